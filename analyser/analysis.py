@@ -1,0 +1,110 @@
+"""Summaries of a results frame (one row per game and seat; see :mod:`analyser.experiments`).
+
+Intervals are 95% by default:
+
+* win rate: Wilson score interval on the mean of ``win`` (a shared win counts 1/k), with ``n`` the
+  number of (game, seat) rows.  With shared wins this is an approximation: the rows are not
+  exactly Bernoulli, but the Wilson interval stays well inside [0, 1] and is close to the normal
+  interval at the sample sizes used here.
+* mean score: normal approximation, mean +/- z * sd / sqrt(n).  Rows of the same game are
+  correlated (a mirror match puts one strategy in several seats), so read it as an approximation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+Z95 = 1.959963984540054
+
+
+def wilson(p: float | np.ndarray, n: float | np.ndarray, z: float = Z95):
+    """Wilson score interval ``(low, high)`` for a proportion ``p`` observed over ``n`` trials.
+
+    Works element-wise on arrays.  ``n == 0`` gives ``(nan, nan)``.
+    """
+    p = np.asarray(p, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+        low = np.where(n > 0, np.clip(centre - half, 0, 1), np.nan)
+        high = np.where(n > 0, np.clip(centre + half, 0, 1), np.nan)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def _rate_table(df: pd.DataFrame, by: str) -> pd.DataFrame:
+    g = df.groupby(by, observed=True)
+    out = g.agg(n=("win", "size"), win_rate=("win", "mean"), mean_score=("score", "mean"),
+                score_sd=("score", "std")).reset_index()
+    lo, hi = wilson(out["win_rate"].to_numpy(), out["n"].to_numpy())
+    out.insert(3, "win_low", lo)
+    out.insert(4, "win_high", hi)
+    half = Z95 * out["score_sd"].fillna(0) / np.sqrt(out["n"])
+    out.insert(6, "score_low", out["mean_score"] - half)
+    out.insert(7, "score_high", out["mean_score"] + half)
+    return out
+
+
+def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy: ``n`` rows, ``win_rate`` with ``win_low``/``win_high`` (Wilson 95%),
+    ``mean_score`` with ``score_low``/``score_high`` (95%) and ``score_sd``, ``mean_rank``;
+    sorted by win rate, best first."""
+    out = _rate_table(df, "strategy")
+    out["mean_rank"] = df.groupby("strategy", observed=True)["rank"].mean().reindex(out["strategy"]).to_numpy()
+    return out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def seat_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per seat (turn order): win rate with Wilson 95% interval, mean score; the turn-order
+    advantage is the gap from ``1 / players``."""
+    out = _rate_table(df, "seat")
+    out["fair_share"] = 1.0 / df["players"].iloc[0] if len(df) else np.nan
+    return out
+
+
+def per_game(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per game: ``game_index``, ``turns`` (if recorded), ``tie`` (the win was shared),
+    ``top_score``, ``margin`` (top score minus the best other score)."""
+    g = df.groupby("game_index", sort=True)
+    out = pd.DataFrame({"tie": g["win"].max() < 1.0 - 1e-9, "top_score": g["score"].max()})
+    ordered = df.sort_values(["game_index", "score"], ascending=[True, False], kind="stable")
+    pos = ordered.groupby("game_index").cumcount()
+    second = ordered.loc[pos.to_numpy() == 1].set_index("game_index")["score"]
+    out["margin"] = out["top_score"] - second
+    if "turns" in df.columns:
+        out["turns"] = g["turns"].first()
+    return out.reset_index()
+
+
+def run_summary(df: pd.DataFrame) -> dict:
+    """Across the run: games, tie rate (with Wilson 95%), and game length in turns (mean, sd,
+    median, 5th and 95th percentiles)."""
+    games = per_game(df)
+    n = len(games)
+    tie_rate = float(games["tie"].mean()) if n else math.nan
+    lo, hi = wilson(tie_rate, n)
+    out = {"games": n, "tie_rate": tie_rate, "tie_low": lo, "tie_high": hi}
+    if "turns" in games.columns and n:
+        t = games["turns"]
+        out.update(turns_mean=float(t.mean()), turns_sd=float(t.std()) if n > 1 else 0.0,
+                   turns_median=float(t.median()), turns_p5=float(t.quantile(0.05)),
+                   turns_p95=float(t.quantile(0.95)))
+    return out
+
+
+def format_table(df: pd.DataFrame, pct: tuple[str, ...] = ("win_rate", "win_low", "win_high", "fair_share"),
+                 digits: int = 2) -> pd.DataFrame:
+    """A display copy: proportions as percentages, numbers rounded."""
+    out = df.copy()
+    for c in out.columns:
+        if c in pct:
+            out[c] = (out[c] * 100).map(lambda x: f"{x:.1f}%")
+        elif pd.api.types.is_float_dtype(out[c]):
+            out[c] = out[c].map(lambda x: f"{x:.{digits}f}")
+    return out

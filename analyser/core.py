@@ -1,0 +1,320 @@
+"""Core protocols of `analyser`: rule parameters, game rules, strategies and errors.
+
+A title is three things (see ``../shared/DESIGN.md``):
+
+* ``Params`` - one frozen dataclass holding every rule option of RULES.md for that title, with its
+  default, its help text and its validation.  ``--rule key=value`` overrides are coerced from the
+  dataclass fields by :meth:`Params.from_overrides`.
+* a state - plain data, including hidden information, with a JSON round trip.
+* a :class:`Game` - the stateless forward model: ``initial_state``, ``current_player``,
+  ``legal_actions``, ``apply``, ``is_terminal``, ``scores``, ``winners``, ``view``, ``metrics``.
+
+Strategies implement ``choose(view, legal, rng) -> action`` and optionally
+``reset(seat, params, n_players)``; a plain function with that signature qualifies.
+
+Randomness: the simulation loop hands every call a :class:`random.Random` instance, never a
+global.  We use the standard-library generator rather than ``numpy.random.Generator`` for the
+per-decision streams because scalar draws from it are several times cheaper, and a DAO game makes
+thousands of them per second; the streams are still derived from one root
+``numpy.random.SeedSequence`` (see :mod:`analyser.runner`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Sequence
+
+
+class InputError(ValueError):
+    """Bad input from the user (unknown name, malformed value, out-of-range number).
+
+    The message is one line naming the bad value and what is accepted; the CLI prints it and
+    exits with code 2.
+    """
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised, returned an illegal action, or hung.
+
+    Attributes name everything needed to reproduce the failing game with ``analyser play``.
+    """
+
+    def __init__(self, message: str, *, strategy: str, seat: int, game_seed: int,
+                 game_index: int | None = None, kind: str = "raised"):
+        super().__init__(message)
+        self.strategy = strategy
+        self.seat = seat
+        self.game_seed = game_seed
+        self.game_index = game_index
+        self.kind = kind
+
+    def __reduce__(self):  # picklable across joblib workers
+        return (_rebuild_strategy_error,
+                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind))
+
+
+def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind):
+    return StrategyError(message, strategy=strategy, seat=seat, game_seed=game_seed,
+                         game_index=game_index, kind=kind)
+
+
+# --------------------------------------------------------------------------------------------
+# Rule parameters
+# --------------------------------------------------------------------------------------------
+
+_TRUE = {"on", "true", "yes", "1"}
+_FALSE = {"off", "false", "no", "0"}
+
+
+def option(default: Any, doc: str, *, choices: Sequence[Any] | None = None,
+           low: float | None = None, high: float | None = None) -> Any:
+    """Declare one rule option of a :class:`Params` dataclass.
+
+    ``doc`` is shown by ``analyser list``; it should name the RULES.md section or ruling.
+    ``choices`` restricts a string option; ``low``/``high`` bound a number (inclusive).
+    """
+    return field(default=default, metadata={"doc": doc, "choices": tuple(choices) if choices else None,
+                                            "low": low, "high": high})
+
+
+@dataclass(frozen=True)
+class Params:
+    """Base class of every title's rule parameters (a frozen dataclass).
+
+    Subclasses declare fields with :func:`option`.  Values are validated on construction; an
+    invalid value raises :class:`InputError` naming the option, the value and what is accepted.
+    """
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kind = hints.get(f.name, str)
+            meta = f.metadata
+            if kind is bool and not isinstance(value, bool):
+                raise InputError(f"rule {f.name}={value!r} is not accepted; use on or off")
+            if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise InputError(f"rule {f.name}={value!r} is not accepted; it takes a number")
+            if meta.get("choices") and value not in meta["choices"]:
+                raise InputError(f"rule {f.name}={value!r} is not accepted; choose one of: "
+                                 + ", ".join(map(str, meta["choices"])))
+            if meta.get("low") is not None and value < meta["low"]:
+                raise InputError(f"rule {f.name}={value!r} is too small; the least accepted is {meta['low']}")
+            if meta.get("high") is not None and value > meta["high"]:
+                raise InputError(f"rule {f.name}={value!r} is too large; the most accepted is {meta['high']}")
+        self.validate()
+
+    def validate(self) -> None:
+        """Cross-field checks; subclasses override and raise :class:`InputError`."""
+
+    @classmethod
+    def options(cls) -> list[dict[str, Any]]:
+        """One dict per option: name, type name, default, doc, choices, low, high."""
+        hints = typing.get_type_hints(cls)
+        out = []
+        for f in dataclasses.fields(cls):
+            out.append({"name": f.name, "type": hints.get(f.name, str).__name__, "default": f.default,
+                        "doc": f.metadata.get("doc", ""), "choices": f.metadata.get("choices"),
+                        "low": f.metadata.get("low"), "high": f.metadata.get("high")})
+        return out
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, str] | None = None) -> "Params":
+        """Build parameters from ``{"name": "text value"}`` overrides (``--rule name=value``).
+
+        Raises :class:`InputError` for an unknown name or a value that does not parse.
+        """
+        overrides = overrides or {}
+        hints = typing.get_type_hints(cls)
+        names = [f.name for f in dataclasses.fields(cls)]
+        kwargs: dict[str, Any] = {}
+        for key, text in overrides.items():
+            if key not in names:
+                raise InputError(f"unknown rule {key!r}; this title accepts: {', '.join(names)}")
+            kwargs[key] = coerce(key, text, hints.get(key, str), what="rule")
+        return cls(**kwargs)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The option values as a plain dict (JSON-friendly)."""
+        return dataclasses.asdict(self)
+
+
+def coerce(name: str, text: Any, kind: type, *, what: str) -> Any:
+    """Convert the text ``text`` to ``kind`` (bool, int, float or str) or raise :class:`InputError`."""
+    if not isinstance(text, str):
+        return text
+    t = text.strip()
+    if kind is bool:
+        if t.lower() in _TRUE:
+            return True
+        if t.lower() in _FALSE:
+            return False
+        raise InputError(f"{what} {name}={text!r} is not accepted; use on or off")
+    if kind is int:
+        try:
+            return int(t)
+        except ValueError:
+            raise InputError(f"{what} {name}={text!r} is not accepted; it takes a whole number") from None
+    if kind is float:
+        try:
+            return float(t)
+        except ValueError:
+            raise InputError(f"{what} {name}={text!r} is not accepted; it takes a number") from None
+    return t
+
+
+def parse_key_values(pairs: Sequence[str], *, what: str) -> dict[str, str]:
+    """Parse ``["a=1", "b=x"]`` into ``{"a": "1", "b": "x"}``; a malformed pair raises InputError."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(f"malformed {what} {pair!r}; write it as key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Games
+# --------------------------------------------------------------------------------------------
+
+class Game:
+    """The forward model of one title.  Stateless: every method takes the state.
+
+    Subclasses set the class attributes and implement the methods.  ``apply`` mutates the state
+    in place (the game loop owns it); strategies that look ahead copy with ``clone_state``.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+    Params: ClassVar[type[Params]]
+    #: Numeric per-seat metric columns (title figures) that ``metrics`` returns, in order.
+    metric_columns: ClassVar[tuple[str, ...]] = ()
+
+    # -- forward model ------------------------------------------------------------------
+    def initial_state(self, params: Params, n_players: int, rng) -> Any:
+        raise NotImplementedError
+
+    def current_player(self, state) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self, state) -> Sequence[Any]:
+        """Legal actions of the current player in a documented, deterministic order."""
+        raise NotImplementedError
+
+    def apply(self, state, action, rng) -> None:
+        raise NotImplementedError
+
+    def is_terminal(self, state) -> bool:
+        raise NotImplementedError
+
+    def scores(self, state) -> list[float]:
+        raise NotImplementedError
+
+    def winners(self, state) -> list[int]:
+        """Seats that share the win (after the title's tie-break), ascending."""
+        sc = self.scores(state)
+        best = max(sc)
+        return [i for i, s in enumerate(sc) if s == best]
+
+    def ranks(self, state) -> list[int]:
+        """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score (ties share)."""
+        sc = self.scores(state)
+        win = set(self.winners(state))
+        ranks = []
+        for i, s in enumerate(sc):
+            if i in win:
+                ranks.append(1)
+            else:
+                ranks.append(1 + len(win) + sum(1 for j, t in enumerate(sc) if j not in win and t > s))
+        return ranks
+
+    def view(self, state, seat: int) -> Any:
+        """What ``seat`` may see.  Never hidden information of other seats or of the deck."""
+        raise NotImplementedError
+
+    def metrics(self, state) -> list[dict[str, float]]:
+        """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
+        raise NotImplementedError
+
+    def extra_records(self, state) -> dict[str, list[dict]]:
+        """Extra tidy tables (name -> rows) a title writes beside results, e.g. Wizard rounds."""
+        return {}
+
+    # -- persistence and display -----------------------------------------------------------
+    def clone_state(self, state):
+        raise NotImplementedError
+
+    def state_to_dict(self, state) -> dict:
+        raise NotImplementedError
+
+    def state_from_dict(self, data: dict):
+        raise NotImplementedError
+
+    def action_to_json(self, action) -> Any:
+        raise NotImplementedError
+
+    def action_from_json(self, data) -> Any:
+        raise NotImplementedError
+
+    def describe_action(self, action) -> str:
+        return str(action)
+
+    def describe_state(self, state) -> str:
+        return repr(state)
+
+    # -- analysis hooks --------------------------------------------------------------------
+    def figure_tables(self, results, extras) -> list[tuple[str, Any]]:
+        """Title-specific summary tables (caption, DataFrame) for the terminal and the report."""
+        return []
+
+    def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
+        """Title-specific PNGs written to ``outdir``: list of (file name, caption)."""
+        return []
+
+
+# --------------------------------------------------------------------------------------------
+# Strategies
+# --------------------------------------------------------------------------------------------
+
+class Strategy:
+    """Base class for strategies.
+
+    Subclasses set ``name`` and ``game`` (a title id), take their parameters as keyword
+    arguments of ``__init__`` with annotated types and defaults (that is what a spec string such
+    as ``threshold:limit=9`` fills in), and document themselves in the class docstring (its first
+    paragraph is shown by ``analyser list``).
+
+    ``uses_rng = False`` tells the loop not to build a random stream for the strategy; ``choose``
+    then receives ``rng=None``.
+    """
+
+    name: ClassVar[str] = ""
+    game: ClassVar[str | tuple[str, ...] | None] = None
+    uses_rng: ClassVar[bool] = True
+
+    def reset(self, seat: int, params: Params, n_players: int) -> None:
+        """Called once at the start of every game."""
+        self.seat = seat
+        self.params = params
+        self.n_players = n_players
+
+    def choose(self, view, legal: Sequence[Any], rng):
+        raise NotImplementedError
+
+
+class FunctionStrategy(Strategy):
+    """Adapter: a plain function ``choose(view, legal, rng)`` used as a strategy."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", "function")
+
+    def choose(self, view, legal, rng):
+        return self.fn(view, legal, rng)

@@ -1,0 +1,266 @@
+"""Experiments: turn a run spec into batches, run them with joblib, gather one tidy DataFrame.
+
+The results frame has one row per (game, seat) with the columns of DESIGN.md: ``run_id``,
+``game``, ``game_index``, ``game_seed``, ``players``, ``seat``, ``strategy``, one column per rule
+option, ``score``, ``rank``, ``win`` (1/k for a k-way shared win), then the title's metric
+columns (``turns`` is the game length).  Rows are sorted by (game_index, seat), so a run is
+identical whatever ``--jobs`` or batch size produced it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import joblib
+import numpy as np
+import pandas as pd
+
+from analyser import __version__
+from analyser.core import InputError, StrategyError
+from analyser.registry import get_game, make_strategy
+from analyser.runner import ROW_FIELDS, BatchJob, GameFailure, plan_batches, resolve_jobs, run_batch
+
+
+@dataclass
+class RunSpec:
+    """Everything that defines a run.  ``seed=None`` draws a fresh seed (recorded)."""
+
+    game: str
+    strategies: list[str]
+    players: int | None = None
+    games: int = 2000
+    seed: int | None = None
+    jobs: int | None = None
+    rules: dict[str, str] = field(default_factory=dict)
+    batch_size: int | None = None
+    game_timeout: float = 60.0
+    backend: str = "loky"
+
+
+@dataclass
+class RunResult:
+    """A finished (or stopped) run: the results frame, extra tables, the config record, and the
+    error or interruption that stopped it."""
+
+    results: pd.DataFrame
+    extras: dict[str, pd.DataFrame]
+    config: dict[str, Any]
+    error: BaseException | None = None
+    interrupted: bool = False
+
+
+def resolve(spec: RunSpec):
+    """Validate a run spec; returns (game, params, players, jobs, seed).  Raises InputError."""
+    game = get_game(spec.game)
+    params = game.Params.from_overrides(spec.rules)
+    if not spec.strategies:
+        raise InputError("no --strategy given; name at least one, e.g. --strategy greedy")
+    for s in spec.strategies:
+        make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
+    m = len(spec.strategies)
+    players = spec.players
+    if players is None:
+        players = m if m >= game.min_players else game.default_players
+    if not game.min_players <= players <= game.max_players:
+        raise InputError(f"--players {players} is not accepted for {game.id}; choose "
+                         f"{game.min_players} to {game.max_players}")
+    if m > players:
+        raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
+                         f"or raise --players (up to {game.max_players})")
+    if spec.games <= 0:
+        raise InputError(f"--games {spec.games} is not accepted; give a positive number of games")
+    if spec.batch_size is not None and spec.batch_size <= 0:
+        raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
+    jobs = resolve_jobs(spec.jobs)
+    seed = spec.seed if spec.seed is not None else secrets.randbits(63)
+    if seed < 0:
+        raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
+    return game, params, players, jobs, seed
+
+
+def package_versions() -> dict[str, str]:
+    import click
+    import matplotlib
+    out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
+           "pandas": pd.__version__, "joblib": joblib.__version__, "matplotlib": matplotlib.__version__,
+           "click": click.__version__ if hasattr(click, "__version__") else ""}
+    try:
+        import pyarrow
+        out["pyarrow"] = pyarrow.__version__
+    except ImportError:
+        pass
+    return out
+
+
+def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None) -> RunResult:
+    """Play a run and gather the results.  Never loses finished games: a strategy failure or
+    Ctrl-C stops the run and the result carries the games completed so far and the error.
+
+    ``progress``: ``None`` shows a bar only on a terminal.
+    """
+    from tqdm.auto import tqdm
+
+    game, params, players, jobs, seed = resolve(spec)
+    strategies = tuple(spec.strategies)
+    rules = tuple(sorted(spec.rules.items()))
+    batches = plan_batches(spec.games, jobs, spec.batch_size)
+    jobs_list = [BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
+                 for a, b in batches]
+    t0 = time.perf_counter()
+    results = []
+    error: BaseException | None = None
+    interrupted = False
+    bar = tqdm(total=spec.games, unit="game", desc=f"{game.id}", disable=(None if progress is None else not progress),
+               leave=False, file=sys.stderr)
+    try:
+        with joblib.Parallel(n_jobs=min(jobs, len(jobs_list)), backend=spec.backend,
+                             return_as="generator_unordered") as parallel:
+            for res in parallel(joblib.delayed(run_batch)(j) for j in jobs_list):
+                results.append(res)
+                bar.update(res.done)
+                if res.error is not None or res.interrupted:
+                    error = res.error
+                    interrupted = res.interrupted
+                    break
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    wall = time.perf_counter() - t0
+    frame, extras = assemble(game, params, players, strategies, results, seed)
+    config = {
+        "command": command or "", "game": game.id, "game_name": game.name, "seed": seed,
+        "games_requested": spec.games, "games_completed": int(frame["game_index"].nunique()) if len(frame) else 0,
+        "players": players, "strategies": list(strategies), "rules": params.as_dict(),
+        "rule_overrides": dict(spec.rules), "jobs": jobs, "batch_size": batches[0][1] - batches[0][0],
+        "wall_seconds": round(wall, 3), "versions": package_versions(),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "status": "interrupted" if interrupted else ("failed" if error else "complete"),
+        "error": str(error) if error else None,
+    }
+    return RunResult(frame, extras, config, error, interrupted)
+
+
+def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd.DataFrame, dict]:
+    """Batch results -> the tidy results frame and the extra frames, sorted by game index."""
+    cols = list(ROW_FIELDS) + list(game.metric_columns)
+    rows = [r for b in sorted(batch_results, key=lambda b: b.start) for r in b.rows]
+    df = pd.DataFrame.from_records(rows, columns=cols)
+    names = list(dict.fromkeys(strategies))
+    df["strategy"] = pd.Categorical([strategies[i] for i in df["strategy"]], categories=names)
+    df["game_seed"] = df["game_seed"].astype("uint64")
+    for c in ("game_index", "seat", "rank"):
+        df[c] = df[c].astype("int64")
+    df["win"] = df["win"].astype("float64")
+    df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
+    run_id = f"{game.id}-{seed}"
+    front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
+                          "game": pd.Categorical([game.id] * len(df)),
+                          "players": np.full(len(df), players, dtype="int64")})
+    rule_cols = {}
+    for k, v in params.as_dict().items():
+        if k in df.columns:
+            raise RuntimeError(f"rule option {k!r} collides with a result column")
+        rule_cols[k] = pd.Categorical([v] * len(df)) if isinstance(v, str) else np.full(len(df), v)
+    df = pd.concat([front, df[["game_index", "game_seed", "seat", "strategy"]],
+                    pd.DataFrame(rule_cols, index=df.index),
+                    df.drop(columns=["game_index", "game_seed", "seat", "strategy"])], axis=1)
+    extras = {}
+    for b in sorted(batch_results, key=lambda b: b.start):
+        for name, recs in b.extras.items():
+            extras.setdefault(name, []).extend(recs)
+    extra_frames = {name: pd.DataFrame.from_records(recs).sort_values(
+        [c for c in ("game_index", "round", "seat") if c in recs[0]], kind="stable").reset_index(drop=True)
+        for name, recs in extras.items() if recs}
+    return df, extra_frames
+
+
+def write_results(result: RunResult, out: Path, csv: bool = False) -> list[Path]:
+    """Write ``results.parquet`` (and ``results.csv``), extra tables and ``config.json`` into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    p = out / "results.parquet"
+    result.results.to_parquet(p, index=False)
+    written.append(p)
+    if csv:
+        p = out / "results.csv"
+        result.results.to_csv(p, index=False)
+        written.append(p)
+    for name, frame in result.extras.items():
+        p = out / f"{name}.parquet"
+        frame.to_parquet(p, index=False)
+        written.append(p)
+        if csv:
+            p = out / f"{name}.csv"
+            frame.to_csv(p, index=False)
+            written.append(p)
+    p = out / "config.json"
+    p.write_text(json.dumps(result.config, indent=2, default=str) + "\n")
+    written.append(p)
+    return written
+
+
+def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+    """Read a results file (Parquet or CSV) or a run folder, with its extras and config.json.
+
+    Raises InputError when the file is missing or is not an analyser results table.
+    """
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    if path.is_dir():
+        path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
+    if not path.exists():
+        raise InputError(f"results file {str(path)!r} does not exist; give a results.parquet, results.csv "
+                         "or the run folder")
+    try:
+        df = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    except Exception as e:
+        raise InputError(f"results file {str(path)!r} cannot be read: {type(e).__name__}") from None
+    needed = {"game", "game_index", "seat", "strategy", "score", "win"}
+    if not needed <= set(df.columns):
+        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the columns "
+                         f"{', '.join(sorted(needed - set(df.columns)))}")
+    config = {}
+    if (folder / "config.json").exists():
+        config = json.loads((folder / "config.json").read_text())
+    extras = {}
+    for p in sorted(folder.glob("*.parquet")):
+        if p.name != "results.parquet":
+            extras[p.stem] = pd.read_parquet(p)
+    if path.suffix != ".parquet":
+        for p in sorted(folder.glob("*.csv")):
+            if p.name not in ("results.csv", "summary.csv") and p.stem not in extras:
+                extras[p.stem] = pd.read_csv(p)
+    df["strategy"] = df["strategy"].astype("category")
+    return df, extras, config
+
+
+def default_out(game_id: str) -> Path:
+    """``reports/<game>-<timestamp>`` under the current directory."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = Path("reports") / f"{game_id}-{stamp}"
+    p, k = base, 1
+    while p.exists():
+        k += 1
+        p = Path(f"{base}-{k}")
+    return p
+
+
+def check_writable(out: Path) -> None:
+    """Raise InputError when ``out`` cannot be created or written."""
+    probe = out
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(f"--out {str(out)!r} is not accepted: {str(probe)!r} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"--out {str(out)!r} is not writable; choose a folder you can write to")

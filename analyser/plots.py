@@ -1,0 +1,121 @@
+"""Report plots (matplotlib, Agg backend - set here and only here).
+
+Every function writes one PNG and returns ``(file name, caption)``.  Axes are labelled and the
+titles say what is shown; intervals are 95%.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
+DPI = 110
+
+
+def _style(ax, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=12, loc="left", fontweight="bold")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+
+
+def _save(fig, path: Path, caption: str) -> tuple[str, str]:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path.name, caption
+
+
+def win_rate(summary: pd.DataFrame, players: int, path: Path) -> tuple[str, str]:
+    """Horizontal bars of win rate per strategy with 95% Wilson interval bars and the fair share."""
+    s = summary.iloc[::-1]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.55 * len(s)))
+    y = np.arange(len(s))
+    rate = s["win_rate"].to_numpy() * 100
+    err = np.vstack([rate - s["win_low"].to_numpy() * 100, s["win_high"].to_numpy() * 100 - rate])
+    ax.barh(y, rate, color=[PALETTE[i % len(PALETTE)] for i in range(len(s))][::-1], height=0.6,
+            xerr=err, capsize=4, error_kw={"elinewidth": 1.2})
+    ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1)
+    ax.text(100 / players, len(s) - 0.45, f" fair share {100 / players:.0f}%", color="#555555", fontsize=8)
+    for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
+        ax.text(hi + 0.8, yi, f"{r:.1f}%", va="center", fontsize=9)
+    ax.set_yticks(y, [str(x) for x in s["strategy"]])
+    ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.25, 100 / players * 1.5)))
+    _style(ax, "Win rate per strategy (shared wins split; bars: 95% Wilson interval)", "win rate (%)", "")
+    return _save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
+                            "the fair share 1/players.")
+
+
+def score_distribution(df: pd.DataFrame, path: Path) -> tuple[str, str]:
+    """Overlaid step histograms of final score per strategy, with the means marked."""
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    lo, hi = df["score"].min(), df["score"].max()
+    bins = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.5, max(1, int(np.ceil((hi - lo + 1) / 50))))
+    for i, (name, grp) in enumerate(df.groupby("strategy", observed=True)):
+        colour = PALETTE[i % len(PALETTE)]
+        ax.hist(grp["score"], bins=bins, histtype="stepfilled", alpha=0.25, color=colour,
+                weights=np.full(len(grp), 100 / len(grp)))
+        ax.hist(grp["score"], bins=bins, histtype="step", linewidth=1.6, color=colour, label=str(name),
+                weights=np.full(len(grp), 100 / len(grp)))
+        ax.axvline(grp["score"].mean(), color=colour, linestyle=":", linewidth=1.5)
+    ax.legend(frameon=False, title="strategy (dotted: mean)")
+    _style(ax, "Final score distribution per strategy", "final score (points)", "share of players (%)")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    return _save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
+
+
+def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
+    """Win rate by seat (turn order) with 95% Wilson intervals against the fair share."""
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    x = seats["seat"].to_numpy()
+    rate = seats["win_rate"].to_numpy() * 100
+    err = np.vstack([rate - seats["win_low"].to_numpy() * 100, seats["win_high"].to_numpy() * 100 - rate])
+    ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
+    fair = seats["fair_share"].iloc[0] * 100
+    ax.axhline(fair, color="#555555", linestyle="--", linewidth=1, label=f"fair share {fair:.1f}%")
+    for xi, r, hi in zip(x, rate, seats["win_high"].to_numpy() * 100):
+        ax.text(xi, hi + 0.5, f"{r:.1f}%", ha="center", fontsize=9)
+    ax.set_xticks(x, [f"seat {s}" + (" (starts)" if s == 0 else "") for s in x])
+    ax.legend(frameon=False, loc="lower right")
+    _style(ax, "Win rate by seat: turn-order advantage (bars: 95% interval)", "seat (turn order)", "win rate (%)")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    ax.grid(axis="x", visible=False)
+    return _save(fig, path, "Win rate by seat. A seat whose interval misses the dashed fair share has a "
+                            "real turn-order advantage or handicap.")
+
+
+def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
+    """Histogram of game length with mean and median marked."""
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    t = games["turns"]
+    bins = np.arange(t.min() - 0.5, t.max() + 1.5, max(1, int(np.ceil((t.max() - t.min() + 1) / 40))))
+    ax.hist(t, bins=bins, color=PALETTE[2], alpha=0.85, weights=np.full(len(t), 100 / len(t)))
+    ax.axvline(t.mean(), color="#333333", linestyle="--", linewidth=1.2, label=f"mean {t.mean():.1f}")
+    ax.axvline(t.median(), color="#333333", linestyle=":", linewidth=1.2, label=f"median {t.median():.0f}")
+    ax.legend(frameon=False)
+    _style(ax, f"Game length ({unit} per game)", f"{unit} per game", "share of games (%)")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    return _save(fig, path, f"How long games last, in {unit}.")
+
+
+def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Path) -> tuple[str, str]:
+    """Box plot of a per-seat metric per strategy."""
+    groups = [(str(k), g[column].dropna().to_numpy()) for k, g in df.groupby("strategy", observed=True)]
+    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.6 * len(groups)))
+    bp = ax.boxplot([g for _, g in groups], vert=False, patch_artist=True, widths=0.5,
+                    medianprops={"color": "#222222"})
+    for i, box in enumerate(bp["boxes"]):
+        box.set_facecolor(PALETTE[i % len(PALETTE)])
+        box.set_alpha(0.6)
+    ax.set_yticks(range(1, len(groups) + 1), [k for k, _ in groups])
+    _style(ax, title, xlabel, "")
+    return _save(fig, path, title + " (box: middle half; whiskers: 1.5 IQR).")

@@ -1,0 +1,256 @@
+"""One registry for titles and strategies.
+
+Titles are registered lazily as ``module:attribute`` strings (RLCard style), so importing the
+package does not import every title.
+
+Strategies are resolved from a *spec string* for a given title:
+
+* ``greedy`` or ``threshold:limit=9`` - a built-in: a strategy named in the title's script in the
+  top-level ``strategies/`` folder (installed with the package as ``analyser._builtin_strategies``);
+* ``path/to/my_bots.py:cautious`` or ``my_bots.py:cautious:depth=2`` - the attribute ``cautious``
+  (a :class:`~analyser.core.Strategy` subclass, a strategy name declared in the file's
+  ``STRATEGIES``, or a plain ``choose(view, legal, rng)`` function) of a Python file, imported with
+  :mod:`importlib`; ``my_bots.py`` alone works when the file defines exactly one strategy;
+* a name published by an installed package under the entry-point group ``analyser.strategies``.
+
+Parameters follow the name after a colon as ``key=value`` pairs separated by commas, and are
+coerced from the annotations (or defaults) of the strategy's ``__init__``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+import typing
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from analyser.core import FunctionStrategy, Game, InputError, Strategy, coerce
+
+GAMES: dict[str, str] = {
+    "dao": "analyser.games.dao:GAME",
+    "wizard": "analyser.games.wizard:GAME",
+    "tsuro-seas": "analyser.games.tsuro_seas:GAME",
+}
+
+ENTRY_POINT_GROUP = "analyser.strategies"
+
+
+def game_ids() -> list[str]:
+    """The ids of the titles whose module is present, in registration order."""
+    out = []
+    for gid, target in GAMES.items():
+        if importlib.util.find_spec(target.partition(":")[0]) is not None:
+            out.append(gid)
+    return out
+
+
+@lru_cache(maxsize=None)
+def get_game(game_id: str) -> Game:
+    """The :class:`Game` registered as ``game_id``; InputError naming the accepted ids otherwise."""
+    if game_id not in game_ids():
+        raise InputError(f"unknown game {game_id!r}; choose one of: {', '.join(game_ids())}")
+    module, _, attr = GAMES[game_id].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# --------------------------------------------------------------------------------------------
+# Strategy specs
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A parsed strategy spec: ``source`` is a built-in name or a file path, ``name`` the attribute
+    inside a file (or None), ``params`` the raw ``key=value`` text values."""
+
+    text: str
+    source: str
+    name: str | None
+    params: tuple[tuple[str, str], ...]
+
+
+def parse_spec(text: str) -> StrategySpec:
+    """Split ``name[:k=v,...]`` or ``file.py[:name][:k=v,...]``.  InputError when malformed."""
+    raw = text.strip()
+    if not raw:
+        raise InputError("empty strategy spec; write a name such as greedy or threshold:limit=9")
+    parts = raw.split(":")
+    # A Windows drive letter or a path with colons is not supported; keep the grammar simple.
+    source = parts[0]
+    rest = parts[1:]
+    name = None
+    if source.endswith(".py") and rest and "=" not in rest[0]:
+        name = rest[0]
+        rest = rest[1:]
+    if len(rest) > 1:
+        raise InputError(f"malformed strategy spec {text!r}; write name:key=value,key=value")
+    params: list[tuple[str, str]] = []
+    if rest:
+        for pair in rest[0].split(","):
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip() or not value.strip():
+                raise InputError(f"malformed strategy parameter {pair!r} in {text!r}; write key=value")
+            params.append((key.strip(), value.strip()))
+    return StrategySpec(raw, source, name, tuple(params))
+
+
+def builtin_dir() -> Path:
+    """The folder of built-in strategy scripts: installed package data, else the source tree."""
+    spec = importlib.util.find_spec("analyser._builtin_strategies")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0])
+    return Path(__file__).resolve().parent.parent / "strategies"
+
+
+def _load_file(path: Path):
+    """Import a Python file with importlib under a name derived from its absolute path."""
+    path = path.resolve()
+    key = "analyser_strategy_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"strategy file {str(path)!r} cannot be imported; give a .py file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # a broken user file: one line, not a traceback
+        del sys.modules[key]
+        raise InputError(f"strategy file {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
+    return module
+
+
+def _module_strategies(module) -> dict[str, Any]:
+    """name -> Strategy class or function, from a module's ``STRATEGIES`` list (or its classes)."""
+    found: dict[str, Any] = {}
+    listed = getattr(module, "STRATEGIES", None)
+    if listed is None:
+        listed = [v for v in vars(module).values()
+                  if inspect.isclass(v) and issubclass(v, Strategy) and v not in (Strategy, FunctionStrategy)
+                  and v.__module__ == module.__name__]
+    for obj in listed:
+        found[getattr(obj, "name", "") or obj.__name__] = obj
+    return found
+
+
+def builtin_strategies(game_id: str) -> dict[str, Any]:
+    """The built-in strategies of a title: name -> class, from ``strategies/<game>.py``."""
+    path = builtin_dir() / (game_id.replace("-", "_") + ".py")
+    if not path.exists():
+        return {}
+    return _module_strategies(_load_file(path))
+
+
+def _entry_point_strategies(game_id: str) -> dict[str, Any]:
+    found = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as e:
+            raise InputError(f"entry point {ep.name!r} of {ENTRY_POINT_GROUP} failed to load: {e}") from None
+        games = getattr(obj, "game", None)
+        if games is None or game_id == games or (isinstance(games, tuple) and game_id in games):
+            found[ep.name] = obj
+    return found
+
+
+def available_strategies(game_id: str) -> dict[str, Any]:
+    """Every strategy name usable for ``game_id`` without a file path: built-ins, then entry points."""
+    out = dict(builtin_strategies(game_id))
+    for name, obj in _entry_point_strategies(game_id).items():
+        out.setdefault(name, obj)
+    return out
+
+
+def strategy_parameters(obj) -> dict[str, tuple[type, Any]]:
+    """``{param: (type, default)}`` from the strategy class's ``__init__`` signature."""
+    if not inspect.isclass(obj):
+        return {}
+    sig = inspect.signature(obj.__init__)
+    try:
+        hints = typing.get_type_hints(obj.__init__)
+    except Exception:
+        hints = {}
+    out = {}
+    for pname, p in list(sig.parameters.items())[1:]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        kind = hints.get(pname)
+        if kind not in (int, float, str, bool):
+            kind = type(p.default) if p.default is not p.empty and p.default is not None else str
+        out[pname] = (kind, p.default)
+    return out
+
+
+def strategy_doc(obj) -> str:
+    """The first paragraph of a strategy's docstring, on one line."""
+    doc = inspect.getdoc(obj) or ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def _resolve(spec: StrategySpec, game_id: str):
+    if spec.source.endswith(".py"):
+        path = Path(spec.source).expanduser()
+        if not path.is_file():
+            raise InputError(f"strategy file {spec.source!r} does not exist")
+        module = _load_file(path)
+        found = _module_strategies(module)
+        if spec.name:
+            obj = found.get(spec.name, getattr(module, spec.name, None))
+            if obj is None or not (callable(obj)):
+                raise InputError(f"strategy {spec.name!r} is not in {spec.source!r}; it defines: "
+                                 f"{', '.join(found) or 'no strategies'}")
+            return obj
+        if len(found) == 1:
+            return next(iter(found.values()))
+        if "choose" in vars(module) and callable(module.choose):
+            return module.choose
+        raise InputError(f"strategy file {spec.source!r} defines {len(found)} strategies; name one as "
+                         f"{spec.source}:NAME (one of: {', '.join(found) or 'none'})")
+    available = available_strategies(game_id)
+    if spec.source not in available:
+        raise InputError(f"unknown strategy {spec.source!r} for {game_id}; choose one of: "
+                         f"{', '.join(available)} (or a file such as my_bots.py:name)")
+    return available[spec.source]
+
+
+def make_strategy(text: str, game_id: str) -> Strategy:
+    """Build a fresh strategy instance from its spec string for ``game_id``.
+
+    Raises :class:`InputError` for an unknown strategy, an unknown parameter, a malformed
+    ``key=value`` or a strategy written for another title.
+    """
+    spec = parse_spec(text)
+    obj = _resolve(spec, game_id)
+    games = getattr(obj, "game", None)
+    if games is not None and game_id != games and not (isinstance(games, tuple) and game_id in games):
+        raise InputError(f"strategy {text!r} is written for {games}, not {game_id}")
+    if inspect.isclass(obj):
+        accepted = strategy_parameters(obj)
+        kwargs = {}
+        for key, value in spec.params:
+            if key not in accepted:
+                raise InputError(f"unknown parameter {key!r} for strategy {spec.source!r}; accepted: "
+                                 f"{', '.join(accepted) or 'none'}")
+            kwargs[key] = coerce(key, value, accepted[key][0], what="strategy parameter")
+        try:
+            inst = obj(**kwargs)
+        except InputError:
+            raise
+        except (TypeError, ValueError) as e:
+            raise InputError(f"strategy {text!r}: {e}") from None
+        if not hasattr(inst, "choose"):
+            raise InputError(f"strategy {text!r} has no choose(view, legal, rng) method")
+        return inst
+    if spec.params:
+        raise InputError(f"strategy {spec.source!r} is a plain function and takes no parameters")
+    if not callable(obj):
+        raise InputError(f"strategy {text!r} is not callable")
+    return FunctionStrategy(obj)

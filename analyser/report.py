@@ -1,0 +1,78 @@
+"""The report: PNG plots plus one self-contained ``index.html`` (plots embedded as base64).
+
+``build_report(results, extras, config, outdir)`` writes everything and returns the summary
+frames, so the CLI can print the same numbers in the terminal.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import pandas as pd
+
+from analyser import analysis, plots
+from analyser.registry import get_game
+
+
+@dataclass
+class Summary:
+    """The numbers of a report: per strategy, per seat, across the run, and title tables."""
+
+    strategies: pd.DataFrame
+    seats: pd.DataFrame
+    run: dict
+    title_tables: list[tuple[str, pd.DataFrame]]
+
+
+def summarise(results: pd.DataFrame, extras: dict) -> Summary:
+    game = get_game(str(results["game"].iloc[0]))
+    return Summary(analysis.strategy_summary(results), analysis.seat_summary(results),
+                   analysis.run_summary(results), game.figure_tables(results, extras))
+
+
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
+                          autoescape=jinja2.select_autoescape(["html", "j2"]))
+
+
+def _table_html(df: pd.DataFrame) -> str:
+    return analysis.format_table(df).to_html(index=False, classes="data", border=0, escape=True)
+
+
+def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path) -> tuple[Path, Summary]:
+    """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir``; return the HTML path
+    and the summary.  Needs at least one finished game."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    game = get_game(str(results["game"].iloc[0]))
+    summary = summarise(results, extras)
+    summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    players = int(results["players"].iloc[0])
+    figures = [plots.win_rate(summary.strategies, players, outdir / "win_rate.png"),
+               plots.score_distribution(results, outdir / "scores.png"),
+               plots.seat_win_rate(summary.seats, outdir / "seat_win_rate.png")]
+    games = analysis.per_game(results)
+    if "turns" in games.columns:
+        figures.append(plots.game_length(games, outdir / "game_length.png"))
+    figures += game.plots(results, extras, outdir)
+    embedded = []
+    for name, caption in figures:
+        data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
+        embedded.append({"name": name, "caption": caption, "data": data})
+    rules = config.get("rules") or {o["name"]: results[o["name"]].iloc[0] for o in game.Params.options()
+                                    if o["name"] in results.columns}
+    run = summary.run
+    page = _ENV.get_template("report.html.j2").render(
+        title=f"{game.name}: {', '.join(map(str, results['strategy'].cat.categories))}",
+        game=game, config=config, run=run, players=players,
+        strategy_table=_table_html(summary.strategies),
+        seat_table=_table_html(summary.seats),
+        title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables],
+        figures=embedded, rules=rules, versions=config.get("versions", {}),
+        command=config.get("command", ""), best=summary.strategies.iloc[0],
+        escape=html.escape)
+    path = outdir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path, summary

@@ -1,0 +1,274 @@
+"""The simulation loop and the joblib batch runner.
+
+Reproducibility (DESIGN.md, "Randomness"): one root ``numpy.random.SeedSequence(seed)``; game
+``i`` gets the child with spawn key ``(i,)`` - exactly ``SeedSequence(seed).spawn(n)[i]`` - and
+that child's first 64-bit word is the *game seed*.  A game depends on nothing but its game seed,
+its seat lineup and the rules, so results are identical for any ``--jobs``, batch size or
+backend, and ``analyser play ... --seed GAME_SEED`` replays any game of a run.
+
+Inside a game the streams are standard-library ``random.Random`` instances (cheap scalar draws):
+
+* chance (shuffles, dice): ``random.Random(game_seed)``;
+* seat ``k``'s strategy: ``random.Random(f"{game_seed}/seat/{k}")``, built only for strategies
+  with ``uses_rng = True``.
+
+Every strategy therefore sees the same deals and dice in the same game index whatever sits in
+the other seats (common random numbers), which makes paired comparisons precise.
+
+Seat rotation: with strategies ``S0..Sm-1`` and ``n`` seats the base lineup cycles the strategies
+over the seats (``base[j] = S[j mod m]``); game ``i`` seats ``base[(s + i) mod n]`` in seat ``s``.
+Over every ``n`` consecutive games each entry of the base lineup sits in every seat exactly once.
+
+A seat with a single legal action plays it without consulting its strategy.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from analyser.core import Game, InputError, StrategyError
+from analyser.registry import get_game, make_strategy
+
+#: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
+MAX_STEPS = 200_000
+
+
+def game_seed(root_seed: int, index: int) -> int:
+    """The game seed of game ``index`` of a run with root seed ``root_seed`` (a 64-bit integer)."""
+    return int(np.random.SeedSequence(root_seed, spawn_key=(index,)).generate_state(1, np.uint64)[0])
+
+
+def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
+    """Strategy index sitting in each seat of game ``index`` (see the module docstring)."""
+    return [((s + index) % n_players) % n_strategies for s in range(n_players)]
+
+
+class _Hang(BaseException):
+    """Raised by the alarm handler inside a game that ran past its time limit."""
+
+
+class GameFailure(RuntimeError):
+    """The rules themselves failed (a bug, or a game that did not end).  Carries the game seed."""
+
+    def __init__(self, message: str, game_seed: int):
+        super().__init__(message)
+        self.game_seed = game_seed
+
+    def __reduce__(self):
+        return (GameFailure, (str(self), self.game_seed))
+
+
+def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[str], seed: int,
+              on_step: Callable | None = None, state=None):
+    """Play one game to the end and return the final state.
+
+    ``strategies[s]`` plays seat ``s``; ``labels[s]`` is its spec (used in error messages);
+    ``seed`` is the game seed.  ``on_step(state, seat, action)`` is called before each action is
+    applied (used by ``analyser play``).  ``state`` continues a saved game instead of dealing anew.
+
+    Raises :class:`StrategyError` when a strategy raises, returns an illegal action or hangs, and
+    :class:`GameFailure` when the rules fail.
+    """
+    n = len(strategies)
+    chance = random.Random(seed)
+    if state is None:
+        state = game.initial_state(params, n, chance)
+    seat_rngs = [random.Random(f"{seed}/seat/{k}") if getattr(st, "uses_rng", True) else None
+                 for k, st in enumerate(strategies)]
+    for k, st in enumerate(strategies):
+        reset = getattr(st, "reset", None)
+        if reset is not None:
+            try:
+                reset(k, params, n)
+            except Exception as e:
+                raise StrategyError(f"strategy {labels[k]!r} in seat {k} raised in reset: "
+                                    f"{type(e).__name__}: {e}", strategy=labels[k], seat=k,
+                                    game_seed=seed) from None
+    current, legal_actions, apply = game.current_player, game.legal_actions, game.apply
+    is_terminal, view = game.is_terminal, game.view
+    choosers = [st.choose for st in strategies]
+    steps = 0
+    while not is_terminal(state):
+        seat = current(state)
+        legal = legal_actions(state)
+        if len(legal) == 1:
+            action = legal[0]
+        else:
+            try:
+                action = choosers[seat](view(state, seat), legal, seat_rngs[seat])
+            except _Hang:
+                raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
+                                    strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
+            except Exception as e:
+                raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} raised "
+                                    f"{type(e).__name__}: {e}", strategy=labels[seat], seat=seat,
+                                    game_seed=seed) from None
+            if action not in legal:
+                shown = ", ".join(game.describe_action(a) for a in list(legal)[:12])
+                raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} returned the illegal action "
+                                    f"{action!r}; legal were: {shown}", strategy=labels[seat], seat=seat,
+                                    game_seed=seed, kind="illegal")
+        if on_step is not None:
+            on_step(state, seat, action)
+        try:
+            apply(state, action, chance)
+        except _Hang:
+            raise GameFailure(f"game with seed {seed} ran past its time limit in the rules", seed) from None
+        steps += 1
+        if steps > MAX_STEPS:
+            raise GameFailure(f"game with seed {seed} did not end within {MAX_STEPS} actions", seed)
+    return state
+
+
+# --------------------------------------------------------------------------------------------
+# Batches
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchJob:
+    """A picklable slice of a run: games ``start`` to ``stop - 1``."""
+
+    game: str
+    rules: tuple[tuple[str, str], ...]
+    strategies: tuple[str, ...]
+    players: int
+    root_seed: int
+    start: int
+    stop: int
+    game_timeout: float
+
+
+@dataclass
+class BatchResult:
+    """Rows of the finished games of a batch (tuples in ``ROW_FIELDS`` + metric order), extra
+    tables, and the error or interruption that stopped it early, if any."""
+
+    start: int
+    rows: list[tuple]
+    extras: dict[str, list[dict]] = field(default_factory=dict)
+    done: int = 0
+    error: BaseException | None = None
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+ROW_FIELDS = ("game_index", "game_seed", "seat", "strategy", "score", "rank", "win")
+
+
+class _Alarm:
+    """Per-game wall-clock limit via SIGALRM (main thread of a POSIX process only; else a no-op)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.active = (seconds > 0 and hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+        self.previous = None
+
+    def __enter__(self):
+        if self.active:
+            self.previous = signal.signal(signal.SIGALRM, self._fire)
+        return self
+
+    @staticmethod
+    def _fire(signum, frame):
+        raise _Hang()
+
+    def arm(self):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def disarm(self):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
+def run_batch(job: BatchJob) -> BatchResult:
+    """Play the games of one batch.  Never raises for a strategy failure or Ctrl-C: the result
+    carries the rows of the games that finished and the error."""
+    t0 = time.perf_counter()
+    game = get_game(job.game)
+    params = game.Params.from_overrides(dict(job.rules))
+    n = job.players
+    m = len(job.strategies)
+    instances: dict[tuple[int, int], Any] = {}
+    result = BatchResult(start=job.start, rows=[])
+    rows = result.rows
+    metric_cols = game.metric_columns
+    wants_extras = type(game).extra_records is not Game.extra_records
+    index = job.start
+    with _Alarm(job.game_timeout) as alarm:
+        try:
+            for index in range(job.start, job.stop):
+                gs = game_seed(job.root_seed, index)
+                seats = lineup(index, n, m)
+                strats = []
+                for s, si in enumerate(seats):
+                    inst = instances.get((s, si))
+                    if inst is None:
+                        inst = instances[(s, si)] = make_strategy(job.strategies[si], job.game)
+                    strats.append(inst)
+                labels = [job.strategies[si] for si in seats]
+                alarm.arm()
+                try:
+                    state = play_game(game, params, strats, labels, gs)
+                finally:
+                    alarm.disarm()
+                scores = game.scores(state)
+                winners = game.winners(state)
+                ranks = game.ranks(state)
+                metrics = game.metrics(state)
+                share = 1.0 / len(winners)
+                for s in range(n):
+                    mt = metrics[s]
+                    rows.append((index, gs, s, seats[s], scores[s], ranks[s],
+                                 share if s in winners else 0.0) + tuple(mt[c] for c in metric_cols))
+                if wants_extras:
+                    for name, recs in game.extra_records(state).items():
+                        bucket = result.extras.setdefault(name, [])
+                        for r in recs:
+                            r["game_index"] = index
+                            bucket.append(r)
+                result.done += 1
+        except StrategyError as e:
+            e.game_index = index
+            result.error = e
+        except GameFailure as e:
+            result.error = e
+        except KeyboardInterrupt:
+            result.interrupted = True
+        except _Hang:
+            result.error = GameFailure(f"game {index} ran past its time limit", game_seed(job.root_seed, index))
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def plan_batches(games: int, jobs: int, batch_size: int | None = None) -> list[tuple[int, int]]:
+    """Split ``games`` into ``(start, stop)`` slices: about 8 batches per worker, 20 to 2000 games
+    each, unless ``batch_size`` is given."""
+    if batch_size is None:
+        batch_size = max(20, min(2000, math.ceil(games / (max(1, jobs) * 8))))
+    return [(a, min(a + batch_size, games)) for a in range(0, games, batch_size)]
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``None`` or 0 means every core; a negative count is rejected (InputError)."""
+    import os
+    if jobs is None or jobs == 0:
+        return os.cpu_count() or 1
+    if jobs < 0:
+        raise InputError(f"--jobs {jobs} is not accepted; give a positive number of workers, or 0 for all cores")
+    return jobs
