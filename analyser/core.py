@@ -204,8 +204,16 @@ class Game:
     def current_player(self, state) -> int:
         raise NotImplementedError
 
+    #: True when ``view(state, seat)`` returns a live view that reads through to the state, so the
+    #: game loop may build it once per seat and game instead of once per decision.
+    live_views: ClassVar[bool] = False
+
     def legal_actions(self, state) -> Sequence[Any]:
-        """Legal actions of the current player in a documented, deterministic order."""
+        """Legal actions of the current player in a documented, deterministic order.
+
+        Must return an empty sequence once the game is over: the game loop stops on it (and
+        checks ``is_terminal`` then).
+        """
         raise NotImplementedError
 
     def apply(self, state, action, rng) -> None:
@@ -224,16 +232,9 @@ class Game:
         return [i for i, s in enumerate(sc) if s == best]
 
     def ranks(self, state) -> list[int]:
-        """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score (ties share)."""
-        sc = self.scores(state)
-        win = set(self.winners(state))
-        ranks = []
-        for i, s in enumerate(sc):
-            if i in win:
-                ranks.append(1)
-            else:
-                ranks.append(1 + len(win) + sum(1 for j, t in enumerate(sc) if j not in win and t > s))
-        return ranks
+        """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score after them
+        (equal scores share a rank)."""
+        return ranks_from(self.scores(state), self.winners(state))
 
     def view(self, state, seat: int) -> Any:
         """What ``seat`` may see.  Never hidden information of other seats or of the deck."""
@@ -242,6 +243,10 @@ class Game:
     def metrics(self, state) -> list[dict[str, float]]:
         """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
         raise NotImplementedError
+
+    def check_invariants(self, state) -> None:
+        """Raise AssertionError when the state breaks a conservation law (cards, tiles).  Used by
+        the conformance tests after every action; the default checks nothing."""
 
     def extra_records(self, state) -> dict[str, list[dict]]:
         """Extra tidy tables (name -> rows) a title writes beside results, e.g. Wizard rounds."""
@@ -277,6 +282,20 @@ class Game:
     def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
         """Title-specific PNGs written to ``outdir``: list of (file name, caption)."""
         return []
+
+
+def ranks_from(scores: Sequence[float], winners: Sequence[int]) -> list[int]:
+    """Ranks (1 = best) from scores and the seats sharing the win: winners get 1; every other
+    seat gets 1 + the number of winners + the number of non-winners with a higher score."""
+    k = len(winners)
+    others = sorted((s for i, s in enumerate(scores) if i not in winners), reverse=True)
+    out = []
+    for i, s in enumerate(scores):
+        if i in winners:
+            out.append(1)
+        else:
+            out.append(2 + k - 1 + sum(1 for t in others if t > s))
+    return out
 
 
 # --------------------------------------------------------------------------------------------

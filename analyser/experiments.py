@@ -10,6 +10,7 @@ identical whatever ``--jobs`` or batch size produced it.
 from __future__ import annotations
 
 import json
+from importlib import metadata
 import os
 import platform
 import secrets
@@ -92,7 +93,7 @@ def package_versions() -> dict[str, str]:
     import matplotlib
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "pandas": pd.__version__, "joblib": joblib.__version__, "matplotlib": matplotlib.__version__,
-           "click": click.__version__ if hasattr(click, "__version__") else ""}
+           "click": metadata.version("click")}
     try:
         import pyarrow
         out["pyarrow"] = pyarrow.__version__
@@ -164,16 +165,15 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
     df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
     run_id = f"{game.id}-{seed}"
     front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
-                          "game": pd.Categorical([game.id] * len(df)),
-                          "players": np.full(len(df), players, dtype="int64")})
+                          "game": pd.Categorical([game.id] * len(df))})
+    df.insert(2, "players", np.full(len(df), players, dtype="int64"))
     rule_cols = {}
     for k, v in params.as_dict().items():
         if k in df.columns:
             raise RuntimeError(f"rule option {k!r} collides with a result column")
         rule_cols[k] = pd.Categorical([v] * len(df)) if isinstance(v, str) else np.full(len(df), v)
-    df = pd.concat([front, df[["game_index", "game_seed", "seat", "strategy"]],
-                    pd.DataFrame(rule_cols, index=df.index),
-                    df.drop(columns=["game_index", "game_seed", "seat", "strategy"])], axis=1)
+    ident = ["game_index", "game_seed", "players", "seat", "strategy"]
+    df = pd.concat([front, df[ident], pd.DataFrame(rule_cols, index=df.index), df.drop(columns=ident)], axis=1)
     extras = {}
     for b in sorted(batch_results, key=lambda b: b.start):
         for name, recs in b.extras.items():

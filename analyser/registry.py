@@ -221,11 +221,13 @@ def _resolve(spec: StrategySpec, game_id: str):
     return available[spec.source]
 
 
-def make_strategy(text: str, game_id: str) -> Strategy:
-    """Build a fresh strategy instance from its spec string for ``game_id``.
+def strategy_factory(text: str, game_id: str):
+    """A zero-argument callable that builds a fresh strategy from its spec for ``game_id``.
 
-    Raises :class:`InputError` for an unknown strategy, an unknown parameter, a malformed
-    ``key=value`` or a strategy written for another title.
+    The spec is parsed and resolved once; each call only instantiates.  The runner builds fresh
+    instances for every game, so a strategy that keeps state between games cannot make results
+    depend on the batch size.  Raises :class:`InputError` for an unknown strategy, an unknown
+    parameter, a malformed ``key=value`` or a strategy written for another title.
     """
     spec = parse_spec(text)
     obj = _resolve(spec, game_id)
@@ -240,17 +242,25 @@ def make_strategy(text: str, game_id: str) -> Strategy:
                 raise InputError(f"unknown parameter {key!r} for strategy {spec.source!r}; accepted: "
                                  f"{', '.join(accepted) or 'none'}")
             kwargs[key] = coerce(key, value, accepted[key][0], what="strategy parameter")
+
+        def build():
+            return obj(**kwargs)
         try:
-            inst = obj(**kwargs)
+            inst = build()
         except InputError:
             raise
         except (TypeError, ValueError) as e:
             raise InputError(f"strategy {text!r}: {e}") from None
         if not hasattr(inst, "choose"):
             raise InputError(f"strategy {text!r} has no choose(view, legal, rng) method")
-        return inst
+        return build
     if spec.params:
         raise InputError(f"strategy {spec.source!r} is a plain function and takes no parameters")
     if not callable(obj):
         raise InputError(f"strategy {text!r} is not callable")
-    return FunctionStrategy(obj)
+    return lambda: FunctionStrategy(obj)
+
+
+def make_strategy(text: str, game_id: str) -> Strategy:
+    """Build one strategy instance from its spec string (see :func:`strategy_factory`)."""
+    return strategy_factory(text, game_id)()

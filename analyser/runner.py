@@ -34,8 +34,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from analyser.core import Game, InputError, StrategyError
-from analyser.registry import get_game, make_strategy
+from analyser.core import Game, InputError, StrategyError, ranks_from
+from analyser.registry import get_game, strategy_factory
 
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
 MAX_STEPS = 200_000
@@ -43,7 +43,8 @@ MAX_STEPS = 200_000
 
 def game_seed(root_seed: int, index: int) -> int:
     """The game seed of game ``index`` of a run with root seed ``root_seed`` (a 64-bit integer)."""
-    return int(np.random.SeedSequence(root_seed, spawn_key=(index,)).generate_state(1, np.uint64)[0])
+    lo, hi = np.random.SeedSequence(root_seed, spawn_key=(index,)).generate_state(2, np.uint32).tolist()
+    return lo | (hi << 32)
 
 
 def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
@@ -92,18 +93,22 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
                 raise StrategyError(f"strategy {labels[k]!r} in seat {k} raised in reset: "
                                     f"{type(e).__name__}: {e}", strategy=labels[k], seat=k,
                                     game_seed=seed) from None
-    current, legal_actions, apply = game.current_player, game.legal_actions, game.apply
-    is_terminal, view = game.is_terminal, game.view
+    current, legal_actions, apply, view = game.current_player, game.legal_actions, game.apply, game.view
+    # A title with live views (one view object per seat that reads through to the state) lets the
+    # loop build the views once per game instead of once per decision.
+    views = [view(state, k) for k in range(n)] if getattr(game, "live_views", False) else None
     choosers = [st.choose for st in strategies]
     steps = 0
-    while not is_terminal(state):
-        seat = current(state)
+    while True:
         legal = legal_actions(state)
+        if not legal:
+            break
+        seat = current(state)
         if len(legal) == 1:
             action = legal[0]
         else:
             try:
-                action = choosers[seat](view(state, seat), legal, seat_rngs[seat])
+                action = choosers[seat](views[seat] if views else view(state, seat), legal, seat_rngs[seat])
             except _Hang:
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
                                     strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
@@ -125,6 +130,8 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
         steps += 1
         if steps > MAX_STEPS:
             raise GameFailure(f"game with seed {seed} did not end within {MAX_STEPS} actions", seed)
+    if not game.is_terminal(state):
+        raise GameFailure(f"game with seed {seed}: no legal action but the game is not over", seed)
     return state
 
 
@@ -204,7 +211,7 @@ def run_batch(job: BatchJob) -> BatchResult:
     params = game.Params.from_overrides(dict(job.rules))
     n = job.players
     m = len(job.strategies)
-    instances: dict[tuple[int, int], Any] = {}
+    factories = [strategy_factory(s, job.game) for s in job.strategies]
     result = BatchResult(start=job.start, rows=[])
     rows = result.rows
     metric_cols = game.metric_columns
@@ -215,12 +222,7 @@ def run_batch(job: BatchJob) -> BatchResult:
             for index in range(job.start, job.stop):
                 gs = game_seed(job.root_seed, index)
                 seats = lineup(index, n, m)
-                strats = []
-                for s, si in enumerate(seats):
-                    inst = instances.get((s, si))
-                    if inst is None:
-                        inst = instances[(s, si)] = make_strategy(job.strategies[si], job.game)
-                    strats.append(inst)
+                strats = [factories[si]() for si in seats]  # fresh instances every game
                 labels = [job.strategies[si] for si in seats]
                 alarm.arm()
                 try:
@@ -229,13 +231,13 @@ def run_batch(job: BatchJob) -> BatchResult:
                     alarm.disarm()
                 scores = game.scores(state)
                 winners = game.winners(state)
-                ranks = game.ranks(state)
+                ranks = ranks_from(scores, winners)
                 metrics = game.metrics(state)
                 share = 1.0 / len(winners)
                 for s in range(n):
                     mt = metrics[s]
                     rows.append((index, gs, s, seats[s], scores[s], ranks[s],
-                                 share if s in winners else 0.0) + tuple(mt[c] for c in metric_cols))
+                                 share if s in winners else 0.0, *[mt[c] for c in metric_cols]))
                 if wants_extras:
                     for name, recs in game.extra_records(state).items():
                         bucket = result.extras.setdefault(name, [])

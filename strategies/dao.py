@@ -25,64 +25,71 @@ class Threshold(Strategy):
     """Reveal while the display total is at most `limit` and the deck is not empty; otherwise take
     the front card.
 
-    limit: display total (card values) up to which it still reveals; default 8.
+    limit: display total (card values) up to which it still reveals; default 10, the best fixed
+    limit against greedy, colour and random in a 4-player test (seed 5, 2000 games).
     """
 
     name = "threshold"
     game = GAME
     uses_rng = False
 
-    def __init__(self, limit: int = 8):
+    def __init__(self, limit: int = 10):
         self.limit = limit
 
     def choose(self, view, legal, rng):
-        return REVEAL if view.total <= self.limit and view.deck_size > 0 else TAKE
+        return REVEAL if view.total <= self.limit and view.deck_size else TAKE
 
 
-def take_gain(net, card) -> int:
-    """Change of a seat's score (best net colour) from taking ``card``; ``net`` as in DaoState."""
+def take_gain(gain, card) -> int:
+    """Change of a seat's score from taking ``card``.
+
+    ``gain[colour]`` is the seat's value sum plus card count per colour this half (see
+    :class:`~analyser.games.dao.DaoState`); the net score with colour k is ``gain[k] - held``.
+    Taking (c, v) raises ``gain[c]`` by v + 1 and ``held`` by 1.
+    """
     c, v = card
-    best = max(net)
-    other = max((x for k, x in enumerate(net) if k != c), default=-10**9)
-    return max(net[c] + v, other - 1) - best
+    top = max(gain)
+    if gain[c] == top:
+        other = max(gain[k] for k in range(len(gain)) if k != c) if len(gain) > 1 else -10**9
+    else:
+        other = top
+    return max(gain[c] + v + 1, other) - 1 - top
 
 
-def reveal_gain(view, net) -> float:
+def reveal_gain(view, gain) -> float:
     """Expected change of the seat's score from a reveal, over the unseen cards.
 
     A reveal that does not bust changes nothing; a bust counts as taking the whole display plus
-    the new card.  The next card is taken as uniform over ``view.unseen`` (the public composition).
+    the new card.  The next card is taken as uniform over ``view.unseen`` (the public composition,
+    RULES.md §DAO).  ``gain`` as in :func:`take_gain`.
     """
     p = view.params
     display = view.display
-    total = view.total
-    unseen = view.unseen
-    limit = p.bust_limit
+    room = p.bust_limit - view.total          # a new card of value v busts when v > room
     ex = p.equal_exception
-    last_v = display[-1][1]
-    front_v = display[0][1]
-    # net after taking the display, before the new card: A[k] = net[k] + sum(v+1 of colour k) - |D| - 1
-    size = len(display) + 1
-    a = [x - size for x in net]
+    skip = display[-1][1] if ex == "adjacent" else (display[0][1] if ex == "front" else -1)
+    unseen = view.unseen
+    bust_values = [v for v in range(room + 1 if room >= 0 else 0, len(unseen[0])) if v != skip]
+    if not bust_values:
+        return 0.0
+    # A[k]: gain after taking the display (before the new card)
+    a = list(gain)
     for c, v in display:
         a[c] += v + 1
-    # top two of A for the "best other colour" of each possible new card
-    order = sorted(range(len(a)), key=a.__getitem__, reverse=True)
-    top, top_k = a[order[0]], order[0]
-    second = a[order[1]] if len(a) > 1 else -10**9
-    best = max(net)
-    ev = 0.0
-    n = view.n_unseen
-    for colour, counts in enumerate(unseen):
-        other = second if colour == top_k else top
-        base = a[colour] + 1
-        for v, cnt in enumerate(counts):
-            if not cnt or total + v <= limit:
-                continue
-            if (ex == "adjacent" and v == last_v) or (ex == "front" and v == front_v):
-                continue
-            ev += cnt * (max(base + v, other) - best)
-    return ev / n if n else 0.0
+    top_a = max(a)
+    arg = a.index(top_a)
+    second_a = max(a[:arg] + a[arg + 1:]) if len(a) > 1 else -10**9
+    lose = len(display) + 1 + max(gain)       # held grows by |D| + 1
+    total = 0
+    for c, counts in enumerate(unseen):
+        other = second_a if c == arg else top_a
+        base = a[c] + 1
+        for v in bust_values:
+            cnt = counts[v]
+            if cnt:
+                x = base + v
+                total += cnt * ((x if x > other else other) - lose)
+    return total / view.n_unseen
 
 
 class Greedy(Strategy):
@@ -97,12 +104,9 @@ class Greedy(Strategy):
     uses_rng = False
 
     def choose(self, view, legal, rng):
-        net = view.net[view.seat]
-        take = take_gain(net, view.display[0])
-        # a reveal cannot bust while even the highest unseen value keeps the total within the limit
-        if view.total + len(view.unseen[0]) - 1 <= view.params.bust_limit:
-            return TAKE if take > 0 else REVEAL
-        return TAKE if take > reveal_gain(view, net) else REVEAL
+        gain = view.gain[view.seat]
+        take = take_gain(gain, view.display[0])
+        return TAKE if take > reveal_gain(view, gain) else REVEAL
 
 
 class Colour(Strategy):
@@ -123,10 +127,11 @@ class Colour(Strategy):
 
     def choose(self, view, legal, rng):
         c, v = view.display[0]
-        net = view.net[view.seat]
-        if max(net) == min(net):  # no cards this half (or no colour ahead): nothing to commit to
+        gain = view.gain[view.seat]
+        top = max(gain)
+        if top == min(gain):  # no cards this half (or no colour ahead): nothing to commit to
             return TAKE if v >= self.start else REVEAL
-        best = max(range(len(net)), key=net.__getitem__)
+        best = gain.index(top)
         return TAKE if c == best and v >= self.min_value else REVEAL
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import NamedTuple
 
 from analyser.core import Game, InputError, Params, option
@@ -73,6 +74,7 @@ REVEAL = Action.REVEAL
 LEGAL = (TAKE, REVEAL)
 
 
+@lru_cache(maxsize=64)
 def parse_values(text: str) -> tuple[tuple[int, int], ...]:
     """Parse ``"0x1,1x4,2x3,3x3,4x1"`` (value x copies per colour) into ``((0, 1), (1, 4), ...)``.
 
@@ -132,23 +134,38 @@ def full_deck(colours: int, values: str) -> tuple[Card, ...]:
     return tuple(Card(c, v) for c in range(colours) for v, n in parse_values(values) for _ in range(n))
 
 
+@lru_cache(maxsize=64)
+def full_composition(colours: int, values: str) -> tuple[tuple[int, ...], ...]:
+    """``[colour][value]`` card counts of the full deck (cached per composition)."""
+    max_v = max(v for v, _ in parse_values(values))
+    per_colour = [0] * (max_v + 1)
+    for v, n in parse_values(values):
+        per_colour[v] += n
+    return tuple(tuple(per_colour) for _ in range(colours))
+
+
 class DaoState:
     """Full DAO state, hidden information included.
 
     * ``deck``: the current half's face-down deck, top card last; ``reserve``: the second half.
-    * ``display``: face-up cards, the takeable front card first.
-    * ``piles[seat]``: every card the seat took, in order; ``net[seat][colour]``: the seat's net score
-      with that colour in the current half (colour sum minus the other cards), kept incrementally.
-    * ``half_scores[seat]``: scores of finished halves; ``half_marks[seat]``: the pile length at the
-      end of each finished half.
-    * ``unseen[colour][value]``: cards not yet seen by anyone (public knowledge).
+    * ``display``: face-up cards, the takeable front card first; ``total``: their value sum.
+    * ``piles[seat]``: every card the seat took, in order.
+    * ``gain[seat][colour]``: value sum plus card count of that colour among the seat's cards of
+      the current half, and ``held[seat]``: the seat's card count in the current half.  The net
+      score with colour ``k`` is ``gain[k] - held`` (colour sum minus one per other card), so a
+      take updates two numbers instead of every colour.
+    * ``half_scores[seat]``: scores of finished halves; ``half_marks[seat]``: the pile length at
+      the end of each finished half.
+    * ``out``: cards out of the game (a display left when a half or the game ended).
+    * ``unseen[colour][value]``: cards not yet seen by anyone (public knowledge), ``n_unseen``.
     """
 
-    __slots__ = ("params", "n", "deck", "reserve", "display", "total", "piles", "net", "half_scores", "half_marks",
-                 "unseen", "n_unseen", "current", "starter", "turn", "busts", "over", "half")
+    __slots__ = ("params", "n", "deck", "reserve", "display", "total", "piles", "gain", "held",
+                 "half_scores", "half_marks", "out", "unseen", "n_unseen", "current", "starter", "turn",
+                 "busts", "over", "half")
 
-    def __init__(self, params, n, deck, reserve, display, total, piles, net, half_scores, half_marks,
-                 unseen, n_unseen, current, starter, turn, busts, over, half):
+    def __init__(self, *, params, n, deck, reserve, display, total, piles, gain, held, half_scores,
+                 half_marks, out, unseen, n_unseen, current, starter, turn, busts, over, half):
         self.params = params
         self.n = n
         self.deck = deck
@@ -156,9 +173,11 @@ class DaoState:
         self.display = display
         self.total = total
         self.piles = piles
-        self.net = net
+        self.gain = gain
+        self.held = held
         self.half_scores = half_scores
         self.half_marks = half_marks
+        self.out = out
         self.unseen = unseen
         self.n_unseen = n_unseen
         self.current = current
@@ -178,46 +197,67 @@ class DaoState:
         for k, v in d.items():
             setattr(self, k, v)
 
+    def __repr__(self):
+        return f"DaoState(players={self.n}, deck={len(self.deck)}, display={self.display}, turn={self.turn})"
+
 
 class DaoView:
-    """What a seat sees: everything but the order of the deck.
+    """What one seat sees: everything but the order of the deck (RULES.md §DAO: piles are public).
 
-    ``display`` (front first), ``total``, ``piles``, ``net`` and ``unseen`` are the state's own
-    lists - read them, never change them.  ``deck_size`` is the current deck's size.
+    A live view: the attributes read through to the game state, so one view per seat serves a
+    whole game.  ``display`` (front first), ``piles`` and ``unseen`` are the state's own lists:
+    read them, never change them.
+
+    * ``display``: list of :class:`Card`, front (takeable) first; ``total``: its value sum.
+    * ``deck_size``: cards left in the current deck; ``unseen[colour][value]``: cards nobody has
+      seen yet (including the other half in the two-player variant), ``n_unseen`` their count.
+    * ``gain[seat][colour]`` and ``held[seat]``: as in :class:`DaoState` (net score with colour k is
+      ``gain[seat][k] - held[seat]``); ``net(seat)`` computes that list; ``score(seat)``: the
+      seat's score so far.
     """
 
-    __slots__ = ("seat", "display", "total", "piles", "net", "unseen", "n_unseen", "deck_size",
-                 "params", "n_players")
+    __slots__ = ("_s", "seat")
 
     def __init__(self, state: DaoState, seat: int):
+        self._s = state
         self.seat = seat
-        self.display = state.display
-        self.total = state.total
-        self.piles = state.piles
-        self.net = state.net
-        self.unseen = state.unseen
-        self.n_unseen = state.n_unseen
-        self.deck_size = len(state.deck)
-        self.params = state.params
-        self.n_players = state.n
+
+    display = property(attrgetter("_s.display"))
+    total = property(attrgetter("_s.total"))
+    piles = property(attrgetter("_s.piles"))
+    unseen = property(attrgetter("_s.unseen"))
+    n_unseen = property(attrgetter("_s.n_unseen"))
+    params = property(attrgetter("_s.params"))
+    gain = property(attrgetter("_s.gain"))
+    held = property(attrgetter("_s.held"))
+    n_players = property(attrgetter("_s.n"))
+
+    @property
+    def deck_size(self) -> int:
+        return len(self._s.deck)
+
+    def net(self, seat: int | None = None) -> list[int]:
+        """Net score per colour for ``seat`` (default: own) in the current half."""
+        s = self._s
+        seat = self.seat if seat is None else seat
+        held = s.held[seat]
+        return [g - held for g in s.gain[seat]]
+
+    def score(self, seat: int | None = None) -> int:
+        """Score of ``seat`` (default: own) so far: finished halves plus the current half."""
+        s = self._s
+        seat = self.seat if seat is None else seat
+        return sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
 
 
-def scoring_colour_cards(cards) -> int:
+def scoring_colour_cards(cards, colours: int) -> int:
     """How many of ``cards`` are of their best net colour (ties: the lowest colour index)."""
-    if not cards:
-        return 0
-    sums: dict[int, list[int]] = {}
+    gain = [0] * colours
+    count = [0] * colours
     for c, v in cards:
-        e = sums.setdefault(c, [0, 0])
-        e[0] += v
-        e[1] += 1
-    best = max(sorted(sums.items()), key=lambda kv: kv[1][0] + kv[1][1])
-    return best[1][1]
-
-
-def best_net(net) -> int:
-    """A seat's score for the current half: the best net colour (0 with no cards)."""
-    return max(net)
+        gain[c] += v + 1
+        count[c] += 1
+    return count[gain.index(max(gain))] if cards else 0
 
 
 class Dao(Game):
@@ -231,6 +271,7 @@ class Dao(Game):
     default_players = 4
     Params = DaoParams
     metric_columns = ("cards", "busts", "colour_share", "turns")
+    live_views = True
 
     # -- forward model ------------------------------------------------------------------
     def initial_state(self, params: DaoParams, n_players: int, rng) -> DaoState:
@@ -247,15 +288,12 @@ class Dao(Game):
         if params.halves(n_players):
             cut = len(deck) - len(deck) // 2
             reserve, deck = deck[:cut], deck[cut:]
-        max_v = max(v for v, _ in params.value_counts)
-        unseen = [[0] * (max_v + 1) for _ in range(params.colours)]
-        for c in full_deck(params.colours, params.values):
-            unseen[c[0]][c[1]] += 1
+        unseen = [list(u) for u in full_composition(params.colours, params.values)]
         s = DaoState(params=params, n=n_players, deck=deck, reserve=reserve, display=[], total=0,
                      piles=[[] for _ in range(n_players)],
-                     net=[[0] * params.colours for _ in range(n_players)],
+                     gain=[[0] * params.colours for _ in range(n_players)], held=[0] * n_players,
                      half_scores=[[] for _ in range(n_players)],
-                     half_marks=[[] for _ in range(n_players)], unseen=unseen,
+                     half_marks=[[] for _ in range(n_players)], out=[], unseen=unseen,
                      n_unseen=len(deck) + len(reserve), current=0, starter=0, turn=0,
                      busts=[0] * n_players, over=False, half=0)
         self._refill(s, params)
@@ -265,7 +303,8 @@ class Dao(Game):
         return s.current
 
     def legal_actions(self, s: DaoState):
-        return LEGAL if not s.over else ()
+        """``(TAKE, REVEAL)`` while the game runs, ``()`` once it is over."""
+        return () if s.over else LEGAL
 
     def is_terminal(self, s: DaoState) -> bool:
         return s.over
@@ -274,30 +313,34 @@ class Dao(Game):
         return DaoView(s, seat)
 
     def apply(self, s: DaoState, action, rng=None) -> None:
-        """Play ``action`` for the current seat.  Raises ValueError on an illegal action."""
+        """Play ``action`` for the current seat (RULES.md §DAO Turn, Refill, End).
+
+        ``rng`` is unused: DAO has no chance after the shuffle.  Raises ValueError on an action
+        that is neither TAKE nor REVEAL.  Must not be called once the game is over (the loop stops
+        when ``legal_actions`` is empty).
+        """
         seat = s.current
-        p = s.params
         display = s.display
         if action is TAKE:
             card = display.pop(0)
-            s.total -= card[1]
-            net = s.net[seat]
-            net[card[0]] += card[1] + 1
-            for k in range(len(net)):
-                net[k] -= 1
+            v = card[1]
+            s.total -= v
+            s.gain[seat][card[0]] += v + 1
+            s.held[seat] += 1
             s.piles[seat].append(card)
         elif action is REVEAL:
+            p = s.params
             card = s.deck.pop()
-            s.unseen[card[0]][card[1]] -= 1
+            v = card[1]
+            s.unseen[card[0]][v] -= 1
             s.n_unseen -= 1
-            prev = display[-1]
-            front = display[0]
+            prev_v = display[-1][1]
             display.append(card)
-            s.total += card[1]
+            s.total += v
             if s.total > p.bust_limit:
                 ex = p.equal_exception
-                if not ((ex == "adjacent" and card[1] == prev[1]) or (ex == "front" and card[1] == front[1])):
-                    self._gain_all(s, seat)
+                if not ((ex == "adjacent" and v == prev_v) or (ex == "front" and v == display[0][1])):
+                    self._take_display(s, seat)
                     s.busts[seat] += 1
             if not s.deck:
                 s.turn += 1
@@ -308,17 +351,14 @@ class Dao(Game):
         s.turn += 1
         s.current = (seat + 1) % s.n
         if not s.display:
-            self._refill(s, p)
+            self._refill(s, s.params)
 
-    def _gain_all(self, s: DaoState, seat: int) -> None:
-        net = s.net[seat]
-        pile = s.piles[seat]
-        for card in s.display:
-            net[card[0]] += card[1] + 1
-            pile.append(card)
-        k = len(s.display)
-        for i in range(len(net)):
-            net[i] -= k
+    def _take_display(self, s: DaoState, seat: int) -> None:
+        gain = s.gain[seat]
+        s.piles[seat].extend(s.display)
+        for c, v in s.display:
+            gain[c] += v + 1
+        s.held[seat] += len(s.display)
         s.display = []
         s.total = 0
 
@@ -335,14 +375,16 @@ class Dao(Game):
     def _end_half(self, s: DaoState, p: DaoParams) -> None:
         """Score the half; start the second half if there is one, else end the game."""
         for seat in range(s.n):
-            s.half_scores[seat].append(best_net(s.net[seat]))
+            s.half_scores[seat].append(max(s.gain[seat]) - s.held[seat])
             s.half_marks[seat].append(len(s.piles[seat]))
+        s.out.extend(s.display)
         s.display = []
         s.total = 0
         if s.reserve:
             s.deck, s.reserve = s.reserve, []
             s.half += 1
-            s.net = [[0] * p.colours for _ in range(s.n)]
+            s.gain = [[0] * p.colours for _ in range(s.n)]
+            s.held = [0] * s.n
             s.starter = (s.starter + 1) % s.n
             s.current = s.starter
             self._refill(s, p)
@@ -355,7 +397,7 @@ class Dao(Game):
         out = []
         for seat in range(s.n):
             done = sum(s.half_scores[seat])
-            out.append(done if s.over else done + best_net(s.net[seat]))
+            out.append(done if s.over else done + max(s.gain[seat]) - s.held[seat])
         return out
 
     def winners(self, s: DaoState) -> list[int]:
@@ -381,46 +423,95 @@ class Dao(Game):
             share = float("nan")
             if pile:
                 marks = [0] + s.half_marks[seat] + ([] if s.over else [len(pile)])
-                share = sum(scoring_colour_cards(pile[a:b]) for a, b in zip(marks, marks[1:])) / len(pile)
+                colours = s.params.colours
+                share = sum(scoring_colour_cards(pile[a:b], colours) for a, b in zip(marks, marks[1:])) / len(pile)
             out.append({"cards": len(pile), "busts": s.busts[seat], "colour_share": share,
                         "turns": s.turn})
         return out
 
+    def check_invariants(self, s: DaoState) -> None:
+        """Cards are conserved: deck + reserve + display + piles + out = the full deck (as a
+        multiset), ``total`` matches the display, ``unseen`` matches deck + reserve, and
+        ``gain``/``held`` match the current half's cards.  Raises AssertionError."""
+        from collections import Counter
+        everything = Counter(s.deck) + Counter(s.reserve) + Counter(s.display) + Counter(s.out)
+        for pile in s.piles:
+            everything += Counter(pile)
+        assert everything == Counter(full_deck(s.params.colours, s.params.values)), "cards not conserved"
+        assert s.total == sum(c[1] for c in s.display), "display total"
+        hidden = Counter(s.deck) + Counter(s.reserve)
+        for c, row in enumerate(s.unseen):
+            for v, k in enumerate(row):
+                assert hidden[Card(c, v)] == k, "unseen composition"
+        for seat, pile in enumerate(s.piles):
+            start = s.half_marks[seat][-1] if (s.half_marks[seat] and not s.over) else (
+                s.half_marks[seat][-2] if len(s.half_marks[seat]) > 1 else 0)
+            cards = pile[start:]
+            gain = [0] * s.params.colours
+            for c, v in cards:
+                gain[c] += v + 1
+            assert s.gain[seat] == gain and s.held[seat] == len(cards), "gain/held"
+
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, s: DaoState) -> DaoState:
-        return DaoState(s.params, s.n, list(s.deck), list(s.reserve), list(s.display), s.total,
-                        [list(p) for p in s.piles], [list(x) for x in s.net],
-                        [list(h) for h in s.half_scores], [list(m) for m in s.half_marks],
-                        [list(u) for u in s.unseen], s.n_unseen,
-                        s.current, s.starter, s.turn, list(s.busts), s.over, s.half)
+        return DaoState(params=s.params, n=s.n, deck=list(s.deck), reserve=list(s.reserve),
+                        display=list(s.display), total=s.total, piles=[list(p) for p in s.piles],
+                        gain=[list(g) for g in s.gain], held=list(s.held),
+                        half_scores=[list(h) for h in s.half_scores],
+                        half_marks=[list(m) for m in s.half_marks], out=list(s.out),
+                        unseen=[list(u) for u in s.unseen],
+                        n_unseen=s.n_unseen, current=s.current, starter=s.starter, turn=s.turn,
+                        busts=list(s.busts), over=s.over, half=s.half)
 
     def state_to_dict(self, s: DaoState) -> dict:
-        """JSON-ready dict; cards are ``[colour, value]`` pairs, decks top card last."""
+        """JSON-ready dict; cards are ``[colour, value]`` pairs, decks top card last.
+
+        Derived fields (``total``, ``gain``, ``held``, ``unseen``) are not stored: they are
+        recomputed on load, so a hand-written state only needs the cards.
+        """
         def cards(xs):
             return [[c[0], c[1]] for c in xs]
-        return {"game": self.id, "params": s.params.as_dict(), "players": s.n, "deck": cards(s.deck), "reserve": cards(s.reserve),
-                "display": cards(s.display), "piles": [cards(p) for p in s.piles],
-                "net": [list(x) for x in s.net], "half_scores": [list(h) for h in s.half_scores],
-                "half_marks": [list(m) for m in s.half_marks],
-                "unseen": [list(u) for u in s.unseen], "current": s.current, "starter": s.starter,
-                "turn": s.turn, "busts": list(s.busts), "over": s.over, "half": s.half}
+        return {"game": self.id, "params": s.params.as_dict(), "players": s.n, "deck": cards(s.deck),
+                "reserve": cards(s.reserve), "display": cards(s.display), "piles": [cards(p) for p in s.piles],
+                "half_scores": [list(h) for h in s.half_scores], "half_marks": [list(m) for m in s.half_marks],
+                "out": cards(s.out), "current": s.current, "starter": s.starter, "turn": s.turn, "busts": list(s.busts),
+                "over": s.over, "half": s.half}
 
     def state_from_dict(self, d: dict) -> DaoState:
-        """Inverse of :meth:`state_to_dict`.  Raises InputError on a malformed state."""
+        """Inverse of :meth:`state_to_dict`; fields other than the cards have defaults.
+
+        Raises InputError on a malformed state.
+        """
         try:
+            params = DaoParams(**d.get("params", {}))
+            n = int(d["players"])
+
             def cards(xs):
                 return [Card(int(c), int(v)) for c, v in xs]
-            display = cards(d["display"])
-            unseen = [list(map(int, u)) for u in d["unseen"]]
-            return DaoState(params=DaoParams(**d.get("params", {})), n=int(d["players"]), deck=cards(d["deck"]), reserve=cards(d["reserve"]),
-                            display=display, total=sum(c[1] for c in display),
-                            piles=[cards(p) for p in d["piles"]], net=[list(map(int, x)) for x in d["net"]],
-                            half_scores=[list(map(int, h)) for h in d["half_scores"]],
-                            half_marks=[list(map(int, m)) for m in d["half_marks"]], unseen=unseen,
-                            n_unseen=sum(map(sum, unseen)), current=int(d["current"]),
-                            starter=int(d["starter"]), turn=int(d["turn"]), busts=list(map(int, d["busts"])),
-                            over=bool(d["over"]), half=int(d["half"]))
-        except (KeyError, TypeError, ValueError) as e:
+            deck, reserve, display = cards(d["deck"]), cards(d.get("reserve", [])), cards(d["display"])
+            piles = [cards(p) for p in d.get("piles", [[] for _ in range(n)])]
+            half_marks = [list(map(int, m)) for m in d.get("half_marks", [[] for _ in range(n)])]
+            gain = [[0] * params.colours for _ in range(n)]
+            held = [0] * n
+            for seat, pile in enumerate(piles):
+                start = half_marks[seat][-1] if half_marks[seat] else 0
+                for c, v in pile[start:]:
+                    gain[seat][c] += v + 1
+                    held[seat] += 1
+            max_v = max(v for v, _ in params.value_counts)
+            unseen = [[0] * (max_v + 1) for _ in range(params.colours)]
+            for c, v in deck + reserve:
+                unseen[c][v] += 1
+            if len(piles) != n or any(len(m) > 2 for m in half_marks):
+                raise ValueError("piles")
+            return DaoState(params=params, n=n, deck=deck, reserve=reserve, display=display,
+                            total=sum(c[1] for c in display), piles=piles, gain=gain, held=held,
+                            half_scores=[list(map(int, h)) for h in d.get("half_scores", [[] for _ in range(n)])],
+                            half_marks=half_marks, out=cards(d.get("out", [])), unseen=unseen, n_unseen=len(deck) + len(reserve),
+                            current=int(d.get("current", 0)), starter=int(d.get("starter", 0)),
+                            turn=int(d.get("turn", 0)), busts=list(map(int, d.get("busts", [0] * n))),
+                            over=bool(d.get("over", False)), half=int(d.get("half", 0)))
+        except (KeyError, TypeError, ValueError, IndexError) as e:
             raise InputError(f"not a DAO state: {e!r} is missing or malformed") from None
 
     def action_to_json(self, action: Action) -> str:

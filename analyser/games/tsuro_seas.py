@@ -1,0 +1,1395 @@
+"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  RULES.md §Tsuro of the Seas.
+
+The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (plain data
+with a JSON round trip), ``TsuroView`` (what one seat may see) and ``TsuroSeas`` (the stateless
+forward model).  2-8 players (default 4) on a 7x7 board.
+
+Geometry
+--------
+Squares are ``(row, col)``, row 0 at the top, stored as ``sq = row * 7 + col``.  Every square has 8
+ports, numbered clockwise from the top side's left port: 0 top-left, 1 top-right, 2 right-top,
+3 right-bottom, 4 bottom-right, 5 bottom-left, 6 left-bottom, 7 left-top.  Port ``p`` meets port
+``OPP[p] = [5,4,7,6,1,0,3,2][p]`` of the neighbour across that side.  A wake tile joins the 8 ports
+in 4 pairs; turning it 90 degrees clockwise maps port ``p`` to ``p + 2 (mod 8)``.  There are 105
+ways to pair 8 ports and 35 classes of them up to rotation; every class has a fixed *tile id*
+0-34 (the classes sorted by their name, the digit pairs of the smallest rotation, e.g.
+``"01 25 37 46"``), so a state never depends on which tile file was loaded.  ``Place(tile, r)``
+lays tile ``tile`` turned ``r`` quarter turns clockwise from that smallest rotation.
+
+A ship is kept as the *square in front of it* and the port of that square it will enter
+(``st = sq * 8 + port``): a ship on a start point faces an edge square through an edge port; a ship
+that has sailed sits on the border between the last tile it crossed (the tile it is *on*) and the
+empty square ahead.  A ship is on its start point exactly when the square behind it is off the
+board (a ship that reaches the edge any other way is eliminated).
+
+Rules implemented (RULES.md §Tsuro of the Seas)
+-----------------------------------------------
+* Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
+  top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
+  (7-8) by rolling the gold die (column) and the blue die (row), re-rolling onto a square that
+  already holds a daikaiju, each with a random rotation.  Then each seat in turn order chooses a
+  start point (a strategy decision, :class:`Start`).
+* Turn, daikaiju step: with fewer than 3 daikaiju on the board, new ones come from the stack
+  (``rule_of_three``) and there is no roll; otherwise both dice are rolled and a sum of 6, 7 or 8
+  rolls one die: on 1-5 every daikaiju acts (ascending number, gold before blue), on 6 one new
+  daikaiju is placed from the stack.  Effects: off the board -> removed from the game; onto a wake
+  tile -> the tile goes to the bottom of the draw pile and every ship on it is eliminated; onto
+  another daikaiju -> that one is removed from the game; onto the empty square in front of the
+  active ship -> it is eliminated; onto the empty square in front of a ship still on its start point
+  -> its owner may move it to another free start point on the same edge (:class:`MoveStart`).
+  After the step a daikaiju in front of the active ship eliminates it.
+* Place: one tile from hand, in any rotation, on the square in front of the active ship.  A
+  placement is illegal when the active ship's route ends at the board edge, runs into a daikaiju or
+  loops forever, or when it leaves two ships on the same wake in the same direction -- unless every
+  placement is so (forced-move fallback: then every placement is legal).  Meeting another ship head
+  on is legal and eliminates both.
+* Move: every ship facing the new tile follows its route port by port to the end.  Leaving the
+  board (``edge``), entering a daikaiju square (``daikaiju``), looping forever (``loop``, detected on
+  (square, port) states) or meeting a ship (``collision``) eliminates.
+* Eliminated seats' tiles go to the bottom of the pile; the elimination bonus
+  (``elimination_bonus``) lets the active player first exchange tiles with the hands of the players
+  its placement eliminated (:class:`Exchange`).  Then the active player draws back up to 3.
+* End: one ship left wins; if every remaining ship is eliminated at once they share the win; if the
+  active player has no tile to place (hand and pile empty) all surviving ships share the win;
+  ``max_turns`` ends the game as a shared win of the survivors (``end == "max_turns"`` in results).
+* ``daikaiju=off``: no daikaiju and no dice; otherwise the same.
+
+Rulings where RULES.md is silent (rule options where named)
+-----------------------------------------------------------
+* Start points are the 56 edge ports, listed clockwise from the top-left corner: top edge left to
+  right (ports 0, 1 of each square), right edge top to bottom (2, 3), bottom edge right to left
+  (4, 5), left edge bottom to top (6, 7).  Any free one may be chosen, even one facing a daikaiju.
+* ``rule_of_three``: ``refill`` (default, RULES.md) places daikaiju until 3 are on the board; ``one``
+  places a single daikaiju per turn (the seed's literal text); ``off`` has no minimum.  Either way
+  the roll is skipped only if a daikaiju was placed; with the stack empty the roll goes ahead.
+* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform, RULES.md); the gold die
+  is rolled before the blue one, re-rolled together, then the rotation (0-3 quarter turns).
+* Daikaiju arrows (``daikaiju_layout``): a daikaiju turned ``r`` quarter turns clockwise moves
+  "up" in its own frame towards board direction ``r`` (0 up, 1 right, 2 down, 3 left); "rotate"
+  turns it one quarter counter-clockwise.  A daikaiju removed earlier in the same step does not act.
+* A daikaiju placed by the dice (refill or face 6) has the same effects as one moving there.
+* ``start_relocation``: ``any`` (default) -- a ship still on its start point may relocate when a
+  daikaiju arrives in front of it, the active ship included (the start-point clause is the more
+  specific one; if it stays, the after-step ruling eliminates it); ``others`` -- the active ship is
+  eliminated as any active ship and only the other ships may relocate.  A destination is a free
+  start point on the same edge (the side its port is on) whose square in front is empty.
+  Relocation choices are made at once, before the next daikaiju acts, in turn order from the
+  active seat; the ship staying put (``MoveStart`` to its own point) is listed first.
+* Two ships on the same wake in the same direction (a forced placement only; it needs a route that
+  joins an old wake through a square a daikaiju emptied): both (all) are eliminated, cause
+  ``collision``.  Ships that leave the board together are simply eliminated by the edge.
+* Elimination bonus: only if the active ship survives its own placement; the exchange is one
+  decision: ``Exchange(give, take)`` with equal numbers of tiles (sorted tile ids), ``Exchange((), ())``
+  first (no exchange), then by size, ``give`` and ``take`` in order; exchanges that give and take
+  the same tile class are left out (they equal a smaller one).  ``elimination_bonus=off`` drops it.
+* Tiles returned together go under the pile as one block, the first listed lowest: the active
+  seat's hand first, then the others' in turn order; a tile removed by a daikaiju goes under alone.
+* A player whose hand is empty at the placement step while the pile holds tiles (returned after
+  its last draw) draws back up to 3 first.
+* Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
+  active ship sinks during the daikaiju step still counts.
+* Score: the number of whole turns a ship stayed afloat (elimination in turn ``t`` scores
+  ``t - 1``; a survivor scores the game length); winners are set by the end rules above, not by
+  the score.  Ranks: winners first, the rest by score.
+* Where a ship is lost (``elim_row``/``elim_col``): ``edge`` and running into a daikaiju: the last
+  tile crossed; a ``loop`` or a head-on meeting: the new tile's square; a daikaiju landing on a tile:
+  that tile; a daikaiju in front: the tile the ship is on (its start square if it never sailed);
+  two ships on one wake: the tile each is on.
+
+Actions (small hashable NamedTuples; note that NamedTuples compare as tuples, so compare actions
+only within one legal list): :class:`Start`, :class:`MoveStart` (square as ``(row, col)``, port),
+:class:`Place` (tile id, rotation) and :class:`Exchange`.  Legal placements: the distinct tiles in
+hand in ascending id, each in its distinct rotations 0-3 (a symmetric tile keeps only the first
+rotation of each different layout).
+
+Hidden information: a :class:`TsuroView` holds its own hand, the board, ships and daikaiju, the
+pile's size and every hand's size, never another hand nor the pile's order; the exchange pool is
+shown only to the active seat while it exchanges.
+
+Speed: tile layouts, port maps and neighbour maps are precomputed into flat lists; the legal
+placements and their outcomes are computed once per decision and cached on the state (the cache
+is not part of the state's data).  A route can only loop back to its own first state (the step map
+on (square, port) states is injective), so a loop is detected by meeting that state again, with a
+step cap as a safeguard.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+from analyser.core import Game, InputError, Params, option
+
+# --------------------------------------------------------------------------------------------
+# Geometry (precomputed)
+# --------------------------------------------------------------------------------------------
+
+SIZE = 7
+SQUARES = SIZE * SIZE
+OPP = (5, 4, 7, 6, 1, 0, 3, 2)
+PORT_NAMES = ("top-left", "top-right", "right-top", "right-bottom", "bottom-right", "bottom-left",
+              "left-bottom", "left-top")
+EDGE_NAMES = ("top", "right", "bottom", "left")
+#: board direction -> (d_row, d_col): 0 up, 1 right, 2 down, 3 left (also the side of ports 2d, 2d+1)
+DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+
+
+def _neighbour(sq: int, d: int) -> int:
+    r, c = divmod(sq, SIZE)
+    r, c = r + DIRS[d][0], c + DIRS[d][1]
+    return r * SIZE + c if 0 <= r < SIZE and 0 <= c < SIZE else -1
+
+
+#: KNBR[sq * 4 + d]: the square next to ``sq`` in direction d, or -1 off the board
+KNBR = tuple(_neighbour(sq, d) for sq in range(SQUARES) for d in range(4))
+#: NEXT[sq * 8 + q]: leaving ``sq`` through port q -> the state (square * 8 + entry port) entered, -1 off board
+NEXT = tuple((KNBR[sq * 4 + q // 2] * 8 + OPP[q]) if KNBR[sq * 4 + q // 2] >= 0 else -1
+             for sq in range(SQUARES) for q in range(8))
+
+
+def rotate_layout(conn, r: int) -> tuple[int, ...]:
+    """The layout ``conn`` (``conn[p]`` = port joined to p) turned r quarter turns clockwise."""
+    out = [0] * 8
+    for p in range(8):
+        out[(p + 2 * r) % 8] = (conn[p] + 2 * r) % 8
+    return tuple(out)
+
+
+def layout_name(conn) -> str:
+    """``"01 25 37 46"``: the pairs of a layout, each pair and the list in ascending order."""
+    return " ".join(f"{p}{conn[p]}" for p in range(8) if p < conn[p])
+
+
+def _all_layouts():
+    def rec(ports):
+        if not ports:
+            yield []
+            return
+        a = ports[0]
+        for i in range(1, len(ports)):
+            for m in rec(ports[1:i] + ports[i + 1:]):
+                yield [(a, ports[i])] + m
+    for pairs in rec(list(range(8))):
+        conn = [0] * 8
+        for a, b in pairs:
+            conn[a], conn[b] = b, a
+        yield tuple(conn)
+
+
+def canonical_name(conn) -> str:
+    """The name of a layout's smallest rotation (the class name)."""
+    return min(layout_name(rotate_layout(conn, r)) for r in range(4))
+
+
+def parse_pairs(text: str) -> tuple[int, ...]:
+    """``"01 25 37 46"`` -> layout tuple; ValueError unless it is 4 pairs covering ports 0-7 once."""
+    parts = text.split()
+    if len(parts) != 4 or any(len(x) != 2 or not x.isdigit() for x in parts):
+        raise ValueError(f"{text!r} is not four two-digit port pairs such as 01 25 37 46")
+    conn = [-1] * 8
+    for a, b in ((int(x[0]), int(x[1])) for x in parts):
+        if a > 7 or b > 7 or a == b or conn[a] != -1 or conn[b] != -1:
+            raise ValueError(f"{text!r} does not join each of the ports 0-7 exactly once")
+        conn[a], conn[b] = b, a
+    return tuple(conn)
+
+
+#: the 35 tile classes, by id: their names (smallest rotation) in ascending order
+TILE_NAMES: tuple[str, ...] = tuple(sorted({canonical_name(c) for c in _all_layouts()}))
+TILE_ID = {name: i for i, name in enumerate(TILE_NAMES)}
+N_TILES = len(TILE_NAMES)
+#: LAYOUTS[tile * 4 + r]: the layout of tile ``tile`` turned r quarter turns
+LAYOUTS = tuple(rotate_layout(parse_pairs(TILE_NAMES[t]), r) for t in range(N_TILES) for r in range(4))
+#: CONN[code * 8 + p] with code = tile * 4 + r: the port joined to p
+CONN = tuple(q for lay in LAYOUTS for q in lay)
+#: ROTATIONS[tile]: the rotations giving distinct layouts (first of each)
+ROTATIONS = tuple(tuple(r for r in range(4) if LAYOUTS[t * 4 + r] not in LAYOUTS[t * 4:t * 4 + r])
+                  for t in range(N_TILES))
+
+
+def tile_of(conn) -> tuple[int, int]:
+    """``(tile id, rotation)`` of a layout."""
+    t = TILE_ID[canonical_name(conn)]
+    for r in range(4):
+        if LAYOUTS[t * 4 + r] == tuple(conn):
+            return t, r
+    raise AssertionError("unreachable")
+
+
+def _start_points() -> tuple[int, ...]:
+    out = []
+    out += [c * 8 + p for c in range(SIZE) for p in (0, 1)]                              # top
+    out += [(r * SIZE + SIZE - 1) * 8 + p for r in range(SIZE) for p in (2, 3)]            # right
+    out += [((SIZE - 1) * SIZE + c) * 8 + p for c in reversed(range(SIZE)) for p in (4, 5)]  # bottom
+    out += [(r * SIZE) * 8 + p for r in reversed(range(SIZE)) for p in (6, 7)]              # left
+    return tuple(out)
+
+
+#: the 56 start points as ship states, clockwise from the top-left corner
+START_POINTS = _start_points()
+EDGE_STARTS = tuple(tuple(x for x in START_POINTS if (x & 7) // 2 == e) for e in range(4))
+
+# --------------------------------------------------------------------------------------------
+# Actions
+# --------------------------------------------------------------------------------------------
+
+
+class Start(NamedTuple):
+    """Put the ship on a start point: the edge ``square`` ``(row, col)`` and its edge ``port``."""
+
+    square: tuple[int, int]
+    port: int
+
+
+class MoveStart(NamedTuple):
+    """Move a ship on its start point to another start point on the same edge (its own = stay)."""
+
+    square: tuple[int, int]
+    port: int
+
+
+class Place(NamedTuple):
+    """Lay wake tile ``tile`` (id 0-34) turned ``rotation`` quarter turns clockwise."""
+
+    tile: int
+    rotation: int
+
+
+class Exchange(NamedTuple):
+    """Elimination bonus: give the tiles ``give`` from hand for ``take`` from the eliminated hands."""
+
+    give: tuple[int, ...]
+    take: tuple[int, ...]
+
+
+NO_EXCHANGE = Exchange((), ())
+
+
+def state_square(st: int) -> tuple[int, int]:
+    return divmod(st >> 3, SIZE)
+
+
+START_ACTION = {x: Start(state_square(x), x & 7) for x in START_POINTS}
+MOVE_ACTION = {x: MoveStart(state_square(x), x & 7) for x in START_POINTS}
+ACTION_STATE = {a: x for x, a in START_ACTION.items()}
+ACTION_STATE.update({a: x for x, a in MOVE_ACTION.items()})
+PLACE_ACTION = tuple(Place(t, r) for t in range(N_TILES) for r in range(4))
+
+# --------------------------------------------------------------------------------------------
+# Component data
+# --------------------------------------------------------------------------------------------
+
+DATA = Path(__file__).resolve().parent / "data"
+ACTIONS = ("up", "right", "down", "left", "rotate")
+ROTATE = 4
+SHIP_MARKS = "ABCDEFGH"
+KAIJU_NAMES = tuple(f"{'gold' if k % 2 == 0 else 'blue'} {k // 2 + 1}" for k in range(10))
+
+
+def _rows(path: Path, what: str, header: list[str]):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{what} file {str(path)!r} cannot be read: {e.strerror or e}") from None
+    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise InputError(f"{what} file {str(path)!r} is empty; it needs the header {','.join(header)}")
+    rows = list(csv.reader([ln for _, ln in lines]))
+    got = [h.strip().lower() for h in rows[0]]
+    if got != header:
+        raise InputError(f"{what} file {str(path)!r}: line {lines[0][0]}: the header must be "
+                         f"{','.join(header)}, not {','.join(got)}")
+    return [(lines[i][0], [x.strip() for x in row]) for i, row in enumerate(rows) if i > 0]
+
+
+@lru_cache(maxsize=16)
+def load_tiles(path: str = "") -> tuple[int, ...]:
+    """The tile ids of a tile set, one per physical tile, in file order (cached per path).
+
+    ``path`` is a CSV file with the columns ``copies,pairs`` (``#`` lines are comments); ``""`` is
+    the built-in 56-tile set.  Raises :class:`InputError` naming the file and the problem.
+    """
+    p = Path(path).expanduser() if path else DATA / "tsuro_tiles.csv"
+    out: list[int] = []
+    for line, row in _rows(p, "tiles", ["copies", "pairs"]):
+        if len(row) != 2:
+            raise InputError(f"tiles file {str(p)!r}: line {line}: expected 2 fields (copies,pairs), got {len(row)}")
+        try:
+            copies = int(row[0])
+        except ValueError:
+            raise InputError(f"tiles file {str(p)!r}: line {line}: copies {row[0]!r} is not a whole number") from None
+        if copies < 0:
+            raise InputError(f"tiles file {str(p)!r}: line {line}: copies {copies} is negative")
+        try:
+            conn = parse_pairs(row[1])
+        except ValueError as e:
+            raise InputError(f"tiles file {str(p)!r}: line {line}: {e}") from None
+        out += [tile_of(conn)[0]] * copies
+    if len(out) < 3:
+        raise InputError(f"tiles file {str(p)!r} holds {len(out)} tiles; a game needs at least 3 per player")
+    return tuple(out)
+
+
+@lru_cache(maxsize=16)
+def load_daikaiju(path: str = "") -> tuple[tuple[int, ...], ...]:
+    """Daikaiju layout: ``layout[k][face - 1]`` = action index into :data:`ACTIONS` for daikaiju k
+    (k = 2 * (number - 1) + (0 gold, 1 blue)).  Cached per path; InputError on a bad file."""
+    p = Path(path).expanduser() if path else DATA / "tsuro_daikaiju.csv"
+    header = ["colour", "number", "face1", "face2", "face3", "face4", "face5"]
+    layout: list[tuple[int, ...] | None] = [None] * 10
+    for line, row in _rows(p, "daikaiju_layout", header):
+        if len(row) != 7:
+            raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: expected 7 fields, got {len(row)}")
+        colour, number = row[0].lower(), row[1]
+        if colour not in ("gold", "blue") or number not in ("1", "2", "3", "4", "5"):
+            raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: {row[0]} {row[1]} is not a "
+                             "daikaiju; use gold or blue and a number 1-5")
+        k = 2 * (int(number) - 1) + (colour == "blue")
+        if layout[k] is not None:
+            raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: {colour} {number} is listed twice")
+        acts = []
+        for a in row[2:]:
+            if a.lower() not in ACTIONS:
+                raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: action {a!r} is not one of "
+                                 + ", ".join(ACTIONS))
+            acts.append(ACTIONS.index(a.lower()))
+        layout[k] = tuple(acts)
+    missing = [KAIJU_NAMES[k] for k in range(10) if layout[k] is None]
+    if missing:
+        raise InputError(f"daikaiju_layout file {str(p)!r} lacks {', '.join(missing)}; it needs gold and blue 1-5")
+    return tuple(layout)  # type: ignore[arg-type]
+
+
+def daikaiju_count(n_players: int) -> int:
+    """Daikaiju on the board at the start: 6 for 2-4 players, 5 for 5-6, 4 for 7-8."""
+    return 6 if n_players <= 4 else 5 if n_players <= 6 else 4
+
+
+# --------------------------------------------------------------------------------------------
+# Parameters
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TsuroParams(Params):
+    """Rule options of Tsuro of the Seas (RULES.md §Tsuro of the Seas).  Defaults: the digest's rules."""
+
+    daikaiju: str = option("on", "play with the daikaiju and the dice (on) or the variant without (off)",
+                           choices=("on", "off"))
+    dice_coordinates: str = option(
+        "skip_centre", "dice to squares: faces 1-3 -> 0-2 and 4-6 -> 4-6 (skip_centre), face f -> f-1 "
+        "(first_six) or any of 0-6 (uniform, not physical); gold die = column, blue = row",
+        choices=("skip_centre", "first_six", "uniform"))
+    rule_of_three: str = option(
+        "refill", "with fewer than 3 daikaiju on the board: place until there are 3 (refill), place one "
+        "(one, the seed's text), or nothing (off); a placement replaces that turn's roll",
+        choices=("refill", "one", "off"))
+    start_relocation: str = option(
+        "any", "a daikaiju arriving in front of a ship on its start point lets its owner move it along "
+        "the edge: any ship, the active one included (any), or only the other ships, the active one "
+        "being eliminated (others)", choices=("any", "others"))
+    elimination_bonus: str = option(
+        "on", "the active player may exchange tiles with the hands its placement eliminated",
+        choices=("on", "off"))
+    max_turns: int = option(500, "safety cap on turns; a capped game is a shared win of the survivors",
+                            low=1)
+    tiles: str = option("", "wake tile set: a CSV file (copies,pairs); empty = the built-in 56 tiles "
+                        "(unverified table)")
+    daikaiju_layout: str = option("", "daikaiju arrows: a CSV file (colour,number,face1..face5); empty = "
+                                  "the built-in layout (unverified)")
+
+    def validate(self) -> None:
+        load_tiles(self.tiles)
+        load_daikaiju(self.daikaiju_layout)
+
+
+# --------------------------------------------------------------------------------------------
+# Routes and placements (pure functions, shared with the strategies)
+# --------------------------------------------------------------------------------------------
+
+STOP, EDGE, DAIKAIJU, LOOP, MEET, SAME = range(6)
+FATE_CAUSE = ("", "edge", "daikaiju", "loop", "collision", "collision")
+_CAP = SQUARES * 8 + 1
+
+
+def route(board, kaiju, start: int, square: int, meet_mask: int) -> tuple[int, int, int]:
+    """Follow the route of a ship at state ``start`` (its front square must hold a tile).
+
+    Returns ``(fate, end, last)``: fate STOP (``end`` = the state it stops at), EDGE, DAIKAIJU
+    (``end`` = the daikaiju square), LOOP, or MEET (``end`` = the port of ``square`` it leaves through
+    into a ship's position; ``meet_mask`` has bit p set for each ship facing ``square`` at port p);
+    ``last`` is the last square it crossed.
+    """
+    st = start
+    steps = 0
+    while True:
+        sq = st >> 3
+        q = CONN[(board[sq] << 3) | (st & 7)]
+        if sq == square and (meet_mask >> q) & 1:
+            return MEET, q, sq
+        nx = NEXT[(sq << 3) | q]
+        if nx < 0:
+            return EDGE, -1, sq
+        nsq = nx >> 3
+        if kaiju[nsq] >= 0:
+            return DAIKAIJU, nsq, sq
+        if board[nsq] < 0:
+            return STOP, nx, sq
+        if nx == start:
+            return LOOP, -1, sq
+        steps += 1
+        if steps > _CAP:
+            return LOOP, -1, sq
+        st = nx
+
+
+def behind(st: int) -> int:
+    """The square behind a ship (the tile it is on), or -1 for a ship on its start point."""
+    nx = NEXT[st]
+    return nx >> 3 if nx >= 0 else -1
+
+
+def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
+    """Outcome of the tile now on ``square`` for every ship it affects.
+
+    ``board[square]`` must already hold the new tile; ``pos`` lists each seat's ship state (-1 = no
+    ship).  Returns ``[(seat, fate, end, where)]`` for every moving ship (seat order) plus any
+    resting ship that a mover ends on (fate SAME): ``end`` is the stop state for STOP, ``where`` the
+    square recorded as where it is lost (see the module docstring).
+    """
+    n = len(pos)
+    movers = [s for s in range(n) if pos[s] >= 0 and pos[s] >> 3 == square]
+    mask = 0
+    for s in movers:
+        mask |= 1 << (pos[s] & 7)
+    out = []
+    for s in movers:
+        fate, end, last = route(board, kaiju, pos[s], square, mask)
+        if fate == MEET or fate == LOOP:
+            last = square
+        out.append([s, fate, end, last])
+    if len(movers) > 1:
+        at_port = {pos[s] & 7: s for s in movers}
+        for r in out:
+            if r[1] == MEET:
+                partner = at_port[r[2]]
+                for o in out:
+                    if o[0] == partner:
+                        o[1], o[3] = MEET, square
+    ends: dict[int, list] = {}
+    for r in out:
+        if r[1] == STOP:
+            ends.setdefault(r[2], []).append(r)
+    if ends:
+        for s in range(n):
+            if pos[s] >= 0 and pos[s] >> 3 != square and pos[s] in ends:
+                b = behind(pos[s])
+                r = [s, STOP, pos[s], b if b >= 0 else pos[s] >> 3]
+                ends[pos[s]].append(r)
+                out.append(r)
+        for group in ends.values():
+            if len(group) > 1:
+                for r in group:
+                    r[1] = SAME
+    return [tuple(r) for r in out]
+
+
+def suicidal(results, seat: int) -> bool:
+    """A placement the rules forbid unless every placement is so: ``seat``'s route ends at the edge,
+    at a daikaiju or in a loop, or two ships end on the same wake in the same direction."""
+    for r in results:
+        f = r[1]
+        if f == SAME or (r[0] == seat and (f == EDGE or f == DAIKAIJU or f == LOOP)):
+            return True
+    return False
+
+
+def room(board, kaiju, sq: int) -> int:
+    """Free squares (no tile, no daikaiju) within two steps (Manhattan) of ``sq``, ``sq`` included."""
+    return sum(1 for x in DIAMOND[sq] if board[x] < 0 and kaiju[x] < 0)
+
+
+def _diamond(sq: int) -> tuple[int, ...]:
+    r, c = divmod(sq, SIZE)
+    return tuple(rr * SIZE + cc for rr in range(SIZE) for cc in range(SIZE) if abs(rr - r) + abs(cc - c) <= 2)
+
+
+DIAMOND = tuple(_diamond(sq) for sq in range(SQUARES))
+
+# --------------------------------------------------------------------------------------------
+# State and view
+# --------------------------------------------------------------------------------------------
+
+_SLOTS = ("params", "n", "phase", "current", "active", "turn", "board", "kaiju", "kaiju_sq", "kaiju_rot",
+          "kaiju_stack", "pile", "hands", "pos", "alive", "elim_turn", "elim_cause", "elim_square",
+          "tasks", "face", "reloc", "pool", "winners", "end_reason", "events", "prev_events")
+
+
+class TsuroState:
+    """Full Tsuro of the Seas state, hidden information included.
+
+    * ``phase``: ``start`` (choosing start points), ``relocate`` (a start-point move decision),
+      ``place``, ``exchange`` or ``over``; ``current`` decides; ``active`` is whose turn it is;
+      ``turn`` counts turns (1 = the first turn).
+    * ``board[sq]``: ``tile * 4 + rotation`` or -1; ``kaiju[sq]``: daikaiju id or -1; ``kaiju_sq[k]``
+      and ``kaiju_rot[k]``: square (-1 when not on the board) and rotation of daikaiju k (id
+      ``2 * (number - 1) + (0 gold, 1 blue)``); ``kaiju_stack``: unplaced daikaiju, top last.
+    * ``pile``: the draw pile, bottom first, top last; ``hands[seat]``: tile ids.
+    * ``pos[seat]``: ship state ``square * 8 + port`` (square in front, entry port), -1 if none.
+    * ``alive``, ``elim_turn`` (0 = afloat), ``elim_cause``, ``elim_square`` (-1 = none).
+    * ``tasks``: daikaiju steps still to do this turn (id = that daikaiju acts, -1 = place one);
+      ``face``: the die face of this turn's step (0 = none); ``reloc``: seats with a pending
+      start-point move, first = deciding; ``pool``: tiles offered by the elimination bonus.
+    * ``winners``, ``end_reason`` once over; ``events``/``prev_events``: this and the previous turn's
+      log as small tuples (for the text display).
+    """
+
+    __slots__ = _SLOTS + ("cache",)
+
+    def __init__(self, **kw):
+        for k in _SLOTS:
+            setattr(self, k, kw[k])
+        self.cache = None
+
+    def __eq__(self, other):
+        return isinstance(other, TsuroState) and all(getattr(self, k) == getattr(other, k) for k in _SLOTS)
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in _SLOTS}
+
+    def __setstate__(self, d):
+        for k in _SLOTS:
+            setattr(self, k, d[k])
+        self.cache = None
+
+
+class TsuroView:
+    """What a seat sees: everything public plus its own hand.
+
+    ``board``, ``kaiju``, ``kaiju_sq``, ``kaiju_rot``, ``positions`` and ``alive`` are the state's own
+    lists -- read them, never change them.  ``hand`` is this seat's hand; ``hand_sizes`` every seat's
+    hand size; ``pile_size`` and ``stack_size`` the draw pile and daikaiju stack sizes; ``pool`` the
+    tiles offered for exchange (only to the active seat in the exchange phase).  ``preview(action)``
+    gives the outcome of a placement (see :func:`resolve`).
+    """
+
+    __slots__ = ("seat", "params", "n_players", "phase", "active", "turn", "board", "kaiju", "kaiju_sq",
+                 "kaiju_rot", "positions", "alive", "hand", "hand_sizes", "pile_size", "stack_size", "pool",
+                 "_outcomes")
+
+    def __init__(self, s: TsuroState, seat: int):
+        self.seat = seat
+        self.params = s.params
+        self.n_players = s.n
+        self.phase = s.phase
+        self.active = s.active
+        self.turn = s.turn
+        self.board = s.board
+        self.kaiju = s.kaiju
+        self.kaiju_sq = s.kaiju_sq
+        self.kaiju_rot = s.kaiju_rot
+        self.positions = s.pos
+        self.alive = s.alive
+        self.hand = tuple(s.hands[seat])
+        self.hand_sizes = tuple(len(h) for h in s.hands)
+        self.pile_size = len(s.pile)
+        self.stack_size = len(s.kaiju_stack)
+        self.pool = tuple(s.pool) if (s.phase == "exchange" and seat == s.active) else ()
+        self._outcomes = s.cache[1] if (s.cache is not None and s.phase == "place") else None
+
+    def preview(self, action: Place):
+        """Outcome of placing ``action`` in front of the active ship: ``[(seat, fate, end, where)]``."""
+        if self._outcomes is not None and action in self._outcomes:
+            return self._outcomes[action]
+        sq = self.positions[self.active] >> 3
+        board = list(self.board)
+        board[sq] = action.tile * 4 + action.rotation
+        return resolve(board, self.kaiju, self.positions, sq)
+
+
+# --------------------------------------------------------------------------------------------
+# The forward model
+# --------------------------------------------------------------------------------------------
+
+def _coord(rng, mode: str) -> int:
+    if mode == "uniform":
+        return int(rng.random() * SIZE)
+    f = int(rng.random() * 6) + 1
+    if mode == "skip_centre":
+        return f - 1 if f <= 3 else f
+    return f - 1
+
+
+def dice_square(rng, mode: str) -> int:
+    """One square from the dice: the gold die (column) then the blue die (row)."""
+    col = _coord(rng, mode)
+    row = _coord(rng, mode)
+    return row * SIZE + col
+
+
+class TsuroSeas(Game):
+    """The Tsuro of the Seas forward model (RULES.md §Tsuro of the Seas).  See the module docstring."""
+
+    id = "tsuro-seas"
+    name = "Tsuro of the Seas"
+    summary = "lay wake tiles to steer your ship; the last ship afloat wins; sea monsters roam"
+    min_players = 2
+    max_players = 8
+    default_players = 4
+    Params = TsuroParams
+    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end")
+
+    # -- set-up ---------------------------------------------------------------------------
+    def initial_state(self, params: TsuroParams, n_players: int, rng) -> TsuroState:
+        """Deal, place the starting daikaiju; seat 0 then chooses a start point."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise InputError(f"players={n_players} is not accepted for tsuro-seas; choose "
+                             f"{self.min_players} to {self.max_players}")
+        tiles = list(load_tiles(params.tiles))
+        if len(tiles) < 3 * n_players:
+            raise InputError(f"the tile set {params.tiles or 'built-in'!r} holds {len(tiles)} tiles; "
+                             f"{n_players} players need at least {3 * n_players}")
+        rng.shuffle(tiles)
+        hands = []
+        for _ in range(n_players):
+            hands.append([tiles.pop() for _ in range(3)])
+        s = TsuroState(params=params, n=n_players, phase="start", current=0, active=0, turn=0,
+                       board=[-1] * SQUARES, kaiju=[-1] * SQUARES, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
+                       kaiju_stack=[], pile=tiles, hands=hands, pos=[-1] * n_players,
+                       alive=[True] * n_players, elim_turn=[0] * n_players, elim_cause=[""] * n_players,
+                       elim_square=[-1] * n_players, tasks=[], face=0, reloc=[], pool=[], winners=[],
+                       end_reason="", events=[], prev_events=[])
+        if params.daikaiju == "on":
+            stack = list(range(10))
+            rng.shuffle(stack)
+            s.kaiju_stack = stack
+            for _ in range(daikaiju_count(n_players)):
+                k = stack.pop()
+                sq = self._free_dice_square(s, rng)
+                s.kaiju_rot[k] = int(rng.random() * 4)
+                s.kaiju[sq] = k
+                s.kaiju_sq[k] = sq
+        return s
+
+    def _free_dice_square(self, s: TsuroState, rng) -> int:
+        mode = s.params.dice_coordinates
+        while True:
+            sq = dice_square(rng, mode)
+            if s.kaiju[sq] < 0:
+                return sq
+
+    # -- queries ----------------------------------------------------------------------------
+    def current_player(self, s: TsuroState) -> int:
+        return s.current
+
+    def is_terminal(self, s: TsuroState) -> bool:
+        return s.phase == "over"
+
+    def view(self, s: TsuroState, seat: int) -> TsuroView:
+        return TsuroView(s, seat)
+
+    def legal_actions(self, s: TsuroState):
+        """Legal actions of ``s.current`` in a documented order (see the module docstring)."""
+        if s.cache is not None:
+            return s.cache[0]
+        phase = s.phase
+        info = None
+        if phase == "place":
+            legal, info = self._placements(s)
+        elif phase == "start":
+            taken = s.pos
+            legal = tuple(START_ACTION[x] for x in START_POINTS if x not in taken)
+        elif phase == "relocate":
+            legal = self._relocations(s, s.reloc[0])
+        elif phase == "exchange":
+            legal = self._exchanges(s.hands[s.active], s.pool)
+        else:
+            legal = ()
+        s.cache = (legal, info)
+        return legal
+
+    def _placements(self, s: TsuroState):
+        a = s.active
+        pos = s.pos
+        sq = pos[a] >> 3
+        board, kaiju = s.board, s.kaiju
+        ok = []
+        every = []
+        info = {}
+        for tile in sorted(set(s.hands[a])):
+            base = tile * 4
+            for r in ROTATIONS[tile]:
+                act = PLACE_ACTION[base + r]
+                board[sq] = base + r
+                res = resolve(board, kaiju, pos, sq)
+                info[act] = res
+                every.append(act)
+                if not suicidal(res, a):
+                    ok.append(act)
+        board[sq] = -1
+        return tuple(ok or every), info
+
+    def _relocations(self, s: TsuroState, seat: int):
+        st = s.pos[seat]
+        out = [MOVE_ACTION[st]]
+        for x in EDGE_STARTS[(st & 7) >> 1]:
+            f = x >> 3
+            if x != st and x not in s.pos and s.board[f] < 0 and s.kaiju[f] < 0:
+                out.append(MOVE_ACTION[x])
+        return tuple(out)
+
+    @staticmethod
+    def _exchanges(hand, pool):
+        out = [NO_EXCHANGE]
+        h, p = sorted(hand), sorted(pool)
+        for k in range(1, len(h) + 1):
+            gives = sorted(set(itertools.combinations(h, k)))
+            takes = sorted(set(itertools.combinations(p, k)))
+            for g in gives:
+                for t in takes:
+                    if not set(g) & set(t):
+                        out.append(Exchange(g, t))
+        return tuple(out)
+
+    # -- apply ------------------------------------------------------------------------------
+    def apply(self, s: TsuroState, action, rng) -> None:
+        """Play ``action`` for ``s.current``; ValueError if it is not legal."""
+        legal = self.legal_actions(s)
+        phase = s.phase
+        if phase == "place":
+            res = s.cache[1].get(action) if action in legal else None
+            if res is None:
+                raise ValueError(f"illegal Tsuro placement {action!r}")
+            s.cache = None
+            self._place(s, action, res, rng)
+        elif action not in legal:
+            raise ValueError(f"illegal Tsuro action {action!r} in phase {phase}")
+        elif phase == "start":
+            s.cache = None
+            seat = s.current
+            x = ACTION_STATE[action]
+            s.pos[seat] = x
+            s.events.append(("start", seat, x))
+            if seat + 1 < s.n:
+                s.current = seat + 1
+            else:
+                s.current = 0
+                self._begin_turn(s, rng)
+        elif phase == "relocate":
+            s.cache = None
+            seat = s.reloc.pop(0)
+            x = ACTION_STATE[action]
+            if x != s.pos[seat]:
+                s.events.append(("relocate", seat, s.pos[seat], x))
+                s.pos[seat] = x
+            self._run_step(s, rng)
+        elif phase == "exchange":
+            s.cache = None
+            hand, pool = s.hands[s.active], s.pool
+            for t in action.give:
+                hand.remove(t)
+                pool.append(t)
+            for t in action.take:
+                pool.remove(t)
+                hand.append(t)
+            if action.give:
+                s.events.append(("exchange", s.active, len(action.give)))
+            self._to_bottom(s, pool)
+            s.pool = []
+            self._finish_turn(s, rng)
+        else:
+            raise ValueError("the game is over")
+
+    # -- turn sequence ----------------------------------------------------------------------
+    def _begin_turn(self, s: TsuroState, rng) -> None:
+        if s.turn >= s.params.max_turns:
+            self._end(s, "max_turns", [i for i in range(s.n) if s.alive[i]])
+            return
+        s.turn += 1
+        s.prev_events = s.events
+        s.events = ev = []
+        s.active = s.current
+        s.face = 0
+        p = s.params
+        if p.daikaiju == "on":
+            on_board = [k for k in range(10) if s.kaiju_sq[k] >= 0]
+            three = p.rule_of_three
+            if three != "off" and len(on_board) < 3 and s.kaiju_stack:
+                k = (3 - len(on_board)) if three == "refill" else 1
+                s.tasks = [-1] * min(k, len(s.kaiju_stack))
+                ev.append(("three", len(s.tasks)))
+            else:
+                g = int(rng.random() * 6) + 1
+                b = int(rng.random() * 6) + 1
+                ev.append(("roll", g, b))
+                if 6 <= g + b <= 8:
+                    f = int(rng.random() * 6) + 1
+                    s.face = f
+                    ev.append(("face", f))
+                    if f <= 5:
+                        s.tasks = on_board
+                    elif s.kaiju_stack:
+                        s.tasks = [-1]
+        self._run_step(s, rng)
+
+    def _run_step(self, s: TsuroState, rng) -> None:
+        """Carry on the daikaiju step up to a decision, then go to the placement (or next turn)."""
+        while True:
+            while s.reloc:
+                seat = s.reloc[0]
+                st = s.pos[seat]
+                if s.alive[seat] and st >= 0 and NEXT[st] < 0 and len(self._relocations(s, seat)) > 1:
+                    s.phase = "relocate"
+                    s.current = seat
+                    return
+                s.reloc.pop(0)
+            if not s.tasks:
+                break
+            k = s.tasks.pop(0)
+            if k >= 0:
+                self._kaiju_act(s, k)
+            else:
+                self._kaiju_place(s, rng)
+            if s.phase == "over":
+                return
+        a = s.active
+        if s.alive[a] and s.kaiju[s.pos[a] >> 3] >= 0:
+            self._sink(s, [(a, "daikaiju", self._where(s.pos[a]))])
+            if s.phase == "over":
+                return
+        if not s.alive[a]:
+            self._next_turn(s, rng)
+            return
+        hand = s.hands[a]
+        if not hand and s.pile:
+            self._draw(s, a)
+        if not hand:
+            self._end(s, "no_tiles", [i for i in range(s.n) if s.alive[i]])
+            return
+        s.phase = "place"
+        s.current = a
+
+    @staticmethod
+    def _where(st: int) -> int:
+        b = behind(st)
+        return b if b >= 0 else st >> 3
+
+    def _kaiju_act(self, s: TsuroState, k: int) -> None:
+        sq = s.kaiju_sq[k]
+        if sq < 0:
+            return
+        act = load_daikaiju(s.params.daikaiju_layout)[k][s.face - 1]
+        if act == ROTATE:
+            s.kaiju_rot[k] = (s.kaiju_rot[k] + 3) & 3
+            s.events.append(("rotate", k, sq))
+            return
+        t = KNBR[sq * 4 + ((act + s.kaiju_rot[k]) & 3)]
+        s.kaiju[sq] = -1
+        if t < 0:
+            s.kaiju_sq[k] = -1
+            s.events.append(("off", k, sq))
+            return
+        s.events.append(("move", k, sq, t))
+        self._kaiju_arrive(s, k, t)
+
+    def _kaiju_place(self, s: TsuroState, rng) -> None:
+        if not s.kaiju_stack:
+            return
+        k = s.kaiju_stack.pop()
+        t = self._free_dice_square(s, rng)
+        s.kaiju_rot[k] = int(rng.random() * 4)
+        s.events.append(("new", k, t, s.kaiju_rot[k]))
+        self._kaiju_arrive(s, k, t)
+
+    def _kaiju_arrive(self, s: TsuroState, k: int, t: int) -> None:
+        victims = []
+        j = s.kaiju[t]
+        empty = False
+        if j >= 0:
+            s.kaiju_sq[j] = -1
+            s.events.append(("crush", k, j, t))
+        elif s.board[t] >= 0:
+            tile = s.board[t] >> 2
+            s.board[t] = -1
+            s.pile.insert(0, tile)
+            s.events.append(("sunk_tile", t, tile))
+            for seat in self._turn_order(s):
+                st = s.pos[seat]
+                if st >= 0 and behind(st) == t:
+                    victims.append((seat, "daikaiju", t))
+        else:
+            empty = True
+        s.kaiju[t] = k
+        s.kaiju_sq[k] = t
+        if empty:
+            a = s.active
+            relocate_active = s.params.start_relocation == "any"
+            for seat in self._turn_order(s):
+                st = s.pos[seat]
+                if st >= 0 and st >> 3 == t:
+                    on_start = NEXT[st] < 0
+                    if seat == a and not (on_start and relocate_active):
+                        victims.append((seat, "daikaiju", self._where(st)))
+                    elif on_start:
+                        s.reloc.append(seat)
+        if victims:
+            self._sink(s, victims)
+
+    @staticmethod
+    def _turn_order(s: TsuroState):
+        a = s.active
+        return [(a + i) % s.n for i in range(s.n)]
+
+    def _sink(self, s: TsuroState, victims, pool: list | None = None) -> None:
+        """Eliminate ``victims`` [(seat, cause, square)] at once; their hands go under the pile
+        (or into ``pool``); then check the end of the game."""
+        returned = []
+        for seat, cause, where in victims:
+            s.alive[seat] = False
+            s.pos[seat] = -1
+            s.elim_turn[seat] = s.turn
+            s.elim_cause[seat] = cause
+            s.elim_square[seat] = where
+            s.events.append(("sink", seat, cause, where))
+            if pool is not None and seat != s.active:
+                pool.extend(s.hands[seat])
+            else:
+                returned.extend(s.hands[seat])
+            s.hands[seat] = []
+        if returned:
+            self._to_bottom(s, returned)
+        left = [i for i in range(s.n) if s.alive[i]]
+        if not left:
+            self._end(s, "all_sunk", sorted(v[0] for v in victims))
+        elif len(left) == 1:
+            self._end(s, "last_ship", left)
+
+    @staticmethod
+    def _to_bottom(s: TsuroState, tiles) -> None:
+        if tiles:
+            s.pile[:0] = tiles
+
+    def _end(self, s: TsuroState, reason: str, winners) -> None:
+        s.phase = "over"
+        s.end_reason = reason
+        s.winners = list(winners)
+        s.tasks = []
+        s.reloc = []
+        s.cache = None
+        s.events.append(("end", reason))
+
+    def _place(self, s: TsuroState, action: Place, res, rng) -> None:
+        a = s.active
+        sq = s.pos[a] >> 3
+        code = action.tile * 4 + action.rotation
+        s.hands[a].remove(action.tile)
+        s.board[sq] = code
+        s.events.append(("place", a, action.tile, action.rotation, sq))
+        order = {seat: i for i, seat in enumerate(self._turn_order(s))}
+        victims = []
+        for seat, fate, end, where in sorted(res, key=lambda r: order[r[0]]):
+            if fate == STOP:
+                if s.pos[seat] != end:
+                    s.events.append(("sail", seat, s.pos[seat], end))
+                    s.pos[seat] = end
+            else:
+                victims.append((seat, FATE_CAUSE[fate], where))
+        bonus = s.params.elimination_bonus == "on"
+        if victims:
+            pool = s.pool = []
+            self._sink(s, victims, pool if bonus and all(v[0] != a for v in victims) else None)
+            if s.phase == "over":
+                return
+            if s.alive[a] and pool and s.hands[a]:
+                s.phase = "exchange"
+                s.current = a
+                return
+            self._to_bottom(s, pool)
+            s.pool = []
+        self._finish_turn(s, rng)
+
+    def _draw(self, s: TsuroState, seat: int) -> None:
+        hand, pile = s.hands[seat], s.pile
+        k = 0
+        while len(hand) < 3 and pile:
+            hand.append(pile.pop())
+            k += 1
+        if k:
+            s.events.append(("draw", seat, k))
+
+    def _finish_turn(self, s: TsuroState, rng) -> None:
+        if s.alive[s.active]:
+            self._draw(s, s.active)
+        self._next_turn(s, rng)
+
+    def _next_turn(self, s: TsuroState, rng) -> None:
+        n = s.n
+        a = s.active
+        for i in range(1, n + 1):
+            seat = (a + i) % n
+            if s.alive[seat]:
+                break
+        s.current = seat
+        s.phase = "turn"
+        self._begin_turn(s, rng)
+
+    # -- results ----------------------------------------------------------------------------
+    def scores(self, s: TsuroState) -> list[int]:
+        """Whole turns each ship stayed afloat (a survivor: the game length so far)."""
+        return [s.elim_turn[i] - 1 if s.elim_turn[i] else s.turn for i in range(s.n)]
+
+    def winners(self, s: TsuroState) -> list[int]:
+        if s.phase == "over":
+            return sorted(s.winners)
+        return [i for i in range(s.n) if s.alive[i]]
+
+    def metrics(self, s: TsuroState) -> list[dict]:
+        """Per seat: ``turns`` (game length), ``elim_turn`` (NaN if afloat), ``cause`` (edge, daikaiju,
+        collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
+        ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns)."""
+        nan = math.nan
+        out = []
+        for i in range(s.n):
+            sq = s.elim_square[i]
+            sunk = s.elim_turn[i] > 0
+            out.append({"turns": s.turn, "elim_turn": float(s.elim_turn[i]) if sunk else nan,
+                        "cause": s.elim_cause[i] if sunk else "survived", "survived": 0 if sunk else 1,
+                        "elim_row": float(sq // SIZE) if sunk and sq >= 0 else nan,
+                        "elim_col": float(sq % SIZE) if sunk and sq >= 0 else nan,
+                        "end": s.end_reason or "running"})
+        return out
+
+    # -- persistence ------------------------------------------------------------------------
+    def clone_state(self, s: TsuroState) -> TsuroState:
+        return TsuroState(params=s.params, n=s.n, phase=s.phase, current=s.current, active=s.active,
+                          turn=s.turn, board=list(s.board), kaiju=list(s.kaiju), kaiju_sq=list(s.kaiju_sq),
+                          kaiju_rot=list(s.kaiju_rot), kaiju_stack=list(s.kaiju_stack), pile=list(s.pile),
+                          hands=[list(h) for h in s.hands], pos=list(s.pos), alive=list(s.alive),
+                          elim_turn=list(s.elim_turn), elim_cause=list(s.elim_cause),
+                          elim_square=list(s.elim_square), tasks=list(s.tasks), face=s.face,
+                          reloc=list(s.reloc), pool=list(s.pool), winners=list(s.winners),
+                          end_reason=s.end_reason, events=list(s.events), prev_events=list(s.prev_events))
+
+    def state_to_dict(self, s: TsuroState) -> dict:
+        """JSON-ready dict.  Squares are ``[row, col]``; ships ``[row, col, port]`` (the square in
+        front and its entry port) or null; tiles ``[row, col, tile id, rotation]``; daikaiju
+        ``[id, row, col, rotation]``; the pile bottom first."""
+        def ship(st):
+            return None if st < 0 else [(st >> 3) // SIZE, (st >> 3) % SIZE, st & 7]
+        return {
+            "game": self.id, "params": s.params.as_dict(), "players": s.n, "phase": s.phase,
+            "current": s.current, "active": s.active, "turn": s.turn,
+            "tiles": [[sq // SIZE, sq % SIZE, c >> 2, c & 3] for sq, c in enumerate(s.board) if c >= 0],
+            "daikaiju": [[k, sq // SIZE, sq % SIZE, s.kaiju_rot[k]] for k, sq in enumerate(s.kaiju_sq) if sq >= 0],
+            "daikaiju_rot": list(s.kaiju_rot), "daikaiju_stack": list(s.kaiju_stack),
+            "pile": list(s.pile), "hands": [list(h) for h in s.hands],
+            "ships": [ship(st) for st in s.pos], "alive": list(s.alive), "elim_turn": list(s.elim_turn),
+            "elim_cause": list(s.elim_cause),
+            "elim_square": [None if sq < 0 else [sq // SIZE, sq % SIZE] for sq in s.elim_square],
+            "tasks": list(s.tasks), "face": s.face, "relocating": list(s.reloc), "pool": list(s.pool),
+            "winners": list(s.winners), "end_reason": s.end_reason,
+            "events": [list(e) for e in s.events], "prev_events": [list(e) for e in s.prev_events],
+        }
+
+    def state_from_dict(self, d: dict) -> TsuroState:
+        """Inverse of :meth:`state_to_dict`.  Raises InputError on a malformed state."""
+        try:
+            n = int(d["players"])
+
+            def sq_of(r, c):
+                r, c = int(r), int(c)
+                if not (0 <= r < SIZE and 0 <= c < SIZE):
+                    raise ValueError(f"square ({r}, {c}) is off the board")
+                return r * SIZE + c
+
+            board = [-1] * SQUARES
+            for r, c, t, rot in d["tiles"]:
+                if not (0 <= int(t) < N_TILES and 0 <= int(rot) < 4):
+                    raise ValueError(f"tile {t} rotation {rot}")
+                board[sq_of(r, c)] = int(t) * 4 + int(rot)
+            kaiju = [-1] * SQUARES
+            kaiju_sq = [-1] * 10
+            for k, r, c, _rot in d["daikaiju"]:
+                sq = sq_of(r, c)
+                kaiju[sq] = int(k)
+                kaiju_sq[int(k)] = sq
+            pos = [-1 if x is None else sq_of(x[0], x[1]) * 8 + int(x[2]) for x in d["ships"]]
+            s = TsuroState(
+                params=TsuroParams(**d.get("params", {})), n=n, phase=str(d["phase"]),
+                current=int(d["current"]), active=int(d["active"]), turn=int(d["turn"]), board=board,
+                kaiju=kaiju, kaiju_sq=kaiju_sq, kaiju_rot=[int(x) for x in d["daikaiju_rot"]],
+                kaiju_stack=[int(x) for x in d["daikaiju_stack"]], pile=[int(x) for x in d["pile"]],
+                hands=[[int(x) for x in h] for h in d["hands"]], pos=pos,
+                alive=[bool(x) for x in d["alive"]], elim_turn=[int(x) for x in d["elim_turn"]],
+                elim_cause=[str(x) for x in d["elim_cause"]],
+                elim_square=[-1 if x is None else sq_of(x[0], x[1]) for x in d["elim_square"]],
+                tasks=[int(x) for x in d["tasks"]], face=int(d["face"]),
+                reloc=[int(x) for x in d["relocating"]], pool=[int(x) for x in d["pool"]],
+                winners=[int(x) for x in d["winners"]], end_reason=str(d["end_reason"]),
+                events=[tuple(e) for e in d.get("events", [])],
+                prev_events=[tuple(e) for e in d.get("prev_events", [])])
+            if len(s.hands) != n or len(pos) != n or len(s.alive) != n:
+                raise ValueError("per-seat lists do not match the number of players")
+            if s.phase not in ("start", "relocate", "place", "exchange", "over"):
+                raise ValueError(f"phase {s.phase!r}")
+            return s
+        except InputError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise InputError(f"not a Tsuro of the Seas state: {e!r} is missing or malformed") from None
+
+    def action_to_json(self, action):
+        if isinstance(action, Start):
+            return {"start": [action.square[0], action.square[1], action.port]}
+        if isinstance(action, MoveStart):
+            return {"move_start": [action.square[0], action.square[1], action.port]}
+        if isinstance(action, Place):
+            return {"place": [action.tile, action.rotation]}
+        if isinstance(action, Exchange):
+            return {"exchange": {"give": list(action.give), "take": list(action.take)}}
+        raise ValueError(f"not a Tsuro action: {action!r}")
+
+    def action_from_json(self, data):
+        try:
+            (kind, v), = data.items()
+            if kind == "start":
+                return Start((int(v[0]), int(v[1])), int(v[2]))
+            if kind == "move_start":
+                return MoveStart((int(v[0]), int(v[1])), int(v[2]))
+            if kind == "place":
+                return Place(int(v[0]), int(v[1]))
+            if kind == "exchange":
+                return Exchange(tuple(int(x) for x in v["give"]), tuple(int(x) for x in v["take"]))
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+            pass
+        raise InputError(f"not a Tsuro action: {data!r}; accepted: {{start: [row, col, port]}}, "
+                         "{move_start: [row, col, port]}, {place: [tile, rotation]}, "
+                         "{exchange: {give: [...], take: [...]}}")
+
+    # -- display ----------------------------------------------------------------------------
+    def describe_action(self, action) -> str:
+        if isinstance(action, (Start, MoveStart)):
+            r, c = action.square
+            verb = "start" if isinstance(action, Start) else "move to start point"
+            return f"{verb} at ({r},{c}) port {action.port} ({EDGE_NAMES[action.port // 2]} edge)"
+        if isinstance(action, Place):
+            lay = layout_name(LAYOUTS[action.tile * 4 + action.rotation])
+            return f"place tile #{action.tile} [{TILE_NAMES[action.tile]}] turned {action.rotation}/4 -> {lay}"
+        if isinstance(action, Exchange):
+            if not action.give:
+                return "keep my tiles (no exchange)"
+            return (f"exchange {', '.join(f'#{t}' for t in action.give)} for "
+                    f"{', '.join(f'#{t}' for t in action.take)}")
+        return str(action)
+
+    def describe_state(self, s: TsuroState) -> str:
+        """The board as a 7x7 grid (each square shows its tile's port pairs or its daikaiju;
+        ship seat numbers sit on the ports), then ships, hands, pile and the turn's events."""
+        W, H = 6, 4
+        grid = [[" "] * (SIZE * W + 1) for _ in range(SIZE * H + 1)]
+        for r in range(SIZE + 1):
+            for x in range(SIZE * W + 1):
+                grid[r * H][x] = "-"
+        for c in range(SIZE + 1):
+            for y in range(SIZE * H + 1):
+                grid[y][c * W] = "+" if y % H == 0 else "|"
+        for sq in range(SQUARES):
+            r, c = divmod(sq, SIZE)
+            y0, x0 = r * H, c * W
+            if s.kaiju[sq] >= 0:
+                k = s.kaiju[sq]
+                lay = load_daikaiju(s.params.daikaiju_layout)[k]
+                arrows = "".join("@" if a == ROTATE else "^>v<"[(a + s.kaiju_rot[k]) & 3] for a in lay)
+                lines = [KAIJU_NAMES[k].replace(" ", ""), "~~~~~", arrows]
+            elif s.board[sq] >= 0:
+                code = s.board[sq]
+                pairs = layout_name(LAYOUTS[code]).split()
+                lines = [f"{pairs[0]} {pairs[1]}", f"{pairs[2]} {pairs[3]}", f"#{code >> 2:<2}r{code & 3}"]
+            else:
+                lines = ["", "  .  ", ""]
+            for i, text in enumerate(lines):
+                for j, ch in enumerate(text[:5].ljust(5)):
+                    grid[y0 + 1 + i][x0 + 1 + j] = ch
+        port_xy = {0: (0, 2), 1: (0, 4), 2: (1, 6), 3: (3, 6), 4: (4, 4), 5: (4, 2), 6: (3, 0), 7: (1, 0)}
+        for seat, st in enumerate(s.pos):
+            if st >= 0:
+                sq, p = st >> 3, st & 7
+                dy, dx = port_xy[p]
+                grid[(sq // SIZE) * H + dy][(sq % SIZE) * W + dx] = SHIP_MARKS[seat]
+        lines = ["     " + "".join(f"{c:^{W}}" for c in range(SIZE))]
+        for y, row in enumerate(grid):
+            label = f"{y // H:>3}  " if y % H == 2 else "     "
+            lines.append(label + "".join(row))
+        lines.append("legend: a tile square shows its 4 port pairs (ports 0-7 clockwise from top-left) "
+                     "and #id r rotation; daikaiju: name, then its action on die faces 1-5 "
+                     "(^ > v < move, @ turn); letters on the borders are ships (A = seat 0, B = seat 1, ...), each "
+                     "facing the empty square next to it.")
+        p = s.params
+        head = f"turn {s.turn}, phase {s.phase}"
+        if s.phase != "over":
+            head += f", seat {s.current} to act (active seat {s.active})"
+        head += f"; pile {len(s.pile)} tiles"
+        if p.daikaiju == "on":
+            head += f"; daikaiju stack {len(s.kaiju_stack)}"
+        lines.append(head)
+        for seat in range(s.n):
+            hand = " ".join(f"#{t}[{TILE_NAMES[t]}]" for t in s.hands[seat])
+            if s.alive[seat] and s.pos[seat] >= 0:
+                st = s.pos[seat]
+                r, c = state_square(st)
+                where = f"facing ({r},{c}) through port {st & 7}" + (" (start point)" if NEXT[st] < 0 else "")
+            elif s.alive[seat]:
+                where = "not placed yet"
+            else:
+                sq = s.elim_square[seat]
+                where = f"sunk in turn {s.elim_turn[seat]} ({s.elim_cause[seat]}) at ({sq // SIZE},{sq % SIZE})"
+            lines.append(f"  seat {seat} ({SHIP_MARKS[seat]}): {where}; hand {hand or '-'}")
+        if s.phase == "over":
+            lines.append(f"  game over ({s.end_reason}); winners: {', '.join(map(str, s.winners)) or 'none'}")
+        for label, evs in (("previous turn", s.prev_events), ("this turn", s.events)):
+            if evs:
+                lines.append(f"  {label}: " + "; ".join(self._event_text(e) for e in evs))
+        return "\n".join(lines)
+
+    @staticmethod
+    def _event_text(e) -> str:
+        def sqs(sq):
+            return f"({sq // SIZE},{sq % SIZE})"
+
+        def sts(st):
+            return f"{sqs(st >> 3)}/{st & 7}"
+        kind = e[0]
+        if kind == "start":
+            return f"seat {e[1]} starts at {sts(e[2])}"
+        if kind == "three":
+            return f"rule of three: {e[1]} new daikaiju"
+        if kind == "roll":
+            return f"dice {e[1]}+{e[2]}={e[1] + e[2]}"
+        if kind == "face":
+            return f"daikaiju die {e[1]}" + (" (new daikaiju)" if e[1] == 6 else "")
+        if kind == "rotate":
+            return f"{KAIJU_NAMES[e[1]]} turns at {sqs(e[2])}"
+        if kind == "off":
+            return f"{KAIJU_NAMES[e[1]]} leaves the board from {sqs(e[2])}"
+        if kind == "move":
+            return f"{KAIJU_NAMES[e[1]]} {sqs(e[2])} -> {sqs(e[3])}"
+        if kind == "new":
+            return f"{KAIJU_NAMES[e[1]]} placed at {sqs(e[2])}"
+        if kind == "crush":
+            return f"{KAIJU_NAMES[e[1]]} removes {KAIJU_NAMES[e[2]]} at {sqs(e[3])}"
+        if kind == "sunk_tile":
+            return f"tile #{e[2]} at {sqs(e[1])} goes under the pile"
+        if kind == "sink":
+            return f"seat {e[1]} eliminated ({e[2]}) at {sqs(e[3])}"
+        if kind == "relocate":
+            return f"seat {e[1]} moves its start {sts(e[2])} -> {sts(e[3])}"
+        if kind == "place":
+            return f"seat {e[1]} places #{e[2]} r{e[3]} at {sqs(e[4])}"
+        if kind == "sail":
+            return f"seat {e[1]} sails {sts(e[2])} -> {sts(e[3])}"
+        if kind == "exchange":
+            return f"seat {e[1]} exchanges {e[2]} tile(s)"
+        if kind == "draw":
+            return f"seat {e[1]} draws {e[2]}"
+        if kind == "end":
+            return f"game ends ({e[1]})"
+        return str(e)
+
+    # -- analysis hooks ---------------------------------------------------------------------
+    def figure_tables(self, results, extras):
+        """Elimination turn per seat, causes of elimination per strategy, survivors per game,
+        shared-win rate by how games ended, and game length."""
+        import pandas as pd
+
+        df = results
+        tables = []
+        g = df.groupby("seat", observed=True)
+        seat = g.agg(ships=("survived", "size"), survived=("survived", "mean"),
+                     mean_elim_turn=("elim_turn", "mean"), median_elim_turn=("elim_turn", "median")).reset_index()
+        tables.append(("Elimination turn per seat (among sunk ships; survived = share afloat at the end)", seat))
+        causes = pd.crosstab(df["strategy"], df["cause"], normalize="index").reset_index()
+        causes.columns.name = None
+        for c in ("edge", "daikaiju", "collision", "loop", "survived"):
+            if c not in causes.columns:
+                causes[c] = 0.0
+        causes = causes[["strategy", "edge", "daikaiju", "collision", "loop", "survived"]]
+        tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)", causes))
+        per_game = df.groupby("game_index").agg(survivors=("survived", "sum"), turns=("turns", "first"),
+                                                end=("end", "first"), top=("win", "max"))
+        surv = per_game["survivors"].value_counts().sort_index()
+        tables.append(("Survivors at the end of the game", pd.DataFrame(
+            {"survivors": surv.index.astype(int), "games": surv.to_numpy(),
+             "share": surv.to_numpy() / len(per_game)})))
+        per_game["shared"] = per_game["top"] < 1.0 - 1e-9
+        ends = per_game.groupby("end").agg(games=("shared", "size"), shared_win_rate=("shared", "mean"),
+                                           mean_turns=("turns", "mean")).reset_index()
+        total = pd.DataFrame({"end": ["all games"], "games": [len(per_game)],
+                              "shared_win_rate": [per_game["shared"].mean()],
+                              "mean_turns": [per_game["turns"].mean()]})
+        tables.append(("Shared-win rate by how games ended (last_ship, all_sunk = simultaneous elimination, "
+                       "no_tiles, max_turns = cap)", pd.concat([ends, total], ignore_index=True)))
+        t = per_game["turns"]
+        tables.append(("Game length in turns", pd.DataFrame(
+            {"games": [len(t)], "mean": [t.mean()], "median": [t.median()], "p5": [t.quantile(0.05)],
+             "p95": [t.quantile(0.95)], "max": [t.max()]})))
+        return tables
+
+    def plots(self, results, extras, outdir):
+        """A 7x7 heatmap of where ships were eliminated, and the causes per strategy."""
+        from analyser import plots  # noqa: F401  (sets the Agg backend first)
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        out = []
+        sunk = results.dropna(subset=["elim_row", "elim_col"])
+        counts = np.zeros((SIZE, SIZE))
+        for r, c in zip(sunk["elim_row"].astype(int), sunk["elim_col"].astype(int)):
+            counts[r, c] += 1
+        share = counts / max(1, len(sunk)) * 100
+        fig, ax = plt.subplots(figsize=(6.4, 5.6))
+        im = ax.imshow(share, cmap="magma_r", origin="upper")
+        vmax = share.max() if share.max() > 0 else 1
+        for r in range(SIZE):
+            for c in range(SIZE):
+                ax.text(c, r, f"{share[r, c]:.1f}", ha="center", va="center", fontsize=8,
+                        color="white" if share[r, c] > 0.6 * vmax else "#222222")
+        ax.set_xticks(range(SIZE))
+        ax.set_yticks(range(SIZE))
+        ax.set_xlabel("column (gold die)")
+        ax.set_ylabel("row (blue die), 0 = top")
+        ax.set_title(f"Where ships were eliminated ({len(sunk)} ships, % per square)", fontsize=11,
+                     loc="left", fontweight="bold")
+        cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cb.set_label("share of eliminated ships (%)")
+        out.append(plots._save(fig, outdir / "elimination_heatmap.png",
+                               "Where ships were eliminated: the square each sunk ship was on (for a loop "
+                               "or head-on meeting the new tile's square), as a share of all eliminations."))
+        causes = ["edge", "daikaiju", "collision", "loop", "survived"]
+        tab = results.groupby("strategy", observed=True)["cause"].value_counts(normalize=True).unstack(fill_value=0)
+        tab = tab.reindex(columns=causes, fill_value=0) * 100
+        fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(tab)))
+        left = np.zeros(len(tab))
+        colours = ["#c44e52", "#8172b3", "#e07b39", "#937860", "#4f9d69"]
+        y = np.arange(len(tab))
+        for c, col in zip(causes, colours):
+            v = tab[c].to_numpy()
+            ax.barh(y, v, left=left, color=col, label=c, height=0.6)
+            for yi, (l, w) in enumerate(zip(left, v)):
+                if w >= 6:
+                    ax.text(l + w / 2, yi, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
+            left += v
+        ax.set_yticks(y, [str(s) for s in tab.index])
+        ax.set_xlim(0, 100)
+        ax.legend(frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(tab) < 3 else -0.2))
+        plots._style(ax, "Fate of ships per strategy", "share of ships (%)", "")
+        out.append(plots._save(fig, outdir / "elimination_causes.png",
+                               "How each strategy's ships ended: eliminated at the edge, by a daikaiju, "
+                               "in a collision or a loop, or afloat at the end."))
+        return out
+
+
+GAME = TsuroSeas()

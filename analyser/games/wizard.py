@@ -1,0 +1,911 @@
+"""Wizard (神機妙算): trick taking with exact bids.  RULES.md section "Wizard (神機妙算)".
+
+Built like :mod:`analyser.games.dao`: ``WizardParams`` (every rule option), ``WizardState`` (plain
+data with a JSON round trip), ``WizardView`` (what one seat may see) and ``Wizard`` (the stateless
+forward model).
+
+Rules implemented (RULES.md §Wizard):
+
+* 60 cards: four suits (blue, green, red, yellow) of ranks 1-13, four Wizards and four Jesters.
+  Wizards and Jesters have no suit: :class:`Card` gives them ``suit=None`` and every rule looks at
+  the rank first (``rank == WIZARD`` / ``rank == JESTER``), so their suit is never read or compared.
+* ``60 // players`` rounds (20, 15, 12, 10 for 3-6 players); round ``r`` deals ``r`` cards to each.
+* Trump: the top card of the rest of the deck is turned.  A suited card makes its suit trump; a
+  Jester means no trump; no card left (the last round) means no trump; a Wizard follows
+  ``wizard_trump``: ``first_card`` (seed) - the suit of the first suited card played in the
+  round's first trick becomes trump, and no trump if that trick holds no suited card;
+  ``dealer_chooses`` (publisher) - the dealer picks one of the four suits after seeing their hand,
+  before the bidding, as a strategy decision (:class:`ChooseTrump`).
+* Bidding: from the starting player round the table, each bids 0..r tricks; bids are public.
+  ``hook=on``: the last bidder may not bid the number that makes the bids total ``r``.
+* Following: the led suit is set by the first card of the trick that is not a Jester; a Wizard
+  there means no led suit and anything may be played.  A player holding the led suit must play it
+  or a Wizard or a Jester, or - with ``follow_suit=seed`` only - a trump.  A player void in the led
+  suit, or with no led suit yet, plays anything.  A Wizard played after a suit was led changes
+  nothing.
+* Trick winner: the first Wizard; else the highest trump; else the highest card of the led suit;
+  if only Jesters were played, the first Jester.  The winner leads the next trick.
+* Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
+  wins; ties are shared.
+
+Rulings where RULES.md is silent (each is a rule option where one makes sense):
+
+* Dealer and starting player (``round_starter``).  Seat 0 starts round 1 under both rules.
+  ``last_trick_winner`` (seed): the winner of the previous round's last trick starts; the dealer is
+  the seat to the starter's right (``starter - 1``), so "the player left of the dealer starts"
+  holds under both rules.  ``rotate`` (publisher): the dealer of round 1 is the last seat and the
+  deal passes to the next seat (seat + 1, "clockwise") every round; the seat after the dealer starts.
+  The dealer matters only for ``wizard_trump=dealer_chooses``.
+* Under ``dealer_chooses`` the choice is offered only when a Wizard is turned, and only the four
+  suits are offered (no "no trump").
+* Under ``first_card`` with a Wizard turned, trump stays undecided until the first suited card of
+  the first trick; while it is undecided there is no trump to play "instead of following" (there
+  is no led suit then either, so this never restricts anyone).
+* ``hook=on`` removes the forbidden bid only when it lies in 0..r; the last bidder always keeps at
+  least one legal bid.
+* Cards of equal value (the four Wizards, the four Jesters) are interchangeable: a hand may hold
+  duplicates and :meth:`Wizard.legal_actions` lists each distinct playable card once.
+* Game length (``turns``) counts tricks played (60/players x (60/players + 1) / 2: 120 at 4 players).
+  It is the same for every game of a player count; it is recorded for the common report.
+
+Actions are small named tuples: :class:`Bid` ``(n)``, :class:`Play` ``(card)`` and
+:class:`ChooseTrump` ``(suit)``.  ``legal_actions`` order: bids ascending; plays in hand order
+(Jesters, then blue, green, red, yellow by ascending rank, then Wizards), each distinct card once;
+trump choices blue, green, red, yellow.
+
+Speed: cards and actions are interned module constants (``legal_actions`` hands back shared tuples
+and singletons, so the loop's ``action in legal`` is an identity check); the trick's led suit and
+current winner are kept incrementally as cards are played, and the public record of the round
+(``played``, ``leaders``) is extended once per trick, never rebuilt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from analyser.core import Game, InputError, Params, option
+
+SUITS = ("blue", "green", "red", "yellow")
+SUIT_LETTERS = "BGRY"
+JESTER = 0   #: rank of a Jester (lowest)
+WIZARD = 14  #: rank of a Wizard (highest)
+
+#: ``WizardState.led`` before any card other than a Jester was played in the trick.
+LED_NONE = -1
+#: ``WizardState.led`` when a Wizard opened the trick: no led suit, anything may be played.
+LED_FREE = 4
+
+BID, TRUMP, PLAY, OVER = "bid", "trump", "play", "over"
+
+
+class Card(NamedTuple):
+    """A card: ``rank`` 1-13 with ``suit`` 0-3 (blue, green, red, yellow); a Wizard is rank 14 and a
+    Jester rank 0, both with ``suit=None`` (they have no suit)."""
+
+    rank: int
+    suit: int | None
+
+    def __str__(self) -> str:
+        if self.rank == WIZARD:
+            return "Wizard"
+        if self.rank == JESTER:
+            return "Jester"
+        return f"{SUITS[self.suit]} {self.rank}"
+
+    @property
+    def code(self) -> str:
+        """Short text form: ``Z`` (Wizard), ``N`` (Jester), ``R7`` (red 7)."""
+        if self.rank == WIZARD:
+            return "Z"
+        if self.rank == JESTER:
+            return "N"
+        return f"{SUIT_LETTERS[self.suit]}{self.rank}"
+
+
+WIZARD_CARD = Card(WIZARD, None)
+JESTER_CARD = Card(JESTER, None)
+#: The distinct card values in hand order: Jester, blue 1..13, green, red, yellow, Wizard.
+CARD_VALUES: tuple[Card, ...] = ((JESTER_CARD,) + tuple(Card(r, s) for s in range(4) for r in range(1, 14))
+                                 + (WIZARD_CARD,))
+#: Position of each card value in hand order (the sort key of hands).
+ORDER: dict[Card, int] = {c: i for i, c in enumerate(CARD_VALUES)}
+#: The full deck: 4 Jesters, 52 suited cards, 4 Wizards (unshuffled, in hand order).
+FULL_DECK: tuple[Card, ...] = ((JESTER_CARD,) * 4 + CARD_VALUES[1:-1] + (WIZARD_CARD,) * 4)
+_BY_CODE: dict[str, Card] = {c.code: c for c in CARD_VALUES}
+
+
+def slot_of(card: Card) -> int:
+    """Index of the card's group in a hand: 0 Jesters, 1-4 the suits, 5 Wizards."""
+    r = card.rank
+    return 0 if r == JESTER else 5 if r == WIZARD else card.suit + 1
+
+
+def card_from_code(code: str) -> Card:
+    """``"Z"``, ``"N"``, ``"R7"`` -> the card.  Raises InputError on anything else."""
+    c = _BY_CODE.get(str(code).strip().upper())
+    if c is None:
+        raise InputError(f"unknown Wizard card {code!r}; write Z (Wizard), N (Jester) or a suit letter "
+                         "B, G, R, Y with a rank 1-13, e.g. R7")
+    return c
+
+
+def suit_from_name(name) -> int:
+    """``"red"``, ``"R"`` or ``2`` -> 2.  Raises InputError on anything else."""
+    if isinstance(name, int) and not isinstance(name, bool) and 0 <= name < 4:
+        return name
+    t = str(name).strip().lower()
+    for i, s in enumerate(SUITS):
+        if t in (s, s[0]):
+            return i
+    raise InputError(f"unknown suit {name!r}; choose one of: {', '.join(SUITS)}")
+
+
+class Bid(NamedTuple):
+    """Announce ``n`` tricks for this round."""
+
+    n: int
+
+    def __str__(self) -> str:
+        return f"bid {self.n}"
+
+
+class Play(NamedTuple):
+    """Play ``card`` to the current trick."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"play {self.card}"
+
+
+class ChooseTrump(NamedTuple):
+    """The dealer names ``suit`` (0-3) as trump (``wizard_trump=dealer_chooses``, Wizard turned)."""
+
+    suit: int
+
+    def __str__(self) -> str:
+        return f"choose trump {SUITS[self.suit]}"
+
+
+#: Interned actions: ``PLAYS[card]``, ``BIDS[r]`` = bids 0..r, ``CHOOSE_TRUMP`` = the four suits.
+PLAYS: dict[Card, Play] = {c: Play(c) for c in CARD_VALUES}
+BIDS: tuple[tuple[Bid, ...], ...] = tuple(tuple(Bid(i) for i in range(r + 1)) for r in range(61))
+CHOOSE_TRUMP: tuple[ChooseTrump, ...] = tuple(ChooseTrump(s) for s in range(4))
+#: Per position of :data:`FULL_DECK` (the deal works on positions 0-59; sorted positions are hand
+#: order): the card, its play action and its group in a hand.
+_DECK_PLAY: tuple[Play, ...] = tuple(PLAYS[c] for c in FULL_DECK)
+_DECK_SLOT: tuple[int, ...] = tuple(slot_of(c) for c in FULL_DECK)
+
+
+def hand_groups(hand) -> list[list[Play]]:
+    """The play actions of a hand (in hand order) split into its six groups: Jesters, blue, green,
+    red, yellow, Wizards.  ``legal_actions`` concatenates groups instead of scanning the hand."""
+    groups: list[list[Play]] = [[], [], [], [], [], []]
+    for c in hand:
+        groups[slot_of(c)].append(PLAYS[c])
+    return groups
+
+
+@dataclass(frozen=True)
+class WizardParams(Params):
+    """Rule options of Wizard (RULES.md §Wizard).  Defaults are the seed's rules."""
+
+    wizard_trump: str = option(
+        "first_card", "a turned Wizard: the first suited card of the first trick sets trump "
+        "(first_card, seed) or the dealer picks trump after seeing their hand (dealer_chooses, publisher)",
+        choices=("first_card", "dealer_chooses"))
+    round_starter: str = option(
+        "last_trick_winner", "who starts (bids first, leads) a round: the winner of the previous round's "
+        "last trick (last_trick_winner, seed) or the seat after a rotating dealer (rotate, publisher); "
+        "seat 0 starts round 1 either way", choices=("last_trick_winner", "rotate"))
+    follow_suit: str = option(
+        "seed", "holding the led suit, you may instead play a trump, Wizard or Jester (seed) or only a "
+        "Wizard or Jester (official)", choices=("seed", "official"))
+    hook: bool = option(False, "the last bidder may not make the bids total the round's tricks")
+
+
+class WizardState:
+    """Full Wizard state, hidden information included.
+
+    * ``round`` (1-based), ``n_rounds``, ``phase`` (``"trump"``, ``"bid"``, ``"play"``, ``"over"``),
+      ``dealer``, ``starter`` (bids first, leads the first trick), ``current`` (seat to act).
+    * ``hands[seat]``: cards in hand order; ``groups[seat]``: the same hand as play actions split
+      into Jesters, the four suits and Wizards (see :func:`hand_groups`); ``deck``: the undealt
+      cards under the trump card (hidden from everyone); ``trump_card``: the turned card (None in
+      the last round).
+    * ``trump``: trump suit or None; ``trump_pending``: a Wizard was turned under
+      ``wizard_trump=first_card`` and no suited card has been played yet.
+    * ``bids[seat]`` (None until bid), ``tricks[seat]`` this round, ``scores[seat]`` running totals.
+    * ``played``: the cards of the round's finished tricks in play order; ``trick``: the cards of
+      the current trick (so every card played this round is ``played + trick``); ``leaders``: the
+      leader of each trick of the round, the current one last (the seat of ``(played + trick)[i]``
+      is ``(leaders[i // n] + i % n) % n``).
+    * ``led``: the trick's led suit, or :data:`LED_NONE` / :data:`LED_FREE`; ``win_seat`` and
+      ``win_card``: who is winning the current trick so far (kept incrementally).
+    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
+      ``tricks_played``: tricks finished in the game (``turns``).
+    """
+
+    __slots__ = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter", "current", "hands",
+                 "groups", "deck", "trump_card", "trump", "trump_pending", "bids", "n_bids", "tricks",
+                 "scores", "played", "leaders", "trick", "led", "win_seat", "win_card", "wizards",
+                 "jesters", "log", "tricks_played")
+
+    def __init__(self, **kw):
+        if "groups" not in kw:
+            kw["groups"] = [hand_groups(h) for h in kw["hands"]]
+        for k in self.__slots__:
+            setattr(self, k, kw[k])
+
+    def __eq__(self, other):
+        return isinstance(other, WizardState) and all(getattr(self, k) == getattr(other, k)
+                                                      for k in self.__slots__)
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, d):
+        for k, v in d.items():
+            setattr(self, k, v)
+
+
+class WizardView:
+    """What a seat sees: its own hand and everything public - never another hand or the deck.
+
+    ``hand``, ``bids``, ``tricks``, ``scores``, ``played``, ``leaders`` and ``trick`` are the
+    state's own lists: read them, never change them.  ``trump`` is None for no trump (or not yet
+    decided, see ``trump_pending``); ``led`` is a suit, :data:`LED_NONE` or :data:`LED_FREE`;
+    ``win_seat``/``win_card`` say who is winning the current trick (None before its first card).
+    """
+
+    __slots__ = ("seat", "n_players", "params", "round", "n_rounds", "phase", "dealer", "starter",
+                 "hand", "trump_card", "trump", "trump_pending", "bids", "tricks", "scores", "played",
+                 "leaders", "trick", "led", "win_seat", "win_card")
+
+    def __init__(self, s: WizardState, seat: int):
+        self.seat = seat
+        self.n_players = s.n
+        self.params = s.params
+        self.round = s.round
+        self.n_rounds = s.n_rounds
+        self.phase = s.phase
+        self.dealer = s.dealer
+        self.starter = s.starter
+        self.hand = s.hands[seat]
+        self.trump_card = s.trump_card
+        self.trump = s.trump
+        self.trump_pending = s.trump_pending
+        self.bids = s.bids
+        self.tricks = s.tricks
+        self.scores = s.scores
+        self.played = s.played
+        self.leaders = s.leaders
+        self.trick = s.trick
+        self.led = s.led
+        self.win_seat = s.win_seat
+        self.win_card = s.win_card
+
+
+def trick_winner(cards, trump: int | None) -> int:
+    """Index (position in play order) of the card that wins a finished or partial trick.
+
+    The first Wizard; else the highest trump; else the highest card of the led suit (the suit of
+    the first card that is not a Jester); if only Jesters were played, the first Jester.  This is
+    the reference version; :meth:`Wizard.apply` keeps the same answer incrementally.
+    """
+    led = None
+    for i, c in enumerate(cards):
+        if c.rank == WIZARD:
+            return i
+        if led is None and c.rank != JESTER:
+            led = c.suit
+    if led is None:
+        return 0
+    best, best_key = 0, -1
+    for i, c in enumerate(cards):
+        if c.rank == JESTER:
+            continue
+        if trump is not None and c.suit == trump:
+            key = 100 + c.rank
+        elif c.suit == led:
+            key = c.rank
+        else:
+            continue
+        if key > best_key:
+            best, best_key = i, key
+    return best
+
+
+def beats(card: Card, winner: Card | None, led: int, trump: int | None) -> bool:
+    """Whether ``card`` played now would take the lead of a trick currently won by ``winner``
+    (None: an empty trick).  ``led`` is the trick's led state before ``card``."""
+    if winner is None:
+        return True
+    wr = winner.rank
+    if wr == WIZARD:
+        return False
+    r = card.rank
+    if r == WIZARD:
+        return True
+    if r == JESTER:
+        return False
+    if wr == JESTER:  # only Jesters so far: the first suited card takes the lead
+        return True
+    s = card.suit
+    if s == trump:
+        return winner.suit != trump or r > wr
+    return s == led and winner.suit == s and r > wr
+
+
+class Wizard(Game):
+    """The Wizard forward model (RULES.md §Wizard).  See the module docstring for the rulings."""
+
+    id = "wizard"
+    name = "Wizard (神機妙算)"
+    summary = "trick taking: bid the exact number of tricks you will take each round"
+    min_players = 3
+    max_players = 6
+    default_players = 4
+    Params = WizardParams
+    metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns")
+
+    # -- forward model ------------------------------------------------------------------
+    def initial_state(self, params: WizardParams, n_players: int, rng) -> WizardState:
+        """Deal round 1 with ``rng`` (a ``random.Random``).  InputError outside 3-6 players."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise InputError(f"players={n_players} is not accepted for wizard; choose {self.min_players}"
+                             f" to {self.max_players}")
+        n = n_players
+        s = WizardState(params=params, n=n, n_rounds=len(FULL_DECK) // n, round=0, phase=BID, dealer=0,
+                        starter=0, current=0, hands=[[] for _ in range(n)], deck=[], trump_card=None,
+                        trump=None, trump_pending=False, bids=[None] * n, n_bids=0, tricks=[0] * n,
+                        scores=[0] * n, played=[], leaders=[], trick=[], led=LED_NONE, win_seat=None,
+                        win_card=None, wizards=[0] * n, jesters=[0] * n, log=[], tricks_played=0)
+        self._deal(s, 1, 0, rng)
+        return s
+
+    def current_player(self, s: WizardState) -> int:
+        return s.current
+
+    def is_terminal(self, s: WizardState) -> bool:
+        return s.phase == OVER
+
+    def view(self, s: WizardState, seat: int) -> WizardView:
+        return WizardView(s, seat)
+
+    def legal_actions(self, s: WizardState):
+        """Bids 0..r ascending (minus the hooked bid); the distinct playable cards in hand order
+        (Jesters, blue, green, red, yellow, Wizards); the four trump suits in suit order; nothing
+        once the game is over."""
+        if s.phase == PLAY:
+            g = s.groups[s.current]
+            led = s.led
+            if 0 <= led < 4:
+                follow = g[led + 1]
+                if follow:  # holding the led suit
+                    t = s.trump
+                    if t is not None and t != led and g[t + 1] and s.params.follow_suit == "seed":
+                        other = g[t + 1]
+                        return g[0][:1] + (follow + other if led < t else other + follow) + g[5][:1]
+                    return g[0][:1] + follow + g[5][:1]
+            return g[0][:1] + g[1] + g[2] + g[3] + g[4] + g[5][:1]
+        phase = s.phase
+        if phase == BID:
+            r = s.round
+            if s.params.hook and s.n_bids == s.n - 1:
+                forbidden = r - sum(b for b in s.bids if b is not None)
+                if 0 <= forbidden <= r:
+                    return BIDS[r][:forbidden] + BIDS[r][forbidden + 1:]
+            return BIDS[r]
+        if phase == TRUMP:
+            return CHOOSE_TRUMP
+        return ()
+
+    def apply(self, s: WizardState, action, rng=None) -> None:
+        """Play ``action`` for the current seat; ``rng`` deals the next round when one ends.
+
+        Raises ValueError for an action of the wrong kind for the phase, a card not in hand, a
+        card that breaks the follow rule, or a bid out of range (it does not check the hook: that
+        is ``legal_actions``' job, as for every title)."""
+        seat = s.current
+        if type(action) is Play and s.phase == PLAY:
+            card = action.card
+            g = s.groups[seat]
+            r = card.rank
+            led = s.led
+            if r == JESTER:
+                slot = 0
+            elif r == WIZARD:
+                slot = 5
+            else:
+                suit = card.suit
+                slot = suit + 1
+                if suit != led and 0 <= led < 4 and g[led + 1] and not (
+                        suit == s.trump and s.params.follow_suit == "seed"):
+                    raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
+            try:
+                g[slot].remove(action)
+            except ValueError:
+                raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
+            s.hands[seat].remove(card)
+            trick = s.trick
+            trick.append(card)
+            # keep the led suit and the trick's winner up to date (see trick_winner)
+            if r == WIZARD:
+                wc = s.win_card
+                if wc is None or wc.rank != WIZARD:
+                    s.win_card = card
+                    s.win_seat = seat
+                if led == LED_NONE:
+                    s.led = LED_FREE
+            elif r == JESTER:
+                if s.win_card is None:
+                    s.win_card = card
+                    s.win_seat = seat
+            else:
+                if led == LED_NONE or led == LED_FREE:
+                    if s.trump_pending:
+                        s.trump = suit
+                        s.trump_pending = False
+                    if led == LED_NONE:
+                        s.led = led = suit
+                wc = s.win_card
+                if wc is None:
+                    s.win_card = card
+                    s.win_seat = seat
+                else:
+                    wr = wc.rank
+                    if wr == JESTER:
+                        s.win_card = card
+                        s.win_seat = seat
+                    elif wr != WIZARD:
+                        t = s.trump
+                        if suit == t:
+                            if wc.suit != t or r > wr:
+                                s.win_card = card
+                                s.win_seat = seat
+                        elif suit == led and wc.suit == suit and r > wr:
+                            s.win_card = card
+                            s.win_seat = seat
+            n = s.n
+            if len(trick) < n:
+                s.current = seat + 1 if seat + 1 < n else 0
+            else:
+                self._end_trick(s, rng)
+        elif s.phase == PLAY:
+            raise ValueError(f"illegal Wizard action {action!r}: a card must be played now")
+        elif s.phase == BID:
+            if type(action) is not Bid or not 0 <= action.n <= s.round:
+                raise ValueError(f"illegal Wizard action {action!r}: bid 0 to {s.round} tricks now")
+            s.bids[seat] = action.n
+            s.n_bids += 1
+            if s.n_bids == s.n:
+                s.phase = PLAY
+                s.current = s.starter
+                s.leaders.append(s.starter)
+            else:
+                s.current = (seat + 1) % s.n
+        elif s.phase == TRUMP:
+            if type(action) is not ChooseTrump or action.suit not in (0, 1, 2, 3):
+                raise ValueError(f"illegal Wizard action {action!r}: the dealer chooses a trump suit now")
+            s.trump = action.suit
+            s.phase = BID
+            s.current = s.starter
+        else:
+            raise ValueError("the game is over")
+
+    def _end_trick(self, s: WizardState, rng) -> None:
+        s.played += s.trick
+        w = s.win_seat
+        s.tricks[w] += 1
+        s.tricks_played += 1
+        s.trump_pending = False  # a first trick without a suited card: no trump this round
+        s.trick = []
+        s.led = LED_NONE
+        s.win_seat = s.win_card = None
+        if s.hands[w]:
+            s.current = w
+            s.leaders.append(w)
+        else:
+            self._end_round(s, w, rng)
+
+    def _end_round(self, s: WizardState, last_winner: int, rng) -> None:
+        points = [20 + 10 * t if t == b else -10 * abs(t - b) for b, t in zip(s.bids, s.tricks)]
+        for i, p in enumerate(points):
+            s.scores[i] += p
+        tc = s.trump_card
+        s.log.append({"round": s.round, "dealer": s.dealer, "starter": s.starter,
+                      "trump_card": tc.code if tc is not None else None, "trump": s.trump,
+                      "bids": list(s.bids), "tricks": list(s.tricks), "points": points,
+                      "wizards": list(s.wizards), "jesters": list(s.jesters), "last_winner": last_winner})
+        if s.round >= s.n_rounds:
+            s.phase = OVER
+            return
+        self._deal(s, s.round + 1, last_winner, rng)
+
+    def _deal(self, s: WizardState, r: int, last_winner: int, rng) -> None:
+        """Deal round ``r`` with ``rng``; set dealer, starter, trump and the phase.
+
+        The shuffle is a Fisher-Yates pass over deck positions that stops once the dealt cards and
+        the trump card are drawn (the order of the undealt rest is never used); each draw is
+        ``int(rng.random() * m)``, whose bias for m <= 60 is below 1e-14.  Seat 0 gets the first
+        ``r`` cards drawn, seat 1 the next ``r``, ...; the next card is turned for trump.
+        """
+        n = s.n
+        p = s.params
+        if p.round_starter == "rotate":
+            s.dealer = (r - 2) % n  # round 1: the last seat deals and seat 0 starts
+            s.starter = (s.dealer + 1) % n
+        else:
+            s.starter = 0 if r == 1 else last_winner
+            s.dealer = (s.starter - 1) % n
+        size = len(FULL_DECK)
+        ids = list(range(size))
+        rnd = rng.random
+        dealt = n * r
+        for i in range(min(size, dealt + 1)):
+            j = i + int(rnd() * (size - i))
+            ids[i], ids[j] = ids[j], ids[i]
+        deck, plays, slots = FULL_DECK, _DECK_PLAY, _DECK_SLOT
+        for k in range(n):
+            h = ids[k * r:(k + 1) * r]
+            h.sort()
+            s.hands[k] = [deck[i] for i in h]
+            g = [[], [], [], [], [], []]
+            for i in h:
+                g[slots[i]].append(plays[i])
+            s.groups[k] = g
+            s.wizards[k] = len(g[5])
+            s.jesters[k] = len(g[0])
+        s.round = r
+        s.trump_card = tc = deck[ids[dealt]] if dealt < size else None
+        s.deck = [deck[i] for i in ids[dealt + 1:]]
+        s.bids = [None] * n
+        s.n_bids = 0
+        s.tricks = [0] * n
+        s.played = []
+        s.leaders = []
+        s.trick = []
+        s.led = LED_NONE
+        s.win_seat = s.win_card = None
+        s.trump_pending = False
+        s.phase = BID
+        s.current = s.starter
+        s.trump = None
+        if tc is not None:
+            if tc.rank == WIZARD:
+                if p.wizard_trump == "dealer_chooses":
+                    s.phase = TRUMP
+                    s.current = s.dealer
+                else:
+                    s.trump_pending = True
+            elif tc.rank != JESTER:
+                s.trump = tc.suit
+
+    # -- results ------------------------------------------------------------------------
+    def scores(self, s: WizardState) -> list[int]:
+        """Running totals (final totals once the game is over)."""
+        return list(s.scores)
+
+    def metrics(self, s: WizardState) -> list[dict[str, float]]:
+        """Per seat over the finished rounds: ``exact_bids`` (share of rounds bid exactly),
+        ``over_bid`` / ``under_bid`` (mean tricks short of / beyond the bid per round, 0 when met),
+        ``points_per_round``, ``mean_bid``, and ``turns`` = tricks played in the game."""
+        k = len(s.log)
+        out = []
+        for seat in range(s.n):
+            exact = over = under = bid_sum = 0
+            for rec in s.log:
+                b, t = rec["bids"][seat], rec["tricks"][seat]
+                bid_sum += b
+                if t == b:
+                    exact += 1
+                elif b > t:
+                    over += b - t
+                else:
+                    under += t - b
+            nan = float("nan")
+            out.append({"exact_bids": exact / k if k else nan, "over_bid": over / k if k else nan,
+                        "under_bid": under / k if k else nan,
+                        "points_per_round": s.scores[seat] / k if k else nan,
+                        "mean_bid": bid_sum / k if k else nan, "turns": s.tricks_played})
+        return out
+
+    def extra_records(self, s: WizardState) -> dict[str, list[dict]]:
+        """``{"rounds": rows}``: one row per (finished round, seat): round, seat, bid, tricks, points,
+        exact (0/1), wizards and jesters dealt to the seat, trump (suit name or "none"),
+        trump_card ("suit", "jester", "wizard" or "none": what was turned), bid_position (0 = bid
+        first)."""
+        rows = []
+        n = s.n
+        for rec in s.log:
+            tc = rec["trump_card"]
+            kind = "none" if tc is None else "wizard" if tc == "Z" else "jester" if tc == "N" else "suit"
+            trump = SUITS[rec["trump"]] if rec["trump"] is not None else "none"
+            r = rec["round"]
+            starter = rec["starter"]
+            bids, tricks, points, wiz, jes = rec["bids"], rec["tricks"], rec["points"], rec["wizards"], rec["jesters"]
+            for seat in range(n):
+                b, t = bids[seat], tricks[seat]
+                rows.append({"round": r, "seat": seat, "bid": b, "tricks": t, "points": points[seat],
+                             "exact": int(b == t), "wizards": wiz[seat], "jesters": jes[seat],
+                             "trump": trump, "trump_card": kind, "bid_position": (seat - starter) % n})
+        return {"rounds": rows}
+
+    # -- persistence and display -----------------------------------------------------------
+    def clone_state(self, s: WizardState) -> WizardState:
+        return WizardState(params=s.params, n=s.n, n_rounds=s.n_rounds, round=s.round, phase=s.phase,
+                           dealer=s.dealer, starter=s.starter, current=s.current,
+                           hands=[list(h) for h in s.hands], groups=[[list(x) for x in g] for g in s.groups],
+                           deck=list(s.deck), trump_card=s.trump_card,
+                           trump=s.trump, trump_pending=s.trump_pending, bids=list(s.bids), n_bids=s.n_bids,
+                           tricks=list(s.tricks), scores=list(s.scores), played=list(s.played),
+                           leaders=list(s.leaders), trick=list(s.trick), led=s.led, win_seat=s.win_seat,
+                           win_card=s.win_card, wizards=list(s.wizards), jesters=list(s.jesters),
+                           log=list(s.log), tricks_played=s.tricks_played)
+
+    def state_to_dict(self, s: WizardState) -> dict:
+        """JSON-ready dict.  Cards are codes (``"Z"``, ``"N"``, ``"R7"``), suits 0-3 (blue, green,
+        red, yellow) or null.  The led suit and the trick's winner are derived on load."""
+        def codes(xs):
+            return [c.code for c in xs]
+        return {"game": self.id, "params": s.params.as_dict(), "players": s.n, "round": s.round,
+                "n_rounds": s.n_rounds, "phase": s.phase, "dealer": s.dealer, "starter": s.starter,
+                "current": s.current, "hands": [codes(h) for h in s.hands], "deck": codes(s.deck),
+                "trump_card": s.trump_card.code if s.trump_card is not None else None, "trump": s.trump,
+                "trump_pending": s.trump_pending, "bids": list(s.bids), "tricks": list(s.tricks),
+                "scores": list(s.scores), "played": codes(s.played), "leaders": list(s.leaders),
+                "trick": codes(s.trick), "wizards": list(s.wizards), "jesters": list(s.jesters),
+                "log": [dict(rec, bids=list(rec["bids"]), tricks=list(rec["tricks"]),
+                             points=list(rec["points"]), wizards=list(rec["wizards"]),
+                             jesters=list(rec["jesters"])) for rec in s.log],
+                "tricks_played": s.tricks_played}
+
+    def state_from_dict(self, d: dict) -> WizardState:
+        """Inverse of :meth:`state_to_dict`; also builds hand-made states (tests, ``--state``).
+
+        Required: ``players``, ``hands``.  Defaults: round = largest hand + finished tricks, phase
+        "play" when every bid is in else "bid", ``current`` = next seat of the trick (or the next
+        bidder), empty ``played``/``trick``, ``leaders`` = [starter], ``trump`` from
+        ``trump_card``.  The led suit, the trick's winner and (when the round's first trick is
+        under way) a pending trump are replayed from ``trick``.  Raises InputError when malformed.
+        """
+        try:
+            params = WizardParams(**d.get("params", {}))
+            n = int(d["players"])
+            if not self.min_players <= n <= self.max_players:
+                raise ValueError(f"players={n}")
+            hands = [sorted((card_from_code(c) for c in h), key=ORDER.__getitem__) for h in d["hands"]]
+            if len(hands) != n:
+                raise ValueError("hands")
+            played = [card_from_code(c) for c in d.get("played", [])]
+            trick = [card_from_code(c) for c in d.get("trick", [])]
+            rnd = int(d.get("round", max(len(h) for h in hands) + len(played) // n))
+            bids = [None if b is None else int(b) for b in d.get("bids", [None] * n)]
+            starter = int(d.get("starter", 0))
+            dealer = int(d.get("dealer", (starter - 1) % n))
+            leaders = [int(x) for x in d.get("leaders", [starter])]
+            phase = d.get("phase", PLAY if all(b is not None for b in bids) else BID)
+            if phase not in (BID, TRUMP, PLAY, OVER):
+                raise ValueError(f"phase={phase!r}")
+            tc = d.get("trump_card")
+            trump_card = card_from_code(tc) if tc is not None else None
+            if "trump" in d:
+                trump = None if d["trump"] is None else suit_from_name(d["trump"])
+            else:
+                trump = trump_card.suit if trump_card is not None and trump_card.rank not in (JESTER, WIZARD) else None
+            pending = bool(d.get("trump_pending", trump_card is not None and trump_card.rank == WIZARD
+                                 and params.wizard_trump == "first_card" and trump is None
+                                 and len(played) == len(trick)))
+            if "current" in d:
+                current = int(d["current"])
+            elif phase == PLAY:
+                current = (leaders[-1] + len(trick)) % n
+            else:
+                current = (starter + sum(b is not None for b in bids)) % n
+            s = WizardState(params=params, n=n, n_rounds=int(d.get("n_rounds", len(FULL_DECK) // n)), round=rnd,
+                            phase=phase, dealer=dealer, starter=starter, current=current, hands=hands,
+                            deck=[card_from_code(c) for c in d.get("deck", [])], trump_card=trump_card,
+                            trump=trump, trump_pending=pending, bids=bids,
+                            n_bids=sum(b is not None for b in bids),
+                            tricks=[int(t) for t in d.get("tricks", [0] * n)],
+                            scores=[int(x) for x in d.get("scores", [0] * n)], played=played, leaders=leaders,
+                            trick=[], led=LED_NONE, win_seat=None, win_card=None,
+                            wizards=[int(x) for x in d.get("wizards", [h.count(WIZARD_CARD) for h in hands])],
+                            jesters=[int(x) for x in d.get("jesters", [h.count(JESTER_CARD) for h in hands])],
+                            log=[dict(rec) for rec in d.get("log", [])],
+                            tricks_played=int(d.get("tricks_played", 0)))
+            if len(trick) >= n:
+                raise ValueError("trick")
+            # replay the trick to derive the led suit, the winner and a pending trump
+            lead = leaders[-1] if leaders else starter
+            t = s.trump
+            led = LED_NONE
+            wc = None
+            ws = None
+            pend = s.trump_pending
+            for i, c in enumerate(trick):
+                if c.rank != JESTER and c.rank != WIZARD and pend:
+                    s.trump = t = c.suit
+                    pend = False
+                if beats(c, wc, led, t):
+                    wc, ws = c, (lead + i) % n
+                if led == LED_NONE and c.rank != JESTER:
+                    led = LED_FREE if c.rank == WIZARD else c.suit
+            s.trump_pending = pend
+            s.trick, s.led, s.win_card, s.win_seat = trick, led, wc, ws
+            return s
+        except InputError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise InputError(f"not a Wizard state: {e!r} is missing or malformed") from None
+
+    def action_to_json(self, action) -> str:
+        """``"bid:2"``, ``"play:R7"`` / ``"play:Z"`` / ``"play:N"``, ``"trump:red"``."""
+        if isinstance(action, Bid):
+            return f"bid:{action.n}"
+        if isinstance(action, Play):
+            return f"play:{action.card.code}"
+        if isinstance(action, ChooseTrump):
+            return f"trump:{SUITS[action.suit]}"
+        raise ValueError(f"not a Wizard action: {action!r}")
+
+    def action_from_json(self, data):
+        kind, _, arg = str(data).partition(":")
+        try:
+            if kind == "bid":
+                return BIDS[60][int(arg)] if 0 <= int(arg) <= 60 else Bid(int(arg))
+            if kind == "play":
+                return PLAYS[card_from_code(arg)]
+            if kind == "trump":
+                return CHOOSE_TRUMP[suit_from_name(arg)]
+        except ValueError:
+            pass
+        raise InputError(f"unknown Wizard action {data!r}; accepted: bid:N, play:CARD (e.g. play:R7, "
+                         "play:Z, play:N), trump:SUIT")
+
+    def describe_action(self, action) -> str:
+        return str(action)
+
+    def describe_state(self, s: WizardState) -> str:
+        n = s.n
+        tc = s.trump_card
+        if s.trump is not None:
+            trump = SUITS[s.trump]
+        elif s.trump_pending:
+            trump = "set by the first suited card"
+        else:
+            trump = "none"
+        turned = str(tc) if tc is not None else "no card"
+        lines = [f"round {s.round}/{s.n_rounds} ({s.phase}), dealer seat {s.dealer}, starter seat {s.starter}"
+                 f" | turned {turned}, trump {trump}"]
+        for seat in range(n):
+            bid = "-" if s.bids[seat] is None else s.bids[seat]
+            hand = " ".join(c.code for c in s.hands[seat]) or "(empty)"
+            lines.append(f"  seat {seat}: bid {bid}, tricks {s.tricks[seat]}, score {s.scores[seat]} | {hand}")
+        if s.trick:
+            lead = s.leaders[-1]
+            cards = ", ".join(f"seat {(lead + i) % n} {c}" for i, c in enumerate(s.trick))
+            lines.append(f"  trick: {cards} (winning: seat {s.win_seat})")
+        return "\n".join(lines)
+
+    # -- analysis hooks --------------------------------------------------------------------
+    @staticmethod
+    def _rounds(results, extras):
+        """The rounds table joined with each row's strategy (None without a rounds table)."""
+        rounds = extras.get("rounds") if extras else None
+        if rounds is None or len(rounds) == 0:
+            return None
+        keys = results[["game_index", "seat", "strategy"]]
+        return rounds.merge(keys, on=["game_index", "seat"], how="inner")
+
+    def figure_tables(self, results, extras):
+        """Per strategy: bid accuracy, over/under-bids, points per round; accuracy and points by
+        round; exact-bid share by Wizards and by Jesters in hand."""
+        import pandas as pd
+
+        df = self._rounds(results, extras)
+        if df is None:
+            return []
+        df = df.assign(over=(df["bid"] - df["tricks"]).clip(lower=0),
+                       under=(df["tricks"] - df["bid"]).clip(lower=0))
+        g = df.groupby("strategy", observed=True)
+        per = g.agg(rounds=("exact", "size"), exact_bid_pct=("exact", "mean"), mean_bid=("bid", "mean"),
+                    mean_tricks=("tricks", "mean"), over_bid=("over", "mean"), under_bid=("under", "mean"),
+                    points_per_round=("points", "mean")).reset_index()
+        per["exact_bid_pct"] *= 100
+        out = [("Wizard bidding per strategy (means per round; over_bid / under_bid: tricks short of / "
+                "beyond the bid)", per)]
+
+        def pivot(value, by, scale=1.0):
+            t = df.pivot_table(index=by, columns="strategy", values=value, aggfunc="mean", observed=True) * scale
+            t.columns = [str(c) for c in t.columns]
+            return t.reset_index()
+
+        acc = pivot("exact", "round", 100)
+        pts = pivot("points", "round")
+        both = acc.merge(pts, on="round", suffixes=(" exact %", " points"))
+        out.append(("Exact bids (%) and mean points by round, per strategy", both))
+        for col, label in (("wizards", "Wizards"), ("jesters", "Jesters")):
+            t = pivot("exact", col, 100)
+            counts = df.groupby(col).size().rename("rounds").reset_index()
+            t = counts.merge(t, on=col)
+            out.append((f"Exact bids (%) by number of {label} in hand, per strategy (rounds: all strategies)",
+                        pd.DataFrame(t)))
+        return out
+
+    def plots(self, results, extras, outdir):
+        """Heatmaps of tricks taken against tricks bid (one panel per strategy) and exact-bid
+        share by round."""
+        from analyser import plots as base  # sets the Agg backend
+
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        df = self._rounds(results, extras)
+        if df is None:
+            return []
+        figures = []
+        names = [str(c) for c in results["strategy"].cat.categories if (df["strategy"] == c).any()]
+        top = int(max(df["bid"].max(), df["tricks"].max()))
+        k = len(names)
+        cols = min(k, 3)
+        rows = (k + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols + 1.2, 4.4 * rows + 0.6), squeeze=False)
+        image = None
+        for i, name in enumerate(names):
+            ax = axes[i // cols][i % cols]
+            sub = df[df["strategy"] == name]
+            grid = np.zeros((top + 1, top + 1))
+            np.add.at(grid, (sub["tricks"].to_numpy(), sub["bid"].to_numpy()), 1)
+            col_tot = grid.sum(axis=0, keepdims=True)
+            share = np.divide(grid, col_tot, out=np.full_like(grid, np.nan), where=col_tot > 0) * 100
+            image = ax.imshow(share, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="equal",
+                              interpolation="nearest")
+            ax.plot([-0.5, top + 0.5], [-0.5, top + 0.5], color="white", linewidth=0.8, linestyle=":")
+            exact = float(sub["exact"].mean()) * 100
+            ax.set_title(f"{name}\nexact {exact:.1f}% of {len(sub)} rounds", fontsize=10)
+            ax.set_xlabel("tricks bid")
+            ax.set_ylabel("tricks taken")
+            step = 1 if top <= 10 else 2
+            ax.set_xticks(range(0, top + 1, step))
+            ax.set_yticks(range(0, top + 1, step))
+        for j in range(k, rows * cols):
+            axes[j // cols][j % cols].axis("off")
+        fig.suptitle("Tricks taken against tricks bid: share of the rounds with each bid (%)\n"
+                     "each column sums to 100%; the dotted diagonal is an exact bid", fontsize=12,
+                     fontweight="bold", x=0.02, ha="left")
+        fig.tight_layout(rect=(0, 0, 0.9, 1))
+        cax = fig.add_axes((0.92, 0.15, 0.02, 0.65))
+        fig.colorbar(image, cax=cax, label="share of rounds with this bid (%)")
+        path = outdir / "bid_heatmap.png"
+        fig.savefig(path, dpi=base.DPI)
+        plt.close(fig)
+        figures.append((path.name, "Tricks taken (rows) against tricks bid (columns) per strategy. Each "
+                                   "column shows where the rounds with that bid ended; the diagonal is an "
+                                   "exact bid, cells above it took more tricks than bid."))
+
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+        for i, name in enumerate(names):
+            sub = df[df["strategy"] == name]
+            by = sub.groupby("round")["exact"].agg(["mean", "size"])
+            rate = by["mean"].to_numpy() * 100
+            from analyser.analysis import wilson
+            lo, hi = wilson(by["mean"].to_numpy(), by["size"].to_numpy())
+            colour = base.PALETTE[i % len(base.PALETTE)]
+            ax.plot(by.index, rate, marker="o", markersize=3.5, color=colour, label=name)
+            ax.fill_between(by.index, lo * 100, hi * 100, color=colour, alpha=0.15, linewidth=0)
+        ax.set_ylim(0, 100)
+        ax.set_xticks(sorted(df["round"].unique()))
+        ax.legend(frameon=False, title="strategy", fontsize=9)
+        base._style(ax, "Bid accuracy by round: share of exact bids (bands: 95% Wilson interval)",
+                    "round (= cards in hand)", "exact bids (%)")
+        ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+        figures.append(base._save(fig, outdir / "bid_accuracy.png",
+                                  "Share of rounds in which each strategy took exactly the tricks it bid, "
+                                  "by round (round r deals r cards each)."))
+        return figures
+
+
+GAME = Wizard()

@@ -1,0 +1,422 @@
+"""Scenario tests for DAO (RULES.md §DAO): one per rule and ruling, on hand-built states.
+
+Cards are written as (colour, value) with colours 0 metal, 1 fire, 2 earth, 3 wood, 4 water.
+Decks are listed top card LAST (the next reveal is ``deck[-1]``); displays front card first.
+"""
+
+import json
+import pickle
+import random
+
+import pytest
+
+from analyser.core import InputError
+from analyser.games.dao import (GAME, REVEAL, TAKE, Card, DaoParams, DaoView, full_deck,
+                                scoring_colour_cards)
+from analyser.registry import make_strategy
+from analyser.runner import play_game
+
+M, F, E, W, A = range(5)  # metal, fire, earth, wood, water
+
+
+def state(display, deck, players=4, piles=None, current=0, reserve=(), **params):
+    """A hand-built DAO state; ``unseen``, totals and scores are derived from the cards."""
+    d = {"params": params, "players": players, "display": [list(c) for c in display],
+         "deck": [list(c) for c in deck], "reserve": [list(c) for c in reserve], "current": current}
+    if piles is not None:
+        d["piles"] = [[list(c) for c in p] for p in piles]
+    return GAME.state_from_dict(d)
+
+
+# -- components and setup ---------------------------------------------------------------------
+
+def test_components_sixty_cards_five_colours_values():
+    deck = full_deck(5, DaoParams().values)
+    assert len(deck) == 60
+    for colour in range(5):
+        values = sorted(v for c, v in deck if c == colour)
+        assert values == [0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4]
+        assert sum(values) == 23
+
+
+def test_setup_reveals_three_and_seat_zero_starts():
+    s = GAME.initial_state(DaoParams(), 4, random.Random(1))
+    assert len(s.display) == 3
+    assert len(s.deck) == 57
+    assert GAME.current_player(s) == 0
+    assert GAME.legal_actions(s) == (TAKE, REVEAL)
+    GAME.check_invariants(s)
+
+
+def test_setup_player_count_is_checked():
+    with pytest.raises(InputError, match="players=7"):
+        GAME.initial_state(DaoParams(), 7, random.Random(1))
+
+
+def test_colours_and_values_options_change_the_deck():
+    p = DaoParams(colours=3, values="1x2,5x1")
+    assert sorted(full_deck(p.colours, p.values)) == sorted([Card(c, v) for c in range(3) for v in (1, 1, 5)])
+    with pytest.raises(InputError, match="values"):
+        DaoParams(values="1x2,banana")
+
+
+# -- take ---------------------------------------------------------------------------------------
+
+def test_take_moves_front_card_to_own_pile_and_shifts_display():
+    s = state([(E, 3), (F, 1), (M, 2)], [(W, 1)] * 5)
+    GAME.apply(s, TAKE)
+    assert s.piles[0] == [Card(E, 3)]
+    assert s.display == [Card(F, 1), Card(M, 2)]
+    assert s.total == 3
+    assert GAME.current_player(s) == 1  # clockwise: next seat
+
+
+def test_turn_order_wraps_clockwise():
+    s = state([(E, 1)] * 3, [(W, 0)] * 10, players=3, current=2)
+    GAME.apply(s, REVEAL)
+    assert GAME.current_player(s) == 0
+
+
+# -- reveal and bust ----------------------------------------------------------------------------
+
+def test_reveal_at_or_below_limit_changes_nothing_else():
+    s = state([(E, 4), (F, 4)], [(W, 1), (M, 4)])  # reveal M4: total 12
+    GAME.apply(s, REVEAL)
+    assert s.display == [Card(E, 4), Card(F, 4), Card(M, 4)]
+    assert s.total == 12
+    assert s.piles[0] == []
+    assert s.busts == [0, 0, 0, 0]
+
+
+def test_reveal_over_limit_takes_whole_display():
+    # RULES/seed example: revealing a water 4 makes 14; the player takes all 5 cards.
+    disp = [(E, 3), (F, 1), (W, 4), (M, 2)]
+    s = state(disp, [(F, 0), (M, 0), (E, 0), (W, 0), (A, 4)])
+    GAME.apply(s, REVEAL)
+    assert sorted(s.piles[0]) == sorted([Card(*c) for c in disp] + [Card(A, 4)])
+    assert s.busts[0] == 1
+    # the display emptied, so three new cards were revealed at once
+    assert s.display == [Card(W, 0), Card(E, 0), Card(M, 0)]
+
+
+def test_bust_limit_option():
+    s = state([(E, 3), (F, 3)], [(W, 0)] * 3 + [(M, 2)], bust_limit=7)
+    GAME.apply(s, REVEAL)  # total 8 > 7
+    assert s.busts[0] == 1 and len(s.piles[0]) == 3
+
+
+def test_equal_exception_adjacent_example_no_bust():
+    # RULES.md: display [1, 4, 4], reveal a 4: total 13, equal to the adjacent 4 -> no bust.
+    s = state([(E, 1), (F, 4), (M, 4)], [(W, 0)] * 3 + [(A, 4)])
+    GAME.apply(s, REVEAL)
+    assert s.piles[0] == []
+    assert s.total == 13
+    assert len(s.display) == 4
+    assert s.busts[0] == 0
+
+
+def test_equal_exception_adjacent_example_bust():
+    # RULES.md: display [4, 3, 2], reveal a 4: total 13, the 4 differs from the 2 -> bust.
+    s = state([(E, 4), (F, 3), (M, 2)], [(W, 0)] * 3 + [(A, 4)])
+    GAME.apply(s, REVEAL)
+    assert len(s.piles[0]) == 4 and s.busts[0] == 1
+
+
+def test_equal_exception_front_compares_with_front_card():
+    s = state([(E, 4), (F, 3), (M, 2)], [(W, 0)] * 3 + [(A, 4)], equal_exception="front")
+    GAME.apply(s, REVEAL)
+    assert s.piles[0] == [] and s.total == 13
+    s = state([(E, 1), (F, 4), (M, 4)], [(W, 0)] * 3 + [(A, 4)], equal_exception="front")
+    GAME.apply(s, REVEAL)
+    assert s.busts[0] == 1 and len(s.piles[0]) == 4
+
+
+def test_equal_exception_off_always_busts():
+    s = state([(E, 1), (F, 4), (M, 4)], [(W, 0)] * 3 + [(A, 4)], equal_exception="off")
+    GAME.apply(s, REVEAL)
+    assert s.busts[0] == 1
+
+
+def test_cards_kept_by_the_exception_may_not_be_taken_and_stay_for_the_next_player():
+    s = state([(E, 1), (F, 4), (M, 4)], [(W, 0)] * 3 + [(A, 4)])
+    GAME.apply(s, REVEAL)
+    assert GAME.current_player(s) == 1
+    assert s.total == 13
+    GAME.apply(s, TAKE)  # seat 1 may take only the front card
+    assert s.piles[1] == [Card(E, 1)]
+    assert s.piles[0] == []
+
+
+def test_reveal_when_display_already_over_limit_busts_unless_equal():
+    s = state([(E, 4), (F, 4), (M, 4), (W, 4)], [(W, 0)] * 3 + [(A, 1)])
+    GAME.apply(s, REVEAL)  # 17 > 12 and 1 != 4
+    assert s.busts[0] == 1 and len(s.piles[0]) == 5
+
+
+# -- refill ---------------------------------------------------------------------------------------
+
+def test_refill_after_taking_last_display_card():
+    s = state([(E, 2)], [(W, 0), (M, 1), (F, 2), (A, 3)])
+    GAME.apply(s, TAKE)
+    assert s.display == [Card(A, 3), Card(F, 2), Card(M, 1)]
+    assert len(s.deck) == 1
+
+
+def test_refill_uses_display_size_option():
+    s = state([(E, 2)], [(W, 0)] * 3 + [(M, 1), (F, 2)], display_size=2)
+    GAME.apply(s, TAKE)
+    assert s.display == [Card(F, 2), Card(M, 1)]
+
+
+def test_refill_never_busts():
+    s = state([(E, 2)], [(W, 0), (M, 4), (F, 4), (A, 4), (E, 4)], bust_limit=5)
+    GAME.apply(s, TAKE)
+    assert s.total == 12 and s.busts == [0, 0, 0, 0] and len(s.display) == 3
+
+
+# -- end of the game -------------------------------------------------------------------------------
+
+def test_game_ends_when_last_card_is_revealed_and_display_leaves_the_game():
+    s = state([(E, 1), (F, 1)], [(M, 2)])
+    GAME.apply(s, REVEAL)
+    assert GAME.is_terminal(s)
+    assert GAME.legal_actions(s) == ()
+    assert s.display == [] and sorted(s.out) == sorted([Card(E, 1), Card(F, 1), Card(M, 2)])
+    assert s.piles[0] == []
+
+
+def test_last_card_reveal_is_resolved_as_any_reveal_bust():
+    s = state([(E, 4), (F, 4), (M, 3)], [(A, 2)])
+    GAME.apply(s, REVEAL)
+    assert GAME.is_terminal(s)
+    assert len(s.piles[0]) == 4 and s.busts[0] == 1
+    assert GAME.scores(s)[0] == 4 - 3  # best colour: earth 4 (or fire 4) minus 3 other cards
+
+
+def test_last_card_reveal_exception_applies_too():
+    s = state([(E, 4), (F, 4), (M, 3)], [(A, 3)])
+    GAME.apply(s, REVEAL)
+    assert GAME.is_terminal(s) and s.piles[0] == [] and len(s.out) == 4
+
+
+def test_last_card_revealed_during_refill_ends_game_nobody_takes():
+    s = state([(E, 2)], [(W, 0), (M, 1)])
+    GAME.apply(s, TAKE)  # refill reveals M1 and W0: the last deck card
+    assert GAME.is_terminal(s)
+    assert s.piles[0] == [Card(E, 2)]
+    assert sorted(s.out) == sorted([Card(W, 0), Card(M, 1)])
+    assert all(p == [] for p in s.piles[1:])
+
+
+def test_illegal_action_is_rejected():
+    s = state([(E, 2)], [(W, 0)] * 4)
+    with pytest.raises(ValueError, match="illegal"):
+        GAME.apply(s, "steal")
+
+
+# -- scoring ---------------------------------------------------------------------------------------
+
+def test_score_seed_example_earth_eleven_minus_five():
+    earth = [(E, 3), (E, 4), (E, 0), (E, 2), (E, 2)]
+    others = [(F, 1), (M, 2), (W, 3), (A, 1), (F, 0)]
+    s = state([(W, 1)], [(W, 0)] * 4, piles=[earth + others, [], [], []])
+    assert GAME.scores(s)[0] == 6
+
+
+def test_score_uses_best_net_colour_not_highest_sum():
+    # red {4}, blue {1,1,1}, green {0}: blue nets 3 - 2 = 1, red nets 4 - 4 = 0.
+    s = state([(W, 1)], [(W, 0)] * 4, piles=[[(F, 4), (A, 1), (A, 1), (A, 1), (E, 0)], [], [], []])
+    assert GAME.scores(s)[0] == 1
+
+
+def test_no_cards_scores_zero_and_scores_can_be_negative():
+    s = state([(W, 1)], [(W, 0)] * 4, piles=[[], [(F, 0), (A, 0), (E, 0)], [], []])
+    assert GAME.scores(s)[:2] == [0, -2]
+
+
+def test_highest_score_wins():
+    s = state([(W, 1)], [(W, 0)], piles=[[(E, 4)], [(E, 3)], [], []])
+    GAME.apply(s, REVEAL)
+    assert GAME.winners(s) == [0]
+    assert GAME.ranks(s) == [1, 2, 3, 3]
+
+
+def test_tie_break_most_cards_then_shared():
+    piles = [[(E, 3)], [(F, 2), (F, 2), (M, 1)], [(A, 3)], []]  # scores 3, 3 (4+... ), 3
+    s = state([(W, 1)], [(W, 0)], piles=piles)
+    GAME.apply(s, REVEAL)
+    assert GAME.scores(s)[:3] == [3, 3, 3]
+    assert GAME.winners(s) == [1]  # three cards beat one
+    s = state([(W, 1)], [(W, 0)], piles=[[(E, 3)], [(F, 3)], [], []])
+    GAME.apply(s, REVEAL)
+    assert GAME.winners(s) == [0, 1]  # equal cards: shared
+
+
+def test_tie_break_shared_option():
+    piles = [[(E, 3)], [(F, 2), (F, 2), (M, 1)], [], []]
+    s = state([(W, 1)], [(W, 0)], piles=piles, tie_break="shared")
+    GAME.apply(s, REVEAL)
+    assert GAME.winners(s) == [0, 1]
+
+
+# -- two-player variant ---------------------------------------------------------------------------
+
+def test_two_player_halves_default_on_at_two_players():
+    s = GAME.initial_state(DaoParams(), 2, random.Random(3))
+    assert len(s.deck) + len(s.display) == 30 and len(s.reserve) == 30
+    s4 = GAME.initial_state(DaoParams(), 4, random.Random(3))
+    assert s4.reserve == []
+    s_off = GAME.initial_state(DaoParams(two_player_halves="off"), 2, random.Random(3))
+    assert s_off.reserve == [] and len(s_off.deck) == 57
+    s_on = GAME.initial_state(DaoParams(two_player_halves="on"), 3, random.Random(3))
+    assert len(s_on.reserve) == 30
+
+
+def test_two_player_halves_scores_add_and_other_player_starts_second_half():
+    half2 = [(W, 0), (W, 0), (W, 0), (A, 1), (A, 1), (A, 1)]
+    s = state([(E, 4), (E, 3)], [(M, 0)], players=2, reserve=half2,
+              piles=[[(E, 2)], [(F, 1)]], current=0)
+    GAME.apply(s, REVEAL)  # last card of half 1: total 7, no bust; half ends
+    assert not GAME.is_terminal(s)
+    assert s.half_scores == [[2], [1]]
+    assert GAME.current_player(s) == 1  # seat 1 did not start half 1
+    assert s.display == [Card(A, 1), Card(A, 1), Card(A, 1)]
+    GAME.apply(s, TAKE)  # seat 1 takes water 1
+    GAME.apply(s, TAKE)  # seat 0 takes water 1
+    GAME.apply(s, REVEAL)  # seat 1 reveals W0; total 1
+    GAME.apply(s, REVEAL)  # seat 0 reveals W0
+    GAME.apply(s, REVEAL)  # seat 1 reveals the last W0: game over
+    assert GAME.is_terminal(s)
+    # half 2: each has one water 1 -> 1 point; the half-1 earth/fire cards do not combine with it
+    assert GAME.scores(s) == [2 + 1, 1 + 1]
+    assert s.half_scores == [[2, 1], [1, 1]]
+
+
+def test_two_player_halves_each_half_scored_on_its_own_cards():
+    # With the union, seat 0 would score earth 2 + 4 - ... ; per half it is 2 then 4.
+    s = state([(E, 4)], [(M, 0)], players=2, reserve=[(W, 0)] * 5 + [(E, 4)], piles=[[(E, 2), (F, 1)], []])
+    GAME.apply(s, REVEAL)  # half 1 ends: seat 0 scores max(earth 2 - 1, fire 1 - 1) = 1
+    assert s.half_scores[0] == [1]
+    assert s.display == [Card(E, 4), Card(W, 0), Card(W, 0)]
+    GAME.apply(s, REVEAL)  # seat 1 (starts half 2) reveals W0
+    GAME.apply(s, TAKE)  # seat 0 takes E4
+    assert GAME.scores(s)[0] == 1 + 4
+
+
+# -- views and hidden information --------------------------------------------------------------------
+
+def test_view_hides_deck_order_but_shows_public_composition():
+    s = state([(E, 1), (F, 2)], [(W, 0), (A, 3), (M, 4)])
+    v = GAME.view(s, 1)
+    public = [a for a in dir(v) if not a.startswith("_")]
+    assert "deck" not in public and "reserve" not in public
+    assert v.deck_size == 3
+    assert v.unseen[A][3] == 1 and v.unseen[M][4] == 1 and v.unseen[W][0] == 1
+    assert v.n_unseen == 3
+    GAME.apply(s, REVEAL)
+    assert v.unseen[M][4] == 0 and v.n_unseen == 2 and v.total == 7  # live view
+
+
+def test_json_and_pickle_round_trip_mid_game():
+    s = GAME.initial_state(DaoParams(two_player_halves="on"), 3, random.Random(9))
+    r = random.Random(2)
+    for _ in range(40):
+        GAME.apply(s, r.choice(GAME.legal_actions(s)))
+    again = GAME.state_from_dict(json.loads(json.dumps(GAME.state_to_dict(s))))
+    assert again == s
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert GAME.clone_state(s) == s and GAME.clone_state(s) is not s
+
+
+def test_malformed_state_is_an_input_error():
+    with pytest.raises(InputError, match="not a DAO state"):
+        GAME.state_from_dict({"players": 2})
+
+
+# -- metrics ------------------------------------------------------------------------------------------
+
+def test_metrics_cards_busts_and_scoring_colour_share():
+    s = state([(E, 4), (F, 4), (M, 3)], [(A, 2)], piles=[[(E, 3), (E, 2), (F, 0)], [], [], []])
+    GAME.apply(s, REVEAL)  # bust on the last card: seat 0 takes E4 F4 M3 A2
+    m = GAME.metrics(s)
+    assert m[0]["cards"] == 7 and m[0]["busts"] == 1
+    # earth: 3+2+4 = 9 minus 4 others = 5 is the best colour; 3 of 7 cards are earth
+    assert m[0]["colour_share"] == pytest.approx(3 / 7)
+    assert m[1]["cards"] == 0 and m[1]["colour_share"] != m[1]["colour_share"]  # NaN
+    assert m[0]["turns"] == 1
+    assert scoring_colour_cards([Card(F, 4), Card(A, 1), Card(A, 1), Card(A, 1)], 5) == 3
+
+
+# -- strategies ---------------------------------------------------------------------------------------
+
+def view_for(s, seat=0):
+    return DaoView(s, seat)
+
+
+def test_threshold_reveals_up_to_limit_then_takes():
+    t = make_strategy("threshold:limit=6", "dao")
+    assert t.choose(view_for(state([(E, 3), (F, 3)], [(W, 0)] * 3)), (TAKE, REVEAL), None) is REVEAL
+    assert t.choose(view_for(state([(E, 4), (F, 3)], [(W, 0)] * 3)), (TAKE, REVEAL), None) is TAKE
+
+
+def test_greedy_takes_a_card_of_its_colour_when_reveal_cannot_bust():
+    s = state([(E, 3)], [(W, 0)] * 5, piles=[[(E, 2)], [], [], []])
+    g = make_strategy("greedy", "dao")
+    assert g.choose(view_for(s), (TAKE, REVEAL), None) is TAKE  # +3 now, a reveal cannot bust
+    s = state([(F, 0)], [(W, 0)] * 5, piles=[[(E, 2)], [], [], []])
+    assert g.choose(view_for(s), (TAKE, REVEAL), None) is REVEAL  # taking F0 costs 1
+
+
+def test_greedy_reveal_expectation_matches_hand_computation():
+    from importlib import import_module
+    from analyser.registry import builtin_strategies
+    mod = import_module(builtin_strategies("dao")["greedy"].__module__)
+    # display total 11 with the front a fire 0; unseen: one metal 4 (bust), one water 1 (no bust).
+    s = state([(F, 0), (E, 4), (W, 4), (A, 3)], [(M, 4), (A, 1)], piles=[[], [], [], []])
+    v = view_for(s)
+    # A bust (p = 1/2) takes F0 E4 W4 A3 M4: every colour nets 4+1-5 = 0 at best -> change 0.
+    assert mod.reveal_gain(v, s.gain[0]) == pytest.approx(0.0)
+    s = state([(F, 0), (E, 4), (W, 4), (A, 3)], [(M, 4), (A, 1)], piles=[[(F, 3)], [], [], []])
+    v = view_for(s)
+    # before: fire 3 -> score 3.  Bust: fire 3+0 minus 4 others = -1, every other colour 4 - 5;
+    # change -4 with p = 1/2 -> -2.  Taking F0 changes nothing (fire 3 + 0).
+    assert mod.reveal_gain(v, s.gain[0]) == pytest.approx(-2.0)
+    assert mod.take_gain(s.gain[0], Card(F, 0)) == 0
+    assert make_strategy("greedy", "dao").choose(v, (TAKE, REVEAL), None) is TAKE
+    # with the front a metal 1 instead, taking costs 1 and the reveal still costs 2 -> take
+    assert mod.take_gain(s.gain[0], Card(M, 1)) == -1
+
+
+def test_colour_strategy_takes_only_its_colour():
+    c = make_strategy("colour", "dao")
+    s = state([(F, 3)], [(W, 0)] * 5, piles=[[(E, 2), (E, 3)], [], [], []])
+    assert c.choose(view_for(s), (TAKE, REVEAL), None) is REVEAL
+    s = state([(E, 1)], [(W, 0)] * 5, piles=[[(E, 2), (E, 3)], [], [], []])
+    assert c.choose(view_for(s), (TAKE, REVEAL), None) is TAKE
+
+
+def test_random_strategy_uses_its_own_stream():
+    r = make_strategy("random", "dao")
+    s = state([(F, 3)], [(W, 0)] * 5)
+    picks = [r.choose(view_for(s), (TAKE, REVEAL), random.Random(k)) for k in range(40)]
+    assert set(picks) == {TAKE, REVEAL}
+
+
+# -- golden seeded playthrough ------------------------------------------------------------------------
+
+def test_golden_playthrough_greedy_vs_threshold():
+    """A fixed game: any change to the rules, the shuffle or these strategies shows here."""
+    strats = [make_strategy(x, "dao") for x in ("greedy", "threshold", "colour", "random")]
+    labels = ["greedy", "threshold", "colour", "random"]
+    actions = []
+    final = play_game(GAME, DaoParams(), strats, labels, 20260101,
+                      on_step=lambda st, seat, a: actions.append(a.value[0]))
+    assert "".join(actions[:24]) == GOLDEN_ACTIONS
+    assert GAME.scores(final) == GOLDEN_SCORES
+    assert final.turn == GOLDEN_TURNS
+
+
+# Recorded from the engine on 2026-11-30; t = take, r = reveal.
+GOLDEN_ACTIONS = "trrrrrrttrtrtrrrrtrtrrtr"
+GOLDEN_SCORES = [2, 0, 3, 10]
+GOLDEN_TURNS = 56

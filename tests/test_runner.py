@@ -1,0 +1,177 @@
+"""Runs as a whole: determinism across jobs, batch sizes and backends; seat rotation; seeds;
+failures that keep the finished games (DESIGN.md test layer 3)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyser import experiments
+from analyser.core import InputError, StrategyError
+from analyser.runner import game_seed, lineup, plan_batches
+
+
+def run(**kw):
+    spec = experiments.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60,
+                                  "seed": 42, "jobs": 1, **kw})
+    return experiments.run(spec, progress=False)
+
+
+def test_same_seed_identical_for_any_jobs_batch_size_and_backend():
+    a = run(jobs=1, batch_size=7).results
+    b = run(jobs=2, batch_size=13).results
+    c = run(jobs=2, batch_size=60, backend="threading").results
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a, c)
+    assert len(a) == 60 * 2
+
+
+def test_different_seed_differs():
+    a = run(seed=1).results
+    b = run(seed=2).results
+    assert not a["score"].equals(b["score"])
+
+
+def test_game_seed_is_the_spawned_child_of_the_root_seed_sequence():
+    child = np.random.SeedSequence(42).spawn(5)[3]
+    lo, hi = child.generate_state(2, np.uint32).tolist()
+    assert game_seed(42, 3) == lo | (hi << 32)
+    assert game_seed(42, 3) != game_seed(42, 4)
+
+
+def test_results_frame_columns_and_types():
+    df = run(games=8, players=4).results
+    assert list(df.columns[:7]) == ["run_id", "game", "game_index", "game_seed", "players", "seat", "strategy"]
+    for rule in ("bust_limit", "display_size", "colours", "values", "equal_exception", "tie_break",
+                 "two_player_halves"):
+        assert rule in df.columns
+    for col in ("score", "rank", "win", "cards", "busts", "colour_share", "turns"):
+        assert col in df.columns
+    assert df["strategy"].dtype == "category"
+    assert df["game_seed"].dtype == "uint64"
+    assert (df.groupby("game_index")["win"].sum().round(9) == 1.0).all()  # one win shared per game
+    assert (df["bust_limit"] == 12).all()
+
+
+def test_seat_rotation_puts_each_strategy_in_each_seat_equally():
+    df = run(strategies=["greedy", "threshold", "random"], players=3, games=30).results
+    counts = df.groupby(["strategy", "seat"], observed=True).size().unstack()
+    assert (counts.to_numpy() == 10).all()
+    assert lineup(0, 4, 2) == [0, 1, 0, 1]
+    assert lineup(1, 4, 2) == [1, 0, 1, 0]
+    assert lineup(2, 3, 3) == [2, 0, 1]
+
+
+def test_rule_overrides_reach_the_games_and_the_rows():
+    df = run(rules={"bust_limit": "20"}, games=20).results
+    assert (df["bust_limit"] == 20).all()
+    base = run(games=20).results
+    assert df["busts"].mean() < base["busts"].mean()
+
+
+def test_plan_batches_cover_every_game_once():
+    for games, jobs, size in ((1, 2, None), (1000, 2, None), (1001, 3, 7), (50, 1, 50)):
+        b = plan_batches(games, jobs, size)
+        assert b[0][0] == 0 and b[-1][1] == games
+        assert all(x[1] == y[0] for x, y in zip(b, b[1:]))
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"game": "chess"}, "unknown game 'chess'; choose one of: dao"),
+    ({"strategies": ["nope"]}, "unknown strategy 'nope' for dao"),
+    ({"strategies": ["threshold:depth=2"]}, "unknown parameter 'depth' for strategy 'threshold'; accepted: limit"),
+    ({"strategies": ["threshold:limit=high"]}, "limit='high'"),
+    ({"strategies": ["threshold:limit"]}, "malformed strategy parameter 'limit'"),
+    ({"rules": {"bust": "3"}}, "unknown rule 'bust'"),
+    ({"rules": {"tie_break": "coin"}}, "tie_break='coin' is not accepted; choose one of: most_cards, shared"),
+    ({"players": 7}, "--players 7 is not accepted for dao; choose 2 to 6"),
+    ({"players": 1}, "choose 2 to 6"),
+    ({"games": 0}, "--games 0 is not accepted"),
+    ({"strategies": ["greedy"] * 3, "players": 2}, "3 strategies for 2 seats"),
+])
+def test_bad_input_is_one_line_naming_the_value(kw, match):
+    with pytest.raises(InputError) as e:
+        run(**kw)
+    assert match in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+BAD = '''
+from analyser.core import Strategy
+from analyser.games.dao import TAKE
+
+class Crashes(Strategy):
+    """Raises once the class has been asked `after` times (counted across games)."""
+    name = "crashes"
+    calls = 0
+    def __init__(self, after: int = 100):
+        self.after = after
+    def choose(self, view, legal, rng):
+        type(self).calls += 1
+        if type(self).calls > self.after:
+            raise ZeroDivisionError("boom")
+        return TAKE
+
+class Illegal(Strategy):
+    name = "illegal"
+    def choose(self, view, legal, rng):
+        return "fold"
+
+class Sleeper(Strategy):
+    name = "sleeper"
+    def choose(self, view, legal, rng):
+        import time
+        time.sleep(30)
+
+STRATEGIES = [Crashes, Illegal, Sleeper]
+'''
+
+
+@pytest.fixture
+def bad_file(tmp_path):
+    p = tmp_path / "bad_bots.py"
+    p.write_text(BAD)
+    return str(p)
+
+
+def test_strategy_that_raises_stops_the_run_and_keeps_finished_games(bad_file):
+    res = run(strategies=[f"{bad_file}:crashes:after=300", "greedy"], games=40, batch_size=5)
+    assert isinstance(res.error, StrategyError)
+    e = res.error
+    assert e.strategy.endswith("crashes:after=300") and "ZeroDivisionError: boom" in str(e)
+    assert e.game_index is not None and e.game_seed == game_seed(42, e.game_index)
+    done = res.results["game_index"].unique()
+    assert 0 < len(done) < 40 and e.game_index not in done
+    assert res.config["status"] == "failed"
+
+
+def test_illegal_action_is_reported_with_seat_and_seed(bad_file):
+    res = run(strategies=["greedy", f"{bad_file}:illegal"], games=10)
+    assert isinstance(res.error, StrategyError) and res.error.kind == "illegal"
+    assert "'fold'" in str(res.error) and "legal were: take, reveal" in str(res.error)
+    assert res.error.seat == 1 and res.error.game_index == 0
+
+
+def test_hanging_strategy_is_reported_as_hung(bad_file):
+    res = run(strategies=["greedy", f"{bad_file}:sleeper"], games=4, game_timeout=0.3)
+    assert isinstance(res.error, StrategyError) and res.error.kind == "hung"
+    assert "did not answer in time" in str(res.error)
+
+
+def test_keyboard_interrupt_keeps_finished_games(tmp_path):
+    p = tmp_path / "ctrl_c.py"
+    p.write_text('''
+from analyser.core import Strategy
+from analyser.games.dao import TAKE
+class CtrlC(Strategy):
+    name = "ctrlc"
+    uses_rng = False
+    calls = 0
+    def choose(self, view, legal, rng):
+        type(self).calls += 1
+        if type(self).calls > 500:
+            raise KeyboardInterrupt
+        return TAKE
+''')
+    res = run(strategies=[f"{p}:ctrlc", "greedy"], games=50, batch_size=10)
+    assert res.interrupted and res.config["status"] == "interrupted"
+    assert 0 < res.results["game_index"].nunique() < 50
