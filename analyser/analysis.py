@@ -98,13 +98,31 @@ def run_summary(df: pd.DataFrame) -> dict:
     return out
 
 
-def format_table(df: pd.DataFrame, pct: tuple[str, ...] = ("win_rate", "win_low", "win_high", "fair_share"),
-                 digits: int = 2) -> pd.DataFrame:
-    """A display copy: proportions as percentages, numbers rounded."""
-    out = df.copy()
-    for c in out.columns:
-        if c in pct:
-            out[c] = (out[c] * 100).map(lambda x: f"{x:.1f}%")
-        elif pd.api.types.is_float_dtype(out[c]):
-            out[c] = out[c].map(lambda x: f"{x:.{digits}f}")
-    return out
+RENAME = {"n": "player-games", "win_rate": "win rate", "mean_score": "mean score", "score_sd": "score sd",
+          "mean_rank": "mean rank", "fair_share": "fair share"}
+
+
+def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
+    """A display copy for the terminal and the report: proportions (``win_rate``, and any float
+    column named ``*_share``, ``*_rate`` or ``*_accuracy``) as percentages, each interval
+    pair (``x_low``/``x_high``) merged into one "95% CI" column, numbers rounded, readable
+    headers.  Title tables pass through with their floats rounded."""
+    out = pd.DataFrame(index=df.index)
+    pct = {"win_rate", "win_low", "win_high", "fair_share"}
+    for c in df.columns:
+        if c.endswith("_low") and c[:-4] + "_high" in df.columns:
+            hi = c[:-4] + "_high"
+            if c in pct:
+                out["95% CI" if c == "win_low" else f"{c[:-4]} 95% CI"] = [
+                    f"{a * 100:.1f}-{b * 100:.1f}%" for a, b in zip(df[c], df[hi])]
+            else:
+                out[f"{c[:-4]} 95% CI"] = [f"{a:.{digits}f} to {b:.{digits}f}" for a, b in zip(df[c], df[hi])]
+        elif c.endswith("_high") and c[:-5] + "_low" in df.columns:
+            continue
+        elif c in pct or (c.endswith(("_share", "_rate", "_accuracy")) and pd.api.types.is_float_dtype(df[c])):
+            out[RENAME.get(c, c.replace("_", " "))] = (df[c] * 100).map(lambda x: f"{x:.1f}%")
+        elif pd.api.types.is_float_dtype(df[c]):
+            out[RENAME.get(c, c.replace("_", " "))] = df[c].map(lambda x: f"{x:.{digits}f}")
+        else:
+            out[RENAME.get(c, c.replace("_", " "))] = df[c]
+    return out.rename(columns={"score 95% CI": "mean score 95% CI"})

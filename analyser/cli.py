@@ -127,7 +127,7 @@ def _command_line() -> str:
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
-                   "FILE.py:NAME. See `analyser list`.")
+                   "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the number of strategies, or the title's usual count.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
@@ -154,7 +154,14 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     summary tables. A strategy that fails stops the run; the finished games are still written.
     """
     from analyser import experiments
+    from analyser.registry import default_lineup, get_game
 
+    if not strategies:
+        g = get_game(game)
+        strategies = default_lineup(g.id)[:players or g.max_players]
+        if not quiet:
+            click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                       "against each other.", err=True)
     spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
                                seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                                batch_size=batch_size, game_timeout=game_timeout)
@@ -200,13 +207,11 @@ def _print_summary(summary, players: int, config: dict) -> None:
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         click.echo()
         click.secho("Strategies (win rate with 95% Wilson interval; shared wins split)", bold=True)
-        cols = ["strategy", "n", "win_rate", "win_low", "win_high", "mean_score", "score_low", "score_high",
-                "score_sd", "mean_rank"]
-        click.echo(format_table(summary.strategies[cols]).to_string(index=False))
+        click.echo(format_table(summary.strategies).to_string(index=False))
         click.echo()
         click.secho(f"Seats (turn order; fair share {100 / players:.1f}%)", bold=True)
         click.echo(format_table(summary.seats[["seat", "n", "win_rate", "win_low", "win_high",
-                                               "mean_score"]]).to_string(index=False))
+                                               "mean_score", "score_low", "score_high"]]).to_string(index=False))
         r = summary.run
         line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
         if "turns_mean" in r:

@@ -256,11 +256,13 @@ def default_out(game_id: str) -> Path:
 
 
 def check_writable(out: Path) -> None:
-    """Raise InputError when ``out`` cannot be created or written."""
-    probe = out
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir():
-        raise InputError(f"--out {str(out)!r} is not accepted: {str(probe)!r} is a file, not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(f"--out {str(out)!r} is not writable; choose a folder you can write to")
+    """Create ``out`` (with parents) and prove a file can be written there; InputError otherwise."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".analyser-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise InputError(f"--out {str(out)!r} is not writable ({reason}); choose a folder you can write to") from None

@@ -35,33 +35,46 @@ def _save(fig, path: Path, caption: str) -> tuple[str, str]:
     return path.name, caption
 
 
-def win_rate(summary: pd.DataFrame, players: int, path: Path) -> tuple[str, str]:
+def strategy_colours(names) -> dict[str, str]:
+    """One fixed colour per strategy, by its order in the run, so every plot agrees."""
+    return {str(n): PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+
+
+def _names(df: pd.DataFrame) -> list[str]:
+    s = df["strategy"]
+    return [str(x) for x in (s.cat.categories if hasattr(s, "cat") else pd.unique(s))]
+
+
+def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None) -> tuple[str, str]:
     """Horizontal bars of win rate per strategy with 95% Wilson interval bars and the fair share."""
     s = summary.iloc[::-1]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.55 * len(s)))
+    colours = colours or strategy_colours(summary["strategy"])
+    fig, ax = plt.subplots(figsize=(8, 1.5 + 0.55 * len(s)))
     y = np.arange(len(s))
     rate = s["win_rate"].to_numpy() * 100
     err = np.vstack([rate - s["win_low"].to_numpy() * 100, s["win_high"].to_numpy() * 100 - rate])
-    ax.barh(y, rate, color=[PALETTE[i % len(PALETTE)] for i in range(len(s))][::-1], height=0.6,
+    ax.barh(y, rate, color=[colours.get(str(n), PALETTE[0]) for n in s["strategy"]], height=0.6,
             xerr=err, capsize=4, error_kw={"elinewidth": 1.2})
-    ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1)
-    ax.text(100 / players, len(s) - 0.45, f" fair share {100 / players:.0f}%", color="#555555", fontsize=8)
+    ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
+               label=f"fair share 1/{players} = {100 / players:.1f}%")
     for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
         ax.text(hi + 0.8, yi, f"{r:.1f}%", va="center", fontsize=9)
     ax.set_yticks(y, [str(x) for x in s["strategy"]])
-    ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.25, 100 / players * 1.5)))
+    ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
+    ax.legend(frameon=False, loc="lower right", fontsize=8)
     _style(ax, "Win rate per strategy (shared wins split; bars: 95% Wilson interval)", "win rate (%)", "")
     return _save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
                             "the fair share 1/players.")
 
 
-def score_distribution(df: pd.DataFrame, path: Path) -> tuple[str, str]:
+def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None) -> tuple[str, str]:
     """Overlaid step histograms of final score per strategy, with the means marked."""
+    colours = colours or strategy_colours(_names(df))
     fig, ax = plt.subplots(figsize=(8, 4.2))
     lo, hi = df["score"].min(), df["score"].max()
     bins = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.5, max(1, int(np.ceil((hi - lo + 1) / 50))))
     for i, (name, grp) in enumerate(df.groupby("strategy", observed=True)):
-        colour = PALETTE[i % len(PALETTE)]
+        colour = colours.get(str(name), PALETTE[i % len(PALETTE)])
         ax.hist(grp["score"], bins=bins, histtype="stepfilled", alpha=0.25, color=colour,
                 weights=np.full(len(grp), 100 / len(grp)))
         ax.hist(grp["score"], bins=bins, histtype="step", linewidth=1.6, color=colour, label=str(name),
@@ -78,14 +91,16 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     fig, ax = plt.subplots(figsize=(8, 3.8))
     x = seats["seat"].to_numpy()
     rate = seats["win_rate"].to_numpy() * 100
-    err = np.vstack([rate - seats["win_low"].to_numpy() * 100, seats["win_high"].to_numpy() * 100 - rate])
+    high = seats["win_high"].to_numpy() * 100
+    err = np.vstack([rate - seats["win_low"].to_numpy() * 100, high - rate])
     ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
     fair = seats["fair_share"].iloc[0] * 100
-    ax.axhline(fair, color="#555555", linestyle="--", linewidth=1, label=f"fair share {fair:.1f}%")
-    for xi, r, hi in zip(x, rate, seats["win_high"].to_numpy() * 100):
-        ax.text(xi, hi + 0.5, f"{r:.1f}%", ha="center", fontsize=9)
+    ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fair:.1f}%")
+    for xi, r in zip(x, rate):
+        ax.text(xi, r / 2, f"{r:.1f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
+    ax.set_ylim(0, max(high.max(), fair) * 1.25)
     ax.set_xticks(x, [f"seat {s}" + (" (starts)" if s == 0 else "") for s in x])
-    ax.legend(frameon=False, loc="lower right")
+    ax.legend(frameon=False, loc="upper right")
     _style(ax, "Win rate by seat: turn-order advantage (bars: 95% interval)", "seat (turn order)", "win rate (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
     ax.grid(axis="x", visible=False)
@@ -109,12 +124,15 @@ def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[s
 
 def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Path) -> tuple[str, str]:
     """Box plot of a per-seat metric per strategy."""
-    groups = [(str(k), g[column].dropna().to_numpy()) for k, g in df.groupby("strategy", observed=True)]
+    colours = strategy_colours(_names(df))
+    groups = [(str(k), g[column].dropna().to_numpy()) for k, g in df.groupby("strategy", observed=True)][::-1]
     fig, ax = plt.subplots(figsize=(8, 1.4 + 0.6 * len(groups)))
-    bp = ax.boxplot([g for _, g in groups], vert=False, patch_artist=True, widths=0.5,
+    horizontal = ({"orientation": "horizontal"} if tuple(map(int, matplotlib.__version__.split(".")[:2])) >= (3, 10)
+                  else {"vert": False})
+    bp = ax.boxplot([g for _, g in groups], patch_artist=True, widths=0.5, **horizontal,
                     medianprops={"color": "#222222"})
-    for i, box in enumerate(bp["boxes"]):
-        box.set_facecolor(PALETTE[i % len(PALETTE)])
+    for (name, _), box in zip(groups, bp["boxes"]):
+        box.set_facecolor(colours[name])
         box.set_alpha(0.6)
     ax.set_yticks(range(1, len(groups) + 1), [k for k, _ in groups])
     _style(ax, title, xlabel, "")

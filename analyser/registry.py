@@ -148,6 +148,16 @@ def builtin_strategies(game_id: str) -> dict[str, Any]:
     return _module_strategies(_load_file(path))
 
 
+def default_lineup(game_id: str) -> list[str]:
+    """The strategies used when none is named: the title script's ``DEFAULT_LINEUP``, else every
+    built-in strategy in the order the script lists them."""
+    path = builtin_dir() / (game_id.replace("-", "_") + ".py")
+    if not path.exists():
+        return []
+    module = _load_file(path)
+    return list(getattr(module, "DEFAULT_LINEUP", None) or _module_strategies(module))
+
+
 def _entry_point_strategies(game_id: str) -> dict[str, Any]:
     found = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):

@@ -136,3 +136,4 @@ class Colour(Strategy):
 
 
 STRATEGIES = [Random, Threshold, Greedy, Colour]
+DEFAULT_LINEUP = ["greedy", "threshold", "colour", "random"]

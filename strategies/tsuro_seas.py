@@ -24,6 +24,8 @@ from analyser.games.tsuro_seas import (DAIKAIJU, DIAMOND, EDGE, KNBR, LOOP, MEET
 GAME = "tsuro-seas"
 
 DEAD = -1000.0
+#: weight of the best follow-up placement's value in a lookahead (the current one weighs 1)
+LOOKAHEAD_WEIGHT = 0.5
 CORNERS = frozenset((0, SIZE - 1, SIZE * (SIZE - 1), SIZE * SIZE - 1))
 DIAMOND_SETS = tuple(frozenset(d) for d in DIAMOND)
 
@@ -209,7 +211,7 @@ class Survivor(_Base):
                 if rest:
                     board, pos = _after(view.board, view.positions, sq, a.tile * 4 + a.rotation, res)
                     v2 = self._lookahead(view, board, pos, rest, self.depth - 1)
-                    v = v2 if v2 > DEAD else v - 500
+                    v = v + LOOKAHEAD_WEIGHT * v2 if v2 > DEAD else v - 500
             scored.append((v, a))
         return _best(scored, rng)
 
@@ -231,7 +233,7 @@ class Survivor(_Base):
                     if rest:
                         b2, p2 = _after(board, pos, sq, code, res)
                         v2 = self._lookahead(view, b2, p2, rest, depth - 1)
-                        v = v2 if v2 > DEAD else v - 500
+                        v = v + LOOKAHEAD_WEIGHT * v2 if v2 > DEAD else v - 500
                 best = max(best, v)
         return best
 

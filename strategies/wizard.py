@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from analyser.core import InputError, Strategy
-from analyser.games.wizard import (CHOOSE_TRUMP, FULL_DECK, JESTER, ORDER, PLAY, TRUMP, WIZARD, Bid,
+from analyser.games.wizard import (CHOOSE_TRUMP, FULL_DECK, HAND_ORDER, JESTER, PLAY, TRUMP, WIZARD, Bid,
                                    WizardState)
 from analyser.games.wizard import GAME as WIZARD_GAME
 
@@ -65,9 +65,10 @@ def card_chances(view) -> list[float]:
     size = len(hand)
     if not size:
         return []
-    tc = view.trump_card
-    trump = view.trump
-    unseen = 60 - size - (tc is not None) - len(view.played) - len(view.trick)
+    pub = view.public
+    tc = pub.trump_card
+    trump = pub.trump
+    unseen = 60 - size - (tc is not None) - len(pub.played) - len(pub.trick)
     count = [0, 0, 0, 0]
     wizards = 4
     for c in hand:
@@ -84,7 +85,7 @@ def card_chances(view) -> list[float]:
             tc_suit, tc_rank = tc.suit, tc.rank
     if unseen <= 0:
         return [1.0 if c.rank == WIZARD else 0.0 for c in hand]
-    q = min(1.0, (view.n_players - 1) * size / unseen)
+    q = min(1.0, (pub.n - 1) * size / unseen)
     lam = q * min(1.0, COLLIDE / size)
     exp = math.exp
     trump_unseen = 0
@@ -128,7 +129,7 @@ def nearest_bid(target: int, legal) -> Bid:
 
 def bid_expected(view, legal, bias: float = 0.0) -> Bid:
     """``expected`` bidding: round(expected tricks + bias) clipped to 0..r, else the nearest legal."""
-    r = view.round
+    r = view.public.round
     target = max(0, min(r, round(expected_tricks(view) + bias)))
     if len(legal) == r + 1:  # no bid is hooked
         return legal[target]
@@ -172,9 +173,10 @@ def greedy_play(view, legal):
     "weakest" follow :func:`power`; ties go to the first in hand order.  (:func:`power` and
     :func:`~analyser.games.wizard.beats` are inlined here for speed.)"""
     seat = view.seat
-    short = view.bids[seat] > view.tricks[seat]
-    trump = view.trump
-    trick = view.trick
+    pub = view.public
+    short = pub.bids[seat] > pub.tricks[seat]
+    trump = pub.trump
+    trick = pub.trick
     if not trick:
         best = None
         bp = -1 if short else 1000
@@ -185,7 +187,7 @@ def greedy_play(view, legal):
             if (p > bp) if short else (p < bp):
                 best, bp = a, p
         return best
-    w = view.win_card
+    w = pub.win_card
     wr = w.rank
     if wr == WIZARD:  # nothing can take the trick
         best = None
@@ -199,8 +201,8 @@ def greedy_play(view, legal):
         return best
     w_jester = wr == JESTER
     w_trump = not w_jester and w.suit == trump
-    led = view.led
-    last = len(trick) == view.n_players - 1
+    led = pub.led
+    last = len(trick) == pub.n - 1
     win_best = lose_best = None
     if short:
         wp = lp = 1000
@@ -255,7 +257,7 @@ def sample_state(view, rng) -> WizardState:
     for c in view.trick:
         pool.remove(c)
     rng.shuffle(pool)
-    r = view.round
+    r = view.public.round
     hands = []
     k = 0
     for s in range(n):
@@ -263,7 +265,7 @@ def sample_state(view, rng) -> WizardState:
             hands.append(list(view.hand))
         else:
             h = pool[k:k + r]
-            h.sort(key=ORDER.__getitem__)
+            h.sort(key=HAND_ORDER)
             hands.append(h)
             k += r
     wiz = [h.count(FULL_DECK[-1]) for h in hands]
@@ -348,7 +350,7 @@ class Bot(Strategy):
         self.samples = int(samples)
 
     def choose(self, view, legal, rng):
-        phase = view.phase
+        phase = view.public.phase
         if phase == PLAY:
             if self.play == "greedy":
                 return greedy_play(view, legal)

@@ -61,7 +61,9 @@ current winner are kept incrementally as cards are played, and the public record
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from analyser.core import Game, InputError, Params, option
@@ -79,12 +81,43 @@ LED_FREE = 4
 BID, TRUMP, PLAY, OVER = "bid", "trump", "play", "over"
 
 
-class Card(NamedTuple):
+class Card:
     """A card: ``rank`` 1-13 with ``suit`` 0-3 (blue, green, red, yellow); a Wizard is rank 14 and a
-    Jester rank 0, both with ``suit=None`` (they have no suit)."""
+    Jester rank 0, both with ``suit=None`` (they have no suit).
 
-    rank: int
-    suit: int | None
+    Cards are immutable and interned: ``Card(7, 2)`` always returns the one red 7 object (also
+    after pickling), so equality is identity, which keeps hand bookkeeping cheap.  ``code`` is the
+    short text form (``Z``, ``N``, ``R7``); ``index`` the position in hand order (Jester 0, blue
+    1..13 = 1-13, green 14-26, red 27-39, yellow 40-52, Wizard 53).  Cards do not order; sort them
+    by ``index``.
+    """
+
+    __slots__ = ("rank", "suit", "code", "index")
+    _interned: dict = {}
+
+    def __new__(cls, rank: int, suit: int | None = None):
+        card = cls._interned.get((rank, suit))
+        if card is None:
+            if rank in (JESTER, WIZARD) and suit is None:
+                index, code = (0, "N") if rank == JESTER else (53, "Z")
+            elif suit in (0, 1, 2, 3) and rank in range(1, 14):
+                index, code = 1 + 13 * suit + rank - 1, f"{SUIT_LETTERS[suit]}{rank}"
+            else:
+                raise ValueError(f"no Wizard card has rank {rank!r} and suit {suit!r}")
+            card = object.__new__(cls)
+            for k, v in (("rank", rank), ("suit", suit), ("code", code), ("index", index)):
+                object.__setattr__(card, k, v)
+            cls._interned[(rank, suit)] = card
+        return card
+
+    def __setattr__(self, name, value):
+        raise AttributeError("cards are immutable")
+
+    def __reduce__(self):
+        return (Card, (self.rank, self.suit))
+
+    def __repr__(self) -> str:
+        return f"Card({self.code})"
 
     def __str__(self) -> str:
         if self.rank == WIZARD:
@@ -93,26 +126,17 @@ class Card(NamedTuple):
             return "Jester"
         return f"{SUITS[self.suit]} {self.rank}"
 
-    @property
-    def code(self) -> str:
-        """Short text form: ``Z`` (Wizard), ``N`` (Jester), ``R7`` (red 7)."""
-        if self.rank == WIZARD:
-            return "Z"
-        if self.rank == JESTER:
-            return "N"
-        return f"{SUIT_LETTERS[self.suit]}{self.rank}"
-
 
 WIZARD_CARD = Card(WIZARD, None)
 JESTER_CARD = Card(JESTER, None)
 #: The distinct card values in hand order: Jester, blue 1..13, green, red, yellow, Wizard.
 CARD_VALUES: tuple[Card, ...] = ((JESTER_CARD,) + tuple(Card(r, s) for s in range(4) for r in range(1, 14))
                                  + (WIZARD_CARD,))
-#: Position of each card value in hand order (the sort key of hands).
-ORDER: dict[Card, int] = {c: i for i, c in enumerate(CARD_VALUES)}
 #: The full deck: 4 Jesters, 52 suited cards, 4 Wizards (unshuffled, in hand order).
 FULL_DECK: tuple[Card, ...] = ((JESTER_CARD,) * 4 + CARD_VALUES[1:-1] + (WIZARD_CARD,) * 4)
 _BY_CODE: dict[str, Card] = {c.code: c for c in CARD_VALUES}
+#: Sort key of hand order (``card.index``).
+HAND_ORDER = attrgetter("index")
 
 
 def slot_of(card: Card) -> int:
@@ -173,9 +197,8 @@ PLAYS: dict[Card, Play] = {c: Play(c) for c in CARD_VALUES}
 BIDS: tuple[tuple[Bid, ...], ...] = tuple(tuple(Bid(i) for i in range(r + 1)) for r in range(61))
 CHOOSE_TRUMP: tuple[ChooseTrump, ...] = tuple(ChooseTrump(s) for s in range(4))
 #: Per position of :data:`FULL_DECK` (the deal works on positions 0-59; sorted positions are hand
-#: order): the card, its play action and its group in a hand.
+#: order): its play action.
 _DECK_PLAY: tuple[Play, ...] = tuple(PLAYS[c] for c in FULL_DECK)
-_DECK_SLOT: tuple[int, ...] = tuple(slot_of(c) for c in FULL_DECK)
 
 
 def hand_groups(hand) -> list[list[Play]]:
@@ -205,86 +228,138 @@ class WizardParams(Params):
     hook: bool = option(False, "the last bidder may not make the bids total the round's tricks")
 
 
-class WizardState:
-    """Full Wizard state, hidden information included.
+#: Fields of :class:`WizardPublic`: what every seat may know.
+PUBLIC_FIELDS = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter", "current", "trump_card",
+                 "trump", "trump_pending", "bids", "n_bids", "tricks", "scores", "played", "leaders", "trick",
+                 "led", "win_seat", "win_card")
+#: Hidden fields of :class:`WizardState` (besides its ``pub`` part).
+HIDDEN_FIELDS = ("hands", "groups", "deck", "wizards", "jesters", "log", "tricks_played")
 
-    * ``round`` (1-based), ``n_rounds``, ``phase`` (``"trump"``, ``"bid"``, ``"play"``, ``"over"``),
-      ``dealer``, ``starter`` (bids first, leads the first trick), ``current`` (seat to act).
-    * ``hands[seat]``: cards in hand order; ``groups[seat]``: the same hand as play actions split
-      into Jesters, the four suits and Wizards (see :func:`hand_groups`); ``deck``: the undealt
-      cards under the trump card (hidden from everyone); ``trump_card``: the turned card (None in
-      the last round).
-    * ``trump``: trump suit or None; ``trump_pending``: a Wizard was turned under
-      ``wizard_trump=first_card`` and no suited card has been played yet.
-    * ``bids[seat]`` (None until bid), ``tricks[seat]`` this round, ``scores[seat]`` running totals.
+
+class WizardPublic:
+    """The public part of a Wizard state: everything every seat may know.
+
+    * ``params``, ``n`` (players), ``round`` (1-based), ``n_rounds``, ``phase`` (``"trump"``,
+      ``"bid"``, ``"play"``, ``"over"``), ``dealer``, ``starter`` (bids first, leads the first
+      trick), ``current`` (seat to act).
+    * ``trump_card``: the turned card (None in the last round); ``trump``: trump suit or None;
+      ``trump_pending``: a Wizard was turned under ``wizard_trump=first_card`` and no suited card
+      has been played yet (``trump`` is then None).
+    * ``bids[seat]`` (None until bid; ``n_bids`` made so far), ``tricks[seat]`` this round,
+      ``scores[seat]`` running totals.
     * ``played``: the cards of the round's finished tricks in play order; ``trick``: the cards of
       the current trick (so every card played this round is ``played + trick``); ``leaders``: the
       leader of each trick of the round, the current one last (the seat of ``(played + trick)[i]``
       is ``(leaders[i // n] + i % n) % n``).
     * ``led``: the trick's led suit, or :data:`LED_NONE` / :data:`LED_FREE`; ``win_seat`` and
-      ``win_card``: who is winning the current trick so far (kept incrementally).
-    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
-      ``tricks_played``: tricks finished in the game (``turns``).
+      ``win_card``: who is winning the current trick so far (None before its first card), kept
+      incrementally as cards are played.
     """
 
-    __slots__ = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter", "current", "hands",
-                 "groups", "deck", "trump_card", "trump", "trump_pending", "bids", "n_bids", "tricks",
-                 "scores", "played", "leaders", "trick", "led", "win_seat", "win_card", "wizards",
-                 "jesters", "log", "tricks_played")
-
-    def __init__(self, **kw):
-        if "groups" not in kw:
-            kw["groups"] = [hand_groups(h) for h in kw["hands"]]
-        for k in self.__slots__:
-            setattr(self, k, kw[k])
+    __slots__ = PUBLIC_FIELDS
 
     def __eq__(self, other):
-        return isinstance(other, WizardState) and all(getattr(self, k) == getattr(other, k)
-                                                      for k in self.__slots__)
+        return isinstance(other, WizardPublic) and all(getattr(self, k) == getattr(other, k)
+                                                       for k in PUBLIC_FIELDS)
 
     def __getstate__(self):
-        return {k: getattr(self, k) for k in self.__slots__}
+        return {k: getattr(self, k) for k in PUBLIC_FIELDS}
 
     def __setstate__(self, d):
         for k, v in d.items():
             setattr(self, k, v)
 
 
-class WizardView:
-    """What a seat sees: its own hand and everything public - never another hand or the deck.
+class WizardState:
+    """Full Wizard state: the public part ``pub`` (a :class:`WizardPublic`) plus hidden data.
 
-    ``hand``, ``bids``, ``tricks``, ``scores``, ``played``, ``leaders`` and ``trick`` are the
-    state's own lists: read them, never change them.  ``trump`` is None for no trump (or not yet
-    decided, see ``trump_pending``); ``led`` is a suit, :data:`LED_NONE` or :data:`LED_FREE`;
-    ``win_seat``/``win_card`` say who is winning the current trick (None before its first card).
+    Every public field is also readable and writable as an attribute of the state itself
+    (``state.trump`` is ``state.pub.trump``); the rules' hot paths use ``pub`` directly.  Hidden:
+
+    * ``hands[seat]``: cards in hand order; ``groups[seat]``: the same hand as play actions split
+      into Jesters, the four suits and Wizards (see :func:`hand_groups`); ``deck``: the undealt
+      cards under the trump card (hidden from everyone).
+    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
+      ``tricks_played``: tricks finished in the game (``turns``).
+
+    ``views`` caches each seat's :class:`WizardView` (not part of the state's value).
     """
 
-    __slots__ = ("seat", "n_players", "params", "round", "n_rounds", "phase", "dealer", "starter",
-                 "hand", "trump_card", "trump", "trump_pending", "bids", "tricks", "scores", "played",
-                 "leaders", "trick", "led", "win_seat", "win_card")
+    __slots__ = ("pub",) + HIDDEN_FIELDS + ("views",)
 
-    def __init__(self, s: WizardState, seat: int):
+    def __init__(self, **kw):
+        pub = WizardPublic()
+        for k in PUBLIC_FIELDS:
+            setattr(pub, k, kw[k])
+        self.pub = pub
+        if "groups" not in kw:
+            kw["groups"] = [hand_groups(h) for h in kw["hands"]]
+        for k in HIDDEN_FIELDS:
+            setattr(self, k, kw[k])
+        self.views = [None] * pub.n
+
+    def __eq__(self, other):
+        return isinstance(other, WizardState) and self.pub == other.pub and all(
+            getattr(self, k) == getattr(other, k) for k in HIDDEN_FIELDS)
+
+    def __getstate__(self):
+        d = {k: getattr(self, k) for k in HIDDEN_FIELDS}
+        d["pub"] = self.pub
+        return d
+
+    def __setstate__(self, d):
+        for k, v in d.items():
+            setattr(self, k, v)
+        self.views = [None] * self.pub.n
+
+
+def _state_field(name: str) -> property:
+    def get(self):
+        return getattr(self.pub, name)
+
+    def put(self, value):
+        setattr(self.pub, name, value)
+
+    return property(get, put if name not in ("params", "n") else None,
+                    doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
+
+
+def _view_field(name: str) -> property:
+    def get(self):
+        return getattr(self.public, name)
+
+    return property(get, doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
+
+
+for _name in PUBLIC_FIELDS:
+    setattr(WizardState, _name, _state_field(_name))
+
+
+class WizardView:
+    """What a seat sees: its ``seat``, its own ``hand`` and ``public`` (the :class:`WizardPublic`
+    part of the state) - never another hand or the deck.
+
+    Every public field is also an attribute of the view (``view.trump``, ``view.trick``,
+    ``view.bids``, ...; ``view.n_players`` = ``view.n``).  The view is live: it is the game's own
+    data, kept up to date as the game goes on - read it during ``choose`` and never change it;
+    copy what you want to keep.  Fast strategies read ``view.public`` once and use its fields.
+    """
+
+    __slots__ = ("seat", "hand", "public")
+
+    def __init__(self, seat: int, hand, public: WizardPublic):
         self.seat = seat
-        self.n_players = s.n
-        self.params = s.params
-        self.round = s.round
-        self.n_rounds = s.n_rounds
-        self.phase = s.phase
-        self.dealer = s.dealer
-        self.starter = s.starter
-        self.hand = s.hands[seat]
-        self.trump_card = s.trump_card
-        self.trump = s.trump
-        self.trump_pending = s.trump_pending
-        self.bids = s.bids
-        self.tricks = s.tricks
-        self.scores = s.scores
-        self.played = s.played
-        self.leaders = s.leaders
-        self.trick = s.trick
-        self.led = s.led
-        self.win_seat = s.win_seat
-        self.win_card = s.win_card
+        self.hand = hand
+        self.public = public
+
+    @property
+    def n_players(self) -> int:
+        return self.public.n
+
+
+for _name in PUBLIC_FIELDS:
+    setattr(WizardView, _name, _view_field(_name))
+del _name
 
 
 def trick_winner(cards, trump: int | None) -> int:
@@ -366,35 +441,40 @@ class Wizard(Game):
         return s
 
     def current_player(self, s: WizardState) -> int:
-        return s.current
+        return s.pub.current
 
     def is_terminal(self, s: WizardState) -> bool:
-        return s.phase == OVER
+        return s.pub.phase == OVER
 
     def view(self, s: WizardState, seat: int) -> WizardView:
-        return WizardView(s, seat)
+        """The seat's live view (cached per seat; rebuilt when a new hand is dealt)."""
+        v = s.views[seat]
+        if v is None:
+            v = s.views[seat] = WizardView(seat, s.hands[seat], s.pub)
+        return v
 
     def legal_actions(self, s: WizardState):
         """Bids 0..r ascending (minus the hooked bid); the distinct playable cards in hand order
         (Jesters, blue, green, red, yellow, Wizards); the four trump suits in suit order; nothing
-        once the game is over."""
-        if s.phase == PLAY:
-            g = s.groups[s.current]
-            led = s.led
+        once the game is over.  A fresh list or a shared tuple: never change it."""
+        p = s.pub
+        if p.phase == PLAY:
+            g = s.groups[p.current]
+            led = p.led
             if 0 <= led < 4:
                 follow = g[led + 1]
                 if follow:  # holding the led suit
-                    t = s.trump
-                    if t is not None and t != led and g[t + 1] and s.params.follow_suit == "seed":
+                    t = p.trump
+                    if t is not None and t != led and g[t + 1] and p.params.follow_suit == "seed":
                         other = g[t + 1]
                         return g[0][:1] + (follow + other if led < t else other + follow) + g[5][:1]
                     return g[0][:1] + follow + g[5][:1]
             return g[0][:1] + g[1] + g[2] + g[3] + g[4] + g[5][:1]
-        phase = s.phase
+        phase = p.phase
         if phase == BID:
-            r = s.round
-            if s.params.hook and s.n_bids == s.n - 1:
-                forbidden = r - sum(b for b in s.bids if b is not None)
+            r = p.round
+            if p.params.hook and p.n_bids == p.n - 1:
+                forbidden = r - sum(b for b in p.bids if b is not None)
                 if 0 <= forbidden <= r:
                     return BIDS[r][:forbidden] + BIDS[r][forbidden + 1:]
             return BIDS[r]
@@ -408,12 +488,13 @@ class Wizard(Game):
         Raises ValueError for an action of the wrong kind for the phase, a card not in hand, a
         card that breaks the follow rule, or a bid out of range (it does not check the hook: that
         is ``legal_actions``' job, as for every title)."""
-        seat = s.current
-        if type(action) is Play and s.phase == PLAY:
+        p = s.pub
+        seat = p.current
+        if type(action) is Play and p.phase == PLAY:
             card = action.card
             g = s.groups[seat]
             r = card.rank
-            led = s.led
+            led = p.led
             if r == JESTER:
                 slot = 0
             elif r == WIZARD:
@@ -422,107 +503,107 @@ class Wizard(Game):
                 suit = card.suit
                 slot = suit + 1
                 if suit != led and 0 <= led < 4 and g[led + 1] and not (
-                        suit == s.trump and s.params.follow_suit == "seed"):
+                        suit == p.trump and p.params.follow_suit == "seed"):
                     raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
             try:
                 g[slot].remove(action)
             except ValueError:
                 raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
             s.hands[seat].remove(card)
-            trick = s.trick
+            trick = p.trick
             trick.append(card)
-            # keep the led suit and the trick's winner up to date (see trick_winner)
+            # keep the led suit and the trick's winner up to date (same answer as trick_winner)
             if r == WIZARD:
-                wc = s.win_card
+                wc = p.win_card
                 if wc is None or wc.rank != WIZARD:
-                    s.win_card = card
-                    s.win_seat = seat
+                    p.win_card = card
+                    p.win_seat = seat
                 if led == LED_NONE:
-                    s.led = LED_FREE
+                    p.led = LED_FREE
             elif r == JESTER:
-                if s.win_card is None:
-                    s.win_card = card
-                    s.win_seat = seat
+                if p.win_card is None:
+                    p.win_card = card
+                    p.win_seat = seat
             else:
                 if led == LED_NONE or led == LED_FREE:
-                    if s.trump_pending:
-                        s.trump = suit
-                        s.trump_pending = False
+                    if p.trump_pending:  # first suited card of the round: it names trump
+                        p.trump = suit
+                        p.trump_pending = False
                     if led == LED_NONE:
-                        s.led = led = suit
-                wc = s.win_card
+                        p.led = led = suit
+                wc = p.win_card
                 if wc is None:
-                    s.win_card = card
-                    s.win_seat = seat
+                    p.win_card = card
+                    p.win_seat = seat
                 else:
                     wr = wc.rank
                     if wr == JESTER:
-                        s.win_card = card
-                        s.win_seat = seat
+                        p.win_card = card
+                        p.win_seat = seat
                     elif wr != WIZARD:
-                        t = s.trump
+                        t = p.trump
                         if suit == t:
                             if wc.suit != t or r > wr:
-                                s.win_card = card
-                                s.win_seat = seat
+                                p.win_card = card
+                                p.win_seat = seat
                         elif suit == led and wc.suit == suit and r > wr:
-                            s.win_card = card
-                            s.win_seat = seat
-            n = s.n
+                            p.win_card = card
+                            p.win_seat = seat
+            n = p.n
             if len(trick) < n:
-                s.current = seat + 1 if seat + 1 < n else 0
+                p.current = seat + 1 if seat + 1 < n else 0
             else:
-                self._end_trick(s, rng)
-        elif s.phase == PLAY:
+                self._end_trick(s, p, rng)
+        elif p.phase == PLAY:
             raise ValueError(f"illegal Wizard action {action!r}: a card must be played now")
-        elif s.phase == BID:
-            if type(action) is not Bid or not 0 <= action.n <= s.round:
-                raise ValueError(f"illegal Wizard action {action!r}: bid 0 to {s.round} tricks now")
-            s.bids[seat] = action.n
-            s.n_bids += 1
-            if s.n_bids == s.n:
-                s.phase = PLAY
-                s.current = s.starter
-                s.leaders.append(s.starter)
+        elif p.phase == BID:
+            if type(action) is not Bid or not 0 <= action.n <= p.round:
+                raise ValueError(f"illegal Wizard action {action!r}: bid 0 to {p.round} tricks now")
+            p.bids[seat] = action.n
+            p.n_bids += 1
+            if p.n_bids == p.n:
+                p.phase = PLAY
+                p.current = p.starter
+                p.leaders.append(p.starter)
             else:
-                s.current = (seat + 1) % s.n
-        elif s.phase == TRUMP:
+                p.current = (seat + 1) % p.n
+        elif p.phase == TRUMP:
             if type(action) is not ChooseTrump or action.suit not in (0, 1, 2, 3):
                 raise ValueError(f"illegal Wizard action {action!r}: the dealer chooses a trump suit now")
-            s.trump = action.suit
-            s.phase = BID
-            s.current = s.starter
+            p.trump = action.suit
+            p.phase = BID
+            p.current = p.starter
         else:
             raise ValueError("the game is over")
 
-    def _end_trick(self, s: WizardState, rng) -> None:
-        s.played += s.trick
-        w = s.win_seat
-        s.tricks[w] += 1
+    def _end_trick(self, s: WizardState, p: WizardPublic, rng) -> None:
+        p.played += p.trick
+        w = p.win_seat
+        p.tricks[w] += 1
         s.tricks_played += 1
-        s.trump_pending = False  # a first trick without a suited card: no trump this round
-        s.trick = []
-        s.led = LED_NONE
-        s.win_seat = s.win_card = None
+        p.trump_pending = False  # a first trick without a suited card: no trump this round
+        p.trick = []
+        p.led = LED_NONE
+        p.win_seat = p.win_card = None
         if s.hands[w]:
-            s.current = w
-            s.leaders.append(w)
+            p.current = w
+            p.leaders.append(w)
         else:
-            self._end_round(s, w, rng)
+            self._end_round(s, p, w, rng)
 
-    def _end_round(self, s: WizardState, last_winner: int, rng) -> None:
-        points = [20 + 10 * t if t == b else -10 * abs(t - b) for b, t in zip(s.bids, s.tricks)]
-        for i, p in enumerate(points):
-            s.scores[i] += p
-        tc = s.trump_card
-        s.log.append({"round": s.round, "dealer": s.dealer, "starter": s.starter,
-                      "trump_card": tc.code if tc is not None else None, "trump": s.trump,
-                      "bids": list(s.bids), "tricks": list(s.tricks), "points": points,
+    def _end_round(self, s: WizardState, p: WizardPublic, last_winner: int, rng) -> None:
+        points = [20 + 10 * t if t == b else -10 * abs(t - b) for b, t in zip(p.bids, p.tricks)]
+        for i, x in enumerate(points):
+            p.scores[i] += x
+        tc = p.trump_card
+        s.log.append({"round": p.round, "dealer": p.dealer, "starter": p.starter,
+                      "trump_card": tc.code if tc is not None else None, "trump": p.trump,
+                      "bids": list(p.bids), "tricks": list(p.tricks), "points": points,
                       "wizards": list(s.wizards), "jesters": list(s.jesters), "last_winner": last_winner})
-        if s.round >= s.n_rounds:
-            s.phase = OVER
+        if p.round >= p.n_rounds:
+            p.phase = OVER
             return
-        self._deal(s, s.round + 1, last_winner, rng)
+        self._deal(s, p.round + 1, last_winner, rng)
 
     def _deal(self, s: WizardState, r: int, last_winner: int, rng) -> None:
         """Deal round ``r`` with ``rng``; set dealer, starter, trump and the phase.
@@ -532,14 +613,15 @@ class Wizard(Game):
         ``int(rng.random() * m)``, whose bias for m <= 60 is below 1e-14.  Seat 0 gets the first
         ``r`` cards drawn, seat 1 the next ``r``, ...; the next card is turned for trump.
         """
-        n = s.n
-        p = s.params
-        if p.round_starter == "rotate":
-            s.dealer = (r - 2) % n  # round 1: the last seat deals and seat 0 starts
-            s.starter = (s.dealer + 1) % n
+        p = s.pub
+        n = p.n
+        params = p.params
+        if params.round_starter == "rotate":
+            p.dealer = (r - 2) % n  # round 1: the last seat deals and seat 0 starts
+            p.starter = (p.dealer + 1) % n
         else:
-            s.starter = 0 if r == 1 else last_winner
-            s.dealer = (s.starter - 1) % n
+            p.starter = 0 if r == 1 else last_winner
+            p.dealer = (p.starter - 1) % n
         size = len(FULL_DECK)
         ids = list(range(size))
         rnd = rng.random
@@ -547,41 +629,43 @@ class Wizard(Game):
         for i in range(min(size, dealt + 1)):
             j = i + int(rnd() * (size - i))
             ids[i], ids[j] = ids[j], ids[i]
-        deck, plays, slots = FULL_DECK, _DECK_PLAY, _DECK_SLOT
+        deck_card, deck_play = FULL_DECK.__getitem__, _DECK_PLAY.__getitem__
         for k in range(n):
             h = ids[k * r:(k + 1) * r]
             h.sort()
-            s.hands[k] = [deck[i] for i in h]
-            g = [[], [], [], [], [], []]
-            for i in h:
-                g[slots[i]].append(plays[i])
-            s.groups[k] = g
-            s.wizards[k] = len(g[5])
-            s.jesters[k] = len(g[0])
-        s.round = r
-        s.trump_card = tc = deck[ids[dealt]] if dealt < size else None
-        s.deck = [deck[i] for i in ids[dealt + 1:]]
-        s.bids = [None] * n
-        s.n_bids = 0
-        s.tricks = [0] * n
-        s.played = []
-        s.leaders = []
-        s.trick = []
-        s.led = LED_NONE
-        s.win_seat = s.win_card = None
-        s.trump_pending = False
-        s.phase = BID
-        s.current = s.starter
-        s.trump = None
+            s.hands[k] = list(map(deck_card, h))
+            plays = list(map(deck_play, h))
+            # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
+            b1, b2, b3 = bisect_left(h, 4), bisect_left(h, 17), bisect_left(h, 30)
+            b4, b5 = bisect_left(h, 43), bisect_left(h, 56)
+            s.groups[k] = [plays[:b1], plays[b1:b2], plays[b2:b3], plays[b3:b4], plays[b4:b5], plays[b5:]]
+            s.wizards[k] = r - b5
+            s.jesters[k] = b1
+        s.views = [None] * n
+        p.round = r
+        p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
+        s.deck = list(map(deck_card, ids[dealt + 1:]))
+        p.bids = [None] * n
+        p.n_bids = 0
+        p.tricks = [0] * n
+        p.played = []
+        p.leaders = []
+        p.trick = []
+        p.led = LED_NONE
+        p.win_seat = p.win_card = None
+        p.trump_pending = False
+        p.phase = BID
+        p.current = p.starter
+        p.trump = None
         if tc is not None:
             if tc.rank == WIZARD:
-                if p.wizard_trump == "dealer_chooses":
-                    s.phase = TRUMP
-                    s.current = s.dealer
+                if params.wizard_trump == "dealer_chooses":
+                    p.phase = TRUMP
+                    p.current = p.dealer
                 else:
-                    s.trump_pending = True
+                    p.trump_pending = True
             elif tc.rank != JESTER:
-                s.trump = tc.suit
+                p.trump = tc.suit
 
     # -- results ------------------------------------------------------------------------
     def scores(self, s: WizardState) -> list[int]:
@@ -676,7 +760,7 @@ class Wizard(Game):
             n = int(d["players"])
             if not self.min_players <= n <= self.max_players:
                 raise ValueError(f"players={n}")
-            hands = [sorted((card_from_code(c) for c in h), key=ORDER.__getitem__) for h in d["hands"]]
+            hands = [sorted((card_from_code(c) for c in h), key=HAND_ORDER) for h in d["hands"]]
             if len(hands) != n:
                 raise ValueError("hands")
             played = [card_from_code(c) for c in d.get("played", [])]

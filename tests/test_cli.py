@@ -1,0 +1,210 @@
+"""The command line through click's CliRunner (DESIGN.md test layer 5) and report generation."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analyser.cli import cli
+
+
+def invoke(runner, *args):
+    return runner.invoke(cli, list(args), catch_exceptions=False)
+
+
+def one_line_error(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = [x for x in result.output.splitlines() if x.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("analyser: error: ")
+    assert "Traceback" not in result.output
+    for n in needles:
+        assert n in lines[0]
+
+
+def test_no_arguments_shows_help(runner):
+    r = invoke(runner)
+    assert r.exit_code == 0 and "simulate" in r.output and "Start here" in r.output
+
+
+def test_help_teaches_with_examples(runner):
+    r = invoke(runner, "simulate", "--help")
+    assert r.exit_code == 0
+    assert "analyser simulate dao --strategy greedy" in r.output
+    assert "each strategy sits in each seat" in r.output
+    assert "analyser play dao" in invoke(runner, "play", "--help").output
+
+
+def test_list_shows_titles_strategies_parameters_and_rules(runner):
+    r = invoke(runner, "list")
+    assert r.exit_code == 0
+    assert "dao  -  DAO (Dodekka), 2-6 players" in r.output
+    assert "threshold:limit=10" in r.output
+    assert "greedy" in r.output and "colour:min_value=1,start=2" in r.output
+    assert "bust_limit=12" in r.output
+    assert "equal_exception=adjacent [adjacent | front | off]" in r.output
+    assert "two_player_halves=auto [auto | on | off]" in r.output
+    assert "tie_break=most_cards" in r.output and "display_size=3" in r.output
+
+
+def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
+    out = tmp_path / "run"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
+               "--seed", "5", "--jobs", "1", "--out", str(out), "--csv")
+    assert r.exit_code == 0, r.output
+    for name in ("results.parquet", "results.csv", "config.json", "summary.csv", "index.html",
+                 "win_rate.png", "scores.png", "seat_win_rate.png", "game_length.png", "cards.png"):
+        assert (out / name).exists(), name
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == 40 * 2 and set(df["strategy"]) == {"greedy", "threshold:limit=6"}
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["seed"] == 5 and cfg["games_completed"] == 40 and cfg["status"] == "complete"
+    assert cfg["rules"]["bust_limit"] == 12 and "pandas" in cfg["versions"]
+    assert cfg["wall_seconds"] > 0 and cfg["command"].startswith("analyser")
+    summary = pd.read_csv(out / "summary.csv")
+    assert set(summary["strategy"]) == {"greedy", "threshold:limit=6"}
+    assert summary["win_rate"].sum() == pytest.approx(1.0)
+    html = (out / "index.html").read_text()
+    assert html.count("data:image/png;base64,") == 5
+    assert "Seed 5" in html and "bust_limit" in html and "greedy" in html
+    assert "Strategies" in r.output and "Seats" in r.output and "Report:" in r.output
+
+
+def test_simulate_without_seed_prints_and_records_a_fresh_seed(runner, tmp_path):
+    r = invoke(runner, "simulate", "dao", "-s", "random", "--games", "8", "-j", "1", "--out",
+               str(tmp_path), "--no-report")
+    assert r.exit_code == 0
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    assert f"seed {cfg['seed']} (fresh" in r.output
+
+
+def test_simulate_without_strategy_pits_the_builtins(runner, tmp_path):
+    r = invoke(runner, "simulate", "dao", "--games", "8", "-j", "1", "--out", str(tmp_path), "--no-report")
+    assert r.exit_code == 0
+    assert set(pd.read_parquet(tmp_path / "results.parquet")["strategy"]) == {"greedy", "threshold", "colour",
+                                                                             "random"}
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["simulate", "chess", "-s", "x"], ["unknown game 'chess'", "dao"]),
+    (["simulate", "dao", "-s", "genius"], ["unknown strategy 'genius'", "greedy"]),
+    (["simulate", "dao", "-s", "threshold:lim=3"], ["unknown parameter 'lim'", "limit"]),
+    (["simulate", "dao", "-s", "greedy", "--rule", "bust_limt=3"], ["unknown rule 'bust_limt'", "bust_limit"]),
+    (["simulate", "dao", "-s", "greedy", "--rule", "bust_limit"], ["malformed --rule 'bust_limit'", "key=value"]),
+    (["simulate", "dao", "-s", "greedy", "--rule", "bust_limit=lots"], ["bust_limit='lots'", "whole number"]),
+    (["simulate", "dao", "-s", "greedy", "--players", "9"], ["--players 9", "2 to 6"]),
+    (["simulate", "dao", "-s", "greedy", "--games", "0"], ["--games 0"]),
+    (["simulate", "dao", "-s", "greedy", "--games", "-5"], ["--games -5"]),
+    (["simulate", "dao", "-s", "greedy", "--out", "/proc/nope/x"], ["--out '/proc/nope/x' is not writable"]),
+    (["simulate", "dao", "-s", "greedy", "--gamez", "3"], ["No such option '--gamez'"]),
+    (["play", "dao", "-s", "greedy", "--players", "1"], ["--players 1", "2 to 6"]),
+    (["list", "go"], ["unknown game 'go'"]),
+    (["report", "/nonexistent/results.parquet"], ["does not exist"]),
+    (["bench", "chess"], ["unknown game 'chess'"]),
+])
+def test_bad_input_one_line_exit_2(runner, args, needles):
+    one_line_error(invoke(runner, *args), *needles)
+
+
+def test_unwritable_out_that_is_a_file(runner, tmp_path):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    one_line_error(invoke(runner, "simulate", "dao", "-s", "greedy", "--out", str(f / "sub")), "not writable")
+
+
+def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner, tmp_path):
+    bot = tmp_path / "flaky.py"
+    bot.write_text('''
+from analyser.core import Strategy
+from analyser.games.dao import TAKE, REVEAL
+
+class Flaky(Strategy):
+    """Fails on its 200th decision (counted across games)."""
+    name = "flaky"
+    calls = 0
+    def choose(self, view, legal, rng):
+        type(self).calls += 1
+        if type(self).calls == 200:
+            raise RuntimeError("lost my cards")
+        return REVEAL if view.total < 8 else TAKE
+''')
+    out = tmp_path / "out"
+    r = invoke(runner, "simulate", "dao", "-s", f"{bot}:flaky", "-s", "greedy", "--games", "50", "-j", "1",
+               "--seed", "9", "--batch-size", "5", "--out", str(out))
+    assert r.exit_code == 1
+    err = [x for x in r.output.splitlines() if x.startswith("analyser: error:")]
+    assert len(err) == 1
+    line = err[0]
+    assert "flaky" in line and "seat" in line and "RuntimeError: lost my cards" in line and "game seed" in line
+    df = pd.read_parquet(out / "results.parquet")
+    assert 0 < df["game_index"].nunique() < 50
+    assert json.loads((out / "config.json").read_text())["status"] == "failed"
+    # the printed replay command reproduces the failure on that exact game
+    replay = line.split("Replay: ")[1].split()
+    assert replay[:2] == ["analyser", "play"]
+    seed = int(line.split("game seed ")[1].split(")")[0])
+    assert replay[-1] == str(seed)
+
+
+def test_play_prints_a_readable_trace(runner):
+    r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--seed", "1")
+    assert r.exit_code == 0
+    assert "game seed 1" in r.output and "turn 1: seat 0 (greedy) -> " in r.output
+    assert "display [" in r.output and "Final scores:" in r.output
+    assert "Winner: seat" in r.output or "Shared win:" in r.output
+
+
+def test_play_json_trace_and_continue_from_a_saved_state(runner, tmp_path):
+    r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "--seed", "4", "--json")
+    assert r.exit_code == 0
+    lines = [json.loads(x) for x in r.output.splitlines()]
+    steps, final = lines[:-1], lines[-1]
+    assert steps[0]["turn"] == 1 and steps[0]["seat"] == 0 and steps[0]["action"] in ("take", "reveal")
+    assert steps[0]["state"]["game"] == "dao" and len(steps[0]["state"]["display"]) == 3
+    assert "final" in final and len(final["scores"]) == 3
+    # continue from turn 10's state: the deterministic strategies replay the same ending
+    saved = tmp_path / "turn10.json"
+    saved.write_text(json.dumps(steps[9]))
+    r2 = invoke(runner, "play", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "--state", str(saved),
+                "--json")
+    assert r2.exit_code == 0, r2.output
+    final2 = json.loads(r2.output.splitlines()[-1])
+    assert final2["scores"] == final["scores"]
+    assert json.loads(r2.output.splitlines()[0])["turn"] == 1
+
+
+def test_play_state_errors_are_one_line(runner, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    one_line_error(invoke(runner, "play", "dao", "-s", "greedy", "--state", str(bad)), "is not JSON")
+    one_line_error(invoke(runner, "play", "dao", "-s", "greedy", "--state", str(tmp_path / "none.json")),
+                   "does not exist")
+
+
+def test_report_rebuilds_from_results(runner, tmp_path):
+    run = tmp_path / "run"
+    invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "colour", "--games", "30", "-j", "1", "--seed", "2",
+           "--out", str(run), "--no-report", "--csv")
+    assert not (run / "index.html").exists()
+    r = invoke(runner, "report", str(run / "results.parquet"), "--out", str(tmp_path / "rebuilt"))
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "rebuilt" / "index.html").read_text()
+    assert "Seed 2" in html and html.count("data:image/png;base64,") == 5
+    r = invoke(runner, "report", str(run / "results.csv"), "--out", str(tmp_path / "from_csv"))
+    assert r.exit_code == 0, r.output
+    a = pd.read_csv(tmp_path / "rebuilt" / "summary.csv")
+    b = pd.read_csv(tmp_path / "from_csv" / "summary.csv")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_report_rejects_a_foreign_table(runner, tmp_path):
+    p = tmp_path / "other.csv"
+    pd.DataFrame({"a": [1]}).to_csv(p, index=False)
+    one_line_error(invoke(runner, "report", str(p)), "not an analyser results table")
+
+
+def test_bench_prints_games_per_second(runner):
+    r = invoke(runner, "bench", "dao", "--games", "30", "--jobs", "1")
+    assert r.exit_code == 0, r.output
+    assert "4p threshold" in r.output and "/s" in r.output
