@@ -31,8 +31,8 @@ def wilson(p: float | np.ndarray, n: float | np.ndarray, z: float = Z95):
         denom = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-        low = np.where(n > 0, np.clip(centre - half, 0, 1), np.nan)
-        high = np.where(n > 0, np.clip(centre + half, 0, 1), np.nan)
+        low = np.where(n > 0, np.clip(np.minimum(centre - half, p), 0, 1), np.nan)
+        high = np.where(n > 0, np.clip(np.maximum(centre + half, p), 0, 1), np.nan)
     if low.ndim == 0:
         return float(low), float(high)
     return low, high

@@ -52,7 +52,7 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.55 * len(s)))
     y = np.arange(len(s))
     rate = s["win_rate"].to_numpy() * 100
-    err = np.vstack([rate - s["win_low"].to_numpy() * 100, s["win_high"].to_numpy() * 100 - rate])
+    err = np.clip(np.vstack([rate - s["win_low"].to_numpy() * 100, s["win_high"].to_numpy() * 100 - rate]), 0, None)
     ax.barh(y, rate, color=[colours.get(str(n), PALETTE[0]) for n in s["strategy"]], height=0.6,
             xerr=err, capsize=4, error_kw={"elinewidth": 1.2})
     ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
@@ -92,7 +92,7 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     x = seats["seat"].to_numpy()
     rate = seats["win_rate"].to_numpy() * 100
     high = seats["win_high"].to_numpy() * 100
-    err = np.vstack([rate - seats["win_low"].to_numpy() * 100, high - rate])
+    err = np.clip(np.vstack([rate - seats["win_low"].to_numpy() * 100, high - rate]), 0, None)
     ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
     fair = seats["fair_share"].iloc[0] * 100
     ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fair:.1f}%")

@@ -314,8 +314,7 @@ class WizardState:
 
 
 def _state_field(name: str) -> property:
-    def get(self):
-        return getattr(self.pub, name)
+    get = attrgetter("pub." + name)
 
     def put(self, value):
         setattr(self.pub, name, value)
@@ -325,10 +324,7 @@ def _state_field(name: str) -> property:
 
 
 def _view_field(name: str) -> property:
-    def get(self):
-        return getattr(self.public, name)
-
-    return property(get, doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
+    return property(attrgetter("public." + name), doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
 
 
 for _name in PUBLIC_FIELDS:
@@ -352,9 +348,7 @@ class WizardView:
         self.hand = hand
         self.public = public
 
-    @property
-    def n_players(self) -> int:
-        return self.public.n
+    n_players = property(attrgetter("public.n"), doc="Number of players (``public.n``).")
 
 
 for _name in PUBLIC_FIELDS:
@@ -424,6 +418,7 @@ class Wizard(Game):
     default_players = 4
     Params = WizardParams
     metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns")
+    live_views = True
 
     # -- forward model ------------------------------------------------------------------
     def initial_state(self, params: WizardParams, n_players: int, rng) -> WizardState:
@@ -447,7 +442,8 @@ class Wizard(Game):
         return s.pub.phase == OVER
 
     def view(self, s: WizardState, seat: int) -> WizardView:
-        """The seat's live view (cached per seat; rebuilt when a new hand is dealt)."""
+        """The seat's live view (one per seat and state, cached): it holds the seat's hand list and
+        the public part, both updated in place as the game goes on."""
         v = s.views[seat]
         if v is None:
             v = s.views[seat] = WizardView(seat, s.hands[seat], s.pub)
@@ -633,7 +629,7 @@ class Wizard(Game):
         for k in range(n):
             h = ids[k * r:(k + 1) * r]
             h.sort()
-            s.hands[k] = list(map(deck_card, h))
+            s.hands[k][:] = map(deck_card, h)  # in place: live views hold the hand lists
             plays = list(map(deck_play, h))
             # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
             b1, b2, b3 = bisect_left(h, 4), bisect_left(h, 17), bisect_left(h, 30)
@@ -641,7 +637,6 @@ class Wizard(Game):
             s.groups[k] = [plays[:b1], plays[b1:b2], plays[b2:b3], plays[b3:b4], plays[b4:b5], plays[b5:]]
             s.wizards[k] = r - b5
             s.jesters[k] = b1
-        s.views = [None] * n
         p.round = r
         p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
         s.deck = list(map(deck_card, ids[dealt + 1:]))

@@ -1,0 +1,65 @@
+"""Every example in README.md runs (with fewer games, so the suite stays fast), and the README's
+set-up commands match what CI runs."""
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from analyser.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+
+
+def example_commands() -> list[str]:
+    return [line.strip() for b in blocks("sh") for line in b.splitlines()
+            if line.strip().startswith("analyser ")]
+
+
+def shrink(args: list[str]) -> list[str]:
+    """Cap --games at 30 and run in one process, so every example takes a second or two."""
+    out = list(args)
+    for flag in ("--games", "-n"):
+        if flag in out:
+            i = out.index(flag)
+            out[i + 1] = str(min(int(out[i + 1]), 30))
+            break
+    else:
+        if out[0] in ("simulate", "bench"):
+            out += ["--games", "30"]
+    if out[0] in ("simulate", "bench"):
+        for flag in ("--jobs", "-j"):
+            if flag in out:
+                out[out.index(flag) + 1] = "1"
+                break
+        else:
+            out += ["--jobs", "1"]
+    return out
+
+
+def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one():
+    setup = [b.strip() for b in blocks("sh") if b.strip().startswith("pip install")]
+    assert setup[0] == "pip install . && analyser simulate dao --strategy greedy"
+    assert setup[1] == "pip install '.[test]' && python -m pytest"
+    assert setup[1] in (ROOT / ".ci" / "run").read_text()
+
+
+def test_every_readme_example_runs(runner, tmp_path, monkeypatch):
+    commands = example_commands()
+    assert len(commands) >= 12
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_bots.py").write_text(blocks("python")[0])
+    for command in commands:
+        args = shrink(shlex.split(command)[1:])
+        result = runner.invoke(cli, args, catch_exceptions=False)
+        assert result.exit_code == 0, f"{command}\n{result.output}"
+    assert (tmp_path / "reports" / "limit10" / "index.html").exists()
+    assert (tmp_path / "reports" / "duel" / "results.csv").exists()
+    assert (tmp_path / "reports" / "duel-again" / "index.html").exists()
+    assert any(p.name.startswith("dao-") for p in (tmp_path / "reports").iterdir())
