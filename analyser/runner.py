@@ -96,8 +96,8 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
     current, legal_actions, apply, view = game.current_player, game.legal_actions, game.apply, game.view
     # A title with live views (one view object per seat that reads through to the state) lets the
     # loop build the views once per game instead of once per decision.
-    views = [view(state, k) for k in range(n)] if getattr(game, "live_views", False) else None
-    choosers = [st.choose for st in strategies]
+    live = getattr(game, "live_views", False)
+    seats = [(st.choose, view(state, k) if live else None, seat_rngs[k]) for k, st in enumerate(strategies)]
     steps = 0
     while True:
         legal = legal_actions(state)
@@ -107,8 +107,9 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
         if len(legal) == 1:
             action = legal[0]
         else:
+            choose, seat_view, seat_rng = seats[seat]
             try:
-                action = choosers[seat](views[seat] if views else view(state, seat), legal, seat_rngs[seat])
+                action = choose(seat_view if live else view(state, seat), legal, seat_rng)
             except _Hang:
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
                                     strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
