@@ -19,8 +19,8 @@ CASES: dict[str, list[tuple[str, tuple[str, ...], int, int]]] = {
     "dao": [("4p threshold", ("threshold",), 4, 20000),
             ("4p greedy", ("greedy",), 4, 10000)],
     "wizard": [("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 1000)],
-    "tsuro-seas": [("4p random", ("random",), 4, 1000),
-                   ("4p survivor depth 1", ("survivor:depth=1",), 4, 500)],
+    "tsuro-seas": [("4p random", ("random",), 4, 2000),
+                   ("4p survivor depth 1", ("survivor:depth=1",), 4, 1000)],
 }
 
 

@@ -14,6 +14,9 @@ from importlib import metadata
 import os
 import platform
 import secrets
+import signal
+import threading
+import warnings
 import sys
 import time
 from dataclasses import dataclass, field
@@ -29,6 +32,12 @@ from analyser import __version__
 from analyser.core import InputError, StrategyError
 from analyser.registry import get_game, make_strategy
 from analyser.runner import ROW_FIELDS, BatchJob, GameFailure, plan_batches, resolve_jobs, run_batch
+
+
+#: Games played in-process first when ``--jobs`` is automatic, to time the run.
+PILOT_GAMES = 50
+#: Estimated seconds below which an automatic run does not start worker processes.
+SMALL_RUN_SECONDS = 2.0
 
 
 @dataclass
@@ -113,42 +122,95 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     game, params, players, jobs, seed = resolve(spec)
     strategies = tuple(spec.strategies)
     rules = tuple(sorted(spec.rules.items()))
-    batches = plan_batches(spec.games, jobs, spec.batch_size)
-    jobs_list = [BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
-                 for a, b in batches]
+
+    def job(a: int, b: int) -> BatchJob:
+        return BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
+
     t0 = time.perf_counter()
-    results = []
+    results: list = []
     error: BaseException | None = None
     interrupted = False
     bar = tqdm(total=spec.games, unit="game", desc=f"{game.id}", disable=(None if progress is None else not progress),
                leave=False, file=sys.stderr)
+    start = 0
+    if spec.jobs in (None, 0) and jobs > 1 and spec.games > PILOT_GAMES:
+        # A pilot batch in this process: when the whole run is short, starting workers would cost
+        # more than it saves, so the rest runs here too.  Results do not depend on it.
+        pilot = run_batch(job(0, PILOT_GAMES))
+        results.append(pilot)
+        bar.update(pilot.done)
+        error, interrupted = pilot.error, pilot.interrupted
+        start = PILOT_GAMES
+        if pilot.seconds / PILOT_GAMES * (spec.games - PILOT_GAMES) < SMALL_RUN_SECONDS:
+            jobs = 1
+    batches = plan_batches(spec.games, jobs, spec.batch_size, start=start)
+    n_jobs = max(1, min(jobs, len(batches)))
+    stop = _StopRequest(n_jobs > 1)
     try:
-        with joblib.Parallel(n_jobs=min(jobs, len(jobs_list)), backend=spec.backend,
-                             return_as="generator_unordered") as parallel:
-            for res in parallel(joblib.delayed(run_batch)(j) for j in jobs_list):
-                results.append(res)
-                bar.update(res.done)
-                if res.error is not None or res.interrupted:
-                    error = res.error
-                    interrupted = res.interrupted
-                    break
+        if error is None and not interrupted and batches:
+            with stop, warnings.catch_warnings(), joblib.Parallel(n_jobs=n_jobs, backend=spec.backend,
+                                                                  return_as="generator_unordered") as parallel:
+                warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
+                for res in parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches):
+                    results.append(res)
+                    bar.update(res.done)
+                    if res.error is not None:
+                        error = res.error
+                        break
+                    if res.interrupted:
+                        stop.requested = True
+                    if stop.requested:
+                        # collect the batches that were running when Ctrl-C came, then stop
+                        stop.collected += 1
+                        if stop.collected >= n_jobs:
+                            break
     except KeyboardInterrupt:
         interrupted = True
     finally:
         bar.close()
+    interrupted = interrupted or stop.requested
     wall = time.perf_counter() - t0
     frame, extras = assemble(game, params, players, strategies, results, seed)
     config = {
         "command": command or "", "game": game.id, "game_name": game.name, "seed": seed,
         "games_requested": spec.games, "games_completed": int(frame["game_index"].nunique()) if len(frame) else 0,
         "players": players, "strategies": list(strategies), "rules": params.as_dict(),
-        "rule_overrides": dict(spec.rules), "jobs": jobs, "batch_size": batches[0][1] - batches[0][0],
+        "rule_overrides": dict(spec.rules), "jobs": n_jobs, "batch_size": (batches[0][1] - batches[0][0]) if batches else PILOT_GAMES,
         "wall_seconds": round(wall, 3), "versions": package_versions(),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "status": "interrupted" if interrupted else ("failed" if error else "complete"),
         "error": str(error) if error else None,
     }
     return RunResult(frame, extras, config, error, interrupted)
+
+
+class _StopRequest:
+    """Ctrl-C during a parallel run: the first one asks the workers' running batches to finish
+    (their games are kept), a second one stops at once.  Sequential runs keep Python's default
+    handling: the batch in progress catches KeyboardInterrupt and returns its finished games."""
+
+    def __init__(self, active: bool):
+        self.active = active and threading.current_thread() is threading.main_thread()
+        self.requested = False
+        self.collected = 0
+        self.previous = None
+
+    def __enter__(self):
+        if self.active:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nanalyser: interrupted - keeping the games in progress (Ctrl-C again to stop at once)",
+              file=sys.stderr)
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
 
 
 def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd.DataFrame, dict]:

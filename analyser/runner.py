@@ -259,12 +259,12 @@ def run_batch(job: BatchJob) -> BatchResult:
     return result
 
 
-def plan_batches(games: int, jobs: int, batch_size: int | None = None) -> list[tuple[int, int]]:
-    """Split ``games`` into ``(start, stop)`` slices: about 8 batches per worker, 20 to 2000 games
-    each, unless ``batch_size`` is given."""
+def plan_batches(games: int, jobs: int, batch_size: int | None = None, start: int = 0) -> list[tuple[int, int]]:
+    """Split games ``start`` to ``games - 1`` into ``(start, stop)`` slices: about 8 batches per
+    worker, 20 to 2000 games each, unless ``batch_size`` is given."""
     if batch_size is None:
-        batch_size = max(20, min(2000, math.ceil(games / (max(1, jobs) * 8))))
-    return [(a, min(a + batch_size, games)) for a in range(0, games, batch_size)]
+        batch_size = max(20, min(2000, math.ceil((games - start) / (max(1, jobs) * 8))))
+    return [(a, min(a + batch_size, games)) for a in range(start, games, batch_size)]
 
 
 def resolve_jobs(jobs: int | None) -> int:

@@ -78,7 +78,8 @@ Rulings where RULES.md is silent (rule options where named)
 * Two ships on the same wake in the same direction (a forced placement only; it needs a route that
   joins an old wake through a square a daikaiju emptied): both (all) are eliminated, cause
   ``collision``.  Ships that leave the board together are simply eliminated by the edge.
-* Elimination bonus: only if the active ship survives its own placement; the exchange is one
+* Elimination bonus: only if the active ship survives its own placement and still holds a tile
+  (there is nothing to give otherwise); the exchange is one
   decision: ``Exchange(give, take)`` with equal numbers of tiles (sorted tile ids), ``Exchange((), ())``
   first (no exchange), then by size, ``give`` and ``take`` in order; exchanges that give and take
   the same tile class are left out (they equal a smaller one).  ``elimination_bonus=off`` drops it.
@@ -463,6 +464,14 @@ def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
     """
     n = len(pos)
     movers = [s for s in range(n) if pos[s] >= 0 and pos[s] >> 3 == square]
+    if len(movers) == 1:  # the usual case, kept fast: one ship, no meeting possible
+        s = movers[0]
+        fate, end, last = route(board, kaiju, pos[s], square, 0)
+        if fate == STOP:
+            if end not in pos:
+                return [(s, STOP, end, last)]
+        else:
+            return [(s, fate, end, square if fate == LOOP else last)]
     mask = 0
     for s in movers:
         mask |= 1 << (pos[s] & 7)
@@ -1062,6 +1071,29 @@ class TsuroSeas(Game):
                         "elim_col": float(sq % SIZE) if sunk and sq >= 0 else nan,
                         "end": s.end_reason or "running"})
         return out
+
+    def check_invariants(self, s: TsuroState) -> None:
+        """Tiles conserved (board + pile + hands + exchange pool = the tile set), hands of at most 3,
+        daikaiju squares consistent, ships only on distinct valid points, eliminated ships
+        without tiles, and at a decision no live ship facing a tile."""
+        total = sum(1 for c in s.board if c >= 0) + len(s.pile) + sum(map(len, s.hands)) + len(s.pool)
+        assert total == len(load_tiles(s.params.tiles)), f"tiles not conserved: {total}"
+        assert all(len(h) <= 3 for h in s.hands), "a hand holds more than 3 tiles"
+        on = [k for k in range(10) if s.kaiju_sq[k] >= 0]
+        assert sorted(k for k in s.kaiju if k >= 0) == on, "daikaiju squares disagree"
+        assert all(s.kaiju[s.kaiju_sq[k]] == k for k in on)
+        assert len(set(on) | set(s.kaiju_stack)) == len(on) + len(s.kaiju_stack) <= 10
+        live = [st for st in s.pos if st >= 0]
+        assert len(set(live)) == len(live), "two ships on one point"
+        for seat in range(s.n):
+            if not s.alive[seat]:
+                assert s.pos[seat] < 0 and not s.hands[seat] and s.elim_cause[seat]
+            elif s.phase != "start" or s.pos[seat] >= 0:
+                st = s.pos[seat]
+                assert 0 <= st < SQUARES * 8, f"seat {seat} has no ship"
+                assert s.board[st >> 3] < 0, f"seat {seat} faces a tile"
+        if s.phase == "over":
+            assert s.winners and s.end_reason
 
     # -- persistence ------------------------------------------------------------------------
     def clone_state(self, s: TsuroState) -> TsuroState:

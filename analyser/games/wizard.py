@@ -205,7 +205,7 @@ def hand_groups(hand) -> list[list[Play]]:
     """The play actions of a hand (in hand order) split into its six groups: Jesters, blue, green,
     red, yellow, Wizards.  ``legal_actions`` concatenates groups instead of scanning the hand."""
     groups: list[list[Play]] = [[], [], [], [], [], []]
-    for c in hand:
+    for c in sorted(hand, key=HAND_ORDER):
         groups[slot_of(c)].append(PLAYS[c])
     return groups
 
@@ -233,7 +233,7 @@ PUBLIC_FIELDS = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter
                  "trump", "trump_pending", "bids", "n_bids", "tricks", "scores", "played", "leaders", "trick",
                  "led", "win_seat", "win_card")
 #: Hidden fields of :class:`WizardState` (besides its ``pub`` part).
-HIDDEN_FIELDS = ("hands", "groups", "deck", "wizards", "jesters", "log", "tricks_played")
+HIDDEN_FIELDS = ("groups", "deck", "wizards", "jesters", "log", "tricks_played")
 
 
 class WizardPublic:
@@ -276,9 +276,9 @@ class WizardState:
     Every public field is also readable and writable as an attribute of the state itself
     (``state.trump`` is ``state.pub.trump``); the rules' hot paths use ``pub`` directly.  Hidden:
 
-    * ``hands[seat]``: cards in hand order; ``groups[seat]``: the same hand as play actions split
-      into Jesters, the four suits and Wizards (see :func:`hand_groups`); ``deck``: the undealt
-      cards under the trump card (hidden from everyone).
+    * ``groups[seat]``: the seat's hand as play actions in six groups - Jesters, the four suits,
+      Wizards - each in hand order (see :func:`hand_groups`); ``hands[seat]`` (computed) lists the
+      same cards; ``deck``: the undealt cards under the trump card (hidden from everyone).
     * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
       ``tricks_played``: tricks finished in the game (``turns``).
 
@@ -293,7 +293,7 @@ class WizardState:
             setattr(pub, k, kw[k])
         self.pub = pub
         if "groups" not in kw:
-            kw["groups"] = [hand_groups(h) for h in kw["hands"]]
+            kw["groups"] = [hand_groups(h) for h in kw.pop("hands")]
         for k in HIDDEN_FIELDS:
             setattr(self, k, kw[k])
         self.views = [None] * pub.n
@@ -311,6 +311,11 @@ class WizardState:
         for k, v in d.items():
             setattr(self, k, v)
         self.views = [None] * self.pub.n
+
+    @property
+    def hands(self) -> list[list[Card]]:
+        """Every seat's hand as cards in hand order (a fresh copy, built from ``groups``)."""
+        return [[a.card for grp in g for a in grp] for g in self.groups]
 
 
 def _state_field(name: str) -> property:
@@ -341,12 +346,18 @@ class WizardView:
     copy what you want to keep.  Fast strategies read ``view.public`` once and use its fields.
     """
 
-    __slots__ = ("seat", "hand", "public")
+    __slots__ = ("seat", "groups", "public")
 
-    def __init__(self, seat: int, hand, public: WizardPublic):
+    def __init__(self, seat: int, groups, public: WizardPublic):
         self.seat = seat
-        self.hand = hand
+        self.groups = groups
         self.public = public
+
+    @property
+    def hand(self) -> list[Card]:
+        """The seat's cards in hand order (a fresh list each time).  ``groups`` holds the same hand
+        as play actions: Jesters, blue, green, red, yellow, Wizards."""
+        return [a.card for grp in self.groups for a in grp]
 
     n_players = property(attrgetter("public.n"), doc="Number of players (``public.n``).")
 
@@ -428,7 +439,7 @@ class Wizard(Game):
                              f" to {self.max_players}")
         n = n_players
         s = WizardState(params=params, n=n, n_rounds=len(FULL_DECK) // n, round=0, phase=BID, dealer=0,
-                        starter=0, current=0, hands=[[] for _ in range(n)], deck=[], trump_card=None,
+                        starter=0, current=0, groups=[[[]] * 6 for _ in range(n)], deck=[], trump_card=None,
                         trump=None, trump_pending=False, bids=[None] * n, n_bids=0, tricks=[0] * n,
                         scores=[0] * n, played=[], leaders=[], trick=[], led=LED_NONE, win_seat=None,
                         win_card=None, wizards=[0] * n, jesters=[0] * n, log=[], tricks_played=0)
@@ -442,11 +453,11 @@ class Wizard(Game):
         return s.pub.phase == OVER
 
     def view(self, s: WizardState, seat: int) -> WizardView:
-        """The seat's live view (one per seat and state, cached): it holds the seat's hand list and
-        the public part, both updated in place as the game goes on."""
+        """The seat's live view (one per seat and state, cached): it holds the seat's hand groups
+        and the public part, both updated in place as the game goes on."""
         v = s.views[seat]
         if v is None:
-            v = s.views[seat] = WizardView(seat, s.hands[seat], s.pub)
+            v = s.views[seat] = WizardView(seat, s.groups[seat], s.pub)
         return v
 
     def legal_actions(self, s: WizardState):
@@ -505,7 +516,6 @@ class Wizard(Game):
                 g[slot].remove(action)
             except ValueError:
                 raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
-            s.hands[seat].remove(card)
             trick = p.trick
             trick.append(card)
             # keep the led suit and the trick's winner up to date (same answer as trick_winner)
@@ -581,7 +591,7 @@ class Wizard(Game):
         p.trick = []
         p.led = LED_NONE
         p.win_seat = p.win_card = None
-        if s.hands[w]:
+        if any(s.groups[w]):
             p.current = w
             p.leaders.append(w)
         else:
@@ -629,12 +639,12 @@ class Wizard(Game):
         for k in range(n):
             h = ids[k * r:(k + 1) * r]
             h.sort()
-            s.hands[k][:] = map(deck_card, h)  # in place: live views hold the hand lists
             plays = list(map(deck_play, h))
             # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
             b1, b2, b3 = bisect_left(h, 4), bisect_left(h, 17), bisect_left(h, 30)
             b4, b5 = bisect_left(h, 43), bisect_left(h, 56)
-            s.groups[k] = [plays[:b1], plays[b1:b2], plays[b2:b3], plays[b3:b4], plays[b4:b5], plays[b5:]]
+            # in place: the seat's live view holds this list
+            s.groups[k][:] = (plays[:b1], plays[b1:b2], plays[b2:b3], plays[b3:b4], plays[b4:b5], plays[b5:])
             s.wizards[k] = r - b5
             s.jesters[k] = b1
         p.round = r
@@ -716,7 +726,7 @@ class Wizard(Game):
     def clone_state(self, s: WizardState) -> WizardState:
         return WizardState(params=s.params, n=s.n, n_rounds=s.n_rounds, round=s.round, phase=s.phase,
                            dealer=s.dealer, starter=s.starter, current=s.current,
-                           hands=[list(h) for h in s.hands], groups=[[list(x) for x in g] for g in s.groups],
+                           groups=[[list(x) for x in g] for g in s.groups],
                            deck=list(s.deck), trump_card=s.trump_card,
                            trump=s.trump, trump_pending=s.trump_pending, bids=list(s.bids), n_bids=s.n_bids,
                            tricks=list(s.tricks), scores=list(s.scores), played=list(s.played),
