@@ -8,7 +8,12 @@ Shared measures:
 
 * *room* of a square: the free squares (no tile, no daikaiju) within two steps of it, itself
   included (:func:`analyser.games.tsuro_seas.room`), less ``kaiju_penalty`` for every daikaiju next
-  to it -- how much open sea lies ahead of a ship that faces that square.
+  to it -- how much open sea lies ahead of a ship that faces that square.  A placement's value
+  (:meth:`_Base.static`) is the room ahead of where the ship stops, less ``kaiju_penalty`` per
+  daikaiju next to the tile it then rests on and 3 per other ship facing the same square; a
+  placement that sinks the ship is worth ``DEAD``.  Lookahead (``survivor:depth=2`` and up) adds
+  half the value of the best follow-up placement from the tiles left in hand, or takes 500 off
+  when every follow-up sinks the ship.
 * start policy ``start=safe``: the free start point whose square in front has the most room, with
   penalties for a daikaiju on or next to that square, for another ship already facing it (a tile
   laid for that ship would move ours too) and for the four corner squares (two edges to fall off);
@@ -18,8 +23,8 @@ Shared measures:
 from __future__ import annotations
 
 from analyser.core import Strategy
-from analyser.games.tsuro_seas import (DAIKAIJU, DIAMOND, EDGE, KNBR, LOOP, MEET, NO_EXCHANGE, SAME,
-                                       ROTATIONS, SIZE, STOP, Exchange, Place, resolve)
+from analyser.games.tsuro_seas import (DIAMOND, KNBR, NO_EXCHANGE, ROTATIONS, SIZE, STOP, Exchange, Place,
+                                       resolve)
 
 GAME = "tsuro-seas"
 
@@ -179,14 +184,16 @@ class Random(_Base):
 
 class Survivor(_Base):
     """Lay the tile whose route leaves its own ship the most room ahead (free squares within two
-    steps of the square it then faces, less a penalty per daikaiju next to that square), looking
-    `depth` of its own placements ahead; picks start points with the `start` policy.
+    steps of the square it then faces, less penalties for daikaiju next to that square or to the
+    tile it rests on and for another ship facing the same square), looking `depth` of its own
+    placements ahead; picks start points with the `start` policy.
 
     depth: own placements looked at (1 = only this one; 2 also tries the tiles left in hand on the
     next turn, ignoring opponents, daikaiju and the unknown draw); default 1.
     start: start-point policy, safe (most room, away from daikaiju, corners and other ships) or
     random; default safe.
-    kaiju_penalty: room lost per daikaiju next to the square ahead; default 2.
+    kaiju_penalty: room lost per daikaiju next to the square ahead or to the tile it rests on;
+    default 2.
     """
 
     name = "survivor"
@@ -202,9 +209,16 @@ class Survivor(_Base):
         sq = view.positions[seat] >> 3
         hand = list(view.hand)
         scored = []
+        seen = {}  # placements that move only this ship and end alike score alike
         for a in legal:
             res = view.preview(a)
-            v = self.static(view, view.board, res, seat, sq)
+            if len(res) == 1:
+                key = res[0][1:]
+                v = seen.get(key)
+                if v is None:
+                    v = seen[key] = self.static(view, view.board, res, seat, sq)
+            else:
+                v = self.static(view, view.board, res, seat, sq)
             if v > DEAD and self.depth > 1:
                 rest = list(hand)
                 rest.remove(a.tile)
@@ -258,10 +272,18 @@ class Aggressive(_Base):
         seat = view.seat
         sq = view.positions[seat] >> 3
         scored = []
+        seen = {}
         for a in legal:
             res = view.preview(a)
-            kills = sum(1 for r in res if r[0] != seat and r[1] != STOP)
-            v = self.static(view, view.board, res, seat, sq)
+            if len(res) == 1:  # only its own ship moves: no kills, and equal ends score alike
+                kills = 0
+                key = res[0][1:]
+                v = seen.get(key)
+                if v is None:
+                    v = seen[key] = self.static(view, view.board, res, seat, sq)
+            else:
+                kills = sum(1 for r in res if r[0] != seat and r[1] != STOP)
+                v = self.static(view, view.board, res, seat, sq)
             alive = v > DEAD
             key = (alive, kills, v) if self.safe else (kills, alive, v)
             scored.append((key, a))
@@ -269,5 +291,3 @@ class Aggressive(_Base):
 
 
 STRATEGIES = [Random, Survivor, Aggressive]
-
-__all__ = ["Random", "Survivor", "Aggressive", "STRATEGIES", "GAME", "EDGE", "DAIKAIJU", "LOOP", "MEET", "SAME"]

@@ -85,6 +85,8 @@ Rulings where RULES.md is silent (rule options where named)
   the same tile class are left out (they equal a smaller one).  ``elimination_bonus=off`` drops it.
 * Tiles returned together go under the pile as one block, the first listed lowest: the active
   seat's hand first, then the others' in turn order; a tile removed by a daikaiju goes under alone.
+  With the elimination bonus the sunk hands (turn order) form the exchange pool; the tiles given
+  join its end, the tiles taken leave it, and what is left goes under as one block.
 * A player whose hand is empty at the placement step while the pile holds tiles (returned after
   its last draw) draws back up to 3 first.
 * Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
