@@ -260,7 +260,7 @@ def _players_and_m(spec, game_id):
               help="Game seed (the game_seed column of results.parquet replays that game). Default: fresh.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the trace as JSON lines: {turn, seat, strategy, action, state (before)}.")
+              help="Print the trace as JSON lines: {step, seat, strategy, action, state (before)}.")
 @click.option("--state", "state_file", type=click.Path(path_type=Path), default=None,
               help="Continue from a saved state: a JSON file holding a state, or one line of a --json trace.")
 def play(game, strategies, players, seed, rules, as_json, state_file):
@@ -302,11 +302,11 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
     def on_step(st, seat, action):
         step["n"] += 1
         if as_json:
-            click.echo(json.dumps({"turn": step["n"], "seat": seat, "strategy": labels[seat],
+            click.echo(json.dumps({"step": step["n"], "seat": seat, "strategy": labels[seat],
                                    "action": g.action_to_json(action), "state": g.state_to_dict(st)}))
         else:
             click.echo(g.describe_state(st))
-            click.secho(f"turn {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True)
+            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True)
 
     if not as_json:
         click.echo(f"{g.name}, {players} players, game seed {seed}: " +

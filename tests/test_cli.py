@@ -150,7 +150,7 @@ class Flaky(Strategy):
 def test_play_prints_a_readable_trace(runner):
     r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--seed", "1")
     assert r.exit_code == 0
-    assert "game seed 1" in r.output and "turn 1: seat 0 (greedy) -> " in r.output
+    assert "game seed 1" in r.output and "step 1: seat 0 (greedy) -> " in r.output
     assert "display [" in r.output and "Final scores:" in r.output
     assert "Winner: seat" in r.output or "Shared win:" in r.output
 
@@ -160,7 +160,7 @@ def test_play_json_trace_and_continue_from_a_saved_state(runner, tmp_path):
     assert r.exit_code == 0
     lines = [json.loads(x) for x in r.output.splitlines()]
     steps, final = lines[:-1], lines[-1]
-    assert steps[0]["turn"] == 1 and steps[0]["seat"] == 0 and steps[0]["action"] in ("take", "reveal")
+    assert steps[0]["step"] == 1 and steps[0]["seat"] == 0 and steps[0]["action"] in ("take", "reveal")
     assert steps[0]["state"]["game"] == "dao" and len(steps[0]["state"]["display"]) == 3
     assert "final" in final and len(final["scores"]) == 3
     # continue from turn 10's state: the deterministic strategies replay the same ending
@@ -171,7 +171,7 @@ def test_play_json_trace_and_continue_from_a_saved_state(runner, tmp_path):
     assert r2.exit_code == 0, r2.output
     final2 = json.loads(r2.output.splitlines()[-1])
     assert final2["scores"] == final["scores"]
-    assert json.loads(r2.output.splitlines()[0])["turn"] == 1
+    assert json.loads(r2.output.splitlines()[0])["step"] == 1
 
 
 def test_play_state_errors_are_one_line(runner, tmp_path):
