@@ -54,16 +54,19 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
         get_game(g)
         if g not in CASES:
             raise InputError(f"no benchmark for {g!r}; benchmarks exist for: {', '.join(CASES)}")
-    if n_games is not None and n_games <= 0:
-        raise InputError(f"--games {n_games} is not accepted; give a positive number")
+    if n_games is not None and not 0 < n_games <= 10_000_000:
+        raise InputError(f"--games {n_games} is not accepted; give a number from 1 to 10,000,000")
+    if seed < 0:
+        raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     jobs = resolve_jobs(jobs)
     rows = []
-    echo(f"{'title':<12} {'case':<24} {'games':>7} {'1 process':>12} {f'{jobs} jobs':>12} {'speed-up':>9}")
+    echo(f"{'title':<12} {'case':<24} {'1 process':>20} {f'{jobs} jobs':>20} {'speed-up':>9}")
     for g in ids:
         for label, strategies, players, default_n in CASES[g]:
             n = n_games or default_n
             one = one_process(g, strategies, players, n, seed)
-            par = parallel(g, strategies, players, n * max(1, jobs), seed, jobs) if jobs > 1 else one
-            rows.append({"game": g, "case": label, "games": n, "one": one, "parallel": par})
-            echo(f"{g:<12} {label:<24} {n:>7} {one:>10,.0f}/s {par:>10,.0f}/s {par / one:>8.2f}x")
+            n_par = n * jobs
+            par = parallel(g, strategies, players, n_par, seed, jobs) if jobs > 1 else one
+            rows.append({"game": g, "case": label, "games": n, "games_parallel": n_par, "one": one, "parallel": par})
+            echo(f"{g:<12} {label:<24} {one:>8,.0f}/s ({n:>6} g) {par:>8,.0f}/s ({n_par:>6} g) {par / one:>8.2f}x")
     return rows

@@ -104,7 +104,16 @@ def list_cmd(game):
             click.echo(_wrap(strategy_doc(obj), 8))
         click.echo("  rule options (--rule key=value), default first:")
         for o in g.Params.options():
-            allowed = f" [{' | '.join(map(str, o['choices']))}]" if o["choices"] else ""
+            if o["choices"]:
+                allowed = f" [{' | '.join(map(str, o['choices']))}]"
+            elif o["low"] is not None or o["high"] is not None:
+                lo = "" if o["low"] is None else f"{o['low']:,}"
+                hi = "" if o["high"] is None else f"{o['high']:,}"
+                allowed = f" [{lo} to {hi}]" if lo and hi else (f" [>= {lo}]" if lo else f" [<= {hi}]")
+            elif o["type"] == "bool":
+                allowed = " [on | off]"
+            else:
+                allowed = ""
             click.echo(f"    {o['name']}={o['default']}{allowed}")
             click.echo(_wrap(o["doc"], 8))
         click.echo()
@@ -137,8 +146,9 @@ def _command_line() -> str:
               help="Worker processes; 0 = all cores. Results do not depend on it.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE",
               help="Rule option override, repeatable (see `analyser list GAME`).")
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
-              help="Output folder. Default: reports/<game>-<timestamp>.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier run's, which is replaced). "
+                   "Default: reports/<game>-<timestamp>.")
 @click.option("--csv", is_flag=True, help="Also write results.csv beside results.parquet.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
 @click.option("--game-timeout", type=float, default=60.0, show_default=True,
@@ -167,19 +177,20 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                                batch_size=batch_size, game_timeout=game_timeout)
     g, params, n_players, n_jobs, root = experiments.resolve(spec)
     spec.seed = root
-    out = out or experiments.default_out(g.id)
-    experiments.check_writable(out)
+    out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         click.echo(f"{g.name}: {games} games, {n_players} players, strategies {', '.join(strategies)}; "
                    f"seed {root}{fresh}; {n_jobs} job(s)", err=True)
     result = experiments.run(spec, progress=False if quiet else None, command=_command_line())
     n_done = result.config["games_completed"]
+    files: list[str] = []
     if n_done:
-        experiments.write_results(result, out, csv=csv)
+        files += [p.name for p in experiments.write_results(result, out, csv=csv)]
         if not no_report:
             from analyser.report import build_report
-            path, summary = build_report(result.results, result.extras, result.config, out)
+            path, summary, figures = build_report(result.results, result.extras, result.config, out)
+            files += ["summary.csv", "index.html"] + figures
         else:
             from analyser.report import summarise
             summary, path = summarise(result.results, result.extras), None
@@ -188,9 +199,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
             click.echo(f"\nResults: {out / 'results.parquet'}")
             if path:
                 click.echo(f"Report:  {path}")
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
+    result.config["files"] = sorted(set(files) | {"config.json"})
+    (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
     if result.error is not None:
         _report_failure(result.error, spec, g.id, n_done)
         return 1
@@ -208,16 +218,21 @@ def _print_summary(summary, players: int, config: dict) -> None:
         click.echo()
         click.secho("Strategies (win rate with 95% Wilson interval; shared wins split)", bold=True)
         click.echo(format_table(summary.strategies).to_string(index=False))
+        if summary.run.get("mirror"):
+            click.echo(f"(mirror match: {', '.join(summary.run['mirror'])} fills every seat, so its win rate is "
+                       "1/players by construction; see the seats)")
         click.echo()
         click.secho(f"Seats (turn order; fair share {100 / players:.1f}%)", bold=True)
         click.echo(format_table(summary.seats[["seat", "n", "win_rate", "win_low", "win_high",
                                                "mean_score", "score_low", "score_high"]]).to_string(index=False))
+        click.echo(f"Seat balance: {summary.run['seats']['verdict']}")
         r = summary.run
         line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
         if "turns_mean" in r:
             line += (f"; game length {r['turns_mean']:.1f} turns (median {r['turns_median']:.0f}, "
                      f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
-        click.echo(line + f"; wall time {config['wall_seconds']:.2f} s")
+        wall = config.get("wall_seconds")
+        click.echo(line + (f"; wall time {wall:.2f} s" if isinstance(wall, (int, float)) else ""))
         for caption, table in summary.title_tables:
             click.echo()
             click.secho(caption, bold=True)
@@ -225,26 +240,24 @@ def _print_summary(summary, players: int, config: dict) -> None:
 
 
 def _report_failure(error, spec, game_id: str, n_done: int) -> None:
-    from analyser.runner import GameFailure, lineup
-
-    if isinstance(error, StrategyError):
-        seats = lineup(error.game_index or 0, *(_players_and_m(spec, game_id)))
-        replay = " ".join(f"-s {shlex.quote(spec.strategies[i])}" for i in seats)
-        rules = " ".join(f"--rule {k}={v}" for k, v in spec.rules.items())
-        click.echo(f"analyser: error: {error} (game {error.game_index}, game seed {error.game_seed}). "
-                   f"The {n_done} finished games were written. Replay: analyser play {game_id} {replay} "
-                   f"{rules} --seed {error.game_seed}".replace("  ", " "), err=True)
-    elif isinstance(error, GameFailure):
-        click.echo(f"analyser: error: {error} (game seed {error.game_seed}); the {n_done} finished "
-                   "games were written", err=True)
-    else:
-        click.echo(f"analyser: error: {type(error).__name__}: {error}", err=True)
-
-
-def _players_and_m(spec, game_id):
+    """One line: what failed, in which game, with its seed, and the command that replays it."""
     from analyser import experiments
-    _, _, players, _, _ = experiments.resolve(spec)
-    return players, len(spec.strategies)
+    from analyser.runner import lineup
+
+    index = getattr(error, "game_index", None)
+    seed = getattr(error, "game_seed", None)
+    where = f" (game {index}, game seed {seed})" if seed is not None else ""
+    replay = ""
+    if seed is not None and index is not None:
+        _, _, players, _, _ = experiments.resolve(spec)
+        words = ["analyser", "play", game_id]
+        for i in lineup(index, players, len(spec.strategies)):
+            words += ["-s", spec.strategies[i]]
+        for k, v in spec.rules.items():
+            words += ["--rule", f"{k}={v}"]
+        words += ["--seed", str(seed)]
+        replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
+    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}", err=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,6 +293,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
     params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
     state = None
     if state_file is not None:
+        if rules or players is not None:
+            raise InputError("--rule and --players come from the saved --state; leave them out")
         state = _load_state(g, state_file)
         params = state.params if hasattr(state, "params") else params
         players = _state_players(g, state)
@@ -328,17 +343,43 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
 
 
 def _load_state(g, path: Path):
+    """Read a saved state: a JSON object (a state, or one line of a ``--json`` trace holding one)."""
     try:
-        data = json.loads(path.read_text().strip().splitlines()[0] if path.suffix == ".jsonl" else path.read_text())
+        text = path.read_text()
     except FileNotFoundError:
         raise InputError(f"--state {str(path)!r} does not exist") from None
-    except (json.JSONDecodeError, IndexError) as e:
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"--state {str(path)!r} cannot be read: {getattr(e, 'strerror', None) or e}") from None
+    lines = [x for x in text.splitlines() if x.strip()]
+    if len(lines) > 1 and text.lstrip().startswith("{") and all(x.lstrip().startswith("{") for x in lines[:2]):
+        try:
+            json.loads(lines[0])
+            raise InputError(f"--state {str(path)!r} holds {len(lines)} JSON lines (a whole trace); save the one "
+                             "line you want to continue from in its own file")
+        except json.JSONDecodeError:
+            pass  # one JSON object written over several lines
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
         raise InputError(f"--state {str(path)!r} is not JSON: {e}") from None
-    if isinstance(data, dict) and "state" in data and isinstance(data["state"], dict):
+    if isinstance(data, dict) and isinstance(data.get("state"), dict):
         data = data["state"]
-    if isinstance(data, dict) and data.get("game") not in (None, g.id):
+    elif isinstance(data, dict) and isinstance(data.get("final"), dict):
+        data = data["final"]
+    if not isinstance(data, dict):
+        raise InputError(f"--state {str(path)!r} holds a JSON {type(data).__name__}, not a {g.id} state object")
+    if data.get("game") not in (None, g.id):
         raise InputError(f"--state {str(path)!r} holds a {data.get('game')} state, not {g.id}")
-    return g.state_from_dict(data)
+    try:
+        state = g.state_from_dict(data)
+        g.check_invariants(state)
+    except InputError as e:
+        raise InputError(f"--state {str(path)!r}: {e}") from None
+    except Exception as e:
+        raise InputError(f"--state {str(path)!r} is not a valid {g.id} state: {type(e).__name__}: {e}") from None
+    if not g.legal_actions(state) and not g.is_terminal(state):
+        raise InputError(f"--state {str(path)!r} is not a valid {g.id} state: nobody can move")
+    return state
 
 
 def _state_players(g, state) -> int:
@@ -351,21 +392,31 @@ def _state_players(g, state) -> int:
 
 @cli.command()
 @click.argument("results", type=click.Path(path_type=Path))
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
-              help="Output folder. Default: the folder holding RESULTS.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new or empty). Default: the folder holding RESULTS.")
 def report(results, out):
-    """Rebuild the report (plots, summary.csv, index.html) from a results file or run folder."""
+    """Rebuild the report (plots, summary.csv, index.html) from a results file or run folder.
+
+    \b
+    Examples:
+      analyser report reports/dao-20261130-101500
+      analyser report my_joined_results.csv --out reports/joined
+    """
     from analyser import experiments
     from analyser.report import build_report
 
     df, extras, config = experiments.load_results(results)
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")
-    out = out or (results if results.is_dir() else results.parent)
-    experiments.check_writable(out)
-    path, summary = build_report(df, extras, config or {"seed": "", "strategies": list(df["strategy"].cat.categories)},
-                                 out)
-    _print_summary(summary, int(df["players"].iloc[0]), {"wall_seconds": config.get("wall_seconds", 0.0)})
+    source = results if results.is_dir() else results.parent
+    if out is None:
+        out = source
+        experiments.check_writable(out)
+    else:
+        out = experiments.prepare_out(out, replace_run=False)
+    config = config or {"seed": "unknown", "strategies": list(df["strategy"].cat.categories)}
+    path, summary, _ = build_report(df, extras, config, out)
+    _print_summary(summary, int(df["players"].iloc[0]), config)
     click.echo(f"\nReport: {path}")
     return 0
 

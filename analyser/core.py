@@ -64,6 +64,9 @@ def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind
 # Rule parameters
 # --------------------------------------------------------------------------------------------
 
+#: Largest magnitude any numeric rule option may take (keeps results in 64-bit columns).
+MAX_NUMBER = 10**9
+
 _TRUE = {"on", "true", "yes", "1"}
 _FALSE = {"off", "false", "no", "0"}
 
@@ -97,6 +100,9 @@ class Params:
                 raise InputError(f"rule {f.name}={value!r} is not accepted; use on or off")
             if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise InputError(f"rule {f.name}={value!r} is not accepted; it takes a number")
+            if kind in (int, float) and not (-MAX_NUMBER <= value <= MAX_NUMBER):  # also rejects nan
+                raise InputError(f"rule {f.name}={value!r} is not accepted; numbers must lie within "
+                                 f"+/-{MAX_NUMBER:,}")
             if meta.get("choices") and value not in meta["choices"]:
                 raise InputError(f"rule {f.name}={value!r} is not accepted; choose one of: "
                                  + ", ".join(map(str, meta["choices"])))
@@ -166,12 +172,16 @@ def coerce(name: str, text: Any, kind: type, *, what: str) -> Any:
 
 
 def parse_key_values(pairs: Sequence[str], *, what: str) -> dict[str, str]:
-    """Parse ``["a=1", "b=x"]`` into ``{"a": "1", "b": "x"}``; a malformed pair raises InputError."""
+    """Parse ``["a=1", "b=x"]`` into ``{"a": "1", "b": "x"}``; a malformed pair or a key given
+    twice raises InputError."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise InputError(f"malformed {what} {pair!r}; write it as key=value")
+        if key.strip() in out:
+            raise InputError(f"{what} {key.strip()!r} is given twice ({out[key.strip()]!r} and "
+                             f"{value.strip()!r}); give it once")
         out[key.strip()] = value.strip()
     return out
 
@@ -198,6 +208,13 @@ class Game:
     metric_columns: ClassVar[tuple[str, ...]] = ()
 
     # -- forward model ------------------------------------------------------------------
+    def check_players(self, params: Params, n_players: int) -> None:
+        """Raise :class:`InputError` when ``n_players`` cannot play under ``params`` (the player
+        range, and any rule that depends on it).  Called before a run starts."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise InputError(f"--players {n_players} is not accepted for {self.id}; choose "
+                             f"{self.min_players} to {self.max_players}")
+
     def initial_state(self, params: Params, n_players: int, rng) -> Any:
         raise NotImplementedError
 
@@ -248,8 +265,12 @@ class Game:
         """Raise AssertionError when the state breaks a conservation law (cards, tiles).  Used by
         the conformance tests after every action; the default checks nothing."""
 
+    #: Names of the extra tables ``extra_records`` produces (written as ``<name>.parquet``).
+    extra_tables: ClassVar[tuple[str, ...]] = ()
+
     def extra_records(self, state) -> dict[str, list[dict]]:
-        """Extra tidy tables (name -> rows) a title writes beside results, e.g. Wizard rounds."""
+        """Extra tidy tables (name -> rows) a title writes beside results, e.g. Wizard rounds.
+        Every name must be listed in ``extra_tables``."""
         return {}
 
     # -- persistence and display -----------------------------------------------------------

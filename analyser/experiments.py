@@ -10,6 +10,7 @@ identical whatever ``--jobs`` or batch size produced it.
 from __future__ import annotations
 
 import json
+import math
 from importlib import metadata
 import os
 import platform
@@ -34,6 +35,8 @@ from analyser.registry import get_game, make_strategy
 from analyser.runner import ROW_FIELDS, BatchJob, GameFailure, plan_batches, resolve_jobs, run_batch
 
 
+#: Most games one run may ask for (results are held in memory).
+MAX_GAMES = 10_000_000
 #: Games played in-process first when ``--jobs`` is automatic, to time the run.
 PILOT_GAMES = 50
 #: Estimated seconds below which an automatic run does not start worker processes.
@@ -80,14 +83,14 @@ def resolve(spec: RunSpec):
     players = spec.players
     if players is None:
         players = m if m >= game.min_players else game.default_players
-    if not game.min_players <= players <= game.max_players:
-        raise InputError(f"--players {players} is not accepted for {game.id}; choose "
-                         f"{game.min_players} to {game.max_players}")
+    game.check_players(params, players)
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
                          f"or raise --players (up to {game.max_players})")
-    if spec.games <= 0:
-        raise InputError(f"--games {spec.games} is not accepted; give a positive number of games")
+    if not 0 < spec.games <= MAX_GAMES:
+        raise InputError(f"--games {spec.games} is not accepted; give a number of games from 1 to {MAX_GAMES:,}")
+    if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
+        raise InputError(f"--game-timeout {spec.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
     if spec.batch_size is not None and spec.batch_size <= 0:
         raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
     jobs = resolve_jobs(spec.jobs)
@@ -127,6 +130,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         return BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
 
     t0 = time.perf_counter()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     results: list = []
     error: BaseException | None = None
     interrupted = False
@@ -146,29 +150,50 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     batches = plan_batches(spec.games, jobs, spec.batch_size, start=start)
     n_jobs = max(1, min(jobs, len(batches)))
     stop = _StopRequest(n_jobs > 1)
+    errors = [error] if error is not None else []
     try:
-        if error is None and not interrupted and batches:
-            with stop, warnings.catch_warnings(), joblib.Parallel(n_jobs=n_jobs, backend=spec.backend,
-                                                                  return_as="generator_unordered") as parallel:
-                warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
-                for res in parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches):
-                    results.append(res)
-                    bar.update(res.done)
-                    if res.error is not None:
-                        error = res.error
-                        break
-                    if res.interrupted:
-                        stop.requested = True
-                    if stop.requested:
-                        # collect the batches that were running when Ctrl-C came, then stop
-                        stop.collected += 1
-                        if stop.collected >= n_jobs:
-                            break
+        if not errors and not interrupted and batches:
+            with stop, warnings.catch_warnings():
+                # joblib warns about cancelled or unused tasks when we stop early; that is intended
+                warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
+                with joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
+                                     return_as="generator_unordered") as parallel:
+                    outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
+                    waiting = {a for a, _ in batches}
+                    try:
+                        for res in outputs:
+                            results.append(res)
+                            waiting.discard(res.start)
+                            bar.update(res.done)
+                            if res.error is not None:
+                                errors.append(res.error)
+                                first = min(e.game_index or 0 for e in errors)
+                                # batches go out in order, so every batch that starts before the
+                                # first failure is running or done: wait for those, drop the rest
+                                if not any(a <= first for a in waiting):
+                                    break
+                                continue
+                            if errors:
+                                if not any(a <= min(e.game_index or 0 for e in errors) for a in waiting):
+                                    break
+                                continue
+                            if res.interrupted:
+                                stop.requested = True
+                            if stop.requested:
+                                # keep the batches that were running when Ctrl-C came: with n
+                                # workers, n - 1 others may still be finishing
+                                stop.collected += 1
+                                if stop.collected >= n_jobs:
+                                    break
+                    finally:
+                        outputs.close()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         bar.close()
-    interrupted = interrupted or stop.requested
+    # the failure reported is the one in the earliest game, whatever the number of workers
+    error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
+    interrupted = (interrupted or stop.requested) and error is None
     wall = time.perf_counter() - t0
     frame, extras = assemble(game, params, players, strategies, results, seed)
     config = {
@@ -177,7 +202,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         "players": players, "strategies": list(strategies), "rules": params.as_dict(),
         "rule_overrides": dict(spec.rules), "jobs": n_jobs, "batch_size": (batches[0][1] - batches[0][0]) if batches else PILOT_GAMES,
         "wall_seconds": round(wall, 3), "versions": package_versions(),
-        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": started,
         "status": "interrupted" if interrupted else ("failed" if error else "complete"),
         "error": str(error) if error else None,
     }
@@ -293,16 +318,30 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
                          f"{', '.join(sorted(needed - set(df.columns)))}")
     config = {}
     if (folder / "config.json").exists():
-        config = json.loads((folder / "config.json").read_text())
+        try:
+            config = json.loads((folder / "config.json").read_text())
+        except ValueError:
+            config = {}
+    games = df["game"].astype(str).unique()
+    if len(games) != 1:
+        raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
+    game = get_game(str(games[0]))
+    if "players" in df.columns and df["players"].nunique() > 1:
+        raise InputError(f"{str(path)!r} mixes player counts ({', '.join(map(str, sorted(df['players'].unique())))}); "
+                         "report one player count at a time")
     extras = {}
-    for p in sorted(folder.glob("*.parquet")):
-        if p.name != "results.parquet":
-            extras[p.stem] = pd.read_parquet(p)
-    if path.suffix != ".parquet":
-        for p in sorted(folder.glob("*.csv")):
-            if p.name not in ("results.csv", "summary.csv") and p.stem not in extras:
-                extras[p.stem] = pd.read_csv(p)
-    df["strategy"] = df["strategy"].astype("category")
+    for name in game.extra_tables:
+        for p in (folder / f"{name}.parquet", folder / f"{name}.csv"):
+            if p.exists() and (p.suffix == ".parquet" or path.suffix != ".parquet"):
+                try:
+                    extras[name] = pd.read_parquet(p) if p.suffix == ".parquet" else pd.read_csv(p)
+                except Exception as e:
+                    raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+                break
+    order = [s for s in (config.get("strategies") or []) if s in set(df["strategy"].astype(str))]
+    seen = list(pd.unique(df["strategy"].astype(str)))
+    df["strategy"] = pd.Categorical(df["strategy"].astype(str),
+                                    categories=list(dict.fromkeys(order + seen)))
     return df, extras, config
 
 
@@ -315,6 +354,38 @@ def default_out(game_id: str) -> Path:
         k += 1
         p = Path(f"{base}-{k}")
     return p
+
+
+def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
+    """Make ``out`` ready for a run's files and return it as a Path.
+
+    A new or empty folder is used as it is.  A folder holding an earlier analyser run (its
+    ``config.json``) has that run's files removed first when ``replace_run``, so no stale file
+    survives beside the new ones.  Any other non-empty folder, an empty name or an unwritable
+    place raises InputError.
+    """
+    if str(out).strip() == "":
+        raise InputError("--out '' is not accepted; give a folder name")
+    out = Path(out)
+    check_writable(out)
+    entries = sorted(p.name for p in out.iterdir())
+    if not entries:
+        return out
+    previous = None
+    try:
+        previous = json.loads((out / "config.json").read_text())
+    except (OSError, ValueError):
+        pass
+    if not replace_run or not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
+        raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and "
+                         f"{'' if replace_run else 'would be overwritten; '}holds no analyser run to replace; "
+                         "choose a new or empty folder")
+    names = set(previous.get("files") or []) | {"config.json", "results.parquet", "results.csv", "summary.csv",
+                                                 "index.html"}
+    for name in sorted(names):
+        if "/" not in name and "\\" not in name and name not in ("", ".", ".."):
+            (out / name).unlink(missing_ok=True)
+    return out
 
 
 def check_writable(out: Path) -> None:

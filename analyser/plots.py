@@ -99,13 +99,14 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     for xi, r in zip(x, rate):
         ax.text(xi, r / 2, f"{r:.1f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
     ax.set_ylim(0, max(high.max(), fair) * 1.25)
-    ax.set_xticks(x, [f"seat {s}" + (" (starts)" if s == 0 else "") for s in x])
+    ax.set_xticks(x, [f"seat {s}" for s in x])
     ax.legend(frameon=False, loc="upper right")
     _style(ax, "Win rate by seat: turn-order advantage (bars: 95% interval)", "seat (turn order)", "win rate (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
     ax.grid(axis="x", visible=False)
-    return _save(fig, path, "Win rate by seat. A seat whose interval misses the dashed fair share has a "
-                            "real turn-order advantage or handicap.")
+    return _save(fig, path, "Win rate by seat (seat 0 acts first). The intervals are per seat: with several "
+                            "seats one may miss the fair share by chance; the report's seat-balance test "
+                            "judges all seats at once.")
 
 
 def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:

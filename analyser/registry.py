@@ -84,6 +84,9 @@ def parse_spec(text: str) -> StrategySpec:
     # A Windows drive letter or a path with colons is not supported; keep the grammar simple.
     source = parts[0]
     rest = parts[1:]
+    if ("/" in source or "." in source) and not source.endswith(".py"):
+        raise InputError(f"strategy file {source!r} is not accepted; give a Python file ending in .py "
+                         "(e.g. my_bots.py:name) or a built-in name (see analyser list)")
     name = None
     if source.endswith(".py") and rest and "=" not in rest[0]:
         name = rest[0]
@@ -121,7 +124,7 @@ def _load_file(path: Path):
     sys.modules[key] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as e:  # a broken user file: one line, not a traceback
+    except (Exception, SystemExit) as e:  # a broken user file: one line, not a traceback
         del sys.modules[key]
         raise InputError(f"strategy file {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
     return module
@@ -249,8 +252,8 @@ def strategy_factory(text: str, game_id: str):
         kwargs = {}
         for key, value in spec.params:
             if key not in accepted:
-                raise InputError(f"unknown parameter {key!r} for strategy {spec.source!r}; accepted: "
-                                 f"{', '.join(accepted) or 'none'}")
+                raise InputError(f"unknown parameter {key!r} for strategy {spec.name or spec.source!r}; "
+                                 f"accepted: {', '.join(accepted) or 'none'}")
             kwargs[key] = coerce(key, value, accepted[key][0], what="strategy parameter")
 
         def build():
@@ -259,8 +262,8 @@ def strategy_factory(text: str, game_id: str):
             inst = build()
         except InputError:
             raise
-        except (TypeError, ValueError) as e:
-            raise InputError(f"strategy {text!r}: {e}") from None
+        except (Exception, SystemExit) as e:
+            raise InputError(f"strategy {text!r} failed to start: {type(e).__name__}: {e}") from None
         if not hasattr(inst, "choose"):
             raise InputError(f"strategy {text!r} has no choose(view, legal, rng) method")
         return build

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,9 +43,9 @@ def _table_html(df: pd.DataFrame) -> str:
     return analysis.format_table(df).to_html(index=False, classes="data", border=0, escape=True)
 
 
-def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path) -> tuple[Path, Summary]:
-    """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir``; return the HTML path
-    and the summary.  Needs at least one finished game."""
+def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path) -> tuple[Path, Summary, list[str]]:
+    """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir``; return the HTML path,
+    the summary and the PNG file names.  Needs at least one finished game."""
     outdir.mkdir(parents=True, exist_ok=True)
     game = get_game(str(results["game"].iloc[0]))
     summary = summarise(results, extras)
@@ -62,8 +63,19 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     for name, caption in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         embedded.append({"name": name, "caption": caption, "data": data})
-    rules = config.get("rules") or {o["name"]: results[o["name"]].iloc[0] for o in game.Params.options()
-                                    if o["name"] in results.columns}
+    rules = {}
+    for o in game.Params.options():
+        if o["name"] in results.columns:  # the rows are the truth, also for results joined by hand
+            values = list(pd.unique(results[o["name"]].astype(str)))
+            rules[o["name"]] = values[0] if len(values) == 1 else ", ".join(values) + " (mixed)"
+        elif o["name"] in (config.get("rules") or {}):
+            rules[o["name"]] = config["rules"][o["name"]]
+    replay = ["analyser", "play", game.id]
+    for s in config.get("strategies") or list(results["strategy"].cat.categories):
+        replay += ["-s", str(s)]
+    for k, v in (config.get("rule_overrides") or {}).items():
+        replay += ["--rule", f"{k}={v}"]
+    replay_hint = " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
     run = summary.run
     page = _ENV.get_template("report.html.j2").render(
         title=f"{game.name}: {', '.join(map(str, results['strategy'].cat.categories))}",
@@ -72,8 +84,8 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         seat_table=_table_html(summary.seats),
         title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables],
         figures=embedded, rules=rules, versions=config.get("versions", {}),
-        command=config.get("command", ""), best=summary.strategies.iloc[0],
-        escape=html.escape)
+        command=config.get("command") or "(not recorded)", best=summary.strategies.iloc[0],
+        replay_hint=replay_hint, escape=html.escape)
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
-    return path, summary
+    return path, summary, [name for name, _ in figures]

@@ -57,14 +57,17 @@ class _Hang(BaseException):
 
 
 class GameFailure(RuntimeError):
-    """The rules themselves failed (a bug, or a game that did not end).  Carries the game seed."""
+    """A game failed outside a strategy's decision: the rules raised (a bug, or a strategy that
+    changed its view or returned a look-alike action), or the game did not end.  Carries the
+    game seed (and the game index once known)."""
 
-    def __init__(self, message: str, game_seed: int):
+    def __init__(self, message: str, game_seed: int, game_index: int | None = None):
         super().__init__(message)
         self.game_seed = game_seed
+        self.game_index = game_index
 
     def __reduce__(self):
-        return (GameFailure, (str(self), self.game_seed))
+        return (GameFailure, (str(self), self.game_seed, self.game_index))
 
 
 def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[str], seed: int,
@@ -113,21 +116,28 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
             except _Hang:
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
                                     strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
-            except Exception as e:
+            except (Exception, SystemExit) as e:
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} raised "
                                     f"{type(e).__name__}: {e}", strategy=labels[seat], seat=seat,
                                     game_seed=seed) from None
-            if action not in legal:
+            try:
+                # the legal action itself, not a look-alike that only compares equal to it
+                action = legal[legal.index(action)]
+            except Exception:
                 shown = ", ".join(game.describe_action(a) for a in list(legal)[:12])
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} returned the illegal action "
                                     f"{action!r}; legal were: {shown}", strategy=labels[seat], seat=seat,
-                                    game_seed=seed, kind="illegal")
+                                    game_seed=seed, kind="illegal") from None
         if on_step is not None:
             on_step(state, seat, action)
         try:
             apply(state, action, chance)
         except _Hang:
             raise GameFailure(f"game with seed {seed} ran past its time limit in the rules", seed) from None
+        except Exception as e:
+            raise GameFailure(f"the rules failed with {type(e).__name__}: {e} after seat {seat} "
+                              f"({labels[seat]}) played {game.describe_action(action)}; a strategy that "
+                              "changes its view can cause this", seed) from None
         steps += 1
         if steps > MAX_STEPS:
             raise GameFailure(f"game with seed {seed} did not end within {MAX_STEPS} actions", seed)
@@ -223,7 +233,14 @@ def run_batch(job: BatchJob) -> BatchResult:
             for index in range(job.start, job.stop):
                 gs = game_seed(job.root_seed, index)
                 seats = lineup(index, n, m)
-                strats = [factories[si]() for si in seats]  # fresh instances every game
+                strats = []
+                for s, si in enumerate(seats):  # fresh instances every game
+                    try:
+                        strats.append(factories[si]())
+                    except Exception as e:
+                        raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
+                                            f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
+                                            game_seed=gs, kind="init") from None
                 labels = [job.strategies[si] for si in seats]
                 alarm.arm()
                 try:
@@ -250,11 +267,15 @@ def run_batch(job: BatchJob) -> BatchResult:
             e.game_index = index
             result.error = e
         except GameFailure as e:
+            e.game_index = index
             result.error = e
         except KeyboardInterrupt:
             result.interrupted = True
         except _Hang:
-            result.error = GameFailure(f"game {index} ran past its time limit", game_seed(job.root_seed, index))
+            result.error = GameFailure(f"game {index} ran past its time limit", game_seed(job.root_seed, index), index)
+        except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
+            result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
+                                       game_seed(job.root_seed, index), index)
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -268,10 +289,12 @@ def plan_batches(games: int, jobs: int, batch_size: int | None = None, start: in
 
 
 def resolve_jobs(jobs: int | None) -> int:
-    """``None`` or 0 means every core; a negative count is rejected (InputError)."""
+    """``None`` or 0 means every core; a negative count, or more than 4 per core, is rejected."""
     import os
     if jobs is None or jobs == 0:
         return os.cpu_count() or 1
-    if jobs < 0:
-        raise InputError(f"--jobs {jobs} is not accepted; give a positive number of workers, or 0 for all cores")
+    cores = os.cpu_count() or 1
+    if not 0 < jobs <= 4 * cores:
+        raise InputError(f"--jobs {jobs} is not accepted; give 1 to {4 * cores} workers (this machine has "
+                         f"{cores} cores), or 0 for all cores")
     return jobs

@@ -127,11 +127,10 @@ class Colour(Strategy):
 
     def choose(self, view, legal, rng):
         c, v = view.display[0]
-        gain = view.gain[view.seat]
-        top = max(gain)
-        if top == min(gain):  # no cards this half (or no colour ahead): nothing to commit to
+        if not view.held[view.seat]:  # no cards this half: nothing to commit to yet
             return TAKE if v >= self.start else REVEAL
-        best = gain.index(top)
+        gain = view.gain[view.seat]
+        best = gain.index(max(gain))  # ties: the lowest colour index
         return TAKE if c == best and v >= self.min_value else REVEAL
 
 

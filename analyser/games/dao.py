@@ -88,10 +88,12 @@ def parse_values(text: str) -> tuple[tuple[int, int], ...]:
         except ValueError:
             raise InputError(f"rule values={text!r} is not accepted; write value x copies, "
                              "e.g. 0x1,1x4,2x3,3x3,4x1") from None
-        if not sep or value < 0 or copies < 0:
+        if not sep or not 0 <= value <= 1000 or not 0 <= copies <= 1000:
             raise InputError(f"rule values={text!r} is not accepted; write value x copies with "
-                             "values and copies >= 0, e.g. 0x1,1x4,2x3,3x3,4x1")
+                             "values and copies from 0 to 1000, e.g. 0x1,1x4,2x3,3x3,4x1")
         out.append((value, copies))
+    if not out or sum(c for _, c in out) == 0:
+        raise InputError(f"rule values={text!r} is not accepted; a colour needs at least one card")
     return tuple(out)
 
 
@@ -99,10 +101,12 @@ def parse_values(text: str) -> tuple[tuple[int, int], ...]:
 class DaoParams(Params):
     """Rule options of DAO (RULES.md §DAO).  Defaults are the seed's rules."""
 
-    bust_limit: int = option(12, "display total above which a reveal busts (RULES.md §DAO Turn)", low=0)
+    bust_limit: int = option(12, "display total above which a reveal busts (RULES.md §DAO Turn)", low=0,
+                             high=100000)
     display_size: int = option(3, "cards revealed into an empty display (setup and refill)", low=1, high=20)
     colours: int = option(5, "number of colours (metal, fire, earth, wood, water, ...)", low=1, high=10)
-    values: str = option("0x1,1x4,2x3,3x3,4x1", "cards of each colour, as value x copies")
+    values: str = option("0x1,1x4,2x3,3x3,4x1", "cards of each colour, as value x copies (values and "
+                         "copies 0 to 1000; a deck of at most 10,000 cards)")
     equal_exception: str = option(
         "adjacent", "reveal equal in value to the card it is laid next to (adjacent), to the front "
         "card (front), or no exception (off) keeps the display (RULES.md ruling)",
@@ -114,10 +118,13 @@ class DaoParams(Params):
         choices=("auto", "on", "off"))
 
     def validate(self) -> None:
-        counts = parse_values(self.values)
-        if sum(c for _, c in counts) * self.colours < self.display_size + 1:
-            raise InputError(f"rule values={self.values!r} with colours={self.colours} makes too small a "
-                             f"deck for display_size={self.display_size}")
+        size = sum(c for _, c in parse_values(self.values)) * self.colours
+        if size < self.display_size + 1:
+            raise InputError(f"rule values={self.values!r} with colours={self.colours} makes a deck of {size} "
+                             f"cards, too small for display_size={self.display_size}")
+        if size > 10000:
+            raise InputError(f"rule values={self.values!r} with colours={self.colours} makes a deck of {size} "
+                             "cards; at most 10,000 are accepted")
 
     @property
     def value_counts(self) -> tuple[tuple[int, int], ...]:
@@ -274,6 +281,15 @@ class Dao(Game):
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
+    def check_players(self, params: DaoParams, n_players: int) -> None:
+        """The player range, and with halves each half must fill the display and leave a card."""
+        super().check_players(params, n_players)
+        size = len(full_deck(params.colours, params.values))
+        if params.halves(n_players) and size // 2 < params.display_size + 1:
+            raise InputError(f"a deck of {size} cards cannot be split into halves of at least "
+                             f"display_size + 1 = {params.display_size + 1} cards; set two_player_halves=off "
+                             "or use more cards")
+
     def initial_state(self, params: DaoParams, n_players: int, rng) -> DaoState:
         """Shuffle with ``rng`` (a ``random.Random``) and reveal the first display.
 
@@ -480,7 +496,10 @@ class Dao(Game):
     def state_from_dict(self, d: dict) -> DaoState:
         """Inverse of :meth:`state_to_dict`; fields other than the cards have defaults.
 
-        Raises InputError on a malformed state.
+        Checks the structure (player count, seats, every card exists under the rules, a running
+        game has a display and a deck) and raises InputError when it is wrong.  Whether the
+        cards add up to exactly one deck is :meth:`check_invariants`' job, so that scenario tests
+        may build partial states.
         """
         try:
             params = DaoParams(**d.get("params", {}))
@@ -502,17 +521,31 @@ class Dao(Game):
             unseen = [[0] * (max_v + 1) for _ in range(params.colours)]
             for c, v in deck + reserve:
                 unseen[c][v] += 1
-            if len(piles) != n or any(len(m) > 2 for m in half_marks):
-                raise ValueError("piles")
+            if not self.min_players <= n <= self.max_players:
+                raise ValueError(f"players={n}: a DAO game has 2 to 6")
+            if len(piles) != n or len(half_marks) != n or any(len(m) > 2 for m in half_marks):
+                raise ValueError("piles and half_marks need one list per player")
+            current = int(d.get("current", 0))
+            if not 0 <= current < n:
+                raise ValueError(f"current={current} is not a seat of {n} players")
+            kinds = set(full_deck(params.colours, params.values))
+            for card in deck + reserve + display + cards(d.get("out", [])) + [c for p in piles for c in p]:
+                if card not in kinds:
+                    raise ValueError(f"card {list(card)} does not exist under these rules")
+            if not bool(d.get("over", False)) and (not display or not deck):
+                raise ValueError("a running game needs a non-empty display and deck")
             return DaoState(params=params, n=n, deck=deck, reserve=reserve, display=display,
                             total=sum(c[1] for c in display), piles=piles, gain=gain, held=held,
                             half_scores=[list(map(int, h)) for h in d.get("half_scores", [[] for _ in range(n)])],
                             half_marks=half_marks, out=cards(d.get("out", [])), unseen=unseen, n_unseen=len(deck) + len(reserve),
-                            current=int(d.get("current", 0)), starter=int(d.get("starter", 0)),
+                            current=current, starter=int(d.get("starter", 0)),
                             turn=int(d.get("turn", 0)), busts=list(map(int, d.get("busts", [0] * n))),
                             over=bool(d.get("over", False)), half=int(d.get("half", 0)))
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise InputError(f"not a DAO state: {e!r} is missing or malformed") from None
+        except InputError as e:
+            raise InputError(f"not a DAO state: {e}") from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            what = f"{e.args[0]!r} is missing" if isinstance(e, KeyError) else f"{e}"
+            raise InputError(f"not a DAO state: {what}") from None
 
     def action_to_json(self, action: Action) -> str:
         return action.value

@@ -47,16 +47,26 @@ Rulings where RULES.md is silent (each is a rule option where one makes sense):
   duplicates and :meth:`Wizard.legal_actions` lists each distinct playable card once.
 * Game length (``turns``) counts tricks played (60/players x (60/players + 1) / 2: 120 at 4 players).
   It is the same for every game of a player count; it is recorded for the common report.
+* Deal order: seat 0 gets the first ``r`` cards of the shuffle, seat 1 the next ``r``, ...; the
+  next card is turned.  (Any fixed order deals the same distribution.)
+* Suit names (blue, green, red, yellow; the seed only says four colours) carry no rules.
 
-Actions are small named tuples: :class:`Bid` ``(n)``, :class:`Play` ``(card)`` and
-:class:`ChooseTrump` ``(suit)``.  ``legal_actions`` order: bids ascending; plays in hand order
-(Jesters, then blue, green, red, yellow by ascending rank, then Wizards), each distinct card once;
-trump choices blue, green, red, yellow.
+Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``) and the public
+part of the state (:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards
+of the round's finished tricks and of the current trick, who leads and who is winning it) - never
+another hand or the undealt cards, which live only in :class:`WizardState`.
 
-Speed: cards and actions are interned module constants (``legal_actions`` hands back shared tuples
-and singletons, so the loop's ``action in legal`` is an identity check); the trick's led suit and
-current winner are kept incrementally as cards are played, and the public record of the round
-(``played``, ``leaders``) is extended once per trick, never rebuilt.
+Actions: :class:`Bid` ``(n)`` and :class:`ChooseTrump` ``(suit)`` are named tuples; :class:`Play`
+``(card)`` is a small interned value object (one per card).  ``legal_actions`` order: bids
+ascending; plays in hand order (Jesters, then blue, green, red, yellow by ascending rank, then
+Wizards), each distinct card once; trump choices blue, green, red, yellow.
+
+Speed (a 4-player game is 540 decisions; see README for figures): cards and plays are interned,
+so hashing and equality are identity checks; each hand is kept as eight lists of play actions
+(:func:`hand_groups`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
+and the trick's current winner are updated incrementally as each card is played; views are live
+(one per seat and game, reading the shared public part); the deal is a Fisher-Yates pass that
+stops once the dealt cards and the turned card are drawn.
 """
 
 from __future__ import annotations
@@ -76,7 +86,8 @@ WIZARD = 14  #: rank of a Wizard (highest)
 #: ``WizardState.led`` before any card other than a Jester was played in the trick.
 LED_NONE = -1
 #: ``WizardState.led`` when a Wizard opened the trick: no led suit, anything may be played.
-LED_FREE = 4
+#: (Both are negative, so ``led >= 0`` means "a suit is led".)
+LED_FREE = -2
 
 BID, TRUMP, PLAY, OVER = "bid", "trump", "play", "over"
 
@@ -140,7 +151,8 @@ HAND_ORDER = attrgetter("index")
 
 
 def slot_of(card: Card) -> int:
-    """Index of the card's group in a hand: 0 Jesters, 1-4 the suits, 5 Wizards."""
+    """Index of the card's group in a hand: 0 Jesters, 1-4 the suits, 5 Wizards (the first copy
+    of a Jester or Wizard; further copies go to groups 6 and 7, see :func:`hand_groups`)."""
     r = card.rank
     return 0 if r == JESTER else 5 if r == WIZARD else card.suit + 1
 
@@ -174,10 +186,33 @@ class Bid(NamedTuple):
         return f"bid {self.n}"
 
 
-class Play(NamedTuple):
-    """Play ``card`` to the current trick."""
+class Play:
+    """Play ``card`` to the current trick.
 
-    card: Card
+    Immutable and interned like :class:`Card`: ``Play(card)`` is always the same object, so play
+    actions hash and compare by identity, which keeps hand bookkeeping and the strategies' lookups
+    cheap.  ``repr``: ``Play(R7)``; ``str``: ``play red 7``.
+    """
+
+    __slots__ = ("card",)
+    _interned: dict = {}
+
+    def __new__(cls, card):
+        play = cls._interned.get(card)
+        if play is None:
+            play = object.__new__(cls)
+            object.__setattr__(play, "card", card)
+            cls._interned[card] = play
+        return play
+
+    def __setattr__(self, name, value):
+        raise AttributeError("actions are immutable")
+
+    def __reduce__(self):
+        return (Play, (self.card,))
+
+    def __repr__(self) -> str:
+        return f"Play({self.card.code})"
 
     def __str__(self) -> str:
         return f"play {self.card}"
@@ -197,17 +232,36 @@ PLAYS: dict[Card, Play] = {c: Play(c) for c in CARD_VALUES}
 BIDS: tuple[tuple[Bid, ...], ...] = tuple(tuple(Bid(i) for i in range(r + 1)) for r in range(61))
 CHOOSE_TRUMP: tuple[ChooseTrump, ...] = tuple(ChooseTrump(s) for s in range(4))
 #: Per position of :data:`FULL_DECK` (the deal works on positions 0-59; sorted positions are hand
-#: order): its play action.
+#: order): its play action and its group in a hand (0-5, see hand_groups).
 _DECK_PLAY: tuple[Play, ...] = tuple(PLAYS[c] for c in FULL_DECK)
+_DECK_SLOT: tuple[int, ...] = tuple(slot_of(c) for c in FULL_DECK)
+#: A deck position holding each card value (the first, for Jesters and Wizards).
+_POSITION: dict[Card, int] = {}
+for _i, _c in enumerate(FULL_DECK):
+    _POSITION.setdefault(_c, _i)
+del _i, _c
 
 
 def hand_groups(hand) -> list[list[Play]]:
-    """The play actions of a hand (in hand order) split into its six groups: Jesters, blue, green,
-    red, yellow, Wizards.  ``legal_actions`` concatenates groups instead of scanning the hand."""
-    groups: list[list[Play]] = [[], [], [], [], [], []]
+    """A hand as eight lists of play actions: 0 a Jester (at most one), 1-4 the blue, green, red
+    and yellow cards in ascending rank, 5 a Wizard (at most one), 6 and 7 the further Jesters and
+    Wizards.  Groups 0-5 hold each distinct playable card once, in hand order, so
+    ``legal_actions`` is a concatenation of groups instead of a scan of the hand."""
+    groups: list[list[Play]] = [[], [], [], [], [], [], [], []]
     for c in sorted(hand, key=HAND_ORDER):
-        groups[slot_of(c)].append(PLAYS[c])
+        k = slot_of(c)
+        if k in (0, 5) and groups[k]:
+            k += 6 if k == 0 else 2
+        groups[k].append(PLAYS[c])
     return groups
+
+
+def groups_hand(groups) -> list[Card]:
+    """The cards of a hand held as :func:`hand_groups`, in hand order."""
+    return [a.card for k in _HAND_ORDER_GROUPS for a in groups[k]]
+
+
+_HAND_ORDER_GROUPS = (0, 6, 1, 2, 3, 4, 5, 7)
 
 
 @dataclass(frozen=True)
@@ -225,7 +279,8 @@ class WizardParams(Params):
     follow_suit: str = option(
         "seed", "holding the led suit, you may instead play a trump, Wizard or Jester (seed) or only a "
         "Wizard or Jester (official)", choices=("seed", "official"))
-    hook: bool = option(False, "the last bidder may not make the bids total the round's tricks")
+    hook: bool = option(False, "on: the last bidder may not bid the number that makes the bids total "
+                               "the round's tricks (off: any bid)")
 
 
 #: Fields of :class:`WizardPublic`: what every seat may know.
@@ -233,7 +288,7 @@ PUBLIC_FIELDS = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter
                  "trump", "trump_pending", "bids", "n_bids", "tricks", "scores", "played", "leaders", "trick",
                  "led", "win_seat", "win_card")
 #: Hidden fields of :class:`WizardState` (besides its ``pub`` part).
-HIDDEN_FIELDS = ("groups", "deck", "wizards", "jesters", "log", "tricks_played")
+HIDDEN_FIELDS = ("groups", "undealt", "wizards", "jesters", "log", "tricks_played")
 
 
 class WizardPublic:
@@ -276,9 +331,10 @@ class WizardState:
     Every public field is also readable and writable as an attribute of the state itself
     (``state.trump`` is ``state.pub.trump``); the rules' hot paths use ``pub`` directly.  Hidden:
 
-    * ``groups[seat]``: the seat's hand as play actions in six groups - Jesters, the four suits,
-      Wizards - each in hand order (see :func:`hand_groups`); ``hands[seat]`` (computed) lists the
-      same cards; ``deck``: the undealt cards under the trump card (hidden from everyone).
+    * ``groups[seat]``: the seat's hand as play actions in eight groups (see :func:`hand_groups`);
+      ``hands[seat]`` (computed) lists the same cards in hand order; ``undealt``: the positions
+      in :data:`FULL_DECK` of the undealt cards under the trump card, hidden from everyone
+      (``deck``, computed, lists them as cards).
     * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
       ``tricks_played``: tricks finished in the game (``turns``).
 
@@ -294,13 +350,16 @@ class WizardState:
         self.pub = pub
         if "groups" not in kw:
             kw["groups"] = [hand_groups(h) for h in kw.pop("hands")]
+        if "undealt" not in kw:
+            kw["undealt"] = [_POSITION[c] for c in kw.pop("deck")]
         for k in HIDDEN_FIELDS:
             setattr(self, k, kw[k])
         self.views = [None] * pub.n
 
     def __eq__(self, other):
         return isinstance(other, WizardState) and self.pub == other.pub and all(
-            getattr(self, k) == getattr(other, k) for k in HIDDEN_FIELDS)
+            getattr(self, k) == getattr(other, k) for k in HIDDEN_FIELDS if k != "undealt") and \
+            self.deck == other.deck
 
     def __getstate__(self):
         d = {k: getattr(self, k) for k in HIDDEN_FIELDS}
@@ -313,9 +372,14 @@ class WizardState:
         self.views = [None] * self.pub.n
 
     @property
+    def deck(self) -> list[Card]:
+        """The undealt cards under the trump card (hidden from everyone), as cards."""
+        return [FULL_DECK[i] for i in self.undealt]
+
+    @property
     def hands(self) -> list[list[Card]]:
         """Every seat's hand as cards in hand order (a fresh copy, built from ``groups``)."""
-        return [[a.card for grp in g for a in grp] for g in self.groups]
+        return [groups_hand(g) for g in self.groups]
 
 
 def _state_field(name: str) -> property:
@@ -356,8 +420,8 @@ class WizardView:
     @property
     def hand(self) -> list[Card]:
         """The seat's cards in hand order (a fresh list each time).  ``groups`` holds the same hand
-        as play actions: Jesters, blue, green, red, yellow, Wizards."""
-        return [a.card for grp in self.groups for a in grp]
+        as play actions (see :func:`hand_groups`)."""
+        return groups_hand(self.groups)
 
     n_players = property(attrgetter("public.n"), doc="Number of players (``public.n``).")
 
@@ -439,7 +503,7 @@ class Wizard(Game):
                              f" to {self.max_players}")
         n = n_players
         s = WizardState(params=params, n=n, n_rounds=len(FULL_DECK) // n, round=0, phase=BID, dealer=0,
-                        starter=0, current=0, groups=[[[]] * 6 for _ in range(n)], deck=[], trump_card=None,
+                        starter=0, current=0, groups=[[[] for _ in range(8)] for _ in range(n)], undealt=[], trump_card=None,
                         trump=None, trump_pending=False, bids=[None] * n, n_bids=0, tricks=[0] * n,
                         scores=[0] * n, played=[], leaders=[], trick=[], led=LED_NONE, win_seat=None,
                         win_card=None, wizards=[0] * n, jesters=[0] * n, log=[], tricks_played=0)
@@ -468,15 +532,15 @@ class Wizard(Game):
         if p.phase == PLAY:
             g = s.groups[p.current]
             led = p.led
-            if 0 <= led < 4:
+            if led >= 0:
                 follow = g[led + 1]
-                if follow:  # holding the led suit
+                if follow:  # holding the led suit: follow it, or play a Wizard or Jester ...
                     t = p.trump
-                    if t is not None and t != led and g[t + 1] and p.params.follow_suit == "seed":
-                        other = g[t + 1]
-                        return g[0][:1] + (follow + other if led < t else other + follow) + g[5][:1]
-                    return g[0][:1] + follow + g[5][:1]
-            return g[0][:1] + g[1] + g[2] + g[3] + g[4] + g[5][:1]
+                    if t is None or t == led or not g[t + 1] or p.params.follow_suit != "seed":
+                        return g[0] + follow + g[5]
+                    # ... or, under the seed rule, a trump
+                    return g[0] + (follow + g[t + 1] if led < t else g[t + 1] + follow) + g[5]
+            return [*g[0], *g[1], *g[2], *g[3], *g[4], *g[5]]
         phase = p.phase
         if phase == BID:
             r = p.round
@@ -496,74 +560,88 @@ class Wizard(Game):
         card that breaks the follow rule, or a bid out of range (it does not check the hook: that
         is ``legal_actions``' job, as for every title)."""
         p = s.pub
-        seat = p.current
-        if type(action) is Play and p.phase == PLAY:
-            card = action.card
+        if p.phase == PLAY:
+            try:
+                card = action.card
+                r = card.rank
+            except (TypeError, IndexError, AttributeError):
+                raise ValueError(f"illegal Wizard action {action!r}: a card must be played now") from None
+            seat = p.current
             g = s.groups[seat]
-            r = card.rank
             led = p.led
-            if r == JESTER:
-                slot = 0
-            elif r == WIZARD:
-                slot = 5
+            # Ranks: 0 Jester, 14 Wizard.  Each branch takes the card from the hand (ValueError
+            # when it is not there) and updates the led suit and the trick's winner so that they
+            # always equal what trick_winner() would say.
+            if r == 14:
+                if g[7]:
+                    g[7].pop()
+                elif g[5]:
+                    g[5].pop()
+                else:
+                    raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand")
+                wc = p.win_card
+                if wc is None or wc.rank != 14:  # the first Wizard takes the lead for good
+                    p.win_card = card
+                    p.win_seat = seat
+                if led == -1:
+                    p.led = LED_FREE
+            elif r == 0:
+                if g[6]:
+                    g[6].pop()
+                elif g[0]:
+                    g[0].pop()
+                else:
+                    raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand")
+                if p.win_card is None:  # a Jester leads only while nothing else was played
+                    p.win_card = card
+                    p.win_seat = seat
             else:
                 suit = card.suit
-                slot = suit + 1
-                if suit != led and 0 <= led < 4 and g[led + 1] and not (
-                        suit == p.trump and p.params.follow_suit == "seed"):
-                    raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
-            try:
-                g[slot].remove(action)
-            except ValueError:
-                raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
-            trick = p.trick
-            trick.append(card)
-            # keep the led suit and the trick's winner up to date (same answer as trick_winner)
-            if r == WIZARD:
-                wc = p.win_card
-                if wc is None or wc.rank != WIZARD:
-                    p.win_card = card
-                    p.win_seat = seat
-                if led == LED_NONE:
-                    p.led = LED_FREE
-            elif r == JESTER:
-                if p.win_card is None:
-                    p.win_card = card
-                    p.win_seat = seat
-            else:
-                if led == LED_NONE or led == LED_FREE:
-                    if p.trump_pending:  # first suited card of the round: it names trump
-                        p.trump = suit
-                        p.trump_pending = False
-                    if led == LED_NONE:
-                        p.led = led = suit
-                wc = p.win_card
-                if wc is None:
-                    p.win_card = card
-                    p.win_seat = seat
-                else:
+                if suit == led:  # following the led suit, the usual case
+                    try:
+                        g[suit + 1].remove(action)
+                    except ValueError:
+                        raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
+                    wc = p.win_card  # not None: the led suit came from a played card
                     wr = wc.rank
-                    if wr == JESTER:
+                    if wr != 14 and r > wr and wc.suit == suit:
                         p.win_card = card
                         p.win_seat = seat
-                    elif wr != WIZARD:
-                        t = p.trump
-                        if suit == t:
-                            if wc.suit != t or r > wr:
-                                p.win_card = card
-                                p.win_seat = seat
-                        elif suit == led and wc.suit == suit and r > wr:
+                else:
+                    if led >= 0 and g[led + 1] and not (suit == p.trump and p.params.follow_suit == "seed"):
+                        raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
+                    try:
+                        g[suit + 1].remove(action)
+                    except ValueError:
+                        raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
+                    if led < 0:
+                        if p.trump_pending:  # the round's first suited card names trump
+                            p.trump = suit
+                            p.trump_pending = False
+                        if led == -1:  # the first card that is not a Jester: its suit is led
+                            p.led = led = suit
+                    wc = p.win_card
+                    if wc is None:
+                        p.win_card = card
+                        p.win_seat = seat
+                    else:
+                        wr = wc.rank
+                        if wr == 0:  # only Jesters so far
                             p.win_card = card
                             p.win_seat = seat
+                        elif wr != 14 and suit == p.trump and (wc.suit != suit or r > wr):
+                            p.win_card = card
+                            p.win_seat = seat
+            trick = p.trick
+            trick.append(card)
             n = p.n
             if len(trick) < n:
-                p.current = seat + 1 if seat + 1 < n else 0
+                p.current = (seat + 1) % n
             else:
                 self._end_trick(s, p, rng)
-        elif p.phase == PLAY:
-            raise ValueError(f"illegal Wizard action {action!r}: a card must be played now")
-        elif p.phase == BID:
-            if type(action) is not Bid or not 0 <= action.n <= p.round:
+        elif type(action) is Bid and p.phase == BID:
+            seat = p.current
+            if not 0 <= action.n <= p.round:
                 raise ValueError(f"illegal Wizard action {action!r}: bid 0 to {p.round} tricks now")
             p.bids[seat] = action.n
             p.n_bids += 1
@@ -573,14 +651,15 @@ class Wizard(Game):
                 p.leaders.append(p.starter)
             else:
                 p.current = (seat + 1) % p.n
-        elif p.phase == TRUMP:
-            if type(action) is not ChooseTrump or action.suit not in (0, 1, 2, 3):
-                raise ValueError(f"illegal Wizard action {action!r}: the dealer chooses a trump suit now")
+        elif type(action) is ChooseTrump and p.phase == TRUMP and action.suit in (0, 1, 2, 3):
             p.trump = action.suit
             p.phase = BID
             p.current = p.starter
-        else:
+        elif p.phase == OVER:
             raise ValueError("the game is over")
+        else:
+            wanted = f"bid 0 to {p.round} tricks" if p.phase == BID else "the dealer chooses a trump suit"
+            raise ValueError(f"illegal Wizard action {action!r}: {wanted} now")
 
     def _end_trick(self, s: WizardState, p: WizardPublic, rng) -> None:
         p.played += p.trick
@@ -591,7 +670,7 @@ class Wizard(Game):
         p.trick = []
         p.led = LED_NONE
         p.win_seat = p.win_card = None
-        if any(s.groups[w]):
+        if any(s.groups[w]):  # cards left: the winner leads the next trick
             p.current = w
             p.leaders.append(w)
         else:
@@ -614,10 +693,10 @@ class Wizard(Game):
     def _deal(self, s: WizardState, r: int, last_winner: int, rng) -> None:
         """Deal round ``r`` with ``rng``; set dealer, starter, trump and the phase.
 
-        The shuffle is a Fisher-Yates pass over deck positions that stops once the dealt cards and
-        the trump card are drawn (the order of the undealt rest is never used); each draw is
-        ``int(rng.random() * m)``, whose bias for m <= 60 is below 1e-14.  Seat 0 gets the first
-        ``r`` cards drawn, seat 1 the next ``r``, ...; the next card is turned for trump.
+        The shuffle is a Fisher-Yates pass over the 60 deck positions that stops once the dealt
+        cards and the turned card are drawn (the order of the undealt rest is never used); each
+        draw is ``int(rng.random() * m)``, whose bias for m <= 60 is below 1e-14.  Seat 0 gets the
+        first ``r`` cards drawn, seat 1 the next ``r``, ...; the next card is turned for trump.
         """
         p = s.pub
         n = p.n
@@ -629,27 +708,34 @@ class Wizard(Game):
             p.starter = 0 if r == 1 else last_winner
             p.dealer = (p.starter - 1) % n
         size = len(FULL_DECK)
+        dealt = n * r
+        # a Fisher-Yates shuffle of the deck positions, stopped once the dealt cards and the
+        # turned card are drawn
         ids = list(range(size))
         rnd = rng.random
-        dealt = n * r
-        for i in range(min(size, dealt + 1)):
+        for i in range(dealt + 1 if dealt < size else size):
             j = i + int(rnd() * (size - i))
             ids[i], ids[j] = ids[j], ids[i]
-        deck_card, deck_play = FULL_DECK.__getitem__, _DECK_PLAY.__getitem__
+        groups, slots, plays = s.groups, _DECK_SLOT, _DECK_PLAY
         for k in range(n):
-            h = ids[k * r:(k + 1) * r]
-            h.sort()
-            plays = list(map(deck_play, h))
+            h = sorted(ids[k * r:(k + 1) * r])
             # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
-            b1, b2, b3 = bisect_left(h, 4), bisect_left(h, 17), bisect_left(h, 30)
-            b4, b5 = bisect_left(h, 43), bisect_left(h, 56)
-            # in place: the seat's live view holds this list
-            s.groups[k][:] = (plays[:b1], plays[b1:b2], plays[b2:b3], plays[b3:b4], plays[b4:b5], plays[b5:])
+            b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
+            g = [[], [], [], [], [], [], [], []]
+            for i in h[b1:b5]:
+                g[slots[i]].append(plays[i])
+            if b1:  # one Jester playable, the others in group 6
+                g[0].append(plays[0])
+                g[6] = [plays[0]] * (b1 - 1)
+            if b5 < r:  # the same for Wizards (group 5 and 7)
+                g[5].append(plays[59])
+                g[7] = [plays[59]] * (r - b5 - 1)
+            groups[k][:] = g  # in place: the seat's live view holds this list
             s.wizards[k] = r - b5
             s.jesters[k] = b1
         p.round = r
         p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
-        s.deck = list(map(deck_card, ids[dealt + 1:]))
+        s.undealt = ids[dealt + 1:]
         p.bids = [None] * n
         p.n_bids = 0
         p.tricks = [0] * n
@@ -722,12 +808,53 @@ class Wizard(Game):
                              "trump": trump, "trump_card": kind, "bid_position": (seat - starter) % n})
         return {"rounds": rows}
 
+    def check_invariants(self, s: WizardState) -> None:
+        """Cards are conserved (hands + deck + turned card + played + trick = the 60 cards), hand
+        groups hold the right cards in hand order, hand sizes match the trick count, bids and
+        tricks add up, scores equal the logged points, and the incrementally kept led suit and
+        trick winner agree with :func:`trick_winner`.  Raises AssertionError."""
+        p = s.pub
+        n = p.n
+        cards = [c for h in s.hands for c in h] + list(s.deck) + list(p.played) + list(p.trick)
+        if p.trump_card is not None:
+            cards.append(p.trump_card)
+        assert sorted(c.index for c in cards) == [c.index for c in FULL_DECK], "cards not conserved"
+        for g in s.groups:
+            assert len(g) == 8
+            for k, grp in enumerate(g):
+                assert all(slot_of(a.card) == (0 if k == 6 else 5 if k == 7 else k) for a in grp), "group"
+                assert [a.card.index for a in grp] == sorted(a.card.index for a in grp), "group order"
+            assert len(g[0]) <= 1 and len(g[5]) <= 1 and (g[0] or not g[6]) and (g[5] or not g[7])
+        assert p.n_bids == sum(b is not None for b in p.bids), "bid count"
+        done = len(p.played) // n
+        assert len(p.played) % n == 0 and sum(p.tricks) == done, "tricks"
+        if p.phase in (BID, TRUMP):
+            assert not p.played and not p.trick and all(t == 0 for t in p.tricks)
+            assert all(len(h) == p.round for h in s.hands), "hand size"
+        if p.phase == PLAY:
+            assert p.n_bids == n and len(p.leaders) == done + 1, "leaders"
+            lead = p.leaders[-1]
+            for seat, h in enumerate(s.hands):
+                in_trick = (seat - lead) % n < len(p.trick)
+                assert len(h) == p.round - done - in_trick, "hand size"
+            assert p.current == (lead + len(p.trick)) % n, "current seat"
+        if p.trick:
+            assert p.win_seat == (p.leaders[-1] + trick_winner(p.trick, p.trump)) % n, "trick winner"
+            first = next((c for c in p.trick if c.rank != JESTER), None)
+            expected = LED_NONE if first is None else LED_FREE if first.rank == WIZARD else first.suit
+            assert p.led == expected, "led suit"
+        else:
+            assert p.led == LED_NONE and p.win_seat is None and p.win_card is None
+        assert p.trump is None or not p.trump_pending
+        assert [sum(rec["points"][i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
+        assert s.tricks_played == sum(rec["round"] for rec in s.log) + (0 if p.phase == OVER else done)
+
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, s: WizardState) -> WizardState:
         return WizardState(params=s.params, n=s.n, n_rounds=s.n_rounds, round=s.round, phase=s.phase,
                            dealer=s.dealer, starter=s.starter, current=s.current,
                            groups=[[list(x) for x in g] for g in s.groups],
-                           deck=list(s.deck), trump_card=s.trump_card,
+                           undealt=list(s.undealt), trump_card=s.trump_card,
                            trump=s.trump, trump_pending=s.trump_pending, bids=list(s.bids), n_bids=s.n_bids,
                            tricks=list(s.tricks), scores=list(s.scores), played=list(s.played),
                            leaders=list(s.leaders), trick=list(s.trick), led=s.led, win_seat=s.win_seat,
@@ -756,7 +883,7 @@ class Wizard(Game):
 
         Required: ``players``, ``hands``.  Defaults: round = largest hand + finished tricks, phase
         "play" when every bid is in else "bid", ``current`` = next seat of the trick (or the next
-        bidder), empty ``played``/``trick``, ``leaders`` = [starter], ``trump`` from
+        bidder), empty ``played``/``trick``, ``leaders`` = [starter] in play, ``trump`` from
         ``trump_card``.  The led suit, the trick's winner and (when the round's first trick is
         under way) a pending trump are replayed from ``trick``.  Raises InputError when malformed.
         """
@@ -774,10 +901,12 @@ class Wizard(Game):
             bids = [None if b is None else int(b) for b in d.get("bids", [None] * n)]
             starter = int(d.get("starter", 0))
             dealer = int(d.get("dealer", (starter - 1) % n))
-            leaders = [int(x) for x in d.get("leaders", [starter])]
             phase = d.get("phase", PLAY if all(b is not None for b in bids) else BID)
             if phase not in (BID, TRUMP, PLAY, OVER):
                 raise ValueError(f"phase={phase!r}")
+            leaders = [int(x) for x in d.get("leaders", [starter] if phase == PLAY else [])]
+            if phase == PLAY and not leaders:
+                raise ValueError("leaders")
             tc = d.get("trump_card")
             trump_card = card_from_code(tc) if tc is not None else None
             if "trump" in d:
@@ -786,7 +915,7 @@ class Wizard(Game):
                 trump = trump_card.suit if trump_card is not None and trump_card.rank not in (JESTER, WIZARD) else None
             pending = bool(d.get("trump_pending", trump_card is not None and trump_card.rank == WIZARD
                                  and params.wizard_trump == "first_card" and trump is None
-                                 and len(played) == len(trick)))
+                                 and not played))
             if "current" in d:
                 current = int(d["current"])
             elif phase == PLAY:
@@ -890,44 +1019,41 @@ class Wizard(Game):
         return rounds.merge(keys, on=["game_index", "seat"], how="inner")
 
     def figure_tables(self, results, extras):
-        """Per strategy: bid accuracy, over/under-bids, points per round; accuracy and points by
-        round; exact-bid share by Wizards and by Jesters in hand."""
-        import pandas as pd
-
+        """Per strategy: bid accuracy, over/under-bids, points per round; exact bids and points by
+        round; exact bids by the number of Wizards and of Jesters in hand."""
         df = self._rounds(results, extras)
         if df is None:
             return []
         df = df.assign(over=(df["bid"] - df["tricks"]).clip(lower=0),
                        under=(df["tricks"] - df["bid"]).clip(lower=0))
         g = df.groupby("strategy", observed=True)
-        per = g.agg(rounds=("exact", "size"), exact_bid_pct=("exact", "mean"), mean_bid=("bid", "mean"),
+        per = g.agg(rounds=("exact", "size"), exact_rate=("exact", "mean"), mean_bid=("bid", "mean"),
                     mean_tricks=("tricks", "mean"), over_bid=("over", "mean"), under_bid=("under", "mean"),
                     points_per_round=("points", "mean")).reset_index()
-        per["exact_bid_pct"] *= 100
-        out = [("Wizard bidding per strategy (means per round; over_bid / under_bid: tricks short of / "
-                "beyond the bid)", per)]
+        out = [("Wizard bidding per strategy (means per round; over bid / under bid: tricks short of / "
+                "beyond the bid, 0 when met)", per)]
 
         def pivot(value, by, scale=1.0):
             t = df.pivot_table(index=by, columns="strategy", values=value, aggfunc="mean", observed=True) * scale
             t.columns = [str(c) for c in t.columns]
             return t.reset_index()
 
-        acc = pivot("exact", "round", 100)
-        pts = pivot("points", "round")
-        both = acc.merge(pts, on="round", suffixes=(" exact %", " points"))
-        out.append(("Exact bids (%) and mean points by round, per strategy", both))
+        out.append(("Exact bids (%) by round (round r deals r cards), per strategy", pivot("exact", "round", 100)))
+        out.append(("Mean points by round, per strategy", pivot("points", "round")))
         for col, label in (("wizards", "Wizards"), ("jesters", "Jesters")):
-            t = pivot("exact", col, 100)
             counts = df.groupby(col).size().rename("rounds").reset_index()
-            t = counts.merge(t, on=col)
             out.append((f"Exact bids (%) by number of {label} in hand, per strategy (rounds: all strategies)",
-                        pd.DataFrame(t)))
+                        counts.merge(pivot("exact", col, 100), on=col)))
         return out
 
+    #: Columns of the heat map with fewer rounds than this stay grey (too few to show a share).
+    HEATMAP_MIN_ROUNDS = 10
+
     def plots(self, results, extras, outdir):
-        """Heatmaps of tricks taken against tricks bid (one panel per strategy) and exact-bid
-        share by round."""
+        """Heat maps of tricks taken against tricks bid (one panel per strategy) and the share of
+        exact bids by round."""
         from analyser import plots as base  # sets the Agg backend
+        from analyser.analysis import wilson
 
         import matplotlib.pyplot as plt
         import numpy as np
@@ -935,26 +1061,27 @@ class Wizard(Game):
         df = self._rounds(results, extras)
         if df is None:
             return []
-        figures = []
-        names = [str(c) for c in results["strategy"].cat.categories if (df["strategy"] == c).any()]
+        names = [str(c) for c in base._names(results) if (df["strategy"] == c).any()]
+        colours = base.strategy_colours(base._names(results))
         top = int(max(df["bid"].max(), df["tricks"].max()))
         k = len(names)
-        cols = min(k, 3)
+        cols = 2 if k == 4 else min(k, 3)
         rows = (k + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols + 1.2, 4.4 * rows + 0.6), squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols + 1.4, 4.1 * rows + 1.0), squeeze=False,
+                                 constrained_layout=True)
+        cmap = plt.get_cmap("viridis").with_extremes(bad="#e8e8e8")
         image = None
         for i, name in enumerate(names):
             ax = axes[i // cols][i % cols]
             sub = df[df["strategy"] == name]
             grid = np.zeros((top + 1, top + 1))
             np.add.at(grid, (sub["tricks"].to_numpy(), sub["bid"].to_numpy()), 1)
-            col_tot = grid.sum(axis=0, keepdims=True)
-            share = np.divide(grid, col_tot, out=np.full_like(grid, np.nan), where=col_tot > 0) * 100
-            image = ax.imshow(share, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="equal",
+            per_bid = grid.sum(axis=0, keepdims=True)
+            share = np.where(per_bid >= self.HEATMAP_MIN_ROUNDS, grid / np.maximum(per_bid, 1) * 100, np.nan)
+            image = ax.imshow(share, origin="lower", cmap=cmap, vmin=0, vmax=100, aspect="equal",
                               interpolation="nearest")
-            ax.plot([-0.5, top + 0.5], [-0.5, top + 0.5], color="white", linewidth=0.8, linestyle=":")
-            exact = float(sub["exact"].mean()) * 100
-            ax.set_title(f"{name}\nexact {exact:.1f}% of {len(sub)} rounds", fontsize=10)
+            ax.plot([-0.5, top + 0.5], [-0.5, top + 0.5], color="white", linewidth=0.9, linestyle=":")
+            ax.set_title(f"{name}\nexact {sub['exact'].mean() * 100:.1f}% of {len(sub)} rounds", fontsize=10)
             ax.set_xlabel("tricks bid")
             ax.set_ylabel("tricks taken")
             step = 1 if top <= 10 else 2
@@ -962,29 +1089,23 @@ class Wizard(Game):
             ax.set_yticks(range(0, top + 1, step))
         for j in range(k, rows * cols):
             axes[j // cols][j % cols].axis("off")
-        fig.suptitle("Tricks taken against tricks bid: share of the rounds with each bid (%)\n"
-                     "each column sums to 100%; the dotted diagonal is an exact bid", fontsize=12,
-                     fontweight="bold", x=0.02, ha="left")
-        fig.tight_layout(rect=(0, 0, 0.9, 1))
-        cax = fig.add_axes((0.92, 0.15, 0.02, 0.65))
-        fig.colorbar(image, cax=cax, label="share of rounds with this bid (%)")
+        fig.suptitle("Tricks taken against tricks bid: where the rounds with each bid ended (%)",
+                     fontsize=12, fontweight="bold", x=0.01, ha="left")
+        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.85, label="share of the rounds with this bid (%)")
         path = outdir / "bid_heatmap.png"
         fig.savefig(path, dpi=base.DPI)
         plt.close(fig)
-        figures.append((path.name, "Tricks taken (rows) against tricks bid (columns) per strategy. Each "
-                                   "column shows where the rounds with that bid ended; the diagonal is an "
-                                   "exact bid, cells above it took more tricks than bid."))
+        figures = [(path.name, "Tricks taken (rows) against tricks bid (columns), per strategy. Each column "
+                               "shows how the rounds with that bid ended and sums to 100%; the dotted "
+                               "diagonal is an exact bid, cells above it took more tricks than bid. Grey: "
+                               f"bids made in fewer than {self.HEATMAP_MIN_ROUNDS} rounds.")]
 
         fig, ax = plt.subplots(figsize=(8, 4.2))
-        for i, name in enumerate(names):
-            sub = df[df["strategy"] == name]
-            by = sub.groupby("round")["exact"].agg(["mean", "size"])
-            rate = by["mean"].to_numpy() * 100
-            from analyser.analysis import wilson
+        for name in names:
+            by = df[df["strategy"] == name].groupby("round")["exact"].agg(["mean", "size"])
             lo, hi = wilson(by["mean"].to_numpy(), by["size"].to_numpy())
-            colour = base.PALETTE[i % len(base.PALETTE)]
-            ax.plot(by.index, rate, marker="o", markersize=3.5, color=colour, label=name)
-            ax.fill_between(by.index, lo * 100, hi * 100, color=colour, alpha=0.15, linewidth=0)
+            ax.plot(by.index, by["mean"] * 100, marker="o", markersize=3.5, color=colours[name], label=name)
+            ax.fill_between(by.index, lo * 100, hi * 100, color=colours[name], alpha=0.15, linewidth=0)
         ax.set_ylim(0, 100)
         ax.set_xticks(sorted(df["round"].unique()))
         ax.legend(frameon=False, title="strategy", fontsize=9)
@@ -993,7 +1114,7 @@ class Wizard(Game):
         ax.grid(axis="y", color="#dddddd", linewidth=0.8)
         figures.append(base._save(fig, outdir / "bid_accuracy.png",
                                   "Share of rounds in which each strategy took exactly the tricks it bid, "
-                                  "by round (round r deals r cards each)."))
+                                  "by round (round r deals r cards)."))
         return figures
 
 
