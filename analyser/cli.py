@@ -202,7 +202,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     result.config["files"] = sorted(set(files) | {"config.json"})
     (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
     if result.error is not None:
-        _report_failure(result.error, spec, g.id, n_done)
+        _report_failure(result.error, spec, g.id, n_done, n_players)
         return 1
     if result.interrupted:
         click.echo(f"analyser: interrupted after {n_done} games; those were written to {out}", err=True)
@@ -239,9 +239,8 @@ def _print_summary(summary, players: int, config: dict) -> None:
             click.echo(format_table(table).to_string(index=False))
 
 
-def _report_failure(error, spec, game_id: str, n_done: int) -> None:
+def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> None:
     """One line: what failed, in which game, with its seed, and the command that replays it."""
-    from analyser import experiments
     from analyser.runner import lineup
 
     index = getattr(error, "game_index", None)
@@ -249,7 +248,6 @@ def _report_failure(error, spec, game_id: str, n_done: int) -> None:
     where = f" (game {index}, game seed {seed})" if seed is not None else ""
     replay = ""
     if seed is not None and index is not None:
-        _, _, players, _, _ = experiments.resolve(spec)
         words = ["analyser", "play", game_id]
         for i in lineup(index, players, len(spec.strategies)):
             words += ["-s", spec.strategies[i]]
