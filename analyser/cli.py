@@ -114,7 +114,8 @@ def list_cmd(game):
                 allowed = " [on | off]"
             else:
                 allowed = ""
-            click.echo(f"    {o['name']}={o['default']}{allowed}")
+            default = ("on" if o["default"] else "off") if isinstance(o["default"], bool) else o["default"]
+            click.echo(f"    {o['name']}={default}{allowed}")
             click.echo(_wrap(o["doc"], 8))
         click.echo()
 
