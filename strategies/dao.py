@@ -50,10 +50,11 @@ def take_gain(gain, card) -> int:
     c, v = card
     top = max(gain)
     if gain[c] == top:
-        other = max(gain[k] for k in range(len(gain)) if k != c) if len(gain) > 1 else -10**9
+        other = max(gain[:c] + gain[c + 1:]) if len(gain) > 1 else -10**9
     else:
         other = top
-    return max(gain[c] + v + 1, other) - 1 - top
+    mine = gain[c] + v + 1
+    return (mine if mine > other else other) - 1 - top
 
 
 def reveal_gain(view, gain) -> float:
@@ -64,16 +65,17 @@ def reveal_gain(view, gain) -> float:
     RULES.md §DAO).  ``gain`` as in :func:`take_gain`.
     """
     p = view.params
-    display = view.display
+    unseen = view.unseen
+    top_v = len(unseen[0]) - 1
     room = p.bust_limit - view.total          # a new card of value v busts when v > room
+    if room >= top_v:
+        return 0.0
+    lo = room + 1 if room >= 0 else 0         # the bust values are lo..top_v
+    display = view.display
     ex = p.equal_exception
     skip = display[-1][1] if ex == "adjacent" else (display[0][1] if ex == "front" else -1)
-    unseen = view.unseen
-    bust_values = [v for v in range(room + 1 if room >= 0 else 0, len(unseen[0])) if v != skip]
-    if not bust_values:
-        return 0.0
     # A[k]: gain after taking the display (before the new card)
-    a = list(gain)
+    a = gain[:]
     for c, v in display:
         a[c] += v + 1
     top_a = max(a)
@@ -84,9 +86,17 @@ def reveal_gain(view, gain) -> float:
     for c, counts in enumerate(unseen):
         other = second_a if c == arg else top_a
         base = a[c] + 1
-        for v in bust_values:
+        if base + top_v <= other:
+            # the new card cannot lift this colour above the best other colour: every bust
+            # value scores the same, so only the number of such cards matters
+            n = sum(counts[lo:])
+            if lo <= skip <= top_v:
+                n -= counts[skip]
+            total += n * (other - lose)
+            continue
+        for v in range(lo, top_v + 1):
             cnt = counts[v]
-            if cnt:
+            if cnt and v != skip:
                 x = base + v
                 total += cnt * ((x if x > other else other) - lose)
     return total / view.n_unseen

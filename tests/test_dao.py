@@ -417,6 +417,46 @@ def test_golden_playthrough_greedy_vs_threshold():
 
 
 # Recorded from the engine on 2026-11-30; t = take, r = reveal.
-GOLDEN_ACTIONS = "trrrrrrttrtrtrrrrtrtrrtr"
-GOLDEN_SCORES = [2, 0, 3, 10]
-GOLDEN_TURNS = 56
+GOLDEN_ACTIONS = "trtrrrrtrrrrrrrrrtrttttr"
+GOLDEN_SCORES = [3, 1, 5, -7]
+GOLDEN_TURNS = 60
+
+
+def test_greedy_expectations_match_brute_force_on_random_states():
+    """take_gain and reveal_gain against a plain re-computation: apply every unseen card to a
+    copy of the state and average the change of the seat's score."""
+    from importlib import import_module
+    from analyser.registry import builtin_strategies
+    mod = import_module(builtin_strategies("dao")["greedy"].__module__)
+    rng = random.Random(8)
+    checked = 0
+    for game in range(40):
+        params = DaoParams(equal_exception=("adjacent", "front", "off")[game % 3])
+        s = GAME.initial_state(params, 3, random.Random(game))
+        for _ in range(rng.randrange(0, 40)):
+            if GAME.is_terminal(s):
+                break
+            GAME.apply(s, rng.choice(GAME.legal_actions(s)))
+        if GAME.is_terminal(s):
+            continue
+        seat = s.current
+        before = GAME.scores(s)[seat]
+        # take: the change the front card makes
+        t = GAME.clone_state(s)
+        GAME.apply(t, TAKE)
+        assert mod.take_gain(s.gain[seat], s.display[0]) == GAME.scores(t)[seat] - before
+        # reveal: every unseen card equally likely next
+        total, n = 0, 0
+        for c, row in enumerate(s.unseen):
+            for v, k in enumerate(row):
+                if k:
+                    t = GAME.clone_state(s)
+                    t.deck.append(Card(c, v))  # put that card on top
+                    GAME.apply(t, REVEAL)
+                    total += k * (GAME.scores(t)[seat] - before if t.half == s.half else 0)
+                    n += k
+        if s.reserve == [] and len(s.deck) == 1:
+            continue  # the game would end: the brute force would score a finished game
+        assert mod.reveal_gain(DaoView(s, seat), s.gain[seat]) == pytest.approx(total / n)
+        checked += 1
+    assert checked > 25
