@@ -1,8 +1,13 @@
 """``analyser bench``: games per second per title, in one process and with joblib workers.
 
-The one-process figure times :func:`analyser.runner.run_batch` directly (no joblib), so it is
-the speed of the rules and strategies; the parallel figure goes through the full
-:func:`analyser.experiments.run` path, workers start-up included.
+Three figures per case:
+
+* **rules**: :func:`analyser.runner.run_batch` timed directly in this process (no joblib, no
+  DataFrame) - the speed of the rules, the strategies and the game loop.  Best of ``repeat``
+  runs, because a shared machine's speed varies from run to run.
+* **1 job** and **N jobs**: the full :func:`analyser.experiments.run` path (batches, workers
+  and their start-up, gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same
+  games; the speed-up is their ratio.
 """
 
 from __future__ import annotations
@@ -14,29 +19,32 @@ from analyser.core import InputError
 from analyser.registry import game_ids, get_game
 from analyser.runner import BatchJob, resolve_jobs, run_batch
 
-#: title -> list of (label, strategies, players, games for one measurement)
-CASES: dict[str, list[tuple[str, tuple[str, ...], int, int]]] = {
-    "dao": [("4p threshold", ("threshold",), 4, 20000),
-            ("4p greedy", ("greedy",), 4, 10000)],
-    "wizard": [("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 1000)],
-    "tsuro-seas": [("4p random", ("random",), 4, 2000),
-                   ("4p survivor depth 1", ("survivor:depth=1",), 4, 1000)],
+#: title -> list of (label, strategies, players, games for the rules figure, games for the runs)
+CASES: dict[str, list[tuple[str, tuple[str, ...], int, int, int]]] = {
+    "dao": [("4p threshold", ("threshold",), 4, 10000, 50000),
+            ("4p greedy", ("greedy",), 4, 4000, 20000)],
+    "wizard": [("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000)],
+    "tsuro-seas": [("4p random", ("random",), 4, 1000, 4000),
+                   ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000)],
 }
 
 
-def one_process(game: str, strategies, players: int, games: int, seed: int) -> float:
-    """Games per second for one uninterrupted batch in this process."""
-    job = BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0)
+def one_process(game: str, strategies, players: int, games: int, seed: int, repeat: int = 3) -> float:
+    """Games per second of one uninterrupted batch in this process, best of ``repeat``."""
     run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, min(20, games), 0.0))  # warm up
-    t0 = time.perf_counter()
-    res = run_batch(job)
-    dt = time.perf_counter() - t0
-    if res.error:
-        raise RuntimeError(str(res.error))
-    return games / dt
+    best = 0.0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0))
+        dt = time.perf_counter() - t0
+        if res.error:
+            raise RuntimeError(str(res.error))
+        best = max(best, games / dt)
+    return best
 
 
-def parallel(game: str, strategies, players: int, games: int, seed: int, jobs: int) -> float:
+def full_run(game: str, strategies, players: int, games: int, seed: int, jobs: int) -> float:
+    """Games per second of a whole ``simulate`` run (no report) with ``jobs`` workers."""
     spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
                                seed=seed, jobs=jobs)
     t0 = time.perf_counter()
@@ -47,8 +55,12 @@ def parallel(game: str, strategies, players: int, games: int, seed: int, jobs: i
     return games / dt
 
 
-def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=print) -> list[dict]:
-    """Measure every case of the given titles (all registered titles when empty)."""
+def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=print,
+              repeat: int = 3) -> list[dict]:
+    """Measure every case of the given titles (all registered titles when empty).
+
+    ``n_games`` replaces both game counts of every case.  Returns one dict per case.
+    """
     ids = games or [g for g in game_ids() if g in CASES]
     for g in ids:
         get_game(g)
@@ -58,15 +70,20 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
         raise InputError(f"--games {n_games} is not accepted; give a number from 1 to 10,000,000")
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
+    if not 1 <= repeat <= 100:
+        raise InputError(f"--repeat {repeat} is not accepted; give 1 to 100")
     jobs = resolve_jobs(jobs)
     rows = []
-    echo(f"{'title':<12} {'case':<24} {'1 process':>20} {f'{jobs} jobs':>20} {'speed-up':>9}")
+    echo(f"{'title':<11} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
+         f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
-        for label, strategies, players, default_n in CASES[g]:
-            n = n_games or default_n
-            one = one_process(g, strategies, players, n, seed)
-            n_par = n * jobs
-            par = parallel(g, strategies, players, n_par, seed, jobs) if jobs > 1 else one
-            rows.append({"game": g, "case": label, "games": n, "games_parallel": n_par, "one": one, "parallel": par})
-            echo(f"{g:<12} {label:<24} {one:>8,.0f}/s ({n:>6} g) {par:>8,.0f}/s ({n_par:>6} g) {par / one:>8.2f}x")
+        for label, strategies, players, n_rules, n_run in CASES[g]:
+            n1, n2 = (n_games, n_games) if n_games else (n_rules, n_run)
+            rules = one_process(g, strategies, players, n1, seed, repeat)
+            one = full_run(g, strategies, players, n2, seed, 1)
+            many = full_run(g, strategies, players, n2, seed, jobs) if jobs > 1 else one
+            rows.append({"game": g, "case": label, "rules": rules, "one_job": one, "jobs": jobs,
+                         "many_jobs": many, "games_rules": n1, "games_run": n2})
+            echo(f"{g:<11} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many:>8,.0f}/s "
+                 f"{many / one:>8.2f}x {n2:>10,}")
     return rows

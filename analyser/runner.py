@@ -101,8 +101,7 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
     # loop build the views once per game instead of once per decision.
     live = getattr(game, "live_views", False)
     seats = [(st.choose, view(state, k) if live else None, seat_rngs[k]) for k, st in enumerate(strategies)]
-    steps = 0
-    while True:
+    for _ in range(MAX_STEPS):  # a bounded loop: a game that never ends is a rules failure
         legal = legal_actions(state)
         if not legal:
             break
@@ -138,9 +137,8 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
             raise GameFailure(f"the rules failed with {type(e).__name__}: {e} after seat {seat} "
                               f"({labels[seat]}) played {game.describe_action(action)}; a strategy that "
                               "changes its view can cause this", seed) from None
-        steps += 1
-        if steps > MAX_STEPS:
-            raise GameFailure(f"game with seed {seed} did not end within {MAX_STEPS} actions", seed)
+    else:
+        raise GameFailure(f"game with seed {seed} did not end within {MAX_STEPS} actions", seed)
     if not game.is_terminal(state):
         raise GameFailure(f"game with seed {seed}: no legal action but the game is not over", seed)
     return state

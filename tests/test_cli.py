@@ -207,4 +207,4 @@ def test_report_rejects_a_foreign_table(runner, tmp_path):
 def test_bench_prints_games_per_second(runner):
     r = invoke(runner, "bench", "dao", "--games", "30", "--jobs", "1")
     assert r.exit_code == 0, r.output
-    assert "4p threshold" in r.output and "/s" in r.output
+    assert "4p threshold" in r.output and "/s" in r.output and "best of" in r.output
