@@ -265,9 +265,20 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
     for b in sorted(batch_results, key=lambda b: b.start):
         for name, recs in b.extras.items():
             extras.setdefault(name, []).extend(recs)
-    extra_frames = {name: pd.DataFrame.from_records(recs).sort_values(
-        [c for c in ("game_index", "round", "seat") if c in recs[0]], kind="stable").reset_index(drop=True)
-        for name, recs in extras.items() if recs}
+    extra_frames = {}
+    for name, recs in extras.items():
+        if not recs:
+            continue
+        frame = pd.DataFrame.from_records(recs)
+        if {"game_index", "seat"} <= set(frame.columns):
+            # each row also names its run, game seed and strategy, so the table stands on its own
+            keys = df[["run_id", "game_index", "game_seed", "seat", "strategy"]]
+            frame = frame.merge(keys, on=["game_index", "seat"], how="left", validate="many_to_one")
+            first = [c for c in ("run_id", "game_index", "game_seed", "round", "seat", "strategy") if c in frame]
+            frame = frame[first + [c for c in frame.columns if c not in first]]
+        frame = frame.sort_values([c for c in ("game_index", "round", "seat") if c in frame.columns],
+                                  kind="stable").reset_index(drop=True)
+        extra_frames[name] = frame
     return df, extra_frames
 
 

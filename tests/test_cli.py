@@ -208,3 +208,22 @@ def test_bench_prints_games_per_second(runner):
     r = invoke(runner, "bench", "dao", "--games", "30", "--jobs", "1")
     assert r.exit_code == 0, r.output
     assert "4p threshold" in r.output and "/s" in r.output and "best of" in r.output
+
+
+def test_wizard_rounds_table_names_its_strategy_and_survives_a_report_rebuild(runner, tmp_path):
+    out = tmp_path / "wiz"
+    r = invoke(runner, "simulate", "wizard", "-s", "expected", "-s", "random", "-s", "bot:bid=zero", "-n", "6",
+               "-j", "1", "--seed", "3", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    rounds = pd.read_parquet(out / "rounds.parquet")
+    assert list(rounds.columns[:6]) == ["run_id", "game_index", "game_seed", "round", "seat", "strategy"]
+    assert len(rounds) == 6 * 20 * 3  # 3 players: 20 rounds
+    results = pd.read_parquet(out / "results.parquet")
+    merged = rounds.merge(results[["game_index", "seat", "strategy"]], on=["game_index", "seat"])
+    assert (merged["strategy_x"].astype(str) == merged["strategy_y"].astype(str)).all()
+    before = (out / "index.html").read_text()
+    r = invoke(runner, "report", str(out))
+    assert r.exit_code == 0, r.output
+    after = (out / "index.html").read_text()
+    assert "Exact bids (%) by round" in before and "Exact bids (%) by round" in after
+    assert after.count("data:image/png;base64,") == before.count("data:image/png;base64,")

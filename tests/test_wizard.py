@@ -733,7 +733,10 @@ def test_figure_tables_and_plots(tmp_path):
     captions = [c for c, _ in tables]
     assert len(tables) == 5
     per = tables[0][1].set_index("strategy")
-    mine = rounds.merge(results[["game_index", "seat", "strategy"]], on=["game_index", "seat"])
+    # the rounds table names each row's strategy; check it against the results rows
+    check = rounds.merge(results[["game_index", "seat", "strategy"]], on=["game_index", "seat"])
+    assert (check["strategy_x"].astype(str) == check["strategy_y"].astype(str)).all()
+    mine = rounds
     exp = mine[mine["strategy"] == "expected"]
     assert per.loc["expected", "rounds"] == len(exp) == 8 * 15 * 2
     assert per.loc["expected", "exact_rate"] == pytest.approx(exp["exact"].mean())

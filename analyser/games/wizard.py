@@ -493,6 +493,7 @@ class Wizard(Game):
     default_players = 4
     Params = WizardParams
     metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns")
+    extra_tables = ("rounds",)
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
@@ -1015,8 +1016,10 @@ class Wizard(Game):
         rounds = extras.get("rounds") if extras else None
         if rounds is None or len(rounds) == 0:
             return None
-        keys = results[["game_index", "seat", "strategy"]]
-        return rounds.merge(keys, on=["game_index", "seat"], how="inner")
+        if "strategy" in rounds.columns:  # written by analyser: it names each row's strategy
+            return rounds
+        on = [c for c in ("run_id", "game_index", "seat") if c in rounds.columns and c in results.columns]
+        return rounds.merge(results[on + ["strategy"]], on=on, how="inner")
 
     def figure_tables(self, results, extras):
         """Per strategy: bid accuracy, over/under-bids, points per round; exact bids and points by
