@@ -230,7 +230,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
         r = summary.run
         line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
         if "turns_mean" in r:
-            line += (f"; game length {r['turns_mean']:.1f} turns (median {r['turns_median']:.0f}, "
+            line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
                      f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
         wall = config.get("wall_seconds")
         click.echo(line + (f"; wall time {wall:.2f} s" if isinstance(wall, (int, float)) else ""))

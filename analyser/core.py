@@ -204,6 +204,9 @@ class Game:
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     Params: ClassVar[type[Params]]
+    #: What the ``turns`` metric (game length) counts, and what a score is, for labels.
+    length_unit: ClassVar[str] = "turns"
+    score_unit: ClassVar[str] = "points"
     #: Numeric per-seat metric columns (title figures) that ``metrics`` returns, in order.
     metric_columns: ClassVar[tuple[str, ...]] = ()
 

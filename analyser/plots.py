@@ -67,7 +67,8 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
                             "the fair share 1/players.")
 
 
-def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None) -> tuple[str, str]:
+def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,
+                       unit: str = "points") -> tuple[str, str]:
     """Overlaid step histograms of final score per strategy, with the means marked."""
     colours = colours or strategy_colours(_names(df))
     fig, ax = plt.subplots(figsize=(8, 4.2))
@@ -81,7 +82,7 @@ def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None
                 weights=np.full(len(grp), 100 / len(grp)))
         ax.axvline(grp["score"].mean(), color=colour, linestyle=":", linewidth=1.5)
     ax.legend(frameon=False, title="strategy (dotted: mean)")
-    _style(ax, "Final score distribution per strategy", "final score (points)", "share of players (%)")
+    _style(ax, "Final score distribution per strategy", f"final score ({unit})", "share of players (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
     return _save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
 

@@ -27,12 +27,13 @@ class Summary:
     seats: pd.DataFrame
     run: dict
     title_tables: list[tuple[str, pd.DataFrame]]
+    length_unit: str = "turns"
 
 
 def summarise(results: pd.DataFrame, extras: dict) -> Summary:
     game = get_game(str(results["game"].iloc[0]))
     return Summary(analysis.strategy_summary(results), analysis.seat_summary(results),
-                   analysis.run_summary(results), game.figure_tables(results, extras))
+                   analysis.run_summary(results), game.figure_tables(results, extras), game.length_unit)
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
@@ -53,11 +54,11 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     players = int(results["players"].iloc[0])
     colours = plots.strategy_colours(plots._names(results))
     figures = [plots.win_rate(summary.strategies, players, outdir / "win_rate.png", colours),
-               plots.score_distribution(results, outdir / "scores.png", colours),
+               plots.score_distribution(results, outdir / "scores.png", colours, game.score_unit),
                plots.seat_win_rate(summary.seats, outdir / "seat_win_rate.png")]
     games = analysis.per_game(results)
-    if "turns" in games.columns:
-        figures.append(plots.game_length(games, outdir / "game_length.png"))
+    if "turns" in games.columns and games["turns"].nunique() > 1:  # a fixed length needs no plot
+        figures.append(plots.game_length(games, outdir / "game_length.png", game.length_unit))
     figures += game.plots(results, extras, outdir)
     embedded = []
     for name, caption in figures:
@@ -83,7 +84,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         strategy_table=_table_html(summary.strategies),
         seat_table=_table_html(summary.seats),
         title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables],
-        figures=embedded, rules=rules, versions=config.get("versions", {}),
+        figures=embedded, rules=rules, length_unit=game.length_unit, versions=config.get("versions", {}),
         command=config.get("command") or "(not recorded)", best=summary.strategies.iloc[0],
         replay_hint=replay_hint, escape=html.escape)
     path = outdir / "index.html"

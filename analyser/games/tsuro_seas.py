@@ -652,6 +652,7 @@ class TsuroSeas(Game):
     max_players = 8
     default_players = 4
     Params = TsuroParams
+    score_unit = "turns afloat"
     metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end")
 
     # -- set-up ---------------------------------------------------------------------------

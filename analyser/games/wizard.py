@@ -486,7 +486,7 @@ class Wizard(Game):
     """The Wizard forward model (RULES.md §Wizard).  See the module docstring for the rulings."""
 
     id = "wizard"
-    name = "Wizard (神機妙算)"
+    name = "Wizard"
     summary = "trick taking: bid the exact number of tricks you will take each round"
     min_players = 3
     max_players = 6
@@ -494,6 +494,7 @@ class Wizard(Game):
     Params = WizardParams
     metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns")
     extra_tables = ("rounds",)
+    length_unit = "tricks"
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
