@@ -45,7 +45,9 @@ def test_list_shows_titles_strategies_parameters_and_rules(runner):
     assert "bust_limit=12" in r.output
     assert "equal_exception=adjacent [adjacent | front | off]" in r.output
     assert "two_player_halves=auto [auto | on | off]" in r.output
-    assert "tie_break=most_cards" in r.output and "display_size=3" in r.output
+    assert "tie_break=most_cards" in r.output and "display_size=3 [1 to 20]" in r.output
+    assert "bust_limit=12 [0 to 100,000]" in r.output and "colours=5 [1 to 10]" in r.output
+    assert "hook=off [on | off]" in r.output  # booleans read as on/off, as --rule takes them
 
 
 def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):

@@ -395,6 +395,12 @@ def test_colour_strategy_takes_only_its_colour():
     assert c.choose(view_for(s), (TAKE, REVEAL), None) is TAKE
 
 
+def test_colour_strategy_commits_with_a_single_colour():
+    c = make_strategy("colour", "dao")
+    s = state([(M, 1)], [(M, 0)] * 5, piles=[[(M, 2)], [], [], []], colours=1)
+    assert c.choose(view_for(s), (TAKE, REVEAL), None) is TAKE
+
+
 def test_random_strategy_uses_its_own_stream():
     r = make_strategy("random", "dao")
     s = state([(F, 3)], [(W, 0)] * 5)
