@@ -26,8 +26,9 @@ Examples:
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
-players, and the lineup rotates one seat every game, so each strategy sits in each seat
-equally often (exactly, when --games is a multiple of --players).
+players; the lineup rotates one seat every game, so each strategy sits in each seat
+equally often (exactly, when --games is a multiple of --players), and its order is
+reshuffled every --players games so neighbours vary too.
 """
 
 
@@ -298,7 +299,9 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
         params = state.params if hasattr(state, "params") else params
         players = _state_players(g, state)
     if not strategies:
-        raise InputError("no --strategy given; name one per seat, e.g. --strategy greedy")
+        from analyser.registry import default_lineup
+        raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
+                         f"{(default_lineup(g.id) or ['random'])[0]}")
     m = len(strategies)
     if players is None:
         players = m if m >= g.min_players else g.default_players

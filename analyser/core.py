@@ -22,6 +22,7 @@ thousands of them per second; the streams are still derived from one root
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Sequence
@@ -165,9 +166,12 @@ def coerce(name: str, text: Any, kind: type, *, what: str) -> Any:
             raise InputError(f"{what} {name}={text!r} is not accepted; it takes a whole number") from None
     if kind is float:
         try:
-            return float(t)
+            value = float(t)
         except ValueError:
             raise InputError(f"{what} {name}={text!r} is not accepted; it takes a number") from None
+        if not math.isfinite(value):
+            raise InputError(f"{what} {name}={text!r} is not accepted; it takes a finite number")
+        return value
     return t
 
 

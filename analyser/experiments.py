@@ -76,7 +76,9 @@ def resolve(spec: RunSpec):
     game = get_game(spec.game)
     params = game.Params.from_overrides(spec.rules)
     if not spec.strategies:
-        raise InputError("no --strategy given; name at least one, e.g. --strategy greedy")
+        from analyser.registry import default_lineup
+        raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
+                         f"{(default_lineup(game.id) or ['random'])[0]}")
     for s in spec.strategies:
         make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
     m = len(spec.strategies)

@@ -105,7 +105,8 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     _style(ax, "Win rate by seat: turn-order advantage (bars: 95% interval)", "seat (turn order)", "win rate (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
     ax.grid(axis="x", visible=False)
-    return _save(fig, path, "Win rate by seat (seat 0 acts first). The intervals are per seat: with several "
+    return _save(fig, path, "Win rate by seat (seat numbers are positions in the turn order at the start of "
+                            "the game). The intervals are per seat: with several "
                             "seats one may miss the fair share by chance; the report's seat-balance test "
                             "judges all seats at once.")
 

@@ -99,6 +99,8 @@ def parse_spec(text: str) -> StrategySpec:
             key, sep, value = pair.partition("=")
             if not sep or not key.strip() or not value.strip():
                 raise InputError(f"malformed strategy parameter {pair!r} in {text!r}; write key=value")
+            if key.strip() in dict(params):
+                raise InputError(f"strategy parameter {key.strip()!r} is given twice in {text!r}; give it once")
             params.append((key.strip(), value.strip()))
     return StrategySpec(raw, source, name, tuple(params))
 

@@ -16,8 +16,12 @@ Every strategy therefore sees the same deals and dice in the same game index wha
 the other seats (common random numbers), which makes paired comparisons precise.
 
 Seat rotation: with strategies ``S0..Sm-1`` and ``n`` seats the base lineup cycles the strategies
-over the seats (``base[j] = S[j mod m]``); game ``i`` seats ``base[(s + i) mod n]`` in seat ``s``.
-Over every ``n`` consecutive games each entry of the base lineup sits in every seat exactly once.
+over the seats (``base[j] = S[j mod m]``).  Games come in blocks of ``n``: block ``b`` puts the
+base lineup in an order ``P_b`` (the identity for the first block, then a fixed shuffle per block)
+and game ``i = b * n + r`` seats ``base[P_b[(s + r) mod n]]`` in seat ``s``.  So over every block
+each entry of the base lineup sits in every seat exactly once, and because the order changes
+from block to block no strategy always sits right after the same opponent (a plain rotation
+would keep every neighbour fixed, and the seat after a weak player is a better seat).
 
 A seat with a single legal action plays it without consulting its strategy.
 """
@@ -30,6 +34,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -47,9 +52,22 @@ def game_seed(root_seed: int, index: int) -> int:
     return lo | (hi << 32)
 
 
+@lru_cache(maxsize=4096)
+def block_order(block: int, n_players: int) -> tuple[int, ...]:
+    """The order of the base lineup used by block ``block`` of ``n_players`` games: the identity
+    for block 0, then a shuffle seeded by the block number alone (so every run, whatever its
+    seed, seats the same lineups)."""
+    order = list(range(n_players))
+    if block:
+        random.Random(f"analyser-lineup/{n_players}/{block}").shuffle(order)
+    return tuple(order)
+
+
 def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
     """Strategy index sitting in each seat of game ``index`` (see the module docstring)."""
-    return [((s + index) % n_players) % n_strategies for s in range(n_players)]
+    block, shift = divmod(index, n_players)
+    order = block_order(block, n_players)
+    return [order[(s + shift) % n_players] % n_strategies for s in range(n_players)]
 
 
 class _Hang(BaseException):

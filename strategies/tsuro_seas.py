@@ -291,3 +291,5 @@ class Aggressive(_Base):
 
 
 STRATEGIES = [Random, Survivor, Aggressive]
+#: `analyser simulate tsuro-seas` without --strategy.
+DEFAULT_LINEUP = ["survivor", "aggressive", "random"]

@@ -201,10 +201,10 @@ def nearest_bid(target: int, legal) -> Bid:
 
 
 def bid_expected(view, legal, bias: float = 0.0) -> Bid:
-    """``expected`` bidding: round(expected tricks + bias) clipped to 0..r, else (the hook) the
-    nearest legal bid."""
+    """``expected`` bidding: expected tricks + bias, rounded half up, clipped to 0..r, else (the
+    hook) the nearest legal bid."""
     r = view.public.round
-    target = round(expected_tricks(view) + bias)
+    target = math.floor(expected_tricks(view) + bias + 0.5)
     target = 0 if target < 0 else r if target > r else target
     if len(legal) == r + 1:  # no bid is hooked
         return legal[target]
@@ -402,7 +402,7 @@ def rollout_tricks(view, own_bid: int, rng, play: str) -> int:
 
 def bid_montecarlo(view, legal, rng, samples: int, play: str) -> Bid:
     """``montecarlo`` bidding (see the module docstring)."""
-    guess = max(0, min(view.round, round(expected_tricks(view))))
+    guess = max(0, min(view.round, math.floor(expected_tricks(view) + 0.5)))
     counts = [0] * (view.round + 1)
     for _ in range(samples):
         counts[rollout_tricks(view, guess, rng, play)] += 1
@@ -476,7 +476,7 @@ def _expected_or_trump(bias, view, legal, rng):
     if view.public.phase == TRUMP:
         return choose_trump(view)
     r = view.public.round
-    target = round(expected_tricks(view) + bias)
+    target = math.floor(expected_tricks(view) + bias + 0.5)  # half up: bias=0.5 on 0.0 bids 1
     target = 0 if target < 0 else r if target > r else target
     return legal[target] if len(legal) == r + 1 else nearest_bid(target, legal)
 
@@ -510,3 +510,6 @@ class ExpectedPreset(Bot):
 
 STRATEGIES = [Bot, WizardBot, RandomPreset, ExpectedPreset]
 
+#: `analyser simulate wizard` without --strategy: four different behaviours (not one bot under
+#: its several names).
+DEFAULT_LINEUP = ["expected", "bot:bid=zero", "bot:bid=expected,play=random", "random"]

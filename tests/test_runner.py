@@ -61,6 +61,22 @@ def test_seat_rotation_puts_each_strategy_in_each_seat_equally():
     assert lineup(2, 3, 3) == [2, 0, 1]
 
 
+def test_lineups_vary_who_sits_after_whom():
+    """Each block of n games is balanced by seat, and the order inside blocks changes, so no
+    strategy always sits right after the same one (a plain rotation would)."""
+    after = {}
+    for i in range(300):
+        seats = lineup(i, 3, 3)
+        for s in range(3):
+            after[(seats[s], seats[(s + 1) % 3])] = after.get((seats[s], seats[(s + 1) % 3]), 0) + 1
+    # strategy 1 follows 0 and 2 follows 0, each a fair part of the time
+    assert 0.35 < after[(0, 1)] / (after[(0, 1)] + after[(0, 2)]) < 0.65
+    for b in range(50):
+        block = [lineup(b * 4 + r, 4, 4) for r in range(4)]
+        for seat in range(4):
+            assert sorted(g[seat] for g in block) == [0, 1, 2, 3]
+
+
 def test_rule_overrides_reach_the_games_and_the_rows():
     df = run(rules={"bust_limit": "20"}, games=20).results
     assert (df["bust_limit"] == 20).all()

@@ -667,7 +667,9 @@ def test_dealer_picks_the_suit_it_holds_most_of():
 
 
 def test_montecarlo_samples_only_unseen_cards_and_bids_legally():
-    from analyser._builtin_strategies import wizard as W
+    from importlib import import_module
+    from analyser.registry import builtin_strategies
+    W = import_module(builtin_strategies("wizard")["bot"].__module__)  # works installed or from source
     s = dealt(4, 5)
     v = GAME.view(s, 1)
     for seed in range(5):

@@ -1104,7 +1104,7 @@ class Wizard(Game):
                                "diagonal is an exact bid, cells above it took more tricks than bid. Grey: "
                                f"bids made in fewer than {self.HEATMAP_MIN_ROUNDS} rounds.")]
 
-        fig, ax = plt.subplots(figsize=(8, 4.2))
+        fig, ax = plt.subplots(figsize=(9.5 if len(names) > 4 else 8, 4.2))
         for name in names:
             by = df[df["strategy"] == name].groupby("round")["exact"].agg(["mean", "size"])
             lo, hi = wilson(by["mean"].to_numpy(), by["size"].to_numpy())
@@ -1112,7 +1112,10 @@ class Wizard(Game):
             ax.fill_between(by.index, lo * 100, hi * 100, color=colours[name], alpha=0.15, linewidth=0)
         ax.set_ylim(0, 100)
         ax.set_xticks(sorted(df["round"].unique()))
-        ax.legend(frameon=False, title="strategy", fontsize=9)
+        if len(names) > 4:  # many curves: the legend goes beside the plot, not over the data
+            ax.legend(frameon=False, title="strategy", fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+        else:
+            ax.legend(frameon=False, title="strategy", fontsize=9)
         base._style(ax, "Bid accuracy by round: share of exact bids (bands: 95% Wilson interval)",
                     "round (= cards in hand)", "exact bids (%)")
         ax.grid(axis="y", color="#dddddd", linewidth=0.8)
