@@ -100,7 +100,7 @@ def list_cmd(game):
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)
-            sig = ",".join(f"{k}={d}" for k, (_, d) in params.items())
+            sig = ",".join(f"{k}={('on' if d else 'off') if isinstance(d, bool) else d}" for k, (_, d) in params.items())
             click.echo(f"    {name}{':' + sig if sig else ''}")
             click.echo(_wrap(strategy_doc(obj), 8))
         click.echo("  rule options (--rule key=value), default first:")
@@ -328,9 +328,12 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
     if not as_json:
         click.echo(f"{g.name}, {players} players, game seed {seed}: " +
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
+    from analyser.runner import GameFailure
     try:
         final = play_game(g, params, strats, labels, seed, on_step=on_step, state=state)
     except StrategyError as e:
+        _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+    except GameFailure as e:
         _one_line_error(f"{e} (game seed {e.game_seed})", 1)
     scores, winners = g.scores(final), g.winners(final)
     if as_json:
@@ -375,12 +378,18 @@ def _load_state(g, path: Path):
     try:
         state = g.state_from_dict(data)
         g.check_invariants(state)
+        seat = g.current_player(state) if not g.is_terminal(state) else 0
+        n = len(g.scores(state))
+        if not 0 <= seat < n:
+            raise ValueError(f"the seat to move, {seat}, is not one of the {n} seats")
+        if not g.is_terminal(state):
+            if not g.legal_actions(state):
+                raise ValueError("nobody can move")
+            g.view(state, seat)
     except InputError as e:
         raise InputError(f"--state {str(path)!r}: {e}") from None
     except Exception as e:
         raise InputError(f"--state {str(path)!r} is not a valid {g.id} state: {type(e).__name__}: {e}") from None
-    if not g.legal_actions(state) and not g.is_terminal(state):
-        raise InputError(f"--state {str(path)!r} is not a valid {g.id} state: nobody can move")
     return state
 
 

@@ -208,6 +208,9 @@ class Game:
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     Params: ClassVar[type[Params]]
+    #: Rule options that name a file: made absolute before a run, so workers and the printed
+    #: replay command find the file from any folder (and recorded with a hash in config.json).
+    path_options: ClassVar[tuple[str, ...]] = ()
     #: What the ``turns`` metric (game length) counts, and what a score is, for labels.
     length_unit: ClassVar[str] = "turns"
     score_unit: ClassVar[str] = "points"

@@ -74,6 +74,9 @@ class RunResult:
 def resolve(spec: RunSpec):
     """Validate a run spec; returns (game, params, players, jobs, seed).  Raises InputError."""
     game = get_game(spec.game)
+    for name in game.path_options:  # a data file named relative to here must work in workers too
+        if spec.rules.get(name):
+            spec.rules[name] = str(Path(spec.rules[name]).expanduser().resolve())
     params = game.Params.from_overrides(spec.rules)
     if not spec.strategies:
         from analyser.registry import default_lineup
@@ -100,6 +103,21 @@ def resolve(spec: RunSpec):
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     return game, params, players, jobs, seed
+
+
+def data_file_record(params) -> dict[str, dict[str, str]]:
+    """Every component file the rules read, with its absolute path and SHA-256, so a run can be
+    traced to the exact data it used."""
+    import hashlib
+    files = params.data_files() if hasattr(params, "data_files") else {}
+    out = {}
+    for name, path in files.items():
+        try:
+            digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            digest = "unreadable"
+        out[name] = {"path": str(Path(path).resolve()), "sha256": digest}
+    return out
 
 
 def package_versions() -> dict[str, str]:
@@ -207,6 +225,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         "started": started,
         "status": "interrupted" if interrupted else ("failed" if error else "complete"),
         "error": str(error) if error else None,
+        "data_files": data_file_record(params),
     }
     return RunResult(frame, extras, config, error, interrupted)
 

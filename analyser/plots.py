@@ -62,7 +62,7 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
     ax.set_yticks(y, [str(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
-    _style(ax, "Win rate per strategy (shared wins split; bars: 95% Wilson interval)", "win rate (%)", "")
+    _style(ax, "Win rate per strategy (bars: 95% Wilson interval)", "win rate (%, a shared win split)", "")
     return _save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
                             "the fair share 1/players.")
 

@@ -67,7 +67,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     rules = {}
     for o in game.Params.options():
         if o["name"] in results.columns:  # the rows are the truth, also for results joined by hand
-            values = list(pd.unique(results[o["name"]].astype(str)))
+            values = [v if v != "" else "(built-in)" for v in pd.unique(results[o["name"]].astype(str))]
             rules[o["name"]] = values[0] if len(values) == 1 else ", ".join(values) + " (mixed)"
         elif o["name"] in (config.get("rules") or {}):
             rules[o["name"]] = config["rules"][o["name"]]

@@ -257,3 +257,47 @@ def test_report_tells_mirror_matches_and_judges_seat_balance(runner, tmp_path):
     assert "Seat balance: " in r.output
     html = (tmp_path / "m" / "index.html").read_text()
     assert "Mirror match:" in html and "Seat balance:" in html
+
+
+# -- component data files (Tsuro of the Seas): found by a fresh-user review -------------------
+
+def test_tsuro_tile_files_are_checked_up_front(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "three.csv").write_text("copies,pairs\n3,01 25 37 46\n")
+    one_line(invoke(runner, "simulate", "tsuro-seas", "-s", "random", "-n", "4", "--rule", "tiles=three.csv"), 2,
+             "4 players need at least 12")
+    assert not (tmp_path / "reports").exists()  # nothing half-written
+    (tmp_path / "binary.csv").write_bytes(b"\xff\xfe\x00c\x00o")
+    one_line(invoke(runner, "simulate", "tsuro-seas", "-s", "random", "--rule", "tiles=binary.csv"), 2, "not UTF-8")
+    (tmp_path / "dupe.csv").write_text("copies,pairs\n30,01 25 37 46\n30,23 47 15 06\n")  # the same tile turned a quarter
+    one_line(invoke(runner, "simulate", "tsuro-seas", "-s", "random", "--rule", "tiles=dupe.csv"), 2, "line 2 already")
+    (tmp_path / "many.csv").write_text("copies,pairs\n99999999,01 25 37 46\n")
+    one_line(invoke(runner, "simulate", "tsuro-seas", "-s", "random", "--rule", "tiles=many.csv"), 2, "0 to 100")
+
+
+def test_tsuro_data_files_are_recorded_with_absolute_path_and_hash(runner, tmp_path, monkeypatch):
+    import hashlib
+    from analyser.games.tsuro_seas import DATA
+    monkeypatch.chdir(tmp_path)
+    text = (DATA / "tsuro_tiles.csv").read_text()
+    (tmp_path / "mine.csv").write_text("\ufeff" + text)  # with a byte-order mark, as Excel saves it
+    r = invoke(runner, "simulate", "tsuro-seas", "-s", "random", "-s", "survivor", "-n", "6", "-j", "1",
+               "--rule", "tiles=mine.csv", "--out", "run", "-q")
+    assert r.exit_code == 0, r.output
+    cfg = json.loads((tmp_path / "run" / "config.json").read_text())
+    rec = cfg["data_files"]["tiles"]
+    assert rec["path"] == str(tmp_path / "mine.csv")
+    assert rec["sha256"] == hashlib.sha256((tmp_path / "mine.csv").read_bytes()).hexdigest()
+    assert cfg["data_files"]["daikaiju_layout"]["path"].endswith("tsuro_daikaiju.csv")
+    assert set(pd.read_parquet(tmp_path / "run" / "results.parquet")["tiles"]) == {str(tmp_path / "mine.csv")}
+    assert "sha256 " + rec["sha256"] in (tmp_path / "run" / "index.html").read_text()
+
+
+def test_tsuro_bad_saved_state_is_one_line(runner, tmp_path):
+    r = invoke(runner, "play", "tsuro-seas", "-s", "random", "-s", "random", "--seed", "2", "--json")
+    step = json.loads(r.output.splitlines()[5])
+    bad = json.loads(json.dumps(step))
+    bad["state"]["current"] = 7
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(bad))
+    one_line(invoke(runner, "play", "tsuro-seas", "-s", "random", "--state", str(p)), 2, "--state")

@@ -296,9 +296,11 @@ KAIJU_NAMES = tuple(f"{'gold' if k % 2 == 0 else 'blue'} {k // 2 + 1}" for k in 
 
 def _rows(path: Path, what: str, header: list[str]):
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (as Excel writes) is fine
     except OSError as e:
         raise InputError(f"{what} file {str(path)!r} cannot be read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{what} file {str(path)!r} is not UTF-8 text; save it as a UTF-8 CSV file") from None
     lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{what} file {str(path)!r} is empty; it needs the header {','.join(header)}")
@@ -319,6 +321,7 @@ def load_tiles(path: str = "") -> tuple[int, ...]:
     """
     p = Path(path).expanduser() if path else DATA / "tsuro_tiles.csv"
     out: list[int] = []
+    seen: dict[int, int] = {}
     for line, row in _rows(p, "tiles", ["copies", "pairs"]):
         if len(row) != 2:
             raise InputError(f"tiles file {str(p)!r}: line {line}: expected 2 fields (copies,pairs), got {len(row)}")
@@ -326,13 +329,18 @@ def load_tiles(path: str = "") -> tuple[int, ...]:
             copies = int(row[0])
         except ValueError:
             raise InputError(f"tiles file {str(p)!r}: line {line}: copies {row[0]!r} is not a whole number") from None
-        if copies < 0:
-            raise InputError(f"tiles file {str(p)!r}: line {line}: copies {copies} is negative")
+        if not 0 <= copies <= 100:
+            raise InputError(f"tiles file {str(p)!r}: line {line}: copies {copies} is not accepted; give 0 to 100")
         try:
             conn = parse_pairs(row[1])
         except ValueError as e:
             raise InputError(f"tiles file {str(p)!r}: line {line}: {e}") from None
-        out += [tile_of(conn)[0]] * copies
+        tile = tile_of(conn)[0]
+        if tile in seen:
+            raise InputError(f"tiles file {str(p)!r}: line {line}: the tile {row[1]!r} is on line {seen[tile]} "
+                             "already (perhaps in another rotation); give each tile once, with its copies")
+        seen[tile] = line
+        out += [tile] * copies
     if len(out) < 3:
         raise InputError(f"tiles file {str(p)!r} holds {len(out)} tiles; a game needs at least 3 per player")
     return tuple(out)
@@ -408,6 +416,12 @@ class TsuroParams(Params):
     def validate(self) -> None:
         load_tiles(self.tiles)
         load_daikaiju(self.daikaiju_layout)
+
+    def data_files(self) -> dict[str, Path]:
+        """The component files these rules read: option name -> path (built-in or given)."""
+        return {"tiles": Path(self.tiles).expanduser() if self.tiles else DATA / "tsuro_tiles.csv",
+                "daikaiju_layout": (Path(self.daikaiju_layout).expanduser() if self.daikaiju_layout
+                                    else DATA / "tsuro_daikaiju.csv")}
 
 
 # --------------------------------------------------------------------------------------------
@@ -656,6 +670,16 @@ class TsuroSeas(Game):
     metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end")
 
     # -- set-up ---------------------------------------------------------------------------
+    path_options = ("tiles", "daikaiju_layout")
+
+    def check_players(self, params: TsuroParams, n_players: int) -> None:
+        """The player range, and enough tiles to deal 3 to everyone."""
+        super().check_players(params, n_players)
+        n = len(load_tiles(params.tiles))
+        if n < 3 * n_players:
+            raise InputError(f"the tile set {params.tiles or 'built-in'!r} holds {n} tiles; "
+                             f"{n_players} players need at least {3 * n_players}")
+
     def initial_state(self, params: TsuroParams, n_players: int, rng) -> TsuroState:
         """Deal, place the starting daikaiju; seat 0 then chooses a start point."""
         if not self.min_players <= n_players <= self.max_players:
@@ -1386,7 +1410,7 @@ class TsuroSeas(Game):
             counts[r, c] += 1
         share = counts / max(1, len(sunk)) * 100
         fig, ax = plt.subplots(figsize=(6.4, 5.6))
-        im = ax.imshow(share, cmap="magma_r", origin="upper")
+        im = ax.imshow(share, cmap="magma_r", origin="upper", vmin=0)  # 0 = white: no false hotspots
         vmax = share.max() if share.max() > 0 else 1
         for r in range(SIZE):
             for c in range(SIZE):
@@ -1394,8 +1418,8 @@ class TsuroSeas(Game):
                         color="white" if share[r, c] > 0.6 * vmax else "#222222")
         ax.set_xticks(range(SIZE))
         ax.set_yticks(range(SIZE))
-        ax.set_xlabel("column (gold die)")
-        ax.set_ylabel("row (blue die), 0 = top")
+        ax.set_xlabel("board column (0 = left)")
+        ax.set_ylabel("board row (0 = top)")
         ax.set_title(f"Where ships were eliminated ({len(sunk)} ships, % per square)", fontsize=11,
                      loc="left", fontweight="bold")
         cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
