@@ -262,8 +262,11 @@ class _StopRequest:
 def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd.DataFrame, dict]:
     """Batch results -> the tidy results frame and the extra frames, sorted by game index."""
     cols = list(ROW_FIELDS) + list(game.metric_columns)
-    rows = [r for b in sorted(batch_results, key=lambda b: b.start) for r in b.rows]
-    df = pd.DataFrame.from_records(rows, columns=cols)
+    parts = [pd.DataFrame(b.columns, columns=cols) if b.columns is not None
+             else pd.DataFrame.from_records(b.rows, columns=cols)
+             for b in sorted(batch_results, key=lambda b: b.start)]
+    parts = [p for p in parts if len(p)]
+    df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
     names = list(dict.fromkeys(strategies))
     df["strategy"] = pd.Categorical([strategies[i] for i in df["strategy"]], categories=names)
     df["game_seed"] = df["game_seed"].astype("uint64")
