@@ -56,6 +56,19 @@ LED_FACTOR = 0.7
 # Bidding
 # --------------------------------------------------------------------------------------------
 
+def _turned(tc, own_wizards: int) -> tuple[int, int | None, int]:
+    """What the turned card ``tc`` tells a seat holding ``own_wizards`` Wizards: the Wizards it
+    cannot see, and the turned card's suit and rank when it is a suited card (else None, 0)."""
+    wizards = 4 - own_wizards
+    if tc is None:
+        return wizards, None, 0
+    if tc.rank == WIZARD:
+        return wizards - 1, None, 0
+    if tc.rank == JESTER:
+        return wizards, None, 0
+    return wizards, tc.suit, tc.rank
+
+
 def card_chances(view) -> list[float]:
     """Estimated chance that each card of the hand (in hand order) wins a trick this round.
 
@@ -82,13 +95,7 @@ def card_chances(view) -> list[float]:
     tc = pub.trump_card
     trump = pub.trump
     unseen = 60 - size - (tc is not None) - len(pub.played) - len(pub.trick)
-    wizards = 4 - own_wizards
-    tc_suit, tc_rank = None, 0
-    if tc is not None:
-        if tc.rank == WIZARD:
-            wizards -= 1
-        elif tc.rank != JESTER:
-            tc_suit, tc_rank = tc.suit, tc.rank
+    wizards, tc_suit, tc_rank = _turned(tc, own_wizards)
     if unseen <= 0:
         return [0.0] * (size - own_wizards) + [1.0] * own_wizards
     q = (pub.n - 1) * size / unseen
@@ -150,13 +157,7 @@ def expected_tricks(view) -> float:
     trump = pub.trump
     unseen = 60 - size - (tc is not None)
     own_wizards = len(groups[5]) + len(groups[7])
-    wizards = 4 - own_wizards
-    tc_suit, tc_rank = None, 0
-    if tc is not None:
-        if tc.rank == WIZARD:
-            wizards -= 1
-        elif tc.rank != JESTER:
-            tc_suit, tc_rank = tc.suit, tc.rank
+    wizards, tc_suit, tc_rank = _turned(tc, own_wizards)
     if unseen <= 0:
         return float(own_wizards)
     q = (pub.n - 1) * size / unseen
