@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 from importlib import metadata
-import os
 import platform
 import secrets
 import signal
@@ -30,9 +29,9 @@ import numpy as np
 import pandas as pd
 
 from analyser import __version__
-from analyser.core import InputError, StrategyError
+from analyser.core import InputError
 from analyser.registry import get_game, make_strategy
-from analyser.runner import ROW_FIELDS, BatchJob, GameFailure, plan_batches, resolve_jobs, run_batch
+from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
 
 
 #: Most games one run may ask for (results are held in memory).
@@ -121,11 +120,11 @@ def data_file_record(params) -> dict[str, dict[str, str]]:
 
 
 def package_versions() -> dict[str, str]:
-    import click
-    import matplotlib
+    """Versions of Python and the libraries a run depends on (read from package metadata, so
+    nothing is imported just to ask)."""
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
-           "pandas": pd.__version__, "joblib": joblib.__version__, "matplotlib": matplotlib.__version__,
-           "click": metadata.version("click")}
+           "pandas": pd.__version__, "joblib": joblib.__version__,
+           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click")}
     try:
         import pyarrow
         out["pyarrow"] = pyarrow.__version__

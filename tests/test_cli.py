@@ -1,7 +1,6 @@
 """The command line through click's CliRunner (DESIGN.md test layer 5) and report generation."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest

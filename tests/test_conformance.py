@@ -6,7 +6,6 @@ seed gives the same game, and metrics carry the declared columns.
 """
 
 import json
-import math
 import pickle
 import random
 

@@ -5,8 +5,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
-
 from analyser.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
