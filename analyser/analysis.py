@@ -187,9 +187,9 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
         elif c.endswith("_high") and c[:-5] + "_low" in df.columns:
             continue
         elif c in pct or (c.endswith(("_share", "_rate", "_accuracy")) and pd.api.types.is_float_dtype(df[c])):
-            out[RENAME.get(c, c.replace("_", " "))] = (df[c] * 100).map(lambda x: f"{x:.1f}%")
+            out[RENAME.get(c, c.replace("_", " "))] = (df[c] * 100).map(lambda x: "-" if x != x else f"{x:.1f}%")
         elif pd.api.types.is_float_dtype(df[c]):
-            out[RENAME.get(c, c.replace("_", " "))] = df[c].map(lambda x: f"{x:.{digits}f}")
+            out[RENAME.get(c, c.replace("_", " "))] = df[c].map(lambda x: "-" if x != x else f"{x:.{digits}f}")
         else:
             out[RENAME.get(c, c.replace("_", " "))] = df[c]
     return out.rename(columns={"score 95% CI": "mean score 95% CI"})

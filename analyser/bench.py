@@ -5,9 +5,10 @@ Three figures per case:
 * **rules**: :func:`analyser.runner.run_batch` timed directly in this process (no joblib, no
   DataFrame) - the speed of the rules, the strategies and the game loop.  Best of ``repeat``
   runs, because a shared machine's speed varies from run to run.
-* **1 job** and **N jobs**: the full :func:`analyser.experiments.run` path (batches, workers
-  and their start-up, gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same
-  games; the speed-up is their ratio.
+* **1 job** and **N jobs**: the full :func:`analyser.experiments.run` path (batches, workers,
+  gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same games; the speed-up is
+  their ratio.  Each title first plays a short warm-up run of both kinds, so one-time start-up
+  (imports, starting the worker processes) is not charged to whichever case comes first.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
     echo(f"{'title':<11} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
+        first = CASES[g][0]
+        full_run(g, first[1], first[2], 20, seed, 1)  # warm-up: imports and caches
+        if jobs > 1:
+            full_run(g, first[1], first[2], 20 * jobs, seed, jobs)  # warm-up: start the workers
         for label, strategies, players, n_rules, n_run in CASES[g]:
             n1, n2 = (n_games, n_games) if n_games else (n_rules, n_run)
             rules = one_process(g, strategies, players, n1, seed, repeat)
@@ -84,6 +89,8 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
             many = full_run(g, strategies, players, n2, seed, jobs) if jobs > 1 else one
             rows.append({"game": g, "case": label, "rules": rules, "one_job": one, "jobs": jobs,
                          "many_jobs": many, "games_rules": n1, "games_run": n2})
-            echo(f"{g:<11} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many:>8,.0f}/s "
-                 f"{many / one:>8.2f}x {n2:>10,}")
+            many_text = f"{many:>8,.0f}/s" if jobs > 1 else f"{'-':>10}"
+            ratio = f"{many / one:>8.2f}x" if jobs > 1 else f"{'-':>9}"
+            echo(f"{g:<11} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
+                 f"{ratio} {n2:>10,}")
     return rows

@@ -170,7 +170,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
 
     if not strategies:
         g = get_game(game)
-        strategies = default_lineup(g.id)[:players or g.max_players]
+        players = players or g.default_players
+        strategies = default_lineup(g.id)[:players]
         if not quiet:
             click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
                        "against each other.", err=True)

@@ -158,7 +158,7 @@ def coerce(name: str, text: Any, kind: type, *, what: str) -> Any:
             return True
         if t.lower() in _FALSE:
             return False
-        raise InputError(f"{what} {name}={text!r} is not accepted; use on or off")
+        raise InputError(f"{what} {name}={text!r} is not accepted; use on or off (also yes/no, true/false, 1/0)")
     if kind is int:
         try:
             return int(t)

@@ -228,3 +228,18 @@ def test_wizard_rounds_table_names_its_strategy_and_survives_a_report_rebuild(ru
     after = (out / "index.html").read_text()
     assert "Exact bids (%) by round" in before and "Exact bids (%) by round" in after
     assert after.count("data:image/png;base64,") == before.count("data:image/png;base64,")
+
+
+def test_default_lineup_fills_the_titles_usual_seat_count(runner, tmp_path):
+    r = invoke(runner, "simulate", "tsuro-seas", "-n", "4", "-j", "1", "--out", str(tmp_path / "t"), "-q",
+               "--no-report")
+    assert r.exit_code == 0, r.output
+    df = pd.read_parquet(tmp_path / "t" / "results.parquet")
+    assert (df["players"] == 4).all()
+    assert set(df["strategy"]) == {"survivor", "aggressive", "random"}
+
+
+def test_missing_values_show_as_a_dash():
+    from analyser.analysis import format_table
+    t = format_table(pd.DataFrame({"x": [1.0, float("nan")], "hit_rate": [0.5, float("nan")]}))
+    assert list(t["x"]) == ["1.00", "-"] and list(t["hit rate"]) == ["50.0%", "-"]

@@ -342,7 +342,7 @@ def load_tiles(path: str = "") -> tuple[int, ...]:
         seen[tile] = line
         out += [tile] * copies
     if len(out) < 3:
-        raise InputError(f"tiles file {str(p)!r} holds {len(out)} tiles; a game needs at least 3 per player")
+        raise InputError(f"tiles file {str(p)!r} holds {len(out)} tile(s); a game needs at least 3 per player")
     return tuple(out)
 
 
