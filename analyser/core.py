@@ -235,6 +235,11 @@ class Game:
     #: game loop may build it once per seat and game instead of once per decision.
     live_views: ClassVar[bool] = False
 
+    def turn(self, state) -> tuple[int, Sequence[Any]]:
+        """``(current_player(state), legal_actions(state))`` in one call - the game loop asks
+        this at every step, so a title may answer it more cheaply than the two calls."""
+        return self.current_player(state), self.legal_actions(state)
+
     def legal_actions(self, state) -> Sequence[Any]:
         """Legal actions of the current player in a documented, deterministic order.
 

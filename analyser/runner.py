@@ -114,16 +114,15 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
                 raise StrategyError(f"strategy {labels[k]!r} in seat {k} raised in reset: "
                                     f"{type(e).__name__}: {e}", strategy=labels[k], seat=k,
                                     game_seed=seed) from None
-    current, legal_actions, apply, view = game.current_player, game.legal_actions, game.apply, game.view
+    turn, apply, view = game.turn, game.apply, game.view
     # A title with live views (one view object per seat that reads through to the state) lets the
     # loop build the views once per game instead of once per decision.
     live = getattr(game, "live_views", False)
     seats = [(st.choose, view(state, k) if live else None, seat_rngs[k]) for k, st in enumerate(strategies)]
     for _ in range(MAX_STEPS):  # a bounded loop: a game that never ends is a rules failure
-        legal = legal_actions(state)
+        seat, legal = turn(state)
         if not legal:
             break
-        seat = current(state)
         if len(legal) == 1:
             action = legal[0]
         else:

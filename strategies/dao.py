@@ -37,7 +37,9 @@ class Threshold(Strategy):
         self.limit = limit
 
     def choose(self, view, legal, rng):
-        return REVEAL if view.total <= self.limit and view.deck_size else TAKE
+        # "and the deck is not empty" always holds while the game runs: revealing the last card
+        # ends it (RULES.md §DAO End), so no decision is ever asked with an empty deck.
+        return REVEAL if view.total <= self.limit else TAKE
 
 
 def take_gain(gain, card) -> int:

@@ -423,9 +423,9 @@ def test_golden_playthrough_greedy_vs_threshold():
 
 
 # Recorded from the engine on 2026-11-30; t = take, r = reveal.
-GOLDEN_ACTIONS = "trtrrrrtrrrrrrrrrtrttttr"
-GOLDEN_SCORES = [3, 1, 5, -7]
-GOLDEN_TURNS = 60
+GOLDEN_ACTIONS = "trrrrtrttrtrtrrrrrrtrtrr"
+GOLDEN_SCORES = [6, -1, -2, 5]
+GOLDEN_TURNS = 56
 
 
 def test_greedy_expectations_match_brute_force_on_random_states():

@@ -722,6 +722,9 @@ class TsuroSeas(Game):
     def current_player(self, s: TsuroState) -> int:
         return s.current
 
+    def turn(self, s: TsuroState):
+        return s.current, self.legal_actions(s)
+
     def is_terminal(self, s: TsuroState) -> bool:
         return s.phase == "over"
 

@@ -515,6 +515,9 @@ class Wizard(Game):
     def current_player(self, s: WizardState) -> int:
         return s.pub.current
 
+    def turn(self, s: WizardState):
+        return s.pub.current, self.legal_actions(s)
+
     def is_terminal(self, s: WizardState) -> bool:
         return s.pub.phase == OVER
 
