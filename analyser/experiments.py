@@ -186,14 +186,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
                             bar.update(res.done)
                             if res.error is not None:
                                 errors.append(res.error)
-                                first = min(e.game_index or 0 for e in errors)
+                            if errors:
                                 # batches go out in order, so every batch that starts before the
                                 # first failure is running or done: wait for those, drop the rest
+                                first = min(e.game_index or 0 for e in errors)
                                 if not any(a <= first for a in waiting):
-                                    break
-                                continue
-                            if errors:
-                                if not any(a <= min(e.game_index or 0 for e in errors) for a in waiting):
                                     break
                                 continue
                             if res.interrupted:

@@ -7,7 +7,6 @@ frames, so the CLI can print the same numbers in the terminal.
 from __future__ import annotations
 
 import base64
-import html
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +85,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables],
         figures=embedded, rules=rules, length_unit=game.length_unit, versions=config.get("versions", {}),
         command=config.get("command") or "(not recorded)", best=summary.strategies.iloc[0],
-        replay_hint=replay_hint, escape=html.escape)
+        replay_hint=replay_hint)
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     return path, summary, [name for name, _ in figures]
