@@ -1,6 +1,9 @@
 """Report plots (matplotlib, Agg backend - set here and only here).
 
-Every function writes one PNG and returns ``(file name, caption)``.  Axes are labelled and the
+The public plotting API for titles' ``figures`` modules: :func:`style` (title, labels, grid),
+:func:`save` (tight layout, write the PNG, close), :func:`strategy_colours` and
+:func:`strategy_names`, plus the ready-made :func:`metric_box`.  Every plot function writes one
+PNG and returns ``(file name, caption)``.  Axes are labelled and the
 titles say what is shown; intervals are 95%.
 """
 
@@ -19,7 +22,7 @@ PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#d
 DPI = 110
 
 
-def _style(ax, title: str, xlabel: str, ylabel: str) -> None:
+def style(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_title(title, fontsize=12, loc="left", fontweight="bold")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -28,7 +31,7 @@ def _style(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_axisbelow(True)
 
 
-def _save(fig, path: Path, caption: str) -> tuple[str, str]:
+def save(fig, path: Path, caption: str) -> tuple[str, str]:
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -40,7 +43,7 @@ def strategy_colours(names) -> dict[str, str]:
     return {str(n): PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
 
 
-def _names(df: pd.DataFrame) -> list[str]:
+def strategy_names(df: pd.DataFrame) -> list[str]:
     s = df["strategy"]
     return [str(x) for x in (s.cat.categories if hasattr(s, "cat") else pd.unique(s))]
 
@@ -62,15 +65,15 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
     ax.set_yticks(y, [str(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
-    _style(ax, "Win rate per strategy (bars: 95% Wilson interval)", "win rate (%, a shared win split)", "")
-    return _save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
+    style(ax, "Win rate per strategy (bars: 95% Wilson interval)", "win rate (%, a shared win split)", "")
+    return save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
                             "the fair share 1/players.")
 
 
 def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,
                        unit: str = "points") -> tuple[str, str]:
     """Overlaid step histograms of final score per strategy, with the means marked."""
-    colours = colours or strategy_colours(_names(df))
+    colours = colours or strategy_colours(strategy_names(df))
     fig, ax = plt.subplots(figsize=(8, 4.2))
     lo, hi = df["score"].min(), df["score"].max()
     bins = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.5, max(1, int(np.ceil((hi - lo + 1) / 50))))
@@ -82,9 +85,9 @@ def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None
                 weights=np.full(len(grp), 100 / len(grp)))
         ax.axvline(grp["score"].mean(), color=colour, linestyle=":", linewidth=1.5)
     ax.legend(frameon=False, title="strategy (dotted: mean)")
-    _style(ax, "Final score distribution per strategy", f"final score ({unit})", "share of players (%)")
+    style(ax, "Final score distribution per strategy", f"final score ({unit})", "share of players (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-    return _save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
+    return save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
 
 
 def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
@@ -102,10 +105,10 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     ax.set_ylim(0, max(high.max(), fair) * 1.25)
     ax.set_xticks(x, [f"seat {s}" for s in x])
     ax.legend(frameon=False, loc="upper right")
-    _style(ax, "Win rate by seat: turn-order advantage (bars: 95% interval)", "seat (turn order)", "win rate (%)")
+    style(ax, "Win rate by seat: turn-order advantage (bars: 95% interval)", "seat (turn order)", "win rate (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
     ax.grid(axis="x", visible=False)
-    return _save(fig, path, "Win rate by seat (seat numbers are positions in the turn order at the start of "
+    return save(fig, path, "Win rate by seat (seat numbers are positions in the turn order at the start of "
                             "the game). The intervals are per seat: with several "
                             "seats one may miss the fair share by chance; the report's seat-balance test "
                             "judges all seats at once.")
@@ -120,14 +123,14 @@ def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[s
     ax.axvline(t.mean(), color="#333333", linestyle="--", linewidth=1.2, label=f"mean {t.mean():.1f}")
     ax.axvline(t.median(), color="#333333", linestyle=":", linewidth=1.2, label=f"median {t.median():.0f}")
     ax.legend(frameon=False)
-    _style(ax, f"Game length ({unit} per game)", f"{unit} per game", "share of games (%)")
+    style(ax, f"Game length ({unit} per game)", f"{unit} per game", "share of games (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-    return _save(fig, path, f"How long games last, in {unit}.")
+    return save(fig, path, f"How long games last, in {unit}.")
 
 
 def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Path) -> tuple[str, str]:
     """Box plot of a per-seat metric per strategy."""
-    colours = strategy_colours(_names(df))
+    colours = strategy_colours(strategy_names(df))
     groups = [(str(k), g[column].dropna().to_numpy()) for k, g in df.groupby("strategy", observed=True)][::-1]
     fig, ax = plt.subplots(figsize=(8, 1.4 + 0.6 * len(groups)))
     horizontal = ({"orientation": "horizontal"} if tuple(map(int, matplotlib.__version__.split(".")[:2])) >= (3, 10)
@@ -138,5 +141,5 @@ def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Pat
         box.set_facecolor(colours[name])
         box.set_alpha(0.6)
     ax.set_yticks(range(1, len(groups) + 1), [k for k, _ in groups])
-    _style(ax, title, xlabel, "")
-    return _save(fig, path, title + " (box: middle half; whiskers: 1.5 IQR).")
+    style(ax, title, xlabel, "")
+    return save(fig, path, title + " (box: middle half; whiskers: 1.5 IQR).")

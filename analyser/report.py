@@ -51,7 +51,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     summary = summarise(results, extras)
     summary.strategies.to_csv(outdir / "summary.csv", index=False)
     players = int(results["players"].iloc[0])
-    colours = plots.strategy_colours(plots._names(results))
+    colours = plots.strategy_colours(plots.strategy_names(results))
     figures = [plots.win_rate(summary.strategies, players, outdir / "win_rate.png", colours),
                plots.score_distribution(results, outdir / "scores.png", colours, game.score_unit),
                plots.seat_win_rate(summary.seats, outdir / "seat_win_rate.png")]

@@ -1427,7 +1427,7 @@ class TsuroSeas(Game):
                      loc="left", fontweight="bold")
         cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
         cb.set_label("share of eliminated ships (%)")
-        out.append(plots._save(fig, outdir / "elimination_heatmap.png",
+        out.append(plots.save(fig, outdir / "elimination_heatmap.png",
                                "Where ships were eliminated: the square each sunk ship was on (for a loop "
                                "or head-on meeting the new tile's square), as a share of all eliminations."))
         causes = ["edge", "daikaiju", "collision", "loop", "survived"]
@@ -1447,8 +1447,8 @@ class TsuroSeas(Game):
         ax.set_yticks(y, [str(s) for s in tab.index])
         ax.set_xlim(0, 100)
         ax.legend(frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(tab) < 3 else -0.2))
-        plots._style(ax, "Fate of ships per strategy", "share of ships (%)", "")
-        out.append(plots._save(fig, outdir / "elimination_causes.png",
+        plots.style(ax, "Fate of ships per strategy", "share of ships (%)", "")
+        out.append(plots.save(fig, outdir / "elimination_causes.png",
                                "How each strategy's ships ended: eliminated at the edge, by a daikaiju, "
                                "in a collision or a loop, or afloat at the end."))
         return out

@@ -1068,8 +1068,8 @@ class Wizard(Game):
         df = self._rounds(results, extras)
         if df is None:
             return []
-        names = [str(c) for c in base._names(results) if (df["strategy"] == c).any()]
-        colours = base.strategy_colours(base._names(results))
+        names = [str(c) for c in base.strategy_names(results) if (df["strategy"] == c).any()]
+        colours = base.strategy_colours(base.strategy_names(results))
         top = int(max(df["bid"].max(), df["tricks"].max()))
         k = len(names)
         cols = 2 if k == 4 else min(k, 3)
@@ -1119,10 +1119,10 @@ class Wizard(Game):
             ax.legend(frameon=False, title="strategy", fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
         else:
             ax.legend(frameon=False, title="strategy", fontsize=9)
-        base._style(ax, "Bid accuracy by round: share of exact bids (bands: 95% Wilson interval)",
+        base.style(ax, "Bid accuracy by round: share of exact bids (bands: 95% Wilson interval)",
                     "round (= cards in hand)", "exact bids (%)")
         ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-        figures.append(base._save(fig, outdir / "bid_accuracy.png",
+        figures.append(base.save(fig, outdir / "bid_accuracy.png",
                                   "Share of rounds in which each strategy took exactly the tricks it bid, "
                                   "by round (round r deals r cards)."))
         return figures
