@@ -236,6 +236,8 @@ def _print_summary(summary, players: int, config: dict) -> None:
                      f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
         wall = config.get("wall_seconds")
         click.echo(line + (f"; wall time {wall:.2f} s" if isinstance(wall, (int, float)) else ""))
+        for note in summary.notes:
+            click.echo(f"Left out: {note}")
         for caption, table in summary.title_tables:
             click.echo()
             click.secho(caption, bold=True)
@@ -349,49 +351,9 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
 
 
 def _load_state(g, path: Path):
-    """Read a saved state: a JSON object (a state, or one line of a ``--json`` trace holding one)."""
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(f"--state {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"--state {str(path)!r} cannot be read: {getattr(e, 'strerror', None) or e}") from None
-    lines = [x for x in text.splitlines() if x.strip()]
-    if len(lines) > 1 and text.lstrip().startswith("{") and all(x.lstrip().startswith("{") for x in lines[:2]):
-        try:
-            json.loads(lines[0])
-            raise InputError(f"--state {str(path)!r} holds {len(lines)} JSON lines (a whole trace); save the one "
-                             "line you want to continue from in its own file")
-        except json.JSONDecodeError:
-            pass  # one JSON object written over several lines
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"--state {str(path)!r} is not JSON: {e}") from None
-    if isinstance(data, dict) and isinstance(data.get("state"), dict):
-        data = data["state"]
-    elif isinstance(data, dict) and isinstance(data.get("final"), dict):
-        data = data["final"]
-    if not isinstance(data, dict):
-        raise InputError(f"--state {str(path)!r} holds a JSON {type(data).__name__}, not a {g.id} state object")
-    if data.get("game") not in (None, g.id):
-        raise InputError(f"--state {str(path)!r} holds a {data.get('game')} state, not {g.id}")
-    try:
-        state = g.state_from_dict(data)
-        g.check_invariants(state)
-        seat = g.current_player(state) if not g.is_terminal(state) else 0
-        n = len(g.scores(state))
-        if not 0 <= seat < n:
-            raise ValueError(f"the seat to move, {seat}, is not one of the {n} seats")
-        if not g.is_terminal(state):
-            if not g.legal_actions(state):
-                raise ValueError("nobody can move")
-            g.view(state, seat)
-    except InputError as e:
-        raise InputError(f"--state {str(path)!r}: {e}") from None
-    except Exception as e:
-        raise InputError(f"--state {str(path)!r} is not a valid {g.id} state: {type(e).__name__}: {e}") from None
-    return state
+    """Read a saved state through the bounded reader and the title's state schema."""
+    from analyser.states import load_state
+    return load_state(g, path)
 
 
 def _state_players(g, state) -> int:

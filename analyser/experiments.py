@@ -222,6 +222,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         "status": "interrupted" if interrupted else ("failed" if error else "complete"),
         "error": str(error) if error else None,
         "data_files": data_file_record(params),
+        "run_id": f"{game.id}-{seed}",
     }
     return RunResult(frame, extras, config, error, interrupted)
 
@@ -330,8 +331,13 @@ def write_results(result: RunResult, out: Path, csv: bool = False) -> list[Path]
 def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
     """Read a results file (Parquet or CSV) or a run folder, with its extras and config.json.
 
-    Raises InputError when the file is missing or is not an analyser results table.
+    The table is validated against its title's results schema (:func:`validate_results`) and
+    the config against the table (:func:`validate_config`) before anything else uses them; the
+    title's extra tables found beside it are validated too (:func:`validate_extra`).  Raises
+    InputError (one line naming the file, the column and the problem) otherwise.
     """
+    from analyser.safeio import check_regular_file, read_json
+
     path = Path(path)
     folder = path if path.is_dir() else path.parent
     if path.is_dir():
@@ -339,41 +345,295 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
     if not path.exists():
         raise InputError(f"results file {str(path)!r} does not exist; give a results.parquet, results.csv "
                          "or the run folder")
-    try:
-        df = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    except Exception as e:
-        raise InputError(f"results file {str(path)!r} cannot be read: {type(e).__name__}") from None
-    needed = {"game", "game_index", "seat", "strategy", "score", "win"}
-    if not needed <= set(df.columns):
-        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the columns "
-                         f"{', '.join(sorted(needed - set(df.columns)))}")
+    check_regular_file(path, "results file")
+    df = _read_table(path, "results file")
+    if "game" not in df.columns:
+        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
+                         "(see README: What a run writes)")
+    if df.empty:
+        raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
+    games = df["game"].dropna().astype(str).unique()
+    if len(games) != 1 or df["game"].isna().any():
+        raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
+                         f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
+                         "report one title at a time")
+    game = get_game(str(games[0]))
+    validate_results(df, game, path)
     config = {}
     if (folder / "config.json").exists():
-        try:
-            config = json.loads((folder / "config.json").read_text())
-        except ValueError:
-            config = {}
-    games = df["game"].astype(str).unique()
-    if len(games) != 1:
-        raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
-    game = get_game(str(games[0]))
-    if "players" in df.columns and df["players"].nunique() > 1:
-        raise InputError(f"{str(path)!r} mixes player counts ({', '.join(map(str, sorted(df['players'].unique())))}); "
-                         "report one player count at a time")
+        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+        validate_config(config, df, game, folder / "config.json", path)
     extras = {}
     for name in game.extra_tables:
         for p in (folder / f"{name}.parquet", folder / f"{name}.csv"):
             if p.exists() and (p.suffix == ".parquet" or path.suffix != ".parquet"):
-                try:
-                    extras[name] = pd.read_parquet(p) if p.suffix == ".parquet" else pd.read_csv(p)
-                except Exception as e:
-                    raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+                check_regular_file(p, f"{name} table")
+                extras[str(name)] = validate_extra(_read_table(p, f"{name} table"), game, name, p, df)
                 break
-    order = [s for s in (config.get("strategies") or []) if s in set(df["strategy"].astype(str))]
+    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(df["strategy"].astype(str))]
     seen = list(pd.unique(df["strategy"].astype(str)))
     df["strategy"] = pd.Categorical(df["strategy"].astype(str),
                                     categories=list(dict.fromkeys(order + seen)))
     return df, extras, config
+
+
+def _read_table(path: Path, what: str) -> pd.DataFrame:
+    """A Parquet or CSV file as a DataFrame; InputError (naming the error type only) otherwise."""
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{what} {str(path)!r} is empty; it needs at least a header line") from None
+    except Exception as e:  # noqa: BLE001 - parsers raise many kinds; none may escape as a traceback
+        raise InputError(f"{what} {str(path)!r} cannot be read as {'Parquet' if path.suffix == '.parquet' else 'CSV'}: "
+                         f"{type(e).__name__}") from None
+
+
+def missing_tables(game, extras: dict) -> list[str]:
+    """One note per extra table the title declares but ``extras`` lacks (or holds empty), e.g.
+    ``"no rounds table: the bidding tables are left out"``."""
+    out = []
+    for name in game.extra_tables:
+        frame = extras.get(str(name))
+        if frame is None or len(frame) == 0:
+            feeds = getattr(name, "feeds", "") or f"the figures built from {name}"
+            out.append(f"no {name} table: {feeds} are left out")
+    return out
+
+
+def _kind_of(dtype) -> str:
+    """``"int"``, ``"float"``, ``"bool"``, ``"text"`` or ``"other"`` for a pandas dtype or a
+    pyarrow DataType (so a schema can be checked before a lazily read table is loaded)."""
+    try:
+        import pyarrow as pa
+        if isinstance(dtype, pa.DataType):
+            if pa.types.is_dictionary(dtype):
+                dtype = dtype.value_type
+            if pa.types.is_boolean(dtype):
+                return "bool"
+            if pa.types.is_integer(dtype):
+                return "int"
+            if pa.types.is_floating(dtype):
+                return "float"
+            if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
+                return "text"
+            if pa.types.is_null(dtype):
+                return "float"  # all missing
+            return "other"
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        pass
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _kind_of(dtype.categories.dtype) if len(dtype.categories) else "text"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    if pd.api.types.is_string_dtype(dtype) or dtype == object:
+        return "text"
+    return "other"
+
+
+_ACCEPTS = {"whole": {"int", "float"}, "count": {"int", "float"}, "number": {"int", "float"},
+            "share": {"int", "float"}, "label": {"text", "int"}, "flag": {"bool", "int"}}
+
+
+def validate_columns(columns: dict[str, Any], game, path) -> None:
+    """Check the column names and types of a results table against ``game.results_schema()``.
+
+    ``columns`` maps each column name to its pandas dtype or pyarrow DataType (``dict(zip(
+    schema.names, schema.types))`` for a pyarrow schema, ``df.dtypes.to_dict()`` for a frame), so
+    this runs before any row is loaded.  Raises InputError naming the file, the column and what
+    it takes.  Columns the schema does not know are ignored.
+    """
+    schema = game.results_schema()
+    missing = [str(c) for c, required in schema if required and c not in columns]
+    if missing:
+        raise InputError(f"{str(path)!r} is not a {game.id} results table: it lacks the column"
+                         f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} (see README: What a run writes)")
+    for col, _ in schema:
+        if col not in columns:
+            continue
+        kind = _kind_of(columns[col])
+        ok = _ACCEPTS[col.kind] | ({"float"} if col.missing else set())
+        if kind not in ok:
+            what = {"text": "text", "bool": "true/false values", "int": "numbers", "float": "numbers"}.get(kind, "values of another type")
+            raise InputError(f"{str(path)!r}: column {str(col)!r} holds {what}; it takes {col.accepts()}")
+
+
+def _first_row(mask) -> int:
+    """Position of the first True of a boolean array (rows are numbered from 1 in messages)."""
+    return int(np.flatnonzero(np.asarray(mask))[0]) + 1
+
+
+def validate_results(df: pd.DataFrame, game, path) -> None:
+    """Validate a results frame against ``game.results_schema()`` before any work is done on it.
+
+    Checks: every required column present with the right type (:func:`validate_columns`);
+    numbers finite and whole where whole numbers are needed, within their bounds; labels
+    non-empty; one title and one player count; seats ``0..players-1`` exactly once per game;
+    ranks from 1 to players; wins (1/k for a k-way shared win) adding up to 1 in every game.
+    Raises InputError: one line naming the file, the column, the first bad row (counted from 1,
+    after the header) and what the column takes.  Cell text is never quoted.
+    """
+    validate_columns(df.dtypes.to_dict(), game, path)
+    where = repr(str(path))
+    for col, _ in game.results_schema():
+        if col not in df.columns:
+            continue
+        s = df[col]
+        if col.kind == "label":
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                s = s.astype(object)
+            empty = s.isna().to_numpy() | (s.astype(str).str.strip() == "").to_numpy()
+            if empty.any() and not col.missing:
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(empty)} is empty; it takes {col.accepts()}")
+            if len(s) and s.astype(str).str.len().max() > 1000:
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(s.astype(str).str.len() > 1000)} "
+                                 "holds text longer than 1,000 characters")
+            continue
+        if col.kind == "flag":
+            if _kind_of(s.dtype) == "int" and not s.isin([0, 1]).all():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(~s.isin([0, 1]))} is not 0 or 1; "
+                                 f"it takes {col.accepts()}")
+            continue
+        values = s.to_numpy()
+        nan = pd.isna(s).to_numpy()
+        if nan.any() and not col.missing:
+            raise InputError(f"{where}: column {str(col)!r}: row {_first_row(nan)} is empty; it takes {col.accepts()}")
+        v = values[~nan] if nan.any() else values
+        if v.dtype.kind == "f":
+            bad = ~np.isfinite(v)
+            if bad.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
+                                 f"{v[bad][0]}; it takes {col.accepts()}")
+            if col.kind in ("whole", "count"):
+                bad = v != np.floor(v)
+                if bad.any():
+                    raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
+                                     f"{v[bad][0]:g}, not a whole number; it takes {col.accepts()}")
+        low = 0 if col.kind in ("count", "share") else None
+        high = 1 if col.kind == "share" else None
+        low = col.low if col.low is not None else low
+        high = col.high if col.high is not None else high
+        for bound, bad in ((low, (v < low) if low is not None else None), (high, (v > high) if high is not None else None)):
+            if bad is not None and bad.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
+                                 f"{v[bad][0]:g}; it takes {col.accepts()}")
+    if df["players"].nunique() > 1:
+        raise InputError(f"{where}: column 'players': the rows mix player counts "
+                         f"({', '.join(map(str, sorted(df['players'].unique())))}); report one player count at a time")
+    players = int(df["players"].iloc[0])
+    for name, top in (("seat", players - 1), ("rank", players)):
+        bad = (df[name] > top).to_numpy()
+        if bad.any():
+            raise InputError(f"{where}: column {name!r}: row {_first_row(bad)} is {df[name].to_numpy()[bad][0]}; "
+                             f"with {players} players it takes at most {top}")
+    keys = (["run_id"] if "run_id" in df.columns else []) + ["game_index"]
+    dup = df.duplicated(keys + ["seat"]).to_numpy()
+    if dup.any():
+        raise InputError(f"{where}: columns {', '.join(keys + ['seat'])}: row {_first_row(dup)} repeats a game "
+                         "and seat; each game has one row per seat")
+    g = df.groupby(keys, observed=True, sort=False)
+    sizes = g["seat"].size()
+    if (sizes != players).any():
+        first = sizes.index[np.flatnonzero((sizes != players).to_numpy())[0]]
+        raise InputError(f"{where}: column 'seat': game {first} has {int(sizes.loc[first])} rows; "
+                         f"with {players} players each game has one row per seat")
+    wins = g["win"].sum()
+    off = (wins - 1.0).abs() > 1e-6
+    if off.any():
+        first = wins.index[np.flatnonzero(off.to_numpy())[0]]
+        raise InputError(f"{where}: column 'win': the wins of game {first} add up to {float(wins.loc[first]):g}; "
+                         "they add up to 1 in every game (1/k each for a k-way shared win)")
+
+
+def _lift(bad, nan):
+    """A mask over the non-missing values, spread back over all rows (missing rows False)."""
+    if not nan.any():
+        return bad
+    out = np.zeros(len(nan), dtype=bool)
+    out[np.flatnonzero(~nan)[np.asarray(bad)]] = True
+    return out
+
+
+def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -> None:
+    """Check that ``config.json`` belongs to the results beside it: a JSON object whose title,
+    seed and run id agree with the table's.  A report's header and command come from the
+    config, so a config of another run would mislead.  Raises InputError."""
+    where = str(config_path)
+    if not isinstance(config, dict):
+        raise InputError(f"config file {where!r} holds a JSON {type(config).__name__}, not an object; "
+                         "it must be the config.json of the run beside it (or move it away)")
+    if config.get("game") != game.id:
+        raise InputError(f"config file {where!r} is for another title than {str(results_path)!r} ({game.id}); "
+                         "it must be the config.json of the run beside it (or move it away)")
+    seed = config.get("seed")
+    if not (isinstance(seed, int) and not isinstance(seed, bool)):
+        raise InputError(f"config file {where!r}: 'seed' is not a whole number")
+    run_id = config.get("run_id", f"{game.id}-{seed}")
+    if "run_id" in df.columns:
+        ids = df["run_id"].astype(str).unique()
+        if len(ids) != 1 or ids[0] != run_id:
+            raise InputError(f"config file {where!r} is for the run {run_id}, but {str(results_path)!r} holds "
+                             f"{'the run ' + ids[0] if len(ids) == 1 and len(ids[0]) < 100 else f'{len(ids)} runs'}; "
+                             "it must be the config.json of the run beside it (or move it away)")
+    for key in ("strategies", "rule_overrides", "rules", "versions"):
+        if key in config and not isinstance(config[key], list if key == "strategies" else dict):
+            raise InputError(f"config file {where!r}: {key!r} has the wrong type")
+    if isinstance(config.get("strategies"), list) and not all(isinstance(s, str) for s in config["strategies"]):
+        raise InputError(f"config file {where!r}: 'strategies' must be a list of text")
+
+
+def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:
+    """Validate an extra table (e.g. Wizard's rounds) against the columns its title declares
+    (:class:`~analyser.core.ExtraTable`) and check it belongs to the results beside it (same run
+    ids, its games among theirs).  Returns the frame; raises InputError."""
+    from analyser.core import Metric
+    columns = list(getattr(name, "columns", ()))
+    key = [Metric("game_index", "count"), Metric("seat", "count")]
+    schema = [(c, True) for c in key + [c for c in columns if c not in ("game_index", "seat")]]
+
+    class _Extra:  # the same checks as the results, on this table's own columns
+        id = game.id
+
+        @staticmethod
+        def results_schema():
+            return schema
+
+    validate_columns(frame.dtypes.to_dict(), _Extra, path)
+    for col, _ in schema:
+        s = frame[col]
+        if col.kind == "label":
+            bad = s.isna().to_numpy() | (s.astype(str).str.strip() == "").to_numpy()
+            if bad.any() and not col.missing:
+                raise InputError(f"{str(path)!r}: column {str(col)!r}: row {_first_row(bad)} is empty; "
+                                 f"it takes {col.accepts()}")
+            continue
+        if col.kind == "flag":
+            continue
+        nan = pd.isna(s).to_numpy()
+        if nan.any() and not col.missing:
+            raise InputError(f"{str(path)!r}: column {str(col)!r}: row {_first_row(nan)} is empty; it takes {col.accepts()}")
+        v = s.to_numpy()[~nan]
+        bad = ~np.isfinite(v.astype(float))
+        if col.kind in ("whole", "count"):
+            bad |= v.astype(float) != np.floor(v.astype(float))
+        if col.kind in ("count", "share"):
+            bad |= v.astype(float) < 0
+        if col.kind == "share":
+            bad |= v.astype(float) > 1
+        if bad.any():
+            raise InputError(f"{str(path)!r}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is not "
+                             f"accepted; it takes {col.accepts()}")
+    if "run_id" in frame.columns and "run_id" in results.columns:
+        extra_ids = set(frame["run_id"].astype(str).unique())
+        if not extra_ids <= set(results["run_id"].astype(str).unique()):
+            raise InputError(f"{str(path)!r}: column 'run_id': the {name} table is from another run than the results "
+                             "beside it; keep a run's files together")
+    return frame
 
 
 def default_out(game_id: str) -> Path:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -27,12 +27,16 @@ class Summary:
     run: dict
     title_tables: list[tuple[str, pd.DataFrame]]
     length_unit: str = "turns"
+    #: What the report leaves out and why, e.g. "no rounds table: the bidding tables are left out".
+    notes: list[str] = field(default_factory=list)
 
 
 def summarise(results: pd.DataFrame, extras: dict) -> Summary:
+    from analyser.experiments import missing_tables
     game = get_game(str(results["game"].iloc[0]))
     return Summary(analysis.strategy_summary(results), analysis.seat_summary(results),
-                   analysis.run_summary(results), game.figure_tables(results, extras), game.length_unit)
+                   analysis.run_summary(results), game.figure_tables(results, extras), game.length_unit,
+                   missing_tables(game, extras or {}))
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
@@ -82,7 +86,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         game=game, config=config, run=run, players=players,
         strategy_table=_table_html(summary.strategies),
         seat_table=_table_html(summary.seats),
-        title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables],
+        title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables], notes=summary.notes,
         figures=embedded, rules=rules, length_unit=game.length_unit, versions=config.get("versions", {}),
         command=config.get("command") or "(not recorded)", best=summary.strategies.iloc[0],
         replay_hint=replay_hint)
