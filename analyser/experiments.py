@@ -523,7 +523,7 @@ def validate_results(df: pd.DataFrame, game, path) -> None:
                 raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
                                  f"{v[bad][0]:g}; it takes {col.accepts()}")
     if df["players"].nunique() > 1:
-        raise InputError(f"{where}: column 'players': the rows mix player counts "
+        raise InputError(f"{where}: column 'players': the table mixes player counts "
                          f"({', '.join(map(str, sorted(df['players'].unique())))}); report one player count at a time")
     players = int(df["players"].iloc[0])
     for name, top in (("seat", players - 1), ("rank", players)):

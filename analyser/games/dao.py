@@ -44,7 +44,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Metric, Params, option
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -292,7 +292,8 @@ class Dao(Game):
     max_players = 6
     default_players = 4
     Params = DaoParams
-    metric_columns = ("cards", "busts", "colour_share", "turns")
+    metric_columns = (Metric("cards", "count"), Metric("busts", "count"),
+                      Metric("colour_share", "share", missing=True), Metric("turns", "count"))
     live_views = True
 
     # -- forward model ------------------------------------------------------------------

@@ -126,7 +126,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Metric, Params, option
 
 # --------------------------------------------------------------------------------------------
 # Geometry (precomputed)
@@ -667,7 +667,10 @@ class TsuroSeas(Game):
     default_players = 4
     Params = TsuroParams
     score_unit = "turns afloat"
-    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end")
+    metric_columns = (Metric("turns", "count"), Metric("elim_turn", "count", missing=True),
+                      Metric("cause", "label"), Metric("survived", "count", high=1),
+                      Metric("elim_row", "count", missing=True, high=SIZE - 1),
+                      Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"))
 
     # -- set-up ---------------------------------------------------------------------------
     path_options = ("tiles", "daikaiju_layout")

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -492,8 +492,14 @@ class Wizard(Game):
     max_players = 6
     default_players = 4
     Params = WizardParams
-    metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns")
-    extra_tables = ("rounds",)
+    metric_columns = (Metric("exact_bids", "share"), Metric("over_bid", "number", low=0),
+                      Metric("under_bid", "number", low=0), Metric("points_per_round", "number"),
+                      Metric("mean_bid", "number", low=0), Metric("turns", "count"))
+    extra_tables = (ExtraTable("rounds", (Metric("round", "count", low=1), Metric("bid", "count"),
+                                          Metric("tricks", "count"), Metric("points", "whole"),
+                                          Metric("exact", "count", high=1), Metric("wizards", "count"),
+                                          Metric("jesters", "count")),
+                               feeds="the bidding tables and plots"),)
     length_unit = "tricks"
     live_views = True
 
