@@ -233,12 +233,18 @@ class Metric(str):
     def accepts(self) -> str:
         """What the column accepts, in words: ``"whole numbers >= 0 (or empty)"``."""
         text = COLUMN_KINDS[self.kind]
-        if self.low is not None and self.high is not None:
-            text += f" from {self.low:g} to {self.high:g}"
-        elif self.low is not None:
-            text += f" >= {self.low:g}"
-        elif self.high is not None:
-            text += f" <= {self.high:g}"
+        if self.low is not None or self.high is not None:
+            text = "whole numbers" if self.kind in ("whole", "count") else "numbers"
+            low = self.low if self.low is not None else (0 if self.kind in ("count", "share") else None)
+            high = self.high if self.high is not None else (1 if self.kind == "share" else None)
+        else:
+            low = high = None
+        if low is not None and high is not None:
+            text += f" from {low:g} to {high:g}"
+        elif low is not None:
+            text += f" >= {low:g}"
+        elif high is not None:
+            text += f" <= {high:g}"
         return text + (" (or empty)" if self.missing else "")
 
 
