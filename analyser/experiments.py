@@ -357,6 +357,10 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
         raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
                          f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
                          "report one title at a time")
+    from analyser.registry import game_ids
+    if str(games[0]) not in game_ids():
+        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
+                         f"{', '.join(game_ids())}")
     game = get_game(str(games[0]))
     validate_results(df, game, path)
     config = {}
