@@ -34,9 +34,9 @@ from typing import Any
 from analyser.core import FunctionStrategy, Game, InputError, Strategy, coerce
 
 GAMES: dict[str, str] = {
-    "dao": "analyser.games.dao:GAME",
-    "wizard": "analyser.games.wizard:GAME",
-    "tsuro-seas": "analyser.games.tsuro_seas:GAME",
+    "dao": "analyser.titles.dao:TITLE",
+    "wizard": "analyser.titles.wizard:TITLE",
+    "tsuro-seas": "analyser.titles.tsuro_seas:TITLE",
 }
 
 ENTRY_POINT_GROUP = "analyser.strategies"

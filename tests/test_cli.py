@@ -118,7 +118,7 @@ def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner
     bot = tmp_path / "flaky.py"
     bot.write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL
+from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Flaky(Strategy):
     """Fails on its 200th decision (counted across games)."""
