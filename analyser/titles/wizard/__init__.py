@@ -8,6 +8,7 @@ class Wizard(_Rules):
     figure_tables = figures.figure_tables
     plots = figures.plots
     describe_state = render.describe_state
+    bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
 
 
 TITLE = Wizard()
