@@ -592,7 +592,7 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
 
 
 def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:
-    """Validate an extra table (e.g. Wizard's rounds) against the columns its title declares
+    """Validate an extra table against the columns its title declares
     (:class:`~analyser.core.ExtraTable`) and check it belongs to the results beside it (same run
     ids, its games among theirs).  Returns the frame; raises InputError."""
     from analyser.core import Metric
