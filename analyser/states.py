@@ -25,7 +25,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from analyser.core import InputError
 from analyser.safeio import STATE_MAX_BYTES, parse_json, read_text
@@ -38,6 +40,30 @@ class StateModel(BaseModel):
     ``model_validator(mode="after")`` that raises ``ValueError`` with a short reason."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+# Building blocks for state schemas (all strict: a whole number is a JSON integer, not a float,
+# a string or a boolean).
+
+def whole(low: int, high: int):
+    """A whole number from ``low`` to ``high`` (inclusive)."""
+    return Annotated[int, Strict(), Field(ge=low, le=high)]
+
+
+def items(item, max_length: int, min_length: int = 0):
+    """A JSON array of ``item`` with ``min_length`` to ``max_length`` entries."""
+    return Annotated[list[item], Field(min_length=min_length, max_length=max_length)]
+
+
+def fixed(*parts):
+    """A JSON array of exactly these parts in order, e.g. ``fixed(whole(0, 5), whole(0, 5))`` for a
+    ``[row, col]`` square (read as a tuple)."""
+    return Annotated[tuple[parts], Strict(False)]  # the array itself may be a list; its parts stay strict
+
+
+def text(max_length: int = 100):
+    """A JSON string of at most ``max_length`` characters."""
+    return Annotated[str, Field(max_length=max_length)]
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
@@ -84,7 +110,7 @@ def validate_state_dict(game, data: dict) -> None:
     schema = game.state_schema()
     if schema is not None:
         try:
-            schema.model_validate(data, strict=True)
+            schema.model_validate(data)
         except ValidationError as e:
             raise InputError(schema_error(e)) from None
 
