@@ -290,3 +290,80 @@ def test_state_files_that_would_exhaust_the_machine_are_one_line(tmp_path, game)
     big = tmp_path / "big.json"
     big.write_text(" " * (safeio.STATE_MAX_BYTES + 1))
     one_line_error(invoke("play", game, "-s", "random", "--state", big), "bytes; the most accepted")
+
+
+# -- analyser play --state: each title's schema and conservation -------------------------------
+
+def test_dao_over_must_be_a_json_flag(tmp_path):
+    data = saved_state("dao")
+    data["over"] = "no"
+    one_line_error(play_state(tmp_path, "dao", data), "over: should be a valid boolean")
+
+
+def test_dao_a_card_too_many_is_not_conserved(tmp_path):
+    data = saved_state("dao")
+    data["deck"].append(data["deck"][0])
+    one_line_error(play_state(tmp_path, "dao", data), "not a possible dao state", "cards not conserved")
+
+
+def _one_copy_tile():
+    from collections import Counter
+
+    from analyser.titles.tsuro_seas.rules import load_tiles
+    return next(t for t, k in Counter(load_tiles("")).items() if k == 1)
+
+
+def test_tsuro_six_copies_of_a_one_copy_tile(tmp_path):
+    data = saved_state("tsuro-seas")
+    tile = _one_copy_tile()
+    # the number of tiles stays right: six pile tiles become copies of the one-copy tile
+    count = len(data["pile"])
+    data["pile"][:6] = [tile] * 6
+    assert len(data["pile"]) == count
+    one_line_error(play_state(tmp_path, "tsuro-seas", data), "tiles not conserved")
+
+
+@pytest.mark.parametrize("tile, needle", [(-1, "hands[0][0]: should be greater than or equal to 0"),
+                                          (10**18, "hands[0][0]: should be less than or equal to 34"),
+                                          (35, "hands[0][0]: should be less than or equal to 34")])
+def test_tsuro_tile_ids_out_of_range(tmp_path, tile, needle):
+    data = saved_state("tsuro-seas")
+    data["hands"][0][0] = tile
+    one_line_error(play_state(tmp_path, "tsuro-seas", data), needle)
+
+
+def test_tsuro_per_seat_lists_match_the_players(tmp_path):
+    data = saved_state("tsuro-seas")
+    data["alive"].append(True)
+    one_line_error(play_state(tmp_path, "tsuro-seas", data), "alive holds 5 entries; it needs one per player (4)")
+
+
+@pytest.mark.parametrize("bid, needle", [(10**20, "21 digits"), (10**6, "bids[0]: should be less than or equal to 60"),
+                                         (5, "bids[0] is 5; a bid is 0 to the 1 cards dealt")])
+def test_wizard_bid_out_of_range(tmp_path, bid, needle):
+    data = saved_state("wizard", step=1)  # round 1: one card each, the first bid is in
+    assert data["round"] == 1 and data["bids"][0] is not None
+    data["bids"][0] = bid
+    one_line_error(play_state(tmp_path, "wizard", data), needle)
+
+
+def test_wizard_trump_pending_must_be_a_json_flag(tmp_path):
+    data = saved_state("wizard", step=1)
+    data["trump_pending"] = 0
+    one_line_error(play_state(tmp_path, "wizard", data), "trump_pending: should be a valid boolean")
+
+
+@pytest.mark.parametrize("game", ["dao", "wizard", "tsuro-seas"])
+def test_unknown_fields_and_a_missing_field_are_named(tmp_path, game):
+    data = saved_state(game)
+    data["surprise"] = 1
+    one_line_error(play_state(tmp_path, game, data), "surprise: is not a field of this state")
+    data = saved_state(game)
+    del data["hands" if game != "dao" else "deck"]
+    one_line_error(play_state(tmp_path, game, data), "is missing")
+
+
+@pytest.mark.parametrize("game", ["dao", "wizard", "tsuro-seas"])
+def test_a_saved_state_still_plays_on(tmp_path, game):
+    r = play_state(tmp_path, game, saved_state(game))
+    assert r.exit_code == 0 and ("Winner" in r.output or "Shared win" in r.output), r.output
