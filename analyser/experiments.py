@@ -108,12 +108,14 @@ def data_file_record(params) -> dict[str, dict[str, str]]:
     """Every component file the rules read, with its absolute path and SHA-256, so a run can be
     traced to the exact data it used."""
     import hashlib
+
+    from analyser.safeio import read_bytes
     files = params.data_files() if hasattr(params, "data_files") else {}
     out = {}
     for name, path in files.items():
         try:
-            digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        except OSError:
+            digest = hashlib.sha256(read_bytes(path, f"{name} file")).hexdigest()  # bounded, regular files only
+        except InputError:
             digest = "unreadable"
         out[name] = {"path": str(Path(path).resolve()), "sha256": digest}
     return out
@@ -667,10 +669,12 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
     if not entries:
         return out
     previous = None
-    try:
-        previous = json.loads((out / "config.json").read_text())
-    except (OSError, ValueError):
-        pass
+    if (out / "config.json").exists():
+        from analyser.safeio import read_json
+        try:
+            previous = read_json(out / "config.json", "config file", max_bytes=10_000_000)
+        except InputError:
+            pass
     if not replace_run or not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
         raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and "
                          f"{'' if replace_run else 'would be overwritten; '}holds no analyser run to replace; "
