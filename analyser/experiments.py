@@ -446,18 +446,19 @@ _ACCEPTS = {"whole": {"int", "float"}, "count": {"int", "float"}, "number": {"in
             "share": {"int", "float"}, "label": {"text", "int"}, "flag": {"bool", "int"}}
 
 
-def validate_columns(columns: dict[str, Any], game, path) -> None:
+def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str | None = None) -> None:
     """Check the column names and types of a results table against ``game.results_schema()``.
 
     ``columns`` maps each column name to its pandas dtype or pyarrow DataType (``dict(zip(
     schema.names, schema.types))`` for a pyarrow schema, ``df.dtypes.to_dict()`` for a frame), so
     this runs before any row is loaded.  Raises InputError naming the file, the column and what
-    it takes.  Columns the schema does not know are ignored.
+    it takes.  Columns the schema does not know are ignored.  ``schema`` (``[(Metric,
+    required)]``) and ``what`` (e.g. ``"rounds table"``) check another table of the title.
     """
-    schema = game.results_schema()
+    schema = game.results_schema() if schema is None else schema
     missing = [str(c) for c, required in schema if required and c not in columns]
     if missing:
-        raise InputError(f"{str(path)!r} is not a {game.id} results table: it lacks the column"
+        raise InputError(f"{str(path)!r} is not a {game.id} {what or 'results table'}: it lacks the column"
                          f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} (see README: What a run writes)")
     for col, _ in schema:
         if col not in columns:
@@ -465,8 +466,9 @@ def validate_columns(columns: dict[str, Any], game, path) -> None:
         kind = _kind_of(columns[col])
         ok = _ACCEPTS[col.kind] | ({"float"} if col.missing else set())
         if kind not in ok:
-            what = {"text": "text", "bool": "true/false values", "int": "numbers", "float": "numbers"}.get(kind, "values of another type")
-            raise InputError(f"{str(path)!r}: column {str(col)!r} holds {what}; it takes {col.accepts()}")
+            held = {"text": "text", "bool": "true/false values", "int": "numbers", "float": "numbers"}.get(
+                kind, "values of another type")
+            raise InputError(f"{str(path)!r}: column {str(col)!r} holds {held}; it takes {col.accepts()}")
 
 
 def _first_row(mask) -> int:
@@ -474,42 +476,38 @@ def _first_row(mask) -> int:
     return int(np.flatnonzero(np.asarray(mask))[0]) + 1
 
 
-def validate_results(df: pd.DataFrame, game, path) -> None:
-    """Validate a results frame against ``game.results_schema()`` before any work is done on it.
-
-    Checks: every required column present with the right type (:func:`validate_columns`);
-    numbers finite and whole where whole numbers are needed, within their bounds; labels
-    non-empty; one title and one player count; seats ``0..players-1`` exactly once per game;
-    ranks from 1 to players; wins (1/k for a k-way shared win) adding up to 1 in every game.
-    Raises InputError: one line naming the file, the column, the first bad row (counted from 1,
-    after the header) and what the column takes.  Cell text is never quoted.
-    """
-    validate_columns(df.dtypes.to_dict(), game, path)
+def _check_values(df: pd.DataFrame, schema, path) -> None:
+    """Check every cell of the schema's columns (their types already checked): labels non-empty
+    and short, flags 0/1, numbers finite (or missing where allowed), whole where whole numbers
+    are needed, within their bounds.  Raises InputError naming the column and the first bad row;
+    a number is shown, text never is."""
     where = repr(str(path))
-    for col, _ in game.results_schema():
+    for col, _ in schema:
         if col not in df.columns:
             continue
         s = df[col]
         if col.kind == "label":
             if isinstance(s.dtype, pd.CategoricalDtype):
                 s = s.astype(object)
-            empty = s.isna().to_numpy() | (s.astype(str).str.strip() == "").to_numpy()
+            as_text = s.astype(str)
+            empty = s.isna().to_numpy() | (as_text.str.strip() == "").to_numpy()
             if empty.any() and not col.missing:
-                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(empty)} is empty; it takes {col.accepts()}")
-            if len(s) and s.astype(str).str.len().max() > 1000:
-                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(s.astype(str).str.len() > 1000)} "
-                                 "holds text longer than 1,000 characters")
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(empty)} is empty; "
+                                 f"it takes {col.accepts()}")
+            long = (as_text.str.len() > 1000).to_numpy()
+            if long.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(long)} holds text longer than "
+                                 "1,000 characters")
             continue
         if col.kind == "flag":
             if _kind_of(s.dtype) == "int" and not s.isin([0, 1]).all():
                 raise InputError(f"{where}: column {str(col)!r}: row {_first_row(~s.isin([0, 1]))} is not 0 or 1; "
                                  f"it takes {col.accepts()}")
             continue
-        values = s.to_numpy()
         nan = pd.isna(s).to_numpy()
         if nan.any() and not col.missing:
             raise InputError(f"{where}: column {str(col)!r}: row {_first_row(nan)} is empty; it takes {col.accepts()}")
-        v = values[~nan] if nan.any() else values
+        v = s.to_numpy()[~nan] if nan.any() else s.to_numpy()
         if v.dtype.kind == "f":
             bad = ~np.isfinite(v)
             if bad.any():
@@ -520,14 +518,28 @@ def validate_results(df: pd.DataFrame, game, path) -> None:
                 if bad.any():
                     raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
                                      f"{v[bad][0]:g}, not a whole number; it takes {col.accepts()}")
-        low = 0 if col.kind in ("count", "share") else None
-        high = 1 if col.kind == "share" else None
-        low = col.low if col.low is not None else low
-        high = col.high if col.high is not None else high
-        for bound, bad in ((low, (v < low) if low is not None else None), (high, (v > high) if high is not None else None)):
+        low = col.low if col.low is not None else (0 if col.kind in ("count", "share") else None)
+        high = col.high if col.high is not None else (1 if col.kind == "share" else None)
+        for bad in ((v < low) if low is not None else None, (v > high) if high is not None else None):
             if bad is not None and bad.any():
                 raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
                                  f"{v[bad][0]:g}; it takes {col.accepts()}")
+
+
+def validate_results(df: pd.DataFrame, game, path) -> None:
+    """Validate a results frame against ``game.results_schema()`` before any work is done on it.
+
+    Checks: every required column present with the right type (:func:`validate_columns`);
+    numbers finite and whole where whole numbers are needed, within their bounds; labels
+    non-empty; one player count; seats ``0..players-1`` exactly once per game; ranks from 1 to
+    players; wins (1/k for a k-way shared win) adding up to 1 in every game.  Raises
+    InputError: one line naming the file, the column, the first bad row (counted from 1, after
+    the header) and what the column takes.  Cell text is never quoted.
+    """
+    schema = game.results_schema()
+    validate_columns(df.dtypes.to_dict(), game, path, schema)
+    _check_values(df, schema, path)
+    where = repr(str(path))
     if df["players"].nunique() > 1:
         raise InputError(f"{where}: column 'players': the table mixes player counts "
                          f"({', '.join(map(str, sorted(df['players'].unique())))}); report one player count at a time")
@@ -595,48 +607,16 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
 
 def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:
     """Validate an extra table against the columns its title declares
-    (:class:`~analyser.core.ExtraTable`) and check it belongs to the results beside it (same run
-    ids, its games among theirs).  Returns the frame; raises InputError."""
+    (:class:`~analyser.core.ExtraTable`: ``game_index`` and ``seat`` always) with the same checks
+    as the results, and check it belongs to the results beside it (its run ids are theirs).
+    Returns the frame; raises InputError."""
     from analyser.core import Metric
-    columns = list(getattr(name, "columns", ()))
-    key = [Metric("game_index", "count"), Metric("seat", "count")]
-    schema = [(c, True) for c in key + [c for c in columns if c not in ("game_index", "seat")]]
-
-    class _Extra:  # the same checks as the results, on this table's own columns
-        id = game.id
-
-        @staticmethod
-        def results_schema():
-            return schema
-
-    validate_columns(frame.dtypes.to_dict(), _Extra, path)
-    for col, _ in schema:
-        s = frame[col]
-        if col.kind == "label":
-            bad = s.isna().to_numpy() | (s.astype(str).str.strip() == "").to_numpy()
-            if bad.any() and not col.missing:
-                raise InputError(f"{str(path)!r}: column {str(col)!r}: row {_first_row(bad)} is empty; "
-                                 f"it takes {col.accepts()}")
-            continue
-        if col.kind == "flag":
-            continue
-        nan = pd.isna(s).to_numpy()
-        if nan.any() and not col.missing:
-            raise InputError(f"{str(path)!r}: column {str(col)!r}: row {_first_row(nan)} is empty; it takes {col.accepts()}")
-        v = s.to_numpy()[~nan]
-        bad = ~np.isfinite(v.astype(float))
-        if col.kind in ("whole", "count"):
-            bad |= v.astype(float) != np.floor(v.astype(float))
-        if col.kind in ("count", "share"):
-            bad |= v.astype(float) < 0
-        if col.kind == "share":
-            bad |= v.astype(float) > 1
-        if bad.any():
-            raise InputError(f"{str(path)!r}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is not "
-                             f"accepted; it takes {col.accepts()}")
+    declared = [c for c in getattr(name, "columns", ()) if c not in ("game_index", "seat")]
+    schema = [(c, True) for c in [Metric("game_index", "count"), Metric("seat", "count")] + declared]
+    validate_columns(frame.dtypes.to_dict(), game, path, schema, what=f"{name} table")
+    _check_values(frame, schema, path)
     if "run_id" in frame.columns and "run_id" in results.columns:
-        extra_ids = set(frame["run_id"].astype(str).unique())
-        if not extra_ids <= set(results["run_id"].astype(str).unique()):
+        if not set(frame["run_id"].astype(str).unique()) <= set(results["run_id"].astype(str).unique()):
             raise InputError(f"{str(path)!r}: column 'run_id': the {name} table is from another run than the results "
                              "beside it; keep a run's files together")
     return frame

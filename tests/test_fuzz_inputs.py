@@ -22,7 +22,8 @@ from analyser.runner import play_game
 from analyser.states import load_state
 
 TITLES = game_ids()
-QUICK = settings(max_examples=15, deadline=None, database=None,
+# the default suite runs the same cases every time (derandomize); the soak draws fresh ones
+QUICK = settings(max_examples=15, deadline=None, database=None, derandomize=True,
                  suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 SOAK = settings(max_examples=400, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -73,12 +74,21 @@ ODD_VALUES = ["text", "no", "", 1.5, -1, 0, True, False, None, [], {}, 10**19, -
 
 @st.composite
 def mutated_state(draw, gid):
+    """A valid saved state of ``gid`` with one to three mutations."""
     states = valid_states(gid)
     data = copy.deepcopy(states[draw(st.integers(0, len(states) - 1))])
+    for _ in range(draw(st.integers(1, 3))):
+        data = _mutate(draw, data)
+    return data
+
+
+def _mutate(draw, data):
     paths = [p for p in _paths(data) if p]
+    if not paths:
+        return data
     path = paths[draw(st.integers(0, len(paths) - 1))]
     parent, key = _get(data, path[:-1]), path[-1]
-    kind = draw(st.sampled_from(["drop", "type", "range", "duplicate", "swap"]))
+    kind = draw(st.sampled_from(["drop", "type", "range", "duplicate", "swap", "move"]))
     if kind == "drop":
         del parent[key]
     elif kind == "type":
@@ -98,7 +108,14 @@ def mutated_state(draw, gid):
                 lst.append(copy.deepcopy(lst[i]))
             else:
                 lst[draw(st.integers(0, len(lst) - 1))] = copy.deepcopy(lst[i])
-    else:  # swap two entries of one list (a card moved between places keeps the count)
+    elif kind == "move":  # an entry moved from one list to another: a card changes places
+        lists = [p for p in _paths(data) if isinstance(_get(data, p), list)]
+        src = [p for p in lists if _get(data, p)]
+        if src:
+            a = _get(data, src[draw(st.integers(0, len(src) - 1))])
+            b = _get(data, lists[draw(st.integers(0, len(lists) - 1))])
+            b.append(a.pop(draw(st.integers(0, len(a) - 1))))
+    else:  # swap two entries of one list
         v = parent[key]
         if isinstance(v, list) and len(v) > 1:
             i, j = draw(st.integers(0, len(v) - 1)), draw(st.integers(0, len(v) - 1))
@@ -190,7 +207,7 @@ def mutated_results(draw, gid):
     return df, draw(st.sampled_from(["csv", "parquet"]))
 
 
-def check_results_property(gid, case, tmp_path):
+def check_results_property(gid, case, tmp_path, full=False):
     from analyser.report import summarise
     df, fmt = case
     folder = tmp_path / "run"
@@ -210,6 +227,10 @@ def check_results_property(gid, case, tmp_path):
         return
     summary = summarise(results, extras)
     assert len(summary.strategies) >= 1
+    if full:  # the whole report: plots and HTML
+        from analyser.report import build_report
+        path, _, _ = build_report(results, extras, config or {"seed": "unknown"}, tmp_path / "report")
+        assert path.exists()
 
 
 @pytest.mark.parametrize("gid", TITLES)
@@ -229,6 +250,12 @@ def test_mutated_results_soak(gid, tmp_path):
     def prop(case):
         check_results_property(gid, case, tmp_path)
     prop()
+
+    @settings(SOAK, max_examples=40)
+    @given(mutated_results(gid))
+    def full(case):
+        check_results_property(gid, case, tmp_path, full=True)
+    full()
 
 
 # -- component files ----------------------------------------------------------------------------
