@@ -70,7 +70,9 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     rules = {}
     for o in game.Params.options():
         if o["name"] in results.columns:  # the rows are the truth, also for results joined by hand
-            values = [v if v != "" else "(built-in)" for v in pd.unique(results[o["name"]].astype(str))]
+            # an empty text option (the built-in data file) is an empty cell in a CSV file
+            cells = pd.unique(results[o["name"]].astype(object))
+            values = list(dict.fromkeys(str(v) if not pd.isna(v) and str(v) != "" else "(built-in)" for v in cells))
             rules[o["name"]] = values[0] if len(values) == 1 else ", ".join(values) + " (mixed)"
         elif o["name"] in (config.get("rules") or {}):
             rules[o["name"]] = config["rules"][o["name"]]

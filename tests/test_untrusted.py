@@ -367,3 +367,14 @@ def test_unknown_fields_and_a_missing_field_are_named(tmp_path, game):
 def test_a_saved_state_still_plays_on(tmp_path, game):
     r = play_state(tmp_path, game, saved_state(game))
     assert r.exit_code == 0 and ("Winner" in r.output or "Shared win" in r.output), r.output
+
+
+def test_report_with_an_empty_text_rule_cell(runs, tmp_path):
+    # found by the soak fuzzing: an empty cell in a text rule column (a CSV writes the built-in
+    # data file's "" so) broke the report's rule list
+    df = table(runs).astype({"values": object})
+    df.loc[3, "values"] = None
+    p = write_csv(df, tmp_path / "in")
+    r = invoke("report", p, "--out", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    assert "0x1,1x4,2x3,3x3,4x1, (built-in) (mixed)" in (tmp_path / "out" / "index.html").read_text()
