@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from analyser import safeio
 from analyser.cli import cli
 from analyser.core import InputError
-from analyser.registry import get_game
+from analyser.registry import game_ids, get_game
 
 
 def invoke(*args):
@@ -179,7 +179,6 @@ def test_report_refuses_devices_and_unreadable_parquet(tmp_path):
 
 def test_every_titles_own_results_pass_their_schema(tmp_path):
     from analyser import experiments
-    from analyser.registry import game_ids
     for gid in game_ids():
         g = get_game(gid)
         res = experiments.run(experiments.RunSpec(game=gid, strategies=["random"], games=6, seed=1, jobs=1),
@@ -378,3 +377,17 @@ def test_report_with_an_empty_text_rule_cell(runs, tmp_path):
     r = invoke("report", p, "--out", tmp_path / "out")
     assert r.exit_code == 0, r.output
     assert "0x1,1x4,2x3,3x3,4x1, (built-in) (mixed)" in (tmp_path / "out" / "index.html").read_text()
+
+
+PATH_OPTIONS = [(gid, opt) for gid in game_ids() for opt in get_game(gid).path_options]
+
+
+@pytest.mark.skipif(not PATH_OPTIONS, reason="no title takes a component file")
+@pytest.mark.parametrize("gid, option", PATH_OPTIONS)
+def test_a_data_file_rule_refuses_devices_and_pipes_at_once(gid, option, tmp_path):
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    for path, needle in (("/dev/zero", "is a device"), ("/dev/urandom", "is a device"), (fifo, "a pipe (FIFO)"),
+                         (tmp_path, "is a folder")):
+        one_line_error(invoke("simulate", gid, "-s", "random", "-n", "2", "--rule", f"{option}={path}",
+                              "--out", tmp_path / "o"), f"{option} file", needle)

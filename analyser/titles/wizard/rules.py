@@ -1019,7 +1019,7 @@ def _state_schema(min_players: int, max_players: int):
     seat = whole(0, max_players - 1)
     code = text(3)
     suit = Optional[whole(0, 3) | Literal[SUITS]]
-    points = whole(-10 * n_cards, 10 * n_cards)
+    round_points = whole(-10 * n_cards, 10 * n_cards)
 
     class RoundRecord(StateModel):
         round: whole(1, n_cards)
@@ -1029,7 +1029,7 @@ def _state_schema(min_players: int, max_players: int):
         trump: suit
         bids: items(whole(0, n_cards), max_players)
         tricks: items(whole(0, n_cards), max_players)
-        points: items(points, max_players)
+        points: items(round_points, max_players)
         wizards: items(whole(0, 4), max_players)
         jesters: items(whole(0, 4), max_players)
         last_winner: seat
