@@ -403,7 +403,8 @@ STAT_KEYS = ("royals_start", "royals_tax", "royals_final_income", "royals_finale
 class DragonView:
     """What one seat may see (a live view reading through to the game state; read, never change).
 
-    Public: ``n_players``, ``params``, ``cards`` (the deck table: ``cards[i]`` is a :class:`Card`),
+    Public: ``n_players``, ``params``, ``cards`` (the deck table: ``cards[i]`` is a :class:`Card`;
+    ``index`` maps a card id to its position),
     ``colours`` (names), ``colour[seat]``, ``geld``, ``royals``, ``honour`` (highest first),
     ``pawn``, ``round``, ``phase``, ``spaces`` (every stack, bottom first: all were revealed face
     up), ``play`` (cards in play per seat), ``used``, ``hand_sizes``, ``deck_size``,
@@ -445,6 +446,11 @@ class DragonView:
     @property
     def colours(self):
         return self._s.deck_table.colours
+
+    @property
+    def index(self) -> dict:
+        """Card id -> position in ``cards``."""
+        return self._s.deck_table.index
 
     @property
     def hand(self) -> list[int]:
