@@ -676,3 +676,28 @@ def test_metrics_add_up_to_the_score_and_name_the_end_trigger():
         assert m["end"] in ("royals", "deck", "cap") and m["turns"] == s.round
     rows = G.extra_records(s)["income"]
     assert rows and {"round", "seat", "geld", "royals"} <= set(rows[0])
+
+
+def snapshot(view):
+    """Everything a view shows, as plain data (its public attributes and per-seat knights)."""
+    out = {}
+    for name in dir(view):
+        if name.startswith("_") or name in ("cost", "knights"):
+            continue
+        value = getattr(view, name)
+        out[name] = repr(value)
+    out["knights"] = [view.knights(k) for k in range(view.n_players)]
+    return out
+
+
+def test_views_show_nothing_hidden_other_hands_deck_order_running_bids():
+    base = dict(phase="auction", auction="challenge", honour=[1, 2, 0], cup_holder=2, current=0, bidders=[1, 2, 0],
+                cursor=2, cup_open=False, challenger=1, spaces=spaces(3, laird=["Y21"]), discard=["Y05"],
+                hands=[["Y01"], ["O01", "O02"], ["R01"]], deck=["Y02", "Y03", "Y04"], bids=[None, 3, 7])
+    a = st(3, **base)
+    b = st(3, **dict(base, hands=[["Y01"], ["O03", "R02"], ["G01"]], deck=["Y04", "Y02", "Y03"], bids=[None, 9, 0],
+                     discard=["Y06"]))
+    assert snapshot(G.view(a, 0)) == snapshot(G.view(b, 0))
+    assert G.view(a, 0).hand_sizes == [1, 2, 1] and G.view(a, 0).bids_made == 2
+    c = st(3, **dict(base, hands=[["Y09"], ["O01", "O02"], ["R01"]]))
+    assert snapshot(G.view(a, 0)) != snapshot(G.view(c, 0))  # the seat's own hand is shown
