@@ -1086,7 +1086,19 @@ class DragonLairds(Game):
 
     # -- persistence ------------------------------------------------------------------------
     def clone_state(self, s: DragonState) -> DragonState:
-        return self.state_from_dict(self.state_to_dict(s))
+        """An independent copy (every list copied; cards are shared immutable ints)."""
+        return DragonState(
+            params=s.params, n=s.n, colour=list(s.colour), geld=list(s.geld), royals=list(s.royals),
+            honour=list(s.honour), pawn=s.pawn, round=s.round, phase=s.phase, current=s.current, deck=list(s.deck),
+            spaces=[list(x) for x in s.spaces], discard=list(s.discard), hands=[list(h) for h in s.hands],
+            play=[list(p) for p in s.play], used=list(s.used), pending=list(s.pending), picked=s.picked,
+            cup_holder=s.cup_holder, pot=s.pot, auction=s.auction, bids=list(s.bids), bidders=list(s.bidders),
+            challenger=s.challenger, cursor=s.cursor, order=list(s.order), turn_pos=s.turn_pos,
+            commoner_next=s.commoner_next, end=s.end, final=None if s.final is None else list(s.final),
+            last_auction=None if s.last_auction is None else {k: (list(v) if isinstance(v, list) else v)
+                                                              for k, v in s.last_auction.items()},
+            stats=[dict(x) for x in s.stats], income=[[None if x is None else list(x) for x in r] for r in s.income],
+            actions_taken=s.actions_taken, cup_open=s.cup_open)
 
     def state_to_dict(self, s: DragonState) -> dict:
         """JSON-ready dict; cards are card ids, stacks bottom first, the deck top last."""
