@@ -701,3 +701,31 @@ def test_views_show_nothing_hidden_other_hands_deck_order_running_bids():
     assert G.view(a, 0).hand_sizes == [1, 2, 1] and G.view(a, 0).bids_made == 2
     c = st(3, **dict(base, hands=[["Y09"], ["O01", "O02"], ["R01"]]))
     assert snapshot(G.view(a, 0)) != snapshot(G.view(c, 0))  # the seat's own hand is shown
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["simulate", "dragon-lairds", "-s", "income", "--rule", "halt_space=0"], "halt_space=0 is too small"),
+    (["simulate", "dragon-lairds", "-s", "income", "--rule", "final_auction=sudden"], "plain, challenge"),
+    (["simulate", "dragon-lairds", "-s", "income", "--players", "6"], "2 to 5"),
+    (["simulate", "dragon-lairds", "-s", "income:cup=lots"], "cup"),
+])
+def test_bad_rule_values_and_players_exit_2_one_line(runner, tmp_path, args, needle):
+    from analyser.cli import cli
+    r = runner.invoke(cli, args + ["--out", str(tmp_path / "o")])
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and needle in lines[0], r.output
+
+
+def test_play_rejects_a_malformed_state_file_in_one_line(runner, tmp_path):
+    from analyser.cli import cli
+    bad = tmp_path / "state.json"
+    bad.write_text(json.dumps({"game": "dragon-lairds", "players": 3, "colour": ["yellow", "pink", "red"]}))
+    r = runner.invoke(cli, ["play", "dragon-lairds", "-s", "income", "--state", str(bad)])
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and "unknown colour" in lines[0], r.output
+
+
+def test_list_says_the_deck_is_an_approximation(runner):
+    from analyser.cli import cli
+    r = runner.invoke(cli, ["list", "dragon-lairds"])
+    assert r.exit_code == 0 and "APPROXIMATE deck" in r.output and "cup=0.5" in r.output
