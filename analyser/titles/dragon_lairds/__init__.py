@@ -9,6 +9,7 @@ class DragonLairds(_Rules):
     figure_tables = figures.figure_tables
     plots = figures.plots
     describe_state = render.describe_state
+    bench_cases = (("4p income", ("income",), 4, 1000, 4000),)
 
 
 TITLE = DragonLairds()

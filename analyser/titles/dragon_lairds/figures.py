@@ -21,8 +21,6 @@ def _income(results, extras):
 def figure_tables(game, results, extras):
     """Per strategy: royals by source (means per player per game; with the starting royal they add
     up to the mean score), Saurean Cup figures, and per run: end triggers and rounds played."""
-    import pandas as pd
-
     df = results.assign(royals_start=1)
     g = df.groupby("strategy", observed=True)
     points = g[list(SOURCES[1:])].mean().reset_index()
