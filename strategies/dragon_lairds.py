@@ -23,8 +23,8 @@ royals) unless geld has run below 3, then cash it.
 from __future__ import annotations
 
 from analyser.core import Strategy
-from analyser.titles.dragon_lairds.rules import (CASH, CHALLENGE, HAVOC, KEEP, PASS, SALE_SPACE, Act,
-                                                 income_of)
+from analyser.titles.dragon_lairds.rules import (BUY, TAKE, CASH, CHALLENGE, HAVOC, KEEP, PASS, SALE_SPACE,
+                                                 Act, income_of)
 
 GAME = "dragon-lairds"
 #: Rough exchange rate of the approximate deck: a Laird buys 1 royal of income for about 4 geld.
@@ -98,68 +98,79 @@ class _Engine(Strategy):
         geld = view.geld[me]
         colour = view.colour[me]
         left = self.rounds_left(view)
+        play = view.play[me]
         # abilities first (free value)
-        for a in legal:
-            if a.kind == "use":
-                ab = cards[view.index[a.arg]].ability
-                if ab[0] == "transmute" and geld >= ab[1] + 2:
-                    return a
-                if ab[0] in ("tithe", "raid", "scandal", "purge"):
-                    return a
-        # the best affordable buy (or play from hand)
+        executioner = None
+        for c in play:
+            ab = cards[c].ability
+            if ab is not None and c not in view.used:
+                kind = ab[0]
+                if kind == "transmute":
+                    if geld >= ab[1] + 2:
+                        return Act("use", cards[c].id)
+                elif kind == "execute":
+                    executioner = cards[c].id
+                else:
+                    return Act("use", cards[c].id)
+        # the best affordable buy (or play from hand); costs as in the rules (view.cost)
+        p = view.params
+        sur = p.off_colour_surcharge
+        up = p.fire_sale_rounding == "up"
+        value = self.value
         best, best_v = None, self.floor
         spaces = view.spaces
         for i, stack in enumerate(spaces):
             if not stack:
                 continue
-            c = stack[-1]
-            card = cards[c]
+            card = cards[stack[-1]]
             if card.type == HAVOC:
                 continue
-            cost = view.cost(c, i)
+            cost = card.cost if card.colour == colour else card.cost + sur
+            if i == SALE_SPACE:
+                cost = (cost + 1) // 2 if up else cost // 2
             if cost > geld:
                 continue
-            v = self.value(view, card, left) / max(1, cost)
+            v = value(view, card, left) / (cost if cost > 1 else 1)
             if v > best_v:
-                best, best_v = Act("buy", i), v
+                best, best_v = i, v
+        best = BUY[best] if best is not None else None
         for c in view.hand:
             card = cards[c]
             if card.type == HAVOC:
                 continue
             cost = view.cost(c, -1)
             if cost <= geld:
-                v = self.value(view, card, left) / max(1, cost) + 0.5  # a card in hand costs royals at the end
+                v = value(view, card, left) / max(1, cost) + 0.5  # a card in hand costs royals at the end
                 if v > best_v:
                     best, best_v = Act("play", card.id), v
         # the cup
         holder = view.cup_holder
-        if (self.cup > 0 and holder >= 0 and holder != me and self.challenged != view.round
-                and CHALLENGE in legal):
-            mine = min(geld, int(self.cup * view.pot)) + 2 * view.knights(me)
-            theirs = min(view.geld[holder], int(self.cup * view.pot)) + 1 + 2 * view.knights(holder)
+        if self.cup > 0 and holder >= 0 and holder != me and self.challenged != view.round:
+            bid = int(self.cup * view.pot)
+            mine = min(geld, bid) + 2 * view.knights(me)
+            theirs = min(view.geld[holder], bid) + 1 + 2 * view.knights(holder)
             if mine > theirs:
                 self.challenged = view.round
                 return CHALLENGE
         if best is not None:
             return best
         # executioner: deny the costliest top card
-        for a in legal:
-            if a.kind == "use" and a.target >= 0:
-                top = max((i for i, st in enumerate(spaces) if st), key=lambda i: cards[spaces[i][-1]].cost)
-                return Act("use", a.arg, top)
+        if executioner is not None:
+            top = max((i for i, st in enumerate(spaces) if st), key=lambda i: cards[spaces[i][-1]].cost)
+            return Act("use", executioner, top)
         # reserve an unaffordable card for next round
-        if not view.hand and len(legal) > 1:
-            income = sum(income_of(cards[c], colour)[0] for c in view.play[me])
+        if not view.hand and len(view.hand) < p.hand_limit:
+            income = sum(income_of(cards[c], colour)[0] for c in play)
             pick, pick_v = None, self.floor * 1.5
             for i, stack in enumerate(spaces):
                 if stack and i != SALE_SPACE and cards[stack[-1]].type != HAVOC:
                     c = stack[-1]
                     cost = view.cost(c, -1)
                     if geld < cost <= geld + income:
-                        v = self.value(view, cards[c], left) / max(1, cost)
+                        v = value(view, cards[c], left) / max(1, cost)
                         if v > pick_v:
-                            pick, pick_v = Act("take", i), v
-            if pick is not None and pick in legal:
+                            pick, pick_v = TAKE[i], v
+            if pick is not None:
                 return pick
         return PASS
 

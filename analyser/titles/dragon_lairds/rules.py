@@ -130,12 +130,21 @@ class Card(NamedTuple):
 
 class Deck(NamedTuple):
     """A loaded deck: ``cards`` (file order), ``colours`` (names, first appearance order),
-    ``index`` (card id -> position in ``cards``), ``by_colour[c]`` (positions of colour c)."""
+    ``index`` (card id -> position in ``cards``), ``by_colour[c]`` (positions of colour c).
+
+    For speed the rules also read per-position columns (``cost``, ``colour``, ``type``) and the
+    interned actions that name each card (``play_acts``, ``free_acts``, ``sale_acts``)."""
 
     cards: tuple
     colours: tuple
     index: dict
     by_colour: tuple
+    cost: tuple
+    colour: tuple
+    type: tuple
+    play_acts: tuple
+    free_acts: tuple
+    sale_acts: tuple
 
 
 def _bad(path, line, problem):
@@ -251,7 +260,10 @@ def load_deck(path: str = "") -> Deck:
     for k, ids in enumerate(by_colour):
         if len(ids) < 5:
             raise _bad(p, 0, f"colour {k + 1} of the file has {len(ids)} cards; every colour needs at least 5")
-    return Deck(tuple(out), tuple(colours), index, by_colour)
+    return Deck(tuple(out), tuple(colours), index, by_colour, tuple(c.cost for c in out),
+                tuple(c.colour for c in out), tuple(c.type for c in out),
+                tuple(Act("play", c.id) for c in out), tuple(Act("free", c.id) for c in out),
+                tuple(Act("sale", c.id) for c in out))
 
 
 @dataclass(frozen=True)
@@ -308,9 +320,10 @@ PASS = Act("pass")
 CHALLENGE = Act("challenge")
 KEEP = Act("keep")
 CASH = Act("cash")
-_BUY = tuple(Act("buy", i) for i in range(16))
-_TAKE = tuple(Act("take", i) for i in range(16))
-_CYCLE = tuple(Act("cycle", i) for i in range(16))
+#: Interned actions per space index.
+BUY = tuple(Act("buy", i) for i in range(16))
+TAKE = tuple(Act("take", i) for i in range(16))
+CYCLE = tuple(Act("cycle", i) for i in range(16))
 _BIDS: list[Act] = [Act("bid", i) for i in range(201)]
 
 
@@ -596,42 +609,56 @@ class DragonLairds(Game):
         if phase == CUP:
             return [KEEP, CASH]
         if phase == FREE:
-            cards = s.deck_table.cards
-            return [Act("free", cards[c].id) for c in s.hands[s.current] if cards[c].type != HAVOC]
+            t = s.deck_table
+            return [t.free_acts[c] for c in s.hands[s.current] if t.type[c] != HAVOC]
         if phase == SALE:
-            cards = s.deck_table.cards
-            return [Act("sale", cards[c].id) for c in s.hands[s.current]]
+            acts = s.deck_table.sale_acts
+            return [acts[c] for c in s.hands[s.current]]
         return ()
 
     def _main_actions(self, s: DragonState) -> list:
+        """The action-phase actions; costs inlined from :func:`card_cost` (the hot path)."""
         seat = s.current
-        cards = s.deck_table.cards
+        table = s.deck_table
+        ccost, ccol, ctype = table.cost, table.colour, table.type
+        p = s.params
+        mine = s.colour[seat]
+        sur = p.off_colour_surcharge
         geld, royals = s.geld[seat], s.royals[seat]
         spaces = s.spaces
         out = []
+        nonempty = []
         for i, stack in enumerate(spaces):
             if stack:
+                nonempty.append(i)
                 c = stack[-1]
-                cost = card_cost(s, seat, c, i)
-                if cost <= (royals if cards[c].type == HAVOC else geld):
-                    out.append(_BUY[i])
-        if len(s.hands[seat]) < s.params.hand_limit:
-            out.extend(_TAKE[i] for i, stack in enumerate(spaces) if stack)
-        for c in s.hands[seat]:
-            cost = card_cost(s, seat, c, -1)
-            if cost <= (royals if cards[c].type == HAVOC else geld):
-                out.append(Act("play", cards[c].id))
+                cost = ccost[c] if ccol[c] == mine else ccost[c] + sur
+                if i == SALE_SPACE:
+                    cost = (cost + 1) // 2 if p.fire_sale_rounding == "up" else cost // 2
+                if cost <= (royals if ctype[c] == HAVOC else geld):
+                    out.append(BUY[i])
+        hand = s.hands[seat]
+        if len(hand) < p.hand_limit:
+            out += [TAKE[i] for i in nonempty]
+        if hand:
+            hs = sur if p.hand_surcharge else 0
+            acts = table.play_acts
+            for c in hand:
+                cost = ccost[c] if ccol[c] == mine else ccost[c] + hs
+                if cost <= (royals if ctype[c] == HAVOC else geld):
+                    out.append(acts[c])
+        cards = table.cards
         used = s.used
         for c in s.play[seat]:
             ab = cards[c].ability
             if ab is not None and c not in used:
                 kind = ab[0]
                 if kind == "execute":
-                    out.extend(Act("use", cards[c].id, i) for i, stack in enumerate(spaces) if stack)
+                    out += [Act("use", cards[c].id, i) for i in nonempty]
                 elif kind != "transmute" or geld >= ab[1]:
                     out.append(Act("use", cards[c].id))
         if royals >= 1:
-            out.extend(_CYCLE[i] for i, stack in enumerate(spaces) if len(stack) >= 2)
+            out += [CYCLE[i] for i in nonempty if len(spaces[i]) >= 2]
         if s.cup_holder >= 0 and s.cup_holder != seat:
             out.append(CHALLENGE)
         out.append(PASS)
@@ -1252,7 +1279,7 @@ class DragonLairds(Game):
             if kind in ("pass", "challenge", "keep", "cash") and not rest:
                 return {"pass": PASS, "challenge": CHALLENGE, "keep": KEEP, "cash": CASH}[kind]
             if kind in ("buy", "take", "cycle"):
-                return {"buy": _BUY, "take": _TAKE, "cycle": _CYCLE}[kind][space_index(rest)]
+                return {"buy": BUY, "take": TAKE, "cycle": CYCLE}[kind][space_index(rest)]
             if kind == "bid" and rest.isdigit() and len(rest) <= 9:
                 return bid_actions(int(rest))[int(rest)] if int(rest) <= 10000 else Act("bid", int(rest))
             if kind in ("play", "free", "sale") and _ID.match(rest):
