@@ -74,7 +74,7 @@ Rulings where the rules write-up is silent (each a rule option where it changes 
 * Game length (``turns``) counts rounds begun (``length_unit`` rounds).
 
 Actions are :class:`Act` named tuples ``(kind, arg, target)``; their JSON is a short string
-(``"buy:laird"``, ``"play:Y12"``, ``"use:O28:sale"``, ``"bid:4"``, ``"keep"``).  ``legal_actions``
+(``"buy:laird"``, ``"play:Y12"``, ``"use:O27:sale"``, ``"bid:4"``, ``"keep"``).  ``legal_actions``
 order: buy per space (space order), take per space, play per hand card, use per ability card
 (and target), cycle per space, challenge, pass; bids ascending; keep, cash; setup picks in
 hand order.
@@ -1261,7 +1261,7 @@ class DragonLairds(Game):
     # -- actions as JSON --------------------------------------------------------------------
     def action_to_json(self, a: Act) -> str:
         """``"buy:laird"``, ``"take:commoner3"``, ``"cycle:sale"`` (space names, see
-        :func:`space_name`), ``"play:Y12"``, ``"use:Y28"``, ``"use:O28:sale"`` (targeted), ``"bid:4"``,
+        :func:`space_name`), ``"play:Y12"``, ``"use:Y28"``, ``"use:O27:sale"`` (targeted), ``"bid:4"``,
         ``"free:Y03"``, ``"sale:Y07"``, ``"challenge"``, ``"pass"``, ``"keep"``, ``"cash"``."""
         k = a.kind
         if a.arg is None:
@@ -1316,5 +1316,3 @@ class DragonLairds(Game):
             return "cash the cup (take the pot, return the cup)"
         return k
 
-
-GAME_RULES = DragonLairds
