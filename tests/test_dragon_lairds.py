@@ -729,3 +729,45 @@ def test_list_says_the_deck_is_an_approximation(runner):
     from analyser.cli import cli
     r = runner.invoke(cli, ["list", "dragon-lairds"])
     assert r.exit_code == 0 and "APPROXIMATE deck" in r.output and "cup=0.5" in r.output
+
+
+def test_challenge_bidders_duel_only_holder_and_challenger_bid():
+    s = challenge_state(params={"challenge_bidders": "duel"}, play=[[], [], ["R05", "R18"]])
+    G.apply(s, CHALLENGE)
+    assert s.bidders == [0, 1] and G.view(s, 2).bidders == [0, 1]
+    bids(s, 2, 3)  # seat 2 (two knights) does not bid; the holder's 2 + 1 ties seat 1's 3: honour
+    assert s.cup_holder == 0 and s.last_auction["effective"] == [3, 3, None]
+    assert s.phase == "actions"
+
+
+def random_game(params, n, seed):
+    chance, pick = random.Random(seed), random.Random(seed + 1)
+    s = G.initial_state(params, n, chance)
+    steps = 0
+    while not G.is_terminal(s):
+        G.apply(s, pick.choice(G.legal_actions(s)), chance)
+        G.check_invariants(s)
+        steps += 1
+        assert steps < 50_000
+    return s
+
+
+@pytest.mark.parametrize("options", [
+    {"commoner_cycle": "continue", "final_auction": "challenge", "challenge_bidders": "duel"},
+    {"halt_space": 3, "hand_limit": 0, "fire_sale_rounding": "down", "tie_break": "honour"},
+    {"end_royals": 15, "start_geld": 0, "cup_pot": 0, "hand_surcharge": False, "off_colour_surcharge": 0},
+    {"max_rounds": 2},
+])
+def test_random_games_under_other_rule_options_end_with_invariants(options):
+    for n in (2, 5):
+        s = random_game(DragonParams(**options), n, 7)
+        assert s.end in ("royals", "deck", "cap") and len(G.winners(s)) >= 1
+        if "max_rounds" in options:
+            assert s.round <= 2
+
+
+@pytest.mark.soak
+def test_soak_many_random_games_every_player_count():
+    for n in range(2, 6):
+        for seed in range(300):
+            random_game(DragonParams(), n, seed)

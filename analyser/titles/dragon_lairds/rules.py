@@ -43,7 +43,8 @@ Rulings where the rules write-up is silent (each a rule option where it changes 
   seat's geld.  The bids of a finished auction are public (``DragonView.last_auction``).
 * The cup auction that follows a cash (and the opening auction) happens at the start of the
   round, before the refill.
-* A challenge is only possible while someone holds the cup, never by the holder; every seat bids.
+* A challenge is only possible while someone holds the cup, never by the holder; every seat bids
+  (``challenge_bidders=all``; ``duel``: only the holder and the challenger).
 * ``final_auction=plain`` (default): the final auction is a plain sealed auction like the opening
   one (ties: honour order) and the winner does not gain the extra royal; ``challenge``: it uses
   the challenge bonuses and ties.
@@ -285,6 +286,8 @@ class DragonParams(Params):
                                  choices=("restart", "continue"))
     cup_pot: int = option(10, "geld the bank puts under the Saurean Cup for a new auction (rules: Saurean Cup)",
                           low=0, high=1000)
+    challenge_bidders: str = option("all", "who bids when the cup is challenged: every player (all) or only "
+                                    "the holder and the challenger (duel) (ruling)", choices=("all", "duel"))
     final_auction: str = option("plain", "final cup auction: plain sealed bids, ties by honour (plain), or "
                                 "with the holder +1 and knight +2 bonuses and challenge ties (challenge) (ruling)",
                                 choices=("plain", "challenge"))
@@ -422,7 +425,8 @@ class DragonView:
     ``pawn``, ``round``, ``phase``, ``spaces`` (every stack, bottom first: all were revealed face
     up), ``play`` (cards in play per seat), ``used``, ``hand_sizes``, ``deck_size``,
     ``discard_size``, ``cup_holder``, ``pot``, ``auction`` (kind of the running auction or None),
-    ``challenger``, ``bids_made`` (how many seats have bid in it - never the amounts),
+    ``challenger``, ``bidders`` (who bids in it, in order), ``bids_made`` (how many seats have bid
+    in it - never the amounts),
     ``last_auction`` (the finished auction's kind, bids and winner), ``knights(seat)``.
     Private to the seat: ``hand`` and ``pending`` (its own setup pick).  Never: other hands, the
     deck order, the discard pile's cards, the bids of the running auction.
@@ -451,6 +455,7 @@ class DragonView:
     auction = property(attrgetter("_s.auction"))
     challenger = property(attrgetter("_s.challenger"))
     last_auction = property(attrgetter("_s.last_auction"))
+    bidders = property(attrgetter("_s.bidders"))
 
     @property
     def cards(self):
@@ -858,6 +863,8 @@ class DragonLairds(Game):
         s.auction = kind
         s.challenger = challenger
         s.bidders = list(s.honour)
+        if kind == "challenge" and s.params.challenge_bidders == "duel":
+            s.bidders = [x for x in s.honour if x in (s.cup_holder, challenger)]
         s.bids = [None] * s.n
         s.cursor = 0
         s.current = s.bidders[0]
@@ -865,7 +872,9 @@ class DragonLairds(Game):
     def auction_winner(self, s: DragonState, kind: str) -> tuple[int, list[int]]:
         """``(winner, effective bids)`` of the finished auction (rules: Saurean Cup): highest
         effective bid; ``challenge`` (and ``final_auction=challenge``) adds +1 to the holder and
-        +2 per knight, ties by more knights then honour order; otherwise ties by honour order."""
+        +2 per knight, ties by more knights then honour order; otherwise ties by honour order.
+        Only the seats in ``bidders`` take part (``challenge_bidders=duel``: holder and challenger);
+        the others' effective bids are None."""
         n = s.n
         bonus = kind == "challenge" or (kind == "final" and s.params.final_auction == "challenge")
         cards = s.deck_table.cards
@@ -873,10 +882,10 @@ class DragonLairds(Game):
         eff = list(s.bids)
         knights = [0] * n
         if bonus:
-            for seat in range(n):
+            for seat in s.bidders:
                 knights[seat] = sum(1 for c in s.play[seat] if cards[c].knight)
                 eff[seat] = s.bids[seat] + 2 * knights[seat] + (1 if seat == s.cup_holder else 0)
-        best = max(range(n), key=lambda x: (eff[x], knights[x], -pos[x]))
+        best = max(s.bidders, key=lambda x: (eff[x], knights[x], -pos[x]))
         return best, eff
 
     def _resolve_auction(self, s: DragonState) -> None:
@@ -1210,8 +1219,9 @@ class DragonLairds(Game):
                 raise ValueError("an auction phase needs an auction kind and vice versa")
             bidders = [int(x) for x in d.get("bidders", list(honour) if auction else [])]
             cursor = int(d.get("cursor", 0))
-            if auction and (sorted(bidders) != list(range(n)) or not 0 <= cursor < n or bidders[cursor] != current):
-                raise ValueError("bidders must list every seat and the current bidder")
+            if auction and (not bidders or len(set(bidders)) != len(bidders) or not set(bidders) <= set(range(n))
+                            or not 0 <= cursor < len(bidders) or bidders[cursor] != current):
+                raise ValueError("bidders must list distinct seats and the current bidder")
             stats = d.get("stats")
             royals = per_seat("royals", [1] * n, int)
             if stats is None:
