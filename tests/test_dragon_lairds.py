@@ -771,3 +771,20 @@ def test_soak_many_random_games_every_player_count():
     for n in range(2, 6):
         for seed in range(300):
             random_game(DragonParams(), n, seed)
+
+
+def test_figures_tables_and_plots_from_a_small_run(tmp_path):
+    from analyser import experiments
+    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=6, seed=4,
+                               jobs=1)
+    res = experiments.run(spec, progress=False)
+    tables = dict(G.figure_tables(res.results, res.extras))
+    by_source = next(v for k, v in tables.items() if k.startswith("Royals by source"))
+    row = by_source.set_index("strategy").loc["income"]
+    parts = ["tax", "final income", "finale", "colour sets", "hand penalty", "cup", "effects", "spent"]
+    assert abs(1 + row[parts].sum() - row["score"]) < 1e-9  # the sources add up to the score
+    ends = next(v for k, v in tables.items() if k.startswith("End trigger"))
+    assert ends["games"].sum() == 6
+    files = [name for name, _ in G.plots(res.results, res.extras, tmp_path)]
+    assert files == ["income_curves.png", "points_by_source.png"]
+    assert all((tmp_path / f).stat().st_size > 0 for f in files)

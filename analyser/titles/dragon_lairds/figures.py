@@ -66,7 +66,9 @@ def plots(game, results, extras, outdir):
     inc = _income(results, extras)
     if inc is not None:
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-        top = int(inc.groupby("round").size().loc[lambda x: x >= 20].index.max() or inc["round"].max())
+        counts = inc.groupby("round").size()
+        enough = counts[counts >= 20]
+        top = int(enough.index.max() if len(enough) else counts.index.max())
         for ax, col in zip(axes, ("geld", "royals")):
             for name in names:
                 sub = inc[(inc["strategy"] == name) & (inc["round"] <= top)]
