@@ -594,6 +594,8 @@ def test_state_json_pickle_clone_round_trip_mid_game():
     ({"players": 2, "colour": ["yellow", "red"], "phase": "lunch"}, "phase"),
     ({"players": 2, "colour": ["yellow", "red"], "geld": [1]}, "geld"),
     ([1, 2], "JSON object"),
+    ({"players": 2, "colour": ["yellow", "red"], "pot": -1}, "cannot be negative"),
+    ({"players": 2, "colour": ["yellow", "red"], "bids": [99, None]}, "a bid must lie"),
 ])
 def test_malformed_state_is_one_line_input_error(data, needle):
     with pytest.raises(InputError) as e:

@@ -1261,6 +1261,12 @@ class DragonLairds(Game):
                 actions_taken=int(d.get("actions_taken", 0)), cup_open=bool(d.get("cup_open", holder < 0)))
             if any(len(rec) != n for rec in s.income):
                 raise ValueError("income needs one entry per player per round")
+            if s.pot < 0 or s.pawn < 0 or s.round < 0 or not 0 <= s.commoner_next < max(1, n - 1):
+                raise ValueError("pot, pawn and round cannot be negative; commoner_next is 0 to players - 2")
+            if s.challenger != -1 and not 0 <= s.challenger < n:
+                raise ValueError("challenger must be a seat or -1")
+            if any(b is not None and not 0 <= b <= s.geld[k] for k, b in enumerate(s.bids)):
+                raise ValueError("a bid must lie between 0 and the bidder's geld")
             return s
         except InputError as e:
             raise InputError(f"not a Dragon Lairds state: {e}") from None
