@@ -155,9 +155,9 @@ class _Engine(Strategy):
         if best is not None:
             return best
         # executioner: deny the costliest top card
-        if executioner is not None:
-            top = max((i for i, st in enumerate(spaces) if st), key=lambda i: cards[spaces[i][-1]].cost)
-            return Act("use", executioner, top)
+        targets = [i for i, stack in enumerate(spaces) if stack]
+        if executioner is not None and targets:
+            return Act("use", executioner, max(targets, key=lambda i: cards[spaces[i][-1]].cost))
         # reserve an unaffordable card for next round
         if not view.hand and len(view.hand) < p.hand_limit:
             income = sum(income_of(cards[c], colour)[0] for c in play)

@@ -648,6 +648,14 @@ def test_income_buys_most_income_per_cost_royals_rush_a_laird_colour_set_a_new_c
     assert decide("colour-set", s) == Act("buy", C3)  # orange is a new Commoner colour
 
 
+def test_high_executioner_policy_denies_the_costliest_top_card_and_passes_on_an_empty_board():
+    s = st(3, colour=["orange", "yellow", "red"], geld=[0, 15, 15], play=[["O27"], [], []],
+           spaces=spaces(3, laird=["Y21", "R26"], c2=["Y01"]))
+    assert decide("income", s) == Act("use", "O27", LAI)
+    s = st(3, colour=["orange", "yellow", "red"], play=[["O27"], [], []])
+    assert decide("income", s) == PASS
+
+
 def test_cup_policy_bids_a_fraction_of_the_pot_and_all_geld_in_the_final():
     s = st(3, phase="auction", auction="open", honour=[0, 1, 2], current=0, pot=11, geld=[20, 5, 5])
     assert decide("income", s) == Act("bid", 5)
@@ -790,3 +798,20 @@ def test_figures_tables_and_plots_from_a_small_run(tmp_path):
     files = [name for name, _ in G.plots(res.results, res.extras, tmp_path)]
     assert files == ["income_curves.png", "points_by_source.png"]
     assert all((tmp_path / f).stat().st_size > 0 for f in files)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_builtin_strategies_play_legal_games_at_every_player_count(players):
+    from analyser.runner import BatchJob, run_batch
+    lineup = ("income", "royals-rush:cup=0.9", "colour-set:cup=0", "random")
+    res = run_batch(BatchJob("dragon-lairds", (), lineup, players, 11, 0, 25, 0.0))
+    assert res.error is None and res.done == 25
+
+
+@pytest.mark.soak
+def test_soak_builtin_strategies_many_games():
+    from analyser.runner import BatchJob, run_batch
+    for players in range(2, 6):
+        res = run_batch(BatchJob("dragon-lairds", (), ("income", "royals-rush", "colour-set", "random"), players,
+                                 99, 0, 3000, 0.0))
+        assert res.error is None, res.error
