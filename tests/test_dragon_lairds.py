@@ -815,3 +815,14 @@ def test_soak_builtin_strategies_many_games():
         res = run_batch(BatchJob("dragon-lairds", (), ("income", "royals-rush", "colour-set", "random"), players,
                                  99, 0, 3000, 0.0))
         assert res.error is None, res.error
+
+
+def test_describe_state_draws_spaces_and_seats_in_honour_order():
+    s = st(3, honour=[2, 0, 1], geld=[3, 4, 5], royals=[6, 7, 8], spaces=spaces(3, laird=["Y21", "R26"]),
+           play=[["Y01"], [], []], hands=[[], ["O02"], []], cup_holder=1, pot=12)
+    text = G.describe_state(s)
+    lines = text.splitlines()
+    assert lines[0].startswith("round 1, actions") and "cup: seat 1, pot 12 geld" in lines[0]
+    assert "laird      top R26 Archduke (Laird, red, cost 12g) | under: Y21" in text
+    assert [ln.split(":")[0].strip() for ln in lines[-3:]] == ["honour 1", "honour 2", "honour 3"]
+    assert "seat 2 (red) geld 5, royals 8" in lines[-3] and "hand: O02" in lines[-1]
