@@ -826,3 +826,17 @@ def test_describe_state_draws_spaces_and_seats_in_honour_order():
     assert "laird      top R26 Archduke (Laird, red, cost 12g) | under: Y21" in text
     assert [ln.split(":")[0].strip() for ln in lines[-3:]] == ["honour 1", "honour 2", "honour 3"]
     assert "seat 2 (red) geld 5, royals 8" in lines[-3] and "hand: O02" in lines[-1]
+
+
+def test_same_seed_same_results_for_any_jobs_and_batch_size():
+    import pandas as pd
+
+    from analyser import experiments
+
+    def run(**kw):
+        spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "colour-set", "random"], players=3,
+                                   games=24, seed=9, **kw)
+        return experiments.run(spec, progress=False)
+    a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
+    pd.testing.assert_frame_equal(a.results, b.results)
+    pd.testing.assert_frame_equal(a.extras["income"], b.extras["income"])
