@@ -387,7 +387,6 @@ PATH_OPTIONS = [(gid, opt) for gid in game_ids() for opt in get_game(gid).path_o
 def test_a_data_file_rule_refuses_devices_and_pipes_at_once(gid, option, tmp_path):
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
-    for path, needle in (("/dev/zero", "is a device"), ("/dev/urandom", "is a device"), (fifo, "a pipe (FIFO)"),
-                         (tmp_path, "is a folder")):
+    for path in ("/dev/zero", "/dev/urandom", fifo, tmp_path):
         one_line_error(invoke("simulate", gid, "-s", "random", "-n", "2", "--rule", f"{option}={path}",
-                              "--out", tmp_path / "o"), f"{option} file", needle)
+                              "--out", tmp_path / "o"), f"{option} file", "regular file")

@@ -94,7 +94,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
 
 DATA = Path(__file__).resolve().parent / "data"
 DEFAULT_DECK = DATA / "deck.csv"
@@ -541,11 +541,15 @@ class DragonLairds(Game):
     path_options = ("components",)
     length_unit = "rounds"
     score_unit = "royals"
-    metric_columns = ("end", "turns", "actions", "geld_end", "cards_in_play", "knights") + (
-        "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty", "royals_cup",
-        "royals_effects", "royals_spent", "cup_wins", "cup_paid", "cup_cashed", "cup_rounds", "cup_net_geld",
-        "challenges")
-    extra_tables = ("income",)
+    metric_columns = (Metric("end", "label"),) + tuple(Metric(c, "count") for c in (
+        "turns", "actions", "geld_end", "cards_in_play", "knights")) + tuple(Metric(c, "whole") for c in (
+            "royals_tax", "royals_final_income", "royals_finale", "royals_sets")) + (
+        Metric("hand_penalty", "whole", high=0), Metric("royals_cup", "whole"),
+        Metric("royals_effects", "whole"), Metric("royals_spent", "whole")) + tuple(
+            Metric(c, "count") for c in ("cup_wins", "cup_paid", "cup_cashed", "cup_rounds")) + (
+        Metric("cup_net_geld", "whole"), Metric("challenges", "count"))
+    extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
+                                          Metric("royals", "whole")), feeds="the income tables and curves"),)
     live_views = True
 
     # -- set-up ---------------------------------------------------------------------------
