@@ -553,8 +553,8 @@ def validate_results(df: pd.DataFrame, game, path) -> None:
     dup = df.duplicated(keys + ["seat"]).to_numpy()
     if dup.any():
         raise InputError(f"{where}: columns {', '.join(keys + ['seat'])}: row {_first_row(dup)} repeats a game "
-                         "and seat; each game has one row per seat (runs joined by hand that share a seed need their own "
-                         "run_id values)")
+                         "and seat; each game has one row per seat (runs joined by hand that share a seed need "
+                         "their own run_id values)")
     g = df.groupby(keys, observed=True, sort=False)
     sizes = g["seat"].size()
     if (sizes != players).any():

@@ -37,7 +37,11 @@ class StateModel(BaseModel):
     """Base of every title's state schema: strict types (no string-to-number or 0/1-to-bool
     coercion) and no unknown keys.  Titles declare fields with ``Annotated[int, Field(ge=.., le=..)]``
     and lists with ``Field(max_length=..)``, and check cross-field rules (one list per seat) in a
-    ``model_validator(mode="after")`` that raises ``ValueError`` with a short reason."""
+    ``model_validator(mode="after")`` that raises ``ValueError`` with a short reason.
+
+    A field ``state_from_dict`` derives when it is left out is declared ``name: T = None`` (not
+    ``T | None``): the default is not validated, so leaving it out is fine, while an explicit
+    ``null`` is refused like any other value of the wrong type."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
@@ -135,7 +139,8 @@ def load_state(game, path: str | Path):
     if not isinstance(data, dict):
         raise InputError(f"{where} holds a JSON {type(data).__name__}, not a {game.id} state object")
     if "game" in data and data["game"] != game.id:
-        other = data["game"] if isinstance(data["game"], str) and _NAME.match(data["game"].replace("-", "_")) else "another title's"
+        named = isinstance(data["game"], str) and _NAME.match(data["game"].replace("-", "_"))
+        other = data["game"] if named else "another title's"
         raise InputError(f"{where} holds a {other} state, not {game.id}")
     try:
         validate_state_dict(game, data)

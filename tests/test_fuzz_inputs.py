@@ -351,7 +351,8 @@ def test_proc_self_environ_is_never_echoed(monkeypatch):
             assert "hunter2" not in str(e) and "PATH=" not in str(e)
 
 
-@pytest.mark.parametrize("content", [SHADOW, ENVIRON, b"game,score\ndao,API_TOKEN=sk-live-4f9a8b7c6d5e\n"], ids=range(3))
+@pytest.mark.parametrize("content", [SHADOW, ENVIRON, b"game,score\ndao,API_TOKEN=sk-live-4f9a8b7c6d5e\n"],
+                         ids=range(3))
 def test_no_message_quotes_a_secret_from_a_state_or_results_file(content, tmp_path):
     from click.testing import CliRunner
 

@@ -390,3 +390,31 @@ def test_a_data_file_rule_refuses_devices_and_pipes_at_once(gid, option, tmp_pat
     for path in ("/dev/zero", "/dev/urandom", fifo, tmp_path):
         one_line_error(invoke("simulate", gid, "-s", "random", "-n", "2", "--rule", f"{option}={path}",
                               "--out", tmp_path / "o"), f"{option} file", "regular file")
+
+
+def _bool_paths(value, path=()):
+    if isinstance(value, bool):
+        yield path
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if k != "params":  # rule options have their own check (Params)
+                yield from _bool_paths(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _bool_paths(v, path + (i,))
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_every_flag_of_every_titles_state_must_be_json_true_or_false(tmp_path, game):
+    assert get_game(game).state_schema() is not None, f"{game} declares no state schema"
+    base = saved_state(game)
+    paths = list(_bool_paths(base))
+    assert paths, f"{game}'s saved state has no flag to test"
+    for path in paths:
+        for odd in ("no", 0, 1, None):
+            data = json.loads(json.dumps(base))
+            target = data
+            for p in path[:-1]:
+                target = target[p]
+            target[path[-1]] = odd
+            one_line_error(play_state(tmp_path, game, data))

@@ -613,14 +613,14 @@ def _state_schema(min_players: int, max_players: int):
         deck: cards
         reserve: cards = []
         display: cards
-        piles: items(cards, max_players) | None = None
-        half_scores: items(items(whole(-deck_max, 10 * deck_max), 2), max_players) | None = None
-        half_marks: items(items(whole(0, deck_max), 2), max_players) | None = None
+        piles: items(cards, max_players) = None
+        half_scores: items(items(whole(-deck_max, 10 * deck_max), 2), max_players) = None
+        half_marks: items(items(whole(0, deck_max), 2), max_players) = None
         out: cards = []
         current: seat = 0
         starter: seat = 0
         turn: whole(0, 10**9) = 0
-        busts: items(whole(0, 10**9), max_players) | None = None
+        busts: items(whole(0, 10**9), max_players) = None
         over: bool = False
         half: whole(0, 1) = 0
 

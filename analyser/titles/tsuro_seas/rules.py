@@ -1310,7 +1310,8 @@ def _state_schema(min_players: int, max_players: int):
                 if getattr(self, name) >= n:
                     raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
             for name in ("relocating", "winners"):
-                if any(x >= n for x in getattr(self, name)) or len(set(getattr(self, name))) != len(getattr(self, name)):
+                value = getattr(self, name)
+                if any(x >= n for x in value) or len(set(value)) != len(value):
                     raise ValueError(f"{name} must name distinct seats below {n}")
             if len({(r, c) for r, c, _, _ in self.tiles}) != len(self.tiles):
                 raise ValueError("tiles: two tiles on one square")

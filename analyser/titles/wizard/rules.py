@@ -1038,25 +1038,25 @@ def _state_schema(min_players: int, max_players: int):
         game: Literal["wizard"] = "wizard"
         params: dict[text(40), bool | int | float | text(200)] = {}
         players: whole(min_players, max_players)
-        round: whole(1, n_cards) | None = None
-        n_rounds: whole(1, n_cards) | None = None
-        phase: Literal[BID, TRUMP, PLAY, OVER] | None = None
-        dealer: seat | None = None
+        round: whole(1, n_cards) = None
+        n_rounds: whole(1, n_cards) = None
+        phase: Literal[BID, TRUMP, PLAY, OVER] = None
+        dealer: seat = None
         starter: seat = 0
-        current: seat | None = None
+        current: seat = None
         hands: items(items(code, n_cards), max_players)
         deck: items(code, n_cards) = []
         trump_card: Optional[code] = None
         trump: suit = None
-        trump_pending: bool | None = None
-        bids: items(Optional[whole(0, n_cards)], max_players) | None = None
-        tricks: items(whole(0, n_cards), max_players) | None = None
-        scores: items(whole(-10 * n_cards * n_cards, 10 * n_cards * n_cards), max_players) | None = None
+        trump_pending: bool = None
+        bids: items(Optional[whole(0, n_cards)], max_players) = None
+        tricks: items(whole(0, n_cards), max_players) = None
+        scores: items(whole(-10 * n_cards * n_cards, 10 * n_cards * n_cards), max_players) = None
         played: items(code, n_cards) = []
-        leaders: items(seat, n_cards + 1) | None = None
+        leaders: items(seat, n_cards + 1) = None
         trick: items(code, max_players) = []
-        wizards: items(whole(0, 4), max_players) | None = None
-        jesters: items(whole(0, 4), max_players) | None = None
+        wizards: items(whole(0, 4), max_players) = None
+        jesters: items(whole(0, 4), max_players) = None
         log: items(RoundRecord, n_cards) = []
         tricks_played: whole(0, n_cards * n_cards) = 0
 
