@@ -43,22 +43,54 @@ class StrategyError(RuntimeError):
     """
 
     def __init__(self, message: str, *, strategy: str, seat: int, game_seed: int,
-                 game_index: int | None = None, kind: str = "raised"):
+                 game_index: int | None = None, kind: str = "raised", details: str = ""):
         super().__init__(message)
         self.strategy = strategy
         self.seat = seat
         self.game_seed = game_seed
         self.game_index = game_index
         self.kind = kind
+        #: The strategy's full traceback (``kind == "raised"``), for ``OUT/error.log`` and ``--debug``.
+        self.details = details
 
     def __reduce__(self):  # picklable across joblib workers
         return (_rebuild_strategy_error,
-                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind))
+                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind, self.details))
 
 
-def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind):
+def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind, details=""):
     return StrategyError(message, strategy=strategy, seat=seat, game_seed=game_seed,
-                         game_index=game_index, kind=kind)
+                         game_index=game_index, kind=kind, details=details)
+
+
+def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
+    """Where a strategy's own exception came from: ``(" at FILE:LINE", full traceback text)``.
+
+    FILE:LINE is the innermost frame in the file that defines the strategy (its class, or the
+    function a :class:`FunctionStrategy` wraps), else the innermost frame; FILE is relative to
+    the working folder when it lies under it.
+    """
+    import inspect
+    import os
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    target = getattr(strategy, "fn", None) or type(strategy)
+    try:
+        src = os.path.realpath(inspect.getsourcefile(target) or "")
+    except (TypeError, OSError):
+        src = ""
+    mine = [f for f in frames if src and os.path.realpath(f.filename) == src]
+    frame = (mine or frames[1:] or frames or [None])[-1]
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if frame is None:
+        return "", details
+    path = frame.filename
+    try:
+        rel = os.path.relpath(path)
+        path = rel if not rel.startswith("..") else path
+    except ValueError:
+        pass
+    return f" at {path}:{frame.lineno}", details
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,6 +256,16 @@ class Game:
         if not self.min_players <= n_players <= self.max_players:
             raise InputError(f"--players {n_players} is not accepted for {self.id}; choose "
                              f"{self.min_players} to {self.max_players}")
+
+    def count_notes(self, params: Params, n_players: int) -> list[str]:
+        """Rules that the player count switches on under ``params``, one short phrase each with
+        its rule option (shown in the run's header line and the report), e.g. DAO's two halves
+        at 2 players.  The default: none."""
+        return []
+
+    #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
+    #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
+    tie_break_note: ClassVar[str] = ""
 
     def initial_state(self, params: Params, n_players: int, rng) -> Any:
         raise NotImplementedError

@@ -85,8 +85,8 @@ def resolve(spec: RunSpec):
         make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
     m = len(spec.strategies)
     players = spec.players
-    if players is None:
-        players = m if m >= game.min_players else game.default_players
+    if players is None:  # the title's usual count; the strategies cycle over the seats
+        players = max(game.default_players, min(m, game.max_players))
     game.check_players(params, players)
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "

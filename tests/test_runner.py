@@ -11,7 +11,7 @@ from analyser.runner import game_seed, lineup, plan_batches
 
 
 def run(**kw):
-    spec = experiments.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60,
+    spec = experiments.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60, "players": 2,
                                   "seed": 42, "jobs": 1, **kw})
     return experiments.run(spec, progress=False)
 
