@@ -342,7 +342,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
         words += ["--seed", str(seed)]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
-            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})"
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."
     log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
     click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 

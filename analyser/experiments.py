@@ -270,7 +270,7 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
         df[c] = df[c].astype("int64")
     df["win"] = df["win"].astype("float64")
     df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    run_id = f"{game.id}-{seed}"
+    run_id = f"{game.id}-{seed}-{secrets.token_hex(4)}"  # unique per run; the seed has its own column
     front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
                           "game": pd.Categorical([game.id] * len(df))})
     df.insert(2, "players", np.full(len(df), players, dtype="int64"))
@@ -369,6 +369,10 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
                 except Exception as e:
                     raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
                 break
+    if path.suffix != ".parquet":  # CSV has no empty string: an empty text rule option reads as NaN
+        for o in game.Params.options():
+            if o["type"] == "str" and o["name"] in df.columns:
+                df[o["name"]] = df[o["name"]].fillna("").astype(str)
     order = [s for s in (config.get("strategies") or []) if s in set(df["strategy"].astype(str))]
     seen = list(pd.unique(df["strategy"].astype(str)))
     df["strategy"] = pd.Categorical(df["strategy"].astype(str),
