@@ -18,11 +18,12 @@ from analyser import __version__
 from analyser.core import InputError, StrategyError, parse_key_values
 
 EPILOG_SIMULATE = """\b
-Examples:
-  analyser simulate dao --strategy greedy
-  analyser simulate dao --strategy greedy --strategy threshold:limit=6 --games 5000
-  analyser simulate dao -s greedy -s colour -s random --players 3 --rule bust_limit=10
-  analyser simulate dao -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+Examples (GAME is a title id from `analyser list`, which also names each title's
+strategies, their parameters and the rule options):
+  analyser simulate GAME --strategy greedy
+  analyser simulate GAME --strategy greedy --strategy random --games 5000
+  analyser simulate GAME -s greedy -s NAME:key=value -s random --players 3 --rule KEY=VALUE
+  analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -71,9 +72,11 @@ def cli():
 
     \b
     Start here:
-      analyser list                              titles, strategies, rule options
-      analyser simulate dao --strategy greedy    play 2000 games, write a report
-      analyser play dao --strategy greedy --strategy random --seed 1
+      analyser list                               titles, strategies, rule options
+      analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
+      analyser play GAME --strategy greedy --strategy random --seed 1
+
+    GAME is a title id shown by `analyser list`.
     """
 
 
@@ -242,7 +245,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
 
 
 def _players_phrase(g, params, n_players: int) -> str:
-    """``4 players``, plus any rule the count switches on (e.g. DAO's two halves at 2)."""
+    """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
     notes = g.count_notes(params, n_players)
     return f"{n_players} players" + (f" ({'; '.join(notes)})" if notes else "")
 
@@ -374,9 +377,9 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
 
     \b
     Examples:
-      analyser play dao --strategy greedy --strategy random --seed 1
-      analyser play dao -s greedy -s threshold --seed 1 --json > trace.jsonl
-      analyser play --from reports/dao-20261130-101500 --game-index 17
+      analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser play GAME -s greedy -s random --seed 1 --json > trace.jsonl
+      analyser play --from reports/my-run --game-index 17
     """
     import secrets
 
@@ -581,7 +584,7 @@ def report(results, out):
 
     \b
     Examples:
-      analyser report reports/dao-20261130-101500
+      analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
     from analyser import experiments
@@ -621,7 +624,7 @@ def bench(games, n_games, jobs, repeat, seed):
     \b
     Examples:
       analyser bench
-      analyser bench dao --games 2000 --jobs 2
+      analyser bench GAME --games 2000 --jobs 2
     """
     from analyser.bench import run_bench
 

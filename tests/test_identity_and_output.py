@@ -82,7 +82,7 @@ def test_joined_runs_of_one_variant_count_every_game_once_by_run_and_index(runne
 
 NASTY = '''
 from analyser.core import Strategy
-from analyser.games.dao import REVEAL, TAKE
+from analyser.titles.dao.rules import REVEAL, TAKE
 
 
 class Nasty(Strategy):
