@@ -262,8 +262,8 @@ class Game:
 
     def count_notes(self, params: Params, n_players: int) -> list[str]:
         """Rules that the player count switches on under ``params``, one short phrase each with
-        its rule option (shown in the run's header line and the report), e.g. DAO's two halves
-        at 2 players.  The default: none."""
+        its rule option (shown in the run's header line and the report), e.g. a two-player
+        variant.  The default: none."""
         return []
 
     #: Where the title's tie-break decides only the winner and not the other ranks, a sentence

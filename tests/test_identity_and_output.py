@@ -33,8 +33,8 @@ def sim(runner, out, *args):
 
 def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count_is_right(runner, tmp_path):
     a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7",
-            "--rule", "bust_limit=10")
-    b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7")
+            "--rule", "bust_limit=10", "--no-report")
+    b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7", "--no-report")
     ra, rb = (pd.read_parquet(x / "results.parquet") for x in (a, b))
     assert ra["run_id"].iloc[0] != rb["run_id"].iloc[0]  # same seed, still two runs
     assert ra["run_id"].iloc[0].startswith("dao-7-") and (ra["game_seed"] == rb["game_seed"]).all()
@@ -70,8 +70,8 @@ def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count
 
 
 def test_joined_runs_of_one_variant_count_every_game_once_by_run_and_index(runner, tmp_path):
-    a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-n", "20", "--seed", "3")
-    b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-n", "20", "--seed", "3")
+    a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "--no-report")
+    b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "--no-report")
     both = pd.concat([pd.read_parquet(x / "results.parquet") for x in (a, b)])
     s = report.summarise(both, {})
     assert not s.variants and s.run["games"] == 40 and s.run["runs"] == 2
@@ -179,7 +179,7 @@ def test_list_into_head_ends_quietly_like_unix_tools(tmp_path):
 
 def test_simulate_into_head_still_writes_every_file(tmp_path):
     out = tmp_path / "run"
-    script = (shlex.join(CLI) + f" simulate dao -s greedy -n 12 -j 1 --seed 2 --out '{out}' | "
+    script = (shlex.join(CLI) + f" simulate dao -s greedy -n 4 -j 1 --seed 2 --out '{out}' | "
               "head -c 1 >/dev/null")
     subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300)
     cfg = json.loads((out / "config.json").read_text())
@@ -199,7 +199,7 @@ def test_out_that_is_not_utf8_is_refused_up_front(runner, tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("game", game_ids())
 def test_report_tables_are_the_same_from_parquet_and_csv(runner, tmp_path, game):
-    out = sim(runner, tmp_path / "run", game, "-n", "12", "--seed", "4", "--csv")
+    out = sim(runner, tmp_path / "run", game, "-n", "8", "--seed", "4", "--csv", "--no-report")
     pq, pq_extras, config = experiments.load_results(out / "results.parquet")
     csv, csv_extras, _ = experiments.load_results(out / "results.csv")
     g = get_game(game)
