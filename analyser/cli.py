@@ -427,23 +427,19 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     step = {"n": 0}
-    events = getattr(g, "step_events", None)
-    legend = getattr(g, "trace_legend", "")
+    events = g.step_events
+    legend = g.trace_legend
 
     def on_step(st, seat, action):
         step["n"] += 1
         if as_json:
             rec = {"step": step["n"], "seat": seat, "strategy": labels[seat],
                    "action": g.action_to_json(action), "state": g.state_to_dict(st)}
-            if events is None:
-                click.echo(json.dumps(rec))
-            else:  # printed once the action is applied, with the events it caused
-                pending.append(rec)
+            pending.append(rec)  # printed once the action is applied, with the events it caused
         else:
             click.echo(g.describe_state(st))
             click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True)
-        if events is not None:
-            before.append(g.clone_state(st))
+        before.append((g.clone_state(st), action))
 
     pending: list[dict] = []
     before: list = []
@@ -452,7 +448,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         """Events of the last action, read once the action is applied (the next step, or the end)."""
         if not before:
             return
-        said = events(before.pop(), st) if events is not None else []
+        prev, action = before.pop()
+        said = events(prev, action, st)
         if as_json:
             rec = pending.pop()
             rec["events"] = said

@@ -311,7 +311,13 @@ class Game:
     def ranks(self, state) -> list[int]:
         """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score after them
         (equal scores share a rank)."""
-        return ranks_from(self.scores(state), self.winners(state))
+        return self.ranks_given(state, self.scores(state), self.winners(state))
+
+    def ranks_given(self, state, scores: Sequence[float], winners: Sequence[int]) -> list[int]:
+        """:meth:`ranks` from already computed ``scores`` and ``winners`` (the batch runner has
+        them).  The default is :func:`ranks_from`; a title whose tie-break also orders the other
+        seats overrides it."""
+        return ranks_from(scores, winners)
 
     def view(self, state, seat: int) -> Any:
         """What ``seat`` may see.  Never hidden information of other seats or of the deck."""
@@ -354,6 +360,16 @@ class Game:
 
     def describe_state(self, state) -> str:
         return repr(state)
+
+    #: Printed once at the top of an ``analyser play`` trace: the notation ``describe_state`` uses.
+    trace_legend: ClassVar[str] = ""
+
+    def step_events(self, before, action, after) -> list[str]:
+        """What ``action`` did, in words (a bust, a trick's winner, a ship sunk), for the
+        ``analyser play`` trace and the ``events`` field of its ``--json`` lines.  ``before`` is a
+        copy of the state before the action, ``after`` the state after it (and after any automatic
+        steps that followed, up to the next decision).  Default: none."""
+        return []
 
     # -- analysis hooks --------------------------------------------------------------------
     def figure_tables(self, results, extras) -> list[tuple[str, Any]]:

@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from analyser.core import Game, InputError, StrategyError, ranks_from, strategy_frame
+from analyser.core import Game, InputError, StrategyError, strategy_frame
 from analyser.registry import get_game, strategy_factory
 
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
@@ -272,7 +272,7 @@ def run_batch(job: BatchJob) -> BatchResult:
                     alarm.disarm()
                 scores = game.scores(state)
                 winners = game.winners(state)
-                ranks = ranks_from(scores, winners)
+                ranks = game.ranks_given(state, scores, winners)
                 metrics = game.metrics(state)
                 share = 1.0 / len(winners)
                 for s in range(n):

@@ -44,7 +44,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Params, option, ranks_from
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -436,6 +436,22 @@ class Dao(Game):
             done = sum(s.half_scores[seat])
             out.append(done if s.over else done + max(s.gain[seat]) - s.held[seat])
         return out
+
+    def ranks_given(self, s: DaoState, scores, winners) -> list[int]:
+        """Ranks (1 = best).  ``tie_break=most_cards`` orders every tie by cards taken, not only the
+        tie for the win: seats tied on score rank by card count, and share a rank only when that is
+        equal too (docs/rules/dao.md, "Ties").  ``shared``: equal scores share a rank."""
+        if s.params.tie_break != "most_cards":
+            return ranks_from(scores, winners)
+        keys = [(scores[i], len(s.piles[i])) for i in range(s.n)]
+        return [1 + sum(1 for k in keys if k > keys[i]) for i in range(s.n)]
+
+    def count_notes(self, params: DaoParams, n_players: int) -> list[str]:
+        """The two-halves variant when the count (or the option) switches it on."""
+        if not params.halves(n_players):
+            return []
+        why = "at 2 players" if params.two_player_halves == "auto" else "at any count"
+        return [f"two halves of the deck, scores added: two_player_halves={params.two_player_halves} {why}"]
 
     def winners(self, s: DaoState) -> list[int]:
         """Highest score; ``tie_break=most_cards``: more cards among the tied, else shared."""
