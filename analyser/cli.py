@@ -100,6 +100,9 @@ def list_cmd(game):
                     f"(default {g.default_players})", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
+        click.echo(f"  rules: docs/rules/{gid}.md")
+        if g.tie_break_note:
+            click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)

@@ -187,3 +187,27 @@ def test_tsuro_title_tables_count_joined_runs_by_run_and_game(tmp_path):
     assert surv_j["games"].sum() == 60
     assert (surv_j["games"] == 2 * surv_a["games"]).all()
     assert list(surv_j["share"]) == pytest.approx(list(surv_a["share"]))
+
+
+# -- leaked internals --------------------------------------------------------------------------------
+
+LEAKS = ("RULES.md", "../shared/", "shared/DESIGN", "the seed's", " (seed)", "digest", "the seed says")
+
+
+def test_product_text_names_no_internal_write_up_and_each_title_has_a_rules_page():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    out = invoke("list").output
+    texts = {"analyser list": out, "README.md": (root / "README.md").read_text()}
+    for p in list((root / "analyser").rglob("*.py")) + list((root / "strategies").glob("*.py")) + list(
+            (root / "docs").rglob("*.md")) + list((root / "analyser").rglob("*.j2")):
+        texts[str(p)] = p.read_text(encoding="utf-8").replace("hexdigest", "").replace("digest =", "").replace(
+            '"sha256": digest', "")
+    for name, text in texts.items():
+        for leak in LEAKS:
+            assert leak not in text, (name, leak)
+    for gid in ("dao", "wizard", "tsuro-seas"):
+        page = (root / "docs" / "rules" / f"{gid}.md").read_text()
+        assert f"rules: docs/rules/{gid}.md" in out
+        for o in get_game(gid).Params.options():  # every rule option is on its rules page
+            assert f"`{o['name']}" in page, (gid, o["name"])

@@ -1,4 +1,4 @@
-"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  RULES.md §Tsuro of the Seas.
+"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  Rules: docs/rules/tsuro-seas.md.
 
 The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (plain data
 with a JSON round trip), ``TsuroView`` (what one seat may see) and ``TsuroSeas`` (the stateless
@@ -22,8 +22,8 @@ that has sailed sits on the border between the last tile it crossed (the tile it
 empty square ahead.  A ship is on its start point exactly when the square behind it is off the
 board (a ship that reaches the edge any other way is eliminated).
 
-Rules implemented (RULES.md §Tsuro of the Seas)
------------------------------------------------
+Rules implemented (docs/rules/tsuro-seas.md)
+--------------------------------------------
 * Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
   top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
   (7-8) by rolling the gold die (column) and the blue die (row), re-rolling onto a square that
@@ -54,15 +54,15 @@ Rules implemented (RULES.md §Tsuro of the Seas)
   ``max_turns`` ends the game as a shared win of the survivors (``end == "max_turns"`` in results).
 * ``daikaiju=off``: no daikaiju and no dice; otherwise the same.
 
-Rulings where RULES.md is silent (rule options where named)
------------------------------------------------------------
+Rulings where the rules write-up is silent (rule options where named)
+---------------------------------------------------------------------
 * Start points are the 56 edge ports, listed clockwise from the top-left corner: top edge left to
   right (ports 0, 1 of each square), right edge top to bottom (2, 3), bottom edge right to left
   (4, 5), left edge bottom to top (6, 7).  Any free one may be chosen, even one facing a daikaiju.
-* ``rule_of_three``: ``refill`` (default, RULES.md) places daikaiju until 3 are on the board; ``one``
-  places a single daikaiju per turn (the seed's literal text); ``off`` has no minimum.  Either way
+* ``rule_of_three``: ``refill`` (default) places daikaiju until 3 are on the board; ``one``
+  places a single daikaiju per turn (the rules write-up's literal wording); ``off`` has no minimum.  Either way
   the roll is skipped only if a daikaiju was placed; with the stack empty the roll goes ahead.
-* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform, RULES.md); the gold die
+* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform); the gold die
   is rolled before the blue one, re-rolled together, then the rotation (0-3 quarter turns).
 * Daikaiju arrows (``daikaiju_layout``): a daikaiju turned ``r`` quarter turns clockwise moves
   "up" in its own frame towards board direction ``r`` (0 up, 1 right, 2 down, 3 left); "rotate"
@@ -389,7 +389,7 @@ def daikaiju_count(n_players: int) -> int:
 
 @dataclass(frozen=True)
 class TsuroParams(Params):
-    """Rule options of Tsuro of the Seas (RULES.md §Tsuro of the Seas).  Defaults: the digest's rules."""
+    """Rule options of Tsuro of the Seas (docs/rules/tsuro-seas.md).  Defaults: the rules write-up's rules."""
 
     daikaiju: str = option("on", "play with the daikaiju and the dice (on) or the variant without (off)",
                            choices=("on", "off"))
@@ -399,7 +399,7 @@ class TsuroParams(Params):
         choices=("skip_centre", "first_six", "uniform"))
     rule_of_three: str = option(
         "refill", "with fewer than 3 daikaiju on the board: place until there are 3 (refill), place one "
-        "(one, the seed's text), or nothing (off); a placement replaces that turn's roll",
+        "(one, the write-up's wording), or nothing (off); a placement replaces that turn's roll",
         choices=("refill", "one", "off"))
     start_relocation: str = option(
         "any", "a daikaiju arriving in front of a ship on its start point lets its owner move it along "
@@ -669,7 +669,7 @@ def dice_square(rng, mode: str) -> int:
 
 
 class TsuroSeas(Game):
-    """The Tsuro of the Seas forward model (RULES.md §Tsuro of the Seas).  See the module docstring."""
+    """The Tsuro of the Seas forward model (docs/rules/tsuro-seas.md).  See the module docstring."""
 
     id = "tsuro-seas"
     name = "Tsuro of the Seas"
