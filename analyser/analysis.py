@@ -113,6 +113,7 @@ def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.D
             lo, hi = wilson(rate, n)
         else:
             rate, lo, hi = clustered_mean(w, games[idx])
+            lo, hi = max(0.0, lo), min(1.0, hi)  # a share stays within 0-100%
         m, slo, shi = clustered_mean(score[idx], games[idx])
         rows.append({by: k, "n": n, "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
                      "score_low": slo, "score_high": shi,

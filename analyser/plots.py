@@ -92,6 +92,16 @@ def label(text) -> str:
     return " " + text if text.startswith("_") else text
 
 
+def short(text, width: int = 32) -> str:
+    """A tick label cut to ``width`` characters (``...`` in the middle), so a long strategy spec
+    does not push the plot off its figure."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    keep = (width - 3) // 2
+    return text[:keep] + "..." + text[-(width - 3 - keep):]
+
+
 def safe_strategies(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of a results frame whose ``strategy`` column holds :func:`label` s (same order)."""
     out = df.copy()
@@ -141,8 +151,10 @@ def strategy_names(df: pd.DataFrame) -> list[str]:
     return [str(x) for x in (s.cat.categories if hasattr(s, "cat") else pd.unique(s))]
 
 
-def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None) -> tuple[str, str]:
-    """Horizontal bars of win rate per strategy with 95% Wilson interval bars and the fair share."""
+def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None,
+             method: str = "Wilson") -> tuple[str, str]:
+    """Horizontal bars of win rate per strategy with 95% interval bars (``method`` names how they
+    were computed) and the fair share."""
     s = summary.iloc[::-1]
     colours = colours or strategy_colours(summary["strategy"])
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.55 * len(s)))
@@ -155,10 +167,10 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
                label=f"fair share 1/{players} = {100 / players:.1f}%")
     for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
         ax.text(hi + 0.8, yi, f"{r:.1f}%", va="center", fontsize=9)
-    ax.set_yticks(y, [str(x) for x in s["strategy"]])
+    ax.set_yticks(y, [short(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
-    style(ax, "Win rate per strategy (bars: 95% Wilson interval)", "win rate (%, a shared win split)", "")
+    style(ax, f"Win rate per strategy ({method} 95% CI)", "win rate (%, a shared win split)", "")
     return save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
                             "the fair share 1/players.")
 
@@ -252,6 +264,6 @@ def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Pat
     for (name, _), box in zip(groups, bp["boxes"]):
         box.set_facecolor(colours[name])
         box.set_alpha(0.6)
-    ax.set_yticks(range(1, len(groups) + 1), [k for k, _ in groups])
+    ax.set_yticks(range(1, len(groups) + 1), [short(k) for k, _ in groups])
     style(ax, title, xlabel, "")
     return save(fig, path, title + " (box: middle half; whiskers: 1.5 IQR).")

@@ -115,14 +115,17 @@ def _table_html(df: pd.DataFrame) -> str:
     return f'<div class="table-wrap">{html}</div>'  # scrolls sideways on a narrow screen; cells never wrap
 
 
-def method_note(summary: Summary) -> str:
+def method_note(part: Part) -> str:
     """One sentence naming the interval method of each table (see :mod:`analyser.analysis`)."""
     name = analysis.METHODS
-    sw = summary.methods.get("strategy_win") or "wilson"
-    seat = summary.methods.get("seat_win") or "wilson"
-    return (f"95% intervals. Win rate per strategy: {name[sw]}; win rate per seat: {name[seat]}; mean scores: "
-            f"{name['cluster']}. A Wilson interval is used only where each game gives a row at most once and "
-            "no win is shared.")
+    sw = part.strategies.attrs.get("methods", {}).get("win") or "wilson"
+    seat = part.seats.attrs.get("methods", {}).get("win") or "wilson"
+    if sw == seat:
+        wins = f"Win rates: {name[sw]}."
+    else:
+        wins = f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}."
+    return (f"95% intervals. {wins} Mean scores: {name['cluster']}. The Wilson interval is used only where "
+            "each game gives a group at most one row and no win is shared.")
 
 
 def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
@@ -179,7 +182,8 @@ def _figures(game, results, extras, outdir: Path, prefix: str, players: int, par
     safe = plots.safe_strategies(results)
     colours = plots.strategy_colours(plots.strategy_names(safe))
     strategies = part.strategies.assign(strategy=[plots.label(s) for s in part.strategies["strategy"]])
-    figures = [plots.win_rate(strategies, players, outdir / f"{prefix}win_rate.png", colours),
+    method = "Wilson" if part.strategies.attrs.get("methods", {}).get("win") == "wilson" else "cluster-robust"
+    figures = [plots.win_rate(strategies, players, outdir / f"{prefix}win_rate.png", colours, method),
                plots.score_distribution(safe, outdir / f"{prefix}scores.png", colours, game.score_unit),
                plots.seat_win_rate(part.seats, outdir / f"{prefix}seat_win_rate.png")]
     games = analysis.per_game(results)
@@ -224,7 +228,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
             "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),
             "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
             "title_tables": [(cap, _table_html(t)) for cap, t in part.title_tables], "figures": embedded,
-            "mirror": part.run["mirror"], "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
+            "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
             "count_notes": game.count_notes(_params_of(game, df), part.players)})
     replay = ["analyser", "play", game.id]
     for s in config.get("strategies") or list(results["strategy"].cat.categories):
@@ -238,7 +242,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         strategies=strategies, games=sum(s["games"] for s in sections),
         rules=rule_values(game, results, config), length_unit=game.length_unit,
         versions=config.get("versions", {}), command=config.get("command") or "(not recorded)",
-        replay_hint=replay_hint, method_note=method_note(summary), ran_on=ran_on(config),
+        replay_hint=replay_hint, ran_on=ran_on(config),
         from_dir=shlex.quote(str(outdir)))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
