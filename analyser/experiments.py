@@ -372,7 +372,7 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
     if path.suffix != ".parquet":  # CSV has no empty string: an empty text rule option reads as NaN
         for o in game.Params.options():
             if o["type"] == "str" and o["name"] in df.columns:
-                df[o["name"]] = df[o["name"]].fillna("").astype(str)
+                df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     order = [s for s in (config.get("strategies") or []) if s in set(df["strategy"].astype(str))]
     seen = list(pd.unique(df["strategy"].astype(str)))
     df["strategy"] = pd.Categorical(df["strategy"].astype(str),
