@@ -124,7 +124,8 @@ def package_versions() -> dict[str, str]:
     nothing is imported just to ask)."""
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "pandas": pd.__version__, "joblib": joblib.__version__,
-           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click")}
+           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
     try:
         import pyarrow
         out["pyarrow"] = pyarrow.__version__
