@@ -590,6 +590,7 @@ def report(results, out):
     from analyser import experiments
     from analyser.report import build_report
 
+    _check_out_name(out)
     df, extras, config = experiments.load_results(results)
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")

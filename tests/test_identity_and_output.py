@@ -195,6 +195,8 @@ def test_out_that_is_not_utf8_is_refused_up_front(runner, tmp_path, monkeypatch)
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert len(lines) == 1 and "is not valid UTF-8" in lines[0]
     assert list(tmp_path.iterdir()) == []  # nothing played, nothing written
+    r = invoke(runner, "report", "somewhere/results.parquet", "--out", bad)
+    assert r.exit_code == 2 and "is not valid UTF-8" in r.output
 
 
 @pytest.mark.parametrize("game", game_ids())
