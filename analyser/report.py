@@ -238,6 +238,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     replay_hint = " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
     strategies = config.get("strategies") or [str(s) for s in results["strategy"].cat.categories]
     page = _ENV.get_template("report.html.j2").render(
+        title=f"{game.name}: {', '.join(strategies)}",
         game=game, config=config, sections=sections, variants=summary.variants,
         strategies=strategies, games=sum(s["games"] for s in sections),
         rules=rule_values(game, results, config), length_unit=game.length_unit,
