@@ -10,7 +10,9 @@ Intervals are 95%, and every table says which method it used (:data:`METHODS`):
 * **Wilson** score interval (``statsmodels.stats.proportion.proportion_confint``, method
   ``"wilson"``) for a win rate, but only where it is valid: each game contributes at most one row
   to the group and no win was shared, so the rows are independent 0/1 trials.
-* otherwise, and for every mean score, a **cluster-robust** interval with the game as the
+* otherwise, and for every mean score, a **cluster-robust** interval (for a win rate with no
+  spread at all - never or always won - the Wilson interval over the games played instead, since
+  the sandwich variance is then 0) with the game as the
   cluster: the intercept-only least-squares fit with statsmodels' ``cov_type="cluster"``
   variance (CR1: the sandwich estimator with the small-sample factor G/(G-1)) and a t quantile
   with G - 1 degrees of freedom, G = games.  Rows of one game are correlated (the seats of a game
@@ -113,6 +115,8 @@ def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.D
             lo, hi = wilson(rate, n)
         else:
             rate, lo, hi = clustered_mean(w, games[idx])
+            if not hi - lo > 0:  # no spread at all (never or always won): Wilson over the games
+                lo, hi = wilson(rate, len(np.unique(games[idx])))
             lo, hi = max(0.0, lo), min(1.0, hi)  # a share stays within 0-100%
         m, slo, shi = clustered_mean(score[idx], games[idx])
         rows.append({by: k, "n": n, "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,

@@ -144,3 +144,14 @@ def test_variants_split_joined_runs_by_rules_players_and_lineup():
     assert list(labels.value_counts().sort_index()) == [6, 12]
     _, one = analysis.variants(pd.concat([a, c]), ["bust_limit"])
     assert [v["label"] for v in one] == ["all"]
+
+
+def test_a_win_rate_of_zero_still_has_an_interval():
+    df = frame()
+    # A sits in both seats of game 0 (so the cluster method applies); B plays games 1 and 2, never wins
+    df["strategy"] = pd.Categorical(["A", "A", "A", "B", "A", "B"])
+    df["win"] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    s = analysis.strategy_summary(df).set_index("strategy")
+    assert s.attrs["methods"]["win"] == "cluster"
+    assert s.loc["B", "win_rate"] == 0.0
+    assert (s.loc["B", "win_low"], s.loc["B", "win_high"]) == pytest.approx(analysis.wilson(0.0, 2))
