@@ -85,8 +85,8 @@ def resolve(spec: RunSpec):
         make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
     m = len(spec.strategies)
     players = spec.players
-    if players is None:
-        players = m if m >= game.min_players else game.default_players
+    if players is None:  # the title's usual count; the strategies cycle over the seats
+        players = max(game.default_players, min(m, game.max_players))
     game.check_players(params, players)
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
@@ -126,7 +126,8 @@ def package_versions() -> dict[str, str]:
     nothing is imported just to ask)."""
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "pandas": pd.__version__, "joblib": joblib.__version__,
-           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click")}
+           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
     try:
         import pyarrow
         out["pyarrow"] = pyarrow.__version__
@@ -224,7 +225,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         "status": "interrupted" if interrupted else ("failed" if error else "complete"),
         "error": str(error) if error else None,
         "data_files": data_file_record(params),
-        "run_id": f"{game.id}-{seed}",
+        "run_id": str(frame["run_id"].iloc[0]) if len(frame) else None,  # report checks the results agree
     }
     return RunResult(frame, extras, config, error, interrupted)
 
@@ -273,7 +274,7 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
         df[c] = df[c].astype("int64")
     df["win"] = df["win"].astype("float64")
     df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    run_id = f"{game.id}-{seed}"
+    run_id = f"{game.id}-{seed}-{secrets.token_hex(4)}"  # unique per run; the seed has its own column
     front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
                           "game": pd.Categorical([game.id] * len(df))})
     df.insert(2, "players", np.full(len(df), players, dtype="int64"))
@@ -376,6 +377,10 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
                 check_regular_file(p, f"{name} table")
                 extras[str(name)] = validate_extra(_read_table(p, f"{name} table"), game, name, p, df)
                 break
+    if path.suffix != ".parquet":  # CSV has no empty string: an empty text rule option reads as NaN
+        for o in game.Params.options():
+            if o["type"] == "str" and o["name"] in df.columns:
+                df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(df["strategy"].astype(str))]
     seen = list(pd.unique(df["strategy"].astype(str)))
     df["strategy"] = pd.Categorical(df["strategy"].astype(str),
@@ -556,16 +561,22 @@ def validate_results(df: pd.DataFrame, game, path) -> None:
                          "and seat; each game has one row per seat (runs joined by hand that share a seed need "
                          "their own run_id values)")
     g = df.groupby(keys, observed=True, sort=False)
+
+    def name(key):  # "game 3" or "game 3 of run dao-1-0a1b2c3d"
+        if isinstance(key, tuple):
+            run, index = key
+            return f"game {int(index)} of run {run}" if len(str(run)) <= 100 else f"game {int(index)}"
+        return f"game {int(key)}"
     sizes = g["seat"].size()
     if (sizes != players).any():
         first = sizes.index[np.flatnonzero((sizes != players).to_numpy())[0]]
-        raise InputError(f"{where}: column 'seat': game {first} has {int(sizes.loc[first])} rows; "
+        raise InputError(f"{where}: column 'seat': {name(first)} has {int(sizes.loc[first])} rows; "
                          f"with {players} players each game has one row per seat")
     wins = g["win"].sum()
     off = (wins - 1.0).abs() > 1e-6
     if off.any():
         first = wins.index[np.flatnonzero(off.to_numpy())[0]]
-        raise InputError(f"{where}: column 'win': the wins of game {first} add up to {float(wins.loc[first]):g}; "
+        raise InputError(f"{where}: column 'win': the wins of {name(first)} add up to {float(wins.loc[first]):g}; "
                          "they add up to 1 in every game (1/k each for a k-way shared win)")
 
 
@@ -592,13 +603,18 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
     seed = config.get("seed")
     if not (isinstance(seed, int) and not isinstance(seed, bool)):
         raise InputError(f"config file {where!r}: 'seed' is not a whole number")
-    run_id = config.get("run_id", f"{game.id}-{seed}")
     if "run_id" in df.columns:
         ids = df["run_id"].astype(str).unique()
-        if len(ids) != 1 or ids[0] != run_id:
+        run_id = config.get("run_id")
+        if isinstance(run_id, str):
+            agree = len(ids) == 1 and ids[0] == run_id
+        else:  # a config written before runs recorded their id: the id starts <game>-<seed>
+            run_id = f"{game.id}-{seed}"
+            agree = all(i == run_id or i.startswith(run_id + "-") for i in ids)
+        if not agree:
+            shown = "the run " + ids[0] if len(ids) == 1 and len(ids[0]) < 100 else f"{len(ids)} runs"
             raise InputError(f"config file {where!r} is for the run {run_id}, but {str(results_path)!r} holds "
-                             f"{'the run ' + ids[0] if len(ids) == 1 and len(ids[0]) < 100 else f'{len(ids)} runs'}; "
-                             "it must be the config.json of the run beside it (or move it away)")
+                             f"{shown}; it must be the config.json of the run beside it (or move it away)")
     for key in ("strategies", "rule_overrides", "rules", "versions"):
         if key in config and not isinstance(config[key], list if key == "strategies" else dict):
             raise InputError(f"config file {where!r}: {key!r} has the wrong type")

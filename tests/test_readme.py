@@ -65,7 +65,7 @@ def test_every_readme_example_runs(runner, tmp_path, monkeypatch):
 
 def test_readme_states_every_titles_results_columns():
     from analyser.registry import game_ids, get_game
-    section = README[README.index("### The results schema"):README.index("The report's tables")]
+    section = README[README.index("### The results schema"):README.index("The report opens with")]
     for gid in game_ids():
         g = get_game(gid)
         row = next((line for line in section.splitlines() if line.startswith(f"| `{gid}` |")), "")

@@ -155,8 +155,8 @@ def test_report_on_a_header_only_csv(runs, tmp_path):
 @pytest.mark.parametrize("change, needles", [
     (lambda d: d.assign(win=d["win"] * 2), ["column 'win'"]),
     (lambda d: pd.concat([d, d.iloc[:1]]), ["repeats a game and seat"]),
-    (lambda d: d.iloc[1:], ["column 'seat': game", "has 1 rows"]),
-    (lambda d: d.assign(seat=d["seat"] + 5), ["column 'seat'", "at most 1"]),
+    (lambda d: d.iloc[1:], ["column 'seat': game 0 of run dao-4-", "has 3 rows; with 4 players"]),
+    (lambda d: d.assign(seat=d["seat"] + 5), ["column 'seat': row 1 is 5", "at most 3"]),
     (lambda d: d.assign(rank=0), ["column 'rank'", "whole numbers >= 1"]),
     (lambda d: d.assign(busts=d["busts"] + 0.5), ["column 'busts'", "not a whole number"]),
     (lambda d: d.assign(colour_share=3.0), ["column 'colour_share'", "from 0 to 1"]),
