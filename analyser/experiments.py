@@ -562,7 +562,7 @@ def validate_results(df: pd.DataFrame, game, path) -> None:
                          "their own run_id values)")
     g = df.groupby(keys, observed=True, sort=False)
 
-    def name(key):  # "game 3" or "game 3 of run dao-1-0a1b2c3d"
+    def name(key):  # "game 3" or "game 3 of run <game>-1-0a1b2c3d"
         if isinstance(key, tuple):
             run, index = key
             return f"game {int(index)} of run {run}" if len(str(run)) <= 100 else f"game {int(index)}"
