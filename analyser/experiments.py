@@ -31,6 +31,7 @@ import pandas as pd
 from analyser import __version__
 from analyser.core import InputError
 from analyser.registry import get_game, make_strategy
+from analyser.userfiles import safe_worker_path
 from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
 
 
@@ -175,8 +176,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             with stop, warnings.catch_warnings():
                 # joblib warns about cancelled or unused tasks when we stop early; that is intended
                 warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-                with joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
-                                     return_as="generator_unordered") as parallel:
+                with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
+                                                         return_as="generator_unordered") as parallel:
                     outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
                     waiting = {a for a, _ in batches}
                     try:

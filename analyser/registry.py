@@ -21,11 +21,9 @@ coerced from the annotations (or defaults) of the strategy's ``__init__``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
-import sys
 import typing
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from analyser import userfiles
 from analyser.core import FunctionStrategy, Game, InputError, Strategy, coerce
 
 #: Entry-point group under which a title is published: ``name = "package.module:TITLE"``, the name
@@ -154,22 +153,8 @@ def builtin_dir() -> Path:
 
 
 def _load_file(path: Path):
-    """Import a Python file with importlib under a name derived from its absolute path."""
-    path = path.resolve()
-    key = "analyser_strategy_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, path)
-    if spec is None or spec.loader is None:
-        raise InputError(f"strategy file {str(path)!r} cannot be imported; give a .py file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module
-    try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit) as e:  # a broken user file: one line, not a traceback
-        del sys.modules[key]
-        raise InputError(f"strategy file {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
-    return module
+    """Import a strategy file under a unique private name (see :mod:`analyser.userfiles`)."""
+    return userfiles.load(path, "strategy file")
 
 
 def _module_strategies(module) -> dict[str, Any]:

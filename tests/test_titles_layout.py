@@ -52,7 +52,6 @@ def test_title_binds_its_figures_and_render(gid):
 # -- registry: entry points and the source-tree scan ------------------------------------------
 
 def test_builtin_titles_are_in_the_entry_point_table_and_found_without_it(monkeypatch):
-
     from analyser import registry
     with open(ROOT / "pyproject.toml", "rb") as f:
         table = tomllib.load(f)["project"]["entry-points"][registry.TITLE_GROUP]
