@@ -19,11 +19,14 @@ from analyser.core import InputError, StrategyError, parse_key_values
 
 EPILOG_SIMULATE = """\b
 Examples (GAME is a title id from `analyser list`, which also names each title's
-strategies, their parameters and the rule options):
+strategies, their parameters and the rule options; or a title of your own, as a file
+FILE.py:CLASS or as a folder written by `analyser new`):
   analyser simulate GAME --strategy greedy
   analyser simulate GAME --strategy greedy --strategy random --games 5000
   analyser simulate GAME -s greedy -s NAME:key=value -s random --players 3 --rule KEY=VALUE
   analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+  analyser simulate ./my_game.py:MyGame -s random --games 500
+  analyser simulate ./my-game -s greedy -s random --jobs 2
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -169,7 +172,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     summary tables. A strategy that fails stops the run; the finished games are still written.
     """
     from analyser import experiments
-    from analyser.registry import default_lineup, get_game
+    from analyser.registry import default_lineup, get_game, title_ref
 
     if not strategies:
         g = get_game(game)
@@ -208,7 +211,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     result.config["files"] = sorted(set(files) | {"config.json"})
     (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
     if result.error is not None:
-        _report_failure(result.error, spec, g.id, n_done, n_players)
+        _report_failure(result.error, spec, title_ref(g), n_done, n_players)
         return 1
     if result.interrupted:
         click.echo(f"analyser: interrupted after {n_done} games; those were written to {out}", err=True)

@@ -208,6 +208,9 @@ class Game:
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     Params: ClassVar[type[Params]]
+    #: Where a title loaded from a file or folder came from (its absolute ``path[:NAME]``; set by
+    #: the registry), so worker processes can load it again; None for a registered title.
+    source: str | None = None
     #: Rule options that name a file: made absolute before a run, so workers and the printed
     #: replay command find the file from any folder (and recorded with a hash in config.json).
     path_options: ClassVar[tuple[str, ...]] = ()

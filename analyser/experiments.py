@@ -30,7 +30,7 @@ import pandas as pd
 
 from analyser import __version__
 from analyser.core import InputError
-from analyser.registry import get_game, make_strategy
+from analyser.registry import get_game, make_strategy, title_ref
 from analyser.userfiles import safe_worker_path
 from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
 
@@ -147,7 +147,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     rules = tuple(sorted(spec.rules.items()))
 
     def job(a: int, b: int) -> BatchJob:
-        return BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
+        return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout)
 
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -214,7 +214,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     wall = time.perf_counter() - t0
     frame, extras = assemble(game, params, players, strategies, results, seed)
     config = {
-        "command": command or "", "game": game.id, "game_name": game.name, "seed": seed,
+        "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+        "seed": seed,
         "games_requested": spec.games, "games_completed": int(frame["game_index"].nunique()) if len(frame) else 0,
         "players": players, "strategies": list(strategies), "rules": params.as_dict(),
         "rule_overrides": dict(spec.rules), "jobs": n_jobs, "batch_size": (batches[0][1] - batches[0][0]) if batches else PILOT_GAMES,
@@ -357,7 +358,8 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
     games = df["game"].astype(str).unique()
     if len(games) != 1:
         raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
-    game = get_game(str(games[0]))
+    source = config.get("title_source") if config.get("game") == str(games[0]) else None
+    game = get_game(source or str(games[0]))  # a title from a file is loaded again from its file
     if "players" in df.columns and df["players"].nunique() > 1:
         raise InputError(f"{str(path)!r} mixes player counts ({', '.join(map(str, sorted(df['players'].unique())))}); "
                          "report one player count at a time")

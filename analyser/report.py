@@ -70,7 +70,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
             rules[o["name"]] = values[0] if len(values) == 1 else ", ".join(values) + " (mixed)"
         elif o["name"] in (config.get("rules") or {}):
             rules[o["name"]] = config["rules"][o["name"]]
-    replay = ["analyser", "play", game.id]
+    replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or list(results["strategy"].cat.categories):
         replay += ["-s", str(s)]
     for k, v in (config.get("rule_overrides") or {}).items():
