@@ -78,8 +78,9 @@ def cli():
       analyser list                               titles, strategies, rule options
       analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
       analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser new my-game                        start a title of your own
 
-    GAME is a title id shown by `analyser list`.
+    GAME is a title id shown by `analyser list`, or your own title's file or folder.
     """
 
 
@@ -402,6 +403,43 @@ def _load_state(g, path: Path):
 
 def _state_players(g, state) -> int:
     return len(g.scores(state))
+
+
+# --------------------------------------------------------------------------------------------
+# new
+# --------------------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("name")
+def new(name):
+    """Start a title of your own: write a working skeleton into the new folder NAME.
+
+    NAME (e.g. my-game) is also the title's id. The skeleton plays the dice game Pig, laid out
+    like the built-in titles: rules.py (the rule options, the state, what a seat sees, the
+    rules), figures.py (one report table and one plot), render.py (the text for `analyser play`),
+    strategies.py (random and greedy) and tests/. Change the rules into your game's and run the
+    same commands.
+
+    \b
+    Examples:
+      analyser new my-game
+      analyser simulate ./my-game -s greedy -s random --games 2000
+      analyser play ./my-game -s greedy -s random --seed 1
+      python -m pytest my-game/tests
+    """
+    from analyser.skeleton import write_skeleton
+
+    files = write_skeleton(name)
+    folder = Path(name)
+    click.echo(f"Wrote the title {folder.name!r} (the dice game Pig, to change into yours) in {folder}/:")
+    for path in files:
+        click.echo(f"  {path}")
+    ref = shlex.quote(str(folder) if folder.is_absolute() or str(folder).startswith(".") else f"./{folder}")
+    click.echo("\nNext:")
+    click.echo(f"  analyser simulate {ref} -s greedy -s random --games 2000")
+    click.echo(f"  analyser play {ref} -s greedy -s random --seed 1")
+    click.echo(f"  python -m pytest {shlex.quote(str(folder / 'tests'))}")
+    return 0
 
 
 # --------------------------------------------------------------------------------------------
