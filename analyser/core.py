@@ -282,6 +282,24 @@ class Game:
         """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
         raise NotImplementedError
 
+    def step_bound(self, params: Params, n_players: int) -> int | None:
+        """The most actions a game can take under ``params`` with ``n_players`` (``analyser check``
+        fails a game that goes on longer); None: no bound is declared, and the game loop's cap
+        applies."""
+        return None
+
+    def resample_hidden(self, state, seat: int, rng):
+        """A copy of ``state`` in which everything ``seat`` cannot see (the deck order, the other
+        seats' hands, ...) is drawn again with ``rng``, and everything it can see is kept.
+
+        This is how a title declares what is hidden: ``analyser check`` asks it for each seat and
+        requires the seat's view of the copy to equal its view of the original.  The copy must be
+        a legal state (``check_invariants`` holds); it need not be consistent with what earlier
+        play revealed.  A title without hidden information returns ``clone_state(state)``.  The
+        default raises NotImplementedError, which ``analyser check`` reports.
+        """
+        raise NotImplementedError
+
     def check_invariants(self, state) -> None:
         """Raise AssertionError when the state breaks a conservation law (cards, tiles).  Used by
         the conformance tests after every action; the default checks nothing."""

@@ -298,7 +298,16 @@ def builtin_strategies(game_id: str) -> dict[str, Any]:
     """A title's own strategies: name -> class or function, from ``strategies/<package>.py`` (a
     registered title) or from the title's file or folder (a file title)."""
     module = _strategy_module(game_id)
-    return _module_strategies(module) if module is not None else {}
+    if module is None:
+        return {}
+    gid = get_game(game_id).id
+    return {name: obj for name, obj in _module_strategies(module).items() if _plays(obj, gid)}
+
+
+def _plays(obj, game_id: str) -> bool:
+    """Whether a strategy is written for ``game_id`` (or for any title: no ``game``)."""
+    games = getattr(obj, "game", None)
+    return games is None or game_id == games or (isinstance(games, tuple) and game_id in games)
 
 
 def default_lineup(game_id: str) -> list[str]:
@@ -307,7 +316,7 @@ def default_lineup(game_id: str) -> list[str]:
     module = _strategy_module(game_id)
     if module is None:
         return []
-    return list(getattr(module, "DEFAULT_LINEUP", None) or _module_strategies(module))
+    return list(getattr(module, "DEFAULT_LINEUP", None) or builtin_strategies(game_id))
 
 
 def _entry_point_strategies(game_id: str) -> dict[str, Any]:
@@ -317,8 +326,7 @@ def _entry_point_strategies(game_id: str) -> dict[str, Any]:
             obj = ep.load()
         except Exception as e:
             raise InputError(f"entry point {ep.name!r} of {ENTRY_POINT_GROUP} failed to load: {e}") from None
-        games = getattr(obj, "game", None)
-        if games is None or game_id == games or (isinstance(games, tuple) and game_id in games):
+        if _plays(obj, game_id):
             found[ep.name] = obj
     return found
 
