@@ -40,6 +40,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from typing import Any, Callable
@@ -136,8 +137,8 @@ def _public_names(obj) -> list[str]:
         for klass in reversed(cls.__mro__):
             if klass is object:
                 continue
-            for slot in getattr(klass, "__slots__", ()) if not isinstance(getattr(klass, "__slots__", ()), str) \
-                    else (klass.__slots__,):
+            slots = vars(klass).get("__slots__", ())
+            for slot in (slots,) if isinstance(slots, str) else slots:
                 found[slot] = None
             for name, value in vars(klass).items():
                 if isinstance(value, property):
@@ -302,7 +303,9 @@ def trace_digests(ref: str, rules: dict[str, str], games: list[tuple[int, int]])
 # --------------------------------------------------------------------------------------------
 
 def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act: int, legal, rng,
-                  where: dict) -> None:
+                  where: dict) -> bool:
+    """The ``hidden`` check (and the optional hooks' checks) for every seat at one state; False
+    after a failure (the game goes on, without further checks of hidden information)."""
     n = where["players"]
     for seat in range(n):
         before = view_data(game.view(state, seat))
@@ -313,11 +316,11 @@ def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act
             result.add(Failure("hidden", "the title declares no resample_hidden(state, seat, rng), so what its "
                                          "views hide cannot be checked; return a copy of the state with what "
                                          "the seat cannot see drawn again (a copy, if nothing is hidden)"))
-            return
+            return False
         except Exception as e:
             result.add(Failure("hidden", f"resample_hidden(state, seat {seat}) raised {type(e).__name__}: {e}",
                                step=step, **where))
-            raise _Stop from None
+            return False
         result.done["hidden"] += 1
         after = view_data(game.view(other, seat))
         if after != before:
@@ -325,52 +328,56 @@ def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act
                                          f"(at {_first_difference(before, after)}): the view shows hidden "
                                          "information, or resample_hidden changed something the seat sees",
                                step=step, **where))
-            raise _Stop
+            return False
         if seat == seat_to_act and list(game.legal_actions(other)) != legal:
             result.add(Failure("hidden", f"the legal actions of seat {seat} (to act) changed when only what it "
                                          "cannot see was redrawn: they depend on hidden information",
                                step=step, **where))
-            raise _Stop
+            return False
         try:
             game.check_invariants(other)
         except AssertionError as e:
             result.add(Failure("hidden", f"the state resample_hidden made for seat {seat} breaks an invariant: "
                                          f"{e}", step=step, **where))
-            raise _Stop from None
+            return False
         for hook in HOOK_CHECKS:
-            hook(game, result, state, step, seat, seat_to_act, legal, before, rng, where)
+            if hook(game, result, state, step, seat, seat_to_act, legal, before, rng, where) is False:
+                return False
+    return True
 
 
 def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: int, seat_to_act: int,
-                       legal, before, rng, where: dict) -> None:
+                       legal, before, rng, where: dict) -> bool:
     """The ``determinize(view, rng) -> state`` hook, when the title has one: the state it builds
     from a seat's view must show that seat the same view, offer the same legal actions when the
-    seat is to act, and pass ``check_invariants``."""
+    seat is to act, and pass ``check_invariants``.  False after a failure."""
     determinize = getattr(game, "determinize", None)
     if not callable(determinize):
-        return
+        return True
     try:
         built = determinize(game.view(state, seat), rng)
         game.check_invariants(built)
     except Exception as e:
         result.add(Failure("determinize", f"determinize(view of seat {seat}, rng) failed: {type(e).__name__}: {e}",
                            step=step, **where))
-        raise _Stop from None
+        return False
     result.done["determinize"] += 1
     after = view_data(game.view(built, seat))
     if after != before:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view shows that seat "
                                           f"another view (at {_first_difference(before, after)})", step=step, **where))
-        raise _Stop
+        return False
     if seat == seat_to_act and list(game.legal_actions(built)) != legal:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view offers other "
                                           "legal actions", step=step, **where))
-        raise _Stop
+        return False
+    return True
 
 
 #: Checks of optional hooks, run for every seat at every state the hidden-information check
 #: visits: ``hook(game, result, state, step, seat, seat_to_act, legal, view_data_before, rng,
-#: where)``.  Add a check for a new hook here; it reports under its own key of :data:`CHECKS`.
+#: where) -> bool`` (False after a failure).  Add a check for a new hook here; it reports under
+#: its own key of :data:`CHECKS`.
 HOOK_CHECKS: list[Callable] = [_check_determinize]
 
 
@@ -433,7 +440,8 @@ def _one_game(game: Game, params, n: int, gs: int, result: CheckResult) -> str |
         if legal and step % HIDDEN_EVERY == gs % HIDDEN_EVERY and seen["hidden"] < HIDDEN_PER_GAME \
                 and not result.hidden_undeclared:
             seen["hidden"] += 1
-            _check_hidden(game, result, state, step, seat, legal, hidden_rng, where)
+            if not _check_hidden(game, result, state, step, seat, legal, hidden_rng, where):
+                seen["hidden"] = HIDDEN_PER_GAME
 
     try:
         try:
@@ -548,6 +556,9 @@ def _check_fresh_process(game: Game, ref: str, rules: dict[str, str], plan, dige
         return
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = str((int(env["PYTHONHASHSEED"]) + 1) if env.get("PYTHONHASHSEED", "").isdigit() else 1)
+    # the child imports this very analyser (also from a source tree that is not installed)
+    here = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([here] + [x for x in env.get("PYTHONPATH", "").split(os.pathsep) if x])
     code = ("import json, sys; from analyser.check import trace_digests; "
             "print(json.dumps(trace_digests(*json.loads(sys.argv[1]))))")
     try:
@@ -695,6 +706,8 @@ def format_result(result: CheckResult, game: Game) -> list[str]:
                 lines.append(f"        ... and {result.failed[kind] - MAX_LINES} more")
         elif kind in result.skipped:
             lines.append(f"  skip  {kind:<11} {result.skipped[kind]}")
+        elif result.done[kind] == 0:
+            lines.append(f"  --    {kind:<11} not reached: every game stopped at an earlier failure")
         else:
             lines.append(f"  ok    {kind:<11} {promise} ({result.done[kind]:,} checked)")
     return lines

@@ -31,8 +31,8 @@ import pandas as pd
 from analyser import __version__
 from analyser.core import InputError
 from analyser.registry import get_game, make_strategy, title_ref
-from analyser.userfiles import safe_worker_path
 from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
+from analyser.userfiles import safe_worker_path
 
 
 #: Most games one run may ask for (results are held in memory).
