@@ -709,5 +709,8 @@ def format_result(result: CheckResult, game: Game) -> list[str]:
         elif result.done[kind] == 0:
             lines.append(f"  --    {kind:<11} not reached: every game stopped at an earlier failure")
         else:
-            lines.append(f"  ok    {kind:<11} {promise} ({result.done[kind]:,} checked)")
+            note = ""
+            if kind == "bound" and game.step_bound(game.Params(), game.default_players) is None:
+                note = f"; the title declares no step_bound, so the game loop's cap of {MAX_STEPS:,} applies"
+            lines.append(f"  ok    {kind:<11} {promise} ({result.done[kind]:,} checked{note})")
     return lines
