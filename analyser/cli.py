@@ -478,6 +478,8 @@ def check(game, games, seed, players, rules, game_seeds, no_fresh_process):
     from analyser.registry import get_game
 
     g = get_game(game)
+    if not game_seeds and not 0 < games <= 1_000_000:
+        raise InputError(f"--games {games} is not accepted; give 1 to 1,000,000")
     what = f"{g.id} ({g.name})" + (f" from {g.source}" if g.source else "")
     plan = f"games with game seeds {', '.join(map(str, game_seeds))}" if game_seeds else f"{games} random games"
     click.echo(f"Checking {what}: {plan}" + (f", {players} players" if players else "") + f", seed {seed}")
