@@ -233,7 +233,7 @@ def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, st
 
     Returns ``(trace, state, chance, pick, step)``; ``trace`` lists ``(seat, action as JSON)``.
     ``on_state(state, step, seat, legal)`` runs before each action (the checks hook in there);
-    ``states``, when given, collects a digest of the state's JSON before each action.
+    ``states``, when given, collects a hash of the state's JSON before each action.
     """
     if state is None:
         chance = random.Random(gs)
@@ -248,7 +248,7 @@ def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, st
             raise _Bound(step, bound)
         seat, legal = game.current_player(state), list(game.legal_actions(state))
         if states is not None:
-            states.append(hashlib.sha1(_state_json(game, state).encode()).digest())
+            states.append(hashlib.sha1(_state_json(game, state).encode()).hexdigest())
         if on_state is not None:
             on_state(state, step, seat, legal)
         if not legal:
@@ -278,11 +278,11 @@ class _ApplyFailed(Exception):
         self.step, self.action, self.error = step, action, error
 
 
-def _digest(trace, final_json: str) -> str:
+def _trace_hash(trace, final_json: str) -> str:
     return hashlib.sha256(json.dumps([trace, final_json]).encode()).hexdigest()
 
 
-def trace_digests(ref: str, rules: dict[str, str], games: list[tuple[int, int]]) -> list[str | None]:
+def trace_hashes(ref: str, rules: dict[str, str], games: list[tuple[int, int]]) -> list[str | None]:
     """SHA-256 of the trace and final state of each ``(game seed, players)`` game (None when the
     game failed); run in a fresh process by the ``process`` check."""
     from analyser.registry import get_game
@@ -292,7 +292,7 @@ def trace_digests(ref: str, rules: dict[str, str], games: list[tuple[int, int]])
     for gs, n in games:
         try:
             trace, state, *_ = _play(game, params, n, gs)
-            out.append(_digest(trace, _state_json(game, state)))
+            out.append(_trace_hash(trace, _state_json(game, state)))
         except Exception:
             out.append(None)
     return out
@@ -413,7 +413,7 @@ def _check_results(game: Game, result: CheckResult, state, n: int, step: int, wh
 
 
 def _one_game(game: Game, params, n: int, gs: int, result: CheckResult) -> str | None:
-    """All in-process checks of one game; returns the digest of its trace (None if it failed)."""
+    """All in-process checks of one game; returns the hash of its trace (None if it failed)."""
     where = {"game_seed": gs, "players": n}
     hidden_rng = random.Random(f"{gs}/hidden")
     seen = {"hidden": 0}
@@ -475,20 +475,20 @@ def _one_game(game: Game, params, n: int, gs: int, result: CheckResult) -> str |
         if list(game.legal_actions(state)):
             result.add(Failure("legal", "the game is over but legal_actions is not empty", step=steps, **where))
         _check_replay_and_resume(game, params, n, gs, trace, final, result, where)
-        return _digest(trace, final)
+        return _trace_hash(trace, final)
     except _Stop:
         return None
 
 
 def _first_divergence(game: Game, params, n: int, gs: int) -> int | None:
-    """Two more runs of the seed, with a digest of every state: the first step where they
+    """Two more runs of the seed, with a hash of every state: the first step where they
     differ (None when these two agree)."""
     runs = []
     for _ in range(2):
         states: list = []
         try:
             trace, end, *_ = _play(game, params, n, gs, states=states)
-            states.append(hashlib.sha1(_state_json(game, end).encode()).digest())
+            states.append(hashlib.sha1(_state_json(game, end).encode()).hexdigest())
         except Exception:
             pass
         runs.append(states)
@@ -550,8 +550,8 @@ def _check_replay_and_resume(game: Game, params, n: int, gs: int, trace, final: 
                                    "(the JSON leaves out something the rules use)", step=at + t, **where))
 
 
-def _check_fresh_process(game: Game, ref: str, rules: dict[str, str], plan, digests, result: CheckResult) -> None:
-    games = [(gs, n) for (gs, n), d in zip(plan, digests) if d is not None]
+def _check_fresh_process(game: Game, ref: str, rules: dict[str, str], plan, hashes, result: CheckResult) -> None:
+    games = [(gs, n) for (gs, n), d in zip(plan, hashes) if d is not None]
     if not games:
         return
     env = dict(os.environ)
@@ -559,8 +559,8 @@ def _check_fresh_process(game: Game, ref: str, rules: dict[str, str], plan, dige
     # the child imports this very analyser (also from a source tree that is not installed)
     here = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([here] + [x for x in env.get("PYTHONPATH", "").split(os.pathsep) if x])
-    code = ("import json, sys; from analyser.check import trace_digests; "
-            "print(json.dumps(trace_digests(*json.loads(sys.argv[1]))))")
+    code = ("import json, sys; from analyser.check import trace_hashes; "
+            "print(json.dumps(trace_hashes(*json.loads(sys.argv[1]))))")
     try:
         out = subprocess.run([sys.executable, "-P", "-c", code, json.dumps([ref, rules, games])], capture_output=True,
                              text=True, env=env, timeout=3600)
@@ -568,7 +568,7 @@ def _check_fresh_process(game: Game, ref: str, rules: dict[str, str], plan, dige
     except Exception as e:
         result.add(Failure("process", f"the fresh process could not replay the games: {type(e).__name__}: {e}"))
         return
-    mine = [d for d in digests if d is not None]
+    mine = [d for d in hashes if d is not None]
     for (gs, n), a, b in zip(games, mine, theirs):
         result.done["process"] += 1
         if a != b:
@@ -587,6 +587,8 @@ class _Watched:
     def __init__(self, inner, game: Game, holder: dict):
         self.inner, self.game, self.holder = inner, game, holder
         self.uses_rng = getattr(inner, "uses_rng", True)
+        # where the strategy's own code lives, so an error names its file and line, not this one
+        self.fn = getattr(inner, "fn", None) or type(inner)
 
     def reset(self, seat, params, n_players):
         reset = getattr(self.inner, "reset", None)
@@ -597,10 +599,10 @@ class _Watched:
         before = _state_json(self.game, self.holder["state"])
         action = self.inner.choose(view, legal, rng)
         after = _state_json(self.game, self.holder["state"])
-        if after != before:
+        if after != before:  # reported by the game loop's step hook, outside the strategy's call
             a, b = json.loads(before), json.loads(after)
             keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-            raise _Mutated(f"changed the game state through its view ({', '.join(keys)} changed)")
+            self.holder["mutated"] = f"changed the game state through its view ({', '.join(keys)} changed)"
         return action
 
 
@@ -626,15 +628,19 @@ def _check_strategies(game: Game, ref: str, params, root: int, result: CheckResu
 
             def count(state, seat, action):
                 holder["step"] += 1
+                if "mutated" in holder:
+                    raise _Mutated(f"strategy {name!r} in seat {seat} {holder['mutated']}")
 
             result.done["strategies"] += 1
             try:
                 state = holder["state"] = game.initial_state(params, n, random.Random(gs))
                 strats = [_Watched(build(), game, holder) for _ in range(n)]
                 play_game(game, params, strats, [name] * n, gs, state=state, on_step=count)
+            except _Mutated as e:
+                result.add(Failure("strategies", str(e), game_seed=gs, players=n, step=holder["step"]))
+                break
             except StrategyError as e:
-                result.add(Failure("strategies", str(e).replace(" raised _Mutated:", ""), game_seed=gs, players=n,
-                                   step=holder["step"] + 1))
+                result.add(Failure("strategies", str(e), game_seed=gs, players=n, step=holder["step"] + 1))
                 break
             except GameFailure:
                 break  # the rules failed, not the strategy: the checks of the rules report that
@@ -680,9 +686,9 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
             raise InputError(f"--games {games} is not accepted; give 1 to 1,000,000")
         plan = [(game_seed(seed, i), counts[i % len(counts)]) for i in range(games)]
     result = CheckResult(title=game.id, games=len(plan))
-    digests = [_one_game(game, params, n, gs, result) for gs, n in plan]
+    hashes = [_one_game(game, params, n, gs, result) for gs, n in plan]
     if fresh_process:
-        _check_fresh_process(game, ref, rules, plan, digests, result)
+        _check_fresh_process(game, ref, rules, plan, hashes, result)
     else:
         result.skipped["process"] = "not run (--no-fresh-process)"
     if strategies:

@@ -70,13 +70,13 @@ def load(path: str | Path, what: str = "file") -> ModuleType:
     path = Path(path).expanduser()
     try:
         path = path.resolve()
-        digest = content_hash(path)
+        content = content_hash(path)
     except OSError as e:
         raise InputError(f"{what} {str(path)!r} cannot be read: {e.strerror or e}") from None
-    key = (str(path), digest)
+    key = (str(path), content)
     if key in _cache:
         return _cache[key]
-    name = PREFIX + hashlib.sha256(f"{path}\0{digest}".encode()).hexdigest()[:16]
+    name = PREFIX + hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()[:16]
     if path.is_dir():
         init = path / "__init__.py"
         if not init.is_file():

@@ -35,7 +35,7 @@ def test_a_strategy_file_named_after_a_standard_module_works_with_two_workers(tm
     (tmp_path / "random.py").write_text(TAKER)
     (tmp_path / "json.py").write_text(TAKER)
     cmd = [sys.executable, "-m", "analyser", "simulate", "dao", "-s", "random.py:taker", "-s", "json.py:taker",
-           "-s", "greedy", "--games", "24", "--jobs", "2", "--batch-size", "4", "--seed", "3", "--no-report",
+           "-s", "greedy", "--players", "3", "--games", "24", "--jobs", "2", "--batch-size", "4", "--seed", "3", "--no-report",
            "-q", "--out", "out"]
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
