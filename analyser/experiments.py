@@ -30,8 +30,9 @@ import pandas as pd
 
 from analyser import __version__
 from analyser.core import InputError
-from analyser.registry import get_game, make_strategy
+from analyser.registry import get_game, make_strategy, title_ref
 from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
+from analyser.userfiles import safe_worker_path
 
 
 #: Most games one run may ask for (results are held in memory).
@@ -149,7 +150,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     rules = tuple(sorted(spec.rules.items()))
 
     def job(a: int, b: int) -> BatchJob:
-        return BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
+        return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout)
 
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -178,8 +179,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             with stop, warnings.catch_warnings():
                 # joblib warns about cancelled or unused tasks when we stop early; that is intended
                 warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-                with joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
-                                     return_as="generator_unordered") as parallel:
+                with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
+                                                         return_as="generator_unordered") as parallel:
                     outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
                     waiting = {a for a, _ in batches}
                     try:
@@ -216,7 +217,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     wall = time.perf_counter() - t0
     frame, extras = assemble(game, params, players, strategies, results, seed)
     config = {
-        "command": command or "", "game": game.id, "game_name": game.name, "seed": seed,
+        "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+        "seed": seed,
         "games_requested": spec.games, "games_completed": int(frame["game_index"].nunique()) if len(frame) else 0,
         "players": players, "strategies": list(strategies), "rules": params.as_dict(),
         "rule_overrides": dict(spec.rules), "jobs": n_jobs, "batch_size": (batches[0][1] - batches[0][0]) if batches else PILOT_GAMES,
@@ -360,15 +362,19 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
         raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
                          f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
                          "report one title at a time")
-    from analyser.registry import game_ids
-    if str(games[0]) not in game_ids():
-        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
-                         f"{', '.join(game_ids())}")
-    game = get_game(str(games[0]))
-    validate_results(df, game, path)
     config = {}
     if (folder / "config.json").exists():
         config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+    title = str(games[0])
+    # a title from a file is loaded again from its file (recorded by the run that made the table)
+    source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
+    from analyser.registry import game_ids
+    if not isinstance(source, str) and title not in game_ids():
+        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
+                         f"{', '.join(game_ids())}")
+    game = get_game(source if isinstance(source, str) else title)
+    validate_results(df, game, path)
+    if (folder / "config.json").exists():
         validate_config(config, df, game, folder / "config.json", path)
     extras = {}
     for name in game.extra_tables:
