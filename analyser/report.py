@@ -89,3 +89,27 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     return path, summary, [name for name, _ in figures]
+
+
+def html_table(df: pd.DataFrame) -> str:
+    """A frame as an HTML table, formatted like the run report's tables."""
+    return _table_html(df)
+
+
+def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
+                          notes: list[str], sections: list[tuple[str, str, str]],
+                          figures: list[tuple[str, str]], config: dict) -> Path:
+    """The ``index.html`` of a sweep, tournament or comparison: headline cards (label, value,
+    detail), notes, sections (heading, HTML table, note), the PNGs embedded, and how to
+    reproduce.  Returns its path."""
+    embedded = []
+    for name, caption in figures:
+        data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
+        embedded.append({"name": name, "caption": caption, "data": data})
+    page = _ENV.get_template("experiment.html.j2").render(
+        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded,
+        command=config.get("command") or "(not recorded)", config=config,
+        versions=config.get("versions", {}))
+    path = outdir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
