@@ -27,12 +27,15 @@ class Summary:
     run: dict
     title_tables: list[tuple[str, pd.DataFrame]]
     length_unit: str = "turns"
+    designer: pd.DataFrame | None = None
 
 
 def summarise(results: pd.DataFrame, extras: dict) -> Summary:
     game = get_game(str(results["game"].iloc[0]))
+    from analyser import designer
     return Summary(analysis.strategy_summary(results), analysis.seat_summary(results),
-                   analysis.run_summary(results), game.figure_tables(results, extras), game.length_unit)
+                   analysis.run_summary(results), game.figure_tables(results, extras), game.length_unit,
+                   designer.designer_table(results, getattr(game, "trace_unit", "steps")))
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
@@ -83,6 +86,8 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         strategy_table=_table_html(summary.strategies),
         seat_table=_table_html(summary.seats),
         title_tables=[(cap, _table_html(t)) for cap, t in summary.title_tables],
+        designer_table=summary.designer.to_html(index=False, header=False, classes="data", border=0)
+        if summary.designer is not None else "",
         figures=embedded, rules=rules, length_unit=game.length_unit, versions=config.get("versions", {}),
         command=config.get("command") or "(not recorded)", best=summary.strategies.iloc[0],
         replay_hint=replay_hint)
