@@ -25,8 +25,10 @@ TOY_FILE = str(Path(__file__).with_name("toy_title.py"))
 def toy(monkeypatch):
     """Register the toy title of tests/toy_title.py for one test."""
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    targets = dict(registry._title_targets())
+    targets["toy"] = "toy_title:GAME"
     registry.get_game.cache_clear()
-    monkeypatch.setitem(registry.GAMES, "toy", "toy_title:GAME")
+    monkeypatch.setattr(registry, "_title_targets", lambda: targets)
     yield get_game("toy")
     registry.get_game.cache_clear()
 
