@@ -479,9 +479,11 @@ def report(results, out):
 
 EPILOG_SWEEP = """\b
 Examples:
-  analyser sweep dao -s 'threshold:limit=4..14' -s greedy --rule bust_limit=10,12,14
-  analyser sweep wizard -s 'expected:bias=-1..1:0.25' -s expected -s expected --rule hook=off,on
-  analyser sweep dao -s 'threshold:limit=6,8,10' -s greedy --games 20000 --until-ci 0.03
+  analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12,14
+  analyser sweep GAME -s 'NAME:key=-1..1:0.25' -s NAME -s NAME --rule KEY=off,on
+  analyser sweep GAME -s 'NAME:key=6,8,10' -s greedy --games 20000 --until-ci 0.03
+(GAME, NAME, KEY: a title id, a strategy and a rule option from `analyser list GAME`; the
+README has worked examples.)
 
 \b
 Values: a list a,b,c (any option), a range a..b (whole numbers, step 1) or a..b:step
@@ -581,8 +583,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
     \b
     Examples:
-      analyser tournament dao -s greedy -s colour -s random -s 'threshold:limit=6' -s 'threshold:limit=9' --players 4
-      analyser tournament wizard -s expected -s cautious -s random --players 3 --games 3000
+      analyser tournament GAME -s greedy -s random -s NAME -s 'NAME:key=6' -s 'NAME:key=9' --players 4
+      analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
     from analyser import experiments, stopping
     from analyser.registry import get_game
@@ -634,8 +636,8 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
 
     \b
     Examples:
-      analyser compare dao -s greedy --a bust_limit=12 --b bust_limit=10 --games 5000
-      analyser compare dao --a-strategy greedy --a-strategy random --b-strategy greedy --b-strategy colour
+      analyser compare GAME -s greedy --a KEY=12 --b KEY=10 --games 5000
+      analyser compare GAME --a-strategy greedy --a-strategy random --b-strategy greedy --b-strategy NAME
       analyser compare reports/run-a reports/run-b
     """
     from analyser import compare as cmpmod, experiments

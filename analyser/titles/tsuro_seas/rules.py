@@ -126,7 +126,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Params, encode_trace, option
 
 # --------------------------------------------------------------------------------------------
 # Geometry (precomputed)
@@ -667,7 +667,8 @@ class TsuroSeas(Game):
     default_players = 4
     Params = TsuroParams
     score_unit = "turns afloat"
-    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end")
+    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end", "score_trace")
+    trace_unit = "turns"
 
     # -- set-up ---------------------------------------------------------------------------
     path_options = ("tiles", "daikaiju_layout")
@@ -1089,8 +1090,12 @@ class TsuroSeas(Game):
     def metrics(self, s: TsuroState) -> list[dict]:
         """Per seat: ``turns`` (game length), ``elim_turn`` (NaN if afloat), ``cause`` (edge, daikaiju,
         collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
-        ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns)."""
+        ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns), ``score_trace``
+        (the score - whole turns afloat - after each turn, derived from ``elim_turn``; see
+        :func:`analyser.core.encode_trace`)."""
         nan = math.nan
+        last = [s.elim_turn[i] - 1 if s.elim_turn[i] else s.turn for i in range(s.n)]
+        trace = encode_trace([[min(t, last[i]) for i in range(s.n)] for t in range(1, s.turn + 1)], s.n)
         out = []
         for i in range(s.n):
             sq = s.elim_square[i]
@@ -1099,7 +1104,7 @@ class TsuroSeas(Game):
                         "cause": s.elim_cause[i] if sunk else "survived", "survived": 0 if sunk else 1,
                         "elim_row": float(sq // SIZE) if sunk and sq >= 0 else nan,
                         "elim_col": float(sq % SIZE) if sunk and sq >= 0 else nan,
-                        "end": s.end_reason or "running"})
+                        "end": s.end_reason or "running", "score_trace": trace[i]})
         return out
 
     def check_invariants(self, s: TsuroState) -> None:
