@@ -553,7 +553,8 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            click.echo(format_table(f[cols].head(15)).to_string(index=False))
+            from analyser.sweep import display_cells
+            click.echo(format_table(display_cells(f[cols].head(15)), digits=1).to_string(index=False))
         click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {out / 'index.html'}")

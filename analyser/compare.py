@@ -6,9 +6,10 @@ difference A - B with a 95% interval and a p-value:
 
 * win rate per strategy and per seat - per game, the strategy's (seat's) win share; the interval
   is a paired bootstrap of the mean difference over games (:func:`scipy.stats.bootstrap`, 2,000
-  resamples, percentile), the p-value McNemar's test on "won (or shared the win) in A" against
-  "in B" (:func:`statsmodels.stats.contingency_tables.mcnemar`, exact binomial below 25
-  discordant games);
+  resamples, percentile), the p-value McNemar's test on "won in A" against "won in B"
+  (:func:`statsmodels.stats.contingency_tables.mcnemar`, exact binomial below 25 discordant
+  games) - or, when some wins are shared (shares other than 0 and 1), the paired t-test of the
+  shares, so the p-value always tests the difference the interval describes;
 * mean score per strategy, game length, lead changes - paired t-test
   (:func:`scipy.stats.ttest_rel`, its interval) and the Wilcoxon signed-rank p-value
   (:func:`scipy.stats.wilcoxon`) beside it;
@@ -73,11 +74,21 @@ def mcnemar_p(a_won: np.ndarray, b_won: np.ndarray) -> float:
 
 def paired_rate(a: np.ndarray, b: np.ndarray, seed: int = 0) -> dict:
     """Paired difference of per-game shares (win share in [0, 1]): mean A, mean B, diff, paired
-    bootstrap 95% interval, McNemar p on share > 0."""
+    bootstrap 95% interval, and a p-value on the same quantity: McNemar's test when every value
+    is 0 or 1, else (shared wins present) the paired t-test of the shares."""
+    from scipy import stats
+
     a, b = np.asarray(a, float), np.asarray(b, float)
     lo, hi = _bootstrap_mean_ci(a - b, seed)
+    binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
+    if binary:
+        p, test = mcnemar_p(a > 0, b > 0), "paired bootstrap; McNemar"
+    elif len(a) > 1 and not np.all(a - b == (a - b)[0]):
+        p, test = float(stats.ttest_rel(a, b).pvalue), "paired bootstrap; paired t (shared wins)"
+    else:
+        p, test = (1.0 if float((a - b).mean()) == 0 else 0.0), "paired bootstrap"
     return {"a": float(a.mean()), "b": float(b.mean()), "diff": float((a - b).mean()), "low": lo, "high": hi,
-            "p": mcnemar_p(a > 0, b > 0), "test": "paired bootstrap; McNemar"}
+            "p": p, "test": test}
 
 
 def paired_mean(a: np.ndarray, b: np.ndarray) -> dict:
@@ -156,7 +167,9 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool) -> tuple[pd.D
 
     wa, wb = _per_game(a, "strategy", "win"), _per_game(b, "strategy", "win")
     sa, sb = _per_game(a, "strategy", "score"), _per_game(b, "strategy", "score")
-    names = [s for s in wa.columns if s in set(wb.columns)]
+    # a strategy filling every seat in both (a mirror) wins 1/players by construction: no row
+    mirror = set(analysis.mirror_strategies(a)) & set(analysis.mirror_strategies(b))
+    names = [s for s in wa.columns if s in set(wb.columns) and str(s) not in mirror]
     for k, s in enumerate(names):
         x, y = sides(wa, wb, s)
         if len(x) and len(y):

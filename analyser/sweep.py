@@ -326,7 +326,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#f0f0f0", lw=1, ls="--"))
             if star:
                 ax.add_patch(plt.Rectangle((star[0] - 0.5, star[1] - 0.5), 1, 1, fill=False, edgecolor="#c44e52", lw=2.5))
-            title = ", ".join(f"{c}={v}" for (c, _), v in zip(rest, combo)) or f"Win rate of {focus_label} (%)"
+            title = ", ".join(f"{c}={v}" for (c, _), v in zip(rest, combo))
             ax.set_title(title, fontsize=9, loc="left")
             ax.set_xlabel(xc, fontsize=8)
             ax.set_ylabel(yc, fontsize=8)
@@ -362,6 +362,17 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     return out
 
 
+def display_cells(f: pd.DataFrame) -> pd.DataFrame:
+    """A display copy: the paired difference in percentage points, ``tied_with_best`` as yes/no."""
+    out = f.copy()
+    for a, b in (("diff", "diff_pp"), ("diff_low", "diff_pp_low"), ("diff_high", "diff_pp_high")):
+        if a in out.columns:
+            out.insert(out.columns.get_loc(a), b, out.pop(a) * 100)
+    if "tied_with_best" in out.columns:
+        out["tied_with_best"] = out["tied_with_best"].map({True: "yes", False: "no"})
+    return out
+
+
 def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str]:
     """Write ``sweep.parquet``, ``cells.csv``, ``config.json`` and (with ``report``) the plots
     and ``index.html``; return the file names."""
@@ -381,15 +392,15 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         figures = plot_sweep(g, res.cells, outdir, focus_label)
         f = res.cells[res.cells["slot"] == g.focus].sort_values("win_rate", ascending=False)
         dimcols = [c for c, _ in g.dims]
-        top = f[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "diff", "diff_low",
-                 "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", "close_rate", "turns"]].copy()
-        top["tied_with_best"] = top["tied_with_best"].map({True: "yes", False: "no"})
+        top = display_cells(f[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "diff", "diff_low",
+                               "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", "close_rate",
+                               "turns"]])
         best = f.iloc[0]
         tied = int(f["tied_with_best"].sum()) - 1
         others = res.cells[res.cells["slot"] != g.focus]
         sections = [("Cells, best first (focus strategy)", reportmod.html_table(top.head(200)),
-                     "win rate: the focus strategy's, Wilson 95% CI. diff: its win rate minus the best cell's, "
-                     "paired by game (95% paired t interval, p-value). tied with best: the interval contains 0. "
+                     "win rate: the focus strategy's, Wilson 95% CI. diff pp: its win rate minus the best cell's in "
+                     "percentage points, paired by game (95% paired t interval, p-value). tied with best: the interval contains 0. "
                      "seat p: chi-square test of wins per seat in the cell. close rate: games decided by at most 1 "
                      "point (ties included). turns: mean game length."
                      + (f" Showing 200 of {len(top)} cells; cells.csv has all." if len(top) > 200 else ""))]
