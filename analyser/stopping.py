@@ -116,6 +116,8 @@ def merge(parts: list) -> "object":
     from analyser.experiments import RunResult
 
     parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
     if len(parts) == 1:
         return parts[0]
     frames = [p.results for p in parts if len(p.results)]
@@ -136,3 +138,43 @@ def merge(parts: list) -> "object":
     error = next((p.error for p in parts if p.error is not None), None)
     interrupted = any(p.interrupted for p in parts)
     return RunResult(df, extras, config, error, interrupted)
+
+
+def _run_one(spec, command: str):
+    from analyser.experiments import run
+    return run(spec, progress=False, command=command)
+
+
+def play_many(specs: list, a: int, b: int, jobs: int, command: str = "", on_done=None) -> list:
+    """Play games ``[a, b)`` of every run spec and return their RunResults in order.
+
+    With at least two runs per worker, whole runs go to ``jobs`` worker processes (each run plays
+    its games in one process: a run of a sweep or a tournament is short, and starting workers
+    inside every run would cost more than the games); otherwise the runs are played one after
+    the other, each with ``jobs`` workers.  The games, and so the results, are the same either
+    way.  ``on_done(k, games)`` is called as each run finishes (for a progress bar).
+    """
+    import dataclasses
+
+    import joblib
+
+    parts = [dataclasses.replace(sp, games=b, first_game=a, rules=dict(sp.rules)) for sp in specs]
+    if jobs > 1 and len(parts) >= 2 * jobs:
+        one = [dataclasses.replace(sp, jobs=1) for sp in parts]
+        out = []
+        with joblib.Parallel(n_jobs=jobs, return_as="generator") as parallel:
+            for k, r in enumerate(parallel(joblib.delayed(_run_one)(sp, command) for sp in one)):
+                r.config["jobs"] = jobs
+                out.append(r)
+                if on_done is not None:
+                    on_done(k, b - a)
+        return out
+    out = []
+    for k, sp in enumerate(parts):
+        r = _run_one(sp, command)
+        out.append(r)
+        if on_done is not None:
+            on_done(k, b - a)
+        if r.error is not None or r.interrupted:
+            break
+    return out

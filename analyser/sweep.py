@@ -108,17 +108,14 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         bar = tqdm(total=games * len(specs), unit="game", desc=f"sweep {game.id}", leave=False, file=sys.stderr)
 
     def play(a: int, b: int) -> bool:
-        for k, spec in enumerate(specs):
-            r = experiments.run(dataclasses.replace(spec, games=b, first_game=a), progress=False, command=command)
+        results = stopping.play_many(specs, a, b, n_jobs, command,
+                                     on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        for k, r in enumerate(results):
             parts[k].append(r)
-            if bar is not None:
-                bar.update(b - a)
-            if r.error is not None or r.interrupted:
-                return False
-        return True
+        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
 
     def measure() -> float:
-        return stopping.widest([stopping.merge(p).results for p in parts])
+        return stopping.widest([stopping.merge(p).results for p in parts if p])
 
     try:
         stop = stopping.play_rounds(games, n_players, until_ci, play, measure)
@@ -126,9 +123,9 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         if bar is not None:
             bar.close()
     play_seconds = time.perf_counter() - t0
-    merged = [stopping.merge(p) for p in parts if p]
-    error = next((m.error for m in merged if m.error is not None), None)
-    interrupted = any(m.interrupted for m in merged)
+    merged = [stopping.merge(p) for p in parts]  # None for a cell never reached after a failure
+    error = next((m.error for m in merged if m is not None and m.error is not None), None)
+    interrupted = any(m.interrupted for m in merged if m is not None)
     t1 = time.perf_counter()
     frame = combine(g, merged)
     cells = cell_table(g, frame)
@@ -149,9 +146,9 @@ def combine(g: gridmod.Grid, merged: list) -> pd.DataFrame:
     frames = []
     rule_dims = {name for name, _ in g.rules}
     for c, r in zip(g.cells, merged):
-        df = r.results
-        if not len(df):
+        if r is None or not len(r.results):
             continue
+        df = r.results
         df = df.copy()
         names = [str(s) for s in df["strategy"].astype(str)]
         slot_of = {}
@@ -213,33 +210,45 @@ def paired_vs_best(mat: pd.DataFrame) -> pd.DataFrame:
 def cell_table(g: gridmod.Grid, frame: pd.DataFrame) -> pd.DataFrame:
     """One row per cell and strategy slot: the varied values, the strategy, win rate with Wilson
     95% interval, mean score, mean rank; per cell the seat chi-square p, tie and close-game
-    rates and mean game length; for the focus slot the paired difference from the best cell."""
+    rates and mean game length; for the focus slot the paired difference from the best cell.
+
+    Computed for all cells at once: the frame's rows come in (cell, game, seat) order with a
+    fixed number of seats, so per-game figures are reshapes, not group-bys."""
+    from scipy import stats
+
     if not len(frame):
         return pd.DataFrame()
-    rows = []
-    for c in g.cells:
-        df = frame[frame["cell"] == c.index]
-        if not len(df):
-            continue
-        bal = analysis.seat_balance(df)
-        dec = designer.decisiveness(df)
-        turns = float(df.groupby("game_index")["turns"].first().mean()) if "turns" in df.columns else math.nan
-        by = df.groupby("slot")
-        for slot, part in by:
-            n = len(part)
-            wr = float(part["win"].mean())
-            lo, hi = analysis.wilson(wr, n)
-            rows.append({"cell": c.index, **c.values, "slot": int(slot),
-                         "strategy": c.strategies[int(slot)], "n": n, "win_rate": wr, "win_low": lo,
-                         "win_high": hi, "mean_score": float(part["score"].mean()),
-                         "mean_rank": float(part["rank"].mean()), "games": int(df["game_index"].nunique()),
-                         "seat_chi2": bal["chi2"], "seat_p": bal["p"], "tie_rate": dec["tie_rate"],
-                         "close_rate": dec["close_rate"], "turns": turns})
-    out = pd.DataFrame(rows)
-    vs = paired_vs_best(focus_matrix(frame, g.focus))
-    vs = vs.rename(columns={"mean": "focus_mean"}).assign(slot=g.focus)
+    players = int(frame["players"].iloc[0])
+    slots = (frame.groupby(["cell", "slot"], sort=True)
+             .agg(n=("win", "size"), win_rate=("win", "mean"), mean_score=("score", "mean"),
+                  mean_rank=("rank", "mean")).reset_index())
+    lo, hi = analysis.wilson(slots["win_rate"].to_numpy(), slots["n"].to_numpy())
+    slots.insert(4, "win_low", lo)
+    slots.insert(5, "win_high", hi)
+    # per game: (games, seats) arrays in row order
+    cells_g = frame["cell"].to_numpy()[::players]
+    win = frame["win"].to_numpy().reshape(-1, players)
+    score = np.sort(frame["score"].to_numpy(dtype=float).reshape(-1, players), axis=1)
+    games = pd.DataFrame({"cell": cells_g, "tie": win.max(axis=1) < 1 - 1e-9,
+                          "close": (score[:, -1] - score[:, -2]) <= 1 if players > 1 else True})
+    if "turns" in frame.columns:
+        games["turns"] = frame["turns"].to_numpy(dtype=float)[::players]
+    per_cell = games.groupby("cell").agg(games=("tie", "size"), tie_rate=("tie", "mean"), close_rate=("close", "mean"),
+                                         **({"turns": ("turns", "mean")} if "turns" in games.columns else {}))
+    seat_wins = frame.groupby(["cell", "seat"])["win"].sum().unstack("seat").fillna(0.0)
+    chi = stats.chisquare(seat_wins.to_numpy(), axis=1)
+    per_cell["seat_chi2"] = pd.Series(chi.statistic, index=seat_wins.index)
+    per_cell["seat_p"] = pd.Series(chi.pvalue, index=seat_wins.index)
+    info = pd.DataFrame([{"cell": c.index, **c.values} for c in g.cells])
+    out = info.merge(slots, on="cell").merge(per_cell.reset_index(), on="cell")
+    spec_of = {(c.index, i): s for c in g.cells for i, s in enumerate(c.strategies)}
+    out.insert(out.columns.get_loc("slot") + 1, "strategy",
+               [spec_of[(c, s)] for c, s in zip(out["cell"], out["slot"])])
+    vs = paired_vs_best(focus_matrix(frame, g.focus)).assign(slot=g.focus)
     out = out.merge(vs[["cell", "slot", "diff", "diff_low", "diff_high", "p", "best", "tied_with_best"]],
                     on=["cell", "slot"], how="left")
+    if "turns" not in out.columns:
+        out["turns"] = np.nan
     return out
 
 

@@ -205,14 +205,11 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
                    file=sys.stderr)
 
     def play(a: int, b: int) -> bool:
-        for k, spec in enumerate(specs):
-            r = experiments.run(dataclasses.replace(spec, games=b, first_game=a), progress=False, command=command)
+        results = stopping.play_many(specs, a, b, n_jobs, command,
+                                     on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        for k, r in enumerate(results):
             parts[k].append(r)
-            if bar is not None:
-                bar.update(b - a)
-            if r.error is not None or r.interrupted:
-                return False
-        return True
+        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
 
     def measure() -> float:
         frame = _combine([stopping.merge(p) for p in parts], names)
@@ -225,9 +222,9 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
         if bar is not None:
             bar.close()
     play_seconds = time.perf_counter() - t0
-    merged = [stopping.merge(p) for p in parts]
-    error = next((r.error for r in merged if r.error is not None), None)
-    interrupted = any(r.interrupted for r in merged)
+    merged = [stopping.merge(p) for p in parts]  # None for a table never reached after a failure
+    error = next((r.error for r in merged if r is not None and r.error is not None), None)
+    interrupted = any(r.interrupted for r in merged if r is not None)
     frame = _combine(merged, names)
     ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if len(frame) else pd.DataFrame()
     pairwise = finishes_ahead(frame, names) if len(frame) else pd.DataFrame()
@@ -252,7 +249,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
 def _combine(merged: list, names: list[str]) -> pd.DataFrame:
     frames = []
     for k, r in enumerate(merged):
-        if len(r.results):
+        if r is not None and len(r.results):
             df = r.results.copy()
             df.insert(0, "table", np.full(len(df), k, dtype="int64"))
             df["strategy"] = df["strategy"].astype(str)
