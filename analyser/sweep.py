@@ -168,7 +168,8 @@ def combine(g: gridmod.Grid, merged: list) -> pd.DataFrame:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
     order = list(dict.fromkeys(s for c in g.cells for s in c.strategies))
-    out["strategy"] = pd.Categorical(out["strategy"], categories=[s for s in order if s in set(out["strategy"])])
+    present = set(out["strategy"].unique())
+    out["strategy"] = pd.Categorical(out["strategy"], categories=[s for s in order if s in present])
     out["run_id"] = pd.Categorical(out["run_id"])
     for col, _ in g.rules:
         if col in out.columns and out[col].dtype == object:
