@@ -76,6 +76,13 @@ def cli():
       analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
       analyser play GAME --strategy greedy --strategy random --seed 1
 
+    \b
+    Designer experiments (same deals everywhere, paired statistics):
+      analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12    a grid of cells
+      analyser tournament GAME -s A -s B -s C -s D --players 3              ratings over tables
+      analyser compare GAME -s greedy --a KEY=12 --b KEY=10                 A against B
+      add --until-ci 0.04 to simulate, sweep or tournament to stop once intervals are narrow
+
     GAME is a title id shown by `analyser list`.
     """
 

@@ -334,3 +334,36 @@ def test_decisiveness_counts_close_games_and_ties():
                        "score": [5, 5, 7, 6, 9, 2], "win": [0.5, 0.5, 1, 0, 1, 0], "strategy": "x"})
     d = designer.decisiveness(df)
     assert d["tie_rate"] == pytest.approx(1 / 3) and d["close_rate"] == pytest.approx(2 / 3)
+
+
+def test_sweep_stopping_rule_is_identical_for_any_jobs():
+    """Four cells with two workers go whole to the workers; with one, they play in turn."""
+    from analyser.sweep import run_sweep
+
+    runs = [run_sweep("dao", ["threshold:limit=8,10", "greedy"], ["bust_limit=10,12"], games=1000, seed=2,
+                      jobs=jobs, until_ci=0.12) for jobs in (1, 2)]
+    pd.testing.assert_frame_equal(runs[0].results, runs[1].results)
+    pd.testing.assert_frame_equal(runs[0].cells, runs[1].cells)
+    assert runs[0].stop.reason == runs[1].stop.reason
+    n = runs[0].results.groupby("cell")["game_index"].nunique()
+    assert n.nunique() == 1 and int(n.iloc[0]) in stopping.round_ends(1000, 2) and int(n.iloc[0]) < 1000
+
+
+@pytest.mark.parametrize("game_id", registry.game_ids())
+def test_every_titles_score_trace_ends_at_the_final_score(game_id):
+    """Titles that record a score trace: it is one number per step for every seat, and its last
+    value is the seat's final score.  A title without one must leave drama "not recorded"."""
+    from analyser import experiments
+    from analyser.registry import default_lineup
+
+    game = get_game(game_id)
+    lineup = default_lineup(game_id)[:game.default_players]
+    df = experiments.run(experiments.RunSpec(game=game_id, strategies=lineup, games=6, seed=3, jobs=1),
+                         progress=False).results
+    if "score_trace" not in game.metric_columns:
+        assert "not recorded" in " ".join(designer.designer_table(df)["value"])
+        return
+    traces = df["score_trace"].str.split()
+    assert traces.map(len).groupby(df["game_index"]).nunique().eq(1).all()  # seats aligned by step
+    assert [float(t[-1]) for t in traces] == list(df["score"].astype(float))
+    assert designer.drama_per_game(df) is not None
