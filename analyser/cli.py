@@ -501,6 +501,12 @@ The cells are ranked by the win rate of the first -s with a varied parameter (el
 """
 
 
+def _where(error) -> str:
+    """`` (game i, game seed s)`` for a failure that names its game, to replay it with `play`."""
+    index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
+    return f" (game {index}, game seed {seed}; replay it with analyser play --seed {seed})" if seed is not None else ""
+
+
 def _common_run_options(f):
     for dec in reversed([
         click.option("-p", "--players", type=int, default=None, help="Number of seats."),
@@ -566,7 +572,8 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
         if not no_report:
             click.echo(f"Report: {out / 'index.html'}")
     if res.error is not None:
-        click.echo(f"analyser: error: {res.error}. The finished games were written.", err=True)
+        click.echo(f"analyser: error: {res.error}{_where(res.error)}. The finished games were written to {out}.",
+                   err=True)
         return 1
     return 130 if res.interrupted else 0
 
@@ -615,7 +622,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
             click.echo(format_table(t.ranking).to_string(index=False))
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
-        click.echo(f"analyser: error: {t.error}. The finished games were written.", err=True)
+        click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",
+                   err=True)
         return 1
     return 130 if t.interrupted else 0
 
