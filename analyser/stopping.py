@@ -160,7 +160,9 @@ def play_many(specs: list, a: int, b: int, jobs: int, command: str = "", on_done
 
     parts = [dataclasses.replace(sp, games=b, first_game=a, rules=dict(sp.rules)) for sp in specs]
     if jobs > 1 and len(parts) >= 2 * jobs:
-        one = [dataclasses.replace(sp, jobs=1) for sp in parts]
+        # one batch per run: each batch rebuilds its strategies from their specs, which costs more
+        # than a short run's games when repeated (the batch size never changes the results)
+        one = [dataclasses.replace(sp, jobs=1, batch_size=sp.batch_size or (b - a)) for sp in parts]
         out = []
         with joblib.Parallel(n_jobs=jobs, return_as="generator") as parallel:
             for k, r in enumerate(parallel(joblib.delayed(_run_one)(sp, command) for sp in one)):
