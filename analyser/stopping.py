@@ -111,6 +111,13 @@ def play_rounds(games: int, players: int, width: float | None,
     return stop
 
 
+def _same_run(frame: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
+    if "run_id" in frame.columns and "run_id" in first.columns and len(first):
+        frame = frame.copy()
+        frame["run_id"] = pd.Categorical([str(first["run_id"].iloc[0])] * len(frame))
+    return frame
+
+
 def merge(parts: list) -> "object":
     """Join the :class:`~analyser.experiments.RunResult` of consecutive rounds of one run."""
     from analyser.experiments import RunResult
@@ -120,7 +127,8 @@ def merge(parts: list) -> "object":
         return None
     if len(parts) == 1:
         return parts[0]
-    frames = [p.results for p in parts if len(p.results)]
+    # the rounds are one run: they keep the first round's run id
+    frames = [_same_run(p.results, parts[0].results) for p in parts if len(p.results)]
     df = pd.concat(frames, ignore_index=True) if frames else parts[0].results
     if frames:
         for c in parts[0].results.columns:
@@ -130,6 +138,7 @@ def merge(parts: list) -> "object":
     extras: dict[str, pd.DataFrame] = {}
     for p in parts:
         for name, frame in p.extras.items():
+            frame = _same_run(frame, parts[0].results)
             extras[name] = pd.concat([extras[name], frame], ignore_index=True) if name in extras else frame
     config = dict(parts[-1].config)
     config["games_completed"] = int(df["game_index"].nunique()) if len(df) else 0

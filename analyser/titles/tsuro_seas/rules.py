@@ -1117,11 +1117,10 @@ class TsuroSeas(Game):
         """Per seat: ``turns`` (game length), ``elim_turn`` (NaN if afloat), ``cause`` (edge, daikaiju,
         collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
         ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns), ``score_trace``
-        (the score - whole turns afloat - after each turn, derived from ``elim_turn``; see
+        (the score - own turns afloat - after each turn, :meth:`score_history`; see
         :func:`analyser.core.encode_trace`)."""
         nan = math.nan
-        last = [s.elim_turn[i] - 1 if s.elim_turn[i] else s.turn for i in range(s.n)]
-        trace = encode_trace([[min(t, last[i]) for i in range(s.n)] for t in range(1, s.turn + 1)], s.n)
+        trace = encode_trace(self.score_history(s), s.n)
         out = []
         for i in range(s.n):
             sq = s.elim_square[i]
@@ -1157,6 +1156,33 @@ class TsuroSeas(Game):
             assert s.winners and s.end_reason
 
     # -- persistence ------------------------------------------------------------------------
+    def score_history(self, s: TsuroState) -> list[list[int]]:
+        """Every seat's score (own turns afloat) after each turn, rebuilt from the final state: turn
+        1 is seat 0's, each next turn the next seat still afloat (``elim_turn``), and a turn counts
+        for its ship when the ship is afloat at its end (the game's last turn too, whether the game
+        ends in it or at ``max_turns``).  Empty when the rebuilt totals do not match ``afloat``
+        (then the trace is not recorded for that game)."""
+        n, last = s.n, s.turn
+        if last <= 0:
+            return []
+
+        def afloat_after(seat, t):
+            e = s.elim_turn[seat]
+            return e == 0 or e > t
+
+        history, cur, active = [], [0] * n, 0
+        for t in range(1, last + 1):
+            if t > 1:
+                for i in range(1, n + 1):
+                    seat = (active + i) % n
+                    if afloat_after(seat, t - 1):
+                        active = seat
+                        break
+            if afloat_after(active, t):
+                cur[active] += 1
+            history.append(list(cur))
+        return history if cur == list(s.afloat) else []
+
     def clone_state(self, s: TsuroState) -> TsuroState:
         return TsuroState(params=s.params, n=s.n, phase=s.phase, current=s.current, active=s.active,
                           turn=s.turn, board=list(s.board), kaiju=list(s.kaiju), kaiju_sq=list(s.kaiju_sq),
