@@ -154,6 +154,18 @@ def _run_one(spec, command: str):
     return run(spec, progress=False, command=command)
 
 
+def validate(game, specs: list, players: int) -> None:
+    """Check every run of a sweep or tournament before any is played, cheaply: each distinct
+    strategy spec is built once and each distinct rule set checked against the player count
+    (InputError)."""
+    from analyser.registry import make_strategy
+
+    for text in dict.fromkeys(s for sp in specs for s in sp.strategies):
+        make_strategy(text, game.id)
+    for rules in dict.fromkeys(tuple(sorted(sp.rules.items())) for sp in specs):
+        game.check_players(game.Params.from_overrides(dict(rules)), players)
+
+
 def play_many(specs: list, a: int, b: int, jobs: int, command: str = "", on_done=None) -> list:
     """Play games ``[a, b)`` of every run spec and return their RunResults in order.
 
@@ -182,6 +194,8 @@ def play_many(specs: list, a: int, b: int, jobs: int, command: str = "", on_done
         return out
     out = []
     for k, sp in enumerate(parts):
+        if jobs == 1:  # one process: one batch, so the strategies are built once
+            sp = dataclasses.replace(sp, batch_size=sp.batch_size or (b - a))
         r = _run_one(sp, command)
         out.append(r)
         if on_done is not None:

@@ -97,8 +97,7 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         spec = dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
                                    players=n_players)
         specs.append(spec)
-    for spec in specs[1:]:  # every cell valid before anything runs
-        experiments.resolve(dataclasses.replace(spec, rules=dict(spec.rules)))
+    stopping.validate(game, specs, n_players)  # every cell valid before anything runs
     pairing = deal_pairing(game, g.cells, n_players, root)
     t0 = time.perf_counter()
     parts: list[list] = [[] for _ in specs]

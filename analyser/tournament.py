@@ -194,8 +194,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     _, _, _, n_jobs, root = experiments.resolve(base)
     specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
              for t in tables]
-    for s in specs[1:]:
-        experiments.resolve(dataclasses.replace(s, rules=dict(s.rules)))
+    stopping.validate(game, specs, n)  # every table valid before anything runs
     parts: list[list] = [[] for _ in specs]
     t0 = time.perf_counter()
     bar = None
