@@ -249,7 +249,9 @@ def column_name(slots: list[SlotGrid], i: int, key: str) -> str:
 def build(game, strategies: list[str], rules: list[str]) -> Grid:
     """Parse the ``-s`` and ``--rule`` values of a sweep and form its cells (InputError on bad
     input, including more than :data:`MAX_CELLS` cells).  Every cell's rules are validated."""
-    slots = [parse_strategy(s, game.id) for s in strategies]
+    from analyser.registry import title_ref
+    ref = title_ref(game)
+    slots = [parse_strategy(s, ref) for s in strategies]
     rule_values = parse_rules(rules, game.Params)
     hints = typing.get_type_hints(game.Params)
     dims: list[tuple[str, list[str]]] = []
@@ -257,7 +259,7 @@ def build(game, strategies: list[str], rules: list[str]) -> Grid:
     where: list[tuple[str, int | None, str]] = []  # (column, slot or None for a rule, key)
     for i, s in enumerate(slots):
         from analyser.registry import _resolve, parse_spec, strategy_parameters
-        accepted = strategy_parameters(_resolve(parse_spec(s.head), game.id))
+        accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
         for key, values in s.params:
             if len(values) > 1:
                 col = column_name(slots, i, key)

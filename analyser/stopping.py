@@ -158,10 +158,10 @@ def validate(game, specs: list, players: int) -> None:
     """Check every run of a sweep or tournament before any is played, cheaply: each distinct
     strategy spec is built once and each distinct rule set checked against the player count
     (InputError)."""
-    from analyser.registry import make_strategy
+    from analyser.registry import make_strategy, title_ref
 
     for text in dict.fromkeys(s for sp in specs for s in sp.strategies):
-        make_strategy(text, game.id)
+        make_strategy(text, title_ref(game))
     for rules in dict.fromkeys(tuple(sorted(sp.rules.items())) for sp in specs):
         game.check_players(game.Params.from_overrides(dict(rules)), players)
 

@@ -31,7 +31,7 @@ import pandas as pd
 
 from analyser import analysis, designer, experiments, grid as gridmod, stopping
 from analyser.core import InputError
-from analyser.registry import get_game
+from analyser.registry import get_game, title_ref
 
 
 @dataclass
@@ -88,7 +88,7 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
     stopping.check_width(until_ci)
     game = get_game(game_id)
     g = gridmod.build(game, list(strategies), list(rules))
-    base = experiments.RunSpec(game=game.id, strategies=g.cells[0].strategies, players=players, games=games,
+    base = experiments.RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
                                seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
                                game_timeout=game_timeout)
     _, _, n_players, n_jobs, root = experiments.resolve(base)

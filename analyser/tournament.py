@@ -34,7 +34,7 @@ import pandas as pd
 
 from analyser import analysis, designer, experiments, stopping
 from analyser.core import InputError
-from analyser.registry import get_game
+from analyser.registry import get_game, title_ref
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -188,7 +188,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
                          f"every table, so give at least {n} --strategy or lower --players")
     tables, design = draw_tables(len(names), n)
     per_table = max(n, math.ceil(games / len(tables) / n) * n)
-    base = experiments.RunSpec(game=game.id, strategies=[names[i] for i in tables[0]], players=n,
+    base = experiments.RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
                                games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
                                batch_size=batch_size, game_timeout=game_timeout)
     _, _, _, n_jobs, root = experiments.resolve(base)

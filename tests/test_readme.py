@@ -29,7 +29,7 @@ def shrink(args: list[str]) -> list[str]:
             out[i + 1] = str(min(int(out[i + 1]), 30))
             break
     else:
-        plays = out[0] in ("simulate", "bench", "sweep", "tournament") or (
+        plays = out[0] in ("simulate", "bench", "check", "sweep", "tournament") or (
             out[0] == "compare" and any(f in out for f in ("-s", "--a", "--b", "--a-strategy", "--b-strategy")))
         if plays:
             out += ["--games", "30"]
