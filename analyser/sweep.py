@@ -128,7 +128,7 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
     t1 = time.perf_counter()
     frame = combine(g, merged)
     cells = cell_table(g, frame)
-    config = {"command": command, "game": game.id, "game_name": game.name, "seed": root, "kind": "sweep",
+    config = {"command": command, "game": title_ref(game), "game_name": game.name, "seed": root, "kind": "sweep",
               "games_requested": games, "games_per_cell": int(stop.games if until_ci else games),
               "players": n_players, "strategies": list(strategies), "rules": list(rules),
               "cells": len(g.cells), "dims": [[c, v] for c, v in g.dims], "focus": g.focus,

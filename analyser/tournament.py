@@ -233,7 +233,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
             meets[a, b] += 1
             meets[b, a] += 1
     off = meets[~np.eye(len(names), dtype=bool)]
-    config = {"command": command, "kind": "tournament", "game": game.id, "game_name": game.name, "seed": root,
+    config = {"command": command, "kind": "tournament", "game": title_ref(game), "game_name": game.name, "seed": root,
               "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
               "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
