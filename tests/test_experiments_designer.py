@@ -22,15 +22,9 @@ TOY_FILE = str(Path(__file__).with_name("toy_title.py"))
 
 
 @pytest.fixture
-def toy(monkeypatch):
-    """Register the toy title of tests/toy_title.py for one test."""
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    targets = dict(registry._title_targets())
-    targets["toy"] = "toy_title:GAME"
-    registry.get_game.cache_clear()
-    monkeypatch.setattr(registry, "_title_targets", lambda: targets)
-    yield get_game("toy")
-    registry.get_game.cache_clear()
+def toy():
+    """The toy title of tests/toy_title.py, used as a title file (no registration needed)."""
+    return TOY_FILE
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,7 +210,7 @@ def test_tournament_recovers_a_planted_strength_order(toy, players):
     from analyser.tournament import run_tournament
 
     specs = [f"{TOY_FILE}:fixed:k={k}" for k in (3, 1, 4, 2)]  # true order: 4 > 3 > 2 > 1
-    t = run_tournament("toy", specs, players=players, games=1200, seed=5, jobs=1, bootstrap=20)
+    t = run_tournament(toy, specs, players=players, games=1200, seed=5, jobs=1, bootstrap=20)
     order = [s.rsplit("=", 1)[1] for s in t.ranking["strategy"]]
     assert order == ["4", "3", "2", "1"]
     assert (t.ranking["rating_low"] <= t.ranking["rating"]).all() and (t.ranking["rating"] <= t.ranking["rating_high"]).all()
@@ -291,7 +285,7 @@ def test_drama_of_a_hand_built_trace():
 def test_drama_from_a_titles_trace_column(toy):
     from analyser import experiments
 
-    r = experiments.run(experiments.RunSpec(game="toy", strategies=[f"{TOY_FILE}:fixed:k=6", f"{TOY_FILE}:fixed:k=1"],
+    r = experiments.run(experiments.RunSpec(game=toy, strategies=[f"{TOY_FILE}:fixed:k=6", f"{TOY_FILE}:fixed:k=1"],
                                             players=2, games=60, seed=1, jobs=1), progress=False)
     per = designer.drama_per_game(r.results)
     assert len(per) == 60 and per["lead_for_good_at"].between(0, 1).all()
