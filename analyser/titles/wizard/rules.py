@@ -77,7 +77,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -495,7 +495,8 @@ class Wizard(Game):
     Params = WizardParams
     metric_columns = (Metric("exact_bids", "share"), Metric("over_bid", "number", low=0),
                       Metric("under_bid", "number", low=0), Metric("points_per_round", "number"),
-                      Metric("mean_bid", "number", low=0), Metric("turns", "count"))
+                      Metric("mean_bid", "number", low=0), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
+    trace_unit = "rounds"
     extra_tables = (ExtraTable("rounds", (Metric("round", "count", low=1), Metric("bid", "count"),
                                           Metric("tricks", "count"), Metric("points", "whole"),
                                           Metric("exact", "count", high=1), Metric("wizards", "count"),
@@ -778,8 +779,15 @@ class Wizard(Game):
     def metrics(self, s: WizardState) -> list[dict[str, float]]:
         """Per seat over the finished rounds: ``exact_bids`` (share of rounds bid exactly),
         ``over_bid`` / ``under_bid`` (mean tricks short of / beyond the bid per round, 0 when met),
-        ``points_per_round``, ``mean_bid``, and ``turns`` = tricks played in the game."""
+        ``points_per_round``, ``mean_bid``, ``turns`` = tricks played in the game, and
+        ``score_trace``: the seat's running total after each finished round (read from the round
+        log; see :func:`analyser.core.encode_trace`)."""
         k = len(s.log)
+        history, running = [], [0] * s.n
+        for rec in s.log:
+            running = [a + b for a, b in zip(running, rec["points"])]
+            history.append(running)
+        trace = encode_trace(history, s.n)
         out = []
         for seat in range(s.n):
             exact = over = under = bid_sum = 0
@@ -796,7 +804,8 @@ class Wizard(Game):
             out.append({"exact_bids": exact / k if k else nan, "over_bid": over / k if k else nan,
                         "under_bid": under / k if k else nan,
                         "points_per_round": s.scores[seat] / k if k else nan,
-                        "mean_bid": bid_sum / k if k else nan, "turns": s.tricks_played})
+                        "mean_bid": bid_sum / k if k else nan, "turns": s.tricks_played,
+                        "score_trace": trace[seat]})
         return out
 
     def extra_records(self, s: WizardState) -> dict[str, list[dict]]:
