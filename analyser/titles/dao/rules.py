@@ -296,7 +296,8 @@ class Dao(Game):
     default_players = 4
     Params = DaoParams
     metric_columns = (Metric("cards", "count"), Metric("busts", "count"),
-                      Metric("colour_share", "share", missing=True), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
+                      Metric("colour_share", "share", missing=True), Metric("turns", "count"),
+                      Metric("score_trace", "trace", missing=True))
     #: One step of the score trace: a round of turns (one turn per seat).
     trace_unit = "rounds"
     live_views = True
@@ -675,11 +676,11 @@ def _state_schema(min_players: int, max_players: int):
         out: cards = []
         current: seat = 0
         starter: seat = 0
-        turn: whole(0, 10**9) = 0
+        turn: whole(0, 2 * deck_max) = 0  # each turn reveals or takes a card: at most twice the deck
         busts: items(whole(0, 10**9), max_players) = None
         over: bool = False
         half: whole(0, 1) = 0
-        score_events: items(fixed(whole(0, 10**9), seat, whole(-(10**6), 10**6)), 10**6) = []
+        score_events: items(fixed(whole(0, 2 * deck_max + 1), seat, whole(-(10**6), 10**6)), 4 * deck_max) = []
 
         @model_validator(mode="after")
         def _per_seat(self):

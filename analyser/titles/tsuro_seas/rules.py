@@ -1375,7 +1375,7 @@ def _state_schema(min_players: int, max_players: int):
         phase: Literal["start", "relocate", "place", "exchange", "over"]
         current: seat
         active: seat
-        turn: whole(0, 10**9)
+        turn: whole(0, 100_000)  # and at most the max_turns rule option (checked below)
         tiles: items(fixed(coord, coord, tile, rot), SQUARES)
         daikaiju: items(fixed(kaiju, coord, coord, rot), 10)
         daikaiju_rot: items(rot, 10, 10)
@@ -1401,6 +1401,11 @@ def _state_schema(min_players: int, max_players: int):
         def _per_seat(self):
             n = self.players
             seat_lists(self, n, "hands", "ships", "alive", "elim_turn", "elim_cause", "elim_square", "afloat")
+            cap = self.params.get("max_turns", 500)
+            if isinstance(cap, int) and self.turn > cap:
+                raise ValueError(f"turn is {self.turn}; the max_turns rule option ends the game at {cap}")
+            if any(e > self.turn for e in self.elim_turn) or any(a > self.turn for a in self.afloat or []):
+                raise ValueError("elim_turn and afloat cannot exceed turn")
             for name in ("current", "active"):
                 if getattr(self, name) >= n:
                     raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
