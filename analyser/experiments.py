@@ -393,6 +393,9 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
         for o in game.Params.options():
             if o["type"] == "str" and o["name"] in df.columns:
                 df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
+    for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
+        if getattr(col, "kind", "") == "trace" and col in df.columns:
+            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
     order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(df["strategy"].astype(str))]
     seen = list(pd.unique(df["strategy"].astype(str)))
     df["strategy"] = pd.Categorical(df["strategy"].astype(str),

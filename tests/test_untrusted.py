@@ -418,3 +418,13 @@ def test_every_flag_of_every_titles_state_must_be_json_true_or_false(tmp_path, g
                 target = target[p]
             target[path[-1]] = odd
             one_line_error(play_state(tmp_path, game, data))
+
+
+def test_report_with_an_empty_or_broken_score_trace(runs, tmp_path):
+    # found by the soak fuzzing: an empty trace cell broke the drama figures; text is refused
+    df = table(runs).astype({"score_trace": object})
+    df.loc[2, "score_trace"] = None
+    r = invoke("report", write_csv(df, tmp_path / "a"), "--out", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    df.loc[2, "score_trace"] = "3 7 nan"
+    one_line_error(invoke("report", write_csv(df, tmp_path / "b")), "column 'score_trace': row 3 is not a score trace")
