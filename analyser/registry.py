@@ -37,6 +37,7 @@ GAMES: dict[str, str] = {
     "dao": "analyser.games.dao:GAME",
     "wizard": "analyser.games.wizard:GAME",
     "tsuro-seas": "analyser.games.tsuro_seas:GAME",
+    "kingdomino-duel": "analyser.titles.kingdomino_duel:TITLE",
 }
 
 ENTRY_POINT_GROUP = "analyser.strategies"

@@ -1,0 +1,1 @@
+"""Title packages: one subpackage per title (rules, figures, render, data)."""
