@@ -79,9 +79,9 @@ Actions (NamedTuples; they compare as tuples, so compare actions only within one
 * :class:`Castle` ``(cell)`` - the castle bonus on the die drawn at ``cell``; :data:`NO_BONUS` skips.
 * :class:`ChooseCoat` ``(coat)`` - S5; :class:`AddCross` ``(cell)`` - S6.
 
-Legal order: drafts by die number (single picks, then S3 pairs); placements ordinary first
-(by adjacent pair of cells in row-major order, each orientation, coats ascending), then S1, S2,
-S1+S2, then :data:`PASS` when allowed, then S4 turns; castle: :data:`NO_BONUS` first; S5 coats
+Legal order: drafts by die number (single picks, then S3 pairs); placements ordinary first, then
+S1, S2, S1+S2 (the order within is given by :func:`placements`), then :data:`PASS` when allowed,
+then S4 turns; castle: :data:`NO_BONUS` first; S5 coats
 ascending; S6 cells ascending.  Identical dice give each drawing once.
 
 Chance: only the dice, rolled at the start of each round with the rng handed to
@@ -649,65 +649,110 @@ def at(cell: int) -> str:
     return f"({cell // STRIDE},{cell % STRIDE})"
 
 
-def iter_bits(mask: int):
-    """Indices of the set bits of ``mask``, ascending."""
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending, as a list."""
+    out = []
     while mask:
         low = mask & -mask
-        yield low.bit_length() - 1
+        out.append(low.bit_length() - 1)
         mask ^= low
+    return out
+
+
+ALL_COATS = tuple(range(6))
+#: Ordinary placements are immutable and recur in every game: interned by cells and coats, since
+#: building a NamedTuple costs several times a dictionary look-up.
+_ORDINARY: dict[int, Place] = {}
 
 
 def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) -> tuple[list, list]:
     """Legal drawings of the faces ``f0``, ``f1`` (``(coat, crosses)``) on kingdom ``k``.
 
     ``spells`` holds the placement spells usable now (``"S1"``, ``"S2"``).  Returns
-    ``(ordinary, with_spells)`` as lists of :class:`Place`, in the documented order.  Cells of the
-    first face come first in the action.
+    ``(ordinary, with_spells)`` as lists of :class:`Place`.  Order: for each coat of the first
+    die, each coat of the second (ascending; a ``?`` ranges over all six): first the drawings whose
+    first die connects (its cell ascending, then the second cell ascending), then those where only
+    the second die connects (its cell ascending, then the first).  Spell drawings follow: S1
+    (neither die connects), S2 (apart, each connecting), S1+S2 (apart, not both connecting), each
+    for every coat pair, cells ascending.  Two identical faces give each drawing once (the first
+    die on the lower cell).
     """
     comp = k.comp
-    empty, ok = k.empty, k.ok
-    c0 = range(6) if f0[0] == JOKER else (f0[0],)
-    c1 = range(6) if f1[0] == JOKER else (f1[0],)
+    empty, ok, adj = k.empty, k.ok, comp.adj_mask
+    c0 = ALL_COATS if f0[0] == JOKER else (f0[0],)
+    c1 = ALL_COATS if f1[0] == JOKER else (f1[0],)
     same = f0 == f1
-    use1 = "S1" in spells
-    out, s1 = [], []
+    out = []
     append = out.append
-    for u, v in comp.edges:
-        if not ((empty >> u) & 1 and (empty >> v) & 1):
-            continue
+    get = _ORDINARY.get
+    for a in c0:
+        oka = ok[a]
+        for b in c1:
+            okb = ok[b]
+            ab = a * 6 + b
+            x = oka
+            while x:  # the first die connects at u
+                low = x & -x
+                x ^= low
+                u = low.bit_length() - 1
+                y = adj[u] & empty
+                while y:
+                    lv = y & -y
+                    y ^= lv
+                    v = lv.bit_length() - 1
+                    if not same or u < v:
+                        key = (u << 14) | (v << 6) | ab
+                        p = get(key)
+                        if p is None:
+                            p = _ORDINARY[key] = Place(u, v, a, b, "")
+                        append(p)
+            x = okb
+            while x:  # only the second die connects, at v
+                low = x & -x
+                x ^= low
+                v = low.bit_length() - 1
+                y = adj[v] & empty & ~oka
+                while y:
+                    lu = y & -y
+                    y ^= lu
+                    u = lu.bit_length() - 1
+                    if not same or u < v:
+                        key = (u << 14) | (v << 6) | ab
+                        p = get(key)
+                        if p is None:
+                            p = _ORDINARY[key] = Place(u, v, a, b, "")
+                        append(p)
+    extra: list = []
+    if not spells:
+        return out, extra
+    if "S1" in spells:
         for a in c0:
-            oau = (ok[a] >> u) & 1
-            oav = (ok[a] >> v) & 1
-            for b in c1:
-                if oau or (ok[b] >> v) & 1:
-                    append(Place(u, v, a, b, ""))
-                elif use1:
-                    s1.append(Place(u, v, a, b, "S1"))
-                if not same:
-                    if oav or (ok[b] >> u) & 1:
-                        append(Place(v, u, a, b, ""))
-                    elif use1:
-                        s1.append(Place(v, u, a, b, "S1"))
-    extra = s1
-    if "S2" in spells or (combine and use1 and "S2" in spells):
-        adj = comp.adj_mask
-        s2, s12 = [], []
-        cells = list(iter_bits(empty))
-        for a in c0:
-            oka = ok[a]
             for b in c1:
                 okb = ok[b]
-                for p in cells:
-                    far = empty & ~adj[p] & ~(1 << p)
-                    if same:
-                        far &= ~((1 << (p + 1)) - 1)
-                    pa = (oka >> p) & 1
-                    for q in iter_bits(far):
-                        if pa and (okb >> q) & 1:
-                            s2.append(Place(p, q, a, b, "S2"))
-                        elif combine and use1:
-                            s12.append(Place(p, q, a, b, "S1+S2"))
-        extra = s1 + s2 + s12
+                for u in bits(empty & ~ok[a]):
+                    for v in bits(adj[u] & empty & ~okb):
+                        if not same or u < v:
+                            extra.append(Place(u, v, a, b, "S1"))
+    if "S2" in spells:
+        for a in c0:
+            for b in c1:
+                okb = ok[b]
+                for u in bits(ok[a]):
+                    for v in bits(okb & ~adj[u] & ~(1 << u)):
+                        if not same or u < v:
+                            extra.append(Place(u, v, a, b, "S2"))
+        if combine and "S1" in spells:
+            for a in c0:
+                oka = ok[a]
+                for b in c1:
+                    okb = ok[b]
+                    for u in bits(empty):
+                        far = empty & ~adj[u] & ~(1 << u)
+                        if (oka >> u) & 1:
+                            far &= ~okb
+                        for v in bits(far):
+                            if not same or u < v:
+                                extra.append(Place(u, v, a, b, "S1+S2"))
     return out, extra
 
 
@@ -781,6 +826,8 @@ class KingdominoView:
     * ``seat``, ``params``, ``comp`` (:class:`Components`), ``round``, ``a`` (seat of A),
       ``phase``, ``role`` ("A" or "B").
     * ``roll``, ``owner`` (per die); ``hand`` and ``faces``: this seat's dice and their faces now.
+    * The lists are the state's own (cheap to build, once per decision): read them, never change
+      them.
     * ``maps[seat]``: the :class:`Kingdom` of each seat as drawn before this round's reveal
       (the state's own objects: read them, never change them); ``pending``: this seat's own
       drawing of this round, if made; ``bonus``: its castle cell this round or -1.
@@ -801,24 +848,24 @@ class KingdominoView:
         self.a = s.a
         self.phase = s.phase
         self.role = "A" if seat == s.a else "B"
-        self.roll = tuple(s.roll)
-        self.owner = tuple(s.owner)
-        self.hand = tuple(s.hand[seat])
-        self.faces = tuple(s.faces[seat])
+        self.roll = s.roll
+        self.owner = s.owner
+        self.hand = s.hand[seat]
+        self.faces = s.faces[seat]
         self.maps = s.maps
         self.pending = s.pending[seat]
         self.bonus = s.bonus[seat]
-        self.boxes = tuple(tuple(b) for b in s.boxes)
-        self.row_owner = tuple(s.row_owner)
-        self.spell_owner = tuple(s.spell_owner)
+        self.boxes = s.boxes
+        self.row_owner = s.row_owner
+        self.spell_owner = s.spell_owner
         # The state keeps the drawing of this round apart (``pending``) and marks an S1, S2 or S4
         # use and the castle bonus only when both drawings are revealed, so everything here is
         # public except ``faces``/``pending``/``bonus``, which are this seat's own.
-        self.spell_used = tuple(s.spell_used)
-        self.spell_round = tuple(s.spell_round)
+        self.spell_used = s.spell_used
+        self.spell_round = s.spell_round
         self.s5_coat = s.s5_coat
-        self.castle_round = tuple(s.castle_round)
-        self.queue = tuple(s.queue)
+        self.castle_round = s.castle_round
+        self.queue = s.queue
 
     @property
     def map(self) -> Kingdom:
