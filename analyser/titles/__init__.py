@@ -1,1 +1,2 @@
-"""Title packages: one subpackage per title (rules, figures, render, data)."""
+"""The titles, one package per title: ``rules`` (no pandas, no matplotlib), ``figures``, ``render``
+and ``data/``; the package's ``TITLE`` is the title object."""

@@ -1,0 +1,14 @@
+"""The title object: the rules' Game bound to this title's figures and text drawing."""
+
+from analyser.titles.wizard import figures, render
+from analyser.titles.wizard.rules import Wizard as _Rules
+
+
+class Wizard(_Rules):
+    figure_tables = figures.figure_tables
+    plots = figures.plots
+    describe_state = render.describe_state
+    bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
+
+
+TITLE = Wizard()
