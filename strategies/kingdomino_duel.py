@@ -85,6 +85,8 @@ class Planner(Strategy):
         if self._key != key:
             self._key = key
             self._tabs = [None] * 6
+            self._fit = [None] * 6
+            self._best = {}
         return self._tabs
 
     def _coat_table(self, m, tabs: list, k: int) -> list:
@@ -92,6 +94,7 @@ class Planner(Strategy):
         if rows is not None:
             return rows
         rows = [None] * len(m.coat)
+        fit = []
         adj, empty, nbrs = m.comp.adj_mask, m.empty, m.comp.nbrs
         coats, dom, ds, dx = m.coat, m.dom, m.dsize, m.dcross
         for c in bits(m.ok[k]):
@@ -105,29 +108,45 @@ class Planner(Strategy):
                         s += ds[d]
                         x += dx[d]
                         b += ds[d] * dx[d]
-            rows[c] = (s + 1, (s + 1) * x - b, bool(adj[c] & empty))
+            e = rows[c] = (s + 1, (s + 1) * x - b)
+            if adj[c] & empty:
+                fit.append(e)
         tabs[k] = rows
+        self._fit[k] = fit
         return rows
+
+    def _best_cell(self, m, tabs: list, k: int, x: int):
+        """Best value of drawing coat ``k`` with ``x`` crosses on a cell where a domino fits, or
+        None when there is no such cell."""
+        key = k * 16 + x
+        best = self._best.get(key, 0.5)
+        if best != 0.5:
+            return best
+        if tabs[k] is None:
+            self._coat_table(m, tabs, k)
+        best = None
+        size = self.size
+        for s, base in self._fit[k]:
+            v = s * x + base
+            if size and s > 1:
+                v += size
+            if best is None or v > best:
+                best = v
+        self._best[key] = best
+        return best
 
     def _face_value(self, view, face, tabs: list) -> float:
         """Draft value of one die: its best single cell plus its spellbook value."""
         m = view.maps[view.seat]
         coat, x = face
         best = None
-        extra = self.crosses * x
-        size = self.size
         for k in (ALL_COATS if coat == JOKER else (coat,)):
-            for e in self._coat_table(m, tabs, k):
-                if e is None or not e[2]:
-                    continue
-                v = e[0] * x + e[1] + extra
-                if size and e[0] > 1:
-                    v += size
-                if best is None or v > best:
-                    best = v
+            v = self._best_cell(m, tabs, k, x)
+            if v is not None and (best is None or v > best):
+                best = v
         if best is None:
             return -5.0  # cannot be drawn ordinarily
-        return best + self._box_value(view, face)
+        return best + self.crosses * x + self._box_value(view, face)
 
     # -- decisions --------------------------------------------------------------------------
     def choose(self, view, legal, rng):
