@@ -391,8 +391,9 @@ def test_s3_takes_two_dice_at_the_first_pick():
     s = make(phase="draft_a", hand=((), ()), faces=[[], []], spell_owner=owning([R.S3]))
     s.owner = [-1] * 4
     legal = G.legal_actions(s)
-    assert legal[:4] == [Draft((i,)) for i in range(4)] and Draft((1, 3)) in legal
-    G.apply(s, Draft((1, 3)), random.Random(0))
+    assert legal[:4] == [Draft((i,)) for i in range(4)] and Draft((1, 3), "S3") in legal
+    assert G.describe_action(Draft((1, 3), "S3")) == "take die 2 and die 4 (spell S3)"
+    G.apply(s, Draft((1, 3), "S3"), random.Random(0))
     assert s.hand == [[1, 3], [0, 2]] and s.phase == "place" and s.spell_used[R.S3]
     # B (seat 1) holding S3 cannot use it as B
     s = make(phase="draft_a", hand=((), ()), faces=[[], []], spell_owner=owning([R.S3], seat=1))
@@ -564,7 +565,7 @@ def test_state_round_trip_and_malformed_states():
 
 
 def test_actions_round_trip_and_read_well():
-    for a in (Draft((1,)), Draft((0, 2)), Place(cell(1, 2), cell(1, 3), 0, 5, "S2"), PASS, Turn(1, -1, 0),
+    for a in (Draft((1,)), Draft((0, 2)), Draft((0, 2), "S3"), Place(cell(1, 2), cell(1, 3), 0, 5, "S2"), PASS, Turn(1, -1, 0),
               Castle(cell(0, 1)), NO_BONUS, ChooseCoat(3), AddCross(cell(4, 6))):
         assert G.action_from_json(json.loads(json.dumps(G.action_to_json(a)))) == a
     assert G.describe_action(Place(cell(1, 2), cell(1, 3), 0, 5, "S2")) == "draw dot at (1,2) and black at (1,3) using S2"

@@ -69,8 +69,8 @@ Rulings where the rules write-up is silent (the rule option in brackets; the def
 
 Actions (NamedTuples; they compare as tuples, so compare actions only within one legal list)
 --------------------------------------------------------------------------------------------
-* :class:`Draft` ``(dice)`` - die numbers 0-3 (die 1-4 in the component file): one die at A's
-  first pick, two at B's pick, or two at A's first pick using S3.
+* :class:`Draft` ``(dice, spell)`` - die numbers 0-3 (die 1-4 in the component file): one die at
+  A's first pick, two at B's pick, or two at A's first pick with ``spell="S3"``.
 * :class:`Place` ``(cell0, cell1, coat0, coat1, spell)`` - the seat's first die (lower die
   number) goes to ``cell0``, the second to ``cell1`` (cells are ``row * 16 + column``);
   ``coat0``/``coat1`` are the coats drawn (a ``?`` takes the chosen coat); ``spell`` is ``""``,
@@ -425,9 +425,10 @@ class KingdominoParams(Params):
 
 class Draft(NamedTuple):
     """Take the dice ``dice`` (numbers 0-3): one at A's first pick, two at B's pick, two at A's
-    first pick with S3."""
+    first pick with ``spell="S3"``."""
 
     dice: tuple
+    spell: str = ""
 
 
 class Place(NamedTuple):
@@ -948,7 +949,7 @@ class KingdominoDuel(Game):
         elif phase == DRAFT_A:
             legal = [Draft((i,)) for i in range(4)]
             if self.holds(s, seat, S3):
-                legal += [Draft((i, j)) for i in range(4) for j in range(i + 1, 4)]
+                legal += [Draft((i, j), "S3") for i in range(4) for j in range(i + 1, 4)]
         elif phase == DRAFT_B:
             free = [i for i in range(4) if s.owner[i] < 0]
             legal = [Draft((free[i], free[j])) for i in range(3) for j in range(i + 1, 3)]
@@ -1441,7 +1442,7 @@ class KingdominoDuel(Game):
         ``{"s5": coat}``; ``{"s6": cell}``."""
         t = type(action)
         if t is Draft:
-            return {"draft": list(action.dice)}
+            return {"draft": list(action.dice), "spell": "S3"} if action.spell else {"draft": list(action.dice)}
         if t is Place:
             return {"place": [action.cell0, action.cell1, COATS[action.coat0], COATS[action.coat1], action.spell]}
         if t is Pass:
@@ -1460,6 +1461,8 @@ class KingdominoDuel(Game):
         try:
             if data == "pass":
                 return PASS
+            if isinstance(data, dict) and set(data) == {"draft", "spell"} and data["spell"] == "S3":
+                return Draft(tuple(int(x) for x in data["draft"]), "S3")
             (kind, v), = data.items()
             if kind == "draft":
                 return Draft(tuple(int(x) for x in v))
@@ -1483,7 +1486,7 @@ class KingdominoDuel(Game):
     def describe_action(self, action) -> str:
         t = type(action)
         if t is Draft:
-            return "take " + " and ".join(f"die {d + 1}" for d in action.dice)
+            return "take " + " and ".join(f"die {d + 1}" for d in action.dice) + (" (spell S3)" if action.spell else "")
         if t is Place:
             spell = f" using {action.spell}" if action.spell else ""
             return (f"draw {COATS[action.coat0]} at {at(action.cell0)} and {COATS[action.coat1]} at "
