@@ -425,6 +425,25 @@ def test_s5_scores_per_domain_of_the_chosen_coat():
     assert G.spell_points(s, 0) == 3
 
 
+def test_s5_points_option_and_s6_offers_only_cells_below_the_cross_cap():
+    rows = ["dt+ . dt . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
+    s = make(maps=(rows, EMPTY_MAP), spell_owner=owning([R.S5]), s5_coat="dot", rules={"s5_points": "5"})
+    assert G.spell_points(s, 0) == 10
+    capped = ["dt+ . . . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
+    s = make(maps=(capped, EMPTY_MAP), roll=("quarters+1", "dot+1", "dot", "black"), rules={"cross_cap": "1"},
+             boxes=[[0, 0, 0, 0, 2, 0], [0] * 6])
+    play_round(s, Place(cell(1, 3), cell(0, 3), 4, 0, ""), Place(cell(1, 3), cell(0, 3), 0, 5, ""))
+    assert s.boxes[0][4] == 2  # a crossed quarters fills no box: S6 not gained this way
+    s = make(maps=(capped, EMPTY_MAP), roll=("quarters", "dot+1", "dot", "black"), rules={"cross_cap": "1"},
+             boxes=[[0, 0, 0, 0, 2, 0], [0] * 6], castle_round=[1, 0])
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 4, 0, ""), random.Random(0))
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), random.Random(0))
+    G.apply(s, NO_BONUS, random.Random(0))
+    # seat 0 completed quarters (S6); its cells: dot+1 (capped), dot+1 (capped), quarters (free)
+    assert s.spell_owner[R.S6] == 0 and s.phase == "spell"
+    assert G.legal_actions(s) == [AddCross(cell(1, 3))]
+
+
 def test_s5_and_s6_take_effect_at_once_a_first():
     s = make(roll=("black", "quarters", "quarters", "black"), a=1, hand=((2, 3), (0, 1)), current=1,
              boxes=[[0, 0, 0, 0, 2, 0], [0, 0, 0, 0, 0, 2]])
@@ -554,7 +573,9 @@ def test_state_round_trip_and_malformed_states():
                                 ("maps", [[[0, 0, "dot", 0], [0, 0, "dot", 1]], []], "drawn twice"),
                                 ("phase", "bidding", "phase"), ("current", 2, "not a seat"),
                                 ("boxes", [[9, 0, 0, 0, 0, 0], [0] * 6], "boxes"),
-                                ("roll", ["dot"], "4 faces"), ("hand", [[0, 0], [2, 3]], "two different dice")]:
+                                ("roll", ["dot"], "4 faces"), ("hand", [[0, 0], [2, 3]], "two different dice"),
+                                ("pending", [{"place": [0, 0, "dot", "dot", ""]}, None], "not an empty cell"),
+                                ("pending", [{"place": [35, 36, "dot", "dot", ""]}, None], "not an empty cell")]:
         bad = dict(d)
         bad[key] = value
         with pytest.raises(InputError) as e:

@@ -1428,6 +1428,16 @@ class KingdominoDuel(Game):
                 passes=[int(x) for x in d.get("passes", [0, 0])], stuck=[int(x) for x in d.get("stuck", [0, 0])])
             if phase == CASTLE_STEP and type(s.pending[current]) is not Place:
                 raise ValueError("phase castle needs the current seat's drawing in pending")
+            for seat, p in enumerate(s.pending):
+                if type(p) is Place:
+                    m = s.maps[seat]
+                    for c in (p.cell0, p.cell1):
+                        if not (0 <= c < len(m.coat)) or m.coat[c] != EMPTY:
+                            raise ValueError(f"pending drawing of seat {seat}: cell {c} is not an empty cell")
+                    if p.cell0 == p.cell1 or p.spell not in ("", "S1", "S2", "S1+S2"):
+                        raise ValueError(f"pending drawing of seat {seat} is not a drawing")
+                elif p is not None and p is not PASS:
+                    raise ValueError(f"pending of seat {seat} must be a drawing, \"pass\" or null")
             return s
         except InputError as e:
             raise InputError(f"not a Kingdomino Duel state: {e}") from None
