@@ -25,7 +25,7 @@ from __future__ import annotations
 from analyser.core import Strategy
 from analyser.titles.kingdomino_duel.rules import (JOKER, NO_BONUS, PASS, S5, Castle, ChooseCoat, Draft, Place,
                                                    Turn, bits, domains_after, pair_gain)
-from analyser.titles.kingdomino_duel.rules import ALL_COATS
+from analyser.titles.kingdomino_duel.rules import ALL_COATS, STRIDE
 
 GAME = "kingdomino-duel"
 
@@ -57,7 +57,6 @@ class Planner(Strategy):
     castle_min = 4
     castle_late = 6
     _key = None
-    _tabs: list = []
 
     # -- values ---------------------------------------------------------------------------
     def _box_value(self, view, face) -> float:
@@ -74,64 +73,73 @@ class Planner(Strategy):
             v += self.complete
         return v
 
-    def _tables(self, view) -> list:
-        """Per coat, lazily: a list over cells, ``(s, base, fits)`` where the coat connects, else
-        None.  Drawing ``x`` crosses there gains ``s * x + base`` points (``s - 1`` cells of its
-        coat touch it); ``fits``: an empty neighbour, so a domino fits.  Where a coat does not
-        connect it touches no cell of its coat, so it gains just its crosses.  Kept for the
-        round: the map changes only when the drawings are revealed."""
+    def _tables(self, view) -> dict:
+        """The memo of cell values for this seat's map, kept for the round (the map changes only
+        when the drawings are revealed): ``cell * 8 + coat`` -> ``(s, base)``, drawing ``x``
+        crosses there gains ``s * x + base`` points, ``s - 1`` cells of its coat touching it.
+        Where a coat does not connect it touches no cell of its coat: ``(1, 0)``."""
         m = view.maps[view.seat]
         key = (view.round, id(m), m.n_empty)
         if self._key != key:
             self._key = key
-            self._tabs = [None] * 6
-            self._fit = [None] * 6
+            self._cells = {}
             self._best = {}
-        return self._tabs
+            e = m.empty
+            self._fits = e & ((e << 1) | (e >> 1) | (e << STRIDE) | (e >> STRIDE))  # a domino fits
+        return self._cells
 
-    def _coat_table(self, m, tabs: list, k: int) -> list:
-        rows = tabs[k]
-        if rows is not None:
-            return rows
-        rows = [None] * len(m.coat)
-        fit = []
-        adj, empty, nbrs = m.comp.adj_mask, m.empty, m.comp.nbrs
-        coats, dom, ds, dx = m.coat, m.dom, m.dsize, m.dcross
-        for c in bits(m.ok[k]):
-            seen = []
-            s = x = b = 0
-            for n in nbrs[c]:
-                if coats[n] == k:
-                    d = dom[n]
-                    if d not in seen:
-                        seen.append(d)
-                        s += ds[d]
-                        x += dx[d]
-                        b += ds[d] * dx[d]
-            e = rows[c] = (s + 1, (s + 1) * x - b)
-            if adj[c] & empty:
-                fit.append(e)
-        tabs[k] = rows
-        self._fit[k] = fit
-        return rows
+    def _cell(self, m, cells: dict, c: int, k: int):
+        key = c * 8 + k
+        e = cells.get(key)
+        if e is None:
+            if (m.ok[k] >> c) & 1:
+                coats, dom, ds, dx = m.coat, m.dom, m.dsize, m.dcross
+                seen = []
+                s = x = b = 0
+                for n in m.comp.nbrs[c]:
+                    if coats[n] == k:
+                        d = dom[n]
+                        if d not in seen:
+                            seen.append(d)
+                            s += ds[d]
+                            x += dx[d]
+                            b += ds[d] * dx[d]
+                e = (s + 1, (s + 1) * x - b)
+            else:
+                e = (1, 0)
+            cells[key] = e
+        return e
 
-    def _best_cell(self, m, tabs: list, k: int, x: int):
-        """Best value of drawing coat ``k`` with ``x`` crosses on a cell where a domino fits, or
-        None when there is no such cell."""
+    def _best_cell(self, m, cells: dict, k: int, x: int):
+        """Best value of drawing coat ``k`` with ``x`` crosses on a connecting cell where a domino
+        fits, or None when there is none.  Worked out per domain: a cell touching one domain of
+        ``k`` (``s`` cells, ``X`` crosses) gains ``(s + 1) * x + X``; a cell touching only the
+        castle gains ``x``; cells touching several domains are scanned one by one."""
         key = k * 16 + x
         best = self._best.get(key, 0.5)
         if best != 0.5:
             return best
-        if tabs[k] is None:
-            self._coat_table(m, tabs, k)
-        best = None
+        fits = self._fits
+        bound, ds, dx = m.bound, m.dsize, m.dcross
+        labels = m.by_coat[k]
+        acc = multi = 0
+        for d in labels:
+            b = bound[d]
+            multi |= acc & b
+            acc |= b
         size = self.size
-        for s, base in self._fit[k]:
-            v = s * x + base
-            if size and s > 1:
-                v += size
-            if best is None or v > best:
-                best = v
+        best = x if m.comp.castle_adj & fits & ~acc else None
+        for d in labels:
+            if bound[d] & fits & ~multi:
+                v = (ds[d] + 1) * x + dx[d] + size
+                if best is None or v > best:
+                    best = v
+        if multi & fits:
+            for c in bits(multi & fits):
+                s, base = self._cell(m, cells, c, k)
+                v = s * x + base + size
+                if best is None or v > best:
+                    best = v
         self._best[key] = best
         return best
 
@@ -141,7 +149,7 @@ class Planner(Strategy):
         coat, x = face
         best = None
         for k in (ALL_COATS if coat == JOKER else (coat,)):
-            v = self._best_cell(m, tabs, k, x)
+            v = self._best_cell(m, tabs, k, x)  # tabs: the cell memo of _tables
             if v is not None and (best is None or v > best):
                 best = v
         if best is None:
@@ -188,8 +196,8 @@ class Planner(Strategy):
         s5_points = view.params.s5_points
         f0, f1 = view.faces
         x0, x1 = f0[1], f1[1]
-        tabs = self._tables(view)
-        table = self._coat_table
+        cells = self._tables(view)
+        cell = self._cell
         adj = m.comp.adj_mask
         size = self.size
         cost = self.spell_cost
@@ -204,18 +212,16 @@ class Planner(Strategy):
             if k0 == k1 and (adj[c0] >> c1) & 1:
                 v = pair_gain(m, c0, c1, k0, k1, x0, x1)
                 if size:
-                    tab = tabs[k0] or table(m, tabs, k0)
-                    for c in (c0, c1):
-                        if tab[c] is not None and tab[c][0] > 1:
-                            v += size
+                    v += size * ((cells.get(c0 * 8 + k0) or cell(m, cells, c0, k0))[0] > 1)
+                    v += size * ((cells.get(c1 * 8 + k1) or cell(m, cells, c1, k1))[0] > 1)
             else:
-                e = (tabs[k0] or table(m, tabs, k0))[c0]
-                v = x0 if e is None else e[0] * x0 + e[1]
-                if size and e is not None and e[0] > 1:
+                s, base = cells.get(c0 * 8 + k0) or cell(m, cells, c0, k0)
+                v = s * x0 + base
+                if size and s > 1:
                     v += size
-                e = (tabs[k1] or table(m, tabs, k1))[c1]
-                v += x1 if e is None else e[0] * x1 + e[1]
-                if size and e is not None and e[0] > 1:
+                s, base = cells.get(c1 * 8 + k1) or cell(m, cells, c1, k1)
+                v += s * x1 + base
+                if size and s > 1:
                     v += size
             if s5 >= 0 and (k0 == s5 or k1 == s5):
                 v += s5_points * domains_after(m, c0, c1, k0, k1, s5)
@@ -226,8 +232,8 @@ class Planner(Strategy):
         if turns:
             # S4: the turn that most improves its die's draft value, if clearly worth it
             faces = view.faces
-            old = [self._face_value(view, f, tabs) for f in faces]
-            g, t = max(((self._face_value(view, (t.coat, t.crosses), tabs) - old[t.slot], t) for t in turns),
+            old = [self._face_value(view, f, cells) for f in faces]
+            g, t = max(((self._face_value(view, (t.coat, t.crosses), cells) - old[t.slot], t) for t in turns),
                        key=lambda p: p[0])
             if g > cost or (best is None and g > 0):
                 return t

@@ -487,13 +487,16 @@ class Kingdom:
       coat drawn (0-5); ``cross[cell]``: crosses.  Cells are ``row * STRIDE + column``.
     * ``dom[cell]``: the domain label of a drawn cell (a cell of the domain), else -1;
       ``dsize[label]``, ``dcross[label]``: cells and crosses of that domain; ``members[label]``.
+    * ``bound[label]``: bit mask of the empty cells touching that domain; ``by_coat[coat]``: the
+      labels of that coat's domains.
     * ``ok[coat]``: bit mask of the empty cells where that coat obeys connection (touching the
       castle or a drawn cell of that coat); ``empty``: bit mask of empty cells; ``n_empty``.
 
     Read it, never change it (strategies get the state's own object in their view).
     """
 
-    __slots__ = ("comp", "coat", "cross", "dom", "dsize", "dcross", "members", "ok", "empty", "n_empty")
+    __slots__ = ("comp", "coat", "cross", "dom", "dsize", "dcross", "members", "bound", "by_coat", "ok", "empty",
+                 "n_empty")
 
     def __init__(self, comp: Components):
         n = comp.cells
@@ -507,6 +510,8 @@ class Kingdom:
         self.dsize = [0] * n
         self.dcross = [0] * n
         self.members: list = [None] * n
+        self.bound = [0] * n
+        self.by_coat: list = [[] for _ in range(6)]
         self.empty = comp.free
         self.n_empty = comp.width * comp.height - 1
         self.ok = [comp.castle_adj] * 6
@@ -520,6 +525,8 @@ class Kingdom:
         k.dsize = self.dsize[:]
         k.dcross = self.dcross[:]
         k.members = [m[:] if m is not None else None for m in self.members]
+        k.bound = self.bound[:]
+        k.by_coat = [b[:] for b in self.by_coat]
         k.ok = self.ok[:]
         k.empty = self.empty
         k.n_empty = self.n_empty
@@ -538,30 +545,41 @@ class Kingdom:
         for k in range(6):
             ok[k] &= ~bit
         ok[coat] |= nb
-        dom, dsize, dcross, members = self.dom, self.dsize, self.dcross, self.members
-        label, size, xs, mem = cell, 1, crosses, [cell]
-        dom[cell] = cell
+        dom, dsize, dcross, members, bound = self.dom, self.dsize, self.dcross, self.members, self.bound
         coats = self.coat
+        for n in comp.nbrs[cell]:  # the cell is no longer an empty cell next to those domains
+            d = dom[n]
+            if d >= 0:
+                bound[d] &= ~bit
+        label, size, xs, mem, bnd = cell, 1, crosses, [cell], nb
+        dom[cell] = cell
+        merged = False
         for n in comp.nbrs[cell]:
             if coats[n] != coat or dom[n] == label:
                 continue
             other = dom[n]
+            merged = True
             size += dsize[other]
             xs += dcross[other]
+            bnd |= bound[other]
             if dsize[other] > len(mem):  # relabel the smaller side
                 for m in mem:
                     dom[m] = other
                 members[other].extend(mem)
                 members[label] = None
-                dsize[label] = dcross[label] = 0
+                dsize[label] = dcross[label] = bound[label] = 0
                 label, mem = other, members[other]
             else:
                 for m in members[other]:
                     dom[m] = label
                 mem.extend(members[other])
                 members[other] = None
-                dsize[other] = dcross[other] = 0
-        dsize[label], dcross[label], members[label] = size, xs, mem
+                dsize[other] = dcross[other] = bound[other] = 0
+        dsize[label], dcross[label], members[label], bound[label] = size, xs, mem, bnd
+        if merged:
+            self.by_coat[coat] = [d for d in self.by_coat[coat] if members[d] is not None and d != label] + [label]
+        else:
+            self.by_coat[coat].append(label)
 
     def add_cross(self, cell: int) -> None:
         self.cross[cell] += 1
@@ -688,26 +706,29 @@ def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) ->
     get = _ORDINARY.get
     for a in c0:
         oka = ok[a]
+        # the first die connects at u (whatever the second die's coat): (u, v) pairs, found once
+        firsts = []
+        x = oka
+        while x:
+            low = x & -x
+            x ^= low
+            u = low.bit_length() - 1
+            y = adj[u] & empty
+            while y:
+                lv = y & -y
+                y ^= lv
+                v = lv.bit_length() - 1
+                if not same or u < v:
+                    firsts.append((u << 14) | (v << 6))
         for b in c1:
-            okb = ok[b]
             ab = a * 6 + b
-            x = oka
-            while x:  # the first die connects at u
-                low = x & -x
-                x ^= low
-                u = low.bit_length() - 1
-                y = adj[u] & empty
-                while y:
-                    lv = y & -y
-                    y ^= lv
-                    v = lv.bit_length() - 1
-                    if not same or u < v:
-                        key = (u << 14) | (v << 6) | ab
-                        p = get(key)
-                        if p is None:
-                            p = _ORDINARY[key] = Place(u, v, a, b, "")
-                        append(p)
-            x = okb
+            for uv in firsts:
+                key = uv | ab
+                p = get(key)
+                if p is None:
+                    p = _ORDINARY[key] = Place(uv >> 14, (uv >> 6) & 255, a, b, "")
+                append(p)
+            x = ok[b]
             while x:  # only the second die connects, at v
                 low = x & -x
                 x ^= low
@@ -1265,6 +1286,12 @@ class KingdominoDuel(Game):
                 (fresh.dsize[d], fresh.dcross[d]) for d in fresh.labels()), "domains"
             for d in m.labels():
                 assert all(m.dom[c] == d for c in m.members[d]), "domain labels"
+                near = 0
+                for c in m.members[d]:
+                    near |= comp.adj_mask[c]
+                assert m.bound[d] == near & m.empty, "domain boundary"
+            for coat in range(6):
+                assert sorted(m.by_coat[coat]) == [d for d in m.labels() if m.coat[d] == coat], "domains by coat"
             assert all(x >= 0 for x in m.cross), "crosses"
             for coat in range(6):
                 size = comp.rows[coat][0]
