@@ -73,44 +73,51 @@ class Planner(Strategy):
             v += self.complete
         return v
 
-    def _tables(self, view) -> dict:
+    def _tables(self, view) -> list:
         """The memo of cell values for this seat's map, kept for the round (the map changes only
-        when the drawings are revealed): ``cell * 8 + coat`` -> ``(s, base)``, drawing ``x``
-        crosses there gains ``s * x + base`` points, ``s - 1`` cells of its coat touching it.
-        Where a coat does not connect it touches no cell of its coat: ``(1, 0)``."""
+        when the drawings are revealed): per coat, lazily, a list over cells of ``(s, base)``:
+        drawing ``x`` crosses there gains ``s * x + base`` points, ``s - 1`` cells of its coat
+        touching it.  Where a coat does not connect (None) it touches no cell of its coat:
+        ``(1, 0)``."""
         m = view.maps[view.seat]
         key = (view.round, id(m), m.n_empty)
         if self._key != key:
             self._key = key
-            self._cells = {}
+            self._cells = [None] * 6
             self._best = {}
             e = m.empty
             self._fits = e & ((e << 1) | (e >> 1) | (e << STRIDE) | (e >> STRIDE))  # a domino fits
         return self._cells
 
-    def _cell(self, m, cells: dict, c: int, k: int):
-        key = c * 8 + k
-        e = cells.get(key)
-        if e is None:
-            if (m.ok[k] >> c) & 1:
-                coats, dom, ds, dx = m.coat, m.dom, m.dsize, m.dcross
-                seen = []
-                s = x = b = 0
-                for n in m.comp.nbrs[c]:
-                    if coats[n] == k:
-                        d = dom[n]
-                        if d not in seen:
-                            seen.append(d)
-                            s += ds[d]
-                            x += dx[d]
-                            b += ds[d] * dx[d]
-                e = (s + 1, (s + 1) * x - b)
-            else:
-                e = (1, 0)
-            cells[key] = e
-        return e
+    def _table(self, m, cells: list, k: int) -> list:
+        """Coat ``k``'s row of the memo: ``(s, base)`` per cell where it connects, else None
+        (meaning ``(1, 0)``); built on first use in the round."""
+        rows = [None] * len(m.coat)
+        coats, dom, ds, dx, nbrs = m.coat, m.dom, m.dsize, m.dcross, m.comp.nbrs
+        x = m.ok[k]
+        while x:
+            low = x & -x
+            x ^= low
+            c = low.bit_length() - 1
+            seen = []
+            s = xs = b = 0
+            for n in nbrs[c]:
+                if coats[n] == k:
+                    d = dom[n]
+                    if d not in seen:
+                        seen.append(d)
+                        s += ds[d]
+                        xs += dx[d]
+                        b += ds[d] * dx[d]
+            rows[c] = (s + 1, (s + 1) * xs - b)
+        cells[k] = rows
+        return rows
 
-    def _best_cell(self, m, cells: dict, k: int, x: int):
+    def _cell(self, m, cells: list, c: int, k: int):
+        e = (cells[k] or self._table(m, cells, k))[c]
+        return (1, 0) if e is None else e
+
+    def _best_cell(self, m, cells: list, k: int, x: int):
         """Best value of drawing coat ``k`` with ``x`` crosses on a connecting cell where a domino
         fits, or None when there is none.  Worked out per domain: a cell touching one domain of
         ``k`` (``s`` cells, ``X`` crosses) gains ``(s + 1) * x + X``; a cell touching only the
@@ -197,7 +204,7 @@ class Planner(Strategy):
         f0, f1 = view.faces
         x0, x1 = f0[1], f1[1]
         cells = self._tables(view)
-        cell = self._cell
+        table = self._table
         adj = m.comp.adj_mask
         size = self.size
         cost = self.spell_cost
@@ -212,17 +219,25 @@ class Planner(Strategy):
             if k0 == k1 and (adj[c0] >> c1) & 1:
                 v = pair_gain(m, c0, c1, k0, k1, x0, x1)
                 if size:
-                    v += size * ((cells.get(c0 * 8 + k0) or cell(m, cells, c0, k0))[0] > 1)
-                    v += size * ((cells.get(c1 * 8 + k1) or cell(m, cells, c1, k1))[0] > 1)
+                    tab = cells[k0] or table(m, cells, k0)
+                    for c in (c0, c1):
+                        if tab[c] is not None and tab[c][0] > 1:
+                            v += size
             else:
-                s, base = cells.get(c0 * 8 + k0) or cell(m, cells, c0, k0)
-                v = s * x0 + base
-                if size and s > 1:
-                    v += size
-                s, base = cells.get(c1 * 8 + k1) or cell(m, cells, c1, k1)
-                v += s * x1 + base
-                if size and s > 1:
-                    v += size
+                e = (cells[k0] or table(m, cells, k0))[c0]
+                if e is None:
+                    v = x0
+                else:
+                    v = e[0] * x0 + e[1]
+                    if size and e[0] > 1:
+                        v += size
+                e = (cells[k1] or table(m, cells, k1))[c1]
+                if e is None:
+                    v += x1
+                else:
+                    v += e[0] * x1 + e[1]
+                    if size and e[0] > 1:
+                        v += size
             if s5 >= 0 and (k0 == s5 or k1 == s5):
                 v += s5_points * domains_after(m, c0, c1, k0, k1, s5)
             if a[4]:
