@@ -682,6 +682,8 @@ ALL_COATS = tuple(range(6))
 #: Ordinary placements are immutable and recur in every game: interned by cells and coats, since
 #: building a NamedTuple costs several times a dictionary look-up.
 _ORDINARY: dict[int, Place] = {}
+_S1: dict[int, Place] = {}
+_S2: dict[int, Place] = {}
 
 
 def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) -> tuple[list, list]:
@@ -748,21 +750,33 @@ def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) ->
     if not spells:
         return out, extra
     if "S1" in spells:
+        get = _S1.get
         for a in c0:
             for b in c1:
                 okb = ok[b]
+                ab = a * 6 + b
                 for u in bits(empty & ~ok[a]):
                     for v in bits(adj[u] & empty & ~okb):
                         if not same or u < v:
-                            extra.append(Place(u, v, a, b, "S1"))
+                            key = (u << 14) | (v << 6) | ab
+                            p = get(key)
+                            if p is None:
+                                p = _S1[key] = Place(u, v, a, b, "S1")
+                            extra.append(p)
     if "S2" in spells:
+        get = _S2.get
         for a in c0:
             for b in c1:
                 okb = ok[b]
+                ab = a * 6 + b
                 for u in bits(ok[a]):
                     for v in bits(okb & ~adj[u] & ~(1 << u)):
                         if not same or u < v:
-                            extra.append(Place(u, v, a, b, "S2"))
+                            key = (u << 14) | (v << 6) | ab
+                            p = get(key)
+                            if p is None:
+                                p = _S2[key] = Place(u, v, a, b, "S2")
+                            extra.append(p)
         if combine and "S1" in spells:
             for a in c0:
                 oka = ok[a]
