@@ -1392,6 +1392,12 @@ class KingdominoDuel(Game):
                     raise ValueError(f"{name!r} is not a coat of arms")
                 return COATS.index(name)
 
+            def face_of(text, what):
+                try:
+                    return parse_face(str(text))
+                except ValueError as e:
+                    raise ValueError(f"{what} {str(text)[:40]!r}: {e}") from None
+
             maps = []
             for cells in d["maps"]:
                 m = Kingdom(comp)
@@ -1410,7 +1416,7 @@ class KingdominoDuel(Game):
                 maps.append(m)
             if len(maps) != 2:
                 raise ValueError("maps needs one list per player")
-            roll = [parse_face(f) for f in d["roll"]]
+            roll = [face_of(f, "roll face") for f in d["roll"]]
             if len(roll) != 4:
                 raise ValueError("roll needs 4 faces")
             phase = d.get("phase", DRAFT_A)
@@ -1420,7 +1426,7 @@ class KingdominoDuel(Game):
             current = seat_of(d.get("current", a), "current")
             owner = [seat_of(o, "owner", True) for o in d.get("owner", [-1] * 4)]
             hand = [sorted(int(x) for x in h) for h in d.get("hand", [[], []])]
-            faces = [[parse_face(f) for f in fs] for fs in d.get("faces", [[], []])]
+            faces = [[face_of(f, "face") for f in fs] for fs in d.get("faces", [[], []])]
             if len(owner) != 4 or len(hand) != 2 or len(faces) != 2:
                 raise ValueError("owner needs 4 entries, hand and faces one list per player")
             if phase in (PLACE, CASTLE_STEP):
