@@ -652,3 +652,51 @@ def test_builder_weights_trade_crosses_against_domain_size():
         picks[spec] = st.choose(G.view(s, 0), legal, None)
     # a dot next to the dot domain is worth size; the black die's cross is worth crosses
     assert picks == {"builder:crosses=0,size=5": Draft((0,)), "builder:crosses=5,size=0": Draft((1,))}
+
+
+# --------------------------------------------------------------------------------------------
+# Every option through whole games
+# --------------------------------------------------------------------------------------------
+
+OPTION_SETS = [{}, {"must_draw": "off"}, {"stalemate_end": "neither_could"}, {"s4_faces": "any"},
+               {"combine_spells": "on"}, {"s5_domains": "scoring", "s5_points": "1"}, {"cross_cap": "1"},
+               {"castle_bonus": "off"}, {"full_map_end": "at_once"}, {"tie_break": "scoring_domain"},
+               {"max_rounds": "5"}]
+
+
+def random_games(rules, seeds, check=True):
+    params = G.Params.from_overrides(rules)
+    ends = []
+    for seed in seeds:
+        chance, pick = random.Random(seed), random.Random(seed + 7)
+        s = G.initial_state(params, 2, chance)
+        steps = 0
+        while not G.is_terminal(s):
+            legal = G.legal_actions(s)
+            assert legal
+            G.apply(s, legal[int(pick.random() * len(legal))], chance)
+            steps += 1
+            if check:
+                G.check_invariants(s)
+            assert steps < 20000
+        assert s.round <= params.max_rounds
+        ends.append(s.end)
+    return ends
+
+
+@pytest.mark.parametrize("rules", OPTION_SETS, ids=lambda r: ",".join(f"{k}={v}" for k, v in r.items()) or "defaults")
+def test_random_games_under_every_option_keep_the_invariants(rules):
+    ends = random_games(rules, range(6))
+    assert set(ends) <= set(R.ENDS)
+    if rules == {"max_rounds": "5"}:
+        assert ends == ["max_rounds"] * 6
+
+
+@pytest.mark.soak
+def test_soak_many_games_under_every_option():
+    for rules in OPTION_SETS:
+        random_games(rules, range(300))
+    specs = ["greedy", "spells"]
+    for seed in range(500):
+        final = play_game(G, G.Params(), [make_strategy(x, G.id) for x in specs], specs, seed)
+        G.check_invariants(final)
