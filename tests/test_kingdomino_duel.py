@@ -700,3 +700,22 @@ def test_soak_many_games_under_every_option():
     for seed in range(500):
         final = play_game(G, G.Params(), [make_strategy(x, G.id) for x in specs], specs, seed)
         G.check_invariants(final)
+
+
+def test_a_spell_gained_in_a_round_is_usable_from_the_next_round_and_s4_combines_with_s1():
+    s = make(roll=("dot", "stripe", "dot", "black"), boxes=[[4, 0, 0, 0, 0, 0], [0] * 6])
+    assert not any(type(a) is Place and a.spell for a in G.legal_actions(s))
+    play_round(s, Place(cell(1, 3), cell(0, 3), 0, 2, ""), Place(cell(1, 3), cell(0, 3), 0, 5, ""))
+    assert s.spell_owner[R.S1] == 0 and s.spell_round[R.S1] == 1 and s.round == 2
+    # round 2: seat 1 is A; seat 0 (B) may now draw with S1
+    rng = random.Random(0)
+    G.apply(s, Draft((0,)), rng)
+    G.apply(s, Draft((1, 2)), rng)
+    G.apply(s, G.legal_actions(s)[0], rng)  # A (seat 1) draws
+    if s.phase == "castle":
+        G.apply(s, NO_BONUS, rng)
+    assert s.current == 0 and any(type(a) is Place and a.spell == "S1" for a in G.legal_actions(s))
+    # S4 and S1 in one round: after an S4 turn the S1 placements are still offered
+    s = make(roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S1, R.S4]))
+    G.apply(s, next(a for a in G.legal_actions(s) if type(a) is Turn), random.Random(0))
+    assert any(type(a) is Place and a.spell == "S1" for a in G.legal_actions(s))
