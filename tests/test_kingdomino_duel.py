@@ -719,3 +719,29 @@ def test_a_spell_gained_in_a_round_is_usable_from_the_next_round_and_s4_combines
     s = make(roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S1, R.S4]))
     G.apply(s, next(a for a in G.legal_actions(s) if type(a) is Turn), random.Random(0))
     assert any(type(a) is Place and a.spell == "S1" for a in G.legal_actions(s))
+
+
+def test_play_trace_names_spells_passes_rounds_and_the_end():
+    s = make(roll=("black", "dot", "black", "stripe"), boxes=[[0, 0, 0, 0, 0, 2], [0] * 6])
+    rng = random.Random(0)
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 5, 0, ""), rng)
+    G.apply(s, NO_BONUS, rng)
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 5, 2, ""), rng)
+    before = G.clone_state(s)
+    G.apply(s, Castle(cell(1, 3)), rng)
+    events = G.step_events(before, Castle(cell(1, 3)), s)
+    assert events == ["seat 1 used the castle bonus",
+                      "SPELL: seat 0 completed the black row and gains S5; seat 1's black row is struck"]
+    before = G.clone_state(s)
+    G.apply(s, ChooseCoat(5), rng)
+    events = G.step_events(before, ChooseCoat(5), s)
+    assert len(events) == 1 and events[0].startswith("round 2: seat 1 is A and rolls ")
+    full = ["dt dt dt dt dt dt dt", "dt dt dt dt dt dt dt", ". dt dt ## dt dt .", "dt dt dt dt dt dt dt",
+            "dt dt dt dt dt dt dt"]
+    s = make(maps=(full, full))
+    G.apply(s, PASS, rng)
+    before = G.clone_state(s)
+    G.apply(s, PASS, rng)
+    assert G.step_events(before, PASS, s) == ["seat 0 drew nothing this round", "seat 1 drew nothing this round",
+                                              "game over after round 1: neither player drew this round; scores 0 - 0"]
+    assert "(row,column)" in G.trace_legend

@@ -13,6 +13,8 @@ class KingdominoDuel(_Rules):
     figure_tables = figures.figure_tables
     plots = figures.plots
     describe_state = render.describe_state
+    step_events = render.step_events
+    trace_legend = render.TRACE_LEGEND
     bench_cases = (("2p greedy", ("greedy",), 2, 1000, 4000),
                    ("2p random", ("random",), 2, 1000, 4000))
 

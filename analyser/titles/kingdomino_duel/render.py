@@ -96,5 +96,37 @@ def describe_state(game, s) -> str:
     castle = [f"seat {seat} " + (f"used in round {s.castle_round[seat]}" if s.castle_round[seat] else "unused")
               for seat in (0, 1)]
     out.append("Castle bonus: " + ", ".join(castle))
-    out.append(LEGEND)
     return "\n".join(out)
+
+
+TRACE_LEGEND = LEGEND + "; cells in actions are (row,column), counted from 0"
+
+
+def step_events(game, before, action, after) -> list[str]:
+    """What one action did, in words, for the `analyser play` trace: the drawings revealed (or a
+    round without one), boxes filled, spells gained and rows struck, the castle bonus, S5 and S6,
+    the next round's roles and dice, and the end of the game."""
+    out = []
+    if before.phase in ("place", "castle") and after.phase not in ("place", "castle"):
+        # both drawings were revealed during this step, then the spellbook step ran
+        for seat in (before.a, 1 - before.a):
+            if after.passes[seat] > before.passes[seat]:
+                out.append(f"seat {seat} drew nothing this round")
+        for seat in (0, 1):
+            if after.castle_round[seat] and not before.castle_round[seat]:
+                out.append(f"seat {seat} used the castle bonus")
+        for coat in range(6):
+            gained = after.row_owner[coat]
+            if gained >= 0 and before.row_owner[coat] < 0:
+                sp = SPELLS[after.comp.rows[coat][1]]
+                out.append(f"SPELL: seat {gained} completed the {COATS[coat]} row and gains {sp}; "
+                           f"seat {1 - gained}'s {COATS[coat]} row is struck")
+    if after.phase == "over" and before.phase != "over":
+        sc = game.scores(after)
+        how = {"full_map": "a map is full", "no_draw": "neither player drew this round",
+               "max_rounds": "the max_rounds cap"}[after.end]
+        out.append(f"game over after round {after.round}: {how}; scores {sc[0]} - {sc[1]}")
+    elif after.round > before.round:
+        dice = ", ".join(face_name(f) for f in after.roll)
+        out.append(f"round {after.round}: seat {after.a} is A and rolls {dice}")
+    return out
