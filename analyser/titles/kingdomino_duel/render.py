@@ -1,5 +1,5 @@
 """Text drawing of a Kingdomino Duel state for ``analyser play``: both maps side by side, then the
-spellbook, the dice and the spells.
+spellbook, the dice and the spells; the trace's legend and its named events (``step_events``).
 
 A cell is four characters: the coat's two-letter code (dt dot, dd double-dot, st stripe,
 ds double-stripe, qu quarters, bk black) followed by one ``+`` per cross (a digit beyond two),
@@ -103,9 +103,9 @@ TRACE_LEGEND = LEGEND + "; cells in actions are (row,column), counted from 0"
 
 
 def step_events(game, before, action, after) -> list[str]:
-    """What one action did, in words, for the `analyser play` trace: the drawings revealed (or a
-    round without one), boxes filled, spells gained and rows struck, the castle bonus, S5 and S6,
-    the next round's roles and dice, and the end of the game."""
+    """What one action did, in words, for the `analyser play` trace.  When the step revealed the
+    drawings: who drew nothing, a castle bonus used, spells gained and rows struck.  Then the
+    next round's roles and dice, or the end of the game with the scores."""
     out = []
     if before.phase in ("place", "castle") and after.phase not in ("place", "castle"):
         # both drawings were revealed during this step, then the spellbook step ran
