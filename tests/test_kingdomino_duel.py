@@ -745,3 +745,17 @@ def test_play_trace_names_spells_passes_rounds_and_the_end():
     assert G.step_events(before, PASS, s) == ["seat 0 drew nothing this round", "seat 1 drew nothing this round",
                                               "game over after round 1: neither player drew this round; scores 0 - 0"]
     assert "(row,column)" in G.trace_legend
+
+
+def test_same_seed_same_results_for_any_jobs_and_batch_size():
+    import pandas as pd
+
+    from analyser import experiments
+
+    def run(**kw):
+        spec = experiments.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"],
+                                   players=2, games=24, seed=9, **kw)
+        return experiments.run(spec, progress=False)
+    a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
+    pd.testing.assert_frame_equal(a.results.drop(columns="run_id"), b.results.drop(columns="run_id"))
+    assert set(a.results["end"]) <= {"full_map", "no_draw"} and a.results["rounds"].min() > 5
