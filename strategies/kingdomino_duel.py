@@ -296,7 +296,7 @@ class Spells(Planner):
 
     name = "spells"
 
-    def __init__(self, boxes: float = 2.0, complete: float = 6.0):
+    def __init__(self, boxes: float = 1.0, complete: float = 4.0):
         self.boxes = boxes
         self.complete = complete
 
