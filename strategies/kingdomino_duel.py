@@ -17,15 +17,15 @@ The evaluated strategies share one scoring of a drawing (:class:`Planner`):
 * a spell spent costs ``spell_cost`` (S1, S2, S3, S4), so it is used only for a clear gain.
 
 A die's draft value is the value of its best single cell (a cell where it obeys connection and
-that has an empty neighbour, so a domino fits) plus its spellbook value.
+that has an empty neighbour, so a domino fits) plus its spellbook value; it is worked out per
+domain (every cell touching one domain gains the same), so the draft does not scan the map.
 """
 
 from __future__ import annotations
 
 from analyser.core import Strategy
-from analyser.titles.kingdomino_duel.rules import (JOKER, NO_BONUS, PASS, S5, Castle, ChooseCoat, Draft, Place,
-                                                   Turn, bits, domains_after, pair_gain)
-from analyser.titles.kingdomino_duel.rules import ALL_COATS, STRIDE
+from analyser.titles.kingdomino_duel.rules import (ALL_COATS, JOKER, NO_BONUS, PASS, S5, STRIDE, Castle, ChooseCoat,
+                                                   Draft, Place, Turn, bits, domains_after, pair_gain)
 
 GAME = "kingdomino-duel"
 
@@ -57,6 +57,10 @@ class Planner(Strategy):
     castle_min = 4
     castle_late = 6
     _key = None
+
+    def reset(self, seat, params, n_players) -> None:
+        super().reset(seat, params, n_players)
+        self._key = None  # the round memo belongs to one game
 
     # -- values ---------------------------------------------------------------------------
     def _box_value(self, view, face) -> float:
