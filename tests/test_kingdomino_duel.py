@@ -575,7 +575,9 @@ def test_state_round_trip_and_malformed_states():
                                 ("boxes", [[9, 0, 0, 0, 0, 0], [0] * 6], "boxes"),
                                 ("roll", ["dot"], "4 faces"), ("hand", [[0, 0], [2, 3]], "two different dice"),
                                 ("pending", [{"place": [0, 0, "dot", "dot", ""]}, None], "not an empty cell"),
-                                ("pending", [{"place": [35, 36, "dot", "dot", ""]}, None], "not an empty cell")]:
+                                ("pending", [{"place": [35, 36, "dot", "dot", ""]}, None], "not an empty cell"),
+                                ("phase", "draft_b", "exactly one die belongs to A"),
+                                ("phase", "draft_a", "no die has an owner")]:
         bad = dict(d)
         bad[key] = value
         with pytest.raises(InputError) as e:

@@ -480,6 +480,13 @@ class AddCross(NamedTuple):
 
 PASS = Pass()
 NO_BONUS = Castle(-1)
+#: The draft's legal lists, built once: A's first pick (without and with S3), and B's pick of two
+#: of the three dice left after A's pick of die ``i`` (``SECOND_PICKS[i]``).
+FIRST_PICKS = tuple(Draft((i,)) for i in range(4))
+FIRST_PICKS_S3 = FIRST_PICKS + tuple(Draft((i, j), "S3") for i in range(4) for j in range(i + 1, 4))
+SECOND_PICKS = tuple(tuple(Draft((f[i], f[j])) for i in range(3) for j in range(i + 1, 3))
+                     for f in ([d for d in range(4) if d != taken] for taken in range(4)))
+COAT_CHOICES = tuple(ChooseCoat(k) for k in range(6))
 
 
 # --------------------------------------------------------------------------------------------
@@ -988,12 +995,9 @@ class KingdominoDuel(Game):
         if phase == PLACE:
             legal = self._place_actions(s, seat)
         elif phase == DRAFT_A:
-            legal = [Draft((i,)) for i in range(4)]
-            if self.holds(s, seat, S3):
-                legal += [Draft((i, j), "S3") for i in range(4) for j in range(i + 1, 4)]
+            legal = list(FIRST_PICKS_S3 if self.holds(s, seat, S3) else FIRST_PICKS)
         elif phase == DRAFT_B:
-            free = [i for i in range(4) if s.owner[i] < 0]
-            legal = [Draft((free[i], free[j])) for i in range(3) for j in range(i + 1, 3)]
+            legal = list(SECOND_PICKS[next(i for i in range(4) if s.owner[i] >= 0)])
         elif phase == CASTLE_STEP:
             legal = [NO_BONUS]
             p = s.pending[seat]
@@ -1005,7 +1009,7 @@ class KingdominoDuel(Game):
         elif phase == SPELL:
             _, sp = s.queue[0]
             if sp == S5:
-                legal = [ChooseCoat(k) for k in range(6)]
+                legal = list(COAT_CHOICES)
             else:
                 m = s.maps[seat]
                 cap = s.params.cross_cap
@@ -1435,6 +1439,10 @@ class KingdominoDuel(Game):
             faces = [[face_of(f, "face") for f in fs] for fs in d.get("faces", [[], []])]
             if len(owner) != 4 or len(hand) != 2 or len(faces) != 2:
                 raise ValueError("owner needs 4 entries, hand and faces one list per player")
+            if phase == DRAFT_A and owner != [-1] * 4:
+                raise ValueError("before the first pick no die has an owner")
+            if phase == DRAFT_B and (owner.count(a) != 1 or owner.count(-1) != 3):
+                raise ValueError("at B's pick exactly one die belongs to A")
             if phase in (PLACE, CASTLE_STEP):
                 if sorted(hand[0] + hand[1]) != [0, 1, 2, 3] or len(hand[0]) != 2:
                     raise ValueError("while drawing each player holds two different dice 0-3")
