@@ -761,3 +761,23 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
     a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
     pd.testing.assert_frame_equal(a.results.drop(columns="run_id"), b.results.drop(columns="run_id"))
     assert set(a.results["end"]) <= {"full_map", "no_draw"} and a.results["rounds"].min() > 5
+
+
+def test_resample_hidden_redraws_only_the_unrevealed_drawing():
+    from analyser.check import view_data
+    s = make(roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S4]))
+    rng = random.Random(0)
+    G.apply(s, Turn(1, 4, 0), rng)
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 4, ""), rng)
+    G.apply(s, Castle(cell(0, 3)), rng)
+    seen = set()
+    for k in range(30):
+        t = G.resample_hidden(s, 1, random.Random(k))
+        assert view_data(G.view(t, 1)) == view_data(G.view(s, 1))
+        assert G.legal_actions(t) == G.legal_actions(s)
+        G.check_invariants(t)
+        seen.add((t.pending[0], tuple(t.faces[0]), t.bonus[0]))
+    assert len(seen) > 10  # seat 0's drawing, faces and bonus really are drawn again
+    # seat 0 sees its own drawing: nothing of it is redrawn for seat 0
+    t = G.resample_hidden(s, 0, random.Random(1))
+    assert t.pending == s.pending and t.faces == s.faces and t.bonus == s.bonus

@@ -1042,6 +1042,47 @@ class KingdominoDuel(Game):
                     out.append(Turn(slot, f[0], f[1]))
         return out
 
+    def step_bound(self, params: KingdominoParams, n_players: int) -> int:
+        """At most ``max_rounds`` rounds of at most 2 drafts, 2 x (an S4 turn, a drawing, a castle
+        choice) and 2 spell choices: 10 actions a round."""
+        return 10 * params.max_rounds
+
+    def resample_hidden(self, s: KingdominoState, seat: int, rng) -> KingdominoState:
+        """A copy with what ``seat`` cannot see drawn again with ``rng``: while the drawings are
+        not yet revealed, the other seat's drawing of this round (its S4 turn, placement and
+        castle bonus) is replaced by another of its legal choices.  Future dice are not in the
+        state, and nothing else is hidden."""
+        t = self.clone_state(s)
+        o = 1 - seat
+        if t.phase not in (PLACE, CASTLE_STEP) or t.pending[o] is None:
+            return t
+        acting = t.current == o  # o is choosing its castle bonus: it must keep a drawing
+        if not acting:
+            t.faces[o] = [t.roll[d] for d in t.hand[o]]
+            t.turned[o] = False
+            if self.holds(t, o, S4) and rng.random() < 0.5:
+                turn = self._turns(t, o)
+                pick = turn[int(rng.random() * len(turn))]
+                t.faces[o][pick.slot] = (pick.coat, pick.crosses)
+                t.turned[o] = True
+        f0, f1 = t.faces[o]
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(t, o, sp))
+        ordinary, extra = placements(t.maps[o], f0, f1, spells, t.params.combine_spells)
+        options = ordinary + extra
+        if not acting and (not ordinary or not t.params.must_draw):
+            options.append(PASS)
+        if not options:
+            return self.clone_state(s)
+        new = options[int(rng.random() * len(options))]
+        t.pending[o] = new
+        t.bonus[o] = -1
+        if not acting and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
+            cap = t.params.cross_cap
+            cells = [-1] + [c for c, f in ((new.cell0, f0), (new.cell1, f1)) if not cap or f[1] < cap]
+            t.bonus[o] = cells[int(rng.random() * len(cells))]
+        t.cache = None
+        return t
+
     # -- apply ------------------------------------------------------------------------------
     def apply(self, s: KingdominoState, action, rng) -> None:
         """Play ``action`` for ``s.current``.  ``rng`` rolls the dice of the next round.  Raises
