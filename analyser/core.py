@@ -288,6 +288,22 @@ class Game:
         Every name must be listed in ``extra_tables``."""
         return {}
 
+    # -- search hooks (optional; see analyser.search) ----------------------------------------
+    def determinize(self, view, rng) -> Any:
+        """A full state consistent with everything ``view`` shows: the public part and the seat's
+        own hand exactly as in the view, every hidden part (deck order, other hands) sampled with
+        ``rng`` (a ``random.Random``) from what the seat cannot rule out.  It must read nothing
+        but the view's public data, and share no mutable data with it.  The hook that makes the
+        generic ``mcts`` strategy work for a title; the base class has none."""
+        raise NotImplementedError(f"{self.id} does not provide determinize(view, rng)")
+
+    #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
+    #: ends its rollouts when it changes.  None: the title is one stage.
+    stage: ClassVar[Callable[..., int] | None] = None
+    #: Optional: ``score_range(params, n_players) -> (low, high)``, the range a final score
+    #: usually lies in, which ``mcts:reward=score`` scales rewards by.  None: no declared range.
+    score_range: ClassVar[Callable[..., tuple[float, float]] | None] = None
+
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, state):
         raise NotImplementedError
