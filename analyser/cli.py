@@ -18,11 +18,12 @@ from analyser import __version__
 from analyser.core import InputError, StrategyError, parse_key_values
 
 EPILOG_SIMULATE = """\b
-Examples:
-  analyser simulate dao --strategy greedy
-  analyser simulate dao --strategy greedy --strategy threshold:limit=6 --games 5000
-  analyser simulate dao -s greedy -s colour -s random --players 3 --rule bust_limit=10
-  analyser simulate dao -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+Examples (GAME is a title id from `analyser list`, which also names each title's
+strategies, their parameters and the rule options):
+  analyser simulate GAME --strategy greedy
+  analyser simulate GAME --strategy greedy --strategy random --games 5000
+  analyser simulate GAME -s greedy -s NAME:key=value -s random --players 3 --rule KEY=VALUE
+  analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -71,9 +72,11 @@ def cli():
 
     \b
     Start here:
-      analyser list                              titles, strategies, rule options
-      analyser simulate dao --strategy greedy    play 2000 games, write a report
-      analyser play dao --strategy greedy --strategy random --seed 1
+      analyser list                               titles, strategies, rule options
+      analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
+      analyser play GAME --strategy greedy --strategy random --seed 1
+
+    GAME is a title id shown by `analyser list`.
     """
 
 
@@ -282,8 +285,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
 
     \b
     Examples:
-      analyser play dao --strategy greedy --strategy random --seed 1
-      analyser play dao -s greedy -s threshold --seed 1 --json > trace.jsonl
+      analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser play GAME -s greedy -s random --seed 1 --json > trace.jsonl
     """
     import secrets
 
@@ -411,7 +414,7 @@ def report(results, out):
 
     \b
     Examples:
-      analyser report reports/dao-20261130-101500
+      analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
     from analyser import experiments
@@ -457,9 +460,9 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
     \b
     Examples:
       analyser bench
-      analyser bench dao --games 2000 --jobs 2
+      analyser bench GAME --games 2000 --jobs 2
       analyser bench --mcts
-      analyser bench dao --mcts --iterations 400 --games 4
+      analyser bench GAME --mcts --iterations 400 --games 4
     """
     if mcts:
         from analyser.bench import run_mcts_bench

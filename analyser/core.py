@@ -14,7 +14,7 @@ Strategies implement ``choose(view, legal, rng) -> action`` and optionally
 
 Randomness: the simulation loop hands every call a :class:`random.Random` instance, never a
 global.  We use the standard-library generator rather than ``numpy.random.Generator`` for the
-per-decision streams because scalar draws from it are several times cheaper, and a DAO game makes
+per-decision streams because scalar draws from it are several times cheaper, and a card game makes
 thousands of them per second; the streams are still derived from one root
 ``numpy.random.SeedSequence`` (see :mod:`analyser.runner`).
 """
@@ -216,6 +216,11 @@ class Game:
     score_unit: ClassVar[str] = "points"
     #: Numeric per-seat metric columns (title figures) that ``metrics`` returns, in order.
     metric_columns: ClassVar[tuple[str, ...]] = ()
+    #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
+    #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
+    bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
+    #: Whole games ``analyser bench --mcts`` plays per title (the search in seat 0).
+    mcts_bench_games: ClassVar[int] = 2
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: Params, n_players: int) -> None:
@@ -284,8 +289,8 @@ class Game:
     extra_tables: ClassVar[tuple[str, ...]] = ()
 
     def extra_records(self, state) -> dict[str, list[dict]]:
-        """Extra tidy tables (name -> rows) a title writes beside results, e.g. Wizard rounds.
-        Every name must be listed in ``extra_tables``."""
+        """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
+        of a trick-taking game.  Every name must be listed in ``extra_tables``."""
         return {}
 
     # -- search hooks (optional; see analyser.search) ----------------------------------------

@@ -1,7 +1,9 @@
 """One registry for titles and strategies.
 
 Titles are registered lazily as ``module:attribute`` strings (RLCard style), so importing the
-package does not import every title.
+package does not import every title.  There is no central list: a title is a subpackage of
+:mod:`analyser.titles` (the built-ins) or an entry point of the group ``analyser.titles``
+(``my-game = "my_package:TITLE"``) published by any installed package.
 
 Strategies are resolved from a *spec string* for a given title:
 
@@ -33,11 +35,12 @@ from typing import Any
 
 from analyser.core import FunctionStrategy, Game, InputError, Strategy, coerce
 
-GAMES: dict[str, str] = {
-    "dao": "analyser.games.dao:GAME",
-    "wizard": "analyser.games.wizard:GAME",
-    "tsuro-seas": "analyser.games.tsuro_seas:GAME",
-}
+#: Entry-point group under which a title is published: ``name = "package.module:TITLE"``, the name
+#: being the title id.  The built-in titles register there too (see ``pyproject.toml``).
+TITLE_GROUP = "analyser.titles"
+#: The package whose subpackages are the built-in titles, scanned when running from a source tree
+#: whose entry points are not installed (or are out of date).
+TITLES_PACKAGE = "analyser.titles"
 
 ENTRY_POINT_GROUP = "analyser.strategies"
 
@@ -49,22 +52,59 @@ GENERIC_STRATEGIES: dict[str, str] = {
 }
 
 
+@lru_cache(maxsize=None)
+def _title_targets() -> dict[str, str]:
+    """title id -> ``module:attribute``, sorted by id.
+
+    The subpackages of :data:`TITLES_PACKAGE` come first (package ``kingdomino_duel`` is the
+    title ``kingdomino-duel``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
+    replace a built-in title of the same id.
+    """
+    import pkgutil
+
+    targets: dict[str, str] = {}
+    package = importlib.import_module(TITLES_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            targets[info.name.replace("_", "-")] = f"{TITLES_PACKAGE}.{info.name}:TITLE"
+    for ep in metadata.entry_points(group=TITLE_GROUP):
+        targets.setdefault(ep.name, ep.value)
+    return dict(sorted(targets.items()))
+
+
 def game_ids() -> list[str]:
-    """The ids of the titles whose module is present, in registration order."""
-    out = []
-    for gid, target in GAMES.items():
-        if importlib.util.find_spec(target.partition(":")[0]) is not None:
-            out.append(gid)
-    return out
+    """The ids of the registered titles (built-in packages and entry points), sorted."""
+    return list(_title_targets())
 
 
 @lru_cache(maxsize=None)
 def get_game(game_id: str) -> Game:
-    """The :class:`Game` registered as ``game_id``; InputError naming the accepted ids otherwise."""
-    if game_id not in game_ids():
-        raise InputError(f"unknown game {game_id!r}; choose one of: {', '.join(game_ids())}")
-    module, _, attr = GAMES[game_id].partition(":")
-    return getattr(importlib.import_module(module), attr)
+    """The title registered as ``game_id``; InputError naming the accepted ids otherwise.
+
+    A title target may name a :class:`Game` instance or a :class:`Game` subclass (instantiated
+    once); its ``id`` must be the registered id.
+    """
+    targets = _title_targets()
+    if game_id not in targets:
+        raise InputError(f"unknown game {game_id!r}; choose one of: {', '.join(targets)}")
+    module, _, attr = targets[game_id].partition(":")
+    try:
+        obj = importlib.import_module(module)
+        for part in (attr or "TITLE").split("."):
+            obj = getattr(obj, part)
+    except Exception as e:  # a broken plugin: one line, not a traceback
+        raise InputError(f"title {game_id!r} ({targets[game_id]}) failed to load: {type(e).__name__}: {e}") from None
+    return _as_title(obj, game_id, targets[game_id])
+
+
+def _as_title(obj, expected_id: str | None, where: str) -> Game:
+    if inspect.isclass(obj) and issubclass(obj, Game):
+        obj = obj()
+    if not isinstance(obj, Game):
+        raise InputError(f"{where} is not a title: it is a {type(obj).__name__}, not an analyser.core.Game")
+    if expected_id is not None and getattr(obj, "id", None) != expected_id:
+        raise InputError(f"{where} is registered as {expected_id!r} but its id is {getattr(obj, 'id', None)!r}")
+    return obj
 
 
 # --------------------------------------------------------------------------------------------

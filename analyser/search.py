@@ -101,7 +101,7 @@ class MCTS(Strategy):
     reward: rank (from the seat's final rank; default) or score (the score scaled by the title's
     declared score range).
     horizon: game (roll out to the end) or round (stop at the end of the current round where the
-    title declares rounds, e.g. Wizard; elsewhere the same as game).
+    title declares rounds with stage(); elsewhere the same as game).
     time_ms: if above 0, search for this many milliseconds per decision instead of a fixed
     number of iterations (NOT reproducible: the count depends on the machine).
     """

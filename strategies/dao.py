@@ -1,4 +1,4 @@
-"""Built-in DAO strategies (RULES.md §DAO).  Each sees a :class:`~analyser.games.dao.DaoView`.
+"""Built-in DAO strategies (RULES.md §DAO).  Each sees a :class:`~analyser.titles.dao.rules.DaoView`.
 
 Listed by ``analyser list``; used as ``--strategy NAME[:key=value,...]``.
 """
@@ -6,7 +6,7 @@ Listed by ``analyser list``; used as ``--strategy NAME[:key=value,...]``.
 from __future__ import annotations
 
 from analyser.core import Strategy
-from analyser.games.dao import REVEAL, TAKE
+from analyser.titles.dao.rules import REVEAL, TAKE
 
 GAME = "dao"
 
@@ -46,7 +46,7 @@ def take_gain(gain, card) -> int:
     """Change of a seat's score from taking ``card``.
 
     ``gain[colour]`` is the seat's value sum plus card count per colour this half (see
-    :class:`~analyser.games.dao.DaoState`); the net score with colour k is ``gain[k] - held``.
+    :class:`~analyser.titles.dao.rules.DaoState`); the net score with colour k is ``gain[k] - held``.
     Taking (c, v) raises ``gain[c]`` by v + 1 and ``held`` by 1.
     """
     c, v = card

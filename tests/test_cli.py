@@ -30,9 +30,9 @@ def test_no_arguments_shows_help(runner):
 def test_help_teaches_with_examples(runner):
     r = invoke(runner, "simulate", "--help")
     assert r.exit_code == 0
-    assert "analyser simulate dao --strategy greedy" in r.output
+    assert "analyser simulate GAME --strategy greedy" in r.output
     assert "each strategy sits in each seat" in r.output
-    assert "analyser play dao" in invoke(runner, "play", "--help").output
+    assert "analyser play GAME" in invoke(runner, "play", "--help").output
 
 
 def test_list_shows_titles_strategies_parameters_and_rules(runner):
@@ -118,7 +118,7 @@ def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner
     bot = tmp_path / "flaky.py"
     bot.write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL
+from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Flaky(Strategy):
     """Fails on its 200th decision (counted across games)."""

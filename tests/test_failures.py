@@ -16,7 +16,7 @@ from analyser.runner import GameFailure, game_seed
 BOTS = '''
 import sys
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL, Card
+from analyser.titles.dao.rules import TAKE, REVEAL, Card
 
 
 class Picky(Strategy):
@@ -277,7 +277,7 @@ def test_tsuro_tile_files_are_checked_up_front(runner, tmp_path, monkeypatch):
 
 def test_tsuro_data_files_are_recorded_with_absolute_path_and_hash(runner, tmp_path, monkeypatch):
     import hashlib
-    from analyser.games.tsuro_seas import DATA
+    from analyser.titles.tsuro_seas.rules import DATA
     monkeypatch.chdir(tmp_path)
     text = (DATA / "tsuro_tiles.csv").read_text()
     (tmp_path / "mine.csv").write_text("\ufeff" + text)  # with a byte-order mark, as Excel saves it

@@ -113,7 +113,7 @@ def test_bad_input_is_one_line_naming_the_value(kw, match):
 
 BAD = '''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE
+from analyser.titles.dao.rules import TAKE
 
 class Crashes(Strategy):
     """Raises once the class has been asked `after` times (counted across games)."""
@@ -177,7 +177,7 @@ def test_keyboard_interrupt_keeps_finished_games(tmp_path):
     p = tmp_path / "ctrl_c.py"
     p.write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE
+from analyser.titles.dao.rules import TAKE
 class CtrlC(Strategy):
     name = "ctrlc"
     uses_rng = False

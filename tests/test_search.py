@@ -217,7 +217,7 @@ def test_wizard_determinize_respects_revealed_voids():
     d = {"players": 3, "round": 3, "phase": "play", "starter": 0, "bids": [1, 1, 1],
          "hands": [["R9", "B2"], ["G3", "Y4"], ["R2", "B5"]], "played": ["R5", "G7", "R1"], "tricks": [1, 0, 0],
          "leaders": [0, 0], "deck": [], "trump_card": "Y13"}
-    full = [c.code for c in __import__("analyser.games.wizard", fromlist=["FULL_DECK"]).FULL_DECK]
+    full = [c.code for c in __import__("analyser.titles.wizard.rules", fromlist=["FULL_DECK"]).FULL_DECK]
     used = [c for h in d["hands"] for c in h] + d["played"] + ["Y13"]
     rest = list(full)
     for c in used:
@@ -235,7 +235,7 @@ def test_wizard_determinize_respects_revealed_voids():
 
 
 def test_wizard_exact_deal_when_voids_are_tight():
-    from analyser.games.wizard import CARD_VALUES, _deal_exact, _deal_unseen
+    from analyser.titles.wizard.rules import CARD_VALUES, _deal_exact, _deal_unseen
     red = [c for c in CARD_VALUES if c.suit == 2][:2]
     blue = [c for c in CARD_VALUES if c.suit == 0][:2]
     # seat 1 void in red, seat 2 void in blue, no deck: only one deal is possible

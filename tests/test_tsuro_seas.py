@@ -1,5 +1,5 @@
 """Tsuro of the Seas: geometry, data files, scenario tests per rule and ruling, persistence,
-strategies and figures.  RULES.md §Tsuro of the Seas; rulings in analyser/games/tsuro_seas.py."""
+strategies and figures.  RULES.md §Tsuro of the Seas; rulings in analyser/titles/tsuro_seas/rules.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from collections import Counter
 import pytest
 
 from analyser.core import InputError
-from analyser.games import tsuro_seas as ts
-from analyser.games.tsuro_seas import (GAME, NEXT, ROTATIONS, START_POINTS, TILE_NAMES, Exchange, MoveStart,
+from analyser.titles.tsuro_seas import TITLE as GAME
+from analyser.titles.tsuro_seas import rules as ts
+from analyser.titles.tsuro_seas.rules import (NEXT, ROTATIONS, START_POINTS, TILE_NAMES, Exchange, MoveStart,
                                        Place, Start, TsuroParams, TsuroState, load_tiles, parse_pairs,
                                        rotate_layout, tile_of)
 from analyser.registry import make_strategy

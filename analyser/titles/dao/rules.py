@@ -634,28 +634,3 @@ class Dao(Game):
             return Action(data)
         except ValueError:
             raise InputError(f"unknown DAO action {data!r}; accepted: take, reveal") from None
-
-    def describe_state(self, s: DaoState) -> str:
-        disp = ", ".join(str(c) for c in s.display) or "(empty)"
-        scores = self.scores(s)
-        half = f" half {s.half + 1}" if s.params.halves(s.n) else ""
-        lines = [f"deck {len(s.deck)}{half} | display [{disp}] total {s.total}"]
-        for seat in range(s.n):
-            lines.append(f"  seat {seat}: {len(s.piles[seat])} cards, score {scores[seat]}")
-        return "\n".join(lines)
-
-    # -- analysis hooks --------------------------------------------------------------------
-    def figure_tables(self, results, extras):
-        """DAO figures per strategy: busts per game, cards per player, scoring-colour share."""
-        g = results.groupby("strategy", observed=True)
-        table = g.agg(busts_per_game=("busts", "mean"), cards_per_player=("cards", "mean"),
-                      scoring_colour_share=("colour_share", "mean")).reset_index()
-        return [("DAO figures per strategy (means per player per game)", table)]
-
-    def plots(self, results, extras, outdir):
-        from analyser import plots
-        return [plots.metric_box(results, "cards", "Cards taken per player per game",
-                                 "cards in pile at game end", outdir / "cards.png")]
-
-
-GAME = Dao()

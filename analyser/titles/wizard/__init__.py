@@ -1,0 +1,15 @@
+"""The title object: the rules' Game bound to this title's figures and text drawing."""
+
+from analyser.titles.wizard import figures, render
+from analyser.titles.wizard.rules import Wizard as _Rules
+
+
+class Wizard(_Rules):
+    figure_tables = figures.figure_tables
+    plots = figures.plots
+    describe_state = render.describe_state
+    bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
+    mcts_bench_games = 1  # bench --mcts: 135 decisions per seat at 4 players
+
+
+TITLE = Wizard()
