@@ -327,3 +327,14 @@ def test_mcts_beats_random_in_dao():
     res = experiments.run(spec, progress=False).results
     rate = res.groupby("strategy")["win"].mean()
     assert rate["mcts:iterations=50"] > 0.6
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("gid", SEARCHABLE)
+def test_mcts_400_beats_random_in_every_title(gid):
+    g = get_game(gid)
+    spec = experiments.RunSpec(game=gid, strategies=["mcts:iterations=400", "random"], players=g.default_players,
+                               games=4 * g.default_players, seed=2, jobs=0)
+    res = experiments.run(spec, progress=False).results
+    rate = res.groupby("strategy", observed=True)["win"].mean()
+    assert rate["mcts:iterations=400"] > rate["random"] + 0.2
