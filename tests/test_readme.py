@@ -22,7 +22,7 @@ def example_commands() -> list[str]:
 
 def shrink(args: list[str]) -> list[str]:
     """Cap --games at 30 and run in one process, so every example takes a second or two; with the
-    search player (mcts), cap its iterations at 4 and the games at 8 (1 for bench --mcts)."""
+    search player (mcts), cap its iterations at 4 and the games at 4 (1 for bench --mcts)."""
     out = [re.sub(r"iterations=\d+", "iterations=4", a) if a.startswith("mcts") else a for a in args]
     if "--mcts" in out:
         return out + ["--games", "1", "--iterations", "4"]
@@ -30,10 +30,10 @@ def shrink(args: list[str]) -> list[str]:
         for flag in ("--games", "-n"):
             if flag in out:
                 i = out.index(flag)
-                out[i + 1] = str(min(int(out[i + 1]), 8))
+                out[i + 1] = str(min(int(out[i + 1]), 4))
                 break
         else:
-            out += ["--games", "8"]
+            out += ["--games", "4"]
     for flag in ("--games", "-n"):
         if flag in out:
             i = out.index(flag)
