@@ -100,6 +100,9 @@ def list_cmd(game):
                     f"(default {g.default_players})", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
+        click.echo(f"  rules: docs/rules/{gid}.md")
+        if g.tie_break_note:
+            click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)
@@ -143,7 +146,8 @@ def _command_line() -> str:
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
 @click.option("-p", "--players", type=int, default=None,
-              help="Number of seats. Default: the number of strategies, or the title's usual count.")
+              help="Number of seats. Default: the title's usual count (more if more strategies are given); "
+                   "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=None,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
@@ -160,8 +164,10 @@ def _command_line() -> str:
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+@click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
+                                              "OUT/error.log).")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, quiet):
+             no_report, quiet, debug):
     """Play many games of GAME between strategies and report who wins.
 
     Writes OUT/results.parquet (one row per game and seat), config.json (command, seed, versions,
@@ -183,70 +189,150 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                                batch_size=batch_size, game_timeout=game_timeout)
     g, params, n_players, n_jobs, root = experiments.resolve(spec)
     spec.seed = root
+    _check_out_name(out)
     out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
-        click.echo(f"{g.name}: {games} games, {n_players} players, strategies {', '.join(strategies)}; "
-                   f"seed {root}{fresh}; {n_jobs} job(s)", err=True)
+        click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
+                   f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}", err=True)
     result = experiments.run(spec, progress=False if quiet else None, command=_command_line())
     n_done = result.config["games_completed"]
     files: list[str] = []
+    summary = path = report_error = None
+    log: list[str] = []
     if n_done:
         files += [p.name for p in experiments.write_results(result, out, csv=csv)]
-        if not no_report:
-            from analyser.report import build_report
-            path, summary, figures = build_report(result.results, result.extras, result.config, out)
-            files += ["summary.csv", "index.html"] + figures
-        else:
-            from analyser.report import summarise
-            summary, path = summarise(result.results, result.extras), None
-        if not quiet:
-            _print_summary(summary, n_players, result.config)
-            click.echo(f"\nResults: {out / 'results.parquet'}")
-            if path:
-                click.echo(f"Report:  {path}")
+        try:
+            if not no_report:
+                from analyser.report import build_report
+                path, summary, figures = build_report(result.results, result.extras, result.config, out)
+                files += ["summary.csv", "index.html"] + figures
+            else:
+                from analyser.report import summarise
+                summary = summarise(result.results, result.extras)
+        except Exception as e:  # the results are written; a report failure must not lose them
+            import traceback
+            report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+            log.append("The report could not be built:\n" + traceback.format_exc())
+            result.config["status"] = ("report failed" if result.config["status"] == "complete"
+                                       else f"{result.config['status']}; report failed")
+            result.config["report_error"] = report_error
+    details = getattr(result.error, "details", "") if result.error is not None else ""
+    if details:
+        log.insert(0, f"{result.error}\n\n{details}")
+    if log:
+        (out / "error.log").write_text("\n".join(log), encoding="utf-8")
+        files.append("error.log")
+    # every file is written before anything goes to stdout, so a closed pipe loses nothing
     result.config["files"] = sorted(set(files) | {"config.json"})
     (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
+    if summary is not None and not quiet:
+        _print_summary(summary, n_players, result.config)
+        click.echo(f"\nResults: {out / 'results.parquet'}")
+        if path:
+            click.echo(f"Report:  {path}")
+    code = 0
+    if report_error is not None:
+        click.echo(f"analyser: error: the report could not be built ({report_error}); the {n_done} games were "
+                   f"written to {out} and its status says so (details in {out / 'error.log'})", err=True)
+        code = 1
+    if debug and log:
+        click.echo("\n".join(log), err=True)
     if result.error is not None:
-        _report_failure(result.error, spec, g.id, n_done, n_players)
+        _report_failure(result.error, spec, g.id, n_done, n_players, out, bool(details))
         return 1
     if result.interrupted:
         click.echo(f"analyser: interrupted after {n_done} games; those were written to {out}", err=True)
         return 130
-    return 0
+    return code
+
+
+def _players_phrase(g, params, n_players: int) -> str:
+    """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
+    notes = g.count_notes(params, n_players)
+    return f"{n_players} players" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _cycling(strategies, n_players: int) -> str:
+    m = len(strategies)
+    return f" (cycling over the {n_players} seats)" if m < n_players and m > 1 else (
+        " in every seat" if m == 1 and n_players > 1 else "")
+
+
+def _check_out_name(out) -> None:
+    """``--out`` must be a name the file system and Parquet writer can take: valid UTF-8."""
+    if out is None:
+        return
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(out).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise InputError(f"--out {shown!r} is not valid UTF-8; choose a folder name in UTF-8") from None
 
 
 def _print_summary(summary, players: int, config: dict) -> None:
     from analyser.analysis import format_table
     import pandas as pd
 
+    from analyser.analysis import METHODS
+    from analyser.report import ran_on
+
     with pd.option_context("display.width", 160, "display.max_columns", 30):
-        click.echo()
-        click.secho("Strategies (win rate with 95% Wilson interval; shared wins split)", bold=True)
-        click.echo(format_table(summary.strategies).to_string(index=False))
-        if summary.run.get("mirror"):
-            click.echo(f"(mirror match: {', '.join(summary.run['mirror'])} fills every seat, so its win rate is "
-                       "1/players by construction; see the seats)")
-        click.echo()
-        click.secho(f"Seats (turn order; fair share {100 / players:.1f}%)", bold=True)
-        click.echo(format_table(summary.seats[["seat", "n", "win_rate", "win_low", "win_high",
-                                               "mean_score", "score_low", "score_high"]]).to_string(index=False))
-        click.echo(f"Seat balance: {summary.run['seats']['verdict']}")
-        r = summary.run
-        line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
-        if "turns_mean" in r:
-            line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
-                     f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
-        wall = config.get("wall_seconds")
-        click.echo(line + (f"; wall time {wall:.2f} s" if isinstance(wall, (int, float)) else ""))
-        for caption, table in summary.title_tables:
+        if summary.variants:
             click.echo()
-            click.secho(caption, bold=True)
-            click.echo(format_table(table).to_string(index=False))
+            click.secho(f"{len(summary.parts)} variants (runs whose rules, player count or lineup differ): "
+                        "shown one after the other, never pooled", bold=True)
+        for part in summary.parts:
+            if summary.variants:
+                click.echo()
+                click.secho(f"=== Variant: {part.label} ({part.run['games']} games, {len(part.runs)} run(s)) ===",
+                            bold=True)
+            _print_part(part, summary, METHODS)
+        wall = config.get("wall_seconds")
+        if isinstance(wall, (int, float)):
+            click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
 
 
-def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> None:
-    """One line: what failed, in which game, with its seed, and the command that replays it."""
+def _print_part(part, summary, methods) -> None:
+    from analyser.analysis import format_table
+
+    players = part.players
+    win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
+    r = part.run
+    only_mirror = bool(r.get("mirror")) and len(part.strategies) == 1
+    click.echo()
+    if only_mirror:
+        click.echo(f"Mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is 1/players by "
+                   "construction. What it measures: the seat advantage, game length, score spread and the title "
+                   "figures.")
+    else:
+        click.secho(f"Strategies (win rate: {win_method}; mean score: cluster-robust by game; 95%; shared "
+                    "wins split)", bold=True)
+        click.echo(format_table(part.strategies).to_string(index=False))
+        if r.get("mirror"):
+            click.echo(f"(mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is "
+                       "1/players by construction; see the seats)")
+    click.echo()
+    seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
+    click.secho(f"Seats (turn order; fair share {100 / players:.1f}%; win rate: {seat_method})", bold=True)
+    click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
+                                        "mean_score", "score_low", "score_high"]]).to_string(index=False))
+    click.echo(f"Seat balance: {r['seats']['verdict']}")
+    line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
+    if "turns_mean" in r:
+        line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
+                 f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
+    line += f"; score sd {r['score_sd']:.1f} {summary.score_unit}"
+    click.echo(line)
+    for caption, table in part.title_tables:
+        click.echo()
+        click.secho(caption, bold=True)
+        click.echo(format_table(table).to_string(index=False))
+
+
+def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
+    """One line: what failed, in which game, with its seed, and the command that replays it
+    (``out``: where error.log holds the full traceback)."""
     from analyser.runner import lineup
 
     index = getattr(error, "game_index", None)
@@ -261,7 +347,10 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> Non
             words += ["--rule", f"{k}={v}"]
         words += ["--seed", str(seed)]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
-    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}", err=True)
+        if out is not None:
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."
+    log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
+    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,32 +358,54 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> Non
 # --------------------------------------------------------------------------------------------
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
               help="Strategy spec per seat, in seat order (cycled to fill the seats).")
-@click.option("-p", "--players", type=int, default=None, help="Number of seats.")
+@click.option("-p", "--players", type=int, default=None,
+              help="Number of seats. Default: the title's usual count (more if more strategies are given).")
 @click.option("--seed", type=int, default=None,
               help="Game seed (the game_seed column of results.parquet replays that game). Default: fresh.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the trace as JSON lines: {step, seat, strategy, action, state (before)}.")
+              help="Print the trace as JSON lines: {step, seat, strategy, action, events, state (before)}.")
 @click.option("--state", "state_file", type=click.Path(path_type=Path), default=None,
               help="Continue from a saved state: a JSON file holding a state, or one line of a --json trace.")
-def play(game, strategies, players, seed, rules, as_json, state_file):
+@click.option("--from", "from_dir", type=click.Path(path_type=Path), default=None, metavar="OUT",
+              help="Replay a game of an earlier run: its folder (with config.json). Needs --game-index; "
+                   "the lineup, rules and game seed are that game's.")
+@click.option("--game-index", type=int, default=None, help="With --from: which game of the run (game_index column).")
+@click.option("--debug", is_flag=True, help="When a strategy raises, print its full traceback.")
+def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, debug):
     """Play one game of GAME and print a readable turn-by-turn trace.
 
     \b
     Examples:
       analyser play GAME --strategy greedy --strategy random --seed 1
       analyser play GAME -s greedy -s random --seed 1 --json > trace.jsonl
+      analyser play --from reports/my-run --game-index 17
     """
     import secrets
 
     from analyser.registry import get_game, make_strategy
     from analyser.runner import play_game
 
-    g = get_game(game)
-    params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
+    labels = None
+    if from_dir is not None:
+        if strategies or rules or players is not None or seed is not None or state_file is not None:
+            raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
+                             "--players, --seed and --state")
+        game, labels, rule_map, seed = _replay_from(from_dir, game, game_index)
+        g = get_game(game)
+        params = g.Params.from_overrides(rule_map)
+        players = len(labels)
+    else:
+        if game_index is not None:
+            raise InputError("--game-index needs --from OUT (the run folder it indexes)")
+        if game is None:
+            raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
+                             "--game-index N")
+        g = get_game(game)
+        params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
     state = None
     if state_file is not None:
         if rules or players is not None:
@@ -302,43 +413,74 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
         state = _load_state(g, state_file)
         params = state.params if hasattr(state, "params") else params
         players = _state_players(g, state)
-    if not strategies:
-        from analyser.registry import default_lineup
-        raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
-                         f"{(default_lineup(g.id) or ['random'])[0]}")
-    m = len(strategies)
-    if players is None:
-        players = m if m >= g.min_players else g.default_players
-    if not g.min_players <= players <= g.max_players:
-        raise InputError(f"--players {players} is not accepted for {g.id}; choose {g.min_players} to {g.max_players}")
-    if m > players:
-        raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
-    labels = [strategies[s % m] for s in range(players)]
+    if labels is None:
+        if not strategies:
+            from analyser.registry import default_lineup
+            raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
+                             f"{(default_lineup(g.id) or ['random'])[0]}")
+        m = len(strategies)
+        if players is None:
+            players = max(g.default_players, min(m, g.max_players))
+        g.check_players(params, players)
+        if m > players:
+            raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
+        labels = [strategies[s % m] for s in range(players)]
     strats = [make_strategy(label, g.id) for label in labels]
     seed = seed if seed is not None else secrets.randbits(63)
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     step = {"n": 0}
+    events = g.step_events
+    legend = g.trace_legend
 
     def on_step(st, seat, action):
         step["n"] += 1
         if as_json:
-            click.echo(json.dumps({"step": step["n"], "seat": seat, "strategy": labels[seat],
-                                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}))
+            rec = {"step": step["n"], "seat": seat, "strategy": labels[seat],
+                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}
+            pending.append(rec)  # printed once the action is applied, with the events it caused
         else:
             click.echo(g.describe_state(st))
             click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True)
+        before.append((g.clone_state(st), action))
+
+    pending: list[dict] = []
+    before: list = []
+
+    def flush(st):
+        """Events of the last action, read once the action is applied (the next step, or the end)."""
+        if not before:
+            return
+        prev, action = before.pop()
+        said = events(prev, action, st)
+        if as_json:
+            rec = pending.pop()
+            rec["events"] = said
+            click.echo(json.dumps(rec))
+        else:
+            for e in said:
+                click.echo(f"  >> {e}")
+
+    def hook(st, seat, action):
+        flush(st)
+        on_step(st, seat, action)
 
     if not as_json:
-        click.echo(f"{g.name}, {players} players, game seed {seed}: " +
+        click.echo(f"{g.name}, {_players_phrase(g, params, players)}, game seed {seed}: " +
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
+        if legend:
+            click.echo(f"Legend: {legend}")
     from analyser.runner import GameFailure
     try:
-        final = play_game(g, params, strats, labels, seed, on_step=on_step, state=state)
+        final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
     except StrategyError as e:
-        _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+        if debug and e.details:
+            click.echo(e.details, err=True)
+        _one_line_error(f"{e} (game seed {e.game_seed})" + ("" if debug or not e.details else "; --debug shows "
+                                                                                        "the full traceback"), 1)
     except GameFailure as e:
         _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+    flush(final)
     scores, winners = g.scores(final), g.winners(final)
     if as_json:
         click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners}))
@@ -349,6 +491,34 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
         names = " and ".join(f"seat {w} ({labels[w]})" for w in winners)
         click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names, bold=True)
     return 0
+
+
+def _replay_from(folder: Path, game: str | None, index: int | None):
+    """(game id, strategy per seat, rule overrides, game seed) of game ``index`` of the run in
+    ``folder``, from its config.json.  InputError when the folder, the title or the index does not fit."""
+    from analyser.runner import game_seed, lineup
+
+    if index is None:
+        raise InputError("--from needs --game-index N (the game_index column of the run's results)")
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text())
+    except FileNotFoundError:
+        raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run") from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"--from {str(folder)!r}: config.json cannot be read ({type(e).__name__})") from None
+    need = {"game", "seed", "strategies", "players"}
+    if not isinstance(config, dict) or not need <= set(config):
+        raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
+                         f"{', '.join(sorted(need - set(config if isinstance(config, dict) else {})))})")
+    if game is not None and game != config["game"]:
+        raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
+    total = config.get("games_requested") or config.get("games_completed") or 0
+    if not 0 <= index < total:
+        raise InputError(f"--game-index {index} is not accepted; the run has games 0 to {total - 1}")
+    strategies = list(config["strategies"])
+    players = int(config["players"])
+    labels = [strategies[i] for i in lineup(index, players, len(strategies))]
+    return config["game"], labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index)
 
 
 def _load_state(g, path: Path):
@@ -420,6 +590,7 @@ def report(results, out):
     from analyser import experiments
     from analyser.report import build_report
 
+    _check_out_name(out)
     df, extras, config = experiments.load_results(results)
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")
@@ -475,5 +646,10 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
 
 
 def main():
-    """Console-script entry point."""
+    """Console-script entry point.  A closed stdout (``analyser list | head -1``) ends the
+    process quietly the way Unix tools do (default SIGPIPE action); ``simulate`` writes all its
+    files before it prints anything to stdout, so they are complete whatever the pipe does."""
+    import signal
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     cli.main(prog_name="analyser")

@@ -85,8 +85,8 @@ def resolve(spec: RunSpec):
         make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
     m = len(spec.strategies)
     players = spec.players
-    if players is None:
-        players = m if m >= game.min_players else game.default_players
+    if players is None:  # the title's usual count; the strategies cycle over the seats
+        players = max(game.default_players, min(m, game.max_players))
     game.check_players(params, players)
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
@@ -124,7 +124,8 @@ def package_versions() -> dict[str, str]:
     nothing is imported just to ask)."""
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "pandas": pd.__version__, "joblib": joblib.__version__,
-           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click")}
+           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
     try:
         import pyarrow
         out["pyarrow"] = pyarrow.__version__
@@ -270,7 +271,7 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
         df[c] = df[c].astype("int64")
     df["win"] = df["win"].astype("float64")
     df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    run_id = f"{game.id}-{seed}"
+    run_id = f"{game.id}-{seed}-{secrets.token_hex(4)}"  # unique per run; the seed has its own column
     front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
                           "game": pd.Categorical([game.id] * len(df))})
     df.insert(2, "players", np.full(len(df), players, dtype="int64"))
@@ -369,6 +370,10 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
                 except Exception as e:
                     raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
                 break
+    if path.suffix != ".parquet":  # CSV has no empty string: an empty text rule option reads as NaN
+        for o in game.Params.options():
+            if o["type"] == "str" and o["name"] in df.columns:
+                df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     order = [s for s in (config.get("strategies") or []) if s in set(df["strategy"].astype(str))]
     seen = list(pd.unique(df["strategy"].astype(str)))
     df["strategy"] = pd.Categorical(df["strategy"].astype(str),

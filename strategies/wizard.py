@@ -1,4 +1,4 @@
-"""Built-in Wizard strategies (RULES.md §Wizard).  Each sees a :class:`~analyser.titles.wizard.rules.WizardView`.
+"""Built-in Wizard strategies (docs/rules/wizard.md).  Each sees a :class:`~analyser.titles.wizard.rules.WizardView`.
 
 A Wizard strategy is a bidding policy plus a playing policy, combined in one spec::
 

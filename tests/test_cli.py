@@ -52,7 +52,7 @@ def test_list_shows_titles_strategies_parameters_and_rules(runner):
 def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
     out = tmp_path / "run"
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
-               "--seed", "5", "--jobs", "1", "--out", str(out), "--csv")
+               "--seed", "5", "--jobs", "1", "--out", str(out), "--csv", "--players", "2")
     assert r.exit_code == 0, r.output
     for name in ("results.parquet", "results.csv", "config.json", "summary.csv", "index.html",
                  "win_rate.png", "scores.png", "seat_win_rate.png", "game_length.png", "cards.png"):
@@ -142,7 +142,7 @@ class Flaky(Strategy):
     assert 0 < df["game_index"].nunique() < 50
     assert json.loads((out / "config.json").read_text())["status"] == "failed"
     # the printed replay command reproduces the failure on that exact game
-    replay = line.split("Replay: ")[1].split()
+    replay = line.split("Replay: ")[1].split(" (or: ")[0].split()
     assert replay[:2] == ["analyser", "play"]
     seed = int(line.split("game seed ")[1].split(")")[0])
     assert replay[-1] == str(seed)
@@ -157,7 +157,8 @@ def test_play_prints_a_readable_trace(runner):
 
 
 def test_play_json_trace_and_continue_from_a_saved_state(runner, tmp_path):
-    r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "--seed", "4", "--json")
+    r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "--seed", "4", "--json",
+               "--players", "3")
     assert r.exit_code == 0
     lines = [json.loads(x) for x in r.output.splitlines()]
     steps, final = lines[:-1], lines[-1]

@@ -90,7 +90,7 @@ def bots(tmp_path):
 
 
 def run(**kw):
-    spec = experiments.RunSpec(**{"game": "dao", "games": 60, "seed": 3, "jobs": 1, **kw})
+    spec = experiments.RunSpec(**{"game": "dao", "games": 60, "seed": 3, "jobs": 1, "players": 2, **kw})
     return experiments.run(spec, progress=False)
 
 
@@ -253,7 +253,7 @@ def test_report_on_runs_joined_by_hand(runner, tmp_path):
 def test_report_tells_mirror_matches_and_judges_seat_balance(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "-n", "40", "-j", "1", "--seed", "1",
                "--out", str(tmp_path / "m"))
-    assert "mirror match: greedy" in r.output
+    assert "Mirror match: greedy fills every seat" in r.output
     assert "Seat balance: " in r.output
     html = (tmp_path / "m" / "index.html").read_text()
     assert "Mirror match:" in html and "Seat balance:" in html

@@ -477,9 +477,11 @@ def test_max_turns_cap_is_a_shared_win_of_survivors():
     s = build(n=4, ships={0: (3, 3, 0), 1: (6, 0, 5), 2: (6, 6, 4)}, tiles={(2, 3): SAFE},
               hands=[[tid(SAFE)], [1], [2], []], pile=[3, 4], params=TsuroParams(daikaiju="off", max_turns=2),
               turn=2)
+    s.afloat = [1, 1, 1, 0]  # seats 0-2 finished one turn of their own afloat; seat 3 is out
     GAME.apply(s, place(SAFE), random.Random(0))
     assert s.phase == "over" and s.end_reason == "max_turns" and s.turn == 2
-    assert GAME.winners(s) == [0, 1, 2] and GAME.scores(s) == [2, 2, 2, 0]
+    # the score counts each ship's own turns afloat: seat 0 just finished its second
+    assert GAME.winners(s) == [0, 1, 2] and GAME.scores(s) == [2, 1, 1, 0]
     assert [m["end"] for m in GAME.metrics(s)] == ["max_turns"] * 4
     # from a real deal the cap holds too
     s = GAME.initial_state(TsuroParams(max_turns=3), 4, random.Random(11))

@@ -8,6 +8,7 @@ class Dao(_Rules):
     figure_tables = figures.figure_tables
     plots = figures.plots
     describe_state = render.describe_state
+    step_events = render.step_events
     bench_cases = (("4p threshold", ("threshold",), 4, 10000, 50000),
                    ("4p greedy", ("greedy",), 4, 4000, 20000))
     mcts_bench_games = 10  # bench --mcts: about 15 decisions per seat

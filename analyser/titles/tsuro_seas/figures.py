@@ -16,6 +16,8 @@ def figure_tables(game, results, extras):
     shared-win rate by how games ended, and game length."""
     import pandas as pd
 
+    from analyser.analysis import game_keys
+
     df = results
     tables = []
     g = df.groupby("seat", observed=True)
@@ -29,8 +31,8 @@ def figure_tables(game, results, extras):
             causes[c] = 0.0
     causes = causes[["strategy", "edge", "daikaiju", "collision", "loop", "survived"]]
     tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)", causes))
-    per_game = df.groupby("game_index").agg(survivors=("survived", "sum"), turns=("turns", "first"),
-                                            end=("end", "first"), top=("win", "max"))
+    per_game = df.groupby(game_keys(df), observed=True).agg(  # a game is (run_id, game_index)
+        survivors=("survived", "sum"), turns=("turns", "first"), end=("end", "first"), top=("win", "max"))
     surv = per_game["survivors"].value_counts().sort_index()
     tables.append(("Survivors at the end of the game", pd.DataFrame(
         {"survivors": surv.index.astype(int), "games": surv.to_numpy(),

@@ -70,7 +70,7 @@ def describe_state(game, s: TsuroState) -> str:
         lines.append(f"  seat {seat} ({SHIP_MARKS[seat]}): {where}; hand {hand or '-'}")
     if s.phase == "over":
         lines.append(f"  game over ({s.end_reason}); winners: {', '.join(map(str, s.winners)) or 'none'}")
-    for label, evs in (("previous turn", s.prev_events), ("this turn", s.events)):
+    for label, evs in (("earlier (since the last decision)", s.prev_events), ("this turn", s.events)):
         if evs:
             lines.append(f"  {label}: " + "; ".join(event_text(e) for e in evs))
     return "\n".join(lines)
@@ -118,3 +118,18 @@ def event_text(e) -> str:
     if kind == "end":
         return f"game ends ({e[1]})"
     return str(e)
+
+
+def new_events(before, after) -> list:
+    """The event tuples an action added: ``after``'s log minus what ``before`` already showed.
+    Turns that begin during the action move the log into ``prev_events``, which keeps every turn
+    since the last decision, so nothing is lost even when a turn passes without a decision."""
+    if after.turn == before.turn:
+        return list(after.events[len(before.events):])
+    return list(after.prev_events[len(before.events):]) + list(after.events)
+
+
+def step_events(game, before, action, after) -> list[str]:
+    """What one action did, in words, for the `analyser play` trace (every event of the action,
+    through any turns that passed without a decision, up to the next decision)."""
+    return [event_text(e) for e in new_events(before, after)]

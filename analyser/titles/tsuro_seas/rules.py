@@ -1,4 +1,4 @@
-"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  RULES.md §Tsuro of the Seas.
+"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  Rules: docs/rules/tsuro-seas.md.
 
 The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (plain data
 with a JSON round trip), ``TsuroView`` (what one seat may see) and ``TsuroSeas`` (the stateless
@@ -22,8 +22,8 @@ that has sailed sits on the border between the last tile it crossed (the tile it
 empty square ahead.  A ship is on its start point exactly when the square behind it is off the
 board (a ship that reaches the edge any other way is eliminated).
 
-Rules implemented (RULES.md §Tsuro of the Seas)
------------------------------------------------
+Rules implemented (docs/rules/tsuro-seas.md)
+--------------------------------------------
 * Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
   top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
   (7-8) by rolling the gold die (column) and the blue die (row), re-rolling onto a square that
@@ -54,15 +54,15 @@ Rules implemented (RULES.md §Tsuro of the Seas)
   ``max_turns`` ends the game as a shared win of the survivors (``end == "max_turns"`` in results).
 * ``daikaiju=off``: no daikaiju and no dice; otherwise the same.
 
-Rulings where RULES.md is silent (rule options where named)
------------------------------------------------------------
+Rulings where the rules write-up is silent (rule options where named)
+---------------------------------------------------------------------
 * Start points are the 56 edge ports, listed clockwise from the top-left corner: top edge left to
   right (ports 0, 1 of each square), right edge top to bottom (2, 3), bottom edge right to left
   (4, 5), left edge bottom to top (6, 7).  Any free one may be chosen, even one facing a daikaiju.
-* ``rule_of_three``: ``refill`` (default, RULES.md) places daikaiju until 3 are on the board; ``one``
-  places a single daikaiju per turn (the seed's literal text); ``off`` has no minimum.  Either way
+* ``rule_of_three``: ``refill`` (default) places daikaiju until 3 are on the board; ``one``
+  places a single daikaiju per turn (the rules write-up's literal wording); ``off`` has no minimum.  Either way
   the roll is skipped only if a daikaiju was placed; with the stack empty the roll goes ahead.
-* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform, RULES.md); the gold die
+* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform); the gold die
   is rolled before the blue one, re-rolled together, then the rotation (0-3 quarter turns).
 * Daikaiju arrows (``daikaiju_layout``): a daikaiju turned ``r`` quarter turns clockwise moves
   "up" in its own frame towards board direction ``r`` (0 up, 1 right, 2 down, 3 left); "rotate"
@@ -91,9 +91,11 @@ Rulings where RULES.md is silent (rule options where named)
   its last draw) draws back up to 3 first.
 * Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
   active ship sinks during the daikaiju step still counts.
-* Score: the number of whole turns a ship stayed afloat (elimination in turn ``t`` scores
-  ``t - 1``; a survivor scores the game length); winners are set by the end rules above, not by
-  the score.  Ranks: winners first, the rest by score.
+* Score: the ship's own turns completed afloat - a turn of its own counts when the ship is
+  afloat at its end, or when the game ends in it with the ship afloat.  (Until version 0.1 the
+  score counted the game's turns, ``t - 1`` for a ship sunk in turn ``t``, which favoured later
+  seats.)  Winners are set by the end rules above, not by the score.  Ranks: winners first, the
+  rest by score.
 * Where a ship is lost (``elim_row``/``elim_col``): ``edge`` and running into a daikaiju: the last
   tile crossed; a ``loop`` or a head-on meeting: the new tile's square; a daikaiju landing on a tile:
   that tile; a daikaiju in front: the tile the ship is on (its start square if it never sailed);
@@ -387,7 +389,7 @@ def daikaiju_count(n_players: int) -> int:
 
 @dataclass(frozen=True)
 class TsuroParams(Params):
-    """Rule options of Tsuro of the Seas (RULES.md §Tsuro of the Seas).  Defaults: the digest's rules."""
+    """Rule options of Tsuro of the Seas (docs/rules/tsuro-seas.md).  Defaults: the rules write-up's rules."""
 
     daikaiju: str = option("on", "play with the daikaiju and the dice (on) or the variant without (off)",
                            choices=("on", "off"))
@@ -397,7 +399,7 @@ class TsuroParams(Params):
         choices=("skip_centre", "first_six", "uniform"))
     rule_of_three: str = option(
         "refill", "with fewer than 3 daikaiju on the board: place until there are 3 (refill), place one "
-        "(one, the seed's text), or nothing (off); a placement replaces that turn's roll",
+        "(one, the write-up's wording), or nothing (off); a placement replaces that turn's roll",
         choices=("refill", "one", "off"))
     start_relocation: str = option(
         "any", "a daikaiju arriving in front of a ship on its start point lets its owner move it along "
@@ -551,7 +553,7 @@ DIAMOND = tuple(_diamond(sq) for sq in range(SQUARES))
 
 _SLOTS = ("params", "n", "phase", "current", "active", "turn", "board", "kaiju", "kaiju_sq", "kaiju_rot",
           "kaiju_stack", "pile", "hands", "pos", "alive", "elim_turn", "elim_cause", "elim_square",
-          "tasks", "face", "reloc", "pool", "winners", "end_reason", "events", "prev_events")
+          "tasks", "face", "reloc", "pool", "winners", "end_reason", "events", "prev_events", "afloat")
 
 
 class TsuroState:
@@ -569,16 +571,25 @@ class TsuroState:
     * ``tasks``: daikaiju steps still to do this turn (id = that daikaiju acts, -1 = place one);
       ``face``: the die face of this turn's step (0 = none); ``reloc``: seats with a pending
       start-point move, first = deciding; ``pool``: tiles offered by the elimination bonus.
-    * ``winners``, ``end_reason`` once over; ``events``/``prev_events``: this and the previous turn's
-      log as small tuples (for the text display).
+    * ``winners``, ``end_reason`` once over; ``events``: this turn's log as small tuples (for the
+      text display and the trace); ``prev_events``: the log of the earlier turns since the last
+      decision (usually the previous turn; several when turns passed without a decision, e.g. a
+      ship sunk in its daikaiju step, so no event is lost between two decisions).
+    * ``afloat[seat]``: the ship's own turns completed afloat (its score).
+
+    ``fresh`` (not part of the state's value) is set by ``apply`` so that the first turn beginning
+    during an action starts ``prev_events`` anew.
     """
 
-    __slots__ = _SLOTS + ("cache",)
+    __slots__ = _SLOTS + ("cache", "fresh")
 
     def __init__(self, **kw):
+        if "afloat" not in kw:
+            kw["afloat"] = [0] * kw["n"]
         for k in _SLOTS:
             setattr(self, k, kw[k])
         self.cache = None
+        self.fresh = True
 
     def __eq__(self, other):
         return isinstance(other, TsuroState) and all(getattr(self, k) == getattr(other, k) for k in _SLOTS)
@@ -590,6 +601,7 @@ class TsuroState:
         for k in _SLOTS:
             setattr(self, k, d[k])
         self.cache = None
+        self.fresh = True
 
 
 class TsuroView:
@@ -672,7 +684,7 @@ def dice_square(rng, mode: str) -> int:
 
 
 class TsuroSeas(Game):
-    """The Tsuro of the Seas forward model (RULES.md §Tsuro of the Seas).  See the module docstring."""
+    """The Tsuro of the Seas forward model (docs/rules/tsuro-seas.md).  See the module docstring."""
 
     id = "tsuro-seas"
     name = "Tsuro of the Seas"
@@ -814,6 +826,7 @@ class TsuroSeas(Game):
         """Play ``action`` for ``s.current``; ValueError if it is not legal."""
         legal = self.legal_actions(s)
         phase = s.phase
+        s.fresh = True
         if phase == "place":
             res = s.cache[1].get(action) if action in legal else None
             if res is None:
@@ -864,7 +877,11 @@ class TsuroSeas(Game):
             self._end(s, "max_turns", [i for i in range(s.n) if s.alive[i]])
             return
         s.turn += 1
-        s.prev_events = s.events
+        if s.fresh:  # the first turn to begin since the last decision
+            s.prev_events = s.events
+            s.fresh = False
+        else:  # a turn passed without a decision: keep its events with the earlier ones
+            s.prev_events = s.prev_events + s.events
         s.events = ev = []
         s.active = s.current
         s.face = 0
@@ -1028,6 +1045,8 @@ class TsuroSeas(Game):
             s.pile[:0] = tiles
 
     def _end(self, s: TsuroState, reason: str, winners) -> None:
+        if reason != "max_turns" and s.turn and s.alive[s.active]:
+            s.afloat[s.active] += 1  # the game ended in this ship's turn, with the ship afloat
         s.phase = "over"
         s.end_reason = reason
         s.winners = list(winners)
@@ -1056,7 +1075,9 @@ class TsuroSeas(Game):
         if victims:
             pool = s.pool = []
             self._sink(s, victims, pool if bonus and all(v[0] != a for v in victims) else None)
-            if s.phase == "over":
+            if s.phase == "over":  # no exchange at the end: the sunk hands go under the pile
+                self._to_bottom(s, pool)
+                s.pool = []
                 return
             if s.alive[a] and pool and s.hands[a]:
                 s.phase = "exchange"
@@ -1083,6 +1104,8 @@ class TsuroSeas(Game):
     def _next_turn(self, s: TsuroState, rng) -> None:
         n = s.n
         a = s.active
+        if s.alive[a]:
+            s.afloat[a] += 1
         for i in range(1, n + 1):
             seat = (a + i) % n
             if s.alive[seat]:
@@ -1141,8 +1164,11 @@ class TsuroSeas(Game):
 
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
-        """Whole turns each ship stayed afloat (a survivor: the game length so far)."""
-        return [s.elim_turn[i] - 1 if s.elim_turn[i] else s.turn for i in range(s.n)]
+        """The ship's own turns completed afloat (docs/rules/tsuro-seas.md, "Score"): a turn of its
+        own counts when the ship is still afloat at its end, or when the game ends in that turn
+        with the ship afloat (``last_ship``, ``no_tiles``).  Counting the ship's own turns, not the
+        game's, keeps the score fair between seats: a ship sunk in round 3 scores 2 in any seat."""
+        return list(s.afloat)
 
     def winners(self, s: TsuroState) -> list[int]:
         if s.phase == "over":
@@ -1197,7 +1223,8 @@ class TsuroSeas(Game):
                           elim_turn=list(s.elim_turn), elim_cause=list(s.elim_cause),
                           elim_square=list(s.elim_square), tasks=list(s.tasks), face=s.face,
                           reloc=list(s.reloc), pool=list(s.pool), winners=list(s.winners),
-                          end_reason=s.end_reason, events=list(s.events), prev_events=list(s.prev_events))
+                          end_reason=s.end_reason, events=list(s.events), prev_events=list(s.prev_events),
+                          afloat=list(s.afloat))
 
     def state_to_dict(self, s: TsuroState) -> dict:
         """JSON-ready dict.  Squares are ``[row, col]``; ships ``[row, col, port]`` (the square in
@@ -1218,6 +1245,7 @@ class TsuroSeas(Game):
             "tasks": list(s.tasks), "face": s.face, "relocating": list(s.reloc), "pool": list(s.pool),
             "winners": list(s.winners), "end_reason": s.end_reason,
             "events": [list(e) for e in s.events], "prev_events": [list(e) for e in s.prev_events],
+            "afloat": list(s.afloat),
         }
 
     def state_from_dict(self, d: dict) -> TsuroState:
@@ -1238,15 +1266,21 @@ class TsuroSeas(Game):
                 board[sq_of(r, c)] = int(t) * 4 + int(rot)
             kaiju = [-1] * SQUARES
             kaiju_sq = [-1] * 10
-            for k, r, c, _rot in d["daikaiju"]:
+            kaiju_rot = [int(x) for x in d.get("daikaiju_rot", [0] * 10)]
+            if len(kaiju_rot) != 10:
+                raise ValueError("daikaiju_rot must list 10 rotations")
+            for k, r, c, rot in d["daikaiju"]:
+                if not (0 <= int(k) < 10 and 0 <= int(rot) < 4):
+                    raise ValueError(f"daikaiju {k} rotation {rot}")
                 sq = sq_of(r, c)
                 kaiju[sq] = int(k)
                 kaiju_sq[int(k)] = sq
+                kaiju_rot[int(k)] = int(rot)  # the entry's own rotation is the one on the board
             pos = [-1 if x is None else sq_of(x[0], x[1]) * 8 + int(x[2]) for x in d["ships"]]
             s = TsuroState(
                 params=TsuroParams(**d.get("params", {})), n=n, phase=str(d["phase"]),
                 current=int(d["current"]), active=int(d["active"]), turn=int(d["turn"]), board=board,
-                kaiju=kaiju, kaiju_sq=kaiju_sq, kaiju_rot=[int(x) for x in d["daikaiju_rot"]],
+                kaiju=kaiju, kaiju_sq=kaiju_sq, kaiju_rot=kaiju_rot,
                 kaiju_stack=[int(x) for x in d["daikaiju_stack"]], pile=[int(x) for x in d["pile"]],
                 hands=[[int(x) for x in h] for h in d["hands"]], pos=pos,
                 alive=[bool(x) for x in d["alive"]], elim_turn=[int(x) for x in d["elim_turn"]],
@@ -1256,7 +1290,10 @@ class TsuroSeas(Game):
                 reloc=[int(x) for x in d["relocating"]], pool=[int(x) for x in d["pool"]],
                 winners=[int(x) for x in d["winners"]], end_reason=str(d["end_reason"]),
                 events=[tuple(e) for e in d.get("events", [])],
-                prev_events=[tuple(e) for e in d.get("prev_events", [])])
+                prev_events=[tuple(e) for e in d.get("prev_events", [])],
+                # states saved before the score counted a ship's own turns: the old global count
+                afloat=[int(x) for x in d["afloat"]] if "afloat" in d else [
+                    max(0, (int(e) - 1) if int(e) else int(d["turn"])) for e in d["elim_turn"]])
             if len(s.hands) != n or len(pos) != n or len(s.alive) != n:
                 raise ValueError("per-seat lists do not match the number of players")
             if s.phase not in ("start", "relocate", "place", "exchange", "over"):

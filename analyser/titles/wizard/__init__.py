@@ -8,6 +8,8 @@ class Wizard(_Rules):
     figure_tables = figures.figure_tables
     plots = figures.plots
     describe_state = render.describe_state
+    step_events = render.step_events
+    trace_legend = render.TRACE_LEGEND
     bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
     mcts_bench_games = 1  # bench --mcts: 135 decisions per seat at 4 players
 

@@ -1,10 +1,10 @@
-"""Wizard (神機妙算): trick taking with exact bids.  RULES.md section "Wizard (神機妙算)".
+"""Wizard (神機妙算): trick taking with exact bids.  Rules: docs/rules/wizard.md.
 
 Built like :mod:`analyser.titles.dao.rules`: ``WizardParams`` (every rule option), ``WizardState`` (plain
 data with a JSON round trip), ``WizardView`` (what one seat may see) and ``Wizard`` (the stateless
 forward model).
 
-Rules implemented (RULES.md §Wizard):
+Rules implemented (docs/rules/wizard.md):
 
 * 60 cards: four suits (blue, green, red, yellow) of ranks 1-13, four Wizards and four Jesters.
   Wizards and Jesters have no suit: :class:`Card` gives them ``suit=None`` and every rule looks at
@@ -12,7 +12,7 @@ Rules implemented (RULES.md §Wizard):
 * ``60 // players`` rounds (20, 15, 12, 10 for 3-6 players); round ``r`` deals ``r`` cards to each.
 * Trump: the top card of the rest of the deck is turned.  A suited card makes its suit trump; a
   Jester means no trump; no card left (the last round) means no trump; a Wizard follows
-  ``wizard_trump``: ``first_card`` (seed) - the suit of the first suited card played in the
+  ``wizard_trump``: ``first_card`` (the write-up) - the suit of the first suited card played in the
   round's first trick becomes trump, and no trump if that trick holds no suited card;
   ``dealer_chooses`` (publisher) - the dealer picks one of the four suits after seeing their hand,
   before the bidding, as a strategy decision (:class:`ChooseTrump`).
@@ -28,10 +28,10 @@ Rules implemented (RULES.md §Wizard):
 * Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
   wins; ties are shared.
 
-Rulings where RULES.md is silent (each is a rule option where one makes sense):
+Rulings where the rules write-up is silent (each is a rule option where one makes sense):
 
 * Dealer and starting player (``round_starter``).  Seat 0 starts round 1 under both rules.
-  ``last_trick_winner`` (seed): the winner of the previous round's last trick starts; the dealer is
+  ``last_trick_winner`` (the write-up): the winner of the previous round's last trick starts; the dealer is
   the seat to the starter's right (``starter - 1``), so "the player left of the dealer starts"
   holds under both rules.  ``rotate`` (publisher): the dealer of round 1 is the last seat and the
   deal passes to the next seat (seat + 1, "clockwise") every round; the seat after the dealer starts.
@@ -49,7 +49,7 @@ Rulings where RULES.md is silent (each is a rule option where one makes sense):
   It is the same for every game of a player count; it is recorded for the common report.
 * Deal order: seat 0 gets the first ``r`` cards of the shuffle, seat 1 the next ``r``, ...; the
   next card is turned.  (Any fixed order deals the same distribution.)
-* Suit names (blue, green, red, yellow; the seed only says four colours) carry no rules.
+* Suit names (blue, green, red, yellow; the write-up only says four colours) carry no rules.
 
 Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``) and the public
 part of the state (:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards
@@ -266,7 +266,7 @@ _HAND_ORDER_GROUPS = (0, 6, 1, 2, 3, 4, 5, 7)
 
 @dataclass(frozen=True)
 class WizardParams(Params):
-    """Rule options of Wizard (RULES.md §Wizard).  Defaults are the seed's rules."""
+    """Rule options of Wizard (docs/rules/wizard.md).  Defaults are the rules write-up's."""
 
     wizard_trump: str = option(
         "first_card", "a turned Wizard: the first suited card of the first trick sets trump "
@@ -274,10 +274,10 @@ class WizardParams(Params):
         choices=("first_card", "dealer_chooses"))
     round_starter: str = option(
         "last_trick_winner", "who starts (bids first, leads) a round: the winner of the previous round's "
-        "last trick (last_trick_winner, seed) or the seat after a rotating dealer (rotate, publisher); "
+        "last trick (last_trick_winner, the write-up) or the seat after a rotating dealer (rotate, publisher); "
         "seat 0 starts round 1 either way", choices=("last_trick_winner", "rotate"))
     follow_suit: str = option(
-        "seed", "holding the led suit, you may instead play a trump, Wizard or Jester (seed) or only a "
+        "seed", "holding the led suit, you may instead play a trump, Wizard or Jester (seed: the write-up's rule) or only a "
         "Wizard or Jester (official)", choices=("seed", "official"))
     hook: bool = option(False, "on: the last bidder may not bid the number that makes the bids total "
                                "the round's tricks (off: any bid)")
@@ -575,7 +575,7 @@ def beats(card: Card, winner: Card | None, led: int, trump: int | None) -> bool:
 
 
 class Wizard(Game):
-    """The Wizard forward model (RULES.md §Wizard).  See the module docstring for the rulings."""
+    """The Wizard forward model (docs/rules/wizard.md).  See the module docstring for the rulings."""
 
     id = "wizard"
     name = "Wizard"
@@ -635,7 +635,7 @@ class Wizard(Game):
                     t = p.trump
                     if t is None or t == led or not g[t + 1] or p.params.follow_suit != "seed":
                         return g[0] + follow + g[5]
-                    # ... or, under the seed rule, a trump
+                    # ... or, under follow_suit=seed, a trump
                     return g[0] + (follow + g[t + 1] if led < t else g[t + 1] + follow) + g[5]
             return [*g[0], *g[1], *g[2], *g[3], *g[4], *g[5]]
         phase = p.phase
