@@ -40,7 +40,7 @@ refuses ``reward=score``.
 Reproducibility.  The search draws every random number (determinizations, expansion order,
 rollouts, the chance events of the rules during the search) from the ``rng`` the game loop hands
 to ``choose``, so a fixed seed gives identical games for any ``--jobs``, batch size or joblib
-backend (the Dask backend included: it runs the same batches).  ``time_ms`` budgets by the clock
+backend (every backend runs the same batches of the same games).  ``time_ms`` budgets by the clock
 instead: the number of iterations then depends on the machine and its load, and results are NOT
 reproducible; use it for interactive play, not for experiments.
 

@@ -616,14 +616,15 @@ class TsuroView:
     The rest of the public record, for rebuilding a state (:meth:`TsuroSeas.determinize`):
     ``current`` (who decides), ``elim_turn``, ``elim_cause``, ``elim_square`` (as in
     :class:`TsuroState`), ``tasks`` and ``face`` (this turn's daikaiju steps still to come and the
-    die face), ``reloc`` (seats with a pending start-point move) and ``stack_contents`` (the
-    daikaiju still in the stack, ascending ids: which ones is public, their order is not).
+    die face), ``reloc`` (seats with a pending start-point move), ``afloat`` (each ship's own
+    turns completed afloat: the score) and ``stack_contents`` (the daikaiju still in the stack,
+    ascending ids: which ones is public, their order is not).
     """
 
     __slots__ = ("seat", "params", "n_players", "phase", "active", "turn", "board", "kaiju", "kaiju_sq",
                  "kaiju_rot", "positions", "alive", "hand", "hand_sizes", "pile_size", "stack_size", "pool",
                  "current", "elim_turn", "elim_cause", "elim_square", "tasks", "face", "reloc",
-                 "stack_contents", "_outcomes")
+                 "stack_contents", "afloat", "_outcomes")
 
     def __init__(self, s: TsuroState, seat: int):
         self.seat = seat
@@ -651,6 +652,7 @@ class TsuroView:
         self.face = s.face
         self.reloc = s.reloc
         self.stack_contents = tuple(sorted(s.kaiju_stack))
+        self.afloat = s.afloat
         self._outcomes = s.cache[1] if (s.cache is not None and s.phase == "place") else None
 
     def preview(self, action: Place):
@@ -1160,7 +1162,7 @@ class TsuroSeas(Game):
                           elim_turn=list(view.elim_turn), elim_cause=list(view.elim_cause),
                           elim_square=list(view.elim_square), tasks=list(view.tasks), face=view.face,
                           reloc=list(view.reloc), pool=pool, winners=[], end_reason="", events=[],
-                          prev_events=[])
+                          prev_events=[], afloat=list(view.afloat))
 
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
