@@ -1,4 +1,4 @@
-"""The ``analyser`` command line (click, thin): list, simulate, play, report, bench.
+"""The ``analyser`` command line (click, thin): list, simulate, play, new, check, report, bench.
 
 Every command is a thin layer over library functions.  Bad input (an unknown game, strategy,
 rule or parameter, a malformed ``key=value``, a number out of range, an unwritable ``--out``)
@@ -19,11 +19,14 @@ from analyser.core import InputError, StrategyError, parse_key_values
 
 EPILOG_SIMULATE = """\b
 Examples (GAME is a title id from `analyser list`, which also names each title's
-strategies, their parameters and the rule options):
+strategies, their parameters and the rule options; or a title of your own, as a file
+FILE.py:CLASS or as a folder written by `analyser new`):
   analyser simulate GAME --strategy greedy
   analyser simulate GAME --strategy greedy --strategy random --games 5000
   analyser simulate GAME -s greedy -s NAME:key=value -s random --players 3 --rule KEY=VALUE
   analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+  analyser simulate ./my_game.py:MyGame -s random --games 500
+  analyser simulate ./my-game -s greedy -s random --jobs 2
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -75,8 +78,10 @@ def cli():
       analyser list                               titles, strategies, rule options
       analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
       analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser new my-game                        start a title of your own
+      analyser check ./my-game                    check a title keeps the contract
 
-    GAME is a title id shown by `analyser list`.
+    GAME is a title id shown by `analyser list`, or your own title's file or folder.
     """
 
 
@@ -175,7 +180,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     summary tables. A strategy that fails stops the run; the finished games are still written.
     """
     from analyser import experiments
-    from analyser.registry import default_lineup, get_game
+    from analyser.registry import default_lineup, get_game, title_ref
 
     if not strategies:
         g = get_game(game)
@@ -239,7 +244,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     if debug and log:
         click.echo("\n".join(log), err=True)
     if result.error is not None:
-        _report_failure(result.error, spec, g.id, n_done, n_players, out, bool(details))
+        _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
         return 1
     if result.interrupted:
         click.echo(f"analyser: interrupted after {n_done} games; those were written to {out}", err=True)
@@ -496,6 +501,7 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
 def _replay_from(folder: Path, game: str | None, index: int | None):
     """(game id, strategy per seat, rule overrides, game seed) of game ``index`` of the run in
     ``folder``, from its config.json.  InputError when the folder, the title or the index does not fit."""
+    from analyser.registry import get_game
     from analyser.runner import game_seed, lineup
 
     if index is None:
@@ -510,7 +516,7 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
     if not isinstance(config, dict) or not need <= set(config):
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
                          f"{', '.join(sorted(need - set(config if isinstance(config, dict) else {})))})")
-    if game is not None and game != config["game"]:
+    if game is not None and game != config["game"] and get_game(game).id != config["game"]:
         raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
     total = config.get("games_requested") or config.get("games_completed") or 0
     if not 0 <= index < total:
@@ -518,7 +524,9 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
     strategies = list(config["strategies"])
     players = int(config["players"])
     labels = [strategies[i] for i in lineup(index, players, len(strategies))]
-    return config["game"], labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index)
+    # a title loaded from a file is named by its file (title_source), which loads in any process
+    title = config.get("title_source") or config["game"]
+    return title, labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index)
 
 
 def _load_state(g, path: Path):
@@ -569,6 +577,96 @@ def _load_state(g, path: Path):
 
 def _state_players(g, state) -> int:
     return len(g.scores(state))
+
+
+# --------------------------------------------------------------------------------------------
+# new
+# --------------------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("name")
+def new(name):
+    """Start a title of your own: write a working skeleton into the new folder NAME.
+
+    NAME (e.g. my-game) is also the title's id. The skeleton plays the dice game Pig, laid out
+    like the built-in titles: rules.py (the rule options, the state, what a seat sees, the
+    rules), figures.py (one report table and one plot), render.py (the text for `analyser play`),
+    strategies.py (random and greedy) and tests/. Change the rules into your game's and run the
+    same commands.
+
+    \b
+    Examples:
+      analyser new my-game
+      analyser check ./my-game
+      analyser simulate ./my-game -s greedy -s random --games 2000
+      analyser play ./my-game -s greedy -s random --seed 1
+      python -m pytest my-game/tests
+    """
+    from analyser.skeleton import write_skeleton
+
+    files = write_skeleton(name)
+    folder = Path(name)
+    click.echo(f"Wrote the title {folder.name!r} (the dice game Pig, to change into yours) in {folder}/:")
+    for path in files:
+        click.echo(f"  {path}")
+    ref = shlex.quote(str(folder) if folder.is_absolute() or str(folder).startswith(".") else f"./{folder}")
+    click.echo("\nNext:")
+    click.echo(f"  analyser check {ref}")
+    click.echo(f"  analyser simulate {ref} -s greedy -s random --games 2000")
+    click.echo(f"  analyser play {ref} -s greedy -s random --seed 1")
+    click.echo(f"  python -m pytest {shlex.quote(str(folder / 'tests'))}")
+    return 0
+
+
+@cli.command()
+@click.argument("game")
+@click.option("-n", "--games", type=int, default=200, show_default=True, help="Random games to play.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the games.")
+@click.option("-p", "--players", type=int, default=None,
+              help="Check this player count only. Default: the title's least, usual and greatest in turn.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override, repeatable.")
+@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED",
+              help="Check only the game with this game seed (from a failure line), repeatable.")
+@click.option("--no-fresh-process", is_flag=True, help="Skip replaying the games in a fresh Python process.")
+def check(game, games, seed, players, rules, game_seeds, no_fresh_process):
+    """Check that GAME keeps the contract of every title, by playing random games.
+
+    GAME is a title id, a title file (FILE.py or FILE.py:CLASS) or a title folder. The checks:
+    every running state has distinct legal actions; applying one never raises; the title's
+    invariants hold; games end within the declared step bound; the same game seed gives the same
+    game twice in one process and once in a fresh one; states round-trip through JSON and a game
+    resumed from a saved state continues identically; a view does not show what its seat cannot
+    see (the title's resample_hidden redraws that, and the view must not change); scores are
+    finite and the winners are seats; the title's own strategies do not change the game through
+    their view. Each failure is one line naming the game seed and the step. Exit code 1 when a
+    check fails.
+
+    \b
+    Examples:
+      analyser check GAME
+      analyser check ./my-game --games 1000
+      analyser check ./my-game --game-seed 1234567 --players 3
+    """
+    from analyser.check import check_title, format_result
+    from analyser.registry import get_game
+
+    g = get_game(game)
+    if not game_seeds and not 0 < games <= 1_000_000:
+        raise InputError(f"--games {games} is not accepted; give 1 to 1,000,000")
+    what = f"{g.id} ({g.name})" + (f" from {g.source}" if g.source else "")
+    plan = f"games with game seeds {', '.join(map(str, game_seeds))}" if game_seeds else f"{games} random games"
+    click.echo(f"Checking {what}: {plan}" + (f", {players} players" if players else "") + f", seed {seed}")
+    result = check_title(game, games=games, seed=seed, players=players,
+                         rules=parse_key_values(rules, what="--rule"), game_seeds=list(game_seeds) or None,
+                         fresh_process=not no_fresh_process)
+    for line in format_result(result, g):
+        click.echo(line)
+    if result.ok:
+        click.echo(f"Passed: {result.games} games, {result.steps:,} actions.")
+        return 0
+    failed = [k for k, v in result.failed.items() if v]
+    click.echo(f"FAILED: {len(failed)} check(s) ({', '.join(failed)}), {sum(result.failed.values())} failure(s).")
+    return 1
 
 
 # --------------------------------------------------------------------------------------------

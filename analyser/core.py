@@ -240,6 +240,9 @@ class Game:
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     Params: ClassVar[type[Params]]
+    #: Where a title loaded from a file or folder came from (its absolute ``path[:NAME]``; set by
+    #: the registry), so worker processes can load it again; None for a registered title.
+    source: str | None = None
     #: Rule options that name a file: made absolute before a run, so workers and the printed
     #: replay command find the file from any folder (and recorded with a hash in config.json).
     path_options: ClassVar[tuple[str, ...]] = ()
@@ -327,6 +330,24 @@ class Game:
 
     def metrics(self, state) -> list[dict[str, float]]:
         """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
+        raise NotImplementedError
+
+    def step_bound(self, params: Params, n_players: int) -> int | None:
+        """The most actions a game can take under ``params`` with ``n_players`` (``analyser check``
+        fails a game that goes on longer); None: no bound is declared, and the game loop's cap
+        applies."""
+        return None
+
+    def resample_hidden(self, state, seat: int, rng):
+        """A copy of ``state`` in which everything ``seat`` cannot see (the deck order, the other
+        seats' hands, ...) is drawn again with ``rng``, and everything it can see is kept.
+
+        This is how a title declares what is hidden: ``analyser check`` asks it for each seat and
+        requires the seat's view of the copy to equal its view of the original.  The copy must be
+        a legal state (``check_invariants`` holds); it need not be consistent with what earlier
+        play revealed.  A title without hidden information returns ``clone_state(state)``.  The
+        default raises NotImplementedError, which ``analyser check`` reports.
+        """
         raise NotImplementedError
 
     def check_invariants(self, state) -> None:

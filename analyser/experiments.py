@@ -30,8 +30,9 @@ import pandas as pd
 
 from analyser import __version__
 from analyser.core import InputError
-from analyser.registry import get_game, make_strategy
+from analyser.registry import get_game, make_strategy, title_ref
 from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
+from analyser.userfiles import safe_worker_path
 
 
 #: Most games one run may ask for (results are held in memory).
@@ -147,7 +148,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     rules = tuple(sorted(spec.rules.items()))
 
     def job(a: int, b: int) -> BatchJob:
-        return BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout)
+        return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout)
 
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -176,8 +177,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             with stop, warnings.catch_warnings():
                 # joblib warns about cancelled or unused tasks when we stop early; that is intended
                 warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-                with joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
-                                     return_as="generator_unordered") as parallel:
+                with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
+                                                         return_as="generator_unordered") as parallel:
                     outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
                     waiting = {a for a, _ in batches}
                     try:
@@ -214,7 +215,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     wall = time.perf_counter() - t0
     frame, extras = assemble(game, params, players, strategies, results, seed)
     config = {
-        "command": command or "", "game": game.id, "game_name": game.name, "seed": seed,
+        "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+        "seed": seed,
         "games_requested": spec.games, "games_completed": int(frame["game_index"].nunique()) if len(frame) else 0,
         "players": players, "strategies": list(strategies), "rules": params.as_dict(),
         "rule_overrides": dict(spec.rules), "jobs": n_jobs, "batch_size": (batches[0][1] - batches[0][0]) if batches else PILOT_GAMES,
@@ -357,7 +359,8 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
     games = df["game"].astype(str).unique()
     if len(games) != 1:
         raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
-    game = get_game(str(games[0]))
+    source = config.get("title_source") if config.get("game") == str(games[0]) else None
+    game = get_game(source or str(games[0]))  # a title from a file is loaded again from its file
     if "players" in df.columns and df["players"].nunique() > 1:
         raise InputError(f"{str(path)!r} mixes player counts ({', '.join(map(str, sorted(df['players'].unique())))}); "
                          "report one player count at a time")

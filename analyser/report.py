@@ -230,7 +230,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
             "title_tables": [(cap, _table_html(t)) for cap, t in part.title_tables], "figures": embedded,
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
             "count_notes": game.count_notes(_params_of(game, df), part.players)})
-    replay = ["analyser", "play", game.id]
+    replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or list(results["strategy"].cat.categories):
         replay += ["-s", str(s)]
     for k, v in (config.get("rule_overrides") or {}).items():

@@ -369,3 +369,27 @@ def test_mcts_400_beats_random_in_every_title(gid):
     res = experiments.run(spec, progress=False).results
     rate = res.groupby("strategy", observed=True)["win"].mean()
     assert rate["mcts:iterations=400"] > rate["random"] + 0.2
+
+
+def test_analyser_check_runs_the_determinize_check_only_where_the_hook_exists(monkeypatch):
+    from analyser.check import check_title
+    result = check_title("dao", games=2, seed=1, fresh_process=False)
+    assert result.ok and result.done["determinize"] > 0
+    monkeypatch.setattr(type(get_game("dao")), "determinize", Game.determinize)
+    result = check_title("dao", games=2, seed=1, fresh_process=False)
+    assert result.failed["determinize"] == 0 and result.done["determinize"] == 0
+
+
+def test_analyser_check_reports_a_determinize_that_shares_the_real_state(monkeypatch):
+    from analyser.check import check_title
+    dao_class = type(get_game("dao"))
+    honest = dao_class.determinize
+
+    def sharing(self, view, rng):
+        d = honest(self, view, rng)
+        d.piles = view.piles  # the real state's own lists
+        return d
+
+    monkeypatch.setattr(dao_class, "determinize", sharing)
+    result = check_title("dao", games=1, seed=1, fresh_process=False)
+    assert result.failed["determinize"] >= 1

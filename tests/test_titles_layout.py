@@ -52,7 +52,6 @@ def test_title_binds_its_figures_and_render(gid):
 # -- registry: entry points and the source-tree scan ------------------------------------------
 
 def test_builtin_titles_are_in_the_entry_point_table_and_found_without_it(monkeypatch):
-
     from analyser import registry
     with open(ROOT / "pyproject.toml", "rb") as f:
         table = tomllib.load(f)["project"]["entry-points"][registry.TITLE_GROUP]
@@ -82,7 +81,7 @@ def test_a_title_published_by_another_package_is_found(monkeypatch, tmp_path):
     monkeypatch.setattr(registry.metadata, "entry_points",
                         lambda group=None, **kw: eps if group == registry.TITLE_GROUP else [])
     registry._title_targets.cache_clear()
-    registry.get_game.cache_clear()
+    registry._registered_game.cache_clear()
     try:
         assert "dao-copy" in registry.game_ids() and "broken" in registry.game_ids()
         assert registry.get_game("dao-copy").name == "A copy"
@@ -92,7 +91,7 @@ def test_a_title_published_by_another_package_is_found(monkeypatch, tmp_path):
             registry.get_game("broken")
     finally:
         registry._title_targets.cache_clear()
-        registry.get_game.cache_clear()
+        registry._registered_game.cache_clear()
 
 
 # Where a title may be named: its package, its strategies script, its tests, its rules page and the

@@ -540,6 +540,21 @@ class Dao(Game):
                         "turns": s.turn})
         return out
 
+    # -- for `analyser check` -----------------------------------------------------------------
+    def step_bound(self, params: DaoParams, n_players: int) -> int:
+        """Every action reveals a deck card or takes a display card, and each card is revealed and
+        taken at most once: at most twice the deck size."""
+        return 2 * len(full_deck(params.colours, params.values))
+
+    def resample_hidden(self, s: DaoState, seat: int, rng) -> DaoState:
+        """A copy with the face-down cards (the deck and, with halves, the second half) shuffled
+        together with ``rng`` and dealt back in the same sizes: the order of the face-down cards
+        is all that any seat cannot see."""
+        t = self.clone_state(s)
+        pool = shuffled(t.deck + t.reserve, rng)
+        t.deck, t.reserve = pool[:len(s.deck)], pool[len(s.deck):]
+        return t
+
     def check_invariants(self, s: DaoState) -> None:
         """Cards are conserved: deck + reserve + display + piles + out = the full deck (as a
         multiset), ``total`` matches the display, ``unseen`` matches deck + reserve, and

@@ -1123,6 +1123,22 @@ class DragonLairds(Game):
                     rows.append({"round": r, "seat": seat, "geld": x[0], "royals": x[1]})
         return {"income": rows}
 
+    def resample_hidden(self, s: DragonState, seat: int, rng) -> DragonState:
+        """For ``analyser check``: a copy with the cards ``seat`` cannot see (the deck, the discard
+        pile, the other seats' hands) shuffled together with ``rng`` and dealt back in the same
+        sizes.  The running auction's bids and the other seats' setup picks are kept."""
+        t = self.clone_state(s)
+        others = [k for k in range(t.n) if k != seat]
+        pool = list(t.deck) + list(t.discard) + [c for k in others for c in t.hands[k]]
+        rng.shuffle(pool)
+        i = len(t.deck)
+        t.deck, t.discard = pool[:i], pool[i:i + len(t.discard)]
+        i += len(t.discard)
+        for k in others:
+            size = len(t.hands[k])
+            t.hands[k], i = pool[i:i + size], i + size
+        return t
+
     def check_invariants(self, s: DragonState) -> None:
         """Cards are conserved (deck + spaces + discard + hands + play + setup picks = the cards of
         the seats' colours, each once); the honour order is a permutation; royals equal the sum

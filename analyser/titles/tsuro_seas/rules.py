@@ -1193,6 +1193,31 @@ class TsuroSeas(Game):
                         "end": s.end_reason or "running"})
         return out
 
+    # -- for `analyser check` -----------------------------------------------------------------
+    def step_bound(self, params: TsuroParams, n_players: int) -> int:
+        """One start point per seat, then at most ``max_turns`` turns of at most one placement,
+        one exchange and one start-point move per ship for each of the 10 daikaiju."""
+        return n_players + params.max_turns * (2 + 10 * n_players)
+
+    def resample_hidden(self, s: TsuroState, seat: int, rng) -> TsuroState:
+        """A copy with what ``seat`` cannot see drawn again with ``rng``: the draw pile, the other
+        seats' hands and the tiles offered for exchange (unless offered to ``seat``) are shuffled
+        together and dealt back in the same sizes, and the daikaiju stack is shuffled."""
+        t = self.clone_state(s)
+        others = [k for k in range(t.n) if k != seat]
+        pool_hidden = not (t.phase == "exchange" and seat == t.active)
+        tiles = list(t.pile) + [x for k in others for x in t.hands[k]] + (list(t.pool) if pool_hidden else [])
+        rng.shuffle(tiles)
+        i = len(t.pile)
+        t.pile = tiles[:i]
+        for k in others:
+            size = len(t.hands[k])
+            t.hands[k], i = tiles[i:i + size], i + size
+        if pool_hidden:
+            t.pool = tiles[i:]
+        rng.shuffle(t.kaiju_stack)
+        return t
+
     def check_invariants(self, s: TsuroState) -> None:
         """Tiles conserved (board + pile + hands + exchange pool = the tile set), hands of at most 3,
         daikaiju squares consistent, ships only on distinct valid points, eliminated ships

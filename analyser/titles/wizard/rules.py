@@ -986,6 +986,30 @@ class Wizard(Game):
                              "trump": trump, "trump_card": kind, "bid_position": (seat - starter) % n})
         return {"rounds": rows}
 
+    # -- for `analyser check` -----------------------------------------------------------------
+    def step_bound(self, params: WizardParams, n_players: int) -> int:
+        """Round r has at most one trump choice, one bid per seat and r cards played per seat."""
+        rounds = len(FULL_DECK) // n_players
+        return sum(1 + n_players + n_players * r for r in range(1, rounds + 1))
+
+    def resample_hidden(self, s: WizardState, seat: int, rng) -> WizardState:
+        """A copy with the other seats' hands and the undealt cards shuffled together with ``rng``
+        and dealt back in the same sizes (what ``seat`` cannot see).  It does not keep what play
+        revealed, such as a seat that did not follow suit."""
+        t = self.clone_state(s)
+        hands = t.hands
+        others = [k for k in range(t.n) if k != seat]
+        pool = [c for k in others for c in hands[k]] + t.deck
+        rng.shuffle(pool)
+        i = 0
+        for k in others:
+            size = len(hands[k])
+            hands[k], i = pool[i:i + size], i + size
+        t.groups = [hand_groups(h) for h in hands]
+        t.undealt = [_POSITION[c] for c in pool[i:]]
+        t.views = [None] * t.n
+        return t
+
     def check_invariants(self, s: WizardState) -> None:
         """Cards are conserved (hands + deck + turned card + played + trick = the 60 cards), hand
         groups hold the right cards in hand order, hand sizes match the trick count, bids and
