@@ -57,6 +57,10 @@ class RunSpec:
     batch_size: int | None = None
     game_timeout: float = 60.0
     backend: str = "loky"
+    #: Play only games ``first_game`` to ``games - 1`` (a hook for the stopping rule of
+    #: :mod:`analyser.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
+    #: the same game whatever ``first_game``, so rounds concatenate into one run.
+    first_game: int = 0
 
 
 @dataclass
@@ -94,6 +98,8 @@ def resolve(spec: RunSpec):
                          f"or raise --players (up to {game.max_players})")
     if not 0 < spec.games <= MAX_GAMES:
         raise InputError(f"--games {spec.games} is not accepted; give a number of games from 1 to {MAX_GAMES:,}")
+    if not 0 <= spec.first_game < spec.games:
+        raise InputError(f"first game {spec.first_game} is not accepted; it must lie in 0 to {spec.games - 1}")
     if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
         raise InputError(f"--game-timeout {spec.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
     if spec.batch_size is not None and spec.batch_size <= 0:
@@ -155,18 +161,18 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     results: list = []
     error: BaseException | None = None
     interrupted = False
-    bar = tqdm(total=spec.games, unit="game", desc=f"{game.id}", disable=(None if progress is None else not progress),
+    bar = tqdm(total=spec.games - spec.first_game, unit="game", desc=f"{game.id}", disable=(None if progress is None else not progress),
                leave=False, file=sys.stderr)
-    start = 0
-    if spec.jobs in (None, 0) and jobs > 1 and spec.games > PILOT_GAMES:
+    start = spec.first_game
+    if spec.jobs in (None, 0) and jobs > 1 and spec.games - start > PILOT_GAMES:
         # A pilot batch in this process: when the whole run is short, starting workers would cost
         # more than it saves, so the rest runs here too.  Results do not depend on it.
-        pilot = run_batch(job(0, PILOT_GAMES))
+        pilot = run_batch(job(start, start + PILOT_GAMES))
         results.append(pilot)
         bar.update(pilot.done)
         error, interrupted = pilot.error, pilot.interrupted
-        start = PILOT_GAMES
-        if pilot.seconds / PILOT_GAMES * (spec.games - PILOT_GAMES) < SMALL_RUN_SECONDS:
+        start += PILOT_GAMES
+        if pilot.seconds / PILOT_GAMES * (spec.games - start) < SMALL_RUN_SECONDS:
             jobs = 1
     batches = plan_batches(spec.games, jobs, spec.batch_size, start=start)
     n_jobs = max(1, min(jobs, len(batches)))
