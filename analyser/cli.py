@@ -956,17 +956,29 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
 @click.option("--repeat", type=int, default=3, show_default=True,
               help="Repetitions of the one-process figure; the best is shown.")
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench(games, n_games, jobs, repeat, seed):
+@click.option("--mcts", "mcts", is_flag=True,
+              help="Time the generic search player instead: decisions per second of "
+                   "mcts:iterations=N (--iterations) in one process; --games is then games per title.")
+@click.option("--iterations", type=int, default=100, show_default=True,
+              help="With --mcts: the search's iterations per decision.")
+def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
     """Print games per second for each title: the rules in one process (best of --repeat), and
     whole runs with 1 job and with --jobs workers, with the speed-up.
 
-    Give title ids to bench only those.
+    Give title ids to bench only those.  With --mcts, print the speed of the generic search
+    player instead (milliseconds and decisions per second, in seat 0 against random).
 
     \b
     Examples:
       analyser bench
       analyser bench GAME --games 2000 --jobs 2
+      analyser bench --mcts
+      analyser bench GAME --mcts --iterations 400 --games 4
     """
+    if mcts:
+        from analyser.bench import run_mcts_bench
+        run_mcts_bench(list(games), iterations, n_games, seed, echo=click.echo)
+        return 0
     from analyser.bench import run_bench
 
     run_bench(list(games), n_games, jobs, seed, echo=click.echo, repeat=repeat)

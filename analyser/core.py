@@ -359,6 +359,8 @@ class Game:
     #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
     #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
     bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
+    #: Whole games ``analyser bench --mcts`` plays per title (the search in seat 0).
+    mcts_bench_games: ClassVar[int] = 2
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: Params, n_players: int) -> None:
@@ -486,6 +488,22 @@ class Game:
         """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
         of a trick-taking game.  Every name must be listed in ``extra_tables``."""
         return {}
+
+    # -- search hooks (optional; see analyser.search) ----------------------------------------
+    def determinize(self, view, rng) -> Any:
+        """A full state consistent with everything ``view`` shows: the public part and the seat's
+        own hand exactly as in the view, every hidden part (deck order, other hands) sampled with
+        ``rng`` (a ``random.Random``) from what the seat cannot rule out.  It must read nothing
+        but the view's public data, and share no mutable data with it.  The hook that makes the
+        generic ``mcts`` strategy work for a title; the base class has none."""
+        raise NotImplementedError(f"{self.id} does not provide determinize(view, rng)")
+
+    #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
+    #: ends its rollouts when it changes.  None: the title is one stage.
+    stage: ClassVar[Callable[..., int] | None] = None
+    #: Optional: ``score_range(params, n_players) -> (low, high)``, the range a final score
+    #: usually lies in, which ``mcts:reward=score`` scales rewards by.  None: no declared range.
+    score_range: ClassVar[Callable[..., tuple[float, float]] | None] = None
 
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, state):

@@ -212,6 +212,15 @@ def test_bench_prints_games_per_second(runner):
     assert "4p threshold" in r.output and "/s" in r.output and "best of" in r.output
 
 
+def test_bench_mcts_prints_decisions_per_second(runner):
+    r = invoke(runner, "bench", "dao", "--mcts", "--iterations", "5", "--games", "1")
+    assert r.exit_code == 0, r.output
+    assert "ms/decision" in r.output and "mcts:iterations=5" in r.output
+    line = [x for x in r.output.splitlines() if x.startswith("dao ")][0].split()
+    assert line[1:3] == ["4", "1"] and int(line[3]) > 5  # players, games, decisions
+    one_line_error(invoke(runner, "bench", "--mcts", "--iterations", "0"), "--iterations 0")
+
+
 def test_wizard_rounds_table_names_its_strategy_and_survives_a_report_rebuild(runner, tmp_path):
     out = tmp_path / "wiz"
     r = invoke(runner, "simulate", "wizard", "-s", "expected", "-s", "random", "-s", "bot:bid=zero", "-n", "6",

@@ -21,8 +21,19 @@ def example_commands() -> list[str]:
 
 
 def shrink(args: list[str]) -> list[str]:
-    """Cap --games at 30 and run in one process, so every example takes a second or two."""
-    out = list(args)
+    """Cap --games at 30 and run in one process, so every example takes a second or two; with the
+    search player (mcts), cap its iterations at 4 and the games at 4 (1 for bench --mcts)."""
+    out = [re.sub(r"iterations=\d+", "iterations=4", a) if a.startswith("mcts") else a for a in args]
+    if "--mcts" in out:
+        return out + ["--games", "1", "--iterations", "4"]
+    if any(a.startswith("mcts") for a in out):
+        for flag in ("--games", "-n"):
+            if flag in out:
+                i = out.index(flag)
+                out[i + 1] = str(min(int(out[i + 1]), 4))
+                break
+        else:
+            out += ["--games", "4"]
     for flag in ("--games", "-n"):
         if flag in out:
             i = out.index(flag)

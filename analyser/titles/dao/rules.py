@@ -239,6 +239,10 @@ class DaoView:
     * ``gain[seat][colour]`` and ``held[seat]``: as in :class:`DaoState` (net score with colour k is
       ``gain[seat][k] - held[seat]``); ``net(seat)`` computes that list; ``score(seat)``: the
       seat's score so far.
+    * The public record, for rebuilding a state (:meth:`Dao.determinize`): ``half_scores``,
+      ``half_marks``, ``out`` (cards out of the game), ``current``, ``starter``, ``turn``,
+      ``busts``, ``over``, ``half`` (as in :class:`DaoState`) and ``reserve_size`` (cards of the
+      second half still face down).
     """
 
     __slots__ = ("_s", "seat")
@@ -256,10 +260,26 @@ class DaoView:
     gain = property(attrgetter("_s.gain"))
     held = property(attrgetter("_s.held"))
     n_players = property(attrgetter("_s.n"))
+    # the rest of the public record (what a player at the table could write down), read by
+    # Dao.determinize to rebuild a full state without looking at the deck
+    half_scores = property(attrgetter("_s.half_scores"))
+    half_marks = property(attrgetter("_s.half_marks"))
+    out = property(attrgetter("_s.out"))
+    current = property(attrgetter("_s.current"))
+    starter = property(attrgetter("_s.starter"))
+    turn = property(attrgetter("_s.turn"))
+    busts = property(attrgetter("_s.busts"))
+    over = property(attrgetter("_s.over"))
+    half = property(attrgetter("_s.half"))
 
     @property
     def deck_size(self) -> int:
         return len(self._s.deck)
+
+    @property
+    def reserve_size(self) -> int:
+        """Cards set aside for the second half (two-player variant), face down; 0 otherwise."""
+        return len(self._s.reserve)
 
     def net(self, seat: int | None = None) -> list[int]:
         """Net score per colour for ``seat`` (default: own) in the current half."""
@@ -436,6 +456,37 @@ class Dao(Game):
             self._refill(s, p)
         else:
             s.over = True
+
+    # -- search -----------------------------------------------------------------------------
+    def determinize(self, view: DaoView, rng) -> DaoState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`): every public part
+        copied from the view, the unseen cards (``view.unseen``) in a random order drawn with
+        ``rng``, the current deck's ``deck_size`` on top and the rest as the second half's
+        ``reserve_size`` cards.  Reads only public attributes of the view."""
+        p = view.params
+        hidden = [Card(c, v) for c, row in enumerate(view.unseen) for v, k in enumerate(row) for _ in range(k)]
+        cards = shuffled(hidden, rng)
+        cut = view.reserve_size
+        return DaoState(params=p, n=view.n_players, deck=cards[cut:], reserve=cards[:cut],
+                        display=list(view.display), total=view.total, piles=[list(x) for x in view.piles],
+                        gain=[list(g) for g in view.gain], held=list(view.held),
+                        half_scores=[list(h) for h in view.half_scores],
+                        half_marks=[list(m) for m in view.half_marks], out=list(view.out),
+                        unseen=[list(u) for u in view.unseen], n_unseen=view.n_unseen, current=view.current,
+                        starter=view.starter, turn=view.turn, busts=list(view.busts), over=view.over,
+                        half=view.half)
+
+    def stage(self, s: DaoState) -> int:
+        """The half being played (0, or 1 in the second half of the two-player variant)."""
+        return s.half
+
+    def score_range(self, params: DaoParams, n_players: int) -> tuple[float, float]:
+        """The range ``mcts:reward=score`` scales DAO scores by: a twelfth of the deck below zero
+        to a colour's value sum above (per half played); the usual scores lie well inside."""
+        deck = len(full_deck(params.colours, params.values))
+        top = sum(v * k for v, k in params.value_counts)
+        halves = 2 if params.halves(n_players) else 1
+        return (-deck / 12 * halves, top * halves)
 
     # -- results ------------------------------------------------------------------------
     def scores(self, s: DaoState) -> list[int]:

@@ -430,6 +430,11 @@ class DragonView:
     ``last_auction`` (the finished auction's kind, bids and winner), ``knights(seat)``.
     Private to the seat: ``hand`` and ``pending`` (its own setup pick).  Never: other hands, the
     deck order, the discard pile's cards, the bids of the running auction.
+
+    The rest of the public record, for rebuilding a state (:meth:`DragonLairds.determinize`):
+    ``current``, ``picked``, ``picks`` (which seats laid a setup pick), ``cursor``, ``order``,
+    ``turn_pos``, ``commoner_next``, ``end``, ``final``, ``stats``, ``income``,
+    ``actions_taken``, ``cup_open`` (as in :class:`DragonState`).
     """
 
     __slots__ = ("_s", "seat")
@@ -456,6 +461,25 @@ class DragonView:
     challenger = property(attrgetter("_s.challenger"))
     last_auction = property(attrgetter("_s.last_auction"))
     bidders = property(attrgetter("_s.bidders"))
+    # the rest of the public record (what a player at the table could write down), read by
+    # DragonLairds.determinize to rebuild a full state without looking at hidden cards or bids
+    current = property(attrgetter("_s.current"))
+    picked = property(attrgetter("_s.picked"))
+    cursor = property(attrgetter("_s.cursor"))
+    order = property(attrgetter("_s.order"))
+    turn_pos = property(attrgetter("_s.turn_pos"))
+    commoner_next = property(attrgetter("_s.commoner_next"))
+    end = property(attrgetter("_s.end"))
+    final = property(attrgetter("_s.final"))
+    stats = property(attrgetter("_s.stats"))
+    income = property(attrgetter("_s.income"))
+    actions_taken = property(attrgetter("_s.actions_taken"))
+    cup_open = property(attrgetter("_s.cup_open"))
+
+    @property
+    def picks(self) -> list[bool]:
+        """Per seat: whether it has laid a setup pick face down (what it picked stays hidden)."""
+        return [c is not None for c in self._s.pending]
 
     @property
     def cards(self):
@@ -1139,6 +1163,70 @@ class DragonLairds(Game):
             assert s.geld[seat] >= 0, "negative geld"
             if s.phase not in (FREE, SALE):
                 assert len(s.hands[seat]) <= s.params.hand_limit, "hand over the limit"
+
+    # -- search -------------------------------------------------------------------------------
+    def determinize(self, view: DragonView, rng) -> DragonState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+
+        Board, cards in play, money, royals, honour and the round's progress are copied from the
+        view, with the seat's own hand and setup pick.  The cards it has not seen (the game's
+        cards minus the spaces, the cards in play and its own hand and pick) are shuffled with
+        ``rng`` and dealt: each other seat's hand (``hand_sizes``), a setup pick to each other
+        seat that laid one (``picks``; not a Havoc during the free pick), the deck
+        (``deck_size``, in random order) and the discard pile (the rest: its cards never come
+        back into play).  The bids already made in a running auction are hidden, so each is
+        drawn uniformly from 0 to the bidder's geld.  Nothing is inferred from what seats chose (nor
+        from a seat passing over the free pick because it holds only Havocs).
+        """
+        n, seat = view.n_players, view.seat
+        table = load_deck(view.params.components)
+        known = {c for st in view.spaces for c in st}
+        for p in view.play:
+            known.update(p)
+        known.update(view.hand)
+        if view.pending is not None:
+            known.add(view.pending)
+        unseen = [i for k in sorted(view.colour) for i in table.by_colour[k] if i not in known]
+        rnd = rng.random
+        keys = [rnd() for _ in unseen]
+        pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+        picks = view.picks
+        pending = [None] * n
+        pending[seat] = view.pending
+        for k in range(n):
+            if k != seat and picks[k]:
+                at = next((i for i, c in enumerate(pool) if view.phase != FREE or table.type[c] != HAVOC), 0)
+                pending[k] = pool.pop(at)
+        hands = []
+        sizes = view.hand_sizes
+        for k in range(n):
+            if k == seat:
+                hands.append(list(view.hand))
+            else:
+                hands.append(pool[:sizes[k]])
+                del pool[:sizes[k]]
+        deck_size = view.deck_size
+        deck, discard = pool[:deck_size], pool[deck_size:]
+        bids = [None] * n
+        if view.auction:
+            for k in view.bidders[:view.cursor]:
+                bids[k] = int(rnd() * (view.geld[k] + 1))  # the view shows no bid, not even its own
+        final = view.final
+        last = view.last_auction
+        return DragonState(
+            params=view.params, n=n, colour=list(view.colour), geld=list(view.geld), royals=list(view.royals),
+            honour=list(view.honour), pawn=view.pawn, round=view.round, phase=view.phase, current=view.current,
+            deck=deck, spaces=[list(x) for x in view.spaces], discard=discard, hands=hands,
+            play=[list(p) for p in view.play], used=list(view.used), pending=pending, picked=view.picked,
+            cup_holder=view.cup_holder, pot=view.pot, auction=view.auction, bids=bids,
+            bidders=list(view.bidders), challenger=view.challenger, cursor=view.cursor, order=list(view.order),
+            turn_pos=view.turn_pos, commoner_next=view.commoner_next, end=view.end,
+            final=None if final is None else [dict(x) if isinstance(x, dict) else x for x in final],
+            last_auction=None if last is None else {k: (list(v) if isinstance(v, list) else v)
+                                                    for k, v in last.items()},
+            stats=[dict(x) for x in view.stats], income=[[None if x is None else list(x) for x in r]
+                                                         for r in view.income],
+            actions_taken=view.actions_taken, cup_open=view.cup_open)
 
     # -- persistence ------------------------------------------------------------------------
     def clone_state(self, s: DragonState) -> DragonState:

@@ -602,11 +602,19 @@ class TsuroView:
     hand size; ``pile_size`` and ``stack_size`` the draw pile and daikaiju stack sizes; ``pool`` the
     tiles offered for exchange (only to the active seat in the exchange phase).  ``preview(action)``
     gives the outcome of a placement (see :func:`resolve`).
+
+    The rest of the public record, for rebuilding a state (:meth:`TsuroSeas.determinize`):
+    ``current`` (who decides), ``elim_turn``, ``elim_cause``, ``elim_square`` (as in
+    :class:`TsuroState`), ``tasks`` and ``face`` (this turn's daikaiju steps still to come and the
+    die face), ``reloc`` (seats with a pending start-point move), ``afloat`` (each ship's own
+    turns completed afloat: the score) and ``stack_contents`` (the daikaiju still in the stack,
+    ascending ids: which ones is public, their order is not).
     """
 
     __slots__ = ("seat", "params", "n_players", "phase", "active", "turn", "board", "kaiju", "kaiju_sq",
                  "kaiju_rot", "positions", "alive", "hand", "hand_sizes", "pile_size", "stack_size", "pool",
-                 "_outcomes")
+                 "current", "elim_turn", "elim_cause", "elim_square", "tasks", "face", "reloc",
+                 "stack_contents", "afloat", "_outcomes")
 
     def __init__(self, s: TsuroState, seat: int):
         self.seat = seat
@@ -626,6 +634,15 @@ class TsuroView:
         self.pile_size = len(s.pile)
         self.stack_size = len(s.kaiju_stack)
         self.pool = tuple(s.pool) if (s.phase == "exchange" and seat == s.active) else ()
+        self.current = s.current
+        self.elim_turn = s.elim_turn
+        self.elim_cause = s.elim_cause
+        self.elim_square = s.elim_square
+        self.tasks = s.tasks
+        self.face = s.face
+        self.reloc = s.reloc
+        self.stack_contents = tuple(sorted(s.kaiju_stack))
+        self.afloat = s.afloat
         self._outcomes = s.cache[1] if (s.cache is not None and s.phase == "place") else None
 
     def preview(self, action: Place):
@@ -1093,6 +1110,54 @@ class TsuroSeas(Game):
         s.current = seat
         s.phase = "turn"
         self._begin_turn(s, rng)
+
+    # -- search -------------------------------------------------------------------------------
+    def determinize(self, view: TsuroView, rng) -> TsuroState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+
+        Board, daikaiju, ships, fates and the turn's pending steps are copied from the view.  The
+        tiles the seat cannot see (the tile set minus the board, its own hand and, while it
+        exchanges, the pool) are shuffled with ``rng`` and dealt: each other seat gets as many as
+        it holds (``hand_sizes``), the draw pile as many as it holds (``pile_size``, in random
+        order), and whatever is left is the exchange pool hidden from this seat.  The daikaiju
+        stack (``stack_contents``) is put in a random order.  Not inferred: where a tile a
+        daikaiju sank lies in the pile (it went under the pile face up, but the view does not
+        keep which tiles those were), so the pile is treated as uniformly random.
+        """
+        n, seat = view.n_players, view.seat
+        left = list(load_tiles(view.params.tiles))
+        counts: dict[int, int] = {}
+        for t in left:
+            counts[t] = counts.get(t, 0) + 1
+        known = [c >> 2 for c in view.board if c >= 0] + list(view.hand) + list(view.pool)
+        for t in known:
+            counts[t] -= 1
+        unseen = [t for t in sorted(counts) for _ in range(counts[t])]
+        rnd = rng.random
+        keys = [rnd() for _ in unseen]
+        unseen = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+        hands = []
+        at = 0
+        for k in range(n):
+            if k == seat:
+                hands.append(list(view.hand))
+            else:
+                size = view.hand_sizes[k]
+                hands.append(unseen[at:at + size])
+                at += size
+        pile = unseen[at:at + view.pile_size]
+        pool = list(view.pool) if view.pool else unseen[at + view.pile_size:]
+        stack = list(view.stack_contents)
+        keys = [rnd() for _ in stack]
+        stack = [stack[i] for i in sorted(range(len(stack)), key=keys.__getitem__)]
+        return TsuroState(params=view.params, n=n, phase=view.phase, current=view.current, active=view.active,
+                          turn=view.turn, board=list(view.board), kaiju=list(view.kaiju),
+                          kaiju_sq=list(view.kaiju_sq), kaiju_rot=list(view.kaiju_rot), kaiju_stack=stack,
+                          pile=pile, hands=hands, pos=list(view.positions), alive=list(view.alive),
+                          elim_turn=list(view.elim_turn), elim_cause=list(view.elim_cause),
+                          elim_square=list(view.elim_square), tasks=list(view.tasks), face=view.face,
+                          reloc=list(view.reloc), pool=pool, winners=[], end_reason="", events=[],
+                          prev_events=[], afloat=list(view.afloat))
 
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
