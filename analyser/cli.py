@@ -23,6 +23,9 @@ Examples:
   analyser simulate dao --strategy greedy --strategy threshold:limit=6 --games 5000
   analyser simulate dao -s greedy -s colour -s random --players 3 --rule bust_limit=10
   analyser simulate dao -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+  analyser simulate dao -s greedy -s threshold --games 1000000 --out reports/big
+  analyser resume reports/big        (continue a run that was interrupted)
+  analyser simulate dao -s greedy --backend dask --scheduler tcp://HOST:8786
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -156,14 +159,22 @@ def _command_line() -> str:
 @click.option("--game-timeout", type=float, default=60.0, show_default=True,
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
+              help="loky: worker processes on this machine (default). dask: a dask.distributed cluster "
+                   "(--scheduler ADDRESS, or a LocalCluster when none is given); needs analyser[dask].")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address, e.g. tcp://HOST:8786 (implies --backend dask).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, quiet):
+             no_report, backend, scheduler, quiet):
     """Play many games of GAME between strategies and report who wins.
 
-    Writes OUT/results.parquet (one row per game and seat), config.json (command, seed, versions,
-    wall time), summary.csv, the PNG plots and a self-contained index.html, and prints the
-    summary tables. A strategy that fails stops the run; the finished games are still written.
+    Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
+    game and seat; read the folder with pandas.read_parquet), config.json (command, seed,
+    versions, status, games done), then summary.csv, the PNG plots and a self-contained
+    index.html, and prints the summary tables. A strategy that fails, Ctrl-C, SIGTERM or a dead
+    worker stops the run; the finished games stay on disk and `analyser resume OUT` continues it.
+    Anything a strategy prints goes to standard error.
     """
     from analyser import experiments
     from analyser.registry import default_lineup, get_game
@@ -175,42 +186,76 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         if not quiet:
             click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
                        "against each other.", err=True)
+    if scheduler is not None and backend is None:
+        backend = "dask"
     spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
                                seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
-                               batch_size=batch_size, game_timeout=game_timeout)
+                               batch_size=batch_size, game_timeout=game_timeout, backend=backend or "loky",
+                               scheduler=scheduler)
     g, params, n_players, n_jobs, root = experiments.resolve(spec)
     spec.seed = root
-    out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id)
+    # the default folder is checked up front like --out: nothing is played into a folder that
+    # cannot be written
+    out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
+        where = f"dask {scheduler or 'LocalCluster'}" if spec.backend == "dask" else f"{n_jobs} job(s)"
         click.echo(f"{g.name}: {games} games, {n_players} players, strategies {', '.join(strategies)}; "
-                   f"seed {root}{fresh}; {n_jobs} job(s)", err=True)
-    result = experiments.run(spec, progress=False if quiet else None, command=_command_line())
+                   f"seed {root}{fresh}; {where}; writing to {out}", err=True)
+    result = experiments.run(spec, progress=False if quiet else None, command=_command_line(), out=out)
+    return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet)
+
+
+def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool) -> int:
+    """After a run (new or resumed): CSV, report, summary, config.json's file list, exit code."""
+    from analyser import experiments, store
+
     n_done = result.config["games_completed"]
     files: list[str] = []
-    if n_done:
-        files += [p.name for p in experiments.write_results(result, out, csv=csv)]
-        if not no_report:
-            from analyser.report import build_report
-            path, summary, figures = build_report(result.results, result.extras, result.config, out)
-            files += ["summary.csv", "index.html"] + figures
-        else:
-            from analyser.report import summarise
-            summary, path = summarise(result.results, result.extras), None
+    if n_done and not result.stop_requested:
+        try:
+            if csv:
+                files += [p.name for p in experiments.write_csv(out, list(g.extra_tables))]
+            if not no_report:
+                from analyser.report import build_report_from_run
+                path, summary, figures = build_report_from_run(out)
+                files += ["summary.csv", "index.html"] + figures
+            else:
+                from analyser.report import summarise_run
+                summary, path = summarise_run(out), None
+        except (OSError, store.StoreError) as e:
+            _report_write_failure(e, out, n_done)
+            return 1
         if not quiet:
             _print_summary(summary, n_players, result.config)
-            click.echo(f"\nResults: {out / 'results.parquet'}")
+            click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
             if path:
                 click.echo(f"Report:  {path}")
-    result.config["files"] = sorted(set(files) | {"config.json"})
-    (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
-    if result.error is not None:
-        _report_failure(result.error, spec, g.id, n_done, n_players)
+    tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
+    result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
+    try:
+        store.write_json_atomic(out / "config.json", result.config)
+    except store.StoreError as e:
+        _report_write_failure(e, out, n_done)
         return 1
-    if result.interrupted:
-        click.echo(f"analyser: interrupted after {n_done} games; those were written to {out}", err=True)
+    if result.error is not None:
+        if isinstance(result.error, (StrategyError,)) or hasattr(result.error, "game_seed"):
+            _report_failure(result.error, spec, g.id, n_done, n_players)
+        else:
+            click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
+                       f"continue with: analyser resume {shlex.quote(str(out))}", err=True)
+        return 1
+    if result.interrupted or result.stop_requested:
+        click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
+                   f"analyser resume {shlex.quote(str(out))}", err=True)
         return 130
     return 0
+
+
+def _report_write_failure(e: BaseException, out: Path, n_done: int) -> None:
+    reason = str(e) if isinstance(e, OSError) and str(e).startswith("cannot write") else \
+        f"cannot write in {out}: {getattr(e, 'strerror', None) or type(e).__name__}"
+    click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}.", err=True)
 
 
 def _print_summary(summary, players: int, config: dict) -> None:
@@ -407,7 +452,10 @@ def _state_players(g, state) -> int:
 @click.option("-o", "--out", default=None, metavar="DIR",
               help="Output folder (new or empty). Default: the folder holding RESULTS.")
 def report(results, out):
-    """Rebuild the report (plots, summary.csv, index.html) from a results file or run folder.
+    """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
+
+    Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
+    of older runs, or a results.parquet / results.csv given by path.
 
     \b
     Examples:
@@ -415,9 +463,14 @@ def report(results, out):
       analyser report my_joined_results.csv --out reports/joined
     """
     from analyser import experiments
-    from analyser.report import build_report
+    from analyser.report import build_report, load_run_for_report
 
-    df, extras, config = experiments.load_results(results)
+    if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
+        results = results.parent
+    if results.is_dir():
+        df, extras, config = load_run_for_report(results)
+    else:
+        df, extras, config = experiments.load_results(results)
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
@@ -431,6 +484,38 @@ def report(results, out):
     _print_summary(summary, int(df["players"].iloc[0]), config)
     click.echo(f"\nReport: {path}")
     return 0
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
+@click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+def resume(folder, csv, no_report, quiet):
+    """Continue an interrupted or failed run in FOLDER (its --out).
+
+    Plays only the games that have no finished part on disk, with the same seed, strategies,
+    rules and batch size, so the whole run equals one uninterrupted run, row for row. A part cut
+    short by a kill is detected and played again. Refuses a folder that is not a run, a complete
+    run, a run from a newer analyser, or a run another process is writing.
+
+    \b
+    Examples:
+      analyser simulate dao -s greedy -s threshold --games 1000000 --out reports/big
+      (Ctrl-C, a kill, a crash...)
+      analyser resume reports/big
+    """
+    from analyser import experiments
+    from analyser.registry import get_game
+
+    config = experiments.read_config(folder)
+    spec = experiments.spec_from_config(config)
+    g, params, n_players, n_jobs, root = experiments.resolve(spec)
+    if not quiet:
+        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
+                   f"seed {root}", err=True)
+    result = experiments.resume(folder, progress=False if quiet else None, command=_command_line())
+    return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)
 
 
 @cli.command()

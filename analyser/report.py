@@ -68,6 +68,8 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         if o["name"] in results.columns:  # the rows are the truth, also for results joined by hand
             values = [v if v != "" else "(built-in)" for v in pd.unique(results[o["name"]].astype(str))]
             rules[o["name"]] = values[0] if len(values) == 1 else ", ".join(values) + " (mixed)"
+        elif o["name"] in (config.get("_rules_from_rows") or {}):
+            rules[o["name"]] = config["_rules_from_rows"][o["name"]]
         elif o["name"] in (config.get("rules") or {}):
             rules[o["name"]] = config["rules"][o["name"]]
     replay = ["analyser", "play", game.id]
@@ -89,3 +91,53 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     return path, summary, [name for name, _ in figures]
+
+
+def _downcast(df: pd.DataFrame) -> pd.DataFrame:
+    """Whole-number columns (except ``game_seed``) in the smallest signed integer type that holds
+    them, column by column, so no second copy of the frame is made."""
+    import numpy as np
+    for c in list(df.columns):
+        if c == "game_seed" or not pd.api.types.is_integer_dtype(df[c]) or not len(df):
+            continue
+        lo, hi = int(df[c].min()), int(df[c].max())
+        for t in (np.int8, np.int16, np.int32, np.int64):
+            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+                if df[c].dtype != t:
+                    df[c] = df[c].astype(t)
+                break
+    return df
+
+
+def load_run_for_report(out: Path):
+    """A run folder's results and extra tables read for the report: without the game seeds and
+    the per-row rule columns (the report takes the rules from the first part), whole numbers in
+    the smallest integer types.  Returns ``(results, extras, config)``."""
+    from analyser import experiments, store
+    import pyarrow.parquet as pq
+
+    parts = store.part_files(Path(out) / store.RESULTS)
+    if not parts:
+        df, extras, config = experiments.load_results(out)
+        return _downcast(df), {k: _downcast(v) for k, v in extras.items()}, config
+    schema = pq.read_schema(parts[0])
+    game = get_game(str(pq.read_table(parts[0], columns=["game"]).column(0)[0]))
+    rule_names = {o["name"] for o in game.Params.options()}
+    keep = ["players"] + [c for c in schema.names if c not in rule_names and c not in ("game_seed", "players")]
+    df, extras, config = experiments.load_results(out, columns=keep)
+    first = pq.read_table(parts[0], columns=[c for c in schema.names if c in rule_names]).slice(0, 1).to_pandas()
+    config = dict(config)
+    config["_rules_from_rows"] = {c: first[c].iloc[0] for c in first.columns}
+    return _downcast(df), {k: _downcast(v) for k, v in extras.items()}, config
+
+
+def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
+    """:func:`build_report` for a run folder, reading only what the report needs."""
+    df, extras, config = load_run_for_report(out)
+    return build_report(df, extras, config, Path(out))
+
+
+def summarise_run(out: Path) -> Summary:
+    """:func:`summarise` for a run folder, reading only what the summary needs."""
+    df, extras, _ = load_run_for_report(out)
+    return summarise(df, extras)
