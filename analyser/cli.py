@@ -7,6 +7,7 @@ prints one line naming the value and what is accepted, and exits with code 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -356,7 +357,10 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
     labels = [strategies[s % m] for s in range(players)]
-    strats = [make_strategy(label, g.id) for label in labels]
+    # anything a strategy prints goes to standard error: the trace (and --json) stays clean
+    real_out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        strats = [make_strategy(label, g.id) for label in labels]
     seed = seed if seed is not None else secrets.randbits(63)
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
@@ -366,17 +370,20 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
         step["n"] += 1
         if as_json:
             click.echo(json.dumps({"step": step["n"], "seat": seat, "strategy": labels[seat],
-                                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}))
+                                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}),
+                       file=real_out)
         else:
-            click.echo(g.describe_state(st))
-            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True)
+            click.echo(g.describe_state(st), file=real_out)
+            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True,
+                        file=real_out)
 
     if not as_json:
         click.echo(f"{g.name}, {players} players, game seed {seed}: " +
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
     from analyser.runner import GameFailure
     try:
-        final = play_game(g, params, strats, labels, seed, on_step=on_step, state=state)
+        with contextlib.redirect_stdout(sys.stderr):
+            final = play_game(g, params, strats, labels, seed, on_step=on_step, state=state)
     except StrategyError as e:
         _one_line_error(f"{e} (game seed {e.game_seed})", 1)
     except GameFailure as e:

@@ -81,7 +81,7 @@ def resolve(spec: RunSpec):
         raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
                          f"{(default_lineup(game.id) or ['random'])[0]}")
     for s in spec.strategies:
-        make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
+        _try_strategy(s, spec.game, spec.game_timeout)  # fails early, in the main process, on one line
     m = len(spec.strategies)
     players = spec.players
     if players is None:
@@ -113,6 +113,35 @@ def resolve(spec: RunSpec):
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     return game, params, players, jobs, seed
+
+
+def _try_strategy(text: str, game_id: str, timeout: float) -> None:
+    """Build strategy ``text`` once, under the game time limit: InputError when it fails or does
+    not start in time.  One that also ignores the alarm is stopped by a timer that ends the
+    process with a one-line message (exit 2), since nothing else can stop it."""
+    if not timeout:
+        make_strategy(text, game_id)
+        return
+
+    def give_up():
+        print(f"analyser: error: strategy {text!r} did not start within {timeout:g} s (--game-timeout) and "
+              "ignored the stop signal", file=sys.stderr, flush=True)
+        os._exit(2)
+
+    timer = threading.Timer(timeout + runner.watchdog_grace(timeout), give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        with runner._Alarm(timeout) as alarm:
+            alarm.arm()
+            try:
+                make_strategy(text, game_id)
+            except runner._Hang:
+                raise InputError(f"strategy {text!r} did not start within {timeout:g} s (--game-timeout)") from None
+            finally:
+                alarm.disarm()
+    finally:
+        timer.cancel()
 
 
 def data_file_record(params) -> dict[str, dict[str, str]]:
@@ -361,6 +390,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     strategies = tuple(spec.strategies)
     rules = tuple(sorted(spec.rules.items()))
     out = Path(out) if out is not None else None
+    if out is not None and not resume:
+        out = prepare_out(out)
     client = _dask_client(spec) if spec.backend == "dask" else None
     lock = store.RunLock(out).acquire() if out is not None else None
     hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
@@ -437,7 +468,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         except Exception:
             pass
         _finish(config, sink, err, False, t0, wall_before)
-        print(f"analyser: error: {err}. The {config['games_completed']} finished games were written"
+        print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
+              f"The {config['games_completed']} finished games were written"
               f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
         if sink.out is not None:
             store.RunLock(sink.out).path.unlink(missing_ok=True)
@@ -768,7 +800,7 @@ def compact(frame: pd.DataFrame) -> pd.DataFrame:
             out[c] = s.astype("int8")
         elif pd.api.types.is_integer_dtype(s):
             out[c] = s.astype("int32")
-        elif s.dtype == object:
+        elif s.dtype == object or pd.api.types.is_string_dtype(s):
             out[c] = s.astype("category")
         else:
             out[c] = s
@@ -802,7 +834,7 @@ def assemble(game, params, players, strategies, batch_results, seed, run_id: str
     for name, fs in extras.items():
         f = pd.concat(fs, ignore_index=True)
         for c in f.columns:
-            if f[c].dtype == object:
+            if f[c].dtype == object or pd.api.types.is_string_dtype(f[c]):
                 f[c] = f[c].astype("category")
         out[name] = f
     return df, out

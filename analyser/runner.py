@@ -386,7 +386,6 @@ def _run_batch(job: BatchJob) -> BatchResult:
     n = job.players
     m = len(job.strategies)
     specs = materialise_sources(job.strategies, job.sources)
-    factories = [strategy_factory(s, job.game) for s in specs]
     result = BatchResult(start=job.start, rows=[])
     rows = result.rows
     metric_cols = game.metric_columns
@@ -395,6 +394,24 @@ def _run_batch(job: BatchJob) -> BatchResult:
     dog = Watchdog.get() if job.game_timeout > 0 else None
     with _Alarm(job.game_timeout) as alarm:
         try:
+            # loading a strategy builds it once: that counts towards the first game's time
+            gs = game_seed(job.root_seed, index)
+            if dog is not None:
+                dog.watch(job, result, index, gs, list(job.strategies), alarm.active)
+            alarm.arm()
+            try:
+                factories = []
+                for si, text in enumerate(specs):
+                    try:
+                        factories.append(strategy_factory(text, job.game))
+                    except _Hang:
+                        raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
+                                            strategy=job.strategies[si], seat=si, game_seed=gs,
+                                            kind="hung") from None
+            finally:
+                alarm.disarm()
+                if dog is not None:
+                    dog.clear()
             for index in range(job.start, job.stop):
                 gs = game_seed(job.root_seed, index)
                 seats = lineup(index, n, m)

@@ -21,6 +21,7 @@ readable (:func:`analyser.experiments.load_results`).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -143,14 +144,28 @@ def part_files(folder: Path) -> list[Path]:
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write JSON to a temporary name and rename it over ``path``.  Raises :class:`StoreError`."""
     tmp = path.with_name(f".{path.name}.tmp")
+    text = (json.dumps(data, indent=2, default=str) + "\n").encode("utf-8")
     try:
-        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n")
+        with open(tmp, "wb") as fh:
+            fh.write(text)
         os.replace(tmp, path)
     except OSError as e:
         try:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
+        if e.errno == errno.ENOSPC and path.exists():
+            # a full disk has no room for a second copy: overwrite the record in place, in the
+            # blocks it already owns (it only grows by a few bytes between writes)
+            try:
+                with open(path, "r+b") as fh:
+                    fh.write(text)
+                    fh.truncate()
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                return
+            except OSError:
+                pass
         raise StoreError(f"cannot write {path}: {e.strerror or type(e).__name__}") from None
 
 
