@@ -654,7 +654,7 @@ def _loky_results(batches, job, n_jobs, backend):
 # Dask
 # --------------------------------------------------------------------------------------------
 
-#: Seconds to wait for a Dask scheduler before giving up.
+#: Seconds to wait for a Dask scheduler before giving up (environment: ANALYSER_DASK_CONNECT_TIMEOUT).
 DASK_CONNECT_TIMEOUT = 10
 
 
@@ -681,7 +681,7 @@ def _dask_client(spec: RunSpec):
         client._analyser_cluster = cluster
         return client
     try:
-        return Client(address, timeout=DASK_CONNECT_TIMEOUT)
+        return Client(address, timeout=float(os.environ.get("ANALYSER_DASK_CONNECT_TIMEOUT", DASK_CONNECT_TIMEOUT)))
     except (OSError, TimeoutError) as e:
         raise InputError(f"--scheduler {address!r} did not answer ({type(e).__name__}); start one with "
                          "`dask scheduler` and give its tcp://HOST:PORT address") from None
@@ -727,21 +727,24 @@ def _dask_results(client, batches, job, slots):
             return client.submit(run_batch, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
         return None
 
+    live = set()
     for _ in range(2 * slots):
         f = submit()
         if f is not None:
-            futures.append(f)
-    queue = as_completed(futures)
+            live.add(f)
+    queue = as_completed(list(live))
     try:
         for fut in queue:
             res = fut.result()
+            live.discard(fut)
             fut.release()
             nxt = submit()
             if nxt is not None:
+                live.add(nxt)
                 queue.add(nxt)
             yield res
     finally:
-        for f in list(futures):
+        for f in list(live):
             f.cancel()
 
 
