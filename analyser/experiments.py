@@ -119,7 +119,7 @@ def _try_strategy(text: str, game_id: str, timeout: float) -> None:
     """Build strategy ``text`` once, under the game time limit: InputError when it fails or does
     not start in time.  One that also ignores the alarm is stopped by a timer that ends the
     process with a one-line message (exit 2), since nothing else can stop it."""
-    if not timeout:
+    if not (timeout and timeout > 0 and math.isfinite(timeout)):  # a bad limit is refused later, on one line
         make_strategy(text, game_id)
         return
 
@@ -956,29 +956,46 @@ def spec_from_config(config: dict) -> RunSpec:
                    backend=config.get("backend") or "loky", scheduler=config.get("scheduler"))
 
 
-def _read_parts(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """Every part of ``folder`` as one frame (only ``columns`` that exist, when given)."""
+def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
+                drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every part of ``folder`` as one frame (only ``columns`` that exist, when given; without the
+    ``drop`` columns).  ``per_part(frame)``, when given, shrinks each part before they are joined
+    (e.g. smaller integer types), so the whole table is never held in its wide form."""
     import pyarrow as pa
-    tables = []
+    pieces = []
     for p in store.part_files(folder):
         try:
             schema = pq.read_schema(p)
-            cols = None if columns is None else [c for c in columns if c in schema.names]
+            cols = [c for c in (schema.names if columns is None else columns) if c in schema.names and c not in drop]
             t = pq.read_table(p, columns=cols)
         except Exception as e:
             raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
-        if t.num_rows:
-            tables.append(t)
-    if not tables:
+        if not t.num_rows:
+            continue
+        if per_part is None:
+            pieces.append(t)
+        else:
+            pieces.append(per_part(t.to_pandas()))
+            del t
+    if not pieces:
         return pd.DataFrame()
-    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    if per_part is None:
+        return pa.concat_tables(pieces, promote_options="permissive").to_pandas()
+    out = pd.concat(pieces, ignore_index=True, copy=False) if len(pieces) > 1 else pieces[0]
+    for c in out.columns:  # categories that differ from part to part (text in extra tables)
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].astype("category")
+    return out
 
 
-def load_results(path: Path, columns: list[str] | None = None) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+def load_results(path: Path, columns: list[str] | None = None, per_part=None,
+                 extra_drop: tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
     """Read a run folder (its Parquet parts, or the single ``results.parquet`` of older runs), a
     results file (Parquet or CSV), with the extra tables and config.json.
 
-    ``columns``: read only these result columns (those that exist), to keep memory down.
+    ``columns``: read only these result columns (those that exist), to keep memory down;
+    ``per_part``: a function shrinking each part's frame before the parts are joined;
+    ``extra_drop``: columns of the extra tables not to read.
     Raises InputError when the file is missing or is not an analyser results table.
     """
     path = Path(path)
@@ -986,7 +1003,7 @@ def load_results(path: Path, columns: list[str] | None = None) -> tuple[pd.DataF
         path = path.parent  # the parts folder itself: read its run
     folder = path if path.is_dir() else path.parent
     if path.is_dir() and (path / store.RESULTS).is_dir() and store.part_files(path / store.RESULTS):
-        df = _read_parts(path / store.RESULTS, columns)
+        df = _read_parts(path / store.RESULTS, columns, per_part)
         path = path / store.RESULTS
     else:
         if path.is_dir():
@@ -1021,7 +1038,7 @@ def load_results(path: Path, columns: list[str] | None = None) -> tuple[pd.DataF
     extras = {}
     for name in game.extra_tables:
         if (folder / name).is_dir():
-            frame = _read_parts(folder / name)
+            frame = _read_parts(folder / name, per_part=per_part, drop=extra_drop)
             if len(frame):
                 extras[name] = frame
             continue

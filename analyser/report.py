@@ -124,11 +124,28 @@ def load_run_for_report(out: Path):
     game = get_game(str(pq.read_table(parts[0], columns=["game"]).column(0)[0]))
     rule_names = {o["name"] for o in game.Params.options()}
     keep = ["players"] + [c for c in schema.names if c not in rule_names and c not in ("game_seed", "players")]
-    df, extras, config = experiments.load_results(out, columns=keep)
+    df, extras, config = experiments.load_results(out, columns=keep, per_part=_downcast_part,
+                                                  extra_drop=("game_seed", "run_id"))
     first = pq.read_table(parts[0], columns=[c for c in schema.names if c in rule_names]).slice(0, 1).to_pandas()
     config = dict(config)
     config["_rules_from_rows"] = {c: first[c].iloc[0] for c in first.columns}
-    return _downcast(df), {k: _downcast(v) for k, v in extras.items()}, config
+    return df, extras, config
+
+
+def _downcast_part(df: pd.DataFrame) -> pd.DataFrame:
+    """One part in small types: its whole numbers in int8/int16/int32 by a fixed rule per column
+    (the smallest type that holds the part's values, at least int16 for counts and scores that
+    may grow), so the parts join without a wide copy."""
+    import numpy as np
+    for c in list(df.columns):
+        if c == "game_seed" or not pd.api.types.is_integer_dtype(df[c]) or not len(df):
+            continue
+        lo, hi = int(df[c].min()), int(df[c].max())
+        t = np.int32 if c == "game_index" or not (-2 ** 15 <= lo and hi < 2 ** 15) else np.int16
+        if c == "game_index" and hi >= 2 ** 31:
+            t = np.int64
+        df[c] = df[c].astype(t)
+    return df
 
 
 def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
