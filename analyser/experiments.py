@@ -975,17 +975,57 @@ def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
         if per_part is None:
             pieces.append(t)
         else:
-            pieces.append(per_part(t.to_pandas()))
-            del t
+            pieces.append(_narrow(t))
     if not pieces:
         return pd.DataFrame()
+    table = pa.concat_tables(pieces, promote_options="permissive")
+    del pieces
     if per_part is None:
-        return pa.concat_tables(pieces, promote_options="permissive").to_pandas()
-    out = pd.concat(pieces, ignore_index=True, copy=False) if len(pieces) > 1 else pieces[0]
+        return table.to_pandas()
+    # convert column by column, dropping each arrow column once converted, so the table is
+    # never held twice
+    data = {}
+    for name in list(table.column_names):
+        col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            data[name] = col.to_pandas().values
+        else:
+            data[name] = col.to_numpy()
+        del col
+        table = table.drop_columns([name])
+    del table
+    out = per_part(pd.DataFrame(data, copy=False))
+    del data
     for c in out.columns:  # categories that differ from part to part (text in extra tables)
         if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
             out[c] = out[c].astype("category")
     return out
+
+
+def _distinct_text(col: pd.Series) -> list[str]:
+    """The distinct values of a column as text, in order of appearance (cheap for categories)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        used = pd.unique(col.cat.codes)
+        return [str(col.cat.categories[i]) for i in used if i >= 0]
+    return [str(x) for x in pd.unique(col.astype(str))]
+
+
+def _narrow(t):
+    """An arrow table with its 64-bit whole numbers as int32 where the values fit (game seeds
+    excepted), to keep many parts small in memory before they are joined."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    cols = []
+    for name, col in zip(t.column_names, t.columns):
+        if name != "game_seed" and pa.types.is_integer(col.type) and col.type.bit_width > 32 and len(col):
+            mm = pc.min_max(col)
+            lo, hi = mm["min"].as_py(), mm["max"].as_py()
+            if lo is not None and -2 ** 15 <= lo and hi < 2 ** 15 and name != "game_index":
+                col = col.cast(pa.int16())
+            elif lo is not None and -2 ** 31 <= lo and hi < 2 ** 31:
+                col = col.cast(pa.int32())
+        cols.append(col)
+    return pa.table(cols, names=t.column_names)
 
 
 def load_results(path: Path, columns: list[str] | None = None, per_part=None,
@@ -1028,7 +1068,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
             config = json.loads((folder / "config.json").read_text())
         except ValueError:
             config = {}
-    games = df["game"].astype(str).unique()
+    games = _distinct_text(df["game"])
     if len(games) != 1:
         raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
     game = get_game(str(games[0]))
@@ -1050,10 +1090,14 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                     raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
                 break
     if "strategy" in df.columns:
-        order = [s for s in (config.get("strategies") or []) if s in set(df["strategy"].astype(str))]
-        seen = list(pd.unique(df["strategy"].astype(str)))
-        df["strategy"] = pd.Categorical(df["strategy"].astype(str),
-                                        categories=list(dict.fromkeys(order + seen)))
+        seen = _distinct_text(df["strategy"])
+        order = [s for s in (config.get("strategies") or []) if s in set(seen)]
+        categories = list(dict.fromkeys(order + seen))
+        if isinstance(df["strategy"].dtype, pd.CategoricalDtype):  # without a text copy of the column
+            col = df["strategy"].cat.rename_categories([str(c) for c in df["strategy"].cat.categories])
+            df["strategy"] = col.cat.remove_unused_categories().cat.set_categories(categories)
+        else:
+            df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
     return df, extras, config
 
 
