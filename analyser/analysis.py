@@ -1,13 +1,27 @@
 """Summaries of a results frame (one row per game and seat; see :mod:`analyser.experiments`).
 
-Intervals are 95% by default:
+A game is identified by ``(run_id, game_index)`` everywhere (:func:`game_keys`), so results of
+several runs joined by hand are never merged game by game.  Joined runs whose rule options,
+player count or lineup differ are *variants* (:func:`variants`); the report shows them side by
+side and never pools them.
 
-* win rate: Wilson score interval on the mean of ``win`` (a shared win counts 1/k), with ``n`` the
-  number of (game, seat) rows.  With shared wins this is an approximation: the rows are not
-  exactly Bernoulli, but the Wilson interval stays well inside [0, 1] and is close to the normal
-  interval at the sample sizes used here.
-* mean score: normal approximation, mean +/- z * sd / sqrt(n).  Rows of the same game are
-  correlated (a mirror match puts one strategy in several seats), so read it as an approximation.
+Intervals are 95%, and every table says which method it used (:data:`METHODS`):
+
+* **Wilson** score interval (``statsmodels.stats.proportion.proportion_confint``, method
+  ``"wilson"``) for a win rate, but only where it is valid: each game contributes at most one row
+  to the group and no win was shared, so the rows are independent 0/1 trials.
+* otherwise, and for every mean score, a **cluster-robust** interval (for a win rate with no
+  spread at all - never or always won - the Wilson interval over the games played instead, since
+  the sandwich variance is then 0) with the game as the
+  cluster: the intercept-only least-squares fit with statsmodels' ``cov_type="cluster"``
+  variance (CR1: the sandwich estimator with the small-sample factor G/(G-1)) and a t quantile
+  with G - 1 degrees of freedom, G = games.  Rows of one game are correlated (the seats of a game
+  share its deal, and a strategy in several seats of a game is one observation, not several), and
+  the plain normal interval ignores that; computed here in closed form with numpy, checked
+  against statsmodels in the tests.
+* the seat-balance test is scipy's chi-square goodness-of-fit test (``scipy.stats.chisquare``) of
+  the wins per seat against equal shares; its effect size is the largest difference between two
+  seats' win rates with a paired interval over games.
 """
 
 from __future__ import annotations
@@ -16,62 +30,126 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 Z95 = 1.959963984540054
 
+#: Names of the interval methods, as the report and the terminal print them.
+METHODS = {
+    "wilson": "Wilson score interval",
+    "cluster": "cluster-robust interval with the game as the cluster (CR1, t with games - 1 df)",
+}
 
-def wilson(p: float | np.ndarray, n: float | np.ndarray, z: float = Z95):
-    """Wilson score interval ``(low, high)`` for a proportion ``p`` observed over ``n`` trials.
+
+def wilson(p: float | np.ndarray, n: float | np.ndarray, alpha: float = 0.05):
+    """Wilson score interval ``(low, high)`` for a proportion ``p`` observed over ``n`` trials:
+    ``statsmodels`` ``proportion_confint(p * n, n, method="wilson")``.
 
     Works element-wise on arrays.  ``n == 0`` gives ``(nan, nan)``.
     """
     p = np.asarray(p, dtype=float)
     n = np.asarray(n, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-        low = np.where(n > 0, np.clip(np.minimum(centre - half, p), 0, 1), np.nan)
-        high = np.where(n > 0, np.clip(np.maximum(centre + half, p), 0, 1), np.nan)
+    safe = np.where(n > 0, n, 1.0)
+    low, high = proportion_confint(p * safe, safe, alpha=alpha, method="wilson")
+    low = np.where(n > 0, np.clip(np.minimum(low, p), 0, 1), np.nan)
+    high = np.where(n > 0, np.clip(np.maximum(high, p), 0, 1), np.nan)
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
-
-
-def _rate_table(df: pd.DataFrame, by: str) -> pd.DataFrame:
-    g = df.groupby(by, observed=True)
-    out = g.agg(n=("win", "size"), win_rate=("win", "mean"), mean_score=("score", "mean"),
-                score_sd=("score", "std")).reset_index()
-    lo, hi = wilson(out["win_rate"].to_numpy(), out["n"].to_numpy())
-    out.insert(3, "win_low", lo)
-    out.insert(4, "win_high", hi)
-    half = Z95 * out["score_sd"] / np.sqrt(out["n"])  # NaN (no interval) for a single row
-    out.insert(6, "score_low", out["mean_score"] - half)
-    out.insert(7, "score_high", out["mean_score"] + half)
-    return out
-
-
-def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Per strategy: ``n`` rows, ``win_rate`` with ``win_low``/``win_high`` (Wilson 95%),
-    ``mean_score`` with ``score_low``/``score_high`` (95%) and ``score_sd``, ``mean_rank``;
-    sorted by win rate, best first."""
-    out = _rate_table(df, "strategy")
-    out["mean_rank"] = df.groupby("strategy", observed=True)["rank"].mean().reindex(out["strategy"]).to_numpy()
-    return out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def seat_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Per seat (turn order): win rate with Wilson 95% interval, mean score; the turn-order
-    advantage is the gap from ``1 / players``."""
-    out = _rate_table(df, "seat")
-    out["fair_share"] = 1.0 / df["players"].iloc[0] if len(df) else np.nan
-    return out
 
 
 def game_keys(df: pd.DataFrame) -> list[str]:
     """The columns that identify one game: (``run_id``, ``game_index``), so results of several
     runs joined by hand are not merged."""
     return ["run_id", "game_index"] if "run_id" in df.columns else ["game_index"]
+
+
+def game_codes(df: pd.DataFrame) -> np.ndarray:
+    """An integer per row naming its game (0..G-1), from :func:`game_keys`."""
+    return df.groupby(game_keys(df), sort=False, observed=True).ngroup().to_numpy()
+
+
+def clustered_mean(values, clusters, alpha: float = 0.05) -> tuple[float, float, float]:
+    """Mean of ``values`` with a cluster-robust ``(low, high)`` interval, ``clusters`` naming the
+    cluster (game) of each value.
+
+    The estimate is the intercept of ``values ~ 1`` by least squares; its variance is the CR1
+    sandwich ``G/(G-1) * sum_c (sum_{i in c} e_i)^2 / n^2`` (statsmodels ``cov_type="cluster"``),
+    and the interval uses the t quantile with ``G - 1`` degrees of freedom.  Fewer than two
+    clusters give ``(mean, nan, nan)``.
+    """
+    y = np.asarray(values, dtype=float)
+    c = np.asarray(clusters)
+    n = len(y)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(y.mean())
+    _, inv = np.unique(c, return_inverse=True)
+    sums = np.bincount(inv, weights=y - mean)
+    g = len(sums)
+    if g < 2:
+        return mean, math.nan, math.nan
+    var = g / (g - 1) * float(np.sum(sums ** 2)) / (n * n)
+    half = float(stats.t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
+    return mean, mean - half, mean + half
+
+
+def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.DataFrame, dict]:
+    """Per value of ``by``: n, win rate and mean score with their intervals; the methods used."""
+    keys = pd.unique(df[by]) if not hasattr(df[by], "cat") else [
+        c for c in df[by].cat.categories if (df[by] == c).any()]
+    groups = {k: np.flatnonzero((df[by] == k).to_numpy()) for k in keys}
+    win = df["win"].to_numpy(dtype=float)
+    score = df["score"].to_numpy(dtype=float)
+    # Wilson is valid when every game gives each group at most one row and no win is shared
+    once = all(len(np.unique(games[idx])) == len(idx) for idx in groups.values())
+    binary = bool(np.all((win == 0) | (win == 1)))
+    win_method = "wilson" if once and binary else "cluster"
+    rows = []
+    for k, idx in groups.items():
+        n = len(idx)
+        w = win[idx]
+        if win_method == "wilson":
+            rate = float(w.mean())
+            lo, hi = wilson(rate, n)
+        else:
+            rate, lo, hi = clustered_mean(w, games[idx])
+            if not hi - lo > 0:  # no spread at all (never or always won): Wilson over the games
+                lo, hi = wilson(rate, len(np.unique(games[idx])))
+            lo, hi = max(0.0, lo), min(1.0, hi)  # a share stays within 0-100%
+        m, slo, shi = clustered_mean(score[idx], games[idx])
+        rows.append({by: k, "n": n, "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
+                     "score_low": slo, "score_high": shi,
+                     "score_sd": float(np.std(score[idx], ddof=1)) if n > 1 else math.nan})
+    out = pd.DataFrame(rows, columns=[by, "n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
+                                      "score_high", "score_sd"])
+    if hasattr(df[by], "cat"):
+        out[by] = pd.Categorical(out[by], categories=df[by].cat.categories)
+    return out, {"win": win_method, "score": "cluster"}
+
+
+def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy: ``n`` rows (player-games), ``win_rate`` with ``win_low``/``win_high``,
+    ``mean_score`` with ``score_low``/``score_high`` and ``score_sd``, ``mean_rank``; sorted by
+    win rate, best first.  ``out.attrs["methods"]`` names the interval method of the win rate and
+    of the mean score (keys of :data:`METHODS`)."""
+    out, methods = _group_intervals(df, "strategy", game_codes(df))
+    out["mean_rank"] = df.groupby("strategy", observed=True)["rank"].mean().reindex(out["strategy"]).to_numpy()
+    out = out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs["methods"] = methods
+    return out
+
+
+def seat_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per seat (turn order): win rate and mean score with their 95% intervals; the turn-order
+    advantage is the gap from ``fair_share = 1 / players``.  ``out.attrs["methods"]`` as in
+    :func:`strategy_summary`."""
+    out, methods = _group_intervals(df, "seat", game_codes(df))
+    out = out.sort_values("seat").reset_index(drop=True)
+    out["fair_share"] = 1.0 / df["players"].iloc[0] if len(df) else np.nan
+    out.attrs["methods"] = methods
+    return out
 
 
 def per_game(df: pd.DataFrame) -> pd.DataFrame:
@@ -90,13 +168,17 @@ def per_game(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_summary(df: pd.DataFrame) -> dict:
-    """Across the run: games, tie rate (with Wilson 95%), and game length in turns (mean, sd,
-    median, 5th and 95th percentiles)."""
+    """Across the run: games, tie rate (with Wilson 95%: one 0/1 per game), game length (mean,
+    sd, median, 5th and 95th percentiles), score spread (sd of all final scores and the mean
+    margin of the winner), the seat balance, and the mirror-match strategies."""
     games = per_game(df)
     n = len(games)
     tie_rate = float(games["tie"].mean()) if n else math.nan
     lo, hi = wilson(tie_rate, n)
-    out = {"games": n, "tie_rate": tie_rate, "tie_low": lo, "tie_high": hi}
+    out = {"games": n, "tie_rate": tie_rate, "tie_low": lo, "tie_high": hi,
+           "runs": int(df["run_id"].nunique()) if "run_id" in df.columns else 1,
+           "score_sd": float(df["score"].std()) if len(df) > 1 else math.nan,
+           "margin_mean": float(games["margin"].mean()) if n else math.nan}
     out["seats"] = seat_balance(df)
     out["mirror"] = mirror_strategies(df)
     if "turns" in games.columns and n:
@@ -110,51 +192,59 @@ def run_summary(df: pd.DataFrame) -> dict:
 RENAME = {"n": "player-games", "win_rate": "win rate", "mean_score": "mean score", "score_sd": "score sd",
           "mean_rank": "mean rank", "fair_share": "fair share"}
 
-
-def chi2_sf(x: float, df: int) -> float:
-    """Upper tail probability of the chi-square distribution with ``df`` degrees of freedom
-    (exact closed forms for integer ``df``)."""
-    if x <= 0:
-        return 1.0
-    if df % 2 == 0:
-        term = total = math.exp(-x / 2)
-        for k in range(1, df // 2):
-            term *= (x / 2) / k
-            total += term
-        return min(1.0, total)
-    # odd df: P = erfc(sqrt(x/2)) + sqrt(2x/pi) e^{-x/2} * sum_{k=1}^{(df-1)/2} x^{k-1} / (1*3*...*(2k-1))
-    total = math.erfc(math.sqrt(x / 2))
-    term = math.sqrt(2 * x / math.pi) * math.exp(-x / 2)
-    for k in range(1, (df - 1) // 2 + 1):
-        if k > 1:
-            term *= x / (2 * k - 1)
-        total += term
-    return min(1.0, total)
+#: A gap between two seats' win rates below this (in percentage points) is called small in
+#: practice, however many games made it detectable.
+SMALL_GAP = 3.0
 
 
 def seat_balance(df: pd.DataFrame) -> dict:
-    """Is the game fair to every seat?  A chi-square test of the wins per seat (shared wins
-    split) against equal shares, over all seats at once - so it does not cry wolf the way
-    eyeballing several 95% intervals does.  Returns ``chi2``, ``df``, ``p`` and a ``verdict``.
+    """Is the game fair to every seat?
 
-    It counts wins per seat whatever the strategies; with unequal strategies the rotation of seats
-    spreads them evenly, so the test still measures the seat.
+    * effect size: the largest difference between two seats' win rates (``gap``, in percentage
+      points, best seat minus worst seat) with a 95% interval from the per-game differences
+      (paired: both seats play every game; t interval over games).  The pair is chosen after
+      looking, so the interval is a little optimistic with many seats.
+    * test: ``scipy.stats.chisquare`` of the wins per seat (shared wins split) against equal
+      shares, all seats at once.
+    * ``verdict``: wording graded by both - how strong the evidence is (p) and how large the gap
+      is (under :data:`SMALL_GAP` points is "small in practice").
+
+    Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
+    Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
+    (points) and ``verdict``.
     """
     seats = df.groupby("seat")["win"].sum()
     k = len(seats)
     total = float(seats.sum())
+    blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
+             "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
     if k < 2 or total <= 0:
-        return {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "verdict": "not enough games to judge"}
-    expected = total / k
-    chi2 = float(((seats - expected) ** 2 / expected).sum())
-    p = chi2_sf(chi2, k - 1)
-    best = int(seats.idxmax())
-    if p < 0.05:
-        verdict = (f"seats differ more than chance explains (chi-square {chi2:.1f}, df {k - 1}, p = {p:.3g}); "
-                   f"seat {best} does best")
+        return {**blank, "verdict": "not enough games to judge"}
+    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
+    chi2, p = float(chi2), float(p)
+    best, worst = int(seats.idxmax()), int(seats.idxmin())
+    keys = game_keys(df)
+    wide = df.pivot_table(index=keys, columns="seat", values="win", aggfunc="sum", observed=True)
+    d = (wide[best] - wide[worst]).dropna().to_numpy() * 100
+    gap = float(d.mean())
+    if len(d) > 1 and d.std(ddof=1) > 0:
+        lo, hi = stats.t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
     else:
-        verdict = (f"no evidence of a turn-order advantage (chi-square {chi2:.1f}, df {k - 1}, p = {p:.2f})")
-    return {"chi2": chi2, "df": k - 1, "p": p, "verdict": verdict}
+        lo = hi = gap
+    effect = f"seat {best} wins {gap:.1f} points more often than seat {worst} (95% CI {lo:.1f} to {hi:.1f})"
+    test = f"chi-square {chi2:.1f}, df {k - 1}, p = {p:.2g}"
+    if p >= 0.05:
+        if hi < SMALL_GAP:
+            verdict = f"no seat advantage worth noting: {effect}; {test}"
+        else:
+            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.1f} points is not "
+                       f"ruled out: {effect}; {test}")
+    else:
+        strength = "strong evidence" if p < 0.001 else ("some evidence" if p < 0.01 else "weak evidence")
+        size = "small in practice" if gap < SMALL_GAP else "large enough to matter"
+        verdict = f"{strength} of a seat advantage, {size}: {effect}; {test}"
+    return {"chi2": chi2, "df": k - 1, "p": p, "best": best, "worst": worst, "gap": gap, "gap_low": float(lo),
+            "gap_high": float(hi), "verdict": verdict}
 
 
 def mirror_strategies(df: pd.DataFrame) -> list[str]:
@@ -166,6 +256,57 @@ def mirror_strategies(df: pd.DataFrame) -> list[str]:
         if (grp["seats"] == df["players"].iloc[0]).all():
             out.append(str(name))
     return out
+
+
+def display_value(value) -> str:
+    """A rule value as the user types it: ``on``/``off`` for booleans, ``(built-in)`` for an
+    empty file option, whole floats without ``.0`` noise kept as given."""
+    if isinstance(value, (bool, np.bool_)):
+        return "on" if value else "off"
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+        return "(built-in)"
+    return str(value)
+
+
+def variants(df: pd.DataFrame, rule_names) -> tuple[pd.Series, list[dict]]:
+    """Split joined results into variants: runs that share the player count, every rule option
+    in ``rule_names`` and the lineup (the strategies of a game, with their seat counts).
+
+    Returns ``(label per row, [{"label", "runs", "what"}...])`` in order of first appearance; a
+    single variant is labelled ``"all"``.  ``what`` maps each setting that differs between
+    variants to this variant's value, as the user types it.
+    """
+    df = df.reset_index(drop=True)
+    run = df["run_id"].astype(str) if "run_id" in df.columns else pd.Series("run", index=df.index)
+    first_game = df.groupby(run.to_numpy(), sort=False)["game_index"].transform("min")
+    mask = (df["game_index"] == first_game).to_numpy()
+    first = df[mask]
+    settings: dict[str, dict[str, str]] = {}
+    for rid, grp in first.groupby(run[mask].to_numpy(), sort=False):
+        counts = grp["strategy"].astype(str).value_counts()
+        lineup = ", ".join(f"{s} x{c}" if c > 1 else s for s, c in sorted(counts.items()))
+        rec = {"players": str(int(grp["players"].iloc[0])) if "players" in grp else "?", "lineup": lineup}
+        for name in rule_names:
+            if name in grp.columns:
+                rec[name] = display_value(grp[name].iloc[0])
+        settings[rid] = rec
+    keys = {rid: tuple(sorted(rec.items())) for rid, rec in settings.items()}
+    distinct = list(dict.fromkeys(keys.values()))
+    if len(distinct) <= 1:
+        return pd.Series("all", index=df.index), [{"label": "all", "runs": list(settings), "what": {}}]
+    names = list(next(iter(settings.values())))
+    differ = [n for n in names if len({settings[r].get(n) for r in settings}) > 1]
+    out = []
+    label_of = {}
+    for key in distinct:
+        rec = dict(key)
+        what = {n: rec.get(n, "") for n in differ}
+        label = "; ".join(f"{n}={v}" if n not in ("lineup",) else v for n, v in what.items())
+        runs = [r for r in settings if keys[r] == key]
+        for r in runs:
+            label_of[r] = label
+        out.append({"label": label, "runs": runs, "what": what})
+    return run.map(label_of), out
 
 
 def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:

@@ -17,17 +17,18 @@ import time
 
 from analyser import experiments
 from analyser.core import InputError
-from analyser.registry import game_ids, get_game
+from analyser.registry import default_lineup, game_ids, get_game
 from analyser.runner import BatchJob, resolve_jobs, run_batch
 
-#: title -> list of (label, strategies, players, games for the rules figure, games for the runs)
-CASES: dict[str, list[tuple[str, tuple[str, ...], int, int, int]]] = {
-    "dao": [("4p threshold", ("threshold",), 4, 10000, 50000),
-            ("4p greedy", ("greedy",), 4, 4000, 20000)],
-    "wizard": [("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000)],
-    "tsuro-seas": [("4p random", ("random",), 4, 1000, 4000),
-                   ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000)],
-}
+
+def cases(game) -> list[tuple[str, tuple[str, ...], int, int, int]]:
+    """The benchmark cases of a title: its ``bench_cases``, else its default lineup at its usual
+    player count (1,000 games for the one-process figure, 4,000 for the runs)."""
+    if game.bench_cases:
+        return list(game.bench_cases)
+    players = game.default_players
+    lineup = tuple(default_lineup(game.id)[:players]) or ("random",)
+    return [(f"{players}p default lineup", lineup, players, 1000, 4000)]
 
 
 def one_process(game: str, strategies, players: int, games: int, seed: int, repeat: int = 3) -> float:
@@ -62,11 +63,8 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
 
     ``n_games`` replaces both game counts of every case.  Returns one dict per case.
     """
-    ids = games or [g for g in game_ids() if g in CASES]
-    for g in ids:
-        get_game(g)
-        if g not in CASES:
-            raise InputError(f"no benchmark for {g!r}; benchmarks exist for: {', '.join(CASES)}")
+    ids = games or game_ids()
+    plan = {g: cases(get_game(g)) for g in ids}
     if n_games is not None and not 0 < n_games <= 10_000_000:
         raise InputError(f"--games {n_games} is not accepted; give a number from 1 to 10,000,000")
     if seed < 0:
@@ -75,14 +73,14 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
         raise InputError(f"--repeat {repeat} is not accepted; give 1 to 100")
     jobs = resolve_jobs(jobs)
     rows = []
-    echo(f"{'title':<11} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
+    echo(f"{'title':<13} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
-        first = CASES[g][0]
+        first = plan[g][0]
         full_run(g, first[1], first[2], 20, seed, 1)  # warm-up: imports and caches
         if jobs > 1:
             full_run(g, first[1], first[2], 20 * jobs, seed, jobs)  # warm-up: start the workers
-        for label, strategies, players, n_rules, n_run in CASES[g]:
+        for label, strategies, players, n_rules, n_run in plan[g]:
             n1, n2 = (n_games, n_games) if n_games else (n_rules, n_run)
             rules = one_process(g, strategies, players, n1, seed, repeat)
             one = full_run(g, strategies, players, n2, seed, 1)
@@ -91,6 +89,6 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
                          "many_jobs": many, "games_rules": n1, "games_run": n2})
             many_text = f"{many:>8,.0f}/s" if jobs > 1 else f"{'-':>10}"
             ratio = f"{many / one:>8.2f}x" if jobs > 1 else f"{'-':>9}"
-            echo(f"{g:<11} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
+            echo(f"{g:<13} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
                  f"{ratio} {n2:>10,}")
     return rows

@@ -1,4 +1,4 @@
-"""The ``analyser`` command line (click, thin): list, simulate, play, report, bench.
+"""The ``analyser`` command line (click, thin): list, simulate, play, new, check, report, bench.
 
 Every command is a thin layer over library functions.  Bad input (an unknown game, strategy,
 rule or parameter, a malformed ``key=value``, a number out of range, an unwritable ``--out``)
@@ -19,14 +19,18 @@ from analyser import __version__
 from analyser.core import InputError, StrategyError, parse_key_values
 
 EPILOG_SIMULATE = """\b
-Examples:
-  analyser simulate dao --strategy greedy
-  analyser simulate dao --strategy greedy --strategy threshold:limit=6 --games 5000
-  analyser simulate dao -s greedy -s colour -s random --players 3 --rule bust_limit=10
-  analyser simulate dao -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
-  analyser simulate dao -s greedy -s threshold --games 1000000 --out reports/big
+Examples (GAME is a title id from `analyser list`, which also names each title's
+strategies, their parameters and the rule options; or a title of your own, as a file
+FILE.py:CLASS or as a folder written by `analyser new`):
+  analyser simulate GAME --strategy greedy
+  analyser simulate GAME --strategy greedy --strategy random --games 5000
+  analyser simulate GAME -s greedy -s NAME:key=value -s random --players 3 --rule KEY=VALUE
+  analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+  analyser simulate ./my_game.py:MyGame -s random --games 500
+  analyser simulate ./my-game -s greedy -s random --jobs 2
+  analyser simulate GAME -s greedy --games 1000000 --out reports/big
   analyser resume reports/big        (continue a run that was interrupted)
-  analyser simulate dao -s greedy --backend dask --scheduler tcp://HOST:8786
+  analyser simulate GAME -s greedy --backend dask --scheduler tcp://HOST:8786
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -75,9 +79,13 @@ def cli():
 
     \b
     Start here:
-      analyser list                              titles, strategies, rule options
-      analyser simulate dao --strategy greedy    play 2000 games, write a report
-      analyser play dao --strategy greedy --strategy random --seed 1
+      analyser list                               titles, strategies, rule options
+      analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
+      analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser new my-game                        start a title of your own
+      analyser check ./my-game                    check a title keeps the contract
+
+    GAME is a title id shown by `analyser list`, or your own title's file or folder.
     """
 
 
@@ -101,6 +109,9 @@ def list_cmd(game):
                     f"(default {g.default_players})", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
+        click.echo(f"  rules: docs/rules/{gid}.md")
+        if g.tie_break_note:
+            click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)
@@ -144,7 +155,8 @@ def _command_line() -> str:
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
 @click.option("-p", "--players", type=int, default=None,
-              help="Number of seats. Default: the number of strategies, or the title's usual count.")
+              help="Number of seats. Default: the title's usual count (more if more strategies are given); "
+                   "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=None,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
@@ -155,7 +167,7 @@ def _command_line() -> str:
 @click.option("-o", "--out", default=None, metavar="DIR",
               help="Output folder (new, empty, or an earlier run's, which is replaced). "
                    "Default: reports/<game>-<timestamp>.")
-@click.option("--csv", is_flag=True, help="Also write results.csv beside results.parquet.")
+@click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
 @click.option("--game-timeout", type=float, default=60.0, show_default=True,
               help="Seconds one game may take before its strategy is reported as hung.")
@@ -166,8 +178,10 @@ def _command_line() -> str:
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address, e.g. tcp://HOST:8786 (implies --backend dask).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+@click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
+                                              "OUT/error.log).")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, backend, scheduler, quiet):
+             no_report, backend, scheduler, quiet, debug):
     """Play many games of GAME between strategies and report who wins.
 
     Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
@@ -178,7 +192,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser import experiments
-    from analyser.registry import default_lineup, get_game
+    from analyser.registry import default_lineup, get_game, title_ref
 
     if not strategies:
         g = get_game(game)
@@ -195,53 +209,84 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                                scheduler=scheduler)
     g, params, n_players, n_jobs, root = experiments.resolve(spec)
     spec.seed = root
+    _check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
     out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
-        where = f"dask {scheduler or 'LocalCluster'}" if spec.backend == "dask" else f"{n_jobs} job(s)"
-        click.echo(f"{g.name}: {games} games, {n_players} players, strategies {', '.join(strategies)}; "
-                   f"seed {root}{fresh}; {where}; writing to {out}", err=True)
+        # (the worker count is decided once the run is timed, and recorded in config.json)
+        where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
+        click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
+                   f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
+                   f"writing to {out}", err=True)
     result = experiments.run(spec, progress=False if quiet else None, command=_command_line(), out=out)
-    return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet)
+    return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
 
 
-def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool) -> int:
-    """After a run (new or resumed): CSV, report, summary, config.json's file list, exit code."""
+def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
+                debug: bool = False) -> int:
+    """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
     from analyser import experiments, store
+    from analyser.registry import title_ref
 
     n_done = result.config["games_completed"]
     files: list[str] = []
+    summary = path = report_error = None
+    log: list[str] = []
     if n_done and not result.stop_requested:
         try:
             if csv:
                 files += [p.name for p in experiments.write_csv(out, list(g.extra_tables))]
+        except (OSError, store.StoreError) as e:
+            _report_write_failure(e, out, n_done)
+            return 1
+        try:
             if not no_report:
                 from analyser.report import build_report_from_run
                 path, summary, figures = build_report_from_run(out)
                 files += ["summary.csv", "index.html"] + figures
             else:
                 from analyser.report import summarise_run
-                summary, path = summarise_run(out), None
-        except (OSError, store.StoreError) as e:
-            _report_write_failure(e, out, n_done)
-            return 1
-        if not quiet:
-            _print_summary(summary, n_players, result.config)
-            click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
-            if path:
-                click.echo(f"Report:  {path}")
-    tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
-    result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
+                summary = summarise_run(out)
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # the results are on disk; a report failure must not lose them
+            import traceback
+            report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+            log.append("The report could not be built:\n" + traceback.format_exc())
+            result.config["status"] = ("report failed" if result.config["status"] == "complete"
+                                       else f"{result.config['status']}; report failed")
+            result.config["report_error"] = report_error
+    details = getattr(result.error, "details", "") if result.error is not None else ""
+    if details:
+        log.insert(0, f"{result.error}\n\n{details}")
     try:
+        if log:
+            (out / "error.log").write_text("\n".join(log), encoding="utf-8")
+            files.append("error.log")
+        # every file is written before anything goes to stdout, so a closed pipe loses nothing
+        tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
+        result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
         store.write_json_atomic(out / "config.json", result.config)
-    except store.StoreError as e:
+    except OSError as e:
         _report_write_failure(e, out, n_done)
         return 1
+    if summary is not None and not quiet:
+        _print_summary(summary, n_players, result.config)
+        click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
+        if path:
+            click.echo(f"Report:  {path}")
+    code = 0
+    if report_error is not None:
+        click.echo(f"analyser: error: the report could not be built ({report_error}); the {n_done} games were "
+                   f"written to {out} and its status says so (details in {out / 'error.log'})", err=True)
+        code = 1
+    if debug and log:
+        click.echo("\n".join(log), err=True)
     if result.error is not None:
-        if isinstance(result.error, (StrategyError,)) or hasattr(result.error, "game_seed"):
-            _report_failure(result.error, spec, g.id, n_done, n_players)
+        if hasattr(result.error, "game_seed"):
+            _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
         else:
             click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
                        f"continue with: analyser resume {shlex.quote(str(out))}", err=True)
@@ -250,7 +295,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
         click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
                    f"analyser resume {shlex.quote(str(out))}", err=True)
         return 130
-    return 0
+    return code
 
 
 def _report_write_failure(e: BaseException, out: Path, n_done: int) -> None:
@@ -259,37 +304,92 @@ def _report_write_failure(e: BaseException, out: Path, n_done: int) -> None:
     click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}.", err=True)
 
 
+def _players_phrase(g, params, n_players: int) -> str:
+    """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
+    notes = g.count_notes(params, n_players)
+    return f"{n_players} players" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _cycling(strategies, n_players: int) -> str:
+    m = len(strategies)
+    return f" (cycling over the {n_players} seats)" if m < n_players and m > 1 else (
+        " in every seat" if m == 1 and n_players > 1 else "")
+
+
+def _check_out_name(out) -> None:
+    """``--out`` must be a name the file system and Parquet writer can take: valid UTF-8."""
+    if out is None:
+        return
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(out).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise InputError(f"--out {shown!r} is not valid UTF-8; choose a folder name in UTF-8") from None
+
+
 def _print_summary(summary, players: int, config: dict) -> None:
     from analyser.analysis import format_table
     import pandas as pd
 
+    from analyser.analysis import METHODS
+    from analyser.report import ran_on
+
     with pd.option_context("display.width", 160, "display.max_columns", 30):
-        click.echo()
-        click.secho("Strategies (win rate with 95% Wilson interval; shared wins split)", bold=True)
-        click.echo(format_table(summary.strategies).to_string(index=False))
-        if summary.run.get("mirror"):
-            click.echo(f"(mirror match: {', '.join(summary.run['mirror'])} fills every seat, so its win rate is "
-                       "1/players by construction; see the seats)")
-        click.echo()
-        click.secho(f"Seats (turn order; fair share {100 / players:.1f}%)", bold=True)
-        click.echo(format_table(summary.seats[["seat", "n", "win_rate", "win_low", "win_high",
-                                               "mean_score", "score_low", "score_high"]]).to_string(index=False))
-        click.echo(f"Seat balance: {summary.run['seats']['verdict']}")
-        r = summary.run
-        line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
-        if "turns_mean" in r:
-            line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
-                     f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
-        wall = config.get("wall_seconds")
-        click.echo(line + (f"; wall time {wall:.2f} s" if isinstance(wall, (int, float)) else ""))
-        for caption, table in summary.title_tables:
+        if summary.variants:
             click.echo()
-            click.secho(caption, bold=True)
-            click.echo(format_table(table).to_string(index=False))
+            click.secho(f"{len(summary.parts)} variants (runs whose rules, player count or lineup differ): "
+                        "shown one after the other, never pooled", bold=True)
+        for part in summary.parts:
+            if summary.variants:
+                click.echo()
+                click.secho(f"=== Variant: {part.label} ({part.run['games']} games, {len(part.runs)} run(s)) ===",
+                            bold=True)
+            _print_part(part, summary, METHODS)
+        wall = config.get("wall_seconds")
+        if isinstance(wall, (int, float)):
+            click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
 
 
-def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> None:
-    """One line: what failed, in which game, with its seed, and the command that replays it."""
+def _print_part(part, summary, methods) -> None:
+    from analyser.analysis import format_table
+
+    players = part.players
+    win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
+    r = part.run
+    only_mirror = bool(r.get("mirror")) and len(part.strategies) == 1
+    click.echo()
+    if only_mirror:
+        click.echo(f"Mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is 1/players by "
+                   "construction. What it measures: the seat advantage, game length, score spread and the title "
+                   "figures.")
+    else:
+        click.secho(f"Strategies (win rate: {win_method}; mean score: cluster-robust by game; 95%; shared "
+                    "wins split)", bold=True)
+        click.echo(format_table(part.strategies).to_string(index=False))
+        if r.get("mirror"):
+            click.echo(f"(mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is "
+                       "1/players by construction; see the seats)")
+    click.echo()
+    seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
+    click.secho(f"Seats (turn order; fair share {100 / players:.1f}%; win rate: {seat_method})", bold=True)
+    click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
+                                        "mean_score", "score_low", "score_high"]]).to_string(index=False))
+    click.echo(f"Seat balance: {r['seats']['verdict']}")
+    line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
+    if "turns_mean" in r:
+        line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
+                 f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
+    line += f"; score sd {r['score_sd']:.1f} {summary.score_unit}"
+    click.echo(line)
+    for caption, table in part.title_tables:
+        click.echo()
+        click.secho(caption, bold=True)
+        click.echo(format_table(table).to_string(index=False))
+
+
+def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
+    """One line: what failed, in which game, with its seed, and the command that replays it
+    (``out``: where error.log holds the full traceback)."""
     from analyser.runner import lineup
 
     index = getattr(error, "game_index", None)
@@ -304,7 +404,10 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> Non
             words += ["--rule", f"{k}={v}"]
         words += ["--seed", str(seed)]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
-    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}", err=True)
+        if out is not None:
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."
+    log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
+    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,32 +415,54 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int) -> Non
 # --------------------------------------------------------------------------------------------
 
 @cli.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
               help="Strategy spec per seat, in seat order (cycled to fill the seats).")
-@click.option("-p", "--players", type=int, default=None, help="Number of seats.")
+@click.option("-p", "--players", type=int, default=None,
+              help="Number of seats. Default: the title's usual count (more if more strategies are given).")
 @click.option("--seed", type=int, default=None,
-              help="Game seed (the game_seed column of results.parquet replays that game). Default: fresh.")
+              help="Game seed (the game_seed column of the results replays that game). Default: fresh.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the trace as JSON lines: {step, seat, strategy, action, state (before)}.")
+              help="Print the trace as JSON lines: {step, seat, strategy, action, events, state (before)}.")
 @click.option("--state", "state_file", type=click.Path(path_type=Path), default=None,
               help="Continue from a saved state: a JSON file holding a state, or one line of a --json trace.")
-def play(game, strategies, players, seed, rules, as_json, state_file):
+@click.option("--from", "from_dir", type=click.Path(path_type=Path), default=None, metavar="OUT",
+              help="Replay a game of an earlier run: its folder (with config.json). Needs --game-index; "
+                   "the lineup, rules and game seed are that game's.")
+@click.option("--game-index", type=int, default=None, help="With --from: which game of the run (game_index column).")
+@click.option("--debug", is_flag=True, help="When a strategy raises, print its full traceback.")
+def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, debug):
     """Play one game of GAME and print a readable turn-by-turn trace.
 
     \b
     Examples:
-      analyser play dao --strategy greedy --strategy random --seed 1
-      analyser play dao -s greedy -s threshold --seed 1 --json > trace.jsonl
+      analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser play GAME -s greedy -s random --seed 1 --json > trace.jsonl
+      analyser play --from reports/my-run --game-index 17
     """
     import secrets
 
     from analyser.registry import get_game, make_strategy
     from analyser.runner import play_game
 
-    g = get_game(game)
-    params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
+    labels = None
+    if from_dir is not None:
+        if strategies or rules or players is not None or seed is not None or state_file is not None:
+            raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
+                             "--players, --seed and --state")
+        game, labels, rule_map, seed = _replay_from(from_dir, game, game_index)
+        g = get_game(game)
+        params = g.Params.from_overrides(rule_map)
+        players = len(labels)
+    else:
+        if game_index is not None:
+            raise InputError("--game-index needs --from OUT (the run folder it indexes)")
+        if game is None:
+            raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
+                             "--game-index N")
+        g = get_game(game)
+        params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
     state = None
     if state_file is not None:
         if rules or players is not None:
@@ -345,18 +470,18 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
         state = _load_state(g, state_file)
         params = state.params if hasattr(state, "params") else params
         players = _state_players(g, state)
-    if not strategies:
-        from analyser.registry import default_lineup
-        raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
-                         f"{(default_lineup(g.id) or ['random'])[0]}")
-    m = len(strategies)
-    if players is None:
-        players = m if m >= g.min_players else g.default_players
-    if not g.min_players <= players <= g.max_players:
-        raise InputError(f"--players {players} is not accepted for {g.id}; choose {g.min_players} to {g.max_players}")
-    if m > players:
-        raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
-    labels = [strategies[s % m] for s in range(players)]
+    if labels is None:
+        if not strategies:
+            from analyser.registry import default_lineup
+            raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
+                             f"{(default_lineup(g.id) or ['random'])[0]}")
+        m = len(strategies)
+        if players is None:
+            players = max(g.default_players, min(m, g.max_players))
+        g.check_players(params, players)
+        if m > players:
+            raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
+        labels = [strategies[s % m] for s in range(players)]
     # anything a strategy prints goes to standard error: the trace (and --json) stays clean
     real_out = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
@@ -365,29 +490,59 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     step = {"n": 0}
+    events = g.step_events
+    legend = g.trace_legend
 
     def on_step(st, seat, action):
         step["n"] += 1
         if as_json:
-            click.echo(json.dumps({"step": step["n"], "seat": seat, "strategy": labels[seat],
-                                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}),
-                       file=real_out)
+            rec = {"step": step["n"], "seat": seat, "strategy": labels[seat],
+                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}
+            pending.append(rec)  # printed once the action is applied, with the events it caused
         else:
             click.echo(g.describe_state(st), file=real_out)
             click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True,
                         file=real_out)
+        before.append((g.clone_state(st), action))
+
+    pending: list[dict] = []
+    before: list = []
+
+    def flush(st):
+        """Events of the last action, read once the action is applied (the next step, or the end)."""
+        if not before:
+            return
+        prev, action = before.pop()
+        said = events(prev, action, st)
+        if as_json:
+            rec = pending.pop()
+            rec["events"] = said
+            click.echo(json.dumps(rec), file=real_out)
+        else:
+            for e in said:
+                click.echo(f"  >> {e}", file=real_out)
+
+    def hook(st, seat, action):
+        flush(st)
+        on_step(st, seat, action)
 
     if not as_json:
-        click.echo(f"{g.name}, {players} players, game seed {seed}: " +
+        click.echo(f"{g.name}, {_players_phrase(g, params, players)}, game seed {seed}: " +
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
+        if legend:
+            click.echo(f"Legend: {legend}")
     from analyser.runner import GameFailure
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            final = play_game(g, params, strats, labels, seed, on_step=on_step, state=state)
+            final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
     except StrategyError as e:
-        _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+        if debug and e.details:
+            click.echo(e.details, err=True)
+        _one_line_error(f"{e} (game seed {e.game_seed})" + ("" if debug or not e.details else "; --debug shows "
+                                                                                        "the full traceback"), 1)
     except GameFailure as e:
         _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+    flush(final)
     scores, winners = g.scores(final), g.winners(final)
     if as_json:
         click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners}))
@@ -398,6 +553,37 @@ def play(game, strategies, players, seed, rules, as_json, state_file):
         names = " and ".join(f"seat {w} ({labels[w]})" for w in winners)
         click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names, bold=True)
     return 0
+
+
+def _replay_from(folder: Path, game: str | None, index: int | None):
+    """(game id, strategy per seat, rule overrides, game seed) of game ``index`` of the run in
+    ``folder``, from its config.json.  InputError when the folder, the title or the index does not fit."""
+    from analyser.registry import get_game
+    from analyser.runner import game_seed, lineup
+
+    if index is None:
+        raise InputError("--from needs --game-index N (the game_index column of the run's results)")
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text())
+    except FileNotFoundError:
+        raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run") from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"--from {str(folder)!r}: config.json cannot be read ({type(e).__name__})") from None
+    need = {"game", "seed", "strategies", "players"}
+    if not isinstance(config, dict) or not need <= set(config):
+        raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
+                         f"{', '.join(sorted(need - set(config if isinstance(config, dict) else {})))})")
+    if game is not None and game != config["game"] and get_game(game).id != config["game"]:
+        raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
+    total = config.get("games_requested") or config.get("games_completed") or 0
+    if not 0 <= index < total:
+        raise InputError(f"--game-index {index} is not accepted; the run has games 0 to {total - 1}")
+    strategies = list(config["strategies"])
+    players = int(config["players"])
+    labels = [strategies[i] for i in lineup(index, players, len(strategies))]
+    # a title loaded from a file is named by its file (title_source), which loads in any process
+    title = config.get("title_source") or config["game"]
+    return title, labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index)
 
 
 def _load_state(g, path: Path):
@@ -451,6 +637,96 @@ def _state_players(g, state) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# new
+# --------------------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("name")
+def new(name):
+    """Start a title of your own: write a working skeleton into the new folder NAME.
+
+    NAME (e.g. my-game) is also the title's id. The skeleton plays the dice game Pig, laid out
+    like the built-in titles: rules.py (the rule options, the state, what a seat sees, the
+    rules), figures.py (one report table and one plot), render.py (the text for `analyser play`),
+    strategies.py (random and greedy) and tests/. Change the rules into your game's and run the
+    same commands.
+
+    \b
+    Examples:
+      analyser new my-game
+      analyser check ./my-game
+      analyser simulate ./my-game -s greedy -s random --games 2000
+      analyser play ./my-game -s greedy -s random --seed 1
+      python -m pytest my-game/tests
+    """
+    from analyser.skeleton import write_skeleton
+
+    files = write_skeleton(name)
+    folder = Path(name)
+    click.echo(f"Wrote the title {folder.name!r} (the dice game Pig, to change into yours) in {folder}/:")
+    for path in files:
+        click.echo(f"  {path}")
+    ref = shlex.quote(str(folder) if folder.is_absolute() or str(folder).startswith(".") else f"./{folder}")
+    click.echo("\nNext:")
+    click.echo(f"  analyser check {ref}")
+    click.echo(f"  analyser simulate {ref} -s greedy -s random --games 2000")
+    click.echo(f"  analyser play {ref} -s greedy -s random --seed 1")
+    click.echo(f"  python -m pytest {shlex.quote(str(folder / 'tests'))}")
+    return 0
+
+
+@cli.command()
+@click.argument("game")
+@click.option("-n", "--games", type=int, default=200, show_default=True, help="Random games to play.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the games.")
+@click.option("-p", "--players", type=int, default=None,
+              help="Check this player count only. Default: the title's least, usual and greatest in turn.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override, repeatable.")
+@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED",
+              help="Check only the game with this game seed (from a failure line), repeatable.")
+@click.option("--no-fresh-process", is_flag=True, help="Skip replaying the games in a fresh Python process.")
+def check(game, games, seed, players, rules, game_seeds, no_fresh_process):
+    """Check that GAME keeps the contract of every title, by playing random games.
+
+    GAME is a title id, a title file (FILE.py or FILE.py:CLASS) or a title folder. The checks:
+    every running state has distinct legal actions; applying one never raises; the title's
+    invariants hold; games end within the declared step bound; the same game seed gives the same
+    game twice in one process and once in a fresh one; states round-trip through JSON and a game
+    resumed from a saved state continues identically; a view does not show what its seat cannot
+    see (the title's resample_hidden redraws that, and the view must not change); scores are
+    finite and the winners are seats; the title's own strategies do not change the game through
+    their view. Each failure is one line naming the game seed and the step. Exit code 1 when a
+    check fails.
+
+    \b
+    Examples:
+      analyser check GAME
+      analyser check ./my-game --games 1000
+      analyser check ./my-game --game-seed 1234567 --players 3
+    """
+    from analyser.check import check_title, format_result
+    from analyser.registry import get_game
+
+    g = get_game(game)
+    if not game_seeds and not 0 < games <= 1_000_000:
+        raise InputError(f"--games {games} is not accepted; give 1 to 1,000,000")
+    what = f"{g.id} ({g.name})" + (f" from {g.source}" if g.source else "")
+    plan = f"games with game seeds {', '.join(map(str, game_seeds))}" if game_seeds else f"{games} random games"
+    click.echo(f"Checking {what}: {plan}" + (f", {players} players" if players else "") + f", seed {seed}")
+    result = check_title(game, games=games, seed=seed, players=players,
+                         rules=parse_key_values(rules, what="--rule"), game_seeds=list(game_seeds) or None,
+                         fresh_process=not no_fresh_process)
+    for line in format_result(result, g):
+        click.echo(line)
+    if result.ok:
+        click.echo(f"Passed: {result.games} games, {result.steps:,} actions.")
+        return 0
+    failed = [k for k, v in result.failed.items() if v]
+    click.echo(f"FAILED: {len(failed)} check(s) ({', '.join(failed)}), {sum(result.failed.values())} failure(s).")
+    return 1
+
+
+# --------------------------------------------------------------------------------------------
 # report and bench
 # --------------------------------------------------------------------------------------------
 
@@ -466,12 +742,13 @@ def report(results, out):
 
     \b
     Examples:
-      analyser report reports/dao-20261130-101500
+      analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
     from analyser import experiments
     from analyser.report import build_report, load_run_for_report
 
+    _check_out_name(out)
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
     if results.is_dir():
@@ -543,7 +820,7 @@ def bench(games, n_games, jobs, repeat, seed):
     \b
     Examples:
       analyser bench
-      analyser bench dao --games 2000 --jobs 2
+      analyser bench GAME --games 2000 --jobs 2
     """
     from analyser.bench import run_bench
 
@@ -552,5 +829,10 @@ def bench(games, n_games, jobs, repeat, seed):
 
 
 def main():
-    """Console-script entry point."""
+    """Console-script entry point.  A closed stdout (``analyser list | head -1``) ends the
+    process quietly the way Unix tools do (default SIGPIPE action); ``simulate`` writes all its
+    files before it prints anything to stdout, so they are complete whatever the pipe does."""
+    import signal
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     cli.main(prog_name="analyser")

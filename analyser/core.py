@@ -1,8 +1,8 @@
 """Core protocols of `analyser`: rule parameters, game rules, strategies and errors.
 
-A title is three things (see ``../shared/DESIGN.md``):
+A title is three things (see the README):
 
-* ``Params`` - one frozen dataclass holding every rule option of RULES.md for that title, with its
+* ``Params`` - one frozen dataclass holding every rule option of that title (docs/rules/<title>.md), with its
   default, its help text and its validation.  ``--rule key=value`` overrides are coerced from the
   dataclass fields by :meth:`Params.from_overrides`.
 * a state - plain data, including hidden information, with a JSON round trip.
@@ -14,7 +14,7 @@ Strategies implement ``choose(view, legal, rng) -> action`` and optionally
 
 Randomness: the simulation loop hands every call a :class:`random.Random` instance, never a
 global.  We use the standard-library generator rather than ``numpy.random.Generator`` for the
-per-decision streams because scalar draws from it are several times cheaper, and a DAO game makes
+per-decision streams because scalar draws from it are several times cheaper, and a card game makes
 thousands of them per second; the streams are still derived from one root
 ``numpy.random.SeedSequence`` (see :mod:`analyser.runner`).
 """
@@ -43,22 +43,54 @@ class StrategyError(RuntimeError):
     """
 
     def __init__(self, message: str, *, strategy: str, seat: int, game_seed: int,
-                 game_index: int | None = None, kind: str = "raised"):
+                 game_index: int | None = None, kind: str = "raised", details: str = ""):
         super().__init__(message)
         self.strategy = strategy
         self.seat = seat
         self.game_seed = game_seed
         self.game_index = game_index
         self.kind = kind
+        #: The strategy's full traceback (``kind == "raised"``), for ``OUT/error.log`` and ``--debug``.
+        self.details = details
 
     def __reduce__(self):  # picklable across joblib workers
         return (_rebuild_strategy_error,
-                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind))
+                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind, self.details))
 
 
-def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind):
+def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind, details=""):
     return StrategyError(message, strategy=strategy, seat=seat, game_seed=game_seed,
-                         game_index=game_index, kind=kind)
+                         game_index=game_index, kind=kind, details=details)
+
+
+def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
+    """Where a strategy's own exception came from: ``(" at FILE:LINE", full traceback text)``.
+
+    FILE:LINE is the innermost frame in the file that defines the strategy (its class, or the
+    function a :class:`FunctionStrategy` wraps), else the innermost frame; FILE is relative to
+    the working folder when it lies under it.
+    """
+    import inspect
+    import os
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    target = getattr(strategy, "fn", None) or type(strategy)
+    try:
+        src = os.path.realpath(inspect.getsourcefile(target) or "")
+    except (TypeError, OSError):
+        src = ""
+    mine = [f for f in frames if src and os.path.realpath(f.filename) == src]
+    frame = (mine or frames[1:] or frames or [None])[-1]
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if frame is None:
+        return "", details
+    path = frame.filename
+    try:
+        rel = os.path.relpath(path)
+        path = rel if not rel.startswith("..") else path
+    except ValueError:
+        pass
+    return f" at {path}:{frame.lineno}", details
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,7 +108,7 @@ def option(default: Any, doc: str, *, choices: Sequence[Any] | None = None,
            low: float | None = None, high: float | None = None) -> Any:
     """Declare one rule option of a :class:`Params` dataclass.
 
-    ``doc`` is shown by ``analyser list``; it should name the RULES.md section or ruling.
+    ``doc`` is shown by ``analyser list``; it should name the ruling or the section of docs/rules/<title>.md.
     ``choices`` restricts a string option; ``low``/``high`` bound a number (inclusive).
     """
     return field(default=default, metadata={"doc": doc, "choices": tuple(choices) if choices else None,
@@ -208,6 +240,9 @@ class Game:
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     Params: ClassVar[type[Params]]
+    #: Where a title loaded from a file or folder came from (its absolute ``path[:NAME]``; set by
+    #: the registry), so worker processes can load it again; None for a registered title.
+    source: str | None = None
     #: Rule options that name a file: made absolute before a run, so workers and the printed
     #: replay command find the file from any folder (and recorded with a hash in config.json).
     path_options: ClassVar[tuple[str, ...]] = ()
@@ -216,6 +251,9 @@ class Game:
     score_unit: ClassVar[str] = "points"
     #: Numeric per-seat metric columns (title figures) that ``metrics`` returns, in order.
     metric_columns: ClassVar[tuple[str, ...]] = ()
+    #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
+    #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
+    bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: Params, n_players: int) -> None:
@@ -224,6 +262,16 @@ class Game:
         if not self.min_players <= n_players <= self.max_players:
             raise InputError(f"--players {n_players} is not accepted for {self.id}; choose "
                              f"{self.min_players} to {self.max_players}")
+
+    def count_notes(self, params: Params, n_players: int) -> list[str]:
+        """Rules that the player count switches on under ``params``, one short phrase each with
+        its rule option (shown in the run's header line and the report), e.g. a two-player
+        variant.  The default: none."""
+        return []
+
+    #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
+    #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
+    tie_break_note: ClassVar[str] = ""
 
     def initial_state(self, params: Params, n_players: int, rng) -> Any:
         raise NotImplementedError
@@ -266,7 +314,13 @@ class Game:
     def ranks(self, state) -> list[int]:
         """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score after them
         (equal scores share a rank)."""
-        return ranks_from(self.scores(state), self.winners(state))
+        return self.ranks_given(state, self.scores(state), self.winners(state))
+
+    def ranks_given(self, state, scores: Sequence[float], winners: Sequence[int]) -> list[int]:
+        """:meth:`ranks` from already computed ``scores`` and ``winners`` (the batch runner has
+        them).  The default is :func:`ranks_from`; a title whose tie-break also orders the other
+        seats overrides it."""
+        return ranks_from(scores, winners)
 
     def view(self, state, seat: int) -> Any:
         """What ``seat`` may see.  Never hidden information of other seats or of the deck."""
@@ -274,6 +328,24 @@ class Game:
 
     def metrics(self, state) -> list[dict[str, float]]:
         """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
+        raise NotImplementedError
+
+    def step_bound(self, params: Params, n_players: int) -> int | None:
+        """The most actions a game can take under ``params`` with ``n_players`` (``analyser check``
+        fails a game that goes on longer); None: no bound is declared, and the game loop's cap
+        applies."""
+        return None
+
+    def resample_hidden(self, state, seat: int, rng):
+        """A copy of ``state`` in which everything ``seat`` cannot see (the deck order, the other
+        seats' hands, ...) is drawn again with ``rng``, and everything it can see is kept.
+
+        This is how a title declares what is hidden: ``analyser check`` asks it for each seat and
+        requires the seat's view of the copy to equal its view of the original.  The copy must be
+        a legal state (``check_invariants`` holds); it need not be consistent with what earlier
+        play revealed.  A title without hidden information returns ``clone_state(state)``.  The
+        default raises NotImplementedError, which ``analyser check`` reports.
+        """
         raise NotImplementedError
 
     def check_invariants(self, state) -> None:
@@ -284,8 +356,8 @@ class Game:
     extra_tables: ClassVar[tuple[str, ...]] = ()
 
     def extra_records(self, state) -> dict[str, list[dict]]:
-        """Extra tidy tables (name -> rows) a title writes beside results, e.g. Wizard rounds.
-        Every name must be listed in ``extra_tables``."""
+        """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
+        of a trick-taking game.  Every name must be listed in ``extra_tables``."""
         return {}
 
     # -- persistence and display -----------------------------------------------------------
@@ -309,6 +381,16 @@ class Game:
 
     def describe_state(self, state) -> str:
         return repr(state)
+
+    #: Printed once at the top of an ``analyser play`` trace: the notation ``describe_state`` uses.
+    trace_legend: ClassVar[str] = ""
+
+    def step_events(self, before, action, after) -> list[str]:
+        """What ``action`` did, in words (a bust, a trick's winner, a ship sunk), for the
+        ``analyser play`` trace and the ``events`` field of its ``--json`` lines.  ``before`` is a
+        copy of the state before the action, ``after`` the state after it (and after any automatic
+        steps that followed, up to the next decision).  Default: none."""
+        return []
 
     # -- analysis hooks --------------------------------------------------------------------
     def figure_tables(self, results, extras) -> list[tuple[str, Any]]:

@@ -36,8 +36,9 @@ import pyarrow.parquet as pq
 
 from analyser import __version__, runner, store
 from analyser.core import InputError, StrategyError
-from analyser.registry import get_game, make_strategy
+from analyser.registry import get_game, make_strategy, title_ref
 from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, resolve_jobs, run_batch
+from analyser.userfiles import safe_worker_path
 
 
 #: Ways to run the batches: worker processes here (``loky``, joblib's default) or a Dask cluster.
@@ -84,8 +85,8 @@ def resolve(spec: RunSpec):
         _try_strategy(s, spec.game, spec.game_timeout)  # fails early, in the main process, on one line
     m = len(spec.strategies)
     players = spec.players
-    if players is None:
-        players = m if m >= game.min_players else game.default_players
+    if players is None:  # the title's usual count; the strategies cycle over the seats
+        players = max(game.default_players, min(m, game.max_players))
     game.check_players(params, players)
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
@@ -164,7 +165,8 @@ def package_versions() -> dict[str, str]:
     nothing is imported just to ask)."""
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "pandas": pd.__version__, "joblib": joblib.__version__,
-           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click")}
+           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
     try:
         import pyarrow
         out["pyarrow"] = pyarrow.__version__
@@ -402,10 +404,12 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         sources = runner.ship_sources(strategies) if client is not None else ()
 
         def job(a: int, b: int) -> BatchJob:
-            return BatchJob(game.id, rules, strategies, players, seed, a, b, spec.game_timeout, sources, hang_dir)
+            return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
+                            hang_dir)
 
         config = {
-            "command": command or "", "game": game.id, "game_name": game.name, "run_id": run_id, "seed": seed,
+            "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+            "run_id": run_id, "seed": seed,
             "games_requested": spec.games, "games_completed": sum(b - a for a, b in done.values()),
             "players": players, "strategies": list(strategies), "rules": params.as_dict(),
             "rule_overrides": dict(spec.rules), "jobs": jobs, "jobs_requested": spec.jobs, "batch_size": spec.batch_size,
@@ -572,7 +576,7 @@ def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang
         elif n_jobs == 1:
             outputs = (run_batch(job(a, b)) for a, b in batches)
         else:
-            outputs = _loky_results(batches, job, n_jobs, backend)
+            outputs = _loky_results(batches, job, n_jobs, backend)  # (inside safe_worker_path)
         try:
             for res in outputs:
                 keep(res)
@@ -641,7 +645,7 @@ def _sigterm_raises():
 
 
 def _loky_results(batches, job, n_jobs, backend):
-    with joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
+    with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
                          return_as="generator_unordered") as parallel:
         outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
         try:
@@ -949,7 +953,7 @@ def resume(out: str | Path, *, progress: bool | None = None, command: str | None
 
 def spec_from_config(config: dict) -> RunSpec:
     """The RunSpec a config.json records (for resume)."""
-    return RunSpec(game=config["game"], strategies=list(config["strategies"]), players=config.get("players"),
+    return RunSpec(game=config.get("title_source") or config["game"], strategies=list(config["strategies"]), players=config.get("players"),
                    games=int(config["games_requested"]), seed=int(config["seed"]),
                    jobs=config.get("jobs_requested", 0), rules=dict(config.get("rule_overrides") or {}),
                    batch_size=config.get("batch_size"), game_timeout=float(config.get("game_timeout", 60.0)),
@@ -1071,7 +1075,8 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     games = _distinct_text(df["game"])
     if len(games) != 1:
         raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
-    game = get_game(str(games[0]))
+    source = config.get("title_source") if config.get("game") == str(games[0]) else None
+    game = get_game(source or str(games[0]))  # a title from a file is loaded again from its file
     if "players" in df.columns and df["players"].nunique() > 1:
         raise InputError(f"{str(path)!r} mixes player counts ({', '.join(map(str, sorted(df['players'].unique())))}); "
                          "report one player count at a time")
@@ -1089,6 +1094,10 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                 except Exception as e:
                     raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
                 break
+    if path.suffix not in (".parquet", "") and path.name != store.RESULTS:  # CSV has no empty string: an empty text rule option reads as NaN
+        for o in game.Params.options():
+            if o["type"] == "str" and o["name"] in df.columns:
+                df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     if "strategy" in df.columns:
         seen = _distinct_text(df["strategy"])
         order = [s for s in (config.get("strategies") or []) if s in set(seen)]

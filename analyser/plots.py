@@ -5,10 +5,19 @@ The public plotting API for titles' ``figures`` modules: :func:`style` (title, l
 :func:`strategy_names`, plus the ready-made :func:`metric_box`.  Every plot function writes one
 PNG and returns ``(file name, caption)``.  Axes are labelled and the
 titles say what is shown; intervals are 95%.
+
+User strings (strategy names, which come from file names and specs) reach a plot only through
+:func:`label`, the one place that makes them safe for matplotlib: ``$`` is escaped (no mathtext),
+a leading ``_`` is guarded (matplotlib hides legend entries that start with one), and characters
+no installed font can draw are shown as their code points instead of empty boxes (a font that has
+them, such as a CJK font, is used when one is installed).  :func:`safe_strategies` applies it to
+a results frame's ``strategy`` column, so titles' figures get safe names too.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from pathlib import Path
 
 import matplotlib
@@ -18,8 +27,90 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
+PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
+           "#c9a227", "#2a9d8f", "#6b4c9a", "#9c755f"]
 DPI = 110
+
+#: Fonts that claim every code point but draw placeholder boxes: never a real fallback.
+_PLACEHOLDER_FONTS = ("Last Resort",)
+
+
+@functools.lru_cache(maxsize=None)
+def _font_charmaps() -> tuple[tuple[str, frozenset], ...]:
+    """(family name, code points) of every installed font matplotlib knows, default family first."""
+    from matplotlib import font_manager, ft2font
+    default = font_manager.findfont(font_manager.FontProperties(family=plt.rcParams["font.family"]))
+    out, seen = [], set()
+    for path, name in [(default, None)] + [(f.fname, f.name) for f in font_manager.fontManager.ttflist]:
+        if path in seen or (name and name.startswith(_PLACEHOLDER_FONTS)):
+            continue
+        seen.add(path)
+        try:
+            font = ft2font.FT2Font(path)
+            out.append((name or font.family_name, frozenset(font.get_charmap())))
+        except Exception:  # an unreadable font file is simply not a candidate
+            continue
+    return tuple(out)
+
+
+def _drawable(ch: str) -> bool:
+    """True when the default font, or an installed fallback font, has a glyph for ``ch``;
+    a fallback family that has it is added to matplotlib's family list."""
+    code = ord(ch)
+    if ch.isspace() or code < 0x80:
+        return True
+    fonts = _font_charmaps()
+    if code in fonts[0][1]:
+        return True
+    for name, chars in fonts[1:]:
+        if code in chars:
+            family = list(plt.rcParams["font.family"])
+            if name not in family:
+                plt.rcParams["font.family"] = family + [name]
+            return True
+    return False
+
+
+def label(text) -> str:
+    """A user string made safe to show in a plot (legend, tick or title).
+
+    * ``$`` becomes ``\\$`` so matplotlib never parses it as mathtext;
+    * a leading ``_`` gets a space in front, so a legend does not hide the entry;
+    * a character that no installed font can draw becomes its code point (``<U+68CB>``), so the
+      label stays readable and no missing-glyph warning is raised.
+    """
+    text = str(text)
+    out = []
+    for ch in text:
+        if not _drawable(ch):
+            out.append(f"<U+{ord(ch):04X}>")
+        elif ch == "$":
+            out.append("\\$")
+        else:
+            out.append(ch)
+    text = "".join(out)
+    return " " + text if text.startswith("_") else text
+
+
+def short(text, width: int = 32) -> str:
+    """A tick label cut to ``width`` characters (``...`` in the middle), so a long strategy spec
+    does not push the plot off its figure."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    keep = (width - 3) // 2
+    return text[:keep] + "..." + text[-(width - 3 - keep):]
+
+
+def safe_strategies(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a results frame whose ``strategy`` column holds :func:`label` s (same order)."""
+    out = df.copy()
+    s = out["strategy"]
+    if hasattr(s, "cat"):
+        out["strategy"] = s.cat.rename_categories([label(c) for c in s.cat.categories])
+    else:
+        out["strategy"] = s.map(label)
+    return out
 
 
 def style(ax, title: str, xlabel: str, ylabel: str) -> None:
@@ -39,8 +130,20 @@ def save(fig, path: Path, caption: str) -> tuple[str, str]:
 
 
 def strategy_colours(names) -> dict[str, str]:
-    """One fixed colour per strategy, by its order in the run, so every plot agrees."""
-    return {str(n): PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+    """A stable colour per strategy name: a hash of the name picks a palette slot, so the same
+    name has the same colour in every report.  When two names of one report hash to the same slot
+    the later one (in sorted order) takes the next free slot."""
+    out: dict[str, str] = {}
+    taken: set[int] = set()
+    for n in sorted({str(x) for x in names}):
+        slot = int(hashlib.sha1(n.strip().encode("utf-8")).hexdigest(), 16) % len(PALETTE)
+        for k in range(len(PALETTE)):
+            if (slot + k) % len(PALETTE) not in taken or len(taken) >= len(PALETTE):
+                slot = (slot + k) % len(PALETTE)
+                break
+        taken.add(slot)
+        out[n] = PALETTE[slot]
+    return out
 
 
 def strategy_names(df: pd.DataFrame) -> list[str]:
@@ -48,8 +151,10 @@ def strategy_names(df: pd.DataFrame) -> list[str]:
     return [str(x) for x in (s.cat.categories if hasattr(s, "cat") else pd.unique(s))]
 
 
-def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None) -> tuple[str, str]:
-    """Horizontal bars of win rate per strategy with 95% Wilson interval bars and the fair share."""
+def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None,
+             method: str = "Wilson") -> tuple[str, str]:
+    """Horizontal bars of win rate per strategy with 95% interval bars (``method`` names how they
+    were computed) and the fair share."""
     s = summary.iloc[::-1]
     colours = colours or strategy_colours(summary["strategy"])
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.55 * len(s)))
@@ -62,32 +167,51 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
                label=f"fair share 1/{players} = {100 / players:.1f}%")
     for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
         ax.text(hi + 0.8, yi, f"{r:.1f}%", va="center", fontsize=9)
-    ax.set_yticks(y, [str(x) for x in s["strategy"]])
+    ax.set_yticks(y, [short(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
-    style(ax, "Win rate per strategy (bars: 95% Wilson interval)", "win rate (%, a shared win split)", "")
+    style(ax, f"Win rate per strategy ({method} 95% CI)", "win rate (%, a shared win split)", "")
     return save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
                             "the fair share 1/players.")
 
 
 def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,
                        unit: str = "points") -> tuple[str, str]:
-    """Overlaid step histograms of final score per strategy, with the means marked."""
+    """Final score per strategy: overlaid step histograms for up to three strategies; from four
+    on, small multiples (one panel per strategy on a shared score axis) so the curves do not blur
+    into each other.  Means are marked."""
     colours = colours or strategy_colours(strategy_names(df))
-    fig, ax = plt.subplots(figsize=(8, 4.2))
     lo, hi = df["score"].min(), df["score"].max()
     bins = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.5, max(1, int(np.ceil((hi - lo + 1) / 50))))
-    for i, (name, grp) in enumerate(df.groupby("strategy", observed=True)):
-        colour = colours.get(str(name), PALETTE[i % len(PALETTE)])
-        ax.hist(grp["score"], bins=bins, histtype="stepfilled", alpha=0.25, color=colour,
-                weights=np.full(len(grp), 100 / len(grp)))
-        ax.hist(grp["score"], bins=bins, histtype="step", linewidth=1.6, color=colour, label=str(name),
-                weights=np.full(len(grp), 100 / len(grp)))
-        ax.axvline(grp["score"].mean(), color=colour, linestyle=":", linewidth=1.5)
-    ax.legend(frameon=False, title="strategy (dotted: mean)")
-    style(ax, "Final score distribution per strategy", f"final score ({unit})", "share of players (%)")
-    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-    return save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
+    groups = [(str(name), grp["score"]) for name, grp in df.groupby("strategy", observed=True)]
+    if len(groups) <= 3:
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+        for i, (name, score) in enumerate(groups):
+            colour = colours.get(name, PALETTE[i % len(PALETTE)])
+            w = np.full(len(score), 100 / len(score))
+            ax.hist(score, bins=bins, histtype="stepfilled", alpha=0.25, color=colour, weights=w)
+            ax.hist(score, bins=bins, histtype="step", linewidth=1.6, color=colour, label=name, weights=w)
+            ax.axvline(score.mean(), color=colour, linestyle=":", linewidth=1.5)
+        ax.legend(frameon=False, title="strategy (dotted: mean)")
+        style(ax, "Final score distribution per strategy", f"final score ({unit})", "share of players (%)")
+        ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+        return save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
+    fig, axes = plt.subplots(len(groups), 1, figsize=(8, 1.0 + 1.25 * len(groups)), sharex=True, sharey=True)
+    for i, (ax, (name, score)) in enumerate(zip(axes, groups)):
+        colour = colours.get(name, PALETTE[i % len(PALETTE)])
+        ax.hist(score, bins=bins, color=colour, alpha=0.8, weights=np.full(len(score), 100 / len(score)))
+        ax.axvline(score.mean(), color="#222222", linestyle=":", linewidth=1.3)
+        ax.text(1.0, 0.85, f"{name}  (mean {score.mean():.1f})", transform=ax.transAxes, ha="right",
+                va="top", fontsize=9, fontweight="bold", color=colour)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.grid(axis="both", color="#eeeeee", linewidth=0.8)
+        ax.set_axisbelow(True)
+    axes[0].set_title("Final score distribution, one panel per strategy (dotted: mean)", fontsize=12, loc="left",
+                      fontweight="bold")
+    axes[-1].set_xlabel(f"final score ({unit})")
+    fig.supylabel("share of players (%)", fontsize=10)
+    return save(fig, path, "Distribution of final scores, one panel per strategy on a shared axis; each panel "
+                           "sums to 100%.")
 
 
 def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
@@ -140,6 +264,6 @@ def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Pat
     for (name, _), box in zip(groups, bp["boxes"]):
         box.set_facecolor(colours[name])
         box.set_alpha(0.6)
-    ax.set_yticks(range(1, len(groups) + 1), [k for k, _ in groups])
+    ax.set_yticks(range(1, len(groups) + 1), [short(k) for k, _ in groups])
     style(ax, title, xlabel, "")
     return save(fig, path, title + " (box: middle half; whiskers: 1.5 IQR).")

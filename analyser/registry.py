@@ -1,7 +1,9 @@
 """One registry for titles and strategies.
 
 Titles are registered lazily as ``module:attribute`` strings (RLCard style), so importing the
-package does not import every title.
+package does not import every title.  There is no central list: a title is a subpackage of
+:mod:`analyser.titles` (the built-ins) or an entry point of the group ``analyser.titles``
+(``my-game = "my_package:TITLE"``) published by any installed package.
 
 Strategies are resolved from a *spec string* for a given title:
 
@@ -19,11 +21,10 @@ coerced from the annotations (or defaults) of the strategy's ``__init__``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
-import sys
+import os
 import typing
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,33 +32,175 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from analyser import userfiles
 from analyser.core import FunctionStrategy, Game, InputError, Strategy, coerce
 
-GAMES: dict[str, str] = {
-    "dao": "analyser.games.dao:GAME",
-    "wizard": "analyser.games.wizard:GAME",
-    "tsuro-seas": "analyser.games.tsuro_seas:GAME",
-}
+#: Entry-point group under which a title is published: ``name = "package.module:TITLE"``, the name
+#: being the title id.  The built-in titles register there too (see ``pyproject.toml``).
+TITLE_GROUP = "analyser.titles"
+#: The package whose subpackages are the built-in titles, scanned when running from a source tree
+#: whose entry points are not installed (or are out of date).
+TITLES_PACKAGE = "analyser.titles"
 
 ENTRY_POINT_GROUP = "analyser.strategies"
 
 
+@lru_cache(maxsize=None)
+def _title_targets() -> dict[str, str]:
+    """title id -> ``module:attribute``, sorted by id.
+
+    The subpackages of :data:`TITLES_PACKAGE` come first (package ``kingdomino_duel`` is the
+    title ``kingdomino-duel``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
+    replace a built-in title of the same id.
+    """
+    import pkgutil
+
+    targets: dict[str, str] = {}
+    package = importlib.import_module(TITLES_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            targets[info.name.replace("_", "-")] = f"{TITLES_PACKAGE}.{info.name}:TITLE"
+    for ep in metadata.entry_points(group=TITLE_GROUP):
+        targets.setdefault(ep.name, ep.value)
+    return dict(sorted(targets.items()))
+
+
 def game_ids() -> list[str]:
-    """The ids of the titles whose module is present, in registration order."""
-    out = []
-    for gid, target in GAMES.items():
-        if importlib.util.find_spec(target.partition(":")[0]) is not None:
-            out.append(gid)
-    return out
+    """The ids of the registered titles (built-in packages and entry points), sorted."""
+    return list(_title_targets())
 
 
 @lru_cache(maxsize=None)
-def get_game(game_id: str) -> Game:
-    """The :class:`Game` registered as ``game_id``; InputError naming the accepted ids otherwise."""
-    if game_id not in game_ids():
-        raise InputError(f"unknown game {game_id!r}; choose one of: {', '.join(game_ids())}")
-    module, _, attr = GAMES[game_id].partition(":")
-    return getattr(importlib.import_module(module), attr)
+def _registered_game(game_id: str) -> Game:
+    targets = _title_targets()
+    module, _, attr = targets[game_id].partition(":")
+    try:
+        obj = importlib.import_module(module)
+        for part in (attr or "TITLE").split("."):
+            obj = getattr(obj, part)
+    except Exception as e:  # a broken plugin: one line, not a traceback
+        raise InputError(f"title {game_id!r} ({targets[game_id]}) failed to load: {type(e).__name__}: {e}") from None
+    return _as_title(obj, game_id, targets[game_id])
+
+
+def get_game(game: str) -> Game:
+    """The title named by ``game``: a registered id (see :func:`game_ids`), a title file
+    ``path/to/my_game.py[:NAME]`` or a title package folder ``path/to/my-game[:NAME]`` (see
+    :func:`load_title_file`), or the id of a file title already loaded in this process.
+
+    Raises :class:`InputError` naming the accepted ids when ``game`` is none of these.
+    """
+    targets = _title_targets()
+    if game in targets:
+        return _registered_game(game)
+    if is_title_file(game):
+        return load_title_file(game)
+    if game in _file_titles:
+        return _file_titles[game]
+    raise InputError(f"unknown game {game!r}; choose one of: {', '.join(targets)} (or a title file such as "
+                     "./my_game.py:MyGame, or a title folder such as ./my-game)")
+
+
+# --------------------------------------------------------------------------------------------
+# Titles from files
+# --------------------------------------------------------------------------------------------
+
+#: id -> the file title of that id loaded last in this process (so results name it by id).
+_file_titles: dict[str, Game] = {}
+#: title source (absolute path[:NAME]) -> the module it was loaded from.
+_file_modules: dict[str, Any] = {}
+#: (module name, attribute) -> the title built from a Game subclass, so it is built once.
+_file_instances: dict[tuple[str, str], Game] = {}
+
+
+def _split_title_ref(text: str) -> tuple[Path, str | None]:
+    """``path[:NAME]`` -> (path, NAME or None); the path is a ``.py`` file or a folder."""
+    head, sep, tail = text.rpartition(":")
+    if sep and tail.isidentifier() and (head.endswith(".py") or Path(head).expanduser().is_dir()):
+        return Path(head).expanduser(), tail
+    return Path(text).expanduser(), None
+
+
+def is_title_file(text: str) -> bool:
+    """Whether ``text`` names a title by file or folder rather than by registered id: it ends in
+    ``.py`` (optionally ``:NAME``), contains a ``/``, or is an existing folder."""
+    path, _ = _split_title_ref(text)
+    return str(path).endswith(".py") or "/" in text or os.sep in text or path.is_dir()
+
+
+def load_title_file(text: str) -> Game:
+    """Load a title from a file or package folder, the safe way strategy files load (a unique
+    private module name, no ``sys.path`` change, reloaded when edited; :mod:`analyser.userfiles`).
+
+    ``my_game.py:MyGame`` takes the attribute ``MyGame`` (a :class:`Game` subclass, built once,
+    or an instance); ``my_game.py`` alone takes the file's ``TITLE``, else the one :class:`Game`
+    subclass the file defines; a folder (a package with ``__init__.py``, as ``analyser new``
+    writes) works the same way on its ``__init__.py``.  The title's ``source`` is set to the
+    absolute reference, which worker processes load again.
+
+    Raises :class:`InputError` for a missing file, an import failure, no or several titles in
+    the file, a title without an ``id``, or an id that a registered title already uses.
+    """
+    path, name = _split_title_ref(text)
+    what = "title folder" if path.is_dir() else "title file"
+    if not path.exists():
+        raise InputError(f"{what} {str(path)!r} does not exist; give a registered title id "
+                         f"({', '.join(game_ids())}), a file such as ./my_game.py:MyGame or a folder such as ./my-game")
+    if not path.is_dir() and path.suffix != ".py":
+        raise InputError(f"title file {str(path)!r} is not accepted; give a Python file ending in .py or a folder")
+    module = userfiles.load(path, what)
+    source = str(path.resolve()) + (f":{name}" if name else "")
+    if name is not None:
+        obj = getattr(module, name, None)
+        if obj is None:
+            raise InputError(f"{what} {str(path)!r} has no {name!r}; it defines: "
+                             f"{', '.join(_titles_in(module)) or 'no Game subclass'}")
+    elif isinstance(getattr(module, "TITLE", None), Game):
+        obj = module.TITLE
+    else:
+        found = _titles_in(module)
+        if len(found) != 1:
+            raise InputError(f"{what} {str(path)!r} defines {len(found)} titles; set TITLE = MyGame() in it or "
+                             f"name one as {text}:NAME (one of: {', '.join(found) or 'none'})")
+        name = next(iter(found))
+        obj = found[name]
+    if inspect.isclass(obj):
+        key = (module.__name__, name or "TITLE")
+        if key not in _file_instances:
+            _file_instances[key] = _as_title(obj, None, f"{what} {text!r}")
+        title = _file_instances[key]
+    else:
+        title = _as_title(obj, None, f"{what} {text!r}")
+    gid = getattr(title, "id", None)
+    if not isinstance(gid, str) or not gid:
+        raise InputError(f"{what} {str(path)!r}: the title has no id; set id = \"my-game\" on its Game class")
+    if gid in _title_targets():
+        raise InputError(f"{what} {str(path)!r} uses the id {gid!r} of a registered title; give it an id of its own")
+    title.source = source
+    _file_titles[gid] = title
+    _file_modules[source] = module
+    return title
+
+
+def _titles_in(module) -> dict[str, Any]:
+    """Game subclasses defined in a module (not imported into it), by name."""
+    return {k: v for k, v in vars(module).items()
+            if inspect.isclass(v) and issubclass(v, Game) and v is not Game and v.__module__ == module.__name__}
+
+
+def title_ref(game: Game) -> str:
+    """How another process names ``game``: its registered id, or its file ``source``."""
+    return game.source or game.id
+
+
+def _as_title(obj, expected_id: str | None, where: str) -> Game:
+    if inspect.isclass(obj) and issubclass(obj, Game):
+        obj = obj()
+    if not isinstance(obj, Game):
+        raise InputError(f"{where} is not a title: it is a {type(obj).__name__}, not an analyser.core.Game")
+    if expected_id is not None and getattr(obj, "id", None) != expected_id:
+        raise InputError(f"{where} is registered as {expected_id!r} but its id is {getattr(obj, 'id', None)!r}")
+    return obj
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,22 +257,8 @@ def builtin_dir() -> Path:
 
 
 def _load_file(path: Path):
-    """Import a Python file with importlib under a name derived from its absolute path."""
-    path = path.resolve()
-    key = "analyser_strategy_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, path)
-    if spec is None or spec.loader is None:
-        raise InputError(f"strategy file {str(path)!r} cannot be imported; give a .py file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module
-    try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit) as e:  # a broken user file: one line, not a traceback
-        del sys.modules[key]
-        raise InputError(f"strategy file {str(path)!r} failed to import: {type(e).__name__}: {e}") from None
-    return module
+    """Import a strategy file under a unique private name (see :mod:`analyser.userfiles`)."""
+    return userfiles.load(path, "strategy file")
 
 
 def _module_strategies(module) -> dict[str, Any]:
@@ -145,22 +274,49 @@ def _module_strategies(module) -> dict[str, Any]:
     return found
 
 
+def _strategy_module(game_id: str):
+    """The module holding a title's own strategies, or None: ``strategies/<package>.py`` for a
+    registered title; for a file title the file itself, and for a title folder its
+    ``strategies.py`` when it has one, else its ``__init__.py``."""
+    game = get_game(game_id)
+    if game.source is None:
+        path = builtin_dir() / (game.id.replace("-", "_") + ".py")
+        return _load_file(path) if path.exists() else None
+    module = _file_modules.get(game.source)
+    if module is None:  # loaded by id only: load again from the source
+        load_title_file(game.source)
+        module = _file_modules[game.source]
+    if hasattr(module, "__path__") and importlib.util.find_spec(module.__name__ + ".strategies") is not None:
+        try:
+            return importlib.import_module(module.__name__ + ".strategies")
+        except Exception as e:
+            raise InputError(f"strategies of {game.source!r} failed to import: {type(e).__name__}: {e}") from None
+    return module
+
+
 def builtin_strategies(game_id: str) -> dict[str, Any]:
-    """The built-in strategies of a title: name -> class, from ``strategies/<game>.py``."""
-    path = builtin_dir() / (game_id.replace("-", "_") + ".py")
-    if not path.exists():
+    """A title's own strategies: name -> class or function, from ``strategies/<package>.py`` (a
+    registered title) or from the title's file or folder (a file title)."""
+    module = _strategy_module(game_id)
+    if module is None:
         return {}
-    return _module_strategies(_load_file(path))
+    gid = get_game(game_id).id
+    return {name: obj for name, obj in _module_strategies(module).items() if _plays(obj, gid)}
+
+
+def _plays(obj, game_id: str) -> bool:
+    """Whether a strategy is written for ``game_id`` (or for any title: no ``game``)."""
+    games = getattr(obj, "game", None)
+    return games is None or game_id == games or (isinstance(games, tuple) and game_id in games)
 
 
 def default_lineup(game_id: str) -> list[str]:
     """The strategies used when none is named: the title script's ``DEFAULT_LINEUP``, else every
     built-in strategy in the order the script lists them."""
-    path = builtin_dir() / (game_id.replace("-", "_") + ".py")
-    if not path.exists():
+    module = _strategy_module(game_id)
+    if module is None:
         return []
-    module = _load_file(path)
-    return list(getattr(module, "DEFAULT_LINEUP", None) or _module_strategies(module))
+    return list(getattr(module, "DEFAULT_LINEUP", None) or builtin_strategies(game_id))
 
 
 def _entry_point_strategies(game_id: str) -> dict[str, Any]:
@@ -170,16 +326,16 @@ def _entry_point_strategies(game_id: str) -> dict[str, Any]:
             obj = ep.load()
         except Exception as e:
             raise InputError(f"entry point {ep.name!r} of {ENTRY_POINT_GROUP} failed to load: {e}") from None
-        games = getattr(obj, "game", None)
-        if games is None or game_id == games or (isinstance(games, tuple) and game_id in games):
+        if _plays(obj, game_id):
             found[ep.name] = obj
     return found
 
 
 def available_strategies(game_id: str) -> dict[str, Any]:
-    """Every strategy name usable for ``game_id`` without a file path: built-ins, then entry points."""
+    """Every strategy name usable for ``game_id`` (an id or a title file reference) without a
+    file path: the title's own, then entry points."""
     out = dict(builtin_strategies(game_id))
-    for name, obj in _entry_point_strategies(game_id).items():
+    for name, obj in _entry_point_strategies(get_game(game_id).id).items():
         out.setdefault(name, obj)
     return out
 
@@ -246,6 +402,7 @@ def strategy_factory(text: str, game_id: str):
     """
     spec = parse_spec(text)
     obj = _resolve(spec, game_id)
+    game_id = get_game(game_id).id  # a strategy names its title by id, also for a file title
     games = getattr(obj, "game", None)
     if games is not None and game_id != games and not (isinstance(games, tuple) and game_id in games):
         raise InputError(f"strategy {text!r} is written for {games}, not {game_id}")

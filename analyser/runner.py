@@ -47,7 +47,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from analyser.core import Game, InputError, StrategyError, ranks_from
+from analyser.core import Game, InputError, StrategyError, strategy_frame
 from analyser.registry import get_game, strategy_factory
 
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
@@ -119,9 +119,10 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
             try:
                 reset(k, params, n)
             except Exception as e:
+                where, details = strategy_frame(e, st)
                 raise StrategyError(f"strategy {labels[k]!r} in seat {k} raised in reset: "
-                                    f"{type(e).__name__}: {e}", strategy=labels[k], seat=k,
-                                    game_seed=seed) from None
+                                    f"{type(e).__name__}: {e}{where}", strategy=labels[k], seat=k,
+                                    game_seed=seed, details=details) from None
     turn, apply, view = game.turn, game.apply, game.view
     # A title with live views (one view object per seat that reads through to the state) lets the
     # loop build the views once per game instead of once per decision.
@@ -141,9 +142,10 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
                                     strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
             except (Exception, SystemExit) as e:
+                where, details = strategy_frame(e, strategies[seat])
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} raised "
-                                    f"{type(e).__name__}: {e}", strategy=labels[seat], seat=seat,
-                                    game_seed=seed) from None
+                                    f"{type(e).__name__}: {e}{where}", strategy=labels[seat], seat=seat,
+                                    game_seed=seed, details=details) from None
             try:
                 # the legal action itself, not a look-alike that only compares equal to it
                 action = legal[legal.index(action)]
@@ -351,8 +353,8 @@ def materialise_sources(strategies: Sequence[str], sources: Sequence[tuple[str, 
     from analyser.registry import parse_spec
     copies = {}
     for written, text in sources:
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-        folder = Path(tempfile.gettempdir()) / "analyser-strategies" / digest
+        content_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        folder = Path(tempfile.gettempdir()) / "analyser-strategies" / content_key
         target = folder / Path(written).name
         if not target.exists():
             folder.mkdir(parents=True, exist_ok=True)
@@ -439,7 +441,7 @@ def _run_batch(job: BatchJob) -> BatchResult:
                         dog.clear()
                 scores = game.scores(state)
                 winners = game.winners(state)
-                ranks = ranks_from(scores, winners)
+                ranks = game.ranks_given(state, scores, winners)
                 metrics = game.metrics(state)
                 share = 1.0 / len(winners)
                 for s in range(n):

@@ -1,4 +1,4 @@
-"""Built-in DAO strategies (RULES.md §DAO).  Each sees a :class:`~analyser.games.dao.DaoView`.
+"""Built-in DAO strategies (docs/rules/dao.md).  Each sees a :class:`~analyser.titles.dao.rules.DaoView`.
 
 Listed by ``analyser list``; used as ``--strategy NAME[:key=value,...]``.
 """
@@ -6,7 +6,7 @@ Listed by ``analyser list``; used as ``--strategy NAME[:key=value,...]``.
 from __future__ import annotations
 
 from analyser.core import Strategy
-from analyser.games.dao import REVEAL, TAKE
+from analyser.titles.dao.rules import REVEAL, TAKE
 
 GAME = "dao"
 
@@ -25,8 +25,7 @@ class Threshold(Strategy):
     """Reveal while the display total is at most `limit` and the deck is not empty; otherwise take
     the front card.
 
-    limit: display total (card values) up to which it still reveals; default 10, the best fixed
-    limit against greedy, colour and random in a 4-player test (seed 5, 2000 games).
+    limit: display total (card values) up to which it still reveals; default 10.
     """
 
     name = "threshold"
@@ -38,7 +37,7 @@ class Threshold(Strategy):
 
     def choose(self, view, legal, rng):
         # "and the deck is not empty" always holds while the game runs: revealing the last card
-        # ends it (RULES.md §DAO End), so no decision is ever asked with an empty deck.
+        # ends it (docs/rules/dao.md End), so no decision is ever asked with an empty deck.
         return REVEAL if view.total <= self.limit else TAKE
 
 
@@ -46,7 +45,7 @@ def take_gain(gain, card) -> int:
     """Change of a seat's score from taking ``card``.
 
     ``gain[colour]`` is the seat's value sum plus card count per colour this half (see
-    :class:`~analyser.games.dao.DaoState`); the net score with colour k is ``gain[k] - held``.
+    :class:`~analyser.titles.dao.rules.DaoState`); the net score with colour k is ``gain[k] - held``.
     Taking (c, v) raises ``gain[c]`` by v + 1 and ``held`` by 1.
     """
     c, v = card
@@ -64,7 +63,7 @@ def reveal_gain(view, gain) -> float:
 
     A reveal that does not bust changes nothing; a bust counts as taking the whole display plus
     the new card.  The next card is taken as uniform over ``view.unseen`` (the public composition,
-    RULES.md §DAO).  ``gain`` as in :func:`take_gain`.
+    docs/rules/dao.md).  ``gain`` as in :func:`take_gain`.
     """
     p = view.params
     unseen = view.unseen

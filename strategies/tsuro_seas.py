@@ -1,13 +1,13 @@
-"""Built-in Tsuro of the Seas strategies (RULES.md §Tsuro of the Seas).
+"""Built-in Tsuro of the Seas strategies (docs/rules/tsuro-seas.md).
 
-Each sees a :class:`~analyser.games.tsuro_seas.TsuroView` and answers every decision of the title:
+Each sees a :class:`~analyser.titles.tsuro_seas.rules.TsuroView` and answers every decision of the title:
 a start point (:class:`Start`), a start-point move after a daikaiju blocks it (:class:`MoveStart`),
 a placement (:class:`Place`) and the elimination-bonus exchange (:class:`Exchange`).
 
 Shared measures:
 
 * *room* of a square: the free squares (no tile, no daikaiju) within two steps of it, itself
-  included (:func:`analyser.games.tsuro_seas.room`), less ``kaiju_penalty`` for every daikaiju next
+  included (:func:`analyser.titles.tsuro_seas.rules.room`), less ``kaiju_penalty`` for every daikaiju next
   to it -- how much open sea lies ahead of a ship that faces that square.  A placement's value
   (:meth:`_Base.static`) is the room ahead of where the ship stops, less ``kaiju_penalty`` per
   daikaiju next to the tile it then rests on and 3 per other ship facing the same square; a
@@ -23,7 +23,7 @@ Shared measures:
 from __future__ import annotations
 
 from analyser.core import Strategy
-from analyser.games.tsuro_seas import (DIAMOND, KNBR, NO_EXCHANGE, ROTATIONS, SIZE, STOP, Exchange, Place,
+from analyser.titles.tsuro_seas.rules import (DIAMOND, KNBR, NO_EXCHANGE, ROTATIONS, SIZE, STOP, Exchange, Place,
                                        resolve)
 
 GAME = "tsuro-seas"

@@ -1,4 +1,4 @@
-"""Built-in Wizard strategies (RULES.md §Wizard).  Each sees a :class:`~analyser.games.wizard.WizardView`.
+"""Built-in Wizard strategies (docs/rules/wizard.md).  Each sees a :class:`~analyser.titles.wizard.rules.WizardView`.
 
 A Wizard strategy is a bidding policy plus a playing policy, combined in one spec::
 
@@ -33,9 +33,9 @@ from functools import partial
 from operator import sub
 
 from analyser.core import InputError, Strategy
-from analyser.games.wizard import (CHOOSE_TRUMP, FULL_DECK, HAND_ORDER, JESTER, LED_FREE, LED_NONE, PLAY, PLAYS,
+from analyser.titles.wizard.rules import (CHOOSE_TRUMP, FULL_DECK, HAND_ORDER, JESTER, LED_FREE, LED_NONE, PLAY, PLAYS,
                                    TRUMP, WIZARD, Bid, WizardState)
-from analyser.games.wizard import GAME as WIZARD_GAME
+from analyser.titles.wizard import TITLE as WIZARD_GAME
 
 GAME = "wizard"
 
@@ -267,7 +267,7 @@ def greedy_play(view, legal):
     current winner (shedding danger safely); if every card would take the lead, play the strongest
     when last to play (the trick is its anyway) and the weakest otherwise.  "Strongest" and
     "weakest" follow :func:`power` (ties: the first in hand order); "takes the lead" follows
-    :func:`_key`, which agrees with :func:`~analyser.games.wizard.beats`."""
+    :func:`_key`, which agrees with :func:`~analyser.titles.wizard.rules.beats`."""
     return _greedy(None, view, legal, None)
 
 

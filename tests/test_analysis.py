@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from analyser import analysis
 
@@ -38,8 +39,10 @@ def test_strategy_summary_counts_shared_wins_as_halves():
     assert s.loc["A", "win_rate"] == pytest.approx(0.5) and s.loc["B", "win_rate"] == pytest.approx(0.5)
     assert s.loc["A", "mean_score"] == pytest.approx((10 + 2 + 5) / 3)
     assert s.loc["A", "score_sd"] == pytest.approx(np.std([10, 2, 5], ddof=1))
-    half = 1.959964 * np.std([10, 2, 5], ddof=1) / np.sqrt(3)
-    assert s.loc["A", "score_low"] == pytest.approx(17 / 3 - half, rel=1e-5)
+    # A plays one seat of each of 3 games: clusters of one row, so CR1 = sd / sqrt(n), t with 2 df
+    half = stats.t.ppf(0.975, 2) * np.std([10, 2, 5], ddof=1) / np.sqrt(3)
+    assert s.loc["A", "score_low"] == pytest.approx(17 / 3 - half, rel=1e-9)
+    assert s.attrs["methods"] == {"win": "cluster", "score": "cluster"}  # a shared win: not Bernoulli
     assert s.loc["A", "n"] == 3
 
 
@@ -63,3 +66,92 @@ def test_format_table_merges_intervals_and_shows_percentages():
     assert list(t.columns[:4]) == ["strategy", "player-games", "win rate", "95% CI"]
     assert t["win rate"].iloc[0] == "50.0%"
     assert "mean score 95% CI" in t.columns
+
+
+def test_clustered_mean_matches_statsmodels_cluster_robust_ols():
+    import statsmodels.api as sm
+    rng = np.random.default_rng(3)
+    games = np.repeat(np.arange(40), 3)
+    y = rng.normal(size=40)[games] * 2 + rng.normal(size=120)
+    m, lo, hi = analysis.clustered_mean(y, games)
+    fit = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": games}, use_t=True)
+    (elo, ehi), = fit.conf_int(0.05)
+    assert m == pytest.approx(fit.params[0]) and lo == pytest.approx(elo) and hi == pytest.approx(ehi)
+
+
+def test_mean_score_intervals_cover_95_percent_when_seats_of_a_game_are_correlated():
+    # A mirror match in which a game's seats share a large game effect (as Tsuro's do): the old
+    # normal interval treated the 4 seats as independent and covered far less than 95%.
+    rng = np.random.default_rng(11)
+    hits = naive_hits = 0
+    reps, n_games = 400, 60
+    for _ in range(reps):
+        effect = rng.normal(size=n_games)
+        score = np.repeat(effect, 4) * 3 + rng.normal(size=4 * n_games)
+        df = pd.DataFrame({"run_id": "r", "game_index": np.repeat(np.arange(n_games), 4),
+                           "seat": np.tile(np.arange(4), n_games), "players": 4,
+                           "strategy": pd.Categorical(["A"] * 4 * n_games), "score": score,
+                           "win": np.tile([1.0, 0, 0, 0], n_games), "rank": 1})
+        row = analysis.strategy_summary(df).iloc[0]
+        hits += row["score_low"] <= 0 <= row["score_high"]
+        half = 1.959964 * score.std(ddof=1) / np.sqrt(len(score))
+        naive_hits += abs(score.mean()) <= half
+    assert 0.92 <= hits / reps <= 0.98
+    assert naive_hits / reps < 0.75
+
+
+def test_win_rate_uses_wilson_only_where_rows_are_independent_trials():
+    df = frame()
+    df["win"] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]  # no shared win, each strategy once per game
+    s = analysis.strategy_summary(df).set_index("strategy")
+    assert s.attrs["methods"]["win"] == "wilson"
+    assert (s.loc["A", "win_low"], s.loc["A", "win_high"]) == pytest.approx(analysis.wilson(2 / 3, 3))
+
+
+def seat_frame(wins_per_seat, n_games):
+    """n_games 4-player games in which seat s wins wins_per_seat[s] of them (no ties)."""
+    winner = np.concatenate([np.full(w, s) for s, w in enumerate(wins_per_seat)])
+    seat = np.tile(np.arange(4), n_games)
+    won = (seat == np.repeat(winner, 4)).astype(float)
+    return pd.DataFrame({"run_id": "r", "game_index": np.repeat(np.arange(n_games), 4), "seat": seat,
+                         "players": 4, "strategy": pd.Categorical(["A"] * 4 * n_games), "score": won,
+                         "win": won, "rank": 2 - won.astype(int)})
+
+
+def test_seat_balance_shows_the_gap_with_its_interval_and_grades_the_wording():
+    # 18000 games, seats 1.5 points apart at the extremes: p = 0.044 (the old verdict called this
+    # an advantage), but small in practice
+    df = seat_frame([4635, 4500, 4500, 4365], 18000)
+    b = analysis.seat_balance(df)
+    assert b["p"] == pytest.approx(stats.chisquare([4635, 4500, 4500, 4365]).pvalue)
+    assert 0.04 < b["p"] < 0.05
+    assert (b["best"], b["worst"]) == (0, 3) and b["gap"] == pytest.approx(1.5)
+    assert b["gap_low"] < 1.5 < b["gap_high"]
+    assert b["verdict"].startswith("weak evidence of a seat advantage, small in practice: seat 0 wins 1.5 points")
+    strong = analysis.seat_balance(seat_frame([700, 500, 400, 400], 2000))
+    assert strong["verdict"].startswith("strong evidence of a seat advantage, large enough to matter")
+    none = analysis.seat_balance(seat_frame([26, 25, 25, 24], 100))
+    assert none["verdict"].startswith("no clear evidence of a seat advantage, but a gap of up to")
+
+
+def test_variants_split_joined_runs_by_rules_players_and_lineup():
+    a = frame().assign(run_id="dao-7-aaaa", bust_limit=12)
+    b = frame().assign(run_id="dao-7-bbbb", bust_limit=10)
+    c = frame().assign(run_id="dao-8-cccc", bust_limit=12)
+    labels, vs = analysis.variants(pd.concat([a, b, c], ignore_index=True), ["bust_limit"])
+    assert [v["label"] for v in vs] == ["bust_limit=12", "bust_limit=10"]
+    assert vs[0]["runs"] == ["dao-7-aaaa", "dao-8-cccc"]
+    assert list(labels.value_counts().sort_index()) == [6, 12]
+    _, one = analysis.variants(pd.concat([a, c]), ["bust_limit"])
+    assert [v["label"] for v in one] == ["all"]
+
+
+def test_a_win_rate_of_zero_still_has_an_interval():
+    df = frame()
+    # A sits in both seats of game 0 (so the cluster method applies); B plays games 1 and 2, never wins
+    df["strategy"] = pd.Categorical(["A", "A", "A", "B", "A", "B"])
+    df["win"] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    s = analysis.strategy_summary(df).set_index("strategy")
+    assert s.attrs["methods"]["win"] == "cluster"
+    assert s.loc["B", "win_rate"] == 0.0
+    assert (s.loc["B", "win_low"], s.loc["B", "win_high"]) == pytest.approx(analysis.wilson(0.0, 2))

@@ -30,9 +30,9 @@ def test_no_arguments_shows_help(runner):
 def test_help_teaches_with_examples(runner):
     r = invoke(runner, "simulate", "--help")
     assert r.exit_code == 0
-    assert "analyser simulate dao --strategy greedy" in r.output
+    assert "analyser simulate GAME --strategy greedy" in r.output
     assert "each strategy sits in each seat" in r.output
-    assert "analyser play dao" in invoke(runner, "play", "--help").output
+    assert "analyser play GAME" in invoke(runner, "play", "--help").output
 
 
 def test_list_shows_titles_strategies_parameters_and_rules(runner):
@@ -52,7 +52,7 @@ def test_list_shows_titles_strategies_parameters_and_rules(runner):
 def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
     out = tmp_path / "run"
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
-               "--seed", "5", "--jobs", "1", "--out", str(out), "--csv")
+               "--seed", "5", "--jobs", "1", "--out", str(out), "--csv", "--players", "2")
     assert r.exit_code == 0, r.output
     for name in ("results", "results.csv", "config.json", "summary.csv", "index.html",
                  "win_rate.png", "scores.png", "seat_win_rate.png", "game_length.png", "cards.png"):
@@ -118,7 +118,7 @@ def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner
     bot = tmp_path / "flaky.py"
     bot.write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL
+from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Flaky(Strategy):
     """Fails on its 200th decision (counted across games)."""
@@ -142,7 +142,7 @@ class Flaky(Strategy):
     assert 0 < df["game_index"].nunique() < 50
     assert json.loads((out / "config.json").read_text())["status"] == "failed"
     # the printed replay command reproduces the failure on that exact game
-    replay = line.split("Replay: ")[1].split()
+    replay = line.split("Replay: ")[1].split(" (or: ")[0].split()
     assert replay[:2] == ["analyser", "play"]
     seed = int(line.split("game seed ")[1].split(")")[0])
     assert replay[-1] == str(seed)
@@ -157,7 +157,8 @@ def test_play_prints_a_readable_trace(runner):
 
 
 def test_play_json_trace_and_continue_from_a_saved_state(runner, tmp_path):
-    r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "--seed", "4", "--json")
+    r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "--seed", "4", "--json",
+               "--players", "3")
     assert r.exit_code == 0
     lines = [json.loads(x) for x in r.output.splitlines()]
     steps, final = lines[:-1], lines[-1]

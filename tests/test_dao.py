@@ -11,7 +11,8 @@ import random
 import pytest
 
 from analyser.core import InputError
-from analyser.games.dao import (GAME, REVEAL, TAKE, Card, DaoParams, DaoView, full_deck,
+from analyser.titles.dao import TITLE as GAME
+from analyser.titles.dao.rules import (REVEAL, TAKE, Card, DaoParams, DaoView, full_deck,
                                 scoring_colour_cards)
 from analyser.registry import make_strategy
 from analyser.runner import play_game

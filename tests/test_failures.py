@@ -16,7 +16,7 @@ from analyser.runner import GameFailure, game_seed
 BOTS = '''
 import sys
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL, Card
+from analyser.titles.dao.rules import TAKE, REVEAL, Card
 
 
 class Picky(Strategy):
@@ -90,7 +90,7 @@ def bots(tmp_path):
 
 
 def run(**kw):
-    spec = experiments.RunSpec(**{"game": "dao", "games": 60, "seed": 3, "jobs": 1, **kw})
+    spec = experiments.RunSpec(**{"game": "dao", "games": 60, "seed": 3, "jobs": 1, "players": 2, **kw})
     return experiments.run(spec, progress=False)
 
 
@@ -253,7 +253,7 @@ def test_report_on_runs_joined_by_hand(runner, tmp_path):
 def test_report_tells_mirror_matches_and_judges_seat_balance(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "-n", "40", "-j", "1", "--seed", "1",
                "--out", str(tmp_path / "m"))
-    assert "mirror match: greedy" in r.output
+    assert "Mirror match: greedy fills every seat" in r.output
     assert "Seat balance: " in r.output
     html = (tmp_path / "m" / "index.html").read_text()
     assert "Mirror match:" in html and "Seat balance:" in html
@@ -277,7 +277,7 @@ def test_tsuro_tile_files_are_checked_up_front(runner, tmp_path, monkeypatch):
 
 def test_tsuro_data_files_are_recorded_with_absolute_path_and_hash(runner, tmp_path, monkeypatch):
     import hashlib
-    from analyser.games.tsuro_seas import DATA
+    from analyser.titles.tsuro_seas.rules import DATA
     monkeypatch.chdir(tmp_path)
     text = (DATA / "tsuro_tiles.csv").read_text()
     (tmp_path / "mine.csv").write_text("\ufeff" + text)  # with a byte-order mark, as Excel saves it

@@ -29,7 +29,7 @@ def shrink(args: list[str]) -> list[str]:
             out[i + 1] = str(min(int(out[i + 1]), 30))
             break
     else:
-        if out[0] in ("simulate", "bench"):
+        if out[0] in ("simulate", "bench", "check"):
             out += ["--games", "30"]
     if out[0] in ("simulate", "bench"):
         for flag in ("--jobs", "-j"):

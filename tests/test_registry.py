@@ -6,7 +6,7 @@ import pytest
 
 from analyser import registry
 from analyser.core import FunctionStrategy, InputError
-from analyser.games.dao import REVEAL, TAKE
+from analyser.titles.dao.rules import REVEAL, TAKE
 from analyser.registry import make_strategy, parse_spec
 
 
@@ -33,7 +33,7 @@ def test_file_strategy_class_function_and_single(tmp_path):
     f = tmp_path / "bots.py"
     f.write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL
+from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Eager(Strategy):
     name = "eager"
@@ -73,7 +73,7 @@ def test_broken_or_missing_file_is_one_line(tmp_path):
 def test_entry_point_strategies(tmp_path, monkeypatch):
     (tmp_path / "third_party_bots.py").write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE
+from analyser.titles.dao.rules import TAKE
 
 class Hoarder(Strategy):
     """Always takes."""

@@ -11,7 +11,7 @@ from analyser.runner import game_seed, lineup, plan_batches
 
 
 def run(**kw):
-    spec = experiments.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60,
+    spec = experiments.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60, "players": 2,
                                   "seed": 42, "jobs": 1, **kw})
     return experiments.run(spec, progress=False)
 
@@ -22,11 +22,13 @@ def same_rows(a, b):
 
 
 def test_same_seed_identical_for_any_jobs_batch_size_and_backend():
-    a = run(jobs=1, batch_size=7).results
-    b = run(jobs=2, batch_size=13).results
-    c = run(jobs=2, batch_size=60, backend="threading").results
-    same_rows(a, b)
-    same_rows(a, c)
+    a, b, c = (r.results for r in (run(jobs=1, batch_size=7), run(jobs=2, batch_size=13),
+                                   run(jobs=2, batch_size=60, backend="threading")))
+    # every run has its own run_id (<game>-<seed>-<8 hex>); everything else is identical
+    ids = [str(x["run_id"].iloc[0]) for x in (a, b, c)]
+    assert len(set(ids)) == 3 and all(i.startswith("dao-42-") and len(i) == len("dao-42-") + 8 for i in ids)
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), c.drop(columns="run_id"))
     assert len(a) == 60 * 2
 
 
@@ -126,7 +128,7 @@ def test_bad_input_is_one_line_naming_the_value(kw, match):
 
 BAD = '''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE
+from analyser.titles.dao.rules import TAKE
 
 class Crashes(Strategy):
     """Raises once the class has been asked `after` times (counted across games)."""
@@ -190,7 +192,7 @@ def test_keyboard_interrupt_keeps_finished_games(tmp_path):
     p = tmp_path / "ctrl_c.py"
     p.write_text('''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE
+from analyser.titles.dao.rules import TAKE
 class CtrlC(Strategy):
     name = "ctrlc"
     uses_rng = False

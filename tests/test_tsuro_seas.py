@@ -1,5 +1,5 @@
 """Tsuro of the Seas: geometry, data files, scenario tests per rule and ruling, persistence,
-strategies and figures.  RULES.md §Tsuro of the Seas; rulings in analyser/games/tsuro_seas.py."""
+strategies and figures.  RULES.md §Tsuro of the Seas; rulings in analyser/titles/tsuro_seas/rules.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from collections import Counter
 import pytest
 
 from analyser.core import InputError
-from analyser.games import tsuro_seas as ts
-from analyser.games.tsuro_seas import (GAME, NEXT, ROTATIONS, START_POINTS, TILE_NAMES, Exchange, MoveStart,
+from analyser.titles.tsuro_seas import TITLE as GAME
+from analyser.titles.tsuro_seas import rules as ts
+from analyser.titles.tsuro_seas.rules import (NEXT, ROTATIONS, START_POINTS, TILE_NAMES, Exchange, MoveStart,
                                        Place, Start, TsuroParams, TsuroState, load_tiles, parse_pairs,
                                        rotate_layout, tile_of)
 from analyser.registry import make_strategy
@@ -476,9 +477,11 @@ def test_max_turns_cap_is_a_shared_win_of_survivors():
     s = build(n=4, ships={0: (3, 3, 0), 1: (6, 0, 5), 2: (6, 6, 4)}, tiles={(2, 3): SAFE},
               hands=[[tid(SAFE)], [1], [2], []], pile=[3, 4], params=TsuroParams(daikaiju="off", max_turns=2),
               turn=2)
+    s.afloat = [1, 1, 1, 0]  # seats 0-2 finished one turn of their own afloat; seat 3 is out
     GAME.apply(s, place(SAFE), random.Random(0))
     assert s.phase == "over" and s.end_reason == "max_turns" and s.turn == 2
-    assert GAME.winners(s) == [0, 1, 2] and GAME.scores(s) == [2, 2, 2, 0]
+    # the score counts each ship's own turns afloat: seat 0 just finished its second
+    assert GAME.winners(s) == [0, 1, 2] and GAME.scores(s) == [2, 1, 1, 0]
     assert [m["end"] for m in GAME.metrics(s)] == ["max_turns"] * 4
     # from a real deal the cap holds too
     s = GAME.initial_state(TsuroParams(max_turns=3), 4, random.Random(11))

@@ -13,7 +13,8 @@ import random
 import pytest
 
 from analyser.core import InputError
-from analyser.games.wizard import (BIDS, CHOOSE_TRUMP, FULL_DECK, GAME, JESTER, LED_FREE, LED_NONE, OVER,
+from analyser.titles.wizard import TITLE as GAME
+from analyser.titles.wizard.rules import (BIDS, CHOOSE_TRUMP, FULL_DECK, JESTER, LED_FREE, LED_NONE, OVER,
                                    PLAY, PLAYS, TRUMP, WIZARD, Bid, Card, ChooseTrump, Play, WizardParams,
                                    WizardPublic, beats, card_from_code, trick_winner)
 from analyser.registry import available_strategies, make_strategy

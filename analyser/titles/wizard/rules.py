@@ -1,10 +1,10 @@
-"""Wizard (神機妙算): trick taking with exact bids.  RULES.md section "Wizard (神機妙算)".
+"""Wizard (神機妙算): trick taking with exact bids.  Rules: docs/rules/wizard.md.
 
-Built like :mod:`analyser.games.dao`: ``WizardParams`` (every rule option), ``WizardState`` (plain
+Built like :mod:`analyser.titles.dao.rules`: ``WizardParams`` (every rule option), ``WizardState`` (plain
 data with a JSON round trip), ``WizardView`` (what one seat may see) and ``Wizard`` (the stateless
 forward model).
 
-Rules implemented (RULES.md §Wizard):
+Rules implemented (docs/rules/wizard.md):
 
 * 60 cards: four suits (blue, green, red, yellow) of ranks 1-13, four Wizards and four Jesters.
   Wizards and Jesters have no suit: :class:`Card` gives them ``suit=None`` and every rule looks at
@@ -12,7 +12,7 @@ Rules implemented (RULES.md §Wizard):
 * ``60 // players`` rounds (20, 15, 12, 10 for 3-6 players); round ``r`` deals ``r`` cards to each.
 * Trump: the top card of the rest of the deck is turned.  A suited card makes its suit trump; a
   Jester means no trump; no card left (the last round) means no trump; a Wizard follows
-  ``wizard_trump``: ``first_card`` (seed) - the suit of the first suited card played in the
+  ``wizard_trump``: ``first_card`` (the write-up) - the suit of the first suited card played in the
   round's first trick becomes trump, and no trump if that trick holds no suited card;
   ``dealer_chooses`` (publisher) - the dealer picks one of the four suits after seeing their hand,
   before the bidding, as a strategy decision (:class:`ChooseTrump`).
@@ -28,10 +28,10 @@ Rules implemented (RULES.md §Wizard):
 * Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
   wins; ties are shared.
 
-Rulings where RULES.md is silent (each is a rule option where one makes sense):
+Rulings where the rules write-up is silent (each is a rule option where one makes sense):
 
 * Dealer and starting player (``round_starter``).  Seat 0 starts round 1 under both rules.
-  ``last_trick_winner`` (seed): the winner of the previous round's last trick starts; the dealer is
+  ``last_trick_winner`` (the write-up): the winner of the previous round's last trick starts; the dealer is
   the seat to the starter's right (``starter - 1``), so "the player left of the dealer starts"
   holds under both rules.  ``rotate`` (publisher): the dealer of round 1 is the last seat and the
   deal passes to the next seat (seat + 1, "clockwise") every round; the seat after the dealer starts.
@@ -49,7 +49,7 @@ Rulings where RULES.md is silent (each is a rule option where one makes sense):
   It is the same for every game of a player count; it is recorded for the common report.
 * Deal order: seat 0 gets the first ``r`` cards of the shuffle, seat 1 the next ``r``, ...; the
   next card is turned.  (Any fixed order deals the same distribution.)
-* Suit names (blue, green, red, yellow; the seed only says four colours) carry no rules.
+* Suit names (blue, green, red, yellow; the write-up only says four colours) carry no rules.
 
 Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``) and the public
 part of the state (:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards
@@ -266,7 +266,7 @@ _HAND_ORDER_GROUPS = (0, 6, 1, 2, 3, 4, 5, 7)
 
 @dataclass(frozen=True)
 class WizardParams(Params):
-    """Rule options of Wizard (RULES.md §Wizard).  Defaults are the seed's rules."""
+    """Rule options of Wizard (docs/rules/wizard.md).  Defaults are the rules write-up's."""
 
     wizard_trump: str = option(
         "first_card", "a turned Wizard: the first suited card of the first trick sets trump "
@@ -274,10 +274,10 @@ class WizardParams(Params):
         choices=("first_card", "dealer_chooses"))
     round_starter: str = option(
         "last_trick_winner", "who starts (bids first, leads) a round: the winner of the previous round's "
-        "last trick (last_trick_winner, seed) or the seat after a rotating dealer (rotate, publisher); "
+        "last trick (last_trick_winner, the write-up) or the seat after a rotating dealer (rotate, publisher); "
         "seat 0 starts round 1 either way", choices=("last_trick_winner", "rotate"))
     follow_suit: str = option(
-        "seed", "holding the led suit, you may instead play a trump, Wizard or Jester (seed) or only a "
+        "seed", "holding the led suit, you may instead play a trump, Wizard or Jester (seed: the write-up's rule) or only a "
         "Wizard or Jester (official)", choices=("seed", "official"))
     hook: bool = option(False, "on: the last bidder may not bid the number that makes the bids total "
                                "the round's tricks (off: any bid)")
@@ -483,7 +483,7 @@ def beats(card: Card, winner: Card | None, led: int, trump: int | None) -> bool:
 
 
 class Wizard(Game):
-    """The Wizard forward model (RULES.md §Wizard).  See the module docstring for the rulings."""
+    """The Wizard forward model (docs/rules/wizard.md).  See the module docstring for the rulings."""
 
     id = "wizard"
     name = "Wizard"
@@ -543,7 +543,7 @@ class Wizard(Game):
                     t = p.trump
                     if t is None or t == led or not g[t + 1] or p.params.follow_suit != "seed":
                         return g[0] + follow + g[5]
-                    # ... or, under the seed rule, a trump
+                    # ... or, under follow_suit=seed, a trump
                     return g[0] + (follow + g[t + 1] if led < t else g[t + 1] + follow) + g[5]
             return [*g[0], *g[1], *g[2], *g[3], *g[4], *g[5]]
         phase = p.phase
@@ -813,6 +813,30 @@ class Wizard(Game):
                              "trump": trump, "trump_card": kind, "bid_position": (seat - starter) % n})
         return {"rounds": rows}
 
+    # -- for `analyser check` -----------------------------------------------------------------
+    def step_bound(self, params: WizardParams, n_players: int) -> int:
+        """Round r has at most one trump choice, one bid per seat and r cards played per seat."""
+        rounds = len(FULL_DECK) // n_players
+        return sum(1 + n_players + n_players * r for r in range(1, rounds + 1))
+
+    def resample_hidden(self, s: WizardState, seat: int, rng) -> WizardState:
+        """A copy with the other seats' hands and the undealt cards shuffled together with ``rng``
+        and dealt back in the same sizes (what ``seat`` cannot see).  It does not keep what play
+        revealed, such as a seat that did not follow suit."""
+        t = self.clone_state(s)
+        hands = t.hands
+        others = [k for k in range(t.n) if k != seat]
+        pool = [c for k in others for c in hands[k]] + t.deck
+        rng.shuffle(pool)
+        i = 0
+        for k in others:
+            size = len(hands[k])
+            hands[k], i = pool[i:i + size], i + size
+        t.groups = [hand_groups(h) for h in hands]
+        t.undealt = [_POSITION[c] for c in pool[i:]]
+        t.views = [None] * t.n
+        return t
+
     def check_invariants(self, s: WizardState) -> None:
         """Cards are conserved (hands + deck + turned card + played + trick = the 60 cards), hand
         groups hold the right cards in hand order, hand sizes match the trick count, bids and
@@ -990,142 +1014,3 @@ class Wizard(Game):
 
     def describe_action(self, action) -> str:
         return str(action)
-
-    def describe_state(self, s: WizardState) -> str:
-        n = s.n
-        tc = s.trump_card
-        if s.trump is not None:
-            trump = SUITS[s.trump]
-        elif s.trump_pending:
-            trump = "set by the first suited card"
-        else:
-            trump = "none"
-        turned = str(tc) if tc is not None else "no card"
-        lines = [f"round {s.round}/{s.n_rounds} ({s.phase}), dealer seat {s.dealer}, starter seat {s.starter}"
-                 f" | turned {turned}, trump {trump}"]
-        for seat in range(n):
-            bid = "-" if s.bids[seat] is None else s.bids[seat]
-            hand = " ".join(c.code for c in s.hands[seat]) or "(empty)"
-            lines.append(f"  seat {seat}: bid {bid}, tricks {s.tricks[seat]}, score {s.scores[seat]} | {hand}")
-        if s.trick:
-            lead = s.leaders[-1]
-            cards = ", ".join(f"seat {(lead + i) % n} {c}" for i, c in enumerate(s.trick))
-            lines.append(f"  trick: {cards} (winning: seat {s.win_seat})")
-        return "\n".join(lines)
-
-    # -- analysis hooks --------------------------------------------------------------------
-    @staticmethod
-    def _rounds(results, extras):
-        """The rounds table joined with each row's strategy (None without a rounds table)."""
-        rounds = extras.get("rounds") if extras else None
-        if rounds is None or len(rounds) == 0:
-            return None
-        if "strategy" in rounds.columns:  # written by analyser: it names each row's strategy
-            return rounds
-        on = [c for c in ("run_id", "game_index", "seat") if c in rounds.columns and c in results.columns]
-        return rounds.merge(results[on + ["strategy"]], on=on, how="inner")
-
-    def figure_tables(self, results, extras):
-        """Per strategy: bid accuracy, over/under-bids, points per round; exact bids and points by
-        round; exact bids by the number of Wizards and of Jesters in hand."""
-        df = self._rounds(results, extras)
-        if df is None:
-            return []
-        df = df.assign(over=(df["bid"] - df["tricks"]).clip(lower=0),
-                       under=(df["tricks"] - df["bid"]).clip(lower=0))
-        g = df.groupby("strategy", observed=True)
-        per = g.agg(rounds=("exact", "size"), exact_rate=("exact", "mean"), mean_bid=("bid", "mean"),
-                    mean_tricks=("tricks", "mean"), over_bid=("over", "mean"), under_bid=("under", "mean"),
-                    points_per_round=("points", "mean")).reset_index()
-        out = [("Wizard bidding per strategy (means per round; over bid / under bid: tricks short of / "
-                "beyond the bid, 0 when met)", per)]
-
-        def pivot(value, by, scale=1.0):
-            t = df.pivot_table(index=by, columns="strategy", values=value, aggfunc="mean", observed=True) * scale
-            t.columns = [str(c) for c in t.columns]
-            return t.reset_index()
-
-        out.append(("Exact bids (%) by round (round r deals r cards), per strategy", pivot("exact", "round", 100)))
-        out.append(("Mean points by round, per strategy", pivot("points", "round")))
-        for col, label in (("wizards", "Wizards"), ("jesters", "Jesters")):
-            counts = df.groupby(col).size().rename("rounds").reset_index()
-            out.append((f"Exact bids (%) by number of {label} in hand, per strategy (rounds: all strategies)",
-                        counts.merge(pivot("exact", col, 100), on=col)))
-        return out
-
-    #: Columns of the heat map with fewer rounds than this stay grey (too few to show a share).
-    HEATMAP_MIN_ROUNDS = 10
-
-    def plots(self, results, extras, outdir):
-        """Heat maps of tricks taken against tricks bid (one panel per strategy) and the share of
-        exact bids by round."""
-        from analyser import plots as base  # sets the Agg backend
-        from analyser.analysis import wilson
-
-        import matplotlib.pyplot as plt
-        import numpy as np
-
-        df = self._rounds(results, extras)
-        if df is None:
-            return []
-        names = [str(c) for c in base.strategy_names(results) if (df["strategy"] == c).any()]
-        colours = base.strategy_colours(base.strategy_names(results))
-        top = int(max(df["bid"].max(), df["tricks"].max()))
-        k = len(names)
-        cols = 2 if k == 4 else min(k, 3)
-        rows = (k + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols + 1.4, 4.1 * rows + 1.0), squeeze=False,
-                                 constrained_layout=True)
-        cmap = plt.get_cmap("viridis").with_extremes(bad="#e8e8e8")
-        image = None
-        for i, name in enumerate(names):
-            ax = axes[i // cols][i % cols]
-            sub = df[df["strategy"] == name]
-            grid = np.zeros((top + 1, top + 1))
-            np.add.at(grid, (sub["tricks"].to_numpy(), sub["bid"].to_numpy()), 1)
-            per_bid = grid.sum(axis=0, keepdims=True)
-            share = np.where(per_bid >= self.HEATMAP_MIN_ROUNDS, grid / np.maximum(per_bid, 1) * 100, np.nan)
-            image = ax.imshow(share, origin="lower", cmap=cmap, vmin=0, vmax=100, aspect="equal",
-                              interpolation="nearest")
-            ax.plot([-0.5, top + 0.5], [-0.5, top + 0.5], color="white", linewidth=0.9, linestyle=":")
-            ax.set_title(f"{name}\nexact {sub['exact'].mean() * 100:.1f}% of {len(sub)} rounds", fontsize=10)
-            ax.set_xlabel("tricks bid")
-            ax.set_ylabel("tricks taken")
-            step = 1 if top <= 10 else 2
-            ax.set_xticks(range(0, top + 1, step))
-            ax.set_yticks(range(0, top + 1, step))
-        for j in range(k, rows * cols):
-            axes[j // cols][j % cols].axis("off")
-        fig.suptitle("Tricks taken against tricks bid: where the rounds with each bid ended (%)",
-                     fontsize=12, fontweight="bold", x=0.01, ha="left")
-        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.85, label="share of the rounds with this bid (%)")
-        path = outdir / "bid_heatmap.png"
-        fig.savefig(path, dpi=base.DPI)
-        plt.close(fig)
-        figures = [(path.name, "Tricks taken (rows) against tricks bid (columns), per strategy. Each column "
-                               "shows how the rounds with that bid ended and sums to 100%; the dotted "
-                               "diagonal is an exact bid, cells above it took more tricks than bid. Grey: "
-                               f"bids made in fewer than {self.HEATMAP_MIN_ROUNDS} rounds.")]
-
-        fig, ax = plt.subplots(figsize=(9.5 if len(names) > 4 else 8, 4.2))
-        for name in names:
-            by = df[df["strategy"] == name].groupby("round")["exact"].agg(["mean", "size"])
-            lo, hi = wilson(by["mean"].to_numpy(), by["size"].to_numpy())
-            ax.plot(by.index, by["mean"] * 100, marker="o", markersize=3.5, color=colours[name], label=name)
-            ax.fill_between(by.index, lo * 100, hi * 100, color=colours[name], alpha=0.15, linewidth=0)
-        ax.set_ylim(0, 100)
-        ax.set_xticks(sorted(df["round"].unique()))
-        if len(names) > 4:  # many curves: the legend goes beside the plot, not over the data
-            ax.legend(frameon=False, title="strategy", fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
-        else:
-            ax.legend(frameon=False, title="strategy", fontsize=9)
-        base.style(ax, "Bid accuracy by round: share of exact bids (bands: 95% Wilson interval)",
-                    "round (= cards in hand)", "exact bids (%)")
-        ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-        figures.append(base.save(fig, outdir / "bid_accuracy.png",
-                                  "Share of rounds in which each strategy took exactly the tricks it bid, "
-                                  "by round (round r deals r cards)."))
-        return figures
-
-
-GAME = Wizard()

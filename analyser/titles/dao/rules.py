@@ -1,10 +1,10 @@
-"""DAO (published as Dodekka): press-your-luck set collection.  RULES.md section "DAO (Dodekka)".
+"""DAO (published as Dodekka): press-your-luck set collection.  Rules: docs/rules/dao.md.
 
 This module is the model the other titles copy: ``DaoParams`` (every rule option), ``DaoState``
 (plain data with a JSON round trip), ``DaoView`` (what one seat may see) and ``Dao`` (the
 stateless forward model).
 
-Rules implemented (RULES.md §DAO):
+Rules implemented (docs/rules/dao.md):
 
 * 60 cards, 5 colours x values ``0x1,1x4,2x3,3x3,4x1``; 3 revealed into the display; seat 0 starts.
 * A turn is one action: :data:`TAKE` the front card (``display[0]``) or :data:`REVEAL` the top deck
@@ -18,15 +18,15 @@ Rules implemented (RULES.md §DAO):
 * Scoring: best net colour (sum of that colour minus one per other card); no cards scores 0.
 * Ties: ``tie_break``.  Two-player variant: ``two_player_halves``.
 
-Rulings where RULES.md is silent (each is fixed unless named as an option):
+Rulings where the rules write-up is silent (each is fixed unless named as an option):
 
 * ``two_player_halves=auto`` (default) turns the variant on at exactly 2 players; ``on`` plays
   halves at any player count and ``off`` never.  With halves the *first* half is the top
   ``floor(deck/2)`` cards of the shuffled deck; each half is scored on its own cards and the two
   half scores add up; ``tie_break=most_cards`` counts the cards of both halves.  The seat after
-  the first half's starter starts the second half (RULES.md: the player who did not start).
+  the first half's starter starts the second half (at 2 players: the player who did not start).
 * A refill when the deck holds fewer than ``display_size`` cards reveals what is left.
-* A refill never busts: it is a setup step, not a reveal (the seed says "as at setup").
+* A refill never busts: it is a setup step, not a reveal (the write-up says "as at setup").
 * ``unseen`` in a view counts every card not yet seen, including the other half's cards in the
   two-player variant: the split is random, so the next card is uniform over all unseen cards.
 * Game length (``turns``) counts actions; the refill is not an action.
@@ -44,7 +44,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Params, option, ranks_from
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -60,7 +60,7 @@ class Card(NamedTuple):
 
 
 class Action(enum.Enum):
-    """A DAO action (RULES.md §DAO, Turn)."""
+    """A DAO action (docs/rules/dao.md, Turn)."""
 
     TAKE = "take"
     REVEAL = "reveal"
@@ -99,9 +99,9 @@ def parse_values(text: str) -> tuple[tuple[int, int], ...]:
 
 @dataclass(frozen=True)
 class DaoParams(Params):
-    """Rule options of DAO (RULES.md §DAO).  Defaults are the seed's rules."""
+    """Rule options of DAO (docs/rules/dao.md).  Defaults are the rules write-up's."""
 
-    bust_limit: int = option(12, "display total above which a reveal busts (RULES.md §DAO Turn)", low=0,
+    bust_limit: int = option(12, "display total above which a reveal busts (docs/rules/dao.md Turn)", low=0,
                              high=100000)
     display_size: int = option(3, "cards revealed into an empty display (setup and refill)", low=1, high=20)
     colours: int = option(5, "number of colours (metal, fire, earth, wood, water, ...)", low=1, high=10)
@@ -109,7 +109,7 @@ class DaoParams(Params):
                          "copies 0 to 1000; a deck of at most 10,000 cards)")
     equal_exception: str = option(
         "adjacent", "reveal equal in value to the card it is laid next to (adjacent), to the front "
-        "card (front), or no exception (off) keeps the display (RULES.md ruling)",
+        "card (front), or no exception (off) keeps the display (ruling equal_exception, docs/rules/dao.md)",
         choices=("adjacent", "front", "off"))
     tie_break: str = option("most_cards", "tied top scores: more cards wins, else shared (most_cards); "
                             "always shared (shared)", choices=("most_cards", "shared"))
@@ -224,7 +224,7 @@ class DaoState:
 
 
 class DaoView:
-    """What one seat sees: everything but the order of the deck (RULES.md §DAO: piles are public).
+    """What one seat sees: everything but the order of the deck (docs/rules/dao.md: piles are public).
 
     A live view: the attributes read through to the game state, so one view per seat serves a
     whole game.  ``display`` (front first), ``piles`` and ``unseen`` are the state's own lists:
@@ -283,7 +283,7 @@ def scoring_colour_cards(cards, colours: int) -> int:
 
 
 class Dao(Game):
-    """The DAO forward model (RULES.md §DAO).  See the module docstring for the rulings."""
+    """The DAO forward model (docs/rules/dao.md).  See the module docstring for the rulings."""
 
     id = "dao"
     name = "DAO (Dodekka)"
@@ -346,7 +346,7 @@ class Dao(Game):
         return DaoView(s, seat)
 
     def apply(self, s: DaoState, action, rng=None) -> None:
-        """Play ``action`` for the current seat (RULES.md §DAO Turn, Refill, End).
+        """Play ``action`` for the current seat (docs/rules/dao.md Turn, Refill, End).
 
         ``rng`` is unused: DAO has no chance after the shuffle.  Raises ValueError on an action
         that is neither TAKE nor REVEAL.  Must not be called once the game is over (the loop stops
@@ -437,6 +437,22 @@ class Dao(Game):
             out.append(done if s.over else done + max(s.gain[seat]) - s.held[seat])
         return out
 
+    def ranks_given(self, s: DaoState, scores, winners) -> list[int]:
+        """Ranks (1 = best).  ``tie_break=most_cards`` orders every tie by cards taken, not only the
+        tie for the win: seats tied on score rank by card count, and share a rank only when that is
+        equal too (docs/rules/dao.md, "Ties").  ``shared``: equal scores share a rank."""
+        if s.params.tie_break != "most_cards":
+            return ranks_from(scores, winners)
+        keys = [(scores[i], len(s.piles[i])) for i in range(s.n)]
+        return [1 + sum(1 for k in keys if k > keys[i]) for i in range(s.n)]
+
+    def count_notes(self, params: DaoParams, n_players: int) -> list[str]:
+        """The two-halves variant when the count (or the option) switches it on."""
+        if not params.halves(n_players):
+            return []
+        why = "at 2 players" if params.two_player_halves == "auto" else "at any count"
+        return [f"two halves of the deck, scores added: two_player_halves={params.two_player_halves} {why}"]
+
     def winners(self, s: DaoState) -> list[int]:
         """Highest score; ``tie_break=most_cards``: more cards among the tied, else shared."""
         sc = self.scores(s)
@@ -472,6 +488,21 @@ class Dao(Game):
             out.append({"cards": len(pile), "busts": s.busts[seat], "colour_share": share,
                         "turns": s.turn})
         return out
+
+    # -- for `analyser check` -----------------------------------------------------------------
+    def step_bound(self, params: DaoParams, n_players: int) -> int:
+        """Every action reveals a deck card or takes a display card, and each card is revealed and
+        taken at most once: at most twice the deck size."""
+        return 2 * len(full_deck(params.colours, params.values))
+
+    def resample_hidden(self, s: DaoState, seat: int, rng) -> DaoState:
+        """A copy with the face-down cards (the deck and, with halves, the second half) shuffled
+        together with ``rng`` and dealt back in the same sizes: the order of the face-down cards
+        is all that any seat cannot see."""
+        t = self.clone_state(s)
+        pool = shuffled(t.deck + t.reserve, rng)
+        t.deck, t.reserve = pool[:len(s.deck)], pool[len(s.deck):]
+        return t
 
     def check_invariants(self, s: DaoState) -> None:
         """Cards are conserved: deck + reserve + display + piles + out = the full deck (as a
@@ -583,28 +614,3 @@ class Dao(Game):
             return Action(data)
         except ValueError:
             raise InputError(f"unknown DAO action {data!r}; accepted: take, reveal") from None
-
-    def describe_state(self, s: DaoState) -> str:
-        disp = ", ".join(str(c) for c in s.display) or "(empty)"
-        scores = self.scores(s)
-        half = f" half {s.half + 1}" if s.params.halves(s.n) else ""
-        lines = [f"deck {len(s.deck)}{half} | display [{disp}] total {s.total}"]
-        for seat in range(s.n):
-            lines.append(f"  seat {seat}: {len(s.piles[seat])} cards, score {scores[seat]}")
-        return "\n".join(lines)
-
-    # -- analysis hooks --------------------------------------------------------------------
-    def figure_tables(self, results, extras):
-        """DAO figures per strategy: busts per game, cards per player, scoring-colour share."""
-        g = results.groupby("strategy", observed=True)
-        table = g.agg(busts_per_game=("busts", "mean"), cards_per_player=("cards", "mean"),
-                      scoring_colour_share=("colour_share", "mean")).reset_index()
-        return [("DAO figures per strategy (means per player per game)", table)]
-
-    def plots(self, results, extras, outdir):
-        from analyser import plots
-        return [plots.metric_box(results, "cards", "Cards taken per player per game",
-                                 "cards in pile at game end", outdir / "cards.png")]
-
-
-GAME = Dao()

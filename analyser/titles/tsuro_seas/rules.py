@@ -1,4 +1,4 @@
-"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  RULES.md §Tsuro of the Seas.
+"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  Rules: docs/rules/tsuro-seas.md.
 
 The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (plain data
 with a JSON round trip), ``TsuroView`` (what one seat may see) and ``TsuroSeas`` (the stateless
@@ -22,8 +22,8 @@ that has sailed sits on the border between the last tile it crossed (the tile it
 empty square ahead.  A ship is on its start point exactly when the square behind it is off the
 board (a ship that reaches the edge any other way is eliminated).
 
-Rules implemented (RULES.md §Tsuro of the Seas)
------------------------------------------------
+Rules implemented (docs/rules/tsuro-seas.md)
+--------------------------------------------
 * Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
   top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
   (7-8) by rolling the gold die (column) and the blue die (row), re-rolling onto a square that
@@ -54,15 +54,15 @@ Rules implemented (RULES.md §Tsuro of the Seas)
   ``max_turns`` ends the game as a shared win of the survivors (``end == "max_turns"`` in results).
 * ``daikaiju=off``: no daikaiju and no dice; otherwise the same.
 
-Rulings where RULES.md is silent (rule options where named)
------------------------------------------------------------
+Rulings where the rules write-up is silent (rule options where named)
+---------------------------------------------------------------------
 * Start points are the 56 edge ports, listed clockwise from the top-left corner: top edge left to
   right (ports 0, 1 of each square), right edge top to bottom (2, 3), bottom edge right to left
   (4, 5), left edge bottom to top (6, 7).  Any free one may be chosen, even one facing a daikaiju.
-* ``rule_of_three``: ``refill`` (default, RULES.md) places daikaiju until 3 are on the board; ``one``
-  places a single daikaiju per turn (the seed's literal text); ``off`` has no minimum.  Either way
+* ``rule_of_three``: ``refill`` (default) places daikaiju until 3 are on the board; ``one``
+  places a single daikaiju per turn (the rules write-up's literal wording); ``off`` has no minimum.  Either way
   the roll is skipped only if a daikaiju was placed; with the stack empty the roll goes ahead.
-* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform, RULES.md); the gold die
+* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform); the gold die
   is rolled before the blue one, re-rolled together, then the rotation (0-3 quarter turns).
 * Daikaiju arrows (``daikaiju_layout``): a daikaiju turned ``r`` quarter turns clockwise moves
   "up" in its own frame towards board direction ``r`` (0 up, 1 right, 2 down, 3 left); "rotate"
@@ -91,9 +91,11 @@ Rulings where RULES.md is silent (rule options where named)
   its last draw) draws back up to 3 first.
 * Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
   active ship sinks during the daikaiju step still counts.
-* Score: the number of whole turns a ship stayed afloat (elimination in turn ``t`` scores
-  ``t - 1``; a survivor scores the game length); winners are set by the end rules above, not by
-  the score.  Ranks: winners first, the rest by score.
+* Score: the ship's own turns completed afloat - a turn of its own counts when the ship is
+  afloat at its end, or when the game ends in it with the ship afloat.  (Until version 0.1 the
+  score counted the game's turns, ``t - 1`` for a ship sunk in turn ``t``, which favoured later
+  seats.)  Winners are set by the end rules above, not by the score.  Ranks: winners first, the
+  rest by score.
 * Where a ship is lost (``elim_row``/``elim_col``): ``edge`` and running into a daikaiju: the last
   tile crossed; a ``loop`` or a head-on meeting: the new tile's square; a daikaiju landing on a tile:
   that tile; a daikaiju in front: the tile the ship is on (its start square if it never sailed);
@@ -387,7 +389,7 @@ def daikaiju_count(n_players: int) -> int:
 
 @dataclass(frozen=True)
 class TsuroParams(Params):
-    """Rule options of Tsuro of the Seas (RULES.md §Tsuro of the Seas).  Defaults: the digest's rules."""
+    """Rule options of Tsuro of the Seas (docs/rules/tsuro-seas.md).  Defaults: the rules write-up's rules."""
 
     daikaiju: str = option("on", "play with the daikaiju and the dice (on) or the variant without (off)",
                            choices=("on", "off"))
@@ -397,7 +399,7 @@ class TsuroParams(Params):
         choices=("skip_centre", "first_six", "uniform"))
     rule_of_three: str = option(
         "refill", "with fewer than 3 daikaiju on the board: place until there are 3 (refill), place one "
-        "(one, the seed's text), or nothing (off); a placement replaces that turn's roll",
+        "(one, the write-up's wording), or nothing (off); a placement replaces that turn's roll",
         choices=("refill", "one", "off"))
     start_relocation: str = option(
         "any", "a daikaiju arriving in front of a ship on its start point lets its owner move it along "
@@ -551,7 +553,7 @@ DIAMOND = tuple(_diamond(sq) for sq in range(SQUARES))
 
 _SLOTS = ("params", "n", "phase", "current", "active", "turn", "board", "kaiju", "kaiju_sq", "kaiju_rot",
           "kaiju_stack", "pile", "hands", "pos", "alive", "elim_turn", "elim_cause", "elim_square",
-          "tasks", "face", "reloc", "pool", "winners", "end_reason", "events", "prev_events")
+          "tasks", "face", "reloc", "pool", "winners", "end_reason", "events", "prev_events", "afloat")
 
 
 class TsuroState:
@@ -569,16 +571,25 @@ class TsuroState:
     * ``tasks``: daikaiju steps still to do this turn (id = that daikaiju acts, -1 = place one);
       ``face``: the die face of this turn's step (0 = none); ``reloc``: seats with a pending
       start-point move, first = deciding; ``pool``: tiles offered by the elimination bonus.
-    * ``winners``, ``end_reason`` once over; ``events``/``prev_events``: this and the previous turn's
-      log as small tuples (for the text display).
+    * ``winners``, ``end_reason`` once over; ``events``: this turn's log as small tuples (for the
+      text display and the trace); ``prev_events``: the log of the earlier turns since the last
+      decision (usually the previous turn; several when turns passed without a decision, e.g. a
+      ship sunk in its daikaiju step, so no event is lost between two decisions).
+    * ``afloat[seat]``: the ship's own turns completed afloat (its score).
+
+    ``fresh`` (not part of the state's value) is set by ``apply`` so that the first turn beginning
+    during an action starts ``prev_events`` anew.
     """
 
-    __slots__ = _SLOTS + ("cache",)
+    __slots__ = _SLOTS + ("cache", "fresh")
 
     def __init__(self, **kw):
+        if "afloat" not in kw:
+            kw["afloat"] = [0] * kw["n"]
         for k in _SLOTS:
             setattr(self, k, kw[k])
         self.cache = None
+        self.fresh = True
 
     def __eq__(self, other):
         return isinstance(other, TsuroState) and all(getattr(self, k) == getattr(other, k) for k in _SLOTS)
@@ -590,6 +601,7 @@ class TsuroState:
         for k in _SLOTS:
             setattr(self, k, d[k])
         self.cache = None
+        self.fresh = True
 
 
 class TsuroView:
@@ -657,7 +669,7 @@ def dice_square(rng, mode: str) -> int:
 
 
 class TsuroSeas(Game):
-    """The Tsuro of the Seas forward model (RULES.md §Tsuro of the Seas).  See the module docstring."""
+    """The Tsuro of the Seas forward model (docs/rules/tsuro-seas.md).  See the module docstring."""
 
     id = "tsuro-seas"
     name = "Tsuro of the Seas"
@@ -799,6 +811,7 @@ class TsuroSeas(Game):
         """Play ``action`` for ``s.current``; ValueError if it is not legal."""
         legal = self.legal_actions(s)
         phase = s.phase
+        s.fresh = True
         if phase == "place":
             res = s.cache[1].get(action) if action in legal else None
             if res is None:
@@ -849,7 +862,11 @@ class TsuroSeas(Game):
             self._end(s, "max_turns", [i for i in range(s.n) if s.alive[i]])
             return
         s.turn += 1
-        s.prev_events = s.events
+        if s.fresh:  # the first turn to begin since the last decision
+            s.prev_events = s.events
+            s.fresh = False
+        else:  # a turn passed without a decision: keep its events with the earlier ones
+            s.prev_events = s.prev_events + s.events
         s.events = ev = []
         s.active = s.current
         s.face = 0
@@ -1013,6 +1030,8 @@ class TsuroSeas(Game):
             s.pile[:0] = tiles
 
     def _end(self, s: TsuroState, reason: str, winners) -> None:
+        if reason != "max_turns" and s.turn and s.alive[s.active]:
+            s.afloat[s.active] += 1  # the game ended in this ship's turn, with the ship afloat
         s.phase = "over"
         s.end_reason = reason
         s.winners = list(winners)
@@ -1041,7 +1060,9 @@ class TsuroSeas(Game):
         if victims:
             pool = s.pool = []
             self._sink(s, victims, pool if bonus and all(v[0] != a for v in victims) else None)
-            if s.phase == "over":
+            if s.phase == "over":  # no exchange at the end: the sunk hands go under the pile
+                self._to_bottom(s, pool)
+                s.pool = []
                 return
             if s.alive[a] and pool and s.hands[a]:
                 s.phase = "exchange"
@@ -1068,6 +1089,8 @@ class TsuroSeas(Game):
     def _next_turn(self, s: TsuroState, rng) -> None:
         n = s.n
         a = s.active
+        if s.alive[a]:
+            s.afloat[a] += 1
         for i in range(1, n + 1):
             seat = (a + i) % n
             if s.alive[seat]:
@@ -1078,8 +1101,11 @@ class TsuroSeas(Game):
 
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
-        """Whole turns each ship stayed afloat (a survivor: the game length so far)."""
-        return [s.elim_turn[i] - 1 if s.elim_turn[i] else s.turn for i in range(s.n)]
+        """The ship's own turns completed afloat (docs/rules/tsuro-seas.md, "Score"): a turn of its
+        own counts when the ship is still afloat at its end, or when the game ends in that turn
+        with the ship afloat (``last_ship``, ``no_tiles``).  Counting the ship's own turns, not the
+        game's, keeps the score fair between seats: a ship sunk in round 3 scores 2 in any seat."""
+        return list(s.afloat)
 
     def winners(self, s: TsuroState) -> list[int]:
         if s.phase == "over":
@@ -1101,6 +1127,31 @@ class TsuroSeas(Game):
                         "elim_col": float(sq % SIZE) if sunk and sq >= 0 else nan,
                         "end": s.end_reason or "running"})
         return out
+
+    # -- for `analyser check` -----------------------------------------------------------------
+    def step_bound(self, params: TsuroParams, n_players: int) -> int:
+        """One start point per seat, then at most ``max_turns`` turns of at most one placement,
+        one exchange and one start-point move per ship for each of the 10 daikaiju."""
+        return n_players + params.max_turns * (2 + 10 * n_players)
+
+    def resample_hidden(self, s: TsuroState, seat: int, rng) -> TsuroState:
+        """A copy with what ``seat`` cannot see drawn again with ``rng``: the draw pile, the other
+        seats' hands and the tiles offered for exchange (unless offered to ``seat``) are shuffled
+        together and dealt back in the same sizes, and the daikaiju stack is shuffled."""
+        t = self.clone_state(s)
+        others = [k for k in range(t.n) if k != seat]
+        pool_hidden = not (t.phase == "exchange" and seat == t.active)
+        tiles = list(t.pile) + [x for k in others for x in t.hands[k]] + (list(t.pool) if pool_hidden else [])
+        rng.shuffle(tiles)
+        i = len(t.pile)
+        t.pile = tiles[:i]
+        for k in others:
+            size = len(t.hands[k])
+            t.hands[k], i = tiles[i:i + size], i + size
+        if pool_hidden:
+            t.pool = tiles[i:]
+        rng.shuffle(t.kaiju_stack)
+        return t
 
     def check_invariants(self, s: TsuroState) -> None:
         """Tiles conserved (board + pile + hands + exchange pool = the tile set), hands of at most 3,
@@ -1134,7 +1185,8 @@ class TsuroSeas(Game):
                           elim_turn=list(s.elim_turn), elim_cause=list(s.elim_cause),
                           elim_square=list(s.elim_square), tasks=list(s.tasks), face=s.face,
                           reloc=list(s.reloc), pool=list(s.pool), winners=list(s.winners),
-                          end_reason=s.end_reason, events=list(s.events), prev_events=list(s.prev_events))
+                          end_reason=s.end_reason, events=list(s.events), prev_events=list(s.prev_events),
+                          afloat=list(s.afloat))
 
     def state_to_dict(self, s: TsuroState) -> dict:
         """JSON-ready dict.  Squares are ``[row, col]``; ships ``[row, col, port]`` (the square in
@@ -1155,6 +1207,7 @@ class TsuroSeas(Game):
             "tasks": list(s.tasks), "face": s.face, "relocating": list(s.reloc), "pool": list(s.pool),
             "winners": list(s.winners), "end_reason": s.end_reason,
             "events": [list(e) for e in s.events], "prev_events": [list(e) for e in s.prev_events],
+            "afloat": list(s.afloat),
         }
 
     def state_from_dict(self, d: dict) -> TsuroState:
@@ -1175,15 +1228,21 @@ class TsuroSeas(Game):
                 board[sq_of(r, c)] = int(t) * 4 + int(rot)
             kaiju = [-1] * SQUARES
             kaiju_sq = [-1] * 10
-            for k, r, c, _rot in d["daikaiju"]:
+            kaiju_rot = [int(x) for x in d.get("daikaiju_rot", [0] * 10)]
+            if len(kaiju_rot) != 10:
+                raise ValueError("daikaiju_rot must list 10 rotations")
+            for k, r, c, rot in d["daikaiju"]:
+                if not (0 <= int(k) < 10 and 0 <= int(rot) < 4):
+                    raise ValueError(f"daikaiju {k} rotation {rot}")
                 sq = sq_of(r, c)
                 kaiju[sq] = int(k)
                 kaiju_sq[int(k)] = sq
+                kaiju_rot[int(k)] = int(rot)  # the entry's own rotation is the one on the board
             pos = [-1 if x is None else sq_of(x[0], x[1]) * 8 + int(x[2]) for x in d["ships"]]
             s = TsuroState(
                 params=TsuroParams(**d.get("params", {})), n=n, phase=str(d["phase"]),
                 current=int(d["current"]), active=int(d["active"]), turn=int(d["turn"]), board=board,
-                kaiju=kaiju, kaiju_sq=kaiju_sq, kaiju_rot=[int(x) for x in d["daikaiju_rot"]],
+                kaiju=kaiju, kaiju_sq=kaiju_sq, kaiju_rot=kaiju_rot,
                 kaiju_stack=[int(x) for x in d["daikaiju_stack"]], pile=[int(x) for x in d["pile"]],
                 hands=[[int(x) for x in h] for h in d["hands"]], pos=pos,
                 alive=[bool(x) for x in d["alive"]], elim_turn=[int(x) for x in d["elim_turn"]],
@@ -1193,7 +1252,10 @@ class TsuroSeas(Game):
                 reloc=[int(x) for x in d["relocating"]], pool=[int(x) for x in d["pool"]],
                 winners=[int(x) for x in d["winners"]], end_reason=str(d["end_reason"]),
                 events=[tuple(e) for e in d.get("events", [])],
-                prev_events=[tuple(e) for e in d.get("prev_events", [])])
+                prev_events=[tuple(e) for e in d.get("prev_events", [])],
+                # states saved before the score counted a ship's own turns: the old global count
+                afloat=[int(x) for x in d["afloat"]] if "afloat" in d else [
+                    max(0, (int(e) - 1) if int(e) else int(d["turn"])) for e in d["elim_turn"]])
             if len(s.hands) != n or len(pos) != n or len(s.alive) != n:
                 raise ValueError("per-seat lists do not match the number of players")
             if s.phase not in ("start", "relocate", "place", "exchange", "over"):
@@ -1247,211 +1309,3 @@ class TsuroSeas(Game):
             return (f"exchange {', '.join(f'#{t}' for t in action.give)} for "
                     f"{', '.join(f'#{t}' for t in action.take)}")
         return str(action)
-
-    def describe_state(self, s: TsuroState) -> str:
-        """The board as a 7x7 grid (each square shows its tile's port pairs or its daikaiju;
-        ship seat numbers sit on the ports), then ships, hands, pile and the turn's events."""
-        W, H = 6, 4
-        grid = [[" "] * (SIZE * W + 1) for _ in range(SIZE * H + 1)]
-        for r in range(SIZE + 1):
-            for x in range(SIZE * W + 1):
-                grid[r * H][x] = "-"
-        for c in range(SIZE + 1):
-            for y in range(SIZE * H + 1):
-                grid[y][c * W] = "+" if y % H == 0 else "|"
-        for sq in range(SQUARES):
-            r, c = divmod(sq, SIZE)
-            y0, x0 = r * H, c * W
-            if s.kaiju[sq] >= 0:
-                k = s.kaiju[sq]
-                lay = load_daikaiju(s.params.daikaiju_layout)[k]
-                arrows = "".join("@" if a == ROTATE else "^>v<"[(a + s.kaiju_rot[k]) & 3] for a in lay)
-                lines = [KAIJU_NAMES[k].replace(" ", ""), "~~~~~", arrows]
-            elif s.board[sq] >= 0:
-                code = s.board[sq]
-                pairs = layout_name(LAYOUTS[code]).split()
-                lines = [f"{pairs[0]} {pairs[1]}", f"{pairs[2]} {pairs[3]}", f"#{code >> 2:<2}r{code & 3}"]
-            else:
-                lines = ["", "  .  ", ""]
-            for i, text in enumerate(lines):
-                for j, ch in enumerate(text[:5].ljust(5)):
-                    grid[y0 + 1 + i][x0 + 1 + j] = ch
-        port_xy = {0: (0, 2), 1: (0, 4), 2: (1, 6), 3: (3, 6), 4: (4, 4), 5: (4, 2), 6: (3, 0), 7: (1, 0)}
-        for seat, st in enumerate(s.pos):
-            if st >= 0:
-                sq, p = st >> 3, st & 7
-                dy, dx = port_xy[p]
-                grid[(sq // SIZE) * H + dy][(sq % SIZE) * W + dx] = SHIP_MARKS[seat]
-        lines = ["     " + "".join(f"{c:^{W}}" for c in range(SIZE))]
-        for y, row in enumerate(grid):
-            label = f"{y // H:>3}  " if y % H == 2 else "     "
-            lines.append(label + "".join(row))
-        lines.append("legend: a tile square shows its 4 port pairs (ports 0-7 clockwise from top-left) "
-                     "and #id r rotation; daikaiju: name, then its action on die faces 1-5 "
-                     "(^ > v < move, @ turn); letters on the borders are ships (A = seat 0, B = seat 1, ...), each "
-                     "facing the empty square next to it.")
-        p = s.params
-        head = f"turn {s.turn}, phase {s.phase}"
-        if s.phase != "over":
-            head += f", seat {s.current} to act (active seat {s.active})"
-        head += f"; pile {len(s.pile)} tiles"
-        if p.daikaiju == "on":
-            head += f"; daikaiju stack {len(s.kaiju_stack)}"
-        lines.append(head)
-        for seat in range(s.n):
-            hand = " ".join(f"#{t}[{TILE_NAMES[t]}]" for t in s.hands[seat])
-            if s.alive[seat] and s.pos[seat] >= 0:
-                st = s.pos[seat]
-                r, c = state_square(st)
-                where = f"facing ({r},{c}) through port {st & 7}" + (" (start point)" if NEXT[st] < 0 else "")
-            elif s.alive[seat]:
-                where = "not placed yet"
-            else:
-                sq = s.elim_square[seat]
-                where = f"sunk in turn {s.elim_turn[seat]} ({s.elim_cause[seat]}) at ({sq // SIZE},{sq % SIZE})"
-            lines.append(f"  seat {seat} ({SHIP_MARKS[seat]}): {where}; hand {hand or '-'}")
-        if s.phase == "over":
-            lines.append(f"  game over ({s.end_reason}); winners: {', '.join(map(str, s.winners)) or 'none'}")
-        for label, evs in (("previous turn", s.prev_events), ("this turn", s.events)):
-            if evs:
-                lines.append(f"  {label}: " + "; ".join(self._event_text(e) for e in evs))
-        return "\n".join(lines)
-
-    @staticmethod
-    def _event_text(e) -> str:
-        def sqs(sq):
-            return f"({sq // SIZE},{sq % SIZE})"
-
-        def sts(st):
-            return f"{sqs(st >> 3)}/{st & 7}"
-        kind = e[0]
-        if kind == "start":
-            return f"seat {e[1]} starts at {sts(e[2])}"
-        if kind == "three":
-            return f"rule of three: {e[1]} new daikaiju"
-        if kind == "roll":
-            return f"dice {e[1]}+{e[2]}={e[1] + e[2]}"
-        if kind == "face":
-            return f"daikaiju die {e[1]}" + (" (new daikaiju)" if e[1] == 6 else "")
-        if kind == "rotate":
-            return f"{KAIJU_NAMES[e[1]]} turns at {sqs(e[2])}"
-        if kind == "off":
-            return f"{KAIJU_NAMES[e[1]]} leaves the board from {sqs(e[2])}"
-        if kind == "move":
-            return f"{KAIJU_NAMES[e[1]]} {sqs(e[2])} -> {sqs(e[3])}"
-        if kind == "new":
-            return f"{KAIJU_NAMES[e[1]]} placed at {sqs(e[2])}"
-        if kind == "crush":
-            return f"{KAIJU_NAMES[e[1]]} removes {KAIJU_NAMES[e[2]]} at {sqs(e[3])}"
-        if kind == "sunk_tile":
-            return f"tile #{e[2]} at {sqs(e[1])} goes under the pile"
-        if kind == "sink":
-            return f"seat {e[1]} eliminated ({e[2]}) at {sqs(e[3])}"
-        if kind == "relocate":
-            return f"seat {e[1]} moves its start {sts(e[2])} -> {sts(e[3])}"
-        if kind == "place":
-            return f"seat {e[1]} places #{e[2]} r{e[3]} at {sqs(e[4])}"
-        if kind == "sail":
-            return f"seat {e[1]} sails {sts(e[2])} -> {sts(e[3])}"
-        if kind == "exchange":
-            return f"seat {e[1]} exchanges {e[2]} tile(s)"
-        if kind == "draw":
-            return f"seat {e[1]} draws {e[2]}"
-        if kind == "end":
-            return f"game ends ({e[1]})"
-        return str(e)
-
-    # -- analysis hooks ---------------------------------------------------------------------
-    def figure_tables(self, results, extras):
-        """Elimination turn per seat, causes of elimination per strategy, survivors per game,
-        shared-win rate by how games ended, and game length."""
-        import pandas as pd
-
-        df = results
-        tables = []
-        g = df.groupby("seat", observed=True)
-        seat = g.agg(ships=("survived", "size"), survived=("survived", "mean"),
-                     mean_elim_turn=("elim_turn", "mean"), median_elim_turn=("elim_turn", "median")).reset_index()
-        tables.append(("Elimination turn per seat (among sunk ships; survived = share afloat at the end)", seat))
-        causes = pd.crosstab(df["strategy"], df["cause"], normalize="index").reset_index()
-        causes.columns.name = None
-        for c in ("edge", "daikaiju", "collision", "loop", "survived"):
-            if c not in causes.columns:
-                causes[c] = 0.0
-        causes = causes[["strategy", "edge", "daikaiju", "collision", "loop", "survived"]]
-        tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)", causes))
-        per_game = df.groupby("game_index").agg(survivors=("survived", "sum"), turns=("turns", "first"),
-                                                end=("end", "first"), top=("win", "max"))
-        surv = per_game["survivors"].value_counts().sort_index()
-        tables.append(("Survivors at the end of the game", pd.DataFrame(
-            {"survivors": surv.index.astype(int), "games": surv.to_numpy(),
-             "share": surv.to_numpy() / len(per_game)})))
-        per_game["shared"] = per_game["top"] < 1.0 - 1e-9
-        ends = per_game.groupby("end").agg(games=("shared", "size"), shared_win_rate=("shared", "mean"),
-                                           mean_turns=("turns", "mean")).reset_index()
-        total = pd.DataFrame({"end": ["all games"], "games": [len(per_game)],
-                              "shared_win_rate": [per_game["shared"].mean()],
-                              "mean_turns": [per_game["turns"].mean()]})
-        tables.append(("Shared-win rate by how games ended (last_ship, all_sunk = simultaneous elimination, "
-                       "no_tiles, max_turns = cap)", pd.concat([ends, total], ignore_index=True)))
-        t = per_game["turns"]
-        tables.append(("Game length in turns", pd.DataFrame(
-            {"games": [len(t)], "mean": [t.mean()], "median": [t.median()], "p5": [t.quantile(0.05)],
-             "p95": [t.quantile(0.95)], "max": [t.max()]})))
-        return tables
-
-    def plots(self, results, extras, outdir):
-        """A 7x7 heatmap of where ships were eliminated, and the causes per strategy."""
-        from analyser import plots  # noqa: F401  (sets the Agg backend first)
-        import matplotlib.pyplot as plt
-        import numpy as np
-
-        out = []
-        sunk = results.dropna(subset=["elim_row", "elim_col"])
-        counts = np.zeros((SIZE, SIZE))
-        for r, c in zip(sunk["elim_row"].astype(int), sunk["elim_col"].astype(int)):
-            counts[r, c] += 1
-        share = counts / max(1, len(sunk)) * 100
-        fig, ax = plt.subplots(figsize=(6.4, 5.6))
-        im = ax.imshow(share, cmap="magma_r", origin="upper", vmin=0)  # 0 = white: no false hotspots
-        vmax = share.max() if share.max() > 0 else 1
-        for r in range(SIZE):
-            for c in range(SIZE):
-                ax.text(c, r, f"{share[r, c]:.1f}", ha="center", va="center", fontsize=8,
-                        color="white" if share[r, c] > 0.6 * vmax else "#222222")
-        ax.set_xticks(range(SIZE))
-        ax.set_yticks(range(SIZE))
-        ax.set_xlabel("board column (0 = left)")
-        ax.set_ylabel("board row (0 = top)")
-        ax.set_title(f"Where ships were eliminated ({len(sunk)} ships, % per square)", fontsize=11,
-                     loc="left", fontweight="bold")
-        cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-        cb.set_label("share of eliminated ships (%)")
-        out.append(plots.save(fig, outdir / "elimination_heatmap.png",
-                               "Where ships were eliminated: the square each sunk ship was on (for a loop "
-                               "or head-on meeting the new tile's square), as a share of all eliminations."))
-        causes = ["edge", "daikaiju", "collision", "loop", "survived"]
-        tab = results.groupby("strategy", observed=True)["cause"].value_counts(normalize=True).unstack(fill_value=0)
-        tab = tab.reindex(columns=causes, fill_value=0) * 100
-        fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(tab)))
-        left = np.zeros(len(tab))
-        colours = ["#c44e52", "#8172b3", "#e07b39", "#937860", "#4f9d69"]
-        y = np.arange(len(tab))
-        for c, col in zip(causes, colours):
-            v = tab[c].to_numpy()
-            ax.barh(y, v, left=left, color=col, label=c, height=0.6)
-            for yi, (l, w) in enumerate(zip(left, v)):
-                if w >= 6:
-                    ax.text(l + w / 2, yi, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
-            left += v
-        ax.set_yticks(y, [str(s) for s in tab.index])
-        ax.set_xlim(0, 100)
-        ax.legend(frameon=False, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(tab) < 3 else -0.2))
-        plots.style(ax, "Fate of ships per strategy", "share of ships (%)", "")
-        out.append(plots.save(fig, outdir / "elimination_causes.png",
-                               "How each strategy's ships ended: eliminated at the edge, by a daikaiju, "
-                               "in a collision or a loop, or afloat at the end."))
-        return out
-
-
-GAME = TsuroSeas()

@@ -1,0 +1,16 @@
+"""The title object: the rules' Game bound to this title's figures and text drawing."""
+
+from analyser.titles.dao import figures, render
+from analyser.titles.dao.rules import Dao as _Rules
+
+
+class Dao(_Rules):
+    figure_tables = figures.figure_tables
+    plots = figures.plots
+    describe_state = render.describe_state
+    step_events = render.step_events
+    bench_cases = (("4p threshold", ("threshold",), 4, 10000, 50000),
+                   ("4p greedy", ("greedy",), 4, 4000, 20000))
+
+
+TITLE = Dao()

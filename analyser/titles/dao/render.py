@@ -1,0 +1,44 @@
+"""Text drawing of a DAO state for `analyser play`."""
+
+from __future__ import annotations
+
+from analyser.titles.dao.rules import DaoState
+
+
+def describe_state(game, s: DaoState) -> str:
+    disp = ", ".join(str(c) for c in s.display) or "(empty)"
+    scores = game.scores(s)
+    half = f" half {s.half + 1}" if s.params.halves(s.n) else ""
+    lines = [f"deck {len(s.deck)}{half} | display [{disp}] total {s.total}"]
+    for seat in range(s.n):
+        lines.append(f"  seat {seat}: {len(s.piles[seat])} cards, score {scores[seat]}")
+    return "\n".join(lines)
+
+
+def step_events(game, before: DaoState, action, after: DaoState) -> list[str]:
+    """What one action did, in words, for the `analyser play` trace: a bust (and by how much),
+    a reveal saved by the equal-value exception, a refill, the end of a half or of the game."""
+    seat = before.current
+    p = before.params
+    out = []
+    took = len(after.piles[seat]) - len(before.piles[seat])
+    if after.busts[seat] > before.busts[seat]:
+        card = after.piles[seat][-1]
+        total = before.total + card.value
+        out.append(f"BUST: seat {seat} revealed {card}, display total {total} > bust_limit {p.bust_limit}; "
+                   f"seat {seat} takes all {took} cards")
+    elif len(before.deck) > len(after.deck) and took == 0 and before.half == after.half:
+        card = after.display[-1] if after.display else None
+        total = before.total + (card.value if card else 0)
+        if card is not None and total > p.bust_limit:
+            out.append(f"no bust: display total {total} > bust_limit {p.bust_limit}, but {card} equals the "
+                       f"{'card it is laid next to' if p.equal_exception == 'adjacent' else 'front card'} "
+                       f"(equal_exception={p.equal_exception})")
+    if after.half > before.half:
+        out.append(f"half {before.half + 1} over: the deck is empty; half {after.half + 1} starts with seat "
+                   f"{after.current}")
+    elif took and took >= len(before.display) and after.display and not after.over:
+        out.append(f"display emptied: {len(after.display)} cards revealed into it")
+    if after.over and not before.over:
+        out.append("game over: the last deck card is out")
+    return out

@@ -1,0 +1,1350 @@
+"""Dragon Lairds (龍王爭霸): a card-drafting engine game with auctions for the Saurean Cup.
+
+Rules page: ``docs/rules/dragon-lairds.md``.  Built like :mod:`analyser.games.dao`:
+``DragonParams`` (every rule option), ``DragonState`` (plain data with a JSON round trip),
+``DragonView`` (what one seat may see) and ``DragonLairds`` (the stateless forward model).
+
+Components: the publisher's card list is not public, so the title ships an **approximate deck**
+(``data/deck.csv``, 5 clans x 31 cards, its design rationale in its header); ``components=FILE``
+replaces it (:func:`load_deck`).  A game with N players uses the cards of the N players' clans.
+
+Rules implemented (rules page, sections Setup, Round, End, Saurean Cup):
+
+* Setup: 15 geld each (``start_geld``); a random dragon-king colour each (distinct); scores
+  (royals) at 1; a random honour order; the action pawn on space N.  Deal 4 cards to each seat;
+  each plays one for free (not a Havoc) and then puts one into the Dragon Fire Sale; the rest are
+  discarded.  Then the opening Saurean Cup auction with 10 geld under the cup.
+* Round: (0) a cup auction if the cup is with the bank; (1) refill: the bottom card of every board
+  space moves to the Fire Sale, then cards are revealed one at a time onto their type's space
+  (Commoners onto the commoner spaces 2, 3, ..., N, 2, ...) until the Havoc, Resource and Laird
+  spaces each hold a card; (2) actions, lowest honour first, one action per turn, until the pawn
+  reaches ``halt_space``; (3) tax, highest honour first; (4) reset and re-order honour by royals
+  (ties: more cards in play, then the earlier honour position); then the cup holder keeps the cup
+  (scores half the pot, rounded up) or cashes it (takes the pot as geld, the cup goes back).
+* Actions: buy the top card of a space (cost +2 off-colour, Fire Sale half price rounded up
+  after the other modifiers; Havocs cost royals and resolve at once, then go to the bottom of
+  the discard pile); take the top card of a space into hand (hand limit 4); play a card from
+  hand; use a card's once-per-round ability; challenge for the cup; pass.  Free and repeatable:
+  pay 1 royal to move a space's top card to its bottom (:class:`Act` ``cycle``).
+* End: at once when a seat reaches 60 royals (``end_royals``) or the last deck card is revealed.
+  Final scoring: royals income once more, Finale Royals, +2 per distinct colour per card type in
+  play (at most +10 per type), -5 per own-colour card left in hand and -cost per other card left
+  in hand.  Then the final cup auction: the winner pays and scores the pot as royals.
+* Saurean Cup auctions are sealed: every seat bids 0..its geld in honour order as a separate
+  decision, and no view shows a bid of the running auction.  The highest bid wins (ties: honour
+  order); in a challenge the holder's bid counts +1 and every seat's +2 per knight in play (ties:
+  more knights, then honour order).  The winner pays its bid to the bank, gains 1 royal, and the
+  bank adds 1 geld under the cup.
+
+Rulings where the rules write-up is silent (each a rule option where it changes play):
+
+* A bid of 0 is a bid: with every bid at 0 the honour order picks the winner, who pays nothing
+  (the write-up: "highest wins, honour order breaks ties").  Bids are whole geld up to the
+  seat's geld.  The bids of a finished auction are public (``DragonView.last_auction``).
+* The cup auction that follows a cash (and the opening auction) happens at the start of the
+  round, before the refill.
+* A challenge is only possible while someone holds the cup, never by the holder; every seat bids
+  (``challenge_bidders=all``; ``duel``: only the holder and the challenger).
+* ``final_auction=plain`` (default): the final auction is a plain sealed auction like the opening
+  one (ties: honour order) and the winner does not gain the extra royal; ``challenge``: it uses
+  the challenge bonuses and ties.
+* Playing a card from hand pays its cost plus the off-colour surcharge (``hand_surcharge=on``);
+  the Fire Sale discount applies only to buying from the Fire Sale.
+* ``off_colour_surcharge`` (default 2) is the +2; ``fire_sale_rounding`` ``up`` (default) or
+  ``down`` rounds the half price.
+* Refill: the bottom cards move to the Fire Sale in space order (Havoc, Resource, Laird,
+  commoner 2..N), so the last commoner space's card ends on top.  ``commoner_cycle=restart``
+  (default) starts every refill at commoner space 2; ``continue`` carries the cycle on.
+* Cycling needs at least 2 cards in the space (moving a lone card is no change); any space,
+  the Fire Sale included, may be cycled.
+* Setup choices are simultaneous: each seat picks in seat order but no view shows another seat's
+  pick until all have picked.  A seat dealt only Havocs plays no free card.
+* Havoc and ability effects are the parametrised kinds listed in the deck file's header
+  (tithe, raid, scandal, purge, transmute, execute); losses stop at 0.  Any non-Havoc card may
+  carry an ability, used as an action once per round (the High Wizard and High Executioner of the
+  approximate deck).  A Havoc in hand is played like any card (paying royals).
+* The 60-royals trigger is checked whenever a seat gains royals (tax, cup, effects); tax stops at
+  once, so later seats in the honour order do not collect.  A game ended during setup cannot
+  happen (royals start at 1).
+* The end trigger "last card revealed" is checked at each reveal of the refill.  If
+  ``halt_space`` is not above the player count the action phase has no turns.
+* ``max_rounds`` (default 60) is a safety cap: a game reaching it ends as if triggered
+  (``end == "cap"``), with final scoring and the final auction.
+* ``tie_break=shared`` (default): equal top scores share the win; ``honour``: the higher final
+  honour position (after re-ordering by score) wins.
+* Game length (``turns``) counts rounds begun (``length_unit`` rounds).
+
+Actions are :class:`Act` named tuples ``(kind, arg, target)``; their JSON is a short string
+(``"buy:laird"``, ``"play:Y12"``, ``"use:O27:sale"``, ``"bid:4"``, ``"keep"``).  ``legal_actions``
+order: buy per space (space order), take per space, play per hand card, use per ability card
+(and target), cycle per space, challenge, pass; bids ascending; keep, cash; setup picks in
+hand order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import stat
+from dataclasses import dataclass
+from functools import lru_cache
+from operator import attrgetter
+from pathlib import Path
+from typing import NamedTuple
+
+from analyser.core import Game, InputError, Params, option
+
+DATA = Path(__file__).resolve().parent / "data"
+DEFAULT_DECK = DATA / "deck.csv"
+MAX_FILE_BYTES = 1_000_000
+
+HAVOC, RESOURCE, LAIRD, COMMONER = 0, 1, 2, 3
+TYPES = ("Havoc", "Resource", "Laird", "Commoner")
+#: Effect kinds and their number of whole-number parameters.
+EFFECTS = {"tithe": 1, "raid": 1, "scandal": 1, "purge": 0, "transmute": 2, "execute": 0}
+HEADER = ["id", "name", "type", "colour", "cost", "currency", "geld", "royals", "match", "finale",
+          "knight", "ability"]
+
+# phases
+FREE, SALE, AUCTION, ACTIONS, CUP, OVER = "free", "sale", "auction", "actions", "cup", "over"
+
+
+class Card(NamedTuple):
+    """One card of the deck file.  ``type`` is an index into :data:`TYPES`, ``colour`` an index
+    into the deck's colour names; ``match`` is ``(colour, geld, royals)`` or None; ``ability`` is
+    ``(kind, a, b)`` or None."""
+
+    id: str
+    name: str
+    type: int
+    colour: int
+    cost: int
+    geld: int
+    royals: int
+    match: tuple | None
+    finale: int
+    knight: bool
+    ability: tuple | None
+
+
+class Deck(NamedTuple):
+    """A loaded deck: ``cards`` (file order), ``colours`` (names, first appearance order),
+    ``index`` (card id -> position in ``cards``), ``by_colour[c]`` (positions of colour c).
+
+    For speed the rules also read per-position columns (``cost``, ``colour``, ``type``) and the
+    interned actions that name each card (``play_acts``, ``free_acts``, ``sale_acts``)."""
+
+    cards: tuple
+    colours: tuple
+    index: dict
+    by_colour: tuple
+    cost: tuple
+    colour: tuple
+    type: tuple
+    play_acts: tuple
+    free_acts: tuple
+    sale_acts: tuple
+
+
+def _bad(path, line, problem):
+    where = f": line {line}" if line else ""
+    return InputError(f"components file {str(path)!r}{where}: {problem}")
+
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
+_COLOUR = re.compile(r"^[a-z]{1,20}$")
+_MATCH = re.compile(r"^([a-z]{1,20}) (?:(\d{1,2})g)?(?:(\d{1,2})r)?$")
+
+
+def _int(text, path, line, what, high=99):
+    if not re.fullmatch(r"\d{1,3}", text) or int(text) > high:
+        raise _bad(path, line, f"{what} is not a whole number from 0 to {high}")
+    return int(text)
+
+
+def _ability(text, path, line):
+    if not text:
+        return None
+    kind, *args = text.split(":")
+    if kind not in EFFECTS or len(args) != EFFECTS[kind]:
+        raise _bad(path, line, "ability is not one of tithe:N, raid:N, scandal:N, purge, transmute:G:R, "
+                               "execute")
+    nums = [_int(a, path, line, f"the {kind} amount", 99) for a in args]
+    return (kind, *(nums + [0, 0])[:2])
+
+
+@lru_cache(maxsize=16)
+def load_deck(path: str = "") -> Deck:
+    """Load and check a deck file (``""``: the built-in approximate deck).  Cached per path.
+
+    The file is a UTF-8 CSV with the header :data:`HEADER` (``#`` lines are comments), a regular
+    file under 1 MB.  Raises :class:`InputError` with one line naming the file, the line and the
+    problem; messages never repeat the file's content.
+    """
+    p = Path(path).expanduser() if path else DEFAULT_DECK
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        raise _bad(p, 0, f"cannot be read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _bad(p, 0, "is not a regular file")
+    if st.st_size >= MAX_FILE_BYTES:
+        raise _bad(p, 0, "is 1 MB or larger; a deck file must be smaller")
+    try:
+        text = p.read_bytes().decode("utf-8-sig")
+    except OSError as e:
+        raise _bad(p, 0, f"cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise _bad(p, 0, "is not UTF-8 text; save it as a UTF-8 CSV file") from None
+    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise _bad(p, 0, "holds no header; it needs the header " + ",".join(HEADER))
+    try:
+        rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
+    except csv.Error:
+        raise _bad(p, 0, "is not a CSV file") from None
+    if len(rows) != len(lines):
+        raise _bad(p, 0, "holds a quoted field over several lines; give one card per line")
+    if [h.strip().lower() for h in rows[0]] != HEADER:
+        raise _bad(p, lines[0][0], "the header must be " + ",".join(HEADER))
+    cards, colours, index = [], [], {}
+    for (line, _), row in zip(lines[1:], rows[1:]):
+        row = [x.strip() for x in row]
+        if len(row) != len(HEADER):
+            raise _bad(p, line, f"expected {len(HEADER)} fields, found {len(row)}")
+        cid, name, typ, colour, cost, cur, geld, royals, match, finale, knight, ability = row
+        if not _ID.match(cid):
+            raise _bad(p, line, "id must be 1-24 letters, digits, - or _")
+        if cid in index:
+            raise _bad(p, line, f"id is used on line {cards[index[cid]][1]} already; ids must be unique")
+        if len(name) > 40:
+            raise _bad(p, line, "name is longer than 40 characters")
+        if typ.capitalize() not in TYPES:
+            raise _bad(p, line, "type is not one of Laird, Resource, Commoner, Havoc")
+        t = TYPES.index(typ.capitalize())
+        if not _COLOUR.match(colour):
+            raise _bad(p, line, "colour must be one lower-case word of at most 20 letters")
+        if colour not in colours:
+            colours.append(colour)
+        if cur.lower() != ("royals" if t == HAVOC else "geld"):
+            raise _bad(p, line, "currency must be royals for a Havoc and geld for other cards")
+        m = None
+        if match:
+            mm = _MATCH.match(match)
+            if not mm or (mm.group(2) is None and mm.group(3) is None):
+                raise _bad(p, line, "match must be empty or a colour and an income, e.g. yellow 2g or red 1g2r")
+            m = (mm.group(1), int(mm.group(2) or 0), int(mm.group(3) or 0))
+        if knight.lower() not in ("yes", "no"):
+            raise _bad(p, line, "knight must be yes or no")
+        ab = _ability(ability, p, line)
+        if t == HAVOC and ab is None:
+            raise _bad(p, line, "a Havoc needs an ability (its effect)")
+        card = Card(cid, name or cid, t, colours.index(colour), _int(cost, p, line, "cost"),
+                    _int(geld, p, line, "geld"), _int(royals, p, line, "royals"), m,
+                    _int(finale, p, line, "finale"), knight.lower() == "yes", ab)
+        index[cid] = len(cards)
+        cards.append((card, line))
+    if len(colours) < 2 or len(colours) > 10:
+        raise _bad(p, 0, f"holds {len(colours)} colour(s); a deck needs 2 to 10")
+    if len(cards) > 2000:
+        raise _bad(p, 0, "holds more than 2,000 cards")
+    out = []
+    for card, line in cards:
+        if card.match is not None:
+            if card.match[0] not in colours:
+                raise _bad(p, line, "match names a colour no card of the file has")
+            card = card._replace(match=(colours.index(card.match[0]), card.match[1], card.match[2]))
+        out.append(card)
+    by_colour = tuple(tuple(i for i, c in enumerate(out) if c.colour == k) for k in range(len(colours)))
+    for k, ids in enumerate(by_colour):
+        if len(ids) < 5:
+            raise _bad(p, 0, f"colour {k + 1} of the file has {len(ids)} cards; every colour needs at least 5")
+    return Deck(tuple(out), tuple(colours), index, by_colour, tuple(c.cost for c in out),
+                tuple(c.colour for c in out), tuple(c.type for c in out),
+                tuple(Act("play", c.id) for c in out), tuple(Act("free", c.id) for c in out),
+                tuple(Act("sale", c.id) for c in out))
+
+
+@dataclass(frozen=True)
+class DragonParams(Params):
+    """Rule options of Dragon Lairds (rules page ``docs/rules/dragon-lairds.md``)."""
+
+    halt_space: int = option(8, "pawn space that ends the action phase; the pawn starts on the player "
+                                "count and advances one space per full pass (rules: Round 2)", low=1, high=50)
+    end_royals: int = option(60, "royals that end the game at once (rules: End)", low=1, high=10000)
+    start_geld: int = option(15, "geld each player starts with (rules: Setup)", low=0, high=1000)
+    hand_limit: int = option(4, "cards a hand may hold (rules: Round 2)", low=0, high=20)
+    off_colour_surcharge: int = option(2, "extra cost of a card whose colour is not yours (rules: Round 2)",
+                                       low=0, high=50)
+    fire_sale_rounding: str = option("up", "half price in the Fire Sale rounds up (rules) or down (variant)",
+                                     choices=("up", "down"))
+    hand_surcharge: bool = option(True, "playing a card from hand also pays the off-colour surcharge (ruling)")
+    commoner_cycle: str = option("restart", "each refill deals Commoners from space 2 (restart) or carries "
+                                 "the 2..N cycle on from the last refill (continue) (ruling)",
+                                 choices=("restart", "continue"))
+    cup_pot: int = option(10, "geld the bank puts under the Saurean Cup for a new auction (rules: Saurean Cup)",
+                          low=0, high=1000)
+    challenge_bidders: str = option("all", "who bids when the cup is challenged: every player (all) or only "
+                                    "the holder and the challenger (duel) (ruling)", choices=("all", "duel"))
+    final_auction: str = option("plain", "final cup auction: plain sealed bids, ties by honour (plain), or "
+                                "with the holder +1 and knight +2 bonuses and challenge ties (challenge) (ruling)",
+                                choices=("plain", "challenge"))
+    tie_break: str = option("shared", "equal top scores share the win (shared) or the higher honour "
+                            "position wins (honour) (ruling)", choices=("shared", "honour"))
+    max_rounds: int = option(60, "safety cap on rounds; a capped game is scored as ended (end = cap)",
+                             low=1, high=1000)
+    components: str = option("", "deck file (CSV, see data/deck.csv); empty = the built-in APPROXIMATE deck")
+
+    def validate(self) -> None:
+        load_deck(self.components)
+
+    def data_files(self) -> dict[str, Path]:
+        """The component files these rules read: option name -> path (built-in or given)."""
+        return {"components": Path(self.components).expanduser() if self.components else DEFAULT_DECK}
+
+
+class Act(NamedTuple):
+    """An action: ``kind`` with an argument (space index, card id or bid) and a ``target`` space
+    (only for ``use`` with a targeted ability, else -1).
+
+    Kinds: ``buy``/``take``/``cycle`` (arg = space index), ``play`` (arg = card id), ``use``
+    (arg = card id, target = space or -1), ``challenge``, ``pass``, ``bid`` (arg = geld),
+    ``keep``/``cash`` (cup choice), ``free``/``sale`` (setup picks, arg = card id).
+    """
+
+    kind: str
+    arg: object = None
+    target: int = -1
+
+
+PASS = Act("pass")
+CHALLENGE = Act("challenge")
+KEEP = Act("keep")
+CASH = Act("cash")
+#: Interned actions per space index.
+BUY = tuple(Act("buy", i) for i in range(16))
+TAKE = tuple(Act("take", i) for i in range(16))
+CYCLE = tuple(Act("cycle", i) for i in range(16))
+_BIDS: list[Act] = [Act("bid", i) for i in range(201)]
+
+
+def bid_actions(top: int) -> list:
+    """``Act("bid", 0..top)``, interned."""
+    if top >= len(_BIDS):
+        _BIDS.extend(Act("bid", i) for i in range(len(_BIDS), top + 1))
+    return _BIDS[:top + 1]
+
+
+#: Index of the Dragon Fire Sale among the spaces; commoner space k (2..N) has index k + 2.
+SALE_SPACE = 3
+
+
+def space_name(i: int) -> str:
+    """havoc, resource, laird, sale (indices 0-3), commoner2 ... (index k + 2 for space k)."""
+    return ("havoc", "resource", "laird", "sale")[i] if i < 4 else f"commoner{i - 2}"
+
+
+def space_index(name: str) -> int:
+    """Inverse of :func:`space_name`; ValueError for anything else."""
+    for i, k in enumerate(("havoc", "resource", "laird", "sale")):
+        if name == k:
+            return i
+    if name.startswith("commoner") and name[8:].isdigit() and 2 <= int(name[8:]) <= 13:
+        return int(name[8:]) + 2
+    raise ValueError(name)
+
+
+def space_names(n: int) -> list[str]:
+    """Space names for ``n`` players, in index order."""
+    return [space_name(i) for i in range(n + 3)]
+
+
+STATE_FIELDS = ("params", "n", "colour", "geld", "royals", "honour", "pawn", "round", "phase", "current",
+                "deck", "spaces", "discard", "hands", "play", "used", "pending", "picked", "cup_holder", "pot",
+                "auction", "bids", "bidders", "challenger", "cursor", "order", "turn_pos", "commoner_next",
+                "end", "final", "last_auction", "stats", "income", "actions_taken", "cup_open")
+
+
+class DragonState:
+    """Full state, hidden information included.  Cards are positions in the deck table
+    (``load_deck(params.components).cards``); stacks list the bottom card first, top last.
+
+    * ``colour[seat]`` (deck colour index), ``geld``, ``royals`` (the score), ``honour`` (seats,
+      highest honour first), ``pawn``, ``round`` (1-based once play begins), ``phase``, ``current``.
+    * ``deck`` (top last, hidden), ``spaces`` (``n + 3`` stacks, see :func:`space_names`),
+      ``discard`` (top last), ``hands``, ``play`` (cards in play per seat), ``used`` (ability
+      cards used this round).
+    * Setup: ``pending[seat]`` a pick not yet revealed, ``picked`` how many seats picked.
+    * Cup: ``cup_holder`` (-1 = bank), ``pot``, ``cup_open`` (an auction opens the next round);
+      a running auction: ``auction`` (None, "open", "challenge" or "final"), ``bids`` (hidden),
+      ``bidders`` (seats in bidding order), ``cursor`` (next bidder), ``challenger``;
+      ``last_auction`` (public record of the last finished one).
+    * Action phase: ``order`` (seats, lowest honour first), ``turn_pos``; ``commoner_next``.
+    * ``end``: None or the trigger ("royals", "deck", "cap"); ``final`` (final scoring per seat);
+      ``stats`` (per seat royals by source and cup figures), ``income`` (per round, per seat
+      ``[geld, royals]`` collected at tax, None if the seat did not collect), ``actions_taken``.
+    """
+
+    __slots__ = STATE_FIELDS + ("deck_table", "views")
+
+    def __init__(self, **kw):
+        for k in STATE_FIELDS:
+            setattr(self, k, kw[k])
+        self.deck_table = load_deck(self.params.components)
+        self.views = [None] * self.n
+
+    def __eq__(self, other):
+        return isinstance(other, DragonState) and all(getattr(self, k) == getattr(other, k) for k in STATE_FIELDS)
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in STATE_FIELDS}
+
+    def __setstate__(self, d):
+        for k, v in d.items():
+            setattr(self, k, v)
+        self.deck_table = load_deck(self.params.components)
+        self.views = [None] * self.n
+
+    def __repr__(self):
+        return f"DragonState(players={self.n}, round={self.round}, phase={self.phase!r})"
+
+
+STAT_KEYS = ("royals_start", "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty",
+             "royals_cup", "royals_effects", "royals_spent", "cup_wins", "cup_paid", "cup_cashed", "cup_rounds",
+             "challenges")
+
+
+class DragonView:
+    """What one seat may see (a live view reading through to the game state; read, never change).
+
+    Public: ``n_players``, ``params``, ``cards`` (the deck table: ``cards[i]`` is a :class:`Card`;
+    ``index`` maps a card id to its position),
+    ``colours`` (names), ``colour[seat]``, ``geld``, ``royals``, ``honour`` (highest first),
+    ``pawn``, ``round``, ``phase``, ``spaces`` (every stack, bottom first: all were revealed face
+    up), ``play`` (cards in play per seat), ``used``, ``hand_sizes``, ``deck_size``,
+    ``discard_size``, ``cup_holder``, ``pot``, ``auction`` (kind of the running auction or None),
+    ``challenger``, ``bidders`` (who bids in it, in order), ``bids_made`` (how many seats have bid
+    in it - never the amounts),
+    ``last_auction`` (the finished auction's kind, bids and winner), ``knights(seat)``.
+    Private to the seat: ``hand`` and ``pending`` (its own setup pick).  Never: other hands, the
+    deck order, the discard pile's cards, the bids of the running auction.
+    """
+
+    __slots__ = ("_s", "seat")
+
+    def __init__(self, state: DragonState, seat: int):
+        self._s = state
+        self.seat = seat
+
+    n_players = property(attrgetter("_s.n"))
+    params = property(attrgetter("_s.params"))
+    colour = property(attrgetter("_s.colour"))
+    geld = property(attrgetter("_s.geld"))
+    royals = property(attrgetter("_s.royals"))
+    honour = property(attrgetter("_s.honour"))
+    pawn = property(attrgetter("_s.pawn"))
+    round = property(attrgetter("_s.round"))
+    phase = property(attrgetter("_s.phase"))
+    spaces = property(attrgetter("_s.spaces"))
+    play = property(attrgetter("_s.play"))
+    used = property(attrgetter("_s.used"))
+    cup_holder = property(attrgetter("_s.cup_holder"))
+    pot = property(attrgetter("_s.pot"))
+    auction = property(attrgetter("_s.auction"))
+    challenger = property(attrgetter("_s.challenger"))
+    last_auction = property(attrgetter("_s.last_auction"))
+    bidders = property(attrgetter("_s.bidders"))
+
+    @property
+    def cards(self):
+        return self._s.deck_table.cards
+
+    @property
+    def colours(self):
+        return self._s.deck_table.colours
+
+    @property
+    def index(self) -> dict:
+        """Card id -> position in ``cards``."""
+        return self._s.deck_table.index
+
+    @property
+    def hand(self) -> list[int]:
+        return self._s.hands[self.seat]
+
+    @property
+    def pending(self):
+        return self._s.pending[self.seat]
+
+    @property
+    def hand_sizes(self) -> list[int]:
+        return [len(h) for h in self._s.hands]
+
+    @property
+    def deck_size(self) -> int:
+        return len(self._s.deck)
+
+    @property
+    def discard_size(self) -> int:
+        return len(self._s.discard)
+
+    @property
+    def bids_made(self) -> int:
+        return self._s.cursor if self._s.auction else 0
+
+    def knights(self, seat: int | None = None) -> int:
+        s = self._s
+        cards = s.deck_table.cards
+        return sum(1 for c in s.play[self.seat if seat is None else seat] if cards[c].knight)
+
+    def cost(self, card: int, space: int = -1) -> int:
+        """What this seat pays for ``card`` bought from ``space`` (-1: played from hand)."""
+        return card_cost(self._s, self.seat, card, space)
+
+
+def card_cost(s: DragonState, seat: int, card: int, space: int) -> int:
+    """Cost of ``card`` for ``seat``: printed cost, +``off_colour_surcharge`` if its colour is not
+    the seat's (from hand only with ``hand_surcharge``), halved in the Fire Sale (``space`` = the
+    last space) after the other modifiers, rounded per ``fire_sale_rounding`` (rules: Round 2)."""
+    c = s.deck_table.cards[card]
+    p = s.params
+    cost = c.cost
+    if c.colour != s.colour[seat] and (space >= 0 or p.hand_surcharge):
+        cost += p.off_colour_surcharge
+    if space == SALE_SPACE:
+        cost = (cost + 1) // 2 if p.fire_sale_rounding == "up" else cost // 2
+    return cost
+
+
+def income_of(card: Card, colour: int) -> tuple[int, int]:
+    """``(geld, royals)`` a card pays a seat of ``colour`` at tax: its colour-matched value when
+    its marking names that colour (rules: Round 3)."""
+    m = card.match
+    if m is not None and m[0] == colour:
+        return m[1], m[2]
+    return card.geld, card.royals
+
+
+class DragonLairds(Game):
+    """The Dragon Lairds forward model.  See the module docstring for the rules and rulings."""
+
+    id = "dragon-lairds"
+    name = "Dragon Lairds"
+    summary = ("card drafting with taxes and auctions for the Saurean Cup (APPROXIMATE deck: the real "
+               "card list is not public)")
+    min_players = 2
+    max_players = 5
+    default_players = 4
+    Params = DragonParams
+    path_options = ("components",)
+    length_unit = "rounds"
+    score_unit = "royals"
+    metric_columns = ("end", "turns", "actions", "geld_end", "cards_in_play", "knights") + (
+        "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty", "royals_cup",
+        "royals_effects", "royals_spent", "cup_wins", "cup_paid", "cup_cashed", "cup_rounds", "cup_net_geld",
+        "challenges")
+    extra_tables = ("income",)
+    live_views = True
+
+    # -- set-up ---------------------------------------------------------------------------
+    def check_players(self, params: DragonParams, n_players: int) -> None:
+        """The player range, a colour per player, and cards enough to deal 4 to everyone."""
+        super().check_players(params, n_players)
+        deck = load_deck(params.components)
+        if len(deck.colours) < n_players:
+            raise InputError(f"the deck has {len(deck.colours)} colours; {n_players} players need one each")
+        smallest = sorted(len(ids) for ids in deck.by_colour)[:n_players]
+        if sum(smallest) < 4 * n_players + 1:
+            raise InputError(f"the deck's colours hold too few cards to deal 4 to each of {n_players} players")
+
+    def initial_state(self, params: DragonParams, n_players: int, rng) -> DragonState:
+        """Shuffle with ``rng`` and deal (rules: Setup).  InputError outside 2-5 players."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise InputError(f"players={n_players} is not accepted for dragon-lairds; choose "
+                             f"{self.min_players} to {self.max_players}")
+        self.check_players(params, n_players)
+        n = n_players
+        table = load_deck(params.components)
+        kings = list(range(len(table.colours)))
+        rng.shuffle(kings)
+        colour = kings[:n]
+        deck = [i for k in sorted(colour) for i in table.by_colour[k]]
+        rng.shuffle(deck)
+        honour = list(range(n))
+        rng.shuffle(honour)
+        hands = [[deck.pop() for _ in range(4)] for _ in range(n)]
+        stats = [dict.fromkeys(STAT_KEYS, 0) for _ in range(n)]
+        for st in stats:
+            st["royals_start"] = 1
+        s = DragonState(params=params, n=n, colour=colour, geld=[params.start_geld] * n, royals=[1] * n,
+                        honour=honour, pawn=n, round=0, phase=FREE, current=0, deck=deck,
+                        spaces=[[] for _ in range(n + 3)], discard=[], hands=hands, play=[[] for _ in range(n)],
+                        used=[], pending=[None] * n, picked=0, cup_holder=-1, pot=params.cup_pot, auction=None,
+                        bids=[None] * n, bidders=[], challenger=-1, cursor=0, order=[], turn_pos=0,
+                        commoner_next=0, end=None, final=None, last_auction=None, stats=stats, income=[],
+                        actions_taken=0, cup_open=True)
+        self._setup_next(s, rng)
+        return s
+
+    # -- protocol -------------------------------------------------------------------------
+    def current_player(self, s: DragonState) -> int:
+        return s.current
+
+    def is_terminal(self, s: DragonState) -> bool:
+        return s.phase == OVER
+
+    def view(self, s: DragonState, seat: int) -> DragonView:
+        v = s.views[seat]
+        if v is None:
+            v = s.views[seat] = DragonView(s, seat)
+        return v
+
+    def turn(self, s: DragonState):
+        return s.current, self.legal_actions(s)
+
+    def legal_actions(self, s: DragonState):
+        """Legal actions of the current seat (order: see the module docstring); () once over."""
+        phase = s.phase
+        if phase == ACTIONS:
+            return self._main_actions(s)
+        if phase == AUCTION:
+            return bid_actions(s.geld[s.current])
+        if phase == CUP:
+            return [KEEP, CASH]
+        if phase == FREE:
+            t = s.deck_table
+            return [t.free_acts[c] for c in s.hands[s.current] if t.type[c] != HAVOC]
+        if phase == SALE:
+            acts = s.deck_table.sale_acts
+            return [acts[c] for c in s.hands[s.current]]
+        return ()
+
+    def _main_actions(self, s: DragonState) -> list:
+        """The action-phase actions; costs inlined from :func:`card_cost` (the hot path)."""
+        seat = s.current
+        table = s.deck_table
+        ccost, ccol, ctype = table.cost, table.colour, table.type
+        p = s.params
+        mine = s.colour[seat]
+        sur = p.off_colour_surcharge
+        geld, royals = s.geld[seat], s.royals[seat]
+        spaces = s.spaces
+        out = []
+        nonempty = []
+        for i, stack in enumerate(spaces):
+            if stack:
+                nonempty.append(i)
+                c = stack[-1]
+                cost = ccost[c] if ccol[c] == mine else ccost[c] + sur
+                if i == SALE_SPACE:
+                    cost = (cost + 1) // 2 if p.fire_sale_rounding == "up" else cost // 2
+                if cost <= (royals if ctype[c] == HAVOC else geld):
+                    out.append(BUY[i])
+        hand = s.hands[seat]
+        if len(hand) < p.hand_limit:
+            out += [TAKE[i] for i in nonempty]
+        if hand:
+            hs = sur if p.hand_surcharge else 0
+            acts = table.play_acts
+            for c in hand:
+                cost = ccost[c] if ccol[c] == mine else ccost[c] + hs
+                if cost <= (royals if ctype[c] == HAVOC else geld):
+                    out.append(acts[c])
+        cards = table.cards
+        used = s.used
+        for c in s.play[seat]:
+            ab = cards[c].ability
+            if ab is not None and c not in used:
+                kind = ab[0]
+                if kind == "execute":
+                    out += [Act("use", cards[c].id, i) for i in nonempty]
+                elif kind != "transmute" or geld >= ab[1]:
+                    out.append(Act("use", cards[c].id))
+        if royals >= 1:
+            out += [CYCLE[i] for i in nonempty if len(spaces[i]) >= 2]
+        if s.cup_holder >= 0 and s.cup_holder != seat:
+            out.append(CHALLENGE)
+        out.append(PASS)
+        return out
+
+    # -- apply ------------------------------------------------------------------------------
+    def apply(self, s: DragonState, action, rng=None) -> None:
+        """Play ``action`` for the current seat and run the automatic steps (refill, tax, reset)
+        up to the next decision.  ``rng`` is unused after the deal: the deck order is fixed by
+        the shuffle.  Raises ValueError on an action that is not legal here."""
+        kind = action[0]
+        seat = s.current
+        phase = s.phase
+        if phase == ACTIONS:
+            self._apply_main(s, seat, action)
+        elif phase == AUCTION and kind == "bid":
+            amount = action[1]
+            if not (isinstance(amount, int) and 0 <= amount <= s.geld[seat]):
+                raise ValueError(f"bid {amount!r} is not 0..{s.geld[seat]}")
+            s.bids[seat] = amount
+            s.cursor += 1
+            if s.cursor < len(s.bidders):
+                s.current = s.bidders[s.cursor]
+            else:
+                self._resolve_auction(s)
+        elif phase == CUP and kind in ("keep", "cash"):
+            self._cup_choice(s, seat, kind == "keep")
+        elif phase in (FREE, SALE) and kind == ("free" if phase == FREE else "sale"):
+            c = self._hand_card(s, seat, action[1])
+            if phase == FREE and s.deck_table.cards[c].type == HAVOC:
+                raise ValueError("a Havoc cannot be the free card")
+            s.hands[seat].remove(c)
+            s.pending[seat] = c
+            s.picked += 1
+            self._setup_next(s, rng)
+        else:
+            raise ValueError(f"action {action!r} is not legal in phase {phase}")
+
+    def _hand_card(self, s, seat, cid) -> int:
+        c = s.deck_table.index.get(cid)
+        if c is None or c not in s.hands[seat]:
+            raise ValueError(f"card {cid!r} is not in seat {seat}'s hand")
+        return c
+
+    def _setup_next(self, s: DragonState, rng) -> None:
+        """Move the setup on: the next seat to pick, or reveal the picks (rules: Setup)."""
+        n = s.n
+        cards = s.deck_table.cards
+        while s.phase in (FREE, SALE):
+            nxt = s.picked
+            if s.phase == FREE:
+                while nxt < n and all(cards[c].type == HAVOC for c in s.hands[nxt]):
+                    nxt += 1  # only Havocs: no free card (ruling)
+                s.picked = nxt
+            if nxt < n:
+                s.current = nxt
+                return
+            if s.phase == FREE:
+                for seat in range(n):
+                    if s.pending[seat] is not None:
+                        s.play[seat].append(s.pending[seat])
+                s.phase = SALE
+            else:
+                fs = s.spaces[SALE_SPACE]
+                for seat in range(n):
+                    fs.append(s.pending[seat])
+                    s.discard.extend(s.hands[seat])
+                    s.hands[seat] = []
+                s.phase = ACTIONS  # placeholder until the round starts
+                s.pending = [None] * n
+                s.picked = 0
+                self._start_round(s)
+                return
+            s.pending = [None] * n
+            s.picked = 0
+
+    # -- round flow -----------------------------------------------------------------------
+    def _start_round(self, s: DragonState) -> None:
+        """Next round: cap check, the cup auction when the cup is with the bank, then refill."""
+        if s.end is not None:
+            return
+        if s.round >= s.params.max_rounds:
+            self._end(s, "cap")
+            return
+        s.round += 1
+        s.income.append([None] * s.n)
+        if s.cup_holder < 0 and s.cup_open:
+            self._open_auction(s, "open")
+            return
+        self._refill(s)
+
+    def _refill(self, s: DragonState) -> None:
+        """Rules: Round 1.  Ends the game at once when the last deck card is revealed."""
+        n = s.n
+        spaces = s.spaces
+        fs = spaces[SALE_SPACE]
+        s.used = []
+        for i, stack in enumerate(spaces):
+            if stack and i != SALE_SPACE:
+                fs.append(stack.pop(0))
+        cards = s.deck_table.cards
+        deck = s.deck
+        nxt = 0 if s.params.commoner_cycle == "restart" else s.commoner_next
+        while not (spaces[0] and spaces[1] and spaces[2]):
+            if not deck:  # only in hand-built states: the last reveal ends the game
+                self._end(s, "deck")
+                return
+            c = deck.pop()
+            t = cards[c].type
+            if t == COMMONER:
+                spaces[4 + nxt].append(c)
+                nxt = (nxt + 1) % (n - 1)
+            else:
+                spaces[t].append(c)
+            if not deck:
+                s.commoner_next = nxt
+                self._end(s, "deck")
+                return
+        s.commoner_next = nxt
+        s.pawn = n
+        s.order = s.honour[::-1]
+        s.turn_pos = 0
+        s.phase = ACTIONS
+        if s.pawn >= s.params.halt_space:
+            self._tax(s)
+        else:
+            s.current = s.order[0]
+
+    def _next_turn(self, s: DragonState) -> None:
+        s.actions_taken += 1
+        s.turn_pos += 1
+        if s.turn_pos == s.n:
+            s.turn_pos = 0
+            s.pawn += 1
+            if s.pawn >= s.params.halt_space:
+                self._tax(s)
+                return
+        s.current = s.order[s.turn_pos]
+
+    def _gain_royals(self, s: DragonState, seat: int, k: int, source: str) -> bool:
+        """Add ``k`` royals from ``source``; True (and the game ends) when ``end_royals`` is reached."""
+        s.royals[seat] += k
+        s.stats[seat][source] += k
+        if k > 0 and s.royals[seat] >= s.params.end_royals and s.end is None:
+            self._end(s, "royals")
+            return True
+        return False
+
+    def _tax(self, s: DragonState) -> None:
+        """Rules: Round 3, highest honour first; stops at once when a seat reaches ``end_royals``."""
+        cards = s.deck_table.cards
+        rec = s.income[-1]
+        for seat in s.honour:
+            col = s.colour[seat]
+            g = r = 0
+            for c in s.play[seat]:
+                a, b = income_of(cards[c], col)
+                g += a
+                r += b
+            s.geld[seat] += g
+            rec[seat] = [g, r]
+            if r and self._gain_royals(s, seat, r, "royals_tax"):
+                return
+        self._reset(s)
+
+    def _reset(self, s: DragonState) -> None:
+        """Rules: Round 4, then the end-of-round cup choice."""
+        n = s.n
+        s.pawn = n
+        s.discard.extend(s.spaces[SALE_SPACE])
+        s.spaces[SALE_SPACE] = []
+        pos = {seat: i for i, seat in enumerate(s.honour)}
+        s.honour = sorted(range(n), key=lambda x: (-s.royals[x], -len(s.play[x]), pos[x]))
+        if s.cup_holder >= 0:
+            s.phase = CUP
+            s.current = s.cup_holder
+        else:
+            self._start_round(s)
+
+    def _cup_choice(self, s: DragonState, seat: int, keep: bool) -> None:
+        st = s.stats[seat]
+        st["cup_rounds"] += 1
+        if keep:
+            if self._gain_royals(s, seat, (s.pot + 1) // 2, "royals_cup"):
+                return
+        else:
+            s.geld[seat] += s.pot
+            st["cup_cashed"] += s.pot
+            s.pot = s.params.cup_pot
+            s.cup_holder = -1
+            s.cup_open = True
+        self._start_round(s)
+
+    # -- the Saurean Cup ------------------------------------------------------------------
+    def _open_auction(self, s: DragonState, kind: str, challenger: int = -1) -> None:
+        s.phase = AUCTION
+        s.auction = kind
+        s.challenger = challenger
+        s.bidders = list(s.honour)
+        if kind == "challenge" and s.params.challenge_bidders == "duel":
+            s.bidders = [x for x in s.honour if x in (s.cup_holder, challenger)]
+        s.bids = [None] * s.n
+        s.cursor = 0
+        s.current = s.bidders[0]
+
+    def auction_winner(self, s: DragonState, kind: str) -> tuple[int, list[int]]:
+        """``(winner, effective bids)`` of the finished auction (rules: Saurean Cup): highest
+        effective bid; ``challenge`` (and ``final_auction=challenge``) adds +1 to the holder and
+        +2 per knight, ties by more knights then honour order; otherwise ties by honour order.
+        Only the seats in ``bidders`` take part (``challenge_bidders=duel``: holder and challenger);
+        the others' effective bids are None."""
+        n = s.n
+        bonus = kind == "challenge" or (kind == "final" and s.params.final_auction == "challenge")
+        cards = s.deck_table.cards
+        pos = {seat: i for i, seat in enumerate(s.honour)}
+        eff = list(s.bids)
+        knights = [0] * n
+        if bonus:
+            for seat in s.bidders:
+                knights[seat] = sum(1 for c in s.play[seat] if cards[c].knight)
+                eff[seat] = s.bids[seat] + 2 * knights[seat] + (1 if seat == s.cup_holder else 0)
+        best = max(s.bidders, key=lambda x: (eff[x], knights[x], -pos[x]))
+        return best, eff
+
+    def _resolve_auction(self, s: DragonState) -> None:
+        kind = s.auction
+        win, eff = self.auction_winner(s, kind)
+        bid = s.bids[win]
+        s.geld[win] -= bid
+        st = s.stats[win]
+        st["cup_paid"] += bid
+        st["cup_wins"] += 1
+        s.last_auction = {"kind": kind, "bids": list(s.bids), "effective": eff, "winner": win,
+                          "challenger": s.challenger, "round": s.round}
+        s.auction = None
+        s.bids = [None] * s.n
+        s.bidders = []
+        s.cursor = 0
+        challenger = s.challenger
+        s.challenger = -1
+        if kind == "final":
+            s.cup_holder = win
+            self._gain_royals(s, win, s.pot, "royals_cup")
+            s.phase = OVER
+            s.current = 0
+            return
+        s.cup_holder = win
+        s.cup_open = False
+        s.pot += 1
+        if self._gain_royals(s, win, 1, "royals_cup"):
+            return
+        if kind == "open":
+            self._refill(s)
+        else:
+            s.phase = ACTIONS
+            s.current = challenger
+            self._next_turn(s)
+
+    # -- actions --------------------------------------------------------------------------
+    def _apply_main(self, s: DragonState, seat: int, action) -> None:
+        kind = action[0]
+        cards = s.deck_table.cards
+        if kind == "pass":
+            self._next_turn(s)
+            return
+        if kind == "cycle":
+            i = action[1]
+            stack = s.spaces[i]
+            if s.royals[seat] < 1 or len(stack) < 2:
+                raise ValueError("cycling needs a royal and two cards in the space")
+            s.royals[seat] -= 1
+            s.stats[seat]["royals_spent"] -= 1
+            stack.insert(0, stack.pop())
+            return
+        if kind == "buy":
+            i = action[1]
+            stack = s.spaces[i]
+            if not stack:
+                raise ValueError("buy from an empty space")
+            c = stack[-1]
+            self._pay(s, seat, c, card_cost(s, seat, c, i))
+            stack.pop()
+            if self._gain_card(s, seat, c):
+                return
+        elif kind == "take":
+            i = action[1]
+            if not s.spaces[i] or len(s.hands[seat]) >= s.params.hand_limit:
+                raise ValueError("take needs a card in the space and room in hand")
+            s.hands[seat].append(s.spaces[i].pop())
+        elif kind == "play":
+            c = self._hand_card(s, seat, action[1])
+            self._pay(s, seat, c, card_cost(s, seat, c, -1))
+            s.hands[seat].remove(c)
+            if self._gain_card(s, seat, c):
+                return
+        elif kind == "use":
+            c = s.deck_table.index.get(action[1])
+            if c is None or c not in s.play[seat] or c in s.used or cards[c].ability is None:
+                raise ValueError(f"no unused ability {action[1]!r} in play")
+            ab = cards[c].ability
+            if ab[0] == "execute":
+                t = action[2]
+                if not (0 <= t < len(s.spaces)) or not s.spaces[t]:
+                    raise ValueError("execute needs a space with a card")
+            elif ab[0] == "transmute" and s.geld[seat] < ab[1]:
+                raise ValueError("transmute needs the geld")
+            s.used.append(c)
+            if self._effect(s, seat, ab, action[2]):
+                return
+        elif kind == "challenge":
+            if s.cup_holder < 0 or s.cup_holder == seat:
+                raise ValueError("no cup to challenge")
+            s.stats[seat]["challenges"] += 1
+            self._open_auction(s, "challenge", seat)
+            return
+        else:
+            raise ValueError(f"action {action!r} is not legal in the action phase")
+        self._next_turn(s)
+
+    def _pay(self, s: DragonState, seat: int, c: int, cost: int) -> None:
+        if s.deck_table.cards[c].type == HAVOC:
+            if s.royals[seat] < cost:
+                raise ValueError("not enough royals")
+            s.royals[seat] -= cost
+            s.stats[seat]["royals_spent"] -= cost
+        else:
+            if s.geld[seat] < cost:
+                raise ValueError("not enough geld")
+            s.geld[seat] -= cost
+
+    def _gain_card(self, s: DragonState, seat: int, c: int) -> bool:
+        """A bought or played card: into play, or a Havoc's effect then the discard's bottom."""
+        card = s.deck_table.cards[c]
+        if card.type == HAVOC:
+            s.discard.insert(0, c)
+            return self._effect(s, seat, card.ability, -1)
+        s.play[seat].append(c)
+        return False
+
+    def _effect(self, s: DragonState, seat: int, ab, target: int) -> bool:
+        """Resolve an effect (deck file header); True when it ended the game."""
+        kind, a, b = ab
+        if kind == "tithe":
+            s.geld[seat] += a
+        elif kind == "raid":
+            for o in range(s.n):
+                if o != seat:
+                    s.geld[o] = max(0, s.geld[o] - a)
+        elif kind == "scandal":
+            for o in range(s.n):
+                if o != seat:
+                    lost = min(a, max(0, s.royals[o]))
+                    s.royals[o] -= lost
+                    s.stats[o]["royals_effects"] -= lost
+        elif kind == "purge":
+            for i, stack in enumerate(s.spaces):
+                if stack and i != SALE_SPACE:
+                    s.discard.append(stack.pop())
+        elif kind == "transmute":
+            s.geld[seat] -= a
+            return self._gain_royals(s, seat, b, "royals_effects")
+        elif kind == "execute":
+            s.discard.append(s.spaces[target].pop())
+        return False
+
+    # -- end --------------------------------------------------------------------------------
+    def _end(self, s: DragonState, trigger: str) -> None:
+        """Final scoring (rules: End), then the final cup auction."""
+        s.end = trigger
+        cards = s.deck_table.cards
+        final = []
+        for seat in sorted(range(s.n), key=lambda x: (s.royals[x], -s.honour.index(x))):  # lowest first
+            col = s.colour[seat]
+            inc = sum(income_of(cards[c], col)[1] for c in s.play[seat])
+            finale = sum(cards[c].finale for c in s.play[seat])
+            sets = 0
+            for t in (LAIRD, RESOURCE, COMMONER):
+                sets += min(10, 2 * len({cards[c].colour for c in s.play[seat] if cards[c].type == t}))
+            penalty = sum(5 if cards[c].colour == col else cards[c].cost for c in s.hands[seat])
+            st = s.stats[seat]
+            st["royals_final_income"] += inc
+            st["royals_finale"] += finale
+            st["royals_sets"] += sets
+            st["hand_penalty"] -= penalty
+            s.royals[seat] += inc + finale + sets - penalty
+            final.append((seat, inc, finale, sets, penalty))
+        s.final = sorted(final)
+        s.auction = None
+        self._open_auction(s, "final")
+
+    # -- results ------------------------------------------------------------------------
+    def scores(self, s: DragonState) -> list[int]:
+        """Royals per seat (final once the game is over)."""
+        return list(s.royals)
+
+    def winners(self, s: DragonState) -> list[int]:
+        """Most royals; ``tie_break=honour``: the first of the tied in the final honour order."""
+        sc = s.royals
+        best = max(sc)
+        tied = [i for i in range(s.n) if sc[i] == best]
+        if len(tied) > 1 and s.params.tie_break == "honour":
+            pos = {seat: i for i, seat in enumerate(s.honour)}
+            order = sorted(range(s.n), key=lambda x: (-sc[x], -len(s.play[x]), pos[x]))
+            tied = [order[0]]
+        return tied
+
+    def metrics(self, s: DragonState) -> list[dict]:
+        """Per seat: ``end`` trigger (royals, deck, cap), ``turns`` (rounds begun), ``actions``
+        (action-phase turns of the game), ``geld_end``, ``cards_in_play``, ``knights``, royals by
+        source (``royals_tax`` ... ``royals_spent``, ``hand_penalty`` <= 0; with the starting
+        royal they add up to the score) and cup figures (auctions won, geld paid, geld cashed,
+        rounds held, ``cup_net_geld`` = cashed - paid, challenges made)."""
+        cards = s.deck_table.cards
+        out = []
+        for seat in range(s.n):
+            st = s.stats[seat]
+            m = {"end": s.end or "none", "turns": s.round, "actions": s.actions_taken, "geld_end": s.geld[seat],
+                 "cards_in_play": len(s.play[seat]),
+                 "knights": sum(1 for c in s.play[seat] if cards[c].knight)}
+            for k in STAT_KEYS[1:]:
+                m[k] = st[k]
+            m["cup_net_geld"] = st["cup_cashed"] - st["cup_paid"]
+            out.append(m)
+        return out
+
+    def extra_records(self, s: DragonState) -> dict[str, list[dict]]:
+        """``{"income": rows}``: one row per round and seat that collected tax: ``round``, ``seat``,
+        ``geld`` and ``royals`` collected."""
+        rows = []
+        for r, rec in enumerate(s.income, start=1):
+            for seat, x in enumerate(rec):
+                if x is not None:
+                    rows.append({"round": r, "seat": seat, "geld": x[0], "royals": x[1]})
+        return {"income": rows}
+
+    def resample_hidden(self, s: DragonState, seat: int, rng) -> DragonState:
+        """For ``analyser check``: a copy with the cards ``seat`` cannot see (the deck, the discard
+        pile, the other seats' hands) shuffled together with ``rng`` and dealt back in the same
+        sizes.  The running auction's bids and the other seats' setup picks are kept."""
+        t = self.clone_state(s)
+        others = [k for k in range(t.n) if k != seat]
+        pool = list(t.deck) + list(t.discard) + [c for k in others for c in t.hands[k]]
+        rng.shuffle(pool)
+        i = len(t.deck)
+        t.deck, t.discard = pool[:i], pool[i:i + len(t.discard)]
+        i += len(t.discard)
+        for k in others:
+            size = len(t.hands[k])
+            t.hands[k], i = pool[i:i + size], i + size
+        return t
+
+    def check_invariants(self, s: DragonState) -> None:
+        """Cards are conserved (deck + spaces + discard + hands + play + setup picks = the cards of
+        the seats' colours, each once); the honour order is a permutation; royals equal the sum
+        of their sources; money is never negative; hands respect the limit outside setup."""
+        table = s.deck_table
+        everything = list(s.deck) + [c for st in s.spaces for c in st] + list(s.discard)
+        for seat in range(s.n):
+            everything += s.hands[seat] + s.play[seat]
+            if s.pending[seat] is not None:
+                everything.append(s.pending[seat])
+        expected = sorted(i for k in s.colour for i in table.by_colour[k])
+        assert sorted(everything) == expected, "cards not conserved"
+        assert sorted(s.honour) == list(range(s.n)), "honour order"
+        for seat in range(s.n):
+            st = s.stats[seat]
+            total = sum(st[k] for k in STAT_KEYS[:9])
+            assert total == s.royals[seat], f"royals of seat {seat} do not add up ({total} != {s.royals[seat]})"
+            assert s.geld[seat] >= 0, "negative geld"
+            if s.phase not in (FREE, SALE):
+                assert len(s.hands[seat]) <= s.params.hand_limit, "hand over the limit"
+
+    # -- persistence ------------------------------------------------------------------------
+    def clone_state(self, s: DragonState) -> DragonState:
+        """An independent copy (every list copied; cards are shared immutable ints)."""
+        return DragonState(
+            params=s.params, n=s.n, colour=list(s.colour), geld=list(s.geld), royals=list(s.royals),
+            honour=list(s.honour), pawn=s.pawn, round=s.round, phase=s.phase, current=s.current, deck=list(s.deck),
+            spaces=[list(x) for x in s.spaces], discard=list(s.discard), hands=[list(h) for h in s.hands],
+            play=[list(p) for p in s.play], used=list(s.used), pending=list(s.pending), picked=s.picked,
+            cup_holder=s.cup_holder, pot=s.pot, auction=s.auction, bids=list(s.bids), bidders=list(s.bidders),
+            challenger=s.challenger, cursor=s.cursor, order=list(s.order), turn_pos=s.turn_pos,
+            commoner_next=s.commoner_next, end=s.end, final=None if s.final is None else list(s.final),
+            last_auction=None if s.last_auction is None else {k: (list(v) if isinstance(v, list) else v)
+                                                              for k, v in s.last_auction.items()},
+            stats=[dict(x) for x in s.stats], income=[[None if x is None else list(x) for x in r] for r in s.income],
+            actions_taken=s.actions_taken, cup_open=s.cup_open)
+
+    def state_to_dict(self, s: DragonState) -> dict:
+        """JSON-ready dict; cards are card ids, stacks bottom first, the deck top last."""
+        cards = s.deck_table.cards
+
+        def ids(xs):
+            return [cards[c].id for c in xs]
+        return {"game": self.id, "params": s.params.as_dict(), "players": s.n,
+                "colour": [s.deck_table.colours[k] for k in s.colour], "geld": list(s.geld),
+                "royals": list(s.royals), "honour": list(s.honour), "pawn": s.pawn, "round": s.round,
+                "phase": s.phase, "current": s.current, "deck": ids(s.deck),
+                "spaces": [ids(st) for st in s.spaces], "discard": ids(s.discard),
+                "hands": [ids(h) for h in s.hands], "play": [ids(p) for p in s.play], "used": ids(s.used),
+                "pending": [None if c is None else cards[c].id for c in s.pending], "picked": s.picked,
+                "cup_holder": s.cup_holder, "pot": s.pot, "cup_open": s.cup_open, "auction": s.auction,
+                "bids": list(s.bids), "bidders": list(s.bidders), "cursor": s.cursor,
+                "challenger": s.challenger, "order": list(s.order), "turn_pos": s.turn_pos,
+                "commoner_next": s.commoner_next, "end": s.end,
+                "final": None if s.final is None else [list(f) for f in s.final],
+                "last_auction": None if s.last_auction is None else dict(s.last_auction),
+                "stats": [dict(st) for st in s.stats],
+                "income": [[None if x is None else list(x) for x in rec] for rec in s.income],
+                "actions_taken": s.actions_taken}
+
+    def state_from_dict(self, d: dict) -> DragonState:
+        """Inverse of :meth:`state_to_dict`; also builds hand-made states for tests.
+
+        Required: ``players``, ``colour``.  Everything else has a default (empty stacks, 15 geld,
+        1 royal, honour = seat order, the action phase of round 1 with the lowest honour to act).
+        Raises InputError (one line) when malformed; whether the cards add up to the whole deck is
+        :meth:`check_invariants`' job, so tests may build partial states.
+        """
+        try:
+            if not isinstance(d, dict):
+                raise ValueError("a state is a JSON object")
+            params = DragonParams(**d.get("params", {}))
+            table = load_deck(params.components)
+            n = int(d["players"])
+            if not self.min_players <= n <= self.max_players:
+                raise ValueError(f"players={n}: a game has 2 to 5")
+
+            def card(x):
+                if x not in table.index:
+                    raise ValueError(f"unknown card {x!r}")
+                return table.index[x]
+
+            def cards(xs):
+                return [card(x) for x in xs]
+
+            def per_seat(key, default, conv):
+                v = d.get(key, default)
+                if not isinstance(v, list) or len(v) != n:
+                    raise ValueError(f"{key} needs one entry per player")
+                return [conv(x) for x in v]
+            colour = []
+            for name in d["colour"]:
+                if name not in table.colours:
+                    raise ValueError(f"unknown colour {name!r}")
+                colour.append(table.colours.index(name))
+            if len(colour) != n or len(set(colour)) != n:
+                raise ValueError("colour needs one distinct colour per player")
+            spaces = [cards(st) for st in d.get("spaces", [[] for _ in range(n + 3)])]
+            if len(spaces) != n + 3:
+                raise ValueError(f"spaces needs {n + 3} stacks")
+            honour = [int(x) for x in d.get("honour", list(range(n)))]
+            if sorted(honour) != list(range(n)):
+                raise ValueError("honour must list every seat once")
+            phase = d.get("phase", ACTIONS)
+            if phase not in (FREE, SALE, AUCTION, ACTIONS, CUP, OVER):
+                raise ValueError(f"phase {phase!r}")
+            order = [int(x) for x in d.get("order", honour[::-1])]
+            if phase == ACTIONS and sorted(order) != list(range(n)):
+                raise ValueError("order must list every seat once")
+            turn_pos = int(d.get("turn_pos", 0))
+            current = int(d.get("current", order[turn_pos] if phase == ACTIONS and order else 0))
+            if not 0 <= current < n or not 0 <= turn_pos < n:
+                raise ValueError("current and turn_pos must be seats")
+            auction = d.get("auction")
+            if auction not in (None, "open", "challenge", "final"):
+                raise ValueError(f"auction {auction!r}")
+            if (phase == AUCTION) != (auction is not None):
+                raise ValueError("an auction phase needs an auction kind and vice versa")
+            bidders = [int(x) for x in d.get("bidders", list(honour) if auction else [])]
+            cursor = int(d.get("cursor", 0))
+            if auction and (not bidders or len(set(bidders)) != len(bidders) or not set(bidders) <= set(range(n))
+                            or not 0 <= cursor < len(bidders) or bidders[cursor] != current):
+                raise ValueError("bidders must list distinct seats and the current bidder")
+            stats = d.get("stats")
+            royals = per_seat("royals", [1] * n, int)
+            if stats is None:
+                stats = []
+                for seat in range(n):
+                    st = dict.fromkeys(STAT_KEYS, 0)
+                    st["royals_start"] = royals[seat]
+                    stats.append(st)
+            else:
+                stats = [{k: int(st[k]) for k in STAT_KEYS} for st in stats]
+                if len(stats) != n:
+                    raise ValueError("stats needs one entry per player")
+            holder = int(d.get("cup_holder", -1))
+            if not -1 <= holder < n:
+                raise ValueError("cup_holder must be a seat or -1")
+            end = d.get("end")
+            if end not in (None, "royals", "deck", "cap"):
+                raise ValueError(f"end {end!r}")
+            geld = per_seat("geld", [params.start_geld] * n, int)
+            if min(geld) < 0:
+                raise ValueError("geld cannot be negative")
+            s = DragonState(
+                params=params, n=n, colour=colour, geld=geld, royals=royals, honour=honour,
+                pawn=int(d.get("pawn", n)), round=int(d.get("round", 1)), phase=phase, current=current,
+                deck=cards(d.get("deck", [])), spaces=spaces, discard=cards(d.get("discard", [])),
+                hands=per_seat("hands", [[] for _ in range(n)], cards),
+                play=per_seat("play", [[] for _ in range(n)], cards), used=cards(d.get("used", [])),
+                pending=per_seat("pending", [None] * n, lambda x: None if x is None else card(x)),
+                picked=int(d.get("picked", 0)), cup_holder=holder, pot=int(d.get("pot", params.cup_pot)),
+                auction=auction, bids=per_seat("bids", [None] * n, lambda x: None if x is None else int(x)),
+                bidders=bidders, challenger=int(d.get("challenger", -1)), cursor=cursor, order=order,
+                turn_pos=turn_pos, commoner_next=int(d.get("commoner_next", 0)), end=end,
+                final=None if d.get("final") is None else [tuple(int(v) for v in f) for f in d["final"]],
+                last_auction=None if d.get("last_auction") is None else dict(d["last_auction"]),
+                stats=stats, income=[[None if x is None else [int(x[0]), int(x[1])] for x in rec]
+                                     for rec in d.get("income", [[None] * n])],
+                actions_taken=int(d.get("actions_taken", 0)), cup_open=bool(d.get("cup_open", holder < 0)))
+            if any(len(rec) != n for rec in s.income):
+                raise ValueError("income needs one entry per player per round")
+            if s.pot < 0 or s.pawn < 0 or s.round < 0 or not 0 <= s.commoner_next < max(1, n - 1):
+                raise ValueError("pot, pawn and round cannot be negative; commoner_next is 0 to players - 2")
+            if s.challenger != -1 and not 0 <= s.challenger < n:
+                raise ValueError("challenger must be a seat or -1")
+            if any(b is not None and not 0 <= b <= s.geld[k] for k, b in enumerate(s.bids)):
+                raise ValueError("a bid must lie between 0 and the bidder's geld")
+            return s
+        except InputError as e:
+            raise InputError(f"not a Dragon Lairds state: {e}") from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            what = f"{e.args[0]!r} is missing" if isinstance(e, KeyError) else f"{e}"
+            raise InputError(f"not a Dragon Lairds state: {what}") from None
+
+    # -- actions as JSON --------------------------------------------------------------------
+    def action_to_json(self, a: Act) -> str:
+        """``"buy:laird"``, ``"take:commoner3"``, ``"cycle:sale"`` (space names, see
+        :func:`space_name`), ``"play:Y12"``, ``"use:Y28"``, ``"use:O27:sale"`` (targeted), ``"bid:4"``,
+        ``"free:Y03"``, ``"sale:Y07"``, ``"challenge"``, ``"pass"``, ``"keep"``, ``"cash"``."""
+        k = a.kind
+        if a.arg is None:
+            return k
+        if k in ("buy", "take", "cycle"):
+            return f"{k}:{space_name(a.arg)}"
+        if a.target >= 0:
+            return f"{k}:{a.arg}:{space_name(a.target)}"
+        return f"{k}:{a.arg}"
+
+    def action_from_json(self, data) -> Act:
+        text = str(data)
+        kind, _, rest = text.partition(":")
+        try:
+            if kind in ("pass", "challenge", "keep", "cash") and not rest:
+                return {"pass": PASS, "challenge": CHALLENGE, "keep": KEEP, "cash": CASH}[kind]
+            if kind in ("buy", "take", "cycle"):
+                return {"buy": BUY, "take": TAKE, "cycle": CYCLE}[kind][space_index(rest)]
+            if kind == "bid" and rest.isdigit() and len(rest) <= 9:
+                return bid_actions(int(rest))[int(rest)] if int(rest) <= 10000 else Act("bid", int(rest))
+            if kind in ("play", "free", "sale") and _ID.match(rest):
+                return Act(kind, rest)
+            if kind == "use":
+                cid, _, target = rest.partition(":")
+                if _ID.match(cid):
+                    return Act("use", cid, space_index(target) if target else -1)
+        except ValueError:
+            pass
+        raise InputError(f"unknown Dragon Lairds action {text[:40]!r}; accepted: buy:SPACE, take:SPACE, "
+                         "cycle:SPACE (havoc, resource, laird, sale, commoner2 ...), play:CARD, "
+                         "use:CARD[:SPACE], bid:N, free:CARD, sale:CARD, challenge, pass, keep, cash")
+
+    def describe_action(self, a: Act) -> str:
+        k = a.kind
+        if k in ("buy", "take"):
+            return f"{k} the top card of {space_name(a.arg)}"
+        if k == "cycle":
+            return f"pay 1 royal: top card of {space_name(a.arg)} to its bottom"
+        if k == "play":
+            return f"play {a.arg} from hand"
+        if k == "use":
+            return f"use {a.arg}" + (f" on {space_name(a.target)}" if a.target >= 0 else "")
+        if k == "bid":
+            return f"bid {a.arg} geld"
+        if k == "free":
+            return f"play {a.arg} free"
+        if k == "sale":
+            return f"put {a.arg} in the Fire Sale"
+        if k == "keep":
+            return "keep the cup (score half the pot)"
+        if k == "cash":
+            return "cash the cup (take the pot, return the cup)"
+        return k
+

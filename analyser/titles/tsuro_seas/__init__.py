@@ -1,0 +1,16 @@
+"""The title object: the rules' Game bound to this title's figures and text drawing."""
+
+from analyser.titles.tsuro_seas import figures, render
+from analyser.titles.tsuro_seas.rules import TsuroSeas as _Rules
+
+
+class TsuroSeas(_Rules):
+    figure_tables = figures.figure_tables
+    plots = figures.plots
+    describe_state = render.describe_state
+    step_events = render.step_events
+    bench_cases = (("4p random", ("random",), 4, 1000, 4000),
+                   ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
+
+
+TITLE = TsuroSeas()

@@ -1,0 +1,16 @@
+"""The title object: the rules' Game bound to this title's figures and text drawing."""
+
+from analyser.titles.wizard import figures, render
+from analyser.titles.wizard.rules import Wizard as _Rules
+
+
+class Wizard(_Rules):
+    figure_tables = figures.figure_tables
+    plots = figures.plots
+    describe_state = render.describe_state
+    step_events = render.step_events
+    trace_legend = render.TRACE_LEGEND
+    bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
+
+
+TITLE = Wizard()

@@ -1,0 +1,308 @@
+"""Run identity, joined runs, user strings, output edge cases and replays (issue 8)."""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyser import analysis, experiments, plots, report
+from analyser.cli import cli
+from analyser.registry import game_ids, get_game
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-c", "import sys; from analyser.cli import main; sys.argv[0] = 'analyser'; main()"]
+
+
+def invoke(runner, *args):
+    return runner.invoke(cli, list(args), catch_exceptions=False)
+
+
+def sim(runner, out, *args):
+    r = invoke(runner, "simulate", *args, "-j", "1", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    return out
+
+
+# -- 1. run identity ----------------------------------------------------------------------------
+
+def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count_is_right(runner, tmp_path):
+    a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7",
+            "--rule", "bust_limit=10", "--no-report")
+    b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7", "--no-report")
+    ra, rb = (pd.read_parquet(x / "results") for x in (a, b))
+    assert ra["run_id"].iloc[0] != rb["run_id"].iloc[0]  # same seed, still two runs
+    assert ra["run_id"].iloc[0].startswith("dao-7-") and (ra["game_seed"] == rb["game_seed"]).all()
+    joined = tmp_path / "joined"
+    joined.mkdir()
+    pd.concat([ra, rb]).to_parquet(joined / "results.parquet")
+    r = invoke(runner, "report", str(joined / "results.parquet"))
+    assert r.exit_code == 0, r.output
+    assert "2 variants" in r.output
+    assert "=== Variant: bust_limit=10 (60 games, 1 run(s)) ===" in r.output
+    assert "=== Variant: bust_limit=12 (60 games, 1 run(s)) ===" in r.output
+    summary = report.summarise(pd.concat([ra, rb]), {})
+    assert [p.label for p in summary.parts] == ["bust_limit=10", "bust_limit=12"]
+    for part, own in zip(summary.parts, (ra, rb)):
+        alone = report.summarise(own, {}).parts[0]
+        assert part.run["games"] == alone.run["games"] == 60
+        for key in ("tie_rate", "turns_mean", "turns_median", "turns_p5", "turns_p95", "score_sd", "margin_mean"):
+            assert part.run[key] == pytest.approx(alone.run[key]), key
+        assert part.run["seats"]["verdict"] == alone.run["seats"]["verdict"]
+        pd.testing.assert_frame_equal(part.strategies, alone.strategies)
+        pd.testing.assert_frame_equal(part.seats, alone.seats)
+        assert list(part.strategies["n"]) == [120, 120] and list(part.seats["n"]) == [60] * 4
+        for (c1, t1), (c2, t2) in zip(part.title_tables, alone.title_tables):
+            assert c1 == c2
+            pd.testing.assert_frame_equal(t1, t2)
+    assert summary.parts[0].run["turns_mean"] != summary.parts[1].run["turns_mean"]
+    table = pd.read_csv(joined / "summary.csv")
+    assert list(table.columns[:3]) == ["variant", "strategy", "n"]
+    assert list(table["n"]) == [120] * 4
+    html = (joined / "index.html").read_text()
+    assert "2 variants." in html and "120 games" in html and "Variant 1: bust_limit=10" in html
+    assert (joined / "v1-win_rate.png").exists() and (joined / "v2-cards.png").exists()
+
+
+def test_joined_runs_of_one_variant_count_every_game_once_by_run_and_index(runner, tmp_path):
+    a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "--no-report")
+    b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "--no-report")
+    both = pd.concat([pd.read_parquet(x / "results") for x in (a, b)])
+    s = report.summarise(both, {})
+    assert not s.variants and s.run["games"] == 40 and s.run["runs"] == 2
+    assert len(analysis.per_game(both)) == 40
+
+
+# -- 3. user strings ------------------------------------------------------------------------------
+
+NASTY = '''
+from analyser.core import Strategy
+from analyser.titles.dao.rules import REVEAL, TAKE
+
+
+class Nasty(Strategy):
+    """Ca$h <script>alert(1)</script> & 棋手 _under: takes at 8."""
+
+    name = "_ca$h<script>&棋手"
+    game = "dao"
+
+    def choose(self, view, legal, rng):
+        return TAKE if view.total >= 8 else REVEAL
+
+
+STRATEGIES = [Nasty]
+'''
+
+
+def test_simulate_with_a_nasty_strategy_name_writes_pngs_escapes_html_and_stays_quiet(tmp_path):
+    (tmp_path / "Ba$$in.py").write_text(NASTY, encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.run(CLI + ["simulate", "dao", "-s", "Ba$$in.py:_ca$h<script>&棋手", "-s", "greedy",
+                                 "-n", "16", "-j", "1", "--seed", "1", "--out", str(out), "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "" and proc.stdout == ""
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["status"] == "complete"
+    for name in ("win_rate.png", "scores.png", "seat_win_rate.png", "cards.png"):
+        assert (out / name).stat().st_size > 1000
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "<script>" not in html
+    assert "_ca$h&lt;script&gt;&amp;棋手" in html
+
+
+def test_label_is_the_one_place_that_makes_user_strings_safe(monkeypatch):
+    assert plots.label("Ba$$in.py:cautious") == "Ba\\$\\$in.py:cautious"
+    assert plots.label("_cautious") == " _cautious"
+    assert plots.label("plain") == "plain"
+    # no installed font draws these: readable code points, never boxes
+    monkeypatch.setattr(plots, "_font_charmaps", lambda: (("DejaVu Sans", frozenset(range(0x250))),))
+    assert plots.label("棋a") == "<U+68CB>a"
+    # a font that has the glyph is used (added to the family list) and the text is kept
+    fonts = (("DejaVu Sans", frozenset(range(0x250))), ("Noto Sans CJK JP", frozenset({0x68CB})))
+    monkeypatch.setattr(plots, "_font_charmaps", lambda: fonts)
+    monkeypatch.setitem(plots.plt.rcParams, "font.family", ["sans-serif"])
+    assert plots.label("棋a") == "棋a"
+    assert "Noto Sans CJK JP" in plots.plt.rcParams["font.family"]
+
+
+def test_a_report_failure_keeps_the_results_and_says_so(runner, tmp_path, monkeypatch):
+    def broken(*a, **k):
+        raise ValueError("Expected end of text, found '$'")
+    monkeypatch.setattr(plots, "win_rate", broken)
+    out = tmp_path / "out"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-n", "8", "-j", "1", "--out", str(out), "-q")
+    assert r.exit_code == 1
+    errors = [x for x in r.output.splitlines() if x.startswith("analyser: error:")]
+    assert len(errors) == 1 and "Traceback" not in r.output
+    assert "the report could not be built (ValueError: Expected end of text" in errors[0]
+    assert len(pd.read_parquet(out / "results")) == 32
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["status"] == "report failed" and cfg["games_completed"] == 8
+    assert "error.log" in cfg["files"] and "Traceback" in (out / "error.log").read_text()
+
+
+def test_strategy_colours_are_stable_per_name():
+    one = plots.strategy_colours(["greedy", "random"])
+    two = plots.strategy_colours(["threshold", "random", "greedy"])
+    assert one["greedy"] == two["greedy"] and one["random"] == two["random"]
+    assert plots.strategy_colours(["random", "greedy"]) == one
+    many = plots.strategy_colours([f"s{i}" for i in range(6)])
+    assert len(set(many.values())) == 6  # collisions take the next free colour
+
+
+def test_score_distribution_uses_small_multiples_from_four_strategies(tmp_path):
+    import matplotlib.image
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"strategy": pd.Categorical(np.repeat(list("abcd"), 50)), "score": rng.integers(0, 20, 200)})
+    plots.score_distribution(df, tmp_path / "four.png")
+    plots.score_distribution(df[df["strategy"].isin(["a", "b"])], tmp_path / "two.png")
+    h4 = matplotlib.image.imread(tmp_path / "four.png").shape[0]
+    h2 = matplotlib.image.imread(tmp_path / "two.png").shape[0]
+    assert h4 > h2 * 1.3  # one panel per strategy
+
+
+# -- 4. output edge cases ---------------------------------------------------------------------------
+
+def test_list_into_head_ends_quietly_like_unix_tools(tmp_path):
+    first = subprocess.run(CLI + ["list"], capture_output=True, text=True, timeout=120).stdout.splitlines()[0]
+    script = shlex.join(CLI) + " list | head -1; echo \"status ${PIPESTATUS[0]}\" >&2"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.splitlines() == [first]
+    assert proc.stderr.strip() in ("status 0", "status 141"), proc.stderr  # 141 = killed by SIGPIPE
+
+
+def test_simulate_into_head_still_writes_every_file(tmp_path):
+    out = tmp_path / "run"
+    script = (shlex.join(CLI) + f" simulate dao -s greedy -n 4 -j 1 --seed 2 --out '{out}' | "
+              "head -c 1 >/dev/null")
+    subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300)
+    cfg = json.loads((out / "config.json").read_text())
+    assert "cards.png" in cfg["files"] and "index.html" in cfg["files"]
+    assert all((out / f).exists() for f in cfg["files"])
+
+
+def test_out_that_is_not_utf8_is_refused_up_front(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bad = os.fsdecode(b"run-\xff")
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-n", "4", "--out", bad)
+    assert r.exit_code == 2
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "is not valid UTF-8" in lines[0]
+    assert list(tmp_path.iterdir()) == []  # nothing played, nothing written
+    r = invoke(runner, "report", "somewhere/results.parquet", "--out", bad)
+    assert r.exit_code == 2 and "is not valid UTF-8" in r.output
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_report_tables_are_the_same_from_parquet_and_csv(runner, tmp_path, game):
+    out = sim(runner, tmp_path / "run", game, "-n", "8", "--seed", "4", "--csv", "--no-report")
+    pq, pq_extras, config = experiments.load_results(out)
+    csv, csv_extras, _ = experiments.load_results(out / "results.csv")
+    g = get_game(game)
+    assert report.rule_values(g, pq, config) == report.rule_values(g, csv, config)
+    a, b = report.summarise(pq, pq_extras), report.summarise(csv, csv_extras)
+    for x, y in [(a.strategies, b.strategies), (a.seats, b.seats)] + [
+            (t1, t2) for (_, t1), (_, t2) in zip(a.title_tables, b.title_tables)]:
+        pd.testing.assert_frame_equal(analysis.format_table(x), analysis.format_table(y))
+    assert [c for c, _ in a.title_tables] == [c for c, _ in b.title_tables]
+    assert a.run["seats"]["verdict"] == b.run["seats"]["verdict"]
+
+
+# -- 5. numbers and headers ---------------------------------------------------------------------------
+
+def test_players_default_to_the_usual_count_and_the_header_says_what_ran(runner, tmp_path):
+    out = tmp_path / "run"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "-n", "60", "-j", "0", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert "60 games, 4 players, strategies greedy, random (cycling over the 4 seats)" in r.stderr
+    assert "job" not in r.stderr
+    df = pd.read_parquet(out / "results")
+    assert set(df["players"]) == {4}
+    cfg = json.loads((out / "config.json").read_text())
+    where = "in one process" if cfg["jobs"] == 1 else f"on {cfg['jobs']} worker processes"
+    assert f"s {where}" in r.stdout and where in (out / "index.html").read_text()
+
+
+def test_rule_values_show_as_typed(runner, tmp_path):
+    out = sim(runner, tmp_path / "run", "tsuro-seas", "-s", "random", "-n", "4", "--rule", "daikaiju=off")
+    html = (out / "index.html").read_text()
+    assert "<dt>daikaiju</dt><dd>off</dd>" in html and "<dt>tiles</dt><dd>(built-in)</dd>" in html
+    assert "False" not in html.split("<h2>Rule parameters</h2>")[1].split("</dl>")[0]
+
+
+def test_a_mirror_match_leads_with_what_it_can_measure(runner, tmp_path):
+    out = tmp_path / "m"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-n", "40", "-j", "1", "--seed", "1", "--out", str(out))
+    html = (out / "index.html").read_text()
+    headline = html.split('<div class="headline">')[1].split("</div>\n</div>")[0]
+    assert "best win rate" not in headline
+    for card in ("seat advantage", "game length", "score spread", "tie rate"):
+        assert f"<span>{card}</span>" in headline
+    assert "Strategies (win rate" not in r.output and "Seat balance:" in r.output
+
+
+def test_report_tables_do_not_wrap_their_cells():
+    html = (ROOT / "analyser" / "templates" / "report.html.j2").read_text()
+    assert "white-space: nowrap" in html and ".table-wrap { overflow-x: auto; }" in html
+
+
+# -- 6. replays and strategy errors -------------------------------------------------------------------
+
+def test_play_from_a_run_replays_that_game_with_its_lineup_and_rules(runner, tmp_path):
+    out = sim(runner, tmp_path / "run", "dao", "-s", "greedy", "-s", "threshold:limit=6", "-s", "colour",
+              "-n", "20", "--seed", "5", "--rule", "bust_limit=11")
+    r = invoke(runner, "play", "--from", str(out), "--game-index", "17", "--json")
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.output.splitlines()]
+    df = pd.read_parquet(out / "results")
+    game = df[df["game_index"] == 17].sort_values("seat")
+    assert lines[-1]["scores"] == list(game["score"])
+    assert [x["strategy"] for x in lines[:-1] if x["step"] <= 4] == list(game["strategy"].astype(str))[:4]
+    assert lines[0]["state"]["params"]["bust_limit"] == 11
+    bad = invoke(runner, "play", "--from", str(out), "--game-index", "20")
+    assert bad.exit_code == 2 and "games 0 to 19" in bad.output
+
+
+BOOM = '''
+from analyser.core import Strategy
+
+
+def helper(view):
+    raise ValueError("no luck")
+
+
+class Boom(Strategy):
+    name = "boom"
+    game = "dao"
+
+    def choose(self, view, legal, rng):
+        return helper(view)
+
+
+STRATEGIES = [Boom]
+'''
+
+
+def test_a_strategy_error_names_its_file_and_line_and_logs_the_traceback(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bots.py").write_text(BOOM)
+    r = invoke(runner, "simulate", "dao", "-s", "bots.py:boom", "-n", "4", "-j", "1", "--out", "run", "-q")
+    assert r.exit_code == 1
+    errors = [x for x in r.output.splitlines() if x.startswith("analyser: error:")]
+    assert len(errors) == 1 and "Traceback" not in r.output
+    assert "raised ValueError: no luck at bots.py:6" in errors[0] and "run/error.log" in errors[0]
+    log = (tmp_path / "run" / "error.log").read_text()
+    assert "Traceback (most recent call last)" in log and "in helper" in log
+    d = invoke(runner, "simulate", "dao", "-s", "bots.py:boom", "-n", "4", "-j", "1", "--out", "run", "-q",
+               "--debug")
+    assert "Traceback (most recent call last)" in d.stderr
+    p = invoke(runner, "play", "dao", "-s", "bots.py:boom", "--seed", "1")
+    assert p.exit_code == 1 and "at bots.py:6" in p.stderr and "Traceback" not in p.output
+    assert "Traceback (most recent call last)" in invoke(runner, "play", "dao", "-s", "bots.py:boom", "--seed", "1",
+                                                         "--debug").stderr
