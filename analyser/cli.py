@@ -246,7 +246,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 from analyser.report import build_report_from_run
                 path, summary, figures = build_report_from_run(out)
                 files += ["summary.csv", "index.html"] + figures
-            else:
+            elif not quiet:  # the summary is only printed: nothing to compute under --quiet
                 from analyser.report import summarise_run
                 summary = summarise_run(out)
         except KeyboardInterrupt:
@@ -785,7 +785,7 @@ def resume(folder, csv, no_report, quiet):
 
     \b
     Examples:
-      analyser simulate dao -s greedy -s threshold --games 1000000 --out reports/big
+      analyser simulate GAME -s greedy --games 1000000 --out reports/big
       (Ctrl-C, a kill, a crash...)
       analyser resume reports/big
     """

@@ -224,7 +224,7 @@ class RunResult:
 
     @property
     def extras(self) -> dict[str, pd.DataFrame]:
-        """The title's extra tables (e.g. Wizard ``rounds``), by name."""
+        """The title's extra tables (e.g. a per-round table), by name."""
         if self._extras is None:
             self._load()
         return self._extras

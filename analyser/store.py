@@ -5,7 +5,7 @@ Layout of a run folder ``OUT``::
     OUT/config.json                     the run record: spec, status, games done (rewritten atomically)
     OUT/results/part-000000000.parquet  one part per finished batch, named by its first game index
     OUT/results/part-000002000.parquet  ...
-    OUT/rounds/part-000000000.parquet   an extra table (Wizard rounds), one part per batch too
+    OUT/<extra>/part-000000000.parquet  a title's extra table (e.g. one row per round), one part per batch too
     OUT/.lock                           the PID of the process writing the folder, while it runs
 
 ``pandas.read_parquet(OUT / "results")`` or ``pyarrow.dataset.dataset(OUT / "results")`` reads a

@@ -23,7 +23,7 @@ from test_stream import SPEC, cli, one_line, parts, reference, same_rows, wait_f
 
 BOT = '''
 from analyser.core import Strategy
-from analyser.games.dao import TAKE, REVEAL
+from analyser.titles.dao.rules import TAKE, REVEAL
 class Shipped(Strategy):
     """Reveals up to 7, then takes."""
     name = "shipped"
