@@ -250,7 +250,12 @@ class Game:
     length_unit: ClassVar[str] = "turns"
     score_unit: ClassVar[str] = "points"
     #: Numeric per-seat metric columns (title figures) that ``metrics`` returns, in order.
+    #: A title that lists :data:`TRACE_COLUMN` (``"score_trace"``) here records each seat's
+    #: score after every step (see :func:`encode_trace`) and gets the drama figures of
+    #: :mod:`analyser.designer`; without it they read "not recorded".
     metric_columns: ClassVar[tuple[str, ...]] = ()
+    #: What one step of the score trace is (a round, a turn, a trick), for labels.
+    trace_unit: ClassVar[str] = "steps"
     #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
     #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
     bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
@@ -400,6 +405,21 @@ class Game:
     def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
         """Title-specific PNGs written to ``outdir``: list of (file name, caption)."""
         return []
+
+
+#: The per-seat metric column that holds a seat's score trace (text: space-separated numbers).
+TRACE_COLUMN = "score_trace"
+
+
+def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[str]:
+    """Per seat, the text of its scores after each step: ``history[t][seat]`` -> one string per
+    seat such as ``"0 3 3 7"`` (integers without a decimal point).  This is the compact form
+    of the ``score_trace`` metric column; an empty history gives empty strings."""
+    out = []
+    for seat in range(n_players):
+        out.append(" ".join(str(int(v)) if float(v).is_integer() else repr(float(v))
+                            for v in (h[seat] for h in history)))
+    return out
 
 
 def ranks_from(scores: Sequence[float], winners: Sequence[int]) -> list[int]:

@@ -68,6 +68,10 @@ class RunSpec:
     backend: str = "loky"
     #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
     scheduler: str | None = None
+    #: Play only games ``first_game`` to ``games - 1`` (a hook for the stopping rule of
+    #: :mod:`analyser.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
+    #: the same game whatever ``first_game``, so rounds concatenate into one run.
+    first_game: int = 0
 
 
 def resolve(spec: RunSpec):
@@ -93,6 +97,8 @@ def resolve(spec: RunSpec):
                          f"or raise --players (up to {game.max_players})")
     if not 0 < spec.games <= MAX_GAMES:
         raise InputError(f"--games {spec.games} is not accepted; give a number of games from 1 to {MAX_GAMES:,}")
+    if not 0 <= spec.first_game < spec.games:
+        raise InputError(f"first game {spec.first_game} is not accepted; it must lie in 0 to {spec.games - 1}")
     if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
         raise InputError(f"--game-timeout {spec.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
     if spec.backend not in BACKENDS:
@@ -444,11 +450,13 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
-    missing = store.missing_ranges(sink.done.values(), spec.games)
+    first = spec.first_game
+    missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games) if b > first]
+    config["first_game"] = first
     errors: list[BaseException] = []
     interrupted = False
     total_done = config["games_completed"]
-    bar = tqdm(total=spec.games, initial=total_done, unit="game", desc=f"{game.id}",
+    bar = tqdm(total=spec.games - first, initial=total_done, unit="game", desc=f"{game.id}",
                disable=(None if progress is None else not progress), leave=False, file=sys.stderr,
                delay=PROGRESS_DELAY, smoothing=0.1)
 
@@ -493,7 +501,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             if pilot.error is not None:
                 errors.append(pilot.error)
             interrupted = pilot.interrupted
-            missing = store.missing_ranges(sink.done.values(), spec.games)
+            missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games)
+                       if b > first]
             remaining = sum(b - a for a, b in missing)
             if pilot.seconds / PILOT_GAMES * remaining < SMALL_RUN_SECONDS:
                 jobs = 1
@@ -535,7 +544,7 @@ PROGRESS_DELAY = 3.0
 
 def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
     config["wall_seconds"] = round(wall_before + time.perf_counter() - t0, 3)
-    complete = config["games_completed"] >= config["games_requested"]
+    complete = config["games_completed"] >= config["games_requested"] - config.get("first_game", 0)
     config["status"] = ("failed" if error is not None else "interrupted" if interrupted or not complete
                         else "complete")
     config["error"] = str(error) if error is not None else None
@@ -956,7 +965,8 @@ def spec_from_config(config: dict) -> RunSpec:
     return RunSpec(game=config.get("title_source") or config["game"], strategies=list(config["strategies"]), players=config.get("players"),
                    games=int(config["games_requested"]), seed=int(config["seed"]),
                    jobs=config.get("jobs_requested", 0), rules=dict(config.get("rule_overrides") or {}),
-                   batch_size=config.get("batch_size"), game_timeout=float(config.get("game_timeout", 60.0)),
+                   batch_size=config.get("batch_size"), first_game=int(config.get("first_game") or 0),
+                   game_timeout=float(config.get("game_timeout", 60.0)),
                    backend=config.get("backend") or "loky", scheduler=config.get("scheduler"))
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from analyser import analysis, plots
+from analyser import analysis, designer, plots
 from analyser.registry import get_game
 
 
@@ -36,6 +36,8 @@ class Part:
     run: dict
     title_tables: list[tuple[str, pd.DataFrame]]
     players: int
+    #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share
+    designer: pd.DataFrame | None = None
 
 
 @dataclass
@@ -99,7 +101,8 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
         strategies = analysis.strategy_summary(df)
         parts.append(Part(v["label"], v["what"], v["runs"], strategies, analysis.seat_summary(df),
                           analysis.run_summary(df), game.figure_tables(df, sub_extras),
-                          int(df["players"].iloc[0])))
+                          int(df["players"].iloc[0]),
+                          designer.designer_table(df, getattr(game, "trace_unit", "steps"))))
     methods = parts[0].strategies.attrs.get("methods", {})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
@@ -228,6 +231,8 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
             "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),
             "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
             "title_tables": [(cap, _table_html(t)) for cap, t in part.title_tables], "figures": embedded,
+            "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
+                               if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
             "count_notes": game.count_notes(_params_of(game, df), part.players)})
     replay = ["analyser", "play", game.source or game.id]
@@ -322,3 +327,25 @@ def summarise_run(out: Path) -> Summary:
     """:func:`summarise` for a run folder, reading only what the summary needs."""
     df, extras, _ = load_run_for_report(out)
     return summarise(df, extras)
+def html_table(df: pd.DataFrame) -> str:
+    """A frame as an HTML table, formatted like the run report's tables."""
+    return _table_html(df)
+
+
+def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
+                          notes: list[str], sections: list[tuple[str, str, str]],
+                          figures: list[tuple[str, str]], config: dict) -> Path:
+    """The ``index.html`` of a sweep, tournament or comparison: headline cards (label, value,
+    detail), notes, sections (heading, HTML table, note), the PNGs embedded, and how to
+    reproduce.  Returns its path."""
+    embedded = []
+    for name, caption in figures:
+        data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
+        embedded.append({"name": name, "caption": caption, "data": data})
+    page = _ENV.get_template("experiment.html.j2").render(
+        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded,
+        command=config.get("command") or "(not recorded)", config=config,
+        versions=config.get("versions", {}))
+    path = outdir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -29,9 +29,12 @@ def shrink(args: list[str]) -> list[str]:
             out[i + 1] = str(min(int(out[i + 1]), 30))
             break
     else:
-        if out[0] in ("simulate", "bench", "check"):
+        plays = out[0] in ("simulate", "bench", "check", "sweep", "tournament") or (
+            out[0] == "compare" and any(f in out for f in ("-s", "--a", "--b", "--a-strategy", "--b-strategy")))
+        if plays:
             out += ["--games", "30"]
-    if out[0] in ("simulate", "bench"):
+    if out[0] in ("simulate", "bench", "sweep", "tournament", "compare") and not (
+            out[0] == "compare" and not any(f in out for f in ("-s", "--a-strategy"))):
         for flag in ("--jobs", "-j"):
             if flag in out:
                 out[out.index(flag) + 1] = "1"

@@ -44,7 +44,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option, ranks_from
+from analyser.core import Game, InputError, Params, encode_trace, option, ranks_from
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -180,14 +180,16 @@ class DaoState:
       the end of each finished half.
     * ``out``: cards out of the game (a display left when a half or the game ended).
     * ``unseen[colour][value]``: cards not yet seen by anyone (public knowledge), ``n_unseen``.
+    * ``events``: ``(turn, seat, score)`` each time a seat's score changed (a take or a bust),
+      ``turn`` counting the turns played so far; the source of the ``score_trace`` metric.
     """
 
     __slots__ = ("params", "n", "deck", "reserve", "display", "total", "piles", "gain", "held",
                  "half_scores", "half_marks", "out", "unseen", "n_unseen", "current", "starter", "turn",
-                 "busts", "over", "half")
+                 "busts", "over", "half", "events")
 
     def __init__(self, *, params, n, deck, reserve, display, total, piles, gain, held, half_scores,
-                 half_marks, out, unseen, n_unseen, current, starter, turn, busts, over, half):
+                 half_marks, out, unseen, n_unseen, current, starter, turn, busts, over, half, events=None):
         self.params = params
         self.n = n
         self.deck = deck
@@ -208,6 +210,7 @@ class DaoState:
         self.busts = busts
         self.over = over
         self.half = half
+        self.events = [] if events is None else events
 
     def __eq__(self, other):
         return isinstance(other, DaoState) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
@@ -292,7 +295,9 @@ class Dao(Game):
     max_players = 6
     default_players = 4
     Params = DaoParams
-    metric_columns = ("cards", "busts", "colour_share", "turns")
+    metric_columns = ("cards", "busts", "colour_share", "turns", "score_trace")
+    #: One step of the score trace: a round of turns (one turn per seat).
+    trace_unit = "rounds"
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
@@ -362,6 +367,7 @@ class Dao(Game):
             s.held[seat] += 1
             s.piles[seat].append(card)
             s.turn += 1
+            s.events.append((s.turn, seat, sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]))
             s.current = (seat + 1) % s.n
             if not display:
                 self._refill(s, s.params)
@@ -382,6 +388,7 @@ class Dao(Game):
             if not ((ex == "adjacent" and v == prev_v) or (ex == "front" and v == display[0][1])):
                 self._take_display(s, seat)
                 s.busts[seat] += 1
+                s.events.append((s.turn + 1, seat, sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]))
         s.turn += 1
         if not deck:
             self._end_half(s, p)
@@ -468,8 +475,10 @@ class Dao(Game):
 
         The scoring colour is the best net colour of the seat's cards, per half when halves are
         played (``half_marks``); ``colour_share`` is NaN for
-        a seat with no cards.
+        a seat with no cards.  ``score_trace``: the seat's running score after each round of turns
+        (:meth:`score_history`, :func:`analyser.core.encode_trace`).
         """
+        trace = encode_trace(self.score_history(s), s.n)
         out = []
         for seat in range(s.n):
             pile = s.piles[seat]
@@ -486,8 +495,23 @@ class Dao(Game):
                 in_colour += sum(1 for c in pile[marks[-2]:marks[-1]] if c[0] == best)
                 share = in_colour / len(pile)
             out.append({"cards": len(pile), "busts": s.busts[seat], "colour_share": share,
-                        "turns": s.turn})
+                        "turns": s.turn, "score_trace": trace[seat]})
         return out
+
+    def score_history(self, s: DaoState) -> list[list[int]]:
+        """Every seat's running score after each round of ``n`` turns (the last round may be
+        short), rebuilt from ``events``."""
+        n = s.n
+        history, cur = [], [0] * n
+        events = s.events
+        k = 0
+        for r in range(-(-s.turn // n)):
+            end = (r + 1) * n
+            while k < len(events) and events[k][0] <= end:
+                cur[events[k][1]] = events[k][2]
+                k += 1
+            history.append(list(cur))
+        return history
 
     # -- for `analyser check` -----------------------------------------------------------------
     def step_bound(self, params: DaoParams, n_players: int) -> int:
@@ -536,7 +560,7 @@ class Dao(Game):
                         half_marks=[list(m) for m in s.half_marks], out=list(s.out),
                         unseen=[list(u) for u in s.unseen],
                         n_unseen=s.n_unseen, current=s.current, starter=s.starter, turn=s.turn,
-                        busts=list(s.busts), over=s.over, half=s.half)
+                        busts=list(s.busts), over=s.over, half=s.half, events=list(s.events))
 
     def state_to_dict(self, s: DaoState) -> dict:
         """JSON-ready dict; cards are ``[colour, value]`` pairs, decks top card last.
@@ -550,7 +574,7 @@ class Dao(Game):
                 "reserve": cards(s.reserve), "display": cards(s.display), "piles": [cards(p) for p in s.piles],
                 "half_scores": [list(h) for h in s.half_scores], "half_marks": [list(m) for m in s.half_marks],
                 "out": cards(s.out), "current": s.current, "starter": s.starter, "turn": s.turn, "busts": list(s.busts),
-                "over": s.over, "half": s.half}
+                "over": s.over, "half": s.half, "score_events": [list(e) for e in s.events]}
 
     def state_from_dict(self, d: dict) -> DaoState:
         """Inverse of :meth:`state_to_dict`; fields other than the cards have defaults.
@@ -599,7 +623,8 @@ class Dao(Game):
                             half_marks=half_marks, out=cards(d.get("out", [])), unseen=unseen, n_unseen=len(deck) + len(reserve),
                             current=current, starter=int(d.get("starter", 0)),
                             turn=int(d.get("turn", 0)), busts=list(map(int, d.get("busts", [0] * n))),
-                            over=bool(d.get("over", False)), half=int(d.get("half", 0)))
+                            over=bool(d.get("over", False)), half=int(d.get("half", 0)),
+                            events=[(int(t), int(k), int(v)) for t, k, v in d.get("score_events", [])])
         except InputError as e:
             raise InputError(f"not a DAO state: {e}") from None
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:

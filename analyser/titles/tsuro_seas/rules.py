@@ -128,7 +128,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Params, encode_trace, option
 
 # --------------------------------------------------------------------------------------------
 # Geometry (precomputed)
@@ -679,7 +679,8 @@ class TsuroSeas(Game):
     default_players = 4
     Params = TsuroParams
     score_unit = "turns afloat"
-    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end")
+    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end", "score_trace")
+    trace_unit = "turns"
 
     # -- set-up ---------------------------------------------------------------------------
     path_options = ("tiles", "daikaiju_layout")
@@ -1115,8 +1116,11 @@ class TsuroSeas(Game):
     def metrics(self, s: TsuroState) -> list[dict]:
         """Per seat: ``turns`` (game length), ``elim_turn`` (NaN if afloat), ``cause`` (edge, daikaiju,
         collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
-        ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns)."""
+        ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns), ``score_trace``
+        (the score - own turns afloat - after each turn, :meth:`score_history`; see
+        :func:`analyser.core.encode_trace`)."""
         nan = math.nan
+        trace = encode_trace(self.score_history(s), s.n)
         out = []
         for i in range(s.n):
             sq = s.elim_square[i]
@@ -1125,7 +1129,7 @@ class TsuroSeas(Game):
                         "cause": s.elim_cause[i] if sunk else "survived", "survived": 0 if sunk else 1,
                         "elim_row": float(sq // SIZE) if sunk and sq >= 0 else nan,
                         "elim_col": float(sq % SIZE) if sunk and sq >= 0 else nan,
-                        "end": s.end_reason or "running"})
+                        "end": s.end_reason or "running", "score_trace": trace[i]})
         return out
 
     # -- for `analyser check` -----------------------------------------------------------------
@@ -1177,6 +1181,33 @@ class TsuroSeas(Game):
             assert s.winners and s.end_reason
 
     # -- persistence ------------------------------------------------------------------------
+    def score_history(self, s: TsuroState) -> list[list[int]]:
+        """Every seat's score (own turns afloat) after each turn, rebuilt from the final state: turn
+        1 is seat 0's, each next turn the next seat still afloat (``elim_turn``), and a turn counts
+        for its ship when the ship is afloat at its end (the game's last turn too, whether the game
+        ends in it or at ``max_turns``).  Empty when the rebuilt totals do not match ``afloat``
+        (then the trace is not recorded for that game)."""
+        n, last = s.n, s.turn
+        if last <= 0:
+            return []
+
+        def afloat_after(seat, t):
+            e = s.elim_turn[seat]
+            return e == 0 or e > t
+
+        history, cur, active = [], [0] * n, 0
+        for t in range(1, last + 1):
+            if t > 1:
+                for i in range(1, n + 1):
+                    seat = (active + i) % n
+                    if afloat_after(seat, t - 1):
+                        active = seat
+                        break
+            if afloat_after(active, t):
+                cur[active] += 1
+            history.append(list(cur))
+        return history if cur == list(s.afloat) else []
+
     def clone_state(self, s: TsuroState) -> TsuroState:
         return TsuroState(params=s.params, n=s.n, phase=s.phase, current=s.current, active=s.active,
                           turn=s.turn, board=list(s.board), kaiju=list(s.kaiju), kaiju_sq=list(s.kaiju_sq),

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Params, encode_trace, option
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -492,7 +492,8 @@ class Wizard(Game):
     max_players = 6
     default_players = 4
     Params = WizardParams
-    metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns")
+    metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns", "score_trace")
+    trace_unit = "rounds"
     extra_tables = ("rounds",)
     length_unit = "tricks"
     live_views = True
@@ -771,8 +772,15 @@ class Wizard(Game):
     def metrics(self, s: WizardState) -> list[dict[str, float]]:
         """Per seat over the finished rounds: ``exact_bids`` (share of rounds bid exactly),
         ``over_bid`` / ``under_bid`` (mean tricks short of / beyond the bid per round, 0 when met),
-        ``points_per_round``, ``mean_bid``, and ``turns`` = tricks played in the game."""
+        ``points_per_round``, ``mean_bid``, ``turns`` = tricks played in the game, and
+        ``score_trace``: the seat's running total after each finished round (read from the round
+        log; see :func:`analyser.core.encode_trace`)."""
         k = len(s.log)
+        history, running = [], [0] * s.n
+        for rec in s.log:
+            running = [a + b for a, b in zip(running, rec["points"])]
+            history.append(running)
+        trace = encode_trace(history, s.n)
         out = []
         for seat in range(s.n):
             exact = over = under = bid_sum = 0
@@ -789,7 +797,8 @@ class Wizard(Game):
             out.append({"exact_bids": exact / k if k else nan, "over_bid": over / k if k else nan,
                         "under_bid": under / k if k else nan,
                         "points_per_round": s.scores[seat] / k if k else nan,
-                        "mean_bid": bid_sum / k if k else nan, "turns": s.tricks_played})
+                        "mean_bid": bid_sum / k if k else nan, "turns": s.tricks_played,
+                        "score_trace": trace[seat]})
         return out
 
     def extra_records(self, s: WizardState) -> dict[str, list[dict]]:

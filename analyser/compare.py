@@ -1,0 +1,347 @@
+"""``analyser compare``: A against B on the same game seeds.
+
+Two rule sets, or two lineups, play the same games (same root seed: game ``i`` has the same game
+seed and seating in A and in B), or two finished run folders are read.  Every figure is a
+difference A - B with a 95% interval and a p-value:
+
+* win rate per strategy and per seat - per game, the strategy's (seat's) win share; the interval
+  is a paired bootstrap of the mean difference over games (:func:`scipy.stats.bootstrap`, 2,000
+  resamples, percentile), the p-value McNemar's test on "won in A" against "won in B"
+  (:func:`statsmodels.stats.contingency_tables.mcnemar`, exact binomial below 25 discordant
+  games) - or, when some wins are shared (shares other than 0 and 1), the paired t-test of the
+  shares, so the p-value always tests the difference the interval describes;
+* mean score per strategy, game length, lead changes - paired t-test
+  (:func:`scipy.stats.ttest_rel`, its interval) and the Wilcoxon signed-rank p-value
+  (:func:`scipy.stats.wilcoxon`) beside it;
+* tie and close-game rates - bootstrap interval and McNemar's test as for win rates;
+* seat advantage - the chi-square test of each side, and the change per seat.
+
+Runs are *paired* when both have the same root seed (and, for folders, the same game seeds in
+the games both played); otherwise the same figures come from unpaired tests (bootstrap of each
+side, Welch's t-test, Mann-Whitney U, Fisher's exact test), and the report says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analyser import analysis, designer, experiments
+from analyser.core import InputError
+
+RESAMPLES = 2000
+
+
+@dataclass
+class Comparison:
+    table: pd.DataFrame        # one row per figure: figure, a, b, diff, low, high, p, test
+    paired: bool
+    note: str
+    config: dict
+    seats: dict                # {"a": seat_balance, "b": seat_balance}
+    games: int
+
+
+def _bootstrap_mean_ci(d: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    from scipy import stats
+
+    if len(d) < 2 or np.all(d == d[0]):
+        v = float(d.mean()) if len(d) else math.nan
+        return v, v
+    res = stats.bootstrap((d,), np.mean, n_resamples=RESAMPLES, method="percentile",
+                          confidence_level=0.95, random_state=np.random.default_rng(seed), vectorized=True)
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def mcnemar_p(a_won: np.ndarray, b_won: np.ndarray) -> float:
+    """McNemar's test of two paired binary outcomes (statsmodels; exact below 25 discordant)."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    a_won, b_won = np.asarray(a_won, bool), np.asarray(b_won, bool)
+    table = [[int(np.sum(a_won & b_won)), int(np.sum(a_won & ~b_won))],
+             [int(np.sum(~a_won & b_won)), int(np.sum(~a_won & ~b_won))]]
+    discordant = table[0][1] + table[1][0]
+    if discordant == 0:
+        return 1.0
+    return float(mcnemar(table, exact=discordant < 25, correction=True).pvalue)
+
+
+def paired_rate(a: np.ndarray, b: np.ndarray, seed: int = 0) -> dict:
+    """Paired difference of per-game shares (win share in [0, 1]): mean A, mean B, diff, paired
+    bootstrap 95% interval, and a p-value on the same quantity: McNemar's test when every value
+    is 0 or 1, else (shared wins present) the paired t-test of the shares."""
+    from scipy import stats
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    lo, hi = _bootstrap_mean_ci(a - b, seed)
+    binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
+    if binary:
+        p, test = mcnemar_p(a > 0, b > 0), "paired bootstrap; McNemar"
+    elif len(a) > 1 and not np.all(a - b == (a - b)[0]):
+        p, test = float(stats.ttest_rel(a, b).pvalue), "paired bootstrap; paired t (shared wins)"
+    else:
+        p, test = (1.0 if float((a - b).mean()) == 0 else 0.0), "paired bootstrap"
+    return {"a": float(a.mean()), "b": float(b.mean()), "diff": float((a - b).mean()), "low": lo, "high": hi,
+            "p": p, "test": test}
+
+
+def paired_mean(a: np.ndarray, b: np.ndarray) -> dict:
+    """Paired difference of means: paired t interval and p (scipy ``ttest_rel``), Wilcoxon p."""
+    from scipy import stats
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = a - b
+    if len(d) < 2 or np.all(d == d[0]):
+        v = float(d.mean()) if len(d) else math.nan
+        return {"a": float(a.mean()), "b": float(b.mean()), "diff": v, "low": v, "high": v,
+                "p": 1.0 if v == 0 else 0.0, "p_wilcoxon": 1.0 if v == 0 else 0.0, "test": "paired t; Wilcoxon"}
+    res = stats.ttest_rel(a, b)
+    ci = res.confidence_interval(0.95)
+    try:
+        pw = float(stats.wilcoxon(a, b).pvalue)
+    except ValueError:
+        pw = math.nan
+    return {"a": float(a.mean()), "b": float(b.mean()), "diff": float(d.mean()), "low": float(ci.low),
+            "high": float(ci.high), "p": float(res.pvalue), "p_wilcoxon": pw, "test": "paired t; Wilcoxon"}
+
+
+def unpaired_rate(a: np.ndarray, b: np.ndarray, seed: int = 0) -> dict:
+    """Independent samples: bootstrap of each side for the interval, Fisher's exact test p."""
+    from scipy import stats
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    rng = np.random.default_rng(seed)
+    reps = (rng.choice(a, (RESAMPLES, len(a))).mean(axis=1) - rng.choice(b, (RESAMPLES, len(b))).mean(axis=1))
+    lo, hi = np.percentile(reps, [2.5, 97.5])
+    table = [[int((a > 0).sum()), int((a <= 0).sum())], [int((b > 0).sum()), int((b <= 0).sum())]]
+    return {"a": float(a.mean()), "b": float(b.mean()), "diff": float(a.mean() - b.mean()), "low": float(lo),
+            "high": float(hi), "p": float(stats.fisher_exact(table).pvalue), "test": "bootstrap; Fisher exact"}
+
+
+def unpaired_mean(a: np.ndarray, b: np.ndarray) -> dict:
+    """Independent samples: Welch's t interval and p, Mann-Whitney U p."""
+    from scipy import stats
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    res = stats.ttest_ind(a, b, equal_var=False)
+    ci = res.confidence_interval(0.95)
+    return {"a": float(a.mean()), "b": float(b.mean()), "diff": float(a.mean() - b.mean()), "low": float(ci.low),
+            "high": float(ci.high), "p": float(res.pvalue), "p_wilcoxon": float(stats.mannwhitneyu(a, b).pvalue),
+            "test": "Welch t; Mann-Whitney U"}
+
+
+def _per_game(df: pd.DataFrame, by: str, value: str) -> pd.DataFrame:
+    return df.groupby(["game_index", by], observed=True)[value].mean().unstack(by)
+
+
+def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, int]:
+    """The comparison table of two results frames (see the module docstring) and the number of
+    games compared (the games both played, when paired)."""
+    if paired:
+        common = np.intersect1d(a["game_index"].unique(), b["game_index"].unique())
+        a = a[a["game_index"].isin(common)]
+        b = b[b["game_index"].isin(common)]
+        n = len(common)
+    else:
+        n = min(a["game_index"].nunique(), b["game_index"].nunique())
+    rate = paired_rate if paired else unpaired_rate
+    mean = paired_mean if paired else unpaired_mean
+    rows = []
+
+    def add(figure, res):
+        rows.append({"figure": figure, **res})
+
+    def sides(pa: pd.DataFrame | pd.Series, pb: pd.DataFrame | pd.Series, col=None):
+        xa = pa[col] if col is not None else pa
+        xb = pb[col] if col is not None else pb
+        if paired:
+            both = pd.concat([xa.rename("a"), xb.rename("b")], axis=1).dropna()
+            return both["a"].to_numpy(), both["b"].to_numpy()
+        return xa.dropna().to_numpy(), xb.dropna().to_numpy()
+
+    wa, wb = _per_game(a, "strategy", "win"), _per_game(b, "strategy", "win")
+    sa, sb = _per_game(a, "strategy", "score"), _per_game(b, "strategy", "score")
+    # a strategy filling every seat in both (a mirror) wins 1/players by construction: no row
+    mirror = set(analysis.mirror_strategies(a)) & set(analysis.mirror_strategies(b))
+    names = [s for s in wa.columns if s in set(wb.columns) and str(s) not in mirror]
+    for k, s in enumerate(names):
+        x, y = sides(wa, wb, s)
+        if len(x) and len(y):
+            add(f"win rate: {s}", rate(x, y, seed=k))
+    for s in names:
+        x, y = sides(sa, sb, s)
+        if len(x) > 1 and len(y) > 1:
+            add(f"mean score: {s}", mean(x, y))
+    if "turns" in a.columns and "turns" in b.columns:
+        x, y = sides(a.groupby("game_index")["turns"].first(), b.groupby("game_index")["turns"].first())
+        add("game length", mean(x, y))
+    ga, gb = analysis.per_game(a).set_index("game_index"), analysis.per_game(b).set_index("game_index")
+    x, y = sides(ga["tie"].astype(float), gb["tie"].astype(float))
+    add("tie rate", rate(x, y, seed=101))
+    x, y = sides((ga["margin"] <= 1).astype(float), (gb["margin"] <= 1).astype(float))
+    add("close-game rate (margin <= 1)", rate(x, y, seed=102))
+    seats_a, seats_b = _per_game(a, "seat", "win"), _per_game(b, "seat", "win")
+    for s in seats_a.columns:
+        if s in seats_b.columns:
+            x, y = sides(seats_a, seats_b, s)
+            add(f"seat {s} win rate", rate(x, y, seed=200 + int(s)))
+    da, db = designer.drama_per_game(a), designer.drama_per_game(b)
+    if da is not None and db is not None:
+        x, y = sides(da.set_index("game_index")["lead_changes"], db.set_index("game_index")["lead_changes"])
+        add("lead changes per game", mean(x, y))
+    out = pd.DataFrame(rows)
+    cols = ["figure", "a", "b", "diff", "low", "high", "p", "p_wilcoxon", "test"]
+    for c in cols:
+        if c not in out.columns:
+            out[c] = np.nan
+    return out[cols], n
+
+
+def _is_paired(ca: dict, cb: dict, a: pd.DataFrame, b: pd.DataFrame) -> tuple[bool, str]:
+    sa, sb = ca.get("seed"), cb.get("seed")
+    if sa is None or sb is None or sa != sb:
+        return False, (f"not paired: the runs have different root seeds ({sa} and {sb}), so their games are "
+                       "different deals; unpaired tests are used")
+    ka = a.groupby("game_index")["game_seed"].first()
+    kb = b.groupby("game_index")["game_seed"].first()
+    common = ka.index.intersection(kb.index)
+    if not len(common) or not (ka[common] == kb[common]).all():
+        return False, "not paired: same root seed but the game seeds differ; unpaired tests are used"
+    pa, pb = a["players"].iloc[0], b["players"].iloc[0]
+    if pa != pb:
+        return False, f"not paired: different player counts ({pa} and {pb}); unpaired tests are used"
+    return True, (f"paired: both runs have root seed {sa}, so game i has the same game seed and seating in both "
+                  f"({len(common):,} games in common)")
+
+
+def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
+    """Compare two finished run folders (or results files).  InputError when unreadable or of
+    different titles."""
+    a, _, ca = experiments.load_results(Path(path_a))
+    b, _, cb = experiments.load_results(Path(path_b))
+    if str(a["game"].iloc[0]) != str(b["game"].iloc[0]):
+        raise InputError(f"{path_a!r} is {a['game'].iloc[0]} but {path_b!r} is {b['game'].iloc[0]}; compare runs "
+                         "of one title")
+    paired, note = _is_paired(ca, cb, a, b)
+    table, n = compare_frames(a, b, paired)
+    config = {"command": command, "kind": "compare", "game": str(a["game"].iloc[0]), "seed": ca.get("seed"),
+              "a": {"source": str(path_a), "seed": ca.get("seed"), "strategies": ca.get("strategies"),
+                    "rule_overrides": ca.get("rule_overrides")},
+              "b": {"source": str(path_b), "seed": cb.get("seed"), "strategies": cb.get("strategies"),
+                    "rule_overrides": cb.get("rule_overrides")},
+              "paired": paired, "versions": experiments.package_versions()}
+    config["status"] = "complete"
+    return Comparison(table, paired, note, config, {"a": analysis.seat_balance(a), "b": analysis.seat_balance(b)}, n)
+
+
+def compare_specs(spec_a: experiments.RunSpec, spec_b: experiments.RunSpec, command: str = "",
+                  progress: bool = False, out: Path | None = None) -> Comparison:
+    """Play A and B on the same root seed (drawn once if not given) and compare them, paired.
+    With ``out`` the two runs' results are written to ``out/a`` and ``out/b``."""
+    _, _, players, _, seed = experiments.resolve(spec_a)
+    spec_a = dataclasses.replace(spec_a, seed=seed, players=players)
+    spec_b = dataclasses.replace(spec_b, seed=seed, players=players if spec_b.players is None else spec_b.players)
+    experiments.resolve(spec_b)
+    ra = experiments.run(spec_a, progress=progress, command=command)
+    if ra.error is not None or ra.interrupted:
+        raise InputError(f"side A stopped: {ra.error or 'interrupted'}")
+    rb = experiments.run(spec_b, progress=progress, command=command)
+    if rb.error is not None or rb.interrupted:
+        raise InputError(f"side B stopped: {rb.error or 'interrupted'}")
+    if out is not None:
+        experiments.write_results(ra, out / "a")
+        experiments.write_results(rb, out / "b")
+    paired = spec_a.players == spec_b.players
+    note = (f"paired: A and B played the same {spec_a.games:,} game seeds (root seed {seed}) with the same seating"
+            if paired else "not paired: A and B seat different numbers of players")
+    table, n = compare_frames(ra.results, rb.results, paired)
+    config = {"command": command, "kind": "compare", "game": spec_a.game, "seed": seed, "games": spec_a.games,
+              "a": {"strategies": spec_a.strategies, "rule_overrides": spec_a.rules, "players": spec_a.players},
+              "b": {"strategies": spec_b.strategies, "rule_overrides": spec_b.rules, "players": spec_b.players},
+              "paired": paired, "wall_seconds": round(ra.config["wall_seconds"] + rb.config["wall_seconds"], 3),
+              "status": "complete", "versions": experiments.package_versions()}
+    return Comparison(table, paired, note, config,
+                      {"a": analysis.seat_balance(ra.results), "b": analysis.seat_balance(rb.results)}, n)
+
+
+def describe_side(side: dict) -> str:
+    parts = []
+    if side.get("source"):
+        parts.append(str(side["source"]))
+    if side.get("strategies"):
+        parts.append("strategies " + ", ".join(map(str, side["strategies"])))
+    if side.get("rule_overrides"):
+        parts.append("rules " + ", ".join(f"{k}={v}" for k, v in side["rule_overrides"].items()))
+    return "; ".join(parts) or "defaults"
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Rates as percentages / percentage points, means with 2 decimals, p-values with 3 digits."""
+    rows = []
+    for _, r in table.iterrows():
+        pct = "rate" in r["figure"]
+        f = (lambda v: "-" if v != v else f"{100 * v:.1f}%") if pct else (lambda v: "-" if v != v else f"{v:.2f}")
+        d = (lambda v: "-" if v != v else f"{100 * v:+.1f} pp") if pct else (lambda v: "-" if v != v else f"{v:+.2f}")
+        rows.append({"figure": r["figure"], "A": f(r["a"]), "B": f(r["b"]), "A - B": d(r["diff"]),
+                     "95% CI": f"{d(r['low'])} to {d(r['high'])}",
+                     "p": "-" if r["p"] != r["p"] else f"{r['p']:.3g}",
+                     "p (Wilcoxon)": "-" if r["p_wilcoxon"] != r["p_wilcoxon"] else f"{r['p_wilcoxon']:.3g}",
+                     "test": r["test"]})
+    return pd.DataFrame(rows)
+
+
+def plot_compare(cmp: Comparison, outdir: Path) -> list[tuple[str, str]]:
+    from analyser import plots
+    import matplotlib.pyplot as plt
+
+    t = cmp.table[cmp.table["figure"].str.contains("rate")].iloc[::-1]
+    if not len(t):
+        return []
+    fig, ax = plt.subplots(figsize=(8, 1.3 + 0.4 * len(t)))
+    y = np.arange(len(t))
+    sig = (t["p"] < 0.05).to_numpy()
+    ax.errorbar(t["diff"] * 100, y, xerr=np.clip(np.vstack([(t["diff"] - t["low"]) * 100,
+                                                           (t["high"] - t["diff"]) * 100]), 0, None),
+                fmt="none", ecolor="#888888", capsize=3)
+    ax.scatter(t["diff"] * 100, y, c=["#c44e52" if s else "#3a6ea5" for s in sig], zorder=3)
+    ax.axvline(0, color="#444444", lw=0.8)
+    ax.set_yticks(y, t["figure"], fontsize=8)
+    plots.style(ax, "A - B (percentage points)", "difference (A - B), percentage points", "")
+    return [plots.save(fig, outdir / "compare.png",
+                       "Differences A - B in win rates (per strategy and per seat), tie and close-game rates, with "
+                       "95% intervals" + (" paired by game" if cmp.paired else " (unpaired)") +
+                       "; red: p < 0.05.")]
+
+
+def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
+    from analyser import report as reportmod
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    cmp.table.to_csv(outdir / "compare.csv", index=False)
+    figures = plot_compare(cmp, outdir)
+    from analyser.registry import get_game
+    game = get_game(cmp.config["game"])
+    seat_rows = pd.DataFrame([{"side": k.upper(), "chi-square": v["chi2"], "df": v["df"], "p": v["p"],
+                               "verdict": v["verdict"]} for k, v in cmp.seats.items()])
+    sig = cmp.table[cmp.table["p"] < 0.05]
+    cards = [("games compared", f"{cmp.games:,}", "paired by game" if cmp.paired else "unpaired"),
+             ("figures that differ", f"{len(sig)} of {len(cmp.table)}", "p < 0.05 (no multiple-test correction)")]
+    sections = [("A - B", reportmod.html_table(display_table(cmp.table)),
+                 "Rates: per game, the strategy's (seat's) share of the win; A - B in percentage points with a "
+                 "paired bootstrap 95% interval and McNemar's test on won/not won. Means: paired t interval and "
+                 "p-value, with the Wilcoxon signed-rank p beside it."),
+                ("Seat advantage on each side", reportmod.html_table(seat_rows),
+                 "Chi-square test of wins per seat against equal shares, on each side.")]
+    notes = [cmp.note + ".", f"A: {describe_side(cmp.config['a'])}.", f"B: {describe_side(cmp.config['b'])}."]
+    reportmod.write_experiment_page(outdir, title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.",
+                                    cards=cards, notes=notes, sections=sections, figures=figures, config=cmp.config)
+    files = ["compare.csv", "index.html"] + [n for n, _ in figures]
+    cmp.config["files"] = sorted(set(files) | {"config.json"})
+    (outdir / "config.json").write_text(json.dumps(cmp.config, indent=2, default=str) + "\n")
+    return files

@@ -1,0 +1,207 @@
+"""Designer metrics for every title: drama, luck against skill, decisiveness (README, "Designer
+metrics").  All read a results frame (one row per game and seat); none needs extra games.
+
+* **Drama** reads the ``score_trace`` column (:data:`analyser.core.TRACE_COLUMN`) that a title
+  records when it lists it in ``metric_columns``: per seat, its score after every step of the
+  game (a round, a turn or a trick, as the title's ``trace_unit`` says), as a text of
+  space-separated numbers.  A title that does not record it gets "not recorded", nothing else.
+
+  - *lead changes*: how many times the sole leader changes (a tie for the lead keeps the last
+    sole leader; taking the first sole lead is not a change);
+  - *lead for good at*: the fraction of the game's steps played before the eventual winner
+    takes the sole lead and keeps it to the end (0 = led throughout, 1 = only at the end or
+    only by tie-break);
+  - *largest deficit overcome*: the most points the eventual winner trailed the leader by, at
+    any step.
+  Games with a shared win have no single winner and are left out of the last two.
+
+* **Luck against skill**: the *skill share* is the partial eta squared of the strategy in a
+  two-way fixed-effects analysis of variance of the score with the game (its deal) as the
+  block (Cohen, J. (1973), "Eta-squared and partial eta-squared in fixed factor ANOVA designs",
+  Educational and Psychological Measurement 33, 107-112): of the score differences between
+  seats of the same game, the share the strategies explain.  The rest - the *luck share* -
+  is what the deal, the turn order and the interplay of the seats explain.  Its 95% interval
+  is a percentile bootstrap over games.  It needs two strategies or more.
+
+* **Decisiveness**: the tie rate (games whose win is shared) and the *close-game rate*: games
+  whose top two scores differ by at most 1 point (ties and tie-breaks included).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from analyser.analysis import game_keys, per_game, wilson
+from analyser.core import TRACE_COLUMN
+
+#: Bootstrap resamples for the luck-skill interval.
+BOOTSTRAP = 200
+
+
+# --------------------------------------------------------------------------------------------
+# Decisiveness
+# --------------------------------------------------------------------------------------------
+
+def decisiveness(df: pd.DataFrame, margin: float = 1.0) -> dict:
+    """``tie_rate`` and ``close_rate`` (top-two margin <= ``margin``) with Wilson 95% intervals,
+    and ``games``."""
+    g = per_game(df)
+    n = len(g)
+    tie = float(g["tie"].mean()) if n else math.nan
+    close = float((g["margin"] <= margin).mean()) if n else math.nan
+    tl, th = wilson(tie, n)
+    cl, ch = wilson(close, n)
+    return {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th,
+            "close_rate": close, "close_low": cl, "close_high": ch}
+
+
+# --------------------------------------------------------------------------------------------
+# Drama
+# --------------------------------------------------------------------------------------------
+
+def has_trace(df: pd.DataFrame) -> bool:
+    return TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any()
+
+
+def game_drama(trace: np.ndarray, winners: list[int]) -> tuple[int, float, float]:
+    """Drama of one game from its trace (steps x seats array of scores after each step) and the
+    seats that won: ``(lead_changes, lead_for_good_at, deficit_overcome)`` (the last two NaN for
+    a shared win or an empty trace)."""
+    steps = trace.shape[0]
+    if steps == 0:
+        return 0, math.nan, math.nan
+    top = trace.max(axis=1)
+    at_top = trace == top[:, None]
+    sole = at_top.sum(axis=1) == 1
+    leader = np.where(sole, trace.argmax(axis=1), -1)
+    seq = leader[leader >= 0]
+    changes = int(np.count_nonzero(seq[1:] != seq[:-1])) if len(seq) > 1 else 0
+    if len(winners) != 1:
+        return changes, math.nan, math.nan
+    w = winners[0]
+    leads = leader == w
+    if not leads[-1]:
+        good = 1.0
+    else:
+        not_leading = np.flatnonzero(~leads)
+        first = int(not_leading[-1]) + 1 if len(not_leading) else 0
+        good = first / steps
+    others = np.delete(trace, w, axis=1)
+    deficit = float(max(0.0, (others.max(axis=1) - trace[:, w]).max())) if others.shape[1] else 0.0
+    return changes, good, deficit
+
+
+def drama_per_game(df: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per game: keys, ``lead_changes``, ``lead_for_good_at``, ``deficit_overcome``;
+    None when the title records no score trace."""
+    if not has_trace(df):
+        return None
+    keys = game_keys(df)
+    d = df.sort_values(keys + ["seat"], kind="stable")
+    traces = d[TRACE_COLUMN].astype(str).to_numpy()
+    wins = d["win"].to_numpy()
+    key_arr = d[keys].to_numpy()
+    players = int(d["players"].iloc[0]) if "players" in d.columns else int(d["seat"].max()) + 1
+    rows = []
+    for start in range(0, len(d), players):
+        seats = [np.array(t.split(), dtype=float) for t in traces[start:start + players]]
+        length = min(len(s) for s in seats)
+        mat = np.column_stack([s[:length] for s in seats]) if length else np.zeros((0, players))
+        winners = [k for k in range(players) if wins[start + k] > 0]
+        rows.append((*key_arr[start], *game_drama(mat, winners)))
+    return pd.DataFrame(rows, columns=keys + ["lead_changes", "lead_for_good_at", "deficit_overcome"])
+
+
+def drama_summary(df: pd.DataFrame) -> dict | None:
+    """Means across games (and the share of games with a lead change, the 90th percentile of the
+    deficit overcome); None when no trace is recorded."""
+    g = drama_per_game(df)
+    if g is None or not len(g):
+        return None
+    return {"games": len(g),
+            "lead_changes": float(g["lead_changes"].mean()),
+            "any_lead_change": float((g["lead_changes"] > 0).mean()),
+            "lead_for_good_at": float(g["lead_for_good_at"].mean()),
+            "deficit_overcome": float(g["deficit_overcome"].mean()),
+            "deficit_p90": float(g["deficit_overcome"].quantile(0.9)) if g["deficit_overcome"].notna().any() else math.nan,
+            "deficit_max": float(g["deficit_overcome"].max())}
+
+
+# --------------------------------------------------------------------------------------------
+# Luck against skill
+# --------------------------------------------------------------------------------------------
+
+def _skill_share(y, game, strat, n_games, n_strats, weights) -> float:
+    """Partial eta squared of the strategy with the game as block, with per-game weights."""
+    w_row = weights[game]
+    wsum_g = np.bincount(game, weights=w_row, minlength=n_games)
+    ok = wsum_g > 0
+    mean_g = np.zeros(n_games)
+    mean_g[ok] = np.bincount(game, weights=w_row * y, minlength=n_games)[ok] / wsum_g[ok]
+    yw = y - mean_g[game]
+    X = np.zeros((len(y), n_strats))
+    X[np.arange(len(y)), strat] = 1.0
+    for k in range(n_strats):
+        m = np.zeros(n_games)
+        m[ok] = np.bincount(game, weights=w_row * X[:, k], minlength=n_games)[ok] / wsum_g[ok]
+        X[:, k] -= m[game]
+    sw = np.sqrt(w_row)
+    beta, *_ = np.linalg.lstsq(X * sw[:, None], yw * sw, rcond=None)
+    fitted = X @ beta
+    ss_within = float(np.sum(w_row * yw ** 2))
+    ss_strat = float(np.sum(w_row * fitted ** 2))
+    return ss_strat / ss_within if ss_within > 0 else math.nan
+
+
+def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0) -> dict | None:
+    """``skill_share`` (partial eta squared of the strategy, game as block) with a percentile
+    bootstrap 95% interval over games (``skill_low``/``skill_high``) and ``luck_share`` =
+    1 - skill share.  None with fewer than two strategies."""
+    strategies = df["strategy"].astype(str)
+    if strategies.nunique() < 2:
+        return None
+    keys = game_keys(df)
+    game = df.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+    strat = pd.factorize(strategies)[0]
+    y = df["score"].to_numpy(dtype=float)
+    n_games, n_strats = int(game.max()) + 1, int(strat.max()) + 1
+    point = _skill_share(y, game, strat, n_games, n_strats, np.ones(n_games))
+    rng = np.random.default_rng(seed)
+    reps = []
+    for _ in range(bootstrap):
+        w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
+        reps.append(_skill_share(y, game, strat, n_games, n_strats, w))
+    lo, hi = (np.nanpercentile(reps, [2.5, 97.5]) if reps else (math.nan, math.nan))
+    return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
+            "games": n_games, "bootstrap": bootstrap}
+
+
+# --------------------------------------------------------------------------------------------
+# One table for reports
+# --------------------------------------------------------------------------------------------
+
+def designer_table(df: pd.DataFrame, trace_unit: str = "steps") -> pd.DataFrame:
+    """The designer figures of one run as a two-column table (figure, value) for reports."""
+    rows = []
+    d = decisiveness(df)
+    rows.append(("tie rate (shared wins)", f"{100 * d['tie_rate']:.1f}% (95% CI {100 * d['tie_low']:.1f}-{100 * d['tie_high']:.1f}%)"))
+    rows.append(("close games (top two within 1 point)",
+                 f"{100 * d['close_rate']:.1f}% (95% CI {100 * d['close_low']:.1f}-{100 * d['close_high']:.1f}%)"))
+    dr = drama_summary(df)
+    if dr is None:
+        rows.append(("drama", "not recorded by this title (no score trace)"))
+    else:
+        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: {100 * dr['any_lead_change']:.0f}%)"))
+        rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
+        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} points on average; 90th percentile "
+                                                  f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
+    ls = luck_skill(df)
+    if ls is None:
+        rows.append(("skill share", "n/a (needs two strategies or more)"))
+    else:
+        rows.append(("skill share (partial eta squared)", f"{100 * ls['skill_share']:.1f}% (95% CI "
+                     f"{100 * ls['skill_low']:.1f}-{100 * ls['skill_high']:.1f}%); luck share {100 * ls['luck_share']:.1f}%"))
+    return pd.DataFrame(rows, columns=["figure", "value"])

@@ -1,0 +1,440 @@
+"""``analyser sweep``: play every cell of a grid of strategy parameters and rule options.
+
+Each cell is one run (:func:`analyser.experiments.run`) with the same root seed, so game ``i`` of
+every cell has the same game seed and seat lineup: where the rules deal the same way, it is the
+same deal (common random numbers).  Whether they do is checked, not assumed
+(:func:`deal_pairing`): the opening state of the first games, without its rule parameters, is
+compared between cells.
+
+The cells are ranked by the win rate of the *focus* strategy (the first ``-s`` with a varied
+parameter, else the first ``-s``).  Each cell's difference from the best cell is paired by game:
+the per-game win share of the focus strategy in the cell minus that in the best cell, with a
+paired t interval (:func:`scipy.stats.ttest_rel`).  A cell whose interval contains 0 cannot be
+told apart from the best.  (The best cell is chosen on the same games, so its lead over the rest
+is slightly flattered: read "indistinguishable" as the honest part.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analyser import analysis, designer, experiments, grid as gridmod, stopping
+from analyser.core import InputError
+from analyser.registry import get_game, title_ref
+
+
+@dataclass
+class SweepResult:
+    grid: gridmod.Grid
+    results: pd.DataFrame           # every game of every cell, with `cell`, `slot` and varied columns
+    cells: pd.DataFrame             # one row per cell and strategy
+    config: dict
+    stop: stopping.Stop
+    pairing: dict
+    error: BaseException | None = None
+    interrupted: bool = False
+    extras: dict = field(default_factory=dict)
+
+
+def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe: int = 8) -> dict:
+    """Do cells deal game ``i`` the same way?  Compares the JSON of the opening state (without
+    its ``params``) of the first ``probe`` games across the distinct rule sets.  Returns
+    ``{"paired": bool, "groups": [[cell, ...], ...], "note": str}``: cells in one group share
+    their deals."""
+    from analyser.runner import game_seed
+
+    seeds = [game_seed(seed, i) for i in range(probe)]
+    prints: dict[str, list[int]] = {}
+    by_rules: dict[tuple, str] = {}
+    for c in cells:
+        key = tuple(sorted(c.rules.items()))
+        if key not in by_rules:
+            params = game.Params.from_overrides(dict(c.rules))
+            h = hashlib.sha256()
+            for gs in seeds:
+                state = game.initial_state(params, players, random.Random(gs))
+                d = dict(game.state_to_dict(state))
+                d.pop("params", None)
+                h.update(json.dumps(d, sort_keys=True, default=str).encode())
+            by_rules[key] = h.hexdigest()
+        prints.setdefault(by_rules[key], []).append(c.index)
+    groups = list(prints.values())
+    if len(groups) == 1:
+        note = "every cell deals game i the same way (same game seed, same opening state): cells are paired"
+    else:
+        note = (f"the rule values change the deal: the cells fall into {len(groups)} groups with different "
+                "opening states for the same game seed; differences between groups are NOT paired by deal "
+                "(the interval still pairs by game seed and seating)")
+    return {"paired": len(groups) == 1, "groups": groups, "note": note}
+
+
+def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players: int | None = None,
+              games: int = 2000, seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
+              batch_size: int | None = None, game_timeout: float = 60.0, progress: bool = False,
+              command: str = "", log=None) -> SweepResult:
+    """Parse the grid, play every cell (in rounds with ``until_ci``), and analyse.  InputError on
+    bad input before any game is played."""
+    stopping.check_width(until_ci)
+    game = get_game(game_id)
+    g = gridmod.build(game, list(strategies), list(rules))
+    base = experiments.RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
+                               seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
+                               game_timeout=game_timeout)
+    _, _, n_players, n_jobs, root = experiments.resolve(base)
+    specs = []
+    for c in g.cells:
+        spec = dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
+                                   players=n_players)
+        specs.append(spec)
+    stopping.validate(game, specs, n_players)  # every cell valid before anything runs
+    pairing = deal_pairing(game, g.cells, n_players, root)
+    t0 = time.perf_counter()
+    parts: list[list] = [[] for _ in specs]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=games * len(specs), unit="game", desc=f"sweep {game.id}", leave=False, file=sys.stderr)
+
+    def play(a: int, b: int) -> bool:
+        results = stopping.play_many(specs, a, b, n_jobs, command,
+                                     on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        for k, r in enumerate(results):
+            parts[k].append(r)
+        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
+
+    def measure() -> float:
+        return stopping.widest([stopping.merge(p).results for p in parts if p])
+
+    try:
+        stop = stopping.play_rounds(games, n_players, until_ci, play, measure)
+    finally:
+        if bar is not None:
+            bar.close()
+    play_seconds = time.perf_counter() - t0
+    merged = [stopping.merge(p) for p in parts]  # None for a cell never reached after a failure
+    error = next((m.error for m in merged if m is not None and m.error is not None), None)
+    interrupted = any(m.interrupted for m in merged if m is not None)
+    t1 = time.perf_counter()
+    frame = combine(g, merged)
+    cells = cell_table(g, frame)
+    config = {"command": command, "game": title_ref(game), "game_name": game.name, "seed": root, "kind": "sweep",
+              "games_requested": games, "games_per_cell": int(stop.games if until_ci else games),
+              "players": n_players, "strategies": list(strategies), "rules": list(rules),
+              "cells": len(g.cells), "dims": [[c, v] for c, v in g.dims], "focus": g.focus,
+              "jobs": n_jobs, "play_seconds": round(play_seconds, 3),
+              "status": "interrupted" if interrupted else ("failed" if error else "complete"),
+              "error": str(error) if error else None, "stopping": stop.as_dict(), "pairing": pairing,
+              "versions": experiments.package_versions()}
+    config["analysis_seconds"] = round(time.perf_counter() - t1, 3)
+    return SweepResult(g, frame, cells, config, stop, pairing, error, interrupted)
+
+
+def combine(g: gridmod.Grid, merged: list) -> pd.DataFrame:
+    """The cells' results frames as one frame with ``cell``, ``slot`` and the varied columns."""
+    frames = []
+    rule_dims = {name for name, _ in g.rules}
+    for c, r in zip(g.cells, merged):
+        if r is None or not len(r.results):
+            continue
+        df = r.results
+        df = df.copy()
+        names = [str(s) for s in df["strategy"].astype(str)]
+        slot_of = {}
+        for i, s in enumerate(c.strategies):
+            slot_of.setdefault(s, i)
+        df.insert(0, "cell", np.full(len(df), c.index, dtype="int64"))
+        df.insert(df.columns.get_loc("strategy") + 1, "slot", np.array([slot_of[s] for s in names], dtype="int64"))
+        for col, value in c.values.items():
+            if col in rule_dims:
+                continue
+            kind = g.dim_kinds.get(col)
+            df[col] = int(value) if kind == "int" else (float(value) if kind == "float" else value)
+        df["strategy"] = df["strategy"].astype(str)
+        df["run_id"] = df["run_id"].astype(str) + f"-cell{c.index}"
+        frames.append(df)
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    order = list(dict.fromkeys(s for c in g.cells for s in c.strategies))
+    present = set(out["strategy"].unique())
+    out["strategy"] = pd.Categorical(out["strategy"], categories=[s for s in order if s in present])
+    out["run_id"] = pd.Categorical(out["run_id"])
+    for col, _ in g.rules:
+        if col in out.columns and out[col].dtype == object:
+            out[col] = pd.Categorical(out[col].astype(str))
+    return out
+
+
+def focus_matrix(frame: pd.DataFrame, focus: int, measure: str = "win") -> pd.DataFrame:
+    """Games x cells: the focus slot's per-game mean ``measure`` (win share or score)."""
+    f = frame[frame["slot"] == focus]
+    return f.groupby(["game_index", "cell"])[measure].mean().unstack("cell")
+
+
+def paired_vs_best(mat: pd.DataFrame) -> pd.DataFrame:
+    """Per cell: ``mean``, ``diff`` from the best cell (highest mean) with a paired t 95%
+    interval (``diff_low``, ``diff_high``) and p-value over the games both played
+    (:func:`scipy.stats.ttest_rel`), and ``tied_with_best`` (the interval contains 0)."""
+    from scipy import stats
+
+    means = mat.mean()
+    best = means.idxmax()
+    rows = []
+    for c in mat.columns:
+        pair = pd.DataFrame({"a": mat[c], "b": mat[best]}).dropna()
+        d = pair["a"] - pair["b"]
+        if c == best or len(pair) < 2 or float(d.std()) == 0.0:
+            lo = hi = float(d.mean()) if len(d) else math.nan
+            p = 1.0 if c == best or (len(d) and float(d.mean()) == 0) else 0.0
+        else:
+            res = stats.ttest_rel(pair["a"], pair["b"])
+            ci = res.confidence_interval(0.95)
+            lo, hi, p = float(ci.low), float(ci.high), float(res.pvalue)
+        rows.append({"cell": int(c), "mean": float(means[c]), "diff": float(d.mean()) if len(d) else math.nan,
+                     "diff_low": lo, "diff_high": hi, "p": p, "best": c == best,
+                     "tied_with_best": bool(c == best or (lo <= 0 <= hi))})
+    return pd.DataFrame(rows)
+
+
+def cell_table(g: gridmod.Grid, frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell and strategy slot: the varied values, the strategy, win rate with Wilson
+    95% interval, mean score, mean rank; per cell the seat chi-square p, tie and close-game
+    rates and mean game length; for the focus slot the paired difference from the best cell.
+
+    Computed for all cells at once: the frame's rows come in (cell, game, seat) order with a
+    fixed number of seats, so per-game figures are reshapes, not group-bys."""
+    from scipy import stats
+
+    if not len(frame):
+        return pd.DataFrame()
+    players = int(frame["players"].iloc[0])
+    slots = (frame.groupby(["cell", "slot"], sort=True)
+             .agg(n=("win", "size"), win_rate=("win", "mean"), mean_score=("score", "mean"),
+                  mean_rank=("rank", "mean")).reset_index())
+    lo, hi = analysis.wilson(slots["win_rate"].to_numpy(), slots["n"].to_numpy())
+    slots.insert(4, "win_low", lo)
+    slots.insert(5, "win_high", hi)
+    # per game: (games, seats) arrays in row order
+    cells_g = frame["cell"].to_numpy()[::players]
+    win = frame["win"].to_numpy().reshape(-1, players)
+    score = np.sort(frame["score"].to_numpy(dtype=float).reshape(-1, players), axis=1)
+    games = pd.DataFrame({"cell": cells_g, "tie": win.max(axis=1) < 1 - 1e-9,
+                          "close": (score[:, -1] - score[:, -2]) <= 1 if players > 1 else True})
+    if "turns" in frame.columns:
+        games["turns"] = frame["turns"].to_numpy(dtype=float)[::players]
+    per_cell = games.groupby("cell").agg(games=("tie", "size"), tie_rate=("tie", "mean"), close_rate=("close", "mean"),
+                                         **({"turns": ("turns", "mean")} if "turns" in games.columns else {}))
+    seat_wins = frame.groupby(["cell", "seat"])["win"].sum().unstack("seat").fillna(0.0)
+    chi = stats.chisquare(seat_wins.to_numpy(), axis=1)
+    per_cell["seat_chi2"] = pd.Series(chi.statistic, index=seat_wins.index)
+    per_cell["seat_p"] = pd.Series(chi.pvalue, index=seat_wins.index)
+    info = pd.DataFrame([{"cell": c.index, **c.values} for c in g.cells])
+    out = info.merge(slots, on="cell").merge(per_cell.reset_index(), on="cell")
+    spec_of = {(c.index, i): s for c in g.cells for i, s in enumerate(c.strategies)}
+    out.insert(out.columns.get_loc("slot") + 1, "strategy",
+               [spec_of[(c, s)] for c, s in zip(out["cell"], out["slot"])])
+    vs = paired_vs_best(focus_matrix(frame, g.focus)).assign(slot=g.focus)
+    out = out.merge(vs[["cell", "slot", "diff", "diff_low", "diff_high", "p", "best", "tied_with_best"]],
+                    on=["cell", "slot"], how="left")
+    if "turns" not in out.columns:
+        out["turns"] = np.nan
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Plots and report
+# --------------------------------------------------------------------------------------------
+
+def _axis_values(values: list[str], kind: str):
+    return [float(v) for v in values] if kind in ("int", "float") else None
+
+
+def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: str) -> list[tuple[str, str]]:
+    """1-D: a line with its 95% band; 2-D: a heatmap with the best cell marked; more: small
+    multiples of heatmaps; plus the paired differences from the best cell."""
+    from analyser import plots
+    import matplotlib.pyplot as plt
+
+    f = cells[cells["slot"] == g.focus].sort_values("cell").reset_index(drop=True)
+    out = []
+    dims = g.dims
+    if len(dims) == 0:
+        return out
+    if len(dims) == 1:
+        col, values = dims[0]
+        xs = _axis_values(values, g.dim_kinds.get(col, "str"))
+        pos = np.array(xs) if xs is not None else np.arange(len(values))
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+        y = f["win_rate"].to_numpy() * 100
+        ax.fill_between(pos, f["win_low"] * 100, f["win_high"] * 100, color="#3a6ea5", alpha=0.2,
+                        label="95% interval (Wilson)")
+        ax.plot(pos, y, marker="o", color="#3a6ea5", label=f"win rate of {focus_label}")
+        b = f.index[f["best"].fillna(False).astype(bool)]
+        if len(b):
+            ax.plot(pos[b[0]], y[b[0]], marker="*", markersize=16, color="#c44e52", linestyle="none", label="best cell")
+        tied = f["tied_with_best"].fillna(False).astype(bool).to_numpy() & ~f["best"].fillna(False).astype(bool).to_numpy()
+        if tied.any():
+            ax.plot(pos[tied], y[tied], marker="o", markersize=11, markerfacecolor="none", color="#c44e52",
+                    linestyle="none", label="cannot be told from the best")
+        if xs is None:
+            ax.set_xticks(pos, values)
+        plots.style(ax, f"Win rate of {focus_label} across {col}", col, "win rate (%)")
+        ax.legend(fontsize=8)
+        out.append(plots.save(fig, outdir / "sweep_line.png",
+                              f"Win rate of the focus strategy ({focus_label}) for each value of {col}, with its "
+                              "95% Wilson band; the star marks the best cell, rings the cells that cannot be "
+                              "told apart from it (paired interval)."))
+    else:
+        (xc, xv), (yc, yv) = dims[0], dims[1]
+        rest = dims[2:]
+        combos = [()]
+        for _, vals in rest:
+            combos = [c + (v,) for c in combos for v in vals]
+        shown = combos[:24]
+        ncols = min(4, len(shown))
+        nrows = math.ceil(len(shown) / ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(max(6, 4.2 * ncols), 0.6 + 3.6 * nrows), squeeze=False)
+        vmin, vmax = f["win_rate"].min() * 100, f["win_rate"].max() * 100
+        im = None
+        for k, combo in enumerate(shown):
+            ax = axes[k // ncols][k % ncols]
+            sub = f
+            for (col, _), v in zip(rest, combo):
+                sub = sub[sub[col].astype(str) == v]
+            mat = np.full((len(yv), len(xv)), np.nan)
+            star = None
+            tied_marks = []
+            for _, r in sub.iterrows():
+                i, j = yv.index(str(r[yc])), xv.index(str(r[xc]))
+                mat[i, j] = r["win_rate"] * 100
+                if r["best"] is True or r["best"] == 1:
+                    star = (j, i)
+                elif bool(r["tied_with_best"]):
+                    tied_marks.append((j, i))
+            im = ax.imshow(mat, origin="lower", aspect="auto", cmap="viridis", vmin=vmin, vmax=vmax)
+            ax.set_xticks(range(len(xv)), xv, fontsize=7, rotation=90 if len(xv) > 12 else 0)
+            ax.set_yticks(range(len(yv)), yv, fontsize=7)
+            if len(xv) * len(yv) <= 80:
+                for i in range(len(yv)):
+                    for j in range(len(xv)):
+                        if mat[i, j] == mat[i, j]:
+                            ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=6,
+                                    color="black" if mat[i, j] > (vmin + vmax) / 2 else "white")
+            for (j, i) in tied_marks:
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#f0f0f0", lw=1, ls="--"))
+            if star:
+                ax.add_patch(plt.Rectangle((star[0] - 0.5, star[1] - 0.5), 1, 1, fill=False, edgecolor="#c44e52", lw=2.5))
+            title = ", ".join(f"{c}={v}" for (c, _), v in zip(rest, combo))
+            ax.set_title(title, fontsize=9, loc="left")
+            ax.set_xlabel(xc, fontsize=8)
+            ax.set_ylabel(yc, fontsize=8)
+        for k in range(len(shown), nrows * ncols):
+            axes[k // ncols][k % ncols].axis("off")
+        if im is not None:
+            fig.colorbar(im, ax=axes, shrink=0.8, label="win rate (%)")
+        more = f" (first 24 of {len(combos)} panels)" if len(combos) > 24 else ""
+        fig.suptitle(f"Win rate of {focus_label}", fontsize=12, fontweight="bold", x=0.02, ha="left")
+        fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
+        plt.close(fig)
+        kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)
+        out.append(("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
+                                        f"and {yc}{more}; the red box is the best cell, dashed boxes the cells "
+                                        "that cannot be told apart from it (paired interval)."))
+    # paired differences from the best cell, best 30
+    d = f.sort_values("diff", ascending=False).head(30).iloc[::-1]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(d)))
+    ypos = np.arange(len(d))
+    colours = ["#c44e52" if t else "#3a6ea5" for t in d["tied_with_best"].fillna(False)]
+    ax.errorbar(d["diff"] * 100, ypos, xerr=np.clip(np.vstack([(d["diff"] - d["diff_low"]) * 100,
+                                                              (d["diff_high"] - d["diff"]) * 100]), 0, None),
+                fmt="none", ecolor="#888888", capsize=3)
+    ax.scatter(d["diff"] * 100, ypos, c=colours, zorder=3)
+    ax.axvline(0, color="#444444", lw=0.8)
+    labels = [", ".join(f"{c}={r[c]}" for c, _ in g.dims) for _, r in d.iterrows()]
+    ax.set_yticks(ypos, labels, fontsize=7)
+    plots.style(ax, "Difference from the best cell (paired)", "win-rate difference (percentage points)", "")
+    more = f" (the best 30 of {len(f)} cells)" if len(f) > 30 else ""
+    out.append(plots.save(fig, outdir / "sweep_vs_best.png",
+                          f"Each cell's win rate of {focus_label} minus the best cell's, on the same games, with a "
+                          f"paired 95% t interval{more}; red: cannot be told apart from the best."))
+    return out
+
+
+def display_cells(f: pd.DataFrame) -> pd.DataFrame:
+    """A display copy: the paired difference in percentage points, ``tied_with_best`` as yes/no."""
+    out = f.copy()
+    for a, b in (("diff", "diff_pp"), ("diff_low", "diff_pp_low"), ("diff_high", "diff_pp_high")):
+        if a in out.columns:
+            out.insert(out.columns.get_loc(a), b, out.pop(a) * 100)
+    if "tied_with_best" in out.columns:
+        out["tied_with_best"] = out["tied_with_best"].map({True: "yes", False: "no"})
+    return out
+
+
+def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str]:
+    """Write ``sweep.parquet``, ``cells.csv``, ``config.json`` and (with ``report``) the plots
+    and ``index.html``; return the file names."""
+    from analyser import report as reportmod
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    files = []
+    if len(res.results):
+        res.results.to_parquet(outdir / "sweep.parquet", index=False)
+        files.append("sweep.parquet")
+        res.cells.to_csv(outdir / "cells.csv", index=False)
+        files.append("cells.csv")
+    if report and len(res.results):
+        game = get_game(res.config["game"])
+        g = res.grid
+        focus_label = g.slots[g.focus].text
+        figures = plot_sweep(g, res.cells, outdir, focus_label)
+        f = res.cells[res.cells["slot"] == g.focus].sort_values("win_rate", ascending=False)
+        dimcols = [c for c, _ in g.dims]
+        top = display_cells(f[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "diff", "diff_low",
+                               "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", "close_rate",
+                               "turns"]])
+        best = f.iloc[0]
+        tied = int(f["tied_with_best"].sum()) - 1
+        others = res.cells[res.cells["slot"] != g.focus]
+        sections = [("Cells, best first (focus strategy)", reportmod.html_table(top.head(200)),
+                     "win rate: the focus strategy's, Wilson 95% CI. diff pp: its win rate minus the best cell's in "
+                     "percentage points, paired by game (95% paired t interval, p-value). tied with best: the interval contains 0. "
+                     "seat p: chi-square test of wins per seat in the cell. close rate: games decided by at most 1 "
+                     "point (ties included). turns: mean game length."
+                     + (f" Showing 200 of {len(top)} cells; cells.csv has all." if len(top) > 200 else ""))]
+        if len(others):
+            sections.append(("Other strategies in each cell", reportmod.html_table(
+                others[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "mean_score", "mean_rank"]].head(300)),
+                "The opponents' win rates in the same cells (cells.csv has every row)."))
+        best_frame = res.results[res.results["cell"] == int(best["cell"])]
+        sections.append((f"Designer figures of the best cell", reportmod.html_table(designer.designer_table(
+            best_frame, game.trace_unit)), "Defined in the README, section Designer metrics."))
+        cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
+                  f"win rate {100 * best['win_rate']:.1f}% ({100 * best['win_low']:.1f}-{100 * best['win_high']:.1f}%)"),
+                 ("cells like the best", str(max(0, tied)), "cannot be told apart (paired 95%)"),
+                 ("cells", str(len(g.cells)), " x ".join(str(len(v)) for _, v in g.dims) or "1"),
+                 ("games per cell", f"{res.config['games_per_cell']:,}", f"seed {res.config['seed']}")]
+        notes = [res.pairing["note"] + ".", "Stopped: " + res.stop.reason + ".",
+                 f"Focus strategy: {focus_label} (slot {g.focus}); cells are ranked by its win rate."]
+        if res.config["status"] != "complete":
+            notes.insert(0, f"Sweep {res.config['status']}: {res.config['error'] or 'stopped by the user'}; "
+                            "only finished games are included.")
+        reportmod.write_experiment_page(
+            outdir, title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
+            lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, {res.config['players']} players.",
+            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config)
+        files += [name for name, _ in figures] + ["index.html"]
+    res.config["files"] = sorted(set(files) | {"config.json"})
+    (outdir / "config.json").write_text(json.dumps(res.config, indent=2, default=str) + "\n")
+    return files

@@ -1,0 +1,355 @@
+"""``analyser tournament``: rank many strategies over balanced tables.
+
+Tables.  With ``m`` strategies and ``n`` seats, every table seats ``n`` different strategies.
+When the ``C(m, n)`` combinations are at most :data:`MAX_TABLES`, every combination is a table
+(a complete design: each pair meets at the same number of tables).  Otherwise a balanced sample
+is drawn: :data:`MAX_TABLES` tables from fixed shuffles of the strategies cut into groups of ``n``
+(each strategy sits at the same number of tables, pairs meet as evenly as the shuffles allow; the
+report gives the fewest and most meetings of a pair).  Each table is one run
+(:func:`analyser.experiments.run`) of a multiple of ``n`` games with the tournament's root seed,
+whose seat rotation puts every strategy in every seat equally often.
+
+Ratings.  Two seats: a Bradley-Terry fit of the head-to-head results (``choix.ilsr_pairwise``;
+shared wins are left out).  More seats: a Plackett-Luce fit of each game's finishing order
+(``choix.ilsr_rankings``; seats that share a rank are ordered by a coin from the game seed).
+Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
+in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
+are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analyser import analysis, designer, experiments, stopping
+from analyser.core import InputError
+from analyser.registry import get_game, title_ref
+
+#: Most tables a tournament plays; beyond this the tables are a balanced sample.
+MAX_TABLES = 60
+#: Bootstrap resamples for the rating intervals.
+BOOTSTRAP = 50
+#: Regularisation of the choix fits (keeps ratings finite when one strategy always wins).
+ALPHA = 0.01
+
+
+def draw_tables(m: int, n: int, limit: int = MAX_TABLES) -> tuple[list[tuple[int, ...]], str]:
+    """The tables (sorted strategy indices) and how they were chosen ("all combinations" or
+    "balanced sample")."""
+    if math.comb(m, n) <= limit:
+        return list(itertools.combinations(range(m), n)), "all combinations"
+    rng = random.Random(f"analyser-tournament/{m}/{n}")
+    span = math.lcm(m, n)               # one cycle: every strategy appears span / m times
+    per_cycle = span // n
+    tables: list[tuple[int, ...]] = []
+    for _ in range(max(1, limit // per_cycle)):
+        while True:
+            seq = []
+            for _ in range(span // m):
+                order = list(range(m))
+                rng.shuffle(order)
+                seq += order
+            cycle = [tuple(sorted(seq[k * n:(k + 1) * n])) for k in range(per_cycle)]
+            if all(len(set(t)) == n for t in cycle):
+                break
+        tables += cycle
+    return tables, "balanced sample"
+
+
+@dataclass
+class TournamentResult:
+    strategies: list[str]
+    tables: list[tuple[int, ...]]
+    design: str
+    results: pd.DataFrame
+    ranking: pd.DataFrame
+    pairwise: pd.DataFrame
+    config: dict
+    stop: stopping.Stop
+    error: BaseException | None = None
+    interrupted: bool = False
+
+
+def _rankings(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, list[list[int]]]:
+    """Per game (table, game index): its game number and the strategies in finishing order."""
+    index = {s: i for i, s in enumerate(names)}
+    d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
+    players = int(d["players"].iloc[0])
+    strat = np.array([index[s] for s in d["strategy"].astype(str)])
+    ranks = d["rank"].to_numpy()
+    seeds = d["game_seed"].to_numpy()
+    games = d["game_index"].to_numpy()
+    out, nums = [], []
+    for start in range(0, len(d), players):
+        r = ranks[start:start + players]
+        coin = random.Random(int(seeds[start]) ^ 0x5EED)
+        ties = [coin.random() for _ in range(players)]
+        order = sorted(range(players), key=lambda k: (r[k], ties[k]))
+        out.append([int(strat[start + k]) for k in order])
+        nums.append(int(games[start]))
+    return np.array(nums), out
+
+
+def fit(m: int, rankings: list[list[int]], players: int, initial=None, tol: float = 1e-8) -> np.ndarray:
+    """Log-strengths (mean 0) from finishing orders: Bradley-Terry for two seats, Plackett-Luce
+    for more (choix's iterative Luce spectral ranking, started from its one-step estimate or
+    from ``initial``; ``tol`` is its convergence tolerance)."""
+    import choix
+
+    if players == 2:
+        pairs = [tuple(r) for r in rankings]
+        if initial is None:
+            initial = choix.lsr_pairwise(m, pairs, alpha=ALPHA)
+        return np.asarray(choix.ilsr_pairwise(m, pairs, alpha=ALPHA, initial_params=initial, tol=tol))
+    if initial is None:
+        initial = choix.lsr_rankings(m, rankings, alpha=ALPHA)
+    return np.asarray(choix.ilsr_rankings(m, rankings, alpha=ALPHA, initial_params=initial, tol=tol))
+
+
+def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
+    """Ranking table: rating with bootstrap 95% interval, win rate (Wilson), mean rank, games."""
+    m = len(names)
+    players = int(frame["players"].iloc[0])
+    nums, rankings = _rankings(frame, names)
+    if players == 2:
+        keep = frame.groupby(["table", "game_index"])["win"].max().to_numpy() >= 1 - 1e-9  # no shared wins
+        nums = nums[keep]
+        rankings = [r for r, k in zip(rankings, keep) if k]
+    point = fit(m, rankings, players)
+    uniq = np.unique(nums)
+    pos = {g: [] for g in uniq}
+    for k, g in enumerate(nums):
+        pos[g].append(k)
+    rng = np.random.default_rng(seed)
+    reps = []
+    for _ in range(bootstrap):
+        draw = rng.choice(uniq, len(uniq))
+        sample = [rankings[k] for g in draw for k in pos[g]]
+        reps.append(fit(m, sample, players, initial=point, tol=1e-5))
+    reps = np.array(reps) if reps else np.full((1, m), np.nan)
+    lo, hi = np.percentile(reps, [2.5, 97.5], axis=0)
+    summary = analysis.strategy_summary(frame).set_index("strategy")
+    rows = []
+    for i, s in enumerate(names):
+        r = summary.loc[s]
+        rows.append({"strategy": s, "rating": point[i], "rating_low": lo[i], "rating_high": hi[i],
+                     "win_rate": r["win_rate"], "win_low": r["win_low"], "win_high": r["win_high"],
+                     "mean_rank": r["mean_rank"], "games": int(r["n"])})
+    out = pd.DataFrame(rows).sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out
+
+
+def finishes_ahead(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Matrix (row A, column B): the share of games with both at the table in which A finishes
+    ahead of B (a shared rank counts one half)."""
+    m = len(names)
+    index = {s: i for i, s in enumerate(names)}
+    ahead = np.zeros((m, m))
+    met = np.zeros((m, m))
+    d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
+    players = int(d["players"].iloc[0])
+    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, players)
+    ranks = d["rank"].to_numpy().reshape(-1, players)
+    for a, b in itertools.permutations(range(players), 2):
+        sa, sb = strat[:, a], strat[:, b]
+        score = np.where(ranks[:, a] < ranks[:, b], 1.0, np.where(ranks[:, a] == ranks[:, b], 0.5, 0.0))
+        np.add.at(ahead, (sa, sb), score)
+        np.add.at(met, (sa, sb), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = ahead / met
+    return pd.DataFrame(share, index=names, columns=names)
+
+
+def run_tournament(game_id: str, strategies: list[str], *, players: int | None = None, games: int = 4000,
+                   seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
+                   rules: dict | None = None, batch_size: int | None = None, game_timeout: float = 60.0,
+                   bootstrap: int = BOOTSTRAP, progress: bool = False, command: str = "") -> TournamentResult:
+    """Play the tables and rate the strategies.  ``games`` is the total over all tables."""
+    stopping.check_width(until_ci)
+    game = get_game(game_id)
+    names = list(dict.fromkeys(s.strip() for s in strategies))
+    if len(names) < 2:
+        raise InputError("a tournament needs at least two different --strategy")
+    n = players if players is not None else game.default_players
+    if len(names) < n:
+        raise InputError(f"{len(names)} strategies for {n} seats; a tournament seats different strategies at "
+                         f"every table, so give at least {n} --strategy or lower --players")
+    tables, design = draw_tables(len(names), n)
+    per_table = max(n, math.ceil(games / len(tables) / n) * n)
+    base = experiments.RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
+                               games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
+                               batch_size=batch_size, game_timeout=game_timeout)
+    _, _, _, n_jobs, root = experiments.resolve(base)
+    specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
+             for t in tables]
+    stopping.validate(game, specs, n)  # every table valid before anything runs
+    parts: list[list] = [[] for _ in specs]
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=per_table * len(specs), unit="game", desc=f"tournament {game.id}", leave=False,
+                   file=sys.stderr)
+
+    def play(a: int, b: int) -> bool:
+        results = stopping.play_many(specs, a, b, n_jobs, command,
+                                     on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        for k, r in enumerate(results):
+            parts[k].append(r)
+        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
+
+    def measure() -> float:
+        frame = _combine([stopping.merge(p) for p in parts], names)
+        s = analysis.strategy_summary(frame)
+        return float((s["win_high"] - s["win_low"]).max())
+
+    try:
+        stop = stopping.play_rounds(per_table, n, until_ci, play, measure)
+    finally:
+        if bar is not None:
+            bar.close()
+    play_seconds = time.perf_counter() - t0
+    merged = [stopping.merge(p) for p in parts]  # None for a table never reached after a failure
+    error = next((r.error for r in merged if r is not None and r.error is not None), None)
+    interrupted = any(r.interrupted for r in merged if r is not None)
+    frame = _combine(merged, names)
+    ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if len(frame) else pd.DataFrame()
+    pairwise = finishes_ahead(frame, names) if len(frame) else pd.DataFrame()
+    meets = np.zeros((len(names), len(names)), dtype=int)
+    for t in tables:
+        for a, b in itertools.combinations(t, 2):
+            meets[a, b] += 1
+            meets[b, a] += 1
+    off = meets[~np.eye(len(names), dtype=bool)]
+    config = {"command": command, "kind": "tournament", "game": title_ref(game), "game_name": game.name, "seed": root,
+              "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
+              "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
+              "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
+              "rating_model": "Bradley-Terry (choix.ilsr_pairwise)" if n == 2 else "Plackett-Luce (choix.ilsr_rankings)",
+              "bootstrap": bootstrap, "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
+              "status": "interrupted" if interrupted else ("failed" if error else "complete"),
+              "error": str(error) if error else None, "rules": dict(rules or {}),
+              "versions": experiments.package_versions()}
+    return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted)
+
+
+def _combine(merged: list, names: list[str]) -> pd.DataFrame:
+    frames = []
+    for k, r in enumerate(merged):
+        if r is not None and len(r.results):
+            df = r.results.copy()
+            df.insert(0, "table", np.full(len(df), k, dtype="int64"))
+            df["strategy"] = df["strategy"].astype(str)
+            df["run_id"] = df["run_id"].astype(str) + f"-table{k}"
+            frames.append(df)
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    out["strategy"] = pd.Categorical(out["strategy"], categories=names)
+    out["run_id"] = pd.Categorical(out["run_id"])
+    return out
+
+
+def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
+    from analyser import plots
+    import matplotlib.pyplot as plt
+
+    order = list(t.ranking["strategy"])
+    mat = t.pairwise.loc[order, order].to_numpy() * 100
+    k = len(order)
+    fig, ax = plt.subplots(figsize=(2.5 + 0.9 * k, 1.8 + 0.7 * k))
+    im = ax.imshow(mat, cmap="RdBu", vmin=0, vmax=100)
+    for i in range(k):
+        for j in range(k):
+            if i != j and mat[i, j] == mat[i, j]:
+                ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=8,
+                        color="white" if abs(mat[i, j] - 50) > 30 else "black")
+    ax.set_xticks(range(k), order, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(k), order, fontsize=8)
+    fig.colorbar(im, ax=ax, shrink=0.8, label="% of shared games finishing ahead")
+    ax.set_title("Row finishes ahead of column (%)", fontsize=12, loc="left", fontweight="bold")
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("strategy")
+    return plots.save(fig, outdir / "pairwise.png",
+                      "How often the row strategy finishes ahead of the column strategy in the games where both sit "
+                      "at the table (a shared rank counts one half); strategies in rating order.")
+
+
+def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
+    from analyser import plots
+    import matplotlib.pyplot as plt
+
+    r = t.ranking.iloc[::-1]
+    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.45 * len(r)))
+    y = np.arange(len(r))
+    ax.errorbar(r["rating"], y, xerr=np.clip(np.vstack([r["rating"] - r["rating_low"], r["rating_high"] - r["rating"]]),
+                                              0, None), fmt="o", color="#3a6ea5", capsize=4)
+    ax.set_yticks(y, r["strategy"], fontsize=9)
+    ax.axvline(0, color="#888888", lw=0.8)
+    plots.style(ax, "Ratings with 95% bootstrap intervals", "rating (log-strength, mean 0)", "")
+    return plots.save(fig, outdir / "ratings.png",
+                      f"{t.config['rating_model']} ratings with percentile bootstrap 95% intervals over games.")
+
+
+def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
+    from analyser import plots, report as reportmod
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    files = []
+    if not len(t.results):
+        (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
+        return files
+    t.results.to_parquet(outdir / "tournament.parquet", index=False)
+    t.ranking.to_csv(outdir / "ranking.csv", index=False)
+    t.pairwise.to_csv(outdir / "pairwise.csv")
+    files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
+    game = get_game(t.config["game"])
+    seats = analysis.seat_summary(t.results)
+    seat_strat = (t.results.groupby(["strategy", "seat"], observed=True)["win"].mean().unstack("seat") * 100)
+    seat_strat.columns = [f"seat {c} win %" for c in seat_strat.columns]
+    seat_strat = seat_strat.reset_index()
+    figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
+               plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
+    bal = analysis.seat_balance(t.results)
+    best = t.ranking.iloc[0]
+    meet = t.config["table_meetings"]
+    cards = [("top rated", str(best["strategy"]), f"rating {best['rating']:.2f} ({best['rating_low']:.2f} to "
+                                                   f"{best['rating_high']:.2f})"),
+             ("tables", str(len(t.tables)), t.design),
+             ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
+             ("seed", str(t.config["seed"]), "root seed of every table")]
+    sections = [("Ranking", reportmod.html_table(t.ranking),
+                 f"rating: {t.config['rating_model']} log-strength, centred on 0; its 95% CI is a percentile bootstrap "
+                 f"over games ({t.config['bootstrap']} resamples). Win rate: Wilson 95% CI, a shared win counts 1/k. "
+                 "Mean rank: 1 = first."),
+                ("Turn order", reportmod.html_table(seats[["seat", "n", "win_rate", "win_low", "win_high", "mean_score"]]),
+                 f"Seat balance: {bal['verdict']}."),
+                ("Win rate by strategy and seat", reportmod.html_table(seat_strat), "Each strategy sits in every seat "
+                 "equally often at every table."),
+                ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game.trace_unit)),
+                 "Defined in the README, section Designer metrics.")]
+    notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
+             f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"
+             + (" (equal: a complete design)." if meet["fewest"] == meet["most"] else "."),
+             "Stopped: " + t.stop.reason + "."]
+    if t.config["status"] != "complete":
+        notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
+    reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
+                                    lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
+                                    figures=figures, config=t.config)
+    files += [n for n, _ in figures] + ["index.html"]
+    t.config["files"] = sorted(set(files) | {"config.json"})
+    (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
+    return files
