@@ -385,6 +385,10 @@ def _print_summary(summary, players: int, config: dict) -> None:
                 click.secho(f"=== Variant: {part.label} ({part.run['games']} games, {len(part.runs)} run(s)) ===",
                             bold=True)
             _print_part(part, summary, METHODS)
+        if summary.notes:
+            click.echo()
+        for note in summary.notes:
+            click.echo(f"Left out: {note}")
         wall = config.get("wall_seconds")
         if isinstance(wall, (int, float)):
             click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
@@ -609,16 +613,24 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
 
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
-    try:
-        config = json.loads((Path(folder) / "config.json").read_text())
-    except FileNotFoundError:
-        raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run") from None
-    except (OSError, ValueError) as e:
-        raise InputError(f"--from {str(folder)!r}: config.json cannot be read ({type(e).__name__})") from None
+    from analyser.safeio import read_json
+    if not (Path(folder) / "config.json").exists():
+        raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
+    config = read_json(Path(folder) / "config.json", "--from config file", max_bytes=10_000_000)
     need = {"game", "seed", "strategies", "players"}
     if not isinstance(config, dict) or not need <= set(config):
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
                          f"{', '.join(sorted(need - set(config if isinstance(config, dict) else {})))})")
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+    kinds_ok = (isinstance(config["game"], str) and len(config["game"]) <= 40 and whole(config["seed"])
+                and config["seed"] >= 0 and whole(config["players"]) and 1 <= config["players"] <= 100
+                and isinstance(config["strategies"], list) and 0 < len(config["strategies"]) <= 100
+                and all(isinstance(x, str) for x in config["strategies"])
+                and isinstance(config.get("rule_overrides") or {}, dict)
+                and all(whole(config.get(k) or 0) for k in ("games_requested", "games_completed")))
+    if not kinds_ok:
+        raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (a field has the wrong type)")
     if game is not None and game != config["game"] and get_game(game).id != config["game"]:
         raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
     total = config.get("games_requested") or config.get("games_completed") or 0
@@ -633,49 +645,9 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
 
 
 def _load_state(g, path: Path):
-    """Read a saved state: a JSON object (a state, or one line of a ``--json`` trace holding one)."""
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(f"--state {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"--state {str(path)!r} cannot be read: {getattr(e, 'strerror', None) or e}") from None
-    lines = [x for x in text.splitlines() if x.strip()]
-    if len(lines) > 1 and text.lstrip().startswith("{") and all(x.lstrip().startswith("{") for x in lines[:2]):
-        try:
-            json.loads(lines[0])
-            raise InputError(f"--state {str(path)!r} holds {len(lines)} JSON lines (a whole trace); save the one "
-                             "line you want to continue from in its own file")
-        except json.JSONDecodeError:
-            pass  # one JSON object written over several lines
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"--state {str(path)!r} is not JSON: {e}") from None
-    if isinstance(data, dict) and isinstance(data.get("state"), dict):
-        data = data["state"]
-    elif isinstance(data, dict) and isinstance(data.get("final"), dict):
-        data = data["final"]
-    if not isinstance(data, dict):
-        raise InputError(f"--state {str(path)!r} holds a JSON {type(data).__name__}, not a {g.id} state object")
-    if data.get("game") not in (None, g.id):
-        raise InputError(f"--state {str(path)!r} holds a {data.get('game')} state, not {g.id}")
-    try:
-        state = g.state_from_dict(data)
-        g.check_invariants(state)
-        seat = g.current_player(state) if not g.is_terminal(state) else 0
-        n = len(g.scores(state))
-        if not 0 <= seat < n:
-            raise ValueError(f"the seat to move, {seat}, is not one of the {n} seats")
-        if not g.is_terminal(state):
-            if not g.legal_actions(state):
-                raise ValueError("nobody can move")
-            g.view(state, seat)
-    except InputError as e:
-        raise InputError(f"--state {str(path)!r}: {e}") from None
-    except Exception as e:
-        raise InputError(f"--state {str(path)!r} is not a valid {g.id} state: {type(e).__name__}: {e}") from None
-    return state
+    """Read a saved state through the bounded reader and the title's state schema."""
+    from analyser.states import load_state
+    return load_state(g, path)
 
 
 def _state_players(g, state) -> int:

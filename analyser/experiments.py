@@ -155,12 +155,14 @@ def data_file_record(params) -> dict[str, dict[str, str]]:
     """Every component file the rules read, with its absolute path and SHA-256, so a run can be
     traced to the exact data it used."""
     import hashlib
+
+    from analyser.safeio import read_bytes
     files = params.data_files() if hasattr(params, "data_files") else {}
     out = {}
     for name, path in files.items():
         try:
-            digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        except OSError:
+            digest = hashlib.sha256(read_bytes(path, f"{name} file")).hexdigest()  # bounded, regular files only
+        except InputError:
             digest = "unreadable"
         out[name] = {"path": str(Path(path).resolve()), "sha256": digest}
     return out
@@ -1050,8 +1052,14 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     ``columns``: read only these result columns (those that exist), to keep memory down;
     ``per_part``: a function shrinking each part's frame before the parts are joined;
     ``extra_drop``: columns of the extra tables not to read.
-    Raises InputError when the file is missing or is not an analyser results table.
+    A single results file (and the whole table of a run folder, when no ``columns`` are asked
+    for) is validated against its title's results schema (:func:`validate_results`) and the
+    config against the table (:func:`validate_config`) before anything else uses them; the
+    title's extra tables found beside a single file are validated too (:func:`validate_extra`).
+    Raises InputError (one line naming the file, the column and the problem) otherwise.
     """
+    from analyser.safeio import check_regular_file, read_json
+
     path = Path(path)
     if path.is_dir() and path.name == store.RESULTS and store.part_files(path):
         path = path.parent  # the parts folder itself: read its run
@@ -1059,37 +1067,41 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     if path.is_dir() and (path / store.RESULTS).is_dir() and store.part_files(path / store.RESULTS):
         df = _read_parts(path / store.RESULTS, columns, per_part)
         path = path / store.RESULTS
+        whole = columns is None
     else:
         if path.is_dir():
             path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
         if not path.exists():
             raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
                              "or results.csv")
-        try:
-            if path.suffix == ".parquet":
-                df = pd.read_parquet(path, columns=columns)
-            else:
-                df = pd.read_csv(path, usecols=(lambda c: c in columns) if columns else None)
-        except Exception as e:
-            raise InputError(f"results file {str(path)!r} cannot be read: {type(e).__name__}") from None
-    needed = {"game", "game_index", "seat", "strategy", "score", "win"} & set(columns or ["game", "game_index", "seat", "strategy", "score", "win"])
-    if not needed <= set(df.columns):
-        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the columns "
-                         f"{', '.join(sorted(needed - set(df.columns)))}")
+        check_regular_file(path, "results file")
+        df = _read_table(path, "results file")
+        whole = True
+    if "game" not in df.columns:
+        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
+                         "(see README: What a run writes)")
+    if df.empty:
+        raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
+    games = _distinct_text(df["game"])
+    if len(games) != 1 or df["game"].isna().any():
+        raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
+                         f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
+                         "report one title at a time")
     config = {}
     if (folder / "config.json").exists():
-        try:
-            config = json.loads((folder / "config.json").read_text())
-        except ValueError:
-            config = {}
-    games = _distinct_text(df["game"])
-    if len(games) != 1:
-        raise InputError(f"{str(path)!r} mixes titles ({', '.join(games)}); report one title at a time")
-    source = config.get("title_source") if config.get("game") == str(games[0]) else None
-    game = get_game(source or str(games[0]))  # a title from a file is loaded again from its file
-    if "players" in df.columns and df["players"].nunique() > 1:
-        raise InputError(f"{str(path)!r} mixes player counts ({', '.join(map(str, sorted(df['players'].unique())))}); "
-                         "report one player count at a time")
+        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+    title = str(games[0])
+    # a title from a file is loaded again from its file (recorded by the run that made the table)
+    source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
+    from analyser.registry import game_ids
+    if not isinstance(source, str) and title not in game_ids():
+        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
+                         f"{', '.join(game_ids())}")
+    game = get_game(source if isinstance(source, str) else title)
+    if whole:
+        validate_results(df, game, path)
+        if (folder / "config.json").exists():
+            validate_config(config, df, game, folder / "config.json", path)
     extras = {}
     for name in game.extra_tables:
         if (folder / name).is_dir():
@@ -1099,18 +1111,19 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
             continue
         for p in (folder / f"{name}.parquet", folder / f"{name}.csv"):
             if p.exists() and (p.suffix == ".parquet" or path.suffix != ".parquet"):
-                try:
-                    extras[name] = pd.read_parquet(p) if p.suffix == ".parquet" else pd.read_csv(p)
-                except Exception as e:
-                    raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+                check_regular_file(p, f"{name} table")
+                extras[str(name)] = validate_extra(_read_table(p, f"{name} table"), game, name, p, df)
                 break
     if path.suffix not in (".parquet", "") and path.name != store.RESULTS:  # CSV has no empty string: an empty text rule option reads as NaN
         for o in game.Params.options():
             if o["type"] == "str" and o["name"] in df.columns:
                 df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
+    for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
+        if getattr(col, "kind", "") == "trace" and col in df.columns:
+            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
     if "strategy" in df.columns:
         seen = _distinct_text(df["strategy"])
-        order = [s for s in (config.get("strategies") or []) if s in set(seen)]
+        order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
         categories = list(dict.fromkeys(order + seen))
         if isinstance(df["strategy"].dtype, pd.CategoricalDtype):  # without a text copy of the column
             col = df["strategy"].cat.rename_categories([str(c) for c in df["strategy"].cat.categories])
@@ -1118,6 +1131,272 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         else:
             df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
     return df, extras, config
+
+
+def _read_table(path: Path, what: str) -> pd.DataFrame:
+    """A Parquet or CSV file as a DataFrame; InputError (naming the error type only) otherwise."""
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{what} {str(path)!r} is empty; it needs at least a header line") from None
+    except Exception as e:  # noqa: BLE001 - parsers raise many kinds; none may escape as a traceback
+        raise InputError(f"{what} {str(path)!r} cannot be read as {'Parquet' if path.suffix == '.parquet' else 'CSV'}: "
+                         f"{type(e).__name__}") from None
+
+
+def missing_tables(game, extras: dict) -> list[str]:
+    """One note per extra table the title declares but ``extras`` lacks (or holds empty), e.g.
+    ``"no rounds table: the bidding tables are left out"``."""
+    out = []
+    for name in game.extra_tables:
+        frame = extras.get(str(name))
+        if frame is None or len(frame) == 0:
+            feeds = getattr(name, "feeds", "") or f"the figures built from {name}"
+            out.append(f"no {name} table: {feeds} are left out")
+    return out
+
+
+def _kind_of(dtype) -> str:
+    """``"int"``, ``"float"``, ``"bool"``, ``"text"`` or ``"other"`` for a pandas dtype or a
+    pyarrow DataType (so a schema can be checked before a lazily read table is loaded)."""
+    try:
+        import pyarrow as pa
+        if isinstance(dtype, pa.DataType):
+            if pa.types.is_dictionary(dtype):
+                dtype = dtype.value_type
+            if pa.types.is_boolean(dtype):
+                return "bool"
+            if pa.types.is_integer(dtype):
+                return "int"
+            if pa.types.is_floating(dtype):
+                return "float"
+            if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
+                return "text"
+            if pa.types.is_null(dtype):
+                return "float"  # all missing
+            return "other"
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        pass
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _kind_of(dtype.categories.dtype) if len(dtype.categories) else "text"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    if pd.api.types.is_string_dtype(dtype) or dtype == object:
+        return "text"
+    return "other"
+
+
+_ACCEPTS = {"whole": {"int", "float"}, "count": {"int", "float"}, "number": {"int", "float"},
+            "share": {"int", "float"}, "label": {"text", "int"}, "flag": {"bool", "int"},
+            "trace": {"text", "int", "float"}}
+#: A score trace: finite numbers separated by spaces (``encode_trace``), or nothing.
+_TRACE = r"\s*(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s+-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)*)?\s*"
+
+
+def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str | None = None) -> None:
+    """Check the column names and types of a results table against ``game.results_schema()``.
+
+    ``columns`` maps each column name to its pandas dtype or pyarrow DataType (``dict(zip(
+    schema.names, schema.types))`` for a pyarrow schema, ``df.dtypes.to_dict()`` for a frame), so
+    this runs before any row is loaded.  Raises InputError naming the file, the column and what
+    it takes.  Columns the schema does not know are ignored.  ``schema`` (``[(Metric,
+    required)]``) and ``what`` (e.g. ``"rounds table"``) check another table of the title.
+    """
+    schema = game.results_schema() if schema is None else schema
+    missing = [str(c) for c, required in schema if required and c not in columns]
+    if missing:
+        raise InputError(f"{str(path)!r} is not a {game.id} {what or 'results table'}: it lacks the column"
+                         f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} (see README: What a run writes)")
+    for col, _ in schema:
+        if col not in columns:
+            continue
+        kind = _kind_of(columns[col])
+        ok = _ACCEPTS[col.kind] | ({"float"} if col.missing else set())
+        if kind not in ok:
+            held = {"text": "text", "bool": "true/false values", "int": "numbers", "float": "numbers"}.get(
+                kind, "values of another type")
+            raise InputError(f"{str(path)!r}: column {str(col)!r} holds {held}; it takes {col.accepts()}")
+
+
+def _first_row(mask) -> int:
+    """Position of the first True of a boolean array (rows are numbered from 1 in messages)."""
+    return int(np.flatnonzero(np.asarray(mask))[0]) + 1
+
+
+def _check_values(df: pd.DataFrame, schema, path) -> None:
+    """Check every cell of the schema's columns (their types already checked): labels non-empty
+    and short, flags 0/1, numbers finite (or missing where allowed), whole where whole numbers
+    are needed, within their bounds.  Raises InputError naming the column and the first bad row;
+    a number is shown, text never is."""
+    where = repr(str(path))
+    for col, _ in schema:
+        if col not in df.columns:
+            continue
+        s = df[col]
+        if col.kind == "label":
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                s = s.astype(object)
+            as_text = s.astype(str)
+            empty = s.isna().to_numpy() | (as_text.str.strip() == "").to_numpy()
+            if empty.any() and not col.missing:
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(empty)} is empty; "
+                                 f"it takes {col.accepts()}")
+            long = (as_text.str.len() > 1000).to_numpy()
+            if long.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(long)} holds text longer than "
+                                 "1,000 characters")
+            continue
+        if col.kind == "trace":
+            cells = s.astype(object)
+            present = cells.notna().to_numpy()
+            text = cells[present].astype(str)
+            bad = ~text.str.fullmatch(_TRACE).fillna(False).to_numpy() | (text.str.len() > 1_000_000).to_numpy()
+            if bad.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, ~present))} is not "
+                                 f"a score trace; it takes {col.accepts()}")
+            if not col.missing and not present.all():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(~present)} is empty; "
+                                 f"it takes {col.accepts()}")
+            continue
+        if col.kind == "flag":
+            if _kind_of(s.dtype) == "int" and not s.isin([0, 1]).all():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(~s.isin([0, 1]))} is not 0 or 1; "
+                                 f"it takes {col.accepts()}")
+            continue
+        nan = pd.isna(s).to_numpy()
+        if nan.any() and not col.missing:
+            raise InputError(f"{where}: column {str(col)!r}: row {_first_row(nan)} is empty; it takes {col.accepts()}")
+        v = s.to_numpy()[~nan] if nan.any() else s.to_numpy()
+        if v.dtype.kind == "f":
+            bad = ~np.isfinite(v)
+            if bad.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
+                                 f"{v[bad][0]}; it takes {col.accepts()}")
+            if col.kind in ("whole", "count"):
+                bad = v != np.floor(v)
+                if bad.any():
+                    raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
+                                     f"{v[bad][0]:g}, not a whole number; it takes {col.accepts()}")
+        low = col.low if col.low is not None else (0 if col.kind in ("count", "share") else None)
+        high = col.high if col.high is not None else (1 if col.kind == "share" else None)
+        for bad in ((v < low) if low is not None else None, (v > high) if high is not None else None):
+            if bad is not None and bad.any():
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, nan))} is "
+                                 f"{v[bad][0]:g}; it takes {col.accepts()}")
+
+
+def validate_results(df: pd.DataFrame, game, path) -> None:
+    """Validate a results frame against ``game.results_schema()`` before any work is done on it.
+
+    Checks: every required column present with the right type (:func:`validate_columns`);
+    numbers finite and whole where whole numbers are needed, within their bounds; labels
+    non-empty; one player count; seats ``0..players-1`` exactly once per game; ranks from 1 to
+    players; wins (1/k for a k-way shared win) adding up to 1 in every game.  Raises
+    InputError: one line naming the file, the column, the first bad row (counted from 1, after
+    the header) and what the column takes.  Cell text is never quoted.
+    """
+    schema = game.results_schema()
+    validate_columns(df.dtypes.to_dict(), game, path, schema)
+    _check_values(df, schema, path)
+    where = repr(str(path))
+    if df["players"].nunique() > 1:
+        raise InputError(f"{where}: column 'players': the table mixes player counts "
+                         f"({', '.join(map(str, sorted(df['players'].unique())))}); report one player count at a time")
+    players = int(df["players"].iloc[0])
+    for name, top in (("seat", players - 1), ("rank", players)):
+        bad = (df[name] > top).to_numpy()
+        if bad.any():
+            raise InputError(f"{where}: column {name!r}: row {_first_row(bad)} is {df[name].to_numpy()[bad][0]}; "
+                             f"with {players} players it takes at most {top}")
+    keys = (["run_id"] if "run_id" in df.columns else []) + ["game_index"]
+    dup = df.duplicated(keys + ["seat"]).to_numpy()
+    if dup.any():
+        raise InputError(f"{where}: columns {', '.join(keys + ['seat'])}: row {_first_row(dup)} repeats a game "
+                         "and seat; each game has one row per seat (runs joined by hand that share a seed need "
+                         "their own run_id values)")
+    g = df.groupby(keys, observed=True, sort=False)
+
+    def name(key):  # "game 3" or "game 3 of run <game>-1-0a1b2c3d"
+        if isinstance(key, tuple):
+            run, index = key
+            return f"game {int(index)} of run {run}" if len(str(run)) <= 100 else f"game {int(index)}"
+        return f"game {int(key)}"
+    sizes = g["seat"].size()
+    if (sizes != players).any():
+        first = sizes.index[np.flatnonzero((sizes != players).to_numpy())[0]]
+        raise InputError(f"{where}: column 'seat': {name(first)} has {int(sizes.loc[first])} rows; "
+                         f"with {players} players each game has one row per seat")
+    wins = g["win"].sum()
+    off = (wins - 1.0).abs() > 1e-6
+    if off.any():
+        first = wins.index[np.flatnonzero(off.to_numpy())[0]]
+        raise InputError(f"{where}: column 'win': the wins of {name(first)} add up to {float(wins.loc[first]):g}; "
+                         "they add up to 1 in every game (1/k each for a k-way shared win)")
+
+
+def _lift(bad, nan):
+    """A mask over the non-missing values, spread back over all rows (missing rows False)."""
+    if not nan.any():
+        return bad
+    out = np.zeros(len(nan), dtype=bool)
+    out[np.flatnonzero(~nan)[np.asarray(bad)]] = True
+    return out
+
+
+def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -> None:
+    """Check that ``config.json`` belongs to the results beside it: a JSON object whose title,
+    seed and run id agree with the table's.  A report's header and command come from the
+    config, so a config of another run would mislead.  Raises InputError."""
+    where = str(config_path)
+    if not isinstance(config, dict):
+        raise InputError(f"config file {where!r} holds a JSON {type(config).__name__}, not an object; "
+                         "it must be the config.json of the run beside it (or move it away)")
+    if config.get("game") != game.id:
+        raise InputError(f"config file {where!r} is for another title than {str(results_path)!r} ({game.id}); "
+                         "it must be the config.json of the run beside it (or move it away)")
+    seed = config.get("seed")
+    if not (isinstance(seed, int) and not isinstance(seed, bool)):
+        raise InputError(f"config file {where!r}: 'seed' is not a whole number")
+    if "run_id" in df.columns:
+        ids = df["run_id"].astype(str).unique()
+        run_id = config.get("run_id")
+        if isinstance(run_id, str):
+            agree = len(ids) == 1 and ids[0] == run_id
+        else:  # a config written before runs recorded their id: the id starts <game>-<seed>
+            run_id = f"{game.id}-{seed}"
+            agree = all(i == run_id or i.startswith(run_id + "-") for i in ids)
+        if not agree:
+            shown = "the run " + ids[0] if len(ids) == 1 and len(ids[0]) < 100 else f"{len(ids)} runs"
+            raise InputError(f"config file {where!r} is for the run {run_id}, but {str(results_path)!r} holds "
+                             f"{shown}; it must be the config.json of the run beside it (or move it away)")
+    for key in ("strategies", "rule_overrides", "rules", "versions"):
+        if key in config and not isinstance(config[key], list if key == "strategies" else dict):
+            raise InputError(f"config file {where!r}: {key!r} has the wrong type")
+    if isinstance(config.get("strategies"), list) and not all(isinstance(s, str) for s in config["strategies"]):
+        raise InputError(f"config file {where!r}: 'strategies' must be a list of text")
+
+
+def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:
+    """Validate an extra table against the columns its title declares
+    (:class:`~analyser.core.ExtraTable`: ``game_index`` and ``seat`` always) with the same checks
+    as the results, and check it belongs to the results beside it (its run ids are theirs).
+    Returns the frame; raises InputError."""
+    from analyser.core import Metric
+    declared = [c for c in getattr(name, "columns", ()) if c not in ("game_index", "seat")]
+    schema = [(c, True) for c in [Metric("game_index", "count"), Metric("seat", "count")] + declared]
+    validate_columns(frame.dtypes.to_dict(), game, path, schema, what=f"{name} table")
+    _check_values(frame, schema, path)
+    if "run_id" in frame.columns and "run_id" in results.columns:
+        if not set(frame["run_id"].astype(str).unique()) <= set(results["run_id"].astype(str).unique()):
+            raise InputError(f"{str(path)!r}: column 'run_id': the {name} table is from another run than the results "
+                             "beside it; keep a run's files together")
+    return frame
 
 
 def default_out(game_id: str) -> Path:
@@ -1147,10 +1426,12 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
     if not entries:
         return out
     previous = None
-    try:
-        previous = json.loads((out / "config.json").read_text())
-    except (OSError, ValueError):
-        pass
+    if (out / "config.json").exists():
+        from analyser.safeio import read_json
+        try:
+            previous = read_json(out / "config.json", "config file", max_bytes=10_000_000)
+        except InputError:
+            pass
     if not replace_run or not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
         raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and "
                          f"{'' if replace_run else 'would be overwritten; '}holds no analyser run to replace; "

@@ -48,6 +48,8 @@ class Summary:
     length_unit: str = "turns"
     score_unit: str = "points"
     methods: dict = field(default_factory=dict)
+    #: What the report leaves out and why, e.g. "no rounds table: the bidding tables are left out".
+    notes: list[str] = field(default_factory=list)
 
     @property
     def variants(self) -> bool:
@@ -103,10 +105,11 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
                           analysis.run_summary(df), game.figure_tables(df, sub_extras),
                           int(df["players"].iloc[0]),
                           designer.designer_table(df, getattr(game, "trace_unit", "steps"))))
+    from analyser.experiments import missing_tables
     methods = parts[0].strategies.attrs.get("methods", {})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
-                    "score": "cluster"})
+                    "score": "cluster"}, missing_tables(game, extras or {}))
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
@@ -248,7 +251,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
         strategies=strategies, games=sum(s["games"] for s in sections),
         rules=rule_values(game, results, config), length_unit=game.length_unit,
         versions=config.get("versions", {}), command=config.get("command") or "(not recorded)",
-        replay_hint=replay_hint, ran_on=ran_on(config),
+        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes,
         from_dir=shlex.quote(str(outdir)))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")

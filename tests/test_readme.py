@@ -73,3 +73,16 @@ def test_every_readme_example_runs(runner, tmp_path, monkeypatch):
     assert (tmp_path / "reports" / "duel" / "results.csv").exists()
     assert (tmp_path / "reports" / "duel-again" / "index.html").exists()
     assert any(p.name.startswith("dao-") for p in (tmp_path / "reports").iterdir())
+
+
+def test_readme_states_every_titles_results_columns():
+    from analyser.registry import game_ids, get_game
+    section = README[README.index("### The results schema"):README.index("The report opens with")]
+    for gid in game_ids():
+        g = get_game(gid)
+        row = next((line for line in section.splitlines() if line.startswith(f"| `{gid}` |")), "")
+        assert row, f"README's results schema has no row for {gid}"
+        for col in g.metric_columns:
+            if col == "score_trace":  # in the table of every column
+                continue
+            assert f"`{col}`" in row, f"README's results schema lacks {gid}'s column {col}"

@@ -94,7 +94,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
 
 DATA = Path(__file__).resolve().parent / "data"
 DEFAULT_DECK = DATA / "deck.csv"
@@ -541,11 +541,15 @@ class DragonLairds(Game):
     path_options = ("components",)
     length_unit = "rounds"
     score_unit = "royals"
-    metric_columns = ("end", "turns", "actions", "geld_end", "cards_in_play", "knights") + (
-        "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty", "royals_cup",
-        "royals_effects", "royals_spent", "cup_wins", "cup_paid", "cup_cashed", "cup_rounds", "cup_net_geld",
-        "challenges")
-    extra_tables = ("income",)
+    metric_columns = (Metric("end", "label"),) + tuple(Metric(c, "count") for c in (
+        "turns", "actions", "geld_end", "cards_in_play", "knights")) + tuple(Metric(c, "whole") for c in (
+            "royals_tax", "royals_final_income", "royals_finale", "royals_sets")) + (
+        Metric("hand_penalty", "whole", high=0), Metric("royals_cup", "whole"),
+        Metric("royals_effects", "whole"), Metric("royals_spent", "whole")) + tuple(
+            Metric(c, "count") for c in ("cup_wins", "cup_paid", "cup_cashed", "cup_rounds")) + (
+        Metric("cup_net_geld", "whole"), Metric("challenges", "count"))
+    extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
+                                          Metric("royals", "whole")), feeds="the income tables and curves"),)
     live_views = True
 
     # -- set-up ---------------------------------------------------------------------------
@@ -1175,6 +1179,13 @@ class DragonLairds(Game):
                 "income": [[None if x is None else list(x) for x in rec] for rec in s.income],
                 "actions_taken": s.actions_taken}
 
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`), checked before
+        :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (``cup_open``
+        is a JSON flag, money and counts are JSON integers) and ranges, card ids and colour names
+        as short text, one entry per seat in every per-seat list."""
+        return _state_schema(self.min_players, self.max_players)
+
     def state_from_dict(self, d: dict) -> DragonState:
         """Inverse of :meth:`state_to_dict`; also builds hand-made states for tests.
 
@@ -1348,3 +1359,86 @@ class DragonLairds(Game):
             return "cash the cup (take the pot, return the cup)"
         return k
 
+
+
+@lru_cache(maxsize=None)
+def _state_schema(min_players: int, max_players: int):
+    from typing import Literal, Optional
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+
+    most = 2000  # a deck file holds at most 2,000 cards
+    card_id, seat, money = text(24), whole(0, max_players - 1), whole(0, 10**7)
+    score = whole(-(10**7), 10**7)
+    seat_or_none = whole(-1, max_players - 1)
+    stack = items(card_id, most)
+    per_seat = max_players
+
+    class LastAuction(StateModel):
+        kind: Literal["open", "challenge", "final"]
+        bids: items(Optional[money], per_seat)
+        effective: items(Optional[score], per_seat)
+        winner: seat
+        challenger: seat_or_none
+        round: whole(0, 10**6)
+
+    class DragonStateSchema(StateModel):
+        game: Literal["dragon-lairds"] = "dragon-lairds"
+        params: dict[text(40), bool | int | float | text(4096)] = {}
+        players: whole(min_players, max_players)
+        colour: items(text(20), per_seat)
+        geld: items(money, per_seat) = None
+        royals: items(score, per_seat) = None
+        honour: items(seat, per_seat) = None
+        pawn: whole(0, 1000) = 0
+        round: whole(0, 10**6) = 1
+        phase: Literal[FREE, SALE, AUCTION, ACTIONS, CUP, OVER] = ACTIONS
+        current: seat = None
+        deck: stack = []
+        spaces: items(stack, per_seat + 3) = None
+        discard: stack = []
+        hands: items(stack, per_seat) = None
+        play: items(stack, per_seat) = None
+        used: stack = []
+        pending: items(Optional[card_id], per_seat) = None
+        picked: whole(0, 10**6) = 0
+        cup_holder: seat_or_none = -1
+        pot: money = None
+        cup_open: bool = None
+        auction: Optional[Literal["open", "challenge", "final"]] = None
+        bids: items(Optional[money], per_seat) = None
+        bidders: items(seat, per_seat) = None
+        cursor: whole(0, per_seat - 1) = 0
+        challenger: seat_or_none = -1
+        order: items(seat, per_seat) = None
+        turn_pos: whole(0, per_seat - 1) = 0
+        commoner_next: whole(0, per_seat) = 0
+        end: Optional[Literal["royals", "deck", "cap"]] = None
+        final: Optional[items(fixed(seat, score, score, score, score), per_seat)] = None
+        last_auction: Optional[LastAuction] = None
+        stats: items(dict[Literal[STAT_KEYS], score], per_seat) = None
+        income: items(items(Optional[fixed(score, score)], per_seat), 10**5) = []
+        actions_taken: whole(0, 10**9) = 0
+
+        @model_validator(mode="after")
+        def _per_seat(self):
+            n = self.players
+            seat_lists(self, n, "colour", "geld", "royals", "honour", "hands", "play", "pending", "bids", "stats")
+            for name in ("current", "cup_holder", "challenger", "cursor", "turn_pos"):
+                value = getattr(self, name)
+                if value is not None and value >= n:
+                    raise ValueError(f"{name} is {value}; there are {n} seats")
+            for name in ("honour", "bidders", "order"):
+                value = getattr(self, name) or []
+                if any(x >= n for x in value) or len(set(value)) != len(value):
+                    raise ValueError(f"{name} must name distinct seats below {n}")
+            for k, st in enumerate(self.stats or []):
+                if set(st) != set(STAT_KEYS):
+                    raise ValueError(f"stats[{k}] needs exactly the keys {', '.join(STAT_KEYS)}")
+            if any(len(rec) != n for rec in self.income):
+                raise ValueError(f"income needs one entry per player ({n}) in every round")
+            return self
+
+    return DragonStateSchema

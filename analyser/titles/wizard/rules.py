@@ -73,10 +73,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, encode_trace, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -492,9 +493,15 @@ class Wizard(Game):
     max_players = 6
     default_players = 4
     Params = WizardParams
-    metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns", "score_trace")
+    metric_columns = (Metric("exact_bids", "share"), Metric("over_bid", "number", low=0),
+                      Metric("under_bid", "number", low=0), Metric("points_per_round", "number"),
+                      Metric("mean_bid", "number", low=0), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
     trace_unit = "rounds"
-    extra_tables = ("rounds",)
+    extra_tables = (ExtraTable("rounds", (Metric("round", "count", low=1), Metric("bid", "count"),
+                                          Metric("tricks", "count"), Metric("points", "whole"),
+                                          Metric("exact", "count", high=1), Metric("wizards", "count"),
+                                          Metric("jesters", "count")),
+                               feeds="the bidding tables and plots"),)
     length_unit = "tricks"
     live_views = True
 
@@ -916,6 +923,14 @@ class Wizard(Game):
                              jesters=list(rec["jesters"])) for rec in s.log],
                 "tricks_played": s.tricks_played}
 
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        with strict types and ranges: card codes, rounds 1-60 within the rounds the players
+        allow, each bid from 0 to the round's cards, one hand, bid, trick count and score per
+        seat, ``trump_pending`` a JSON flag, every finished round's record complete.  Whether
+        the cards make exactly one deck is :meth:`check_invariants`' job."""
+        return _state_schema(self.min_players, self.max_players)
+
     def state_from_dict(self, d: dict) -> WizardState:
         """Inverse of :meth:`state_to_dict`; also builds hand-made states (tests, ``--state``).
 
@@ -1023,3 +1038,92 @@ class Wizard(Game):
 
     def describe_action(self, action) -> str:
         return str(action)
+
+
+@lru_cache(maxsize=None)
+def _state_schema(min_players: int, max_players: int):
+    from typing import Literal, Optional
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, items, seat_lists, text, whole
+
+    n_cards = len(FULL_DECK)  # not `deck`: a field of the schema has that name
+    seat = whole(0, max_players - 1)
+    code = text(3)
+    suit = Optional[whole(0, 3) | Literal[SUITS]]
+    round_points = whole(-10 * n_cards, 10 * n_cards)
+
+    class RoundRecord(StateModel):
+        round: whole(1, n_cards)
+        dealer: seat
+        starter: seat
+        trump_card: Optional[code]
+        trump: suit
+        bids: items(whole(0, n_cards), max_players)
+        tricks: items(whole(0, n_cards), max_players)
+        points: items(round_points, max_players)
+        wizards: items(whole(0, 4), max_players)
+        jesters: items(whole(0, 4), max_players)
+        last_winner: seat
+
+    class WizardStateSchema(StateModel):
+        game: Literal["wizard"] = "wizard"
+        params: dict[text(40), bool | int | float | text(200)] = {}
+        players: whole(min_players, max_players)
+        round: whole(1, n_cards) = None
+        n_rounds: whole(1, n_cards) = None
+        phase: Literal[BID, TRUMP, PLAY, OVER] = None
+        dealer: seat = None
+        starter: seat = 0
+        current: seat = None
+        hands: items(items(code, n_cards), max_players)
+        deck: items(code, n_cards) = []
+        trump_card: Optional[code] = None
+        trump: suit = None
+        trump_pending: bool = None
+        bids: items(Optional[whole(0, n_cards)], max_players) = None
+        tricks: items(whole(0, n_cards), max_players) = None
+        scores: items(whole(-10 * n_cards * n_cards, 10 * n_cards * n_cards), max_players) = None
+        played: items(code, n_cards) = []
+        leaders: items(seat, n_cards + 1) = None
+        trick: items(code, max_players) = []
+        wizards: items(whole(0, 4), max_players) = None
+        jesters: items(whole(0, 4), max_players) = None
+        log: items(RoundRecord, n_cards) = []
+        tricks_played: whole(0, n_cards * n_cards) = 0
+
+        @model_validator(mode="after")
+        def _per_seat(self):
+            n = self.players
+            seat_lists(self, n, "hands", "bids", "tricks", "scores", "wizards", "jesters")
+            for name in ("dealer", "starter", "current"):
+                if getattr(self, name) is not None and getattr(self, name) >= n:
+                    raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
+            if any(x >= n for x in self.leaders or []):
+                raise ValueError(f"leaders must name seats below {n}")
+            if self.n_rounds is not None and self.n_rounds > n_cards // n:
+                raise ValueError(f"n_rounds is {self.n_rounds}; {n} players have at most {n_cards // n} rounds")
+            top = self.n_rounds if self.n_rounds is not None else n_cards // n
+            if self.round is not None and self.round > top:
+                raise ValueError(f"round is {self.round}; the game has {top} rounds")
+            cards = self.round if self.round is not None else top
+            for k, b in enumerate(self.bids or []):
+                if b is not None and b > cards:
+                    raise ValueError(f"bids[{k}] is {b}; a bid is 0 to the {cards} cards dealt this round")
+            for k, h in enumerate(self.hands):
+                if len(h) > cards:
+                    raise ValueError(f"hands[{k}] holds {len(h)} cards; round {cards} deals {cards}")
+            if len(self.log) >= top + 1:
+                raise ValueError(f"log holds {len(self.log)} rounds; the game has {top}")
+            for i, rec in enumerate(self.log):
+                for name in ("bids", "tricks", "points", "wizards", "jesters"):
+                    if len(getattr(rec, name)) != n:
+                        raise ValueError(f"log[{i}].{name} needs one entry per player ({n})")
+                if rec.dealer >= n or rec.starter >= n or rec.last_winner >= n:
+                    raise ValueError(f"log[{i}] names a seat beyond the {n} seats")
+                if rec.round > top or any(b > rec.round for b in rec.bids) or sum(rec.tricks) != rec.round:
+                    raise ValueError(f"log[{i}]: bids and tricks must fit round {rec.round}")
+            return self
+
+    return WizardStateSchema
