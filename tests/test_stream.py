@@ -346,11 +346,12 @@ def _shm_semaphores(pid: int) -> list[str]:
 def test_sigterm_writes_what_is_finished_and_leaves_no_worker_behind(tmp_path, how):
     out = tmp_path / "run"
     args = ["simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "1000000", "--seed", "11", "-j", "2",
-            "--batch-size", "100", "--out", out, "-q", "--no-report"]
+            "--batch-size", "20", "--out", out, "-q", "--no-report"]
     if how == "timeout":
+        # long enough for a first part even on a loaded machine (start-up and the pilot batch)
         if not shutil.which("timeout"):
             pytest.skip("no timeout command")
-        proc = subprocess.Popen(["timeout", "8", sys.executable, "-m", "analyser", *map(str, args)],
+        proc = subprocess.Popen(["timeout", "15", sys.executable, "-m", "analyser", *map(str, args)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_for(lambda: children(proc.pid))
         main = children(proc.pid)[0]
