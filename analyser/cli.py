@@ -752,7 +752,10 @@ def check(game, games, seed, players, rules, game_seeds, no_fresh_process):
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("-o", "--out", default=None, metavar="DIR",
               help="Output folder (new or empty). Default: the folder holding RESULTS.")
-def report(results, out):
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="For a run of a title of your own: its file or folder (as in the run's config.json). "
+                   "Loading it runs its code, so it is never loaded unless you name it here.")
+def report(results, out, title_file):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
     Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
@@ -767,6 +770,8 @@ def report(results, out):
     from analyser.report import build_report, load_run_for_report
 
     _check_out_name(out)
+    if title_file:
+        experiments.trust_title_file(title_file)
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
     if results.is_dir():
@@ -953,8 +958,11 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
 @click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
+                   "so it is never loaded unless you name it here.")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet):
+            out, quiet, title_file):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -969,6 +977,8 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser import compare as cmpmod, experiments
     from analyser.registry import game_ids
 
+    if title_file:
+        experiments.trust_title_file(title_file)
     first = targets[0]
     if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
         if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:

@@ -397,6 +397,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     from tqdm.auto import tqdm
 
     game, params, players, jobs, seed = resolve(spec)
+    if getattr(game, "source", None):  # the user ran this title file: its results may load it again
+        trust_title_file(game.source)
     strategies = tuple(spec.strategies)
     rules = tuple(sorted(spec.rules.items()))
     out = Path(out) if out is not None else None
@@ -1044,6 +1046,34 @@ def _narrow(t):
     return pa.table(cols, names=t.column_names)
 
 
+#: Title files (absolute paths) that a results table's ``config.json`` may name: those the user
+#: gave on the command line (``--title``) or that this process already ran.
+_TRUSTED_TITLE_FILES: set[str] = set()
+
+
+def trust_title_file(source: str) -> None:
+    """Allow :func:`load_results` to load the title file ``source`` (a path, with or without a
+    ``:Class`` suffix) named by a run's ``config.json``.  Loading a title file runs its code, so a
+    results folder from someone else never does that unless the user names the file."""
+    _TRUSTED_TITLE_FILES.add(_title_file_key(source))
+
+
+def is_trusted_title_file(source: str) -> bool:
+    """True when :func:`trust_title_file` was called for ``source``'s file."""
+    return _title_file_key(source) in _TRUSTED_TITLE_FILES
+
+
+def _title_file_key(source: str) -> str:
+    path = source
+    head, sep, tail = source.rpartition(":")
+    if sep and head and "/" not in tail and not tail.endswith(".py"):
+        path = head  # a ./file.py:Class reference
+    try:
+        return str(Path(path).expanduser().resolve())
+    except (OSError, RuntimeError, ValueError):
+        return path
+
+
 def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                  extra_drop: tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
     """Read a run folder (its Parquet parts, or the single ``results.parquet`` of older runs), a
@@ -1091,8 +1121,12 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     if (folder / "config.json").exists():
         config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
     title = str(games[0])
-    # a title from a file is loaded again from its file (recorded by the run that made the table)
+    # a title from a file is loaded again from its file (recorded by the run that made the table),
+    # but only when this process already trusts that file: loading it runs its code
     source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
+    if isinstance(source, str) and not is_trusted_title_file(source):
+        raise InputError(f"{str(path)!r}: this run's title comes from the file {source!r}, and loading it runs "
+                         f"that file's code; analyser does not do that unasked: pass --title {source} to trust it")
     from analyser.registry import game_ids
     if not isinstance(source, str) and title not in game_ids():
         raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "

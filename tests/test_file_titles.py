@@ -185,9 +185,16 @@ def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, ra
     assert r.exit_code == 0 and "Winner: seat 1 (sharp)" in r.output
     r = invoke(runner, "list", "my_game.py:Race")
     assert r.exit_code == 0 and "race  -  Race to 21, 2-4 players" in r.output and "target=21" in r.output
-    # a report rebuilt in a fresh process loads the title again from config.json
+    # a report rebuilt in a fresh process never runs the title file named by config.json unasked
+    # (a run folder may come from someone else) ...
     out = subprocess.run([sys.executable, "-m", "analyser", "report", "out", "--out", "again"], cwd=race,
                          capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.count("\n") == 1 and "pass --title" in out.stderr and "my_game.py" in out.stderr
+    assert not (race / "again" / "index.html").exists()
+    # ... and loads it again when the user names it
+    out = subprocess.run([sys.executable, "-m", "analyser", "report", "out", "--out", "again", "--title",
+                          "my_game.py"], cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (race / "again" / "index.html").exists()
     # and a game of the run replays in a fresh process from the run folder alone
