@@ -193,13 +193,11 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     from analyser.registry import default_lineup, get_game, title_ref
 
     stopping.check_width(until_ci)
-    if not strategies:
+    builtin_lineup = not strategies
+    if builtin_lineup:
         g = get_game(game)
-        players = players or g.default_players
-        strategies = default_lineup(g.id)[:players]
-        if not quiet:
-            click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                       "against each other.", err=True)
+        # --players 0 is a bad value (checked in resolve), not "the default"
+        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
     spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
                                seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                                batch_size=batch_size, game_timeout=game_timeout)
@@ -207,6 +205,9 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     spec.seed = root
     _check_out_name(out)
     out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id)
+    if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
+        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                   "against each other.", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "

@@ -244,3 +244,17 @@ def test_missing_values_show_as_a_dash():
     from analyser.analysis import format_table
     t = format_table(pd.DataFrame({"x": [1.0, float("nan")], "hit_rate": [0.5, float("nan")]}))
     assert list(t["x"]) == ["1.00", "-"] and list(t["hit rate"]) == ["50.0%", "-"]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--games", "0"], ["--games 0"]),
+    (["--players", "9"], ["--players 9", "2 to 6"]),
+    (["--players", "0"], ["--players 0", "2 to 6"]),
+    (["--rule", "bust_limit=lots"], ["bust_limit='lots'", "whole number"]),
+    (["--seed", "-1"], ["--seed -1"]),
+    (["--out", "/proc/nope/x"], ["--out '/proc/nope/x' is not writable"]),
+])
+def test_bad_input_without_strategy_is_still_one_line(runner, args, needles):
+    """The 'No --strategy given' notice comes only once the run is valid, so a bad value stays a
+    one-line error; --players 0 is refused, not read as the default."""
+    one_line_error(invoke(runner, "simulate", "dao", *args), *needles)
