@@ -373,3 +373,17 @@ def test_tsuro_trace_is_rebuilt_at_the_turn_cap_too():
                                              games=30, seed=5, jobs=1, rules={"max_turns": "4"}), progress=False).results
     assert (df["score_trace"] != "").all()
     assert [float(t.split()[-1]) for t in df["score_trace"]] == list(df["score"].astype(float))
+
+
+def test_designer_table_speaks_in_the_titles_score_unit():
+    """A title scoring in turns afloat (Tsuro of the Seas) must not read 'points' in the close-game
+    and deficit figures; a points title keeps its wording."""
+    df = get_dao_frame()
+    points = designer.designer_table(df).set_index("figure")["value"]
+    assert "close games (top two within 1 point)" in points.index
+    assert "points on average" in points["largest deficit overcome"]
+    afloat = designer.designer_table(df, score_unit="turns afloat")
+    text = afloat.to_string()
+    assert "point" not in text
+    assert "close games (top two within 1 turn afloat)" in set(afloat["figure"])
+    assert "turns afloat on average" in afloat.set_index("figure")["value"]["largest deficit overcome"]
