@@ -319,11 +319,12 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     for c in df.columns:
         if c.endswith("_low") and c[:-4] + "_high" in df.columns:
             hi = c[:-4] + "_high"
+            label = RENAME.get(c[:-4], c[:-4].replace("_", " "))
             if c in pct:
-                out["95% CI" if c == "win_low" else f"{c[:-4]} 95% CI"] = [
+                out["95% CI" if c == "win_low" else f"{label} 95% CI"] = [
                     f"{a * 100:.1f}-{b * 100:.1f}%" for a, b in zip(df[c], df[hi])]
             else:
-                out[f"{c[:-4]} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{digits}f} to {b:.{digits}f}"
+                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{digits}f} to {b:.{digits}f}"
                                            for a, b in zip(df[c], df[hi])]
         elif c.endswith("_high") and c[:-5] + "_low" in df.columns:
             continue
