@@ -387,3 +387,13 @@ def test_designer_table_speaks_in_the_titles_score_unit():
     assert "point" not in text
     assert "close games (top two within 1 turn afloat)" in set(afloat["figure"])
     assert "turns afloat on average" in afloat.set_index("figure")["value"]["largest deficit overcome"]
+
+
+def test_one_paired_game_gives_no_interval_and_no_p():
+    """A single game pair is no evidence: the paired figures keep the means and the difference but
+    leave the interval and the p-values undefined (shown as n/a), never p = 0."""
+    for r in (paired_mean(np.array([1.0]), np.array([4.0])), paired_rate(np.array([0.5]), np.array([0.0]))):
+        assert r["diff"] != 0 and np.isnan(r["p"]) and np.isnan(r["low"]) and np.isnan(r["high"])
+    assert np.isnan(paired_mean(np.array([1.0]), np.array([4.0]))["p_wilcoxon"])
+    two = paired_mean(np.array([1.0, 2.0]), np.array([4.0, 5.0]))  # a constant difference over two games
+    assert two["low"] == two["high"] == -3.0
