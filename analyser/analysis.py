@@ -218,8 +218,8 @@ def seat_balance(df: pd.DataFrame) -> dict:
     total = float(seats.sum())
     blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
-    if k < 2 or total <= 0:
-        return {**blank, "verdict": "not enough games to judge"}
+    if k < 2 or total <= 0 or df.groupby(game_keys(df), observed=True).ngroups < 2:
+        return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
     chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best, worst = int(seats.idxmax()), int(seats.idxmin())
