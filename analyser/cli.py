@@ -557,6 +557,12 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run") from None
     except (OSError, ValueError) as e:
         raise InputError(f"--from {str(folder)!r}: config.json cannot be read ({type(e).__name__})") from None
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
+        raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
+                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'side'}; "
+                         f"give a simulate run's folder, or replay one row with analyser play GAME -s ... "
+                         f"--seed GAME_SEED (its game_seed column)")
     need = {"game", "seed", "strategies", "players"}
     if not isinstance(config, dict) or not need <= set(config):
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "

@@ -271,3 +271,14 @@ def test_tsuro_report_states_score_differences_in_turns_afloat(runner, tmp_path)
         assert "within 1 point" not in text and "points on average" not in text
         assert "turns afloat on average" in text
     assert "at most 1 (turns afloat" in html
+
+
+@pytest.mark.parametrize("kind", ["sweep", "tournament", "compare"])
+def test_play_from_an_experiment_folder_is_refused_not_misreplayed(runner, tmp_path, kind):
+    """A sweep or tournament plays each game index in every cell or table, so --from cannot
+    say which game is meant (it used to replay table 0's lineup, or fail on a range spec)."""
+    (tmp_path / "config.json").write_text(json.dumps({
+        "kind": kind, "game": "dao", "seed": 1, "players": 4, "games_requested": 10,
+        "strategies": ["threshold:limit=4..14:5", "greedy"]}))
+    one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"),
+                   f"is a {kind} folder", "game_seed")
