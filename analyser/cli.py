@@ -744,6 +744,10 @@ def report(results, out):
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
+    kind = (config or {}).get("kind")
+    if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
+        raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
+                         f"give --out DIR to write a pooled report elsewhere")
     if out is None:
         out = source
         experiments.check_writable(out)

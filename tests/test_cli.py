@@ -282,3 +282,17 @@ def test_play_from_an_experiment_folder_is_refused_not_misreplayed(runner, tmp_p
         "strategies": ["threshold:limit=4..14:5", "greedy"]}))
     one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"),
                    f"is a {kind} folder", "game_seed")
+
+
+def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
+    """`analyser report SWEEP/sweep.parquet` used to replace the sweep's index.html with a pooled
+    simulate-style page; without --out it is refused, with --out it writes there."""
+    sw = tmp_path / "sw"
+    r = invoke(runner, "sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "--games", "4", "--seed", "1",
+               "-j", "1", "--out", str(sw))
+    assert r.exit_code == 0, r.output
+    page = (sw / "index.html").read_text()
+    one_line_error(invoke(runner, "report", str(sw / "sweep.parquet")), "is from a sweep", "--out")
+    assert (sw / "index.html").read_text() == page
+    r = invoke(runner, "report", str(sw / "sweep.parquet"), "--out", str(tmp_path / "pooled"))
+    assert r.exit_code == 0 and (tmp_path / "pooled" / "index.html").exists()
