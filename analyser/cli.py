@@ -533,7 +533,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     flush(final)
     scores, winners = g.scores(final), g.winners(final)
     if as_json:
-        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners}))
+        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners,
+                               "game_seed": seed, "lineup": labels}))
     else:
         click.echo(g.describe_state(final))
         click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),

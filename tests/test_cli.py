@@ -296,3 +296,14 @@ def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
     assert (sw / "index.html").read_text() == page
     r = invoke(runner, "report", str(sw / "sweep.parquet"), "--out", str(tmp_path / "pooled"))
     assert r.exit_code == 0 and (tmp_path / "pooled" / "index.html").exists()
+
+
+def test_play_json_without_seed_records_the_game_seed_to_replay_it(runner):
+    """A --json trace with a fresh seed names it on its final line; replaying that seed gives the
+    same trace (the text trace prints it in its header)."""
+    first = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--json")
+    assert first.exit_code == 0
+    final = json.loads(first.output.splitlines()[-1])
+    assert final["lineup"] == ["greedy", "random", "greedy", "random"]
+    again = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--json", "--seed", str(final["game_seed"]))
+    assert again.output == first.output
