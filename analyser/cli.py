@@ -152,9 +152,15 @@ def _command_line() -> str:
     return "analyser " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "analyser"
 
 
+def _strip_specs(ctx, param, value):
+    """Strategy specs as written, less surrounding blanks: ``-s ' greedy'`` is greedy (the spec is
+    the strategy's label in every table, so a stray blank would make a second strategy)."""
+    return tuple(v.strip() for v in value) if value else value
+
+
 @cli.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
 @click.option("-p", "--players", type=int, default=None,
@@ -409,7 +415,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 
 @cli.command()
 @click.argument("game", required=False)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec per seat, in seat order (cycled to fill the seats).")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given).")
@@ -810,7 +816,7 @@ def _common_run_options(f):
 
 @cli.command(epilog=EPILOG_SWEEP)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters may be lists or ranges: threshold:limit=4..14.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
               help="Rule option, repeatable; a value, a list a,b,c or a range a..b[:step].")
@@ -862,7 +868,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
 
 @cli.command()
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec, repeatable (at least --players different ones).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
@@ -913,12 +919,12 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
 @cli.command()
 @click.argument("targets", nargs=-1, required=True)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Lineup of both sides (GAME form).")
 @click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
 @click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
-@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", help="Lineup of side A (instead of -s).")
-@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", help="Lineup of side B (instead of -s).")
+@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
+@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side B (instead of -s).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")

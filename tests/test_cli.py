@@ -307,3 +307,11 @@ def test_play_json_without_seed_records_the_game_seed_to_replay_it(runner):
     assert final["lineup"] == ["greedy", "random", "greedy", "random"]
     again = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--json", "--seed", str(final["game_seed"]))
     assert again.output == first.output
+
+
+def test_strategy_specs_lose_surrounding_blanks(runner, tmp_path):
+    """`-s ' greedy'` is the strategy greedy, labelled greedy, not a second strategy ' greedy'."""
+    r = invoke(runner, "simulate", "dao", "-s", " greedy", "-s", "random ", "--games", "4", "--seed", "1", "-j", "1",
+               "--no-report", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert set(pd.read_parquet(tmp_path / "results.parquet")["strategy"]) == {"greedy", "random"}
