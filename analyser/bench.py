@@ -73,7 +73,7 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
         raise InputError(f"--repeat {repeat} is not accepted; give 1 to 100")
     jobs = resolve_jobs(jobs)
     rows = []
-    echo(f"{'title':<13} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
+    echo(f"{'title':<15} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
         first = plan[g][0]
@@ -89,6 +89,6 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
                          "many_jobs": many, "games_rules": n1, "games_run": n2})
             many_text = f"{many:>8,.0f}/s" if jobs > 1 else f"{'-':>10}"
             ratio = f"{many / one:>8.2f}x" if jobs > 1 else f"{'-':>9}"
-            echo(f"{g:<13} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
+            echo(f"{g:<15} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
                  f"{ratio} {n2:>10,}")
     return rows

@@ -49,8 +49,8 @@ ENTRY_POINT_GROUP = "analyser.strategies"
 def _title_targets() -> dict[str, str]:
     """title id -> ``module:attribute``, sorted by id.
 
-    The subpackages of :data:`TITLES_PACKAGE` come first (package ``kingdomino_duel`` is the
-    title ``kingdomino-duel``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
+    The subpackages of :data:`TITLES_PACKAGE` come first (package ``sea_battle`` is the
+    title ``sea-battle``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
     replace a built-in title of the same id.
     """
     import pkgutil

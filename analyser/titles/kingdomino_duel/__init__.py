@@ -1,0 +1,22 @@
+"""Kingdomino Duel (``kingdomino-duel``): the title object binding rules, figures and text drawing.
+
+Rules: :mod:`.rules` (docs/rules/kingdomino-duel.md); report figures: :mod:`.figures`; the text
+drawing for ``analyser play``: :mod:`.render`; component data: ``data/components.csv`` (an
+unverified approximation, replaceable with ``--rule components=FILE``).
+"""
+
+from analyser.titles.kingdomino_duel import figures, render
+from analyser.titles.kingdomino_duel.rules import KingdominoDuel as _Rules
+
+
+class KingdominoDuel(_Rules):
+    figure_tables = figures.figure_tables
+    plots = figures.plots
+    describe_state = render.describe_state
+    step_events = render.step_events
+    trace_legend = render.TRACE_LEGEND
+    bench_cases = (("2p greedy", ("greedy",), 2, 1000, 4000),
+                   ("2p random", ("random",), 2, 1000, 4000))
+
+
+TITLE = KingdominoDuel()

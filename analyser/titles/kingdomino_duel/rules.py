@@ -1,0 +1,1618 @@
+"""Kingdomino Duel: draft dice, draw dominoes into your kingdom, race for spells.
+
+The rules page is ``docs/rules/kingdomino-duel.md``; this module implements it.  No pandas or
+matplotlib here: figures live in :mod:`.figures`, the text drawing in :mod:`.render`.
+
+Rules implemented
+-----------------
+* Two players.  Components (``components``, a CSV file; the built-in one is an **unverified
+  approximation**): four six-sided dice whose faces are a coat of arms (``dot``, ``double-dot``,
+  ``stripe``, ``double-stripe``, ``quarters``, ``black``) with 0-2 crosses, or ``?`` (any coat);
+  a map of 7 x 5 cells per player with the castle in the centre (34 free cells); a shared
+  spellbook with one row per coat of arms and player (dot 5 boxes S1, stripe 5 S2, double-dot 4
+  S3, double-stripe 4 S4, black 3 S5, quarters 3 S6).
+* Round: player A (seat 0 in round 1; the roles swap every round) rolls the four dice; A takes
+  one die, B takes two of the other three, A takes the last.  Each player then draws the two
+  faces into two orthogonally adjacent empty cells of their map, with their crosses.
+  Connection: at least one of the two cells touches the castle, or touches an already drawn
+  cell of its own coat of arms (diagonals never touch).  No legal placement: the player draws
+  nothing this round.
+* Spellbook step: every die drawn without a cross fills one box of that player's row for its
+  coat; a ``?`` never fills a box, nor does the die marked by the castle bonus.  The first
+  player to complete a row gains its spell and the other player's row is struck; A's boxes are
+  filled before B's, so A wins a tie in the same round.  A gained or struck row takes no more
+  boxes.
+* Spells, each used once: S1 place the domino ignoring connection; S2 place the two dice apart
+  (not adjacent), each obeying connection on its own; S3 as A, take two dice at the first pick
+  (B takes the other two); S4 turn one of your dice to another face; S5 (at once) choose a coat
+  of arms: ``s5_points`` (3) per separate domain of it at the end; S6 (at once) add a cross to a
+  drawn cell.  Castle bonus (``castle_bonus``), once per game: add a cross to one of the two
+  dice you drew this round (a ``?`` too).
+* End: after a round in which a player filled their last free cell, or a round in which neither
+  player drew (``stalemate_end``); ``max_rounds`` is a safety cap (end ``max_rounds``).
+* Score: each domain (orthogonally connected cells of one coat) scores cells x crosses; several
+  domains of one coat score separately; no cross, no points; plus the S5 points.  Highest score
+  wins; tie: the larger single domain (``tie_break``), still tied: a shared win.
+
+Rulings where the rules write-up is silent (the rule option in brackets; the default first)
+-------------------------------------------------------------------------------------------
+* Drawing is compulsory when a placement without a spell exists [``must_draw=on``]; when only
+  placements needing S1 or S2 (or an S4 turn) exist the player may use the spell or draw
+  nothing.  ``must_draw=off``: drawing nothing is always allowed.
+* "Neither player can place" means a round in which neither player drew
+  [``stalemate_end=neither_drew``]; ``neither_could``: a round in which neither player had any
+  legal placement, spells included (declining a spell then does not end the game).
+* A ``?`` takes its coat of arms when it is drawn, as part of the placement decision.
+* S3: the other player takes the remaining two dice, with no choice.  S4 turns one of your dice
+  to one of its own faces [``s4_faces=own``]; ``any``: to any face of any of the four dice.
+* S1 and S2 cannot be combined in one placement [``combine_spells=off``]; ``on``: a placement
+  using both puts the two dice in any two non-adjacent empty cells.  Under S2 each die must
+  connect on its own; S2 cells are never adjacent (adjacent cells are an ordinary placement).
+* A spell placement is offered only where it is needed: an S1 placement that obeys connection,
+  or an S2 placement that is also ordinary, is not listed (it would waste the spell).
+* S1-S4 gained in a round can be used from the next round on (they are gained after that
+  round's drawing).  S4 may be used before drawing in the same round as S1 or S2.  S5 and S6
+  take effect at once, in the spellbook step: A's choices first, then B's.
+* S5 counts every separate domain of the chosen coat, with or without crosses
+  [``s5_domains=all``]; ``scoring``: only domains with a cross.  S6 and the castle bonus may
+  mark any drawn cell (S6) or either drawn die (castle); a cell has no cap on crosses
+  [``cross_cap=0``]; ``cross_cap=N`` allows at most N crosses on a cell (a mark that would
+  exceed it is not offered; an S6 with no cell to mark is lost).
+* The castle bonus is chosen after drawing, once per game; the die it marks fills no box.
+* The round in which a player fills their last cell is finished, spellbook step included
+  [``full_map_end=finish_round``]; ``at_once``: the game ends right after that round's drawing,
+  before the spellbook step.
+* Tie-break: the largest domain of any coat, scoring or not [``tie_break=any_domain``];
+  ``scoring_domain``: the largest domain with a cross; ``shared``: ties are shared.
+* The two players draw at the same time.  The simulation asks A first, then B, and B's view does
+  not show A's drawing, A's castle bonus or A's S4 turn of this round until both have drawn.
+
+Actions (NamedTuples; they compare as tuples, so compare actions only within one legal list)
+--------------------------------------------------------------------------------------------
+* :class:`Draft` ``(dice, spell)`` - die numbers 0-3 (die 1-4 in the component file): one die at
+  A's first pick, two at B's pick, or two at A's first pick with ``spell="S3"``.
+* :class:`Place` ``(cell0, cell1, coat0, coat1, spell)`` - the seat's first die (lower die
+  number) goes to ``cell0``, the second to ``cell1`` (cells are ``row * 16 + column``);
+  ``coat0``/``coat1`` are the coats drawn (a ``?`` takes the chosen coat); ``spell`` is ``""``,
+  ``"S1"``, ``"S2"`` or ``"S1+S2"``.  :data:`PASS` draws nothing.
+* :class:`Turn` ``(slot, coat, crosses)`` - S4: turn the seat's die ``slot`` (0 or 1) to that face.
+* :class:`Castle` ``(cell)`` - the castle bonus on the die drawn at ``cell``; :data:`NO_BONUS` skips.
+* :class:`ChooseCoat` ``(coat)`` - S5; :class:`AddCross` ``(cell)`` - S6.
+
+Legal order: drafts by die number (single picks, then S3 pairs); placements ordinary first, then
+S1, S2, S1+S2 (the order within is given by :func:`placements`), then :data:`PASS` when allowed,
+then S4 turns; castle: :data:`NO_BONUS` first; S5 coats
+ascending; S6 cells ascending.  Identical dice give each drawing once.
+
+Chance: only the dice, rolled at the start of each round with the rng handed to
+``initial_state``/``apply``.  Everything else is public, so a view holds the whole state except
+the opponent's not yet revealed drawing of the current round (see above) and future dice, which
+do not exist until rolled.
+
+Game length (``turns``) counts rounds.  Speed: a :class:`Kingdom` keeps its domains, their
+boundaries and per-coat connection masks up to date as cells are drawn, so legal placements come
+from bit masks; the legal actions of a decision are computed once and cached on the state (the
+cache is not part of the state's data), and ordinary and spell placements are interned (the same
+immutable tuple every time), since building a NamedTuple costs several dictionary look-ups.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+from analyser.core import Game, InputError, Params, option
+
+COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
+SHORT = ("dt", "dd", "st", "ds", "qu", "bk")
+JOKER = -1
+SPELLS = ("S1", "S2", "S3", "S4", "S5", "S6")
+S1, S2, S3, S4, S5, S6 = range(6)
+EMPTY = -1
+CASTLE = -2
+OFF = -3  # an index past the map's last column (cells are numbered with a fixed row stride)
+#: Cells are numbered ``row * STRIDE + column`` whatever the map's width (at most 15 columns), so
+#: an action's cells read the same under any components file.
+STRIDE = 16
+#: Largest components file accepted, in bytes.
+MAX_FILE_BYTES = 1_000_000
+DATA = Path(__file__).resolve().parent / "data"
+DEFAULT_COMPONENTS = DATA / "components.csv"
+
+
+# --------------------------------------------------------------------------------------------
+# Components
+# --------------------------------------------------------------------------------------------
+
+def face_name(face) -> str:
+    """``(coat, crosses)`` -> ``"dot"``, ``"black+2"`` or ``"?"`` (``"?+1"`` with crosses)."""
+    coat, x = face
+    name = "?" if coat == JOKER else COATS[coat]
+    return name + (f"+{x}" if x else "")
+
+
+def parse_face(text: str):
+    """``"dot+1"`` -> ``(0, 1)``, ``"?"`` -> ``(JOKER, 0)``; ValueError (without the text) otherwise."""
+    name, sep, x = text.strip().partition("+")
+    crosses = 0
+    if sep:
+        if not x.isdigit() or not 1 <= int(x) <= 9:
+            raise ValueError("crosses must be written +1 to +9")
+        crosses = int(x)
+    if name == "?":
+        return (JOKER, crosses)
+    if name not in COATS:
+        raise ValueError("not a coat of arms")
+    return (COATS.index(name), crosses)
+
+
+@dataclass(frozen=True)
+class Components:
+    """Dice, map and spellbook (RULES page, Components).
+
+    * ``dice[i]``: the six faces of die i (0-3) as ``(coat, crosses)``, coat ``JOKER`` for ``?``.
+    * ``width`` x ``height`` cells, ``castle`` the castle's cell index (``row * STRIDE + column``).
+    * ``rows[coat]``: ``(boxes, spell)`` of that coat's spellbook row (spell 0-5 = S1-S6), or
+      ``(0, -1)`` when the coat has no row.
+    * Geometry: ``nbrs[cell]``, ``edges`` (adjacent pairs ``u < v`` of non-castle cells),
+      ``castle_adj`` (bit mask of cells touching the castle), ``free`` (bit mask of non-castle
+      cells), ``adj_mask[cell]``.
+    """
+
+    dice: tuple
+    width: int
+    height: int
+    castle: int
+    rows: tuple
+    source: str = ""
+
+    @property
+    def cells(self) -> int:
+        """Length of a kingdom's cell lists (``height * STRIDE``; indices past the width are OFF)."""
+        return self.height * STRIDE
+
+    @property
+    def valid(self) -> tuple:
+        """The map's cell indices, row-major (the castle included)."""
+        return tuple(r * STRIDE + c for r in range(self.height) for c in range(self.width))
+
+    @property
+    def spell_row(self) -> tuple:
+        """``spell_row[spell]`` = the coat whose row carries it, or -1."""
+        out = [-1] * 6
+        for k, (_, sp) in enumerate(self.rows):
+            if sp >= 0:
+                out[sp] = k
+        return tuple(out)
+
+    @property
+    def faces(self) -> tuple:
+        """Every distinct face of every die, in die order."""
+        out = []
+        for die in self.dice:
+            for f in die:
+                if f not in out:
+                    out.append(f)
+        return tuple(out)
+
+    def __post_init__(self):
+        w, h = self.width, self.height
+        nbrs, adj = [], []
+        for c in range(h * STRIDE):
+            r, col = divmod(c, STRIDE)
+            ns = []
+            if col < w:
+                if r > 0:
+                    ns.append(c - STRIDE)
+                if col > 0:
+                    ns.append(c - 1)
+                if col < w - 1:
+                    ns.append(c + 1)
+                if r < h - 1:
+                    ns.append(c + STRIDE)
+            ns = tuple(n for n in ns if n != self.castle)
+            nbrs.append(ns)
+            m = 0
+            for n in ns:
+                m |= 1 << n
+            adj.append(m)
+        object.__setattr__(self, "nbrs", tuple(nbrs))
+        object.__setattr__(self, "adj_mask", tuple(adj))
+        valid = self.valid
+        edges = tuple((u, v) for u in valid for v in nbrs[u] if u < v and u != self.castle)
+        object.__setattr__(self, "edges", edges)
+        cr, cc = divmod(self.castle, STRIDE)
+        ca = free = 0
+        for c in valid:
+            r, col = divmod(c, STRIDE)
+            if abs(r - cr) + abs(col - cc) == 1:
+                ca |= 1 << c
+            if c != self.castle:
+                free |= 1 << c
+        object.__setattr__(self, "castle_adj", ca)
+        object.__setattr__(self, "free", free)
+
+
+def _read_text(path: Path) -> str:
+    """The text of a components file: a regular file of at most 1 MB in UTF-8.  Messages name
+    the file, never its content."""
+    where = f"components file {str(path)!r}"
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise InputError(f"{where} cannot be read: {e.strerror or 'no such file'}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{where} is not a regular file; give a CSV file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise InputError(f"{where} is {st.st_size:,} bytes; at most {MAX_FILE_BYTES:,} are accepted")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise InputError(f"{where} cannot be read: {e.strerror or e}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{where} is larger than {MAX_FILE_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{where} is not UTF-8 text; save it as a UTF-8 CSV file") from None
+
+
+def _ints(text: str, n: int) -> list[int]:
+    parts = text.split()
+    if len(parts) != n or not all(p.lstrip("-").isdigit() for p in parts):
+        raise ValueError
+    return [int(p) for p in parts]
+
+
+@lru_cache(maxsize=16)
+def load_components(path: str = "") -> Components:
+    """Read a components CSV file (``""`` = the built-in approximation); cached per path.
+
+    Format: see the header of ``data/components.csv``.  Raises :class:`InputError` with one line
+    naming the file, the line and the problem (never quoting the file's content): a die without
+    six faces, an unknown coat of arms, a castle outside the map, a die, map entry, coat or spell
+    given twice, a missing die or map size, a file that is not a regular UTF-8 file of at most
+    1 MB.
+    """
+    p = Path(path).expanduser() if path else DEFAULT_COMPONENTS
+    where = f"components file {str(p)!r}"
+    text = _read_text(p)
+    records = []
+    for i, raw in enumerate(text.splitlines()):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            records.append((i + 1, line))
+    if not records:
+        raise InputError(f"{where} is empty; it needs the header part,name,values and the records")
+    first, header = records[0]
+    if [h.strip().lower() for h in header.split(",")] != ["part", "name", "values"]:
+        raise InputError(f"{where}: line {first}: the header must be part,name,values")
+    dice: dict[int, tuple] = {}
+    size = castle = None
+    castle_line = 0
+    rows: dict[int, tuple[int, int]] = {}
+    spell_line: dict[int, int] = {}
+    seen: dict[tuple, int] = {}
+    for line, rec in records[1:]:
+        fields = [f.strip() for f in rec.split(",")]
+        if len(fields) != 3:
+            raise InputError(f"{where}: line {line}: expected 3 fields (part,name,values), got {len(fields)}")
+        part, name, values = fields[0].lower(), fields[1].lower(), fields[2]
+        key = (part, name)
+        if key in seen and part in ("die", "map", "spell"):
+            raise InputError(f"{where}: line {line}: this {part} entry is on line {seen[key]} already; give it once")
+        seen[key] = line
+        if part == "die":
+            if name not in ("1", "2", "3", "4"):
+                raise InputError(f"{where}: line {line}: a die is numbered 1 to 4")
+            faces = values.split()
+            if len(faces) != 6:
+                raise InputError(f"{where}: line {line}: die {name} has {len(faces)} faces; a die needs exactly 6")
+            parsed = []
+            for j, f in enumerate(faces):
+                try:
+                    parsed.append(parse_face(f))
+                except ValueError as e:
+                    raise InputError(f"{where}: line {line}: face {j + 1} of die {name}: {e}; use one of "
+                                     f"{', '.join(COATS)} (with +1 or +2 for crosses) or ?") from None
+            dice[int(name) - 1] = tuple(parsed)
+        elif part == "map":
+            if name == "size":
+                try:
+                    w, h = _ints(values, 2)
+                except ValueError:
+                    raise InputError(f"{where}: line {line}: map size needs two whole numbers, "
+                                     "columns then rows") from None
+                if not (2 <= w <= 15 and 2 <= h <= 15):
+                    raise InputError(f"{where}: line {line}: map size {w} x {h} is not accepted; "
+                                     "give 2 to 15 columns and rows")
+                size = (w, h)
+            elif name == "castle":
+                try:
+                    castle = tuple(_ints(values, 2))
+                except ValueError:
+                    raise InputError(f"{where}: line {line}: castle needs two whole numbers, "
+                                     "row then column (0-based)") from None
+                castle_line = line
+            else:
+                raise InputError(f"{where}: line {line}: a map entry is size or castle")
+        elif part == "spell":
+            if name not in COATS:
+                raise InputError(f"{where}: line {line}: a spell row needs a coat of arms; use one of "
+                                 + ", ".join(COATS))
+            parts = values.split()
+            if (len(parts) != 2 or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 20
+                    or parts[1].upper() not in SPELLS):
+                raise InputError(f"{where}: line {line}: a spell row needs 1 to 20 boxes and a spell "
+                                 "S1 to S6, e.g. 5 S1")
+            sp = SPELLS.index(parts[1].upper())
+            if sp in spell_line:
+                raise InputError(f"{where}: line {line}: spell {SPELLS[sp]} is on line {spell_line[sp]} "
+                                 "already; each spell sits on one row")
+            spell_line[sp] = line
+            rows[COATS.index(name)] = (int(parts[0]), sp)
+        else:
+            raise InputError(f"{where}: line {line}: unknown part; use die, map or spell")
+    missing = [str(i + 1) for i in range(4) if i not in dice]
+    if missing:
+        raise InputError(f"{where} lacks die {', '.join(missing)}; it needs dice 1 to 4")
+    if size is None:
+        raise InputError(f"{where} lacks the map size (map,size,COLUMNS ROWS)")
+    if castle is None:
+        raise InputError(f"{where} lacks the castle (map,castle,ROW COLUMN)")
+    w, h = size
+    r, c = castle
+    if not (0 <= r < h and 0 <= c < w):
+        raise InputError(f"{where}: line {castle_line}: the castle at row {r}, column {c} is outside the "
+                         f"{w} x {h} map (rows 0-{h - 1}, columns 0-{w - 1})")
+    return Components(dice=tuple(dice[i] for i in range(4)), width=w, height=h, castle=r * STRIDE + c,
+                      rows=tuple(rows.get(k, (0, -1)) for k in range(6)), source=str(p))
+
+
+# --------------------------------------------------------------------------------------------
+# Parameters
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KingdominoParams(Params):
+    """Rule options of Kingdomino Duel (docs/rules/kingdomino-duel.md).  Defaults: the rules
+    write-up, and our rulings where it is silent."""
+
+    components: str = option(
+        "", "dice faces, map and spellbook: a CSV file (part,name,values); empty = the built-in "
+        "components, an UNVERIFIED approximation (see the README)")
+    must_draw: bool = option(True, "drawing is compulsory when a placement without a spell exists "
+                             "(ruling); off: a player may always draw nothing")
+    stalemate_end: str = option(
+        "neither_drew", "the game ends after a round in which neither player drew (neither_drew, "
+        "ruling) or neither player had any legal placement, spells included (neither_could)",
+        choices=("neither_drew", "neither_could"))
+    s4_faces: str = option("own", "S4 turns a die to one of its own faces (own, ruling) or to any face "
+                           "of any die (any)", choices=("own", "any"))
+    combine_spells: bool = option(False, "S1 and S2 may be used together in one placement (ruling: off)")
+    s5_domains: str = option("all", "S5 counts every domain of the chosen coat (all, ruling) or only "
+                             "domains with a cross (scoring)", choices=("all", "scoring"))
+    s5_points: int = option(3, "points per domain of the coat chosen with S5", low=0, high=100)
+    cross_cap: int = option(0, "most crosses on one cell for S6 and the castle bonus; 0 = no cap (ruling)",
+                            low=0, high=20)
+    castle_bonus: bool = option(True, "the castle bonus: once per game, a cross on one of the two dice "
+                                "drawn this round")
+    full_map_end: str = option(
+        "finish_round", "when a player fills their last cell: finish the round, spellbook step included "
+        "(finish_round, ruling) or stop right after the drawing (at_once)",
+        choices=("finish_round", "at_once"))
+    tie_break: str = option(
+        "any_domain", "tied scores: the larger single domain of any coat wins (any_domain, ruling), of a "
+        "scoring domain (scoring_domain), or ties are shared (shared)",
+        choices=("any_domain", "scoring_domain", "shared"))
+    max_rounds: int = option(100, "safety cap on rounds; a capped game ends as usual with end=max_rounds",
+                             low=1, high=10000)
+
+    def validate(self) -> None:
+        load_components(self.components)
+
+    @property
+    def comp(self) -> Components:
+        return load_components(self.components)
+
+    def data_files(self) -> dict[str, Path]:
+        """The component file these rules read: option name -> path (built-in or given)."""
+        return {"components": Path(self.components).expanduser() if self.components else DEFAULT_COMPONENTS}
+
+
+# --------------------------------------------------------------------------------------------
+# Actions
+# --------------------------------------------------------------------------------------------
+
+class Draft(NamedTuple):
+    """Take the dice ``dice`` (numbers 0-3): one at A's first pick, two at B's pick, two at A's
+    first pick with ``spell="S3"``."""
+
+    dice: tuple
+    spell: str = ""
+
+
+class Place(NamedTuple):
+    """Draw the first die (lower number) at ``cell0`` as ``coat0`` and the second at ``cell1`` as
+    ``coat1``; ``spell``: "", "S1", "S2" or "S1+S2"."""
+
+    cell0: int
+    cell1: int
+    coat0: int
+    coat1: int
+    spell: str
+
+
+class Pass(NamedTuple):
+    """Draw nothing this round."""
+
+
+class Turn(NamedTuple):
+    """S4: turn die ``slot`` (0 = the seat's lower-numbered die) to the face ``(coat, crosses)``."""
+
+    slot: int
+    coat: int
+    crosses: int
+
+
+class Castle(NamedTuple):
+    """Castle bonus: a cross on the die drawn at ``cell``; ``cell = -1`` skips the bonus."""
+
+    cell: int
+
+
+class ChooseCoat(NamedTuple):
+    """S5: the coat of arms whose domains score ``s5_points`` each."""
+
+    coat: int
+
+
+class AddCross(NamedTuple):
+    """S6: add a cross to the drawn cell ``cell``."""
+
+    cell: int
+
+
+PASS = Pass()
+NO_BONUS = Castle(-1)
+#: The draft's legal lists, built once: A's first pick (without and with S3), and B's pick of two
+#: of the three dice left after A's pick of die ``i`` (``SECOND_PICKS[i]``).
+FIRST_PICKS = tuple(Draft((i,)) for i in range(4))
+FIRST_PICKS_S3 = FIRST_PICKS + tuple(Draft((i, j), "S3") for i in range(4) for j in range(i + 1, 4))
+SECOND_PICKS = tuple(tuple(Draft((f[i], f[j])) for i in range(3) for j in range(i + 1, 3))
+                     for f in ([d for d in range(4) if d != taken] for taken in range(4)))
+COAT_CHOICES = tuple(ChooseCoat(k) for k in range(6))
+
+
+# --------------------------------------------------------------------------------------------
+# Kingdoms (one player's map, with its domains kept up to date)
+# --------------------------------------------------------------------------------------------
+
+class Kingdom:
+    """One player's map.
+
+    * ``coat[cell]``: ``EMPTY`` (-1), ``CASTLE`` (-2), ``OFF`` (-3, past the last column) or the
+      coat drawn (0-5); ``cross[cell]``: crosses.  Cells are ``row * STRIDE + column``.
+    * ``dom[cell]``: the domain label of a drawn cell (a cell of the domain), else -1;
+      ``dsize[label]``, ``dcross[label]``: cells and crosses of that domain; ``members[label]``.
+    * ``bound[label]``: bit mask of the empty cells touching that domain; ``by_coat[coat]``: the
+      labels of that coat's domains.
+    * ``ok[coat]``: bit mask of the empty cells where that coat obeys connection (touching the
+      castle or a drawn cell of that coat); ``empty``: bit mask of empty cells; ``n_empty``.
+
+    Read it, never change it (strategies get the state's own object in their view).
+    """
+
+    __slots__ = ("comp", "coat", "cross", "dom", "dsize", "dcross", "members", "bound", "by_coat", "ok", "empty",
+                 "n_empty")
+
+    def __init__(self, comp: Components):
+        n = comp.cells
+        self.comp = comp
+        self.coat = [OFF] * n
+        for c in comp.valid:
+            self.coat[c] = EMPTY
+        self.coat[comp.castle] = CASTLE
+        self.cross = [0] * n
+        self.dom = [-1] * n
+        self.dsize = [0] * n
+        self.dcross = [0] * n
+        self.members: list = [None] * n
+        self.bound = [0] * n
+        self.by_coat: list = [[] for _ in range(6)]
+        self.empty = comp.free
+        self.n_empty = comp.width * comp.height - 1
+        self.ok = [comp.castle_adj] * 6
+
+    def copy(self) -> "Kingdom":
+        k = Kingdom.__new__(Kingdom)
+        k.comp = self.comp
+        k.coat = self.coat[:]
+        k.cross = self.cross[:]
+        k.dom = self.dom[:]
+        k.dsize = self.dsize[:]
+        k.dcross = self.dcross[:]
+        k.members = [m[:] if m is not None else None for m in self.members]
+        k.bound = self.bound[:]
+        k.by_coat = [b[:] for b in self.by_coat]
+        k.ok = self.ok[:]
+        k.empty = self.empty
+        k.n_empty = self.n_empty
+        return k
+
+    def draw(self, cell: int, coat: int, crosses: int) -> None:
+        """Draw ``coat`` with ``crosses`` at the empty ``cell``; merges domains."""
+        comp = self.comp
+        bit = 1 << cell
+        self.coat[cell] = coat
+        self.cross[cell] = crosses
+        self.empty &= ~bit
+        self.n_empty -= 1
+        ok = self.ok
+        nb = comp.adj_mask[cell] & self.empty
+        for k in range(6):
+            ok[k] &= ~bit
+        ok[coat] |= nb
+        dom, dsize, dcross, members, bound = self.dom, self.dsize, self.dcross, self.members, self.bound
+        coats = self.coat
+        for n in comp.nbrs[cell]:  # the cell is no longer an empty cell next to those domains
+            d = dom[n]
+            if d >= 0:
+                bound[d] &= ~bit
+        label, size, xs, mem, bnd = cell, 1, crosses, [cell], nb
+        dom[cell] = cell
+        merged = False
+        for n in comp.nbrs[cell]:
+            if coats[n] != coat or dom[n] == label:
+                continue
+            other = dom[n]
+            merged = True
+            size += dsize[other]
+            xs += dcross[other]
+            bnd |= bound[other]
+            if dsize[other] > len(mem):  # relabel the smaller side
+                for m in mem:
+                    dom[m] = other
+                members[other].extend(mem)
+                members[label] = None
+                dsize[label] = dcross[label] = bound[label] = 0
+                label, mem = other, members[other]
+            else:
+                for m in members[other]:
+                    dom[m] = label
+                mem.extend(members[other])
+                members[other] = None
+                dsize[other] = dcross[other] = bound[other] = 0
+        dsize[label], dcross[label], members[label], bound[label] = size, xs, mem, bnd
+        if merged:
+            self.by_coat[coat] = [d for d in self.by_coat[coat] if members[d] is not None and d != label] + [label]
+        else:
+            self.by_coat[coat].append(label)
+
+    def add_cross(self, cell: int) -> None:
+        self.cross[cell] += 1
+        self.dcross[self.dom[cell]] += 1
+
+    def labels(self) -> list[int]:
+        """Domain labels, ascending."""
+        return [c for c, m in enumerate(self.members) if m is not None]
+
+    def domain_points(self) -> int:
+        """Sum over domains of cells x crosses."""
+        ds, dx = self.dsize, self.dcross
+        return sum(ds[c] * dx[c] for c, m in enumerate(self.members) if m is not None)
+
+    def domains_of(self, coat: int, scoring_only: bool = False) -> int:
+        """Number of separate domains of ``coat`` (only those with a cross if ``scoring_only``)."""
+        coats, dx = self.coat, self.dcross
+        return sum(1 for c, m in enumerate(self.members)
+                   if m is not None and coats[c] == coat and (dx[c] > 0 or not scoring_only))
+
+    def largest(self, scoring_only: bool = False) -> int:
+        """Cells of the largest domain (with a cross if ``scoring_only``), 0 if none."""
+        ds, dx = self.dsize, self.dcross
+        return max((ds[c] for c, m in enumerate(self.members) if m is not None and (dx[c] > 0 or not scoring_only)),
+                   default=0)
+
+
+def cell_gain(k: Kingdom, cell: int, coat: int, crosses: int) -> int:
+    """Domain points gained by drawing ``coat`` with ``crosses`` at the empty ``cell`` alone."""
+    coats, dom, ds, dx = k.coat, k.dom, k.dsize, k.dcross
+    seen0 = seen1 = seen2 = -1
+    s = x = b = 0
+    for n in k.comp.nbrs[cell]:
+        if coats[n] == coat:
+            d = dom[n]
+            if d != seen0 and d != seen1 and d != seen2:
+                seen2, seen1, seen0 = seen1, seen0, d
+                s += ds[d]
+                x += dx[d]
+                b += ds[d] * dx[d]
+    return (s + 1) * (x + crosses) - b
+
+
+def pair_gain(k: Kingdom, c0: int, c1: int, coat0: int, coat1: int, x0: int, x1: int) -> int:
+    """Domain points gained by drawing two cells (adjacent or not), merging domains exactly."""
+    if coat0 != coat1 or not (k.comp.adj_mask[c0] >> c1) & 1:
+        return cell_gain(k, c0, coat0, x0) + cell_gain(k, c1, coat1, x1)
+    coats, dom, ds, dx = k.coat, k.dom, k.dsize, k.dcross
+    seen = []
+    s = x = b = 0
+    nbrs = k.comp.nbrs
+    for cell in (c0, c1):
+        for n in nbrs[cell]:
+            if coats[n] == coat0:
+                d = dom[n]
+                if d not in seen:
+                    seen.append(d)
+                    s += ds[d]
+                    x += dx[d]
+                    b += ds[d] * dx[d]
+    return (s + 2) * (x + x0 + x1) - b
+
+
+def domains_after(k: Kingdom, c0: int, c1: int, coat0: int, coat1: int, coat: int) -> int:
+    """Change in the number of domains of ``coat`` if the two cells are drawn."""
+    delta = 0
+    merged: list[int] = []
+    adjacent = (k.comp.adj_mask[c0] >> c1) & 1
+    for cell, kc in ((c0, coat0), (c1, coat1)):
+        if kc != coat:
+            continue
+        labels = {k.dom[n] for n in k.comp.nbrs[cell] if k.coat[n] == coat}
+        if merged and adjacent:  # the second cell joins the first one's domain
+            new = labels - set(merged)
+            delta -= len(new)
+            merged.extend(new)
+        else:
+            delta += 1 - len(labels)
+            merged.extend(labels)
+            merged.append(-2 - cell)
+    return delta
+
+
+def at(cell: int) -> str:
+    """``"(row,column)"`` of a cell index."""
+    return f"({cell // STRIDE},{cell % STRIDE})"
+
+
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending, as a list."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+ALL_COATS = tuple(range(6))
+#: Ordinary placements are immutable and recur in every game: interned by cells and coats, since
+#: building a NamedTuple costs several times a dictionary look-up.
+_ORDINARY: dict[int, Place] = {}
+_S1: dict[int, Place] = {}
+_S2: dict[int, Place] = {}
+
+
+def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) -> tuple[list, list]:
+    """Legal drawings of the faces ``f0``, ``f1`` (``(coat, crosses)``) on kingdom ``k``.
+
+    ``spells`` holds the placement spells usable now (``"S1"``, ``"S2"``).  Returns
+    ``(ordinary, with_spells)`` as lists of :class:`Place`.  Order: for each coat of the first
+    die, each coat of the second (ascending; a ``?`` ranges over all six): first the drawings whose
+    first die connects (its cell ascending, then the second cell ascending), then those where only
+    the second die connects (its cell ascending, then the first).  Spell drawings follow: S1
+    (neither die connects), S2 (apart, each connecting), S1+S2 (apart, not both connecting), each
+    for every coat pair, cells ascending.  Two identical faces give each drawing once (the first
+    die on the lower cell).
+    """
+    comp = k.comp
+    empty, ok, adj = k.empty, k.ok, comp.adj_mask
+    c0 = ALL_COATS if f0[0] == JOKER else (f0[0],)
+    c1 = ALL_COATS if f1[0] == JOKER else (f1[0],)
+    same = f0 == f1
+    out = []
+    append = out.append
+    get = _ORDINARY.get
+    for a in c0:
+        oka = ok[a]
+        # the first die connects at u (whatever the second die's coat): (u, v) pairs, found once
+        firsts = []
+        x = oka
+        while x:
+            low = x & -x
+            x ^= low
+            u = low.bit_length() - 1
+            y = adj[u] & empty
+            while y:
+                lv = y & -y
+                y ^= lv
+                v = lv.bit_length() - 1
+                if not same or u < v:
+                    firsts.append((u << 14) | (v << 6))
+        for b in c1:
+            ab = a * 6 + b
+            for uv in firsts:
+                key = uv | ab
+                p = get(key)
+                if p is None:
+                    p = _ORDINARY[key] = Place(uv >> 14, (uv >> 6) & 255, a, b, "")
+                append(p)
+            x = ok[b]
+            while x:  # only the second die connects, at v
+                low = x & -x
+                x ^= low
+                v = low.bit_length() - 1
+                y = adj[v] & empty & ~oka
+                while y:
+                    lu = y & -y
+                    y ^= lu
+                    u = lu.bit_length() - 1
+                    if not same or u < v:
+                        key = (u << 14) | (v << 6) | ab
+                        p = get(key)
+                        if p is None:
+                            p = _ORDINARY[key] = Place(u, v, a, b, "")
+                        append(p)
+    extra: list = []
+    if not spells:
+        return out, extra
+    if "S1" in spells:
+        get = _S1.get
+        for a in c0:
+            for b in c1:
+                okb = ok[b]
+                ab = a * 6 + b
+                for u in bits(empty & ~ok[a]):
+                    for v in bits(adj[u] & empty & ~okb):
+                        if not same or u < v:
+                            key = (u << 14) | (v << 6) | ab
+                            p = get(key)
+                            if p is None:
+                                p = _S1[key] = Place(u, v, a, b, "S1")
+                            extra.append(p)
+    if "S2" in spells:
+        get = _S2.get
+        for a in c0:
+            for b in c1:
+                okb = ok[b]
+                ab = a * 6 + b
+                for u in bits(ok[a]):
+                    for v in bits(okb & ~adj[u] & ~(1 << u)):
+                        if not same or u < v:
+                            key = (u << 14) | (v << 6) | ab
+                            p = get(key)
+                            if p is None:
+                                p = _S2[key] = Place(u, v, a, b, "S2")
+                            extra.append(p)
+        if combine and "S1" in spells:
+            for a in c0:
+                oka = ok[a]
+                for b in c1:
+                    okb = ok[b]
+                    for u in bits(empty):
+                        far = empty & ~adj[u] & ~(1 << u)
+                        if (oka >> u) & 1:
+                            far &= ~okb
+                        for v in bits(far):
+                            if not same or u < v:
+                                extra.append(Place(u, v, a, b, "S1+S2"))
+    return out, extra
+
+
+# --------------------------------------------------------------------------------------------
+# State and view
+# --------------------------------------------------------------------------------------------
+
+DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER = "draft_a", "draft_b", "place", "castle", "spell", "over"
+PHASES = (DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER)
+ENDS = ("full_map", "no_draw", "max_rounds")
+
+_SLOTS = ("params", "comp", "round", "a", "phase", "current", "roll", "owner", "hand", "faces", "turned",
+          "pending", "bonus", "could", "maps", "boxes", "row_owner", "spell_owner", "spell_used",
+          "spell_round", "s5_coat", "castle_round", "queue", "end", "passes", "stuck")
+
+
+class KingdominoState:
+    """Full state (everything in this game is public, except the current round's drawing of the
+    player who drew first, until the other player has drawn).
+
+    * ``round`` (1-based), ``a`` (seat of player A this round), ``phase`` (draft_a, draft_b,
+      place, castle, spell, over), ``current`` (the seat deciding).
+    * ``roll[die]``: the face rolled on each die this round; ``owner[die]``: seat or -1;
+      ``hand[seat]``: the seat's die numbers (ascending); ``faces[seat]``: its faces now (after
+      an S4 turn); ``turned[seat]``: S4 used this round.
+    * ``pending[seat]``: this round's drawing (a :class:`Place`, :data:`PASS`, or None = not yet),
+      drawn on the map when both have decided; ``bonus[seat]``: castle cell this round or -1;
+      ``could[seat]``: the seat had a legal placement (spells included) this round.
+    * ``maps[seat]``: :class:`Kingdom`.  ``boxes[seat][coat]``: boxes filled;
+      ``row_owner[coat]``: seat that gained that row's spell, or -1 (then the other's row is struck).
+    * ``spell_owner[sp]``, ``spell_used[sp]``, ``spell_round[sp]`` (round gained, 0 = not),
+      ``s5_coat`` (-1 = none); ``castle_round[seat]`` (0 = unused).
+    * ``queue``: S5/S6 decisions still to make, ``[(seat, spell)]``; ``end``: how the game ended.
+    * ``passes[seat]``: rounds the seat drew nothing; ``stuck[seat]``: rounds with no legal
+      placement at all.
+    """
+
+    __slots__ = _SLOTS + ("cache",)
+
+    def __init__(self, **kw):
+        for k in _SLOTS:
+            setattr(self, k, kw[k])
+        self.cache = None
+
+    def __eq__(self, other):
+        return isinstance(other, KingdominoState) and all(
+            _plain(getattr(self, k)) == _plain(getattr(other, k)) for k in _SLOTS)
+
+    def __getstate__(self):
+        return {k: getattr(self, k) for k in _SLOTS}
+
+    def __setstate__(self, d):
+        for k in _SLOTS:
+            setattr(self, k, d[k])
+        self.cache = None
+
+    def __repr__(self):
+        return f"KingdominoState(round={self.round}, phase={self.phase}, a={self.a})"
+
+
+def _plain(v):
+    if isinstance(v, list) and v and isinstance(v[0], Kingdom):
+        return [(m.coat, m.cross) for m in v]
+    return v
+
+
+class KingdominoView:
+    """What a seat may know: everything but the other seat's drawing of this round before both
+    have drawn (and future dice, which are not rolled yet).
+
+    * ``seat``, ``params``, ``comp`` (:class:`Components`), ``round``, ``a`` (seat of A),
+      ``phase``, ``role`` ("A" or "B").
+    * ``roll``, ``owner`` (per die); ``hand`` and ``faces``: this seat's dice and their faces now.
+    * The lists are the state's own (cheap to build, once per decision): read them, never change
+      them.
+    * ``maps[seat]``: the :class:`Kingdom` of each seat as drawn before this round's reveal
+      (the state's own objects: read them, never change them); ``pending``: this seat's own
+      drawing of this round, if made; ``bonus``: its castle cell this round or -1.
+    * ``boxes``, ``row_owner``, ``spell_owner``, ``spell_used``, ``spell_round``, ``s5_coat``,
+      ``castle_round``: the spellbook and bonuses as known to this seat.
+    * ``spells()``: spell numbers this seat holds unused (0 = S1).
+    """
+
+    __slots__ = ("seat", "params", "comp", "round", "a", "phase", "role", "roll", "owner", "hand", "faces",
+                 "maps", "pending", "bonus", "boxes", "row_owner", "spell_owner", "spell_used", "spell_round",
+                 "s5_coat", "castle_round", "queue")
+
+    def __init__(self, s: KingdominoState, seat: int):
+        self.seat = seat
+        self.params = s.params
+        self.comp = s.comp
+        self.round = s.round
+        self.a = s.a
+        self.phase = s.phase
+        self.role = "A" if seat == s.a else "B"
+        self.roll = s.roll
+        self.owner = s.owner
+        self.hand = s.hand[seat]
+        self.faces = s.faces[seat]
+        self.maps = s.maps
+        self.pending = s.pending[seat]
+        self.bonus = s.bonus[seat]
+        self.boxes = s.boxes
+        self.row_owner = s.row_owner
+        self.spell_owner = s.spell_owner
+        # The state keeps the drawing of this round apart (``pending``) and marks an S1, S2 or S4
+        # use and the castle bonus only when both drawings are revealed, so everything here is
+        # public except ``faces``/``pending``/``bonus``, which are this seat's own.
+        self.spell_used = s.spell_used
+        self.spell_round = s.spell_round
+        self.s5_coat = s.s5_coat
+        self.castle_round = s.castle_round
+        self.queue = s.queue
+
+    @property
+    def map(self) -> Kingdom:
+        """This seat's own kingdom."""
+        return self.maps[self.seat]
+
+    def spells(self) -> list[int]:
+        """Spells this seat holds and has not used (0 = S1 ... 5 = S6)."""
+        return [sp for sp in range(6) if self.spell_owner[sp] == self.seat and not self.spell_used[sp]]
+
+
+# --------------------------------------------------------------------------------------------
+# The forward model
+# --------------------------------------------------------------------------------------------
+
+def _roll(comp: Components, rng) -> list:
+    random = rng.random
+    return [die[int(random() * 6)] for die in comp.dice]
+
+
+class KingdominoDuel(Game):
+    """The Kingdomino Duel forward model (docs/rules/kingdomino-duel.md).  See the module docstring."""
+
+    id = "kingdomino-duel"
+    name = "Kingdomino Duel"
+    summary = ("draft dice, draw dominoes into your kingdom, race for spells (dice, map and spellbook: an "
+               "UNVERIFIED approximation; replace with --rule components=FILE)")
+    min_players = 2
+    max_players = 2
+    default_players = 2
+    Params = KingdominoParams
+    path_options = ("components",)
+    length_unit = "rounds"
+    metric_columns = ("domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "spells_used",
+                      "gained_s1", "gained_s2", "gained_s3", "gained_s4", "gained_s5", "gained_s6",
+                      "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds", "end",
+                      "turns")
+
+    # -- set-up ---------------------------------------------------------------------------
+    def initial_state(self, params: KingdominoParams, n_players: int, rng) -> KingdominoState:
+        """Empty maps; round 1 with seat 0 as player A; the dice rolled with ``rng``."""
+        if n_players != 2:
+            raise InputError(f"players={n_players} is not accepted for kingdomino-duel; it is a 2-player game")
+        comp = params.comp
+        s = KingdominoState(
+            params=params, comp=comp, round=1, a=0, phase=DRAFT_A, current=0, roll=_roll(comp, rng),
+            owner=[-1] * 4, hand=[[], []], faces=[[], []], turned=[False, False], pending=[None, None],
+            bonus=[-1, -1], could=[False, False], maps=[Kingdom(comp), Kingdom(comp)],
+            boxes=[[0] * 6, [0] * 6], row_owner=[-1] * 6, spell_owner=[-1] * 6, spell_used=[False] * 6,
+            spell_round=[0] * 6, s5_coat=-1, castle_round=[0, 0], queue=[], end="", passes=[0, 0],
+            stuck=[0, 0])
+        return s
+
+    # -- queries ----------------------------------------------------------------------------
+    def current_player(self, s: KingdominoState) -> int:
+        return s.current
+
+    def is_terminal(self, s: KingdominoState) -> bool:
+        return s.phase == OVER
+
+    def view(self, s: KingdominoState, seat: int) -> KingdominoView:
+        return KingdominoView(s, seat)
+
+    def turn(self, s: KingdominoState):
+        return s.current, self.legal_actions(s)
+
+    def holds(self, s: KingdominoState, seat: int, sp: int) -> bool:
+        """``seat`` holds spell ``sp`` unused (gained in an earlier round: a spell is gained after
+        the round's drawing, so this is always so when it can be used)."""
+        return s.spell_owner[sp] == seat and not s.spell_used[sp]
+
+    def legal_actions(self, s: KingdominoState):
+        """Legal actions of ``s.current`` in the documented order (see the module docstring)."""
+        if s.cache is not None:
+            return s.cache
+        phase = s.phase
+        seat = s.current
+        if phase == PLACE:
+            legal = self._place_actions(s, seat)
+        elif phase == DRAFT_A:
+            legal = list(FIRST_PICKS_S3 if self.holds(s, seat, S3) else FIRST_PICKS)
+        elif phase == DRAFT_B:
+            legal = list(SECOND_PICKS[next(i for i in range(4) if s.owner[i] >= 0)])
+        elif phase == CASTLE_STEP:
+            legal = [NO_BONUS]
+            p = s.pending[seat]
+            cap = s.params.cross_cap
+            faces = s.faces[seat]
+            for cell, f in ((p.cell0, faces[0]), (p.cell1, faces[1])):
+                if not cap or f[1] + 1 <= cap:
+                    legal.append(Castle(cell))
+        elif phase == SPELL:
+            _, sp = s.queue[0]
+            if sp == S5:
+                legal = list(COAT_CHOICES)
+            else:
+                m = s.maps[seat]
+                cap = s.params.cross_cap
+                legal = [AddCross(c) for c, k in enumerate(m.coat) if k >= 0 and (not cap or m.cross[c] < cap)]
+        else:
+            legal = []
+        s.cache = legal
+        return legal
+
+    def _place_actions(self, s: KingdominoState, seat: int) -> list:
+        m = s.maps[seat]
+        f0, f1 = s.faces[seat]
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(s, seat, sp))
+        ordinary, extra = placements(m, f0, f1, spells, s.params.combine_spells)
+        legal = ordinary + extra
+        if not ordinary or not s.params.must_draw:
+            legal.append(PASS)
+        if self.holds(s, seat, S4) and not s.turned[seat]:
+            legal += self._turns(s, seat)
+        return legal
+
+    def _turns(self, s: KingdominoState, seat: int) -> list:
+        out = []
+        for slot, die in enumerate(s.hand[seat]):
+            options = s.comp.dice[die] if s.params.s4_faces == "own" else s.comp.faces
+            seen = [s.faces[seat][slot]]
+            for f in options:
+                if f not in seen:
+                    seen.append(f)
+                    out.append(Turn(slot, f[0], f[1]))
+        return out
+
+    def step_bound(self, params: KingdominoParams, n_players: int) -> int:
+        """At most ``max_rounds`` rounds of at most 2 drafts, 2 x (an S4 turn, a drawing, a castle
+        choice) and 2 spell choices: 10 actions a round."""
+        return 10 * params.max_rounds
+
+    def resample_hidden(self, s: KingdominoState, seat: int, rng) -> KingdominoState:
+        """A copy with what ``seat`` cannot see drawn again with ``rng``: while the drawings are
+        not yet revealed, the other seat's drawing of this round (its S4 turn, placement and
+        castle bonus) is replaced by another of its legal choices.  Future dice are not in the
+        state, and nothing else is hidden."""
+        t = self.clone_state(s)
+        o = 1 - seat
+        if t.phase not in (PLACE, CASTLE_STEP) or t.pending[o] is None:
+            return t
+        acting = t.current == o  # o is choosing its castle bonus: it must keep a drawing
+        if not acting:
+            t.faces[o] = [t.roll[d] for d in t.hand[o]]
+            t.turned[o] = False
+            if self.holds(t, o, S4) and rng.random() < 0.5:
+                turn = self._turns(t, o)
+                pick = turn[int(rng.random() * len(turn))]
+                t.faces[o][pick.slot] = (pick.coat, pick.crosses)
+                t.turned[o] = True
+        f0, f1 = t.faces[o]
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(t, o, sp))
+        ordinary, extra = placements(t.maps[o], f0, f1, spells, t.params.combine_spells)
+        options = ordinary + extra
+        if not acting and (not ordinary or not t.params.must_draw):
+            options.append(PASS)
+        if not options:
+            return self.clone_state(s)
+        new = options[int(rng.random() * len(options))]
+        t.pending[o] = new
+        t.bonus[o] = -1
+        if not acting and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
+            cap = t.params.cross_cap
+            cells = [-1] + [c for c, f in ((new.cell0, f0), (new.cell1, f1)) if not cap or f[1] < cap]
+            t.bonus[o] = cells[int(rng.random() * len(cells))]
+        t.cache = None
+        return t
+
+    # -- apply ------------------------------------------------------------------------------
+    def apply(self, s: KingdominoState, action, rng) -> None:
+        """Play ``action`` for ``s.current``.  ``rng`` rolls the dice of the next round.  Raises
+        ValueError on an action of the wrong kind for the phase."""
+        s.cache = None
+        phase = s.phase
+        seat = s.current
+        if phase == PLACE:
+            if type(action) is Place:
+                s.pending[seat] = action  # spells used are marked at the reveal
+                if s.params.castle_bonus and not s.castle_round[seat] and (
+                        not s.params.cross_cap or min(f[1] for f in s.faces[seat]) < s.params.cross_cap):
+                    s.phase = CASTLE_STEP
+                    return
+                self._next_drawer(s, rng)
+            elif type(action) is Pass:
+                s.pending[seat] = PASS
+                self._next_drawer(s, rng)
+            elif type(action) is Turn:
+                f = (action.coat, action.crosses)
+                s.faces[seat][action.slot] = f
+                s.turned[seat] = True
+                if any(type(a) is Place for a in self.legal_actions(s)):
+                    s.could[seat] = True
+            else:
+                raise ValueError(f"expected a placement, pass or turn, not {action!r}")
+            return
+        if phase == DRAFT_A:
+            if type(action) is not Draft:
+                raise ValueError(f"expected a draft, not {action!r}")
+            a, b = s.a, 1 - s.a
+            for d in action.dice:
+                s.owner[d] = a
+            if len(action.dice) == 2:  # S3: A takes two, B the other two
+                s.spell_used[S3] = True
+                for d in range(4):
+                    if s.owner[d] < 0:
+                        s.owner[d] = b
+                self._start_drawing(s)
+            else:
+                s.phase = DRAFT_B
+                s.current = b
+            return
+        if phase == DRAFT_B:
+            if type(action) is not Draft or len(action.dice) != 2:
+                raise ValueError(f"expected a draft of two dice, not {action!r}")
+            for d in action.dice:
+                s.owner[d] = seat
+            for d in range(4):
+                if s.owner[d] < 0:
+                    s.owner[d] = s.a
+            self._start_drawing(s)
+            return
+        if phase == CASTLE_STEP:
+            if type(action) is not Castle:
+                raise ValueError(f"expected a castle bonus choice, not {action!r}")
+            s.bonus[seat] = action.cell
+            self._next_drawer(s, rng)
+            return
+        if phase == SPELL:
+            who, sp = s.queue.pop(0)
+            if sp == S5:
+                s.s5_coat = action.coat
+            else:
+                s.maps[who].add_cross(action.cell)
+            self._after_spells(s, rng)
+            return
+        raise ValueError("the game is over")
+
+    def _start_drawing(self, s: KingdominoState) -> None:
+        for seat in (0, 1):
+            s.hand[seat] = [d for d in range(4) if s.owner[d] == seat]
+            s.faces[seat] = [s.roll[d] for d in s.hand[seat]]
+        s.phase = PLACE
+        s.current = s.a
+        self._enter_place(s)
+
+    def _enter_place(self, s: KingdominoState) -> None:
+        seat = s.current
+        legal = self.legal_actions(s)
+        s.could[seat] = legal[0] is not PASS and type(legal[0]) is Place
+        if not s.could[seat]:
+            s.stuck[seat] += 1
+
+    def _next_drawer(self, s: KingdominoState, rng) -> None:
+        s.cache = None
+        if s.current == s.a:
+            s.current = 1 - s.a
+            s.phase = PLACE
+            self._enter_place(s)
+            return
+        self._reveal(s, rng)
+
+    def _reveal(self, s: KingdominoState, rng) -> None:
+        """Both have decided: draw on the maps, then the spellbook step (A first)."""
+        p = s.params
+        order = (s.a, 1 - s.a)
+        boxes_due = {}
+        full = False
+        for seat in order:
+            act = s.pending[seat]
+            m = s.maps[seat]
+            if act is PASS or act is None:
+                s.passes[seat] += 1
+                boxes_due[seat] = []
+                continue
+            if s.turned[seat]:
+                s.spell_used[S4] = True
+            if act.spell:
+                if "S1" in act.spell:
+                    s.spell_used[S1] = True
+                if "S2" in act.spell:
+                    s.spell_used[S2] = True
+            f0, f1 = s.faces[seat]
+            x0 = f0[1] + (1 if s.bonus[seat] == act.cell0 else 0)
+            x1 = f1[1] + (1 if s.bonus[seat] == act.cell1 else 0)
+            m.draw(act.cell0, act.coat0, x0)
+            m.draw(act.cell1, act.coat1, x1)
+            if s.bonus[seat] >= 0:
+                s.castle_round[seat] = s.round
+            due = []
+            for f, coat, cell in ((f0, act.coat0, act.cell0), (f1, act.coat1, act.cell1)):
+                if f[0] != JOKER and f[1] == 0 and s.bonus[seat] != cell:
+                    due.append(coat)
+            boxes_due[seat] = due
+            if m.n_empty == 0:
+                full = True
+        if full and p.full_map_end == "at_once":
+            self._finish(s, "full_map")
+            return
+        rows = s.comp.rows
+        for seat in order:
+            for coat in boxes_due[seat]:
+                size, sp = rows[coat]
+                if size == 0 or s.row_owner[coat] >= 0:
+                    continue  # no row, or gained / struck: no more boxes
+                s.boxes[seat][coat] += 1
+                if s.boxes[seat][coat] >= size:
+                    s.row_owner[coat] = seat
+                    s.spell_owner[sp] = seat
+                    s.spell_round[sp] = s.round
+                    if sp in (S5, S6):
+                        s.queue.append((seat, sp))
+        for seat, sp in s.queue:
+            if sp == S6 and not self._has_cross_target(s, seat):
+                s.spell_used[S6] = True  # nothing to mark (cross_cap): the spell is lost
+        s.queue = [(seat, sp) for seat, sp in s.queue if not (sp == S6 and s.spell_used[S6])]
+        self._after_spells(s, rng)
+
+    def _has_cross_target(self, s: KingdominoState, seat: int) -> bool:
+        m = s.maps[seat]
+        cap = s.params.cross_cap
+        return any(k >= 0 and (not cap or m.cross[c] < cap) for c, k in enumerate(m.coat))
+
+    def _after_spells(self, s: KingdominoState, rng) -> None:
+        if s.queue:
+            seat, sp = s.queue[0]
+            if sp == S5:
+                s.spell_used[S5] = True
+            else:
+                s.spell_used[S6] = True
+            s.phase = SPELL
+            s.current = seat
+            s.cache = None
+            return
+        p = s.params
+        if any(m.n_empty == 0 for m in s.maps):
+            self._finish(s, "full_map")
+            return
+        drew = [s.pending[x] is not PASS and s.pending[x] is not None for x in (0, 1)]
+        if p.stalemate_end == "neither_drew" and not any(drew):
+            self._finish(s, "no_draw")
+            return
+        if p.stalemate_end == "neither_could" and not any(s.could):
+            self._finish(s, "no_draw")
+            return
+        if s.round >= p.max_rounds:
+            self._finish(s, "max_rounds")
+            return
+        s.round += 1
+        s.a = 1 - s.a
+        s.roll = _roll(s.comp, rng)
+        s.owner = [-1] * 4
+        s.hand = [[], []]
+        s.faces = [[], []]
+        s.turned = [False, False]
+        s.pending = [None, None]
+        s.bonus = [-1, -1]
+        s.could = [False, False]
+        s.phase = DRAFT_A
+        s.current = s.a
+        s.cache = None
+
+    def _finish(self, s: KingdominoState, how: str) -> None:
+        s.phase = OVER
+        s.end = how
+        s.queue = []
+        s.cache = []
+
+    # -- results ------------------------------------------------------------------------
+    def spell_points(self, s: KingdominoState, seat: int) -> int:
+        """S5 points of ``seat``: ``s5_points`` per domain of the chosen coat (``s5_domains``)."""
+        if s.spell_owner[S5] != seat or s.s5_coat < 0:
+            return 0
+        return s.params.s5_points * s.maps[seat].domains_of(s.s5_coat, s.params.s5_domains == "scoring")
+
+    def scores(self, s: KingdominoState) -> list[int]:
+        """Domain points plus S5 points per seat (running totals before the end)."""
+        return [s.maps[seat].domain_points() + self.spell_points(s, seat) for seat in (0, 1)]
+
+    def winners(self, s: KingdominoState) -> list[int]:
+        """Highest score; tied: the larger single domain (``tie_break``), else shared."""
+        sc = self.scores(s)
+        best = max(sc)
+        tied = [i for i in (0, 1) if sc[i] == best]
+        if len(tied) > 1 and s.params.tie_break != "shared":
+            scoring = s.params.tie_break == "scoring_domain"
+            big = [s.maps[i].largest(scoring) for i in tied]
+            tied = [i for i, b in zip(tied, big) if b == max(big)]
+        return tied
+
+    def role_in(self, s: KingdominoState, seat: int, rnd: int) -> str:
+        """"A" or "B": the role of ``seat`` in round ``rnd`` (seat 0 is A in odd rounds)."""
+        return "A" if (rnd % 2 == 1) == (seat == 0) else "B"
+
+    def metrics(self, s: KingdominoState) -> list[dict]:
+        """Per seat: domain and spell (S5) points, spells gained (in all, as A, as B, used),
+        ``gained_s1``..``gained_s6`` (the round the seat gained that spell, 0 = not), the round of
+        the castle bonus (0 = unused), rounds it drew nothing, empty cells left, its largest
+        domain, crosses on its map, rounds played (also ``turns``) and how the game ended
+        (``full_map``, ``no_draw``, ``max_rounds``; empty while running)."""
+        out = []
+        for seat in (0, 1):
+            m = s.maps[seat]
+            mine = [sp for sp in range(6) if s.spell_owner[sp] == seat]
+            as_a = sum(1 for sp in mine if self.role_in(s, seat, s.spell_round[sp]) == "A")
+            row = {"domain_points": m.domain_points(), "spell_points": self.spell_points(s, seat),
+                   "spells": len(mine), "spells_as_a": as_a, "spells_as_b": len(mine) - as_a,
+                   "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
+            for sp in range(6):
+                row[f"gained_s{sp + 1}"] = s.spell_round[sp] if s.spell_owner[sp] == seat else 0
+            row.update({"castle_round": s.castle_round[seat], "passes": s.passes[seat], "empty_cells": m.n_empty,
+                        "largest_domain": m.largest(), "crosses": sum(m.cross), "rounds": s.round, "end": s.end,
+                        "turns": s.round})
+            out.append(row)
+        return out
+
+    def check_invariants(self, s: KingdominoState) -> None:
+        """Domains match the cells, masks match the map, dice are drafted 1-2-1 (2-2 with S3),
+        spellbook rows are consistent (a gained row strikes the other's; boxes within the row),
+        every spell has at most one owner.  Raises AssertionError."""
+        comp = s.comp
+        for seat in (0, 1):
+            m = s.maps[seat]
+            fresh = Kingdom(comp)
+            for c, k in enumerate(m.coat):
+                if k >= 0:
+                    fresh.draw(c, k, 0)
+            for c, k in enumerate(m.coat):
+                if k >= 0:
+                    fresh.dcross[fresh.dom[c]] += m.cross[c]
+            assert m.coat[comp.castle] == CASTLE, "castle cell"
+            assert m.empty == fresh.empty and m.n_empty == fresh.n_empty, "empty cells"
+            assert m.ok == fresh.ok, "connection masks"
+            assert sorted((m.dsize[d], m.dcross[d]) for d in m.labels()) == sorted(
+                (fresh.dsize[d], fresh.dcross[d]) for d in fresh.labels()), "domains"
+            for d in m.labels():
+                assert all(m.dom[c] == d for c in m.members[d]), "domain labels"
+                near = 0
+                for c in m.members[d]:
+                    near |= comp.adj_mask[c]
+                assert m.bound[d] == near & m.empty, "domain boundary"
+            for coat in range(6):
+                assert sorted(m.by_coat[coat]) == [d for d in m.labels() if m.coat[d] == coat], "domains by coat"
+            assert all(x >= 0 for x in m.cross), "crosses"
+            for coat in range(6):
+                size = comp.rows[coat][0]
+                assert 0 <= s.boxes[seat][coat] <= size, "boxes"
+        for coat in range(6):
+            owner = s.row_owner[coat]
+            if owner >= 0:
+                assert s.boxes[owner][coat] == comp.rows[coat][0], "a gained row is full"
+                assert s.spell_owner[comp.rows[coat][1]] == owner, "row owner holds its spell"
+        if s.phase in (PLACE, CASTLE_STEP):
+            assert sorted(s.hand[0] + s.hand[1]) == [0, 1, 2, 3] and len(s.hand[0]) == 2, "draft"
+        if s.phase == DRAFT_B:
+            assert s.owner.count(s.a) == 1 and s.owner.count(-1) == 3, "first pick"
+        for sp in range(6):
+            assert not s.spell_used[sp] or s.spell_owner[sp] >= 0, "a used spell has an owner"
+
+    # -- persistence ----------------------------------------------------------------------
+    def clone_state(self, s: KingdominoState) -> KingdominoState:
+        return KingdominoState(
+            params=s.params, comp=s.comp, round=s.round, a=s.a, phase=s.phase, current=s.current,
+            roll=list(s.roll), owner=list(s.owner), hand=[list(h) for h in s.hand],
+            faces=[list(f) for f in s.faces], turned=list(s.turned), pending=list(s.pending),
+            bonus=list(s.bonus), could=list(s.could), maps=[m.copy() for m in s.maps],
+            boxes=[list(b) for b in s.boxes], row_owner=list(s.row_owner), spell_owner=list(s.spell_owner),
+            spell_used=list(s.spell_used), spell_round=list(s.spell_round), s5_coat=s.s5_coat,
+            castle_round=list(s.castle_round), queue=list(s.queue), end=s.end, passes=list(s.passes),
+            stuck=list(s.stuck))
+
+    def _cell(self, comp: Components, c: int) -> list[int]:
+        return list(divmod(c, STRIDE))
+
+    def state_to_dict(self, s: KingdominoState) -> dict:
+        """JSON-ready dict.  Cells are ``[row, column]``; faces are text (``"dot+1"``, ``"?"``);
+        maps list the drawn cells as ``[row, column, coat, crosses]``; ``pending`` per seat is
+        null, ``"pass"`` or an action object (see :meth:`action_to_json`).  Domains and
+        connection masks are recomputed on load."""
+        comp = s.comp
+        return {
+            "game": self.id, "params": s.params.as_dict(), "players": 2, "round": s.round, "a": s.a,
+            "phase": s.phase, "current": s.current, "roll": [face_name(f) for f in s.roll],
+            "owner": list(s.owner), "hand": [list(h) for h in s.hand],
+            "faces": [[face_name(f) for f in fs] for fs in s.faces], "turned": list(s.turned),
+            "pending": [None if p is None else self.action_to_json(p) for p in s.pending],
+            "bonus": [None if b < 0 else self._cell(comp, b) for b in s.bonus], "could": list(s.could),
+            "maps": [[self._cell(comp, c) + [COATS[k], m.cross[c]] for c, k in enumerate(m.coat) if k >= 0]
+                     for m in s.maps],
+            "boxes": [list(b) for b in s.boxes], "row_owner": list(s.row_owner),
+            "spell_owner": list(s.spell_owner), "spell_used": list(s.spell_used),
+            "spell_round": list(s.spell_round), "s5_coat": COATS[s.s5_coat] if s.s5_coat >= 0 else None,
+            "castle_round": list(s.castle_round), "queue": [[seat, SPELLS[sp]] for seat, sp in s.queue],
+            "end": s.end, "passes": list(s.passes), "stuck": list(s.stuck)}
+
+    def state_from_dict(self, d: dict) -> KingdominoState:
+        """Inverse of :meth:`state_to_dict`; every field but ``params``, ``maps`` and ``roll`` has a
+        default (round 1, seat 0 as A, the draft about to start).  Checks the structure (cells on
+        the map and not the castle, each cell once, known coats and faces, seats, phases, boxes
+        within their rows, a drawing phase with dice dealt 2 and 2) and raises InputError with one
+        line when it is wrong."""
+        try:
+            if not isinstance(d, dict):
+                raise ValueError("a state is a JSON object")
+            params = KingdominoParams(**d.get("params", {}))
+            comp = params.comp
+            if int(d.get("players", 2)) != 2:
+                raise ValueError("a Kingdomino Duel game has 2 players")
+
+            def cell(rc):
+                r, c = int(rc[0]), int(rc[1])
+                if not (0 <= r < comp.height and 0 <= c < comp.width):
+                    raise ValueError(f"cell [{r}, {c}] is outside the {comp.width} x {comp.height} map")
+                x = r * STRIDE + c
+                if x == comp.castle:
+                    raise ValueError(f"cell [{r}, {c}] is the castle")
+                return x
+
+            def seat_of(v, what, allow_none=False):
+                v = int(v)
+                if not (0 <= v <= 1 or (allow_none and v == -1)):
+                    raise ValueError(f"{what}={v} is not a seat (0 or 1{' or -1' if allow_none else ''})")
+                return v
+
+            def coat_of(name):
+                if name not in COATS:
+                    raise ValueError(f"{name!r} is not a coat of arms")
+                return COATS.index(name)
+
+            def face_of(text, what):
+                try:
+                    return parse_face(str(text))
+                except ValueError as e:
+                    raise ValueError(f"{what} {str(text)[:40]!r}: {e}") from None
+
+            maps = []
+            for cells in d["maps"]:
+                m = Kingdom(comp)
+                crosses = []
+                for r, c, coat, x in cells:
+                    cc = cell((r, c))
+                    if m.coat[cc] != EMPTY:
+                        raise ValueError(f"cell [{r}, {c}] is drawn twice")
+                    if not 0 <= int(x) <= 99:
+                        raise ValueError(f"crosses {x} at [{r}, {c}] are not 0 to 99")
+                    m.draw(cc, coat_of(coat), 0)
+                    crosses.append((cc, int(x)))
+                for cc, x in crosses:
+                    for _ in range(x):
+                        m.add_cross(cc)
+                maps.append(m)
+            if len(maps) != 2:
+                raise ValueError("maps needs one list per player")
+            roll = [face_of(f, "roll face") for f in d["roll"]]
+            if len(roll) != 4:
+                raise ValueError("roll needs 4 faces")
+            phase = d.get("phase", DRAFT_A)
+            if phase not in PHASES:
+                raise ValueError(f"phase {phase!r} is not one of {', '.join(PHASES)}")
+            a = seat_of(d.get("a", 0), "a")
+            current = seat_of(d.get("current", a), "current")
+            owner = [seat_of(o, "owner", True) for o in d.get("owner", [-1] * 4)]
+            hand = [sorted(int(x) for x in h) for h in d.get("hand", [[], []])]
+            faces = [[face_of(f, "face") for f in fs] for fs in d.get("faces", [[], []])]
+            if len(owner) != 4 or len(hand) != 2 or len(faces) != 2:
+                raise ValueError("owner needs 4 entries, hand and faces one list per player")
+            if phase == DRAFT_A and owner != [-1] * 4:
+                raise ValueError("before the first pick no die has an owner")
+            if phase == DRAFT_B and (owner.count(a) != 1 or owner.count(-1) != 3):
+                raise ValueError("at B's pick exactly one die belongs to A")
+            if phase in (PLACE, CASTLE_STEP):
+                if sorted(hand[0] + hand[1]) != [0, 1, 2, 3] or len(hand[0]) != 2:
+                    raise ValueError("while drawing each player holds two different dice 0-3")
+                if [len(f) for f in faces] != [2, 2]:
+                    raise ValueError("while drawing each player has two faces")
+            pending = []
+            for p in d.get("pending", [None, None]):
+                pending.append(None if p is None else self.action_from_json(p))
+            bonus = [-1 if b is None else cell(b) for b in d.get("bonus", [None, None])]
+            boxes = [[int(x) for x in b] for b in d.get("boxes", [[0] * 6, [0] * 6])]
+            if len(boxes) != 2 or any(len(b) != 6 for b in boxes):
+                raise ValueError("boxes needs 6 counts per player")
+            for b in boxes:
+                for k in range(6):
+                    if not 0 <= b[k] <= comp.rows[k][0]:
+                        raise ValueError(f"{b[k]} boxes in the {COATS[k]} row, which has {comp.rows[k][0]}")
+            row_owner = [seat_of(o, "row_owner", True) for o in d.get("row_owner", [-1] * 6)]
+            spell_owner = [seat_of(o, "spell_owner", True) for o in d.get("spell_owner", [-1] * 6)]
+            spell_used = [bool(x) for x in d.get("spell_used", [False] * 6)]
+            spell_round = [int(x) for x in d.get("spell_round", [0] * 6)]
+            if not (len(row_owner) == len(spell_owner) == len(spell_used) == len(spell_round) == 6):
+                raise ValueError("row_owner and the spell lists need 6 entries")
+            s5 = d.get("s5_coat")
+            queue = []
+            for seat, sp in d.get("queue", []):
+                if sp not in ("S5", "S6"):
+                    raise ValueError(f"queue holds {sp!r}; only S5 and S6 wait for a choice")
+                queue.append((seat_of(seat, "queue seat"), SPELLS.index(sp)))
+            if phase == SPELL and not queue:
+                raise ValueError("phase spell needs a queue")
+            end = d.get("end", "")
+            if end not in ("",) + ENDS:
+                raise ValueError(f"end {end!r} is not one of {', '.join(ENDS)}")
+            rnd = int(d.get("round", 1))
+            if not 1 <= rnd <= params.max_rounds:
+                raise ValueError(f"round {rnd} is not 1 to max_rounds={params.max_rounds}")
+            s = KingdominoState(
+                params=params, comp=comp, round=rnd, a=a, phase=phase, current=current, roll=roll,
+                owner=owner, hand=hand, faces=faces, turned=[bool(x) for x in d.get("turned", [False, False])],
+                pending=pending, bonus=bonus, could=[bool(x) for x in d.get("could", [False, False])], maps=maps,
+                boxes=boxes, row_owner=row_owner, spell_owner=spell_owner, spell_used=spell_used,
+                spell_round=spell_round, s5_coat=-1 if s5 is None else coat_of(s5),
+                castle_round=[int(x) for x in d.get("castle_round", [0, 0])], queue=queue, end=end,
+                passes=[int(x) for x in d.get("passes", [0, 0])], stuck=[int(x) for x in d.get("stuck", [0, 0])])
+            if phase == CASTLE_STEP and type(s.pending[current]) is not Place:
+                raise ValueError("phase castle needs the current seat's drawing in pending")
+            for seat, p in enumerate(s.pending):
+                if type(p) is Place:
+                    m = s.maps[seat]
+                    for c in (p.cell0, p.cell1):
+                        if not (0 <= c < len(m.coat)) or m.coat[c] != EMPTY:
+                            raise ValueError(f"pending drawing of seat {seat}: cell {c} is not an empty cell")
+                    if p.cell0 == p.cell1 or p.spell not in ("", "S1", "S2", "S1+S2"):
+                        raise ValueError(f"pending drawing of seat {seat} is not a drawing")
+                elif p is not None and p is not PASS:
+                    raise ValueError(f"pending of seat {seat} must be a drawing, \"pass\" or null")
+            return s
+        except InputError as e:
+            raise InputError(f"not a Kingdomino Duel state: {e}") from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            what = f"{e.args[0]!r} is missing" if isinstance(e, KeyError) else f"{e}"
+            raise InputError(f"not a Kingdomino Duel state: {what}") from None
+
+    # -- actions --------------------------------------------------------------------------
+    def action_to_json(self, action):
+        """Draft ``{"draft": [dice]}``; Place ``{"place": [cell0, cell1, coat0, coat1, spell]}`` (cell
+        indices, coat names); ``"pass"``; ``{"turn": [slot, face]}``; ``{"castle": cell or null}``;
+        ``{"s5": coat}``; ``{"s6": cell}``."""
+        t = type(action)
+        if t is Draft:
+            return {"draft": list(action.dice), "spell": "S3"} if action.spell else {"draft": list(action.dice)}
+        if t is Place:
+            return {"place": [action.cell0, action.cell1, COATS[action.coat0], COATS[action.coat1], action.spell]}
+        if t is Pass:
+            return "pass"
+        if t is Turn:
+            return {"turn": [action.slot, face_name((action.coat, action.crosses))]}
+        if t is Castle:
+            return {"castle": None if action.cell < 0 else action.cell}
+        if t is ChooseCoat:
+            return {"s5": COATS[action.coat]}
+        if t is AddCross:
+            return {"s6": action.cell}
+        raise ValueError(f"not a Kingdomino Duel action: {action!r}")
+
+    def action_from_json(self, data):
+        try:
+            if data == "pass":
+                return PASS
+            if isinstance(data, dict) and set(data) == {"draft", "spell"} and data["spell"] == "S3":
+                return Draft(tuple(int(x) for x in data["draft"]), "S3")
+            (kind, v), = data.items()
+            if kind == "draft":
+                return Draft(tuple(int(x) for x in v))
+            if kind == "place":
+                return Place(int(v[0]), int(v[1]), COATS.index(v[2]), COATS.index(v[3]), str(v[4]))
+            if kind == "turn":
+                f = parse_face(v[1])
+                return Turn(int(v[0]), f[0], f[1])
+            if kind == "castle":
+                return NO_BONUS if v is None else Castle(int(v))
+            if kind == "s5":
+                return ChooseCoat(COATS.index(v))
+            if kind == "s6":
+                return AddCross(int(v))
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+            pass
+        raise InputError(f"not a Kingdomino Duel action: {str(data)[:80]}; accepted: \"pass\", {{draft: [dice]}}, "
+                         "{place: [cell0, cell1, coat0, coat1, spell]}, {turn: [slot, face]}, {castle: cell}, "
+                         "{s5: coat}, {s6: cell}")
+
+    def describe_action(self, action) -> str:
+        t = type(action)
+        if t is Draft:
+            return "take " + " and ".join(f"die {d + 1}" for d in action.dice) + (" (spell S3)" if action.spell else "")
+        if t is Place:
+            spell = f" using {action.spell}" if action.spell else ""
+            return (f"draw {COATS[action.coat0]} at {at(action.cell0)} and {COATS[action.coat1]} at "
+                    f"{at(action.cell1)}{spell}")
+        if t is Pass:
+            return "draw nothing"
+        if t is Turn:
+            return f"S4: turn die {'first' if action.slot == 0 else 'second'} to {face_name((action.coat, action.crosses))}"
+        if t is Castle:
+            if action.cell < 0:
+                return "keep the castle bonus"
+            return f"castle bonus: a cross at {at(action.cell)}"
+        if t is ChooseCoat:
+            return f"S5: {COATS[action.coat]} domains score at the end"
+        if t is AddCross:
+            return f"S6: a cross at {at(action.cell)}"
+        return str(action)
