@@ -108,8 +108,9 @@ def list_cmd(game):
     ids = [get_game(game).id] if game else game_ids()
     for gid in ids:
         g = get_game(gid)
-        click.secho(f"{gid}  -  {g.name}, {g.min_players}-{g.max_players} players "
-                    f"(default {g.default_players})", bold=True)
+        count = (f"{g.min_players} players" if g.min_players == g.max_players else
+                 f"{g.min_players}-{g.max_players} players (default {g.default_players})")
+        click.secho(f"{gid}  -  {g.name}, {count}", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
         click.echo(f"  rules: docs/rules/{gid}.md")

@@ -315,3 +315,12 @@ def test_strategy_specs_lose_surrounding_blanks(runner, tmp_path):
                "--no-report", "--out", str(tmp_path))
     assert r.exit_code == 0, r.output
     assert set(pd.read_parquet(tmp_path / "results.parquet")["strategy"]) == {"greedy", "random"}
+
+
+def test_a_fixed_player_count_reads_as_one_number(runner):
+    """Kingdomino Duel seats exactly 2: `list` says '2 players' (not '2-2 players') and a wrong
+    --players says 'choose 2' (not '2 to 2')."""
+    r = invoke(runner, "list", "kingdomino-duel")
+    assert r.exit_code == 0 and "Kingdomino Duel, 2 players" in r.output and "2-2" not in r.output
+    one_line_error(invoke(runner, "simulate", "kingdomino-duel", "--players", "3"), "--players 3", "choose 2")
+    assert "2 to 2" not in invoke(runner, "simulate", "kingdomino-duel", "--players", "3").output
