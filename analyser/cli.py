@@ -953,6 +953,8 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
         if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
+        if Path(targets[0]).resolve() == Path(targets[1]).resolve():
+            raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
         cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
         default = Path(targets[0]).parent / "compare"
     elif len(targets) == 1:

@@ -324,3 +324,11 @@ def test_a_fixed_player_count_reads_as_one_number(runner):
     assert r.exit_code == 0 and "Kingdomino Duel, 2 players" in r.output and "2-2" not in r.output
     one_line_error(invoke(runner, "simulate", "kingdomino-duel", "--players", "3"), "--players 3", "choose 2")
     assert "2 to 2" not in invoke(runner, "simulate", "kingdomino-duel", "--players", "3").output
+
+
+def test_compare_refuses_a_run_with_itself(runner, tmp_path):
+    """Comparing a run folder with itself used to print an all-zero comparison with p = 1."""
+    run = tmp_path / "run"
+    assert invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "4", "--seed", "1", "-j", "1",
+                  "--no-report", "--out", str(run)).exit_code == 0
+    one_line_error(invoke(runner, "compare", str(run), str(tmp_path / "." / "run")), "are the same run")
