@@ -9,6 +9,10 @@ Three figures per case:
   gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same games; the speed-up is
   their ratio.  Each title first plays a short warm-up run of both kinds, so one-time start-up
   (imports, starting the worker processes) is not charged to whichever case comes first.
+
+``analyser bench --mcts`` measures the generic search player instead (:func:`run_mcts_bench`):
+decisions per second of ``mcts:iterations=N`` in one process (one core), over whole games with
+the search in seat 0 and ``random`` in the other seats, timing only the search's decisions.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import time
 
 from analyser import experiments
 from analyser.core import InputError
-from analyser.registry import default_lineup, game_ids, get_game
-from analyser.runner import BatchJob, resolve_jobs, run_batch
+from analyser.registry import default_lineup, game_ids, get_game, make_strategy
+from analyser.runner import BatchJob, game_seed, play_game, resolve_jobs, run_batch
+from analyser.search import has_determinize
 
 
 def cases(game) -> list[tuple[str, tuple[str, ...], int, int, int]]:
@@ -91,4 +96,83 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
             ratio = f"{many / one:>8.2f}x" if jobs > 1 else f"{'-':>9}"
             echo(f"{g:<15} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
                  f"{ratio} {n2:>10,}")
+    return rows
+
+
+class _Timed:
+    """Wraps a strategy and adds up the wall-clock and CPU time its ``choose`` calls take."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.uses_rng = getattr(inner, "uses_rng", True)
+        self.seconds = 0.0
+        self.cpu = 0.0
+        self.decisions = 0
+
+    def reset(self, seat, params, n_players):
+        self.inner.reset(seat, params, n_players)
+
+    def choose(self, view, legal, rng):
+        t0, c0 = time.perf_counter(), time.process_time()
+        action = self.inner.choose(view, legal, rng)
+        self.seconds += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+        self.decisions += 1
+        return action
+
+
+def mcts_speed(game_id: str, iterations: int, n_games: int, seed: int) -> dict:
+    """Time ``mcts:iterations=N`` in seat 0 against ``random`` over ``n_games`` whole games at the
+    title's usual player count; returns decisions, seconds, ms per decision (wall clock and CPU
+    time: on a busy shared machine the CPU figure is the one that measures the code), decisions
+    per second and iterations per second (by CPU time; one process)."""
+    game = get_game(game_id)
+    n = game.default_players
+    params = game.Params()
+    spec = f"mcts:iterations={iterations}"
+    specs = [spec] + ["random"] * (n - 1)
+    seconds = cpu = 0.0
+    decisions = 0
+    for i in range(n_games):
+        timed = _Timed(make_strategy(spec, game_id))
+        strategies = [timed] + [make_strategy("random", game_id) for _ in range(n - 1)]
+        play_game(game, params, strategies, specs, game_seed(seed, i))
+        seconds += timed.seconds
+        cpu += timed.cpu
+        decisions += timed.decisions
+    nan = float("nan")
+    per = cpu / decisions if decisions and cpu > 0 else nan
+    return {"game": game_id, "iterations": iterations, "games": n_games, "decisions": decisions,
+            "seconds": seconds, "cpu_seconds": cpu,
+            "ms_per_decision": 1000 * seconds / decisions if decisions else nan,
+            "cpu_ms_per_decision": 1000 * per,
+            "decisions_per_second": 1 / per, "iterations_per_second": iterations / per}
+
+
+def run_mcts_bench(games: list[str], iterations: int, n_games: int | None, seed: int, echo=print) -> list[dict]:
+    """``bench --mcts``: :func:`mcts_speed` for each title with a ``determinize`` hook (or the
+    titles given).  ``n_games`` replaces each title's ``mcts_bench_games``."""
+    if not 1 <= iterations <= 1_000_000:
+        raise InputError(f"--iterations {iterations} is not accepted; give 1 to 1,000,000")
+    if n_games is not None and not 0 < n_games <= 100_000:
+        raise InputError(f"--games {n_games} is not accepted; give a number from 1 to 100,000")
+    if seed < 0:
+        raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
+    ids = games or [g for g in game_ids() if has_determinize(get_game(g))]
+    for g in ids:
+        if not has_determinize(get_game(g)):
+            raise InputError(f"mcts needs determinize(): {g!r} does not provide it, so it has no mcts benchmark")
+    echo(f"mcts:iterations={iterations} in seat 0, random elsewhere, one process; per second figures by "
+         "CPU time")
+    echo(f"{'title':<16} {'players':>7} {'games':>6} {'decisions':>10} {'ms/decision':>12} "
+         f"{'CPU ms/dec.':>12} {'decisions/s':>12} {'iterations/s':>13}")
+    rows = []
+    for g in ids:
+        k = n_games or get_game(g).mcts_bench_games
+        row = mcts_speed(g, iterations, k, seed)
+        rows.append(row)
+        echo(f"{g:<16} {get_game(g).default_players:>7} {k:>6} {row['decisions']:>10,} "
+             f"{row['ms_per_decision']:>12.1f} {row['cpu_ms_per_decision']:>12.1f} "
+             f"{row['decisions_per_second']:>12.1f} "
+             f"{row['iterations_per_second']:>13,.0f}")
     return rows

@@ -18,8 +18,10 @@ The checks (each failure is one line naming the game seed, the player count and 
   :meth:`Game.resample_hidden` redraws what that seat cannot see, and the seat's view of the copy
   must equal its view of the original (and, for the seat to act, so must the legal actions).
 * ``determinize`` - when the title has a ``determinize(view, rng) -> state`` method (a hook for
-  search strategies), the state it builds must give that seat the same view and the same legal
-  actions and pass ``check_invariants``.  :data:`HOOK_CHECKS` is the extension point: a further
+  search strategies such as ``mcts``), the state it builds must give that seat the same view and
+  the same legal actions and pass ``check_invariants``; then
+  :func:`analyser.search.determinize_consistent` also asks for the same scores, the view left
+  unchanged and no data shared with the real state.  :data:`HOOK_CHECKS` is the extension point: a further
   optional hook adds its check there.
 * ``results`` - scores are finite numbers, one per seat, the winners are among the seats, the
   ranks put the winners first, and ``metrics`` returns the declared columns.
@@ -351,9 +353,10 @@ def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: 
     """The ``determinize(view, rng) -> state`` hook, when the title has one: the state it builds
     from a seat's view must show that seat the same view, offer the same legal actions when the
     seat is to act, and pass ``check_invariants``.  False after a failure."""
-    determinize = getattr(game, "determinize", None)
-    if not callable(determinize):
+    from analyser.search import determinize_consistent, has_determinize
+    if not has_determinize(game):  # the base class's determinize only raises NotImplementedError
         return True
+    determinize = game.determinize
     try:
         built = determinize(game.view(state, seat), rng)
         game.check_invariants(built)
@@ -370,6 +373,14 @@ def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: 
     if seat == seat_to_act and list(game.legal_actions(built)) != legal:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view offers other "
                                           "legal actions", step=step, **where))
+        return False
+    # the search player's own check: also the same scores, the view left unchanged, and no data
+    # shared between the built state and the real one
+    problems = determinize_consistent(game, state, seat, rng)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        result.add(Failure("determinize", f"determinize from seat {seat}'s view: {problems[0]}{more}",
+                           step=step, **where))
         return False
     return True
 
@@ -609,9 +620,9 @@ class _Watched:
 def _check_strategies(game: Game, ref: str, params, root: int, result: CheckResult) -> None:
     """Each of the title's own strategies fills every seat for :data:`STRATEGY_GAMES` games; it
     must not raise, return an illegal action, or change the state while it chooses."""
-    from analyser.registry import available_strategies, strategy_factory
-    try:
-        names = list(available_strategies(ref))
+    from analyser.registry import GENERIC_STRATEGIES, available_strategies, strategy_factory
+    try:  # the title's own: not the generic ones (mcts), which play through determinize, checked above
+        names = [name for name in available_strategies(ref) if name not in GENERIC_STRATEGIES]
     except InputError as e:
         result.add(Failure("strategies", f"the title's strategies failed to load: {e}"))
         return

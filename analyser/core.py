@@ -223,6 +223,104 @@ def parse_key_values(pairs: Sequence[str], *, what: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------------------
+# Results schema: what `analyser report` accepts
+# --------------------------------------------------------------------------------------------
+
+#: Kinds of a results column and what each accepts (shown in messages and the README).
+COLUMN_KINDS = {
+    "whole": "whole numbers",
+    "count": "whole numbers >= 0",
+    "number": "finite numbers",
+    "share": "numbers from 0 to 1",
+    "label": "non-empty text",
+    "flag": "true or false",
+    "trace": "space-separated finite numbers",
+}
+
+
+class Metric(str):
+    """The name of a results column that carries its kind: a title lists these in
+    ``metric_columns`` (and in an :class:`ExtraTable`), which declares its results schema once.
+
+    It *is* the column name (a ``str``), so code that only needs names is unchanged.  ``kind`` is
+    a key of :data:`COLUMN_KINDS`; ``missing=True`` allows empty cells (NaN), e.g. the turn a
+    ship sank for a ship that never sank; ``low``/``high`` bound a number (inclusive).
+    """
+
+    kind: str
+    missing: bool
+    low: float | None
+    high: float | None
+
+    def __new__(cls, name: str, kind: str = "number", *, missing: bool = False,
+                low: float | None = None, high: float | None = None):
+        if kind not in COLUMN_KINDS:
+            raise ValueError(f"column kind {kind!r} is not one of {', '.join(COLUMN_KINDS)}")
+        obj = super().__new__(cls, name)
+        obj.kind, obj.missing, obj.low, obj.high = kind, missing, low, high
+        return obj
+
+    def __reduce__(self):  # pickles as a Metric (joblib sends titles' attributes to workers)
+        return (_rebuild_metric, (str(self), self.kind, self.missing, self.low, self.high))
+
+    def accepts(self) -> str:
+        """What the column accepts, in words: ``"whole numbers >= 0 (or empty)"``."""
+        text = COLUMN_KINDS[self.kind]
+        if self.low is not None or self.high is not None:
+            text = "whole numbers" if self.kind in ("whole", "count") else "numbers"
+            low = self.low if self.low is not None else (0 if self.kind in ("count", "share") else None)
+            high = self.high if self.high is not None else (1 if self.kind == "share" else None)
+        else:
+            low = high = None
+        if low is not None and high is not None:
+            text += f" from {low:g} to {high:g}"
+        elif low is not None:
+            text += f" >= {low:g}"
+        elif high is not None:
+            text += f" <= {high:g}"
+        return text + (" (or empty)" if self.missing else "")
+
+
+def _rebuild_metric(name, kind, missing, low, high):
+    return Metric(name, kind, missing=missing, low=low, high=high)
+
+
+def as_metric(name: str) -> Metric:
+    """``name`` as a :class:`Metric`; a plain string is taken as a finite number column."""
+    return name if isinstance(name, Metric) else Metric(name)
+
+
+class ExtraTable(str):
+    """The name of an extra table a title writes beside the results (``<name>.parquet``), with
+    the columns it must hold and what the report builds from it (``feeds``, e.g. "the bidding
+    tables"), so a report made without it can say what was left out."""
+
+    columns: tuple[Metric, ...]
+    feeds: str
+
+    def __new__(cls, name: str, columns: Sequence[Metric | str] = (), feeds: str = ""):
+        obj = super().__new__(cls, name)
+        obj.columns = tuple(as_metric(c) for c in columns)
+        obj.feeds = feeds or f"the figures built from {name}"
+        return obj
+
+    def __reduce__(self):
+        return (ExtraTable, (str(self), self.columns, self.feeds))
+
+
+#: The columns every results table has, before the rule columns and the title's metrics.
+#: ``players`` is bounded by the title's player range when a table is validated.
+KEY_COLUMNS: tuple[Metric, ...] = (
+    Metric("run_id", "label"), Metric("game", "label"), Metric("game_index", "count"),
+    Metric("game_seed", "count", high=2**64 - 1), Metric("players", "count", low=1),
+    Metric("seat", "count"), Metric("strategy", "label"),
+)
+#: The outcome columns after the rule columns.
+OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank", "count", low=1),
+                                       Metric("win", "share"))
+
+
+# --------------------------------------------------------------------------------------------
 # Games
 # --------------------------------------------------------------------------------------------
 
@@ -249,16 +347,20 @@ class Game:
     #: What the ``turns`` metric (game length) counts, and what a score is, for labels.
     length_unit: ClassVar[str] = "turns"
     score_unit: ClassVar[str] = "points"
-    #: Numeric per-seat metric columns (title figures) that ``metrics`` returns, in order.
-    #: A title that lists :data:`TRACE_COLUMN` (``"score_trace"``) here records each seat's
-    #: score after every step (see :func:`encode_trace`) and gets the drama figures of
-    #: :mod:`analyser.designer`; without it they read "not recorded".
+    #: Per-seat metric columns (title figures) that ``metrics`` returns, in order.  Each is a
+    #: :class:`Metric` naming its kind (a plain name means a finite number): together with the
+    #: rule options this is the title's results schema, which ``analyser report`` validates.
+    #: A title that lists :data:`TRACE_COLUMN` (``"score_trace"``, kind ``trace``) here records
+    #: each seat's score after every step (see :func:`encode_trace`) and gets the drama figures
+    #: of :mod:`analyser.designer`; without it they read "not recorded".
     metric_columns: ClassVar[tuple[str, ...]] = ()
     #: What one step of the score trace is (a round, a turn, a trick), for labels.
     trace_unit: ClassVar[str] = "steps"
     #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
     #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
     bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
+    #: Whole games ``analyser bench --mcts`` plays per title (the search in seat 0).
+    mcts_bench_games: ClassVar[int] = 2
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: Params, n_players: int) -> None:
@@ -358,13 +460,51 @@ class Game:
         """Raise AssertionError when the state breaks a conservation law (cards, tiles).  Used by
         the conformance tests after every action; the default checks nothing."""
 
-    #: Names of the extra tables ``extra_records`` produces (written as ``<name>.parquet``).
+    #: Names of the extra tables ``extra_records`` produces (written as ``<name>.parquet``),
+    #: ideally as :class:`ExtraTable` declaring their columns and what the report builds from them.
     extra_tables: ClassVar[tuple[str, ...]] = ()
+
+    def results_schema(self) -> list[tuple[Metric, bool]]:
+        """The results table this title writes and ``analyser report`` accepts, as
+        ``[(column, required), ...]`` in column order: the key columns, one column per rule
+        option (optional: a table built by hand may leave them out), the outcome columns and
+        the title's metric columns.  ``players`` is bounded by the title's player range."""
+        hints = typing.get_type_hints(self.Params)
+        kinds = {bool: "flag", int: "whole", float: "number", str: "label"}
+        out = []
+        for col in KEY_COLUMNS:
+            if col == "players":
+                col = Metric("players", "count", low=self.min_players, high=self.max_players)
+            out.append((col, col != "run_id"))
+        for f in dataclasses.fields(self.Params):
+            kind = kinds.get(hints.get(f.name, str), "label")
+            # a text option may be empty ("" = the built-in data file), so text rule columns
+            # only need to be text
+            out.append((Metric(f.name, kind, missing=kind == "label"), False))
+        out += [(c, True) for c in OUTCOME_COLUMNS]
+        out += [(as_metric(c), True) for c in self.metric_columns]
+        return out
 
     def extra_records(self, state) -> dict[str, list[dict]]:
         """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
         of a trick-taking game.  Every name must be listed in ``extra_tables``."""
         return {}
+
+    # -- search hooks (optional; see analyser.search) ----------------------------------------
+    def determinize(self, view, rng) -> Any:
+        """A full state consistent with everything ``view`` shows: the public part and the seat's
+        own hand exactly as in the view, every hidden part (deck order, other hands) sampled with
+        ``rng`` (a ``random.Random``) from what the seat cannot rule out.  It must read nothing
+        but the view's public data, and share no mutable data with it.  The hook that makes the
+        generic ``mcts`` strategy work for a title; the base class has none."""
+        raise NotImplementedError(f"{self.id} does not provide determinize(view, rng)")
+
+    #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
+    #: ends its rollouts when it changes.  None: the title is one stage.
+    stage: ClassVar[Callable[..., int] | None] = None
+    #: Optional: ``score_range(params, n_players) -> (low, high)``, the range a final score
+    #: usually lies in, which ``mcts:reward=score`` scales rewards by.  None: no declared range.
+    score_range: ClassVar[Callable[..., tuple[float, float]] | None] = None
 
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, state):
@@ -375,6 +515,15 @@ class Game:
 
     def state_from_dict(self, data: dict):
         raise NotImplementedError
+
+    def state_schema(self):
+        """The title's saved-state schema: a pydantic model (subclass of
+        :class:`analyser.states.StateModel`) that ``analyser play --state`` validates a state dict
+        against *before* ``state_from_dict`` builds anything: strict types, every number within
+        its range, every list within its length, one entry per seat.  Declared once per title;
+        build it lazily (import pydantic inside) and cache it, so the rules import fast.  ``None``
+        (the default) leaves only the generic gates of :func:`analyser.states.load_state`."""
+        return None
 
     def action_to_json(self, action) -> Any:
         raise NotImplementedError

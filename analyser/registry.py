@@ -44,6 +44,13 @@ TITLES_PACKAGE = "analyser.titles"
 
 ENTRY_POINT_GROUP = "analyser.strategies"
 
+#: Generic strategies, offered for every title after its built-ins: name -> ``module:Class``.
+#: A generic strategy's class has ``bind(game_id)``, called on every new instance, which attaches
+#: the title (and raises InputError when the title lacks something the strategy needs).
+GENERIC_STRATEGIES: dict[str, str] = {
+    "mcts": "analyser.search:MCTS",
+}
+
 
 @lru_cache(maxsize=None)
 def _title_targets() -> dict[str, str]:
@@ -331,10 +338,21 @@ def _entry_point_strategies(game_id: str) -> dict[str, Any]:
     return found
 
 
+def generic_strategies() -> dict[str, Any]:
+    """The generic strategies (usable for any title): name -> class."""
+    out = {}
+    for name, target in GENERIC_STRATEGIES.items():
+        module, _, attr = target.partition(":")
+        out[name] = getattr(importlib.import_module(module), attr)
+    return out
+
+
 def available_strategies(game_id: str) -> dict[str, Any]:
     """Every strategy name usable for ``game_id`` (an id or a title file reference) without a
-    file path: the title's own, then entry points."""
+    file path: the title's own, then the generic strategies (such as ``mcts``), then entry points."""
     out = dict(builtin_strategies(game_id))
+    for name, obj in generic_strategies().items():
+        out.setdefault(name, obj)
     for name, obj in _entry_point_strategies(get_game(game_id).id).items():
         out.setdefault(name, obj)
     return out
@@ -415,8 +433,13 @@ def strategy_factory(text: str, game_id: str):
                                  f"accepted: {', '.join(accepted) or 'none'}")
             kwargs[key] = coerce(key, value, accepted[key][0], what="strategy parameter")
 
+        binds = callable(getattr(obj, "bind", None))
+
         def build():
-            return obj(**kwargs)
+            inst = obj(**kwargs)
+            if binds:  # a generic strategy: attach the title
+                inst.bind(game_id)
+            return inst
         try:
             inst = build()
         except InputError:

@@ -54,10 +54,10 @@ def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
                "--seed", "5", "--jobs", "1", "--out", str(out), "--csv", "--players", "2")
     assert r.exit_code == 0, r.output
-    for name in ("results.parquet", "results.csv", "config.json", "summary.csv", "index.html",
+    for name in ("results", "results.csv", "config.json", "summary.csv", "index.html",
                  "win_rate.png", "scores.png", "seat_win_rate.png", "game_length.png", "cards.png"):
         assert (out / name).exists(), name
-    df = pd.read_parquet(out / "results.parquet")
+    df = pd.read_parquet(out / "results")
     assert len(df) == 40 * 2 and set(df["strategy"]) == {"greedy", "threshold:limit=6"}
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["seed"] == 5 and cfg["games_completed"] == 40 and cfg["status"] == "complete"
@@ -83,7 +83,7 @@ def test_simulate_without_seed_prints_and_records_a_fresh_seed(runner, tmp_path)
 def test_simulate_without_strategy_pits_the_builtins(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "--games", "8", "-j", "1", "--out", str(tmp_path), "--no-report")
     assert r.exit_code == 0
-    assert set(pd.read_parquet(tmp_path / "results.parquet")["strategy"]) == {"greedy", "threshold", "colour",
+    assert set(pd.read_parquet(tmp_path / "results")["strategy"]) == {"greedy", "threshold", "colour",
                                                                              "random"}
 
 
@@ -138,7 +138,7 @@ class Flaky(Strategy):
     assert len(err) == 1
     line = err[0]
     assert "flaky" in line and "seat" in line and "RuntimeError: lost my cards" in line and "game seed" in line
-    df = pd.read_parquet(out / "results.parquet")
+    df = pd.read_parquet(out / "results")
     assert 0 < df["game_index"].nunique() < 50
     assert json.loads((out / "config.json").read_text())["status"] == "failed"
     # the printed replay command reproduces the failure on that exact game
@@ -189,7 +189,7 @@ def test_report_rebuilds_from_results(runner, tmp_path):
     invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "colour", "--games", "30", "-j", "1", "--seed", "2",
            "--out", str(run), "--no-report", "--csv")
     assert not (run / "index.html").exists()
-    r = invoke(runner, "report", str(run / "results.parquet"), "--out", str(tmp_path / "rebuilt"))
+    r = invoke(runner, "report", str(run), "--out", str(tmp_path / "rebuilt"))
     assert r.exit_code == 0, r.output
     html = (tmp_path / "rebuilt" / "index.html").read_text()
     assert "Seed 2" in html and html.count("data:image/png;base64,") == 5
@@ -212,15 +212,24 @@ def test_bench_prints_games_per_second(runner):
     assert "4p threshold" in r.output and "/s" in r.output and "best of" in r.output
 
 
+def test_bench_mcts_prints_decisions_per_second(runner):
+    r = invoke(runner, "bench", "dao", "--mcts", "--iterations", "5", "--games", "1")
+    assert r.exit_code == 0, r.output
+    assert "ms/decision" in r.output and "mcts:iterations=5" in r.output
+    line = [x for x in r.output.splitlines() if x.startswith("dao ")][0].split()
+    assert line[1:3] == ["4", "1"] and int(line[3]) > 5  # players, games, decisions
+    one_line_error(invoke(runner, "bench", "--mcts", "--iterations", "0"), "--iterations 0")
+
+
 def test_wizard_rounds_table_names_its_strategy_and_survives_a_report_rebuild(runner, tmp_path):
     out = tmp_path / "wiz"
     r = invoke(runner, "simulate", "wizard", "-s", "expected", "-s", "random", "-s", "bot:bid=zero", "-n", "6",
                "-j", "1", "--seed", "3", "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
-    rounds = pd.read_parquet(out / "rounds.parquet")
+    rounds = pd.read_parquet(out / "rounds")
     assert list(rounds.columns[:6]) == ["run_id", "game_index", "game_seed", "round", "seat", "strategy"]
     assert len(rounds) == 6 * 20 * 3  # 3 players: 20 rounds
-    results = pd.read_parquet(out / "results.parquet")
+    results = pd.read_parquet(out / "results")
     merged = rounds.merge(results[["game_index", "seat", "strategy"]], on=["game_index", "seat"])
     assert (merged["strategy_x"].astype(str) == merged["strategy_y"].astype(str)).all()
     before = (out / "index.html").read_text()
@@ -235,7 +244,7 @@ def test_default_lineup_fills_the_titles_usual_seat_count(runner, tmp_path):
     r = invoke(runner, "simulate", "tsuro-seas", "-n", "4", "-j", "1", "--out", str(tmp_path / "t"), "-q",
                "--no-report")
     assert r.exit_code == 0, r.output
-    df = pd.read_parquet(tmp_path / "t" / "results.parquet")
+    df = pd.read_parquet(tmp_path / "t" / "results")
     assert (df["players"] == 4).all()
     assert set(df["strategy"]) == {"survivor", "aggressive", "random"}
 
@@ -286,16 +295,14 @@ def test_play_from_an_experiment_folder_is_refused_not_misreplayed(runner, tmp_p
 
 def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
     """`analyser report SWEEP/sweep.parquet` used to replace the sweep's index.html with a pooled
-    simulate-style page; without --out it is refused, with --out it writes there."""
+    simulate-style page; it is refused in one line and the page is kept."""
     sw = tmp_path / "sw"
     r = invoke(runner, "sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "--games", "4", "--seed", "1",
                "-j", "1", "--out", str(sw))
     assert r.exit_code == 0, r.output
     page = (sw / "index.html").read_text()
-    one_line_error(invoke(runner, "report", str(sw / "sweep.parquet")), "is from a sweep", "--out")
+    one_line_error(invoke(runner, "report", str(sw / "sweep.parquet")), str(sw))
     assert (sw / "index.html").read_text() == page
-    r = invoke(runner, "report", str(sw / "sweep.parquet"), "--out", str(tmp_path / "pooled"))
-    assert r.exit_code == 0 and (tmp_path / "pooled" / "index.html").exists()
 
 
 def test_play_json_without_seed_records_the_game_seed_to_replay_it(runner):
@@ -314,7 +321,7 @@ def test_strategy_specs_lose_surrounding_blanks(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "-s", " greedy", "-s", "random ", "--games", "4", "--seed", "1", "-j", "1",
                "--no-report", "--out", str(tmp_path))
     assert r.exit_code == 0, r.output
-    assert set(pd.read_parquet(tmp_path / "results.parquet")["strategy"]) == {"greedy", "random"}
+    assert set(pd.read_parquet(tmp_path / "results")["strategy"]) == {"greedy", "random"}
 
 
 def test_a_fixed_player_count_reads_as_one_number(runner):

@@ -178,7 +178,7 @@ def test_stopping_rule_gives_identical_results_for_any_jobs(runner, tmp_path):
                                   "--no-report"])
         assert res.exit_code == 0, res.output
         outs.append(out)
-    a, b = (pd.read_parquet(o / "results.parquet") for o in outs)
+    a, b = (pd.read_parquet(o / "results") for o in outs)
     assert a["run_id"].nunique() == 1  # the rounds are one run
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))  # run ids are unique per run
     ca, cb = (json.loads((o / "config.json").read_text()) for o in outs)

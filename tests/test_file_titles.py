@@ -131,7 +131,7 @@ def test_a_title_file_runs_with_two_workers_and_its_own_strategies(runner, race)
     config = json.loads((race / "out" / "config.json").read_text())
     assert config["jobs"] == 2 and config["game"] == "race"
     assert config["title_source"] == f"{race / 'my_game.py'}:Race"
-    df = pd.read_parquet(race / "out" / "results.parquet")
+    df = pd.read_parquet(race / "out" / "results")
     assert df["game_index"].nunique() == 40 and set(df["game"]) == {"race"}
     # the winning line wins every game it starts and every game the random side slips
     wins = df.groupby("strategy", observed=True)["win"].sum()
@@ -140,7 +140,7 @@ def test_a_title_file_runs_with_two_workers_and_its_own_strategies(runner, race)
     r = invoke(runner, "simulate", "./my_game.py:Race", "-s", "sharp", "-s", "random", "--games", "40", "--jobs", "1",
                "--seed", "1", "--out", "out1", "--no-report")
     assert r.exit_code == 0, r.output
-    one = pd.read_parquet(race / "out1" / "results.parquet")
+    one = pd.read_parquet(race / "out1" / "results")
     pd.testing.assert_frame_equal(df.drop(columns="run_id").sort_values(["game_index", "seat"]).reset_index(drop=True),
                                   one.drop(columns="run_id").sort_values(["game_index", "seat"]).reset_index(drop=True))
 
@@ -170,11 +170,11 @@ def test_a_strategy_in_its_own_file_names_the_file_title_by_id(runner, race):
     r = invoke(runner, "simulate", "my_game.py:Race", "-s", "bots.py:small", "-s", "big", "--games", "10", "-j", "1",
                "--out", "out", "--no-report", "-q")
     assert r.exit_code == 0, r.output
-    df = pd.read_parquet(race / "out" / "results.parquet")
+    df = pd.read_parquet(race / "out" / "results")
     assert set(df["strategy"]) == {"bots.py:small", "big"}
     r = runner.invoke(cli, ["simulate", "my_game.py:Race", "-s", "bots.py:other", "--games", "4"])
     assert r.exit_code == 2 and "written for not-race, not race" in r.output
-    assert list(available_strategies("my_game.py:Race")) == ["big", "random", "sharp"]
+    assert list(available_strategies("my_game.py:Race")) == ["big", "random", "sharp", "mcts"]  # then the generic search player
 
 
 def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, race):

@@ -21,8 +21,19 @@ def example_commands() -> list[str]:
 
 
 def shrink(args: list[str]) -> list[str]:
-    """Cap --games at 30 and run in one process, so every example takes a second or two."""
-    out = list(args)
+    """Cap --games at 30 and run in one process, so every example takes a second or two; with the
+    search player (mcts), cap its iterations at 4 and the games at 4 (1 for bench --mcts)."""
+    out = [re.sub(r"iterations=\d+", "iterations=4", a) if a.startswith("mcts") else a for a in args]
+    if "--mcts" in out:
+        return out + ["--games", "1", "--iterations", "4"]
+    if any(a.startswith("mcts") for a in out):
+        for flag in ("--games", "-n"):
+            if flag in out:
+                i = out.index(flag)
+                out[i + 1] = str(min(int(out[i + 1]), 4))
+                break
+        else:
+            out += ["--games", "4"]
     for flag in ("--games", "-n"):
         if flag in out:
             i = out.index(flag)
@@ -58,9 +69,31 @@ def test_every_readme_example_runs(runner, tmp_path, monkeypatch):
     (tmp_path / "my_bots.py").write_text(blocks("python")[0])
     for command in commands:
         args = shrink(shlex.split(command)[1:])
+        if args[0] == "resume":
+            # the README shows resume after an interruption: cut the run short the way one does
+            import json
+            folder = tmp_path / args[1]
+            config = json.loads((folder / "config.json").read_text())
+            for part in sorted((folder / "results").glob("part-*.parquet"))[1:]:
+                part.unlink()
+            config["status"] = "interrupted"
+            (folder / "config.json").write_text(json.dumps(config))
         result = runner.invoke(cli, args, catch_exceptions=False)
         assert result.exit_code == 0, f"{command}\n{result.output}"
     assert (tmp_path / "reports" / "limit10" / "index.html").exists()
     assert (tmp_path / "reports" / "duel" / "results.csv").exists()
     assert (tmp_path / "reports" / "duel-again" / "index.html").exists()
     assert any(p.name.startswith("dao-") for p in (tmp_path / "reports").iterdir())
+
+
+def test_readme_states_every_titles_results_columns():
+    from analyser.registry import game_ids, get_game
+    section = README[README.index("### The results schema"):README.index("The report opens with")]
+    for gid in game_ids():
+        g = get_game(gid)
+        row = next((line for line in section.splitlines() if line.startswith(f"| `{gid}` |")), "")
+        assert row, f"README's results schema has no row for {gid}"
+        for col in g.metric_columns:
+            if col == "score_trace":  # in the table of every column
+                continue
+            assert f"`{col}`" in row, f"README's results schema lacks {gid}'s column {col}"

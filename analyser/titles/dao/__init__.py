@@ -11,6 +11,7 @@ class Dao(_Rules):
     step_events = render.step_events
     bench_cases = (("4p threshold", ("threshold",), 4, 10000, 50000),
                    ("4p greedy", ("greedy",), 4, 4000, 20000))
+    mcts_bench_games = 10  # bench --mcts: about 15 decisions per seat
 
 
 TITLE = Dao()

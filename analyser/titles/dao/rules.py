@@ -44,7 +44,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, encode_trace, option, ranks_from
+from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -239,6 +239,10 @@ class DaoView:
     * ``gain[seat][colour]`` and ``held[seat]``: as in :class:`DaoState` (net score with colour k is
       ``gain[seat][k] - held[seat]``); ``net(seat)`` computes that list; ``score(seat)``: the
       seat's score so far.
+    * The public record, for rebuilding a state (:meth:`Dao.determinize`): ``half_scores``,
+      ``half_marks``, ``out`` (cards out of the game), ``current``, ``starter``, ``turn``,
+      ``busts``, ``over``, ``half`` (as in :class:`DaoState`) and ``reserve_size`` (cards of the
+      second half still face down).
     """
 
     __slots__ = ("_s", "seat")
@@ -256,10 +260,26 @@ class DaoView:
     gain = property(attrgetter("_s.gain"))
     held = property(attrgetter("_s.held"))
     n_players = property(attrgetter("_s.n"))
+    # the rest of the public record (what a player at the table could write down), read by
+    # Dao.determinize to rebuild a full state without looking at the deck
+    half_scores = property(attrgetter("_s.half_scores"))
+    half_marks = property(attrgetter("_s.half_marks"))
+    out = property(attrgetter("_s.out"))
+    current = property(attrgetter("_s.current"))
+    starter = property(attrgetter("_s.starter"))
+    turn = property(attrgetter("_s.turn"))
+    busts = property(attrgetter("_s.busts"))
+    over = property(attrgetter("_s.over"))
+    half = property(attrgetter("_s.half"))
 
     @property
     def deck_size(self) -> int:
         return len(self._s.deck)
+
+    @property
+    def reserve_size(self) -> int:
+        """Cards set aside for the second half (two-player variant), face down; 0 otherwise."""
+        return len(self._s.reserve)
 
     def net(self, seat: int | None = None) -> list[int]:
         """Net score per colour for ``seat`` (default: own) in the current half."""
@@ -295,7 +315,9 @@ class Dao(Game):
     max_players = 6
     default_players = 4
     Params = DaoParams
-    metric_columns = ("cards", "busts", "colour_share", "turns", "score_trace")
+    metric_columns = (Metric("cards", "count"), Metric("busts", "count"),
+                      Metric("colour_share", "share", missing=True), Metric("turns", "count"),
+                      Metric("score_trace", "trace", missing=True))
     #: One step of the score trace: a round of turns (one turn per seat).
     trace_unit = "rounds"
     live_views = True
@@ -434,6 +456,37 @@ class Dao(Game):
             self._refill(s, p)
         else:
             s.over = True
+
+    # -- search -----------------------------------------------------------------------------
+    def determinize(self, view: DaoView, rng) -> DaoState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`): every public part
+        copied from the view, the unseen cards (``view.unseen``) in a random order drawn with
+        ``rng``, the current deck's ``deck_size`` on top and the rest as the second half's
+        ``reserve_size`` cards.  Reads only public attributes of the view."""
+        p = view.params
+        hidden = [Card(c, v) for c, row in enumerate(view.unseen) for v, k in enumerate(row) for _ in range(k)]
+        cards = shuffled(hidden, rng)
+        cut = view.reserve_size
+        return DaoState(params=p, n=view.n_players, deck=cards[cut:], reserve=cards[:cut],
+                        display=list(view.display), total=view.total, piles=[list(x) for x in view.piles],
+                        gain=[list(g) for g in view.gain], held=list(view.held),
+                        half_scores=[list(h) for h in view.half_scores],
+                        half_marks=[list(m) for m in view.half_marks], out=list(view.out),
+                        unseen=[list(u) for u in view.unseen], n_unseen=view.n_unseen, current=view.current,
+                        starter=view.starter, turn=view.turn, busts=list(view.busts), over=view.over,
+                        half=view.half)
+
+    def stage(self, s: DaoState) -> int:
+        """The half being played (0, or 1 in the second half of the two-player variant)."""
+        return s.half
+
+    def score_range(self, params: DaoParams, n_players: int) -> tuple[float, float]:
+        """The range ``mcts:reward=score`` scales DAO scores by: a twelfth of the deck below zero
+        to a colour's value sum above (per half played); the usual scores lie well inside."""
+        deck = len(full_deck(params.colours, params.values))
+        top = sum(v * k for v, k in params.value_counts)
+        halves = 2 if params.halves(n_players) else 1
+        return (-deck / 12 * halves, top * halves)
 
     # -- results ------------------------------------------------------------------------
     def scores(self, s: DaoState) -> list[int]:
@@ -576,6 +629,13 @@ class Dao(Game):
                 "out": cards(s.out), "current": s.current, "starter": s.starter, "turn": s.turn, "busts": list(s.busts),
                 "over": s.over, "half": s.half, "score_events": [list(e) for e in s.events]}
 
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        with strict types and ranges: cards ``[colour, value]`` within the largest deck the rule
+        options allow, one pile, half-score list and half-mark list per seat, ``over`` a JSON
+        flag.  Whether the cards make exactly one deck is :meth:`check_invariants`' job."""
+        return _state_schema(self.min_players, self.max_players)
+
     def state_from_dict(self, d: dict) -> DaoState:
         """Inverse of :meth:`state_to_dict`; fields other than the cards have defaults.
 
@@ -639,3 +699,55 @@ class Dao(Game):
             return Action(data)
         except ValueError:
             raise InputError(f"unknown DAO action {data!r}; accepted: take, reveal") from None
+
+
+@lru_cache(maxsize=None)
+def _state_schema(min_players: int, max_players: int):
+    from typing import Literal
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+
+    deck_max = 10000  # DaoParams.validate: at most 10,000 cards
+    card = fixed(whole(0, 9), whole(0, deck_max))  # colours 1-10; values as the values option allows
+    cards = items(card, deck_max)
+    seat = whole(0, max_players - 1)
+
+    class DaoStateSchema(StateModel):
+        game: Literal["dao"] = "dao"
+        params: dict[text(40), bool | int | float | text(4096)] = {}
+        players: whole(min_players, max_players)
+        deck: cards
+        reserve: cards = []
+        display: cards
+        piles: items(cards, max_players) = None
+        half_scores: items(items(whole(-deck_max, 10 * deck_max), 2), max_players) = None
+        half_marks: items(items(whole(0, deck_max), 2), max_players) = None
+        out: cards = []
+        current: seat = 0
+        starter: seat = 0
+        turn: whole(0, 2 * deck_max) = 0  # each turn reveals or takes a card: at most twice the deck
+        busts: items(whole(0, 10**9), max_players) = None
+        over: bool = False
+        half: whole(0, 1) = 0
+        score_events: items(fixed(whole(0, 2 * deck_max + 1), seat, whole(-(10**6), 10**6)), 4 * deck_max) = []
+
+        @model_validator(mode="after")
+        def _per_seat(self):
+            n = self.players
+            seat_lists(self, n, "piles", "half_scores", "half_marks", "busts")
+            for name in ("current", "starter"):
+                if getattr(self, name) >= n:
+                    raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
+            if any(e[1] >= n for e in self.score_events):
+                raise ValueError(f"score_events must name seats below {n}")
+            if [e[0] for e in self.score_events] != sorted(e[0] for e in self.score_events):
+                raise ValueError("score_events must be in turn order")
+            for k, marks in enumerate(self.half_marks or []):
+                pile = len(self.piles[k]) if self.piles else 0
+                if list(marks) != sorted(marks) or any(m > pile for m in marks):
+                    raise ValueError(f"half_marks[{k}] must rise and stay within the seat's pile of {pile} cards")
+            return self
+
+    return DaoStateSchema

@@ -94,7 +94,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
 
 DATA = Path(__file__).resolve().parent / "data"
 DEFAULT_DECK = DATA / "deck.csv"
@@ -430,6 +430,11 @@ class DragonView:
     ``last_auction`` (the finished auction's kind, bids and winner), ``knights(seat)``.
     Private to the seat: ``hand`` and ``pending`` (its own setup pick).  Never: other hands, the
     deck order, the discard pile's cards, the bids of the running auction.
+
+    The rest of the public record, for rebuilding a state (:meth:`DragonLairds.determinize`):
+    ``current``, ``picked``, ``picks`` (which seats laid a setup pick), ``cursor``, ``order``,
+    ``turn_pos``, ``commoner_next``, ``end``, ``final``, ``stats``, ``income``,
+    ``actions_taken``, ``cup_open`` (as in :class:`DragonState`).
     """
 
     __slots__ = ("_s", "seat")
@@ -456,6 +461,25 @@ class DragonView:
     challenger = property(attrgetter("_s.challenger"))
     last_auction = property(attrgetter("_s.last_auction"))
     bidders = property(attrgetter("_s.bidders"))
+    # the rest of the public record (what a player at the table could write down), read by
+    # DragonLairds.determinize to rebuild a full state without looking at hidden cards or bids
+    current = property(attrgetter("_s.current"))
+    picked = property(attrgetter("_s.picked"))
+    cursor = property(attrgetter("_s.cursor"))
+    order = property(attrgetter("_s.order"))
+    turn_pos = property(attrgetter("_s.turn_pos"))
+    commoner_next = property(attrgetter("_s.commoner_next"))
+    end = property(attrgetter("_s.end"))
+    final = property(attrgetter("_s.final"))
+    stats = property(attrgetter("_s.stats"))
+    income = property(attrgetter("_s.income"))
+    actions_taken = property(attrgetter("_s.actions_taken"))
+    cup_open = property(attrgetter("_s.cup_open"))
+
+    @property
+    def picks(self) -> list[bool]:
+        """Per seat: whether it has laid a setup pick face down (what it picked stays hidden)."""
+        return [c is not None for c in self._s.pending]
 
     @property
     def cards(self):
@@ -541,11 +565,15 @@ class DragonLairds(Game):
     path_options = ("components",)
     length_unit = "rounds"
     score_unit = "royals"
-    metric_columns = ("end", "turns", "actions", "geld_end", "cards_in_play", "knights") + (
-        "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty", "royals_cup",
-        "royals_effects", "royals_spent", "cup_wins", "cup_paid", "cup_cashed", "cup_rounds", "cup_net_geld",
-        "challenges")
-    extra_tables = ("income",)
+    metric_columns = (Metric("end", "label"),) + tuple(Metric(c, "count") for c in (
+        "turns", "actions", "geld_end", "cards_in_play", "knights")) + tuple(Metric(c, "whole") for c in (
+            "royals_tax", "royals_final_income", "royals_finale", "royals_sets")) + (
+        Metric("hand_penalty", "whole", high=0), Metric("royals_cup", "whole"),
+        Metric("royals_effects", "whole"), Metric("royals_spent", "whole")) + tuple(
+            Metric(c, "count") for c in ("cup_wins", "cup_paid", "cup_cashed", "cup_rounds")) + (
+        Metric("cup_net_geld", "whole"), Metric("challenges", "count"))
+    extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
+                                          Metric("royals", "whole")), feeds="the income tables and curves"),)
     live_views = True
 
     # -- set-up ---------------------------------------------------------------------------
@@ -1136,6 +1164,70 @@ class DragonLairds(Game):
             if s.phase not in (FREE, SALE):
                 assert len(s.hands[seat]) <= s.params.hand_limit, "hand over the limit"
 
+    # -- search -------------------------------------------------------------------------------
+    def determinize(self, view: DragonView, rng) -> DragonState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+
+        Board, cards in play, money, royals, honour and the round's progress are copied from the
+        view, with the seat's own hand and setup pick.  The cards it has not seen (the game's
+        cards minus the spaces, the cards in play and its own hand and pick) are shuffled with
+        ``rng`` and dealt: each other seat's hand (``hand_sizes``), a setup pick to each other
+        seat that laid one (``picks``; not a Havoc during the free pick), the deck
+        (``deck_size``, in random order) and the discard pile (the rest: its cards never come
+        back into play).  The bids already made in a running auction are hidden, so each is
+        drawn uniformly from 0 to the bidder's geld.  Nothing is inferred from what seats chose (nor
+        from a seat passing over the free pick because it holds only Havocs).
+        """
+        n, seat = view.n_players, view.seat
+        table = load_deck(view.params.components)
+        known = {c for st in view.spaces for c in st}
+        for p in view.play:
+            known.update(p)
+        known.update(view.hand)
+        if view.pending is not None:
+            known.add(view.pending)
+        unseen = [i for k in sorted(view.colour) for i in table.by_colour[k] if i not in known]
+        rnd = rng.random
+        keys = [rnd() for _ in unseen]
+        pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+        picks = view.picks
+        pending = [None] * n
+        pending[seat] = view.pending
+        for k in range(n):
+            if k != seat and picks[k]:
+                at = next((i for i, c in enumerate(pool) if view.phase != FREE or table.type[c] != HAVOC), 0)
+                pending[k] = pool.pop(at)
+        hands = []
+        sizes = view.hand_sizes
+        for k in range(n):
+            if k == seat:
+                hands.append(list(view.hand))
+            else:
+                hands.append(pool[:sizes[k]])
+                del pool[:sizes[k]]
+        deck_size = view.deck_size
+        deck, discard = pool[:deck_size], pool[deck_size:]
+        bids = [None] * n
+        if view.auction:
+            for k in view.bidders[:view.cursor]:
+                bids[k] = int(rnd() * (view.geld[k] + 1))  # the view shows no bid, not even its own
+        final = view.final
+        last = view.last_auction
+        return DragonState(
+            params=view.params, n=n, colour=list(view.colour), geld=list(view.geld), royals=list(view.royals),
+            honour=list(view.honour), pawn=view.pawn, round=view.round, phase=view.phase, current=view.current,
+            deck=deck, spaces=[list(x) for x in view.spaces], discard=discard, hands=hands,
+            play=[list(p) for p in view.play], used=list(view.used), pending=pending, picked=view.picked,
+            cup_holder=view.cup_holder, pot=view.pot, auction=view.auction, bids=bids,
+            bidders=list(view.bidders), challenger=view.challenger, cursor=view.cursor, order=list(view.order),
+            turn_pos=view.turn_pos, commoner_next=view.commoner_next, end=view.end,
+            final=None if final is None else [dict(x) if isinstance(x, dict) else x for x in final],
+            last_auction=None if last is None else {k: (list(v) if isinstance(v, list) else v)
+                                                    for k, v in last.items()},
+            stats=[dict(x) for x in view.stats], income=[[None if x is None else list(x) for x in r]
+                                                         for r in view.income],
+            actions_taken=view.actions_taken, cup_open=view.cup_open)
+
     # -- persistence ------------------------------------------------------------------------
     def clone_state(self, s: DragonState) -> DragonState:
         """An independent copy (every list copied; cards are shared immutable ints)."""
@@ -1174,6 +1266,13 @@ class DragonLairds(Game):
                 "stats": [dict(st) for st in s.stats],
                 "income": [[None if x is None else list(x) for x in rec] for rec in s.income],
                 "actions_taken": s.actions_taken}
+
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`), checked before
+        :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (``cup_open``
+        is a JSON flag, money and counts are JSON integers) and ranges, card ids and colour names
+        as short text, one entry per seat in every per-seat list."""
+        return _state_schema(self.min_players, self.max_players)
 
     def state_from_dict(self, d: dict) -> DragonState:
         """Inverse of :meth:`state_to_dict`; also builds hand-made states for tests.
@@ -1348,3 +1447,86 @@ class DragonLairds(Game):
             return "cash the cup (take the pot, return the cup)"
         return k
 
+
+
+@lru_cache(maxsize=None)
+def _state_schema(min_players: int, max_players: int):
+    from typing import Literal, Optional
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+
+    most = 2000  # a deck file holds at most 2,000 cards
+    card_id, seat, money = text(24), whole(0, max_players - 1), whole(0, 10**7)
+    score = whole(-(10**7), 10**7)
+    seat_or_none = whole(-1, max_players - 1)
+    stack = items(card_id, most)
+    per_seat = max_players
+
+    class LastAuction(StateModel):
+        kind: Literal["open", "challenge", "final"]
+        bids: items(Optional[money], per_seat)
+        effective: items(Optional[score], per_seat)
+        winner: seat
+        challenger: seat_or_none
+        round: whole(0, 10**6)
+
+    class DragonStateSchema(StateModel):
+        game: Literal["dragon-lairds"] = "dragon-lairds"
+        params: dict[text(40), bool | int | float | text(4096)] = {}
+        players: whole(min_players, max_players)
+        colour: items(text(20), per_seat)
+        geld: items(money, per_seat) = None
+        royals: items(score, per_seat) = None
+        honour: items(seat, per_seat) = None
+        pawn: whole(0, 1000) = 0
+        round: whole(0, 10**6) = 1
+        phase: Literal[FREE, SALE, AUCTION, ACTIONS, CUP, OVER] = ACTIONS
+        current: seat = None
+        deck: stack = []
+        spaces: items(stack, per_seat + 3) = None
+        discard: stack = []
+        hands: items(stack, per_seat) = None
+        play: items(stack, per_seat) = None
+        used: stack = []
+        pending: items(Optional[card_id], per_seat) = None
+        picked: whole(0, 10**6) = 0
+        cup_holder: seat_or_none = -1
+        pot: money = None
+        cup_open: bool = None
+        auction: Optional[Literal["open", "challenge", "final"]] = None
+        bids: items(Optional[money], per_seat) = None
+        bidders: items(seat, per_seat) = None
+        cursor: whole(0, per_seat - 1) = 0
+        challenger: seat_or_none = -1
+        order: items(seat, per_seat) = None
+        turn_pos: whole(0, per_seat - 1) = 0
+        commoner_next: whole(0, per_seat) = 0
+        end: Optional[Literal["royals", "deck", "cap"]] = None
+        final: Optional[items(fixed(seat, score, score, score, score), per_seat)] = None
+        last_auction: Optional[LastAuction] = None
+        stats: items(dict[Literal[STAT_KEYS], score], per_seat) = None
+        income: items(items(Optional[fixed(score, score)], per_seat), 10**5) = []
+        actions_taken: whole(0, 10**9) = 0
+
+        @model_validator(mode="after")
+        def _per_seat(self):
+            n = self.players
+            seat_lists(self, n, "colour", "geld", "royals", "honour", "hands", "play", "pending", "bids", "stats")
+            for name in ("current", "cup_holder", "challenger", "cursor", "turn_pos"):
+                value = getattr(self, name)
+                if value is not None and value >= n:
+                    raise ValueError(f"{name} is {value}; there are {n} seats")
+            for name in ("honour", "bidders", "order"):
+                value = getattr(self, name) or []
+                if any(x >= n for x in value) or len(set(value)) != len(value):
+                    raise ValueError(f"{name} must name distinct seats below {n}")
+            for k, st in enumerate(self.stats or []):
+                if set(st) != set(STAT_KEYS):
+                    raise ValueError(f"stats[{k}] needs exactly the keys {', '.join(STAT_KEYS)}")
+            if any(len(rec) != n for rec in self.income):
+                raise ValueError(f"income needs one entry per player ({n}) in every round")
+            return self
+
+    return DragonStateSchema

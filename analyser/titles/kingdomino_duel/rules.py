@@ -105,7 +105,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, option
+from analyser.core import Game, InputError, Metric, Params, option
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
 SHORT = ("dt", "dd", "st", "ds", "qu", "bk")
@@ -948,10 +948,11 @@ class KingdominoDuel(Game):
     Params = KingdominoParams
     path_options = ("components",)
     length_unit = "rounds"
-    metric_columns = ("domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "spells_used",
-                      "gained_s1", "gained_s2", "gained_s3", "gained_s4", "gained_s5", "gained_s6",
-                      "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds", "end",
-                      "turns")
+    metric_columns = tuple(Metric(c, "count") for c in (
+        "domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "spells_used",
+        "gained_s1", "gained_s2", "gained_s3", "gained_s4", "gained_s5", "gained_s6",
+        "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
+        Metric("end", "label"), Metric("turns", "count"))
 
     # -- set-up ---------------------------------------------------------------------------
     def initial_state(self, params: KingdominoParams, n_players: int, rng) -> KingdominoState:

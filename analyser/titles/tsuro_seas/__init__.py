@@ -11,6 +11,7 @@ class TsuroSeas(_Rules):
     step_events = render.step_events
     bench_cases = (("4p random", ("random",), 4, 1000, 4000),
                    ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
+    mcts_bench_games = 8  # bench --mcts: a short game against random
 
 
 TITLE = TsuroSeas()

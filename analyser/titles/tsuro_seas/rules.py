@@ -120,7 +120,6 @@ step cap as a safeguard.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from dataclasses import dataclass
@@ -128,7 +127,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, encode_trace, option
+from analyser.core import Game, InputError, Metric, Params, encode_trace, option
+from analyser.safeio import read_component_rows
 
 # --------------------------------------------------------------------------------------------
 # Geometry (precomputed)
@@ -297,21 +297,9 @@ KAIJU_NAMES = tuple(f"{'gold' if k % 2 == 0 else 'blue'} {k // 2 + 1}" for k in 
 
 
 def _rows(path: Path, what: str, header: list[str]):
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (as Excel writes) is fine
-    except OSError as e:
-        raise InputError(f"{what} file {str(path)!r} cannot be read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{what} file {str(path)!r} is not UTF-8 text; save it as a UTF-8 CSV file") from None
-    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise InputError(f"{what} file {str(path)!r} is empty; it needs the header {','.join(header)}")
-    rows = list(csv.reader([ln for _, ln in lines]))
-    got = [h.strip().lower() for h in rows[0]]
-    if got != header:
-        raise InputError(f"{what} file {str(path)!r}: line {lines[0][0]}: the header must be "
-                         f"{','.join(header)}, not {','.join(got)}")
-    return [(lines[i][0], [x.strip() for x in row]) for i, row in enumerate(rows) if i > 0]
+    """The rows of a component CSV file after its header, read through the safe reader: a
+    regular file of at most 1 MB, UTF-8; messages name the line and never quote the file."""
+    return read_component_rows(path, what, header)
 
 
 @lru_cache(maxsize=16)
@@ -330,16 +318,18 @@ def load_tiles(path: str = "") -> tuple[int, ...]:
         try:
             copies = int(row[0])
         except ValueError:
-            raise InputError(f"tiles file {str(p)!r}: line {line}: copies {row[0]!r} is not a whole number") from None
+            raise InputError(f"tiles file {str(p)!r}: line {line}: expected the copies as a whole number from "
+                             "0 to 100") from None
         if not 0 <= copies <= 100:
             raise InputError(f"tiles file {str(p)!r}: line {line}: copies {copies} is not accepted; give 0 to 100")
         try:
             conn = parse_pairs(row[1])
-        except ValueError as e:
-            raise InputError(f"tiles file {str(p)!r}: line {line}: {e}") from None
+        except ValueError:  # its message quotes the text: name the line and what is expected
+            raise InputError(f"tiles file {str(p)!r}: line {line}: expected four two-digit port pairs joining "
+                             "each port 0-7 once, such as 01 25 37 46") from None
         tile = tile_of(conn)[0]
         if tile in seen:
-            raise InputError(f"tiles file {str(p)!r}: line {line}: the tile {row[1]!r} is on line {seen[tile]} "
+            raise InputError(f"tiles file {str(p)!r}: line {line}: the tile {TILE_NAMES[tile]} is on line {seen[tile]} "
                              "already (perhaps in another rotation); give each tile once, with its copies")
         seen[tile] = line
         out += [tile] * copies
@@ -360,15 +350,15 @@ def load_daikaiju(path: str = "") -> tuple[tuple[int, ...], ...]:
             raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: expected 7 fields, got {len(row)}")
         colour, number = row[0].lower(), row[1]
         if colour not in ("gold", "blue") or number not in ("1", "2", "3", "4", "5"):
-            raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: {row[0]} {row[1]} is not a "
-                             "daikaiju; use gold or blue and a number 1-5")
+            raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: expected a daikaiju: gold or blue, "
+                             "then a number 1-5")
         k = 2 * (int(number) - 1) + (colour == "blue")
         if layout[k] is not None:
             raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: {colour} {number} is listed twice")
         acts = []
-        for a in row[2:]:
+        for face, a in enumerate(row[2:], 1):
             if a.lower() not in ACTIONS:
-                raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: action {a!r} is not one of "
+                raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: expected face{face} to be one of "
                                  + ", ".join(ACTIONS))
             acts.append(ACTIONS.index(a.lower()))
         layout[k] = tuple(acts)
@@ -612,11 +602,19 @@ class TsuroView:
     hand size; ``pile_size`` and ``stack_size`` the draw pile and daikaiju stack sizes; ``pool`` the
     tiles offered for exchange (only to the active seat in the exchange phase).  ``preview(action)``
     gives the outcome of a placement (see :func:`resolve`).
+
+    The rest of the public record, for rebuilding a state (:meth:`TsuroSeas.determinize`):
+    ``current`` (who decides), ``elim_turn``, ``elim_cause``, ``elim_square`` (as in
+    :class:`TsuroState`), ``tasks`` and ``face`` (this turn's daikaiju steps still to come and the
+    die face), ``reloc`` (seats with a pending start-point move), ``afloat`` (each ship's own
+    turns completed afloat: the score) and ``stack_contents`` (the daikaiju still in the stack,
+    ascending ids: which ones is public, their order is not).
     """
 
     __slots__ = ("seat", "params", "n_players", "phase", "active", "turn", "board", "kaiju", "kaiju_sq",
                  "kaiju_rot", "positions", "alive", "hand", "hand_sizes", "pile_size", "stack_size", "pool",
-                 "_outcomes")
+                 "current", "elim_turn", "elim_cause", "elim_square", "tasks", "face", "reloc",
+                 "stack_contents", "afloat", "_outcomes")
 
     def __init__(self, s: TsuroState, seat: int):
         self.seat = seat
@@ -636,6 +634,15 @@ class TsuroView:
         self.pile_size = len(s.pile)
         self.stack_size = len(s.kaiju_stack)
         self.pool = tuple(s.pool) if (s.phase == "exchange" and seat == s.active) else ()
+        self.current = s.current
+        self.elim_turn = s.elim_turn
+        self.elim_cause = s.elim_cause
+        self.elim_square = s.elim_square
+        self.tasks = s.tasks
+        self.face = s.face
+        self.reloc = s.reloc
+        self.stack_contents = tuple(sorted(s.kaiju_stack))
+        self.afloat = s.afloat
         self._outcomes = s.cache[1] if (s.cache is not None and s.phase == "place") else None
 
     def preview(self, action: Place):
@@ -679,7 +686,11 @@ class TsuroSeas(Game):
     default_players = 4
     Params = TsuroParams
     score_unit = "turns afloat"
-    metric_columns = ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end", "score_trace")
+    metric_columns = (Metric("turns", "count"), Metric("elim_turn", "count", missing=True),
+                      Metric("cause", "label"), Metric("survived", "count", high=1),
+                      Metric("elim_row", "count", missing=True, high=SIZE - 1),
+                      Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
+                      Metric("score_trace", "trace", missing=True))
     trace_unit = "turns"
 
     # -- set-up ---------------------------------------------------------------------------
@@ -1100,6 +1111,54 @@ class TsuroSeas(Game):
         s.phase = "turn"
         self._begin_turn(s, rng)
 
+    # -- search -------------------------------------------------------------------------------
+    def determinize(self, view: TsuroView, rng) -> TsuroState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+
+        Board, daikaiju, ships, fates and the turn's pending steps are copied from the view.  The
+        tiles the seat cannot see (the tile set minus the board, its own hand and, while it
+        exchanges, the pool) are shuffled with ``rng`` and dealt: each other seat gets as many as
+        it holds (``hand_sizes``), the draw pile as many as it holds (``pile_size``, in random
+        order), and whatever is left is the exchange pool hidden from this seat.  The daikaiju
+        stack (``stack_contents``) is put in a random order.  Not inferred: where a tile a
+        daikaiju sank lies in the pile (it went under the pile face up, but the view does not
+        keep which tiles those were), so the pile is treated as uniformly random.
+        """
+        n, seat = view.n_players, view.seat
+        left = list(load_tiles(view.params.tiles))
+        counts: dict[int, int] = {}
+        for t in left:
+            counts[t] = counts.get(t, 0) + 1
+        known = [c >> 2 for c in view.board if c >= 0] + list(view.hand) + list(view.pool)
+        for t in known:
+            counts[t] -= 1
+        unseen = [t for t in sorted(counts) for _ in range(counts[t])]
+        rnd = rng.random
+        keys = [rnd() for _ in unseen]
+        unseen = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+        hands = []
+        at = 0
+        for k in range(n):
+            if k == seat:
+                hands.append(list(view.hand))
+            else:
+                size = view.hand_sizes[k]
+                hands.append(unseen[at:at + size])
+                at += size
+        pile = unseen[at:at + view.pile_size]
+        pool = list(view.pool) if view.pool else unseen[at + view.pile_size:]
+        stack = list(view.stack_contents)
+        keys = [rnd() for _ in stack]
+        stack = [stack[i] for i in sorted(range(len(stack)), key=keys.__getitem__)]
+        return TsuroState(params=view.params, n=n, phase=view.phase, current=view.current, active=view.active,
+                          turn=view.turn, board=list(view.board), kaiju=list(view.kaiju),
+                          kaiju_sq=list(view.kaiju_sq), kaiju_rot=list(view.kaiju_rot), kaiju_stack=stack,
+                          pile=pile, hands=hands, pos=list(view.positions), alive=list(view.alive),
+                          elim_turn=list(view.elim_turn), elim_cause=list(view.elim_cause),
+                          elim_square=list(view.elim_square), tasks=list(view.tasks), face=view.face,
+                          reloc=list(view.reloc), pool=pool, winners=[], end_reason="", events=[],
+                          prev_events=[], afloat=list(view.afloat))
+
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
         """The ship's own turns completed afloat (docs/rules/tsuro-seas.md, "Score"): a turn of its
@@ -1161,8 +1220,16 @@ class TsuroSeas(Game):
         """Tiles conserved (board + pile + hands + exchange pool = the tile set), hands of at most 3,
         daikaiju squares consistent, ships only on distinct valid points, eliminated ships
         without tiles, and at a decision no live ship facing a tile."""
-        total = sum(1 for c in s.board if c >= 0) + len(s.pile) + sum(map(len, s.hands)) + len(s.pool)
-        assert total == len(load_tiles(s.params.tiles)), f"tiles not conserved: {total}"
+        from collections import Counter
+        held = Counter(c >> 2 for c in s.board if c >= 0) + Counter(s.pile) + Counter(s.pool)
+        for h in s.hands:
+            held += Counter(h)
+        tile_set = Counter(load_tiles(s.params.tiles))
+        if held != tile_set:  # every tile exactly as often as the tile set holds it
+            extra, short = held - tile_set, tile_set - held
+            raise AssertionError("tiles not conserved: " + "; ".join(
+                part for part in (f"{sum(extra.values())} too many (tile {min(extra)} first)" if extra else "",
+                                  f"{sum(short.values())} missing (tile {min(short)} first)" if short else "") if part))
         assert all(len(h) <= 3 for h in s.hands), "a hand holds more than 3 tiles"
         on = [k for k in range(10) if s.kaiju_sq[k] >= 0]
         assert sorted(k for k in s.kaiju if k >= 0) == on, "daikaiju squares disagree"
@@ -1240,6 +1307,12 @@ class TsuroSeas(Game):
             "events": [list(e) for e in s.events], "prev_events": [list(e) for e in s.prev_events],
             "afloat": list(s.afloat),
         }
+
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        with strict types and ranges; squares on the 6x6 board, tile ids 0-34, rotations 0-3,
+        daikaiju 0-9, one entry per seat in every per-seat list."""
+        return _state_schema(self.min_players, self.max_players)
 
     def state_from_dict(self, d: dict) -> TsuroState:
         """Inverse of :meth:`state_to_dict`.  Raises InputError on a malformed state."""
@@ -1340,3 +1413,85 @@ class TsuroSeas(Game):
             return (f"exchange {', '.join(f'#{t}' for t in action.give)} for "
                     f"{', '.join(f'#{t}' for t in action.take)}")
         return str(action)
+
+
+#: The events of a turn's log as saved (kind -> the kinds of its fields: i whole number, s text).
+EVENT_FIELDS = {"start": "ii", "three": "i", "roll": "ii", "face": "i", "rotate": "ii", "off": "ii",
+                "move": "iii", "new": "iii", "crush": "iii", "sunk_tile": "ii", "sink": "isi",
+                "relocate": "iii", "place": "iiii", "sail": "iii", "exchange": "ii", "draw": "ii", "end": "s"}
+
+
+@lru_cache(maxsize=None)
+def _state_schema(min_players: int, max_players: int):
+    from typing import Literal, Optional
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+
+    coord, tile, rot = whole(0, SIZE - 1), whole(0, N_TILES - 1), whole(0, 3)
+    seat, kaiju, most = whole(0, max_players - 1), whole(0, 9), 100 * N_TILES  # copies cap 100 per tile
+    big = whole(-(10**9), 10**9)
+
+    class TsuroStateSchema(StateModel):
+        game: Literal["tsuro-seas"] = "tsuro-seas"
+        params: dict[text(40), bool | int | float | text(4096)] = {}
+        players: whole(min_players, max_players)
+        phase: Literal["start", "relocate", "place", "exchange", "over"]
+        current: seat
+        active: seat
+        turn: whole(0, 100_000)  # and at most the max_turns rule option (checked below)
+        tiles: items(fixed(coord, coord, tile, rot), SQUARES)
+        daikaiju: items(fixed(kaiju, coord, coord, rot), 10)
+        daikaiju_rot: items(rot, 10, 10)
+        daikaiju_stack: items(kaiju, 10)
+        pile: items(tile, most)
+        hands: items(items(tile, 3), max_players)
+        ships: items(Optional[fixed(coord, coord, whole(0, 7))], max_players)
+        alive: items(bool, max_players)
+        elim_turn: items(whole(0, 10**9), max_players)
+        elim_cause: items(Literal["", "edge", "daikaiju", "loop", "collision"], max_players)
+        elim_square: items(Optional[fixed(coord, coord)], max_players)
+        tasks: items(whole(-1, 9), 20)
+        face: whole(0, 6)
+        relocating: items(seat, max_players)
+        pool: items(tile, most)
+        winners: items(seat, max_players)
+        end_reason: text(40)
+        events: items(items(big | text(40), 5, 1), 500) = []
+        prev_events: items(items(big | text(40), 5, 1), 500) = []
+        afloat: items(whole(0, 10**9), max_players) = None
+
+        @model_validator(mode="after")
+        def _per_seat(self):
+            n = self.players
+            seat_lists(self, n, "hands", "ships", "alive", "elim_turn", "elim_cause", "elim_square", "afloat")
+            cap = self.params.get("max_turns", 500)
+            if isinstance(cap, int) and self.turn > cap:
+                raise ValueError(f"turn is {self.turn}; the max_turns rule option ends the game at {cap}")
+            if any(e > self.turn for e in self.elim_turn) or any(a > self.turn for a in self.afloat or []):
+                raise ValueError("elim_turn and afloat cannot exceed turn")
+            for name in ("current", "active"):
+                if getattr(self, name) >= n:
+                    raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
+            for name in ("relocating", "winners"):
+                value = getattr(self, name)
+                if any(x >= n for x in value) or len(set(value)) != len(value):
+                    raise ValueError(f"{name} must name distinct seats below {n}")
+            if len({(r, c) for r, c, _, _ in self.tiles}) != len(self.tiles):
+                raise ValueError("tiles: two tiles on one square")
+            if len({k for k, *_ in self.daikaiju}) != len(self.daikaiju) or \
+                    len({(r, c) for _, r, c, _ in self.daikaiju}) != len(self.daikaiju):
+                raise ValueError("daikaiju: a daikaiju twice, or two on one square")
+            for name in ("events", "prev_events"):
+                for i, e in enumerate(getattr(self, name)):
+                    spec = EVENT_FIELDS.get(e[0]) if isinstance(e[0], str) else None
+                    if spec is None or len(e) != len(spec) + 1 or any(
+                            isinstance(x, str) != (k == "s") for x, k in zip(e[1:], spec)):
+                        raise ValueError(f"{name}[{i}] is not an event of this title's log")
+                    kaiju_fields = {"rotate": 1, "off": 1, "move": 1, "new": 1, "crush": 2}.get(e[0], 0)
+                    if any(not 0 <= x <= 9 for x in e[1:1 + kaiju_fields]):
+                        raise ValueError(f"{name}[{i}] names no daikaiju (0-9)")
+            return self
+
+    return TsuroStateSchema

@@ -73,10 +73,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Params, encode_trace, option
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -431,6 +432,98 @@ for _name in PUBLIC_FIELDS:
 del _name
 
 
+def _deal_unseen(unseen: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
+    """Deal the ``unseen`` cards at random: ``sizes[k]`` to each seat ``k`` of ``seats``, never a
+    card of a suit in the seat's ``voids[k]`` bit mask; the rest go last.  Returns a list indexed
+    by seat (seats not dealt to get an empty list) plus the rest as its last element.  ``random``
+    is ``rng.random``.  Raises ValueError when no deal respects the voids."""
+    n = len(sizes)
+    hands: list = [[] for _ in range(n)]
+    keys = [random() for _ in unseen]
+    pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+    if not any(voids[k] for k in seats):
+        at = 0
+        for k in seats:
+            hands[k] = pool[at:at + sizes[k]]
+            at += sizes[k]
+        hands.append(pool[at:])
+        return hands
+    order = sorted(seats, key=lambda k: -bin(voids[k]).count("1"))
+    for _attempt in range(8):
+        rest = pool
+        ok = True
+        for k in order:
+            mask = voids[k]
+            take, keep = [], []
+            need = sizes[k]
+            for c in rest:
+                if len(take) < need and (c.suit is None or not mask >> c.suit & 1):
+                    take.append(c)
+                else:
+                    keep.append(c)
+            if len(take) < need:
+                ok = False
+                break
+            hands[k] = take
+            rest = keep
+        if ok:
+            hands.append(rest)
+            return hands
+        keys = [random() for _ in pool]
+        pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+    return _deal_exact(pool, seats, sizes, voids, random)
+
+
+def _deal_exact(pool: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
+    """The fallback of :func:`_deal_unseen`: place the cards one at a time, each with a seat (or
+    the rest) chosen at random in proportion to its free places among those that may take it and
+    leave a deal of the remaining cards possible (Hall's condition on every set of suits)."""
+    n = len(sizes)
+    slots = list(seats) + [n]  # n = the rest (undealt), which takes anything
+    free = {k: sizes[k] for k in seats}
+    free[n] = len(pool) - sum(sizes[k] for k in seats)
+    masks = {k: voids[k] for k in seats}
+    masks[n] = 0
+    count = [0, 0, 0, 0]
+    for c in pool:
+        if c.suit is not None:
+            count[c.suit] += 1
+
+    def feasible() -> bool:
+        for subset in range(1, 16):
+            need = sum(count[s] for s in range(4) if subset >> s & 1)
+            room = sum(free[k] for k in slots if subset & ~masks[k])
+            if need > room:
+                return False
+        return True
+
+    if free[n] < 0 or not feasible():
+        raise ValueError("no deal of the unseen cards respects the revealed voids")
+    out: list = [[] for _ in range(n + 1)]
+    for c in pool:
+        s = c.suit
+        if s is not None:
+            count[s] -= 1
+        choices = []
+        for k in slots:
+            if free[k] and (s is None or not masks[k] >> s & 1):
+                free[k] -= 1
+                if feasible():
+                    choices.append(k)
+                free[k] += 1
+        weights = [free[k] for k in choices]
+        x = random() * sum(weights)
+        pick = choices[-1]
+        for k, w in zip(choices, weights):
+            if x < w:
+                pick = k
+                break
+            x -= w
+        free[pick] -= 1
+        out[pick].append(c)
+    return out
+
+
 def trick_winner(cards, trump: int | None) -> int:
     """Index (position in play order) of the card that wins a finished or partial trick.
 
@@ -492,9 +585,15 @@ class Wizard(Game):
     max_players = 6
     default_players = 4
     Params = WizardParams
-    metric_columns = ("exact_bids", "over_bid", "under_bid", "points_per_round", "mean_bid", "turns", "score_trace")
+    metric_columns = (Metric("exact_bids", "share"), Metric("over_bid", "number", low=0),
+                      Metric("under_bid", "number", low=0), Metric("points_per_round", "number"),
+                      Metric("mean_bid", "number", low=0), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
     trace_unit = "rounds"
-    extra_tables = ("rounds",)
+    extra_tables = (ExtraTable("rounds", (Metric("round", "count", low=1), Metric("bid", "count"),
+                                          Metric("tricks", "count"), Metric("points", "whole"),
+                                          Metric("exact", "count", high=1), Metric("wizards", "count"),
+                                          Metric("jesters", "count")),
+                               feeds="the bidding tables and plots"),)
     length_unit = "tricks"
     live_views = True
 
@@ -764,6 +863,87 @@ class Wizard(Game):
             elif tc.rank != JESTER:
                 p.trump = tc.suit
 
+    # -- search -----------------------------------------------------------------------------
+    def determinize(self, view: WizardView, rng) -> WizardState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+
+        The public part and the seat's own hand are copied from the view.  The cards the seat has
+        not seen (not in its hand, not played this round, not the turned card) are shuffled with
+        ``rng`` and dealt to the other seats, each getting the number of cards it holds now; the
+        rest become the undealt deck.  Voids are respected: a seat that did not follow a led suit
+        this round (playing another suited card that was not, under ``follow_suit=seed``, a
+        trump) holds no card of that suit, and is dealt none.  Nothing else is inferred (not from
+        bids, not from earlier rounds).  Seats with voids are dealt first, each from the
+        cards it may hold, which keeps a deal without voids uniform and one with voids close to
+        uniform; if that fails (a tight last round), an exact assignment that checks Hall's
+        condition on the suits after every card is used.
+
+        The sample carries no log of earlier rounds (no view holds it): its ``log`` is empty
+        and ``metrics`` of it cover nothing before this round; scores are the public totals.
+        """
+        p = view.public
+        n, seat, r = p.n, view.seat, p.round
+        # unseen cards: the full deck minus the own hand, the round's played cards and the turned card
+        left = [4] + [1] * 52 + [4]  # by Card.index: Jester, 52 suited cards, Wizard
+        own = view.groups
+        for grp in own:
+            for a in grp:
+                left[a.card.index] -= 1
+        done_cards = p.played + p.trick
+        for c in done_cards:
+            left[c.index] -= 1
+        if p.trump_card is not None:
+            left[p.trump_card.index] -= 1
+        unseen = [CARD_VALUES[i] for i, k in enumerate(left) for _ in range(k)]
+        # hand sizes now, who played what this round, and the voids it revealed
+        sizes = [r] * n
+        played_by = [[] for _ in range(n)]
+        voids = [0] * n  # bit mask of suits
+        if p.phase == PLAY or done_cards:
+            seed_rule = p.params.follow_suit == "seed"
+            trump = p.trump
+            led = LED_NONE
+            for i, c in enumerate(done_cards):
+                if i % n == 0:
+                    led = LED_NONE
+                who = (p.leaders[i // n] + i % n) % n
+                played_by[who].append(c)
+                sizes[who] -= 1
+                rank = c.rank
+                if rank == WIZARD:
+                    if led == LED_NONE:
+                        led = LED_FREE
+                elif rank != JESTER:
+                    if led >= 0 and c.suit != led and not (seed_rule and c.suit == trump):
+                        voids[who] |= 1 << led
+                    if led == LED_NONE:
+                        led = c.suit
+        others = [k for k in range(n) if k != seat]
+        rng_random = rng.random
+        hands = _deal_unseen(unseen, others, sizes, voids, rng_random)
+        undealt = hands.pop(-1)
+        groups = []
+        for k in range(n):
+            groups.append([list(g) for g in own] if k == seat else hand_groups(hands[k]))
+        wizards, jesters = [0] * n, [0] * n
+        for k in range(n):
+            cards = (groups_hand(own) if k == seat else hands[k]) + played_by[k]
+            wizards[k] = sum(1 for c in cards if c.rank == WIZARD)
+            jesters[k] = sum(1 for c in cards if c.rank == JESTER)
+        done = len(p.played) // n
+        return WizardState(params=p.params, n=n, n_rounds=p.n_rounds, round=r, phase=p.phase, dealer=p.dealer,
+                           starter=p.starter, current=p.current, groups=groups,
+                           deck=undealt, trump_card=p.trump_card, trump=p.trump,
+                           trump_pending=p.trump_pending, bids=list(p.bids), n_bids=p.n_bids,
+                           tricks=list(p.tricks), scores=list(p.scores), played=list(p.played),
+                           leaders=list(p.leaders), trick=list(p.trick), led=p.led, win_seat=p.win_seat,
+                           win_card=p.win_card, wizards=wizards, jesters=jesters, log=[],
+                           tricks_played=(r - 1) * r // 2 + (r if p.phase == OVER else done))
+
+    def stage(self, s: WizardState) -> int:
+        """The round being played (1-based); rounds are the natural horizon of a search."""
+        return s.pub.round
+
     # -- results ------------------------------------------------------------------------
     def scores(self, s: WizardState) -> list[int]:
         """Running totals (final totals once the game is over)."""
@@ -884,8 +1064,9 @@ class Wizard(Game):
         else:
             assert p.led == LED_NONE and p.win_seat is None and p.win_card is None
         assert p.trump is None or not p.trump_pending
-        assert [sum(rec["points"][i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
-        assert s.tricks_played == sum(rec["round"] for rec in s.log) + (0 if p.phase == OVER else done)
+        if s.log or p.round <= 1:  # a state rebuilt from a view (determinize) has no log
+            assert [sum(rec["points"][i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
+            assert s.tricks_played == sum(rec["round"] for rec in s.log) + (0 if p.phase == OVER else done)
 
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, s: WizardState) -> WizardState:
@@ -915,6 +1096,14 @@ class Wizard(Game):
                              points=list(rec["points"]), wizards=list(rec["wizards"]),
                              jesters=list(rec["jesters"])) for rec in s.log],
                 "tricks_played": s.tricks_played}
+
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        with strict types and ranges: card codes, rounds 1-60 within the rounds the players
+        allow, each bid from 0 to the round's cards, one hand, bid, trick count and score per
+        seat, ``trump_pending`` a JSON flag, every finished round's record complete.  Whether
+        the cards make exactly one deck is :meth:`check_invariants`' job."""
+        return _state_schema(self.min_players, self.max_players)
 
     def state_from_dict(self, d: dict) -> WizardState:
         """Inverse of :meth:`state_to_dict`; also builds hand-made states (tests, ``--state``).
@@ -1023,3 +1212,92 @@ class Wizard(Game):
 
     def describe_action(self, action) -> str:
         return str(action)
+
+
+@lru_cache(maxsize=None)
+def _state_schema(min_players: int, max_players: int):
+    from typing import Literal, Optional
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, items, seat_lists, text, whole
+
+    n_cards = len(FULL_DECK)  # not `deck`: a field of the schema has that name
+    seat = whole(0, max_players - 1)
+    code = text(3)
+    suit = Optional[whole(0, 3) | Literal[SUITS]]
+    round_points = whole(-10 * n_cards, 10 * n_cards)
+
+    class RoundRecord(StateModel):
+        round: whole(1, n_cards)
+        dealer: seat
+        starter: seat
+        trump_card: Optional[code]
+        trump: suit
+        bids: items(whole(0, n_cards), max_players)
+        tricks: items(whole(0, n_cards), max_players)
+        points: items(round_points, max_players)
+        wizards: items(whole(0, 4), max_players)
+        jesters: items(whole(0, 4), max_players)
+        last_winner: seat
+
+    class WizardStateSchema(StateModel):
+        game: Literal["wizard"] = "wizard"
+        params: dict[text(40), bool | int | float | text(200)] = {}
+        players: whole(min_players, max_players)
+        round: whole(1, n_cards) = None
+        n_rounds: whole(1, n_cards) = None
+        phase: Literal[BID, TRUMP, PLAY, OVER] = None
+        dealer: seat = None
+        starter: seat = 0
+        current: seat = None
+        hands: items(items(code, n_cards), max_players)
+        deck: items(code, n_cards) = []
+        trump_card: Optional[code] = None
+        trump: suit = None
+        trump_pending: bool = None
+        bids: items(Optional[whole(0, n_cards)], max_players) = None
+        tricks: items(whole(0, n_cards), max_players) = None
+        scores: items(whole(-10 * n_cards * n_cards, 10 * n_cards * n_cards), max_players) = None
+        played: items(code, n_cards) = []
+        leaders: items(seat, n_cards + 1) = None
+        trick: items(code, max_players) = []
+        wizards: items(whole(0, 4), max_players) = None
+        jesters: items(whole(0, 4), max_players) = None
+        log: items(RoundRecord, n_cards) = []
+        tricks_played: whole(0, n_cards * n_cards) = 0
+
+        @model_validator(mode="after")
+        def _per_seat(self):
+            n = self.players
+            seat_lists(self, n, "hands", "bids", "tricks", "scores", "wizards", "jesters")
+            for name in ("dealer", "starter", "current"):
+                if getattr(self, name) is not None and getattr(self, name) >= n:
+                    raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
+            if any(x >= n for x in self.leaders or []):
+                raise ValueError(f"leaders must name seats below {n}")
+            if self.n_rounds is not None and self.n_rounds > n_cards // n:
+                raise ValueError(f"n_rounds is {self.n_rounds}; {n} players have at most {n_cards // n} rounds")
+            top = self.n_rounds if self.n_rounds is not None else n_cards // n
+            if self.round is not None and self.round > top:
+                raise ValueError(f"round is {self.round}; the game has {top} rounds")
+            cards = self.round if self.round is not None else top
+            for k, b in enumerate(self.bids or []):
+                if b is not None and b > cards:
+                    raise ValueError(f"bids[{k}] is {b}; a bid is 0 to the {cards} cards dealt this round")
+            for k, h in enumerate(self.hands):
+                if len(h) > cards:
+                    raise ValueError(f"hands[{k}] holds {len(h)} cards; round {cards} deals {cards}")
+            if len(self.log) >= top + 1:
+                raise ValueError(f"log holds {len(self.log)} rounds; the game has {top}")
+            for i, rec in enumerate(self.log):
+                for name in ("bids", "tricks", "points", "wizards", "jesters"):
+                    if len(getattr(rec, name)) != n:
+                        raise ValueError(f"log[{i}].{name} needs one entry per player ({n})")
+                if rec.dealer >= n or rec.starter >= n or rec.last_winner >= n:
+                    raise ValueError(f"log[{i}] names a seat beyond the {n} seats")
+                if rec.round > top or any(b > rec.round for b in rec.bids) or sum(rec.tricks) != rec.round:
+                    raise ValueError(f"log[{i}]: bids and tricks must fit round {rec.round}")
+            return self
+
+    return WizardStateSchema
