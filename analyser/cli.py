@@ -112,8 +112,9 @@ def list_cmd(game):
     ids = [get_game(game).id] if game else game_ids()
     for gid in ids:
         g = get_game(gid)
-        click.secho(f"{gid}  -  {g.name}, {g.min_players}-{g.max_players} players "
-                    f"(default {g.default_players})", bold=True)
+        count = (f"{g.min_players} players" if g.min_players == g.max_players else
+                 f"{g.min_players}-{g.max_players} players (default {g.default_players})")
+        click.secho(f"{gid}  -  {g.name}, {count}", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
         click.echo(f"  rules: docs/rules/{gid}.md")
@@ -156,9 +157,15 @@ def _command_line() -> str:
     return "analyser " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "analyser"
 
 
+def _strip_specs(ctx, param, value):
+    """Strategy specs as written, less surrounding blanks: ``-s ' greedy'`` is greedy (the spec is
+    the strategy's label in every table, so a stray blank would make a second strategy)."""
+    return tuple(v.strip() for v in value) if value else value
+
+
 @cli.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
 @click.option("-p", "--players", type=int, default=None,
@@ -205,13 +212,11 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     from analyser.registry import default_lineup, get_game, title_ref
 
     stopping.check_width(until_ci)
-    if not strategies:
+    builtin_lineup = not strategies
+    if builtin_lineup:
         g = get_game(game)
-        players = players or g.default_players
-        strategies = default_lineup(g.id)[:players]
-        if not quiet:
-            click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                       "against each other.", err=True)
+        # --players 0 is a bad value (checked in resolve), not "the default"
+        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
     if scheduler is not None and backend is None:
         backend = "dask"
     spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
@@ -224,6 +229,9 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
     out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
+    if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
+        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                   "against each other.", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         # (the worker count is decided once the run is timed, and recorded in config.json)
@@ -466,7 +474,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 
 @cli.command()
 @click.argument("game", required=False)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec per seat, in seat order (cycled to fill the seats).")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given).")
@@ -595,7 +603,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     flush(final)
     scores, winners = g.scores(final), g.winners(final)
     if as_json:
-        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners}))
+        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners,
+                               "game_seed": seed, "lineup": labels}))
     else:
         click.echo(g.describe_state(final))
         click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),
@@ -617,6 +626,12 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
     if not (Path(folder) / "config.json").exists():
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
     config = read_json(Path(folder) / "config.json", "--from config file", max_bytes=10_000_000)
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
+        raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
+                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'side'}; "
+                         f"give a simulate run's folder, or replay one row with analyser play GAME -s ... "
+                         f"--seed GAME_SEED (its game_seed column)")
     need = {"game", "seed", "strategies", "players"}
     if not isinstance(config, dict) or not need <= set(config):
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
@@ -781,6 +796,10 @@ def report(results, out, title_file):
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
+    kind = (config or {}).get("kind")
+    if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
+        raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
+                         f"give --out DIR to write a pooled report elsewhere")
     if out is None:
         out = source
         experiments.check_writable(out)
@@ -842,7 +861,7 @@ def _common_run_options(f):
 
 @cli.command(epilog=EPILOG_SWEEP)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters may be lists or ranges: threshold:limit=4..14.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
               help="Rule option, repeatable; a value, a list a,b,c or a range a..b[:step].")
@@ -894,7 +913,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
 
 @cli.command()
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec, repeatable (at least --players different ones).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
@@ -945,12 +964,12 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
 @cli.command()
 @click.argument("targets", nargs=-1, required=True)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Lineup of both sides (GAME form).")
 @click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
 @click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
-@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", help="Lineup of side A (instead of -s).")
-@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", help="Lineup of side B (instead of -s).")
+@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
+@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side B (instead of -s).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
@@ -983,6 +1002,8 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
         if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
+        if Path(targets[0]).resolve() == Path(targets[1]).resolve():
+            raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
         cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
         default = Path(targets[0]).parent / "compare"
     elif len(targets) == 1:

@@ -104,7 +104,8 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
         parts.append(Part(v["label"], v["what"], v["runs"], strategies, analysis.seat_summary(df),
                           analysis.run_summary(df), game.figure_tables(df, sub_extras),
                           int(df["players"].iloc[0]),
-                          designer.designer_table(df, getattr(game, "trace_unit", "steps"))))
+                          designer.designer_table(df, getattr(game, "trace_unit", "steps"),
+                                                  getattr(game, "score_unit", "points"))))
     from analyser.experiments import missing_tables
     methods = parts[0].strategies.attrs.get("methods", {})
     return Summary(parts, game.length_unit, game.score_unit,
