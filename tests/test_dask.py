@@ -56,6 +56,16 @@ def test_dask_results_equal_loky_and_one_job(cluster, tmp_path):
     same_rows(loky.results, res.results)
 
 
+def test_the_search_player_gives_the_same_results_on_dask(cluster, tmp_path):
+    """mcts under an iteration budget is reproducible on any backend (its only randomness is the
+    seat's own stream)."""
+    lineup = ["mcts:iterations=20", "greedy"]
+    res = experiments.run(dask_spec(cluster, games=6, batch_size=2, strategies=lineup), progress=False,
+                          out=tmp_path / "m")
+    assert res.config["status"] == "complete" and res.config["backend"] == "dask"
+    same_rows(reference(6, strategies=lineup), res.results)
+
+
 def test_a_strategy_file_is_shipped_to_the_workers(cluster, tmp_path):
     path = tmp_path / "far_away.py"
     path.write_text(BOT)
