@@ -1410,6 +1410,39 @@ class KingdominoDuel(Game):
             "castle_round": list(s.castle_round), "queue": [[seat, SPELLS[sp]] for seat, sp in s.queue],
             "end": s.end, "passes": list(s.passes), "stuck": list(s.stuck)}
 
+    def _check_turn_order(self, s: KingdominoState) -> None:
+        """The seat to move is the one the phase asks (A at the first pick, B at the second, A then
+        B while drawing, the first queued seat at a spell choice), and while drawing each seat
+        holds the dice it owns, with one face per die.  Raises ValueError (one line)."""
+        phase, a, cur = s.phase, s.a, s.current
+        want = {DRAFT_A: a, DRAFT_B: 1 - a}.get(phase)
+        if phase == SPELL:
+            want = s.queue[0][0]
+        if want is not None and cur != want:
+            raise ValueError(f"current={cur}, but in phase {phase} seat {want} decides")
+        if phase in (PLACE, CASTLE_STEP):
+            for seat in (0, 1):
+                if s.hand[seat] != [d for d in range(4) if s.owner[d] == seat]:
+                    raise ValueError(f"hand of seat {seat} is not the dice it owns")
+            if cur == 1 - a and s.pending[a] is None:
+                raise ValueError(f"seat {cur} draws second, but seat {a} has not drawn yet")
+            if cur == a and s.pending[1 - a] is not None:
+                raise ValueError(f"seat {1 - a} draws second, but its drawing is already made")
+            if phase == PLACE and s.pending[cur] is not None:
+                raise ValueError(f"seat {cur} is to draw, but its drawing is already made")
+        elif phase in (DRAFT_A, DRAFT_B) and (s.hand != [[], []] or s.faces != [[], []]):
+            raise ValueError("during the draft no seat holds dice yet (hand and faces empty)")
+        for seat in (0, 1):
+            if s.turned[seat] and not (s.spell_owner[S4] == seat):
+                raise ValueError(f"turned[{seat}] is true, but seat {seat} does not hold S4")
+
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`), checked before
+        :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (flags are
+        JSON ``true``/``false``, counts and cells JSON integers), ranges and lengths: two entries in
+        every per-seat list, four per die, six per coat or spell."""
+        return _state_schema()
+
     def state_from_dict(self, d: dict) -> KingdominoState:
         """Inverse of :meth:`state_to_dict`; every field but ``params``, ``maps`` and ``roll`` has a
         default (round 1, seat 0 as A, the draft about to start).  Checks the structure (cells on
@@ -1541,6 +1574,7 @@ class KingdominoDuel(Game):
                         raise ValueError(f"pending drawing of seat {seat} is not a drawing")
                 elif p is not None and p is not PASS:
                     raise ValueError(f"pending of seat {seat} must be a drawing, \"pass\" or null")
+            self._check_turn_order(s)
             return s
         except InputError as e:
             raise InputError(f"not a Kingdomino Duel state: {e}") from None
@@ -1617,3 +1651,70 @@ class KingdominoDuel(Game):
         if t is AddCross:
             return f"S6: a cross at {at(action.cell)}"
         return str(action)
+
+
+def _state_schema():
+    from typing import Literal, Optional, Union
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, fixed, items, text, whole
+
+    seat, seat_or_none = whole(0, 1), whole(-1, 1)
+    rc = fixed(whole(0, 14), whole(0, 14))  # [row, column]: maps have at most 15 rows and columns
+    cell = whole(0, 15 * STRIDE - 1)
+    coat = Literal[COATS]
+    face = text(20)  # "dot+1", "?": parsed by state_from_dict
+    count = whole(0, 10**6)
+
+    class PlaceJson(StateModel):
+        place: fixed(cell, cell, coat, coat, Literal["", "S1", "S2", "S1+S2"])
+
+    def per_seat(item):
+        return items(item, 2, 2)
+
+    def per(item, n):
+        return items(item, n, n)
+
+    class KingdominoStateSchema(StateModel):
+        game: Literal["kingdomino-duel"] = "kingdomino-duel"
+        params: dict[text(40), bool | int | float | text(4096)] = {}
+        players: whole(2, 2) = 2
+        round: whole(1, 10000) = 1
+        a: seat = 0
+        phase: Literal[PHASES] = DRAFT_A
+        current: seat = None
+        roll: per(face, 4)
+        owner: per(seat_or_none, 4) = None
+        hand: per_seat(items(whole(0, 3), 4)) = None
+        faces: per_seat(items(face, 2)) = None
+        turned: per_seat(bool) = None
+        pending: per_seat(Optional[Union[Literal["pass"], PlaceJson]]) = None
+        bonus: per_seat(Optional[rc]) = None
+        could: per_seat(bool) = None
+        maps: per_seat(items(fixed(whole(0, 14), whole(0, 14), coat, whole(0, 99)), 15 * 15))
+        boxes: per_seat(per(whole(0, 100), 6)) = None
+        row_owner: per(seat_or_none, 6) = None
+        spell_owner: per(seat_or_none, 6) = None
+        spell_used: per(bool, 6) = None
+        spell_round: per(whole(0, 10000), 6) = None
+        s5_coat: Optional[coat] = None
+        castle_round: per_seat(whole(0, 10000)) = None
+        queue: items(fixed(seat, Literal["S5", "S6"]), 4) = None
+        end: Literal[("",) + ENDS] = ""
+        passes: per_seat(count) = None
+        stuck: per_seat(count) = None
+
+        @model_validator(mode="after")
+        def _consistent(self):
+            if self.hand is not None and len(set(self.hand[0] + self.hand[1])) != len(self.hand[0] + self.hand[1]):
+                raise ValueError("hand holds a die twice")
+            for k, r in enumerate(self.spell_round or []):
+                if r > self.round:
+                    raise ValueError(f"spell_round[{k}] is {r}, after the current round {self.round}")
+            for k, r in enumerate(self.castle_round or []):
+                if r > self.round:
+                    raise ValueError(f"castle_round[{k}] is {r}, after the current round {self.round}")
+            return self
+
+    return KingdominoStateSchema
