@@ -529,6 +529,13 @@ class Kingdom:
         self.n_empty = comp.width * comp.height - 1
         self.ok = [comp.castle_adj] * 6
 
+    def __eq__(self, other):
+        """Two kingdoms are equal when the same cells hold the same coats and crosses (domains and
+        masks follow from those)."""
+        return isinstance(other, Kingdom) and self.coat == other.coat and self.cross == other.cross
+
+    __hash__ = None
+
     def copy(self) -> "Kingdom":
         k = Kingdom.__new__(Kingdom)
         k.comp = self.comp
@@ -882,12 +889,14 @@ class KingdominoView:
       drawing of this round, if made; ``bonus``: its castle cell this round or -1.
     * ``boxes``, ``row_owner``, ``spell_owner``, ``spell_used``, ``spell_round``, ``s5_coat``,
       ``castle_round``: the spellbook and bonuses as known to this seat.
+    * ``current`` (the seat deciding), ``passes``, ``stuck`` (per seat, as in the state), ``end``;
+      ``turned`` and ``could``: this seat's own S4 use and "had a placement" flag this round.
     * ``spells()``: spell numbers this seat holds unused (0 = S1).
     """
 
     __slots__ = ("seat", "params", "comp", "round", "a", "phase", "role", "roll", "owner", "hand", "faces",
                  "maps", "pending", "bonus", "boxes", "row_owner", "spell_owner", "spell_used", "spell_round",
-                 "s5_coat", "castle_round", "queue")
+                 "s5_coat", "castle_round", "queue", "current", "turned", "could", "passes", "stuck", "end")
 
     def __init__(self, s: KingdominoState, seat: int):
         self.seat = seat
@@ -915,6 +924,14 @@ class KingdominoView:
         self.s5_coat = s.s5_coat
         self.castle_round = s.castle_round
         self.queue = s.queue
+        # Public too: who is deciding, the passes and stuck rounds so far, how the game ended; and
+        # this seat's own S4 use and "could draw" flag of this round.
+        self.current = s.current
+        self.passes = s.passes
+        self.stuck = s.stuck
+        self.end = s.end
+        self.turned = s.turned[seat]
+        self.could = s.could[seat]
 
     @property
     def map(self) -> Kingdom:
@@ -1082,6 +1099,78 @@ class KingdominoDuel(Game):
             cells = [-1] + [c for c, f in ((new.cell0, f0), (new.cell1, f1)) if not cap or f[1] < cap]
             t.bonus[o] = cells[int(rng.random() * len(cells))]
         t.cache = None
+        return t
+
+    # -- search ---------------------------------------------------------------------------
+    def determinize(self, view: KingdominoView, rng) -> KingdominoState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).  Everything public
+        is copied from the view (no data shared); the other seat's hand is the dice it owns, with
+        their rolled faces.  Hidden, and drawn with ``rng`` (a ``random.Random``) from the other
+        seat's legal choices, while the two drawings of a round are not yet revealed (module
+        docstring, "the two players draw at the same time"): its S4 turn of this round (if it
+        holds S4, with probability 1/2), its drawing when it has drawn (a placement, or
+        :data:`PASS` where allowed) and its castle bonus.  Future dice are not in a state: the
+        rng handed to ``apply`` rolls them.  Reads only public attributes of the view."""
+        seat, o = view.seat, 1 - view.seat
+        t = KingdominoState(
+            params=view.params, comp=view.comp, round=view.round, a=view.a, phase=view.phase,
+            current=view.current, roll=list(view.roll), owner=list(view.owner), hand=[[], []], faces=[[], []],
+            turned=[False, False], pending=[None, None], bonus=[-1, -1], could=[False, False],
+            maps=[m.copy() for m in view.maps], boxes=[list(b) for b in view.boxes],
+            row_owner=list(view.row_owner), spell_owner=list(view.spell_owner), spell_used=list(view.spell_used),
+            spell_round=list(view.spell_round), s5_coat=view.s5_coat, castle_round=list(view.castle_round),
+            queue=list(view.queue), end=view.end, passes=list(view.passes), stuck=list(view.stuck))
+        t.hand[seat] = list(view.hand)
+        t.faces[seat] = list(view.faces)
+        t.turned[seat], t.could[seat] = view.turned, view.could
+        t.pending[seat], t.bonus[seat] = view.pending, view.bonus
+        if view.hand:  # the dice are dealt (drawing, or after this round's reveal)
+            t.hand[o] = [d for d in range(4) if t.owner[d] == o]
+            t.faces[o] = [t.roll[d] for d in t.hand[o]]
+        if t.phase not in (PLACE, CASTLE_STEP):
+            return t
+        if not (o == t.a or t.current == o):
+            return t  # the other seat draws second and has not started: nothing hidden
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(t, o, sp))
+
+        def options(faces):
+            ordinary, extra = placements(t.maps[o], faces[0], faces[1], spells, t.params.combine_spells)
+            return ordinary, extra
+
+        rolled = list(t.faces[o])
+        t.could[o] = any(options(rolled))
+        acting = t.phase == CASTLE_STEP and t.current == o  # o chooses its castle bonus: it drew a domino
+        drew = o == t.a and t.current != o
+        turns = self._turns(t, o) if self.holds(t, o, S4) else []
+        tries = [None]
+        if turns and rng.random() < 0.5:
+            tries = [turns[int(rng.random() * len(turns))], None]
+        if acting:  # it must have a placement, and a die that may take the castle's cross
+            extra_turns = list(turns)
+            while extra_turns:
+                tries.append(extra_turns.pop(int(rng.random() * len(extra_turns))))
+        cap = t.params.cross_cap
+        for turn in tries:
+            faces = list(rolled)
+            if turn is not None:
+                faces[turn.slot] = (turn.coat, turn.crosses)
+            ordinary, extra = options(faces)
+            if acting and (not ordinary + extra or (cap and min(f[1] for f in faces) >= cap)):
+                continue
+            t.faces[o] = faces
+            t.turned[o] = turn is not None
+            t.could[o] = t.could[o] or bool(ordinary or extra)
+            if drew or acting:
+                choice = ordinary + extra
+                if not acting and (not ordinary or not t.params.must_draw):
+                    choice.append(PASS)
+                new = choice[int(rng.random() * len(choice))]
+                t.pending[o] = new
+                if drew and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
+                    cells = [-1] + [c for c, f in ((new.cell0, faces[0]), (new.cell1, faces[1]))
+                                    if not cap or f[1] < cap]
+                    t.bonus[o] = cells[int(rng.random() * len(cells))]
+            break
         return t
 
     # -- apply ------------------------------------------------------------------------------
