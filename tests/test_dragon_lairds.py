@@ -796,8 +796,17 @@ def test_figures_tables_and_plots_from_a_small_run(tmp_path):
     ends = next(v for k, v in tables.items() if k.startswith("End trigger"))
     assert ends["games"].sum() == 6
     files = [name for name, _ in G.plots(res.results, res.extras, tmp_path)]
-    assert files == ["income_curves.png", "points_by_source.png"]
+    assert files == ["income_curves.png", "cup.png", "points_by_source.png"]
     assert all((tmp_path / f).stat().st_size > 0 for f in files)
+    # the cup plot's numbers are the cup table's: net geld = cashed - paid, per strategy
+    from analyser.titles.dragon_lairds.figures import cup_summary
+    plotted = cup_summary(res.results)
+    table = next(v for k, v in tables.items() if k.startswith("Saurean Cup")).set_index("strategy")
+    for name in ("income", "random"):
+        assert plotted.loc[name, "net geld"] == table.loc[name, "net_geld"]
+        assert plotted.loc[name, "auctions won"] == table.loc[name, "auctions_won"]
+        assert abs(plotted.loc[name, "geld cashed"] - plotted.loc[name, "geld paid"]
+                   - plotted.loc[name, "net geld"]) < 1e-9
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
