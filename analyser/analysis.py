@@ -218,8 +218,8 @@ def seat_balance(df: pd.DataFrame) -> dict:
     total = float(seats.sum())
     blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
-    if k < 2 or total <= 0:
-        return {**blank, "verdict": "not enough games to judge"}
+    if k < 2 or total <= 0 or df.groupby(game_keys(df), observed=True).ngroups < 2:
+        return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
     chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best, worst = int(seats.idxmax()), int(seats.idxmin())
@@ -319,11 +319,12 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     for c in df.columns:
         if c.endswith("_low") and c[:-4] + "_high" in df.columns:
             hi = c[:-4] + "_high"
+            label = RENAME.get(c[:-4], c[:-4].replace("_", " "))
             if c in pct:
-                out["95% CI" if c == "win_low" else f"{c[:-4]} 95% CI"] = [
+                out["95% CI" if c == "win_low" else f"{label} 95% CI"] = [
                     f"{a * 100:.1f}-{b * 100:.1f}%" for a, b in zip(df[c], df[hi])]
             else:
-                out[f"{c[:-4]} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{digits}f} to {b:.{digits}f}"
+                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{digits}f} to {b:.{digits}f}"
                                            for a, b in zip(df[c], df[hi])]
         elif c.endswith("_high") and c[:-5] + "_low" in df.columns:
             continue

@@ -7,6 +7,7 @@ prints one line naming the value and what is accepted, and exits with code 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -27,6 +28,9 @@ FILE.py:CLASS or as a folder written by `analyser new`):
   analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
   analyser simulate ./my_game.py:MyGame -s random --games 500
   analyser simulate ./my-game -s greedy -s random --jobs 2
+  analyser simulate GAME -s greedy --games 1000000 --out reports/big
+  analyser resume reports/big        (continue a run that was interrupted)
+  analyser simulate GAME -s greedy --backend dask --scheduler tcp://HOST:8786
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
@@ -108,8 +112,9 @@ def list_cmd(game):
     ids = [get_game(game).id] if game else game_ids()
     for gid in ids:
         g = get_game(gid)
-        click.secho(f"{gid}  -  {g.name}, {g.min_players}-{g.max_players} players "
-                    f"(default {g.default_players})", bold=True)
+        count = (f"{g.min_players} players" if g.min_players == g.max_players else
+                 f"{g.min_players}-{g.max_players} players (default {g.default_players})")
+        click.secho(f"{gid}  -  {g.name}, {count}", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
         click.echo(f"  rules: docs/rules/{gid}.md")
@@ -152,9 +157,15 @@ def _command_line() -> str:
     return "analyser " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "analyser"
 
 
+def _strip_specs(ctx, param, value):
+    """Strategy specs as written, less surrounding blanks: ``-s ' greedy'`` is greedy (the spec is
+    the strategy's label in every table, so a stray blank would make a second strategy)."""
+    return tuple(v.strip() for v in value) if value else value
+
+
 @cli.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
 @click.option("-p", "--players", type=int, default=None,
@@ -170,11 +181,16 @@ def _command_line() -> str:
 @click.option("-o", "--out", default=None, metavar="DIR",
               help="Output folder (new, empty, or an earlier run's, which is replaced). "
                    "Default: reports/<game>-<timestamp>.")
-@click.option("--csv", is_flag=True, help="Also write results.csv beside results.parquet.")
+@click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
 @click.option("--game-timeout", type=float, default=60.0, show_default=True,
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
+              help="loky: worker processes on this machine (default). dask: a dask.distributed cluster "
+                   "(--scheduler ADDRESS, or a LocalCluster when none is given); needs analyser[dask].")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address, e.g. tcp://HOST:8786 (implies --backend dask).")
 @click.option("--until-ci", type=float, default=None, metavar="W",
               help="Stop early once every win-rate 95% interval (strategies and seats) is at most W wide "
                    "(e.g. 0.04), checking at round ends fixed in advance; --games is the most played.")
@@ -182,54 +198,84 @@ def _command_line() -> str:
 @click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
                                               "OUT/error.log).")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, until_ci, quiet, debug):
+             no_report, backend, scheduler, until_ci, quiet, debug):
     """Play many games of GAME between strategies and report who wins.
 
-    Writes OUT/results.parquet (one row per game and seat), config.json (command, seed, versions,
-    wall time), summary.csv, the PNG plots and a self-contained index.html, and prints the
-    summary tables. A strategy that fails stops the run; the finished games are still written.
+    Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
+    game and seat; read the folder with pandas.read_parquet), config.json (command, seed,
+    versions, status, games done), then summary.csv, the PNG plots and a self-contained
+    index.html, and prints the summary tables. A strategy that fails, Ctrl-C, SIGTERM or a dead
+    worker stops the run; the finished games stay on disk and `analyser resume OUT` continues it.
+    Anything a strategy prints goes to standard error.
     """
     from analyser import experiments, stopping
     from analyser.registry import default_lineup, get_game, title_ref
 
     stopping.check_width(until_ci)
-    if not strategies:
+    builtin_lineup = not strategies
+    if builtin_lineup:
         g = get_game(game)
-        players = players or g.default_players
-        strategies = default_lineup(g.id)[:players]
-        if not quiet:
-            click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                       "against each other.", err=True)
+        # --players 0 is a bad value (checked in resolve), not "the default"
+        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
+    if scheduler is not None and backend is None:
+        backend = "dask"
     spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
                                seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
-                               batch_size=batch_size, game_timeout=game_timeout)
+                               batch_size=batch_size, game_timeout=game_timeout, backend=backend or "loky",
+                               scheduler=scheduler)
     g, params, n_players, n_jobs, root = experiments.resolve(spec)
     spec.seed = root
     _check_out_name(out)
-    out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id)
+    # the default folder is checked up front like --out: nothing is played into a folder that
+    # cannot be written
+    out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
+    if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
+        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                   "against each other.", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
+        # (the worker count is decided once the run is timed, and recorded in config.json)
+        where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
         click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
-                   f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}", err=True)
+                   f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
+                   f"writing to {out}", err=True)
     if until_ci is None:
-        result = experiments.run(spec, progress=False if quiet else None, command=_command_line())
-    else:
+        result = experiments.run(spec, progress=False if quiet else None, command=_command_line(), out=out)
+    else:  # played in rounds in memory, then written in the run-folder layout
         result = _run_until(spec, until_ci, n_players, quiet)
+        experiments.write_results(result, out)
+        result.out = out
+    return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
+
+
+def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
+                debug: bool = False) -> int:
+    """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
+    from analyser import experiments, store
+    from analyser.registry import title_ref
+
     n_done = result.config["games_completed"]
     files: list[str] = []
     summary = path = report_error = None
     log: list[str] = []
-    if n_done:
-        files += [p.name for p in experiments.write_results(result, out, csv=csv)]
+    if n_done and not result.stop_requested:
+        try:
+            if csv:
+                files += [p.name for p in experiments.write_csv(out, list(g.extra_tables))]
+        except (OSError, store.StoreError) as e:
+            _report_write_failure(e, out, n_done)
+            return 1
         try:
             if not no_report:
-                from analyser.report import build_report
-                path, summary, figures = build_report(result.results, result.extras, result.config, out)
+                from analyser.report import build_report_from_run
+                path, summary, figures = build_report_from_run(out)
                 files += ["summary.csv", "index.html"] + figures
-            else:
-                from analyser.report import summarise
-                summary = summarise(result.results, result.extras)
-        except Exception as e:  # the results are written; a report failure must not lose them
+            elif not quiet:  # the summary is only printed: nothing to compute under --quiet
+                from analyser.report import summarise_run
+                summary = summarise_run(out)
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # the results are on disk; a report failure must not lose them
             import traceback
             report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
             log.append("The report could not be built:\n" + traceback.format_exc())
@@ -239,15 +285,20 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     details = getattr(result.error, "details", "") if result.error is not None else ""
     if details:
         log.insert(0, f"{result.error}\n\n{details}")
-    if log:
-        (out / "error.log").write_text("\n".join(log), encoding="utf-8")
-        files.append("error.log")
-    # every file is written before anything goes to stdout, so a closed pipe loses nothing
-    result.config["files"] = sorted(set(files) | {"config.json"})
-    (out / "config.json").write_text(json.dumps(result.config, indent=2, default=str) + "\n")
+    try:
+        if log:
+            (out / "error.log").write_text("\n".join(log), encoding="utf-8")
+            files.append("error.log")
+        # every file is written before anything goes to stdout, so a closed pipe loses nothing
+        tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
+        result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
+        store.write_json_atomic(out / "config.json", result.config)
+    except OSError as e:
+        _report_write_failure(e, out, n_done)
+        return 1
     if summary is not None and not quiet:
         _print_summary(summary, n_players, result.config)
-        click.echo(f"\nResults: {out / 'results.parquet'}")
+        click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
         if path:
             click.echo(f"Report:  {path}")
     code = 0
@@ -258,12 +309,23 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     if debug and log:
         click.echo("\n".join(log), err=True)
     if result.error is not None:
-        _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
+        if hasattr(result.error, "game_seed"):
+            _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
+        else:
+            click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
+                       f"continue with: analyser resume {shlex.quote(str(out))}", err=True)
         return 1
-    if result.interrupted:
-        click.echo(f"analyser: interrupted after {n_done} games; those were written to {out}", err=True)
+    if result.interrupted or result.stop_requested:
+        click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
+                   f"analyser resume {shlex.quote(str(out))}", err=True)
         return 130
     return code
+
+
+def _report_write_failure(e: BaseException, out: Path, n_done: int) -> None:
+    reason = str(e) if isinstance(e, OSError) and str(e).startswith("cannot write") else \
+        f"cannot write in {out}: {getattr(e, 'strerror', None) or type(e).__name__}"
+    click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}.", err=True)
 
 
 def _players_phrase(g, params, n_players: int) -> str:
@@ -412,12 +474,12 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 
 @cli.command()
 @click.argument("game", required=False)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec per seat, in seat order (cycled to fill the seats).")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given).")
 @click.option("--seed", type=int, default=None,
-              help="Game seed (the game_seed column of results.parquet replays that game). Default: fresh.")
+              help="Game seed (the game_seed column of the results replays that game). Default: fresh.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the trace as JSON lines: {step, seat, strategy, action, events, state (before)}.")
@@ -478,7 +540,10 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         if m > players:
             raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
         labels = [strategies[s % m] for s in range(players)]
-    strats = [make_strategy(label, g.id) for label in labels]
+    # anything a strategy prints goes to standard error: the trace (and --json) stays clean
+    real_out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        strats = [make_strategy(label, g.id) for label in labels]
     seed = seed if seed is not None else secrets.randbits(63)
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
@@ -493,8 +558,9 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
                    "action": g.action_to_json(action), "state": g.state_to_dict(st)}
             pending.append(rec)  # printed once the action is applied, with the events it caused
         else:
-            click.echo(g.describe_state(st))
-            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True)
+            click.echo(g.describe_state(st), file=real_out)
+            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True,
+                        file=real_out)
         before.append((g.clone_state(st), action))
 
     pending: list[dict] = []
@@ -509,10 +575,10 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         if as_json:
             rec = pending.pop()
             rec["events"] = said
-            click.echo(json.dumps(rec))
+            click.echo(json.dumps(rec), file=real_out)
         else:
             for e in said:
-                click.echo(f"  >> {e}")
+                click.echo(f"  >> {e}", file=real_out)
 
     def hook(st, seat, action):
         flush(st)
@@ -525,7 +591,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
             click.echo(f"Legend: {legend}")
     from analyser.runner import GameFailure
     try:
-        final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
+        with contextlib.redirect_stdout(sys.stderr):
+            final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
     except StrategyError as e:
         if debug and e.details:
             click.echo(e.details, err=True)
@@ -536,7 +603,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     flush(final)
     scores, winners = g.scores(final), g.winners(final)
     if as_json:
-        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners}))
+        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners,
+                               "game_seed": seed, "lineup": labels}))
     else:
         click.echo(g.describe_state(final))
         click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),
@@ -558,6 +626,12 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
     if not (Path(folder) / "config.json").exists():
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
     config = read_json(Path(folder) / "config.json", "--from config file", max_bytes=10_000_000)
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
+        raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
+                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'side'}; "
+                         f"give a simulate run's folder, or replay one row with analyser play GAME -s ... "
+                         f"--seed GAME_SEED (its game_seed column)")
     need = {"game", "seed", "strategies", "players"}
     if not isinstance(config, dict) or not need <= set(config):
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
@@ -693,8 +767,14 @@ def check(game, games, seed, players, rules, game_seeds, no_fresh_process):
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("-o", "--out", default=None, metavar="DIR",
               help="Output folder (new or empty). Default: the folder holding RESULTS.")
-def report(results, out):
-    """Rebuild the report (plots, summary.csv, index.html) from a results file or run folder.
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="For a run of a title of your own: its file or folder (as in the run's config.json). "
+                   "Loading it runs its code, so it is never loaded unless you name it here.")
+def report(results, out, title_file):
+    """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
+
+    Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
+    of older runs, or a results.parquet / results.csv given by path.
 
     \b
     Examples:
@@ -702,13 +782,24 @@ def report(results, out):
       analyser report my_joined_results.csv --out reports/joined
     """
     from analyser import experiments
-    from analyser.report import build_report
+    from analyser.report import build_report, load_run_for_report
 
     _check_out_name(out)
-    df, extras, config = experiments.load_results(results)
+    if title_file:
+        experiments.trust_title_file(title_file)
+    if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
+        results = results.parent
+    if results.is_dir():
+        df, extras, config = load_run_for_report(results)
+    else:
+        df, extras, config = experiments.load_results(results)
     if df.empty:
         raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
+    kind = (config or {}).get("kind")
+    if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
+        raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
+                         f"give --out DIR to write a pooled report elsewhere")
     if out is None:
         out = source
         experiments.check_writable(out)
@@ -770,7 +861,7 @@ def _common_run_options(f):
 
 @cli.command(epilog=EPILOG_SWEEP)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters may be lists or ranges: threshold:limit=4..14.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
               help="Rule option, repeatable; a value, a list a,b,c or a range a..b[:step].")
@@ -822,7 +913,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
 
 @cli.command()
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec, repeatable (at least --players different ones).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
@@ -873,12 +964,12 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
 @cli.command()
 @click.argument("targets", nargs=-1, required=True)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC",
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Lineup of both sides (GAME form).")
 @click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
 @click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
-@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", help="Lineup of side A (instead of -s).")
-@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", help="Lineup of side B (instead of -s).")
+@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
+@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side B (instead of -s).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
@@ -886,8 +977,11 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
 @click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
+                   "so it is never loaded unless you name it here.")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet):
+            out, quiet, title_file):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -902,10 +996,14 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser import compare as cmpmod, experiments
     from analyser.registry import game_ids
 
+    if title_file:
+        experiments.trust_title_file(title_file)
     first = targets[0]
     if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
         if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
+        if Path(targets[0]).resolve() == Path(targets[1]).resolve():
+            raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
         cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
         default = Path(targets[0]).parent / "compare"
     elif len(targets) == 1:
@@ -945,6 +1043,38 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
         click.echo(f"\nReport: {out_dir / 'index.html'}")
     return 0
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
+@click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+def resume(folder, csv, no_report, quiet):
+    """Continue an interrupted or failed run in FOLDER (its --out).
+
+    Plays only the games that have no finished part on disk, with the same seed, strategies,
+    rules and batch size, so the whole run equals one uninterrupted run, row for row. A part cut
+    short by a kill is detected and played again. Refuses a folder that is not a run, a complete
+    run, a run from a newer analyser, or a run another process is writing.
+
+    \b
+    Examples:
+      analyser simulate GAME -s greedy --games 1000000 --out reports/big
+      (Ctrl-C, a kill, a crash...)
+      analyser resume reports/big
+    """
+    from analyser import experiments
+    from analyser.registry import get_game
+
+    config = experiments.read_config(folder)
+    spec = experiments.spec_from_config(config)
+    g, params, n_players, n_jobs, root = experiments.resolve(spec)
+    if not quiet:
+        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
+                   f"seed {root}", err=True)
+    result = experiments.resume(folder, progress=False if quiet else None, command=_command_line())
+    return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)
 
 
 @cli.command()

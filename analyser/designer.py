@@ -183,12 +183,22 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0) -> d
 # One table for reports
 # --------------------------------------------------------------------------------------------
 
-def designer_table(df: pd.DataFrame, trace_unit: str = "steps") -> pd.DataFrame:
-    """The designer figures of one run as a two-column table (figure, value) for reports."""
+def _one(unit: str) -> str:
+    """The singular of a score unit: ``points`` -> ``point``, ``turns afloat`` -> ``turn afloat``."""
+    first, _, rest = unit.partition(" ")
+    first = first[:-1] if first.endswith("s") and not first.endswith("ss") else first
+    return f"{first} {rest}".strip()
+
+
+def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str = "points") -> pd.DataFrame:
+    """The designer figures of one run as a two-column table (figure, value) for reports.
+
+    ``score_unit`` is the title's ``Game.score_unit`` (points, turns afloat, ...), used by the
+    close-game and deficit figures, which measure score differences."""
     rows = []
     d = decisiveness(df)
     rows.append(("tie rate (shared wins)", f"{100 * d['tie_rate']:.1f}% (95% CI {100 * d['tie_low']:.1f}-{100 * d['tie_high']:.1f}%)"))
-    rows.append(("close games (top two within 1 point)",
+    rows.append((f"close games (top two within 1 {_one(score_unit)})",
                  f"{100 * d['close_rate']:.1f}% (95% CI {100 * d['close_low']:.1f}-{100 * d['close_high']:.1f}%)"))
     dr = drama_summary(df)
     if dr is None:
@@ -196,7 +206,7 @@ def designer_table(df: pd.DataFrame, trace_unit: str = "steps") -> pd.DataFrame:
     else:
         rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: {100 * dr['any_lead_change']:.0f}%)"))
         rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
-        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} points on average; 90th percentile "
+        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th percentile "
                                                   f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
     ls = luck_skill(df)
     if ls is None:

@@ -9,16 +9,21 @@ identical whatever ``--jobs`` or batch size produced it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from importlib import metadata
+import os
 import platform
 import secrets
+import shutil
 import signal
-import threading
-import warnings
 import sys
+import tempfile
+import threading
 import time
+import uuid
+import warnings
+from importlib import metadata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,15 +32,18 @@ from typing import Any
 import joblib
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
-from analyser import __version__
-from analyser.core import InputError
+from analyser import __version__, runner, store
+from analyser.core import InputError, StrategyError
 from analyser.registry import get_game, make_strategy, title_ref
-from analyser.runner import ROW_FIELDS, BatchJob, plan_batches, resolve_jobs, run_batch
+from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, resolve_jobs, run_batch
 from analyser.userfiles import safe_worker_path
 
 
-#: Most games one run may ask for (results are held in memory).
+#: Ways to run the batches: worker processes here (``loky``, joblib's default) or a Dask cluster.
+BACKENDS = ("loky", "dask", "threading")
+#: Most games one run may ask for.
 MAX_GAMES = 10_000_000
 #: Games played in-process first when ``--jobs`` is automatic, to time the run.
 PILOT_GAMES = 50
@@ -56,23 +64,14 @@ class RunSpec:
     rules: dict[str, str] = field(default_factory=dict)
     batch_size: int | None = None
     game_timeout: float = 60.0
+    #: ``loky`` (worker processes on this machine) or ``dask`` (a dask.distributed cluster)
     backend: str = "loky"
+    #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
+    scheduler: str | None = None
     #: Play only games ``first_game`` to ``games - 1`` (a hook for the stopping rule of
     #: :mod:`analyser.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
     #: the same game whatever ``first_game``, so rounds concatenate into one run.
     first_game: int = 0
-
-
-@dataclass
-class RunResult:
-    """A finished (or stopped) run: the results frame, extra tables, the config record, and the
-    error or interruption that stopped it."""
-
-    results: pd.DataFrame
-    extras: dict[str, pd.DataFrame]
-    config: dict[str, Any]
-    error: BaseException | None = None
-    interrupted: bool = False
 
 
 def resolve(spec: RunSpec):
@@ -87,7 +86,7 @@ def resolve(spec: RunSpec):
         raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
                          f"{(default_lineup(game.id) or ['random'])[0]}")
     for s in spec.strategies:
-        make_strategy(s, spec.game)  # fails early, in the main process, with a one-line message
+        _try_strategy(s, spec.game, spec.game_timeout)  # fails early, in the main process, on one line
     m = len(spec.strategies)
     players = spec.players
     if players is None:  # the title's usual count; the strategies cycle over the seats
@@ -102,6 +101,18 @@ def resolve(spec: RunSpec):
         raise InputError(f"first game {spec.first_game} is not accepted; it must lie in 0 to {spec.games - 1}")
     if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
         raise InputError(f"--game-timeout {spec.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
+    if spec.backend not in BACKENDS:
+        raise InputError(f"--backend {spec.backend!r} is not accepted; choose loky or dask")
+    if spec.scheduler is not None:
+        if spec.backend != "dask":
+            raise InputError("--scheduler needs --backend dask")
+        check_scheduler_address(spec.scheduler)
+    if spec.backend == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError("--backend dask needs dask.distributed, which is not installed; "
+                             "install it with: pip install 'analyser[dask]'") from None
     if spec.batch_size is not None and spec.batch_size <= 0:
         raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
     jobs = resolve_jobs(spec.jobs)
@@ -109,6 +120,35 @@ def resolve(spec: RunSpec):
     if seed < 0:
         raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     return game, params, players, jobs, seed
+
+
+def _try_strategy(text: str, game_id: str, timeout: float) -> None:
+    """Build strategy ``text`` once, under the game time limit: InputError when it fails or does
+    not start in time.  One that also ignores the alarm is stopped by a timer that ends the
+    process with a one-line message (exit 2), since nothing else can stop it."""
+    if not (timeout and timeout > 0 and math.isfinite(timeout)):  # a bad limit is refused later, on one line
+        make_strategy(text, game_id)
+        return
+
+    def give_up():
+        print(f"analyser: error: strategy {text!r} did not start within {timeout:g} s (--game-timeout) and "
+              "ignored the stop signal", file=sys.stderr, flush=True)
+        os._exit(2)
+
+    timer = threading.Timer(timeout + runner.watchdog_grace(timeout), give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        with runner._Alarm(timeout) as alarm:
+            alarm.arm()
+            try:
+                make_strategy(text, game_id)
+            except runner._Hang:
+                raise InputError(f"strategy {text!r} did not start within {timeout:g} s (--game-timeout)") from None
+            finally:
+                alarm.disarm()
+    finally:
+        timer.cancel()
 
 
 def data_file_record(params) -> dict[str, dict[str, str]]:
@@ -143,99 +183,105 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None) -> RunResult:
-    """Play a run and gather the results.  Never loses finished games: a strategy failure or
-    Ctrl-C stops the run and the result carries the games completed so far and the error.
+def new_run_id(game_id: str, seed: int) -> str:
+    """A run id unique to one run: ``<game>-<seed>-<8 hex digits>`` (the seed stays in its own
+    column; a resumed run keeps its id)."""
+    return f"{game_id}-{seed}-{uuid.uuid4().hex[:8]}"
 
-    ``progress``: ``None`` shows a bar only on a terminal.
+
+class RunResult:
+    """A finished (or stopped) run: the config record, the error or interruption that stopped it,
+    and its tables.
+
+    ``out`` is the run folder when the run was written to disk; its Parquet parts are then the
+    results, and ``results`` / ``extras`` read them on first use (in game order, sorted by
+    ``(game_index, seat)``).  That is the documented way to get the frame of a small run; a large
+    run is better read a few columns at a time (:func:`load_results` with ``columns``, or
+    :func:`analyser.store.iter_tables`).  A run without ``out`` keeps its rows in memory.
     """
-    from tqdm.auto import tqdm
 
-    game, params, players, jobs, seed = resolve(spec)
-    strategies = tuple(spec.strategies)
-    rules = tuple(sorted(spec.rules.items()))
+    def __init__(self, results: pd.DataFrame | None = None, extras: dict | None = None,
+                 config: dict | None = None, error: BaseException | None = None, interrupted: bool = False,
+                 out: Path | None = None, tables: dict | None = None):
+        self._results = results
+        self._extras = extras
+        self._tables = tables  # name -> [arrow tables] of a run kept in memory
+        self.config = config or {}
+        self.error = error
+        self.interrupted = interrupted
+        self.out = out
+        #: a second Ctrl-C or SIGTERM arrived while the run was being written; skip the report
+        self.stop_requested = False
 
-    def job(a: int, b: int) -> BatchJob:
-        return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout)
+    def _load(self):
+        if self._tables is not None:
+            self._results = tables_to_frame(self._tables.get(store.RESULTS, []))
+            self._extras = {k: tables_to_frame(v) for k, v in self._tables.items()
+                            if k != store.RESULTS and v}
+        elif self.out is not None and (self.out / store.RESULTS).is_dir():
+            self._results, self._extras, _ = load_results(self.out)
+        else:
+            self._results, self._extras = pd.DataFrame(), {}
 
-    t0 = time.perf_counter()
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    results: list = []
-    error: BaseException | None = None
-    interrupted = False
-    bar = tqdm(total=spec.games - spec.first_game, unit="game", desc=f"{game.id}", disable=(None if progress is None else not progress),
-               leave=False, file=sys.stderr)
-    start = spec.first_game
-    if spec.jobs in (None, 0) and jobs > 1 and spec.games - start > PILOT_GAMES:
-        # A pilot batch in this process: when the whole run is short, starting workers would cost
-        # more than it saves, so the rest runs here too.  Results do not depend on it.
-        pilot = run_batch(job(start, start + PILOT_GAMES))
-        results.append(pilot)
-        bar.update(pilot.done)
-        error, interrupted = pilot.error, pilot.interrupted
-        start += PILOT_GAMES
-        if pilot.seconds / PILOT_GAMES * (spec.games - start) < SMALL_RUN_SECONDS:
-            jobs = 1
-    batches = plan_batches(spec.games, jobs, spec.batch_size, start=start)
-    n_jobs = max(1, min(jobs, len(batches)))
-    stop = _StopRequest(n_jobs > 1)
-    errors = [error] if error is not None else []
-    try:
-        if not errors and not interrupted and batches:
-            with stop, warnings.catch_warnings():
-                # joblib warns about cancelled or unused tasks when we stop early; that is intended
-                warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
-                with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=spec.backend, pre_dispatch="n_jobs",
-                                                         return_as="generator_unordered") as parallel:
-                    outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
-                    waiting = {a for a, _ in batches}
-                    try:
-                        for res in outputs:
-                            results.append(res)
-                            waiting.discard(res.start)
-                            bar.update(res.done)
-                            if res.error is not None:
-                                errors.append(res.error)
-                            if errors:
-                                # batches go out in order, so every batch that starts before the
-                                # first failure is running or done: wait for those, drop the rest
-                                first = min(e.game_index or 0 for e in errors)
-                                if not any(a <= first for a in waiting):
-                                    break
-                                continue
-                            if res.interrupted:
-                                stop.requested = True
-                            if stop.requested:
-                                # keep the batches that were running when Ctrl-C came: with n
-                                # workers, n - 1 others may still be finishing
-                                stop.collected += 1
-                                if stop.collected >= n_jobs:
-                                    break
-                    finally:
-                        outputs.close()
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        bar.close()
-    # the failure reported is the one in the earliest game, whatever the number of workers
-    error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
-    interrupted = (interrupted or stop.requested) and error is None
-    wall = time.perf_counter() - t0
-    frame, extras = assemble(game, params, players, strategies, results, seed)
-    config = {
-        "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
-        "seed": seed,
-        "games_requested": spec.games, "games_completed": int(frame["game_index"].nunique()) if len(frame) else 0,
-        "players": players, "strategies": list(strategies), "rules": params.as_dict(),
-        "rule_overrides": dict(spec.rules), "jobs": n_jobs, "batch_size": (batches[0][1] - batches[0][0]) if batches else PILOT_GAMES,
-        "wall_seconds": round(wall, 3), "versions": package_versions(),
-        "started": started,
-        "status": "interrupted" if interrupted else ("failed" if error else "complete"),
-        "error": str(error) if error else None,
-        "data_files": data_file_record(params),
-        "run_id": str(frame["run_id"].iloc[0]) if len(frame) else None,  # report checks the results agree
-    }
-    return RunResult(frame, extras, config, error, interrupted)
+    @property
+    def results(self) -> pd.DataFrame:
+        """The tidy results frame (one row per game and seat)."""
+        if self._results is None:
+            self._load()
+        return self._results
+
+    @property
+    def extras(self) -> dict[str, pd.DataFrame]:
+        """The title's extra tables (e.g. a per-round table), by name."""
+        if self._extras is None:
+            self._load()
+        return self._extras
+
+
+def tables_to_frame(tables: list) -> pd.DataFrame:
+    """Arrow tables of one run (in game order) -> one pandas frame; text columns written as
+    categories come back as categories with one shared set of categories."""
+    import pyarrow as pa
+    tables = [t for t in tables if t.num_rows]
+    if not tables:
+        return pd.DataFrame()
+    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+
+
+class _Deferred:
+    """Hold Ctrl-C and SIGTERM while a part or config.json is written, so neither is left half
+    written; a signal that arrived is delivered when the write is done (``deliver``) or only
+    noted (``final``: the last write of the run)."""
+
+    def __init__(self, deliver: bool = True):
+        self.deliver = deliver
+        self.pending: int | None = None
+        self.active = threading.current_thread() is threading.main_thread()
+        self.previous: dict = {}
+
+    def _hold(self, signum, frame):
+        if self.pending is None and not self.deliver:
+            print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
+        self.pending = signum
+
+    def __enter__(self):
+        if self.active:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self.previous[s] = signal.signal(s, self._hold)
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if not self.active:
+            return False
+        for s, h in self.previous.items():
+            signal.signal(s, h)
+        if self.pending is not None and self.deliver and exc_type is None:
+            h = self.previous[self.pending]
+            if callable(h):
+                h(self.pending, None)
+            elif h == signal.SIG_DFL:
+                os.kill(os.getpid(), self.pending)
+        return False
 
 
 class _StopRequest:
@@ -267,22 +313,472 @@ class _StopRequest:
         return False
 
 
-def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd.DataFrame, dict]:
-    """Batch results -> the tidy results frame and the extra frames, sorted by game index."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``) during a run: handled like a second Ctrl-C."""
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died under a batch (killed, or out of memory)."""
+
+
+class _Sink:
+    """Where finished batches go: Parquet parts in ``out`` (with config.json rewritten after each
+    part), or arrow tables in memory when there is no ``out``."""
+
+    def __init__(self, out: Path | None, config: dict, done: dict[int, tuple[int, int]]):
+        self.out = out
+        self.config = config
+        self.done = dict(done)
+        self.tables: dict[str, list] = {}
+
+    def add(self, start: int, stop: int, tables: dict) -> None:
+        """``tables``: name -> arrow table of games ``start`` to ``stop - 1`` (``results`` last)."""
+        if stop <= start:
+            return
+        if self.out is None:
+            for name, t in tables.items():
+                self.tables.setdefault(name, []).append((start, t))
+        else:
+            # extra tables first: a results part on disk means its whole batch is there
+            for name, t in tables.items():
+                if name != store.RESULTS:
+                    store.write_part(t, self.out / name, start, stop)
+            store.write_part(tables[store.RESULTS], self.out / store.RESULTS, start, stop)
+        self.done[start] = (start, stop)
+        self.config["games_done"] = store.merge_ranges(self.done.values())
+        self.config["games_completed"] = sum(b - a for a, b in self.done.values())
+        self.save()
+
+    def save(self) -> None:
+        if self.out is not None:
+            self.config["updated"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            store.write_json_atomic(self.out / "config.json", self.config)
+
+    def memory_tables(self) -> dict[str, list]:
+        return {k: [t for _, t in sorted(v, key=lambda x: x[0])] for k, v in self.tables.items()}
+
+
+def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
+    """The batches of a run folder that are complete on disk: a readable results part whose extra
+    parts are there too.  Temporary files, unreadable parts and orphan extra parts are deleted (a
+    resumed run redoes them)."""
+    done = store.scan_parts(out / store.RESULTS, clean=True)
+    extras = {name: store.scan_parts(out / name, clean=True) for name in game.extra_tables
+              if (out / name).is_dir()}
+    for start, rng in list(done.items()):
+        if any(ex.get(start) != rng for name, ex in extras.items()) and game.extra_tables and extras:
+            (out / store.RESULTS / store.part_name(start)).unlink(missing_ok=True)
+            del done[start]
+    for name, ex in extras.items():
+        for start in ex:
+            if start not in done:
+                (out / name / store.part_name(start)).unlink(missing_ok=True)
+    return done
+
+
+def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
+        out: str | Path | None = None, resume: bool = False) -> RunResult:
+    """Play a run: the one primitive every experiment is built from.
+
+    With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
+    (and the title's extra tables likewise), ``config.json`` is rewritten after each part with the
+    status and the games done, and a lock file keeps a second run out of the folder (InputError).
+    Memory stays bounded whatever ``spec.games``.  ``resume=True`` continues the run recorded in
+    ``out`` (see :func:`resume`) and plays only the games it lacks.  Without ``out`` the rows stay
+    in memory (for small runs and tests).
+
+    Never loses finished games: a strategy failure, a dead worker, a full disk, Ctrl-C or SIGTERM
+    stop the run; the result (and ``config.json``) carries the status (``complete``,
+    ``interrupted`` or ``failed``), the games done and the error.
+
+    ``progress``: ``None`` shows a bar (games, games/s, ETA) on a terminal once the run has taken
+    a few seconds; ``False`` never.
+    """
+    from tqdm.auto import tqdm
+
+    game, params, players, jobs, seed = resolve(spec)
+    if getattr(game, "source", None):  # the user ran this title file: its results may load it again
+        trust_title_file(game.source)
+    strategies = tuple(spec.strategies)
+    rules = tuple(sorted(spec.rules.items()))
+    out = Path(out) if out is not None else None
+    if out is not None and not resume:
+        out = prepare_out(out)
+    client = _dask_client(spec) if spec.backend == "dask" else None
+    lock = store.RunLock(out).acquire() if out is not None else None
+    hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
+    try:
+        previous = read_config(out) if (resume and out is not None) else None
+        done = _scan_done(out, game) if previous else {}
+        run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
+        sources = runner.ship_sources(strategies) if client is not None else ()
+
+        def job(a: int, b: int) -> BatchJob:
+            return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
+                            hang_dir)
+
+        config = {
+            "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+            "run_id": run_id, "seed": seed,
+            "games_requested": spec.games, "games_completed": sum(b - a for a, b in done.values()),
+            "players": players, "strategies": list(strategies), "rules": params.as_dict(),
+            "rule_overrides": dict(spec.rules), "jobs": jobs, "jobs_requested": spec.jobs, "batch_size": spec.batch_size,
+            "game_timeout": spec.game_timeout, "backend": spec.backend, "scheduler": spec.scheduler,
+            "wall_seconds": 0.0, "versions": package_versions(),
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "status": "running", "error": None, "games_done": store.merge_ranges(done.values()),
+            "data_files": data_file_record(params), "layout": store.LAYOUT, "pid": os.getpid(),
+        }
+        if previous:
+            config["command"] = previous.get("command", "")
+            config["started"] = previous.get("started", config["started"])
+            config["resumed"] = list(previous.get("resumed") or []) + [
+                {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": command or "",
+                 "games_before": config["games_completed"]}]
+            config["wall_seconds"] = float(previous.get("wall_seconds") or 0.0)
+        sink = _Sink(out, config, done)
+        with _Deferred():
+            sink.save()
+        return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
+                        run_id, hang_dir)
+    finally:
+        if lock is not None:
+            lock.release()
+        shutil.rmtree(hang_dir, ignore_errors=True)
+        if client is not None:
+            _close_dask(client)
+
+
+def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
+             run_id, hang_dir) -> RunResult:
+    config = sink.config
+    t0 = time.perf_counter()
+    wall_before = config["wall_seconds"]
+    first = spec.first_game
+    missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games) if b > first]
+    config["first_game"] = first
+    errors: list[BaseException] = []
+    interrupted = False
+    total_done = config["games_completed"]
+    bar = tqdm(total=spec.games - first, initial=total_done, unit="game", desc=f"{game.id}",
+               disable=(None if progress is None else not progress), leave=False, file=sys.stderr,
+               delay=PROGRESS_DELAY, smoothing=0.1)
+
+    def keep(res: BatchResult) -> None:
+        nonlocal total_done
+        tables = batch_tables(game, params, players, strategies, res, run_id)
+        with _Deferred():
+            sink.add(res.start, res.start + res.done, tables)
+        total_done += res.done
+        bar.update(res.done)
+
+    def on_hang(info: dict) -> None:
+        """The watchdog in this process: a game ignored its time limit here, so write what is
+        finished, record the failure, and exit (the game's thread cannot be stopped)."""
+        res = info["result"]
+        res.columns = runner.to_columns(res.rows, list(ROW_FIELDS) + list(game.metric_columns))
+        res.rows = []
+        err = _hung_error(info)
+        try:
+            keep(res)
+        except Exception:
+            pass
+        _finish(config, sink, err, False, t0, wall_before)
+        print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
+              f"The {config['games_completed']} finished games were written"
+              f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
+        if sink.out is not None:
+            store.RunLock(sink.out).path.unlink(missing_ok=True)
+        os._exit(1)
+
+    start_batches: list[tuple[int, int]] = []
+    n_jobs = jobs
+    try:
+        if (spec.jobs in (None, 0) and jobs > 1 and client is None and missing and not config.get("resumed")
+                and missing[0][1] - missing[0][0] > PILOT_GAMES):
+            # A pilot batch in this process: when the whole run is short, starting workers would cost
+            # more than it saves, so the rest runs here too.  Results do not depend on it.
+            a = missing[0][0]
+            with _watchdog_here(on_hang):
+                pilot = run_batch(job(a, a + PILOT_GAMES))
+            keep(pilot)
+            if pilot.error is not None:
+                errors.append(pilot.error)
+            interrupted = pilot.interrupted
+            missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games)
+                       if b > first]
+            remaining = sum(b - a for a, b in missing)
+            if pilot.seconds / PILOT_GAMES * remaining < SMALL_RUN_SECONDS:
+                jobs = 1
+        size = spec.batch_size or config.get("batch_size")
+        if size is None and missing:
+            size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
+        config["batch_size"] = size
+        for a, b in missing:
+            start_batches += plan_batches(b, jobs, size, start=a)
+        n_jobs = max(1, min(jobs, len(start_batches))) if client is None else _dask_slots(client)
+        config["jobs"] = n_jobs
+        if not errors and not interrupted and start_batches:
+            interrupted = _dispatch(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
+                                    hang_dir)
+    except KeyboardInterrupt:
+        interrupted = True
+    except store.StoreError as e:
+        errors.append(e)
+    finally:
+        bar.close()
+    error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
+    interrupted = interrupted and error is None
+    result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
+                       tables=sink.memory_tables() if sink.out is None else None)
+    with _Deferred(deliver=False) as held:
+        try:
+            _finish(config, sink, error, interrupted, t0, wall_before)
+        except store.StoreError as e:
+            # the record could not be rewritten (disk full, read-only): the parts on disk and the
+            # last config.json written stay valid, and resume trusts the parts
+            result.error = result.error or e
+            config["status"] = "failed"
+    result.stop_requested = held.pending is not None
+    return result
+
+
+PROGRESS_DELAY = 3.0
+
+
+def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
+    config["wall_seconds"] = round(wall_before + time.perf_counter() - t0, 3)
+    complete = config["games_completed"] >= config["games_requested"] - config.get("first_game", 0)
+    config["status"] = ("failed" if error is not None else "interrupted" if interrupted or not complete
+                        else "complete")
+    config["error"] = str(error) if error is not None else None
+    config.pop("pid", None)
+    sink.save()
+
+
+def _hung_error(info: dict) -> StrategyError:
+    labels = info.get("labels") or []
+    who = ", ".join(f"seat {i} {s}" for i, s in enumerate(labels))
+    err = StrategyError(f"a strategy in game {info['game_index']} ({who}) did not stop at the time limit and "
+                        "ignored the stop signal; the watchdog killed it", strategy=labels[0] if labels else "?",
+                        seat=-1, game_seed=info["game_seed"], game_index=info["game_index"], kind="hung")
+    return err
+
+
+@contextlib.contextmanager
+def _watchdog_here(handler):
+    """Batches run in this process: a game the watchdog must kill ends the run through ``handler``."""
+    previous = runner.Watchdog.handler
+    runner.Watchdog.handler = staticmethod(handler)
+    try:
+        yield
+    finally:
+        runner.Watchdog.handler = previous
+
+
+def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir) -> bool:
+    """Run ``batches`` and hand each result to ``keep`` as it arrives.  Returns True when the run
+    was interrupted.  Stops at the first failure once the batches before it are in."""
+    stop = _StopRequest(n_jobs > 1 or client is not None)
+    waiting = {a for a, _ in batches}
+    with stop, _sigterm_raises(), warnings.catch_warnings(), _watchdog_here(on_hang):
+        # joblib warns about cancelled or unused tasks when we stop early; that is intended
+        warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
+        if client is not None:
+            outputs = _dask_results(client, batches, job, n_jobs)
+        elif n_jobs == 1:
+            outputs = (run_batch(job(a, b)) for a, b in batches)
+        else:
+            outputs = _loky_results(batches, job, n_jobs, backend)  # (inside safe_worker_path)
+        try:
+            for res in outputs:
+                keep(res)
+                waiting.discard(res.start)
+                if res.error is not None:
+                    errors.append(res.error)
+                if errors:
+                    # batches go out in order, so every batch that starts before the first
+                    # failure is running or done: wait for those, drop the rest
+                    first = min(e.game_index or 0 for e in errors)
+                    if not any(a <= first for a in waiting):
+                        break
+                    continue
+                if res.interrupted:
+                    stop.requested = True
+                if stop.requested:
+                    # keep the batches that were running when Ctrl-C came: with n workers,
+                    # n - 1 others may still be finishing
+                    stop.collected += 1
+                    if stop.collected >= n_jobs or n_jobs == 1:
+                        break
+        except KeyboardInterrupt:
+            return True
+        except store.StoreError:
+            raise
+        except Exception as e:
+            # a worker process died (SIGKILL, out of memory): what it was playing is lost, the
+            # rest is on disk; a watchdog kill names its game
+            errors.append(_worker_death(e, hang_dir))
+        finally:
+            close = getattr(outputs, "close", None)
+            if close is not None:
+                close()
+    return stop.requested
+
+
+def _worker_death(e: BaseException, hang_dir: str) -> BaseException:
+    for p in sorted(Path(hang_dir).glob("hung-*.json")):
+        try:
+            return _hung_error(json.loads(p.read_text()))
+        except (OSError, ValueError, KeyError):
+            continue
+    name = type(e).__name__
+    if "Terminated" in name or "BrokenProcessPool" in name or "KilledWorker" in name:
+        return WorkerDied("a worker process died (killed, or out of memory) and its games were lost; "
+                          "the finished games are kept - continue with `analyser resume`")
+    return WorkerDied(f"the run stopped: {name}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM in the main process raises :class:`Terminated`, so workers are stopped and what is
+    finished is written (the default would kill this process and orphan the workers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _loky_results(batches, job, n_jobs, backend):
+    with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
+                         return_as="generator_unordered") as parallel:
+        outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
+        try:
+            yield from outputs
+        finally:
+            outputs.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Dask
+# --------------------------------------------------------------------------------------------
+
+#: Seconds to wait for a Dask scheduler before giving up (environment: ANALYSER_DASK_CONNECT_TIMEOUT).
+DASK_CONNECT_TIMEOUT = 10
+
+
+def _dask_client(spec: RunSpec):
+    """A ``dask.distributed`` client: to ``spec.scheduler``, or to a new LocalCluster with one
+    single-threaded worker per job.  InputError (one line) when dask is missing, the address is
+    malformed or the scheduler does not answer."""
+    address = spec.scheduler
+    if address is not None:
+        check_scheduler_address(address)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InputError("--backend dask needs dask.distributed, which is not installed; "
+                         "install it with: pip install 'analyser[dask]'") from None
+    import logging
+    from distributed import Client, LocalCluster
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if address is None:
+        workers = resolve_jobs(spec.jobs)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+        client._analyser_cluster = cluster
+        return client
+    try:
+        return Client(address, timeout=float(os.environ.get("ANALYSER_DASK_CONNECT_TIMEOUT", DASK_CONNECT_TIMEOUT)))
+    except (OSError, TimeoutError) as e:
+        raise InputError(f"--scheduler {address!r} did not answer ({type(e).__name__}); start one with "
+                         "`dask scheduler` and give its tcp://HOST:PORT address") from None
+    except ValueError as e:
+        raise InputError(f"--scheduler {address!r} is not accepted ({e}); give tcp://HOST:PORT") from None
+
+
+def check_scheduler_address(address: str) -> None:
+    """``tcp://HOST:PORT`` (or ``tls://``, ``inproc://``, ``ws://``, ``wss://``); InputError otherwise."""
+    import re
+    if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
+        raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
+                         "tcp://HOST:8786")
+
+
+def _dask_slots(client) -> int:
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:
+        return 1
+
+
+def _close_dask(client) -> None:
+    cluster = getattr(client, "_analyser_cluster", None)
+    try:
+        client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _dask_results(client, batches, job, slots):
+    """Submit the batches with at most ``2 * slots`` in flight; yield results as they finish.  A
+    worker lost mid-batch has its batch rescheduled by the scheduler (each batch is a pure task
+    keyed by its games, so nothing is doubled)."""
+    from distributed import as_completed
+    pending = iter(batches)
+    futures = []
+    run_key = uuid.uuid4().hex[:8]
+
+    def submit():
+        for a, b in pending:
+            return client.submit(run_batch, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
+        return None
+
+    live = set()
+    for _ in range(2 * slots):
+        f = submit()
+        if f is not None:
+            live.add(f)
+    queue = as_completed(list(live))
+    try:
+        for fut in queue:
+            res = fut.result()
+            live.discard(fut)
+            fut.release()
+            nxt = submit()
+            if nxt is not None:
+                live.add(nxt)
+                queue.add(nxt)
+            yield res
+    finally:
+        for f in list(live):
+            f.cancel()
+
+
+def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str) -> tuple[pd.DataFrame, dict]:
+    """One batch's results -> its slice of the tidy results frame and of each extra table, sorted
+    by game index (and seat).  Concatenating the slices of all batches in game order gives the
+    run's frames."""
     cols = list(ROW_FIELDS) + list(game.metric_columns)
-    parts = [pd.DataFrame(b.columns, columns=cols) if b.columns is not None
-             else pd.DataFrame.from_records(b.rows, columns=cols)
-             for b in sorted(batch_results, key=lambda b: b.start)]
-    parts = [p for p in parts if len(p)]
-    df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+    df = (pd.DataFrame(b.columns, columns=cols) if b.columns is not None
+          else pd.DataFrame.from_records(b.rows, columns=cols))
     names = list(dict.fromkeys(strategies))
-    df["strategy"] = pd.Categorical([strategies[i] for i in df["strategy"]], categories=names)
+    df["strategy"] = pd.Categorical([strategies[int(i)] for i in df["strategy"]], categories=names)
     df["game_seed"] = df["game_seed"].astype("uint64")
     for c in ("game_index", "seat", "rank"):
         df[c] = df[c].astype("int64")
     df["win"] = df["win"].astype("float64")
     df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    run_id = f"{game.id}-{seed}-{secrets.token_hex(4)}"  # unique per run; the seed has its own column
     front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
                           "game": pd.Categorical([game.id] * len(df))})
     df.insert(2, "players", np.full(len(df), players, dtype="int64"))
@@ -293,12 +789,8 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
         rule_cols[k] = pd.Categorical([v] * len(df)) if isinstance(v, str) else np.full(len(df), v)
     ident = ["game_index", "game_seed", "players", "seat", "strategy"]
     df = pd.concat([front, df[ident], pd.DataFrame(rule_cols, index=df.index), df.drop(columns=ident)], axis=1)
-    extras = {}
-    for b in sorted(batch_results, key=lambda b: b.start):
-        for name, recs in b.extras.items():
-            extras.setdefault(name, []).extend(recs)
     extra_frames = {}
-    for name, recs in extras.items():
+    for name, recs in b.extras.items():
         if not recs:
             continue
         frame = pd.DataFrame.from_records(recs)
@@ -310,60 +802,317 @@ def assemble(game, params, players, strategies, batch_results, seed) -> tuple[pd
             frame = frame[first + [c for c in frame.columns if c not in first]]
         frame = frame.sort_values([c for c in ("game_index", "round", "seat") if c in frame.columns],
                                   kind="stable").reset_index(drop=True)
-        extra_frames[name] = frame
+        extra_frames[name] = compact(frame)
     return df, extra_frames
 
 
-def write_results(result: RunResult, out: Path, csv: bool = False) -> list[Path]:
-    """Write ``results.parquet`` (and ``results.csv``), extra tables and ``config.json`` into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
+def compact(frame: pd.DataFrame) -> pd.DataFrame:
+    """An extra table in compact dtypes: whole numbers as int32 (``game_index`` int64,
+    ``game_seed`` uint64), text as categories.  Fixed types, so every part has the same schema."""
+    out = {}
+    for c in frame.columns:
+        s = frame[c]
+        if c == "game_index":
+            out[c] = s.astype("int64")
+        elif c == "game_seed":
+            out[c] = s.astype("uint64")
+        elif pd.api.types.is_bool_dtype(s):
+            out[c] = s.astype("int8")
+        elif pd.api.types.is_integer_dtype(s):
+            out[c] = s.astype("int32")
+        elif s.dtype == object or pd.api.types.is_string_dtype(s):
+            out[c] = s.astype("category")
+        else:
+            out[c] = s
+    return pd.DataFrame(out, index=frame.index)
+
+
+def batch_tables(game, params, players, strategies, b: BatchResult, run_id: str) -> dict:
+    """One batch as arrow tables: ``{name: table}`` for each extra table, then ``results``."""
+    import pyarrow as pa
+    df, extras = batch_frames(game, params, players, strategies, b, run_id)
+    out = {name: pa.Table.from_pandas(f, preserve_index=False) for name, f in extras.items()}
+    for name in game.extra_tables:  # every batch has a part of each extra table, maybe empty
+        out.setdefault(name, pa.table({"game_index": pa.array([], pa.int64())}))
+    out[store.RESULTS] = pa.Table.from_pandas(df, preserve_index=False)
+    return out
+
+
+def assemble(game, params, players, strategies, batch_results, seed, run_id: str | None = None
+             ) -> tuple[pd.DataFrame, dict]:
+    """Batch results -> the tidy results frame and the extra frames, sorted by game index."""
+    run_id = run_id or f"{game.id}-{seed}"
+    frames, extras = [], {}
+    for b in sorted(batch_results, key=lambda b: b.start):
+        df, ex = batch_frames(game, params, players, strategies, b, run_id)
+        frames.append(df)
+        for name, f in ex.items():
+            extras.setdefault(name, []).append(f)
+    nonempty = [f for f in frames if len(f)] or frames[:1]
+    df = pd.concat(nonempty, ignore_index=True) if nonempty else pd.DataFrame()
+    out = {}
+    for name, fs in extras.items():
+        f = pd.concat(fs, ignore_index=True)
+        for c in f.columns:
+            if f[c].dtype == object or pd.api.types.is_string_dtype(f[c]):
+                f[c] = f[c].astype("category")
+        out[name] = f
+    return df, out
+
+
+def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
+    """Write ``results.csv`` (and ``<extra>.csv``) beside a run's parts, one part at a time, so
+    memory stays bounded.  Returns the files written."""
+    import pyarrow.csv as pacsv
     written = []
-    p = out / "results.parquet"
-    result.results.to_parquet(p, index=False)
-    written.append(p)
-    if csv:
-        p = out / "results.csv"
-        result.results.to_csv(p, index=False)
-        written.append(p)
-    for name, frame in result.extras.items():
-        p = out / f"{name}.parquet"
-        frame.to_parquet(p, index=False)
-        written.append(p)
-        if csv:
-            p = out / f"{name}.csv"
-            frame.to_csv(p, index=False)
-            written.append(p)
-    p = out / "config.json"
-    p.write_text(json.dumps(result.config, indent=2, default=str) + "\n")
-    written.append(p)
+    for name in [store.RESULTS] + list(names or []):
+        parts = store.part_files(out / name)
+        if not parts:
+            continue
+        target = out / f"{name}.csv"
+        tmp = out / f".{name}.csv.tmp"
+        try:
+            with open(tmp, "wb") as fh:
+                header = True
+                for p in parts:
+                    t = pq.read_table(p)
+                    if not t.num_rows:
+                        continue
+                    # the same text as pandas' to_csv, without loading the run
+                    fh.write(t.to_pandas().to_csv(index=False, header=header).encode("utf-8"))
+                    header = False
+            os.replace(tmp, target)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise store.StoreError(f"cannot write {target}: {e.strerror or type(e).__name__}") from None
+        written.append(target)
     return written
 
 
-def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
-    """Read a results file (Parquet or CSV) or a run folder, with its extras and config.json.
+def write_results(result: RunResult, out: Path, csv: bool = False) -> list[Path]:
+    """Write a run kept in memory into ``out`` in the run-folder layout (parts, config.json, and
+    ``results.csv`` with ``csv``).  A run that was written with ``out`` already is there; then only
+    the CSV files are written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    if result.out is None or Path(result.out).resolve() != out.resolve():
+        import pyarrow as pa
+        df = result.results
+        if len(df):
+            first, last = int(df["game_index"].iloc[0]), int(df["game_index"].iloc[-1])
+            written.append(store.write_part(pa.Table.from_pandas(df, preserve_index=False),
+                                            out / store.RESULTS, first, last + 1))
+            for name, frame in result.extras.items():
+                written.append(store.write_part(pa.Table.from_pandas(frame, preserve_index=False),
+                                                out / name, first, last + 1))
+        store.write_json_atomic(out / "config.json", result.config)
+        written.append(out / "config.json")
+    if csv:
+        written += write_csv(out, list(result.extras) if result.out is None else
+                             [p.name for p in out.iterdir() if p.is_dir() and p.name != store.RESULTS])
+    return written
 
-    The table is validated against its title's results schema (:func:`validate_results`) and
-    the config against the table (:func:`validate_config`) before anything else uses them; the
-    title's extra tables found beside it are validated too (:func:`validate_extra`).  Raises
-    InputError (one line naming the file, the column and the problem) otherwise.
+
+def read_config(out: Path) -> dict:
+    """The config.json of a run folder, for resuming it.  InputError (one line) when ``out`` is not
+    a run folder, holds a complete run, or was written by a newer analyser."""
+    out = Path(out)
+    if not out.is_dir():
+        raise InputError(f"{str(out)!r} is not a run folder (no such folder); give the --out folder of a run")
+    try:
+        config = json.loads((out / "config.json").read_text())
+    except FileNotFoundError:
+        raise InputError(f"{str(out)!r} is not a run folder (no config.json); give the --out folder of a run") from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"{str(out)!r}: config.json cannot be read ({type(e).__name__}); "
+                         "it is not a run that can be resumed") from None
+    if not isinstance(config, dict) or not {"game", "seed", "strategies", "games_requested"} <= set(config):
+        raise InputError(f"{str(out)!r} is not an analyser run folder (config.json lacks the run's game, "
+                         "seed or strategies)")
+    layout = config.get("layout", 1)
+    made_by = str((config.get("versions") or {}).get("analyser", "0"))
+    if not isinstance(layout, int) or layout > store.LAYOUT or _version_key(made_by) > _version_key(__version__):
+        raise InputError(f"{str(out)!r} was written by analyser {made_by} (layout {layout}); this is analyser "
+                         f"{__version__}, which cannot resume it; upgrade analyser")
+    if layout < store.LAYOUT or "run_id" not in config:
+        raise InputError(f"{str(out)!r} was written by an analyser without resumable runs "
+                         "(one results.parquet); it cannot be resumed, start a new run")
+    if config.get("status") == "complete":
+        raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); "
+                         "nothing to resume")
+    return config
+
+
+def _version_key(v: str) -> tuple:
+    import re
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None) -> RunResult:
+    """Continue the interrupted or failed run in ``out``: the same spec and run id, only the games
+    that have no part on disk are played, and the union equals one uninterrupted run.  A part cut
+    short by a kill is deleted and redone.  InputError for a folder that is not a run, a complete
+    run, a run from a newer version, or one another process is writing."""
+    out = Path(out)
+    config = read_config(out)
+    holder = store.holder_of(out)
+    if holder is not None:
+        raise InputError(f"{str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
+                         "wait for it to stop")
+    spec = spec_from_config(config)
+    return run(spec, progress=progress, command=command, out=out, resume=True)
+
+
+def spec_from_config(config: dict) -> RunSpec:
+    """The RunSpec a config.json records (for resume)."""
+    return RunSpec(game=config.get("title_source") or config["game"], strategies=list(config["strategies"]), players=config.get("players"),
+                   games=int(config["games_requested"]), seed=int(config["seed"]),
+                   jobs=config.get("jobs_requested", 0), rules=dict(config.get("rule_overrides") or {}),
+                   batch_size=config.get("batch_size"), first_game=int(config.get("first_game") or 0),
+                   game_timeout=float(config.get("game_timeout", 60.0)),
+                   backend=config.get("backend") or "loky", scheduler=config.get("scheduler"))
+
+
+def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
+                drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every part of ``folder`` as one frame (only ``columns`` that exist, when given; without the
+    ``drop`` columns).  ``per_part(frame)``, when given, shrinks each part before they are joined
+    (e.g. smaller integer types), so the whole table is never held in its wide form."""
+    import pyarrow as pa
+    pieces = []
+    for p in store.part_files(folder):
+        try:
+            schema = pq.read_schema(p)
+            cols = [c for c in (schema.names if columns is None else columns) if c in schema.names and c not in drop]
+            t = pq.read_table(p, columns=cols)
+        except Exception as e:
+            raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+        if not t.num_rows:
+            continue
+        if per_part is None:
+            pieces.append(t)
+        else:
+            pieces.append(_narrow(t))
+    if not pieces:
+        return pd.DataFrame()
+    table = pa.concat_tables(pieces, promote_options="permissive")
+    del pieces
+    if per_part is None:
+        return table.to_pandas()
+    # convert column by column, dropping each arrow column once converted, so the table is
+    # never held twice
+    data = {}
+    for name in list(table.column_names):
+        col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            data[name] = col.to_pandas().values
+        else:
+            data[name] = col.to_numpy()
+        del col
+        table = table.drop_columns([name])
+    del table
+    out = per_part(pd.DataFrame(data, copy=False))
+    del data
+    for c in out.columns:  # categories that differ from part to part (text in extra tables)
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].astype("category")
+    return out
+
+
+def _distinct_text(col: pd.Series) -> list[str]:
+    """The distinct values of a column as text, in order of appearance (cheap for categories)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        used = pd.unique(col.cat.codes)
+        return [str(col.cat.categories[i]) for i in used if i >= 0]
+    return [str(x) for x in pd.unique(col.astype(str))]
+
+
+def _narrow(t):
+    """An arrow table with its 64-bit whole numbers as int32 where the values fit (game seeds
+    excepted), to keep many parts small in memory before they are joined."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    cols = []
+    for name, col in zip(t.column_names, t.columns):
+        if name != "game_seed" and pa.types.is_integer(col.type) and col.type.bit_width > 32 and len(col):
+            mm = pc.min_max(col)
+            lo, hi = mm["min"].as_py(), mm["max"].as_py()
+            if lo is not None and -2 ** 15 <= lo and hi < 2 ** 15 and name != "game_index":
+                col = col.cast(pa.int16())
+            elif lo is not None and -2 ** 31 <= lo and hi < 2 ** 31:
+                col = col.cast(pa.int32())
+        cols.append(col)
+    return pa.table(cols, names=t.column_names)
+
+
+#: Title files (absolute paths) that a results table's ``config.json`` may name: those the user
+#: gave on the command line (``--title``) or that this process already ran.
+_TRUSTED_TITLE_FILES: set[str] = set()
+
+
+def trust_title_file(source: str) -> None:
+    """Allow :func:`load_results` to load the title file ``source`` (a path, with or without a
+    ``:Class`` suffix) named by a run's ``config.json``.  Loading a title file runs its code, so a
+    results folder from someone else never does that unless the user names the file."""
+    _TRUSTED_TITLE_FILES.add(_title_file_key(source))
+
+
+def is_trusted_title_file(source: str) -> bool:
+    """True when :func:`trust_title_file` was called for ``source``'s file."""
+    return _title_file_key(source) in _TRUSTED_TITLE_FILES
+
+
+def _title_file_key(source: str) -> str:
+    path = source
+    head, sep, tail = source.rpartition(":")
+    if sep and head and "/" not in tail and not tail.endswith(".py"):
+        path = head  # a ./file.py:Class reference
+    try:
+        return str(Path(path).expanduser().resolve())
+    except (OSError, RuntimeError, ValueError):
+        return path
+
+
+def load_results(path: Path, columns: list[str] | None = None, per_part=None,
+                 extra_drop: tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+    """Read a run folder (its Parquet parts, or the single ``results.parquet`` of older runs), a
+    results file (Parquet or CSV), with the extra tables and config.json.
+
+    ``columns``: read only these result columns (those that exist), to keep memory down;
+    ``per_part``: a function shrinking each part's frame before the parts are joined;
+    ``extra_drop``: columns of the extra tables not to read.
+    A single results file (and the whole table of a run folder, when no ``columns`` are asked
+    for) is validated against its title's results schema (:func:`validate_results`) and the
+    config against the table (:func:`validate_config`) before anything else uses them; the
+    title's extra tables found beside a single file are validated too (:func:`validate_extra`).
+    Raises InputError (one line naming the file, the column and the problem) otherwise.
     """
     from analyser.safeio import check_regular_file, read_json
 
     path = Path(path)
+    if path.is_dir() and path.name == store.RESULTS and store.part_files(path):
+        path = path.parent  # the parts folder itself: read its run
     folder = path if path.is_dir() else path.parent
-    if path.is_dir():
-        path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
-    if not path.exists():
-        raise InputError(f"results file {str(path)!r} does not exist; give a results.parquet, results.csv "
-                         "or the run folder")
-    check_regular_file(path, "results file")
-    df = _read_table(path, "results file")
+    if path.is_dir() and (path / store.RESULTS).is_dir() and store.part_files(path / store.RESULTS):
+        df = _read_parts(path / store.RESULTS, columns, per_part)
+        path = path / store.RESULTS
+        whole = columns is None
+    else:
+        if path.is_dir():
+            path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
+        if not path.exists():
+            raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
+                             "or results.csv")
+        check_regular_file(path, "results file")
+        df = _read_table(path, "results file")
+        whole = True
     if "game" not in df.columns:
         raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
                          "(see README: What a run writes)")
     if df.empty:
         raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
-    games = df["game"].dropna().astype(str).unique()
+    games = _distinct_text(df["game"])
     if len(games) != 1 or df["game"].isna().any():
         raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
                          f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
@@ -372,34 +1121,49 @@ def load_results(path: Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dic
     if (folder / "config.json").exists():
         config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
     title = str(games[0])
-    # a title from a file is loaded again from its file (recorded by the run that made the table)
+    # a title from a file is loaded again from its file (recorded by the run that made the table),
+    # but only when this process already trusts that file: loading it runs its code
     source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
+    if isinstance(source, str) and not is_trusted_title_file(source):
+        raise InputError(f"{str(path)!r}: this run's title comes from the file {source!r}, and loading it runs "
+                         f"that file's code; analyser does not do that unasked: pass --title {source} to trust it")
     from analyser.registry import game_ids
     if not isinstance(source, str) and title not in game_ids():
         raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
                          f"{', '.join(game_ids())}")
     game = get_game(source if isinstance(source, str) else title)
-    validate_results(df, game, path)
-    if (folder / "config.json").exists():
-        validate_config(config, df, game, folder / "config.json", path)
+    if whole:
+        validate_results(df, game, path)
+        if (folder / "config.json").exists():
+            validate_config(config, df, game, folder / "config.json", path)
     extras = {}
     for name in game.extra_tables:
+        if (folder / name).is_dir():
+            frame = _read_parts(folder / name, per_part=per_part, drop=extra_drop)
+            if len(frame):
+                extras[name] = frame
+            continue
         for p in (folder / f"{name}.parquet", folder / f"{name}.csv"):
             if p.exists() and (p.suffix == ".parquet" or path.suffix != ".parquet"):
                 check_regular_file(p, f"{name} table")
                 extras[str(name)] = validate_extra(_read_table(p, f"{name} table"), game, name, p, df)
                 break
-    if path.suffix != ".parquet":  # CSV has no empty string: an empty text rule option reads as NaN
+    if path.suffix not in (".parquet", "") and path.name != store.RESULTS:  # CSV has no empty string: an empty text rule option reads as NaN
         for o in game.Params.options():
             if o["type"] == "str" and o["name"] in df.columns:
                 df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
         if getattr(col, "kind", "") == "trace" and col in df.columns:
             df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
-    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(df["strategy"].astype(str))]
-    seen = list(pd.unique(df["strategy"].astype(str)))
-    df["strategy"] = pd.Categorical(df["strategy"].astype(str),
-                                    categories=list(dict.fromkeys(order + seen)))
+    if "strategy" in df.columns:
+        seen = _distinct_text(df["strategy"])
+        order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
+        categories = list(dict.fromkeys(order + seen))
+        if isinstance(df["strategy"].dtype, pd.CategoricalDtype):  # without a text copy of the column
+            col = df["strategy"].cat.rename_categories([str(c) for c in df["strategy"].cat.categories])
+            df["strategy"] = col.cat.remove_unused_categories().cat.set_categories(categories)
+        else:
+            df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
     return df, extras, config
 
 
@@ -706,11 +1470,29 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
         raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and "
                          f"{'' if replace_run else 'would be overwritten; '}holds no analyser run to replace; "
                          "choose a new or empty folder")
+    holder = store.holder_of(out)
+    if holder is not None:
+        raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
+                         "wait for it or choose another folder")
+    if previous.get("status") in ("running", "interrupted") and previous.get("games_completed"):
+        raise InputError(f"--out {str(out)!r} holds an unfinished run ({previous.get('games_completed')} of "
+                         f"{previous.get('games_requested')} games); continue it with `analyser resume {out}`, "
+                         "or choose another folder")
     names = set(previous.get("files") or []) | {"config.json", "results.parquet", "results.csv", "summary.csv",
                                                  "index.html"}
     for name in sorted(names):
-        if "/" not in name and "\\" not in name and name not in ("", ".", ".."):
+        if "/" not in name and "\\" not in name and name not in ("", ".", "..") and (out / name).is_file():
             (out / name).unlink(missing_ok=True)
+    game = previous.get("game")
+    tables = [store.RESULTS]
+    try:
+        tables += list(get_game(str(game)).extra_tables)
+    except InputError:
+        pass
+    for name in tables:  # the part folders of the run replaced
+        folder = out / name
+        if folder.is_dir() and all(p.name.startswith(("part-", ".part-")) for p in folder.iterdir()):
+            shutil.rmtree(folder)
     return out
 
 

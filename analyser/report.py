@@ -104,7 +104,8 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
         parts.append(Part(v["label"], v["what"], v["runs"], strategies, analysis.seat_summary(df),
                           analysis.run_summary(df), game.figure_tables(df, sub_extras),
                           int(df["players"].iloc[0]),
-                          designer.designer_table(df, getattr(game, "trace_unit", "steps"))))
+                          designer.designer_table(df, getattr(game, "trace_unit", "steps"),
+                                                  getattr(game, "score_unit", "points"))))
     from analyser.experiments import missing_tables
     methods = parts[0].strategies.attrs.get("methods", {})
     return Summary(parts, game.length_unit, game.score_unit,
@@ -271,6 +272,65 @@ def _params_of(game, df: pd.DataFrame):
         return game.Params()
 
 
+def _downcast(df: pd.DataFrame) -> pd.DataFrame:
+    """Whole-number columns (except ``game_seed``) in the smallest signed integer type that holds
+    them, column by column, so no second copy of the frame is made."""
+    import numpy as np
+    for c in list(df.columns):
+        if c == "game_seed" or not pd.api.types.is_integer_dtype(df[c]) or not len(df):
+            continue
+        lo, hi = int(df[c].min()), int(df[c].max())
+        for t in (np.int8, np.int16, np.int32, np.int64):
+            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+                if df[c].dtype != t:
+                    df[c] = df[c].astype(t)
+                break
+    return df
+
+
+def load_run_for_report(out: Path):
+    """A run folder's results and extra tables read for the report: without the game seeds,
+    whole numbers in small integer types, part by part.  Returns ``(results, extras, config)``."""
+    from analyser import experiments, store
+    import pyarrow.parquet as pq
+
+    parts = store.part_files(Path(out) / store.RESULTS)
+    if not parts:
+        df, extras, config = experiments.load_results(out)
+        return _downcast(df), {k: _downcast(v) for k, v in extras.items()}, config
+    schema = pq.read_schema(parts[0])
+    keep = [c for c in schema.names if c != "game_seed"]
+    df, extras, config = experiments.load_results(out, columns=keep, per_part=_downcast_part,
+                                                  extra_drop=("game_seed", "run_id"))
+    return df, extras, config
+
+
+def _downcast_part(df: pd.DataFrame) -> pd.DataFrame:
+    """One part in small types: its whole numbers in int8/int16/int32 by a fixed rule per column
+    (the smallest type that holds the part's values, at least int16 for counts and scores that
+    may grow), so the parts join without a wide copy."""
+    import numpy as np
+    for c in list(df.columns):
+        if c == "game_seed" or not pd.api.types.is_integer_dtype(df[c]) or not len(df):
+            continue
+        lo, hi = int(df[c].min()), int(df[c].max())
+        t = np.int32 if c == "game_index" or not (-2 ** 15 <= lo and hi < 2 ** 15) else np.int16
+        if c == "game_index" and hi >= 2 ** 31:
+            t = np.int64
+        df[c] = df[c].astype(t)
+    return df
+
+
+def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
+    """:func:`build_report` for a run folder, reading only what the report needs."""
+    df, extras, config = load_run_for_report(out)
+    return build_report(df, extras, config, Path(out))
+
+
+def summarise_run(out: Path) -> Summary:
+    """:func:`summarise` for a run folder, reading only what the summary needs."""
+    df, extras, _ = load_run_for_report(out)
+    return summarise(df, extras)
 def html_table(df: pd.DataFrame) -> str:
     """A frame as an HTML table, formatted like the run report's tables."""
     return _table_html(df)

@@ -28,11 +28,19 @@ A seat with a single legal action plays it without consulting its strategy.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import hashlib
+import json
 import math
+import os
 import random
 import signal
+import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
@@ -179,6 +187,11 @@ class BatchJob:
     start: int
     stop: int
     game_timeout: float
+    #: ``((spec path, source text), ...)``: strategy files shipped with the job, for workers on
+    #: other machines (see :func:`ship_sources`).
+    sources: tuple[tuple[str, str], ...] = ()
+    #: A local folder where a worker's watchdog names a game it had to stop by killing its process.
+    hang_dir: str | None = None
 
 
 @dataclass
@@ -237,39 +250,195 @@ class _Alarm:
         return False
 
 
+#: Extra seconds a game may run past its time limit after the alarm before the watchdog stops it.
+def watchdog_grace(timeout: float) -> float:
+    """Seconds the watchdog waits past a game's limit before it kills: ``timeout`` clamped to 1-10."""
+    return max(1.0, min(10.0, timeout))
+
+
+def _default_hang_handler(info: dict) -> None:
+    """In a worker process: name the game in ``hang_dir`` and kill this process (the parent then
+    reports the game as hung)."""
+    folder = info.get("hang_dir")
+    if folder:
+        try:
+            p = Path(folder) / f"hung-{info['game_index']}.json"
+            p.write_text(json.dumps({k: info[k] for k in ("game_index", "game_seed", "labels")}))
+        except OSError:
+            pass
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Watchdog:
+    """A thread outside the game loop, one per process, that stops a game the alarm cannot stop.
+
+    At the game's time limit it raises the hang in the game's thread when no alarm can (a batch
+    running in a thread, as on a Dask worker).  ``watchdog_grace`` seconds later, if the game
+    still runs (a strategy that catches BaseException, or code the interpreter cannot interrupt),
+    it calls :attr:`handler` with the game: in a worker the default handler names the game in the
+    job's ``hang_dir`` and kills its own process with SIGKILL; the main process of a run installs
+    its own handler, which writes what is finished and exits."""
+
+    _instance: "Watchdog | None" = None
+    _guard = threading.Lock()
+    #: called with the watched game's info dict (``game_index``, ``game_seed``, ``labels``,
+    #: ``job``, ``result``, ``hang_dir``) when a game has to be killed.
+    handler: Callable[[dict], None] = staticmethod(_default_hang_handler)
+
+    @classmethod
+    def get(cls) -> "Watchdog":
+        with cls._guard:
+            if cls._instance is None or not cls._instance.thread.is_alive():
+                cls._instance = cls()
+            return cls._instance
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.info: dict | None = None
+        self.thread = threading.Thread(target=self._loop, name="analyser-watchdog", daemon=True)
+        self.thread.start()
+
+    def watch(self, job, result, index, gs, labels, alarm_active: bool) -> None:
+        now = time.monotonic()
+        with self.lock:
+            self.info = {"job": job, "result": result, "game_index": index, "game_seed": gs, "labels": labels,
+                         "hang_dir": job.hang_dir, "limit": now + job.game_timeout,
+                         "kill": now + job.game_timeout + watchdog_grace(job.game_timeout),
+                         "alarm": alarm_active, "raised": False, "ident": threading.get_ident()}
+
+    def clear(self) -> None:
+        with self.lock:
+            info, self.info = self.info, None
+        if info is not None and info["raised"]:
+            # withdraw a hang raised too late to land inside the game
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(info["ident"]), None)
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(0.05)
+            with self.lock:
+                info = self.info
+                if info is None:
+                    continue
+                now = time.monotonic()
+                if now >= info["limit"] and not info["alarm"] and not info["raised"]:
+                    info["raised"] = True
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(info["ident"]),
+                                                               ctypes.py_object(_Hang))
+                    continue
+                if now < info["kill"]:
+                    continue
+                self.info = None
+            type(self).handler(info)
+
+
+def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The strategy files among ``strategies`` as ``(path as written, source text)`` pairs, to
+    travel with a job to workers that may not see this machine's files."""
+    from analyser.registry import parse_spec
+    out = []
+    for text in strategies:
+        spec = parse_spec(text)
+        if spec.source.endswith(".py"):
+            path = Path(spec.source).expanduser()
+            out.append((spec.source, path.read_text(encoding="utf-8")))
+    return tuple(dict.fromkeys(out))
+
+
+def materialise_sources(strategies: Sequence[str], sources: Sequence[tuple[str, str]]) -> list[str]:
+    """Strategy specs with each shipped file replaced by a local copy (written once per content
+    under the temporary folder, named by its SHA-256), so a worker anywhere loads the same code."""
+    if not sources:
+        return list(strategies)
+    from analyser.registry import parse_spec
+    copies = {}
+    for written, text in sources:
+        content_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        folder = Path(tempfile.gettempdir()) / "analyser-strategies" / content_key
+        target = folder / Path(written).name
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".{target.name}.{os.getpid()}.tmp"
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, target)
+        copies[written] = str(target)
+    out = []
+    for text in strategies:
+        spec = parse_spec(text)
+        out.append(copies[spec.source] + text[len(spec.source):] if spec.source in copies else text)
+    return out
+
+
 def run_batch(job: BatchJob) -> BatchResult:
     """Play the games of one batch.  Never raises for a strategy failure or Ctrl-C: the result
-    carries the rows of the games that finished and the error."""
+    carries the rows of the games that finished and the error.
+
+    Anything a strategy prints goes to standard error, so it never mixes into the command's own
+    output.  A game that runs past ``game_timeout`` is stopped by an alarm; one that ignores the
+    alarm (a strategy catching BaseException, or a hang where no alarm reaches) is stopped by the
+    :class:`Watchdog` thread."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run_batch(job)
+
+
+def _run_batch(job: BatchJob) -> BatchResult:
     t0 = time.perf_counter()
     game = get_game(job.game)
     params = game.Params.from_overrides(dict(job.rules))
     n = job.players
     m = len(job.strategies)
-    factories = [strategy_factory(s, job.game) for s in job.strategies]
+    specs = materialise_sources(job.strategies, job.sources)
     result = BatchResult(start=job.start, rows=[])
     rows = result.rows
     metric_cols = game.metric_columns
     wants_extras = type(game).extra_records is not Game.extra_records
     index = job.start
+    dog = Watchdog.get() if job.game_timeout > 0 else None
     with _Alarm(job.game_timeout) as alarm:
         try:
+            # loading a strategy builds it once: that counts towards the first game's time
+            gs = game_seed(job.root_seed, index)
+            if dog is not None:
+                dog.watch(job, result, index, gs, list(job.strategies), alarm.active)
+            alarm.arm()
+            try:
+                factories = []
+                for si, text in enumerate(specs):
+                    try:
+                        factories.append(strategy_factory(text, job.game))
+                    except _Hang:
+                        raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
+                                            strategy=job.strategies[si], seat=si, game_seed=gs,
+                                            kind="hung") from None
+            finally:
+                alarm.disarm()
+                if dog is not None:
+                    dog.clear()
             for index in range(job.start, job.stop):
                 gs = game_seed(job.root_seed, index)
                 seats = lineup(index, n, m)
-                strats = []
-                for s, si in enumerate(seats):  # fresh instances every game
-                    try:
-                        strats.append(factories[si]())
-                    except Exception as e:
-                        raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
-                                            f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
-                                            game_seed=gs, kind="init") from None
                 labels = [job.strategies[si] for si in seats]
-                alarm.arm()
+                if dog is not None:
+                    dog.watch(job, result, index, gs, labels, alarm.active)
+                alarm.arm()  # building the strategies counts towards the game's time
                 try:
+                    strats = []
+                    for s, si in enumerate(seats):  # fresh instances every game
+                        try:
+                            strats.append(factories[si]())
+                        except _Hang:
+                            raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} did not start in time",
+                                                strategy=job.strategies[si], seat=s, game_seed=gs,
+                                                kind="hung") from None
+                        except Exception as e:
+                            raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
+                                                f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
+                                                game_seed=gs, kind="init") from None
                     state = play_game(game, params, strats, labels, gs)
                 finally:
                     alarm.disarm()
+                    if dog is not None:
+                        dog.clear()
                 scores = game.scores(state)
                 winners = game.winners(state)
                 ranks = game.ranks_given(state, scores, winners)

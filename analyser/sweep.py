@@ -419,7 +419,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                 "The opponents' win rates in the same cells (cells.csv has every row)."))
         best_frame = res.results[res.results["cell"] == int(best["cell"])]
         sections.append((f"Designer figures of the best cell", reportmod.html_table(designer.designer_table(
-            best_frame, game.trace_unit)), "Defined in the README, section Designer metrics."))
+            best_frame, game.trace_unit, game.score_unit)), "Defined in the README, section Designer metrics."))
         cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
                   f"win rate {100 * best['win_rate']:.1f}% ({100 * best['win_low']:.1f}-{100 * best['win_high']:.1f}%)"),
                  ("cells like the best", str(max(0, tied)), "cannot be told apart (paired 95%)"),

@@ -338,7 +338,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  f"Seat balance: {bal['verdict']}."),
                 ("Win rate by strategy and seat", reportmod.html_table(seat_strat), "Each strategy sits in every seat "
                  "equally often at every table."),
-                ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game.trace_unit)),
+                ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game.trace_unit, game.score_unit)),
                  "Defined in the README, section Designer metrics.")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
              f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"

@@ -155,3 +155,21 @@ def test_a_win_rate_of_zero_still_has_an_interval():
     assert s.attrs["methods"]["win"] == "cluster"
     assert s.loc["B", "win_rate"] == 0.0
     assert (s.loc["B", "win_low"], s.loc["B", "win_high"]) == pytest.approx(analysis.wilson(0.0, 2))
+
+
+def test_format_table_interval_headers_read_like_their_columns():
+    """An interval pair's header is its column's readable name (no underscores): the sweep's
+    ``diff_pp`` reads 'diff pp' and its interval 'diff pp 95% CI'."""
+    t = analysis.format_table(pd.DataFrame({"diff_pp": [1.0], "diff_pp_low": [0.5], "diff_pp_high": [1.5]}))
+    assert list(t.columns) == ["diff pp 95% CI", "diff pp"] or list(t.columns) == ["diff pp", "diff pp 95% CI"]
+    assert all("_" not in c for c in t.columns)
+
+
+def test_seat_balance_of_one_game_judges_nothing():
+    """One game says nothing about the seats: no gap interval (it was a zero-width 'CI 100.0 to
+    100.0'), no test, and the verdict says so."""
+    one = pd.DataFrame({"run_id": "r", "game_index": 0, "seat": [0, 1, 2], "win": [1.0, 0.0, 0.0],
+                        "players": 3, "strategy": "x"})
+    b = analysis.seat_balance(one)
+    assert "not enough games" in b["verdict"] and "100.0 to 100.0" not in b["verdict"]
+    assert np.isnan(b["gap_low"]) and np.isnan(b["p"])

@@ -54,10 +54,10 @@ def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
                "--seed", "5", "--jobs", "1", "--out", str(out), "--csv", "--players", "2")
     assert r.exit_code == 0, r.output
-    for name in ("results.parquet", "results.csv", "config.json", "summary.csv", "index.html",
+    for name in ("results", "results.csv", "config.json", "summary.csv", "index.html",
                  "win_rate.png", "scores.png", "seat_win_rate.png", "game_length.png", "cards.png"):
         assert (out / name).exists(), name
-    df = pd.read_parquet(out / "results.parquet")
+    df = pd.read_parquet(out / "results")
     assert len(df) == 40 * 2 and set(df["strategy"]) == {"greedy", "threshold:limit=6"}
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["seed"] == 5 and cfg["games_completed"] == 40 and cfg["status"] == "complete"
@@ -83,7 +83,7 @@ def test_simulate_without_seed_prints_and_records_a_fresh_seed(runner, tmp_path)
 def test_simulate_without_strategy_pits_the_builtins(runner, tmp_path):
     r = invoke(runner, "simulate", "dao", "--games", "8", "-j", "1", "--out", str(tmp_path), "--no-report")
     assert r.exit_code == 0
-    assert set(pd.read_parquet(tmp_path / "results.parquet")["strategy"]) == {"greedy", "threshold", "colour",
+    assert set(pd.read_parquet(tmp_path / "results")["strategy"]) == {"greedy", "threshold", "colour",
                                                                              "random"}
 
 
@@ -138,7 +138,7 @@ class Flaky(Strategy):
     assert len(err) == 1
     line = err[0]
     assert "flaky" in line and "seat" in line and "RuntimeError: lost my cards" in line and "game seed" in line
-    df = pd.read_parquet(out / "results.parquet")
+    df = pd.read_parquet(out / "results")
     assert 0 < df["game_index"].nunique() < 50
     assert json.loads((out / "config.json").read_text())["status"] == "failed"
     # the printed replay command reproduces the failure on that exact game
@@ -189,7 +189,7 @@ def test_report_rebuilds_from_results(runner, tmp_path):
     invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "colour", "--games", "30", "-j", "1", "--seed", "2",
            "--out", str(run), "--no-report", "--csv")
     assert not (run / "index.html").exists()
-    r = invoke(runner, "report", str(run / "results.parquet"), "--out", str(tmp_path / "rebuilt"))
+    r = invoke(runner, "report", str(run), "--out", str(tmp_path / "rebuilt"))
     assert r.exit_code == 0, r.output
     html = (tmp_path / "rebuilt" / "index.html").read_text()
     assert "Seed 2" in html and html.count("data:image/png;base64,") == 5
@@ -226,10 +226,10 @@ def test_wizard_rounds_table_names_its_strategy_and_survives_a_report_rebuild(ru
     r = invoke(runner, "simulate", "wizard", "-s", "expected", "-s", "random", "-s", "bot:bid=zero", "-n", "6",
                "-j", "1", "--seed", "3", "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
-    rounds = pd.read_parquet(out / "rounds.parquet")
+    rounds = pd.read_parquet(out / "rounds")
     assert list(rounds.columns[:6]) == ["run_id", "game_index", "game_seed", "round", "seat", "strategy"]
     assert len(rounds) == 6 * 20 * 3  # 3 players: 20 rounds
-    results = pd.read_parquet(out / "results.parquet")
+    results = pd.read_parquet(out / "results")
     merged = rounds.merge(results[["game_index", "seat", "strategy"]], on=["game_index", "seat"])
     assert (merged["strategy_x"].astype(str) == merged["strategy_y"].astype(str)).all()
     before = (out / "index.html").read_text()
@@ -244,7 +244,7 @@ def test_default_lineup_fills_the_titles_usual_seat_count(runner, tmp_path):
     r = invoke(runner, "simulate", "tsuro-seas", "-n", "4", "-j", "1", "--out", str(tmp_path / "t"), "-q",
                "--no-report")
     assert r.exit_code == 0, r.output
-    df = pd.read_parquet(tmp_path / "t" / "results.parquet")
+    df = pd.read_parquet(tmp_path / "t" / "results")
     assert (df["players"] == 4).all()
     assert set(df["strategy"]) == {"survivor", "aggressive", "random"}
 
@@ -253,3 +253,89 @@ def test_missing_values_show_as_a_dash():
     from analyser.analysis import format_table
     t = format_table(pd.DataFrame({"x": [1.0, float("nan")], "hit_rate": [0.5, float("nan")]}))
     assert list(t["x"]) == ["1.00", "-"] and list(t["hit rate"]) == ["50.0%", "-"]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--games", "0"], ["--games 0"]),
+    (["--players", "9"], ["--players 9", "2 to 6"]),
+    (["--players", "0"], ["--players 0", "2 to 6"]),
+    (["--rule", "bust_limit=lots"], ["bust_limit='lots'", "whole number"]),
+    (["--seed", "-1"], ["--seed -1"]),
+    (["--out", "/proc/nope/x"], ["--out '/proc/nope/x' is not writable"]),
+])
+def test_bad_input_without_strategy_is_still_one_line(runner, args, needles):
+    """The 'No --strategy given' notice comes only once the run is valid, so a bad value stays a
+    one-line error; --players 0 is refused, not read as the default."""
+    one_line_error(invoke(runner, "simulate", "dao", *args), *needles)
+
+
+def test_tsuro_report_states_score_differences_in_turns_afloat(runner, tmp_path):
+    """Tsuro of the Seas scores turns afloat: its designer figures (terminal and page) never
+    call a score difference 'points'."""
+    r = invoke(runner, "simulate", "tsuro-seas", "-s", "survivor", "-s", "random", "--games", "8", "--seed", "1",
+               "-j", "1", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "index.html").read_text()
+    for text in (r.output, html):
+        assert "within 1 point" not in text and "points on average" not in text
+        assert "turns afloat on average" in text
+    assert "at most 1 (turns afloat" in html
+
+
+@pytest.mark.parametrize("kind", ["sweep", "tournament", "compare"])
+def test_play_from_an_experiment_folder_is_refused_not_misreplayed(runner, tmp_path, kind):
+    """A sweep or tournament plays each game index in every cell or table, so --from cannot
+    say which game is meant (it used to replay table 0's lineup, or fail on a range spec)."""
+    (tmp_path / "config.json").write_text(json.dumps({
+        "kind": kind, "game": "dao", "seed": 1, "players": 4, "games_requested": 10,
+        "strategies": ["threshold:limit=4..14:5", "greedy"]}))
+    one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"),
+                   f"is a {kind} folder", "game_seed")
+
+
+def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
+    """`analyser report SWEEP/sweep.parquet` used to replace the sweep's index.html with a pooled
+    simulate-style page; it is refused in one line and the page is kept."""
+    sw = tmp_path / "sw"
+    r = invoke(runner, "sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "--games", "4", "--seed", "1",
+               "-j", "1", "--out", str(sw))
+    assert r.exit_code == 0, r.output
+    page = (sw / "index.html").read_text()
+    one_line_error(invoke(runner, "report", str(sw / "sweep.parquet")), str(sw))
+    assert (sw / "index.html").read_text() == page
+
+
+def test_play_json_without_seed_records_the_game_seed_to_replay_it(runner):
+    """A --json trace with a fresh seed names it on its final line; replaying that seed gives the
+    same trace (the text trace prints it in its header)."""
+    first = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--json")
+    assert first.exit_code == 0
+    final = json.loads(first.output.splitlines()[-1])
+    assert final["lineup"] == ["greedy", "random", "greedy", "random"]
+    again = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--json", "--seed", str(final["game_seed"]))
+    assert again.output == first.output
+
+
+def test_strategy_specs_lose_surrounding_blanks(runner, tmp_path):
+    """`-s ' greedy'` is the strategy greedy, labelled greedy, not a second strategy ' greedy'."""
+    r = invoke(runner, "simulate", "dao", "-s", " greedy", "-s", "random ", "--games", "4", "--seed", "1", "-j", "1",
+               "--no-report", "--out", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert set(pd.read_parquet(tmp_path / "results")["strategy"]) == {"greedy", "random"}
+
+
+def test_a_fixed_player_count_reads_as_one_number(runner):
+    """Kingdomino Duel seats exactly 2: `list` says '2 players' (not '2-2 players') and a wrong
+    --players says 'choose 2' (not '2 to 2')."""
+    r = invoke(runner, "list", "kingdomino-duel")
+    assert r.exit_code == 0 and "Kingdomino Duel, 2 players" in r.output and "2-2" not in r.output
+    one_line_error(invoke(runner, "simulate", "kingdomino-duel", "--players", "3"), "--players 3", "choose 2")
+    assert "2 to 2" not in invoke(runner, "simulate", "kingdomino-duel", "--players", "3").output
+
+
+def test_compare_refuses_a_run_with_itself(runner, tmp_path):
+    """Comparing a run folder with itself used to print an all-zero comparison with p = 1."""
+    run = tmp_path / "run"
+    assert invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "4", "--seed", "1", "-j", "1",
+                  "--no-report", "--out", str(run)).exit_code == 0
+    one_line_error(invoke(runner, "compare", str(run), str(tmp_path / "." / "run")), "are the same run")

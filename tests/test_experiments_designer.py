@@ -178,7 +178,7 @@ def test_stopping_rule_gives_identical_results_for_any_jobs(runner, tmp_path):
                                   "--no-report"])
         assert res.exit_code == 0, res.output
         outs.append(out)
-    a, b = (pd.read_parquet(o / "results.parquet") for o in outs)
+    a, b = (pd.read_parquet(o / "results") for o in outs)
     assert a["run_id"].nunique() == 1  # the rounds are one run
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))  # run ids are unique per run
     ca, cb = (json.loads((o / "config.json").read_text()) for o in outs)
@@ -373,3 +373,27 @@ def test_tsuro_trace_is_rebuilt_at_the_turn_cap_too():
                                              games=30, seed=5, jobs=1, rules={"max_turns": "4"}), progress=False).results
     assert (df["score_trace"] != "").all()
     assert [float(t.split()[-1]) for t in df["score_trace"]] == list(df["score"].astype(float))
+
+
+def test_designer_table_speaks_in_the_titles_score_unit():
+    """A title scoring in turns afloat (Tsuro of the Seas) must not read 'points' in the close-game
+    and deficit figures; a points title keeps its wording."""
+    df = get_dao_frame()
+    points = designer.designer_table(df).set_index("figure")["value"]
+    assert "close games (top two within 1 point)" in points.index
+    assert "points on average" in points["largest deficit overcome"]
+    afloat = designer.designer_table(df, score_unit="turns afloat")
+    text = afloat.to_string()
+    assert "point" not in text
+    assert "close games (top two within 1 turn afloat)" in set(afloat["figure"])
+    assert "turns afloat on average" in afloat.set_index("figure")["value"]["largest deficit overcome"]
+
+
+def test_one_paired_game_gives_no_interval_and_no_p():
+    """A single game pair is no evidence: the paired figures keep the means and the difference but
+    leave the interval and the p-values undefined (shown as n/a), never p = 0."""
+    for r in (paired_mean(np.array([1.0]), np.array([4.0])), paired_rate(np.array([0.5]), np.array([0.0]))):
+        assert r["diff"] != 0 and np.isnan(r["p"]) and np.isnan(r["low"]) and np.isnan(r["high"])
+    assert np.isnan(paired_mean(np.array([1.0]), np.array([4.0]))["p_wilcoxon"])
+    two = paired_mean(np.array([1.0, 2.0]), np.array([4.0, 5.0]))  # a constant difference over two games
+    assert two["low"] == two["high"] == -3.0

@@ -187,8 +187,8 @@ def test_out_folder_of_an_earlier_run_is_replaced_and_other_folders_refused(runn
                   "--no-report", "--out", str(out), "-q").exit_code == 0
     assert not (out / "results.csv").exists() and not (out / "index.html").exists()
     assert not (out / "win_rate.png").exists()
-    assert set(pd.read_parquet(out / "results.parquet")["strategy"]) == {"threshold", "colour"}
-    assert json.loads((out / "config.json").read_text())["files"] == ["config.json", "results.parquet"]
+    assert set(pd.read_parquet(out / "results")["strategy"]) == {"threshold", "colour"}
+    assert json.loads((out / "config.json").read_text())["files"] == ["config.json", "results"]
     foreign = tmp_path / "photos"
     foreign.mkdir()
     (foreign / "cat.png").write_bytes(b"x")
@@ -236,14 +236,14 @@ def test_report_on_runs_joined_by_hand(runner, tmp_path):
     for seed in (1, 2):
         invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "-n", "30", "-j", "1", "--seed",
                str(seed), "--out", str(tmp_path / f"r{seed}"), "--no-report", "-q")
-    joined = pd.concat([pd.read_parquet(tmp_path / f"r{s}" / "results.parquet") for s in (1, 2)])
+    joined = pd.concat([pd.read_parquet(tmp_path / f"r{s}" / "results") for s in (1, 2)])
     (tmp_path / "joined").mkdir()
     joined.to_parquet(tmp_path / "joined" / "results.parquet")
     (tmp_path / "joined" / "notes.parquet").write_bytes(b"not parquet")  # ignored: not a known table
     r = invoke(runner, "report", str(tmp_path / "joined" / "results.parquet"))
     assert r.exit_code == 0, r.output
     assert "Games 60;" in r.output
-    three = pd.read_parquet(tmp_path / "r1" / "results.parquet").assign(players=3)
+    three = pd.read_parquet(tmp_path / "r1" / "results").assign(players=3)
     mixed = pd.concat([joined, three])
     mixed.to_csv(tmp_path / "mixed.csv", index=False)
     one_line(invoke(runner, "report", str(tmp_path / "mixed.csv"), "--out", str(tmp_path / "m")), 2,
@@ -289,7 +289,7 @@ def test_tsuro_data_files_are_recorded_with_absolute_path_and_hash(runner, tmp_p
     assert rec["path"] == str(tmp_path / "mine.csv")
     assert rec["sha256"] == hashlib.sha256((tmp_path / "mine.csv").read_bytes()).hexdigest()
     assert cfg["data_files"]["daikaiju_layout"]["path"].endswith("tsuro_daikaiju.csv")
-    assert set(pd.read_parquet(tmp_path / "run" / "results.parquet")["tiles"]) == {str(tmp_path / "mine.csv")}
+    assert set(pd.read_parquet(tmp_path / "run" / "results")["tiles"]) == {str(tmp_path / "mine.csv")}
     assert "sha256 " + rec["sha256"] in (tmp_path / "run" / "index.html").read_text()
 
 

@@ -131,7 +131,7 @@ def test_a_title_file_runs_with_two_workers_and_its_own_strategies(runner, race)
     config = json.loads((race / "out" / "config.json").read_text())
     assert config["jobs"] == 2 and config["game"] == "race"
     assert config["title_source"] == f"{race / 'my_game.py'}:Race"
-    df = pd.read_parquet(race / "out" / "results.parquet")
+    df = pd.read_parquet(race / "out" / "results")
     assert df["game_index"].nunique() == 40 and set(df["game"]) == {"race"}
     # the winning line wins every game it starts and every game the random side slips
     wins = df.groupby("strategy", observed=True)["win"].sum()
@@ -140,7 +140,7 @@ def test_a_title_file_runs_with_two_workers_and_its_own_strategies(runner, race)
     r = invoke(runner, "simulate", "./my_game.py:Race", "-s", "sharp", "-s", "random", "--games", "40", "--jobs", "1",
                "--seed", "1", "--out", "out1", "--no-report")
     assert r.exit_code == 0, r.output
-    one = pd.read_parquet(race / "out1" / "results.parquet")
+    one = pd.read_parquet(race / "out1" / "results")
     pd.testing.assert_frame_equal(df.drop(columns="run_id").sort_values(["game_index", "seat"]).reset_index(drop=True),
                                   one.drop(columns="run_id").sort_values(["game_index", "seat"]).reset_index(drop=True))
 
@@ -170,7 +170,7 @@ def test_a_strategy_in_its_own_file_names_the_file_title_by_id(runner, race):
     r = invoke(runner, "simulate", "my_game.py:Race", "-s", "bots.py:small", "-s", "big", "--games", "10", "-j", "1",
                "--out", "out", "--no-report", "-q")
     assert r.exit_code == 0, r.output
-    df = pd.read_parquet(race / "out" / "results.parquet")
+    df = pd.read_parquet(race / "out" / "results")
     assert set(df["strategy"]) == {"bots.py:small", "big"}
     r = runner.invoke(cli, ["simulate", "my_game.py:Race", "-s", "bots.py:other", "--games", "4"])
     assert r.exit_code == 2 and "written for not-race, not race" in r.output
@@ -185,9 +185,16 @@ def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, ra
     assert r.exit_code == 0 and "Winner: seat 1 (sharp)" in r.output
     r = invoke(runner, "list", "my_game.py:Race")
     assert r.exit_code == 0 and "race  -  Race to 21, 2-4 players" in r.output and "target=21" in r.output
-    # a report rebuilt in a fresh process loads the title again from config.json
+    # a report rebuilt in a fresh process never runs the title file named by config.json unasked
+    # (a run folder may come from someone else) ...
     out = subprocess.run([sys.executable, "-m", "analyser", "report", "out", "--out", "again"], cwd=race,
                          capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.count("\n") == 1 and "pass --title" in out.stderr and "my_game.py" in out.stderr
+    assert not (race / "again" / "index.html").exists()
+    # ... and loads it again when the user names it
+    out = subprocess.run([sys.executable, "-m", "analyser", "report", "out", "--out", "again", "--title",
+                          "my_game.py"], cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (race / "again" / "index.html").exists()
     # and a game of the run replays in a fresh process from the run folder alone

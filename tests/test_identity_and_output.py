@@ -35,7 +35,7 @@ def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count
     a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7",
             "--rule", "bust_limit=10", "--no-report")
     b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-s", "random", "-n", "60", "--seed", "7", "--no-report")
-    ra, rb = (pd.read_parquet(x / "results.parquet") for x in (a, b))
+    ra, rb = (pd.read_parquet(x / "results") for x in (a, b))
     assert ra["run_id"].iloc[0] != rb["run_id"].iloc[0]  # same seed, still two runs
     assert ra["run_id"].iloc[0].startswith("dao-7-") and (ra["game_seed"] == rb["game_seed"]).all()
     joined = tmp_path / "joined"
@@ -72,7 +72,7 @@ def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count
 def test_joined_runs_of_one_variant_count_every_game_once_by_run_and_index(runner, tmp_path):
     a = sim(runner, tmp_path / "a", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "--no-report")
     b = sim(runner, tmp_path / "b", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "--no-report")
-    both = pd.concat([pd.read_parquet(x / "results.parquet") for x in (a, b)])
+    both = pd.concat([pd.read_parquet(x / "results") for x in (a, b)])
     s = report.summarise(both, {})
     assert not s.variants and s.run["games"] == 40 and s.run["runs"] == 2
     assert len(analysis.per_game(both)) == 40
@@ -141,7 +141,7 @@ def test_a_report_failure_keeps_the_results_and_says_so(runner, tmp_path, monkey
     errors = [x for x in r.output.splitlines() if x.startswith("analyser: error:")]
     assert len(errors) == 1 and "Traceback" not in r.output
     assert "the report could not be built (ValueError: Expected end of text" in errors[0]
-    assert len(pd.read_parquet(out / "results.parquet")) == 32
+    assert len(pd.read_parquet(out / "results")) == 32
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["status"] == "report failed" and cfg["games_completed"] == 8
     assert "error.log" in cfg["files"] and "Traceback" in (out / "error.log").read_text()
@@ -202,7 +202,7 @@ def test_out_that_is_not_utf8_is_refused_up_front(runner, tmp_path, monkeypatch)
 @pytest.mark.parametrize("game", game_ids())
 def test_report_tables_are_the_same_from_parquet_and_csv(runner, tmp_path, game):
     out = sim(runner, tmp_path / "run", game, "-n", "8", "--seed", "4", "--csv", "--no-report")
-    pq, pq_extras, config = experiments.load_results(out / "results.parquet")
+    pq, pq_extras, config = experiments.load_results(out)
     csv, csv_extras, _ = experiments.load_results(out / "results.csv")
     g = get_game(game)
     assert report.rule_values(g, pq, config) == report.rule_values(g, csv, config)
@@ -222,7 +222,7 @@ def test_players_default_to_the_usual_count_and_the_header_says_what_ran(runner,
     assert r.exit_code == 0, r.output
     assert "60 games, 4 players, strategies greedy, random (cycling over the 4 seats)" in r.stderr
     assert "job" not in r.stderr
-    df = pd.read_parquet(out / "results.parquet")
+    df = pd.read_parquet(out / "results")
     assert set(df["players"]) == {4}
     cfg = json.loads((out / "config.json").read_text())
     where = "in one process" if cfg["jobs"] == 1 else f"on {cfg['jobs']} worker processes"
@@ -260,7 +260,7 @@ def test_play_from_a_run_replays_that_game_with_its_lineup_and_rules(runner, tmp
     r = invoke(runner, "play", "--from", str(out), "--game-index", "17", "--json")
     assert r.exit_code == 0, r.output
     lines = [json.loads(x) for x in r.output.splitlines()]
-    df = pd.read_parquet(out / "results.parquet")
+    df = pd.read_parquet(out / "results")
     game = df[df["game_index"] == 17].sort_values("seat")
     assert lines[-1]["scores"] == list(game["score"])
     assert [x["strategy"] for x in lines[:-1] if x["step"] <= 4] == list(game["strategy"].astype(str))[:4]

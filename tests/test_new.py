@@ -28,7 +28,7 @@ def test_new_writes_a_title_that_runs_at_once(runner, tmp_path, monkeypatch):
     config = json.loads((tmp_path / "out" / "config.json").read_text())
     assert config["game"] == "my-game" and config["jobs"] == 2
     assert {"busts.png", "index.html"} <= set(config["files"])
-    df = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    df = pd.read_parquet(tmp_path / "out" / "results")
     wins = df.groupby("strategy", observed=True)["win"].sum()
     assert df["game_index"].nunique() == 200 and wins["greedy"] > 140  # holding at 20 beats coin flips
     r = invoke(runner, "play", "./my-game", "-s", "greedy", "-s", "random", "--seed", "1")

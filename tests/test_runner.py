@@ -16,6 +16,11 @@ def run(**kw):
     return experiments.run(spec, progress=False)
 
 
+def same_rows(a, b):
+    """Equal row for row, apart from the run id (unique to each run)."""
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+
+
 def test_same_seed_identical_for_any_jobs_batch_size_and_backend():
     a, b, c = (r.results for r in (run(jobs=1, batch_size=7), run(jobs=2, batch_size=13),
                                    run(jobs=2, batch_size=60, backend="threading")))
@@ -25,6 +30,14 @@ def test_same_seed_identical_for_any_jobs_batch_size_and_backend():
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), c.drop(columns="run_id"))
     assert len(a) == 60 * 2
+
+
+def test_run_id_is_unique_per_run_and_recorded():
+    a, b = run(games=4), run(games=4)
+    ids = {str(a.results["run_id"].iloc[0]), str(b.results["run_id"].iloc[0])}
+    assert len(ids) == 2 and all(i.startswith("dao-42-") for i in ids)
+    assert a.config["run_id"] == str(a.results["run_id"].iloc[0])
+    assert a.results["run_id"].dtype == "category" and (a.results["game_seed"] > 0).all()
 
 
 def test_different_seed_differs():

@@ -179,7 +179,7 @@ def test_tsuro_title_tables_count_joined_runs_by_run_and_game(tmp_path):
         r = runner.invoke(cli, ["simulate", "tsuro-seas", "-s", "random", "-p", "2", "-n", "30", "--seed", "9",
                                 "-j", "1", "--no-report", "-q", "--out", str(out)])
         assert r.exit_code == 0, r.output
-        frames.append(pd.read_parquet(out / "results.parquet"))
+        frames.append(pd.read_parquet(out / "results"))
     alone = dict(report.summarise(frames[0], {}).title_tables)
     joined = dict(report.summarise(pd.concat(frames), {}).title_tables)
     surv_a = alone["Survivors at the end of the game"].set_index("survivors")

@@ -44,7 +44,7 @@ def runs(tmp_path_factory):
 
 
 def table(runs, game="dao"):
-    return pd.read_parquet(runs / game / "results.parquet")
+    return pd.read_parquet(runs / game / "results")
 
 
 def write_csv(df, folder, name="results.csv"):
@@ -130,7 +130,7 @@ def test_report_names_a_missing_rounds_table(runs, tmp_path):
 def test_report_refuses_a_rounds_table_of_another_run(runs, tmp_path):
     folder = tmp_path / "wiz"
     write_csv(table(runs, "wizard"), folder)
-    rounds = pd.read_parquet(runs / "wizard" / "rounds.parquet").astype({"run_id": object}).assign(run_id="wizard-7")
+    rounds = pd.read_parquet(runs / "wizard" / "rounds").astype({"run_id": object}).assign(run_id="wizard-7")
     write_csv(rounds, folder, "rounds.csv")
     one_line_error(invoke("report", folder / "results.csv"), "rounds.csv", "another run")
 
@@ -138,7 +138,7 @@ def test_report_refuses_a_rounds_table_of_another_run(runs, tmp_path):
 def test_report_refuses_a_rounds_table_with_a_bad_column(runs, tmp_path):
     folder = tmp_path / "wiz"
     write_csv(table(runs, "wizard"), folder)
-    rounds = pd.read_parquet(runs / "wizard" / "rounds.parquet").astype({"bid": float})
+    rounds = pd.read_parquet(runs / "wizard" / "rounds").astype({"bid": float})
     rounds.loc[4, "bid"] = -1
     write_csv(rounds, folder, "rounds.csv")
     one_line_error(invoke("report", folder / "results.csv"), "rounds.csv", "column 'bid': row 5")

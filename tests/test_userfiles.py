@@ -42,7 +42,7 @@ def test_a_strategy_file_named_after_a_standard_module_works_with_two_workers(tm
     assert "Traceback" not in r.stderr and "ImportError" not in r.stderr
     config = json.loads((tmp_path / "out" / "config.json").read_text())
     assert config["jobs"] == 2 and config["status"] == "complete"
-    df = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    df = pd.read_parquet(tmp_path / "out" / "results")
     assert df["game_index"].nunique() == 24
     takers = df[df["strategy"].isin(["random.py:taker", "json.py:taker"])]
     assert len(takers) == 2 * 24 and (takers["busts"] == 0).all()

@@ -1,0 +1,249 @@
+"""The results store: a run folder whose tables are written one Parquet part per batch.
+
+Layout of a run folder ``OUT``::
+
+    OUT/config.json                     the run record: spec, status, games done (rewritten atomically)
+    OUT/results/part-000000000.parquet  one part per finished batch, named by its first game index
+    OUT/results/part-000002000.parquet  ...
+    OUT/<extra>/part-000000000.parquet  a title's extra table (e.g. one row per round), one part per batch too
+    OUT/.lock                           the PID of the process writing the folder, while it runs
+
+``pandas.read_parquet(OUT / "results")`` or ``pyarrow.dataset.dataset(OUT / "results")`` reads a
+whole run; the zero-padded names sort in game order.  Each part is written under a temporary name
+(``.part-....parquet.tmp``) and renamed into place, so a part that exists is complete: a process
+killed in mid-write leaves only a temporary file, which :func:`scan_parts` removes.  Each part
+names the games it holds in its Parquet key-value metadata (``analyser`` =
+``{"start": a, "stop": b}``: games ``a`` to ``b - 1``), which is what a resumed run trusts.
+
+Runs written before this layout have one ``results.parquet`` (and ``rounds.parquet``); they stay
+readable (:func:`analyser.experiments.load_results`).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import socket
+from pathlib import Path
+from typing import Any, Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from analyser.core import InputError
+
+#: Digits in a part's file name (the first game index, zero padded).
+PART_DIGITS = 9
+RESULTS = "results"
+LOCK = ".lock"
+#: Version of the run-folder layout, recorded in config.json as ``layout``.
+LAYOUT = 2
+_META_KEY = b"analyser"
+
+
+class StoreError(OSError):
+    """A part or the run record could not be written (disk full, read-only, ...).  Its message is
+    one line naming the file and the reason."""
+
+
+def part_name(start: int) -> str:
+    """``part-<start zero padded>.parquet``."""
+    return f"part-{start:0{PART_DIGITS}d}.parquet"
+
+
+def write_part(table: pa.Table, folder: Path, start: int, stop: int) -> Path:
+    """Write ``table`` (games ``start`` to ``stop - 1``) as ``folder/part-<start>.parquet``:
+    to a temporary name, flushed to disk, then renamed.  Raises :class:`StoreError`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / part_name(start)
+    tmp = folder / f".{path.name}.tmp"
+    meta = dict(table.schema.metadata or {})
+    meta[_META_KEY] = json.dumps({"start": start, "stop": stop}).encode()
+    table = table.replace_schema_metadata(meta)
+    try:
+        with open(tmp, "wb") as fh:
+            pq.write_table(table, fh, compression="zstd")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise StoreError(f"cannot write {path}: {e.strerror or type(e).__name__}") from None
+    return path
+
+
+def part_range(path: Path) -> tuple[int, int] | None:
+    """The ``(start, stop)`` games a part holds, read from its footer; None when the file is not a
+    complete analyser part (truncated, foreign or unreadable)."""
+    try:
+        meta = pq.read_schema(path).metadata or {}
+        info = json.loads(meta[_META_KEY])
+        return int(info["start"]), int(info["stop"])
+    except Exception:
+        return None
+
+
+def scan_parts(folder: Path, clean: bool = False) -> dict[int, tuple[int, int]]:
+    """``{start: (start, stop)}`` of the complete parts in ``folder``.  With ``clean``, temporary
+    files and parts that cannot be read are deleted (they are redone by a resumed run)."""
+    out: dict[int, tuple[int, int]] = {}
+    if not folder.is_dir():
+        return out
+    for p in sorted(folder.iterdir()):
+        if p.name.endswith(".tmp"):
+            if clean:
+                p.unlink(missing_ok=True)
+            continue
+        if not (p.name.startswith("part-") and p.suffix == ".parquet"):
+            continue
+        rng = part_range(p)
+        if rng is None or p.name != part_name(rng[0]):
+            if clean:
+                p.unlink(missing_ok=True)
+            continue
+        out[rng[0]] = rng
+    return out
+
+
+def merge_ranges(ranges) -> list[list[int]]:
+    """Sorted, merged ``[start, stop]`` ranges (touching ranges join)."""
+    out: list[list[int]] = []
+    for a, b in sorted(ranges):
+        if b <= a:
+            continue
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def missing_ranges(done, games: int) -> list[tuple[int, int]]:
+    """The game ranges of ``0..games-1`` not covered by ``done``."""
+    out, at = [], 0
+    for a, b in merge_ranges(done):
+        if a > at:
+            out.append((at, min(a, games)))
+        at = max(at, b)
+    if at < games:
+        out.append((at, games))
+    return [(a, b) for a, b in out if b > a]
+
+
+def part_files(folder: Path) -> list[Path]:
+    """The complete part files of ``folder`` in game order (temporary files skipped)."""
+    if not folder.is_dir():
+        return []
+    return [p for p in sorted(folder.glob("part-*.parquet"))]
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON to a temporary name and rename it over ``path``.  Raises :class:`StoreError`."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    text = (json.dumps(data, indent=2, default=str) + "\n").encode("utf-8")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if e.errno == errno.ENOSPC and path.exists():
+            # a full disk has no room for a second copy: overwrite the record in place, in the
+            # blocks it already owns (it only grows by a few bytes between writes)
+            try:
+                with open(path, "r+b") as fh:
+                    fh.write(text)
+                    fh.truncate()
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                return
+            except OSError:
+                pass
+        raise StoreError(f"cannot write {path}: {e.strerror or type(e).__name__}") from None
+
+
+def iter_tables(folder: Path, columns: list[str] | None = None) -> Iterator[pa.Table]:
+    """Each part of ``folder`` as an Arrow table (only ``columns`` when given), in game order."""
+    for p in part_files(folder):
+        yield pq.read_table(p, columns=columns)
+
+
+# --------------------------------------------------------------------------------------------
+# The lock file
+# --------------------------------------------------------------------------------------------
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunLock:
+    """``OUT/.lock`` holding ``<pid> <host>`` while a run writes the folder.  A second run into the
+    same folder refuses (InputError naming the PID); a lock left by a process that no longer
+    exists on this host is taken over."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / LOCK
+        self.held = False
+
+    def acquire(self) -> "RunLock":
+        me = f"{os.getpid()} {socket.gethostname()}\n"
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = holder_of(self.path.parent)
+                if holder is not None:
+                    pid, host = holder
+                    raise InputError(f"--out {str(self.path.parent)!r} is in use by another analyser run "
+                                     f"(PID {pid} on {host}); wait for it or choose another folder")
+                self.path.unlink(missing_ok=True)  # stale: its process is gone
+                continue
+            except OSError as e:
+                raise InputError(f"--out {str(self.path.parent)!r} is not writable "
+                                 f"({e.strerror or type(e).__name__}); choose a folder you can write to") from None
+            with os.fdopen(fd, "w") as fh:
+                fh.write(me)
+            self.held = True
+            return self
+        raise InputError(f"--out {str(self.path.parent)!r} is locked ({self.path}); remove the file if no run uses it")
+
+    def release(self) -> None:
+        if self.held:
+            try:
+                self.path.unlink(missing_ok=True)
+            except OSError:
+                pass
+            self.held = False
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+def holder_of(folder: Path) -> tuple[int, str] | None:
+    """``(pid, host)`` of the live run holding ``folder``'s lock, else None (no lock, or a stale
+    lock of a process gone from this host; a lock from another host counts as live)."""
+    try:
+        text = (Path(folder) / LOCK).read_text().split()
+        pid, host = int(text[0]), (text[1] if len(text) > 1 else socket.gethostname())
+    except (OSError, ValueError, IndexError):
+        return None
+    if host == socket.gethostname() and (pid == os.getpid() or not _alive(pid)):
+        return None
+    return pid, host

@@ -1,0 +1,115 @@
+"""Runs on a Dask cluster: a LocalCluster with two worker processes, kept small.
+
+Skipped when dask.distributed is not installed (the ``dask`` extra; the ``test`` extra pulls it
+in, so CI runs these)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="needs dask.distributed: pip install '.[dask]'")
+
+from analyser import experiments, runner  # noqa: E402
+
+from test_stream import SPEC, cli, one_line, parts, reference, same_rows, wait_for  # noqa: E402
+
+BOT = '''
+from analyser.core import Strategy
+from analyser.titles.dao.rules import TAKE, REVEAL
+class Shipped(Strategy):
+    """Reveals up to 7, then takes."""
+    name = "shipped"
+    uses_rng = False
+    def choose(self, view, legal, rng):
+        return REVEAL if view.total < 7 else TAKE
+'''
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import logging
+    from distributed import LocalCluster
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                     silence_logs=logging.ERROR)
+    yield c
+    c.close()
+
+
+def dask_spec(cluster, **kw):
+    return experiments.RunSpec(**{**SPEC, "backend": "dask", "scheduler": cluster.scheduler_address, **kw})
+
+
+def test_dask_results_equal_loky_and_one_job(cluster, tmp_path):
+    res = experiments.run(dask_spec(cluster, games=60, batch_size=7), progress=False, out=tmp_path / "d")
+    assert res.config["status"] == "complete" and res.config["backend"] == "dask"
+    assert res.config["jobs"] == 2  # two single-threaded workers
+    loky = experiments.run(experiments.RunSpec(**SPEC, games=60, jobs=2, batch_size=13), progress=False)
+    same_rows(reference(60), res.results)
+    same_rows(loky.results, res.results)
+
+
+def test_a_strategy_file_is_shipped_to_the_workers(cluster, tmp_path):
+    path = tmp_path / "far_away.py"
+    path.write_text(BOT)
+    strategies = ["greedy", f"{path}:shipped"]
+    res = experiments.run(dask_spec(cluster, games=30, strategies=strategies, batch_size=10), progress=False)
+    expected = reference(30, strategies)
+    same_rows(expected, res.results)
+    # a worker that cannot see the file still plays it: the source travels with the job
+    job = runner.BatchJob("dao", (), tuple(strategies), 2, 11, 0, 5, 10.0, runner.ship_sources(strategies))
+    path.unlink()
+    from distributed import Client
+    with Client(cluster.scheduler_address) as client:
+        out = client.submit(runner.run_batch, job, pure=False).result()
+    assert out.error is None and out.done == 5
+    assert list(out.columns["score"]) == list(expected["score"][:10])
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_doubles_nothing(cluster, tmp_path):
+    from distributed import Client
+    out = tmp_path / "k"
+    games = 3000
+    box = {}
+    t = threading.Thread(target=lambda: box.update(res=experiments.run(
+        dask_spec(cluster, games=games, batch_size=50), progress=False, out=out)))
+    t.start()
+    wait_for(lambda: len(parts(out)) >= 3)
+    with Client(cluster.scheduler_address) as client:
+        pids = client.run(os.getpid)
+    os.kill(sorted(pids.values())[0], signal.SIGKILL)
+    t.join(240)
+    res = box["res"]
+    assert res.error is None and res.config["status"] == "complete", res.error
+    df = pd.read_parquet(out / "results")
+    assert df["game_index"].is_monotonic_increasing and df["game_index"].nunique() == games
+    same_rows(reference(games), df)
+    wait_for(lambda: len(cluster.scheduler_info["workers"]) == 2, 60)  # the nanny restarted it
+
+
+def test_unreachable_or_malformed_scheduler_is_one_line_exit_2(tmp_path):
+    r = cli("simulate", "dao", "-s", "greedy", "-n", "5", "--scheduler", "tcp://127.0.0.1:9",
+            "--out", tmp_path / "u", env={"ANALYSER_DASK_CONNECT_TIMEOUT": "2"})
+    assert r.returncode == 2 and "did not answer" in one_line(r)
+    from click.testing import CliRunner
+    from analyser.cli import cli as command
+    for bad in ("127.0.0.1", "tcp://", "http://host:8786", "tcp://host:port"):
+        r = CliRunner().invoke(command, ["simulate", "dao", "-s", "greedy", "-n", "5", "--scheduler", bad,
+                                         "--out", str(tmp_path / "m")])
+        lines = r.output.strip().splitlines()
+        assert r.exit_code == 2 and len(lines) == 1 and "--scheduler" in lines[0] and "tcp://HOST:8786" in lines[0]
+
+
+def test_scheduler_without_dask_installed_is_one_line_exit_2(tmp_path):
+    code = ("import sys; sys.modules['distributed'] = None; from analyser.cli import main; "
+            f"sys.argv = ['analyser', 'simulate', 'dao', '-s', 'greedy', '-n', '5', '--out', {str(tmp_path / 'n')!r}, "
+            "'--scheduler', 'tcp://127.0.0.1:8786']; main()")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "pip install 'analyser[dask]'" in one_line(r)

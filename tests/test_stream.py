@@ -1,0 +1,544 @@
+"""Runs that survive: results streamed to Parquet parts, faults that lose nothing, resume.
+
+Every fault here is real: a real signal (SIGINT, SIGTERM, SIGKILL) sent to a real
+``python -m analyser`` process, a strategy that really ignores the alarm, a real full or
+read-only filesystem (a small tmpfs mounted in a private mount namespace with ``unshare``;
+those tests are skipped where unprivileged namespaces are not allowed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from analyser import experiments, store
+
+SPEC = dict(game="dao", strategies=["greedy", "threshold"], seed=11, players=2)
+
+BOTS = '''
+import os, signal, sys, time
+from analyser.core import Strategy
+from analyser.titles.dao.rules import TAKE, REVEAL
+
+
+class Stopper(Strategy):
+    """Plays like a simple threshold bot; sends its own process SIGINT after STOP_AFTER decisions
+    (read from the environment, so a resumed run plays on)."""
+    name = "stopper"
+    uses_rng = False
+    calls = 0
+    def choose(self, view, legal, rng):
+        type(self).calls += 1
+        if type(self).calls == int(os.environ.get("STOP_AFTER", "0") or 0):
+            os.kill(os.getpid(), signal.SIGINT)
+        return REVEAL if view.total < 8 else TAKE
+
+
+class Stubborn(Strategy):
+    """Catches every exception, the time limit's too, and goes on waiting."""
+    name = "stubborn"
+    def choose(self, view, legal, rng):
+        while True:
+            try:
+                time.sleep(0.05)
+            except BaseException:
+                pass
+
+
+class SlowStart(Strategy):
+    """Hangs in its constructor once the up-front check (which builds it twice) is over."""
+    name = "slowstart"
+    built = 0
+    def __init__(self):
+        type(self).built += 1
+        if type(self).built > 2:
+            time.sleep(1000)
+
+
+class NeverStarts(Strategy):
+    """Hangs in its constructor, ignoring the time limit."""
+    name = "neverstarts"
+    def __init__(self):
+        while True:
+            try:
+                time.sleep(1000)
+            except BaseException:
+                pass
+    def choose(self, view, legal, rng):
+        return TAKE
+
+
+class Chatty(Strategy):
+    """Prints on every decision."""
+    name = "chatty"
+    def choose(self, view, legal, rng):
+        print("thinking about", view.total)
+        return REVEAL if view.total < 8 else TAKE
+'''
+
+
+@pytest.fixture
+def bots(tmp_path):
+    p = tmp_path / "bots.py"
+    p.write_text(BOTS)
+    return str(p)
+
+
+def reference(games: int, strategies=None, **kw) -> pd.DataFrame:
+    """One uninterrupted in-memory run."""
+    spec = experiments.RunSpec(**{**SPEC, "games": games, "jobs": 1, **kw,
+                                  **({"strategies": strategies} if strategies else {})})
+    return experiments.run(spec, progress=False).results
+
+
+def same_rows(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """Equal row for row, apart from the run id (unique to each run)."""
+    a = a.drop(columns="run_id").reset_index(drop=True)
+    b = b.drop(columns="run_id").reset_index(drop=True)
+    b["strategy"] = b["strategy"].cat.set_categories(a["strategy"].cat.categories)
+    pd.testing.assert_frame_equal(a, b, check_categorical=False)
+
+
+def cli(*args, env=None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "analyser", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=240, **kw)
+
+
+def start(*args, env=None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "analyser", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+
+
+def wait_for(predicate, seconds=120.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    raise AssertionError("condition not reached")
+
+
+def config(out: Path) -> dict:
+    return json.loads((out / "config.json").read_text())
+
+
+def parts(out: Path, name="results") -> list[Path]:
+    return sorted((out / name).glob("part-*.parquet"))
+
+
+def children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(x) for x in text.split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def one_line(r: subprocess.CompletedProcess) -> str:
+    lines = [x for x in r.stderr.splitlines() if x.startswith("analyser:")]
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    return lines[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Layout
+# --------------------------------------------------------------------------------------------
+
+def test_each_batch_is_a_part_named_by_its_first_game_and_the_folder_reads_as_one_run(tmp_path):
+    out = tmp_path / "run"
+    spec = experiments.RunSpec(**SPEC, games=50, jobs=1, batch_size=20)
+    res = experiments.run(spec, progress=False, out=out)
+    assert [p.name for p in parts(out)] == ["part-000000000.parquet", "part-000000020.parquet",
+                                            "part-000000040.parquet"]
+    assert [store.part_range(p) for p in parts(out)] == [(0, 20), (20, 40), (40, 50)]
+    same_rows(reference(50), pd.read_parquet(out / "results"))
+    same_rows(reference(50), res.results)  # loaded lazily from the parts
+    cfg = config(out)
+    assert cfg["status"] == "complete" and cfg["games_done"] == [[0, 50]] and cfg["games_completed"] == 50
+    assert cfg["run_id"] == str(res.results["run_id"].iloc[0]) and cfg["layout"] == store.LAYOUT
+    assert not (out / ".lock").exists() and not list((out / "results").glob(".*"))
+
+
+def test_wizard_rounds_stream_as_compact_parts(tmp_path):
+    out = tmp_path / "w"
+    spec = experiments.RunSpec(game="wizard", strategies=["expected", "random"], players=4, games=6, seed=2,
+                               jobs=1, batch_size=4)
+    experiments.run(spec, progress=False, out=out)
+    assert [p.name for p in parts(out, "rounds")] == ["part-000000000.parquet", "part-000000004.parquet"]
+    rounds = pd.read_parquet(out / "rounds")
+    assert len(rounds) == 6 * 15 * 4
+    schema = pq.read_schema(parts(out, "rounds")[0])
+    assert str(schema.field("bid").type) == "int32" and "dictionary" in str(schema.field("trump").type)
+    assert experiments.load_results(out)[1]["rounds"]["trump"].dtype == "category"
+    mem = experiments.run(experiments.RunSpec(**{**spec.__dict__, "batch_size": None}), progress=False)
+    a, b = mem.extras["rounds"].drop(columns="run_id"), rounds.drop(columns="run_id")
+    pd.testing.assert_frame_equal(a.astype({"trump": str, "trump_card": str, "strategy": str}),
+                                  b.astype({"trump": str, "trump_card": str, "strategy": str}))
+
+
+def test_old_single_file_runs_stay_readable(tmp_path):
+    df = reference(12)
+    old = tmp_path / "old"
+    old.mkdir()
+    df.to_parquet(old / "results.parquet", index=False)
+    (old / "config.json").write_text(json.dumps({"seed": 11, "game": "dao", "status": "complete",
+                                                 "strategies": ["greedy", "threshold"]}))
+    r = cli("report", old)
+    assert r.returncode == 0, r.stderr
+    assert (old / "index.html").exists()
+    back, _, _ = experiments.load_results(old)
+    same_rows(df, back)
+
+
+def test_csv_is_written_from_the_parts(tmp_path):
+    out = tmp_path / "c"
+    r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "30", "--seed", "11", "-j", "1",
+            "--batch-size", "7", "--out", out, "--csv", "-q", "--no-report")
+    assert r.returncode == 0, r.stderr
+    csv = pd.read_csv(out / "results.csv")
+    assert len(csv) == 60 and list(csv.columns) == list(reference(30).columns)
+    assert (csv["score"].to_numpy() == reference(30)["score"].to_numpy()).all()
+
+
+# --------------------------------------------------------------------------------------------
+# Resume
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stop_after", [1, 700, 2300])
+def test_resume_after_ctrl_c_at_several_points_equals_one_run(bots, tmp_path, stop_after):
+    out = tmp_path / "run"
+    strategies = ["greedy", f"{bots}:stopper"]
+    r = cli("simulate", "dao", "-p", "2", "-s", strategies[0], "-s", strategies[1], "-n", "120", "--seed", "11", "-j", "1",
+            "--batch-size", "25", "--out", out, "-q", "--no-report", env={"STOP_AFTER": str(stop_after)})
+    assert r.returncode == 130, r.stderr
+    assert "analyser resume" in one_line(r)
+    cfg = config(out)
+    assert cfg["status"] == "interrupted" and cfg["games_completed"] < 120
+    for p in parts(out):  # every part on disk is complete and readable
+        assert pq.read_table(p).num_rows == 2 * (store.part_range(p)[1] - store.part_range(p)[0])
+    r = cli("resume", out, "-q", "--no-report")
+    assert r.returncode == 0, r.stderr
+    cfg = config(out)
+    assert cfg["status"] == "complete" and cfg["games_done"] == [[0, 120]]
+    assert len(cfg["resumed"]) == 1
+    same_rows(reference(120, strategies), pd.read_parquet(out / "results"))
+
+
+def test_half_written_part_is_detected_and_redone(tmp_path):
+    out = tmp_path / "run"
+    spec = experiments.RunSpec(**SPEC, games=60, jobs=1, batch_size=20)
+    experiments.run(spec, progress=False, out=out)
+    # what a kill in mid-write leaves: a temporary file, and (on a filesystem without atomic
+    # rename) a truncated part; the record says the run was cut short
+    victim = parts(out)[1]
+    data = victim.read_bytes()
+    (out / "results" / ".part-000000040.parquet.tmp").write_bytes(data[: len(data) // 2])
+    victim.write_bytes(data[: len(data) // 2])
+    cfg = config(out)
+    cfg.update(status="interrupted", games_done=[[0, 60]])
+    (out / "config.json").write_text(json.dumps(cfg))
+    res = experiments.resume(out, progress=False)
+    assert res.config["status"] == "complete" and res.config["resumed"][0]["games_before"] == 40
+    assert not list((out / "results").glob(".*"))
+    same_rows(reference(60), pd.read_parquet(out / "results"))
+
+
+def test_resume_bad_input_is_one_line_exit_2(tmp_path):
+    r = cli("resume", tmp_path / "nothing")
+    assert r.returncode == 2 and "not a run folder" in one_line(r)
+    (tmp_path / "empty").mkdir()
+    r = cli("resume", tmp_path / "empty")
+    assert r.returncode == 2 and "no config.json" in one_line(r)
+    done = tmp_path / "done"
+    experiments.run(experiments.RunSpec(**SPEC, games=5, jobs=1), progress=False, out=done)
+    r = cli("resume", done)
+    assert r.returncode == 2 and "complete run" in one_line(r)
+    cfg = config(done)
+    cfg.update(status="interrupted")
+    cfg["versions"]["analyser"] = "99.0.0"
+    (done / "config.json").write_text(json.dumps(cfg))
+    r = cli("resume", done)
+    assert r.returncode == 2 and "analyser 99.0.0" in one_line(r) and "upgrade" in one_line(r)
+
+
+def test_a_second_run_into_a_locked_folder_refuses(tmp_path):
+    out = tmp_path / "busy"
+    first = start("simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "1000000", "--seed", "1", "-j", "1",
+                  "--out", out, "-q", "--no-report")
+    try:
+        wait_for(lambda: (out / ".lock").exists())
+        r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-n", "5", "-j", "1", "--out", out, "-q")
+        assert r.returncode == 2 and f"PID {first.pid}" in one_line(r)
+        r = cli("resume", out)
+        assert r.returncode == 2 and f"PID {first.pid}" in one_line(r)
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.wait(60)
+    assert not (out / ".lock").exists() and config(out)["status"] == "interrupted"
+
+
+def test_simulate_into_an_interrupted_run_points_to_resume(tmp_path):
+    out = tmp_path / "run"
+    spec = experiments.RunSpec(**SPEC, games=40, jobs=1, batch_size=10)
+    experiments.run(spec, progress=False, out=out)
+    cfg = config(out)
+    cfg.update(status="interrupted")
+    (out / "config.json").write_text(json.dumps(cfg))
+    r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-n", "5", "--out", out)
+    assert r.returncode == 2 and "analyser resume" in one_line(r)
+    assert len(parts(out)) == 4
+
+
+# --------------------------------------------------------------------------------------------
+# Faults, with real signals
+# --------------------------------------------------------------------------------------------
+
+def test_worker_killed_with_sigkill_keeps_finished_parts_and_resume_completes(tmp_path):
+    out = tmp_path / "run"
+    games = 4000
+    proc = start("simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", games, "--seed", "11", "-j", "2",
+                 "--batch-size", "100", "--out", out, "-q", "--no-report")
+    wait_for(lambda: len(parts(out)) >= 2)
+    workers = [c for c in children(proc.pid) if "LokyProcess" in Path(f"/proc/{c}/cmdline").read_text()]
+    assert workers
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode in (0, 1), err  # 0 only if the worker had already finished everything
+    cfg = config(out)
+    if proc.returncode == 1:
+        assert cfg["status"] == "failed" and "worker process died" in cfg["error"]
+        assert len([x for x in err.splitlines() if x.startswith("analyser:")]) == 1 and "Traceback" not in err
+        assert "analyser resume" in err
+        for p in parts(out):
+            pq.read_table(p)
+        r = cli("resume", out, "-q", "--no-report")
+        assert r.returncode == 0, r.stderr
+    assert config(out)["status"] == "complete"
+    same_rows(reference(games), pd.read_parquet(out / "results"))
+
+
+def _shm_semaphores(pid: int) -> list[str]:
+    return [p.name for p in Path("/dev/shm").glob(f"sem.loky-{pid}-*")] if Path("/dev/shm").is_dir() else []
+
+
+@pytest.mark.parametrize("how", ["kill", "timeout"])
+def test_sigterm_writes_what_is_finished_and_leaves_no_worker_behind(tmp_path, how):
+    out = tmp_path / "run"
+    args = ["simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "1000000", "--seed", "11", "-j", "2",
+            "--batch-size", "20", "--out", out, "-q", "--no-report"]
+    if how == "timeout":
+        # long enough for a first part even on a loaded machine (start-up and the pilot batch)
+        if not shutil.which("timeout"):
+            pytest.skip("no timeout command")
+        proc = subprocess.Popen(["timeout", "15", sys.executable, "-m", "analyser", *map(str, args)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: children(proc.pid))
+        main = children(proc.pid)[0]
+        wait_for(lambda: len(children(main)) >= 2)
+        workers = children(main)
+    else:
+        proc = start(*args)
+        main = proc.pid
+        wait_for(lambda: len(parts(out)) >= 1)
+        workers = children(main)
+        assert workers
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == (124 if how == "timeout" else 130), err
+    assert "interrupted after" in err and "Traceback" not in err
+    wait_for(lambda: not any(alive(w) for w in workers), 20)
+    assert not _shm_semaphores(main)
+    cfg = config(out)
+    assert cfg["status"] == "interrupted" and not (out / ".lock").exists()
+    df = pd.read_parquet(out / "results")
+    assert len(df) == 2 * cfg["games_completed"] > 0
+    assert sorted(set(df["game_index"])) == [g for a, b in cfg["games_done"] for g in range(a, b)]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_strategy_that_swallows_the_time_limit_is_killed_by_the_watchdog(bots, tmp_path, jobs):
+    out = tmp_path / "run"
+    r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-s", f"{bots}:stubborn", "-n", "6", "--seed", "11", "-j", jobs,
+            "--game-timeout", "0.5", "--out", out, "-q", "--no-report")
+    assert r.returncode == 1, r.stderr
+    line = one_line(r)
+    assert "game 0" in line and "watchdog" in line and "game seed" in line
+    cfg = config(out)
+    assert cfg["status"] == "failed" and "watchdog" in cfg["error"]
+    assert not (out / ".lock").exists()
+
+
+def test_a_strategy_that_hangs_in_its_constructor_is_reported_as_hung(bots):
+    spec = experiments.RunSpec(game="dao", strategies=["greedy", f"{bots}:slowstart"], games=3, seed=1, jobs=1,
+                               game_timeout=0.3)
+    res = experiments.run(spec, progress=False)
+    assert res.error.kind == "hung" and "did not start in time" in str(res.error)
+    assert res.config["status"] == "failed"
+
+
+def test_a_strategy_that_never_starts_is_stopped_up_front(bots, tmp_path):
+    r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-s", f"{bots}:neverstarts", "-n", "3", "--game-timeout", "0.3",
+            "--out", tmp_path / "x")
+    assert r.returncode == 2 and "did not start within 0.3 s" in one_line(r)
+
+
+def test_second_ctrl_c_during_the_final_write_still_leaves_config_json(tmp_path):
+    """The first Ctrl-C stops the run and the final write starts; the second lands at a range of
+    delays after it, some inside the write."""
+    for delay in (0.0, 0.02, 0.1, 0.3):
+        out = tmp_path / f"run{delay}"
+        proc = start("simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "1000000", "--seed", "1", "-j", "1",
+                     "--batch-size", "50", "--out", out, "-q", "--no-report")
+        wait_for(lambda: len(parts(out)) >= 1)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        # 130; or killed by the second SIGINT itself when it lands after everything was written,
+        # as the interpreter exits
+        assert proc.returncode in (130, -signal.SIGINT), err
+        cfg = config(out)
+        assert cfg["status"] == "interrupted", err
+        assert cfg["games_done"] == store.merge_ranges(store.part_range(p) for p in parts(out))
+        assert len(pd.read_parquet(out / "results")) == 2 * cfg["games_completed"]
+
+
+def test_strategy_output_goes_to_stderr_not_into_the_commands_output(bots, tmp_path):
+    r = cli("play", "dao", "-p", "2", "-s", f"{bots}:chatty", "-s", "greedy", "--seed", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines and all(json.loads(x) for x in lines)
+    assert "thinking about" in r.stderr
+    r = cli("simulate", "dao", "-p", "2", "-s", f"{bots}:chatty", "-s", "greedy", "-n", "4", "-j", "1", "--seed", "3",
+            "--out", tmp_path / "s", "--no-report")
+    assert r.returncode == 0 and "thinking about" not in r.stdout and "thinking about" in r.stderr
+    assert "Strategies" in r.stdout
+
+
+def test_quiet_run_is_silent(tmp_path):
+    r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-n", "20", "-j", "1", "--seed", "3", "--out", tmp_path / "q", "-q")
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+
+
+def test_progress_bar_shows_games_rate_and_eta():
+    import io
+    from analyser import experiments as ex
+    buf = io.StringIO()
+    old, sys.stderr = sys.stderr, buf
+    old_delay, ex.PROGRESS_DELAY = ex.PROGRESS_DELAY, 0.0
+    try:
+        ex.run(ex.RunSpec(**SPEC, games=30, jobs=1, batch_size=10), progress=True)
+    finally:
+        sys.stderr, ex.PROGRESS_DELAY = old, old_delay
+    text = buf.getvalue()
+    # games done of the total, elapsed<remaining (the ETA), and games per second
+    assert "/30 [00:" in text and "<" in text and "game/s]" in text, text
+
+
+# --------------------------------------------------------------------------------------------
+# Full or read-only filesystems (real ones: a tmpfs in a private mount namespace)
+# --------------------------------------------------------------------------------------------
+
+def _namespace_ok() -> bool:
+    if not shutil.which("unshare"):
+        return False
+    r = subprocess.run(["unshare", "-rm", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs $d"],
+                       capture_output=True)
+    return r.returncode == 0
+
+
+needs_namespace = pytest.mark.skipif(not _namespace_ok(),
+                                     reason="needs unshare with a mount namespace to mount a small tmpfs")
+
+
+def in_namespace(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """Run a shell script in a private mount namespace where $M is a fresh mount point."""
+    m = tmp_path / "mnt"
+    m.mkdir()
+    env = {**os.environ, "M": str(m), "PY": sys.executable}
+    return subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=240)
+
+
+@needs_namespace
+def test_disk_full_while_writing_a_part_keeps_the_finished_parts(tmp_path):
+    keep = tmp_path / "copy"
+    r = in_namespace(f'''
+        mount -t tmpfs -o size=120k tmpfs "$M" || exit 99
+        "$PY" -m analyser simulate dao -p 2 -s greedy -s threshold -n 3000 --seed 11 -j 1 --batch-size 100 \\
+            --out "$M/run" -q --no-report 2> "$M/err"
+        echo "rc=$?"
+        cat "$M/err" >&2
+        cp -r "$M/run" "{keep}"
+    ''', tmp_path)
+    assert "rc=1" in r.stdout, r.stdout + r.stderr
+    assert "No space left on device" in one_line(r) and "part-" in one_line(r)
+    cfg = config(keep)
+    assert cfg["status"] == "failed" and "No space left" in cfg["error"]
+    done = [store.part_range(p) for p in parts(keep)]
+    assert done and cfg["games_done"] == store.merge_ranges(done)
+    same_rows(reference(cfg["games_completed"]), pd.read_parquet(keep / "results"))
+
+
+@needs_namespace
+def test_filesystem_turning_read_only_mid_run_and_default_folder_checked_up_front(tmp_path):
+    keep = tmp_path / "copy"
+    bots = tmp_path / "ro.py"
+    bots.write_text('''
+import os, subprocess
+from analyser.core import Strategy
+from analyser.titles.dao.rules import TAKE, REVEAL
+class Freezer(Strategy):
+    """After 2500 decisions, remounts the output filesystem read-only (a real EROFS for the run)."""
+    name = "freezer"
+    calls = 0
+    def choose(self, view, legal, rng):
+        type(self).calls += 1
+        if type(self).calls == 2500 and os.environ.get("FREEZE"):
+            subprocess.run(["mount", "-o", "remount,ro", os.environ["M"]], check=True)
+        return REVEAL if view.total < 8 else TAKE
+''')
+    r = in_namespace(f'''
+        mount -t tmpfs -o size=4m tmpfs "$M" || exit 99
+        FREEZE=1 "$PY" -m analyser simulate dao -p 2 -s greedy -s "{bots}:freezer" -n 400 --seed 11 -j 1 --batch-size 20 \\
+            --out "$M/run" -q --no-report 2> "$M/../err1"
+        echo "rc1=$?"
+        cp -r "$M/run" "{keep}"
+        cd "$M" && "$PY" -m analyser simulate dao -s greedy -n 5 -q 2> "$M/../err2"
+        echo "rc2=$?"
+    ''', tmp_path)
+    assert "rc1=1" in r.stdout and "rc2=2" in r.stdout, r.stdout + r.stderr
+    err1 = (tmp_path / "err1").read_text()
+    lines = [x for x in err1.splitlines() if x.startswith("analyser:")]
+    assert len(lines) == 1 and "Read-only file system" in lines[0], err1
+    err2 = (tmp_path / "err2").read_text()
+    assert err2.count("\n") == 1 and "not writable" in err2 and "reports/dao-" in err2, err2
+    # config.json could not be rewritten on a read-only disk: it keeps the last state written,
+    # which names exactly the parts on disk, and resume continues from them
+    cfg = config(keep)
+    assert cfg["games_done"] == store.merge_ranges(store.part_range(p) for p in parts(keep))
+    assert cfg["games_completed"] > 0
+    r = cli("resume", keep, "-q", "--no-report")
+    assert r.returncode == 0, r.stderr
+    same_rows(reference(400, ["greedy", f"{bots}:freezer"]), pd.read_parquet(keep / "results"))
