@@ -9,6 +9,7 @@ Dragon Fire purge).  Stacks are listed bottom first, the deck top card last.  Sp
 """
 
 import json
+import os
 import pickle
 import random
 
@@ -121,22 +122,46 @@ def test_bad_component_files_one_line_naming_file_and_line_never_content(tmp_pat
 
 
 def test_bad_component_files_header_encoding_size_and_kind(tmp_path):
-    with pytest.raises(InputError, match="line 2: the header must be"):
-        load_deck(write_deck(tmp_path, small_rows(), header="id,name,SECRET"))
+    def refused(path, *needles):
+        with pytest.raises(InputError) as e:
+            load_deck(str(path))
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(f"components file {str(path)!r}"), msg
+        assert all(n in msg for n in needles), msg
+        assert "SECRET" not in msg.upper().replace(str(path).upper(), ""), msg
+
+    refused(write_deck(tmp_path, small_rows(), header="id,name,SECRET"), "line 2: expected the header id,name,")
     raw = tmp_path / "latin.csv"
     raw.write_bytes(b"id,name\n\xff\xfe\n")
-    with pytest.raises(InputError, match="not UTF-8"):
-        load_deck(str(raw))
+    refused(raw, "line 2: not UTF-8")
     big = tmp_path / "big.csv"
     big.write_text("#" * 1_000_001)
-    with pytest.raises(InputError, match="1 MB"):
-        load_deck(str(big))
-    with pytest.raises(InputError, match="not a regular file"):
-        load_deck(str(tmp_path))
-    with pytest.raises(InputError, match="cannot be read"):
-        load_deck(str(tmp_path / "missing.csv"))
-    with pytest.raises(InputError, match="1 colour"):
-        load_deck(write_deck(tmp_path, small_rows(("red",)), name="one.csv"))
+    refused(big, "1,000,001 bytes", "the most accepted is 1,000,000")
+    refused(tmp_path, "a folder; give a regular file")
+    refused(tmp_path / "missing.csv", "does not exist")
+    refused(write_deck(tmp_path, small_rows(("red",)), name="one.csv"), "1 colour")
+    quoted = write_deck(tmp_path, small_rows() + ['Zz0,"SECRET,Commoner,red,1,geld,1,0,,0,no,'], name="q.csv")
+    refused(quoted, "not CSV")
+
+
+def test_a_proc_file_is_capped_by_the_bytes_read_not_its_size(tmp_path, monkeypatch):
+    import analyser.titles.dragon_lairds.rules as rules
+    proc = "/proc/self/status"  # a regular file whose size reads as 0 however much it holds
+    if not os.path.exists(proc):
+        pytest.skip("no /proc here")
+    assert os.stat(proc).st_size == 0
+    monkeypatch.setattr(rules, "MAX_FILE_BYTES", 100)
+    load_deck.cache_clear()
+    try:
+        with pytest.raises(InputError) as e:
+            load_deck(proc)
+        assert str(e.value) == f"components file {proc!r} is larger than 100 bytes, the most accepted"
+    finally:
+        load_deck.cache_clear()
+    monkeypatch.undo()
+    with pytest.raises(InputError) as e:  # under the real cap: read, then refused by its header
+        load_deck(proc)
+    assert "line 1: expected the header" in str(e.value) and "\n" not in str(e.value)
 
 
 def test_bad_components_on_the_command_line_exit_2_one_line(runner, tmp_path):
@@ -796,8 +821,17 @@ def test_figures_tables_and_plots_from_a_small_run(tmp_path):
     ends = next(v for k, v in tables.items() if k.startswith("End trigger"))
     assert ends["games"].sum() == 6
     files = [name for name, _ in G.plots(res.results, res.extras, tmp_path)]
-    assert files == ["income_curves.png", "points_by_source.png"]
+    assert files == ["income_curves.png", "cup.png", "points_by_source.png"]
     assert all((tmp_path / f).stat().st_size > 0 for f in files)
+    # the cup plot's numbers are the cup table's: net geld = cashed - paid, per strategy
+    from analyser.titles.dragon_lairds.figures import cup_summary
+    plotted = cup_summary(res.results)
+    table = next(v for k, v in tables.items() if k.startswith("Saurean Cup")).set_index("strategy")
+    for name in ("income", "random"):
+        assert plotted.loc[name, "net geld"] == table.loc[name, "net_geld"]
+        assert plotted.loc[name, "auctions won"] == table.loc[name, "auctions_won"]
+        assert abs(plotted.loc[name, "geld cashed"] - plotted.loc[name, "geld paid"]
+                   - plotted.loc[name, "net geld"]) < 1e-9
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

@@ -781,3 +781,73 @@ def test_resample_hidden_redraws_only_the_unrevealed_drawing():
     # seat 0 sees its own drawing: nothing of it is redrawn for seat 0
     t = G.resample_hidden(s, 0, random.Random(1))
     assert t.pending == s.pending and t.faces == s.faces and t.bonus == s.bonus
+
+
+# -- saved states: the schema and the turn order (analyser play --state) ------------------------
+
+def _mid_game_state(kind):
+    """A state of a real game (seed 4) in the first decision of phase ``kind``, as a dict."""
+    rng = random.Random(4)
+    s = G.initial_state(G.Params(), 2, rng)
+    while s.phase != kind:
+        legal = G.legal_actions(s)
+        G.apply(s, legal[int(rng.random() * len(legal))], rng)
+    return json.loads(json.dumps(G.state_to_dict(s)))
+
+
+def _load(tmp_path, data):
+    from analyser.states import load_state
+    p = tmp_path / "state.json"
+    p.write_text(json.dumps(data))
+    return load_state(G, p)
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    ("passes", [0], "passes: List should have at least 2 items"),  # found by the soak: accepted, then IndexError in play
+    ("stuck", [0, 0, 0], "stuck"),
+    ("turned", [0, False], "turned[0]: should be a valid boolean"),
+    ("could", ["yes", True], "could[0]"),
+    ("round", "3", "round: should be a valid integer"),
+    ("owner", [0, 1, 0], "owner"),
+    ("spell_used", [False] * 5, "spell_used"),
+    ("queue", [[0, "S3"]], "queue[0][1]"),
+    ("pending", [{"place": [0, 1, "dot", "dot", "S9"]}, None], "pending[0]"),
+    ("bonus", [[0, 99], None], "bonus[0][1]"),
+    ("spell_round", [99, 0, 0, 0, 0, 0], "spell_round[0] is 99, after the current round"),
+])
+def test_a_malformed_saved_state_is_refused_by_the_schema_in_one_line(tmp_path, key, value, problem):
+    data = _mid_game_state("place")
+    data[key] = value
+    with pytest.raises(InputError) as e:
+        _load(tmp_path, data)
+    msg = str(e.value)
+    assert problem in msg and "\n" not in msg and msg.startswith("--state"), msg
+
+
+@pytest.mark.parametrize("kind, change, problem", [
+    ("draft_b", lambda d: d.update(current=d["a"]), "in phase draft_b seat"),
+    ("draft_a", lambda d: d.update(current=1 - d["a"]), "in phase draft_a seat"),
+    ("draft_a", lambda d: d.update(hand=[[0], []]), "during the draft no seat holds dice"),
+    ("place", lambda d: d.update(hand=[d["hand"][1], d["hand"][0]]), "is not the dice it owns"),
+    ("place", lambda d: d.update(current=1 - d["a"]), "has not drawn yet"),
+    ("place", lambda d: d.update(turned=[True, True]), "does not hold S4"),
+])
+def test_a_saved_state_out_of_turn_order_is_refused(tmp_path, kind, change, problem):
+    data = _mid_game_state(kind)
+    _load(tmp_path, data)  # the unchanged state loads
+    change(data)
+    with pytest.raises(InputError) as e:
+        _load(tmp_path, data)
+    assert problem in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_saved_state_from_mid_game_loads_and_plays_to_the_end(tmp_path):
+    for kind in ("draft_a", "draft_b", "place", "castle"):
+        s = _load(tmp_path, _mid_game_state(kind))
+        assert s.phase == kind
+        rng = random.Random(1)
+        while not G.is_terminal(s):
+            legal = G.legal_actions(s)
+            G.apply(s, legal[int(rng.random() * len(legal))], rng)
+        G.check_invariants(s)
+        assert s.end in R.ENDS

@@ -13,7 +13,7 @@ from analyser.cli import cli
 from analyser.core import Game, InputError, Params, option
 from analyser.registry import available_strategies, game_ids, get_game, make_strategy
 from analyser.runner import play_game
-from analyser.search import MCTS, determinize_consistent, has_determinize
+from analyser.search import MCTS, determinize_consistent, has_determinize, public_signature
 
 SEARCHABLE = [g for g in game_ids() if has_determinize(get_game(g))]
 
@@ -208,11 +208,18 @@ def test_determinize_is_consistent_through_random_games(gid):
 
 @pytest.mark.parametrize("gid", SEARCHABLE)
 def test_determinize_samples_hidden_parts_differently(gid):
+    # The first decision of a random game whose seat to move cannot see everything: at once for
+    # a dealt game, in Kingdomino Duel when B draws after A's hidden drawing.
     g = get_game(gid)
-    s = g.initial_state(g.Params(), g.default_players, random.Random(1))
-    view = g.view(s, 0)
-    samples = [g.state_to_dict(g.determinize(view, random.Random(k))) for k in range(5)]
-    assert any(a != samples[0] for a in samples[1:])
+    chance, pick = random.Random(1), random.Random(2)
+    s = g.initial_state(g.Params(), g.default_players, chance)
+    while True:
+        assert not g.is_terminal(s), f"no decision of {gid} with a hidden part to sample"
+        view = g.view(s, g.current_player(s))
+        samples = [g.state_to_dict(g.determinize(view, random.Random(k))) for k in range(5)]
+        if any(a != samples[0] for a in samples[1:]):
+            break
+        g.apply(s, pick.choice(list(g.legal_actions(s))), chance)
     # and the same rng gives the same sample
     assert g.state_to_dict(g.determinize(view, random.Random(3))) == samples[3]
 
@@ -393,3 +400,30 @@ def test_analyser_check_reports_a_determinize_that_shares_the_real_state(monkeyp
     monkeypatch.setattr(dao_class, "determinize", sharing)
     result = check_title("dao", games=1, seed=1, fresh_process=False)
     assert result.failed["determinize"] >= 1
+
+
+def test_kingdomino_duel_the_other_seats_hidden_drawing_does_not_change_the_choice():
+    g = get_game("kingdomino-duel")
+    chance, pick = random.Random(6), random.Random(2)
+    s = g.initial_state(g.Params(), 2, chance)
+    while not (s.phase == "place" and s.current != s.a and s.round >= 3 and type(s.pending[s.a]).__name__ == "Place"):
+        g.apply(s, pick.choice(list(g.legal_actions(s))), chance)
+        assert not g.is_terminal(s)
+    b = s.current
+    t = g.clone_state(s)
+    others = [g.resample_hidden(s, b, random.Random(k)).pending[s.a] for k in range(50)]
+    t.pending[s.a] = next(x for x in others if type(x) is type(s.pending[s.a]) and x != s.pending[s.a])
+    t.bonus[s.a] = -1 if s.bonus[s.a] >= 0 else t.pending[s.a].cell0
+    assert t.pending[s.a] != s.pending[s.a]
+    assert public_signature(g.view(s, b)) == public_signature(g.view(t, b))
+
+    def choices(state):
+        m = make_strategy("mcts:iterations=30", "kingdomino-duel")
+        m.reset(b, state.params, 2)
+        rng = random.Random(4)
+        return [m.choose(g.view(state, b), g.legal_actions(state), rng) for _ in range(2)]
+
+    assert choices(s) == choices(t)
+    # and B's samples of A's drawing vary (drawn from A's choices, not read from the state)
+    seen = {g.determinize(g.view(s, b), random.Random(k)).pending[s.a] for k in range(20)}
+    assert len(seen) > 1

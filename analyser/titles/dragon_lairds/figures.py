@@ -1,5 +1,5 @@
-"""Dragon Lairds figures: points by source, cup holdings and value, end triggers, rounds, and
-income curves per round (plot).  pandas and matplotlib are imported inside the functions."""
+"""Dragon Lairds figures: points by source, cup holdings and value, end triggers, rounds (tables);
+income curves per round, cup holdings and net cup value, and royals by source (plots).  pandas and matplotlib are imported inside the functions."""
 
 from __future__ import annotations
 
@@ -82,6 +82,7 @@ def plots(game, results, extras, outdir):
         figures.append(base.save(fig, outdir / "income_curves.png",
                                  "Mean geld (left) and royals (right) each seat collected at tax, by round and "
                                  "strategy (rounds reached by at least 20 seats)."))
+    figures.append(_cup_plot(results, outdir, names, colours))
     df = results.assign(royals_start=1)
     means = df.groupby("strategy", observed=True)[list(SOURCES)].mean()
     fig, ax = plt.subplots(figsize=(9, 1.6 + 0.6 * len(means)))
@@ -105,3 +106,53 @@ def plots(game, results, extras, outdir):
                              "Where each strategy's royals come from; bars left of 0 are losses (hand penalty, "
                              "royals spent on Havocs and cycling)."))
     return figures
+
+
+def cup_summary(results):
+    """Per strategy (index), means per player per game: ``auctions won`` (``cup_wins``), ``rounds
+    held`` (``cup_rounds``, rounds it held the Saurean Cup at the round's end), ``geld paid``
+    (``cup_paid``, in winning bids), ``geld cashed`` (``cup_cashed``) and ``net geld``
+    (``cup_net_geld`` = cashed - paid).  A pandas DataFrame; the source of the cup plot."""
+    g = results.groupby("strategy", observed=True)
+    out = g[["cup_wins", "cup_rounds", "cup_paid", "cup_cashed", "cup_net_geld"]].mean()
+    out.columns = ["auctions won", "rounds held", "geld paid", "geld cashed", "net geld"]
+    return out
+
+
+def _cup_plot(results, outdir, names, colours):
+    """Two panels: cup holdings (auctions won, rounds held) and the cup's value in geld (paid as a
+    bar below 0, cashed above, the net as a diamond), per strategy."""
+    from analyser import plots as base
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    cup = cup_summary(results)
+    order = [n for n in names if n in cup.index]
+    cup = cup.loc[order]
+    y = np.arange(len(order))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 2.3 + 0.55 * len(order)), sharey=True)
+    h = 0.38
+    left.barh(y - h / 2, cup["auctions won"], height=h, color=[colours[n] for n in order], label="auctions won")
+    left.barh(y + h / 2, cup["rounds held"], height=h, color=[colours[n] for n in order], alpha=0.45,
+              hatch="//", edgecolor="#555555", label="rounds held")
+    left.set_yticks(y, [base.label(n) for n in order])
+    left.invert_yaxis()
+    from matplotlib.patches import Patch
+    left.legend(handles=[Patch(color="#777777", label="auctions won"),
+                         Patch(facecolor="#777777", alpha=0.45, hatch="//", edgecolor="#555555", label="rounds held")],
+                frameon=False, fontsize=9, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    base.style(left, "Saurean Cup holdings", "per player per game", "")
+    right.barh(y, -cup["geld paid"], height=0.6, color="#c44e52", label="geld paid in bids")
+    right.barh(y, cup["geld cashed"], height=0.6, color="#55a868", label="geld cashed")
+    right.scatter(cup["net geld"], y, marker="D", s=40, color="#222222", zorder=3, label="net value")
+    right.axvline(0, color="#333333", linewidth=0.8)
+    right.legend(frameon=False, fontsize=9, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    base.style(right, "Net cup value (geld)", "geld per player per game", "")
+    for ax in (left, right):
+        ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+        ax.set_axisbelow(True)
+    return base.save(fig, outdir / "cup.png",
+                     "Saurean Cup per strategy, means per player per game. Left: auctions won and rounds "
+                     "the cup was held at a round's end. Right: geld paid in winning bids (below 0), geld "
+                     "cashed (above 0) and the net value, cashed - paid (diamond).")

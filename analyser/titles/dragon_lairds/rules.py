@@ -83,11 +83,7 @@ hand order.
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 import re
-import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -95,6 +91,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
+from analyser.safeio import read_component_rows
 
 DATA = Path(__file__).resolve().parent / "data"
 DEFAULT_DECK = DATA / "deck.csv"
@@ -180,40 +177,18 @@ def load_deck(path: str = "") -> Deck:
     """Load and check a deck file (``""``: the built-in approximate deck).  Cached per path.
 
     The file is a UTF-8 CSV with the header :data:`HEADER` (``#`` lines are comments), a regular
-    file under 1 MB.  Raises :class:`InputError` with one line naming the file, the line and the
+    file of at most 1,000,000 bytes, read with :func:`analyser.safeio.read_component_rows`.  Raises :class:`InputError` with one line naming the file, the line and the
     problem; messages never repeat the file's content.
     """
     p = Path(path).expanduser() if path else DEFAULT_DECK
-    try:
-        st = os.stat(p)
-    except OSError as e:
-        raise _bad(p, 0, f"cannot be read ({e.strerror or e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise _bad(p, 0, "is not a regular file")
-    if st.st_size >= MAX_FILE_BYTES:
-        raise _bad(p, 0, "is 1 MB or larger; a deck file must be smaller")
-    try:
-        text = p.read_bytes().decode("utf-8-sig")
-    except OSError as e:
-        raise _bad(p, 0, f"cannot be read ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise _bad(p, 0, "is not UTF-8 text; save it as a UTF-8 CSV file") from None
-    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise _bad(p, 0, "holds no header; it needs the header " + ",".join(HEADER))
-    try:
-        rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
-    except csv.Error:
-        raise _bad(p, 0, "is not a CSV file") from None
-    if len(rows) != len(lines):
-        raise _bad(p, 0, "holds a quoted field over several lines; give one card per line")
-    if [h.strip().lower() for h in rows[0]] != HEADER:
-        raise _bad(p, lines[0][0], "the header must be " + ",".join(HEADER))
-    cards, colours, index = [], [], {}
-    for (line, _), row in zip(lines[1:], rows[1:]):
-        row = [x.strip() for x in row]
+    # the shared safe reader: a regular file (devices, pipes and /proc files refused or capped by
+    # the bytes actually read), UTF-8, at most MAX_FILE_BYTES; one-line errors naming file and line
+    rows = read_component_rows(p, "components", HEADER, MAX_FILE_BYTES)
+    for line, row in rows:
         if len(row) != len(HEADER):
             raise _bad(p, line, f"expected {len(HEADER)} fields, found {len(row)}")
+    cards, colours, index = [], [], {}
+    for line, row in rows:
         cid, name, typ, colour, cost, cur, geld, royals, match, finale, knight, ability = row
         if not _ID.match(cid):
             raise _bad(p, line, "id must be 1-24 letters, digits, - or _")

@@ -529,6 +529,13 @@ class Kingdom:
         self.n_empty = comp.width * comp.height - 1
         self.ok = [comp.castle_adj] * 6
 
+    def __eq__(self, other):
+        """Two kingdoms are equal when the same cells hold the same coats and crosses (domains and
+        masks follow from those)."""
+        return isinstance(other, Kingdom) and self.coat == other.coat and self.cross == other.cross
+
+    __hash__ = None
+
     def copy(self) -> "Kingdom":
         k = Kingdom.__new__(Kingdom)
         k.comp = self.comp
@@ -882,12 +889,14 @@ class KingdominoView:
       drawing of this round, if made; ``bonus``: its castle cell this round or -1.
     * ``boxes``, ``row_owner``, ``spell_owner``, ``spell_used``, ``spell_round``, ``s5_coat``,
       ``castle_round``: the spellbook and bonuses as known to this seat.
+    * ``current`` (the seat deciding), ``passes``, ``stuck`` (per seat, as in the state), ``end``;
+      ``turned`` and ``could``: this seat's own S4 use and "had a placement" flag this round.
     * ``spells()``: spell numbers this seat holds unused (0 = S1).
     """
 
     __slots__ = ("seat", "params", "comp", "round", "a", "phase", "role", "roll", "owner", "hand", "faces",
                  "maps", "pending", "bonus", "boxes", "row_owner", "spell_owner", "spell_used", "spell_round",
-                 "s5_coat", "castle_round", "queue")
+                 "s5_coat", "castle_round", "queue", "current", "turned", "could", "passes", "stuck", "end")
 
     def __init__(self, s: KingdominoState, seat: int):
         self.seat = seat
@@ -915,6 +924,14 @@ class KingdominoView:
         self.s5_coat = s.s5_coat
         self.castle_round = s.castle_round
         self.queue = s.queue
+        # Public too: who is deciding, the passes and stuck rounds so far, how the game ended; and
+        # this seat's own S4 use and "could draw" flag of this round.
+        self.current = s.current
+        self.passes = s.passes
+        self.stuck = s.stuck
+        self.end = s.end
+        self.turned = s.turned[seat]
+        self.could = s.could[seat]
 
     @property
     def map(self) -> Kingdom:
@@ -1082,6 +1099,78 @@ class KingdominoDuel(Game):
             cells = [-1] + [c for c, f in ((new.cell0, f0), (new.cell1, f1)) if not cap or f[1] < cap]
             t.bonus[o] = cells[int(rng.random() * len(cells))]
         t.cache = None
+        return t
+
+    # -- search ---------------------------------------------------------------------------
+    def determinize(self, view: KingdominoView, rng) -> KingdominoState:
+        """A full state consistent with ``view`` (for :mod:`analyser.search`).  Everything public
+        is copied from the view (no data shared); the other seat's hand is the dice it owns, with
+        their rolled faces.  Hidden, and drawn with ``rng`` (a ``random.Random``) from the other
+        seat's legal choices, while the two drawings of a round are not yet revealed (module
+        docstring, "the two players draw at the same time"): its S4 turn of this round (if it
+        holds S4, with probability 1/2), its drawing when it has drawn (a placement, or
+        :data:`PASS` where allowed) and its castle bonus.  Future dice are not in a state: the
+        rng handed to ``apply`` rolls them.  Reads only public attributes of the view."""
+        seat, o = view.seat, 1 - view.seat
+        t = KingdominoState(
+            params=view.params, comp=view.comp, round=view.round, a=view.a, phase=view.phase,
+            current=view.current, roll=list(view.roll), owner=list(view.owner), hand=[[], []], faces=[[], []],
+            turned=[False, False], pending=[None, None], bonus=[-1, -1], could=[False, False],
+            maps=[m.copy() for m in view.maps], boxes=[list(b) for b in view.boxes],
+            row_owner=list(view.row_owner), spell_owner=list(view.spell_owner), spell_used=list(view.spell_used),
+            spell_round=list(view.spell_round), s5_coat=view.s5_coat, castle_round=list(view.castle_round),
+            queue=list(view.queue), end=view.end, passes=list(view.passes), stuck=list(view.stuck))
+        t.hand[seat] = list(view.hand)
+        t.faces[seat] = list(view.faces)
+        t.turned[seat], t.could[seat] = view.turned, view.could
+        t.pending[seat], t.bonus[seat] = view.pending, view.bonus
+        if view.hand:  # the dice are dealt (drawing, or after this round's reveal)
+            t.hand[o] = [d for d in range(4) if t.owner[d] == o]
+            t.faces[o] = [t.roll[d] for d in t.hand[o]]
+        if t.phase not in (PLACE, CASTLE_STEP):
+            return t
+        if not (o == t.a or t.current == o):
+            return t  # the other seat draws second and has not started: nothing hidden
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(t, o, sp))
+
+        def options(faces):
+            ordinary, extra = placements(t.maps[o], faces[0], faces[1], spells, t.params.combine_spells)
+            return ordinary, extra
+
+        rolled = list(t.faces[o])
+        t.could[o] = any(options(rolled))
+        acting = t.phase == CASTLE_STEP and t.current == o  # o chooses its castle bonus: it drew a domino
+        drew = o == t.a and t.current != o
+        turns = self._turns(t, o) if self.holds(t, o, S4) else []
+        tries = [None]
+        if turns and rng.random() < 0.5:
+            tries = [turns[int(rng.random() * len(turns))], None]
+        if acting:  # it must have a placement, and a die that may take the castle's cross
+            extra_turns = list(turns)
+            while extra_turns:
+                tries.append(extra_turns.pop(int(rng.random() * len(extra_turns))))
+        cap = t.params.cross_cap
+        for turn in tries:
+            faces = list(rolled)
+            if turn is not None:
+                faces[turn.slot] = (turn.coat, turn.crosses)
+            ordinary, extra = options(faces)
+            if acting and (not ordinary + extra or (cap and min(f[1] for f in faces) >= cap)):
+                continue
+            t.faces[o] = faces
+            t.turned[o] = turn is not None
+            t.could[o] = t.could[o] or bool(ordinary or extra)
+            if drew or acting:
+                choice = ordinary + extra
+                if not acting and (not ordinary or not t.params.must_draw):
+                    choice.append(PASS)
+                new = choice[int(rng.random() * len(choice))]
+                t.pending[o] = new
+                if drew and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
+                    cells = [-1] + [c for c, f in ((new.cell0, faces[0]), (new.cell1, faces[1]))
+                                    if not cap or f[1] < cap]
+                    t.bonus[o] = cells[int(rng.random() * len(cells))]
+            break
         return t
 
     # -- apply ------------------------------------------------------------------------------
@@ -1410,6 +1499,39 @@ class KingdominoDuel(Game):
             "castle_round": list(s.castle_round), "queue": [[seat, SPELLS[sp]] for seat, sp in s.queue],
             "end": s.end, "passes": list(s.passes), "stuck": list(s.stuck)}
 
+    def _check_turn_order(self, s: KingdominoState) -> None:
+        """The seat to move is the one the phase asks (A at the first pick, B at the second, A then
+        B while drawing, the first queued seat at a spell choice), and while drawing each seat
+        holds the dice it owns, with one face per die.  Raises ValueError (one line)."""
+        phase, a, cur = s.phase, s.a, s.current
+        want = {DRAFT_A: a, DRAFT_B: 1 - a}.get(phase)
+        if phase == SPELL:
+            want = s.queue[0][0]
+        if want is not None and cur != want:
+            raise ValueError(f"current={cur}, but in phase {phase} seat {want} decides")
+        if phase in (PLACE, CASTLE_STEP):
+            for seat in (0, 1):
+                if s.hand[seat] != [d for d in range(4) if s.owner[d] == seat]:
+                    raise ValueError(f"hand of seat {seat} is not the dice it owns")
+            if cur == 1 - a and s.pending[a] is None:
+                raise ValueError(f"seat {cur} draws second, but seat {a} has not drawn yet")
+            if cur == a and s.pending[1 - a] is not None:
+                raise ValueError(f"seat {1 - a} draws second, but its drawing is already made")
+            if phase == PLACE and s.pending[cur] is not None:
+                raise ValueError(f"seat {cur} is to draw, but its drawing is already made")
+        elif phase in (DRAFT_A, DRAFT_B) and (s.hand != [[], []] or s.faces != [[], []]):
+            raise ValueError("during the draft no seat holds dice yet (hand and faces empty)")
+        for seat in (0, 1):
+            if s.turned[seat] and not (s.spell_owner[S4] == seat):
+                raise ValueError(f"turned[{seat}] is true, but seat {seat} does not hold S4")
+
+    def state_schema(self):
+        """The saved-state schema (see :mod:`analyser.states`), checked before
+        :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (flags are
+        JSON ``true``/``false``, counts and cells JSON integers), ranges and lengths: two entries in
+        every per-seat list, four per die, six per coat or spell."""
+        return _state_schema()
+
     def state_from_dict(self, d: dict) -> KingdominoState:
         """Inverse of :meth:`state_to_dict`; every field but ``params``, ``maps`` and ``roll`` has a
         default (round 1, seat 0 as A, the draft about to start).  Checks the structure (cells on
@@ -1541,6 +1663,7 @@ class KingdominoDuel(Game):
                         raise ValueError(f"pending drawing of seat {seat} is not a drawing")
                 elif p is not None and p is not PASS:
                     raise ValueError(f"pending of seat {seat} must be a drawing, \"pass\" or null")
+            self._check_turn_order(s)
             return s
         except InputError as e:
             raise InputError(f"not a Kingdomino Duel state: {e}") from None
@@ -1617,3 +1740,70 @@ class KingdominoDuel(Game):
         if t is AddCross:
             return f"S6: a cross at {at(action.cell)}"
         return str(action)
+
+
+def _state_schema():
+    from typing import Literal, Optional, Union
+
+    from pydantic import model_validator
+
+    from analyser.states import StateModel, fixed, items, text, whole
+
+    seat, seat_or_none = whole(0, 1), whole(-1, 1)
+    rc = fixed(whole(0, 14), whole(0, 14))  # [row, column]: maps have at most 15 rows and columns
+    cell = whole(0, 15 * STRIDE - 1)
+    coat = Literal[COATS]
+    face = text(20)  # "dot+1", "?": parsed by state_from_dict
+    count = whole(0, 10**6)
+
+    class PlaceJson(StateModel):
+        place: fixed(cell, cell, coat, coat, Literal["", "S1", "S2", "S1+S2"])
+
+    def per_seat(item):
+        return items(item, 2, 2)
+
+    def per(item, n):
+        return items(item, n, n)
+
+    class KingdominoStateSchema(StateModel):
+        game: Literal["kingdomino-duel"] = "kingdomino-duel"
+        params: dict[text(40), bool | int | float | text(4096)] = {}
+        players: whole(2, 2) = 2
+        round: whole(1, 10000) = 1
+        a: seat = 0
+        phase: Literal[PHASES] = DRAFT_A
+        current: seat = None
+        roll: per(face, 4)
+        owner: per(seat_or_none, 4) = None
+        hand: per_seat(items(whole(0, 3), 4)) = None
+        faces: per_seat(items(face, 2)) = None
+        turned: per_seat(bool) = None
+        pending: per_seat(Optional[Union[Literal["pass"], PlaceJson]]) = None
+        bonus: per_seat(Optional[rc]) = None
+        could: per_seat(bool) = None
+        maps: per_seat(items(fixed(whole(0, 14), whole(0, 14), coat, whole(0, 99)), 15 * 15))
+        boxes: per_seat(per(whole(0, 100), 6)) = None
+        row_owner: per(seat_or_none, 6) = None
+        spell_owner: per(seat_or_none, 6) = None
+        spell_used: per(bool, 6) = None
+        spell_round: per(whole(0, 10000), 6) = None
+        s5_coat: Optional[coat] = None
+        castle_round: per_seat(whole(0, 10000)) = None
+        queue: items(fixed(seat, Literal["S5", "S6"]), 4) = None
+        end: Literal[("",) + ENDS] = ""
+        passes: per_seat(count) = None
+        stuck: per_seat(count) = None
+
+        @model_validator(mode="after")
+        def _consistent(self):
+            if self.hand is not None and len(set(self.hand[0] + self.hand[1])) != len(self.hand[0] + self.hand[1]):
+                raise ValueError("hand holds a die twice")
+            for k, r in enumerate(self.spell_round or []):
+                if r > self.round:
+                    raise ValueError(f"spell_round[{k}] is {r}, after the current round {self.round}")
+            for k, r in enumerate(self.castle_round or []):
+                if r > self.round:
+                    raise ValueError(f"castle_round[{k}] is {r}, after the current round {self.round}")
+            return self
+
+    return KingdominoStateSchema
