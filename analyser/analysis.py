@@ -222,7 +222,8 @@ def seat_balance(df: pd.DataFrame) -> dict:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
     chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
-    best, worst = int(seats.idxmax()), int(seats.idxmin())
+    best = int(seats.idxmax())
+    worst = int(seats.drop(index=best).idxmin())  # another seat, also when every seat won as often
     keys = game_keys(df)
     wide = df.pivot_table(index=keys, columns="seat", values="win", aggfunc="sum", observed=True)
     d = (wide[best] - wide[worst]).dropna().to_numpy() * 100

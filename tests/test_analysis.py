@@ -173,3 +173,16 @@ def test_seat_balance_of_one_game_judges_nothing():
     b = analysis.seat_balance(one)
     assert "not enough games" in b["verdict"] and "100.0 to 100.0" not in b["verdict"]
     assert np.isnan(b["gap_low"]) and np.isnan(b["p"])
+
+
+def test_seat_balance_never_compares_a_seat_with_itself():
+    """Every seat winning equally often (here: each seat wins two of four games) still names two
+    different seats in the effect size."""
+    from analyser.analysis import seat_balance
+    rows = []
+    for g, winner in enumerate([0, 1, 0, 1]):
+        for seat in (0, 1):
+            rows.append({"run_id": "r", "game_index": g, "seat": seat, "win": 1.0 if seat == winner else 0.0})
+    out = seat_balance(pd.DataFrame(rows))
+    assert (out["best"], out["worst"]) == (0, 1) and out["gap"] == 0.0
+    assert "seat 0 wins 0.0 points more often than seat 1" in out["verdict"]
