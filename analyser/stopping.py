@@ -149,6 +149,15 @@ def merge(parts: list) -> "object":
     return RunResult(df, extras, config, error, interrupted)
 
 
+class StopPlaying(KeyboardInterrupt):
+    """Ctrl-C while the runs of a sweep or tournament were spread over worker processes:
+    ``results`` holds the runs that finished before it, in order (a prefix of the runs)."""
+
+    def __init__(self, results: list):
+        super().__init__()
+        self.results = results
+
+
 def _run_one(spec, command: str):
     from analyser.experiments import run
     return run(spec, progress=False, command=command)
@@ -185,12 +194,15 @@ def play_many(specs: list, a: int, b: int, jobs: int, command: str = "", on_done
         # than a short run's games when repeated (the batch size never changes the results)
         one = [dataclasses.replace(sp, jobs=1, batch_size=sp.batch_size or (b - a)) for sp in parts]
         out = []
-        with joblib.Parallel(n_jobs=jobs, return_as="generator") as parallel:
-            for k, r in enumerate(parallel(joblib.delayed(_run_one)(sp, command) for sp in one)):
-                r.config["jobs"] = jobs
-                out.append(r)
-                if on_done is not None:
-                    on_done(k, b - a)
+        try:
+            with joblib.Parallel(n_jobs=jobs, return_as="generator") as parallel:
+                for k, r in enumerate(parallel(joblib.delayed(_run_one)(sp, command) for sp in one)):
+                    r.config["jobs"] = jobs
+                    out.append(r)
+                    if on_done is not None:
+                        on_done(k, b - a)
+        except KeyboardInterrupt:  # keep the runs that finished: the caller writes them
+            raise StopPlaying(out) from None
         return out
     out = []
     for k, sp in enumerate(parts):

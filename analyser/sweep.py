@@ -107,8 +107,13 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         bar = tqdm(total=games * len(specs), unit="game", desc=f"sweep {game.id}", leave=False, file=sys.stderr)
 
     def play(a: int, b: int) -> bool:
-        results = stopping.play_many(specs, a, b, n_jobs, command,
-                                     on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        try:
+            results = stopping.play_many(specs, a, b, n_jobs, command,
+                                         on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        except stopping.StopPlaying as e:
+            for k, r in enumerate(e.results):
+                parts[k].append(r)
+            raise
         for k, r in enumerate(results):
             parts[k].append(r)
         return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
@@ -116,15 +121,21 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
     def measure() -> float:
         return stopping.widest([stopping.merge(p).results for p in parts if p])
 
+    user_stop = False
     try:
         stop = stopping.play_rounds(games, n_players, until_ci, play, measure)
+    except KeyboardInterrupt:  # Ctrl-C: the cells finished so far are kept and written
+        if not any(parts):
+            raise
+        user_stop = True
+        stop = stopping.Stop(until_ci, "interrupted (Ctrl-C); the cells that finished before it are kept", 0, 0)
     finally:
         if bar is not None:
             bar.close()
     play_seconds = time.perf_counter() - t0
     merged = [stopping.merge(p) for p in parts]  # None for a cell never reached after a failure
     error = next((m.error for m in merged if m is not None and m.error is not None), None)
-    interrupted = any(m.interrupted for m in merged if m is not None)
+    interrupted = user_stop or any(m.interrupted for m in merged if m is not None)
     t1 = time.perf_counter()
     frame = combine(g, merged)
     cells = cell_table(g, frame)
@@ -274,7 +285,10 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     if len(dims) == 1:
         col, values = dims[0]
         xs = _axis_values(values, g.dim_kinds.get(col, "str"))
-        pos = np.array(xs) if xs is not None else np.arange(len(values))
+        # place the cells that were played (all of them, unless the sweep was interrupted)
+        present = [str(v) for v in f[col]]
+        pos = (np.array([float(v) for v in present]) if xs is not None
+               else np.array([values.index(v) for v in present]))
         fig, ax = plt.subplots(figsize=(8, 4.2))
         y = f["win_rate"].to_numpy() * 100
         ax.fill_between(pos, f["win_low"] * 100, f["win_high"] * 100, color="#3a6ea5", alpha=0.2,
@@ -288,7 +302,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
             ax.plot(pos[tied], y[tied], marker="o", markersize=11, markerfacecolor="none", color="#c44e52",
                     linestyle="none", label="cannot be told from the best")
         if xs is None:
-            ax.set_xticks(pos, values)
+            ax.set_xticks(np.arange(len(values)), values)
         plots.style(ax, f"Win rate of {focus_label} across {col}", col, "win rate (%)")
         ax.legend(fontsize=8)
         out.append(plots.save(fig, outdir / "sweep_line.png",

@@ -397,3 +397,27 @@ def test_one_paired_game_gives_no_interval_and_no_p():
     assert np.isnan(paired_mean(np.array([1.0]), np.array([4.0]))["p_wilcoxon"])
     two = paired_mean(np.array([1.0, 2.0]), np.array([4.0, 5.0]))  # a constant difference over two games
     assert two["low"] == two["high"] == -3.0
+
+
+def test_ctrl_c_during_a_parallel_sweep_keeps_the_cells_that_finished(tmp_path):
+    """A real SIGINT while whole cells run on two workers: exit 130, status interrupted, and every
+    cell that finished is written in full."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "sw"
+    proc = subprocess.Popen([sys.executable, "-m", "analyser", "sweep", "dao", "-s", "threshold:limit=1..40",
+                             "-s", "greedy", "--games", "4000", "--seed", "3", "-j", "2", "-q", "--no-report",
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(10)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    config = json.loads((out / "config.json").read_text())
+    assert config["status"] == "interrupted" and "interrupted (Ctrl-C)" in config["stopping"]["reason"]
+    games = pd.read_parquet(out / "sweep.parquet").groupby("cell")["game_index"].nunique()
+    assert 1 <= len(games) < 40 and (games == 4000).all()
