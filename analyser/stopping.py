@@ -158,6 +158,67 @@ class StopPlaying(KeyboardInterrupt):
         self.results = results
 
 
+@dataclass
+class Played:
+    """The runs of a sweep or tournament after :func:`play_specs`: ``merged[k]`` is run ``k``'s
+    joined :class:`~analyser.experiments.RunResult` (None for a run never reached after a
+    failure or Ctrl-C), ``stop`` why play stopped, the first ``error``, whether it was
+    ``interrupted``, and the wall ``seconds`` of play."""
+
+    merged: list
+    stop: Stop
+    error: BaseException | None
+    interrupted: bool
+    seconds: float
+
+
+def play_specs(specs: list, games: int, players: int, width: float | None, jobs: int, command: str,
+               measure: Callable[[list], float], *, progress: bool, desc: str, what: str) -> Played:
+    """Play every run spec of a sweep (cells) or a tournament (tables) in rounds (see
+    :func:`play_rounds`), with a progress bar when ``progress``.  ``measure(parts)`` gives the
+    widest interval from the rounds played so far (``parts[k]``: run ``k``'s RunResults).
+    Ctrl-C keeps the runs that finished before it (``interrupted``); with none finished it is
+    raised again.  ``what`` names the runs in the stop reason ("cells", "tables")."""
+    import sys
+    import time
+
+    t0 = time.perf_counter()
+    parts: list[list] = [[] for _ in specs]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=games * len(specs), unit="game", desc=desc, leave=False, file=sys.stderr)
+
+    def play(a: int, b: int) -> bool:
+        try:
+            results = play_many(specs, a, b, jobs, command,
+                                on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
+        except StopPlaying as e:
+            for k, r in enumerate(e.results):
+                parts[k].append(r)
+            raise
+        for k, r in enumerate(results):
+            parts[k].append(r)
+        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
+
+    user_stop = False
+    try:
+        stop = play_rounds(games, players, width, play, lambda: measure(parts))
+    except KeyboardInterrupt:  # Ctrl-C: the runs finished so far are kept and written
+        if not any(parts):
+            raise
+        user_stop = True
+        stop = Stop(width, f"interrupted (Ctrl-C); the {what} that finished before it are kept", 0, 0)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - t0
+    merged = [merge(p) for p in parts]
+    error = next((m.error for m in merged if m is not None and m.error is not None), None)
+    interrupted = user_stop or any(m.interrupted for m in merged if m is not None)
+    return Played(merged, stop, error, interrupted, seconds)
+
+
 def _run_one(spec, command: str):
     from analyser.experiments import run
     return run(spec, progress=False, command=command)

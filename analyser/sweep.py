@@ -21,7 +21,6 @@ import hashlib
 import json
 import math
 import random
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,43 +98,12 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         specs.append(spec)
     stopping.validate(game, specs, n_players)  # every cell valid before anything runs
     pairing = deal_pairing(game, g.cells, n_players, root)
-    t0 = time.perf_counter()
-    parts: list[list] = [[] for _ in specs]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=games * len(specs), unit="game", desc=f"sweep {game.id}", leave=False, file=sys.stderr)
-
-    def play(a: int, b: int) -> bool:
-        try:
-            results = stopping.play_many(specs, a, b, n_jobs, command,
-                                         on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
-        except stopping.StopPlaying as e:
-            for k, r in enumerate(e.results):
-                parts[k].append(r)
-            raise
-        for k, r in enumerate(results):
-            parts[k].append(r)
-        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
-
-    def measure() -> float:
-        return stopping.widest([stopping.merge(p).results for p in parts if p])
-
-    user_stop = False
-    try:
-        stop = stopping.play_rounds(games, n_players, until_ci, play, measure)
-    except KeyboardInterrupt:  # Ctrl-C: the cells finished so far are kept and written
-        if not any(parts):
-            raise
-        user_stop = True
-        stop = stopping.Stop(until_ci, "interrupted (Ctrl-C); the cells that finished before it are kept", 0, 0)
-    finally:
-        if bar is not None:
-            bar.close()
-    play_seconds = time.perf_counter() - t0
-    merged = [stopping.merge(p) for p in parts]  # None for a cell never reached after a failure
-    error = next((m.error for m in merged if m is not None and m.error is not None), None)
-    interrupted = user_stop or any(m.interrupted for m in merged if m is not None)
+    played = stopping.play_specs(
+        specs, games, n_players, until_ci, n_jobs, command,
+        lambda parts: stopping.widest([stopping.merge(p).results for p in parts if p]),
+        progress=progress, desc=f"sweep {game.id}", what="cells")
+    stop, play_seconds, error, interrupted = played.stop, played.seconds, played.error, played.interrupted
+    merged = played.merged  # None for a cell never reached after a failure
     t1 = time.perf_counter()
     frame = combine(g, merged)
     cells = cell_table(g, frame)

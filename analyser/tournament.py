@@ -24,8 +24,6 @@ import itertools
 import json
 import math
 import random
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,46 +193,15 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
              for t in tables]
     stopping.validate(game, specs, n)  # every table valid before anything runs
-    parts: list[list] = [[] for _ in specs]
-    t0 = time.perf_counter()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=per_table * len(specs), unit="game", desc=f"tournament {game.id}", leave=False,
-                   file=sys.stderr)
 
-    def play(a: int, b: int) -> bool:
-        try:
-            results = stopping.play_many(specs, a, b, n_jobs, command,
-                                         on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
-        except stopping.StopPlaying as e:
-            for k, r in enumerate(e.results):
-                parts[k].append(r)
-            raise
-        for k, r in enumerate(results):
-            parts[k].append(r)
-        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
-
-    def measure() -> float:
-        frame = _combine([stopping.merge(p) for p in parts], names)
-        s = analysis.strategy_summary(frame)
+    def measure(parts: list) -> float:
+        s = analysis.strategy_summary(_combine([stopping.merge(p) for p in parts], names))
         return float((s["win_high"] - s["win_low"]).max())
 
-    user_stop = False
-    try:
-        stop = stopping.play_rounds(per_table, n, until_ci, play, measure)
-    except KeyboardInterrupt:  # Ctrl-C: the tables finished so far are kept and written
-        if not any(parts):
-            raise
-        user_stop = True
-        stop = stopping.Stop(until_ci, "interrupted (Ctrl-C); the tables that finished before it are kept", 0, 0)
-    finally:
-        if bar is not None:
-            bar.close()
-    play_seconds = time.perf_counter() - t0
-    merged = [stopping.merge(p) for p in parts]  # None for a table never reached after a failure
-    error = next((r.error for r in merged if r is not None and r.error is not None), None)
-    interrupted = user_stop or any(r.interrupted for r in merged if r is not None)
+    played = stopping.play_specs(specs, per_table, n, until_ci, n_jobs, command, measure, progress=progress,
+                                 desc=f"tournament {game.id}", what="tables")
+    stop, play_seconds, error, interrupted = played.stop, played.seconds, played.error, played.interrupted
+    merged = played.merged  # None for a table never reached after a failure
     frame = _combine(merged, names)
     ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if len(frame) else pd.DataFrame()
     pairwise = finishes_ahead(frame, names) if len(frame) else pd.DataFrame()
