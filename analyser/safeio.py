@@ -58,14 +58,7 @@ def read_bytes(path: str | Path, what: str, max_bytes: int = COMPONENT_MAX_BYTES
     socket, folder; refused without blocking) or larger than ``max_bytes``.
     """
     name = str(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(f"{what} {name!r} does not exist") from None
-    except OSError as e:
-        raise InputError(f"{what} {name!r} cannot be read: {e.strerror or type(e).__name__}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{what} {name!r} is {_describe_kind(st.st_mode)}; give a regular file")
+    st = _stat_regular(path, what)
     if st.st_size > max_bytes:
         raise InputError(f"{what} {name!r} is {st.st_size:,} bytes; the most accepted is {max_bytes:,}")
     try:
@@ -226,12 +219,20 @@ def check_regular_file(path: str | Path, what: str) -> Path:
     (missing, a device such as ``/dev/zero``, a FIFO, a socket).  For files read by a library
     (Parquet, CSV) that may legitimately be large, so no size cap applies."""
     p = Path(path)
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise InputError(f"{what} {str(p)!r} does not exist") from None
-    except OSError as e:
-        raise InputError(f"{what} {str(p)!r} cannot be read: {e.strerror or type(e).__name__}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{what} {str(p)!r} is {_describe_kind(st.st_mode)}; give a regular file")
+    _stat_regular(p, what)
     return p
+
+
+def _stat_regular(path: str | Path, what: str) -> os.stat_result:
+    """``os.stat(path)`` of an existing regular file; :class:`InputError` (one line naming the
+    file) when it is missing, unreadable, or a device, FIFO, socket or folder."""
+    name = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{what} {name!r} does not exist") from None
+    except OSError as e:
+        raise InputError(f"{what} {name!r} cannot be read: {e.strerror or type(e).__name__}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {name!r} is {_describe_kind(st.st_mode)}; give a regular file")
+    return st
