@@ -548,13 +548,61 @@ class Game:
         return []
 
     # -- analysis hooks --------------------------------------------------------------------
-    def figure_tables(self, results, extras) -> list[tuple[str, Any]]:
-        """Title-specific summary tables (caption, DataFrame) for the terminal and the report."""
+    # A title's report figures are computed in two steps, so that a run of any size is reported
+    # chunk by chunk without loading its whole table (:mod:`analyser.streamed`):
+    #
+    # 1. ``figure_sums(results, extras)`` reduces one *chunk* - a results frame of whole games
+    #    (every seat of each game it holds) and the extra tables' rows of the same games - to a
+    #    dict of small *additive* frames (name -> DataFrame indexed by group keys, numeric
+    #    columns: counts, sums, sums of squares).  Chunks are combined by
+    #    :func:`analyser.streamed.combine_sums`: frames of one name are added cell by cell
+    #    (missing cells count 0); a column whose name ends in ``_max`` / ``_min`` is combined by
+    #    max / min instead.
+    # 2. ``figure_tables_from(sums)`` and ``plots_from(sums, outdir, strategies)`` turn the
+    #    combined sums into tables and PNGs.
+    #
+    # ``figure_tables`` / ``plots`` on a whole in-memory frame are the two steps in one.  A title
+    # that does not define ``figure_sums`` keeps the older whole-table hooks: its runs are then
+    # reported from the whole table in memory (the report says so).
+
+    def figure_sums(self, results, extras) -> dict[str, Any]:
+        """Additive partial figures of one chunk of whole games (see above); ``{}`` for none.
+        Raises NotImplementedError when the title reports from the whole table only."""
+        raise NotImplementedError
+
+    @property
+    def streams_figures(self) -> bool:
+        """True when the title reduces chunks (defines :meth:`figure_sums`)."""
+        return type(self).figure_sums is not Game.figure_sums
+
+    def figure_tables_from(self, sums: dict[str, Any]) -> list[tuple[str, Any]]:
+        """Title tables (caption, DataFrame) from combined :meth:`figure_sums`."""
         return []
 
-    def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
-        """Title-specific PNGs written to ``outdir``: list of (file name, caption)."""
+    def plots_from(self, sums: dict[str, Any], outdir, strategies: list[str]) -> list[tuple[str, str]]:
+        """Title PNGs written to ``outdir`` from combined :meth:`figure_sums`: list of (file
+        name, caption).  Strategy names reach it already made plot-safe
+        (:func:`analyser.plots.label`): ``strategies`` lists them in the run's order, and every
+        index level named ``strategy`` in ``sums`` is mapped the same way - so a sums frame keeps
+        the strategy as an index level named ``strategy``, never as column names.  Draw the names
+        as given; colour them with ``plots.strategy_colours(strategies)``."""
         return []
+
+    def figure_tables(self, results, extras) -> list[tuple[str, Any]]:
+        """Title-specific summary tables (caption, DataFrame) for the terminal and the report,
+        from a whole in-memory results frame."""
+        if not self.streams_figures:
+            return []
+        return self.figure_tables_from(self.figure_sums(results, extras))
+
+    def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
+        """Title-specific PNGs written to ``outdir``: list of (file name, caption), from a whole
+        in-memory results frame."""
+        if not self.streams_figures:
+            return []
+        s = results["strategy"]
+        names = [str(x) for x in (s.cat.categories if hasattr(s, "cat") else dict.fromkeys(s))]
+        return self.plots_from(self.figure_sums(results, extras), outdir, names)
 
 
 #: The per-seat metric column that holds a seat's score trace (text: space-separated numbers).

@@ -1,0 +1,149 @@
+"""Reports of any size: a run's tables read chunk by chunk, reduced to small additive sums.
+
+A run folder holds its results as Parquet parts (:mod:`analyser.store`).  The report never loads
+them whole: :func:`iter_chunks` reads only the columns it needs, part by part, and hands on
+*chunks* of whole games (every seat of each game) cut at fixed game-index boundaries -
+``CHUNK_GAMES`` games per chunk - whatever the batch size of the run.  Each chunk is reduced to
+small additive frames (the core figures in :mod:`analyser.summaries`, the title figures by
+``Game.figure_sums``), and the chunks' frames are combined in game order by
+:func:`combine_sums`.  Since the chunks are the same for any ``--jobs``, batch size or backend,
+so is every floating-point sum, and the report is identical too.
+
+Memory is bounded by one chunk plus one part, not by the number of games.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+#: Games per chunk.  Fixed (not tied to the run's batches) so that sums are identical for any
+#: batch size; small enough that a chunk of the largest title (Wizard with its rounds table, about
+#: 60 rows per game) stays a few tens of MB.
+CHUNK_GAMES = 10_000
+
+
+def _combine_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """``a`` and ``b`` added cell by cell (missing cells count 0); ``*_max`` / ``*_min`` columns
+    by max / min."""
+    if a is None or len(a.columns) == 0 and len(a) == 0:
+        return b
+    if b is None or len(b.columns) == 0 and len(b) == 0:
+        return a
+    index = a.index.union(b.index, sort=False) if not a.index.equals(b.index) else a.index
+    try:
+        index = index.sort_values()
+    except TypeError:  # mixed types that do not sort: keep first-seen order
+        pass
+    cols = list(dict.fromkeys(list(a.columns) + list(b.columns)))
+    out = {}
+    for c in cols:
+        x = a[c].reindex(index) if c in a.columns else pd.Series(np.nan, index=index)
+        y = b[c].reindex(index) if c in b.columns else pd.Series(np.nan, index=index)
+        if str(c).endswith("_max"):
+            out[c] = np.fmax(x.to_numpy(dtype=float), y.to_numpy(dtype=float))
+        elif str(c).endswith("_min"):
+            out[c] = np.fmin(x.to_numpy(dtype=float), y.to_numpy(dtype=float))
+        else:
+            out[c] = x.fillna(0).to_numpy(dtype=float) + y.fillna(0).to_numpy(dtype=float)
+    return pd.DataFrame(out, index=index, columns=cols)
+
+
+def combine_sums(a: dict | None, b: dict | None) -> dict:
+    """Two chunks' sums (``{name: DataFrame}``, see ``Game.figure_sums``) as one: frames of the
+    same name added cell by cell over the union of their index and columns (a missing cell counts
+    0); a column named ``*_max`` or ``*_min`` combined by max or min (NaN ignored).  The result's
+    index is sorted.  Columns come back as float64."""
+    a = a or {}
+    b = b or {}
+    out = {}
+    for name in list(dict.fromkeys(list(a) + list(b))):
+        if name not in a:
+            out[name] = _combine_frames(None, b[name])
+        elif name not in b:
+            out[name] = a[name]
+        else:
+            out[name] = _combine_frames(a[name], b[name])
+    return out
+
+
+def reduce_sums(parts: Iterable[dict]) -> dict:
+    """:func:`combine_sums` over an iterable of chunk sums, in order."""
+    total: dict = {}
+    for s in parts:
+        total = combine_sums(total, s)
+    return total
+
+
+def game_ids(df: pd.DataFrame) -> pd.DataFrame:
+    """The (``run_id``, ``game_index``) columns that name each row's game (``run_id`` absent in
+    hand-made tables)."""
+    return df[[c for c in ("run_id", "game_index") if c in df.columns]]
+
+
+def chunk_frame(results: pd.DataFrame, extras: dict | None = None,
+                chunk_games: int = CHUNK_GAMES) -> Iterator[tuple[pd.DataFrame, dict]]:
+    """An in-memory results frame (and its extra tables) as chunks of whole games: games with
+    ``game_index // chunk_games`` equal (per run, runs in order of first appearance) form one
+    chunk, in order.  Yields ``(results_chunk, extras_chunk)``."""
+    extras = extras or {}
+    if not len(results):
+        return
+    run = (results["run_id"].astype(str).to_numpy() if "run_id" in results.columns
+           else np.zeros(len(results), dtype=object))
+    block = results["game_index"].to_numpy() // chunk_games
+    runs = pd.Categorical(run, categories=list(dict.fromkeys(run))).codes
+    order = pd.DataFrame({"run": runs, "block": block})
+    for (r, b), idx in order.groupby(["run", "block"], sort=True).indices.items():
+        chunk = results.iloc[idx]
+        ext = {}
+        for name, frame in extras.items():
+            if frame is None or not len(frame):
+                continue
+            m = frame["game_index"].to_numpy() // chunk_games == b
+            if "run_id" in frame.columns and "run_id" in results.columns:
+                m &= frame["run_id"].astype(str).to_numpy() == run[idx[0]]
+            ext[name] = frame[m]
+        yield chunk, ext
+
+
+def quantile_from_counts(values, counts, q: float) -> float:
+    """The ``q`` quantile (0-1) of data given as distinct ``values`` with their ``counts``, by
+    linear interpolation between order statistics - the same number as ``numpy.quantile`` /
+    ``pandas.Series.quantile`` on the data written out.  NaN for no data."""
+    v = np.asarray(values, dtype=float)
+    c = np.asarray(counts, dtype=float)
+    keep = c > 0
+    v, c = v[keep], c[keep]
+    if not len(v):
+        return float("nan")
+    order = np.argsort(v, kind="stable")
+    v, c = v[order], c[order]
+    cum = np.cumsum(c)  # cum[i] - 1 is the 0-based position of the last copy of v[i]
+    h = (cum[-1] - 1) * q
+    lo = np.floor(h)
+    i = int(np.searchsorted(cum, lo + 1))  # the value at position lo
+    j = int(np.searchsorted(cum, lo + 2)) if lo + 1 <= cum[-1] - 1 else i
+    return float(v[i] + (h - lo) * (v[j] - v[i]))
+
+
+def box_stats_from_counts(values, counts, label: str = "", whis: float = 1.5) -> dict:
+    """The numbers matplotlib's ``Axes.bxp`` draws for one box (quartiles, median, whiskers at the
+    most extreme values within ``whis`` IQR, outliers as distinct values, mean), from distinct
+    ``values`` and their ``counts`` - the box ``Axes.boxplot`` would draw of the data written
+    out."""
+    v = np.asarray(values, dtype=float)
+    c = np.asarray(counts, dtype=float)
+    keep = (c > 0) & ~np.isnan(v)
+    v, c = v[keep], c[keep]
+    q1, med, q3 = (quantile_from_counts(v, c, q) for q in (0.25, 0.5, 0.75))
+    iqr = q3 - q1
+    lo_fence, hi_fence = q1 - whis * iqr, q3 + whis * iqr
+    inside = v[(v >= lo_fence) & (v <= hi_fence)]
+    return {"label": label, "q1": q1, "med": med, "q3": q3, "iqr": iqr,
+            "whislo": min(float(inside.min()), q1) if len(inside) else q1,
+            "whishi": max(float(inside.max()), q3) if len(inside) else q3,
+            "fliers": np.sort(v[(v < lo_fence) | (v > hi_fence)]),
+            "mean": float(np.sum(v * c) / np.sum(c)) if len(v) else float("nan")}
