@@ -252,18 +252,45 @@ def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[s
     return save(fig, path, f"How long games last, in {unit}.")
 
 
-def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Path) -> tuple[str, str]:
-    """Box plot of a per-seat metric per strategy."""
-    colours = strategy_colours(strategy_names(df))
-    groups = [(str(k), g[column].dropna().to_numpy()) for k, g in df.groupby("strategy", observed=True)][::-1]
-    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.6 * len(groups)))
+def _strategy_boxes(stats: list[dict], colours: dict, title: str, xlabel: str, path: Path) -> tuple[str, str]:
+    """Horizontal boxes, one per entry of ``stats`` (the dicts ``Axes.bxp`` takes, bottom to top;
+    ``label`` is the strategy name), filled in the strategy's colour."""
+    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.6 * len(stats)))
     horizontal = ({"orientation": "horizontal"} if tuple(map(int, matplotlib.__version__.split(".")[:2])) >= (3, 10)
                   else {"vert": False})
-    bp = ax.boxplot([g for _, g in groups], patch_artist=True, widths=0.5, **horizontal,
-                    medianprops={"color": "#222222"})
-    for (name, _), box in zip(groups, bp["boxes"]):
-        box.set_facecolor(colours[name])
+    bp = ax.bxp(stats, patch_artist=True, widths=0.5, **horizontal,
+                boxprops={"linestyle": "solid"},  # what Axes.boxplot passes with patch_artist
+                medianprops={"color": "#222222"})
+    for st, box in zip(stats, bp["boxes"]):
+        box.set_facecolor(colours[st["label"]])
         box.set_alpha(0.6)
-    ax.set_yticks(range(1, len(groups) + 1), [short(k) for k, _ in groups])
+    ax.set_yticks(range(1, len(stats) + 1), [short(st["label"]) for st in stats])
     style(ax, title, xlabel, "")
     return save(fig, path, title + " (box: middle half; whiskers: 1.5 IQR).")
+
+
+def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Path) -> tuple[str, str]:
+    """Box plot of a per-seat metric per strategy."""
+    from matplotlib import cbook
+    colours = strategy_colours(strategy_names(df))
+    groups = [(str(k), g[column].dropna().to_numpy()) for k, g in df.groupby("strategy", observed=True)][::-1]
+    stats = [cbook.boxplot_stats(values, labels=[name])[0] for name, values in groups]
+    return _strategy_boxes(stats, colours, title, xlabel, path)
+
+
+def metric_box_counts(counts: pd.Series, strategies: list[str], title: str, xlabel: str,
+                      path: Path) -> tuple[str, str]:
+    """The box plot :func:`metric_box` draws, from value counts instead of rows: ``counts`` is
+    indexed by (``strategy``, value) and holds how many rows had that value (a count of 0 or a NaN
+    value is ignored); ``strategies`` lists the names in the run's order (first at the top; a
+    name with no counts gets no box; a name not listed comes after the listed ones).  Same
+    quartiles, whiskers and outliers as the box of the rows written out
+    (:func:`analyser.streamed.box_stats_from_counts`)."""
+    from analyser.streamed import box_stats_from_counts
+    present = [str(s) for s in dict.fromkeys(counts.index.get_level_values(0))]
+    order = [s for s in map(str, strategies) if s in present] + [s for s in present if s not in map(str, strategies)]
+    by_name = {str(k): grp.droplevel(0) for k, grp in counts.groupby(level=0, observed=True, sort=False)}
+    stats = [box_stats_from_counts(by_name[name].index.to_numpy(dtype=float), by_name[name].to_numpy(dtype=float), name)
+             for name in order][::-1]
+    stats = [st for st in stats if not np.isnan(st["med"])]
+    return _strategy_boxes(stats, strategy_colours(list(map(str, strategies)) + order), title, xlabel, path)

@@ -1,69 +1,155 @@
 """Tsuro of the Seas report figures: elimination tables, a 7x7 heat map of where ships were
 eliminated and the causes per strategy.
 
-``figure_tables(game, results, extras)`` returns ``[(caption, DataFrame)]`` and ``plots(game,
-results, extras, outdir)`` writes PNGs and returns ``[(file name, caption)]``.  pandas, numpy and
-matplotlib are used only inside the functions, so importing the title stays light.
+The report reads a run chunk by chunk (:mod:`analyser.streamed`), so the figures come in two steps:
+
+* ``figure_sums(game, results, extras)`` reduces one chunk of whole games (a game is
+  (``run_id``, ``game_index``); its per-game figures are taken inside the chunk) to small
+  additive frames (``{name: DataFrame}``; see ``Game.figure_sums``), each bounded by the seats,
+  strategies, causes, ends, squares or turn counts it is indexed by, never by the games:
+
+  - ``"seat"``: index ``seat``; ``ships`` (rows), ``survived_sum``/``survived_n`` (ships afloat at
+    the end / rows where given), ``elim_turn_sum``/``elim_turn_n`` (over the sunk ships);
+  - ``"seat_elim_turn"``: index (``seat``, ``elim_turn``); ``ships``: sunk ships per turn sunk;
+  - ``"causes"``: index ``strategy``; one column per cause (edge, daikaiju, collision, loop,
+    survived, and any other): ships that ended that way;
+  - ``"survivors"``: index ``survivors`` (ships afloat at the end of a game); ``games``, ``shared``
+    (games whose top seat took less than a whole win);
+  - ``"ends"``: index ``end`` (how the game ended); ``games``, ``shared``, ``turns_sum``,
+    ``turns_n``;
+  - ``"turns"``: index ``turns`` (game length); ``games``;
+  - ``"squares"``: index (``elim_row``, ``elim_col``); ``ships`` sunk on that square.
+
+* ``figure_tables_from(game, sums)`` returns ``[(caption, DataFrame)]`` and ``plots_from(game,
+  sums, outdir, strategies)`` writes PNGs and returns ``[(file name, caption)]``.
+
+pandas, numpy and matplotlib are used only inside the functions, so importing the title stays
+light.
 """
 
 from __future__ import annotations
 
 from analyser.titles.tsuro_seas.rules import SIZE
 
+#: The causes shown, in order (the ``cause`` metric's values).
+CAUSES = ("edge", "daikaiju", "collision", "loop", "survived")
 
-def figure_tables(game, results, extras):
-    """Elimination turn per seat, causes of elimination per strategy, survivors per game,
-    shared-win rate by how games ended, and game length."""
+
+def figure_sums(game, results, extras):
+    """Additive sums of one chunk of whole games (see the module docstring)."""
     import pandas as pd
 
     from analyser.analysis import game_keys
 
     df = results
-    tables = []
     g = df.groupby("seat", observed=True)
-    seat = g.agg(ships=("survived", "size"), survived=("survived", "mean"),
-                 mean_elim_turn=("elim_turn", "mean"), median_elim_turn=("elim_turn", "median")).reset_index()
-    tables.append(("Elimination turn per seat (among sunk ships; survived = share afloat at the end)", seat))
-    causes = pd.crosstab(df["strategy"], df["cause"], normalize="index").reset_index()
-    causes.columns.name = None
-    for c in ("edge", "daikaiju", "collision", "loop", "survived"):
-        if c not in causes.columns:
-            causes[c] = 0.0
-    causes = causes[["strategy", "edge", "daikaiju", "collision", "loop", "survived"]]
-    tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)", causes))
+    seat = pd.DataFrame({"ships": g.size(), "survived_sum": g["survived"].sum(),
+                         "survived_n": g["survived"].count(), "elim_turn_sum": g["elim_turn"].sum(),
+                         "elim_turn_n": g["elim_turn"].count()})
+    sunk_turns = (df.dropna(subset=["elim_turn"]).groupby(["seat", "elim_turn"], observed=True).size()
+                  .rename("ships").to_frame())
+    known = df.dropna(subset=["cause"])
+    causes = (pd.DataFrame({"strategy": known["strategy"], "cause": known["cause"].astype(str)})
+              .groupby(["strategy", "cause"], observed=True).size().unstack("cause", fill_value=0))
+    causes.columns = [str(c) for c in causes.columns]
     per_game = df.groupby(game_keys(df), observed=True).agg(  # a game is (run_id, game_index)
         survivors=("survived", "sum"), turns=("turns", "first"), end=("end", "first"), top=("win", "max"))
-    surv = per_game["survivors"].value_counts().sort_index()
+    per_game["shared"] = (per_game["top"] < 1.0 - 1e-9).astype(int)
+    survivors = per_game.groupby("survivors").agg(games=("shared", "size"), shared=("shared", "sum"))
+    ends = pd.DataFrame({"end": per_game["end"].astype(str), "shared": per_game["shared"],
+                         "turns": per_game["turns"]}).dropna(subset=["end"])
+    ends = ends.groupby("end").agg(games=("shared", "size"), shared=("shared", "sum"),
+                                   turns_sum=("turns", "sum"), turns_n=("turns", "count"))
+    turns = per_game.dropna(subset=["turns"]).groupby("turns").size().rename("games").to_frame()
+    squares = (df.dropna(subset=["elim_row", "elim_col"]).astype({"elim_row": int, "elim_col": int})
+               .groupby(["elim_row", "elim_col"]).size().rename("ships").to_frame())
+    return {"seat": seat, "seat_elim_turn": sunk_turns, "causes": causes, "survivors": survivors,
+            "ends": ends, "turns": turns, "squares": squares}
+
+
+def _cause_shares(causes):
+    """Share of each strategy's ships per cause (rows sum to 1 over every cause seen), in the
+    columns of :data:`CAUSES`."""
+    total = causes.sum(axis=1)
+    return causes.reindex(columns=list(CAUSES), fill_value=0).div(total, axis=0)
+
+
+def figure_tables_from(game, sums):
+    """Elimination turn per seat, causes of elimination per strategy, survivors per game,
+    shared-win rate by how games ended, and game length."""
+    import numpy as np
+    import pandas as pd
+
+    from analyser.streamed import quantile_from_counts
+
+    if "seat" not in sums or not len(sums["seat"]):
+        return []
+
+    def ratio(num, den):
+        num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+    tables = []
+    s = sums["seat"]
+    elim = sums.get("seat_elim_turn")
+    medians = []
+    for seat_no in s.index:
+        if elim is not None and seat_no in elim.index.get_level_values("seat"):
+            part = elim.xs(seat_no, level="seat")["ships"]
+            medians.append(quantile_from_counts(part.index.to_numpy(dtype=float), part.to_numpy(), 0.5))
+        else:
+            medians.append(np.nan)
+    seat = pd.DataFrame({"seat": s.index.to_numpy(), "ships": s["ships"].to_numpy().astype(np.int64),
+                         "survived": ratio(s["survived_sum"], s["survived_n"]),
+                         "mean_elim_turn": ratio(s["elim_turn_sum"], s["elim_turn_n"]),
+                         "median_elim_turn": medians})
+    tables.append(("Elimination turn per seat (among sunk ships; survived = share afloat at the end)", seat))
+    causes = _cause_shares(sums.get("causes", pd.DataFrame()))
+    causes.insert(0, "strategy", causes.index.array)
+    tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)",
+                   causes.reset_index(drop=True)))
+    surv = sums["survivors"]
+    n_games = surv["games"].sum()
     tables.append(("Survivors at the end of the game", pd.DataFrame(
-        {"survivors": surv.index.astype(int), "games": surv.to_numpy(),
-         "share": surv.to_numpy() / len(per_game)})))
-    per_game["shared"] = per_game["top"] < 1.0 - 1e-9
-    ends = per_game.groupby("end").agg(games=("shared", "size"), shared_win_rate=("shared", "mean"),
-                                       mean_turns=("turns", "mean")).reset_index()
-    total = pd.DataFrame({"end": ["all games"], "games": [len(per_game)],
-                          "shared_win_rate": [per_game["shared"].mean()],
-                          "mean_turns": [per_game["turns"].mean()]})
+        {"survivors": surv.index.to_numpy().astype(int), "games": surv["games"].to_numpy().astype(np.int64),
+         "share": surv["games"].to_numpy() / n_games})))
+    turns = sums.get("turns", pd.DataFrame({"games": []}))
+    values, counts = turns.index.to_numpy(dtype=float), turns["games"].to_numpy(dtype=float)
+    e = sums.get("ends", pd.DataFrame(columns=["games", "shared", "turns_sum", "turns_n"]))
+    ends = pd.DataFrame({"end": e.index.astype(str), "games": e["games"].to_numpy().astype(np.int64),
+                         "shared_win_rate": ratio(e["shared"], e["games"]),
+                         "mean_turns": ratio(e["turns_sum"], e["turns_n"])})
+    total = pd.DataFrame({"end": ["all games"], "games": [int(n_games)],
+                          "shared_win_rate": [float(ratio(surv["shared"].sum(), n_games))],
+                          "mean_turns": [float(ratio(np.sum(values * counts), counts.sum()))]})
     tables.append(("Shared-win rate by how games ended (last_ship, all_sunk = simultaneous elimination, "
                    "no_tiles, max_turns = cap)", pd.concat([ends, total], ignore_index=True)))
-    t = per_game["turns"]
     tables.append(("Game length in turns", pd.DataFrame(
-        {"games": [len(t)], "mean": [t.mean()], "median": [t.median()], "p5": [t.quantile(0.05)],
-         "p95": [t.quantile(0.95)], "max": [t.max()]})))
+        {"games": [int(n_games)], "mean": [float(ratio(np.sum(values * counts), counts.sum()))],
+         "median": [quantile_from_counts(values, counts, 0.5)],
+         "p5": [quantile_from_counts(values, counts, 0.05)],
+         "p95": [quantile_from_counts(values, counts, 0.95)],
+         "max": [turns.index[counts > 0].max() if (counts > 0).any() else np.nan]})))
     return tables
 
 
-def plots(game, results, extras, outdir):
-    """A 7x7 heatmap of where ships were eliminated, and the causes per strategy."""
+def plots_from(game, sums, outdir, strategies):
+    """A 7x7 heatmap of where ships were eliminated, and the causes per strategy (strategies in
+    the run's order, first at the bottom)."""
     from analyser import plots  # noqa: F401  (sets the Agg backend first)
     import matplotlib.pyplot as plt
     import numpy as np
+    import pandas as pd
 
     out = []
-    sunk = results.dropna(subset=["elim_row", "elim_col"])
+    squares = sums.get("squares")
     counts = np.zeros((SIZE, SIZE))
-    for r, c in zip(sunk["elim_row"].astype(int), sunk["elim_col"].astype(int)):
-        counts[r, c] += 1
-    share = counts / max(1, len(sunk)) * 100
+    if squares is not None:
+        for (r, c), n in squares["ships"].items():
+            counts[int(r), int(c)] += n
+    n_sunk = int(counts.sum())
+    share = counts / max(1, n_sunk) * 100
     fig, ax = plt.subplots(figsize=(6.4, 5.6))
     im = ax.imshow(share, cmap="magma_r", origin="upper", vmin=0)  # 0 = white: no false hotspots
     vmax = share.max() if share.max() > 0 else 1
@@ -75,16 +161,21 @@ def plots(game, results, extras, outdir):
     ax.set_yticks(range(SIZE))
     ax.set_xlabel("board column (0 = left)")
     ax.set_ylabel("board row (0 = top)")
-    ax.set_title(f"Where ships were eliminated ({len(sunk)} ships, % per square)", fontsize=11,
+    ax.set_title(f"Where ships were eliminated ({n_sunk} ships, % per square)", fontsize=11,
                  loc="left", fontweight="bold")
     cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     cb.set_label("share of eliminated ships (%)")
     out.append(plots.save(fig, outdir / "elimination_heatmap.png",
                            "Where ships were eliminated: the square each sunk ship was on (for a loop "
                            "or head-on meeting the new tile's square), as a share of all eliminations."))
-    causes = ["edge", "daikaiju", "collision", "loop", "survived"]
-    tab = results.groupby("strategy", observed=True)["cause"].value_counts(normalize=True).unstack(fill_value=0)
-    tab = tab.reindex(columns=causes, fill_value=0) * 100
+    causes = list(CAUSES)
+    tab = sums.get("causes", pd.DataFrame())
+    tab = tab[tab.sum(axis=1) > 0]
+    names = [str(n) for n in tab.index]
+    order = [n for n in map(str, strategies) if n in names] + [n for n in names if n not in map(str, strategies)]
+    tab = _cause_shares(tab).set_axis(names).reindex(order) * 100
+    if not len(tab):
+        return out
     fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(tab)))
     left = np.zeros(len(tab))
     colours = ["#c44e52", "#8172b3", "#e07b39", "#937860", "#4f9d69"]
