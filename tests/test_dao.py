@@ -467,3 +467,85 @@ def test_greedy_expectations_match_brute_force_on_random_states():
         assert mod.reveal_gain(DaoView(s, seat), s.gain[seat]) == pytest.approx(total / n)
         checked += 1
     assert checked > 25
+
+
+# -- report figures, chunk by chunk (issue 9) ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dao_run():
+    from analyser import experiments
+    spec = experiments.RunSpec(game="dao", strategies=["greedy", "threshold", "random"], players=4,
+                               games=300, seed=11, jobs=1)
+    return experiments.run(spec, progress=False)
+
+
+def _chunked_sums(results, extras, chunk_games):
+    from analyser.streamed import chunk_frame, reduce_sums
+    return reduce_sums(GAME.figure_sums(c, e) for c, e in chunk_frame(results, extras, chunk_games))
+
+
+@pytest.fixture(scope="module")
+def chunked_sums(dao_run):
+    """The run's figure sums over chunks of 7 games, combined."""
+    return _chunked_sums(dao_run.results, dao_run.extras, 7)
+
+
+def test_figure_tables_from_chunks_equal_the_whole_frame_and_plain_means(dao_run, chunked_sums):
+    import pandas as pd
+    df, extras = dao_run.results, dao_run.extras
+    assert df["colour_share"].isna().any()  # players without cards: left out of the share's mean
+    whole = GAME.figure_tables(df, extras)
+    chunked = GAME.figure_tables_from(chunked_sums)
+    assert [c for c, _ in whole] == [c for c, _ in chunked] == [
+        "DAO figures per strategy (means per player per game)"]
+    pd.testing.assert_frame_equal(whole[0][1], chunked[0][1], rtol=1e-9, atol=1e-9)
+    table = chunked[0][1]
+    assert list(table["strategy"]) == ["greedy", "threshold", "random"]  # the run's order
+    plain = df.groupby("strategy", observed=True)[["busts", "cards", "colour_share"]].mean()
+    for col, name in (("busts", "busts_per_game"), ("cards", "cards_per_player"),
+                      ("colour_share", "scoring_colour_share")):
+        assert table[name].to_numpy() == pytest.approx(plain[col].to_numpy(), rel=1e-9, abs=1e-9)
+
+
+def test_figure_sums_stay_small(dao_run, chunked_sums):
+    df = dao_run.results
+    n_strategies = df["strategy"].nunique()
+    for sums in (GAME.figure_sums(df, {}), chunked_sums):
+        assert len(sums["strategy"]) == n_strategies
+        assert sums["strategy"]["players"].sum() == len(df)
+        assert len(sums["cards"]) <= n_strategies * 61  # 0 to 60 cards in a pile
+        assert sums["cards"]["players"].sum() == len(df)
+        assert list(sums["cards"].index.names) == ["strategy", "cards"]
+
+
+def test_plots_from_combined_sums_write_the_cards_box_plot(dao_run, chunked_sums, tmp_path):
+    from analyser import plots
+    files = GAME.plots_from(chunked_sums, tmp_path, ["greedy", "threshold", "random"])
+    assert [f for f, _ in files] == ["cards.png"]
+    assert (tmp_path / "cards.png").stat().st_size > 1000
+    # the whole-frame hook draws the same figure from the same sums
+    (tmp_path / "whole").mkdir()
+    whole = GAME.plots(plots.safe_strategies(dao_run.results), dao_run.extras, tmp_path / "whole")
+    assert [f for f, _ in whole] == ["cards.png"]
+    assert (tmp_path / "whole" / "cards.png").read_bytes() == (tmp_path / "cards.png").read_bytes()
+
+
+def test_metric_box_counts_draws_what_metric_box_draws_from_rows(tmp_path):
+    """The box plot from value counts is the box plot of the rows written out (pixel for pixel,
+    on data whose outliers are distinct values: a repeated outlier is drawn once)."""
+    import numpy as np
+    import pandas as pd
+    from matplotlib import image
+
+    from analyser import plots
+    rng = np.random.default_rng(3)
+    rows = pd.DataFrame({"strategy": pd.Categorical(["greedy"] * 400 + ["random"] * 300 + ["x"] * 5,
+                                                    categories=["random", "greedy", "x"]),
+                         "cards": np.concatenate([rng.integers(5, 20, 399), [45], rng.integers(10, 30, 298),
+                                                  [0, 55], [3, 3, 4, 9, 9]]).astype(float)})
+    rows.loc[7, "cards"] = np.nan  # a missing value is left out by both
+    counts = rows.dropna().groupby(["strategy", "cards"], observed=True).size()
+    a = plots.metric_box(rows, "cards", "Cards", "cards", tmp_path / "rows.png")
+    b = plots.metric_box_counts(counts, ["random", "greedy", "x"], "Cards", "cards", tmp_path / "counts.png")
+    assert a == ("rows.png", b[1]) and b[0] == "counts.png"
+    assert np.array_equal(image.imread(tmp_path / "rows.png"), image.imread(tmp_path / "counts.png"))

@@ -778,3 +778,91 @@ def test_metrics_tables_and_plots(tmp_path):
     files = GAME.plots(df, res.extras, tmp_path)
     assert [f for f, _ in files] == ["elimination_heatmap.png", "elimination_causes.png"]
     assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
+
+
+# -- report figures, chunk by chunk (issue 9) ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tsuro_run():
+    from analyser import experiments
+    spec = experiments.RunSpec(game="tsuro-seas", strategies=["survivor", "random", "aggressive"],
+                               players=3, games=300, seed=11, jobs=1)
+    return experiments.run(spec, progress=False)
+
+
+def _chunked_sums(results, extras, chunk_games):
+    from analyser.streamed import chunk_frame, reduce_sums
+    return reduce_sums(GAME.figure_sums(c, e) for c, e in chunk_frame(results, extras, chunk_games))
+
+
+@pytest.fixture(scope="module")
+def chunked_sums(tsuro_run):
+    """The run's figure sums over chunks of 7 games, combined."""
+    return _chunked_sums(tsuro_run.results, tsuro_run.extras, 7)
+
+
+def test_figure_tables_from_chunks_equal_the_whole_frame_and_plain_pandas(tsuro_run, chunked_sums):
+    import pandas as pd
+    df, extras = tsuro_run.results, tsuro_run.extras
+    whole = GAME.figure_tables(df, extras)
+    chunked = GAME.figure_tables_from(chunked_sums)
+    assert [c for c, _ in whole] == [c for c, _ in chunked] and len(whole) == 5
+    for (_, a), (_, b) in zip(whole, chunked):
+        pd.testing.assert_frame_equal(a, b, rtol=1e-9, atol=1e-9)
+    tables = {c.split(" (")[0]: t for c, t in chunked}
+    # the same numbers, computed from the rows with plain pandas
+    seat = df.groupby("seat").agg(ships=("survived", "size"), survived=("survived", "mean"),
+                                  mean=("elim_turn", "mean"), median=("elim_turn", "median"))
+    t = tables["Elimination turn per seat"]
+    assert list(t["seat"]) == [0, 1, 2] and list(t["ships"]) == [300, 300, 300]
+    for a, b in (("survived", "survived"), ("mean_elim_turn", "mean"), ("median_elim_turn", "median")):
+        assert t[a].to_numpy() == pytest.approx(seat[b].to_numpy(), rel=1e-9)
+    shares = pd.crosstab(df["strategy"], df["cause"], normalize="index")
+    t = tables["Fate of ships per strategy"].set_index("strategy")
+    assert list(t.index) == ["survivor", "random", "aggressive"]  # the run's order
+    assert list(t.columns) == ["edge", "daikaiju", "collision", "loop", "survived"]
+    for cause in t.columns:
+        want = shares[cause].to_numpy() if cause in shares.columns else 0.0
+        assert t[cause].to_numpy() == pytest.approx(want, abs=1e-12)
+    games = df.groupby("game_index").agg(turns=("turns", "first"), survivors=("survived", "sum"),
+                                         end=("end", "first"), top=("win", "max"))
+    t = tables["Game length in turns"].iloc[0]
+    assert t["games"] == 300 and t["max"] == games["turns"].max()
+    for name, want in (("mean", games["turns"].mean()), ("median", games["turns"].median()),
+                       ("p5", games["turns"].quantile(0.05)), ("p95", games["turns"].quantile(0.95))):
+        assert t[name] == pytest.approx(want, rel=1e-9)
+    t = tables["Survivors at the end of the game"].set_index("survivors")["games"]
+    assert t.to_dict() == games["survivors"].value_counts().to_dict()
+    t = tables["Shared-win rate by how games ended"].set_index("end")
+    shared = games["top"] < 1 - 1e-9
+    assert t.loc["all games", "shared_win_rate"] == pytest.approx(shared.mean())
+    for end, grp in games.groupby("end"):
+        assert t.loc[end, "games"] == len(grp)
+        assert t.loc[end, "shared_win_rate"] == pytest.approx(shared[grp.index].mean())
+        assert t.loc[end, "mean_turns"] == pytest.approx(grp["turns"].mean(), rel=1e-9)
+
+
+def test_figure_sums_stay_small(tsuro_run, chunked_sums):
+    df = tsuro_run.results
+    n_strategies, n_seats = df["strategy"].nunique(), df["seat"].nunique()
+    cap = int(df["max_turns"].max())
+    for sums in (GAME.figure_sums(df, {}), chunked_sums):
+        assert len(sums["seat"]) == n_seats
+        assert len(sums["seat_elim_turn"]) <= n_seats * cap
+        assert len(sums["causes"]) == n_strategies and len(sums["causes"].columns) <= 5
+        assert len(sums["survivors"]) <= 4  # 0 to 3 ships afloat
+        assert len(sums["ends"]) <= 4 and len(sums["turns"]) <= cap
+        assert len(sums["squares"]) <= ts.SIZE * ts.SIZE
+        assert sums["squares"]["ships"].sum() == df["elim_row"].notna().sum()
+        assert sums["survivors"]["games"].sum() == 300
+
+
+def test_plots_from_combined_sums_write_both_figures(tsuro_run, chunked_sums, tmp_path):
+    from analyser import plots
+    files = GAME.plots_from(chunked_sums, tmp_path, ["survivor", "random", "aggressive"])
+    assert [f for f, _ in files] == ["elimination_heatmap.png", "elimination_causes.png"]
+    (tmp_path / "whole").mkdir()
+    whole = GAME.plots(plots.safe_strategies(tsuro_run.results), tsuro_run.extras, tmp_path / "whole")
+    for f, _ in files:
+        assert (tmp_path / f).stat().st_size > 1000
+        assert (tmp_path / "whole" / f).read_bytes() == (tmp_path / f).read_bytes()

@@ -37,31 +37,47 @@ CAUSES = ("edge", "daikaiju", "collision", "loop", "survived")
 
 def figure_sums(game, results, extras):
     """Additive sums of one chunk of whole games (see the module docstring)."""
+    import numpy as np
     import pandas as pd
 
-    from analyser.analysis import game_keys
+    from analyser.streamed import game_ids
 
     df = results
+    seat_no = df["seat"].to_numpy()
     g = df.groupby("seat", observed=True)
     seat = pd.DataFrame({"ships": g.size(), "survived_sum": g["survived"].sum(),
                          "survived_n": g["survived"].count(), "elim_turn_sum": g["elim_turn"].sum(),
                          "elim_turn_n": g["elim_turn"].count()})
-    sunk_turns = (df.dropna(subset=["elim_turn"]).groupby(["seat", "elim_turn"], observed=True).size()
-                  .rename("ships").to_frame())
-    known = df.dropna(subset=["cause"])
-    causes = (pd.DataFrame({"strategy": known["strategy"], "cause": known["cause"].astype(str)})
+    elim = df["elim_turn"].to_numpy(dtype=float)
+    sunk = ~np.isnan(elim)
+    sunk_turns = (pd.DataFrame({"seat": seat_no[sunk], "elim_turn": elim[sunk]})
+                  .groupby(["seat", "elim_turn"]).size().rename("ships").to_frame())
+    known = df["cause"].notna().to_numpy()
+    causes = (pd.DataFrame({"strategy": df["strategy"][known], "cause": df["cause"][known].astype(str)})
               .groupby(["strategy", "cause"], observed=True).size().unstack("cause", fill_value=0))
     causes.columns = [str(c) for c in causes.columns]
-    per_game = df.groupby(game_keys(df), observed=True).agg(  # a game is (run_id, game_index)
-        survivors=("survived", "sum"), turns=("turns", "first"), end=("end", "first"), top=("win", "max"))
-    per_game["shared"] = (per_game["top"] < 1.0 - 1e-9).astype(int)
-    survivors = per_game.groupby("survivors").agg(games=("shared", "size"), shared=("shared", "sum"))
-    ends = pd.DataFrame({"end": per_game["end"].astype(str), "shared": per_game["shared"],
-                         "turns": per_game["turns"]}).dropna(subset=["end"])
-    ends = ends.groupby("end").agg(games=("shared", "size"), shared=("shared", "sum"),
-                                   turns_sum=("turns", "sum"), turns_n=("turns", "count"))
-    turns = per_game.dropna(subset=["turns"]).groupby("turns").size().rename("games").to_frame()
-    squares = (df.dropna(subset=["elim_row", "elim_col"]).astype({"elim_row": int, "elim_col": int})
+    # per game (a game is (run_id, game_index); a chunk holds whole games)
+    code = game_ids(df).groupby(list(game_ids(df).columns), sort=False, observed=True).ngroup().to_numpy()
+    first = np.unique(code, return_index=True)[1]  # each game's first row
+    n = len(first)
+    win = df["win"].to_numpy(dtype=float)
+    top = np.full(n, -np.inf)
+    np.maximum.at(top, code, np.where(np.isnan(win), -np.inf, win))
+    per_game = pd.DataFrame({
+        "survivors": np.bincount(code, weights=df["survived"].fillna(0).to_numpy(dtype=float), minlength=n),
+        "shared": (top < 1.0 - 1e-9).astype(np.int64),
+        "turns": df["turns"].to_numpy(dtype=float)[first],
+        "end": df["end"].to_numpy()[first]})
+    g = per_game.astype({"survivors": np.int64}).groupby("survivors")
+    survivors = pd.DataFrame({"games": g.size(), "shared": g["shared"].sum()})
+    g = per_game[pd.notna(per_game["end"])].astype({"end": str}).groupby("end")
+    ends = pd.DataFrame({"games": g.size(), "shared": g["shared"].sum(), "turns_sum": g["turns"].sum(),
+                         "turns_n": g["turns"].count()})
+    turns = per_game["turns"].dropna().astype(np.int64).value_counts().rename("games").to_frame()
+    turns.index.name = "turns"
+    row, col = df["elim_row"].to_numpy(dtype=float), df["elim_col"].to_numpy(dtype=float)
+    on = ~(np.isnan(row) | np.isnan(col))
+    squares = (pd.DataFrame({"elim_row": row[on].astype(int), "elim_col": col[on].astype(int)})
                .groupby(["elim_row", "elim_col"]).size().rename("ships").to_frame())
     return {"seat": seat, "seat_elim_turn": sunk_turns, "causes": causes, "survivors": survivors,
             "ends": ends, "turns": turns, "squares": squares}
