@@ -35,8 +35,8 @@ def figure_sums(game, results, extras):
         cols[f"{metric}_sum"] = g[metric].sum()
         cols[f"{metric}_n"] = g[metric].count()
     per_strategy = pd.DataFrame(cols)
-    cards = (results.dropna(subset=["cards"]).groupby(["strategy", "cards"], observed=True).size()
-             .rename("players").to_frame())
+    cards = (pd.DataFrame({"strategy": results["strategy"], "cards": results["cards"]}).dropna()
+             .groupby(["strategy", "cards"], observed=True).size().rename("players").to_frame())
     return {"strategy": per_strategy, "cards": cards}
 
 
