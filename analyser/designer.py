@@ -195,12 +195,17 @@ def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str 
 
     ``score_unit`` is the title's ``Game.score_unit`` (points, turns afloat, ...), used by the
     close-game and deficit figures, which measure score differences."""
+    return designer_rows(decisiveness(df), drama_summary(df), luck_skill(df), trace_unit, score_unit)
+
+
+def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "steps",
+                  score_unit: str = "points") -> pd.DataFrame:
+    """The (figure, value) table of :func:`designer_table` from its three parts: the
+    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records."""
     rows = []
-    d = decisiveness(df)
     rows.append(("tie rate (shared wins)", f"{100 * d['tie_rate']:.1f}% (95% CI {100 * d['tie_low']:.1f}-{100 * d['tie_high']:.1f}%)"))
     rows.append((f"close games (top two within 1 {_one(score_unit)})",
                  f"{100 * d['close_rate']:.1f}% (95% CI {100 * d['close_low']:.1f}-{100 * d['close_high']:.1f}%)"))
-    dr = drama_summary(df)
     if dr is None:
         rows.append(("drama", "not recorded by this title (no score trace)"))
     else:
@@ -208,7 +213,6 @@ def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str 
         rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
         rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th percentile "
                                                   f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
-    ls = luck_skill(df)
     if ls is None:
         rows.append(("skill share", "n/a (needs two strategies or more)"))
     else:
