@@ -412,10 +412,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         done = _scan_done(out, game) if previous else {}
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         sources = runner.ship_sources(strategies) if client is not None else ()
+        title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
 
         def job(a: int, b: int) -> BatchJob:
             return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
-                            hang_dir)
+                            hang_dir, title_sources)
 
         config = {
             "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
@@ -1317,7 +1318,11 @@ def _check_values(df: pd.DataFrame, schema, path) -> None:
             cells = s.astype(object)
             present = cells.notna().to_numpy()
             text = cells[present].astype(str)
-            bad = ~text.str.fullmatch(_TRACE).fillna(False).to_numpy() | (text.str.len() > 1_000_000).to_numpy()
+            import pyarrow as pa
+            import pyarrow.compute as pc
+            arr = pa.array(text.to_numpy(dtype=object), type=pa.large_string())
+            ok = pc.match_substring_regex(arr, f"^(?:{_TRACE})$").to_numpy(zero_copy_only=False)
+            bad = ~ok.astype(bool) | (pc.utf8_length(arr).to_numpy(zero_copy_only=False) > 1_000_000)
             if bad.any():
                 raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, ~present))} is not "
                                  f"a score trace; it takes {col.accepts()}")

@@ -172,3 +172,22 @@ def test_combine_sums_adds_cells_and_keeps_max_and_min():
     assert out["t"].to_dict() == {"n": {"x": 1.0, "y": 7.0}, "v_max": {"x": 3.0, "y": 9.0},
                                   "v_min": {"x": 1.0, "y": 0.0}}
     assert out["u"]["k"].tolist() == [1.0]
+
+
+def test_drama_of_many_games_at_once_equals_game_drama_game_by_game():
+    rng = np.random.default_rng(9)
+    for players in (1, 2, 3, 4):
+        games, traces, wins, want = 60, [], [], []
+        for g in range(games):
+            steps = int(rng.integers(0, 7))
+            mat = rng.integers(0, 4, size=(steps, players)).cumsum(axis=0).astype(float)
+            winners = list(rng.choice(players, size=int(rng.integers(1, players + 1)), replace=False))
+            for k in range(players):
+                sep = "\t" if g % 5 == 0 else ("  " if g % 7 == 0 else " ")
+                traces.append(sep.join(str(int(v)) for v in mat[:, k]))
+                wins.append(1.0 / len(winners) if k in winners else 0.0)
+            want.append(designer.game_drama(mat, sorted(int(w) for w in winners)))
+        got = designer.drama_arrays(np.array(traces, dtype=object), np.array(wins), players)
+        want = np.array(want, dtype=float)
+        for i in range(3):
+            np.testing.assert_allclose(np.asarray(got[i], dtype=float), want[:, i], equal_nan=True)
