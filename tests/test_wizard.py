@@ -864,3 +864,21 @@ def test_plots_from_combined_sums_draw_what_the_whole_table_draws(wizard_run, tm
         assert (chunked / n).stat().st_size > 10_000
         assert np.array_equal(mpimg.imread(whole / n), mpimg.imread(chunked / n)), n
     assert GAME.plots_from({}, chunked, list(STREAM_LINE_UP)) == []
+
+
+def test_sums_name_strategies_as_the_results_do(wizard_run, tmp_path):
+    """The report hands the figures a results frame with plot-safe names and the rounds table as
+    written: the sums take the results' spelling, so every strategy is drawn."""
+    from analyser import plots
+    results, extras = wizard_run
+    odd = {"random": "Ba$$in.py:cautious", "expected": "_plain"}
+    results = results.assign(strategy=results["strategy"].cat.rename_categories(lambda c: odd.get(c, c)))
+    rounds = extras["rounds"]
+    rounds = rounds.assign(strategy=rounds["strategy"].cat.rename_categories(lambda c: odd.get(c, c)))
+    safe = plots.safe_strategies(results)
+    sums = GAME.figure_sums(safe, {"rounds": rounds})
+    want = [plots.label(odd.get(s, s)) for s in STREAM_LINE_UP]
+    assert want[:2] == ["Ba\\$\\$in.py:cautious", " _plain"]
+    assert list(sums["wizard_order"].sort_values("order_min").index) == want
+    assert GAME.figure_tables_from(sums)[0][1]["strategy"].tolist() == want
+    assert [n for n, _ in GAME.plots(safe, {"rounds": rounds}, tmp_path)] == ["bid_heatmap.png", "bid_accuracy.png"]
