@@ -43,7 +43,8 @@ def _strategy_codes(results, rounds):
         s = rounds["strategy"]
     else:
         on = [c for c in ("run_id", "game_index", "seat") if c in rounds.columns and c in results.columns]
-        s = rounds[on].merge(results[on + ["strategy"]], on=on, how="left")["strategy"]
+        s = _keyed(rounds, on).merge(_keyed(results, on, ["strategy"]).drop_duplicates(on), on=on,
+                                     how="left")["strategy"]
     if isinstance(s.dtype, pd.CategoricalDtype):
         codes = s.cat.codes.to_numpy()
         cats = [str(c) for c in s.cat.categories]
@@ -67,6 +68,17 @@ def _strategy_codes(results, rounds):
     return remap[np.where(codes < 0, len(cats), codes)], names, place
 
 
+def _keyed(frame, on, more=()):
+    """The key columns ``on`` of ``frame`` (plus ``more``) in types that merge: ``run_id`` as
+    text (categorical keys with different categories do not merge), the others as int64."""
+    import numpy as np
+
+    out = frame[list(on) + list(more)].reset_index(drop=True)
+    for c in on:
+        out[c] = out[c].astype(str) if c == "run_id" else out[c].astype(np.int64)
+    return out
+
+
 def _results_names(results, rounds, codes, cats):
     """``cats`` (the rounds table's strategy names, by code) as the results frame spells them:
     one rounds row per strategy is looked up in ``results`` on (``run_id``, ``game_index``,
@@ -82,13 +94,8 @@ def _results_names(results, rounds, codes, cats):
         else np.arange(len(rounds))
     found, first = np.unique(codes[first_round], return_index=True)
     keep = found >= 0
-    rows = rounds.iloc[first_round[first[keep]]][on].reset_index(drop=True)
-    for c in on:  # categorical keys with different categories do not merge
-        rows[c] = rows[c].astype(str) if c == "run_id" else rows[c].astype(np.int64)
-    table = results[on + ["strategy"]].copy()
-    for c in on:
-        table[c] = table[c].astype(str) if c == "run_id" else table[c].astype(np.int64)
-    hit = rows.merge(table.drop_duplicates(on), on=on, how="left")["strategy"]
+    rows = _keyed(rounds.iloc[first_round[first[keep]]], on)
+    hit = rows.merge(_keyed(results, on, ["strategy"]).drop_duplicates(on), on=on, how="left")["strategy"]
     out = list(cats)
     for code, name in zip(found[keep], hit):
         if name is not None and name == name:
