@@ -232,6 +232,12 @@ def seat_balance(df: pd.DataFrame) -> dict:
         lo, hi = stats.t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
     else:
         lo = hi = gap
+    return seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
+
+
+def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:
+    """The :func:`seat_balance` record and its wording, from the chi-square test over ``k``
+    seats and the best-worst gap (points) with its 95% interval ``lo``-``hi``."""
     effect = f"seat {best} wins {gap:.1f} points more often than seat {worst} (95% CI {lo:.1f} to {hi:.1f})"
     test = f"chi-square {chi2:.1f}, df {k - 1}, p = {p:.2g}"
     if p >= 0.05:

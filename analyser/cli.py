@@ -781,20 +781,21 @@ def report(results, out, title_file):
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
-    from analyser import experiments
-    from analyser.report import build_report, load_run_for_report
+    from analyser import experiments, store
+    from analyser.report import _reduce_run, build_report, write_report
 
     _check_out_name(out)
     if title_file:
         experiments.trust_title_file(title_file)
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
-    if results.is_dir():
-        df, extras, config = load_run_for_report(results)
+    streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))
+    if streamed:  # read part by part below; here only the title and config checks
+        _, config, _ = experiments.open_run(results)
     else:
         df, extras, config = experiments.load_results(results)
-    if df.empty:
-        raise InputError(f"{str(results)!r} holds no games")
+        if df.empty:
+            raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
     kind = (config or {}).get("kind")
     if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
@@ -805,9 +806,16 @@ def report(results, out, title_file):
         experiments.check_writable(out)
     else:
         out = experiments.prepare_out(out, replace_run=False)
-    config = config or {"seed": "unknown", "strategies": list(df["strategy"].cat.categories)}
-    path, summary, _ = build_report(df, extras, config, out)
-    _print_summary(summary, int(df["players"].iloc[0]), config)
+    if streamed:
+        game, reduced, names, config = _reduce_run(results)
+        config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}
+        path, summary, _ = write_report(game, reduced, names, config, out)
+        players = reduced[0].players
+    else:
+        config = config or {"seed": "unknown", "strategies": list(df["strategy"].cat.categories)}
+        path, summary, _ = build_report(df, extras, config, out)
+        players = int(df["players"].iloc[0])
+    _print_summary(summary, players, config)
     click.echo(f"\nReport: {path}")
     return 0
 

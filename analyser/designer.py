@@ -95,24 +95,76 @@ def game_drama(trace: np.ndarray, winners: list[int]) -> tuple[int, float, float
 
 
 def drama_per_game(df: pd.DataFrame) -> pd.DataFrame | None:
-    """One row per game: keys, ``lead_changes``, ``lead_for_good_at``, ``deficit_overcome``;
-    None when the title records no score trace."""
+    """One row per game: keys, ``lead_changes``, ``lead_for_good_at``, ``deficit_overcome``
+    (what :func:`game_drama` gives for each game, computed for all games at once); None when the
+    title records no score trace."""
     if not has_trace(df):
         return None
     keys = game_keys(df)
     d = df.sort_values(keys + ["seat"], kind="stable")
-    traces = d[TRACE_COLUMN].astype(str).to_numpy()
-    wins = d["win"].to_numpy()
-    key_arr = d[keys].to_numpy()
     players = int(d["players"].iloc[0]) if "players" in d.columns else int(d["seat"].max()) + 1
-    rows = []
-    for start in range(0, len(d), players):
-        seats = [np.array(t.split(), dtype=float) for t in traces[start:start + players]]
-        length = min(len(s) for s in seats)
-        mat = np.column_stack([s[:length] for s in seats]) if length else np.zeros((0, players))
-        winners = [k for k in range(players) if wins[start + k] > 0]
-        rows.append((*key_arr[start], *game_drama(mat, winners)))
-    return pd.DataFrame(rows, columns=keys + ["lead_changes", "lead_for_good_at", "deficit_overcome"])
+    out = d[keys].iloc[::players].reset_index(drop=True)
+    changes, good, deficit = drama_arrays(d[TRACE_COLUMN].astype(str).to_numpy(), d["win"].to_numpy(dtype=float),
+                                          players)
+    return out.assign(lead_changes=changes, lead_for_good_at=good, deficit_overcome=deficit)
+
+
+def drama_arrays(traces: np.ndarray, wins: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`game_drama` of many games at once.  ``traces``/``wins``: one entry per row, the
+    rows of a game together in seat order (``players`` rows per game).  Returns per game
+    ``(lead_changes, lead_for_good_at, deficit_overcome)`` as arrays (the last two NaN for a
+    shared win or an empty trace).  A game's trace is as long as its shortest seat's."""
+    n_games = len(traces) // players
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lists = pc.utf8_split_whitespace(pc.utf8_trim_whitespace(pa.array(traces, type=pa.large_string())))
+    tokens = lists.flatten()
+    keep = pc.not_equal(tokens, "")
+    counts = np.asarray(pc.list_value_length(lists).to_numpy(zero_copy_only=False), dtype=np.int64)
+    counts -= np.add.reduceat(np.r_[~keep.to_numpy(zero_copy_only=False), False].astype(np.int64),
+                              np.r_[0, np.cumsum(counts)[:-1]]) if len(counts) else 0
+    flat = pc.cast(pc.filter(tokens, keep), pa.float64()).to_numpy(zero_copy_only=False)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    per_game = counts.reshape(n_games, players)
+    steps = per_game.min(axis=1)
+    width = int(steps.max()) if n_games else 0
+    trace = np.full((n_games, max(width, 1), players), -np.inf)
+    step_idx = np.arange(max(width, 1))
+    valid = step_idx[None, :] < steps[:, None]                                  # games x steps
+    for k in range(players):
+        row_start = starts.reshape(n_games, players)[:, k]
+        pos = row_start[:, None] + step_idx[None, :]
+        trace[:, :, k] = np.where(valid, flat[np.minimum(pos, max(len(flat) - 1, 0))] if len(flat) else 0.0, -np.inf)
+    top = trace.max(axis=2)
+    sole = (trace == top[:, :, None]).sum(axis=2) == 1
+    leader = np.where(sole & valid, trace.argmax(axis=2), -1)
+    # lead changes: consecutive sole leaders (ties skipped) that differ
+    g_of, s_of = np.nonzero(leader >= 0)
+    seq = leader[g_of, s_of]
+    same_game = g_of[1:] == g_of[:-1]
+    changes = np.bincount(g_of[1:][same_game & (seq[1:] != seq[:-1])], minlength=n_games).astype(np.int64)
+    win_mat = wins.reshape(n_games, players) > 0
+    single = (win_mat.sum(axis=1) == 1) & (steps > 0)
+    w = win_mat.argmax(axis=1)
+    leads = (leader == w[:, None]) & valid
+    last = np.maximum(steps - 1, 0)
+    leads_last = leads[np.arange(n_games), last]
+    not_leading = valid & ~leads
+    first = (np.where(not_leading, step_idx[None, :] + 1, 0)).max(axis=1)     # one past the last step not led
+    good = np.where(leads_last, first / np.maximum(steps, 1), 1.0)
+    own = np.take_along_axis(trace, w[:, None, None].repeat(trace.shape[1], axis=1), axis=2)[:, :, 0]
+    others = trace.copy()
+    others[np.arange(n_games), :, w] = -np.inf
+    if players > 1:
+        with np.errstate(invalid="ignore"):  # steps past a game's end hold -inf on both sides
+            gap = np.where(valid, others.max(axis=2) - own, -np.inf)
+        deficit = np.maximum(0.0, gap.max(axis=1))
+    else:
+        deficit = np.zeros(n_games)
+    good = np.where(single, good, np.nan)
+    deficit = np.where(single, deficit, np.nan)
+    return changes, good.astype(float), deficit.astype(float)
 
 
 def drama_summary(df: pd.DataFrame) -> dict | None:
@@ -195,12 +247,17 @@ def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str 
 
     ``score_unit`` is the title's ``Game.score_unit`` (points, turns afloat, ...), used by the
     close-game and deficit figures, which measure score differences."""
+    return designer_rows(decisiveness(df), drama_summary(df), luck_skill(df), trace_unit, score_unit)
+
+
+def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "steps",
+                  score_unit: str = "points") -> pd.DataFrame:
+    """The (figure, value) table of :func:`designer_table` from its three parts: the
+    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records."""
     rows = []
-    d = decisiveness(df)
     rows.append(("tie rate (shared wins)", f"{100 * d['tie_rate']:.1f}% (95% CI {100 * d['tie_low']:.1f}-{100 * d['tie_high']:.1f}%)"))
     rows.append((f"close games (top two within 1 {_one(score_unit)})",
                  f"{100 * d['close_rate']:.1f}% (95% CI {100 * d['close_low']:.1f}-{100 * d['close_high']:.1f}%)"))
-    dr = drama_summary(df)
     if dr is None:
         rows.append(("drama", "not recorded by this title (no score trace)"))
     else:
@@ -208,7 +265,6 @@ def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str 
         rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
         rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th percentile "
                                                   f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
-    ls = luck_skill(df)
     if ls is None:
         rows.append(("skill share", "n/a (needs two strategies or more)"))
     else:

@@ -412,10 +412,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         done = _scan_done(out, game) if previous else {}
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         sources = runner.ship_sources(strategies) if client is not None else ()
+        title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
 
         def job(a: int, b: int) -> BatchJob:
             return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
-                            hang_dir)
+                            hang_dir, title_sources)
 
         config = {
             "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
@@ -1107,31 +1108,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         check_regular_file(path, "results file")
         df = _read_table(path, "results file")
         whole = True
-    if "game" not in df.columns:
-        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
-                         "(see README: What a run writes)")
-    if df.empty:
-        raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
-    games = _distinct_text(df["game"])
-    if len(games) != 1 or df["game"].isna().any():
-        raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
-                         f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
-                         "report one title at a time")
-    config = {}
-    if (folder / "config.json").exists():
-        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
-    title = str(games[0])
-    # a title from a file is loaded again from its file (recorded by the run that made the table),
-    # but only when this process already trusts that file: loading it runs its code
-    source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
-    if isinstance(source, str) and not is_trusted_title_file(source):
-        raise InputError(f"{str(path)!r}: this run's title comes from the file {source!r}, and loading it runs "
-                         f"that file's code; analyser does not do that unasked: pass --title {source} to trust it")
-    from analyser.registry import game_ids
-    if not isinstance(source, str) and title not in game_ids():
-        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
-                         f"{', '.join(game_ids())}")
-    game = get_game(source if isinstance(source, str) else title)
+    game, config = _title_and_config(df, folder, path)
     if whole:
         validate_results(df, game, path)
         if (folder / "config.json").exists():
@@ -1165,6 +1142,57 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         else:
             df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
     return df, extras, config
+
+
+def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
+    """The title of a results frame (or of its first part) and the ``config.json`` beside it:
+    ``(game, config)``.  A title from a file is loaded only when this process trusts that file.
+    Raises InputError."""
+    from analyser.safeio import read_json
+    if "game" not in df.columns:
+        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
+                         "(see README: What a run writes)")
+    if df.empty:
+        raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
+    games = _distinct_text(df["game"])
+    if len(games) != 1 or df["game"].isna().any():
+        raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
+                         f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
+                         "report one title at a time")
+    config = {}
+    if (folder / "config.json").exists():
+        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+    title = str(games[0])
+    # a title from a file is loaded again from its file (recorded by the run that made the table),
+    # but only when this process already trusts that file: loading it runs its code
+    source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
+    if isinstance(source, str) and not is_trusted_title_file(source):
+        raise InputError(f"{str(path)!r}: this run's title comes from the file {source!r}, and loading it runs "
+                         f"that file's code; analyser does not do that unasked: pass --title {source} to trust it")
+    from analyser.registry import game_ids
+    if not isinstance(source, str) and title not in game_ids():
+        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
+                         f"{', '.join(game_ids())}")
+    game = get_game(source if isinstance(source, str) else title)
+    return game, config
+
+
+def open_run(out: Path):
+    """A run folder with Parquet parts, opened for a streamed report without reading its whole
+    table: ``(game, config, strategies)`` - the strategies in the order of the config's lineup,
+    then of first appearance.  The config is checked against the first part.  Raises
+    InputError."""
+    from analyser import streamed
+
+    out = Path(out)
+    parts = store.part_files(out / store.RESULTS)
+    head = streamed._read_part(parts[0], ("game_seed",))
+    game, config = _title_and_config(head, out, out / store.RESULTS)
+    if (out / "config.json").exists():
+        validate_config(config, head, game, out / "config.json", out / store.RESULTS)
+    seen = streamed.run_strategies(out)
+    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
+    return game, config, list(dict.fromkeys(order + seen))
 
 
 def _read_table(path: Path, what: str) -> pd.DataFrame:
@@ -1290,7 +1318,11 @@ def _check_values(df: pd.DataFrame, schema, path) -> None:
             cells = s.astype(object)
             present = cells.notna().to_numpy()
             text = cells[present].astype(str)
-            bad = ~text.str.fullmatch(_TRACE).fillna(False).to_numpy() | (text.str.len() > 1_000_000).to_numpy()
+            import pyarrow as pa
+            import pyarrow.compute as pc
+            arr = pa.array(text.to_numpy(dtype=object), type=pa.large_string())
+            ok = pc.match_substring_regex(arr, f"^(?:{_TRACE})$").to_numpy(zero_copy_only=False)
+            bad = ~ok.astype(bool) | (pc.utf8_length(arr).to_numpy(zero_copy_only=False) > 1_000_000)
             if bad.any():
                 raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, ~present))} is not "
                                  f"a score trace; it takes {col.accepts()}")
@@ -1381,6 +1413,13 @@ def _lift(bad, nan):
     out = np.zeros(len(nan), dtype=bool)
     out[np.flatnonzero(~nan)[np.asarray(bad)]] = True
     return out
+
+
+def validate_chunk(df: pd.DataFrame, game, path) -> None:
+    """:func:`validate_results` for one chunk of whole games of a run folder read part by part;
+    the message names the chunk's games, and its row numbers count within them."""
+    lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
+    validate_results(df, game, f"{path} (games {lo} to {hi})")
 
 
 def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -> None:

@@ -177,31 +177,50 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
 
 def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,
                        unit: str = "points") -> tuple[str, str]:
+    """Final score per strategy (see :func:`score_distribution_counts`) from a results frame."""
+    counts = df.groupby(["strategy", "score"], observed=True).size().astype(float).to_frame("count")
+    return score_distribution_counts(counts, path, colours, unit, strategy_names(df))
+
+
+def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | None = None,
+                              unit: str = "points", order: list | None = None) -> tuple[str, str]:
     """Final score per strategy: overlaid step histograms for up to three strategies; from four
     on, small multiples (one panel per strategy on a shared score axis) so the curves do not blur
-    into each other.  Means are marked."""
-    colours = colours or strategy_colours(strategy_names(df))
-    lo, hi = df["score"].min(), df["score"].max()
+    into each other.  Means are marked.  ``counts``: a ``count`` column indexed by
+    (``strategy``, ``score``); ``order``: the strategies in the order to draw them."""
+    order = [str(s) for s in (order or pd.unique(counts.index.get_level_values("strategy")))]
+    colours = colours or strategy_colours(order)
+    scores = counts.index.get_level_values("score").to_numpy(dtype=float)
+    lo, hi = scores.min(), scores.max()
     bins = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.5, max(1, int(np.ceil((hi - lo + 1) / 50))))
-    groups = [(str(name), grp["score"]) for name, grp in df.groupby("strategy", observed=True)]
+    groups = []
+    for name in order:
+        try:
+            sub = counts.xs(name, level="strategy")
+        except KeyError:
+            continue
+        sub = sub[sub["count"] > 0]
+        if len(sub):
+            v, c = sub.index.to_numpy(dtype=float), sub["count"].to_numpy(dtype=float)
+            groups.append((name, v, c, float((v * c).sum() / c.sum())))
     if len(groups) <= 3:
         fig, ax = plt.subplots(figsize=(8, 4.2))
-        for i, (name, score) in enumerate(groups):
+        for i, (name, v, c, mean) in enumerate(groups):
             colour = colours.get(name, PALETTE[i % len(PALETTE)])
-            w = np.full(len(score), 100 / len(score))
-            ax.hist(score, bins=bins, histtype="stepfilled", alpha=0.25, color=colour, weights=w)
-            ax.hist(score, bins=bins, histtype="step", linewidth=1.6, color=colour, label=name, weights=w)
-            ax.axvline(score.mean(), color=colour, linestyle=":", linewidth=1.5)
+            w = c * 100 / c.sum()
+            ax.hist(v, bins=bins, histtype="stepfilled", alpha=0.25, color=colour, weights=w)
+            ax.hist(v, bins=bins, histtype="step", linewidth=1.6, color=colour, label=name, weights=w)
+            ax.axvline(mean, color=colour, linestyle=":", linewidth=1.5)
         ax.legend(frameon=False, title="strategy (dotted: mean)")
         style(ax, "Final score distribution per strategy", f"final score ({unit})", "share of players (%)")
         ax.grid(axis="y", color="#dddddd", linewidth=0.8)
         return save(fig, path, "Distribution of final scores per strategy; each curve sums to 100%.")
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, 1.0 + 1.25 * len(groups)), sharex=True, sharey=True)
-    for i, (ax, (name, score)) in enumerate(zip(axes, groups)):
+    for i, (ax, (name, v, c, mean)) in enumerate(zip(axes, groups)):
         colour = colours.get(name, PALETTE[i % len(PALETTE)])
-        ax.hist(score, bins=bins, color=colour, alpha=0.8, weights=np.full(len(score), 100 / len(score)))
-        ax.axvline(score.mean(), color="#222222", linestyle=":", linewidth=1.3)
-        ax.text(1.0, 0.85, f"{name}  (mean {score.mean():.1f})", transform=ax.transAxes, ha="right",
+        ax.hist(v, bins=bins, color=colour, alpha=0.8, weights=c * 100 / c.sum())
+        ax.axvline(mean, color="#222222", linestyle=":", linewidth=1.3)
+        ax.text(1.0, 0.85, f"{name}  (mean {mean:.1f})", transform=ax.transAxes, ha="right",
                 va="top", fontsize=9, fontweight="bold", color=colour)
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="both", color="#eeeeee", linewidth=0.8)
@@ -239,13 +258,25 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
 
 
 def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
-    """Histogram of game length with mean and median marked."""
+    """Histogram of game length (see :func:`game_length_counts`) from one row per game."""
+    counts = games["turns"].value_counts().sort_index().astype(float).to_frame("count")
+    return game_length_counts(counts, path, unit)
+
+
+def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
+    """Histogram of game length with mean and median marked; ``counts``: games (column
+    ``count``) per length (the index)."""
+    from analyser.streamed import quantile_from_counts
     fig, ax = plt.subplots(figsize=(8, 3.8))
-    t = games["turns"]
-    bins = np.arange(t.min() - 0.5, t.max() + 1.5, max(1, int(np.ceil((t.max() - t.min() + 1) / 40))))
-    ax.hist(t, bins=bins, color=PALETTE[2], alpha=0.85, weights=np.full(len(t), 100 / len(t)))
-    ax.axvline(t.mean(), color="#333333", linestyle="--", linewidth=1.2, label=f"mean {t.mean():.1f}")
-    ax.axvline(t.median(), color="#333333", linestyle=":", linewidth=1.2, label=f"median {t.median():.0f}")
+    v = counts.index.to_numpy(dtype=float)
+    c = counts["count"].to_numpy(dtype=float)
+    v, c = v[c > 0], c[c > 0]
+    bins = np.arange(v.min() - 0.5, v.max() + 1.5, max(1, int(np.ceil((v.max() - v.min() + 1) / 40))))
+    ax.hist(v, bins=bins, color=PALETTE[2], alpha=0.85, weights=c * 100 / c.sum())
+    mean = float((v * c).sum() / c.sum())
+    median = quantile_from_counts(v, c, 0.5)
+    ax.axvline(mean, color="#333333", linestyle="--", linewidth=1.2, label=f"mean {mean:.1f}")
+    ax.axvline(median, color="#333333", linestyle=":", linewidth=1.2, label=f"median {median:.0f}")
     ax.legend(frameon=False)
     style(ax, f"Game length ({unit} per game)", f"{unit} per game", "share of games (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)

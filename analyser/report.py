@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer, plots
@@ -82,35 +83,142 @@ class Summary:
         return [(f"{cap} - {p.label}", t) for p in self.parts for cap, t in p.title_tables]
 
 
-def _subset_extras(extras: dict, runs: list) -> dict:
+@dataclass
+class Reduced:
+    """One variant of a report reduced to sums (:mod:`analyser.summaries`, ``Game.figure_sums``):
+    its label and settings, runs, player count, strategies (run order), the core and title sums,
+    the rows of each run's first game (rule values, lineup), and - only for a title that does not
+    reduce chunks - its whole frame and extra tables."""
+
+    label: str
+    what: dict
+    runs: list
+    players: int
+    strategies: list
+    core: dict
+    title: dict
+    first: pd.DataFrame
+    binary: bool = True
+    frame: pd.DataFrame | None = None
+    extras: dict | None = None
+
+
+def _split_extras(extras: dict, run) -> dict:
     out = {}
     for name, frame in extras.items():
-        if "run_id" in frame.columns:
-            frame = frame[frame["run_id"].astype(str).isin(runs)]
+        if run is not None and "run_id" in frame.columns:
+            frame = frame[frame["run_id"].astype(str).to_numpy() == run]
         out[name] = frame
     return out
 
 
-def summarise(results: pd.DataFrame, extras: dict) -> Summary:
-    """Summaries per variant of ``results`` (see the module docstring)."""
-    game = get_game(str(results["game"].iloc[0]))
+def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
+    """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
+    core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
+    rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  Raises
+    InputError for a table that mixes player counts."""
+    from analyser import summaries, streamed
+    from analyser.core import InputError
+
+    runs: dict[str, dict] = {}
+    players = None
+    for chunk, ext in chunks:
+        if check is not None:
+            check(chunk)
+        p = int(chunk["players"].iloc[0])
+        if players is None:
+            players = p
+        elif p != players or chunk["players"].nunique() > 1:
+            raise InputError("the results mix player counts; report one player count at a time")
+        if "run_id" in chunk.columns:
+            ids = chunk["run_id"].astype(str).to_numpy()
+            order = list(dict.fromkeys(ids))
+            pieces = [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
+        else:
+            pieces = [("run", chunk)]
+        for rid, sub in pieces:
+            sub = sub.assign(strategy=pd.Categorical(sub["strategy"].astype(str), categories=strategies))
+            sub_ext = _split_extras(ext, rid if len(pieces) > 1 else None)
+            acc = runs.get(rid)
+            if acc is None:
+                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": []}
+            lo = sub["game_index"].min()
+            if acc["first"] is None or lo < acc["first"]["game_index"].iloc[0]:
+                acc["first"] = sub[sub["game_index"].to_numpy() == lo]
+            w = sub["win"].to_numpy(dtype=float)
+            acc["binary"] = acc["binary"] and bool(np.all((w == 0) | (w == 1)))
+            acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
+            if game.streams_figures:
+                acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
+            else:  # a title of the older kind: its figures need the whole table
+                acc["frames"].append(sub)
+                acc["extras"].append(sub_ext)
+    if not runs:
+        raise InputError("the results hold no games")
+    first = pd.concat([r["first"] for r in runs.values()], ignore_index=True)
+    for c in first.columns:
+        if isinstance(first[c].dtype, pd.CategoricalDtype):
+            first[c] = first[c].astype(str) if c != "strategy" else first[c]
     rule_names = [o["name"] for o in game.Params.options()]
-    labels, found = analysis.variants(results, rule_names)
-    parts = []
+    labels, found = analysis.variants(first, rule_names)
+    out = []
     for v in found:
-        df = results[(labels == v["label"]).to_numpy()] if len(found) > 1 else results
-        sub_extras = _subset_extras(extras, v["runs"]) if len(found) > 1 else extras
-        strategies = analysis.strategy_summary(df)
-        parts.append(Part(v["label"], v["what"], v["runs"], strategies, analysis.seat_summary(df),
-                          analysis.run_summary(df), game.figure_tables(df, sub_extras),
-                          int(df["players"].iloc[0]),
-                          designer.designer_table(df, getattr(game, "trace_unit", "steps"),
-                                                  getattr(game, "score_unit", "points"))))
+        core: dict = {}
+        title: dict = {}
+        frames, extras_list = [], []
+        for rid in v["runs"]:
+            acc = runs[rid]
+            core = streamed.combine_sums(core, acc["core"])
+            title = streamed.combine_sums(title, acc["title"])
+            frames += acc["frames"]
+            extras_list += acc["extras"]
+        mask = (labels == v["label"]).to_numpy()
+        frame = extras = None
+        if frames:
+            frame = pd.concat(frames, ignore_index=True)
+            frame["strategy"] = pd.Categorical(frame["strategy"].astype(str), categories=strategies)
+            extras = {n: pd.concat([e[n] for e in extras_list if n in e], ignore_index=True)
+                      for n in dict.fromkeys(n for e in extras_list for n in e)}
+        present = [s for s in strategies if s in core["strategy"].index]
+        out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
+                           all(runs[r]["binary"] for r in v["runs"]), frame, extras))
+    return out
+
+
+def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
+    from analyser import summaries
     from analyser.experiments import missing_tables
+    parts = []
+    for r in reduced:
+        strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
+        seats = summaries.seat_table(r.core, r.players, r.binary)
+        run = summaries.run_figures(r.core, r.players, len(r.runs))
+        if r.frame is not None:
+            tables = game.figure_tables(r.frame, r.extras or {})
+        else:
+            tables = game.figure_tables_from(r.title)
+        parts.append(Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
+                          summaries.designer_figures(r.core, getattr(game, "trace_unit", "steps"),
+                                                     getattr(game, "score_unit", "points"))))
     methods = parts[0].strategies.attrs.get("methods", {})
+    notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
-                    "score": "cluster"}, missing_tables(game, extras or {}))
+                    "score": "cluster"}, notes)
+
+
+def _strategies_of(results: pd.DataFrame) -> list[str]:
+    s = results["strategy"]
+    return [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+
+
+def summarise(results: pd.DataFrame, extras: dict) -> Summary:
+    """Summaries per variant of an in-memory ``results`` frame (see the module docstring),
+    reduced chunk by chunk like a run folder."""
+    from analyser import streamed
+    game = get_game(str(results["game"].iloc[0]))
+    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), _strategies_of(results))
+    return _summary_of(game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)])
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
@@ -185,47 +293,77 @@ def ran_on(config: dict) -> str:
     return "in one process" if jobs <= 1 else f"on {jobs} worker processes"
 
 
-def _figures(game, results, extras, outdir: Path, prefix: str, players: int, part: Part) -> list[tuple[str, str]]:
-    safe = plots.safe_strategies(results)
-    colours = plots.strategy_colours(plots.strategy_names(safe))
+def _relabel(sums: dict) -> dict:
+    """``sums`` with every index level named ``strategy`` made plot-safe (:func:`plots.label`)."""
+    out = {}
+    for name, frame in sums.items():
+        idx = frame.index
+        if "strategy" in (idx.names or []):
+            if isinstance(idx, pd.MultiIndex):
+                level = idx.names.index("strategy")
+                frame = frame.set_axis(idx.set_levels(idx.levels[level].map(lambda x: plots.label(x)), level=level))
+            else:
+                frame = frame.set_axis(idx.map(lambda x: plots.label(x)).rename("strategy"))
+        out[name] = frame
+    return out
+
+
+def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tuple[str, str]]:
+    names = [plots.label(s) for s in r.strategies]
+    colours = plots.strategy_colours(names)
     strategies = part.strategies.assign(strategy=[plots.label(s) for s in part.strategies["strategy"]])
     method = "Wilson" if part.strategies.attrs.get("methods", {}).get("win") == "wilson" else "cluster-robust"
-    figures = [plots.win_rate(strategies, players, outdir / f"{prefix}win_rate.png", colours, method),
-               plots.score_distribution(safe, outdir / f"{prefix}scores.png", colours, game.score_unit),
+    core = _relabel({"scores": r.core["scores"]})
+    figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method),
+               plots.score_distribution_counts(core["scores"], outdir / f"{prefix}scores.png", colours,
+                                               game.score_unit, names),
                plots.seat_win_rate(part.seats, outdir / f"{prefix}seat_win_rate.png")]
-    games = analysis.per_game(results)
-    if "turns" in games.columns and games["turns"].nunique() > 1:  # a fixed length needs no plot
-        figures.append(plots.game_length(games, outdir / f"{prefix}game_length.png", game.length_unit))
+    turns = r.core.get("turns")
+    if turns is not None and len(turns) > 1:  # a fixed length needs no plot
+        figures.append(plots.game_length_counts(turns, outdir / f"{prefix}game_length.png", game.length_unit))
+    target = outdir
     if prefix:
-        tmp = outdir / f".{prefix}title"
-        tmp.mkdir(exist_ok=True)
-        for name, caption in game.plots(safe, extras, tmp):
-            (tmp / name).replace(outdir / f"{prefix}{name}")
-            figures.append((f"{prefix}{name}", caption))
-        tmp.rmdir()
+        target = outdir / f".{prefix}title"
+        target.mkdir(exist_ok=True)
+    if r.frame is not None:
+        drawn = game.plots(plots.safe_strategies(r.frame), r.extras or {}, target)
     else:
-        figures += game.plots(safe, extras, outdir)
+        drawn = game.plots_from(_relabel(r.title), target, names)
+    if prefix:
+        for name, caption in drawn:
+            (target / name).replace(outdir / f"{prefix}{name}")
+            figures.append((f"{prefix}{name}", caption))
+        target.rmdir()
+    else:
+        figures += drawn
     return figures
 
 
 def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path) -> tuple[Path, Summary, list[str]]:
-    """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir``; return the HTML path,
-    the summary and the PNG file names.  Needs at least one finished game."""
-    outdir.mkdir(parents=True, exist_ok=True)
+    """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir`` from an in-memory
+    results frame; return the HTML path, the summary and the PNG file names.  Needs at least one
+    finished game.  The frame is reduced chunk by chunk, as a run folder is
+    (:func:`build_report_from_run`)."""
+    from analyser import streamed
     game = get_game(str(results["game"].iloc[0]))
-    summary = summarise(results, extras)
+    strategies = _strategies_of(results)
+    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), strategies)
+    present = [n for n, f in (extras or {}).items() if f is not None and len(f)]
+    return write_report(game, reduced, present, config, outdir)
+
+
+def write_report(game, reduced: list[Reduced], extra_names, config: dict,
+                 outdir: Path) -> tuple[Path, Summary, list[str]]:
+    """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv`` and
+    ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    summary = _summary_of(game, reduced, extra_names)
     summary.strategies.to_csv(outdir / "summary.csv", index=False)
-    labels = analysis.variants(results, [o["name"] for o in game.Params.options()])[0] if summary.variants else None
     sections = []
     all_figures = []
-    for i, part in enumerate(summary.parts):
-        if summary.variants:
-            df = results[(labels == part.label).to_numpy()]
-            prefix = f"v{i + 1}-"
-            sub_extras = _subset_extras(extras, part.runs)
-        else:
-            df, prefix, sub_extras = results, "", extras
-        figures = _figures(game, df, sub_extras, outdir, prefix, part.players, part)
+    for i, (part, r) in enumerate(zip(summary.parts, reduced)):
+        prefix = f"v{i + 1}-" if summary.variants else ""
+        figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
         embedded = [{"name": name, "caption": caption,
                      "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
@@ -238,19 +376,21 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
             "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
-            "count_notes": game.count_notes(_params_of(game, df), part.players)})
+            "count_notes": game.count_notes(_params_of(game, r.first), part.players)})
+    all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
     replay = ["analyser", "play", game.source or game.id]
-    for s in config.get("strategies") or list(results["strategy"].cat.categories):
+    for s in config.get("strategies") or all_strategies:
         replay += ["-s", str(s)]
     for k, v in (config.get("rule_overrides") or {}).items():
         replay += ["--rule", f"{k}={v}"]
     replay_hint = " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
-    strategies = config.get("strategies") or [str(s) for s in results["strategy"].cat.categories]
+    strategies = config.get("strategies") or all_strategies
+    first = pd.concat([r.first for r in reduced], ignore_index=True)
     page = _ENV.get_template("report.html.j2").render(
         title=f"{game.name}: {', '.join(strategies)}",
         game=game, config=config, sections=sections, variants=summary.variants,
         strategies=strategies, games=sum(s["games"] for s in sections),
-        rules=rule_values(game, results, config), length_unit=game.length_unit,
+        rules=rule_values(game, first, config), length_unit=game.length_unit,
         versions=config.get("versions", {}), command=config.get("command") or "(not recorded)",
         replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes,
         from_dir=shlex.quote(str(outdir)))
@@ -272,65 +412,43 @@ def _params_of(game, df: pd.DataFrame):
         return game.Params()
 
 
-def _downcast(df: pd.DataFrame) -> pd.DataFrame:
-    """Whole-number columns (except ``game_seed``) in the smallest signed integer type that holds
-    them, column by column, so no second copy of the frame is made."""
-    import numpy as np
-    for c in list(df.columns):
-        if c == "game_seed" or not pd.api.types.is_integer_dtype(df[c]) or not len(df):
-            continue
-        lo, hi = int(df[c].min()), int(df[c].max())
-        for t in (np.int8, np.int16, np.int32, np.int64):
-            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
-                if df[c].dtype != t:
-                    df[c] = df[c].astype(t)
-                break
-    return df
+def _reduce_run(out: Path):
+    """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
+    names, config)``.  A folder with the single ``results.parquet`` of older runs is read
+    whole."""
+    from analyser import experiments, store, streamed
 
-
-def load_run_for_report(out: Path):
-    """A run folder's results and extra tables read for the report: without the game seeds,
-    whole numbers in small integer types, part by part.  Returns ``(results, extras, config)``."""
-    from analyser import experiments, store
-    import pyarrow.parquet as pq
-
-    parts = store.part_files(Path(out) / store.RESULTS)
-    if not parts:
+    out = Path(out)
+    if not store.part_files(out / store.RESULTS):
         df, extras, config = experiments.load_results(out)
-        return _downcast(df), {k: _downcast(v) for k, v in extras.items()}, config
-    schema = pq.read_schema(parts[0])
-    keep = [c for c in schema.names if c != "game_seed"]
-    df, extras, config = experiments.load_results(out, columns=keep, per_part=_downcast_part,
-                                                  extra_drop=("game_seed", "run_id"))
-    return df, extras, config
+        game = get_game(str(df["game"].iloc[0])) if not isinstance(config.get("title_source"), str) else \
+            get_game(config["title_source"])
+        reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
+        return game, reduced, [n for n, f in extras.items() if len(f)], config
+    game, config, strategies = experiments.open_run(out)
+    names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
+    where = out / store.RESULTS
 
+    def check(chunk):
+        experiments.validate_chunk(chunk, game, where)
 
-def _downcast_part(df: pd.DataFrame) -> pd.DataFrame:
-    """One part in small types: its whole numbers in int8/int16/int32 by a fixed rule per column
-    (the smallest type that holds the part's values, at least int16 for counts and scores that
-    may grow), so the parts join without a wide copy."""
-    import numpy as np
-    for c in list(df.columns):
-        if c == "game_seed" or not pd.api.types.is_integer_dtype(df[c]) or not len(df):
-            continue
-        lo, hi = int(df[c].min()), int(df[c].max())
-        t = np.int32 if c == "game_index" or not (-2 ** 15 <= lo and hi < 2 ** 15) else np.int16
-        if c == "game_index" and hi >= 2 ** 31:
-            t = np.int64
-        df[c] = df[c].astype(t)
-    return df
+    chunks = streamed.iter_run_chunks(out, names)
+    return game, reduce_chunks(game, chunks, strategies, check), names, config
 
 
 def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
-    """:func:`build_report` for a run folder, reading only what the report needs."""
-    df, extras, config = load_run_for_report(out)
-    return build_report(df, extras, config, Path(out))
+    """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
+    chunk of games (:data:`analyser.streamed.CHUNK_GAMES`), whatever the number of games."""
+    game, reduced, names, config = _reduce_run(out)
+    return write_report(game, reduced, names, config, Path(out))
 
 
 def summarise_run(out: Path) -> Summary:
-    """:func:`summarise` for a run folder, reading only what the summary needs."""
-    df, extras, _ = load_run_for_report(out)
-    return summarise(df, extras)
+    """:func:`summarise` for a run folder, read part by part."""
+    game, reduced, names, _ = _reduce_run(out)
+    return _summary_of(game, reduced, names)
+
+
 def html_table(df: pd.DataFrame) -> str:
     """A frame as an HTML table, formatted like the run report's tables."""
     return _table_html(df)

@@ -147,3 +147,94 @@ def box_stats_from_counts(values, counts, label: str = "", whis: float = 1.5) ->
             "whishi": max(float(inside.max()), q3) if len(inside) else q3,
             "fliers": np.sort(v[(v < lo_fence) | (v > hi_fence)]),
             "mean": float(np.sum(v * c) / np.sum(c)) if len(v) else float("nan")}
+
+
+def _read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One Parquet part as a frame, without the ``drop`` columns; text as categories.  Raises
+    InputError (one line) when it cannot be read."""
+    import pyarrow.parquet as pq
+
+    from analyser.core import InputError
+    try:
+        schema = pq.read_schema(path)
+        cols = [c for c in schema.names if c not in drop]
+        table = pq.read_table(path, columns=cols)
+    except Exception as e:
+        raise InputError(f"{str(path)!r} cannot be read: {type(e).__name__}") from None
+    df = table.to_pandas()
+    del table
+    for c in df.columns:
+        if df[c].dtype == object:
+            df[c] = df[c].astype("category")
+    return df
+
+
+def run_strategies(folder) -> list[str]:
+    """The strategy names of a run folder's parts, in order of first appearance (reads only the
+    ``strategy`` column)."""
+    import pyarrow.parquet as pq
+
+    from analyser import store
+    from analyser.core import InputError
+    names: dict[str, None] = {}
+    for p in store.part_files(folder / store.RESULTS):
+        try:
+            col = pq.read_table(p, columns=["strategy"]).column("strategy")
+        except Exception as e:
+            raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+        for chunk in col.chunks:
+            values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk.unique()
+            for v in values.to_pylist():
+                names.setdefault(str(v), None)
+    return list(names)
+
+
+def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
+                    drop: tuple[str, ...] = ()) -> Iterator[tuple[pd.DataFrame, dict]]:
+    """A run folder's results (and its extra tables) as chunks of whole games, part by part:
+    games with ``game_index // chunk_games`` equal form one chunk, in game order.  Holds at most
+    one chunk and one part in memory.  Yields ``(results_chunk, extras_chunk)``."""
+    from pathlib import Path
+
+    from analyser import store
+    folder = Path(folder)
+    parts = store.part_files(folder / store.RESULTS)
+    buf: list[pd.DataFrame] = []
+    ext_buf: dict[str, list[pd.DataFrame]] = {n: [] for n in extra_names}
+    ext_files = {n: {p.name: p for p in store.part_files(folder / str(n))} if (folder / str(n)).is_dir() else {}
+                 for n in extra_names}
+
+    def emit(upto: int | None):
+        """Chunks of the buffer whose block is below ``upto`` (all when None)."""
+        nonlocal buf, ext_buf
+        if not buf:
+            return
+        df = pd.concat(buf, ignore_index=True) if len(buf) > 1 else buf[0]
+        ext = {n: (pd.concat(v, ignore_index=True) if len(v) > 1 else v[0]) for n, v in ext_buf.items() if v}
+        blocks = df["game_index"].to_numpy() // chunk_games
+        ready = blocks < upto if upto is not None else np.ones(len(df), dtype=bool)
+        if not ready.any():
+            buf, ext_buf = [df], {n: ([ext[n]] if n in ext else []) for n in ext_buf}
+            return
+        done, rest = df[ready], df[~ready]
+        ext_blocks = {n: f["game_index"].to_numpy() // chunk_games for n, f in ext.items()}
+        for b in pd.unique(blocks[ready]):
+            sel = blocks[ready] == b
+            yield done[sel], {n: f[ext_blocks[n] == b] for n, f in ext.items()}
+        buf = [rest] if len(rest) else []
+        ext_buf = {n: ([ext[n][ext_blocks[n] >= upto]] if n in ext and upto is not None else [])
+                   for n in ext_buf}
+
+    for p in parts:
+        df = _read_part(p, drop)
+        if not len(df):
+            continue
+        buf.append(df)
+        for n in extra_names:
+            q = ext_files[n].get(p.name)
+            if q is not None:
+                e = _read_part(q, drop)
+                if len(e):
+                    ext_buf[n].append(e)
+        yield from emit(int(df["game_index"].min()) // chunk_games)
+    yield from emit(None)

@@ -123,3 +123,44 @@ def test_scheduler_without_dask_installed_is_one_line_exit_2(tmp_path):
             "'--scheduler', 'tcp://127.0.0.1:8786']; main()")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "pip install 'analyser[dask]'" in one_line(r)
+
+
+def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
+    """A title of one's own (a folder, as `analyser new` writes it) travels with the job: a worker
+    that cannot see the folder still plays it, game for game as the folder here does."""
+    import shutil
+
+    from distributed import Client
+
+    from analyser.skeleton import write_skeleton
+
+    folder = tmp_path / "far-game"
+    write_skeleton(folder)
+    ref = str(folder)
+    shipped = runner.ship_title(ref)
+    names = [name for name, _ in shipped]
+    assert "far-game/rules.py" in names and "far-game/__init__.py" in names
+    assert not any("__pycache__" in n for n in names)
+    strategies = ("greedy", "random")
+    here = runner.run_batch(runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0))
+    assert here.error is None and here.done == 6
+    job = runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0, (), None, shipped)
+    shutil.rmtree(folder)
+    with Client(cluster.scheduler_address) as client:
+        out = client.submit(runner.run_batch, job, pure=False).result()
+    assert out.error is None and out.done == 6
+    assert list(out.columns["score"]) == list(here.columns["score"])
+    assert list(out.columns["game_seed"]) == list(here.columns["game_seed"])
+
+
+def test_a_run_of_a_title_file_on_dask_equals_one_job(cluster, tmp_path):
+    from analyser.skeleton import write_skeleton
+    folder = tmp_path / "dice-game"
+    write_skeleton(folder)
+    spec = dict(game=str(folder), strategies=["greedy", "random"], games=24, seed=4, batch_size=5)
+    res = experiments.run(experiments.RunSpec(**spec, backend="dask", scheduler=cluster.scheduler_address),
+                          progress=False)
+    one = experiments.run(experiments.RunSpec(**spec, jobs=1), progress=False)
+    assert res.config["status"] == "complete"
+    same_rows(one.results, res.results)
+    assert runner.materialise_title(str(folder), runner.ship_title(str(folder))) != str(folder)

@@ -408,13 +408,27 @@ def test_ctrl_c_during_a_parallel_sweep_keeps_the_cells_that_finished(tmp_path):
     import sys
     import time
 
+    import re
+    import threading
+
     out = tmp_path / "sw"
     proc = subprocess.Popen([sys.executable, "-m", "analyser", "sweep", "dao", "-s", "threshold:limit=1..40",
-                             "-s", "greedy", "--games", "4000", "--seed", "3", "-j", "2", "-q", "--no-report",
+                             "-s", "greedy", "--games", "4000", "--seed", "3", "-j", "2", "--no-report",
                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(10)
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(lambda: proc.stderr.read(1), "")), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 240
+    # wait until the progress bar shows two cells' games done (however loaded the machine is)
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = [int(m) for m in re.findall(r"(\d+)/160000", "".join(seen))]
+        if done and max(done) >= 8000:
+            break
+        time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    proc.wait(timeout=120)
+    reader.join(timeout=10)
+    err = "".join(seen)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     config = json.loads((out / "config.json").read_text())

@@ -1,0 +1,350 @@
+"""The report's core numbers from additive sums, chunk by chunk (see :mod:`analyser.streamed`).
+
+:func:`core_sums` reduces one chunk of whole games (a results frame: one row per game and seat)
+to small frames of counts and sums; :func:`analyser.streamed.combine_sums` adds the chunks up;
+:func:`strategy_table`, :func:`seat_table`, :func:`run_figures` and :func:`designer_figures`
+turn the total into the same numbers :mod:`analyser.analysis` and :mod:`analyser.designer`
+compute on a whole in-memory frame (the tests hold the two to 1e-9):
+
+* a win rate or mean score with its cluster-robust interval needs, per group (strategy or seat),
+  ``n``, the sum, and over the games ``c`` the group played in, ``sum S_c^2``, ``sum S_c n_c``
+  and ``sum n_c^2`` (``S_c``: the group's sum in game ``c``, ``n_c``: its rows there), since
+  ``sum_c (S_c - mean n_c)^2 = sum S_c^2 - 2 mean sum S_c n_c + mean^2 sum n_c^2``;
+* game length, score and deficit distributions are value counts (whole numbers in every
+  title), so medians, percentiles and histograms are exact;
+* the seat-balance gap needs the seats' win cross-products ``sum_g w_g w_g'`` over games;
+* the skill share (partial eta squared, game as block) needs, after centring each game on its
+  own means, ``X'X``, ``X'y`` and ``y'y`` of the strategy indicators ``X`` and the score ``y``;
+  they are kept per *block* of games (``game_index mod`` :data:`BLOCKS`) for the bootstrap
+  interval, which resamples blocks.  With fewer games than blocks a block is one game, the
+  bootstrap over games of :func:`analyser.designer.luck_skill`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analyser import analysis
+from analyser.core import TRACE_COLUMN
+
+#: Blocks of games for the skill-share bootstrap (``game_index mod BLOCKS``).
+BLOCKS = 1000
+
+
+def _codes(series: pd.Series, categories: list) -> np.ndarray:
+    """Each value's position in ``categories``."""
+    return pd.Categorical(series.astype(str) if not hasattr(series, "cat") else series.astype(str),
+                          categories=[str(c) for c in categories]).codes.astype(np.int64)
+
+
+def _group_sums(keys: np.ndarray, k: int, game: np.ndarray, win: np.ndarray, score: np.ndarray,
+                rank: np.ndarray, index: pd.Index) -> pd.DataFrame:
+    """Per group ``0..k-1``: the sums a clustered interval needs (see the module docstring)."""
+    n_games = int(game.max()) + 1 if len(game) else 1
+    pair = keys * n_games + game
+    uniq, inv = np.unique(pair, return_inverse=True)
+    n_c = np.bincount(inv).astype(float)
+    sw = np.bincount(inv, weights=win)
+    ss = np.bincount(inv, weights=score)
+    owner = uniq // n_games
+
+    def per_key(values, on=None):
+        return np.bincount(owner if on is None else keys, weights=values, minlength=k)[:k]
+
+    out = pd.DataFrame({
+        "n": np.bincount(keys, minlength=k)[:k].astype(float),
+        "win_sum": per_key(win, keys), "score_sum": per_key(score, keys),
+        "score_sq": per_key(score * score, keys), "rank_sum": per_key(rank, keys),
+        "win_c2": per_key(sw * sw), "win_cn": per_key(sw * n_c),
+        "score_c2": per_key(ss * ss), "score_cn": per_key(ss * n_c), "n_c2": per_key(n_c * n_c),
+        "games": per_key(np.ones(len(uniq))),
+    }, index=index)
+    nc_max = np.zeros(k)
+    np.maximum.at(nc_max, owner, n_c)
+    out["nc_max"] = nc_max
+    return out[out["n"] > 0]
+
+
+def _value_counts(values: np.ndarray, name: str, extra: dict | None = None) -> pd.DataFrame:
+    v, c = np.unique(values[~np.isnan(values)], return_counts=True)
+    idx = pd.Index(v, name=name)
+    return pd.DataFrame({"count": c.astype(float), **(extra or {})}, index=idx)
+
+
+def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.DataFrame]:
+    """The additive sums of one chunk of whole games (``df``: rows of one player count, with
+    ``strategy``, ``seat``, ``win``, ``score``, ``rank``, ``game_index`` and optionally
+    ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
+    order (the same list for every chunk)."""
+    from analyser.designer import drama_per_game
+
+    if not len(df):
+        return {}
+    game = analysis.game_codes(df)
+    n_games = int(game.max()) + 1
+    win = df["win"].to_numpy(dtype=float)
+    score = df["score"].to_numpy(dtype=float)
+    rank = df["rank"].to_numpy(dtype=float)
+    strat = _codes(df["strategy"], strategies)
+    seat = df["seat"].to_numpy(dtype=np.int64)
+    k = len(strategies)
+    out = {
+        "strategy": _group_sums(strat, k, game, win, score, rank, pd.Index([str(s) for s in strategies], name="strategy")),
+        "seat": _group_sums(seat, players, game, win, score, rank, pd.Index(range(players), name="seat")),
+    }
+    # per game: tie, top score, margin
+    order = np.lexsort((-score, game))
+    g_sorted, s_sorted = game[order], score[order]
+    first = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
+    top = s_sorted[first]
+    second = np.where(first + 1 < len(s_sorted), s_sorted[np.minimum(first + 1, len(s_sorted) - 1)], np.nan)
+    second = np.where((first + 1 < len(g_sorted)) & (g_sorted[np.minimum(first + 1, len(g_sorted) - 1)] == g_sorted[first]),
+                      second, np.nan)
+    margin = top - second
+    top_win = np.zeros(n_games)
+    np.maximum.at(top_win, game, win)
+    tie = top_win < 1.0 - 1e-9
+    has_margin = ~np.isnan(margin)
+    out["games"] = pd.DataFrame({
+        "games": [float(n_games)], "ties": [float(tie.sum())],
+        "margin_sum": [float(margin[has_margin].sum())], "margin_n": [float(has_margin.sum())],
+        "close": [float((margin[has_margin] <= 1.0).sum())],
+        "rows": [float(len(score))], "score_sum": [float(score.sum())], "score_sq": [float((score * score).sum())],
+    }, index=pd.Index([0], name="all"))
+    if "turns" in df.columns:
+        turns = np.full(n_games, np.nan)
+        turns[game[::-1]] = df["turns"].to_numpy(dtype=float)[::-1]  # each game's first row
+        out["turns"] = _value_counts(turns, "turns")
+    out["scores"] = (pd.DataFrame({"strategy": pd.Categorical.from_codes(strat, [str(s) for s in strategies]),
+                                   "score": score})
+                     .groupby(["strategy", "score"], observed=True).size().astype(float).to_frame("count"))
+    # seat balance: cross-products of the seats' wins over games
+    wide = np.zeros((n_games, players))
+    np.add.at(wide, (game, seat), win)
+    cross = wide.T @ wide
+    out["seat_cross"] = pd.DataFrame(cross, index=pd.Index(range(players), name="seat"),
+                                     columns=[f"s{j}" for j in range(players)])
+    # mirror: games a strategy plays in, and games where it fills every seat
+    pair_n = np.bincount(strat * n_games + game, minlength=k * n_games).reshape(k, n_games)
+    out["mirror"] = pd.DataFrame({"games_in": (pair_n > 0).sum(axis=1).astype(float),
+                                  "games_full": (pair_n == players).sum(axis=1).astype(float)},
+                                 index=pd.Index([str(s) for s in strategies], name="strategy"))
+    # drama
+    if TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
+        d = drama_per_game(df)
+        if d is not None and len(d):
+            good = d["lead_for_good_at"].to_numpy(dtype=float)
+            deficit = d["deficit_overcome"].to_numpy(dtype=float)
+            out["drama"] = pd.DataFrame({
+                "games": [float(len(d))], "changes_sum": [float(d["lead_changes"].sum())],
+                "any_change": [float((d["lead_changes"] > 0).sum())],
+                "good_sum": [float(np.nansum(good))], "good_n": [float((~np.isnan(good)).sum())],
+            }, index=pd.Index([0], name="all"))
+            out["deficit"] = _value_counts(deficit, "deficit")
+    # skill share: within-game centred normal equations per block of games
+    if k >= 2:
+        out["skill"] = _skill_sums(df, game, n_games, strat, k, score)
+    return out
+
+
+def _skill_sums(df, game, n_games, strat, k, score) -> pd.DataFrame:
+    per_game_n = np.bincount(game, minlength=n_games).astype(float)
+    yd = score - (np.bincount(game, weights=score, minlength=n_games) / per_game_n)[game]
+    X = np.zeros((len(score), k))
+    X[np.arange(len(score)), strat] = 1.0
+    for j in range(k):
+        X[:, j] -= (np.bincount(game, weights=X[:, j], minlength=n_games) / per_game_n)[game]
+    first_index = np.zeros(n_games, dtype=np.int64)
+    first_index[game[::-1]] = df["game_index"].to_numpy(dtype=np.int64)[::-1]
+    block_of_game = first_index % BLOCKS
+    blocks, binv = np.unique(block_of_game[game], return_inverse=True)
+    cols = {}
+    for a in range(k):
+        for b in range(a, k):
+            cols[f"xx{a}_{b}"] = np.bincount(binv, weights=X[:, a] * X[:, b], minlength=len(blocks))
+        cols[f"xy{a}"] = np.bincount(binv, weights=X[:, a] * yd, minlength=len(blocks))
+    cols["yy"] = np.bincount(binv, weights=yd * yd, minlength=len(blocks))
+    cols["games"] = np.bincount(block_of_game, minlength=BLOCKS)[blocks].astype(float)
+    return pd.DataFrame(cols, index=pd.Index(blocks, name="block"))
+
+
+# --------------------------------------------------------------------------------------------
+# From the sums to the tables
+# --------------------------------------------------------------------------------------------
+
+def _clustered(total, c2, cn, nc2, n, groups) -> tuple[float, float, float]:
+    """Mean and CR1 cluster-robust interval from sums (as :func:`analysis.clustered_mean`)."""
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = total / n
+    if groups < 2:
+        return mean, math.nan, math.nan
+    ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
+    var = groups / (groups - 1) * ss / (n * n)
+    half = float(stats.t.ppf(0.975, groups - 1)) * math.sqrt(var)
+    return mean, mean - half, mean + half
+
+
+def _intervals(sums: pd.DataFrame, by: str, binary: bool) -> tuple[pd.DataFrame, dict]:
+    once = bool((sums["nc_max"] <= 1).all())
+    win_method = "wilson" if once and binary else "cluster"
+    rows = []
+    for key, r in sums.iterrows():
+        n = r["n"]
+        if win_method == "wilson":
+            rate = r["win_sum"] / n
+            lo, hi = analysis.wilson(rate, n)
+        else:
+            rate, lo, hi = _clustered(r["win_sum"], r["win_c2"], r["win_cn"], r["n_c2"], n, r["games"])
+            if not hi - lo > 0:
+                lo, hi = analysis.wilson(rate, r["games"])
+            lo, hi = max(0.0, lo), min(1.0, hi)
+        m, slo, shi = _clustered(r["score_sum"], r["score_c2"], r["score_cn"], r["n_c2"], n, r["games"])
+        sd = math.sqrt(max(0.0, (r["score_sq"] - n * m * m) / (n - 1))) if n > 1 else math.nan
+        rows.append({by: key, "n": int(n), "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
+                     "score_low": slo, "score_high": shi, "score_sd": sd})
+    out = pd.DataFrame(rows, columns=[by, "n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
+                                      "score_high", "score_sd"])
+    return out, {"win": win_method, "score": "cluster"}
+
+
+def strategy_table(sums: dict, strategies: list, binary: bool) -> pd.DataFrame:
+    """As :func:`analysis.strategy_summary`: per strategy, best first."""
+    s = sums["strategy"]
+    s = s.reindex([str(x) for x in strategies if str(x) in s.index])
+    out, methods = _intervals(s, "strategy", binary)
+    out["mean_rank"] = (s["rank_sum"] / s["n"]).to_numpy()
+    out["strategy"] = pd.Categorical(out["strategy"], categories=[str(x) for x in strategies])
+    out = out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs["methods"] = methods
+    return out
+
+
+def seat_table(sums: dict, players: int, binary: bool) -> pd.DataFrame:
+    """As :func:`analysis.seat_summary`: per seat, with the fair share."""
+    s = sums["seat"].sort_index()
+    out, methods = _intervals(s, "seat", binary)
+    out["seat"] = out["seat"].astype(int)
+    out = out.sort_values("seat").reset_index(drop=True)
+    out["fair_share"] = 1.0 / players
+    out.attrs["methods"] = methods
+    return out
+
+
+def _seat_balance(sums: dict, players: int) -> dict:
+    """As :func:`analysis.seat_balance`, from the seats' win totals and cross-products."""
+    seats = sums["seat"].sort_index()["win_sum"]
+    k = len(seats)
+    total = float(seats.sum())
+    games = float(sums["games"]["games"].sum())
+    blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
+             "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
+    if k < 2 or total <= 0 or games < 2:
+        return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
+    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
+    chi2, p = float(chi2), float(p)
+    best = int(seats.idxmax())
+    worst = int(seats.drop(index=best).idxmin())
+    cross = sums["seat_cross"]
+    m = games
+    gap = float((seats[best] - seats[worst]) / m * 100)
+    sq = float(cross.loc[best, f"s{best}"] + cross.loc[worst, f"s{worst}"] - 2 * cross.loc[best, f"s{worst}"]) * 1e4
+    var = (sq - m * gap * gap) / (m - 1) if m > 1 else 0.0
+    sd = math.sqrt(max(0.0, var))
+    if m > 1 and sd > 1e-9 * max(1.0, abs(gap)):
+        lo, hi = stats.t.interval(0.95, m - 1, loc=gap, scale=sd / math.sqrt(m))
+    else:
+        lo = hi = gap
+    return analysis.seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
+
+
+def _quantiles(counts: pd.DataFrame) -> dict:
+    v = counts.index.to_numpy(dtype=float)
+    c = counts["count"].to_numpy(dtype=float)
+    from analyser.streamed import quantile_from_counts
+    n = c.sum()
+    mean = float((v * c).sum() / n)
+    sd = math.sqrt(max(0.0, float((c * (v - mean) ** 2).sum()) / (n - 1))) if n > 1 else 0.0
+    return {"n": n, "mean": mean, "sd": sd, "median": quantile_from_counts(v, c, 0.5),
+            "p5": quantile_from_counts(v, c, 0.05), "p95": quantile_from_counts(v, c, 0.95),
+            "p90": quantile_from_counts(v, c, 0.9), "max": float(v[c > 0].max())}
+
+
+def run_figures(sums: dict, players: int, runs: int) -> dict:
+    """As :func:`analysis.run_summary`."""
+    g = sums["games"].iloc[0]
+    n = int(g["games"])
+    tie_rate = g["ties"] / n if n else math.nan
+    lo, hi = analysis.wilson(tie_rate, n)
+    rows = g["rows"]
+    score_sd = (math.sqrt(max(0.0, (g["score_sq"] - g["score_sum"] ** 2 / rows) / (rows - 1)))
+                if rows > 1 else math.nan)
+    out = {"games": n, "tie_rate": float(tie_rate), "tie_low": lo, "tie_high": hi, "runs": runs,
+           "score_sd": score_sd, "margin_mean": g["margin_sum"] / g["margin_n"] if g["margin_n"] else math.nan}
+    out["seats"] = _seat_balance(sums, players)
+    mirror = sums["mirror"]
+    out["mirror"] = [str(s) for s, r in mirror.iterrows() if r["games_in"] > 0 and r["games_in"] == r["games_full"]]
+    if "turns" in sums and n:
+        q = _quantiles(sums["turns"])
+        out.update(turns_mean=q["mean"], turns_sd=q["sd"] if n > 1 else 0.0, turns_median=q["median"],
+                   turns_p5=q["p5"], turns_p95=q["p95"])
+    return out
+
+
+def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0) -> dict | None:
+    """As :func:`analyser.designer.luck_skill`, resampling blocks of games (module docstring)."""
+    from analyser.designer import BOOTSTRAP
+    bootstrap = BOOTSTRAP if bootstrap is None else bootstrap
+    if "skill" not in sums or (sums["strategy"]["n"] > 0).sum() < 2:
+        return None
+    sk = sums["skill"].sort_index()
+    k = sum(1 for c in sk.columns if c.startswith("xy"))
+    blocks = sk.to_numpy(dtype=float)
+    cols = list(sk.columns)
+
+    def share(w):
+        tot = w @ blocks
+        xx = np.zeros((k, k))
+        for a in range(k):
+            for b in range(a, k):
+                xx[a, b] = xx[b, a] = tot[cols.index(f"xx{a}_{b}")]
+        xy = np.array([tot[cols.index(f"xy{a}")] for a in range(k)])
+        yy = tot[cols.index("yy")]
+        beta, *_ = np.linalg.lstsq(xx, xy, rcond=None)
+        ss_strat = float(beta @ xx @ beta)
+        return ss_strat / yy if yy > 0 else math.nan
+
+    nb = len(sk)
+    point = share(np.ones(nb))
+    rng = np.random.default_rng(seed)
+    reps = [share(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
+    lo, hi = (np.nanpercentile(reps, [2.5, 97.5]) if reps else (math.nan, math.nan))
+    return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
+            "games": int(sk["games"].sum()), "bootstrap": bootstrap}
+
+
+def designer_figures(sums: dict, trace_unit: str, score_unit: str) -> pd.DataFrame:
+    """As :func:`analyser.designer.designer_table`."""
+    from analyser import designer
+    g = sums["games"].iloc[0]
+    n = int(g["games"])
+    tie = g["ties"] / n if n else math.nan
+    close = g["close"] / n if n else math.nan
+    tl, th = analysis.wilson(tie, n)
+    cl, ch = analysis.wilson(close, n)
+    d = {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th, "close_rate": close, "close_low": cl,
+         "close_high": ch}
+    dr = None
+    if "drama" in sums:
+        s = sums["drama"].iloc[0]
+        q = _quantiles(sums["deficit"]) if "deficit" in sums and len(sums["deficit"]) else None
+        dr = {"games": int(s["games"]), "lead_changes": s["changes_sum"] / s["games"],
+              "any_lead_change": s["any_change"] / s["games"],
+              "lead_for_good_at": s["good_sum"] / s["good_n"] if s["good_n"] else math.nan,
+              "deficit_overcome": q["mean"] if q else math.nan, "deficit_p90": q["p90"] if q else math.nan,
+              "deficit_max": q["max"] if q else math.nan}
+    return designer.designer_rows(d, dr, skill_share(sums), trace_unit, score_unit)

@@ -1,0 +1,193 @@
+"""The streamed report (issue 9): core figures from additive sums chunk by chunk must give the
+numbers the whole-table functions of analysis.py / designer.py give, for any chunk size, and a run
+folder read part by part must give the same report for any batch size."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.cbook as cbook
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyser import analysis, designer, experiments, streamed, summaries
+from analyser.experiments import RunSpec, run
+from analyser.registry import get_game
+
+
+def _run(tmp_path, game, strategies, games, seed, batch_size=None, players=None, name="run"):
+    out = tmp_path / name
+    spec = RunSpec(game=game, strategies=list(strategies), games=games, seed=seed, jobs=1,
+                   players=players, batch_size=batch_size)
+    run(spec, out=out)
+    return out
+
+
+def _close(a, b, what):
+    if isinstance(a, float) or isinstance(b, float):
+        if math.isnan(a) and math.isnan(b):
+            return
+        assert a == pytest.approx(b, rel=1e-9, abs=1e-12), what
+    else:
+        assert a == b, what
+
+
+def _core(df, chunk_games):
+    strategies = [str(s) for s in df["strategy"].cat.categories]
+    players = int(df["players"].iloc[0])
+    return streamed.reduce_sums(summaries.core_sums(c, strategies, players)
+                                for c, _ in streamed.chunk_frame(df, {}, chunk_games)), strategies, players
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("summaries")
+    return {
+        # three unequal strategies, shared wins possible: the clustered intervals
+        "dao": _run(tmp, "dao", ["greedy", "threshold", "random"], 600, 3, batch_size=90, name="dao"),
+        # a strategy in two seats of every game: cluster-robust win rates, not Wilson
+        "wizard": _run(tmp, "wizard", ["expected", "random"], 120, 5, players=4, name="wizard"),
+        "tsuro-seas": _run(tmp, "tsuro-seas", ["survivor", "random"], 300, 7, name="tsuro"),
+    }
+
+
+@pytest.mark.parametrize("title", ["dao", "wizard", "tsuro-seas"])
+@pytest.mark.parametrize("chunk_games", [7, 100_000])
+def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chunk_games):
+    df, _, _ = experiments.load_results(runs[title])
+    total, strategies, players = _core(df, chunk_games)
+    binary = bool(np.all((df["win"] == 0) | (df["win"] == 1)))
+    want = analysis.strategy_summary(df)
+    got = summaries.strategy_table(total, strategies, binary)
+    assert got.attrs["methods"] == want.attrs["methods"]
+    pd.testing.assert_frame_equal(got.assign(strategy=got["strategy"].astype(str)),
+                                  want.assign(strategy=want["strategy"].astype(str)), check_dtype=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(summaries.seat_table(total, players, binary), analysis.seat_summary(df),
+                                  check_dtype=False, rtol=1e-9)
+    want_run, got_run = analysis.run_summary(df), summaries.run_figures(total, players, 1)
+    assert set(got_run) == set(want_run)
+    for key, value in want_run.items():
+        if key == "seats":
+            for k, v in value.items():
+                _close(got_run["seats"][k], v, k)
+        else:
+            _close(got_run[key], value, key)
+    # the designer table: decisiveness and drama exact; the skill share's point estimate exact
+    # (its interval resamples blocks of games, which are single games below 1,000 games)
+    unit, score_unit = getattr(get_game(title), "trace_unit", "steps"), get_game(title).score_unit
+    pd.testing.assert_frame_equal(summaries.designer_figures(total, unit, score_unit),
+                                  designer.designer_table(df, unit, score_unit))
+
+
+def test_the_mirror_match_and_wilson_paths(tmp_path):
+    out = _run(tmp_path, "dao", ["greedy"], 200, 11)
+    df, _, _ = experiments.load_results(out)
+    total, strategies, players = _core(df, 13)
+    run_fig = summaries.run_figures(total, players, 1)
+    assert run_fig["mirror"] == ["greedy"] == analysis.mirror_strategies(df)
+    assert summaries.skill_share(total) is None  # one strategy: no skill share
+    binary = bool(np.all((df["win"] == 0) | (df["win"] == 1)))
+    seats = summaries.seat_table(total, players, binary)
+    assert seats.attrs["methods"]["win"] == analysis.seat_summary(df).attrs["methods"]["win"]
+    assert list(seats["n"]) == [200] * 4
+
+
+def test_skill_share_resamples_blocks_of_games(runs):
+    df, _, _ = experiments.load_results(runs["dao"])
+    total, _, _ = _core(df, 50)
+    got = summaries.skill_share(total)
+    want = designer.luck_skill(df)
+    assert got["skill_share"] == pytest.approx(want["skill_share"], rel=1e-9)
+    # 600 games from game 0, fewer than the blocks: each block is one game, as in the bootstrap over games
+    assert len(total["skill"]) == 600
+    assert got["skill_low"] == pytest.approx(want["skill_low"], rel=1e-9)
+    assert got["skill_high"] == pytest.approx(want["skill_high"], rel=1e-9)
+    # more games than blocks: the blocks hold several games each and the sums stay BLOCKS rows
+    big = pd.concat([df.assign(game_index=df["game_index"] + k * 600) for k in range(3)], ignore_index=True)
+    total_big, _, _ = _core(big, 400)
+    assert len(total_big["skill"]) == summaries.BLOCKS
+    assert total_big["skill"]["games"].sum() == 1800
+
+
+def test_sums_stay_small(runs):
+    df, _, _ = experiments.load_results(runs["dao"])
+    total, strategies, players = _core(df, 7)
+    assert len(total["strategy"]) == 3 and len(total["seat"]) == players
+    assert len(total["games"]) == 1
+    assert len(total["scores"]) <= 3 * (df["score"].max() - df["score"].min() + 1)
+    assert len(total["turns"]) == df.groupby("game_index")["turns"].first().nunique()
+
+
+def test_a_run_read_part_by_part_gives_the_same_report_for_any_batch_size(tmp_path):
+    from analyser.report import build_report_from_run
+    a = _run(tmp_path, "dao", ["greedy", "random"], 450, 21, batch_size=40, name="a")
+    b = _run(tmp_path, "dao", ["greedy", "random"], 450, 21, batch_size=450, name="b")
+    _, sa, _ = build_report_from_run(a)
+    _, sb, _ = build_report_from_run(b)
+    assert (a / "summary.csv").read_bytes() == (b / "summary.csv").read_bytes()
+    pd.testing.assert_frame_equal(sa.seats, sb.seats)
+    assert sa.run == sb.run
+    assert sa.parts[0].designer.equals(sb.parts[0].designer)
+    assert [t.to_dict() for _, t in sa.title_tables] == [t.to_dict() for _, t in sb.title_tables]
+    # and the same numbers as the whole table
+    df, _, _ = experiments.load_results(a)
+    assert sa.run["games"] == 450 == df["game_index"].nunique()
+    assert sa.strategies["win_rate"].tolist() == pytest.approx(analysis.strategy_summary(df)["win_rate"].tolist())
+
+
+def test_run_chunks_hold_whole_games_in_order_with_their_extra_rows(runs):
+    df, extras, _ = experiments.load_results(runs["wizard"])
+    chunks = list(streamed.iter_run_chunks(runs["wizard"], ["rounds"], chunk_games=17))
+    assert len(chunks) == math.ceil(120 / 17)
+    for i, (c, e) in enumerate(chunks):
+        games = c["game_index"].to_numpy()
+        assert games.min() == 17 * i and games.max() == min(17 * i + 16, 119)
+        assert len(c) == 4 * c["game_index"].nunique()
+        assert set(e["rounds"]["game_index"]) == set(games)
+    joined = pd.concat([e["rounds"] for _, e in chunks], ignore_index=True)
+    assert len(joined) == len(extras["rounds"])
+    assert (joined["game_index"].to_numpy() == extras["rounds"]["game_index"].to_numpy()).all()
+
+
+def test_quantiles_and_boxes_from_counts_match_numpy_and_matplotlib():
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        x = np.concatenate([rng.integers(0, 9, rng.integers(1, 40)), rng.integers(0, 60, rng.integers(0, 3))])
+        v, c = np.unique(x.astype(float), return_counts=True)
+        for q in (0, 0.05, 0.25, 0.5, 0.9, 0.95, 1):
+            assert streamed.quantile_from_counts(v, c, q) == pytest.approx(np.quantile(x, q))
+        got, want = streamed.box_stats_from_counts(v, c), cbook.boxplot_stats(x.astype(float))[0]
+        for k in ("q1", "med", "q3", "whislo", "whishi", "mean"):
+            assert got[k] == pytest.approx(want[k])
+        assert set(got["fliers"]) == set(want["fliers"])
+
+
+def test_combine_sums_adds_cells_and_keeps_max_and_min():
+    a = {"t": pd.DataFrame({"n": [1.0, 2.0], "v_max": [3.0, 4.0], "v_min": [1.0, 1.0]},
+                           index=pd.Index(["x", "y"], name="strategy"))}
+    b = {"t": pd.DataFrame({"n": [5.0], "v_max": [9.0], "v_min": [0.0]}, index=pd.Index(["y"], name="strategy")),
+         "u": pd.DataFrame({"k": [1.0]})}
+    out = streamed.combine_sums(a, b)
+    assert out["t"].to_dict() == {"n": {"x": 1.0, "y": 7.0}, "v_max": {"x": 3.0, "y": 9.0},
+                                  "v_min": {"x": 1.0, "y": 0.0}}
+    assert out["u"]["k"].tolist() == [1.0]
+
+
+def test_drama_of_many_games_at_once_equals_game_drama_game_by_game():
+    rng = np.random.default_rng(9)
+    for players in (1, 2, 3, 4):
+        games, traces, wins, want = 60, [], [], []
+        for g in range(games):
+            steps = int(rng.integers(0, 7))
+            mat = rng.integers(0, 4, size=(steps, players)).cumsum(axis=0).astype(float)
+            winners = list(rng.choice(players, size=int(rng.integers(1, players + 1)), replace=False))
+            for k in range(players):
+                sep = "\t" if g % 5 == 0 else ("  " if g % 7 == 0 else " ")
+                traces.append(sep.join(str(int(v)) for v in mat[:, k]))
+                wins.append(1.0 / len(winners) if k in winners else 0.0)
+            want.append(designer.game_drama(mat, sorted(int(w) for w in winners)))
+        got = designer.drama_arrays(np.array(traces, dtype=object), np.array(wins), players)
+        want = np.array(want, dtype=float)
+        for i in range(3):
+            np.testing.assert_allclose(np.asarray(got[i], dtype=float), want[:, i], equal_nan=True)
