@@ -850,35 +850,52 @@ def test_figure_sums_stay_small_and_keep_the_strategy_as_an_index_level(wizard_r
     assert GAME.figure_sums(results, {}) == {} and GAME.figure_tables_from({}) == []
 
 
+ODD_NAMES = {"random": "Ba$$in.py:cautious", "expected": "_plain"}  # mathtext and a hidden legend entry
+
+
+def odd_named(results, extras):
+    """The run with two strategies renamed as a user's strategy files might be."""
+    def rename(frame):
+        return frame.assign(strategy=frame["strategy"].cat.rename_categories(lambda c: ODD_NAMES.get(c, c)))
+    return rename(results), {"rounds": rename(extras["rounds"])}
+
+
 def test_plots_from_combined_sums_draw_what_the_whole_table_draws(wizard_run, tmp_path):
+    """Whole table, plot-safe results (the in-memory path) against sums over chunks of 7 games
+    whose strategy levels are made plot-safe afterwards (the streamed report): the same pixels."""
     import matplotlib.image as mpimg
     import numpy as np
-    results, extras = wizard_run
+    from analyser import plots
+    results, extras = odd_named(*wizard_run)
     whole, chunked = tmp_path / "whole", tmp_path / "chunked"
     whole.mkdir()
     chunked.mkdir()
-    GAME.plots(results, extras, whole)
-    figures = GAME.plots_from(chunked_sums(results, extras, 7), chunked, list(STREAM_LINE_UP))
+    assert [n for n, _ in GAME.plots(plots.safe_strategies(results), extras, whole)] == [
+        "bid_heatmap.png", "bid_accuracy.png"]
+    sums = {}
+    for name, frame in chunked_sums(results, extras, 7).items():
+        idx = frame.index
+        if idx.nlevels > 1:
+            level = idx.names.index("strategy")
+            sums[name] = frame.set_axis(idx.set_levels(idx.levels[level].map(plots.label), level=level))
+        else:
+            sums[name] = frame.set_axis(idx.map(plots.label).rename("strategy"))
+    line_up = [plots.label(ODD_NAMES.get(s, s)) for s in STREAM_LINE_UP]
+    figures = GAME.plots_from(sums, chunked, line_up)
     assert [n for n, _ in figures] == ["bid_heatmap.png", "bid_accuracy.png"]
     for n, _ in figures:
         assert (chunked / n).stat().st_size > 10_000
         assert np.array_equal(mpimg.imread(whole / n), mpimg.imread(chunked / n)), n
-    assert GAME.plots_from({}, chunked, list(STREAM_LINE_UP)) == []
+    assert GAME.plots_from({}, chunked, line_up) == []
 
 
-def test_sums_name_strategies_as_the_results_do(wizard_run, tmp_path):
-    """The report hands the figures a results frame with plot-safe names and the rounds table as
-    written: the sums take the results' spelling, so every strategy is drawn."""
+def test_sums_name_strategies_as_the_results_do(wizard_run):
+    """The in-memory report path hands the figures a results frame with plot-safe names and the
+    rounds table as written: the sums take the results' spelling."""
     from analyser import plots
-    results, extras = wizard_run
-    odd = {"random": "Ba$$in.py:cautious", "expected": "_plain"}
-    results = results.assign(strategy=results["strategy"].cat.rename_categories(lambda c: odd.get(c, c)))
-    rounds = extras["rounds"]
-    rounds = rounds.assign(strategy=rounds["strategy"].cat.rename_categories(lambda c: odd.get(c, c)))
-    safe = plots.safe_strategies(results)
-    sums = GAME.figure_sums(safe, {"rounds": rounds})
-    want = [plots.label(odd.get(s, s)) for s in STREAM_LINE_UP]
+    results, extras = odd_named(*wizard_run)
+    sums = GAME.figure_sums(plots.safe_strategies(results), extras)
+    want = [plots.label(ODD_NAMES.get(s, s)) for s in STREAM_LINE_UP]
     assert want[:2] == ["Ba\\$\\$in.py:cautious", " _plain"]
     assert list(sums["wizard_order"].sort_values("order_min").index) == want
     assert GAME.figure_tables_from(sums)[0][1]["strategy"].tolist() == want
-    assert [n for n, _ in GAME.plots(safe, {"rounds": rounds}, tmp_path)] == ["bid_heatmap.png", "bid_accuracy.png"]
