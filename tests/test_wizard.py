@@ -828,9 +828,16 @@ def test_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(wizard_run):
 
 def test_rounds_without_a_strategy_column_are_matched_to_the_results(wizard_run):
     results, extras = wizard_run
+    want = GAME.figure_tables_from(GAME.figure_sums(results, extras))
     bare = {"rounds": extras["rounds"].drop(columns=["strategy"])}
-    assert_same_tables(GAME.figure_tables_from(GAME.figure_sums(results, extras)),
-                       GAME.figure_tables_from(chunked_sums(results, bare, 13)))
+    assert_same_tables(want, GAME.figure_tables_from(chunked_sums(results, bare, 13)))
+    # no run ids either (a hand-made rounds.csv), and rows in another order
+    barer = {"rounds": bare["rounds"].drop(columns=["run_id"]).iloc[::-1]}
+    assert_same_tables(want, GAME.figure_tables_from(GAME.figure_sums(results, barer)))
+    # a rounds row whose game is not in the results counts for no strategy
+    stray = {"rounds": bare["rounds"].assign(game_index=bare["rounds"]["game_index"] + 100)}
+    per = GAME.figure_tables_from(GAME.figure_sums(results, stray))[0][1]
+    assert per["rounds"].sum() == 100 * 15 * 4
 
 
 def test_figure_sums_stay_small_and_keep_the_strategy_as_an_index_level(wizard_run):

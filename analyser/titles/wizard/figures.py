@@ -42,9 +42,12 @@ def _strategy_codes(results, rounds):
     if "strategy" in rounds.columns:
         s = rounds["strategy"]
     else:
-        on = [c for c in ("run_id", "game_index", "seat") if c in rounds.columns and c in results.columns]
-        s = _keyed(rounds, on).merge(_keyed(results, on, ["strategy"]).drop_duplicates(on), on=on,
-                                     how="left")["strategy"]
+        line_up = results["strategy"]
+        if not isinstance(line_up.dtype, pd.CategoricalDtype):
+            line_up = line_up.astype(str).astype("category")
+        at = _match_rows(results, rounds)
+        s = pd.Series(pd.Categorical.from_codes(np.where(at >= 0, line_up.cat.codes.to_numpy()[at], -1),
+                                                categories=line_up.cat.categories))
     if isinstance(s.dtype, pd.CategoricalDtype):
         codes = s.cat.codes.to_numpy()
         cats = [str(c) for c in s.cat.categories]
@@ -68,15 +71,42 @@ def _strategy_codes(results, rounds):
     return remap[np.where(codes < 0, len(cats), codes)], names, place
 
 
-def _keyed(frame, on, more=()):
-    """The key columns ``on`` of ``frame`` (plus ``more``) in types that merge: ``run_id`` as
-    text (categorical keys with different categories do not merge), the others as int64."""
+def _match_rows(results, rows):
+    """Per row of ``rows``, the position in ``results`` of the row with the same (``run_id``,
+    ``game_index``, ``seat``) - ``run_id`` only when both frames have it - or -1 for none.
+    Integer keys and a binary search, no merge: cheap on a chunk of 600,000 rounds rows."""
     import numpy as np
+    import pandas as pd
 
-    out = frame[list(on) + list(more)].reset_index(drop=True)
-    for c in on:
-        out[c] = out[c].astype(str) if c == "run_id" else out[c].astype(np.int64)
-    return out
+    if not len(results) or not all(c in f.columns for c in ("game_index", "seat") for f in (results, rows)):
+        return np.full(len(rows), -1, dtype=np.int64)
+    with_runs = "run_id" in results.columns and "run_id" in rows.columns
+    runs = pd.Index(pd.unique(results["run_id"].astype(str))) if with_runs else None
+
+    def run_pos(col):
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            where = runs.get_indexer(col.cat.categories.astype(str))
+            codes = col.cat.codes.to_numpy()
+            return np.where(codes >= 0, where[codes], -1)
+        return runs.get_indexer(col.astype(str))
+
+    games = max(int(results["game_index"].max()), int(rows["game_index"].max())) + 1
+    seats = max(int(results["seat"].max()), int(rows["seat"].max())) + 1
+
+    def key(frame):
+        k = frame["game_index"].to_numpy().astype(np.int64) * seats + frame["seat"].to_numpy().astype(np.int64)
+        if with_runs:
+            r = run_pos(frame["run_id"])
+            k = np.where(r >= 0, r * (games * seats) + k, -1)
+        return k
+
+    have = key(results)
+    order = np.argsort(have, kind="stable")  # the first of repeated keys comes first
+    sorted_keys = have[order]
+    want = key(rows)
+    i = np.minimum(np.searchsorted(sorted_keys, want), len(sorted_keys) - 1)
+    hit = (sorted_keys[i] == want) & (want >= 0)
+    return np.where(hit, order[i], -1)
 
 
 def _results_names(results, rounds, codes, cats):
@@ -86,16 +116,16 @@ def _results_names(results, rounds, codes, cats):
     A name not found stays as it is."""
     import numpy as np
 
-    on = [c for c in ("run_id", "game_index", "seat") if c in rounds.columns and c in results.columns]
-    if "strategy" not in results.columns or "game_index" not in on or "seat" not in on:
+    if "strategy" not in results.columns:
         return cats
     # one row per game and seat (the first round) is enough to meet every strategy of the chunk
     first_round = np.flatnonzero(rounds["round"].to_numpy() == rounds["round"].min()) if "round" in rounds.columns \
         else np.arange(len(rounds))
     found, first = np.unique(codes[first_round], return_index=True)
     keep = found >= 0
-    rows = _keyed(rounds.iloc[first_round[first[keep]]], on)
-    hit = rows.merge(_keyed(results, on, ["strategy"]).drop_duplicates(on), on=on, how="left")["strategy"]
+    at = _match_rows(results, rounds.iloc[first_round[first[keep]]])
+    names = results["strategy"].to_numpy()
+    hit = [names[i] if i >= 0 else None for i in at]
     out = list(cats)
     for code, name in zip(found[keep], hit):
         if name is not None and name == name:
