@@ -391,11 +391,11 @@ def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
     if not sources:
         return ref
     from analyser.registry import _split_title_ref
-    digest = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
-    root = Path(tempfile.gettempdir()) / "analyser-titles" / digest
+    content_key = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
+    root = Path(tempfile.gettempdir()) / "analyser-titles" / content_key
     top = sources[0][0].split("/")[0]
     if not (root / top).exists():
-        staging = Path(tempfile.mkdtemp(prefix=f".{digest}-", dir=root.parent if root.parent.exists() else None))
+        staging = Path(tempfile.mkdtemp(prefix=f".{content_key}-", dir=root.parent if root.parent.exists() else None))
         for name, text in sources:
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)

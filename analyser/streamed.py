@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 #: Games per chunk.  Fixed (not tied to the run's batches) so that sums are identical for any
-#: batch size; small enough that a chunk of the largest title (Wizard with its rounds table, about
-#: 60 rows per game) stays a few tens of MB.
+#: batch size; small enough that a chunk of a title with a large extra table (one row per round
+#: and seat, some 60 rows per game) stays a few tens of MB.
 CHUNK_GAMES = 10_000
 
 
