@@ -877,3 +877,73 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
     pd.testing.assert_frame_equal(a.results.drop(columns="run_id"), b.results.drop(columns="run_id"))
     pd.testing.assert_frame_equal(a.extras["income"].drop(columns="run_id", errors="ignore"),
                                   b.extras["income"].drop(columns="run_id", errors="ignore"))
+
+
+# -- report figures reduced chunk by chunk (issue 9) ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_run():
+    from analyser import experiments
+    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=40, seed=8,
+                               jobs=1)
+    return experiments.run(spec, progress=False)
+
+
+def _chunked_sums(results, extras, chunk_games):
+    from analyser.streamed import chunk_frame, reduce_sums
+    return reduce_sums(G.figure_sums(r, e) for r, e in chunk_frame(results, extras, chunk_games))
+
+
+def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_run):
+    import numpy as np
+    import pandas as pd
+
+    df, extras = small_run.results, small_run.extras
+    many = G.figure_tables_from(_chunked_sums(df, extras, 7))
+    one = G.figure_tables_from(G.figure_sums(df, extras))
+    assert [c for c, _ in many] == [c for c, _ in one] and len(many) == 5
+    for (_, a), (_, b) in zip(many, one):
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-9)
+    # royals by source and the cup, computed directly on the whole frame
+    tables = {c.split(" ")[0]: t for c, t in many}
+    points = tables["Royals"].set_index("strategy")
+    cup = tables["Saurean"].set_index("strategy")
+    assert list(points.index) == ["income", "random"]  # the run's order
+    for name, sub in df.groupby(df["strategy"].astype(str)):
+        for col, src in (("tax", "royals_tax"), ("colour sets", "royals_sets"), ("hand penalty", "hand_penalty"),
+                         ("spent", "royals_spent"), ("score", "score")):
+            assert abs(points.loc[name, col] - sub[src].mean()) < 1e-9
+        for col, src in (("auctions_won", "cup_wins"), ("net_geld", "cup_net_geld"), ("challenges", "challenges")):
+            assert abs(cup.loc[name, col] - sub[src].mean()) < 1e-9
+    # rounds played per game: the quartiles from value counts are pandas' own
+    turns = df.drop_duplicates("game_index")["turns"]
+    want = turns.describe()[["mean", "min", "25%", "50%", "75%", "max"]].to_numpy(dtype=float)
+    assert np.allclose(tables["Rounds"].iloc[0].to_numpy(dtype=float), want, rtol=0, atol=1e-9)
+    assert tables["End"]["games"].sum() == 40
+    # income by round: the mean geld each seat of a strategy collected at tax
+    inc = extras["income"]
+    income = tables["Income"].set_index("round")
+    for (name, rnd), sub in inc.groupby([inc["strategy"].astype(str), "round"]):
+        if rnd <= 12:
+            assert abs(income.loc[rnd, f"geld {name}"] - sub["geld"].mean()) < 1e-9
+            assert abs(income.loc[rnd, f"royals {name}"] - sub["royals"].mean()) < 1e-9
+
+
+def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
+    from analyser.plots import label
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    files = G.plots_from(sums, tmp_path, [label(s) for s in ("income", "random")])
+    assert [f for f, _ in files] == ["income_curves.png", "cup.png", "points_by_source.png"]
+    assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
+
+
+def test_figure_sums_are_small(small_run):
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    assert set(sums) == {"dl_strategy", "dl_ends", "dl_rounds", "dl_income"}
+    assert sums["dl_strategy"].shape[0] == 2  # one row per strategy
+    assert sums["dl_strategy"]["players"].sum() == 120  # every seat of every game counted once
+    assert sums["dl_ends"].shape[0] <= 3
+    rounds = int(small_run.results["turns"].max())
+    assert sums["dl_rounds"].shape[0] <= rounds  # value counts of rounds played
+    assert sums["dl_income"].shape[0] <= 2 * rounds  # strategy x round
+    assert sums["dl_income"]["seats"].sum() == len(small_run.extras["income"])

@@ -851,3 +851,78 @@ def test_a_saved_state_from_mid_game_loads_and_plays_to_the_end(tmp_path):
             G.apply(s, legal[int(rng.random() * len(legal))], rng)
         G.check_invariants(s)
         assert s.end in R.ENDS
+
+
+# -- report figures reduced chunk by chunk (issue 9) ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_run():
+    from analyser import experiments
+    spec = experiments.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"], players=2,
+                               games=40, seed=3, jobs=1)
+    return experiments.run(spec, progress=False)
+
+
+def _chunked_sums(results, extras, chunk_games):
+    from analyser.streamed import chunk_frame, reduce_sums
+    return reduce_sums(G.figure_sums(r, e) for r, e in chunk_frame(results, extras, chunk_games))
+
+
+def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_run):
+    import pandas as pd
+
+    df = small_run.results
+    many = G.figure_tables_from(_chunked_sums(df, small_run.extras, 7))
+    one = G.figure_tables_from(G.figure_sums(df, small_run.extras))
+    assert [c for c, _ in many] == [c for c, _ in one] and len(many) == 4
+    for (_, a), (_, b) in zip(many, one):
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-9)
+    assert G.figure_tables(df, small_run.extras)[0][1].equals(one[0][1])  # the core composes the two steps
+    # the score split, computed directly on the whole frame
+    split = many[0][1].set_index("strategy")
+    assert list(split.index) == ["greedy", "builder:crosses=2,size=0"]  # the run's order
+    for name, sub in df.groupby(df["strategy"].astype(str)):
+        for col in ("score", "domain_points", "spell_points", "spells", "crosses", "empty_cells", "passes"):
+            assert abs(split.loc[name, col] - sub[col].mean()) < 1e-9
+        assert abs(split.loc[name, "castle_bonus_share"] - (sub["castle_round"] > 0).mean()) < 1e-9
+    # spells: share of games with the spell gained; the share of those gains by seat 0
+    spells = many[1][1].set_index(many[1][1]["spell"].str[:2])
+    n_games = df["game_index"].nunique()
+    for k in range(1, 7):
+        got = df[df[f"gained_s{k}"] > 0]
+        assert abs(spells.loc[f"S{k}", "gained_share"] - len(got) / n_games) < 1e-9
+        if len(got):
+            assert abs(spells.loc[f"S{k}", "first_mover_share"] - (got["seat"] == 0).mean()) < 1e-9
+            assert abs(spells.loc[f"S{k}", "mean_round"] - got[f"gained_s{k}"].mean()) < 1e-9
+    # how games ended: one row per game, from the first seat's row
+    ends = many[3][1].set_index("end")
+    first = df[df["seat"] == 0]
+    assert ends.loc["all games", "games"] == n_games == 40
+    assert abs(ends.loc["all games", "mean_rounds"] - first["rounds"].mean()) < 1e-9
+    assert abs(ends.loc["all games", "mean_empty_cells_both"] - df["empty_cells"].sum() / n_games) < 1e-9
+    for end, sub in first.groupby("end"):
+        assert ends.loc[end, "games"] == len(sub)
+
+
+def test_figure_tables_keep_the_order_of_first_appearance_without_categories(small_run):
+    df = small_run.results.assign(strategy=small_run.results["strategy"].astype(str))
+    split = G.figure_tables_from(_chunked_sums(df, small_run.extras, 7))[0][1]
+    assert list(split["strategy"]) == ["greedy", "builder:crosses=2,size=0"]
+
+
+def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
+    from analyser.plots import label
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    files = G.plots_from(sums, tmp_path, [label(s) for s in ("greedy", "builder:crosses=2,size=0")])
+    assert [f for f, _ in files] == ["score_split.png", "spells.png"]
+    assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
+
+
+def test_figure_sums_are_small(small_run):
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    assert set(sums) == {"kd_strategy", "kd_spells", "kd_ends"}
+    assert sums["kd_strategy"].shape[0] == 2  # one row per strategy
+    assert sums["kd_spells"].shape[0] <= 6 * 2 * 2  # spell x mover x role
+    assert sums["kd_ends"].shape[0] <= len(R.ENDS)
+    assert sums["kd_strategy"]["players"].sum() == 80  # every seat of every game counted once
+    assert all(f.to_numpy().size < 100 for f in sums.values())

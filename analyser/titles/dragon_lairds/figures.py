@@ -1,40 +1,128 @@
 """Dragon Lairds figures: points by source, cup holdings and value, end triggers, rounds (tables);
-income curves per round, cup holdings and net cup value, and royals by source (plots).  pandas and matplotlib are imported inside the functions."""
+income curves per round, cup holdings and net cup value, and royals by source (plots).
+
+The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.core`):
+:func:`figure_sums` reduces one chunk of whole games to four small additive frames, and
+:func:`figure_tables_from` / :func:`plots_from` build the tables and PNGs from the chunks'
+combined sums:
+
+* ``dl_strategy`` - index ``strategy``: ``players`` (player-games), ``order_min`` (the strategy's
+  place in the run's order) and sums of the per-player columns (royals by source, score, cup);
+* ``dl_ends`` - index ``end``: ``games`` and ``rounds_sum``;
+* ``dl_rounds`` - index ``rounds`` (rounds played, a whole number): ``games`` - the value counts
+  from which the quartiles of the rounds table are taken exactly;
+* ``dl_income`` - index (``strategy``, ``round``): ``seats`` (seats that collected at tax),
+  ``geld_sum`` and ``royals_sum``.
+
+pandas and matplotlib are imported inside the functions."""
 
 from __future__ import annotations
 
 SOURCES = ("royals_start", "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty",
            "royals_cup", "royals_effects", "royals_spent")
+#: Per-player columns summed per strategy, besides the royals by source.
+_CUP = ("cup_wins", "cup_rounds", "challenges", "cup_paid", "cup_cashed", "cup_net_geld")
+_LABELS = ("start", "tax", "final income", "finale", "colour sets", "hand penalty", "cup", "effects", "spent")
 
 
 def _income(results, extras):
-    """The income table joined with each row's strategy (None without it)."""
+    """The income table with each row's strategy taken from ``results`` (its seat in its game);
+    None without it."""
     inc = extras.get("income") if extras else None
     if inc is None or len(inc) == 0:
         return None
-    if "strategy" in inc.columns:
-        return inc
     on = [c for c in ("run_id", "game_index", "seat") if c in inc.columns and c in results.columns]
-    return inc.merge(results[on + ["strategy"]], on=on, how="inner")
+    if "seat" not in on or "game_index" not in on:
+        return inc if "strategy" in inc.columns else None
+    left = inc.drop(columns=["strategy"], errors="ignore")
+    right = results[on + ["strategy"]]
+    if "run_id" in on:  # categories of the two tables may differ: match on the text
+        left = left.assign(run_id=left["run_id"].astype(str))
+        right = right.assign(run_id=right["run_id"].astype(str))
+    return left.merge(right, on=on, how="inner")
 
 
-def figure_tables(game, results, extras):
-    """Per strategy: royals by source (means per player per game; with the starting royal they add
-    up to the mean score), Saurean Cup figures, and per run: end triggers and rounds played."""
-    df = results.assign(royals_start=1)
-    g = df.groupby("strategy", observed=True)
-    points = g[list(SOURCES[1:])].mean().reset_index()
-    points["score"] = g["score"].mean().to_numpy()
-    points.columns = ["strategy", "tax", "final income", "finale", "colour sets", "hand penalty", "cup",
-                      "effects", "spent", "score"]
-    cup = g.agg(auctions_won=("cup_wins", "mean"), rounds_held=("cup_rounds", "mean"),
-                challenges=("challenges", "mean"), geld_paid=("cup_paid", "mean"),
-                geld_cashed=("cup_cashed", "mean"), net_geld=("cup_net_geld", "mean"),
-                cup_royals=("royals_cup", "mean")).reset_index()
+def _order(results):
+    """Per row, a key whose minimum over a strategy's rows gives the run's order of strategies:
+    the category position when ``strategy`` is categorical, else the first appearance."""
+    import numpy as np
+
+    s = results["strategy"]
+    if hasattr(s, "cat"):
+        return s.cat.codes.to_numpy(dtype=np.int64)
+    return results["game_index"].to_numpy(dtype=np.int64) * 1000 + results["seat"].to_numpy(dtype=np.int64)
+
+
+def figure_sums(game, results, extras):
+    """Additive sums of one chunk of whole games (the frames named in the module docstring)."""
+    import numpy as np
+    import pandas as pd
+
+    if not len(results):
+        return {}
+    df = results
+    per = pd.DataFrame({"strategy": df["strategy"].astype(str).to_numpy(), "players": 1.0, "order_min": _order(df)})
+    for c in SOURCES[1:] + ("score",) + _CUP:
+        per[c] = df[c].to_numpy(dtype=float)
+    g = per.groupby("strategy", sort=True)
+    by_strategy = g.sum().astype(np.float64)
+    by_strategy["order_min"] = g["order_min"].min().astype(np.float64)
     games = df.drop_duplicates(["run_id", "game_index"] if "run_id" in df.columns else ["game_index"])
-    ends = games.groupby("end").agg(games=("turns", "size"), mean_rounds=("turns", "mean")).reset_index()
+    turns = games["turns"].to_numpy(dtype=float)
+    ends = pd.DataFrame({"end": games["end"].astype(str).to_numpy(), "games": 1.0, "rounds_sum": turns}
+                        ).groupby("end", sort=True).sum()
+    rounds = pd.DataFrame({"rounds": turns, "games": 1.0}).groupby("rounds", sort=True).sum()
+    out = {"dl_strategy": by_strategy, "dl_ends": ends, "dl_rounds": rounds}
+    inc = _income(results, extras)
+    if inc is not None and len(inc):
+        out["dl_income"] = pd.DataFrame({"strategy": inc["strategy"].astype(str).to_numpy(),
+                                         "round": inc["round"].to_numpy(dtype=np.int64), "seats": 1.0,
+                                         "geld_sum": inc["geld"].to_numpy(dtype=float),
+                                         "royals_sum": inc["royals"].to_numpy(dtype=float)}
+                                        ).groupby(["strategy", "round"], sort=True).sum()
+    return out
+
+
+def _by_order(frame):
+    """``dl_strategy`` rows in the run's order of strategies."""
+    return frame.sort_values("order_min", kind="stable")
+
+
+def _means(st, columns):
+    """Means per player per game of ``columns`` of a ``dl_strategy`` frame."""
+    return st[list(columns)].div(st["players"], axis=0)
+
+
+def figure_tables_from(game, sums):
+    """Per strategy: royals by source (means per player per game; with the starting royal they add
+    up to the mean score), Saurean Cup figures, and per run: end triggers and rounds played; the
+    income collected at tax by round when the run has its income table."""
+    import numpy as np
+    import pandas as pd
+
+    from analyser.streamed import quantile_from_counts
+
+    if not sums or "dl_strategy" not in sums:
+        return []
+    st = _by_order(sums["dl_strategy"])
+    names = st.index.astype(str)
+    points = _means(st, SOURCES[1:] + ("score",)).reset_index(drop=True)
+    points.insert(0, "strategy", names)
+    points.columns = ["strategy", "tax", "final income", "finale", "colour sets", "hand penalty", "cup", "effects",
+                      "spent", "score"]
+    cup = _means(st, ("cup_wins", "cup_rounds", "challenges", "cup_paid", "cup_cashed", "cup_net_geld",
+                      "royals_cup")).reset_index(drop=True)
+    cup.columns = ["auctions_won", "rounds_held", "challenges", "geld_paid", "geld_cashed", "net_geld", "cup_royals"]
+    cup.insert(0, "strategy", names)
+    e = sums["dl_ends"]
+    ends = pd.DataFrame({"end": e.index.astype(str), "games": e["games"].to_numpy().astype(np.int64),
+                         "mean_rounds": (e["rounds_sum"] / e["games"]).to_numpy()})
     ends["share"] = ends["games"] / ends["games"].sum()
-    rounds = games["turns"].describe()[["mean", "min", "25%", "50%", "75%", "max"]].to_frame("rounds").T
+    r = sums["dl_rounds"]
+    v, c = r.index.to_numpy(dtype=float), r["games"].to_numpy(dtype=float)
+    rounds = pd.DataFrame({"mean": [float(np.sum(v * c) / np.sum(c))], "min": [float(v[c > 0].min())],
+                           **{f"{int(q * 100)}%": [quantile_from_counts(v, c, q)] for q in (0.25, 0.5, 0.75)},
+                           "max": [float(v[c > 0].max())]})
     out = [("Royals by source per strategy (means per player per game; start 1 + sources = score; hand "
             "penalty and spent (Havocs, cycling) are negative)", points),
            ("Saurean Cup per strategy (means per player per game): auctions won, rounds held at the "
@@ -42,56 +130,69 @@ def figure_tables(game, results, extras):
             "(geld) and the royals the cup scored", cup),
            ("End trigger (royals: someone reached the royals target; deck: the last card was revealed; "
             "cap: max_rounds)", ends),
-           ("Rounds played per game", rounds.reset_index(drop=True))]
-    inc = _income(results, extras)
-    if inc is not None:
-        t = inc.groupby(["strategy", "round"], observed=True)[["geld", "royals"]].mean().unstack("strategy")
-        t = t[t.index <= 12]
-        t.columns = [f"{a} {b}" for a, b in t.columns]
+           ("Rounds played per game", rounds)]
+    inc = sums.get("dl_income")
+    if inc is not None and len(inc):
+        inc = inc[inc.index.get_level_values("round") <= 12]
+        order = [n for n in names if n in set(inc.index.get_level_values("strategy"))]
+        t = pd.DataFrame(index=pd.Index(sorted(set(inc.index.get_level_values("round").astype(np.int64))),
+                                        name="round"))
+        for col in ("geld", "royals"):
+            m = (inc[f"{col}_sum"] / inc["seats"]).unstack("strategy")
+            m.index = m.index.astype(np.int64)
+            for n in order:
+                t[f"{col} {n}"] = m[n].reindex(t.index)
         out.append(("Income collected at tax by round (means per seat that collected), rounds 1-12",
                     t.reset_index()))
     return out
 
 
-def plots(game, results, extras, outdir):
-    """Income curves (geld and royals collected per round, per strategy) and royals by source."""
+def plots_from(game, sums, outdir, strategies):
+    """Income curves (geld and royals collected per round, per strategy), the Saurean Cup per
+    strategy and royals by source, from combined sums.  ``strategies``: the run's strategy names,
+    plot-safe, in order."""
     from analyser import plots as base
 
     import matplotlib.pyplot as plt
     import numpy as np
 
+    if not sums or "dl_strategy" not in sums:
+        return []
     figures = []
-    names = [str(c) for c in base.strategy_names(results)]
-    colours = base.strategy_colours(base.strategy_names(results))
-    inc = _income(results, extras)
-    if inc is not None:
+    st = sums["dl_strategy"]
+    names = [n for n in strategies if n in st.index] + [n for n in _by_order(st).index if n not in strategies]
+    colours = base.strategy_colours(names)
+    inc = sums.get("dl_income")
+    if inc is not None and len(inc):
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-        counts = inc.groupby("round").size()
+        counts = inc["seats"].groupby(level="round").sum()
         enough = counts[counts >= 20]
         top = int(enough.index.max() if len(enough) else counts.index.max())
+        rounds = inc.index.get_level_values("round")
         for ax, col in zip(axes, ("geld", "royals")):
             for name in names:
-                sub = inc[(inc["strategy"] == name) & (inc["round"] <= top)]
+                sel = (inc.index.get_level_values("strategy") == name) & (rounds <= top) & (inc["seats"] > 0)
+                sub = inc[sel]
                 if len(sub) == 0:
                     continue
-                m = sub.groupby("round")[col].mean()
-                ax.plot(m.index, m.to_numpy(), marker="o", markersize=3, color=colours[name], label=name)
+                m = sub[f"{col}_sum"] / sub["seats"]
+                ax.plot(sub.index.get_level_values("round").to_numpy(), m.to_numpy(), marker="o", markersize=3,
+                        color=colours[name], label=name)
             base.style(ax, f"{col.capitalize()} income per round", "round", f"{col} collected at tax")
             ax.grid(axis="y", color="#dddddd", linewidth=0.8)
         axes[0].legend(frameon=False, title="strategy", fontsize=9)
         figures.append(base.save(fig, outdir / "income_curves.png",
                                  "Mean geld (left) and royals (right) each seat collected at tax, by round and "
                                  "strategy (rounds reached by at least 20 seats)."))
-    figures.append(_cup_plot(results, outdir, names, colours))
-    df = results.assign(royals_start=1)
-    means = df.groupby("strategy", observed=True)[list(SOURCES)].mean()
+    figures.append(_cup_plot(cup_summary_from(sums), outdir, names, colours))
+    means = _means(st.reindex(names), SOURCES[1:])
+    means.insert(0, "royals_start", 1.0)
     fig, ax = plt.subplots(figsize=(9, 1.6 + 0.6 * len(means)))
-    labels = ["start", "tax", "final income", "finale", "colour sets", "hand penalty", "cup", "effects", "spent"]
     palette = plt.get_cmap("tab10").colors
     y = np.arange(len(means))
     pos = np.zeros(len(means))
     neg = np.zeros(len(means))
-    for k, (col, label) in enumerate(zip(SOURCES, labels)):
+    for k, (col, label) in enumerate(zip(SOURCES, _LABELS)):
         v = means[col].to_numpy()
         left = np.where(v >= 0, pos, neg + v)
         ax.barh(y, np.abs(v), left=left, color=palette[k % 10], label=label, height=0.6)
@@ -108,26 +209,31 @@ def plots(game, results, extras, outdir):
     return figures
 
 
-def cup_summary(results):
-    """Per strategy (index), means per player per game: ``auctions won`` (``cup_wins``), ``rounds
-    held`` (``cup_rounds``, rounds it held the Saurean Cup at the round's end), ``geld paid``
-    (``cup_paid``, in winning bids), ``geld cashed`` (``cup_cashed``) and ``net geld``
-    (``cup_net_geld`` = cashed - paid).  A pandas DataFrame; the source of the cup plot."""
-    g = results.groupby("strategy", observed=True)
-    out = g[["cup_wins", "cup_rounds", "cup_paid", "cup_cashed", "cup_net_geld"]].mean()
+def cup_summary_from(sums):
+    """Per strategy (index, in the run's order), means per player per game: ``auctions won``
+    (``cup_wins``), ``rounds held`` (``cup_rounds``, rounds it held the Saurean Cup at the round's
+    end), ``geld paid`` (``cup_paid``, in winning bids), ``geld cashed`` (``cup_cashed``) and ``net
+    geld`` (``cup_net_geld`` = cashed - paid), from combined :func:`figure_sums`.  A pandas
+    DataFrame; the source of the cup plot."""
+    out = _means(_by_order(sums["dl_strategy"]), ("cup_wins", "cup_rounds", "cup_paid", "cup_cashed", "cup_net_geld"))
     out.columns = ["auctions won", "rounds held", "geld paid", "geld cashed", "net geld"]
     return out
 
 
-def _cup_plot(results, outdir, names, colours):
+def cup_summary(results):
+    """:func:`cup_summary_from` of a whole in-memory results frame."""
+    return cup_summary_from(figure_sums(None, results, {}))
+
+
+def _cup_plot(cup, outdir, names, colours):
     """Two panels: cup holdings (auctions won, rounds held) and the cup's value in geld (paid as a
-    bar below 0, cashed above, the net as a diamond), per strategy."""
+    bar below 0, cashed above, the net as a diamond), per strategy; ``cup`` is
+    :func:`cup_summary_from`, ``names`` are plot-safe and drawn as given."""
     from analyser import plots as base
 
     import matplotlib.pyplot as plt
     import numpy as np
 
-    cup = cup_summary(results)
     order = [n for n in names if n in cup.index]
     cup = cup.loc[order]
     y = np.arange(len(order))
@@ -136,7 +242,7 @@ def _cup_plot(results, outdir, names, colours):
     left.barh(y - h / 2, cup["auctions won"], height=h, color=[colours[n] for n in order], label="auctions won")
     left.barh(y + h / 2, cup["rounds held"], height=h, color=[colours[n] for n in order], alpha=0.45,
               hatch="//", edgecolor="#555555", label="rounds held")
-    left.set_yticks(y, [base.label(n) for n in order])
+    left.set_yticks(y, order)
     left.invert_yaxis()
     from matplotlib.patches import Patch
     left.legend(handles=[Patch(color="#777777", label="auctions won"),

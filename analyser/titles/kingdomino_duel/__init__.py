@@ -1,8 +1,9 @@
 """Kingdomino Duel (``kingdomino-duel``): the title object binding rules, figures and text drawing.
 
-Rules: :mod:`.rules` (docs/rules/kingdomino-duel.md); report figures: :mod:`.figures`; the text
-drawing for ``analyser play``: :mod:`.render`; component data: ``data/components.csv`` (an
-unverified approximation, replaceable with ``--rule components=FILE``).
+Rules: :mod:`.rules` (docs/rules/kingdomino-duel.md); report figures: :mod:`.figures` (reduced
+chunk by chunk: ``figure_sums``, then ``figure_tables_from`` / ``plots_from``); the text drawing
+for ``analyser play``: :mod:`.render`; component data: ``data/components.csv`` (an unverified
+approximation, replaceable with ``--rule components=FILE``).
 """
 
 from analyser.titles.kingdomino_duel import figures, render
@@ -10,8 +11,9 @@ from analyser.titles.kingdomino_duel.rules import KingdominoDuel as _Rules
 
 
 class KingdominoDuel(_Rules):
-    figure_tables = figures.figure_tables
-    plots = figures.plots
+    figure_sums = figures.figure_sums
+    figure_tables_from = figures.figure_tables_from
+    plots_from = figures.plots_from
     describe_state = render.describe_state
     step_events = render.step_events
     trace_legend = render.TRACE_LEGEND

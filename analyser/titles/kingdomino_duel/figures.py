@@ -2,6 +2,20 @@
 gained and by whom (A or B in the round of the gain; first mover = seat 0, A in round 1, or
 second mover), rounds played, empty cells and how games ended.
 
+The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.core`):
+:func:`figure_sums` reduces one chunk of whole games to three small additive frames, and
+:func:`figure_tables_from` / :func:`plots_from` build the tables and PNGs from the chunks'
+combined sums:
+
+* ``kd_strategy`` - index ``strategy``: ``players`` (player-games), ``order_min`` (the
+  strategy's place in the run's order), sums of the per-player metrics (``score``,
+  ``domain_points``, ...), ``castle_bonus`` (players who earned the castle bonus) and
+  ``gained_S1`` .. ``gained_S6`` (players who gained each spell);
+* ``kd_spells`` - index (``spell``, ``mover``, ``role``): ``gains`` and ``round_sum`` (the sum of
+  the rounds of those gains);
+* ``kd_ends`` - index ``end``: ``games``, ``rounds_sum`` and ``empty_sum`` (empty cells left on
+  both maps, summed over games).
+
 pandas and the plotting API are imported inside the functions, so the rules never load them.
 """
 
@@ -11,6 +25,10 @@ SPELL_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6")
 SPELL_HELP = {"S1": "ignore connection", "S2": "dice apart", "S3": "two dice at once", "S4": "turn a die",
               "S5": "+3 per domain", "S6": "add a cross"}
 ENDS = ("full_map", "no_draw", "max_rounds")
+
+#: Per-player metrics summed per strategy (their means make the score-split table).
+_METRICS = ("score", "domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "largest_domain",
+            "crosses", "empty_cells", "passes")
 
 
 def spell_gains(results):
@@ -34,71 +52,127 @@ def spell_gains(results):
     return pd.concat(frames, ignore_index=True)
 
 
-def _games(results) -> int:
-    keys = [c for c in ("run_id", "game_index") if c in results.columns]
-    return int(results[keys].drop_duplicates().shape[0])
+def _order(results):
+    """Per row, a key whose minimum over a strategy's rows gives the run's order of strategies:
+    the category position when ``strategy`` is categorical, else the first appearance (game
+    index, then seat)."""
+    import numpy as np
+
+    s = results["strategy"]
+    if hasattr(s, "cat"):
+        return s.cat.codes.to_numpy(dtype=np.int64)
+    return results["game_index"].to_numpy(dtype=np.int64) * 1000 + results["seat"].to_numpy(dtype=np.int64)
 
 
-def figure_tables(game, results, extras):
-    """Score split per strategy; spells gained and by whom; rounds and end conditions."""
+def figure_sums(game, results, extras):
+    """Additive sums of one chunk of whole games (the frames named in the module docstring)."""
+    import numpy as np
     import pandas as pd
 
+    if not len(results):
+        return {}
     df = results
+    strategy = df["strategy"].astype(str).to_numpy()
+    per = pd.DataFrame({"strategy": strategy, "players": 1.0, "order_min": _order(df)})
+    for c in _METRICS:
+        per[c] = df[c].to_numpy(dtype=float)
+    per["castle_bonus"] = (df["castle_round"].to_numpy() > 0).astype(float)
+    for k, name in enumerate(SPELL_NAMES):
+        per[f"gained_{name}"] = (df[f"gained_s{k + 1}"].to_numpy() > 0).astype(float)
+    g = per.groupby("strategy", sort=True)
+    by_strategy = g.sum()
+    by_strategy["order_min"] = g["order_min"].min()
+
+    gains = spell_gains(df)
+    spells = (gains.assign(gains=1.0, round_sum=gains["round"].astype(float))
+              .groupby(["spell", "mover", "role"], sort=True)[["gains", "round_sum"]].sum())
+
+    keys = [c for c in ("run_id", "game_index") if c in df.columns]
+    per_game = df.groupby(keys, observed=True, sort=False).agg(end=("end", "first"), rounds=("rounds", "first"),
+                                                                empty=("empty_cells", "sum"))
+    ends = pd.DataFrame({"end": per_game["end"].astype(str).to_numpy(), "games": 1.0,
+                         "rounds_sum": per_game["rounds"].to_numpy(dtype=float),
+                         "empty_sum": per_game["empty"].to_numpy(dtype=float)}).groupby("end", sort=True).sum()
+    return {"kd_strategy": by_strategy.astype(np.float64), "kd_spells": spells, "kd_ends": ends}
+
+
+def _by_order(frame):
+    """``kd_strategy`` rows in the run's order of strategies."""
+    return frame.sort_values("order_min", kind="stable")
+
+
+def figure_tables_from(game, sums):
+    """Score split per strategy; spells gained and by whom; rounds and end conditions."""
+    import numpy as np
+    import pandas as pd
+
+    if not sums or "kd_strategy" not in sums:
+        return []
+    st = _by_order(sums["kd_strategy"])
+    players = st["players"]
     tables = []
-    g = df.groupby("strategy", observed=True)
-    split = g.agg(score=("score", "mean"), domain_points=("domain_points", "mean"),
-                  spell_points=("spell_points", "mean"), spells=("spells", "mean"),
-                  spells_as_a=("spells_as_a", "mean"), spells_as_b=("spells_as_b", "mean"),
-                  largest_domain=("largest_domain", "mean"), crosses=("crosses", "mean"),
-                  empty_cells=("empty_cells", "mean"), passes=("passes", "mean"),
-                  castle_bonus_share=("castle_round", lambda x: (x > 0).mean())).reset_index()
+    split = pd.DataFrame({"strategy": st.index.astype(str)})
+    for c in _METRICS:
+        split[c] = (st[c] / players).to_numpy()
+    split["castle_bonus_share"] = (st["castle_bonus"] / players).to_numpy()
     tables.append(("Score split and kingdoms per strategy (means per player per game; spell points are S5's)",
                    split))
-    n_games = _games(df)
-    gains = spell_gains(df)
+
+    ends = sums.get("kd_ends")
+    n_games = float(ends["games"].sum()) if ends is not None else 0.0
+    sp = sums.get("kd_spells")
     rows = []
     for name in SPELL_NAMES:
-        sub = gains[gains["spell"] == name]
-        k = len(sub)
+        sub = sp.xs(name, level="spell") if sp is not None and name in sp.index.get_level_values("spell") else None
+        k = float(sub["gains"].sum()) if sub is not None else 0.0
+        first = float(sub["gains"][sub.index.get_level_values("mover") == "first"].sum()) if k else 0.0
+        a = float(sub["gains"][sub.index.get_level_values("role") == "A"].sum()) if k else 0.0
         rows.append({"spell": f"{name} ({SPELL_HELP[name]})", "gained_share": k / n_games if n_games else float("nan"),
-                     "first_mover_share": (sub["mover"] == "first").mean() if k else float("nan"),
-                     "player_A_share": (sub["role"] == "A").mean() if k else float("nan"),
-                     "mean_round": sub["round"].mean() if k else float("nan")})
+                     "first_mover_share": first / k if k else float("nan"),
+                     "player_A_share": a / k if k else float("nan"),
+                     "mean_round": float(sub["round_sum"].sum()) / k if k else float("nan")})
     tables.append(("Spells: share of games in which each was gained; among those, the share gained by the first "
                    "mover (seat 0) and by player A (the roller of that round); mean round of the gain",
                    pd.DataFrame(rows)))
-    if len(gains):
-        who = pd.crosstab(gains["strategy"], gains["spell"]).reindex(columns=list(SPELL_NAMES), fill_value=0)
-        players = df.groupby("strategy", observed=True).size()
-        who = who.div(players.reindex(who.index).to_numpy(), axis=0).reset_index()
-        who.columns.name = None
+    gained = st[[f"gained_{n}" for n in SPELL_NAMES]]
+    if gained.to_numpy().sum() > 0:
+        who = gained[gained.sum(axis=1) > 0]
+        who = pd.DataFrame(who.to_numpy() / players.reindex(who.index).to_numpy()[:, None], columns=list(SPELL_NAMES))
+        who.insert(0, "strategy", gained[gained.sum(axis=1) > 0].index.astype(str))
         tables.append(("Spells gained per player-game, by strategy", who))
-    keys = [c for c in ("run_id", "game_index") if c in df.columns]
-    per_game = df.groupby(keys, observed=True).agg(end=("end", "first"), rounds=("rounds", "first"),
-                                                   empty=("empty_cells", "sum")).reset_index()
-    ends = per_game.groupby("end").agg(games=("rounds", "size"), mean_rounds=("rounds", "mean"),
-                                       mean_empty_cells_both=("empty", "mean")).reset_index()
-    ends["games_share"] = ends["games"] / len(per_game)
-    total = pd.DataFrame({"end": ["all games"], "games": [len(per_game)], "mean_rounds": [per_game["rounds"].mean()],
-                          "mean_empty_cells_both": [per_game["empty"].mean()], "games_share": [1.0]})
-    tables.append(("How games ended (full_map: a player filled their map; no_draw: a round in which neither "
-                   "player drew; max_rounds: the safety cap), rounds played and empty cells left on both maps",
-                   pd.concat([ends, total], ignore_index=True)))
+
+    if ends is not None and n_games:
+        e = ends.reindex(sorted(ends.index, key=str))  # end conditions in alphabetical order
+        table = pd.DataFrame({"end": e.index.astype(str), "games": e["games"].to_numpy().astype(np.int64),
+                              "mean_rounds": (e["rounds_sum"] / e["games"]).to_numpy(),
+                              "mean_empty_cells_both": (e["empty_sum"] / e["games"]).to_numpy(),
+                              "games_share": (e["games"] / n_games).to_numpy()})
+        total = pd.DataFrame({"end": ["all games"], "games": [int(n_games)],
+                              "mean_rounds": [float(ends["rounds_sum"].sum()) / n_games],
+                              "mean_empty_cells_both": [float(ends["empty_sum"].sum()) / n_games],
+                              "games_share": [1.0]})
+        tables.append(("How games ended (full_map: a player filled their map; no_draw: a round in which neither "
+                       "player drew; max_rounds: the safety cap), rounds played and empty cells left on both maps",
+                       pd.concat([table, total], ignore_index=True)))
     return tables
 
 
-def plots(game, results, extras, outdir):
+def plots_from(game, sums, outdir, strategies):
     """``score_split.png`` (domain and spell points per strategy) and ``spells.png`` (who gains
-    each spell: first or second mover, A or B)."""
+    each spell: first or second mover, A or B), from combined sums.  ``strategies``: the run's
+    strategy names, plot-safe, in order."""
     from analyser import plots as P  # sets the Agg backend first
     import matplotlib.pyplot as plt
     import numpy as np
 
+    if not sums or "kd_strategy" not in sums:
+        return []
     out = []
-    names = P.strategy_names(results)
-    g = results.groupby("strategy", observed=True)
-    dom = g["domain_points"].mean().reindex(names)
-    spell = g["spell_points"].mean().reindex(names)
+    st = sums["kd_strategy"]
+    names = [n for n in strategies if n in st.index] + [n for n in _by_order(st).index if n not in strategies]
+    st = st.reindex(names)
+    dom = st["domain_points"] / st["players"]
+    spell = st["spell_points"] / st["players"]
     fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(names)))
     y = np.arange(len(names))[::-1]
     ax.barh(y, dom.to_numpy(), color=P.PALETTE[0], height=0.6, label="domain points")
@@ -110,16 +184,19 @@ def plots(game, results, extras, outdir):
     P.style(ax, "Mean final score per strategy, split", "points per player per game", "")
     out.append(P.save(fig, outdir / "score_split.png",
                       "Mean final score per strategy: points from domains (cells x crosses) and from the S5 spell."))
-    gains = spell_gains(results)
-    n_games = max(1, _games(results))
+    ends = sums.get("kd_ends")
+    n_games = max(1.0, float(ends["games"].sum()) if ends is not None else 0.0)
+    sp = sums.get("kd_spells")
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
     x = np.arange(len(SPELL_NAMES))
     for ax, col, labels, title in ((axes[0], "mover", ("first", "second"), "by turn order"),
                                    (axes[1], "role", ("A", "B"), "by role in that round")):
+        counts = (sp["gains"].groupby(level=["spell", col]).sum() if sp is not None and len(sp)
+                  else None)
         bottom = np.zeros(len(SPELL_NAMES))
         for i, lab in enumerate(labels):
-            share = np.array([((gains["spell"] == sp) & (gains[col] == lab)).sum() / n_games * 100
-                              for sp in SPELL_NAMES])
+            share = np.array([(float(counts.get((s, lab), 0.0)) if counts is not None else 0.0) / n_games * 100
+                              for s in SPELL_NAMES])
             ax.bar(x, share, bottom=bottom, color=P.PALETTE[i], width=0.6,
                    label=f"{lab} mover" if col == "mover" else f"player {lab}")
             bottom += share
