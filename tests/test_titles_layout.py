@@ -44,10 +44,11 @@ def test_title_binds_its_figures_and_render(gid):
     pkg = importlib.import_module(_package(gid))
     title = get_game(gid)
     assert title is pkg.TITLE and title.id == gid
-    if hasattr(pkg.figures, "figure_sums"):  # reduced chunk by chunk; the core composes the steps
+    if hasattr(pkg.figures, "figure_sums"):  # streamed figures: the core composes the two steps
         assert title.streams_figures
         for hook in ("figure_sums", "figure_tables_from", "plots_from"):
             assert getattr(title, hook).__func__ is getattr(pkg.figures, hook)
+        assert not hasattr(pkg.figures, "figure_tables") and not hasattr(pkg.figures, "plots")
         assert "figure_tables" not in vars(type(title)) and "plots" not in vars(type(title))
     else:
         assert title.figure_tables.__func__ is pkg.figures.figure_tables

@@ -762,3 +762,147 @@ def test_figure_tables_and_plots(tmp_path):
     assert names == ["bid_heatmap.png", "bid_accuracy.png"]
     for n in names:
         assert (tmp_path / n).stat().st_size > 10_000
+
+
+# -- streamed report: figure sums over chunks of whole games ------------------------------------
+
+STREAM_LINE_UP = ("random", "expected", "bot:bid=zero", "expected:bias=0.5")  # not in sorted order
+
+
+@pytest.fixture(scope="module")
+def wizard_run():
+    """A real 200-game run, 4 players: (results, extras)."""
+    from analyser.experiments import assemble
+    from analyser.runner import BatchJob, run_batch
+    res = run_batch(BatchJob("wizard", (), STREAM_LINE_UP, 4, 5, 0, 200, 0.0))
+    assert res.error is None and res.done == 200
+    return assemble(GAME, WizardParams(), 4, STREAM_LINE_UP, [res], 5)
+
+
+def chunked_sums(results, extras, chunk_games):
+    from analyser.streamed import chunk_frame, reduce_sums
+    chunks = list(chunk_frame(results, extras, chunk_games=chunk_games))
+    assert len(chunks) == -(-200 // chunk_games)
+    return reduce_sums(GAME.figure_sums(r, e) for r, e in chunks)
+
+
+def assert_same_tables(a, b):
+    import pandas as pd
+    assert [c for c, _ in a] == [c for c, _ in b]
+    for (_, x), (_, y) in zip(a, b):
+        pd.testing.assert_frame_equal(x.reset_index(drop=True), y.reset_index(drop=True),
+                                      check_dtype=False, check_exact=False, rtol=0, atol=1e-9)
+
+
+def test_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(wizard_run):
+    import pandas as pd
+    results, extras = wizard_run
+    assert GAME.streams_figures
+    one = GAME.figure_tables_from(GAME.figure_sums(results, extras))
+    many = GAME.figure_tables_from(chunked_sums(results, extras, 7))
+    assert len(one) == 5
+    assert_same_tables(one, many)
+    assert_same_tables(one, GAME.figure_tables(results, extras))
+    # the per-strategy table against plain pandas on the whole rounds table, in line-up order
+    r = extras["rounds"].assign(strategy=lambda d: d["strategy"].astype(str))
+    r = r.assign(over=(r["bid"] - r["tricks"]).clip(lower=0), under=(r["tricks"] - r["bid"]).clip(lower=0))
+    g = r.groupby("strategy")
+    plain = pd.DataFrame({"rounds": g.size(), "exact_rate": g["exact"].mean(), "mean_bid": g["bid"].mean(),
+                          "mean_tricks": g["tricks"].mean(), "over_bid": g["over"].mean(),
+                          "under_bid": g["under"].mean(), "points_per_round": g["points"].mean()})
+    per = many[0][1]
+    assert list(per["strategy"]) == list(STREAM_LINE_UP)
+    assert list(per["rounds"]) == [200 * 15] * 4 and per["rounds"].dtype.kind == "i"
+    pd.testing.assert_frame_equal(per.set_index("strategy"), plain.loc[list(STREAM_LINE_UP)],
+                                  check_dtype=False, check_names=False, check_exact=False, rtol=1e-12)
+    # by round and by Wizards in hand, against plain pandas too
+    by_round = many[1][1].set_index("round")
+    assert list(by_round.columns) == list(STREAM_LINE_UP)
+    plain_round = r.pivot_table(index="round", columns="strategy", values="exact", aggfunc="mean") * 100
+    plain_round.index = plain_round.index.astype("int64")
+    pd.testing.assert_frame_equal(by_round, plain_round[list(STREAM_LINE_UP)], check_names=False,
+                                  check_dtype=False, check_exact=False, rtol=1e-12, check_column_type=False)
+    by_wiz = many[3][1].set_index("wizards")
+    assert by_wiz["rounds"].to_dict() == r.groupby("wizards").size().to_dict()
+
+
+def test_rounds_without_a_strategy_column_are_matched_to_the_results(wizard_run):
+    results, extras = wizard_run
+    want = GAME.figure_tables_from(GAME.figure_sums(results, extras))
+    bare = {"rounds": extras["rounds"].drop(columns=["strategy"])}
+    assert_same_tables(want, GAME.figure_tables_from(chunked_sums(results, bare, 13)))
+    # no run ids either (a hand-made rounds.csv), and rows in another order
+    barer = {"rounds": bare["rounds"].drop(columns=["run_id"]).iloc[::-1]}
+    assert_same_tables(want, GAME.figure_tables_from(GAME.figure_sums(results, barer)))
+    # a rounds row whose game is not in the results counts for no strategy
+    stray = {"rounds": bare["rounds"].assign(game_index=bare["rounds"]["game_index"] + 100)}
+    per = GAME.figure_tables_from(GAME.figure_sums(results, stray))[0][1]
+    assert per["rounds"].sum() == 100 * 15 * 4
+
+
+def test_figure_sums_stay_small_and_keep_the_strategy_as_an_index_level(wizard_run):
+    results, extras = wizard_run
+    sums = chunked_sums(results, extras, 7)
+    r = extras["rounds"]
+    s, rounds, top = 4, 15, int(max(r["bid"].max(), r["tricks"].max()))
+    bounds = {"wizard_round": s * rounds, "wizard_heat": s * (top + 1) ** 2, "wizard_wizards": s * 5,
+              "wizard_jesters": s * 5, "wizard_order": s}
+    assert set(sums) == set(bounds)
+    for name, frame in sums.items():
+        assert 0 < len(frame) <= bounds[name], name
+        assert frame.index.names[0] == "strategy" and "strategy" not in frame.columns
+    assert len(sums["wizard_round"]) == s * rounds
+    # the heat map's counts add up to every round of every seat
+    assert sums["wizard_heat"]["rounds"].sum() == len(r) == 200 * 15 * 4
+    assert GAME.figure_sums(results, {}) == {} and GAME.figure_tables_from({}) == []
+
+
+ODD_NAMES = {"random": "Ba$$in.py:cautious", "expected": "_plain"}  # mathtext and a hidden legend entry
+
+
+def odd_named(results, extras):
+    """The run with two strategies renamed as a user's strategy files might be."""
+    def rename(frame):
+        return frame.assign(strategy=frame["strategy"].cat.rename_categories(lambda c: ODD_NAMES.get(c, c)))
+    return rename(results), {"rounds": rename(extras["rounds"])}
+
+
+def test_plots_from_combined_sums_draw_what_the_whole_table_draws(wizard_run, tmp_path):
+    """Whole table, plot-safe results (the in-memory path) against sums over chunks of 7 games
+    whose strategy levels are made plot-safe afterwards (the streamed report): the same pixels."""
+    import matplotlib.image as mpimg
+    import numpy as np
+    from analyser import plots
+    results, extras = odd_named(*wizard_run)
+    whole, chunked = tmp_path / "whole", tmp_path / "chunked"
+    whole.mkdir()
+    chunked.mkdir()
+    assert [n for n, _ in GAME.plots(plots.safe_strategies(results), extras, whole)] == [
+        "bid_heatmap.png", "bid_accuracy.png"]
+    sums = {}
+    for name, frame in chunked_sums(results, extras, 7).items():
+        idx = frame.index
+        if idx.nlevels > 1:
+            level = idx.names.index("strategy")
+            sums[name] = frame.set_axis(idx.set_levels(idx.levels[level].map(plots.label), level=level))
+        else:
+            sums[name] = frame.set_axis(idx.map(plots.label).rename("strategy"))
+    line_up = [plots.label(ODD_NAMES.get(s, s)) for s in STREAM_LINE_UP]
+    figures = GAME.plots_from(sums, chunked, line_up)
+    assert [n for n, _ in figures] == ["bid_heatmap.png", "bid_accuracy.png"]
+    for n, _ in figures:
+        assert (chunked / n).stat().st_size > 10_000
+        assert np.array_equal(mpimg.imread(whole / n), mpimg.imread(chunked / n)), n
+    assert GAME.plots_from({}, chunked, line_up) == []
+
+
+def test_sums_name_strategies_as_the_results_do(wizard_run):
+    """The in-memory report path hands the figures a results frame with plot-safe names and the
+    rounds table as written: the sums take the results' spelling."""
+    from analyser import plots
+    results, extras = odd_named(*wizard_run)
+    sums = GAME.figure_sums(plots.safe_strategies(results), extras)
+    want = [plots.label(ODD_NAMES.get(s, s)) for s in STREAM_LINE_UP]
+    assert want[:2] == ["Ba\\$\\$in.py:cautious", " _plain"]
+    assert list(sums["wizard_order"].sort_values("order_min").index) == want
+    assert GAME.figure_tables_from(sums)[0][1]["strategy"].tolist() == want

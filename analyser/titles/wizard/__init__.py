@@ -5,8 +5,9 @@ from analyser.titles.wizard.rules import Wizard as _Rules
 
 
 class Wizard(_Rules):
-    figure_tables = figures.figure_tables
-    plots = figures.plots
+    figure_sums = figures.figure_sums
+    figure_tables_from = figures.figure_tables_from
+    plots_from = figures.plots_from
     describe_state = render.describe_state
     step_events = render.step_events
     trace_legend = render.TRACE_LEGEND

@@ -1,73 +1,284 @@
 """Wizard report figures: bidding tables per strategy and by round, a heat map of tricks taken
 against tricks bid, and bid accuracy by round.
 
-``figure_tables(game, results, extras)`` returns ``[(caption, DataFrame)]`` and ``plots(game,
-results, extras, outdir)`` writes PNGs and returns ``[(file name, caption)]``.  pandas, numpy and
-matplotlib are used only inside the functions, so importing the title stays light.
+The figures are computed in the two steps of the streamed report (``Game.figure_sums`` in
+:mod:`analyser.core`, :mod:`analyser.streamed`):
+
+* ``figure_sums(game, results, extras)`` reduces one chunk of whole games - its rows of the
+  ``rounds`` table (one row per round and seat) - to five small additive frames, whatever the
+  number of games:
+
+  ``wizard_round``    index (``strategy``, ``round``); columns ``rounds`` (count) and the sums
+                      ``exact``, ``bid``, ``tricks``, ``over``, ``under``, ``points``
+  ``wizard_heat``     index (``strategy``, ``tricks``, ``bid``); column ``rounds`` (count)
+  ``wizard_wizards``  index (``strategy``, ``wizards``); columns ``rounds``, ``exact``
+  ``wizard_jesters``  index (``strategy``, ``jesters``); columns ``rounds``, ``exact``
+  ``wizard_order``    index (``strategy``); column ``order_min``: the strategy's place in the
+                      run's line-up, so the tables list strategies in run order
+
+  (``over``: tricks short of the bid, ``under``: tricks beyond it, 0 when met.)  Their size is
+  bounded by strategies x rounds x bids x tricks, never by games or rows.
+* ``figure_tables_from(game, sums)`` returns ``[(caption, DataFrame)]`` and ``plots_from(game,
+  sums, outdir, strategies)`` writes PNGs and returns ``[(file name, caption)]``.
+
+pandas, numpy and matplotlib are used only inside the functions, so importing the title stays
+light.
 """
 
 from __future__ import annotations
-
-
-def _rounds(results, extras):
-    """The rounds table joined with each row's strategy (None without a rounds table)."""
-    rounds = extras.get("rounds") if extras else None
-    if rounds is None or len(rounds) == 0:
-        return None
-    if "strategy" in rounds.columns:  # written by analyser: it names each row's strategy
-        return rounds
-    on = [c for c in ("run_id", "game_index", "seat") if c in rounds.columns and c in results.columns]
-    return rounds.merge(results[on + ["strategy"]], on=on, how="inner")
-
-
-def figure_tables(game, results, extras):
-    """Per strategy: bid accuracy, over/under-bids, points per round; exact bids and points by
-    round; exact bids by the number of Wizards and of Jesters in hand."""
-    df = _rounds(results, extras)
-    if df is None:
-        return []
-    df = df.assign(over=(df["bid"] - df["tricks"]).clip(lower=0),
-                   under=(df["tricks"] - df["bid"]).clip(lower=0))
-    g = df.groupby("strategy", observed=True)
-    per = g.agg(rounds=("exact", "size"), exact_rate=("exact", "mean"), mean_bid=("bid", "mean"),
-                mean_tricks=("tricks", "mean"), over_bid=("over", "mean"), under_bid=("under", "mean"),
-                points_per_round=("points", "mean")).reset_index()
-    out = [("Wizard bidding per strategy (means per round; over bid / under bid: tricks short of / "
-            "beyond the bid, 0 when met)", per)]
-
-    def pivot(value, by, scale=1.0):
-        t = df.pivot_table(index=by, columns="strategy", values=value, aggfunc="mean", observed=True) * scale
-        t.columns = [str(c) for c in t.columns]
-        return t.reset_index()
-
-    out.append(("Exact bids (%) by round (round r deals r cards), per strategy", pivot("exact", "round", 100)))
-    out.append(("Mean points by round, per strategy", pivot("points", "round")))
-    for col, label in (("wizards", "Wizards"), ("jesters", "Jesters")):
-        counts = df.groupby(col).size().rename("rounds").reset_index()
-        out.append((f"Exact bids (%) by number of {label} in hand, per strategy (rounds: all strategies)",
-                    counts.merge(pivot("exact", col, 100), on=col)))
-    return out
-
 
 #: Columns of the heat map with fewer rounds than this stay grey (too few to show a share).
 HEATMAP_MIN_ROUNDS = 10
 
 
-def plots(game, results, extras, outdir):
+def _strategy_codes(results, rounds):
+    """``(codes, names, place)`` for the rows of ``rounds``: each row's strategy as an int code
+    into ``names`` (-1: no strategy), and per name its place in the run's line-up.  The rounds
+    table's own ``strategy`` column is used when it has one (analyser writes it); otherwise each
+    row is matched to its results row on (``run_id``, ``game_index``, ``seat``)."""
+    import numpy as np
+    import pandas as pd
+
+    if "strategy" in rounds.columns:
+        s = rounds["strategy"]
+    else:
+        line_up = results["strategy"]
+        if not isinstance(line_up.dtype, pd.CategoricalDtype):
+            line_up = line_up.astype(str).astype("category")
+        at = _match_rows(results, rounds)
+        s = pd.Series(pd.Categorical.from_codes(np.where(at >= 0, line_up.cat.codes.to_numpy()[at], -1),
+                                                categories=line_up.cat.categories))
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        codes = s.cat.codes.to_numpy()
+        cats = [str(c) for c in s.cat.categories]
+        order = np.arange(len(cats))
+    else:
+        codes, uniques = pd.factorize(s.astype(object).where(s.notna(), None), sort=False)
+        cats = [str(c) for c in uniques]
+        order = np.arange(len(cats))
+        line_up = results["strategy"] if results is not None and "strategy" in results.columns else None
+        if line_up is not None and isinstance(line_up.dtype, pd.CategoricalDtype):
+            place = {str(c): i for i, c in enumerate(line_up.cat.categories)}
+            order = np.array([place.get(c, len(place) + i) for i, c in enumerate(cats)])
+    if "strategy" in rounds.columns and results is not None and len(cats):
+        cats = _results_names(results, rounds, codes, cats)
+    # several categories may print the same: merge them under one name
+    names = list(dict.fromkeys(cats))
+    remap = np.array([names.index(c) for c in cats] + [-1], dtype=np.int64)
+    place = np.full(len(names), np.inf)
+    for c, o in zip(cats, order):
+        place[names.index(c)] = min(place[names.index(c)], o)
+    return remap[np.where(codes < 0, len(cats), codes)], names, place
+
+
+def _match_rows(results, rows):
+    """Per row of ``rows``, the position in ``results`` of the row with the same (``run_id``,
+    ``game_index``, ``seat``) - ``run_id`` only when both frames have it - or -1 for none.
+    Integer keys and a binary search, no merge: cheap on a chunk of 600,000 rounds rows."""
+    import numpy as np
+    import pandas as pd
+
+    if not len(results) or not all(c in f.columns for c in ("game_index", "seat") for f in (results, rows)):
+        return np.full(len(rows), -1, dtype=np.int64)
+    with_runs = "run_id" in results.columns and "run_id" in rows.columns
+    runs = pd.Index(pd.unique(results["run_id"].astype(str))) if with_runs else None
+
+    def run_pos(col):
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            where = runs.get_indexer(col.cat.categories.astype(str))
+            codes = col.cat.codes.to_numpy()
+            return np.where(codes >= 0, where[codes], -1)
+        return runs.get_indexer(col.astype(str))
+
+    games = max(int(results["game_index"].max()), int(rows["game_index"].max())) + 1
+    seats = max(int(results["seat"].max()), int(rows["seat"].max())) + 1
+
+    def key(frame):
+        k = frame["game_index"].to_numpy().astype(np.int64) * seats + frame["seat"].to_numpy().astype(np.int64)
+        if with_runs:
+            r = run_pos(frame["run_id"])
+            k = np.where(r >= 0, r * (games * seats) + k, -1)
+        return k
+
+    have = key(results)
+    order = np.argsort(have, kind="stable")  # the first of repeated keys comes first
+    sorted_keys = have[order]
+    want = key(rows)
+    i = np.minimum(np.searchsorted(sorted_keys, want), len(sorted_keys) - 1)
+    hit = (sorted_keys[i] == want) & (want >= 0)
+    return np.where(hit, order[i], -1)
+
+
+def _results_names(results, rounds, codes, cats):
+    """``cats`` (the rounds table's strategy names, by code) as the results frame spells them:
+    one rounds row per strategy is looked up in ``results`` on (``run_id``, ``game_index``,
+    ``seat``), so a results frame whose names were made plot-safe names the sums the same way.
+    A name not found stays as it is."""
+    import numpy as np
+
+    if "strategy" not in results.columns:
+        return cats
+    # one row per game and seat (the first round) is enough to meet every strategy of the chunk
+    first_round = np.flatnonzero(rounds["round"].to_numpy() == rounds["round"].min()) if "round" in rounds.columns \
+        else np.arange(len(rounds))
+    found, first = np.unique(codes[first_round], return_index=True)
+    keep = found >= 0
+    at = _match_rows(results, rounds.iloc[first_round[first[keep]]])
+    names = results["strategy"].to_numpy()
+    hit = [names[i] if i >= 0 else None for i in at]
+    out = list(cats)
+    for code, name in zip(found[keep], hit):
+        if name is not None and name == name:
+            out[code] = str(name)
+    return out
+
+
+def _sum_by(keys, labels, level_names, weights):
+    """Counts and sums of the rows grouped by integer ``keys`` (one 0-based code array per
+    level, the strategy first; ``labels[i]`` maps level i's codes to its index values): a frame
+    with the non-empty groups only, column ``rounds`` (count) then one column per ``weights``
+    entry (name -> per-row values, or a function that makes them: called one at a time, so
+    only one column of per-row floats is alive at once)."""
+    import numpy as np
+    import pandas as pd
+
+    sizes = tuple(len(l) for l in labels)
+    flat = np.ravel_multi_index(keys, sizes) if len(keys) > 1 else keys[0]
+    n = int(np.prod(sizes))
+    count = np.bincount(flat, minlength=n)
+    keep = np.flatnonzero(count)
+    where = np.unravel_index(keep, sizes)
+    index = pd.MultiIndex.from_arrays([np.asarray(labels[i], dtype=object if i == 0 else np.int64)[where[i]]
+                                       for i in range(len(keys))], names=level_names)
+    data = {"rounds": count[keep].astype(float)}
+    for name, w in weights.items():
+        data[name] = np.bincount(flat, weights=w() if callable(w) else w, minlength=n)[keep]
+    return pd.DataFrame(data, index=index)
+
+
+def figure_sums(game, results, extras):
+    """The additive sums (see the module docstring) of one chunk of whole games: ``results`` its
+    results rows, ``extras["rounds"]`` its rounds rows (columns ``round``, ``bid``, ``tricks``,
+    ``points``, ``exact``, ``wizards``, ``jesters`` and either ``strategy`` or the keys
+    ``game_index``, ``seat`` (and ``run_id``) of the results rows).  ``{}`` without a rounds
+    table.  One ``numpy.bincount`` per sum, no per-row Python: about 0.1 s and 35 MB of working
+    memory for a chunk of 10,000 games of 4 players (600,000 rounds rows)."""
+    import numpy as np
+    import pandas as pd
+
+    rounds = extras.get("rounds") if extras else None
+    if rounds is None or len(rounds) == 0:
+        return {}
+    code, names, place = _strategy_codes(results, rounds)
+    mine = code >= 0
+    if not mine.all():
+        rounds, code = rounds[mine], code[mine]
+    if not len(rounds):
+        return {}
+
+    def col(name):
+        return rounds[name].to_numpy().astype(np.int64)
+
+    def value(name):
+        return lambda: rounds[name].to_numpy(dtype=float)
+
+    def offset(values):
+        lo = int(values.min())
+        return values - lo, np.arange(lo, int(values.max()) + 1)
+
+    strat = np.asarray(names, dtype=object)
+    bid, tricks = col("bid"), col("tricks")
+    round_key, round_labels = offset(col("round"))
+    out = {"wizard_round": _sum_by(
+        [code, round_key], [strat, round_labels], ["strategy", "round"],
+        {"exact": value("exact"), "bid": value("bid"), "tricks": value("tricks"),
+         "over": lambda: np.clip(bid - tricks, 0, None).astype(float),
+         "under": lambda: np.clip(tricks - bid, 0, None).astype(float), "points": value("points")})}
+    del round_key
+    top = int(max(bid.max(), tricks.max()))
+    cards = np.arange(top + 1)  # bids and tricks are 0 or more
+    out["wizard_heat"] = _sum_by([code, tricks, bid], [strat, cards, cards], ["strategy", "tricks", "bid"], {})
+    for name in ("wizards", "jesters"):
+        key, labels = offset(col(name))
+        out[f"wizard_{name}"] = _sum_by([code, key], [strat, labels], ["strategy", name],
+                                        {"exact": value("exact")})
+    seen = np.flatnonzero(np.bincount(code, minlength=len(names)))
+    out["wizard_order"] = pd.DataFrame({"order_min": place[seen].astype(float)},
+                                       index=pd.Index(strat[seen], name="strategy"))
+    return out
+
+
+def _ordered(sums):
+    """The strategies of ``sums`` in run order."""
+    order = sums.get("wizard_order")
+    names = list(dict.fromkeys(str(s) for s in sums["wizard_round"].index.get_level_values("strategy")))
+    if order is None:
+        return names
+    rank = {str(k): v for k, v in order["order_min"].items()}
+    return sorted(names, key=lambda s: (rank.get(s, float("inf")), names.index(s)))
+
+
+def figure_tables_from(game, sums):
+    """Per strategy: bid accuracy, over/under-bids, points per round; exact bids and points by
+    round; exact bids by the number of Wizards and of Jesters in hand.  From combined
+    :func:`figure_sums`; ``[]`` without them."""
+    import pandas as pd
+
+    if not sums or "wizard_round" not in sums or not len(sums["wizard_round"]):
+        return []
+    names = _ordered(sums)
+    by_round = sums["wizard_round"]
+    tot = by_round.groupby(level="strategy", sort=False).sum().reindex(names)
+    n = tot["rounds"]
+    per = pd.DataFrame({"strategy": names, "rounds": n.astype("int64").to_numpy(),
+                        "exact_rate": (tot["exact"] / n).to_numpy(), "mean_bid": (tot["bid"] / n).to_numpy(),
+                        "mean_tricks": (tot["tricks"] / n).to_numpy(), "over_bid": (tot["over"] / n).to_numpy(),
+                        "under_bid": (tot["under"] / n).to_numpy(),
+                        "points_per_round": (tot["points"] / n).to_numpy()})
+    out = [("Wizard bidding per strategy (means per round; over bid / under bid: tricks short of / "
+            "beyond the bid, 0 when met)", per)]
+
+    def pivot(frame, value, by, scale=1.0):
+        t = (frame[value] / frame["rounds"]).unstack("strategy") * scale
+        t = t[[s for s in names if s in t.columns]].sort_index()
+        t.columns = [str(c) for c in t.columns]
+        t.index = t.index.astype("int64")
+        t.index.name = by
+        return t.reset_index()
+
+    out.append(("Exact bids (%) by round (round r deals r cards), per strategy",
+                pivot(by_round, "exact", "round", 100)))
+    out.append(("Mean points by round, per strategy", pivot(by_round, "points", "round")))
+    for col, label in (("wizards", "Wizards"), ("jesters", "Jesters")):
+        frame = sums[f"wizard_{col}"]
+        counts = frame["rounds"].groupby(level=col).sum().astype("int64").rename("rounds")
+        counts.index = counts.index.astype("int64")
+        counts = counts.sort_index().reset_index()
+        out.append((f"Exact bids (%) by number of {label} in hand, per strategy (rounds: all strategies)",
+                    counts.merge(pivot(frame, "exact", col, 100), on=col)))
+    return out
+
+
+def plots_from(game, sums, outdir, strategies):
     """Heat maps of tricks taken against tricks bid (one panel per strategy) and the share of
-    exact bids by round."""
+    exact bids by round, from combined :func:`figure_sums`.  ``strategies``: the run's strategy
+    names in order (plot-safe, as the sums' ``strategy`` levels are).  ``[]`` without sums."""
     from analyser import plots as base  # sets the Agg backend
     from analyser.analysis import wilson
 
     import matplotlib.pyplot as plt
     import numpy as np
 
-    df = _rounds(results, extras)
-    if df is None:
+    if not sums or "wizard_heat" not in sums or not len(sums["wizard_heat"]):
         return []
-    names = [str(c) for c in base.strategy_names(results) if (df["strategy"] == c).any()]
-    colours = base.strategy_colours(base.strategy_names(results))
-    top = int(max(df["bid"].max(), df["tricks"].max()))
+    heat = sums["wizard_heat"]["rounds"]
+    by_round = sums["wizard_round"]
+    present = list(dict.fromkeys(str(s) for s in heat.index.get_level_values("strategy")))
+    names = [str(s) for s in strategies if str(s) in present]
+    names += [s for s in _ordered(sums) if s not in names and s in present]
+    colours = base.strategy_colours(list(strategies) + names)
+    top = int(max(heat.index.get_level_values("tricks").max(), heat.index.get_level_values("bid").max()))
+    per = by_round.groupby(level="strategy", sort=False)[["rounds", "exact"]].sum()
     k = len(names)
     cols = 2 if k == 4 else min(k, 3)
     rows = (k + cols - 1) // cols
@@ -77,15 +288,17 @@ def plots(game, results, extras, outdir):
     image = None
     for i, name in enumerate(names):
         ax = axes[i // cols][i % cols]
-        sub = df[df["strategy"] == name]
+        cells = heat.xs(name, level="strategy")
         grid = np.zeros((top + 1, top + 1))
-        np.add.at(grid, (sub["tricks"].to_numpy(), sub["bid"].to_numpy()), 1)
+        grid[cells.index.get_level_values("tricks").to_numpy(dtype=int),
+             cells.index.get_level_values("bid").to_numpy(dtype=int)] = cells.to_numpy()
         per_bid = grid.sum(axis=0, keepdims=True)
         share = np.where(per_bid >= HEATMAP_MIN_ROUNDS, grid / np.maximum(per_bid, 1) * 100, np.nan)
         image = ax.imshow(share, origin="lower", cmap=cmap, vmin=0, vmax=100, aspect="equal",
                           interpolation="nearest")
         ax.plot([-0.5, top + 0.5], [-0.5, top + 0.5], color="white", linewidth=0.9, linestyle=":")
-        ax.set_title(f"{name}\nexact {sub['exact'].mean() * 100:.1f}% of {len(sub)} rounds", fontsize=10)
+        n = int(per.loc[name, "rounds"])
+        ax.set_title(f"{name}\nexact {per.loc[name, 'exact'] / n * 100:.1f}% of {n} rounds", fontsize=10)
         ax.set_xlabel("tricks bid")
         ax.set_ylabel("tricks taken")
         step = 1 if top <= 10 else 2
@@ -106,12 +319,15 @@ def plots(game, results, extras, outdir):
 
     fig, ax = plt.subplots(figsize=(9.5 if len(names) > 4 else 8, 4.2))
     for name in names:
-        by = df[df["strategy"] == name].groupby("round")["exact"].agg(["mean", "size"])
-        lo, hi = wilson(by["mean"].to_numpy(), by["size"].to_numpy())
-        ax.plot(by.index, by["mean"] * 100, marker="o", markersize=3.5, color=colours[name], label=name)
-        ax.fill_between(by.index, lo * 100, hi * 100, color=colours[name], alpha=0.15, linewidth=0)
+        by = by_round.xs(name, level="strategy").sort_index()
+        by = by[by["rounds"] > 0]
+        rate = (by["exact"] / by["rounds"]).to_numpy()
+        x = by.index.to_numpy(dtype=int)
+        lo, hi = wilson(rate, by["rounds"].to_numpy())
+        ax.plot(x, rate * 100, marker="o", markersize=3.5, color=colours[name], label=name)
+        ax.fill_between(x, lo * 100, hi * 100, color=colours[name], alpha=0.15, linewidth=0)
     ax.set_ylim(0, 100)
-    ax.set_xticks(sorted(df["round"].unique()))
+    ax.set_xticks(sorted(int(r) for r in set(by_round.index.get_level_values("round"))))
     if len(names) > 4:  # many curves: the legend goes beside the plot, not over the data
         ax.legend(frameon=False, title="strategy", fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
     else:
