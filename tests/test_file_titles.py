@@ -229,3 +229,45 @@ def test_a_title_file_may_not_take_a_built_in_id(race):
         get_game("clash.py")
     with pytest.raises(InputError, match="written for race"):
         make_strategy("my_game.py:big", "dao")
+
+
+#: The race with figures of the older kind: whole-table hooks, no figure_sums.
+RACE_WHOLE_TABLE = RACE.replace('game = "race"', 'game = ("race", "race-figures")') + textwrap.dedent('''
+
+    class RaceWithFigures(Race):
+        id = "race-figures"
+
+        def figure_tables(self, results, extras):
+            t = results.groupby("strategy", observed=True)["turns"].agg(["mean", "size"]).reset_index()
+            return [("Turns per strategy", t)]
+
+        def plots(self, results, extras, outdir):
+            import matplotlib.pyplot as plt
+            fig, ax = plt.subplots()
+            ax.hist(results["turns"])
+            fig.savefig(outdir / "turns.png")
+            plt.close(fig)
+            return [("turns.png", "Turns per game")]
+''')
+
+
+def test_a_title_with_whole_table_figures_is_still_reported(runner, tmp_path, monkeypatch):
+    """A title that defines figure_tables / plots on the whole table (not figure_sums) is reported
+    from its whole table: the same table as its hook gives on the whole frame, over several
+    chunks, and its plot."""
+    from analyser import experiments, report, streamed
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old_game.py").write_text(RACE_WHOLE_TABLE)
+    r = invoke(runner, "simulate", "./old_game.py:RaceWithFigures", "-s", "big", "-s", "random", "--games", "60",
+               "-j", "1", "--batch-size", "7", "--seed", "4", "--out", "out")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out" / "turns.png").exists() and "Turns per strategy" in r.output
+    game = get_game("./old_game.py:RaceWithFigures")
+    assert not game.streams_figures
+    df, extras, _ = experiments.load_results(tmp_path / "out")
+    reduced = report.reduce_chunks(game, streamed.chunk_frame(df, extras, 9), ["big", "random"])
+    (caption, table), = report._summary_of(game, reduced, []).title_tables
+    want = df.groupby("strategy", observed=True)["turns"].agg(["mean", "size"]).reset_index()
+    assert caption == "Turns per strategy"
+    assert table["size"].tolist() == want["size"].tolist() == [60, 60]
+    assert table["mean"].tolist() == pytest.approx(want["mean"].tolist())
