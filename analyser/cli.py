@@ -209,7 +209,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser import experiments, stopping
-    from analyser.registry import default_lineup, get_game, title_ref
+    from analyser.registry import default_lineup, get_game
 
     stopping.check_width(until_ci)
     builtin_lineup = not strategies
@@ -376,7 +376,6 @@ def _run_until(spec, width: float, players: int, quiet: bool):
 
 
 def _print_summary(summary, players: int, config: dict) -> None:
-    from analyser.analysis import format_table
     import pandas as pd
 
     from analyser.analysis import METHODS

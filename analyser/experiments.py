@@ -117,8 +117,8 @@ def resolve(spec: RunSpec):
         raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
     jobs = resolve_jobs(spec.jobs)
     seed = spec.seed if spec.seed is not None else secrets.randbits(63)
-    if seed < 0:
-        raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
+    if not 0 <= seed < 2 ** 63:  # a seed is stored as a 64-bit whole number (config, tables)
+        raise InputError(f"--seed {seed} is not accepted; give a whole number from 0 to {2 ** 63 - 1}")
     return game, params, players, jobs, seed
 
 
@@ -737,7 +737,6 @@ def _dask_results(client, batches, job, slots):
     keyed by its games, so nothing is doubled)."""
     from distributed import as_completed
     pending = iter(batches)
-    futures = []
     run_key = uuid.uuid4().hex[:8]
 
     def submit():
@@ -864,7 +863,6 @@ def assemble(game, params, players, strategies, batch_results, seed, run_id: str
 def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
     """Write ``results.csv`` (and ``<extra>.csv``) beside a run's parts, one part at a time, so
     memory stays bounded.  Returns the files written."""
-    import pyarrow.csv as pacsv
     written = []
     for name in [store.RESULTS] + list(names or []):
         parts = store.part_files(out / name)
@@ -1089,7 +1087,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     title's extra tables found beside a single file are validated too (:func:`validate_extra`).
     Raises InputError (one line naming the file, the column and the problem) otherwise.
     """
-    from analyser.safeio import check_regular_file, read_json
+    from analyser.safeio import check_regular_file
 
     path = Path(path)
     if path.is_dir() and path.name == store.RESULTS and store.part_files(path):
@@ -1103,6 +1101,13 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         if path.is_dir():
             path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
         if not path.exists():
+            kind = _experiment_kind(folder)
+            if kind:
+                tables = sorted(p.name for p in folder.glob("*.parquet"))
+                pooled = (f"; to pool its games in one report elsewhere give {str(folder / tables[0])!r} --out DIR"
+                          if tables else "")
+                raise InputError(f"{str(folder)!r} is a {kind} folder, not a run: its report is "
+                                 f"{str(folder / 'index.html')!r}{pooled}")
             raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
                              "or results.csv")
         check_regular_file(path, "results file")
@@ -1111,7 +1116,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     game, config = _title_and_config(df, folder, path)
     if whole:
         validate_results(df, game, path)
-        if (folder / "config.json").exists():
+        if (folder / "config.json").exists() and config.get("kind") not in EXPERIMENT_KINDS:
             validate_config(config, df, game, folder / "config.json", path)
     extras = {}
     for name in game.extra_tables:
@@ -1144,6 +1149,21 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     return df, extras, config
 
 
+#: The kinds of folder an experiment writes (config.json ``kind``), each with its own report.
+EXPERIMENT_KINDS = ("sweep", "tournament", "compare")
+
+
+def _experiment_kind(folder: Path) -> str | None:
+    """``sweep``, ``tournament`` or ``compare`` when ``folder`` holds that experiment's record."""
+    from analyser.safeio import read_json
+    try:
+        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+    except (InputError, OSError):
+        return None
+    kind = config.get("kind") if isinstance(config, dict) else None
+    return kind if kind in EXPERIMENT_KINDS else None
+
+
 def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     """The title of a results frame (or of its first part) and the ``config.json`` beside it:
     ``(game, config)``.  A title from a file is loaded only when this process trusts that file.
@@ -1162,6 +1182,10 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     config = {}
     if (folder / "config.json").exists():
         config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+    if isinstance(config, dict) and config.get("kind") in EXPERIMENT_KINDS:
+        # a sweep's, tournament's or comparison's record describes many runs: keep only what it is
+        config = {"kind": config["kind"], "command": config.get("command"), "versions": config.get("versions")
+                  if isinstance(config.get("versions"), dict) else {}}
     title = str(games[0])
     # a title from a file is loaded again from its file (recorded by the run that made the table),
     # but only when this process already trusts that file: loading it runs its code
@@ -1204,8 +1228,11 @@ def _read_table(path: Path, what: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise InputError(f"{what} {str(path)!r} is empty; it needs at least a header line") from None
     except Exception as e:  # noqa: BLE001 - parsers raise many kinds; none may escape as a traceback
-        raise InputError(f"{what} {str(path)!r} cannot be read as {'Parquet' if path.suffix == '.parquet' else 'CSV'}: "
-                         f"{type(e).__name__}") from None
+        kind = "Parquet" if path.suffix == ".parquet" else "CSV"
+        takes = ("a results.parquet or results.csv as analyser writes them, or a run folder"
+                 if what == "results file" else f"the {what} as analyser writes it")
+        raise InputError(f"{what} {str(path)!r} cannot be read as {kind} ({type(e).__name__}); it takes "
+                         f"{takes}") from None
 
 
 def missing_tables(game, extras: dict) -> list[str]:

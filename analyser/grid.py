@@ -27,7 +27,6 @@ import re
 import typing
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from analyser.core import InputError, coerce
 

@@ -21,7 +21,7 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, plots
+from analyser import analysis, plots
 from analyser.registry import get_game
 
 

@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer, experiments, grid as gridmod, stopping
-from analyser.core import InputError
 from analyser.registry import get_game, title_ref
 
 
@@ -400,7 +399,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                 others[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "mean_score", "mean_rank"]].head(300)),
                 "The opponents' win rates in the same cells (cells.csv has every row)."))
         best_frame = res.results[res.results["cell"] == int(best["cell"])]
-        sections.append((f"Designer figures of the best cell", reportmod.html_table(designer.designer_table(
+        sections.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(
             best_frame, game.trace_unit, game.score_unit)), "Defined in the README, section Designer metrics."))
         cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
                   f"win rate {100 * best['win_rate']:.1f}% ({100 * best['win_low']:.1f}-{100 * best['win_high']:.1f}%)"),

@@ -261,6 +261,7 @@ def test_missing_values_show_as_a_dash():
     (["--players", "0"], ["--players 0", "2 to 6"]),
     (["--rule", "bust_limit=lots"], ["bust_limit='lots'", "whole number"]),
     (["--seed", "-1"], ["--seed -1"]),
+    (["--seed", str(2 ** 63)], [f"--seed {2 ** 63}", f"0 to {2 ** 63 - 1}"]),
     (["--out", "/proc/nope/x"], ["--out '/proc/nope/x' is not writable"]),
 ])
 def test_bad_input_without_strategy_is_still_one_line(runner, args, needles):
@@ -302,6 +303,14 @@ def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
     assert r.exit_code == 0, r.output
     page = (sw / "index.html").read_text()
     one_line_error(invoke(runner, "report", str(sw / "sweep.parquet")), str(sw))
+    assert (sw / "index.html").read_text() == page
+    # the folder itself: what it is, where its report is, and how to pool it
+    one_line_error(invoke(runner, "report", str(sw)), "is a sweep folder, not a run", str(sw / "index.html"),
+                   "sweep.parquet' --out DIR")
+    # and the pooled report elsewhere works: one variant per cell (their lineups differ)
+    r = invoke(runner, "report", str(sw / "sweep.parquet"), "--out", str(tmp_path / "pooled"))
+    assert r.exit_code == 0, r.output
+    assert "2 variants" in r.output and (tmp_path / "pooled" / "v2-win_rate.png").exists()
     assert (sw / "index.html").read_text() == page
 
 
