@@ -53,7 +53,7 @@ def runs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("title", ["dao", "wizard", "tsuro-seas"])
-@pytest.mark.parametrize("chunk_games", [7, 100_000])
+@pytest.mark.parametrize("chunk_games", [29, 100_000])
 def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chunk_games):
     df, _, _ = experiments.load_results(runs[title])
     total, strategies, players = _core(df, chunk_games)
@@ -112,7 +112,7 @@ def test_skill_share_resamples_blocks_of_games(runs):
 
 def test_sums_stay_small(runs):
     df, _, _ = experiments.load_results(runs["dao"])
-    total, strategies, players = _core(df, 7)
+    total, strategies, players = _core(df, 61)
     assert len(total["strategy"]) == 3 and len(total["seat"]) == players
     assert len(total["games"]) == 1
     assert len(total["scores"]) <= 3 * (df["score"].max() - df["score"].min() + 1)
