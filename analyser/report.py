@@ -104,9 +104,15 @@ class Reduced:
 
 
 def _split_extras(extras: dict, run) -> dict:
+    """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
+    results join several runs and an extra table cannot say which run a row belongs to."""
+    from analyser.core import InputError
     out = {}
     for name, frame in extras.items():
-        if run is not None and "run_id" in frame.columns:
+        if run is not None:
+            if "run_id" not in frame.columns:
+                raise InputError(f"the {name} table has no run_id column, but the results join several runs; "
+                                 f"give each {name} row the run_id of its game (as analyser writes it)")
             frame = frame[frame["run_id"].astype(str).to_numpy() == run]
         out[name] = frame
     return out

@@ -95,6 +95,12 @@ def chunk_frame(results: pd.DataFrame, extras: dict | None = None,
            else np.zeros(len(results), dtype=object))
     block = results["game_index"].to_numpy() // chunk_games
     runs = pd.Categorical(run, categories=list(dict.fromkeys(run))).codes
+    if runs.max() > 0:
+        from analyser.core import InputError
+        for name, frame in extras.items():
+            if frame is not None and len(frame) and "run_id" not in frame.columns:
+                raise InputError(f"the {name} table has no run_id column, but the results join several runs; "
+                                 f"give each {name} row the run_id of its game (as analyser writes it)")
     order = pd.DataFrame({"run": runs, "block": block})
     for (r, b), idx in order.groupby(["run", "block"], sort=True).indices.items():
         chunk = results.iloc[idx]

@@ -191,3 +191,22 @@ def test_drama_of_many_games_at_once_equals_game_drama_game_by_game():
         want = np.array(want, dtype=float)
         for i in range(3):
             np.testing.assert_allclose(np.asarray(got[i], dtype=float), want[:, i], equal_nan=True)
+
+
+def test_joined_runs_with_an_extra_table_that_cannot_name_its_run_are_refused(runs, tmp_path):
+    """Two runs joined by hand whose rounds table lacks run_id: its rows cannot be told apart, so
+    the report refuses in one line instead of counting them twice."""
+    from analyser import report
+    from analyser.core import InputError
+    df, extras, _ = experiments.load_results(runs["wizard"])
+    other = df.assign(run_id=df["run_id"].astype(str) + "-b")
+    both = pd.concat([df.assign(run_id=df["run_id"].astype(str)), other], ignore_index=True)
+    rounds = extras["rounds"].drop(columns=["run_id"], errors="ignore")
+    with pytest.raises(InputError, match="rounds table has no run_id column"):
+        report.summarise(both, {"rounds": pd.concat([rounds, rounds], ignore_index=True)})
+    # with run_id each run's rounds are its own: the tables equal one run's
+    r = extras["rounds"].assign(run_id=extras["rounds"]["run_id"].astype(str))
+    joined = report.summarise(both, {"rounds": pd.concat([r, r.assign(run_id=r["run_id"] + "-b")], ignore_index=True)})
+    alone = report.summarise(df, extras)
+    (cap_a, t_a), (cap_j, t_j) = alone.title_tables[0], joined.title_tables[0]
+    assert cap_a == cap_j and t_j["rounds"].tolist() == [2 * x for x in t_a["rounds"].tolist()]
