@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
-           "#c9a227", "#2a9d8f", "#6b4c9a", "#1f4e79"]
+           "#c9a227", "#2a9d8f", "#7a8c1e", "#1f4e79"]
 DPI = 110
 
 #: Fonts that claim every code point but draw placeholder boxes: never a real fallback.

@@ -288,7 +288,7 @@ def run_figures(sums: dict, players: int, runs: int) -> dict:
     out["seats"] = _seat_balance(sums, players)
     mirror = sums["mirror"]
     out["mirror"] = [str(s) for s, r in mirror.iterrows() if r["games_in"] > 0 and r["games_in"] == r["games_full"]]
-    if "turns" in sums and n:
+    if "turns" in sums and n and sums["turns"]["count"].sum() > 0:
         q = _quantiles(sums["turns"])
         out.update(turns_mean=q["mean"], turns_sd=q["sd"] if n > 1 else 0.0, turns_median=q["median"],
                    turns_p5=q["p5"], turns_p95=q["p95"])
