@@ -141,6 +141,12 @@ def merge(parts: list) -> "object":
             frame = _same_run(frame, parts[0].results)
             extras[name] = pd.concat([extras[name], frame], ignore_index=True) if name in extras else frame
     config = dict(parts[-1].config)
+    # one run: the first round's id (the rows carry it) and first game
+    for key in ("run_id", "first_game", "started"):
+        if key in parts[0].config:
+            config[key] = parts[0].config[key]
+    if len(df):
+        config["games_done"] = [[int(df["game_index"].min()), int(df["game_index"].max()) + 1]]
     config["games_completed"] = int(df["game_index"].nunique()) if len(df) else 0
     config["wall_seconds"] = round(sum(p.config.get("wall_seconds", 0) for p in parts), 3)
     config["started"] = parts[0].config.get("started")

@@ -188,6 +188,12 @@ def test_stopping_rule_gives_identical_results_for_any_jobs(runner, tmp_path):
     # every interval is within the width at the stop, and was not one round earlier
     assert stopping.widest([a]) <= 0.09
     assert stopping.widest([a[a["game_index"] < n - 200]]) > 0.09
+    # the record names the run the rows carry, so the run can be reported (it used to name the
+    # last round's id, and every report of it failed)
+    assert ca["run_id"] == str(a["run_id"].iloc[0]) and ca["games_done"] == [[0, n]] and ca["first_game"] == 0
+    res = runner.invoke(cli, ["report", str(outs[0])])
+    assert res.exit_code == 0, res.output
+    assert f"Games {n};" in res.output
 
 
 # --------------------------------------------------------------------------------------------
