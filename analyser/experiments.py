@@ -1201,6 +1201,50 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     return game, config
 
 
+def check_parts(out: Path, game, config: dict) -> list[list[int]]:
+    """Check a run folder's parts before a report reads them: each part's footer names the games
+    it holds and its file name agrees; no two parts hold the same game; each extra table has the
+    parts the results have; and the games on disk are those ``config.json`` records as done.
+    Returns the merged game ranges on disk.  Raises InputError (one line naming the part) for a
+    damaged part, one copied or renamed by hand, or a missing one."""
+    resume = f"remove it and run `analyser resume {out}` to play its games again"
+    ranges = []
+    previous = None
+    for p in store.part_files(out / store.RESULTS):
+        rng = store.part_range(p)
+        if rng is None:
+            raise InputError(f"part {str(p)!r} is damaged or not an analyser part (its footer cannot be read); {resume}")
+        if p.name != store.part_name(rng[0]):
+            raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1} but is named for another game: "
+                             "a part renamed or copied by hand; remove it")
+        if previous is not None and rng[0] < previous[1][1]:
+            raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1}, which "
+                             f"{str(previous[0])!r} holds too; remove the part that does not belong to this run")
+        previous = (p, rng)
+        ranges.append(rng)
+    for name in game.extra_tables:
+        folder = out / str(name)
+        if not folder.is_dir():
+            continue
+        extra = {store.part_range(p) for p in store.part_files(folder)}
+        lacking = [r for r in ranges if r not in extra]
+        if extra and lacking:
+            a, b = lacking[0]
+            raise InputError(f"{str(folder)!r} lacks the part of games {a} to {b - 1} that {str(out / store.RESULTS)!r} "
+                             f"has; {resume.replace('it', 'the results part', 1)}")
+    merged = store.merge_ranges(ranges)
+    done = config.get("games_done") if isinstance(config, dict) else None
+    if isinstance(done, list) and all(isinstance(r, list) and len(r) == 2 for r in done):
+        recorded = store.merge_ranges([(int(a), int(b)) for a, b in done])
+        if recorded != merged:
+            def show(rs):
+                return ", ".join(f"{a}-{b - 1}" for a, b in rs[:4]) + (" ..." if len(rs) > 4 else "")
+            raise InputError(f"{str(out / store.RESULTS)!r} holds games {show(merged) or 'none'}, but config.json "
+                             f"records games {show(recorded) or 'none'} as done: a part is missing or was added by "
+                             "hand; restore it, or remove the stray part")
+    return merged
+
+
 def open_run(out: Path):
     """A run folder with Parquet parts, opened for a streamed report without reading its whole
     table: ``(game, config, strategies)`` - the strategies in the order of the config's lineup,
@@ -1214,6 +1258,7 @@ def open_run(out: Path):
     game, config = _title_and_config(head, out, out / store.RESULTS)
     if (out / "config.json").exists():
         validate_config(config, head, game, out / "config.json", out / store.RESULTS)
+    check_parts(out, game, config)
     seen = streamed.run_strategies(out)
     order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
     return game, config, list(dict.fromkeys(order + seen))

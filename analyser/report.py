@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, plots
+from analyser.core import InputError
 from analyser.registry import get_game
 
 
@@ -435,8 +436,18 @@ def _reduce_run(out: Path):
     names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
     where = out / store.RESULTS
 
+    run_id = config.get("run_id") if isinstance(config, dict) else None
+
     def check(chunk):
         experiments.validate_chunk(chunk, game, where)
+        if isinstance(run_id, str) and "run_id" in chunk.columns:
+            ids = set(chunk["run_id"].astype(str).unique())
+            if ids != {run_id}:
+                lo, hi = int(chunk["game_index"].min()), int(chunk["game_index"].max())
+                other = sorted(ids - {run_id})[0] if ids - {run_id} else run_id
+                raise InputError(f"{str(where)!r}: the parts of games {lo} to {hi} hold games of the run "
+                                 f"{other[:100]}, but config.json is for the run {run_id}; parts of another run "
+                                 "were copied in: remove them")
 
     chunks = streamed.iter_run_chunks(out, names)
     return game, reduce_chunks(game, chunks, strategies, check), names, config

@@ -235,6 +235,12 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
         df = _read_part(p, drop)
         if not len(df):
             continue
+        rng = store.part_range(p)
+        lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
+        if rng is not None and not (rng[0] <= lo and hi < rng[1]):
+            from analyser.core import InputError
+            raise InputError(f"part {str(p)!r} holds games {lo} to {hi}, outside the games {rng[0]} to {rng[1] - 1} "
+                             "its footer names: a part changed by hand; remove it")
         buf.append(df)
         for n in extra_names:
             q = ext_files[n].get(p.name)

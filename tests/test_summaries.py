@@ -210,3 +210,51 @@ def test_joined_runs_with_an_extra_table_that_cannot_name_its_run_are_refused(ru
     alone = report.summarise(df, extras)
     (cap_a, t_a), (cap_j, t_j) = alone.title_tables[0], joined.title_tables[0]
     assert cap_a == cap_j and t_j["rounds"].tolist() == [2 * x for x in t_a["rounds"].tolist()]
+
+
+def _copy_run(src, dst):
+    import shutil
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_path):
+    """Parts missing, copied, renamed or from another run are refused in one line before any
+    number is computed (they used to be counted, or left out, silently)."""
+    from analyser.core import InputError
+    from analyser.report import build_report_from_run
+    src = runs["dao"]
+    parts = sorted(p.name for p in (src / "results").glob("part-*.parquet"))
+    assert len(parts) == 7  # 600 games in batches of 90
+    missing = _copy_run(src, tmp_path / "missing")
+    (missing / "results" / parts[2]).unlink()
+    with pytest.raises(InputError, match=r"holds games 0-179, 270-599, but config.json records games 0-599"):
+        build_report_from_run(missing)
+    copied = _copy_run(src, tmp_path / "copied")
+    (copied / "results" / "part-000099999.parquet").write_bytes((copied / "results" / parts[0]).read_bytes())
+    with pytest.raises(InputError, match="part-000099999.parquet' holds games 0 to 89 but is named for another game"):
+        build_report_from_run(copied)
+    damaged = _copy_run(src, tmp_path / "damaged")
+    data = (damaged / "results" / parts[3]).read_bytes()
+    (damaged / "results" / parts[3]).write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="is damaged or not an analyser part.*analyser resume"):
+        build_report_from_run(damaged)
+    # a part of another run of the same games: same name, same footer, another run id
+    other = _run(tmp_path, "dao", ["greedy", "threshold", "random"], 600, 3, batch_size=90, name="other")
+    foreign = _copy_run(src, tmp_path / "foreign")
+    (foreign / "results" / parts[5]).write_bytes((other / "results" / parts[5]).read_bytes())
+    with pytest.raises(InputError, match="hold games of the run .* but config.json is for the run"):
+        build_report_from_run(foreign)
+    # the untouched run is reported
+    _, summary, _ = build_report_from_run(_copy_run(src, tmp_path / "fine"))
+    assert summary.run["games"] == 600
+
+
+def test_a_missing_extra_part_is_refused(runs, tmp_path):
+    from analyser.core import InputError
+    from analyser.report import build_report_from_run
+    run = _copy_run(runs["wizard"], tmp_path / "w")
+    first = sorted((run / "rounds").glob("part-*.parquet"))[0]
+    first.unlink()
+    with pytest.raises(InputError, match="rounds' lacks the part of games 0 to"):
+        build_report_from_run(run)
