@@ -782,10 +782,12 @@ def report(results, out, title_file):
     """
     from analyser import experiments, store
     from analyser.report import _reduce_run, build_report, write_report
+    from analyser.registry import get_game
 
     _check_out_name(out)
     if title_file:
         experiments.trust_title_file(title_file)
+        get_game(title_file)  # loaded now: a results file without its config.json names the title by id
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
     streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))

@@ -1193,10 +1193,12 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     if isinstance(source, str) and not is_trusted_title_file(source):
         raise InputError(f"{str(path)!r}: this run's title comes from the file {source!r}, and loading it runs "
                          f"that file's code; analyser does not do that unasked: pass --title {source} to trust it")
-    from analyser.registry import game_ids
+    from analyser.registry import game_ids, loaded_file_title
+    if not isinstance(source, str) and title not in game_ids() and loaded_file_title(title) is not None:
+        return loaded_file_title(title), config  # a title of one's own, named with --title
     if not isinstance(source, str) and title not in game_ids():
         raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
-                         f"{', '.join(game_ids())}")
+                         f"{', '.join(game_ids())} (for a title of your own, pass --title FILE)")
     game = get_game(source if isinstance(source, str) else title)
     return game, config
 

@@ -114,6 +114,11 @@ def get_game(game: str) -> Game:
 
 #: id -> the file title of that id loaded last in this process (so results name it by id).
 _file_titles: dict[str, Game] = {}
+
+
+def loaded_file_title(title_id: str) -> Game | None:
+    """The title of id ``title_id`` that this process loaded from a file or folder, if any."""
+    return _file_titles.get(title_id)
 #: title source (absolute path[:NAME]) -> the module it was loaded from.
 _file_modules: dict[str, Any] = {}
 #: (module name, attribute) -> the title built from a Game subclass, so it is built once.

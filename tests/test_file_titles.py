@@ -271,3 +271,18 @@ def test_a_title_with_whole_table_figures_is_still_reported(runner, tmp_path, mo
     assert caption == "Turns per strategy"
     assert table["size"].tolist() == want["size"].tolist() == [60, 60]
     assert table["mean"].tolist() == pytest.approx(want["mean"].tolist())
+
+
+def test_a_results_file_of_a_title_of_ones_own_is_reported_with_title(runner, race):
+    """A results file joined by hand has no config.json naming the title file: --title names it."""
+    r = invoke(runner, "simulate", "./my_game.py:Race", "-s", "big", "-s", "random", "--games", "30", "-j", "1",
+               "--seed", "5", "--out", "out", "--no-report")
+    assert r.exit_code == 0, r.output
+    pd.read_parquet(race / "out" / "results").to_parquet(race / "joined.parquet")
+    out = subprocess.run([sys.executable, "-m", "analyser", "report", "joined.parquet", "--out", "j1"], cwd=race,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "pass --title FILE" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+    out = subprocess.run([sys.executable, "-m", "analyser", "report", "joined.parquet", "--out", "j2", "--title",
+                          "my_game.py:Race"], cwd=race, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Games 30;" in out.stdout and (race / "j2" / "index.html").exists()
