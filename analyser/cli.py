@@ -798,6 +798,8 @@ def report(results, out, title_file):
         if df.empty:
             raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
+    if out is not None and Path(out).resolve() == source.resolve():
+        out = None  # --out naming the run's own folder: rebuilt in place
     kind = (config or {}).get("kind")
     if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
         raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "

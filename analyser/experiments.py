@@ -1098,7 +1098,8 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         path = path / store.RESULTS
         whole = columns is None
     else:
-        if path.is_dir():
+        given_folder = path.is_dir()
+        if given_folder:
             path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
         if not path.exists():
             kind = _experiment_kind(folder)
@@ -1108,6 +1109,12 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                           if tables else "")
                 raise InputError(f"{str(folder)!r} is a {kind} folder, not a run: its report is "
                                  f"{str(folder / 'index.html')!r}{pooled}")
+            if (folder / store.RESULTS).is_dir():
+                raise InputError(f"{str(folder / store.RESULTS)!r} holds no finished part (part-*.parquet): the run "
+                                 "has no finished games to report")
+            if given_folder:
+                raise InputError(f"{str(folder)!r} is not a run folder: it has no results/ parts, results.parquet "
+                                 "or results.csv; give a run folder or a results file")
             raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
                              "or results.csv")
         check_regular_file(path, "results file")
@@ -1116,7 +1123,8 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     game, config = _title_and_config(df, folder, path)
     if whole:
         validate_results(df, game, path)
-        if (folder / "config.json").exists() and config.get("kind") not in EXPERIMENT_KINDS:
+        if (folder / "config.json").exists() and not (isinstance(config, dict)
+                                                      and config.get("kind") in EXPERIMENT_KINDS):
             validate_config(config, df, game, folder / "config.json", path)
     extras = {}
     for name in game.extra_tables:
@@ -1579,10 +1587,15 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
             previous = read_json(out / "config.json", "config file", max_bytes=10_000_000)
         except InputError:
             pass
-    if not replace_run or not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
-        raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and "
-                         f"{'' if replace_run else 'would be overwritten; '}holds no analyser run to replace; "
-                         "choose a new or empty folder")
+    is_run = isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)
+    if not replace_run:
+        what = "holds a run, whose files a report there would overwrite" if is_run else \
+            f"is not empty ({len(entries)} entries)"
+        raise InputError(f"--out {str(out)!r} {what}; choose a new or empty folder (or leave out --out to rebuild "
+                         "a run's report in its own folder)")
+    if not is_run:
+        raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and holds no analyser run to "
+                         "replace; choose a new or empty folder")
     holder = store.holder_of(out)
     if holder is not None:
         raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
