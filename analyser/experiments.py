@@ -1263,6 +1263,10 @@ def open_run(out: Path):
     from analyser import streamed
 
     out = Path(out)
+    holder = store.holder_of(out)
+    if holder is not None:
+        raise InputError(f"{str(out)!r} is still being written by a run (PID {holder[0]} on {holder[1]}); report it "
+                         "when the run has finished")
     parts = store.part_files(out / store.RESULTS)
     head = streamed._read_part(parts[0], ("game_seed",))
     game, config = _title_and_config(head, out, out / store.RESULTS)

@@ -258,3 +258,23 @@ def test_a_missing_extra_part_is_refused(runs, tmp_path):
     first.unlink()
     with pytest.raises(InputError, match="rounds' lacks the part of games 0 to"):
         build_report_from_run(run)
+
+
+def test_a_run_still_being_written_is_not_reported(runs, tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from analyser.core import InputError
+    from analyser.report import build_report_from_run
+    run = _copy_run(runs["dao"], tmp_path / "live")
+    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (run / ".lock").write_text(f"{writer.pid} {socket.gethostname()}")
+        with pytest.raises(InputError, match=f"still being written by a run \\(PID {writer.pid}"):
+            build_report_from_run(run)
+    finally:
+        writer.kill()
+        writer.wait()
+    _, summary, _ = build_report_from_run(run)  # the writer is gone: its lock is stale
+    assert summary.run["games"] == 600
