@@ -267,3 +267,5 @@ def test_check_passes_on_the_skeleton(runner, tmp_path, monkeypatch):
     r = runner.invoke(cli, ["check", "./pig", "--games", "20"])
     assert r.exit_code == 0, r.output
     assert "Passed: 20 games" in r.output
+    # the skeleton has no determinize hook: skipped, not "not reached" (nothing failed)
+    assert "  skip  determinize the title has no determinize(view, rng)" in r.output and "not reached" not in r.output
