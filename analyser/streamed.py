@@ -48,6 +48,9 @@ def _combine_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
             out[c] = np.fmin(x.to_numpy(dtype=float), y.to_numpy(dtype=float))
         else:
             out[c] = x.fillna(0).to_numpy(dtype=float) + y.fillna(0).to_numpy(dtype=float)
+        whole = all(pd.api.types.is_integer_dtype(f[c]) for f in (a, b) if c in f.columns)
+        if whole and not np.isnan(out[c]).any() and np.all(np.abs(out[c]) < 2 ** 53):
+            out[c] = out[c].astype(np.int64)  # counts stay whole numbers (shown as such)
     return pd.DataFrame(out, index=index, columns=cols)
 
 
@@ -55,7 +58,8 @@ def combine_sums(a: dict | None, b: dict | None) -> dict:
     """Two chunks' sums (``{name: DataFrame}``, see ``Game.figure_sums``) as one: frames of the
     same name added cell by cell over the union of their index and columns (a missing cell counts
     0); a column named ``*_max`` or ``*_min`` combined by max or min (NaN ignored).  The result's
-    index is sorted.  Columns come back as float64."""
+    index is sorted.  A column that is whole numbers in both frames stays int64; others come back
+    as float64."""
     a = a or {}
     b = b or {}
     out = {}

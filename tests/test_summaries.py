@@ -278,3 +278,11 @@ def test_a_run_still_being_written_is_not_reported(runs, tmp_path):
         writer.wait()
     _, summary, _ = build_report_from_run(run)  # the writer is gone: its lock is stale
     assert summary.run["games"] == 600
+
+
+def test_combined_counts_stay_whole_numbers():
+    a = {"t": pd.DataFrame({"n": [1, 2], "mean_sum": [0.5, 1.0]}, index=pd.Index(["x", "y"], name="strategy"))}
+    b = {"t": pd.DataFrame({"n": [5], "mean_sum": [0.25]}, index=pd.Index(["y"], name="strategy"))}
+    out = streamed.combine_sums(a, b)["t"]
+    assert out["n"].dtype == np.int64 and out["n"].tolist() == [1, 7]
+    assert out["mean_sum"].dtype == np.float64 and out["mean_sum"].tolist() == [0.5, 1.25]
