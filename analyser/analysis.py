@@ -320,9 +320,10 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """A display copy for the terminal and the report: proportions (``win_rate``, and any float
     column named ``*_share``, ``*_rate`` or ``*_accuracy``) as percentages, each interval
     pair (``x_low``/``x_high``) merged into one "95% CI" column, numbers rounded, readable
-    headers.  Title tables pass through with their floats rounded."""
+    headers.  Title tables pass through with their floats rounded; a table may name more share
+    columns to show as percentages in ``df.attrs["percent"]``."""
     out = pd.DataFrame(index=df.index)
-    pct = {"win_rate", "win_low", "win_high", "fair_share"}
+    pct = {"win_rate", "win_low", "win_high", "fair_share"} | set(df.attrs.get("percent", ()))
     for c in df.columns:
         if c.endswith("_low") and c[:-4] + "_high" in df.columns:
             hi = c[:-4] + "_high"

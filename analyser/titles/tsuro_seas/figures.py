@@ -120,16 +120,18 @@ def figure_tables_from(game, sums):
                          "survived": ratio(s["survived_sum"], s["survived_n"]),
                          "mean_elim_turn": ratio(s["elim_turn_sum"], s["elim_turn_n"]),
                          "median_elim_turn": medians})
+    seat.attrs["percent"] = ["survived"]  # shares: shown as percentages
     tables.append(("Elimination turn per seat (among sunk ships; survived = share afloat at the end)", seat))
     causes = _cause_shares(sums.get("causes", pd.DataFrame()))
     causes.insert(0, "strategy", causes.index.array)
-    tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)",
-                   causes.reset_index(drop=True)))
+    causes = causes.reset_index(drop=True)
+    causes.attrs["percent"] = [c for c in causes.columns if c != "strategy"]
+    tables.append(("Fate of ships per strategy (share of ships: cause of elimination, or survived)", causes))
     surv = sums["survivors"]
     n_games = surv["games"].sum()
     tables.append(("Survivors at the end of the game", pd.DataFrame(
         {"survivors": surv.index.to_numpy().astype(int), "games": surv["games"].to_numpy().astype(np.int64),
-         "share": surv["games"].to_numpy() / n_games})))
+         "share": surv["games"].to_numpy() / n_games}).pipe(_percent, ["share"])))
     turns = sums.get("turns", pd.DataFrame({"games": []}))
     values, counts = turns.index.to_numpy(dtype=float), turns["games"].to_numpy(dtype=float)
     e = sums.get("ends", pd.DataFrame(columns=["games", "shared", "turns_sum", "turns_n"]))
@@ -141,6 +143,7 @@ def figure_tables_from(game, sums):
                           "mean_turns": [float(ratio(np.sum(values * counts), counts.sum()))]})
     tables.append(("Shared-win rate by how games ended (last_ship, all_sunk = simultaneous elimination, "
                    "no_tiles, max_turns = cap)", pd.concat([ends, total], ignore_index=True)))
+    tables[-1][1].attrs["percent"] = ["shared_win_rate"]
     tables.append(("Game length in turns", pd.DataFrame(
         {"games": [int(n_games)], "mean": [float(ratio(np.sum(values * counts), counts.sum()))],
          "median": [quantile_from_counts(values, counts, 0.5)],
@@ -211,3 +214,9 @@ def plots_from(game, sums, outdir, strategies):
                            "How each strategy's ships ended: eliminated at the edge, by a daikaiju, "
                            "in a collision or a loop, or afloat at the end."))
     return out
+
+
+def _percent(table, columns):
+    """``table`` with ``columns`` marked as shares, which the report shows as percentages."""
+    table.attrs["percent"] = list(columns)
+    return table
