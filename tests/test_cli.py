@@ -348,3 +348,11 @@ def test_compare_refuses_a_run_with_itself(runner, tmp_path):
     assert invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "4", "--seed", "1", "-j", "1",
                   "--no-report", "--out", str(run)).exit_code == 0
     one_line_error(invoke(runner, "compare", str(run), str(tmp_path / "." / "run")), "are the same run")
+
+
+def test_a_title_table_may_mark_shares_to_show_as_percentages():
+    from analyser.analysis import format_table
+    t = pd.DataFrame({"seat": [0, 1], "survived": [0.2275, 0.5], "turns": [3.14159, 2.0]})
+    t.attrs["percent"] = ["survived"]
+    out = format_table(t)
+    assert list(out["survived"]) == ["22.8%", "50.0%"] and list(out["turns"]) == ["3.14", "2.00"]
