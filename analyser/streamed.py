@@ -254,3 +254,15 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
                     ext_buf[n].append(e)
         yield from emit(int(df["game_index"].min()) // chunk_games)
     yield from emit(None)
+
+
+def strategy_order(results: pd.DataFrame) -> np.ndarray:
+    """Per row, a key whose minimum over a strategy's rows gives the run's order of strategies
+    (the category position when ``strategy`` is categorical, else first appearance: game index,
+    then seat).  A title keeps it in its sums as an ``order_min`` column, so that
+    ``figure_tables_from`` can list strategies in run order after :func:`combine_sums` has
+    sorted the index."""
+    s = results["strategy"]
+    if hasattr(s, "cat"):
+        return s.cat.codes.to_numpy(dtype=np.int64)
+    return results["game_index"].to_numpy(dtype=np.int64) * 1000 + results["seat"].to_numpy(dtype=np.int64)

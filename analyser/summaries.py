@@ -37,8 +37,7 @@ BLOCKS = 1000
 
 def _codes(series: pd.Series, categories: list) -> np.ndarray:
     """Each value's position in ``categories``."""
-    return pd.Categorical(series.astype(str) if not hasattr(series, "cat") else series.astype(str),
-                          categories=[str(c) for c in categories]).codes.astype(np.int64)
+    return pd.Categorical(series.astype(str), categories=[str(c) for c in categories]).codes.astype(np.int64)
 
 
 def _group_sums(keys: np.ndarray, k: int, game: np.ndarray, win: np.ndarray, score: np.ndarray,

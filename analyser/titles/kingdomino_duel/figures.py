@@ -52,28 +52,18 @@ def spell_gains(results):
     return pd.concat(frames, ignore_index=True)
 
 
-def _order(results):
-    """Per row, a key whose minimum over a strategy's rows gives the run's order of strategies:
-    the category position when ``strategy`` is categorical, else the first appearance (game
-    index, then seat)."""
-    import numpy as np
-
-    s = results["strategy"]
-    if hasattr(s, "cat"):
-        return s.cat.codes.to_numpy(dtype=np.int64)
-    return results["game_index"].to_numpy(dtype=np.int64) * 1000 + results["seat"].to_numpy(dtype=np.int64)
-
-
 def figure_sums(game, results, extras):
     """Additive sums of one chunk of whole games (the frames named in the module docstring)."""
     import numpy as np
     import pandas as pd
 
+    from analyser.streamed import strategy_order
+
     if not len(results):
         return {}
     df = results
     strategy = df["strategy"].astype(str).to_numpy()
-    per = pd.DataFrame({"strategy": strategy, "players": 1.0, "order_min": _order(df)})
+    per = pd.DataFrame({"strategy": strategy, "players": 1.0, "order_min": strategy_order(df)})
     for c in _METRICS:
         per[c] = df[c].to_numpy(dtype=float)
     per["castle_bonus"] = (df["castle_round"].to_numpy() > 0).astype(float)
