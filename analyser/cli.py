@@ -792,7 +792,8 @@ def report(results, out, title_file):
         results = results.parent
     streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))
     if streamed:  # read part by part below; here only the title and config checks
-        _, config, _ = experiments.open_run(results)
+        opened = experiments.open_run(results)
+        config = opened[1]
     else:
         df, extras, config = experiments.load_results(results)
         if df.empty:
@@ -810,7 +811,7 @@ def report(results, out, title_file):
     else:
         out = experiments.prepare_out(out, replace_run=False)
     if streamed:
-        game, reduced, names, config = _reduce_run(results)
+        game, reduced, names, config = _reduce_run(results, opened)
         config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}
         path, summary, _ = write_report(game, reduced, names, config, out)
         players = reduced[0].players

@@ -419,10 +419,11 @@ def _params_of(game, df: pd.DataFrame):
         return game.Params()
 
 
-def _reduce_run(out: Path):
+def _reduce_run(out: Path, opened: tuple | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
-    names, config)``.  A folder with the single ``results.parquet`` of older runs is read
-    whole."""
+    names, config)``.  ``opened``: what :func:`analyser.experiments.open_run` already returned
+    for it, so its parts are not checked twice.  A folder with the single ``results.parquet`` of
+    older runs is read whole."""
     from analyser import experiments, store, streamed
 
     out = Path(out)
@@ -432,7 +433,7 @@ def _reduce_run(out: Path):
             get_game(config["title_source"])
         reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
         return game, reduced, [n for n, f in extras.items() if len(f)], config
-    game, config, strategies = experiments.open_run(out)
+    game, config, strategies = opened if opened is not None else experiments.open_run(out)
     names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
     where = out / store.RESULTS
 
