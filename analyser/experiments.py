@@ -1268,7 +1268,7 @@ def open_run(out: Path):
         raise InputError(f"{str(out)!r} is still being written by a run (PID {holder[0]} on {holder[1]}); report it "
                          "when the run has finished")
     parts = store.part_files(out / store.RESULTS)
-    head = streamed._read_part(parts[0], ("game_seed",))
+    head = streamed.read_part(parts[0], ("game_seed",))
     game, config = _title_and_config(head, out, out / store.RESULTS)
     if (out / "config.json").exists():
         validate_config(config, head, game, out / "config.json", out / store.RESULTS)

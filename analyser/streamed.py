@@ -159,7 +159,7 @@ def box_stats_from_counts(values, counts, label: str = "", whis: float = 1.5) ->
             "mean": float(np.sum(v * c) / np.sum(c)) if len(v) else float("nan")}
 
 
-def _read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
+def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
     """One Parquet part as a frame, without the ``drop`` columns; text as categories.  Raises
     InputError (one line) when it cannot be read."""
     import pyarrow.parquet as pq
@@ -236,7 +236,7 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
                    for n in ext_buf}
 
     for p in parts:
-        df = _read_part(p, drop)
+        df = read_part(p, drop)
         if not len(df):
             continue
         rng = store.part_range(p)
@@ -249,7 +249,7 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
         for n in extra_names:
             q = ext_files[n].get(p.name)
             if q is not None:
-                e = _read_part(q, drop)
+                e = read_part(q, drop)
                 if len(e):
                     ext_buf[n].append(e)
         yield from emit(int(df["game_index"].min()) // chunk_games)
