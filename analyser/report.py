@@ -194,7 +194,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
 
 def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
     from analyser import summaries
-    from analyser.experiments import missing_tables
+    from analyser.results import missing_tables
     parts = []
     for r in reduced:
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
@@ -421,26 +421,28 @@ def _params_of(game, df: pd.DataFrame):
 
 def _reduce_run(out: Path, opened: tuple | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
-    names, config)``.  ``opened``: what :func:`analyser.experiments.open_run` already returned
+    names, config)``.  ``opened``: what :func:`analyser.results.open_run` already returned
     for it, so its parts are not checked twice.  A folder with the single ``results.parquet`` of
     older runs is read whole."""
-    from analyser import experiments, store, streamed
+    from analyser import streamed
+    from analyser.results import load_results, open_run, validate_chunk
+    from analyser.run import store
 
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
-        df, extras, config = experiments.load_results(out)
+        df, extras, config = load_results(out)
         game = get_game(str(df["game"].iloc[0])) if not isinstance(config.get("title_source"), str) else \
             get_game(config["title_source"])
         reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
         return game, reduced, [n for n, f in extras.items() if len(f)], config
-    game, config, strategies = opened if opened is not None else experiments.open_run(out)
+    game, config, strategies = opened if opened is not None else open_run(out)
     names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
     where = out / store.RESULTS
 
     run_id = config.get("run_id") if isinstance(config, dict) else None
 
     def check(chunk):
-        experiments.validate_chunk(chunk, game, where)
+        validate_chunk(chunk, game, where)
         if isinstance(run_id, str) and "run_id" in chunk.columns:
             ids = set(chunk["run_id"].astype(str).unique())
             if ids != {run_id}:

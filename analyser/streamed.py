@@ -1,6 +1,6 @@
 """Reports of any size: a run's tables read chunk by chunk, reduced to small additive sums.
 
-A run folder holds its results as Parquet parts (:mod:`analyser.store`).  The report never loads
+A run folder holds its results as Parquet parts (:mod:`analyser.run.store`).  The report never loads
 them whole: :func:`iter_chunks` reads only the columns it needs, part by part, and hands on
 *chunks* of whole games (every seat of each game) cut at fixed game-index boundaries -
 ``CHUNK_GAMES`` games per chunk - whatever the batch size of the run.  Each chunk is reduced to
@@ -184,7 +184,7 @@ def run_strategies(folder) -> list[str]:
     ``strategy`` column)."""
     import pyarrow.parquet as pq
 
-    from analyser import store
+    from analyser.run import store
     from analyser.core import InputError
     names: dict[str, None] = {}
     for p in store.part_files(folder / store.RESULTS):
@@ -206,7 +206,7 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
     one chunk and one part in memory.  Yields ``(results_chunk, extras_chunk)``."""
     from pathlib import Path
 
-    from analyser import store
+    from analyser.run import store
     folder = Path(folder)
     parts = store.part_files(folder / store.RESULTS)
     buf: list[pd.DataFrame] = []

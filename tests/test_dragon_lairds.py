@@ -176,12 +176,12 @@ def test_bad_components_on_the_command_line_exit_2_one_line(runner, tmp_path):
 
 
 def test_components_file_is_made_absolute_and_recorded_with_sha256(tmp_path, monkeypatch):
-    from analyser import experiments
+    from analyser import run as runmod
     path = write_deck(tmp_path, small_rows())
     monkeypatch.chdir(tmp_path)
-    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income"], players=2, games=4, seed=1, jobs=1,
-                               rules={"components": "deck.csv"})
-    res = experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(game="dragon-lairds", strategies=["income"], players=2, games=4, seed=1, jobs=1,
+                          rules={"components": "deck.csv"})
+    res = runmod.run(spec, progress=False)
     rec = res.config["data_files"]["components"]
     assert rec["path"] == path and len(rec["sha256"]) == 64
 
@@ -809,10 +809,10 @@ def test_soak_many_random_games_every_player_count():
 
 
 def test_figures_tables_and_plots_from_a_small_run(tmp_path):
-    from analyser import experiments
-    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=6, seed=4,
-                               jobs=1)
-    res = experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=6, seed=4,
+                          jobs=1)
+    res = runmod.run(spec, progress=False)
     tables = dict(G.figure_tables(res.results, res.extras))
     by_source = next(v for k, v in tables.items() if k.startswith("Royals by source"))
     row = by_source.set_index("strategy").loc["income"]
@@ -865,12 +865,12 @@ def test_describe_state_draws_spaces_and_seats_in_honour_order():
 def test_same_seed_same_results_for_any_jobs_and_batch_size():
     import pandas as pd
 
-    from analyser import experiments
+    from analyser import run as runmod
 
     def run(**kw):
-        spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "colour-set", "random"], players=3,
-                                   games=24, seed=9, **kw)
-        return experiments.run(spec, progress=False)
+        spec = runmod.RunSpec(game="dragon-lairds", strategies=["income", "colour-set", "random"], players=3,
+                              games=24, seed=9, **kw)
+        return runmod.run(spec, progress=False)
     a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
     # every run has its own run_id; everything else is identical
     assert a.results["run_id"].iloc[0] != b.results["run_id"].iloc[0]
@@ -883,10 +883,10 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
 
 @pytest.fixture(scope="module")
 def small_run():
-    from analyser import experiments
-    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=40, seed=8,
-                               jobs=1)
-    return experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=40, seed=8,
+                          jobs=1)
+    return runmod.run(spec, progress=False)
 
 
 def _chunked_sums(results, extras, chunk_games):

@@ -142,12 +142,12 @@ def test_a_replacement_file_changes_the_game(tmp_path):
 
 def test_components_path_is_made_absolute_and_recorded_with_sha256(tmp_path, monkeypatch):
     import hashlib
-    from analyser import experiments
+    from analyser import run as runmod
     path = write_components(tmp_path, GOOD)
     monkeypatch.chdir(tmp_path)
-    spec = experiments.RunSpec(game="kingdomino-duel", strategies=["random"], players=2, games=2, seed=1, jobs=1,
-                               rules={"components": "c.csv"})
-    res = experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(game="kingdomino-duel", strategies=["random"], players=2, games=2, seed=1, jobs=1,
+                          rules={"components": "c.csv"})
+    res = runmod.run(spec, progress=False)
     rec = res.config["data_files"]["components"]
     assert rec["path"] == path and rec["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
     assert res.config["rules"]["components"] == path
@@ -752,12 +752,12 @@ def test_play_trace_names_spells_passes_rounds_and_the_end():
 def test_same_seed_same_results_for_any_jobs_and_batch_size():
     import pandas as pd
 
-    from analyser import experiments
+    from analyser import run as runmod
 
     def run(**kw):
-        spec = experiments.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"],
-                                   players=2, games=24, seed=9, **kw)
-        return experiments.run(spec, progress=False)
+        spec = runmod.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"],
+                              players=2, games=24, seed=9, **kw)
+        return runmod.run(spec, progress=False)
     a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
     pd.testing.assert_frame_equal(a.results.drop(columns="run_id"), b.results.drop(columns="run_id"))
     assert set(a.results["end"]) <= {"full_map", "no_draw"} and a.results["rounds"].min() > 5
@@ -857,10 +857,10 @@ def test_a_saved_state_from_mid_game_loads_and_plays_to_the_end(tmp_path):
 
 @pytest.fixture(scope="module")
 def small_run():
-    from analyser import experiments
-    spec = experiments.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"], players=2,
-                               games=40, seed=3, jobs=1)
-    return experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"], players=2,
+                          games=40, seed=3, jobs=1)
+    return runmod.run(spec, progress=False)
 
 
 def _chunked_sums(results, extras, chunk_games):

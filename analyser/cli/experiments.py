@@ -72,13 +72,14 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     (one row per cell and strategy), the plots and index.html, and prints the best cells with
     their paired difference from the best.
     """
-    from analyser import experiments, stopping
+    from analyser.experiments import stopping
+    from analyser.experiments.sweep import run_sweep, write_sweep
     from analyser.registry import get_game
-    from analyser.sweep import run_sweep, write_sweep
+    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
     g = get_game(game)
-    out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id + "-sweep")
+    out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
     from analyser.registry import title_ref
     res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
                     until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout, progress=not quiet,
@@ -95,7 +96,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            from analyser.sweep import display_cells
+            from analyser.experiments.sweep import display_cells
             click.echo(format_table(display_cells(f[cols].head(15)), digits=1).to_string(index=False))
         click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
         if not no_report:
@@ -130,13 +131,14 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
       analyser tournament GAME -s greedy -s random -s NAME -s 'NAME:key=6' -s 'NAME:key=9' --players 4
       analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
-    from analyser import experiments, stopping
+    from analyser.experiments import stopping
+    from analyser.experiments.tournament import run_tournament, write_tournament
     from analyser.registry import get_game
-    from analyser.tournament import run_tournament, write_tournament
+    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
     g = get_game(game)
-    out = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id + "-tournament")
+    out = prepare_out(out) if out is not None else default_out(g.id + "-tournament")
     from analyser.registry import title_ref
     t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
                        until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
@@ -189,11 +191,13 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
       analyser compare GAME --a-strategy greedy --a-strategy random --b-strategy greedy --b-strategy NAME
       analyser compare reports/run-a reports/run-b
     """
-    from analyser import compare as cmpmod, experiments
+    from analyser.experiments import compare as cmpmod
     from analyser.registry import game_ids
+    from analyser.results import trust_title_file
+    from analyser.run import RunSpec, check_writable, default_out, prepare_out
 
     if title_file:
-        experiments.trust_title_file(title_file)
+        trust_title_file(title_file)
     first = targets[0]
     if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
         if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:
@@ -216,18 +220,18 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         if ra == rb and la == lb:
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
         from analyser.registry import title_ref
-        sa = experiments.RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
-                                 rules=ra)
-        sb = experiments.RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
-                                 rules=rb)
-        out_dir = experiments.prepare_out(out) if out is not None else experiments.default_out(g.id + "-compare")
+        sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
+                     rules=ra)
+        sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
+                     rules=rb)
+        out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
         cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=not quiet, out=out_dir)
         default = out_dir
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
     if len(targets) == 2:
-        out_dir = experiments.prepare_out(out) if out is not None else default
-        experiments.check_writable(out_dir)
+        out_dir = prepare_out(out) if out is not None else default
+        check_writable(out_dir)
     cmpmod.write_compare(cmp, out_dir)
     if not quiet:
         import pandas as pd

@@ -30,22 +30,23 @@ def report(results, out, title_file):
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
-    from analyser import experiments, store
     from analyser.report import _reduce_run, build_report, write_report
     from analyser.registry import get_game
+    from analyser.results import load_results, open_run, trust_title_file
+    from analyser.run import check_writable, prepare_out, store
 
     _check_out_name(out)
     if title_file:
-        experiments.trust_title_file(title_file)
+        trust_title_file(title_file)
         get_game(title_file)  # loaded now: a results file without its config.json names the title by id
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
     streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))
     if streamed:  # read part by part below; here only the title and config checks
-        opened = experiments.open_run(results)
+        opened = open_run(results)
         config = opened[1]
     else:
-        df, extras, config = experiments.load_results(results)
+        df, extras, config = load_results(results)
         if df.empty:
             raise InputError(f"{str(results)!r} holds no games")
     source = results if results.is_dir() else results.parent
@@ -57,9 +58,9 @@ def report(results, out, title_file):
                          f"give --out DIR to write a pooled report elsewhere")
     if out is None:
         out = source
-        experiments.check_writable(out)
+        check_writable(out)
     else:
-        out = experiments.prepare_out(out, replace_run=False)
+        out = prepare_out(out, replace_run=False)
     if streamed:
         game, reduced, names, config = _reduce_run(results, opened)
         config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}

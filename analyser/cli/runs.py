@@ -82,8 +82,9 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     worker stops the run; the finished games stay on disk and `analyser resume OUT` continues it.
     Anything a strategy prints goes to standard error.
     """
-    from analyser import experiments, stopping
+    from analyser.experiments import stopping
     from analyser.registry import default_lineup, get_game
+    from analyser.run import RunSpec, default_out, prepare_out, resolve, run, write_results
 
     stopping.check_width(until_ci)
     builtin_lineup = not strategies
@@ -93,16 +94,16 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
     if scheduler is not None and backend is None:
         backend = "dask"
-    spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
-                               seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
-                               batch_size=batch_size, game_timeout=game_timeout, backend=backend or "loky",
-                               scheduler=scheduler)
-    g, params, n_players, n_jobs, root = experiments.resolve(spec)
+    spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
+                   seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
+                   batch_size=batch_size, game_timeout=game_timeout, backend=backend or "loky",
+                   scheduler=scheduler)
+    g, params, n_players, n_jobs, root = resolve(spec)
     spec.seed = root
     _check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
-    out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
+    out = prepare_out(out if out is not None else default_out(g.id))
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
                    "against each other.", err=True)
@@ -114,10 +115,10 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                    f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                    f"writing to {out}", err=True)
     if until_ci is None:
-        result = experiments.run(spec, progress=False if quiet else None, command=_command_line(), out=out)
+        result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
     else:  # played in rounds in memory, then written in the run-folder layout
         result = _run_until(spec, until_ci, n_players, quiet)
-        experiments.write_results(result, out)
+        write_results(result, out)
         result.out = out
     return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
 
@@ -125,8 +126,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
 def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
-    from analyser import experiments, store
     from analyser.registry import title_ref
+    from analyser.run import store, write_csv
 
     n_done = result.config["games_completed"]
     files: list[str] = []
@@ -135,7 +136,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
     if n_done and not result.stop_requested:
         try:
             if csv:
-                files += [p.name for p in experiments.write_csv(out, list(g.extra_tables))]
+                files += [p.name for p in write_csv(out, list(g.extra_tables))]
         except (OSError, store.StoreError) as e:
             _report_write_failure(e, out, n_done)
             return 1
@@ -212,13 +213,14 @@ def _run_until(spec, width: float, players: int, quiet: bool):
     """Play ``spec`` in rounds until every win-rate interval is at most ``width`` wide."""
     import dataclasses
 
-    from analyser import experiments, stopping
+    from analyser.experiments import stopping
+    from analyser.run import run
 
     parts = []
 
     def play(a, b):
-        r = experiments.run(dataclasses.replace(spec, games=b, first_game=a), progress=False if quiet else None,
-                            command=_command_line())
+        r = run(dataclasses.replace(spec, games=b, first_game=a), progress=False if quiet else None,
+                command=_command_line())
         parts.append(r)
         return r.error is None and not r.interrupted
 
@@ -274,14 +276,14 @@ def resume(folder, csv, no_report, quiet):
       (Ctrl-C, a kill, a crash...)
       analyser resume reports/big
     """
-    from analyser import experiments
+    from analyser import run as runmod
     from analyser.registry import get_game
 
-    config = experiments.read_config(folder)
-    spec = experiments.spec_from_config(config)
-    g, params, n_players, n_jobs, root = experiments.resolve(spec)
+    config = runmod.read_config(folder)
+    spec = runmod.spec_from_config(config)
+    g, params, n_players, n_jobs, root = runmod.resolve(spec)
     if not quiet:
         click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
                    f"seed {root}", err=True)
-    result = experiments.resume(folder, progress=False if quiet else None, command=_command_line())
+    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line())
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)

@@ -1,6 +1,6 @@
 """``analyser sweep``: play every cell of a grid of strategy parameters and rule options.
 
-Each cell is one run (:func:`analyser.experiments.run`) with the same root seed, so game ``i`` of
+Each cell is one run (:func:`analyser.run.run`) with the same root seed, so game ``i`` of
 every cell has the same game seed and seat lineup: where the rules deal the same way, it is the
 same deal (common random numbers).  Whether they do is checked, not assumed
 (:func:`deal_pairing`): the opening state of the first games, without its rule parameters, is
@@ -28,8 +28,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, experiments, grid as gridmod, stopping
+from analyser import analysis, designer
+from analyser.experiments import grid as gridmod, stopping
 from analyser.registry import get_game, title_ref
+from analyser.run import RunSpec, package_versions, resolve
 
 
 @dataclass
@@ -86,10 +88,10 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
     stopping.check_width(until_ci)
     game = get_game(game_id)
     g = gridmod.build(game, list(strategies), list(rules))
-    base = experiments.RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
-                               seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
-                               game_timeout=game_timeout)
-    _, _, n_players, n_jobs, root = experiments.resolve(base)
+    base = RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
+                   seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
+                   game_timeout=game_timeout)
+    _, _, n_players, n_jobs, root = resolve(base)
     specs = []
     for c in g.cells:
         spec = dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
@@ -113,7 +115,7 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
               "jobs": n_jobs, "play_seconds": round(play_seconds, 3),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),
               "error": str(error) if error else None, "stopping": stop.as_dict(), "pairing": pairing,
-              "versions": experiments.package_versions()}
+              "versions": package_versions()}
     config["analysis_seconds"] = round(time.perf_counter() - t1, 3)
     return SweepResult(g, frame, cells, config, stop, pairing, error, interrupted)
 

@@ -6,7 +6,7 @@ When the ``C(m, n)`` combinations are at most :data:`MAX_TABLES`, every combinat
 is drawn: :data:`MAX_TABLES` tables from fixed shuffles of the strategies cut into groups of ``n``
 (each strategy sits at the same number of tables, pairs meet as evenly as the shuffles allow; the
 report gives the fewest and most meetings of a pair).  Each table is one run
-(:func:`analyser.experiments.run`) of a multiple of ``n`` games with the tournament's root seed,
+(:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed,
 whose seat rotation puts every strategy in every seat equally often.
 
 Ratings.  Two seats: a Bradley-Terry fit of the head-to-head results (``choix.ilsr_pairwise``;
@@ -30,9 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, experiments, stopping
+from analyser import analysis, designer
+from analyser.experiments import stopping
 from analyser.core import InputError
 from analyser.registry import get_game, title_ref
+from analyser.run import RunSpec, package_versions, resolve
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -186,10 +188,10 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
                          f"every table, so give at least {n} --strategy or lower --players")
     tables, design = draw_tables(len(names), n)
     per_table = max(n, math.ceil(games / len(tables) / n) * n)
-    base = experiments.RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
-                               games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
-                               batch_size=batch_size, game_timeout=game_timeout)
-    _, _, _, n_jobs, root = experiments.resolve(base)
+    base = RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
+                   games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
+                   batch_size=batch_size, game_timeout=game_timeout)
+    _, _, _, n_jobs, root = resolve(base)
     specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
              for t in tables]
     stopping.validate(game, specs, n)  # every table valid before anything runs
@@ -219,7 +221,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
               "bootstrap": bootstrap, "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),
               "error": str(error) if error else None, "rules": dict(rules or {}),
-              "versions": experiments.package_versions()}
+              "versions": package_versions()}
     return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted)
 
 

@@ -44,7 +44,7 @@ class RunResult:
     results, and ``results`` / ``extras`` read them on first use (in game order, sorted by
     ``(game_index, seat)``).  That is the documented way to get the frame of a small run; a large
     run is better read a few columns at a time (:func:`load_results` with ``columns``, or
-    :func:`analyser.store.iter_tables`).  A run without ``out`` keeps its rows in memory.
+    :func:`analyser.run.store.iter_tables`).  A run without ``out`` keeps its rows in memory.
     """
 
     def __init__(self, results: pd.DataFrame | None = None, extras: dict | None = None,

@@ -51,7 +51,7 @@ class RunSpec:
     #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
     scheduler: str | None = None
     #: Play only games ``first_game`` to ``games - 1`` (a hook for the stopping rule of
-    #: :mod:`analyser.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
+    #: :mod:`analyser.experiments.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
     #: the same game whatever ``first_game``, so rounds concatenate into one run.
     first_game: int = 0
 

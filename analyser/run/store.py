@@ -16,7 +16,7 @@ names the games it holds in its Parquet key-value metadata (``analyser`` =
 ``{"start": a, "stop": b}``: games ``a`` to ``b - 1``), which is what a resumed run trusts.
 
 Runs written before this layout have one ``results.parquet`` (and ``rounds.parquet``); they stay
-readable (:func:`analyser.experiments.load_results`).
+readable (:func:`analyser.results.load_results`).
 """
 
 from __future__ import annotations
