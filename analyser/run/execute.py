@@ -61,7 +61,7 @@ class RunResult:
         self.stop_requested = False
 
     def _load(self):
-        from analyser.results.read import load_results  # (results reading uses the store of this package)
+        from analyser.results.read import load_results  # here: analyser.results imports this package (its store)
 
         if self._tables is not None:
             self._results = tables_to_frame(self._tables.get(store.RESULTS, []))
