@@ -4,6 +4,7 @@ each a thin layer over :mod:`analyser.experiments`.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -73,18 +74,30 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     their paired difference from the best.
     """
     from analyser.experiments import stopping
-    from analyser.experiments.sweep import run_sweep, write_sweep
-    from analyser.registry import get_game
+    from analyser.registry import get_game, title_ref
     from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
     g = get_game(game)
     out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
-    from analyser.registry import title_ref
-    res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
-                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout, progress=not quiet,
-                    command=_command_line())
-    write_sweep(res, out, report=not no_report)
+    arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), players=players,
+                     games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
+                     game_timeout=game_timeout)
+    return _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+
+
+def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+           play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or with ``play=False`` only read) the sweep into ``out``, write its
+    files and report into ``target`` (default ``out``), print its best cells, and return the exit
+    code."""
+    from analyser.experiments.sweep import display_cells, run_sweep, write_sweep
+
+    res = run_sweep(**arguments, progress=not quiet and play, command=command, out=out, resume=resume, play=play)
+    target = _elsewhere(res.config, out, target)
+    code = _write(lambda: write_sweep(res, target, report=not no_report), res.config, out)
+    if code is not None:
+        return code
     if not quiet and len(res.cells):
         import pandas as pd
         from analyser.analysis import format_table
@@ -96,16 +109,68 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            from analyser.experiments.sweep import display_cells
             click.echo(format_table(display_cells(f[cols].head(15)), digits=1).to_string(index=False))
-        click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
+        click.echo(f"\nCells: {target / 'cells.csv'}\nGames: {target / 'sweep.parquet'}")
         if not no_report:
-            click.echo(f"Report: {out / 'index.html'}")
-    if res.error is not None:
-        click.echo(f"analyser: error: {res.error}{_where(res.error)}. The finished games were written to {out}.",
-                   err=True)
+            click.echo(f"Report: {target / 'index.html'}")
+    return _outcome(res.config, res.error, res.interrupted, out, "cells") if play else 0
+
+
+def _elsewhere(config: dict, out: Path, target: Path | None) -> Path:
+    """Where an experiment's files go: its own folder, or ``target`` (a report rebuilt elsewhere,
+    whose config.json names the experiment folder as ``source`` and is no experiment record)."""
+    if target is None or Path(target).resolve() == Path(out).resolve():
+        return out
+    config.pop("experiment", None)
+    config["source"] = str(out)
+    return Path(target)
+
+
+def _write(write, config: dict, out: Path) -> int | None:
+    """Write an experiment's files and report.  A Ctrl-C or SIGTERM meanwhile ends the command
+    with one line (the games are all on disk: the report can be rebuilt), and so does a disk that
+    refuses the files of a complete experiment; their exit code then, else None.  (When play
+    itself failed, a report that cannot be written adds nothing to the failure's own line.)"""
+    try:
+        write()
+    except KeyboardInterrupt:
+        from analyser.run.backends import stop_exit_code
+        how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        click.echo(f"analyser: interrupted{how} while writing the report; the games are in {out} "
+                   f"(status {config.get('status')}); rebuild the report with: analyser report "
+                   f"{shlex.quote(str(out))}", err=True)
+        return stop_exit_code()
+    except OSError as e:
+        if config.get("status") == "complete":
+            click.echo(f"analyser: error: cannot write the report in {out} ({e.strerror or type(e).__name__}); "
+                       f"the games are all there: rebuild it with analyser report {shlex.quote(str(out))}", err=True)
+            return 1
+    return None
+
+
+def _outcome(config: dict, error, interrupted: bool, out: Path, what: str) -> int:
+    """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
+    Ctrl-C, 143 for SIGTERM; 0 when it is complete."""
+    from analyser.run.backends import stop_exit_code
+
+    cells = config.get("cells") or []
+    done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
+    again = f"continue with: analyser resume {shlex.quote(str(out))}"
+    if error is not None:
+        from analyser.run import WorkerDied
+        replay = _where(error)
+        text = ("a worker process died (killed, or out of memory) and the games it was playing were lost"
+                if isinstance(error, WorkerDied) else str(error))
+        click.echo(f"analyser: error: {text}{replay}. The finished games were written to {out} ({done} of "
+                   f"{len(cells)} {what} complete)" + ("." if replay else f"; {again}"), err=True)
         return 1
-    return 130 if res.interrupted else 0
+    if interrupted:
+        code = stop_exit_code()
+        how = " (SIGTERM)" if code == 143 else ""
+        click.echo(f"analyser: interrupted{how} with {done} of {len(cells)} {what} complete; their games are in "
+                   f"{out}; {again}", err=True)
+        return code
+    return 0
 
 
 @cli.command()
@@ -132,18 +197,29 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
       analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
     from analyser.experiments import stopping
-    from analyser.experiments.tournament import run_tournament, write_tournament
-    from analyser.registry import get_game
+    from analyser.registry import get_game, title_ref
     from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
     g = get_game(game)
     out = prepare_out(out) if out is not None else default_out(g.id + "-tournament")
-    from analyser.registry import title_ref
-    t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
-                       until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
-                       game_timeout=game_timeout, bootstrap=bootstrap, progress=not quiet, command=_command_line())
-    write_tournament(t, out)
+    arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
+                     jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
+                     batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
+    return _tournament(arguments, out, quiet=quiet, command=_command_line())
+
+
+def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
+                play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or only read) the tournament in ``out``, write its files and report into
+    ``target`` (default ``out``), print the ranking, and return the exit code."""
+    from analyser.experiments.tournament import run_tournament, write_tournament
+
+    t = run_tournament(**arguments, progress=not quiet and play, command=command, out=out, resume=resume, play=play)
+    target = _elsewhere(t.config, out, target)
+    code = _write(lambda: write_tournament(t, target), t.config, out)
+    if code is not None:
+        return code
     if not quiet and len(t.ranking):
         import pandas as pd
         from analyser.analysis import format_table
@@ -152,12 +228,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             click.echo(format_table(t.ranking).to_string(index=False))
-        click.echo(f"\nReport: {out / 'index.html'}")
-    if t.error is not None:
-        click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",
-                   err=True)
-        return 1
-    return 130 if t.interrupted else 0
+        click.echo(f"\nReport: {target / 'index.html'}")
+    return _outcome(t.config, t.error, t.interrupted, out, "tables") if play else 0
 
 
 @cli.command()
@@ -225,14 +297,38 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb)
         out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
-        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=not quiet, out=out_dir)
-        default = out_dir
+        return _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line())
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
-    if len(targets) == 2:
-        out_dir = prepare_out(out) if out is not None else default
-        check_writable(out_dir)
-    cmpmod.write_compare(cmp, out_dir)
+    out_dir = prepare_out(out) if out is not None else default
+    check_writable(out_dir)
+    return _compare_finish(cmp, out_dir, quiet)
+
+
+def _compare_played(specs: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
+                    play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or only read) sides A and B in ``out/a`` and ``out/b``, then write the
+    comparison into ``target`` (default ``out``) and print it; the exit code."""
+    from analyser.experiments import compare as cmpmod
+    from analyser.run import RunSpec
+
+    sa, sb = (s if isinstance(s, RunSpec) else RunSpec(**s) for s in (specs["a"], specs["b"]))
+    cmp = cmpmod.compare_specs(sa, sb, command=command, progress=not quiet and play, out=out, resume=resume,
+                               play=play)
+    if cmp.status != "complete":
+        if not play:
+            raise InputError(f"{str(out)!r} holds a comparison whose sides are not complete (status "
+                             f"{cmp.status}); finish it with: analyser resume {shlex.quote(str(out))}")
+        return _outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides")
+    return _compare_finish(cmp, _elsewhere(cmp.config, out, target), quiet, source=out)
+
+
+def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None) -> int:
+    from analyser.experiments import compare as cmpmod
+
+    code = _write(lambda: cmpmod.write_compare(cmp, out_dir), cmp.config, source or out_dir)
+    if code is not None:
+        return code
     if not quiet:
         import pandas as pd
         click.echo(f"\n{cmp.note}.")
@@ -243,3 +339,63 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
         click.echo(f"\nReport: {out_dir / 'index.html'}")
     return 0
+
+
+# --------------------------------------------------------------------------------------------
+# resume and report of an experiment folder
+# --------------------------------------------------------------------------------------------
+
+def resume_experiment(folder: Path, kind: str, *, no_report: bool = False, quiet: bool = False) -> int:
+    """``analyser resume FOLDER`` for a sweep, tournament or comparison: play only the games each
+    cell lacks, then write the report as the uninterrupted command would (exit code as the
+    command's)."""
+    config = _record(folder, kind)
+    if config.get("status") == "complete":
+        raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
+                         f"analyser report {shlex.quote(str(folder))})")
+    done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
+    if not quiet:
+        click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
+                   f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
+    return _again(folder, kind, config, no_report=no_report, quiet=quiet, resume=True)
+
+
+def report_experiment(folder: Path, kind: str, out: Path | None = None) -> int:
+    """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
+    its cells' folders (in ``out`` when given), playing nothing."""
+    config = _record(folder, kind)
+    target = None
+    if out is not None:
+        from analyser.run import prepare_out
+        target = prepare_out(out, replace_run=False)
+    return _again(folder, kind, config, no_report=False, quiet=False, resume=True, play=False, target=target)
+
+
+def _record(folder: Path, kind: str) -> dict:
+    from analyser.experiments.base import read_record
+    from analyser.safeio import read_json
+
+    raw = read_json(Path(folder) / "config.json", "config file", max_bytes=50_000_000)
+    if kind == "compare" and isinstance(raw.get("a"), dict) and raw["a"].get("source"):
+        raise InputError(f"{str(folder)!r} compares two run folders ({raw['a']['source']}, "
+                         f"{(raw.get('b') or {}).get('source')}); it plays nothing, so there is nothing to resume: "
+                         "compare them again")
+    return read_record(folder, (kind,))
+
+
+def _cell_word(kind: str) -> str:
+    return {"sweep": "cells", "tournament": "tables", "compare": "sides"}.get(kind, "cells")
+
+
+def _again(folder: Path, kind: str, config: dict, *, no_report: bool, quiet: bool, resume: bool,
+           play: bool = True, target: Path | None = None) -> int:
+    arguments = dict(config["experiment"]["arguments"])
+    command = _command_line()
+    if kind == "sweep":
+        return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                      play=play, target=target)
+    if kind == "tournament":
+        return _tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                           target=target)
+    return _compare_played(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                           target=target)
