@@ -69,9 +69,11 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
           game_timeout, quiet):
     """Play every combination of strategy parameters and rule options of GAME, on the same deals.
 
-    Writes OUT/sweep.parquet (every game of every cell, the varied values as columns), cells.csv
-    (one row per cell and strategy), the plots and index.html, and prints the best cells with
-    their paired difference from the best.
+    Each cell is a run folder OUT/cells/cell-NNNN whose games stream to disk as they are played.
+    Then writes OUT/sweep.parquet (every game of every cell, the varied values as columns),
+    cells.csv (one row per cell and strategy), the plots and index.html, and prints the best cells
+    with their paired difference from the best. A failure (exit 1), Ctrl-C (130) or SIGTERM (143)
+    keeps every finished game; `analyser resume OUT` finishes the sweep.
     """
     from analyser.experiments import stopping
     from analyser.registry import get_game, title_ref
@@ -189,7 +191,9 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
     Every table seats different strategies; all combinations are played when there are at most 60,
     else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
-    choix, with bootstrap intervals over games.
+    choix, with bootstrap intervals over games. Each table is a run folder OUT/cells/table-NN whose
+    games stream to disk; a failure (exit 1), Ctrl-C (130) or SIGTERM (143) keeps every finished
+    game, and `analyser resume OUT` finishes the tournament.
 
     \b
     Examples:
@@ -255,7 +259,9 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
-    for win rates; paired t-test and Wilcoxon for scores and game length).
+    for win rates; paired t-test and Wilcoxon for scores and game length). Sides played here are
+    run folders OUT/a and OUT/b whose games stream to disk; a stopped comparison (exit 1, 130 for
+    Ctrl-C, 143 for SIGTERM) is finished by `analyser resume OUT`.
 
     \b
     Examples:

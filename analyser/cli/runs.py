@@ -299,12 +299,16 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
 def resume(folder, csv, no_report, quiet):
-    """Continue an interrupted or failed run in FOLDER (its --out).
+    """Continue an interrupted or failed run or experiment in FOLDER (its --out).
 
     Plays only the games that have no finished part on disk, with the same seed, strategies,
     rules and batch size, so the whole run equals one uninterrupted run, row for row. A part cut
     short by a kill is detected and played again. Refuses a folder that is not a run, a complete
     run, a run from a newer analyser, or a run another process is writing.
+
+    A sweep, tournament or comparison folder is finished the same way, cell by cell, and a
+    --until-ci run goes on at the round its record reached; then the report is written as the
+    uninterrupted command would.
 
     \b
     Examples:
