@@ -204,3 +204,107 @@ def test_fault_keeps_what_is_finished_and_resume_equals_an_uninterrupted_run(ref
             check_truthful(name, out, ("failed",) if code == 1 else ("interrupted",))
         resume(out)
     same_as_reference(name, out, references[name], resumed)
+
+
+# --------------------------------------------------------------------------------------------
+# Resume and report of experiment folders: the cases that are refused, and the API
+# --------------------------------------------------------------------------------------------
+
+def invoke(*args):
+    from click.testing import CliRunner
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def refused(r, *needles) -> None:
+    lines = [x for x in r.output.splitlines() if x.startswith("analyser:")]
+    assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
+    assert all(n in lines[0] for n in needles), lines[0]
+
+
+def test_resume_refuses_what_it_cannot_finish(tmp_path):
+    sw = tmp_path / "sw"
+    args = ["sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "6", "--seed", "1",
+            "-j", "1", "-q", "--no-report", "--out", sw]
+    assert invoke(*args).exit_code == 0
+    refused(invoke("resume", sw), "complete sweep", "nothing to resume", "analyser report")
+    record = read(sw)
+    # an unfinished sweep is neither replaced by a new command nor resumed while a process holds it
+    (sw / "config.json").write_text(json.dumps({**record, "status": "interrupted"}))
+    refused(invoke(*args), "unfinished sweep", "analyser resume")
+    holder = subprocess.Popen(["sleep", "60"])
+    try:
+        (sw / ".lock").write_text(f"{holder.pid} {os.uname().nodename}\n")
+        refused(invoke("resume", sw), "in use", str(holder.pid))
+    finally:
+        holder.kill()
+        holder.wait()
+    (sw / ".lock").unlink()
+    # a record whose cells do not match its arguments, and one written before experiments resumed
+    changed = json.loads(json.dumps(record))
+    changed["status"] = "interrupted"
+    changed["cells"][1]["strategies"] = ["threshold:limit=5", "greedy"]
+    (sw / "config.json").write_text(json.dumps(changed))
+    refused(invoke("resume", sw), "cell-0001", "does not match")
+    old = {k: v for k, v in record.items() if k not in ("experiment", "cells")}
+    (sw / "config.json").write_text(json.dumps({**old, "status": "interrupted"}))
+    refused(invoke("resume", sw), "without resumable experiments")
+    # a comparison of two run folders plays nothing
+    for name in ("r1", "r2"):
+        assert invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-p", "2", "--games", "6", "--seed", "5",
+                      "-j", "1", "-q", "--no-report", "--out", tmp_path / name).exit_code == 0
+    assert invoke("compare", tmp_path / "r1", tmp_path / "r2", "-q", "--out", tmp_path / "c").exit_code == 0
+    refused(invoke("resume", tmp_path / "c"), "two run folders", "nothing to resume")
+
+
+def test_report_rebuilds_an_interrupted_sweep_from_its_cells_and_resume_finishes_it(tmp_path):
+    """A sweep cut short after its first cell: `report` rebuilds the page of the finished cell
+    (saying the sweep is unfinished), and `resume` plays the rest and equals one whole sweep."""
+    import shutil
+
+    args = ["sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "10", "--seed", "2",
+            "-j", "1", "-q"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert invoke(*args, "--out", whole).exit_code == 0
+    assert invoke(*args, "--out", cut).exit_code == 0
+    record = read(cut)
+    shutil.rmtree(cut / "cells" / "cell-0001")
+    record["cells"][1].update(status="pending", games_done=[])
+    record["status"] = "interrupted"
+    (cut / "config.json").write_text(json.dumps(record))
+    r = invoke("report", cut)
+    assert r.exit_code == 0, r.output
+    assert "Sweep interrupted" in (cut / "index.html").read_text()
+    assert set(pd.read_parquet(cut / "sweep.parquet")["cell"]) == {0}
+    r = invoke("resume", cut, "-q")
+    assert r.exit_code == 0, r.output
+    a, b = pd.read_parquet(whole / "sweep.parquet"), pd.read_parquet(cut / "sweep.parquet")
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+    assert (whole / "cells.csv").read_text() == (cut / "cells.csv").read_text()
+    assert "Sweep interrupted" not in (cut / "index.html").read_text()
+
+
+def test_the_experiment_api_of_the_docstring(tmp_path):
+    """The example in analyser.experiments.base, as a kind of one's own would use it."""
+    import dataclasses
+
+    from analyser.experiments.base import Cell, Experiment
+    from analyser.run import RunSpec, run
+
+    spec = RunSpec("dao", ["greedy", "threshold"], players=2, games=40, seed=7, jobs=1)
+    cells = [Cell("low", dataclasses.replace(spec, rules={"bust_limit": "10"})),
+             Cell("high", dataclasses.replace(spec, rules={"bust_limit": "14"}))]
+    out = tmp_path / "limits"
+    with Experiment.begin(out, "limits", cells, arguments={"games": 40, "seed": 7},
+                          fields={"game": "dao", "seed": 7}) as exp:
+        outcome = exp.play(jobs=1, games=40, players=2)
+        frames = [exp.results(k) for k in range(len(cells))]
+    assert outcome.status == "complete" and outcome.error is None
+    assert [c["status"] for c in read(out)["cells"]] == ["complete", "complete"]
+    assert (out / "cells" / "high" / "results").is_dir() and not (out / ".lock").exists()
+    for cell, frame in zip(cells, frames):
+        alone = run(dataclasses.replace(cell.spec), progress=False).results
+        pd.testing.assert_frame_equal(frame.drop(columns="run_id"), alone.drop(columns="run_id"))
+    # resumed with the same cells: nothing is missing, nothing is played
+    with Experiment.begin(out, "limits", cells, arguments={}, resume=True) as exp:
+        assert exp.play(jobs=1, games=40, players=2).status == "complete"
+    assert len(read(out)["resumed"]) == 1 and read(out / "cells" / "low").get("resumed") is None

@@ -359,6 +359,11 @@ def resume_experiment(folder: Path, kind: str, *, no_report: bool = False, quiet
     if config.get("status") == "complete":
         raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
                          f"analyser report {shlex.quote(str(folder))})")
+    from analyser.run import store
+    holder = store.holder_of(folder)
+    if holder is not None:
+        raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
+                         "wait for it to stop")
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
     if not quiet:
         click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "

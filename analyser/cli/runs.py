@@ -335,14 +335,14 @@ def resume(folder, csv, no_report, quiet):
         width = config["stopping"]["until_ci"]
         stopping.check_width(width)
         spec.games = int(config["stopping"].get("max_games") or spec.games)
-    if not quiet:
-        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
-                   f"seed {root}", err=True)
     holder = store.holder_of(folder)
     if holder is not None:
         from analyser.core import InputError
         raise InputError(f"{str(folder)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
                          "wait for it to stop")
+    if not quiet:
+        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
+                   f"seed {root}", err=True)
     if rounds:
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:

@@ -33,12 +33,14 @@ workers.  Game ``i`` of a cell is the same game either way, so the results are i
 any ``--jobs``.  Faults lose nothing finished: a failing strategy, a worker that dies or a full
 disk stop play (``failed``); Ctrl-C lets the running cells (or batches) finish, SIGTERM or a
 second Ctrl-C stops at once (``interrupted``); the record and every cell's ``config.json`` then
-say what is on disk, and :func:`analyser.cli.experiments` ends the command with one line and
+say what is on disk, and the command (:mod:`analyser.cli.experiments`) ends with one line and
 exit code 1, 130 (Ctrl-C) or 143 (SIGTERM).  Resuming plays only the games missing from each
 cell, and the measured rounds of the stopping rule are not measured again, so the finished
 experiment equals an uninterrupted one row for row.
 
 Example (a two-cell experiment of one's own)::
+
+    import dataclasses
 
     from analyser.experiments.base import Cell, Experiment
     from analyser.run import RunSpec
