@@ -134,6 +134,9 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if kind not in kinds:
         raise InputError(f"{str(out)!r} is not a {' or '.join(kinds)} folder")
     info = config.get("experiment")
+    if not isinstance(info, dict) and isinstance(config.get("source"), str):
+        raise InputError(f"{str(out)!r} holds a report rebuilt from the {kind} in {config['source']!r}; "
+                         "resume or report that folder")
     if not isinstance(info, dict) or not isinstance(config.get("cells"), list):
         raise InputError(f"{str(out)!r} holds a {kind} written by an analyser without resumable experiments; "
                          "it cannot be resumed, start it again")
@@ -379,12 +382,10 @@ class Experiment:
                 # a cell's worker ended itself after recording why (the watchdog killed a hung game)
                 self.error = CellFailed(f"cell {failed[0]['name']}: {failed[0]['error']}")
             if self.error is not None or self.interrupted:
-                previous = stop
-                stop = stopping.Stop(until_ci, "", len(history), history[-1][0] if history else 0,
-                                     history[-1][1] if history else float("nan"), list(history), games)
-                if previous is not None and until_ci is not None:
-                    stop.rounds, stop.games, stop.width, stop.history = (previous.rounds, previous.games,
-                                                                         previous.width, previous.history)
+                # the rounds measured so far (written after each one) stay in the record, for resume
+                stop = (stopping.Stop.from_dict(self.config.get("stopping")) if until_ci is not None
+                        else stopping.Stop(None, "", 0, 0))
+                stop.width_goal, stop.max_games, stop.decided = until_ci, games, False
                 if self.error is not None:
                     stop.reason = "the run failed or was interrupted"
                 else:
