@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer
+from analyser.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.core import InputError
 from analyser.registry import get_game, title_ref
@@ -292,8 +293,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
         return files
     t.results.to_parquet(outdir / "tournament.parquet", index=False)
-    t.ranking.to_csv(outdir / "ranking.csv", index=False)
-    t.pairwise.to_csv(outdir / "pairwise.csv")
+    to_csv(t.ranking, outdir / "ranking.csv", index=False)
+    to_csv(t.pairwise, outdir / "pairwise.csv")
     files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
