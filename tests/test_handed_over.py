@@ -251,6 +251,11 @@ def test_a_part_with_broken_pandas_metadata_is_one_line_naming_it(runs, tmp_path
         from analyser.results import load_results
         load_results(run, columns=["score"])
     assert type(e.value).__name__ == "InputError" and str(part) in str(e.value)
+    config = json.loads((run / "config.json").read_text())
+    config.update(status="interrupted", games_requested=30)
+    (run / "config.json").write_text(json.dumps(config))
+    one_line_error(invoke("resume", run, "-q"), f"part {str(part)!r}", needle)  # before any game is played
+    assert len(list((run / "results").iterdir())) == 2
 
 
 @pytest.fixture(scope="module")

@@ -334,6 +334,7 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
         raise InputError(f"{str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
                          "wait for it to stop")
     guarded = guard_folder_config(config, out, allowed)
+    store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config)
     if guarded.config.get("title_source") != config.get("title_source"):
         from analyser.registry import get_game

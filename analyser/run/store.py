@@ -250,6 +250,20 @@ def check_pandas_metadata(schema: pa.Schema, path: Path, what: str = "part") -> 
     return index
 
 
+def check_folder_parts(out: Path) -> None:
+    """Check the pandas metadata of every part in the run folder ``out`` (its results and any
+    extra table), reading only their footers: InputError (one line naming the part) for a broken
+    one.  A part whose footer cannot be read at all is left to :func:`scan_parts` (a part cut
+    short by a kill, which a resumed run plays again)."""
+    for folder in sorted(p for p in Path(out).iterdir() if p.is_dir()):
+        for p in part_files(folder):
+            try:
+                schema = pq.read_schema(p)
+            except Exception:  # noqa: BLE001 - a damaged part: redone by a resumed run
+                continue
+            check_pandas_metadata(schema, p)
+
+
 def _row_count(path: Path) -> int:
     from analyser.core import InputError
     try:
