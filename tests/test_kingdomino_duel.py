@@ -457,6 +457,170 @@ def test_s5_and_s6_take_effect_at_once_a_first():
 
 
 # --------------------------------------------------------------------------------------------
+# Once-per-game resources when the player draws nothing (each spell, the castle bonus)
+# --------------------------------------------------------------------------------------------
+
+# Two empty cells that do not touch: a seat with this map has no placement and draws nothing.
+STUCK = ["dt dt dt dt dt dt dt", "dt dt dt dt dt dt dt", ". dt dt ## dt dt .", "dt dt dt dt dt dt dt",
+         "dt dt dt dt dt dt dt"]
+
+
+def play_first_until(s, done, rng=None):
+    """Play the first legal action until ``done(s)``; returns ``s``."""
+    rng = rng or random.Random(0)
+    while not done(s):
+        assert not G.is_terminal(s)
+        G.apply(s, G.legal_actions(s)[0], rng)
+    return s
+
+
+def test_an_s4_turn_is_spent_even_when_the_player_then_draws_nothing():
+    # seat 0 (A) holds S4 and has no placement: it may still turn a die, then draws nothing
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S4]))
+    legal = G.legal_actions(s)
+    assert PASS in legal and any(type(a) is Turn for a in legal)
+    rng = random.Random(0)
+    G.apply(s, Turn(0, R.COATS.index("double-stripe"), 1), rng)
+    assert G.legal_actions(s)[0] is PASS and not any(type(a) is Turn for a in G.legal_actions(s))
+    G.apply(s, PASS, rng)
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), rng)  # B draws
+    if s.phase == "castle":
+        G.apply(s, NO_BONUS, rng)
+    assert s.round == 2 and s.passes == [1, 0]
+    assert s.spell_used[R.S4] and not G.holds(s, 0, R.S4)  # the turn spent S4
+    assert G.metrics(s)[0]["spells_used"] == 1
+    # round 2: seat 0 draws again (as B) and is not offered a second turn
+    play_first_until(s, lambda t: t.phase == "place" and t.current == 0)
+    assert not any(type(a) is Turn for a in G.legal_actions(s))
+
+
+def test_the_seed_9_random_game_turns_a_die_with_s4_only_once():
+    # seat 1 turned a die in round 17, drew nothing, and (before the fix) turned again in round 18
+    specs = ["random", "random"]
+    turns = []
+
+    def on_step(state, seat, action):
+        if type(action) is Turn:
+            turns.append((state.round, seat))
+
+    final = play_game(G, G.Params(), [make_strategy(x, G.id) for x in specs], specs, 9, on_step=on_step)
+    assert turns == [(17, 1)]
+    assert final.spell_owner[R.S4] == 1 and final.spell_used[R.S4]
+
+
+@pytest.mark.parametrize("spell", ["S1", "S2"])
+def test_a_placement_spell_is_kept_when_the_player_draws_nothing(spell):
+    sp = R.SPELLS.index(spell)
+    # The castle is walled in; the empty 2 x 2 corner touches only black, and (0,4) and (2,6) are
+    # single empty cells next to dots: stripe and quarters connect nowhere (only S1 places them),
+    # and two dots connect only at (0,4) and (2,6), which do not touch (only S2 places them).
+    rows = [". . bk dt . dt dt", ". . bk dt dt dt dt", "bk bk bk ## dt dt .", "dt dt dt dt dt dt dt",
+            "dt dt dt dt dt dt dt"]
+    roll = ("stripe", "quarters", "dot", "black") if spell == "S1" else ("dot", "dot", "dot", "black")
+    s = make(maps=(rows, EMPTY_MAP), roll=roll, spell_owner=owning([sp]))
+    legal = G.legal_actions(s)
+    assert PASS in legal and any(type(a) is Place and a.spell == spell for a in legal)
+    assert not any(type(a) is Place and not a.spell for a in legal)
+    play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
+    assert s.round == 2 and not s.spell_used[sp] and G.holds(s, 0, sp)  # declined: still held, unused
+    # used in a later round, it is spent and never offered again
+    use = next(a for a in legal if type(a) is Place and a.spell == spell)
+    t = make(maps=(rows, EMPTY_MAP), roll=roll, spell_owner=owning([sp]))
+    play_round(t, use, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
+    assert t.spell_used[sp] and not G.holds(t, 0, sp)
+    play_first_until(t, lambda x: x.phase == "place" and x.current == 0)
+    assert not any(type(a) is Place and a.spell for a in G.legal_actions(t))
+
+
+def test_s3_is_spent_at_the_draft_even_when_the_player_then_draws_nothing():
+    s = make(maps=(STUCK, EMPTY_MAP), phase="draft_a", hand=((), ()), faces=[[], []], spell_owner=owning([R.S3]))
+    s.owner = [-1] * 4
+    G.apply(s, Draft((0, 1), "S3"), random.Random(0))
+    assert s.spell_used[R.S3] and G.legal_actions(s) == [PASS]  # seat 0 is stuck
+    play_first_until(s, lambda t: t.round == 2)
+    assert s.passes == [1, 0] and s.spell_used[R.S3] and not G.holds(s, 0, R.S3)
+    # round 3: seat 0 is A again and picks one die, without S3
+    play_first_until(s, lambda t: t.round == 3)
+    assert s.a == 0 and s.phase == "draft_a" and G.legal_actions(s) == [Draft((i,)) for i in range(4)]
+
+
+def test_s5_and_s6_are_chosen_once_and_a_player_drawing_nothing_gains_none():
+    # seat 0 gained S5 and S6 earlier and has used both; it now draws nothing
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("black", "quarters", "black", "quarters"),
+             boxes=[[0, 0, 0, 0, 3, 3], [0] * 6], row_owner=[-1, -1, -1, -1, 0, 0],
+             spell_owner=owning([R.S5, R.S6]), spell_used=[False, False, False, False, True, True],
+             spell_round=[0, 0, 0, 0, 1, 1], s5_coat="dot", round=2)
+    play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 5, 4, ""))
+    assert s.round == 3 and s.phase == "draft_a" and s.queue == [] and s.s5_coat == 0
+    assert s.boxes == [[0, 0, 0, 0, 3, 3], [0] * 6]  # B's rows are struck; seat 0 drew nothing
+    # seat 0 one box short of S5 draws nothing: the row stays open and nothing is gained
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("black", "black", "dot", "dot"), boxes=[[0, 0, 0, 0, 0, 2], [0] * 6])
+    play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 0, 0, ""))
+    assert s.spell_owner[R.S5] == -1 and s.boxes[0][5] == 2 and s.round == 2
+
+
+def test_the_castle_bonus_is_kept_by_a_player_who_draws_nothing_and_offered_once():
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("dot", "stripe", "dot", "black"))
+    rng = random.Random(0)
+    G.apply(s, PASS, rng)
+    assert s.phase == "place" and s.current == 1  # no castle step after drawing nothing
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), rng)
+    G.apply(s, Castle(cell(1, 3)), rng)  # B takes its bonus
+    assert s.castle_round == [0, 1] and s.bonus == [-1, -1]
+    # round 2: seat 1 (A) drew its bonus already and is not asked again; seat 0 draws nothing again
+    s2 = make(maps=(STUCK, EMPTY_MAP), roll=("dot", "stripe", "dot", "black"), a=1, hand=((2, 3), (0, 1)),
+              castle_round=[0, 1], round=2)
+    G.apply(s2, Place(cell(1, 3), cell(0, 3), 0, 2, ""), rng)
+    assert s2.phase == "place" and s2.current == 0
+    G.apply(s2, PASS, rng)
+    assert s2.castle_round == [0, 1] and s2.round == 3
+
+
+def test_random_games_never_use_a_once_per_game_resource_twice():
+    """200 random games under options that change the spells and the bonus: each spell is used
+    at most once, the castle bonus at most once per seat, and an S4 turn always spends S4 (the
+    draw-nothing path included, which these games reach)."""
+    option_sets = [{}, {"must_draw": "off"}, {"cross_cap": "1"}, {"s4_faces": "any", "combine_spells": "on"}]
+    turn_then_pass = 0
+    for g in range(200):
+        params = G.Params.from_overrides(option_sets[g % len(option_sets)])
+        chance, pick = random.Random(g), random.Random(g + 1000)
+        s = G.initial_state(params, 2, chance)
+        uses = {"S1": 0, "S2": 0, "S3": 0, "S4": 0, "S5": 0, "S6": 0}
+        bonus = [0, 0]
+        turned_round = None
+        while not G.is_terminal(s):
+            legal = G.legal_actions(s)
+            act, seat, rnd = legal[int(pick.random() * len(legal))], s.current, s.round
+            kind = type(act)
+            if kind is Turn:
+                uses["S4"] += 1
+                turned_round = rnd
+            elif kind is Place and act.spell:
+                for sp in act.spell.split("+"):
+                    uses[sp] += 1
+            elif kind is Draft and act.spell:
+                uses["S3"] += 1
+            elif kind is ChooseCoat:
+                uses["S5"] += 1
+            elif kind is AddCross:
+                uses["S6"] += 1
+            elif kind is Castle and act.cell >= 0:
+                bonus[seat] += 1
+            if act is PASS and turned_round == rnd and s.turned[seat]:
+                turn_then_pass += 1
+            G.apply(s, act, chance)
+            if s.round > rnd and turned_round == rnd:
+                assert s.spell_used[R.S4], f"game {g}: S4 turned in round {rnd} but not spent"
+        assert max(uses.values()) <= 1 and max(bonus) <= 1, (g, uses, bonus)
+        for k, sp in enumerate(R.SPELLS):
+            if uses[sp]:
+                assert s.spell_used[k], (g, sp)
+        assert [bool(r) for r in s.castle_round] == [bool(b) for b in bonus], g
+    assert turn_then_pass >= 2  # the draw-nothing path after an S4 turn was exercised
+
+
+# --------------------------------------------------------------------------------------------
 # Rulings: must_draw, end conditions, tie-break, hidden drawing
 # --------------------------------------------------------------------------------------------
 

@@ -27,7 +27,10 @@ Rules implemented
   (B takes the other two); S4 turn one of your dice to another face; S5 (at once) choose a coat
   of arms: ``s5_points`` (3) per separate domain of it at the end; S6 (at once) add a cross to a
   drawn cell.  Castle bonus (``castle_bonus``), once per game: add a cross to one of the two
-  dice you drew this round (a ``?`` too).
+  dice you drew this round (a ``?`` too).  A spell is spent when its effect is taken: S3 at the
+  draft, S4 when the die is turned (even if the player then draws nothing), S1 and S2 only by a
+  drawing that uses them, S5 and S6 when gained; a player who draws nothing keeps S1, S2 and the
+  castle bonus.
 * End: after a round in which a player filled their last free cell, or a round in which neither
   player drew (``stalemate_end``); ``max_rounds`` is a safety cap (end ``max_rounds``).
 * Score: each domain (orthogonally connected cells of one coat) scores cells x crosses; several
@@ -1275,12 +1278,12 @@ class KingdominoDuel(Game):
         for seat in order:
             act = s.pending[seat]
             m = s.maps[seat]
+            if s.turned[seat]:  # the turn spends S4, whether or not the seat then draws
+                s.spell_used[S4] = True
             if act is PASS or act is None:
                 s.passes[seat] += 1
                 boxes_due[seat] = []
                 continue
-            if s.turned[seat]:
-                s.spell_used[S4] = True
             if act.spell:
                 if "S1" in act.spell:
                     s.spell_used[S1] = True
