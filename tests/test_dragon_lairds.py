@@ -589,6 +589,33 @@ def test_max_rounds_caps_the_game():
     assert s.end == "cap" and s.auction == "final"
 
 
+def test_a_cash_then_the_cap_gives_the_final_auction_a_fresh_pot_or_none():
+    # round 4 of max_rounds=4: seat 0 cashes a 13-geld pot, so the cup is with the bank and no
+    # auction opens before the cap ends the game
+    def cashed(**params):
+        s = st(3, params={"max_rounds": 4, **params}, round=4, phase="cup", cup_holder=0, current=0, pot=13,
+               cup_open=False, geld=[5, 7, 9], deck=["Y21", "Y13", "Y28"])
+        G.apply(s, CASH)
+        assert s.end == "cap" and s.geld[0] == 5 + 13 and s.cup_holder == -1
+        return s
+    s = cashed()
+    assert s.phase == "auction" and s.auction == "final" and s.pot == 10  # the ruling: a fresh cup_pot
+    before = list(s.royals)
+    bids(s, *[{0: 2, 1: 4, 2: 3}[seat] for seat in s.honour])
+    assert s.phase == "over" and s.last_auction["winner"] == 1
+    assert s.royals[1] == before[1] + 10 and s.geld[1] == 7 - 4 and s.stats[1]["royals_cup"] == 10
+    s = cashed(cup_pot=6)
+    assert s.pot == 6 and s.auction == "final"  # the fresh pot is cup_pot
+    s = cashed(cap_after_cash="none")
+    assert s.phase == "over" and G.is_terminal(s) and s.auction is None and G.legal_actions(s) == ()
+    assert s.last_auction is None or s.last_auction["kind"] != "final"
+    # the option changes nothing when the cup is held at the cap
+    s = st(3, params={"max_rounds": 4, "cap_after_cash": "none"}, round=4, phase="cup", cup_holder=0, current=0,
+           pot=13, cup_open=False, deck=["Y21", "Y13", "Y28"])
+    G.apply(s, KEEP)
+    assert s.end == "cap" and s.auction == "final" and s.pot == 13
+
+
 def test_winners_shared_or_by_honour():
     s = st(3, phase="over", royals=[9, 9, 3], honour=[1, 0, 2], play=[["Y01"], [], []])
     assert G.winners(s) == [0, 1]
@@ -792,13 +819,14 @@ def random_game(params, n, seed):
     {"halt_space": 3, "hand_limit": 0, "fire_sale_rounding": "down", "tie_break": "honour"},
     {"end_royals": 15, "start_geld": 0, "cup_pot": 0, "hand_surcharge": False, "off_colour_surcharge": 0},
     {"max_rounds": 2},
+    {"max_rounds": 3, "cap_after_cash": "none"},
 ])
 def test_random_games_under_other_rule_options_end_with_invariants(options):
     for n in (2, 5):
         s = random_game(DragonParams(**options), n, 7)
         assert s.end in ("royals", "deck", "cap") and len(G.winners(s)) >= 1
         if "max_rounds" in options:
-            assert s.round <= 2
+            assert s.round <= options["max_rounds"]
 
 
 @pytest.mark.soak
