@@ -965,6 +965,50 @@ def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
     assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
 
 
+def test_income_heading_names_the_rounds_shown_and_end_shares_are_percentages(small_run):
+    import pandas as pd
+
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    tables = G.figure_tables_from(sums)
+    caption, income = next((c, t) for c, t in tables if c.startswith("Income"))
+    last = int(small_run.extras["income"]["round"].max())
+    assert last < 12 and caption.endswith(f"rounds 1-{last}")
+    assert list(income["round"]) == list(range(1, last + 1))
+    ends = next(t for c, t in tables if c.startswith("End trigger"))
+    assert ends.attrs["percent"] == ["share"] and abs(ends["share"].sum() - 1) < 1e-9
+    # longer games: the table stops at round 12 and the heading says which rounds are left out
+    inc = sums["dl_income"]
+    extra = inc.xs(last, level="round", drop_level=False).rename(index={last: 15}, level="round")
+    longer = dict(sums, dl_income=pd.concat([inc, extra]))
+    caption, income = next((c, t) for c, t in G.figure_tables_from(longer) if c.startswith("Income"))
+    assert caption.endswith(f"rounds 1-{last}; rounds {last + 1}-15 are not shown")
+    assert list(income["round"]) == list(range(1, last + 1))
+
+
+def test_the_points_by_source_bars_fit_inside_the_frame(small_run, tmp_path, monkeypatch):
+    from analyser import plots as base
+    from analyser.plots import label
+    seen = {}
+    save = base.save
+
+    def spy(fig, path, caption):
+        if path.name == "points_by_source.png":
+            ax = fig.axes[0]
+            seen["xlim"], seen["ylim"] = ax.get_xlim(), ax.get_ylim()
+            seen["bars"] = [(p.get_x(), p.get_x() + p.get_width(), p.get_y(), p.get_y() + p.get_height())
+                            for p in ax.patches]
+        return save(fig, path, caption)
+    monkeypatch.setattr(base, "save", spy)
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    G.plots_from(sums, tmp_path, [label(s) for s in ("income", "random")])
+    (x0, x1), (y_bottom, y_top) = seen["xlim"], seen["ylim"]
+    assert y_top < y_bottom  # the run's first strategy on top
+    margin = 0.02 * (x1 - x0)
+    for left, right, low, high in seen["bars"]:
+        assert x0 + margin <= left and right <= x1 - margin  # no bar runs into the frame
+        assert y_top < low and high < y_bottom
+
+
 def test_figure_sums_are_small(small_run):
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
     assert set(sums) == {"dl_strategy", "dl_ends", "dl_rounds", "dl_income"}
