@@ -107,7 +107,8 @@ def list_cmd(game):
 
     Give a GAME id to show only that title.
     """
-    from analyser.registry import available_strategies, game_ids, get_game, strategy_doc, strategy_parameters
+    from analyser.registry import (available_strategies, default_lineup, game_ids, get_game, strategy_doc,
+                                   strategy_parameters)
 
     ids = [get_game(game).id] if game else game_ids()
     for gid in ids:
@@ -120,6 +121,10 @@ def list_cmd(game):
         click.echo(f"  rules: docs/rules/{gid}.md")
         if g.tie_break_note:
             click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
+        lineup = default_lineup(gid)
+        if lineup:
+            click.echo(_wrap(f"default lineup (no --strategy): {', '.join(lineup)} - one per seat, in order "
+                             "(cut, or cycled, to the number of seats)", 2))
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)
@@ -167,7 +172,8 @@ def _strip_specs(ctx, param, value):
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
-                   "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
+                   "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
+                   "GAME`), one strategy per seat.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
@@ -230,8 +236,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     # cannot be written
     out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
-        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                   "against each other.", err=True)
+        click.echo(f"No --strategy given: pitting the title's default lineup {', '.join(strategies)} "
+                   "against each other (see `analyser list`).", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         # (the worker count is decided once the run is timed, and recorded in config.json)

@@ -793,6 +793,14 @@ def test_list_says_the_deck_is_an_approximation(runner):
     assert r.exit_code == 0 and "APPROXIMATE deck" in r.output and "cup=0.5" in r.output
 
 
+def test_the_report_says_the_deck_is_an_approximation():
+    note = " ".join(G.report_notes(DragonParams()))
+    assert "approximation" in note and "not public" in note and "--rule components=FILE" in note
+    from analyser.titles.dragon_lairds.rules import DEFAULT_DECK
+    own = " ".join(G.report_notes(DragonParams(components=str(DEFAULT_DECK))))
+    assert str(DEFAULT_DECK) in own and "not the built-in approximate deck" in own
+
+
 def test_challenge_bidders_duel_only_holder_and_challenger_bid():
     s = challenge_state(params={"challenge_bidders": "duel"}, play=[[], [], ["R05", "R18"]])
     G.apply(s, CHALLENGE)

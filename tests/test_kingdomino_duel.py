@@ -170,6 +170,31 @@ def test_list_says_the_components_are_an_approximation():
     assert "UNVERIFIED approximation" in out.stdout and "components=" in out.stdout
 
 
+def test_help_list_and_a_run_without_strategies_agree_on_the_default_lineup(runner, tmp_path):
+    import pandas as pd
+
+    from analyser.cli import cli
+    from analyser.registry import default_lineup
+    assert default_lineup(G.id) == ["greedy", "spells"]
+    listed = runner.invoke(cli, ["list", "kingdomino-duel"])
+    assert listed.exit_code == 0 and "default lineup (no --strategy): greedy, spells - one per seat" in listed.output
+    helped = runner.invoke(cli, ["simulate", "--help"])
+    assert "every built-in strategy" not in helped.output and "default lineup" in " ".join(helped.output.split())
+    out = tmp_path / "run"
+    ran = runner.invoke(cli, ["simulate", "kingdomino-duel", "--games", "4", "--seed", "1", "--jobs", "1",
+                              "--no-report", "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    assert "default lineup greedy, spells" in ran.output
+    assert sorted(set(pd.read_parquet(out / "results")["strategy"].astype(str))) == ["greedy", "spells"]
+
+
+def test_the_report_says_the_components_are_an_unverified_approximation():
+    note = " ".join(G.report_notes(G.Params()))
+    assert "unverified approximation" in note and "--rule components=FILE" in note
+    own = " ".join(G.report_notes(G.Params.from_overrides({"components": str(R.DEFAULT_COMPONENTS)})))
+    assert "approximation" not in own.replace("not the built-in approximation", "") and "components.csv" in own
+
+
 # --------------------------------------------------------------------------------------------
 # Domains and scoring
 # --------------------------------------------------------------------------------------------

@@ -560,6 +560,18 @@ class DragonLairds(Game):
                                           Metric("royals", "whole")), feeds="the income tables and curves"),)
     live_views = True
 
+    def report_notes(self, params: DragonParams) -> list[str]:
+        """The report's note on the deck (rules page, "The deck is an approximation"): the
+        built-in deck is an approximation, replaced with ``--rule components=FILE``; a run with
+        its own deck names the file."""
+        if params.components:
+            return [f"Deck: this run used the deck file {params.components} (--rule components), not the "
+                    "built-in approximate deck; its SHA-256 is under Component data files below."]
+        return ["Deck: an approximation. The publisher's card list is not public, so these results come from a "
+                "deck designed for the simulator (analyser/titles/dragon_lairds/data/deck.csv, 5 clans x 31 "
+                "cards). They say how the mechanics behave on that deck, not how the published game does. "
+                "Replace it with --rule components=FILE."]
+
     # -- set-up ---------------------------------------------------------------------------
     def check_players(self, params: DragonParams, n_players: int) -> None:
         """The player range, a colour per player, and cards enough to deal 4 to everyone."""

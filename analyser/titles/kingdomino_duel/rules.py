@@ -974,6 +974,19 @@ class KingdominoDuel(Game):
         "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
         Metric("end", "label"), Metric("turns", "count"))
 
+    def report_notes(self, params: KingdominoParams) -> list[str]:
+        """The report's note on the components (rules page, "Components (an approximation)"): the
+        built-in dice, map and spellbook are an unverified approximation, replaced with
+        ``--rule components=FILE``; a run with its own file names it."""
+        if params.components:
+            return [f"Components: this run used the components file {params.components} (--rule components), "
+                    "not the built-in approximation; its SHA-256 is under Component data files below."]
+        return ["Components: an unverified approximation. The publisher prints the dice, the map and the "
+                "spellbook only as pictures; the built-in ones (analyser/titles/kingdomino_duel/data/"
+                "components.csv) follow a public fan implementation and nobody has checked them against the "
+                "physical game. These results describe the game with those components. Replace them with "
+                "--rule components=FILE."]
+
     # -- set-up ---------------------------------------------------------------------------
     def initial_state(self, params: KingdominoParams, n_players: int, rng) -> KingdominoState:
         """Empty maps; round 1 with seat 0 as player A; the dice rolled with ``rng``."""
