@@ -646,6 +646,80 @@ def test_random_games_never_use_a_once_per_game_resource_twice():
 
 
 # --------------------------------------------------------------------------------------------
+# Score trace (one entry per finished round)
+# --------------------------------------------------------------------------------------------
+
+def rescored(s):
+    """Both scores recomputed from the maps' cells alone (a flood fill per domain), plus S5."""
+    out = []
+    for seat, m in enumerate(s.maps):
+        seen, total, domains = set(), 0, {k: 0 for k in range(6)}
+        for c, coat in enumerate(m.coat):
+            if coat < 0 or c in seen:
+                continue
+            stack, cells, crosses = [c], 0, 0
+            seen.add(c)
+            while stack:
+                x = stack.pop()
+                cells += 1
+                crosses += m.cross[x]
+                for n in (x - 1, x + 1, x - STRIDE, x + STRIDE):
+                    if 0 <= n < len(m.coat) and abs(n % STRIDE - x % STRIDE) <= 1 and m.coat[n] == coat \
+                            and n not in seen:
+                        seen.add(n)
+                        stack.append(n)
+            total += cells * crosses
+            domains[coat] += 1 if (crosses or s.params.s5_domains == "all") else 0
+        if s.spell_owner[R.S5] == seat and s.s5_coat >= 0:
+            total += s.params.s5_points * domains[s.s5_coat]
+        out.append(total)
+    return tuple(out)
+
+
+def test_the_score_trace_records_both_scores_after_each_round_s5_included():
+    s = make(roll=("black", "dot+1", "black", "stripe"), boxes=[[0, 0, 0, 0, 0, 2], [0] * 6])
+    assert s.history == []
+    play_round(s, Place(cell(1, 3), cell(0, 3), 5, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 2, ""))
+    assert s.phase == "spell" and s.history == []  # seat 0's S5 choice still belongs to round 1
+    G.apply(s, ChooseCoat(5), random.Random(0))  # one black domain: 3 points
+    assert s.round == 2 and s.history == [(1 + 3, 0)] == [rescored(s)]
+    # the castle bonus and a merge count at once
+    s = make(roll=("dot+1", "dot", "stripe", "black"))
+    play_round(s, Place(cell(1, 3), cell(0, 3), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 2, 5, ""),
+               bonus=(Castle(cell(0, 3)), NO_BONUS))
+    assert s.history == [(2 * 2, 0)]
+    # full_map_end=at_once: the last round is recorded once, before the game stops
+    almost = ["dt dt dt dt dt dt dt", "dt dt dt dt dt dt dt", "dt dt . ## dt dt dt", "dt dt . dt dt dt dt",
+              "dt dt dt dt dt dt dt"]
+    s = make(maps=(almost, EMPTY_MAP), roll=("dot+1", "dot", "black", "black"), rules={"full_map_end": "at_once"},
+             round=4, history=[[0, 0], [0, 0], [0, 0]])
+    play_round(s, Place(cell(2, 2), cell(3, 2), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 5, ""))
+    assert s.phase == "over" and len(s.history) == 4 and s.history[-1] == rescored(s) == (34, 0)
+    m = G.metrics(s)
+    assert m[0]["score_trace"] == "0 0 0 34" and m[1]["score_trace"] == "0 0 0 0"
+
+
+@pytest.mark.parametrize("rules", [{}, {"s5_domains": "scoring", "s5_points": "2"}, {"full_map_end": "at_once"}])
+def test_random_games_trace_every_round_and_end_on_the_final_score(rules):
+    params = G.Params.from_overrides(rules)
+    for seed in range(8):
+        chance, pick = random.Random(seed), random.Random(seed + 50)
+        s = G.initial_state(params, 2, chance)
+        while not G.is_terminal(s):
+            legal = G.legal_actions(s)
+            rnd = s.round
+            G.apply(s, legal[int(pick.random() * len(legal))], chance)
+            if s.round > rnd or G.is_terminal(s):
+                assert len(s.history) == rnd and s.history[-1] == rescored(s)
+        assert len(s.history) == s.round
+        assert [m["score_trace"] for m in G.metrics(s)] == [
+            " ".join(str(h[seat]) for h in s.history) for seat in (0, 1)]
+        assert list(s.history[-1]) == G.scores(s)
+    back = G.state_from_dict(json.loads(json.dumps(G.state_to_dict(s))))
+    assert back.history == s.history and back == s
+
+
+# --------------------------------------------------------------------------------------------
 # Rulings: must_draw, end conditions, tie-break, hidden drawing
 # --------------------------------------------------------------------------------------------
 
@@ -1063,7 +1137,7 @@ def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_r
     df = small_run.results
     many = G.figure_tables_from(_chunked_sums(df, small_run.extras, 7))
     one = G.figure_tables_from(G.figure_sums(df, small_run.extras))
-    assert [c for c, _ in many] == [c for c, _ in one] and len(many) == 4
+    assert [c for c, _ in many] == [c for c, _ in one] and len(many) == 5
     for (_, a), (_, b) in zip(many, one):
         pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-9)
     assert G.figure_tables(df, small_run.extras)[0][1].equals(one[0][1])  # the core composes the two steps
@@ -1084,7 +1158,7 @@ def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_r
             assert abs(spells.loc[f"S{k}", "first_mover_share"] - (got["seat"] == 0).mean()) < 1e-9
             assert abs(spells.loc[f"S{k}", "mean_round"] - got[f"gained_s{k}"].mean()) < 1e-9
     # how games ended: one row per game, from the first seat's row
-    ends = many[3][1].set_index("end")
+    ends = many[4][1].set_index("end")
     first = df[df["seat"] == 0]
     assert ends.loc["all games", "games"] == n_games == 40
     assert abs(ends.loc["all games", "mean_rounds"] - first["rounds"].mean()) < 1e-9
@@ -1103,15 +1177,88 @@ def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
     from analyser.plots import label
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
     files = G.plots_from(sums, tmp_path, [label(s) for s in ("greedy", "builder:crosses=2,size=0")])
-    assert [f for f, _ in files] == ["score_split.png", "spells.png"]
+    assert [f for f, _ in files] == ["score_split.png", "spells.png", "spell_value.png"]
     assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
 
 
 def test_figure_sums_are_small(small_run):
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
-    assert set(sums) == {"kd_strategy", "kd_spells", "kd_ends"}
+    assert set(sums) == {"kd_strategy", "kd_spells", "kd_ends", "kd_spell_value"}
+    assert sums["kd_spell_value"].shape[0] == 12  # spell x (used, not used)
     assert sums["kd_strategy"].shape[0] == 2  # one row per strategy
     assert sums["kd_spells"].shape[0] <= 6 * 2 * 2  # spell x mover x role
     assert sums["kd_ends"].shape[0] <= len(R.ENDS)
     assert sums["kd_strategy"]["players"].sum() == 80  # every seat of every game counted once
     assert all(f.to_numpy().size < 100 for f in sums.values())
+
+
+def test_spell_use_and_value_tables_match_plain_pandas_and_statsmodels(small_run):
+    import numpy as np
+    from statsmodels.stats.proportion import proportion_confint
+
+    df = small_run.results
+    tables = dict(G.figure_tables_from(_chunked_sums(df, small_run.extras, 7)))
+    use = next(v for k, v in tables.items() if k.startswith("Spell use by strategy"))
+    assert use.attrs["percent"] == ["gained_share", "used_share", "used_when_gained"]
+    use = use.assign(sp=use["spell"].str[:2]).set_index(["strategy", "sp"])
+    for name, sub in df.groupby(df["strategy"].astype(str)):
+        for k in range(1, 7):
+            row = use.loc[(name, f"S{k}")]
+            used, gained = sub[f"used_s{k}"] > 0, sub[f"gained_s{k}"] > 0
+            assert abs(row["used_share"] - used.mean()) < 1e-12 and abs(row["gained_share"] - gained.mean()) < 1e-12
+            if gained.any():
+                assert abs(row["used_when_gained"] - used.sum() / gained.sum()) < 1e-12
+            assert not (used & ~gained).any()  # a seat uses only a spell it gained
+    value = next(v for k, v in tables.items() if k.startswith("Spell value, an association"))
+    value = value.set_index(value["spell"].str[:2])
+    checked = 0
+    for k in range(1, 7):
+        used = df[f"used_s{k}"] > 0
+        for key, mask in (("used", used), ("not", ~used)):
+            n, wins = int(mask.sum()), float(df.loc[mask, "win"].sum())
+            assert value.loc[f"S{k}", f"seats_{key}"] == n
+            if n:
+                low, high = proportion_confint(wins, n, alpha=0.05, method="wilson")
+                assert abs(value.loc[f"S{k}", f"{key}_win_rate"] - wins / n) < 1e-12
+                assert abs(value.loc[f"S{k}", f"{key}_win_low"] - min(low, wins / n)) < 1e-12
+                assert abs(value.loc[f"S{k}", f"{key}_win_high"] - max(high, wins / n)) < 1e-12
+                checked += 1
+        rates = value.loc[f"S{k}", ["used_win_rate", "not_win_rate"]].to_numpy(dtype=float)
+        assert np.isnan(value.loc[f"S{k}", "difference_pp"]) or abs(
+            value.loc[f"S{k}", "difference_pp"] - 100 * (rates[0] - rates[1])) < 1e-9
+    assert checked >= 8
+
+
+def test_results_written_before_the_used_columns_still_make_the_old_spell_table(small_run):
+    df = small_run.results.drop(columns=[f"used_s{k}" for k in range(1, 7)])
+    sums = _chunked_sums(df, small_run.extras, 7)
+    assert "kd_spell_value" not in sums
+    captions = [c for c, _ in G.figure_tables_from(sums)]
+    assert "Spells gained per player-game, by strategy" in captions
+    assert not any(c.startswith("Spell value") for c in captions)
+
+
+def test_the_score_split_legend_covers_no_bar_or_label(small_run, tmp_path, monkeypatch):
+    from analyser import plots as base
+    from analyser.plots import label
+    seen = {}
+    save = base.save
+
+    def spy(fig, path, caption):
+        if path.name == "score_split.png":
+            fig.canvas.draw()
+            ax = fig.axes[0]
+            r = fig.canvas.get_renderer()
+            seen["legend"] = ax.get_legend().get_window_extent(r)
+            seen["bars"] = [p.get_window_extent(r) for p in ax.patches]
+            seen["labels"] = [x.get_window_extent(r) for x in ax.texts]
+            seen["axes"] = ax.get_window_extent(r)
+        return save(fig, path, caption)
+    monkeypatch.setattr(base, "save", spy)
+    G.plots_from(_chunked_sums(small_run.results, small_run.extras, 7), tmp_path,
+                 [label(s) for s in ("greedy", "builder:crosses=2,size=0")])
+    legend = seen["legend"]
+    assert len(seen["bars"]) == 4 and len(seen["labels"]) == 2
+    for box in seen["bars"] + seen["labels"]:
+        assert not legend.overlaps(box)
+        assert box.x1 <= seen["axes"].x1 + 1  # the totals' labels stay inside the axes
