@@ -627,9 +627,11 @@ class Kingdom:
 
     def domains_of(self, coat: int, scoring_only: bool = False) -> int:
         """Number of separate domains of ``coat`` (only those with a cross if ``scoring_only``)."""
-        coats, dx = self.coat, self.dcross
-        return sum(1 for c, m in enumerate(self.members)
-                   if m is not None and coats[c] == coat and (dx[c] > 0 or not scoring_only))
+        labels = self.by_coat[coat]
+        if not scoring_only:
+            return len(labels)
+        dx = self.dcross
+        return sum(1 for d in labels if dx[d] > 0)
 
     def largest(self, scoring_only: bool = False) -> int:
         """Cells of the largest domain (with a cross if ``scoring_only``), 0 if none."""
