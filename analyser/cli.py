@@ -236,8 +236,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     # cannot be written
     out = experiments.prepare_out(out if out is not None else experiments.default_out(g.id))
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
-        click.echo(f"No --strategy given: pitting the title's default lineup {', '.join(strategies)} "
-                   "against each other (see `analyser list`).", err=True)
+        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                   "against each other (the title's default lineup; see `analyser list`).", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         # (the worker count is decided once the run is timed, and recorded in config.json)

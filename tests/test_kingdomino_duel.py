@@ -184,7 +184,7 @@ def test_help_list_and_a_run_without_strategies_agree_on_the_default_lineup(runn
     ran = runner.invoke(cli, ["simulate", "kingdomino-duel", "--games", "4", "--seed", "1", "--jobs", "1",
                               "--no-report", "--out", str(out)])
     assert ran.exit_code == 0, ran.output
-    assert "default lineup greedy, spells" in ran.output
+    assert "built-in strategies greedy, spells against each other (the title's default lineup" in ran.output
     assert sorted(set(pd.read_parquet(out / "results")["strategy"].astype(str))) == ["greedy", "spells"]
 
 
