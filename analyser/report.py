@@ -370,6 +370,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     all_figures = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
+        params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
         embedded = [{"name": name, "caption": caption,
@@ -383,7 +384,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
-            "count_notes": game.count_notes(_params_of(game, r.first), part.players)})
+            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
     replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or all_strategies:
