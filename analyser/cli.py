@@ -966,6 +966,9 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             click.echo(format_table(t.ranking).to_string(index=False))
+        if t.meta is not None:
+            from analyser import metagame
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
         click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",

@@ -226,7 +226,8 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0) -> d
     for _ in range(bootstrap):
         w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
         reps.append(_skill_share(y, game, strat, n_games, n_strats, w))
-    lo, hi = (np.nanpercentile(reps, [2.5, 97.5]) if reps else (math.nan, math.nan))
+    finite = [r for r in reps if r == r]  # a score that never varies has no skill share (nan)
+    lo, hi = (np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan))
     return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
             "games": n_games, "bootstrap": bootstrap}
 
