@@ -390,6 +390,11 @@ def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, po
     return p, pay(p), eps, None, None
 
 
+def _value(nav: np.ndarray, p: np.ndarray) -> float:
+    """The equilibrium mix's own payoff against itself (0 for two seats)."""
+    return float(p @ nav)
+
+
 @dataclass
 class MetaGame:
     """The meta-game of a tournament (see the module docstring).
@@ -403,7 +408,10 @@ class MetaGame:
     of row against column, for more the row's mean win share at the tables played with the
     column; ``filled``: strategy pairs whose head-to-head came from the ratings; ``ahead``,
     ``ahead_low``, ``ahead_high``: finishing-ahead shares and 95% intervals (m, m); ``cycles``:
-    :func:`cycles` with names; ``regret``: of the equilibrium, in percentage points."""
+    :func:`cycles` with names; ``regret``: of the equilibrium, in percentage points;
+    ``value``: the equilibrium mix's payoff against itself, in percentage points (0 for two
+    seats; for more, a strategy never meets itself, and the support's Nash averages equal this
+    rather than 0)."""
 
     strategies: list[str]
     players: int
@@ -416,6 +424,7 @@ class MetaGame:
     ahead_high: np.ndarray
     cycles: list[dict]
     regret: float
+    value: float
     bootstrap: int
     findings: list[dict] = field(default_factory=list)
 
@@ -474,7 +483,7 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     named = [dict(c, names=[names[k] for k in c["cycle"]]) for c in cycles(ahead, a_lo)]
     meta = MetaGame(list(names), n, METHOD_2 if n == 2 else METHOD_N, table,
                     pd.DataFrame(game, index=names, columns=names), pairs, ahead, a_lo, a_hi, named,
-                    eps * 100, bootstrap)
+                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap)
     meta.findings = findings(meta)
     return meta
 
@@ -544,15 +553,18 @@ def findings(meta: MetaGame) -> list[dict]:
         if not len(group):
             continue
         names = list(group["strategy"])
-        fig = "; ".join(f"{r.strategy}: Nash average {r.nash_average_pp:+.1f} pp" for r in group.itertuples())
-        iv = "; ".join(f"weight up to {_pct(r.weight_high)}, Nash average {r.nash_average_pp_low:+.1f} to "
-                       f"{r.nash_average_pp_high:+.1f} pp" for r in group.itertuples())
+        fig = ", ".join(f"{r.strategy} {_pct(r.weight)}" for r in group.itertuples())
+        iv = ", ".join(f"{r.strategy} {_pct(r.weight_low)}-{_pct(r.weight_high)}" for r in group.itertuples())
+        navs = _names([f"{x:+.1f}" for x in group["nash_average_pp"]]) + " pp"
         verb = "it is" if len(names) == 1 else "they are"
         out.append({"topic": "unused", "strength": "clear" if clear else "possible",
-                    "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
+                    "evidence": {"figure": "weight " + fig, "interval": iv}, "threshold": thr,
                     "sentence": f"No equilibrium mix uses {_names(names)}: {verb} dominated in the meta-game"
                                 + ("" if clear else " in the point estimate, though some bootstrap resamples use "
-                                   + ("it" if len(names) == 1 else "them")) + "."})
+                                   + ("it" if len(names) == 1 else "them"))
+                                + f" (Nash average{'s' if len(names) > 1 else ''} {navs}"
+                                + (f", against {meta.value:+.1f} pp for the mix's own strategies" if meta.players > 2 else "")
+                                + ")."})
     if not len(unused):
         low = t.sort_values("weight", kind="stable").iloc[0]
         out.append({"topic": "unused", "strength": "none found",

@@ -300,7 +300,9 @@ def metagame_note(t: TournamentResult) -> str:
         parts.append(f"A strategy's payoff against a mix is its expected win share, minus 1/{n}, at a table of "
                      "opponents drawn from the mix among the tables played (a strategy never meets itself); the "
                      f"mix is where replicator dynamics from the uniform mix settles; no single strategy gains more "
-                     f"than {meta.regret:.2f} pp against it.")
+                     f"than {meta.regret:.2f} pp against it. Since a strategy never meets itself, the mix's own "
+                     f"strategies score {meta.value:+.1f} pp against it, not 0: a strategy outside the mix scores "
+                     "less than that.")
     parts.append(f"Weight: the strategy's share of the equilibrium mix (below {metagame.SUPPORT * 100:.1f}% it is "
                  "outside the support: dominated in the meta-game). Nash average: its win share against the "
                  f"equilibrium mix, in percentage points above an even share (1/{n}); copies of a strategy do not "
