@@ -931,7 +931,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
               help="Games in all, shared equally between the tables (rounded up to whole rotations).")
 @click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
-              help="Bootstrap resamples for the rating intervals.")
+              help="Bootstrap resamples for the rating and meta-game intervals.")
 @_common_run_options
 def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
                game_timeout, quiet):
@@ -939,7 +939,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
     Every table seats different strategies; all combinations are played when there are at most 60,
     else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
-    choix, with bootstrap intervals over games.
+    choix, with bootstrap intervals over games; then the meta-game: its Nash equilibrium mix, Nash
+    averages, rock-paper-scissors cycles and findings.
 
     \b
     Examples:

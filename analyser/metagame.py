@@ -553,8 +553,13 @@ def findings(meta: MetaGame) -> list[dict]:
         if not len(group):
             continue
         names = list(group["strategy"])
-        fig = ", ".join(f"{r.strategy} {_pct(r.weight)}" for r in group.itertuples())
-        iv = ", ".join(f"{r.strategy} {_pct(r.weight_low)}-{_pct(r.weight_high)}" for r in group.itertuples())
+        weights = [_pct(r.weight) for r in group.itertuples()]
+        spans = [f"{_pct(r.weight_low)}-{_pct(r.weight_high)}" for r in group.itertuples()]
+        if len(names) > 1 and len(set(weights)) == 1 and len(set(spans)) == 1:
+            fig, iv = f"{weights[0]} each", f"{spans[0]} each"
+        else:
+            fig = ", ".join(f"{s} {w}" for s, w in zip(names, weights))
+            iv = ", ".join(f"{s} {w}" for s, w in zip(names, spans))
         navs = _names([f"{x:+.1f}" for x in group["nash_average_pp"]]) + " pp"
         verb = "it is" if len(names) == 1 else "they are"
         out.append({"topic": "unused", "strength": "clear" if clear else "possible",

@@ -15,6 +15,11 @@ shared wins are left out).  More seats: a Plackett-Luce fit of each game's finis
 Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
 in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
 are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
+
+Meta-game.  :mod:`analyser.metagame` turns the games into the empirical meta-game and gives its
+Nash equilibrium (maximum-entropy, by linear programming, for two seats; replicator dynamics for
+more), the Nash averages, rock-paper-scissors cycles and the findings, with bootstrap intervals
+over the same game numbers, seeded from the root seed.
 """
 
 from __future__ import annotations
