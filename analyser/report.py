@@ -477,16 +477,18 @@ def html_table(df: pd.DataFrame) -> str:
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict) -> Path:
-    """The ``index.html`` of a sweep, tournament or comparison: headline cards (label, value,
-    detail), notes, sections (heading, HTML table, note), the PNGs embedded, and how to
-    reproduce.  Returns its path."""
+                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None) -> Path:
+    """The ``index.html`` of a sweep, tournament or comparison: findings at the top (dicts with
+    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``} and ``threshold``, as
+    :func:`analyser.metagame.findings` gives them), headline cards (label, value, detail), notes,
+    sections (heading, HTML table, note), the PNGs embedded, and how to reproduce.  Returns its
+    path."""
     embedded = []
     for name, caption in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         embedded.append({"name": name, "caption": caption, "data": data})
     page = _ENV.get_template("experiment.html.j2").render(
-        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded,
+        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded, findings=findings or [],
         command=config.get("command") or "(not recorded)", config=config,
         versions=config.get("versions", {}))
     path = outdir / "index.html"
