@@ -20,8 +20,8 @@ def list_cmd(game):
 
     Give a GAME id to show only that title.
     """
-    from analyser.registry import (available_strategies, broken_strategy_plugins, game_ids, get_game, shadow_note,
-                                   shadowed_titles, strategy_doc, strategy_parameters)
+    from analyser.registry import (available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
+                                   shadow_note, shadowed_titles, strategy_doc, strategy_parameters)
 
     from analyser import registry
     registry.set_notice(None)  # a shadowed plugin is named below, with the other problems
@@ -41,6 +41,10 @@ def list_cmd(game):
         click.echo(f"  rules: docs/rules/{gid}.md")
         if g.tie_break_note:
             click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
+        lineup = default_lineup(gid)
+        if lineup:
+            click.echo(_wrap(f"default lineup (no --strategy): {', '.join(lineup)} - one per seat, in order "
+                             "(cut, or cycled, to the number of seats)", 2))
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)

@@ -116,7 +116,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
               help="Games in all, shared equally between the tables (rounded up to whole rotations).")
 @click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
-              help="Bootstrap resamples for the rating intervals.")
+              help="Bootstrap resamples for the rating and meta-game intervals.")
 @_common_run_options
 def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
                game_timeout, quiet):
@@ -124,7 +124,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
     Every table seats different strategies; all combinations are played when there are at most 60,
     else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
-    choix, with bootstrap intervals over games.
+    choix, with bootstrap intervals over games; then the meta-game: its Nash equilibrium mix, Nash
+    averages, rock-paper-scissors cycles and findings.
 
     \b
     Examples:
@@ -152,6 +153,9 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             click.echo(format_table(t.ranking).to_string(index=False))
+        if t.meta is not None:
+            from analyser import metagame
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
         click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",

@@ -41,7 +41,8 @@ reshuffled every --players games so neighbours vary too.
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
-                   "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
+                   "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
+                   "GAME`), one strategy per seat.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
@@ -106,7 +107,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     out = prepare_out(out if out is not None else default_out(g.id))
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                   "against each other.", err=True)
+                   "against each other (the title's default lineup; see `analyser list`).", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         # (the worker count is decided once the run is timed, and recorded in config.json)
