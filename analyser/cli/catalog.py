@@ -20,10 +20,10 @@ def list_cmd(game):
 
     Give a GAME id to show only that title.
     """
+    from analyser import registry
     from analyser.registry import (available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
                                    shadow_note, shadowed_titles, strategy_doc, strategy_parameters)
 
-    from analyser import registry
     registry.set_notice(None)  # a shadowed plugin is named below, with the other problems
     ids = [get_game(game).id] if game else game_ids()
     problems = []  # a broken or shadowed plugin: named on one line each, after the titles that load
