@@ -23,6 +23,7 @@ import pandas as pd
 
 from analyser import analysis, plots
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.registry import get_game
 
 
@@ -365,7 +366,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names)
-    summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    to_csv(summary.strategies, outdir / "summary.csv", index=False)
     sections = []
     all_figures = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):

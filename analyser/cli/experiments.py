@@ -182,8 +182,11 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
                    "so it is never loaded unless you name it here.")
+@click.option("--trust", is_flag=True,
+              help="Two run folders: load the title file their config.json names (only for folders you made or "
+                   "trust: loading a file runs its code).")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet, title_file):
+            out, quiet, title_file, trust):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -208,9 +211,13 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
-        cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
+        from analyser.run import trusting
+        with trusting(trust):
+            cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
         default = Path(targets[0]).parent / "compare"
     elif len(targets) == 1:
+        if trust:
+            raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
         from analyser.registry import default_lineup, get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer, metagame
+from analyser.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.core import InputError
 from analyser.registry import get_game, title_ref
@@ -331,8 +332,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
         return files
     t.results.to_parquet(outdir / "tournament.parquet", index=False)
-    t.ranking.to_csv(outdir / "ranking.csv", index=False)
-    t.pairwise.to_csv(outdir / "pairwise.csv")
+    to_csv(t.ranking, outdir / "ranking.csv", index=False)
+    to_csv(t.pairwise, outdir / "pairwise.csv")
     files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
@@ -346,8 +347,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         findings = meta.findings
         figures.insert(0, metagame.plot(meta, outdir / "metagame.png"))
         meta_table = metagame.with_ratings(meta, t.ranking)
-        meta_table.to_csv(outdir / "metagame.csv", index=False)
-        meta.game.to_csv(outdir / "empirical_game.csv")
+        to_csv(meta_table, outdir / "metagame.csv", index=False)
+        to_csv(meta.game, outdir / "empirical_game.csv")
         (outdir / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
         files += ["metagame.csv", "empirical_game.csv", "findings.json"]
     bal = analysis.seat_balance(t.results)
