@@ -35,8 +35,11 @@ class AnalyserGroup(click.Group):
     """A click group whose errors are one line (no usage dump, no traceback)."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from analyser import registry
         from analyser.run.backends import sigterm_raises, stop_exit_code
 
+        # a plugin title that a built-in shadows is said once, when its id is used
+        registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
         try:
             # SIGTERM (kill, timeout) stops a command the way Ctrl-C does: what is finished is
             # written, and the exit code says which signal it was (143, or 130 for Ctrl-C)

@@ -183,7 +183,7 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str) -> in
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
               help="Games in all, shared equally between the tables (rounded up to whole rotations).")
 @click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
-              help="Bootstrap resamples for the rating intervals.")
+              help="Bootstrap resamples for the rating and meta-game intervals.")
 @_common_run_options
 def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
                game_timeout, quiet):
@@ -191,9 +191,10 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
     Every table seats different strategies; all combinations are played when there are at most 60,
     else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
-    choix, with bootstrap intervals over games. Each table is a run folder OUT/cells/table-NN whose
-    games stream to disk; a failure (exit 1), Ctrl-C (130) or SIGTERM (143) keeps every finished
-    game, and `analyser resume OUT` finishes the tournament.
+    choix, with bootstrap intervals over games; then the meta-game: its Nash equilibrium mix, Nash
+    averages, rock-paper-scissors cycles and findings. Each table is a run folder
+    OUT/cells/table-NN whose games stream to disk; a failure (exit 1), Ctrl-C (130) or SIGTERM
+    (143) keeps every finished game, and `analyser resume OUT` finishes the tournament.
 
     \b
     Examples:
@@ -232,6 +233,9 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             click.echo(format_table(t.ranking).to_string(index=False))
+        if t.meta is not None:
+            from analyser import metagame
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         click.echo(f"\nReport: {target / 'index.html'}")
     return _outcome(t.config, t.error, t.interrupted, out, "tables") if play else 0
 
@@ -254,8 +258,11 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
                    "so it is never loaded unless you name it here.")
+@click.option("--trust", is_flag=True,
+              help="Two run folders: load the title file their config.json names (only for folders you made or "
+                   "trust: loading a file runs its code).")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet, title_file):
+            out, quiet, title_file, trust):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -282,9 +289,13 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
-        cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
+        from analyser.run import trusting
+        with trusting(trust):
+            cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
         default = Path(targets[0]).parent / "compare"
     elif len(targets) == 1:
+        if trust:
+            raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
         from analyser.registry import default_lineup, get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
@@ -351,56 +362,121 @@ def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None)
 # resume and report of an experiment folder
 # --------------------------------------------------------------------------------------------
 
-def resume_experiment(folder: Path, kind: str, *, no_report: bool = False, quiet: bool = False) -> int:
+def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool = False,
+                      quiet: bool = False) -> int:
     """``analyser resume FOLDER`` for a sweep, tournament or comparison: play only the games each
     cell lacks, then write the report as the uninterrupted command would (exit code as the
-    command's)."""
+    command's).  The folder is data: a title or strategy file its record names loads only as
+    ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
+    from analyser.run import Allowed, store
+
+    allowed = allowed or Allowed()
     config = _record(folder, kind)
+    if allowed.scheduler is not None:
+        raise InputError(f"--scheduler is for a run; {str(folder)!r} holds a {kind}, which plays on this machine: "
+                         "leave --scheduler out")
     if config.get("status") == "complete":
         raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
                          f"analyser report {shlex.quote(str(folder))})")
-    from analyser.run import store
     holder = store.holder_of(folder)
     if holder is not None:
         raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
                          "wait for it to stop")
+    arguments = _guarded_arguments(folder, kind, config, allowed)
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
     if not quiet:
         click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
                    f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
-    return _again(folder, kind, config, no_report=no_report, quiet=quiet, resume=True)
+    return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True)
 
 
-def report_experiment(folder: Path, kind: str, out: Path | None = None) -> int:
+def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None) -> int:
     """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
-    its cells' folders (in ``out`` when given), playing nothing."""
+    its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
+    record names loads only with ``--title FILE`` or ``--trust``."""
+    from analyser.run import Allowed
+
     config = _record(folder, kind)
+    arguments = _guarded_arguments(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
+                                                                 strategy_flag=None))
     target = None
     if out is not None:
         from analyser.run import prepare_out
         target = prepare_out(out, replace_run=False)
-    return _again(folder, kind, config, no_report=False, quiet=False, resume=True, play=False, target=target)
+    return _again(folder, kind, arguments, no_report=False, quiet=False, resume=True, play=False, target=target)
 
 
 def _record(folder: Path, kind: str) -> dict:
     from analyser.experiments.base import read_record
-    from analyser.safeio import read_json
+    from analyser.run import read_config_file
 
-    raw = read_json(Path(folder) / "config.json", "config file", max_bytes=50_000_000)
-    if kind == "compare" and isinstance(raw.get("a"), dict) and raw["a"].get("source"):
-        raise InputError(f"{str(folder)!r} compares two run folders ({raw['a']['source']}, "
-                         f"{(raw.get('b') or {}).get('source')}); it plays nothing, so there is nothing to resume: "
-                         "compare them again")
+    raw = read_config_file(Path(folder) / "config.json")
+    side = raw.get("a") if isinstance(raw, dict) else None
+    if kind == "compare" and isinstance(side, dict) and side.get("source"):
+        raise InputError(f"{str(folder)!r} compares two run folders; it plays nothing, so there is nothing to resume "
+                         "or rebuild here: compare them again")
     return read_record(folder, (kind,))
+
+
+#: What the record of each kind keeps under ``experiment.arguments`` (name -> accepted types),
+#: checked before any of it is used: the folder may come from anyone.
+_SPEC = {"game": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,), "seed": (int,),
+         "jobs": (int, type(None)), "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float),
+         "backend": (str,), "scheduler": (type(None),), "first_game": (int,)}
+_ARGUMENTS = {
+    "sweep": {"game_id": (str,), "strategies": (list,), "rules": (list,), "players": (int, type(None)),
+              "games": (int,), "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)),
+              "batch_size": (int, type(None)), "game_timeout": (int, float)},
+    "tournament": {"game_id": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,),
+                   "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
+                   "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
+    "compare": {"a": (dict,), "b": (dict,)},
+}
+
+
+def _checked(where: str, values, schema: dict) -> dict:
+    def ok(v, types):
+        if isinstance(v, bool):
+            return False
+        if isinstance(v, list):
+            return list in types and all(isinstance(x, str) for x in v)
+        if isinstance(v, dict):
+            return dict in types and all(isinstance(k, str) and (isinstance(x, str) or isinstance(x, dict))
+                                         for k, x in v.items())
+        return isinstance(v, types)
+    if not isinstance(values, dict) or set(values) - set(schema) or not set(schema) - {"first_game", "backend"} <= set(values):
+        raise InputError(f"{where}: its experiment arguments are not the ones analyser writes; it cannot be used")
+    for key, v in values.items():
+        if not ok(v, schema[key]):
+            raise InputError(f"{where}: its experiment argument {key!r} has the wrong type; it cannot be used")
+    return dict(values)
+
+
+def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
+    """The arguments that rebuild the experiment in ``folder``, type-checked, after the trust
+    rule (a title file named with --title from another place replaces the recorded one)."""
+    from analyser.run import guard_folder_config
+
+    where = str(Path(folder) / "config.json")
+    arguments = _checked(where, config["experiment"].get("arguments"), _ARGUMENTS[kind])
+    if kind == "compare":
+        arguments = {side: _checked(where, arguments[side], _SPEC) for side in ("a", "b")}
+    guard_folder_config(config, folder, allowed)  # raises for a file the command line does not allow
+    if allowed.titles:
+        if kind == "compare":
+            for side in ("a", "b"):
+                arguments[side]["game"] = allowed.titles[0]
+        else:
+            arguments["game_id"] = allowed.titles[0]
+    return arguments
 
 
 def _cell_word(kind: str) -> str:
     return {"sweep": "cells", "tournament": "tables", "compare": "sides"}.get(kind, "cells")
 
 
-def _again(folder: Path, kind: str, config: dict, *, no_report: bool, quiet: bool, resume: bool,
+def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
            play: bool = True, target: Path | None = None) -> int:
-    arguments = dict(config["experiment"]["arguments"])
     command = _command_line()
     if kind == "sweep":
         return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,

@@ -41,7 +41,8 @@ reshuffled every --players games so neighbours vary too.
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
-                   "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
+                   "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
+                   "GAME`), one strategy per seat.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
@@ -106,7 +107,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     out = prepare_out(out if out is not None else default_out(g.id))
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                   "against each other.", err=True)
+                   "against each other (the title's default lineup; see `analyser list`).", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         # (the worker count is decided once the run is timed, and recorded in config.json)
@@ -125,7 +126,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
     from analyser.registry import title_ref
-    from analyser.run import store, write_csv
+    from analyser.run import resume_command, store, write_csv
 
     n_done = result.config["games_completed"]
     files: list[str] = []
@@ -186,13 +187,13 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
         else:
             click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
-                       f"continue with: analyser resume {shlex.quote(str(out))}", err=True)
+                       f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
         from analyser.run.backends import stop_exit_code
         how = " (SIGTERM)" if stop_exit_code() == 143 else ""
         click.echo(f"analyser: interrupted{how} after {n_done} games; they are in {out}; continue with: "
-                   f"analyser resume {shlex.quote(str(out))}", err=True)
+                   f"{resume_command(out, result.config)}", err=True)
         return stop_exit_code()
     return code
 
@@ -288,7 +289,11 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
         words += ["--seed", str(seed)]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
-            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."
+            from analyser.run.trust import named_code
+            named = named_code({"title_source": game_id if "/" in game_id else None,  # a file title
+                                "strategies": list(spec.strategies)})
+            trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index}{trust})."
     log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
     click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
@@ -298,7 +303,19 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
-def resume(folder, csv, no_report, quiet):
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="The run's title file or folder, when it is a title of your own: loading it runs its code, so "
+                   "the file the run's config.json names is loaded only when you name it here.")
+@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=_strip_specs,
+              help="A strategy file the run uses (FILE.py, or its spec FILE.py:NAME), repeatable: loaded only when "
+                   "named here. The lineup itself always comes from the run.")
+@click.option("--trust", is_flag=True,
+              help="Load every title and strategy file the run's config.json names (only for a folder you made "
+                   "or trust: loading a file runs its code).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
+                   "never contacted: without this option the run continues on this machine.")
+def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
     """Continue an interrupted or failed run or experiment in FOLDER (its --out).
 
     Plays only the games that have no finished part on disk, with the same seed, strategies,
@@ -310,23 +327,34 @@ def resume(folder, csv, no_report, quiet):
     --until-ci run goes on at the round its record reached; then the report is written as the
     uninterrupted command would.
 
+    A run folder is data, never code: a title file or strategy file that its config.json names is
+    loaded only when you name it again (--title, --strategy) or pass --trust, and a Dask scheduler
+    only when you give --scheduler.
+
     \b
     Examples:
       analyser simulate GAME -s greedy --games 1000000 --out reports/big
       (Ctrl-C, a kill, a crash...)
       analyser resume reports/big
+      analyser resume reports/mine --strategy my_bots.py
     """
     from analyser import run as runmod
     from analyser.cli.experiments import resume_experiment
-    from analyser.run import store
     from analyser.registry import get_game
     from analyser.run.folders import undecided
 
+    if scheduler is not None:
+        runmod.check_scheduler_address(scheduler)
+    allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
+                             scheduler=scheduler)
     kind = _folder_kind(folder)
     if kind is not None:
-        return resume_experiment(folder, kind, no_report=no_report, quiet=quiet)
-    config = runmod.read_config(folder)
-    spec = runmod.spec_from_config(config)
+        return resume_experiment(folder, kind, allowed, no_report=no_report, quiet=quiet)
+    plan = runmod.resume_spec(folder, allowed)
+    for note in plan.notes:  # what the folder asked for and this command does instead: always said
+        click.echo(f"analyser: note: {note}", err=True)
+    spec = plan.spec
+    config = plan.config
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
     rounds = undecided(config) or (isinstance(config.get("stopping"), dict)
                                    and config["stopping"].get("until_ci") is not None)
@@ -334,19 +362,16 @@ def resume(folder, csv, no_report, quiet):
         from analyser.experiments import stopping
         width = config["stopping"]["until_ci"]
         stopping.check_width(width)
-        spec.games = int(config["stopping"].get("max_games") or spec.games)
-    holder = store.holder_of(folder)
-    if holder is not None:
-        from analyser.core import InputError
-        raise InputError(f"{str(folder)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
-                         "wait for it to stop")
+        most = config["stopping"].get("max_games")
+        if isinstance(most, int) and not isinstance(most, bool) and spec.games <= most <= runmod.MAX_GAMES:
+            spec.games = most
     if not quiet:
-        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
+        click.echo(f"Resuming {folder}: {plan.config.get('games_completed', 0)} of {spec.games} games done; "
                    f"seed {root}", err=True)
     if rounds:
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:
-        result = runmod.resume(folder, progress=False if quiet else None, command=_command_line())
+        result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)
 
 
@@ -357,10 +382,10 @@ def _folder_kind(folder: Path, with_cells: bool = False) -> str | None:
     and not a comparison of two run folders) counts."""
     from analyser.core import InputError
     from analyser.experiments.base import KINDS
-    from analyser.safeio import read_json
+    from analyser.run import read_config_file
 
     try:
-        config = read_json(Path(folder) / "config.json", "config file", max_bytes=50_000_000)
+        config = read_config_file(Path(folder) / "config.json")
     except (InputError, OSError):
         return None
     kind = config.get("kind") if isinstance(config, dict) else None

@@ -125,11 +125,11 @@ class CellFailed(RuntimeError):
 def read_record(out: Path, kinds=KINDS) -> dict:
     """The record of the experiment folder ``out``; InputError (one line) when it is not one, is
     of another kind, or was written by an analyser that could not resume it."""
-    from analyser.safeio import read_json
+    from analyser.run.folders import read_config_file
     out = Path(out)
     if not (out / "config.json").is_file():
         raise InputError(f"{str(out)!r} is not an experiment folder (no config.json)")
-    config = read_json(out / "config.json", "config file", max_bytes=50_000_000)
+    config = read_config_file(out / "config.json")
     kind = config.get("kind") if isinstance(config, dict) else None
     if kind not in kinds:
         raise InputError(f"{str(out)!r} is not a {' or '.join(kinds)} folder")
@@ -140,8 +140,11 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if not isinstance(info, dict) or not isinstance(config.get("cells"), list):
         raise InputError(f"{str(out)!r} holds a {kind} written by an analyser without resumable experiments; "
                          "it cannot be resumed, start it again")
+    if not all(isinstance(c, dict) for c in config["cells"]) or not isinstance(info.get("arguments"), dict):
+        raise InputError(f"{str(out)!r}: its config.json is not the record of a {kind} (its cells or arguments "
+                         "have the wrong type); it cannot be used")
     layout = info.get("layout")
-    if not isinstance(layout, int) or layout > LAYOUT:
+    if not isinstance(layout, int) or isinstance(layout, bool) or layout > LAYOUT:
         raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
     return config
 

@@ -70,10 +70,17 @@ class Stop:
     def from_dict(cls, record: dict | None) -> "Stop":
         """The Stop a record written by :meth:`as_dict` describes (an empty one for none)."""
         record = record if isinstance(record, dict) else {}
-        width = record.get("widest_interval")
-        return cls(record.get("until_ci"), str(record.get("reason") or ""), int(record.get("rounds") or 0),
-                   int(record.get("games") or 0), math.nan if width is None else float(width),
-                   recorded_history(record), record.get("max_games"), bool(record.get("decided")))
+
+        def number(key, kind):
+            v = record.get(key)
+            return kind(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+        width = number("widest_interval", float)
+        goal = number("until_ci", float)
+        history = recorded_history(record)
+        return cls(goal, str(record.get("reason") or "")[:500], len(history) if goal is not None else
+                   (number("rounds", int) or 0), number("games", int) or 0, math.nan if width is None else width,
+                   history, number("max_games", int), record.get("decided") is True)
 
     def as_dict(self) -> dict:
         return {"until_ci": self.width_goal, "reason": self.reason, "rounds": self.rounds,
@@ -91,7 +98,7 @@ def recorded_history(record) -> list[tuple[int, float]]:
     for item in record["history"]:
         try:
             out.append((int(item[0]), float(item[1])))
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, KeyError):
             break
     return out
 
