@@ -308,3 +308,31 @@ def test_the_experiment_api_of_the_docstring(tmp_path):
     with Experiment.begin(out, "limits", cells, arguments={}, resume=True) as exp:
         assert exp.play(jobs=1, games=40, players=2).status == "complete"
     assert len(read(out)["resumed"]) == 1 and read(out / "cells" / "low").get("resumed") is None
+
+
+def test_a_handed_over_experiment_loads_no_file_its_record_names(tmp_path, monkeypatch):
+    """The trust rule of resume and report holds for an experiment folder too: a strategy file
+    its record names is loaded only when the command line names it (or says --trust)."""
+    import shutil
+
+    from analyser.run import trust
+
+    (tmp_path / "bots.py").write_text("import pathlib as _p\n_p.Path(__file__).parent.joinpath('ran').write_text('')\n"
+                                      "def choose(view, legal, rng):\n    return legal[0]\n")
+    sw = tmp_path / "sw"
+    r = subprocess.run([sys.executable, "-m", "analyser", "sweep", "dao", "-s", str(tmp_path / "bots.py"), "-s", "greedy",
+                        "--rule", "bust_limit=10,12", "-p", "2", "--games", "6", "--seed", "1", "-j", "1", "-q",
+                        "--no-report", "--out", str(sw)], capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr
+    record = read(sw)
+    shutil.rmtree(sw / "cells" / "cell-0001")
+    record["cells"][1].update(status="pending", games_done=[])
+    (sw / "config.json").write_text(json.dumps({**record, "status": "interrupted"}))
+    (tmp_path / "ran").unlink()
+    monkeypatch.setattr(trust, "_TRUSTED_FILES", set())
+    refused(invoke("resume", sw), "strategy file", "--strategy", "--trust")
+    refused(invoke("report", sw), "strategy file", "--trust")
+    assert not (tmp_path / "ran").exists() and not (sw / "cells" / "cell-0001").exists()
+    r = invoke("resume", sw, "--strategy", tmp_path / "bots.py", "-q", "--no-report")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "ran").exists() and read(sw)["status"] == "complete"
