@@ -41,12 +41,16 @@ class _Deferred:
     def __init__(self, deliver: bool = True):
         self.deliver = deliver
         self.pending: int | None = None
+        self.told = False
         self.active = threading.current_thread() is threading.main_thread()
         self.previous: dict = {}
 
     def _hold(self, signum, frame):
         _note(signum)
-        if self.pending is None and not self.deliver:
+        if self.pending is not None and not self.deliver and not self.told:
+            # (a second signal: say why it does not stop at once; the first is simply honoured, and
+            # the command's own last line says so)
+            self.told = True
             print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
         self.pending = signum
 
