@@ -309,16 +309,21 @@ class Experiment:
             cfg = {}
         done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
         status = cfg.get("status") if isinstance(cfg, dict) else None
-        if status == "running" and settle and store.holder_of(folder) is None:
+        gone = settle and _writer_gone(folder)
+        if status == "running" and gone:
             # its writer is gone (a worker killed mid-cell): say so, with what is on disk
             cfg.update(status="interrupted", games_done=done, games_completed=sum(b - a for a, b in done))
             cfg.pop("pid", None)
             try:
                 store.write_json_atomic(path, cfg)
-                (folder / store.LOCK).unlink(missing_ok=True)
             except OSError:
                 pass
             status = "interrupted"
+        if gone:  # (a worker killed between its last write and releasing the lock leaves it behind)
+            try:
+                (folder / store.LOCK).unlink(missing_ok=True)
+            except OSError:
+                pass
         entry.update(status=status if isinstance(status, str) else "interrupted", games_done=done)
         if isinstance(cfg, dict) and cfg.get("error"):
             entry["error"] = str(cfg["error"])
@@ -546,6 +551,18 @@ class PartCache:
         if below is not None and len(df) and any(rng[1] > below for rng, _ in chosen):
             df = df[df["game_index"] < below].reset_index(drop=True)
         return df
+
+
+def _writer_gone(folder: Path) -> bool:
+    """No live process holds the run folder's lock: none, a stale one, or a worker of this
+    process that was killed and not yet reaped (a zombie)."""
+    holder = store.holder_of(folder)
+    if holder is None:
+        return True
+    try:
+        return Path(f"/proc/{holder[0]}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def recorded_outcome(config: dict) -> Outcome:
