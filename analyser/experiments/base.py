@@ -38,18 +38,18 @@ exit code 1, 130 (Ctrl-C) or 143 (SIGTERM).  Resuming plays only the games missi
 cell, and the measured rounds of the stopping rule are not measured again, so the finished
 experiment equals an uninterrupted one row for row.
 
-Example (a two-cell experiment of one's own)::
+Example (a two-cell experiment of one's own: one rule option at two values; ``game_id``,
+``option`` and the strategies are a title's)::
 
     import dataclasses
 
     from analyser.experiments.base import Cell, Experiment
     from analyser.run import RunSpec
 
-    spec = RunSpec("dao", ["greedy", "threshold"], players=2, games=500, seed=7)
-    cells = [Cell("low", dataclasses.replace(spec, rules={"bust_limit": "10"})),
-             Cell("high", dataclasses.replace(spec, rules={"bust_limit": "14"}))]
-    with Experiment.begin("reports/limits", "limits", cells, arguments={"games": 500, "seed": 7},
-                          fields={"game": "dao", "seed": 7}) as exp:
+    spec = RunSpec(game_id, ["greedy", "random"], players=2, games=500, seed=7)
+    cells = [Cell(f"{option}-{v}", dataclasses.replace(spec, rules={option: v})) for v in ("10", "14")]
+    with Experiment.begin("reports/two-values", "two-values", cells, arguments={"games": 500, "seed": 7},
+                          fields={"game": game_id, "seed": 7}) as exp:
         outcome = exp.play(jobs=2, games=500, players=2)
         frames = [exp.results(k) for k in range(len(cells))]   # read back from OUT/cells/<name>
     # ... analyse ``frames``; outcome.status is complete, interrupted or failed, outcome.error
@@ -284,10 +284,6 @@ class Experiment:
         except store.StoreError as e:
             self._save_error = e
 
-    def record(self, **fields) -> None:
-        """Add the kind's own fields to the record (written with the next :meth:`save`)."""
-        self.config.update(fields)
-
     def _read_cells(self) -> None:
         """Each cell's status and games from its folder (a cell left ``running`` by a process
         that is gone, such as a killed worker, is marked ``interrupted``, with the games its parts
@@ -361,7 +357,7 @@ class Experiment:
         if progress:
             from tqdm.auto import tqdm
             bar = tqdm(total=games * len(self.cells), initial=min(games * len(self.cells),
-                                                                 int(self.config.get("games_completed") or 0)),
+                                                                 int(_number(self.config.get("games_completed")))),
                        unit="game", desc=desc, leave=False, file=sys.stderr)
         self.error: BaseException | None = None
         self.interrupted = False
@@ -403,7 +399,7 @@ class Experiment:
             seconds = time.perf_counter() - t0
             self.config.update(status=status, error=str(self.error) if self.error is not None else None,
                                stopping=stop.as_dict())
-            self.config["play_seconds"] = round(float(self.config.get("play_seconds") or 0.0) + seconds, 3)
+            self.config["play_seconds"] = round(_number(self.config.get("play_seconds")) + seconds, 3)
             self.config.pop("pid", None)
             try:
                 self.save()
@@ -553,6 +549,12 @@ class PartCache:
         return df
 
 
+def _number(value) -> float:
+    """A number a record holds (it may come from anyone), else 0."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) < 1e15
+    return float(value) if ok else 0.0
+
+
 def _writer_gone(folder: Path) -> bool:
     """No live process holds the run folder's lock: none, a stale one, or a worker of this
     process that was killed and not yet reaped (a zombie)."""
@@ -567,10 +569,10 @@ def _writer_gone(folder: Path) -> bool:
 
 def recorded_outcome(config: dict) -> Outcome:
     """The :class:`Outcome` a record says (to rebuild a report without playing)."""
-    status = str(config.get("status") or "interrupted")
-    error = CellFailed(str(config["error"])) if config.get("error") else None
+    status = str(config.get("status") or "interrupted")[:40]
+    error = CellFailed(str(config["error"])[:2000]) if config.get("error") else None
     return Outcome(status, stopping.Stop.from_dict(config.get("stopping")), error, status == "interrupted",
-                   float(config.get("play_seconds") or 0.0))
+                   _number(config.get("play_seconds")))
 
 
 def _check_cells(out: Path, config: dict, cells: list[Cell]) -> None:
