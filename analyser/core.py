@@ -2,8 +2,9 @@
 
 A title is three things (see the README):
 
-* ``Params`` - one frozen dataclass holding every rule option of that title (docs/rules/<title>.md), with its
-  default, its help text and its validation.  ``--rule key=value`` overrides are coerced from the
+* ``Params`` - one frozen dataclass holding every rule option of that title (its rules page is
+  rules.md in the title's package: ``analyser rules TITLE``), with its default, its help text and
+  its validation.  ``--rule key=value`` overrides are coerced from the
   dataclass fields by :meth:`Params.from_overrides`.
 * a state - plain data, including hidden information, with a JSON round trip.
 * a :class:`Game` - the stateless forward model: ``initial_state``, ``current_player``,
@@ -108,7 +109,7 @@ def option(default: Any, doc: str, *, choices: Sequence[Any] | None = None,
            low: float | None = None, high: float | None = None) -> Any:
     """Declare one rule option of a :class:`Params` dataclass.
 
-    ``doc`` is shown by ``analyser list``; it should name the ruling or the section of docs/rules/<title>.md.
+    ``doc`` is shown by ``analyser list``; it should name the ruling or the section of the title's rules page.
     ``choices`` restricts a string option; ``low``/``high`` bound a number (inclusive).
     """
     return field(default=default, metadata={"doc": doc, "choices": tuple(choices) if choices else None,

@@ -1,4 +1,4 @@
-"""The ``analyser`` command line (click, thin): list, simulate, play, new, check, report, bench.
+"""The ``analyser`` command line (click, thin): list, rules, simulate, play, new, check, report, bench.
 
 Every command is a thin layer over library functions.  Bad input (an unknown game, strategy,
 rule or parameter, a malformed ``key=value``, a number out of range, an unwritable ``--out``)
@@ -7,7 +7,8 @@ prints one line naming the value and what is accepted, and exits with code 2.
 This package holds the click group, :func:`main` and the helpers the commands share; each
 command family has its own module, which registers its commands on the group when imported:
 
-* :mod:`~analyser.cli.catalog`: ``list``, ``new``, ``check`` (the titles and their contract);
+* :mod:`~analyser.cli.catalog`: ``list``, ``rules``, ``new``, ``check`` (the titles, their rules
+  pages and their contract);
 * :mod:`~analyser.cli.runs`: ``simulate``, ``resume`` (a run, and the summary it prints);
 * :mod:`~analyser.cli.play`: ``play`` (one game, traced);
 * :mod:`~analyser.cli.reports`: ``report`` (rebuilding a report from results);
@@ -66,6 +67,7 @@ def cli():
     \b
     Start here:
       analyser list                               titles, strategies, rule options
+      analyser rules GAME                         the rules of GAME as implemented, every ruling
       analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
       analyser play GAME --strategy greedy --strategy random --seed 1
       analyser new my-game                        start a title of your own
