@@ -94,6 +94,31 @@ def _strip_specs(ctx, param, value):
     return tuple(v.strip() for v in value) if value else value
 
 
+#: A run's root seed (``--seed`` of simulate and the experiments, check and bench) and a game
+#: seed (``play --seed``, ``check --game-seed``; the results' game_seed column) are stored as
+#: 64-bit whole numbers: signed for the root seed, unsigned for a game seed.
+ROOT_SEED_MAX = 2 ** 63 - 1
+GAME_SEED_MAX = 2 ** 64 - 1
+
+
+def _bounded_seed(value, option: str, high: int, what: str):
+    if value is not None and not 0 <= value <= high:
+        raise InputError(f"{option} {value} is not accepted; give a whole number from 0 to {high} ({what})")
+    return value
+
+
+def _root_seed(ctx, param, value):
+    """Click callback: a root seed within 0 to :data:`ROOT_SEED_MAX` (InputError, one line)."""
+    return _bounded_seed(value, param.opts[0], ROOT_SEED_MAX, "a root seed")
+
+
+def _game_seed(ctx, param, value):
+    """Click callback: game seed(s) within 0 to :data:`GAME_SEED_MAX` (InputError, one line)."""
+    for v in (value if isinstance(value, tuple) else (value,)):
+        _bounded_seed(v, param.opts[0], GAME_SEED_MAX, "a game seed, as in the game_seed column")
+    return value
+
+
 def _players_phrase(g, params, n_players: int) -> str:
     """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
     notes = g.count_notes(params, n_players)

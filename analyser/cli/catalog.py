@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _one_line_error, cli
+from analyser.cli import _game_seed, _one_line_error, _root_seed, cli
 from analyser.core import InputError, parse_key_values
 
 
@@ -144,11 +144,11 @@ def new(name):
 @cli.command()
 @click.argument("game")
 @click.option("-n", "--games", type=int, default=200, show_default=True, help="Random games to play.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the games.")
+@click.option("--seed", type=int, default=1, show_default=True, callback=_root_seed, help="Root seed of the games.")
 @click.option("-p", "--players", type=int, default=None,
               help="Check this player count only. Default: the title's least, usual and greatest in turn.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override, repeatable.")
-@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED",
+@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED", callback=_game_seed,
               help="Check only the game with this game seed (from a failure line), repeatable.")
 @click.option("--no-fresh-process", is_flag=True, help="Skip replaying the games in a fresh Python process.")
 def check(game, games, seed, players, rules, game_seeds, no_fresh_process):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _command_line, _strip_specs, cli
-from analyser.core import InputError, parse_key_values
+from analyser.cli import _command_line, _root_seed, _strip_specs, cli
+from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
 EPILOG_SWEEP = """\b
@@ -29,16 +29,25 @@ The cells are ranked by the win rate of the first -s with a varied parameter (el
 """
 
 
-def _where(error) -> str:
-    """`` (game i, game seed s)`` for a failure that names its game, to replay it with `play`."""
+def _where(error, game: str, game_timeout: float) -> str:
+    """`` (game i, game seed s; replay it with ...)`` for a failure that names its game: the
+    `play` command that replays it (with the run's --game-timeout when the game hung)."""
+    import shlex
     index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
-    return f" (game {index}, game seed {seed}; replay it with analyser play --seed {seed})" if seed is not None else ""
+    if seed is None:
+        return ""
+    hung = getattr(error, "kind", None) == "hung"
+    limit = f" --game-timeout {game_timeout:g}" if hung or game_timeout != GAME_TIMEOUT else ""
+    return (f" (game {index}, game seed {seed}" + (f", limit --game-timeout {game_timeout:g} s" if hung else "")
+            + f"; replay it with analyser play {shlex.quote(game)} --seed {seed}{limit} and that game's lineup "
+              "as -s)")
 
 
 def _common_run_options(f):
     for dec in reversed([
         click.option("-p", "--players", type=int, default=None, help="Number of seats."),
-        click.option("--seed", type=int, default=None, help="Root seed (default: fresh, recorded)."),
+        click.option("--seed", type=int, default=None, callback=_root_seed,
+                     help="Root seed (default: fresh, recorded)."),
         click.option("-j", "--jobs", type=int, default=0, show_default=True,
                      help="Worker processes; 0 = all cores. Results do not depend on it."),
         click.option("-o", "--out", default=None, metavar="DIR",
@@ -47,7 +56,7 @@ def _common_run_options(f):
                      help="Stop once every reported win-rate 95% interval is at most W wide, at round ends "
                           "fixed in advance (--games is the most played)."),
         click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic)."),
-        click.option("--game-timeout", type=float, default=60.0, show_default=True,
+        click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
                      help="Seconds one game may take before its strategy is reported as hung."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables."),
     ]):
@@ -102,7 +111,8 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
         if not no_report:
             click.echo(f"Report: {out / 'index.html'}")
     if res.error is not None:
-        click.echo(f"analyser: error: {res.error}{_where(res.error)}. The finished games were written to {out}.",
+        click.echo(f"analyser: error: {res.error}{_where(res.error, game, game_timeout)}. The finished games were "
+                   f"written to {out}.",
                    err=True)
         return 1
     return 130 if res.interrupted else 0
@@ -154,7 +164,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
             click.echo(format_table(t.ranking).to_string(index=False))
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
-        click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",
+        click.echo(f"analyser: error: {t.error}{_where(t.error, game, game_timeout)}. The finished games were "
+                   f"written to {out}.",
                    err=True)
         return 1
     return 130 if t.interrupted else 0
@@ -171,7 +182,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
-@click.option("--seed", type=int, default=None, help="Root seed of both sides (default: fresh, recorded).")
+@click.option("--seed", type=int, default=None, callback=_root_seed,
+              help="Root seed of both sides (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
 @click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, _command_line, _players_phrase, _strip_specs, cli
+from analyser.cli import _check_out_name, _command_line, _players_phrase, _root_seed, _strip_specs, cli
 from analyser.cli.reports import _print_summary
-from analyser.core import parse_key_values
+from analyser.core import GAME_TIMEOUT, parse_key_values
 
 
 EPILOG_SIMULATE = """\b
@@ -46,7 +46,7 @@ reshuffled every --players games so neighbours vary too.
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=int, default=None, callback=_root_seed,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
@@ -57,7 +57,7 @@ reshuffled every --players games so neighbours vary too.
                    "Default: reports/<game>-<timestamp>.")
 @click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
-@click.option("--game-timeout", type=float, default=60.0, show_default=True,
+@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
@@ -241,7 +241,9 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 
     index = getattr(error, "game_index", None)
     seed = getattr(error, "game_seed", None)
-    where = f" (game {index}, game seed {seed})" if seed is not None else ""
+    limit = f"--game-timeout {spec.game_timeout:g} s" if getattr(error, "kind", None) == "hung" else ""
+    where = (f" (game {index}, game seed {seed}" + (f"; {limit}" if limit else "") + ")") if seed is not None else (
+        f" ({limit})" if limit else "")
     replay = ""
     if seed is not None and index is not None:
         words = ["analyser", "play", game_id]
@@ -250,6 +252,9 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
         for k, v in spec.rules.items():
             words += ["--rule", f"{k}={v}"]
         words += ["--seed", str(seed)]
+        hung = getattr(error, "kind", None) == "hung"
+        if hung or spec.game_timeout != GAME_TIMEOUT:  # the replay stops where the run did
+            words += ["--game-timeout", f"{spec.game_timeout:g}"]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
             replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."

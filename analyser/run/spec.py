@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import __version__, runner
-from analyser.core import InputError
+from analyser.core import GAME_TIMEOUT, InputError
 from analyser.registry import get_game, make_strategy
 from analyser.run.backends import check_scheduler_address
 from analyser.runner import resolve_jobs
@@ -45,7 +45,7 @@ class RunSpec:
     jobs: int | None = None
     rules: dict[str, str] = field(default_factory=dict)
     batch_size: int | None = None
-    game_timeout: float = 60.0
+    game_timeout: float = GAME_TIMEOUT
     #: ``loky`` (worker processes on this machine) or ``dask`` (a dask.distributed cluster)
     backend: str = "loky"
     #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
@@ -177,5 +177,5 @@ def spec_from_config(config: dict) -> RunSpec:
                    games=int(config["games_requested"]), seed=int(config["seed"]),
                    jobs=config.get("jobs_requested", 0), rules=dict(config.get("rule_overrides") or {}),
                    batch_size=config.get("batch_size"), first_game=int(config.get("first_game") or 0),
-                   game_timeout=float(config.get("game_timeout", 60.0)),
+                   game_timeout=float(config.get("game_timeout", GAME_TIMEOUT)),
                    backend=config.get("backend") or "loky", scheduler=config.get("scheduler"))

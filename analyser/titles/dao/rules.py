@@ -523,6 +523,15 @@ class Dao(Game):
             tied = [i for i in tied if len(s.piles[i]) == most]
         return tied
 
+    def tie_break_reason(self, s: DaoState, scores, winners) -> str:
+        """Under ``tie_break=most_cards``: the tied seats' cards, which decided (rules.md, "Ties")."""
+        top = max(scores)
+        tied = [i for i in range(s.n) if scores[i] == top]
+        if sorted(winners) == tied:
+            return ""
+        cards = ", ".join(f"seat {i} took {len(s.piles[i])}" for i in tied)
+        return f"tied on {top} points, more cards wins (rule tie_break=most_cards): {cards} cards"
+
     def metrics(self, s: DaoState) -> list[dict[str, float]]:
         """Per seat: cards taken, busts, the share of cards in the scoring colour, game turns.
 
