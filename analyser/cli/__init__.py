@@ -119,6 +119,19 @@ def _game_seed(ctx, param, value):
     return value
 
 
+def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
+    """The strategies a command plays when no ``--strategy`` is given: the title's built-in
+    lineup (:func:`analyser.registry.default_lineup`), cut to the player count (the title's usual
+    count when none is given), as ``simulate`` does; InputError when the title has none."""
+    from analyser.registry import default_lineup
+
+    lineup = default_lineup(g.id)
+    if not lineup:
+        raise InputError(f"no --strategy given and {g.id} has no built-in strategies; name one per seat "
+                         "(e.g. my_bots.py:NAME)")
+    return tuple(lineup[:max(players if players is not None else g.default_players, 1)])
+
+
 def _players_phrase(g, params, n_players: int) -> str:
     """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
     notes = g.count_notes(params, n_players)

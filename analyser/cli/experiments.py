@@ -43,6 +43,22 @@ def _where(error, game: str, game_timeout: float) -> str:
               "as -s)")
 
 
+def _prepare(out, default: str, kind: str, quiet: bool, parent="reports") -> Path:
+    """The output folder of an experiment: ``--out`` (new, empty, or an earlier output of the
+    same ``kind``, which is replaced, said on one line even under --quiet), else a new
+    timestamped folder ``<parent>/<default>-<timestamp>``; InputError (one line) for a folder
+    that holds another kind of output, anything else, or cannot be written."""
+    from analyser.run import default_out, describe_output, prepare_out, previous_output
+
+    if out is None:
+        return prepare_out(default_out(default, parent), kind=kind)
+    previous = previous_output(out)
+    folder = prepare_out(out, kind=kind)
+    if previous is not None:
+        click.echo(f"Replacing {describe_output(previous, folder)}.", err=True)
+    return folder
+
+
 def _common_run_options(f):
     for dec in reversed([
         click.option("-p", "--players", type=int, default=None, help="Number of seats."),
@@ -51,7 +67,8 @@ def _common_run_options(f):
         click.option("-j", "--jobs", type=int, default=0, show_default=True,
                      help="Worker processes; 0 = all cores. Results do not depend on it."),
         click.option("-o", "--out", default=None, metavar="DIR",
-                     help="Output folder (new, empty, or an earlier analyser output, which is replaced)."),
+                     help="Output folder (new, empty, or an earlier output of the same command, which is "
+                          "replaced). Default: reports/<game>-<command>-<timestamp>."),
         click.option("--until-ci", type=float, default=None, metavar="W",
                      help="Stop once every reported win-rate 95% interval is at most W wide, at round ends "
                           "fixed in advance (--games is the most played)."),
@@ -84,11 +101,10 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     from analyser.experiments import stopping
     from analyser.experiments.sweep import run_sweep, write_sweep
     from analyser.registry import get_game
-    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
     g = get_game(game)
-    out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
+    out = _prepare(out, g.id + "-sweep", "sweep", quiet)
     from analyser.registry import title_ref
     res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
                     until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout, progress=not quiet,
@@ -144,11 +160,10 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     from analyser.experiments import stopping
     from analyser.experiments.tournament import run_tournament, write_tournament
     from analyser.registry import get_game
-    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
     g = get_game(game)
-    out = prepare_out(out) if out is not None else default_out(g.id + "-tournament")
+    out = _prepare(out, g.id + "-tournament", "tournament", quiet)
     from analyser.registry import title_ref
     t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
                        until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
@@ -185,7 +200,9 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("--seed", type=int, default=None, callback=_root_seed,
               help="Root seed of both sides (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
-@click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier comparison, which is replaced). Default: "
+                   "reports/<game>-compare-<timestamp>, or <game>-compare-<timestamp> beside RUN_A.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
@@ -206,7 +223,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser.experiments import compare as cmpmod
     from analyser.registry import game_ids
     from analyser.results import trust_title_file
-    from analyser.run import RunSpec, check_writable, default_out, prepare_out
+    from analyser.run import RunSpec
 
     if title_file:
         trust_title_file(title_file)
@@ -216,8 +233,15 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
+        if out is not None:  # checked before the runs are read
+            target = Path(out).resolve()
+            for run_dir in targets:
+                if target == Path(run_dir).resolve() or target in Path(run_dir).resolve().parents:
+                    raise InputError(f"--out {out!r} holds the run {run_dir!r} being compared; choose another folder")
+            out_dir = _prepare(out, "", "compare", quiet)
         cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
-        default = Path(targets[0]).parent / "compare"
+        if out is None:  # a new folder beside RUN_A: an earlier comparison there is kept
+            out_dir = _prepare(None, f"{cmp.config['game']}-compare", "compare", quiet, parent=Path(targets[0]).parent)
     elif len(targets) == 1:
         from analyser.registry import default_lineup, get_game
         g = get_game(first)
@@ -236,14 +260,10 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                      rules=ra)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb)
-        out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
+        out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
         cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=not quiet, out=out_dir)
-        default = out_dir
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
-    if len(targets) == 2:
-        out_dir = prepare_out(out) if out is not None else default
-        check_writable(out_dir)
     cmpmod.write_compare(cmp, out_dir)
     if not quiet:
         import pandas as pd

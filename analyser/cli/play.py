@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
+from analyser.cli import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
 from analyser.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
 
 
@@ -170,19 +170,6 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names
                     + (f", by the tie-break: {decided_by}" if decided_by else ""), bold=True)
     return 0
-
-
-def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
-    """The strategies a command plays when no ``--strategy`` is given: the title's built-in
-    lineup (:func:`analyser.registry.default_lineup`), cut to the player count (the title's usual
-    count when none is given), as ``simulate`` does; InputError when the title has none."""
-    from analyser.registry import default_lineup
-
-    lineup = default_lineup(g.id)
-    if not lineup:
-        raise InputError(f"no --strategy given and {g.id} has no built-in strategies; name one per seat "
-                         "(e.g. my_bots.py:NAME)")
-    return tuple(lineup[:max(players if players is not None else g.default_players, 1)])
 
 
 def _replay_from(folder: Path, game: str | None, index: int | None):

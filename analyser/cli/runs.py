@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, _command_line, _players_phrase, _root_seed, _strip_specs, cli
+from analyser.cli import (_builtin_lineup, _check_out_name, _command_line, _players_phrase, _root_seed, _strip_specs,
+                          cli)
 from analyser.cli.reports import _print_summary
 from analyser.core import GAME_TIMEOUT, parse_key_values
 
@@ -83,15 +84,14 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser.experiments import stopping
-    from analyser.registry import default_lineup, get_game
-    from analyser.run import RunSpec, default_out, prepare_out, resolve, run, write_results
+    from analyser.registry import get_game
+    from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run,
+                              write_results)
 
     stopping.check_width(until_ci)
     builtin_lineup = not strategies
-    if builtin_lineup:
-        g = get_game(game)
-        # --players 0 is a bad value (checked in resolve), not "the default"
-        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
+    if builtin_lineup:  # the same lineup as play's (--players 0 is a bad value, checked in resolve)
+        strategies = _builtin_lineup(get_game(game), players)
     if scheduler is not None and backend is None:
         backend = "dask"
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
@@ -103,7 +103,12 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     _check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
+    previous = previous_output(out) if out is not None else None
     out = prepare_out(out if out is not None else default_out(g.id))
+    # replacing an earlier run is said on one line, even under --quiet: nothing is replaced silently
+    replacing = f"replacing {describe_output(previous, out)}" if previous is not None else None
+    if replacing and quiet:
+        click.echo(replacing[0].upper() + replacing[1:] + ".", err=True)
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
                    "against each other.", err=True)
@@ -113,7 +118,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
         click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
                    f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
-                   f"writing to {out}", err=True)
+                   f"{replacing or f'writing to {out}'}", err=True)
     if until_ci is None:
         result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
     else:  # played in rounds in memory, then written in the run-folder layout

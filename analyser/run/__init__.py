@@ -21,12 +21,14 @@ Reading results back (untrusted input) is :mod:`analyser.results`.
 
 from analyser.run.backends import Terminated, WorkerDied, check_scheduler_address
 from analyser.run.execute import RunResult, resume, run
-from analyser.run.folders import check_writable, default_out, prepare_out, read_config
+from analyser.run.folders import (check_writable, default_out, describe_output, prepare_out, previous_output,
+                                  read_config)
 from analyser.run.sink import assemble, batch_frames, batch_tables, compact, tables_to_frame, write_csv, write_results
 from analyser.run.spec import (BACKENDS, MAX_GAMES, RunSpec, data_file_record, new_run_id, package_versions, resolve,
                                spec_from_config)
 
 __all__ = ["BACKENDS", "MAX_GAMES", "RunResult", "RunSpec", "Terminated", "WorkerDied", "assemble", "batch_frames",
            "batch_tables", "check_scheduler_address", "check_writable", "compact", "data_file_record",
-           "default_out", "new_run_id", "package_versions", "prepare_out", "read_config", "resolve", "resume", "run",
-           "spec_from_config", "tables_to_frame", "write_csv", "write_results"]
+           "default_out", "describe_output", "new_run_id", "package_versions", "prepare_out", "previous_output",
+           "read_config", "resolve", "resume", "run", "spec_from_config", "tables_to_frame", "write_csv",
+           "write_results"]
