@@ -132,6 +132,21 @@ def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
     return tuple(lineup[:max(players if players is not None else g.default_players, 1)])
 
 
+def _check_plotting() -> None:
+    """Before the first game of a command that draws plots: matplotlib must import as the
+    environment sets it up.  An MPLBACKEND it does not accept (say ``nonsense``) fails its import,
+    which would otherwise surface only once every game had been played; InputError (one line)."""
+    import os
+    try:
+        import matplotlib  # noqa: F401  (reads MPLBACKEND)
+    except ValueError as e:
+        if "backend" not in str(e):
+            raise
+        raise InputError(f"MPLBACKEND={os.environ.get('MPLBACKEND', '')!r} is not a backend matplotlib accepts "
+                         "(e.g. Agg); unset it or set MPLBACKEND=Agg (the plots are drawn with Agg whatever it "
+                         "names)") from None
+
+
 def _players_phrase(g, params, n_players: int) -> str:
     """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
     notes = g.count_notes(params, n_players)

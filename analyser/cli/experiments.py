@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _command_line, _root_seed, _strip_specs, cli
+from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
@@ -103,6 +103,8 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     from analyser.registry import get_game
 
     stopping.check_width(until_ci)
+    if not no_report:
+        _check_plotting()
     g = get_game(game)
     out = _prepare(out, g.id + "-sweep", "sweep", quiet)
     from analyser.registry import title_ref
@@ -162,6 +164,7 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     from analyser.registry import get_game
 
     stopping.check_width(until_ci)
+    _check_plotting()
     g = get_game(game)
     out = _prepare(out, g.id + "-tournament", "tournament", quiet)
     from analyser.registry import title_ref
@@ -225,6 +228,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser.results import trust_title_file
     from analyser.run import RunSpec
 
+    _check_plotting()
     if title_file:
         trust_title_file(title_file)
     first = targets[0]

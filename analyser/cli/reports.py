@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, cli
+from analyser.cli import _check_out_name, _check_plotting, cli
 from analyser.core import InputError
 
 
@@ -31,6 +31,7 @@ def report(results, out, title_file):
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
+    _check_plotting()  # before the report module imports matplotlib
     from analyser.report import _reduce_run, build_report, write_report
     from analyser.registry import get_game
     from analyser.results import load_results, open_run, trust_title_file

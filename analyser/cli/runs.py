@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import (_builtin_lineup, _check_out_name, _command_line, _players_phrase, _root_seed, _strip_specs,
-                          cli)
+from analyser.cli import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
+                          _root_seed, _strip_specs, cli)
 from analyser.cli.reports import _print_summary
 from analyser.core import GAME_TIMEOUT, parse_key_values
 
@@ -89,6 +89,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                               write_results)
 
     stopping.check_width(until_ci)
+    if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
+        _check_plotting()
     builtin_lineup = not strategies
     if builtin_lineup:  # the same lineup as play's (--players 0 is a bad value, checked in resolve)
         strategies = _builtin_lineup(get_game(game), players)
@@ -289,6 +291,8 @@ def resume(folder, csv, no_report, quiet):
     from analyser import run as runmod
     from analyser.registry import get_game
 
+    if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
+        _check_plotting()
     config = runmod.read_config(folder)
     spec = runmod.spec_from_config(config)
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
