@@ -23,6 +23,7 @@ import pandas as pd
 
 from analyser import analysis, plots
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.registry import get_game
 
 
@@ -365,11 +366,12 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names)
-    summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    to_csv(summary.strategies, outdir / "summary.csv", index=False)
     sections = []
     all_figures = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
+        params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
         embedded = [{"name": name, "caption": caption,
@@ -383,7 +385,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
-            "count_notes": game.count_notes(_params_of(game, r.first), part.players)})
+            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
     replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or all_strategies:
@@ -476,16 +478,18 @@ def html_table(df: pd.DataFrame) -> str:
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict) -> Path:
-    """The ``index.html`` of a sweep, tournament or comparison: headline cards (label, value,
-    detail), notes, sections (heading, HTML table, note), the PNGs embedded, and how to
-    reproduce.  Returns its path."""
+                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None) -> Path:
+    """The ``index.html`` of a sweep, tournament or comparison: findings at the top (dicts with
+    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``} and ``threshold``, as
+    :func:`analyser.metagame.findings` gives them), headline cards (label, value, detail), notes,
+    sections (heading, HTML table, note), the PNGs embedded, and how to reproduce.  Returns its
+    path."""
     embedded = []
     for name, caption in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         embedded.append({"name": name, "caption": caption, "data": data})
     page = _ENV.get_template("experiment.html.j2").render(
-        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded,
+        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded, findings=findings or [],
         command=config.get("command") or "(not recorded)", config=config,
         versions=config.get("versions", {}))
     path = outdir / "index.html"

@@ -197,9 +197,13 @@ def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, ra
                           "my_game.py"], cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (race / "again" / "index.html").exists()
-    # and a game of the run replays in a fresh process from the run folder alone
+    # and a game of the run replays in a fresh process from the run folder, with the title file named
+    # (the folder alone does not load it)
     out = subprocess.run([sys.executable, "-m", "analyser", "play", "--from", "out", "--game-index", "3"], cwd=race,
                          capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--trust" in out.stderr, out.stderr
+    out = subprocess.run([sys.executable, "-m", "analyser", "play", "my_game.py", "--from", "out", "--game-index", "3"],
+                         cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "Race to 21, 2 players" in out.stdout, out.stderr
 
 

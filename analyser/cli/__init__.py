@@ -36,6 +36,9 @@ class AnalyserGroup(click.Group):
     """A click group whose errors are one line (no usage dump, no traceback)."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from analyser import registry
+        # a plugin title that a built-in shadows is said once, when its id is used
+        registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
         try:
             rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
                               standalone_mode=False, **extra)

@@ -21,12 +21,20 @@ def list_cmd(game):
 
     Give a GAME id to show only that title.
     """
-    from analyser.registry import (available_strategies, game_ids, get_game, strategy_doc, strategy_parameters,
+    from analyser import registry
+    from analyser.registry import (available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
+                                   shadow_note, shadowed_titles, strategy_doc, strategy_parameters,
                                    unavailable_generic)
 
+    registry.set_notice(None)  # a shadowed plugin is named below, with the other problems
     ids = [get_game(game).id] if game else game_ids()
+    problems = []  # a broken or shadowed plugin: named on one line each, after the titles that load
     for gid in ids:
-        g = get_game(gid)
+        try:
+            g = get_game(gid)
+        except InputError as e:  # a plugin that fails to import: the others are still listed
+            problems.append(f"plugin {e}")
+            continue
         count = (f"{g.min_players} players" if g.min_players == g.max_players else
                  f"{g.min_players}-{g.max_players} players (default {g.default_players})")
         click.secho(f"{gid}  -  {g.name}, {count}", bold=True)
@@ -35,6 +43,10 @@ def list_cmd(game):
         click.echo(f"  rules: {_rules_hint(g, game if game else gid)}")
         if g.tie_break_note:
             click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
+        lineup = default_lineup(gid)
+        if lineup:
+            click.echo(_wrap(f"default lineup (no --strategy): {', '.join(lineup)} - one per seat, in order "
+                             "(cut, or cycled, to the number of seats)", 2))
         click.echo("  strategies (--strategy NAME or NAME:key=value,...):")
         for name, obj in available_strategies(gid).items():
             params = strategy_parameters(obj)
@@ -59,6 +71,10 @@ def list_cmd(game):
             click.echo(f"    {o['name']}={default}{allowed}")
             click.echo(_wrap(o["doc"], 8))
         click.echo()
+    problems += [shadow_note(gid) for gid in shadowed_titles() if gid in ids]
+    problems += list(broken_strategy_plugins().values())
+    for line in problems:
+        click.echo(f"analyser: warning: {line}", err=True)
 
 
 def _rules_hint(g, ref: str) -> str:

@@ -144,7 +144,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
               help="Games in all, shared equally between the tables (rounded up to whole rotations).")
 @click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
-              help="Bootstrap resamples for the rating intervals.")
+              help="Bootstrap resamples for the rating and meta-game intervals.")
 @_common_run_options
 def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
                game_timeout, quiet):
@@ -152,7 +152,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 
     Every table seats different strategies; all combinations are played when there are at most 60,
     else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
-    choix, with bootstrap intervals over games.
+    choix, with bootstrap intervals over games; then the meta-game: its Nash equilibrium mix, Nash
+    averages, rock-paper-scissors cycles and findings.
 
     \b
     Examples:
@@ -180,6 +181,9 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             click.echo(format_table(t.ranking).to_string(index=False))
+        if t.meta is not None:
+            from analyser import metagame
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
         click.echo(f"analyser: error: {t.error}{_where(t.error, game, game_timeout)}. The finished games were "
@@ -210,8 +214,11 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
                    "so it is never loaded unless you name it here.")
+@click.option("--trust", is_flag=True,
+              help="Two run folders: load the title file their config.json names (only for folders you made or "
+                   "trust: loading a file runs its code).")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet, title_file):
+            out, quiet, title_file, trust):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -243,10 +250,14 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                 if target == Path(run_dir).resolve() or target in Path(run_dir).resolve().parents:
                     raise InputError(f"--out {out!r} holds the run {run_dir!r} being compared; choose another folder")
             out_dir = _prepare(out, "", "compare", quiet)
-        cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
+        from analyser.run import trusting
+        with trusting(trust):
+            cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
         if out is None:  # a new folder beside RUN_A: an earlier comparison there is kept
             out_dir = _prepare(None, f"{cmp.config['game']}-compare", "compare", quiet, parent=Path(targets[0]).parent)
     elif len(targets) == 1:
+        if trust:
+            raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
         from analyser.registry import default_lineup, get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")

@@ -36,8 +36,12 @@ from analyser.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_val
 @click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
               help="Seconds the game may take before its strategy is reported as hung (0: no limit), as in "
                    "simulate.")
+@click.option("--trust", is_flag=True,
+              help="With --from: load the title and strategy files the run's config.json names (only for a folder "
+                   "you made or trust: loading a file runs its code).")
 @click.option("--debug", is_flag=True, help="When a strategy raises, print its full traceback.")
-def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, game_timeout, debug):
+def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, game_timeout, trust,
+         debug):
     """Play one game of GAME and print a readable turn-by-turn trace.
 
     \b
@@ -61,7 +65,7 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         if strategies or rules or players is not None or seed is not None or state_file is not None:
             raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
                              "--players, --seed and --state")
-        game, labels, rule_map, seed, run_timeout = _replay_from(from_dir, game, game_index)
+        game, labels, rule_map, seed, run_timeout = _replay_from(from_dir, game, game_index, trust)
         if click.get_current_context().get_parameter_source("game_timeout").name == "DEFAULT":
             game_timeout = run_timeout  # the run's limit, unless given here
         g = get_game(game)
@@ -70,6 +74,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     else:
         if game_index is not None:
             raise InputError("--game-index needs --from OUT (the run folder it indexes)")
+        if trust:
+            raise InputError("--trust needs --from OUT (it loads the files that run folder names)")
         if game is None:
             raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
                              "--game-index N")
@@ -172,19 +178,20 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     return 0
 
 
-def _replay_from(folder: Path, game: str | None, index: int | None):
+def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool = False):
     """(game id, strategy per seat, rule overrides, game seed, game time limit) of game ``index``
     of the run in ``folder``, from its config.json.  InputError when the folder, the title or the
-    index does not fit."""
-    from analyser.registry import get_game
+    index does not fit, or when the run names a title or strategy file that the command line does
+    not allow (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
+    from analyser.registry import get_game, is_title_file
+    from analyser.run import Allowed, guard_folder_config, read_config_file
     from analyser.runner import game_seed, lineup
 
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
-    from analyser.safeio import read_json
     if not (Path(folder) / "config.json").exists():
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
-    config = read_json(Path(folder) / "config.json", "--from config file", max_bytes=10_000_000)
+    config = read_config_file(Path(folder) / "config.json")
     kind = config.get("kind") if isinstance(config, dict) else None
     if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
         raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
@@ -202,9 +209,15 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
                 and isinstance(config["strategies"], list) and 0 < len(config["strategies"]) <= 100
                 and all(isinstance(x, str) for x in config["strategies"])
                 and isinstance(config.get("rule_overrides") or {}, dict)
+                and isinstance(config.get("title_source") or "", str)
                 and all(whole(config.get(k) or 0) for k in ("games_requested", "games_completed")))
     if not kinds_ok:
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (a field has the wrong type)")
+    if game is not None and is_title_file(game) and not isinstance(config.get("title_source"), str):
+        raise InputError(f"--from {str(folder)!r} is a run of the registered title {config['game']!r}; leave GAME out")
+    titles = (game,) if game is not None and is_title_file(game) else ()
+    config = guard_folder_config(config, folder, Allowed(trust=trust, titles=titles, strategy_flag=None,
+                                                         title_flag="the title file as GAME:")).config
     if game is not None and game != config["game"] and get_game(game).id != config["game"]:
         raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
     total = config.get("games_requested") or config.get("games_completed") or 0

@@ -20,17 +20,28 @@ from analyser.core import InputError
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="For a run of a title of your own: its file or folder (as in the run's config.json). "
                    "Loading it runs its code, so it is never loaded unless you name it here.")
-def report(results, out, title_file):
+@click.option("--trust", is_flag=True,
+              help="Load the title file the run's config.json names (only for a folder you made or trust: "
+                   "loading a file runs its code).")
+def report(results, out, title_file, trust):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
     Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
-    of older runs, or a results.parquet / results.csv given by path.
+    of older runs, or a results.parquet / results.csv given by path. A folder is data, never
+    code: the title file its config.json names is loaded only with --title FILE or --trust.
 
     \b
     Examples:
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
+    from analyser.run import trusting
+
+    with trusting(trust):
+        return _report(results, out, title_file)
+
+
+def _report(results, out, title_file):
     _check_plotting()  # before the report module imports matplotlib
     from analyser.report import _reduce_run, build_report, write_report
     from analyser.registry import get_game

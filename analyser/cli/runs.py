@@ -42,7 +42,8 @@ reshuffled every --players games so neighbours vary too.
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
-                   "FILE.py:NAME. See `analyser list`. Default: every built-in strategy of the title.")
+                   "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
+                   "GAME`), one strategy per seat.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
@@ -113,7 +114,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         click.echo(replacing[0].upper() + replacing[1:] + ".", err=True)
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                   "against each other.", err=True)
+                   "against each other (the title's default lineup; see `analyser list`).", err=True)
     if not quiet:
         fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
         # (the worker count is decided once the run is timed, and recorded in config.json)
@@ -134,7 +135,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
     from analyser.registry import title_ref
-    from analyser.run import store, write_csv
+    from analyser.run import resume_command, store, write_csv
 
     n_done = result.config["games_completed"]
     files: list[str] = []
@@ -195,11 +196,11 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
         else:
             click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
-                       f"continue with: analyser resume {shlex.quote(str(out))}", err=True)
+                       f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
         click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
-                   f"analyser resume {shlex.quote(str(out))}", err=True)
+                   f"{resume_command(out, result.config)}", err=True)
         return 130
     return code
 
@@ -264,7 +265,11 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
             words += ["--game-timeout", f"{spec.game_timeout:g}"]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
-            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."
+            from analyser.run.trust import named_code
+            named = named_code({"title_source": game_id if "/" in game_id else None,  # a file title
+                                "strategies": list(spec.strategies)})
+            trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index}{trust})."
     log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
     click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
@@ -274,7 +279,19 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
-def resume(folder, csv, no_report, quiet):
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="The run's title file or folder, when it is a title of your own: loading it runs its code, so "
+                   "the file the run's config.json names is loaded only when you name it here.")
+@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=_strip_specs,
+              help="A strategy file the run uses (FILE.py, or its spec FILE.py:NAME), repeatable: loaded only when "
+                   "named here. The lineup itself always comes from the run.")
+@click.option("--trust", is_flag=True,
+              help="Load every title and strategy file the run's config.json names (only for a folder you made "
+                   "or trust: loading a file runs its code).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
+                   "never contacted: without this option the run continues on this machine.")
+def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
     """Continue an interrupted or failed run in FOLDER (its --out).
 
     Plays only the games that have no finished part on disk, with the same seed, strategies,
@@ -282,22 +299,33 @@ def resume(folder, csv, no_report, quiet):
     short by a kill is detected and played again. Refuses a folder that is not a run, a complete
     run, a run from a newer analyser, or a run another process is writing.
 
+    A run folder is data, never code: a title file or strategy file that its config.json names is
+    loaded only when you name it again (--title, --strategy) or pass --trust, and a Dask scheduler
+    only when you give --scheduler.
+
     \b
     Examples:
       analyser simulate GAME -s greedy --games 1000000 --out reports/big
       (Ctrl-C, a kill, a crash...)
       analyser resume reports/big
+      analyser resume reports/mine --strategy my_bots.py
     """
     from analyser import run as runmod
     from analyser.registry import get_game
 
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         _check_plotting()
-    config = runmod.read_config(folder)
-    spec = runmod.spec_from_config(config)
+    if scheduler is not None:
+        runmod.check_scheduler_address(scheduler)
+    allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
+                             scheduler=scheduler)
+    plan = runmod.resume_spec(folder, allowed)
+    for note in plan.notes:  # what the folder asked for and this command does instead: always said
+        click.echo(f"analyser: note: {note}", err=True)
+    spec = plan.spec
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
     if not quiet:
-        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
+        click.echo(f"Resuming {folder}: {plan.config.get('games_completed', 0)} of {spec.games} games done; "
                    f"seed {root}", err=True)
-    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line())
+    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)

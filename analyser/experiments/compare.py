@@ -34,6 +34,7 @@ import pandas as pd
 
 from analyser import analysis, designer
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.results import load_results
 from analyser.run import RunSpec, package_versions, resolve, run, write_results
 
@@ -333,7 +334,7 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     from analyser import report as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
-    cmp.table.to_csv(outdir / "compare.csv", index=False)
+    to_csv(cmp.table, outdir / "compare.csv", index=False)
     figures = plot_compare(cmp, outdir)
     from analyser.registry import get_game
     game = get_game(cmp.config["game"])

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer
+from analyser.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
 from analyser.registry import get_game, title_ref
 from analyser.run import RunSpec, package_versions, resolve
@@ -375,7 +376,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
     if len(res.results):
         res.results.to_parquet(outdir / "sweep.parquet", index=False)
         files.append("sweep.parquet")
-        res.cells.to_csv(outdir / "cells.csv", index=False)
+        to_csv(res.cells, outdir / "cells.csv", index=False)
         files.append("cells.csv")
     if report and len(res.results):
         game = get_game(res.config["game"])

@@ -20,6 +20,11 @@ by a coin, so strategies that play alike get equal ratings whatever their order 
 Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
 in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
 are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
+
+Meta-game.  :mod:`analyser.metagame` turns the games into the empirical meta-game and gives its
+Nash equilibrium (maximum-entropy, by linear programming, for two seats; replicator dynamics for
+more), the Nash averages, rock-paper-scissors cycles and the findings, with bootstrap intervals
+over the same game numbers, seeded from the root seed.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer
+from analyser import analysis, designer, metagame
+from analyser.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.core import InputError
 from analyser.registry import get_game, title_ref
@@ -86,6 +92,7 @@ class TournamentResult:
     stop: stopping.Stop
     error: BaseException | None = None
     interrupted: bool = False
+    meta: metagame.MetaGame | None = None
 
 
 #: How the ratings are fitted, for the report (two seats, more seats).
@@ -205,6 +212,10 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     frame = _combine(merged, names)
     ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if len(frame) else pd.DataFrame()
     pairwise = finishes_ahead(frame, names) if len(frame) else pd.DataFrame()
+    meta = None
+    if len(frame):
+        bt = ranking.set_index("strategy")["rating"].reindex(names).to_numpy() if n == 2 else None
+        meta = metagame.analyse(frame, names, ratings=bt, bootstrap=bootstrap, seed=root)
     meets = np.zeros((len(names), len(names)), dtype=int)
     for t in tables:
         for a, b in itertools.combinations(t, 2):
@@ -216,11 +227,12 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
               "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
               "rating_model": RATING_MODELS[0] if n == 2 else RATING_MODELS[1],
-              "bootstrap": bootstrap, "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
+              "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
+              "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),
               "error": str(error) if error else None, "rules": dict(rules or {}),
               "versions": package_versions()}
-    return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted)
+    return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted, meta)
 
 
 def _combine(merged: list, names: list[str]) -> pd.DataFrame:
@@ -281,6 +293,34 @@ def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
                       f"{t.config['rating_model']} ratings with percentile bootstrap 95% intervals over games.")
 
 
+def metagame_note(t: TournamentResult) -> str:
+    """What the meta-game table shows and how it was computed."""
+    meta = t.meta
+    n = meta.players
+    parts = [f"Equilibrium: {meta.method}."]
+    if n == 2:
+        parts.append("The meta-game is the zero-sum game of head-to-head win share minus 1/2; of its equilibria (the "
+                     "mixes no single strategy beats) the one of maximum entropy is shown, so copies of a strategy "
+                     "share its weight.")
+    else:
+        parts.append(f"A strategy's payoff against a mix is its expected win share, minus 1/{n}, at a table of "
+                     "opponents drawn from the mix among the tables played (a strategy never meets itself); the "
+                     f"mix is where replicator dynamics from the uniform mix settles; no single strategy gains more "
+                     f"than {meta.regret:.2f} pp against it. Since a strategy never meets itself, the mix's own "
+                     f"strategies score {meta.value:+.1f} pp against it, not 0: a strategy outside the mix scores "
+                     "less than that.")
+    parts.append(f"Weight: the strategy's share of the equilibrium mix (below {metagame.SUPPORT * 100:.1f}% it is "
+                 "outside the support: dominated in the meta-game). Nash average: its win share against the "
+                 f"equilibrium mix, in percentage points above an even share (1/{n}); copies of a strategy do not "
+                 "change it. Field share: its win share against a table drawn evenly from the others. Rating: "
+                 f"{t.config['rating_model']}, for comparison. 95% intervals: percentile bootstrap over games "
+                 f"({meta.bootstrap} resamples).")
+    if meta.filled:
+        parts.append("Pairs that never met were filled from the Bradley-Terry ratings: "
+                     + ", ".join(f"{a} - {b}" for a, b in meta.filled) + ".")
+    return " ".join(parts)
+
+
 def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     from analyser import plots, report as reportmod
 
@@ -290,8 +330,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
         return files
     t.results.to_parquet(outdir / "tournament.parquet", index=False)
-    t.ranking.to_csv(outdir / "ranking.csv", index=False)
-    t.pairwise.to_csv(outdir / "pairwise.csv")
+    to_csv(t.ranking, outdir / "ranking.csv", index=False)
+    to_csv(t.pairwise, outdir / "pairwise.csv")
     files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
@@ -300,6 +340,15 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     seat_strat = seat_strat.reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
+    meta, findings = t.meta, []
+    if meta is not None:
+        findings = meta.findings
+        figures.insert(0, metagame.plot(meta, outdir / "metagame.png"))
+        meta_table = metagame.with_ratings(meta, t.ranking)
+        to_csv(meta_table, outdir / "metagame.csv", index=False)
+        to_csv(meta.game, outdir / "empirical_game.csv")
+        (outdir / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
+        files += ["metagame.csv", "empirical_game.csv", "findings.json"]
     bal = analysis.seat_balance(t.results)
     best = t.ranking.iloc[0]
     meet = t.config["table_meetings"]
@@ -308,7 +357,14 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
              ("tables", str(len(t.tables)), t.design),
              ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
              ("seed", str(t.config["seed"]), "root seed of every table")]
-    sections = [("Ranking", reportmod.html_table(t.ranking),
+    if meta is not None:
+        used = meta.table[meta.table["weight"] >= metagame.SUPPORT]
+        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
+                         ", ".join(f"{r.strategy} {r.weight * 100:.0f}%" for r in used.itertuples())))
+    sections = []
+    if meta is not None:
+        sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
+    sections += [("Ranking", reportmod.html_table(t.ranking),
                  f"rating: {t.config['rating_model']} log-strength, centred on 0; its 95% CI is a percentile bootstrap "
                  f"over games ({t.config['bootstrap']} resamples). Win rate: Wilson 95% CI, a shared win counts 1/k. "
                  "Mean rank: 1 = first."),
@@ -326,7 +382,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
     reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
                                     lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
-                                    figures=figures, config=t.config)
+                                    figures=figures, config=t.config, findings=findings)
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})
     (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")

@@ -1,42 +1,53 @@
 """Output folders: the default ``--out``, making a folder ready for a run (replacing an earlier run's
 files, refusing any other content or a folder in use), checking it can be written, and reading
 the ``config.json`` of a run folder to resume it.
+
+Every ``config.json`` analyser reads back (to resume, report, compare, replay or replace a run)
+is read by :func:`read_config_file`: it may come from someone else, so it is bounded in size and
+nesting like any file a user hands over (:mod:`analyser.safeio`), and it never names code that
+is loaded unasked (:mod:`analyser.run.trust`).
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import datetime
 from pathlib import Path
 
 from analyser import __version__
 from analyser.core import InputError
-from analyser.registry import get_game
 from analyser.run import store
+from analyser.run.trust import resume_command
+
+
+def read_config_file(path: str | Path):
+    """The parsed ``config.json`` at ``path`` (any JSON value; callers check its shape), read through
+    the bounded reader: a regular file of at most :data:`~analyser.safeio.CONFIG_MAX_BYTES`, JSON
+    nested at most :data:`~analyser.safeio.JSON_MAX_DEPTH` deep, whole numbers of at most 20
+    digits, no ``NaN`` and no key given twice.  Raises InputError (one line naming the file)."""
+    from analyser.safeio import CONFIG_MAX_BYTES, read_json
+    return read_json(path, "config.json", max_bytes=CONFIG_MAX_BYTES)
 
 
 def read_config(out: Path) -> dict:
     """The config.json of a run folder, for resuming it.  InputError (one line) when ``out`` is not
-    a run folder, holds a complete run, or was written by a newer analyser."""
+    a run folder, holds a complete run, was written by a newer analyser, or its config.json is not
+    one a run writes (too large, too deeply nested, a field of the wrong type)."""
     out = Path(out)
     if not out.is_dir():
         raise InputError(f"{str(out)!r} is not a run folder (no such folder); give the --out folder of a run")
-    try:
-        config = json.loads((out / "config.json").read_text())
-    except FileNotFoundError:
-        raise InputError(f"{str(out)!r} is not a run folder (no config.json); give the --out folder of a run") from None
-    except (OSError, ValueError) as e:
-        raise InputError(f"{str(out)!r}: config.json cannot be read ({type(e).__name__}); "
-                         "it is not a run that can be resumed") from None
+    if not (out / "config.json").exists():
+        raise InputError(f"{str(out)!r} is not a run folder (no config.json); give the --out folder of a run")
+    config = read_config_file(out / "config.json")
     if not isinstance(config, dict) or not {"game", "seed", "strategies", "games_requested"} <= set(config):
         raise InputError(f"{str(out)!r} is not an analyser run folder (config.json lacks the run's game, "
                          "seed or strategies)")
     layout = config.get("layout", 1)
-    made_by = str((config.get("versions") or {}).get("analyser", "0"))
+    made_by = str((config.get("versions") or {}).get("analyser", "0")) if isinstance(config.get("versions"), dict) \
+        else "0"
     if not isinstance(layout, int) or layout > store.LAYOUT or _version_key(made_by) > _version_key(__version__):
-        raise InputError(f"{str(out)!r} was written by analyser {made_by} (layout {layout}); this is analyser "
-                         f"{__version__}, which cannot resume it; upgrade analyser")
+        raise InputError(f"{str(out)!r} was written by analyser {made_by[:40]} (layout {str(layout)[:20]}); this is "
+                         f"analyser {__version__}, which cannot resume it; upgrade analyser")
     if layout < store.LAYOUT or "run_id" not in config:
         raise InputError(f"{str(out)!r} was written by an analyser without resumable runs "
                          "(one results.parquet); it cannot be resumed, start a new run")
@@ -74,15 +85,14 @@ def previous_output(out: str | Path) -> dict | None:
     out = Path(out)
     if not (out / "config.json").is_file():
         return None
-    from analyser.safeio import read_json
     try:
-        previous = read_json(out / "config.json", "config file", max_bytes=10_000_000)
+        previous = read_config_file(out / "config.json")
     except InputError:
         return None
     if not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
         return None
-    kind = previous.get("kind") or "run"
-    return {**previous, "kind": kind if kind in KIND_NAMES else "run"}
+    kind = previous.get("kind")
+    return {**previous, "kind": kind if isinstance(kind, str) and kind in KIND_NAMES else "run"}
 
 
 def describe_output(previous: dict, where: str | Path | None = None) -> str:
@@ -144,9 +154,11 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
                          "wait for it or choose another folder")
     if previous.get("status") in ("running", "interrupted") and previous.get("games_completed"):
         raise InputError(f"--out {str(out)!r} holds an unfinished run ({previous.get('games_completed')} of "
-                         f"{previous.get('games_requested')} games); continue it with `analyser resume {out}`, "
+                         f"{previous.get('games_requested')} games); continue it with `{resume_command(out, previous)}`, "
                          "or choose another folder")
-    names = set(previous.get("files") or []) | {"config.json", "results.parquet", "results.csv", "summary.csv",
+    listed = [n for n in previous.get("files") or [] if isinstance(n, str)] \
+        if isinstance(previous.get("files"), list) else []
+    names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
                                                  "index.html"}
     if kind == "compare":
         names |= {"a", "b"}  # the sides of a comparison of rule sets or lineups (run folders)
@@ -156,13 +168,19 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
         elif name not in ("", ".", "..") and "/" not in name and "\\" not in name and (out / name).is_dir() and \
                 previous_output(out / name) is not None:  # a run the output held (a comparison's sides a/, b/)
             shutil.rmtree(out / name)
+    # the part folders of the run replaced: those its record lists, and a built-in title's tables (the
+    # title is never loaded from a file here: the folder's record names it, and a folder is data)
+    tables = [store.RESULTS] + listed
     game = previous.get("game")
-    tables = [store.RESULTS]
-    try:
-        tables += list(get_game(str(game)).extra_tables)
-    except InputError:
-        pass
-    for name in tables:  # the part folders of the run replaced
+    from analyser.registry import game_ids, get_game
+    if isinstance(game, str) and game in game_ids():
+        try:
+            tables += [str(t) for t in get_game(game).extra_tables]
+        except InputError:
+            pass
+    for name in dict.fromkeys(tables):
+        if not name or "/" in name or "\\" in name or name in (".", ".."):
+            continue
         folder = out / name
         if folder.is_dir() and all(p.name.startswith(("part-", ".part-")) for p in folder.iterdir()):
             shutil.rmtree(folder)
