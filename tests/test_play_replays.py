@@ -147,3 +147,51 @@ def test_every_seed_option_is_bounded_in_one_line(runner, args, message):
 def test_the_largest_game_seed_plays(runner):
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "--seed", str(2 ** 64 - 1)])
     assert r.exit_code == 0 and f"game seed {2 ** 64 - 1}:" in r.output
+
+
+def _reproduce_line(folder) -> str:
+    import html
+    import re
+    page = (folder / "index.html").read_text()
+    return html.unescape(re.search(r"<h2>Reproduce</h2>\s*<pre>(.*?)</pre>", page, re.S).group(1))
+
+
+def test_the_reports_reproduce_command_is_complete_and_plays_the_same_games(runner, tmp_path):
+    """A run with a fresh seed and the default lineup: the report's command names the seed, the
+    lineup, the player count and --games, and running it gives the same results."""
+    import pandas as pd
+    r = runner.invoke(cli, ["simulate", "dao", "--games", "8", "--jobs", "1", "-q", "--rule", "bust_limit=10",
+                            "--out", str(tmp_path / "a")])
+    assert r.exit_code == 0
+    config = json.loads((tmp_path / "a" / "config.json").read_text())
+    line = _reproduce_line(tmp_path / "a")
+    assert line == (f"analyser simulate dao -s greedy -s threshold -s colour -s random --players 4 --games 8 "
+                    f"--seed {config['seed']} --rule bust_limit=10")
+    assert "as typed" in (tmp_path / "a" / "index.html").read_text()
+    r = runner.invoke(cli, shlex.split(line)[1:] + ["--jobs", "1", "-q", "--no-report", "--out", str(tmp_path / "b")])
+    assert r.exit_code == 0
+    cols = ["game_seed", "seat", "strategy", "score", "win"]
+    a, b = (pd.read_parquet(tmp_path / x / "results")[cols] for x in ("a", "b"))
+    pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("config, expected", [
+    ({"kind": "sweep", "game": "dao", "seed": 5, "strategies": ["threshold:limit=6,9", "greedy"], "players": 4,
+      "games_requested": 8, "rules": ["bust_limit=10,12"], "stopping": {"until_ci": 0.05}},
+     "analyser sweep dao -s threshold:limit=6,9 -s greedy --players 4 --games 8 --seed 5 --rule bust_limit=10,12 "
+     "--until-ci 0.05"),
+    ({"kind": "tournament", "game": "dao", "seed": 5, "strategies": ["greedy", "threshold:limit=9"], "players": 2,
+      "games_requested": 40, "rules": {"tie_break": "shared"}, "bootstrap": 20, "game_timeout": 5.0},
+     "analyser tournament dao -s greedy -s threshold:limit=9 --players 2 --games 40 --seed 5 --rule tie_break=shared "
+     "--bootstrap 20 --game-timeout 5"),
+    ({"kind": "compare", "game": "dao", "seed": 5, "games": 100, "a": {"strategies": ["greedy"], "players": 4,
+      "rule_overrides": {"bust_limit": "10"}}, "b": {"strategies": ["greedy"], "players": 4, "rule_overrides": {}}},
+     "analyser compare dao --a-strategy greedy --a bust_limit=10 --b-strategy greedy --players 4 --games 100 "
+     "--seed 5"),
+    ({"kind": "compare", "game": "dao", "seed": 5, "a": {"source": "runs/one"}, "b": {"source": "runs/two two"}},
+     "analyser compare runs/one 'runs/two two'"),
+    ({"seed": "unknown", "strategies": ["greedy"]}, None),
+])
+def test_reproduce_commands_of_every_kind(config, expected):
+    from analyser.reproduce import reproduce_command
+    assert reproduce_command(config) == expected
