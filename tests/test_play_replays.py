@@ -91,7 +91,7 @@ def test_play_without_strategies_uses_the_built_in_lineup_as_simulate_does(runne
     final = json.loads(r.stdout.strip().splitlines()[-1])
     lineup = default_lineup("wizard")[:4]
     assert final["lineup"] == lineup
-    assert f"No --strategy given: the built-in lineup {', '.join(lineup)}." in r.stderr
+    assert f"No --strategy given: playing the title's default lineup {', '.join(lineup)} (see" in r.stderr
     r = runner.invoke(cli, ["simulate", "wizard", "--games", "4", "--jobs", "1", "--seed", "4", "--no-report",
                             "--out", str(tmp_path / "o")])
     config = json.loads((tmp_path / "o" / "config.json").read_text())

@@ -104,7 +104,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     with contextlib.redirect_stdout(sys.stderr):
         strats = [make_strategy(label, g.id) for label in labels]
     if builtin_lineup:  # only once the lineup is valid: a bad value stays a one-line error
-        click.echo(f"No --strategy given: the built-in lineup {', '.join(strategies)}.", err=True)
+        click.echo(f"No --strategy given: playing the title's default lineup {', '.join(strategies)} (see "
+                   "`analyser list`).", err=True)
     seed = seed if seed is not None else secrets.randbits(63)
     step = {"n": 0}
     events = g.step_events
