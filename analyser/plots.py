@@ -230,8 +230,10 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
             xerr=err, capsize=4, error_kw={"elinewidth": 1.2})
     ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
                label=f"fair share 1/{players} = {100 / players:.1f}%")
+    from analyser.analysis import decimals
+    places = decimals((s["win_high"].to_numpy() - s["win_low"].to_numpy()) * 50)  # as the tables
     for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
-        ax.text(hi + 0.8, yi, f"{r:.1f}%", va="center", fontsize=9)
+        ax.text(hi + 0.8, yi, f"{r:.{places}f}%", va="center", fontsize=9)
     ax.set_yticks(y, [short(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
@@ -307,8 +309,10 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
     fair = seats["fair_share"].iloc[0] * 100
     ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fair:.1f}%")
+    from analyser.analysis import decimals
+    places = decimals((high - seats["win_low"].to_numpy() * 100) / 2)  # as the tables
     for xi, r in zip(x, rate):
-        ax.text(xi, r / 2, f"{r:.1f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
+        ax.text(xi, r / 2, f"{r:.{places}f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
     ax.set_ylim(0, max(high.max(), fair) * 1.25)
     ax.set_xticks(x, [f"seat {s}" for s in x])
     ax.legend(frameon=False, loc="upper right")
@@ -336,6 +340,9 @@ def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") ->
     c = counts["count"].to_numpy(dtype=float)
     v, c = v[c > 0], c[c > 0]
     bins = lattice_bins(v, most=40)
+    if (lattice_step(v) or 0) >= 1 and float(lattice_step(v)).is_integer():  # whole lengths: whole ticks
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.hist(v, bins=bins, color=PALETTE[2], alpha=0.85, weights=c * 100 / c.sum())
     mean = float((v * c).sum() / c.sum())
     median = quantile_from_counts(v, c, 0.5)

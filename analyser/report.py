@@ -247,19 +247,28 @@ PROSE_CHARS = 48
 
 
 def render_table(df: pd.DataFrame, header: bool = True) -> str:
-    """A display frame (cells already formatted) as an escaped HTML ``table.data``.  Cells do
-    not wrap (an interval stays on one line), except in a prose column - a text column with a
-    cell longer than :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
+    """A display frame (cells already formatted) as an escaped HTML ``table.data``.  Numbers are
+    right-aligned, text columns left-aligned.  Cells do not wrap (an interval stays on one
+    line), except in a prose column - a text column with a cell longer than
+    :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
+    import re
     from html import escape
-    prose = [not pd.api.types.is_numeric_dtype(df[c]) and max(len(str(v)) for v in df[c]) > PROSE_CHARS
-             for c in df.columns] if len(df) else [False] * len(df.columns)
+
+    def numeric(v) -> bool:  # a number as the tables print it: 12.3, -0.5 pp, 41.2%, < 1e-300, -, n/a
+        return bool(re.match(r"^\s*([<>]\s*)?[-+]?(\d|\.\d)", str(v))) or str(v).strip() in ("-", "n/a", "")
+
+    kinds = []
+    for c in df.columns:
+        text = len(df) and not pd.api.types.is_numeric_dtype(df[c]) and not all(numeric(v) for v in df[c])
+        kinds.append(("prose" if max(len(str(v)) for v in df[c]) > PROSE_CHARS else "text") if text else "")
+    cls = [f' class="{k}"' if k else "" for k in kinds]
     out = ['<table class="data">']
     if header:
-        out.append("<thead><tr>" + "".join(f"<th>{escape(str(c))}</th>" for c in df.columns) + "</tr></thead>")
+        out.append("<thead><tr>" + "".join(f"<th{a}>{escape(str(c))}</th>" for c, a in zip(df.columns, cls))
+                   + "</tr></thead>")
     out.append("<tbody>")
     for row in df.itertuples(index=False):
-        out.append("<tr>" + "".join(f'<td class="prose">{escape(str(v))}</td>' if p else f"<td>{escape(str(v))}</td>"
-                                    for v, p in zip(row, prose)) + "</tr>")
+        out.append("<tr>" + "".join(f"<td{a}>{escape(str(v))}</td>" for v, a in zip(row, cls)) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 
