@@ -123,9 +123,9 @@ def label(text) -> str:
 
 def lattice_step(values) -> float | None:
     """The step of the lattice the values lie on: the greatest common divisor of their
-    differences (10 for Wizard scores, 1 for most counts), found when the values are whole
-    numbers after scaling by 1, 2, 4, 5, 10, 100 or 1000; None for fewer than two distinct
-    values or values on no such lattice."""
+    differences (10 for scores that are multiples of 10, 1 for most counts), found when the
+    values are whole numbers after scaling by 1, 2, 4, 5, 10, 100 or 1000; None for fewer than
+    two distinct values or values on no such lattice."""
     v = np.unique(np.asarray(values, dtype=float))
     v = v[np.isfinite(v)]
     if len(v) < 2:
@@ -214,6 +214,26 @@ def strategy_colours(names) -> dict[str, str]:
 def strategy_names(df: pd.DataFrame) -> list[str]:
     s = df["strategy"]
     return [str(x) for x in (s.cat.categories if hasattr(s, "cat") else pd.unique(s))]
+
+
+#: The smallest size (points) of a heatmap cell's label: 9 pt is 14 pixels at :data:`DPI`.
+LABEL_PT = 9.0
+
+
+def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int, most: float = 12.0) -> None:
+    """Scale heatmap cell labels to their cells once the figure is laid out: each as large as
+    its cell allows (``chars`` characters wide, one line high; ``texts``: ``(axes, Text)`` pairs,
+    the axes showing ``nx`` x ``ny`` cells), between :data:`LABEL_PT` and ``most`` points.  Size
+    the figure so that the cells hold ``chars`` characters at :data:`LABEL_PT` (about
+    ``0.62 * chars * LABEL_PT + 8`` points wide)."""
+    if not texts:
+        return
+    fig.canvas.draw()
+    for ax, text in texts:
+        box = ax.get_window_extent()
+        w_pt = box.width / nx * 72 / fig.dpi
+        h_pt = box.height / ny * 72 / fig.dpi
+        text.set_fontsize(max(LABEL_PT, min((w_pt - 6) / (0.62 * chars), h_pt / 1.7, most)))
 
 
 def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None,

@@ -244,22 +244,14 @@ def _axis_values(values: list[str], kind: str):
 TERMINAL_CELLS = 30
 TERMINAL_SHOWN = 20
 
-#: The smallest size (points) of a heatmap cell's label; 9 pt is 14 pixels at the saved dpi.
+#: The smallest size (points) of a heatmap cell's label (:data:`analyser.plots.LABEL_PT`).
 LABEL_PT = 9.0
 
 
 def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int) -> None:
-    """Scale each heatmap cell label to its cell once the figure is laid out: as large as the
-    cell allows (``chars`` characters wide, one line high), between :data:`LABEL_PT` and 12 pt."""
-    if not texts:
-        return
-    fig.canvas.draw()
-    for ax, text in texts:
-        box = ax.get_window_extent()
-        w_pt = box.width / nx * 72 / fig.dpi
-        h_pt = box.height / ny * 72 / fig.dpi
-        size = min((w_pt - 6) / (0.62 * chars), h_pt / 1.7, 12.0)
-        text.set_fontsize(max(LABEL_PT, size))
+    """:func:`analyser.plots.fit_cell_labels` (kept here so a test can watch the sweep's labels)."""
+    from analyser import plots
+    plots.fit_cell_labels(fig, texts, nx, ny, chars)
 
 
 def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: str) -> list[tuple[str, str]]:

@@ -250,11 +250,12 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     k = len(order)
     fig, ax = plt.subplots(figsize=(2.5 + 0.9 * k, 1.8 + 0.7 * k))
     im = ax.imshow(mat, cmap="RdBu", vmin=0, vmax=100)
+    texts = []
     for i in range(k):
         for j in range(k):
             if i != j and mat[i, j] == mat[i, j]:
-                ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=9,
-                        color="white" if abs(mat[i, j] - 50) > 30 else "black")
+                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                                          color="white" if abs(mat[i, j] - 50) > 30 else "black")))
     names = [plots.short(plots.label(s)) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=9)
     ax.set_yticks(range(k), names, fontsize=9)
@@ -262,6 +263,8 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     ax.set_title("Row finishes ahead of column (%)", fontsize=12, loc="left", fontweight="bold")
     ax.set_xlabel("opponent")
     ax.set_ylabel("strategy")
+    fig.tight_layout()  # as plots.save lays it out, so the labels fit the final cells
+    plots.fit_cell_labels(fig, texts, k, k, 3)
     return plots.save(fig, outdir / "pairwise.png",
                       "How often the row strategy finishes ahead of the column strategy in the games where both sit "
                       "at the table (a shared rank counts one half); strategies in rating order.")
