@@ -1,6 +1,6 @@
 """analyser: a Monte Carlo strategy analyser for tabletop games.
 
-Library entry points: :func:`analyser.experiments.run` plays a run and returns a tidy pandas
+Library entry points: :func:`analyser.run.run` plays a run and returns a tidy pandas
 frame; :mod:`analyser.analysis` summarises it; :mod:`analyser.report` draws the report.
 """
 

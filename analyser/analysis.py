@@ -1,4 +1,4 @@
-"""Summaries of a results frame (one row per game and seat; see :mod:`analyser.experiments`).
+"""Summaries of a results frame (one row per game and seat; see :mod:`analyser.run`).
 
 A game is identified by ``(run_id, game_index)`` everywhere (:func:`game_keys`), so results of
 several runs joined by hand are never merged game by game.  Joined runs whose rule options,

@@ -5,7 +5,7 @@ Three figures per case:
 * **rules**: :func:`analyser.runner.run_batch` timed directly in this process (no joblib, no
   DataFrame) - the speed of the rules, the strategies and the game loop.  Best of ``repeat``
   runs, because a shared machine's speed varies from run to run.
-* **1 job** and **N jobs**: the full :func:`analyser.experiments.run` path (batches, workers,
+* **1 job** and **N jobs**: the full :func:`analyser.run.run` path (batches, workers,
   gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same games; the speed-up is
   their ratio.  Each title first plays a short warm-up run of both kinds, so one-time start-up
   (imports, starting the worker processes) is not charged to whichever case comes first.
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import time
 
-from analyser import experiments
 from analyser.core import InputError
 from analyser.registry import default_lineup, game_ids, get_game, make_strategy
+from analyser.run import RunSpec, run
 from analyser.runner import BatchJob, game_seed, play_game, resolve_jobs, run_batch
 from analyser.search import has_determinize
 
@@ -52,10 +52,10 @@ def one_process(game: str, strategies, players: int, games: int, seed: int, repe
 
 def full_run(game: str, strategies, players: int, games: int, seed: int, jobs: int) -> float:
     """Games per second of a whole ``simulate`` run (no report) with ``jobs`` workers."""
-    spec = experiments.RunSpec(game=game, strategies=list(strategies), players=players, games=games,
-                               seed=seed, jobs=jobs)
+    spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
+                   seed=seed, jobs=jobs)
     t0 = time.perf_counter()
-    res = experiments.run(spec, progress=False)
+    res = run(spec, progress=False)
     dt = time.perf_counter() - t0
     if res.error:
         raise RuntimeError(str(res.error))

@@ -381,6 +381,12 @@ class Game:
         variant.  The default: none."""
         return []
 
+    def report_notes(self, params: Params) -> list[str]:
+        """Notes the report shows (as plain text, one paragraph each) above the title's own tables,
+        e.g. that the built-in components under ``params`` are an unverified approximation and the
+        rule option that replaces them.  The default: none."""
+        return []
+
     #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
     #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
     tie_break_note: ClassVar[str] = ""

@@ -226,7 +226,8 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0) -> d
     for _ in range(bootstrap):
         w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
         reps.append(_skill_share(y, game, strat, n_games, n_strats, w))
-    lo, hi = (np.nanpercentile(reps, [2.5, 97.5]) if reps else (math.nan, math.nan))
+    finite = [r for r in reps if r == r]  # a score that never varies has no skill share (nan)
+    lo, hi = (np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan))
     return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
             "games": n_games, "bootstrap": bootstrap}
 
@@ -267,11 +268,17 @@ def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "
         rows.append(("drama", "not recorded by this title (no score trace)"))
     else:
         rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: {100 * dr['any_lead_change']:.0f}%)"))
-        rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
-        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th percentile "
-                                                  f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
+        if dr["lead_for_good_at"] != dr["lead_for_good_at"]:  # nan: every game was a shared win
+            rows.append(("winner takes the lead for good at", "n/a (no game had a single winner)"))
+            rows.append(("largest deficit overcome", "n/a (no game had a single winner)"))
+        else:
+            rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
+            rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th percentile "
+                                                      f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
     if ls is None:
         rows.append(("skill share", "n/a (needs two strategies or more)"))
+    elif ls["skill_share"] != ls["skill_share"]:  # nan: no score varies within a game
+        rows.append(("skill share", "n/a (the scores never differ within a game)"))
     else:
         rows.append(("skill share (partial eta squared)",
                      f"{rate(ls['skill_share'], ls['skill_low'], ls['skill_high'])}; luck share "

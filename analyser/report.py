@@ -23,6 +23,7 @@ import pandas as pd
 
 from analyser import analysis, plots
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.registry import get_game
 
 
@@ -194,7 +195,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
 
 def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
     from analyser import summaries
-    from analyser.experiments import missing_tables
+    from analyser.results import missing_tables
     parts = []
     for r in reduced:
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
@@ -459,13 +460,14 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names)
-    summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    to_csv(summary.strategies, outdir / "summary.csv", index=False)
     sections = []
     all_figures = []
     used: set = {"reproduce", "rules", "data-files", "versions"}
     toc = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
+        params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
         embedded = [{"name": name, "caption": caption,
@@ -504,7 +506,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "designer_table": (_wrap_table(render_table(part.designer, header=False))
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
-            "count_notes": game.count_notes(_params_of(game, r.first), part.players)})
+            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
     toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
     toc.append({"id": "rules", "text": "Rule parameters"})
     if config.get("data_files"):
@@ -547,26 +549,28 @@ def _params_of(game, df: pd.DataFrame):
 
 def _reduce_run(out: Path, opened: tuple | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
-    names, config)``.  ``opened``: what :func:`analyser.experiments.open_run` already returned
+    names, config)``.  ``opened``: what :func:`analyser.results.open_run` already returned
     for it, so its parts are not checked twice.  A folder with the single ``results.parquet`` of
     older runs is read whole."""
-    from analyser import experiments, store, streamed
+    from analyser import streamed
+    from analyser.results import load_results, open_run, validate_chunk
+    from analyser.run import store
 
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
-        df, extras, config = experiments.load_results(out)
+        df, extras, config = load_results(out)
         game = get_game(str(df["game"].iloc[0])) if not isinstance(config.get("title_source"), str) else \
             get_game(config["title_source"])
         reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
         return game, reduced, [n for n, f in extras.items() if len(f)], config
-    game, config, strategies = opened if opened is not None else experiments.open_run(out)
+    game, config, strategies = opened if opened is not None else open_run(out)
     names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
     where = out / store.RESULTS
 
     run_id = config.get("run_id") if isinstance(config, dict) else None
 
     def check(chunk):
-        experiments.validate_chunk(chunk, game, where)
+        validate_chunk(chunk, game, where)
         if isinstance(run_id, str) and "run_id" in chunk.columns:
             ids = set(chunk["run_id"].astype(str).unique())
             if ids != {run_id}:
@@ -604,15 +608,16 @@ def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict,
+                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None,
                           figure_sections: dict[str, str] | None = None) -> Path:
-    """The ``index.html`` of a sweep, tournament or comparison: headline cards (label, value,
-    detail), notes, a contents list, sections (heading, HTML table or "", note), the PNGs
-    embedded, and how to reproduce.  ``figure_sections`` maps a PNG's file name to the heading
-    of the section it illustrates, where it is shown; other PNGs go in a "Plots" section.
-    Returns its path."""
+    """The ``index.html`` of a sweep, tournament or comparison: findings at the top (dicts with
+    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``} and ``threshold``, as
+    :func:`analyser.metagame.findings` gives them), headline cards (label, value, detail), notes,
+    a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
+    reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
+    illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
     placed = figure_sections or {}
-    used: set = {"plots", "reproduce", "versions"}
+    used: set = {"findings", "plots", "reproduce", "versions"}
     blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
     by_heading = {b["heading"]: b for b in blocks}
     rest = []
@@ -620,12 +625,14 @@ def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tu
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         f = {"name": name, "caption": caption, "data": data}
         (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
-    toc = [{"id": b["id"], "text": short_caption(b["heading"])} for b in blocks]
+    toc = ([{"id": "findings", "text": "Findings"}] if findings else []) + \
+        [{"id": b["id"], "text": short_caption(b["heading"])} for b in blocks]
     if rest:
         toc.append({"id": "plots", "text": "Plots"})
     toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
     page = _ENV.get_template("experiment.html.j2").render(
         title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
+        findings=findings or [],
         command=config.get("command") or "(not recorded)", config=config,
         versions=config.get("versions", {}))
     path = outdir / "index.html"

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from analyser import store
+from analyser.run import store
 
 
 def main(source: str, target: str, times: str) -> None:

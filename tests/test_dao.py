@@ -473,10 +473,10 @@ def test_greedy_expectations_match_brute_force_on_random_states():
 
 @pytest.fixture(scope="module")
 def dao_run():
-    from analyser import experiments
-    spec = experiments.RunSpec(game="dao", strategies=["greedy", "threshold", "random"], players=4,
-                               games=300, seed=11, jobs=1)
-    return experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="dao", strategies=["greedy", "threshold", "random"], players=4,
+                          games=300, seed=11, jobs=1)
+    return runmod.run(spec, progress=False)
 
 
 def _chunked_sums(results, extras, chunk_games):

@@ -17,7 +17,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="needs dask.distributed: pip install '.[dask]'")
 
-from analyser import experiments, runner  # noqa: E402
+from analyser import run as runmod, runner  # noqa: E402
 
 from test_stream import SPEC, cli, one_line, parts, reference, same_rows, wait_for  # noqa: E402
 
@@ -44,14 +44,14 @@ def cluster():
 
 
 def dask_spec(cluster, **kw):
-    return experiments.RunSpec(**{**SPEC, "backend": "dask", "scheduler": cluster.scheduler_address, **kw})
+    return runmod.RunSpec(**{**SPEC, "backend": "dask", "scheduler": cluster.scheduler_address, **kw})
 
 
 def test_dask_results_equal_loky_and_one_job(cluster, tmp_path):
-    res = experiments.run(dask_spec(cluster, games=60, batch_size=7), progress=False, out=tmp_path / "d")
+    res = runmod.run(dask_spec(cluster, games=60, batch_size=7), progress=False, out=tmp_path / "d")
     assert res.config["status"] == "complete" and res.config["backend"] == "dask"
     assert res.config["jobs"] == 2  # two single-threaded workers
-    loky = experiments.run(experiments.RunSpec(**SPEC, games=60, jobs=2, batch_size=13), progress=False)
+    loky = runmod.run(runmod.RunSpec(**SPEC, games=60, jobs=2, batch_size=13), progress=False)
     same_rows(reference(60), res.results)
     same_rows(loky.results, res.results)
 
@@ -60,8 +60,8 @@ def test_the_search_player_gives_the_same_results_on_dask(cluster, tmp_path):
     """mcts under an iteration budget is reproducible on any backend (its only randomness is the
     seat's own stream)."""
     lineup = ["mcts:iterations=20", "greedy"]
-    res = experiments.run(dask_spec(cluster, games=6, batch_size=2, strategies=lineup), progress=False,
-                          out=tmp_path / "m")
+    res = runmod.run(dask_spec(cluster, games=6, batch_size=2, strategies=lineup), progress=False,
+                     out=tmp_path / "m")
     assert res.config["status"] == "complete" and res.config["backend"] == "dask"
     same_rows(reference(6, strategies=lineup), res.results)
 
@@ -70,7 +70,7 @@ def test_a_strategy_file_is_shipped_to_the_workers(cluster, tmp_path):
     path = tmp_path / "far_away.py"
     path.write_text(BOT)
     strategies = ["greedy", f"{path}:shipped"]
-    res = experiments.run(dask_spec(cluster, games=30, strategies=strategies, batch_size=10), progress=False)
+    res = runmod.run(dask_spec(cluster, games=30, strategies=strategies, batch_size=10), progress=False)
     expected = reference(30, strategies)
     same_rows(expected, res.results)
     # a worker that cannot see the file still plays it: the source travels with the job
@@ -88,7 +88,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_doubles_nothing(cluster, tmp_
     out = tmp_path / "k"
     games = 3000
     box = {}
-    t = threading.Thread(target=lambda: box.update(res=experiments.run(
+    t = threading.Thread(target=lambda: box.update(res=runmod.run(
         dask_spec(cluster, games=games, batch_size=50), progress=False, out=out)))
     t.start()
     wait_for(lambda: len(parts(out)) >= 3)
@@ -158,9 +158,9 @@ def test_a_run_of_a_title_file_on_dask_equals_one_job(cluster, tmp_path):
     folder = tmp_path / "dice-game"
     write_skeleton(folder)
     spec = dict(game=str(folder), strategies=["greedy", "random"], games=24, seed=4, batch_size=5)
-    res = experiments.run(experiments.RunSpec(**spec, backend="dask", scheduler=cluster.scheduler_address),
-                          progress=False)
-    one = experiments.run(experiments.RunSpec(**spec, jobs=1), progress=False)
+    res = runmod.run(runmod.RunSpec(**spec, backend="dask", scheduler=cluster.scheduler_address),
+                     progress=False)
+    one = runmod.run(runmod.RunSpec(**spec, jobs=1), progress=False)
     assert res.config["status"] == "complete"
     same_rows(one.results, res.results)
     assert runner.materialise_title(str(folder), runner.ship_title(str(folder))) != str(folder)

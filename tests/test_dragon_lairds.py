@@ -176,12 +176,12 @@ def test_bad_components_on_the_command_line_exit_2_one_line(runner, tmp_path):
 
 
 def test_components_file_is_made_absolute_and_recorded_with_sha256(tmp_path, monkeypatch):
-    from analyser import experiments
+    from analyser import run as runmod
     path = write_deck(tmp_path, small_rows())
     monkeypatch.chdir(tmp_path)
-    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income"], players=2, games=4, seed=1, jobs=1,
-                               rules={"components": "deck.csv"})
-    res = experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(game="dragon-lairds", strategies=["income"], players=2, games=4, seed=1, jobs=1,
+                          rules={"components": "deck.csv"})
+    res = runmod.run(spec, progress=False)
     rec = res.config["data_files"]["components"]
     assert rec["path"] == path and len(rec["sha256"]) == 64
 
@@ -589,6 +589,33 @@ def test_max_rounds_caps_the_game():
     assert s.end == "cap" and s.auction == "final"
 
 
+def test_a_cash_then_the_cap_gives_the_final_auction_a_fresh_pot_or_none():
+    # round 4 of max_rounds=4: seat 0 cashes a 13-geld pot, so the cup is with the bank and no
+    # auction opens before the cap ends the game
+    def cashed(**params):
+        s = st(3, params={"max_rounds": 4, **params}, round=4, phase="cup", cup_holder=0, current=0, pot=13,
+               cup_open=False, geld=[5, 7, 9], deck=["Y21", "Y13", "Y28"])
+        G.apply(s, CASH)
+        assert s.end == "cap" and s.geld[0] == 5 + 13 and s.cup_holder == -1
+        return s
+    s = cashed()
+    assert s.phase == "auction" and s.auction == "final" and s.pot == 10  # the ruling: a fresh cup_pot
+    before = list(s.royals)
+    bids(s, *[{0: 2, 1: 4, 2: 3}[seat] for seat in s.honour])
+    assert s.phase == "over" and s.last_auction["winner"] == 1
+    assert s.royals[1] == before[1] + 10 and s.geld[1] == 7 - 4 and s.stats[1]["royals_cup"] == 10
+    s = cashed(cup_pot=6)
+    assert s.pot == 6 and s.auction == "final"  # the fresh pot is cup_pot
+    s = cashed(cap_after_cash="none")
+    assert s.phase == "over" and G.is_terminal(s) and s.auction is None and G.legal_actions(s) == ()
+    assert s.last_auction is None or s.last_auction["kind"] != "final"
+    # the option changes nothing when the cup is held at the cap
+    s = st(3, params={"max_rounds": 4, "cap_after_cash": "none"}, round=4, phase="cup", cup_holder=0, current=0,
+           pot=13, cup_open=False, deck=["Y21", "Y13", "Y28"])
+    G.apply(s, KEEP)
+    assert s.end == "cap" and s.auction == "final" and s.pot == 13
+
+
 def test_winners_shared_or_by_honour():
     s = st(3, phase="over", royals=[9, 9, 3], honour=[1, 0, 2], play=[["Y01"], [], []])
     assert G.winners(s) == [0, 1]
@@ -766,6 +793,14 @@ def test_list_says_the_deck_is_an_approximation(runner):
     assert r.exit_code == 0 and "APPROXIMATE deck" in r.output and "cup=0.5" in r.output
 
 
+def test_the_report_says_the_deck_is_an_approximation():
+    note = " ".join(G.report_notes(DragonParams()))
+    assert "approximation" in note and "not public" in note and "--rule components=FILE" in note
+    from analyser.titles.dragon_lairds.rules import DEFAULT_DECK
+    own = " ".join(G.report_notes(DragonParams(components=str(DEFAULT_DECK))))
+    assert str(DEFAULT_DECK) in own and "not the built-in approximate deck" in own
+
+
 def test_challenge_bidders_duel_only_holder_and_challenger_bid():
     s = challenge_state(params={"challenge_bidders": "duel"}, play=[[], [], ["R05", "R18"]])
     G.apply(s, CHALLENGE)
@@ -792,13 +827,14 @@ def random_game(params, n, seed):
     {"halt_space": 3, "hand_limit": 0, "fire_sale_rounding": "down", "tie_break": "honour"},
     {"end_royals": 15, "start_geld": 0, "cup_pot": 0, "hand_surcharge": False, "off_colour_surcharge": 0},
     {"max_rounds": 2},
+    {"max_rounds": 3, "cap_after_cash": "none"},
 ])
 def test_random_games_under_other_rule_options_end_with_invariants(options):
     for n in (2, 5):
         s = random_game(DragonParams(**options), n, 7)
         assert s.end in ("royals", "deck", "cap") and len(G.winners(s)) >= 1
         if "max_rounds" in options:
-            assert s.round <= 2
+            assert s.round <= options["max_rounds"]
 
 
 @pytest.mark.soak
@@ -809,10 +845,10 @@ def test_soak_many_random_games_every_player_count():
 
 
 def test_figures_tables_and_plots_from_a_small_run(tmp_path):
-    from analyser import experiments
-    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=6, seed=4,
-                               jobs=1)
-    res = experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=6, seed=4,
+                          jobs=1)
+    res = runmod.run(spec, progress=False)
     tables = dict(G.figure_tables(res.results, res.extras))
     by_source = next(v for k, v in tables.items() if k.startswith("Royals by source"))
     row = by_source.set_index("strategy").loc["income"]
@@ -865,12 +901,12 @@ def test_describe_state_draws_spaces_and_seats_in_honour_order():
 def test_same_seed_same_results_for_any_jobs_and_batch_size():
     import pandas as pd
 
-    from analyser import experiments
+    from analyser import run as runmod
 
     def run(**kw):
-        spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "colour-set", "random"], players=3,
-                                   games=24, seed=9, **kw)
-        return experiments.run(spec, progress=False)
+        spec = runmod.RunSpec(game="dragon-lairds", strategies=["income", "colour-set", "random"], players=3,
+                              games=24, seed=9, **kw)
+        return runmod.run(spec, progress=False)
     a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
     # every run has its own run_id; everything else is identical
     assert a.results["run_id"].iloc[0] != b.results["run_id"].iloc[0]
@@ -883,10 +919,10 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
 
 @pytest.fixture(scope="module")
 def small_run():
-    from analyser import experiments
-    spec = experiments.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=40, seed=8,
-                               jobs=1)
-    return experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=40, seed=8,
+                          jobs=1)
+    return runmod.run(spec, progress=False)
 
 
 def _chunked_sums(results, extras, chunk_games):
@@ -935,6 +971,50 @@ def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
     files = G.plots_from(sums, tmp_path, [label(s) for s in ("income", "random")])
     assert [f for f, _ in files] == ["income_curves.png", "cup.png", "points_by_source.png"]
     assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
+
+
+def test_income_heading_names_the_rounds_shown_and_end_shares_are_percentages(small_run):
+    import pandas as pd
+
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    tables = G.figure_tables_from(sums)
+    caption, income = next((c, t) for c, t in tables if c.startswith("Income"))
+    last = int(small_run.extras["income"]["round"].max())
+    assert last < 12 and caption.endswith(f"rounds 1-{last}")
+    assert list(income["round"]) == list(range(1, last + 1))
+    ends = next(t for c, t in tables if c.startswith("End trigger"))
+    assert ends.attrs["percent"] == ["share"] and abs(ends["share"].sum() - 1) < 1e-9
+    # longer games: the table stops at round 12 and the heading says which rounds are left out
+    inc = sums["dl_income"]
+    extra = inc.xs(last, level="round", drop_level=False).rename(index={last: 15}, level="round")
+    longer = dict(sums, dl_income=pd.concat([inc, extra]))
+    caption, income = next((c, t) for c, t in G.figure_tables_from(longer) if c.startswith("Income"))
+    assert caption.endswith(f"rounds 1-{last}; rounds {last + 1}-15 are not shown")
+    assert list(income["round"]) == list(range(1, last + 1))
+
+
+def test_the_points_by_source_bars_fit_inside_the_frame(small_run, tmp_path, monkeypatch):
+    from analyser import plots as base
+    from analyser.plots import label
+    seen = {}
+    save = base.save
+
+    def spy(fig, path, caption):
+        if path.name == "points_by_source.png":
+            ax = fig.axes[0]
+            seen["xlim"], seen["ylim"] = ax.get_xlim(), ax.get_ylim()
+            seen["bars"] = [(p.get_x(), p.get_x() + p.get_width(), p.get_y(), p.get_y() + p.get_height())
+                            for p in ax.patches]
+        return save(fig, path, caption)
+    monkeypatch.setattr(base, "save", spy)
+    sums = _chunked_sums(small_run.results, small_run.extras, 7)
+    G.plots_from(sums, tmp_path, [label(s) for s in ("income", "random")])
+    (x0, x1), (y_bottom, y_top) = seen["xlim"], seen["ylim"]
+    assert y_top < y_bottom  # the run's first strategy on top
+    margin = 0.02 * (x1 - x0)
+    for left, right, low, high in seen["bars"]:
+        assert x0 + margin <= left and right <= x1 - margin  # no bar runs into the frame
+        assert y_top < low and high < y_bottom
 
 
 def test_figure_sums_are_small(small_run):

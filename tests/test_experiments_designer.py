@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analyser import designer, grid, registry, stopping
+from analyser import designer, registry
 from analyser.cli import cli
-from analyser.compare import mcnemar_p, paired_mean, paired_rate
+from analyser.experiments import grid, stopping
+from analyser.experiments.compare import mcnemar_p, paired_mean, paired_rate
 from analyser.core import InputError
 from analyser.registry import get_game
 from analyser.runner import game_seed
@@ -108,7 +109,7 @@ def test_bad_input_is_one_line_exit_2(runner, args, needle):
 # --------------------------------------------------------------------------------------------
 
 def test_cells_share_deals_where_the_rules_leave_them(tmp_path):
-    from analyser.sweep import deal_pairing, run_sweep
+    from analyser.experiments.sweep import deal_pairing, run_sweep
 
     res = run_sweep("dao", ["threshold:limit=6,10", "greedy"], ["bust_limit=10,14"], games=40, seed=11, jobs=1)
     df = res.results
@@ -146,7 +147,7 @@ def test_sweep_writes_its_folder(runner, tmp_path):
 
 
 def test_paired_difference_from_the_best_matches_scipy():
-    from analyser.sweep import paired_vs_best
+    from analyser.experiments.sweep import paired_vs_best
 
     rng = np.random.default_rng(3)
     mat = pd.DataFrame({0: rng.random(50), 1: rng.random(50) + 0.3, 2: rng.random(50) + 0.28})
@@ -201,7 +202,7 @@ def test_stopping_rule_gives_identical_results_for_any_jobs(runner, tmp_path):
 # --------------------------------------------------------------------------------------------
 
 def test_tables_are_balanced():
-    from analyser.tournament import draw_tables
+    from analyser.experiments.tournament import draw_tables
 
     tables, design = draw_tables(5, 3)
     assert design == "all combinations" and len(tables) == 10
@@ -213,7 +214,7 @@ def test_tables_are_balanced():
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_tournament_recovers_a_planted_strength_order(toy, players):
-    from analyser.tournament import run_tournament
+    from analyser.experiments.tournament import run_tournament
 
     specs = [f"{TOY_FILE}:fixed:k={k}" for k in (3, 1, 4, 2)]  # true order: 4 > 3 > 2 > 1
     t = run_tournament(toy, specs, players=players, games=1200, seed=5, jobs=1, bootstrap=20)
@@ -289,10 +290,10 @@ def test_drama_of_a_hand_built_trace():
 
 
 def test_drama_from_a_titles_trace_column(toy):
-    from analyser import experiments
+    from analyser import run as runmod
 
-    r = experiments.run(experiments.RunSpec(game=toy, strategies=[f"{TOY_FILE}:fixed:k=6", f"{TOY_FILE}:fixed:k=1"],
-                                            players=2, games=60, seed=1, jobs=1), progress=False)
+    r = runmod.run(runmod.RunSpec(game=toy, strategies=[f"{TOY_FILE}:fixed:k=6", f"{TOY_FILE}:fixed:k=1"],
+                                  players=2, games=60, seed=1, jobs=1), progress=False)
     per = designer.drama_per_game(r.results)
     assert len(per) == 60 and per["lead_for_good_at"].between(0, 1).all()
     first = r.results[r.results["game_index"] == 0]
@@ -301,9 +302,9 @@ def test_drama_from_a_titles_trace_column(toy):
 
 
 def get_dao_frame():
-    from analyser import experiments
-    return experiments.run(experiments.RunSpec(game="dao", strategies=["greedy"], players=2, games=4, seed=1, jobs=1),
-                           progress=False).results
+    from analyser import run as runmod
+    return runmod.run(runmod.RunSpec(game="dao", strategies=["greedy"], players=2, games=4, seed=1, jobs=1),
+                      progress=False).results
 
 
 def test_titles_without_a_trace_say_not_recorded():
@@ -339,7 +340,7 @@ def test_decisiveness_counts_close_games_and_ties():
 
 def test_sweep_stopping_rule_is_identical_for_any_jobs():
     """Four cells with two workers go whole to the workers; with one, they play in turn."""
-    from analyser.sweep import run_sweep
+    from analyser.experiments.sweep import run_sweep
 
     runs = [run_sweep("dao", ["threshold:limit=8,10", "greedy"], ["bust_limit=10,12"], games=1000, seed=2,
                       jobs=jobs, until_ci=0.12) for jobs in (1, 2)]
@@ -354,13 +355,13 @@ def test_sweep_stopping_rule_is_identical_for_any_jobs():
 def test_every_titles_score_trace_ends_at_the_final_score(game_id):
     """Titles that record a score trace: it is one number per step for every seat, and its last
     value is the seat's final score.  A title without one must leave drama "not recorded"."""
-    from analyser import experiments
+    from analyser import run as runmod
     from analyser.registry import default_lineup
 
     game = get_game(game_id)
     lineup = default_lineup(game_id)[:game.default_players]
-    df = experiments.run(experiments.RunSpec(game=game_id, strategies=lineup, games=6, seed=3, jobs=1),
-                         progress=False).results
+    df = runmod.run(runmod.RunSpec(game=game_id, strategies=lineup, games=6, seed=3, jobs=1),
+                    progress=False).results
     if "score_trace" not in game.metric_columns:
         assert "not recorded" in " ".join(designer.designer_table(df)["value"])
         return
@@ -373,10 +374,10 @@ def test_every_titles_score_trace_ends_at_the_final_score(game_id):
 def test_tsuro_trace_is_rebuilt_at_the_turn_cap_too():
     """Tsuro of the Seas rebuilds its trace from the final state and checks it against the score;
     a game ended by max_turns counts its last turn like any other."""
-    from analyser import experiments
+    from analyser import run as runmod
 
-    df = experiments.run(experiments.RunSpec(game="tsuro-seas", strategies=["survivor", "random"], players=3,
-                                             games=30, seed=5, jobs=1, rules={"max_turns": "4"}), progress=False).results
+    df = runmod.run(runmod.RunSpec(game="tsuro-seas", strategies=["survivor", "random"], players=3,
+                                   games=30, seed=5, jobs=1, rules={"max_turns": "4"}), progress=False).results
     assert (df["score_trace"] != "").all()
     assert [float(t.split()[-1]) for t in df["score_trace"]] == list(df["score"].astype(float))
 

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from analyser import experiments
+from analyser import run as runmod
 from analyser.cli import cli
 from analyser.core import StrategyError
 from analyser.runner import GameFailure, game_seed
@@ -90,8 +90,8 @@ def bots(tmp_path):
 
 
 def run(**kw):
-    spec = experiments.RunSpec(**{"game": "dao", "games": 60, "seed": 3, "jobs": 1, "players": 2, **kw})
-    return experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(**{"game": "dao", "games": 60, "seed": 3, "jobs": 1, "players": 2, **kw})
+    return runmod.run(spec, progress=False)
 
 
 def test_failure_reported_is_the_earliest_game_and_keeps_earlier_games_for_any_jobs(bots):

@@ -197,9 +197,13 @@ def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, ra
                           "my_game.py"], cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (race / "again" / "index.html").exists()
-    # and a game of the run replays in a fresh process from the run folder alone
+    # and a game of the run replays in a fresh process from the run folder, with the title file named
+    # (the folder alone does not load it)
     out = subprocess.run([sys.executable, "-m", "analyser", "play", "--from", "out", "--game-index", "3"], cwd=race,
                          capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--trust" in out.stderr, out.stderr
+    out = subprocess.run([sys.executable, "-m", "analyser", "play", "my_game.py", "--from", "out", "--game-index", "3"],
+                         cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "Race to 21, 2 players" in out.stdout, out.stderr
 
 
@@ -255,7 +259,8 @@ def test_a_title_with_whole_table_figures_is_still_reported(runner, tmp_path, mo
     """A title that defines figure_tables / plots on the whole table (not figure_sums) is reported
     from its whole table: the same table as its hook gives on the whole frame, over several
     chunks, and its plot."""
-    from analyser import experiments, report, streamed
+    from analyser import report, streamed
+    from analyser.results import load_results
     monkeypatch.chdir(tmp_path)
     (tmp_path / "old_game.py").write_text(RACE_WHOLE_TABLE)
     r = invoke(runner, "simulate", "./old_game.py:RaceWithFigures", "-s", "big", "-s", "random", "--games", "60",
@@ -264,7 +269,7 @@ def test_a_title_with_whole_table_figures_is_still_reported(runner, tmp_path, mo
     assert (tmp_path / "out" / "turns.png").exists() and "Turns per strategy" in r.output
     game = get_game("./old_game.py:RaceWithFigures")
     assert not game.streams_figures
-    df, extras, _ = experiments.load_results(tmp_path / "out")
+    df, extras, _ = load_results(tmp_path / "out")
     reduced = report.reduce_chunks(game, streamed.chunk_frame(df, extras, 9), ["big", "random"])
     (caption, table), = report._summary_of(game, reduced, []).title_tables
     want = df.groupby("strategy", observed=True)["turns"].agg(["mean", "size"]).reset_index()

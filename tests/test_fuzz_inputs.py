@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyser import experiments, safeio
+from analyser import run as runmod, safeio
 from analyser.core import InputError
 from analyser.registry import available_strategies, game_ids, get_game, make_strategy
+from analyser.results import load_results
 from analyser.runner import play_game
 from analyser.states import load_state
 
@@ -174,8 +175,8 @@ _RUNS: dict[str, tuple] = {}
 
 def valid_run(gid):
     if gid not in _RUNS:
-        res = experiments.run(experiments.RunSpec(game=gid, strategies=[_random_strategy(gid)], games=6, seed=2,
-                                                  jobs=1), progress=False)
+        res = runmod.run(runmod.RunSpec(game=gid, strategies=[_random_strategy(gid)], games=6, seed=2,
+                                        jobs=1), progress=False)
         _RUNS[gid] = (res.results, res.extras)
     return _RUNS[gid]
 
@@ -221,7 +222,7 @@ def check_results_property(gid, case, tmp_path, full=False):
         p = folder / "results.csv"
         df.to_csv(p, index=False)
     try:
-        results, extras, config = experiments.load_results(p)
+        results, extras, config = load_results(p)
     except InputError as e:
         assert "\n" not in str(e) and str(p) in str(e)
         return

@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import analysis, experiments, plots, report
+from analyser import analysis, plots, report
 from analyser.cli import cli
 from analyser.registry import game_ids, get_game
+from analyser.results import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "import sys; from analyser.cli import main; sys.argv[0] = 'analyser'; main()"]
@@ -203,8 +204,8 @@ def test_out_that_is_not_utf8_is_refused_up_front(runner, tmp_path, monkeypatch)
 @pytest.mark.parametrize("game", game_ids())
 def test_report_tables_are_the_same_from_parquet_and_csv(runner, tmp_path, game):
     out = sim(runner, tmp_path / "run", game, "-n", "8", "--seed", "4", "--csv", "--no-report")
-    pq, pq_extras, config = experiments.load_results(out)
-    csv, csv_extras, _ = experiments.load_results(out / "results.csv")
+    pq, pq_extras, config = load_results(out)
+    csv, csv_extras, _ = load_results(out / "results.csv")
     g = get_game(game)
     assert report.rule_values(g, pq, config) == report.rule_values(g, csv, config)
     a, b = report.summarise(pq, pq_extras), report.summarise(csv, csv_extras)

@@ -142,12 +142,12 @@ def test_a_replacement_file_changes_the_game(tmp_path):
 
 def test_components_path_is_made_absolute_and_recorded_with_sha256(tmp_path, monkeypatch):
     import hashlib
-    from analyser import experiments
+    from analyser import run as runmod
     path = write_components(tmp_path, GOOD)
     monkeypatch.chdir(tmp_path)
-    spec = experiments.RunSpec(game="kingdomino-duel", strategies=["random"], players=2, games=2, seed=1, jobs=1,
-                               rules={"components": "c.csv"})
-    res = experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(game="kingdomino-duel", strategies=["random"], players=2, games=2, seed=1, jobs=1,
+                          rules={"components": "c.csv"})
+    res = runmod.run(spec, progress=False)
     rec = res.config["data_files"]["components"]
     assert rec["path"] == path and rec["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
     assert res.config["rules"]["components"] == path
@@ -168,6 +168,31 @@ def test_list_says_the_components_are_an_approximation():
     out = subprocess.run([sys.executable, "-m", "analyser", "list", "kingdomino-duel"], capture_output=True, text=True)
     assert out.returncode == 0
     assert "UNVERIFIED approximation" in out.stdout and "components=" in out.stdout
+
+
+def test_help_list_and_a_run_without_strategies_agree_on_the_default_lineup(runner, tmp_path):
+    import pandas as pd
+
+    from analyser.cli import cli
+    from analyser.registry import default_lineup
+    assert default_lineup(G.id) == ["greedy", "spells"]
+    listed = runner.invoke(cli, ["list", "kingdomino-duel"])
+    assert listed.exit_code == 0 and "default lineup (no --strategy): greedy, spells - one per seat" in listed.output
+    helped = runner.invoke(cli, ["simulate", "--help"])
+    assert "every built-in strategy" not in helped.output and "default lineup" in " ".join(helped.output.split())
+    out = tmp_path / "run"
+    ran = runner.invoke(cli, ["simulate", "kingdomino-duel", "--games", "4", "--seed", "1", "--jobs", "1",
+                              "--no-report", "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    assert "built-in strategies greedy, spells against each other (the title's default lineup" in ran.output
+    assert sorted(set(pd.read_parquet(out / "results")["strategy"].astype(str))) == ["greedy", "spells"]
+
+
+def test_the_report_says_the_components_are_an_unverified_approximation():
+    note = " ".join(G.report_notes(G.Params()))
+    assert "unverified approximation" in note and "--rule components=FILE" in note
+    own = " ".join(G.report_notes(G.Params.from_overrides({"components": str(R.DEFAULT_COMPONENTS)})))
+    assert "approximation" not in own.replace("not the built-in approximation", "") and "components.csv" in own
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,6 +479,244 @@ def test_s5_and_s6_take_effect_at_once_a_first():
     assert G.legal_actions(s) == [AddCross(cell(0, 3)), AddCross(cell(1, 3))]
     G.apply(s, AddCross(cell(1, 3)), random.Random(0))
     assert s.maps[0].cross[cell(1, 3)] == 1 and s.round == 2 and s.spell_used[R.S6]
+
+
+# --------------------------------------------------------------------------------------------
+# Once-per-game resources when the player draws nothing (each spell, the castle bonus)
+# --------------------------------------------------------------------------------------------
+
+# Two empty cells that do not touch: a seat with this map has no placement and draws nothing.
+STUCK = ["dt dt dt dt dt dt dt", "dt dt dt dt dt dt dt", ". dt dt ## dt dt .", "dt dt dt dt dt dt dt",
+         "dt dt dt dt dt dt dt"]
+
+
+def play_first_until(s, done, rng=None):
+    """Play the first legal action until ``done(s)``; returns ``s``."""
+    rng = rng or random.Random(0)
+    while not done(s):
+        assert not G.is_terminal(s)
+        G.apply(s, G.legal_actions(s)[0], rng)
+    return s
+
+
+def test_an_s4_turn_is_spent_even_when_the_player_then_draws_nothing():
+    # seat 0 (A) holds S4 and has no placement: it may still turn a die, then draws nothing
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S4]))
+    legal = G.legal_actions(s)
+    assert PASS in legal and any(type(a) is Turn for a in legal)
+    rng = random.Random(0)
+    G.apply(s, Turn(0, R.COATS.index("double-stripe"), 1), rng)
+    assert G.legal_actions(s)[0] is PASS and not any(type(a) is Turn for a in G.legal_actions(s))
+    G.apply(s, PASS, rng)
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), rng)  # B draws
+    if s.phase == "castle":
+        G.apply(s, NO_BONUS, rng)
+    assert s.round == 2 and s.passes == [1, 0]
+    assert s.spell_used[R.S4] and not G.holds(s, 0, R.S4)  # the turn spent S4
+    assert G.metrics(s)[0]["spells_used"] == 1
+    # round 2: seat 0 draws again (as B) and is not offered a second turn
+    play_first_until(s, lambda t: t.phase == "place" and t.current == 0)
+    assert not any(type(a) is Turn for a in G.legal_actions(s))
+
+
+def test_the_seed_9_random_game_turns_a_die_with_s4_only_once():
+    # seat 1 turned a die in round 17, drew nothing, and (before the fix) turned again in round 18
+    specs = ["random", "random"]
+    turns = []
+
+    def on_step(state, seat, action):
+        if type(action) is Turn:
+            turns.append((state.round, seat))
+
+    final = play_game(G, G.Params(), [make_strategy(x, G.id) for x in specs], specs, 9, on_step=on_step)
+    assert turns == [(17, 1)]
+    assert final.spell_owner[R.S4] == 1 and final.spell_used[R.S4]
+
+
+@pytest.mark.parametrize("spell", ["S1", "S2"])
+def test_a_placement_spell_is_kept_when_the_player_draws_nothing(spell):
+    sp = R.SPELLS.index(spell)
+    # The castle is walled in; the empty 2 x 2 corner touches only black, and (0,4) and (2,6) are
+    # single empty cells next to dots: stripe and quarters connect nowhere (only S1 places them),
+    # and two dots connect only at (0,4) and (2,6), which do not touch (only S2 places them).
+    rows = [". . bk dt . dt dt", ". . bk dt dt dt dt", "bk bk bk ## dt dt .", "dt dt dt dt dt dt dt",
+            "dt dt dt dt dt dt dt"]
+    roll = ("stripe", "quarters", "dot", "black") if spell == "S1" else ("dot", "dot", "dot", "black")
+    s = make(maps=(rows, EMPTY_MAP), roll=roll, spell_owner=owning([sp]))
+    legal = G.legal_actions(s)
+    assert PASS in legal and any(type(a) is Place and a.spell == spell for a in legal)
+    assert not any(type(a) is Place and not a.spell for a in legal)
+    play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
+    assert s.round == 2 and not s.spell_used[sp] and G.holds(s, 0, sp)  # declined: still held, unused
+    # used in a later round, it is spent and never offered again
+    use = next(a for a in legal if type(a) is Place and a.spell == spell)
+    t = make(maps=(rows, EMPTY_MAP), roll=roll, spell_owner=owning([sp]))
+    play_round(t, use, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
+    assert t.spell_used[sp] and not G.holds(t, 0, sp)
+    play_first_until(t, lambda x: x.phase == "place" and x.current == 0)
+    assert not any(type(a) is Place and a.spell for a in G.legal_actions(t))
+
+
+def test_s3_is_spent_at_the_draft_even_when_the_player_then_draws_nothing():
+    s = make(maps=(STUCK, EMPTY_MAP), phase="draft_a", hand=((), ()), faces=[[], []], spell_owner=owning([R.S3]))
+    s.owner = [-1] * 4
+    G.apply(s, Draft((0, 1), "S3"), random.Random(0))
+    assert s.spell_used[R.S3] and G.legal_actions(s) == [PASS]  # seat 0 is stuck
+    play_first_until(s, lambda t: t.round == 2)
+    assert s.passes == [1, 0] and s.spell_used[R.S3] and not G.holds(s, 0, R.S3)
+    # round 3: seat 0 is A again and picks one die, without S3
+    play_first_until(s, lambda t: t.round == 3)
+    assert s.a == 0 and s.phase == "draft_a" and G.legal_actions(s) == [Draft((i,)) for i in range(4)]
+
+
+def test_s5_and_s6_are_chosen_once_and_a_player_drawing_nothing_gains_none():
+    # seat 0 gained S5 and S6 earlier and has used both; it now draws nothing
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("black", "quarters", "black", "quarters"),
+             boxes=[[0, 0, 0, 0, 3, 3], [0] * 6], row_owner=[-1, -1, -1, -1, 0, 0],
+             spell_owner=owning([R.S5, R.S6]), spell_used=[False, False, False, False, True, True],
+             spell_round=[0, 0, 0, 0, 1, 1], s5_coat="dot", round=2)
+    play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 5, 4, ""))
+    assert s.round == 3 and s.phase == "draft_a" and s.queue == [] and s.s5_coat == 0
+    assert s.boxes == [[0, 0, 0, 0, 3, 3], [0] * 6]  # B's rows are struck; seat 0 drew nothing
+    # seat 0 one box short of S5 draws nothing: the row stays open and nothing is gained
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("black", "black", "dot", "dot"), boxes=[[0, 0, 0, 0, 0, 2], [0] * 6])
+    play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 0, 0, ""))
+    assert s.spell_owner[R.S5] == -1 and s.boxes[0][5] == 2 and s.round == 2
+
+
+def test_the_castle_bonus_is_kept_by_a_player_who_draws_nothing_and_offered_once():
+    s = make(maps=(STUCK, EMPTY_MAP), roll=("dot", "stripe", "dot", "black"))
+    rng = random.Random(0)
+    G.apply(s, PASS, rng)
+    assert s.phase == "place" and s.current == 1  # no castle step after drawing nothing
+    G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), rng)
+    G.apply(s, Castle(cell(1, 3)), rng)  # B takes its bonus
+    assert s.castle_round == [0, 1] and s.bonus == [-1, -1]
+    # round 2: seat 1 (A) drew its bonus already and is not asked again; seat 0 draws nothing again
+    s2 = make(maps=(STUCK, EMPTY_MAP), roll=("dot", "stripe", "dot", "black"), a=1, hand=((2, 3), (0, 1)),
+              castle_round=[0, 1], round=2)
+    G.apply(s2, Place(cell(1, 3), cell(0, 3), 0, 2, ""), rng)
+    assert s2.phase == "place" and s2.current == 0
+    G.apply(s2, PASS, rng)
+    assert s2.castle_round == [0, 1] and s2.round == 3
+
+
+def test_random_games_never_use_a_once_per_game_resource_twice():
+    """200 random games under options that change the spells and the bonus: each spell is used
+    at most once, the castle bonus at most once per seat, and an S4 turn always spends S4 (the
+    draw-nothing path included, which these games reach)."""
+    option_sets = [{}, {"must_draw": "off"}, {"cross_cap": "1"}, {"s4_faces": "any", "combine_spells": "on"}]
+    turn_then_pass = 0
+    for g in range(200):
+        params = G.Params.from_overrides(option_sets[g % len(option_sets)])
+        chance, pick = random.Random(g), random.Random(g + 1000)
+        s = G.initial_state(params, 2, chance)
+        uses = {"S1": 0, "S2": 0, "S3": 0, "S4": 0, "S5": 0, "S6": 0}
+        bonus = [0, 0]
+        turned_round = None
+        while not G.is_terminal(s):
+            legal = G.legal_actions(s)
+            act, seat, rnd = legal[int(pick.random() * len(legal))], s.current, s.round
+            kind = type(act)
+            if kind is Turn:
+                uses["S4"] += 1
+                turned_round = rnd
+            elif kind is Place and act.spell:
+                for sp in act.spell.split("+"):
+                    uses[sp] += 1
+            elif kind is Draft and act.spell:
+                uses["S3"] += 1
+            elif kind is ChooseCoat:
+                uses["S5"] += 1
+            elif kind is AddCross:
+                uses["S6"] += 1
+            elif kind is Castle and act.cell >= 0:
+                bonus[seat] += 1
+            if act is PASS and turned_round == rnd and s.turned[seat]:
+                turn_then_pass += 1
+            G.apply(s, act, chance)
+            if s.round > rnd and turned_round == rnd:
+                assert s.spell_used[R.S4], f"game {g}: S4 turned in round {rnd} but not spent"
+        assert max(uses.values()) <= 1 and max(bonus) <= 1, (g, uses, bonus)
+        for k, sp in enumerate(R.SPELLS):
+            if uses[sp]:
+                assert s.spell_used[k], (g, sp)
+        assert [bool(r) for r in s.castle_round] == [bool(b) for b in bonus], g
+    assert turn_then_pass >= 2  # the draw-nothing path after an S4 turn was exercised
+
+
+# --------------------------------------------------------------------------------------------
+# Score trace (one entry per finished round)
+# --------------------------------------------------------------------------------------------
+
+def rescored(s):
+    """Both scores recomputed from the maps' cells alone (a flood fill per domain), plus S5."""
+    out = []
+    for seat, m in enumerate(s.maps):
+        seen, total, domains = set(), 0, {k: 0 for k in range(6)}
+        for c, coat in enumerate(m.coat):
+            if coat < 0 or c in seen:
+                continue
+            stack, cells, crosses = [c], 0, 0
+            seen.add(c)
+            while stack:
+                x = stack.pop()
+                cells += 1
+                crosses += m.cross[x]
+                for n in (x - 1, x + 1, x - STRIDE, x + STRIDE):
+                    if 0 <= n < len(m.coat) and abs(n % STRIDE - x % STRIDE) <= 1 and m.coat[n] == coat \
+                            and n not in seen:
+                        seen.add(n)
+                        stack.append(n)
+            total += cells * crosses
+            domains[coat] += 1 if (crosses or s.params.s5_domains == "all") else 0
+        if s.spell_owner[R.S5] == seat and s.s5_coat >= 0:
+            total += s.params.s5_points * domains[s.s5_coat]
+        out.append(total)
+    return tuple(out)
+
+
+def test_the_score_trace_records_both_scores_after_each_round_s5_included():
+    s = make(roll=("black", "dot+1", "black", "stripe"), boxes=[[0, 0, 0, 0, 0, 2], [0] * 6])
+    assert s.history == []
+    play_round(s, Place(cell(1, 3), cell(0, 3), 5, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 2, ""))
+    assert s.phase == "spell" and s.history == []  # seat 0's S5 choice still belongs to round 1
+    G.apply(s, ChooseCoat(5), random.Random(0))  # one black domain: 3 points
+    assert s.round == 2 and s.history == [(1 + 3, 0)] == [rescored(s)]
+    # the castle bonus and a merge count at once
+    s = make(roll=("dot+1", "dot", "stripe", "black"))
+    play_round(s, Place(cell(1, 3), cell(0, 3), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 2, 5, ""),
+               bonus=(Castle(cell(0, 3)), NO_BONUS))
+    assert s.history == [(2 * 2, 0)]
+    # full_map_end=at_once: the last round is recorded once, before the game stops
+    almost = ["dt dt dt dt dt dt dt", "dt dt dt dt dt dt dt", "dt dt . ## dt dt dt", "dt dt . dt dt dt dt",
+              "dt dt dt dt dt dt dt"]
+    s = make(maps=(almost, EMPTY_MAP), roll=("dot+1", "dot", "black", "black"), rules={"full_map_end": "at_once"},
+             round=4, history=[[0, 0], [0, 0], [0, 0]])
+    play_round(s, Place(cell(2, 2), cell(3, 2), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 5, ""))
+    assert s.phase == "over" and len(s.history) == 4 and s.history[-1] == rescored(s) == (34, 0)
+    m = G.metrics(s)
+    assert m[0]["score_trace"] == "0 0 0 34" and m[1]["score_trace"] == "0 0 0 0"
+
+
+@pytest.mark.parametrize("rules", [{}, {"s5_domains": "scoring", "s5_points": "2"}, {"full_map_end": "at_once"}])
+def test_random_games_trace_every_round_and_end_on_the_final_score(rules):
+    params = G.Params.from_overrides(rules)
+    for seed in range(8):
+        chance, pick = random.Random(seed), random.Random(seed + 50)
+        s = G.initial_state(params, 2, chance)
+        while not G.is_terminal(s):
+            legal = G.legal_actions(s)
+            rnd = s.round
+            G.apply(s, legal[int(pick.random() * len(legal))], chance)
+            if s.round > rnd or G.is_terminal(s):
+                assert len(s.history) == rnd and s.history[-1] == rescored(s)
+        assert len(s.history) == s.round
+        assert [m["score_trace"] for m in G.metrics(s)] == [
+            " ".join(str(h[seat]) for h in s.history) for seat in (0, 1)]
+        assert list(s.history[-1]) == G.scores(s)
+    back = G.state_from_dict(json.loads(json.dumps(G.state_to_dict(s))))
+    assert back.history == s.history and back == s
 
 
 # --------------------------------------------------------------------------------------------
@@ -752,12 +1015,12 @@ def test_play_trace_names_spells_passes_rounds_and_the_end():
 def test_same_seed_same_results_for_any_jobs_and_batch_size():
     import pandas as pd
 
-    from analyser import experiments
+    from analyser import run as runmod
 
     def run(**kw):
-        spec = experiments.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"],
-                                   players=2, games=24, seed=9, **kw)
-        return experiments.run(spec, progress=False)
+        spec = runmod.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"],
+                              players=2, games=24, seed=9, **kw)
+        return runmod.run(spec, progress=False)
     a, b = run(jobs=1, batch_size=5), run(jobs=2, batch_size=11)
     pd.testing.assert_frame_equal(a.results.drop(columns="run_id"), b.results.drop(columns="run_id"))
     assert set(a.results["end"]) <= {"full_map", "no_draw"} and a.results["rounds"].min() > 5
@@ -857,10 +1120,10 @@ def test_a_saved_state_from_mid_game_loads_and_plays_to_the_end(tmp_path):
 
 @pytest.fixture(scope="module")
 def small_run():
-    from analyser import experiments
-    spec = experiments.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"], players=2,
-                               games=40, seed=3, jobs=1)
-    return experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="kingdomino-duel", strategies=["greedy", "builder:crosses=2,size=0"], players=2,
+                          games=40, seed=3, jobs=1)
+    return runmod.run(spec, progress=False)
 
 
 def _chunked_sums(results, extras, chunk_games):
@@ -874,7 +1137,7 @@ def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_r
     df = small_run.results
     many = G.figure_tables_from(_chunked_sums(df, small_run.extras, 7))
     one = G.figure_tables_from(G.figure_sums(df, small_run.extras))
-    assert [c for c, _ in many] == [c for c, _ in one] and len(many) == 4
+    assert [c for c, _ in many] == [c for c, _ in one] and len(many) == 5
     for (_, a), (_, b) in zip(many, one):
         pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-9)
     assert G.figure_tables(df, small_run.extras)[0][1].equals(one[0][1])  # the core composes the two steps
@@ -895,7 +1158,7 @@ def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_r
             assert abs(spells.loc[f"S{k}", "first_mover_share"] - (got["seat"] == 0).mean()) < 1e-9
             assert abs(spells.loc[f"S{k}", "mean_round"] - got[f"gained_s{k}"].mean()) < 1e-9
     # how games ended: one row per game, from the first seat's row
-    ends = many[3][1].set_index("end")
+    ends = many[4][1].set_index("end")
     first = df[df["seat"] == 0]
     assert ends.loc["all games", "games"] == n_games == 40
     assert abs(ends.loc["all games", "mean_rounds"] - first["rounds"].mean()) < 1e-9
@@ -914,15 +1177,88 @@ def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
     from analyser.plots import label
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
     files = G.plots_from(sums, tmp_path, [label(s) for s in ("greedy", "builder:crosses=2,size=0")])
-    assert [f for f, _ in files] == ["score_split.png", "spells.png"]
+    assert [f for f, _ in files] == ["score_split.png", "spells.png", "spell_value.png"]
     assert all((tmp_path / f).stat().st_size > 1000 for f, _ in files)
 
 
 def test_figure_sums_are_small(small_run):
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
-    assert set(sums) == {"kd_strategy", "kd_spells", "kd_ends"}
+    assert set(sums) == {"kd_strategy", "kd_spells", "kd_ends", "kd_spell_value"}
+    assert sums["kd_spell_value"].shape[0] == 12  # spell x (used, not used)
     assert sums["kd_strategy"].shape[0] == 2  # one row per strategy
     assert sums["kd_spells"].shape[0] <= 6 * 2 * 2  # spell x mover x role
     assert sums["kd_ends"].shape[0] <= len(R.ENDS)
     assert sums["kd_strategy"]["players"].sum() == 80  # every seat of every game counted once
     assert all(f.to_numpy().size < 100 for f in sums.values())
+
+
+def test_spell_use_and_value_tables_match_plain_pandas_and_statsmodels(small_run):
+    import numpy as np
+    from statsmodels.stats.proportion import proportion_confint
+
+    df = small_run.results
+    tables = dict(G.figure_tables_from(_chunked_sums(df, small_run.extras, 7)))
+    use = next(v for k, v in tables.items() if k.startswith("Spell use by strategy"))
+    assert use.attrs["percent"] == ["gained_share", "used_share", "used_when_gained"]
+    use = use.assign(sp=use["spell"].str[:2]).set_index(["strategy", "sp"])
+    for name, sub in df.groupby(df["strategy"].astype(str)):
+        for k in range(1, 7):
+            row = use.loc[(name, f"S{k}")]
+            used, gained = sub[f"used_s{k}"] > 0, sub[f"gained_s{k}"] > 0
+            assert abs(row["used_share"] - used.mean()) < 1e-12 and abs(row["gained_share"] - gained.mean()) < 1e-12
+            if gained.any():
+                assert abs(row["used_when_gained"] - used.sum() / gained.sum()) < 1e-12
+            assert not (used & ~gained).any()  # a seat uses only a spell it gained
+    value = next(v for k, v in tables.items() if k.startswith("Spell value, an association"))
+    value = value.set_index(value["spell"].str[:2])
+    checked = 0
+    for k in range(1, 7):
+        used = df[f"used_s{k}"] > 0
+        for key, mask in (("used", used), ("not", ~used)):
+            n, wins = int(mask.sum()), float(df.loc[mask, "win"].sum())
+            assert value.loc[f"S{k}", f"seats_{key}"] == n
+            if n:
+                low, high = proportion_confint(wins, n, alpha=0.05, method="wilson")
+                assert abs(value.loc[f"S{k}", f"{key}_win_rate"] - wins / n) < 1e-12
+                assert abs(value.loc[f"S{k}", f"{key}_win_low"] - min(low, wins / n)) < 1e-12
+                assert abs(value.loc[f"S{k}", f"{key}_win_high"] - max(high, wins / n)) < 1e-12
+                checked += 1
+        rates = value.loc[f"S{k}", ["used_win_rate", "not_win_rate"]].to_numpy(dtype=float)
+        assert np.isnan(value.loc[f"S{k}", "difference_pp"]) or abs(
+            value.loc[f"S{k}", "difference_pp"] - 100 * (rates[0] - rates[1])) < 1e-9
+    assert checked >= 8
+
+
+def test_results_written_before_the_used_columns_still_make_the_old_spell_table(small_run):
+    df = small_run.results.drop(columns=[f"used_s{k}" for k in range(1, 7)])
+    sums = _chunked_sums(df, small_run.extras, 7)
+    assert "kd_spell_value" not in sums
+    captions = [c for c, _ in G.figure_tables_from(sums)]
+    assert "Spells gained per player-game, by strategy" in captions
+    assert not any(c.startswith("Spell value") for c in captions)
+
+
+def test_the_score_split_legend_covers_no_bar_or_label(small_run, tmp_path, monkeypatch):
+    from analyser import plots as base
+    from analyser.plots import label
+    seen = {}
+    save = base.save
+
+    def spy(fig, path, caption):
+        if path.name == "score_split.png":
+            fig.canvas.draw()
+            ax = fig.axes[0]
+            r = fig.canvas.get_renderer()
+            seen["legend"] = ax.get_legend().get_window_extent(r)
+            seen["bars"] = [p.get_window_extent(r) for p in ax.patches]
+            seen["labels"] = [x.get_window_extent(r) for x in ax.texts]
+            seen["axes"] = ax.get_window_extent(r)
+        return save(fig, path, caption)
+    monkeypatch.setattr(base, "save", spy)
+    G.plots_from(_chunked_sums(small_run.results, small_run.extras, 7), tmp_path,
+                 [label(s) for s in ("greedy", "builder:crosses=2,size=0")])
+    legend = seen["legend"]
+    assert len(seen["bars"]) == 4 and len(seen["labels"]) == 2
+    for box in seen["bars"] + seen["labels"]:
+        assert not legend.overlaps(box)
+        assert box.x1 <= seen["axes"].x1 + 1  # the totals' labels stay inside the axes

@@ -15,7 +15,9 @@ from matplotlib.patches import Rectangle
 
 from markupsafe import escape
 
-from analyser import analysis, compare, designer, experiments, grid, plots, report, sweep
+from analyser import analysis, designer, plots, report
+from analyser.experiments import compare, grid, sweep
+from analyser.run import RunSpec, run
 from analyser.cli import cli
 from analyser.registry import default_lineup, game_ids, get_game
 
@@ -232,8 +234,8 @@ def _sections(html: str) -> dict[str, str]:
 def test_every_title_plot_sits_under_the_table_it_illustrates(game_id, tmp_path):
     game = get_game(game_id)
     lineup = default_lineup(game_id)[:game.default_players]
-    spec = experiments.RunSpec(game=game_id, strategies=lineup, games=12, seed=1, jobs=1)
-    r = experiments.run(spec, progress=False)
+    spec = RunSpec(game=game_id, strategies=lineup, games=12, seed=1, jobs=1)
+    r = run(spec, progress=False)
     path, summary, pngs = report.build_report(r.results, r.extras, r.config, tmp_path)
     html = path.read_text(encoding="utf-8")
     sections = _sections(html)
@@ -254,7 +256,7 @@ def test_every_title_plot_sits_under_the_table_it_illustrates(game_id, tmp_path)
 def test_a_title_plot_that_names_no_table_goes_under_more_plots(tmp_path, monkeypatch):
     game = get_game("dao")
     monkeypatch.setattr(type(game), "plot_sections", {})
-    r = experiments.run(experiments.RunSpec(game="dao", strategies=["greedy", "random"], games=8, seed=1, jobs=1),
+    r = run(RunSpec(game="dao", strategies=["greedy", "random"], games=8, seed=1, jobs=1),
                         progress=False)
     html = report.build_report(r.results, r.extras, r.config, tmp_path)[0].read_text(encoding="utf-8")
     sections = _sections(html)

@@ -5,15 +5,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import experiments
+from analyser import run as runmod
 from analyser.core import InputError, StrategyError
 from analyser.runner import game_seed, lineup, plan_batches
 
 
 def run(**kw):
-    spec = experiments.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60, "players": 2,
-                                  "seed": 42, "jobs": 1, **kw})
-    return experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(**{"game": "dao", "strategies": ["greedy", "threshold"], "games": 60, "players": 2,
+                             "seed": 42, "jobs": 1, **kw})
+    return runmod.run(spec, progress=False)
 
 
 def same_rows(a, b):

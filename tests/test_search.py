@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
-from analyser import experiments
+from analyser import run as runmod
 from analyser.cli import cli
 from analyser.core import Game, InputError, Params, option
 from analyser.registry import available_strategies, game_ids, get_game, make_strategy
@@ -347,9 +347,9 @@ def test_title_without_the_hook_gets_a_clear_message(monkeypatch, runner):
 
 def test_same_seed_same_results_for_any_jobs_and_batch_size():
     def run(**kw):
-        spec = experiments.RunSpec(game="dao", strategies=["mcts:iterations=8", "greedy"], games=8, seed=4,
-                                   **kw)
-        res = experiments.run(spec, progress=False)
+        spec = runmod.RunSpec(game="dao", strategies=["mcts:iterations=8", "greedy"], games=8, seed=4,
+                              **kw)
+        res = runmod.run(spec, progress=False)
         assert res.error is None
         return res.results.drop(columns="run_id")  # every run has its own id
     a = run(jobs=1, batch_size=3)
@@ -360,9 +360,9 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
 
 
 def test_mcts_beats_random_in_dao():
-    spec = experiments.RunSpec(game="dao", strategies=["mcts:iterations=50", "random"], players=2, games=8,
-                               seed=1, jobs=1)
-    res = experiments.run(spec, progress=False).results
+    spec = runmod.RunSpec(game="dao", strategies=["mcts:iterations=50", "random"], players=2, games=8,
+                          seed=1, jobs=1)
+    res = runmod.run(spec, progress=False).results
     rate = res.groupby("strategy")["win"].mean()
     assert rate["mcts:iterations=50"] > 0.6
 
@@ -371,9 +371,9 @@ def test_mcts_beats_random_in_dao():
 @pytest.mark.parametrize("gid", SEARCHABLE)
 def test_mcts_400_beats_random_in_every_title(gid):
     g = get_game(gid)
-    spec = experiments.RunSpec(game=gid, strategies=["mcts:iterations=400", "random"], players=g.default_players,
-                               games=4 * g.default_players, seed=2, jobs=0)
-    res = experiments.run(spec, progress=False).results
+    spec = runmod.RunSpec(game=gid, strategies=["mcts:iterations=400", "random"], players=g.default_players,
+                          games=4 * g.default_players, seed=2, jobs=0)
+    res = runmod.run(spec, progress=False).results
     rate = res.groupby("strategy", observed=True)["win"].mean()
     assert rate["mcts:iterations=400"] > rate["random"] + 0.2
 

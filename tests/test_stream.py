@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from analyser import experiments, store
+from analyser import run as runmod
+from analyser.results import load_results
+from analyser.run import store
 
 SPEC = dict(game="dao", strategies=["greedy", "threshold"], seed=11, players=2)
 
@@ -96,9 +99,9 @@ def bots(tmp_path):
 
 def reference(games: int, strategies=None, **kw) -> pd.DataFrame:
     """One uninterrupted in-memory run."""
-    spec = experiments.RunSpec(**{**SPEC, "games": games, "jobs": 1, **kw,
-                                  **({"strategies": strategies} if strategies else {})})
-    return experiments.run(spec, progress=False).results
+    spec = runmod.RunSpec(**{**SPEC, "games": games, "jobs": 1, **kw,
+                             **({"strategies": strategies} if strategies else {})})
+    return runmod.run(spec, progress=False).results
 
 
 def same_rows(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -167,8 +170,8 @@ def one_line(r: subprocess.CompletedProcess) -> str:
 
 def test_each_batch_is_a_part_named_by_its_first_game_and_the_folder_reads_as_one_run(tmp_path):
     out = tmp_path / "run"
-    spec = experiments.RunSpec(**SPEC, games=50, jobs=1, batch_size=20)
-    res = experiments.run(spec, progress=False, out=out)
+    spec = runmod.RunSpec(**SPEC, games=50, jobs=1, batch_size=20)
+    res = runmod.run(spec, progress=False, out=out)
     assert [p.name for p in parts(out)] == ["part-000000000.parquet", "part-000000020.parquet",
                                             "part-000000040.parquet"]
     assert [store.part_range(p) for p in parts(out)] == [(0, 20), (20, 40), (40, 50)]
@@ -182,16 +185,16 @@ def test_each_batch_is_a_part_named_by_its_first_game_and_the_folder_reads_as_on
 
 def test_wizard_rounds_stream_as_compact_parts(tmp_path):
     out = tmp_path / "w"
-    spec = experiments.RunSpec(game="wizard", strategies=["expected", "random"], players=4, games=6, seed=2,
-                               jobs=1, batch_size=4)
-    experiments.run(spec, progress=False, out=out)
+    spec = runmod.RunSpec(game="wizard", strategies=["expected", "random"], players=4, games=6, seed=2,
+                          jobs=1, batch_size=4)
+    runmod.run(spec, progress=False, out=out)
     assert [p.name for p in parts(out, "rounds")] == ["part-000000000.parquet", "part-000000004.parquet"]
     rounds = pd.read_parquet(out / "rounds")
     assert len(rounds) == 6 * 15 * 4
     schema = pq.read_schema(parts(out, "rounds")[0])
     assert str(schema.field("bid").type) == "int32" and "dictionary" in str(schema.field("trump").type)
-    assert experiments.load_results(out)[1]["rounds"]["trump"].dtype == "category"
-    mem = experiments.run(experiments.RunSpec(**{**spec.__dict__, "batch_size": None}), progress=False)
+    assert load_results(out)[1]["rounds"]["trump"].dtype == "category"
+    mem = runmod.run(runmod.RunSpec(**{**spec.__dict__, "batch_size": None}), progress=False)
     a, b = mem.extras["rounds"].drop(columns="run_id"), rounds.drop(columns="run_id")
     pd.testing.assert_frame_equal(a.astype({"trump": str, "trump_card": str, "strategy": str}),
                                   b.astype({"trump": str, "trump_card": str, "strategy": str}))
@@ -207,7 +210,7 @@ def test_old_single_file_runs_stay_readable(tmp_path):
     r = cli("report", old)
     assert r.returncode == 0, r.stderr
     assert (old / "index.html").exists()
-    back, _, _ = experiments.load_results(old)
+    back, _, _ = load_results(old)
     same_rows(df, back)
 
 
@@ -232,12 +235,17 @@ def test_resume_after_ctrl_c_at_several_points_equals_one_run(bots, tmp_path, st
     r = cli("simulate", "dao", "-p", "2", "-s", strategies[0], "-s", strategies[1], "-n", "120", "--seed", "11", "-j", "1",
             "--batch-size", "25", "--out", out, "-q", "--no-report", env={"STOP_AFTER": str(stop_after)})
     assert r.returncode == 130, r.stderr
-    assert "analyser resume" in one_line(r)
+    # the command to continue names the run's strategy file: a run folder loads no code unasked
+    command = one_line(r).split("continue with: ")[1]
+    assert shlex.split(command) == ["analyser", "resume", str(out), "--strategy", str(bots)]
     cfg = config(out)
     assert cfg["status"] == "interrupted" and cfg["games_completed"] < 120
     for p in parts(out):  # every part on disk is complete and readable
         assert pq.read_table(p).num_rows == 2 * (store.part_range(p)[1] - store.part_range(p)[0])
-    r = cli("resume", out, "-q", "--no-report")
+    if stop_after == 1:  # without it, nothing is loaded and nothing is played
+        r = cli("resume", out, "-q", "--no-report")
+        assert r.returncode == 2 and "pass --strategy" in one_line(r) and config(out) == cfg
+    r = cli(*shlex.split(command)[1:], "-q", "--no-report")
     assert r.returncode == 0, r.stderr
     cfg = config(out)
     assert cfg["status"] == "complete" and cfg["games_done"] == [[0, 120]]
@@ -247,8 +255,8 @@ def test_resume_after_ctrl_c_at_several_points_equals_one_run(bots, tmp_path, st
 
 def test_half_written_part_is_detected_and_redone(tmp_path):
     out = tmp_path / "run"
-    spec = experiments.RunSpec(**SPEC, games=60, jobs=1, batch_size=20)
-    experiments.run(spec, progress=False, out=out)
+    spec = runmod.RunSpec(**SPEC, games=60, jobs=1, batch_size=20)
+    runmod.run(spec, progress=False, out=out)
     # what a kill in mid-write leaves: a temporary file, and (on a filesystem without atomic
     # rename) a truncated part; the record says the run was cut short
     victim = parts(out)[1]
@@ -258,7 +266,7 @@ def test_half_written_part_is_detected_and_redone(tmp_path):
     cfg = config(out)
     cfg.update(status="interrupted", games_done=[[0, 60]])
     (out / "config.json").write_text(json.dumps(cfg))
-    res = experiments.resume(out, progress=False)
+    res = runmod.resume(out, progress=False)
     assert res.config["status"] == "complete" and res.config["resumed"][0]["games_before"] == 40
     assert not list((out / "results").glob(".*"))
     same_rows(reference(60), pd.read_parquet(out / "results"))
@@ -271,7 +279,7 @@ def test_resume_bad_input_is_one_line_exit_2(tmp_path):
     r = cli("resume", tmp_path / "empty")
     assert r.returncode == 2 and "no config.json" in one_line(r)
     done = tmp_path / "done"
-    experiments.run(experiments.RunSpec(**SPEC, games=5, jobs=1), progress=False, out=done)
+    runmod.run(runmod.RunSpec(**SPEC, games=5, jobs=1), progress=False, out=done)
     r = cli("resume", done)
     assert r.returncode == 2 and "complete run" in one_line(r)
     cfg = config(done)
@@ -300,8 +308,8 @@ def test_a_second_run_into_a_locked_folder_refuses(tmp_path):
 
 def test_simulate_into_an_interrupted_run_points_to_resume(tmp_path):
     out = tmp_path / "run"
-    spec = experiments.RunSpec(**SPEC, games=40, jobs=1, batch_size=10)
-    experiments.run(spec, progress=False, out=out)
+    spec = runmod.RunSpec(**SPEC, games=40, jobs=1, batch_size=10)
+    runmod.run(spec, progress=False, out=out)
     cfg = config(out)
     cfg.update(status="interrupted")
     (out / "config.json").write_text(json.dumps(cfg))
@@ -390,9 +398,9 @@ def test_a_strategy_that_swallows_the_time_limit_is_killed_by_the_watchdog(bots,
 
 
 def test_a_strategy_that_hangs_in_its_constructor_is_reported_as_hung(bots):
-    spec = experiments.RunSpec(game="dao", strategies=["greedy", f"{bots}:slowstart"], games=3, seed=1, jobs=1,
-                               game_timeout=0.3)
-    res = experiments.run(spec, progress=False)
+    spec = runmod.RunSpec(game="dao", strategies=["greedy", f"{bots}:slowstart"], games=3, seed=1, jobs=1,
+                          game_timeout=0.3)
+    res = runmod.run(spec, progress=False)
     assert res.error.kind == "hung" and "did not start in time" in str(res.error)
     assert res.config["status"] == "failed"
 
@@ -443,7 +451,7 @@ def test_quiet_run_is_silent(tmp_path):
 
 def test_progress_bar_shows_games_rate_and_eta():
     import io
-    from analyser import experiments as ex
+    from analyser.run import execute as ex
     buf = io.StringIO()
     old, sys.stderr = sys.stderr, buf
     old_delay, ex.PROGRESS_DELAY = ex.PROGRESS_DELAY, 0.0
@@ -539,6 +547,6 @@ class Freezer(Strategy):
     cfg = config(keep)
     assert cfg["games_done"] == store.merge_ranges(store.part_range(p) for p in parts(keep))
     assert cfg["games_completed"] > 0
-    r = cli("resume", keep, "-q", "--no-report")
+    r = cli("resume", keep, "-q", "--no-report", "--strategy", bots)
     assert r.returncode == 0, r.stderr
     same_rows(reference(400, ["greedy", f"{bots}:freezer"]), pd.read_parquet(keep / "results"))

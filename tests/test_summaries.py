@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import analysis, designer, experiments, streamed, summaries
-from analyser.experiments import RunSpec, run
+from analyser import analysis, designer, streamed, summaries
 from analyser.registry import get_game
+from analyser.results import load_results
+from analyser.run import RunSpec, run
 
 
 def _run(tmp_path, game, strategies, games, seed, batch_size=None, players=None, name="run"):
@@ -55,7 +56,7 @@ def runs(tmp_path_factory):
 @pytest.mark.parametrize("title", ["dao", "wizard", "tsuro-seas"])
 @pytest.mark.parametrize("chunk_games", [29, 100_000])
 def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chunk_games):
-    df, _, _ = experiments.load_results(runs[title])
+    df, _, _ = load_results(runs[title])
     total, strategies, players = _core(df, chunk_games)
     binary = bool(np.all((df["win"] == 0) | (df["win"] == 1)))
     want = analysis.strategy_summary(df)
@@ -82,7 +83,7 @@ def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chu
 
 def test_the_mirror_match_and_wilson_paths(tmp_path):
     out = _run(tmp_path, "dao", ["greedy"], 200, 11)
-    df, _, _ = experiments.load_results(out)
+    df, _, _ = load_results(out)
     total, strategies, players = _core(df, 13)
     run_fig = summaries.run_figures(total, players, 1)
     assert run_fig["mirror"] == ["greedy"] == analysis.mirror_strategies(df)
@@ -94,7 +95,7 @@ def test_the_mirror_match_and_wilson_paths(tmp_path):
 
 
 def test_skill_share_resamples_blocks_of_games(runs):
-    df, _, _ = experiments.load_results(runs["dao"])
+    df, _, _ = load_results(runs["dao"])
     total, _, _ = _core(df, 50)
     got = summaries.skill_share(total)
     want = designer.luck_skill(df)
@@ -111,7 +112,7 @@ def test_skill_share_resamples_blocks_of_games(runs):
 
 
 def test_sums_stay_small(runs):
-    df, _, _ = experiments.load_results(runs["dao"])
+    df, _, _ = load_results(runs["dao"])
     total, strategies, players = _core(df, 61)
     assert len(total["strategy"]) == 3 and len(total["seat"]) == players
     assert len(total["games"]) == 1
@@ -131,13 +132,13 @@ def test_a_run_read_part_by_part_gives_the_same_report_for_any_batch_size(tmp_pa
     assert sa.parts[0].designer.equals(sb.parts[0].designer)
     assert [t.to_dict() for _, t in sa.title_tables] == [t.to_dict() for _, t in sb.title_tables]
     # and the same numbers as the whole table
-    df, _, _ = experiments.load_results(a)
+    df, _, _ = load_results(a)
     assert sa.run["games"] == 450 == df["game_index"].nunique()
     assert sa.strategies["win_rate"].tolist() == pytest.approx(analysis.strategy_summary(df)["win_rate"].tolist())
 
 
 def test_run_chunks_hold_whole_games_in_order_with_their_extra_rows(runs):
-    df, extras, _ = experiments.load_results(runs["wizard"])
+    df, extras, _ = load_results(runs["wizard"])
     chunks = list(streamed.iter_run_chunks(runs["wizard"], ["rounds"], chunk_games=17))
     assert len(chunks) == math.ceil(120 / 17)
     for i, (c, e) in enumerate(chunks):
@@ -198,7 +199,7 @@ def test_joined_runs_with_an_extra_table_that_cannot_name_its_run_are_refused(ru
     the report refuses in one line instead of counting them twice."""
     from analyser import report
     from analyser.core import InputError
-    df, extras, _ = experiments.load_results(runs["wizard"])
+    df, extras, _ = load_results(runs["wizard"])
     other = df.assign(run_id=df["run_id"].astype(str) + "-b")
     both = pd.concat([df.assign(run_id=df["run_id"].astype(str)), other], ignore_index=True)
     rounds = extras["rounds"].drop(columns=["run_id"], errors="ignore")

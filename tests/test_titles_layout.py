@@ -102,7 +102,7 @@ def test_a_title_published_by_another_package_is_found(monkeypatch, tmp_path):
 
 
 # Where a title may be named: its package, its strategies script, its tests, its rules page and the
-# entry-point table.  The machinery (core, runner, experiments, report, cli, ...) knows none.
+# entry-point table.  The machinery (core, runner, run, results, experiments, report, cli, ...) knows none.
 MACHINERY = sorted(p for p in (ROOT / "analyser").rglob("*") if p.is_file() and p.suffix in (".py", ".j2")
                    and "titles" not in p.relative_to(ROOT / "analyser").parts)
 
@@ -115,3 +115,12 @@ def test_the_machinery_names_no_title():
     found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}" for p in MACHINERY
              for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert len(MACHINERY) > 8 and found == []
+
+
+def test_no_file_of_the_machinery_is_longer_than_750_lines():
+    """One place for each job (issue 21): a module past this length holds several jobs, and is
+    split along them (as experiments.py and cli.py were, into the run, results and cli packages)."""
+    files = [p for p in (ROOT / "analyser").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+             and "titles" not in p.relative_to(ROOT / "analyser").parts]
+    long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_bytes().splitlines())) > 750}
+    assert len(files) > 30 and long == {}

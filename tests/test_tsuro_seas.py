@@ -764,10 +764,10 @@ def test_safe_start_policy_avoids_daikaiju_and_corners():
 
 
 def test_metrics_tables_and_plots(tmp_path):
-    from analyser import experiments
-    spec = experiments.RunSpec(game="tsuro-seas", strategies=["survivor", "random"], players=3, games=30,
-                               seed=4, jobs=1)
-    res = experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="tsuro-seas", strategies=["survivor", "random"], players=3, games=30,
+                          seed=4, jobs=1)
+    res = runmod.run(spec, progress=False)
     df = res.results
     for col in ("turns", "elim_turn", "cause", "survived", "elim_row", "elim_col", "end"):
         assert col in df.columns
@@ -784,10 +784,10 @@ def test_metrics_tables_and_plots(tmp_path):
 
 @pytest.fixture(scope="module")
 def tsuro_run():
-    from analyser import experiments
-    spec = experiments.RunSpec(game="tsuro-seas", strategies=["survivor", "random", "aggressive"],
-                               players=3, games=300, seed=11, jobs=1)
-    return experiments.run(spec, progress=False)
+    from analyser import run as runmod
+    spec = runmod.RunSpec(game="tsuro-seas", strategies=["survivor", "random", "aggressive"],
+                          players=3, games=300, seed=11, jobs=1)
+    return runmod.run(spec, progress=False)
 
 
 def _chunked_sums(results, extras, chunk_games):

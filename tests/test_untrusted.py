@@ -178,24 +178,25 @@ def test_report_refuses_devices_and_unreadable_parquet(tmp_path):
 
 
 def test_every_titles_own_results_pass_their_schema(tmp_path):
-    from analyser import experiments
+    from analyser import run as runmod
+    from analyser.results import validate_columns, validate_extra, validate_results
     for gid in game_ids():
         g = get_game(gid)
-        res = experiments.run(experiments.RunSpec(game=gid, strategies=["random"], games=6, seed=1, jobs=1),
-                              progress=False)
-        experiments.validate_results(res.results, g, gid)  # does not raise
+        res = runmod.run(runmod.RunSpec(game=gid, strategies=["random"], games=6, seed=1, jobs=1),
+                         progress=False)
+        validate_results(res.results, g, gid)  # does not raise
         for name in g.extra_tables:
-            experiments.validate_extra(res.extras[str(name)], g, name, name, res.results)
+            validate_extra(res.extras[str(name)], g, name, name, res.results)
         import pyarrow as pa
         schema = pa.Table.from_pandas(res.results).schema
-        experiments.validate_columns(dict(zip(schema.names, schema.types)), g, gid)
+        validate_columns(dict(zip(schema.names, schema.types)), g, gid)
 
 
 def test_a_schema_check_on_a_pyarrow_schema_names_the_column(runs):
     import pyarrow as pa
     schema = pa.schema([("game", pa.string()), ("score", pa.string())])
     with pytest.raises(InputError, match="lacks the columns"):
-        from analyser.experiments import validate_columns
+        from analyser.results import validate_columns
         validate_columns(dict(zip(schema.names, schema.types)), get_game("dao"), "x.parquet")
 
 

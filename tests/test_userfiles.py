@@ -13,7 +13,7 @@ import pytest
 
 from analyser import userfiles
 from analyser.core import InputError
-from analyser.experiments import RunSpec, run
+from analyser.run import RunSpec, run
 
 TAKER = textwrap.dedent('''
     from analyser.core import Strategy

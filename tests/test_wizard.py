@@ -725,7 +725,7 @@ GOLDEN_FIRST_BIDS = [[1, 0, 0, 1], [0, 0, 2, 1], [0, 0, 1, 1]]
 # -- results and report hooks -----------------------------------------------------------------
 
 def test_figure_tables_and_plots(tmp_path):
-    from analyser.experiments import assemble
+    from analyser.run import assemble
     from analyser.runner import BatchJob, run_batch
     strategies = ("expected", "random")
     res = run_batch(BatchJob("wizard", (), strategies, 4, 3, 0, 8, 0.0))
@@ -772,7 +772,7 @@ STREAM_LINE_UP = ("random", "expected", "bot:bid=zero", "expected:bias=0.5")  # 
 @pytest.fixture(scope="module")
 def wizard_run():
     """A real 200-game run, 4 players: (results, extras)."""
-    from analyser.experiments import assemble
+    from analyser.run import assemble
     from analyser.runner import BatchJob, run_batch
     res = run_batch(BatchJob("wizard", (), STREAM_LINE_UP, 4, 5, 0, 200, 0.0))
     assert res.error is None and res.done == 200

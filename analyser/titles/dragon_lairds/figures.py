@@ -109,6 +109,7 @@ def figure_tables_from(game, sums):
     ends = pd.DataFrame({"end": e.index.astype(str), "games": e["games"].to_numpy().astype(np.int64),
                          "mean_rounds": (e["rounds_sum"] / e["games"]).to_numpy()})
     ends["share"] = ends["games"] / ends["games"].sum()
+    ends.attrs["percent"] = ["share"]  # a share of games: shown as a percentage
     r = sums["dl_rounds"]
     v, c = r.index.to_numpy(dtype=float), r["games"].to_numpy(dtype=float)
     rounds = pd.DataFrame({"mean": [float(np.sum(v * c) / np.sum(c))], "min": [float(v[c > 0].min())],
@@ -124,17 +125,22 @@ def figure_tables_from(game, sums):
            ("Rounds played per game", rounds)]
     inc = sums.get("dl_income")
     if inc is not None and len(inc):
-        inc = inc[inc.index.get_level_values("round") <= 12]
-        order = [n for n in names if n in set(inc.index.get_level_values("strategy"))]
-        t = pd.DataFrame(index=pd.Index(sorted(set(inc.index.get_level_values("round").astype(np.int64))),
-                                        name="round"))
-        for col in ("geld", "royals"):
-            m = (inc[f"{col}_sum"] / inc["seats"]).unstack("strategy")
-            m.index = m.index.astype(np.int64)
-            for n in order:
-                t[f"{col} {n}"] = m[n].reindex(t.index)
-        out.append(("Income collected at tax by round (means per seat that collected), rounds 1-12",
-                    t.reset_index()))
+        played = inc.index.get_level_values("round").astype(np.int64)
+        inc = inc[played <= 12]
+        if len(inc):
+            shown = inc.index.get_level_values("round").astype(np.int64)
+            first, last = int(shown.min()), int(shown.max())
+            order = [n for n in names if n in set(inc.index.get_level_values("strategy"))]
+            t = pd.DataFrame(index=pd.RangeIndex(first, last + 1, name="round"))  # one row per round named
+            for col in ("geld", "royals"):
+                m = (inc[f"{col}_sum"] / inc["seats"]).unstack("strategy")
+                m.index = m.index.astype(np.int64)
+                for n in order:
+                    t[f"{col} {n}"] = m[n].reindex(t.index)
+            span = f"round {first}" if first == last else f"rounds {first}-{last}"
+            later = f"; rounds {last + 1}-{int(played.max())} are not shown" if played.max() > last else ""
+            out.append((f"Income collected at tax by round (means per seat that collected), {span}{later}",
+                        t.reset_index()))
     return out
 
 
@@ -190,6 +196,12 @@ def plots_from(game, sums, outdir, strategies):
         pos += np.where(v >= 0, v, 0)
         neg += np.where(v < 0, v, 0)
     ax.set_yticks(y, [str(i) for i in means.index])
+    # The bars' edges are sticky, so matplotlib added no margin and the longest bars ran into the
+    # frame: pad both ends by hand.  The run's first strategy is on top, as in the cup plot.
+    lo, hi = min(float(neg.min()), 0.0), max(float(pos.max()), 0.0)
+    pad = 0.04 * (hi - lo or 1.0)
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(len(means) - 0.4, -0.6)
     ax.axvline(0, color="#333333", linewidth=0.8)
     ax.legend(frameon=False, fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.18))
     base.style(ax, "Royals by source (means per player per game)", "royals", "")

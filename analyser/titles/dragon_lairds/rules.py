@@ -70,6 +70,11 @@ Rulings where the rules write-up is silent (each a rule option where it changes 
   ``halt_space`` is not above the player count the action phase has no turns.
 * ``max_rounds`` (default 60) is a safety cap: a game reaching it ends as if triggered
   (``end == "cap"``), with final scoring and the final auction.
+* The cup was cashed at the end of the last round and the game then stops at the ``max_rounds``
+  cap (so no auction opened since): the final auction is for a fresh pot of ``cup_pot`` (10) geld,
+  the pot a cash leaves under the cup for the next auction (``cap_after_cash=fresh_pot``);
+  ``none``: there is no final auction.  Only the cap can end a game right after a cash: the other
+  triggers need a royal or a reveal, which come after the next round's opening auction.
 * ``tie_break=shared`` (default): equal top scores share the win; ``honour``: the higher final
   honour position (after re-ordering by score) wins.
 * Game length (``turns``) counts rounds begun (``length_unit`` rounds).
@@ -270,6 +275,10 @@ class DragonParams(Params):
                             "position wins (honour) (ruling)", choices=("shared", "honour"))
     max_rounds: int = option(60, "safety cap on rounds; a capped game is scored as ended (end = cap)",
                              low=1, high=1000)
+    cap_after_cash: str = option(
+        "fresh_pot", "the cup was cashed and the game then stops at the max_rounds cap: the final auction "
+        "is for a fresh cup_pot (fresh_pot, ruling) or there is no final auction (none)",
+        choices=("fresh_pot", "none"))
     components: str = option("", "deck file (CSV, see data/deck.csv); empty = the built-in APPROXIMATE deck")
 
     def validate(self) -> None:
@@ -550,6 +559,18 @@ class DragonLairds(Game):
     extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
                                           Metric("royals", "whole")), feeds="the income tables and curves"),)
     live_views = True
+
+    def report_notes(self, params: DragonParams) -> list[str]:
+        """The report's note on the deck (rules page, "The deck is an approximation"): the
+        built-in deck is an approximation, replaced with ``--rule components=FILE``; a run with
+        its own deck names the file."""
+        if params.components:
+            return [f"Deck: this run used the deck file {params.components} (--rule components), not the "
+                    "built-in approximate deck; its SHA-256 is under Component data files below."]
+        return ["Deck: an approximation. The publisher's card list is not public, so these results come from a "
+                "deck designed for the simulator (analyser/titles/dragon_lairds/data/deck.csv, 5 clans x 31 "
+                "cards). They say how the mechanics behave on that deck, not how the published game does. "
+                "Replace it with --rule components=FILE."]
 
     # -- set-up ---------------------------------------------------------------------------
     def check_players(self, params: DragonParams, n_players: int) -> None:
@@ -1055,6 +1076,10 @@ class DragonLairds(Game):
             final.append((seat, inc, finale, sets, penalty))
         s.final = sorted(final)
         s.auction = None
+        if trigger == "cap" and s.cup_holder < 0 and s.params.cap_after_cash == "none":
+            s.phase = OVER  # the cup was cashed and no auction opened since: no final auction
+            s.current = 0
+            return
         self._open_auction(s, "final")
 
     # -- results ------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Report figures of Kingdomino Duel: the score split into domain and spell points, the spells
 gained and by whom (A or B in the round of the gain; first mover = seat 0, A in round 1, or
-second mover), rounds played, empty cells and how games ended.
+second mover), each spell's use by strategy and the win rate of the seats that used it, rounds
+played, empty cells and how games ended.
 
 The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.core`):
 :func:`figure_sums` reduces one chunk of whole games to three small additive frames, and
@@ -9,8 +10,12 @@ combined sums:
 
 * ``kd_strategy`` - index ``strategy``: ``players`` (player-games), ``order_min`` (the
   strategy's place in the run's order), sums of the per-player metrics (``score``,
-  ``domain_points``, ...), ``castle_bonus`` (players who earned the castle bonus) and
-  ``gained_S1`` .. ``gained_S6`` (players who gained each spell);
+  ``domain_points``, ...), ``castle_bonus`` (players who earned the castle bonus),
+  ``gained_S1`` .. ``gained_S6`` (players who gained each spell) and ``used_S1`` .. ``used_S6``
+  (players who used it; only from results with the ``used_s1`` .. ``used_s6`` columns);
+* ``kd_spell_value`` - index (``spell``, ``group``: ``used`` or ``not used``): ``seats`` and
+  ``wins`` (win shares summed; a shared win counts 1/k) - the win rate of the seats that used
+  each spell and of those that did not (same results only);
 * ``kd_spells`` - index (``spell``, ``mover``, ``role``): ``gains`` and ``round_sum`` (the sum of
   the rounds of those gains);
 * ``kd_ends`` - index ``end``: ``games``, ``rounds_sum`` and ``empty_sum`` (empty cells left on
@@ -69,6 +74,19 @@ def figure_sums(game, results, extras):
     per["castle_bonus"] = (df["castle_round"].to_numpy() > 0).astype(float)
     for k, name in enumerate(SPELL_NAMES):
         per[f"gained_{name}"] = (df[f"gained_s{k + 1}"].to_numpy() > 0).astype(float)
+    has_use = all(f"used_s{k + 1}" in df.columns for k in range(6))
+    value = None
+    if has_use:
+        win = df["win"].to_numpy(dtype=float)
+        rows, index = [], []
+        for k, name in enumerate(SPELL_NAMES):
+            used = df[f"used_s{k + 1}"].to_numpy() > 0
+            per[f"used_{name}"] = used.astype(float)
+            for group, mask in (("used", used), ("not used", ~used)):
+                index.append((name, group))
+                rows.append((float(mask.sum()), float(win[mask].sum())))
+        value = pd.DataFrame(rows, columns=["seats", "wins"],
+                             index=pd.MultiIndex.from_tuples(index, names=["spell", "group"])).sort_index()
     g = per.groupby("strategy", sort=True)
     by_strategy = g.sum()
     by_strategy["order_min"] = g["order_min"].min()
@@ -83,7 +101,10 @@ def figure_sums(game, results, extras):
     ends = pd.DataFrame({"end": per_game["end"].astype(str).to_numpy(), "games": 1.0,
                          "rounds_sum": per_game["rounds"].to_numpy(dtype=float),
                          "empty_sum": per_game["empty"].to_numpy(dtype=float)}).groupby("end", sort=True).sum()
-    return {"kd_strategy": by_strategy.astype(np.float64), "kd_spells": spells, "kd_ends": ends}
+    out = {"kd_strategy": by_strategy.astype(np.float64), "kd_spells": spells, "kd_ends": ends}
+    if value is not None:
+        out["kd_spell_value"] = value
+    return out
 
 
 def _by_order(frame):
@@ -125,7 +146,16 @@ def figure_tables_from(game, sums):
                    "mover (seat 0) and by player A (the roller of that round); mean round of the gain",
                    pd.DataFrame(rows)))
     gained = st[[f"gained_{n}" for n in SPELL_NAMES]]
-    if gained.to_numpy().sum() > 0:
+    if all(f"used_{n}" in st.columns for n in SPELL_NAMES):
+        tables.append(("Spell use by strategy: share of player-games in which the seat gained each spell and in "
+                       "which it used it, and the share of gains it used (S1-S4 are used by choice; S5 and S6 "
+                       "take effect when gained)", spell_use_table(st)))
+        value = sums.get("kd_spell_value")
+        if value is not None and len(value):
+            tables.append(("Spell value, an association and not a causal effect: win rate of the seats that used "
+                           "each spell and of the seats that did not, with 95% Wilson intervals, and the difference "
+                           "in percentage points (pp)", spell_value_table(value)))
+    elif gained.to_numpy().sum() > 0:  # results written before the used_s1..used_s6 columns
         who = gained[gained.sum(axis=1) > 0]
         who = pd.DataFrame(who.to_numpy() / players.reindex(who.index).to_numpy()[:, None], columns=list(SPELL_NAMES))
         who.insert(0, "strategy", gained[gained.sum(axis=1) > 0].index.astype(str))
@@ -147,10 +177,62 @@ def figure_tables_from(game, sums):
     return tables
 
 
+def spell_use_table(st):
+    """One row per strategy (the run's order) and spell: ``gained_share`` and ``used_share`` (of
+    the strategy's player-games) and ``used_when_gained`` (used / gained, NaN without a gain),
+    from a ``kd_strategy`` frame with the ``used_S*`` columns."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for name, row in st.iterrows():
+        n = float(row["players"])
+        for sp in SPELL_NAMES:
+            g, u = float(row[f"gained_{sp}"]), float(row[f"used_{sp}"])
+            rows.append({"strategy": str(name), "spell": f"{sp} ({SPELL_HELP[sp]})",
+                         "player_games": int(n), "gained_share": g / n if n else np.nan,
+                         "used_share": u / n if n else np.nan, "used_when_gained": u / g if g else np.nan})
+    table = pd.DataFrame(rows)
+    table.attrs["percent"] = ["gained_share", "used_share", "used_when_gained"]
+    return table
+
+
+def spell_value_table(value):
+    """One row per spell: seats that used it and their win rate with its 95% Wilson interval
+    (:func:`analyser.analysis.wilson`, statsmodels' ``proportion_confint``), the same for the
+    seats that did not, and ``difference_pp`` (used - not used, percentage points); from the
+    ``kd_spell_value`` sums."""
+    import numpy as np
+    import pandas as pd
+
+    from analyser.analysis import wilson
+
+    rows = []
+    for sp in SPELL_NAMES:
+        row = {"spell": f"{sp} ({SPELL_HELP[sp]})"}
+        rates = {}
+        for group, key in (("used", "used"), ("not used", "not")):
+            seats = float(value["seats"].get((sp, group), 0.0))
+            wins = float(value["wins"].get((sp, group), 0.0))
+            rate = wins / seats if seats else np.nan
+            low, high = wilson(rate if seats else 0.0, seats)
+            rates[key] = rate
+            row.update({f"seats_{key}": int(seats), f"{key}_win_rate": rate, f"{key}_win_low": low,
+                        f"{key}_win_high": high})
+        row["difference_pp"] = (rates["used"] - rates["not"]) * 100
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table.attrs["percent"] = ["used_win_rate", "used_win_low", "used_win_high", "not_win_rate", "not_win_low",
+                              "not_win_high"]
+    return table
+
+
 def plots_from(game, sums, outdir, strategies):
-    """``score_split.png`` (domain and spell points per strategy) and ``spells.png`` (who gains
-    each spell: first or second mover, A or B), from combined sums.  ``strategies``: the run's
-    strategy names, plot-safe, in order."""
+    """``score_split.png`` (domain and spell points per strategy), ``spells.png`` (who gains
+    each spell: first or second mover, A or B) and, from results with the ``used_s*`` columns,
+    ``spell_value.png`` (win rate of the seats that used each spell and of those that did not,
+    95% Wilson intervals), from combined sums.  ``strategies``: the run's strategy names,
+    plot-safe, in order."""
     from analyser import plots as P  # sets the Agg backend first
     import matplotlib.pyplot as plt
     import numpy as np
@@ -163,14 +245,17 @@ def plots_from(game, sums, outdir, strategies):
     st = st.reindex(names)
     dom = st["domain_points"] / st["players"]
     spell = st["spell_points"] / st["players"]
-    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(names)))
+    fig, ax = plt.subplots(figsize=(8, 2.2 + 0.6 * len(names)))
     y = np.arange(len(names))[::-1]
     ax.barh(y, dom.to_numpy(), color=P.PALETTE[0], height=0.6, label="domain points")
     ax.barh(y, spell.to_numpy(), left=dom.to_numpy(), color=P.PALETTE[1], height=0.6, label="spell points (S5)")
-    for yi, d, s in zip(y, dom.to_numpy(), spell.to_numpy()):
-        ax.text(d + s + 0.5, yi, f"{d + s:.1f}", va="center", fontsize=9)
+    total = (dom + spell).to_numpy()
+    for yi, v in zip(y, total):
+        ax.text(v + 0.01 * max(float(np.nanmax(total)), 1.0), yi, f"{v:.1f}", va="center", fontsize=9)
+    ax.set_xlim(0, 1.12 * max(float(np.nanmax(total)), 1.0))  # room for the totals' labels
     ax.set_yticks(y, names)
-    ax.legend(frameon=False, loc="lower right", fontsize=8)
+    # below the axes, out of the bars' way (inside, it covered a bar and its total)
+    ax.legend(frameon=False, fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     P.style(ax, "Mean final score per strategy, split", "points per player per game", "")
     out.append(P.save(fig, outdir / "score_split.png",
                       "Mean final score per strategy: points from domains (cells x crosses) and from the S5 spell."))
@@ -199,4 +284,43 @@ def plots_from(game, sums, outdir, strategies):
     out.append(P.save(fig, outdir / "spells.png",
                       "How often each spell was gained (share of games), split by who gained it: the first mover "
                       "(seat 0, player A in round 1) or the second, and player A (who rolled that round) or B."))
+    value = sums.get("kd_spell_value")
+    if value is not None and len(value):
+        out.append(_value_plot(spell_value_table(value), outdir))
     return out
+
+
+def _value_plot(table, outdir):
+    """``spell_value.png``: per spell, the win rate of the seats that used it and of those that
+    did not, with 95% Wilson intervals (``table`` is :func:`spell_value_table`)."""
+    from analyser import plots as P
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    x = np.arange(len(table))
+    for dx, key, label, colour in ((-0.13, "used", "seats that used it", P.PALETTE[0]),
+                                   (0.13, "not", "seats that did not", "#888888")):
+        rate = table[f"{key}_win_rate"].to_numpy(dtype=float) * 100
+        low = table[f"{key}_win_low"].to_numpy(dtype=float) * 100
+        high = table[f"{key}_win_high"].to_numpy(dtype=float) * 100
+        ok = ~np.isnan(rate)
+        ax.errorbar(x[ok] + dx, rate[ok], yerr=[rate[ok] - low[ok], high[ok] - rate[ok]], fmt="o", color=colour,
+                    capsize=3, markersize=6, label=label)
+        for xi, r, h, n in zip(x[ok] + dx, rate[ok], high[ok], table[f"seats_{key}"].to_numpy()[ok]):
+            ax.text(xi, min(h + 2, 103), f"n={n:,}", ha="center", fontsize=7, color="#555555")
+    ax.axhline(50, color="#333333", linewidth=0.8, linestyle=":")
+    ax.set_xticks(x, [s.replace(" (", "\n(") for s in table["spell"]], fontsize=8)
+    ax.set_ylim(0, 108)
+    ax.legend(frameon=False, fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    P.style(ax, "Win rate of the seats that used each spell, and of those that did not", "", "win rate (%)")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    ax.grid(axis="x", visible=False)
+    return P.save(fig, outdir / "spell_value.png",
+                  "Win rate of the seats that used each spell and of the seats that did not, with 95% Wilson "
+                  "intervals and the number of seats (n); the dotted line is 50%. Seats count as independent (the "
+                  "not-used group holds both seats of games where nobody used the spell, which makes its interval "
+                  "wider than needed). This is an association, "
+                  "not the effect of the spell: seats that gain a spell may already be ahead, and a stronger "
+                  "strategy that uses a spell more often lifts that spell's rate. S5 and S6 are used whenever "
+                  "gained.")

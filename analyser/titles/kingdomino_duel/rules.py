@@ -27,7 +27,10 @@ Rules implemented
   (B takes the other two); S4 turn one of your dice to another face; S5 (at once) choose a coat
   of arms: ``s5_points`` (3) per separate domain of it at the end; S6 (at once) add a cross to a
   drawn cell.  Castle bonus (``castle_bonus``), once per game: add a cross to one of the two
-  dice you drew this round (a ``?`` too).
+  dice you drew this round (a ``?`` too).  A spell is spent when its effect is taken: S3 at the
+  draft, S4 when the die is turned (even if the player then draws nothing), S1 and S2 only by a
+  drawing that uses them, S5 and S6 when gained; a player who draws nothing keeps S1, S2 and the
+  castle bonus.
 * End: after a round in which a player filled their last free cell, or a round in which neither
   player drew (``stalemate_end``); ``max_rounds`` is a safety cap (end ``max_rounds``).
 * Score: each domain (orthogonally connected cells of one coat) scores cells x crosses; several
@@ -105,7 +108,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, option
+from analyser.core import Game, InputError, Metric, Params, encode_trace, option
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
 SHORT = ("dt", "dd", "st", "ds", "qu", "bk")
@@ -504,12 +507,14 @@ class Kingdom:
       labels of that coat's domains.
     * ``ok[coat]``: bit mask of the empty cells where that coat obeys connection (touching the
       castle or a drawn cell of that coat); ``empty``: bit mask of empty cells; ``n_empty``.
+    * ``points``: the domain points (sum over domains of cells x crosses), kept up to date by
+      :meth:`draw` and :meth:`add_cross`.
 
     Read it, never change it (strategies get the state's own object in their view).
     """
 
     __slots__ = ("comp", "coat", "cross", "dom", "dsize", "dcross", "members", "bound", "by_coat", "ok", "empty",
-                 "n_empty")
+                 "n_empty", "points")
 
     def __init__(self, comp: Components):
         n = comp.cells
@@ -528,6 +533,7 @@ class Kingdom:
         self.empty = comp.free
         self.n_empty = comp.width * comp.height - 1
         self.ok = [comp.castle_adj] * 6
+        self.points = 0
 
     def __eq__(self, other):
         """Two kingdoms are equal when the same cells hold the same coats and crosses (domains and
@@ -550,6 +556,7 @@ class Kingdom:
         k.ok = self.ok[:]
         k.empty = self.empty
         k.n_empty = self.n_empty
+        k.points = self.points
         return k
 
     def draw(self, cell: int, coat: int, crosses: int) -> None:
@@ -574,11 +581,13 @@ class Kingdom:
         label, size, xs, mem, bnd = cell, 1, crosses, [cell], nb
         dom[cell] = cell
         merged = False
+        points = self.points
         for n in comp.nbrs[cell]:
             if coats[n] != coat or dom[n] == label:
                 continue
             other = dom[n]
             merged = True
+            points -= dsize[other] * dcross[other]  # the merged domain scores as part of the new one
             size += dsize[other]
             xs += dcross[other]
             bnd |= bound[other]
@@ -596,29 +605,33 @@ class Kingdom:
                 members[other] = None
                 dsize[other] = dcross[other] = bound[other] = 0
         dsize[label], dcross[label], members[label], bound[label] = size, xs, mem, bnd
+        self.points = points + size * xs
         if merged:
             self.by_coat[coat] = [d for d in self.by_coat[coat] if members[d] is not None and d != label] + [label]
         else:
             self.by_coat[coat].append(label)
 
     def add_cross(self, cell: int) -> None:
+        d = self.dom[cell]
         self.cross[cell] += 1
-        self.dcross[self.dom[cell]] += 1
+        self.dcross[d] += 1
+        self.points += self.dsize[d]
 
     def labels(self) -> list[int]:
         """Domain labels, ascending."""
         return [c for c, m in enumerate(self.members) if m is not None]
 
     def domain_points(self) -> int:
-        """Sum over domains of cells x crosses."""
-        ds, dx = self.dsize, self.dcross
-        return sum(ds[c] * dx[c] for c, m in enumerate(self.members) if m is not None)
+        """Sum over domains of cells x crosses (kept up to date: :attr:`points`)."""
+        return self.points
 
     def domains_of(self, coat: int, scoring_only: bool = False) -> int:
         """Number of separate domains of ``coat`` (only those with a cross if ``scoring_only``)."""
-        coats, dx = self.coat, self.dcross
-        return sum(1 for c, m in enumerate(self.members)
-                   if m is not None and coats[c] == coat and (dx[c] > 0 or not scoring_only))
+        labels = self.by_coat[coat]
+        if not scoring_only:
+            return len(labels)
+        dx = self.dcross
+        return sum(1 for d in labels if dx[d] > 0)
 
     def largest(self, scoring_only: bool = False) -> int:
         """Cells of the largest domain (with a cross if ``scoring_only``), 0 if none."""
@@ -822,7 +835,7 @@ ENDS = ("full_map", "no_draw", "max_rounds")
 
 _SLOTS = ("params", "comp", "round", "a", "phase", "current", "roll", "owner", "hand", "faces", "turned",
           "pending", "bonus", "could", "maps", "boxes", "row_owner", "spell_owner", "spell_used",
-          "spell_round", "s5_coat", "castle_round", "queue", "end", "passes", "stuck")
+          "spell_round", "s5_coat", "castle_round", "queue", "end", "passes", "stuck", "history")
 
 
 class KingdominoState:
@@ -844,6 +857,8 @@ class KingdominoState:
     * ``queue``: S5/S6 decisions still to make, ``[(seat, spell)]``; ``end``: how the game ended.
     * ``passes[seat]``: rounds the seat drew nothing; ``stuck[seat]``: rounds with no legal
       placement at all.
+    * ``history``: both seats' scores ``(seat 0, seat 1)`` after each finished round (domain
+      points plus S5 points), the source of the ``score_trace`` metric.
     """
 
     __slots__ = _SLOTS + ("cache",)
@@ -890,13 +905,15 @@ class KingdominoView:
     * ``boxes``, ``row_owner``, ``spell_owner``, ``spell_used``, ``spell_round``, ``s5_coat``,
       ``castle_round``: the spellbook and bonuses as known to this seat.
     * ``current`` (the seat deciding), ``passes``, ``stuck`` (per seat, as in the state), ``end``;
-      ``turned`` and ``could``: this seat's own S4 use and "had a placement" flag this round.
+      ``turned`` and ``could``: this seat's own S4 use and "had a placement" flag this round;
+      ``history``: both scores after each finished round (public).
     * ``spells()``: spell numbers this seat holds unused (0 = S1).
     """
 
     __slots__ = ("seat", "params", "comp", "round", "a", "phase", "role", "roll", "owner", "hand", "faces",
                  "maps", "pending", "bonus", "boxes", "row_owner", "spell_owner", "spell_used", "spell_round",
-                 "s5_coat", "castle_round", "queue", "current", "turned", "could", "passes", "stuck", "end")
+                 "s5_coat", "castle_round", "queue", "current", "turned", "could", "passes", "stuck", "end",
+                 "history")
 
     def __init__(self, s: KingdominoState, seat: int):
         self.seat = seat
@@ -932,6 +949,7 @@ class KingdominoView:
         self.end = s.end
         self.turned = s.turned[seat]
         self.could = s.could[seat]
+        self.history = s.history
 
     @property
     def map(self) -> Kingdom:
@@ -967,9 +985,24 @@ class KingdominoDuel(Game):
     length_unit = "rounds"
     metric_columns = tuple(Metric(c, "count") for c in (
         "domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "spells_used",
-        "gained_s1", "gained_s2", "gained_s3", "gained_s4", "gained_s5", "gained_s6",
+        "gained_s1", "gained_s2", "gained_s3", "gained_s4", "gained_s5", "gained_s6")) + tuple(
+        Metric(f"used_s{k}", "count", high=1) for k in range(1, 7)) + tuple(Metric(c, "count") for c in (
         "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
-        Metric("end", "label"), Metric("turns", "count"))
+        Metric("end", "label"), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
+    trace_unit = "rounds"
+
+    def report_notes(self, params: KingdominoParams) -> list[str]:
+        """The report's note on the components (rules page, "Components (an approximation)"): the
+        built-in dice, map and spellbook are an unverified approximation, replaced with
+        ``--rule components=FILE``; a run with its own file names it."""
+        if params.components:
+            return [f"Components: this run used the components file {params.components} (--rule components), "
+                    "not the built-in approximation; its SHA-256 is under Component data files below."]
+        return ["Components: an unverified approximation. The publisher prints the dice, the map and the "
+                "spellbook only as pictures; the built-in ones (analyser/titles/kingdomino_duel/data/"
+                "components.csv) follow a public fan implementation and nobody has checked them against the "
+                "physical game. These results describe the game with those components. Replace them with "
+                "--rule components=FILE."]
 
     # -- set-up ---------------------------------------------------------------------------
     def initial_state(self, params: KingdominoParams, n_players: int, rng) -> KingdominoState:
@@ -983,7 +1016,7 @@ class KingdominoDuel(Game):
             bonus=[-1, -1], could=[False, False], maps=[Kingdom(comp), Kingdom(comp)],
             boxes=[[0] * 6, [0] * 6], row_owner=[-1] * 6, spell_owner=[-1] * 6, spell_used=[False] * 6,
             spell_round=[0] * 6, s5_coat=-1, castle_round=[0, 0], queue=[], end="", passes=[0, 0],
-            stuck=[0, 0])
+            stuck=[0, 0], history=[])
         return s
 
     # -- queries ----------------------------------------------------------------------------
@@ -1119,7 +1152,8 @@ class KingdominoDuel(Game):
             maps=[m.copy() for m in view.maps], boxes=[list(b) for b in view.boxes],
             row_owner=list(view.row_owner), spell_owner=list(view.spell_owner), spell_used=list(view.spell_used),
             spell_round=list(view.spell_round), s5_coat=view.s5_coat, castle_round=list(view.castle_round),
-            queue=list(view.queue), end=view.end, passes=list(view.passes), stuck=list(view.stuck))
+            queue=list(view.queue), end=view.end, passes=list(view.passes), stuck=list(view.stuck),
+            history=list(view.history))
         t.hand[seat] = list(view.hand)
         t.faces[seat] = list(view.faces)
         t.turned[seat], t.could[seat] = view.turned, view.could
@@ -1275,12 +1309,12 @@ class KingdominoDuel(Game):
         for seat in order:
             act = s.pending[seat]
             m = s.maps[seat]
+            if s.turned[seat]:  # the turn spends S4, whether or not the seat then draws
+                s.spell_used[S4] = True
             if act is PASS or act is None:
                 s.passes[seat] += 1
                 boxes_due[seat] = []
                 continue
-            if s.turned[seat]:
-                s.spell_used[S4] = True
             if act.spell:
                 if "S1" in act.spell:
                     s.spell_used[S1] = True
@@ -1301,6 +1335,7 @@ class KingdominoDuel(Game):
             if m.n_empty == 0:
                 full = True
         if full and p.full_map_end == "at_once":
+            s.history.append(self._round_scores(s))
             self._finish(s, "full_map")
             return
         rows = s.comp.rows
@@ -1338,6 +1373,7 @@ class KingdominoDuel(Game):
             s.current = seat
             s.cache = None
             return
+        s.history.append(self._round_scores(s))  # the round is over
         p = s.params
         if any(m.n_empty == 0 for m in s.maps):
             self._finish(s, "full_map")
@@ -1365,6 +1401,14 @@ class KingdominoDuel(Game):
         s.phase = DRAFT_A
         s.current = s.a
         s.cache = None
+
+    def _round_scores(self, s: KingdominoState) -> tuple:
+        """Both scores now: the kept-up domain points plus S5 points (counted only when S5 has been
+        chosen)."""
+        m0, m1 = s.maps
+        if s.s5_coat < 0:
+            return (m0.points, m1.points)
+        return (m0.points + self.spell_points(s, 0), m1.points + self.spell_points(s, 1))
 
     def _finish(self, s: KingdominoState, how: str) -> None:
         s.phase = OVER
@@ -1400,11 +1444,15 @@ class KingdominoDuel(Game):
 
     def metrics(self, s: KingdominoState) -> list[dict]:
         """Per seat: domain and spell (S5) points, spells gained (in all, as A, as B, used),
-        ``gained_s1``..``gained_s6`` (the round the seat gained that spell, 0 = not), the round of
-        the castle bonus (0 = unused), rounds it drew nothing, empty cells left, its largest
-        domain, crosses on its map, rounds played (also ``turns``) and how the game ended
-        (``full_map``, ``no_draw``, ``max_rounds``; empty while running)."""
+        ``gained_s1``..``gained_s6`` (the round the seat gained that spell, 0 = not),
+        ``used_s1``..``used_s6`` (1 if the seat used that spell: S1-S4 by choice, S5 and S6 at
+        once when gained - an S6 lost under ``cross_cap`` counts as used), the round of the
+        castle bonus (0 = unused), rounds it drew nothing, empty cells left, its largest domain,
+        crosses on its map, rounds played (also ``turns``), how the game ended (``full_map``,
+        ``no_draw``, ``max_rounds``; empty while running) and ``score_trace``: the seat's score
+        after each finished round (``history``, :func:`analyser.core.encode_trace`)."""
         out = []
+        trace = encode_trace(s.history, 2)
         for seat in (0, 1):
             m = s.maps[seat]
             mine = [sp for sp in range(6) if s.spell_owner[sp] == seat]
@@ -1414,9 +1462,11 @@ class KingdominoDuel(Game):
                    "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
             for sp in range(6):
                 row[f"gained_s{sp + 1}"] = s.spell_round[sp] if s.spell_owner[sp] == seat else 0
+            for sp in range(6):
+                row[f"used_s{sp + 1}"] = int(s.spell_owner[sp] == seat and s.spell_used[sp])
             row.update({"castle_round": s.castle_round[seat], "passes": s.passes[seat], "empty_cells": m.n_empty,
                         "largest_domain": m.largest(), "crosses": sum(m.cross), "rounds": s.round, "end": s.end,
-                        "turns": s.round})
+                        "turns": s.round, "score_trace": trace[seat]})
             out.append(row)
         return out
 
@@ -1436,6 +1486,7 @@ class KingdominoDuel(Game):
                     fresh.dcross[fresh.dom[c]] += m.cross[c]
             assert m.coat[comp.castle] == CASTLE, "castle cell"
             assert m.empty == fresh.empty and m.n_empty == fresh.n_empty, "empty cells"
+            assert m.points == sum(fresh.dsize[d] * fresh.dcross[d] for d in fresh.labels()), "domain points"
             assert m.ok == fresh.ok, "connection masks"
             assert sorted((m.dsize[d], m.dcross[d]) for d in m.labels()) == sorted(
                 (fresh.dsize[d], fresh.dcross[d]) for d in fresh.labels()), "domains"
@@ -1473,7 +1524,7 @@ class KingdominoDuel(Game):
             boxes=[list(b) for b in s.boxes], row_owner=list(s.row_owner), spell_owner=list(s.spell_owner),
             spell_used=list(s.spell_used), spell_round=list(s.spell_round), s5_coat=s.s5_coat,
             castle_round=list(s.castle_round), queue=list(s.queue), end=s.end, passes=list(s.passes),
-            stuck=list(s.stuck))
+            stuck=list(s.stuck), history=list(s.history))
 
     def _cell(self, comp: Components, c: int) -> list[int]:
         return list(divmod(c, STRIDE))
@@ -1497,7 +1548,8 @@ class KingdominoDuel(Game):
             "spell_owner": list(s.spell_owner), "spell_used": list(s.spell_used),
             "spell_round": list(s.spell_round), "s5_coat": COATS[s.s5_coat] if s.s5_coat >= 0 else None,
             "castle_round": list(s.castle_round), "queue": [[seat, SPELLS[sp]] for seat, sp in s.queue],
-            "end": s.end, "passes": list(s.passes), "stuck": list(s.stuck)}
+            "end": s.end, "passes": list(s.passes), "stuck": list(s.stuck),
+            "history": [list(h) for h in s.history]}
 
     def _check_turn_order(self, s: KingdominoState) -> None:
         """The seat to move is the one the phase asks (A at the first pick, B at the second, A then
@@ -1650,7 +1702,8 @@ class KingdominoDuel(Game):
                 boxes=boxes, row_owner=row_owner, spell_owner=spell_owner, spell_used=spell_used,
                 spell_round=spell_round, s5_coat=-1 if s5 is None else coat_of(s5),
                 castle_round=[int(x) for x in d.get("castle_round", [0, 0])], queue=queue, end=end,
-                passes=[int(x) for x in d.get("passes", [0, 0])], stuck=[int(x) for x in d.get("stuck", [0, 0])])
+                passes=[int(x) for x in d.get("passes", [0, 0])], stuck=[int(x) for x in d.get("stuck", [0, 0])],
+                history=[(int(h[0]), int(h[1])) for h in d.get("history", [])])
             if phase == CASTLE_STEP and type(s.pending[current]) is not Place:
                 raise ValueError("phase castle needs the current seat's drawing in pending")
             for seat, p in enumerate(s.pending):
@@ -1793,6 +1846,7 @@ def _state_schema():
         end: Literal[("",) + ENDS] = ""
         passes: per_seat(count) = None
         stuck: per_seat(count) = None
+        history: items(per_seat(whole(-10**6, 10**6)), 10000) = None
 
         @model_validator(mode="after")
         def _consistent(self):

@@ -1,6 +1,6 @@
 """``analyser sweep``: play every cell of a grid of strategy parameters and rule options.
 
-Each cell is one run (:func:`analyser.experiments.run`) with the same root seed, so game ``i`` of
+Each cell is one run (:func:`analyser.run.run`) with the same root seed, so game ``i`` of
 every cell has the same game seed and seat lineup: where the rules deal the same way, it is the
 same deal (common random numbers).  Whether they do is checked, not assumed
 (:func:`deal_pairing`): the opening state of the first games, without its rule parameters, is
@@ -28,8 +28,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, experiments, grid as gridmod, stopping
+from analyser import analysis, designer
+from analyser.csvsafe import to_csv
+from analyser.experiments import grid as gridmod, stopping
 from analyser.registry import get_game, title_ref
+from analyser.run import RunSpec, package_versions, resolve
 
 
 @dataclass
@@ -83,14 +86,14 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
               command: str = "", log=None) -> SweepResult:
     """Parse the grid, play every cell (in rounds with ``until_ci``), and analyse.  InputError on
     bad input before any game is played.  ``progress``: True shows a bar, None only on a
-    terminal (as :func:`analyser.experiments.run`), False never."""
+    terminal (as :func:`analyser.run.run`), False never."""
     stopping.check_width(until_ci)
     game = get_game(game_id)
     g = gridmod.build(game, list(strategies), list(rules))
-    base = experiments.RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
-                               seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
-                               game_timeout=game_timeout)
-    _, _, n_players, n_jobs, root = experiments.resolve(base)
+    base = RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
+                   seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
+                   game_timeout=game_timeout)
+    _, _, n_players, n_jobs, root = resolve(base)
     specs = []
     for c in g.cells:
         spec = dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
@@ -114,7 +117,7 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
               "jobs": n_jobs, "play_seconds": round(play_seconds, 3),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),
               "error": str(error) if error else None, "stopping": stop.as_dict(), "pairing": pairing,
-              "versions": experiments.package_versions()}
+              "versions": package_versions()}
     config["analysis_seconds"] = round(time.perf_counter() - t1, 3)
     return SweepResult(g, frame, cells, config, stop, pairing, error, interrupted)
 
@@ -406,7 +409,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
     if len(res.results):
         res.results.to_parquet(outdir / "sweep.parquet", index=False)
         files.append("sweep.parquet")
-        res.cells.to_csv(outdir / "cells.csv", index=False)
+        to_csv(res.cells, outdir / "cells.csv", index=False)
         files.append("cells.csv")
     if report and len(res.results):
         game = get_game(res.config["game"])

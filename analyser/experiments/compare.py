@@ -32,8 +32,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, experiments
+from analyser import analysis, designer
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
+from analyser.results import load_results
+from analyser.run import RunSpec, package_versions, resolve, run, write_results
 
 RESAMPLES = 2000
 
@@ -231,8 +234,8 @@ def _is_paired(ca: dict, cb: dict, a: pd.DataFrame, b: pd.DataFrame) -> tuple[bo
 def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
     """Compare two finished run folders (or results files).  InputError when unreadable or of
     different titles."""
-    a, _, ca = experiments.load_results(Path(path_a))
-    b, _, cb = experiments.load_results(Path(path_b))
+    a, _, ca = load_results(Path(path_a))
+    b, _, cb = load_results(Path(path_b))
     if str(a["game"].iloc[0]) != str(b["game"].iloc[0]):
         raise InputError(f"{path_a!r} is {a['game'].iloc[0]} but {path_b!r} is {b['game'].iloc[0]}; compare runs "
                          "of one title")
@@ -243,29 +246,29 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
                     "rule_overrides": ca.get("rule_overrides")},
               "b": {"source": str(path_b), "seed": cb.get("seed"), "strategies": cb.get("strategies"),
                     "rule_overrides": cb.get("rule_overrides")},
-              "paired": paired, "versions": experiments.package_versions()}
+              "paired": paired, "versions": package_versions()}
     config["status"] = "complete"
     return Comparison(table, paired, note, config, {"a": analysis.seat_balance(a), "b": analysis.seat_balance(b)}, n)
 
 
-def compare_specs(spec_a: experiments.RunSpec, spec_b: experiments.RunSpec, command: str = "",
+def compare_specs(spec_a: RunSpec, spec_b: RunSpec, command: str = "",
                   progress: bool | None = False, out: Path | None = None) -> Comparison:
     """Play A and B on the same root seed (drawn once if not given) and compare them, paired.
     With ``out`` the two runs' results are written to ``out/a`` and ``out/b``.  ``progress``:
-    as :func:`analyser.experiments.run` (None: a bar only on a terminal)."""
-    _, _, players, _, seed = experiments.resolve(spec_a)
+    as :func:`analyser.run.run` (None: a bar only on a terminal)."""
+    _, _, players, _, seed = resolve(spec_a)
     spec_a = dataclasses.replace(spec_a, seed=seed, players=players)
     spec_b = dataclasses.replace(spec_b, seed=seed, players=players if spec_b.players is None else spec_b.players)
-    experiments.resolve(spec_b)
-    ra = experiments.run(spec_a, progress=progress, command=command)
+    resolve(spec_b)
+    ra = run(spec_a, progress=progress, command=command)
     if ra.error is not None or ra.interrupted:
         raise InputError(f"side A stopped: {ra.error or 'interrupted'}")
-    rb = experiments.run(spec_b, progress=progress, command=command)
+    rb = run(spec_b, progress=progress, command=command)
     if rb.error is not None or rb.interrupted:
         raise InputError(f"side B stopped: {rb.error or 'interrupted'}")
     if out is not None:
-        experiments.write_results(ra, out / "a")
-        experiments.write_results(rb, out / "b")
+        write_results(ra, out / "a")
+        write_results(rb, out / "b")
     paired = spec_a.players == spec_b.players
     note = (f"paired: A and B played the same {spec_a.games:,} game seeds (root seed {seed}) with the same seating"
             if paired else "not paired: A and B seat different numbers of players")
@@ -274,7 +277,7 @@ def compare_specs(spec_a: experiments.RunSpec, spec_b: experiments.RunSpec, comm
               "a": {"strategies": spec_a.strategies, "rule_overrides": spec_a.rules, "players": spec_a.players},
               "b": {"strategies": spec_b.strategies, "rule_overrides": spec_b.rules, "players": spec_b.players},
               "paired": paired, "wall_seconds": round(ra.config["wall_seconds"] + rb.config["wall_seconds"], 3),
-              "status": "complete", "versions": experiments.package_versions()}
+              "status": "complete", "versions": package_versions()}
     return Comparison(table, paired, note, config,
                       {"a": analysis.seat_balance(ra.results), "b": analysis.seat_balance(rb.results)}, n)
 
@@ -384,7 +387,7 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     from analyser import report as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
-    cmp.table.to_csv(outdir / "compare.csv", index=False)
+    to_csv(cmp.table, outdir / "compare.csv", index=False)
     from analyser.registry import get_game
     game = get_game(cmp.config["game"])
     figures = plot_compare(cmp, outdir, game.score_unit, game.length_unit)

@@ -6,7 +6,7 @@ When the ``C(m, n)`` combinations are at most :data:`MAX_TABLES`, every combinat
 is drawn: :data:`MAX_TABLES` tables from fixed shuffles of the strategies cut into groups of ``n``
 (each strategy sits at the same number of tables, pairs meet as evenly as the shuffles allow; the
 report gives the fewest and most meetings of a pair).  Each table is one run
-(:func:`analyser.experiments.run`) of a multiple of ``n`` games with the tournament's root seed,
+(:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed,
 whose seat rotation puts every strategy in every seat equally often.
 
 Ratings.  Two seats: a Bradley-Terry fit of the head-to-head results (``choix.ilsr_pairwise``;
@@ -15,6 +15,11 @@ shared wins are left out).  More seats: a Plackett-Luce fit of each game's finis
 Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
 in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
 are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
+
+Meta-game.  :mod:`analyser.metagame` turns the games into the empirical meta-game and gives its
+Nash equilibrium (maximum-entropy, by linear programming, for two seats; replicator dynamics for
+more), the Nash averages, rock-paper-scissors cycles and the findings, with bootstrap intervals
+over the same game numbers, seeded from the root seed.
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, experiments, stopping
+from analyser import analysis, designer, metagame
+from analyser.csvsafe import to_csv
+from analyser.experiments import stopping
 from analyser.core import InputError
 from analyser.registry import get_game, title_ref
+from analyser.run import RunSpec, package_versions, resolve
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -77,6 +85,7 @@ class TournamentResult:
     stop: stopping.Stop
     error: BaseException | None = None
     interrupted: bool = False
+    meta: metagame.MetaGame | None = None
 
 
 def _rankings(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, list[list[int]]]:
@@ -187,10 +196,10 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
                          f"every table, so give at least {n} --strategy or lower --players")
     tables, design = draw_tables(len(names), n)
     per_table = max(n, math.ceil(games / len(tables) / n) * n)
-    base = experiments.RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
-                               games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
-                               batch_size=batch_size, game_timeout=game_timeout)
-    _, _, _, n_jobs, root = experiments.resolve(base)
+    base = RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
+                   games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
+                   batch_size=batch_size, game_timeout=game_timeout)
+    _, _, _, n_jobs, root = resolve(base)
     specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
              for t in tables]
     stopping.validate(game, specs, n)  # every table valid before anything runs
@@ -206,6 +215,10 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     frame = _combine(merged, names)
     ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if len(frame) else pd.DataFrame()
     pairwise = finishes_ahead(frame, names) if len(frame) else pd.DataFrame()
+    meta = None
+    if len(frame):
+        bt = ranking.set_index("strategy")["rating"].reindex(names).to_numpy() if n == 2 else None
+        meta = metagame.analyse(frame, names, ratings=bt, bootstrap=bootstrap, seed=root)
     meets = np.zeros((len(names), len(names)), dtype=int)
     for t in tables:
         for a, b in itertools.combinations(t, 2):
@@ -217,11 +230,12 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
               "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
               "rating_model": "Bradley-Terry (choix.ilsr_pairwise)" if n == 2 else "Plackett-Luce (choix.ilsr_rankings)",
-              "bootstrap": bootstrap, "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
+              "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
+              "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),
               "error": str(error) if error else None, "rules": dict(rules or {}),
-              "versions": experiments.package_versions()}
-    return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted)
+              "versions": package_versions()}
+    return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted, meta)
 
 
 def _combine(merged: list, names: list[str]) -> pd.DataFrame:
@@ -286,6 +300,34 @@ def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
                       f"{t.config['rating_model']} ratings with percentile bootstrap 95% intervals over games.")
 
 
+def metagame_note(t: TournamentResult) -> str:
+    """What the meta-game table shows and how it was computed."""
+    meta = t.meta
+    n = meta.players
+    parts = [f"Equilibrium: {meta.method}."]
+    if n == 2:
+        parts.append("The meta-game is the zero-sum game of head-to-head win share minus 1/2; of its equilibria (the "
+                     "mixes no single strategy beats) the one of maximum entropy is shown, so copies of a strategy "
+                     "share its weight.")
+    else:
+        parts.append(f"A strategy's payoff against a mix is its expected win share, minus 1/{n}, at a table of "
+                     "opponents drawn from the mix among the tables played (a strategy never meets itself); the "
+                     f"mix is where replicator dynamics from the uniform mix settles; no single strategy gains more "
+                     f"than {meta.regret:.2f} pp against it. Since a strategy never meets itself, the mix's own "
+                     f"strategies score {meta.value:+.1f} pp against it, not 0: a strategy outside the mix scores "
+                     "less than that.")
+    parts.append(f"Weight: the strategy's share of the equilibrium mix (below {metagame.SUPPORT * 100:.1f}% it is "
+                 "outside the support: dominated in the meta-game). Nash average: its win share against the "
+                 f"equilibrium mix, in percentage points above an even share (1/{n}); copies of a strategy do not "
+                 "change it. Field share: its win share against a table drawn evenly from the others. Rating: "
+                 f"{t.config['rating_model']}, for comparison. 95% intervals: percentile bootstrap over games "
+                 f"({meta.bootstrap} resamples).")
+    if meta.filled:
+        parts.append("Pairs that never met were filled from the Bradley-Terry ratings: "
+                     + ", ".join(f"{a} - {b}" for a, b in meta.filled) + ".")
+    return " ".join(parts)
+
+
 def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     from analyser import plots, report as reportmod
 
@@ -295,8 +337,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
         return files
     t.results.to_parquet(outdir / "tournament.parquet", index=False)
-    t.ranking.to_csv(outdir / "ranking.csv", index=False)
-    t.pairwise.to_csv(outdir / "pairwise.csv")
+    to_csv(t.ranking, outdir / "ranking.csv", index=False)
+    to_csv(t.pairwise, outdir / "pairwise.csv")
     files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
@@ -308,6 +350,15 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     ahead = ahead.rename_axis("row ahead of column").reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
+    meta, findings = t.meta, []
+    if meta is not None:
+        findings = meta.findings
+        figures.insert(0, metagame.plot(meta, outdir / "metagame.png"))
+        meta_table = metagame.with_ratings(meta, t.ranking)
+        to_csv(meta_table, outdir / "metagame.csv", index=False)
+        to_csv(meta.game, outdir / "empirical_game.csv")
+        (outdir / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
+        files += ["metagame.csv", "empirical_game.csv", "findings.json"]
     bal = analysis.seat_balance(t.results)
     best = t.ranking.iloc[0]
     meet = t.config["table_meetings"]
@@ -316,7 +367,14 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
              ("tables", str(len(t.tables)), t.design),
              ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
              ("seed", str(t.config["seed"]), "root seed of every table")]
-    sections = [("Ranking", reportmod.html_table(t.ranking),
+    if meta is not None:
+        used = meta.table[meta.table["weight"] >= metagame.SUPPORT]
+        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
+                         ", ".join(f"{r.strategy} {r.weight * 100:.0f}%" for r in used.itertuples())))
+    sections = []
+    if meta is not None:
+        sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
+    sections += [("Ranking", reportmod.html_table(t.ranking),
                  f"rating: {t.config['rating_model']} log-strength, centred on 0; its 95% CI is a percentile bootstrap "
                  f"over games ({t.config['bootstrap']} resamples). Win rate: Wilson 95% CI, a shared win counts 1/k. "
                  "Mean rank: 1 = first."),
@@ -337,8 +395,9 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
     reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
                                     lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
-                                    figures=figures, config=t.config,
-                                    figure_sections={"ratings.png": "Ranking", "seat_win_rate.png": "Turn order",
+                                    figures=figures, config=t.config, findings=findings,
+                                    figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking",
+                                                     "seat_win_rate.png": "Turn order",
                                                      "pairwise.png": "Who finishes ahead of whom"})
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})

@@ -8,7 +8,7 @@ far; when every reported 95% win-rate interval is at most ``W`` wide (in win-rat
 game in any round, the games played - and so every number in the report - are identical for any
 ``--jobs``.
 
-Each round is played with :func:`analyser.experiments.run` on games ``[a, b)`` (its
+Each round is played with :func:`analyser.run.run` on games ``[a, b)`` (its
 ``first_game`` hook), and the rounds are joined with :func:`merge`.
 """
 
@@ -119,8 +119,8 @@ def _same_run(frame: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
 
 
 def merge(parts: list) -> "object":
-    """Join the :class:`~analyser.experiments.RunResult` of consecutive rounds of one run."""
-    from analyser.experiments import RunResult
+    """Join the :class:`~analyser.run.RunResult` of consecutive rounds of one run."""
+    from analyser.run import RunResult
 
     parts = [p for p in parts if p is not None]
     if not parts:
@@ -167,7 +167,7 @@ class StopPlaying(KeyboardInterrupt):
 @dataclass
 class Played:
     """The runs of a sweep or tournament after :func:`play_specs`: ``merged[k]`` is run ``k``'s
-    joined :class:`~analyser.experiments.RunResult` (None for a run never reached after a
+    joined :class:`~analyser.run.RunResult` (None for a run never reached after a
     failure or Ctrl-C), ``stop`` why play stopped, the first ``error``, whether it was
     ``interrupted``, and the wall ``seconds`` of play."""
 
@@ -182,7 +182,7 @@ def play_specs(specs: list, games: int, players: int, width: float | None, jobs:
                measure: Callable[[list], float], *, progress: bool | None, desc: str, what: str) -> Played:
     """Play every run spec of a sweep (cells) or a tournament (tables) in rounds (see
     :func:`play_rounds`), with a progress bar when ``progress`` is True, and when it is None
-    only if stderr is a terminal (tqdm's ``disable=None``, as :func:`analyser.experiments.run`:
+    only if stderr is a terminal (tqdm's ``disable=None``, as :func:`analyser.run.run`:
     a log redirected to a file gets no bar).  ``measure(parts)`` gives the
     widest interval from the rounds played so far (``parts[k]``: run ``k``'s RunResults).
     Ctrl-C keeps the runs that finished before it (``interrupted``); with none finished it is
@@ -229,7 +229,7 @@ def play_specs(specs: list, games: int, players: int, width: float | None, jobs:
 
 
 def _run_one(spec, command: str):
-    from analyser.experiments import run
+    from analyser.run import run
     return run(spec, progress=False, command=command)
 
 

@@ -1,0 +1,126 @@
+"""The ``analyser`` command line (click, thin): list, simulate, play, new, check, report, bench.
+
+Every command is a thin layer over library functions.  Bad input (an unknown game, strategy,
+rule or parameter, a malformed ``key=value``, a number out of range, an unwritable ``--out``)
+prints one line naming the value and what is accepted, and exits with code 2.
+
+This package holds the click group, :func:`main` and the helpers the commands share; each
+command family has its own module, which registers its commands on the group when imported:
+
+* :mod:`~analyser.cli.catalog`: ``list``, ``new``, ``check`` (the titles and their contract);
+* :mod:`~analyser.cli.runs`: ``simulate``, ``resume`` (a run, and the summary it prints);
+* :mod:`~analyser.cli.play`: ``play`` (one game, traced);
+* :mod:`~analyser.cli.reports`: ``report`` (rebuilding a report from results);
+* :mod:`~analyser.cli.experiments`: ``sweep``, ``tournament``, ``compare``;
+* :mod:`~analyser.cli.bench`: ``bench``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+import click
+
+from analyser import __version__
+from analyser.core import InputError
+
+
+def _one_line_error(message: str, code: int = 2):
+    click.echo(f"analyser: error: {message}", err=True)
+    sys.exit(code)
+
+
+class AnalyserGroup(click.Group):
+    """A click group whose errors are one line (no usage dump, no traceback)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from analyser import registry
+        # a plugin title that a built-in shadows is said once, when its id is used
+        registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
+        try:
+            rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
+                              standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:  # `analyser` alone: show the help
+            click.echo(e.ctx.get_help())
+            sys.exit(0)
+        except click.UsageError as e:
+            where = f" (see: {e.ctx.command_path} --help)" if e.ctx is not None else ""
+            _one_line_error(e.format_message().replace("\n", " ") + where, e.exit_code)
+        except click.ClickException as e:
+            _one_line_error(e.format_message().replace("\n", " "), e.exit_code)
+        except InputError as e:
+            _one_line_error(str(e))
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("analyser: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=AnalyserGroup, context_settings={"help_option_names": ["-h", "--help"],
+                                                   "max_content_width": 100})
+@click.version_option(__version__, prog_name="analyser")
+def cli():
+    """Monte Carlo strategy analyser for tabletop games.
+
+    Plays thousands of games between pluggable strategies and reports who wins, by how much,
+    and whether the seat you sit in matters.
+
+    \b
+    Start here:
+      analyser list                               titles, strategies, rule options
+      analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
+      analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser new my-game                        start a title of your own
+      analyser check ./my-game                    check a title keeps the contract
+
+    \b
+    Designer experiments (same deals everywhere, paired statistics):
+      analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12    a grid of cells
+      analyser tournament GAME -s A -s B -s C -s D --players 3              ratings over tables
+      analyser compare GAME -s greedy --a KEY=12 --b KEY=10                 A against B
+      add --until-ci 0.04 to simulate, sweep or tournament to stop once intervals are narrow
+
+    GAME is a title id shown by `analyser list`, or your own title's file or folder.
+    """
+
+
+def _command_line() -> str:
+    return "analyser " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "analyser"
+
+
+def _strip_specs(ctx, param, value):
+    """Strategy specs as written, less surrounding blanks: ``-s ' greedy'`` is greedy (the spec is
+    the strategy's label in every table, so a stray blank would make a second strategy)."""
+    return tuple(v.strip() for v in value) if value else value
+
+
+def _players_phrase(g, params, n_players: int) -> str:
+    """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
+    notes = g.count_notes(params, n_players)
+    return f"{n_players} players" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _check_out_name(out) -> None:
+    """``--out`` must be a name the file system and Parquet writer can take: valid UTF-8."""
+    if out is None:
+        return
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(out).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise InputError(f"--out {shown!r} is not valid UTF-8; choose a folder name in UTF-8") from None
+
+
+def main():
+    """Console-script entry point.  A closed stdout (``analyser list | head -1``) ends the
+    process quietly the way Unix tools do (default SIGPIPE action); ``simulate`` writes all its
+    files before it prints anything to stdout, so they are complete whatever the pipe does."""
+    import signal
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    cli.main(prog_name="analyser")
+
+
+# the command families register their commands on `cli` (after it and the shared helpers exist)
+from analyser.cli import bench, catalog, experiments, play, reports, runs  # noqa: E402,F401

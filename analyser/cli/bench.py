@@ -1,0 +1,48 @@
+"""``analyser bench``: games per second for each title (or the speed of the generic search
+player), a thin layer over :mod:`analyser.bench`.
+"""
+
+from __future__ import annotations
+
+
+import click
+
+from analyser.cli import cli
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("-n", "--games", "n_games", type=int, default=None,
+              help="Games per measurement (default: per case, tens of seconds in all).")
+@click.option("-j", "--jobs", type=int, default=0, show_default=True,
+              help="Workers for the parallel figure; 0 = all cores.")
+@click.option("--repeat", type=int, default=3, show_default=True,
+              help="Repetitions of the one-process figure; the best is shown.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--mcts", "mcts", is_flag=True,
+              help="Time the generic search player instead: decisions per second of "
+                   "mcts:iterations=N (--iterations) in one process; --games is then games per title.")
+@click.option("--iterations", type=int, default=100, show_default=True,
+              help="With --mcts: the search's iterations per decision.")
+def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
+    """Print games per second for each title: the rules in one process (best of --repeat), and
+    whole runs with 1 job and with --jobs workers, with the speed-up.
+
+    Give title ids to bench only those.  With --mcts, print the speed of the generic search
+    player instead (milliseconds and decisions per second, in seat 0 against random).
+
+    \b
+    Examples:
+      analyser bench
+      analyser bench GAME --games 2000 --jobs 2
+      analyser bench --mcts
+      analyser bench GAME --mcts --iterations 400 --games 4
+    """
+    if mcts:
+        from analyser.bench import run_mcts_bench
+        run_mcts_bench(list(games), iterations, n_games, seed, echo=click.echo)
+        return 0
+    from analyser.bench import run_bench
+
+    run_bench(list(games), n_games, jobs, seed, echo=click.echo, repeat=repeat)
+    return 0

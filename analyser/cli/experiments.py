@@ -1,0 +1,261 @@
+"""``analyser sweep``, ``analyser tournament`` and ``analyser compare``: the designer experiments,
+each a thin layer over :mod:`analyser.experiments`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from analyser.cli import _command_line, _strip_specs, cli
+from analyser.core import InputError, parse_key_values
+
+
+EPILOG_SWEEP = """\b
+Examples:
+  analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12,14
+  analyser sweep GAME -s 'NAME:key=-1..1:0.25' -s NAME -s NAME --rule KEY=off,on
+  analyser sweep GAME -s 'NAME:key=6,8,10' -s greedy --games 20000 --until-ci 0.03
+(GAME, NAME, KEY: a title id, a strategy and a rule option from `analyser list GAME`; the
+README has worked examples.)
+
+\b
+Values: a list a,b,c (any option), a range a..b (whole numbers, step 1) or a..b:step
+(numbers; -1..1:0.25). Every option with several values is varied; the cells are all
+combinations (at most 10,000). Every cell plays the same game seeds, so game i is dealt alike in
+every cell wherever the rules leave the deal unchanged (the report says when they do not).
+The cells are ranked by the win rate of the first -s with a varied parameter (else the first -s).
+"""
+
+
+def _where(error) -> str:
+    """`` (game i, game seed s)`` for a failure that names its game, to replay it with `play`."""
+    index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
+    return f" (game {index}, game seed {seed}; replay it with analyser play --seed {seed})" if seed is not None else ""
+
+
+def _common_run_options(f):
+    for dec in reversed([
+        click.option("-p", "--players", type=int, default=None, help="Number of seats."),
+        click.option("--seed", type=int, default=None, help="Root seed (default: fresh, recorded)."),
+        click.option("-j", "--jobs", type=int, default=0, show_default=True,
+                     help="Worker processes; 0 = all cores. Results do not depend on it."),
+        click.option("-o", "--out", default=None, metavar="DIR",
+                     help="Output folder (new, empty, or an earlier analyser output, which is replaced)."),
+        click.option("--until-ci", type=float, default=None, metavar="W",
+                     help="Stop once every reported win-rate 95% interval is at most W wide, at round ends "
+                          "fixed in advance (--games is the most played)."),
+        click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic)."),
+        click.option("--game-timeout", type=float, default=60.0, show_default=True,
+                     help="Seconds one game may take before its strategy is reported as hung."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables."),
+    ]):
+        f = dec(f)
+    return f
+
+
+@cli.command(epilog=EPILOG_SWEEP)
+@click.argument("game")
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
+              help="Strategy spec per slot, repeatable; parameters may be lists or ranges: threshold:limit=4..14.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
+              help="Rule option, repeatable; a value, a list a,b,c or a range a..b[:step].")
+@click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games per cell.")
+@click.option("--no-report", is_flag=True, help="Write sweep.parquet and cells.csv but skip the plots and HTML.")
+@_common_run_options
+def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, until_ci, batch_size,
+          game_timeout, quiet):
+    """Play every combination of strategy parameters and rule options of GAME, on the same deals.
+
+    Writes OUT/sweep.parquet (every game of every cell, the varied values as columns), cells.csv
+    (one row per cell and strategy), the plots and index.html, and prints the best cells with
+    their paired difference from the best.
+    """
+    from analyser.experiments import stopping
+    from analyser.experiments.sweep import run_sweep, write_sweep
+    from analyser.registry import get_game
+    from analyser.run import default_out, prepare_out
+
+    stopping.check_width(until_ci)
+    g = get_game(game)
+    out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
+    from analyser.registry import title_ref
+    res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
+                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout,
+                    progress=False if quiet else None, command=_command_line())
+    write_sweep(res, out, report=not no_report)
+    if not quiet and len(res.cells):
+        import pandas as pd
+        from analyser.analysis import format_table
+        gr = res.grid
+        f = res.cells[res.cells["slot"] == gr.focus].sort_values("win_rate", ascending=False)
+        cols = ["cell", *[c for c, _ in gr.dims], "win_rate", "win_low", "win_high", "diff", "diff_low", "diff_high",
+                "tied_with_best"]
+        click.echo(f"\n{len(gr.cells)} cells x {res.config['games_per_cell']:,} games; seed {res.config['seed']}. "
+                   f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
+        click.echo(f"Stopped: {res.stop.reason}.")
+        with pd.option_context("display.width", 160, "display.max_columns", 30):
+            from analyser.experiments import sweep as sweepmod
+            shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)
+            click.echo(format_table(sweepmod.display_cells(shown[cols]), digits=1).to_string(index=False))
+            if len(shown) < len(f):
+                click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
+                           "cells.csv and the report have all)")
+        click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
+        if not no_report:
+            click.echo(f"Report: {out / 'index.html'}")
+    if res.error is not None:
+        click.echo(f"analyser: error: {res.error}{_where(res.error)}. The finished games were written to {out}.",
+                   err=True)
+        return 1
+    return 130 if res.interrupted else 0
+
+
+@cli.command()
+@click.argument("game")
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
+              help="Strategy spec, repeatable (at least --players different ones).")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
+@click.option("-n", "--games", type=int, default=4000, show_default=True,
+              help="Games in all, shared equally between the tables (rounded up to whole rotations).")
+@click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
+              help="Bootstrap resamples for the rating and meta-game intervals.")
+@_common_run_options
+def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
+               game_timeout, quiet):
+    """Rank strategies of GAME over balanced tables, with ratings and intervals.
+
+    Every table seats different strategies; all combinations are played when there are at most 60,
+    else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
+    choix, with bootstrap intervals over games; then the meta-game: its Nash equilibrium mix, Nash
+    averages, rock-paper-scissors cycles and findings.
+
+    \b
+    Examples:
+      analyser tournament GAME -s greedy -s random -s NAME -s 'NAME:key=6' -s 'NAME:key=9' --players 4
+      analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
+    """
+    from analyser.experiments import stopping
+    from analyser.experiments.tournament import run_tournament, write_tournament
+    from analyser.registry import get_game
+    from analyser.run import default_out, prepare_out
+
+    stopping.check_width(until_ci)
+    g = get_game(game)
+    out = prepare_out(out) if out is not None else default_out(g.id + "-tournament")
+    from analyser.registry import title_ref
+    t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
+                       until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
+                       game_timeout=game_timeout, bootstrap=bootstrap, progress=False if quiet else None,
+                       command=_command_line())
+    write_tournament(t, out)
+    if not quiet and len(t.ranking):
+        import pandas as pd
+        from analyser.analysis import format_table
+        click.echo(f"\n{len(t.tables)} tables ({t.design}) x {t.config['games_per_table']:,} games, "
+                   f"{t.config['players']} players; seed {t.config['seed']}. Ratings: {t.config['rating_model']}.")
+        click.echo(f"Stopped: {t.stop.reason}.")
+        with pd.option_context("display.width", 160, "display.max_columns", 30):
+            click.echo(format_table(t.ranking).to_string(index=False))
+        if t.meta is not None:
+            from analyser import metagame
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
+        click.echo(f"\nReport: {out / 'index.html'}")
+    if t.error is not None:
+        click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",
+                   err=True)
+        return 1
+    return 130 if t.interrupted else 0
+
+
+@cli.command()
+@click.argument("targets", nargs=-1, required=True)
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+              help="Lineup of both sides (GAME form).")
+@click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
+@click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
+@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
+@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side B (instead of -s).")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
+@click.option("-p", "--players", type=int, default=None, help="Number of seats.")
+@click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
+@click.option("--seed", type=int, default=None, help="Root seed of both sides (default: fresh, recorded).")
+@click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
+@click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
+                   "so it is never loaded unless you name it here.")
+@click.option("--trust", is_flag=True,
+              help="Two run folders: load the title file their config.json names (only for folders you made or "
+                   "trust: loading a file runs its code).")
+def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
+            out, quiet, title_file, trust):
+    """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
+
+    Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
+    for win rates; paired t-test and Wilcoxon for scores and game length).
+
+    \b
+    Examples:
+      analyser compare GAME -s greedy --a KEY=12 --b KEY=10 --games 5000
+      analyser compare GAME --a-strategy greedy --a-strategy random --b-strategy greedy --b-strategy NAME
+      analyser compare reports/run-a reports/run-b
+    """
+    from analyser.experiments import compare as cmpmod
+    from analyser.registry import game_ids
+    from analyser.results import trust_title_file
+    from analyser.run import RunSpec, check_writable, default_out, prepare_out
+
+    if title_file:
+        trust_title_file(title_file)
+    first = targets[0]
+    if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
+        if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:
+            raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
+        if Path(targets[0]).resolve() == Path(targets[1]).resolve():
+            raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
+        from analyser.run import trusting
+        with trusting(trust):
+            cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
+        default = Path(targets[0]).parent / "compare"
+    elif len(targets) == 1:
+        if trust:
+            raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
+        from analyser.registry import default_lineup, get_game
+        g = get_game(first)
+        common = parse_key_values(rules, what="--rule")
+        ra = {**common, **parse_key_values(a_rules, what="--a")}
+        rb = {**common, **parse_key_values(b_rules, what="--b")}
+        la = list(a_strategies or strategies)
+        lb = list(b_strategies or strategies)
+        if not la or not lb:
+            raise InputError(f"name the lineup with -s (both sides) or --a-strategy/--b-strategy, e.g. -s "
+                             f"{(default_lineup(g.id) or ['random'])[0]}")
+        if ra == rb and la == lb:
+            raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
+        from analyser.registry import title_ref
+        sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
+                     rules=ra)
+        sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
+                     rules=rb)
+        out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
+        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=False if quiet else None, out=out_dir)
+        default = out_dir
+    else:
+        raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
+    if len(targets) == 2:
+        out_dir = prepare_out(out) if out is not None else default
+        check_writable(out_dir)
+    cmpmod.write_compare(cmp, out_dir)
+    if not quiet:
+        import pandas as pd
+        click.echo(f"\n{cmp.note}.")
+        click.echo(f"A: {cmpmod.describe_side(cmp.config['a'])}\nB: {cmpmod.describe_side(cmp.config['b'])}")
+        with pd.option_context("display.width", 180, "display.max_columns", 30, "display.max_colwidth", 40):
+            click.echo(cmpmod.display_table(cmp.table).drop(columns=["test"]).to_string(index=False))
+        for k, v in cmp.seats.items():
+            click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
+        click.echo(f"\nReport: {out_dir / 'index.html'}")
+    return 0

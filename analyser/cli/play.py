@@ -1,0 +1,225 @@
+"""``analyser play``: one game with a readable turn-by-turn trace (or JSON lines), from a seed, a
+saved state, or a game of an earlier run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from analyser.cli import _one_line_error, _players_phrase, _strip_specs, cli
+from analyser.core import InputError, StrategyError, parse_key_values
+
+
+@cli.command()
+@click.argument("game", required=False)
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+              help="Strategy spec per seat, in seat order (cycled to fill the seats).")
+@click.option("-p", "--players", type=int, default=None,
+              help="Number of seats. Default: the title's usual count (more if more strategies are given).")
+@click.option("--seed", type=int, default=None,
+              help="Game seed (the game_seed column of the results replays that game). Default: fresh.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the trace as JSON lines: {step, seat, strategy, action, events, state (before)}.")
+@click.option("--state", "state_file", type=click.Path(path_type=Path), default=None,
+              help="Continue from a saved state: a JSON file holding a state, or one line of a --json trace.")
+@click.option("--from", "from_dir", type=click.Path(path_type=Path), default=None, metavar="OUT",
+              help="Replay a game of an earlier run: its folder (with config.json). Needs --game-index; "
+                   "the lineup, rules and game seed are that game's.")
+@click.option("--game-index", type=int, default=None, help="With --from: which game of the run (game_index column).")
+@click.option("--trust", is_flag=True,
+              help="With --from: load the title and strategy files the run's config.json names (only for a folder "
+                   "you made or trust: loading a file runs its code).")
+@click.option("--debug", is_flag=True, help="When a strategy raises, print its full traceback.")
+def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, trust, debug):
+    """Play one game of GAME and print a readable turn-by-turn trace.
+
+    \b
+    Examples:
+      analyser play GAME --strategy greedy --strategy random --seed 1
+      analyser play GAME -s greedy -s random --seed 1 --json > trace.jsonl
+      analyser play --from reports/my-run --game-index 17
+    """
+    import secrets
+
+    from analyser.registry import get_game, make_strategy
+    from analyser.runner import play_game
+
+    labels = None
+    if from_dir is not None:
+        if strategies or rules or players is not None or seed is not None or state_file is not None:
+            raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
+                             "--players, --seed and --state")
+        game, labels, rule_map, seed = _replay_from(from_dir, game, game_index, trust)
+        g = get_game(game)
+        params = g.Params.from_overrides(rule_map)
+        players = len(labels)
+    else:
+        if game_index is not None:
+            raise InputError("--game-index needs --from OUT (the run folder it indexes)")
+        if trust:
+            raise InputError("--trust needs --from OUT (it loads the files that run folder names)")
+        if game is None:
+            raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
+                             "--game-index N")
+        g = get_game(game)
+        params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
+    state = None
+    if state_file is not None:
+        if rules or players is not None:
+            raise InputError("--rule and --players come from the saved --state; leave them out")
+        state = _load_state(g, state_file)
+        params = state.params if hasattr(state, "params") else params
+        players = _state_players(g, state)
+    if labels is None:
+        if not strategies:
+            from analyser.registry import default_lineup
+            raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
+                             f"{(default_lineup(g.id) or ['random'])[0]}")
+        m = len(strategies)
+        if players is None:
+            players = max(g.default_players, min(m, g.max_players))
+        g.check_players(params, players)
+        if m > players:
+            raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
+        labels = [strategies[s % m] for s in range(players)]
+    # anything a strategy prints goes to standard error: the trace (and --json) stays clean
+    real_out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        strats = [make_strategy(label, g.id) for label in labels]
+    seed = seed if seed is not None else secrets.randbits(63)
+    if seed < 0:
+        raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
+    step = {"n": 0}
+    events = g.step_events
+    legend = g.trace_legend
+
+    def on_step(st, seat, action):
+        step["n"] += 1
+        if as_json:
+            rec = {"step": step["n"], "seat": seat, "strategy": labels[seat],
+                   "action": g.action_to_json(action), "state": g.state_to_dict(st)}
+            pending.append(rec)  # printed once the action is applied, with the events it caused
+        else:
+            click.echo(g.describe_state(st), file=real_out)
+            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True,
+                        file=real_out)
+        before.append((g.clone_state(st), action))
+
+    pending: list[dict] = []
+    before: list = []
+
+    def flush(st):
+        """Events of the last action, read once the action is applied (the next step, or the end)."""
+        if not before:
+            return
+        prev, action = before.pop()
+        said = events(prev, action, st)
+        if as_json:
+            rec = pending.pop()
+            rec["events"] = said
+            click.echo(json.dumps(rec), file=real_out)
+        else:
+            for e in said:
+                click.echo(f"  >> {e}", file=real_out)
+
+    def hook(st, seat, action):
+        flush(st)
+        on_step(st, seat, action)
+
+    if not as_json:
+        click.echo(f"{g.name}, {_players_phrase(g, params, players)}, game seed {seed}: " +
+                   ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
+        if legend:
+            click.echo(f"Legend: {legend}")
+    from analyser.runner import GameFailure
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
+    except StrategyError as e:
+        if debug and e.details:
+            click.echo(e.details, err=True)
+        _one_line_error(f"{e} (game seed {e.game_seed})" + ("" if debug or not e.details else "; --debug shows "
+                                                                                        "the full traceback"), 1)
+    except GameFailure as e:
+        _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+    flush(final)
+    scores, winners = g.scores(final), g.winners(final)
+    if as_json:
+        click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners,
+                               "game_seed": seed, "lineup": labels}))
+    else:
+        click.echo(g.describe_state(final))
+        click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),
+                    bold=True)
+        names = " and ".join(f"seat {w} ({labels[w]})" for w in winners)
+        click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names, bold=True)
+    return 0
+
+
+def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool = False):
+    """(game id, strategy per seat, rule overrides, game seed) of game ``index`` of the run in
+    ``folder``, from its config.json.  InputError when the folder, the title or the index does not
+    fit, or when the run names a title or strategy file that the command line does not allow
+    (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
+    from analyser.registry import get_game, is_title_file
+    from analyser.run import Allowed, guard_folder_config, read_config_file
+    from analyser.runner import game_seed, lineup
+
+    if index is None:
+        raise InputError("--from needs --game-index N (the game_index column of the run's results)")
+    if not (Path(folder) / "config.json").exists():
+        raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
+    config = read_config_file(Path(folder) / "config.json")
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
+        raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
+                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'side'}; "
+                         f"give a simulate run's folder, or replay one row with analyser play GAME -s ... "
+                         f"--seed GAME_SEED (its game_seed column)")
+    need = {"game", "seed", "strategies", "players"}
+    if not isinstance(config, dict) or not need <= set(config):
+        raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "
+                         f"{', '.join(sorted(need - set(config if isinstance(config, dict) else {})))})")
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+    kinds_ok = (isinstance(config["game"], str) and len(config["game"]) <= 40 and whole(config["seed"])
+                and config["seed"] >= 0 and whole(config["players"]) and 1 <= config["players"] <= 100
+                and isinstance(config["strategies"], list) and 0 < len(config["strategies"]) <= 100
+                and all(isinstance(x, str) for x in config["strategies"])
+                and isinstance(config.get("rule_overrides") or {}, dict)
+                and isinstance(config.get("title_source") or "", str)
+                and all(whole(config.get(k) or 0) for k in ("games_requested", "games_completed")))
+    if not kinds_ok:
+        raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (a field has the wrong type)")
+    if game is not None and is_title_file(game) and not isinstance(config.get("title_source"), str):
+        raise InputError(f"--from {str(folder)!r} is a run of the registered title {config['game']!r}; leave GAME out")
+    titles = (game,) if game is not None and is_title_file(game) else ()
+    config = guard_folder_config(config, folder, Allowed(trust=trust, titles=titles, strategy_flag=None,
+                                                         title_flag="the title file as GAME:")).config
+    if game is not None and game != config["game"] and get_game(game).id != config["game"]:
+        raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
+    total = config.get("games_requested") or config.get("games_completed") or 0
+    if not 0 <= index < total:
+        raise InputError(f"--game-index {index} is not accepted; the run has games 0 to {total - 1}")
+    strategies = list(config["strategies"])
+    players = int(config["players"])
+    labels = [strategies[i] for i in lineup(index, players, len(strategies))]
+    # a title loaded from a file is named by its file (title_source), which loads in any process
+    title = config.get("title_source") or config["game"]
+    return title, labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index)
+
+
+def _load_state(g, path: Path):
+    """Read a saved state through the bounded reader and the title's state schema."""
+    from analyser.states import load_state
+    return load_state(g, path)
+
+
+def _state_players(g, state) -> int:
+    return len(g.scores(state))

@@ -1,0 +1,155 @@
+"""``analyser report``: rebuild a report from a run folder or a results file; and the summary
+tables every command that reports a run prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from analyser.cli import _check_out_name, cli
+from analyser.core import InputError
+
+
+@cli.command()
+@click.argument("results", type=click.Path(path_type=Path))
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new or empty). Default: the folder holding RESULTS.")
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="For a run of a title of your own: its file or folder (as in the run's config.json). "
+                   "Loading it runs its code, so it is never loaded unless you name it here.")
+@click.option("--trust", is_flag=True,
+              help="Load the title file the run's config.json names (only for a folder you made or trust: "
+                   "loading a file runs its code).")
+def report(results, out, title_file, trust):
+    """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
+
+    Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
+    of older runs, or a results.parquet / results.csv given by path. A folder is data, never
+    code: the title file its config.json names is loaded only with --title FILE or --trust.
+
+    \b
+    Examples:
+      analyser report reports/GAME-20261130-101500
+      analyser report my_joined_results.csv --out reports/joined
+    """
+    from analyser.run import trusting
+
+    with trusting(trust):
+        return _report(results, out, title_file)
+
+
+def _report(results, out, title_file):
+    from analyser.report import _reduce_run, build_report, write_report
+    from analyser.registry import get_game
+    from analyser.results import load_results, open_run, trust_title_file
+    from analyser.run import check_writable, prepare_out, store
+
+    _check_out_name(out)
+    if title_file:
+        trust_title_file(title_file)
+        get_game(title_file)  # loaded now: a results file without its config.json names the title by id
+    if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
+        results = results.parent
+    streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))
+    if streamed:  # read part by part below; here only the title and config checks
+        opened = open_run(results)
+        config = opened[1]
+    else:
+        df, extras, config = load_results(results)
+        if df.empty:
+            raise InputError(f"{str(results)!r} holds no games")
+    source = results if results.is_dir() else results.parent
+    if out is not None and Path(out).resolve() == source.resolve():
+        out = None  # --out naming the run's own folder: rebuilt in place
+    kind = (config or {}).get("kind")
+    if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
+        raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
+                         f"give --out DIR to write a pooled report elsewhere")
+    if out is None:
+        out = source
+        check_writable(out)
+    else:
+        out = prepare_out(out, replace_run=False)
+    if streamed:
+        game, reduced, names, config = _reduce_run(results, opened)
+        config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}
+        path, summary, _ = write_report(game, reduced, names, config, out)
+        players = reduced[0].players
+    else:
+        config = config or {"seed": "unknown", "strategies": list(df["strategy"].cat.categories)}
+        path, summary, _ = build_report(df, extras, config, out)
+        players = int(df["players"].iloc[0])
+    _print_summary(summary, players, config)
+    click.echo(f"\nReport: {path}")
+    return 0
+
+
+def _print_summary(summary, players: int, config: dict) -> None:
+    import pandas as pd
+
+    from analyser.analysis import METHODS
+    from analyser.report import ran_on
+
+    with pd.option_context("display.width", 160, "display.max_columns", 30):
+        if summary.variants:
+            click.echo()
+            click.secho(f"{len(summary.parts)} variants (runs whose rules, player count or lineup differ): "
+                        "shown one after the other, never pooled", bold=True)
+        for part in summary.parts:
+            if summary.variants:
+                click.echo()
+                click.secho(f"=== Variant: {part.label} ({part.run['games']} games, {len(part.runs)} run(s)) ===",
+                            bold=True)
+            _print_part(part, summary, METHODS)
+        if summary.notes:
+            click.echo()
+        for note in summary.notes:
+            click.echo(f"Left out: {note}")
+        wall = config.get("wall_seconds")
+        if isinstance(wall, (int, float)):
+            click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
+        if config.get("stopping"):
+            click.echo(f"Stopping rule: {config['stopping']['reason']}")
+
+
+def _print_part(part, summary, methods) -> None:
+    from analyser.analysis import format_table, percent
+
+    players = part.players
+    win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
+    r = part.run
+    only_mirror = bool(r.get("mirror")) and len(part.strategies) == 1
+    click.echo()
+    if only_mirror:
+        click.echo(f"Mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is 1/players by "
+                   "construction. What it measures: the seat advantage, game length, score spread and the title "
+                   "figures.")
+    else:
+        click.secho(f"Strategies (win rate: {win_method}; mean score: cluster-robust by game; 95%; shared "
+                    "wins split)", bold=True)
+        click.echo(format_table(part.strategies).to_string(index=False))
+        if r.get("mirror"):
+            click.echo(f"(mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is "
+                       "1/players by construction; see the seats)")
+    click.echo()
+    seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
+    click.secho(f"Seats (turn order; fair share {100 / players:.1f}%; win rate: {seat_method})", bold=True)
+    click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
+                                        "mean_score", "score_low", "score_high"]]).to_string(index=False))
+    click.echo(f"Seat balance: {r['seats']['verdict']}")
+    line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
+    if "turns_mean" in r:
+        line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
+                 f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
+    line += f"; score sd {r['score_sd']:.1f} {summary.score_unit}"
+    click.echo(line)
+    if part.designer is not None:
+        click.echo()
+        click.secho("Designer figures (see README, Designer metrics)", bold=True)
+        click.echo(part.designer.to_string(index=False, header=False))
+    for caption, table in part.title_tables:
+        click.echo()
+        click.secho(caption, bold=True)
+        click.echo(format_table(table).to_string(index=False))

@@ -1,0 +1,317 @@
+"""``analyser simulate`` and ``analyser resume``: play a run into its folder (or continue one), then
+write its CSV files and report, print its summary and report a failure with the command that
+replays its game.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+
+from analyser.cli import _check_out_name, _command_line, _players_phrase, _strip_specs, cli
+from analyser.cli.reports import _print_summary
+from analyser.core import parse_key_values
+
+
+EPILOG_SIMULATE = """\b
+Examples (GAME is a title id from `analyser list`, which also names each title's
+strategies, their parameters and the rule options; or a title of your own, as a file
+FILE.py:CLASS or as a folder written by `analyser new`):
+  analyser simulate GAME --strategy greedy
+  analyser simulate GAME --strategy greedy --strategy random --games 5000
+  analyser simulate GAME -s greedy -s NAME:key=value -s random --players 3 --rule KEY=VALUE
+  analyser simulate GAME -s my_bots.py:cautious -s greedy --seed 7 --out reports/cautious
+  analyser simulate ./my_game.py:MyGame -s random --games 500
+  analyser simulate ./my-game -s greedy -s random --jobs 2
+  analyser simulate GAME -s greedy --games 1000000 --out reports/big
+  analyser resume reports/big        (continue a run that was interrupted)
+  analyser simulate GAME -s greedy --backend dask --scheduler tcp://HOST:8786
+
+\b
+Seats: strategies fill the seats in order, cycling when there are fewer strategies than
+players; the lineup rotates one seat every game, so each strategy sits in each seat
+equally often (exactly, when --games is a multiple of --players), and its order is
+reshuffled every --players games so neighbours vary too.
+"""
+
+
+@cli.command(epilog=EPILOG_SIMULATE)
+@click.argument("game")
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+              help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
+                   "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
+                   "GAME`), one strategy per seat.")
+@click.option("-p", "--players", type=int, default=None,
+              help="Number of seats. Default: the title's usual count (more if more strategies are given); "
+                   "the strategies cycle over the seats.")
+@click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
+@click.option("--seed", type=int, default=None,
+              help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
+@click.option("-j", "--jobs", type=int, default=0, show_default=True,
+              help="Worker processes; 0 = all cores. Results do not depend on it.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE",
+              help="Rule option override, repeatable (see `analyser list GAME`).")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier run's, which is replaced). "
+                   "Default: reports/<game>-<timestamp>.")
+@click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
+@click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
+@click.option("--game-timeout", type=float, default=60.0, show_default=True,
+              help="Seconds one game may take before its strategy is reported as hung.")
+@click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
+              help="loky: worker processes on this machine (default). dask: a dask.distributed cluster "
+                   "(--scheduler ADDRESS, or a LocalCluster when none is given); needs analyser[dask].")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address, e.g. tcp://HOST:8786 (implies --backend dask).")
+@click.option("--until-ci", type=float, default=None, metavar="W",
+              help="Stop early once every win-rate 95% interval (strategies and seats) is at most W wide "
+                   "(e.g. 0.04), checking at round ends fixed in advance; --games is the most played.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+@click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
+                                              "OUT/error.log).")
+def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
+             no_report, backend, scheduler, until_ci, quiet, debug):
+    """Play many games of GAME between strategies and report who wins.
+
+    Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
+    game and seat; read the folder with pandas.read_parquet), config.json (command, seed,
+    versions, status, games done), then summary.csv, the PNG plots and a self-contained
+    index.html, and prints the summary tables. A strategy that fails, Ctrl-C, SIGTERM or a dead
+    worker stops the run; the finished games stay on disk and `analyser resume OUT` continues it.
+    Anything a strategy prints goes to standard error.
+    """
+    from analyser.experiments import stopping
+    from analyser.registry import default_lineup, get_game
+    from analyser.run import RunSpec, default_out, prepare_out, resolve, run, write_results
+
+    stopping.check_width(until_ci)
+    builtin_lineup = not strategies
+    if builtin_lineup:
+        g = get_game(game)
+        # --players 0 is a bad value (checked in resolve), not "the default"
+        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
+    if scheduler is not None and backend is None:
+        backend = "dask"
+    spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
+                   seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
+                   batch_size=batch_size, game_timeout=game_timeout, backend=backend or "loky",
+                   scheduler=scheduler)
+    g, params, n_players, n_jobs, root = resolve(spec)
+    spec.seed = root
+    _check_out_name(out)
+    # the default folder is checked up front like --out: nothing is played into a folder that
+    # cannot be written
+    out = prepare_out(out if out is not None else default_out(g.id))
+    if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
+        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                   "against each other (the title's default lineup; see `analyser list`).", err=True)
+    if not quiet:
+        fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
+        # (the worker count is decided once the run is timed, and recorded in config.json)
+        where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
+        click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
+                   f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
+                   f"writing to {out}", err=True)
+    if until_ci is None:
+        result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
+    else:  # played in rounds in memory, then written in the run-folder layout
+        result = _run_until(spec, until_ci, n_players, quiet)
+        write_results(result, out)
+        result.out = out
+    return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
+
+
+def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
+                debug: bool = False) -> int:
+    """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
+    from analyser.registry import title_ref
+    from analyser.run import resume_command, store, write_csv
+
+    n_done = result.config["games_completed"]
+    files: list[str] = []
+    summary = path = report_error = None
+    log: list[str] = []
+    if n_done and not result.stop_requested:
+        try:
+            if csv:
+                files += [p.name for p in write_csv(out, list(g.extra_tables))]
+        except (OSError, store.StoreError) as e:
+            _report_write_failure(e, out, n_done)
+            return 1
+        try:
+            if not no_report:
+                from analyser.report import build_report_from_run
+                path, summary, figures = build_report_from_run(out)
+                files += ["summary.csv", "index.html"] + figures
+            elif not quiet:  # the summary is only printed: nothing to compute under --quiet
+                from analyser.report import summarise_run
+                summary = summarise_run(out)
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # the results are on disk; a report failure must not lose them
+            import traceback
+            report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+            log.append("The report could not be built:\n" + traceback.format_exc())
+            result.config["status"] = ("report failed" if result.config["status"] == "complete"
+                                       else f"{result.config['status']}; report failed")
+            result.config["report_error"] = report_error
+    details = getattr(result.error, "details", "") if result.error is not None else ""
+    if details:
+        log.insert(0, f"{result.error}\n\n{details}")
+    try:
+        if log:
+            (out / "error.log").write_text("\n".join(log), encoding="utf-8")
+            files.append("error.log")
+        # every file is written before anything goes to stdout, so a closed pipe loses nothing
+        tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
+        result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
+        store.write_json_atomic(out / "config.json", result.config)
+    except OSError as e:
+        _report_write_failure(e, out, n_done)
+        return 1
+    if summary is not None and not quiet:
+        _print_summary(summary, n_players, result.config)
+        click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
+        if path:
+            click.echo(f"Report:  {path}")
+    code = 0
+    if report_error is not None:
+        click.echo(f"analyser: error: the report could not be built ({report_error}); the {n_done} games were "
+                   f"written to {out} and its status says so (details in {out / 'error.log'})", err=True)
+        code = 1
+    if debug and log:
+        click.echo("\n".join(log), err=True)
+    if result.error is not None:
+        if hasattr(result.error, "game_seed"):
+            _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
+        else:
+            click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
+                       f"continue with: {resume_command(out, result.config)}", err=True)
+        return 1
+    if result.interrupted or result.stop_requested:
+        click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
+                   f"{resume_command(out, result.config)}", err=True)
+        return 130
+    return code
+
+
+def _report_write_failure(e: BaseException, out: Path, n_done: int) -> None:
+    reason = str(e) if isinstance(e, OSError) and str(e).startswith("cannot write") else \
+        f"cannot write in {out}: {getattr(e, 'strerror', None) or type(e).__name__}"
+    click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}.", err=True)
+
+
+def _cycling(strategies, n_players: int) -> str:
+    m = len(strategies)
+    return f" (cycling over the {n_players} seats)" if m < n_players and m > 1 else (
+        " in every seat" if m == 1 and n_players > 1 else "")
+
+
+def _run_until(spec, width: float, players: int, quiet: bool):
+    """Play ``spec`` in rounds until every win-rate interval is at most ``width`` wide."""
+    import dataclasses
+
+    from analyser.experiments import stopping
+    from analyser.run import run
+
+    parts = []
+
+    def play(a, b):
+        r = run(dataclasses.replace(spec, games=b, first_game=a), progress=False if quiet else None,
+                command=_command_line())
+        parts.append(r)
+        return r.error is None and not r.interrupted
+
+    stop = stopping.play_rounds(spec.games, players, width, play,
+                                lambda: stopping.widest([stopping.merge(parts).results]))
+    result = stopping.merge(parts)
+    result.config["stopping"] = stop.as_dict()
+    result.config["games_requested"] = spec.games
+    if not quiet:
+        click.echo(f"Stopped: {stop.reason}.", err=True)
+    return result
+
+
+def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
+    """One line: what failed, in which game, with its seed, and the command that replays it
+    (``out``: where error.log holds the full traceback)."""
+    from analyser.runner import lineup
+
+    index = getattr(error, "game_index", None)
+    seed = getattr(error, "game_seed", None)
+    where = f" (game {index}, game seed {seed})" if seed is not None else ""
+    replay = ""
+    if seed is not None and index is not None:
+        words = ["analyser", "play", game_id]
+        for i in lineup(index, players, len(spec.strategies)):
+            words += ["-s", spec.strategies[i]]
+        for k, v in spec.rules.items():
+            words += ["--rule", f"{k}={v}"]
+        words += ["--seed", str(seed)]
+        replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
+        if out is not None:
+            from analyser.run.trust import named_code
+            named = named_code({"title_source": game_id if "/" in game_id else None,  # a file title
+                                "strategies": list(spec.strategies)})
+            trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index}{trust})."
+    log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
+    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
+@click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="The run's title file or folder, when it is a title of your own: loading it runs its code, so "
+                   "the file the run's config.json names is loaded only when you name it here.")
+@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=_strip_specs,
+              help="A strategy file the run uses (FILE.py, or its spec FILE.py:NAME), repeatable: loaded only when "
+                   "named here. The lineup itself always comes from the run.")
+@click.option("--trust", is_flag=True,
+              help="Load every title and strategy file the run's config.json names (only for a folder you made "
+                   "or trust: loading a file runs its code).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
+                   "never contacted: without this option the run continues on this machine.")
+def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
+    """Continue an interrupted or failed run in FOLDER (its --out).
+
+    Plays only the games that have no finished part on disk, with the same seed, strategies,
+    rules and batch size, so the whole run equals one uninterrupted run, row for row. A part cut
+    short by a kill is detected and played again. Refuses a folder that is not a run, a complete
+    run, a run from a newer analyser, or a run another process is writing.
+
+    A run folder is data, never code: a title file or strategy file that its config.json names is
+    loaded only when you name it again (--title, --strategy) or pass --trust, and a Dask scheduler
+    only when you give --scheduler.
+
+    \b
+    Examples:
+      analyser simulate GAME -s greedy --games 1000000 --out reports/big
+      (Ctrl-C, a kill, a crash...)
+      analyser resume reports/big
+      analyser resume reports/mine --strategy my_bots.py
+    """
+    from analyser import run as runmod
+    from analyser.registry import get_game
+
+    if scheduler is not None:
+        runmod.check_scheduler_address(scheduler)
+    allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
+                             scheduler=scheduler)
+    plan = runmod.resume_spec(folder, allowed)
+    for note in plan.notes:  # what the folder asked for and this command does instead: always said
+        click.echo(f"analyser: note: {note}", err=True)
+    spec = plan.spec
+    g, params, n_players, n_jobs, root = runmod.resolve(spec)
+    if not quiet:
+        click.echo(f"Resuming {folder}: {plan.config.get('games_completed', 0)} of {spec.games} games done; "
+                   f"seed {root}", err=True)
+    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
+    return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)

@@ -1,0 +1,9 @@
+"""The designer experiments: thin layers over the run package (:mod:`analyser.run`), where a cell
+of a sweep, a table of a tournament and a side of a comparison are each one run.
+
+* :mod:`~analyser.experiments.grid`: the grid of a sweep (values, ranges, cells);
+* :mod:`~analyser.experiments.sweep`: every cell of a grid on the same deals, paired against the best;
+* :mod:`~analyser.experiments.tournament`: balanced tables and their ratings;
+* :mod:`~analyser.experiments.compare`: A against B on the same game seeds, or two run folders;
+* :mod:`~analyser.experiments.stopping`: the stopping rule (rounds fixed in advance, ``--until-ci``).
+"""

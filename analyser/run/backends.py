@@ -1,0 +1,313 @@
+"""Where a run's batches are played: in this process, in loky (or threading) workers through
+joblib, or on a Dask cluster; with the signal handling and the watchdog around them.
+
+Ctrl-C and SIGTERM never lose finished games: a write in progress holds them (:class:`_Deferred`),
+a parallel run's first Ctrl-C lets the running batches finish (:class:`_StopRequest`), and SIGTERM
+raises :class:`Terminated`.  A game that ignores its time limit is ended by the watchdog; a worker
+that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+import uuid
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import joblib
+
+from analyser import runner
+from analyser.core import InputError, StrategyError
+from analyser.run import store
+from analyser.runner import resolve_jobs, run_batch
+from analyser.userfiles import safe_worker_path
+
+if TYPE_CHECKING:
+    from analyser.run.spec import RunSpec
+
+
+class _Deferred:
+    """Hold Ctrl-C and SIGTERM while a part or config.json is written, so neither is left half
+    written; a signal that arrived is delivered when the write is done (``deliver``) or only
+    noted (``final``: the last write of the run)."""
+
+    def __init__(self, deliver: bool = True):
+        self.deliver = deliver
+        self.pending: int | None = None
+        self.active = threading.current_thread() is threading.main_thread()
+        self.previous: dict = {}
+
+    def _hold(self, signum, frame):
+        if self.pending is None and not self.deliver:
+            print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
+        self.pending = signum
+
+    def __enter__(self):
+        if self.active:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self.previous[s] = signal.signal(s, self._hold)
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if not self.active:
+            return False
+        for s, h in self.previous.items():
+            signal.signal(s, h)
+        if self.pending is not None and self.deliver and exc_type is None:
+            h = self.previous[self.pending]
+            if callable(h):
+                h(self.pending, None)
+            elif h == signal.SIG_DFL:
+                os.kill(os.getpid(), self.pending)
+        return False
+
+
+class _StopRequest:
+    """Ctrl-C during a parallel run: the first one asks the workers' running batches to finish
+    (their games are kept), a second one stops at once.  Sequential runs keep Python's default
+    handling: the batch in progress catches KeyboardInterrupt and returns its finished games."""
+
+    def __init__(self, active: bool):
+        self.active = active and threading.current_thread() is threading.main_thread()
+        self.requested = False
+        self.collected = 0
+        self.previous = None
+
+    def __enter__(self):
+        if self.active:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nanalyser: interrupted - keeping the games in progress (Ctrl-C again to stop at once)",
+              file=sys.stderr)
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``) during a run: handled like a second Ctrl-C."""
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died under a batch (killed, or out of memory)."""
+
+
+def _hung_error(info: dict) -> StrategyError:
+    labels = info.get("labels") or []
+    who = ", ".join(f"seat {i} {s}" for i, s in enumerate(labels))
+    err = StrategyError(f"a strategy in game {info['game_index']} ({who}) did not stop at the time limit and "
+                        "ignored the stop signal; the watchdog killed it", strategy=labels[0] if labels else "?",
+                        seat=-1, game_seed=info["game_seed"], game_index=info["game_index"], kind="hung")
+    return err
+
+
+@contextlib.contextmanager
+def _watchdog_here(handler):
+    """Batches run in this process: a game the watchdog must kill ends the run through ``handler``."""
+    previous = runner.Watchdog.handler
+    runner.Watchdog.handler = staticmethod(handler)
+    try:
+        yield
+    finally:
+        runner.Watchdog.handler = previous
+
+
+def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir) -> bool:
+    """Run ``batches`` and hand each result to ``keep`` as it arrives.  Returns True when the run
+    was interrupted.  Stops at the first failure once the batches before it are in."""
+    stop = _StopRequest(n_jobs > 1 or client is not None)
+    waiting = {a for a, _ in batches}
+    with stop, _sigterm_raises(), warnings.catch_warnings(), _watchdog_here(on_hang):
+        # joblib warns about cancelled or unused tasks when we stop early; that is intended
+        warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
+        if client is not None:
+            outputs = _dask_results(client, batches, job, n_jobs)
+        elif n_jobs == 1:
+            outputs = (run_batch(job(a, b)) for a, b in batches)
+        else:
+            outputs = _loky_results(batches, job, n_jobs, backend)  # (inside safe_worker_path)
+        try:
+            for res in outputs:
+                keep(res)
+                waiting.discard(res.start)
+                if res.error is not None:
+                    errors.append(res.error)
+                if errors:
+                    # batches go out in order, so every batch that starts before the first
+                    # failure is running or done: wait for those, drop the rest
+                    first = min(e.game_index or 0 for e in errors)
+                    if not any(a <= first for a in waiting):
+                        break
+                    continue
+                if res.interrupted:
+                    stop.requested = True
+                if stop.requested:
+                    # keep the batches that were running when Ctrl-C came: with n workers,
+                    # n - 1 others may still be finishing
+                    stop.collected += 1
+                    if stop.collected >= n_jobs or n_jobs == 1:
+                        break
+        except KeyboardInterrupt:
+            return True
+        except store.StoreError:
+            raise
+        except Exception as e:
+            # a worker process died (SIGKILL, out of memory): what it was playing is lost, the
+            # rest is on disk; a watchdog kill names its game
+            errors.append(_worker_death(e, hang_dir))
+        finally:
+            close = getattr(outputs, "close", None)
+            if close is not None:
+                close()
+    return stop.requested
+
+
+def _worker_death(e: BaseException, hang_dir: str) -> BaseException:
+    for p in sorted(Path(hang_dir).glob("hung-*.json")):
+        try:
+            return _hung_error(json.loads(p.read_text()))
+        except (OSError, ValueError, KeyError):
+            continue
+    name = type(e).__name__
+    if "Terminated" in name or "BrokenProcessPool" in name or "KilledWorker" in name:
+        return WorkerDied("a worker process died (killed, or out of memory) and its games were lost; "
+                          "the finished games are kept - continue with `analyser resume`")
+    return WorkerDied(f"the run stopped: {name}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM in the main process raises :class:`Terminated`, so workers are stopped and what is
+    finished is written (the default would kill this process and orphan the workers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _loky_results(batches, job, n_jobs, backend):
+    with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
+                         return_as="generator_unordered") as parallel:
+        outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
+        try:
+            yield from outputs
+        finally:
+            outputs.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Dask
+# --------------------------------------------------------------------------------------------
+
+#: Seconds to wait for a Dask scheduler before giving up (environment: ANALYSER_DASK_CONNECT_TIMEOUT).
+DASK_CONNECT_TIMEOUT = 10
+
+
+def _dask_client(spec: RunSpec):
+    """A ``dask.distributed`` client: to ``spec.scheduler``, or to a new LocalCluster with one
+    single-threaded worker per job.  InputError (one line) when dask is missing, the address is
+    malformed or the scheduler does not answer."""
+    address = spec.scheduler
+    if address is not None:
+        check_scheduler_address(address)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InputError("--backend dask needs dask.distributed, which is not installed; "
+                         "install it with: pip install 'analyser[dask]'") from None
+    import logging
+    from distributed import Client, LocalCluster
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if address is None:
+        workers = resolve_jobs(spec.jobs)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+        client._analyser_cluster = cluster
+        return client
+    try:
+        return Client(address, timeout=float(os.environ.get("ANALYSER_DASK_CONNECT_TIMEOUT", DASK_CONNECT_TIMEOUT)))
+    except (OSError, TimeoutError) as e:
+        raise InputError(f"--scheduler {address!r} did not answer ({type(e).__name__}); start one with "
+                         "`dask scheduler` and give its tcp://HOST:PORT address") from None
+    except ValueError as e:
+        raise InputError(f"--scheduler {address!r} is not accepted ({e}); give tcp://HOST:PORT") from None
+
+
+def check_scheduler_address(address: str) -> None:
+    """``tcp://HOST:PORT`` (or ``tls://``, ``inproc://``, ``ws://``, ``wss://``); InputError otherwise."""
+    import re
+    if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
+        raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
+                         "tcp://HOST:8786")
+
+
+def _dask_slots(client) -> int:
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:
+        return 1
+
+
+def _close_dask(client) -> None:
+    cluster = getattr(client, "_analyser_cluster", None)
+    try:
+        client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _dask_results(client, batches, job, slots):
+    """Submit the batches with at most ``2 * slots`` in flight; yield results as they finish.  A
+    worker lost mid-batch has its batch rescheduled by the scheduler (each batch is a pure task
+    keyed by its games, so nothing is doubled)."""
+    from distributed import as_completed
+    pending = iter(batches)
+    run_key = uuid.uuid4().hex[:8]
+
+    def submit():
+        for a, b in pending:
+            return client.submit(run_batch, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
+        return None
+
+    live = set()
+    for _ in range(2 * slots):
+        f = submit()
+        if f is not None:
+            live.add(f)
+    queue = as_completed(list(live))
+    try:
+        for fut in queue:
+            res = fut.result()
+            live.discard(fut)
+            fut.release()
+            nxt = submit()
+            if nxt is not None:
+                live.add(nxt)
+                queue.add(nxt)
+            yield res
+    finally:
+        for f in list(live):
+            f.cancel()

@@ -1,0 +1,348 @@
+"""Executing a run: play a :class:`~analyser.run.spec.RunSpec` batch by batch, write each finished
+batch at once, resume a run from the parts on disk, and return a :class:`RunResult`.
+
+The execution loop times a pilot batch, plans the batches, hands them to a backend
+(:mod:`analyser.run.backends`) and gives each result to the sink (:mod:`analyser.run.sink`);
+whatever stops the run, the finished games are kept and ``config.json`` says why it stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from analyser import runner
+from analyser.core import InputError
+from analyser.registry import title_ref
+from analyser.run import store
+from analyser.run.backends import (_Deferred, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
+                                   _watchdog_here)
+from analyser.run.folders import prepare_out, read_config
+from analyser.run.sink import _Sink, batch_tables, tables_to_frame
+from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
+from analyser.run.trust import Allowed, guard_folder_config
+from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, run_batch
+
+
+#: Games played in-process first when ``--jobs`` is automatic, to time the run.
+PILOT_GAMES = 50
+#: Estimated seconds below which an automatic run does not start worker processes.
+SMALL_RUN_SECONDS = 2.0
+
+
+class RunResult:
+    """A finished (or stopped) run: the config record, the error or interruption that stopped it,
+    and its tables.
+
+    ``out`` is the run folder when the run was written to disk; its Parquet parts are then the
+    results, and ``results`` / ``extras`` read them on first use (in game order, sorted by
+    ``(game_index, seat)``).  That is the documented way to get the frame of a small run; a large
+    run is better read a few columns at a time (:func:`load_results` with ``columns``, or
+    :func:`analyser.run.store.iter_tables`).  A run without ``out`` keeps its rows in memory.
+    """
+
+    def __init__(self, results: pd.DataFrame | None = None, extras: dict | None = None,
+                 config: dict | None = None, error: BaseException | None = None, interrupted: bool = False,
+                 out: Path | None = None, tables: dict | None = None):
+        self._results = results
+        self._extras = extras
+        self._tables = tables  # name -> [arrow tables] of a run kept in memory
+        self.config = config or {}
+        self.error = error
+        self.interrupted = interrupted
+        self.out = out
+        #: a second Ctrl-C or SIGTERM arrived while the run was being written; skip the report
+        self.stop_requested = False
+
+    def _load(self):
+        from analyser.results.read import load_results  # here: analyser.results imports this package (its store)
+
+        if self._tables is not None:
+            self._results = tables_to_frame(self._tables.get(store.RESULTS, []))
+            self._extras = {k: tables_to_frame(v) for k, v in self._tables.items()
+                            if k != store.RESULTS and v}
+        elif self.out is not None and (self.out / store.RESULTS).is_dir():
+            self._results, self._extras, _ = load_results(self.out)
+        else:
+            self._results, self._extras = pd.DataFrame(), {}
+
+    @property
+    def results(self) -> pd.DataFrame:
+        """The tidy results frame (one row per game and seat)."""
+        if self._results is None:
+            self._load()
+        return self._results
+
+    @property
+    def extras(self) -> dict[str, pd.DataFrame]:
+        """The title's extra tables (e.g. a per-round table), by name."""
+        if self._extras is None:
+            self._load()
+        return self._extras
+
+
+def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
+    """The batches of a run folder that are complete on disk: a readable results part whose extra
+    parts are there too.  Temporary files, unreadable parts and orphan extra parts are deleted (a
+    resumed run redoes them)."""
+    done = store.scan_parts(out / store.RESULTS, clean=True)
+    extras = {name: store.scan_parts(out / name, clean=True) for name in game.extra_tables
+              if (out / name).is_dir()}
+    for start, rng in list(done.items()):
+        if any(ex.get(start) != rng for name, ex in extras.items()) and game.extra_tables and extras:
+            (out / store.RESULTS / store.part_name(start)).unlink(missing_ok=True)
+            del done[start]
+    for name, ex in extras.items():
+        for start in ex:
+            if start not in done:
+                (out / name / store.part_name(start)).unlink(missing_ok=True)
+    return done
+
+
+def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
+        out: str | Path | None = None, resume: bool = False) -> RunResult:
+    """Play a run: the one primitive every experiment is built from.
+
+    With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
+    (and the title's extra tables likewise), ``config.json`` is rewritten after each part with the
+    status and the games done, and a lock file keeps a second run out of the folder (InputError).
+    Memory stays bounded whatever ``spec.games``.  ``resume=True`` continues the run recorded in
+    ``out`` (see :func:`resume`) and plays only the games it lacks.  Without ``out`` the rows stay
+    in memory (for small runs and tests).
+
+    Never loses finished games: a strategy failure, a dead worker, a full disk, Ctrl-C or SIGTERM
+    stop the run; the result (and ``config.json``) carries the status (``complete``,
+    ``interrupted`` or ``failed``), the games done and the error.
+
+    ``progress``: ``None`` shows a bar (games, games/s, ETA) on a terminal once the run has taken
+    a few seconds; ``False`` never.
+    """
+    from tqdm.auto import tqdm
+
+    from analyser.run.trust import strategy_files, trust_file
+
+    game, params, players, jobs, seed = resolve(spec)
+    # the user ran these files (resolve loaded them): this run's folder may name them to this process
+    if getattr(game, "source", None):
+        trust_file(game.source)
+    for text in spec.strategies:
+        for path in strategy_files(text):
+            trust_file(path)
+    strategies = tuple(spec.strategies)
+    rules = tuple(sorted(spec.rules.items()))
+    out = Path(out) if out is not None else None
+    if out is not None and not resume:
+        out = prepare_out(out)
+    client = _dask_client(spec) if spec.backend == "dask" else None
+    lock = store.RunLock(out).acquire() if out is not None else None
+    hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
+    try:
+        previous = read_config(out) if (resume and out is not None) else None
+        if previous:
+            _check_title(out, previous, game)
+        done = _scan_done(out, game) if previous else {}
+        run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
+        sources = runner.ship_sources(strategies) if client is not None else ()
+        title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
+
+        def job(a: int, b: int) -> BatchJob:
+            return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
+                            hang_dir, title_sources)
+
+        config = {
+            "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+            "run_id": run_id, "seed": seed,
+            "games_requested": spec.games, "games_completed": sum(b - a for a, b in done.values()),
+            "players": players, "strategies": list(strategies), "rules": params.as_dict(),
+            "rule_overrides": dict(spec.rules), "jobs": jobs, "jobs_requested": spec.jobs, "batch_size": spec.batch_size,
+            "game_timeout": spec.game_timeout, "backend": spec.backend, "scheduler": spec.scheduler,
+            "wall_seconds": 0.0, "versions": package_versions(),
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "status": "running", "error": None, "games_done": store.merge_ranges(done.values()),
+            "data_files": data_file_record(params), "layout": store.LAYOUT, "pid": os.getpid(),
+        }
+        if previous:
+            config["command"] = previous.get("command", "")
+            config["started"] = previous.get("started", config["started"])
+            config["resumed"] = list(previous.get("resumed") or []) + [
+                {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": command or "",
+                 "games_before": config["games_completed"]}]
+            config["wall_seconds"] = float(previous.get("wall_seconds") or 0.0)
+        sink = _Sink(out, config, done)
+        with _Deferred():
+            sink.save()
+        return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
+                        run_id, hang_dir)
+    finally:
+        if lock is not None:
+            lock.release()
+        shutil.rmtree(hang_dir, ignore_errors=True)
+        if client is not None:
+            _close_dask(client)
+
+
+def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
+             run_id, hang_dir) -> RunResult:
+    config = sink.config
+    t0 = time.perf_counter()
+    wall_before = config["wall_seconds"]
+    first = spec.first_game
+    missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games) if b > first]
+    config["first_game"] = first
+    errors: list[BaseException] = []
+    interrupted = False
+    total_done = config["games_completed"]
+    bar = tqdm(total=spec.games - first, initial=total_done, unit="game", desc=f"{game.id}",
+               disable=(None if progress is None else not progress), leave=False, file=sys.stderr,
+               delay=PROGRESS_DELAY, smoothing=0.1)
+
+    def keep(res: BatchResult) -> None:
+        nonlocal total_done
+        tables = batch_tables(game, params, players, strategies, res, run_id)
+        with _Deferred():
+            sink.add(res.start, res.start + res.done, tables)
+        total_done += res.done
+        bar.update(res.done)
+
+    def on_hang(info: dict) -> None:
+        """The watchdog in this process: a game ignored its time limit here, so write what is
+        finished, record the failure, and exit (the game's thread cannot be stopped)."""
+        res = info["result"]
+        res.columns = runner.to_columns(res.rows, list(ROW_FIELDS) + list(game.metric_columns))
+        res.rows = []
+        err = _hung_error(info)
+        try:
+            keep(res)
+        except Exception:
+            pass
+        _finish(config, sink, err, False, t0, wall_before)
+        print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
+              f"The {config['games_completed']} finished games were written"
+              f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
+        if sink.out is not None:
+            store.RunLock(sink.out).path.unlink(missing_ok=True)
+        os._exit(1)
+
+    start_batches: list[tuple[int, int]] = []
+    n_jobs = jobs
+    try:
+        if (spec.jobs in (None, 0) and jobs > 1 and client is None and missing and not config.get("resumed")
+                and missing[0][1] - missing[0][0] > PILOT_GAMES):
+            # A pilot batch in this process: when the whole run is short, starting workers would cost
+            # more than it saves, so the rest runs here too.  Results do not depend on it.
+            a = missing[0][0]
+            with _watchdog_here(on_hang):
+                pilot = run_batch(job(a, a + PILOT_GAMES))
+            keep(pilot)
+            if pilot.error is not None:
+                errors.append(pilot.error)
+            interrupted = pilot.interrupted
+            missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games)
+                       if b > first]
+            remaining = sum(b - a for a, b in missing)
+            if pilot.seconds / PILOT_GAMES * remaining < SMALL_RUN_SECONDS:
+                jobs = 1
+        size = spec.batch_size or config.get("batch_size")
+        if size is None and missing:
+            size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
+        config["batch_size"] = size
+        for a, b in missing:
+            start_batches += plan_batches(b, jobs, size, start=a)
+        n_jobs = max(1, min(jobs, len(start_batches))) if client is None else _dask_slots(client)
+        config["jobs"] = n_jobs
+        if not errors and not interrupted and start_batches:
+            interrupted = _dispatch(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
+                                    hang_dir)
+    except KeyboardInterrupt:
+        interrupted = True
+    except store.StoreError as e:
+        errors.append(e)
+    finally:
+        bar.close()
+    error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
+    interrupted = interrupted and error is None
+    result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
+                       tables=sink.memory_tables() if sink.out is None else None)
+    with _Deferred(deliver=False) as held:
+        try:
+            _finish(config, sink, error, interrupted, t0, wall_before)
+        except store.StoreError as e:
+            # the record could not be rewritten (disk full, read-only): the parts on disk and the
+            # last config.json written stay valid, and resume trusts the parts
+            result.error = result.error or e
+            config["status"] = "failed"
+    result.stop_requested = held.pending is not None
+    return result
+
+
+PROGRESS_DELAY = 3.0
+
+
+def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
+    config["wall_seconds"] = round(wall_before + time.perf_counter() - t0, 3)
+    complete = config["games_completed"] >= config["games_requested"] - config.get("first_game", 0)
+    config["status"] = ("failed" if error is not None else "interrupted" if interrupted or not complete
+                        else "complete")
+    config["error"] = str(error) if error is not None else None
+    config.pop("pid", None)
+    sink.save()
+
+
+def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None,
+           allowed: Allowed | None = None) -> RunResult:
+    """Continue the interrupted or failed run in ``out``: the same spec and run id, only the games
+    that have no part on disk are played, and the union equals one uninterrupted run.  A part cut
+    short by a kill is deleted and redone.  InputError for a folder that is not a run, a complete
+    run, a run from a newer version, or one another process is writing.
+
+    The folder is data: a title file or strategy file its config.json names is loaded only when
+    ``allowed`` names it (or trusts everything, or this process ran it), and a scheduler only when
+    ``allowed.scheduler`` names one; otherwise the run continues on this machine
+    (:func:`analyser.run.trust.guard_folder_config`)."""
+    out = Path(out)
+    spec = resume_spec(out, allowed or Allowed()).spec
+    return run(spec, progress=progress, command=command, out=out, resume=True)
+
+
+@dataclass
+class ResumePlan:
+    """What resuming a folder would do: its ``config`` as read, the ``spec`` to run (after the
+    trust rule, :mod:`analyser.run.trust`), and ``notes`` for the user (one line each)."""
+
+    config: dict
+    spec: RunSpec
+    notes: list[str]
+
+
+def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
+    """Read and check the run folder ``out`` for resuming: its config.json (bounded,
+    :func:`read_config`), its lock, and the trust rule, before anything is loaded; then, when the
+    command line named the run's title file from another place, that title, to check that its id
+    is the run's.  Raises InputError (one line)."""
+    out = Path(out)
+    config = read_config(out)
+    holder = store.holder_of(out)
+    if holder is not None:
+        raise InputError(f"{str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
+                         "wait for it to stop")
+    guarded = guard_folder_config(config, out, allowed)
+    store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
+    spec = spec_from_config(guarded.config)
+    if guarded.config.get("title_source") != config.get("title_source"):
+        from analyser.registry import get_game
+        _check_title(out, config, get_game(spec.game))
+    return ResumePlan(config, spec, guarded.notes)
+
+
+def _check_title(out: Path, config: dict, game) -> None:
+    if config.get("game") != game.id:
+        raise InputError(f"{str(out)!r} holds a run of {str(config.get('game'))[:40]!r}, but its title is now "
+                         f"{game.id!r} ({title_ref(game)}); give the run's own title")

@@ -1,0 +1,203 @@
+"""The run spec and its resolution: what defines a run (:class:`RunSpec`), the checks that turn it
+into a title, rules, player count, job count and seed (:func:`resolve`), and what a run records
+about itself: its id, the package versions and the data files its rules read.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import secrets
+import sys
+import threading
+import uuid
+from importlib import metadata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+
+from analyser import __version__, runner
+from analyser.core import InputError
+from analyser.registry import get_game, make_strategy
+from analyser.run.backends import check_scheduler_address
+from analyser.runner import resolve_jobs
+
+
+#: Ways to run the batches: worker processes here (``loky``, joblib's default) or a Dask cluster.
+BACKENDS = ("loky", "dask", "threading")
+#: Most games one run may ask for.
+MAX_GAMES = 10_000_000
+
+
+@dataclass
+class RunSpec:
+    """Everything that defines a run.  ``seed=None`` draws a fresh seed (recorded)."""
+
+    game: str
+    strategies: list[str]
+    players: int | None = None
+    games: int = 2000
+    seed: int | None = None
+    jobs: int | None = None
+    rules: dict[str, str] = field(default_factory=dict)
+    batch_size: int | None = None
+    game_timeout: float = 60.0
+    #: ``loky`` (worker processes on this machine) or ``dask`` (a dask.distributed cluster)
+    backend: str = "loky"
+    #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
+    scheduler: str | None = None
+    #: Play only games ``first_game`` to ``games - 1`` (a hook for the stopping rule of
+    #: :mod:`analyser.experiments.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
+    #: the same game whatever ``first_game``, so rounds concatenate into one run.
+    first_game: int = 0
+
+
+def resolve(spec: RunSpec):
+    """Validate a run spec; returns (game, params, players, jobs, seed).  Raises InputError."""
+    game = get_game(spec.game)
+    for name in game.path_options:  # a data file named relative to here must work in workers too
+        if spec.rules.get(name):
+            spec.rules[name] = str(Path(spec.rules[name]).expanduser().resolve())
+    params = game.Params.from_overrides(spec.rules)
+    if not spec.strategies:
+        from analyser.registry import default_lineup
+        raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
+                         f"{(default_lineup(game.id) or ['random'])[0]}")
+    for s in spec.strategies:
+        _try_strategy(s, spec.game, spec.game_timeout)  # fails early, in the main process, on one line
+    m = len(spec.strategies)
+    players = spec.players
+    if players is None:  # the title's usual count; the strategies cycle over the seats
+        players = max(game.default_players, min(m, game.max_players))
+    game.check_players(params, players)
+    if m > players:
+        raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
+                         f"or raise --players (up to {game.max_players})")
+    if not 0 < spec.games <= MAX_GAMES:
+        raise InputError(f"--games {spec.games} is not accepted; give a number of games from 1 to {MAX_GAMES:,}")
+    if not 0 <= spec.first_game < spec.games:
+        raise InputError(f"first game {spec.first_game} is not accepted; it must lie in 0 to {spec.games - 1}")
+    if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
+        raise InputError(f"--game-timeout {spec.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
+    if spec.backend not in BACKENDS:
+        raise InputError(f"--backend {spec.backend!r} is not accepted; choose loky or dask")
+    if spec.scheduler is not None:
+        if spec.backend != "dask":
+            raise InputError("--scheduler needs --backend dask")
+        check_scheduler_address(spec.scheduler)
+    if spec.backend == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError("--backend dask needs dask.distributed, which is not installed; "
+                             "install it with: pip install 'analyser[dask]'") from None
+    if spec.batch_size is not None and spec.batch_size <= 0:
+        raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
+    jobs = resolve_jobs(spec.jobs)
+    seed = spec.seed if spec.seed is not None else secrets.randbits(63)
+    if not 0 <= seed < 2 ** 63:  # a seed is stored as a 64-bit whole number (config, tables)
+        raise InputError(f"--seed {seed} is not accepted; give a whole number from 0 to {2 ** 63 - 1}")
+    return game, params, players, jobs, seed
+
+
+def _try_strategy(text: str, game_id: str, timeout: float) -> None:
+    """Build strategy ``text`` once, under the game time limit: InputError when it fails or does
+    not start in time.  One that also ignores the alarm is stopped by a timer that ends the
+    process with a one-line message (exit 2), since nothing else can stop it."""
+    if not (timeout and timeout > 0 and math.isfinite(timeout)):  # a bad limit is refused later, on one line
+        make_strategy(text, game_id)
+        return
+
+    def give_up():
+        print(f"analyser: error: strategy {text!r} did not start within {timeout:g} s (--game-timeout) and "
+              "ignored the stop signal", file=sys.stderr, flush=True)
+        os._exit(2)
+
+    timer = threading.Timer(timeout + runner.watchdog_grace(timeout), give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        with runner._Alarm(timeout) as alarm:
+            alarm.arm()
+            try:
+                make_strategy(text, game_id)
+            except runner._Hang:
+                raise InputError(f"strategy {text!r} did not start within {timeout:g} s (--game-timeout)") from None
+            finally:
+                alarm.disarm()
+    finally:
+        timer.cancel()
+
+
+def data_file_record(params) -> dict[str, dict[str, str]]:
+    """Every component file the rules read, with its absolute path and SHA-256, so a run can be
+    traced to the exact data it used."""
+    import hashlib
+
+    from analyser.safeio import read_bytes
+    files = params.data_files() if hasattr(params, "data_files") else {}
+    out = {}
+    for name, path in files.items():
+        try:
+            digest = hashlib.sha256(read_bytes(path, f"{name} file")).hexdigest()  # bounded, regular files only
+        except InputError:
+            digest = "unreadable"
+        out[name] = {"path": str(Path(path).resolve()), "sha256": digest}
+    return out
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and the libraries a run depends on (read from package metadata, so
+    nothing is imported just to ask)."""
+    out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
+           "pandas": pd.__version__, "joblib": joblib.__version__,
+           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
+    try:
+        import pyarrow
+        out["pyarrow"] = pyarrow.__version__
+    except ImportError:
+        pass
+    return out
+
+
+def new_run_id(game_id: str, seed: int) -> str:
+    """A run id unique to one run: ``<game>-<seed>-<8 hex digits>`` (the seed stays in its own
+    column; a resumed run keeps its id)."""
+    return f"{game_id}-{seed}-{uuid.uuid4().hex[:8]}"
+
+
+def spec_from_config(config: dict) -> RunSpec:
+    """The RunSpec a config.json records (for resume).  The config comes from a folder, so each
+    field is checked for its type first: InputError (one line naming the field) otherwise.  Pass
+    the config through :func:`analyser.run.trust.guard_folder_config` first: this function loads
+    nothing, but the spec it returns names the files a run would load."""
+    def field(name, kinds, default=None, required=False):
+        value = config.get(name, default)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise InputError(f"config.json: the field {name!r} is not what a run writes there; it is not a run "
+                             "that can be resumed")
+        return value
+
+    strategies = field("strategies", list, required=True)
+    if not strategies or len(strategies) > 1000 or not all(isinstance(s, str) for s in strategies):
+        raise InputError("config.json: the field 'strategies' is not a list of strategy specs; it is not a run "
+                         "that can be resumed")
+    rules = field("rule_overrides", dict) or {}
+    if not all(isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+               for k, v in rules.items()):
+        raise InputError("config.json: the field 'rule_overrides' is not a map of rule options to values; it is "
+                         "not a run that can be resumed")
+    return RunSpec(game=field("title_source", str) or field("game", str, required=True),
+                   strategies=list(strategies), players=field("players", int),
+                   games=field("games_requested", int, required=True), seed=field("seed", int, required=True),
+                   jobs=field("jobs_requested", int, 0), rules=dict(rules),
+                   batch_size=field("batch_size", int), first_game=field("first_game", int) or 0,
+                   game_timeout=float(field("game_timeout", (int, float), 60.0)),
+                   backend=field("backend", str) or "loky", scheduler=field("scheduler", str))

@@ -1,0 +1,255 @@
+"""The tournament's meta-game (analyser/metagame.py): equilibria with exact known answers, Nash
+averaging, cycles, and the acceptance checks through `analyser tournament` on a
+rock-paper-scissors title (tests/rps_title.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyser import metagame as mg
+from analyser.cli import cli
+
+RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)  # rock, paper, scissors
+RPS_FILE = str(Path(__file__).with_name("rps_title.py"))
+TOY_FILE = str(Path(__file__).with_name("toy_title.py"))
+
+
+def spec(name: str) -> str:
+    return f"{RPS_FILE}:{name}"
+
+
+# --------------------------------------------------------------------------------------------
+# Small matrices with known answers
+# --------------------------------------------------------------------------------------------
+
+def test_matching_pennies_is_half_and_half_with_value_0():
+    x, y, v = mg.solve_zero_sum([[1, -1], [-1, 1]])
+    assert x == pytest.approx([0.5, 0.5]) and y == pytest.approx([0.5, 0.5])
+    assert v == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_mixed_2x2_game_has_its_textbook_solution():
+    # row mix (x, 1-x) equalises the columns: 3x - (1-x) = -2x + (1-x), so x = 2/7, value 1/7;
+    # column mix (y, 1-y) equalises the rows: 3y - 2(1-y) = -y + (1-y), so y = 3/7
+    x, y, v = mg.solve_zero_sum([[3, -2], [-1, 1]])
+    assert x == pytest.approx([2 / 7, 5 / 7]) and y == pytest.approx([3 / 7, 4 / 7]) and v == pytest.approx(1 / 7)
+
+
+def test_a_3x3_game_with_a_saddle_point_has_a_pure_equilibrium():
+    # row minima 2, -1, 1 (maximin 2 at row 0); column maxima 5, 2, 3 (minimax 2 at column 1)
+    x, y, v = mg.solve_zero_sum([[4, 2, 3], [1, 0, -1], [5, 1, 2]])
+    assert x == pytest.approx([1, 0, 0], abs=1e-7) and y == pytest.approx([0, 1, 0], abs=1e-7)
+    assert v == pytest.approx(2.0)
+
+
+def test_rock_paper_scissors_is_one_third_each_by_lp_and_by_replicator():
+    assert mg.max_entropy_nash(RPS) == pytest.approx([1 / 3] * 3)
+    x, y, v = mg.solve_zero_sum(RPS)
+    assert x == pytest.approx([1 / 3] * 3) and v == pytest.approx(0.0, abs=1e-12)
+    p, eps = mg.replicator(lambda q: RPS @ q, 3)
+    assert p == pytest.approx([1 / 3] * 3) and eps == pytest.approx(0.0, abs=1e-9)
+    assert mg.nash_average(RPS, [1 / 3] * 3) == pytest.approx([0, 0, 0], abs=1e-12)
+
+
+def test_a_dominated_strategy_gets_no_weight_and_a_negative_nash_average():
+    # rock, paper, scissors and a fourth that loses to all three
+    a = np.zeros((4, 4))
+    a[:3, :3] = RPS
+    a[3, :3], a[:3, 3] = -1, 1
+    p = mg.max_entropy_nash(a)
+    assert p == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0], abs=1e-7)
+    assert mg.nash_average(a, p) == pytest.approx([0, 0, 0, -1], abs=1e-7)
+
+
+def test_a_transitive_3x3_game_has_a_pure_equilibrium_on_the_best():
+    a = np.array([[0, 0.2, 0.3], [-0.2, 0, 0.1], [-0.3, -0.1, 0]])
+    p = mg.max_entropy_nash(a)
+    assert p == pytest.approx([1, 0, 0], abs=1e-7)
+    assert mg.nash_average(a, p) == pytest.approx([0, -0.2, -0.3])
+    p, eps = mg.replicator(lambda q: a @ q, 3)
+    assert p[0] > 1 - mg.SUPPORT and eps < 1e-6
+
+
+def test_maximum_entropy_shares_a_weight_between_exact_copies():
+    # rock twice: the equilibria are (a, b, 1/3, 1/3) with a + b = 1/3; maximum entropy splits it
+    a = np.zeros((4, 4))
+    a[:3, :3] = RPS
+    a[3, :3], a[:3, 3] = RPS[0], RPS[:, 0]
+    p = mg.max_entropy_nash(a)
+    assert p == pytest.approx([1 / 6, 1 / 3, 1 / 3, 1 / 6], abs=1e-6)
+    assert mg.nash_average(a, p) == pytest.approx([0, 0, 0, 0], abs=1e-6)  # as without the copy
+
+
+def test_identical_strategies_and_a_single_strategy_are_finite():
+    assert mg.max_entropy_nash(np.zeros((3, 3))) == pytest.approx([1 / 3] * 3)
+    assert mg.max_entropy_nash([[0.0]]) == pytest.approx([1.0])
+    p, eps = mg.replicator(lambda q: np.zeros(1), 1)
+    assert p == pytest.approx([1.0]) and eps == 0.0
+
+
+def test_bad_matrices_are_refused():
+    with pytest.raises(ValueError, match="antisymmetric"):
+        mg.max_entropy_nash([[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match="non-finite"):
+        mg.solve_zero_sum([[0, np.nan], [1, 0]])
+    with pytest.raises(ValueError, match="shape"):
+        mg.solve_zero_sum(np.zeros((0, 2)))
+
+
+def test_replicator_time_average_finds_the_equilibrium_of_an_uneven_cycle():
+    # margins 0.1, 0.2, 0.3: the path circles the equilibrium; its average is the equilibrium
+    a = np.array([[0, -0.1, 0.2], [0.1, 0, -0.3], [-0.2, 0.3, 0]])
+    exact = mg.max_entropy_nash(a)
+    assert exact == pytest.approx([0.5, 1 / 3, 1 / 6])  # each weight proportional to the opposite margin
+    p, eps = mg.replicator(lambda q: a @ q, 3)
+    assert p == pytest.approx(exact, abs=5e-3) and eps < 1e-3
+
+
+def test_table_payoffs_weigh_each_table_by_its_opponents_weights():
+    members = np.array([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
+    shares = np.array([[0.1, -0.2, 0.1], [0.3, 0.0, -0.3], [-0.1, 0.2, -0.1], [0.2, -0.1, -0.1]])
+    x = np.array([0.4, 0.3, 0.2, 0.1])
+    u = mg.table_payoffs(x, members, shares, floor=0.0)
+    # strategy 0 meets (1, 2) with weight .3 * .2, (1, 3) with .3 * .1, (2, 3) with .2 * .1
+    assert u[0] == pytest.approx((0.06 * 0.1 + 0.03 * 0.3 + 0.02 * -0.1) / 0.11)
+    # strategy 3 meets (0, 1) with .12, (0, 2) with .08, (1, 2) with .06
+    assert u[3] == pytest.approx((0.12 * -0.3 + 0.08 * -0.1 + 0.06 * -0.1) / 0.26)
+    # a uniform mix weighs the tables equally
+    assert mg.table_payoffs(np.ones(4) / 4, members, shares)[2] == pytest.approx((0.1 + 0.2 - 0.1) / 3)
+
+
+def test_replicator_on_tables_of_three_finds_a_dominant_strategy():
+    members = np.array([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
+    shares = np.array([[1, 0, 0], [1, 0, 0], [1, 0, 0], [1 / 3, 1 / 3, 1 / 3]]) - 1 / 3  # 0 wins every table
+    p, eps = mg.replicator(lambda q: mg.table_payoffs(q, members, shares), 4)
+    assert p[0] > 1 - mg.SUPPORT and eps < 1e-6
+
+
+def test_cycles_are_found_once_with_their_weakest_link():
+    beats = np.array([[np.nan, 0.3, 0.8], [0.7, np.nan, 0.4], [0.2, 0.6, np.nan]])
+    low = beats - 0.15
+    found = mg.cycles(beats, low)
+    assert [c["cycle"] for c in found] == [(0, 2, 1)]  # 0 beats 2, 2 beats 1, 1 beats 0
+    assert found[0]["weakest"] == pytest.approx(0.6) and not found[0]["clear"]  # 0.6 - 0.15 is not above 1/2
+    assert mg.cycles(beats, beats - 0.05)[0]["clear"]
+    transitive = np.array([[np.nan, 0.7, 0.8], [0.3, np.nan, 0.6], [0.2, 0.4, np.nan]])
+    assert mg.cycles(transitive) == []
+
+
+# --------------------------------------------------------------------------------------------
+# Through `analyser tournament`
+# --------------------------------------------------------------------------------------------
+
+def tournament(runner, tmp_path, name, specs, *extra):
+    out = tmp_path / name
+    res = runner.invoke(cli, ["tournament", RPS_FILE, *[a for s in specs for a in ("-s", s)], "--jobs", "1",
+                              "--out", str(out), *extra])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(out / "metagame.csv").set_index("strategy")
+    return res, out, table, json.loads((out / "findings.json").read_text())
+
+
+def test_a_known_cycle_is_found(runner, tmp_path):
+    specs = [spec("rock"), spec("paper"), spec("scissors")]
+    res, out, table, found = tournament(runner, tmp_path, "rps", specs, "--games", "60", "--seed", "4")
+    assert table["weight"].to_numpy() == pytest.approx([1 / 3] * 3, abs=1e-7)
+    assert (table["weight_low"] <= 1 / 3 + 1e-7).all() and (table["weight_high"] >= 1 / 3 - 1e-7).all()
+    cycle = next(f for f in found if f["topic"] == "cycle")
+    assert cycle["strength"] == "clear" and "Rock-paper-scissors cycle" in cycle["sentence"]
+    assert {f["topic"]: f["strength"] for f in found} == {"dominant": "none found", "cycle": "clear",
+                                                          "unused": "none found"}
+    assert "Rock-paper-scissors cycle" in res.output and "Meta-game" in res.output
+    page = (out / "index.html").read_text()
+    assert "<h2>Findings</h2>" in page and page.index("Findings") < page.index("Meta-game")
+    assert (out / "metagame.png").stat().st_size > 0
+
+
+def test_a_noisy_cycle_has_one_third_within_its_intervals(runner, tmp_path):
+    specs = [spec("rock"), spec("paper"), spec("scissors")]
+    _, _, table, found = tournament(runner, tmp_path, "noisy", specs, "--games", "1500", "--seed", "2",
+                                    "--rule", "tremble=0.2")
+    assert (table["weight"] - 1 / 3).abs().max() < 0.05
+    assert (table["weight_low"] < 1 / 3).all() and (table["weight_high"] > 1 / 3).all()
+    assert (table["weight_high"] - table["weight_low"]).min() > 0  # noisy: real intervals
+    assert next(f for f in found if f["topic"] == "cycle")["strength"] == "clear"
+
+
+def test_a_copy_does_not_sway_nash_averaging_but_moves_bradley_terry(runner, tmp_path):
+    three = [spec("rock"), spec("paper"), spec("scissors")]
+    _, out3, t3, _ = tournament(runner, tmp_path, "three", three, "--games", "60", "--seed", "4")
+    _, out4, t4, _ = tournament(runner, tmp_path, "four", three + [spec("stone")], "--games", "120", "--seed", "4")
+    for s in three:
+        assert t3.loc[s, "nash_average_pp_low"] - 1e-9 <= t4.loc[s, "nash_average_pp"] <= t3.loc[s, "nash_average_pp_high"] + 1e-9
+    assert t4["nash_average_pp"].abs().max() < 1e-6
+    # the copy shares rock's weight
+    assert t4.loc[spec("rock"), "weight"] == pytest.approx(1 / 6, abs=1e-6)
+    assert t4.loc[spec("stone"), "weight"] == pytest.approx(1 / 6, abs=1e-6)
+    # Bradley-Terry: paper now beats two rocks, and its rating leaves its earlier interval
+    r3 = pd.read_csv(out3 / "ranking.csv").set_index("strategy")
+    r4 = pd.read_csv(out4 / "ranking.csv").set_index("strategy")
+    assert r4.loc[spec("paper"), "rating"] > r3.loc[spec("paper"), "rating_high"] + 0.5
+
+
+def test_jobs_do_not_change_the_meta_game(runner, tmp_path):
+    players = 3  # the replicator path; the two-seat path is a deterministic function of the same games
+    specs = [f"{TOY_FILE}:fixed:k={k}" for k in (2, 5, 4, 6)]
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}"
+        args = ["tournament", TOY_FILE, *[a for s in specs for a in ("-s", s)], "--players", str(players),
+                "--games", "240", "--seed", "9", "--jobs", jobs, "--out", str(out), "-q"]
+        res = runner.invoke(cli, args)
+        assert res.exit_code == 0, res.output
+        outs.append(out)
+    for name in ("metagame.csv", "empirical_game.csv", "findings.json"):
+        assert (outs[0] / name).read_text() == (outs[1] / name).read_text(), name
+    table = pd.read_csv(outs[0] / "metagame.csv")
+    assert table["strategy"].iloc[0].endswith("k=6")  # the strongest has the best Nash average
+
+
+def _finite(table: pd.DataFrame) -> bool:
+    nums = table.select_dtypes("number").to_numpy()
+    return bool(np.isfinite(nums).all())
+
+
+def test_a_strategy_that_never_wins_gives_finite_output(runner, tmp_path):
+    res, out, table, found = tournament(runner, tmp_path, "never", [spec("rock"), spec("paper")], "--games", "20")
+    assert _finite(table) and "nan" not in res.output.lower()
+    assert table.loc[spec("paper"), "weight"] == pytest.approx(1.0)
+    assert table.loc[spec("rock"), "nash_average_pp"] == pytest.approx(-50.0)
+    dominant = next(f for f in found if f["topic"] == "dominant")
+    assert dominant["strength"] == "clear" and dominant["sentence"].startswith(spec("paper"))
+
+
+def test_identical_strategies_give_finite_output(runner, tmp_path):
+    res, out, table, found = tournament(runner, tmp_path, "same", [spec("rock"), spec("stone")], "--games", "20")
+    assert _finite(table) and "nan" not in res.output.lower()
+    assert table["weight"].to_numpy() == pytest.approx([0.5, 0.5])
+    assert table["nash_average_pp"].to_numpy() == pytest.approx([0.0, 0.0])
+    assert {f["topic"]: f["strength"] for f in found}["unused"] == "none found"
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", (out / "index.html").read_text())
+    assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+
+
+def test_a_single_strategy_is_one_line_exit_2(runner):
+    res = runner.invoke(cli, ["tournament", RPS_FILE, "-s", spec("rock"), "--games", "10", "--jobs", "1"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = [l for l in res.output.splitlines() if l.strip()]
+    assert len(lines) == 1 and "at least two different --strategy" in lines[0]
+
+
+def test_findings_have_the_generic_shape(runner, tmp_path):
+    _, _, _, found = tournament(runner, tmp_path, "shape", [spec("rock"), spec("paper"), spec("scissors")],
+                                "--games", "30")
+    for f in found:
+        assert set(f) == {"topic", "sentence", "strength", "evidence", "threshold"}
+        assert f["strength"] in ("clear", "possible", "none found")
+        assert set(f["evidence"]) == {"figure", "interval"} and f["threshold"]
+        assert not any(isinstance(v, float) and math.isnan(v) for v in f.values())
