@@ -255,10 +255,15 @@ def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "
                   score_unit: str = "points") -> pd.DataFrame:
     """The (figure, value) table of :func:`designer_table` from its three parts: the
     :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records."""
+    from analyser.analysis import percent, percent_ci
+
+    def rate(value, low, high):  # decimals from the interval (analysis.decimals)
+        return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
+
     rows = []
-    rows.append(("tie rate (shared wins)", f"{100 * d['tie_rate']:.1f}% (95% CI {100 * d['tie_low']:.1f}-{100 * d['tie_high']:.1f}%)"))
+    rows.append(("tie rate (shared wins)", rate(d["tie_rate"], d["tie_low"], d["tie_high"])))
     rows.append((f"close games (top two within 1 {_one(score_unit)})",
-                 f"{100 * d['close_rate']:.1f}% (95% CI {100 * d['close_low']:.1f}-{100 * d['close_high']:.1f}%)"))
+                 rate(d["close_rate"], d["close_low"], d["close_high"])))
     if dr is None:
         rows.append(("drama", "not recorded by this title (no score trace)"))
     else:
@@ -275,6 +280,7 @@ def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "
     elif ls["skill_share"] != ls["skill_share"]:  # nan: no score varies within a game
         rows.append(("skill share", "n/a (the scores never differ within a game)"))
     else:
-        rows.append(("skill share (partial eta squared)", f"{100 * ls['skill_share']:.1f}% (95% CI "
-                     f"{100 * ls['skill_low']:.1f}-{100 * ls['skill_high']:.1f}%); luck share {100 * ls['luck_share']:.1f}%"))
+        rows.append(("skill share (partial eta squared)",
+                     f"{rate(ls['skill_share'], ls['skill_low'], ls['skill_high'])}; luck share "
+                     f"{percent(ls['luck_share'], ls['skill_low'], ls['skill_high'])}"))
     return pd.DataFrame(rows, columns=["figure", "value"])
