@@ -256,12 +256,13 @@ def _finite(*values) -> bool:
 
 
 def _percent(value: float, low: float, high: float, none: str) -> str:
-    """``12.3% (95% CI 10.1-14.6%)``; ``none`` (what the data lacks) when the value is not a
+    """``12.3% (95% CI 10.1-14.6%)``, with the decimals the interval calls for
+    (:func:`analyser.analysis.decimals`); ``none`` (what the data lacks) when the value is not a
     number, ``(95% CI n/a)`` when only the interval is not: never "nan"."""
+    from analyser.analysis import percent, percent_ci
     if not _finite(value):
         return none
-    ci = f"{100 * low:.1f}-{100 * high:.1f}%" if _finite(low, high) else "n/a"
-    return f"{100 * value:.1f}% (95% CI {ci})"
+    return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
 
 
 def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "steps",
@@ -270,6 +271,8 @@ def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "
     :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records.  A figure the
     data cannot give (no game with a single winner, no score difference within a game) says
     why instead of showing "nan"."""
+    from analyser.analysis import percent
+
     rows = []
     no_games = "n/a (no games)"
     rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
@@ -296,5 +299,5 @@ def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "
     else:
         rows.append(("skill share (partial eta squared)",
                      _percent(ls["skill_share"], ls["skill_low"], ls["skill_high"], "n/a")
-                     + f"; luck share {100 * ls['luck_share']:.1f}%"))
+                     + f"; luck share {percent(ls['luck_share'], ls['skill_low'], ls['skill_high'])}"))
     return pd.DataFrame(rows, columns=["figure", "value"])

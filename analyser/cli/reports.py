@@ -122,7 +122,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
 
 
 def _print_part(part, summary, methods) -> None:
-    from analyser.analysis import format_table
+    from analyser.analysis import format_table, percent
 
     players = part.players
     win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
@@ -146,7 +146,7 @@ def _print_part(part, summary, methods) -> None:
     click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
                                         "mean_score", "score_low", "score_high"]]).to_string(index=False))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
-    line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
+    line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
         line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
                  f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
