@@ -153,7 +153,7 @@ def _reproduce_line(folder) -> str:
     import html
     import re
     page = (folder / "index.html").read_text()
-    return html.unescape(re.search(r"<h2>Reproduce</h2>\s*<pre>(.*?)</pre>", page, re.S).group(1))
+    return html.unescape(re.search(r"<h2[^>]*>Reproduce</h2>\s*<pre>(.*?)</pre>", page, re.S).group(1))
 
 
 def test_the_reports_reproduce_command_is_complete_and_plays_the_same_games(runner, tmp_path):

@@ -99,8 +99,8 @@ def rules(game, show_path):
 
     \b
     Examples:
-      analyser rules dao
-      analyser rules dao --path
+      analyser rules GAME
+      analyser rules GAME --path
       analyser rules ./my-game
     """
     from analyser.registry import get_game, rules_page, rules_page_location

@@ -65,7 +65,7 @@ def _version_key(v: str) -> tuple:
 def default_out(game_id: str, parent: str | Path = "reports") -> Path:
     """``reports/<game>-<timestamp>`` under the current directory (or ``<parent>/<game>-<timestamp>``):
     a new folder every time (``-2``, ``-3`` ... when one of that second exists), so a default
-    output never replaces an earlier one.  ``game_id`` may carry the command (``dao-sweep``)."""
+    output never replaces an earlier one.  ``game_id`` may carry the command (``GAME-sweep``)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     base = Path(parent) / f"{game_id}-{stamp}"
     p, k = base, 1
