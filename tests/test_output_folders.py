@@ -117,3 +117,17 @@ def test_a_report_of_a_results_file_goes_to_a_new_folder_not_beside_the_file(run
     r = run(runner, "report", "r/results.csv")
     assert r.exit_code == 0 and r.stderr.startswith("Rebuilding the report in r (")
     assert len(list((tmp_path / "reports").iterdir())) == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["sweep", "dao", "-s", "threshold:limit=9..4", "-s", "greedy"],
+    ["tournament", "dao", "-s", "greedy"],
+    ["compare", "dao", "-s", "no-such-strategy", "--a", "bust_limit=10", "--b", "bust_limit=12"],
+])
+def test_a_refused_experiment_leaves_no_folder_behind(runner, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    r = run(runner, *args)
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())
+    r = run(runner, *args, "--out", "mine")
+    assert r.exit_code == 2 and not (tmp_path / "mine").exists()

@@ -50,13 +50,22 @@ def _prepare(out, default: str, kind: str, quiet: bool, parent="reports") -> Pat
     that holds another kind of output, anything else, or cannot be written."""
     from analyser.run import default_out, describe_output, prepare_out, previous_output
 
-    if out is None:
-        return prepare_out(default_out(default, parent), kind=kind)
-    previous = previous_output(out)
-    folder = prepare_out(out, kind=kind)
+    target = default_out(default, parent) if out is None else Path(out)
+    fresh = not target.exists()
+    previous = previous_output(target) if out is not None else None
+    folder = prepare_out(target, kind=kind)
     if previous is not None:
         click.echo(f"Replacing {describe_output(previous, folder)}.", err=True)
+    if fresh:  # made here: gone again if the command stops before writing anything (a bad -s, say)
+        click.get_current_context().call_on_close(lambda: _drop_if_empty(folder))
     return folder
+
+
+def _drop_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()  # only an empty folder
+    except OSError:
+        pass
 
 
 def _common_run_options(f):
