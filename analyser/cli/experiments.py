@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _command_line, _strip_specs, cli
-from analyser.core import InputError, parse_key_values
+from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
 EPILOG_SWEEP = """\b
@@ -30,25 +30,60 @@ The cells are ranked by the win rate of the first -s with a varied parameter (el
 """
 
 
-def _where(error) -> str:
-    """`` (game i, game seed s)`` for a failure that names its game, to replay it with `play`."""
+def _where(error, game: str, game_timeout: float) -> str:
+    """`` (game i, game seed s; replay it with ...)`` for a failure that names its game: the
+    `play` command that replays it (with the run's --game-timeout when the game hung)."""
+    import shlex
     index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
-    return f" (game {index}, game seed {seed}; replay it with analyser play --seed {seed})" if seed is not None else ""
+    if seed is None:
+        return ""
+    hung = getattr(error, "kind", None) == "hung"
+    limit = f" --game-timeout {game_timeout:g}" if hung or game_timeout != GAME_TIMEOUT else ""
+    return (f" (game {index}, game seed {seed}" + (f", limit --game-timeout {game_timeout:g} s" if hung else "")
+            + f"; replay it with analyser play {shlex.quote(game)} --seed {seed}{limit} and that game's lineup "
+              "as -s)")
+
+
+def _prepare(out, default: str, kind: str, quiet: bool, parent="reports") -> Path:
+    """The output folder of an experiment: ``--out`` (new, empty, or an earlier output of the
+    same ``kind``, which is replaced, said on one line even under --quiet), else a new
+    timestamped folder ``<parent>/<default>-<timestamp>``; InputError (one line) for a folder
+    that holds another kind of output, anything else, or cannot be written."""
+    from analyser.run import default_out, describe_output, prepare_out, previous_output
+
+    target = default_out(default, parent) if out is None else Path(out)
+    fresh = not target.exists()
+    previous = previous_output(target) if out is not None else None
+    folder = prepare_out(target, kind=kind)
+    if previous is not None:
+        click.echo(f"Replacing {describe_output(previous, folder)}.", err=True)
+    if fresh:  # made here: gone again if the command stops before writing anything (a bad -s, say)
+        click.get_current_context().call_on_close(lambda: _drop_if_empty(folder))
+    return folder
+
+
+def _drop_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()  # only an empty folder
+    except OSError:
+        pass
 
 
 def _common_run_options(f):
     for dec in reversed([
         click.option("-p", "--players", type=int, default=None, help="Number of seats."),
-        click.option("--seed", type=int, default=None, help="Root seed (default: fresh, recorded)."),
+        click.option("--seed", type=int, default=None, callback=_root_seed,
+                     help="Root seed (default: fresh, recorded)."),
         click.option("-j", "--jobs", type=int, default=0, show_default=True,
                      help="Worker processes; 0 = all cores. Results do not depend on it."),
         click.option("-o", "--out", default=None, metavar="DIR",
-                     help="Output folder (new, empty, or an earlier analyser output, which is replaced)."),
+                     help="Output folder (new, empty, or an earlier output of the same command, which is "
+                          "replaced). Default: reports/<game>-<command>-<timestamp>."),
         click.option("--until-ci", type=float, default=None, metavar="W",
                      help="Stop once every reported win-rate 95% interval is at most W wide, at round ends "
                           "fixed in advance (--games is the most played)."),
         click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic)."),
-        click.option("--game-timeout", type=float, default=60.0, show_default=True,
+        click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
                      help="Seconds one game may take before its strategy is reported as hung."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables."),
     ]):
@@ -77,11 +112,12 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     """
     from analyser.experiments import stopping
     from analyser.registry import get_game, title_ref
-    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
+    if not no_report:
+        _check_plotting()
     g = get_game(game)
-    out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
+    out = _prepare(out, g.id + "-sweep", "sweep", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), players=players,
                      games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
                      game_timeout=game_timeout)
@@ -93,9 +129,10 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
     """Play (or resume, or with ``play=False`` only read) the sweep into ``out``, write its
     files and report into ``target`` (default ``out``), print its best cells, and return the exit
     code."""
-    from analyser.experiments.sweep import display_cells, run_sweep, write_sweep
+    from analyser.experiments.sweep import run_sweep, write_sweep
 
-    res = run_sweep(**arguments, progress=not quiet and play, command=command, out=out, resume=resume, play=play)
+    res = run_sweep(**arguments, progress=False if quiet or not play else None, command=command, out=out,
+                    resume=resume, play=play)
     target = _elsewhere(res.config, out, target)
     code = _write(lambda: write_sweep(res, target, report=not no_report), res.config, out)
     if code is not None:
@@ -111,11 +148,16 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            click.echo(format_table(display_cells(f[cols].head(15)), digits=1).to_string(index=False))
+            from analyser.experiments import sweep as sweepmod
+            shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)
+            click.echo(format_table(sweepmod.display_cells(shown[cols]), digits=1).to_string(index=False))
+            if len(shown) < len(f):
+                click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
+                           "cells.csv and the report have all)")
         click.echo(f"\nCells: {target / 'cells.csv'}\nGames: {target / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
-    return _outcome(res.config, res.error, res.interrupted, out, "cells") if play else 0
+    return _outcome(res.config, res.error, res.interrupted, out, "cells", arguments) if play else 0
 
 
 def _elsewhere(config: dict, out: Path, target: Path | None) -> Path:
@@ -150,17 +192,20 @@ def _write(write, config: dict, out: Path) -> int | None:
     return None
 
 
-def _outcome(config: dict, error, interrupted: bool, out: Path, what: str) -> int:
+def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None) -> int:
     """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
     Ctrl-C, 143 for SIGTERM; 0 when it is complete."""
+    from analyser.run import resume_command
     from analyser.run.backends import stop_exit_code
 
     cells = config.get("cells") or []
     done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
-    again = f"continue with: analyser resume {shlex.quote(str(out))}"
+    again = f"continue with: {resume_command(out, config)}"
     if error is not None:
         from analyser.run import WorkerDied
-        replay = _where(error)
+        arguments = arguments or {}
+        replay = _where(error, str(arguments.get("game_id") or config.get("game") or "GAME"),
+                        float(arguments.get("game_timeout") or GAME_TIMEOUT))
         text = ("a worker process died (killed, or out of memory) and the games it was playing were lost"
                 if isinstance(error, WorkerDied) else str(error))
         click.echo(f"analyser: error: {text}{replay}. The finished games were written to {out} ({done} of "
@@ -203,11 +248,11 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     """
     from analyser.experiments import stopping
     from analyser.registry import get_game, title_ref
-    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
+    _check_plotting()
     g = get_game(game)
-    out = prepare_out(out) if out is not None else default_out(g.id + "-tournament")
+    out = _prepare(out, g.id + "-tournament", "tournament", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
                      jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
@@ -220,7 +265,8 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
     ``target`` (default ``out``), print the ranking, and return the exit code."""
     from analyser.experiments.tournament import run_tournament, write_tournament
 
-    t = run_tournament(**arguments, progress=not quiet and play, command=command, out=out, resume=resume, play=play)
+    t = run_tournament(**arguments, progress=False if quiet or not play else None, command=command, out=out,
+                       resume=resume, play=play)
     target = _elsewhere(t.config, out, target)
     code = _write(lambda: write_tournament(t, target), t.config, out)
     if code is not None:
@@ -237,7 +283,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
             from analyser import metagame
             click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         click.echo(f"\nReport: {target / 'index.html'}")
-    return _outcome(t.config, t.error, t.interrupted, out, "tables") if play else 0
+    return _outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
 
 
 @cli.command()
@@ -251,9 +297,12 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
-@click.option("--seed", type=int, default=None, help="Root seed of both sides (default: fresh, recorded).")
+@click.option("--seed", type=int, default=None, callback=_root_seed,
+              help="Root seed of both sides (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
-@click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier comparison, which is replaced). Default: "
+                   "reports/<game>-compare-<timestamp>, or <game>-compare-<timestamp> beside RUN_A.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
@@ -279,8 +328,9 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser.experiments import compare as cmpmod
     from analyser.registry import game_ids
     from analyser.results import trust_title_file
-    from analyser.run import RunSpec, check_writable, default_out, prepare_out
+    from analyser.run import RunSpec
 
+    _check_plotting()
     if title_file:
         trust_title_file(title_file)
     first = targets[0]
@@ -289,10 +339,17 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
+        if out is not None:  # checked before the runs are read
+            target = Path(out).resolve()
+            for run_dir in targets:
+                if target == Path(run_dir).resolve() or target in Path(run_dir).resolve().parents:
+                    raise InputError(f"--out {out!r} holds the run {run_dir!r} being compared; choose another folder")
+            out_dir = _prepare(out, "", "compare", quiet)
         from analyser.run import trusting
         with trusting(trust):
             cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
-        default = Path(targets[0]).parent / "compare"
+        if out is None:  # a new folder beside RUN_A: an earlier comparison there is kept
+            out_dir = _prepare(None, f"{cmp.config['game']}-compare", "compare", quiet, parent=Path(targets[0]).parent)
     elif len(targets) == 1:
         if trust:
             raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
@@ -313,12 +370,10 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                      rules=ra)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb)
-        out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
+        out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
         return _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line())
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
-    out_dir = prepare_out(out) if out is not None else default
-    check_writable(out_dir)
     return _compare_finish(cmp, out_dir, quiet)
 
 
@@ -330,13 +385,14 @@ def _compare_played(specs: dict, out: Path, *, quiet: bool, command: str, resume
     from analyser.run import RunSpec
 
     sa, sb = (s if isinstance(s, RunSpec) else RunSpec(**s) for s in (specs["a"], specs["b"]))
-    cmp = cmpmod.compare_specs(sa, sb, command=command, progress=not quiet and play, out=out, resume=resume,
-                               play=play)
+    cmp = cmpmod.compare_specs(sa, sb, command=command, progress=False if quiet or not play else None, out=out,
+                               resume=resume, play=play)
     if cmp.status != "complete":
         if not play:
             raise InputError(f"{str(out)!r} holds a comparison whose sides are not complete (status "
                              f"{cmp.status}); finish it with: analyser resume {shlex.quote(str(out))}")
-        return _outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides")
+        return _outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides", {"game_id": sa.game,
+                                                                             "game_timeout": sa.game_timeout})
     return _compare_finish(cmp, _elsewhere(cmp.config, out, target), quiet, source=out)
 
 

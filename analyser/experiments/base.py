@@ -215,7 +215,8 @@ class Experiment:
                 config["resumed"] = list(config.get("resumed") or []) + [
                     {"at": now, "command": command, "games_before": int(config.get("games_completed") or 0)}]
         else:
-            out = prepare_out(out)
+            from analyser.run.folders import KIND_NAMES
+            out = prepare_out(out, kind=kind if kind in KIND_NAMES else "run")
             shared = cells[0].spec
             config = {"kind": kind, "command": command, **(fields or {}),
                       "status": "running", "error": None, "started": now,

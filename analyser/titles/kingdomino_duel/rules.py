@@ -1,6 +1,6 @@
 """Kingdomino Duel: draft dice, draw dominoes into your kingdom, race for spells.
 
-The rules page is ``docs/rules/kingdomino-duel.md``; this module implements it.  No pandas or
+The rules page is ``rules.md`` (``analyser rules kingdomino-duel``); this module implements it.  No pandas or
 matplotlib here: figures live in :mod:`.figures`, the text drawing in :mod:`.render`.
 
 Rules implemented
@@ -383,7 +383,7 @@ def load_components(path: str = "") -> Components:
 
 @dataclass(frozen=True)
 class KingdominoParams(Params):
-    """Rule options of Kingdomino Duel (docs/rules/kingdomino-duel.md).  Defaults: the rules
+    """Rule options of Kingdomino Duel (rules.md).  Defaults: the rules
     write-up, and our rulings where it is silent."""
 
     components: str = option(
@@ -971,7 +971,7 @@ def _roll(comp: Components, rng) -> list:
 
 
 class KingdominoDuel(Game):
-    """The Kingdomino Duel forward model (docs/rules/kingdomino-duel.md).  See the module docstring."""
+    """The Kingdomino Duel forward model (rules.md).  See the module docstring."""
 
     id = "kingdomino-duel"
     name = "Kingdomino Duel"
