@@ -345,21 +345,23 @@ class Experiment:
     # ----------------------------------------------------------------------------------------
 
     def play(self, *, jobs: int, games: int, players: int, until_ci: float | None = None,
-             measure=None, progress: bool = False, desc: str = "", what: str = "cells") -> Outcome:
+             measure=None, progress: bool | None = False, desc: str = "", what: str = "cells") -> Outcome:
         """Play every cell to ``games`` (with ``until_ci``: in the rounds of the stopping rule,
         ``measure(b)`` giving the widest interval over games ``0`` to ``b - 1``, read with
-        :meth:`results`).  ``jobs``: worker processes.  Returns the :class:`Outcome`; the record
-        says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
+        :meth:`results`).  ``jobs``: worker processes; ``progress``: True shows a bar (games of
+        all cells), None only on a terminal, False never.  Returns the :class:`Outcome`; the
+        record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
         from analyser.run.backends import WorkerDied, _Deferred, sigterm_raises, stop_exit_code
 
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
         bar = None
-        if progress:
+        if progress is not False:  # (None: only on a terminal, as analyser.run.run)
             from tqdm.auto import tqdm
             bar = tqdm(total=games * len(self.cells), initial=min(games * len(self.cells),
                                                                  int(_number(self.config.get("games_completed")))),
-                       unit="game", desc=desc, leave=False, file=sys.stderr)
+                       unit="game", desc=desc, leave=False, file=sys.stderr,
+                       disable=None if progress is None else not progress)
         self.error: BaseException | None = None
         self.interrupted = False
         stop = None

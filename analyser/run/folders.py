@@ -115,8 +115,9 @@ def describe_output(previous: dict, where: str | Path | None = None) -> str:
     if kind == "run" and isinstance(done, int):
         games = f"{done:,} games" if done == asked or not isinstance(asked, int) else f"{done:,} of {asked:,} games"
         return f"{what} ({games})"
-    for key, one, many in (("cells", "cell", "cells"), ("tables", "table", "tables"),
-                           ("games", "game per side", "games per side")):
+    counts = {"sweep": ("cells", "cell", "cells"), "tournament": ("tables", "table", "tables"),
+              "compare": ("games", "game per side", "games per side")}
+    for key, one, many in [counts[kind]] if kind in counts else counts.values():
         n = previous.get(key)
         n = len(n) if isinstance(n, list) else n
         if isinstance(n, int) and not isinstance(n, bool):
