@@ -211,7 +211,7 @@ def seat_balance(df: pd.DataFrame) -> dict:
 
     Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
     Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
-    (points) and ``verdict``.
+    (percentage points, pp) and ``verdict``.
     """
     seats = df.groupby("seat")["win"].sum()
     k = len(seats)
@@ -237,14 +237,14 @@ def seat_balance(df: pd.DataFrame) -> dict:
 
 def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:
     """The :func:`seat_balance` record and its wording, from the chi-square test over ``k``
-    seats and the best-worst gap (points) with its 95% interval ``lo``-``hi``."""
-    effect = f"seat {best} wins {gap:.1f} points more often than seat {worst} (95% CI {lo:.1f} to {hi:.1f})"
+    seats and the best-worst gap (percentage points of win rate) with its 95% interval ``lo``-``hi``."""
+    effect = f"seat {best} wins {gap:.1f} pp more often than seat {worst} (95% CI {lo:.1f} to {hi:.1f} pp)"
     test = f"chi-square {chi2:.1f}, df {k - 1}, p = {p:.2g}"
     if p >= 0.05:
         if hi < SMALL_GAP:
             verdict = f"no seat advantage worth noting: {effect}; {test}"
         else:
-            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.1f} points is not "
+            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.1f} pp is not "
                        f"ruled out: {effect}; {test}")
     else:
         strength = "strong evidence" if p < 0.001 else ("some evidence" if p < 0.01 else "weak evidence")
@@ -343,3 +343,23 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
         else:
             out[RENAME.get(c, c.replace("_", " "))] = df[c]
     return out.rename(columns={"score 95% CI": "mean score 95% CI"})
+
+
+def strategy_seat_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
+    ``win_high``, ``mean_score``), strategies in run order and seats ascending; the interval by
+    the rule of :data:`METHODS` (one row per game in each cell: Wilson unless wins are shared).
+    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    s = df["strategy"]
+    names = [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+    players = int(df["players"].iloc[0])
+    code = pd.Categorical(s.astype(str), categories=names).codes.astype(np.int64)
+    key = code * players + df["seat"].to_numpy(dtype=np.int64)
+    out, methods = _group_intervals(df.assign(pair=key), "pair", game_codes(df))
+    out = out.sort_values("pair").reset_index(drop=True)
+    pair = out.pop("pair").to_numpy(dtype=np.int64)
+    out.insert(0, "strategy", pd.Categorical([names[p // players] for p in pair], categories=names))
+    out.insert(1, "seat", pair % players)
+    out = out.drop(columns=["score_low", "score_high", "score_sd"])
+    out.attrs["methods"] = methods
+    return out

@@ -25,6 +25,7 @@ import dataclasses
 import math
 import typing
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, ClassVar, Sequence
 
 
@@ -222,6 +223,38 @@ def parse_key_values(pairs: Sequence[str], *, what: str) -> dict[str, str]:
     return out
 
 
+#: Separates the per-seat values of a rule option such as a start bonus (``0/0/1/2``); not a
+#: comma, which separates the values of a sweep (``--rule seat_bonus=0/0,0/2``).
+SEAT_SEPARATOR = "/"
+
+
+@lru_cache(maxsize=256)
+def seat_values(text: str, n_players: int | None = None, *, name: str, low: int = -MAX_NUMBER,
+                high: int = MAX_NUMBER) -> tuple[int, ...]:
+    """A per-seat rule value: one whole number for every seat (``"2"``) or one per seat, seat 0
+    first, separated by ``/`` (``"0/0/1/2"``).  With ``n_players`` the result has one value per
+    seat (a single number repeated); without it, the values as written.  Raises
+    :class:`InputError` naming the option ``name`` for a value that is not whole numbers within
+    ``low``..``high``, or whose count is neither 1 nor ``n_players``."""
+    parts = [p.strip() for p in str(text).split(SEAT_SEPARATOR)]
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        raise InputError(f"rule {name}={text!r} is not accepted; give one whole number for every seat (2) or one "
+                         f"per seat, seat 0 first, separated by {SEAT_SEPARATOR} (0/0/1/2)") from None
+    for v in values:
+        if not low <= v <= high:
+            raise InputError(f"rule {name}={text!r} is not accepted; each value must lie within {low} to {high}")
+    if n_players is None:
+        return values
+    if len(values) == 1:
+        return values * n_players
+    if len(values) != n_players:
+        raise InputError(f"rule {name}={text!r} gives {len(values)} values for {n_players} seats; give one per seat "
+                         f"or a single value for all")
+    return values
+
+
 # --------------------------------------------------------------------------------------------
 # Results schema: what `analyser report` accepts
 # --------------------------------------------------------------------------------------------
@@ -315,6 +348,9 @@ KEY_COLUMNS: tuple[Metric, ...] = (
     Metric("game_seed", "count", high=2**64 - 1), Metric("players", "count", low=1),
     Metric("seat", "count"), Metric("strategy", "label"),
 )
+#: What a title's ``Game.outcome`` may declare (see there).
+OUTCOMES = ("highest score", "race", "other")
+
 #: The outcome columns after the rule columns.
 OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank", "count", low=1),
                                        Metric("win", "share"))
@@ -344,9 +380,46 @@ class Game:
     #: Rule options that name a file: made absolute before a run, so workers and the printed
     #: replay command find the file from any folder (and recorded with a hash in config.json).
     path_options: ClassVar[tuple[str, ...]] = ()
-    #: What the ``turns`` metric (game length) counts, and what a score is, for labels.
+    #: What the ``turns`` metric (game length) counts, for labels.
     length_unit: ClassVar[str] = "turns"
+    #: What a final score counts, plural, for labels and for every figure measured in scores
+    #: ("points", "turns afloat", "royals").
     score_unit: ClassVar[str] = "points"
+    #: How the winner is decided, which says what the final score means to the report's figures
+    #: (one of :data:`OUTCOMES`):
+    #:
+    #: * ``"highest score"`` (the default) - the highest final score wins, equal top scores by the
+    #:   title's tie-break: the score measures the outcome, so the report gives the score-based
+    #:   skill share, the close-game rate, the drama figures and each seat's score handicap;
+    #: * ``"race"`` - the first seat to reach a target score wins and the game stops there: the
+    #:   other seats' scores say how far they got when it stopped, not how well they played, so the
+    #:   score-based skill share is left out, and the seat compensation is a head start;
+    #: * ``"other"`` - the score does not decide the winner (the last ship afloat wins): every
+    #:   figure that reads score differences (close games, lead and deficit, score-based skill
+    #:   share, score handicap) is left out, each with :attr:`outcome_note` as its reason.
+    outcome: ClassVar[str] = "highest score"
+    #: One sentence on what the final score means when it does not simply decide the winner: the
+    #: reason the report gives for each figure it leaves out.  Empty: a generic reason.
+    outcome_note: ClassVar[str] = ""
+    #: The close-game margin, in score units: a game is close when its top two scores differ by at
+    #: most this much (ties and tie-breaks included).  Choose it so that it means "one small swing
+    #: of the game" in the title's own scoring (a title whose scores move in tens needs more than
+    #: 1).  None: no close-game figure (the report says why: :attr:`close_note`).
+    close_margin: ClassVar[float | None] = 1
+    #: Why a title has no close-game margin (``close_margin = None``); empty: ``outcome_note``.
+    close_note: ClassVar[str] = ""
+    #: The rule option (a text option, one whole number per seat: ``0/0/0/2``, or one number for
+    #: every seat) that gives seats a start bonus, so the report can name the ``analyser sweep``
+    #: command that tests a seat compensation with real games; empty: the title has none.
+    seat_bonus_rule: ClassVar[str] = ""
+    #: What the start bonus of :attr:`seat_bonus_rule` counts (""  = ``score_unit``), e.g. "geld"
+    #: for a start-money bonus.
+    seat_bonus_unit: ClassVar[str] = ""
+
+    @property
+    def score_decides(self) -> bool:
+        """True when the highest final score wins (``outcome == "highest score"``)."""
+        return self.outcome == "highest score"
     #: Per-seat metric columns (title figures) that ``metrics`` returns, in order.  Each is a
     #: :class:`Metric` naming its kind (a plain name means a finite number): together with the
     #: rule options this is the title's results schema, which ``analyser report`` validates.

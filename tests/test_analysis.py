@@ -185,4 +185,4 @@ def test_seat_balance_never_compares_a_seat_with_itself():
             rows.append({"run_id": "r", "game_index": g, "seat": seat, "win": 1.0 if seat == winner else 0.0})
     out = seat_balance(pd.DataFrame(rows))
     assert (out["best"], out["worst"]) == (0, 1) and out["gap"] == 0.0
-    assert "seat 0 wins 0.0 points more often than seat 1" in out["verdict"]
+    assert "seat 0 wins 0.0 pp more often than seat 1" in out["verdict"]

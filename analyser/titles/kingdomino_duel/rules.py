@@ -990,6 +990,8 @@ class KingdominoDuel(Game):
         "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
         Metric("end", "label"), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
     trace_unit = "rounds"
+    #: One more cell in a domain with one cross is one point: close when the top two are a point apart.
+    close_margin = 1
 
     def report_notes(self, params: KingdominoParams) -> list[str]:
         """The report's note on the components (rules page, "Components (an approximation)"): the

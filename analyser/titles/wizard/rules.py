@@ -26,7 +26,9 @@ Rules implemented (docs/rules/wizard.md):
 * Trick winner: the first Wizard; else the highest trump; else the highest card of the led suit;
   if only Jesters were played, the first Jester.  The winner leads the next trick.
 * Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
-  wins; ties are shared.
+  wins; ties are shared.  Every score is a multiple of 10, so the report's close-game margin
+  (``Wizard.close_margin``) is 10 points: one trick off in one round, the smallest difference that
+  is not a tie (a margin of 1 would count only the ties).
 
 Rulings where the rules write-up is silent (each is a rule option where one makes sense):
 
@@ -595,6 +597,8 @@ class Wizard(Game):
                                           Metric("jesters", "count")),
                                feeds="the bidding tables and plots"),)
     length_unit = "tricks"
+    #: Scores move in tens (module docstring): a game is close when the top two are one trick apart.
+    close_margin = 10
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
