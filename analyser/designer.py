@@ -29,7 +29,9 @@ does not fit the title is left out, and :func:`designer_rows` says why in one li
   order and the interplay of the seats explain.  It reads the outcome: each seat's win share
   (1, 0, or 1/k of a k-way shared win).  Where the highest score decides the winner it is also
   given on the final score, labelled *score-based* (elsewhere a seat's score is not what it
-  played for: in a race the loser that gambled more ends nearer the target).  Its 95% interval
+  played for: in a race the loser that gambled more ends nearer the target).  When a strategy
+  holds several seats of a game only one of them can win, so the share of the win has a ceiling
+  below 1 (a third with two seats each at four).  Its 95% interval
   is a percentile bootstrap over games, except that its lower end is 0 when the strategies'
   effects cannot be told from none (a Wald test of the strategy contrasts with the bootstrap
   covariance, p >= 0.05): a resampled share is never below 0, so the plain percentile interval
