@@ -25,7 +25,6 @@ import dataclasses
 import math
 import typing
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, ClassVar, Sequence
 
 
@@ -223,38 +222,6 @@ def parse_key_values(pairs: Sequence[str], *, what: str) -> dict[str, str]:
     return out
 
 
-#: Separates the per-seat values of a rule option such as a start bonus (``0/0/1/2``); not a
-#: comma, which separates the values of a sweep (``--rule seat_bonus=0/0,0/2``).
-SEAT_SEPARATOR = "/"
-
-
-@lru_cache(maxsize=256)
-def seat_values(text: str, n_players: int | None = None, *, name: str, low: int = -MAX_NUMBER,
-                high: int = MAX_NUMBER) -> tuple[int, ...]:
-    """A per-seat rule value: one whole number for every seat (``"2"``) or one per seat, seat 0
-    first, separated by ``/`` (``"0/0/1/2"``).  With ``n_players`` the result has one value per
-    seat (a single number repeated); without it, the values as written.  Raises
-    :class:`InputError` naming the option ``name`` for a value that is not whole numbers within
-    ``low``..``high``, or whose count is neither 1 nor ``n_players``."""
-    parts = [p.strip() for p in str(text).split(SEAT_SEPARATOR)]
-    try:
-        values = tuple(int(p) for p in parts)
-    except ValueError:
-        raise InputError(f"rule {name}={text!r} is not accepted; give one whole number for every seat (2) or one "
-                         f"per seat, seat 0 first, separated by {SEAT_SEPARATOR} (0/0/1/2)") from None
-    for v in values:
-        if not low <= v <= high:
-            raise InputError(f"rule {name}={text!r} is not accepted; each value must lie within {low} to {high}")
-    if n_players is None:
-        return values
-    if len(values) == 1:
-        return values * n_players
-    if len(values) != n_players:
-        raise InputError(f"rule {name}={text!r} gives {len(values)} values for {n_players} seats; give one per seat "
-                         f"or a single value for all")
-    return values
-
-
 # --------------------------------------------------------------------------------------------
 # Results schema: what `analyser report` accepts
 # --------------------------------------------------------------------------------------------
@@ -385,35 +352,25 @@ class Game:
     #: What a final score counts, plural, for labels and for every figure measured in scores
     #: ("points", "turns afloat", "royals").
     score_unit: ClassVar[str] = "points"
-    #: How the winner is decided, which says what the final score means to the report's figures
-    #: (one of :data:`OUTCOMES`):
-    #:
-    #: * ``"highest score"`` (the default) - the highest final score wins, equal top scores by the
-    #:   title's tie-break: the score measures the outcome, so the report gives the score-based
-    #:   skill share, the close-game rate, the drama figures and each seat's score handicap;
-    #: * ``"race"`` - the first seat to reach a target score wins and the game stops there: the
-    #:   other seats' scores say how far they got when it stopped, not how well they played, so the
-    #:   score-based skill share is left out, and the seat compensation is a head start;
-    #: * ``"other"`` - the score does not decide the winner (the last ship afloat wins): every
-    #:   figure that reads score differences (close games, lead and deficit, score-based skill
-    #:   share, score handicap) is left out, each with :attr:`outcome_note` as its reason.
+    #: How the winner is decided (one of :data:`OUTCOMES`), which says which report figures fit:
+    #: ``"highest score"`` (default): the highest final score wins, ties by the title's tie-break -
+    #: every figure, the score-based skill share and each seat's score handicap included;
+    #: ``"race"``: the first seat to reach a target wins at once, the others' scores say how far
+    #: they got - no score-based skill share, and the seat compensation is a head start;
+    #: ``"other"``: the score does not decide (the last ship afloat wins) - no figure that reads
+    #: score differences (close games, lead, deficit, score-based skill share, handicap).
     outcome: ClassVar[str] = "highest score"
-    #: One sentence on what the final score means when it does not simply decide the winner: the
-    #: reason the report gives for each figure it leaves out.  Empty: a generic reason.
+    #: Why the figures that read score differences do not fit, one sentence (the report's reason).
     outcome_note: ClassVar[str] = ""
-    #: The close-game margin, in score units: a game is close when its top two scores differ by at
-    #: most this much (ties and tie-breaks included).  Choose it so that it means "one small swing
-    #: of the game" in the title's own scoring (a title whose scores move in tens needs more than
-    #: 1).  None: no close-game figure (the report says why: :attr:`close_note`).
+    #: The close-game margin in score units: top two scores at most this far apart (ties and
+    #: tie-breaks included); the smallest swing of the title's scoring (10 where scores move in
+    #: tens).  None: no close-game figure, for the reason in ``close_note`` (else ``outcome_note``).
     close_margin: ClassVar[float | None] = 1
-    #: Why a title has no close-game margin (``close_margin = None``); empty: ``outcome_note``.
     close_note: ClassVar[str] = ""
-    #: The rule option (a text option, one whole number per seat: ``0/0/0/2``, or one number for
-    #: every seat) that gives seats a start bonus, so the report can name the ``analyser sweep``
-    #: command that tests a seat compensation with real games; empty: the title has none.
+    #: The rule option giving seats a start bonus (text, one whole number per seat: ``0/0/0/2``,
+    #: or one for all), so the report can name the ``analyser sweep`` that tests a seat
+    #: compensation; "" for none.  ``seat_bonus_unit``: what it counts ("" = ``score_unit``).
     seat_bonus_rule: ClassVar[str] = ""
-    #: What the start bonus of :attr:`seat_bonus_rule` counts (""  = ``score_unit``), e.g. "geld"
-    #: for a start-money bonus.
     seat_bonus_unit: ClassVar[str] = ""
 
     @property

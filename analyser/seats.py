@@ -11,7 +11,7 @@ scores; only the comparison at the end moves).
 For seat ``k`` of a game let ``d`` be its final score minus the best score of the other seats.
 With a handicap ``h`` the seat wins when ``d + h > 0`` and loses when ``d + h < 0``; when
 ``d + h = 0`` it ties the best other seat and the title's tie-break decides, which may read more
-than the scores (DAO's cards, Kingdomino Duel's largest domain).  We assume such a tie is won as
+than the scores (the cards taken, the largest domain).  We assume such a tie is won as
 often as the seat won its recorded ties at the top (``d = 0``: its *tie-break share*; one half
 when it never tied).  So the win rate ``W(h)`` is a step function of ``h`` that moves only on the
 score lattice (at ``h = -d`` for the recorded ``d``), and at ``h = 0`` it is the seat's recorded

@@ -50,7 +50,8 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from, seat_values
+from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 

@@ -101,7 +101,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import ExtraTable, Game, InputError, Metric, Params, option, seat_values
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
+from analyser.perseat import seat_values
 from analyser.safeio import read_component_rows
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -113,7 +113,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, encode_trace, option, seat_values
+from analyser.core import Game, InputError, Metric, Params, encode_trace, option
+from analyser.perseat import seat_values
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
 SHORT = ("dt", "dd", "st", "ds", "qu", "bk")

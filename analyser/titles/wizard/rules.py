@@ -84,7 +84,8 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option, seat_values
+from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option
+from analyser.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
