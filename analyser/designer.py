@@ -441,8 +441,17 @@ def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None
     else:
         left_out.append(f"the score-based skill share: {outcome.reason}")
     out = pd.DataFrame(rows, columns=["figure", "value"])
-    out.attrs["left_out"] = left_out
+    out.attrs["left_out"] = _grouped(left_out)
     return out
+
+
+def _grouped(lines: list[str]) -> list[str]:
+    """``figure: reason`` lines with the same reason joined into one (``a; b: reason``)."""
+    by_reason: dict[str, list[str]] = {}
+    for line in lines:
+        figure, _, reason = line.partition(": ")
+        by_reason.setdefault(reason, []).append(figure)
+    return [f"{'; '.join(figures)}: {reason}" for reason, figures in by_reason.items()]
 
 
 def _skill_row(label: str, ls: dict | None, what: str) -> tuple[str, str]:

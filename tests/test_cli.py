@@ -280,7 +280,7 @@ def test_tsuro_report_states_score_differences_in_turns_afloat(runner, tmp_path)
     for text in (r.output, html):
         assert "within 1 point" not in text and "points on average" not in text
         assert "score sd" in text and "turns afloat" in text
-        assert "Left out:" in text and "close games: the last ship afloat wins" in text
+        assert "Left out:" in text and "close games; lead changes" in text and "the last ship afloat wins" in text
 
 
 @pytest.mark.parametrize("kind", ["sweep", "tournament", "compare"])

@@ -118,8 +118,8 @@ def test_tsuro_report_shows_no_close_game_or_deficit_figure_and_says_why(runner,
     for text in (r.output, page):
         assert "close games (top two" not in text and "largest deficit overcome" not in text
         assert "lead for good at" not in text.replace("lead changes, lead for good and deficit overcome", "")
-        assert "Left out:" in text and "close games: the last ship afloat wins" in text
-        assert "lead changes, lead for good and deficit overcome: the last ship afloat wins" in text
+        assert "Left out:" in text and "close games; lead changes, lead for good and deficit overcome; the " \
+               "score-based skill share: the last ship afloat wins" in text
         assert "seat compensation: the last ship afloat wins" in text
         assert "skill share (partial eta squared of the win share)" in text
     assert " nan" not in r.output.lower()

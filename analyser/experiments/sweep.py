@@ -194,7 +194,7 @@ def cell_table(g: gridmod.Grid, frame: pd.DataFrame, close_margin: float | None 
     """One row per cell and strategy slot: the varied values, the strategy, win rate with its 95%
     interval (the one simulate gives on the cell's games, named in ``win_method``: one name per
     interval), ``fixed`` (the slot fills every seat of the cell's games: its win rate is
-    1/players by construction), mean score, mean rank; per cell the seat chi-square p, each
+    1/players by construction, and its interval that value), mean score, mean rank; per cell the seat chi-square p, each
     seat's win rate (``seat0_win``...), tie and close-game rates (top two within
     ``close_margin`` score units; NaN when the title declares none) and mean game length; for
     the focus slot the paired difference from the best cell.
@@ -223,8 +223,11 @@ def cell_table(g: gridmod.Grid, frame: pd.DataFrame, close_margin: float | None 
         games["turns"] = frame["turns"].to_numpy(dtype=float)[::players]
     per_cell = games.groupby("cell").agg(games=("tie", "size"), tie_rate=("tie", "mean"), close_rate=("close", "mean"),
                                          **({"turns": ("turns", "mean")} if "turns" in games.columns else {}))
-    slots.insert(slots.columns.get_loc("win_method") + 1, "fixed",
-                 (slots["n"].to_numpy() == slots["cell"].map(per_cell["games"]).to_numpy() * players))
+    fixed = slots["n"].to_numpy() == slots["cell"].map(per_cell["games"]).to_numpy() * players
+    slots.insert(slots.columns.get_loc("win_method") + 1, "fixed", fixed)
+    # a win rate fixed by construction is exact: its interval is the value itself
+    slots.loc[fixed, "win_low"] = slots.loc[fixed, "win_rate"]
+    slots.loc[fixed, "win_high"] = slots.loc[fixed, "win_rate"]
     seat_wins = frame.groupby(["cell", "seat"])["win"].sum().unstack("seat").fillna(0.0)
     chi = stats.chisquare(seat_wins.to_numpy(), axis=1)
     per_cell["seat_chi2"] = pd.Series(chi.statistic, index=seat_wins.index)
@@ -254,7 +257,9 @@ def _axis_values(values: list[str], kind: str):
 
 def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: str) -> list[tuple[str, str]]:
     """1-D: a line with its 95% band; 2-D: a heatmap with the best cell marked; more: small
-    multiples of heatmaps; plus the paired differences from the best cell."""
+    multiples of heatmaps; plus the paired differences from the best cell.  When the focus
+    strategy fills every seat in every cell (its win rate is 1/players by construction), 1-D draws
+    each seat's win rate instead, and there is no difference from a best cell to draw."""
     from analyser import plots
     import matplotlib.pyplot as plt
 
@@ -263,6 +268,9 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     dims = g.dims
     if len(dims) == 0:
         return out
+    all_fixed = "fixed" in f.columns and bool(f["fixed"].all())
+    if len(dims) == 1 and all_fixed:
+        return [plot_seats(g, f, outdir)]
     if len(dims) == 1:
         col, values = dims[0]
         xs = _axis_values(values, g.dim_kinds.get(col, "str"))
@@ -350,6 +358,8 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
         out.append(("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
                                         f"and {yc}{more}; the red box is the best cell, dashed boxes the cells "
                                         "that cannot be told apart from it (paired interval)."))
+    if all_fixed:
+        return out
     # paired differences from the best cell, best 30
     d = f.sort_values("diff", ascending=False).head(30).iloc[::-1]
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(d)))
@@ -368,6 +378,33 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                           f"Each cell's win rate of {focus_label} minus the best cell's, on the same games, with a "
                           f"paired 95% t interval{more}; red: cannot be told apart from the best."))
     return out
+
+
+def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str]:
+    """Each seat's win rate across the one varied value (a sweep whose focus fills every seat,
+    such as a start-bonus sweep), with the fair share."""
+    from analyser import plots
+    import matplotlib.pyplot as plt
+
+    col, values = g.dims[0]
+    xs = _axis_values(values, g.dim_kinds.get(col, "str"))
+    present = [str(v) for v in f[col]]
+    pos = (np.array([float(v) for v in present]) if xs is not None
+           else np.array([values.index(v) for v in present]))
+    seat_cols = sorted((c for c in f.columns if c.startswith("seat") and c.endswith("_win")), key=lambda c: int(c[4:-4]))
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for k, c in enumerate(seat_cols):
+        ax.plot(pos, f[c].to_numpy() * 100, marker="o", color=plots.PALETTE[k % len(plots.PALETTE)],
+                label=f"seat {c[4:-4]}")
+    players = len(seat_cols)
+    ax.axhline(100 / players, color="#555555", linestyle="--", linewidth=1, label=f"fair share {100 / players:.1f}%")
+    if xs is None:
+        ax.set_xticks(np.arange(len(values)), values)
+    plots.style(ax, f"Win rate of each seat across {col}", col, "win rate (%)")
+    ax.legend(fontsize=8)
+    return plots.save(fig, outdir / "sweep_seats.png",
+                      f"Each seat's win rate (a shared win split) for each value of {col}; the dashed line is the "
+                      "fair share. The strategy fills every seat, so what a value changes is the seats' balance.")
 
 
 def method_label(cells: pd.DataFrame) -> str:
@@ -415,8 +452,9 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                                "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown,
                                "turns"]])
         outcome = designer.Outcome.of(game)
+        margin_unit = designer._one(outcome.score_unit) if outcome.close_margin == 1 else outcome.score_unit
         close_text = (f"close rate: games whose top two scores differ by at most {designer.number(outcome.close_margin)} "
-                      f"{outcome.score_unit} (ties included). " if shown else
+                      f"{margin_unit} (ties included). " if shown else
                       f"No close-game rate: {outcome.close_reason}. ")
         seat_cols = [c for c in res.cells.columns if c.startswith("seat") and c.endswith("_win")]
         best = f.iloc[0]
