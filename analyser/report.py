@@ -316,6 +316,11 @@ def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
     word = "head start" if kind == "race" else "handicap"
     rows = []
     for _, r in table.iterrows():
+        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
+            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
+                         "tie-break share": "-"})
+            continue
         rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
                      f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
                      "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
@@ -479,6 +484,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "compensation_table": _table_html(compensation_display(part.compensation, game.score_unit))
             if part.compensation is not None else "",
             "compensation_note": part.compensation_note, "findings": part.findings, "seating": part.seating,
+            "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
             "assumption": _assumption(game),
             "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
