@@ -207,7 +207,7 @@ def seat_balance(df: pd.DataFrame) -> dict:
     * test: ``scipy.stats.chisquare`` of the wins per seat (shared wins split) against equal
       shares, all seats at once.
     * ``verdict``: wording graded by both - how strong the evidence is (p) and how large the gap
-      is (under :data:`SMALL_GAP` points is "small in practice").
+      is (under :data:`SMALL_GAP` pp is "small in practice").
 
     Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
     Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
