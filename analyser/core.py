@@ -386,6 +386,10 @@ class Game:
     metric_columns: ClassVar[tuple[str, ...]] = ()
     #: What one step of the score trace is (a round, a turn, a trick), for labels.
     trace_unit: ClassVar[str] = "steps"
+    #: Which title table each title plot illustrates, so the report shows it under that table:
+    #: PNG file name (as ``plots_from`` writes it) -> the opening words of the table's caption
+    #: (case ignored).  A plot not listed here goes in the report's "More plots" section.
+    plot_sections: ClassVar[dict[str, str]] = {}
     #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
     #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
     bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()

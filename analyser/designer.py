@@ -374,23 +374,10 @@ def number(x: float) -> str:
     return f"{x:g}" if float(x).is_integer() else f"{x:.2f}".rstrip("0")
 
 
-def _pct(x: float, places: int | None = None) -> str:
-    """A proportion as a percentage: one decimal, or two significant digits below 1% (a skill
-    share of 0.058% is not written 0.1%, nor 0.0%)."""
-    if places is None:
-        places = _places(x)
-    return f"{100 * x:.{places}f}%"
-
-
-def _places(x: float) -> int:
-    if x != x or x <= 0 or 100 * x >= 1:
-        return 1
-    return min(4, 1 - math.floor(math.log10(100 * x)))
-
-
 def _rate(value: float, low: float, high: float) -> str:
-    d = _places(value)
-    return f"{_pct(value, d)} (95% CI {_pct(low, d)[:-1]}-{_pct(high, d)})"
+    """``12.3% (95% CI 10.1-14.6%)``, the decimals from the interval (:func:`analyser.analysis.decimals`)."""
+    from analyser.analysis import percent, percent_ci
+    return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
 
 
 def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
@@ -406,7 +393,7 @@ def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
                          drama_summary(df), win, score, outcome)
 
 
-def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None,
+def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None = None,
                   outcome: Outcome | None = None) -> pd.DataFrame:
     """The (figure, value) table of :func:`designer_table` from its parts: the
     :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` (on the win share, and on
@@ -460,7 +447,8 @@ def _skill_row(label: str, ls: dict | None, what: str) -> tuple[str, str]:
     if ls["skill_share"] != ls["skill_share"]:  # nan: the outcome never differs within a game
         return label, f"n/a ({what} never differ within a game)"
     lo, hi = ls["skill_low"], ls["skill_high"]
-    text = f"{_rate(ls['skill_share'], lo, hi)}; luck share {_pct(ls['luck_share'], _places(ls['skill_share']))}"
+    from analyser.analysis import percent
+    text = f"{_rate(ls['skill_share'], lo, hi)}; luck share {percent(ls['luck_share'], lo, hi)}"
     if lo == 0 and ls["skill_share"] > 0:
         text += "; the strategies cannot be told apart"
     return label, text

@@ -82,8 +82,8 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
     from analyser.registry import title_ref
     res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
-                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout, progress=not quiet,
-                    command=_command_line())
+                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout,
+                    progress=False if quiet else None, command=_command_line())
     write_sweep(res, out, report=not no_report)
     if not quiet and len(res.cells):
         import pandas as pd
@@ -104,8 +104,12 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
             click.echo("The focus strategy fills every seat, so its win rate is 1/players by construction: each "
                        "seat's win rate per cell (seat p: chi-square test of equal seats).")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            from analyser.experiments.sweep import display_cells
-            click.echo(format_table(display_cells(f[cols].head(15)), digits=1).to_string(index=False))
+            from analyser.experiments import sweep as sweepmod
+            shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)
+            click.echo(format_table(sweepmod.display_cells(shown[cols]), digits=1).to_string(index=False))
+            if len(shown) < len(f):
+                click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
+                           "cells.csv and the report have all)")
         click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {out / 'index.html'}")
@@ -151,7 +155,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     from analyser.registry import title_ref
     t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
                        until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
-                       game_timeout=game_timeout, bootstrap=bootstrap, progress=not quiet, command=_command_line())
+                       game_timeout=game_timeout, bootstrap=bootstrap, progress=False if quiet else None,
+                       command=_command_line())
     write_tournament(t, out)
     if not quiet and len(t.ranking):
         import pandas as pd
@@ -244,7 +249,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb)
         out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
-        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=not quiet, out=out_dir)
+        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=False if quiet else None, out=out_dir)
         default = out_dir
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")

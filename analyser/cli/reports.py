@@ -115,7 +115,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
 
 
 def _print_part(part, summary, methods) -> None:
-    from analyser.analysis import format_table
+    from analyser.analysis import format_table, percent
 
     players = part.players
     win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
@@ -160,7 +160,7 @@ def _print_part(part, summary, methods) -> None:
                    f"{f['evidence']['interval']}]")
         if f.get("next"):
             click.echo(f"  Test it with real games: {f['next']}")
-    line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
+    line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
         line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
                  f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")

@@ -185,8 +185,9 @@ def finishes_ahead(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
 def run_tournament(game_id: str, strategies: list[str], *, players: int | None = None, games: int = 4000,
                    seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
                    rules: dict | None = None, batch_size: int | None = None, game_timeout: float = 60.0,
-                   bootstrap: int = BOOTSTRAP, progress: bool = False, command: str = "") -> TournamentResult:
-    """Play the tables and rate the strategies.  ``games`` is the total over all tables."""
+                   bootstrap: int = BOOTSTRAP, progress: bool | None = False, command: str = "") -> TournamentResult:
+    """Play the tables and rate the strategies.  ``games`` is the total over all tables.
+    ``progress``: True shows a bar, None only on a terminal, False never."""
     stopping.check_width(until_ci)
     game = get_game(game_id)
     names = list(dict.fromkeys(s.strip() for s in strategies))
@@ -266,17 +267,21 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     k = len(order)
     fig, ax = plt.subplots(figsize=(2.5 + 0.9 * k, 1.8 + 0.7 * k))
     im = ax.imshow(mat, cmap="RdBu", vmin=0, vmax=100)
+    texts = []
     for i in range(k):
         for j in range(k):
             if i != j and mat[i, j] == mat[i, j]:
-                ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=8,
-                        color="white" if abs(mat[i, j] - 50) > 30 else "black")
-    ax.set_xticks(range(k), order, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(k), order, fontsize=8)
+                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                                          color="white" if abs(mat[i, j] - 50) > 30 else "black")))
+    names = [plots.short(plots.label(s)) for s in order]
+    ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=9)
+    ax.set_yticks(range(k), names, fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8, label="% of shared games finishing ahead")
     ax.set_title("Row finishes ahead of column (%)", fontsize=12, loc="left", fontweight="bold")
     ax.set_xlabel("opponent")
     ax.set_ylabel("strategy")
+    fig.tight_layout()  # as plots.save lays it out, so the labels fit the final cells
+    plots.fit_cell_labels(fig, texts, k, k, 3)
     return plots.save(fig, outdir / "pairwise.png",
                       "How often the row strategy finishes ahead of the column strategy in the games where both sit "
                       "at the table (a shared rank counts one half); strategies in rating order.")
@@ -291,7 +296,7 @@ def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     y = np.arange(len(r))
     ax.errorbar(r["rating"], y, xerr=np.clip(np.vstack([r["rating"] - r["rating_low"], r["rating_high"] - r["rating"]]),
                                               0, None), fmt="o", color="#3a6ea5", capsize=4)
-    ax.set_yticks(y, r["strategy"], fontsize=9)
+    ax.set_yticks(y, [plots.short(plots.label(s)) for s in r["strategy"]], fontsize=9)
     ax.axvline(0, color="#888888", lw=0.8)
     plots.style(ax, "Ratings with 95% bootstrap intervals", "rating (log-strength, mean 0)", "")
     return plots.save(fig, outdir / "ratings.png",
@@ -341,6 +346,9 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
     seat_strat = reportmod.strategy_seat_display(analysis.strategy_seat_summary(t.results))
+    order = list(t.ranking["strategy"])
+    ahead = (t.pairwise.loc[order, order] * 100).map(lambda v: "-" if v != v else f"{v:.1f}%")
+    ahead = ahead.rename_axis("row ahead of column").reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
     meta, findings = t.meta, []
@@ -375,8 +383,12 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  "Mean rank: 1 = first."),
                 ("Turn order", reportmod.html_table(seats[["seat", "n", "win_rate", "win_low", "win_high", "mean_score"]]),
                  f"Seat balance: {bal['verdict']}."),
-                ("Win rate by strategy and seat", reportmod.html_table(seat_strat), "Each strategy's win rate in each "
-                 "seat with its 95% interval. Each strategy sits in every seat equally often at every table."),
+                ("Win rate by strategy and seat", reportmod.html_table(seat_strat, formatted=True), "Each strategy's win "
+                 "rate in each seat with its 95% interval. Each strategy sits in every seat equally often at every "
+                 "table."),
+                ("Who finishes ahead of whom", reportmod.html_table(ahead, formatted=True),
+                 "Row strategy against column strategy: the share of the games with both at the table in which the "
+                 "row finishes ahead (a shared rank counts one half)."),
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
                  "Defined in the README, section Designer metrics.")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
@@ -387,7 +399,10 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
     reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
                                     lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
-                                    figures=figures, config=t.config, findings=findings)
+                                    figures=figures, config=t.config, findings=findings,
+                                    figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking",
+                                                     "seat_win_rate.png": "Turn order",
+                                                     "pairwise.png": "Who finishes ahead of whom"})
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})
     (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")

@@ -17,6 +17,8 @@ class KingdominoDuel(_Rules):
     describe_state = render.describe_state
     step_events = render.step_events
     trace_legend = render.TRACE_LEGEND
+    plot_sections = {"score_split.png": "Score split", "spells.png": "Spells: share of games",
+                     "spell_value.png": "Spell value"}
     bench_cases = (("2p greedy", ("greedy",), 2, 1000, 4000),
                    ("2p random", ("random",), 2, 1000, 4000))
 
