@@ -19,6 +19,9 @@ Intervals are 95%, and every table says which method it used (:data:`METHODS`):
   share its deal, and a strategy in several seats of a game is one observation, not several), and
   the plain normal interval ignores that; computed here in closed form with numpy, checked
   against statsmodels in the tests.
+* one rule, one name: a sweep's cells (:func:`analyser.summaries.grouped_win_rates`, decided per
+  cell) and a tournament's ranking apply the same rule to their games, so the same games give the
+  same interval with the same label in ``simulate``, ``sweep`` and ``tournament``.
 * the seat-balance test is scipy's chi-square goodness-of-fit test (``scipy.stats.chisquare``) of
   the wins per seat against equal shares; its effect size is the largest difference between two
   seats' win rates with a paired interval over games.
