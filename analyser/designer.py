@@ -315,11 +315,11 @@ def skill_interval(point: float, reps: list[tuple[float, np.ndarray]], beta: np.
     p >= :data:`SKILL_TEST` (module docstring).  Returns ``skill_low``, ``skill_high``, ``p``."""
     from scipy import stats
 
-    finite = [r for r, _ in reps if r == r]  # an outcome that never varies has no skill share (nan)
+    finite = [r for r, _ in reps if math.isfinite(r)]  # an outcome that never varies has no skill share
     if not finite or point != point:
         return {"skill_low": math.nan, "skill_high": math.nan, "p": math.nan}
     lo, hi = np.percentile(finite, [2.5, 97.5])
-    contrasts = np.array([b[1:] - b[0] for r, b in reps if r == r])
+    contrasts = np.array([b[1:] - b[0] for r, b in reps if math.isfinite(r)])
     d = beta[1:] - beta[0]
     p = math.nan
     if len(contrasts) > 2 and len(d):
@@ -374,12 +374,6 @@ def number(x: float) -> str:
     return f"{x:g}" if float(x).is_integer() else f"{x:.2f}".rstrip("0")
 
 
-def _rate(value: float, low: float, high: float) -> str:
-    """``12.3% (95% CI 10.1-14.6%)``, the decimals from the interval (:func:`analyser.analysis.decimals`)."""
-    from analyser.analysis import percent, percent_ci
-    return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
-
-
 def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
     """The designer figures of one run as a two-column table (figure, value) for reports.
 
@@ -393,20 +387,36 @@ def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
                          drama_summary(df), win, score, outcome)
 
 
+def _finite(*values) -> bool:
+    return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
+
+
+def _percent(value: float, low: float, high: float, none: str) -> str:
+    """``12.3% (95% CI 10.1-14.6%)``, with the decimals the interval calls for
+    (:func:`analyser.analysis.decimals`); ``none`` (what the data lacks) when the value is not a
+    number, ``(95% CI n/a)`` when only the interval is not: never "nan"."""
+    from analyser.analysis import percent, percent_ci
+    if not _finite(value):
+        return none
+    return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
+
+
 def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None = None,
                   outcome: Outcome | None = None) -> pd.DataFrame:
     """The (figure, value) table of :func:`designer_table` from its parts: the
     :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` (on the win share, and on
-    the score where the score decides) records.  ``attrs["left_out"]``: one line per figure
-    left out, with the reason."""
+    the score where the score decides) records.  A figure the data cannot give (no game with a
+    single winner, no difference within a game) says why instead of showing "nan";
+    ``attrs["left_out"]``: the figures that do not fit the title, one line per reason."""
     outcome = outcome or Outcome()
     unit = outcome.score_unit
     rows, left_out = [], []
-    rows.append(("tie rate (shared wins)", _rate(d["tie_rate"], d["tie_low"], d["tie_high"])))
+    no_games = "n/a (no games)"
+    rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
     if outcome.close_applies:
         rows.append((f"close games (top two within {number(outcome.close_margin)} "
                      f"{_one(unit) if outcome.close_margin == 1 else unit})",
-                     _rate(d["close_rate"], d["close_low"], d["close_high"])))
+                     _percent(d["close_rate"], d["close_low"], d["close_high"], no_games)))
     else:
         left_out.append(f"close games: {outcome.close_reason}")
     if dr is None:
@@ -414,17 +424,21 @@ def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None
     elif not outcome.drama_applies:
         left_out.append(f"lead changes, lead for good and deficit overcome: {outcome.reason}")
     else:
-        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: {100 * dr['any_lead_change']:.0f}%)"))
-        if dr["lead_for_good_at"] != dr["lead_for_good_at"]:  # nan: every game was a shared win
-            rows.append(("winner takes the lead for good at", "n/a (no game had a single winner)"))
-            rows.append(("largest deficit overcome", "n/a (no game had a single winner)"))
-        else:
-            rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {outcome.trace_unit} (mean)"))
-            rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {unit} on average; 90th percentile "
-                                                      f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
-    rows.append(_skill_row("skill share (partial eta squared of the win share)", win, "the win shares"))
+        single = "n/a (no game has a single winner: every game was a shared win)"
+        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: "
+                                              f"{100 * dr['any_lead_change']:.0f}%)" if _finite(dr["lead_changes"])
+                     else no_games))
+        rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's "
+                                                          f"{outcome.trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
+                     else single))
+        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {unit} on average; 90th "
+                                                 f"percentile {dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"
+                     if _finite(dr["deficit_overcome"], dr["deficit_p90"], dr["deficit_max"]) else single))
+    rows.append(_skill_row("skill share (partial eta squared of the win share)", win,
+                           "no game has a winner and a loser: every win was shared by every seat"))
     if outcome.score_decides:
-        rows.append(_skill_row("skill share, score-based (partial eta squared of the score)", score, "the scores"))
+        rows.append(_skill_row("skill share, score-based (partial eta squared of the score)", score,
+                               "no game decided by score: every seat of a game scored the same"))
     else:
         left_out.append(f"the score-based skill share: {outcome.reason}")
     out = pd.DataFrame(rows, columns=["figure", "value"])
@@ -441,14 +455,14 @@ def _grouped(lines: list[str]) -> list[str]:
     return [f"{'; '.join(figures)}: {reason}" for reason, figures in by_reason.items()]
 
 
-def _skill_row(label: str, ls: dict | None, what: str) -> tuple[str, str]:
+def _skill_row(label: str, ls: dict | None, why: str) -> tuple[str, str]:
+    from analyser.analysis import percent
     if ls is None:
         return label, "n/a (needs two strategies or more)"
-    if ls["skill_share"] != ls["skill_share"]:  # nan: the outcome never differs within a game
-        return label, f"n/a ({what} never differ within a game)"
+    if not _finite(ls["skill_share"]):
+        return label, f"n/a ({why})"
     lo, hi = ls["skill_low"], ls["skill_high"]
-    from analyser.analysis import percent
-    text = f"{_rate(ls['skill_share'], lo, hi)}; luck share {percent(ls['luck_share'], lo, hi)}"
+    text = f"{_percent(ls['skill_share'], lo, hi, 'n/a')}; luck share {percent(ls['luck_share'], lo, hi)}"
     if lo == 0 and ls["skill_share"] > 0:
         text += "; the strategies cannot be told apart"
     return label, text

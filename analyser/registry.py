@@ -46,7 +46,9 @@ ENTRY_POINT_GROUP = "analyser.strategies"
 
 #: Generic strategies, offered for every title after its built-ins: name -> ``module:Class``.
 #: A generic strategy's class has ``bind(game_id)``, called on every new instance, which attaches
-#: the title (and raises InputError when the title lacks something the strategy needs).
+#: the title (and raises InputError when the title lacks something the strategy needs), and may
+#: have ``unavailable_reason(game) -> str | None``: a title for which it gives a reason is not
+#: offered the strategy (``analyser list`` leaves it out, and naming it gives the reason).
 GENERIC_STRATEGIES: dict[str, str] = {
     "mcts": "analyser.search:MCTS",
 }
@@ -261,6 +263,41 @@ def title_ref(game: Game) -> str:
     return game.source or game.id
 
 
+#: The file name of a title package's rules page (shipped with the package as package data).
+RULES_PAGE = "rules.md"
+
+
+def rules_page_location(game: Game):
+    """Where ``game``'s rules page is or belongs: a title defined in a package (a folder with
+    ``__init__.py``: the built-in titles, a folder written by ``analyser new``, a plugin package)
+    keeps it as ``rules.md`` in that folder; a title defined in one file ``FILE.py`` as ``FILE.md``
+    beside it.  Returns an :mod:`importlib.resources` Traversable (a :class:`~pathlib.Path` for a
+    title loaded from a file or folder), whether or not the page exists; None when the title's
+    module cannot be located."""
+    if game.source:
+        path, _ = _split_title_ref(game.source)
+        return path / RULES_PAGE if path.is_dir() else path.with_suffix(".md")
+    target = _title_targets().get(game.id)
+    if target is None:
+        return None
+    module_name = target.partition(":")[0]
+    try:
+        module = importlib.import_module(module_name)
+    except Exception:
+        return None
+    if hasattr(module, "__path__"):  # a package: its page is package data
+        from importlib import resources
+        return resources.files(module_name) / RULES_PAGE
+    file = getattr(module, "__file__", None)
+    return Path(file).with_suffix(".md") if file else None
+
+
+def rules_page(game: Game):
+    """``game``'s rules page (see :func:`rules_page_location`) when it exists, else None."""
+    page = rules_page_location(game)
+    return page if page is not None and page.is_file() else None
+
+
 def _as_title(obj, expected_id: str | None, where: str) -> Game:
     if inspect.isclass(obj) and issubclass(obj, Game):
         obj = obj()
@@ -421,12 +458,27 @@ def generic_strategies() -> dict[str, Any]:
     return out
 
 
+def unavailable_generic(game_id: str) -> dict[str, str]:
+    """The generic strategies that cannot play ``game_id``: name -> the one-line reason."""
+    game = get_game(game_id)
+    out = {}
+    for name, obj in generic_strategies().items():
+        why = getattr(obj, "unavailable_reason", None)
+        reason = why(game) if callable(why) else None
+        if reason:
+            out[name] = reason
+    return out
+
+
 def available_strategies(game_id: str) -> dict[str, Any]:
     """Every strategy name usable for ``game_id`` (an id or a title file reference) without a
-    file path: the title's own, then the generic strategies (such as ``mcts``), then entry points."""
+    file path: the title's own, then the generic strategies (such as ``mcts``) that can play the
+    title, then entry points."""
     out = dict(builtin_strategies(game_id))
+    unavailable = unavailable_generic(game_id)
     for name, obj in generic_strategies().items():
-        out.setdefault(name, obj)
+        if name not in unavailable:
+            out.setdefault(name, obj)
     for name, obj in _entry_point_strategies(get_game(game_id).id).items():
         out.setdefault(name, obj)
     return out
@@ -479,6 +531,9 @@ def _resolve(spec: StrategySpec, game_id: str):
                          f"{spec.source}:NAME (one of: {', '.join(found) or 'none'})")
     available = available_strategies(game_id)
     if spec.source not in available:
+        reason = unavailable_generic(game_id).get(spec.source)
+        if reason:
+            raise InputError(reason)
         broken: dict[str, str] = {}
         _entry_point_strategies(get_game(game_id).id, broken)
         if spec.source in broken:

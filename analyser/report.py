@@ -25,6 +25,7 @@ from analyser import analysis, plots
 from analyser.core import InputError
 from analyser.csvsafe import to_csv
 from analyser.registry import get_game
+from analyser.reproduce import reproduce_command
 
 
 @dataclass
@@ -628,7 +629,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         game=game, config=config, sections=sections, variants=summary.variants,
         strategies=strategies, games=sum(s["games"] for s in sections),
         rules=rule_values(game, first, config), length_unit=game.length_unit,
-        versions=config.get("versions", {}), command=config.get("command") or "(not recorded)",
+        versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
+        "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
         replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
         from_dir=shlex.quote(str(outdir)))
     path = outdir / "index.html"
@@ -735,7 +737,8 @@ def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tu
     page = _ENV.get_template("experiment.html.j2").render(
         title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
         findings=findings or [],
-        command=config.get("command") or "(not recorded)", config=config,
+        command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
+        typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")

@@ -70,7 +70,7 @@ def made(tmp_path_factory):
     init.write_text(MARK.format(name="title.marker") + init.read_text())
     (base / "bots.py").write_text(BOTS)
     r = subprocess.run([sys.executable, "-m", "analyser", "simulate", str(base / "mygame"), "-s", str(base / "bots.py"),
-                        "-s", "greedy", "-n", "40", "-j", "1", "--batch-size", "10", "--seed", "5",
+                        "-s", "hold", "-n", "40", "-j", "1", "--batch-size", "10", "--seed", "5",
                         "--out", str(base / "done"), "--no-report", "-q"], capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, r.stderr
     shutil.copytree(base / "done", base / "cut")

@@ -42,7 +42,7 @@ def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count
     joined = tmp_path / "joined"
     joined.mkdir()
     pd.concat([ra, rb]).to_parquet(joined / "results.parquet")
-    r = invoke(runner, "report", str(joined / "results.parquet"))
+    r = invoke(runner, "report", str(joined / "results.parquet"), "--out", str(joined / "report"))
     assert r.exit_code == 0, r.output
     assert "2 variants" in r.output
     assert "=== Variant: bust_limit=10 (60 games, 1 run(s)) ===" in r.output
@@ -62,12 +62,12 @@ def test_joined_same_seed_runs_with_different_rules_are_variants_and_every_count
             assert c1 == c2
             pd.testing.assert_frame_equal(t1, t2)
     assert summary.parts[0].run["turns_mean"] != summary.parts[1].run["turns_mean"]
-    table = pd.read_csv(joined / "summary.csv")
+    table = pd.read_csv(joined / "report" / "summary.csv")
     assert list(table.columns[:3]) == ["variant", "strategy", "n"]
     assert list(table["n"]) == [120] * 4
-    html = (joined / "index.html").read_text()
+    html = (joined / "report" / "index.html").read_text()
     assert "2 variants." in html and "120 games" in html and "Variant 1: bust_limit=10" in html
-    assert (joined / "v1-win_rate.png").exists() and (joined / "v2-cards.png").exists()
+    assert (joined / "report" / "v1-win_rate.png").exists() and (joined / "report" / "v2-cards.png").exists()
 
 
 def test_joined_runs_of_one_variant_count_every_game_once_by_run_and_index(runner, tmp_path):

@@ -2,15 +2,13 @@
 decides which figures the report shows; the skill share reads the outcome; every strategy gets the
 same number of player-games; one name per interval; the seat finding and its compensation.
 
-The Pig games use the skeleton ``analyser new`` writes, with the players of
-``tests/pig_players.py`` (an optimal player by value iteration, and hold-at-n)."""
+The Pig games use the skeleton ``analyser new`` writes, with its own players: ``optimal`` (value
+iteration) and ``hold:n=..``."""
 
 from __future__ import annotations
 
 import json
 import math
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,26 +19,22 @@ from analyser.cli import cli
 from analyser.registry import get_game
 from analyser.run import RunSpec, run
 
-PLAYERS = Path(__file__).with_name("pig_players.py")
-
-
 def invoke(runner, *args):
     return runner.invoke(cli, list(args), catch_exceptions=False)
 
 
 @pytest.fixture()
 def pig(runner, tmp_path, monkeypatch):
-    """A folder with the Pig skeleton (``./pig-race``) and the test players (``players.py``)."""
+    """A folder with the Pig skeleton (``./pig-race``)."""
     monkeypatch.chdir(tmp_path)
     assert invoke(runner, "new", "pig-race").exit_code == 0
-    shutil.copy(PLAYERS, tmp_path / "players.py")
     return tmp_path
 
 
 # -- Pig: the seat finding with a head start, the skill share on the outcome ----------------------
 
 def test_pig_seat_finding_names_the_first_player_ahead_with_a_head_start_in_points(runner, pig):
-    r = invoke(runner, "simulate", "./pig-race", "-s", "players.py:optimal", "-s", "players.py:hold:n=20",
+    r = invoke(runner, "simulate", "./pig-race", "-s", "optimal", "-s", "hold:n=20",
                "--games", "2000", "--seed", "1", "--jobs", "1", "--out", "out")
     assert r.exit_code == 0, r.output
     from analyser.report import summarise_run
@@ -75,7 +69,7 @@ def test_skill_share_on_the_outcome_is_clear_of_zero_for_a_real_edge_and_reaches
     holding at 25.  And two spellings of the same player: no edge, the interval's lower end is 0."""
     def share(a, b, games):
         out = pig / f"o-{a}-{b}".replace(":", "_").replace("=", "_")
-        r = invoke(runner, "simulate", "./pig-race", "-s", f"players.py:{a}", "-s", f"players.py:{b}",
+        r = invoke(runner, "simulate", "./pig-race", "-s", a, "-s", b,
                    "--games", str(games), "--seed", "5", "--jobs", "1", "--out", str(out), "-q")
         assert r.exit_code == 0, r.output
         df = pd.read_parquet(out / "results")
@@ -83,7 +77,7 @@ def test_skill_share_on_the_outcome_is_clear_of_zero_for_a_real_edge_and_reaches
 
     edge, df = share("hold:n=8", "hold:n=25", 1500)
     rates = df.groupby("strategy", observed=True)["win"].mean()
-    assert rates["players.py:hold:n=25"] > 0.55
+    assert rates["hold:n=25"] > 0.55
     assert edge["p"] < 0.05 and 0 < edge["skill_low"] <= edge["skill_share"] <= edge["skill_high"]
     same, _ = share("hold", "hold:n=20", 600)
     assert same["skill_share"] < 0.01 and same["skill_low"] == 0.0 and same["p"] >= 0.05
@@ -94,11 +88,11 @@ def test_skill_share_of_hold_20_against_hold_25_is_above_zero_at_20000_games(run
     """The issue's case: hold at 25 wins about 51% against hold at 20; the score-based figure
     read 0.0% (the weaker player has the higher mean score).  The skill share of the win share
     is above 0, with an interval that excludes 0."""
-    r = invoke(runner, "simulate", "./pig-race", "-s", "players.py:hold:n=20", "-s", "players.py:hold:n=25",
+    r = invoke(runner, "simulate", "./pig-race", "-s", "hold:n=20", "-s", "hold:n=25",
                "--games", "20000", "--seed", "1", "--jobs", "1", "--out", "out", "-q")
     assert r.exit_code == 0, r.output
     df = pd.read_parquet(pig / "out" / "results")
-    assert df.groupby("strategy", observed=True)["win"].mean()["players.py:hold:n=25"] > 0.505
+    assert df.groupby("strategy", observed=True)["win"].mean()["hold:n=25"] > 0.505
     from analyser.report import summarise_run
     table = summarise_run(pig / "out").parts[0].designer.set_index("figure")["value"]
     text = table["skill share (partial eta squared of the win share)"]

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, cli
+from analyser.cli import _check_out_name, _check_plotting, cli
 from analyser.core import InputError
 
 
 @cli.command()
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("-o", "--out", default=None, metavar="DIR",
-              help="Output folder (new or empty). Default: the folder holding RESULTS.")
+              help="Output folder (new or empty). Default: the run's own folder (its report is rebuilt), or "
+                   "for a results file outside a run folder a new reports/<game>-report-<timestamp>.")
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="For a run of a title of your own: its file or folder (as in the run's config.json). "
                    "Loading it runs its code, so it is never loaded unless you name it here.")
@@ -41,10 +42,11 @@ def report(results, out, title_file, trust):
 
 
 def _report(results, out, title_file):
+    _check_plotting()  # before the report module imports matplotlib
     from analyser.report import _reduce_run, build_report, write_report
     from analyser.registry import get_game
     from analyser.results import load_results, open_run, trust_title_file
-    from analyser.run import check_writable, prepare_out, store
+    from analyser.run import check_writable, default_out, prepare_out, store
 
     _check_out_name(out)
     if title_file:
@@ -67,9 +69,14 @@ def _report(results, out, title_file):
     if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
         raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
                          f"give --out DIR to write a pooled report elsewhere")
-    if out is None:
+    # the run's own folder: a run folder, or a results file beside its run's config.json
+    own_folder = results.is_dir() or (results.parent / "config.json").is_file()
+    if out is None and own_folder:
         out = source
         check_writable(out)
+        click.echo(f"Rebuilding the report in {out} (its index.html, summary.csv and plots are replaced).", err=True)
+    elif out is None:  # a results file of its own: a new folder, never files beside it
+        out = prepare_out(default_out(f"{df['game'].iloc[0]}-report"), replace_run=False)
     else:
         out = prepare_out(out, replace_run=False)
     if streamed:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, _command_line, _players_phrase, _strip_specs, cli
+from analyser.cli import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
+                          _root_seed, _strip_specs, cli)
 from analyser.cli.reports import _print_summary
-from analyser.core import parse_key_values
+from analyser.core import GAME_TIMEOUT, parse_key_values
 
 
 EPILOG_SIMULATE = """\b
@@ -50,7 +51,7 @@ seats were filled.
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=int, default=None, callback=_root_seed,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
@@ -61,7 +62,7 @@ seats were filled.
                    "Default: reports/<game>-<timestamp>.")
 @click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
-@click.option("--game-timeout", type=float, default=60.0, show_default=True,
+@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
@@ -87,15 +88,16 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser.experiments import stopping
-    from analyser.registry import default_lineup, get_game
-    from analyser.run import RunSpec, default_out, prepare_out, resolve, run, write_results
+    from analyser.registry import get_game
+    from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run,
+                              write_results)
 
     stopping.check_width(until_ci)
+    if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
+        _check_plotting()
     builtin_lineup = not strategies
-    if builtin_lineup:
-        g = get_game(game)
-        # --players 0 is a bad value (checked in resolve), not "the default"
-        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
+    if builtin_lineup:  # the same lineup as play's (--players 0 is a bad value, checked in resolve)
+        strategies = _builtin_lineup(get_game(game), players)
     if scheduler is not None and backend is None:
         backend = "dask"
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
@@ -107,7 +109,12 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     _check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
+    previous = previous_output(out) if out is not None else None
     out = prepare_out(out if out is not None else default_out(g.id))
+    # replacing an earlier run is said on one line, even under --quiet: nothing is replaced silently
+    replacing = f"replacing {describe_output(previous, out)}" if previous is not None else None
+    if replacing and quiet:
+        click.echo(replacing[0].upper() + replacing[1:] + ".", err=True)
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
                    "against each other (the title's default lineup; see `analyser list`).", err=True)
@@ -117,7 +124,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
         click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
                    f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
-                   f"writing to {out}", err=True)
+                   f"{replacing or f'writing to {out}'}", err=True)
     if until_ci is None:
         result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
     else:  # played in rounds in memory, then written in the run-folder layout
@@ -246,7 +253,9 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 
     index = getattr(error, "game_index", None)
     seed = getattr(error, "game_seed", None)
-    where = f" (game {index}, game seed {seed})" if seed is not None else ""
+    limit = f"--game-timeout {spec.game_timeout:g} s" if getattr(error, "kind", None) == "hung" else ""
+    where = (f" (game {index}, game seed {seed}" + (f"; {limit}" if limit else "") + ")") if seed is not None else (
+        f" ({limit})" if limit else "")
     replay = ""
     if seed is not None and index is not None:
         words = ["analyser", "play", game_id]
@@ -255,6 +264,9 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
         for k, v in spec.rules.items():
             words += ["--rule", f"{k}={v}"]
         words += ["--seed", str(seed)]
+        hung = getattr(error, "kind", None) == "hung"
+        if hung or spec.game_timeout != GAME_TIMEOUT:  # the replay stops where the run did
+            words += ["--game-timeout", f"{spec.game_timeout:g}"]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
             from analyser.run.trust import named_code
@@ -305,6 +317,8 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     from analyser import run as runmod
     from analyser.registry import get_game
 
+    if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
+        _check_plotting()
     if scheduler is not None:
         runmod.check_scheduler_address(scheduler)
     allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,

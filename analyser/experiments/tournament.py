@@ -9,9 +9,14 @@ report gives the fewest and most meetings of a pair).  Each table is one run
 (:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed,
 whose seat rotation puts every strategy in every seat equally often.
 
-Ratings.  Two seats: a Bradley-Terry fit of the head-to-head results (``choix.ilsr_pairwise``;
-shared wins are left out).  More seats: a Plackett-Luce fit of each game's finishing order
-(``choix.ilsr_rankings``; seats that share a rank are ordered by a coin from the game seed).
+Ratings.  Every game is broken into the head-to-head results of each pair of seats at its table
+(who finished ahead; a shared rank is a tie and counts one half to each), and the counts of all
+games are fitted as a Bradley-Terry model (``choix.ilsr_pairwise_dense``).  With two seats this
+is the Bradley-Terry fit of the games themselves; with more it estimates the Plackett-Luce
+strengths of the finishing orders by full rank breaking (H. Azari Soufiani, D. C. Parkes and L.
+Xia, "Computing Parametric Ranking Models via Rank-Breaking", ICML 2014: breaking a ranking into
+all its pairs gives consistent Plackett-Luce estimates).  Ties are handled as ties, never broken
+by a coin, so strategies that play alike get equal ratings whatever their order in ``-s``.
 Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
 in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
 are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
@@ -48,6 +53,8 @@ MAX_TABLES = 60
 BOOTSTRAP = 50
 #: Regularisation of the choix fits (keeps ratings finite when one strategy always wins).
 ALPHA = 0.01
+#: Decimals a rating is rounded to (far below the two that are shown).
+ROUND = 9
 
 
 def draw_tables(m: int, n: int, limit: int = MAX_TABLES) -> tuple[list[tuple[int, ...]], str]:
@@ -88,40 +95,41 @@ class TournamentResult:
     meta: metagame.MetaGame | None = None
 
 
-def _rankings(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, list[list[int]]]:
-    """Per game (table, game index): its game number and the strategies in finishing order."""
+#: How the ratings are fitted, for the report (two seats, more seats).
+RATING_MODELS = ("Bradley-Terry (choix.ilsr_pairwise_dense; a shared win counts one half to each)",
+                 "Plackett-Luce by full pairwise breaking (choix.ilsr_pairwise_dense; a shared rank counts one "
+                 "half to each)")
+
+
+def game_matrices(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per game number ``g`` (all tables' game ``g`` together, as they share its game seed): the
+    matrix ``ahead[g, a, b]`` of how often strategy ``a`` finished ahead of ``b`` at a table of
+    that game, a shared rank counting one half to each.  Returns ``(game numbers, ahead)`` of
+    shapes (G,) and (G, m, m)."""
     index = {s: i for i, s in enumerate(names)}
     d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
     players = int(d["players"].iloc[0])
-    strat = np.array([index[s] for s in d["strategy"].astype(str)])
-    ranks = d["rank"].to_numpy()
-    seeds = d["game_seed"].to_numpy()
-    games = d["game_index"].to_numpy()
-    out, nums = [], []
-    for start in range(0, len(d), players):
-        r = ranks[start:start + players]
-        coin = random.Random(int(seeds[start]) ^ 0x5EED)
-        ties = [coin.random() for _ in range(players)]
-        order = sorted(range(players), key=lambda k: (r[k], ties[k]))
-        out.append([int(strat[start + k]) for k in order])
-        nums.append(int(games[start]))
-    return np.array(nums), out
+    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, players)
+    ranks = d["rank"].to_numpy().reshape(-1, players)
+    nums, game = np.unique(d["game_index"].to_numpy()[::players], return_inverse=True)
+    ahead = np.zeros((len(nums), len(names), len(names)))
+    for a, b in itertools.permutations(range(players), 2):
+        score = np.where(ranks[:, a] < ranks[:, b], 1.0, np.where(ranks[:, a] == ranks[:, b], 0.5, 0.0))
+        np.add.at(ahead, (game, strat[:, a], strat[:, b]), score)
+    return nums, ahead
 
 
-def fit(m: int, rankings: list[list[int]], players: int, initial=None, tol: float = 1e-8) -> np.ndarray:
-    """Log-strengths (mean 0) from finishing orders: Bradley-Terry for two seats, Plackett-Luce
-    for more (choix's iterative Luce spectral ranking, started from its one-step estimate or
-    from ``initial``; ``tol`` is its convergence tolerance)."""
+def fit(wins: np.ndarray, initial=None, tol: float = 1e-8) -> np.ndarray:
+    """Log-strengths (mean 0) from the matrix ``wins[a, b]`` (how often ``a`` finished ahead of
+    ``b``; halves for ties): choix's iterative Luce spectral ranking, regularised by
+    :data:`ALPHA`, started from ``initial`` when given (``tol``: its convergence tolerance).
+    Symmetric in the strategies: permuting rows and columns together permutes the result."""
     import choix
 
-    if players == 2:
-        pairs = [tuple(r) for r in rankings]
-        if initial is None:
-            initial = choix.lsr_pairwise(m, pairs, alpha=ALPHA)
-        return np.asarray(choix.ilsr_pairwise(m, pairs, alpha=ALPHA, initial_params=initial, tol=tol))
-    if initial is None:
-        initial = choix.lsr_rankings(m, rankings, alpha=ALPHA)
-    return np.asarray(choix.ilsr_rankings(m, rankings, alpha=ALPHA, initial_params=initial, tol=tol))
+    params = np.asarray(choix.ilsr_pairwise_dense(wins, alpha=ALPHA, initial_params=initial, tol=tol))
+    # rounded far below any reported digit, so that equal strengths are equal numbers (the
+    # stationary distribution carries rounding noise of about 1e-16) and -0.0 reads 0.0
+    return np.round(params, ROUND) + 0.0
 
 
 def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
@@ -129,23 +137,13 @@ def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed
     gives on the same games (:func:`analysis.strategy_summary`, named in ``attrs["win_method"]``),
     mean rank, games."""
     m = len(names)
-    players = int(frame["players"].iloc[0])
-    nums, rankings = _rankings(frame, names)
-    if players == 2:
-        keep = frame.groupby(["table", "game_index"])["win"].max().to_numpy() >= 1 - 1e-9  # no shared wins
-        nums = nums[keep]
-        rankings = [r for r, k in zip(rankings, keep) if k]
-    point = fit(m, rankings, players)
-    uniq = np.unique(nums)
-    pos = {g: [] for g in uniq}
-    for k, g in enumerate(nums):
-        pos[g].append(k)
+    _, ahead = game_matrices(frame, names)
+    point = fit(ahead.sum(axis=0))
     rng = np.random.default_rng(seed)
     reps = []
     for _ in range(bootstrap):
-        draw = rng.choice(uniq, len(uniq))
-        sample = [rankings[k] for g in draw for k in pos[g]]
-        reps.append(fit(m, sample, players, initial=point, tol=1e-5))
+        weights = np.bincount(rng.integers(0, len(ahead), len(ahead)), minlength=len(ahead)).astype(float)
+        reps.append(fit(np.tensordot(weights, ahead, axes=1), initial=point, tol=1e-5))
     reps = np.array(reps) if reps else np.full((1, m), np.nan)
     lo, hi = np.percentile(reps, [2.5, 97.5], axis=0)
     summary = analysis.strategy_summary(frame).set_index("strategy")
@@ -156,7 +154,7 @@ def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed
                      "win_rate": r["win_rate"], "win_low": r["win_low"], "win_high": r["win_high"],
                      "mean_rank": r["mean_rank"], "games": int(r["n"])})
     out = pd.DataFrame(rows).sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
-    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    out.insert(0, "rank", out["rating"].rank(method="min", ascending=False).astype(int))  # equal ratings share
     out.attrs["win_method"] = summary.attrs.get("methods", {}).get("win", "wilson")
     return out
 
@@ -232,7 +230,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
               "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
               "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
-              "rating_model": "Bradley-Terry (choix.ilsr_pairwise)" if n == 2 else "Plackett-Luce (choix.ilsr_rankings)",
+              "rating_model": RATING_MODELS[0] if n == 2 else RATING_MODELS[1],
               "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
               "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),

@@ -62,10 +62,12 @@ def _version_key(v: str) -> tuple:
     return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
 
 
-def default_out(game_id: str) -> Path:
-    """``reports/<game>-<timestamp>`` under the current directory."""
+def default_out(game_id: str, parent: str | Path = "reports") -> Path:
+    """``reports/<game>-<timestamp>`` under the current directory (or ``<parent>/<game>-<timestamp>``):
+    a new folder every time (``-2``, ``-3`` ... when one of that second exists), so a default
+    output never replaces an earlier one.  ``game_id`` may carry the command (``GAME-sweep``)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    base = Path("reports") / f"{game_id}-{stamp}"
+    base = Path(parent) / f"{game_id}-{stamp}"
     p, k = base, 1
     while p.exists():
         k += 1
@@ -73,13 +75,57 @@ def default_out(game_id: str) -> Path:
     return p
 
 
-def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
-    """Make ``out`` ready for a run's files and return it as a Path.
+#: What each kind of analyser output is called in messages (config.json ``kind``; a run has none).
+KIND_NAMES = {"run": "run", "sweep": "sweep", "tournament": "tournament", "compare": "comparison"}
 
-    A new or empty folder is used as it is.  A folder holding an earlier analyser run (its
-    ``config.json``) has that run's files removed first when ``replace_run``, so no stale file
-    survives beside the new ones.  Any other non-empty folder, an empty name or an unwritable
-    place raises InputError.
+
+def previous_output(out: str | Path) -> dict | None:
+    """The config.json of the analyser output (a run or an experiment) that ``out`` holds, with
+    its ``kind`` filled in (``run`` for a run), or None when ``out`` holds none."""
+    out = Path(out)
+    if not (out / "config.json").is_file():
+        return None
+    try:
+        previous = read_config_file(out / "config.json")
+    except InputError:
+        return None
+    if not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
+        return None
+    kind = previous.get("kind")
+    return {**previous, "kind": kind if isinstance(kind, str) and kind in KIND_NAMES else "run"}
+
+
+def describe_output(previous: dict, where: str | Path | None = None) -> str:
+    """``the complete run (2,000 games)``, ``the failed run in OUT (312 of 1,000 games)``, ``the
+    complete sweep (12 cells)``: what a folder holds (``where``: the folder, named after the
+    kind), for the line that says it is replaced or why it is refused."""
+    kind, status = previous["kind"], previous.get("status")
+    what = f"the {status + ' ' if isinstance(status, str) and status.isalpha() else ''}{KIND_NAMES[kind]}"
+    if where is not None:
+        what += f" in {where}"
+    done, asked = previous.get("games_completed"), previous.get("games_requested")
+    if kind == "run" and isinstance(done, int):
+        games = f"{done:,} games" if done == asked or not isinstance(asked, int) else f"{done:,} of {asked:,} games"
+        return f"{what} ({games})"
+    for key, one, many in (("cells", "cell", "cells"), ("tables", "table", "tables"),
+                           ("games", "game per side", "games per side")):
+        n = previous.get(key)
+        n = len(n) if isinstance(n, list) else n
+        if isinstance(n, int) and not isinstance(n, bool):
+            return f"{what} ({n:,} {one if n == 1 else many})"
+    return what
+
+
+def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") -> Path:
+    """Make ``out`` ready for the files of a ``kind`` of output (``run``: simulate; ``sweep``,
+    ``tournament``, ``compare``) and return it as a Path.
+
+    A new or empty folder is used as it is.  A folder holding an earlier analyser output of the
+    same kind (its ``config.json``) has that output's files removed first when ``replace_run``,
+    so no stale file survives beside the new ones (say so with :func:`previous_output` and
+    :func:`describe_output` before calling this).  A folder holding another kind of output (a
+    run where a sweep goes, a tournament where a comparison goes), any other non-empty folder,
+    an empty name or an unwritable place raises InputError (one line).
     """
     if str(out).strip() == "":
         raise InputError("--out '' is not accepted; give a folder name")
@@ -88,21 +134,20 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
     entries = sorted(p.name for p in out.iterdir())
     if not entries:
         return out
-    previous = None
-    if (out / "config.json").exists():
-        try:
-            previous = read_config_file(out / "config.json")
-        except InputError:
-            pass
-    is_run = isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)
+    previous = previous_output(out)
+    is_run = previous is not None
     if not replace_run:
-        what = "holds a run, whose files a report there would overwrite" if is_run else \
+        what = f"holds {describe_output(previous)}, whose files a report there would overwrite" if is_run else \
             f"is not empty ({len(entries)} entries)"
         raise InputError(f"--out {str(out)!r} {what}; choose a new or empty folder (or leave out --out to rebuild "
                          "a run's report in its own folder)")
     if not is_run:
         raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and holds no analyser run to "
                          "replace; choose a new or empty folder")
+    if previous["kind"] != kind:
+        raise InputError(f"--out {str(out)!r} holds {describe_output(previous)}, not a {KIND_NAMES[kind]}; a "
+                         f"{KIND_NAMES[kind]} replaces only an earlier {KIND_NAMES[kind]}, so choose a new or empty "
+                         "folder (or leave out --out)")
     holder = store.holder_of(out)
     if holder is not None:
         raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
@@ -115,9 +160,14 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
         if isinstance(previous.get("files"), list) else []
     names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
                                                  "index.html"}
+    if kind == "compare":
+        names |= {"a", "b"}  # the sides of a comparison of rule sets or lineups (run folders)
     for name in sorted(names):
         if "/" not in name and "\\" not in name and name not in ("", ".", "..") and (out / name).is_file():
             (out / name).unlink(missing_ok=True)
+        elif name not in ("", ".", "..") and "/" not in name and "\\" not in name and (out / name).is_dir() and \
+                previous_output(out / name) is not None:  # a run the output held (a comparison's sides a/, b/)
+            shutil.rmtree(out / name)
     # the part folders of the run replaced: those its record lists, and a built-in title's tables (the
     # title is never loaded from a file here: the folder's record names it, and a folder is data)
     tables = [store.RESULTS] + listed

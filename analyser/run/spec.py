@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import __version__, runner
-from analyser.core import InputError
+from analyser.core import GAME_TIMEOUT, InputError
 from analyser.registry import get_game, make_strategy
 from analyser.run.backends import check_scheduler_address
 from analyser.runner import resolve_jobs
@@ -45,7 +45,7 @@ class RunSpec:
     jobs: int | None = None
     rules: dict[str, str] = field(default_factory=dict)
     batch_size: int | None = None
-    game_timeout: float = 60.0
+    game_timeout: float = GAME_TIMEOUT
     #: ``loky`` (worker processes on this machine) or ``dask`` (a dask.distributed cluster)
     backend: str = "loky"
     #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
@@ -199,5 +199,5 @@ def spec_from_config(config: dict) -> RunSpec:
                    games=field("games_requested", int, required=True), seed=field("seed", int, required=True),
                    jobs=field("jobs_requested", int, 0), rules=dict(rules),
                    batch_size=field("batch_size", int), first_game=field("first_game", int) or 0,
-                   game_timeout=float(field("game_timeout", (int, float), 60.0)),
+                   game_timeout=float(field("game_timeout", (int, float), GAME_TIMEOUT)),
                    backend=field("backend", str) or "loky", scheduler=field("scheduler", str))

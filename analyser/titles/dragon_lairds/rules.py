@@ -1,6 +1,6 @@
 """Dragon Lairds (龍王爭霸): a card-drafting engine game with auctions for the Saurean Cup.
 
-Rules page: ``docs/rules/dragon-lairds.md``.  Built like :mod:`analyser.games.dao`:
+Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.games.dao`:
 ``DragonParams`` (every rule option), ``DragonState`` (plain data with a JSON round trip),
 ``DragonView`` (what one seat may see) and ``DragonLairds`` (the stateless forward model).
 
@@ -256,14 +256,14 @@ def load_deck(path: str = "") -> Deck:
 
 @dataclass(frozen=True)
 class DragonParams(Params):
-    """Rule options of Dragon Lairds (rules page ``docs/rules/dragon-lairds.md``)."""
+    """Rule options of Dragon Lairds (rules page ``rules.md``)."""
 
     halt_space: int = option(8, "pawn space that ends the action phase; the pawn starts on the player "
                                 "count and advances one space per full pass (rules: Round 2)", low=1, high=50)
     end_royals: int = option(60, "royals that end the game at once (rules: End)", low=1, high=10000)
     start_geld: int = option(15, "geld each player starts with (rules: Setup)", low=0, high=1000)
     seat_geld: str = option("0", "variant: extra start geld per seat, one number for all or one per seat "
-                            "separated by / (0/0/1/2), seat 0 first (docs/rules/dragon-lairds.md, Seat bonus)")
+                            "separated by / (0/0/1/2), seat 0 first (rules page: Seat bonus)")
     hand_limit: int = option(4, "cards a hand may hold (rules: Round 2)", low=0, high=20)
     off_colour_surcharge: int = option(2, "extra cost of a card whose colour is not yours (rules: Round 2)",
                                        low=0, high=50)

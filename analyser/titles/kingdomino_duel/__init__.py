@@ -1,6 +1,6 @@
 """Kingdomino Duel (``kingdomino-duel``): the title object binding rules, figures and text drawing.
 
-Rules: :mod:`.rules` (docs/rules/kingdomino-duel.md); report figures: :mod:`.figures` (reduced
+Rules: :mod:`.rules` (rules.md); report figures: :mod:`.figures` (reduced
 chunk by chunk: ``figure_sums``, then ``figure_tables_from`` / ``plots_from``); the text drawing
 for ``analyser play``: :mod:`.render`; component data: ``data/components.csv`` (an unverified
 approximation, replaceable with ``--rule components=FILE``).

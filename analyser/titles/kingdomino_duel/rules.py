@@ -1,6 +1,6 @@
 """Kingdomino Duel: draft dice, draw dominoes into your kingdom, race for spells.
 
-The rules page is ``docs/rules/kingdomino-duel.md``; this module implements it.  No pandas or
+The rules page is ``rules.md`` (``analyser rules kingdomino-duel``); this module implements it.  No pandas or
 matplotlib here: figures live in :mod:`.figures`, the text drawing in :mod:`.render`.
 
 Rules implemented
@@ -389,7 +389,7 @@ def load_components(path: str = "") -> Components:
 
 @dataclass(frozen=True)
 class KingdominoParams(Params):
-    """Rule options of Kingdomino Duel (docs/rules/kingdomino-duel.md).  Defaults: the rules
+    """Rule options of Kingdomino Duel (rules.md).  Defaults: the rules
     write-up, and our rulings where it is silent."""
 
     components: str = option(
@@ -423,7 +423,7 @@ class KingdominoParams(Params):
                              low=1, high=10000)
     seat_bonus: str = option(
         "0", "variant: points each seat starts with, one number for both or one per seat separated by / "
-        "(0/3), seat 0 first; added to the score (docs/rules/kingdomino-duel.md, Seat bonus)")
+        "(0/3), seat 0 first; added to the score (rules page: Seat bonus)")
 
     def validate(self) -> None:
         self.bonus()
@@ -985,7 +985,7 @@ def _roll(comp: Components, rng) -> list:
 
 
 class KingdominoDuel(Game):
-    """The Kingdomino Duel forward model (docs/rules/kingdomino-duel.md).  See the module docstring."""
+    """The Kingdomino Duel forward model (rules.md).  See the module docstring."""
 
     id = "kingdomino-duel"
     name = "Kingdomino Duel"
