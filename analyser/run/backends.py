@@ -87,6 +87,7 @@ class _StopGuard:
         self.previous: dict = {}
 
     def _handle(self, signum, frame):
+        _note(signum)
         if self.finishing:
             if self.pending is None:
                 print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
