@@ -32,6 +32,9 @@ from analyser.run.trust import Allowed, guard_folder_config
 from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, run_batch
 
 
+#: Keys of a run's config.json that the layers above a run own (the stopping rule's record): a
+#: resumed or extended run keeps them.
+CARRIED = ("stopping",)
 #: Games played in-process first when ``--jobs`` is automatic, to time the run.
 PILOT_GAMES = 50
 #: Estimated seconds below which an automatic run does not start worker processes.
@@ -108,15 +111,22 @@ def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
 
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
-        out: str | Path | None = None, resume: bool = False) -> RunResult:
+        out: str | Path | None = None, resume: bool = False, extend: bool = False,
+        record: dict | None = None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
     With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
     (and the title's extra tables likewise), ``config.json`` is rewritten after each part with the
     status and the games done, and a lock file keeps a second run out of the folder (InputError).
     Memory stays bounded whatever ``spec.games``.  ``resume=True`` continues the run recorded in
-    ``out`` (see :func:`resume`) and plays only the games it lacks.  Without ``out`` the rows stay
-    in memory (for small runs and tests).
+    ``out`` (see :func:`resume`) and plays only the games of ``range(spec.first_game, spec.games)``
+    it lacks; it may also extend a complete run to a larger ``spec.games`` (a round of the stopping
+    rule: the run keeps its id, and ``resumed`` records only the resumptions of an unfinished run;
+    ``extend=True`` says the caller plays a planned next round, which is no resumption either).
+    ``record``: the stopping rule's record (``{"stopping": ...}``, see :data:`CARRIED`) to write
+    in ``config.json`` with the run's own fields.
+    The caller gives the same spec as the folder's (:func:`resume` reads it from ``config.json``).
+    Without ``out`` the rows stay in memory (for small runs and tests).
 
     Never loses finished games: a strategy failure, a dead worker, a full disk, Ctrl-C or SIGTERM
     stop the run; the result (and ``config.json``) carries the status (``complete``,
@@ -145,9 +155,14 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     lock = store.RunLock(out).acquire() if out is not None else None
     hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
     try:
-        previous = read_config(out) if (resume and out is not None) else None
+        # a complete run may be extended to more games (a round of the stopping rule)
+        previous = read_config(out, complete_ok=True) if (resume and out is not None) else None
         if previous:
             _check_title(out, previous, game)
+        if previous and (previous.get("seed") != seed or list(previous.get("strategies") or []) != list(strategies)
+                         or previous.get("players") != players):
+            raise InputError(f"{str(out)!r} holds another run (its seed, strategies or players differ from the "
+                             "run to continue); choose another folder")
         done = _scan_done(out, game) if previous else {}
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         sources = runner.ship_sources(strategies) if client is not None else ()
@@ -172,10 +187,19 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         if previous:
             config["command"] = previous.get("command", "")
             config["started"] = previous.get("started", config["started"])
-            config["resumed"] = list(previous.get("resumed") or []) + [
-                {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": command or "",
-                 "games_before": config["games_completed"]}]
+            resumed = list(previous.get("resumed") or [])
+            if previous.get("status") != "complete" and not extend:  # a planned next round is no resumption
+                resumed.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                "command": command or "", "games_before": config["games_completed"]})
+            if resumed:
+                config["resumed"] = resumed
             config["wall_seconds"] = float(previous.get("wall_seconds") or 0.0)
+            for key in CARRIED:
+                if key in previous:
+                    config[key] = previous[key]
+        for key in CARRIED:
+            if record and key in record:
+                config[key] = record[key]
         sink = _Sink(out, config, done)
         with _Deferred():
             sink.save()
