@@ -47,6 +47,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from analyser import traces
 from analyser.core import Game, InputError, StrategyError, strategy_frame
 from analyser.registry import get_game, strategy_factory
 
@@ -533,20 +534,40 @@ def _run_batch(job: BatchJob) -> BatchResult:
         except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
             result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
                                        game_seed(job.root_seed, index), index)
-    result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
+    try:
+        result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
+    except traces.TraceValueError as e:  # a title's trace held a value that is no finite number
+        _drop_from(result, rows, rows[e.row][0], job, str(e))
+        result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
     result.rows = []
     result.seconds = time.perf_counter() - t0
     return result
 
 
+def _drop_from(result: BatchResult, rows: list[tuple], index: int, job: BatchJob, why: str) -> None:
+    """Game ``index`` failed after play (``why``): keep only the games before it, as when its
+    metrics raise, and report it (unless an earlier game already failed)."""
+    rows[:] = [r for r in rows if r[0] < index]
+    for recs in result.extras.values():
+        recs[:] = [r for r in recs if r["game_index"] < index]
+    result.done = index - job.start
+    if result.error is None or (getattr(result.error, "game_index", None) or 0) >= index:
+        result.error = GameFailure(f"game {index} failed after play: {why}", game_seed(job.root_seed, index), index)
+
+
 def to_columns(rows: list[tuple], names: list[str]) -> dict[str, Any]:
-    """Row tuples -> {name: numpy array} (object arrays for text, uint64 for game seeds)."""
+    """Row tuples -> {name: numpy array} (object arrays for text, uint64 for game seeds); a column
+    of lists (the score traces) -> a :class:`analyser.traces.Packed` column (see
+    :func:`analyser.traces.pack`, which raises :class:`analyser.traces.TraceValueError` for a
+    value that is no finite number)."""
     if not rows:
         return {name: np.array([]) for name in names}
     out = {}
     for name, values in zip(names, zip(*rows)):
         if name == "game_seed":
             out[name] = np.array(values, dtype=np.uint64)
+        elif traces.is_trace_column(values):
+            out[name] = traces.pack(values)
         else:
             arr = np.array(values)
             out[name] = arr if arr.dtype.kind in "biuf" else np.array(values, dtype=object)

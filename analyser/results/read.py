@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
+from analyser import traces
 from analyser.core import InputError
 from analyser.registry import get_game
 from analyser.results.validate import validate_config, validate_extra, validate_results
@@ -42,7 +43,7 @@ def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
             pieces.append(_narrow(t))
     if not pieces:
         return pd.DataFrame()
-    table = pa.concat_tables(pieces, promote_options="permissive")
+    table = traces.concat_tables(pieces)  # (score traces: lists, or text in parts of older runs)
     del pieces
     if per_part is None:
         return table.to_pandas()
@@ -191,7 +192,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                 df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
         if getattr(col, "kind", "") == "trace" and col in df.columns:
-            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
+            df[col] = df[col].astype(object).where(df[col].notna(), "")  # (a list, or text from CSV)
     if "strategy" in df.columns:
         seen = _distinct_text(df["strategy"])
         order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]

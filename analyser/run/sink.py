@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from analyser import traces
 from analyser.run import store
 from analyser.runner import ROW_FIELDS, BatchResult
 
@@ -76,7 +77,7 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     by game index (and seat).  Concatenating the slices of all batches in game order gives the
     run's frames."""
     cols = list(ROW_FIELDS) + list(game.metric_columns)
-    df = (pd.DataFrame(b.columns, columns=cols) if b.columns is not None
+    df = (pd.DataFrame(traces.unpack_columns(b.columns), columns=cols) if b.columns is not None
           else pd.DataFrame.from_records(b.rows, columns=cols))
     names = list(dict.fromkeys(strategies))
     df["strategy"] = pd.Categorical([strategies[int(i)] for i in df["strategy"]], categories=names)
@@ -180,7 +181,7 @@ def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
             with open(tmp, "wb") as fh:
                 header = True
                 for p in parts:
-                    t = pq.read_table(p)
+                    t = traces.table_as_text(pq.read_table(p))  # score traces as text "0 3 3 7"
                     if not t.num_rows:
                         continue
                     # the same text as pandas' to_csv, without loading the run
