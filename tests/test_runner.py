@@ -7,7 +7,7 @@ import pytest
 
 from analyser import run as runmod
 from analyser.core import InputError, StrategyError
-from analyser.runner import game_seed, lineup, plan_batches
+from analyser.runner import game_seed, game_seeds, lineup, plan_batches
 
 
 def run(**kw):
@@ -51,6 +51,16 @@ def test_game_seed_is_the_spawned_child_of_the_root_seed_sequence():
     lo, hi = child.generate_state(2, np.uint32).tolist()
     assert game_seed(42, 3) == lo | (hi << 32)
     assert game_seed(42, 3) != game_seed(42, 4)
+
+
+@pytest.mark.parametrize("root", [0, 1, 42, 2 ** 32 - 1, 2 ** 32, 2 ** 63 + 5, 2 ** 64 - 1, 2 ** 96 + 7, 2 ** 128 - 1,
+                                  2 ** 128 + 12345, 98765432109876543210987654321098765432109876543210])
+def test_a_batchs_game_seeds_at_once_are_numpys_one_by_one(root):
+    """The batch's seeds hash the game indices as arrays; they must be numpy's SeedSequence
+    children exactly, for roots of one to six 32-bit words and indices up to and past 2**32."""
+    for start, stop in ((0, 40), (123_456, 123_470), (2 ** 32 - 6, 2 ** 32 + 3)):
+        assert game_seeds(root, start, stop) == [game_seed(root, i) for i in range(start, stop)]
+    assert game_seeds(root, 5, 5) == []
 
 
 def test_results_frame_columns_and_types():
