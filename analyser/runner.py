@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -532,6 +533,7 @@ def _run_batch(job: BatchJob) -> BatchResult:
     result = BatchResult(start=job.start, rows=[])
     rows = result.rows
     metric_cols = game.metric_columns
+    metric_values = _values_of(metric_cols)
     wants_extras = type(game).extra_records is not Game.extra_records
     index = job.start
     dog = Watchdog.get() if job.game_timeout > 0 else None
@@ -587,9 +589,8 @@ def _run_batch(job: BatchJob) -> BatchResult:
                 metrics = game.metrics(state)
                 share = 1.0 / len(winners)
                 for s in range(n):
-                    mt = metrics[s]
                     rows.append((index, gs, s, seats[s], scores[s], ranks[s],
-                                 share if s in winners else 0.0, *[mt[c] for c in metric_cols]))
+                                 share if s in winners else 0.0) + metric_values(metrics[s]))
                 if wants_extras:
                     for name, recs in game.extra_records(state).items():
                         bucket = result.extras.setdefault(name, [])
@@ -629,6 +630,17 @@ def _drop_from(result: BatchResult, rows: list[tuple], index: int, job: BatchJob
     result.done = index - job.start
     if result.error is None or (getattr(result.error, "game_index", None) or 0) >= index:
         result.error = GameFailure(f"game {index} failed after play: {why}", game_seed(job.root_seed, index), index)
+
+
+def _values_of(names: Sequence[str]) -> Callable[[dict], tuple]:
+    """A function giving the tuple of a metrics dict's values at ``names`` (KeyError for a
+    missing one)."""
+    if not names:
+        return lambda m: ()
+    if len(names) == 1:
+        one = itemgetter(names[0])
+        return lambda m: (one(m),)
+    return itemgetter(*names)
 
 
 def to_columns(rows: list[tuple], names: list[str]) -> dict[str, Any]:
