@@ -80,20 +80,23 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     df = (pd.DataFrame(traces.unpack_columns(b.columns), columns=cols) if b.columns is not None
           else pd.DataFrame.from_records(b.rows, columns=cols))
     names = list(dict.fromkeys(strategies))
-    df["strategy"] = pd.Categorical([strategies[int(i)] for i in df["strategy"]], categories=names)
+    if len(df):  # strategy indices -> categories (one code per lineup entry, no loop over rows)
+        code_of = np.array([names.index(s) for s in strategies], dtype=np.int64)
+        df["strategy"] = pd.Categorical.from_codes(code_of[df["strategy"].to_numpy(dtype=np.int64)], categories=names)
+    else:
+        df["strategy"] = pd.Categorical([], categories=names)
     df["game_seed"] = df["game_seed"].astype("uint64")
     for c in ("game_index", "seat", "rank"):
         df[c] = df[c].astype("int64")
     df["win"] = df["win"].astype("float64")
     df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
-                          "game": pd.Categorical([game.id] * len(df))})
+    front = pd.DataFrame({"run_id": _same(run_id, len(df)), "game": _same(game.id, len(df))})
     df.insert(2, "players", np.full(len(df), players, dtype="int64"))
     rule_cols = {}
     for k, v in params.as_dict().items():
         if k in df.columns:
             raise RuntimeError(f"rule option {k!r} collides with a result column")
-        rule_cols[k] = pd.Categorical([v] * len(df)) if isinstance(v, str) else np.full(len(df), v)
+        rule_cols[k] = _same(v, len(df)) if isinstance(v, str) else np.full(len(df), v)
     ident = ["game_index", "game_seed", "players", "seat", "strategy"]
     df = pd.concat([front, df[ident], pd.DataFrame(rule_cols, index=df.index), df.drop(columns=ident)], axis=1)
     extra_frames = {}
@@ -111,6 +114,14 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
                                   kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
     return df, extra_frames
+
+
+def _same(text: str, n: int) -> pd.Categorical:
+    """A categorical column of ``n`` rows that all hold ``text`` (built from codes: the same
+    column as ``pd.Categorical([text] * n)`` without a list of ``n`` strings to factorize)."""
+    if not n:
+        return pd.Categorical([])
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[text])
 
 
 def compact(frame: pd.DataFrame) -> pd.DataFrame:
