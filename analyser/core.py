@@ -616,15 +616,17 @@ class Game:
 TRACE_COLUMN = "score_trace"
 
 
-def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[list[float]]:
-    """Per seat, the list of its scores after each step: ``history[t][seat]`` -> ``out[seat][t]``
-    (``[[0, 3, 3, 7], ...]``), the values as given (whole numbers stay ``int``).  This is the
+def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[tuple[float, ...]]:
+    """Per seat, the tuple of its scores after each step: ``history[t][seat]`` -> ``out[seat][t]``
+    (``[(0, 3, 3, 7), ...]``), the values as given (whole numbers stay ``int``).  This is the
     ``score_trace`` metric a title returns for each seat; the run stores the column as an Arrow
-    list column (:mod:`analyser.traces`).  An empty history gives empty lists.  Raises ValueError
-    when a step holds fewer than ``n_players`` scores."""
+    list column (:mod:`analyser.traces`).  Tuples rather than lists: a tuple of numbers is not
+    followed by the garbage collector, which a batch of thousands of games' rows would otherwise
+    slow down.  An empty history gives empty tuples.  Raises ValueError when a step holds fewer
+    than ``n_players`` scores."""
     if not history:
-        return [[] for _ in range(n_players)]
-    out = list(map(list, zip(*history)))[:n_players]
+        return [()] * n_players
+    out = list(zip(*history))[:n_players]
     if len(out) < n_players:
         raise ValueError(f"a score trace needs a score for each of the {n_players} seats at every step; a step "
                          f"holds {len(out)}")

@@ -40,9 +40,10 @@ def dao_run(tmp_path_factory):
 
 def test_encode_trace_gives_each_seat_its_scores_step_by_step():
     history = [[0, 1], [3, 1], [3, 4]]
-    assert encode_trace(history, 2) == [[0, 3, 3], [1, 1, 4]]
-    assert encode_trace([], 3) == [[], [], []]
-    assert encode_trace([(1.5, 2)], 2) == [[1.5], [2]]  # values as given
+    assert encode_trace(history, 2) == [(0, 3, 3), (1, 1, 4)]
+    assert encode_trace([], 3) == [(), (), ()]
+    assert encode_trace([(1.5, 2)], 2) == [(1.5,), (2,)]  # values as given
+    assert encode_trace([[1, 2, 9]], 2) == [(1,), (2,)]  # seats beyond n_players are not read
     with pytest.raises(ValueError, match="each of the 3 seats"):
         encode_trace([[1, 2]], 3)
 

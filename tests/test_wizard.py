@@ -505,7 +505,7 @@ def test_metrics_and_round_records():
     play_all(s, "G1 G2 G3 G9", random.Random(1))
     m = GAME.metrics(s)
     assert m[0] == {"exact_bids": 1.0, "over_bid": 0.0, "under_bid": 0.0, "points_per_round": 30.0,
-                    "mean_bid": 1.0, "turns": 3, "score_trace": [30, 60]}
+                    "mean_bid": 1.0, "turns": 3, "score_trace": (30, 60)}
     # the score trace: running totals after each round, ending at the final score
     assert [m[k]["score_trace"][-1] for k in range(4)] == GAME.scores(s)
     assert m[2]["exact_bids"] == 0.5 and m[2]["over_bid"] == 1.0 and m[2]["under_bid"] == 0.0
