@@ -76,34 +76,43 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     """One batch's results -> its slice of the tidy results frame and of each extra table, sorted
     by game index (and seat).  Concatenating the slices of all batches in game order gives the
     run's frames."""
-    cols = list(ROW_FIELDS) + list(game.metric_columns)
-    df = (pd.DataFrame(traces.unpack_columns(b.columns), columns=cols) if b.columns is not None
-          else pd.DataFrame.from_records(b.rows, columns=cols))
-    names = list(dict.fromkeys(strategies))
-    if len(df):  # strategy indices -> categories (one code per lineup entry, no loop over rows)
-        code_of = np.array([names.index(s) for s in strategies], dtype=np.int64)
-        df["strategy"] = pd.Categorical.from_codes(code_of[df["strategy"].to_numpy(dtype=np.int64)], categories=names)
+    cols = [str(c) for c in list(ROW_FIELDS) + list(game.metric_columns)]
+    if b.columns is not None:
+        data = {str(k): v for k, v in traces.unpack_columns(b.columns).items()}
     else:
-        df["strategy"] = pd.Categorical([], categories=names)
-    df["game_seed"] = df["game_seed"].astype("uint64")
-    for c in ("game_index", "seat", "rank"):
-        df[c] = df[c].astype("int64")
-    df["win"] = df["win"].astype("float64")
-    df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    front = pd.DataFrame({"run_id": _same(run_id, len(df)), "game": _same(game.id, len(df))})
-    df.insert(2, "players", np.full(len(df), players, dtype="int64"))
-    rule_cols = {}
+        frame = pd.DataFrame.from_records(b.rows, columns=cols)
+        data = {c: frame[c].to_numpy() for c in cols}
+    n = len(data["game_index"])
+    index = np.asarray(data["game_index"]).astype("int64")
+    seat = np.asarray(data["seat"]).astype("int64")
+    if n > 1 and not ((index[1:] > index[:-1]) | ((index[1:] == index[:-1]) & (seat[1:] > seat[:-1]))).all():
+        order = np.lexsort((seat, index))  # (a batch's rows come in order; this is the fallback)
+        data = {c: (v.take(order) if hasattr(v, "take") else np.asarray(v)[order]) for c, v in data.items()}
+        index, seat = index[order], seat[order]
+    names = list(dict.fromkeys(strategies))
+    if n:  # strategy indices -> categories (one code per lineup entry, no loop over rows)
+        code_of = np.array([names.index(s) for s in strategies], dtype=np.int64)
+        strategy = pd.Categorical.from_codes(code_of[np.asarray(data["strategy"]).astype(np.int64)], categories=names)
+    else:
+        strategy = pd.Categorical([], categories=names)
+    out = {"run_id": _same(run_id, n), "game": _same(game.id, n), "game_index": index,
+           "game_seed": np.asarray(data["game_seed"]).astype("uint64"), "players": np.full(n, players, dtype="int64"),
+           "seat": seat, "strategy": strategy}
     for k, v in params.as_dict().items():
-        if k in df.columns:
+        if k in data:
             raise RuntimeError(f"rule option {k!r} collides with a result column")
-        rule_cols[k] = _same(v, len(df)) if isinstance(v, str) else np.full(len(df), v)
-    ident = ["game_index", "game_seed", "players", "seat", "strategy"]
-    df = pd.concat([front, df[ident], pd.DataFrame(rule_cols, index=df.index), df.drop(columns=ident)], axis=1)
+        out[k] = _same(v, n) if isinstance(v, str) else np.full(n, v)
+    for c in cols[4:]:  # score, rank, win, then the title's metrics
+        v = data[c]
+        out[c] = (np.asarray(v).astype("int64") if c == "rank" else np.asarray(v).astype("float64") if c == "win"
+                  else v)
+    df = pd.DataFrame(out)
     extra_frames = {}
     for name, recs in b.extras.items():
         if not recs:
             continue
-        frame = pd.DataFrame.from_records(recs)
+        # rows as {key: values} (runner._as_columns), or as records
+        frame = pd.DataFrame(recs) if isinstance(recs, dict) else pd.DataFrame.from_records(recs)
         if {"game_index", "seat"} <= set(frame.columns):
             # each row also names its run, game seed and strategy, so the table stands on its own
             keys = df[["run_id", "game_index", "game_seed", "seat", "strategy"]]
@@ -149,10 +158,11 @@ def batch_tables(game, params, players, strategies, b: BatchResult, run_id: str)
     """One batch as arrow tables: ``{name: table}`` for each extra table, then ``results``."""
     import pyarrow as pa
     df, extras = batch_frames(game, params, players, strategies, b, run_id)
-    out = {name: pa.Table.from_pandas(f, preserve_index=False) for name, f in extras.items()}
+    out = {name: pa.Table.from_pandas(f, preserve_index=False, nthreads=1) for name, f in extras.items()}
     for name in game.extra_tables:  # every batch has a part of each extra table, maybe empty
         out.setdefault(name, pa.table({"game_index": pa.array([], pa.int64())}))
-    out[store.RESULTS] = pa.Table.from_pandas(df, preserve_index=False)
+    # one thread: for frames of this size pyarrow's default starts a thread pool per call
+    out[store.RESULTS] = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)
     return out
 
 
