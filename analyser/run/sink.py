@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,7 +93,8 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     names = list(dict.fromkeys(strategies))
     if n:  # strategy indices -> categories (one code per lineup entry, no loop over rows)
         code_of = np.array([names.index(s) for s in strategies], dtype=np.int64)
-        strategy = pd.Categorical.from_codes(code_of[np.asarray(data["strategy"]).astype(np.int64)], categories=names)
+        strategy = pd.Categorical.from_codes(code_of[np.asarray(data["strategy"]).astype(np.int64)],
+                                             dtype=_dtype_of(tuple(names)))
     else:
         strategy = pd.Categorical([], categories=names)
     out = {"run_id": _same(run_id, n), "game": _same(game.id, n), "game_index": index,
@@ -130,7 +132,13 @@ def _same(text: str, n: int) -> pd.Categorical:
     column as ``pd.Categorical([text] * n)`` without a list of ``n`` strings to factorize)."""
     if not n:
         return pd.Categorical([])
-    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[text])
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=_dtype_of((text,)))
+
+
+@lru_cache(maxsize=256)
+def _dtype_of(categories: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The categorical dtype of ``categories`` (checked once, then shared by every batch)."""
+    return pd.CategoricalDtype(list(categories))
 
 
 def compact(frame: pd.DataFrame) -> pd.DataFrame:
