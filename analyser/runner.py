@@ -207,11 +207,7 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
     seats = [(st.choose, view(state, k) if live else None, seat_rngs[k]) for k, st in enumerate(strategies)]
     for _ in range(MAX_STEPS):  # a bounded loop: a game that never ends is a rules failure
         seat, legal = turn(state)
-        if not legal:
-            break
-        if len(legal) == 1:
-            action = legal[0]
-        else:
+        if len(legal) > 1:  # (the usual case first)
             choose, seat_view, seat_rng = seats[seat]
             try:
                 action = choose(seat_view if live else view(state, seat), legal, seat_rng)
@@ -231,6 +227,10 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} returned the illegal action "
                                     f"{action!r}; legal were: {shown}", strategy=labels[seat], seat=seat,
                                     game_seed=seed, kind="illegal") from None
+        elif legal:  # one legal action: played without asking the strategy
+            action = legal[0]
+        else:
+            break
         if on_step is not None:
             on_step(state, seat, action)
         try:
