@@ -25,10 +25,11 @@ CPU seconds, not the wall clock: the machine these figures come from is shared, 
 of a process does not grow when other processes compete for the cores.  Each figure is the best
 (least CPU time) of ``--repeat`` runs.
 
-``--titles`` measures every title's first benchmark case (``bench_cases``) the same way: CPU
-seconds per game after start-up with ``--jobs 1``, and the wall-clock speed-up of ``--jobs 2``
-over ``--jobs 1`` (best wall time of ``--repeat`` runs each; that figure needs two free cores, so
-the load is printed with it).  Run the script with another checkout first on ``PYTHONPATH`` to
+``--titles`` measures every title's first benchmark case (``bench_cases``): CPU seconds per game
+after start-up with ``--jobs 1`` (as above), and the speed-up of ``--jobs 2`` over ``--jobs 1``
+(:func:`speed_up`: runs in this process after a warm-up, as ``analyser bench`` does, but writing
+their parts to a folder as ``simulate`` does).  The wall-clock speed-up needs two free cores, so
+the load is printed with it; the CPU estimate says what two free cores would give.  Run the script with another checkout first on ``PYTHONPATH`` to
 measure that version (``PYTHONPATH=/path/to/other/checkout python benchmarks/minimal_loop.py``).
 """
 
@@ -120,6 +121,87 @@ def minimal_games(seeds, players: int = 4, limit: int = LIMIT) -> list[tuple[lis
     return out
 
 
+def minimal_games_recording(seeds, players: int = 4, limit: int = LIMIT) -> list[tuple]:
+    """:func:`minimal_games` that also records, per seat, what a run's results hold besides the
+    outcome: cards taken, busts, the share of its cards in its scoring colour, the game's turns
+    and the seat's score after every round of turns (the score trace).  The second yardstick:
+    the cost of those figures, without any of analyser's machinery."""
+    assert players >= 3
+    deck_cards = DECK
+    order = range(len(deck_cards))
+    out = []
+    append = out.append
+    for seed in seeds:
+        rnd = random.Random(seed).random
+        keys = [rnd() for _ in deck_cards]
+        deck = [deck_cards[i] for i in sorted(order, key=keys.__getitem__)]
+        gain = [[0] * COLOURS for _ in range(players)]
+        count = [[0] * COLOURS for _ in range(players)]  # cards per colour
+        held = [0] * players
+        busts = [0] * players
+        score = [0] * players
+        trace = [[] for _ in range(players)]
+        display = []
+        total = 0
+        for _ in range(DISPLAY):
+            card = deck.pop()
+            display.append(card)
+            total += card[1]
+        seat = 0
+        turns = 0
+        while True:
+            turns += 1
+            if total <= limit:  # reveal
+                card = deck.pop()
+                v = card[1]
+                prev = display[-1][1]
+                display.append(card)
+                total += v
+                if total > BUST_LIMIT and v != prev:
+                    g, k = gain[seat], count[seat]
+                    for c, w in display:
+                        g[c] += w + 1
+                        k[c] += 1
+                    held[seat] += len(display)
+                    busts[seat] += 1
+                    score[seat] = max(g) - held[seat]
+                    display = []
+                    total = 0
+                if not deck:
+                    break
+            else:  # take
+                c, v = display.pop(0)
+                total -= v
+                g = gain[seat]
+                g[c] += v + 1
+                count[seat][c] += 1
+                held[seat] += 1
+                score[seat] = max(g) - held[seat]
+            seat = (seat + 1) % players
+            if seat == 0:  # a round of turns ended
+                for k in range(players):
+                    trace[k].append(score[k])
+            if not display:
+                for _ in range(min(DISPLAY, len(deck))):
+                    card = deck.pop()
+                    display.append(card)
+                    total += card[1]
+                if not deck:
+                    break
+        if len(trace[0]) < -(-turns // players):  # the round the game ended in
+            for k in range(players):
+                trace[k].append(score[k])
+        scores = [max(gain[k]) - held[k] for k in range(players)]
+        best = max(scores)
+        tied = [k for k in range(players) if scores[k] == best]
+        if len(tied) > 1:
+            most = max(held[k] for k in tied)
+            tied = [k for k in tied if held[k] == most]
+        share = [count[k][gain[k].index(max(gain[k]))] / held[k] if held[k] else float("nan") for k in range(players)]
+        append((scores, tied, busts, held, share, turns, trace))
+    return out
+
+
 def game_seeds(root: int, n: int) -> list[int]:
     """The game seeds of games 0 to n - 1 of a run with root seed ``root`` (the first 64-bit word
     of ``numpy.random.SeedSequence(root, spawn_key=(i,))``, as the README's "Reproducing" says)."""
@@ -200,6 +282,60 @@ def title_cases() -> list[tuple[str, str, list[str], int, int]]:
     return out
 
 
+def in_process(title, strategies, players, games, seed, jobs, out: Path) -> tuple[float, float, list[float]]:
+    """One run to ``out`` in this process (workers already started): ``(wall seconds, this
+    process's CPU seconds, each child process's CPU seconds)``; children by psutil, before and
+    after (loky keeps its workers between runs)."""
+    import shutil
+
+    import psutil
+
+    from analyser import run as runmod
+    me = psutil.Process()
+
+    def cpu_of_children():
+        out = {}
+        for p in me.children(recursive=True):
+            try:
+                t = p.cpu_times()
+            except psutil.Error:
+                continue
+            out[p.pid] = t.user + t.system
+        return out
+    before = cpu_of_children()
+    c0, t0 = time.process_time(), time.perf_counter()
+    res = runmod.run(runmod.RunSpec(game=title, strategies=list(strategies), players=players, games=games, seed=seed,
+                                    jobs=jobs), progress=False, out=out)
+    wall, main = time.perf_counter() - t0, time.process_time() - c0
+    if res.error:
+        raise SystemExit(f"{title}: {res.error}")
+    after = cpu_of_children()
+    shutil.rmtree(out, ignore_errors=True)
+    return wall, main, [v - before.get(pid, 0.0) for pid, v in after.items() if v - before.get(pid, 0.0) > 0.01]
+
+
+def speed_up(title, strategies, players, games, seed, repeat, tmp: Path) -> dict:
+    """``--jobs 2`` against ``--jobs 1``, in this process after a warm-up of both (imports done,
+    workers started, as ``analyser bench`` measures), each writing its parts to a folder.  The
+    wall-clock speed-up needs two free cores; the CPU estimate is what two free cores would give:
+    the one-job run's CPU seconds over the larger of half the two-job run's total CPU seconds and
+    its busiest process."""
+    small = max(20, games // 50)
+    in_process(title, strategies, players, small, seed, 1, tmp / "warm1")
+    in_process(title, strategies, players, 2 * small, seed, 2, tmp / "warm2")
+    ones, twos = [], []
+    for _ in range(repeat):  # alternate, so both see the same load
+        ones.append(in_process(title, strategies, players, games, seed, 1, tmp / "one"))
+        twos.append(in_process(title, strategies, players, games, seed, 2, tmp / "two"))
+    w1, w2 = min(w for w, _, _ in ones), min(w for w, _, _ in twos)
+    c1 = min(m + sum(k) for _, m, k in ones)
+    best2 = min(twos, key=lambda r: r[1] + sum(r[2]))
+    total2 = best2[1] + sum(best2[2])
+    busiest = max([best2[1]] + best2[2])
+    return {"wall_1": w1, "wall_2": w2, "speed_up_wall": w1 / w2, "cpu_1": c1, "cpu_2_total": total2,
+            "cpu_2_main": best2[1], "cpu_2_workers": best2[2], "speed_up_cpu": c1 / max(total2 / 2, busiest)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=20000, help="DAO games per measurement (default 20,000)")
@@ -236,19 +372,17 @@ def main(argv=None) -> int:
                   f"{sim['small_games']:,} games)")
         if a.titles or a.only_titles:
             figures["titles"] = []
-            print(f"{'title':<16} {'case':<22} {'games':>6} {'CPU ms/game':>12} {'wall 1 job':>11} "
-                  f"{'wall 2 jobs':>12} {'speed-up':>9} {'CPU 2 jobs / 1 job':>19}")
+            print(f"{'title':<16} {'case':<22} {'games':>6} {'CPU ms/game':>12} {'1 job':>8} {'2 jobs':>8} "
+                  f"{'speed-up':>9} {'by CPU':>7}  CPU of the 2-job run (main + workers)")
             for g, label, strategies, players, games in title_cases():
                 pg = per_game(g, strategies, players, games, a.seed, a.repeat, tmp)
-                one = [run_simulate(g, strategies, players, games, a.seed, 1, tmp / "w1") for _ in range(a.repeat)]
-                two = [run_simulate(g, strategies, players, games, a.seed, 2, tmp / "w2") for _ in range(a.repeat)]
-                w1, w2 = min(w for _, w in one), min(w for _, w in two)
-                c1, c2 = min(c for c, _ in one), min(c for c, _ in two)
-                row = {"game": g, "case": label, **pg, "wall_1": w1, "wall_2": w2, "speed_up": w1 / w2,
-                       "cpu_1": c1, "cpu_2": c2, "load": os.getloadavg()}
+                su = speed_up(g, strategies, players, games, a.seed, a.repeat, tmp)
+                row = {"game": g, "case": label, **pg, **su, "load": os.getloadavg()}
                 figures["titles"].append(row)
-                print(f"{g:<16} {label:<22} {games:>6,} {1000 * pg['cpu_per_game']:>12.3f} {w1:>10.2f}s "
-                      f"{w2:>11.2f}s {w1 / w2:>8.2f}x {c2 / c1:>18.2f}x   (load {os.getloadavg()[0]:.1f})")
+                print(f"{g:<16} {label:<22} {games:>6,} {1000 * pg['cpu_per_game']:>12.3f} {su['wall_1']:>7.2f}s "
+                      f"{su['wall_2']:>7.2f}s {su['speed_up_wall']:>8.2f}x {su['speed_up_cpu']:>6.2f}x  "
+                      f"{su['cpu_2_main']:.2f} + {' + '.join(f'{c:.2f}' for c in su['cpu_2_workers'])} s "
+                      f"(load {os.getloadavg()[0]:.1f})", flush=True)
     figures["load_after"] = os.getloadavg()
     if a.json:
         Path(a.json).write_text(json.dumps(figures, indent=1))
