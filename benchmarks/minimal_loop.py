@@ -12,7 +12,10 @@ its total, each seat's per-colour gain and card count, the busts) and records ea
 winners and busts.  It shuffles as the title does (sort by one ``random.random()`` key per card,
 from ``random.Random(game seed)``) and uses the game seeds of a run, so it plays the very games of
 ``analyser simulate dao -s threshold --seed S``; the script checks that the scores agree before it
-prints a ratio.
+prints a ratio.  The second yardstick, :func:`minimal_games_recording`, is the same loop that
+also records what a run's results hold for each seat besides the outcome (cards, busts, the share
+of the scoring colour, turns, the score after every round): the cost of those figures, still
+without analyser; the script checks them against the run's too.
 
 **simulate** is the whole command, ``python -m analyser simulate dao -s threshold --jobs 1
 --no-report --games N --seed S --out TMP -q``, in a subprocess.  Its CPU seconds are the user +
@@ -213,13 +216,15 @@ def game_seeds(root: int, n: int) -> list[int]:
     return out
 
 
-def time_minimal(games: int, repeat: int, seed: int) -> float:
-    """Least CPU seconds of ``repeat`` minimal-loop runs of ``games`` games (seeds made beforehand)."""
+def time_minimal(games: int, repeat: int, seed: int, loop=None) -> float:
+    """Least CPU seconds of ``repeat`` runs of ``loop`` (:func:`minimal_games` by default) over
+    ``games`` games (seeds made beforehand)."""
+    loop = loop or minimal_games
     seeds = game_seeds(seed, games)
     best = float("inf")
     for _ in range(repeat):
         c0 = time.process_time()
-        minimal_games(seeds)
+        loop(seeds)
         best = min(best, time.process_time() - c0)
     return best
 
@@ -254,18 +259,27 @@ def per_game(title, strategies, players, games, seed, repeat, tmp: Path) -> dict
 
 
 def agrees(out: Path, seed: int, k: int = 500) -> int:
-    """How many of the first ``k`` games of the run in ``out`` the minimal loop scores alike
-    (every seat's score); raises when one differs."""
+    """How many of the first ``k`` games of the run in ``out`` both minimal loops play alike: the
+    scores and winners, and (the recording loop) every seat's cards, busts, scoring-colour share,
+    turns and score trace.  Raises SystemExit naming the first game that differs."""
+    import math
+
     import pandas as pd
-    df = pd.read_parquet(out / "results", columns=["game_index", "game_seed", "seat", "score"])
+    df = pd.read_parquet(out / "results")
     df = df[df["game_index"] < k].sort_values(["game_index", "seat"])
     seeds = df.groupby("game_index")["game_seed"].first().astype("uint64").tolist()
     assert seeds == game_seeds(seed, len(seeds)), "game seeds differ"
-    mine = [s for s, _, _ in minimal_games([int(x) for x in seeds])]
-    theirs = df.groupby("game_index")["score"].apply(list).tolist()
-    for i, (a, b) in enumerate(zip(mine, theirs)):
-        if [float(x) for x in a] != [float(x) for x in b]:
-            raise SystemExit(f"the minimal loop disagrees with simulate in game {i}: {a} against {b}")
+    seeds = [int(x) for x in seeds]
+    for i, ((scores, winners, _), rec, (_, game)) in enumerate(zip(minimal_games(seeds), minimal_games_recording(seeds),
+                                                                   df.groupby("game_index"))):
+        theirs = {"score": [float(x) for x in game["score"]], "winners": [int(s) for s in game["seat"][game["win"] > 0]],
+                  "busts": list(game["busts"]), "cards": list(game["cards"]), "turns": int(game["turns"].iloc[0]),
+                  "trace": [[int(v) for v in (t.split() if isinstance(t, str) else t)] for t in game["score_trace"]],
+                  "share": [None if math.isnan(x) else round(x, 12) for x in game["colour_share"]]}
+        mine = {"score": [float(x) for x in scores], "winners": winners, "busts": rec[2], "cards": rec[3],
+                "turns": rec[5], "trace": rec[6], "share": [None if math.isnan(x) else round(x, 12) for x in rec[4]]}
+        if [float(x) for x in rec[0]] != mine["score"] or rec[1] != winners or mine != theirs:
+            raise SystemExit(f"the minimal loops disagree with simulate in game {i}: {mine} against {theirs}")
     return len(seeds)
 
 
@@ -353,23 +367,27 @@ def main(argv=None) -> int:
         tmp = Path(tmp)
         if not a.only_titles:
             cpu_min = time_minimal(a.games, a.repeat, a.seed)
+            cpu_rec = time_minimal(a.games, a.repeat, a.seed, minimal_games_recording)
             sim = per_game("dao", ["threshold"], 4, a.games, a.seed, a.repeat, tmp)
             checked = agrees(tmp / "big", a.seed)
-            loop_rate = a.games / cpu_min
+            loop_rate, rec_rate = a.games / cpu_min, a.games / cpu_rec
             whole_rate = a.games / sim["cpu_whole"]
             steady_rate = 1 / sim["cpu_per_game"]
-            figures["dao"] = {"minimal_cpu": cpu_min, "minimal_games_per_s": loop_rate, **sim,
+            figures["dao"] = {"minimal_cpu": cpu_min, "minimal_games_per_s": loop_rate, "recording_cpu": cpu_rec,
+                              "recording_games_per_s": rec_rate, **sim,
                               "simulate_games_per_s_whole": whole_rate, "simulate_games_per_s_steady": steady_rate,
                               "ratio_whole": whole_rate / loop_rate, "ratio_steady": steady_rate / loop_rate,
-                              "games_checked": checked}
+                              "ratio_whole_recording": whole_rate / rec_rate,
+                              "ratio_steady_recording": steady_rate / rec_rate, "games_checked": checked}
             print(f"DAO, 4 players, threshold everywhere, {a.games:,} games, best of {a.repeat} (CPU seconds); "
-                  f"the minimal loop scores the first {checked} games of the run alike")
+                  f"both loops play the first {checked} games of the run alike")
             print(f"  minimal loop            {cpu_min:7.2f} s  {loop_rate:9,.0f} games/s")
+            print(f"  minimal loop, recording {cpu_rec:7.2f} s  {rec_rate:9,.0f} games/s")
             print(f"  simulate --jobs 1 whole {sim['cpu_whole']:7.2f} s  {whole_rate:9,.0f} games/s  "
-                  f"ratio {whole_rate / loop_rate:.2f}x")
+                  f"ratio {whole_rate / loop_rate:.2f}x (recording: {whole_rate / rec_rate:.2f}x)")
             print(f"  ... after start-up      {1e6 * sim['cpu_per_game']:7.1f} us/game {steady_rate:6,.0f} games/s  "
-                  f"ratio {steady_rate / loop_rate:.2f}x  (start-up: {sim['cpu_small']:.2f} s with "
-                  f"{sim['small_games']:,} games)")
+                  f"ratio {steady_rate / loop_rate:.2f}x (recording: {steady_rate / rec_rate:.2f}x)  "
+                  f"(start-up: {sim['cpu_small']:.2f} s with {sim['small_games']:,} games)")
         if a.titles or a.only_titles:
             figures["titles"] = []
             print(f"{'title':<16} {'case':<22} {'games':>6} {'CPU ms/game':>12} {'1 job':>8} {'2 jobs':>8} "
