@@ -357,6 +357,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--titles", action="store_true", help="also every title: CPU s per game and the --jobs 2 speed-up")
     ap.add_argument("--only-titles", action="store_true", help="only the per-title figures")
+    ap.add_argument("--title", action="append", default=[], help="with --titles: only this title (repeatable)")
     ap.add_argument("--json", help="write the figures to this JSON file")
     a = ap.parse_args(argv)
     import analyser
@@ -393,6 +394,8 @@ def main(argv=None) -> int:
             print(f"{'title':<16} {'case':<22} {'games':>6} {'CPU ms/game':>12} {'1 job':>8} {'2 jobs':>8} "
                   f"{'speed-up':>9} {'by CPU':>7}  CPU of the 2-job run (main + workers)")
             for g, label, strategies, players, games in title_cases():
+                if a.title and g not in a.title:
+                    continue
                 pg = per_game(g, strategies, players, games, a.seed, a.repeat, tmp)
                 su = speed_up(g, strategies, players, games, a.seed, a.repeat, tmp)
                 row = {"game": g, "case": label, **pg, **su, "load": os.getloadavg()}
