@@ -309,6 +309,9 @@ def flatten(cells) -> tuple[np.ndarray, np.ndarray]:
         c, values = _parse_text(texts)
         counts[is_text] = c
         return counts, values
+    if is_list.all() and all(isinstance(c, np.ndarray) for c in cells):  # as a run's parts are read
+        counts = np.fromiter(map(len, cells), dtype=np.int64, count=n)
+        return counts, np.concatenate(list(cells)).astype(np.float64, copy=False)
     rows = [np.asarray(c, dtype=np.float64) if isinstance(c, _SEQUENCES) else None for c in cells]
     if is_text.any():
         texts = np.array([c if isinstance(c, str) else str(c) for c in cells[is_text]], dtype=object)
