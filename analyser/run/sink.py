@@ -117,14 +117,53 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
         frame = pd.DataFrame(recs) if isinstance(recs, dict) else pd.DataFrame.from_records(recs)
         if {"game_index", "seat"} <= set(frame.columns):
             # each row also names its run, game seed and strategy, so the table stands on its own
-            keys = df[["run_id", "game_index", "game_seed", "seat", "strategy"]]
-            frame = frame.merge(keys, on=["game_index", "seat"], how="left", validate="many_to_one")
-            first = [c for c in ("run_id", "game_index", "game_seed", "round", "seat", "strategy") if c in frame]
-            frame = frame[first + [c for c in frame.columns if c not in first]]
-        frame = frame.sort_values([c for c in ("game_index", "round", "seat") if c in frame.columns],
-                                  kind="stable").reset_index(drop=True)
+            frame = _with_keys(frame, df, players)
+        by = [c for c in ("game_index", "round", "seat") if c in frame.columns]
+        if not _sorted(frame, by):
+            frame = frame.sort_values(by, kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
     return df, extra_frames
+
+
+def _with_keys(frame: pd.DataFrame, df: pd.DataFrame, players: int) -> pd.DataFrame:
+    """An extra table's rows joined to their results rows on (game_index, seat): run_id,
+    game_seed and strategy added, the columns ordered run_id, game_index, game_seed, round, seat,
+    strategy, then the rest.  A batch's results hold every seat of each game in order, so a row's
+    results row is found by position; otherwise (never in a run) by a pandas merge."""
+    gi = frame["game_index"].to_numpy()
+    seat = frame["seat"].to_numpy()
+    res_gi, res_seat = df["game_index"].to_numpy(), df["seat"].to_numpy()
+    pos = None
+    if len(df) and len(df) % players == 0 and gi.dtype.kind in "iu" and seat.dtype.kind in "iu":
+        pos = (gi.astype(np.int64) - int(res_gi[0])) * players + seat.astype(np.int64)
+        if not (((pos >= 0) & (pos < len(df))).all() and (res_gi[np.clip(pos, 0, len(df) - 1)] == gi).all()
+                and (res_seat[np.clip(pos, 0, len(df) - 1)] == seat).all()):
+            pos = None
+    if pos is None:
+        keys = df[["run_id", "game_index", "game_seed", "seat", "strategy"]]
+        joined = frame.merge(keys, on=["game_index", "seat"], how="left", validate="many_to_one")
+    else:
+        joined = {c: frame[c] for c in frame.columns}
+        for c in ("run_id", "game_seed", "strategy"):
+            joined[c] = df[c].array.take(pos) if c != "game_seed" else df[c].to_numpy()[pos]
+    first = [c for c in ("run_id", "game_index", "game_seed", "round", "seat", "strategy") if c in joined]
+    order = first + [c for c in (joined.columns if pos is None else joined) if c not in first]
+    return joined[order] if pos is None else pd.DataFrame({c: joined[c] for c in order})
+
+
+def _sorted(frame: pd.DataFrame, by: list[str]) -> bool:
+    """True when ``frame``'s rows are in ascending order of ``by`` (lexicographic)."""
+    if len(frame) < 2 or not by:
+        return True
+    cols = [frame[c].to_numpy() for c in by]
+    if any(c.dtype.kind not in "iuf" for c in cols):
+        return False
+    equal = np.ones(len(frame) - 1, dtype=bool)
+    ok = np.zeros(len(frame) - 1, dtype=bool)
+    for c in cols:
+        ok |= equal & (c[1:] > c[:-1])
+        equal &= c[1:] == c[:-1]
+    return bool((ok | equal).all())
 
 
 def _same(text: str, n: int) -> pd.Categorical:
