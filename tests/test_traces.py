@@ -190,9 +190,8 @@ def test_report_reads_lists_text_and_pandas_csv_alike(dao_run, tmp_path):
                                       want.drop(columns="run_id", errors="ignore"), check_dtype=False)
     chunks = [designer.drama_per_game(c) for c, _ in streamed.iter_run_chunks(dao_run, chunk_games=20)]
     pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), want)
-    for source in (dao_run, dao_run / "results.csv", pandas_csv):
-        r = invoke("report", source, "--out", tmp_path / f"report-{hashlib.md5(str(source).encode()).hexdigest()}")
-        assert r.exit_code == 0, r.output
+    r = invoke("report", pandas_csv, "--out", tmp_path / "report")
+    assert r.exit_code == 0 and "lead changes per game" in r.output, r.output
 
 
 @pytest.mark.parametrize("cell, row", [("3 7 nan", 4), ("1e999", 2), ("[1 2", 7), ("1,,2", 1), ("3 x", 5),
