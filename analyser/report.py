@@ -23,7 +23,9 @@ import pandas as pd
 
 from analyser import analysis, plots
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.registry import get_game
+from analyser.reproduce import reproduce_command
 
 
 @dataclass
@@ -38,8 +40,19 @@ class Part:
     run: dict
     title_tables: list[tuple[str, pd.DataFrame]]
     players: int
-    #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share
+    #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share;
+    #: ``designer.attrs["left_out"]``: the figures that do not fit the title, with the reason
     designer: pd.DataFrame | None = None
+    #: each strategy's win rate in each seat (analysis.strategy_seat_summary)
+    strategy_seats: pd.DataFrame | None = None
+    #: each seat's score handicap to the fair share (analyser.seats.compensation_from_sums), or
+    #: None where the title's score does not decide the winner (``compensation_note`` says why)
+    compensation: pd.DataFrame | None = None
+    compensation_note: str = ""
+    #: the seat finding (analyser.seats.seat_findings)
+    findings: list = field(default_factory=list)
+    #: how the seats were filled (analyser.seats.seating_note)
+    seating: str = ""
 
 
 @dataclass
@@ -192,9 +205,11 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     return out
 
 
-def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
-    from analyser import summaries
+def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None) -> Summary:
+    from analyser import seats as seatmod, summaries
+    from analyser.designer import Outcome
     from analyser.results import missing_tables
+    outcome = Outcome.of(game)
     parts = []
     for r in reduced:
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
@@ -204,14 +219,46 @@ def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
             tables = game.figure_tables(r.frame, r.extras or {})
         else:
             tables = game.figure_tables_from(r.title)
+        comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
+        note = "" if comp is not None else (outcome.reason if outcome.kind == "other" else "one seat only")
+        command = seatmod.sweep_command(game, _lineup_of(config, r), r.players, _overrides_of(game, r.first, config),
+                                        run["games"], comp)
+        findings = seatmod.seat_findings(seats, run["seats"], comp, unit=outcome.score_unit, kind=outcome.kind,
+                                         reason=note, next_command=command)
+        counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
+        counts = {s: counts[s] for s in r.strategies if s in counts}
         parts.append(Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
-                          summaries.designer_figures(r.core, getattr(game, "trace_unit", "steps"),
-                                                     getattr(game, "score_unit", "points"))))
+                          summaries.designer_figures(r.core, outcome),
+                          summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
+                          comp, note, findings,
+                          seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts)))
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
                     "score": "cluster"}, notes)
+
+
+def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
+    """The lineup of a variant as it was given (``-s`` in order, repeats kept) when the config
+    names it and it is the variant's, else the variant's strategies in run order."""
+    given = [str(s) for s in (config or {}).get("strategies") or []]
+    if given and set(given) == set(r.strategies):
+        return given
+    return list(r.strategies)
+
+
+def _overrides_of(game, first: pd.DataFrame, config: dict | None) -> dict[str, str]:
+    """The rule options of a variant that differ from the defaults, as the user types them (read
+    from the rows of its first game: the truth, also for joined runs)."""
+    out = {}
+    for o in game.Params.options():
+        if o["name"] in first.columns and len(first):
+            v = first[o["name"]].iloc[0]
+            v = v.item() if hasattr(v, "item") else v
+            if v != o["default"] and not (v != v):
+                out[o["name"]] = analysis.display_value(v)
+    return out
 
 
 def _strategies_of(results: pd.DataFrame) -> list[str]:
@@ -232,9 +279,147 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
                           autoescape=jinja2.select_autoescape(["html", "j2"]))
 
 
+#: Shown above a table that is wider than the window (the page's script reveals it).
+WIDE_HINT = "This table is wider than the window: scroll it sideways (a shadow marks the hidden side)."
+
+
+def _wrap_table(html: str) -> str:
+    """An HTML table in a box that scrolls sideways when the window is narrower than the table
+    (cells never wrap; headers wrap at spaces first), with the hint the page shows then."""
+    return f'<p class="wide-hint">{WIDE_HINT}</p><div class="table-wrap">{html}</div>'
+
+
+#: A text column with a cell longer than this (characters) is prose: its cells wrap.
+PROSE_CHARS = 48
+
+
+def render_table(df: pd.DataFrame, header: bool = True) -> str:
+    """A display frame (cells already formatted) as an escaped HTML ``table.data``.  Numbers are
+    right-aligned, text columns left-aligned.  Cells do not wrap (an interval stays on one
+    line), except in a prose column - a text column with a cell longer than
+    :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
+    import re
+    from html import escape
+
+    def numeric(v) -> bool:  # a number as the tables print it: 12.3, -0.5 pp, 41.2%, < 1e-300, -, n/a
+        return bool(re.match(r"^\s*([<>]\s*)?[-+]?(\d|\.\d)", str(v))) or str(v).strip() in ("-", "n/a", "")
+
+    kinds = []
+    for c in df.columns:
+        text = len(df) and not pd.api.types.is_numeric_dtype(df[c]) and not all(numeric(v) for v in df[c])
+        kinds.append(("prose" if max(len(str(v)) for v in df[c]) > PROSE_CHARS else "text") if text else "")
+    cls = [f' class="{k}"' if k else "" for k in kinds]
+    out = ['<table class="data">']
+    if header:
+        out.append("<thead><tr>" + "".join(f"<th{a}>{escape(str(c))}</th>" for c, a in zip(df.columns, cls))
+                   + "</tr></thead>")
+    out.append("<tbody>")
+    for row in df.itertuples(index=False):
+        out.append("<tr>" + "".join(f"<td{a}>{escape(str(v))}</td>" for v, a in zip(row, cls)) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
 def _table_html(df: pd.DataFrame) -> str:
-    html = analysis.format_table(df).to_html(index=False, classes="data", border=0, escape=True)
-    return f'<div class="table-wrap">{html}</div>'  # scrolls sideways on a narrow screen; cells never wrap
+    return _wrap_table(render_table(analysis.format_table(df)))
+
+
+def _anchor(text: str, used: set) -> str:
+    """A unique HTML id made from ``text`` (lower case letters, digits and dashes)."""
+    import re
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48].strip("-") or "section"
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}-{k}", k + 1
+    used.add(name)
+    return name
+
+
+def short_caption(caption: str, width: int = 60) -> str:
+    """A table caption shortened for the contents list: parenthesised remarks and anything
+    after a colon dropped, cut to ``width`` characters."""
+    import re
+    text = caption
+    while True:
+        shorter = re.sub(r"\s*\([^()]*\)", "", text)
+        if shorter == text:
+            break
+        text = shorter
+    text = text.split(": ")[0].strip() or caption
+    return text if len(text) <= width else text[:width - 3].rstrip() + "..."
+
+
+#: Where the core plots go: the section (key of a report section) each illustrates.
+CORE_PLOTS = {"win_rate.png": "strategies", "scores.png": "strategies", "seat_win_rate.png": "seats",
+              "game_length.png": "length"}
+
+
+def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -> tuple[dict, list[list[dict]]]:
+    """Which section each plot goes in.  ``figures``: dicts with ``name`` (file name, with the
+    variant ``prefix``); ``captions``: the title tables' captions in order.  Returns the core
+    sections' plots (``strategies``, ``seats``, ``length``, and ``more`` for a title plot that
+    names no table) and, per title table, its plots.  A title says which table a plot
+    illustrates in ``Game.plot_sections`` (file name -> the opening words of the caption)."""
+    core: dict[str, list] = {"strategies": [], "seats": [], "length": [], "more": []}
+    per_table: list[list] = [[] for _ in captions]
+    wanted = getattr(game, "plot_sections", None) or {}
+    for f in figures:
+        name = f["name"][len(prefix):] if prefix and f["name"].startswith(prefix) else f["name"]
+        if name in CORE_PLOTS:
+            core[CORE_PLOTS[name]].append(f)
+            continue
+        opening = str(wanted.get(name, "")).strip().lower()
+        at = next((k for k, c in enumerate(captions) if opening and str(c).lower().startswith(opening)), None)
+        (per_table[at] if at is not None else core["more"]).append(f)
+    return core, per_table
+
+
+def _assumption(game) -> str:
+    from analyser.seats import assumption
+    return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
+
+
+def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The strategy-by-seat table for reading: one row per strategy, one column per seat, each
+    cell its win rate there with the 95% interval (``52.1% (49.0-55.2%)``), ``-`` where it never
+    sat."""
+    seats = sorted(int(x) for x in pd.unique(table["seat"]))
+    d = analysis.decimals((table["win_high"] - table["win_low"]).to_numpy() * 50)  # one column's decimals
+    rows = []
+    for name in dict.fromkeys(table["strategy"].astype(str)):
+        sub = table[table["strategy"].astype(str) == name].set_index("seat")
+        row = {"strategy": name}
+        for k in seats:
+            if k in sub.index:
+                r = sub.loc[k]
+                row[f"seat {k}"] = (f"{analysis.percent(r['win_rate'], places=d)} "
+                                    f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
+            else:
+                row[f"seat {k}"] = "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """The seat compensation for reading: per seat its win rate, the handicap (head start in a
+    race) with its 95% interval, the win rate at that handicap and the tie-break share."""
+    from analyser.seats import _signed
+    kind = table.attrs.get("kind", "highest score")
+    word = "head start" if kind == "race" else "handicap"
+    rows = []
+    for _, r in table.iterrows():
+        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
+            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
+                         "tie-break share": "-"})
+            continue
+        rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                     f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
+                     "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
+                                if r["handicap_low"] == r["handicap_low"] else "n/a"),
+                     f"win rate with the {word}": f"{100 * r['win_at_handicap']:.1f}%",
+                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else f"{100 * r['tie_share']:.0f}%"})
+    return pd.DataFrame(rows)
 
 
 def method_note(part: Part) -> str:
@@ -260,14 +445,16 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
     mirror = bool(run["mirror"]) and len(part.strategies) == 1
     if mirror:
         if seats.get("best") is not None:
-            cards.append({"label": "seat advantage", "value": f"{seats['gap']:.1f} pts",
-                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {seats['gap_low']:.1f} "
-                                  f"to {seats['gap_high']:.1f}; p = {seats['p']:.2g})"})
+            d = analysis.decimals((seats["gap_high"] - seats["gap_low"]) / 2)
+            cards.append({"label": "seat advantage", "value": f"{seats['gap']:.{d}f} pp",
+                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {seats['gap_low']:.{d}f} "
+                                  f"to {seats['gap_high']:.{d}f}; {analysis.p_text(seats['p'])})"})
     else:
         best = part.strategies.iloc[0]
-        cards.append({"label": "best win rate", "value": f"{best.win_rate * 100:.1f}%",
-                      "note": f"{best.strategy} (95% CI {best.win_low * 100:.1f}-{best.win_high * 100:.1f}%)"})
-        cards.append({"label": "fair share", "value": f"{100 / part.players:.1f}%", "note": "1 / players"})
+        cards.append({"label": "best win rate", "value": analysis.percent(best.win_rate, best.win_low, best.win_high),
+                      "note": f"{best.strategy} (95% CI {analysis.percent_ci(best.win_low, best.win_high)})"})
+        cards.append({"label": "fair share", "value": analysis.percent(1 / part.players, best.win_low, best.win_high),
+                      "note": "1 / players"})
     if "turns_mean" in run:
         cards.append({"label": "game length", "value": f"{run['turns_mean']:.1f}",
                       "note": f"{length_unit} on average (median {run['turns_median']:.0f}, 5-95% "
@@ -275,7 +462,9 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
     if mirror:
         cards.append({"label": "score spread", "value": f"{run['score_sd']:.1f}",
                       "note": f"sd of final scores ({score_unit}); winner's mean margin {run['margin_mean']:.1f}"})
-    cards.append({"label": "tie rate", "value": f"{run['tie_rate'] * 100:.1f}%", "note": "games with a shared win"})
+    cards.append({"label": "tie rate", "value": analysis.percent(run["tie_rate"], run.get("tie_low"), run.get("tie_high")),
+                  "note": "games with a shared win (95% CI " + analysis.percent_ci(run.get("tie_low"), run.get("tie_high"))
+                          + ")"})
     return cards
 
 
@@ -321,7 +510,8 @@ def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tu
     strategies = part.strategies.assign(strategy=[plots.label(s) for s in part.strategies["strategy"]])
     method = "Wilson" if part.strategies.attrs.get("methods", {}).get("win") == "wilson" else "cluster-robust"
     core = _relabel({"scores": r.core["scores"]})
-    figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method),
+    fixed = [plots.label(x) for x in part.run.get("mirror", [])]
+    figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method, fixed),
                plots.score_distribution_counts(core["scores"], outdir / f"{prefix}scores.png", colours,
                                                game.score_unit, names),
                plots.seat_win_rate(part.seats, outdir / f"{prefix}seat_win_rate.png")]
@@ -364,10 +554,12 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv`` and
     ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
-    summary = _summary_of(game, reduced, extra_names)
-    summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    summary = _summary_of(game, reduced, extra_names, config)
+    to_csv(summary.strategies, outdir / "summary.csv", index=False)
     sections = []
     all_figures = []
+    used: set = {"reproduce", "rules", "data-files", "versions"}
+    toc = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
         params = _params_of(game, r.first)
@@ -376,15 +568,53 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         embedded = [{"name": name, "caption": caption,
                      "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
                     for name, caption in figures]
+        captions = [cap for cap, _ in part.title_tables]
+        figs, per_table = place_figures(game, embedded, prefix, captions)
+        tag = f"v{i + 1} " if summary.variants else ""
+        ids = {key: _anchor(tag + text, used) for key, text in (
+            ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
+            ("length", "game length"), ("designer", "designer figures"), ("more", "more plots"))}
+        title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
+                         "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
+        if summary.variants:
+            toc.append({"id": ids["variant"], "text": f"Variant {i + 1}: {part.label}", "group": True})
+        toc += [{"id": ids["seats"], "text": "Turn order"}, {"id": ids["strategies"], "text": "Strategies"}]
+        if figs["length"]:
+            toc.append({"id": ids["length"], "text": "Game length"})
+        if part.designer is not None:
+            toc.append({"id": ids["designer"], "text": "Designer figures"})
+        toc += [{"id": t["id"], "text": short_caption(t["caption"])} for t in title_tables]
+        if figs["more"]:
+            toc.append({"id": ids["more"], "text": "More plots"})
+        run = part.run
+        length_text = ""
+        if "turns_mean" in run:
+            length_text = (f"Mean {run['turns_mean']:.1f} {game.length_unit} per game (median {run['turns_median']:.0f}, "
+                           f"5-95% {run['turns_p5']:.0f}-{run['turns_p95']:.0f}).")
         sections.append({
             "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
             "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),
             "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
-            "title_tables": [(cap, _table_html(t)) for cap, t in part.title_tables], "figures": embedded,
-            "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
+            "title_tables": title_tables, "figs": figs, "ids": ids, "length_text": length_text,
+            "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
+                         f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
+            "designer_table": (_wrap_table(render_table(part.designer, header=False))
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
+            "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
+            "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
+            if part.strategy_seats is not None and len(part.strategies) > 1 else "",
+            "compensation_table": html_table(compensation_display(part.compensation, game.score_unit), formatted=True)
+            if part.compensation is not None else "",
+            "compensation_note": part.compensation_note, "findings": part.findings, "seating": part.seating,
+            "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
+            "assumption": _assumption(game),
             "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
+    toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
+    toc.append({"id": "rules", "text": "Rule parameters"})
+    if config.get("data_files"):
+        toc.append({"id": "data-files", "text": "Component data files"})
+    toc.append({"id": "versions", "text": "Versions"})
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
     replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or all_strategies:
@@ -399,8 +629,9 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         game=game, config=config, sections=sections, variants=summary.variants,
         strategies=strategies, games=sum(s["games"] for s in sections),
         rules=rule_values(game, first, config), length_unit=game.length_unit,
-        versions=config.get("versions", {}), command=config.get("command") or "(not recorded)",
-        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes,
+        versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
+        "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
+        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
         from_dir=shlex.quote(str(outdir)))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
@@ -470,26 +701,44 @@ def summarise_run(out: Path) -> Summary:
     return _summary_of(game, reduced, names)
 
 
-def html_table(df: pd.DataFrame) -> str:
-    """A frame as an HTML table, formatted like the run report's tables."""
+def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
+    """A frame as an HTML table, formatted like the run report's tables
+    (:func:`analyser.analysis.format_table`), or shown as it is when ``formatted`` (its cells
+    and headers already read as they should)."""
+    if formatted:
+        return _wrap_table(render_table(df))
     return _table_html(df)
 
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None) -> Path:
+                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None,
+                          figure_sections: dict[str, str] | None = None) -> Path:
     """The ``index.html`` of a sweep, tournament or comparison: findings at the top (dicts with
     ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``} and ``threshold``, as
     :func:`analyser.metagame.findings` gives them), headline cards (label, value, detail), notes,
-    sections (heading, HTML table, note), the PNGs embedded, and how to reproduce.  Returns its
-    path."""
-    embedded = []
+    a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
+    reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
+    illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
+    placed = figure_sections or {}
+    used: set = {"findings", "plots", "reproduce", "versions"}
+    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
+    by_heading = {b["heading"]: b for b in blocks}
+    rest = []
     for name, caption in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
-        embedded.append({"name": name, "caption": caption, "data": data})
+        f = {"name": name, "caption": caption, "data": data}
+        (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
+    toc = ([{"id": "findings", "text": "Findings"}] if findings else []) + \
+        [{"id": b["id"], "text": short_caption(b["heading"])} for b in blocks]
+    if rest:
+        toc.append({"id": "plots", "text": "Plots"})
+    toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
     page = _ENV.get_template("experiment.html.j2").render(
-        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded, findings=findings or [],
-        command=config.get("command") or "(not recorded)", config=config,
+        title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
+        findings=findings or [],
+        command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
+        typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")

@@ -15,13 +15,19 @@ Inside a game the streams are standard-library ``random.Random`` instances (chea
 Every strategy therefore sees the same deals and dice in the same game index whatever sits in
 the other seats (common random numbers), which makes paired comparisons precise.
 
-Seat rotation: with strategies ``S0..Sm-1`` and ``n`` seats the base lineup cycles the strategies
-over the seats (``base[j] = S[j mod m]``).  Games come in blocks of ``n``: block ``b`` puts the
-base lineup in an order ``P_b`` (the identity for the first block, then a fixed shuffle per block)
-and game ``i = b * n + r`` seats ``base[P_b[(s + r) mod n]]`` in seat ``s``.  So over every block
-each entry of the base lineup sits in every seat exactly once, and because the order changes
-from block to block no strategy always sits right after the same opponent (a plain rotation
-would keep every neighbour fixed, and the seat after a weak player is a better seat).
+Seat rotation (equal seats): with strategies ``S0..Sm-1`` (``m <= n``) and ``n`` seats, let
+``g = gcd(m, n)`` and ``c = m / g``.  There are ``c`` *base lineups*: base lineup ``j`` seats
+``S[(j * n + t) mod m]`` in position ``t`` - so the ``c`` of them, end to end, list every strategy
+exactly ``n / g`` times, and when ``m`` does not divide ``n`` each strategy takes the extra seat(s)
+in turn.  Games come in blocks of ``n``: block ``b`` uses base lineup ``b mod c`` in an order
+``P_b`` (the identity for the first block, then a fixed shuffle per block) and game
+``i = b * n + r`` seats ``base[P_b[(s + r) mod n]]`` in seat ``s``.  So over every ``c`` blocks
+(``n * c`` games) each strategy plays the same number of player-games, ``n * n / g``, and sits in
+every seat equally often (``n / g`` times); and because the order changes from block to block no
+strategy always sits right after the same opponent (a plain rotation would keep every neighbour
+fixed, and the seat after a weak player is a better seat).  When ``m`` divides ``n`` (``c = 1``)
+there is one base lineup, ``S[t mod m]``, and every lineup is the one earlier versions seated.
+:func:`lineup_block` gives the block of games, ``n * c``.
 
 A seat with a single legal action plays it without consulting its strategy.
 """
@@ -148,11 +154,19 @@ def block_order(block: int, n_players: int) -> tuple[int, ...]:
     return tuple(order)
 
 
+def lineup_block(n_players: int, n_strategies: int) -> int:
+    """The games after which every strategy has played equally often in every seat:
+    ``n * m / gcd(m, n)`` (``n`` when ``m`` divides ``n``)."""
+    return n_players * (max(1, n_strategies) // math.gcd(max(1, n_strategies), n_players))
+
+
 def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
-    """Strategy index sitting in each seat of game ``index`` (see the module docstring)."""
+    """Strategy index sitting in each seat of game ``index`` (see the module docstring).  A pure
+    function of its arguments: the same game always seats the same lineup."""
     block, shift = divmod(index, n_players)
     order = block_order(block, n_players)
-    return [order[(s + shift) % n_players] % n_strategies for s in range(n_players)]
+    base = (block % (n_strategies // math.gcd(n_strategies, n_players))) * n_players
+    return [(base + order[(s + shift) % n_players]) % n_strategies for s in range(n_players)]
 
 
 class _Hang(BaseException):
@@ -331,6 +345,42 @@ class _Alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous)
         return False
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, game_seed: int):
+    """Play one game in this process (``analyser play``) under the wall-clock limit ``seconds``
+    (0: none), as a run's batch does: a strategy still deciding at the limit raises
+    :class:`StrategyError` (``kind="hung"``) from :func:`play_game`; the rules, or a strategy's
+    ``reset``, at the limit: :class:`GameFailure`.  A game still running
+    :func:`watchdog_grace` seconds later (a strategy that swallows the alarm) is stopped with
+    the process: one line on standard error, exit code 1.  The alarm needs the main thread of a
+    POSIX process; elsewhere only that last stop applies."""
+    if not seconds:
+        yield
+        return
+
+    def give_up():
+        print(f"analyser: error: the game ran past its time limit of {seconds:g} s (--game-timeout) and a "
+              f"strategy ignored the stop (game seed {game_seed}); the process was stopped", file=sys.stderr,
+              flush=True)
+        os._exit(1)
+
+    timer = threading.Timer(seconds + watchdog_grace(seconds), give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        with _Alarm(seconds) as alarm:
+            alarm.arm()
+            try:
+                yield
+            except _Hang:
+                raise GameFailure(f"the game ran past its time limit of {seconds:g} s outside a strategy's "
+                                  "decision", game_seed) from None
+            finally:
+                alarm.disarm()
+    finally:
+        timer.cancel()
 
 
 #: Extra seconds a game may run past its time limit after the alarm before the watchdog stops it.

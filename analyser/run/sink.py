@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from analyser import traces
+from analyser.csvsafe import to_csv
 from analyser.run import store
 from analyser.runner import ROW_FIELDS, BatchResult
 
@@ -249,11 +249,13 @@ def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
             with open(tmp, "wb") as fh:
                 header = True
                 for p in parts:
-                    t = traces.table_as_text(pq.read_table(p))  # score traces as text "0 3 3 7"
+                    # a resumed folder's parts may be anyone's; score traces as text "0 3 3 7"
+                    t = traces.table_as_text(store.read_part_table(p))
                     if not t.num_rows:
                         continue
-                    # the same text as pandas' to_csv, without loading the run
-                    fh.write(t.to_pandas().to_csv(index=False, header=header).encode("utf-8"))
+                    # the same text as pandas' to_csv (text cells neutralised for spreadsheets),
+                    # without loading the run
+                    fh.write(to_csv(t.to_pandas(), index=False, header=header).encode("utf-8"))
                     header = False
             os.replace(tmp, target)
         except OSError as e:

@@ -1,10 +1,10 @@
-"""DAO (published as Dodekka): press-your-luck set collection.  Rules: docs/rules/dao.md.
+"""DAO (published as Dodekka): press-your-luck set collection.  Rules: rules.md (``analyser rules dao``).
 
 This module is the model the other titles copy: ``DaoParams`` (every rule option), ``DaoState``
 (plain data with a JSON round trip), ``DaoView`` (what one seat may see) and ``Dao`` (the
 stateless forward model).
 
-Rules implemented (docs/rules/dao.md):
+Rules implemented (rules.md):
 
 * 60 cards, 5 colours x values ``0x1,1x4,2x3,3x3,4x1``; 3 revealed into the display; seat 0 starts.
 * A turn is one action: :data:`TAKE` the front card (``display[0]``) or :data:`REVEAL` the top deck
@@ -31,6 +31,12 @@ Rulings where the rules write-up is silent (each is fixed unless named as an opt
   two-player variant: the split is random, so the next card is uniform over all unseen cards.
 * Game length (``turns``) counts actions; the refill is not an action.
 
+Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
+one number for all seats or one per seat separated by ``/`` (``0/0/0/2``: seat 3 starts with 2),
+added to its final score and to its running score (the view's ``score``, the score trace).  It
+changes who wins and the ranks, nothing in play.  The report of a run names a sweep of it to test
+the seat compensation it estimates.
+
 Actions are the two singletons :data:`TAKE` and :data:`REVEAL` (an enum, readable and hashable);
 ``legal_actions`` always returns ``(TAKE, REVEAL)`` in that order, because while the game runs the
 display is never empty and the deck never is.
@@ -46,6 +52,7 @@ from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -61,7 +68,7 @@ class Card(NamedTuple):
 
 
 class Action(enum.Enum):
-    """A DAO action (docs/rules/dao.md, Turn)."""
+    """A DAO action (rules.md, Turn)."""
 
     TAKE = "take"
     REVEAL = "reveal"
@@ -100,9 +107,9 @@ def parse_values(text: str) -> tuple[tuple[int, int], ...]:
 
 @dataclass(frozen=True)
 class DaoParams(Params):
-    """Rule options of DAO (docs/rules/dao.md).  Defaults are the rules write-up's."""
+    """Rule options of DAO (rules.md).  Defaults are the rules write-up's."""
 
-    bust_limit: int = option(12, "display total above which a reveal busts (docs/rules/dao.md Turn)", low=0,
+    bust_limit: int = option(12, "display total above which a reveal busts (rules page: Turn)", low=0,
                              high=100000)
     display_size: int = option(3, "cards revealed into an empty display (setup and refill)", low=1, high=20)
     colours: int = option(5, "number of colours (metal, fire, earth, wood, water, ...)", low=1, high=10)
@@ -110,15 +117,19 @@ class DaoParams(Params):
                          "copies 0 to 1000; a deck of at most 10,000 cards)")
     equal_exception: str = option(
         "adjacent", "reveal equal in value to the card it is laid next to (adjacent), to the front "
-        "card (front), or no exception (off) keeps the display (ruling equal_exception, docs/rules/dao.md)",
+        "card (front), or no exception (off) keeps the display (ruling equal_exception on the rules page)",
         choices=("adjacent", "front", "off"))
     tie_break: str = option("most_cards", "tied top scores: more cards wins, else shared (most_cards); "
                             "always shared (shared)", choices=("most_cards", "shared"))
     two_player_halves: str = option(
         "auto", "play two halves of the deck and add the scores: auto = only at 2 players",
         choices=("auto", "on", "off"))
+    seat_bonus: str = option(
+        "0", "variant: points each seat starts with, one number for all or one per seat separated by / "
+        "(0/0/0/2), seat 0 first; added to the final score (rules page: Seat bonus)")
 
     def validate(self) -> None:
+        seat_values(self.seat_bonus, name="seat_bonus")
         size = sum(c for _, c in parse_values(self.values)) * self.colours
         if size < self.display_size + 1:
             raise InputError(f"rule values={self.values!r} with colours={self.colours} makes a deck of {size} "
@@ -126,6 +137,10 @@ class DaoParams(Params):
         if size > 10000:
             raise InputError(f"rule values={self.values!r} with colours={self.colours} makes a deck of {size} "
                              "cards; at most 10,000 are accepted")
+
+    def bonus(self, n_players: int) -> tuple[int, ...]:
+        """The start bonus of each seat (``seat_bonus``); InputError when it does not fit ``n_players``."""
+        return seat_values(self.seat_bonus, n_players, name="seat_bonus")
 
     @property
     def value_counts(self) -> tuple[tuple[int, int], ...]:
@@ -228,7 +243,7 @@ class DaoState:
 
 
 class DaoView:
-    """What one seat sees: everything but the order of the deck (docs/rules/dao.md: piles are public).
+    """What one seat sees: everything but the order of the deck (rules.md: piles are public).
 
     A live view: the attributes read through to the game state, so one view per seat serves a
     whole game.  ``display`` (front first), ``piles`` and ``unseen`` are the state's own lists:
@@ -290,10 +305,11 @@ class DaoView:
         return [g - held for g in s.gain[seat]]
 
     def score(self, seat: int | None = None) -> int:
-        """Score of ``seat`` (default: own) so far: finished halves plus the current half."""
+        """Score of ``seat`` (default: own) so far: its start bonus (``seat_bonus``), finished
+        halves and the current half."""
         s = self._s
         seat = self.seat if seat is None else seat
-        return sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
+        return s.params.bonus(s.n)[seat] + sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
 
 
 _colour_of = itemgetter(0)
@@ -310,7 +326,7 @@ def scoring_colour_cards(cards, colours: int) -> int:
 
 
 class Dao(Game):
-    """The DAO forward model (docs/rules/dao.md).  See the module docstring for the rulings."""
+    """The DAO forward model (rules.md).  See the module docstring for the rulings."""
 
     id = "dao"
     name = "DAO (Dodekka)"
@@ -324,12 +340,18 @@ class Dao(Game):
                       Metric("score_trace", "trace", missing=True))
     #: One step of the score trace: a round of turns (one turn per seat).
     trace_unit = "rounds"
+    #: Scores move by single points (a card adds its value to its colour, or costs 1): a game is
+    #: close when the top two are one point apart.
+    close_margin = 1
+    #: The start-bonus variant a seat-compensation sweep varies (points, one per seat).
+    seat_bonus_rule = "seat_bonus"
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: DaoParams, n_players: int) -> None:
         """The player range, and with halves each half must fill the display and leave a card."""
         super().check_players(params, n_players)
+        params.bonus(n_players)
         size = len(full_deck(params.colours, params.values))
         if params.halves(n_players) and size // 2 < params.display_size + 1:
             raise InputError(f"a deck of {size} cards cannot be split into halves of at least "
@@ -377,7 +399,7 @@ class Dao(Game):
         return DaoView(s, seat)
 
     def apply(self, s: DaoState, action, rng=None) -> None:
-        """Play ``action`` for the current seat (docs/rules/dao.md Turn, Refill, End).
+        """Play ``action`` for the current seat (rules.md Turn, Refill, End).
 
         ``rng`` is unused: DAO has no chance after the shuffle.  Raises ValueError on an action
         that is neither TAKE nor REVEAL.  Must not be called once the game is over (the loop stops
@@ -506,17 +528,19 @@ class Dao(Game):
 
     # -- results ------------------------------------------------------------------------
     def scores(self, s: DaoState) -> list[int]:
-        """Final (or running) score per seat: finished halves plus the current half."""
+        """Final (or running) score per seat: its start bonus (``seat_bonus``), finished halves
+        and the current half."""
         out = []
+        bonus = s.params.bonus(s.n)
         for seat in range(s.n):
-            done = sum(s.half_scores[seat])
+            done = bonus[seat] + sum(s.half_scores[seat])
             out.append(done if s.over else done + max(s.gain[seat]) - s.held[seat])
         return out
 
     def ranks_given(self, s: DaoState, scores, winners) -> list[int]:
         """Ranks (1 = best).  ``tie_break=most_cards`` orders every tie by cards taken, not only the
         tie for the win: seats tied on score rank by card count, and share a rank only when that is
-        equal too (docs/rules/dao.md, "Ties").  ``shared``: equal scores share a rank."""
+        equal too (rules.md, "Ties").  ``shared``: equal scores share a rank."""
         if s.params.tie_break != "most_cards":
             return ranks_from(scores, winners)
         keys = list(zip(scores, map(len, s.piles)))
@@ -540,6 +564,15 @@ class Dao(Game):
             most = max(len(s.piles[i]) for i in tied)
             tied = [i for i in tied if len(s.piles[i]) == most]
         return tied
+
+    def tie_break_reason(self, s: DaoState, scores, winners) -> str:
+        """Under ``tie_break=most_cards``: the tied seats' cards, which decided (rules.md, "Ties")."""
+        top = max(scores)
+        tied = [i for i in range(s.n) if scores[i] == top]
+        if sorted(winners) == tied:
+            return ""
+        cards = ", ".join(f"seat {i} took {len(s.piles[i])}" for i in tied)
+        return f"tied on {top} points, more cards wins (rule tie_break=most_cards): {cards} cards"
 
     def metrics(self, s: DaoState) -> list[dict[str, float]]:
         """Per seat: cards taken, busts, the share of cards in the scoring colour, game turns.
@@ -579,13 +612,14 @@ class Dao(Game):
         """Every seat's running score after each round of ``n`` turns (the last round may be
         short), rebuilt from ``events``: ``history[round][seat]``."""
         n = s.n
-        history, cur = [], [0] * n
+        bonus = s.params.bonus(n)
+        history, cur = [], list(bonus)
         events = s.events
         k = 0
         for r in range(-(-s.turn // n)):
             end = (r + 1) * n
             while k < len(events) and events[k][0] <= end:
-                cur[events[k][1]] = events[k][2]
+                cur[events[k][1]] = bonus[events[k][1]] + events[k][2]
                 k += 1
             history.append(list(cur))
         return history
