@@ -163,6 +163,8 @@ def lineup_block(n_players: int, n_strategies: int) -> int:
 def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
     """Strategy index sitting in each seat of game ``index`` (see the module docstring).  A pure
     function of its arguments: the same game always seats the same lineup."""
+    if n_strategies == 1:  # one strategy fills every seat, whatever the order
+        return [0] * n_players
     block, shift = divmod(index, n_players)
     order = block_order(block, n_players)
     base = (block % (n_strategies // math.gcd(n_strategies, n_players))) * n_players

@@ -4,7 +4,7 @@
     python benchmarks/minimal_loop.py --titles         # also CPU s per game (--jobs 1) and the --jobs 2 speed-up per title
     python benchmarks/minimal_loop.py --games 20000 --repeat 5 --json figures.json
 
-**The minimal loop** (:func:`minimal_games`) plays DAO (docs/rules/dao.md, default rules: 60
+**The minimal loop** (:func:`minimal_games`) plays DAO (analyser/titles/dao/rules.md, default rules: 60
 cards, display 3, bust limit 12, the adjacent equal-value exception, ties to the most cards) at
 four players with the ``threshold`` strategy (limit 10) in every seat: plain Python, its own code,
 nothing imported from ``analyser``.  It keeps only what the rules need (the deck, the display and
