@@ -675,10 +675,9 @@ def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[tup
     """Per seat, the tuple of its scores after each step: ``history[t][seat]`` -> ``out[seat][t]``
     (``[(0, 3, 3, 7), ...]``), the values as given (whole numbers stay ``int``).  This is the
     ``score_trace`` metric a title returns for each seat; the run stores the column as an Arrow
-    list column (:mod:`analyser.traces`).  Tuples rather than lists: a tuple of numbers is not
-    followed by the garbage collector, which a batch of thousands of games' rows would otherwise
-    slow down.  An empty history gives empty tuples.  Raises ValueError when a step holds fewer
-    than ``n_players`` scores."""
+    list column (:mod:`analyser.traces`).  Tuples, not lists: the garbage collector skips a tuple
+    of numbers, which matters for a batch of thousands of rows.  An empty history gives empty
+    tuples.  Raises ValueError when a step holds fewer than ``n_players`` scores."""
     if not history:
         return [()] * n_players
     out = list(zip(*history))[:n_players]
