@@ -308,6 +308,15 @@ class ExtraTable(str):
         return (ExtraTable, (str(self), self.columns, self.feeds))
 
 
+#: The extra table of the components each seat acquired, held or played (long format: one row
+#: per game, seat and component with a count of at least 1; ``run_id`` beside them in a run).  A
+#: title that defines :meth:`Game.components` lists it in ``extra_tables``; the game loop fills it
+#: (not ``extra_records``), and :mod:`analyser.components` reports each component's effect on
+#: winning from it.
+COMPONENTS = ExtraTable("components", (Metric("component", "label"), Metric("count", "count", low=1)),
+                        feeds="the component impact section")
+
+
 #: The columns every results table has, before the rule columns and the title's metrics.
 #: ``players`` is bounded by the title's player range when a table is validated.
 KEY_COLUMNS: tuple[Metric, ...] = (
@@ -495,6 +504,40 @@ class Game:
         """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
         of a trick-taking game.  Every name must be listed in ``extra_tables``."""
         return {}
+
+    # -- components (optional; see analyser.components) ----------------------------------------
+    def components(self, state) -> Sequence[Sequence[Any]]:
+        """The components each seat acquired, held or played in the finished game ``state``: per
+        seat (a list of ``n_players`` entries), a sequence with one entry per copy - the
+        component's id, a ``str`` or a hashable whose ``str()`` is the id (e.g. a card named
+        tuple).  Where a component comes from a data file, its id is the id in that file.
+
+        The game loop calls it once per finished game and writes the :data:`COMPONENTS` table
+        (one row per game, seat and component, with the number of copies); a title that defines
+        it lists :data:`COMPONENTS` in ``extra_tables``.  Keep it cheap: it runs once per game,
+        so return lists the state already keeps (or keeps incrementally) rather than building
+        them.  The base class records none (raises NotImplementedError)."""
+        raise NotImplementedError
+
+    @property
+    def records_components(self) -> bool:
+        """True when the title defines :meth:`components`."""
+        return type(self).components is not Game.components
+
+    def component_catalog(self, params: Params) -> dict[str, dict]:
+        """Every component ``components`` may record under ``params``, in a fixed order: id ->
+        ``{"what": what it is, in a few words; "option": the rule option naming the data file
+        it comes from (or ""); "file": that file's path (or ""); "line": its line in the file
+        (or None); "fix": a rule override ``option=value`` that tests a change of it, when no
+        file line is the place (or "")}``.  Components in the catalog that no seat held are
+        listed in the report as such.  The default: none (ids only)."""
+        return {}
+
+    def component_tables(self, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
+        """Special cases of the component table the report shows on their own: ``[(caption,
+        [component ids in row order])]``, chosen among ``ids`` (the components of a run).  The
+        default: none."""
+        return []
 
     # -- search hooks (optional; see analyser.search) ----------------------------------------
     def determinize(self, view, rng) -> Any:

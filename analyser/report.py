@@ -40,6 +40,13 @@ class Part:
     players: int
     #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share
     designer: pd.DataFrame | None = None
+    #: each component's effect on winning (:func:`analyser.components.estimate`), None when the
+    #: title records no components or the results have no components table
+    components: pd.DataFrame | None = None
+    #: the component findings (:func:`analyser.components.findings`)
+    component_findings: list = field(default_factory=list)
+    #: the title's special cases of the component table (``Game.component_tables``)
+    component_tables: list = field(default_factory=list)
 
 
 @dataclass
@@ -102,6 +109,8 @@ class Reduced:
     binary: bool = True
     frame: pd.DataFrame | None = None
     extras: dict | None = None
+    #: the component sums (:func:`analyser.components.chunk_sums`), for a title that records them
+    components: dict = field(default_factory=dict)
 
 
 def _split_extras(extras: dict, run) -> dict:
@@ -124,7 +133,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
     rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  Raises
     InputError for a table that mixes player counts."""
-    from analyser import summaries, streamed
+    from analyser import components, summaries, streamed
     from analyser.core import InputError
 
     runs: dict[str, dict] = {}
@@ -148,13 +157,17 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
             sub_ext = _split_extras(ext, rid if len(pieces) > 1 else None)
             acc = runs.get(rid)
             if acc is None:
-                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": []}
+                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": [],
+                                   "components": {}}
             lo = sub["game_index"].min()
             if acc["first"] is None or lo < acc["first"]["game_index"].iloc[0]:
                 acc["first"] = sub[sub["game_index"].to_numpy() == lo]
             w = sub["win"].to_numpy(dtype=float)
             acc["binary"] = acc["binary"] and bool(np.all((w == 0) | (w == 1)))
             acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
+            if game.records_components:
+                acc["components"] = streamed.combine_sums(
+                    acc["components"], components.chunk_sums(sub, sub_ext.get("components")))
             if game.streams_figures:
                 acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
             else:  # a title of the older kind: its figures need the whole table
@@ -172,11 +185,13 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     for v in found:
         core: dict = {}
         title: dict = {}
+        comp: dict = {}
         frames, extras_list = [], []
         for rid in v["runs"]:
             acc = runs[rid]
             core = streamed.combine_sums(core, acc["core"])
             title = streamed.combine_sums(title, acc["title"])
+            comp = streamed.combine_sums(comp, acc["components"])
             frames += acc["frames"]
             extras_list += acc["extras"]
         mask = (labels == v["label"]).to_numpy()
@@ -188,7 +203,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
                       for n in dict.fromkeys(n for e in extras_list for n in e)}
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
-                           all(runs[r]["binary"] for r in v["runs"]), frame, extras))
+                           all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
     return out
 
 
@@ -204,14 +219,33 @@ def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
             tables = game.figure_tables(r.frame, r.extras or {})
         else:
             tables = game.figure_tables_from(r.title)
-        parts.append(Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
-                          summaries.designer_figures(r.core, getattr(game, "trace_unit", "steps"),
-                                                     getattr(game, "score_unit", "points"))))
+        part = Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
+                    summaries.designer_figures(r.core, getattr(game, "trace_unit", "steps"),
+                                               getattr(game, "score_unit", "points")))
+        if game.records_components and "components" in [str(n) for n in extra_names]:
+            _component_part(game, r, part)
+        parts.append(part)
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
                     "score": "cluster"}, notes)
+
+
+def _component_part(game, r: Reduced, part: Part) -> None:
+    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums."""
+    from analyser import components
+
+    params = _params_of(game, r.first)
+    catalog = game.component_catalog(params)
+    est = components.estimate(r.components, catalog)
+    defaults = {o["name"]: o["default"] for o in game.Params.options()}
+    rules = {k: analysis.display_value(v) for k, v in params.as_dict().items() if v != defaults.get(k)}
+    part.components = est
+    part.component_findings = components.findings(
+        est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
+        players=None if r.players == game.default_players else r.players, rules=rules)
+    part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
 
 
 def _strategies_of(results: pd.DataFrame) -> list[str]:
@@ -366,6 +400,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names)
     summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    _write_components_csv(summary, outdir)
     sections = []
     all_figures = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
@@ -373,6 +408,9 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
+        component_section = _component_section(part, outdir, prefix)
+        if component_section and component_section["figure"]:
+            all_figures.append(component_section["figure"]["name"])
         embedded = [{"name": name, "caption": caption,
                      "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
                     for name, caption in figures]
@@ -384,7 +422,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
-            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
+            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params),
+            "components": component_section})
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
     replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or all_strategies:
@@ -405,6 +444,53 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     return path, summary, all_figures
+
+
+#: Rows of the ranked component table shown in the report (components.csv has them all).
+COMPONENT_ROWS = 25
+
+
+def _write_components_csv(summary: Summary, outdir: Path) -> None:
+    """``components.csv``: every component's estimate (:data:`analyser.components.COLUMNS`), one
+    block per variant (a ``variant`` column first when there are several).  Not written when the
+    report has no component estimates."""
+    frames = [(p.label, p.components) for p in summary.parts if p.components is not None]
+    if not frames:
+        (outdir / "components.csv").unlink(missing_ok=True)
+        return
+    if summary.variants:
+        table = pd.concat([f.assign(variant=label) for label, f in frames], ignore_index=True)
+        table = table[["variant"] + [c for c in table.columns if c != "variant"]]
+    else:
+        table = frames[0][1]
+    table.to_csv(outdir / "components.csv", index=False)
+
+
+def _component_section(part: Part, outdir: Path, prefix: str) -> dict | None:
+    """The "Component impact" section of one variant: findings, the ranked table (its first
+    :data:`COMPONENT_ROWS` rows), the special cases, the method note and the forest plot of the
+    clear components (``<prefix>components.png``, embedded; None when none is clear)."""
+    from analyser import components
+
+    est = part.components
+    if est is None:
+        return None
+    table = components.report_table(est)
+    shown = table.head(COMPONENT_ROWS)
+    drawn = components.forest_plot(est, outdir / f"{prefix}components.png")
+    if drawn is None:  # no clear component: no plot, and none left from an earlier report
+        (outdir / f"{prefix}components.png").unlink(missing_ok=True)
+    figure = None
+    if drawn is not None:
+        name, caption = drawn
+        figure = {"name": name, "caption": caption,
+                  "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
+    n_est = int(est["p"].notna().sum())
+    return {"findings": part.component_findings, "table": _table_html(shown) if len(shown) else "",
+            "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
+            "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
+            "special": [(cap, _table_html(t)) for cap, t in part.component_tables],
+            "note": components.method_note(est), "figure": figure}
 
 
 def _params_of(game, df: pd.DataFrame):

@@ -211,6 +211,8 @@ class BatchResult:
     rows: list[tuple]
     columns: dict[str, Any] | None = None
     extras: dict[str, list[dict]] = field(default_factory=dict)
+    #: The components table of the batch (:func:`component_columns`), None when the title records none.
+    components: dict[str, Any] | None = None
     done: int = 0
     error: BaseException | None = None
     interrupted: bool = False
@@ -457,6 +459,11 @@ def _run_batch(job: BatchJob) -> BatchResult:
     rows = result.rows
     metric_cols = game.metric_columns
     wants_extras = type(game).extra_records is not Game.extra_records
+    # components (Game.components): every id of the batch in one flat list, and how many each
+    # (game, seat) added - turned into the long table in bulk at the end of the batch
+    comp_of = game.components if game.records_components else None
+    comp_ids: list = []
+    comp_lens: list[int] = []
     index = job.start
     dog = Watchdog.get() if job.game_timeout > 0 else None
     with _Alarm(job.game_timeout) as alarm:
@@ -508,11 +515,15 @@ def _run_batch(job: BatchJob) -> BatchResult:
                 winners = game.winners(state)
                 ranks = game.ranks_given(state, scores, winners)
                 metrics = game.metrics(state)
+                held = comp_of(state) if comp_of is not None else ()
                 share = 1.0 / len(winners)
                 for s in range(n):
                     mt = metrics[s]
                     rows.append((index, gs, s, seats[s], scores[s], ranks[s],
                                  share if s in winners else 0.0, *[mt[c] for c in metric_cols]))
+                for ids in held:
+                    comp_ids.extend(ids)
+                    comp_lens.append(len(ids))
                 if wants_extras:
                     for name, recs in game.extra_records(state).items():
                         bucket = result.extras.setdefault(name, [])
@@ -535,8 +546,49 @@ def _run_batch(job: BatchJob) -> BatchResult:
                                        game_seed(job.root_seed, index), index)
     result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
     result.rows = []
+    if comp_of is not None:
+        result.components = component_columns(comp_ids, comp_lens, job.start, n, result.done)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def component_columns(ids: list, lens: list[int], start: int, n_players: int, games: int) -> dict[str, Any]:
+    """The components table of a batch from what ``Game.components`` returned for its games in
+    order: ``ids`` every entry of every (game, seat) one after another, ``lens`` how many each
+    (game, seat) gave (``games * n_players`` of them, game ``start`` first).  Returns columns
+    ``game_index`` (int64), ``seat``, ``code`` and ``count`` (int32) - one row per game, seat and
+    component, rows ordered by game, seat and component id - and ``labels`` (the ids as text,
+    sorted; ``code`` indexes it).  Each distinct id object is turned into text once."""
+    lens = lens[:games * n_players]
+    ids = ids[:sum(lens)]
+    if not ids:
+        empty = np.zeros(0, dtype=np.int32)
+        return {"game_index": np.zeros(0, dtype=np.int64), "seat": empty, "code": empty, "count": empty,
+                "labels": []}
+    import pandas as pd
+
+    # Distinct ids by object identity first (an address hashes faster than a card tuple; titles
+    # return the same id objects game after game, and every one stays alive in ``ids`` meanwhile),
+    # then by text: one str() per distinct object, ids that print the same share one code.
+    first, uniques = pd.factorize(np.fromiter(map(id, ids), dtype=np.int64, count=len(ids)), sort=False)
+    where = np.empty(len(uniques), dtype=np.int64)
+    where[first[::-1]] = np.arange(len(first) - 1, -1, -1)  # the first entry of each object
+    text = [str(ids[i]) for i in where.tolist()]
+    labels = sorted(set(text))
+    rank = {t: i for i, t in enumerate(labels)}
+    codes = np.array([rank[t] for t in text], dtype=np.int64)[first]
+    row = np.repeat(np.arange(len(lens), dtype=np.int64), np.asarray(lens, dtype=np.int64))
+    key = row * len(labels) + codes
+    if len(lens) * len(labels) <= 4_000_000:  # a dense count is cheaper than sorting
+        counts = np.bincount(key, minlength=len(lens) * len(labels))
+        keys = np.flatnonzero(counts)
+        counts = counts[keys]
+    else:
+        keys, counts = np.unique(key, return_counts=True)
+    row, code = np.divmod(keys, len(labels))
+    game, seat = np.divmod(row, n_players)
+    return {"game_index": game + start, "seat": seat.astype(np.int32), "code": code.astype(np.int32),
+            "count": counts.astype(np.int32), "labels": labels}
 
 
 def to_columns(rows: list[tuple], names: list[str]) -> dict[str, Any]:

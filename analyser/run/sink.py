@@ -109,7 +109,22 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
         frame = frame.sort_values([c for c in ("game_index", "round", "seat") if c in frame.columns],
                                   kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
+    if b.components is not None:
+        extra_frames["components"] = components_frame(b.components, run_id)
     return df, extra_frames
+
+
+def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
+    """A batch's components table (:func:`analyser.runner.component_columns`) as a frame:
+    ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
+    (int32), ordered by game, seat and component."""
+    k = len(cols["game_index"])
+    return pd.DataFrame({
+        "run_id": pd.Categorical.from_codes(np.zeros(k, dtype=np.int8), categories=[run_id]),
+        "game_index": np.asarray(cols["game_index"], dtype=np.int64),
+        "seat": np.asarray(cols["seat"], dtype=np.int32),
+        "component": pd.Categorical.from_codes(np.asarray(cols["code"]), categories=list(cols["labels"])),
+        "count": np.asarray(cols["count"], dtype=np.int32)})
 
 
 def compact(frame: pd.DataFrame) -> pd.DataFrame:
