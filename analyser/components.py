@@ -261,32 +261,51 @@ COLUMNS = ("component", "what", "holders", "seat_games", "share", "mean_copies",
            "per_copy_high", "reason")
 
 
-def _dense(frame, cell_of, C, cols, shape):
-    """Rows of ``frame`` (index ``..., strategy, seat, strategy_j, seat_j`` or ``strategy, seat``
-    at the end) into a dense array ``[C, C, *shape]`` (or ``[C, *shape]``) by cell."""
-    import numpy as np
+class _Table:
+    """One sums frame as arrays for :func:`estimate`: its rows grouped by component, the cell
+    codes (positions among the (strategy, seat) pairs) of its pair levels, and its values."""
 
-    nlev = frame.index.nlevels
-    if nlev >= 4:
-        ci = _cell_codes(frame.index, nlev - 4, cell_of)
-        cj = _cell_codes(frame.index, nlev - 2, cell_of)
-        out = np.zeros((C, C) + shape)
-        vals = frame[cols].to_numpy(dtype=float).reshape((len(frame),) + shape)
-        np.add.at(out, (ci, cj), vals)
+    def __init__(self, frame, cells, cols, shape):
+        import numpy as np
+        import pandas as pd
+
+        idx = frame.index
+        nlev = idx.nlevels
+        self.shape = shape
+        self.values = frame[list(cols)].to_numpy(dtype=float).reshape((len(frame),) + shape)
+
+        def codes(level):
+            mi = pd.MultiIndex.from_arrays([idx.get_level_values(level).astype(str),
+                                            idx.get_level_values(level + 1).astype(np.int64)])
+            return cells.get_indexer(mi)
+
+        pair = nlev >= 4
+        self.ci = codes(nlev - 4 if pair else nlev - 2)
+        self.cj = codes(nlev - 2) if pair else None
+        self.rows = {}
+        if nlev in (3, 5):  # a component level first
+            comp = idx.get_level_values(0).astype(str).to_numpy()
+            order = np.argsort(comp, kind="stable")
+            names, start = np.unique(comp[order], return_index=True)
+            bounds = list(start) + [len(order)]
+            self.rows = {str(k): order[bounds[i]:bounds[i + 1]] for i, k in enumerate(names)}
+
+    def dense(self, C, rows=None):
+        """The rows (all, or those of one component) as a dense ``[C, (C,) *shape]`` array."""
+        import numpy as np
+
+        rows = slice(None) if rows is None else rows
+        ci = self.ci[rows]
+        keep = ci >= 0
+        if self.cj is None:
+            out = np.zeros((C,) + self.shape)
+            np.add.at(out, ci[keep], self.values[rows][keep])
+            return out
+        cj = self.cj[rows]
+        keep &= cj >= 0
+        out = np.zeros((C, C) + self.shape)
+        np.add.at(out, (ci[keep], cj[keep]), self.values[rows][keep])
         return out
-    ci = _cell_codes(frame.index, nlev - 2, cell_of)
-    out = np.zeros((C,) + shape)
-    vals = frame[cols].to_numpy(dtype=float).reshape((len(frame),) + shape)
-    np.add.at(out, ci, vals)
-    return out
-
-
-def _cell_codes(index, level, cell_of):
-    import numpy as np
-
-    s = index.get_level_values(level)
-    t = index.get_level_values(level + 1)
-    return np.array([cell_of[(str(a), int(b))] for a, b in zip(s, t)], dtype=np.int64)
 
 
 def _fit(n, Y, X, XX, XY, AA, AB, BB, corr):
@@ -331,38 +350,41 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     if not sums or "comp_cells" not in sums or not len(sums["comp_cells"]):
         return pd.DataFrame(columns=list(COLUMNS))
     cells = sums["comp_cells"]
-    keys = [(str(a), int(b)) for a, b in cells.index]
-    cell_of = {k: i for i, k in enumerate(keys)}
-    C = len(keys)
+    cell_index = pd.MultiIndex.from_arrays([cells.index.get_level_values(0).astype(str),
+                                            cells.index.get_level_values(1).astype(np.int64)])
+    C = len(cells)
     n = cells["n"].to_numpy(dtype=float)
     Y = cells["y"].to_numpy(dtype=float)
     N = float(n.sum())
     G = float(sums["comp_games"]["games"].sum())
     k_params = 1 + int(np.count_nonzero(n))
     corr = (G / (G - 1)) * ((N - 1) / (N - k_params)) if G > 1 and N > k_params else float("nan")
-    BB = _dense(sums["comp_bb"], cell_of, C, ["yy", "y1", "1y", "11"], (2, 2))
+    BB = _Table(sums["comp_bb"], cell_index, ["yy", "y1", "1y", "11"], (2, 2)).dense(C)
     total_y = float(Y.sum())
-    fx, fab, faa = (sums.get(k) for k in ("comp_x", "comp_ab", "comp_aa"))
-    ids = list(dict.fromkeys([str(c) for c, v in catalog.items() if v.get("always", True)] + (
-        [str(c) for c in fx.index.get_level_values("component").unique()] if fx is not None and len(fx) else [])))
-    groups = {}
-    for name, f in (("x", fx), ("ab", fab), ("aa", faa)):
-        if f is None or not len(f):
-            groups[name] = {}
-            continue
-        comp = f.index.get_level_values("component").astype(str)
-        groups[name] = {k: v for k, v in pd.Series(np.arange(len(f))).groupby(comp.to_numpy()).indices.items()}
+    fx = sums.get("comp_x")
+    have = fx is not None and len(fx)
+    tx = _Table(fx, cell_index, ["h_x", "h_xy", "c_x", "c_xx", "c_xy"], (5,)) if have else None
+    tab = {}
+    for v in _VARIANTS:
+        f = sums.get("comp_ab")
+        tab[("ab", v)] = (_Table(f, cell_index, [f"{v}_{a}{b}" for a in _A for b in _B], (3, 2))
+                          if f is not None and len(f) else None)
+        f = sums.get("comp_aa")
+        tab[("aa", v)] = (_Table(f, cell_index, [f"{v}_{a}_{b}" for a in _A for b in _A], (3, 3))
+                          if f is not None and len(f) else None)
+    ids = list(dict.fromkeys([str(c) for c, v in catalog.items() if v.get("always", True)] +
+                             (list(tx.rows) if have else [])))
     rows = []
     for cid in ids:
         info = catalog.get(cid, {})
         row = {"component": cid, "what": info.get("what", ""), "seat_games": int(N)}
-        ix = groups["x"].get(cid)
+        ix = tx.rows.get(cid) if have else None
         if ix is None:
             row.update(holders=0, share=0.0, mean_copies=float("nan"), win_with=float("nan"),
                        win_without=total_y / N if N else float("nan"), reason="held by no seat")
             rows.append(row)
             continue
-        x = _dense(fx.iloc[ix], cell_of, C, ["h_x", "h_xy", "c_x", "c_xx", "c_xy"], (5,))
+        x = tx.dense(C, ix)
         H, WH = float(x[:, 0].sum()), float(x[:, 1].sum())
         row.update(holders=int(round(H)), share=H / N, mean_copies=float(x[:, 2].sum()) / H if H else float("nan"),
                    win_with=WH / H if H else float("nan"),
@@ -371,14 +393,14 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
             row["reason"] = "held by every seat"
             rows.append(row)
             continue
-        iab, iaa = groups["ab"].get(cid), groups["aa"].get(cid)
         fits = {}
         for v, (X, XX, XY) in (("h", (x[:, 0], x[:, 0], x[:, 1])), ("c", (x[:, 2], x[:, 3], x[:, 4]))):
-            AB = (_dense(fab.iloc[iab], cell_of, C, [f"{v}_{a}{b}" for a in _A for b in _B], (3, 2))
-                  if iab is not None else np.zeros((C, C, 3, 2)))
-            AA = (_dense(faa.iloc[iaa], cell_of, C, [f"{v}_{a}_{b}" for a in _A for b in _A], (3, 3))
-                  if iaa is not None else np.zeros((C, C, 3, 3)))
-            fits[v] = _fit(n, Y, X, XX, XY, AA, AB, BB, corr)
+            dense = {}
+            for kind, shape in (("ab", (3, 2)), ("aa", (3, 3))):
+                t = tab[(kind, v)]
+                r = t.rows.get(cid) if t is not None else None
+                dense[kind] = t.dense(C, r) if r is not None else np.zeros((C, C) + shape)
+            fits[v] = _fit(n, Y, X, XX, XY, dense["aa"], dense["ab"], BB, corr)
         beta, se = fits["h"]
         if not np.isfinite(beta):
             row["reason"] = ("held by all seats or by none within each strategy and seat: no comparison "

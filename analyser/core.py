@@ -314,7 +314,7 @@ class ExtraTable(str):
 #: (not ``extra_records``), and :mod:`analyser.components` reports each component's effect on
 #: winning from it.
 COMPONENTS = ExtraTable("components", (Metric("component", "label"), Metric("count", "count", low=1)),
-                        feeds="the component impact section")
+                        feeds="the component impact figures")
 
 
 #: The columns every results table has, before the rule columns and the title's metrics.

@@ -565,18 +565,29 @@ def component_columns(ids: list, lens: list[int], start: int, n_players: int, ga
         empty = np.zeros(0, dtype=np.int32)
         return {"game_index": np.zeros(0, dtype=np.int64), "seat": empty, "code": empty, "count": empty,
                 "labels": []}
-    import pandas as pd
+    if type(ids[0]) is str:
+        # text ids (hashes cached): a dict in C, without pandas in the worker
+        table = dict.fromkeys(ids)
+        text = [str(k) for k in table]
+        keys = table
+    else:
+        # other ids (a card tuple hashes slowly): distinct objects by identity first - titles
+        # return the same id objects game after game, and each stays alive in ``ids`` meanwhile
+        import pandas as pd
 
-    # Distinct ids by object identity first (an address hashes faster than a card tuple; titles
-    # return the same id objects game after game, and every one stays alive in ``ids`` meanwhile),
-    # then by text: one str() per distinct object, ids that print the same share one code.
-    first, uniques = pd.factorize(np.fromiter(map(id, ids), dtype=np.int64, count=len(ids)), sort=False)
-    where = np.empty(len(uniques), dtype=np.int64)
-    where[first[::-1]] = np.arange(len(first) - 1, -1, -1)  # the first entry of each object
-    text = [str(ids[i]) for i in where.tolist()]
-    labels = sorted(set(text))
+        first, uniques = pd.factorize(np.fromiter(map(id, ids), dtype=np.int64, count=len(ids)), sort=False)
+        where = np.empty(len(uniques), dtype=np.int64)
+        where[first[::-1]] = np.arange(len(first) - 1, -1, -1)  # the first entry of each object
+        text = [str(ids[i]) for i in where.tolist()]
+        keys = None
+    labels = sorted(set(text))  # ids that print the same share one code
     rank = {t: i for i, t in enumerate(labels)}
-    codes = np.array([rank[t] for t in text], dtype=np.int64)[first]
+    if keys is not None:
+        for k, t in zip(keys, text):
+            keys[k] = rank[t]
+        codes = np.fromiter(map(keys.__getitem__, ids), dtype=np.int64, count=len(ids))
+    else:
+        codes = np.array([rank[t] for t in text], dtype=np.int64)[first]
     row = np.repeat(np.arange(len(lens), dtype=np.int64), np.asarray(lens, dtype=np.int64))
     key = row * len(labels) + codes
     if len(lens) * len(labels) <= 4_000_000:  # a dense count is cheaper than sorting
