@@ -105,7 +105,8 @@ def _pairs(first, size_of, start_of):
 def _frame(key, columns: dict, dims, labels, names):
     """Sums by a flat integer key as a frame of the non-empty keys: ``dims`` the sizes of the
     key's parts (most significant first), ``labels[i]`` maps part i's codes to index values,
-    ``names`` the index level names; ``columns`` name -> per-entry weights (None: a count)."""
+    ``names`` the index level names; ``columns`` name -> per-entry weights, or a function that
+    makes them (called when needed, so one column is alive at a time), or None (a count)."""
     import numpy as np
     import pandas as pd
 
@@ -117,7 +118,10 @@ def _frame(key, columns: dict, dims, labels, names):
                                       names=names)
     data = {}
     for name, w in columns.items():
-        data[name] = count[nz].astype(np.int64) if w is None else np.bincount(key, weights=w, minlength=n)[nz]
+        if w is None:
+            data[name] = count[nz].astype(np.int64)
+        else:  # a function makes the weights: one column of per-entry floats alive at a time
+            data[name] = np.bincount(key, weights=w() if callable(w) else w, minlength=n)[nz]
     return pd.DataFrame(data, index=index)
 
 
@@ -141,8 +145,6 @@ def chunk_sums(results, components) -> dict[str, Any]:
     import numpy as np
     import pandas as pd
 
-    if results is None or not len(results):
-        return {}
     t = _cells(results)
     gi, cell, y, S, C = t["gi"], t["cell"], t["y"], t["S"], t["C"]
     names = t["names"]
@@ -186,50 +188,144 @@ def chunk_sums(results, components) -> dict[str, Any]:
     K = len(text)
     if not len(pos):
         return out
-    # one row per (results row, component): copies of duplicated rows add up
-    uniq_key, inv = np.unique(pos * K + kcode, return_inverse=True)
-    count = np.bincount(inv, weights=count)
-    pos, kcode = np.divmod(uniq_key, K)
+    # one row per (results row, component): copies of duplicated rows add up (analyser writes
+    # each once, in order, so the sort is needed only for a table made by hand)
+    key = pos * K + kcode
+    if len(key) > 1 and not np.all(key[1:] > key[:-1]):
+        key, inv = np.unique(key, return_inverse=True)
+        count = np.bincount(inv, weights=count)
+        del inv
+    pos, kcode = np.divmod(key, K)
+    del key
     ci, yi = cell[pos], y[pos]
-    A = {"h": (yi, np.ones(len(pos)), np.ones(len(pos))),
-         "c": (count * yi, count, count * count)}
     xkey = kcode * C + ci
     xcols = {"h_x": None, "h_xy": yi, "c_x": count, "c_xx": count * count, "c_xy": count * yi}
     fx = _frame(xkey, xcols, (K, C), [text, np.arange(C)], ["component", "cell"])
     out["comp_x"] = _relevel(fx, [1], [(cell_strategy, cell_seat)], ["component", "strategy", "seat"])
-    comp_levels = [text, np.arange(C), np.arange(C)]
     full_names = ["component"] + pair_names
-    # a holder with every row of its game
-    r, j = _pairs(np.arange(len(pos)), t["size"][game[pos]], t["start"][game[pos]])
-    key = (kcode[r] * C + ci[r]) * C + cell[j]
-    cols = {}
-    for v in _VARIANTS:
-        for a, wa in zip(_A, A[v]):
-            cols[f"{v}_{a}y"] = wa[r] * y[j]
-            cols[f"{v}_{a}1"] = wa[r]
-    ab = _frame(key, cols, (K, C, C), comp_levels, ["component", "i", "j"])
-    out["comp_ab"] = _relevel(ab, [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
-    del r, j, key, cols
-    # two holders of the same component in one game (one with itself included)
-    g = game[pos]
-    order = np.lexsort((pos, kcode, g))
-    g_s, k_s = g[order], kcode[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (g_s[1:] != g_s[:-1]) | (k_s[1:] != k_s[:-1])
-    gstart = np.flatnonzero(new)
-    gsize = np.diff(np.append(gstart, len(order)))
-    member = np.cumsum(new) - 1
-    r1, r2 = _pairs(np.arange(len(order)), gsize[member], gstart[member])
-    r1, r2 = order[r1], order[r2]
-    key = (kcode[r1] * C + ci[r1]) * C + ci[r2]
-    cols = {}
-    for v in _VARIANTS:
-        for a, wa in zip(_A, A[v]):
-            for b, wb in zip(_A, A[v]):
-                cols[f"{v}_{a}_{b}"] = wa[r1] * wb[r2]
-    aa = _frame(key, cols, (K, C, C), comp_levels, ["component", "i", "j"])
-    out["comp_aa"] = _relevel(aa, [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
+    ab, aa = _holder_pairs(kcode, pos, count, K, t)
+    out["comp_ab"] = _relevel(_pair_frame(ab, text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
+    out["comp_aa"] = _relevel(_pair_frame(aa, text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
     return out
+
+
+#: Cells of the dense accumulators of one group of components in :func:`_holder_pairs` (times
+#: 8 bytes and the number of sums: some 100 MB at most), and holders per block of pairs.
+_ACCUMULATOR_CELLS = 400_000
+_BLOCK_HOLDERS = 40_000
+
+
+def _ab_columns(v, wr, yj):
+    """The AB sums of one block (see :func:`chunk_sums`) as ``{name: weights}``: ``wr`` the
+    holders' monomials (xy, x, xx) gathered per pair, ``yj`` the other row's win share."""
+    out = {}
+    for a, w in zip(_A, wr):
+        out[f"{v}_{a}y"] = w * yj
+        out[f"{v}_{a}1"] = w
+    return out
+
+
+def _holder_pairs(kcode, pos, count, K, t):
+    """The AB and AA sums (see :func:`chunk_sums`) of the holders ``pos`` (results rows) of
+    components ``kcode`` with ``count`` copies: ``(ab, aa)``, each a list of ``(first
+    component, number of components, {column: dense sums over (component, cell i, cell j)})``.
+
+    Components are taken in groups whose accumulators stay under :data:`_ACCUMULATOR_CELLS`,
+    and their holders in blocks of about :data:`_BLOCK_HOLDERS` (never splitting a game's
+    holders of one component), so the working memory does not grow with the chunk."""
+    import numpy as np
+
+    cell, y, C = t["cell"], t["y"], t["C"]
+    game = t["game"][pos]
+    order = np.lexsort((pos, game, kcode))  # by component, then game
+    kcode, pos, count, game = kcode[order], pos[order], count[order], game[order]
+    del order
+    per = max(1, _ACCUMULATOR_CELLS // (C * C))
+    ab_out, aa_out = [], []
+    k_bounds = np.searchsorted(kcode, np.arange(0, K + per, per))
+    for gi_, k0 in enumerate(range(0, K, per)):
+        lo, hi = int(k_bounds[gi_]), int(k_bounds[gi_ + 1])
+        if lo == hi:
+            continue
+        nk = min(per, K - k0)
+        bins = nk * C * C
+        ab, aa = {}, {}
+        # block edges at the start of a (component, game) group
+        new = np.ones(hi - lo, dtype=bool)
+        new[1:] = (kcode[lo + 1:hi] != kcode[lo:hi - 1]) | (game[lo + 1:hi] != game[lo:hi - 1])
+        starts = lo + np.flatnonzero(new)
+        edges = [lo]
+        at = np.searchsorted(starts, np.arange(lo + _BLOCK_HOLDERS, hi, _BLOCK_HOLDERS))
+        for st in starts[at[at < len(starts)]]:
+            if st > edges[-1]:
+                edges.append(int(st))
+        edges.append(hi)
+        for b0, b1 in zip(edges[:-1], edges[1:]):
+            sl = slice(b0, b1)
+            ci, yi, cnt = cell[pos[sl]], y[pos[sl]], count[sl]
+            A = {"h": (yi, np.ones(b1 - b0), None), "c": (cnt * yi, cnt, cnt * cnt)}
+            base = (kcode[sl] - k0) * C + ci
+            # a holder with every row of its game
+            r, j = _pairs(np.arange(b1 - b0), t["size"][game[sl]], t["start"][game[sl]])
+            key = base[r] * C + cell[j]
+            yj = y[j]
+            for v in _VARIANTS:
+                wr = [w[r] if w is not None else None for w in A[v]]
+                if wr[2] is None:  # has: x*x = x
+                    wr[2] = wr[1]
+                for name, w in _ab_columns(v, wr, yj).items():
+                    _accumulate(ab, name, key, w, bins)
+            _accumulate(ab, "n", key, None, bins)
+            del r, j, key, yj
+            # two holders of one component in one game (a holder with itself included)
+            bn = new[b0 - lo:b1 - lo]
+            gstart = np.flatnonzero(bn)
+            gsize = np.diff(np.append(gstart, b1 - b0))
+            member = np.cumsum(bn) - 1
+            r1, r2 = _pairs(np.arange(b1 - b0), gsize[member], gstart[member])
+            key = base[r1] * C + ci[r2]
+            for v in _VARIANTS:
+                w1 = [w[r1] if w is not None else None for w in A[v]]
+                w2 = [w[r2] if w is not None else None for w in A[v]]
+                if w1[2] is None:
+                    w1[2], w2[2] = w1[1], w2[1]
+                for a, wa in zip(_A, w1):
+                    for c_, wb in zip(_A, w2):
+                        _accumulate(aa, f"{v}_{a}_{c_}", key, wa * wb, bins)
+            _accumulate(aa, "n", key, None, bins)
+        ab_out.append((k0, nk, ab))
+        aa_out.append((k0, nk, aa))
+    return ab_out, aa_out
+
+
+def _accumulate(acc, name, key, w, bins):
+    import numpy as np
+
+    add = np.bincount(key, weights=w, minlength=bins)
+    if name in acc:
+        acc[name] += add
+    else:
+        acc[name] = add.astype(float) if w is None else add
+
+
+def _pair_frame(groups, text, C):
+    """The dense sums of :func:`_holder_pairs` as one frame indexed by (component, cell i,
+    cell j) over the non-empty cells (column ``n`` dropped)."""
+    import numpy as np
+    import pandas as pd
+
+    frames = []
+    for k0, nk, acc in groups:
+        if not acc:
+            continue
+        nz = np.flatnonzero(acc["n"])
+        k, i, j = np.unravel_index(nz, (nk, C, C))
+        index = pd.MultiIndex.from_arrays([np.asarray(text, dtype=object)[k + k0], i, j],
+                                          names=["component", "i", "j"])
+        frames.append(pd.DataFrame({name: v[nz] for name, v in acc.items() if name != "n"}, index=index))
+    if not frames:
+        return pd.DataFrame(index=pd.MultiIndex.from_arrays([[], [], []], names=["component", "i", "j"]))
+    return pd.concat(frames) if len(frames) > 1 else frames[0]
 
 
 def _relevel(frame, levels, maps, names):

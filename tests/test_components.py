@@ -80,11 +80,16 @@ def test_the_estimate_from_additive_chunk_sums_equals_statsmodels_clustered_ols(
         assert (e.per_copy_low, e.per_copy_high) == pytest.approx(tuple(g.conf_int().loc["x"] * 100), abs=1e-8)
 
 
-def test_the_estimate_does_not_depend_on_how_the_games_are_cut_into_chunks():
+def test_the_estimate_does_not_depend_on_how_the_games_are_cut_into_chunks(monkeypatch):
     res, comp = synthetic(games=120)
     a = cm.estimate(sums_of(res, comp, chunk=7))
     b = cm.estimate(sums_of(res, comp, chunk=200))
     pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-10)
+    # nor on the groups of components and blocks of holders that bound a chunk's working memory
+    monkeypatch.setattr(cm, "_ACCUMULATOR_CELLS", 40)
+    monkeypatch.setattr(cm, "_BLOCK_HOLDERS", 13)
+    c = cm.estimate(sums_of(res, comp, chunk=200))
+    pd.testing.assert_frame_equal(a, c, check_exact=False, rtol=1e-10)
 
 
 def test_bh_q_clear_and_ranking():
