@@ -26,7 +26,9 @@ The estimator (the README's "Component impact" section defines it for users):
 * The same model with ``x`` = the number of copies gives the *per-copy* slope (reported beside,
   not corrected, not ranked).
 * A component held by every seat, by no seat, or - within every (strategy, seat) pair - by all
-  seats or by none has no comparison to make: it gets no estimate and the reason instead.
+  seats or by none has no comparison to make: it gets no estimate and the reason instead; so
+  does one held by fewer than :data:`MIN_HOLDERS` seat-games (or missing from fewer), where the
+  cluster-robust interval is unreliable.
 
 Additive sums.  The coefficient needs per (strategy, seat) pair the rows, the sum of ``y``, and
 per component the sums of ``x``, ``x*x`` and ``x*y``.  The cluster "meat" ``sum over games of
@@ -53,6 +55,9 @@ Q = 0.05
 Z95 = 1.959963984540054
 #: Clear components drawn in the forest plot at most (the largest effects; the table has all).
 FOREST_MAX = 30
+#: Seat-games with the component, and without it, an estimate needs at least: with fewer, the
+#: cluster-robust interval is unreliable (a handful of holders that all won gives a tiny one).
+MIN_HOLDERS = 30
 
 _A = ("xy", "x", "xx")  # monomials of a row that holds the component (zero for the others)
 _B = ("y", "1")         # monomials of every row
@@ -489,6 +494,11 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
             row["reason"] = "held by every seat"
             rows.append(row)
             continue
+        if min(H, N - H) < MIN_HOLDERS:
+            row["reason"] = (f"held by {'only' if H < N - H else 'all but'} {int(round(min(H, N - H)))} seat-games: "
+                             f"an estimate needs {MIN_HOLDERS} with and {MIN_HOLDERS} without")
+            rows.append(row)
+            continue
         fits = {}
         for v, (X, XX, XY) in (("h", (x[:, 0], x[:, 0], x[:, 1])), ("c", (x[:, 2], x[:, 3], x[:, 4]))):
             dense = {}
@@ -700,9 +710,9 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
         return f"{r.component} ({r.what})" if r.what else str(r.component)
 
     def evidence(r):
-        return {"figure": f"{r.effect:+.1f} pp (win rate {r.win_with * 100:.1f}% with it, {r.win_without * 100:.1f}% "
+        return {"figure": f"{r.effect:+.1f} pp; win rate {r.win_with * 100:.1f}% with it, {r.win_without * 100:.1f}% "
                           f"without; held by {r.share * 100:.1f}% of seat-games; q "
-                          f"{'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'})",
+                          f"{'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}",
                 "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
 
     def sentence(r, lead=""):

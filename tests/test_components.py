@@ -108,6 +108,7 @@ def test_components_held_by_every_seat_by_none_or_only_by_whole_cells_have_no_es
     res, comp = synthetic(games=60)
     extra = [(r.game_index, r.seat, "everyone", 1) for r in res.itertuples()]
     extra += [(r.game_index, r.seat, "only-a", 2) for r in res.itertuples() if r.strategy == "a"]
+    extra += [(r.game_index, r.seat, "rare", 1) for r in res.itertuples() if r.win == 1][:5]
     comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
     catalog = {"never": {"what": "a card nobody got"}, "c1": {"what": "one"}}
     est = cm.estimate(sums_of(res, comp), catalog).set_index("component")
@@ -115,7 +116,10 @@ def test_components_held_by_every_seat_by_none_or_only_by_whole_cells_have_no_es
     assert est.loc["never", "reason"] == "held by no seat" and est.loc["never", "holders"] == 0
     assert est.loc["never", "what"] == "a card nobody got" and est.loc["c1", "what"] == "one"
     assert "within each strategy and seat" in est.loc["only-a", "reason"]
-    assert list(est.index[-3:]) != [] and set(est.index[-3:]) == {"everyone", "never", "only-a"}
+    # five holders that all won: too few for a cluster-robust interval
+    assert est.loc["rare", "reason"] == "held by only 5 seat-games: an estimate needs 30 with and 30 without"
+    assert est.loc["rare", "win_with"] == 1 and np.isnan(est.loc["rare", "effect"])
+    assert set(est.index[-4:]) == {"everyone", "never", "only-a", "rare"}
     assert est.loc["c2", "share"] == pytest.approx((comp.component == "c2").sum() / len(res))
     n_est = est["p"].notna().sum()
     assert n_est == 4 and est.loc["everyone", "q"] != est.loc["everyone", "q"]  # NaN: not in the correction
