@@ -341,12 +341,15 @@ class WizardState:
       ``hands[seat]`` (computed) lists the same cards in hand order; ``undealt``: the positions
       in :data:`FULL_DECK` of the undealt cards under the trump card, hidden from everyone
       (``deck``, computed, lists them as cards).
-    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
+    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round
+      (round, dealer, starter, trump card and suit, and per seat bids, tricks, points, and the
+      Wizards, Jesters and ``trumps`` - cards of the trump suit, None without one - it was dealt);
       ``tricks_played``: tricks finished in the game (``turns``).
 
-    ``views`` caches each seat's :class:`WizardView` (not part of the state's value), and so does
-    ``round_trumps``: the trump cards dealt to each seat this round, counted from the hands once
-    trump is known (None before, and in a state rebuilt mid-round), for the round log.
+    ``views`` caches each seat's :class:`WizardView` (not part of the state's value), and
+    ``round_trumps`` (not part of it either) keeps the trump cards dealt to each seat this round,
+    counted from the hands once trump is known, for the log (None before, and in a state copied or
+    loaded mid-round: the round's end then counts the played cards).
     """
 
     __slots__ = ("pub",) + HIDDEN_FIELDS + ("views", "round_trumps")
