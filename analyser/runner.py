@@ -547,7 +547,13 @@ def _run_batch(job: BatchJob) -> BatchResult:
     result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
     result.rows = []
     if comp_of is not None:
-        result.components = component_columns(comp_ids, comp_lens, job.start, n, result.done)
+        try:
+            result.components = component_columns(comp_ids, comp_lens, job.start, n, result.done)
+        except Exception as e:  # ids that cannot be counted: keep the games, report the title's fault
+            if result.error is None:
+                result.error = GameFailure(f"the components of games {job.start} to {job.start + result.done - 1} "
+                                           f"could not be recorded: {type(e).__name__}: {e}",
+                                           game_seed(job.root_seed, job.start), job.start)
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -555,16 +561,20 @@ def _run_batch(job: BatchJob) -> BatchResult:
 def component_columns(ids: list, lens: list[int], start: int, n_players: int, games: int) -> dict[str, Any]:
     """The components table of a batch from what ``Game.components`` returned for its games in
     order: ``ids`` every entry of every (game, seat) one after another, ``lens`` how many each
-    (game, seat) gave (``games * n_players`` of them, game ``start`` first).  Returns columns
-    ``game_index`` (int64), ``seat``, ``code`` and ``count`` (int32) - one row per game, seat and
-    component, rows ordered by game, seat and component id - and ``labels`` (the ids as text,
-    sorted; ``code`` indexes it).  Each distinct id object is turned into text once."""
+    (game, seat) gave (``games * n_players`` of them, game ``start`` first).
+
+    Returns, compactly (it travels from the worker): ``rows`` (int32, per (game, seat) in order,
+    its number of table rows), ``code`` and ``count`` (one per table row: the component, as an
+    index into ``labels``, and its copies; int16 when they fit, else int32), ``labels`` (the ids
+    as text, sorted), ``start`` and ``players``.  Rows run by game, seat and component id; each
+    distinct id object is turned into text once.  :func:`component_rows` expands ``game_index``
+    and ``seat``."""
     lens = lens[:games * n_players]
     ids = ids[:sum(lens)]
+    out = {"start": start, "players": n_players}
     if not ids:
-        empty = np.zeros(0, dtype=np.int32)
-        return {"game_index": np.zeros(0, dtype=np.int64), "seat": empty, "code": empty, "count": empty,
-                "labels": []}
+        zero = np.zeros(0, dtype=np.int16)
+        return {**out, "rows": np.zeros(len(lens), dtype=np.int32), "code": zero, "count": zero, "labels": []}
     if type(ids[0]) is str:
         # text ids (hashes cached): a dict in C, without pandas in the worker
         table = dict.fromkeys(ids)
@@ -592,14 +602,23 @@ def component_columns(ids: list, lens: list[int], start: int, n_players: int, ga
     key = row * len(labels) + codes
     if len(lens) * len(labels) <= 4_000_000:  # a dense count is cheaper than sorting
         counts = np.bincount(key, minlength=len(lens) * len(labels))
-        keys = np.flatnonzero(counts)
-        counts = counts[keys]
+        keys_ = np.flatnonzero(counts)
+        counts = counts[keys_]
     else:
-        keys, counts = np.unique(key, return_counts=True)
-    row, code = np.divmod(keys, len(labels))
-    game, seat = np.divmod(row, n_players)
-    return {"game_index": game + start, "seat": seat.astype(np.int32), "code": code.astype(np.int32),
-            "count": counts.astype(np.int32), "labels": labels}
+        keys_, counts = np.unique(key, return_counts=True)
+    row, code = np.divmod(keys_, len(labels))
+    small = np.int16 if len(labels) < 2**15 else np.int32
+    return {**out, "rows": np.bincount(row, minlength=len(lens)).astype(np.int32), "code": code.astype(small),
+            "count": counts.astype(np.int16 if counts.max() < 2**15 else np.int32), "labels": labels}
+
+
+def component_rows(cols: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``(game_index, seat)`` of each row of a batch's components table
+    (:func:`component_columns`): int64 and int32 arrays."""
+    rows = np.asarray(cols["rows"])
+    pair = np.repeat(np.arange(len(rows), dtype=np.int64), rows)
+    game, seat = np.divmod(pair, cols["players"])
+    return game + cols["start"], seat.astype(np.int32)
 
 
 def to_columns(rows: list[tuple], names: list[str]) -> dict[str, Any]:

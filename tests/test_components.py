@@ -15,7 +15,7 @@ from analyser import streamed
 from analyser.cli import cli
 from analyser.registry import get_game, strategy_factory
 from analyser.run import RunSpec, run
-from analyser.runner import BatchJob, component_columns, play_game, run_batch
+from analyser.runner import BatchJob, component_columns, component_rows, play_game, run_batch
 
 TITLES = Path(__file__).resolve().parent.parent / "analyser" / "titles"
 
@@ -139,12 +139,16 @@ def test_the_sums_stay_the_same_size_as_games_grow():
 
 def test_component_columns_count_copies_per_game_and_seat_in_id_order():
     out = component_columns(["b", "a", "b", "c", "x" + "y", "xy"], [3, 1, 0, 2], 10, 2, 2)
-    assert out["labels"] == ["a", "b", "c", "xy"]
-    rows = list(zip(out["game_index"].tolist(), out["seat"].tolist(), [out["labels"][c] for c in out["code"]],
-                    out["count"].tolist()))
+    assert out["labels"] == ["a", "b", "c", "xy"] and out["rows"].tolist() == [2, 1, 0, 1]
+    game, seat = component_rows(out)
+    rows = list(zip(game.tolist(), seat.tolist(), [out["labels"][c] for c in out["code"]], out["count"].tolist()))
     assert rows == [(10, 0, "a", 1), (10, 0, "b", 2), (10, 1, "c", 1), (11, 1, "xy", 2)]
     # a game cut short (not counted as done) leaves nothing behind
     assert component_columns(["a", "b"], [1, 1, 1], 0, 1, 2)["count"].tolist() == [1, 1]
+    # ids that are not text (a card) count by their text, shared with equal text ids
+    from analyser.titles.dao.rules import Card
+    out = component_columns([Card(1, 2), Card(0, 1), Card(1, 2), "fire 2"], [2, 1, 1, 0], 0, 2, 2)
+    assert out["labels"] == ["fire 2", "metal 1"] and out["code"].tolist() == [0, 1, 0, 0]
 
 
 @pytest.mark.parametrize("title,lineup,players", [
@@ -156,7 +160,8 @@ def test_the_game_loop_records_what_components_returns_for_each_game(title, line
     r = run_batch(BatchJob(title, (), lineup, players, 5, 3, 9, 0.0))
     assert r.error is None
     got = Counter()
-    for g, s, c, n in zip(r.components["game_index"], r.components["seat"], r.components["code"], r.components["count"]):
+    games, seats = component_rows(r.components)
+    for g, s, c, n in zip(games, seats, r.components["code"], r.components["count"]):
         got[(int(g), int(s), r.components["labels"][c])] += int(n)
     want = Counter()
     from analyser.runner import game_seed, lineup as seats_of
@@ -271,3 +276,17 @@ def test_findings_shape_and_none_found():
                         catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
     assert clear[0]["strength"] == "clear" and clear[0]["component"] == "c0"
     assert clear[0]["next"] == "analyser compare dao -s a -s b --b values=0x1,1x4 --games 1000"
+
+
+def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(monkeypatch):
+    from analyser.titles.dao.rules import Dao
+
+    class Bad:
+        def __str__(self):
+            raise ValueError("no text")
+
+    bad = Bad()
+    monkeypatch.setattr(Dao, "components", lambda self, s: [[bad] for _ in range(s.n)])
+    r = run_batch(BatchJob("dao", (), ("threshold",), 3, 1, 0, 4, 0.0))
+    assert r.done == 4 and len(r.columns["game_index"]) == 12 and r.components is None
+    assert "the components of games 0 to 3 could not be recorded: ValueError: no text" in str(r.error)

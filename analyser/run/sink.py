@@ -118,12 +118,13 @@ def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
     """A batch's components table (:func:`analyser.runner.component_columns`) as a frame:
     ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
     (int32), ordered by game, seat and component."""
-    k = len(cols["game_index"])
+    from analyser.runner import component_rows
+
+    game, seat = component_rows(cols)
     return pd.DataFrame({
-        "run_id": pd.Categorical.from_codes(np.zeros(k, dtype=np.int8), categories=[run_id]),
-        "game_index": np.asarray(cols["game_index"], dtype=np.int64),
-        "seat": np.asarray(cols["seat"], dtype=np.int32),
-        "component": pd.Categorical.from_codes(np.asarray(cols["code"]), categories=list(cols["labels"])),
+        "run_id": pd.Categorical.from_codes(np.zeros(len(game), dtype=np.int8), categories=[run_id]),
+        "game_index": game, "seat": seat,
+        "component": pd.Categorical.from_codes(np.asarray(cols["code"], dtype=np.int32), categories=list(cols["labels"])),
         "count": np.asarray(cols["count"], dtype=np.int32)})
 
 
