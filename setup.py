@@ -1,4 +1,5 @@
-"""Package discovery only; everything else is in pyproject.toml."""
+"""Package discovery only; everything else is in pyproject.toml (whose package-data ships each title
+package's rules.md and data/ files with the packages found here)."""
 
 from setuptools import find_packages, setup
 

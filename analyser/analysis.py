@@ -189,6 +189,69 @@ def run_summary(df: pd.DataFrame) -> dict:
     return out
 
 
+#: The most decimals :func:`decimals` ever asks for.
+MOST_DECIMALS = 4
+#: How a p-value too small for a float (it underflows to 0) is printed.
+P_FLOOR = "< 1e-300"
+
+
+def decimals(half_width, default: int = 1) -> int:
+    """How many decimals to show a number whose 95% interval has half-width ``half_width``
+    (in the unit shown: percentage points for a win rate shown in %, points for a score): the
+    last digit shown is the one below the half-width's leading digit, so a half-width of 2.2 pp
+    gives 1 decimal, 0.3 pp (100,000 games) 2, 15 pp 0.  An array (a table column) gives the
+    decimals of its median finite half-width, so a column reads alike (a rate near 0% has a
+    narrower interval than its neighbours; it does not make them all longer).  No finite
+    positive half-width: ``default``.  Never more than :data:`MOST_DECIMALS`."""
+    h = np.asarray(half_width, dtype=float).ravel()
+    h = h[np.isfinite(h) & (h > 0)]
+    if not len(h):
+        return default
+    return int(min(MOST_DECIMALS, max(0, 1 - math.floor(math.log10(float(np.median(h)))))))
+
+
+def percent(value, low=None, high=None, places: int | None = None) -> str:
+    """A proportion (0-1) as a percentage with the decimals its interval ``low``-``high``
+    (proportions) calls for (:func:`decimals`), or ``places``; ``-`` for NaN."""
+    if value is None or value != value:
+        return "-"
+    d = places if places is not None else decimals(_half(low, high, 100))
+    return f"{100 * value:.{d}f}%"
+
+
+def percent_ci(low, high, places: int | None = None) -> str:
+    """A 95% interval of proportions as ``a-b%`` with the decimals of :func:`decimals`."""
+    if low is None or high is None or low != low or high != high:
+        return "n/a"
+    d = places if places is not None else decimals(_half(low, high, 100))
+    return f"{100 * low:.{d}f}-{100 * high:.{d}f}%"
+
+
+def _half(low, high, scale: float = 1.0):
+    if low is None or high is None:
+        return math.nan
+    return (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) * scale / 2
+
+
+def format_p(p, digits: int = 3) -> str:
+    """A p-value for a table cell: ``digits`` significant digits, :data:`P_FLOOR` when it is
+    below the float range (0 after underflow), ``-`` for NaN."""
+    if p is None or p != p:
+        return "-"
+    if p < 1e-300:
+        return P_FLOOR
+    return f"{p:.{digits}g}"
+
+
+def p_text(p, digits: int = 2) -> str:
+    """``p = 0.012`` for running text (``p < 1e-300`` below the float range, ``p n/a`` for NaN)."""
+    if p is None or p != p:
+        return "p n/a"
+    if p < 1e-300:
+        return "p " + P_FLOOR
+    return f"p = {p:.{digits}g}"
+
+
 RENAME = {"n": "player-games", "win_rate": "win rate", "mean_score": "mean score", "score_sd": "score sd",
           "mean_rank": "mean rank", "fair_share": "fair share"}
 
@@ -238,13 +301,15 @@ def seat_balance(df: pd.DataFrame) -> dict:
 def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:
     """The :func:`seat_balance` record and its wording, from the chi-square test over ``k``
     seats and the best-worst gap (points) with its 95% interval ``lo``-``hi``."""
-    effect = f"seat {best} wins {gap:.1f} points more often than seat {worst} (95% CI {lo:.1f} to {hi:.1f})"
-    test = f"chi-square {chi2:.1f}, df {k - 1}, p = {p:.2g}"
+    d = decimals((hi - lo) / 2)
+    effect = (f"seat {best} wins {gap:.{d}f} points more often than seat {worst} "
+              f"(95% CI {lo:.{d}f} to {hi:.{d}f})")
+    test = f"chi-square {chi2:.1f}, df {k - 1}, {p_text(p)}"
     if p >= 0.05:
         if hi < SMALL_GAP:
             verdict = f"no seat advantage worth noting: {effect}; {test}"
         else:
-            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.1f} points is not "
+            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.{d}f} points is not "
                        f"ruled out: {effect}; {test}")
     else:
         strength = "strong evidence" if p < 0.001 else ("some evidence" if p < 0.01 else "weak evidence")
@@ -319,27 +384,60 @@ def variants(df: pd.DataFrame, rule_names) -> tuple[pd.Series, list[dict]]:
 def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """A display copy for the terminal and the report: proportions (``win_rate``, and any float
     column named ``*_share``, ``*_rate`` or ``*_accuracy``) as percentages, each interval
-    pair (``x_low``/``x_high``) merged into one "95% CI" column, numbers rounded, readable
-    headers.  Title tables pass through with their floats rounded; a table may name more share
-    columns to show as percentages in ``df.attrs["percent"]``."""
+    pair (``x_low``/``x_high``) merged into one "95% CI" column, p-values (``p``, ``p_*``,
+    ``*_p``) by :func:`format_p`, readable headers.  An interval and the figure it belongs to
+    (``x``, ``x_rate``, ``x_share`` or ``mean_x``; ``fair_share`` goes with ``win``) get the
+    decimals its half-width calls for (:func:`decimals`, the median row of the column);
+    other floats get ``digits``, and percentages without an interval one decimal.  Title
+    tables pass through with their floats rounded; a table may name more share columns to show
+    as percentages in ``df.attrs["percent"]``."""
     out = pd.DataFrame(index=df.index)
+    cols = list(df.columns)
     pct = {"win_rate", "win_low", "win_high", "fair_share"} | set(df.attrs.get("percent", ()))
-    for c in df.columns:
-        if c.endswith("_low") and c[:-4] + "_high" in df.columns:
+
+    def is_float(c):
+        return pd.api.types.is_float_dtype(df[c])
+
+    def is_pct(c):
+        return c in pct or (c.endswith(("_share", "_rate", "_accuracy")) and is_float(c))
+
+    places: dict[str, int] = {}
+    pct_pairs = set()
+    for c in cols:
+        if c.endswith("_low") and c[:-4] + "_high" in cols:
+            base = c[:-4]
+            points = [x for x in (base, base + "_rate", base + "_share", "mean_" + base) if x in cols]
+            scaled = c in pct or any(is_pct(x) for x in points)
+            if scaled:
+                pct_pairs.add(c)
+            d = decimals(_half(df[c], df[base + "_high"], 100 if scaled else 1), default=1 if scaled else digits)
+            places[c] = d
+            for x in points:
+                places.setdefault(x, d)
+    if "win_low" in places and "fair_share" in cols:
+        places.setdefault("fair_share", places["win_low"])
+    for c in cols:
+        name = RENAME.get(c, c.replace("_", " "))
+        if c.endswith("_low") and c[:-4] + "_high" in cols:
             hi = c[:-4] + "_high"
             label = RENAME.get(c[:-4], c[:-4].replace("_", " "))
-            if c in pct:
+            d = places[c]
+            if c in pct_pairs:
                 out["95% CI" if c == "win_low" else f"{label} 95% CI"] = [
-                    f"{a * 100:.1f}-{b * 100:.1f}%" for a, b in zip(df[c], df[hi])]
+                    "n/a" if (a != a or b != b) else f"{a * 100:.{d}f}-{b * 100:.{d}f}%" for a, b in zip(df[c], df[hi])]
             else:
-                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{digits}f} to {b:.{digits}f}"
+                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{d}f} to {b:.{d}f}"
                                            for a, b in zip(df[c], df[hi])]
-        elif c.endswith("_high") and c[:-5] + "_low" in df.columns:
+        elif c.endswith("_high") and c[:-5] + "_low" in cols:
             continue
-        elif c in pct or (c.endswith(("_share", "_rate", "_accuracy")) and pd.api.types.is_float_dtype(df[c])):
-            out[RENAME.get(c, c.replace("_", " "))] = (df[c] * 100).map(lambda x: "-" if x != x else f"{x:.1f}%")
-        elif pd.api.types.is_float_dtype(df[c]):
-            out[RENAME.get(c, c.replace("_", " "))] = df[c].map(lambda x: "-" if x != x else f"{x:.{digits}f}")
+        elif (c == "p" or c.startswith("p_") or c.endswith("_p")) and is_float(c):
+            out[name] = df[c].map(format_p)
+        elif is_pct(c):
+            d = places.get(c, 1)
+            out[name] = (df[c] * 100).map(lambda x, d=d: "-" if x != x else f"{x:.{d}f}%")
+        elif is_float(c):
+            d = places.get(c, digits)
+            out[name] = df[c].map(lambda x, d=d: "-" if x != x else f"{x:.{d}f}")
         else:
-            out[RENAME.get(c, c.replace("_", " "))] = df[c]
+            out[name] = df[c]
     return out.rename(columns={"score 95% CI": "mean score 95% CI"})

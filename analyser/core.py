@@ -2,8 +2,9 @@
 
 A title is three things (see the README):
 
-* ``Params`` - one frozen dataclass holding every rule option of that title (docs/rules/<title>.md), with its
-  default, its help text and its validation.  ``--rule key=value`` overrides are coerced from the
+* ``Params`` - one frozen dataclass holding every rule option of that title (its rules page is
+  rules.md in the title's package: ``analyser rules TITLE``), with its default, its help text and
+  its validation.  ``--rule key=value`` overrides are coerced from the
   dataclass fields by :meth:`Params.from_overrides`.
 * a state - plain data, including hidden information, with a JSON round trip.
 * a :class:`Game` - the stateless forward model: ``initial_state``, ``current_player``,
@@ -97,6 +98,10 @@ def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
 # Rule parameters
 # --------------------------------------------------------------------------------------------
 
+#: Seconds one game may take by default before its strategy is reported as hung
+#: (``--game-timeout`` of simulate, the experiments and play).
+GAME_TIMEOUT = 60.0
+
 #: Largest magnitude any numeric rule option may take (keeps results in 64-bit columns).
 MAX_NUMBER = 10**9
 
@@ -108,7 +113,7 @@ def option(default: Any, doc: str, *, choices: Sequence[Any] | None = None,
            low: float | None = None, high: float | None = None) -> Any:
     """Declare one rule option of a :class:`Params` dataclass.
 
-    ``doc`` is shown by ``analyser list``; it should name the ruling or the section of docs/rules/<title>.md.
+    ``doc`` is shown by ``analyser list``; it should name the ruling or the section of the title's rules page.
     ``choices`` restricts a string option; ``low``/``high`` bound a number (inclusive).
     """
     return field(default=default, metadata={"doc": doc, "choices": tuple(choices) if choices else None,
@@ -365,6 +370,10 @@ class Game:
     metric_columns: ClassVar[tuple[str, ...]] = ()
     #: What one step of the score trace is (a round, a turn, a trick), for labels.
     trace_unit: ClassVar[str] = "steps"
+    #: Which title table each title plot illustrates, so the report shows it under that table:
+    #: PNG file name (as ``plots_from`` writes it) -> the opening words of the table's caption
+    #: (case ignored).  A plot not listed here goes in the report's "More plots" section.
+    plot_sections: ClassVar[dict[str, str]] = {}
     #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
     #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
     bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
@@ -433,6 +442,22 @@ class Game:
         sc = self.scores(state)
         best = max(sc)
         return [i for i, s in enumerate(sc) if s == best]
+
+    def tie_break_reason(self, state, scores: Sequence[float], winners: Sequence[int]) -> str:
+        """Why ``winners`` won when the scores alone do not say it, in words for the ``analyser
+        play`` trace ("" when the highest score decides, shared or not): seats tied on the top
+        score that the title's tie-break separated.  The default names the tie and the rule
+        options whose name mentions a tie (their value and help text), else "the title's
+        tie-break (its winners())"; a title overrides it to give the figures that decided."""
+        top = max(scores)
+        tied = [i for i, s in enumerate(scores) if s == top]
+        if sorted(winners) == tied:
+            return ""
+        params = getattr(state, "params", None)
+        rules = [o for o in (self.Params.options() if params is not None else []) if "tie" in o["name"]]
+        named = "; ".join(f"rule {o['name']}={getattr(params, o['name'])} ({o['doc']})" for o in rules)
+        return f"{_seats(tied)} tied on {top:g} {self.score_unit}; " + (named or "the title's tie-break "
+                                                                         "(its winners())")
 
     def ranks(self, state) -> list[int]:
         """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score after them
@@ -667,6 +692,14 @@ def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[str
         out.append(" ".join(str(int(v)) if float(v).is_integer() else repr(float(v))
                             for v in (h[seat] for h in history)))
     return out
+
+
+def _seats(seats: Sequence[int]) -> str:
+    """``seat 2``, ``seats 1 and 2``, ``seats 0, 1 and 3``."""
+    seats = list(seats)
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
 
 
 def ranks_from(scores: Sequence[float], winners: Sequence[int]) -> list[int]:

@@ -226,8 +226,8 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0) -> d
     for _ in range(bootstrap):
         w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
         reps.append(_skill_share(y, game, strat, n_games, n_strats, w))
-    finite = [r for r in reps if r == r]  # a score that never varies has no skill share (nan)
-    lo, hi = (np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan))
+    finite = [r for r in reps if math.isfinite(r)]  # none when every game is a tie: no interval, no warning
+    lo, hi = np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan)
     return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
             "games": n_games, "bootstrap": bootstrap}
 
@@ -251,30 +251,53 @@ def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str 
     return designer_rows(decisiveness(df), drama_summary(df), luck_skill(df), trace_unit, score_unit)
 
 
+def _finite(*values) -> bool:
+    return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
+
+
+def _percent(value: float, low: float, high: float, none: str) -> str:
+    """``12.3% (95% CI 10.1-14.6%)``, with the decimals the interval calls for
+    (:func:`analyser.analysis.decimals`); ``none`` (what the data lacks) when the value is not a
+    number, ``(95% CI n/a)`` when only the interval is not: never "nan"."""
+    from analyser.analysis import percent, percent_ci
+    if not _finite(value):
+        return none
+    return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
+
+
 def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "steps",
                   score_unit: str = "points") -> pd.DataFrame:
     """The (figure, value) table of :func:`designer_table` from its three parts: the
-    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records."""
+    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records.  A figure the
+    data cannot give (no game with a single winner, no score difference within a game) says
+    why instead of showing "nan"."""
+    from analyser.analysis import percent
+
     rows = []
-    rows.append(("tie rate (shared wins)", f"{100 * d['tie_rate']:.1f}% (95% CI {100 * d['tie_low']:.1f}-{100 * d['tie_high']:.1f}%)"))
+    no_games = "n/a (no games)"
+    rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
     rows.append((f"close games (top two within 1 {_one(score_unit)})",
-                 f"{100 * d['close_rate']:.1f}% (95% CI {100 * d['close_low']:.1f}-{100 * d['close_high']:.1f}%)"))
+                 _percent(d["close_rate"], d["close_low"], d["close_high"], no_games)))
     if dr is None:
         rows.append(("drama", "not recorded by this title (no score trace)"))
     else:
-        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: {100 * dr['any_lead_change']:.0f}%)"))
-        if dr["lead_for_good_at"] != dr["lead_for_good_at"]:  # nan: every game was a shared win
-            rows.append(("winner takes the lead for good at", "n/a (no game had a single winner)"))
-            rows.append(("largest deficit overcome", "n/a (no game had a single winner)"))
-        else:
-            rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's {trace_unit} (mean)"))
-            rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th percentile "
-                                                      f"{dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"))
+        single = "n/a (no game has a single winner: every game was a shared win)"
+        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: "
+                                              f"{100 * dr['any_lead_change']:.0f}%)" if _finite(dr["lead_changes"])
+                     else no_games))
+        rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's "
+                                                          f"{trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
+                     else single))
+        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th "
+                                                 f"percentile {dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"
+                     if _finite(dr["deficit_overcome"], dr["deficit_p90"], dr["deficit_max"]) else single))
     if ls is None:
         rows.append(("skill share", "n/a (needs two strategies or more)"))
-    elif ls["skill_share"] != ls["skill_share"]:  # nan: no score varies within a game
-        rows.append(("skill share", "n/a (the scores never differ within a game)"))
+    elif not _finite(ls["skill_share"]):
+        rows.append(("skill share (partial eta squared)", "n/a (no game decided by score: every seat of a "
+                                                          "game scored the same)"))
     else:
-        rows.append(("skill share (partial eta squared)", f"{100 * ls['skill_share']:.1f}% (95% CI "
-                     f"{100 * ls['skill_low']:.1f}-{100 * ls['skill_high']:.1f}%); luck share {100 * ls['luck_share']:.1f}%"))
+        rows.append(("skill share (partial eta squared)",
+                     _percent(ls["skill_share"], ls["skill_low"], ls["skill_high"], "n/a")
+                     + f"; luck share {percent(ls['luck_share'], ls['skill_low'], ls['skill_high'])}"))
     return pd.DataFrame(rows, columns=["figure", "value"])

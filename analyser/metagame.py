@@ -634,14 +634,16 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(5.6 + 0.8 * k, 2.6 + 0.6 * k), sharey=True,
                                  gridspec_kw={"width_ratios": [max(k, 4), 3.0]})
     ax.imshow(mat, cmap="RdBu", norm=TwoSlopeNorm(vcenter=fair, vmin=0, vmax=100), aspect="auto")
+    texts = []
     for i in range(k):
         for j in range(k):
             if mat[i, j] == mat[i, j]:
                 dark = abs(mat[i, j] - fair) > 0.6 * (100 - fair if mat[i, j] > fair else fair)
-                ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=8,
-                        color="white" if dark else "black")
+                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                                          color="white" if dark else "black")))
             else:
-                ax.text(j, i, "-", ha="center", va="center", fontsize=8, color="#777777")
+                texts.append((ax, ax.text(j, i, "-", ha="center", va="center", fontsize=plots.LABEL_PT,
+                                          color="#777777")))
     names = [plots.short(plots.label(s), 24) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(k), names, fontsize=8)
@@ -663,4 +665,6 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
                "win counts one half)" if meta.players == 2 else "the row strategy's mean win share at the tables it "
                "shared with the column strategy") + "; strategies in Nash-average order. Beside it, the weight of each "
                f"strategy in the equilibrium ({meta.method}) with its 95% bootstrap interval.")
+    fig.tight_layout()  # as plots.save lays it out, so the cell labels fit the final cells
+    plots.fit_cell_labels(fig, texts, k, k, 3)
     return plots.save(fig, Path(path), caption)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 from pathlib import Path
 
 import matplotlib
@@ -35,13 +36,41 @@ DPI = 110
 _PLACEHOLDER_FONTS = ("Last Resort",)
 
 
+def _register_system_fonts() -> None:
+    """Make fonts installed after matplotlib built its font cache known to it (in this process):
+    matplotlib reads the system's fonts once and caches the list, so a CJK font installed later
+    would otherwise stay unused until the cache is deleted."""
+    from matplotlib import font_manager
+    known = {f.fname for f in font_manager.fontManager.ttflist}
+    try:
+        found = font_manager.findSystemFonts()
+    except Exception:  # no font directories to read: nothing to add
+        return
+    for path in sorted(found):
+        if path not in known:
+            try:
+                font_manager.fontManager.addfont(path)
+            except Exception:  # an unreadable font file is simply not a candidate
+                continue
+
+
+def _fallback_order(entry) -> tuple:
+    """Sort key of a fallback candidate: sans before serif and mono, upright regular first."""
+    name = entry.name.lower()
+    return ("serif" in name.replace("sans serif", ""), "mono" in name, entry.style != "normal",
+            entry.weight not in (400, "normal", "regular"), entry.name)
+
+
 @functools.lru_cache(maxsize=None)
 def _font_charmaps() -> tuple[tuple[str, frozenset], ...]:
-    """(family name, code points) of every installed font matplotlib knows, default family first."""
+    """(family name, code points) of every installed font, default family first, then the
+    fallback candidates (:func:`_fallback_order`)."""
     from matplotlib import font_manager, ft2font
+    _register_system_fonts()
     default = font_manager.findfont(font_manager.FontProperties(family=plt.rcParams["font.family"]))
     out, seen = [], set()
-    for path, name in [(default, None)] + [(f.fname, f.name) for f in font_manager.fontManager.ttflist]:
+    candidates = sorted(font_manager.fontManager.ttflist, key=_fallback_order)
+    for path, name in [(default, None)] + [(f.fname, f.name) for f in candidates]:
         if path in seen or (name and name.startswith(_PLACEHOLDER_FONTS)):
             continue
         seen.add(path)
@@ -90,6 +119,42 @@ def label(text) -> str:
             out.append(ch)
     text = "".join(out)
     return " " + text if text.startswith("_") else text
+
+
+def lattice_step(values) -> float | None:
+    """The step of the lattice the values lie on: the greatest common divisor of their
+    differences (10 for scores that are multiples of 10, 1 for most counts), found when the
+    values are whole numbers after scaling by 1, 2, 4, 5, 10, 100 or 1000; None for fewer than
+    two distinct values or values on no such lattice."""
+    v = np.unique(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v)]
+    if len(v) < 2:
+        return None
+    for m in (1, 2, 4, 5, 10, 100, 1000):
+        scaled = v * m
+        whole = np.round(scaled)
+        if np.all(np.abs(scaled - whole) <= 1e-6 * max(1.0, float(np.abs(scaled).max()))):
+            return float(np.gcd.reduce(np.diff(whole).astype(np.int64))) / m
+    return None
+
+
+def lattice_bins(values, most: int = 50) -> np.ndarray:
+    """Histogram bin edges for ``values`` (shape (n,)): on a lattice (:func:`lattice_step`),
+    every bin is a whole number k of steps wide and centred so that each holds exactly k
+    lattice points - at most ``most`` bins - so no bin is emptier than its neighbours by
+    construction (bins of 24 over scores that are multiples of 10 draw a comb).  Values on no
+    lattice get ``most`` equal bins; a single value one bin of width 1 around it."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    lo, hi = float(v.min()), float(v.max())
+    step = lattice_step(v)
+    if step is None:
+        if hi == lo:
+            return np.array([lo - 0.5, lo + 0.5])
+        return np.linspace(lo, hi, most + 1)
+    points = int(round((hi - lo) / step)) + 1
+    k = math.ceil(points / most)
+    return lo - step / 2 + np.arange(math.ceil(points / k) + 1) * k * step
 
 
 def short(text, width: int = 32) -> str:
@@ -151,6 +216,26 @@ def strategy_names(df: pd.DataFrame) -> list[str]:
     return [str(x) for x in (s.cat.categories if hasattr(s, "cat") else pd.unique(s))]
 
 
+#: The smallest size (points) of a heatmap cell's label: 9 pt is 14 pixels at :data:`DPI`.
+LABEL_PT = 9.0
+
+
+def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int, most: float = 12.0) -> None:
+    """Scale heatmap cell labels to their cells once the figure is laid out: each as large as
+    its cell allows (``chars`` characters wide, one line high; ``texts``: ``(axes, Text)`` pairs,
+    the axes showing ``nx`` x ``ny`` cells), between :data:`LABEL_PT` and ``most`` points.  Size
+    the figure so that the cells hold ``chars`` characters at :data:`LABEL_PT` (about
+    ``0.62 * chars * LABEL_PT + 8`` points wide)."""
+    if not texts:
+        return
+    fig.canvas.draw()
+    for ax, text in texts:
+        box = ax.get_window_extent()
+        w_pt = box.width / nx * 72 / fig.dpi
+        h_pt = box.height / ny * 72 / fig.dpi
+        text.set_fontsize(max(LABEL_PT, min((w_pt - 6) / (0.62 * chars), h_pt / 1.7, most)))
+
+
 def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None,
              method: str = "Wilson") -> tuple[str, str]:
     """Horizontal bars of win rate per strategy with 95% interval bars (``method`` names how they
@@ -165,8 +250,10 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
             xerr=err, capsize=4, error_kw={"elinewidth": 1.2})
     ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
                label=f"fair share 1/{players} = {100 / players:.1f}%")
+    from analyser.analysis import decimals
+    places = decimals((s["win_high"].to_numpy() - s["win_low"].to_numpy()) * 50)  # as the tables
     for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
-        ax.text(hi + 0.8, yi, f"{r:.1f}%", va="center", fontsize=9)
+        ax.text(hi + 0.8, yi, f"{r:.{places}f}%", va="center", fontsize=9)
     ax.set_yticks(y, [short(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
@@ -191,8 +278,7 @@ def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | 
     order = [str(s) for s in (order or pd.unique(counts.index.get_level_values("strategy")))]
     colours = colours or strategy_colours(order)
     scores = counts.index.get_level_values("score").to_numpy(dtype=float)
-    lo, hi = scores.min(), scores.max()
-    bins = np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.5, max(1, int(np.ceil((hi - lo + 1) / 50))))
+    bins = lattice_bins(scores[counts["count"].to_numpy(dtype=float) > 0], most=50)
     groups = []
     for name in order:
         try:
@@ -243,8 +329,10 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
     fair = seats["fair_share"].iloc[0] * 100
     ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fair:.1f}%")
+    from analyser.analysis import decimals
+    places = decimals((high - seats["win_low"].to_numpy() * 100) / 2)  # as the tables
     for xi, r in zip(x, rate):
-        ax.text(xi, r / 2, f"{r:.1f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
+        ax.text(xi, r / 2, f"{r:.{places}f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
     ax.set_ylim(0, max(high.max(), fair) * 1.25)
     ax.set_xticks(x, [f"seat {s}" for s in x])
     ax.legend(frameon=False, loc="upper right")
@@ -271,7 +359,10 @@ def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") ->
     v = counts.index.to_numpy(dtype=float)
     c = counts["count"].to_numpy(dtype=float)
     v, c = v[c > 0], c[c > 0]
-    bins = np.arange(v.min() - 0.5, v.max() + 1.5, max(1, int(np.ceil((v.max() - v.min() + 1) / 40))))
+    bins = lattice_bins(v, most=40)
+    if (lattice_step(v) or 0) >= 1 and float(lattice_step(v)).is_integer():  # whole lengths: whole ticks
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.hist(v, bins=bins, color=PALETTE[2], alpha=0.85, weights=c * 100 / c.sum())
     mean = float((v * c).sum() / c.sum())
     median = quantile_from_counts(v, c, 0.5)

@@ -46,10 +46,17 @@ ENTRY_POINT_GROUP = "analyser.strategies"
 
 #: Generic strategies, offered for every title after its built-ins: name -> ``module:Class``.
 #: A generic strategy's class has ``bind(game_id)``, called on every new instance, which attaches
-#: the title (and raises InputError when the title lacks something the strategy needs).
+#: the title (and raises InputError when the title lacks something the strategy needs), and may
+#: have ``unavailable_reason(game) -> str | None``: a title for which it gives a reason is not
+#: offered the strategy (``analyser list`` leaves it out, and naming it gives the reason).
 GENERIC_STRATEGIES: dict[str, str] = {
     "mcts": "analyser.search:MCTS",
 }
+
+
+#: Title ids that a plugin registers although a built-in title has them: id -> the plugin targets
+#: left unused (filled by :func:`_title_targets`).
+_SHADOWED: dict[str, list[str]] = {}
 
 
 @lru_cache(maxsize=None)
@@ -58,7 +65,7 @@ def _title_targets() -> dict[str, str]:
 
     The subpackages of :data:`TITLES_PACKAGE` come first (package ``sea_battle`` is the
     title ``sea-battle``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
-    replace a built-in title of the same id.
+    replace a built-in title of the same id (:func:`shadowed_titles` lists those that try).
     """
     import pkgutil
 
@@ -67,9 +74,57 @@ def _title_targets() -> dict[str, str]:
     for info in pkgutil.iter_modules(package.__path__):
         if info.ispkg and not info.name.startswith("_"):
             targets[info.name.replace("_", "-")] = f"{TITLES_PACKAGE}.{info.name}:TITLE"
+    _SHADOWED.clear()
     for ep in metadata.entry_points(group=TITLE_GROUP):
+        if ep.name in targets and targets[ep.name] != ep.value:
+            _SHADOWED.setdefault(ep.name, []).append(ep.value)  # a built-in's own entry is no clash
         targets.setdefault(ep.name, ep.value)
     return dict(sorted(targets.items()))
+
+
+#: Where :func:`get_game` says that the id it was given is also a plugin's, shadowed (set by the
+#: command line to print one line; None: say nothing, e.g. in worker processes).
+_notice = None
+_noted: set[str] = set()
+
+
+def set_notice(handler) -> None:
+    """Make :func:`get_game` call ``handler(line)`` once per title id when a plugin's title of that id
+    is shadowed by a built-in (see :func:`shadow_note`); None turns it off."""
+    global _notice
+    _notice = handler
+
+
+def shadowed_titles() -> dict[str, list[str]]:
+    """Title ids that an installed plugin registers although a built-in title (or an earlier
+    plugin) has them: id -> the plugin targets (``module:attribute``) left unused.  The built-in
+    title is the one used."""
+    _title_targets()
+    return {k: list(v) for k, v in sorted(_SHADOWED.items())}
+
+
+def shadow_note(game_id: str) -> str | None:
+    """One line saying that a plugin's title of id ``game_id`` is shadowed by the built-in one, or
+    None when no plugin clashes with it."""
+    lost = shadowed_titles().get(game_id)
+    if not lost:
+        return None
+    used = _title_targets().get(game_id, "")
+    owner = "a built-in title" if used.startswith(TITLES_PACKAGE + ".") else f"the plugin {used}"
+    return (f"the installed plugin {', '.join(lost)} registers the title id {game_id!r}, which {owner} has: "
+            f"that one is used, not the plugin (give the plugin's title another id)")
+
+
+def broken_titles() -> dict[str, str]:
+    """The registered titles that fail to load (a broken plugin): id -> the one-line reason.  Loads
+    every registered title to find out."""
+    out = {}
+    for gid in game_ids():
+        try:
+            _registered_game(gid)
+        except InputError as e:
+            out[gid] = str(e)
+    return out
 
 
 def game_ids() -> list[str]:
@@ -99,6 +154,9 @@ def get_game(game: str) -> Game:
     """
     targets = _title_targets()
     if game in targets:
+        if game in _SHADOWED and game not in _noted and _notice is not None:
+            _noted.add(game)
+            _notice(shadow_note(game))
         return _registered_game(game)
     if is_title_file(game):
         return load_title_file(game)
@@ -203,6 +261,41 @@ def _titles_in(module) -> dict[str, Any]:
 def title_ref(game: Game) -> str:
     """How another process names ``game``: its registered id, or its file ``source``."""
     return game.source or game.id
+
+
+#: The file name of a title package's rules page (shipped with the package as package data).
+RULES_PAGE = "rules.md"
+
+
+def rules_page_location(game: Game):
+    """Where ``game``'s rules page is or belongs: a title defined in a package (a folder with
+    ``__init__.py``: the built-in titles, a folder written by ``analyser new``, a plugin package)
+    keeps it as ``rules.md`` in that folder; a title defined in one file ``FILE.py`` as ``FILE.md``
+    beside it.  Returns an :mod:`importlib.resources` Traversable (a :class:`~pathlib.Path` for a
+    title loaded from a file or folder), whether or not the page exists; None when the title's
+    module cannot be located."""
+    if game.source:
+        path, _ = _split_title_ref(game.source)
+        return path / RULES_PAGE if path.is_dir() else path.with_suffix(".md")
+    target = _title_targets().get(game.id)
+    if target is None:
+        return None
+    module_name = target.partition(":")[0]
+    try:
+        module = importlib.import_module(module_name)
+    except Exception:
+        return None
+    if hasattr(module, "__path__"):  # a package: its page is package data
+        from importlib import resources
+        return resources.files(module_name) / RULES_PAGE
+    file = getattr(module, "__file__", None)
+    return Path(file).with_suffix(".md") if file else None
+
+
+def rules_page(game: Game):
+    """``game``'s rules page (see :func:`rules_page_location`) when it exists, else None."""
+    page = rules_page_location(game)
+    return page if page is not None and page.is_file() else None
 
 
 def _as_title(obj, expected_id: str | None, where: str) -> Game:
@@ -331,16 +424,29 @@ def default_lineup(game_id: str) -> list[str]:
     return list(getattr(module, "DEFAULT_LINEUP", None) or builtin_strategies(game_id))
 
 
-def _entry_point_strategies(game_id: str) -> dict[str, Any]:
+def _entry_point_strategies(game_id: str, broken: dict[str, str] | None = None) -> dict[str, Any]:
+    """The strategies installed packages publish for ``game_id``.  One that fails to load is left
+    out (so one broken package does not stop the others, nor the built-ins) and its one-line
+    reason goes into ``broken`` (name -> reason) when given."""
     found = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
-        except Exception as e:
-            raise InputError(f"entry point {ep.name!r} of {ENTRY_POINT_GROUP} failed to load: {e}") from None
+        except Exception as e:  # noqa: BLE001 - any import error of a plugin
+            if broken is not None:
+                broken[ep.name] = (f"strategy plugin {ep.name!r} ({ep.value}) failed to load: "
+                                   f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}").rstrip(": ")
+            continue
         if _plays(obj, game_id):
             found[ep.name] = obj
     return found
+
+
+def broken_strategy_plugins() -> dict[str, str]:
+    """The strategies of installed packages that fail to load: name -> one-line reason."""
+    broken: dict[str, str] = {}
+    _entry_point_strategies("", broken)
+    return broken
 
 
 def generic_strategies() -> dict[str, Any]:
@@ -352,12 +458,27 @@ def generic_strategies() -> dict[str, Any]:
     return out
 
 
+def unavailable_generic(game_id: str) -> dict[str, str]:
+    """The generic strategies that cannot play ``game_id``: name -> the one-line reason."""
+    game = get_game(game_id)
+    out = {}
+    for name, obj in generic_strategies().items():
+        why = getattr(obj, "unavailable_reason", None)
+        reason = why(game) if callable(why) else None
+        if reason:
+            out[name] = reason
+    return out
+
+
 def available_strategies(game_id: str) -> dict[str, Any]:
     """Every strategy name usable for ``game_id`` (an id or a title file reference) without a
-    file path: the title's own, then the generic strategies (such as ``mcts``), then entry points."""
+    file path: the title's own, then the generic strategies (such as ``mcts``) that can play the
+    title, then entry points."""
     out = dict(builtin_strategies(game_id))
+    unavailable = unavailable_generic(game_id)
     for name, obj in generic_strategies().items():
-        out.setdefault(name, obj)
+        if name not in unavailable:
+            out.setdefault(name, obj)
     for name, obj in _entry_point_strategies(get_game(game_id).id).items():
         out.setdefault(name, obj)
     return out
@@ -410,6 +531,13 @@ def _resolve(spec: StrategySpec, game_id: str):
                          f"{spec.source}:NAME (one of: {', '.join(found) or 'none'})")
     available = available_strategies(game_id)
     if spec.source not in available:
+        reason = unavailable_generic(game_id).get(spec.source)
+        if reason:
+            raise InputError(reason)
+        broken: dict[str, str] = {}
+        _entry_point_strategies(get_game(game_id).id, broken)
+        if spec.source in broken:
+            raise InputError(broken[spec.source])
         raise InputError(f"unknown strategy {spec.source!r} for {game_id}; choose one of: "
                          f"{', '.join(available)} (or a file such as my_bots.py:name)")
     return available[spec.source]

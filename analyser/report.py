@@ -23,7 +23,9 @@ import pandas as pd
 
 from analyser import analysis, plots
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.registry import get_game
+from analyser.reproduce import reproduce_command
 
 
 @dataclass
@@ -233,14 +235,22 @@ def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
 
 
 def _component_part(game, r: Reduced, part: Part) -> None:
-    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums."""
+    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums.  The
+    catalog (what each component is, its file and line) comes from the rules the rows record;
+    when they cannot be rebuilt here (a data file the rows name is not on this machine) the
+    components are listed by id only, never described from another file."""
     from analyser import components
 
-    params = _params_of(game, r.first)
-    catalog = game.component_catalog(params)
+    values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
+              for o in game.Params.options() if o["name"] in r.first.columns and len(r.first)}
+    try:
+        params = game.Params(**values)
+        catalog = game.component_catalog(params)
+    except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
+        params, catalog = _params_of(game, r.first), {}
     est = components.estimate(r.components, catalog)
     defaults = {o["name"]: o["default"] for o in game.Params.options()}
-    rules = {k: analysis.display_value(v) for k, v in params.as_dict().items() if v != defaults.get(k)}
+    rules = {k: analysis.display_value(v) for k, v in values.items() if v != defaults.get(k)}
     part.components = est
     part.component_findings = components.findings(
         est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
@@ -266,9 +276,99 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "templates"),
                           autoescape=jinja2.select_autoescape(["html", "j2"]))
 
 
+#: Shown above a table that is wider than the window (the page's script reveals it).
+WIDE_HINT = "This table is wider than the window: scroll it sideways (a shadow marks the hidden side)."
+
+
+def _wrap_table(html: str) -> str:
+    """An HTML table in a box that scrolls sideways when the window is narrower than the table
+    (cells never wrap; headers wrap at spaces first), with the hint the page shows then."""
+    return f'<p class="wide-hint">{WIDE_HINT}</p><div class="table-wrap">{html}</div>'
+
+
+#: A text column with a cell longer than this (characters) is prose: its cells wrap.
+PROSE_CHARS = 48
+
+
+def render_table(df: pd.DataFrame, header: bool = True) -> str:
+    """A display frame (cells already formatted) as an escaped HTML ``table.data``.  Numbers are
+    right-aligned, text columns left-aligned.  Cells do not wrap (an interval stays on one
+    line), except in a prose column - a text column with a cell longer than
+    :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
+    import re
+    from html import escape
+
+    def numeric(v) -> bool:  # a number as the tables print it: 12.3, -0.5 pp, 41.2%, < 1e-300, -, n/a
+        return bool(re.match(r"^\s*([<>]\s*)?[-+]?(\d|\.\d)", str(v))) or str(v).strip() in ("-", "n/a", "")
+
+    kinds = []
+    for c in df.columns:
+        text = len(df) and not pd.api.types.is_numeric_dtype(df[c]) and not all(numeric(v) for v in df[c])
+        kinds.append(("prose" if max(len(str(v)) for v in df[c]) > PROSE_CHARS else "text") if text else "")
+    cls = [f' class="{k}"' if k else "" for k in kinds]
+    out = ['<table class="data">']
+    if header:
+        out.append("<thead><tr>" + "".join(f"<th{a}>{escape(str(c))}</th>" for c, a in zip(df.columns, cls))
+                   + "</tr></thead>")
+    out.append("<tbody>")
+    for row in df.itertuples(index=False):
+        out.append("<tr>" + "".join(f"<td{a}>{escape(str(v))}</td>" for v, a in zip(row, cls)) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
 def _table_html(df: pd.DataFrame) -> str:
-    html = analysis.format_table(df).to_html(index=False, classes="data", border=0, escape=True)
-    return f'<div class="table-wrap">{html}</div>'  # scrolls sideways on a narrow screen; cells never wrap
+    return _wrap_table(render_table(analysis.format_table(df)))
+
+
+def _anchor(text: str, used: set) -> str:
+    """A unique HTML id made from ``text`` (lower case letters, digits and dashes)."""
+    import re
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48].strip("-") or "section"
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}-{k}", k + 1
+    used.add(name)
+    return name
+
+
+def short_caption(caption: str, width: int = 60) -> str:
+    """A table caption shortened for the contents list: parenthesised remarks and anything
+    after a colon dropped, cut to ``width`` characters."""
+    import re
+    text = caption
+    while True:
+        shorter = re.sub(r"\s*\([^()]*\)", "", text)
+        if shorter == text:
+            break
+        text = shorter
+    text = text.split(": ")[0].strip() or caption
+    return text if len(text) <= width else text[:width - 3].rstrip() + "..."
+
+
+#: Where the core plots go: the section (key of a report section) each illustrates.
+CORE_PLOTS = {"win_rate.png": "strategies", "scores.png": "strategies", "seat_win_rate.png": "seats",
+              "game_length.png": "length"}
+
+
+def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -> tuple[dict, list[list[dict]]]:
+    """Which section each plot goes in.  ``figures``: dicts with ``name`` (file name, with the
+    variant ``prefix``); ``captions``: the title tables' captions in order.  Returns the core
+    sections' plots (``strategies``, ``seats``, ``length``, and ``more`` for a title plot that
+    names no table) and, per title table, its plots.  A title says which table a plot
+    illustrates in ``Game.plot_sections`` (file name -> the opening words of the caption)."""
+    core: dict[str, list] = {"strategies": [], "seats": [], "length": [], "more": []}
+    per_table: list[list] = [[] for _ in captions]
+    wanted = getattr(game, "plot_sections", None) or {}
+    for f in figures:
+        name = f["name"][len(prefix):] if prefix and f["name"].startswith(prefix) else f["name"]
+        if name in CORE_PLOTS:
+            core[CORE_PLOTS[name]].append(f)
+            continue
+        opening = str(wanted.get(name, "")).strip().lower()
+        at = next((k for k, c in enumerate(captions) if opening and str(c).lower().startswith(opening)), None)
+        (per_table[at] if at is not None else core["more"]).append(f)
+    return core, per_table
 
 
 def method_note(part: Part) -> str:
@@ -294,14 +394,16 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
     mirror = bool(run["mirror"]) and len(part.strategies) == 1
     if mirror:
         if seats.get("best") is not None:
-            cards.append({"label": "seat advantage", "value": f"{seats['gap']:.1f} pts",
-                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {seats['gap_low']:.1f} "
-                                  f"to {seats['gap_high']:.1f}; p = {seats['p']:.2g})"})
+            d = analysis.decimals((seats["gap_high"] - seats["gap_low"]) / 2)
+            cards.append({"label": "seat advantage", "value": f"{seats['gap']:.{d}f} pp",
+                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {seats['gap_low']:.{d}f} "
+                                  f"to {seats['gap_high']:.{d}f}; {analysis.p_text(seats['p'])})"})
     else:
         best = part.strategies.iloc[0]
-        cards.append({"label": "best win rate", "value": f"{best.win_rate * 100:.1f}%",
-                      "note": f"{best.strategy} (95% CI {best.win_low * 100:.1f}-{best.win_high * 100:.1f}%)"})
-        cards.append({"label": "fair share", "value": f"{100 / part.players:.1f}%", "note": "1 / players"})
+        cards.append({"label": "best win rate", "value": analysis.percent(best.win_rate, best.win_low, best.win_high),
+                      "note": f"{best.strategy} (95% CI {analysis.percent_ci(best.win_low, best.win_high)})"})
+        cards.append({"label": "fair share", "value": analysis.percent(1 / part.players, best.win_low, best.win_high),
+                      "note": "1 / players"})
     if "turns_mean" in run:
         cards.append({"label": "game length", "value": f"{run['turns_mean']:.1f}",
                       "note": f"{length_unit} on average (median {run['turns_median']:.0f}, 5-95% "
@@ -309,7 +411,9 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
     if mirror:
         cards.append({"label": "score spread", "value": f"{run['score_sd']:.1f}",
                       "note": f"sd of final scores ({score_unit}); winner's mean margin {run['margin_mean']:.1f}"})
-    cards.append({"label": "tie rate", "value": f"{run['tie_rate'] * 100:.1f}%", "note": "games with a shared win"})
+    cards.append({"label": "tie rate", "value": analysis.percent(run["tie_rate"], run.get("tie_low"), run.get("tie_high")),
+                  "note": "games with a shared win (95% CI " + analysis.percent_ci(run.get("tie_low"), run.get("tie_high"))
+                          + ")"})
     return cards
 
 
@@ -399,10 +503,12 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names)
-    summary.strategies.to_csv(outdir / "summary.csv", index=False)
+    to_csv(summary.strategies, outdir / "summary.csv", index=False)
     _write_components_csv(summary, outdir)
     sections = []
     all_figures = []
+    used: set = {"reproduce", "rules", "data-files", "versions"}
+    toc = []
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
         params = _params_of(game, r.first)
@@ -414,16 +520,49 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         embedded = [{"name": name, "caption": caption,
                      "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
                     for name, caption in figures]
+        captions = [cap for cap, _ in part.title_tables]
+        figs, per_table = place_figures(game, embedded, prefix, captions)
+        tag = f"v{i + 1} " if summary.variants else ""
+        ids = {key: _anchor(tag + text, used) for key, text in (
+            ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
+            ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
+            ("more", "more plots"))}
+        title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
+                         "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
+        if summary.variants:
+            toc.append({"id": ids["variant"], "text": f"Variant {i + 1}: {part.label}", "group": True})
+        toc += [{"id": ids["seats"], "text": "Turn order"}, {"id": ids["strategies"], "text": "Strategies"}]
+        if figs["length"]:
+            toc.append({"id": ids["length"], "text": "Game length"})
+        if part.designer is not None:
+            toc.append({"id": ids["designer"], "text": "Designer figures"})
+        toc += [{"id": t["id"], "text": short_caption(t["caption"])} for t in title_tables]
+        if part.components is not None:
+            toc.append({"id": ids["components"], "text": "Component impact"})
+        if figs["more"]:
+            toc.append({"id": ids["more"], "text": "More plots"})
+        run = part.run
+        length_text = ""
+        if "turns_mean" in run:
+            length_text = (f"Mean {run['turns_mean']:.1f} {game.length_unit} per game (median {run['turns_median']:.0f}, "
+                           f"5-95% {run['turns_p5']:.0f}-{run['turns_p95']:.0f}).")
         sections.append({
             "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
             "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),
             "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
-            "title_tables": [(cap, _table_html(t)) for cap, t in part.title_tables], "figures": embedded,
-            "designer_table": (part.designer.to_html(index=False, header=False, classes="data", border=0)
+            "title_tables": title_tables, "figs": figs, "ids": ids, "length_text": length_text,
+            "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
+                         f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
+            "designer_table": (_wrap_table(render_table(part.designer, header=False))
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
             "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params),
             "components": component_section})
+    toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
+    toc.append({"id": "rules", "text": "Rule parameters"})
+    if config.get("data_files"):
+        toc.append({"id": "data-files", "text": "Component data files"})
+    toc.append({"id": "versions", "text": "Versions"})
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
     replay = ["analyser", "play", game.source or game.id]
     for s in config.get("strategies") or all_strategies:
@@ -438,8 +577,9 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         game=game, config=config, sections=sections, variants=summary.variants,
         strategies=strategies, games=sum(s["games"] for s in sections),
         rules=rule_values(game, first, config), length_unit=game.length_unit,
-        versions=config.get("versions", {}), command=config.get("command") or "(not recorded)",
-        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes,
+        versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
+        "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
+        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
         from_dir=shlex.quote(str(outdir)))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
@@ -463,7 +603,7 @@ def _write_components_csv(summary: Summary, outdir: Path) -> None:
         table = table[["variant"] + [c for c in table.columns if c != "variant"]]
     else:
         table = frames[0][1]
-    table.to_csv(outdir / "components.csv", index=False)
+    to_csv(table, outdir / "components.csv", index=False)
 
 
 def _component_section(part: Part, outdir: Path, prefix: str) -> dict | None:
@@ -556,26 +696,44 @@ def summarise_run(out: Path) -> Summary:
     return _summary_of(game, reduced, names)
 
 
-def html_table(df: pd.DataFrame) -> str:
-    """A frame as an HTML table, formatted like the run report's tables."""
+def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
+    """A frame as an HTML table, formatted like the run report's tables
+    (:func:`analyser.analysis.format_table`), or shown as it is when ``formatted`` (its cells
+    and headers already read as they should)."""
+    if formatted:
+        return _wrap_table(render_table(df))
     return _table_html(df)
 
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None) -> Path:
+                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None,
+                          figure_sections: dict[str, str] | None = None) -> Path:
     """The ``index.html`` of a sweep, tournament or comparison: findings at the top (dicts with
     ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``} and ``threshold``, as
     :func:`analyser.metagame.findings` gives them), headline cards (label, value, detail), notes,
-    sections (heading, HTML table, note), the PNGs embedded, and how to reproduce.  Returns its
-    path."""
-    embedded = []
+    a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
+    reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
+    illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
+    placed = figure_sections or {}
+    used: set = {"findings", "plots", "reproduce", "versions"}
+    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
+    by_heading = {b["heading"]: b for b in blocks}
+    rest = []
     for name, caption in figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
-        embedded.append({"name": name, "caption": caption, "data": data})
+        f = {"name": name, "caption": caption, "data": data}
+        (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
+    toc = ([{"id": "findings", "text": "Findings"}] if findings else []) + \
+        [{"id": b["id"], "text": short_caption(b["heading"])} for b in blocks]
+    if rest:
+        toc.append({"id": "plots", "text": "Plots"})
+    toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
     page = _ENV.get_template("experiment.html.j2").render(
-        title=title, lead=lead, cards=cards, notes=notes, sections=sections, figures=embedded, findings=findings or [],
-        command=config.get("command") or "(not recorded)", config=config,
+        title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
+        findings=findings or [],
+        command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
+        typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")

@@ -255,6 +255,42 @@ class _Alarm:
         return False
 
 
+@contextlib.contextmanager
+def time_limit(seconds: float, game_seed: int):
+    """Play one game in this process (``analyser play``) under the wall-clock limit ``seconds``
+    (0: none), as a run's batch does: a strategy still deciding at the limit raises
+    :class:`StrategyError` (``kind="hung"``) from :func:`play_game`; the rules, or a strategy's
+    ``reset``, at the limit: :class:`GameFailure`.  A game still running
+    :func:`watchdog_grace` seconds later (a strategy that swallows the alarm) is stopped with
+    the process: one line on standard error, exit code 1.  The alarm needs the main thread of a
+    POSIX process; elsewhere only that last stop applies."""
+    if not seconds:
+        yield
+        return
+
+    def give_up():
+        print(f"analyser: error: the game ran past its time limit of {seconds:g} s (--game-timeout) and a "
+              f"strategy ignored the stop (game seed {game_seed}); the process was stopped", file=sys.stderr,
+              flush=True)
+        os._exit(1)
+
+    timer = threading.Timer(seconds + watchdog_grace(seconds), give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        with _Alarm(seconds) as alarm:
+            alarm.arm()
+            try:
+                yield
+            except _Hang:
+                raise GameFailure(f"the game ran past its time limit of {seconds:g} s outside a strategy's "
+                                  "decision", game_seed) from None
+            finally:
+                alarm.disarm()
+    finally:
+        timer.cancel()
+
+
 #: Extra seconds a game may run past its time limit after the alarm before the watchdog stops it.
 def watchdog_grace(timeout: float) -> float:
     """Seconds the watchdog waits past a game's limit before it kills: ``timeout`` clamped to 1-10."""

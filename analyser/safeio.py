@@ -32,6 +32,8 @@ from analyser.core import InputError
 COMPONENT_MAX_BYTES = 1_000_000
 #: Size cap of a saved state (``analyser play --state``), in bytes.
 STATE_MAX_BYTES = 4_000_000
+#: Size cap of a run's or an experiment's ``config.json``, in bytes.
+CONFIG_MAX_BYTES = 10_000_000
 #: Deepest nesting of arrays and objects accepted in a JSON file.
 JSON_MAX_DEPTH = 32
 #: Most digits a JSON whole number may have (2**64 has 20).

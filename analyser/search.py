@@ -135,6 +135,15 @@ class MCTS(Strategy):
         self._range: tuple[float, float] | None = None
 
     # -- binding to a title (called by the registry) -----------------------------------------
+    @staticmethod
+    def unavailable_reason(game: Game) -> str | None:
+        """Why ``mcts`` cannot play ``game`` (one line), or None when it can: the title must
+        provide ``determinize``.  The registry offers ``mcts`` only for the titles it can play."""
+        if has_determinize(game):
+            return None
+        return (f"mcts needs determinize(): the title {getattr(game, 'id', type(game).__name__)!r} does not "
+                "provide Game.determinize(view, rng), so it cannot be searched")
+
     def bind(self, game_id: str) -> None:
         """Attach the title's forward model.  Raises InputError when the title has no
         ``determinize`` hook, when ``reward=score`` meets a title without a score range, or when
@@ -152,9 +161,9 @@ class MCTS(Strategy):
         """Attach a :class:`Game` object directly (a title outside the registry, e.g. in tests);
         the rollout policy must then be ``random``.  Raises InputError as :meth:`bind`."""
         game_id = getattr(game, "id", type(game).__name__)
-        if not has_determinize(game):
-            raise InputError(f"mcts needs determinize(): the title {game_id!r} does not provide "
-                             "Game.determinize(view, rng), so it cannot be searched")
+        reason = self.unavailable_reason(game)
+        if reason is not None:
+            raise InputError(reason)
         if self.reward == "score" and getattr(game, "score_range", None) is None:
             raise InputError(f"mcts reward=score needs a declared score range, which {game_id} does not "
                              "give; use reward=rank")

@@ -1,10 +1,12 @@
 """``analyser new``: write a working skeleton of a title of your own.
 
 The skeleton is a title package folder laid out like the built-in titles (``__init__.py``,
-``rules.py``, ``figures.py``, ``render.py``) plus ``strategies.py`` (a ``random`` and a ``greedy``
-strategy) and ``tests/``.  Its rules are a tiny complete game, Pig, so it runs at once:
-``analyser simulate ./my-game -s greedy -s random``.  The templates live in
-``analyser/templates/new_title/``.
+``rules.py``, ``rules.md`` (its rules page), ``figures.py``, ``render.py``) plus
+``strategies.py`` (``hold``, ``optimal`` and ``random``) and ``tests/``.  Its rules are a tiny
+complete game, Pig, so it runs at once: ``analyser simulate ./my-game -s hold -s random``.  The
+templates live in ``analyser/templates/new_title/``; the words ``__TITLE_ID__``,
+``__TITLE_NAME__``, ``__CLASS__`` and ``__FOLDER__`` in them are replaced, so a template never
+aligns a continuation line under something that follows one of them (its length changes).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 FILES = {
     "__init__.py.tmpl": "__init__.py",
     "rules.py.tmpl": "rules.py",
+    "rules.md.tmpl": "rules.md",
     "figures.py.tmpl": "figures.py",
     "render.py.tmpl": "render.py",
     "strategies.py.tmpl": "strategies.py",

@@ -7,7 +7,9 @@ nothing is allocated or played before it is known to be sound:
    most :data:`~analyser.safeio.STATE_MAX_BYTES`, JSON nested at most 32 deep, whole numbers of
    at most 20 digits, no NaN/Infinity, no duplicate keys.
 2. the player count, checked for every title against its player range before any per-seat
-   list is built (``"players": 1e30`` is refused here, not allocated);
+   list is built (``"players": 1e30`` is refused here, not allocated), and the rule options
+   (``params``) against the title's ``Params``, in JSON terms (a flag is ``true``/``false``, not
+   the ``on``/``off`` of ``--rule``), for every title alike (:func:`validate_params`);
 3. the title's **state schema** (``Game.state_schema()``, a pydantic model built on
    :class:`StateModel`): strict types (a flag is JSON ``true``/``false``, a number is not a
    string), every number within its range, every list within its length, per-seat lists one per
@@ -21,7 +23,10 @@ what it takes.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -101,9 +106,43 @@ def schema_error(e: ValidationError) -> str:
     return f"{where}: {msg}"
 
 
+def validate_params(game, params: Any) -> None:
+    """The ``params`` of a saved state against the title's rule options, as JSON: an object whose
+    keys are rule options, a flag ``true`` or ``false``, a whole number a JSON integer, a number
+    finite, a text a string; each within the option's range or choices.  Raises InputError
+    (``params.NAME: ...``, naming what the state file must hold; no value from the file quoted)."""
+    if not isinstance(params, dict):
+        raise InputError("params: should be a JSON object of rule options (name: value)")
+    hints = typing.get_type_hints(game.Params)
+    fields = {f.name: f for f in dataclasses.fields(game.Params)}
+    for key, value in params.items():
+        if key not in fields:
+            shown = key if isinstance(key, str) and _NAME.match(key) else "<key>"
+            raise InputError(f"params.{shown}: is not a rule option of {game.id} (it has: {', '.join(fields)})")
+        kind, meta, where = hints.get(key, str), fields[key].metadata, f"params.{key}"
+        low, high, choices = meta.get("low"), meta.get("high"), meta.get("choices")
+        span = (f" from {low:g} to {high:g}" if low is not None and high is not None else
+                f" >= {low:g}" if low is not None else f" <= {high:g}" if high is not None else "")
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise InputError(f"{where}: should be JSON true or false (a saved state holds the flag itself; "
+                                 f"on/off is how --rule {key}=on|off writes it)")
+        elif kind is int:
+            if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low) or (
+                    high is not None and value > high):
+                raise InputError(f"{where}: should be a whole number{span} (a JSON integer)")
+        elif kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or (
+                    low is not None and value < low) or (high is not None and value > high):
+                raise InputError(f"{where}: should be a number{span}")
+        elif not isinstance(value, str) or (choices and value not in choices):
+            raise InputError(f"{where}: should be " + (f"one of the JSON strings {', '.join(map(str, choices))}"
+                                                       if choices else "a JSON string"))
+
+
 def validate_state_dict(game, data: dict) -> None:
-    """Gates 2 and 3 on a state dict: the player count, then the title's schema.  Raises
-    InputError (without a file name; :func:`load_state` adds it)."""
+    """Gates 2 and 3 on a state dict: the player count and the rule options, then the title's
+    schema.  Raises InputError (without a file name; :func:`load_state` adds it)."""
     if "players" in data:
         n = data["players"]
         if isinstance(n, bool) or not isinstance(n, int):
@@ -111,6 +150,8 @@ def validate_state_dict(game, data: dict) -> None:
         if not game.min_players <= n <= game.max_players:
             raise InputError(f"players: {n} is not accepted for {game.id}; choose {game.min_players} to "
                              f"{game.max_players}")
+    if "params" in data:
+        validate_params(game, data["params"])
     schema = game.state_schema()
     if schema is not None:
         try:

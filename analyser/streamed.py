@@ -162,15 +162,8 @@ def box_stats_from_counts(values, counts, label: str = "", whis: float = 1.5) ->
 def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
     """One Parquet part as a frame, without the ``drop`` columns; text as categories.  Raises
     InputError (one line) when it cannot be read."""
-    import pyarrow.parquet as pq
-
-    from analyser.core import InputError
-    try:
-        schema = pq.read_schema(path)
-        cols = [c for c in schema.names if c not in drop]
-        table = pq.read_table(path, columns=cols)
-    except Exception as e:
-        raise InputError(f"{str(path)!r} cannot be read: {type(e).__name__}") from None
+    from analyser.run.store import read_part_table
+    table = read_part_table(path, drop=drop)  # its pandas metadata checked, then left out
     df = table.to_pandas()
     del table
     for c in df.columns:
@@ -182,16 +175,14 @@ def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
 def run_strategies(folder) -> list[str]:
     """The strategy names of a run folder's parts, in order of first appearance (reads only the
     ``strategy`` column)."""
-    import pyarrow.parquet as pq
-
-    from analyser.run import store
     from analyser.core import InputError
+    from analyser.run import store
     names: dict[str, None] = {}
     for p in store.part_files(folder / store.RESULTS):
-        try:
-            col = pq.read_table(p, columns=["strategy"]).column("strategy")
-        except Exception as e:
-            raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+        table = store.read_part_table(p, ["strategy"])
+        if "strategy" not in table.column_names:
+            raise InputError(f"part {str(p)!r} lacks the column 'strategy'; it is not an analyser part")
+        col = table.column("strategy")
         for chunk in col.chunks:
             values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk.unique()
             for v in values.to_pylist():

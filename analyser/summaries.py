@@ -321,7 +321,8 @@ def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0) -> dict
     point = share(np.ones(nb))
     rng = np.random.default_rng(seed)
     reps = [share(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
-    lo, hi = (np.nanpercentile(reps, [2.5, 97.5]) if reps else (math.nan, math.nan))
+    finite = [r for r in reps if math.isfinite(r)]  # none when every game is a tie: no interval, no warning
+    lo, hi = np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan)
     return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
             "games": int(sk["games"].sum()), "bootstrap": bootstrap}
 

@@ -1,4 +1,4 @@
-"""Built-in DAO strategies (docs/rules/dao.md).  Each sees a :class:`~analyser.titles.dao.rules.DaoView`.
+"""Built-in DAO strategies (analyser/titles/dao/rules.md).  Each sees a :class:`~analyser.titles.dao.rules.DaoView`.
 
 Listed by ``analyser list``; used as ``--strategy NAME[:key=value,...]``.
 """
@@ -37,7 +37,7 @@ class Threshold(Strategy):
 
     def choose(self, view, legal, rng):
         # "and the deck is not empty" always holds while the game runs: revealing the last card
-        # ends it (docs/rules/dao.md End), so no decision is ever asked with an empty deck.
+        # ends it (analyser/titles/dao/rules.md End), so no decision is ever asked with an empty deck.
         return REVEAL if view.total <= self.limit else TAKE
 
 
@@ -63,7 +63,7 @@ def reveal_gain(view, gain) -> float:
 
     A reveal that does not bust changes nothing; a bust counts as taking the whole display plus
     the new card.  The next card is taken as uniform over ``view.unseen`` (the public composition,
-    docs/rules/dao.md).  ``gain`` as in :func:`take_gain`.
+    analyser/titles/dao/rules.md).  ``gain`` as in :func:`take_gain`.
     """
     p = view.params
     unseen = view.unseen

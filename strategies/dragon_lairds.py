@@ -1,4 +1,4 @@
-"""Built-in Dragon Lairds strategies (rules page ``docs/rules/dragon-lairds.md``).  Each sees a
+"""Built-in Dragon Lairds strategies (rules page ``analyser/titles/dragon_lairds/rules.md``).  Each sees a
 :class:`~analyser.titles.dragon_lairds.rules.DragonView`.
 
 The three engine strategies share one skeleton and differ in how they value a card:

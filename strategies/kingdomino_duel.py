@@ -1,4 +1,4 @@
-"""Built-in Kingdomino Duel strategies (docs/rules/kingdomino-duel.md).
+"""Built-in Kingdomino Duel strategies (analyser/titles/kingdomino_duel/rules.md).
 
 Each answers every decision of the title: the draft (:class:`Draft`, S3 included), the S4 turn
 (:class:`Turn`), the placement with its "?" coats and spells (:class:`Place`, :data:`PASS`), the

@@ -1,4 +1,4 @@
-"""Built-in Tsuro of the Seas strategies (docs/rules/tsuro-seas.md).
+"""Built-in Tsuro of the Seas strategies (analyser/titles/tsuro_seas/rules.md).
 
 Each sees a :class:`~analyser.titles.tsuro_seas.rules.TsuroView` and answers every decision of the title:
 a start point (:class:`Start`), a start-point move after a daikaiju blocks it (:class:`MoveStart`),

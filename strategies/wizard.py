@@ -1,4 +1,4 @@
-"""Built-in Wizard strategies (docs/rules/wizard.md).  Each sees a :class:`~analyser.titles.wizard.rules.WizardView`.
+"""Built-in Wizard strategies (analyser/titles/wizard/rules.md).  Each sees a :class:`~analyser.titles.wizard.rules.WizardView`.
 
 A Wizard strategy is a bidding policy plus a playing policy, combined in one spec::
 

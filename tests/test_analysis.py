@@ -64,7 +64,8 @@ def test_per_game_margin_and_tie():
 def test_format_table_merges_intervals_and_shows_percentages():
     t = analysis.format_table(analysis.strategy_summary(frame()))
     assert list(t.columns[:4]) == ["strategy", "player-games", "win rate", "95% CI"]
-    assert t["win rate"].iloc[0] == "50.0%"
+    # three games: the interval is tens of points wide, so the rate gets no decimals
+    assert t["win rate"].iloc[0] == "50%"
     assert "mean score 95% CI" in t.columns
 
 
@@ -185,4 +186,4 @@ def test_seat_balance_never_compares_a_seat_with_itself():
             rows.append({"run_id": "r", "game_index": g, "seat": seat, "win": 1.0 if seat == winner else 0.0})
     out = seat_balance(pd.DataFrame(rows))
     assert (out["best"], out["worst"]) == (0, 1) and out["gap"] == 0.0
-    assert "seat 0 wins 0.0 points more often than seat 1" in out["verdict"]
+    assert "seat 0 wins 0 points more often than seat 1 (95% CI -184 to 184)" in out["verdict"]

@@ -267,5 +267,11 @@ def test_check_passes_on_the_skeleton(runner, tmp_path, monkeypatch):
     r = runner.invoke(cli, ["check", "./pig", "--games", "20"])
     assert r.exit_code == 0, r.output
     assert "Passed: 20 games" in r.output
-    # the skeleton has no determinize hook: skipped, not "not reached" (nothing failed)
+    # the skeleton's determinize hook (what mcts needs) is checked too
+    assert "  ok    determinize determinize(view, rng) builds a state" in r.output and "not reached" not in r.output
+    # a title without the hook: skipped, not "not reached" (nothing failed)
+    rules = tmp_path / "pig" / "rules.py"
+    rules.write_text(rules.read_text().replace("    def determinize(", "    def _no_determinize("))
+    r = runner.invoke(cli, ["check", "./pig", "--games", "20", "--no-fresh-process"])
+    assert r.exit_code == 0, r.output
     assert "  skip  determinize the title has no determinize(view, rng)" in r.output and "not reached" not in r.output

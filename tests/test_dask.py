@@ -141,7 +141,7 @@ def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
     names = [name for name, _ in shipped]
     assert "far-game/rules.py" in names and "far-game/__init__.py" in names
     assert not any("__pycache__" in n for n in names)
-    strategies = ("greedy", "random")
+    strategies = ("hold", "random")
     here = runner.run_batch(runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0))
     assert here.error is None and here.done == 6
     job = runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0, (), None, shipped)
@@ -157,7 +157,7 @@ def test_a_run_of_a_title_file_on_dask_equals_one_job(cluster, tmp_path):
     from analyser.skeleton import write_skeleton
     folder = tmp_path / "dice-game"
     write_skeleton(folder)
-    spec = dict(game=str(folder), strategies=["greedy", "random"], games=24, seed=4, batch_size=5)
+    spec = dict(game=str(folder), strategies=["hold", "random"], games=24, seed=4, batch_size=5)
     res = runmod.run(runmod.RunSpec(**spec, backend="dask", scheduler=cluster.scheduler_address),
                      progress=False)
     one = runmod.run(runmod.RunSpec(**spec, jobs=1), progress=False)

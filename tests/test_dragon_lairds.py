@@ -1,4 +1,4 @@
-"""Scenario tests for Dragon Lairds (docs/rules/dragon-lairds.md): one per rule and ruling, on
+"""Scenario tests for Dragon Lairds (analyser/titles/dragon_lairds/rules.md): one per rule and ruling, on
 hand-built states.
 
 Cards are the ids of the approximate deck (``data/deck.csv``): per colour letter (Y yellow, O orange,

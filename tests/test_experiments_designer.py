@@ -418,12 +418,33 @@ def test_ctrl_c_during_a_parallel_sweep_keeps_the_cells_that_finished(tmp_path):
     import re
     import threading
 
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import os
+    import struct
+    import termios
+
     out = tmp_path / "sw"
+    # stderr on a terminal (a pseudo-terminal), where the sweep shows its progress bar
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "analyser", "sweep", "dao", "-s", "threshold:limit=1..40",
                              "-s", "greedy", "--games", "4000", "--seed", "3", "-j", "2", "--no-report",
-                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
     seen: list[str] = []
-    reader = threading.Thread(target=lambda: seen.extend(iter(lambda: proc.stderr.read(1), "")), daemon=True)
+
+    def read():
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed its end
+                return
+            if not chunk:
+                return
+            seen.append(chunk.decode("utf-8", "replace"))
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     deadline = time.monotonic() + 240
     # wait until the progress bar shows two cells' games done (however loaded the machine is)
@@ -435,6 +456,7 @@ def test_ctrl_c_during_a_parallel_sweep_keeps_the_cells_that_finished(tmp_path):
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=120)
     reader.join(timeout=10)
+    os.close(master)
     err = "".join(seen)
     assert proc.returncode == 130, err
     assert "Traceback" not in err

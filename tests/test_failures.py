@@ -240,7 +240,7 @@ def test_report_on_runs_joined_by_hand(runner, tmp_path):
     (tmp_path / "joined").mkdir()
     joined.to_parquet(tmp_path / "joined" / "results.parquet")
     (tmp_path / "joined" / "notes.parquet").write_bytes(b"not parquet")  # ignored: not a known table
-    r = invoke(runner, "report", str(tmp_path / "joined" / "results.parquet"))
+    r = invoke(runner, "report", str(tmp_path / "joined" / "results.parquet"), "--out", str(tmp_path / "rep"))
     assert r.exit_code == 0, r.output
     assert "Games 60;" in r.output
     three = pd.read_parquet(tmp_path / "r1" / "results").assign(players=3)

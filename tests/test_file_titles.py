@@ -174,7 +174,8 @@ def test_a_strategy_in_its_own_file_names_the_file_title_by_id(runner, race):
     assert set(df["strategy"]) == {"bots.py:small", "big"}
     r = runner.invoke(cli, ["simulate", "my_game.py:Race", "-s", "bots.py:other", "--games", "4"])
     assert r.exit_code == 2 and "written for not-race, not race" in r.output
-    assert list(available_strategies("my_game.py:Race")) == ["big", "random", "sharp", "mcts"]  # then the generic search player
+    # the generic search player is not offered: the title has no determinize() hook
+    assert list(available_strategies("my_game.py:Race")) == ["big", "random", "sharp"]
 
 
 def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, race):
@@ -197,9 +198,13 @@ def test_the_default_lineup_play_list_and_report_work_on_a_file_title(runner, ra
                           "my_game.py"], cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (race / "again" / "index.html").exists()
-    # and a game of the run replays in a fresh process from the run folder alone
+    # and a game of the run replays in a fresh process from the run folder, with the title file named
+    # (the folder alone does not load it)
     out = subprocess.run([sys.executable, "-m", "analyser", "play", "--from", "out", "--game-index", "3"], cwd=race,
                          capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--trust" in out.stderr, out.stderr
+    out = subprocess.run([sys.executable, "-m", "analyser", "play", "my_game.py", "--from", "out", "--game-index", "3"],
+                         cwd=race, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "Race to 21, 2 players" in out.stdout, out.stderr
 
 

@@ -1,5 +1,5 @@
 """Kingdomino Duel: scenario tests on hand-built states, one per rule and ruling of
-docs/rules/kingdomino-duel.md, plus the component file, the state JSON and the strategies."""
+analyser/titles/kingdomino_duel/rules.md, plus the component file, the state JSON and the strategies."""
 
 import json
 import random

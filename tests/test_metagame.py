@@ -167,7 +167,7 @@ def test_a_known_cycle_is_found(runner, tmp_path):
                                                           "unused": "none found"}
     assert "Rock-paper-scissors cycle" in res.output and "Meta-game" in res.output
     page = (out / "index.html").read_text()
-    assert "<h2>Findings</h2>" in page and page.index("Findings") < page.index("Meta-game")
+    assert "<h2 id=\"findings\">Findings</h2>" in page and page.index("Findings") < page.index("Meta-game")
     assert (out / "metagame.png").stat().st_size > 0
 
 

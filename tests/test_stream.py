@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -234,12 +235,17 @@ def test_resume_after_ctrl_c_at_several_points_equals_one_run(bots, tmp_path, st
     r = cli("simulate", "dao", "-p", "2", "-s", strategies[0], "-s", strategies[1], "-n", "120", "--seed", "11", "-j", "1",
             "--batch-size", "25", "--out", out, "-q", "--no-report", env={"STOP_AFTER": str(stop_after)})
     assert r.returncode == 130, r.stderr
-    assert "analyser resume" in one_line(r)
+    # the command to continue names the run's strategy file: a run folder loads no code unasked
+    command = one_line(r).split("continue with: ")[1]
+    assert shlex.split(command) == ["analyser", "resume", str(out), "--strategy", str(bots)]
     cfg = config(out)
     assert cfg["status"] == "interrupted" and cfg["games_completed"] < 120
     for p in parts(out):  # every part on disk is complete and readable
         assert pq.read_table(p).num_rows == 2 * (store.part_range(p)[1] - store.part_range(p)[0])
-    r = cli("resume", out, "-q", "--no-report")
+    if stop_after == 1:  # without it, nothing is loaded and nothing is played
+        r = cli("resume", out, "-q", "--no-report")
+        assert r.returncode == 2 and "pass --strategy" in one_line(r) and config(out) == cfg
+    r = cli(*shlex.split(command)[1:], "-q", "--no-report")
     assert r.returncode == 0, r.stderr
     cfg = config(out)
     assert cfg["status"] == "complete" and cfg["games_done"] == [[0, 120]]
@@ -541,6 +547,6 @@ class Freezer(Strategy):
     cfg = config(keep)
     assert cfg["games_done"] == store.merge_ranges(store.part_range(p) for p in parts(keep))
     assert cfg["games_completed"] > 0
-    r = cli("resume", keep, "-q", "--no-report")
+    r = cli("resume", keep, "-q", "--no-report", "--strategy", bots)
     assert r.returncode == 0, r.stderr
     same_rows(reference(400, ["greedy", f"{bots}:freezer"]), pd.read_parquet(keep / "results"))

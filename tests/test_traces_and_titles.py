@@ -200,14 +200,16 @@ def test_product_text_names_no_internal_write_up_and_each_title_has_a_rules_page
     out = invoke("list").output
     texts = {"analyser list": out, "README.md": (root / "README.md").read_text()}
     for p in list((root / "analyser").rglob("*.py")) + list((root / "strategies").glob("*.py")) + list(
-            (root / "docs").rglob("*.md")) + list((root / "analyser").rglob("*.j2")):
+            (root / "docs").rglob("*.md")) + list((root / "analyser").rglob("*.md")) + list(
+            (root / "analyser").rglob("*.j2")) + list((root / "analyser").rglob("*.tmpl")):
         texts[str(p)] = p.read_text(encoding="utf-8").replace("hexdigest", "").replace("digest =", "").replace(
             '"sha256": digest', "")
     for name, text in texts.items():
         for leak in LEAKS:
             assert leak not in text, (name, leak)
-    for gid in ("dao", "wizard", "tsuro-seas"):
-        page = (root / "docs" / "rules" / f"{gid}.md").read_text()
-        assert f"rules: docs/rules/{gid}.md" in out
+    from analyser.registry import game_ids, rules_page
+    for gid in game_ids():
+        page = rules_page(get_game(gid)).read_text(encoding="utf-8")
+        assert f"rules: analyser rules {gid}" in out
         for o in get_game(gid).Params.options():  # every rule option is on its rules page
             assert f"`{o['name']}" in page, (gid, o["name"])

@@ -65,7 +65,7 @@ def test_report_refuses_text_in_score(runs, tmp_path):
     df = table(runs).astype({"score": object})
     df.loc[3, "score"] = "lots"
     p = write_csv(df, tmp_path)
-    one_line_error(invoke("report", p), "column 'score' holds text", "finite numbers")
+    one_line_error(invoke("report", p), "column 'score': row 4 holds text", "finite numbers")
 
 
 def test_report_refuses_inf_in_score_and_leaves_no_partial_report(runs, tmp_path):
@@ -162,8 +162,8 @@ def test_report_on_a_header_only_csv(runs, tmp_path):
     (lambda d: d.assign(colour_share=3.0), ["column 'colour_share'", "from 0 to 1"]),
     (lambda d: d.assign(players=10**6), ["column 'players'", "from 2 to 6"]),
     (lambda d: d.assign(game_seed=-1), ["column 'game_seed'"]),
-    (lambda d: d.assign(bust_limit="many"), ["column 'bust_limit' holds text"]),
-    (lambda d: d.assign(score=True), ["column 'score' holds true/false"]),
+    (lambda d: d.assign(bust_limit="many"), ["column 'bust_limit': row 1 holds text"]),
+    (lambda d: d.assign(score=True), ["column 'score': row 1 holds a true/false value"]),
 ])
 def test_report_refuses_tables_that_would_mislead(runs, tmp_path, change, needles):
     p = write_csv(change(table(runs).astype({"strategy": object, "game": object, "run_id": object})), tmp_path)

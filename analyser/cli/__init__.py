@@ -1,4 +1,4 @@
-"""The ``analyser`` command line (click, thin): list, simulate, play, new, check, report, bench.
+"""The ``analyser`` command line (click, thin): list, rules, simulate, play, new, check, report, bench.
 
 Every command is a thin layer over library functions.  Bad input (an unknown game, strategy,
 rule or parameter, a malformed ``key=value``, a number out of range, an unwritable ``--out``)
@@ -7,7 +7,8 @@ prints one line naming the value and what is accepted, and exits with code 2.
 This package holds the click group, :func:`main` and the helpers the commands share; each
 command family has its own module, which registers its commands on the group when imported:
 
-* :mod:`~analyser.cli.catalog`: ``list``, ``new``, ``check`` (the titles and their contract);
+* :mod:`~analyser.cli.catalog`: ``list``, ``rules``, ``new``, ``check`` (the titles, their rules
+  pages and their contract);
 * :mod:`~analyser.cli.runs`: ``simulate``, ``resume`` (a run, and the summary it prints);
 * :mod:`~analyser.cli.play`: ``play`` (one game, traced);
 * :mod:`~analyser.cli.reports`: ``report`` (rebuilding a report from results);
@@ -35,6 +36,9 @@ class AnalyserGroup(click.Group):
     """A click group whose errors are one line (no usage dump, no traceback)."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from analyser import registry
+        # a plugin title that a built-in shadows is said once, when its id is used
+        registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
         try:
             rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
                               standalone_mode=False, **extra)
@@ -66,6 +70,7 @@ def cli():
     \b
     Start here:
       analyser list                               titles, strategies, rule options
+      analyser rules GAME                         the rules of GAME as implemented, every ruling
       analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
       analyser play GAME --strategy greedy --strategy random --seed 1
       analyser new my-game                        start a title of your own
@@ -90,6 +95,59 @@ def _strip_specs(ctx, param, value):
     """Strategy specs as written, less surrounding blanks: ``-s ' greedy'`` is greedy (the spec is
     the strategy's label in every table, so a stray blank would make a second strategy)."""
     return tuple(v.strip() for v in value) if value else value
+
+
+#: A run's root seed (``--seed`` of simulate and the experiments, check and bench) and a game
+#: seed (``play --seed``, ``check --game-seed``; the results' game_seed column) are stored as
+#: 64-bit whole numbers: signed for the root seed, unsigned for a game seed.
+ROOT_SEED_MAX = 2 ** 63 - 1
+GAME_SEED_MAX = 2 ** 64 - 1
+
+
+def _bounded_seed(value, option: str, high: int, what: str):
+    if value is not None and not 0 <= value <= high:
+        raise InputError(f"{option} {value} is not accepted; give a whole number from 0 to {high} ({what})")
+    return value
+
+
+def _root_seed(ctx, param, value):
+    """Click callback: a root seed within 0 to :data:`ROOT_SEED_MAX` (InputError, one line)."""
+    return _bounded_seed(value, param.opts[0], ROOT_SEED_MAX, "a root seed")
+
+
+def _game_seed(ctx, param, value):
+    """Click callback: game seed(s) within 0 to :data:`GAME_SEED_MAX` (InputError, one line)."""
+    for v in (value if isinstance(value, tuple) else (value,)):
+        _bounded_seed(v, param.opts[0], GAME_SEED_MAX, "a game seed, as in the game_seed column")
+    return value
+
+
+def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
+    """The strategies a command plays when no ``--strategy`` is given: the title's built-in
+    lineup (:func:`analyser.registry.default_lineup`), cut to the player count (the title's usual
+    count when none is given), as ``simulate`` does; InputError when the title has none."""
+    from analyser.registry import default_lineup
+
+    lineup = default_lineup(g.id)
+    if not lineup:
+        raise InputError(f"no --strategy given and {g.id} has no built-in strategies; name one per seat "
+                         "(e.g. my_bots.py:NAME)")
+    return tuple(lineup[:max(players if players is not None else g.default_players, 1)])
+
+
+def _check_plotting() -> None:
+    """Before the first game of a command that draws plots: matplotlib must import as the
+    environment sets it up.  An MPLBACKEND it does not accept (say ``nonsense``) fails its import,
+    which would otherwise surface only once every game had been played; InputError (one line)."""
+    import os
+    try:
+        import matplotlib  # noqa: F401  (reads MPLBACKEND)
+    except ValueError as e:
+        if "backend" not in str(e):
+            raise
+        raise InputError(f"MPLBACKEND={os.environ.get('MPLBACKEND', '')!r} is not a backend matplotlib accepts "
+                         "(e.g. Agg); unset it or set MPLBACKEND=Agg (the plots are drawn with Agg whatever it "
+                         "names)") from None
 
 
 def _players_phrase(g, params, n_players: int) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from analyser.cli import cli
+from analyser.cli import _root_seed, cli
 
 
 @cli.command()
@@ -18,7 +18,7 @@ from analyser.cli import cli
               help="Workers for the parallel figure; 0 = all cores.")
 @click.option("--repeat", type=int, default=3, show_default=True,
               help="Repetitions of the one-process figure; the best is shown.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True, callback=_root_seed, help="Root seed of the games.")
 @click.option("--mcts", "mcts", is_flag=True,
               help="Time the generic search player instead: decisions per second of "
                    "mcts:iterations=N (--iterations) in one process; --games is then games per title.")

@@ -1,5 +1,6 @@
-"""``analyser list``, ``analyser new`` and ``analyser check``: the titles, their strategies and rule
-options; a new title's skeleton; and the check that a title keeps the contract of every title.
+"""``analyser list``, ``analyser rules``, ``analyser new`` and ``analyser check``: the titles, their
+strategies and rule options; a title's rules page; a new title's skeleton; and the check that a
+title keeps the contract of every title.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import cli
+from analyser.cli import _game_seed, _one_line_error, _root_seed, cli
 from analyser.core import InputError, parse_key_values
 
 
@@ -20,18 +21,26 @@ def list_cmd(game):
 
     Give a GAME id to show only that title.
     """
-    from analyser.registry import (available_strategies, default_lineup, game_ids, get_game, strategy_doc,
-                                   strategy_parameters)
+    from analyser import registry
+    from analyser.registry import (available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
+                                   shadow_note, shadowed_titles, strategy_doc, strategy_parameters,
+                                   unavailable_generic)
 
+    registry.set_notice(None)  # a shadowed plugin is named below, with the other problems
     ids = [get_game(game).id] if game else game_ids()
+    problems = []  # a broken or shadowed plugin: named on one line each, after the titles that load
     for gid in ids:
-        g = get_game(gid)
+        try:
+            g = get_game(gid)
+        except InputError as e:  # a plugin that fails to import: the others are still listed
+            problems.append(f"plugin {e}")
+            continue
         count = (f"{g.min_players} players" if g.min_players == g.max_players else
                  f"{g.min_players}-{g.max_players} players (default {g.default_players})")
         click.secho(f"{gid}  -  {g.name}, {count}", bold=True)
         if g.summary:
             click.echo(f"  {g.summary}")
-        click.echo(f"  rules: docs/rules/{gid}.md")
+        click.echo(f"  rules: {_rules_hint(g, game if game else gid)}")
         if g.tie_break_note:
             click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
         lineup = default_lineup(gid)
@@ -44,6 +53,8 @@ def list_cmd(game):
             sig = ",".join(f"{k}={('on' if d else 'off') if isinstance(d, bool) else d}" for k, (_, d) in params.items())
             click.echo(f"    {name}{':' + sig if sig else ''}")
             click.echo(_wrap(strategy_doc(obj), 8))
+        for name, reason in unavailable_generic(gid).items():
+            click.echo(_wrap(f"(not offered: {reason})", 4))
         click.echo("  rule options (--rule key=value), default first:")
         for o in g.Params.options():
             if o["choices"]:
@@ -60,6 +71,50 @@ def list_cmd(game):
             click.echo(f"    {o['name']}={default}{allowed}")
             click.echo(_wrap(o["doc"], 8))
         click.echo()
+    problems += [shadow_note(gid) for gid in shadowed_titles() if gid in ids]
+    problems += list(broken_strategy_plugins().values())
+    for line in problems:
+        click.echo(f"analyser: warning: {line}", err=True)
+
+
+def _rules_hint(g, ref: str) -> str:
+    """How to read a title's rules page (``analyser rules REF``, REF as the user named the
+    title), or that it has none and where it belongs."""
+    from analyser.registry import rules_page, rules_page_location
+
+    if rules_page(g) is not None:
+        return f"analyser rules {shlex.quote(ref)}"
+    where = rules_page_location(g)
+    return "no rules page" + (f" (write one as {where})" if where is not None else "")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--path", "show_path", is_flag=True, help="Print where the rules page is instead of the page.")
+def rules(game, show_path):
+    """Print the rules page of GAME: the rules as implemented, every ruling and its rule option.
+
+    The page ships with the title (rules.md in the title's package; FILE.md beside a title file
+    FILE.py). It is Markdown, printed as it is to standard output (no pager).
+
+    \b
+    Examples:
+      analyser rules GAME
+      analyser rules GAME --path
+      analyser rules ./my-game
+    """
+    from analyser.registry import get_game, rules_page, rules_page_location
+
+    g = get_game(game)
+    page = rules_page(g)
+    if page is None:  # not bad input: the title simply has none (exit 1, one line)
+        where = rules_page_location(g)
+        _one_line_error(f"{g.id} has no rules page" + (f"; write one as {where}" if where is not None else ""), 1)
+    if show_path:
+        click.echo(str(page))
+    else:
+        click.echo(page.read_text(encoding="utf-8"), nl=False)
+    return 0
 
 
 def _wrap(text: str, indent: int) -> str:
@@ -74,16 +129,16 @@ def new(name):
 
     NAME (e.g. my-game) is also the title's id. The skeleton plays the dice game Pig, laid out
     like the built-in titles: rules.py (the rule options, the state, what a seat sees, the
-    rules), figures.py (one report table and one plot), render.py (the text for `analyser play`),
-    strategies.py (random and greedy) and tests/. Change the rules into your game's and run the
-    same commands.
+    rules), rules.md (its rules page, for `analyser rules`), figures.py (one report table and
+    one plot), render.py (the text for `analyser play`), strategies.py (hold:n=20, optimal and
+    random) and tests/. Change the rules into your game's and run the same commands.
 
     \b
     Examples:
       analyser new my-game
       analyser check ./my-game
-      analyser simulate ./my-game -s greedy -s random --games 2000
-      analyser play ./my-game -s greedy -s random --seed 1
+      analyser simulate ./my-game -s hold -s random --games 2000
+      analyser play ./my-game -s hold -s random --seed 1
       python -m pytest my-game/tests
     """
     from analyser.skeleton import write_skeleton
@@ -96,8 +151,8 @@ def new(name):
     ref = shlex.quote(str(folder) if folder.is_absolute() or str(folder).startswith(".") else f"./{folder}")
     click.echo("\nNext:")
     click.echo(f"  analyser check {ref}")
-    click.echo(f"  analyser simulate {ref} -s greedy -s random --games 2000")
-    click.echo(f"  analyser play {ref} -s greedy -s random --seed 1")
+    click.echo(f"  analyser simulate {ref} -s hold -s random --games 2000")
+    click.echo(f"  analyser play {ref} -s hold -s random --seed 1")
     click.echo(f"  python -m pytest {shlex.quote(str(folder / 'tests'))}")
     return 0
 
@@ -105,11 +160,11 @@ def new(name):
 @cli.command()
 @click.argument("game")
 @click.option("-n", "--games", type=int, default=200, show_default=True, help="Random games to play.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the games.")
+@click.option("--seed", type=int, default=1, show_default=True, callback=_root_seed, help="Root seed of the games.")
 @click.option("-p", "--players", type=int, default=None,
               help="Check this player count only. Default: the title's least, usual and greatest in turn.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override, repeatable.")
-@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED",
+@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED", callback=_game_seed,
               help="Check only the game with this game seed (from a failure line), repeatable.")
 @click.option("--no-fresh-process", is_flag=True, help="Skip replaying the games in a fresh Python process.")
 def check(game, games, seed, players, rules, game_seeds, no_fresh_process):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _command_line, _strip_specs, cli
-from analyser.core import InputError, parse_key_values
+from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
 EPILOG_SWEEP = """\b
@@ -29,25 +29,60 @@ The cells are ranked by the win rate of the first -s with a varied parameter (el
 """
 
 
-def _where(error) -> str:
-    """`` (game i, game seed s)`` for a failure that names its game, to replay it with `play`."""
+def _where(error, game: str, game_timeout: float) -> str:
+    """`` (game i, game seed s; replay it with ...)`` for a failure that names its game: the
+    `play` command that replays it (with the run's --game-timeout when the game hung)."""
+    import shlex
     index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
-    return f" (game {index}, game seed {seed}; replay it with analyser play --seed {seed})" if seed is not None else ""
+    if seed is None:
+        return ""
+    hung = getattr(error, "kind", None) == "hung"
+    limit = f" --game-timeout {game_timeout:g}" if hung or game_timeout != GAME_TIMEOUT else ""
+    return (f" (game {index}, game seed {seed}" + (f", limit --game-timeout {game_timeout:g} s" if hung else "")
+            + f"; replay it with analyser play {shlex.quote(game)} --seed {seed}{limit} and that game's lineup "
+              "as -s)")
+
+
+def _prepare(out, default: str, kind: str, quiet: bool, parent="reports") -> Path:
+    """The output folder of an experiment: ``--out`` (new, empty, or an earlier output of the
+    same ``kind``, which is replaced, said on one line even under --quiet), else a new
+    timestamped folder ``<parent>/<default>-<timestamp>``; InputError (one line) for a folder
+    that holds another kind of output, anything else, or cannot be written."""
+    from analyser.run import default_out, describe_output, prepare_out, previous_output
+
+    target = default_out(default, parent) if out is None else Path(out)
+    fresh = not target.exists()
+    previous = previous_output(target) if out is not None else None
+    folder = prepare_out(target, kind=kind)
+    if previous is not None:
+        click.echo(f"Replacing {describe_output(previous, folder)}.", err=True)
+    if fresh:  # made here: gone again if the command stops before writing anything (a bad -s, say)
+        click.get_current_context().call_on_close(lambda: _drop_if_empty(folder))
+    return folder
+
+
+def _drop_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()  # only an empty folder
+    except OSError:
+        pass
 
 
 def _common_run_options(f):
     for dec in reversed([
         click.option("-p", "--players", type=int, default=None, help="Number of seats."),
-        click.option("--seed", type=int, default=None, help="Root seed (default: fresh, recorded)."),
+        click.option("--seed", type=int, default=None, callback=_root_seed,
+                     help="Root seed (default: fresh, recorded)."),
         click.option("-j", "--jobs", type=int, default=0, show_default=True,
                      help="Worker processes; 0 = all cores. Results do not depend on it."),
         click.option("-o", "--out", default=None, metavar="DIR",
-                     help="Output folder (new, empty, or an earlier analyser output, which is replaced)."),
+                     help="Output folder (new, empty, or an earlier output of the same command, which is "
+                          "replaced). Default: reports/<game>-<command>-<timestamp>."),
         click.option("--until-ci", type=float, default=None, metavar="W",
                      help="Stop once every reported win-rate 95% interval is at most W wide, at round ends "
                           "fixed in advance (--games is the most played)."),
         click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic)."),
-        click.option("--game-timeout", type=float, default=60.0, show_default=True,
+        click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
                      help="Seconds one game may take before its strategy is reported as hung."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables."),
     ]):
@@ -75,15 +110,16 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     from analyser.experiments import stopping
     from analyser.experiments.sweep import run_sweep, write_sweep
     from analyser.registry import get_game
-    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
+    if not no_report:
+        _check_plotting()
     g = get_game(game)
-    out = prepare_out(out) if out is not None else default_out(g.id + "-sweep")
+    out = _prepare(out, g.id + "-sweep", "sweep", quiet)
     from analyser.registry import title_ref
     res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
-                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout, progress=not quiet,
-                    command=_command_line())
+                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout,
+                    progress=False if quiet else None, command=_command_line())
     write_sweep(res, out, report=not no_report)
     if not quiet and len(res.cells):
         import pandas as pd
@@ -96,13 +132,18 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            from analyser.experiments.sweep import display_cells
-            click.echo(format_table(display_cells(f[cols].head(15)), digits=1).to_string(index=False))
+            from analyser.experiments import sweep as sweepmod
+            shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)
+            click.echo(format_table(sweepmod.display_cells(shown[cols]), digits=1).to_string(index=False))
+            if len(shown) < len(f):
+                click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
+                           "cells.csv and the report have all)")
         click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {out / 'index.html'}")
     if res.error is not None:
-        click.echo(f"analyser: error: {res.error}{_where(res.error)}. The finished games were written to {out}.",
+        click.echo(f"analyser: error: {res.error}{_where(res.error, game, game_timeout)}. The finished games were "
+                   f"written to {out}.",
                    err=True)
         return 1
     return 130 if res.interrupted else 0
@@ -135,15 +176,16 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     from analyser.experiments import stopping
     from analyser.experiments.tournament import run_tournament, write_tournament
     from analyser.registry import get_game
-    from analyser.run import default_out, prepare_out
 
     stopping.check_width(until_ci)
+    _check_plotting()
     g = get_game(game)
-    out = prepare_out(out) if out is not None else default_out(g.id + "-tournament")
+    out = _prepare(out, g.id + "-tournament", "tournament", quiet)
     from analyser.registry import title_ref
     t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
                        until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
-                       game_timeout=game_timeout, bootstrap=bootstrap, progress=not quiet, command=_command_line())
+                       game_timeout=game_timeout, bootstrap=bootstrap, progress=False if quiet else None,
+                       command=_command_line())
     write_tournament(t, out)
     if not quiet and len(t.ranking):
         import pandas as pd
@@ -158,7 +200,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
             click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
-        click.echo(f"analyser: error: {t.error}{_where(t.error)}. The finished games were written to {out}.",
+        click.echo(f"analyser: error: {t.error}{_where(t.error, game, game_timeout)}. The finished games were "
+                   f"written to {out}.",
                    err=True)
         return 1
     return 130 if t.interrupted else 0
@@ -175,15 +218,21 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
-@click.option("--seed", type=int, default=None, help="Root seed of both sides (default: fresh, recorded).")
+@click.option("--seed", type=int, default=None, callback=_root_seed,
+              help="Root seed of both sides (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
-@click.option("-o", "--out", default=None, metavar="DIR", help="Output folder.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier comparison, which is replaced). Default: "
+                   "reports/<game>-compare-<timestamp>, or <game>-compare-<timestamp> beside RUN_A.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
                    "so it is never loaded unless you name it here.")
+@click.option("--trust", is_flag=True,
+              help="Two run folders: load the title file their config.json names (only for folders you made or "
+                   "trust: loading a file runs its code).")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet, title_file):
+            out, quiet, title_file, trust):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -198,8 +247,9 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser.experiments import compare as cmpmod
     from analyser.registry import game_ids
     from analyser.results import trust_title_file
-    from analyser.run import RunSpec, check_writable, default_out, prepare_out
+    from analyser.run import RunSpec
 
+    _check_plotting()
     if title_file:
         trust_title_file(title_file)
     first = targets[0]
@@ -208,9 +258,20 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
-        cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
-        default = Path(targets[0]).parent / "compare"
+        if out is not None:  # checked before the runs are read
+            target = Path(out).resolve()
+            for run_dir in targets:
+                if target == Path(run_dir).resolve() or target in Path(run_dir).resolve().parents:
+                    raise InputError(f"--out {out!r} holds the run {run_dir!r} being compared; choose another folder")
+            out_dir = _prepare(out, "", "compare", quiet)
+        from analyser.run import trusting
+        with trusting(trust):
+            cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
+        if out is None:  # a new folder beside RUN_A: an earlier comparison there is kept
+            out_dir = _prepare(None, f"{cmp.config['game']}-compare", "compare", quiet, parent=Path(targets[0]).parent)
     elif len(targets) == 1:
+        if trust:
+            raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
         from analyser.registry import default_lineup, get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
@@ -228,14 +289,10 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                      rules=ra)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb)
-        out_dir = prepare_out(out) if out is not None else default_out(g.id + "-compare")
-        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=not quiet, out=out_dir)
-        default = out_dir
+        out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
+        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=False if quiet else None, out=out_dir)
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
-    if len(targets) == 2:
-        out_dir = prepare_out(out) if out is not None else default
-        check_writable(out_dir)
     cmpmod.write_compare(cmp, out_dir)
     if not quiet:
         import pandas as pd

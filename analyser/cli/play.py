@@ -11,17 +11,18 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _one_line_error, _players_phrase, _strip_specs, cli
-from analyser.core import InputError, StrategyError, parse_key_values
+from analyser.cli import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
+from analyser.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
 
 
 @cli.command()
 @click.argument("game", required=False)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
-              help="Strategy spec per seat, in seat order (cycled to fill the seats).")
+              help="Strategy spec per seat, in seat order (cycled to fill the seats). Default: the title's "
+                   "built-in lineup, as simulate uses.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given).")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=int, default=None, callback=_game_seed,
               help="Game seed (the game_seed column of the results replays that game). Default: fresh.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("--json", "as_json", is_flag=True,
@@ -30,10 +31,17 @@ from analyser.core import InputError, StrategyError, parse_key_values
               help="Continue from a saved state: a JSON file holding a state, or one line of a --json trace.")
 @click.option("--from", "from_dir", type=click.Path(path_type=Path), default=None, metavar="OUT",
               help="Replay a game of an earlier run: its folder (with config.json). Needs --game-index; "
-                   "the lineup, rules and game seed are that game's.")
+                   "the lineup, rules, game seed and --game-timeout are that game's.")
 @click.option("--game-index", type=int, default=None, help="With --from: which game of the run (game_index column).")
+@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
+              help="Seconds the game may take before its strategy is reported as hung (0: no limit), as in "
+                   "simulate.")
+@click.option("--trust", is_flag=True,
+              help="With --from: load the title and strategy files the run's config.json names (only for a folder "
+                   "you made or trust: loading a file runs its code).")
 @click.option("--debug", is_flag=True, help="When a strategy raises, print its full traceback.")
-def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, debug):
+def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, game_index, game_timeout, trust,
+         debug):
     """Play one game of GAME and print a readable turn-by-turn trace.
 
     \b
@@ -41,24 +49,33 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
       analyser play GAME --strategy greedy --strategy random --seed 1
       analyser play GAME -s greedy -s random --seed 1 --json > trace.jsonl
       analyser play --from reports/my-run --game-index 17
+      analyser play GAME -s NAME --seed 1234 --game-timeout 5
     """
+    import math
     import secrets
 
     from analyser.registry import get_game, make_strategy
-    from analyser.runner import play_game
+    from analyser.runner import play_game, time_limit
+
+    if not (game_timeout >= 0 and math.isfinite(game_timeout)):
+        raise InputError(f"--game-timeout {game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
 
     labels = None
     if from_dir is not None:
         if strategies or rules or players is not None or seed is not None or state_file is not None:
             raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
                              "--players, --seed and --state")
-        game, labels, rule_map, seed = _replay_from(from_dir, game, game_index)
+        game, labels, rule_map, seed, run_timeout = _replay_from(from_dir, game, game_index, trust)
+        if click.get_current_context().get_parameter_source("game_timeout").name == "DEFAULT":
+            game_timeout = run_timeout  # the run's limit, unless given here
         g = get_game(game)
         params = g.Params.from_overrides(rule_map)
         players = len(labels)
     else:
         if game_index is not None:
             raise InputError("--game-index needs --from OUT (the run folder it indexes)")
+        if trust:
+            raise InputError("--trust needs --from OUT (it loads the files that run folder names)")
         if game is None:
             raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
                              "--game-index N")
@@ -71,11 +88,10 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         state = _load_state(g, state_file)
         params = state.params if hasattr(state, "params") else params
         players = _state_players(g, state)
+    builtin_lineup = labels is None and not strategies
+    if builtin_lineup:
+        strategies = _builtin_lineup(g, players)
     if labels is None:
-        if not strategies:
-            from analyser.registry import default_lineup
-            raise InputError(f"no --strategy given; name one per seat, e.g. --strategy "
-                             f"{(default_lineup(g.id) or ['random'])[0]}")
         m = len(strategies)
         if players is None:
             players = max(g.default_players, min(m, g.max_players))
@@ -87,9 +103,10 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     real_out = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
         strats = [make_strategy(label, g.id) for label in labels]
+    if builtin_lineup:  # only once the lineup is valid: a bad value stays a one-line error
+        click.echo(f"No --strategy given: playing the title's default lineup {', '.join(strategies)} (see "
+                   "`analyser list`).", err=True)
     seed = seed if seed is not None else secrets.randbits(63)
-    if seed < 0:
-        raise InputError(f"--seed {seed} is not accepted; give a whole number >= 0")
     step = {"n": 0}
     events = g.step_events
     legend = g.trace_legend
@@ -134,9 +151,12 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
             click.echo(f"Legend: {legend}")
     from analyser.runner import GameFailure
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), time_limit(game_timeout, seed):
             final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
     except StrategyError as e:
+        if e.kind == "hung":
+            _one_line_error(f"{e} (--game-timeout {game_timeout:g} s; game seed {e.game_seed}); give a larger "
+                            "--game-timeout, or 0 for no limit", 1)
         if debug and e.details:
             click.echo(e.details, err=True)
         _one_line_error(f"{e} (game seed {e.game_seed})" + ("" if debug or not e.details else "; --debug shows "
@@ -145,30 +165,34 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         _one_line_error(f"{e} (game seed {e.game_seed})", 1)
     flush(final)
     scores, winners = g.scores(final), g.winners(final)
+    decided_by = g.tie_break_reason(final, scores, winners)
     if as_json:
         click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners,
-                               "game_seed": seed, "lineup": labels}))
+                               "decided_by": decided_by, "game_seed": seed, "lineup": labels}))
     else:
         click.echo(g.describe_state(final))
         click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),
                     bold=True)
         names = " and ".join(f"seat {w} ({labels[w]})" for w in winners)
-        click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names, bold=True)
+        click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names
+                    + (f", by the tie-break: {decided_by}" if decided_by else ""), bold=True)
     return 0
 
 
-def _replay_from(folder: Path, game: str | None, index: int | None):
-    """(game id, strategy per seat, rule overrides, game seed) of game ``index`` of the run in
-    ``folder``, from its config.json.  InputError when the folder, the title or the index does not fit."""
-    from analyser.registry import get_game
+def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool = False):
+    """(game id, strategy per seat, rule overrides, game seed, game time limit) of game ``index``
+    of the run in ``folder``, from its config.json.  InputError when the folder, the title or the
+    index does not fit, or when the run names a title or strategy file that the command line does
+    not allow (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
+    from analyser.registry import get_game, is_title_file
+    from analyser.run import Allowed, guard_folder_config, read_config_file
     from analyser.runner import game_seed, lineup
 
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
-    from analyser.safeio import read_json
     if not (Path(folder) / "config.json").exists():
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
-    config = read_json(Path(folder) / "config.json", "--from config file", max_bytes=10_000_000)
+    config = read_config_file(Path(folder) / "config.json")
     kind = config.get("kind") if isinstance(config, dict) else None
     if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
         raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
@@ -186,9 +210,15 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
                 and isinstance(config["strategies"], list) and 0 < len(config["strategies"]) <= 100
                 and all(isinstance(x, str) for x in config["strategies"])
                 and isinstance(config.get("rule_overrides") or {}, dict)
+                and isinstance(config.get("title_source") or "", str)
                 and all(whole(config.get(k) or 0) for k in ("games_requested", "games_completed")))
     if not kinds_ok:
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (a field has the wrong type)")
+    if game is not None and is_title_file(game) and not isinstance(config.get("title_source"), str):
+        raise InputError(f"--from {str(folder)!r} is a run of the registered title {config['game']!r}; leave GAME out")
+    titles = (game,) if game is not None and is_title_file(game) else ()
+    config = guard_folder_config(config, folder, Allowed(trust=trust, titles=titles, strategy_flag=None,
+                                                         title_flag="the title file as GAME:")).config
     if game is not None and game != config["game"] and get_game(game).id != config["game"]:
         raise InputError(f"--from {str(folder)!r} is a {config['game']} run, not {game}; leave GAME out")
     total = config.get("games_requested") or config.get("games_completed") or 0
@@ -199,7 +229,11 @@ def _replay_from(folder: Path, game: str | None, index: int | None):
     labels = [strategies[i] for i in lineup(index, players, len(strategies))]
     # a title loaded from a file is named by its file (title_source), which loads in any process
     title = config.get("title_source") or config["game"]
-    return title, labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index)
+    timeout = config.get("game_timeout", GAME_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 <= timeout < float("inf"):
+        timeout = GAME_TIMEOUT
+    return (title, labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index),
+            float(timeout))
 
 
 def _load_state(g, path: Path):

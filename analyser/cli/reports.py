@@ -8,32 +8,45 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, cli
+from analyser.cli import _check_out_name, _check_plotting, cli
 from analyser.core import InputError
 
 
 @cli.command()
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("-o", "--out", default=None, metavar="DIR",
-              help="Output folder (new or empty). Default: the folder holding RESULTS.")
+              help="Output folder (new or empty). Default: the run's own folder (its report is rebuilt), or "
+                   "for a results file outside a run folder a new reports/<game>-report-<timestamp>.")
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="For a run of a title of your own: its file or folder (as in the run's config.json). "
                    "Loading it runs its code, so it is never loaded unless you name it here.")
-def report(results, out, title_file):
+@click.option("--trust", is_flag=True,
+              help="Load the title file the run's config.json names (only for a folder you made or trust: "
+                   "loading a file runs its code).")
+def report(results, out, title_file, trust):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
     Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
-    of older runs, or a results.parquet / results.csv given by path.
+    of older runs, or a results.parquet / results.csv given by path. A folder is data, never
+    code: the title file its config.json names is loaded only with --title FILE or --trust.
 
     \b
     Examples:
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
+    from analyser.run import trusting
+
+    with trusting(trust):
+        return _report(results, out, title_file)
+
+
+def _report(results, out, title_file):
+    _check_plotting()  # before the report module imports matplotlib
     from analyser.report import _reduce_run, build_report, write_report
     from analyser.registry import get_game
     from analyser.results import load_results, open_run, trust_title_file
-    from analyser.run import check_writable, prepare_out, store
+    from analyser.run import check_writable, default_out, prepare_out, store
 
     _check_out_name(out)
     if title_file:
@@ -56,9 +69,14 @@ def report(results, out, title_file):
     if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
         raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
                          f"give --out DIR to write a pooled report elsewhere")
-    if out is None:
+    # the run's own folder: a run folder, or a results file beside its run's config.json
+    own_folder = results.is_dir() or (results.parent / "config.json").is_file()
+    if out is None and own_folder:
         out = source
         check_writable(out)
+        click.echo(f"Rebuilding the report in {out} (its index.html, summary.csv and plots are replaced).", err=True)
+    elif out is None:  # a results file of its own: a new folder, never files beside it
+        out = prepare_out(default_out(f"{df['game'].iloc[0]}-report"), replace_run=False)
     else:
         out = prepare_out(out, replace_run=False)
     if streamed:
@@ -104,7 +122,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
 
 
 def _print_part(part, summary, methods) -> None:
-    from analyser.analysis import format_table
+    from analyser.analysis import format_table, percent
 
     players = part.players
     win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
@@ -128,7 +146,7 @@ def _print_part(part, summary, methods) -> None:
     click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
                                         "mean_score", "score_low", "score_high"]]).to_string(index=False))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
-    line = f"\nGames {r['games']}; ties {100 * r['tie_rate']:.1f}%"
+    line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
         line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
                  f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")

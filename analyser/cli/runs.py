@@ -10,9 +10,10 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, _command_line, _players_phrase, _strip_specs, cli
+from analyser.cli import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
+                          _root_seed, _strip_specs, cli)
 from analyser.cli.reports import _print_summary
-from analyser.core import parse_key_values
+from analyser.core import GAME_TIMEOUT, parse_key_values
 
 
 EPILOG_SIMULATE = """\b
@@ -47,7 +48,7 @@ reshuffled every --players games so neighbours vary too.
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=int, default=None, callback=_root_seed,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
@@ -58,7 +59,7 @@ reshuffled every --players games so neighbours vary too.
                    "Default: reports/<game>-<timestamp>.")
 @click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
-@click.option("--game-timeout", type=float, default=60.0, show_default=True,
+@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
@@ -84,15 +85,16 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser.experiments import stopping
-    from analyser.registry import default_lineup, get_game
-    from analyser.run import RunSpec, default_out, prepare_out, resolve, run, write_results
+    from analyser.registry import get_game
+    from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run,
+                              write_results)
 
     stopping.check_width(until_ci)
+    if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
+        _check_plotting()
     builtin_lineup = not strategies
-    if builtin_lineup:
-        g = get_game(game)
-        # --players 0 is a bad value (checked in resolve), not "the default"
-        strategies = default_lineup(g.id)[:max(players if players is not None else g.default_players, 1)]
+    if builtin_lineup:  # the same lineup as play's (--players 0 is a bad value, checked in resolve)
+        strategies = _builtin_lineup(get_game(game), players)
     if scheduler is not None and backend is None:
         backend = "dask"
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
@@ -104,7 +106,12 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     _check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
+    previous = previous_output(out) if out is not None else None
     out = prepare_out(out if out is not None else default_out(g.id))
+    # replacing an earlier run is said on one line, even under --quiet: nothing is replaced silently
+    replacing = f"replacing {describe_output(previous, out)}" if previous is not None else None
+    if replacing and quiet:
+        click.echo(replacing[0].upper() + replacing[1:] + ".", err=True)
     if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
         click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
                    "against each other (the title's default lineup; see `analyser list`).", err=True)
@@ -114,7 +121,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
         click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
                    f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
-                   f"writing to {out}", err=True)
+                   f"{replacing or f'writing to {out}'}", err=True)
     if until_ci is None:
         result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
     else:  # played in rounds in memory, then written in the run-folder layout
@@ -128,7 +135,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
     from analyser.registry import title_ref
-    from analyser.run import store, write_csv
+    from analyser.run import resume_command, store, write_csv
 
     n_done = result.config["games_completed"]
     files: list[str] = []
@@ -189,11 +196,11 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
         else:
             click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
-                       f"continue with: analyser resume {shlex.quote(str(out))}", err=True)
+                       f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
         click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
-                   f"analyser resume {shlex.quote(str(out))}", err=True)
+                   f"{resume_command(out, result.config)}", err=True)
         return 130
     return code
 
@@ -242,7 +249,9 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 
     index = getattr(error, "game_index", None)
     seed = getattr(error, "game_seed", None)
-    where = f" (game {index}, game seed {seed})" if seed is not None else ""
+    limit = f"--game-timeout {spec.game_timeout:g} s" if getattr(error, "kind", None) == "hung" else ""
+    where = (f" (game {index}, game seed {seed}" + (f"; {limit}" if limit else "") + ")") if seed is not None else (
+        f" ({limit})" if limit else "")
     replay = ""
     if seed is not None and index is not None:
         words = ["analyser", "play", game_id]
@@ -251,9 +260,16 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
         for k, v in spec.rules.items():
             words += ["--rule", f"{k}={v}"]
         words += ["--seed", str(seed)]
+        hung = getattr(error, "kind", None) == "hung"
+        if hung or spec.game_timeout != GAME_TIMEOUT:  # the replay stops where the run did
+            words += ["--game-timeout", f"{spec.game_timeout:g}"]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
-            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index})."
+            from analyser.run.trust import named_code
+            named = named_code({"title_source": game_id if "/" in game_id else None,  # a file title
+                                "strategies": list(spec.strategies)})
+            trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
+            replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index}{trust})."
     log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
     click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
@@ -263,7 +279,19 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
-def resume(folder, csv, no_report, quiet):
+@click.option("--title", "title_file", default=None, metavar="FILE",
+              help="The run's title file or folder, when it is a title of your own: loading it runs its code, so "
+                   "the file the run's config.json names is loaded only when you name it here.")
+@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=_strip_specs,
+              help="A strategy file the run uses (FILE.py, or its spec FILE.py:NAME), repeatable: loaded only when "
+                   "named here. The lineup itself always comes from the run.")
+@click.option("--trust", is_flag=True,
+              help="Load every title and strategy file the run's config.json names (only for a folder you made "
+                   "or trust: loading a file runs its code).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
+                   "never contacted: without this option the run continues on this machine.")
+def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
     """Continue an interrupted or failed run in FOLDER (its --out).
 
     Plays only the games that have no finished part on disk, with the same seed, strategies,
@@ -271,20 +299,33 @@ def resume(folder, csv, no_report, quiet):
     short by a kill is detected and played again. Refuses a folder that is not a run, a complete
     run, a run from a newer analyser, or a run another process is writing.
 
+    A run folder is data, never code: a title file or strategy file that its config.json names is
+    loaded only when you name it again (--title, --strategy) or pass --trust, and a Dask scheduler
+    only when you give --scheduler.
+
     \b
     Examples:
       analyser simulate GAME -s greedy --games 1000000 --out reports/big
       (Ctrl-C, a kill, a crash...)
       analyser resume reports/big
+      analyser resume reports/mine --strategy my_bots.py
     """
     from analyser import run as runmod
     from analyser.registry import get_game
 
-    config = runmod.read_config(folder)
-    spec = runmod.spec_from_config(config)
+    if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
+        _check_plotting()
+    if scheduler is not None:
+        runmod.check_scheduler_address(scheduler)
+    allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
+                             scheduler=scheduler)
+    plan = runmod.resume_spec(folder, allowed)
+    for note in plan.notes:  # what the folder asked for and this command does instead: always said
+        click.echo(f"analyser: note: {note}", err=True)
+    spec = plan.spec
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
     if not quiet:
-        click.echo(f"Resuming {folder}: {config.get('games_completed', 0)} of {spec.games} games done; "
+        click.echo(f"Resuming {folder}: {plan.config.get('games_completed', 0)} of {spec.games} games done; "
                    f"seed {root}", err=True)
-    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line())
+    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)

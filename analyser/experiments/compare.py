@@ -34,6 +34,7 @@ import pandas as pd
 
 from analyser import analysis, designer
 from analyser.core import InputError
+from analyser.csvsafe import to_csv
 from analyser.results import load_results
 from analyser.run import RunSpec, package_versions, resolve, run, write_results
 
@@ -251,9 +252,10 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
 
 
 def compare_specs(spec_a: RunSpec, spec_b: RunSpec, command: str = "",
-                  progress: bool = False, out: Path | None = None) -> Comparison:
+                  progress: bool | None = False, out: Path | None = None) -> Comparison:
     """Play A and B on the same root seed (drawn once if not given) and compare them, paired.
-    With ``out`` the two runs' results are written to ``out/a`` and ``out/b``."""
+    With ``out`` the two runs' results are written to ``out/a`` and ``out/b``.  ``progress``:
+    as :func:`analyser.run.run` (None: a bar only on a terminal)."""
     _, _, players, _, seed = resolve(spec_a)
     spec_a = dataclasses.replace(spec_a, seed=seed, players=players)
     spec_b = dataclasses.replace(spec_b, seed=seed, players=players if spec_b.players is None else spec_b.players)
@@ -291,52 +293,104 @@ def describe_side(side: dict) -> str:
     return "; ".join(parts) or "defaults"
 
 
+def _unit(figure: str, score_unit: str = "points", length_unit: str = "turns") -> tuple[str, str, float]:
+    """(group, unit, scale) of a row of the comparison table: rates are shown in % and their
+    differences in percentage points; the other figures in their own units."""
+    if "rate" in figure:
+        return "rates", "percentage points", 100.0
+    if figure.startswith("mean score"):
+        return "mean scores", score_unit, 1.0
+    if figure == "game length":
+        return "game length", length_unit, 1.0
+    if figure == "lead changes per game":
+        return "lead changes", "lead changes per game", 1.0
+    return figure, "", 1.0
+
+
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Rates as percentages / percentage points, means with 2 decimals, p-values with 3 digits."""
+    """Rates as percentages / percentage points, other figures in their units; each row with the
+    decimals its interval calls for (:func:`analyser.analysis.decimals`); p-values with 3
+    significant digits (:func:`analyser.analysis.format_p`: ``< 1e-300`` below the float range)."""
     rows = []
     for _, r in table.iterrows():
         pct = "rate" in r["figure"]
-        f = (lambda v: "-" if v != v else f"{100 * v:.1f}%") if pct else (lambda v: "-" if v != v else f"{v:.2f}")
-        d = (lambda v: "-" if v != v else f"{100 * v:+.1f} pp") if pct else (lambda v: "-" if v != v else f"{v:+.2f}")
+        scale = 100.0 if pct else 1.0
+        places = analysis.decimals((r["high"] - r["low"]) * scale / 2, default=1 if pct else 2)
+        sign = "%" if pct else ""
+
+        def f(v):
+            return "-" if v != v else f"{scale * v:.{places}f}{sign}"
+
+        def d(v):
+            return "-" if v != v else f"{scale * v:+.{places}f}" + (" pp" if pct else "")
+
         rows.append({"figure": r["figure"], "A": f(r["a"]), "B": f(r["b"]), "A - B": d(r["diff"]),
                      "95% CI": f"{d(r['low'])} to {d(r['high'])}",
-                     "p": "-" if r["p"] != r["p"] else f"{r['p']:.3g}",
-                     "p (Wilcoxon)": "-" if r["p_wilcoxon"] != r["p_wilcoxon"] else f"{r['p_wilcoxon']:.3g}",
+                     "p": analysis.format_p(r["p"]), "p (Wilcoxon)": analysis.format_p(r["p_wilcoxon"]),
                      "test": r["test"]})
     return pd.DataFrame(rows)
 
 
-def plot_compare(cmp: Comparison, outdir: Path) -> list[tuple[str, str]]:
+def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
+                 length_unit: str = "turns") -> list[tuple[str, str]]:
+    """Every compared figure as A - B with its 95% interval, one panel per unit (rates in
+    percentage points, mean scores in ``score_unit``, game length in ``length_unit``, lead
+    changes per game), each with its own axis and a line at 0; red where p < 0.05."""
     from analyser import plots
     import matplotlib.pyplot as plt
 
-    t = cmp.table[cmp.table["figure"].str.contains("rate")].iloc[::-1]
+    t = cmp.table[cmp.table["diff"].notna()]
     if not len(t):
         return []
-    fig, ax = plt.subplots(figsize=(8, 1.3 + 0.4 * len(t)))
-    y = np.arange(len(t))
-    sig = (t["p"] < 0.05).to_numpy()
-    ax.errorbar(t["diff"] * 100, y, xerr=np.clip(np.vstack([(t["diff"] - t["low"]) * 100,
-                                                           (t["high"] - t["diff"]) * 100]), 0, None),
-                fmt="none", ecolor="#888888", capsize=3)
-    ax.scatter(t["diff"] * 100, y, c=["#c44e52" if s else "#3a6ea5" for s in sig], zorder=3)
-    ax.axvline(0, color="#444444", lw=0.8)
-    ax.set_yticks(y, t["figure"], fontsize=8)
-    plots.style(ax, "A - B (percentage points)", "difference (A - B), percentage points", "")
+    groups: dict[str, list] = {}
+    for _, r in t.iterrows():
+        group, unit, scale = _unit(r["figure"], score_unit, length_unit)
+        groups.setdefault(group, []).append((r, unit, scale))
+    heights = [len(rows) + 1.2 for rows in groups.values()]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(8, 0.9 + 0.38 * sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (group, rows) in zip(axes[:, 0], groups.items()):
+        rows = rows[::-1]
+        unit, scale = rows[0][1], rows[0][2]
+        y = np.arange(len(rows))
+        diff = np.array([r["diff"] for r, _, _ in rows]) * scale
+        low = np.array([r["low"] for r, _, _ in rows]) * scale
+        high = np.array([r["high"] for r, _, _ in rows]) * scale
+        sig = np.array([r["p"] < 0.05 for r, _, _ in rows])
+        err = np.clip(np.vstack([diff - np.where(np.isnan(low), diff, low),
+                                 np.where(np.isnan(high), diff, high) - diff]), 0, None)
+        ax.errorbar(diff, y, xerr=err, fmt="none", ecolor="#888888", capsize=3)
+        ax.scatter(diff, y, c=["#c44e52" if s_ else "#3a6ea5" for s_ in sig], zorder=3)
+        ax.axvline(0, color="#444444", lw=0.8)
+        for yi, (r, _, _), v in zip(y, rows, diff):
+            places = analysis.decimals((r["high"] - r["low"]) * scale / 2, default=1 if scale == 100 else 2)
+            ax.annotate(f"{v:+.{places}f}", (v, yi), xytext=(0, 7), textcoords="offset points", ha="center",
+                        fontsize=8, color="#333333", bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
+        ax.set_yticks(y, [plots.short(plots.label(r["figure"]), 40) for r, _, _ in rows], fontsize=9)
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        lo_x = np.nanmin(np.r_[low, diff, 0.0])
+        hi_x = np.nanmax(np.r_[high, diff, 0.0])
+        pad = 0.08 * (hi_x - lo_x or 1.0)
+        ax.set_xlim(lo_x - pad, hi_x + pad)
+        plots.style(ax, plots.label(group[:1].upper() + group[1:]) + ": A - B" + (f" ({unit})" if unit else ""),
+                    f"A - B ({unit})" if unit else "A - B", "")
+    fig.suptitle("A - B with 95% intervals (red: p < 0.05)", fontsize=12, fontweight="bold", x=0.02, ha="left")
+    names = ", ".join(groups)
     return [plots.save(fig, outdir / "compare.png",
-                       "Differences A - B in win rates (per strategy and per seat), tie and close-game rates, with "
-                       "95% intervals" + (" paired by game" if cmp.paired else " (unpaired)") +
-                       "; red: p < 0.05.")]
+                       f"Every compared figure as A - B with its 95% interval"
+                       + (" paired by game" if cmp.paired else " (unpaired)") +
+                       f", one panel per unit ({names}): rates in percentage points, mean scores in {score_unit}, "
+                       f"game length in {length_unit}; red: p < 0.05.")]
 
 
 def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     from analyser import report as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
-    cmp.table.to_csv(outdir / "compare.csv", index=False)
-    figures = plot_compare(cmp, outdir)
+    to_csv(cmp.table, outdir / "compare.csv", index=False)
     from analyser.registry import get_game
     game = get_game(cmp.config["game"])
+    figures = plot_compare(cmp, outdir, game.score_unit, game.length_unit)
     seat_rows = pd.DataFrame([{"side": k.upper(), "chi-square": v["chi2"], "df": v["df"], "p": v["p"],
                                "verdict": v["verdict"]} for k, v in cmp.seats.items()])
     sig = cmp.table[cmp.table["p"] < 0.05]
@@ -350,7 +404,8 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
                  "Chi-square test of wins per seat against equal shares, on each side.")]
     notes = [cmp.note + ".", f"A: {describe_side(cmp.config['a'])}.", f"B: {describe_side(cmp.config['b'])}."]
     reportmod.write_experiment_page(outdir, title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.",
-                                    cards=cards, notes=notes, sections=sections, figures=figures, config=cmp.config)
+                                    cards=cards, notes=notes, sections=sections, figures=figures, config=cmp.config,
+                                    figure_sections={"compare.png": "A - B"})
     files = ["compare.csv", "index.html"] + [n for n, _ in figures]
     cmp.config["files"] = sorted(set(files) | {"config.json"})
     (outdir / "config.json").write_text(json.dumps(cmp.config, indent=2, default=str) + "\n")

@@ -179,9 +179,11 @@ class Played:
 
 
 def play_specs(specs: list, games: int, players: int, width: float | None, jobs: int, command: str,
-               measure: Callable[[list], float], *, progress: bool, desc: str, what: str) -> Played:
+               measure: Callable[[list], float], *, progress: bool | None, desc: str, what: str) -> Played:
     """Play every run spec of a sweep (cells) or a tournament (tables) in rounds (see
-    :func:`play_rounds`), with a progress bar when ``progress``.  ``measure(parts)`` gives the
+    :func:`play_rounds`), with a progress bar when ``progress`` is True, and when it is None
+    only if stderr is a terminal (tqdm's ``disable=None``, as :func:`analyser.run.run`:
+    a log redirected to a file gets no bar).  ``measure(parts)`` gives the
     widest interval from the rounds played so far (``parts[k]``: run ``k``'s RunResults).
     Ctrl-C keeps the runs that finished before it (``interrupted``); with none finished it is
     raised again.  ``what`` names the runs in the stop reason ("cells", "tables")."""
@@ -191,9 +193,10 @@ def play_specs(specs: list, games: int, players: int, width: float | None, jobs:
     t0 = time.perf_counter()
     parts: list[list] = [[] for _ in specs]
     bar = None
-    if progress:
+    if progress is not False:
         from tqdm.auto import tqdm
-        bar = tqdm(total=games * len(specs), unit="game", desc=desc, leave=False, file=sys.stderr)
+        bar = tqdm(total=games * len(specs), unit="game", desc=desc, leave=False, file=sys.stderr,
+                   disable=None if progress is None else not progress)
 
     def play(a: int, b: int) -> bool:
         try:

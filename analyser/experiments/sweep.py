@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer
+from analyser.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
 from analyser.registry import get_game, title_ref
 from analyser.run import RunSpec, package_versions, resolve
@@ -81,10 +82,11 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
 
 def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players: int | None = None,
               games: int = 2000, seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
-              batch_size: int | None = None, game_timeout: float = 60.0, progress: bool = False,
+              batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
               command: str = "", log=None) -> SweepResult:
     """Parse the grid, play every cell (in rounds with ``until_ci``), and analyse.  InputError on
-    bad input before any game is played."""
+    bad input before any game is played.  ``progress``: True shows a bar, None only on a
+    terminal (as :func:`analyser.run.run`), False never."""
     stopping.check_width(until_ci)
     game = get_game(game_id)
     g = gridmod.build(game, list(strategies), list(rules))
@@ -240,6 +242,21 @@ def _axis_values(values: list[str], kind: str):
     return [float(v) for v in values] if kind in ("int", "float") else None
 
 
+#: The terminal lists every cell up to TERMINAL_CELLS; beyond, the best TERMINAL_SHOWN and how
+#: many more there are.
+TERMINAL_CELLS = 30
+TERMINAL_SHOWN = 20
+
+#: The smallest size (points) of a heatmap cell's label (:data:`analyser.plots.LABEL_PT`).
+LABEL_PT = 9.0
+
+
+def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int) -> None:
+    """:func:`analyser.plots.fit_cell_labels` (kept here so a test can watch the sweep's labels)."""
+    from analyser import plots
+    plots.fit_cell_labels(fig, texts, nx, ny, chars)
+
+
 def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: str) -> list[tuple[str, str]]:
     """1-D: a line with its 95% band; 2-D: a heatmap with the best cell marked; more: small
     multiples of heatmaps; plus the paired differences from the best cell."""
@@ -262,7 +279,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
         y = f["win_rate"].to_numpy() * 100
         ax.fill_between(pos, f["win_low"] * 100, f["win_high"] * 100, color="#3a6ea5", alpha=0.2,
                         label="95% interval (Wilson)")
-        ax.plot(pos, y, marker="o", color="#3a6ea5", label=f"win rate of {focus_label}")
+        ax.plot(pos, y, marker="o", color="#3a6ea5", label=f"win rate of {plots.label(focus_label)}")
         b = f.index[f["best"].fillna(False).astype(bool)]
         if len(b):
             ax.plot(pos[b[0]], y[b[0]], marker="*", markersize=16, color="#c44e52", linestyle="none", label="best cell")
@@ -271,8 +288,9 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
             ax.plot(pos[tied], y[tied], marker="o", markersize=11, markerfacecolor="none", color="#c44e52",
                     linestyle="none", label="cannot be told from the best")
         if xs is None:
-            ax.set_xticks(np.arange(len(values)), values)
-        plots.style(ax, f"Win rate of {focus_label} across {col}", col, "win rate (%)")
+            ax.set_xticks(np.arange(len(values)), [plots.label(v) for v in values])
+        plots.style(ax, f"Win rate of {plots.label(focus_label)} across {plots.label(col)}", plots.label(col),
+                    "win rate (%)")
         ax.legend(fontsize=8)
         out.append(plots.save(fig, outdir / "sweep_line.png",
                               f"Win rate of the focus strategy ({focus_label}) for each value of {col}, with its "
@@ -287,8 +305,19 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
         shown = combos[:24]
         ncols = min(4, len(shown))
         nrows = math.ceil(len(shown) / ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(max(6, 4.2 * ncols), 0.6 + 3.6 * nrows), squeeze=False)
+        # cell labels: the decimals the intervals call for; each panel large enough that a label
+        # fits its cell at LABEL_PT or more (else no labels: the colour bar reads the cells)
+        places = analysis.decimals((f["win_high"] - f["win_low"]).to_numpy() * 50)
+        chars = max(len(f"{100 * v:.{places}f}") for v in f["win_rate"])
+        cell_w, cell_h = (chars * 0.62 * LABEL_PT + 8) / 72, (LABEL_PT * 1.9) / 72   # inches
+        panel_w = max(4.2, len(xv) * cell_w / 0.8 + 1.3)
+        panel_h = max(3.6, len(yv) * cell_h + 1.1)
+        labelled = panel_w <= 12 and panel_h <= 12
+        if not labelled:
+            panel_w, panel_h = 4.2, 3.6
+        fig, axes = plt.subplots(nrows, ncols, figsize=(max(6, panel_w * ncols), 0.6 + panel_h * nrows), squeeze=False)
         vmin, vmax = f["win_rate"].min() * 100, f["win_rate"].max() * 100
+        cell_texts = []
         im = None
         for k, combo in enumerate(shown):
             ax = axes[k // ncols][k % ncols]
@@ -306,34 +335,39 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                 elif bool(r["tied_with_best"]):
                     tied_marks.append((j, i))
             im = ax.imshow(mat, origin="lower", aspect="auto", cmap="viridis", vmin=vmin, vmax=vmax)
-            ax.set_xticks(range(len(xv)), xv, fontsize=7, rotation=90 if len(xv) > 12 else 0)
-            ax.set_yticks(range(len(yv)), yv, fontsize=7)
-            if len(xv) * len(yv) <= 80:
+            ax.set_xticks(range(len(xv)), [plots.label(v) for v in xv], fontsize=9,
+                          rotation=90 if len(xv) > 12 else 0)
+            ax.set_yticks(range(len(yv)), [plots.label(v) for v in yv], fontsize=9)
+            if labelled:
                 for i in range(len(yv)):
                     for j in range(len(xv)):
                         if mat[i, j] == mat[i, j]:
-                            ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=6,
-                                    color="black" if mat[i, j] > (vmin + vmax) / 2 else "white")
+                            cell_texts.append((ax, ax.text(
+                                j, i, f"{mat[i, j]:.{places}f}", ha="center", va="center", fontsize=LABEL_PT,
+                                color="black" if mat[i, j] > (vmin + vmax) / 2 else "white")))
             for (j, i) in tied_marks:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#f0f0f0", lw=1, ls="--"))
             if star:
                 ax.add_patch(plt.Rectangle((star[0] - 0.5, star[1] - 0.5), 1, 1, fill=False, edgecolor="#c44e52", lw=2.5))
             title = ", ".join(f"{c}={v}" for (c, _), v in zip(rest, combo))
-            ax.set_title(title, fontsize=9, loc="left")
-            ax.set_xlabel(xc, fontsize=8)
-            ax.set_ylabel(yc, fontsize=8)
+            ax.set_title(plots.label(title), fontsize=10, loc="left")
+            ax.set_xlabel(plots.label(xc), fontsize=10)
+            ax.set_ylabel(plots.label(yc), fontsize=10)
         for k in range(len(shown), nrows * ncols):
             axes[k // ncols][k % ncols].axis("off")
         if im is not None:
             fig.colorbar(im, ax=axes, shrink=0.8, label="win rate (%)")
         more = f" (first 24 of {len(combos)} panels)" if len(combos) > 24 else ""
-        fig.suptitle(f"Win rate of {focus_label}", fontsize=12, fontweight="bold", x=0.02, ha="left")
+        fig.suptitle(f"Win rate of {plots.label(focus_label)}", fontsize=12, fontweight="bold", x=0.02, ha="left")
+        fit_cell_labels(fig, cell_texts, len(xv), len(yv), chars)
         fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
         plt.close(fig)
         kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)
+        values = (f"; the numbers are the win rates in % (decimals as the intervals allow)" if labelled
+                  else "; too many cells to print their values: read them from the colour bar or cells.csv")
         out.append(("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
-                                        f"and {yc}{more}; the red box is the best cell, dashed boxes the cells "
-                                        "that cannot be told apart from it (paired interval)."))
+                                        f"and {yc}{more}{values}; the red box is the best cell, dashed boxes the "
+                                        "cells that cannot be told apart from it (paired interval)."))
     # paired differences from the best cell, best 30
     d = f.sort_values("diff", ascending=False).head(30).iloc[::-1]
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(d)))
@@ -344,8 +378,8 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                 fmt="none", ecolor="#888888", capsize=3)
     ax.scatter(d["diff"] * 100, ypos, c=colours, zorder=3)
     ax.axvline(0, color="#444444", lw=0.8)
-    labels = [", ".join(f"{c}={r[c]}" for c, _ in g.dims) for _, r in d.iterrows()]
-    ax.set_yticks(ypos, labels, fontsize=7)
+    labels = [plots.label(", ".join(f"{c}={r[c]}" for c, _ in g.dims)) for _, r in d.iterrows()]
+    ax.set_yticks(ypos, labels, fontsize=8)
     plots.style(ax, "Difference from the best cell (paired)", "win-rate difference (percentage points)", "")
     more = f" (the best 30 of {len(f)} cells)" if len(f) > 30 else ""
     out.append(plots.save(fig, outdir / "sweep_vs_best.png",
@@ -375,7 +409,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
     if len(res.results):
         res.results.to_parquet(outdir / "sweep.parquet", index=False)
         files.append("sweep.parquet")
-        res.cells.to_csv(outdir / "cells.csv", index=False)
+        to_csv(res.cells, outdir / "cells.csv", index=False)
         files.append("cells.csv")
     if report and len(res.results):
         game = get_game(res.config["game"])
@@ -384,7 +418,8 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         figures = plot_sweep(g, res.cells, outdir, focus_label)
         f = res.cells[res.cells["slot"] == g.focus].sort_values("win_rate", ascending=False)
         dimcols = [c for c, _ in g.dims]
-        top = display_cells(f[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "diff", "diff_low",
+        # the focus strategy's spec is its slot with the varied values filled in: the columns say it
+        top = display_cells(f[["cell", *dimcols, "win_rate", "win_low", "win_high", "diff", "diff_low",
                                "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", "close_rate",
                                "turns"]])
         best = f.iloc[0]
@@ -404,7 +439,8 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         sections.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(
             best_frame, game.trace_unit, game.score_unit)), "Defined in the README, section Designer metrics."))
         cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
-                  f"win rate {100 * best['win_rate']:.1f}% ({100 * best['win_low']:.1f}-{100 * best['win_high']:.1f}%)"),
+                  f"win rate {analysis.percent(best['win_rate'], best['win_low'], best['win_high'])} "
+                  f"({analysis.percent_ci(best['win_low'], best['win_high'])})"),
                  ("cells like the best", str(max(0, tied)), "cannot be told apart (paired 95%)"),
                  ("cells", str(len(g.cells)), " x ".join(str(len(v)) for _, v in g.dims) or "1"),
                  ("games per cell", f"{res.config['games_per_cell']:,}", f"seed {res.config['seed']}")]
@@ -416,7 +452,8 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         reportmod.write_experiment_page(
             outdir, title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
             lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, {res.config['players']} players.",
-            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config)
+            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+            figure_sections={name: sections[0][0] for name, _ in figures})
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     (outdir / "config.json").write_text(json.dumps(res.config, indent=2, default=str) + "\n")

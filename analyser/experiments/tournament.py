@@ -9,9 +9,14 @@ report gives the fewest and most meetings of a pair).  Each table is one run
 (:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed,
 whose seat rotation puts every strategy in every seat equally often.
 
-Ratings.  Two seats: a Bradley-Terry fit of the head-to-head results (``choix.ilsr_pairwise``;
-shared wins are left out).  More seats: a Plackett-Luce fit of each game's finishing order
-(``choix.ilsr_rankings``; seats that share a rank are ordered by a coin from the game seed).
+Ratings.  Every game is broken into the head-to-head results of each pair of seats at its table
+(who finished ahead; a shared rank is a tie and counts one half to each), and the counts of all
+games are fitted as a Bradley-Terry model (``choix.ilsr_pairwise_dense``).  With two seats this
+is the Bradley-Terry fit of the games themselves; with more it estimates the Plackett-Luce
+strengths of the finishing orders by full rank breaking (H. Azari Soufiani, D. C. Parkes and L.
+Xia, "Computing Parametric Ranking Models via Rank-Breaking", ICML 2014: breaking a ranking into
+all its pairs gives consistent Plackett-Luce estimates).  Ties are handled as ties, never broken
+by a coin, so strategies that play alike get equal ratings whatever their order in ``-s``.
 Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
 in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
 are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
@@ -36,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, designer, metagame
+from analyser.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.core import InputError
 from analyser.registry import get_game, title_ref
@@ -47,6 +53,8 @@ MAX_TABLES = 60
 BOOTSTRAP = 50
 #: Regularisation of the choix fits (keeps ratings finite when one strategy always wins).
 ALPHA = 0.01
+#: Decimals a rating is rounded to (far below the two that are shown).
+ROUND = 9
 
 
 def draw_tables(m: int, n: int, limit: int = MAX_TABLES) -> tuple[list[tuple[int, ...]], str]:
@@ -87,62 +95,53 @@ class TournamentResult:
     meta: metagame.MetaGame | None = None
 
 
-def _rankings(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, list[list[int]]]:
-    """Per game (table, game index): its game number and the strategies in finishing order."""
+#: How the ratings are fitted, for the report (two seats, more seats).
+RATING_MODELS = ("Bradley-Terry (choix.ilsr_pairwise_dense; a shared win counts one half to each)",
+                 "Plackett-Luce by full pairwise breaking (choix.ilsr_pairwise_dense; a shared rank counts one "
+                 "half to each)")
+
+
+def game_matrices(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per game number ``g`` (all tables' game ``g`` together, as they share its game seed): the
+    matrix ``ahead[g, a, b]`` of how often strategy ``a`` finished ahead of ``b`` at a table of
+    that game, a shared rank counting one half to each.  Returns ``(game numbers, ahead)`` of
+    shapes (G,) and (G, m, m)."""
     index = {s: i for i, s in enumerate(names)}
     d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
     players = int(d["players"].iloc[0])
-    strat = np.array([index[s] for s in d["strategy"].astype(str)])
-    ranks = d["rank"].to_numpy()
-    seeds = d["game_seed"].to_numpy()
-    games = d["game_index"].to_numpy()
-    out, nums = [], []
-    for start in range(0, len(d), players):
-        r = ranks[start:start + players]
-        coin = random.Random(int(seeds[start]) ^ 0x5EED)
-        ties = [coin.random() for _ in range(players)]
-        order = sorted(range(players), key=lambda k: (r[k], ties[k]))
-        out.append([int(strat[start + k]) for k in order])
-        nums.append(int(games[start]))
-    return np.array(nums), out
+    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, players)
+    ranks = d["rank"].to_numpy().reshape(-1, players)
+    nums, game = np.unique(d["game_index"].to_numpy()[::players], return_inverse=True)
+    ahead = np.zeros((len(nums), len(names), len(names)))
+    for a, b in itertools.permutations(range(players), 2):
+        score = np.where(ranks[:, a] < ranks[:, b], 1.0, np.where(ranks[:, a] == ranks[:, b], 0.5, 0.0))
+        np.add.at(ahead, (game, strat[:, a], strat[:, b]), score)
+    return nums, ahead
 
 
-def fit(m: int, rankings: list[list[int]], players: int, initial=None, tol: float = 1e-8) -> np.ndarray:
-    """Log-strengths (mean 0) from finishing orders: Bradley-Terry for two seats, Plackett-Luce
-    for more (choix's iterative Luce spectral ranking, started from its one-step estimate or
-    from ``initial``; ``tol`` is its convergence tolerance)."""
+def fit(wins: np.ndarray, initial=None, tol: float = 1e-8) -> np.ndarray:
+    """Log-strengths (mean 0) from the matrix ``wins[a, b]`` (how often ``a`` finished ahead of
+    ``b``; halves for ties): choix's iterative Luce spectral ranking, regularised by
+    :data:`ALPHA`, started from ``initial`` when given (``tol``: its convergence tolerance).
+    Symmetric in the strategies: permuting rows and columns together permutes the result."""
     import choix
 
-    if players == 2:
-        pairs = [tuple(r) for r in rankings]
-        if initial is None:
-            initial = choix.lsr_pairwise(m, pairs, alpha=ALPHA)
-        return np.asarray(choix.ilsr_pairwise(m, pairs, alpha=ALPHA, initial_params=initial, tol=tol))
-    if initial is None:
-        initial = choix.lsr_rankings(m, rankings, alpha=ALPHA)
-    return np.asarray(choix.ilsr_rankings(m, rankings, alpha=ALPHA, initial_params=initial, tol=tol))
+    params = np.asarray(choix.ilsr_pairwise_dense(wins, alpha=ALPHA, initial_params=initial, tol=tol))
+    # rounded far below any reported digit, so that equal strengths are equal numbers (the
+    # stationary distribution carries rounding noise of about 1e-16) and -0.0 reads 0.0
+    return np.round(params, ROUND) + 0.0
 
 
 def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
     """Ranking table: rating with bootstrap 95% interval, win rate (Wilson), mean rank, games."""
     m = len(names)
-    players = int(frame["players"].iloc[0])
-    nums, rankings = _rankings(frame, names)
-    if players == 2:
-        keep = frame.groupby(["table", "game_index"])["win"].max().to_numpy() >= 1 - 1e-9  # no shared wins
-        nums = nums[keep]
-        rankings = [r for r, k in zip(rankings, keep) if k]
-    point = fit(m, rankings, players)
-    uniq = np.unique(nums)
-    pos = {g: [] for g in uniq}
-    for k, g in enumerate(nums):
-        pos[g].append(k)
+    _, ahead = game_matrices(frame, names)
+    point = fit(ahead.sum(axis=0))
     rng = np.random.default_rng(seed)
     reps = []
     for _ in range(bootstrap):
-        draw = rng.choice(uniq, len(uniq))
-        sample = [rankings[k] for g in draw for k in pos[g]]
-        reps.append(fit(m, sample, players, initial=point, tol=1e-5))
+        weights = np.bincount(rng.integers(0, len(ahead), len(ahead)), minlength=len(ahead)).astype(float)
+        reps.append(fit(np.tensordot(weights, ahead, axes=1), initial=point, tol=1e-5))
     reps = np.array(reps) if reps else np.full((1, m), np.nan)
     lo, hi = np.percentile(reps, [2.5, 97.5], axis=0)
     summary = analysis.strategy_summary(frame).set_index("strategy")
@@ -153,7 +152,7 @@ def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed
                      "win_rate": r["win_rate"], "win_low": r["win_low"], "win_high": r["win_high"],
                      "mean_rank": r["mean_rank"], "games": int(r["n"])})
     out = pd.DataFrame(rows).sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
-    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    out.insert(0, "rank", out["rating"].rank(method="min", ascending=False).astype(int))  # equal ratings share
     return out
 
 
@@ -181,8 +180,9 @@ def finishes_ahead(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
 def run_tournament(game_id: str, strategies: list[str], *, players: int | None = None, games: int = 4000,
                    seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
                    rules: dict | None = None, batch_size: int | None = None, game_timeout: float = 60.0,
-                   bootstrap: int = BOOTSTRAP, progress: bool = False, command: str = "") -> TournamentResult:
-    """Play the tables and rate the strategies.  ``games`` is the total over all tables."""
+                   bootstrap: int = BOOTSTRAP, progress: bool | None = False, command: str = "") -> TournamentResult:
+    """Play the tables and rate the strategies.  ``games`` is the total over all tables.
+    ``progress``: True shows a bar, None only on a terminal, False never."""
     stopping.check_width(until_ci)
     game = get_game(game_id)
     names = list(dict.fromkeys(s.strip() for s in strategies))
@@ -227,7 +227,7 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
               "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
               "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
-              "rating_model": "Bradley-Terry (choix.ilsr_pairwise)" if n == 2 else "Plackett-Luce (choix.ilsr_rankings)",
+              "rating_model": RATING_MODELS[0] if n == 2 else RATING_MODELS[1],
               "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
               "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
               "status": "interrupted" if interrupted else ("failed" if error else "complete"),
@@ -262,17 +262,21 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     k = len(order)
     fig, ax = plt.subplots(figsize=(2.5 + 0.9 * k, 1.8 + 0.7 * k))
     im = ax.imshow(mat, cmap="RdBu", vmin=0, vmax=100)
+    texts = []
     for i in range(k):
         for j in range(k):
             if i != j and mat[i, j] == mat[i, j]:
-                ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=8,
-                        color="white" if abs(mat[i, j] - 50) > 30 else "black")
-    ax.set_xticks(range(k), order, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(k), order, fontsize=8)
+                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                                          color="white" if abs(mat[i, j] - 50) > 30 else "black")))
+    names = [plots.short(plots.label(s)) for s in order]
+    ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=9)
+    ax.set_yticks(range(k), names, fontsize=9)
     fig.colorbar(im, ax=ax, shrink=0.8, label="% of shared games finishing ahead")
     ax.set_title("Row finishes ahead of column (%)", fontsize=12, loc="left", fontweight="bold")
     ax.set_xlabel("opponent")
     ax.set_ylabel("strategy")
+    fig.tight_layout()  # as plots.save lays it out, so the labels fit the final cells
+    plots.fit_cell_labels(fig, texts, k, k, 3)
     return plots.save(fig, outdir / "pairwise.png",
                       "How often the row strategy finishes ahead of the column strategy in the games where both sit "
                       "at the table (a shared rank counts one half); strategies in rating order.")
@@ -287,7 +291,7 @@ def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     y = np.arange(len(r))
     ax.errorbar(r["rating"], y, xerr=np.clip(np.vstack([r["rating"] - r["rating_low"], r["rating_high"] - r["rating"]]),
                                               0, None), fmt="o", color="#3a6ea5", capsize=4)
-    ax.set_yticks(y, r["strategy"], fontsize=9)
+    ax.set_yticks(y, [plots.short(plots.label(s)) for s in r["strategy"]], fontsize=9)
     ax.axvline(0, color="#888888", lw=0.8)
     plots.style(ax, "Ratings with 95% bootstrap intervals", "rating (log-strength, mean 0)", "")
     return plots.save(fig, outdir / "ratings.png",
@@ -331,14 +335,17 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
         return files
     t.results.to_parquet(outdir / "tournament.parquet", index=False)
-    t.ranking.to_csv(outdir / "ranking.csv", index=False)
-    t.pairwise.to_csv(outdir / "pairwise.csv")
+    to_csv(t.ranking, outdir / "ranking.csv", index=False)
+    to_csv(t.pairwise, outdir / "pairwise.csv")
     files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
     seat_strat = (t.results.groupby(["strategy", "seat"], observed=True)["win"].mean().unstack("seat") * 100)
     seat_strat.columns = [f"seat {c} win %" for c in seat_strat.columns]
     seat_strat = seat_strat.reset_index()
+    order = list(t.ranking["strategy"])
+    ahead = (t.pairwise.loc[order, order] * 100).map(lambda v: "-" if v != v else f"{v:.1f}%")
+    ahead = ahead.rename_axis("row ahead of column").reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
     meta, findings = t.meta, []
@@ -346,8 +353,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         findings = meta.findings
         figures.insert(0, metagame.plot(meta, outdir / "metagame.png"))
         meta_table = metagame.with_ratings(meta, t.ranking)
-        meta_table.to_csv(outdir / "metagame.csv", index=False)
-        meta.game.to_csv(outdir / "empirical_game.csv")
+        to_csv(meta_table, outdir / "metagame.csv", index=False)
+        to_csv(meta.game, outdir / "empirical_game.csv")
         (outdir / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
         files += ["metagame.csv", "empirical_game.csv", "findings.json"]
     bal = analysis.seat_balance(t.results)
@@ -373,6 +380,9 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  f"Seat balance: {bal['verdict']}."),
                 ("Win rate by strategy and seat", reportmod.html_table(seat_strat), "Each strategy sits in every seat "
                  "equally often at every table."),
+                ("Who finishes ahead of whom", reportmod.html_table(ahead, formatted=True),
+                 "Row strategy against column strategy: the share of the games with both at the table in which the "
+                 "row finishes ahead (a shared rank counts one half)."),
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game.trace_unit, game.score_unit)),
                  "Defined in the README, section Designer metrics.")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
@@ -383,7 +393,10 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
     reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
                                     lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
-                                    figures=figures, config=t.config, findings=findings)
+                                    figures=figures, config=t.config, findings=findings,
+                                    figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking",
+                                                     "seat_win_rate.png": "Turn order",
+                                                     "pairwise.png": "Who finishes ahead of whom"})
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})
     (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")

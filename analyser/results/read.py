@@ -12,12 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from analyser.core import InputError
+from analyser.csvsafe import restore_frame
 from analyser.registry import get_game
 from analyser.results.validate import validate_config, validate_extra, validate_results
 from analyser.run import store
+from analyser.run.folders import read_config_file
+from analyser.run.trust import Allowed, is_trusted_file, refusal, resume_command, trust_file
 
 
 def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
@@ -28,12 +30,7 @@ def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
     import pyarrow as pa
     pieces = []
     for p in store.part_files(folder):
-        try:
-            schema = pq.read_schema(p)
-            cols = [c for c in (schema.names if columns is None else columns) if c in schema.names and c not in drop]
-            t = pq.read_table(p, columns=cols)
-        except Exception as e:
-            raise InputError(f"{str(p)!r} cannot be read: {type(e).__name__}") from None
+        t = store.read_part_table(p, columns, drop)  # InputError naming a part that cannot be read
         if not t.num_rows:
             continue
         if per_part is None:
@@ -92,32 +89,17 @@ def _narrow(t):
     return pa.table(cols, names=t.column_names)
 
 
-#: Title files (absolute paths) that a results table's ``config.json`` may name: those the user
-#: gave on the command line (``--title``) or that this process already ran.
-_TRUSTED_TITLE_FILES: set[str] = set()
-
-
 def trust_title_file(source: str) -> None:
     """Allow :func:`load_results` to load the title file ``source`` (a path, with or without a
     ``:Class`` suffix) named by a run's ``config.json``.  Loading a title file runs its code, so a
-    results folder from someone else never does that unless the user names the file."""
-    _TRUSTED_TITLE_FILES.add(_title_file_key(source))
+    results folder from someone else never does that unless the user names the file (the rule of
+    :mod:`analyser.run.trust`, whose :func:`~analyser.run.trust.trust_file` this is)."""
+    trust_file(source)
 
 
 def is_trusted_title_file(source: str) -> bool:
-    """True when :func:`trust_title_file` was called for ``source``'s file."""
-    return _title_file_key(source) in _TRUSTED_TITLE_FILES
-
-
-def _title_file_key(source: str) -> str:
-    path = source
-    head, sep, tail = source.rpartition(":")
-    if sep and head and "/" not in tail and not tail.endswith(".py"):
-        path = head  # a ./file.py:Class reference
-    try:
-        return str(Path(path).expanduser().resolve())
-    except (OSError, RuntimeError, ValueError):
-        return path
+    """True when :func:`trust_title_file` was called for ``source``'s file (or under ``--trust``)."""
+    return is_trusted_file(source)
 
 
 def load_results(path: Path, columns: list[str] | None = None, per_part=None,
@@ -210,9 +192,8 @@ EXPERIMENT_KINDS = ("sweep", "tournament", "compare")
 
 def _experiment_kind(folder: Path) -> str | None:
     """``sweep``, ``tournament`` or ``compare`` when ``folder`` holds that experiment's record."""
-    from analyser.safeio import read_json
     try:
-        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+        config = read_config_file(folder / "config.json")
     except (InputError, OSError):
         return None
     kind = config.get("kind") if isinstance(config, dict) else None
@@ -223,7 +204,6 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     """The title of a results frame (or of its first part) and the ``config.json`` beside it:
     ``(game, config)``.  A title from a file is loaded only when this process trusts that file.
     Raises InputError."""
-    from analyser.safeio import read_json
     if "game" not in df.columns:
         raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
                          "(see README: What a run writes)")
@@ -236,19 +216,31 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
                          "report one title at a time")
     config = {}
     if (folder / "config.json").exists():
-        config = read_json(folder / "config.json", "config file", max_bytes=10_000_000)
+        config = read_config_file(folder / "config.json")
+    from analyser.registry import game_ids, is_title_file, loaded_file_title
+    title = str(games[0])
+    source = None
     if isinstance(config, dict) and config.get("kind") in EXPERIMENT_KINDS:
-        # a sweep's, tournament's or comparison's record describes many runs: keep only what it is
+        # a sweep's, tournament's or comparison's record describes many runs: keep only what it is,
+        # and the title file it names (its ``game``), when it names one
+        named = config.get("game")
+        if isinstance(named, str) and named not in game_ids() and is_title_file(named) and title not in game_ids():
+            source = named
         config = {"kind": config["kind"], "command": config.get("command"), "versions": config.get("versions")
                   if isinstance(config.get("versions"), dict) else {}}
-    title = str(games[0])
+    elif isinstance(config, dict) and config.get("game") == title:
+        source = config.get("title_source")
     # a title from a file is loaded again from its file (recorded by the run that made the table),
-    # but only when this process already trusts that file: loading it runs its code
-    source = config.get("title_source") if isinstance(config, dict) and config.get("game") == title else None
-    if isinstance(source, str) and not is_trusted_title_file(source):
-        raise InputError(f"{str(path)!r}: this run's title comes from the file {source!r}, and loading it runs "
-                         f"that file's code; analyser does not do that unasked: pass --title {source} to trust it")
-    from analyser.registry import game_ids, loaded_file_title
+    # but only when this command line named that file (or said --trust): loading it runs its code
+    if source is not None and not isinstance(source, str):
+        raise InputError(f"{str(folder / 'config.json')!r}: the field 'title_source' is not a file name; it is "
+                         "not a config.json analyser writes")
+    if isinstance(source, str) and not is_trusted_file(source):
+        named = loaded_file_title(title)
+        if named is not None and named.source and is_trusted_file(named.source):
+            source = named.source  # the run's title, named with --title from where it is on this machine
+        else:
+            raise InputError(refusal(folder, "title", source, Allowed(strategy_flag=None)))
     if not isinstance(source, str) and title not in game_ids() and loaded_file_title(title) is not None:
         return loaded_file_title(title), config  # a title of one's own, named with --title
     if not isinstance(source, str) and title not in game_ids():
@@ -264,7 +256,7 @@ def check_parts(out: Path, game, config: dict) -> list[list[int]]:
     parts the results have; and the games on disk are those ``config.json`` records as done.
     Returns the merged game ranges on disk.  Raises InputError (one line naming the part) for a
     damaged part, one copied or renamed by hand, or a missing one."""
-    resume = f"remove it and run `analyser resume {out}` to play its games again"
+    resume = f"remove it and run `{resume_command(out, config)}` to play its games again"
     ranges = []
     previous = None
     for p in store.part_files(out / store.RESULTS):
@@ -327,16 +319,27 @@ def open_run(out: Path):
 
 def _read_table(path: Path, what: str) -> pd.DataFrame:
     """A Parquet or CSV file as a DataFrame; InputError (naming the error type only) otherwise."""
+    kind = "Parquet" if path.suffix == ".parquet" else "CSV"
+    takes = ("a results.parquet or results.csv as analyser writes them, or a run folder"
+             if what == "results file" else f"the {what} as analyser writes it")
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+        try:
+            pq.read_schema(path)
+        except Exception as e:  # noqa: BLE001 - not Parquet at all
+            raise InputError(f"{what} {str(path)!r} cannot be read as Parquet ({type(e).__name__}); it takes "
+                             f"{takes}") from None
+        table = store.read_part_table(path, what=what)  # its pandas metadata checked, then left out
+        try:
+            return table.to_pandas()
+        except Exception as e:  # noqa: BLE001
+            raise InputError(f"{what} {str(path)!r} cannot be read as Parquet ({type(e).__name__}); it takes "
+                             f"{takes}") from None
     try:
-        if path.suffix == ".parquet":
-            return pd.read_parquet(path)
-        return pd.read_csv(path)
+        return restore_frame(pd.read_csv(path))  # text cells neutralised for spreadsheets come back as written
     except pd.errors.EmptyDataError:
         raise InputError(f"{what} {str(path)!r} is empty; it needs at least a header line") from None
     except Exception as e:  # noqa: BLE001 - parsers raise many kinds; none may escape as a traceback
-        kind = "Parquet" if path.suffix == ".parquet" else "CSV"
-        takes = ("a results.parquet or results.csv as analyser writes them, or a run folder"
-                 if what == "results file" else f"the {what} as analyser writes it")
         raise InputError(f"{what} {str(path)!r} cannot be read as {kind} ({type(e).__name__}); it takes "
                          f"{takes}") from None
 

@@ -57,14 +57,54 @@ _ACCEPTS = {"whole": {"int", "float"}, "count": {"int", "float"}, "number": {"in
 _TRACE = r"\s*(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s+-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)*)?\s*"
 
 
-def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str | None = None) -> None:
+#: What a cell of each kind is called in a message.
+_HELD = {"text": "text", "bool": "a true/false value", "int": "a number", "float": "a number"}
+
+
+def _cell_kind(value) -> str | None:
+    """The kind of one cell (None when missing): a value a CSV file gave as text counts as the
+    number or true/false it spells, since a CSV file has no types."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    if isinstance(value, str):
+        t = value.strip()
+        if t.lower() in ("true", "false"):
+            return "bool"
+        try:
+            float(t)
+        except ValueError:
+            return "text"
+        return "int" if t.lstrip("+-").isdigit() else "float"
+    return "other"
+
+
+def _first_wrong_cell(series: pd.Series, ok: set[str]) -> tuple[int, str] | None:
+    """(row counted from 1, what it holds) of the first cell whose kind a column does not take."""
+    values = series.astype(object).to_numpy() if isinstance(series.dtype, pd.CategoricalDtype) else series.to_numpy()
+    for k, value in enumerate(values):
+        kind = _cell_kind(value)
+        if kind is not None and kind not in ok:
+            return k + 1, _HELD.get(kind, "a value of another type")
+    return None
+
+
+def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str | None = None,
+                     frame: pd.DataFrame | None = None) -> None:
     """Check the column names and types of a results table against ``game.results_schema()``.
 
     ``columns`` maps each column name to its pandas dtype or pyarrow DataType (``dict(zip(
     schema.names, schema.types))`` for a pyarrow schema, ``df.dtypes.to_dict()`` for a frame), so
     this runs before any row is loaded.  Raises InputError naming the file, the column and what
-    it takes.  Columns the schema does not know are ignored.  ``schema`` (``[(Metric,
-    required)]``) and ``what`` (e.g. ``"rounds table"``) check another table of the title.
+    it takes, and, when the rows are at hand (``frame``), the first row that does not fit
+    (counted from 1 after the header; its text never quoted).  Columns the schema does not know
+    are ignored.  ``schema`` (``[(Metric, required)]``) and ``what`` (e.g. ``"rounds table"``)
+    check another table of the title.
     """
     schema = game.results_schema() if schema is None else schema
     missing = [str(c) for c, required in schema if required and c not in columns]
@@ -77,6 +117,10 @@ def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str
         kind = _kind_of(columns[col])
         ok = _ACCEPTS[col.kind] | ({"float"} if col.missing else set())
         if kind not in ok:
+            wrong = _first_wrong_cell(frame[col], ok) if frame is not None and col in frame.columns else None
+            if wrong is not None:
+                raise InputError(f"{str(path)!r}: column {str(col)!r}: row {wrong[0]} holds {wrong[1]}; it takes "
+                                 f"{col.accepts()}")
             held = {"text": "text", "bool": "true/false values", "int": "numbers", "float": "numbers"}.get(
                 kind, "values of another type")
             raise InputError(f"{str(path)!r}: column {str(col)!r} holds {held}; it takes {col.accepts()}")
@@ -164,7 +208,7 @@ def validate_results(df: pd.DataFrame, game, path) -> None:
     the header) and what the column takes.  Cell text is never quoted.
     """
     schema = game.results_schema()
-    validate_columns(df.dtypes.to_dict(), game, path, schema)
+    validate_columns(df.dtypes.to_dict(), game, path, schema, frame=df)
     _check_values(df, schema, path)
     where = repr(str(path))
     if df["players"].nunique() > 1:
@@ -259,7 +303,7 @@ def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame)
     from analyser.core import Metric
     declared = [c for c in getattr(name, "columns", ()) if c not in ("game_index", "seat")]
     schema = [(c, True) for c in [Metric("game_index", "count"), Metric("seat", "count")] + declared]
-    validate_columns(frame.dtypes.to_dict(), game, path, schema, what=f"{name} table")
+    validate_columns(frame.dtypes.to_dict(), game, path, schema, what=f"{name} table", frame=frame)
     _check_values(frame, schema, path)
     if "run_id" in frame.columns and "run_id" in results.columns:
         if not set(frame["run_id"].astype(str).unique()) <= set(results["run_id"].astype(str).unique()):

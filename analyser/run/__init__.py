@@ -14,19 +14,26 @@ job per module:
 * :mod:`~analyser.run.backends`: loky, threading and Dask dispatch, the watchdog, signal handling;
 * :mod:`~analyser.run.sink`: the sink that writes parts, batch -> frames and tables, CSV files;
 * :mod:`~analyser.run.store`: the run-folder layout of Parquet parts, the lock;
-* :mod:`~analyser.run.folders`: the default ``--out``, preparing and checking output folders.
+* :mod:`~analyser.run.folders`: the default ``--out``, preparing and checking output folders, and
+  reading a folder's ``config.json`` (bounded);
+* :mod:`~analyser.run.trust`: a handed-over folder is data, never code (what its ``config.json``
+  may make analyser load or contact).
 
 Reading results back (untrusted input) is :mod:`analyser.results`.
 """
 
 from analyser.run.backends import Terminated, WorkerDied, check_scheduler_address
-from analyser.run.execute import RunResult, resume, run
-from analyser.run.folders import check_writable, default_out, prepare_out, read_config
+from analyser.run.execute import ResumePlan, RunResult, resume, resume_spec, run
+from analyser.run.folders import (check_writable, default_out, describe_output, prepare_out, previous_output,
+                                  read_config, read_config_file)
 from analyser.run.sink import assemble, batch_frames, batch_tables, compact, tables_to_frame, write_csv, write_results
 from analyser.run.spec import (BACKENDS, MAX_GAMES, RunSpec, data_file_record, new_run_id, package_versions, resolve,
                                spec_from_config)
+from analyser.run.trust import Allowed, guard_folder_config, resume_command, trust_file, trusting
 
-__all__ = ["BACKENDS", "MAX_GAMES", "RunResult", "RunSpec", "Terminated", "WorkerDied", "assemble", "batch_frames",
-           "batch_tables", "check_scheduler_address", "check_writable", "compact", "data_file_record",
-           "default_out", "new_run_id", "package_versions", "prepare_out", "read_config", "resolve", "resume", "run",
-           "spec_from_config", "tables_to_frame", "write_csv", "write_results"]
+__all__ = ["Allowed", "BACKENDS", "MAX_GAMES", "ResumePlan", "RunResult", "RunSpec", "Terminated", "WorkerDied",
+           "assemble", "batch_frames", "batch_tables", "check_scheduler_address", "check_writable", "compact",
+           "data_file_record", "default_out", "describe_output", "guard_folder_config", "new_run_id",
+           "package_versions", "prepare_out", "previous_output", "read_config", "read_config_file", "resolve",
+           "resume", "resume_command", "resume_spec", "run", "spec_from_config", "tables_to_frame", "trust_file",
+           "trusting", "write_csv", "write_results"]

@@ -13,6 +13,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from analyser.run.backends import (_Deferred, _close_dask, _dask_client, _dask_s
 from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
+from analyser.run.trust import Allowed, guard_folder_config
 from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, run_batch
 
 
@@ -125,11 +127,15 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     """
     from tqdm.auto import tqdm
 
-    from analyser.results.read import trust_title_file
+    from analyser.run.trust import strategy_files, trust_file
 
     game, params, players, jobs, seed = resolve(spec)
-    if getattr(game, "source", None):  # the user ran this title file: its results may load it again
-        trust_title_file(game.source)
+    # the user ran these files (resolve loaded them): this run's folder may name them to this process
+    if getattr(game, "source", None):
+        trust_file(game.source)
+    for text in spec.strategies:
+        for path in strategy_files(text):
+            trust_file(path)
     strategies = tuple(spec.strategies)
     rules = tuple(sorted(spec.rules.items()))
     out = Path(out) if out is not None else None
@@ -140,6 +146,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
     try:
         previous = read_config(out) if (resume and out is not None) else None
+        if previous:
+            _check_title(out, previous, game)
         done = _scan_done(out, game) if previous else {}
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         sources = runner.ship_sources(strategies) if client is not None else ()
@@ -288,16 +296,53 @@ def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
     sink.save()
 
 
-def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None) -> RunResult:
+def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None,
+           allowed: Allowed | None = None) -> RunResult:
     """Continue the interrupted or failed run in ``out``: the same spec and run id, only the games
     that have no part on disk are played, and the union equals one uninterrupted run.  A part cut
     short by a kill is deleted and redone.  InputError for a folder that is not a run, a complete
-    run, a run from a newer version, or one another process is writing."""
+    run, a run from a newer version, or one another process is writing.
+
+    The folder is data: a title file or strategy file its config.json names is loaded only when
+    ``allowed`` names it (or trusts everything, or this process ran it), and a scheduler only when
+    ``allowed.scheduler`` names one; otherwise the run continues on this machine
+    (:func:`analyser.run.trust.guard_folder_config`)."""
+    out = Path(out)
+    spec = resume_spec(out, allowed or Allowed()).spec
+    return run(spec, progress=progress, command=command, out=out, resume=True)
+
+
+@dataclass
+class ResumePlan:
+    """What resuming a folder would do: its ``config`` as read, the ``spec`` to run (after the
+    trust rule, :mod:`analyser.run.trust`), and ``notes`` for the user (one line each)."""
+
+    config: dict
+    spec: RunSpec
+    notes: list[str]
+
+
+def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
+    """Read and check the run folder ``out`` for resuming: its config.json (bounded,
+    :func:`read_config`), its lock, and the trust rule, before anything is loaded; then, when the
+    command line named the run's title file from another place, that title, to check that its id
+    is the run's.  Raises InputError (one line)."""
     out = Path(out)
     config = read_config(out)
     holder = store.holder_of(out)
     if holder is not None:
         raise InputError(f"{str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
                          "wait for it to stop")
-    spec = spec_from_config(config)
-    return run(spec, progress=progress, command=command, out=out, resume=True)
+    guarded = guard_folder_config(config, out, allowed)
+    store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
+    spec = spec_from_config(guarded.config)
+    if guarded.config.get("title_source") != config.get("title_source"):
+        from analyser.registry import get_game
+        _check_title(out, config, get_game(spec.game))
+    return ResumePlan(config, spec, guarded.notes)
+
+
+def _check_title(out: Path, config: dict, game) -> None:
+    if config.get("game") != game.id:
+        raise InputError(f"{str(out)!r} holds a run of {str(config.get('game'))[:40]!r}, but its title is now "
+                         f"{game.id!r} ({title_ref(game)}); give the run's own title")

@@ -1,42 +1,53 @@
 """Output folders: the default ``--out``, making a folder ready for a run (replacing an earlier run's
 files, refusing any other content or a folder in use), checking it can be written, and reading
 the ``config.json`` of a run folder to resume it.
+
+Every ``config.json`` analyser reads back (to resume, report, compare, replay or replace a run)
+is read by :func:`read_config_file`: it may come from someone else, so it is bounded in size and
+nesting like any file a user hands over (:mod:`analyser.safeio`), and it never names code that
+is loaded unasked (:mod:`analyser.run.trust`).
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import datetime
 from pathlib import Path
 
 from analyser import __version__
 from analyser.core import InputError
-from analyser.registry import get_game
 from analyser.run import store
+from analyser.run.trust import resume_command
+
+
+def read_config_file(path: str | Path):
+    """The parsed ``config.json`` at ``path`` (any JSON value; callers check its shape), read through
+    the bounded reader: a regular file of at most :data:`~analyser.safeio.CONFIG_MAX_BYTES`, JSON
+    nested at most :data:`~analyser.safeio.JSON_MAX_DEPTH` deep, whole numbers of at most 20
+    digits, no ``NaN`` and no key given twice.  Raises InputError (one line naming the file)."""
+    from analyser.safeio import CONFIG_MAX_BYTES, read_json
+    return read_json(path, "config.json", max_bytes=CONFIG_MAX_BYTES)
 
 
 def read_config(out: Path) -> dict:
     """The config.json of a run folder, for resuming it.  InputError (one line) when ``out`` is not
-    a run folder, holds a complete run, or was written by a newer analyser."""
+    a run folder, holds a complete run, was written by a newer analyser, or its config.json is not
+    one a run writes (too large, too deeply nested, a field of the wrong type)."""
     out = Path(out)
     if not out.is_dir():
         raise InputError(f"{str(out)!r} is not a run folder (no such folder); give the --out folder of a run")
-    try:
-        config = json.loads((out / "config.json").read_text())
-    except FileNotFoundError:
-        raise InputError(f"{str(out)!r} is not a run folder (no config.json); give the --out folder of a run") from None
-    except (OSError, ValueError) as e:
-        raise InputError(f"{str(out)!r}: config.json cannot be read ({type(e).__name__}); "
-                         "it is not a run that can be resumed") from None
+    if not (out / "config.json").exists():
+        raise InputError(f"{str(out)!r} is not a run folder (no config.json); give the --out folder of a run")
+    config = read_config_file(out / "config.json")
     if not isinstance(config, dict) or not {"game", "seed", "strategies", "games_requested"} <= set(config):
         raise InputError(f"{str(out)!r} is not an analyser run folder (config.json lacks the run's game, "
                          "seed or strategies)")
     layout = config.get("layout", 1)
-    made_by = str((config.get("versions") or {}).get("analyser", "0"))
+    made_by = str((config.get("versions") or {}).get("analyser", "0")) if isinstance(config.get("versions"), dict) \
+        else "0"
     if not isinstance(layout, int) or layout > store.LAYOUT or _version_key(made_by) > _version_key(__version__):
-        raise InputError(f"{str(out)!r} was written by analyser {made_by} (layout {layout}); this is analyser "
-                         f"{__version__}, which cannot resume it; upgrade analyser")
+        raise InputError(f"{str(out)!r} was written by analyser {made_by[:40]} (layout {str(layout)[:20]}); this is "
+                         f"analyser {__version__}, which cannot resume it; upgrade analyser")
     if layout < store.LAYOUT or "run_id" not in config:
         raise InputError(f"{str(out)!r} was written by an analyser without resumable runs "
                          "(one results.parquet); it cannot be resumed, start a new run")
@@ -51,10 +62,12 @@ def _version_key(v: str) -> tuple:
     return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
 
 
-def default_out(game_id: str) -> Path:
-    """``reports/<game>-<timestamp>`` under the current directory."""
+def default_out(game_id: str, parent: str | Path = "reports") -> Path:
+    """``reports/<game>-<timestamp>`` under the current directory (or ``<parent>/<game>-<timestamp>``):
+    a new folder every time (``-2``, ``-3`` ... when one of that second exists), so a default
+    output never replaces an earlier one.  ``game_id`` may carry the command (``GAME-sweep``)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    base = Path("reports") / f"{game_id}-{stamp}"
+    base = Path(parent) / f"{game_id}-{stamp}"
     p, k = base, 1
     while p.exists():
         k += 1
@@ -62,13 +75,57 @@ def default_out(game_id: str) -> Path:
     return p
 
 
-def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
-    """Make ``out`` ready for a run's files and return it as a Path.
+#: What each kind of analyser output is called in messages (config.json ``kind``; a run has none).
+KIND_NAMES = {"run": "run", "sweep": "sweep", "tournament": "tournament", "compare": "comparison"}
 
-    A new or empty folder is used as it is.  A folder holding an earlier analyser run (its
-    ``config.json``) has that run's files removed first when ``replace_run``, so no stale file
-    survives beside the new ones.  Any other non-empty folder, an empty name or an unwritable
-    place raises InputError.
+
+def previous_output(out: str | Path) -> dict | None:
+    """The config.json of the analyser output (a run or an experiment) that ``out`` holds, with
+    its ``kind`` filled in (``run`` for a run), or None when ``out`` holds none."""
+    out = Path(out)
+    if not (out / "config.json").is_file():
+        return None
+    try:
+        previous = read_config_file(out / "config.json")
+    except InputError:
+        return None
+    if not (isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)):
+        return None
+    kind = previous.get("kind")
+    return {**previous, "kind": kind if isinstance(kind, str) and kind in KIND_NAMES else "run"}
+
+
+def describe_output(previous: dict, where: str | Path | None = None) -> str:
+    """``the complete run (2,000 games)``, ``the failed run in OUT (312 of 1,000 games)``, ``the
+    complete sweep (12 cells)``: what a folder holds (``where``: the folder, named after the
+    kind), for the line that says it is replaced or why it is refused."""
+    kind, status = previous["kind"], previous.get("status")
+    what = f"the {status + ' ' if isinstance(status, str) and status.isalpha() else ''}{KIND_NAMES[kind]}"
+    if where is not None:
+        what += f" in {where}"
+    done, asked = previous.get("games_completed"), previous.get("games_requested")
+    if kind == "run" and isinstance(done, int):
+        games = f"{done:,} games" if done == asked or not isinstance(asked, int) else f"{done:,} of {asked:,} games"
+        return f"{what} ({games})"
+    for key, one, many in (("cells", "cell", "cells"), ("tables", "table", "tables"),
+                           ("games", "game per side", "games per side")):
+        n = previous.get(key)
+        n = len(n) if isinstance(n, list) else n
+        if isinstance(n, int) and not isinstance(n, bool):
+            return f"{what} ({n:,} {one if n == 1 else many})"
+    return what
+
+
+def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") -> Path:
+    """Make ``out`` ready for the files of a ``kind`` of output (``run``: simulate; ``sweep``,
+    ``tournament``, ``compare``) and return it as a Path.
+
+    A new or empty folder is used as it is.  A folder holding an earlier analyser output of the
+    same kind (its ``config.json``) has that output's files removed first when ``replace_run``,
+    so no stale file survives beside the new ones (say so with :func:`previous_output` and
+    :func:`describe_output` before calling this).  A folder holding another kind of output (a
+    run where a sweep goes, a tournament where a comparison goes), any other non-empty folder,
+    an empty name or an unwritable place raises InputError (one line).
     """
     if str(out).strip() == "":
         raise InputError("--out '' is not accepted; give a folder name")
@@ -77,42 +134,53 @@ def prepare_out(out: str | Path, replace_run: bool = True) -> Path:
     entries = sorted(p.name for p in out.iterdir())
     if not entries:
         return out
-    previous = None
-    if (out / "config.json").exists():
-        from analyser.safeio import read_json
-        try:
-            previous = read_json(out / "config.json", "config file", max_bytes=10_000_000)
-        except InputError:
-            pass
-    is_run = isinstance(previous, dict) and {"seed", "game", "status"} <= set(previous)
+    previous = previous_output(out)
+    is_run = previous is not None
     if not replace_run:
-        what = "holds a run, whose files a report there would overwrite" if is_run else \
+        what = f"holds {describe_output(previous)}, whose files a report there would overwrite" if is_run else \
             f"is not empty ({len(entries)} entries)"
         raise InputError(f"--out {str(out)!r} {what}; choose a new or empty folder (or leave out --out to rebuild "
                          "a run's report in its own folder)")
     if not is_run:
         raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and holds no analyser run to "
                          "replace; choose a new or empty folder")
+    if previous["kind"] != kind:
+        raise InputError(f"--out {str(out)!r} holds {describe_output(previous)}, not a {KIND_NAMES[kind]}; a "
+                         f"{KIND_NAMES[kind]} replaces only an earlier {KIND_NAMES[kind]}, so choose a new or empty "
+                         "folder (or leave out --out)")
     holder = store.holder_of(out)
     if holder is not None:
         raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
                          "wait for it or choose another folder")
     if previous.get("status") in ("running", "interrupted") and previous.get("games_completed"):
         raise InputError(f"--out {str(out)!r} holds an unfinished run ({previous.get('games_completed')} of "
-                         f"{previous.get('games_requested')} games); continue it with `analyser resume {out}`, "
+                         f"{previous.get('games_requested')} games); continue it with `{resume_command(out, previous)}`, "
                          "or choose another folder")
-    names = set(previous.get("files") or []) | {"config.json", "results.parquet", "results.csv", "summary.csv",
+    listed = [n for n in previous.get("files") or [] if isinstance(n, str)] \
+        if isinstance(previous.get("files"), list) else []
+    names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
                                                  "index.html"}
+    if kind == "compare":
+        names |= {"a", "b"}  # the sides of a comparison of rule sets or lineups (run folders)
     for name in sorted(names):
         if "/" not in name and "\\" not in name and name not in ("", ".", "..") and (out / name).is_file():
             (out / name).unlink(missing_ok=True)
+        elif name not in ("", ".", "..") and "/" not in name and "\\" not in name and (out / name).is_dir() and \
+                previous_output(out / name) is not None:  # a run the output held (a comparison's sides a/, b/)
+            shutil.rmtree(out / name)
+    # the part folders of the run replaced: those its record lists, and a built-in title's tables (the
+    # title is never loaded from a file here: the folder's record names it, and a folder is data)
+    tables = [store.RESULTS] + listed
     game = previous.get("game")
-    tables = [store.RESULTS]
-    try:
-        tables += list(get_game(str(game)).extra_tables)
-    except InputError:
-        pass
-    for name in tables:  # the part folders of the run replaced
+    from analyser.registry import game_ids, get_game
+    if isinstance(game, str) and game in game_ids():
+        try:
+            tables += [str(t) for t in get_game(game).extra_tables]
+        except InputError:
+            pass
+    for name in dict.fromkeys(tables):
+        if not name or "/" in name or "\\" in name or name in (".", ".."):
+            continue
         folder = out / name
         if folder.is_dir() and all(p.name.startswith(("part-", ".part-")) for p in folder.iterdir()):
             shutil.rmtree(folder)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
+from analyser.csvsafe import to_csv
 from analyser.run import store
 from analyser.runner import ROW_FIELDS, BatchResult
 
@@ -196,11 +196,12 @@ def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
             with open(tmp, "wb") as fh:
                 header = True
                 for p in parts:
-                    t = pq.read_table(p)
+                    t = store.read_part_table(p)  # a resumed folder's parts may be anyone's
                     if not t.num_rows:
                         continue
-                    # the same text as pandas' to_csv, without loading the run
-                    fh.write(t.to_pandas().to_csv(index=False, header=header).encode("utf-8"))
+                    # the same text as pandas' to_csv (text cells neutralised for spreadsheets),
+                    # without loading the run
+                    fh.write(to_csv(t.to_pandas(), index=False, header=header).encode("utf-8"))
                     header = False
             os.replace(tmp, target)
         except OSError as e:

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import __version__, runner
-from analyser.core import InputError
+from analyser.core import GAME_TIMEOUT, InputError
 from analyser.registry import get_game, make_strategy
 from analyser.run.backends import check_scheduler_address
 from analyser.runner import resolve_jobs
@@ -45,7 +45,7 @@ class RunSpec:
     jobs: int | None = None
     rules: dict[str, str] = field(default_factory=dict)
     batch_size: int | None = None
-    game_timeout: float = 60.0
+    game_timeout: float = GAME_TIMEOUT
     #: ``loky`` (worker processes on this machine) or ``dask`` (a dask.distributed cluster)
     backend: str = "loky"
     #: Dask scheduler address (``tcp://HOST:8786``); None with ``backend="dask"`` starts a LocalCluster
@@ -172,10 +172,32 @@ def new_run_id(game_id: str, seed: int) -> str:
 
 
 def spec_from_config(config: dict) -> RunSpec:
-    """The RunSpec a config.json records (for resume)."""
-    return RunSpec(game=config.get("title_source") or config["game"], strategies=list(config["strategies"]), players=config.get("players"),
-                   games=int(config["games_requested"]), seed=int(config["seed"]),
-                   jobs=config.get("jobs_requested", 0), rules=dict(config.get("rule_overrides") or {}),
-                   batch_size=config.get("batch_size"), first_game=int(config.get("first_game") or 0),
-                   game_timeout=float(config.get("game_timeout", 60.0)),
-                   backend=config.get("backend") or "loky", scheduler=config.get("scheduler"))
+    """The RunSpec a config.json records (for resume).  The config comes from a folder, so each
+    field is checked for its type first: InputError (one line naming the field) otherwise.  Pass
+    the config through :func:`analyser.run.trust.guard_folder_config` first: this function loads
+    nothing, but the spec it returns names the files a run would load."""
+    def field(name, kinds, default=None, required=False):
+        value = config.get(name, default)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise InputError(f"config.json: the field {name!r} is not what a run writes there; it is not a run "
+                             "that can be resumed")
+        return value
+
+    strategies = field("strategies", list, required=True)
+    if not strategies or len(strategies) > 1000 or not all(isinstance(s, str) for s in strategies):
+        raise InputError("config.json: the field 'strategies' is not a list of strategy specs; it is not a run "
+                         "that can be resumed")
+    rules = field("rule_overrides", dict) or {}
+    if not all(isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+               for k, v in rules.items()):
+        raise InputError("config.json: the field 'rule_overrides' is not a map of rule options to values; it is "
+                         "not a run that can be resumed")
+    return RunSpec(game=field("title_source", str) or field("game", str, required=True),
+                   strategies=list(strategies), players=field("players", int),
+                   games=field("games_requested", int, required=True), seed=field("seed", int, required=True),
+                   jobs=field("jobs_requested", int, 0), rules=dict(rules),
+                   batch_size=field("batch_size", int), first_game=field("first_game", int) or 0,
+                   game_timeout=float(field("game_timeout", (int, float), GAME_TIMEOUT)),
+                   backend=field("backend", str) or "loky", scheduler=field("scheduler", str))

@@ -170,9 +170,106 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
 
 
 def iter_tables(folder: Path, columns: list[str] | None = None) -> Iterator[pa.Table]:
-    """Each part of ``folder`` as an Arrow table (only ``columns`` when given), in game order."""
+    """Each part of ``folder`` as an Arrow table (only ``columns`` when given), in game order; read
+    by :func:`read_part_table` (InputError naming a part that cannot be read)."""
     for p in part_files(folder):
-        yield pq.read_table(p, columns=columns)
+        yield read_part_table(p, columns)
+
+
+#: The schema-metadata key under which pandas records how to rebuild its frame.
+_PANDAS_KEY = b"pandas"
+
+
+def read_part_table(path: Path, columns: list[str] | None = None, drop: tuple[str, ...] = (),
+                    what: str = "part") -> pa.Table:
+    """A Parquet part (or any Parquet results file) as an Arrow table, safe to turn into pandas.
+
+    Only ``columns`` (those that exist) when given, less ``drop``.  The file may come from
+    someone else, so the pandas metadata pandas wrote into it (how to rebuild the frame's index
+    and dtypes) is checked first (:func:`check_pandas_metadata`) and then left out: analyser never
+    needs it (its tables have no index, and Arrow's own types give the same frame), so what pandas
+    would do with it cannot go wrong.  Index columns it names are left out too.  Raises
+    InputError (one line naming the file, ``what`` saying what it is) when the file cannot be read
+    or its metadata is broken."""
+    from analyser.core import InputError
+    try:
+        schema = pq.read_schema(path)
+    except Exception as e:  # noqa: BLE001 - a damaged file raises many kinds
+        raise InputError(f"{what} {str(path)!r} cannot be read: {type(e).__name__}") from None
+    index = check_pandas_metadata(schema, path, what)
+    names = schema.names if columns is None else [c for c in columns if c in schema.names]
+    cols = [c for c in names if c not in drop and c not in index]
+    try:
+        table = pq.read_table(path, columns=cols)
+    except Exception as e:  # noqa: BLE001
+        raise InputError(f"{what} {str(path)!r} cannot be read: {type(e).__name__}") from None
+    meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != _PANDAS_KEY}
+    return table.replace_schema_metadata(meta or None)
+
+
+def check_pandas_metadata(schema: pa.Schema, path: Path, what: str = "part") -> set[str]:
+    """The index columns named by the pandas metadata of a Parquet file's ``schema`` (usually
+    none).  The metadata is JSON read with the caps of :func:`analyser.safeio.parse_json`; it must
+    be an object whose ``index_columns`` are column names of the file or range indexes of exactly
+    the file's number of rows, and whose ``columns`` is a list of objects.  Raises InputError (one
+    line naming the file) otherwise: a truncated block, a huge range index, a deep nesting."""
+    from analyser.core import InputError
+    from analyser.safeio import parse_json
+    raw = (schema.metadata or {}).get(_PANDAS_KEY)
+    if raw is None:
+        return set()
+    where = f"{what} {str(path)!r}: its pandas metadata"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{where} is not UTF-8 text; the file is damaged or not written by pandas") from None
+    meta = parse_json(text, where)
+    bad = f"{where} is not what pandas writes"
+    if not isinstance(meta, dict) or not isinstance(meta.get("index_columns", []), list) \
+            or not isinstance(meta.get("columns", []), list) or not all(isinstance(c, dict) for c in meta.get("columns", [])):
+        raise InputError(f"{bad} (index_columns and columns must be lists); the file is damaged")
+    index = set()
+    rows = None
+    for entry in meta.get("index_columns", []):
+        if isinstance(entry, str):
+            if entry not in schema.names:
+                raise InputError(f"{bad}: it names the index column {entry[:40]!r}, which the file lacks")
+            index.add(entry)
+            continue
+        ok = isinstance(entry, dict) and entry.get("kind") == "range" and all(
+            isinstance(entry.get(k), int) and not isinstance(entry.get(k), bool) for k in ("start", "stop", "step"))
+        if not ok or entry["step"] == 0:
+            raise InputError(f"{bad}: an index is neither a column name nor a range (start, stop, step)")
+        if rows is None:
+            rows = _row_count(path)
+        a, b, step = entry["start"], entry["stop"], entry["step"]
+        length = max(0, (b - a + step - (1 if step > 0 else -1)) // step)
+        if length != rows:
+            raise InputError(f"{bad}: its range index has {length:,} rows, but the file holds {rows:,}; the file is "
+                             "damaged")
+    return index
+
+
+def check_folder_parts(out: Path) -> None:
+    """Check the pandas metadata of every part in the run folder ``out`` (its results and any
+    extra table), reading only their footers: InputError (one line naming the part) for a broken
+    one.  A part whose footer cannot be read at all is left to :func:`scan_parts` (a part cut
+    short by a kill, which a resumed run plays again)."""
+    for folder in sorted(p for p in Path(out).iterdir() if p.is_dir()):
+        for p in part_files(folder):
+            try:
+                schema = pq.read_schema(p)
+            except Exception:  # noqa: BLE001 - a damaged part: redone by a resumed run
+                continue
+            check_pandas_metadata(schema, p)
+
+
+def _row_count(path: Path) -> int:
+    from analyser.core import InputError
+    try:
+        return pq.ParquetFile(path).metadata.num_rows
+    except Exception as e:  # noqa: BLE001
+        raise InputError(f"{str(path)!r} cannot be read: {type(e).__name__}") from None
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ class Dao(_Rules):
     plots_from = figures.plots_from
     describe_state = render.describe_state
     step_events = render.step_events
+    plot_sections = {"cards.png": "DAO figures per strategy"}
     bench_cases = (("4p threshold", ("threshold",), 4, 10000, 50000),
                    ("4p greedy", ("greedy",), 4, 4000, 20000))
     mcts_bench_games = 10  # bench --mcts: about 15 decisions per seat

@@ -1,10 +1,10 @@
-"""DAO (published as Dodekka): press-your-luck set collection.  Rules: docs/rules/dao.md.
+"""DAO (published as Dodekka): press-your-luck set collection.  Rules: rules.md (``analyser rules dao``).
 
 This module is the model the other titles copy: ``DaoParams`` (every rule option), ``DaoState``
 (plain data with a JSON round trip), ``DaoView`` (what one seat may see) and ``Dao`` (the
 stateless forward model).
 
-Rules implemented (docs/rules/dao.md):
+Rules implemented (rules.md):
 
 * 60 cards, 5 colours x values ``0x1,1x4,2x3,3x3,4x1``; 3 revealed into the display; seat 0 starts.
 * A turn is one action: :data:`TAKE` the front card (``display[0]``) or :data:`REVEAL` the top deck
@@ -60,7 +60,7 @@ class Card(NamedTuple):
 
 
 class Action(enum.Enum):
-    """A DAO action (docs/rules/dao.md, Turn)."""
+    """A DAO action (rules.md, Turn)."""
 
     TAKE = "take"
     REVEAL = "reveal"
@@ -99,9 +99,9 @@ def parse_values(text: str) -> tuple[tuple[int, int], ...]:
 
 @dataclass(frozen=True)
 class DaoParams(Params):
-    """Rule options of DAO (docs/rules/dao.md).  Defaults are the rules write-up's."""
+    """Rule options of DAO (rules.md).  Defaults are the rules write-up's."""
 
-    bust_limit: int = option(12, "display total above which a reveal busts (docs/rules/dao.md Turn)", low=0,
+    bust_limit: int = option(12, "display total above which a reveal busts (rules page: Turn)", low=0,
                              high=100000)
     display_size: int = option(3, "cards revealed into an empty display (setup and refill)", low=1, high=20)
     colours: int = option(5, "number of colours (metal, fire, earth, wood, water, ...)", low=1, high=10)
@@ -109,7 +109,7 @@ class DaoParams(Params):
                          "copies 0 to 1000; a deck of at most 10,000 cards)")
     equal_exception: str = option(
         "adjacent", "reveal equal in value to the card it is laid next to (adjacent), to the front "
-        "card (front), or no exception (off) keeps the display (ruling equal_exception, docs/rules/dao.md)",
+        "card (front), or no exception (off) keeps the display (ruling equal_exception on the rules page)",
         choices=("adjacent", "front", "off"))
     tie_break: str = option("most_cards", "tied top scores: more cards wins, else shared (most_cards); "
                             "always shared (shared)", choices=("most_cards", "shared"))
@@ -227,7 +227,7 @@ class DaoState:
 
 
 class DaoView:
-    """What one seat sees: everything but the order of the deck (docs/rules/dao.md: piles are public).
+    """What one seat sees: everything but the order of the deck (rules.md: piles are public).
 
     A live view: the attributes read through to the game state, so one view per seat serves a
     whole game.  ``display`` (front first), ``piles`` and ``unseen`` are the state's own lists:
@@ -306,7 +306,7 @@ def scoring_colour_cards(cards, colours: int) -> int:
 
 
 class Dao(Game):
-    """The DAO forward model (docs/rules/dao.md).  See the module docstring for the rulings."""
+    """The DAO forward model (rules.md).  See the module docstring for the rulings."""
 
     id = "dao"
     name = "DAO (Dodekka)"
@@ -374,7 +374,7 @@ class Dao(Game):
         return DaoView(s, seat)
 
     def apply(self, s: DaoState, action, rng=None) -> None:
-        """Play ``action`` for the current seat (docs/rules/dao.md Turn, Refill, End).
+        """Play ``action`` for the current seat (rules.md Turn, Refill, End).
 
         ``rng`` is unused: DAO has no chance after the shuffle.  Raises ValueError on an action
         that is neither TAKE nor REVEAL.  Must not be called once the game is over (the loop stops
@@ -501,7 +501,7 @@ class Dao(Game):
     def ranks_given(self, s: DaoState, scores, winners) -> list[int]:
         """Ranks (1 = best).  ``tie_break=most_cards`` orders every tie by cards taken, not only the
         tie for the win: seats tied on score rank by card count, and share a rank only when that is
-        equal too (docs/rules/dao.md, "Ties").  ``shared``: equal scores share a rank."""
+        equal too (rules.md, "Ties").  ``shared``: equal scores share a rank."""
         if s.params.tie_break != "most_cards":
             return ranks_from(scores, winners)
         keys = [(scores[i], len(s.piles[i])) for i in range(s.n)]
@@ -523,6 +523,15 @@ class Dao(Game):
             most = max(len(s.piles[i]) for i in tied)
             tied = [i for i in tied if len(s.piles[i]) == most]
         return tied
+
+    def tie_break_reason(self, s: DaoState, scores, winners) -> str:
+        """Under ``tie_break=most_cards``: the tied seats' cards, which decided (rules.md, "Ties")."""
+        top = max(scores)
+        tied = [i for i in range(s.n) if scores[i] == top]
+        if sorted(winners) == tied:
+            return ""
+        cards = ", ".join(f"seat {i} took {len(s.piles[i])}" for i in tied)
+        return f"tied on {top} points, more cards wins (rule tie_break=most_cards): {cards} cards"
 
     def metrics(self, s: DaoState) -> list[dict[str, float]]:
         """Per seat: cards taken, busts, the share of cards in the scoring colour, game turns.

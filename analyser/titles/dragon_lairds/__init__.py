@@ -11,6 +11,8 @@ class DragonLairds(_Rules):
     figure_tables_from = figures.figure_tables_from
     plots_from = figures.plots_from
     describe_state = render.describe_state
+    plot_sections = {"points_by_source.png": "Royals by source", "cup.png": "Saurean Cup",
+                     "income_curves.png": "Income collected at tax"}
     bench_cases = (("4p income", ("income",), 4, 1000, 4000),)
 
 

@@ -1,6 +1,6 @@
 """Dragon Lairds (龍王爭霸): a card-drafting engine game with auctions for the Saurean Cup.
 
-Rules page: ``docs/rules/dragon-lairds.md``.  Built like :mod:`analyser.games.dao`:
+Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.games.dao`:
 ``DragonParams`` (every rule option), ``DragonState`` (plain data with a JSON round trip),
 ``DragonView`` (what one seat may see) and ``DragonLairds`` (the stateless forward model).
 
@@ -249,7 +249,7 @@ def load_deck(path: str = "") -> Deck:
 
 @dataclass(frozen=True)
 class DragonParams(Params):
-    """Rule options of Dragon Lairds (rules page ``docs/rules/dragon-lairds.md``)."""
+    """Rule options of Dragon Lairds (rules page ``rules.md``)."""
 
     halt_space: int = option(8, "pawn space that ends the action phase; the pawn starts on the player "
                                 "count and advances one space per full pass (rules: Round 2)", low=1, high=50)

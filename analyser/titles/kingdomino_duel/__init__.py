@@ -1,6 +1,6 @@
 """Kingdomino Duel (``kingdomino-duel``): the title object binding rules, figures and text drawing.
 
-Rules: :mod:`.rules` (docs/rules/kingdomino-duel.md); report figures: :mod:`.figures` (reduced
+Rules: :mod:`.rules` (rules.md); report figures: :mod:`.figures` (reduced
 chunk by chunk: ``figure_sums``, then ``figure_tables_from`` / ``plots_from``); the text drawing
 for ``analyser play``: :mod:`.render`; component data: ``data/components.csv`` (an unverified
 approximation, replaceable with ``--rule components=FILE``).
@@ -17,6 +17,8 @@ class KingdominoDuel(_Rules):
     describe_state = render.describe_state
     step_events = render.step_events
     trace_legend = render.TRACE_LEGEND
+    plot_sections = {"score_split.png": "Score split", "spells.png": "Spells: share of games",
+                     "spell_value.png": "Spell value"}
     bench_cases = (("2p greedy", ("greedy",), 2, 1000, 4000),
                    ("2p random", ("random",), 2, 1000, 4000))
 

@@ -1,6 +1,6 @@
 """Kingdomino Duel: draft dice, draw dominoes into your kingdom, race for spells.
 
-The rules page is ``docs/rules/kingdomino-duel.md``; this module implements it.  No pandas or
+The rules page is ``rules.md`` (``analyser rules kingdomino-duel``); this module implements it.  No pandas or
 matplotlib here: figures live in :mod:`.figures`, the text drawing in :mod:`.render`.
 
 Rules implemented
@@ -411,7 +411,7 @@ def component_lines(path: str = "") -> dict[tuple[str, str], int]:
 
 @dataclass(frozen=True)
 class KingdominoParams(Params):
-    """Rule options of Kingdomino Duel (docs/rules/kingdomino-duel.md).  Defaults: the rules
+    """Rule options of Kingdomino Duel (rules.md).  Defaults: the rules
     write-up, and our rulings where it is silent."""
 
     components: str = option(
@@ -1005,7 +1005,7 @@ def _roll(comp: Components, rng) -> list:
 
 
 class KingdominoDuel(Game):
-    """The Kingdomino Duel forward model (docs/rules/kingdomino-duel.md).  See the module docstring."""
+    """The Kingdomino Duel forward model (rules.md).  See the module docstring."""
 
     id = "kingdomino-duel"
     name = "Kingdomino Duel"

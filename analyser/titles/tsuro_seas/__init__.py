@@ -10,6 +10,8 @@ class TsuroSeas(_Rules):
     plots_from = figures.plots_from
     describe_state = render.describe_state
     step_events = render.step_events
+    plot_sections = {"elimination_heatmap.png": "Fate of ships per strategy",
+                     "elimination_causes.png": "Fate of ships per strategy"}
     bench_cases = (("4p random", ("random",), 4, 1000, 4000),
                    ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
     mcts_bench_games = 8  # bench --mcts: a short game against random

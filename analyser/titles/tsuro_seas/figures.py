@@ -156,7 +156,7 @@ def figure_tables_from(game, sums):
 def plots_from(game, sums, outdir, strategies):
     """A 7x7 heatmap of where ships were eliminated, and the causes per strategy (strategies in
     the run's order, first at the bottom)."""
-    from analyser import plots  # noqa: F401  (sets the Agg backend first)
+    from analyser import plots  # first: it sets the Agg backend
     import matplotlib.pyplot as plt
     import numpy as np
     import pandas as pd
@@ -172,10 +172,9 @@ def plots_from(game, sums, outdir, strategies):
     fig, ax = plt.subplots(figsize=(6.4, 5.6))
     im = ax.imshow(share, cmap="magma_r", origin="upper", vmin=0)  # 0 = white: no false hotspots
     vmax = share.max() if share.max() > 0 else 1
-    for r in range(SIZE):
-        for c in range(SIZE):
-            ax.text(c, r, f"{share[r, c]:.1f}", ha="center", va="center", fontsize=8,
-                    color="white" if share[r, c] > 0.6 * vmax else "#222222")
+    texts = [(ax, ax.text(c, r, f"{share[r, c]:.1f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                          color="white" if share[r, c] > 0.6 * vmax else "#222222"))
+             for r in range(SIZE) for c in range(SIZE)]
     ax.set_xticks(range(SIZE))
     ax.set_yticks(range(SIZE))
     ax.set_xlabel("board column (0 = left)")
@@ -184,6 +183,8 @@ def plots_from(game, sums, outdir, strategies):
                  loc="left", fontweight="bold")
     cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     cb.set_label("share of eliminated ships (%)")
+    fig.tight_layout()  # as plots.save lays it out, so the labels fit the final cells
+    plots.fit_cell_labels(fig, texts, SIZE, SIZE, max(len(t.get_text()) for _, t in texts))
     out.append(plots.save(fig, outdir / "elimination_heatmap.png",
                            "Where ships were eliminated: the square each sunk ship was on (for a loop "
                            "or head-on meeting the new tile's square), as a share of all eliminations."))

@@ -1,4 +1,4 @@
-"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  Rules: docs/rules/tsuro-seas.md.
+"""Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  Rules: rules.md (``analyser rules tsuro-seas``).
 
 The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (plain data
 with a JSON round trip), ``TsuroView`` (what one seat may see) and ``TsuroSeas`` (the stateless
@@ -22,7 +22,7 @@ that has sailed sits on the border between the last tile it crossed (the tile it
 empty square ahead.  A ship is on its start point exactly when the square behind it is off the
 board (a ship that reaches the edge any other way is eliminated).
 
-Rules implemented (docs/rules/tsuro-seas.md)
+Rules implemented (rules.md)
 --------------------------------------------
 * Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
   top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
@@ -379,7 +379,7 @@ def daikaiju_count(n_players: int) -> int:
 
 @dataclass(frozen=True)
 class TsuroParams(Params):
-    """Rule options of Tsuro of the Seas (docs/rules/tsuro-seas.md).  Defaults: the rules write-up's rules."""
+    """Rule options of Tsuro of the Seas (rules.md).  Defaults: the rules write-up's rules."""
 
     daikaiju: str = option("on", "play with the daikaiju and the dice (on) or the variant without (off)",
                            choices=("on", "off"))
@@ -680,7 +680,7 @@ def dice_square(rng, mode: str) -> int:
 
 
 class TsuroSeas(Game):
-    """The Tsuro of the Seas forward model (docs/rules/tsuro-seas.md).  See the module docstring."""
+    """The Tsuro of the Seas forward model (rules.md).  See the module docstring."""
 
     id = "tsuro-seas"
     name = "Tsuro of the Seas"
@@ -1169,7 +1169,7 @@ class TsuroSeas(Game):
 
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
-        """The ship's own turns completed afloat (docs/rules/tsuro-seas.md, "Score"): a turn of its
+        """The ship's own turns completed afloat (rules.md, "Score"): a turn of its
         own counts when the ship is still afloat at its end, or when the game ends in that turn
         with the ship afloat (``last_ship``, ``no_tiles``).  Counting the ship's own turns, not the
         game's, keeps the score fair between seats: a ship sunk in round 3 scores 2 in any seat."""

@@ -1,10 +1,10 @@
-"""Wizard (神機妙算): trick taking with exact bids.  Rules: docs/rules/wizard.md.
+"""Wizard (神機妙算): trick taking with exact bids.  Rules: rules.md (``analyser rules wizard``).
 
 Built like :mod:`analyser.titles.dao.rules`: ``WizardParams`` (every rule option), ``WizardState`` (plain
 data with a JSON round trip), ``WizardView`` (what one seat may see) and ``Wizard`` (the stateless
 forward model).
 
-Rules implemented (docs/rules/wizard.md):
+Rules implemented (rules.md):
 
 * 60 cards: four suits (blue, green, red, yellow) of ranks 1-13, four Wizards and four Jesters.
   Wizards and Jesters have no suit: :class:`Card` gives them ``suit=None`` and every rule looks at
@@ -267,7 +267,7 @@ _HAND_ORDER_GROUPS = (0, 6, 1, 2, 3, 4, 5, 7)
 
 @dataclass(frozen=True)
 class WizardParams(Params):
-    """Rule options of Wizard (docs/rules/wizard.md).  Defaults are the rules write-up's."""
+    """Rule options of Wizard (rules.md).  Defaults are the rules write-up's."""
 
     wizard_trump: str = option(
         "first_card", "a turned Wizard: the first suited card of the first trick sets trump "
@@ -588,7 +588,7 @@ def beats(card: Card, winner: Card | None, led: int, trump: int | None) -> bool:
 
 
 class Wizard(Game):
-    """The Wizard forward model (docs/rules/wizard.md).  See the module docstring for the rulings."""
+    """The Wizard forward model (rules.md).  See the module docstring for the rulings."""
 
     id = "wizard"
     name = "Wizard"
