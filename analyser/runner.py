@@ -599,18 +599,19 @@ def component_columns(ids: list, lens: list[int], start: int, n_players: int, ga
     order: ``ids`` every entry of every (game, seat) one after another, ``lens`` how many each
     (game, seat) gave (``games * n_players`` of them, game ``start`` first).
 
-    Returns, compactly (it travels from the worker): ``rows`` (int32, per (game, seat) in order,
-    its number of table rows), ``code`` and ``count`` (one per table row: the component, as an
-    index into ``labels``, and its copies; int16 when they fit, else int32), ``labels`` (the ids
-    as text, sorted), ``start`` and ``players``.  Rows run by game, seat and component id; each
+    Returns, compactly (it travels from the worker; :func:`unpack` reads the arrays): ``rows``
+    (per (game, seat) in order, its number of table rows), ``code`` and ``count`` (one per table
+    row: the component, as an index into ``labels``, and its copies), ``labels`` (the ids as
+    text, sorted), ``start`` and ``players``.  Rows run by game, seat and component id; each
     distinct id object is turned into text once.  :func:`component_rows` expands ``game_index``
     and ``seat``."""
     lens = lens[:games * n_players]
     ids = ids[:sum(lens)]
     out = {"start": start, "players": n_players}
     if not ids:
-        zero = np.zeros(0, dtype=np.int16)
-        return {**out, "rows": np.zeros(len(lens), dtype=np.int32), "code": zero, "count": zero, "labels": []}
+        zero = np.zeros(0, dtype=np.int64)
+        return {**out, "rows": _pack(np.zeros(len(lens), dtype=np.int64)), "code": _pack(zero), "count": _pack(zero),
+                "labels": []}
     if type(ids[0]) is str:
         # text ids (hashes cached): a dict in C, without pandas in the worker
         table = dict.fromkeys(ids)
@@ -643,15 +644,35 @@ def component_columns(ids: list, lens: list[int], start: int, n_players: int, ga
     else:
         keys_, counts = np.unique(key, return_counts=True)
     row, code = np.divmod(keys_, len(labels))
-    small = np.int16 if len(labels) < 2**15 else np.int32
-    return {**out, "rows": np.bincount(row, minlength=len(lens)).astype(np.int32), "code": code.astype(small),
-            "count": counts.astype(np.int16 if counts.max() < 2**15 else np.int32), "labels": labels}
+    return {**out, "rows": _pack(np.bincount(row, minlength=len(lens))), "code": _pack(code),
+            "count": _pack(counts), "labels": labels}
+
+
+def _pack(values: np.ndarray) -> tuple[str, bytes]:
+    """Whole numbers >= 0 in the smallest unsigned type, compressed (zlib, level 1): a batch's
+    result travels through the worker pool's pipe, and a short message is one that a worker
+    killed while writing it is least likely to leave half-written."""
+    import zlib
+
+    top = int(values.max()) if len(values) else 0
+    kind = "u1" if top < 2**8 else "u2" if top < 2**16 else "u4" if top < 2**32 else "u8"
+    return kind, zlib.compress(np.ascontiguousarray(values, dtype=kind).tobytes(), 1)
+
+
+def unpack(packed) -> np.ndarray:
+    """The array :func:`_pack` packed (an array given as is passes through), as int64."""
+    import zlib
+
+    if isinstance(packed, np.ndarray):
+        return packed.astype(np.int64)
+    kind, data = packed
+    return np.frombuffer(zlib.decompress(data), dtype=kind).astype(np.int64)
 
 
 def component_rows(cols: dict) -> tuple[np.ndarray, np.ndarray]:
     """``(game_index, seat)`` of each row of a batch's components table
     (:func:`component_columns`): int64 and int32 arrays."""
-    rows = np.asarray(cols["rows"])
+    rows = unpack(cols["rows"])
     pair = np.repeat(np.arange(len(rows), dtype=np.int64), rows)
     game, seat = np.divmod(pair, cols["players"])
     return game + cols["start"], seat.astype(np.int32)

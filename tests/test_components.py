@@ -15,7 +15,7 @@ from analyser import streamed
 from analyser.cli import cli
 from analyser.registry import get_game, strategy_factory
 from analyser.run import RunSpec, run
-from analyser.runner import BatchJob, component_columns, component_rows, play_game, run_batch
+from analyser.runner import BatchJob, component_columns, component_rows, play_game, run_batch, unpack
 
 TITLES = Path(__file__).resolve().parent.parent / "analyser" / "titles"
 
@@ -139,16 +139,17 @@ def test_the_sums_stay_the_same_size_as_games_grow():
 
 def test_component_columns_count_copies_per_game_and_seat_in_id_order():
     out = component_columns(["b", "a", "b", "c", "x" + "y", "xy"], [3, 1, 0, 2], 10, 2, 2)
-    assert out["labels"] == ["a", "b", "c", "xy"] and out["rows"].tolist() == [2, 1, 0, 1]
+    assert out["labels"] == ["a", "b", "c", "xy"] and unpack(out["rows"]).tolist() == [2, 1, 0, 1]
     game, seat = component_rows(out)
-    rows = list(zip(game.tolist(), seat.tolist(), [out["labels"][c] for c in out["code"]], out["count"].tolist()))
+    rows = list(zip(game.tolist(), seat.tolist(), [out["labels"][c] for c in unpack(out["code"])],
+                    unpack(out["count"]).tolist()))
     assert rows == [(10, 0, "a", 1), (10, 0, "b", 2), (10, 1, "c", 1), (11, 1, "xy", 2)]
     # a game cut short (not counted as done) leaves nothing behind
-    assert component_columns(["a", "b"], [1, 1, 1], 0, 1, 2)["count"].tolist() == [1, 1]
+    assert unpack(component_columns(["a", "b"], [1, 1, 1], 0, 1, 2)["count"]).tolist() == [1, 1]
     # ids that are not text (a card) count by their text, shared with equal text ids
     from analyser.titles.dao.rules import Card
     out = component_columns([Card(1, 2), Card(0, 1), Card(1, 2), "fire 2"], [2, 1, 1, 0], 0, 2, 2)
-    assert out["labels"] == ["fire 2", "metal 1"] and out["code"].tolist() == [0, 1, 0, 0]
+    assert out["labels"] == ["fire 2", "metal 1"] and unpack(out["code"]).tolist() == [0, 1, 0, 0]
 
 
 @pytest.mark.parametrize("title,lineup,players", [
@@ -161,7 +162,7 @@ def test_the_game_loop_records_what_components_returns_for_each_game(title, line
     assert r.error is None
     got = Counter()
     games, seats = component_rows(r.components)
-    for g, s, c, n in zip(games, seats, r.components["code"], r.components["count"]):
+    for g, s, c, n in zip(games, seats, unpack(r.components["code"]), unpack(r.components["count"])):
         got[(int(g), int(s), r.components["labels"][c])] += int(n)
     want = Counter()
     from analyser.runner import game_seed, lineup as seats_of

@@ -118,14 +118,14 @@ def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
     """A batch's components table (:func:`analyser.runner.component_columns`) as a frame:
     ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
     (int32), ordered by game, seat and component."""
-    from analyser.runner import component_rows
+    from analyser.runner import component_rows, unpack
 
     game, seat = component_rows(cols)
     return pd.DataFrame({
         "run_id": pd.Categorical.from_codes(np.zeros(len(game), dtype=np.int8), categories=[run_id]),
         "game_index": game, "seat": seat,
-        "component": pd.Categorical.from_codes(np.asarray(cols["code"], dtype=np.int32), categories=list(cols["labels"])),
-        "count": np.asarray(cols["count"], dtype=np.int32)})
+        "component": pd.Categorical.from_codes(unpack(cols["code"]).astype(np.int32), categories=list(cols["labels"])),
+        "count": unpack(cols["count"]).astype(np.int32)})
 
 
 def compact(frame: pd.DataFrame) -> pd.DataFrame:
