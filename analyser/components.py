@@ -766,11 +766,17 @@ def finding_lines(items: list[dict]) -> list[str]:
 
 def special_tables(est, specs) -> list[tuple[str, Any]]:
     """The title's special cases of the component table (``Game.component_tables``): for each
-    ``(caption, ids)``, the rows of :func:`report_table` of those ids, in that order."""
+    ``(caption, ids)``, the rows of :func:`report_table` of those ids, in that order, with the
+    per-copy slope beside (pp per copy, 95% interval)."""
+    import pandas as pd
+
     out = []
     if est is None or not len(est):
         return out
     table = report_table(est).drop(columns=["rank"])
+    table["per copy, pp (95% CI)"] = [
+        "-" if pd.isna(r.per_copy) else f"{r.per_copy:+.1f} ({r.per_copy_low:+.1f} to {r.per_copy_high:+.1f})"
+        for r in est.itertuples()]
     by_id = {str(c): i for i, c in enumerate(table["component"])}
     for caption, ids in specs:
         rows = [by_id[i] for i in ids if i in by_id]

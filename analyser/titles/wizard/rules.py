@@ -1060,7 +1060,7 @@ class Wizard(Game):
             for k, cid in enumerate(ids):
                 if not k and what != "trumps":
                     continue
-                out[cid] = {"what": f"rounds dealt exactly {k} {what}" if k != 1 else f"rounds dealt one {what[:-1]}",
+                out[cid] = {"what": f"dealt exactly {k} {what} in a round" if k != 1 else f"dealt one {what[:-1]} in a round",
                             "option": "", "file": "", "line": None, "fix": "", "always": what != "trumps"}
         return out
 
@@ -1068,7 +1068,7 @@ class Wizard(Game):
         """Win rate by Wizards in hand: the rows ``"1 Wizard"`` to ``"4 Wizards"`` of the
         component table (a seat "has" k Wizards when some round dealt it exactly k)."""
         return [("Win rate by Wizards in hand (a special case of the component table: a seat has \"k Wizards\" "
-                 "when some round dealt it exactly k)", [c for c in _WIZARD_IDS if c in ids])]
+                 "when some round dealt it exactly k; per copy: per such round)", [c for c in _WIZARD_IDS if c in ids])]
 
     # -- for `analyser check` -----------------------------------------------------------------
     def step_bound(self, params: WizardParams, n_players: int) -> int:
