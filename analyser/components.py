@@ -1,4 +1,4 @@
-"""Component impact: each component's effect on winning, from the ``components`` table.
+"""Component impact: each component's effect on winning, from the ``component_counts`` table.
 
 A title that records components (:meth:`analyser.core.Game.components`) writes one row per game,
 seat and component with the number of copies the seat acquired, held or played (the
@@ -40,7 +40,7 @@ quadratic form in the per-game sums of the monomials by pair, and its sum over g
 the sums over games of the products of two rows' monomials, per pair of (strategy, seat) pairs -
 additive over chunks.  One pass over the games gives the exact cluster-robust variance
 (:func:`chunk_sums`, :func:`estimate`).  Only rows that hold the component carry ``x``, so the
-work per chunk grows with the components table, not with components x rows.
+work per chunk grows with the component_counts table, not with components x rows.
 
 pandas, numpy, scipy and statsmodels are imported inside the functions.
 """
@@ -132,7 +132,7 @@ def _frame(key, columns: dict, dims, labels, names):
 
 def chunk_sums(results, components) -> dict[str, Any]:
     """The additive sums of one chunk of whole games of one run: ``results`` its results rows
-    (``game_index``, ``seat``, ``strategy``, ``win``), ``components`` its rows of the components
+    (``game_index``, ``seat``, ``strategy``, ``win``), ``components`` its rows of the component_counts
     table (``game_index``, ``seat``, ``component``, ``count``; None or empty: no seat held
     anything).  Frames (combined by :func:`analyser.streamed.combine_sums`):
 

@@ -318,7 +318,7 @@ class ExtraTable(str):
 #: title that defines :meth:`Game.components` lists it in ``extra_tables``; the game loop fills it
 #: (not ``extra_records``), and :mod:`analyser.components` reports each component's effect on
 #: winning from it.
-COMPONENTS = ExtraTable("components", (Metric("component", "label"), Metric("count", "count", low=1)),
+COMPONENTS = ExtraTable("component_counts", (Metric("component", "label"), Metric("count", "count", low=1)),
                         feeds="the component impact figures")
 
 

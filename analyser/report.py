@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import analysis, plots
-from analyser.core import InputError
+from analyser.core import COMPONENTS, InputError
 from analyser.csvsafe import to_csv
 from analyser.registry import get_game
 from analyser.reproduce import reproduce_command
@@ -43,7 +43,7 @@ class Part:
     #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share
     designer: pd.DataFrame | None = None
     #: each component's effect on winning (:func:`analyser.components.estimate`), None when the
-    #: title records no components or the results have no components table
+    #: title records no components or the results have no component_counts table
     components: pd.DataFrame | None = None
     #: the component findings (:func:`analyser.components.findings`)
     component_findings: list = field(default_factory=list)
@@ -118,7 +118,7 @@ class Reduced:
 def _split_extras(extras: dict, run) -> dict:
     """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
     results join several runs and an extra table cannot say which run a row belongs to."""
-    from analyser.core import InputError
+    from analyser.core import COMPONENTS, InputError
     out = {}
     for name, frame in extras.items():
         if run is not None:
@@ -136,7 +136,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  Raises
     InputError for a table that mixes player counts."""
     from analyser import components, summaries, streamed
-    from analyser.core import InputError
+    from analyser.core import COMPONENTS, InputError
 
     runs: dict[str, dict] = {}
     players = None
@@ -169,7 +169,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
             acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
             if game.records_components:
                 acc["components"] = streamed.combine_sums(
-                    acc["components"], components.chunk_sums(sub, sub_ext.get("components")))
+                    acc["components"], components.chunk_sums(sub, sub_ext.get(str(COMPONENTS))))
             if game.streams_figures:
                 acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
             else:  # a title of the older kind: its figures need the whole table
@@ -224,7 +224,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
         part = Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
                     summaries.designer_figures(r.core, getattr(game, "trace_unit", "steps"),
                                                getattr(game, "score_unit", "points")))
-        if game.records_components and "components" in [str(n) for n in extra_names]:
+        if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
             _component_part(game, r, part)
         parts.append(part)
     methods = parts[0].strategies.attrs.get("methods", {})

@@ -180,7 +180,7 @@ def test_the_components_table_is_the_same_for_any_batch_size_and_jobs(tmp_path):
     spec = dict(game="dao", strategies=["threshold", "greedy"], players=3, games=60, seed=4)
     a = run(RunSpec(**spec, jobs=1, batch_size=7), progress=False)
     b = run(RunSpec(**spec, jobs=2, batch_size=25), progress=False)
-    fa, fb = a.extras["components"], b.extras["components"]
+    fa, fb = a.extras["component_counts"], b.extras["component_counts"]
     assert list(fa.columns) == ["run_id", "game_index", "seat", "component", "count"]
     pd.testing.assert_frame_equal(fa.drop(columns="run_id").astype({"component": str}),
                                   fb.drop(columns="run_id").astype({"component": str}))
@@ -254,13 +254,13 @@ def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
     assert "Component impact" in html
     # without a components table (a run from before it was recorded) the section is left out, and said so
     import shutil
-    shutil.rmtree(out / "components")
+    shutil.rmtree(out / "component_counts")
     (out / "components.csv").unlink()
     rep = tmp_path / "again"
     r = runner.invoke(cli, ["report", str(out), "--out", str(rep)])
     assert r.exit_code == 0, r.output
     html = (rep / "index.html").read_text()
-    assert "no components table: the component impact figures are left out" in html
+    assert "no component_counts table: the component impact figures are left out" in html
     assert "Component impact" not in html and not (rep / "components.csv").exists()
 
 

@@ -110,7 +110,8 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
                                   kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
     if b.components is not None:
-        extra_frames["components"] = components_frame(b.components, run_id)
+        from analyser.core import COMPONENTS
+        extra_frames[str(COMPONENTS)] = components_frame(b.components, run_id)
     return df, extra_frames
 
 
