@@ -291,3 +291,24 @@ def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(mon
     r = run_batch(BatchJob("dao", (), ("threshold",), 3, 1, 0, 4, 0.0))
     assert r.done == 4 and len(r.columns["game_index"]) == 12 and r.components is None
     assert "the components of games 0 to 3 could not be recorded: ValueError: no text" in str(r.error)
+
+
+def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
+    from analyser.report import build_report
+    runs = [run(RunSpec(game="dao", strategies=["threshold", "greedy"], players=3, games=120, seed=1, jobs=1,
+                        rules={"bust_limit": str(b)}), progress=False) for b in (12, 9)]
+    results = pd.concat([r.results for r in runs], ignore_index=True)
+    counts = pd.concat([r.extras["component_counts"] for r in runs], ignore_index=True)
+    _, summary, _ = build_report(results, {"component_counts": counts}, {}, tmp_path)
+    assert summary.variants and all(p.components is not None for p in summary.parts)
+    table = pd.read_csv(tmp_path / "components.csv")
+    assert list(table.columns[:2]) == ["variant", "component"]
+    assert table["variant"].nunique() == 2 and len(table) == 2 * 25
+    # each variant's estimate is its own run's
+    alone = cm.estimate(sums_of(runs[1].results.assign(strategy=runs[1].results["strategy"].astype(str)),
+                                runs[1].extras["component_counts"]))
+    second = table[table["variant"] == summary.parts[1].label].set_index("component")
+    for r in alone.itertuples():
+        assert second.loc[r.component, "holders"] == r.holders
+        if not np.isnan(r.effect):
+            assert second.loc[r.component, "effect"] == pytest.approx(r.effect, rel=1e-9)
