@@ -184,8 +184,9 @@ def chunk_sums(results, components) -> dict[str, Any]:
         kcode, uniq = pd.factorize(comp.astype(str), sort=True)
         labels = [str(c) for c in uniq]
     # several categories may print the same: one code per text
-    text = list(dict.fromkeys(labels))
-    remap = np.array([text.index(x) for x in labels] + [-1], dtype=np.int64)
+    text = sorted(set(labels))  # in id order, whatever order the parts listed them in
+    where = {t: i for i, t in enumerate(text)}
+    remap = np.array([where[x] for x in labels] + [-1], dtype=np.int64)
     kcode = remap[np.where(kcode < 0, len(labels), kcode)]
     count = components["count"].to_numpy(dtype=float)
     hit &= (kcode >= 0) & (count > 0)

@@ -312,3 +312,19 @@ def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
         assert second.loc[r.component, "holders"] == r.holders
         if not np.isnan(r.effect):
             assert second.loc[r.component, "effect"] == pytest.approx(r.effect, rel=1e-9)
+
+
+def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypatch):
+    """Parts of different batch sizes list the components in different orders; the sums (and so
+    every figure of components.csv) do not depend on it, nor on the chunk's groups and blocks."""
+    from analyser.report import build_report_from_run
+    monkeypatch.setattr(cm, "_BLOCK_HOLDERS", 50)
+    monkeypatch.setattr(cm, "_ACCUMULATOR_CELLS", 200)
+    texts = []
+    for k, batch in enumerate((7, 40)):
+        out = tmp_path / f"r{k}"
+        run(RunSpec(game="dao", strategies=["threshold", "greedy"], players=3, games=80, seed=6, jobs=1,
+                    batch_size=batch), progress=False, out=out)
+        build_report_from_run(out)
+        texts.append((out / "components.csv").read_text())
+    assert texts[0] == texts[1] and texts[0].count("\n") == 26
