@@ -32,9 +32,12 @@ FILE.py:CLASS or as a folder written by `analyser new`):
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
-players; the lineup rotates one seat every game, so each strategy sits in each seat
-equally often (exactly, when --games is a multiple of --players), and its order is
-reshuffled every --players games so neighbours vary too.
+players; when they do not divide the seats evenly (3 strategies at 4 seats) each strategy
+takes the extra seat in turn, so every strategy plays the same number of games. The lineup
+rotates one seat every game, so each strategy sits in each seat equally often (exactly,
+every players x strategies / gcd games: 4 games for 2 at 4 seats, 12 for 3 at 4), and its
+order is reshuffled every --players games so neighbours vary too. The report says how the
+seats were filled.
 """
 
 
@@ -234,7 +237,8 @@ def _run_until(spec, width: float, players: int, quiet: bool):
         parts.append(r)
         return r.error is None and not r.interrupted
 
-    stop = stopping.play_rounds(spec.games, players, width, play,
+    from analyser.runner import lineup_block
+    stop = stopping.play_rounds(spec.games, lineup_block(players, len(spec.strategies)), width, play,
                                 lambda: stopping.widest([stopping.merge(parts).results]))
     result = stopping.merge(parts)
     result.config["stopping"] = stop.as_dict()
