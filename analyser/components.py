@@ -616,8 +616,9 @@ def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
     ax.set_yticks(ypos)
     ax.set_yticklabels([x if len(x) <= 48 else x[:47] + "..." for x in labels], fontsize=8.5)
     ax.set_ylim(-0.7, k - 0.3)
-    more = f"; {len(clear) - k} more in components.csv" if len(clear) > k else ""
-    base.style(ax, title or f"Components with a clear effect on winning ({len(clear)}{more})",
+    more = len(clear) > k
+    base.style(ax, title or (f"Clear effects on winning: the {k} largest of {len(clear)}" if more
+                             else f"Components with a clear effect on winning ({len(clear)})"),
                "effect on win probability (pp, 95% interval)", "")
     ax.grid(axis="x", color="#dddddd", linewidth=0.8)
     fig.tight_layout()

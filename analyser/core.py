@@ -431,6 +431,12 @@ class Game:
         rule option that replaces them.  The default: none."""
         return []
 
+    #: What the component impact section should warn a reader of this title about, in a sentence
+    #: or two (how holding a component is tied to winning whatever the component is, e.g. a seat
+    #: that lasts longer places more tiles); shown under the section's first paragraph.  Empty:
+    #: nothing to warn of.
+    component_note: ClassVar[str] = ""
+
     #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
     #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
     tie_break_note: ClassVar[str] = ""

@@ -608,7 +608,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
-        component_section = _component_section(part, outdir, prefix)
+        component_section = _component_section(part, outdir, prefix, game.component_note)
         if component_section and component_section["figure"]:
             all_figures.append(component_section["figure"]["name"])
         embedded = [{"name": name, "caption": caption,
@@ -708,10 +708,11 @@ def _write_components_csv(summary: Summary, outdir: Path) -> None:
     to_csv(table, outdir / "components.csv", index=False)
 
 
-def _component_section(part: Part, outdir: Path, prefix: str) -> dict | None:
+def _component_section(part: Part, outdir: Path, prefix: str, title_note: str = "") -> dict | None:
     """The "Component impact" section of one variant: findings, the ranked table (its first
-    :data:`COMPONENT_ROWS` rows), the special cases, the method note and the forest plot of the
-    clear components (``<prefix>components.png``, embedded; None when none is clear)."""
+    :data:`COMPONENT_ROWS` rows), the special cases, the method note, the title's warning
+    (``Game.component_note``) and the forest plot of the clear components
+    (``<prefix>components.png``, embedded; None when none is clear)."""
     from analyser import components
 
     est = part.components
@@ -732,7 +733,7 @@ def _component_section(part: Part, outdir: Path, prefix: str) -> dict | None:
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
             "special": [(cap, _table_html(t)) for cap, t in part.component_tables],
-            "note": components.method_note(est), "figure": figure}
+            "note": components.method_note(est), "figure": figure, "title_note": title_note}
 
 
 def _params_of(game, df: pd.DataFrame):

@@ -252,6 +252,7 @@ def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
     html = (out / "index.html").read_text()
     assert "Win rate by Wizards in hand (a special case of the component table" in html
     assert "Component impact" in html
+    assert "<b>Read with care:</b> Hands are dealt, not chosen" in html  # the title's component_note
     # without a components table (a run from before it was recorded) the section is left out, and said so
     import shutil
     shutil.rmtree(out / "component_counts")

@@ -588,6 +588,9 @@ class DragonLairds(Game):
                                           Metric("royals", "whole")), feeds="the income tables and curves"),
                     COMPONENTS)
     live_views = True
+    #: Component impact (README): a seat with more geld buys more, and dearer, cards.
+    component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
+                      "winning whatever they do. Compare a card with others of about its cost rather than with 0.")
 
     def report_notes(self, params: DragonParams) -> list[str]:
         """The report's note on the deck (rules page, "The deck is an approximation"): the

@@ -625,6 +625,10 @@ class Wizard(Game):
                                           Metric("jesters", "count")),
                                feeds="the bidding tables and plots"), COMPONENTS)
     length_unit = "tricks"
+    #: Component impact (README): a hand is dealt, not chosen.
+    component_note = ("Hands are dealt, not chosen: an effect is the worth of a deal to the strategy that played "
+                      "it. A seat has \"k trumps\" when some round dealt it exactly k cards of the trump suit; "
+                      "large k happen only in the late rounds, where more cards are dealt.")
     #: Scores move in tens (module docstring): a game is close when the top two are one trick apart.
     close_margin = 10
     #: The start-score variant a seat-compensation sweep varies (points, one per seat).
@@ -1063,7 +1067,7 @@ class Wizard(Game):
         log): ``"k Wizards"`` and ``"k Jesters"`` (k = 1-4; ``"1 Wizard"``, ``"1 Jester"``) and,
         in a round with a trump suit, ``"k trumps"`` (k = 0-13 cards of the trump suit; under
         ``wizard_trump=first_card`` the suit that became trump).  So the count of ``"2 Wizards"``
-        is the number of rounds in which the seat held exactly two Wizards (docs/rules/wizard.md,
+        is the number of rounds in which the seat held exactly two Wizards (rules page,
         Deal and Trump).  Rounds without a Wizard (or Jester) are not recorded: every seat has
         them (round 1 deals one card), so they could not be compared."""
         out = [[] for _ in range(s.n)]
