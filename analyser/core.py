@@ -27,6 +27,7 @@ import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Sequence
+from analyser.componenthooks import ComponentHooks
 
 
 class InputError(ValueError):
@@ -313,11 +314,7 @@ class ExtraTable(str):
         return (ExtraTable, (str(self), self.columns, self.feeds))
 
 
-#: The extra table of the components each seat acquired, held or played (long format: one row
-#: per game, seat and component with a count of at least 1; ``run_id`` beside them in a run).  A
-#: title that defines :meth:`Game.components` lists it in ``extra_tables``; the game loop fills it
-#: (not ``extra_records``), and :mod:`analyser.components` reports each component's effect on
-#: winning from it.
+#: The component_counts table (ComponentHooks.components): one row per game, seat and component.
 COMPONENTS = ExtraTable("component_counts", (Metric("component", "label"), Metric("count", "count", low=1)),
                         feeds="the component impact figures")
 
@@ -341,7 +338,7 @@ OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank",
 # Games
 # --------------------------------------------------------------------------------------------
 
-class Game:
+class Game(ComponentHooks):
     """The forward model of one title.  Stateless: every method takes the state.
 
     Subclasses set the class attributes and implement the methods.  ``apply`` mutates the state
@@ -430,12 +427,6 @@ class Game:
         e.g. that the built-in components under ``params`` are an unverified approximation and the
         rule option that replaces them.  The default: none."""
         return []
-
-    #: What the component impact section should warn a reader of this title about, in a sentence
-    #: or two (how holding a component is tied to winning whatever the component is, e.g. a seat
-    #: that lasts longer places more tiles); shown under the section's first paragraph.  Empty:
-    #: nothing to warn of.
-    component_note: ClassVar[str] = ""
 
     #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
     #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
@@ -565,40 +556,6 @@ class Game:
         """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
         of a trick-taking game.  Every name must be listed in ``extra_tables``."""
         return {}
-
-    # -- components (optional; see analyser.components) ----------------------------------------
-    def components(self, state) -> Sequence[Sequence[Any]]:
-        """The components each seat acquired, held or played in the finished game ``state``: per
-        seat (a list of ``n_players`` entries), a sequence with one entry per copy - the
-        component's id, a ``str`` or a hashable whose ``str()`` is the id (e.g. a card named
-        tuple).  Where a component comes from a data file, its id is the id in that file.
-
-        The game loop calls it once per finished game and writes the :data:`COMPONENTS` table
-        (one row per game, seat and component, with the number of copies); a title that defines
-        it lists :data:`COMPONENTS` in ``extra_tables``.  Keep it cheap: it runs once per game,
-        so return lists the state already keeps (or keeps incrementally) rather than building
-        them.  The base class records none (raises NotImplementedError)."""
-        raise NotImplementedError
-
-    @property
-    def records_components(self) -> bool:
-        """True when the title defines :meth:`components`."""
-        return type(self).components is not Game.components
-
-    def component_catalog(self, params: Params) -> dict[str, dict]:
-        """Every component ``components`` may record under ``params``, in a fixed order: id ->
-        ``{"what": what it is, in a few words; "option": the rule option naming the data file
-        it comes from (or ""); "file": that file's path (or ""); "line": its line in the file
-        (or None); "fix": a rule override ``option=value`` that tests a change of it, when no
-        file line is the place (or "")}``.  Components in the catalog that no seat held are
-        listed in the report as such.  The default: none (ids only)."""
-        return {}
-
-    def component_tables(self, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
-        """Special cases of the component table the report shows on their own: ``[(caption,
-        [component ids in row order])]``, chosen among ``ids`` (the components of a run).  The
-        default: none."""
-        return []
 
     # -- search hooks (optional; see analyser.search) ----------------------------------------
     def determinize(self, view, rng) -> Any:

@@ -21,7 +21,8 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, plots
+from analyser import analysis, plots, reportcomponents
+from analyser.seatdisplay import compensation_display, strategy_seat_display  # noqa: F401 - used by the CLI too
 from analyser.core import COMPONENTS, InputError
 from analyser.csvsafe import to_csv
 from analyser.registry import get_game
@@ -248,37 +249,13 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                     comp, note, findings,
                     seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
         if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
-            _component_part(game, r, part)
+            reportcomponents.component_part(game, r, part)
         parts.append(part)
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
                     "score": "cluster"}, notes)
-
-
-def _component_part(game, r: Reduced, part: Part) -> None:
-    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums.  The
-    catalog (what each component is, its file and line) comes from the rules the rows record;
-    when they cannot be rebuilt here (a data file the rows name is not on this machine) the
-    components are listed by id only, never described from another file."""
-    from analyser import components
-
-    values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
-              for o in game.Params.options() if o["name"] in r.first.columns and len(r.first)}
-    try:
-        params = game.Params(**values)
-        catalog = game.component_catalog(params)
-    except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
-        params, catalog = _params_of(game, r.first), {}
-    est = components.estimate(r.components, catalog)
-    defaults = {o["name"]: o["default"] for o in game.Params.options()}
-    rules = {k: analysis.display_value(v) for k, v in values.items() if v != defaults.get(k)}
-    part.components = est
-    part.component_findings = components.findings(
-        est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
-        players=None if r.players == game.default_players else r.players, rules=rules)
-    part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
 
 
 def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
@@ -421,49 +398,6 @@ def _assumption(game) -> str:
     return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
 
 
-def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
-    """The strategy-by-seat table for reading: one row per strategy, one column per seat, each
-    cell its win rate there with the 95% interval (``52.1% (49.0-55.2%)``), ``-`` where it never
-    sat."""
-    seats = sorted(int(x) for x in pd.unique(table["seat"]))
-    d = analysis.decimals((table["win_high"] - table["win_low"]).to_numpy() * 50)  # one column's decimals
-    rows = []
-    for name in dict.fromkeys(table["strategy"].astype(str)):
-        sub = table[table["strategy"].astype(str) == name].set_index("seat")
-        row = {"strategy": name}
-        for k in seats:
-            if k in sub.index:
-                r = sub.loc[k]
-                row[f"seat {k}"] = (f"{analysis.percent(r['win_rate'], places=d)} "
-                                    f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
-            else:
-                row[f"seat {k}"] = "-"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
-    """The seat compensation for reading: per seat its win rate, the handicap (head start in a
-    race) with its 95% interval, the win rate at that handicap and the tie-break share."""
-    from analyser.seats import _signed
-    kind = table.attrs.get("kind", "highest score")
-    word = "head start" if kind == "race" else "handicap"
-    rows = []
-    for _, r in table.iterrows():
-        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
-            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
-                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
-                         "tie-break share": "-"})
-            continue
-        rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
-                     f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
-                     "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
-                                if r["handicap_low"] == r["handicap_low"] else "n/a"),
-                     f"win rate with the {word}": f"{100 * r['win_at_handicap']:.1f}%",
-                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else f"{100 * r['tie_share']:.0f}%"})
-    return pd.DataFrame(rows)
-
-
 def method_note(part: Part) -> str:
     """One sentence naming the interval method of each table (see :mod:`analyser.analysis`)."""
     name = analysis.METHODS
@@ -598,7 +532,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names, config)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
-    _write_components_csv(summary, outdir)
+    reportcomponents.write_components_csv(summary, outdir)
     sections = []
     all_figures = []
     used: set = {"reproduce", "rules", "data-files", "versions"}
@@ -608,7 +542,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
-        component_section = _component_section(part, outdir, prefix, game.component_note)
+        component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
         if component_section and component_section["figure"]:
             all_figures.append(component_section["figure"]["name"])
         embedded = [{"name": name, "caption": caption,
@@ -686,54 +620,6 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     return path, summary, all_figures
-
-
-#: Rows of the ranked component table shown in the report (components.csv has them all).
-COMPONENT_ROWS = 25
-
-
-def _write_components_csv(summary: Summary, outdir: Path) -> None:
-    """``components.csv``: every component's estimate (:data:`analyser.components.COLUMNS`), one
-    block per variant (a ``variant`` column first when there are several).  Not written when the
-    report has no component estimates."""
-    frames = [(p.label, p.components) for p in summary.parts if p.components is not None]
-    if not frames:
-        (outdir / "components.csv").unlink(missing_ok=True)
-        return
-    if summary.variants:
-        table = pd.concat([f.assign(variant=label) for label, f in frames], ignore_index=True)
-        table = table[["variant"] + [c for c in table.columns if c != "variant"]]
-    else:
-        table = frames[0][1]
-    to_csv(table, outdir / "components.csv", index=False)
-
-
-def _component_section(part: Part, outdir: Path, prefix: str, title_note: str = "") -> dict | None:
-    """The "Component impact" section of one variant: findings, the ranked table (its first
-    :data:`COMPONENT_ROWS` rows), the special cases, the method note, the title's warning
-    (``Game.component_note``) and the forest plot of the clear components
-    (``<prefix>components.png``, embedded; None when none is clear)."""
-    from analyser import components
-
-    est = part.components
-    if est is None:
-        return None
-    table = components.report_table(est)
-    shown = table.head(COMPONENT_ROWS)
-    drawn = components.forest_plot(est, outdir / f"{prefix}components.png")
-    if drawn is None:  # no clear component: no plot, and none left from an earlier report
-        (outdir / f"{prefix}components.png").unlink(missing_ok=True)
-    figure = None
-    if drawn is not None:
-        name, caption = drawn
-        figure = {"name": name, "caption": caption,
-                  "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
-    n_est = int(est["p"].notna().sum())
-    return {"findings": part.component_findings, "table": _table_html(shown) if len(shown) else "",
-            "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
-            "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
-            "special": [(cap, _table_html(t)) for cap, t in part.component_tables],
-            "note": components.method_note(est), "figure": figure, "title_note": title_note}
 
 
 def _params_of(game, df: pd.DataFrame):
