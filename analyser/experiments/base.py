@@ -80,7 +80,7 @@ from analyser.run.spec import RunSpec, package_versions
 #: Version of the experiment-folder layout, recorded as ``experiment.layout``.
 LAYOUT = 1
 #: The kinds of experiment folder (config.json ``kind``).
-KINDS = ("sweep", "tournament", "compare")
+KINDS = ("sweep", "tournament", "compare", "ladder")
 #: Most games in one Parquet part of a cell, so a long cell streams to disk as it plays.
 PART_GAMES = 2000
 #: Seconds between rewrites of the record while many short cells finish (it is always written
