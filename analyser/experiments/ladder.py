@@ -251,7 +251,9 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
     for s in specs[:-1]:
         for text in s.strategies:  # every budget accepted before anything runs (the top one was above)
             _check_strategy(text, title_ref(game))
-    cells = [Cell(lv.name, spec) for lv, spec in zip(levels, specs)]
+    # the dearest level first: with whole levels on the workers, the longest starts at once and the
+    # cheaper ones fill the other workers meanwhile (results do not depend on the order)
+    cells = [Cell(lv.name, spec) for lv, spec in reversed(list(zip(levels, specs)))]
     arguments = {"game_id": title_ref(game), "strategy": strategy, "budgets": budgets, "against": against,
                  "players": players, "games": games, "seed": root, "jobs": jobs, "rules": rules,
                  "batch_size": batch_size, "game_timeout": game_timeout}
@@ -274,7 +276,7 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
                     exp.save()
         else:
             outcome = recorded_outcome(exp.config)
-        frames = [exp.results(k) for k in range(len(cells))]
+        frames = [exp.results(len(cells) - 1 - k) for k in range(len(cells))]  # in budget order
         config = dict(exp.config)
     table = level_table(levels, frames, n_players, config.get("speed"))
     gains = doubling_table(levels, frames, table, against is not None)
