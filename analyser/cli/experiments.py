@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
@@ -144,9 +144,17 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
         f = res.cells[res.cells["slot"] == gr.focus].sort_values("win_rate", ascending=False)
         cols = ["cell", *[c for c, _ in gr.dims], "win_rate", "win_low", "win_high", "diff", "diff_low", "diff_high",
                 "tied_with_best"]
+        if bool(f["fixed"].all()):  # the focus fills every seat: what varies is each seat's win rate
+            seat_cols = [c for c in f.columns if c.startswith("seat") and c.endswith("_win")]
+            cols = ["cell", *[c for c, _ in gr.dims], "seat_p", *seat_cols]
+            f = f.sort_values("cell").rename(columns={c: f"seat{c[4:-4]}_rate" for c in seat_cols})
+            cols = cols[:-len(seat_cols)] + [f"seat{c[4:-4]}_rate" for c in seat_cols]
         click.echo(f"\n{len(gr.cells)} cells x {res.config['games_per_cell']:,} games; seed {res.config['seed']}. "
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
+        if bool(res.cells[res.cells["slot"] == gr.focus]["fixed"].all()):
+            click.echo("The focus strategy fills every seat, so its win rate is 1/players by construction: each "
+                       "seat's win rate per cell (seat p: chi-square test of equal seats).")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             from analyser.experiments import sweep as sweepmod
             shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)
@@ -289,7 +297,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 @cli.command()
 @click.argument("targets", nargs=-1, required=True)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
-              help="Lineup of both sides (GAME form).")
+              help="Lineup of both sides (GAME form); default: the title's built-in lineup, as simulate.")
 @click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
 @click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
 @click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
@@ -353,16 +361,14 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     elif len(targets) == 1:
         if trust:
             raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
-        from analyser.registry import default_lineup, get_game
+        from analyser.registry import get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
         ra = {**common, **parse_key_values(a_rules, what="--a")}
         rb = {**common, **parse_key_values(b_rules, what="--b")}
-        la = list(a_strategies or strategies)
-        lb = list(b_strategies or strategies)
-        if not la or not lb:
-            raise InputError(f"name the lineup with -s (both sides) or --a-strategy/--b-strategy, e.g. -s "
-                             f"{(default_lineup(g.id) or ['random'])[0]}")
+        # with no lineup named, both sides play the title's built-in lineup, as simulate and play do
+        la = list(a_strategies or strategies) or list(_builtin_lineup(g, players))
+        lb = list(b_strategies or strategies) or list(_builtin_lineup(g, players))
         if ra == rb and la == lb:
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
         from analyser.registry import title_ref
