@@ -45,7 +45,7 @@ def test_a_level_is_the_simulate_run_of_its_two_budgets(tmp_path):
 
     top = levels(tmp_path / "l").iloc[-1]
     assert (top["budget"], top["lower"], top["games"], top["seats"], top["players"]) == (8, 4, 6, 2, 4)
-    assert top["fair_share"] == 0.5
+    assert top["fair_share"] == 0.5 and top["gain_pp"] == pytest.approx((top["win_rate"] - 0.5) * 100)
     summary = analysis.strategy_summary(sim).set_index("strategy")
     strong = summary.loc["mcts:iterations=8"]
     assert summary.attrs["methods"]["win"] == "cluster"  # two seats a game: simulate's interval is the cluster one
@@ -144,7 +144,10 @@ def test_a_strength_curve_against_a_fixed_opponent_pairs_each_doubling_by_game(t
                          out=tmp_path / "c", speed=False)
     t = res.table
     assert list(t["budget"]) == [1, 4, 16] and t["lower"].isna().all() and list(t["other"]) == ["greedy"] * 3
-    assert (t["seats"] == 2).all() and list(t["fair_share"]) == pytest.approx([2 / 3] * 3)
+    # 3 seats, 2 strategies: the sides take the extra seat in turn, block by block of 3 games
+    assert list(t["seats"]) == [1.5] * 3 and list(t["fair_share"]) == pytest.approx([0.5] * 3)
+    first = res.results[(res.results["level"] == 1) & (res.results["strategy"] == t["side"][0])]
+    assert list(first.groupby("game_index").size()) == [2, 2, 2, 1, 1, 1]
     # a gain is the mean per-game change in the laddered side's share, on the same games
     per = [dict(zip(*lad.side_shares(res.results[res.results["level"] == k + 1], t["side"][k], 3)))
            for k in range(3)]
@@ -153,7 +156,9 @@ def test_a_strength_curve_against_a_fixed_opponent_pairs_each_doubling_by_game(t
     assert list(res.gains["from"]) == [1, 4] and list(res.gains["to"]) == [4, 16]
     lad.write_ladder(res, tmp_path / "c")
     assert (tmp_path / "c" / "ladder_curve.png").stat().st_size > 0
-    assert pd.read_csv(tmp_path / "c" / "levels.csv")["verdict"].iloc[0] == "first budget"
+    written = pd.read_csv(tmp_path / "c" / "levels.csv")
+    assert written["verdict"].iloc[0] == "first budget"
+    assert written["change_pp"].iloc[1] == pytest.approx(expect)
 
 
 def test_another_strategy_ladders_its_named_numeric_parameter(tmp_path):

@@ -437,13 +437,15 @@ a,b,c gives the values in ascending order (whole numbers for an int parameter).
 
 \b
 Head to head (default): level k plays budget b[k+1] (the stronger side) against b[k], in the
-title's usual player count (-p to change it); with n seats the stronger side sits in ceil(n/2)
-of them, the weaker in the rest, rotated over every seat (as simulate with -s STRONGER -s
-WEAKER). With --against SPEC: every budget plays SPEC instead (a strength curve).
+title's usual player count (-p to change it). The seats are split as evenly as the count allows
+and rotated, as simulate seats -s STRONGER -s WEAKER: half each at an even count; at an odd
+count the two sides take the extra seat in turn. With --against SPEC: every budget plays SPEC
+instead (a strength curve).
 
 \b
 Per level: the side's win rate (its share of each game's win) with a 95% cluster-robust
-interval (the game as the cluster), the fair share ceil(n/2)/n, and decisions per second.
+interval (the game as the cluster), the fair share (its seats over the players, averaged over
+the games: 1/2), and decisions per second.
 Skill depth: a doubling is clear when the 95% interval of its gain lies wholly above 0 (head to
 head: the stronger side's interval above the fair share; with --against: the paired change in
 win rate from the budget below, on the same games). The depth is the number of clear doublings

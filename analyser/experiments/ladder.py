@@ -11,11 +11,13 @@ Two designs:
 * **Head to head** (the default).  Level ``k`` plays the budget ``b[k+1]`` (the *stronger side*)
   against ``b[k]``, in the title's usual player count (``--players`` to change it).  The two
   specs are the run's strategies in that order, so the runner's seat rotation
-  (:mod:`analyser.runner`) gives the stronger side ``ceil(n/2)`` of ``n`` seats and the weaker
-  ``floor(n/2)``, every entry of the lineup in every seat equally often.  The stronger side's
-  *fair share* is ``ceil(n/2) / n`` (1/2 at two players, 2/3 at three).
+  (:mod:`analyser.runner`, equal seats) splits the ``n`` seats as evenly as ``n`` allows: half
+  each at an even count; at an odd count the two sides take the extra seat in turn (block by
+  block of ``n`` games), and every side sits in every seat equally often.  The side's *fair
+  share* of a game is its seats over ``n``; a level's fair share is its mean over the games
+  played (exactly 1/2 over whole blocks of ``2n`` games).
 * **Strength curve** (``--against SPEC``).  Level ``k`` plays the budget ``b[k]`` against the
-  fixed opponent SPEC (``ceil(n/2)`` seats to the laddered strategy); the fair share as above.
+  fixed opponent SPEC, the seats split the same way; the fair share as above.
   The *gain* of a doubling is then the change in win rate from ``b[k]`` to ``b[k+1]``, paired by
   game (every level plays the same game seeds and seat lineups).
 
@@ -37,8 +39,8 @@ Figures per level (:func:`level_table`):
   the machine, so it is not part of the reproducible results.
 
 **Skill depth** (:func:`skill_depth`).  A doubling is *clear* when its gain's 95% interval lies
-wholly above zero: head to head, the lower end of the stronger side's win-rate interval is above
-the fair share; on a strength curve, the lower end of the paired interval of the win-rate change
+wholly above zero: head to head, the gain is the stronger side's share of each game's win minus
+its fair share in that game (cluster-robust interval); on a strength curve, the lower end of the paired interval of the win-rate change
 is above 0.  The skill depth is the number of clear doublings counted up from the smallest
 budget, stopping at the first that is not clear.  ("Search keeps paying up to 800 iterations:
 depth 5" means every doubling from the first budget up to 800 was clear.)  A clear doubling after
@@ -297,15 +299,23 @@ def _check_strategy(text: str, game_id: str) -> None:
 def side_shares(frame: pd.DataFrame, side: str, players: int) -> tuple[np.ndarray, np.ndarray]:
     """Per game of a level's results ``frame``: ``(game_index, share)``, the share of the win
     that went to the seats of ``side`` (a spec), in game order."""
+    keys, share, _ = side_games(frame, side)
+    return keys, share
+
+
+def side_games(frame: pd.DataFrame, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per game of a level's results ``frame``, in game order: ``(game_index, share, seats)``,
+    the share of the win that went to the seats of ``side`` (a spec; a shared win counts its
+    share) and how many seats it had."""
     if not len(frame):
-        return np.array([], dtype=np.int64), np.array([])
+        return np.array([], dtype=np.int64), np.array([]), np.array([])
     mine = (frame["strategy"].astype(str).to_numpy() == side)
     won = np.where(mine, frame["win"].to_numpy(dtype=float), 0.0)
     g = frame["game_index"].to_numpy()
     order = np.argsort(g, kind="stable")
-    g, won = g[order], won[order]
+    g, won, mine = g[order], won[order], mine[order].astype(float)
     keys, start = np.unique(g, return_index=True)
-    return keys, np.add.reduceat(won, start)
+    return keys, np.add.reduceat(won, start), np.add.reduceat(mine, start)
 
 
 def share_interval(shares: np.ndarray, games: np.ndarray) -> tuple[float, float, float]:
@@ -320,15 +330,26 @@ def share_interval(shares: np.ndarray, games: np.ndarray) -> tuple[float, float,
     return rate, max(0.0, lo), min(1.0, hi)
 
 
+def gain_interval(diffs: np.ndarray, games: np.ndarray) -> tuple[float, float, float]:
+    """Mean of per-game differences with the 95% cluster-robust interval (each game its own
+    cluster); with no spread at all the interval is the mean itself.  NaN with no games."""
+    if not len(diffs):
+        return math.nan, math.nan, math.nan
+    m, lo, hi = analysis.clustered_mean(diffs, games)
+    if not hi - lo > 0:
+        lo = hi = m
+    return m, lo, hi
+
+
 def level_table(levels: list[Level], frames: list[pd.DataFrame], players: int, speed: dict | None) -> pd.DataFrame:
     """One row per level: ``level`` (1, 2, ...), ``budget`` (the laddered side's), ``lower`` (its
     opponent's budget head to head, else NaN), ``side`` and ``other`` (specs), ``games``,
-    ``seats`` (the side's seats of ``players``), ``win_rate`` with ``win_low``/``win_high``
-    (95%, cluster-robust), ``fair_share``, ``gain_pp`` (win rate minus fair share, percentage
-    points), ``side_dps`` and ``other_dps`` (decisions per second of the two budgets; NaN when
-    not measured or not a budget)."""
-    seats = math.ceil(players / 2)
-    fair = seats / players
+    ``seats`` (the side's mean seats a game, of ``players``), ``win_rate`` with
+    ``win_low``/``win_high`` (95%, cluster-robust), ``fair_share`` (the mean over games of the
+    side's seats / players), ``gain_pp`` (win rate minus fair share, percentage points) with
+    ``gain_low_pp``/``gain_high_pp`` (the cluster-robust interval of the per-game share minus
+    the per-game fair share), ``side_dps`` and ``other_dps`` (decisions per second of the two
+    budgets; NaN when not measured or not a budget)."""
     speed = speed if isinstance(speed, dict) else {}
 
     def dps(budget):
@@ -343,12 +364,15 @@ def level_table(levels: list[Level], frames: list[pd.DataFrame], players: int, s
 
     rows = []
     for k, (lv, df) in enumerate(zip(levels, frames)):
-        g, shares = side_shares(df, lv.side, players)
+        g, shares, seats = side_games(df, lv.side)
         rate, lo, hi = share_interval(shares, g)
+        fair = float(seats.mean()) / players if len(g) else math.nan
+        gain, glo, ghi = gain_interval(shares - seats / players, g)
         rows.append({"level": k + 1, "budget": lv.budget, "lower": lv.lower if lv.lower is not None else math.nan,
-                     "side": lv.side, "other": lv.other, "games": len(shares), "seats": seats, "players": players,
+                     "side": lv.side, "other": lv.other, "games": len(shares),
+                     "seats": float(seats.mean()) if len(g) else math.nan, "players": players,
                      "win_rate": rate, "win_low": lo, "win_high": hi, "fair_share": fair,
-                     "gain_pp": (rate - fair) * 100 if len(shares) else math.nan,
+                     "gain_pp": gain * 100, "gain_low_pp": glo * 100, "gain_high_pp": ghi * 100,
                      "side_dps": dps(lv.budget), "other_dps": dps(lv.lower)})
     return pd.DataFrame(rows)
 
@@ -364,19 +388,14 @@ def doubling_table(levels: list[Level], frames: list[pd.DataFrame], table: pd.Da
     if not curve:
         for r in table.itertuples():
             rows.append({"from": r.lower, "to": r.budget, "games": r.games, "gain_pp": r.gain_pp,
-                         "gain_low_pp": (r.win_low - r.fair_share) * 100, "gain_high_pp": (r.win_high - r.fair_share) * 100})
+                         "gain_low_pp": r.gain_low_pp, "gain_high_pp": r.gain_high_pp})
     else:
         players = int(table["players"].iloc[0]) if len(table) else 2
         per = [dict(zip(*side_shares(df, lv.side, players))) for lv, df in zip(levels, frames)]
         for k in range(1, len(levels)):
             both = sorted(set(per[k]) & set(per[k - 1]))
             d = np.array([per[k][i] - per[k - 1][i] for i in both], dtype=float)
-            if len(d):
-                m, lo, hi = analysis.clustered_mean(d, np.array(both))
-                if not hi - lo > 0:  # no spread: every game changed alike
-                    lo = hi = m
-            else:
-                m = lo = hi = math.nan
+            m, lo, hi = gain_interval(d, np.array(both))
             rows.append({"from": levels[k - 1].budget, "to": levels[k].budget, "games": len(d), "gain_pp": m * 100,
                          "gain_low_pp": lo * 100, "gain_high_pp": hi * 100})
     out = pd.DataFrame(rows, columns=["from", "to", "games", "gain_pp", "gain_low_pp", "gain_high_pp"])
@@ -420,7 +439,7 @@ def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param
     unit = "iterations" if param == "iterations" else param
     what = "search" if source == "mcts" and param == "iterations" else f"raising {source} {param}"
     rule = ("a doubling is clear when the 95% interval of its gain lies wholly above 0 "
-            + ("(the stronger side's win rate, cluster-robust, above its fair share)" if against is None else
+            + ("(the stronger side's share of each game's win minus its fair share, cluster-robust)" if against is None else
                "(the paired change in win rate against the opponent, cluster-robust over games)")
             + "; the depth counts clear doublings from the smallest budget up to the first that is not clear")
     out = []
@@ -567,7 +586,7 @@ def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.
         out["stronger"] = [format_value(b) for b in t["budget"]]
         out["weaker"] = [format_value(b) for b in t["lower"]]
     out["games"] = t["games"]
-    out["seats"] = [f"{s} of {p}" for s, p in zip(t["seats"], t["players"])]
+    out["seats"] = [f"{s:g} of {p}" for s, p in zip(t["seats"], t["players"])]
     out["win rate %"] = [_pct(x) for x in t["win_rate"]]
     out["95% interval %"] = [f"{_pct(a)}-{_pct(b)}" for a, b in zip(t["win_low"], t["win_high"])]
     out["fair share %"] = [_pct(x) for x in t["fair_share"]]
@@ -618,8 +637,11 @@ def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
                "clear gain over the previous budget")
     ax.scatter(x[~clear], y[~clear], facecolor="white", edgecolor="#3a6ea5", zorder=3, s=40,
                label="gain not clear" if not curve else "first budget, or gain not clear")
-    fair = float(t["fair_share"].iloc[0]) * 100 if len(t) else 50.0
-    ax.axhline(fair, color="#c44e52", lw=1, ls="--", label=f"fair share ({fair:.1f}%)")
+    fair = t["fair_share"].to_numpy(dtype=float) * 100
+    if len(t) and np.allclose(fair, fair[0]):
+        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=f"fair share ({fair[0]:.1f}%)")
+    else:  # an odd player count and games that end inside a block of lineups: it moves a little
+        ax.plot(x, fair, color="#c44e52", lw=1, ls="--", label="fair share")
     ax.set_xscale("log", base=2)
     ax.set_xticks(x, [format_value(v) for v in x])
     ax.minorticks_off()
@@ -647,15 +669,16 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
     if len(res.results):
         res.results.to_parquet(outdir / "ladder.parquet", index=False)
         files.append("ladder.parquet")
-    t = res.table.copy()
-    g = res.gains.rename(columns={"from": "gain_from", "to": "gain_to"})
-    if curve:
+    t = res.table.copy().reset_index(drop=True)
+    if curve:  # the change from the budget below, paired by game
+        g = res.gains.rename(columns={"from": "change_from", "gain_pp": "change_pp", "gain_low_pp": "change_low_pp",
+                                      "gain_high_pp": "change_high_pp"}).drop(columns=["to", "games"])
         g = pd.concat([pd.DataFrame([{c: math.nan for c in g.columns}]).astype({"verdict": object}), g],
                       ignore_index=True).iloc[:len(t)]
         g.loc[0, "verdict"] = "first budget"
+        t = pd.concat([t, g.reset_index(drop=True)], axis=1)
     else:
-        g = g.drop(columns=["games"])
-    t = pd.concat([t.reset_index(drop=True), g.reset_index(drop=True).drop(columns=["games"], errors="ignore")], axis=1)
+        t["verdict"] = list(res.gains["verdict"])[:len(t)]
     t["win_method"] = analysis.METHODS["cluster"]
     to_csv(t, outdir / "levels.csv", index=False)
     files.append("levels.csv")
@@ -666,11 +689,12 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
                       source=res.config["strategy"].split(":")[0])
         shown = display_levels(res.table, res.gains, curve)
         players = res.config["players"]
-        seats = math.ceil(players / 2)
+        split = (f"{players // 2} of {players} seats" if players % 2 == 0 else
+                 f"{players // 2 + 1} or {players // 2} of {players} seats, in turn")
         note = (f"win rate: the share of each game's win that went to the {'laddered strategy' if curve else 'stronger side'}"
-                f" ({seats} of {players} seats; a shared win counts its share), with the 95% "
-                f"{analysis.METHODS['cluster']}. fair share: {seats}/{players}, its share if the budgets made no "
-                "difference. decisions/s: the laddered strategy timed on the same positions after play, per second "
+                f" ({split}; a shared win counts its share), with the 95% "
+                f"{analysis.METHODS['cluster']}. fair share: the side's seats over the players, averaged over the "
+                "games: its share if the budgets made no difference. decisions/s: the laddered strategy timed on the same positions after play, per second "
                 "of CPU time; it depends on the machine. ")
         note += ("change from previous: the paired difference in win rate from the budget below, on the same games, "
                  "and its verdict." if curve else "gain: win rate minus fair share; doubling: clear when its interval "
@@ -683,7 +707,7 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
                  ("levels", str(len(res.levels)), ", ".join(res.config["budgets"])),
                  ("games per level", f"{int(res.table['games'].max()) if len(res.table) else 0:,}",
                   f"seed {res.config['seed']}"),
-                 ("players", str(players), f"{seats} seat{'s' if seats > 1 else ''} to the {'laddered side' if curve else 'stronger side'}")]
+                 ("players", str(players), f"{split} to the {'laddered side' if curve else 'stronger side'}")]
         notes = [f"Design: {res.config['design']}"
                  + (f" against {res.config['against']}." if curve else
                     " (each budget against the one below it)."),
