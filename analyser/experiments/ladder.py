@@ -649,7 +649,7 @@ def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
             f"stronger side ({param} = x against x/2)" if len(t) and all(
                 abs(b / lo - 2) < 1e-9 for b, lo in zip(t["budget"], t["lower"])) else "stronger side (x against the budget below)")
     plots.style(ax, f"Win rate of the {plots.label(side)}", f"{param} (log scale)", "win rate (%)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     caption = ("Win rate of the laddered strategy against the fixed opponent at each budget" if curve else
                "Win rate of the stronger side at each level (its budget on the x axis, against the budget below)")
     return plots.save(fig, outdir / "ladder_curve.png",
