@@ -74,6 +74,10 @@ DEFAULT_STRATEGY = "mcts:iterations"
 DEFAULT_BUDGETS = "25..400"
 #: Most levels in one ladder (a guard against typos such as 1..1e9).
 MAX_LEVELS = 24
+#: Games per batch of a level unless --batch-size says otherwise: a search player's games are
+#: slow, so a level writes a part every few games (it streams, and a fault loses at most a batch)
+#: instead of one part at its end.  Results do not depend on it.
+LEVEL_BATCH = 10
 #: Positions the decisions-per-second figure is timed on, and the least CPU time spent on each
 #: budget (the positions are played again until it is reached).
 SPEED_POSITIONS = 12
@@ -245,8 +249,8 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
     levels = build_levels(ladder, values, against)
     rules = dict(rules or {})
     base = RunSpec(game=title_ref(game), strategies=[levels[-1].side, levels[-1].other], players=players,
-                   games=games, seed=seed, jobs=jobs, rules=dict(rules), batch_size=batch_size,
-                   game_timeout=game_timeout)
+                   games=games, seed=seed, jobs=jobs, rules=dict(rules),
+                   batch_size=batch_size if batch_size is not None else LEVEL_BATCH, game_timeout=game_timeout)
     _, _, n_players, n_jobs, root = resolve(base)
     if n_players < 2:
         raise InputError(f"a ladder needs at least 2 seats; --players {n_players} is not accepted")
