@@ -73,7 +73,7 @@ def _report(results, out, title_file):
     if out is not None and Path(out).resolve() == source.resolve():
         out = None  # --out naming the run's own folder: rebuilt in place
     kind = (config or {}).get("kind")
-    if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
+    if out is None and kind in ("sweep", "tournament", "compare", "ladder"):  # its own page would be replaced
         raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
                          f"give --out DIR to write a pooled report elsewhere")
     # the run's own folder: a run folder, or a results file beside its run's config.json

@@ -1,6 +1,6 @@
 """The experiment: a set of runs (its *cells*) played into one folder, that resumes and loses nothing.
 
-Every designer experiment (``sweep``, ``tournament``, ``compare``; ``tune`` and ``ladder`` to
+Every designer experiment (``sweep``, ``tournament``, ``compare``, ``ladder``; ``tune`` to
 come) is a thin layer over this module.  It turns its input into cells - each a
 :class:`~analyser.run.RunSpec` and a name - hands them to :class:`Experiment`, which plays each
 cell with :func:`analyser.run.run` into the cell's own run folder (so its games stream to disk
@@ -80,7 +80,7 @@ from analyser.run.spec import RunSpec, package_versions
 #: Version of the experiment-folder layout, recorded as ``experiment.layout``.
 LAYOUT = 1
 #: The kinds of experiment folder (config.json ``kind``).
-KINDS = ("sweep", "tournament", "compare")
+KINDS = ("sweep", "tournament", "compare", "ladder")
 #: Most games in one Parquet part of a cell, so a long cell streams to disk as it plays.
 PART_GAMES = 2000
 #: Seconds between rewrites of the record while many short cells finish (it is always written

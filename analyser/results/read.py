@@ -188,7 +188,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
 
 
 #: The kinds of folder an experiment writes (config.json ``kind``), each with its own report.
-EXPERIMENT_KINDS = ("sweep", "tournament", "compare")
+EXPERIMENT_KINDS = ("sweep", "tournament", "compare", "ladder")
 
 
 def _experiment_kind(folder: Path) -> str | None:

@@ -172,6 +172,14 @@ def shuffled(cards, rng) -> list:
     return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
 
 
+@lru_cache(maxsize=1024)
+def unseen_cards(unseen: tuple[tuple[int, ...], ...]) -> tuple:
+    """The cards of ``unseen`` (``unseen[colour][value]`` counts) colour-major, ascending value:
+    the order :meth:`Dao.determinize` shuffles them from (cached: one decision's search asks for
+    the same cards at every iteration)."""
+    return tuple(Card(c, v) for c, row in enumerate(unseen) for v, k in enumerate(row) for _ in range(k))
+
+
 @lru_cache(maxsize=64)
 def full_composition(colours: int, values: str) -> tuple[tuple[int, ...], ...]:
     """``[colour][value]`` card counts of the full deck (cached per composition)."""
@@ -508,8 +516,7 @@ class Dao(Game):
         ``rng``, the current deck's ``deck_size`` on top and the rest as the second half's
         ``reserve_size`` cards.  Reads only public attributes of the view."""
         p = view.params
-        hidden = [Card(c, v) for c, row in enumerate(view.unseen) for v, k in enumerate(row) for _ in range(k)]
-        cards = shuffled(hidden, rng)
+        cards = shuffled(unseen_cards(tuple(map(tuple, view.unseen))), rng)
         cut = view.reserve_size
         return DaoState(params=p, n=view.n_players, deck=cards[cut:], reserve=cards[:cut],
                         display=list(view.display), total=view.total, piles=[list(x) for x in view.piles],
