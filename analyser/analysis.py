@@ -19,6 +19,9 @@ Intervals are 95%, and every table says which method it used (:data:`METHODS`):
   share its deal, and a strategy in several seats of a game is one observation, not several), and
   the plain normal interval ignores that; computed here in closed form with numpy, checked
   against statsmodels in the tests.
+* one rule, one name: a sweep's cells (:func:`analyser.summaries.grouped_win_rates`, decided per
+  cell) and a tournament's ranking apply the same rule to their games, so the same games give the
+  same interval with the same label in ``simulate``, ``sweep`` and ``tournament``.
 * the seat-balance test is scipy's chi-square goodness-of-fit test (``scipy.stats.chisquare``) of
   the wins per seat against equal shares; its effect size is the largest difference between two
   seats' win rates with a paired interval over games.
@@ -270,11 +273,11 @@ def seat_balance(df: pd.DataFrame) -> dict:
     * test: ``scipy.stats.chisquare`` of the wins per seat (shared wins split) against equal
       shares, all seats at once.
     * ``verdict``: wording graded by both - how strong the evidence is (p) and how large the gap
-      is (under :data:`SMALL_GAP` points is "small in practice").
+      is (under :data:`SMALL_GAP` pp is "small in practice").
 
     Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
     Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
-    (points) and ``verdict``.
+    (percentage points, pp) and ``verdict``.
     """
     seats = df.groupby("seat")["win"].sum()
     k = len(seats)
@@ -300,16 +303,16 @@ def seat_balance(df: pd.DataFrame) -> dict:
 
 def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:
     """The :func:`seat_balance` record and its wording, from the chi-square test over ``k``
-    seats and the best-worst gap (points) with its 95% interval ``lo``-``hi``."""
+    seats and the best-worst gap (percentage points of win rate) with its 95% interval ``lo``-``hi``."""
     d = decimals((hi - lo) / 2)
-    effect = (f"seat {best} wins {gap:.{d}f} points more often than seat {worst} "
-              f"(95% CI {lo:.{d}f} to {hi:.{d}f})")
+    effect = (f"seat {best} wins {gap:.{d}f} pp more often than seat {worst} "
+              f"(95% CI {lo:.{d}f} to {hi:.{d}f} pp)")
     test = f"chi-square {chi2:.1f}, df {k - 1}, {p_text(p)}"
     if p >= 0.05:
         if hi < SMALL_GAP:
             verdict = f"no seat advantage worth noting: {effect}; {test}"
         else:
-            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.{d}f} points is not "
+            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.{d}f} pp is not "
                        f"ruled out: {effect}; {test}")
     else:
         strength = "strong evidence" if p < 0.001 else ("some evidence" if p < 0.01 else "weak evidence")
@@ -441,3 +444,23 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
         else:
             out[name] = df[c]
     return out.rename(columns={"score 95% CI": "mean score 95% CI"})
+
+
+def strategy_seat_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
+    ``win_high``, ``mean_score``), strategies in run order and seats ascending; the interval by
+    the rule of :data:`METHODS` (one row per game in each cell: Wilson unless wins are shared).
+    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    s = df["strategy"]
+    names = [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+    players = int(df["players"].iloc[0])
+    code = pd.Categorical(s.astype(str), categories=names).codes.astype(np.int64)
+    key = code * players + df["seat"].to_numpy(dtype=np.int64)
+    out, methods = _group_intervals(df.assign(pair=key), "pair", game_codes(df))
+    out = out.sort_values("pair").reset_index(drop=True)
+    pair = out.pop("pair").to_numpy(dtype=np.int64)
+    out.insert(0, "strategy", pd.Categorical([names[p // players] for p in pair], categories=names))
+    out.insert(1, "seat", pair % players)
+    out = out.drop(columns=["score_low", "score_high", "score_sd"])
+    out.attrs["methods"] = methods
+    return out

@@ -320,6 +320,9 @@ KEY_COLUMNS: tuple[Metric, ...] = (
     Metric("game_seed", "count", high=2**64 - 1), Metric("players", "count", low=1),
     Metric("seat", "count"), Metric("strategy", "label"),
 )
+#: What a title's ``Game.outcome`` may declare (see there).
+OUTCOMES = ("highest score", "race", "other")
+
 #: The outcome columns after the rule columns.
 OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank", "count", low=1),
                                        Metric("win", "share"))
@@ -349,9 +352,36 @@ class Game:
     #: Rule options that name a file: made absolute before a run, so workers and the printed
     #: replay command find the file from any folder (and recorded with a hash in config.json).
     path_options: ClassVar[tuple[str, ...]] = ()
-    #: What the ``turns`` metric (game length) counts, and what a score is, for labels.
+    #: What the ``turns`` metric (game length) counts, for labels.
     length_unit: ClassVar[str] = "turns"
+    #: What a final score counts, plural, for labels and for every figure measured in scores
+    #: ("points", "turns afloat", "royals").
     score_unit: ClassVar[str] = "points"
+    #: How the winner is decided (one of :data:`OUTCOMES`), which says which report figures fit:
+    #: ``"highest score"`` (default): the highest final score wins, ties by the title's tie-break -
+    #: every figure, the score-based skill share and each seat's score handicap included;
+    #: ``"race"``: the first seat to reach a target wins at once, the others' scores say how far
+    #: they got - no score-based skill share, and the seat compensation is a head start;
+    #: ``"other"``: the score does not decide (the last ship afloat wins) - no figure that reads
+    #: score differences (close games, lead, deficit, score-based skill share, handicap).
+    outcome: ClassVar[str] = "highest score"
+    #: Why the figures that read score differences do not fit, one sentence (the report's reason).
+    outcome_note: ClassVar[str] = ""
+    #: The close-game margin in score units: top two scores at most this far apart (ties and
+    #: tie-breaks included); the smallest swing of the title's scoring (10 where scores move in
+    #: tens).  None: no close-game figure, for the reason in ``close_note`` (else ``outcome_note``).
+    close_margin: ClassVar[float | None] = 1
+    close_note: ClassVar[str] = ""
+    #: The rule option giving seats a start bonus (text, one whole number per seat: ``0/0/0/2``,
+    #: or one for all), so the report can name the ``analyser sweep`` that tests a seat
+    #: compensation; "" for none.  ``seat_bonus_unit``: what it counts ("" = ``score_unit``).
+    seat_bonus_rule: ClassVar[str] = ""
+    seat_bonus_unit: ClassVar[str] = ""
+
+    @property
+    def score_decides(self) -> bool:
+        """True when the highest final score wins (``outcome == "highest score"``)."""
+        return self.outcome == "highest score"
     #: Per-seat metric columns (title figures) that ``metrics`` returns, in order.  Each is a
     #: :class:`Metric` naming its kind (a plain name means a finite number): together with the
     #: rule options this is the title's results schema, which ``analyser report`` validates.

@@ -1,10 +1,16 @@
 """Designer metrics for every title: drama, luck against skill, decisiveness (README, "Designer
 metrics").  All read a results frame (one row per game and seat); none needs extra games.
 
+Each figure reads what the title declares about its outcome (:class:`Outcome`, from the
+``Game`` attributes ``outcome``, ``score_unit``, ``close_margin``, ``outcome_note``): a figure that
+does not fit the title is left out, and :func:`designer_rows` says why in one line
+(``table.attrs["left_out"]``); it is never shown as a number.
+
 * **Drama** reads the ``score_trace`` column (:data:`analyser.core.TRACE_COLUMN`) that a title
   records when it lists it in ``metric_columns``: per seat, its score after every step of the
   game (a round, a turn or a trick, as the title's ``trace_unit`` says), as a text of
   space-separated numbers.  A title that does not record it gets "not recorded", nothing else.
+  Left out where the score does not decide the winner (``outcome = "other"``).
 
   - *lead changes*: how many times the sole leader changes (a tie for the lead keeps the last
     sole leader; taking the first sole lead is not a change);
@@ -16,15 +22,25 @@ metrics").  All read a results frame (one row per game and seat); none needs ext
   Games with a shared win have no single winner and are left out of the last two.
 
 * **Luck against skill**: the *skill share* is the partial eta squared of the strategy in a
-  two-way fixed-effects analysis of variance of the score with the game (its deal) as the
-  block (Cohen, J. (1973), "Eta-squared and partial eta-squared in fixed factor ANOVA designs",
-  Educational and Psychological Measurement 33, 107-112): of the score differences between
-  seats of the same game, the share the strategies explain.  The rest - the *luck share* -
-  is what the deal, the turn order and the interplay of the seats explain.  Its 95% interval
-  is a percentile bootstrap over games.  It needs two strategies or more.
+  two-way fixed-effects analysis of variance with the game (its deal) as the block (Cohen, J.
+  (1973), "Eta-squared and partial eta-squared in fixed factor ANOVA designs", Educational and
+  Psychological Measurement 33, 107-112): of the differences between seats of the same game,
+  the share the strategies explain.  The rest - the *luck share* - is what the deal, the turn
+  order and the interplay of the seats explain.  It reads the outcome: each seat's win share
+  (1, 0, or 1/k of a k-way shared win).  Where the highest score decides the winner it is also
+  given on the final score, labelled *score-based* (elsewhere a seat's score is not what it
+  played for: in a race the loser that gambled more ends nearer the target).  When a strategy
+  holds several seats of a game only one of them can win, so the share of the win has a ceiling
+  below 1 (a third with two seats each at four).  Its 95% interval
+  is a percentile bootstrap over games, except that its lower end is 0 when the strategies'
+  effects cannot be told from none (a Wald test of the strategy contrasts with the bootstrap
+  covariance, p >= 0.05): a resampled share is never below 0, so the plain percentile interval
+  would exclude 0 whatever the data (Steiger, J. H. (2004), "Beyond the F test", Psychological
+  Methods 9, 164-182, gives the same rule for eta squared).  It needs two strategies or more.
 
 * **Decisiveness**: the tie rate (games whose win is shared) and the *close-game rate*: games
-  whose top two scores differ by at most 1 point (ties and tie-breaks included).
+  whose top two scores differ by at most the title's close margin (``Game.close_margin``, in
+  its score units; ties and tie-breaks included).
 """
 
 from __future__ import annotations
@@ -34,28 +50,104 @@ import math
 import numpy as np
 import pandas as pd
 
+from dataclasses import dataclass
+
 from analyser.analysis import game_keys, per_game, wilson
-from analyser.core import TRACE_COLUMN
+from analyser.core import OUTCOMES, TRACE_COLUMN, InputError
 
 #: Bootstrap resamples for the luck-skill interval.
 BOOTSTRAP = 200
+#: The Wald test of the strategy contrasts below which the skill share's interval may leave 0.
+SKILL_TEST = 0.05
+
+
+# --------------------------------------------------------------------------------------------
+# What the title declares about its outcome
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a title declares about its outcome (the ``Game`` attributes of the same meaning), which
+    says which figures fit it.  :meth:`of` reads them from a title."""
+
+    score_unit: str = "points"
+    trace_unit: str = "steps"
+    #: ``Game.outcome``: "highest score", "race" or "other"
+    kind: str = "highest score"
+    #: ``Game.close_margin`` (score units) or None
+    close_margin: float | None = 1.0
+    #: ``Game.outcome_note``
+    note: str = ""
+    #: ``Game.close_note``
+    close_note: str = ""
+
+    @classmethod
+    def of(cls, game) -> "Outcome":
+        """The declarations of ``game`` (a title instance or class; None: the defaults).  Raises
+        InputError for an ``outcome`` that is not one of :data:`analyser.core.OUTCOMES`."""
+        if game is None:
+            return cls()
+        if isinstance(game, Outcome):
+            return game
+        kind = getattr(game, "outcome", "highest score")
+        if kind not in OUTCOMES:
+            raise InputError(f"title {getattr(game, 'id', '?')!r} declares outcome={kind!r}; "
+                             f"a title declares one of: {', '.join(OUTCOMES)}")
+        margin = getattr(game, "close_margin", 1.0)
+        return cls(score_unit=getattr(game, "score_unit", "points"), trace_unit=getattr(game, "trace_unit", "steps"),
+                   kind=kind, close_margin=None if margin is None else float(margin),
+                   note=getattr(game, "outcome_note", "") or "", close_note=getattr(game, "close_note", "") or "")
+
+    @property
+    def score_decides(self) -> bool:
+        """The highest final score wins."""
+        return self.kind == "highest score"
+
+    @property
+    def reason(self) -> str:
+        """Why the figures that read score differences do not fit this title (one phrase)."""
+        if self.note:
+            return self.note.rstrip(".")
+        if self.kind == "race":
+            return ("a race: the first seat to reach the target wins and the game stops, so the other seats' "
+                    f"{self.score_unit} say how far they got, not how well they played")
+        return f"the title's winner is not the seat with the most {self.score_unit}"
+
+    @property
+    def close_applies(self) -> bool:
+        return self.kind != "other" and self.close_margin is not None
+
+    @property
+    def close_reason(self) -> str:
+        if self.kind == "other":
+            return self.reason
+        return (self.close_note or "the title declares no close-game margin").rstrip(".")
+
+    @property
+    def drama_applies(self) -> bool:
+        """Lead changes, lead for good and deficit read the score trace as a race for the lead."""
+        return self.kind != "other"
 
 
 # --------------------------------------------------------------------------------------------
 # Decisiveness
 # --------------------------------------------------------------------------------------------
 
-def decisiveness(df: pd.DataFrame, margin: float = 1.0) -> dict:
-    """``tie_rate`` and ``close_rate`` (top-two margin <= ``margin``) with Wilson 95% intervals,
-    and ``games``."""
+def decisiveness(df: pd.DataFrame, margin: float | None = 1.0) -> dict:
+    """``tie_rate`` and ``close_rate`` (top-two margin <= ``margin``, in score units; NaN when
+    ``margin`` is None) with Wilson 95% intervals, ``margin`` and ``games``."""
     g = per_game(df)
     n = len(g)
     tie = float(g["tie"].mean()) if n else math.nan
-    close = float((g["margin"] <= margin).mean()) if n else math.nan
+    close = float((g["margin"] <= margin + MARGIN_TOL).mean()) if n and margin is not None else math.nan
     tl, th = wilson(tie, n)
-    cl, ch = wilson(close, n)
-    return {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th,
+    cl, ch = wilson(close, n) if close == close else (math.nan, math.nan)
+    return {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th, "margin": margin,
             "close_rate": close, "close_low": cl, "close_high": ch}
+
+
+#: Slack when comparing a score margin with the close margin (scores that are sums of fractions).
+MARGIN_TOL = 1e-9
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,8 +278,9 @@ def drama_summary(df: pd.DataFrame) -> dict | None:
 # Luck against skill
 # --------------------------------------------------------------------------------------------
 
-def _skill_share(y, game, strat, n_games, n_strats, weights) -> float:
-    """Partial eta squared of the strategy with the game as block, with per-game weights."""
+def _skill_fit(y, game, strat, n_games, n_strats, weights) -> tuple[float, np.ndarray]:
+    """Partial eta squared of the strategy with the game as block, with per-game weights, and the
+    strategies' fitted effects (minimum-norm least squares, so they sum to 0)."""
     w_row = weights[game]
     wsum_g = np.bincount(game, weights=w_row, minlength=n_games)
     ok = wsum_g > 0
@@ -200,36 +293,69 @@ def _skill_share(y, game, strat, n_games, n_strats, weights) -> float:
         m = np.zeros(n_games)
         m[ok] = np.bincount(game, weights=w_row * X[:, k], minlength=n_games)[ok] / wsum_g[ok]
         X[:, k] -= m[game]
-    sw = np.sqrt(w_row)
-    beta, *_ = np.linalg.lstsq(X * sw[:, None], yw * sw, rcond=None)
-    fitted = X @ beta
-    ss_within = float(np.sum(w_row * yw ** 2))
-    ss_strat = float(np.sum(w_row * fitted ** 2))
-    return ss_strat / ss_within if ss_within > 0 else math.nan
+    xx = (X * w_row[:, None]).T @ X
+    xy = (X * w_row[:, None]).T @ yw
+    return share_from_normal(xx, xy, float(np.sum(w_row * yw ** 2)))
 
 
-def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0) -> dict | None:
-    """``skill_share`` (partial eta squared of the strategy, game as block) with a percentile
-    bootstrap 95% interval over games (``skill_low``/``skill_high``) and ``luck_share`` =
-    1 - skill share.  None with fewer than two strategies."""
+def share_from_normal(xx: np.ndarray, xy: np.ndarray, yy: float) -> tuple[float, np.ndarray]:
+    """The skill share and the strategies' effects from the within-game normal equations
+    ``X'X``, ``X'y`` and ``y'y`` (the strategy indicators and the outcome centred on each game's
+    means): ``beta' X'X beta / y'y`` with ``beta`` the minimum-norm solution of
+    ``X'X beta = X'y``."""
+    beta = np.linalg.pinv(xx, rcond=1e-10, hermitian=True) @ xy
+    ss_strat = float(beta @ xx @ beta)
+    return (ss_strat / yy if yy > 1e-12 else math.nan), beta
+
+
+def skill_interval(point: float, reps: list[tuple[float, np.ndarray]], beta: np.ndarray) -> dict:
+    """The skill share's 95% interval from bootstrap replicates ``(share, effects)``: the
+    percentile interval, with its lower end 0 when the Wald test of the strategy contrasts
+    (effect of each strategy minus the first's, covariance from the replicates) gives
+    p >= :data:`SKILL_TEST` (module docstring).  Returns ``skill_low``, ``skill_high``, ``p``."""
+    from scipy import stats
+
+    finite = [r for r, _ in reps if math.isfinite(r)]  # an outcome that never varies has no skill share
+    if not finite or point != point:
+        return {"skill_low": math.nan, "skill_high": math.nan, "p": math.nan}
+    lo, hi = np.percentile(finite, [2.5, 97.5])
+    contrasts = np.array([b[1:] - b[0] for r, b in reps if math.isfinite(r)])
+    d = beta[1:] - beta[0]
+    p = math.nan
+    if len(contrasts) > 2 and len(d):
+        cov = np.atleast_2d(np.cov(contrasts, rowvar=False))
+        rank = int(np.linalg.matrix_rank(cov, tol=1e-12 * max(1.0, float(np.abs(cov).max()))))
+        if rank:
+            wald = float(d @ np.linalg.pinv(cov, rcond=1e-10, hermitian=True) @ d)
+            p = float(stats.chi2.sf(wald, rank))
+        else:
+            p = 1.0 if float(np.abs(d).max()) < 1e-12 else 0.0
+    if not p < SKILL_TEST:
+        lo = 0.0
+    return {"skill_low": float(lo), "skill_high": float(hi), "p": p}
+
+
+def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: str = "win") -> dict | None:
+    """``skill_share`` (partial eta squared of the strategy, game as block) of ``on`` - ``"win"``,
+    each seat's win share (the outcome), or ``"score"``, its final score - with a bootstrap 95%
+    interval over games (``skill_low``/``skill_high``; module docstring), the Wald test's ``p``
+    and ``luck_share`` = 1 - skill share.  None with fewer than two strategies."""
     strategies = df["strategy"].astype(str)
     if strategies.nunique() < 2:
         return None
     keys = game_keys(df)
     game = df.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
     strat = pd.factorize(strategies)[0]
-    y = df["score"].to_numpy(dtype=float)
+    y = df[on].to_numpy(dtype=float)
     n_games, n_strats = int(game.max()) + 1, int(strat.max()) + 1
-    point = _skill_share(y, game, strat, n_games, n_strats, np.ones(n_games))
+    point, beta = _skill_fit(y, game, strat, n_games, n_strats, np.ones(n_games))
     rng = np.random.default_rng(seed)
     reps = []
     for _ in range(bootstrap):
         w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
-        reps.append(_skill_share(y, game, strat, n_games, n_strats, w))
-    finite = [r for r in reps if math.isfinite(r)]  # none when every game is a tie: no interval, no warning
-    lo, hi = np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan)
-    return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
-            "games": n_games, "bootstrap": bootstrap}
+        reps.append(_skill_fit(y, game, strat, n_games, n_strats, w))
+    return {"skill_share": point, **skill_interval(point, reps, beta), "luck_share": 1 - point,
+            "games": n_games, "bootstrap": bootstrap, "on": on}
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,12 +369,22 @@ def _one(unit: str) -> str:
     return f"{first} {rest}".strip()
 
 
-def designer_table(df: pd.DataFrame, trace_unit: str = "steps", score_unit: str = "points") -> pd.DataFrame:
+def number(x: float) -> str:
+    """A whole number without a decimal point, else up to 2 decimals (``1``, ``10``, ``2.5``)."""
+    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}".rstrip("0")
+
+
+def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
     """The designer figures of one run as a two-column table (figure, value) for reports.
 
-    ``score_unit`` is the title's ``Game.score_unit`` (points, turns afloat, ...), used by the
-    close-game and deficit figures, which measure score differences."""
-    return designer_rows(decisiveness(df), drama_summary(df), luck_skill(df), trace_unit, score_unit)
+    ``outcome``: the title (its declarations, :meth:`Outcome.of`) or an :class:`Outcome`; None
+    for the defaults.  The figures that do not fit the title are left out, with their reasons in
+    ``table.attrs["left_out"]``."""
+    outcome = Outcome.of(outcome)
+    win = luck_skill(df, on="win")
+    score = luck_skill(df, on="score") if outcome.score_decides else None
+    return designer_rows(decisiveness(df, outcome.close_margin if outcome.close_applies else None),
+                         drama_summary(df), win, score, outcome)
 
 
 def _finite(*values) -> bool:
@@ -265,39 +401,68 @@ def _percent(value: float, low: float, high: float, none: str) -> str:
     return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
 
 
-def designer_rows(d: dict, dr: dict | None, ls: dict | None, trace_unit: str = "steps",
-                  score_unit: str = "points") -> pd.DataFrame:
-    """The (figure, value) table of :func:`designer_table` from its three parts: the
-    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` records.  A figure the
-    data cannot give (no game with a single winner, no score difference within a game) says
-    why instead of showing "nan"."""
-    from analyser.analysis import percent
-
-    rows = []
+def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None = None,
+                  outcome: Outcome | None = None) -> pd.DataFrame:
+    """The (figure, value) table of :func:`designer_table` from its parts: the
+    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` (on the win share, and on
+    the score where the score decides) records.  A figure the data cannot give (no game with a
+    single winner, no difference within a game) says why instead of showing "nan";
+    ``attrs["left_out"]``: the figures that do not fit the title, one line per reason."""
+    outcome = outcome or Outcome()
+    unit = outcome.score_unit
+    rows, left_out = [], []
     no_games = "n/a (no games)"
     rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
-    rows.append((f"close games (top two within 1 {_one(score_unit)})",
-                 _percent(d["close_rate"], d["close_low"], d["close_high"], no_games)))
+    if outcome.close_applies:
+        rows.append((f"close games (top two within {number(outcome.close_margin)} "
+                     f"{_one(unit) if outcome.close_margin == 1 else unit})",
+                     _percent(d["close_rate"], d["close_low"], d["close_high"], no_games)))
+    else:
+        left_out.append(f"close games: {outcome.close_reason}")
     if dr is None:
         rows.append(("drama", "not recorded by this title (no score trace)"))
+    elif not outcome.drama_applies:
+        left_out.append(f"lead changes, lead for good and deficit overcome: {outcome.reason}")
     else:
         single = "n/a (no game has a single winner: every game was a shared win)"
         rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: "
                                               f"{100 * dr['any_lead_change']:.0f}%)" if _finite(dr["lead_changes"])
                      else no_games))
         rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's "
-                                                          f"{trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
+                                                          f"{outcome.trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
                      else single))
-        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {score_unit} on average; 90th "
+        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {unit} on average; 90th "
                                                  f"percentile {dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"
                      if _finite(dr["deficit_overcome"], dr["deficit_p90"], dr["deficit_max"]) else single))
-    if ls is None:
-        rows.append(("skill share", "n/a (needs two strategies or more)"))
-    elif not _finite(ls["skill_share"]):
-        rows.append(("skill share (partial eta squared)", "n/a (no game decided by score: every seat of a "
-                                                          "game scored the same)"))
+    rows.append(_skill_row("skill share (partial eta squared of the win share)", win,
+                           "no game has a winner and a loser: every win was shared by every seat"))
+    if outcome.score_decides:
+        rows.append(_skill_row("skill share, score-based (partial eta squared of the score)", score,
+                               "no game decided by score: every seat of a game scored the same"))
     else:
-        rows.append(("skill share (partial eta squared)",
-                     _percent(ls["skill_share"], ls["skill_low"], ls["skill_high"], "n/a")
-                     + f"; luck share {percent(ls['luck_share'], ls['skill_low'], ls['skill_high'])}"))
-    return pd.DataFrame(rows, columns=["figure", "value"])
+        left_out.append(f"the score-based skill share: {outcome.reason}")
+    out = pd.DataFrame(rows, columns=["figure", "value"])
+    out.attrs["left_out"] = _grouped(left_out)
+    return out
+
+
+def _grouped(lines: list[str]) -> list[str]:
+    """``figure: reason`` lines with the same reason joined into one (``a; b: reason``)."""
+    by_reason: dict[str, list[str]] = {}
+    for line in lines:
+        figure, _, reason = line.partition(": ")
+        by_reason.setdefault(reason, []).append(figure)
+    return [f"{'; '.join(figures)}: {reason}" for reason, figures in by_reason.items()]
+
+
+def _skill_row(label: str, ls: dict | None, why: str) -> tuple[str, str]:
+    from analyser.analysis import percent
+    if ls is None:
+        return label, "n/a (needs two strategies or more)"
+    if not _finite(ls["skill_share"]):
+        return label, f"n/a ({why})"
+    lo, hi = ls["skill_low"], ls["skill_high"]
+    text = f"{_percent(ls['skill_share'], lo, hi, 'n/a')}; luck share {percent(ls['luck_share'], lo, hi)}"
+    if lo == 0 and ls["skill_share"] > 0:
+        text += "; the strategies cannot be told apart"
+    return label, text

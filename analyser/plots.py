@@ -237,29 +237,36 @@ def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int, most: float 
 
 
 def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None,
-             method: str = "Wilson") -> tuple[str, str]:
+             method: str = "Wilson", fixed=()) -> tuple[str, str]:
     """Horizontal bars of win rate per strategy with 95% interval bars (``method`` names how they
-    were computed) and the fair share."""
+    were computed) and the fair share.  ``fixed``: strategies whose win rate is fixed by
+    construction (a mirror match: they fill every seat of their games), drawn without an
+    interval bar."""
     s = summary.iloc[::-1]
     colours = colours or strategy_colours(summary["strategy"])
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.55 * len(s)))
     y = np.arange(len(s))
     rate = s["win_rate"].to_numpy() * 100
+    free = np.array([str(n) not in {str(f) for f in fixed} for n in s["strategy"]])
     err = np.clip(np.vstack([rate - s["win_low"].to_numpy() * 100, s["win_high"].to_numpy() * 100 - rate]), 0, None)
-    ax.barh(y, rate, color=[colours.get(str(n), PALETTE[0]) for n in s["strategy"]], height=0.6,
-            xerr=err, capsize=4, error_kw={"elinewidth": 1.2})
+    ax.barh(y, rate, color=[colours.get(str(n), PALETTE[0]) for n in s["strategy"]], height=0.6)
+    if free.any():
+        ax.errorbar(rate[free], y[free], xerr=err[:, free], fmt="none", ecolor="black", elinewidth=1.2, capsize=4)
     ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
                label=f"fair share 1/{players} = {100 / players:.1f}%")
     from analyser.analysis import decimals
-    places = decimals((s["win_high"].to_numpy() - s["win_low"].to_numpy()) * 50)  # as the tables
-    for yi, r, hi in zip(y, rate, s["win_high"].to_numpy() * 100):
-        ax.text(hi + 0.8, yi, f"{r:.{places}f}%", va="center", fontsize=9)
+    places = decimals((s["win_high"].to_numpy() - s["win_low"].to_numpy())[free] * 50) if free.any() else 1
+    for yi, r, hi, f in zip(y, rate, s["win_high"].to_numpy() * 100, free):
+        ax.text((hi if f else r) + 0.8, yi, f"{r:.{places}f}%" + ("" if f else " (fixed: fills every seat)"),
+                va="center", fontsize=9)
     ax.set_yticks(y, [short(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
     ax.legend(frameon=False, loc="lower right", fontsize=8)
-    style(ax, f"Win rate per strategy ({method} 95% CI)", "win rate (%, a shared win split)", "")
-    return save(fig, path, "Win rate per strategy with 95% confidence intervals. The dashed line is "
-                            "the fair share 1/players.")
+    style(ax, f"Win rate per strategy ({method} 95% CI)" if free.any() else "Win rate per strategy",
+          "win rate (%, a shared win split)", "")
+    return save(fig, path, "Win rate per strategy with 95% confidence intervals"
+                + ("" if free.all() else " (none for a strategy that fills every seat: its win rate is 1/players "
+                   "by construction)") + ". The dashed line is the fair share 1/players.")
 
 
 def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,

@@ -40,8 +40,19 @@ class Part:
     run: dict
     title_tables: list[tuple[str, pd.DataFrame]]
     players: int
-    #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share
+    #: the designer figures (analyser.designer.designer_table): decisiveness, drama, skill share;
+    #: ``designer.attrs["left_out"]``: the figures that do not fit the title, with the reason
     designer: pd.DataFrame | None = None
+    #: each strategy's win rate in each seat (analysis.strategy_seat_summary)
+    strategy_seats: pd.DataFrame | None = None
+    #: each seat's score handicap to the fair share (analyser.seats.compensation_from_sums), or
+    #: None where the title's score does not decide the winner (``compensation_note`` says why)
+    compensation: pd.DataFrame | None = None
+    compensation_note: str = ""
+    #: the seat finding (analyser.seats.seat_findings)
+    findings: list = field(default_factory=list)
+    #: how the seats were filled (analyser.seats.seating_note)
+    seating: str = ""
 
 
 @dataclass
@@ -194,9 +205,11 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     return out
 
 
-def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
-    from analyser import summaries
+def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None) -> Summary:
+    from analyser import seats as seatmod, summaries
+    from analyser.designer import Outcome
     from analyser.results import missing_tables
+    outcome = Outcome.of(game)
     parts = []
     for r in reduced:
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
@@ -206,14 +219,46 @@ def _summary_of(game, reduced: list[Reduced], extra_names) -> Summary:
             tables = game.figure_tables(r.frame, r.extras or {})
         else:
             tables = game.figure_tables_from(r.title)
+        comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
+        note = "" if comp is not None else (outcome.reason if outcome.kind == "other" else "one seat only")
+        command = seatmod.sweep_command(game, _lineup_of(config, r), r.players, _overrides_of(game, r.first, config),
+                                        run["games"], comp)
+        findings = seatmod.seat_findings(seats, run["seats"], comp, unit=outcome.score_unit, kind=outcome.kind,
+                                         reason=note, next_command=command)
+        counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
+        counts = {s: counts[s] for s in r.strategies if s in counts}
         parts.append(Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
-                          summaries.designer_figures(r.core, getattr(game, "trace_unit", "steps"),
-                                                     getattr(game, "score_unit", "points"))))
+                          summaries.designer_figures(r.core, outcome),
+                          summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
+                          comp, note, findings,
+                          seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts)))
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
                     "score": "cluster"}, notes)
+
+
+def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
+    """The lineup of a variant as it was given (``-s`` in order, repeats kept) when the config
+    names it and it is the variant's, else the variant's strategies in run order."""
+    given = [str(s) for s in (config or {}).get("strategies") or []]
+    if given and set(given) == set(r.strategies):
+        return given
+    return list(r.strategies)
+
+
+def _overrides_of(game, first: pd.DataFrame, config: dict | None) -> dict[str, str]:
+    """The rule options of a variant that differ from the defaults, as the user types them (read
+    from the rows of its first game: the truth, also for joined runs)."""
+    out = {}
+    for o in game.Params.options():
+        if o["name"] in first.columns and len(first):
+            v = first[o["name"]].iloc[0]
+            v = v.item() if hasattr(v, "item") else v
+            if v != o["default"] and not (v != v):
+                out[o["name"]] = analysis.display_value(v)
+    return out
 
 
 def _strategies_of(results: pd.DataFrame) -> list[str]:
@@ -329,6 +374,54 @@ def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -
     return core, per_table
 
 
+def _assumption(game) -> str:
+    from analyser.seats import assumption
+    return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
+
+
+def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The strategy-by-seat table for reading: one row per strategy, one column per seat, each
+    cell its win rate there with the 95% interval (``52.1% (49.0-55.2%)``), ``-`` where it never
+    sat."""
+    seats = sorted(int(x) for x in pd.unique(table["seat"]))
+    d = analysis.decimals((table["win_high"] - table["win_low"]).to_numpy() * 50)  # one column's decimals
+    rows = []
+    for name in dict.fromkeys(table["strategy"].astype(str)):
+        sub = table[table["strategy"].astype(str) == name].set_index("seat")
+        row = {"strategy": name}
+        for k in seats:
+            if k in sub.index:
+                r = sub.loc[k]
+                row[f"seat {k}"] = (f"{analysis.percent(r['win_rate'], places=d)} "
+                                    f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
+            else:
+                row[f"seat {k}"] = "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """The seat compensation for reading: per seat its win rate, the handicap (head start in a
+    race) with its 95% interval, the win rate at that handicap and the tie-break share."""
+    from analyser.seats import _signed
+    kind = table.attrs.get("kind", "highest score")
+    word = "head start" if kind == "race" else "handicap"
+    rows = []
+    for _, r in table.iterrows():
+        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
+            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
+                         "tie-break share": "-"})
+            continue
+        rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                     f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
+                     "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
+                                if r["handicap_low"] == r["handicap_low"] else "n/a"),
+                     f"win rate with the {word}": f"{100 * r['win_at_handicap']:.1f}%",
+                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else f"{100 * r['tie_share']:.0f}%"})
+    return pd.DataFrame(rows)
+
+
 def method_note(part: Part) -> str:
     """One sentence naming the interval method of each table (see :mod:`analyser.analysis`)."""
     name = analysis.METHODS
@@ -417,7 +510,8 @@ def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tu
     strategies = part.strategies.assign(strategy=[plots.label(s) for s in part.strategies["strategy"]])
     method = "Wilson" if part.strategies.attrs.get("methods", {}).get("win") == "wilson" else "cluster-robust"
     core = _relabel({"scores": r.core["scores"]})
-    figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method),
+    fixed = [plots.label(x) for x in part.run.get("mirror", [])]
+    figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method, fixed),
                plots.score_distribution_counts(core["scores"], outdir / f"{prefix}scores.png", colours,
                                                game.score_unit, names),
                plots.seat_win_rate(part.seats, outdir / f"{prefix}seat_win_rate.png")]
@@ -460,7 +554,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv`` and
     ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
-    summary = _summary_of(game, reduced, extra_names)
+    summary = _summary_of(game, reduced, extra_names, config)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
     sections = []
     all_figures = []
@@ -507,6 +601,14 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "designer_table": (_wrap_table(render_table(part.designer, header=False))
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
+            "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
+            "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
+            if part.strategy_seats is not None and len(part.strategies) > 1 else "",
+            "compensation_table": html_table(compensation_display(part.compensation, game.score_unit), formatted=True)
+            if part.compensation is not None else "",
+            "compensation_note": part.compensation_note, "findings": part.findings, "seating": part.seating,
+            "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
+            "assumption": _assumption(game),
             "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
     toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
     toc.append({"id": "rules", "text": "Rule parameters"})

@@ -15,13 +15,19 @@ Inside a game the streams are standard-library ``random.Random`` instances (chea
 Every strategy therefore sees the same deals and dice in the same game index whatever sits in
 the other seats (common random numbers), which makes paired comparisons precise.
 
-Seat rotation: with strategies ``S0..Sm-1`` and ``n`` seats the base lineup cycles the strategies
-over the seats (``base[j] = S[j mod m]``).  Games come in blocks of ``n``: block ``b`` puts the
-base lineup in an order ``P_b`` (the identity for the first block, then a fixed shuffle per block)
-and game ``i = b * n + r`` seats ``base[P_b[(s + r) mod n]]`` in seat ``s``.  So over every block
-each entry of the base lineup sits in every seat exactly once, and because the order changes
-from block to block no strategy always sits right after the same opponent (a plain rotation
-would keep every neighbour fixed, and the seat after a weak player is a better seat).
+Seat rotation (equal seats): with strategies ``S0..Sm-1`` (``m <= n``) and ``n`` seats, let
+``g = gcd(m, n)`` and ``c = m / g``.  There are ``c`` *base lineups*: base lineup ``j`` seats
+``S[(j * n + t) mod m]`` in position ``t`` - so the ``c`` of them, end to end, list every strategy
+exactly ``n / g`` times, and when ``m`` does not divide ``n`` each strategy takes the extra seat(s)
+in turn.  Games come in blocks of ``n``: block ``b`` uses base lineup ``b mod c`` in an order
+``P_b`` (the identity for the first block, then a fixed shuffle per block) and game
+``i = b * n + r`` seats ``base[P_b[(s + r) mod n]]`` in seat ``s``.  So over every ``c`` blocks
+(``n * c`` games) each strategy plays the same number of player-games, ``n * n / g``, and sits in
+every seat equally often (``n / g`` times); and because the order changes from block to block no
+strategy always sits right after the same opponent (a plain rotation would keep every neighbour
+fixed, and the seat after a weak player is a better seat).  When ``m`` divides ``n`` (``c = 1``)
+there is one base lineup, ``S[t mod m]``, and every lineup is the one earlier versions seated.
+:func:`lineup_block` gives the block of games, ``n * c``.
 
 A seat with a single legal action plays it without consulting its strategy.
 """
@@ -71,11 +77,19 @@ def block_order(block: int, n_players: int) -> tuple[int, ...]:
     return tuple(order)
 
 
+def lineup_block(n_players: int, n_strategies: int) -> int:
+    """The games after which every strategy has played equally often in every seat:
+    ``n * m / gcd(m, n)`` (``n`` when ``m`` divides ``n``)."""
+    return n_players * (max(1, n_strategies) // math.gcd(max(1, n_strategies), n_players))
+
+
 def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
-    """Strategy index sitting in each seat of game ``index`` (see the module docstring)."""
+    """Strategy index sitting in each seat of game ``index`` (see the module docstring).  A pure
+    function of its arguments: the same game always seats the same lineup."""
     block, shift = divmod(index, n_players)
     order = block_order(block, n_players)
-    return [order[(s + shift) % n_players] % n_strategies for s in range(n_players)]
+    base = (block % (n_strategies // math.gcd(n_strategies, n_players))) * n_players
+    return [(base + order[(s + shift) % n_players]) % n_strategies for s in range(n_players)]
 
 
 class _Hang(BaseException):

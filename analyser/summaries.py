@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analyser import analysis
+from analyser import analysis, seats
 from analyser.core import TRACE_COLUMN
 
 #: Blocks of games for the skill-share bootstrap (``game_index mod BLOCKS``).
@@ -94,6 +94,9 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
     out = {
         "strategy": _group_sums(strat, k, game, win, score, rank, pd.Index([str(s) for s in strategies], name="strategy")),
         "seat": _group_sums(seat, players, game, win, score, rank, pd.Index(range(players), name="seat")),
+        "strategy_seat": _group_sums(strat * players + seat, k * players, game, win, score, rank,
+                                     pd.MultiIndex.from_product([[str(s) for s in strategies], range(players)],
+                                                                names=["strategy", "seat"])),
     }
     # per game: tie, top score, margin
     order = np.lexsort((-score, game))
@@ -111,9 +114,10 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
     out["games"] = pd.DataFrame({
         "games": [float(n_games)], "ties": [float(tie.sum())],
         "margin_sum": [float(margin[has_margin].sum())], "margin_n": [float(has_margin.sum())],
-        "close": [float((margin[has_margin] <= 1.0).sum())],
         "rows": [float(len(score))], "score_sum": [float(score.sum())], "score_sq": [float((score * score).sum())],
     }, index=pd.Index([0], name="all"))
+    # the top-two margins as value counts: the close-game rate for any margin the title declares
+    out["margins"] = _value_counts(margin, "margin")
     if "turns" in df.columns:
         turns = np.full(n_games, np.nan)
         turns[game[::-1]] = df["turns"].to_numpy(dtype=float)[::-1]  # each game's first row
@@ -146,27 +150,37 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
             out["deficit"] = _value_counts(deficit, "deficit")
     # skill share: within-game centred normal equations per block of games
     if k >= 2:
-        out["skill"] = _skill_sums(df, game, n_games, strat, k, score)
+        out["skill"] = _skill_sums(df, game, n_games, strat, k, score, win)
+    # seat compensation: counts of each seat's score difference to its best opponent
+    out["seat_diff"] = seats.compensation_sums(game, seat, score, win, players, _first_index(df, game, n_games))
     return out
 
 
-def _skill_sums(df, game, n_games, strat, k, score) -> pd.DataFrame:
+def _first_index(df, game, n_games) -> np.ndarray:
+    """Each game's ``game_index`` (from its first row)."""
+    first_index = np.zeros(n_games, dtype=np.int64)
+    first_index[game[::-1]] = df["game_index"].to_numpy(dtype=np.int64)[::-1]
+    return first_index
+
+
+def _skill_sums(df, game, n_games, strat, k, score, win) -> pd.DataFrame:
     per_game_n = np.bincount(game, minlength=n_games).astype(float)
     yd = score - (np.bincount(game, weights=score, minlength=n_games) / per_game_n)[game]
+    wd = win - (np.bincount(game, weights=win, minlength=n_games) / per_game_n)[game]
     X = np.zeros((len(score), k))
     X[np.arange(len(score)), strat] = 1.0
     for j in range(k):
         X[:, j] -= (np.bincount(game, weights=X[:, j], minlength=n_games) / per_game_n)[game]
-    first_index = np.zeros(n_games, dtype=np.int64)
-    first_index[game[::-1]] = df["game_index"].to_numpy(dtype=np.int64)[::-1]
-    block_of_game = first_index % BLOCKS
+    block_of_game = _first_index(df, game, n_games) % BLOCKS
     blocks, binv = np.unique(block_of_game[game], return_inverse=True)
     cols = {}
     for a in range(k):
         for b in range(a, k):
             cols[f"xx{a}_{b}"] = np.bincount(binv, weights=X[:, a] * X[:, b], minlength=len(blocks))
         cols[f"xy{a}"] = np.bincount(binv, weights=X[:, a] * yd, minlength=len(blocks))
+        cols[f"xw{a}"] = np.bincount(binv, weights=X[:, a] * wd, minlength=len(blocks))
     cols["yy"] = np.bincount(binv, weights=yd * yd, minlength=len(blocks))
+    cols["ww"] = np.bincount(binv, weights=wd * wd, minlength=len(blocks))
     cols["games"] = np.bincount(block_of_game, minlength=BLOCKS)[blocks].astype(float)
     return pd.DataFrame(cols, index=pd.Index(blocks, name="block"))
 
@@ -294,50 +308,54 @@ def run_figures(sums: dict, players: int, runs: int) -> dict:
     return out
 
 
-def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0) -> dict | None:
-    """As :func:`analyser.designer.luck_skill`, resampling blocks of games (module docstring)."""
-    from analyser.designer import BOOTSTRAP
+def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str = "win") -> dict | None:
+    """As :func:`analyser.designer.luck_skill` (``on``: ``"win"`` or ``"score"``), resampling
+    blocks of games (module docstring)."""
+    from analyser.designer import BOOTSTRAP, share_from_normal, skill_interval
     bootstrap = BOOTSTRAP if bootstrap is None else bootstrap
     if "skill" not in sums or (sums["strategy"]["n"] > 0).sum() < 2:
         return None
     sk = sums["skill"].sort_index()
     k = sum(1 for c in sk.columns if c.startswith("xy"))
+    present = [a for a in range(k) if sums["strategy"]["n"].iloc[a] > 0] if len(sums["strategy"]) == k else list(range(k))
     blocks = sk.to_numpy(dtype=float)
-    cols = list(sk.columns)
+    cols = {c: i for i, c in enumerate(sk.columns)}
+    xy_name, yy_name = ("xw", "ww") if on == "win" else ("xy", "yy")
 
-    def share(w):
+    def fit(w):
         tot = w @ blocks
-        xx = np.zeros((k, k))
-        for a in range(k):
-            for b in range(a, k):
-                xx[a, b] = xx[b, a] = tot[cols.index(f"xx{a}_{b}")]
-        xy = np.array([tot[cols.index(f"xy{a}")] for a in range(k)])
-        yy = tot[cols.index("yy")]
-        beta, *_ = np.linalg.lstsq(xx, xy, rcond=None)
-        ss_strat = float(beta @ xx @ beta)
-        return ss_strat / yy if yy > 0 else math.nan
+        xx = np.zeros((len(present), len(present)))
+        for i, a in enumerate(present):
+            for j, b in enumerate(present):
+                xx[i, j] = tot[cols[f"xx{min(a, b)}_{max(a, b)}"]]
+        xy = np.array([tot[cols[f"{xy_name}{a}"]] for a in present])
+        return share_from_normal(xx, xy, float(tot[cols[yy_name]]))
 
     nb = len(sk)
-    point = share(np.ones(nb))
+    point, beta = fit(np.ones(nb))
     rng = np.random.default_rng(seed)
-    reps = [share(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
-    finite = [r for r in reps if math.isfinite(r)]  # none when every game is a tie: no interval, no warning
-    lo, hi = np.percentile(finite, [2.5, 97.5]) if finite else (math.nan, math.nan)
-    return {"skill_share": point, "skill_low": float(lo), "skill_high": float(hi), "luck_share": 1 - point,
-            "games": int(sk["games"].sum()), "bootstrap": bootstrap}
+    reps = [fit(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
+    return {"skill_share": point, **skill_interval(point, reps, beta), "luck_share": 1 - point,
+            "games": int(sk["games"].sum()), "bootstrap": bootstrap, "on": on}
 
 
-def designer_figures(sums: dict, trace_unit: str, score_unit: str) -> pd.DataFrame:
-    """As :func:`analyser.designer.designer_table`."""
+def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
+    """As :func:`analyser.designer.designer_table` (``outcome``: the title or an
+    :class:`analyser.designer.Outcome`)."""
     from analyser import designer
+    outcome = designer.Outcome.of(outcome)
     g = sums["games"].iloc[0]
     n = int(g["games"])
     tie = g["ties"] / n if n else math.nan
-    close = g["close"] / n if n else math.nan
+    margin = outcome.close_margin if outcome.close_applies else None
+    close = math.nan
+    if n and margin is not None:
+        m = sums["margins"] if "margins" in sums else pd.DataFrame({"count": []})
+        close = float(m["count"][m.index.to_numpy(dtype=float) <= margin + designer.MARGIN_TOL].sum()) / n
     tl, th = analysis.wilson(tie, n)
-    cl, ch = analysis.wilson(close, n)
-    d = {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th, "close_rate": close, "close_low": cl,
-         "close_high": ch}
+    cl, ch = analysis.wilson(close, n) if close == close else (math.nan, math.nan)
+    d = {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th, "margin": margin, "close_rate": close,
+         "close_low": cl, "close_high": ch}
     dr = None
     if "drama" in sums:
         s = sums["drama"].iloc[0]
@@ -347,4 +365,57 @@ def designer_figures(sums: dict, trace_unit: str, score_unit: str) -> pd.DataFra
               "lead_for_good_at": s["good_sum"] / s["good_n"] if s["good_n"] else math.nan,
               "deficit_overcome": q["mean"] if q else math.nan, "deficit_p90": q["p90"] if q else math.nan,
               "deficit_max": q["max"] if q else math.nan}
-    return designer.designer_rows(d, dr, skill_share(sums), trace_unit, score_unit)
+    score = skill_share(sums, on="score") if outcome.score_decides else None
+    return designer.designer_rows(d, dr, skill_share(sums, on="win"), score, outcome)
+
+
+def strategy_seat_table(sums: dict, strategies: list, players: int, binary: bool) -> pd.DataFrame:
+    """As :func:`analysis.strategy_seat_summary`: each strategy's win rate in each seat it played,
+    with its 95% interval (strategies in run order, seats ascending)."""
+    s = sums["strategy_seat"]
+    s = s[s["n"] > 0]
+    order = [str(x) for x in strategies]
+    s = s.reindex([(a, b) for a in order for b in range(players) if (a, b) in s.index])
+    flat = s.set_axis(pd.Index(range(len(s)), name="row"))
+    out, methods = _intervals(flat, "row", binary)
+    out.insert(0, "strategy", pd.Categorical([a for a, _ in s.index], categories=order))
+    out.insert(1, "seat", [int(b) for _, b in s.index])
+    out = out.drop(columns=["row", "score_low", "score_high", "score_sd"])
+    out.attrs["methods"] = methods
+    return out
+
+
+def grouped_win_rates(df: pd.DataFrame, keys: list[str], within: str) -> pd.DataFrame:
+    """Win rates of many groups at once (a sweep's cells and slots), each with the interval
+    :func:`analysis.strategy_summary` would give on the games of its ``within`` value alone (the
+    method decided per ``within`` value, as simulate decides it per run: one name per interval).
+    Returns ``keys`` + ``n``, ``win_rate``, ``win_low``, ``win_high``, ``mean_score``,
+    ``score_low``, ``score_high``, ``score_sd`` and ``win_method`` (a key of
+    :data:`analysis.METHODS`), sorted by ``keys``."""
+    if not len(df):
+        return pd.DataFrame(columns=keys + ["n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
+                                            "score_high", "score_sd", "win_method"])
+    win = df["win"].to_numpy(dtype=float)
+    score = df["score"].to_numpy(dtype=float)
+    rows = pd.DataFrame({**{k: df[k].to_numpy() for k in keys}, "game": analysis.game_codes(df), "win": win,
+                         "score": score, "score2": score * score, "odd": ~((win == 0) | (win == 1))})
+    per = rows.groupby(keys + ["game"], sort=True, observed=True).agg(
+        S=("win", "sum"), n_c=("win", "size"), T=("score", "sum"), score_sq=("score2", "sum"))
+    per = per.assign(win_c2=per["S"] ** 2, win_cn=per["S"] * per["n_c"], n_c2=per["n_c"] ** 2,
+                     score_c2=per["T"] ** 2, score_cn=per["T"] * per["n_c"])
+    sums = per.groupby(level=keys, sort=True).agg(
+        n=("n_c", "sum"), win_sum=("S", "sum"), score_sum=("T", "sum"), score_sq=("score_sq", "sum"),
+        win_c2=("win_c2", "sum"), win_cn=("win_cn", "sum"), score_c2=("score_c2", "sum"),
+        score_cn=("score_cn", "sum"), n_c2=("n_c2", "sum"), games=("n_c", "size"), nc_max=("n_c", "max"))
+    sums = sums.astype(float)
+    odd = rows.groupby(within, sort=True, observed=True)["odd"].any()
+    out = []
+    level = keys.index(within)
+    for value, sub in sums.groupby(level=level, sort=True):
+        table, methods = _intervals(sub.set_axis(pd.RangeIndex(len(sub), name="row")), "row", not bool(odd[value]))
+        table = table.drop(columns="row")
+        for i, k in enumerate(keys):
+            table.insert(i, k, sub.index.get_level_values(k).to_numpy())
+        table["win_method"] = methods["win"]
+        out.append(table)
+    return pd.concat(out, ignore_index=True)

@@ -120,7 +120,7 @@ def seat_frame(wins_per_seat, n_games):
 
 
 def test_seat_balance_shows_the_gap_with_its_interval_and_grades_the_wording():
-    # 18000 games, seats 1.5 points apart at the extremes: p = 0.044 (the old verdict called this
+    # 18000 games, seats 1.5 pp apart at the extremes: p = 0.044 (the old verdict called this
     # an advantage), but small in practice
     df = seat_frame([4635, 4500, 4500, 4365], 18000)
     b = analysis.seat_balance(df)
@@ -128,7 +128,7 @@ def test_seat_balance_shows_the_gap_with_its_interval_and_grades_the_wording():
     assert 0.04 < b["p"] < 0.05
     assert (b["best"], b["worst"]) == (0, 3) and b["gap"] == pytest.approx(1.5)
     assert b["gap_low"] < 1.5 < b["gap_high"]
-    assert b["verdict"].startswith("weak evidence of a seat advantage, small in practice: seat 0 wins 1.5 points")
+    assert b["verdict"].startswith("weak evidence of a seat advantage, small in practice: seat 0 wins 1.5 pp")
     strong = analysis.seat_balance(seat_frame([700, 500, 400, 400], 2000))
     assert strong["verdict"].startswith("strong evidence of a seat advantage, large enough to matter")
     none = analysis.seat_balance(seat_frame([26, 25, 25, 24], 100))
@@ -186,4 +186,4 @@ def test_seat_balance_never_compares_a_seat_with_itself():
             rows.append({"run_id": "r", "game_index": g, "seat": seat, "win": 1.0 if seat == winner else 0.0})
     out = seat_balance(pd.DataFrame(rows))
     assert (out["best"], out["worst"]) == (0, 1) and out["gap"] == 0.0
-    assert "seat 0 wins 0 points more often than seat 1 (95% CI -184 to 184)" in out["verdict"]
+    assert "seat 0 wins 0 pp more often than seat 1 (95% CI -184 to 184 pp)" in out["verdict"]

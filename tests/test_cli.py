@@ -271,16 +271,16 @@ def test_bad_input_without_strategy_is_still_one_line(runner, args, needles):
 
 
 def test_tsuro_report_states_score_differences_in_turns_afloat(runner, tmp_path):
-    """Tsuro of the Seas scores turns afloat: its designer figures (terminal and page) never
-    call a score difference 'points'."""
+    """Tsuro of the Seas scores turns afloat: its report (terminal and page) never calls a score
+    'points', and leaves out the figures that read score margins (the last ship afloat wins)."""
     r = invoke(runner, "simulate", "tsuro-seas", "-s", "survivor", "-s", "random", "--games", "8", "--seed", "1",
                "-j", "1", "--out", str(tmp_path))
     assert r.exit_code == 0, r.output
     html = (tmp_path / "index.html").read_text()
     for text in (r.output, html):
         assert "within 1 point" not in text and "points on average" not in text
-        assert "turns afloat on average" in text
-    assert "at most 1 (turns afloat" in html
+        assert "score sd" in text and "turns afloat" in text
+        assert "Left out:" in text and "close games; lead changes" in text and "the last ship afloat wins" in text
 
 
 @pytest.mark.parametrize("kind", ["sweep", "tournament", "compare"])

@@ -260,6 +260,43 @@ def test_tie_break_shared_option():
     assert GAME.winners(s) == [0, 1]
 
 
+# -- seat bonus (a variant) --------------------------------------------------------------------------
+
+def test_seat_bonus_adds_to_the_final_score_and_changes_the_winner():
+    # seat 0 scores 4, seat 1 scores 3 plus a 2-point start bonus: seat 1 wins
+    s = state([(W, 1)], [(W, 0)], piles=[[(E, 4)], [(E, 3)], [], []], seat_bonus="0/2/0/0")
+    GAME.apply(s, REVEAL)
+    assert GAME.scores(s) == [4, 5, 0, 0]
+    assert GAME.winners(s) == [1] and GAME.ranks(s) == [2, 1, 3, 3]
+
+
+def test_seat_bonus_single_value_applies_to_every_seat_and_shows_in_view_and_trace():
+    s = state([(W, 1)], [(W, 0)] * 3, piles=[[(E, 4)], [], [], []], seat_bonus="3", display_size=1)
+    assert GAME.view(s, 2).score() == 3 and GAME.view(s, 0).score() == 7
+    for _ in range(3):  # seats 0, 1, 2 take; the last refill empties the deck and ends the game
+        GAME.apply(s, TAKE)
+    assert GAME.is_terminal(s) and GAME.scores(s) == [6, 3, 3, 3]  # earth 4 - 1 for the wood card, + 3
+    trace = [t.split() for t in (m["score_trace"] for m in GAME.metrics(s))]
+    assert [int(t[-1]) for t in trace] == GAME.scores(s)
+
+
+def test_seat_bonus_tie_goes_to_the_tie_break():
+    # 3 + 1 bonus ties 4; most_cards: seat 1 holds two cards, seat 0 one
+    s = state([(W, 1)], [(W, 0)], piles=[[(E, 4)], [(F, 3), (F, 0)], [], []], seat_bonus="0/1/0/0")
+    GAME.apply(s, REVEAL)
+    assert GAME.scores(s)[:2] == [4, 4] and GAME.winners(s) == [1]
+
+
+@pytest.mark.parametrize("value, players, match", [
+    ("0/x", 4, "give one whole number for every seat"),
+    ("0/0/1", 4, "gives 3 values for 4 seats"),
+    ("1,2", 4, "give one whole number for every seat"),
+])
+def test_seat_bonus_bad_values_are_one_line_errors(value, players, match):
+    with pytest.raises(InputError, match=match):
+        GAME.check_players(DaoParams.from_overrides({"seat_bonus": value}), players)
+
+
 # -- two-player variant ---------------------------------------------------------------------------
 
 def test_two_player_halves_default_on_at_two_players():

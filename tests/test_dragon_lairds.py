@@ -198,6 +198,23 @@ def test_setup_geld_colours_pawn_honour_scores_and_deal():
     G.check_invariants(s)
 
 
+def test_seat_geld_variant_adds_start_money_per_seat():
+    s = G.initial_state(DragonParams.from_overrides({"seat_geld": "0/0/1/3"}), 4, random.Random(3))
+    assert s.geld == [15, 15, 16, 18] and s.royals == [1] * 4
+    G.check_invariants(s)
+    s = G.initial_state(DragonParams.from_overrides({"seat_geld": "2", "start_geld": "10"}), 3, random.Random(3))
+    assert s.geld == [12, 12, 12]
+    # a hand-built state without geld starts every seat with its start money too
+    assert st(3, params={"seat_geld": "0/5/0"}).geld == [15, 20, 15]
+
+
+@pytest.mark.parametrize("value, match", [("0/0/1", "gives 3 values for 4 seats"), ("-1", "within 0 to 1000"),
+                                          ("a", "one whole number for every seat")])
+def test_seat_geld_bad_values_are_one_line_errors(value, match):
+    with pytest.raises(InputError, match=match):
+        G.check_players(DragonParams.from_overrides({"seat_geld": value}), 4)
+
+
 def test_setup_free_card_not_a_havoc_then_fire_sale_rest_discarded_then_opening_auction():
     s = st(3, phase="free", current=0, round=0, hands=[["Y28", "Y01", "Y02", "Y03"], ["O28", "O29", "O30", "O31"],
                                                ["R28", "R21", "R13", "R01"]])

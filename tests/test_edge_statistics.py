@@ -136,8 +136,11 @@ def test_all_tie_data_never_prints_nan(runner, tmp_path, stalemate):
                                         "60", "--jobs", "1", "--seed", "1", "--out", str(out)])
     assert r.exit_code == 0 and not caught, caught
     assert "nan" not in r.output.lower()
-    assert "skill share (partial eta squared) n/a (no game decided by score: every seat of a game scored the same)" \
-        in " ".join(r.output.split())
+    text = " ".join(r.output.split())
+    assert "skill share, score-based (partial eta squared of the score) n/a (no game decided by score: every seat " \
+        "of a game scored the same)" in text
+    assert "skill share (partial eta squared of the win share) n/a (no game has a winner and a loser: every win " \
+        "was shared by every seat)" in text
     html = (out / "index.html").read_text()
     assert "nan%" not in html and "no game decided by score" in html
     r, caught = invoke_quietly(runner, ["simulate", stalemate, "-s", "passer:k=1", "-s", "passer:k=2", "--games",
@@ -154,12 +157,14 @@ def test_designer_rows_say_why_a_figure_is_missing():
     dr = {"lead_changes": 0.0, "any_lead_change": 0.0, "lead_for_good_at": nan, "deficit_overcome": nan,
           "deficit_p90": nan, "deficit_max": nan}
     ls = {"skill_share": nan, "skill_low": nan, "skill_high": nan, "luck_share": nan}
-    table = designer_rows(d, dr, ls)
+    table = designer_rows(d, dr, ls, ls)
     values = dict(zip(table["figure"], table["value"]))
     assert "nan" not in " ".join(values.values()).lower()
     assert values["close games (top two within 1 point)"] == "100.0% (95% CI n/a)"
     assert values["winner takes the lead for good at"].startswith("n/a (no game has a single winner")
-    assert values["skill share (partial eta squared)"].startswith("n/a (no game decided by score")
+    assert values["skill share (partial eta squared of the win share)"].startswith("n/a (no game has a winner and")
+    assert values["skill share, score-based (partial eta squared of the score)"].startswith(
+        "n/a (no game decided by score")
 
 
 @pytest.mark.parametrize("args", [

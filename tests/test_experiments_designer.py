@@ -324,11 +324,12 @@ def test_skill_share_separates_skill_from_luck():
                          "score_skill": deal + (3.0 if strat == "a" else 0.0) + rng.normal(0, 0.1),
                          "score_luck": deal + rng.normal(0, 3.0)})
     df = pd.DataFrame(rows)
-    skill = designer.luck_skill(df.assign(score=df["score_skill"]), bootstrap=50)
-    luck = designer.luck_skill(df.assign(score=df["score_luck"]), bootstrap=50)
+    skill = designer.luck_skill(df.assign(score=df["score_skill"]), bootstrap=50, on="score")
+    luck = designer.luck_skill(df.assign(score=df["score_luck"]), bootstrap=50, on="score")
     assert skill["skill_share"] > 0.95 and skill["skill_low"] <= skill["skill_share"] <= skill["skill_high"]
     assert luck["skill_share"] < 0.05
-    assert designer.luck_skill(df.assign(strategy="a", score=df["score_luck"])) is None
+    assert designer.luck_skill(df.assign(strategy="a", score=df["score_luck"]), on="score") is None
+    assert designer.luck_skill(df)["skill_share"] != designer.luck_skill(df)["skill_share"]  # wins never differ: nan
 
 
 def test_decisiveness_counts_close_games_and_ties():
@@ -383,17 +384,65 @@ def test_tsuro_trace_is_rebuilt_at_the_turn_cap_too():
 
 
 def test_designer_table_speaks_in_the_titles_score_unit():
-    """A title scoring in turns afloat (Tsuro of the Seas) must not read 'points' in the close-game
-    and deficit figures; a points title keeps its wording."""
+    """A title scoring in other units must not read 'points' in the close-game and deficit
+    figures; a points title keeps its wording; the close margin is the title's."""
     df = get_dao_frame()
     points = designer.designer_table(df).set_index("figure")["value"]
     assert "close games (top two within 1 point)" in points.index
     assert "points on average" in points["largest deficit overcome"]
-    afloat = designer.designer_table(df, score_unit="turns afloat")
+    afloat = designer.designer_table(df, designer.Outcome(score_unit="laps"))
     text = afloat.to_string()
     assert "point" not in text
-    assert "close games (top two within 1 turn afloat)" in set(afloat["figure"])
-    assert "turns afloat on average" in afloat.set_index("figure")["value"]["largest deficit overcome"]
+    assert "close games (top two within 1 lap)" in set(afloat["figure"])
+    assert "laps on average" in afloat.set_index("figure")["value"]["largest deficit overcome"]
+    tens = designer.designer_table(df, designer.Outcome(close_margin=10))
+    assert "close games (top two within 10 points)" in set(tens["figure"])
+
+
+def test_figures_a_title_declares_do_not_apply_are_left_out_with_the_reason():
+    """Tsuro of the Seas: the last ship afloat wins, so no close-game, lead, deficit or score-based
+    skill figure is shown - each is named in one 'left out' line with the title's reason - and
+    the skill share reads the outcome."""
+    from analyser import run as runmod
+
+    df = runmod.run(runmod.RunSpec(game="tsuro-seas", strategies=["survivor", "random"], players=2, games=40,
+                                   seed=3, jobs=1), progress=False).results
+    game = registry.get_game("tsuro-seas")
+    table = designer.designer_table(df, game)
+    figures = " ".join(table["figure"])
+    assert "close" not in figures and "lead" not in figures and "deficit" not in figures
+    assert "score-based" not in figures and "skill share (partial eta squared of the win share)" in figures
+    (left,) = table.attrs["left_out"]  # one line: the three figures share the title's reason
+    assert left.startswith("close games; lead changes, lead for good and deficit overcome; the score-based "
+                           "skill share: the last ship afloat wins")
+    assert "nan" not in table.to_string()
+    # a highest-score title keeps every figure and leaves nothing out
+    dao = designer.designer_table(get_dao_frame().assign(strategy=["greedy", "random"] * 4), registry.get_game("dao"))
+    assert dao.attrs["left_out"] == [] and any("score-based" in f for f in dao["figure"])
+
+
+def test_skill_share_reads_the_outcome_and_its_interval_can_reach_zero():
+    """The skill share on the win share: two strategies that play alike give an interval whose
+    lower end is 0 (a resampled share is never below 0, so the plain percentile interval could not
+    include it); a real edge gives an interval clear of 0.  The score-based share is separate."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for g in range(400):
+        a_wins = rng.random() < 0.5
+        for seat, strat in enumerate(["a", "b"]):
+            win = float(a_wins == (strat == "a"))
+            rows.append({"game_index": g, "seat": seat, "strategy": strat, "win": win, "rank": 2 - win,
+                         "players": 2, "score": rng.normal(0, 1) + (5.0 if strat == "b" else 0.0)})
+    even = pd.DataFrame(rows)
+    ls = designer.luck_skill(even, bootstrap=100)
+    assert ls["p"] > 0.05 and ls["skill_low"] == 0.0 < ls["skill_high"]
+    assert ls["skill_share"] < 0.02
+    # b always scores more, yet wins no more often: the score-based share is large, the outcome's not
+    assert designer.luck_skill(even, bootstrap=50, on="score")["skill_share"] > 0.9
+    edge = even.assign(win=np.where((even["game_index"] % 5 == 0), (even["strategy"] == "a").astype(float),
+                                    even["win"]))
+    edge_ls = designer.luck_skill(edge, bootstrap=100)
+    assert edge_ls["p"] < 0.05 and edge_ls["skill_low"] > 0
 
 
 def test_one_paired_game_gives_no_interval_and_no_p():

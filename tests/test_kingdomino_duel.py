@@ -797,6 +797,22 @@ def test_tie_break_largest_domain_then_shared():
     assert G.winners(make(maps=(small, small))) == [0, 1]
 
 
+def test_seat_bonus_variant_adds_start_points_and_can_change_the_winner():
+    big = ["dt+ dt . . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", "st st st . . . ."]
+    small = ["dt+ dt . . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
+    s = make(maps=(small, big), rules={"seat_bonus": "1/0"})
+    assert G.scores(s) == [3, 2] and G.winners(s) == [0]  # the point decides before the tie-break
+    s = make(maps=(small, big), rules={"seat_bonus": "2"})
+    assert G.scores(s) == [4, 4] and G.winners(s) == [1]  # equal bonuses: the tie-break as before
+    # the score trace counts the bonus from the first round on
+    s = make(roll=("dot+1", "dot", "stripe", "black"), rules={"seat_bonus": "0/3"})
+    play_round(s, Place(cell(1, 3), cell(0, 3), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 2, 5, ""),
+               bonus=(Castle(cell(0, 3)), NO_BONUS))
+    assert s.history == [(2 * 2, 3)]
+    with pytest.raises(InputError, match="gives 3 values for 2 seats"):
+        G.Params.from_overrides({"seat_bonus": "0/1/2"})
+
+
 def test_the_other_players_drawing_is_hidden_until_both_have_drawn():
     s = make(roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S4]))
     rng = random.Random(0)

@@ -1,13 +1,16 @@
 """Runs as a whole: determinism across jobs, batch sizes and backends; seat rotation; seeds;
 failures that keep the finished games (DESIGN.md test layer 3)."""
 
+import math
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from analyser import run as runmod
 from analyser.core import InputError, StrategyError
-from analyser.runner import game_seed, lineup, plan_batches
+from analyser.runner import game_seed, lineup, lineup_block, plan_batches
 
 
 def run(**kw):
@@ -74,6 +77,32 @@ def test_seat_rotation_puts_each_strategy_in_each_seat_equally():
     assert lineup(0, 4, 2) == [0, 1, 0, 1]
     assert lineup(1, 4, 2) == [1, 0, 1, 0]
     assert lineup(2, 3, 3) == [2, 0, 1]
+
+
+@pytest.mark.parametrize("m, n", [(3, 4), (2, 3), (4, 6), (5, 6), (2, 4), (3, 3), (1, 5)])
+def test_uneven_lineups_give_every_strategy_the_same_games_in_every_seat(m, n):
+    """Over every block of lineup_block(n, m) games each strategy plays the same number of
+    player-games and sits in each seat equally often, whatever the block; each strategy takes the
+    extra seat in turn (3 strategies at 4 seats: one of them in two seats of every game)."""
+    block = lineup_block(n, m)
+    assert block == n * m // math.gcd(m, n)
+    for start in (0, block, 17 * block):
+        seats = [lineup(i, n, m) for i in range(start, start + block)]
+        per_seat = Counter((x, s) for lu in seats for s, x in enumerate(lu))
+        assert set(per_seat.values()) == {block // m} and len(per_seat) == m * n
+    if m == 3 and n == 4:
+        doubled = [Counter(lineup(b * 4, 4, 3)).most_common(1)[0][0] for b in range(3)]
+        assert sorted(doubled) == [0, 1, 2]
+
+
+def test_lineups_where_the_strategies_divide_the_seats_are_unchanged():
+    """m divides n: one base lineup S[t mod m], as earlier versions seated (results stay the same)."""
+    from analyser.runner import block_order
+    for m, n in ((1, 4), (2, 4), (4, 4), (3, 6), (2, 2)):
+        for i in range(60):
+            block, shift = divmod(i, n)
+            order = block_order(block, n)
+            assert lineup(i, n, m) == [order[(s + shift) % n] % m for s in range(n)]
 
 
 def test_lineups_vary_who_sits_after_whom():

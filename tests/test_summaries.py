@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import analysis, designer, streamed, summaries
+from analyser import analysis, designer, seats, streamed, summaries
 from analyser.registry import get_game
 from analyser.results import load_results
 from analyser.run import RunSpec, run
@@ -76,9 +76,28 @@ def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chu
             _close(got_run[key], value, key)
     # the designer table: decisiveness and drama exact; the skill share's point estimate exact
     # (its interval resamples blocks of games, which are single games below 1,000 games)
-    unit, score_unit = getattr(get_game(title), "trace_unit", "steps"), get_game(title).score_unit
-    pd.testing.assert_frame_equal(summaries.designer_figures(total, unit, score_unit),
-                                  designer.designer_table(df, unit, score_unit))
+    game = get_game(title)
+    got_d, want_d = summaries.designer_figures(total, game), designer.designer_table(df, game)
+    pd.testing.assert_frame_equal(got_d, want_d)
+    assert got_d.attrs["left_out"] == want_d.attrs["left_out"]
+    # each strategy's win rate in each seat
+    got_ss = summaries.strategy_seat_table(total, strategies, players, binary)
+    want_ss = analysis.strategy_seat_summary(df)
+    assert got_ss.attrs["methods"] == want_ss.attrs["methods"]
+    pd.testing.assert_frame_equal(got_ss.assign(strategy=got_ss["strategy"].astype(str)),
+                                  want_ss.assign(strategy=want_ss["strategy"].astype(str)), check_dtype=False,
+                                  rtol=1e-9)
+    # the seat compensation: the same handicaps and (below 200 games per block) intervals
+    kind = game.outcome
+    got_c = seats.compensation_from_sums(total["seat_diff"], players, kind)
+    want_c = seats.compensation(df, kind)
+    if kind == "other":
+        assert got_c is None and want_c is None
+    else:
+        pd.testing.assert_frame_equal(got_c.drop(columns=["handicap_low", "handicap_high"]),
+                                      want_c.drop(columns=["handicap_low", "handicap_high"]), rtol=1e-9)
+        if df["game_index"].nunique() <= seats.BLOCKS:
+            pd.testing.assert_frame_equal(got_c, want_c, rtol=1e-9)
 
 
 def test_the_mirror_match_and_wilson_paths(tmp_path):
@@ -100,6 +119,10 @@ def test_skill_share_resamples_blocks_of_games(runs):
     got = summaries.skill_share(total)
     want = designer.luck_skill(df)
     assert got["skill_share"] == pytest.approx(want["skill_share"], rel=1e-9)
+    assert got["p"] == pytest.approx(want["p"], rel=1e-6)
+    score_got, score_want = summaries.skill_share(total, on="score"), designer.luck_skill(df, on="score")
+    for key in ("skill_share", "skill_low", "skill_high"):
+        assert score_got[key] == pytest.approx(score_want[key], rel=1e-9, abs=1e-12)
     # 600 games from game 0, fewer than the blocks: each block is one game, as in the bootstrap over games
     assert len(total["skill"]) == 600
     assert got["skill_low"] == pytest.approx(want["skill_low"], rel=1e-9)

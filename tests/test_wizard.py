@@ -495,6 +495,24 @@ def test_tied_top_scores_share_the_win():
     assert GAME.winners(s) == [0, 2] and GAME.ranks(s)[:3] == [1, 3, 1]
 
 
+def test_seat_bonus_variant_starts_the_scores_there_and_keeps_the_round_scoring():
+    s = GAME.initial_state(WizardParams.from_overrides({"seat_bonus": "0/0/0/10"}), 4, random.Random(0))
+    assert s.scores == [0, 0, 0, 10] and list(GAME.view(s, 0).scores) == [0, 0, 0, 10]
+    # round 1 scored on top of the bonus: the invariant (bonus + logged points) holds throughout
+    rng = random.Random(3)
+    while s.round == 1:
+        GAME.apply(s, rng.choice(GAME.legal_actions(s)), rng)
+        GAME.check_invariants(s)
+    points = s.log[-1]["points"]
+    assert s.scores == [points[0], points[1], points[2], 10 + points[3]]
+    m = GAME.metrics(s)
+    assert m[3]["score_trace"] == str(10 + points[3]) and m[3]["points_per_round"] == points[3]
+    # a hand-built state without scores starts from the bonus too
+    assert state(["G1", "G2", "G3", "G9"], rules={"seat_bonus": "5"}).scores == [5, 5, 5, 5]
+    with pytest.raises(InputError, match="gives 2 values for 4 seats"):
+        GAME.check_players(WizardParams.from_overrides({"seat_bonus": "0/10"}), 4)
+
+
 def test_metrics_and_round_records():
     s = state(["G1", "G2", "G3", "G9"], bids=[1, 0, 2, 0], tricks=[1, 0, 0, 0], round=2, n_rounds=2,
               played="R9 R2 R3 R4", leaders=[0, 0], trump_card="B5",

@@ -144,9 +144,17 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
         f = res.cells[res.cells["slot"] == gr.focus].sort_values("win_rate", ascending=False)
         cols = ["cell", *[c for c, _ in gr.dims], "win_rate", "win_low", "win_high", "diff", "diff_low", "diff_high",
                 "tied_with_best"]
+        if bool(f["fixed"].all()):  # the focus fills every seat: what varies is each seat's win rate
+            seat_cols = [c for c in f.columns if c.startswith("seat") and c.endswith("_win")]
+            cols = ["cell", *[c for c, _ in gr.dims], "seat_p", *seat_cols]
+            f = f.sort_values("cell").rename(columns={c: f"seat{c[4:-4]}_rate" for c in seat_cols})
+            cols = cols[:-len(seat_cols)] + [f"seat{c[4:-4]}_rate" for c in seat_cols]
         click.echo(f"\n{len(gr.cells)} cells x {res.config['games_per_cell']:,} games; seed {res.config['seed']}. "
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
+        if bool(res.cells[res.cells["slot"] == gr.focus]["fixed"].all()):
+            click.echo("The focus strategy fills every seat, so its win rate is 1/players by construction: each "
+                       "seat's win rate per cell (seat p: chi-square test of equal seats).")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             from analyser.experiments import sweep as sweepmod
             shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)

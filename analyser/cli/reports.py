@@ -147,12 +147,33 @@ def _print_part(part, summary, methods) -> None:
         if r.get("mirror"):
             click.echo(f"(mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is "
                        "1/players by construction; see the seats)")
+        if part.seating:
+            click.echo(f"Seats: {part.seating}")
+        if part.strategy_seats is not None:
+            from analyser.report import strategy_seat_display
+            click.echo()
+            click.secho("Win rate by strategy and seat (95% CI)", bold=True)
+            click.echo(strategy_seat_display(part.strategy_seats).to_string(index=False))
     click.echo()
     seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
     click.secho(f"Seats (turn order; fair share {100 / players:.1f}%; win rate: {seat_method})", bold=True)
     click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
                                         "mean_score", "score_low", "score_high"]]).to_string(index=False))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
+    if part.compensation is not None:
+        from analyser.report import compensation_display
+        from analyser.seats import assumption
+        click.echo()
+        click.secho(f"Seat compensation ({summary.score_unit}; bootstrap 95% CI)", bold=True)
+        click.echo(compensation_display(part.compensation, summary.score_unit).to_string(index=False))
+        click.echo(assumption(part.compensation.attrs.get("kind", "highest score"), summary.score_unit))
+    elif part.compensation_note:
+        click.echo(f"Left out: seat compensation: {part.compensation_note}")
+    for f in part.findings:
+        click.echo(f"Finding ({f['strength']}): {f['sentence']} [{f['evidence']['figure']}; 95% CI "
+                   f"{f['evidence']['interval']}]")
+        if f.get("next"):
+            click.echo(f"  Test it with real games: {f['next']}")
     line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
         line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
@@ -163,6 +184,8 @@ def _print_part(part, summary, methods) -> None:
         click.echo()
         click.secho("Designer figures (see README, Designer metrics)", bold=True)
         click.echo(part.designer.to_string(index=False, header=False))
+        for line in part.designer.attrs.get("left_out", []):
+            click.echo(f"Left out: {line}")
     for caption, table in part.title_tables:
         click.echo()
         click.secho(caption, bold=True)

@@ -32,9 +32,12 @@ FILE.py:CLASS or as a folder written by `analyser new`):
 
 \b
 Seats: strategies fill the seats in order, cycling when there are fewer strategies than
-players; the lineup rotates one seat every game, so each strategy sits in each seat
-equally often (exactly, when --games is a multiple of --players), and its order is
-reshuffled every --players games so neighbours vary too.
+players; when they do not divide the seats evenly (3 strategies at 4 seats) each strategy
+takes the extra seat in turn, so every strategy plays the same number of games. The lineup
+rotates one seat every game, so each strategy sits in each seat equally often (exactly,
+every players x strategies / gcd games: 4 games for 2 at 4 seats, 12 for 3 at 4), and its
+order is reshuffled every --players games so neighbours vary too. The report says how the
+seats were filled.
 """
 
 
@@ -228,6 +231,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     from analyser.experiments.base import PartCache
     from analyser.run import run, store
     from analyser.run.backends import _Deferred, stop_exit_code
+    from analyser.runner import lineup_block
 
     reader = PartCache(out)
     last: dict = {}
@@ -256,7 +260,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
             store.write_json_atomic(out / "config.json", result.config)
 
     try:
-        stop = stopping.play_rounds(spec.games, players, width, play, lambda b: stopping.widest([reader.frame(b)]),
+        stop = stopping.play_rounds(spec.games, lineup_block(players, len(spec.strategies)), width, play, lambda b: stopping.widest([reader.frame(b)]),
                                     history=stopping.recorded_history(previous), on_round=on_round)
     except KeyboardInterrupt:  # SIGTERM or Ctrl-C between rounds, while measuring
         if "result" not in last:

@@ -372,7 +372,7 @@ class Experiment:
         all cells), None only on a terminal, False never.  ``final=False``: more play follows
         (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
         the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
-        from analyser.run.backends import WorkerDied, _Deferred, sigterm_raises, stop_exit_code
+        from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, sigterm_raises, stop_exit_code
 
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
@@ -391,14 +391,17 @@ class Experiment:
             self.config["stopping"] = s.as_dict()
             self._save_quietly()
 
+        guard = _StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
         try:
             with sigterm_raises():
                 stop = stopping.play_rounds(games, players, until_ci, lambda a, b: self._play_to(b, jobs, bar),
                                             measure if measure is not None else (lambda b: 0.0),
                                             history=history, on_round=on_round)
         except KeyboardInterrupt:  # SIGTERM or a second Ctrl-C between cells or while measuring
+            guard.stopping()
             self.interrupted = True
         finally:
+            guard.stopping()
             if bar is not None:
                 bar.close()
         with _Deferred(deliver=False):
@@ -431,6 +434,7 @@ class Experiment:
             except store.StoreError as e:  # the disk refuses even the record: the cells' folders hold the truth
                 self.error = self.error or e
                 status = "failed"
+        guard.__exit__(None, None, None)
         return Outcome(status, stop, self.error, self.interrupted, seconds)
 
     def _cell_spec(self, k: int, games: int, workers: int, whole: bool) -> RunSpec:

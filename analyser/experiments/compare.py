@@ -155,9 +155,12 @@ def _per_game(df: pd.DataFrame, by: str, value: str) -> pd.DataFrame:
     return df.groupby(["game_index", by], observed=True)[value].mean().unstack(by)
 
 
-def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool) -> tuple[pd.DataFrame, int]:
+def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool, outcome=None) -> tuple[pd.DataFrame, int]:
     """The comparison table of two results frames (see the module docstring) and the number of
-    games compared (the games both played, when paired)."""
+    games compared (the games both played, when paired).  ``outcome``: the title (or an
+    :class:`analyser.designer.Outcome`): its close margin, and no close-game or lead row where
+    they do not fit the title."""
+    outcome = designer.Outcome.of(outcome)
     if paired:
         common = np.intersect1d(a["game_index"].unique(), b["game_index"].unique())
         a = a[a["game_index"].isin(common)]
@@ -199,15 +202,17 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool) -> tuple[pd.D
     ga, gb = analysis.per_game(a).set_index("game_index"), analysis.per_game(b).set_index("game_index")
     x, y = sides(ga["tie"].astype(float), gb["tie"].astype(float))
     add("tie rate", rate(x, y, seed=101))
-    x, y = sides((ga["margin"] <= 1).astype(float), (gb["margin"] <= 1).astype(float))
-    add("close-game rate (margin <= 1)", rate(x, y, seed=102))
+    if outcome.close_applies:
+        m = outcome.close_margin + designer.MARGIN_TOL
+        x, y = sides((ga["margin"] <= m).astype(float), (gb["margin"] <= m).astype(float))
+        add(f"close-game rate (margin <= {designer.number(outcome.close_margin)})", rate(x, y, seed=102))
     seats_a, seats_b = _per_game(a, "seat", "win"), _per_game(b, "seat", "win")
     for s in seats_a.columns:
         if s in seats_b.columns:
             x, y = sides(seats_a, seats_b, s)
             add(f"seat {s} win rate", rate(x, y, seed=200 + int(s)))
     da, db = designer.drama_per_game(a), designer.drama_per_game(b)
-    if da is not None and db is not None:
+    if da is not None and db is not None and outcome.drama_applies:
         x, y = sides(da.set_index("game_index")["lead_changes"], db.set_index("game_index")["lead_changes"])
         add("lead changes per game", mean(x, y))
     out = pd.DataFrame(rows)
@@ -216,6 +221,16 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool) -> tuple[pd.D
         if c not in out.columns:
             out[c] = np.nan
     return out[cols], n
+
+
+def _title(ref: str):
+    """The title ``ref`` names, for its outcome declarations; None (the defaults) when it cannot
+    be loaded here (a title file the command line did not name)."""
+    from analyser.registry import get_game
+    try:
+        return get_game(ref)
+    except InputError:
+        return None
 
 
 def _is_paired(ca: dict, cb: dict, a: pd.DataFrame, b: pd.DataFrame) -> tuple[bool, str]:
@@ -244,7 +259,7 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
         raise InputError(f"{path_a!r} is {a['game'].iloc[0]} but {path_b!r} is {b['game'].iloc[0]}; compare runs "
                          "of one title")
     paired, note = _is_paired(ca, cb, a, b)
-    table, n = compare_frames(a, b, paired)
+    table, n = compare_frames(a, b, paired, _title(str(a["game"].iloc[0])))
     config = {"command": command, "kind": "compare", "game": str(a["game"].iloc[0]), "seed": ca.get("seed"),
               "a": {"source": str(path_a), "seed": ca.get("seed"), "strategies": ca.get("strategies"),
                     "rule_overrides": ca.get("rule_overrides")},
@@ -292,7 +307,7 @@ def compare_specs(spec_a: RunSpec, spec_b: RunSpec, command: str = "", progress:
     ra, rb = frames
     note = (f"paired: A and B played the same {spec_a.games:,} game seeds (root seed {seed}) with the same seating"
             if paired else "not paired: A and B seat different numbers of players")
-    table, n = compare_frames(ra, rb, paired)
+    table, n = compare_frames(ra, rb, paired, _title(spec_a.game))
     config["wall_seconds"] = round(sum(walls), 3)
     return Comparison(table, paired, note, config,
                       {"a": analysis.seat_balance(ra), "b": analysis.seat_balance(rb)}, n)

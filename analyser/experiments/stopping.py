@@ -43,7 +43,9 @@ def check_width(width: float | None) -> None:
 
 def round_ends(games: int, players: int) -> list[int]:
     """The game counts after which the rule may stop: multiples of a round size that is a
-    multiple of ``players`` (so seats stay balanced), the last one being ``games``."""
+    multiple of ``players`` - pass the lineup block (:func:`analyser.runner.lineup_block`: the
+    number of seats, times more when the strategies share the seats unevenly) so that every
+    strategy has played equally often in every seat - the last one being ``games``."""
     size = max(MIN_ROUND, math.ceil(games / ROUNDS))
     size = math.ceil(size / players) * players
     ends = list(range(size, games, size)) + [games]

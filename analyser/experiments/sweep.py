@@ -34,6 +34,7 @@ from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
+from analyser.runner import lineup_block
 from analyser.run.store import write_json_atomic
 
 
@@ -120,7 +121,8 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
     with Experiment.begin(out, "sweep", cells, arguments=arguments, fields=fields, command=command,
                           resume=resume, play=play) as exp:
         if play:
-            outcome = exp.play(jobs=n_jobs, games=games, players=n_players, until_ci=until_ci,
+            outcome = exp.play(jobs=n_jobs, games=games, players=lineup_block(n_players, len(g.cells[0].strategies)),
+                               until_ci=until_ci,
                                measure=lambda b: stopping.widest([exp.results(k, b) for k in range(len(cells))]),
                                progress=progress, desc=f"sweep {game.id}", what="cells")
         else:
@@ -129,7 +131,8 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         frame = combine(g, [exp.results(k) for k in range(len(cells))])
         config = dict(exp.config)
     stop, error, interrupted = outcome.stop, outcome.error, outcome.interrupted
-    table = cell_table(g, frame)
+    fit = designer.Outcome.of(game)
+    table = cell_table(g, frame, fit.close_margin if fit.close_applies else None)
     config.update({"games_per_cell": int(stop.games if until_ci else games), "jobs": n_jobs,
                    "status": outcome.status, "error": str(error) if error else None, "stopping": stop.as_dict(),
                    "pairing": pairing})
@@ -203,38 +206,50 @@ def paired_vs_best(mat: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cell_table(g: gridmod.Grid, frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell and strategy slot: the varied values, the strategy, win rate with Wilson
-    95% interval, mean score, mean rank; per cell the seat chi-square p, tie and close-game
-    rates and mean game length; for the focus slot the paired difference from the best cell.
+def cell_table(g: gridmod.Grid, frame: pd.DataFrame, close_margin: float | None = 1.0) -> pd.DataFrame:
+    """One row per cell and strategy slot: the varied values, the strategy, win rate with its 95%
+    interval (the one simulate gives on the cell's games, named in ``win_method``: one name per
+    interval), ``fixed`` (the slot fills every seat of the cell's games: its win rate is
+    1/players by construction, and its interval that value), mean score, mean rank; per cell the seat chi-square p, each
+    seat's win rate (``seat0_win``...), tie and close-game rates (top two within
+    ``close_margin`` score units; NaN when the title declares none) and mean game length; for
+    the focus slot the paired difference from the best cell.
 
     Computed for all cells at once: the frame's rows come in (cell, game, seat) order with a
     fixed number of seats, so per-game figures are reshapes, not group-bys."""
     from scipy import stats
 
+    from analyser import summaries
+
     if not len(frame):
         return pd.DataFrame()
     players = int(frame["players"].iloc[0])
-    slots = (frame.groupby(["cell", "slot"], sort=True)
-             .agg(n=("win", "size"), win_rate=("win", "mean"), mean_score=("score", "mean"),
-                  mean_rank=("rank", "mean")).reset_index())
-    lo, hi = analysis.wilson(slots["win_rate"].to_numpy(), slots["n"].to_numpy())
-    slots.insert(4, "win_low", lo)
-    slots.insert(5, "win_high", hi)
+    slots = summaries.grouped_win_rates(frame, ["cell", "slot"], "cell")
+    slots = slots[["cell", "slot", "n", "win_rate", "win_low", "win_high", "win_method", "mean_score"]]
+    rank = frame.groupby(["cell", "slot"], sort=True)["rank"].mean().reset_index(name="mean_rank")
+    slots = slots.merge(rank, on=["cell", "slot"])
     # per game: (games, seats) arrays in row order
     cells_g = frame["cell"].to_numpy()[::players]
     win = frame["win"].to_numpy().reshape(-1, players)
     score = np.sort(frame["score"].to_numpy(dtype=float).reshape(-1, players), axis=1)
-    games = pd.DataFrame({"cell": cells_g, "tie": win.max(axis=1) < 1 - 1e-9,
-                          "close": (score[:, -1] - score[:, -2]) <= 1 if players > 1 else True})
+    close = ((score[:, -1] - score[:, -2]) <= close_margin + designer.MARGIN_TOL if players > 1 else True) \
+        if close_margin is not None else np.nan
+    games = pd.DataFrame({"cell": cells_g, "tie": win.max(axis=1) < 1 - 1e-9, "close": close})
     if "turns" in frame.columns:
         games["turns"] = frame["turns"].to_numpy(dtype=float)[::players]
     per_cell = games.groupby("cell").agg(games=("tie", "size"), tie_rate=("tie", "mean"), close_rate=("close", "mean"),
                                          **({"turns": ("turns", "mean")} if "turns" in games.columns else {}))
+    fixed = slots["n"].to_numpy() == slots["cell"].map(per_cell["games"]).to_numpy() * players
+    slots.insert(slots.columns.get_loc("win_method") + 1, "fixed", fixed)
+    # a win rate fixed by construction is exact: its interval is the value itself
+    slots.loc[fixed, "win_low"] = slots.loc[fixed, "win_rate"]
+    slots.loc[fixed, "win_high"] = slots.loc[fixed, "win_rate"]
     seat_wins = frame.groupby(["cell", "seat"])["win"].sum().unstack("seat").fillna(0.0)
     chi = stats.chisquare(seat_wins.to_numpy(), axis=1)
     per_cell["seat_chi2"] = pd.Series(chi.statistic, index=seat_wins.index)
     per_cell["seat_p"] = pd.Series(chi.pvalue, index=seat_wins.index)
+    for k in seat_wins.columns:
+        per_cell[f"seat{k}_win"] = seat_wins[k] / per_cell["games"]
     info = pd.DataFrame([{"cell": c.index, **c.values} for c in g.cells])
     out = info.merge(slots, on="cell").merge(per_cell.reset_index(), on="cell")
     spec_of = {(c.index, i): s for c in g.cells for i, s in enumerate(c.strategies)}
@@ -273,7 +288,9 @@ def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int) -> None:
 
 def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: str) -> list[tuple[str, str]]:
     """1-D: a line with its 95% band; 2-D: a heatmap with the best cell marked; more: small
-    multiples of heatmaps; plus the paired differences from the best cell."""
+    multiples of heatmaps; plus the paired differences from the best cell.  When the focus
+    strategy fills every seat in every cell (its win rate is 1/players by construction), 1-D draws
+    each seat's win rate instead, and there is no difference from a best cell to draw."""
     from analyser import plots
     import matplotlib.pyplot as plt
 
@@ -282,6 +299,9 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     dims = g.dims
     if len(dims) == 0:
         return out
+    all_fixed = "fixed" in f.columns and bool(f["fixed"].all())
+    if len(dims) == 1 and all_fixed:
+        return [plot_seats(g, f, outdir)]
     if len(dims) == 1:
         col, values = dims[0]
         xs = _axis_values(values, g.dim_kinds.get(col, "str"))
@@ -291,8 +311,10 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                else np.array([values.index(v) for v in present]))
         fig, ax = plt.subplots(figsize=(8, 4.2))
         y = f["win_rate"].to_numpy() * 100
-        ax.fill_between(pos, f["win_low"] * 100, f["win_high"] * 100, color="#3a6ea5", alpha=0.2,
-                        label="95% interval (Wilson)")
+        free = ~f["fixed"].fillna(False).astype(bool).to_numpy() if "fixed" in f.columns else np.ones(len(f), bool)
+        if free.any():  # no band around a win rate fixed by construction (the focus fills every seat)
+            ax.fill_between(pos, np.where(free, f["win_low"] * 100, np.nan), np.where(free, f["win_high"] * 100, np.nan),
+                            color="#3a6ea5", alpha=0.2, label=f"95% interval ({method_label(f)})")
         ax.plot(pos, y, marker="o", color="#3a6ea5", label=f"win rate of {plots.label(focus_label)}")
         b = f.index[f["best"].fillna(False).astype(bool)]
         if len(b):
@@ -308,7 +330,9 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
         ax.legend(fontsize=8)
         out.append(plots.save(fig, outdir / "sweep_line.png",
                               f"Win rate of the focus strategy ({focus_label}) for each value of {col}, with its "
-                              "95% Wilson band; the star marks the best cell, rings the cells that cannot be "
+                              f"95% band ({method_label(f)})" + ("" if free.all() else
+                              "; no band where the focus strategy fills every seat, so its win rate is 1/players by "
+                              "construction") + "; the star marks the best cell, rings the cells that cannot be "
                               "told apart from it (paired interval)."))
     else:
         (xc, xv), (yc, yv) = dims[0], dims[1]
@@ -382,6 +406,8 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
         out.append(("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
                                         f"and {yc}{more}{values}; the red box is the best cell, dashed boxes the "
                                         "cells that cannot be told apart from it (paired interval)."))
+    if all_fixed:
+        return out
     # paired differences from the best cell, best 30
     d = f.sort_values("diff", ascending=False).head(30).iloc[::-1]
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(d)))
@@ -400,6 +426,43 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                           f"Each cell's win rate of {focus_label} minus the best cell's, on the same games, with a "
                           f"paired 95% t interval{more}; red: cannot be told apart from the best."))
     return out
+
+
+def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str]:
+    """Each seat's win rate across the one varied value (a sweep whose focus fills every seat,
+    such as a start-bonus sweep), with the fair share."""
+    from analyser import plots
+    import matplotlib.pyplot as plt
+
+    col, values = g.dims[0]
+    xs = _axis_values(values, g.dim_kinds.get(col, "str"))
+    present = [str(v) for v in f[col]]
+    pos = (np.array([float(v) for v in present]) if xs is not None
+           else np.array([values.index(v) for v in present]))
+    seat_cols = sorted((c for c in f.columns if c.startswith("seat") and c.endswith("_win")), key=lambda c: int(c[4:-4]))
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for k, c in enumerate(seat_cols):
+        ax.plot(pos, f[c].to_numpy() * 100, marker="o", color=plots.PALETTE[k % len(plots.PALETTE)],
+                label=f"seat {c[4:-4]}")
+    players = len(seat_cols)
+    ax.axhline(100 / players, color="#555555", linestyle="--", linewidth=1, label=f"fair share {100 / players:.1f}%")
+    if xs is None:
+        ax.set_xticks(np.arange(len(values)), values)
+    plots.style(ax, f"Win rate of each seat across {col}", col, "win rate (%)")
+    ax.legend(fontsize=8)
+    return plots.save(fig, outdir / "sweep_seats.png",
+                      f"Each seat's win rate (a shared win split) for each value of {col}; the dashed line is the "
+                      "fair share. The strategy fills every seat, so what a value changes is the seats' balance.")
+
+
+def method_label(cells: pd.DataFrame) -> str:
+    """The interval method of the cells' win rates, as the report names it ("Wilson",
+    "cluster-robust", or both per cell)."""
+    names = {"wilson": "Wilson", "cluster": "cluster-robust"}
+    used = list(dict.fromkeys(str(m) for m in cells.get("win_method", pd.Series(["wilson"]))))
+    if len(used) == 1:
+        return names.get(used[0], used[0])
+    return "Wilson or cluster-robust, per cell: cells.csv win_method"
 
 
 def display_cells(f: pd.DataFrame) -> pd.DataFrame:
@@ -432,26 +495,42 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         figures = plot_sweep(g, res.cells, outdir, focus_label)
         f = res.cells[res.cells["slot"] == g.focus].sort_values("win_rate", ascending=False)
         dimcols = [c for c, _ in g.dims]
+        shown = [c for c in ("close_rate",) if res.cells[c].notna().any()]
         # the focus strategy's spec is its slot with the varied values filled in: the columns say it
         top = display_cells(f[["cell", *dimcols, "win_rate", "win_low", "win_high", "diff", "diff_low",
-                               "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", "close_rate",
+                               "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown,
                                "turns"]])
+        outcome = designer.Outcome.of(game)
+        margin_unit = designer._one(outcome.score_unit) if outcome.close_margin == 1 else outcome.score_unit
+        close_text = (f"close rate: games whose top two scores differ by at most {designer.number(outcome.close_margin)} "
+                      f"{margin_unit} (ties included). " if shown else
+                      f"No close-game rate: {outcome.close_reason}. ")
+        seat_cols = [c for c in res.cells.columns if c.startswith("seat") and c.endswith("_win")]
         best = f.iloc[0]
         tied = int(f["tied_with_best"].sum()) - 1
         others = res.cells[res.cells["slot"] != g.focus]
         sections = [("Cells, best first (focus strategy)", reportmod.html_table(top.head(200)),
-                     "win rate: the focus strategy's, Wilson 95% CI. diff pp: its win rate minus the best cell's in "
+                     f"win rate: the focus strategy's, 95% CI ({method_label(f)}: the interval simulate gives on "
+                     "the same games). diff pp: its win rate minus the best cell's in "
                      "percentage points, paired by game (95% paired t interval, p-value). tied with best: the interval contains 0. "
-                     "seat p: chi-square test of wins per seat in the cell. close rate: games decided by at most 1 "
-                     "point (ties included). turns: mean game length."
+                     "seat p: chi-square test of wins per seat in the cell. " + close_text + "turns: mean game length."
+                     + (" The focus strategy fills every seat, so its win rate is 1/players by construction in every "
+                        "cell: read the seats below." if bool(f["fixed"].all()) else "")
                      + (f" Showing 200 of {len(top)} cells; cells.csv has all." if len(top) > 200 else ""))]
         if len(others):
             sections.append(("Other strategies in each cell", reportmod.html_table(
                 others[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "mean_score", "mean_rank"]].head(300)),
                 "The opponents' win rates in the same cells (cells.csv has every row)."))
+        seat_table = res.cells[res.cells["slot"] == g.focus][["cell", *dimcols, "seat_p", *seat_cols]]
+        seat_table = seat_table.rename(columns={c: f"seat {c[4:-4]} win rate" for c in seat_cols})
+        seat_table.attrs["percent"] = [f"seat {c[4:-4]} win rate" for c in seat_cols]
+        sections.append(("Seats in each cell", reportmod.html_table(seat_table.head(300)),
+                         "Each seat's win rate in each cell (a shared win split), and the chi-square test of wins "
+                         "per seat against equal shares (seat p). A sweep of a start-bonus rule option (the report "
+                         "of a run names one where a title has it) reads here whether the bonus evens the seats."))
         best_frame = res.results[res.results["cell"] == int(best["cell"])]
         sections.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(
-            best_frame, game.trace_unit, game.score_unit)), "Defined in the README, section Designer metrics."))
+            best_frame, game)), "Defined in the README, section Designer metrics."))
         cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
                   f"win rate {analysis.percent(best['win_rate'], best['win_low'], best['win_high'])} "
                   f"({analysis.percent_ci(best['win_low'], best['win_high'])})"),
@@ -467,7 +546,8 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
             outdir, title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
             lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, {res.config['players']} players.",
             cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
-            figure_sections={name: sections[0][0] for name, _ in figures})
+            figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
+                             for name, _ in figures})
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", res.config)

@@ -135,7 +135,9 @@ def fit(wins: np.ndarray, initial=None, tol: float = 1e-8) -> np.ndarray:
 
 
 def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
-    """Ranking table: rating with bootstrap 95% interval, win rate (Wilson), mean rank, games."""
+    """Ranking table: rating with bootstrap 95% interval, win rate with the interval simulate
+    gives on the same games (:func:`analysis.strategy_summary`, named in ``attrs["win_method"]``),
+    mean rank, games."""
     m = len(names)
     _, ahead = game_matrices(frame, names)
     point = fit(ahead.sum(axis=0))
@@ -155,6 +157,7 @@ def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed
                      "mean_rank": r["mean_rank"], "games": int(r["n"])})
     out = pd.DataFrame(rows).sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
     out.insert(0, "rank", out["rating"].rank(method="min", ascending=False).astype(int))  # equal ratings share
+    out.attrs["win_method"] = summary.attrs.get("methods", {}).get("win", "wilson")
     return out
 
 
@@ -359,9 +362,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     files += ["tournament.parquet", "ranking.csv", "pairwise.csv"]
     game = get_game(t.config["game"])
     seats = analysis.seat_summary(t.results)
-    seat_strat = (t.results.groupby(["strategy", "seat"], observed=True)["win"].mean().unstack("seat") * 100)
-    seat_strat.columns = [f"seat {c} win %" for c in seat_strat.columns]
-    seat_strat = seat_strat.reset_index()
+    seat_strat = reportmod.strategy_seat_display(analysis.strategy_seat_summary(t.results))
     order = list(t.ranking["strategy"])
     ahead = (t.pairwise.loc[order, order] * 100).map(lambda v: "-" if v != v else f"{v:.1f}%")
     ahead = ahead.rename_axis("row ahead of column").reset_index()
@@ -393,16 +394,19 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
     sections += [("Ranking", reportmod.html_table(t.ranking),
                  f"rating: {t.config['rating_model']} log-strength, centred on 0; its 95% CI is a percentile bootstrap "
-                 f"over games ({t.config['bootstrap']} resamples). Win rate: Wilson 95% CI, a shared win counts 1/k. "
+                 f"over games ({t.config['bootstrap']} resamples). Win rate: 95% CI, "
+                 f"{analysis.METHODS[analysis.strategy_summary(t.results).attrs['methods']['win']]} (the interval "
+                 "simulate gives on the same games), a shared win counts 1/k. "
                  "Mean rank: 1 = first."),
                 ("Turn order", reportmod.html_table(seats[["seat", "n", "win_rate", "win_low", "win_high", "mean_score"]]),
                  f"Seat balance: {bal['verdict']}."),
-                ("Win rate by strategy and seat", reportmod.html_table(seat_strat), "Each strategy sits in every seat "
-                 "equally often at every table."),
+                ("Win rate by strategy and seat", reportmod.html_table(seat_strat, formatted=True), "Each strategy's win "
+                 "rate in each seat with its 95% interval. Each strategy sits in every seat equally often at every "
+                 "table."),
                 ("Who finishes ahead of whom", reportmod.html_table(ahead, formatted=True),
                  "Row strategy against column strategy: the share of the games with both at the table in which the "
                  "row finishes ahead (a shared rank counts one half)."),
-                ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game.trace_unit, game.score_unit)),
+                ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
                  "Defined in the README, section Designer metrics.")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
              f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"

@@ -74,6 +74,44 @@ class _Deferred:
         return False
 
 
+class _StopGuard:
+    """For the whole of a run in the main thread: the first Ctrl-C (or SIGTERM) stops the run as
+    before, by raising; once the run is stopping or finishing (:meth:`stopping`), later signals
+    are only noted, so nothing can cut the final write of the parts and config.json short.  A
+    noted signal is reported through ``pending``; the caller exits as interrupted."""
+
+    def __init__(self):
+        self.active = threading.current_thread() is threading.main_thread()
+        self.finishing = False
+        self.pending: int | None = None
+        self.previous: dict = {}
+
+    def _handle(self, signum, frame):
+        _note(signum)
+        if self.finishing:
+            if self.pending is None:
+                print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
+            self.pending = signum
+            return
+        self.finishing = True
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def stopping(self) -> None:
+        self.finishing = True
+
+    def __enter__(self):
+        if self.active:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self.previous[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            for s, h in self.previous.items():
+                signal.signal(s, h)
+        return False
+
+
 class _StopRequest:
     """Ctrl-C during a parallel run: the first one asks the workers' running batches to finish
     (their games are kept), a second one stops at once.  Sequential runs keep Python's default

@@ -23,7 +23,7 @@ from analyser import runner
 from analyser.core import InputError
 from analyser.registry import title_ref
 from analyser.run import store
-from analyser.run.backends import (_Deferred, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
+from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
                                    _watchdog_here)
 from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
@@ -203,8 +203,9 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         sink = _Sink(out, config, done)
         with _Deferred():
             sink.save()
-        return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                        run_id, hang_dir)
+        with _StopGuard() as guard:
+            return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
+                            run_id, hang_dir, guard)
     finally:
         if lock is not None:
             lock.release()
@@ -214,7 +215,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir) -> RunResult:
+             run_id, hang_dir, guard: _StopGuard) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -286,10 +287,12 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             interrupted = _dispatch(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
                                     hang_dir)
     except KeyboardInterrupt:
+        guard.stopping()
         interrupted = True
     except store.StoreError as e:
         errors.append(e)
     finally:
+        guard.stopping()  # from here on a Ctrl-C or SIGTERM is noted, not raised: the final write runs
         bar.close()
     error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
     interrupted = interrupted and error is None
@@ -303,7 +306,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             # last config.json written stay valid, and resume trusts the parts
             result.error = result.error or e
             config["status"] = "failed"
-    result.stop_requested = held.pending is not None
+    result.stop_requested = held.pending is not None or guard.pending is not None
     return result
 
 

@@ -31,6 +31,12 @@ Rulings where the rules write-up is silent (each is fixed unless named as an opt
   two-player variant: the split is random, so the next card is uniform over all unseen cards.
 * Game length (``turns``) counts actions; the refill is not an action.
 
+Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
+one number for all seats or one per seat separated by ``/`` (``0/0/0/2``: seat 3 starts with 2),
+added to its final score and to its running score (the view's ``score``, the score trace).  It
+changes who wins and the ranks, nothing in play.  The report of a run names a sweep of it to test
+the seat compensation it estimates.
+
 Actions are the two singletons :data:`TAKE` and :data:`REVEAL` (an enum, readable and hashable);
 ``legal_actions`` always returns ``(TAKE, REVEAL)`` in that order, because while the game runs the
 display is never empty and the deck never is.
@@ -45,6 +51,7 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -116,8 +123,12 @@ class DaoParams(Params):
     two_player_halves: str = option(
         "auto", "play two halves of the deck and add the scores: auto = only at 2 players",
         choices=("auto", "on", "off"))
+    seat_bonus: str = option(
+        "0", "variant: points each seat starts with, one number for all or one per seat separated by / "
+        "(0/0/0/2), seat 0 first; added to the final score (rules page: Seat bonus)")
 
     def validate(self) -> None:
+        seat_values(self.seat_bonus, name="seat_bonus")
         size = sum(c for _, c in parse_values(self.values)) * self.colours
         if size < self.display_size + 1:
             raise InputError(f"rule values={self.values!r} with colours={self.colours} makes a deck of {size} "
@@ -125,6 +136,10 @@ class DaoParams(Params):
         if size > 10000:
             raise InputError(f"rule values={self.values!r} with colours={self.colours} makes a deck of {size} "
                              "cards; at most 10,000 are accepted")
+
+    def bonus(self, n_players: int) -> tuple[int, ...]:
+        """The start bonus of each seat (``seat_bonus``); InputError when it does not fit ``n_players``."""
+        return seat_values(self.seat_bonus, n_players, name="seat_bonus")
 
     @property
     def value_counts(self) -> tuple[tuple[int, int], ...]:
@@ -289,10 +304,11 @@ class DaoView:
         return [g - held for g in s.gain[seat]]
 
     def score(self, seat: int | None = None) -> int:
-        """Score of ``seat`` (default: own) so far: finished halves plus the current half."""
+        """Score of ``seat`` (default: own) so far: its start bonus (``seat_bonus``), finished
+        halves and the current half."""
         s = self._s
         seat = self.seat if seat is None else seat
-        return sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
+        return s.params.bonus(s.n)[seat] + sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
 
 
 def scoring_colour_cards(cards, colours: int) -> int:
@@ -320,12 +336,18 @@ class Dao(Game):
                       Metric("score_trace", "trace", missing=True))
     #: One step of the score trace: a round of turns (one turn per seat).
     trace_unit = "rounds"
+    #: Scores move by single points (a card adds its value to its colour, or costs 1): a game is
+    #: close when the top two are one point apart.
+    close_margin = 1
+    #: The start-bonus variant a seat-compensation sweep varies (points, one per seat).
+    seat_bonus_rule = "seat_bonus"
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: DaoParams, n_players: int) -> None:
         """The player range, and with halves each half must fill the display and leave a card."""
         super().check_players(params, n_players)
+        params.bonus(n_players)
         size = len(full_deck(params.colours, params.values))
         if params.halves(n_players) and size // 2 < params.display_size + 1:
             raise InputError(f"a deck of {size} cards cannot be split into halves of at least "
@@ -490,10 +512,12 @@ class Dao(Game):
 
     # -- results ------------------------------------------------------------------------
     def scores(self, s: DaoState) -> list[int]:
-        """Final (or running) score per seat: finished halves plus the current half."""
+        """Final (or running) score per seat: its start bonus (``seat_bonus``), finished halves
+        and the current half."""
         out = []
+        bonus = s.params.bonus(s.n)
         for seat in range(s.n):
-            done = sum(s.half_scores[seat])
+            done = bonus[seat] + sum(s.half_scores[seat])
             out.append(done if s.over else done + max(s.gain[seat]) - s.held[seat])
         return out
 
@@ -564,13 +588,14 @@ class Dao(Game):
         """Every seat's running score after each round of ``n`` turns (the last round may be
         short), rebuilt from ``events``."""
         n = s.n
-        history, cur = [], [0] * n
+        bonus = s.params.bonus(n)
+        history, cur = [], list(bonus)
         events = s.events
         k = 0
         for r in range(-(-s.turn // n)):
             end = (r + 1) * n
             while k < len(events) and events[k][0] <= end:
-                cur[events[k][1]] = events[k][2]
+                cur[events[k][1]] = bonus[events[k][1]] + events[k][2]
                 k += 1
             history.append(list(cur))
         return history

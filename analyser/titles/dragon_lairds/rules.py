@@ -79,6 +79,12 @@ Rulings where the rules write-up is silent (each a rule option where it changes 
   honour position (after re-ordering by score) wins.
 * Game length (``turns``) counts rounds begun (``length_unit`` rounds).
 
+Variant ``seat_geld`` (a seat compensation; default ``0``: none): extra geld each seat starts with
+on top of ``start_geld``, one number for all seats or one per seat separated by ``/``
+(``0/0/0/3``: seat 3 starts with 18).  Money is what a seat plays with, so unlike a score bonus it
+changes play; the report of a run names a sweep of it to test the seat compensation it estimates
+(``Game.seat_bonus_rule``).
+
 Actions are :class:`Act` named tuples ``(kind, arg, target)``; their JSON is a short string
 (``"buy:laird"``, ``"play:Y12"``, ``"use:O27:sale"``, ``"bid:4"``, ``"keep"``).  ``legal_actions``
 order: buy per space (space order), take per space, play per hand card, use per ability card
@@ -96,6 +102,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
+from analyser.perseat import seat_values
 from analyser.safeio import read_component_rows
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -255,6 +262,8 @@ class DragonParams(Params):
                                 "count and advances one space per full pass (rules: Round 2)", low=1, high=50)
     end_royals: int = option(60, "royals that end the game at once (rules: End)", low=1, high=10000)
     start_geld: int = option(15, "geld each player starts with (rules: Setup)", low=0, high=1000)
+    seat_geld: str = option("0", "variant: extra start geld per seat, one number for all or one per seat "
+                            "separated by / (0/0/1/2), seat 0 first (rules page: Seat bonus)")
     hand_limit: int = option(4, "cards a hand may hold (rules: Round 2)", low=0, high=20)
     off_colour_surcharge: int = option(2, "extra cost of a card whose colour is not yours (rules: Round 2)",
                                        low=0, high=50)
@@ -282,7 +291,14 @@ class DragonParams(Params):
     components: str = option("", "deck file (CSV, see data/deck.csv); empty = the built-in APPROXIMATE deck")
 
     def validate(self) -> None:
+        seat_values(self.seat_geld, name="seat_geld", low=0, high=1000)
         load_deck(self.components)
+
+    def start_money(self, n_players: int) -> list[int]:
+        """Each seat's start geld: ``start_geld`` plus its ``seat_geld`` (InputError when
+        ``seat_geld`` does not fit ``n_players``)."""
+        extra = seat_values(self.seat_geld, n_players, name="seat_geld", low=0, high=1000)
+        return [self.start_geld + e for e in extra]
 
     def data_files(self) -> dict[str, Path]:
         """The component files these rules read: option name -> path (built-in or given)."""
@@ -549,6 +565,11 @@ class DragonLairds(Game):
     path_options = ("components",)
     length_unit = "rounds"
     score_unit = "royals"
+    #: Royals come one at a time (a tax, an income, a set): close when the top two are one royal apart.
+    close_margin = 1
+    #: The start-money variant a seat-compensation sweep varies (geld, one per seat).
+    seat_bonus_rule = "seat_geld"
+    seat_bonus_unit = "geld"
     metric_columns = (Metric("end", "label"),) + tuple(Metric(c, "count") for c in (
         "turns", "actions", "geld_end", "cards_in_play", "knights")) + tuple(Metric(c, "whole") for c in (
             "royals_tax", "royals_final_income", "royals_finale", "royals_sets")) + (
@@ -576,6 +597,7 @@ class DragonLairds(Game):
     def check_players(self, params: DragonParams, n_players: int) -> None:
         """The player range, a colour per player, and cards enough to deal 4 to everyone."""
         super().check_players(params, n_players)
+        params.start_money(n_players)
         deck = load_deck(params.components)
         if len(deck.colours) < n_players:
             raise InputError(f"the deck has {len(deck.colours)} colours; {n_players} players need one each")
@@ -602,7 +624,7 @@ class DragonLairds(Game):
         stats = [dict.fromkeys(STAT_KEYS, 0) for _ in range(n)]
         for st in stats:
             st["royals_start"] = 1
-        s = DragonState(params=params, n=n, colour=colour, geld=[params.start_geld] * n, royals=[1] * n,
+        s = DragonState(params=params, n=n, colour=colour, geld=params.start_money(n), royals=[1] * n,
                         honour=honour, pawn=n, round=0, phase=FREE, current=0, deck=deck,
                         spaces=[[] for _ in range(n + 3)], discard=[], hands=hands, play=[[] for _ in range(n)],
                         used=[], pending=[None] * n, picked=0, cup_holder=-1, pot=params.cup_pot, auction=None,
@@ -1355,7 +1377,7 @@ class DragonLairds(Game):
             end = d.get("end")
             if end not in (None, "royals", "deck", "cap"):
                 raise ValueError(f"end {end!r}")
-            geld = per_seat("geld", [params.start_geld] * n, int)
+            geld = per_seat("geld", params.start_money(n), int)
             if min(geld) < 0:
                 raise ValueError("geld cannot be negative")
             s = DragonState(

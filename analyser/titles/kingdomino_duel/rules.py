@@ -70,6 +70,11 @@ Rulings where the rules write-up is silent (the rule option in brackets; the def
 * The two players draw at the same time.  The simulation asks A first, then B, and B's view does
   not show A's drawing, A's castle bonus or A's S4 turn of this round until both have drawn.
 
+Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
+one number for both or ``a/b`` (seat 0, seat 1), added to its score (and its running score in the
+``history``, the score trace); it changes who wins, nothing in play.  The report of a run names a
+sweep of it to test the seat compensation it estimates.
+
 Actions (NamedTuples; they compare as tuples, so compare actions only within one legal list)
 --------------------------------------------------------------------------------------------
 * :class:`Draft` ``(dice, spell)`` - die numbers 0-3 (die 1-4 in the component file): one die at
@@ -109,6 +114,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from analyser.core import Game, InputError, Metric, Params, encode_trace, option
+from analyser.perseat import seat_values
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
 SHORT = ("dt", "dd", "st", "ds", "qu", "bk")
@@ -415,9 +421,17 @@ class KingdominoParams(Params):
         choices=("any_domain", "scoring_domain", "shared"))
     max_rounds: int = option(100, "safety cap on rounds; a capped game ends as usual with end=max_rounds",
                              low=1, high=10000)
+    seat_bonus: str = option(
+        "0", "variant: points each seat starts with, one number for both or one per seat separated by / "
+        "(0/3), seat 0 first; added to the score (rules page: Seat bonus)")
 
     def validate(self) -> None:
+        self.bonus()
         load_components(self.components)
+
+    def bonus(self) -> tuple[int, int]:
+        """Each seat's start points (``seat_bonus``); InputError unless it gives 1 or 2 values."""
+        return seat_values(self.seat_bonus, 2, name="seat_bonus")
 
     @property
     def comp(self) -> Components:
@@ -990,6 +1004,10 @@ class KingdominoDuel(Game):
         "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
         Metric("end", "label"), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
     trace_unit = "rounds"
+    #: One more cell in a domain with one cross is one point: close when the top two are a point apart.
+    close_margin = 1
+    #: The start-points variant a seat-compensation sweep varies (points, one per seat).
+    seat_bonus_rule = "seat_bonus"
 
     def report_notes(self, params: KingdominoParams) -> list[str]:
         """The report's note on the components (rules page, "Components (an approximation)"): the
@@ -1406,9 +1424,10 @@ class KingdominoDuel(Game):
         """Both scores now: the kept-up domain points plus S5 points (counted only when S5 has been
         chosen)."""
         m0, m1 = s.maps
+        b0, b1 = s.params.bonus()
         if s.s5_coat < 0:
-            return (m0.points, m1.points)
-        return (m0.points + self.spell_points(s, 0), m1.points + self.spell_points(s, 1))
+            return (b0 + m0.points, b1 + m1.points)
+        return (b0 + m0.points + self.spell_points(s, 0), b1 + m1.points + self.spell_points(s, 1))
 
     def _finish(self, s: KingdominoState, how: str) -> None:
         s.phase = OVER
@@ -1424,8 +1443,10 @@ class KingdominoDuel(Game):
         return s.params.s5_points * s.maps[seat].domains_of(s.s5_coat, s.params.s5_domains == "scoring")
 
     def scores(self, s: KingdominoState) -> list[int]:
-        """Domain points plus S5 points per seat (running totals before the end)."""
-        return [s.maps[seat].domain_points() + self.spell_points(s, seat) for seat in (0, 1)]
+        """Domain points plus S5 points per seat (running totals before the end), plus the seat's
+        start points (``seat_bonus``)."""
+        bonus = s.params.bonus()
+        return [bonus[seat] + s.maps[seat].domain_points() + self.spell_points(s, seat) for seat in (0, 1)]
 
     def winners(self, s: KingdominoState) -> list[int]:
         """Highest score; tied: the larger single domain (``tie_break``), else shared."""

@@ -686,6 +686,12 @@ class TsuroSeas(Game):
     default_players = 4
     Params = TsuroParams
     score_unit = "turns afloat"
+    #: The last ship afloat wins (rules.md, "End"), not the most turns afloat.
+    outcome = "other"
+    outcome_note = ("the last ship afloat wins, and a ship's score counts its own turns afloat, so every ship "
+                    "still afloat has the same score: a score margin, a lead or a deficit says when the others "
+                    "sank, not how close the game was")
+    close_margin = None
     metric_columns = (Metric("turns", "count"), Metric("elim_turn", "count", missing=True),
                       Metric("cause", "label"), Metric("survived", "count", high=1),
                       Metric("elim_row", "count", missing=True, high=SIZE - 1),

@@ -26,7 +26,14 @@ Rules implemented (rules.md):
 * Trick winner: the first Wizard; else the highest trump; else the highest card of the led suit;
   if only Jesters were played, the first Jester.  The winner leads the next trick.
 * Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
-  wins; ties are shared.
+  wins; ties are shared.  Every score is a multiple of 10, so the report's close-game margin
+  (``Wizard.close_margin``) is 10 points: one trick off in one round, the smallest difference that
+  is not a tie (a margin of 1 would count only the ties).
+
+Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
+one number for all seats or one per seat separated by ``/`` (``0/0/0/10``), -1000 to 1000; the
+running scores start there, so it shows in every view and in the score trace.  The report of a
+run names a sweep of it to test the seat compensation it estimates.
 
 Rulings where the rules write-up is silent (each is a rule option where one makes sense):
 
@@ -78,6 +85,7 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option
+from analyser.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -282,6 +290,16 @@ class WizardParams(Params):
         "Wizard or Jester (official)", choices=("seed", "official"))
     hook: bool = option(False, "on: the last bidder may not bid the number that makes the bids total "
                                "the round's tricks (off: any bid)")
+    seat_bonus: str = option(
+        "0", "variant: points each seat starts with, one number for all or one per seat separated by / "
+        "(0/0/0/10), seat 0 first, -1000 to 1000 (rules page: Seat bonus)")
+
+    def validate(self) -> None:
+        seat_values(self.seat_bonus, name="seat_bonus", low=-1000, high=1000)
+
+    def bonus(self, n_players: int) -> tuple[int, ...]:
+        """Each seat's start score (``seat_bonus``); InputError when it does not fit ``n_players``."""
+        return seat_values(self.seat_bonus, n_players, name="seat_bonus", low=-1000, high=1000)
 
 
 #: Fields of :class:`WizardPublic`: what every seat may know.
@@ -595,6 +613,10 @@ class Wizard(Game):
                                           Metric("jesters", "count")),
                                feeds="the bidding tables and plots"),)
     length_unit = "tricks"
+    #: Scores move in tens (module docstring): a game is close when the top two are one trick apart.
+    close_margin = 10
+    #: The start-score variant a seat-compensation sweep varies (points, one per seat).
+    seat_bonus_rule = "seat_bonus"
     live_views = True
 
     # -- forward model ------------------------------------------------------------------
@@ -607,10 +629,15 @@ class Wizard(Game):
         s = WizardState(params=params, n=n, n_rounds=len(FULL_DECK) // n, round=0, phase=BID, dealer=0,
                         starter=0, current=0, groups=[[[] for _ in range(8)] for _ in range(n)], undealt=[], trump_card=None,
                         trump=None, trump_pending=False, bids=[None] * n, n_bids=0, tricks=[0] * n,
-                        scores=[0] * n, played=[], leaders=[], trick=[], led=LED_NONE, win_seat=None,
+                        scores=list(params.bonus(n)), played=[], leaders=[], trick=[], led=LED_NONE, win_seat=None,
                         win_card=None, wizards=[0] * n, jesters=[0] * n, log=[], tricks_played=0)
         self._deal(s, 1, 0, rng)
         return s
+
+    def check_players(self, params: WizardParams, n_players: int) -> None:
+        """The player range, and a ``seat_bonus`` that fits it."""
+        super().check_players(params, n_players)
+        params.bonus(n_players)
 
     def current_player(self, s: WizardState) -> int:
         return s.pub.current
@@ -956,7 +983,8 @@ class Wizard(Game):
         ``score_trace``: the seat's running total after each finished round (read from the round
         log; see :func:`analyser.core.encode_trace`)."""
         k = len(s.log)
-        history, running = [], [0] * s.n
+        bonus = s.params.bonus(s.n)
+        history, running = [], list(bonus)
         for rec in s.log:
             running = [a + b for a, b in zip(running, rec["points"])]
             history.append(running)
@@ -976,7 +1004,7 @@ class Wizard(Game):
             nan = float("nan")
             out.append({"exact_bids": exact / k if k else nan, "over_bid": over / k if k else nan,
                         "under_bid": under / k if k else nan,
-                        "points_per_round": s.scores[seat] / k if k else nan,
+                        "points_per_round": (s.scores[seat] - bonus[seat]) / k if k else nan,
                         "mean_bid": bid_sum / k if k else nan, "turns": s.tricks_played,
                         "score_trace": trace[seat]})
         return out
@@ -1065,7 +1093,8 @@ class Wizard(Game):
             assert p.led == LED_NONE and p.win_seat is None and p.win_card is None
         assert p.trump is None or not p.trump_pending
         if s.log or p.round <= 1:  # a state rebuilt from a view (determinize) has no log
-            assert [sum(rec["points"][i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
+            bonus = p.params.bonus(n)
+            assert [bonus[i] + sum(rec["points"][i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
             assert s.tricks_played == sum(rec["round"] for rec in s.log) + (0 if p.phase == OVER else done)
 
     # -- persistence and display -----------------------------------------------------------
@@ -1155,7 +1184,7 @@ class Wizard(Game):
                             trump=trump, trump_pending=pending, bids=bids,
                             n_bids=sum(b is not None for b in bids),
                             tricks=[int(t) for t in d.get("tricks", [0] * n)],
-                            scores=[int(x) for x in d.get("scores", [0] * n)], played=played, leaders=leaders,
+                            scores=[int(x) for x in d.get("scores", params.bonus(n))], played=played, leaders=leaders,
                             trick=[], led=LED_NONE, win_seat=None, win_card=None,
                             wizards=[int(x) for x in d.get("wizards", [h.count(WIZARD_CARD) for h in hands])],
                             jesters=[int(x) for x in d.get("jesters", [h.count(JESTER_CARD) for h in hands])],
