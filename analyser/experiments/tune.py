@@ -339,26 +339,6 @@ def figure(df: pd.DataFrame, t: Target, specs: list[str]) -> tuple[float, float,
     return (m, lo, hi) if lo == lo else (m, m, m)
 
 
-def _constraints(trial, targets: list[Target]) -> list[float]:
-    """Optuna's constraint values of a told trial (<= 0: feasible), from its user attributes."""
-    out = []
-    for t in targets:
-        if t.goal == "range":
-            v = trial.user_attrs.get(t.name)
-            out.append(t.violation(v) if isinstance(v, (int, float)) and v == v else 1e9)
-    return out
-
-
-class _Constraints:
-    """A picklable constraints function over the range targets."""
-
-    def __init__(self, targets: list[Target]):
-        self.targets = targets
-
-    def __call__(self, trial) -> list[float]:
-        return _constraints(trial, self.targets)
-
-
 # --------------------------------------------------------------------------------------------
 # Playing the study
 # --------------------------------------------------------------------------------------------
@@ -399,11 +379,12 @@ def _objectives(targets: list[Target]) -> list[Target]:
 
 
 def _sampler(targets: list[Target], seed: int, batch: int):
+    """The sampler of one trial (range targets reach it as the trial's constraints, set with
+    ``Trial.set_constraint`` before it is told)."""
     import optuna
-    cons = _Constraints(targets) if any(t.goal == "range" for t in targets) else None
     if len(_objectives(targets)) > 1:
-        return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed, constraints_func=cons)
-    return optuna.samplers.TPESampler(seed=seed, constraints_func=cons, n_startup_trials=min(10, max(2, batch)))
+        return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed)
+    return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, batch)))
 
 
 def _values(targets: list[Target], figs: dict) -> list[float]:
@@ -504,6 +485,17 @@ def _cell_index(exp: Experiment, name: str) -> int | None:
     return None
 
 
+def _sources(trials) -> dict[int, int]:
+    """Trial number -> the first trial with the same values: a configuration asked again plays the
+    same games (same seeds), so it is not played twice; its figures are the first one's."""
+    first: dict[tuple, int] = {}
+    out = {}
+    for t in trials:
+        key = tuple(sorted((k, repr(v)) for k, v in t.params.items()))
+        out[t.number] = first.setdefault(key, t.number)
+    return out
+
+
 def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch, recheck,
             recheck_factor, n_jobs, n_players, progress):
     import optuna
@@ -524,14 +516,15 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
             t = study.ask({d.column: d.distribution() for d in space.dims})
             assert t.number == number
         trials = study.get_trials(deepcopy=False)
+        source = _sources(trials)
         missing = [Cell(f"trial-{t.number:04d}", spec_of(t.params, root)) for t in trials
-                   if _cell_index(exp, f"trial-{t.number:04d}") is None]
+                   if source[t.number] == t.number and _cell_index(exp, f"trial-{t.number:04d}") is None]
         if missing:
             exp.add_cells(missing)
         running = [t for t in trials if t.state == TrialState.RUNNING]
         if not running:
             break
-        ks = {t.number: _cell_index(exp, f"trial-{t.number:04d}") for t in running}
+        ks = {t.number: _cell_index(exp, f"trial-{source[t.number]:04d}") for t in running}
         exp.active = set(ks.values())
         outcome = exp.play(jobs=n_jobs, games=games, players=n_players, progress=progress,
                            desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
@@ -549,6 +542,12 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
                 trial.set_user_attr(tg.name + ".low", lo)
                 trial.set_user_attr(tg.name + ".high", hi)
             trial.set_user_attr("games", int(len(df) // max(1, n_players)))
+            if source[t.number] != t.number:
+                trial.set_user_attr("same_as", source[t.number])
+            for tg in tlist:
+                if tg.goal == "range":  # Optuna's constraint: feasible when <= 0
+                    v = figs[tg.name]
+                    trial.set_constraint(tg.name, tg.violation(v) if v == v else 1e9)
             vals = _values(tlist, figs)
             if all(math.isfinite(v) for v in vals):
                 study.tell(t.number, vals if len(vals) > 1 else vals[0])
@@ -586,6 +585,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
             for suffix in ("", ".low", ".high"):
                 r[tg.name + suffix] = t.user_attrs.get(tg.name + suffix, math.nan)
         r["games"] = t.user_attrs.get("games", 0)
+        r["same_as"] = t.user_attrs.get("same_as", -1)
         viol = sum(tg.violation(r[tg.name]) for tg in tlist if r[tg.name] == r[tg.name])
         r["feasible"] = bool(t.state.name == "COMPLETE" and viol == 0)
         vals = t.values or []
@@ -615,7 +615,8 @@ def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
     """Trial numbers of the best trial (one objective) or the Pareto front (several), among the
     feasible complete trials (all complete trials, least violation first, when none is
     feasible)."""
-    done = table[table["state"] == "complete"]
+    done = table[(table["state"] == "complete") & (table["same_as"] < 0)] if "same_as" in table else \
+        table[table["state"] == "complete"]
     if not len(done):
         return []
     pool = done[done["feasible"]] if done["feasible"].any() else done[done["violation"] == done["violation"].min()]
@@ -633,12 +634,10 @@ def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
 def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[int]:
     if n <= 0 or not len(table):
         return []
-    done = table[table["state"] == "complete"].copy()
+    done = table[(table["state"] == "complete") & (table["same_as"] < 0)].copy()
     if len(_objectives(tlist)) <= 1:
         done = done.sort_values(["violation", "score", "trial"])
-        picked = list(done["trial"].head(n))
-        # the same configuration asked twice is one configuration
-        return [int(x) for x in picked]
+        return [int(x) for x in done["trial"].head(n)]
     front = pareto(table, tlist)
     f = done[done["trial"].isin(front)].sort_values(["objective1", "trial"])
     idx = np.unique(np.linspace(0, len(f) - 1, min(n, len(f))).round().astype(int)) if len(f) else []
