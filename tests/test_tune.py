@@ -148,6 +148,19 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     assert pd.read_csv(killed / "recheck.csv").equals(pd.read_csv(tmp_path / "whole" / "recheck.csv"))
 
 
+def test_the_pruner_stops_trials_early_the_same_way_for_any_jobs(runner, tmp_path):
+    args = ["tune", "dao", "--rule", "bust_limit=6..20", "--rule", "display_size=2..4", "-s", "greedy", "-s", "random",
+            "-p", "2", "--target", "seat_gap=min", "--trials", "12", "--games", "200", "--batch", "4", "--prune",
+            "--recheck", "1", "--recheck-factor", "1", "--seed", "4", "--no-report", "-q"]
+    for j in ("1", "2"):
+        assert invoke(runner, *args, "-j", j, "-o", str(tmp_path / j)).exit_code == 0
+    a, b = _trials(tmp_path / "1"), _trials(tmp_path / "2")
+    pd.testing.assert_frame_equal(a, b)
+    pruned = a[a["state"] == "pruned"]
+    assert len(pruned) >= 1 and (pruned["games"] < 200).all() and (pruned["trial"] >= 4).all()
+    assert (a.loc[a["state"] == "complete", "games"] == 200).all()
+
+
 def test_several_targets_give_a_pareto_front_and_a_report(runner, tmp_path):
     out = tmp_path / "m"
     r = invoke(runner, "tune", "dao", "--rule", "bust_limit=9..14", "-s", "greedy", "-s", "random", "-p", "2",
@@ -229,7 +242,7 @@ def test_pig_tune_finds_the_exact_best_reply_to_the_optimal_player(runner, tmp_p
     exact = {n: hold_against_optimal(n, roll, 100) for n in range(15, 36)}
     best = max(exact, key=exact.get)
     r = invoke(runner, "tune", "./pig", "-s", "hold:n=15..35", "-s", "optimal", "--target", "win_rate:hold=max",
-               "--trials", "30", "--games", "20000", "--batch", "6", "--recheck", "3", "--recheck-factor", "4",
+               "--trials", "40", "--games", "20000", "--batch", "6", "--recheck", "3", "--recheck-factor", "4",
                "--seed", "11", "-j", "2", "-q", "-o", "out")
     assert r.exit_code == 0, r.output
     rc = pd.read_csv(tmp_path / "out" / "recheck.csv")

@@ -453,6 +453,9 @@ OUT/tune.db (optuna-dashboard sqlite:///OUT/tune.db); analyser resume OUT contin
 @click.option("--recheck", type=int, default=3, show_default=True, help="Best trials replayed on fresh games.")
 @click.option("--recheck-factor", type=int, default=4, show_default=True,
               help="The re-check plays this many times --games per trial.")
+@click.option("--prune", is_flag=True,
+              help="One objective: stop a trial that is clearly behind after a quarter, half or three quarters "
+                   "of its games (Optuna's median pruner).")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("--seed", type=int, default=None, callback=_root_seed, help="Root seed (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
@@ -465,8 +468,8 @@ OUT/tune.db (optuna-dashboard sqlite:///OUT/tune.db); analyser resume OUT contin
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write trials.csv but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
-def tune(game, strategies, rules, targets, trials, games, batch, recheck, recheck_factor, players, seed, jobs, out,
-         batch_size, game_timeout, no_report, quiet):
+def tune(game, strategies, rules, targets, trials, games, batch, recheck, recheck_factor, prune, players, seed, jobs,
+         out, batch_size, game_timeout, no_report, quiet):
     """Search rule options and strategy parameters of GAME for the values that best meet the targets.
 
     Each trial is a configuration asked of an Optuna sampler and played as a run folder
@@ -488,7 +491,7 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     out = _prepare(out, g.id + "-tune", "tune", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), targets=list(targets),
                      players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,
-                     recheck_factor=recheck_factor, batch_size=batch_size, game_timeout=game_timeout)
+                     recheck_factor=recheck_factor, prune=prune, batch_size=batch_size, game_timeout=game_timeout)
     return _tune(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
 
 
@@ -587,7 +590,7 @@ _ARGUMENTS = {
     "compare": {"a": (dict,), "b": (dict,)},
     "tune": {"game_id": (str,), "strategies": (list,), "rules": (list,), "targets": (list,),
              "players": (int, type(None)), "trials": (int,), "games": (int,), "seed": (int,),
-             "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,),
+             "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,), "prune": (bool,),
              "batch_size": (int, type(None)), "game_timeout": (int, float)},
 }
 
@@ -595,7 +598,7 @@ _ARGUMENTS = {
 def _checked(where: str, values, schema: dict) -> dict:
     def ok(v, types):
         if isinstance(v, bool):
-            return False
+            return bool in types
         if isinstance(v, list):
             return list in types and all(isinstance(x, str) for x in v)
         if isinstance(v, dict):

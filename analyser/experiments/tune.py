@@ -34,7 +34,9 @@ Reproducibility: trials are asked in fixed batches of ``--batch`` (trial numbers
 that sees only the trials of earlier batches, then the batch is played and told in trial order.
 So the same ``--seed`` asks the same trials and gets the same figures for any ``--jobs``, and a
 resumed study asks what the uninterrupted one would have.  Every trial plays games ``0`` to
-``games - 1`` of the same root seed (paired trials).
+``games - 1`` of the same root seed (paired trials).  With ``--prune`` (one objective), a batch
+plays in :data:`PRUNE_ROUNDS` rounds of games and Optuna's median pruner stops a trial that is
+clearly behind after a round (state ``pruned``; its figures are those of the games it played).
 
 Each trial is a cell of an experiment folder (:mod:`analyser.experiments.base`): a run folder
 ``OUT/cells/trial-NNNN``, whose games stream to disk.  The study is an Optuna study in SQLite,
@@ -81,6 +83,10 @@ VOCABULARY = {
 }
 #: Trials the search replays on fresh games before calling one best.
 RECHECK = 3
+#: With ``--prune``, a batch of trials plays in this many rounds of games; after each round but
+#: the last, a trial whose objective so far is worse than the median of the finished trials' at
+#: the same round (Optuna's MedianPruner; not before a batch of trials has finished) stops there.
+PRUNE_ROUNDS = 4
 #: Study name inside tune.db.
 STUDY = "tune"
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
@@ -374,6 +380,11 @@ class _TuneExperiment(Experiment):
         return super()._complete_to(k, games)
 
 
+def _pruner(batch: int, on: bool):
+    import optuna
+    return optuna.pruners.MedianPruner(n_startup_trials=batch, n_warmup_steps=0) if on else optuna.pruners.NopPruner()
+
+
 def _objectives(targets: list[Target]) -> list[Target]:
     return [t for t in targets if t.is_objective]
 
@@ -397,6 +408,7 @@ def _values(targets: list[Target], figs: dict) -> list[float]:
 def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: list[str], *,
              players: int | None = None, trials: int = 40, games: int = 2000, seed: int | None = None,
              jobs: int | None = 0, batch: int = 8, recheck: int = RECHECK, recheck_factor: int = 4,
+             prune: bool = False,
              batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
              command: str = "", out: str | Path | None = None, resume: bool = False,
              play: bool = True) -> TuneResult:
@@ -431,7 +443,7 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
 
     arguments = {"game_id": title_ref(game), "strategies": list(strategies), "rules": list(rules),
                  "targets": list(targets), "players": players, "trials": trials, "games": games, "seed": root,
-                 "jobs": jobs, "batch": batch, "recheck": recheck, "recheck_factor": recheck_factor,
+                 "jobs": jobs, "batch": batch, "recheck": recheck, "recheck_factor": recheck_factor, "prune": prune,
                  "batch_size": batch_size, "game_timeout": game_timeout}
     fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
               "players": n_players, "strategies": list(strategies), "rules": list(rules), "targets": list(targets),
@@ -444,7 +456,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
         if resume:
             from analyser.experiments.base import read_record
             record = read_record(out, ("tune",))
-            study = optuna.load_study(study_name=STUDY, storage=storage_url)
+            study = optuna.load_study(study_name=STUDY, storage=storage_url,
+                                      pruner=_pruner(batch, prune and len(directions) == 1))
             by_number = {t.number: t for t in study.get_trials(deepcopy=False)}
             cells = []
             for c in record["cells"]:
@@ -461,13 +474,14 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             exp = _TuneExperiment.begin(out, "tune", [], arguments=arguments, fields=fields, command=command,
                                         shared=base)
             (out / "tune.db").unlink(missing_ok=True)
-            study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions)
+            study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions,
+                                        pruner=_pruner(batch, prune and len(directions) == 1))
         with exp:
             exp.active = None
             outcome = None
             if play:
                 outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, trials, games, batch,
-                                  recheck, recheck_factor, n_jobs, n_players, progress)
+                                  recheck, recheck_factor, n_jobs, n_players, progress, prune)
             if outcome is None:
                 outcome = recorded_outcome(exp.config)
             res = _analyse(exp, study, space, tlist, trials, recheck, games * recheck_factor)
@@ -496,8 +510,21 @@ def _sources(trials) -> dict[int, int]:
     return out
 
 
+def _set_figures(trial, tlist: list[Target], df: pd.DataFrame, specs: list[str], n_players: int) -> dict:
+    """Each target's figure and interval on ``df`` as the trial's user attributes; returns name -> value."""
+    figs = {}
+    for tg in tlist:
+        v, lo, hi = figure(df, tg, specs)
+        figs[tg.name] = v
+        trial.set_user_attr(tg.name, v)
+        trial.set_user_attr(tg.name + ".low", lo)
+        trial.set_user_attr(tg.name + ".high", hi)
+    trial.set_user_attr("games", int(len(df) // max(1, n_players)))
+    return figs
+
+
 def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch, recheck,
-            recheck_factor, n_jobs, n_players, progress):
+            recheck_factor, n_jobs, n_players, progress, prune=False):
     import optuna
     from optuna.trial import TrialState
 
@@ -525,23 +552,43 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
         if not running:
             break
         ks = {t.number: _cell_index(exp, f"trial-{source[t.number]:04d}") for t in running}
-        exp.active = set(ks.values())
-        outcome = exp.play(jobs=n_jobs, games=games, players=n_players, progress=progress,
-                           desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
-        if outcome.status != "complete":
-            return outcome
+        ends = [games * r // PRUNE_ROUNDS for r in range(1, PRUNE_ROUNDS + 1)] if prune else [games]
+        ends = [e for e in dict.fromkeys(ends) if e > 0]
+        objective = _objectives(tlist)[0] if _objectives(tlist) else None
+        for end in ends:
+            exp.active = {ks[t.number] for t in running}
+            outcome = exp.play(jobs=n_jobs, games=end, players=n_players, progress=progress,
+                               desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
+            if outcome.status != "complete":
+                return outcome
+            if end == games or objective is None:
+                break
+            still = []
+            for t in running:  # reported, and pruned, in trial order
+                if source[t.number] != t.number and source[t.number] not in {r.number for r in running}:
+                    still.append(t)  # a configuration already played in full: its figures are known
+                    continue
+                df = exp.results(ks[t.number], end)
+                v, _, _ = figure(df, objective, exp.cells[ks[t.number]].spec.strategies)
+                trial = optuna.trial.Trial(study, t._trial_id)
+                value = objective.objective(v)
+                if value == value:
+                    with warnings.catch_warnings():  # a step reported before a kill is reported once
+                        warnings.simplefilter("ignore")
+                        trial.report(value, step=end)
+                if value == value and trial.should_prune():
+                    _set_figures(trial, tlist, df, exp.cells[ks[t.number]].spec.strategies, n_players)
+                    study.tell(t.number, state=TrialState.PRUNED)
+                else:
+                    still.append(t)
+            running = still
+            if not running:
+                break
         for t in running:  # told in trial order
             df = exp.results(ks[t.number])
             specs = exp.cells[ks[t.number]].spec.strategies
             trial = optuna.trial.Trial(study, t._trial_id)
-            figs = {}
-            for tg in tlist:
-                v, lo, hi = figure(df, tg, specs)
-                figs[tg.name] = v
-                trial.set_user_attr(tg.name, v)
-                trial.set_user_attr(tg.name + ".low", lo)
-                trial.set_user_attr(tg.name + ".high", hi)
-            trial.set_user_attr("games", int(len(df) // max(1, n_players)))
+            figs = _set_figures(trial, tlist, df, specs, n_players)
             if source[t.number] != t.number:
                 trial.set_user_attr("same_as", source[t.number])
             for tg in tlist:
@@ -893,8 +940,8 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         heading = "Best configuration" if len(res.best) == 1 else "Pareto front"
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
                      "Each target's figure with its 95% interval (in brackets), on the search's games. "
-                     + ("The best trial: " if len(res.best) == 1 else "No trial on the front is better than another on "
-                        "every objective. ") + "Target definitions: README, section analyser tune.")]
+                     + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
+                        "objective. ") + "Target definitions: README, section analyser tune.")]
         if len(res.recheck):
             rc = res.recheck.copy()
             extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))
@@ -919,8 +966,10 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         notes = summary_sentences(res)
         if verifying:
             import html
+            which = ("the best configuration" if len(_objectives(res.targets)) <= 1 else
+                     f"the re-checked front trial with the best {_objectives(res.targets)[0].name}")
             sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f'<p><a href="{html.escape(verifying)}">The full '
-                            "simulate report of the best configuration</a>, on its re-check games.</p>",
+                            f"simulate report of {html.escape(which)}</a>, on its re-check games.</p>",
                             f"The run folder {res.verifying} holds its games; analyser report rebuilds it."))
         notes.append("Watch or explore the study: optuna-dashboard sqlite:///" + str(outdir / "tune.db"))
         if res.status != "complete":
