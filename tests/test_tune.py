@@ -248,3 +248,16 @@ def test_pig_tune_finds_the_exact_best_reply_to_the_optimal_player(runner, tmp_p
     rc = pd.read_csv(tmp_path / "out" / "recheck.csv")
     found = int(rc.sort_values("recheck_rank").iloc[0]["hold.n"])
     assert abs(found - best) <= 1, (found, best, exact)
+
+
+def test_a_configuration_the_rules_refuse_is_a_failed_trial_not_a_failed_tune(runner, tmp_path):
+    r = invoke(runner, "tune", "dao", "--rule", "display_size=2..20", "--rule", "colours=1", "-s", "greedy", "-s",
+               "random", "-p", "2", "--target", "seat_gap=min", "--trials", "6", "--games", "30", "--batch", "3",
+               "--recheck", "1", "--recheck-factor", "1", "--seed", "4", "-j", "1", "--no-report", "-q",
+               "-o", str(tmp_path / "o"))
+    assert r.exit_code == 0, r.output
+    t = _trials(tmp_path / "o")
+    failed = t[t["state"] == "fail"]
+    assert len(failed) >= 1 and failed["error"].str.contains("display_size").all()
+    assert (failed["display_size"] > 5).all()  # a 12-card deck in two halves fills a display of at most 5
+    assert (t.loc[t["state"] == "complete", "display_size"] <= 5).all()

@@ -66,7 +66,7 @@ import pandas as pd
 
 from analyser import analysis, designer
 from analyser.core import InputError
-from analyser.experiments import grid as gridmod
+from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
@@ -506,7 +506,7 @@ def _sources(trials) -> dict[int, int]:
     out = {}
     for t in trials:
         key = tuple(sorted((k, repr(v)) for k, v in t.params.items()))
-        out[t.number] = first.setdefault(key, t.number)
+        out[t.number] = t.number if t.state.name == "FAIL" else first.setdefault(key, t.number)
     return out
 
 
@@ -542,6 +542,14 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
             study.sampler = _sampler(tlist, _derived(root, number), batch)
             t = study.ask({d.column: d.distribution() for d in space.dims})
             assert t.number == number
+        trials = study.get_trials(deepcopy=False)
+        for t in trials:  # a configuration the rules refuse (say, too few cards for the seats) is a failed trial
+            if t.state == TrialState.RUNNING and _cell_index(exp, f"trial-{t.number:04d}") is None:
+                try:
+                    stopping.validate(get_game(spec_of(t.params, root).game), [spec_of(t.params, root)], n_players)
+                except InputError as e:
+                    optuna.trial.Trial(study, t._trial_id).set_user_attr("error", str(e)[:300])
+                    study.tell(t.number, state=TrialState.FAIL)
         trials = study.get_trials(deepcopy=False)
         source = _sources(trials)
         missing = [Cell(f"trial-{t.number:04d}", spec_of(t.params, root)) for t in trials
@@ -633,6 +641,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
                 r[tg.name + suffix] = t.user_attrs.get(tg.name + suffix, math.nan)
         r["games"] = t.user_attrs.get("games", 0)
         r["same_as"] = t.user_attrs.get("same_as", -1)
+        r["error"] = t.user_attrs.get("error", "")
         viol = sum(tg.violation(r[tg.name]) for tg in tlist if r[tg.name] == r[tg.name])
         r["feasible"] = bool(t.state.name == "COMPLETE" and viol == 0)
         vals = t.values or []
