@@ -1,6 +1,6 @@
 """The experiment: a set of runs (its *cells*) played into one folder, that resumes and loses nothing.
 
-Every designer experiment (``sweep``, ``tournament``, ``compare``; ``tune`` and ``ladder`` to
+Every designer experiment (``sweep``, ``tournament``, ``compare``, ``tune``; ``ladder`` to
 come) is a thin layer over this module.  It turns its input into cells - each a
 :class:`~analyser.run.RunSpec` and a name - hands them to :class:`Experiment`, which plays each
 cell with :func:`analyser.run.run` into the cell's own run folder (so its games stream to disk
