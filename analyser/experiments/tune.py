@@ -120,6 +120,11 @@ class Dim:
                 return d.IntDistribution(xs[0], xs[-1], step=steps.pop() if steps else 1)
         return d.CategoricalDistribution(list(self.values))
 
+    def value(self, value):
+        """A sampled value for a table: a number for a number option, else its text."""
+        text = self.text(value)
+        return int(text) if self.kind == "int" else float(text) if self.kind == "float" else text
+
     def text(self, value) -> str:
         """A sampled value as the option's text."""
         if self.kind == "int":
@@ -635,7 +640,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
     for t in study.get_trials(deepcopy=False):
         r = {"trial": t.number, "state": t.state.name.lower()}
         for d in space.dims:
-            r[d.column] = d.text(t.params[d.column]) if d.column in t.params else None
+            r[d.column] = d.value(t.params[d.column]) if d.column in t.params else None
         for tg in tlist:
             for suffix in ("", ".low", ".high"):
                 r[tg.name + suffix] = t.user_attrs.get(tg.name + suffix, math.nan)
