@@ -422,7 +422,7 @@ def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None)
 
 EPILOG_TUNE = """\b
 Examples:
-  analyser tune dao --rule bust_limit=9..15 -s greedy -s random --target seat_gap=min --trials 20 --games 1000
+  analyser tune GAME --rule KEY=9..15 -s greedy -s random --target seat_gap=min --trials 20 --games 1000
   analyser tune GAME -s 'NAME:key=15..35' -s OTHER --target win_rate=max --trials 30
   analyser tune GAME --rule KEY=2..4 -s A -s B --target seat_gap=min --target length=40..60
 \b
@@ -500,11 +500,12 @@ def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: 
     res = tunemod.run_tune(**arguments, progress=False if quiet or not play else None, command=command, out=out,
                            resume=resume, play=play)
     target = _elsewhere(res.config, out, target)
-    code = _write(lambda: tunemod.write_tune(res, target, report=not no_report), res.config, out)
+    from analyser.experiments import tune_report
+    code = _write(lambda: tune_report.write_tune(res, target, report=not no_report), res.config, out)
     if code is not None:
         return code
     if not quiet:
-        for line in tunemod.summary_sentences(res):
+        for line in tune_report.summary_sentences(res):
             click.echo(line)
         click.echo(f"\nTrials: {target / 'trials.csv'}\nStudy: {target / 'tune.db'} "
                    f"(optuna-dashboard sqlite:///{target / 'tune.db'})")
