@@ -190,3 +190,10 @@ def _print_part(part, summary, methods) -> None:
         click.echo()
         click.secho(caption, bold=True)
         click.echo(format_table(table).to_string(index=False))
+    if part.component_findings:
+        from analyser.components import finding_lines
+        click.echo()
+        click.secho("Component impact (effect on win probability within strategy and seat; clear: "
+                    "Benjamini-Hochberg q <= 0.05; every component in the report's components.csv)", bold=True)
+        for line in finding_lines(part.component_findings):
+            click.echo(line)
