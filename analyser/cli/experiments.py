@@ -605,6 +605,10 @@ _ARGUMENTS = {
                    "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
                    "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
     "compare": {"a": (dict,), "b": (dict,)},
+    "tune": {"game_id": (str,), "strategies": (list,), "rules": (list,), "targets": (list,),
+             "players": (int, type(None)), "trials": (int,), "games": (int,), "seed": (int,),
+             "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,), "prune": (bool,),
+             "batch_size": (int, type(None)), "game_timeout": (int, float)},
     "ladder": {"game_id": (str,), "strategy": (str,), "budgets": (str,), "against": (str, type(None)),
                "players": (int, type(None)), "games": (int,), "seed": (int,), "jobs": (int, type(None)),
                "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float)},
@@ -614,7 +618,7 @@ _ARGUMENTS = {
 def _checked(where: str, values, schema: dict) -> dict:
     def ok(v, types):
         if isinstance(v, bool):
-            return False
+            return bool in types
         if isinstance(v, list):
             return list in types and all(isinstance(x, str) for x in v)
         if isinstance(v, dict):
@@ -649,7 +653,7 @@ def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
 
 
 def _cell_word(kind: str) -> str:
-    return {"sweep": "cells", "tournament": "tables", "compare": "sides", "ladder": "levels"}.get(kind, "cells")
+    return {"sweep": "cells", "tournament": "tables", "compare": "sides", "ladder": "levels", "tune": "trials"}.get(kind, "cells")
 
 
 def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
@@ -658,6 +662,10 @@ def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: 
     if kind == "sweep":
         return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
                       play=play, target=target)
+    if kind == "tune":
+        from analyser.cli.tuning import _tune
+        return _tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                     play=play, target=target)
     if kind == "ladder":
         return _ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
                        play=play, target=target)

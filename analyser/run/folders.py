@@ -84,7 +84,7 @@ def default_out(game_id: str, parent: str | Path = "reports") -> Path:
 
 
 #: What each kind of analyser output is called in messages (config.json ``kind``; a run has none).
-KIND_NAMES = {"run": "run", "sweep": "sweep", "tournament": "tournament", "compare": "comparison", "ladder": "ladder"}
+KIND_NAMES = {"run": "run", "sweep": "sweep", "tournament": "tournament", "compare": "comparison", "ladder": "ladder", "tune": "tune"}
 
 
 def previous_output(out: str | Path) -> dict | None:
@@ -117,7 +117,7 @@ def describe_output(previous: dict, where: str | Path | None = None) -> str:
         return f"{what} ({games})"
     counts = {"sweep": ("cells", "cell", "cells"), "tournament": ("tables", "table", "tables"),
               "ladder": ("budgets", "budget", "budgets"),
-              "compare": ("games", "game per side", "games per side")}
+              "compare": ("games", "game per side", "games per side"), "tune": ("trials", "trial", "trials")}
     for key, one, many in [counts[kind]] if kind in counts else counts.values():
         n = previous.get(key)
         n = len(n) if isinstance(n, list) else n
