@@ -589,10 +589,11 @@ def finding_lines(items: list[dict]) -> list[str]:
 # Output
 # --------------------------------------------------------------------------------------------
 
-def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None) -> str:
+def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: bool = True) -> str:
     """The meta-game for the terminal: the method, the table (with the ``ratings`` columns
-    ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given) and the
-    findings, one per line."""
+    ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given) and, with
+    ``findings``, the meta-game's findings, one per line (the tournament prints them among all
+    its findings instead: :func:`analyser.findings.tournament_findings`)."""
     from analyser.analysis import format_table
 
     table = with_ratings(meta, ratings)
@@ -600,8 +601,9 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None) -> str:
              f"(1/{meta.players}) against the equilibrium mix."]
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         lines.append(format_table(table).to_string(index=False))
-    lines.append("Findings:")
-    lines += ["  " + line for line in finding_lines(meta.findings)]
+    if findings:
+        lines.append("Findings:")
+        lines += ["  " + line for line in finding_lines(meta.findings)]
     return "\n".join(lines)
 
 

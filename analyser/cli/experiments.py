@@ -146,6 +146,9 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
             if len(shown) < len(f):
                 click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
                            "cells.csv and the report have all)")
+        if res.findings is not None:
+            from analyser import findings
+            findings.echo([res.findings])
         click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {out / 'index.html'}")
@@ -205,7 +208,10 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
             click.echo(format_table(t.ranking).to_string(index=False))
         if t.meta is not None:
             from analyser import metagame
-            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking, findings=False))
+        if t.findings is not None:
+            from analyser import findings
+            findings.echo([t.findings])
         click.echo(f"\nReport: {out / 'index.html'}")
     if t.error is not None:
         click.echo(f"analyser: error: {t.error}{_where(t.error, game, game_timeout)}. The finished games were "
@@ -310,5 +316,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             click.echo(cmpmod.display_table(cmp.table).drop(columns=["test"]).to_string(index=False))
         for k, v in cmp.seats.items():
             click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
+        from analyser import findings
+        findings.echo([cmp.findings])
         click.echo(f"\nReport: {out_dir / 'index.html'}")
     return 0
