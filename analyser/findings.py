@@ -372,11 +372,11 @@ def dominant_strategy(ctx: RunContext) -> list:
 
 
 def ahead_of_all(topic: str, rows: list[tuple[str, float, float, float]], *, what: str, unit: str,
-                 subject: str, next_command: str | None = None) -> Finding:
+                 subject: str, next_command: str | None = None, gloss: str = "") -> Finding:
     """Is the first of ``rows`` (name, value, low, high) by value ahead of every other?  ``unit``
     "%": values are proportions shown in %; else plain numbers (a rating).  Clear when its
     interval lies wholly above every other's; possible when its lower end lies above every
-    other's value; none found otherwise."""
+    other's value; none found otherwise.  ``gloss``: what the figure is, said once."""
     rows = sorted(rows, key=lambda r: -r[1])
     (name, v, lo, hi), rest = rows[0], rows[1:]
     second = rest[0]
@@ -406,7 +406,8 @@ def ahead_of_all(topic: str, rows: list[tuple[str, float, float, float]], *, wha
         says = f"wins {value(v, lo, hi)} of its games (95% CI {span(lo, hi)})"
         says2 = f"wins {show(*second[1:])}"
     else:
-        says, says2 = f"has a {what} of {show(v, lo, hi)}", f"has {show(*second[1:])}"
+        says = f"has a {what}{f' ({gloss})' if gloss else ''} of {show(v, lo, hi)}"
+        says2 = f"has {show(*second[1:])}"
     if lo > max(r[3] for r in rest):
         strength = "clear"
         sentence = (f"{name} is ahead of {others}: it {says}, an interval above "
@@ -468,7 +469,8 @@ def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] =
                     f"Every strategy wins a fair part of its games: the weakest, {low['strategy']}, wins "
                     f"{with_ci(low['win_rate'], low['win_low'], low['win_high'])}, above {share_text(limit)} "
                     f"(a quarter of the fair share, {share_text(fair)}).",
-                    "none found", f"{low['strategy']}: win rate {pct(low['win_rate'], low['win_low'], low['win_high'])}",
+                    "none found",
+                    f"{low['strategy']}: win rate {pct(low['win_rate'], low['win_low'], low['win_high'])}",
                     pct_ci(low["win_low"], low["win_high"]), threshold)]
 
 
@@ -528,9 +530,9 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
     most = "" if ceiling >= 1 else f" (at most {pct(ceiling, 0, 0.02)} is possible with {m} seats per strategy)"
     high, low = LUCK_HIGH * ceiling, LUCK_LOW * ceiling
     if ceiling >= 1:
-        threshold = (f"very high luck when the upper end of the skill share's 95% interval is below {share_text(high)}; "
-                     f"very low luck when its lower end is above {share_text(low)}; possible when only the skill "
-                     "share itself passes")
+        threshold = (f"very high luck when the upper end of the skill share's 95% interval is below "
+                     f"{share_text(high)}; very low luck when its lower end is above {share_text(low)}; possible "
+                     "when only the skill share itself passes")
     else:
         threshold = (f"very high luck when the upper end of the skill share's 95% interval is below "
                      f"{share_text(LUCK_HIGH)} of the most it can be with {m} seats per strategy "
@@ -831,7 +833,8 @@ def _best_cell(focus, dims: list[str], focus_label: str) -> list:
                     f"(paired 95% interval of the difference includes 0): {listed}{more}.")
         return [Finding(topic, sentence, "possible", figure, iv, threshold)]
     return [Finding(topic, f"No cell stands out: every cell's win rate for {focus_label} is within the paired 95% "
-                           f"interval of the best, {name} ({pct(best['win_rate'], best['win_low'], best['win_high'])}).",
+                           f"interval of the best, {name} "
+                           f"({pct(best['win_rate'], best['win_low'], best['win_high'])}).",
                     "none found", figure, iv, threshold)]
 
 
@@ -883,7 +886,8 @@ def tournament_findings(t, meta_findings: list[dict]) -> Findings:
         if ranking is None or len(ranking) < 2:
             return [LeftOut("dominant strategy", "needs two rated strategies or more")]
         rows = [(str(r.strategy), r.rating, r.rating_low, r.rating_high) for r in ranking.itertuples()]
-        f = ahead_of_all("dominant strategy", rows, what=f"{model} rating", unit="", subject="strategy")
+        f = ahead_of_all("dominant strategy", rows, what=f"{model} rating", unit="", subject="strategy",
+                         gloss="a strength fitted to who finished ahead of whom, 0 on average")
         return [f]
 
     def never():

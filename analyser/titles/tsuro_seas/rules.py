@@ -698,6 +698,8 @@ class TsuroSeas(Game):
                       Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
                       Metric("score_trace", "trace", missing=True))
     trace_unit = "turns"
+    #: The safety cap on turns the long-tail finding tests.
+    length_cap_rule = "max_turns"
 
     # -- set-up ---------------------------------------------------------------------------
     path_options = ("tiles", "daikaiju_layout")
