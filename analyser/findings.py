@@ -546,14 +546,13 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
              "sitting there explains")
     if s < high:
         strength = "clear" if hi < high else "possible"
-        sentence = (f"Luck {'decides' if strength == 'clear' else 'may decide'} almost everything "
-                    f"between these strategies: the skill share ({gloss}) is {show}{most}, so the luck share - the "
-                    "deal, the turn order and the other seats - is about "
-                    f"{pct(1 - s, lo, hi)}.")
+        sentence = (f"Luck {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
+                    f"strategies, even where one wins more often: the skill share ({gloss}) is {show}{most}, so the "
+                    f"luck share - the deal, the turn order and the other seats - is about {pct(1 - s, lo, hi)}.")
         return [Finding("luck share", sentence, strength, figure, iv, threshold)]
     if s > low:
         strength = "clear" if lo > low else "possible"
-        sentence = (f"Skill {'decides' if strength == 'clear' else 'may decide'} most games between these "
+        sentence = (f"Skill {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
                     f"strategies: the skill share ({gloss}) is {show}{most}; luck - the deal, the turn order and "
                     "the other seats - explains the rest.")
         return [Finding("luck share", sentence, strength, figure, iv, threshold)]

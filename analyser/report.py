@@ -709,8 +709,8 @@ def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
 
 def summarise_run(out: Path) -> Summary:
     """:func:`summarise` for a run folder, read part by part."""
-    game, reduced, names, _ = _reduce_run(out)
-    return _summary_of(game, reduced, names)
+    game, reduced, names, config = _reduce_run(out)
+    return _summary_of(game, reduced, names, config)
 
 
 def html_table(df: pd.DataFrame, formatted: bool = False) -> str:

@@ -83,12 +83,12 @@ def test_never_wins_clear_possible_and_none():
 
 def test_luck_share_very_high_very_low_and_neither():
     (f,) = F.luck_rows({"skill_share": 0.01, "skill_low": 0.0, "skill_high": 0.03}, players=2, strategies=2)
-    assert f.strength == "clear" and f.sentence.startswith("Luck decides almost everything between these strategies")
+    assert f.strength == "clear" and f.sentence.startswith("Luck decides most of who wins between these strategies")
     assert "is 1.0% (95% CI 0.0-3.0%)" in f.sentence and "about 99.0%" in f.sentence
     (f,) = F.luck_rows({"skill_share": 0.04, "skill_low": 0.01, "skill_high": 0.08}, players=2, strategies=2)
-    assert f.strength == "possible" and f.sentence.startswith("Luck may decide almost everything")
+    assert f.strength == "possible" and f.sentence.startswith("Luck may decide most of who wins")
     (f,) = F.luck_rows({"skill_share": 0.7, "skill_low": 0.6, "skill_high": 0.8}, players=2, strategies=2)
-    assert f.strength == "clear" and f.sentence.startswith("Skill decides most games")
+    assert f.strength == "clear" and f.sentence.startswith("Skill decides most of who wins")
     (f,) = F.luck_rows({"skill_share": 0.2, "skill_low": 0.15, "skill_high": 0.25}, players=2, strategies=2)
     assert f.strength == "none found" and "neither very high nor very low" in f.sentence
     # two seats each at four: the ceiling is a third, so a quarter is most of what is possible
