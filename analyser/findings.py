@@ -257,11 +257,8 @@ def pct(value: float, low: float | None = None, high: float | None = None) -> st
     return analysis.percent(value, low, high)
 
 
-def pct_ci(low: float, high: float, like: tuple | None = None) -> str:
-    """``39.0-43.4%``; ``like``: another interval whose decimals to use."""
-    if like is not None:
-        d = analysis.decimals(analysis._half(*like, 100))
-        return analysis.percent_ci(low, high, places=d)
+def pct_ci(low: float, high: float) -> str:
+    """``39.0-43.4%`` (:func:`analysis.percent_ci`)."""
     return analysis.percent_ci(low, high)
 
 
@@ -271,8 +268,9 @@ def with_ci(value: float, low: float, high: float) -> str:
 
 
 def share_text(x: float) -> str:
-    """A threshold share for a sentence: ``12.5%``, ``6.25%``, ``10%``."""
-    return f"{100 * x:.4g}%"
+    """A threshold share for a sentence, to at most two decimals: ``12.5%``, ``6.25%``, ``8.33%``,
+    ``10%``."""
+    return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
 
 
 def number(x: float) -> str:
