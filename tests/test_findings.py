@@ -364,3 +364,11 @@ def test_sweep_tournament_and_compare_open_with_findings(runner, tmp_path):
         assert data["command"] == command
         assert {f["topic"] for f in data["findings"]} | {x["topic"] for x in data["left_out"]} == topics
         assert "findings.json" in json.loads((out / "config.json").read_text())["files"]
+        # `analyser report OUT` rebuilds the experiment from its cells: the same findings, first in the page
+        first = (out / "findings.json").read_text()
+        (out / "findings.json").unlink()
+        r = runner.invoke(cli, ["report", str(out)])
+        assert r.exit_code == 0, r.output
+        assert r.output.count("Findings (clear, then possible") == 1
+        assert (out / "findings.json").read_text() == first
+        opens_with_findings((out / "index.html").read_text())

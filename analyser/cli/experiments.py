@@ -502,12 +502,14 @@ _ARGUMENTS = {
     "tournament": {"game_id": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,),
                    "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
                    "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
-    "compare": {"a": (dict,), "b": (dict,)},
+    "compare": {"a": _SPEC, "b": _SPEC},  # each side: a run's arguments, checked against _SPEC
 }
 
 
 def _checked(where: str, values, schema: dict) -> dict:
     def ok(v, types):
+        if isinstance(types, dict):  # a nested schema (a comparison's side)
+            return isinstance(v, dict)
         if isinstance(v, bool):
             return False
         if isinstance(v, list):
