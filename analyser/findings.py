@@ -464,8 +464,8 @@ def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] =
         return out
     low = table.sort_values("win_rate", kind="stable").iloc[0]
     return [Finding("never wins",
-                    f"Every strategy wins a fair part of its games: the weakest, {low['strategy']}, wins "
-                    f"{with_ci(low['win_rate'], low['win_low'], low['win_high'])}, above {share_text(limit)} "
+                    f"No strategy almost never wins: the weakest, {low['strategy']}, wins "
+                    f"{with_ci(low['win_rate'], low['win_low'], low['win_high'])}, not below {share_text(limit)} "
                     f"(a quarter of the fair share, {share_text(fair)}).",
                     "none found",
                     f"{low['strategy']}: win rate {pct(low['win_rate'], low['win_low'], low['win_high'])}",
@@ -872,9 +872,12 @@ def _seat_cells(focus, dims: list[str], results) -> list:
                     {"homogeneity_p": p})]
 
 
-def tournament_findings(t, meta_findings: list[dict]) -> Findings:
+def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict | None = None) -> Findings:
     """A tournament's findings: the top rating (interval clear of every other), the meta-game's
-    findings (:func:`analyser.metagame.findings`) and the strategies that never win.
+    findings (:func:`analyser.metagame.findings`), the strategies that never win and, given the
+    seat table (:func:`analyser.analysis.seat_summary`) and its ``balance``
+    (:func:`analyser.analysis.seat_balance`), a seat advantage over all tables
+    (:func:`analyser.seats.seat_findings`; no score compensation: the tables mix strategies).
     ``t``: :class:`analyser.experiments.tournament.TournamentResult`."""
     ranking = t.ranking
     model = str(t.config.get("rating_model", "rating")).split(" (")[0]  # "Bradley-Terry", "Plackett-Luce"
@@ -893,8 +896,17 @@ def tournament_findings(t, meta_findings: list[dict]) -> Findings:
             return [LeftOut("never wins", "needs two strategies or more")]
         return never_wins_rows(table, int(t.config["players"]))
 
-    return gather([("dominant strategy", top), ("dominant", lambda: meta_findings), ("cycle", lambda: []),
-                   ("unused", lambda: []), ("never wins", never)])
+    def seat():
+        from analyser import seats as seatmod
+        if seats is None or balance is None:
+            return []
+        if len(seats) < 2:
+            return [LeftOut("seat advantage", "the game has one seat")]
+        return seatmod.seat_findings(seats, balance, None, reason="a tournament's tables mix strategies; "
+                                     "analyser simulate of one lineup estimates it")
+
+    return gather([("seat advantage", seat), ("dominant strategy", top), ("dominant", lambda: meta_findings),
+                   ("cycle", lambda: []), ("unused", lambda: []), ("never wins", never)])
 
 
 def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns") -> Findings:

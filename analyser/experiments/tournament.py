@@ -380,10 +380,10 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
         to_csv(meta_table, outdir / "metagame.csv", index=False)
         to_csv(meta.game, outdir / "empirical_game.csv")
         files += ["metagame.csv", "empirical_game.csv"]
-    t.findings = findings = findmod.tournament_findings(t, meta.findings if meta is not None else [])
+    bal = analysis.seat_balance(t.results)
+    t.findings = findings = findmod.tournament_findings(t, meta.findings if meta is not None else [], seats, bal)
     findmod.write_json(outdir / "findings.json", "tournament", t.config["game"], [findings])
     files.append("findings.json")
-    bal = analysis.seat_balance(t.results)
     best = t.ranking.iloc[0]
     meet = t.config["table_meetings"]
     cards = [("top rated", str(best["strategy"]), f"rating {best['rating']:.2f} ({best['rating_low']:.2f} to "
