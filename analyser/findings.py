@@ -723,14 +723,27 @@ def tie_break_command(ctx: RunContext) -> str | None:
     return command(words + ["--rule", f"{option}={','.join(map(str, choices))}"])
 
 
-def _part_findings(attr: str, reason: str) -> Check:
-    """A check that reads the findings another module already put on the part (``part.<attr>``,
-    dicts in the shape of :func:`analyser.seats.seat_findings`); left out with ``reason`` when
-    the part has none."""
-    def check(ctx: RunContext):
-        found = getattr(ctx.part, attr, None)
-        return list(found) if found else [LeftOut("", reason)]
-    return check
+def component_outliers(ctx: RunContext) -> list:
+    """Components whose effect on winning is clear after the Benjamini-Hochberg correction over
+    the title's components (issue 18 section 3, :mod:`analyser.components`), with their 95%
+    intervals.  The hook: the component analysis puts its findings on the part as
+    ``part.component_findings`` (dicts in the shape of :func:`analyser.seats.seat_findings`:
+    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``}, ``threshold``, ``next``,
+    more keys kept, such as ``component``) and its estimates as ``part.components`` (None when
+    the title records no components); this check takes them into the report's one list, under
+    this topic.  A part without those attributes (no component analysis) adds nothing."""
+    part = ctx.part
+    if not hasattr(part, "components"):
+        return []
+    if part.components is None:
+        return [LeftOut("component outliers", "this title records no components, or the results have no "
+                                              "component table")]
+    out = []
+    for item in getattr(part, "component_findings", None) or []:
+        f = Finding.of(item)
+        f.topic = "component outliers"
+        out.append(f)
+    return out
 
 
 #: The checks of a run report, in order of importance: (topic, check).  A check returns findings
@@ -740,8 +753,7 @@ RUN_CHECKS: list[tuple[str, Check]] = [
     ("seat advantage", seat_advantage),
     ("dominant strategy", dominant_strategy),
     ("never wins", never_wins),
-    # issue 18 section 3 (component impact, analyser.components) puts its findings on the part:
-    # ("component outliers", _part_findings("component_findings", "this title records no components")),
+    ("component outliers", component_outliers),
     ("luck share", luck_share),
     ("runaway leader", runaway_leader),
     ("long tail", long_tail),

@@ -236,12 +236,13 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                     summaries.designer_figures(r.core, outcome),
                     summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
                     comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
+        parts.append(part)
+    for r, part in zip(reduced, parts):  # once every part is filled in: the checks read all of it
         ctx = findmod.RunContext(game, outcome, part, r.core, config or {}, _lineup_of(config, r),
                                  _overrides_of(game, r.first, config), list(r.runs))
         part.findings = findmod.collect(ctx)
         if len(reduced) == 1:  # one variant: its findings need no label
             part.findings.label = ""
-        parts.append(part)
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,

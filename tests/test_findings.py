@@ -245,6 +245,32 @@ def test_compare_largest_clear_difference_per_unit_with_holm():
 # Ordering and findings.json
 # --------------------------------------------------------------------------------------------
 
+def test_component_outliers_take_the_component_analysis_findings_into_the_one_list():
+    """The hook of the component analysis (issue 18 section 3): the findings it puts on the part,
+    in its dict shape, join the report's list under "component outliers", ordered by strength."""
+    clear = {"topic": "component", "component": "card-07", "strength": "clear", "next": "analyser compare ...",
+             "sentence": "card-07 (Gold mine): a seat that has it wins 21.3 pp more often than the same strategy "
+                         "in the same seat without it.",
+             "evidence": {"figure": "+21.3 pp; win rate 61.0% with it, 39.7% without; held by 12.0% of "
+                                    "seat-games; q < 0.001", "interval": "+17.9 to +24.7 pp"},
+             "threshold": "clear when the Benjamini-Hochberg q over the title's 40 components with an estimate is "
+                          "at most 0.05 (a 95% interval that excludes 0 is then implied)"}
+    base = context().part
+    part = SimpleNamespace(**vars(base), components=pd.DataFrame({"component": ["card-07"]}),
+                           component_findings=[clear])
+    found = F.collect(context(part=part), [("seat advantage", lambda c: []), ("component outliers",
+                                                                            F.component_outliers)])
+    (f,) = found.topic("component outliers")
+    assert (f.strength, f.interval, f.next, f.extra["component"]) == ("clear", "+17.9 to +24.7 pp",
+                                                                    "analyser compare ...", "card-07")
+    assert F.Findings.ordered(found.items, ["component outliers"]) == found.items
+    assert f.to_json()["evidence"]["figure"].startswith("+21.3 pp")
+    # a title without components: left out with the reason; no component analysis at all: nothing
+    part = SimpleNamespace(**vars(base), components=None, component_findings=[])
+    assert F.component_outliers(context(part=part))[0].reason.startswith("this title records no components")
+    assert F.component_outliers(context(part=base)) == []
+
+
 def test_clear_before_possible_then_by_importance_none_found_last():
     def f(topic, strength):
         return F.Finding(topic, f"{topic} {strength}", strength, "x", "-", "t")
@@ -308,7 +334,10 @@ def test_simulate_opens_with_findings_and_replays_a_lost_game(runner, tmp_path):
     assert data["command"] == "simulate" and data["game"] == "wizard"
     assert "findings.json" in json.loads((out / "config.json").read_text())["files"]
     topics = [f["topic"] for f in data["findings"]] + [x["topic"] for x in data["left_out"]]
-    assert sorted(topics) == sorted(t for t, _ in F.RUN_CHECKS)
+    import dataclasses
+    from analyser.report import Part
+    analysed = "components" in {x.name for x in dataclasses.fields(Part)}  # the component analysis is built in
+    assert sorted(topics) == sorted(t for t, _ in F.RUN_CHECKS if analysed or t != "component outliers")
     assert "Findings (clear, then possible" in r.output and "Checked, none found:" in r.output
     never = next(f for f in data["findings"] if f["topic"] == "never wins")
     assert never["strategy"] == "random" and never["strength"] == "clear"
