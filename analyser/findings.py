@@ -660,14 +660,16 @@ def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
         strength = "clear" if lo > TAIL_RATIO * median else "possible"
         p95 = quantile_from_counts(values, counts, 0.95)
         sentence = (f"Game length has a long tail: the longest 1% of games last {number(p99)} {unit} or more (the "
-                    f"99th percentile, 95% CI {number(lo)} to {number(hi)}), {ratio:.1f} times the median of "
+                    f"99th percentile, 95% CI {number(lo)} to {number(hi)}), "
+                    f"{ratio:.{2 if round(ratio, 1) == TAIL_RATIO else 1}f} times the median of "
                     f"{number(median)}.")
         nxt = next_for(p95)
         if nxt:
             sentence += f" The command below tests a cap at the 95th percentile, {number(math.ceil(p95))} {unit}."
         return [Finding(topic, sentence, strength, figure, iv, threshold, nxt)]
     return [Finding(topic, f"No long tail of game length: the 99th percentile, {number(p99)} {unit} (95% CI "
-                           f"{number(lo)} to {number(hi)}), is {ratio:.1f} times the median of {number(median)}.",
+                           f"{number(lo)} to {number(hi)}), is {ratio:.{2 if round(ratio, 1) == TAIL_RATIO else 1}f} times the "
+                           f"median of {number(median)}, not above {number(TAIL_RATIO)} times.",
                     "none found", figure, iv, threshold)]
 
 
