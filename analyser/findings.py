@@ -24,6 +24,9 @@ Thresholds (README, "Findings", gives the reasons):
   gap's interval above 0);
 * dominant strategy - the best win rate's 95% interval lies wholly above every other strategy's;
 * never wins - a win rate whose 95% upper bound is below :data:`NEVER_WINS_SHARE` of the fair share;
+* component outliers - the component analysis's own findings (:func:`component_outliers`: a
+  component whose effect on winning is clear after the Benjamini-Hochberg correction, with its
+  95% interval), taken from the part;
 * luck share - the skill share's upper bound below :data:`LUCK_HIGH` of its ceiling (very high
   luck), or its lower bound above :data:`LUCK_LOW` of it (very low luck);
 * runaway leader - the winner leads for good within the first :data:`RUNAWAY_AT` of the game in
