@@ -24,10 +24,7 @@ import pandas as pd
 from analyser import analysis, findings as findmod, plots
 from analyser.core import InputError
 from analyser.csvsafe import to_csv
-from analyser.findings import Findings
-
-#: The findings file every report writes beside its index.html (analyser.findings.document).
-FINDINGS_JSON = "findings.json"
+from analyser.findings import FILE as FINDINGS_JSON, Findings  # the findings file beside index.html
 from analyser.registry import get_game
 from analyser.reproduce import reproduce_command
 
@@ -75,8 +72,7 @@ class Summary:
         return len(self.parts) > 1
 
     @property
-    def findings(self) -> list[Findings]:
-        """Each variant's findings (:mod:`analyser.findings`), in order."""
+    def findings(self) -> list[Findings]:  # each variant's, in order
         return [p.findings for p in self.parts if p.findings is not None]
 
     def _stack(self, attr: str) -> pd.DataFrame:
@@ -232,11 +228,10 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
         note = "" if comp is not None else (outcome.reason if outcome.kind == "other" else "one seat only")
         counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
         counts = {s: counts[s] for s in r.strategies if s in counts}
-        part = Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
-                    summaries.designer_figures(r.core, outcome),
-                    summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
-                    comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
-        parts.append(part)
+        parts.append(Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
+                          summaries.designer_figures(r.core, outcome),
+                          summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
+                          comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts)))
     for r, part in zip(reduced, parts):  # once every part is filled in: the checks read all of it
         ctx = findmod.RunContext(game, outcome, part, r.core, config or {}, _lineup_of(config, r),
                                  _overrides_of(game, r.first, config), list(r.runs))
@@ -562,9 +557,8 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
 
 def write_report(game, reduced: list[Reduced], extra_names, config: dict,
                  outdir: Path) -> tuple[Path, Summary, list[str]]:
-    """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv``,
-    ``findings.json`` (:data:`FINDINGS_JSON`) and ``index.html`` in ``outdir``.  Returns the
-    HTML path, the summary and the PNG file names."""
+    """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv``, ``findings.json``
+    and ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names, config)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
@@ -725,17 +719,13 @@ def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict, findings: Findings | list[dict] | None = None,
+                          figures: list[tuple[str, str]], config: dict, findings: Findings | None = None,
                           figure_sections: dict[str, str] | None = None) -> Path:
     """The ``index.html`` of a sweep, tournament or comparison: findings at the top
-    (:class:`analyser.findings.Findings`, or dicts in the shape of
-    :func:`analyser.metagame.findings`), headline cards (label, value, detail), notes,
-    a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
+    (:class:`analyser.findings.Findings`), headline cards (label, value, detail), notes, a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
     reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
     illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
     placed = figure_sections or {}
-    if findings is not None and not isinstance(findings, Findings):
-        findings = findmod.gather([("", lambda: findings)])
     used: set = {"findings", "plots", "reproduce", "versions"}
     blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
     by_heading = {b["heading"]: b for b in blocks}

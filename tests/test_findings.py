@@ -93,10 +93,10 @@ def test_luck_share_very_high_very_low_and_neither():
     (f,) = F.luck_rows({"skill_share": 0.2, "skill_low": 0.15, "skill_high": 0.25}, players=2, strategies=2)
     assert f.strength == "none found" and "neither very high nor very low" in f.sentence
     # two seats each at four: the ceiling is a third, so a quarter is most of what is possible
-    assert F._ceiling(4, 2) == (pytest.approx(1 / 3), 2)
+    assert F.run._ceiling(4, 2) == (pytest.approx(1 / 3), 2)
     (f,) = F.luck_rows({"skill_share": 0.25, "skill_low": 0.2, "skill_high": 0.3}, players=4, strategies=2)
     assert f.strength == "clear" and "at most 33.3% is possible with 2 seats per strategy" in f.sentence
-    assert F._ceiling(4, 3) == (1.0, 1) and F._ceiling(2, 3) == (1.0, 1) and F._ceiling(6, 3)[1] == 2
+    assert F.run._ceiling(4, 3) == (1.0, 1) and F.run._ceiling(2, 3) == (1.0, 1) and F.run._ceiling(6, 3)[1] == 2
     (left,) = F.luck_rows({"skill_share": math.nan, "skill_low": math.nan, "skill_high": math.nan}, 2, 2)
     assert isinstance(left, F.LeftOut) and "winner and a loser" in left.reason
 
@@ -193,28 +193,29 @@ def cells(rates, tied, seats, seat_p, fixed=False):
 
 def test_sweep_best_cell_and_seat_balance():
     c = cells([0.40, 0.30, 0.20], [True, False, False], [0.5, 0.5, 0.5], [0.9, 0.8, 0.95])
-    (f,) = F._best_cell(c, ["limit"], "threshold")
+    (f,) = F.experiments._best_cell(c, ["limit"], "threshold")
     assert f.strength == "clear"
     assert f.sentence.startswith("The best cell is limit=6: threshold wins 40.0% (95% CI 37.0-43.0%), ahead of every "
                                  "other cell")
     assert "the runner-up, limit=7, is 10.0 pp behind (paired 95% CI 8.0 to 12.0 pp)" in f.sentence
     c = cells([0.40, 0.39, 0.20], [True, True, False], [0.5, 0.5, 0.5], [0.9, 0.8, 0.95])
-    (f,) = F._best_cell(c, ["limit"], "threshold")
+    (f,) = F.experiments._best_cell(c, ["limit"], "threshold")
     assert f.strength == "possible" and "1 other cell cannot be told apart from it" in f.sentence
     assert "limit=7" in f.sentence
-    (f,) = F._best_cell(cells([0.40, 0.39], [True, True], [0.5, 0.5], [0.9, 0.9]), ["limit"], "threshold")
+    (f,) = F.experiments._best_cell(cells([0.40, 0.39], [True, True], [0.5, 0.5], [0.9, 0.9]), ["limit"], "threshold")
     assert f.strength == "none found" and f.sentence.startswith("No cell stands out")
-    (left,) = F._best_cell(cells([0.5, 0.5], [True, True], [0.6, 0.5], [0.01, 0.9], fixed=True), ["limit"], "greedy")
+    (left,) = F.experiments._best_cell(cells([0.5, 0.5], [True, True], [0.6, 0.5], [0.01, 0.9], fixed=True), ["limit"], "greedy")
     assert isinstance(left, F.LeftOut) and "fills every seat" in left.reason
     # the seat balance moves from 62/38 to 50/50 with the value
-    (f,) = F._seat_cells(cells([0.5, 0.5], [True, True], [0.62, 0.50], [1e-10, 0.9], fixed=True), ["limit"], None)
+    (f,) = F.experiments._seat_cells(cells([0.5, 0.5], [True, True], [0.62, 0.50], [1e-10, 0.9], fixed=True), ["limit"], None)
     assert f.strength == "clear"
-    assert f.sentence.startswith("The values change the seat balance: at limit=6 the seats are least even (seat 0 "
-                                 "62.0%, seat 1 38.0%; p = 1e-10)")
+    assert re.match(r"The values change the seat balance \(chi-square test of homogeneity across the cells, "
+                    r"p = [0-9.e-]+\): at limit=6 the seats are least even \(seat 0 62.0%, seat 1 38.0%; p = 1e-10\)",
+                    f.sentence), f.sentence
     assert "at limit=7 most even (seat 0 50.0%, seat 1 50.0%; p = 0.9)" in f.sentence
     wins = [[620, 380], [500, 500]]  # share x games
     assert f.extra["homogeneity_p"] == pytest.approx(stats.chi2_contingency(wins, correction=False).pvalue)
-    (f,) = F._seat_cells(cells([0.5, 0.5], [True, True], [0.51, 0.50], [0.6, 0.9], fixed=True), ["limit"], None)
+    (f,) = F.experiments._seat_cells(cells([0.5, 0.5], [True, True], [0.51, 0.50], [0.6, 0.9], fixed=True), ["limit"], None)
     assert f.strength == "none found" and "do not change the seat balance detectably" in f.sentence
 
 
