@@ -239,7 +239,7 @@ COLUMN_KINDS = {
     "share": "numbers from 0 to 1",
     "label": "non-empty text",
     "flag": "true or false",
-    "trace": "space-separated finite numbers",
+    "trace": "lists of finite numbers (as text: numbers separated by spaces)",
 }
 
 
@@ -672,18 +672,24 @@ class Game:
         return self.plots_from(self.figure_sums(results, extras), outdir, names)
 
 
-#: The per-seat metric column that holds a seat's score trace (text: space-separated numbers).
+#: The per-seat metric column that holds a seat's score trace (a list of numbers per row; see
+#: :mod:`analyser.traces`).
 TRACE_COLUMN = "score_trace"
 
 
-def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[str]:
-    """Per seat, the text of its scores after each step: ``history[t][seat]`` -> one string per
-    seat such as ``"0 3 3 7"`` (integers without a decimal point).  This is the compact form
-    of the ``score_trace`` metric column; an empty history gives empty strings."""
-    out = []
-    for seat in range(n_players):
-        out.append(" ".join(str(int(v)) if float(v).is_integer() else repr(float(v))
-                            for v in (h[seat] for h in history)))
+def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[tuple[float, ...]]:
+    """Per seat, the tuple of its scores after each step: ``history[t][seat]`` -> ``out[seat][t]``
+    (``[(0, 3, 3, 7), ...]``), the values as given (whole numbers stay ``int``).  This is the
+    ``score_trace`` metric a title returns for each seat; the run stores the column as an Arrow
+    list column (:mod:`analyser.traces`).  Tuples, not lists: the garbage collector skips a tuple
+    of numbers, which matters for a batch of thousands of rows.  An empty history gives empty
+    tuples.  Raises ValueError when a step holds fewer than ``n_players`` scores."""
+    if not history:
+        return [()] * n_players
+    out = list(zip(*history))[:n_players]
+    if len(out) < n_players:
+        raise ValueError(f"a score trace needs a score for each of the {n_players} seats at every step; a step "
+                         f"holds {len(out)}")
     return out
 
 

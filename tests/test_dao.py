@@ -276,7 +276,7 @@ def test_seat_bonus_single_value_applies_to_every_seat_and_shows_in_view_and_tra
     for _ in range(3):  # seats 0, 1, 2 take; the last refill empties the deck and ends the game
         GAME.apply(s, TAKE)
     assert GAME.is_terminal(s) and GAME.scores(s) == [6, 3, 3, 3]  # earth 4 - 1 for the wood card, + 3
-    trace = [t.split() for t in (m["score_trace"] for m in GAME.metrics(s))]
+    trace = [m["score_trace"] for m in GAME.metrics(s)]
     assert [int(t[-1]) for t in trace] == GAME.scores(s)
 
 

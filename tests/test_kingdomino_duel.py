@@ -696,7 +696,7 @@ def test_the_score_trace_records_both_scores_after_each_round_s5_included():
     play_round(s, Place(cell(2, 2), cell(3, 2), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 5, ""))
     assert s.phase == "over" and len(s.history) == 4 and s.history[-1] == rescored(s) == (34, 0)
     m = G.metrics(s)
-    assert m[0]["score_trace"] == "0 0 0 34" and m[1]["score_trace"] == "0 0 0 0"
+    assert m[0]["score_trace"] == (0, 0, 0, 34) and m[1]["score_trace"] == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("rules", [{}, {"s5_domains": "scoring", "s5_points": "2"}, {"full_map_end": "at_once"}])
@@ -712,8 +712,7 @@ def test_random_games_trace_every_round_and_end_on_the_final_score(rules):
             if s.round > rnd or G.is_terminal(s):
                 assert len(s.history) == rnd and s.history[-1] == rescored(s)
         assert len(s.history) == s.round
-        assert [m["score_trace"] for m in G.metrics(s)] == [
-            " ".join(str(h[seat]) for h in s.history) for seat in (0, 1)]
+        assert [m["score_trace"] for m in G.metrics(s)] == [tuple(h[seat] for h in s.history) for seat in (0, 1)]
         assert list(s.history[-1]) == G.scores(s)
     back = G.state_from_dict(json.loads(json.dumps(G.state_to_dict(s))))
     assert back.history == s.history and back == s

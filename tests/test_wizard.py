@@ -506,7 +506,7 @@ def test_seat_bonus_variant_starts_the_scores_there_and_keeps_the_round_scoring(
     points = s.log[-1]["points"]
     assert s.scores == [points[0], points[1], points[2], 10 + points[3]]
     m = GAME.metrics(s)
-    assert m[3]["score_trace"] == str(10 + points[3]) and m[3]["points_per_round"] == points[3]
+    assert m[3]["score_trace"] == (10 + points[3],) and m[3]["points_per_round"] == points[3]
     # a hand-built state without scores starts from the bonus too
     assert state(["G1", "G2", "G3", "G9"], rules={"seat_bonus": "5"}).scores == [5, 5, 5, 5]
     with pytest.raises(InputError, match="gives 2 values for 4 seats"):
@@ -523,9 +523,9 @@ def test_metrics_and_round_records():
     play_all(s, "G1 G2 G3 G9", random.Random(1))
     m = GAME.metrics(s)
     assert m[0] == {"exact_bids": 1.0, "over_bid": 0.0, "under_bid": 0.0, "points_per_round": 30.0,
-                    "mean_bid": 1.0, "turns": 3, "score_trace": "30 60"}
+                    "mean_bid": 1.0, "turns": 3, "score_trace": (30, 60)}
     # the score trace: running totals after each round, ending at the final score
-    assert [int(m[k]["score_trace"].split()[-1]) for k in range(4)] == GAME.scores(s)
+    assert [m[k]["score_trace"][-1] for k in range(4)] == GAME.scores(s)
     assert m[2]["exact_bids"] == 0.5 and m[2]["over_bid"] == 1.0 and m[2]["under_bid"] == 0.0
     assert m[3]["under_bid"] == 0.5 and m[3]["points_per_round"] == 5.0
     rows = GAME.extra_records(s)["rounds"]
