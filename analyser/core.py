@@ -377,12 +377,6 @@ class Game:
     #: compensation; "" for none.  ``seat_bonus_unit``: what it counts ("" = ``score_unit``).
     seat_bonus_rule: ClassVar[str] = ""
     seat_bonus_unit: ClassVar[str] = ""
-    #: The rule option that caps the game length (a whole number in ``length_unit``), so the
-    #: long-tail finding can name the ``analyser compare`` that tests a cap; "" for none.
-    length_cap_rule: ClassVar[str] = ""
-    #: The rule option that chooses the tie-break (one of a list of values), so the tie-rate
-    #: finding can name the ``analyser sweep`` of every value; "" for none.
-    tie_break_rule: ClassVar[str] = ""
 
     @property
     def score_decides(self) -> bool:

@@ -403,7 +403,8 @@ def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
 
 def length_cap_command(ctx: RunContext, p95: float) -> str | None:
     """``analyser compare`` of the run's rules against a length cap at the 95th percentile,
-    through the title's ``Game.length_cap_rule``; None when it declares none."""
+    through the title's ``length_cap_rule`` (an optional class attribute of the title, the
+    option's name; README, "Designer metrics"); None when it declares none."""
     option = getattr(ctx.game, "length_cap_rule", "")
     if not option:
         return None
@@ -441,7 +442,7 @@ def tie_rows(rate: float, lo: float, hi: float, games: int, next_command: str | 
 
 def tie_break_command(ctx: RunContext) -> str | None:
     """``analyser sweep`` over every value of the title's tie-break option
-    (``Game.tie_break_rule``), whose cells give each one's tie rate; None when it declares none
+    (``tie_break_rule``, an optional class attribute of the title), whose cells give each one's tie rate; None when it declares none
     or the option has no list of values."""
     option = getattr(ctx.game, "tie_break_rule", "")
     if not option:
