@@ -27,6 +27,7 @@ import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Sequence
+from analyser.componenthooks import ComponentHooks
 
 
 class InputError(ValueError):
@@ -313,6 +314,11 @@ class ExtraTable(str):
         return (ExtraTable, (str(self), self.columns, self.feeds))
 
 
+#: The component_counts table (ComponentHooks.components): one row per game, seat and component.
+COMPONENTS = ExtraTable("component_counts", (Metric("component", "label"), Metric("count", "count", low=1)),
+                        feeds="the component impact figures")
+
+
 #: The columns every results table has, before the rule columns and the title's metrics.
 #: ``players`` is bounded by the title's player range when a table is validated.
 KEY_COLUMNS: tuple[Metric, ...] = (
@@ -332,7 +338,7 @@ OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank",
 # Games
 # --------------------------------------------------------------------------------------------
 
-class Game:
+class Game(ComponentHooks):
     """The forward model of one title.  Stateless: every method takes the state.
 
     Subclasses set the class attributes and implement the methods.  ``apply`` mutates the state

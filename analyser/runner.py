@@ -54,6 +54,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from analyser.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
 from analyser import traces
 from analyser.core import Game, InputError, StrategyError, strategy_frame
 from analyser.registry import get_game, strategy_factory
@@ -227,6 +228,8 @@ class BatchResult:
     rows: list[tuple]
     columns: dict[str, Any] | None = None
     extras: dict[str, list[dict] | dict[str, list]] = field(default_factory=dict)
+    #: The components table of the batch (:func:`component_columns`), None when the title records none.
+    components: dict[str, Any] | None = None
     done: int = 0
     error: BaseException | None = None
     interrupted: bool = False
@@ -510,6 +513,11 @@ def _run_batch(job: BatchJob) -> BatchResult:
     metric_cols = game.metric_columns
     metric_values = _values_of(metric_cols)
     wants_extras = type(game).extra_records is not Game.extra_records
+    # components (Game.components): every id of the batch in one flat list, and how many each
+    # (game, seat) added - turned into the long table in bulk at the end of the batch
+    comp_of = game.components if game.records_components else None
+    comp_ids: list = []
+    comp_lens: list[int] = []
     index = job.start
     dog = Watchdog.get() if job.game_timeout > 0 else None
     with _Alarm(job.game_timeout) as alarm:
@@ -562,10 +570,14 @@ def _run_batch(job: BatchJob) -> BatchResult:
                 winners = game.winners(state)
                 ranks = game.ranks_given(state, scores, winners)
                 metrics = game.metrics(state)
+                held = comp_of(state) if comp_of is not None else ()
                 share = 1.0 / len(winners)
                 for s in range(n):
                     rows.append((index, gs, s, seats[s], scores[s], ranks[s],
                                  share if s in winners else 0.0) + metric_values(metrics[s]))
+                for ids in held:
+                    comp_ids.extend(ids)
+                    comp_lens.append(len(ids))
                 if wants_extras:
                     for name, recs in game.extra_records(state).items():
                         bucket = result.extras.setdefault(name, [])
@@ -593,6 +605,14 @@ def _run_batch(job: BatchJob) -> BatchResult:
         result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
     result.rows = []
     result.extras = {name: _as_columns(recs) for name, recs in result.extras.items()}
+    if comp_of is not None:
+        try:
+            result.components = component_columns(comp_ids, comp_lens, job.start, n, result.done)
+        except Exception as e:  # ids that cannot be counted: keep the games, report the title's fault
+            if result.error is None:
+                result.error = GameFailure(f"the components of games {job.start} to {job.start + result.done - 1} "
+                                           f"could not be recorded: {type(e).__name__}: {e}",
+                                           game_seed(job.root_seed, job.start), job.start)
     result.seconds = time.perf_counter() - t0
     return result
 

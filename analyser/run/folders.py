@@ -170,7 +170,7 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     listed = [n for n in previous.get("files") or [] if isinstance(n, str)] \
         if isinstance(previous.get("files"), list) else []
     names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
-                                                 "index.html"}
+                                                 "index.html", "components.csv"}
     if kind == "compare":
         names |= {"a", "b"}  # the sides of a comparison of rule sets or lineups (run folders)
     for name in sorted(names):

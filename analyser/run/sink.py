@@ -122,6 +122,9 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
         if not _sorted(frame, by):
             frame = frame.sort_values(by, kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
+    if b.components is not None:
+        from analyser.core import COMPONENTS
+        extra_frames[str(COMPONENTS)] = components_frame(b.components, run_id)
     return df, extra_frames
 
 
@@ -178,6 +181,20 @@ def _same(text: str, n: int) -> pd.Categorical:
 def _dtype_of(categories: tuple[str, ...]) -> pd.CategoricalDtype:
     """The categorical dtype of ``categories`` (checked once, then shared by every batch)."""
     return pd.CategoricalDtype(list(categories))
+
+
+def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
+    """A batch's components table (:func:`analyser.runner.component_columns`) as a frame:
+    ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
+    (int32), ordered by game, seat and component."""
+    from analyser.runner import component_rows, unpack
+
+    game, seat = component_rows(cols)
+    return pd.DataFrame({
+        "run_id": pd.Categorical.from_codes(np.zeros(len(game), dtype=np.int8), categories=[run_id]),
+        "game_index": game, "seat": seat,
+        "component": pd.Categorical.from_codes(unpack(cols["code"]).astype(np.int32), categories=list(cols["labels"])),
+        "count": unpack(cols["count"]).astype(np.int32)})
 
 
 def compact(frame: pd.DataFrame) -> pd.DataFrame:

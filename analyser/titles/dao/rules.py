@@ -51,7 +51,7 @@ from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option, ranks_from
 from analyser.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
@@ -348,6 +348,12 @@ class Dao(Game):
     #: The tie-break option the tie-rate finding sweeps.
     tie_break_rule = "tie_break"
     live_views = True
+    extra_tables = (COMPONENTS,)
+    #: Component impact (README): more cards usually mean more penalty points, whatever the cards.
+    component_note = ("A card outside a seat's best colour costs it a point and a bust hands the seat the whole "
+                      "display, so a seat holding more cards tends to lose whatever they are: most effects are "
+                      "negative. Compare the cards with each other (one far from the rest stands out) rather "
+                      "than with 0.")
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: DaoParams, n_players: int) -> None:
@@ -608,6 +614,28 @@ class Dao(Game):
                 share = in_colour / len(pile)
             out.append({"cards": len(pile), "busts": s.busts[seat], "colour_share": share,
                         "turns": s.turn, "score_trace": trace[seat]})
+        return out
+
+    def components(self, s: DaoState) -> list[list[Card]]:
+        """Per seat, the cards it took (``piles``, both halves with ``two_player_halves``), one
+        entry per card: the component id is the card's colour and value, e.g. ``fire 3``
+        (:class:`Card` prints so).  The seat's own list, not a copy: read it, never change it."""
+        return s.piles
+
+    def component_catalog(self, params: DaoParams) -> dict[str, dict]:
+        """Every colour and value of the deck under ``params`` (colour-major, values ascending),
+        with a fix to test: the ``values`` option with one copy fewer of that value (in every
+        colour: the rules treat the colours alike)."""
+        counts = params.value_counts
+        out = {}
+        for colour in range(params.colours):
+            for value, copies in counts:
+                if not copies:
+                    continue
+                fewer = ",".join(f"{v}x{c - 1 if v == value else c}" for v, c in counts)
+                out[str(Card(colour, value))] = {
+                    "what": f"{COLOUR_NAMES[colour]} card of value {value}, {copies} per colour",
+                    "option": "values", "file": "", "line": None, "fix": f"values={fewer}"}
         return out
 
     def score_history(self, s: DaoState) -> list[list[int]]:
