@@ -27,7 +27,9 @@ import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Sequence
+
 from analyser.componenthooks import ComponentHooks
+from analyser.traces import encode_trace  # noqa: F401  (titles import it from here)
 
 
 class InputError(ValueError):
@@ -675,22 +677,6 @@ class Game(ComponentHooks):
 #: The per-seat metric column that holds a seat's score trace (a list of numbers per row; see
 #: :mod:`analyser.traces`).
 TRACE_COLUMN = "score_trace"
-
-
-def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[tuple[float, ...]]:
-    """Per seat, the tuple of its scores after each step: ``history[t][seat]`` -> ``out[seat][t]``
-    (``[(0, 3, 3, 7), ...]``), the values as given (whole numbers stay ``int``).  This is the
-    ``score_trace`` metric a title returns for each seat; the run stores the column as an Arrow
-    list column (:mod:`analyser.traces`).  Tuples, not lists: the garbage collector skips a tuple
-    of numbers, which matters for a batch of thousands of rows.  An empty history gives empty
-    tuples.  Raises ValueError when a step holds fewer than ``n_players`` scores."""
-    if not history:
-        return [()] * n_players
-    out = list(zip(*history))[:n_players]
-    if len(out) < n_players:
-        raise ValueError(f"a score trace needs a score for each of the {n_players} seats at every step; a step "
-                         f"holds {len(out)}")
-    return out
 
 
 def _seats(seats: Sequence[int]) -> str:

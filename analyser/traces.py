@@ -323,3 +323,19 @@ def flatten(cells) -> tuple[np.ndarray, np.ndarray]:
     rows = [empty if r is None else r for r in rows]
     counts = np.fromiter(map(len, rows), dtype=np.int64, count=n)
     return counts, (np.concatenate(rows) if n else empty)
+
+
+def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[tuple[float, ...]]:
+    """Per seat, the tuple of its scores after each step: ``history[t][seat]`` -> ``out[seat][t]``
+    (``[(0, 3, 3, 7), ...]``), the values as given (whole numbers stay ``int``).  This is the
+    ``score_trace`` metric a title returns for each seat; the run stores the column as an Arrow
+    list column (:mod:`analyser.traces`).  Tuples, not lists: the garbage collector skips a tuple
+    of numbers, which matters for a batch of thousands of rows.  An empty history gives empty
+    tuples.  Raises ValueError when a step holds fewer than ``n_players`` scores."""
+    if not history:
+        return [()] * n_players
+    out = list(zip(*history))[:n_players]
+    if len(out) < n_players:
+        raise ValueError(f"a score trace needs a score for each of the {n_players} seats at every step; a step "
+                         f"holds {len(out)}")
+    return out

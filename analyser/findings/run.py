@@ -473,6 +473,8 @@ def component_outliers(ctx: RunContext) -> list:
     for item in getattr(part, "component_findings", None) or []:
         f = Finding.of(item)
         f.topic = "component outliers"
+        if not f.extra.get("component"):  # the line that lists the rest points to the table: no command
+            f.next = None
         out.append(f)
     return out
 
