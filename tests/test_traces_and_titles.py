@@ -203,7 +203,7 @@ def test_product_text_names_no_internal_write_up_and_each_title_has_a_rules_page
             (root / "docs").rglob("*.md")) + list((root / "analyser").rglob("*.md")) + list(
             (root / "analyser").rglob("*.j2")) + list((root / "analyser").rglob("*.tmpl")):
         texts[str(p)] = p.read_text(encoding="utf-8").replace("hexdigest", "").replace("digest =", "").replace(
-            '"sha256": digest', "")
+            '"sha256": digest', "").replace(").digest()", ")")  # hashlib's method, not a write-up
     for name, text in texts.items():
         for leak in LEAKS:
             assert leak not in text, (name, leak)
