@@ -27,6 +27,10 @@ Running it twice changes nothing (every command has a fixed --seed, and results 
     python tools/regenerate_examples.py --check         # exit 1 if any example would change
     python tools/regenerate_examples.py --only sweep-dao-limits --jobs 2
     python tools/regenerate_examples.py --list          # the examples and their commands
+    python tools/regenerate_examples.py --keep DIR --reuse   # keep the runs in DIR; reuse those finished there
+
+It exits with code 1 when an example failed (its part is left as it was) or, with --check, when one
+would change.
 
 The whole set takes some minutes on two cores (most of it the search player's strength ladder).
 """
@@ -387,11 +391,13 @@ def render_skill_share(runs: list[Run]) -> str:
     rows = []
     for run in runs:
         value = designer_value(run, "skill share")
-        m = re.match(r"([\d.]+%) \(95% CI ([\d.]+-[\d.]+%)\)", value)
-        if not m:
+        # "88.8% (95% CI 88.4-89.1%); luck share 11.2%": the share, then the interval's two ends
+        numbers = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", value.replace("95% CI", ""))]
+        if len(numbers) < 3:
             raise ValueError(f"{run.command}: cannot read the skill share from {value!r}")
+        share, lo, hi = numbers[:3]
         lineup = ", ".join(f"`{s}`" for s in run.strategies())
-        rows.append([lineup, whole(run.config["games_completed"]), m[1], m[2]])
+        rows.append([lineup, whole(run.config["games_completed"]), f"{share:.1f}%", f"{lo:.1f}-{hi:.1f}%"])
     return table(["strategies (cycling over the seats)", "games", "skill share", "95% CI"], rows)
 
 
