@@ -32,7 +32,8 @@ Running it twice changes nothing (every command has a fixed --seed, and results 
 It exits with code 1 when an example failed (its part is left as it was) or, with --check, when one
 would change.
 
-The whole set takes some minutes on two cores (most of it the search player's strength ladder).
+The whole set took about 15 minutes of CPU time on the two-core development machine, most of it the
+search player's strength ladder (docs/mcts.md).
 """
 
 from __future__ import annotations
