@@ -378,6 +378,33 @@ def render_tournament(runs: list[Run]) -> str:
         table(["", *(f"`{b}`" for b in order)], pw_rows)])
 
 
+def render_metagame(runs: list[Run]) -> str:
+    run, = runs
+    cfg = run.config
+    m = read_csv(run.out / "metagame.csv")
+    rank = read_csv(run.out / "ranking.csv").set_index("strategy")["rank"]
+    rows = [[f"`{x['strategy']}`", f"{x['rating']:.2f} ({int(rank[x['strategy']])})", span(x["rating_low"], x["rating_high"]),
+             pct(x["weight"]), pct_ci(x["weight_low"], x["weight_high"]), signed(x["nash_average_pp"], 1),
+             to(x["nash_average_pp_low"], x["nash_average_pp_high"], 1), pct(x["field_share"])]
+            for _, x in m.iterrows()]
+    game = read_csv(run.out / "empirical_game.csv").set_index("Unnamed: 0")
+    order = list(m["strategy"])
+    game_rows = [[f"`{a}`", *("" if a == b else pct(game.loc[a, b], 0) for b in order)] for a in order]
+    findings = json.loads((run.out / "findings.json").read_text())
+    found = [f"- *{f['strength']}*: {f['sentence']} ({f['evidence']['figure']}"
+             + ("" if f["evidence"]["interval"] in ("-", "", None) else f"; 95% CI {f['evidence']['interval']}") + ")"
+             for f in findings]
+    return "\n\n".join([
+        f"{len(cfg['strategies'])} strategies, {cfg['players']} players, seed {cfg['seed']}: "
+        f"{whole(cfg['games_per_table'])} games at each of the tables ({cfg['design']}). Meta-game: "
+        f"{cfg.get('metagame', '')}. `metagame.csv`, with the rating's rank from `ranking.csv`:",
+        table(["strategy", "rating (rank)", "95% CI", "equilibrium weight", "95% CI", "Nash average (pp)", "95% CI",
+               "field share"], rows),
+        "The empirical game (`empirical_game.csv`): how often the row strategy wins against the column strategy:",
+        table(["", *(f"`{b}`" for b in order)], game_rows),
+        "Findings (`findings.json`):", "\n".join(found)])
+
+
 def render_until_ci(runs: list[Run]) -> str:
     run, = runs
     st = run.config["stopping"]
@@ -522,6 +549,7 @@ RENDERERS = {
     "compare-bust-limit": render_compare,
     "sweep-dao-limits": render_sweep,
     "tournament-dao": render_tournament,
+    "tournament-metagame": render_metagame,
     "until-ci-stop": render_until_ci,
     "skill-share-wizard": render_skill_share,
     "wizard-calibration": render_wizard_calibration,
