@@ -180,7 +180,7 @@ def slug(heading: str) -> str:
 
 def anchors(page: Path) -> set[str]:
     text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
-    return {slug(m) for m in re.findall(r"^#+ (.*)$", text, flags=re.M)}
+    return {slug(m) for m in re.findall(r"^#+ (.*)$", text, flags=re.M)} | set(re.findall(r'<a id="([^"]+)">', text))
 
 
 def test_every_link_between_the_pages_resolves():
