@@ -416,17 +416,24 @@ def render_until_ci(runs: list[Run]) -> str:
 
 
 def render_skill_share(runs: list[Run]) -> str:
-    rows = []
-    for run in runs:
-        value = designer_value(run, "skill share")
-        # "88.8% (95% CI 88.4-89.1%); luck share 11.2%": the share, then the interval's two ends
+    def share(run: Run, starts: str) -> tuple[float, float, float]:
+        value = designer_value(run, starts)
+        # "33.56% (95% CI 33.33-33.90%); luck share 66.44%": the share, then the interval's two ends
         numbers = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", value.replace("95% CI", ""))]
         if len(numbers) < 3:
             raise ValueError(f"{run.command}: cannot read the skill share from {value!r}")
-        share, lo, hi = numbers[:3]
+        return numbers[0], numbers[1], numbers[2]
+
+    rows = []
+    for run in runs:
         lineup = ", ".join(f"`{s}`" for s in run.strategies())
-        rows.append([lineup, whole(run.config["games_completed"]), f"{share:.1f}%", f"{lo:.1f}-{hi:.1f}%"])
-    return table(["strategies (cycling over the seats)", "games", "skill share", "95% CI"], rows)
+        row = [lineup, whole(run.config["games_completed"])]
+        for starts in ("skill share (", "skill share, score-based"):
+            value, lo, hi = share(run, starts)
+            row += [f"{value:.1f}%", f"{lo:.1f}-{hi:.1f}%"]
+        rows.append(row)
+    return table(["strategies (cycling over the seats)", "games", "skill share (win share)", "95% CI",
+                  "score-based", "95% CI"], rows)
 
 
 def render_wizard_calibration(runs: list[Run]) -> str:
