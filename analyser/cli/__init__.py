@@ -37,11 +37,16 @@ class AnalyserGroup(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from analyser import registry
+        from analyser.run.backends import sigterm_raises, stop_exit_code
+
         # a plugin title that a built-in shadows is said once, when its id is used
         registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
         try:
-            rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
-                              standalone_mode=False, **extra)
+            # SIGTERM (kill, timeout) stops a command the way Ctrl-C does: what is finished is
+            # written, and the exit code says which signal it was (143, or 130 for Ctrl-C)
+            with sigterm_raises():
+                rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
+                                  standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:  # `analyser` alone: show the help
             click.echo(e.ctx.get_help())
             sys.exit(0)
@@ -53,8 +58,9 @@ class AnalyserGroup(click.Group):
         except InputError as e:
             _one_line_error(str(e))
         except (click.Abort, KeyboardInterrupt):
-            click.echo("analyser: interrupted", err=True)
-            sys.exit(130)
+            code = stop_exit_code()
+            click.echo(f"analyser: interrupted{' (SIGTERM)' if code == 143 else ''}", err=True)
+            sys.exit(code)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 

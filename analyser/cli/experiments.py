@@ -4,6 +4,7 @@ each a thin layer over :mod:`analyser.experiments`.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -17,8 +18,8 @@ Examples:
   analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12,14
   analyser sweep GAME -s 'NAME:key=-1..1:0.25' -s NAME -s NAME --rule KEY=off,on
   analyser sweep GAME -s 'NAME:key=6,8,10' -s greedy --games 20000 --until-ci 0.03
-(GAME, NAME, KEY: a title id, a strategy and a rule option from `analyser list GAME`; the
-README has worked examples.)
+(GAME, NAME, KEY: a title id, a strategy and a rule option from `analyser list GAME`;
+docs/commands/sweep.md has a worked example.)
 
 \b
 Values: a list a,b,c (any option), a range a..b (whole numbers, step 1) or a..b:step
@@ -103,24 +104,39 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
           game_timeout, quiet):
     """Play every combination of strategy parameters and rule options of GAME, on the same deals.
 
-    Writes OUT/sweep.parquet (every game of every cell, the varied values as columns), cells.csv
-    (one row per cell and strategy), the plots and index.html, and prints the best cells with
-    their paired difference from the best.
+    Each cell is a run folder OUT/cells/cell-NNNN whose games stream to disk as they are played.
+    Then writes OUT/sweep.parquet (every game of every cell, the varied values as columns),
+    cells.csv (one row per cell and strategy), the plots and index.html, and prints the best cells
+    with their paired difference from the best. A failure (exit 1), Ctrl-C (130) or SIGTERM (143)
+    keeps every finished game; `analyser resume OUT` finishes the sweep.
     """
     from analyser.experiments import stopping
-    from analyser.experiments.sweep import run_sweep, write_sweep
-    from analyser.registry import get_game
+    from analyser.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
     if not no_report:
         _check_plotting()
     g = get_game(game)
     out = _prepare(out, g.id + "-sweep", "sweep", quiet)
-    from analyser.registry import title_ref
-    res = run_sweep(title_ref(g), list(strategies), list(rules), players=players, games=games, seed=seed, jobs=jobs,
-                    until_ci=until_ci, batch_size=batch_size, game_timeout=game_timeout,
-                    progress=False if quiet else None, command=_command_line())
-    write_sweep(res, out, report=not no_report)
+    arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), players=players,
+                     games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
+                     game_timeout=game_timeout)
+    return _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+
+
+def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+           play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or with ``play=False`` only read) the sweep into ``out``, write its
+    files and report into ``target`` (default ``out``), print its best cells, and return the exit
+    code."""
+    from analyser.experiments.sweep import run_sweep, write_sweep
+
+    res = run_sweep(**arguments, progress=False if quiet or not play else None, command=command, out=out,
+                    resume=resume, play=play)
+    target = _elsewhere(res.config, out, target)
+    code = _write(lambda: write_sweep(res, target, report=not no_report), res.config, out)
+    if code is not None:
+        return code
     if not quiet and len(res.cells):
         import pandas as pd
         from analyser.analysis import format_table
@@ -146,15 +162,70 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
             if len(shown) < len(f):
                 click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
                            "cells.csv and the report have all)")
-        click.echo(f"\nCells: {out / 'cells.csv'}\nGames: {out / 'sweep.parquet'}")
+        click.echo(f"\nCells: {target / 'cells.csv'}\nGames: {target / 'sweep.parquet'}")
         if not no_report:
-            click.echo(f"Report: {out / 'index.html'}")
-    if res.error is not None:
-        click.echo(f"analyser: error: {res.error}{_where(res.error, game, game_timeout)}. The finished games were "
-                   f"written to {out}.",
-                   err=True)
+            click.echo(f"Report: {target / 'index.html'}")
+    return _outcome(res.config, res.error, res.interrupted, out, "cells", arguments) if play else 0
+
+
+def _elsewhere(config: dict, out: Path, target: Path | None) -> Path:
+    """Where an experiment's files go: its own folder, or ``target`` (a report rebuilt elsewhere,
+    whose config.json names the experiment folder as ``source`` and is no experiment record)."""
+    if target is None or Path(target).resolve() == Path(out).resolve():
+        return out
+    config.pop("experiment", None)
+    config["source"] = str(out)
+    return Path(target)
+
+
+def _write(write, config: dict, out: Path) -> int | None:
+    """Write an experiment's files and report.  A Ctrl-C or SIGTERM meanwhile ends the command
+    with one line (the games are all on disk: the report can be rebuilt), and so does a disk that
+    refuses the files of a complete experiment; their exit code then, else None.  (When play
+    itself failed, a report that cannot be written adds nothing to the failure's own line.)"""
+    try:
+        write()
+    except KeyboardInterrupt:
+        from analyser.run.backends import stop_exit_code
+        how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        click.echo(f"analyser: interrupted{how} while writing the report; the games are in {out} "
+                   f"(status {config.get('status')}); rebuild the report with: analyser report "
+                   f"{shlex.quote(str(out))}", err=True)
+        return stop_exit_code()
+    except OSError as e:
+        if config.get("status") == "complete":
+            click.echo(f"analyser: error: cannot write the report in {out} ({e.strerror or type(e).__name__}); "
+                       f"the games are all there: rebuild it with analyser report {shlex.quote(str(out))}", err=True)
+            return 1
+    return None
+
+
+def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None) -> int:
+    """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
+    Ctrl-C, 143 for SIGTERM; 0 when it is complete."""
+    from analyser.run import resume_command
+    from analyser.run.backends import stop_exit_code
+
+    cells = config.get("cells") or []
+    done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
+    again = f"continue with: {resume_command(out, config)}"
+    if error is not None:
+        from analyser.run import WorkerDied
+        arguments = arguments or {}
+        replay = _where(error, str(arguments.get("game_id") or config.get("game") or "GAME"),
+                        float(arguments.get("game_timeout") or GAME_TIMEOUT))
+        text = ("a worker process died (killed, or out of memory) and the games it was playing were lost"
+                if isinstance(error, WorkerDied) else str(error))
+        click.echo(f"analyser: error: {text}{replay}. The finished games were written to {out} ({done} of "
+                   f"{len(cells)} {what} complete)" + ("." if replay else f"; {again}"), err=True)
         return 1
-    return 130 if res.interrupted else 0
+    if interrupted:
+        code = stop_exit_code()
+        how = " (SIGTERM)" if code == 143 else ""
+        click.echo(f"analyser: interrupted{how} with {done} of {len(cells)} {what} complete; their games are in "
+                   f"{out}; {again}", err=True)
+        return code
+    return 0
 
 
 @cli.command()
@@ -174,7 +245,9 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     Every table seats different strategies; all combinations are played when there are at most 60,
     else a balanced sample. Ratings: Bradley-Terry (2 seats) or Plackett-Luce (more), fitted with
     choix, with bootstrap intervals over games; then the meta-game: its Nash equilibrium mix, Nash
-    averages, rock-paper-scissors cycles and findings.
+    averages, rock-paper-scissors cycles and findings. Each table is a run folder
+    OUT/cells/table-NN whose games stream to disk; a failure (exit 1), Ctrl-C (130) or SIGTERM
+    (143) keeps every finished game, and `analyser resume OUT` finishes the tournament.
 
     \b
     Examples:
@@ -182,19 +255,30 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
       analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
     from analyser.experiments import stopping
-    from analyser.experiments.tournament import run_tournament, write_tournament
-    from analyser.registry import get_game
+    from analyser.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
     _check_plotting()
     g = get_game(game)
     out = _prepare(out, g.id + "-tournament", "tournament", quiet)
-    from analyser.registry import title_ref
-    t = run_tournament(title_ref(g), list(strategies), players=players, games=games, seed=seed, jobs=jobs,
-                       until_ci=until_ci, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
-                       game_timeout=game_timeout, bootstrap=bootstrap, progress=False if quiet else None,
-                       command=_command_line())
-    write_tournament(t, out)
+    arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
+                     jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
+                     batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
+    return _tournament(arguments, out, quiet=quiet, command=_command_line())
+
+
+def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
+                play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or only read) the tournament in ``out``, write its files and report into
+    ``target`` (default ``out``), print the ranking, and return the exit code."""
+    from analyser.experiments.tournament import run_tournament, write_tournament
+
+    t = run_tournament(**arguments, progress=False if quiet or not play else None, command=command, out=out,
+                       resume=resume, play=play)
+    target = _elsewhere(t.config, out, target)
+    code = _write(lambda: write_tournament(t, target), t.config, out)
+    if code is not None:
+        return code
     if not quiet and len(t.ranking):
         import pandas as pd
         from analyser.analysis import format_table
@@ -206,13 +290,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
         if t.meta is not None:
             from analyser import metagame
             click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
-        click.echo(f"\nReport: {out / 'index.html'}")
-    if t.error is not None:
-        click.echo(f"analyser: error: {t.error}{_where(t.error, game, game_timeout)}. The finished games were "
-                   f"written to {out}.",
-                   err=True)
-        return 1
-    return 130 if t.interrupted else 0
+        click.echo(f"\nReport: {target / 'index.html'}")
+    return _outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
 
 
 @cli.command()
@@ -244,7 +323,9 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
-    for win rates; paired t-test and Wilcoxon for scores and game length).
+    for win rates; paired t-test and Wilcoxon for scores and game length). Sides played here are
+    run folders OUT/a and OUT/b whose games stream to disk; a stopped comparison (exit 1, 130 for
+    Ctrl-C, 143 for SIGTERM) is finished by `analyser resume OUT`.
 
     \b
     Examples:
@@ -298,10 +379,37 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb)
         out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
-        cmp = cmpmod.compare_specs(sa, sb, command=_command_line(), progress=False if quiet else None, out=out_dir)
+        return _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line())
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
-    cmpmod.write_compare(cmp, out_dir)
+    return _compare_finish(cmp, out_dir, quiet)
+
+
+def _compare_played(specs: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
+                    play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or only read) sides A and B in ``out/a`` and ``out/b``, then write the
+    comparison into ``target`` (default ``out``) and print it; the exit code."""
+    from analyser.experiments import compare as cmpmod
+    from analyser.run import RunSpec
+
+    sa, sb = (s if isinstance(s, RunSpec) else RunSpec(**s) for s in (specs["a"], specs["b"]))
+    cmp = cmpmod.compare_specs(sa, sb, command=command, progress=False if quiet or not play else None, out=out,
+                               resume=resume, play=play)
+    if cmp.status != "complete":
+        if not play:
+            raise InputError(f"{str(out)!r} holds a comparison whose sides are not complete (status "
+                             f"{cmp.status}); finish it with: analyser resume {shlex.quote(str(out))}")
+        return _outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides", {"game_id": sa.game,
+                                                                             "game_timeout": sa.game_timeout})
+    return _compare_finish(cmp, _elsewhere(cmp.config, out, target), quiet, source=out)
+
+
+def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None) -> int:
+    from analyser.experiments import compare as cmpmod
+
+    code = _write(lambda: cmpmod.write_compare(cmp, out_dir), cmp.config, source or out_dir)
+    if code is not None:
+        return code
     if not quiet:
         import pandas as pd
         click.echo(f"\n{cmp.note}.")
@@ -312,3 +420,133 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
         click.echo(f"\nReport: {out_dir / 'index.html'}")
     return 0
+
+
+# --------------------------------------------------------------------------------------------
+# resume and report of an experiment folder
+# --------------------------------------------------------------------------------------------
+
+def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool = False,
+                      quiet: bool = False) -> int:
+    """``analyser resume FOLDER`` for a sweep, tournament or comparison: play only the games each
+    cell lacks, then write the report as the uninterrupted command would (exit code as the
+    command's).  The folder is data: a title or strategy file its record names loads only as
+    ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
+    from analyser.run import Allowed, store
+
+    allowed = allowed or Allowed()
+    config = _record(folder, kind)
+    if allowed.scheduler is not None:
+        raise InputError(f"--scheduler is for a run; {str(folder)!r} holds a {kind}, which plays on this machine: "
+                         "leave --scheduler out")
+    if config.get("status") == "complete":
+        raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
+                         f"analyser report {shlex.quote(str(folder))})")
+    holder = store.holder_of(folder)
+    if holder is not None:
+        raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
+                         "wait for it to stop")
+    arguments = _guarded_arguments(folder, kind, config, allowed)
+    done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
+    if not quiet:
+        click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
+                   f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
+    return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True)
+
+
+def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None) -> int:
+    """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
+    its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
+    record names loads only with ``--title FILE`` or ``--trust``."""
+    from analyser.run import Allowed
+
+    config = _record(folder, kind)
+    arguments = _guarded_arguments(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
+                                                                 strategy_flag=None))
+    target = None
+    if out is not None:
+        from analyser.run import prepare_out
+        target = prepare_out(out, replace_run=False)
+    return _again(folder, kind, arguments, no_report=False, quiet=False, resume=True, play=False, target=target)
+
+
+def _record(folder: Path, kind: str) -> dict:
+    from analyser.experiments.base import read_record
+    from analyser.run import read_config_file
+
+    raw = read_config_file(Path(folder) / "config.json")
+    side = raw.get("a") if isinstance(raw, dict) else None
+    if kind == "compare" and isinstance(side, dict) and side.get("source"):
+        raise InputError(f"{str(folder)!r} compares two run folders; it plays nothing, so there is nothing to resume "
+                         "or rebuild here: compare them again")
+    return read_record(folder, (kind,))
+
+
+#: What the record of each kind keeps under ``experiment.arguments`` (name -> accepted types),
+#: checked before any of it is used: the folder may come from anyone.
+_SPEC = {"game": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,), "seed": (int,),
+         "jobs": (int, type(None)), "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float),
+         "backend": (str,), "scheduler": (type(None),), "first_game": (int,)}
+_ARGUMENTS = {
+    "sweep": {"game_id": (str,), "strategies": (list,), "rules": (list,), "players": (int, type(None)),
+              "games": (int,), "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)),
+              "batch_size": (int, type(None)), "game_timeout": (int, float)},
+    "tournament": {"game_id": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,),
+                   "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
+                   "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
+    "compare": {"a": (dict,), "b": (dict,)},
+}
+
+
+def _checked(where: str, values, schema: dict) -> dict:
+    def ok(v, types):
+        if isinstance(v, bool):
+            return False
+        if isinstance(v, list):
+            return list in types and all(isinstance(x, str) for x in v)
+        if isinstance(v, dict):
+            return dict in types and all(isinstance(k, str) and (isinstance(x, str) or isinstance(x, dict))
+                                         for k, x in v.items())
+        return isinstance(v, types)
+    if not isinstance(values, dict) or set(values) - set(schema) or not set(schema) - {"first_game", "backend"} <= set(values):
+        raise InputError(f"{where}: its experiment arguments are not the ones analyser writes; it cannot be used")
+    for key, v in values.items():
+        if not ok(v, schema[key]):
+            raise InputError(f"{where}: its experiment argument {key!r} has the wrong type; it cannot be used")
+    return dict(values)
+
+
+def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
+    """The arguments that rebuild the experiment in ``folder``, type-checked, after the trust
+    rule (a title file named with --title from another place replaces the recorded one)."""
+    from analyser.run import guard_folder_config
+
+    where = str(Path(folder) / "config.json")
+    arguments = _checked(where, config["experiment"].get("arguments"), _ARGUMENTS[kind])
+    if kind == "compare":
+        arguments = {side: _checked(where, arguments[side], _SPEC) for side in ("a", "b")}
+    guard_folder_config(config, folder, allowed)  # raises for a file the command line does not allow
+    if allowed.titles:
+        if kind == "compare":
+            for side in ("a", "b"):
+                arguments[side]["game"] = allowed.titles[0]
+        else:
+            arguments["game_id"] = allowed.titles[0]
+    return arguments
+
+
+def _cell_word(kind: str) -> str:
+    return {"sweep": "cells", "tournament": "tables", "compare": "sides"}.get(kind, "cells")
+
+
+def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
+           play: bool = True, target: Path | None = None) -> int:
+    command = _command_line()
+    if kind == "sweep":
+        return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                      play=play, target=target)
+    if kind == "tournament":
+        return _tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                           target=target)
+    return _compare_played(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                           target=target)

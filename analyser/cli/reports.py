@@ -52,6 +52,13 @@ def _report(results, out, title_file):
     if title_file:
         trust_title_file(title_file)
         get_game(title_file)  # loaded now: a results file without its config.json names the title by id
+    from analyser.cli.runs import _folder_kind
+    kind = _folder_kind(results, with_cells=True) if results.is_dir() else None
+    if kind is not None:  # a sweep, tournament or comparison: its own report, rebuilt from its cells
+        from analyser.cli.experiments import report_experiment
+        if out is not None and Path(out).resolve() == results.resolve():
+            out = None
+        return report_experiment(results, kind, out=Path(out) if out is not None else None, title_file=title_file)
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
     streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))
@@ -175,7 +182,7 @@ def _print_part(part, summary, methods) -> None:
     click.echo(line)
     if part.designer is not None:
         click.echo()
-        click.secho("Designer figures (see README, Designer metrics)", bold=True)
+        click.secho("Designer figures (see docs/metrics.md)", bold=True)
         click.echo(part.designer.to_string(index=False, header=False))
         for line in part.designer.attrs.get("left_out", []):
             click.echo(f"Left out: {line}")

@@ -89,8 +89,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     """
     from analyser.experiments import stopping
     from analyser.registry import get_game
-    from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run,
-                              write_results)
+    from analyser.run import RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run
 
     stopping.check_width(until_ci)
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
@@ -127,10 +126,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                    f"{replacing or f'writing to {out}'}", err=True)
     if until_ci is None:
         result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
-    else:  # played in rounds in memory, then written in the run-folder layout
-        result = _run_until(spec, until_ci, n_players, quiet)
-        write_results(result, out)
-        result.out = out
+    else:  # played in rounds, each extending the run folder
+        result = _run_until(spec, until_ci, n_players, quiet, out)
     return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
 
 
@@ -202,9 +199,11 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                        f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
-        click.echo(f"analyser: interrupted after {n_done} games; they are in {out}; continue with: "
+        from analyser.run.backends import stop_exit_code
+        how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        click.echo(f"analyser: interrupted{how} after {n_done} games; they are in {out}; continue with: "
                    f"{resume_command(out, result.config)}", err=True)
-        return 130
+        return stop_exit_code()
     return code
 
 
@@ -220,28 +219,64 @@ def _cycling(strategies, n_players: int) -> str:
         " in every seat" if m == 1 and n_players > 1 else "")
 
 
-def _run_until(spec, width: float, players: int, quiet: bool):
-    """Play ``spec`` in rounds until every win-rate interval is at most ``width`` wide."""
+def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume: bool = False):
+    """Play ``spec`` into the run folder ``out`` in the rounds of the stopping rule, until every
+    win-rate interval is at most ``width`` wide: each round extends the folder, and the rule's
+    record (``stopping`` in config.json, ``decided`` false while rounds remain) is written after
+    each round.  ``resume=True`` continues an interrupted run in ``out`` at the round its record
+    reached.  Returns the run's :class:`~analyser.run.RunResult`, its config carrying the record."""
     import dataclasses
 
     from analyser.experiments import stopping
-    from analyser.run import run
-
-    parts = []
-
-    def play(a, b):
-        r = run(dataclasses.replace(spec, games=b, first_game=a), progress=False if quiet else None,
-                command=_command_line())
-        parts.append(r)
-        return r.error is None and not r.interrupted
-
+    from analyser.experiments.base import PartCache
+    from analyser.run import run, store
+    from analyser.run.backends import _Deferred, stop_exit_code
     from analyser.runner import lineup_block
-    stop = stopping.play_rounds(spec.games, lineup_block(players, len(spec.strategies)), width, play,
-                                lambda: stopping.widest([stopping.merge(parts).results]))
-    result = stopping.merge(parts)
+
+    reader = PartCache(out)
+    last: dict = {}
+    previous = None
+    if resume:
+        from analyser.safeio import read_json
+        previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
+        last["record"] = stopping.Stop.from_dict(previous)
+
+    def play(a: int, b: int) -> bool:
+        first = "result" not in last
+        record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
+        r = run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
+                command=_command_line(), out=out, resume=resume or not first, extend=not first,
+                record={"stopping": record.as_dict()})
+        last["result"] = r
+        return r.error is None and not r.interrupted and not r.stop_requested
+
+    def on_round(stop: "stopping.Stop") -> None:
+        result = last["result"]
+        result.config["stopping"] = stop.as_dict()
+        if not stop.decided:  # more rounds follow: the run goes on
+            result.config["status"] = "running"
+        last["record"] = stop
+        with _Deferred():
+            store.write_json_atomic(out / "config.json", result.config)
+
+    try:
+        stop = stopping.play_rounds(spec.games, lineup_block(players, len(spec.strategies)), width, play, lambda b: stopping.widest([reader.frame(b)]),
+                                    history=stopping.recorded_history(previous), on_round=on_round)
+    except KeyboardInterrupt:  # SIGTERM or Ctrl-C between rounds, while measuring
+        if "result" not in last:
+            raise
+        stop = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
+        last["result"].interrupted = True
+        last["result"].config["status"] = "interrupted"
+    result = last["result"]
+    if not stop.decided:
+        how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+        stop.reason = ("the run failed" if result.error is not None else
+                       f"interrupted ({how}) before the rule decided; `analyser resume` goes on")
     result.config["stopping"] = stop.as_dict()
-    result.config["games_requested"] = spec.games
-    if not quiet:
+    if stop.decided:
+        result.config["games_requested"] = spec.games
+    if not quiet and stop.decided:
         click.echo(f"Stopped: {stop.reason}.", err=True)
     return result
 
@@ -296,12 +331,16 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
               help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
                    "never contacted: without this option the run continues on this machine.")
 def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
-    """Continue an interrupted or failed run in FOLDER (its --out).
+    """Continue an interrupted or failed run or experiment in FOLDER (its --out).
 
     Plays only the games that have no finished part on disk, with the same seed, strategies,
     rules and batch size, so the whole run equals one uninterrupted run, row for row. A part cut
     short by a kill is detected and played again. Refuses a folder that is not a run, a complete
     run, a run from a newer analyser, or a run another process is writing.
+
+    A sweep, tournament or comparison folder is finished the same way, cell by cell, and a
+    --until-ci run goes on at the round its record reached; then the report is written as the
+    uninterrupted command would.
 
     A run folder is data, never code: a title file or strategy file that its config.json names is
     loaded only when you name it again (--title, --strategy) or pass --trust, and a Dask scheduler
@@ -315,7 +354,9 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
       analyser resume reports/mine --strategy my_bots.py
     """
     from analyser import run as runmod
+    from analyser.cli.experiments import resume_experiment
     from analyser.registry import get_game
+    from analyser.run.folders import undecided
 
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         _check_plotting()
@@ -323,13 +364,48 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         runmod.check_scheduler_address(scheduler)
     allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
                              scheduler=scheduler)
+    kind = _folder_kind(folder)
+    if kind is not None:
+        return resume_experiment(folder, kind, allowed, no_report=no_report, quiet=quiet)
     plan = runmod.resume_spec(folder, allowed)
     for note in plan.notes:  # what the folder asked for and this command does instead: always said
         click.echo(f"analyser: note: {note}", err=True)
     spec = plan.spec
+    config = plan.config
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
+    rounds = undecided(config) or (isinstance(config.get("stopping"), dict)
+                                   and config["stopping"].get("until_ci") is not None)
+    if rounds:  # a run played in rounds (--until-ci): on to the round its record reached
+        from analyser.experiments import stopping
+        width = config["stopping"]["until_ci"]
+        stopping.check_width(width)
+        most = config["stopping"].get("max_games")
+        if isinstance(most, int) and not isinstance(most, bool) and spec.games <= most <= runmod.MAX_GAMES:
+            spec.games = most
     if not quiet:
         click.echo(f"Resuming {folder}: {plan.config.get('games_completed', 0)} of {spec.games} games done; "
                    f"seed {root}", err=True)
-    result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
+    if rounds:
+        result = _run_until(spec, width, n_players, quiet, folder, resume=True)
+    else:
+        result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)
+
+
+def _folder_kind(folder: Path, with_cells: bool = False) -> str | None:
+    """The experiment kind recorded in ``folder``'s config.json (sweep, tournament, compare), or
+    None for a run folder (or anything else, which reading it as a run then refuses).  With
+    ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
+    and not a comparison of two run folders) counts."""
+    from analyser.core import InputError
+    from analyser.experiments.base import KINDS
+    from analyser.run import read_config_file
+
+    try:
+        config = read_config_file(Path(folder) / "config.json")
+    except (InputError, OSError):
+        return None
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if with_cells and not isinstance(config.get("experiment") if isinstance(config, dict) else None, dict):
+        return None
+    return kind if kind in KINDS else None

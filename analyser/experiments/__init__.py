@@ -1,6 +1,8 @@
 """The designer experiments: thin layers over the run package (:mod:`analyser.run`), where a cell
 of a sweep, a table of a tournament and a side of a comparison are each one run.
 
+* :mod:`~analyser.experiments.base`: what they share - an experiment folder of cells, each a run
+  folder, played, resumed after any fault and read back as one (the API for new experiments);
 * :mod:`~analyser.experiments.grid`: the grid of a sweep (values, ranges, cells);
 * :mod:`~analyser.experiments.sweep`: every cell of a grid on the same deals, paired against the best;
 * :mod:`~analyser.experiments.tournament`: balanced tables and their ratings;

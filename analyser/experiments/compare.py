@@ -24,7 +24,6 @@ side, Welch's t-test, Mann-Whitney U, Fisher's exact test), and the report says 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +34,10 @@ import pandas as pd
 from analyser import analysis, designer
 from analyser.core import InputError
 from analyser.csvsafe import to_csv
+from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.results import load_results
-from analyser.run import RunSpec, package_versions, resolve, run, write_results
+from analyser.run import RunSpec, package_versions, resolve
+from analyser.run.store import write_json_atomic
 
 RESAMPLES = 2000
 
@@ -49,6 +50,9 @@ class Comparison:
     config: dict
     seats: dict                # {"a": seat_balance, "b": seat_balance}
     games: int
+    status: str = "complete"   # of the games played: complete, interrupted or failed
+    error: BaseException | None = None
+    interrupted: bool = False
 
 
 def _bootstrap_mean_ci(d: np.ndarray, seed: int = 0) -> tuple[float, float]:
@@ -266,35 +270,47 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
     return Comparison(table, paired, note, config, {"a": analysis.seat_balance(a), "b": analysis.seat_balance(b)}, n)
 
 
-def compare_specs(spec_a: RunSpec, spec_b: RunSpec, command: str = "",
-                  progress: bool | None = False, out: Path | None = None) -> Comparison:
+def compare_specs(spec_a: RunSpec, spec_b: RunSpec, command: str = "", progress: bool | None = False,
+                  out: Path | None = None, resume: bool = False, play: bool = True) -> Comparison:
     """Play A and B on the same root seed (drawn once if not given) and compare them, paired.
-    With ``out`` the two runs' results are written to ``out/a`` and ``out/b``.  ``progress``:
-    as :func:`analyser.run.run` (None: a bar only on a terminal)."""
-    _, _, players, _, seed = resolve(spec_a)
+
+    The two sides are the run folders ``out/a`` and ``out/b`` of an experiment folder
+    (:mod:`analyser.experiments.base`; ``out=None``: a temporary one), played one after the
+    other with the games streaming to disk.  ``resume=True`` continues the comparison in ``out``
+    (the same specs, as its record keeps them), playing only the games a side lacks;
+    ``play=False`` only reads the sides.  When play stops early (a failure, Ctrl-C, SIGTERM) the
+    result has no table and says why (``status``, ``error``, ``interrupted``).  ``progress``: as
+    :func:`analyser.run.run` (None: a bar only on a terminal)."""
+    _, _, players, n_jobs, seed = resolve(spec_a)
     spec_a = dataclasses.replace(spec_a, seed=seed, players=players)
     spec_b = dataclasses.replace(spec_b, seed=seed, players=players if spec_b.players is None else spec_b.players)
     resolve(spec_b)
-    ra = run(spec_a, progress=progress, command=command)
-    if ra.error is not None or ra.interrupted:
-        raise InputError(f"side A stopped: {ra.error or 'interrupted'}")
-    rb = run(spec_b, progress=progress, command=command)
-    if rb.error is not None or rb.interrupted:
-        raise InputError(f"side B stopped: {rb.error or 'interrupted'}")
-    if out is not None:
-        write_results(ra, out / "a")
-        write_results(rb, out / "b")
     paired = spec_a.players == spec_b.players
-    note = (f"paired: A and B played the same {spec_a.games:,} game seeds (root seed {seed}) with the same seating"
-            if paired else "not paired: A and B seat different numbers of players")
-    table, n = compare_frames(ra.results, rb.results, paired, _title(spec_a.game))
-    config = {"command": command, "kind": "compare", "game": spec_a.game, "seed": seed, "games": spec_a.games,
+    cells = [Cell("a", spec_a, folder="a"), Cell("b", spec_b, folder="b")]
+    arguments = {"a": dataclasses.asdict(spec_a), "b": dataclasses.asdict(spec_b)}
+    fields = {"game": spec_a.game, "seed": seed, "games": spec_a.games,
               "a": {"strategies": spec_a.strategies, "rule_overrides": spec_a.rules, "players": spec_a.players},
               "b": {"strategies": spec_b.strategies, "rule_overrides": spec_b.rules, "players": spec_b.players},
-              "paired": paired, "wall_seconds": round(ra.config["wall_seconds"] + rb.config["wall_seconds"], 3),
-              "status": "complete", "versions": package_versions()}
+              "paired": paired}
+    with Experiment.begin(out, "compare", cells, arguments=arguments, fields=fields, command=command,
+                          resume=resume, play=play) as exp:
+        outcome = (exp.play(jobs=n_jobs, games=spec_a.games, players=players, progress=progress,
+                            desc=f"compare {spec_a.game}", what="sides")
+                   if play else recorded_outcome(exp.config))
+        frames = [exp.results(0), exp.results(1)] if outcome.status == "complete" else []
+        walls = [float((exp.cell_config(k) or {}).get("wall_seconds") or 0.0) for k in range(2)]
+        config = dict(exp.config)
+    config.update(status=outcome.status, error=str(outcome.error) if outcome.error else None)
+    if outcome.status != "complete":
+        return Comparison(pd.DataFrame(), paired, "", config, {}, 0, outcome.status, outcome.error,
+                          outcome.interrupted)
+    ra, rb = frames
+    note = (f"paired: A and B played the same {spec_a.games:,} game seeds (root seed {seed}) with the same seating"
+            if paired else "not paired: A and B seat different numbers of players")
+    table, n = compare_frames(ra, rb, paired, _title(spec_a.game))
+    config["wall_seconds"] = round(sum(walls), 3)
     return Comparison(table, paired, note, config,
-                      {"a": analysis.seat_balance(ra.results), "b": analysis.seat_balance(rb.results)}, n)
+                      {"a": analysis.seat_balance(ra), "b": analysis.seat_balance(rb)}, n)
 
 
 def describe_side(side: dict) -> str:
@@ -423,5 +439,5 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
                                     figure_sections={"compare.png": "A - B"})
     files = ["compare.csv", "index.html"] + [n for n, _ in figures]
     cmp.config["files"] = sorted(set(files) | {"config.json"})
-    (outdir / "config.json").write_text(json.dumps(cmp.config, indent=2, default=str) + "\n")
+    write_json_atomic(outdir / "config.json", cmp.config)
     return files

@@ -8,8 +8,12 @@ far; when every reported 95% win-rate interval is at most ``W`` wide (in win-rat
 game in any round, the games played - and so every number in the report - are identical for any
 ``--jobs``.
 
-Each round is played with :func:`analyser.run.run` on games ``[a, b)`` (its
-``first_game`` hook), and the rounds are joined with :func:`merge`.
+Each round extends the run folder of every run to the round's end (:func:`analyser.run.run` with
+``resume=True`` plays only the games a folder lacks), so a run played in rounds is one run on
+disk, with one run id.  After each round the record (:meth:`Stop.as_dict`, the width after every
+round) is written to ``config.json`` with ``decided`` false until the rule stops; a resumed run
+(or experiment) skips the rounds its record has measured and goes on from there, so it stops
+after the same games as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ def round_ends(games: int, players: int) -> list[int]:
 @dataclass
 class Stop:
     """Why a run stopped: ``reason`` is one sentence for the report; ``rounds`` played,
-    ``games`` per run, ``width`` the widest interval at the stop."""
+    ``games`` per run, ``width`` the widest interval at the stop, ``history`` the ``(games,
+    widest interval)`` after each round, ``decided`` whether the rule has stopped (False while
+    rounds remain, or when play was cut short)."""
 
     width_goal: float | None
     reason: str
@@ -59,11 +65,44 @@ class Stop:
     games: int = 0
     width: float = math.nan
     history: list[tuple[int, float]] = field(default_factory=list)
+    max_games: int | None = None
+    decided: bool = False
+
+    @classmethod
+    def from_dict(cls, record: dict | None) -> "Stop":
+        """The Stop a record written by :meth:`as_dict` describes (an empty one for none)."""
+        record = record if isinstance(record, dict) else {}
+
+        def number(key, kind):
+            v = record.get(key)
+            return kind(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+        width = number("widest_interval", float)
+        goal = number("until_ci", float)
+        history = recorded_history(record)
+        return cls(goal, str(record.get("reason") or "")[:500], len(history) if goal is not None else
+                   (number("rounds", int) or 0), number("games", int) or 0, math.nan if width is None else width,
+                   history, number("max_games", int), record.get("decided") is True)
 
     def as_dict(self) -> dict:
         return {"until_ci": self.width_goal, "reason": self.reason, "rounds": self.rounds,
                 "games": self.games, "widest_interval": None if math.isnan(self.width) else round(self.width, 5),
-                "history": [[g, round(w, 5)] for g, w in self.history]}
+                "history": [[g, round(w, 5)] for g, w in self.history], "max_games": self.max_games,
+                "decided": self.decided}
+
+
+def recorded_history(record) -> list[tuple[int, float]]:
+    """The ``(games, widest interval)`` rounds of a stopping record written by :meth:`Stop.as_dict`
+    (empty when there is none), for resuming."""
+    if not isinstance(record, dict) or not isinstance(record.get("history"), list):
+        return []
+    out = []
+    for item in record["history"]:
+        try:
+            out.append((int(item[0]), float(item[1])))
+        except (TypeError, ValueError, IndexError, KeyError):
+            break
+    return out
 
 
 def widest(frames: Sequence[pd.DataFrame]) -> float:
@@ -81,24 +120,36 @@ def widest(frames: Sequence[pd.DataFrame]) -> float:
 
 
 def play_rounds(games: int, players: int, width: float | None,
-                play: Callable[[int, int], bool], measure: Callable[[], float]) -> Stop:
-    """Drive the rounds.  ``play(a, b)`` plays games ``[a, b)`` of every run and returns False
-    when a run failed or was interrupted (which stops at once); ``measure()`` gives the widest
-    interval so far.  Without a ``width`` the whole run is one round."""
+                play: Callable[[int, int], bool], measure: Callable[[int], float], *,
+                history: Sequence[tuple[int, float]] = (), on_round: Callable[[Stop], None] | None = None) -> Stop:
+    """Drive the rounds.  ``play(a, b)`` makes every run complete up to game ``b`` (the round
+    covers games ``[a, b)``; a resumed run also plays what it lacks before ``a``) and returns
+    False when a run failed or was interrupted (which stops at once); ``measure(b)`` gives the
+    widest interval over games ``0`` to ``b - 1``.  Without a ``width`` the whole run is one round.
+
+    ``history``: the rounds a resumed run has measured already (from its record): they are not
+    measured again, and play goes on at the next round.  ``on_round(stop)`` is called after each
+    measured round (to write the record).  A history that does not fit the round ends of
+    ``games`` and ``players`` is ignored (every round is measured again)."""
     if width is None:
         ok = play(0, games)
         return Stop(None, "all requested games were played" if ok else "the run failed or was interrupted",
-                    1, games)
-    start = 0
-    stop = Stop(width, "", 0, 0)
-    for end in round_ends(games, players):
+                    1, games, max_games=games, decided=ok)
+    ends = round_ends(games, players)
+    history = list(history)
+    if [g for g, _ in history] != ends[:len(history)] or len(history) >= len(ends):
+        history = []
+    stop = Stop(width, "", len(history), history[-1][0] if history else 0,
+                history[-1][1] if history else math.nan, list(history), games)
+    start = stop.games
+    for end in ends[len(history):]:
         ok = play(start, end)
-        stop.rounds += 1
-        stop.games = end
         if not ok:
             stop.reason = "the run failed or was interrupted"
             return stop
-        w = measure()
+        w = measure(end)
+        stop.rounds += 1
+        stop.games = end
         stop.width = w
         stop.history.append((end, w))
         if w <= width:
@@ -106,133 +157,17 @@ def play_rounds(games: int, players: int, width: float | None,
                            f"(widest {w:.4f}); stopped early" if end < games else
                            f"every win-rate interval was at most {width:g} wide at the last round "
                            f"({end:,} games, widest {w:.4f})")
+            stop.decided = True
+        elif end == games:
+            stop.reason = (f"reached --games {games:,} before every win-rate interval was at most {width:g} wide "
+                           f"(widest {stop.width:.4f})")
+            stop.decided = True
+        if on_round is not None:
+            on_round(stop)
+        if stop.decided:
             return stop
         start = end
-    stop.reason = (f"reached --games {games:,} before every win-rate interval was at most {width:g} wide "
-                   f"(widest {stop.width:.4f})")
     return stop
-
-
-def _same_run(frame: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
-    if "run_id" in frame.columns and "run_id" in first.columns and len(first):
-        frame = frame.copy()
-        frame["run_id"] = pd.Categorical([str(first["run_id"].iloc[0])] * len(frame))
-    return frame
-
-
-def merge(parts: list) -> "object":
-    """Join the :class:`~analyser.run.RunResult` of consecutive rounds of one run."""
-    from analyser.run import RunResult
-
-    parts = [p for p in parts if p is not None]
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-    # the rounds are one run: they keep the first round's run id
-    frames = [_same_run(p.results, parts[0].results) for p in parts if len(p.results)]
-    df = pd.concat(frames, ignore_index=True) if frames else parts[0].results
-    if frames:
-        for c in parts[0].results.columns:
-            if isinstance(parts[0].results[c].dtype, pd.CategoricalDtype):
-                cats = list(dict.fromkeys(x for f in frames for x in f[c].cat.categories))
-                df[c] = pd.Categorical(df[c].astype(object), categories=cats)
-    extras: dict[str, pd.DataFrame] = {}
-    for p in parts:
-        for name, frame in p.extras.items():
-            frame = _same_run(frame, parts[0].results)
-            extras[name] = pd.concat([extras[name], frame], ignore_index=True) if name in extras else frame
-    config = dict(parts[-1].config)
-    # one run: the first round's id (the rows carry it) and first game
-    for key in ("run_id", "first_game", "started"):
-        if key in parts[0].config:
-            config[key] = parts[0].config[key]
-    if len(df):
-        config["games_done"] = [[int(df["game_index"].min()), int(df["game_index"].max()) + 1]]
-    config["games_completed"] = int(df["game_index"].nunique()) if len(df) else 0
-    config["wall_seconds"] = round(sum(p.config.get("wall_seconds", 0) for p in parts), 3)
-    config["started"] = parts[0].config.get("started")
-    error = next((p.error for p in parts if p.error is not None), None)
-    interrupted = any(p.interrupted for p in parts)
-    return RunResult(df, extras, config, error, interrupted)
-
-
-class StopPlaying(KeyboardInterrupt):
-    """Ctrl-C while the runs of a sweep or tournament were spread over worker processes:
-    ``results`` holds the runs that finished before it, in order (a prefix of the runs)."""
-
-    def __init__(self, results: list):
-        super().__init__()
-        self.results = results
-
-
-@dataclass
-class Played:
-    """The runs of a sweep or tournament after :func:`play_specs`: ``merged[k]`` is run ``k``'s
-    joined :class:`~analyser.run.RunResult` (None for a run never reached after a
-    failure or Ctrl-C), ``stop`` why play stopped, the first ``error``, whether it was
-    ``interrupted``, and the wall ``seconds`` of play."""
-
-    merged: list
-    stop: Stop
-    error: BaseException | None
-    interrupted: bool
-    seconds: float
-
-
-def play_specs(specs: list, games: int, players: int, width: float | None, jobs: int, command: str,
-               measure: Callable[[list], float], *, progress: bool | None, desc: str, what: str) -> Played:
-    """Play every run spec of a sweep (cells) or a tournament (tables) in rounds (see
-    :func:`play_rounds`), with a progress bar when ``progress`` is True, and when it is None
-    only if stderr is a terminal (tqdm's ``disable=None``, as :func:`analyser.run.run`:
-    a log redirected to a file gets no bar).  ``measure(parts)`` gives the
-    widest interval from the rounds played so far (``parts[k]``: run ``k``'s RunResults).
-    Ctrl-C keeps the runs that finished before it (``interrupted``); with none finished it is
-    raised again.  ``what`` names the runs in the stop reason ("cells", "tables")."""
-    import sys
-    import time
-
-    t0 = time.perf_counter()
-    parts: list[list] = [[] for _ in specs]
-    bar = None
-    if progress is not False:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=games * len(specs), unit="game", desc=desc, leave=False, file=sys.stderr,
-                   disable=None if progress is None else not progress)
-
-    def play(a: int, b: int) -> bool:
-        try:
-            results = play_many(specs, a, b, jobs, command,
-                                on_done=(lambda k, n: bar.update(n)) if bar is not None else None)
-        except StopPlaying as e:
-            for k, r in enumerate(e.results):
-                parts[k].append(r)
-            raise
-        for k, r in enumerate(results):
-            parts[k].append(r)
-        return len(results) == len(specs) and all(r.error is None and not r.interrupted for r in results)
-
-    user_stop = False
-    try:
-        stop = play_rounds(games, players, width, play, lambda: measure(parts))
-    except KeyboardInterrupt:  # Ctrl-C: the runs finished so far are kept and written
-        if not any(parts):
-            raise
-        user_stop = True
-        stop = Stop(width, f"interrupted (Ctrl-C); the {what} that finished before it are kept", 0, 0)
-    finally:
-        if bar is not None:
-            bar.close()
-    seconds = time.perf_counter() - t0
-    merged = [merge(p) for p in parts]
-    error = next((m.error for m in merged if m is not None and m.error is not None), None)
-    interrupted = user_stop or any(m.interrupted for m in merged if m is not None)
-    return Played(merged, stop, error, interrupted, seconds)
-
-
-def _run_one(spec, command: str):
-    from analyser.run import run
-    return run(spec, progress=False, command=command)
 
 
 def validate(game, specs: list, players: int) -> None:
@@ -245,45 +180,3 @@ def validate(game, specs: list, players: int) -> None:
         make_strategy(text, title_ref(game))
     for rules in dict.fromkeys(tuple(sorted(sp.rules.items())) for sp in specs):
         game.check_players(game.Params.from_overrides(dict(rules)), players)
-
-
-def play_many(specs: list, a: int, b: int, jobs: int, command: str = "", on_done=None) -> list:
-    """Play games ``[a, b)`` of every run spec and return their RunResults in order.
-
-    With at least two runs per worker, whole runs go to ``jobs`` worker processes (each run plays
-    its games in one process: a run of a sweep or a tournament is short, and starting workers
-    inside every run would cost more than the games); otherwise the runs are played one after
-    the other, each with ``jobs`` workers.  The games, and so the results, are the same either
-    way.  ``on_done(k, games)`` is called as each run finishes (for a progress bar).
-    """
-    import dataclasses
-
-    import joblib
-
-    parts = [dataclasses.replace(sp, games=b, first_game=a, rules=dict(sp.rules)) for sp in specs]
-    if jobs > 1 and len(parts) >= 2 * jobs:
-        # one batch per run: each batch rebuilds its strategies from their specs, which costs more
-        # than a short run's games when repeated (the batch size never changes the results)
-        one = [dataclasses.replace(sp, jobs=1, batch_size=sp.batch_size or (b - a)) for sp in parts]
-        out = []
-        try:
-            with joblib.Parallel(n_jobs=jobs, return_as="generator") as parallel:
-                for k, r in enumerate(parallel(joblib.delayed(_run_one)(sp, command) for sp in one)):
-                    r.config["jobs"] = jobs
-                    out.append(r)
-                    if on_done is not None:
-                        on_done(k, b - a)
-        except KeyboardInterrupt:  # keep the runs that finished: the caller writes them
-            raise StopPlaying(out) from None
-        return out
-    out = []
-    for k, sp in enumerate(parts):
-        if jobs == 1:  # one process: one batch, so the strategies are built once
-            sp = dataclasses.replace(sp, batch_size=sp.batch_size or (b - a))
-        r = _run_one(sp, command)
-        out.append(r)
-        if on_done is not None:
-            on_done(k, b - a)
-        if r.error is not None or r.interrupted:
-            break
-    return out

@@ -31,8 +31,11 @@ import pandas as pd
 from analyser import analysis, designer
 from analyser.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
+from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.registry import get_game, title_ref
-from analyser.run import RunSpec, package_versions, resolve
+from analyser.run import RunSpec, resolve
+from analyser.runner import lineup_block
+from analyser.run.store import write_json_atomic
 
 
 @dataclass
@@ -83,10 +86,17 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
 def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players: int | None = None,
               games: int = 2000, seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
               batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
-              command: str = "", log=None) -> SweepResult:
+              command: str = "", log=None, out: str | Path | None = None, resume: bool = False,
+              play: bool = True) -> SweepResult:
     """Parse the grid, play every cell (in rounds with ``until_ci``), and analyse.  InputError on
     bad input before any game is played.  ``progress``: True shows a bar, None only on a
-    terminal (as :func:`analyser.run.run`), False never."""
+    terminal (as :func:`analyser.run.run`), False never.
+
+    Each cell is a run folder ``out/cells/cell-<k>`` of an experiment folder
+    (:mod:`analyser.experiments.base`); ``out=None`` plays in a temporary folder.  ``resume=True``
+    continues the sweep in ``out`` (the same arguments, as its record keeps them), playing only
+    the games each cell lacks; ``play=False`` only reads the cells (to rebuild the report).  The
+    analysis reads the cells back from disk."""
     stopping.check_width(until_ci)
     game = get_game(game_id)
     g = gridmod.build(game, list(strategies), list(rules))
@@ -101,37 +111,42 @@ def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players:
         specs.append(spec)
     stopping.validate(game, specs, n_players)  # every cell valid before anything runs
     pairing = deal_pairing(game, g.cells, n_players, root)
-    from analyser.runner import lineup_block
-    played = stopping.play_specs(
-        specs, games, lineup_block(n_players, len(g.cells[0].strategies)), until_ci, n_jobs, command,
-        lambda parts: stopping.widest([stopping.merge(p).results for p in parts if p]),
-        progress=progress, desc=f"sweep {game.id}", what="cells")
-    stop, play_seconds, error, interrupted = played.stop, played.seconds, played.error, played.interrupted
-    merged = played.merged  # None for a cell never reached after a failure
-    t1 = time.perf_counter()
-    frame = combine(g, merged)
-    outcome = designer.Outcome.of(game)
-    cells = cell_table(g, frame, outcome.close_margin if outcome.close_applies else None)
-    config = {"command": command, "game": title_ref(game), "game_name": game.name, "seed": root, "kind": "sweep",
-              "games_requested": games, "games_per_cell": int(stop.games if until_ci else games),
+    cells = [Cell(f"cell-{c.index:04d}", spec) for c, spec in zip(g.cells, specs)]
+    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "rules": list(rules), "players": players,
+                 "games": games, "seed": root, "jobs": jobs, "until_ci": until_ci, "batch_size": batch_size,
+                 "game_timeout": game_timeout}
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
               "players": n_players, "strategies": list(strategies), "rules": list(rules),
-              "cells": len(g.cells), "dims": [[c, v] for c, v in g.dims], "focus": g.focus,
-              "jobs": n_jobs, "play_seconds": round(play_seconds, 3),
-              "status": "interrupted" if interrupted else ("failed" if error else "complete"),
-              "error": str(error) if error else None, "stopping": stop.as_dict(), "pairing": pairing,
-              "versions": package_versions()}
+              "dims": [[c, v] for c, v in g.dims], "focus": g.focus}
+    with Experiment.begin(out, "sweep", cells, arguments=arguments, fields=fields, command=command,
+                          resume=resume, play=play) as exp:
+        if play:
+            outcome = exp.play(jobs=n_jobs, games=games, players=lineup_block(n_players, len(g.cells[0].strategies)),
+                               until_ci=until_ci,
+                               measure=lambda b: stopping.widest([exp.results(k, b) for k in range(len(cells))]),
+                               progress=progress, desc=f"sweep {game.id}", what="cells")
+        else:
+            outcome = recorded_outcome(exp.config)
+        t1 = time.perf_counter()
+        frame = combine(g, [exp.results(k) for k in range(len(cells))])
+        config = dict(exp.config)
+    stop, error, interrupted = outcome.stop, outcome.error, outcome.interrupted
+    fit = designer.Outcome.of(game)
+    table = cell_table(g, frame, fit.close_margin if fit.close_applies else None)
+    config.update({"games_per_cell": int(stop.games if until_ci else games), "jobs": n_jobs,
+                   "status": outcome.status, "error": str(error) if error else None, "stopping": stop.as_dict(),
+                   "pairing": pairing})
     config["analysis_seconds"] = round(time.perf_counter() - t1, 3)
-    return SweepResult(g, frame, cells, config, stop, pairing, error, interrupted)
+    return SweepResult(g, frame, table, config, stop, pairing, error, interrupted)
 
 
-def combine(g: gridmod.Grid, merged: list) -> pd.DataFrame:
+def combine(g: gridmod.Grid, frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The cells' results frames as one frame with ``cell``, ``slot`` and the varied columns."""
-    frames = []
+    out_frames = []
     rule_dims = {name for name, _ in g.rules}
-    for c, r in zip(g.cells, merged):
-        if r is None or not len(r.results):
+    for c, df in zip(g.cells, frames):
+        if df is None or not len(df):
             continue
-        df = r.results
         df = df.copy()
         names = [str(s) for s in df["strategy"].astype(str)]
         slot_of = {}
@@ -146,10 +161,10 @@ def combine(g: gridmod.Grid, merged: list) -> pd.DataFrame:
             df[col] = int(value) if kind == "int" else (float(value) if kind == "float" else value)
         df["strategy"] = df["strategy"].astype(str)
         df["run_id"] = df["run_id"].astype(str) + f"-cell{c.index}"
-        frames.append(df)
-    if not frames:
+        out_frames.append(df)
+    if not out_frames:
         return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.concat(out_frames, ignore_index=True)
     order = list(dict.fromkeys(s for c in g.cells for s in c.strategies))
     present = set(out["strategy"].unique())
     out["strategy"] = pd.Categorical(out["strategy"], categories=[s for s in order if s in present])
@@ -515,7 +530,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                          "of a run names one where a title has it) reads here whether the bonus evens the seats."))
         best_frame = res.results[res.results["cell"] == int(best["cell"])]
         sections.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(
-            best_frame, game)), "Defined in the README, section Designer metrics."))
+            best_frame, game)), "Defined in docs/metrics.md (Designer metrics)."))
         cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
                   f"win rate {analysis.percent(best['win_rate'], best['win_low'], best['win_high'])} "
                   f"({analysis.percent_ci(best['win_low'], best['win_high'])})"),
@@ -535,5 +550,5 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                              for name, _ in figures})
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
-    (outdir / "config.json").write_text(json.dumps(res.config, indent=2, default=str) + "\n")
+    write_json_atomic(outdir / "config.json", res.config)
     return files

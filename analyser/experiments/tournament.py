@@ -44,8 +44,10 @@ from analyser import analysis, designer, metagame
 from analyser.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.core import InputError
+from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.registry import get_game, title_ref
-from analyser.run import RunSpec, package_versions, resolve
+from analyser.run import RunSpec, resolve
+from analyser.run.store import write_json_atomic
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -183,9 +185,16 @@ def finishes_ahead(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
 def run_tournament(game_id: str, strategies: list[str], *, players: int | None = None, games: int = 4000,
                    seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
                    rules: dict | None = None, batch_size: int | None = None, game_timeout: float = 60.0,
-                   bootstrap: int = BOOTSTRAP, progress: bool | None = False, command: str = "") -> TournamentResult:
+                   bootstrap: int = BOOTSTRAP, progress: bool | None = False, command: str = "",
+                   out: str | Path | None = None, resume: bool = False, play: bool = True) -> TournamentResult:
     """Play the tables and rate the strategies.  ``games`` is the total over all tables.
-    ``progress``: True shows a bar, None only on a terminal, False never."""
+    ``progress``: True shows a bar, None only on a terminal, False never.
+
+    Each table is a run folder ``out/cells/table-<k>`` of an experiment folder
+    (:mod:`analyser.experiments.base`); ``out=None`` plays in a temporary folder.  ``resume=True``
+    continues the tournament in ``out`` (the same arguments, as its record keeps them), playing
+    only the games each table lacks; ``play=False`` only reads the tables (to rebuild the
+    report).  The ratings are computed from the tables read back from disk."""
     stopping.check_width(until_ci)
     game = get_game(game_id)
     names = list(dict.fromkeys(s.strip() for s in strategies))
@@ -204,53 +213,63 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
              for t in tables]
     stopping.validate(game, specs, n)  # every table valid before anything runs
-
-    def measure(parts: list) -> float:
-        s = analysis.strategy_summary(_combine([stopping.merge(p) for p in parts], names))
-        return float((s["win_high"] - s["win_low"]).max())
-
-    played = stopping.play_specs(specs, per_table, n, until_ci, n_jobs, command, measure, progress=progress,
-                                 desc=f"tournament {game.id}", what="tables")
-    stop, play_seconds, error, interrupted = played.stop, played.seconds, played.error, played.interrupted
-    merged = played.merged  # None for a table never reached after a failure
-    frame = _combine(merged, names)
-    ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if len(frame) else pd.DataFrame()
-    pairwise = finishes_ahead(frame, names) if len(frame) else pd.DataFrame()
-    meta = None
-    if len(frame):
-        bt = ranking.set_index("strategy")["rating"].reindex(names).to_numpy() if n == 2 else None
-        meta = metagame.analyse(frame, names, ratings=bt, bootstrap=bootstrap, seed=root)
     meets = np.zeros((len(names), len(names)), dtype=int)
     for t in tables:
         for a, b in itertools.combinations(t, 2):
             meets[a, b] += 1
             meets[b, a] += 1
     off = meets[~np.eye(len(names), dtype=bool)]
-    config = {"command": command, "kind": "tournament", "game": title_ref(game), "game_name": game.name, "seed": root,
+    cells = [Cell(f"table-{k:02d}", spec) for k, spec in enumerate(specs)]
+    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "players": players, "games": games,
+                 "seed": root, "jobs": jobs, "until_ci": until_ci, "rules": dict(rules or {}),
+                 "batch_size": batch_size, "game_timeout": game_timeout, "bootstrap": bootstrap}
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root,
               "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
-              "games_requested": games, "games_per_table": int(stop.games), "jobs": n_jobs,
-              "rating_model": RATING_MODELS[0] if n == 2 else RATING_MODELS[1],
-              "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
-              "play_seconds": round(play_seconds, 3), "stopping": stop.as_dict(),
-              "status": "interrupted" if interrupted else ("failed" if error else "complete"),
-              "error": str(error) if error else None, "rules": dict(rules or {}),
-              "versions": package_versions()}
+              "games_requested": games, "rules": dict(rules or {})}
+
+    with Experiment.begin(out, "tournament", cells, arguments=arguments, fields=fields, command=command,
+                          resume=resume, play=play) as exp:
+        def measure(b: int) -> float:
+            s = analysis.strategy_summary(_combine([exp.results(k, b) for k in range(len(cells))], names))
+            return float((s["win_high"] - s["win_low"]).max())
+
+        if play:
+            outcome = exp.play(jobs=n_jobs, games=per_table, players=n, until_ci=until_ci, measure=measure,
+                               progress=progress, desc=f"tournament {game.id}", what="tables")
+        else:
+            outcome = recorded_outcome(exp.config)
+        frame = _combine([exp.results(k) for k in range(len(cells))], names)
+        config = dict(exp.config)
+    stop, error, interrupted = outcome.stop, outcome.error, outcome.interrupted
+    # ratings from some of the tables would be biased (strategies sit at different numbers of
+    # them): an unfinished tournament keeps its games for resume, and rates nothing
+    whole = len(frame) and outcome.status == "complete"
+    ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if whole else pd.DataFrame()
+    pairwise = finishes_ahead(frame, names) if whole else pd.DataFrame()
+    meta = None
+    if whole:
+        bt = ranking.set_index("strategy")["rating"].reindex(names).to_numpy() if n == 2 else None
+        meta = metagame.analyse(frame, names, ratings=bt, bootstrap=bootstrap, seed=root)
+    config.update({"games_per_table": int(stop.games), "jobs": n_jobs,
+                   "rating_model": RATING_MODELS[0] if n == 2 else RATING_MODELS[1],
+                   "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
+                   "stopping": stop.as_dict(), "status": outcome.status, "error": str(error) if error else None})
     return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted, meta)
 
 
-def _combine(merged: list, names: list[str]) -> pd.DataFrame:
-    frames = []
-    for k, r in enumerate(merged):
-        if r is not None and len(r.results):
-            df = r.results.copy()
+def _combine(frames: list, names: list[str]) -> pd.DataFrame:
+    out_frames = []
+    for k, df in enumerate(frames):
+        if df is not None and len(df):
+            df = df.copy()
             df.insert(0, "table", np.full(len(df), k, dtype="int64"))
             df["strategy"] = df["strategy"].astype(str)
             df["run_id"] = df["run_id"].astype(str) + f"-table{k}"
-            frames.append(df)
-    if not frames:
+            out_frames.append(df)
+    if not out_frames:
         return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.concat(out_frames, ignore_index=True)
     out["strategy"] = pd.Categorical(out["strategy"], categories=names)
     out["run_id"] = pd.Categorical(out["run_id"])
     return out
@@ -334,8 +353,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
 
     outdir.mkdir(parents=True, exist_ok=True)
     files = []
-    if not len(t.results):
-        (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
+    if not len(t.results) or not len(t.ranking):  # (an unfinished tournament: see run_tournament)
+        write_json_atomic(outdir / "config.json", t.config)
         return files
     t.results.to_parquet(outdir / "tournament.parquet", index=False)
     to_csv(t.ranking, outdir / "ranking.csv", index=False)
@@ -388,7 +407,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  "Row strategy against column strategy: the share of the games with both at the table in which the "
                  "row finishes ahead (a shared rank counts one half)."),
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
-                 "Defined in the README, section Designer metrics.")]
+                 "Defined in docs/metrics.md (Designer metrics).")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
              f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"
              + (" (equal: a complete design)." if meet["fewest"] == meet["most"] else "."),
@@ -403,5 +422,5 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                                                      "pairwise.png": "Who finishes ahead of whom"})
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})
-    (outdir / "config.json").write_text(json.dumps(t.config, indent=2, default=str) + "\n")
+    write_json_atomic(outdir / "config.json", t.config)
     return files

@@ -3,7 +3,8 @@ joblib, or on a Dask cluster; with the signal handling and the watchdog around t
 
 Ctrl-C and SIGTERM never lose finished games: a write in progress holds them (:class:`_Deferred`),
 a parallel run's first Ctrl-C lets the running batches finish (:class:`_StopRequest`), and SIGTERM
-raises :class:`Terminated`.  A game that ignores its time limit is ended by the watchdog; a worker
+raises :class:`Terminated`.  Which of the two stopped the process is remembered
+(:func:`stop_exit_code`), so a command ends with 143 after SIGTERM and 130 after Ctrl-C.  A game that ignores its time limit is ended by the watchdog; a worker
 that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog killed.
 """
 
@@ -40,11 +41,16 @@ class _Deferred:
     def __init__(self, deliver: bool = True):
         self.deliver = deliver
         self.pending: int | None = None
+        self.told = False
         self.active = threading.current_thread() is threading.main_thread()
         self.previous: dict = {}
 
     def _hold(self, signum, frame):
-        if self.pending is None and not self.deliver:
+        _note(signum)
+        if self.pending is not None and not self.deliver and not self.told:
+            # (a second signal: say why it does not stop at once; the first is simply honoured, and
+            # the command's own last line says so)
+            self.told = True
             print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
         self.pending = signum
 
@@ -68,6 +74,44 @@ class _Deferred:
         return False
 
 
+class _StopGuard:
+    """For the whole of a run in the main thread: the first Ctrl-C (or SIGTERM) stops the run as
+    before, by raising; once the run is stopping or finishing (:meth:`stopping`), later signals
+    are only noted, so nothing can cut the final write of the parts and config.json short.  A
+    noted signal is reported through ``pending``; the caller exits as interrupted."""
+
+    def __init__(self):
+        self.active = threading.current_thread() is threading.main_thread()
+        self.finishing = False
+        self.pending: int | None = None
+        self.previous: dict = {}
+
+    def _handle(self, signum, frame):
+        _note(signum)
+        if self.finishing:
+            if self.pending is None:
+                print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
+            self.pending = signum
+            return
+        self.finishing = True
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def stopping(self) -> None:
+        self.finishing = True
+
+    def __enter__(self):
+        if self.active:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self.previous[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            for s, h in self.previous.items():
+                signal.signal(s, h)
+        return False
+
+
 class _StopRequest:
     """Ctrl-C during a parallel run: the first one asks the workers' running batches to finish
     (their games are kept), a second one stops at once.  Sequential runs keep Python's default
@@ -85,6 +129,7 @@ class _StopRequest:
         return self
 
     def _handle(self, signum, frame):
+        _note(signum)
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
@@ -99,6 +144,40 @@ class _StopRequest:
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, ``timeout``) during a run: handled like a second Ctrl-C."""
+
+
+#: The stop signals this process has received (SIGINT, SIGTERM), for the exit code.
+_received: set[int] = set()
+
+
+def _note(signum: int) -> None:
+    _received.add(int(signum))
+
+
+def stop_exit_code() -> int:
+    """The exit code of a command that a signal stopped: 143 (128 + 15) once SIGTERM has arrived
+    (``kill``, ``timeout``), else 130 (128 + 2, Ctrl-C)."""
+    return 143 if signal.SIGTERM in _received else 130
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """SIGTERM raises :class:`Terminated` in the main thread for the duration (and is remembered
+    for :func:`stop_exit_code`), so whatever is running stops the way Ctrl-C stops it and what
+    is finished is written; outside the main thread, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        _note(signum)
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class WorkerDied(RuntimeError):
@@ -188,22 +267,10 @@ def _worker_death(e: BaseException, hang_dir: str) -> BaseException:
     return WorkerDied(f"the run stopped: {name}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))
 
 
-@contextlib.contextmanager
 def _sigterm_raises():
     """SIGTERM in the main process raises :class:`Terminated`, so workers are stopped and what is
     finished is written (the default would kill this process and orphan the workers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return sigterm_raises()
 
 
 def _loky_results(batches, job, n_jobs, backend):

@@ -23,7 +23,7 @@ from analyser import runner
 from analyser.core import InputError
 from analyser.registry import title_ref
 from analyser.run import store
-from analyser.run.backends import (_Deferred, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
+from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
                                    _watchdog_here)
 from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
@@ -32,6 +32,9 @@ from analyser.run.trust import Allowed, guard_folder_config
 from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, run_batch
 
 
+#: Keys of a run's config.json that the layers above a run own (the stopping rule's record): a
+#: resumed or extended run keeps them.
+CARRIED = ("stopping",)
 #: Games played in-process first when ``--jobs`` is automatic, to time the run.
 PILOT_GAMES = 50
 #: Estimated seconds below which an automatic run does not start worker processes.
@@ -108,15 +111,22 @@ def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
 
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
-        out: str | Path | None = None, resume: bool = False) -> RunResult:
+        out: str | Path | None = None, resume: bool = False, extend: bool = False,
+        record: dict | None = None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
     With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
     (and the title's extra tables likewise), ``config.json`` is rewritten after each part with the
     status and the games done, and a lock file keeps a second run out of the folder (InputError).
     Memory stays bounded whatever ``spec.games``.  ``resume=True`` continues the run recorded in
-    ``out`` (see :func:`resume`) and plays only the games it lacks.  Without ``out`` the rows stay
-    in memory (for small runs and tests).
+    ``out`` (see :func:`resume`) and plays only the games of ``range(spec.first_game, spec.games)``
+    it lacks; it may also extend a complete run to a larger ``spec.games`` (a round of the stopping
+    rule: the run keeps its id, and ``resumed`` records only the resumptions of an unfinished run;
+    ``extend=True`` says the caller plays a planned next round, which is no resumption either).
+    ``record``: the stopping rule's record (``{"stopping": ...}``, see :data:`CARRIED`) to write
+    in ``config.json`` with the run's own fields.
+    The caller gives the same spec as the folder's (:func:`resume` reads it from ``config.json``).
+    Without ``out`` the rows stay in memory (for small runs and tests).
 
     Never loses finished games: a strategy failure, a dead worker, a full disk, Ctrl-C or SIGTERM
     stop the run; the result (and ``config.json``) carries the status (``complete``,
@@ -145,9 +155,14 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     lock = store.RunLock(out).acquire() if out is not None else None
     hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
     try:
-        previous = read_config(out) if (resume and out is not None) else None
+        # a complete run may be extended to more games (a round of the stopping rule)
+        previous = read_config(out, complete_ok=True) if (resume and out is not None) else None
         if previous:
             _check_title(out, previous, game)
+        if previous and (previous.get("seed") != seed or list(previous.get("strategies") or []) != list(strategies)
+                         or previous.get("players") != players):
+            raise InputError(f"{str(out)!r} holds another run (its seed, strategies or players differ from the "
+                             "run to continue); choose another folder")
         done = _scan_done(out, game) if previous else {}
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         sources = runner.ship_sources(strategies) if client is not None else ()
@@ -172,15 +187,25 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         if previous:
             config["command"] = previous.get("command", "")
             config["started"] = previous.get("started", config["started"])
-            config["resumed"] = list(previous.get("resumed") or []) + [
-                {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": command or "",
-                 "games_before": config["games_completed"]}]
+            resumed = list(previous.get("resumed") or [])
+            if previous.get("status") != "complete" and not extend:  # a planned next round is no resumption
+                resumed.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                "command": command or "", "games_before": config["games_completed"]})
+            if resumed:
+                config["resumed"] = resumed
             config["wall_seconds"] = float(previous.get("wall_seconds") or 0.0)
+            for key in CARRIED:
+                if key in previous:
+                    config[key] = previous[key]
+        for key in CARRIED:
+            if record and key in record:
+                config[key] = record[key]
         sink = _Sink(out, config, done)
         with _Deferred():
             sink.save()
-        return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                        run_id, hang_dir)
+        with _StopGuard() as guard:
+            return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
+                            run_id, hang_dir, guard)
     finally:
         if lock is not None:
             lock.release()
@@ -190,7 +215,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir) -> RunResult:
+             run_id, hang_dir, guard: _StopGuard) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -262,10 +287,12 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             interrupted = _dispatch(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
                                     hang_dir)
     except KeyboardInterrupt:
+        guard.stopping()
         interrupted = True
     except store.StoreError as e:
         errors.append(e)
     finally:
+        guard.stopping()  # from here on a Ctrl-C or SIGTERM is noted, not raised: the final write runs
         bar.close()
     error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
     interrupted = interrupted and error is None
@@ -279,7 +306,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             # last config.json written stay valid, and resume trusts the parts
             result.error = result.error or e
             config["status"] = "failed"
-    result.stop_requested = held.pending is not None
+    result.stop_requested = held.pending is not None or guard.pending is not None
     return result
 
 

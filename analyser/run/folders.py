@@ -29,10 +29,12 @@ def read_config_file(path: str | Path):
     return read_json(path, "config.json", max_bytes=CONFIG_MAX_BYTES)
 
 
-def read_config(out: Path) -> dict:
+def read_config(out: Path, complete_ok: bool = False) -> dict:
     """The config.json of a run folder, for resuming it.  InputError (one line) when ``out`` is not
-    a run folder, holds a complete run, was written by a newer analyser, or its config.json is not
-    one a run writes (too large, too deeply nested, a field of the wrong type)."""
+    a run folder, holds a complete run (unless ``complete_ok``: a run to extend), was written by a
+    newer analyser, or its config.json is not one a run writes (too large, too deeply nested, a
+    field of the wrong type).  A run whose stopping rule (``--until-ci``) has not decided yet is
+    not complete, whatever its last round says."""
     out = Path(out)
     if not out.is_dir():
         raise InputError(f"{str(out)!r} is not a run folder (no such folder); give the --out folder of a run")
@@ -51,10 +53,16 @@ def read_config(out: Path) -> dict:
     if layout < store.LAYOUT or "run_id" not in config:
         raise InputError(f"{str(out)!r} was written by an analyser without resumable runs "
                          "(one results.parquet); it cannot be resumed, start a new run")
-    if config.get("status") == "complete":
+    if config.get("status") == "complete" and not complete_ok and not undecided(config):
         raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); "
                          "nothing to resume")
     return config
+
+
+def undecided(config: dict) -> bool:
+    """True for a run played in rounds (``--until-ci``) whose stopping rule has not decided yet."""
+    record = config.get("stopping")
+    return isinstance(record, dict) and record.get("until_ci") is not None and record.get("decided") is False
 
 
 def _version_key(v: str) -> tuple:
@@ -107,8 +115,9 @@ def describe_output(previous: dict, where: str | Path | None = None) -> str:
     if kind == "run" and isinstance(done, int):
         games = f"{done:,} games" if done == asked or not isinstance(asked, int) else f"{done:,} of {asked:,} games"
         return f"{what} ({games})"
-    for key, one, many in (("cells", "cell", "cells"), ("tables", "table", "tables"),
-                           ("games", "game per side", "games per side")):
+    counts = {"sweep": ("cells", "cell", "cells"), "tournament": ("tables", "table", "tables"),
+              "compare": ("games", "game per side", "games per side")}
+    for key, one, many in [counts[kind]] if kind in counts else counts.values():
         n = previous.get(key)
         n = len(n) if isinstance(n, list) else n
         if isinstance(n, int) and not isinstance(n, bool):
@@ -152,10 +161,12 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     if holder is not None:
         raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
                          "wait for it or choose another folder")
-    if previous.get("status") in ("running", "interrupted") and previous.get("games_completed"):
-        raise InputError(f"--out {str(out)!r} holds an unfinished run ({previous.get('games_completed')} of "
+    if (previous.get("status") in ("running", "interrupted") or undecided(previous)) and previous.get("games_completed"):
+        what = f"an unfinished {KIND_NAMES.get(previous.get('kind'), 'run')}"
+        raise InputError(f"--out {str(out)!r} holds {what[:60]} ({previous.get('games_completed')} of "
                          f"{previous.get('games_requested')} games); continue it with `{resume_command(out, previous)}`, "
                          "or choose another folder")
+    _remove_cells(out, previous)
     listed = [n for n in previous.get("files") or [] if isinstance(n, str)] \
         if isinstance(previous.get("files"), list) else []
     names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
@@ -185,6 +196,24 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
         if folder.is_dir() and all(p.name.startswith(("part-", ".part-")) for p in folder.iterdir()):
             shutil.rmtree(folder)
     return out
+
+
+def _remove_cells(out: Path, previous: dict) -> None:
+    """The cell run folders of an earlier experiment's record (``cells``: each one's ``folder``,
+    a plain relative name checked before anything is removed), and ``cells/`` once empty."""
+    from analyser.experiments.base import cell_folder_ok
+
+    cells = previous.get("cells")
+    if not isinstance(cells, list) or not isinstance(previous.get("experiment"), dict):
+        return
+    for cell in cells:
+        folder = cell.get("folder") if isinstance(cell, dict) else None
+        if cell_folder_ok(folder) and (out / folder).is_dir() and not (out / folder).is_symlink():
+            shutil.rmtree(out / folder)
+    try:
+        (out / "cells").rmdir()
+    except OSError:
+        pass
 
 
 def check_writable(out: Path) -> None:

@@ -5,6 +5,7 @@ about itself: its id, the package versions and the data files its rules read.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import platform
@@ -152,7 +153,13 @@ def data_file_record(params) -> dict[str, dict[str, str]]:
 
 def package_versions() -> dict[str, str]:
     """Versions of Python and the libraries a run depends on (read from package metadata, so
-    nothing is imported just to ask)."""
+    nothing is imported just to ask; read once per process, since every cell of an experiment
+    records them)."""
+    return dict(_package_versions())
+
+
+@functools.lru_cache(maxsize=1)
+def _package_versions() -> dict[str, str]:
     out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
            "pandas": pd.__version__, "joblib": joblib.__version__,
            "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),

@@ -1,0 +1,606 @@
+"""The experiment: a set of runs (its *cells*) played into one folder, that resumes and loses nothing.
+
+Every designer experiment (``sweep``, ``tournament``, ``compare``; ``tune`` and ``ladder`` to
+come) is a thin layer over this module.  It turns its input into cells - each a
+:class:`~analyser.run.RunSpec` and a name - hands them to :class:`Experiment`, which plays each
+cell with :func:`analyser.run.run` into the cell's own run folder (so its games stream to disk
+as Parquet parts), and computes its report from the cells' folders on disk
+(:meth:`Experiment.results`).
+
+Layout of an experiment folder ``OUT``::
+
+    OUT/config.json           the experiment record (below), rewritten atomically
+    OUT/cells/<name>/         one run folder per cell (a comparison's sides: OUT/a and OUT/b):
+                              config.json, results/part-*.parquet, ... (see analyser.run.store)
+    OUT/.lock                 the PID of the process playing the experiment, while it plays
+    OUT/index.html, ...       the kind's own outputs, written after play
+
+The record, ``config.json``: ``kind``; ``command``; ``status`` - ``running``, ``complete``,
+``interrupted`` or ``failed`` - and ``error``; ``games_completed`` over all cells; ``cells``, one
+entry per cell: ``name``, ``folder`` (relative to ``OUT``), ``strategies``, ``rules``,
+``status`` (``pending``, ``running``, ``complete``, ``interrupted``, ``failed``) and
+``games_done`` (its game ranges on disk); ``stopping`` (why play stopped; with ``--until-ci``
+the width after each round, and ``decided``); ``experiment``: ``layout``, the ``arguments``
+that rebuild the experiment (``analyser resume OUT`` calls the kind's function with them) and
+the ``spec`` its cells share; ``resumed`` (each resumption); then the kind's own fields.
+
+Playing: for each round (one, or the rounds of ``--until-ci`` fixed in advance by
+:func:`~analyser.experiments.stopping.round_ends`), every cell that lacks games up to the
+round's end is run or resumed to it.  With at least two cells per worker, whole cells go to the
+workers (a cell plays its games in one process: starting workers inside every short run would
+cost more than its games); otherwise the cells play one after the other, each with all the
+workers.  Game ``i`` of a cell is the same game either way, so the results are identical for
+any ``--jobs``.  Faults lose nothing finished: a failing strategy, a worker that dies or a full
+disk stop play (``failed``); Ctrl-C lets the running cells (or batches) finish, SIGTERM or a
+second Ctrl-C stops at once (``interrupted``); the record and every cell's ``config.json`` then
+say what is on disk, and the command (:mod:`analyser.cli.experiments`) ends with one line and
+exit code 1, 130 (Ctrl-C) or 143 (SIGTERM).  Resuming plays only the games missing from each
+cell, and the measured rounds of the stopping rule are not measured again, so the finished
+experiment equals an uninterrupted one row for row.
+
+Example (a two-cell experiment of one's own: one rule option at two values; ``game_id``,
+``option`` and the strategies are a title's)::
+
+    import dataclasses
+
+    from analyser.experiments.base import Cell, Experiment
+    from analyser.run import RunSpec
+
+    spec = RunSpec(game_id, ["greedy", "random"], players=2, games=500, seed=7)
+    cells = [Cell(f"{option}-{v}", dataclasses.replace(spec, rules={option: v})) for v in ("10", "14")]
+    with Experiment.begin("reports/two-values", "two-values", cells, arguments={"games": 500, "seed": 7},
+                          fields={"game": game_id, "seed": 7}) as exp:
+        outcome = exp.play(jobs=2, games=500, players=2)
+        frames = [exp.results(k) for k in range(len(cells))]   # read back from OUT/cells/<name>
+    # ... analyse ``frames``; outcome.status is complete, interrupted or failed, outcome.error
+    # the failure; resume later with Experiment.begin(..., resume=True) and the same cells.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from analyser.core import InputError
+from analyser.experiments import stopping
+from analyser.run import store
+from analyser.run.spec import RunSpec, package_versions
+
+#: Version of the experiment-folder layout, recorded as ``experiment.layout``.
+LAYOUT = 1
+#: The kinds of experiment folder (config.json ``kind``).
+KINDS = ("sweep", "tournament", "compare")
+#: Most games in one Parquet part of a cell, so a long cell streams to disk as it plays.
+PART_GAMES = 2000
+#: Seconds between rewrites of the record while many short cells finish (it is always written
+#: when play stops; the cells' own folders are the truth a resume reads).
+SAVE_EVERY = 0.5
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$")
+
+
+@dataclass
+class Cell:
+    """One cell: a ``name`` (unique in the experiment), the run ``spec`` it plays (its ``games``
+    is ignored: :meth:`Experiment.play` says how many), and its ``folder`` relative to the
+    experiment folder (default ``cells/<name>``)."""
+
+    name: str
+    spec: RunSpec
+    folder: str | None = None
+
+    @property
+    def path(self) -> str:
+        return self.folder or f"cells/{self.name}"
+
+
+@dataclass
+class Outcome:
+    """How play ended: ``status`` (``complete``, ``interrupted`` or ``failed``), the ``stop``
+    record, the first ``error``, whether it was ``interrupted`` and the wall ``seconds``."""
+
+    status: str
+    stop: stopping.Stop
+    error: BaseException | None
+    interrupted: bool
+    seconds: float
+
+
+class CellFailed(RuntimeError):
+    """A cell's run failed in a worker that could not report it (the record in its folder names
+    the failure)."""
+
+
+def read_record(out: Path, kinds=KINDS) -> dict:
+    """The record of the experiment folder ``out``; InputError (one line) when it is not one, is
+    of another kind, or was written by an analyser that could not resume it."""
+    from analyser.run.folders import read_config_file
+    out = Path(out)
+    if not (out / "config.json").is_file():
+        raise InputError(f"{str(out)!r} is not an experiment folder (no config.json)")
+    config = read_config_file(out / "config.json")
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind not in kinds:
+        raise InputError(f"{str(out)!r} is not a {' or '.join(kinds)} folder")
+    info = config.get("experiment")
+    if not isinstance(info, dict) and isinstance(config.get("source"), str):
+        raise InputError(f"{str(out)!r} holds a report rebuilt from the {kind} in {config['source']!r}; "
+                         "resume or report that folder")
+    if not isinstance(info, dict) or not isinstance(config.get("cells"), list):
+        raise InputError(f"{str(out)!r} holds a {kind} written by an analyser without resumable experiments; "
+                         "it cannot be resumed, start it again")
+    if not all(isinstance(c, dict) for c in config["cells"]) or not isinstance(info.get("arguments"), dict):
+        raise InputError(f"{str(out)!r}: its config.json is not the record of a {kind} (its cells or arguments "
+                         "have the wrong type); it cannot be used")
+    layout = info.get("layout")
+    if not isinstance(layout, int) or isinstance(layout, bool) or layout > LAYOUT:
+        raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
+    return config
+
+
+def cell_folder_ok(text) -> bool:
+    """A cell folder named in a record: one or two plain names below the experiment folder."""
+    return isinstance(text, str) and bool(_NAME.match(text)) and ".." not in text
+
+
+class Experiment:
+    """An experiment folder being played (see the module docstring).  Use :meth:`begin` as a
+    context manager; it holds the folder's lock until the block ends."""
+
+    def __init__(self, out: Path, kind: str, cells: list[Cell], config: dict, *, temporary: bool = False,
+                 command: str = "", lock: store.RunLock | None = None):
+        self.out = out
+        self.kind = kind
+        self.cells = cells
+        self.config = config
+        self.command = command
+        self.temporary = temporary
+        self.lock = lock
+        self._parts = [PartCache(out / c.path) for c in cells]
+        self._saved = 0.0
+        self._save_error: BaseException | None = None
+        self.error: BaseException | None = None
+        self.interrupted = False
+
+    # ----------------------------------------------------------------------------------------
+    # Opening
+    # ----------------------------------------------------------------------------------------
+
+    @classmethod
+    def begin(cls, out: str | Path | None, kind: str, cells: list[Cell], *, arguments: dict,
+              fields: dict | None = None, command: str = "", resume: bool = False,
+              play: bool = True) -> "Experiment":
+        """Open the experiment folder ``out`` for ``cells``.
+
+        New (``resume=False``): ``out`` is made ready (:func:`analyser.run.prepare_out`: a new or
+        empty folder, or an earlier finished run or experiment, whose files are removed) and the
+        record is written with every cell ``pending``.  ``out=None`` plays in a temporary folder,
+        deleted when the block ends (for library use: read the results before).
+
+        ``resume=True``: ``out`` must hold an experiment of this ``kind`` with these very cells
+        (InputError otherwise); each cell's state is read from its folder.  ``play=False`` only
+        reads (no lock, nothing written; for rebuilding a report).
+
+        ``arguments`` rebuild the experiment (``analyser resume`` passes them back to the kind's
+        function); ``fields`` are the kind's own record fields.  InputError when another process
+        is playing the folder."""
+        from analyser.run import prepare_out
+
+        if not cells or len({c.name for c in cells}) != len(cells) or not all(cell_folder_ok(c.path) for c in cells):
+            raise ValueError("an experiment needs cells with distinct plain names")
+        temporary = out is None
+        if temporary:
+            out = Path(tempfile.mkdtemp(prefix=f"analyser-{kind}-"))
+        out = Path(out)
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if resume:
+            config = read_record(out, (kind,))
+            _check_cells(out, config, cells)
+            if play:
+                holder = store.holder_of(out)
+                if holder is not None:
+                    raise InputError(f"{str(out)!r} is in use by another analyser process (PID {holder[0]} on "
+                                     f"{holder[1]}); wait for it to stop")
+                config["resumed"] = list(config.get("resumed") or []) + [
+                    {"at": now, "command": command, "games_before": int(config.get("games_completed") or 0)}]
+        else:
+            from analyser.run.folders import KIND_NAMES
+            out = prepare_out(out, kind=kind if kind in KIND_NAMES else "run")
+            shared = cells[0].spec
+            config = {"kind": kind, "command": command, **(fields or {}),
+                      "status": "running", "error": None, "started": now,
+                      "cells": [{"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies),
+                                 "rules": dict(c.spec.rules), "status": "pending", "games_done": []} for c in cells],
+                      "games_completed": 0,
+                      "experiment": {"layout": LAYOUT, "arguments": arguments,
+                                     "spec": {"game": shared.game, "players": shared.players, "seed": shared.seed,
+                                              "jobs": shared.jobs, "batch_size": shared.batch_size,
+                                              "game_timeout": shared.game_timeout}},
+                      "versions": package_versions()}
+        lock = store.RunLock(out).acquire() if play else None
+        exp = cls(out, kind, cells, config, temporary=temporary, command=command, lock=lock)
+        try:
+            exp._read_cells()
+            if play:
+                config["status"] = "running"
+                config["error"] = None
+                config["pid"] = os.getpid()
+                exp.save()
+        except BaseException:
+            exp.close()
+            raise
+        return exp
+
+    def __enter__(self) -> "Experiment":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+    def close(self) -> None:
+        """Release the folder's lock (and delete a temporary folder)."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+        if self.temporary:
+            shutil.rmtree(self.out, ignore_errors=True)
+
+    def folder(self, k: int) -> Path:
+        return self.out / self.cells[k].path
+
+    # ----------------------------------------------------------------------------------------
+    # The record
+    # ----------------------------------------------------------------------------------------
+
+    def save(self, force: bool = True) -> None:
+        """Rewrite ``config.json`` (atomically; Ctrl-C and SIGTERM are held meanwhile).  With
+        ``force=False`` at most every :data:`SAVE_EVERY` seconds."""
+        from analyser.run.backends import _Deferred
+
+        if not force and time.monotonic() - self._saved < SAVE_EVERY:
+            return
+        self.config["games_completed"] = sum(b - a for c in self.config["cells"] for a, b in c.get("games_done") or [])
+        self.config["updated"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with _Deferred():
+            store.write_json_atomic(self.out / "config.json", self.config)
+        self._saved = time.monotonic()
+
+    def _save_quietly(self, force: bool = True) -> None:
+        """:meth:`save` while playing: a record that cannot be written (a full disk) does not stop
+        play by itself; the cells' folders hold the truth, and the last save reports it."""
+        try:
+            self.save(force)
+        except store.StoreError as e:
+            self._save_error = e
+
+    def _read_cells(self) -> None:
+        """Each cell's status and games from its folder (a cell left ``running`` by a process
+        that is gone, such as a killed worker, is marked ``interrupted``, with the games its parts
+        hold)."""
+        for k in range(len(self.cells)):
+            self._read_cell(k, settle=self.lock is not None)
+
+    def _read_cell(self, k: int, settle: bool = False) -> None:
+        from analyser.safeio import read_json
+        entry = self.config["cells"][k]
+        folder = self.folder(k)
+        path = folder / "config.json"
+        if not path.is_file():
+            entry.update(status="pending", games_done=[])
+            return
+        try:
+            cfg = read_json(path, "cell config file", max_bytes=10_000_000)
+        except (InputError, OSError):
+            cfg = {}
+        done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
+        status = cfg.get("status") if isinstance(cfg, dict) else None
+        gone = settle and _writer_gone(folder)
+        if status == "running" and gone:
+            # its writer is gone (a worker killed mid-cell): say so, with what is on disk
+            cfg.update(status="interrupted", games_done=done, games_completed=sum(b - a for a, b in done))
+            cfg.pop("pid", None)
+            try:
+                store.write_json_atomic(path, cfg)
+            except OSError:
+                pass
+            status = "interrupted"
+        if gone:  # (a worker killed between its last write and releasing the lock leaves it behind)
+            try:
+                (folder / store.LOCK).unlink(missing_ok=True)
+            except OSError:
+                pass
+        entry.update(status=status if isinstance(status, str) else "interrupted", games_done=done)
+        if isinstance(cfg, dict) and cfg.get("error"):
+            entry["error"] = str(cfg["error"])
+        else:
+            entry.pop("error", None)
+
+    def cell_config(self, k: int) -> dict | None:
+        """Cell ``k``'s run record (its folder's ``config.json``), or None."""
+        from analyser.safeio import read_json
+        try:
+            cfg = read_json(self.folder(k) / "config.json", "cell config file", max_bytes=10_000_000)
+        except (InputError, OSError):
+            return None
+        return cfg if isinstance(cfg, dict) else None
+
+    def _complete_to(self, k: int, games: int) -> bool:
+        done = self.config["cells"][k].get("games_done") or []
+        return bool(done) and done[0][0] <= 0 and done[0][1] >= games
+
+    # ----------------------------------------------------------------------------------------
+    # Playing
+    # ----------------------------------------------------------------------------------------
+
+    def play(self, *, jobs: int, games: int, players: int, until_ci: float | None = None,
+             measure=None, progress: bool | None = False, desc: str = "", what: str = "cells") -> Outcome:
+        """Play every cell to ``games`` (with ``until_ci``: in the rounds of the stopping rule,
+        ``measure(b)`` giving the widest interval over games ``0`` to ``b - 1``, read with
+        :meth:`results`).  ``jobs``: worker processes; ``progress``: True shows a bar (games of
+        all cells), None only on a terminal, False never.  Returns the :class:`Outcome`; the
+        record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
+        from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, sigterm_raises, stop_exit_code
+
+        t0 = time.perf_counter()
+        history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
+        bar = None
+        if progress is not False:  # (None: only on a terminal, as analyser.run.run)
+            from tqdm.auto import tqdm
+            bar = tqdm(total=games * len(self.cells), initial=min(games * len(self.cells),
+                                                                 int(_number(self.config.get("games_completed")))),
+                       unit="game", desc=desc, leave=False, file=sys.stderr,
+                       disable=None if progress is None else not progress)
+        self.error: BaseException | None = None
+        self.interrupted = False
+        stop = None
+
+        def on_round(s: stopping.Stop) -> None:
+            self.config["stopping"] = s.as_dict()
+            self._save_quietly()
+
+        guard = _StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
+        try:
+            with sigterm_raises():
+                stop = stopping.play_rounds(games, players, until_ci, lambda a, b: self._play_to(b, jobs, bar),
+                                            measure if measure is not None else (lambda b: 0.0),
+                                            history=history, on_round=on_round)
+        except KeyboardInterrupt:  # SIGTERM or a second Ctrl-C between cells or while measuring
+            guard.stopping()
+            self.interrupted = True
+        finally:
+            guard.stopping()
+            if bar is not None:
+                bar.close()
+        with _Deferred(deliver=False):
+            for k in range(len(self.cells)):
+                if self.config["cells"][k].get("status") != "complete":
+                    self._read_cell(k, settle=True)
+            failed = [c for c in self.config["cells"] if c.get("status") == "failed" and c.get("error")]
+            if failed and not self.interrupted and (self.error is None or isinstance(self.error, WorkerDied)):
+                # a cell's worker ended itself after recording why (the watchdog killed a hung game)
+                self.error = CellFailed(f"cell {failed[0]['name']}: {failed[0]['error']}")
+            if self.error is not None or self.interrupted:
+                # the rounds measured so far (written after each one) stay in the record, for resume
+                stop = (stopping.Stop.from_dict(self.config.get("stopping")) if until_ci is not None
+                        else stopping.Stop(None, "", 0, 0))
+                stop.width_goal, stop.max_games, stop.decided = until_ci, games, False
+                if self.error is not None:
+                    stop.reason = "the run failed or was interrupted"
+                else:
+                    how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+                    stop.reason = f"interrupted ({how}); the {what} that finished before it are kept"
+            status = "failed" if self.error is not None else "interrupted" if self.interrupted else "complete"
+            seconds = time.perf_counter() - t0
+            self.config.update(status=status, error=str(self.error) if self.error is not None else None,
+                               stopping=stop.as_dict())
+            self.config["play_seconds"] = round(_number(self.config.get("play_seconds")) + seconds, 3)
+            self.config.pop("pid", None)
+            try:
+                self.save()
+            except store.StoreError as e:  # the disk refuses even the record: the cells' folders hold the truth
+                self.error = self.error or e
+                status = "failed"
+        guard.__exit__(None, None, None)
+        return Outcome(status, stop, self.error, self.interrupted, seconds)
+
+    def _cell_spec(self, k: int, games: int, workers: int, whole: bool) -> RunSpec:
+        """Cell ``k``'s spec up to ``games``.  ``whole``: the cell plays in one worker process
+        (``jobs=1``); else it uses its own ``jobs`` (``workers`` of them).  In one process the
+        batches are large (its strategies are built once per batch), at most :data:`PART_GAMES`
+        games so the cell streams to disk, unless ``--batch-size`` says otherwise."""
+        spec = self.cells[k].spec
+        done = self.config["cells"][k].get("games_done") or []
+        first = done[0][1] if done and done[0][0] == 0 else 0
+        size = spec.batch_size
+        if size is None and (whole or workers == 1):
+            size = max(1, min(games - first, PART_GAMES))
+        return dataclasses.replace(spec, games=games, first_game=0, rules=dict(spec.rules),
+                                   strategies=list(spec.strategies), jobs=1 if whole else spec.jobs, batch_size=size)
+
+    def _play_to(self, games: int, jobs: int, bar) -> bool:
+        """Make every cell complete up to ``games``.  False when play must stop (a failure or an
+        interruption, recorded on ``self``)."""
+        todo = [k for k in range(len(self.cells)) if not self._complete_to(k, games)]
+        if not todo:
+            return True
+        if jobs > 1 and len(todo) >= 2 * jobs:
+            return self._play_parallel(todo, games, jobs, bar)
+        for k in todo:
+            before = sum(b - a for a, b in self.config["cells"][k].get("games_done") or [])
+            self.config["cells"][k]["status"] = "running"
+            self._save_quietly()
+            try:
+                summary = _play_cell(k, self.folder(k), self._cell_spec(k, games, jobs, whole=False), self.command)
+            except (InputError, OSError) as e:  # the cell's folder cannot be written (a full disk) or used
+                self._read_cell(k, settle=True)
+                self.error = e
+                return False
+            self._note(summary, bar, before)
+            self._save_quietly()
+            if summary["error"] is not None:
+                self.error = summary["error"]
+                return False
+            if summary["interrupted"]:
+                self.interrupted = True
+                return False
+        return True
+
+    def _note(self, summary: dict, bar, before: int) -> None:
+        k = summary["cell"]
+        entry = self.config["cells"][k]
+        entry.update(status=summary["status"], games_done=summary["games_done"])
+        if summary["error"] is not None:
+            entry["error"] = str(summary["error"])
+        if bar is not None:
+            bar.update(max(0, sum(b - a for a, b in summary["games_done"]) - before))
+
+    def _play_parallel(self, todo: list[int], games: int, jobs: int, bar) -> bool:
+        """Whole cells on ``jobs`` worker processes.  The first Ctrl-C starts no new cell and lets
+        the running ones finish; SIGTERM or a second Ctrl-C stop at once (the workers are
+        stopped; their cells keep the parts they wrote)."""
+        import joblib
+
+        from analyser.run.backends import _StopRequest, _worker_death
+        from analyser.userfiles import safe_worker_path
+
+        stop = _StopRequest(True)
+        failed: list[tuple[int, BaseException]] = []
+        before = {k: sum(b - a for a, b in self.config["cells"][k].get("games_done") or []) for k in todo}
+
+        specs = {k: self._cell_spec(k, games, 1, whole=True) for k in todo}
+
+        def tasks():  # (read by joblib as workers free up: no new cell after a stop)
+            for k in todo:
+                if stop.requested or failed:
+                    return
+                yield joblib.delayed(_play_cell)(k, self.folder(k), specs[k], self.command)
+
+        with stop, warnings.catch_warnings(), safe_worker_path(), \
+                joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", pre_dispatch="n_jobs",
+                                batch_size=1) as parallel:
+            # joblib warns about cancelled or unused tasks when we stop early; that is intended
+            warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
+            outputs = parallel(tasks())
+            try:
+                for summary in outputs:
+                    self._note(summary, bar, before[summary["cell"]])
+                    self._save_quietly(force=False)
+                    if summary["error"] is not None:
+                        failed.append((summary["cell"], summary["error"]))
+                    elif summary["interrupted"]:
+                        stop.requested = True
+            except KeyboardInterrupt:
+                self.interrupted = True
+            except (InputError, store.StoreError) as e:
+                failed.append((len(self.cells), e))
+            except Exception as e:  # a worker process died (SIGKILL, out of memory, a watchdog kill)
+                with tempfile.TemporaryDirectory() as none:
+                    failed.append((len(self.cells), _worker_death(e, none)))
+            finally:
+                close = getattr(outputs, "close", None)
+                if close is not None:
+                    close()
+        if failed:
+            self.error = min(failed, key=lambda x: x[0])[1]
+            return False
+        if stop.requested:
+            self.interrupted = True
+        return not self.interrupted
+
+    # ----------------------------------------------------------------------------------------
+    # Reading back
+    # ----------------------------------------------------------------------------------------
+
+    def results(self, k: int, below: int | None = None) -> pd.DataFrame:
+        """Cell ``k``'s results frame read from its folder's parts, in game order (games ``0`` to
+        ``below - 1`` only, when given).  Parts already read are kept in memory, so reading after
+        every round costs only the new parts."""
+        return self._parts[k].frame(below)
+
+
+class PartCache:
+    """The results of a run folder read part by part, each part once (for reading a run after
+    every round of the stopping rule)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.parts: dict[str, tuple[tuple[int, int], object]] = {}
+
+    def frame(self, below: int | None = None) -> pd.DataFrame:
+        """Games ``0`` to ``below - 1`` (all when None) as one frame in game order."""
+        import pyarrow.parquet as pq
+
+        from analyser.run.sink import tables_to_frame
+
+        for p in store.part_files(self.folder / store.RESULTS):
+            if p.name not in self.parts:
+                rng = store.part_range(p)
+                if rng is not None:
+                    self.parts[p.name] = (rng, pq.read_table(p))
+        chosen = [(rng, t) for _, (rng, t) in sorted(self.parts.items()) if below is None or rng[0] < below]
+        df = tables_to_frame([t for _, t in chosen])
+        if below is not None and len(df) and any(rng[1] > below for rng, _ in chosen):
+            df = df[df["game_index"] < below].reset_index(drop=True)
+        return df
+
+
+def _number(value) -> float:
+    """A number a record holds (it may come from anyone), else 0."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) < 1e15
+    return float(value) if ok else 0.0
+
+
+def _writer_gone(folder: Path) -> bool:
+    """No live process holds the run folder's lock: none, a stale one, or a worker of this
+    process that was killed and not yet reaped (a zombie)."""
+    holder = store.holder_of(folder)
+    if holder is None:
+        return True
+    try:
+        return Path(f"/proc/{holder[0]}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def recorded_outcome(config: dict) -> Outcome:
+    """The :class:`Outcome` a record says (to rebuild a report without playing)."""
+    status = str(config.get("status") or "interrupted")[:40]
+    error = CellFailed(str(config["error"])[:2000]) if config.get("error") else None
+    return Outcome(status, stopping.Stop.from_dict(config.get("stopping")), error, status == "interrupted",
+                   _number(config.get("play_seconds")))
+
+
+def _check_cells(out: Path, config: dict, cells: list[Cell]) -> None:
+    recorded = config.get("cells")
+    if not isinstance(recorded, list) or len(recorded) != len(cells):
+        raise InputError(f"{str(out)!r}: its config.json records {len(recorded) if isinstance(recorded, list) else 'no'} "
+                         f"cells, but its arguments give {len(cells)}; it cannot be resumed")
+    for c, r in zip(cells, recorded):
+        ok = (isinstance(r, dict) and r.get("name") == c.name and r.get("folder") == c.path
+              and r.get("strategies") == list(c.spec.strategies) and r.get("rules") == dict(c.spec.rules))
+        if not ok:
+            raise InputError(f"{str(out)!r}: cell {c.name} in config.json does not match the cell its arguments "
+                             "give; it cannot be resumed")
+
+
+def _play_cell(k: int, folder: Path, spec: RunSpec, command: str) -> dict:
+    """Run or resume cell ``k`` in ``folder`` up to ``spec.games`` (in this process or a worker);
+    a small summary goes back, the games stay on disk."""
+    from analyser.run import run
+
+    resume = (folder / "config.json").is_file()
+    r = run(spec, progress=False, command=command, out=folder, resume=resume)
+    return {"cell": k, "status": r.config.get("status"), "games_done": list(r.config.get("games_done") or []),
+            "error": r.error, "interrupted": bool(r.interrupted or r.stop_requested)}
