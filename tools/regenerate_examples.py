@@ -303,7 +303,8 @@ def render_tour_simulate(runs: list[Run]) -> str:
         "Seats (turn order; fair share " + pct(1 / run.config["players"]) + "):",
         table(["seat", "win rate", "95% CI"], seat_rows),
         "Seat balance: " + rep.run["seats"]["verdict"] + ".",
-        "Skill share (designer figures): " + designer_value(run, "skill share") + "."])
+        "Skill share (designer figures), on the win share: " + designer_value(run, "skill share (")
+        + "; score-based: " + designer_value(run, "skill share, score-based") + "."])
 
 
 def render_compare(runs: list[Run]) -> str:
