@@ -276,6 +276,18 @@ def test_compare_command_and_run_folders(runner, tmp_path):
     assert other.exit_code == 0 and "not paired" in other.output
 
 
+def test_compare_of_a_title_without_a_lineup_plays_the_built_in_lineup_on_both_sides(runner, tmp_path):
+    """As simulate and play: no -s means the title's built-in lineup, cut to the seats."""
+    res = runner.invoke(cli, ["compare", "dao", "--a", "bust_limit=12", "--b", "bust_limit=10", "-p", "2",
+                              "--games", "40", "--seed", "3", "-j", "1", "-o", str(tmp_path / "c"), "-q"])
+    assert res.exit_code == 0, res.output
+    cells = json.loads((tmp_path / "c" / "config.json").read_text())["cells"]
+    expected = registry.default_lineup("dao")[:2]
+    assert [c["strategies"] for c in cells] == [expected, expected]
+    table = pd.read_csv(tmp_path / "c" / "compare.csv")
+    assert f"win rate: {expected[0]}" in set(table["figure"])
+
+
 # --------------------------------------------------------------------------------------------
 # Designer metrics
 # --------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
@@ -297,7 +297,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 @cli.command()
 @click.argument("targets", nargs=-1, required=True)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
-              help="Lineup of both sides (GAME form).")
+              help="Lineup of both sides (GAME form); default: the title's built-in lineup, as simulate.")
 @click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
 @click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
 @click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
@@ -361,16 +361,14 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     elif len(targets) == 1:
         if trust:
             raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
-        from analyser.registry import default_lineup, get_game
+        from analyser.registry import get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
         ra = {**common, **parse_key_values(a_rules, what="--a")}
         rb = {**common, **parse_key_values(b_rules, what="--b")}
-        la = list(a_strategies or strategies)
-        lb = list(b_strategies or strategies)
-        if not la or not lb:
-            raise InputError(f"name the lineup with -s (both sides) or --a-strategy/--b-strategy, e.g. -s "
-                             f"{(default_lineup(g.id) or ['random'])[0]}")
+        # with no lineup named, both sides play the title's built-in lineup, as simulate and play do
+        la = list(a_strategies or strategies) or list(_builtin_lineup(g, players))
+        lb = list(b_strategies or strategies) or list(_builtin_lineup(g, players))
         if ra == rb and la == lb:
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
         from analyser.registry import title_ref
