@@ -28,6 +28,9 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Sequence
 
+from analyser.componenthooks import ComponentHooks
+from analyser.traces import encode_trace  # noqa: F401  (titles import it from here)
+
 
 class InputError(ValueError):
     """Bad input from the user (unknown name, malformed value, out-of-range number).
@@ -239,7 +242,7 @@ COLUMN_KINDS = {
     "share": "numbers from 0 to 1",
     "label": "non-empty text",
     "flag": "true or false",
-    "trace": "space-separated finite numbers",
+    "trace": "lists of finite numbers (as text: numbers separated by spaces)",
 }
 
 
@@ -313,6 +316,11 @@ class ExtraTable(str):
         return (ExtraTable, (str(self), self.columns, self.feeds))
 
 
+#: The component_counts table (ComponentHooks.components): one row per game, seat and component.
+COMPONENTS = ExtraTable("component_counts", (Metric("component", "label"), Metric("count", "count", low=1)),
+                        feeds="the component impact figures")
+
+
 #: The columns every results table has, before the rule columns and the title's metrics.
 #: ``players`` is bounded by the title's player range when a table is validated.
 KEY_COLUMNS: tuple[Metric, ...] = (
@@ -332,7 +340,7 @@ OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank",
 # Games
 # --------------------------------------------------------------------------------------------
 
-class Game:
+class Game(ComponentHooks):
     """The forward model of one title.  Stateless: every method takes the state.
 
     Subclasses set the class attributes and implement the methods.  ``apply`` mutates the state
@@ -666,19 +674,9 @@ class Game:
         return self.plots_from(self.figure_sums(results, extras), outdir, names)
 
 
-#: The per-seat metric column that holds a seat's score trace (text: space-separated numbers).
+#: The per-seat metric column that holds a seat's score trace (a list of numbers per row; see
+#: :mod:`analyser.traces`).
 TRACE_COLUMN = "score_trace"
-
-
-def encode_trace(history: Sequence[Sequence[float]], n_players: int) -> list[str]:
-    """Per seat, the text of its scores after each step: ``history[t][seat]`` -> one string per
-    seat such as ``"0 3 3 7"`` (integers without a decimal point).  This is the compact form
-    of the ``score_trace`` metric column; an empty history gives empty strings."""
-    out = []
-    for seat in range(n_players):
-        out.append(" ".join(str(int(v)) if float(v).is_integer() else repr(float(v))
-                            for v in (h[seat] for h in history)))
-    return out
 
 
 def _seats(seats: Sequence[int]) -> str:

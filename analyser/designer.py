@@ -8,9 +8,10 @@ does not fit the title is left out, and :func:`designer_rows` says why in one li
 
 * **Drama** reads the ``score_trace`` column (:data:`analyser.core.TRACE_COLUMN`) that a title
   records when it lists it in ``metric_columns``: per seat, its score after every step of the
-  game (a round, a turn or a trick, as the title's ``trace_unit`` says), as a text of
-  space-separated numbers.  A title that does not record it gets "not recorded", nothing else.
-  Left out where the score does not decide the winner (``outcome = "other"``).
+  game (a round, a turn or a trick, as the title's ``trace_unit`` says), as a list of numbers
+  (:mod:`analyser.traces`; text such as ``"0 3 3 7"`` in a CSV file or an older run).  A title
+  that does not record it gets "not recorded", nothing else.  Left out where the score does not
+  decide the winner (``outcome = "other"``).
 
   - *lead changes*: how many times the sole leader changes (a tie for the lead keeps the last
     sole leader; taking the first sole lead is not a change);
@@ -196,27 +197,21 @@ def drama_per_game(df: pd.DataFrame) -> pd.DataFrame | None:
     d = df.sort_values(keys + ["seat"], kind="stable")
     players = int(d["players"].iloc[0]) if "players" in d.columns else int(d["seat"].max()) + 1
     out = d[keys].iloc[::players].reset_index(drop=True)
-    changes, good, deficit = drama_arrays(d[TRACE_COLUMN].astype(str).to_numpy(), d["win"].to_numpy(dtype=float),
+    changes, good, deficit = drama_arrays(d[TRACE_COLUMN].to_numpy(dtype=object), d["win"].to_numpy(dtype=float),
                                           players)
     return out.assign(lead_changes=changes, lead_for_good_at=good, deficit_overcome=deficit)
 
 
 def drama_arrays(traces: np.ndarray, wins: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`game_drama` of many games at once.  ``traces``/``wins``: one entry per row, the
-    rows of a game together in seat order (``players`` rows per game).  Returns per game
+    rows of a game together in seat order (``players`` rows per game); a trace is a list or array
+    of numbers, or its text form (:mod:`analyser.traces`), or missing (empty).  Returns per game
     ``(lead_changes, lead_for_good_at, deficit_overcome)`` as arrays (the last two NaN for a
     shared win or an empty trace).  A game's trace is as long as its shortest seat's."""
-    n_games = len(traces) // players
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    from analyser.traces import flatten
 
-    lists = pc.utf8_split_whitespace(pc.utf8_trim_whitespace(pa.array(traces, type=pa.large_string())))
-    tokens = lists.flatten()
-    keep = pc.not_equal(tokens, "")
-    counts = np.asarray(pc.list_value_length(lists).to_numpy(zero_copy_only=False), dtype=np.int64)
-    counts -= np.add.reduceat(np.r_[~keep.to_numpy(zero_copy_only=False), False].astype(np.int64),
-                              np.r_[0, np.cumsum(counts)[:-1]]) if len(counts) else 0
-    flat = pc.cast(pc.filter(tokens, keep), pa.float64()).to_numpy(zero_copy_only=False)
+    n_games = len(traces) // players
+    counts, flat = flatten(traces)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     per_game = counts.reshape(n_games, players)
     steps = per_game.min(axis=1)

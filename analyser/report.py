@@ -21,8 +21,9 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, plots
-from analyser.core import InputError
+from analyser import analysis, plots, reportcomponents
+from analyser.seatdisplay import compensation_display, strategy_seat_display  # noqa: F401 - used by the CLI too
+from analyser.core import COMPONENTS, InputError
 from analyser.csvsafe import to_csv
 from analyser.registry import get_game
 from analyser.reproduce import reproduce_command
@@ -53,6 +54,13 @@ class Part:
     findings: list = field(default_factory=list)
     #: how the seats were filled (analyser.seats.seating_note)
     seating: str = ""
+    #: each component's effect on winning (:func:`analyser.components.estimate`), None when the
+    #: title records no components or the results have no component_counts table
+    components: pd.DataFrame | None = None
+    #: the component findings (:func:`analyser.components.findings`)
+    component_findings: list = field(default_factory=list)
+    #: the title's special cases of the component table (``Game.component_tables``)
+    component_tables: list = field(default_factory=list)
 
 
 @dataclass
@@ -115,12 +123,14 @@ class Reduced:
     binary: bool = True
     frame: pd.DataFrame | None = None
     extras: dict | None = None
+    #: the component sums (:func:`analyser.components.chunk_sums`), for a title that records them
+    components: dict = field(default_factory=dict)
 
 
 def _split_extras(extras: dict, run) -> dict:
     """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
     results join several runs and an extra table cannot say which run a row belongs to."""
-    from analyser.core import InputError
+    from analyser.core import COMPONENTS, InputError
     out = {}
     for name, frame in extras.items():
         if run is not None:
@@ -137,8 +147,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
     rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  Raises
     InputError for a table that mixes player counts."""
-    from analyser import summaries, streamed
-    from analyser.core import InputError
+    from analyser import components, summaries, streamed
+    from analyser.core import COMPONENTS, InputError
 
     runs: dict[str, dict] = {}
     players = None
@@ -161,13 +171,17 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
             sub_ext = _split_extras(ext, rid if len(pieces) > 1 else None)
             acc = runs.get(rid)
             if acc is None:
-                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": []}
+                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": [],
+                                   "components": {}}
             lo = sub["game_index"].min()
             if acc["first"] is None or lo < acc["first"]["game_index"].iloc[0]:
                 acc["first"] = sub[sub["game_index"].to_numpy() == lo]
             w = sub["win"].to_numpy(dtype=float)
             acc["binary"] = acc["binary"] and bool(np.all((w == 0) | (w == 1)))
             acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
+            if game.records_components:
+                acc["components"] = streamed.combine_sums(
+                    acc["components"], components.chunk_sums(sub, sub_ext.get(str(COMPONENTS))))
             if game.streams_figures:
                 acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
             else:  # a title of the older kind: its figures need the whole table
@@ -185,11 +199,13 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     for v in found:
         core: dict = {}
         title: dict = {}
+        comp: dict = {}
         frames, extras_list = [], []
         for rid in v["runs"]:
             acc = runs[rid]
             core = streamed.combine_sums(core, acc["core"])
             title = streamed.combine_sums(title, acc["title"])
+            comp = streamed.combine_sums(comp, acc["components"])
             frames += acc["frames"]
             extras_list += acc["extras"]
         mask = (labels == v["label"]).to_numpy()
@@ -201,7 +217,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
                       for n in dict.fromkeys(n for e in extras_list for n in e)}
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
-                           all(runs[r]["binary"] for r in v["runs"]), frame, extras))
+                           all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
     return out
 
 
@@ -227,11 +243,14 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                                          reason=note, next_command=command)
         counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
         counts = {s: counts[s] for s in r.strategies if s in counts}
-        parts.append(Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
-                          summaries.designer_figures(r.core, outcome),
-                          summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
-                          comp, note, findings,
-                          seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts)))
+        part = Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
+                    summaries.designer_figures(r.core, outcome),
+                    summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
+                    comp, note, findings,
+                    seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
+        if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
+            reportcomponents.component_part(game, r, part)
+        parts.append(part)
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
@@ -379,49 +398,6 @@ def _assumption(game) -> str:
     return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
 
 
-def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
-    """The strategy-by-seat table for reading: one row per strategy, one column per seat, each
-    cell its win rate there with the 95% interval (``52.1% (49.0-55.2%)``), ``-`` where it never
-    sat."""
-    seats = sorted(int(x) for x in pd.unique(table["seat"]))
-    d = analysis.decimals((table["win_high"] - table["win_low"]).to_numpy() * 50)  # one column's decimals
-    rows = []
-    for name in dict.fromkeys(table["strategy"].astype(str)):
-        sub = table[table["strategy"].astype(str) == name].set_index("seat")
-        row = {"strategy": name}
-        for k in seats:
-            if k in sub.index:
-                r = sub.loc[k]
-                row[f"seat {k}"] = (f"{analysis.percent(r['win_rate'], places=d)} "
-                                    f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
-            else:
-                row[f"seat {k}"] = "-"
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
-    """The seat compensation for reading: per seat its win rate, the handicap (head start in a
-    race) with its 95% interval, the win rate at that handicap and the tie-break share."""
-    from analyser.seats import _signed
-    kind = table.attrs.get("kind", "highest score")
-    word = "head start" if kind == "race" else "handicap"
-    rows = []
-    for _, r in table.iterrows():
-        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
-            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
-                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
-                         "tie-break share": "-"})
-            continue
-        rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
-                     f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
-                     "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
-                                if r["handicap_low"] == r["handicap_low"] else "n/a"),
-                     f"win rate with the {word}": f"{100 * r['win_at_handicap']:.1f}%",
-                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else f"{100 * r['tie_share']:.0f}%"})
-    return pd.DataFrame(rows)
-
-
 def method_note(part: Part) -> str:
     """One sentence naming the interval method of each table (see :mod:`analyser.analysis`)."""
     name = analysis.METHODS
@@ -556,6 +532,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names, config)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
+    reportcomponents.write_components_csv(summary, outdir)
     sections = []
     all_figures = []
     used: set = {"reproduce", "rules", "data-files", "versions"}
@@ -565,6 +542,9 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         params = _params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
+        component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
+        if component_section and component_section["figure"]:
+            all_figures.append(component_section["figure"]["name"])
         embedded = [{"name": name, "caption": caption,
                      "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
                     for name, caption in figures]
@@ -573,7 +553,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         tag = f"v{i + 1} " if summary.variants else ""
         ids = {key: _anchor(tag + text, used) for key, text in (
             ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
-            ("length", "game length"), ("designer", "designer figures"), ("more", "more plots"))}
+            ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
+            ("more", "more plots"))}
         title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
                          "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
         if summary.variants:
@@ -584,6 +565,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         if part.designer is not None:
             toc.append({"id": ids["designer"], "text": "Designer figures"})
         toc += [{"id": t["id"], "text": short_caption(t["caption"])} for t in title_tables]
+        if part.components is not None:
+            toc.append({"id": ids["components"], "text": "Component impact"})
         if figs["more"]:
             toc.append({"id": ids["more"], "text": "More plots"})
         run = part.run
@@ -609,7 +592,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "compensation_note": part.compensation_note, "findings": part.findings, "seating": part.seating,
             "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
             "assumption": _assumption(game),
-            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)})
+            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params),
+            "components": component_section})
     toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
     toc.append({"id": "rules", "text": "Rule parameters"})
     if config.get("data_files"):

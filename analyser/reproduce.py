@@ -71,6 +71,15 @@ def reproduce_command(config: dict) -> str | None:
                  "--seed", str(seed), *_rules(config.get("rules"), "--rule")]
         if kind == "tournament" and _whole(config.get("bootstrap")):
             words += ["--bootstrap", str(config["bootstrap"])]
+    elif kind == "ladder":
+        budgets, games = _texts(config.get("budgets")), config.get("games_requested")
+        strategy = config.get("strategy")
+        if not budgets or not isinstance(strategy, str) or not _whole(games):
+            return None
+        words = ["analyser", "ladder", game, "--strategy", strategy, "--budgets", ",".join(budgets)]
+        if isinstance(config.get("against"), str):
+            words += ["--against", config["against"]]
+        words += [*size, "--games", str(games), "--seed", str(seed), *_rules(config.get("rules"), "--rule")]
     elif kind == "compare":
         sides = [config.get(side) if isinstance(config.get(side), dict) else {} for side in ("a", "b")]
         lineups = [_texts(side.get("strategies")) for side in sides]

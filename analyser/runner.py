@@ -49,21 +49,19 @@ import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from analyser.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
+from analyser import traces
 from analyser.core import Game, InputError, StrategyError, strategy_frame
 from analyser.registry import get_game, strategy_factory
+from analyser.seeding import game_seed, game_seeds  # noqa: F401 (imported from here too)
 
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
 MAX_STEPS = 200_000
-
-
-def game_seed(root_seed: int, index: int) -> int:
-    """The game seed of game ``index`` of a run with root seed ``root_seed`` (a 64-bit integer)."""
-    lo, hi = np.random.SeedSequence(root_seed, spawn_key=(index,)).generate_state(2, np.uint32).tolist()
-    return lo | (hi << 32)
 
 
 @lru_cache(maxsize=4096)
@@ -86,6 +84,8 @@ def lineup_block(n_players: int, n_strategies: int) -> int:
 def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
     """Strategy index sitting in each seat of game ``index`` (see the module docstring).  A pure
     function of its arguments: the same game always seats the same lineup."""
+    if n_strategies == 1:  # one strategy fills every seat, whatever the order
+        return [0] * n_players
     block, shift = divmod(index, n_players)
     order = block_order(block, n_players)
     base = (block % (n_strategies // math.gcd(n_strategies, n_players))) * n_players
@@ -144,11 +144,7 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
     seats = [(st.choose, view(state, k) if live else None, seat_rngs[k]) for k, st in enumerate(strategies)]
     for _ in range(MAX_STEPS):  # a bounded loop: a game that never ends is a rules failure
         seat, legal = turn(state)
-        if not legal:
-            break
-        if len(legal) == 1:
-            action = legal[0]
-        else:
+        if len(legal) > 1:  # (the usual case first)
             choose, seat_view, seat_rng = seats[seat]
             try:
                 action = choose(seat_view if live else view(state, seat), legal, seat_rng)
@@ -168,6 +164,10 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} returned the illegal action "
                                     f"{action!r}; legal were: {shown}", strategy=labels[seat], seat=seat,
                                     game_seed=seed, kind="illegal") from None
+        elif legal:  # one legal action: played without asking the strategy
+            action = legal[0]
+        else:
+            break
         if on_step is not None:
             on_step(state, seat, action)
         try:
@@ -218,13 +218,18 @@ class BatchResult:
 
     ``rows`` collects one tuple per (game, seat) in ``ROW_FIELDS`` + metric order while the batch
     runs; at the end they are turned into ``columns`` (column name -> numpy array), which travel
-    between processes far faster than a list of tuples, and ``rows`` is emptied.
+    between processes far faster than a list of tuples, and ``rows`` is emptied.  Likewise
+    ``extras`` collects each extra table's rows as dicts, and at the end a table whose rows all
+    have the same keys becomes ``{key: list of values}`` (one dict instead of one per row: a
+    fraction of the pickling, and of the work for the process that builds the frame).
     """
 
     start: int
     rows: list[tuple]
     columns: dict[str, Any] | None = None
-    extras: dict[str, list[dict]] = field(default_factory=dict)
+    extras: dict[str, list[dict] | dict[str, list]] = field(default_factory=dict)
+    #: The components table of the batch (:func:`component_columns`), None when the title records none.
+    components: dict[str, Any] | None = None
     done: int = 0
     error: BaseException | None = None
     interrupted: bool = False
@@ -506,7 +511,13 @@ def _run_batch(job: BatchJob) -> BatchResult:
     result = BatchResult(start=job.start, rows=[])
     rows = result.rows
     metric_cols = game.metric_columns
+    metric_values = _values_of(metric_cols)
     wants_extras = type(game).extra_records is not Game.extra_records
+    # components (Game.components): every id of the batch in one flat list, and how many each
+    # (game, seat) added - turned into the long table in bulk at the end of the batch
+    comp_of = game.components if game.records_components else None
+    comp_ids: list = []
+    comp_lens: list[int] = []
     index = job.start
     dog = Watchdog.get() if job.game_timeout > 0 else None
     with _Alarm(job.game_timeout) as alarm:
@@ -529,8 +540,9 @@ def _run_batch(job: BatchJob) -> BatchResult:
                 alarm.disarm()
                 if dog is not None:
                     dog.clear()
+            seeds = game_seeds(job.root_seed, job.start, job.stop)
             for index in range(job.start, job.stop):
-                gs = game_seed(job.root_seed, index)
+                gs = seeds[index - job.start]
                 seats = lineup(index, n, m)
                 labels = [job.strategies[si] for si in seats]
                 if dog is not None:
@@ -558,11 +570,14 @@ def _run_batch(job: BatchJob) -> BatchResult:
                 winners = game.winners(state)
                 ranks = game.ranks_given(state, scores, winners)
                 metrics = game.metrics(state)
+                held = comp_of(state) if comp_of is not None else ()
                 share = 1.0 / len(winners)
                 for s in range(n):
-                    mt = metrics[s]
                     rows.append((index, gs, s, seats[s], scores[s], ranks[s],
-                                 share if s in winners else 0.0, *[mt[c] for c in metric_cols]))
+                                 share if s in winners else 0.0) + metric_values(metrics[s]))
+                for ids in held:
+                    comp_ids.extend(ids)
+                    comp_lens.append(len(ids))
                 if wants_extras:
                     for name, recs in game.extra_records(state).items():
                         bucket = result.extras.setdefault(name, [])
@@ -583,20 +598,82 @@ def _run_batch(job: BatchJob) -> BatchResult:
         except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
             result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
                                        game_seed(job.root_seed, index), index)
-    result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
+    try:
+        result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
+    except traces.TraceValueError as e:  # a title's trace held a value that is no finite number
+        _drop_from(result, rows, rows[e.row][0], job, str(e))
+        result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
     result.rows = []
+    result.extras = {name: _as_columns(recs) for name, recs in result.extras.items()}
+    if comp_of is not None:
+        try:
+            result.components = component_columns(comp_ids, comp_lens, job.start, n, result.done)
+        except Exception as e:  # ids that cannot be counted: keep the games, report the title's fault
+            if result.error is None:
+                result.error = GameFailure(f"the components of games {job.start} to {job.start + result.done - 1} "
+                                           f"could not be recorded: {type(e).__name__}: {e}",
+                                           game_seed(job.root_seed, job.start), job.start)
     result.seconds = time.perf_counter() - t0
     return result
 
 
+def _as_columns(records: list[dict]) -> list[dict] | dict[str, Any]:
+    """An extra table's rows as ``{key: values}`` when every row has the same keys (in the first
+    row's order, as ``pandas.DataFrame.from_records`` orders them), else the rows unchanged.  A
+    column whose values are all ``int`` (or all ``float``, or all ``bool``) becomes the numpy array
+    pandas would make of it (int64, float64, bool); any other column stays a list, for pandas to
+    read as it reads the records."""
+    if not records:
+        return records
+    keys = records[0].keys()
+    if any(r.keys() != keys for r in records):
+        return records
+    out: dict[str, Any] = {}
+    for k in keys:
+        values = list(map(itemgetter(k), records))
+        kinds = set(map(type, values))
+        if len(kinds) == 1 and next(iter(kinds)) in (int, float, bool):
+            arr = np.array(values)
+            values = arr if arr.dtype.kind in "iufb" else values  # (ints beyond 64 bits stay a list)
+        out[k] = values
+    return out
+
+
+def _drop_from(result: BatchResult, rows: list[tuple], index: int, job: BatchJob, why: str) -> None:
+    """Game ``index`` failed after play (``why``): keep only the games before it, as when its
+    metrics raise, and report it (unless an earlier game already failed)."""
+    rows[:] = [r for r in rows if r[0] < index]
+    for recs in result.extras.values():
+        recs[:] = [r for r in recs if r["game_index"] < index]
+    result.done = index - job.start
+    if result.error is None or (getattr(result.error, "game_index", None) or 0) >= index:
+        result.error = GameFailure(f"game {index} failed after play: {why}", game_seed(job.root_seed, index), index)
+
+
+def _values_of(names: Sequence[str]) -> Callable[[dict], tuple]:
+    """A function giving the tuple of a metrics dict's values at ``names`` (KeyError for a
+    missing one)."""
+    if not names:
+        return lambda m: ()
+    if len(names) == 1:
+        one = itemgetter(names[0])
+        return lambda m: (one(m),)
+    return itemgetter(*names)
+
+
 def to_columns(rows: list[tuple], names: list[str]) -> dict[str, Any]:
-    """Row tuples -> {name: numpy array} (object arrays for text, uint64 for game seeds)."""
+    """Row tuples -> {name: numpy array} (object arrays for text, uint64 for game seeds); a column
+    of lists (the score traces) -> a :class:`analyser.traces.Packed` column (see
+    :func:`analyser.traces.pack`, which raises :class:`analyser.traces.TraceValueError` for a
+    value that is no finite number)."""
     if not rows:
         return {name: np.array([]) for name in names}
     out = {}
     for name, values in zip(names, zip(*rows)):
         if name == "game_seed":
             out[name] = np.array(values, dtype=np.uint64)
+        elif traces.is_trace_column(values):
+            out[name] = traces.pack(values)
         else:
             arr = np.array(values)
             out[name] = arr if arr.dtype.kind in "biuf" else np.array(values, dtype=object)

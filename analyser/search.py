@@ -257,13 +257,22 @@ class MCTS(Strategy):
                 path.append(best)
                 apply(state, best_action, rng)
                 node = best
-            # rollout
-            if players is None:
+            # rollout (the same draws in the same order as one loop with both tests; split so the
+            # common cases test only what they need)
+            if players is None and stage is None:
                 while True:
-                    seat, acts = turn(state)
-                    if not acts or (stage is not None and stage(state) != root_stage):
+                    acts = turn(state)[1]
+                    if not acts:
                         break
-                    apply(state, acts[int(rnd() * len(acts))] if len(acts) > 1 else acts[0], rng)
+                    k = len(acts)
+                    apply(state, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
+            elif players is None:
+                while True:
+                    acts = turn(state)[1]
+                    if not acts or stage(state) != root_stage:
+                        break
+                    k = len(acts)
+                    apply(state, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
             else:
                 view_of = game.view
                 while True:

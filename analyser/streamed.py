@@ -160,14 +160,18 @@ def box_stats_from_counts(values, counts, label: str = "", whis: float = 1.5) ->
 
 
 def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
-    """One Parquet part as a frame, without the ``drop`` columns; text as categories.  Raises
-    InputError (one line) when it cannot be read."""
+    """One Parquet part as a frame, without the ``drop`` columns; text as categories, a list
+    column (the score traces) as one numpy array per row.  Raises InputError (one line) when it
+    cannot be read."""
+    import pyarrow as pa
+
     from analyser.run.store import read_part_table
     table = read_part_table(path, drop=drop)  # its pandas metadata checked, then left out
+    lists = {f.name for f in table.schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)}
     df = table.to_pandas()
     del table
     for c in df.columns:
-        if df[c].dtype == object:
+        if df[c].dtype == object and c not in lists:  # (a score trace stays one array per row)
             df[c] = df[c].astype("category")
     return df
 

@@ -67,7 +67,7 @@ def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
     assert set(summary["strategy"]) == {"greedy", "threshold:limit=6"}
     assert summary["win_rate"].sum() == pytest.approx(1.0)
     html = (out / "index.html").read_text()
-    assert html.count("data:image/png;base64,") == 5
+    assert html.count("data:image/png;base64,") == 5 + (out / "components.png").exists()
     assert "Seed 5" in html and "bust_limit" in html and "greedy" in html
     assert "Strategies" in r.output and "Seats" in r.output and "Report:" in r.output
 
@@ -192,7 +192,8 @@ def test_report_rebuilds_from_results(runner, tmp_path):
     r = invoke(runner, "report", str(run), "--out", str(tmp_path / "rebuilt"))
     assert r.exit_code == 0, r.output
     html = (tmp_path / "rebuilt" / "index.html").read_text()
-    assert "Seed 2" in html and html.count("data:image/png;base64,") == 5
+    forest = (tmp_path / "rebuilt" / "components.png").exists()  # the component impact plot, when one is clear
+    assert "Seed 2" in html and html.count("data:image/png;base64,") == 5 + forest
     r = invoke(runner, "report", str(run / "results.csv"), "--out", str(tmp_path / "from_csv"))
     assert r.exit_code == 0, r.output
     a = pd.read_csv(tmp_path / "rebuilt" / "summary.csv")

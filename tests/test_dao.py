@@ -276,7 +276,7 @@ def test_seat_bonus_single_value_applies_to_every_seat_and_shows_in_view_and_tra
     for _ in range(3):  # seats 0, 1, 2 take; the last refill empties the deck and ends the game
         GAME.apply(s, TAKE)
     assert GAME.is_terminal(s) and GAME.scores(s) == [6, 3, 3, 3]  # earth 4 - 1 for the wood card, + 3
-    trace = [t.split() for t in (m["score_trace"] for m in GAME.metrics(s))]
+    trace = [m["score_trace"] for m in GAME.metrics(s)]
     assert [int(t[-1]) for t in trace] == GAME.scores(s)
 
 
@@ -586,3 +586,21 @@ def test_metric_box_counts_draws_what_metric_box_draws_from_rows(tmp_path):
     b = plots.metric_box_counts(counts, ["random", "greedy", "x"], "Cards", "cards", tmp_path / "counts.png")
     assert a == ("rows.png", b[1]) and b[0] == "counts.png"
     assert np.array_equal(image.imread(tmp_path / "rows.png"), image.imread(tmp_path / "counts.png"))
+
+
+# -- components (component impact) -----------------------------------------------------------
+
+def test_components_are_the_cards_taken_by_colour_and_value_busts_included():
+    s = state([(E, 3), (F, 1), (W, 4), (M, 2)], [(F, 0), (M, 0), (E, 0), (W, 0), (A, 4)])
+    GAME.apply(s, TAKE)  # seat 0 takes the earth 3
+    GAME.apply(s, REVEAL)  # seat 1 reveals the water 4: 11, no bust
+    GAME.apply(s, REVEAL)  # seat 2 reveals the wood 0: still 11, no bust
+    held = GAME.components(s)
+    assert [str(c) for c in held[0]] == ["earth 3"] and held[1] == [] and held[2] == []
+    s = state([(E, 3), (F, 1), (W, 4), (M, 2)], [(F, 0), (M, 0), (E, 0), (W, 0), (A, 4)])
+    GAME.apply(s, REVEAL)  # the bust hands seat 0 all five cards
+    assert sorted(str(c) for c in GAME.components(s)[0]) == ["earth 3", "fire 1", "metal 2", "water 4", "wood 4"]
+    catalog = GAME.component_catalog(DaoParams())
+    assert list(catalog)[:5] == ["metal 0", "metal 1", "metal 2", "metal 3", "metal 4"] and len(catalog) == 25
+    assert catalog["fire 3"]["what"] == "fire card of value 3, 3 per colour"
+    assert catalog["fire 3"]["fix"] == "values=0x1,1x4,2x3,3x2,4x1"

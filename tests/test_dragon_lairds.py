@@ -1044,3 +1044,19 @@ def test_figure_sums_are_small(small_run):
     assert sums["dl_rounds"].shape[0] <= rounds  # value counts of rounds played
     assert sums["dl_income"].shape[0] <= 2 * rounds  # strategy x round
     assert sums["dl_income"]["seats"].sum() == len(small_run.extras["income"])
+
+
+# -- components (component impact) --------------------------------------------------------------
+
+def test_components_are_the_cards_bought_or_played_havocs_included_by_deck_id():
+    s = st(3, honour=[2, 1, 0], royals=[1, 1, 5], spaces=spaces(3, resource=["Y13", "R14"], havoc=["Y28"]),
+           hands=[[], ["R13"], []])
+    s.tally = [[], [], []]
+    G.apply(s, Act("buy", RES))  # seat 0 buys R14
+    G.apply(s, Act("play", "R13"))  # seat 1 plays R13 from hand
+    G.apply(s, Act("buy", HAV))  # seat 2 buys the Havoc Y28 (royals): resolved, to the discard
+    assert G.components(s) == [["R14"], ["R13"], ["Y28"]] and ids(s, s.discard)[0] == "Y28"
+    assert G.clone_state(s).tally is None  # a copy is not recorded
+    catalog = G.component_catalog(G.Params())
+    assert len(catalog) == 155 and catalog["Y05"]["what"] == "Militia, yellow Commoner, cost 2 geld"
+    assert catalog["Y05"]["line"] == 58 and catalog["Y28"]["what"].endswith("cost 1 royals")

@@ -1,6 +1,6 @@
 """Experiments that survive: the fault matrix of issue 21, with real faults.
 
-Each experiment - a ``sweep``, a ``tournament`` and a ``simulate --until-ci`` run - is played by a
+Each experiment - a ``sweep``, a ``tournament``, a ``ladder`` and a ``simulate --until-ci`` run - is played by a
 real ``python -m analyser`` process and hit by a real fault once some of its cells (or rounds)
 are complete: SIGTERM, SIGINT, SIGKILL of a worker process, or a disk that fills up (a small
 tmpfs in a private mount namespace).  The process is frozen (SIGSTOP) while the fault is set up,
@@ -37,6 +37,8 @@ EXPERIMENTS = {
     "tournament": ["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-s", "threshold:limit=6",
                    "-s", "threshold:limit=9", "-p", "3", "--games", "1000", "--seed", "3"],
     # rounds of 200 games; the interval never gets this narrow, so all 10 rounds are played
+    # 5 levels (mcts at 1 to 32 iterations) x 60 games; only under -m soak
+    "ladder": ["ladder", "dao", "--budgets", "1..32", "-p", "2", "--games", "60", "--seed", "3", "--no-report"],
     "until": ["simulate", "dao", "-s", "greedy", "-s", "threshold", "-p", "2", "--games", "2000", "--until-ci",
               "0.01", "--seed", "4", "--no-report"],
 }
@@ -45,20 +47,27 @@ EXPECT = {"term": ("interrupted (SIGTERM)", 143), "int": ("interrupted", 130),
           "kill": ("worker process died", 1), "full": ("No space left on device", 1)}
 
 
+class _References(dict):
+    """Each experiment played once without a fault (in this process, one worker), when a test
+    first asks for it."""
+
+    def __init__(self, base: Path):
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, name: str) -> Path:
+        from click.testing import CliRunner
+
+        folder = self.base / name
+        r = CliRunner().invoke(cli, [*EXPERIMENTS[name], "-j", "1", "-q", "--out", str(folder)])
+        assert r.exit_code == 0, r.output
+        self[name] = folder
+        return folder
+
+
 @pytest.fixture(scope="module")
 def references(tmp_path_factory):
-    """Each experiment played once without a fault (in this process, one worker)."""
-    from click.testing import CliRunner
-
-    base = tmp_path_factory.mktemp("references")
-    runner = CliRunner()
-    out = {}
-    for name, args in EXPERIMENTS.items():
-        folder = base / name
-        r = runner.invoke(cli, [*args, "-j", "1", "-q", "--out", str(folder)])
-        assert r.exit_code == 0, r.output
-        out[name] = folder
-    return out
+    return _References(tmp_path_factory.mktemp("references"))
 
 
 def read(out: Path) -> dict:
@@ -115,13 +124,18 @@ def same_as_reference(name: str, out: Path, reference: Path, resumed: bool = Tru
         a, b = pd.read_parquet(reference / "results"), pd.read_parquet(out / "results")
         assert b["run_id"].nunique() == 1  # the rounds and the resumption are one run
     else:
-        table = "sweep.parquet" if name == "sweep" else "tournament.parquet"
+        table = f"{name}.parquet"
+        key = {"sweep": "cell", "tournament": "table", "ladder": "level"}[name]
         a, b = pd.read_parquet(reference / table), pd.read_parquet(out / table)
-        assert (b.groupby("cell" if name == "sweep" else "table")["run_id"].nunique() == 1).all()
+        assert (b.groupby(key)["run_id"].nunique() == 1).all()
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
     for f in ("cells.csv", "ranking.csv", "pairwise.csv"):
         if (reference / f).exists():
             assert (out / f).read_text() == (reference / f).read_text(), f
+    if name == "ladder":  # (less the decisions per second: timings)
+        speed = ["side_dps", "other_dps"]
+        pd.testing.assert_frame_equal(pd.read_csv(reference / "levels.csv").drop(columns=speed),
+                                      pd.read_csv(out / "levels.csv").drop(columns=speed))
     ra, rb = read(reference)["stopping"], read(out)["stopping"]
     assert ra == rb
     assert read(out)["status"] == "complete" and len(read(out).get("resumed") or []) == int(resumed)
@@ -165,7 +179,7 @@ def fault_by_signal(name: str, fault: str, tmp_path: Path) -> tuple[Path, subpro
 def fault_by_full_disk(name: str, tmp_path: Path) -> tuple[Path, subprocess.CompletedProcess]:
     """Play into a tmpfs that fills up after a few cells (or rounds), then copy the folder out."""
     keep = tmp_path / name
-    size = {"sweep": "100k", "tournament": "100k", "until": "420k"}[name]
+    size = {"sweep": "100k", "tournament": "100k", "ladder": "100k", "until": "420k"}[name]
     args = " ".join(f"'{a}'" for a in EXPERIMENTS[name])
     r = in_namespace(f'''
         mount -t tmpfs -o size={size} tmpfs "$M" || exit 99

@@ -183,12 +183,15 @@ def test_out_folder_of_an_earlier_run_is_replaced_and_other_folders_refused(runn
     assert invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "-n", "10", "-j", "1", "--csv",
                   "--out", str(out), "-q").exit_code == 0
     assert (out / "results.csv").exists() and (out / "index.html").exists()
+    assert (out / "components.csv").exists() and (out / "component_counts.csv").exists()
     assert invoke(runner, "simulate", "dao", "-s", "threshold", "-s", "colour", "-n", "10", "-j", "1",
                   "--no-report", "--out", str(out), "-q").exit_code == 0
     assert not (out / "results.csv").exists() and not (out / "index.html").exists()
     assert not (out / "win_rate.png").exists()
+    # the earlier run's component estimate and table export go with it
+    assert not (out / "components.csv").exists() and not (out / "component_counts.csv").exists()
     assert set(pd.read_parquet(out / "results")["strategy"]) == {"threshold", "colour"}
-    assert json.loads((out / "config.json").read_text())["files"] == ["config.json", "results"]
+    assert json.loads((out / "config.json").read_text())["files"] == ["component_counts", "config.json", "results"]
     foreign = tmp_path / "photos"
     foreign.mkdir()
     (foreign / "cat.png").write_bytes(b"x")

@@ -696,7 +696,7 @@ def test_the_score_trace_records_both_scores_after_each_round_s5_included():
     play_round(s, Place(cell(2, 2), cell(3, 2), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 5, ""))
     assert s.phase == "over" and len(s.history) == 4 and s.history[-1] == rescored(s) == (34, 0)
     m = G.metrics(s)
-    assert m[0]["score_trace"] == "0 0 0 34" and m[1]["score_trace"] == "0 0 0 0"
+    assert m[0]["score_trace"] == (0, 0, 0, 34) and m[1]["score_trace"] == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("rules", [{}, {"s5_domains": "scoring", "s5_points": "2"}, {"full_map_end": "at_once"}])
@@ -712,8 +712,7 @@ def test_random_games_trace_every_round_and_end_on_the_final_score(rules):
             if s.round > rnd or G.is_terminal(s):
                 assert len(s.history) == rnd and s.history[-1] == rescored(s)
         assert len(s.history) == s.round
-        assert [m["score_trace"] for m in G.metrics(s)] == [
-            " ".join(str(h[seat]) for h in s.history) for seat in (0, 1)]
+        assert [m["score_trace"] for m in G.metrics(s)] == [tuple(h[seat] for h in s.history) for seat in (0, 1)]
         assert list(s.history[-1]) == G.scores(s)
     back = G.state_from_dict(json.loads(json.dumps(G.state_to_dict(s))))
     assert back.history == s.history and back == s
@@ -1278,3 +1277,25 @@ def test_the_score_split_legend_covers_no_bar_or_label(small_run, tmp_path, monk
     for box in seen["bars"] + seen["labels"]:
         assert not legend.overlaps(box)
         assert box.x1 <= seen["axes"].x1 + 1  # the totals' labels stay inside the axes
+
+
+# --------------------------------------------------------------------------------------------
+# Components (component impact)
+# --------------------------------------------------------------------------------------------
+
+def test_components_are_the_faces_drawn_by_die_and_the_spells_gained():
+    s = make(roll=("black", "dot", "black", "stripe"), boxes=[[0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 1]])
+    s.tally = [[], []]
+    play_round(s, Place(cell(1, 3), cell(0, 3), 5, 0, ""), Place(cell(1, 3), cell(0, 3), 5, 2, ""))
+    assert G.components(s) == [["die 1 black", "die 2 dot", "S5"], ["die 3 black", "die 4 stripe"]]
+    # a player who draws nothing records no face; an S4 turn records the face drawn
+    s = make(roll=("dot", "quarters", "dot", "black"), spell_owner=owning([R.S4]))
+    s.tally = [[], []]
+    G.apply(s, Turn(0, R.COATS.index("double-dot"), 1), random.Random(0))
+    play_round(s, G.legal_actions(s)[0], PASS)
+    assert G.components(s)[0][:2] == ["die 1 double-dot+1", "die 2 quarters"] and G.components(s)[1] == []
+    catalog = G.component_catalog(G.Params())
+    assert catalog["die 1 dot"]["what"] == "faces 2 and 6 of die 1" and catalog["die 1 dot"]["line"] == 21
+    assert catalog["S5"]["what"] == "spell S5: black row of 3 boxes"
+    assert len([c for c in catalog if c.startswith("die")]) == 23 and G.initial_state(G.Params(), 2,
+                                                                                       random.Random(0)).tally == [[], []]

@@ -50,9 +50,18 @@ def example_commands(text: str = README) -> list[str]:
 
 
 def shrink(args: list[str]) -> list[str]:
-    """Cap --games at 30 and run in one process, so every example takes a second or two; with the
+    """Cap --games at 30 (a tune's --trials at 6) and run in one process, so every example takes a second or two; with the
     search player (mcts), cap its iterations at 4 and the games at 4 (1 for bench --mcts)."""
     out = [re.sub(r"iterations=\d+", "iterations=4", a) if a.startswith("mcts") else a for a in args]
+    if out[0] == "ladder":  # a short ladder: mcts at 2 to 8 iterations, a few games, one process
+        searches = "--strategy" not in out or out[out.index("--strategy") + 1].startswith("mcts")
+        if searches:
+            out = out[:out.index("--budgets")] + out[out.index("--budgets") + 2:] if "--budgets" in out else out
+            out += ["--budgets", "2..8"]
+        for flag in ("--games", "-n"):
+            if flag in out:
+                out[out.index(flag) + 1] = str(min(int(out[out.index(flag) + 1]), 4))
+        return out + ([] if "--games" in out or "-n" in out else ["--games", "4"]) + ["--jobs", "1"]
     if "--mcts" in out:
         return out + ["--games", "1", "--iterations", "4"]
     if any(a.startswith("mcts") for a in out):
@@ -73,7 +82,10 @@ def shrink(args: list[str]) -> list[str]:
             out[0] == "compare" and any(f in out for f in ("-s", "--a", "--b", "--a-strategy", "--b-strategy")))
         if plays:
             out += ["--games", "30"]
-    if out[0] in ("simulate", "bench", "sweep", "tournament", "compare") and not (
+    if out[0] == "tune" and "--trials" in out:  # a tune: a few trials
+        i = out.index("--trials")
+        out[i + 1] = str(min(int(out[i + 1]), 6))
+    if out[0] in ("simulate", "bench", "sweep", "tournament", "compare", "tune") and not (
             out[0] == "compare" and not any(f in out for f in ("-s", "--a-strategy"))):
         for flag in ("--jobs", "-j"):
             if flag in out:

@@ -10,7 +10,7 @@ import pytest
 
 from analyser import run as runmod
 from analyser.core import InputError, StrategyError
-from analyser.runner import game_seed, lineup, lineup_block, plan_batches
+from analyser.runner import game_seed, game_seeds, lineup, lineup_block, plan_batches
 
 
 def run(**kw):
@@ -54,6 +54,16 @@ def test_game_seed_is_the_spawned_child_of_the_root_seed_sequence():
     lo, hi = child.generate_state(2, np.uint32).tolist()
     assert game_seed(42, 3) == lo | (hi << 32)
     assert game_seed(42, 3) != game_seed(42, 4)
+
+
+@pytest.mark.parametrize("root", [0, 1, 42, 2 ** 32 - 1, 2 ** 32, 2 ** 63 + 5, 2 ** 64 - 1, 2 ** 96 + 7, 2 ** 128 - 1,
+                                  2 ** 128 + 12345, 98765432109876543210987654321098765432109876543210])
+def test_a_batchs_game_seeds_at_once_are_numpys_one_by_one(root):
+    """The batch's seeds hash the game indices as arrays; they must be numpy's SeedSequence
+    children exactly, for roots of one to six 32-bit words and indices up to and past 2**32."""
+    for start, stop in ((0, 40), (123_456, 123_470), (2 ** 32 - 6, 2 ** 32 + 3)):
+        assert game_seeds(root, start, stop) == [game_seed(root, i) for i in range(start, stop)]
+    assert game_seeds(root, 5, 5) == []
 
 
 def test_results_frame_columns_and_types():
@@ -235,3 +245,19 @@ class CtrlC(Strategy):
     res = run(strategies=[f"{p}:ctrlc", "greedy"], games=50, batch_size=10)
     assert res.interrupted and res.config["status"] == "interrupted"
     assert 0 < res.results["game_index"].nunique() < 50
+
+
+def test_extra_table_rows_travel_as_columns_that_make_the_same_frame():
+    """A batch sends an extra table as {key: values} (numpy for all-int, all-float or all-bool
+    columns); pandas must build the very frame it builds from the rows."""
+    from analyser.runner import _as_columns
+    rows = [{"round": 1, "seat": 0, "points": 20, "share": 0.5, "exact": True, "trump": "red", "big": 2 ** 70,
+             "mixed": 1, "flag": True, "maybe": None},
+            {"round": 1, "seat": 1, "points": -10, "share": 1.0, "exact": False, "trump": "red", "big": 3,
+             "mixed": 2.5, "flag": 1, "maybe": 4}]
+    cols = _as_columns(rows)
+    assert isinstance(cols, dict) and isinstance(cols["points"], np.ndarray) and isinstance(cols["flag"], list)
+    pd.testing.assert_frame_equal(pd.DataFrame(cols), pd.DataFrame.from_records(rows))
+    ragged = rows + [{"round": 2, "seat": 0}]
+    assert _as_columns(ragged) is ragged  # rows with other keys stay rows
+

@@ -866,3 +866,22 @@ def test_plots_from_combined_sums_write_both_figures(tsuro_run, chunked_sums, tm
     for f, _ in files:
         assert (tmp_path / f).stat().st_size > 1000
         assert (tmp_path / "whole" / f).read_bytes() == (tmp_path / f).read_bytes()
+
+
+# --------------------------------------------------------------------------------------------
+# components (component impact)
+# --------------------------------------------------------------------------------------------
+
+def test_components_are_the_tiles_each_seat_placed_by_tile_id():
+    s = build(n=3, ships={0: (3, 3, 0), 1: (6, 6, 4), 2: (0, 0, 0)}, tiles={(2, 3): SAFE, (4, 3): SAFE},
+              hands=[[tid(SAFE)], [1, 2, 3], [4, 5, 6]], pile=[7, 8, 9])
+    assert s.tally is None and GAME.components(s) == [[], [], []]  # a hand-built state records nothing
+    s.tally = [[], [], []]
+    GAME.apply(s, place(SAFE), random.Random(0))
+    assert GAME.components(s) == [[TILE_NAMES[tid(SAFE)]], [], []] and TILE_NAMES[tid(SAFE)] == SAFE
+    assert GAME.clone_state(s).tally is None  # a copy is not recorded
+    dealt = GAME.initial_state(TsuroParams(), 4, random.Random(1))
+    assert dealt.tally == [[], [], [], []]
+    catalog = GAME.component_catalog(TsuroParams())
+    assert len(catalog) == 35 and catalog["01 25 37 46"]["line"] == 9
+    assert catalog["01 25 37 46"]["what"] == "wake tile, 4 of 56" and catalog["01 25 37 46"]["option"] == "tiles"

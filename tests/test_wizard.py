@@ -506,7 +506,7 @@ def test_seat_bonus_variant_starts_the_scores_there_and_keeps_the_round_scoring(
     points = s.log[-1]["points"]
     assert s.scores == [points[0], points[1], points[2], 10 + points[3]]
     m = GAME.metrics(s)
-    assert m[3]["score_trace"] == str(10 + points[3]) and m[3]["points_per_round"] == points[3]
+    assert m[3]["score_trace"] == (10 + points[3],) and m[3]["points_per_round"] == points[3]
     # a hand-built state without scores starts from the bonus too
     assert state(["G1", "G2", "G3", "G9"], rules={"seat_bonus": "5"}).scores == [5, 5, 5, 5]
     with pytest.raises(InputError, match="gives 2 values for 4 seats"):
@@ -523,9 +523,9 @@ def test_metrics_and_round_records():
     play_all(s, "G1 G2 G3 G9", random.Random(1))
     m = GAME.metrics(s)
     assert m[0] == {"exact_bids": 1.0, "over_bid": 0.0, "under_bid": 0.0, "points_per_round": 30.0,
-                    "mean_bid": 1.0, "turns": 3, "score_trace": "30 60"}
+                    "mean_bid": 1.0, "turns": 3, "score_trace": (30, 60)}
     # the score trace: running totals after each round, ending at the final score
-    assert [int(m[k]["score_trace"].split()[-1]) for k in range(4)] == GAME.scores(s)
+    assert [m[k]["score_trace"][-1] for k in range(4)] == GAME.scores(s)
     assert m[2]["exact_bids"] == 0.5 and m[2]["over_bid"] == 1.0 and m[2]["under_bid"] == 0.0
     assert m[3]["under_bid"] == 0.5 and m[3]["points_per_round"] == 5.0
     rows = GAME.extra_records(s)["rounds"]
@@ -924,3 +924,55 @@ def test_sums_name_strategies_as_the_results_do(wizard_run):
     assert want[:2] == ["Ba\\$\\$in.py:cautious", " _plain"]
     assert list(sums["wizard_order"].sort_values("order_min").index) == want
     assert GAME.figure_tables_from(sums)[0][1]["strategy"].tolist() == want
+
+
+# -- components (component impact) -----------------------------------------------------------
+
+def test_components_are_the_wizards_jesters_and_trumps_dealt_each_round():
+    s = state(["Z N B3", "Z Z G4", "B1 B2 R5"], round=3)
+    s.log = [{"round": 1, "wizards": [1, 0, 0], "jesters": [0, 0, 0], "trumps": [0, 1, 0]},
+             {"round": 2, "wizards": [0, 2, 0], "jesters": [1, 0, 0], "trumps": None},
+             {"round": 3, "wizards": [1, 2, 0], "jesters": [1, 0, 0], "trumps": [1, 0, 2]}]
+    assert GAME.components(s) == [["1 Wizard", "0 trumps", "1 Jester", "1 Wizard", "1 Jester", "1 trump"],
+                                  ["1 trump", "2 Wizards", "2 Wizards", "0 trumps"],
+                                  ["0 trumps", "2 trumps"]]
+    assert GAME.component_tables(["2 Wizards", "1 Wizard", "3 trumps"])[0][1] == ["1 Wizard", "2 Wizards"]
+
+
+@pytest.mark.parametrize("rule", ["first_card", "dealer_chooses"])
+def test_the_round_log_counts_the_trumps_dealt_to_each_seat(rule):
+    """Trumps dealt = the cards of the round's trump suit each seat played (every dealt card is
+    played), whether trump came from the turned card, the dealer or the first suited card."""
+    params = GAME.Params.from_overrides({"wizard_trump": rule})
+    seen_pending = False
+    for seed in range(25):
+        played = {}
+
+        def on_step(s, seat, action):
+            if hasattr(action, "card"):
+                played.setdefault(s.round, []).append((seat, action.card))
+
+        strategies = [make_strategy("random", "wizard") for _ in range(4)]
+        s = play_game(GAME, params, strategies, ["random"] * 4, seed, on_step=on_step)
+        for rec in s.log:
+            t = rec["trump"]
+            want = None if t is None else [sum(1 for k, c in played[rec["round"]] if k == seat and c.suit == t)
+                                           for seat in range(4)]
+            assert rec["trumps"] == want
+            seen_pending |= rec["trump_card"] == "Z" and t is not None
+    assert seen_pending
+    # a state copied mid-round (no count kept) counts the played cards at the round's end
+    s = GAME.initial_state(params, 4, random.Random(1))
+    strategies = [make_strategy("random", "wizard") for _ in range(4)]
+    rng = random.Random(2)
+    while s.round < 3 or s.phase != "play" or len(s.played) < 4:
+        seat, legal = GAME.turn(s)
+        GAME.apply(s, strategies[seat].choose(GAME.view(s, seat), legal, rng), rng)
+    copy = GAME.state_from_dict(json.loads(json.dumps(GAME.state_to_dict(s))))
+    assert copy.round_trumps is None
+    for t in (s, copy):
+        r = random.Random(3)
+        while t.round == 3:
+            seat, legal = GAME.turn(t)
+            GAME.apply(t, legal[0], r)
+    assert copy.log[-1]["trumps"] == s.log[-1]["trumps"] and s.log[-1]["round"] == 3

@@ -12,7 +12,8 @@ command family has its own module, which registers its commands on the group whe
 * :mod:`~analyser.cli.runs`: ``simulate``, ``resume`` (a run, and the summary it prints);
 * :mod:`~analyser.cli.play`: ``play`` (one game, traced);
 * :mod:`~analyser.cli.reports`: ``report`` (rebuilding a report from results);
-* :mod:`~analyser.cli.experiments`: ``sweep``, ``tournament``, ``compare``;
+* :mod:`~analyser.cli.experiments`: ``sweep``, ``tournament``, ``compare``, ``ladder``;
+* :mod:`~analyser.cli.tuning`: ``tune``;
 * :mod:`~analyser.cli.bench`: ``bench``.
 """
 
@@ -87,6 +88,8 @@ def cli():
       analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12    a grid of cells
       analyser tournament GAME -s A -s B -s C -s D --players 3              ratings over tables
       analyser compare GAME -s greedy --a KEY=12 --b KEY=10                 A against B
+      analyser ladder GAME --budgets 25..1600                               skill depth (mcts doubled)
+      analyser tune GAME --rule KEY=9..15 -s A -s B --target seat_gap=min   search toward targets
       add --until-ci 0.04 to simulate, sweep or tournament to stop once intervals are narrow
 
     GAME is a title id shown by `analyser list`, or your own title's file or folder.
@@ -184,4 +187,4 @@ def main():
 
 
 # the command families register their commands on `cli` (after it and the shared helpers exist)
-from analyser.cli import bench, catalog, experiments, play, reports, runs  # noqa: E402,F401
+from analyser.cli import bench, catalog, experiments, play, reports, runs, tuning  # noqa: E402,F401

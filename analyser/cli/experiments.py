@@ -420,6 +420,118 @@ def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None)
     return 0
 
 
+EPILOG_LADDER = """\b
+Examples:
+  analyser ladder GAME                                  (mcts, 25..400 iterations, 200 games a level)
+  analyser ladder GAME --budgets 25..1600 --games 400 --seed 1
+  analyser ladder GAME --against greedy --budgets 25..800
+  analyser ladder GAME --strategy 'mcts:iterations,c=1.0' --budgets 50,100,200,400
+  analyser ladder GAME --strategy NAME:KEY --budgets 2..16
+(GAME, NAME, KEY: a title id, a strategy and one of its numeric parameters, from `analyser list GAME`.)
+
+\b
+--strategy NAME:PARAM[,key=value...]: the parameter written without = is laddered (mcts alone
+means mcts:iterations); the others stay fixed. It must be a numeric (int or float) parameter.
+--budgets A..B doubles from A up to B (B must be A doubled a whole number of times); a list
+a,b,c gives the values in ascending order (whole numbers for an int parameter).
+
+\b
+Head to head (default): level k plays budget b[k+1] (the stronger side) against b[k], in the
+title's usual player count (-p to change it). The seats are split as evenly as the count allows
+and rotated, as simulate seats -s STRONGER -s WEAKER: half each at an even count; at an odd
+count the two sides take the extra seat in turn. With --against SPEC: every budget plays SPEC
+instead (a strength curve).
+
+\b
+Per level: the side's win rate (its share of each game's win) with a 95% cluster-robust
+interval (the game as the cluster), the fair share (its seats over the players, averaged over
+the games: 1/2), and decisions per second.
+Skill depth: a doubling is clear when the 95% interval of its gain lies wholly above 0 (head to
+head: the stronger side's interval above the fair share; with --against: the paired change in
+win rate from the budget below, on the same games). The depth is the number of clear doublings
+counted from the smallest budget up to the first that is not clear.
+"""
+
+
+@cli.command(epilog=EPILOG_LADDER)
+@click.argument("game")
+@click.option("--strategy", "strategy", default="mcts:iterations", show_default=True, metavar="NAME:PARAM",
+              help="The laddered strategy and its numeric parameter (written without =); other parameters as "
+                   "key=value after it.")
+@click.option("--budgets", default="25..400", show_default=True, metavar="A..B|a,b,c",
+              help="Values of the laddered parameter: A..B doubles from A up to B, or an ascending list.")
+@click.option("--against", default=None, metavar="SPEC",
+              help="Play every budget against this fixed opponent (a strength curve) instead of head to head.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
+@click.option("-n", "--games", type=int, default=200, show_default=True, help="Games per level.")
+@click.option("-p", "--players", type=int, default=None, help="Number of seats (default: the title's usual count).")
+@click.option("--seed", type=int, default=None, callback=_root_seed, help="Root seed (default: fresh, recorded).")
+@click.option("-j", "--jobs", type=int, default=0, show_default=True,
+              help="Worker processes; 0 = all cores. Results do not depend on it.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier ladder, which is replaced). Default: "
+                   "reports/<game>-ladder-<timestamp>.")
+@click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
+@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
+              help="Seconds one game may take before its strategy is reported as hung.")
+@click.option("--no-report", is_flag=True, help="Write ladder.parquet and levels.csv but skip the plot and HTML.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, out, batch_size, game_timeout,
+           no_report, quiet):
+    """Skill depth of GAME: does a bigger search budget keep winning?
+
+    Plays mcts (or --strategy) at each doubling of its budget against the budget below (or
+    against one fixed opponent with --against), and finds the skill depth: how many doublings
+    clearly pay. Each level is a run folder OUT/cells/<level> whose games stream to disk (it is
+    exactly the simulate run of its two specs with the ladder's --seed). Then writes
+    OUT/levels.csv (one row per level), ladder.parquet (every game), ladder_curve.png and
+    index.html, and prints the levels and the depth. A failure (exit 1), Ctrl-C (130) or SIGTERM
+    (143) keeps every finished game; `analyser resume OUT` finishes the ladder.
+    """
+    from analyser.experiments import ladder as laddermod
+    from analyser.registry import get_game, title_ref
+
+    if not no_report:
+        _check_plotting()
+    g = get_game(game)
+    ls = laddermod.parse_ladder_strategy(strategy, title_ref(g))  # bad input: one line before a folder exists
+    laddermod.parse_budgets(budgets, ls.kind)
+    out = _prepare(out, g.id + "-ladder", "ladder", quiet)
+    arguments = dict(game_id=title_ref(g), strategy=strategy, budgets=budgets, against=against, players=players,
+                     games=games, seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
+                     batch_size=batch_size, game_timeout=game_timeout)
+    return _ladder(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+
+
+def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+            play: bool = True, target: Path | None = None) -> int:
+    """Play (or resume, or only read) the ladder in ``out``, write its files and report into
+    ``target`` (default ``out``), print the levels and the depth, and return the exit code."""
+    from analyser.experiments import ladder as laddermod
+
+    res = laddermod.run_ladder(**arguments, progress=False if quiet or not play else None, command=command,
+                               out=out, resume=resume, play=play)
+    target = _elsewhere(res.config, out, target)
+    code = _write(lambda: laddermod.write_ladder(res, target, report=not no_report), res.config, out)
+    if code is not None:
+        return code
+    if not quiet and len(res.table):
+        import pandas as pd
+        curve = res.config.get("against") is not None
+        click.echo(f"\n{len(res.levels)} levels x {res.config['games_requested']:,} games, {res.config['players']} "
+                   f"players; seed {res.config['seed']}. Win rate: 95% cluster-robust interval.")
+        with pd.option_context("display.width", 200, "display.max_columns", 30):
+            click.echo(laddermod.display_levels(res.table, res.gains, curve).to_string(index=False))
+        for f in laddermod.findings(res.table, res.gains, res.depth, param=res.config["parameter"],
+                                    against=res.config.get("against"), source=res.config["strategy"].split(":")[0]):
+            click.echo(f"\n{f['sentence']} Evidence: {f['evidence']['figure']}, 95% interval "
+                       f"{f['evidence']['interval']}.")
+        click.echo(f"\nLevels: {target / 'levels.csv'}\nGames: {target / 'ladder.parquet'}")
+        if not no_report:
+            click.echo(f"Report: {target / 'index.html'}")
+    return _outcome(res.config, res.error, res.interrupted, out, "levels", arguments) if play else 0
+
+
 # --------------------------------------------------------------------------------------------
 # resume and report of an experiment folder
 # --------------------------------------------------------------------------------------------
@@ -493,13 +605,20 @@ _ARGUMENTS = {
                    "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
                    "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
     "compare": {"a": (dict,), "b": (dict,)},
+    "tune": {"game_id": (str,), "strategies": (list,), "rules": (list,), "targets": (list,),
+             "players": (int, type(None)), "trials": (int,), "games": (int,), "seed": (int,),
+             "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,), "prune": (bool,),
+             "batch_size": (int, type(None)), "game_timeout": (int, float)},
+    "ladder": {"game_id": (str,), "strategy": (str,), "budgets": (str,), "against": (str, type(None)),
+               "players": (int, type(None)), "games": (int,), "seed": (int,), "jobs": (int, type(None)),
+               "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float)},
 }
 
 
 def _checked(where: str, values, schema: dict) -> dict:
     def ok(v, types):
         if isinstance(v, bool):
-            return False
+            return bool in types
         if isinstance(v, list):
             return list in types and all(isinstance(x, str) for x in v)
         if isinstance(v, dict):
@@ -534,7 +653,7 @@ def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
 
 
 def _cell_word(kind: str) -> str:
-    return {"sweep": "cells", "tournament": "tables", "compare": "sides"}.get(kind, "cells")
+    return {"sweep": "cells", "tournament": "tables", "compare": "sides", "ladder": "levels", "tune": "trials"}.get(kind, "cells")
 
 
 def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
@@ -543,6 +662,13 @@ def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: 
     if kind == "sweep":
         return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
                       play=play, target=target)
+    if kind == "tune":
+        from analyser.cli.tuning import _tune
+        return _tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                     play=play, target=target)
+    if kind == "ladder":
+        return _ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                       play=play, target=target)
     if kind == "tournament":
         return _tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
                            target=target)

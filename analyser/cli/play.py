@@ -194,9 +194,9 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
     config = read_config_file(Path(folder) / "config.json")
     kind = config.get("kind") if isinstance(config, dict) else None
-    if kind in ("sweep", "tournament", "compare"):  # game_index repeats over cells/tables/sides
+    if kind in ("sweep", "tournament", "compare", "ladder"):  # game_index repeats over cells/tables/sides
         raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
-                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'side'}; "
+                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'level' if kind == 'ladder' else 'side'}; "
                          f"give a simulate run's folder, or replay one row with analyser play GAME -s ... "
                          f"--seed GAME_SEED (its game_seed column)")
     need = {"game", "seed", "strategies", "players"}

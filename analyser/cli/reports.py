@@ -73,7 +73,7 @@ def _report(results, out, title_file):
     if out is not None and Path(out).resolve() == source.resolve():
         out = None  # --out naming the run's own folder: rebuilt in place
     kind = (config or {}).get("kind")
-    if out is None and kind in ("sweep", "tournament", "compare"):  # its own page would be replaced
+    if out is None and kind in ("sweep", "tournament", "compare", "ladder"):  # its own page would be replaced
         raise InputError(f"{str(results)!r} is from a {kind}, whose own report is in {str(source)!r}; "
                          f"give --out DIR to write a pooled report elsewhere")
     # the run's own folder: a run folder, or a results file beside its run's config.json
@@ -190,3 +190,10 @@ def _print_part(part, summary, methods) -> None:
         click.echo()
         click.secho(caption, bold=True)
         click.echo(format_table(table).to_string(index=False))
+    if part.component_findings:
+        from analyser.components import finding_lines
+        click.echo()
+        click.secho("Component impact (effect on win probability within strategy and seat; clear: "
+                    "Benjamini-Hochberg q <= 0.05; every component in the report's components.csv)", bold=True)
+        for line in finding_lines(part.component_findings):
+            click.echo(line)

@@ -153,6 +153,8 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 from analyser.report import build_report_from_run
                 path, summary, figures = build_report_from_run(out)
                 files += ["summary.csv", "index.html"] + figures
+                if (out / "components.csv").exists():
+                    files.append("components.csv")
             elif not quiet:  # the summary is only printed: nothing to compute under --quiet
                 from analyser.report import summarise_run
                 summary = summarise_run(out)

@@ -1,7 +1,7 @@
 """The experiment: a set of runs (its *cells*) played into one folder, that resumes and loses nothing.
 
-Every designer experiment (``sweep``, ``tournament``, ``compare``; ``tune`` and ``ladder`` to
-come) is a thin layer over this module.  It turns its input into cells - each a
+Every designer experiment (``sweep``, ``tournament``, ``compare``, ``ladder``, ``tune``)
+is a thin layer over this module.  It turns its input into cells - each a
 :class:`~analyser.run.RunSpec` and a name - hands them to :class:`Experiment`, which plays each
 cell with :func:`analyser.run.run` into the cell's own run folder (so its games stream to disk
 as Parquet parts), and computes its report from the cells' folders on disk
@@ -80,7 +80,7 @@ from analyser.run.spec import RunSpec, package_versions
 #: Version of the experiment-folder layout, recorded as ``experiment.layout``.
 LAYOUT = 1
 #: The kinds of experiment folder (config.json ``kind``).
-KINDS = ("sweep", "tournament", "compare")
+KINDS = ("sweep", "tournament", "compare", "ladder", "tune")
 #: Most games in one Parquet part of a cell, so a long cell streams to disk as it plays.
 PART_GAMES = 2000
 #: Seconds between rewrites of the record while many short cells finish (it is always written
@@ -180,7 +180,7 @@ class Experiment:
     @classmethod
     def begin(cls, out: str | Path | None, kind: str, cells: list[Cell], *, arguments: dict,
               fields: dict | None = None, command: str = "", resume: bool = False,
-              play: bool = True) -> "Experiment":
+              play: bool = True, shared: RunSpec | None = None) -> "Experiment":
         """Open the experiment folder ``out`` for ``cells``.
 
         New (``resume=False``): ``out`` is made ready (:func:`analyser.run.prepare_out`: a new or
@@ -190,14 +190,17 @@ class Experiment:
 
         ``resume=True``: ``out`` must hold an experiment of this ``kind`` with these very cells
         (InputError otherwise); each cell's state is read from its folder.  ``play=False`` only
-        reads (no lock, nothing written; for rebuilding a report).
+        reads (no lock, nothing written; for rebuilding a report).  An experiment whose cells
+        are made as it plays (``tune``) may begin with no cells, giving the ``shared`` spec, and
+        add them with :meth:`add_cells`.
 
         ``arguments`` rebuild the experiment (``analyser resume`` passes them back to the kind's
         function); ``fields`` are the kind's own record fields.  InputError when another process
         is playing the folder."""
         from analyser.run import prepare_out
 
-        if not cells or len({c.name for c in cells}) != len(cells) or not all(cell_folder_ok(c.path) for c in cells):
+        if (not cells and shared is None) or len({c.name for c in cells}) != len(cells) \
+                or not all(cell_folder_ok(c.path) for c in cells):
             raise ValueError("an experiment needs cells with distinct plain names")
         temporary = out is None
         if temporary:
@@ -217,7 +220,7 @@ class Experiment:
         else:
             from analyser.run.folders import KIND_NAMES
             out = prepare_out(out, kind=kind if kind in KIND_NAMES else "run")
-            shared = cells[0].spec
+            shared = cells[0].spec if cells else shared
             config = {"kind": kind, "command": command, **(fields or {}),
                       "status": "running", "error": None, "started": now,
                       "cells": [{"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies),
@@ -256,6 +259,22 @@ class Experiment:
             self.lock = None
         if self.temporary:
             shutil.rmtree(self.out, ignore_errors=True)
+
+    def add_cells(self, cells: list[Cell]) -> None:
+        """Append ``cells`` (new names) to the experiment and its record (saved), each
+        ``pending`` or as its folder says (for an experiment whose cells are made as it plays)."""
+        names = {c.name for c in self.cells}
+        for c in cells:
+            if c.name in names or not cell_folder_ok(c.path):
+                raise ValueError(f"cell {c.name!r} is already in the experiment or has no plain name")
+            names.add(c.name)
+            self.cells.append(c)
+            self._parts.append(PartCache(self.out / c.path))
+            self.config["cells"].append({"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies),
+                                         "rules": dict(c.spec.rules), "status": "pending", "games_done": []})
+            self._read_cell(len(self.cells) - 1, settle=self.lock is not None)
+        if self.lock is not None:
+            self.save()
 
     def folder(self, k: int) -> Path:
         return self.out / self.cells[k].path
@@ -345,12 +364,14 @@ class Experiment:
     # ----------------------------------------------------------------------------------------
 
     def play(self, *, jobs: int, games: int, players: int, until_ci: float | None = None,
-             measure=None, progress: bool | None = False, desc: str = "", what: str = "cells") -> Outcome:
+             measure=None, progress: bool | None = False, desc: str = "", what: str = "cells",
+             final: bool = True) -> Outcome:
         """Play every cell to ``games`` (with ``until_ci``: in the rounds of the stopping rule,
         ``measure(b)`` giving the widest interval over games ``0`` to ``b - 1``, read with
         :meth:`results`).  ``jobs``: worker processes; ``progress``: True shows a bar (games of
-        all cells), None only on a terminal, False never.  Returns the :class:`Outcome`; the
-        record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
+        all cells), None only on a terminal, False never.  ``final=False``: more play follows
+        (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
+        the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
         from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, sigterm_raises, stop_exit_code
 
         t0 = time.perf_counter()
@@ -403,7 +424,8 @@ class Experiment:
                     stop.reason = f"interrupted ({how}); the {what} that finished before it are kept"
             status = "failed" if self.error is not None else "interrupted" if self.interrupted else "complete"
             seconds = time.perf_counter() - t0
-            self.config.update(status=status, error=str(self.error) if self.error is not None else None,
+            self.config.update(status=status if final or status != "complete" else "running",
+                               error=str(self.error) if self.error is not None else None,
                                stopping=stop.as_dict())
             self.config["play_seconds"] = round(_number(self.config.get("play_seconds")) + seconds, 3)
             self.config.pop("pid", None)

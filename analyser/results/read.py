@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analyser import traces
 from analyser.core import InputError
 from analyser.csvsafe import restore_frame
 from analyser.registry import get_game
@@ -39,7 +40,7 @@ def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
             pieces.append(_narrow(t))
     if not pieces:
         return pd.DataFrame()
-    table = pa.concat_tables(pieces, promote_options="permissive")
+    table = traces.concat_tables(pieces)  # (score traces: lists, or text in parts of older runs)
     del pieces
     if per_part is None:
         return table.to_pandas()
@@ -173,7 +174,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                 df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
     for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
         if getattr(col, "kind", "") == "trace" and col in df.columns:
-            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
+            df[col] = df[col].astype(object).where(df[col].notna(), "")  # (a list, or text from CSV)
     if "strategy" in df.columns:
         seen = _distinct_text(df["strategy"])
         order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
@@ -187,7 +188,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
 
 
 #: The kinds of folder an experiment writes (config.json ``kind``), each with its own report.
-EXPERIMENT_KINDS = ("sweep", "tournament", "compare")
+EXPERIMENT_KINDS = ("sweep", "tournament", "compare", "ladder")
 
 
 def _experiment_kind(folder: Path) -> str | None:

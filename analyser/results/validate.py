@@ -13,11 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analyser import traces
 from analyser.core import InputError
 
 
 def _kind_of(dtype) -> str:
-    """``"int"``, ``"float"``, ``"bool"``, ``"text"`` or ``"other"`` for a pandas dtype or a
+    """``"int"``, ``"float"``, ``"bool"``, ``"text"``, ``"list"`` (a pyarrow list of numbers: a
+    score trace) or ``"other"`` for a pandas dtype or a
     pyarrow DataType (so a schema can be checked before a lazily read table is loaded)."""
     try:
         import pyarrow as pa
@@ -34,6 +36,8 @@ def _kind_of(dtype) -> str:
                 return "text"
             if pa.types.is_null(dtype):
                 return "float"  # all missing
+            if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+                return "list" if _kind_of(dtype.value_type) in ("int", "float") else "other"
             return "other"
     except ImportError:  # pragma: no cover - pyarrow is a dependency
         pass
@@ -52,9 +56,7 @@ def _kind_of(dtype) -> str:
 
 _ACCEPTS = {"whole": {"int", "float"}, "count": {"int", "float"}, "number": {"int", "float"},
             "share": {"int", "float"}, "label": {"text", "int"}, "flag": {"bool", "int"},
-            "trace": {"text", "int", "float"}}
-#: A score trace: finite numbers separated by spaces (``encode_trace``), or nothing.
-_TRACE = r"\s*(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s+-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)*)?\s*"
+            "trace": {"text", "int", "float", "list"}}
 
 
 #: What a cell of each kind is called in a message.
@@ -155,16 +157,9 @@ def _check_values(df: pd.DataFrame, schema, path) -> None:
                                  "1,000 characters")
             continue
         if col.kind == "trace":
-            cells = s.astype(object)
-            present = cells.notna().to_numpy()
-            text = cells[present].astype(str)
-            import pyarrow as pa
-            import pyarrow.compute as pc
-            arr = pa.array(text.to_numpy(dtype=object), type=pa.large_string())
-            ok = pc.match_substring_regex(arr, f"^(?:{_TRACE})$").to_numpy(zero_copy_only=False)
-            bad = ~ok.astype(bool) | (pc.utf8_length(arr).to_numpy(zero_copy_only=False) > 1_000_000)
+            bad, present = traces.check(s)
             if bad.any():
-                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(_lift(bad, ~present))} is not "
+                raise InputError(f"{where}: column {str(col)!r}: row {_first_row(bad)} is not "
                                  f"a score trace; it takes {col.accepts()}")
             if not col.missing and not present.all():
                 raise InputError(f"{where}: column {str(col)!r}: row {_first_row(~present)} is empty; "

@@ -84,7 +84,7 @@ def default_out(game_id: str, parent: str | Path = "reports") -> Path:
 
 
 #: What each kind of analyser output is called in messages (config.json ``kind``; a run has none).
-KIND_NAMES = {"run": "run", "sweep": "sweep", "tournament": "tournament", "compare": "comparison"}
+KIND_NAMES = {"run": "run", "sweep": "sweep", "tournament": "tournament", "compare": "comparison", "ladder": "ladder", "tune": "tune"}
 
 
 def previous_output(out: str | Path) -> dict | None:
@@ -116,7 +116,8 @@ def describe_output(previous: dict, where: str | Path | None = None) -> str:
         games = f"{done:,} games" if done == asked or not isinstance(asked, int) else f"{done:,} of {asked:,} games"
         return f"{what} ({games})"
     counts = {"sweep": ("cells", "cell", "cells"), "tournament": ("tables", "table", "tables"),
-              "compare": ("games", "game per side", "games per side")}
+              "ladder": ("budgets", "budget", "budgets"),
+              "compare": ("games", "game per side", "games per side"), "tune": ("trials", "trial", "trials")}
     for key, one, many in [counts[kind]] if kind in counts else counts.values():
         n = previous.get(key)
         n = len(n) if isinstance(n, list) else n
@@ -170,7 +171,7 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     listed = [n for n in previous.get("files") or [] if isinstance(n, str)] \
         if isinstance(previous.get("files"), list) else []
     names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
-                                                 "index.html"}
+                                                 "index.html", "components.csv"}
     if kind == "compare":
         names |= {"a", "b"}  # the sides of a comparison of rule sets or lineups (run folders)
     for name in sorted(names):

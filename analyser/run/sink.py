@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from analyser import traces
 from analyser.csvsafe import to_csv
 from analyser.run import store
 from analyser.runner import ROW_FIELDS, BatchResult
@@ -75,41 +77,124 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     """One batch's results -> its slice of the tidy results frame and of each extra table, sorted
     by game index (and seat).  Concatenating the slices of all batches in game order gives the
     run's frames."""
-    cols = list(ROW_FIELDS) + list(game.metric_columns)
-    df = (pd.DataFrame(b.columns, columns=cols) if b.columns is not None
-          else pd.DataFrame.from_records(b.rows, columns=cols))
+    cols = [str(c) for c in list(ROW_FIELDS) + list(game.metric_columns)]
+    if b.columns is not None:
+        data = {str(k): v for k, v in traces.unpack_columns(b.columns).items()}
+    else:
+        frame = pd.DataFrame.from_records(b.rows, columns=cols)
+        data = {c: frame[c].to_numpy() for c in cols}
+    n = len(data["game_index"])
+    index = np.asarray(data["game_index"]).astype("int64")
+    seat = np.asarray(data["seat"]).astype("int64")
+    if n > 1 and not ((index[1:] > index[:-1]) | ((index[1:] == index[:-1]) & (seat[1:] > seat[:-1]))).all():
+        order = np.lexsort((seat, index))  # (a batch's rows come in order; this is the fallback)
+        data = {c: (v.take(order) if hasattr(v, "take") else np.asarray(v)[order]) for c, v in data.items()}
+        index, seat = index[order], seat[order]
     names = list(dict.fromkeys(strategies))
-    df["strategy"] = pd.Categorical([strategies[int(i)] for i in df["strategy"]], categories=names)
-    df["game_seed"] = df["game_seed"].astype("uint64")
-    for c in ("game_index", "seat", "rank"):
-        df[c] = df[c].astype("int64")
-    df["win"] = df["win"].astype("float64")
-    df = df.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
-    front = pd.DataFrame({"run_id": pd.Categorical([run_id] * len(df)),
-                          "game": pd.Categorical([game.id] * len(df))})
-    df.insert(2, "players", np.full(len(df), players, dtype="int64"))
-    rule_cols = {}
+    if n:  # strategy indices -> categories (one code per lineup entry, no loop over rows)
+        code_of = np.array([names.index(s) for s in strategies], dtype=np.int64)
+        strategy = pd.Categorical.from_codes(code_of[np.asarray(data["strategy"]).astype(np.int64)],
+                                             dtype=_dtype_of(tuple(names)))
+    else:
+        strategy = pd.Categorical([], categories=names)
+    out = {"run_id": _same(run_id, n), "game": _same(game.id, n), "game_index": index,
+           "game_seed": np.asarray(data["game_seed"]).astype("uint64"), "players": np.full(n, players, dtype="int64"),
+           "seat": seat, "strategy": strategy}
     for k, v in params.as_dict().items():
-        if k in df.columns:
+        if k in data:
             raise RuntimeError(f"rule option {k!r} collides with a result column")
-        rule_cols[k] = pd.Categorical([v] * len(df)) if isinstance(v, str) else np.full(len(df), v)
-    ident = ["game_index", "game_seed", "players", "seat", "strategy"]
-    df = pd.concat([front, df[ident], pd.DataFrame(rule_cols, index=df.index), df.drop(columns=ident)], axis=1)
+        out[k] = _same(v, n) if isinstance(v, str) else np.full(n, v)
+    for c in cols[4:]:  # score, rank, win, then the title's metrics
+        v = data[c]
+        out[c] = (np.asarray(v).astype("int64") if c == "rank" else np.asarray(v).astype("float64") if c == "win"
+                  else v)
+    df = pd.DataFrame(out)
     extra_frames = {}
     for name, recs in b.extras.items():
         if not recs:
             continue
-        frame = pd.DataFrame.from_records(recs)
+        # rows as {key: values} (runner._as_columns), or as records
+        frame = pd.DataFrame(recs) if isinstance(recs, dict) else pd.DataFrame.from_records(recs)
         if {"game_index", "seat"} <= set(frame.columns):
             # each row also names its run, game seed and strategy, so the table stands on its own
-            keys = df[["run_id", "game_index", "game_seed", "seat", "strategy"]]
-            frame = frame.merge(keys, on=["game_index", "seat"], how="left", validate="many_to_one")
-            first = [c for c in ("run_id", "game_index", "game_seed", "round", "seat", "strategy") if c in frame]
-            frame = frame[first + [c for c in frame.columns if c not in first]]
-        frame = frame.sort_values([c for c in ("game_index", "round", "seat") if c in frame.columns],
-                                  kind="stable").reset_index(drop=True)
+            frame = _with_keys(frame, df, players)
+        by = [c for c in ("game_index", "round", "seat") if c in frame.columns]
+        if not _sorted(frame, by):
+            frame = frame.sort_values(by, kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
+    if b.components is not None:
+        from analyser.core import COMPONENTS
+        extra_frames[str(COMPONENTS)] = components_frame(b.components, run_id)
     return df, extra_frames
+
+
+def _with_keys(frame: pd.DataFrame, df: pd.DataFrame, players: int) -> pd.DataFrame:
+    """An extra table's rows joined to their results rows on (game_index, seat): run_id,
+    game_seed and strategy added, the columns ordered run_id, game_index, game_seed, round, seat,
+    strategy, then the rest.  A batch's results hold every seat of each game in order, so a row's
+    results row is found by position; otherwise (never in a run) by a pandas merge."""
+    gi = frame["game_index"].to_numpy()
+    seat = frame["seat"].to_numpy()
+    res_gi, res_seat = df["game_index"].to_numpy(), df["seat"].to_numpy()
+    pos = None
+    if len(df) and len(df) % players == 0 and gi.dtype.kind in "iu" and seat.dtype.kind in "iu":
+        pos = (gi.astype(np.int64) - int(res_gi[0])) * players + seat.astype(np.int64)
+        if not (((pos >= 0) & (pos < len(df))).all() and (res_gi[np.clip(pos, 0, len(df) - 1)] == gi).all()
+                and (res_seat[np.clip(pos, 0, len(df) - 1)] == seat).all()):
+            pos = None
+    if pos is None:
+        keys = df[["run_id", "game_index", "game_seed", "seat", "strategy"]]
+        joined = frame.merge(keys, on=["game_index", "seat"], how="left", validate="many_to_one")
+    else:
+        joined = {c: frame[c] for c in frame.columns}
+        for c in ("run_id", "game_seed", "strategy"):
+            joined[c] = df[c].array.take(pos) if c != "game_seed" else df[c].to_numpy()[pos]
+    first = [c for c in ("run_id", "game_index", "game_seed", "round", "seat", "strategy") if c in joined]
+    order = first + [c for c in (joined.columns if pos is None else joined) if c not in first]
+    return joined[order] if pos is None else pd.DataFrame({c: joined[c] for c in order})
+
+
+def _sorted(frame: pd.DataFrame, by: list[str]) -> bool:
+    """True when ``frame``'s rows are in ascending order of ``by`` (lexicographic)."""
+    if len(frame) < 2 or not by:
+        return True
+    cols = [frame[c].to_numpy() for c in by]
+    if any(c.dtype.kind not in "iuf" for c in cols):
+        return False
+    equal = np.ones(len(frame) - 1, dtype=bool)
+    ok = np.zeros(len(frame) - 1, dtype=bool)
+    for c in cols:
+        ok |= equal & (c[1:] > c[:-1])
+        equal &= c[1:] == c[:-1]
+    return bool((ok | equal).all())
+
+
+def _same(text: str, n: int) -> pd.Categorical:
+    """A categorical column of ``n`` rows that all hold ``text`` (built from codes: the same
+    column as ``pd.Categorical([text] * n)`` without a list of ``n`` strings to factorize)."""
+    if not n:
+        return pd.Categorical([])
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=_dtype_of((text,)))
+
+
+@lru_cache(maxsize=256)
+def _dtype_of(categories: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The categorical dtype of ``categories`` (checked once, then shared by every batch)."""
+    return pd.CategoricalDtype(list(categories))
+
+
+def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
+    """A batch's components table (:func:`analyser.runner.component_columns`) as a frame:
+    ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
+    (int32), ordered by game, seat and component."""
+    from analyser.runner import component_rows, unpack
+
+    game, seat = component_rows(cols)
+    return pd.DataFrame({
+        "run_id": pd.Categorical.from_codes(np.zeros(len(game), dtype=np.int8), categories=[run_id]),
+        "game_index": game, "seat": seat,
+        "component": pd.Categorical.from_codes(unpack(cols["code"]).astype(np.int32), categories=list(cols["labels"])),
+        "count": unpack(cols["count"]).astype(np.int32)})
 
 
 def compact(frame: pd.DataFrame) -> pd.DataFrame:
@@ -137,10 +222,11 @@ def batch_tables(game, params, players, strategies, b: BatchResult, run_id: str)
     """One batch as arrow tables: ``{name: table}`` for each extra table, then ``results``."""
     import pyarrow as pa
     df, extras = batch_frames(game, params, players, strategies, b, run_id)
-    out = {name: pa.Table.from_pandas(f, preserve_index=False) for name, f in extras.items()}
+    out = {name: pa.Table.from_pandas(f, preserve_index=False, nthreads=1) for name, f in extras.items()}
     for name in game.extra_tables:  # every batch has a part of each extra table, maybe empty
         out.setdefault(name, pa.table({"game_index": pa.array([], pa.int64())}))
-    out[store.RESULTS] = pa.Table.from_pandas(df, preserve_index=False)
+    # one thread: for frames of this size pyarrow's default starts a thread pool per call
+    out[store.RESULTS] = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)
     return out
 
 
@@ -180,7 +266,8 @@ def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
             with open(tmp, "wb") as fh:
                 header = True
                 for p in parts:
-                    t = store.read_part_table(p)  # a resumed folder's parts may be anyone's
+                    # a resumed folder's parts may be anyone's; score traces as text "0 3 3 7"
+                    t = traces.table_as_text(store.read_part_table(p))
                     if not t.num_rows:
                         continue
                     # the same text as pandas' to_csv (text cells neutralised for spreadsheets),

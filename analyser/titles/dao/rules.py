@@ -45,12 +45,13 @@ display is never empty and the deck never is.
 from __future__ import annotations
 
 import enum
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option, ranks_from
 from analyser.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
@@ -169,6 +170,14 @@ def shuffled(cards, rng) -> list:
     random = rng.random
     keys = [random() for _ in cards]
     return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
+
+
+@lru_cache(maxsize=1024)
+def unseen_cards(unseen: tuple[tuple[int, ...], ...]) -> tuple:
+    """The cards of ``unseen`` (``unseen[colour][value]`` counts) colour-major, ascending value:
+    the order :meth:`Dao.determinize` shuffles them from (cached: one decision's search asks for
+    the same cards at every iteration)."""
+    return tuple(Card(c, v) for c, row in enumerate(unseen) for v, k in enumerate(row) for _ in range(k))
 
 
 @lru_cache(maxsize=64)
@@ -311,6 +320,9 @@ class DaoView:
         return s.params.bonus(s.n)[seat] + sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
 
 
+_colour_of = itemgetter(0)
+
+
 def scoring_colour_cards(cards, colours: int) -> int:
     """How many of ``cards`` are of their best net colour (ties: the lowest colour index)."""
     gain = [0] * colours
@@ -342,6 +354,12 @@ class Dao(Game):
     #: The start-bonus variant a seat-compensation sweep varies (points, one per seat).
     seat_bonus_rule = "seat_bonus"
     live_views = True
+    extra_tables = (COMPONENTS,)
+    #: Component impact (README): more cards usually mean more penalty points, whatever the cards.
+    component_note = ("A card outside a seat's best colour costs it a point and a bust hands the seat the whole "
+                      "display, so a seat holding more cards tends to lose whatever they are: most effects are "
+                      "negative. Compare the cards with each other (one far from the rest stands out) rather "
+                      "than with 0.")
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: DaoParams, n_players: int) -> None:
@@ -405,13 +423,16 @@ class Dao(Game):
         display = s.display
         if action is TAKE:
             card = display.pop(0)
-            v = card[1]
+            c, v = card
             s.total -= v
-            s.gain[seat][card[0]] += v + 1
-            s.held[seat] += 1
+            gain = s.gain[seat]
+            gain[c] += v + 1
+            held = s.held
+            held[seat] += 1
             s.piles[seat].append(card)
-            s.turn += 1
-            s.events.append((s.turn, seat, sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]))
+            turn = s.turn = s.turn + 1
+            done = s.half_scores[seat]  # scores of finished halves (none in the first half)
+            s.events.append((turn, seat, (sum(done) if done else 0) + max(gain) - held[seat]))
             s.current = (seat + 1) % s.n
             if not display:
                 self._refill(s, s.params)
@@ -421,43 +442,52 @@ class Dao(Game):
         p = s.params
         deck = s.deck
         card = deck.pop()
-        v = card[1]
-        s.unseen[card[0]][v] -= 1
+        c, v = card
+        s.unseen[c][v] -= 1
         s.n_unseen -= 1
         prev_v = display[-1][1]
         display.append(card)
         total = s.total = s.total + v
+        busted = False
         if total > p.bust_limit:
             ex = p.equal_exception
             if not ((ex == "adjacent" and v == prev_v) or (ex == "front" and v == display[0][1])):
                 self._take_display(s, seat)
                 s.busts[seat] += 1
-                s.events.append((s.turn + 1, seat, sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]))
+                done = s.half_scores[seat]
+                s.events.append((s.turn + 1, seat, (sum(done) if done else 0) + max(s.gain[seat]) - s.held[seat]))
+                busted = True
         s.turn += 1
         if not deck:
             self._end_half(s, p)
             return
         s.current = (seat + 1) % s.n
-        if not s.display:
+        if busted:  # only a bust empties the display on a reveal
             self._refill(s, p)
 
     def _take_display(self, s: DaoState, seat: int) -> None:
         gain = s.gain[seat]
-        s.piles[seat].extend(s.display)
-        for c, v in s.display:
+        display = s.display
+        s.piles[seat].extend(display)
+        for c, v in display:
             gain[c] += v + 1
-        s.held[seat] += len(s.display)
+        s.held[seat] += len(display)
         s.display = []
         s.total = 0
 
     def _refill(self, s: DaoState, p: DaoParams) -> None:
-        for _ in range(min(p.display_size, len(s.deck))):
-            card = s.deck.pop()
-            s.unseen[card[0]][card[1]] -= 1
-            s.n_unseen -= 1
-            s.display.append(card)
-            s.total += card[1]
-        if not s.deck:
+        deck, display, unseen = s.deck, s.display, s.unseen
+        k = min(p.display_size, len(deck))
+        total = s.total
+        for _ in range(k):
+            card = deck.pop()
+            c, v = card
+            unseen[c][v] -= 1
+            display.append(card)
+            total += v
+        s.total = total
+        s.n_unseen -= k
+        if not deck:
             self._end_half(s, p)
 
     def _end_half(self, s: DaoState, p: DaoParams) -> None:
@@ -486,8 +516,7 @@ class Dao(Game):
         ``rng``, the current deck's ``deck_size`` on top and the rest as the second half's
         ``reserve_size`` cards.  Reads only public attributes of the view."""
         p = view.params
-        hidden = [Card(c, v) for c, row in enumerate(view.unseen) for v, k in enumerate(row) for _ in range(k)]
-        cards = shuffled(hidden, rng)
+        cards = shuffled(unseen_cards(tuple(map(tuple, view.unseen))), rng)
         cut = view.reserve_size
         return DaoState(params=p, n=view.n_players, deck=cards[cut:], reserve=cards[:cut],
                         display=list(view.display), total=view.total, piles=[list(x) for x in view.piles],
@@ -527,8 +556,10 @@ class Dao(Game):
         equal too (rules.md, "Ties").  ``shared``: equal scores share a rank."""
         if s.params.tie_break != "most_cards":
             return ranks_from(scores, winners)
-        keys = [(scores[i], len(s.piles[i])) for i in range(s.n)]
-        return [1 + sum(1 for k in keys if k > keys[i]) for i in range(s.n)]
+        keys = list(zip(scores, map(len, s.piles)))
+        order = sorted(keys)
+        n = len(keys)
+        return [1 + n - bisect_right(order, k) for k in keys]  # 1 + the seats with a greater key
 
     def count_notes(self, params: DaoParams, n_players: int) -> list[str]:
         """The two-halves variant when the count (or the option) switches it on."""
@@ -565,28 +596,56 @@ class Dao(Game):
         (:meth:`score_history`, :func:`analyser.core.encode_trace`).
         """
         trace = encode_trace(self.score_history(s), s.n)
+        colours = s.params.colours
         out = []
         for seat in range(s.n):
             pile = s.piles[seat]
             share = float("nan")
             if pile:
-                marks = [0] + s.half_marks[seat] + ([] if s.over else [len(pile)])
-                colours = s.params.colours
                 in_colour = 0
-                for a, b in zip(marks[:-2], marks[1:-1]):  # finished earlier halves
-                    in_colour += scoring_colour_cards(pile[a:b], colours)
+                marks = s.half_marks[seat]
+                if s.over and len(marks) == 1:  # one half, played out
+                    a, b = 0, marks[0]
+                else:
+                    marks = [0] + marks + ([] if s.over else [len(pile)])
+                    for a, b in zip(marks[:-2], marks[1:-1]):  # finished earlier halves
+                        in_colour += scoring_colour_cards(pile[a:b], colours)
+                    a, b = marks[-2], marks[-1]
                 # the last (or current) half: its gain is still in the state
                 gain = s.gain[seat]
                 best = gain.index(max(gain))
-                in_colour += sum(1 for c in pile[marks[-2]:marks[-1]] if c[0] == best)
+                last = pile if a == 0 and b == len(pile) else pile[a:b]
+                in_colour += list(map(_colour_of, last)).count(best)
                 share = in_colour / len(pile)
             out.append({"cards": len(pile), "busts": s.busts[seat], "colour_share": share,
                         "turns": s.turn, "score_trace": trace[seat]})
         return out
 
+    def components(self, s: DaoState) -> list[list[Card]]:
+        """Per seat, the cards it took (``piles``, both halves with ``two_player_halves``), one
+        entry per card: the component id is the card's colour and value, e.g. ``fire 3``
+        (:class:`Card` prints so).  The seat's own list, not a copy: read it, never change it."""
+        return s.piles
+
+    def component_catalog(self, params: DaoParams) -> dict[str, dict]:
+        """Every colour and value of the deck under ``params`` (colour-major, values ascending),
+        with a fix to test: the ``values`` option with one copy fewer of that value (in every
+        colour: the rules treat the colours alike)."""
+        counts = params.value_counts
+        out = {}
+        for colour in range(params.colours):
+            for value, copies in counts:
+                if not copies:
+                    continue
+                fewer = ",".join(f"{v}x{c - 1 if v == value else c}" for v, c in counts)
+                out[str(Card(colour, value))] = {
+                    "what": f"{COLOUR_NAMES[colour]} card of value {value}, {copies} per colour",
+                    "option": "values", "file": "", "line": None, "fix": f"values={fewer}"}
+        return out
+
     def score_history(self, s: DaoState) -> list[list[int]]:
         """Every seat's running score after each round of ``n`` turns (the last round may be
-        short), rebuilt from ``events``."""
+        short), rebuilt from ``events``: ``history[round][seat]``."""
         n = s.n
         bonus = s.params.bonus(n)
         history, cur = [], list(bonus)

@@ -101,7 +101,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import ExtraTable, Game, InputError, Metric, Params, option
+from analyser.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, option
 from analyser.perseat import seat_values
 from analyser.safeio import read_component_rows
 
@@ -385,15 +385,21 @@ class DragonState:
     * ``end``: None or the trigger ("royals", "deck", "cap"); ``final`` (final scoring per seat);
       ``stats`` (per seat royals by source and cup figures), ``income`` (per round, per seat
       ``[geld, royals]`` collected at tax, None if the seat did not collect), ``actions_taken``.
+
+    ``tally`` (not part of the state's value): per seat, the Havocs it bought or played (card
+    positions, in order; they go to the discard pile, so ``play`` does not keep them), for
+    :meth:`DragonLairds.components`; a list in a game dealt by ``initial_state``, None in a copy
+    or a state loaded from a dict.
     """
 
-    __slots__ = STATE_FIELDS + ("deck_table", "views")
+    __slots__ = STATE_FIELDS + ("deck_table", "views", "tally")
 
     def __init__(self, **kw):
         for k in STATE_FIELDS:
             setattr(self, k, kw[k])
         self.deck_table = load_deck(self.params.components)
         self.views = [None] * self.n
+        self.tally = None
 
     def __eq__(self, other):
         return isinstance(other, DragonState) and all(getattr(self, k) == getattr(other, k) for k in STATE_FIELDS)
@@ -406,6 +412,7 @@ class DragonState:
             setattr(self, k, v)
         self.deck_table = load_deck(self.params.components)
         self.views = [None] * self.n
+        self.tally = None
 
     def __repr__(self):
         return f"DragonState(players={self.n}, round={self.round}, phase={self.phase!r})"
@@ -578,8 +585,12 @@ class DragonLairds(Game):
             Metric(c, "count") for c in ("cup_wins", "cup_paid", "cup_cashed", "cup_rounds")) + (
         Metric("cup_net_geld", "whole"), Metric("challenges", "count"))
     extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
-                                          Metric("royals", "whole")), feeds="the income tables and curves"),)
+                                          Metric("royals", "whole")), feeds="the income tables and curves"),
+                    COMPONENTS)
     live_views = True
+    #: Component impact (README): a seat with more geld buys more, and dearer, cards.
+    component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
+                      "winning whatever they do. Compare a card with others of about its cost rather than with 0.")
 
     def report_notes(self, params: DragonParams) -> list[str]:
         """The report's note on the deck (rules page, "The deck is an approximation"): the
@@ -631,6 +642,7 @@ class DragonLairds(Game):
                         bids=[None] * n, bidders=[], challenger=-1, cursor=0, order=[], turn_pos=0,
                         commoner_next=0, end=None, final=None, last_auction=None, stats=stats, income=[],
                         actions_taken=0, cup_open=True)
+        s.tally = [[] for _ in range(n)]
         self._setup_next(s, rng)
         return s
 
@@ -1045,6 +1057,8 @@ class DragonLairds(Game):
         card = s.deck_table.cards[c]
         if card.type == HAVOC:
             s.discard.insert(0, c)
+            if s.tally is not None:
+                s.tally[seat].append(c)
             return self._effect(s, seat, card.ability, -1)
         s.play[seat].append(c)
         return False
@@ -1148,6 +1162,28 @@ class DragonLairds(Game):
                 if x is not None:
                     rows.append({"round": r, "seat": seat, "geld": x[0], "royals": x[1]})
         return {"income": rows}
+
+    def components(self, s: DragonState) -> list[list[str]]:
+        """Per seat, every card it bought or played (rules page, Round 2; the free card of the
+        setup included), one entry per card, by its id in the deck file (``Y05``): the cards in
+        play, then the Havocs it resolved (recorded only in a game dealt by ``initial_state``)."""
+        cards = s.deck_table.cards
+        tally = s.tally or [[] for _ in range(s.n)]
+        return [[cards[c].id for c in s.play[seat]] + [cards[c].id for c in tally[seat]] for seat in range(s.n)]
+
+    def component_catalog(self, params: DragonParams) -> dict[str, dict]:
+        """Every card of the deck file (``components``; the built-in approximate deck when
+        empty), in file order: name, colour, type and cost, and its line in the file."""
+        path = params.data_files()["components"]
+        deck = load_deck(params.components)
+        lines = {row[0]: line for line, row in read_component_rows(path, "components", HEADER, MAX_FILE_BYTES)
+                 if row}
+        out = {}
+        for c in deck.cards:
+            cost = f"{c.cost} {'royals' if c.type == HAVOC else 'geld'}"
+            out[c.id] = {"what": f"{c.name}, {deck.colours[c.colour]} {TYPES[c.type]}, cost {cost}",
+                         "option": "components", "file": str(path), "line": lines.get(c.id), "fix": ""}
+        return out
 
     def resample_hidden(self, s: DragonState, seat: int, rng) -> DragonState:
         """For ``analyser check``: a copy with the cards ``seat`` cannot see (the deck, the discard

@@ -113,7 +113,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, encode_trace, option
+from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
 from analyser.perseat import seat_values
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
@@ -142,6 +142,20 @@ def face_name(face) -> str:
     coat, x = face
     name = "?" if coat == JOKER else COATS[coat]
     return name + (f"+{x}" if x else "")
+
+
+_FACE_IDS: dict = {}
+
+
+def face_id(die: int, face) -> str:
+    """The component id of ``face`` (``(coat, crosses)``) on die ``die`` (0-3): ``"die 2
+    black+2"`` - the die's line in the components file and the face as written there (a face
+    written twice on one die is one component).  The same string object every time."""
+    key = (die, face)
+    out = _FACE_IDS.get(key)
+    if out is None:
+        out = _FACE_IDS[key] = f"die {die + 1} {face_name(face)}"
+    return out
 
 
 def parse_face(text: str):
@@ -381,6 +395,20 @@ def load_components(path: str = "") -> Components:
                          f"{w} x {h} map (rows 0-{h - 1}, columns 0-{w - 1})")
     return Components(dice=tuple(dice[i] for i in range(4)), width=w, height=h, castle=r * STRIDE + c,
                       rows=tuple(rows.get(k, (0, -1)) for k in range(6)), source=str(p))
+
+
+def component_lines(path: str = "") -> dict[tuple[str, str], int]:
+    """The line of each ``die`` and ``spell`` entry of a components file (``""``: the built-in
+    one) as ``{(part, name): line}`` - e.g. ``("die", "2")``, ``("spell", "black")`` - for the
+    component report.  The file is read as :func:`load_components` reads it (call that first:
+    this one does not check it again)."""
+    p = Path(path).expanduser() if path else DEFAULT_COMPONENTS
+    out = {}
+    for i, raw in enumerate(_read_text(p).splitlines()):
+        fields = [f.strip().lower() for f in raw.strip().split(",")]
+        if len(fields) == 3 and fields[0] in ("die", "spell") and (fields[0], fields[1]) not in out:
+            out[(fields[0], fields[1])] = i + 1
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -873,14 +901,19 @@ class KingdominoState:
       placement at all.
     * ``history``: both seats' scores ``(seat 0, seat 1)`` after each finished round (domain
       points plus S5 points), the source of the ``score_trace`` metric.
+
+    ``tally`` (not part of the state's value): per seat, the id of every die face it drew onto
+    its map (:meth:`KingdominoDuel.components`); a list in a game set up by ``initial_state``,
+    None in a copy or a state loaded from a dict.
     """
 
-    __slots__ = _SLOTS + ("cache",)
+    __slots__ = _SLOTS + ("cache", "tally")
 
     def __init__(self, **kw):
         for k in _SLOTS:
             setattr(self, k, kw[k])
         self.cache = None
+        self.tally = None
 
     def __eq__(self, other):
         return isinstance(other, KingdominoState) and all(
@@ -893,6 +926,7 @@ class KingdominoState:
         for k in _SLOTS:
             setattr(self, k, d[k])
         self.cache = None
+        self.tally = None
 
     def __repr__(self):
         return f"KingdominoState(round={self.round}, phase={self.phase}, a={self.a})"
@@ -1004,6 +1038,11 @@ class KingdominoDuel(Game):
         "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
         Metric("end", "label"), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
     trace_unit = "rounds"
+    extra_tables = (COMPONENTS,)
+    #: Component impact (README): faces are chosen from the roll, spells won by a race.
+    component_note = ("A face is drawn by the seat that chose it from the roll (or was left it), and a spell goes to "
+                      "the seat that fills its row first: an effect mixes what a face or spell is worth with the play "
+                      "that led to it.")
     #: One more cell in a domain with one cross is one point: close when the top two are a point apart.
     close_margin = 1
     #: The start-points variant a seat-compensation sweep varies (points, one per seat).
@@ -1035,6 +1074,7 @@ class KingdominoDuel(Game):
             boxes=[[0] * 6, [0] * 6], row_owner=[-1] * 6, spell_owner=[-1] * 6, spell_used=[False] * 6,
             spell_round=[0] * 6, s5_coat=-1, castle_round=[0, 0], queue=[], end="", passes=[0, 0],
             stuck=[0, 0], history=[])
+        s.tally = [[], []]
         return s
 
     # -- queries ----------------------------------------------------------------------------
@@ -1343,6 +1383,9 @@ class KingdominoDuel(Game):
             x1 = f1[1] + (1 if s.bonus[seat] == act.cell1 else 0)
             m.draw(act.cell0, act.coat0, x0)
             m.draw(act.cell1, act.coat1, x1)
+            if s.tally is not None:  # the faces drawn, as die and face (after an S4 turn)
+                d0, d1 = s.hand[seat]
+                s.tally[seat] += (face_id(d0, f0), face_id(d1, f1))
             if s.bonus[seat] >= 0:
                 s.castle_round[seat] = s.round
             due = []
@@ -1489,6 +1532,37 @@ class KingdominoDuel(Game):
                         "largest_domain": m.largest(), "crosses": sum(m.cross), "rounds": s.round, "end": s.end,
                         "turns": s.round, "score_trace": trace[seat]})
             out.append(row)
+        return out
+
+    def components(self, s: KingdominoState) -> list[list[str]]:
+        """Per seat: every die face it drew onto its map, one entry per face drawn (rules page,
+        Round): ``"die 2 black+2"`` (:func:`face_id`; a face turned by S4 counts as the face it
+        was turned to, on the same die), then the spells it gained, ``"S1"`` to ``"S6"``
+        (Spellbook).  Faces are recorded only in a game set up by ``initial_state`` (a state
+        loaded mid-game records its spells only)."""
+        tally = s.tally or [[], []]
+        owner = s.spell_owner
+        return [tally[seat] + [SPELLS[sp] for sp in range(6) if owner[sp] == seat] for seat in (0, 1)]
+
+    def component_catalog(self, params: KingdominoParams) -> dict[str, dict]:
+        """Every face of every die (die order, then face order; a face written twice on a die is
+        one component) and every spell with a spellbook row, each with its line in the components
+        file (``components``; the built-in file when empty)."""
+        comp = params.comp
+        lines = component_lines(params.components)
+        path = str(Path(params.components).expanduser() if params.components else DEFAULT_COMPONENTS)
+        out = {}
+        for d, die in enumerate(comp.dice):
+            for face in dict.fromkeys(die):
+                where = [str(j + 1) for j, f in enumerate(die) if f == face]
+                faces = f"face {where[0]}" if len(where) == 1 else f"faces {', '.join(where[:-1])} and {where[-1]}"
+                out[face_id(d, face)] = {"what": f"{faces} of die {d + 1}", "option": "components", "file": path,
+                                         "line": lines.get(("die", str(d + 1))), "fix": ""}
+        for coat, (boxes, sp) in enumerate(comp.rows):
+            if sp >= 0:
+                out[SPELLS[sp]] = {"what": f"spell {SPELLS[sp]}: {COATS[coat]} row of {boxes} boxes",
+                                   "option": "components", "file": path,
+                                   "line": lines.get(("spell", COATS[coat])), "fix": ""}
         return out
 
     def check_invariants(self, s: KingdominoState) -> None:

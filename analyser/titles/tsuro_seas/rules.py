@@ -127,7 +127,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import Game, InputError, Metric, Params, encode_trace, option
+from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
 from analyser.safeio import read_component_rows
 
 # --------------------------------------------------------------------------------------------
@@ -568,10 +568,12 @@ class TsuroState:
     * ``afloat[seat]``: the ship's own turns completed afloat (its score).
 
     ``fresh`` (not part of the state's value) is set by ``apply`` so that the first turn beginning
-    during an action starts ``prev_events`` anew.
+    during an action starts ``prev_events`` anew.  ``tally`` (not part of the state's value
+    either): per seat, the id of every wake tile it placed (:meth:`TsuroSeas.components`); a
+    list in a game dealt by ``initial_state``, None in a copy or a state loaded from a dict.
     """
 
-    __slots__ = _SLOTS + ("cache", "fresh")
+    __slots__ = _SLOTS + ("cache", "fresh", "tally")
 
     def __init__(self, **kw):
         if "afloat" not in kw:
@@ -580,6 +582,7 @@ class TsuroState:
             setattr(self, k, kw[k])
         self.cache = None
         self.fresh = True
+        self.tally = None
 
     def __eq__(self, other):
         return isinstance(other, TsuroState) and all(getattr(self, k) == getattr(other, k) for k in _SLOTS)
@@ -592,6 +595,7 @@ class TsuroState:
             setattr(self, k, d[k])
         self.cache = None
         self.fresh = True
+        self.tally = None
 
 
 class TsuroView:
@@ -698,6 +702,11 @@ class TsuroSeas(Game):
                       Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
                       Metric("score_trace", "trace", missing=True))
     trace_unit = "turns"
+    extra_tables = (COMPONENTS,)
+    #: Component impact (README): a ship afloat longer places more tiles, whatever the tiles.
+    component_note = ("A ship that stays afloat longer places more tiles, so most tiles go with winning "
+                      "whatever they are. Compare the tiles with each other (one far from the rest stands out) "
+                      "rather than with 0.")
 
     # -- set-up ---------------------------------------------------------------------------
     path_options = ("tiles", "daikaiju_layout")
@@ -729,6 +738,7 @@ class TsuroSeas(Game):
                        alive=[True] * n_players, elim_turn=[0] * n_players, elim_cause=[""] * n_players,
                        elim_square=[-1] * n_players, tasks=[], face=0, reloc=[], pool=[], winners=[],
                        end_reason="", events=[], prev_events=[])
+        s.tally = [[] for _ in range(n_players)]
         if params.daikaiju == "on":
             stack = list(range(10))
             rng.shuffle(stack)
@@ -1064,6 +1074,8 @@ class TsuroSeas(Game):
         code = action.tile * 4 + action.rotation
         s.hands[a].remove(action.tile)
         s.board[sq] = code
+        if s.tally is not None:
+            s.tally[a].append(TILE_NAMES[action.tile])
         s.events.append(("place", a, action.tile, action.rotation, sq))
         order = {seat: i for i, seat in enumerate(self._turn_order(s))}
         victims = []
@@ -1177,6 +1189,28 @@ class TsuroSeas(Game):
         if s.phase == "over":
             return sorted(s.winners)
         return [i for i in range(s.n) if s.alive[i]]
+
+    def components(self, s: TsuroState) -> list[list[str]]:
+        """Per seat, the wake tiles it placed (rules page, Place), one entry per placement: the
+        tile's id is its pairs in the smallest rotation, as the tiles file names it (e.g.
+        ``"01 25 37 46"``; :data:`TILE_NAMES`).  A tile a daikaiju later knocks off still counts.
+        Recorded only in a game dealt by ``initial_state`` (empty lists for a state loaded
+        mid-game)."""
+        return s.tally if s.tally is not None else [[] for _ in range(s.n)]
+
+    def component_catalog(self, params: TsuroParams) -> dict[str, dict]:
+        """Every tile of the tile set (``tiles``; the built-in file when empty), in file order:
+        its copies, and its line in the file so a designer can edit it."""
+        path = Path(params.tiles).expanduser() if params.tiles else DATA / "tsuro_tiles.csv"
+        tiles = load_tiles(params.tiles)
+        out = {}
+        for line, row in _rows(path, "tiles", ["copies", "pairs"]):
+            tile = tile_of(parse_pairs(row[1]))[0]
+            copies = tiles.count(tile)
+            if copies:
+                out[TILE_NAMES[tile]] = {"what": f"wake tile, {copies} of {len(tiles)}", "option": "tiles",
+                                         "file": str(path), "line": line, "fix": ""}
+        return out
 
     def metrics(self, s: TsuroState) -> list[dict]:
         """Per seat: ``turns`` (game length), ``elim_turn`` (NaN if afloat), ``cause`` (edge, daikaiju,

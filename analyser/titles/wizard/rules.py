@@ -84,7 +84,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import NamedTuple
 
-from analyser.core import ExtraTable, Game, InputError, Metric, Params, encode_trace, option
+from analyser.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
 from analyser.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
@@ -302,6 +302,11 @@ class WizardParams(Params):
         return seat_values(self.seat_bonus, n_players, name="seat_bonus", low=-1000, high=1000)
 
 
+#: Component ids (:meth:`Wizard.components`): Wizards, Jesters and trumps dealt in a round, by count.
+_WIZARD_IDS = tuple(f"{k} Wizard{'' if k == 1 else 's'}" for k in range(5))
+_JESTER_IDS = tuple(f"{k} Jester{'' if k == 1 else 's'}" for k in range(5))
+_TRUMP_IDS = tuple(f"{k} trump{'' if k == 1 else 's'}" for k in range(14))
+
 #: Fields of :class:`WizardPublic`: what every seat may know.
 PUBLIC_FIELDS = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter", "current", "trump_card",
                  "trump", "trump_pending", "bids", "n_bids", "tricks", "scores", "played", "leaders", "trick",
@@ -354,13 +359,18 @@ class WizardState:
       ``hands[seat]`` (computed) lists the same cards in hand order; ``undealt``: the positions
       in :data:`FULL_DECK` of the undealt cards under the trump card, hidden from everyone
       (``deck``, computed, lists them as cards).
-    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round;
+    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round
+      (round, dealer, starter, trump card and suit, and per seat bids, tricks, points, and the
+      Wizards, Jesters and ``trumps`` - cards of the trump suit, None without one - it was dealt);
       ``tricks_played``: tricks finished in the game (``turns``).
 
-    ``views`` caches each seat's :class:`WizardView` (not part of the state's value).
+    ``views`` caches each seat's :class:`WizardView` (not part of the state's value), and
+    ``round_trumps`` (not part of it either) keeps the trump cards dealt to each seat this round,
+    counted from the hands once trump is known, for the log (None before, and in a state copied or
+    loaded mid-round: the round's end then counts the played cards).
     """
 
-    __slots__ = ("pub",) + HIDDEN_FIELDS + ("views",)
+    __slots__ = ("pub",) + HIDDEN_FIELDS + ("views", "round_trumps")
 
     def __init__(self, **kw):
         pub = WizardPublic()
@@ -374,6 +384,7 @@ class WizardState:
         for k in HIDDEN_FIELDS:
             setattr(self, k, kw[k])
         self.views = [None] * pub.n
+        self.round_trumps = None
 
     def __eq__(self, other):
         return isinstance(other, WizardState) and self.pub == other.pub and all(
@@ -389,6 +400,7 @@ class WizardState:
         for k, v in d.items():
             setattr(self, k, v)
         self.views = [None] * self.pub.n
+        self.round_trumps = None
 
     @property
     def deck(self) -> list[Card]:
@@ -611,8 +623,12 @@ class Wizard(Game):
                                           Metric("tricks", "count"), Metric("points", "whole"),
                                           Metric("exact", "count", high=1), Metric("wizards", "count"),
                                           Metric("jesters", "count")),
-                               feeds="the bidding tables and plots"),)
+                               feeds="the bidding tables and plots"), COMPONENTS)
     length_unit = "tricks"
+    #: Component impact (README): a hand is dealt, not chosen.
+    component_note = ("Hands are dealt, not chosen: an effect is the worth of a deal to the strategy that played "
+                      "it. A seat has \"k trumps\" when some round dealt it exactly k cards of the trump suit; "
+                      "large k happen only in the late rounds, where more cards are dealt.")
     #: Scores move in tens (module docstring): a game is close when the top two are one trick apart.
     close_margin = 10
     #: The start-score variant a seat-compensation sweep varies (points, one per seat).
@@ -750,6 +766,9 @@ class Wizard(Game):
                         if p.trump_pending:  # the round's first suited card names trump
                             p.trump = suit
                             p.trump_pending = False
+                            # trumps dealt: those in hand, and this card (the trick's others are
+                            # Jesters and Wizards)
+                            s.round_trumps = [len(h[suit + 1]) + (k == seat) for k, h in enumerate(s.groups)]
                         if led == -1:  # the first card that is not a Jester: its suit is led
                             p.led = led = suit
                     wc = p.win_card
@@ -781,6 +800,8 @@ class Wizard(Game):
                 p.phase = PLAY
                 p.current = p.starter
                 p.leaders.append(p.starter)
+                t = p.trump  # known by now unless a turned Wizard leaves it to the first suited card
+                s.round_trumps = None if t is None else [len(g[t + 1]) for g in s.groups]
             else:
                 p.current = (seat + 1) % p.n
         elif type(action) is ChooseTrump and p.phase == TRUMP and action.suit in (0, 1, 2, 3):
@@ -813,10 +834,21 @@ class Wizard(Game):
         for i, x in enumerate(points):
             p.scores[i] += x
         tc = p.trump_card
+        trump = p.trump
+        trumps = s.round_trumps if trump is not None else None
+        if trump is not None and trumps is None:  # a state rebuilt mid-round: count the played cards
+            n = p.n
+            trumps = [0] * n
+            leaders = p.leaders
+            for i, c in enumerate(p.played):
+                if c.suit == trump:
+                    trumps[(leaders[i // n] + i % n) % n] += 1
+        s.round_trumps = None
         s.log.append({"round": p.round, "dealer": p.dealer, "starter": p.starter,
-                      "trump_card": tc.code if tc is not None else None, "trump": p.trump,
+                      "trump_card": tc.code if tc is not None else None, "trump": trump,
                       "bids": list(p.bids), "tricks": list(p.tricks), "points": points,
-                      "wizards": list(s.wizards), "jesters": list(s.jesters), "last_winner": last_winner})
+                      "wizards": list(s.wizards), "jesters": list(s.jesters), "trumps": trumps,
+                      "last_winner": last_winner})
         if p.round >= p.n_rounds:
             p.phase = OVER
             return
@@ -1030,6 +1062,46 @@ class Wizard(Game):
                              "trump": trump, "trump_card": kind, "bid_position": (seat - starter) % n})
         return {"rounds": rows}
 
+    def components(self, s: WizardState) -> list[list[str]]:
+        """Per seat, one entry per finished round for what it was dealt (read from the round
+        log): ``"k Wizards"`` and ``"k Jesters"`` (k = 1-4; ``"1 Wizard"``, ``"1 Jester"``) and,
+        in a round with a trump suit, ``"k trumps"`` (k = 0-13 cards of the trump suit; under
+        ``wizard_trump=first_card`` the suit that became trump).  So the count of ``"2 Wizards"``
+        is the number of rounds in which the seat held exactly two Wizards (rules page,
+        Deal and Trump).  Rounds without a Wizard (or Jester) are not recorded: every seat has
+        them (round 1 deals one card), so they could not be compared."""
+        out = [[] for _ in range(s.n)]
+        for rec in s.log:
+            for ids, w, j in zip(out, rec["wizards"], rec["jesters"]):
+                if w:
+                    ids.append(_WIZARD_IDS[w])
+                if j:
+                    ids.append(_JESTER_IDS[j])
+            trumps = rec.get("trumps")
+            if trumps is not None:
+                for ids, t in zip(out, trumps):
+                    ids.append(_TRUMP_IDS[t])
+        return out
+
+    def component_catalog(self, params: WizardParams) -> dict[str, dict]:
+        """What each component is: the number of Wizards, of Jesters (1-4) and of trumps (0-13)
+        dealt to a seat in one round; none comes from a data file.  Trump counts a run never saw
+        are not listed."""
+        out = {}
+        for ids, what in ((_WIZARD_IDS, "Wizards"), (_JESTER_IDS, "Jesters"), (_TRUMP_IDS, "trumps")):
+            for k, cid in enumerate(ids):
+                if not k and what != "trumps":
+                    continue
+                out[cid] = {"what": f"dealt exactly {k} {what} in a round" if k != 1 else f"dealt one {what[:-1]} in a round",
+                            "option": "", "file": "", "line": None, "fix": "", "always": what != "trumps"}
+        return out
+
+    def component_tables(self, ids) -> list[tuple[str, list[str]]]:
+        """Win rate by Wizards in hand: the rows ``"1 Wizard"`` to ``"4 Wizards"`` of the
+        component table (a seat "has" k Wizards when some round dealt it exactly k)."""
+        return [("Win rate by Wizards in hand (a special case of the component table: a seat has \"k Wizards\" "
+                 "when some round dealt it exactly k; per copy: per such round)", [c for c in _WIZARD_IDS if c in ids])]
+
     # -- for `analyser check` -----------------------------------------------------------------
     def step_bound(self, params: WizardParams, n_players: int) -> int:
         """Round r has at most one trump choice, one bid per seat and r cards played per seat."""
@@ -1099,15 +1171,17 @@ class Wizard(Game):
 
     # -- persistence and display -----------------------------------------------------------
     def clone_state(self, s: WizardState) -> WizardState:
-        return WizardState(params=s.params, n=s.n, n_rounds=s.n_rounds, round=s.round, phase=s.phase,
-                           dealer=s.dealer, starter=s.starter, current=s.current,
-                           groups=[[list(x) for x in g] for g in s.groups],
-                           undealt=list(s.undealt), trump_card=s.trump_card,
-                           trump=s.trump, trump_pending=s.trump_pending, bids=list(s.bids), n_bids=s.n_bids,
-                           tricks=list(s.tricks), scores=list(s.scores), played=list(s.played),
-                           leaders=list(s.leaders), trick=list(s.trick), led=s.led, win_seat=s.win_seat,
-                           win_card=s.win_card, wizards=list(s.wizards), jesters=list(s.jesters),
-                           log=list(s.log), tricks_played=s.tricks_played)
+        t = WizardState(params=s.params, n=s.n, n_rounds=s.n_rounds, round=s.round, phase=s.phase,
+                        dealer=s.dealer, starter=s.starter, current=s.current,
+                        groups=[[list(x) for x in g] for g in s.groups],
+                        undealt=list(s.undealt), trump_card=s.trump_card,
+                        trump=s.trump, trump_pending=s.trump_pending, bids=list(s.bids), n_bids=s.n_bids,
+                        tricks=list(s.tricks), scores=list(s.scores), played=list(s.played),
+                        leaders=list(s.leaders), trick=list(s.trick), led=s.led, win_seat=s.win_seat,
+                        win_card=s.win_card, wizards=list(s.wizards), jesters=list(s.jesters),
+                        log=list(s.log), tricks_played=s.tricks_played)
+        t.round_trumps = s.round_trumps  # replaced, never changed in place: safe to share
+        return t
 
     def state_to_dict(self, s: WizardState) -> dict:
         """JSON-ready dict.  Cards are codes (``"Z"``, ``"N"``, ``"R7"``), suits 0-3 (blue, green,
@@ -1123,7 +1197,9 @@ class Wizard(Game):
                 "trick": codes(s.trick), "wizards": list(s.wizards), "jesters": list(s.jesters),
                 "log": [dict(rec, bids=list(rec["bids"]), tricks=list(rec["tricks"]),
                              points=list(rec["points"]), wizards=list(rec["wizards"]),
-                             jesters=list(rec["jesters"])) for rec in s.log],
+                             jesters=list(rec["jesters"]),
+                             **({"trumps": list(rec["trumps"]) if rec["trumps"] is not None else None}
+                                if "trumps" in rec else {})) for rec in s.log],
                 "tricks_played": s.tricks_played}
 
     def state_schema(self):
@@ -1268,6 +1344,7 @@ def _state_schema(min_players: int, max_players: int):
         points: items(round_points, max_players)
         wizards: items(whole(0, 4), max_players)
         jesters: items(whole(0, 4), max_players)
+        trumps: Optional[items(whole(0, 13), max_players)] = None
         last_winner: seat
 
     class WizardStateSchema(StateModel):
@@ -1320,7 +1397,7 @@ def _state_schema(min_players: int, max_players: int):
             if len(self.log) >= top + 1:
                 raise ValueError(f"log holds {len(self.log)} rounds; the game has {top}")
             for i, rec in enumerate(self.log):
-                for name in ("bids", "tricks", "points", "wizards", "jesters"):
+                for name in ("bids", "tricks", "points", "wizards", "jesters") + (("trumps",) if rec.trumps else ()):
                     if len(getattr(rec, name)) != n:
                         raise ValueError(f"log[{i}].{name} needs one entry per player ({n})")
                 if rec.dealer >= n or rec.starter >= n or rec.last_winner >= n:

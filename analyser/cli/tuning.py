@@ -1,0 +1,108 @@
+"""``analyser tune``: search rule options and strategy parameters toward the designer's targets
+(:mod:`analyser.experiments.tune`), an experiment like the others of :mod:`analyser.cli.experiments`,
+which resumes and rebuilds it (``analyser resume OUT``, ``analyser report OUT``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
+from analyser.core import GAME_TIMEOUT
+
+
+EPILOG_TUNE = """\b
+Examples:
+  analyser tune GAME --rule KEY=9..15 -s greedy -s random --target seat_gap=min --trials 20 --games 1000
+  analyser tune GAME -s 'NAME:key=15..35' -s OTHER --target win_rate=max --trials 30
+  analyser tune GAME --rule KEY=2..4 -s A -s B --target seat_gap=min --target length=40..60
+\b
+Search space: as sweep, every --rule or -s parameter given a range a..b[:step] or a list a,b,c
+(a real-valued option with a..b and no step is searched continuously).
+Targets: NAME=min, NAME=max, NAME=VALUE (get close to it) or NAME=LOW..HIGH (a constraint).
+NAME: seat_gap (pp), win_rate or win_rate:SPEC (%), length, skill_share (%), lead_changes,
+ties (%), close_games (%), or a number column of the title (analyser list GAME). One target:
+TPE; several: NSGA-II and a Pareto front. Every trial plays the same game seeds. The study is
+OUT/tune.db (optuna-dashboard sqlite:///OUT/tune.db); analyser resume OUT continues it.
+"""
+
+
+@cli.command(epilog=EPILOG_TUNE)
+@click.argument("game")
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
+              help="Strategy spec per slot, repeatable; parameters to search are ranges or lists: threshold:limit=6..12.")
+@click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
+              help="Rule option, repeatable; a value, or a range a..b[:step] or list a,b,c to search.")
+@click.option("-t", "--target", "targets", multiple=True, metavar="NAME=GOAL", required=True,
+              help="What to aim for, repeatable: NAME=min|max|VALUE|LOW..HIGH (see below).")
+@click.option("--trials", type=int, default=40, show_default=True, help="Trials (configurations) to play.")
+@click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games per trial.")
+@click.option("--batch", type=int, default=8, show_default=True,
+              help="Trials the sampler asks at a time (fixed, so results do not depend on --jobs).")
+@click.option("--recheck", type=int, default=3, show_default=True, help="Best trials replayed on fresh games.")
+@click.option("--recheck-factor", type=int, default=4, show_default=True,
+              help="The re-check plays this many times --games per trial.")
+@click.option("--prune", is_flag=True,
+              help="One objective: stop a trial that is clearly behind after a quarter, half or three quarters "
+                   "of its games (Optuna's median pruner).")
+@click.option("-p", "--players", type=int, default=None, help="Number of seats.")
+@click.option("--seed", type=int, default=None, callback=_root_seed, help="Root seed (default: fresh, recorded).")
+@click.option("-j", "--jobs", type=int, default=0, show_default=True,
+              help="Worker processes; 0 = all cores. Results do not depend on it.")
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Output folder (new, empty, or an earlier tune, which is replaced). Default: "
+                   "reports/<game>-tune-<timestamp>.")
+@click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
+@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
+              help="Seconds one game may take before its strategy is reported as hung.")
+@click.option("--no-report", is_flag=True, help="Write trials.csv but skip the plots and HTML.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+def tune(game, strategies, rules, targets, trials, games, batch, recheck, recheck_factor, prune, players, seed, jobs,
+         out, batch_size, game_timeout, no_report, quiet):
+    """Search rule options and strategy parameters of GAME for the values that best meet the targets.
+
+    Each trial is a configuration asked of an Optuna sampler and played as a run folder
+    OUT/cells/trial-NNNN, on the same game seeds as every other trial. The best few are replayed
+    on fresh games (OUT/cells/recheck-NNNN) before one is called best. Writes trials.csv,
+    recheck.csv, the plots and index.html, whose verifying run links to the full report of the
+    best configuration. Ctrl-C or a kill keeps every finished trial: `analyser resume OUT`.
+    """
+    from analyser.experiments import tune as tunemod
+    from analyser.registry import get_game, title_ref
+
+    if not no_report:
+        _check_plotting()
+    g = get_game(game)
+    # all input checked before the folder is touched
+    space = tunemod.parse_space(g, list(strategies), list(rules))
+    for t in targets:
+        tunemod.parse_target(t, g, space)
+    out = _prepare(out, g.id + "-tune", "tune", quiet)
+    arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), targets=list(targets),
+                     players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,
+                     recheck_factor=recheck_factor, prune=prune, batch_size=batch_size, game_timeout=game_timeout)
+    return _tune(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+
+
+def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+          play: bool = True, target: Path | None = None) -> int:
+    from analyser.experiments import tune as tunemod
+
+    res = tunemod.run_tune(**arguments, progress=False if quiet or not play else None, command=command, out=out,
+                           resume=resume, play=play)
+    target = _elsewhere(res.config, out, target)
+    from analyser.experiments import tune_report
+    code = _write(lambda: tune_report.write_tune(res, target, report=not no_report), res.config, out)
+    if code is not None:
+        return code
+    if not quiet:
+        for line in tune_report.summary_sentences(res):
+            click.echo(line)
+        click.echo(f"\nTrials: {target / 'trials.csv'}\nStudy: {target / 'tune.db'} "
+                   f"(optuna-dashboard sqlite:///{target / 'tune.db'})")
+        if not no_report:
+            click.echo(f"Report: {target / 'index.html'}")
+    return _outcome(res.config, res.error, res.interrupted, out, "trials", arguments) if play else 0

@@ -1,0 +1,733 @@
+"""``analyser ladder``: does thinking harder pay?  Skill depth by doubling a strategy's budget.
+
+The laddered strategy is ``mcts`` with its ``iterations`` parameter, or any strategy with a
+numeric parameter (``--strategy NAME:PARAM[,key=value...]``: the one parameter written without
+``=`` is the one laddered; :func:`parse_ladder_strategy`).  The budgets are the values it takes
+(:func:`parse_budgets`): ``A..B`` doubles from ``A`` up to ``B`` (``B`` must be ``A`` doubled a
+whole number of times), or a list ``a,b,c`` in ascending order.
+
+Two designs:
+
+* **Head to head** (the default).  Level ``k`` plays the budget ``b[k+1]`` (the *stronger side*)
+  against ``b[k]``, in the title's usual player count (``--players`` to change it).  The two
+  specs are the run's strategies in that order, so the runner's seat rotation
+  (:mod:`analyser.runner`, equal seats) splits the ``n`` seats as evenly as ``n`` allows: half
+  each at an even count; at an odd count the two sides take the extra seat in turn (block by
+  block of ``n`` games), and every side sits in every seat equally often.  The side's *fair
+  share* of a game is its seats over ``n``; a level's fair share is its mean over the games
+  played (exactly 1/2 over whole blocks of ``2n`` games).
+* **Strength curve** (``--against SPEC``).  Level ``k`` plays the budget ``b[k]`` against the
+  fixed opponent SPEC, the seats split the same way; the fair share as above.
+  The *gain* of a doubling is then the change in win rate from ``b[k]`` to ``b[k+1]``, paired by
+  game (every level plays the same game seeds and seat lineups).
+
+Every level is one cell of an experiment (:mod:`analyser.experiments.base`): a run folder
+``OUT/cells/<name>`` played with the ladder's root seed, so a level IS the run
+``analyser simulate TITLE -s STRONGER -s WEAKER --seed ROOT`` (same game seeds, same lineups, same
+games), and game ``i`` of every level has the same game seed (common random numbers).
+
+Figures per level (:func:`level_table`):
+
+* the side's win rate: per game, the share of the win that went to the side's seats (a shared
+  win counts its share), averaged over games, with the 95% cluster-robust interval of
+  :mod:`analyser.analysis` (the game as the cluster; :data:`analyser.analysis.METHODS`
+  ``"cluster"``; a side that always or never won gets the Wilson interval over games instead);
+* the fair share, and the gain over it in percentage points;
+* decisions per second of each budget (:func:`measure_speed`): the laddered strategy timed on
+  the same positions (decision points of games played by ``random`` with the ladder's first game
+  seeds) in the main process after play, per second of CPU time; a speed figure that depends on
+  the machine, so it is not part of the reproducible results.
+
+**Skill depth** (:func:`skill_depth`).  A doubling is *clear* when its gain's 95% interval lies
+wholly above zero: head to head, the gain is the stronger side's share of each game's win minus
+its fair share in that game (cluster-robust interval); on a strength curve, the lower end of the paired interval of the win-rate change
+is above 0.  The skill depth is the number of clear doublings counted up from the smallest
+budget, stopping at the first that is not clear.  ("Search keeps paying up to 800 iterations:
+depth 5" means every doubling from the first budget up to 800 was clear.)  A clear doubling after
+the first unclear one is named in the findings but not counted; a doubling whose interval lies
+wholly below zero is reported as a loss.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analyser import analysis
+from analyser.core import InputError
+from analyser.csvsafe import to_csv
+from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.registry import get_game, title_ref
+from analyser.run import RunSpec, resolve
+from analyser.run.store import write_json_atomic
+
+#: The default laddered strategy and budgets.
+DEFAULT_STRATEGY = "mcts:iterations"
+DEFAULT_BUDGETS = "25..400"
+#: Most levels in one ladder (a guard against typos such as 1..1e9).
+MAX_LEVELS = 24
+#: Games per batch of a level unless --batch-size says otherwise: a search player's games are
+#: slow, so a level writes a part every few games (it streams, and a fault loses at most a batch)
+#: instead of one part at its end.  Results do not depend on it.
+LEVEL_BATCH = 10
+#: Positions the decisions-per-second figure is timed on, and the least CPU time spent on each
+#: budget (the positions are played again until it is reached).
+SPEED_POSITIONS = 12
+SPEED_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class LadderStrategy:
+    """A laddered strategy: ``source`` (its name or file), ``param`` (the laddered parameter),
+    its ``kind`` (int or float) and the ``fixed`` ``key=value`` parameters, in the order given."""
+
+    text: str
+    source: str
+    param: str
+    kind: type
+    fixed: tuple[str, ...]
+
+    def spec(self, value) -> str:
+        """The strategy spec at ``value`` of the laddered parameter: ``mcts:iterations=400``."""
+        return f"{self.source}:" + ",".join([f"{self.param}={format_value(value)}", *self.fixed])
+
+
+def format_value(value) -> str:
+    """A budget as it is written in a spec and a table: ``400``, ``0.5``."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
+    """Parse ``--strategy NAME:PARAM[,key=value...]`` (``mcts`` alone means ``mcts:iterations``).
+
+    InputError (one line) when the strategy is unknown for the title, no parameter or several are
+    left without ``=``, or the parameter is not a numeric (int or float) parameter of it."""
+    from analyser.registry import _resolve, parse_spec, strategy_parameters
+
+    raw = (text or "").strip()
+    source, sep, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
+    if not sep:
+        source, rest = raw, ""
+    if not source:
+        raise InputError(f"--strategy {text!r} is not accepted; write NAME:PARAM, e.g. {DEFAULT_STRATEGY} "
+                         "or threshold:limit")
+    items = [x.strip() for x in rest.split(",")] if rest else []
+    bare = [x for x in items if x and "=" not in x]
+    fixed = tuple(x for x in items if x and "=" in x)
+    if not bare and source == "mcts":
+        bare = ["iterations"]
+    if len(bare) != 1:
+        raise InputError(f"--strategy {text!r}: name exactly one parameter to ladder, written without =, "
+                         f"e.g. {DEFAULT_STRATEGY} or threshold:limit,other=1 (found {len(bare)})")
+    param = bare[0]
+    spec = parse_spec(source + (":" + ",".join(fixed) if fixed else ""))  # malformed key=value: one line
+    obj = _resolve(spec, game_id)
+    accepted = strategy_parameters(obj)
+    numeric = [k for k, (t, _) in accepted.items() if t in (int, float)]
+    if param not in accepted:
+        raise InputError(f"--strategy {text!r}: {source} has no parameter {param!r}; its numeric parameters: "
+                         f"{', '.join(numeric) or 'none'}")
+    if param in dict(x.split("=", 1) for x in fixed):
+        raise InputError(f"--strategy {text!r}: {param} is the laddered parameter; do not also give it a value")
+    kind = accepted[param][0]
+    if kind not in (int, float):
+        raise InputError(f"--strategy {text!r}: {param} is not a numeric parameter of {source} "
+                         f"({kind.__name__}); its numeric parameters: {', '.join(numeric) or 'none'}")
+    return LadderStrategy(raw, source, param, kind, fixed)
+
+
+def parse_budgets(text: str, kind: type = int) -> list:
+    """The budgets of ``--budgets``: ``A..B`` (``A``, ``2A``, ``4A``, ... up to ``B``, which must be
+    ``A`` doubled a whole number of times) or a list ``a,b,c`` in ascending order; at least two
+    values, at most :data:`MAX_LEVELS` + 1, every one above 0 (whole numbers for an int
+    parameter).  InputError (one line) otherwise."""
+    raw = (text or "").strip()
+    accepted = "write A..B (A doubled up to B, e.g. 25..1600) or an ascending list a,b,c of numbers above 0"
+
+    def number(s: str):
+        try:
+            v = float(s)
+        except ValueError:
+            raise InputError(f"--budgets {text!r}: {s.strip()!r} is not a number; {accepted}") from None
+        if not (math.isfinite(v) and v > 0):
+            raise InputError(f"--budgets {text!r}: {s.strip()!r} is not above 0; {accepted}")
+        if kind is int:
+            if not v.is_integer():
+                raise InputError(f"--budgets {text!r}: {s.strip()!r} is not a whole number, which this "
+                                 f"parameter needs; {accepted}")
+            return int(v)
+        return v
+
+    if ".." in raw:
+        a_text, _, b_text = raw.partition("..")
+        a, b = number(a_text), number(b_text)
+        if not b > a:
+            raise InputError(f"--budgets {text!r}: the top {b_text.strip()} must be above the bottom "
+                             f"{a_text.strip()}; {accepted}")
+        k = math.log2(b / a)
+        if abs(k - round(k)) > 1e-9:
+            raise InputError(f"--budgets {text!r}: {b_text.strip()} is not {a_text.strip()} doubled a whole number "
+                             f"of times (e.g. {a_text.strip()}..{format_value(a * 2 ** max(1, math.floor(k)))}); "
+                             f"or give a list a,b,c")
+        values = [a * 2 ** i for i in range(int(round(k)) + 1)]
+        values = [int(v) if kind is int else float(v) for v in values]
+    else:
+        values = [number(s) for s in raw.split(",")] if raw else []
+        if len(values) < 2 or any(y <= x for x, y in zip(values, values[1:])):
+            raise InputError(f"--budgets {text!r}: give at least two values in ascending order; {accepted}")
+    if len(values) > MAX_LEVELS + 1:
+        raise InputError(f"--budgets {text!r} gives {len(values) - 1} levels; at most {MAX_LEVELS}")
+    return values
+
+
+@dataclass
+class Level:
+    """One level: its cell ``name``, the ``budget`` of the laddered side (the stronger side's head
+    to head), the ``lower`` budget (head to head; None on a strength curve), and the two specs
+    (``side`` first, then ``other``)."""
+
+    name: str
+    budget: float
+    lower: float | None
+    side: str
+    other: str
+
+
+def build_levels(strategy: LadderStrategy, budgets: list, against: str | None) -> list[Level]:
+    """The levels of a ladder (see the module docstring)."""
+    width = max(len(format_value(b)) for b in budgets)
+    pad = lambda b: format_value(b).replace(".", "p").rjust(width, "0")  # noqa: E731
+    if against is None:
+        return [Level(f"level-{pad(hi)}-vs-{pad(lo)}", hi, lo, strategy.spec(hi), strategy.spec(lo))
+                for lo, hi in zip(budgets, budgets[1:])]
+    return [Level(f"budget-{pad(b)}", b, None, strategy.spec(b), against) for b in budgets]
+
+
+@dataclass
+class LadderResult:
+    levels: list[Level]
+    table: pd.DataFrame            # one row per level (level_table)
+    gains: pd.DataFrame            # one row per doubling (doubling_table)
+    depth: dict                    # skill_depth
+    results: pd.DataFrame          # every game of every level, with `level` and `budget`
+    config: dict
+    error: BaseException | None = None
+    interrupted: bool = False
+    extras: dict = field(default_factory=dict)
+
+
+def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str = DEFAULT_BUDGETS,
+               against: str | None = None, players: int | None = None, games: int = 200,
+               seed: int | None = None, jobs: int | None = 0, rules: dict | None = None,
+               batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
+               command: str = "", out: str | Path | None = None, resume: bool = False,
+               play: bool = True, speed: bool = True) -> LadderResult:
+    """Parse and check the ladder, play every level (a cell), time the budgets, and analyse.
+
+    InputError (one line) on bad input before any game is played.  ``out=None`` plays in a
+    temporary folder; ``resume=True`` continues the ladder in ``out`` (only the games each level
+    lacks); ``play=False`` only reads it back.  ``speed=False`` skips the decisions-per-second
+    timing (it then reads as not measured)."""
+    game = get_game(game_id)
+    ladder = parse_ladder_strategy(strategy, title_ref(game))
+    values = parse_budgets(budgets, ladder.kind)
+    if against is not None:
+        against = against.strip()
+        if not against:
+            raise InputError("--against '' is not accepted; give a strategy spec such as greedy")
+        if against in {ladder.spec(b) for b in values}:
+            raise InputError(f"--against {against!r} is the laddered strategy at one of the budgets; give another "
+                             "opponent, or play that budget head to head without --against")
+    levels = build_levels(ladder, values, against)
+    rules = dict(rules or {})
+    base = RunSpec(game=title_ref(game), strategies=[levels[-1].side, levels[-1].other], players=players,
+                   games=games, seed=seed, jobs=jobs, rules=dict(rules),
+                   batch_size=batch_size if batch_size is not None else LEVEL_BATCH, game_timeout=game_timeout)
+    _, _, n_players, n_jobs, root = resolve(base)
+    if n_players < 2:
+        raise InputError(f"a ladder needs at least 2 seats; --players {n_players} is not accepted")
+    specs = [dataclasses.replace(base, strategies=[lv.side, lv.other], rules=dict(rules), seed=root,
+                                 players=n_players) for lv in levels]
+    for s in specs[:-1]:
+        for text in s.strategies:  # every budget accepted before anything runs (the top one was above)
+            _check_strategy(text, title_ref(game))
+    # the dearest level first: with whole levels on the workers, the longest starts at once and the
+    # cheaper ones fill the other workers meanwhile (results do not depend on the order)
+    cells = [Cell(lv.name, spec) for lv, spec in reversed(list(zip(levels, specs)))]
+    arguments = {"game_id": title_ref(game), "strategy": strategy, "budgets": budgets, "against": against,
+                 "players": players, "games": games, "seed": root, "jobs": jobs, "rules": rules,
+                 "batch_size": batch_size, "game_timeout": game_timeout}
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
+              "players": n_players, "strategy": ladder.text, "parameter": ladder.param,
+              "budgets": [format_value(b) for b in values], "against": against, "rules": rules,
+              "design": "strength curve" if against else "head to head",
+              "game_timeout": game_timeout}
+    with Experiment.begin(out, "ladder", cells, arguments=arguments, fields=fields, command=command,
+                          resume=resume, play=play) as exp:
+        if play:
+            outcome = exp.play(jobs=n_jobs, games=games, players=n_players, progress=progress,
+                               desc=f"ladder {game.id}", what="levels")
+            if speed and outcome.status == "complete":
+                measured = dict(exp.config.get("speed") or {})
+                todo = [b for b in values if format_value(b) not in measured]
+                if todo:
+                    measured.update(measure_speed(game, ladder, todo, n_players, rules, root))
+                    exp.config["speed"] = measured
+                    exp.save()
+        else:
+            outcome = recorded_outcome(exp.config)
+        frames = [exp.results(len(cells) - 1 - k) for k in range(len(cells))]  # in budget order
+        config = dict(exp.config)
+    table = level_table(levels, frames, n_players, config.get("speed"))
+    gains = doubling_table(levels, frames, table, against is not None)
+    depth = skill_depth(gains)
+    results = combine(levels, frames)
+    config.update({"jobs": n_jobs, "status": outcome.status, "error": str(outcome.error) if outcome.error else None,
+                   "depth": depth["depth"]})
+    return LadderResult(levels, table, gains, depth, results, config, outcome.error, outcome.interrupted)
+
+
+def _check_strategy(text: str, game_id: str) -> None:
+    from analyser.registry import strategy_factory
+    strategy_factory(text, game_id)
+
+
+def side_shares(frame: pd.DataFrame, side: str, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per game of a level's results ``frame``: ``(game_index, share)``, the share of the win
+    that went to the seats of ``side`` (a spec), in game order."""
+    keys, share, _ = side_games(frame, side)
+    return keys, share
+
+
+def side_games(frame: pd.DataFrame, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per game of a level's results ``frame``, in game order: ``(game_index, share, seats)``,
+    the share of the win that went to the seats of ``side`` (a spec; a shared win counts its
+    share) and how many seats it had."""
+    if not len(frame):
+        return np.array([], dtype=np.int64), np.array([]), np.array([])
+    mine = (frame["strategy"].astype(str).to_numpy() == side)
+    won = np.where(mine, frame["win"].to_numpy(dtype=float), 0.0)
+    g = frame["game_index"].to_numpy()
+    order = np.argsort(g, kind="stable")
+    g, won, mine = g[order], won[order], mine[order].astype(float)
+    keys, start = np.unique(g, return_index=True)
+    return keys, np.add.reduceat(won, start), np.add.reduceat(mine, start)
+
+
+def share_interval(shares: np.ndarray, games: np.ndarray) -> tuple[float, float, float]:
+    """Mean share with its 95% cluster-robust interval (the game as the cluster, as
+    :func:`analyser.analysis.clustered_mean`); with no spread at all the Wilson interval over
+    the games; clipped to 0-1.  ``(nan, nan, nan)`` with no games."""
+    if not len(shares):
+        return math.nan, math.nan, math.nan
+    rate, lo, hi = analysis.clustered_mean(shares, games)
+    if not hi - lo > 0:
+        lo, hi = analysis.wilson(rate, len(shares))
+    return rate, max(0.0, lo), min(1.0, hi)
+
+
+def gain_interval(diffs: np.ndarray, games: np.ndarray) -> tuple[float, float, float]:
+    """Mean of per-game differences with the 95% cluster-robust interval (each game its own
+    cluster); with no spread at all the interval is the mean itself.  NaN with no games."""
+    if not len(diffs):
+        return math.nan, math.nan, math.nan
+    m, lo, hi = analysis.clustered_mean(diffs, games)
+    if not hi - lo > 0:
+        lo = hi = m
+    return m, lo, hi
+
+
+def level_table(levels: list[Level], frames: list[pd.DataFrame], players: int, speed: dict | None) -> pd.DataFrame:
+    """One row per level: ``level`` (1, 2, ...), ``budget`` (the laddered side's), ``lower`` (its
+    opponent's budget head to head, else NaN), ``side`` and ``other`` (specs), ``games``,
+    ``seats`` (the side's mean seats a game, of ``players``), ``win_rate`` with
+    ``win_low``/``win_high`` (95%, cluster-robust), ``fair_share`` (the mean over games of the
+    side's seats / players), ``gain_pp`` (win rate minus fair share, percentage points) with
+    ``gain_low_pp``/``gain_high_pp`` (the cluster-robust interval of the per-game share minus
+    the per-game fair share), ``side_dps`` and ``other_dps`` (decisions per second of the two
+    budgets; NaN when not measured or not a budget)."""
+    speed = speed if isinstance(speed, dict) else {}
+
+    def dps(budget):
+        if budget is None or (isinstance(budget, float) and math.isnan(budget)):
+            return math.nan
+        entry = speed.get(format_value(budget))
+        if not isinstance(entry, dict):
+            return math.nan
+        n, s = entry.get("decisions"), entry.get("seconds")
+        ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and x == x for x in (n, s))
+        return float(n) / float(s) if ok and s > 0 else math.nan
+
+    rows = []
+    for k, (lv, df) in enumerate(zip(levels, frames)):
+        g, shares, seats = side_games(df, lv.side)
+        rate, lo, hi = share_interval(shares, g)
+        fair = float(seats.mean()) / players if len(g) else math.nan
+        gain, glo, ghi = gain_interval(shares - seats / players, g)
+        rows.append({"level": k + 1, "budget": lv.budget, "lower": lv.lower if lv.lower is not None else math.nan,
+                     "side": lv.side, "other": lv.other, "games": len(shares),
+                     "seats": float(seats.mean()) if len(g) else math.nan, "players": players,
+                     "win_rate": rate, "win_low": lo, "win_high": hi, "fair_share": fair,
+                     "gain_pp": gain * 100, "gain_low_pp": glo * 100, "gain_high_pp": ghi * 100,
+                     "side_dps": dps(lv.budget), "other_dps": dps(lv.lower)})
+    return pd.DataFrame(rows)
+
+
+def doubling_table(levels: list[Level], frames: list[pd.DataFrame], table: pd.DataFrame, curve: bool) -> pd.DataFrame:
+    """One row per doubling (``from`` budget -> ``to`` budget): ``gain_pp`` with ``gain_low_pp``
+    and ``gain_high_pp`` (95%) and ``verdict`` (``clear``, ``unclear`` or ``loss``; see
+    :func:`skill_depth`).  Head to head a doubling is a level: its gain is the stronger side's win
+    rate over the fair share.  On a strength curve it is the change in the laddered side's win
+    rate between consecutive budgets, paired by game (the mean per-game difference over the games
+    both levels played, with the cluster-robust interval, each game its own cluster)."""
+    rows = []
+    if not curve:
+        for r in table.itertuples():
+            rows.append({"from": r.lower, "to": r.budget, "games": r.games, "gain_pp": r.gain_pp,
+                         "gain_low_pp": r.gain_low_pp, "gain_high_pp": r.gain_high_pp})
+    else:
+        players = int(table["players"].iloc[0]) if len(table) else 2
+        per = [dict(zip(*side_shares(df, lv.side, players))) for lv, df in zip(levels, frames)]
+        for k in range(1, len(levels)):
+            both = sorted(set(per[k]) & set(per[k - 1]))
+            d = np.array([per[k][i] - per[k - 1][i] for i in both], dtype=float)
+            m, lo, hi = gain_interval(d, np.array(both))
+            rows.append({"from": levels[k - 1].budget, "to": levels[k].budget, "games": len(d), "gain_pp": m * 100,
+                         "gain_low_pp": lo * 100, "gain_high_pp": hi * 100})
+    out = pd.DataFrame(rows, columns=["from", "to", "games", "gain_pp", "gain_low_pp", "gain_high_pp"])
+    out["verdict"] = [verdict(lo, hi) for lo, hi in zip(out["gain_low_pp"], out["gain_high_pp"])]
+    return out
+
+
+def verdict(low_pp: float, high_pp: float) -> str:
+    """``clear`` when a gain's 95% interval lies wholly above 0, ``loss`` wholly below, else
+    ``unclear`` (also for an interval that could not be computed)."""
+    if low_pp == low_pp and low_pp > 0:
+        return "clear"
+    if high_pp == high_pp and high_pp < 0:
+        return "loss"
+    return "unclear"
+
+
+def skill_depth(gains: pd.DataFrame) -> dict:
+    """The skill depth of a doubling table (:func:`doubling_table`, in budget order): the number
+    of ``clear`` doublings counted from the first, up to the first that is not clear.
+
+    Returns ``depth``; ``pays_up_to`` (the top budget of the last counted doubling, None at depth
+    0); ``stops`` (the first doubling not clear, as ``(from, to, verdict)``, None when all are);
+    ``later_clear`` (clear doublings after that, as ``(from, to)``); ``losses`` (doublings whose
+    gain is wholly below 0); ``doublings`` (how many were played)."""
+    v = list(gains["verdict"]) if len(gains) else []
+    depth = next((i for i, x in enumerate(v) if x != "clear"), len(v))
+    rows = gains.to_dict("records") if len(gains) else []
+    return {"depth": depth, "doublings": len(v),
+            "pays_up_to": float(rows[depth - 1]["to"]) if depth else None,
+            "stops": (float(rows[depth]["from"]), float(rows[depth]["to"]), rows[depth]["verdict"])
+            if depth < len(v) else None,
+            "later_clear": [(float(r["from"]), float(r["to"])) for r in rows[depth + 1:] if r["verdict"] == "clear"],
+            "losses": [(float(r["from"]), float(r["to"])) for r in rows if r["verdict"] == "loss"]}
+
+
+def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param: str, against: str | None,
+             source: str) -> list[dict]:
+    """The Findings of a ladder (dicts as :func:`analyser.metagame.findings`): the skill depth,
+    with its evidence and the rule."""
+    unit = "iterations" if param == "iterations" else param
+    what = "search" if source == "mcts" and param == "iterations" else f"raising {source} {param}"
+    rule = ("a doubling is clear when the 95% interval of its gain lies wholly above 0 "
+            + ("(the stronger side's share of each game's win minus its fair share, cluster-robust)" if against is None else
+               "(the paired change in win rate against the opponent, cluster-robust over games)")
+            + "; the depth counts clear doublings from the smallest budget up to the first that is not clear")
+    out = []
+    if not len(gains):
+        return out
+    d = depth["depth"]
+    vs = f" against {against}" if against else ""
+    if d == depth["doublings"]:
+        top = gains.iloc[-1]
+        sentence = (f"{what.capitalize()} still pays at the top of the ladder{vs} ({format_value(top['from'])} to "
+                    f"{format_value(top['to'])} {unit}): depth {d}, at least (extend --budgets to see where it stops).")
+        row = top
+    elif d == 0:
+        row = gains.iloc[0]
+        sentence = (f"{what.capitalize()} does not clearly pay even at the first doubling{vs} "
+                    f"({format_value(row['from'])} to {format_value(row['to'])} {unit}): depth 0.")
+    else:
+        row = gains.iloc[d - 1]
+        stop = gains.iloc[d]
+        sentence = (f"{what.capitalize()} keeps paying up to {format_value(depth['pays_up_to'])} {unit}{vs}: depth {d} "
+                    f"(the doubling to {format_value(stop['to'])} is "
+                    f"{'a loss' if stop['verdict'] == 'loss' else 'not clear'}).")
+    if depth["later_clear"]:
+        sentence += " Later clear doublings, not counted: " + ", ".join(
+            f"{format_value(a)} to {format_value(b)}" for a, b in depth["later_clear"]) + "."
+    out.append({"topic": "depth", "strength": "clear" if d else "none found", "sentence": sentence,
+                "evidence": {"figure": f"gain {row['gain_pp']:+.1f} pp ({format_value(row['from'])} to "
+                                       f"{format_value(row['to'])}, {int(row['games'])} games)",
+                             "interval": f"{row['gain_low_pp']:+.1f} to {row['gain_high_pp']:+.1f} pp"},
+                "threshold": rule})
+    if depth["losses"]:
+        a, b = depth["losses"][0]
+        r = gains[(gains["from"] == a) & (gains["to"] == b)].iloc[0]
+        out.append({"topic": "loss", "strength": "clear",
+                    "sentence": f"Doubling from {format_value(a)} to {format_value(b)} {unit} clearly loses{vs}.",
+                    "evidence": {"figure": f"gain {r['gain_pp']:+.1f} pp",
+                                 "interval": f"{r['gain_low_pp']:+.1f} to {r['gain_high_pp']:+.1f} pp"},
+                    "threshold": "the 95% interval of the gain lies wholly below 0"})
+    return out
+
+
+def combine(levels: list[Level], frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Every game of every level as one frame, with ``level`` (1, 2, ...) and ``budget`` first."""
+    parts = []
+    for k, (lv, df) in enumerate(zip(levels, frames)):
+        if df is None or not len(df):
+            continue
+        df = df.copy()
+        df.insert(0, "level", np.full(len(df), k + 1, dtype="int64"))
+        df.insert(1, "budget", np.full(len(df), float(lv.budget)))
+        df["strategy"] = df["strategy"].astype(str)
+        df["run_id"] = df["run_id"].astype(str) + f"-level{k + 1}"
+        parts.append(df)
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    out["strategy"] = pd.Categorical(out["strategy"])
+    out["run_id"] = pd.Categorical(out["run_id"])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Decisions per second
+# --------------------------------------------------------------------------------------------
+
+def speed_positions(game, players: int, rules: dict, root: int, count: int = SPEED_POSITIONS) -> list:
+    """Up to ``count`` decision points (``(state, seat)``, copies) spread evenly over the first
+    games of the ladder's game seeds, played by ``random`` in every seat."""
+    from analyser.registry import strategy_factory
+    from analyser.runner import game_seed
+
+    params = game.Params.from_overrides(dict(rules))
+    found = []
+    make = strategy_factory("random", title_ref(game))
+    for i in range(3):
+        gs = game_seed(root, i)
+        chance = random.Random(gs)
+        state = game.initial_state(params, players, chance)
+        bots = [make() for _ in range(players)]
+        for k, b in enumerate(bots):
+            if hasattr(b, "reset"):
+                b.reset(k, params, players)
+        rng = random.Random(f"{gs}/speed")
+        for _ in range(100_000):
+            seat, legal = game.turn(state)
+            if not legal:
+                break
+            if len(legal) > 1:
+                found.append((copy.deepcopy(state), seat))
+            a = legal[0] if len(legal) == 1 else bots[seat].choose(game.view(state, seat), legal, rng)
+            game.apply(state, a, chance)
+        if len(found) >= 4 * count:
+            break
+    if len(found) <= count:
+        return found
+    step = len(found) / count
+    return [found[int(i * step)] for i in range(count)]
+
+
+def measure_speed(game, ladder: LadderStrategy, budgets: list, players: int, rules: dict, root: int) -> dict:
+    """Decisions per second of the laddered strategy at each budget: ``{budget text: {"decisions":
+    n, "seconds": s}}``, the CPU time (:func:`time.process_time`) of one decision on each of
+    :func:`speed_positions`, in this process, played again until :data:`SPEED_SECONDS` are spent
+    on the budget (with the copies of the positions).
+    Depends on the machine: a speed figure, not a result."""
+    from analyser.registry import strategy_factory
+
+    params = game.Params.from_overrides(dict(rules))
+    positions = speed_positions(game, players, rules, root)
+    out = {}
+    for b in budgets:
+        make = strategy_factory(ladder.spec(b), title_ref(game))
+        seconds, decisions = 0.0, 0
+        start = time.process_time()  # (the copies count towards the limit, not towards the figure)
+        while positions and (decisions == 0 or time.process_time() - start < SPEED_SECONDS):
+            for i, (state, seat) in enumerate(positions):
+                st = make()
+                if hasattr(st, "reset"):
+                    st.reset(seat, params, players)
+                s = copy.deepcopy(state)
+                legal = game.turn(s)[1]
+                view = game.view(s, seat)
+                rng = random.Random(f"{root}/speed/{i}")
+                t0 = time.process_time()
+                st.choose(view, legal, rng)
+                seconds += time.process_time() - t0
+                decisions += 1
+        out[format_value(b)] = {"decisions": decisions, "seconds": round(seconds, 6)}
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.DataFrame:
+    """The level table as the report and the terminal show it (win rates in %, budgets as
+    written, the doubling's verdict)."""
+    t = table
+    out = pd.DataFrame({"level": t["level"]})
+    if curve:
+        out["budget"] = [format_value(b) for b in t["budget"]]
+    else:
+        out["stronger"] = [format_value(b) for b in t["budget"]]
+        out["weaker"] = [format_value(b) for b in t["lower"]]
+    out["games"] = t["games"]
+    out["seats"] = [f"{s:g} of {p}" for s, p in zip(t["seats"], t["players"])]
+    out["win rate %"] = [_pct(x) for x in t["win_rate"]]
+    out["95% interval %"] = [f"{_pct(a)}-{_pct(b)}" for a, b in zip(t["win_low"], t["win_high"])]
+    out["fair share %"] = [_pct(x) for x in t["fair_share"]]
+    if not curve:
+        out["gain pp"] = [f"{x:+.1f}" if x == x else "-" for x in t["gain_pp"]]
+        out["doubling"] = list(gains["verdict"]) if len(gains) == len(t) else "-"
+    else:
+        change = ["-"] + [f"{g:+.1f} ({lo:+.1f} to {hi:+.1f}) {v}" for g, lo, hi, v in
+                          zip(gains["gain_pp"], gains["gain_low_pp"], gains["gain_high_pp"], gains["verdict"])]
+        out["change from previous pp (95%)"] = change[:len(t)]
+    out["decisions/s" if curve else "decisions/s stronger"] = [_rate(x) for x in t["side_dps"]]
+    if not curve:
+        out["decisions/s weaker"] = [_rate(x) for x in t["other_dps"]]
+    return out
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.1f}" if x == x else "-"
+
+
+def _rate(x) -> str:
+    if not x == x:
+        return "not measured"
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+
+def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
+    """The curve: the side's win rate against the budget (log axis), its 95% intervals, the fair
+    share as a line; clear doublings filled, the rest hollow."""
+    import matplotlib.pyplot as plt
+
+    from analyser import plots
+
+    t = res.table
+    curve = res.config.get("against") is not None
+    param = res.config.get("parameter", "budget")
+    fig, ax = plt.subplots(figsize=(8, 4.4))
+    x = t["budget"].to_numpy(dtype=float)
+    y = t["win_rate"].to_numpy(dtype=float) * 100
+    err = np.clip(np.vstack([y - t["win_low"].to_numpy() * 100, t["win_high"].to_numpy() * 100 - y]), 0, None)
+    ax.errorbar(x, y, yerr=err, fmt="-", color="#3a6ea5", ecolor="#8aa9cc", capsize=4, zorder=2,
+                label="win rate with 95% interval (cluster-robust)")
+    if curve:
+        clear = np.array([False] + [v == "clear" for v in res.gains["verdict"]])[:len(t)]
+    else:
+        clear = np.array([v == "clear" for v in res.gains["verdict"]])[:len(t)]
+    ax.scatter(x[clear], y[clear], color="#3a6ea5", zorder=3, s=40, label="clear gain" if not curve else
+               "clear gain over the previous budget")
+    ax.scatter(x[~clear], y[~clear], facecolor="white", edgecolor="#3a6ea5", zorder=3, s=40,
+               label="gain not clear" if not curve else "first budget, or gain not clear")
+    fair = t["fair_share"].to_numpy(dtype=float) * 100
+    if len(t) and np.allclose(fair, fair[0]):
+        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=f"fair share ({fair[0]:.1f}%)")
+    else:  # an odd player count and games that end inside a block of lineups: it moves a little
+        ax.plot(x, fair, color="#c44e52", lw=1, ls="--", label="fair share")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x, [format_value(v) for v in x])
+    ax.minorticks_off()
+    side = (f"{res.config.get('strategy')} at {param} = x against {res.config.get('against')}" if curve else
+            f"stronger side ({param} = x against x/2)" if len(t) and all(
+                abs(b / lo - 2) < 1e-9 for b, lo in zip(t["budget"], t["lower"])) else "stronger side (x against the budget below)")
+    plots.style(ax, f"Win rate of the {plots.label(side)}", f"{param} (log scale)", "win rate (%)")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+    caption = ("Win rate of the laddered strategy against the fixed opponent at each budget" if curve else
+               "Win rate of the stronger side at each level (its budget on the x axis, against the budget below)")
+    return plots.save(fig, outdir / "ladder_curve.png",
+                      caption + ", with 95% cluster-robust intervals; the dashed line is the fair share "
+                      "(the side's seats over the players); filled points are clear gains, hollow ones not.")
+
+
+def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[str]:
+    """Write ``ladder.parquet`` (every game, with ``level`` and ``budget``), ``levels.csv`` (one
+    row per level: :func:`level_table` with the doubling's gain and verdict), ``config.json``
+    and (with ``report``) ``ladder_curve.png`` and ``index.html``; return the file names."""
+    from analyser import report as reportmod
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    files = []
+    curve = res.config.get("against") is not None
+    if len(res.results):
+        res.results.to_parquet(outdir / "ladder.parquet", index=False)
+        files.append("ladder.parquet")
+    t = res.table.copy().reset_index(drop=True)
+    if curve:  # the change from the budget below, paired by game
+        g = res.gains.rename(columns={"from": "change_from", "gain_pp": "change_pp", "gain_low_pp": "change_low_pp",
+                                      "gain_high_pp": "change_high_pp"}).drop(columns=["to", "games"])
+        g = pd.concat([pd.DataFrame([{c: math.nan for c in g.columns}]).astype({"verdict": object}), g],
+                      ignore_index=True).iloc[:len(t)]
+        g.loc[0, "verdict"] = "first budget"
+        t = pd.concat([t, g.reset_index(drop=True)], axis=1)
+    else:
+        t["verdict"] = list(res.gains["verdict"])[:len(t)]
+    t["win_method"] = analysis.METHODS["cluster"]
+    to_csv(t, outdir / "levels.csv", index=False)
+    files.append("levels.csv")
+    if report and len(res.results):
+        game = get_game(res.config["game"])
+        figure = plot_ladder(res, outdir)
+        fs = findings(res.table, res.gains, res.depth, param=res.config["parameter"], against=res.config.get("against"),
+                      source=res.config["strategy"].split(":")[0])
+        shown = display_levels(res.table, res.gains, curve)
+        players = res.config["players"]
+        split = (f"{players // 2} of {players} seats" if players % 2 == 0 else
+                 f"{players // 2 + 1} or {players // 2} of {players} seats, in turn")
+        note = (f"win rate: the share of each game's win that went to the {'laddered strategy' if curve else 'stronger side'}"
+                f" ({split}; a shared win counts its share), with the 95% "
+                f"{analysis.METHODS['cluster']}. fair share: the side's seats over the players, averaged over the "
+                "games: its share if the budgets made no difference. decisions/s: the laddered strategy timed on the same positions after play, per second "
+                "of CPU time; it depends on the machine. ")
+        note += ("change from previous: the paired difference in win rate from the budget below, on the same games, "
+                 "and its verdict." if curve else "gain: win rate minus fair share; doubling: clear when its interval "
+                 "lies above the fair share, loss when below.")
+        sections = [("Levels", reportmod.html_table(shown, formatted=True), note)]
+        d = res.depth
+        pays = (f"pays up to {format_value(d['pays_up_to'])}" if d["pays_up_to"] is not None
+                else "the first is not clear")
+        cards = [("skill depth", str(d["depth"]), f"of {d['doublings']} doublings; {pays}"),
+                 ("levels", str(len(res.levels)), ", ".join(res.config["budgets"])),
+                 ("games per level", f"{int(res.table['games'].max()) if len(res.table) else 0:,}",
+                  f"seed {res.config['seed']}"),
+                 ("players", str(players), f"{split} to the {'laddered side' if curve else 'stronger side'}")]
+        notes = [f"Design: {res.config['design']}"
+                 + (f" against {res.config['against']}." if curve else
+                    " (each budget against the one below it)."),
+                 "Every level plays the same game seeds and seat lineups (common random numbers); a level is the run "
+                 "analyser simulate with its two specs as -s, in that order, and the ladder's --seed.",
+                 "Skill depth: the number of clear doublings counted from the smallest budget up to the first that "
+                 "is not clear (README, section Skill depth)."]
+        if res.config["status"] != "complete":
+            notes.insert(0, f"Ladder {res.config['status']}: {res.config['error'] or 'stopped by the user'}; only "
+                            "finished games are included.")
+        reportmod.write_experiment_page(
+            outdir, title=f"{game.name}: skill ladder of {res.config['strategy']}",
+            lead=f"{len(res.levels)} levels x {res.config['games_requested']:,} games, {players} players.",
+            cards=cards, notes=notes, sections=sections, figures=[figure], config=res.config, findings=fs,
+            figure_sections={figure[0]: "Levels"})
+        files += [figure[0], "index.html"]
+    res.config["files"] = sorted(set(files) | {"config.json"})
+    write_json_atomic(outdir / "config.json", res.config)
+    return files

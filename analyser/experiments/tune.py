@@ -1,0 +1,614 @@
+"""``analyser tune``: search rule options and strategy parameters toward a designer's targets.
+
+The search space is written in the sweep grammar (:mod:`analyser.experiments.grid`): every
+``--rule`` option and ``-s`` parameter given a range ``a..b``, ``a..b:step`` or a list ``a,b,c``
+is searched.  A whole-number range (or a list of evenly spaced whole numbers) is an integer
+dimension; a real-valued option given ``a..b`` with no step is searched continuously; any other
+list is a set of choices.
+
+Targets (``--target NAME=GOAL``), with GOAL ``min``, ``max``, a ``VALUE`` (the distance to it is
+minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  The vocabulary
+(:data:`VOCABULARY`), each figure computed from one trial's games with its 95% interval:
+
+* ``seat_gap``: the largest gap between two seats' win rates, in percentage points (best seat
+  minus worst seat; :func:`analyser.analysis.seat_balance`, paired t interval over games);
+* ``win_rate`` / ``win_rate:SPEC``: the win rate (%) of one strategy slot: ``SPEC`` is the ``-s``
+  as written, its strategy name, or its position ``1``, ``2``, ...; without it, the first ``-s``
+  with a searched parameter (else the first); shared wins count their share; cluster-robust
+  interval over games (:func:`analyser.analysis.clustered_mean`);
+* ``length``: the mean game length in the title's length unit (the ``turns`` column), t interval;
+* ``skill_share``: the share (%) of score differences within a game that the strategies explain
+  (:func:`analyser.designer.luck_skill`, bootstrap interval); needs two strategies or more;
+* ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.designer`, drama),
+  t interval; needs a title that records a score trace;
+* ``ties``: games whose win is shared (%), Wilson interval;
+* ``close_games``: games whose top two scores differ by at most 1 point (%), Wilson interval;
+* any number column the title records per seat (``analyser list GAME`` names them; e.g. ``busts``
+  in a card game): its mean per seat and game, cluster-robust interval over games.
+
+One objective (a target that is not a range) uses Optuna's TPE sampler; several use NSGA-II and
+give a Pareto front; with ranges only, the objective is the total distance outside them.
+
+Reproducibility: trials are asked in fixed batches of ``--batch`` (trial numbers ``bB`` to
+``bB + B - 1``); every trial of a batch is asked of a sampler seeded from (seed, trial number)
+that sees only the trials of earlier batches, then the batch is played and told in trial order.
+So the same ``--seed`` asks the same trials and gets the same figures for any ``--jobs``, and a
+resumed study asks what the uninterrupted one would have.  Every trial plays games ``0`` to
+``games - 1`` of the same root seed (paired trials).  With ``--prune`` (one objective), a batch
+plays in :data:`PRUNE_ROUNDS` rounds of games and Optuna's median pruner stops a trial that is
+clearly behind after a round (state ``pruned``; its figures are those of the games it played).
+
+Each trial is a cell of an experiment folder (:mod:`analyser.experiments.base`): a run folder
+``OUT/cells/trial-NNNN``, whose games stream to disk.  The study is an Optuna study in SQLite,
+``OUT/tune.db`` (study name ``tune``).  ``analyser resume OUT`` continues a killed tune: a
+trial already told is never played again, a trial asked but not told resumes its games.
+
+After the search the best few trials (:data:`RECHECK`) are replayed on fresh games (another
+root seed), ``--recheck-factor`` times as many, in cells ``recheck-NNNN``; the report says whether
+the search's winner still wins there, and the best configuration's recheck cell gets the full
+``simulate`` report as its verifying run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import re
+import time
+import typing
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+from analyser.core import InputError
+from analyser.experiments import grid as gridmod, stopping
+from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.registry import get_game, title_ref
+from analyser.run import RunSpec, resolve
+
+#: Trials the search replays on fresh games before calling one best.
+RECHECK = 3
+#: With ``--prune``, a batch of trials plays in this many rounds of games; after each round but
+#: the last, a trial whose objective so far is worse than the median of the finished trials' at
+#: the same round (Optuna's MedianPruner; not before a batch of trials has finished) stops there.
+PRUNE_ROUNDS = 4
+#: Study name inside tune.db.
+STUDY = "tune"
+_NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
+# --------------------------------------------------------------------------------------------
+# The search space
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class Dim:
+    """One searched parameter: its ``column`` (Optuna parameter name: ``bust_limit`` or
+    ``threshold.limit``), ``slot`` (None for a rule option), option ``key``, ``kind`` (int,
+    float, str, bool), ``values`` (text) and, when searched continuously, ``bounds``."""
+
+    column: str
+    slot: int | None
+    key: str
+    kind: str
+    values: list[str]
+    bounds: tuple[float, float] | None = None
+
+    def distribution(self):
+        import optuna.distributions as d
+        if self.bounds is not None:
+            return d.FloatDistribution(*self.bounds)
+        if self.kind == "int":
+            xs = [int(v) for v in self.values]
+            steps = {b - a for a, b in zip(xs, xs[1:])}
+            if xs == sorted(xs) and len(steps) <= 1:
+                return d.IntDistribution(xs[0], xs[-1], step=steps.pop() if steps else 1)
+        return d.CategoricalDistribution(list(self.values))
+
+    def value(self, value):
+        """A sampled value for a table: a number for a number option, else its text."""
+        text = self.text(value)
+        return int(text) if self.kind == "int" else float(text) if self.kind == "float" else text
+
+    def text(self, value) -> str:
+        """A sampled value as the option's text."""
+        if self.kind == "int":
+            return str(int(value))
+        if self.kind == "float" and not isinstance(value, str):
+            return repr(round(float(value), 12))
+        return str(value)
+
+
+@dataclass
+class Space:
+    """The parsed ``-s`` and ``--rule`` values: ``slots`` and ``rules`` as the sweep parses them,
+    the searched ``dims``, and the ``focus`` slot."""
+
+    slots: list[gridmod.SlotGrid]
+    rules: list[tuple[str, list[str]]]
+    dims: list[Dim]
+
+    @property
+    def focus(self) -> int:
+        for i, s in enumerate(self.slots):
+            if any(d.slot == i for d in self.dims):
+                return i
+        return 0
+
+    def lineup(self, params: dict) -> tuple[list[str], dict[str, str]]:
+        """The strategy specs and rule overrides of a trial whose sampled values are ``params``
+        (Optuna parameter name -> value)."""
+        chosen = {d.column: d.text(params[d.column]) for d in self.dims}
+        specs = []
+        for i, s in enumerate(self.slots):
+            vals = {key: chosen.get(gridmod.column_name(self.slots, i, key), values[0]) for key, values in s.params}
+            specs.append(s.spec(vals))
+        rules = {key: chosen.get(key, values[0]) for key, values in self.rules}
+        return specs, rules
+
+
+def _continuous(raw: str, kind: type) -> tuple[float, float] | None:
+    a, sep, b = raw.strip().partition("..")
+    if kind is float and sep and _NUM.match(a.strip() or "x") and _NUM.match(b.strip() or "x") and ":" not in b:
+        lo, hi = float(a), float(b)
+        return (lo, hi) if lo < hi else None
+    return None
+
+
+def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
+    """Parse the search space (InputError, one line, for an unknown option or parameter, an empty
+    or backwards range, a range on an option that is not a number, a value not accepted, or
+    nothing to search)."""
+    from analyser.registry import _resolve, parse_spec, strategy_parameters
+
+    ref = title_ref(game)
+    slots = [gridmod.parse_strategy(s, ref) for s in strategies]
+    rule_values = gridmod.parse_rules(rules, game.Params)
+    hints = typing.get_type_hints(game.Params)
+    raw_rules = {p.partition("=")[0].strip(): p.partition("=")[2] for p in rules}
+    dims: list[Dim] = []
+    for i, s in enumerate(slots):
+        accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
+        raw = dict(gridmod.split_strategy(s.text)[1])
+        for key, values in s.params:
+            kind = accepted[key][0]
+            bounds = _continuous(raw.get(key, ""), kind)
+            if len(values) > 1 or bounds:
+                dims.append(Dim(gridmod.column_name(slots, i, key), i, key, kind.__name__, values, bounds))
+    for key, values in rule_values:
+        kind = hints.get(key, str)
+        bounds = _continuous(raw_rules.get(key, ""), kind)
+        if len(values) > 1 or bounds:
+            dims.append(Dim(key, None, key, kind.__name__, values, bounds))
+    if not dims:
+        raise InputError("nothing to search: give at least one --rule or -s parameter a range a..b or a list a,b,c")
+    return Space(slots, rule_values, dims)
+
+
+from analyser.experiments.tune_targets import (  # noqa: E402  (the target vocabulary)
+    VOCABULARY, Target, figure, parse_target, title_figures)
+
+
+# --------------------------------------------------------------------------------------------
+# Playing the study
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class TuneResult:
+    space: Space
+    targets: list[Target]
+    trials: pd.DataFrame            # one row per trial
+    recheck: pd.DataFrame           # one row per rechecked trial
+    best: list[int]                 # the best trial (one objective) or the Pareto front: trial numbers
+    config: dict
+    status: str
+    error: BaseException | None = None
+    interrupted: bool = False
+    verifying: str | None = None    # folder of the verifying run (relative to OUT)
+    importances: dict = field(default_factory=dict)
+    study: object = None
+
+
+def _derived(root: int, what) -> int:
+    return int.from_bytes(hashlib.sha256(f"{root}:{what}".encode()).digest()[:4], "big") & 0x7FFFFFFF
+
+
+class _TuneExperiment(Experiment):
+    """An experiment that plays only the ``active`` cells (the others count as complete)."""
+
+    active: set | None = None
+
+    def _complete_to(self, k: int, games: int) -> bool:
+        if self.active is not None and k not in self.active:
+            return True
+        return super()._complete_to(k, games)
+
+
+def _pruner(batch: int, on: bool):
+    import optuna
+    return optuna.pruners.MedianPruner(n_startup_trials=batch, n_warmup_steps=0) if on else optuna.pruners.NopPruner()
+
+
+def _objectives(targets: list[Target]) -> list[Target]:
+    return [t for t in targets if t.is_objective]
+
+
+def _sampler(targets: list[Target], seed: int, batch: int):
+    """The sampler of one trial (range targets reach it as the trial's constraints, set with
+    ``Trial.set_constraint`` before it is told)."""
+    import optuna
+    if len(_objectives(targets)) > 1:
+        return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed)
+    return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, batch)))
+
+
+def _values(targets: list[Target], figs: dict) -> list[float]:
+    objs = _objectives(targets)
+    if objs:
+        return [t.objective(figs[t.name]) for t in objs]
+    return [sum(t.violation(figs[t.name]) for t in targets)]
+
+
+def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: list[str], *,
+             players: int | None = None, trials: int = 40, games: int = 2000, seed: int | None = None,
+             jobs: int | None = 0, batch: int = 8, recheck: int = RECHECK, recheck_factor: int = 4,
+             prune: bool = False,
+             batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
+             command: str = "", out: str | Path | None = None, resume: bool = False,
+             play: bool = True) -> TuneResult:
+    """Parse, search, re-check and analyse (see the module docstring).  InputError on bad input
+    before any game is played.  ``out`` is the experiment folder (``OUT/tune.db`` holds the
+    study); ``resume=True`` continues it; ``play=False`` only reads it (to rebuild the report)."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if trials < 1 or games < 1 or batch < 1 or recheck < 0 or recheck_factor < 1:
+        raise InputError("--trials, --games, --batch and --recheck-factor must be at least 1 (--recheck at least 0)")
+    game = get_game(game_id)
+    space = parse_space(game, list(strategies), list(rules))
+    if not targets:
+        raise InputError("give at least one --target, e.g. --target seat_gap=min")
+    tlist = [parse_target(t, game, space) for t in targets]
+    if len({t.name for t in tlist}) != len(tlist):
+        raise InputError("a --target is given twice; give each figure once")
+    specs0, rules0 = space.lineup({d.column: d.bounds[0] if d.bounds else d.values[0] for d in space.dims})
+    base = RunSpec(game=title_ref(game), strategies=specs0, players=players, games=games, seed=seed, jobs=jobs,
+                   rules=rules0, batch_size=batch_size, game_timeout=game_timeout)
+    _, _, n_players, n_jobs, root = resolve(base)
+    base = dataclasses.replace(base, seed=root, players=n_players)
+    recheck_seed = _derived(root, "recheck")
+    if out is None:
+        raise InputError("tune needs an output folder")
+    out = Path(out)
+
+    def spec_of(params: dict, s: int) -> RunSpec:
+        specs, rl = space.lineup(params)
+        return dataclasses.replace(base, strategies=specs, rules=rl, seed=s)
+
+    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "rules": list(rules),
+                 "targets": list(targets), "players": players, "trials": trials, "games": games, "seed": root,
+                 "jobs": jobs, "batch": batch, "recheck": recheck, "recheck_factor": recheck_factor, "prune": prune,
+                 "batch_size": batch_size, "game_timeout": game_timeout}
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
+              "players": n_players, "strategies": list(strategies), "rules": list(rules), "targets": list(targets),
+              "trials": trials, "recheck_factor": recheck_factor}
+    storage_url = f"sqlite:///{(out / 'tune.db').resolve()}"
+    directions = [t.direction for t in _objectives(tlist)] or ["minimize"]
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+        if resume:
+            from analyser.experiments.base import read_record
+            record = read_record(out, ("tune",))
+            study = optuna.load_study(study_name=STUDY, storage=storage_url,
+                                      pruner=_pruner(batch, prune and len(directions) == 1))
+            by_number = {t.number: t for t in study.get_trials(deepcopy=False)}
+            cells = []
+            for c in record["cells"]:
+                name = str(c.get("name"))
+                kind, _, num = name.partition("-")
+                if not num.isdigit() or int(num) not in by_number or kind not in ("trial", "recheck"):
+                    raise InputError(f"{str(out)!r}: cell {name!r} of its record is not a trial of tune.db; "
+                                     "it cannot be resumed")
+                p = by_number[int(num)].params
+                cells.append(Cell(name, spec_of(p, root if kind == "trial" else recheck_seed)))
+            exp = _TuneExperiment.begin(out, "tune", cells, arguments=arguments, fields=fields, command=command,
+                                        resume=True, play=play, shared=base)
+        else:
+            exp = _TuneExperiment.begin(out, "tune", [], arguments=arguments, fields=fields, command=command,
+                                        shared=base)
+            (out / "tune.db").unlink(missing_ok=True)
+            study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions,
+                                        pruner=_pruner(batch, prune and len(directions) == 1))
+        with exp:
+            exp.active = None
+            outcome = None
+            if play:
+                outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, trials, games, batch,
+                                  recheck, recheck_factor, n_jobs, n_players, progress, prune)
+            if outcome is None:
+                outcome = recorded_outcome(exp.config)
+            res = _analyse(exp, study, space, tlist, trials, recheck, games * recheck_factor)
+            config = dict(exp.config)
+    config.update(status=outcome.status, error=str(outcome.error) if outcome.error else None, jobs=n_jobs,
+                  play_seconds=config.get("play_seconds"))
+    res.config, res.status, res.error, res.interrupted = config, outcome.status, outcome.error, outcome.interrupted
+    return res
+
+
+def _cell_index(exp: Experiment, name: str) -> int | None:
+    for k, c in enumerate(exp.cells):
+        if c.name == name:
+            return k
+    return None
+
+
+def _sources(trials) -> dict[int, int]:
+    """Trial number -> the first trial with the same values: a configuration asked again plays the
+    same games (same seeds), so it is not played twice; its figures are the first one's."""
+    first: dict[tuple, int] = {}
+    out = {}
+    for t in trials:
+        key = tuple(sorted((k, repr(v)) for k, v in t.params.items()))
+        out[t.number] = t.number if t.state.name == "FAIL" else first.setdefault(key, t.number)
+    return out
+
+
+def _set_figures(trial, tlist: list[Target], df: pd.DataFrame, specs: list[str], n_players: int) -> dict:
+    """Each target's figure and interval on ``df`` as the trial's user attributes; returns name -> value."""
+    figs = {}
+    for tg in tlist:
+        v, lo, hi = figure(df, tg, specs)
+        figs[tg.name] = v
+        trial.set_user_attr(tg.name, v)
+        trial.set_user_attr(tg.name + ".low", lo)
+        trial.set_user_attr(tg.name + ".high", hi)
+    trial.set_user_attr("games", int(len(df) // max(1, n_players)))
+    return figs
+
+
+def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch, recheck,
+            recheck_factor, n_jobs, n_players, progress, prune=False):
+    import optuna
+    from optuna.trial import TrialState
+
+    while True:
+        trials = study.get_trials(deepcopy=False)
+        n = len(trials)
+        if n < n_trials and n % batch:  # finish asking the batch a kill cut short
+            todo = min(n_trials, (n // batch + 1) * batch) - n
+        elif n < n_trials and not any(t.state == TrialState.RUNNING for t in trials):
+            todo = min(batch, n_trials - n)
+        else:
+            todo = 0
+        for _ in range(todo):
+            number = len(study.get_trials(deepcopy=False))
+            study.sampler = _sampler(tlist, _derived(root, number), batch)
+            t = study.ask({d.column: d.distribution() for d in space.dims})
+            assert t.number == number
+        trials = study.get_trials(deepcopy=False)
+        for t in trials:  # a configuration the rules refuse (say, too few cards for the seats) is a failed trial
+            if t.state == TrialState.RUNNING and _cell_index(exp, f"trial-{t.number:04d}") is None:
+                try:
+                    stopping.validate(get_game(spec_of(t.params, root).game), [spec_of(t.params, root)], n_players)
+                except InputError as e:
+                    optuna.trial.Trial(study, t._trial_id).set_user_attr("error", str(e)[:300])
+                    study.tell(t.number, state=TrialState.FAIL)
+        trials = study.get_trials(deepcopy=False)
+        source = _sources(trials)
+        missing = [Cell(f"trial-{t.number:04d}", spec_of(t.params, root)) for t in trials
+                   if source[t.number] == t.number and _cell_index(exp, f"trial-{t.number:04d}") is None]
+        if missing:
+            exp.add_cells(missing)
+        running = [t for t in trials if t.state == TrialState.RUNNING]
+        if not running:
+            break
+        ks = {t.number: _cell_index(exp, f"trial-{source[t.number]:04d}") for t in running}
+        ends = [games * r // PRUNE_ROUNDS for r in range(1, PRUNE_ROUNDS + 1)] if prune else [games]
+        ends = [e for e in dict.fromkeys(ends) if e > 0]
+        objective = _objectives(tlist)[0] if _objectives(tlist) else None
+        for end in ends:
+            exp.active = {ks[t.number] for t in running}
+            outcome = exp.play(jobs=n_jobs, games=end, players=n_players, progress=progress,
+                               desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
+            if outcome.status != "complete":
+                return outcome
+            if end == games or objective is None:
+                break
+            still = []
+            for t in running:  # reported, and pruned, in trial order
+                if source[t.number] != t.number and source[t.number] not in {r.number for r in running}:
+                    still.append(t)  # a configuration already played in full: its figures are known
+                    continue
+                df = exp.results(ks[t.number], end)
+                v, _, _ = figure(df, objective, exp.cells[ks[t.number]].spec.strategies)
+                trial = optuna.trial.Trial(study, t._trial_id)
+                value = objective.objective(v)
+                if value == value:
+                    with warnings.catch_warnings():  # a step reported before a kill is reported once
+                        warnings.simplefilter("ignore")
+                        trial.report(value, step=end)
+                if value == value and trial.should_prune():
+                    _set_figures(trial, tlist, df, exp.cells[ks[t.number]].spec.strategies, n_players)
+                    study.tell(t.number, state=TrialState.PRUNED)
+                else:
+                    still.append(t)
+            running = still
+            if not running:
+                break
+        for t in running:  # told in trial order
+            df = exp.results(ks[t.number])
+            specs = exp.cells[ks[t.number]].spec.strategies
+            trial = optuna.trial.Trial(study, t._trial_id)
+            figs = _set_figures(trial, tlist, df, specs, n_players)
+            if source[t.number] != t.number:
+                trial.set_user_attr("same_as", source[t.number])
+            for tg in tlist:
+                if tg.goal == "range":  # Optuna's constraint: feasible when <= 0
+                    v = figs[tg.name]
+                    trial.set_constraint(tg.name, tg.violation(v) if v == v else 1e9)
+            vals = _values(tlist, figs)
+            if all(math.isfinite(v) for v in vals):
+                study.tell(t.number, vals if len(vals) > 1 else vals[0])
+            else:
+                study.tell(t.number, state=TrialState.FAIL)
+    # the re-check of the best few, on fresh games
+    table = trial_table(study, space, tlist)
+    chosen = _recheck_choice(table, tlist, recheck)
+    missing = [Cell(f"recheck-{n:04d}", spec_of(study.trials[n].params, recheck_seed)) for n in chosen
+               if _cell_index(exp, f"recheck-{n:04d}") is None]
+    if missing:
+        exp.add_cells(missing)
+    exp.active = {_cell_index(exp, f"recheck-{n:04d}") for n in chosen}
+    if not exp.active:
+        exp.active = set()
+    return exp.play(jobs=n_jobs, games=games * recheck_factor, players=n_players, progress=progress,
+                    desc="tune re-check", what="trials", final=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Analysis
+# --------------------------------------------------------------------------------------------
+
+def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
+    """One row per trial: ``trial``, ``state``, the searched values, per target its value and
+    95% interval (``NAME``, ``NAME.low``, ``NAME.high``), ``feasible`` and ``score`` (lower is
+    better: the first objective as minimised)."""
+    rows = []
+    objs = _objectives(tlist)
+    for t in study.get_trials(deepcopy=False):
+        r = {"trial": t.number, "state": t.state.name.lower()}
+        for d in space.dims:
+            r[d.column] = d.value(t.params[d.column]) if d.column in t.params else None
+        for tg in tlist:
+            for suffix in ("", ".low", ".high"):
+                r[tg.name + suffix] = t.user_attrs.get(tg.name + suffix, math.nan)
+        r["games"] = t.user_attrs.get("games", 0)
+        r["same_as"] = t.user_attrs.get("same_as", -1)
+        r["error"] = t.user_attrs.get("error", "")
+        viol = sum(tg.violation(r[tg.name]) for tg in tlist if r[tg.name] == r[tg.name])
+        r["feasible"] = bool(t.state.name == "COMPLETE" and viol == 0)
+        vals = t.values or []
+        for i, v in enumerate(vals):
+            r[f"objective{i + 1}" if len(vals) > 1 else "objective"] = v
+        if vals:
+            first = objs[0] if objs else None
+            r["score"] = -vals[0] if first is not None and first.direction == "maximize" else vals[0]
+        else:
+            r["score"] = math.nan
+        r["violation"] = viol
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def _oriented(table: pd.DataFrame, tlist: list[Target]) -> np.ndarray:
+    objs = _objectives(tlist)
+    if len(objs) <= 1:
+        return table[["score"]].to_numpy(dtype=float)
+    cols = [f"objective{i + 1}" for i in range(len(objs))]
+    m = table[cols].to_numpy(dtype=float)
+    sign = np.array([-1.0 if t.direction == "maximize" else 1.0 for t in objs])
+    return m * sign
+
+
+def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
+    """Trial numbers of the best trial (one objective) or the Pareto front (several), among the
+    feasible complete trials (all complete trials, least violation first, when none is
+    feasible)."""
+    done = table[(table["state"] == "complete") & (table["same_as"] < 0)] if "same_as" in table else \
+        table[table["state"] == "complete"]
+    if not len(done):
+        return []
+    pool = done[done["feasible"]] if done["feasible"].any() else done[done["violation"] == done["violation"].min()]
+    m = _oriented(pool, tlist)
+    if m.shape[1] == 1:
+        return [int(pool.iloc[int(np.argmin(m[:, 0]))]["trial"])]
+    front = []
+    for i in range(len(m)):
+        dominated = np.any(np.all(m <= m[i], axis=1) & np.any(m < m[i], axis=1))
+        if not dominated:
+            front.append(int(pool.iloc[i]["trial"]))
+    return front
+
+
+def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[int]:
+    if n <= 0 or not len(table):
+        return []
+    done = table[(table["state"] == "complete") & (table["same_as"] < 0)].copy()
+    if len(_objectives(tlist)) <= 1:
+        done = done.sort_values(["violation", "score", "trial"])
+        return [int(x) for x in done["trial"].head(n)]
+    front = pareto(table, tlist)
+    f = done[done["trial"].isin(front)].sort_values(["objective1", "trial"])
+    idx = np.unique(np.linspace(0, len(f) - 1, min(n, len(f))).round().astype(int)) if len(f) else []
+    return [int(f.iloc[i]["trial"]) for i in idx]
+
+
+def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> TuneResult:
+    table = trial_table(study, space, tlist)
+    best = pareto(table, tlist)
+    rows = []
+    for k, c in enumerate(exp.cells):
+        if not c.name.startswith("recheck-"):
+            continue
+        number = int(c.name.split("-")[1])
+        df = exp.results(k)
+        r = {"trial": number, "games": int(len(df) // max(1, int(exp.config.get("players") or 1)))}
+        for d in space.dims:
+            r[d.column] = table.loc[table["trial"] == number, d.column].iloc[0]
+        figs = {}
+        for tg in tlist:
+            v, lo, hi = figure(df, tg, c.spec.strategies)
+            figs[tg.name] = v
+            r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"] = v, lo, hi
+        r["violation"] = sum(tg.violation(figs[tg.name]) for tg in tlist if figs[tg.name] == figs[tg.name])
+        r["feasible"] = r["violation"] == 0
+        vals = _values(tlist, figs)
+        objs = _objectives(tlist)
+        for i, v in enumerate(vals):
+            r[f"objective{i + 1}" if len(vals) > 1 else "objective"] = v
+        r["score"] = -vals[0] if objs and objs[0].direction == "maximize" else vals[0]
+        r["folder"] = c.path
+        rows.append(r)
+    rc = pd.DataFrame(rows)
+    if len(rc):
+        rc["search_rank"] = [1 + i for i in range(len(rc))]
+        if len(_objectives(tlist)) <= 1:
+            order = rc.sort_values(["violation", "score", "search_rank"]).index
+            rc["recheck_rank"] = 0
+            rc.loc[order, "recheck_rank"] = range(1, len(rc) + 1)
+        else:
+            front = set(pareto(rc.assign(state="complete"), tlist))
+            rc["on_front"] = rc["trial"].isin(front)
+    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study)
+    if len(rc):
+        winner = rc.sort_values("recheck_rank").iloc[0] if "recheck_rank" in rc else rc.iloc[0]
+        res.verifying = str(winner["folder"])
+    res.importances = importances(study, tlist, space)
+    return res
+
+
+def importances(study, tlist, space) -> dict:
+    """Per objective, Optuna's parameter importances (PED-ANOVA, which needs no extra library), or {} with too few trials."""
+    import optuna
+    from optuna.trial import TrialState
+    done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE]
+    if len(done) < 3 or not space.dims:
+        return {}
+    out = {}
+    names = [t.name for t in _objectives(tlist)] or ["distance outside the ranges"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, name in enumerate(names):
+            try:
+                ev = optuna.importance.PedAnovaImportanceEvaluator()
+                target = (lambda t, i=i: t.values[i]) if len(names) > 1 else None
+                out[name] = dict(optuna.importance.get_param_importances(study, evaluator=ev, target=target))
+            except (RuntimeError, ValueError, ZeroDivisionError):
+                continue
+    return out

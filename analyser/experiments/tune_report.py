@@ -1,0 +1,248 @@
+"""The report of ``analyser tune`` (:mod:`analyser.experiments.tune`): the optimisation history,
+the Pareto front, parameter importances, the plain-language summary, ``trials.csv``,
+``recheck.csv`` and ``index.html`` with the verifying run's report linked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analyser import analysis
+from analyser.experiments.tune import Target, TuneResult, _objectives
+from analyser.registry import get_game
+
+
+# --------------------------------------------------------------------------------------------
+# Plots and report
+# --------------------------------------------------------------------------------------------
+
+def _fmt(v, lo=None, hi=None) -> str:
+    if v is None or v != v:
+        return "-"
+    if lo is None or lo != lo:
+        return f"{v:.3g}"
+    d = analysis.decimals((hi - lo) / 2)
+    return f"{v:.{d}f} ({lo:.{d}f} to {hi:.{d}f})"
+
+
+def _target_label(t: Target) -> str:
+    unit = {"seat_gap": " pp", "win_rate": " %", "skill_share": " %", "ties": " %", "close_games": " %"}.get(t.kind, "")
+    return f"{t.name}{unit}"
+
+
+def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
+    """The optimisation history (each target's figure per trial with its 95% interval, the best so
+    far) and, for several objectives, the Pareto front of the first two."""
+    import matplotlib.pyplot as plt
+
+    from analyser import plots
+
+    t = res.trials[res.trials["state"] == "complete"]
+    out = []
+    if not len(t):
+        return out
+    n = len(res.targets)
+    fig, axes = plt.subplots(n, 1, figsize=(8, 2.6 * n + 0.6), squeeze=False)
+    best = set(res.best)
+    for ax, tg in zip(axes[:, 0], res.targets):
+        y, lo, hi = t[tg.name].to_numpy(float), t[tg.name + ".low"].to_numpy(float), t[tg.name + ".high"].to_numpy(float)
+        x = t["trial"].to_numpy()
+        ax.errorbar(x, y, yerr=np.clip(np.vstack([y - lo, hi - y]), 0, None), fmt="o", color="#3a6ea5",
+                    ecolor="#bbbbbb", markersize=4, capsize=2, label="trial (95% interval)")
+        if tg.goal in ("min", "max"):
+            run = np.minimum.accumulate(y) if tg.goal == "min" else np.maximum.accumulate(y)
+            ax.step(x, run, where="post", color="#c44e52", lw=1.5, label="best so far")
+        elif tg.goal == "value":
+            ax.axhline(tg.value, color="#c44e52", lw=1, ls="--", label=f"target {tg.value:g}")
+        else:
+            ax.axhspan(tg.low, tg.high, color="#55a868", alpha=0.15, label=f"range {tg.low:g}-{tg.high:g}")
+        mark = t["trial"].isin(best).to_numpy()
+        if mark.any():
+            ax.plot(x[mark], y[mark], marker="*", markersize=14, color="#c44e52", linestyle="none",
+                    label="best" if len(best) == 1 else "Pareto front")
+        plots.style(ax, plots.label(f"{tg.name}: {tg.goal_text()}"), "trial", plots.label(_target_label(tg)))
+        ax.legend(fontsize=8)
+    out.append(plots.save(fig, outdir / "tune_history.png",
+                          "Optimisation history: each trial's figure for each target with its 95% interval, in the "
+                          "order the sampler asked them; the line is the best so far, the star the best trial "
+                          "(or the Pareto front)."))
+    objs = _objectives(res.targets)
+    if len(objs) >= 2:
+        a, b = objs[0], objs[1]
+        fig, ax = plt.subplots(figsize=(7, 5))
+        ax.errorbar(t[a.name], t[b.name], xerr=np.clip(np.vstack([t[a.name] - t[a.name + ".low"],
+                                                                  t[a.name + ".high"] - t[a.name]]), 0, None),
+                    yerr=np.clip(np.vstack([t[b.name] - t[b.name + ".low"], t[b.name + ".high"] - t[b.name]]), 0, None),
+                    fmt="o", color="#3a6ea5", ecolor="#cccccc", markersize=4, label="trial")
+        f = t[t["trial"].isin(best)].sort_values(a.name)
+        ax.plot(f[a.name], f[b.name], marker="*", markersize=13, color="#c44e52", label="Pareto front")
+        for _, r in f.iterrows():
+            ax.annotate(str(int(r["trial"])), (r[a.name], r[b.name]), fontsize=8, xytext=(4, 4),
+                        textcoords="offset points")
+        plots.style(ax, "Pareto front", plots.label(_target_label(a)), plots.label(_target_label(b)))
+        ax.legend(fontsize=8)
+        out.append(plots.save(fig, outdir / "tune_pareto.png",
+                              f"Every trial's {a.name} against its {b.name} with 95% intervals; the stars, joined, "
+                              "are the Pareto front (no other trial is better on every objective); numbers are "
+                              "trial numbers."))
+    if res.importances:
+        names = list(res.importances)
+        fig, axes = plt.subplots(1, len(names), figsize=(4 + 3 * len(names), 0.8 + 0.45 * len(res.space.dims)),
+                                 squeeze=False)
+        for ax, name in zip(axes[0], names):
+            imp = res.importances[name]
+            keys = list(imp)[::-1]
+            ax.barh(range(len(keys)), [imp[k] for k in keys], color="#3a6ea5")
+            ax.set_yticks(range(len(keys)), [plots.label(k) for k in keys], fontsize=9)
+            ax.set_xlim(0, 1)
+            plots.style(ax, plots.label(name), "importance (share)", "")
+        out.append(plots.save(fig, outdir / "tune_importance.png",
+                              "Parameter importances (optuna.importance, PED-ANOVA): the share of the variation of "
+                              "each objective over the trials that each searched parameter explains. A guide to "
+                              "where to look, not a test."))
+    return out
+
+
+def summary_sentences(res: TuneResult) -> list[str]:
+    """The plain-language summary."""
+    out = []
+    t = res.trials
+    done = int((t["state"] == "complete").sum()) if len(t) else 0
+    out.append(f"{done} of {res.config.get('trials')} trials finished, each on the same {res.config.get('games_requested'):,} "
+               "games (same seeds), so differences between trials are not down to the deal.")
+    cols = [d.column for d in res.space.dims]
+    if len(res.best) == 1 and len(t):
+        b = t[t["trial"] == res.best[0]].iloc[0]
+        figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'])}" for tg in res.targets)
+        out.append(f"Best trial on the search: {res.best[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
+        if not bool(b["feasible"]):
+            out.append("No trial met every range target; the best is the one closest to them.")
+    elif res.best:
+        out.append(f"The Pareto front holds {len(res.best)} trials: none is better than another on every objective; "
+                   "choose among them by what matters most.")
+    rc = res.recheck
+    if len(rc) and "recheck_rank" in rc:
+        win = rc[rc["search_rank"] == 1].iloc[0]
+        top = rc.sort_values("recheck_rank").iloc[0]
+        g = int(win["games"])
+        if int(win["recheck_rank"]) == 1:
+            out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: the winner "
+                       f"(trial {int(win['trial'])}) still wins.")
+        else:
+            out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: the search's "
+                       f"winner (trial {int(win['trial'])}) does NOT still win; trial {int(top['trial'])} is best "
+                       "there, so the search's lead was noise. The report takes the re-check's winner.")
+        objs = _objectives(res.targets)
+        if objs and len(rc) > 1:
+            tg = objs[0]
+            second = rc.sort_values("recheck_rank").iloc[1]
+            overlap = not (top[tg.name + ".low"] > second[tg.name + ".high"] or top[tg.name + ".high"] < second[tg.name + ".low"])
+            out.append(f"On the re-check its {tg.name} interval {'overlaps' if overlap else 'does not overlap'} the "
+                       f"runner-up's (trial {int(second['trial'])})"
+                       + (": the two cannot be told apart at this many games." if overlap else "."))
+    elif len(rc) and "on_front" in rc:
+        kept = int(rc["on_front"].sum())
+        out.append(f"The re-check replayed {len(rc)} trials of the front on {int(rc['games'].iloc[0]):,} fresh games "
+                   f"each; {kept} of them stay non-dominated among themselves.")
+    if res.importances:
+        name, imp = next(iter(res.importances.items()))
+        if imp:
+            k = next(iter(imp))
+            out.append(f"The parameter that mattered most for {name}: {k} ({100 * imp[k]:.0f}% of the explained "
+                       "variation, PED-ANOVA).")
+    return out
+
+
+def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
+    """Write ``trials.csv``, ``recheck.csv``, ``config.json`` and (with ``report``) the plots,
+    the verifying run's report and ``index.html``; return the file names."""
+    from analyser import report as reportmod
+    from analyser.csvsafe import to_csv
+    from analyser.run.store import write_json_atomic
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    files = ["tune.db"]
+    to_csv(res.trials, outdir / "trials.csv", index=False)
+    files.append("trials.csv")
+    if len(res.recheck):
+        to_csv(res.recheck, outdir / "recheck.csv", index=False)
+        files.append("recheck.csv")
+    if report and len(res.trials):
+        game = get_game(res.config["game"])
+        figures = plot_history(res, outdir)
+        verifying = None
+        if res.verifying and res.status == "complete":
+            from analyser.report import build_report_from_run
+            try:
+                build_report_from_run(outdir / res.verifying)
+                verifying = f"{res.verifying}/index.html"
+            except Exception as e:  # the tune's own report still stands
+                verifying = None
+                res.config["verifying_error"] = f"{type(e).__name__}: {e}"[:300]
+        cols = [d.column for d in res.space.dims]
+        tcols = [c for tg in res.targets for c in (tg.name, tg.name + ".low", tg.name + ".high")]
+        t = res.trials
+        shown = t[t["trial"].isin(res.best)] if res.best else t.head(0)
+        def fig_table(df, extra=()):
+            rows = []
+            for _, r in df.iterrows():
+                row = {"trial": int(r["trial"]), **{c: r[c] for c in cols}}
+                for tg in res.targets:
+                    row[_target_label(tg)] = _fmt(r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"])
+                for e in extra:
+                    row[e] = r[e]
+                rows.append(row)
+            return pd.DataFrame(rows)
+        heading = "Best configuration" if len(res.best) == 1 else "Pareto front"
+        sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
+                     "Each target's figure with its 95% interval (in brackets), on the search's games. "
+                     + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
+                        "objective. ") + "Target definitions: README, section analyser tune.")]
+        if len(res.recheck):
+            rc = res.recheck.copy()
+            extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))
+            sections.append(("Re-check of the best trials", reportmod.html_table(fig_table(rc, extra), formatted=True),
+                             "The best trials of the search replayed on fresh games (another seed), "
+                             f"{res.config.get('recheck_factor', '')} times as many: a search winner that "
+                             "does not stay first here won on noise."))
+        order = t.sort_values(["violation", "score", "trial"]) if len(t) else t
+        sections.append(("All trials", reportmod.html_table(
+            fig_table(order.head(200), ("state", "feasible")), formatted=True),
+            "Every trial, best first (trials.csv has all, with the raw numbers)."))
+        if res.importances:
+            sections.append(("Parameter importances", "", "optuna.importance (PED-ANOVA) over the finished "
+                             "trials: which searched parameter moves each objective most."))
+        best_row = shown.iloc[0] if len(shown) else None
+        cards = [("best" if len(res.best) == 1 else "Pareto front",
+                  ", ".join(f"{c}={best_row[c]}" for c in cols) if best_row is not None and len(res.best) == 1
+                  else f"{len(res.best)} trials", f"trial {res.best[0]}" if len(res.best) == 1 else "see the table"),
+                 ("trials", f"{int((t['state'] == 'complete').sum())} / {res.config.get('trials')}",
+                  "TPE" if len(_objectives(res.targets)) <= 1 else "NSGA-II"),
+                 ("games per trial", f"{res.config['games_requested']:,}", f"seed {res.config['seed']}")]
+        notes = summary_sentences(res)
+        if verifying:
+            import html
+            which = ("the best configuration" if len(_objectives(res.targets)) <= 1 else
+                     f"the re-checked front trial with the best {_objectives(res.targets)[0].name}")
+            sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f'<p><a href="{html.escape(verifying)}">The full '
+                            f"simulate report of {html.escape(which)}</a>, on its re-check games.</p>",
+                            f"The run folder {res.verifying} holds its games; analyser report rebuilds it."))
+        notes.append("Watch or explore the study: optuna-dashboard sqlite:///" + str(outdir / "tune.db"))
+        if res.status != "complete":
+            notes.insert(0, f"Tune {res.status}: {res.config.get('error') or 'stopped by the user'}; "
+                            "continue it with analyser resume.")
+        placed = {"tune_history.png": heading, "tune_pareto.png": heading}
+        if res.importances:
+            placed["tune_importance.png"] = "Parameter importances"
+        reportmod.write_experiment_page(
+            outdir, title=f"{game.name}: tune of {', '.join(cols)}",
+            lead=f"Targets: {'; '.join(f'{tg.name} {tg.goal_text()}' for tg in res.targets)}.",
+            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+            figure_sections=placed)
+        files += [name for name, _ in figures] + ["index.html"]
+    res.config["files"] = sorted(set(files) | {"config.json"})
+    res.config["best"] = list(res.best)
+    write_json_atomic(outdir / "config.json", res.config)
+    return files

@@ -1,0 +1,331 @@
+"""Component impact: the components table the game loop records, the effect estimate (against
+statsmodels), the findings, the report section, and planted faults in data files."""
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyser import components as cm
+from analyser import streamed
+from analyser.cli import cli
+from analyser.registry import get_game, strategy_factory
+from analyser.run import RunSpec, run
+from analyser.runner import BatchJob, component_columns, component_rows, play_game, run_batch, unpack
+
+TITLES = Path(__file__).resolve().parent.parent / "analyser" / "titles"
+
+
+# -- the estimator ------------------------------------------------------------------------------
+
+def synthetic(games=240, seats=3, seed=3):
+    """A results table (two strategies in random seats, some shared wins) and a components table
+    of four components, c0 tied to winning."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(games):
+        lineup = rng.integers(0, 2, seats)
+        w = int(rng.integers(0, seats))
+        shared = rng.random() < 0.15
+        for s in range(seats):
+            if shared:
+                win = 0.5 if s in (w, (w + 1) % seats) else 0.0
+            else:
+                win = 1.0 if s == w else 0.0
+            rows.append((g, s, "ab"[lineup[s]], win))
+    res = pd.DataFrame(rows, columns=["game_index", "seat", "strategy", "win"])
+    res["strategy"] = pd.Categorical(res["strategy"], categories=["a", "b"])
+    comp = []
+    for r in res.itertuples():
+        for k in range(4):
+            if rng.random() < 0.25 + 0.35 * r.win * (k == 0) + 0.1 * k:
+                comp.append((r.game_index, r.seat, f"c{k}", int(rng.integers(1, 4))))
+    return res, pd.DataFrame(comp, columns=["game_index", "seat", "component", "count"])
+
+
+def sums_of(res, comp, chunk=50):
+    total = {}
+    for lo in range(0, int(res["game_index"].max()) + 1, chunk):
+        r = res[(res.game_index >= lo) & (res.game_index < lo + chunk)]
+        c = comp[(comp.game_index >= lo) & (comp.game_index < lo + chunk)]
+        total = streamed.combine_sums(total, cm.chunk_sums(r, c))
+    return total
+
+
+def statsmodels_fit(res, comp, name, copies=False):
+    import statsmodels.formula.api as smf
+    c = comp[comp.component == name].set_index(["game_index", "seat"])["count"]
+    n = np.array([c.get((g, s), 0) for g, s in zip(res.game_index, res.seat)], dtype=float)
+    d = res.assign(x=n if copies else (n > 0).astype(float), cell=res["strategy"].astype(str) + res["seat"].astype(str))
+    return smf.ols("win ~ x + C(cell)", d).fit(cov_type="cluster", cov_kwds={"groups": d["game_index"]})
+
+
+def test_the_estimate_from_additive_chunk_sums_equals_statsmodels_clustered_ols():
+    res, comp = synthetic()
+    est = cm.estimate(sums_of(res, comp)).set_index("component")
+    for k in range(4):
+        f = statsmodels_fit(res, comp, f"c{k}")
+        e = est.loc[f"c{k}"]
+        low, high = f.conf_int().loc["x"]
+        assert e.effect == pytest.approx(f.params["x"] * 100, abs=1e-8)
+        assert e.se == pytest.approx(f.bse["x"] * 100, abs=1e-8)
+        assert (e.effect_low, e.effect_high) == pytest.approx((low * 100, high * 100), abs=1e-8)
+        assert e.p == pytest.approx(f.pvalues["x"], rel=1e-7, abs=1e-12)
+        g = statsmodels_fit(res, comp, f"c{k}", copies=True)
+        assert e.per_copy == pytest.approx(g.params["x"] * 100, abs=1e-8)
+        assert (e.per_copy_low, e.per_copy_high) == pytest.approx(tuple(g.conf_int().loc["x"] * 100), abs=1e-8)
+
+
+def test_the_estimate_does_not_depend_on_how_the_games_are_cut_into_chunks(monkeypatch):
+    res, comp = synthetic(games=120)
+    a = cm.estimate(sums_of(res, comp, chunk=7))
+    b = cm.estimate(sums_of(res, comp, chunk=200))
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-10)
+    # nor on the groups of components and blocks of holders that bound a chunk's working memory
+    monkeypatch.setattr(cm, "_ACCUMULATOR_CELLS", 40)
+    monkeypatch.setattr(cm, "_BLOCK_HOLDERS", 13)
+    c = cm.estimate(sums_of(res, comp, chunk=200))
+    pd.testing.assert_frame_equal(a, c, check_exact=False, rtol=1e-10)
+
+
+def test_bh_q_clear_and_ranking():
+    from statsmodels.stats.multitest import multipletests
+    res, comp = synthetic()
+    est = cm.estimate(sums_of(res, comp))
+    _, q, _, _ = multipletests(est["p"], method="fdr_bh")
+    assert list(est["q"]) == pytest.approx(list(q))
+    assert list(est["clear"]) == list(est["q"] <= cm.Q)
+    assert est.iloc[0]["component"] == "c0" and est.iloc[0]["clear"] and est.iloc[0]["effect_low"] > 0
+    rest = est[~est["clear"]]
+    assert list(rest["p"]) == sorted(rest["p"])  # the others by p-value
+
+
+def test_components_held_by_every_seat_by_none_or_only_by_whole_cells_have_no_estimate():
+    res, comp = synthetic(games=60)
+    extra = [(r.game_index, r.seat, "everyone", 1) for r in res.itertuples()]
+    extra += [(r.game_index, r.seat, "only-a", 2) for r in res.itertuples() if r.strategy == "a"]
+    extra += [(r.game_index, r.seat, "rare", 1) for r in res.itertuples() if r.win == 1][:5]
+    comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
+    catalog = {"never": {"what": "a card nobody got"}, "c1": {"what": "one"}}
+    est = cm.estimate(sums_of(res, comp), catalog).set_index("component")
+    assert est.loc["everyone", "reason"] == "held by every seat" and np.isnan(est.loc["everyone", "p"])
+    assert est.loc["never", "reason"] == "held by no seat" and est.loc["never", "holders"] == 0
+    assert est.loc["never", "what"] == "a card nobody got" and est.loc["c1", "what"] == "one"
+    assert "within each strategy and seat" in est.loc["only-a", "reason"]
+    # five holders that all won: too few for a cluster-robust interval
+    assert est.loc["rare", "reason"] == "held by only 5 seat-games: an estimate needs 30 with and 30 without"
+    assert est.loc["rare", "win_with"] == 1 and np.isnan(est.loc["rare", "effect"])
+    assert set(est.index[-4:]) == {"everyone", "never", "only-a", "rare"}
+    assert est.loc["c2", "share"] == pytest.approx((comp.component == "c2").sum() / len(res))
+    n_est = est["p"].notna().sum()
+    assert n_est == 4 and est.loc["everyone", "q"] != est.loc["everyone", "q"]  # NaN: not in the correction
+
+
+def test_the_sums_stay_the_same_size_as_games_grow():
+    """Memory stays flat: the sums are bounded by components x (strategy, seat) pairs, not games."""
+    res, comp = synthetic(games=100)
+    small = cm.chunk_sums(res, comp)
+    res2, comp2 = synthetic(games=1000)
+    big = sums_of(res2, comp2, chunk=100)
+    for name in small:
+        assert len(big[name]) <= 4 * 6 * 6 and len(big[name]) <= max(len(small[name]), 1) * 1.5 + 10
+
+
+# -- recording ----------------------------------------------------------------------------------
+
+def test_component_columns_count_copies_per_game_and_seat_in_id_order():
+    out = component_columns(["b", "a", "b", "c", "x" + "y", "xy"], [3, 1, 0, 2], 10, 2, 2)
+    assert out["labels"] == ["a", "b", "c", "xy"] and unpack(out["rows"]).tolist() == [2, 1, 0, 1]
+    game, seat = component_rows(out)
+    rows = list(zip(game.tolist(), seat.tolist(), [out["labels"][c] for c in unpack(out["code"])],
+                    unpack(out["count"]).tolist()))
+    assert rows == [(10, 0, "a", 1), (10, 0, "b", 2), (10, 1, "c", 1), (11, 1, "xy", 2)]
+    # a game cut short (not counted as done) leaves nothing behind
+    assert unpack(component_columns(["a", "b"], [1, 1, 1], 0, 1, 2)["count"]).tolist() == [1, 1]
+    # ids that are not text (a card) count by their text, shared with equal text ids
+    from analyser.titles.dao.rules import Card
+    out = component_columns([Card(1, 2), Card(0, 1), Card(1, 2), "fire 2"], [2, 1, 1, 0], 0, 2, 2)
+    assert out["labels"] == ["fire 2", "metal 1"] and unpack(out["code"]).tolist() == [0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("title,lineup,players", [
+    ("dao", ("threshold", "greedy"), 4), ("wizard", ("expected", "bot"), 3),
+    ("tsuro-seas", ("random",), 3), ("kingdomino-duel", ("greedy", "random"), 2),
+    ("dragon-lairds", ("income", "random"), 3)])
+def test_the_game_loop_records_what_components_returns_for_each_game(title, lineup, players):
+    game = get_game(title)
+    r = run_batch(BatchJob(title, (), lineup, players, 5, 3, 9, 0.0))
+    assert r.error is None
+    got = Counter()
+    games, seats = component_rows(r.components)
+    for g, s, c, n in zip(games, seats, unpack(r.components["code"]), unpack(r.components["count"])):
+        got[(int(g), int(s), r.components["labels"][c])] += int(n)
+    want = Counter()
+    from analyser.runner import game_seed, lineup as seats_of
+    for i in range(3, 9):
+        names = [lineup[k] for k in seats_of(i, players, len(lineup))]
+        strats = [strategy_factory(n, title)() for n in names]
+        state = play_game(game, game.Params(), strats, names, game_seed(5, i))
+        for seat, ids in enumerate(game.components(state)):
+            for x in ids:
+                want[(i, seat, str(x))] += 1
+    assert got == want and sum(want.values()) > 0
+
+
+def test_the_components_table_is_the_same_for_any_batch_size_and_jobs(tmp_path):
+    spec = dict(game="dao", strategies=["threshold", "greedy"], players=3, games=60, seed=4)
+    a = run(RunSpec(**spec, jobs=1, batch_size=7), progress=False)
+    b = run(RunSpec(**spec, jobs=2, batch_size=25), progress=False)
+    fa, fb = a.extras["component_counts"], b.extras["component_counts"]
+    assert list(fa.columns) == ["run_id", "game_index", "seat", "component", "count"]
+    pd.testing.assert_frame_equal(fa.drop(columns="run_id").astype({"component": str}),
+                                  fb.drop(columns="run_id").astype({"component": str}))
+    assert fa["count"].min() >= 1 and fa["game_index"].nunique() == 60
+
+
+# -- planted faults -------------------------------------------------------------------------------
+
+def planted_deck(tmp_path):
+    """The shipped Dragon Lairds deck with one cheap card (Y05 Militia, cost 2) paying 10 royals a round."""
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    line = "Y05,Militia,Commoner,yellow,2,geld,1,0,,0,yes,"
+    assert line in text.splitlines()
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace(line, "Y05,Militia,Commoner,yellow,2,geld,1,10,,0,yes,"))
+    return path, text.splitlines().index(line) + 1
+
+
+def planted_faces(tmp_path):
+    """The shipped Kingdomino Duel components with one overpowered face: die 2's first face, quarters,
+    made a ? with five crosses."""
+    text = (TITLES / "kingdomino_duel" / "data" / "components.csv").read_text()
+    line = "die,2,quarters stripe double-dot+1 double-stripe+1 dot black"
+    assert line in text.splitlines()
+    path = tmp_path / "components.csv"
+    path.write_text(text.replace(line, "die,2,?+5 stripe double-dot+1 double-stripe+1 dot black"))
+    return path, text.splitlines().index(line) + 1
+
+
+@pytest.mark.parametrize("case", ["dragon-lairds", "kingdomino-duel"])
+def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner, tmp_path, case):
+    if case == "dragon-lairds":
+        path, line = planted_deck(tmp_path)
+        planted, games, extra = "Y05", 200, []
+    else:
+        path, line = planted_faces(tmp_path)
+        planted, games, extra = "die 2 ?+5", 300, []
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", case, "--rule", f"components={path}", "--games", str(games), "--seed", "1",
+                            "--jobs", "1", "--out", str(out), "-q"] + extra)
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(out / "components.csv")
+    top = table.iloc[0]
+    assert top["component"] == planted and bool(top["clear"]) and top["effect_low"] > 0 and top["q"] <= cm.Q
+    assert table.loc[table["clear"], "effect"].abs().max() == top["effect"]  # the largest clear effect
+    html = (out / "index.html").read_text()
+    assert "Component impact" in html and "components.png" in html
+    # the finding names the component by its id, with its interval, and the line of the file to edit
+    from analyser.report import summarise_run
+    part = summarise_run(out).parts[0]
+    first = part.component_findings[0]
+    assert first["strength"] == "clear" and first["component"] == planted and planted in first["sentence"]
+    assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
+    assert f"{top['effect_low']:+.1f} to {top['effect_high']:+.1f} pp" == first["evidence"]["interval"]
+    assert f"line {line} of {path}" in first["next"] and "--b components=fixed.csv" in first["next"]
+    assert first["next"].split("then: ")[1].startswith(f"analyser compare {case} ")
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
+    out = tmp_path / "w"
+    r = runner.invoke(cli, ["simulate", "wizard", "-s", "expected", "-s", "bot", "-p", "3", "--games", "60",
+                            "--seed", "2", "--jobs", "1", "--out", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(out / "components.csv")
+    assert list(table.columns) == list(cm.COLUMNS)
+    assert {"1 Wizard", "2 Wizards", "1 Jester"} <= set(table["component"])
+    html = (out / "index.html").read_text()
+    assert "Win rate by Wizards in hand (a special case of the component table" in html
+    assert "Component impact" in html
+    assert "<b>Read with care:</b> Hands are dealt, not chosen" in html  # the title's component_note
+    # without a components table (a run from before it was recorded) the section is left out, and said so
+    import shutil
+    shutil.rmtree(out / "component_counts")
+    (out / "components.csv").unlink()
+    rep = tmp_path / "again"
+    r = runner.invoke(cli, ["report", str(out), "--out", str(rep)])
+    assert r.exit_code == 0, r.output
+    html = (rep / "index.html").read_text()
+    assert "no component_counts table: the component impact figures are left out" in html
+    assert "Component impact" not in html and not (rep / "components.csv").exists()
+
+
+def test_findings_shape_and_none_found():
+    res, comp = synthetic(games=80)
+    comp = comp[comp.component != "c0"]  # the component tied to winning removed
+    est = cm.estimate(sums_of(res, comp))
+    items = cm.findings(est, game="dao", strategies=["a", "b"], games=80)
+    assert len(items) == 1 and items[0]["strength"] in ("none found", "possible")
+    for f in items:
+        assert set(f) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
+        assert set(f["evidence"]) == {"figure", "interval"}
+    clear = cm.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
+                        catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
+    assert clear[0]["strength"] == "clear" and clear[0]["component"] == "c0"
+    assert clear[0]["next"] == "analyser compare dao -s a -s b --b values=0x1,1x4 --games 1000"
+
+
+def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(monkeypatch):
+    from analyser.titles.dao.rules import Dao
+
+    class Bad:
+        def __str__(self):
+            raise ValueError("no text")
+
+    bad = Bad()
+    monkeypatch.setattr(Dao, "components", lambda self, s: [[bad] for _ in range(s.n)])
+    r = run_batch(BatchJob("dao", (), ("threshold",), 3, 1, 0, 4, 0.0))
+    assert r.done == 4 and len(r.columns["game_index"]) == 12 and r.components is None
+    assert "the components of games 0 to 3 could not be recorded: ValueError: no text" in str(r.error)
+
+
+def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
+    from analyser.report import build_report
+    runs = [run(RunSpec(game="dao", strategies=["threshold", "greedy"], players=3, games=120, seed=1, jobs=1,
+                        rules={"bust_limit": str(b)}), progress=False) for b in (12, 9)]
+    results = pd.concat([r.results for r in runs], ignore_index=True)
+    counts = pd.concat([r.extras["component_counts"] for r in runs], ignore_index=True)
+    _, summary, _ = build_report(results, {"component_counts": counts}, {}, tmp_path)
+    assert summary.variants and all(p.components is not None for p in summary.parts)
+    table = pd.read_csv(tmp_path / "components.csv")
+    assert list(table.columns[:2]) == ["variant", "component"]
+    assert table["variant"].nunique() == 2 and len(table) == 2 * 25
+    # each variant's estimate is its own run's
+    alone = cm.estimate(sums_of(runs[1].results.assign(strategy=runs[1].results["strategy"].astype(str)),
+                                runs[1].extras["component_counts"]))
+    second = table[table["variant"] == summary.parts[1].label].set_index("component")
+    for r in alone.itertuples():
+        assert second.loc[r.component, "holders"] == r.holders
+        if not np.isnan(r.effect):
+            assert second.loc[r.component, "effect"] == pytest.approx(r.effect, rel=1e-9)
+
+
+def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypatch):
+    """Parts of different batch sizes list the components in different orders; the sums (and so
+    every figure of components.csv) do not depend on it, nor on the chunk's groups and blocks."""
+    from analyser.report import build_report_from_run
+    monkeypatch.setattr(cm, "_BLOCK_HOLDERS", 50)
+    monkeypatch.setattr(cm, "_ACCUMULATOR_CELLS", 200)
+    texts = []
+    for k, batch in enumerate((7, 40)):
+        out = tmp_path / f"r{k}"
+        run(RunSpec(game="dao", strategies=["threshold", "greedy"], players=3, games=80, seed=6, jobs=1,
+                    batch_size=batch), progress=False, out=out)
+        build_report_from_run(out)
+        texts.append((out / "components.csv").read_text())
+    assert texts[0] == texts[1] and texts[0].count("\n") == 26

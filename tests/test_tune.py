@@ -1,0 +1,263 @@
+"""``analyser tune``: bad input, the same study for any --jobs, agreement with an exhaustive
+sweep (the same games), resume after SIGKILL, and (soak) the exact best reply in Pig."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyser.cli import cli
+
+DAO = ["tune", "dao", "--rule", "bust_limit=9..12", "-s", "greedy", "-s", "random", "-p", "2",
+       "--target", "seat_gap=min", "--trials", "6", "--games", "60", "--batch", "3", "--recheck", "2",
+       "--recheck-factor", "2", "--seed", "5", "--no-report", "-q"]
+
+
+def invoke(runner, *args):
+    return runner.invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--rule", "no_such=1..3"], "unknown rule 'no_such'"),
+    (["--rule", "bust_limit=12..9"], "runs backwards"),
+    (["--rule", "bust_limit=..9"], "empty range"),
+    (["-s", "greedy:nope=1..3"], "unknown parameter 'nope'"),
+    (["--rule", "bust_limit=9..12", "--target", "fun=max"], "unknown target 'fun'"),
+    (["--rule", "bust_limit=9..12", "--target", "length=60..40"], "runs backwards"),
+    (["--rule", "bust_limit=9..12", "--target", "win_rate:nobody=max"], "no -s is 'nobody'"),
+    (["--target", "seat_gap=min"], "nothing to search"),
+])
+def test_bad_input_is_one_line_and_exit_2(runner, tmp_path, args, words):
+    base = ["tune", "dao", "-s", "greedy", "-s", "random", "-o", str(tmp_path / "out"), "-q"]
+    if "--target" not in args:
+        args = args + ["--target", "seat_gap=min"]
+    r = runner.invoke(cli, base + args)
+    assert r.exit_code == 2, r.output
+    assert words in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()  # refused before the folder is made
+
+
+def test_a_range_on_a_choice_option_is_refused(runner, tmp_path):
+    from analyser.registry import get_game
+    from analyser.core import InputError
+    from analyser.experiments import tune
+    game = get_game("dao")
+    choice = next(o["name"] for o in game.Params.options() if o["choices"])
+    with pytest.raises(InputError, match="a range a..b needs a number option"):
+        tune.parse_space(game, ["greedy"], [f"{choice}=1..3"])
+
+
+def _trials(folder: Path) -> pd.DataFrame:
+    return pd.read_csv(folder / "trials.csv")
+
+
+def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replayed(runner, tmp_path):
+    for j in ("1", "2"):
+        r = invoke(runner, *DAO, "-j", j, "-o", str(tmp_path / f"j{j}"))
+        assert r.exit_code == 0, r.output
+    a, b = _trials(tmp_path / "j1"), _trials(tmp_path / "j2")
+    pd.testing.assert_frame_equal(a, b)
+    assert len(a) == 6 and (a["state"] == "complete").all()
+    assert pd.read_csv(tmp_path / "j1" / "recheck.csv").equals(pd.read_csv(tmp_path / "j2" / "recheck.csv"))
+    # a configuration asked twice has one cell and the first one's figures
+    cells = sorted(p.name for p in (tmp_path / "j1" / "cells").iterdir() if p.name.startswith("trial-"))
+    firsts = a[a["same_as"] < 0]
+    assert cells == [f"trial-{n:04d}" for n in firsts["trial"]]
+    for _, row in a[a["same_as"] >= 0].iterrows():
+        src = a[a["trial"] == row["same_as"]].iloc[0]
+        assert row["bust_limit"] == src["bust_limit"] and row["seat_gap"] == src["seat_gap"]
+    config = json.loads((tmp_path / "j1" / "config.json").read_text())
+    assert config["kind"] == "tune" and config["status"] == "complete"
+
+
+def test_tune_agrees_with_an_exhaustive_sweep_on_the_same_games(runner, tmp_path):
+    from analyser import analysis
+    args = list(DAO)
+    args[args.index("--trials") + 1] = "8"
+    r = invoke(runner, *args, "-j", "1", "-o", str(tmp_path / "t"))
+    assert r.exit_code == 0, r.output
+    r = invoke(runner, "sweep", "dao", "--rule", "bust_limit=9..12", "-s", "greedy", "-s", "random", "-p", "2",
+               "--games", "60", "--seed", "5", "-j", "1", "-q", "--no-report", "-o", str(tmp_path / "s"))
+    assert r.exit_code == 0, r.output
+    sweep = pd.read_parquet(tmp_path / "s" / "sweep.parquet")
+    exhaustive = {}
+    for value, df in sweep.groupby("bust_limit", observed=True):
+        s = analysis.seat_balance(df.drop(columns=["cell"]))
+        exhaustive[int(value)] = (s["gap"], s["gap_low"], s["gap_high"])
+    t = _trials(tmp_path / "t")
+    for _, row in t.iterrows():  # every trial played the very games of the sweep's cell
+        assert row["seat_gap"] == pytest.approx(exhaustive[int(row["bust_limit"])][0], abs=1e-9)
+    config = json.loads((tmp_path / "t" / "config.json").read_text())
+    best = t[t["trial"] == config["best"][0]].iloc[0]
+    seen = sorted(set(t["bust_limit"]))
+    sweep_best = min(seen, key=lambda v: exhaustive[v][0])
+    # the tune's best is the sweep's best among the values it tried, and within the intervals of
+    # the sweep's best over the whole grid
+    assert int(best["bust_limit"]) == sweep_best
+    overall = min(exhaustive, key=lambda v: exhaustive[v][0])
+    assert best["seat_gap.low"] <= exhaustive[overall][2]
+
+
+def _count_complete(db: Path) -> int:
+    if not db.is_file():
+        return 0
+    try:  # read-only: never creates the file
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            return con.execute("select count(*) from trials where state = 'COMPLETE'").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_uninterrupted_one(runner, tmp_path):
+    args = [a for a in DAO if a not in ("-q",)]
+    args[args.index("--games") + 1] = "400"
+    args[args.index("--trials") + 1] = "9"
+    args[args.index("bust_limit=9..12")] = "bust_limit=6..20"
+    killed = tmp_path / "killed"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "-o", str(killed)],
+                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and _count_complete(killed / "tune.db") < 2 and p.poll() is None:
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    done = _count_complete(killed / "tune.db")
+    assert 2 <= done < 9, "the kill came too late to test a resume"
+    record = json.loads((killed / "config.json").read_text())
+    assert record["status"] == "running"
+    parts = {q: q.stat().st_mtime_ns for q in (killed / "cells").rglob("part-*.parquet")}
+    r = invoke(runner, "resume", str(killed), "-q")
+    assert r.exit_code == 0, r.output
+    for q, mtime in parts.items():  # no finished part is written again
+        assert q.exists() and q.stat().st_mtime_ns == mtime
+    r = invoke(runner, *args, "-q", "-j", "1", "-o", str(tmp_path / "whole"))
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(_trials(killed), _trials(tmp_path / "whole"))
+    assert pd.read_csv(killed / "recheck.csv").equals(pd.read_csv(tmp_path / "whole" / "recheck.csv"))
+
+
+def test_the_pruner_stops_trials_early_the_same_way_for_any_jobs(runner, tmp_path):
+    args = ["tune", "dao", "--rule", "bust_limit=6..20", "--rule", "display_size=2..4", "-s", "greedy", "-s", "random",
+            "-p", "2", "--target", "seat_gap=min", "--trials", "12", "--games", "200", "--batch", "4", "--prune",
+            "--recheck", "1", "--recheck-factor", "1", "--seed", "4", "--no-report", "-q"]
+    for j in ("1", "2"):
+        assert invoke(runner, *args, "-j", j, "-o", str(tmp_path / j)).exit_code == 0
+    a, b = _trials(tmp_path / "1"), _trials(tmp_path / "2")
+    pd.testing.assert_frame_equal(a, b)
+    pruned = a[a["state"] == "pruned"]
+    assert len(pruned) >= 1 and (pruned["games"] < 200).all() and (pruned["trial"] >= 4).all()
+    assert (a.loc[a["state"] == "complete", "games"] == 200).all()
+
+
+def test_several_targets_give_a_pareto_front_and_a_report(runner, tmp_path):
+    out = tmp_path / "m"
+    r = invoke(runner, "tune", "dao", "--rule", "bust_limit=9..14", "-s", "greedy", "-s", "random", "-p", "2",
+               "--target", "seat_gap=min", "--target", "length=max", "--target", "ties=0..50",
+               "--trials", "6", "--games", "40", "--batch", "3", "--recheck", "2", "--recheck-factor", "1",
+               "--seed", "3", "-j", "1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    config = json.loads((out / "config.json").read_text())
+    t = _trials(out)
+    front = t[t["trial"].isin(config["best"])]
+    assert len(front) >= 1
+    # no trial of the front is beaten on both objectives by another complete first-of-its-kind trial
+    pool = t[(t["same_as"] < 0) & t["feasible"]]
+    for _, f in front.iterrows():
+        assert not ((pool["seat_gap"] <= f["seat_gap"]) & (pool["length"] >= f["length"])
+                    & ((pool["seat_gap"] < f["seat_gap"]) | (pool["length"] > f["length"]))).any()
+    html = (out / "index.html").read_text()
+    assert "Pareto front" in html and "tune_history.png" in html and "Re-check of the best trials" in html
+    assert (out / "tune_pareto.png").is_file()
+    assert "cells/recheck-" in html and (out / "cells" / "trial-0000").is_dir()
+
+
+# --------------------------------------------------------------------------------------------
+# Ground truth: Pig against its optimal player
+# --------------------------------------------------------------------------------------------
+
+def hold_against_optimal(n: int, roll_opt: np.ndarray, target: int, die: int = 6, tol: float = 1e-10) -> float:
+    """The exact win probability of ``hold:n`` against the optimal player in two-seat Pig, seats
+    alternating (the mean of moving first and second), by value iteration over (own banked, other
+    banked, turn total) for each seat to act."""
+    T, d = target, die
+    mine, theirs = np.zeros((T, T)), np.zeros((T, T))  # [i, j] me to act / [j, i] opponent to act, k = 0
+    ones = np.ones((T, T))
+    while True:
+        v = {}
+        for k in range(T - 1, -1, -1):
+            acc = theirs.T / d
+            for f in range(2, d + 1):
+                nxt = v[k + f] if k + f < T else ones
+                won = np.zeros((T, T), bool)
+                won[max(0, T - k - f):, :] = True
+                acc = acc + np.where(won, 1.0, nxt) / d
+            if 0 < k and k >= n:
+                acc = ones.copy()
+                acc[:T - k] = theirs.T[k:]
+            acc[max(0, T - k):] = 1.0
+            v[k] = acc
+        new_mine = v[0]
+        w = {}
+        for k in range(T - 1, -1, -1):
+            acc = new_mine.T / d
+            for f in range(2, d + 1):
+                nxt = w[k + f] if k + f < T else np.zeros((T, T))
+                won = np.zeros((T, T), bool)
+                won[max(0, T - k - f):, :] = True
+                acc = acc + np.where(won, 0.0, nxt) / d
+            if k > 0:
+                hold = np.zeros((T, T))
+                hold[:T - k] = new_mine.T[k:]
+                acc = np.where(roll_opt[:, :, k], acc, hold)
+            acc[max(0, T - k):] = 0.0
+            w[k] = acc
+        change = max(np.abs(new_mine - mine).max(), np.abs(w[0] - theirs).max())
+        mine, theirs = new_mine, w[0]
+        if change < tol:
+            return float((mine[0, 0] + theirs[0, 0]) / 2)
+
+
+@pytest.mark.soak
+def test_pig_tune_finds_the_exact_best_reply_to_the_optimal_player(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert invoke(runner, "new", "pig").exit_code == 0
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from pig.strategies import optimal_table
+    finally:
+        sys.path.remove(str(tmp_path))
+    roll = optimal_table(100, 6)[1]
+    exact = {n: hold_against_optimal(n, roll, 100) for n in range(15, 36)}
+    best = max(exact, key=exact.get)
+    r = invoke(runner, "tune", "./pig", "-s", "hold:n=15..35", "-s", "optimal", "--target", "win_rate:hold=max",
+               "--trials", "40", "--games", "20000", "--batch", "6", "--recheck", "3", "--recheck-factor", "4",
+               "--seed", "11", "-j", "2", "-q", "-o", "out")
+    assert r.exit_code == 0, r.output
+    rc = pd.read_csv(tmp_path / "out" / "recheck.csv")
+    found = int(rc.sort_values("recheck_rank").iloc[0]["hold.n"])
+    assert abs(found - best) <= 1, (found, best, exact)
+
+
+def test_a_configuration_the_rules_refuse_is_a_failed_trial_not_a_failed_tune(runner, tmp_path):
+    r = invoke(runner, "tune", "dao", "--rule", "display_size=2..20", "--rule", "colours=1", "-s", "greedy", "-s",
+               "random", "-p", "2", "--target", "seat_gap=min", "--trials", "6", "--games", "30", "--batch", "3",
+               "--recheck", "1", "--recheck-factor", "1", "--seed", "4", "-j", "1", "--no-report", "-q",
+               "-o", str(tmp_path / "o"))
+    assert r.exit_code == 0, r.output
+    t = _trials(tmp_path / "o")
+    failed = t[t["state"] == "fail"]
+    assert len(failed) >= 1 and failed["error"].str.contains("display_size").all()
+    assert (failed["display_size"] > 5).all()  # a 12-card deck in two halves fills a display of at most 5
+    assert (t.loc[t["state"] == "complete", "display_size"] <= 5).all()
