@@ -703,7 +703,7 @@ class TsuroSeas(Game):
                       Metric("score_trace", "trace", missing=True))
     trace_unit = "turns"
     extra_tables = (COMPONENTS,)
-    #: Component impact (README): a ship afloat longer places more tiles, whatever the tiles.
+    #: Component impact (docs/components.md): a ship afloat longer places more tiles, whatever the tiles.
     component_note = ("A ship that stays afloat longer places more tiles, so most tiles go with winning "
                       "whatever they are. Compare the tiles with each other (one far from the rest stands out) "
                       "rather than with 0.")

@@ -625,7 +625,7 @@ class Wizard(Game):
                                           Metric("jesters", "count")),
                                feeds="the bidding tables and plots"), COMPONENTS)
     length_unit = "tricks"
-    #: Component impact (README): a hand is dealt, not chosen.
+    #: Component impact (docs/components.md): a hand is dealt, not chosen.
     component_note = ("Hands are dealt, not chosen: an effect is the worth of a deal to the strategy that played "
                       "it. A seat has \"k trumps\" when some round dealt it exactly k cards of the trump suit; "
                       "large k happen only in the late rounds, where more cards are dealt.")
