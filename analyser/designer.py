@@ -378,8 +378,10 @@ def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
     outcome = Outcome.of(outcome)
     win = luck_skill(df, on="win")
     score = luck_skill(df, on="score") if outcome.score_decides else None
-    return designer_rows(decisiveness(df, outcome.close_margin if outcome.close_applies else None),
-                         drama_summary(df), win, score, outcome)
+    table = designer_rows(decisiveness(df, outcome.close_margin if outcome.close_applies else None),
+                          drama_summary(df), win, score, outcome)
+    table.attrs["skill"] = win  # the record behind the row (analyser.findings.luck_share)
+    return table
 
 
 def _finite(*values) -> bool:

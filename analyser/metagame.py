@@ -516,14 +516,15 @@ def findings(meta: MetaGame) -> list[dict]:
     if top["weight"] >= DOMINANT:
         clear = top["weight_low"] >= DOMINANT
         out.append({"topic": "dominant", "strength": "clear" if clear else "possible", "evidence": ev, "threshold": thr,
-                    "sentence": f"{top['strategy']} is the strategy to play: the meta-game equilibrium puts all "
-                                f"its weight on it" + ("" if clear else ", though not in every bootstrap resample")
-                                + "."})
+                    "sentence": f"{top['strategy']} is the strategy to play: the meta-game equilibrium (the mix of "
+                                f"strategies that no single strategy beats) puts all its weight on it"
+                                + ("" if clear else ", though not in every bootstrap resample") + "."})
     else:
         used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
         mix = ", ".join(f"{r.strategy} {_pct(r.weight)}" for r in used.itertuples())
         out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
-                    "sentence": f"No single strategy dominates: the equilibrium mixes {len(used)} strategies "
+                    "sentence": f"No single strategy dominates: the equilibrium (the mix of strategies that no "
+                                f"single strategy beats) mixes {len(used)} strategies "
                                 f"({mix})."})
     thr = ("each of the three shares of games finished ahead is above 50%; clear when each one's 95% "
            f"interval ({boot} bootstrap resamples) lies above 50%")
@@ -567,7 +568,8 @@ def findings(meta: MetaGame) -> list[dict]:
                     "sentence": f"No equilibrium mix uses {_names(names)}: {verb} dominated in the meta-game"
                                 + ("" if clear else " in the point estimate, though some bootstrap resamples use "
                                    + ("it" if len(names) == 1 else "them"))
-                                + f" (Nash average{'s' if len(names) > 1 else ''} {navs}"
+                                + f" (Nash average{'s' if len(names) > 1 else ''} - the win share against the "
+                                  f"equilibrium mix above an even share - {navs}"
                                 + (f", against {meta.value:+.1f} pp for the mix's own strategies" if meta.players > 2 else "")
                                 + ")."})
     if not len(unused):
@@ -589,10 +591,11 @@ def finding_lines(items: list[dict]) -> list[str]:
 # Output
 # --------------------------------------------------------------------------------------------
 
-def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None) -> str:
+def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: bool = True) -> str:
     """The meta-game for the terminal: the method, the table (with the ``ratings`` columns
-    ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given) and the
-    findings, one per line."""
+    ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given) and, with
+    ``findings``, the meta-game's findings, one per line (the tournament prints them among all
+    its findings instead: :func:`analyser.findings.tournament_findings`)."""
     from analyser.analysis import format_table
 
     table = with_ratings(meta, ratings)
@@ -600,8 +603,9 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None) -> str:
              f"(1/{meta.players}) against the equilibrium mix."]
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         lines.append(format_table(table).to_string(index=False))
-    lines.append("Findings:")
-    lines += ["  " + line for line in finding_lines(meta.findings)]
+    if findings:
+        lines.append("Findings:")
+        lines += ["  " + line for line in finding_lines(meta.findings)]
     return "\n".join(lines)
 
 

@@ -21,10 +21,11 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, plots, reportcomponents
+from analyser import analysis, findings as findmod, plots, reportcomponents
 from analyser.seatdisplay import compensation_display, strategy_seat_display  # noqa: F401 - used by the CLI too
 from analyser.core import COMPONENTS, InputError
 from analyser.csvsafe import to_csv
+from analyser.findings import FILE as FINDINGS_JSON, Findings  # the findings file beside index.html
 from analyser.registry import get_game
 from analyser.reproduce import reproduce_command
 
@@ -50,8 +51,8 @@ class Part:
     #: None where the title's score does not decide the winner (``compensation_note`` says why)
     compensation: pd.DataFrame | None = None
     compensation_note: str = ""
-    #: the seat finding (analyser.seats.seat_findings)
-    findings: list = field(default_factory=list)
+    #: the findings of this variant (analyser.findings.collect: the seat finding among them)
+    findings: Findings | None = None
     #: how the seats were filled (analyser.seats.seating_note)
     seating: str = ""
     #: each component's effect on winning (:func:`analyser.components.estimate`), None when the
@@ -77,6 +78,10 @@ class Summary:
     @property
     def variants(self) -> bool:
         return len(self.parts) > 1
+
+    @property
+    def findings(self) -> list[Findings]:  # each variant's, in order
+        return [p.findings for p in self.parts if p.findings is not None]
 
     def _stack(self, attr: str) -> pd.DataFrame:
         if not self.variants:
@@ -222,7 +227,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
 
 
 def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None) -> Summary:
-    from analyser import seats as seatmod, summaries
+    from analyser import findings as findmod, seats as seatmod, summaries
     from analyser.designer import Outcome
     from analyser.results import missing_tables
     outcome = Outcome.of(game)
@@ -237,20 +242,21 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
             tables = game.figure_tables_from(r.title)
         comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
         note = "" if comp is not None else (outcome.reason if outcome.kind == "other" else "one seat only")
-        command = seatmod.sweep_command(game, _lineup_of(config, r), r.players, _overrides_of(game, r.first, config),
-                                        run["games"], comp)
-        findings = seatmod.seat_findings(seats, run["seats"], comp, unit=outcome.score_unit, kind=outcome.kind,
-                                         reason=note, next_command=command)
         counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
         counts = {s: counts[s] for s in r.strategies if s in counts}
         part = Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
                     summaries.designer_figures(r.core, outcome),
                     summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
-                    comp, note, findings,
-                    seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
+                    comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
         if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
             reportcomponents.component_part(game, r, part)
         parts.append(part)
+    for r, part in zip(reduced, parts):  # once every part is filled in: the checks read all of it
+        ctx = findmod.RunContext(game, outcome, part, r.core, config or {}, _lineup_of(config, r),
+                                 _overrides_of(game, r.first, config), list(r.runs))
+        part.findings = findmod.collect(ctx)
+        if len(reduced) == 1:  # one variant: its findings need no label
+            part.findings.label = ""
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
     return Summary(parts, game.length_unit, game.score_unit,
@@ -527,16 +533,16 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
 
 def write_report(game, reduced: list[Reduced], extra_names, config: dict,
                  outdir: Path) -> tuple[Path, Summary, list[str]]:
-    """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv`` and
-    ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
+    """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv``, ``findings.json``
+    and ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names, config)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
     reportcomponents.write_components_csv(summary, outdir)
     sections = []
     all_figures = []
-    used: set = {"reproduce", "rules", "data-files", "versions"}
-    toc = []
+    used: set = {"findings", "reproduce", "rules", "data-files", "versions"}
+    toc = [{"id": "findings", "text": "Findings"}]
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
         params = _params_of(game, r.first)
@@ -589,7 +595,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             if part.strategy_seats is not None and len(part.strategies) > 1 else "",
             "compensation_table": html_table(compensation_display(part.compensation, game.score_unit), formatted=True)
             if part.compensation is not None else "",
-            "compensation_note": part.compensation_note, "findings": part.findings, "seating": part.seating,
+            "compensation_note": part.compensation_note, "seating": part.seating,
             "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
             "assumption": _assumption(game),
             "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params),
@@ -616,9 +622,10 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
         "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
         replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
-        from_dir=shlex.quote(str(outdir)))
+        from_dir=shlex.quote(str(outdir)), findings=summary.findings)
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
+    findmod.write_json(outdir / FINDINGS_JSON, "simulate", game.source or game.id, summary.findings)
     return path, summary, all_figures
 
 
@@ -681,8 +688,8 @@ def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
 
 def summarise_run(out: Path) -> Summary:
     """:func:`summarise` for a run folder, read part by part."""
-    game, reduced, names, _ = _reduce_run(out)
-    return _summary_of(game, reduced, names)
+    game, reduced, names, config = _reduce_run(out)
+    return _summary_of(game, reduced, names, config)
 
 
 def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
@@ -696,12 +703,10 @@ def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
                           notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict, findings: list[dict] | None = None,
+                          figures: list[tuple[str, str]], config: dict, findings: Findings | None = None,
                           figure_sections: dict[str, str] | None = None) -> Path:
-    """The ``index.html`` of a sweep, tournament or comparison: findings at the top (dicts with
-    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``} and ``threshold``, as
-    :func:`analyser.metagame.findings` gives them), headline cards (label, value, detail), notes,
-    a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
+    """The ``index.html`` of a sweep, tournament or comparison: findings at the top
+    (:class:`analyser.findings.Findings`), headline cards (label, value, detail), notes, a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
     reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
     illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
     placed = figure_sections or {}
@@ -713,14 +718,14 @@ def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tu
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         f = {"name": name, "caption": caption, "data": data}
         (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
-    toc = ([{"id": "findings", "text": "Findings"}] if findings else []) + \
+    toc = ([{"id": "findings", "text": "Findings"}] if findings is not None else []) + \
         [{"id": b["id"], "text": short_caption(b["heading"])} for b in blocks]
     if rest:
         toc.append({"id": "plots", "text": "Plots"})
     toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
     page = _ENV.get_template("experiment.html.j2").render(
         title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
-        findings=findings or [],
+        findings=[findings] if findings is not None else [],
         command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
         typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))

@@ -9,6 +9,7 @@ import base64
 from pathlib import Path
 
 from analyser import analysis
+from analyser.csvsafe import to_csv
 
 
 def component_part(game, r, part) -> None:
@@ -55,7 +56,7 @@ def write_components_csv(summary, outdir: Path) -> None:
         table = table[["variant"] + [c for c in table.columns if c != "variant"]]
     else:
         table = frames[0][1]
-    report.to_csv(table, outdir / "components.csv", index=False)
+    to_csv(table, outdir / "components.csv", index=False)
 
 
 def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> dict | None:

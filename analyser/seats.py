@@ -259,12 +259,18 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     clear_p, clear_gap = p < SEAT_P, lo > 0
     strength = "clear" if clear_p and clear_gap else ("possible" if clear_p or clear_gap else "none found")
     who = f"Seat {best}" + (", the first to play," if best == 0 else "")
+    own = ""
+    if {"win_low", "win_high"} <= set(seats.columns):  # the seat's own interval, where the table has it
+        r = seats.set_index("seat").loc[best]
+        own = f" (95% CI {100 * r['win_low']:.1f}-{100 * r['win_high']:.1f}%)"
+    gap_text = f"a gap of {gap:+.1f} pp, 95% CI {lo:+.1f} to {hi:+.1f} pp; chi-square p = {p:.2g}"
     if strength == "none found":
         sentence = (f"No seat is clearly ahead: seat {best} wins {100 * rate[best]:.1f}% and seat {worst} "
-                    f"{100 * rate[worst]:.1f}% against a fair share of {100 * fair:.1f}%.")
+                    f"{100 * rate[worst]:.1f}% against a fair share of {100 * fair:.1f}% ({gap_text}).")
     else:
         sentence = (f"{who} is ahead{'' if strength == 'clear' else ', possibly'}: it wins {100 * rate[best]:.1f}% "
-                    f"of games against a fair share of {100 * fair:.1f}%; seat {worst} wins {100 * rate[worst]:.1f}%.")
+                    f"of games{own} against a fair share of {100 * fair:.1f}%; seat {worst} wins "
+                    f"{100 * rate[worst]:.1f}% ({gap_text}).")
     comp_out = None
     if comp is not None and strength != "none found":
         word = "head start" if kind == "race" else "handicap"

@@ -30,6 +30,7 @@ from scipy import stats
 
 from analyser import analysis, seats
 from analyser.core import TRACE_COLUMN
+from analyser.findings import RUNAWAY_AT
 
 #: Blocks of games for the skill-share bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 1000
@@ -91,13 +92,20 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
     strat = _codes(df["strategy"], strategies)
     seat = df["seat"].to_numpy(dtype=np.int64)
     k = len(strategies)
+    names = pd.Index([str(s) for s in strategies], name="strategy")
     out = {
-        "strategy": _group_sums(strat, k, game, win, score, rank, pd.Index([str(s) for s in strategies], name="strategy")),
+        "strategy": _group_sums(strat, k, game, win, score, rank, names),
         "seat": _group_sums(seat, players, game, win, score, rank, pd.Index(range(players), name="seat")),
         "strategy_seat": _group_sums(strat * players + seat, k * players, game, win, score, rank,
                                      pd.MultiIndex.from_product([[str(s) for s in strategies], range(players)],
                                                                 names=["strategy", "seat"])),
     }
+    # each strategy's first lost game (the findings replay one: analyser.findings.never_wins)
+    lost = win <= 0
+    first_lost = np.full(k, np.inf)
+    np.minimum.at(first_lost, strat[lost], df["game_index"].to_numpy(dtype=float)[lost])
+    first_lost[np.isinf(first_lost)] = np.nan
+    out["strategy"]["lost_index_min"] = pd.Series(first_lost, index=names).reindex(out["strategy"].index)
     # per game: tie, top score, margin
     order = np.lexsort((-score, game))
     g_sorted, s_sorted = game[order], score[order]
@@ -146,6 +154,8 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
                 "games": [float(len(d))], "changes_sum": [float(d["lead_changes"].sum())],
                 "any_change": [float((d["lead_changes"] > 0).sum())],
                 "good_sum": [float(np.nansum(good))], "good_n": [float((~np.isnan(good)).sum())],
+                # games whose winner leads for good early (analyser.findings.runaway_leader)
+                "early_n": [float((good <= RUNAWAY_AT + 1e-12).sum())],
             }, index=pd.Index([0], name="all"))
             out["deficit"] = _value_counts(deficit, "deficit")
     # skill share: within-game centred normal equations per block of games
@@ -366,7 +376,10 @@ def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
               "deficit_overcome": q["mean"] if q else math.nan, "deficit_p90": q["p90"] if q else math.nan,
               "deficit_max": q["max"] if q else math.nan}
     score = skill_share(sums, on="score") if outcome.score_decides else None
-    return designer.designer_rows(d, dr, skill_share(sums, on="win"), score, outcome)
+    win = skill_share(sums, on="win")
+    table = designer.designer_rows(d, dr, win, score, outcome)
+    table.attrs["skill"] = win  # the record behind the row (analyser.findings.luck_share)
+    return table
 
 
 def strategy_seat_table(sums: dict, strategies: list, players: int, binary: bool) -> pd.DataFrame:

@@ -119,7 +119,7 @@ def check_truthful(name: str, out: Path, status: tuple[str, ...]) -> None:
 
 
 def same_as_reference(name: str, out: Path, reference: Path, resumed: bool = True) -> None:
-    """Row for row (less the run ids, unique to each run), and the report's tables."""
+    """Row for row (less the run ids, unique to each run), the report's tables and its findings."""
     if name == "until":
         a, b = pd.read_parquet(reference / "results"), pd.read_parquet(out / "results")
         assert b["run_id"].nunique() == 1  # the rounds and the resumption are one run
@@ -129,7 +129,7 @@ def same_as_reference(name: str, out: Path, reference: Path, resumed: bool = Tru
         a, b = pd.read_parquet(reference / table), pd.read_parquet(out / table)
         assert (b.groupby(key)["run_id"].nunique() == 1).all()
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
-    for f in ("cells.csv", "ranking.csv", "pairwise.csv"):
+    for f in ("cells.csv", "ranking.csv", "pairwise.csv", "findings.json"):
         if (reference / f).exists():
             assert (out / f).read_text() == (reference / f).read_text(), f
     if name == "ladder":  # (less the decisions per second: timings)

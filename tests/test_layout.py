@@ -270,7 +270,8 @@ def test_sweep_lists_every_cell_or_says_how_many_are_hidden(runner, tmp_path, mo
             "--games", "6", "--jobs", "1", "--seed", "1", "--players", "2", "--no-report"]
     r = invoke(runner, *args, "--out", str(tmp_path / "a"))
     assert r.exit_code == 0, r.output
-    table = r.output.split("Stopped:")[1].split("\nCells:")[0].strip().splitlines()[2:]  # after the header
+    # the table: after its header, before the findings
+    table = r.output.split("Stopped:")[1].split("\nFindings")[0].split("\nCells:")[0].strip().splitlines()[2:]
     assert len([line for line in table if line.strip()]) == 6 and "not shown" not in r.output
     monkeypatch.setattr(sweep, "TERMINAL_CELLS", 5)   # more cells than this: the best 4 and a count
     monkeypatch.setattr(sweep, "TERMINAL_SHOWN", 4)

@@ -39,7 +39,7 @@ def test_pig_seat_finding_names_the_first_player_ahead_with_a_head_start_in_poin
     assert r.exit_code == 0, r.output
     from analyser.report import summarise_run
     part = summarise_run(pig / "out").parts[0]
-    (finding,) = part.findings
+    (finding,) = [f.to_json() for f in part.findings.topic("seat advantage")]
     assert finding["topic"] == "seat advantage" and finding["strength"] == "clear"
     assert finding["sentence"].startswith("Seat 0, the first to play, is ahead")
     assert set(finding) >= {"sentence", "strength", "evidence", "threshold", "next", "compensation"}
@@ -55,7 +55,7 @@ def test_pig_seat_finding_names_the_first_player_ahead_with_a_head_start_in_poin
     assert f"A head start of +{h} points" in finding["sentence"] and "assuming play would not change" in \
         finding["sentence"]
     # the terminal and the page say it too, with the assumption
-    assert "Finding (clear): Seat 0, the first to play, is ahead" in r.output
+    assert "[clear] Seat 0, the first to play, is ahead" in r.output
     assert "It assumes play would not change" in r.output
     page = (pig / "out" / "index.html").read_text()
     assert "Seat compensation" in page and f"head start of +{h} points" in page

@@ -162,6 +162,9 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
             if len(shown) < len(f):
                 click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
                            "cells.csv and the report have all)")
+        if res.findings is not None:
+            from analyser import findings
+            findings.echo([res.findings])
         click.echo(f"\nCells: {target / 'cells.csv'}\nGames: {target / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
@@ -289,7 +292,10 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
             click.echo(format_table(t.ranking).to_string(index=False))
         if t.meta is not None:
             from analyser import metagame
-            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking, findings=False))
+        if t.findings is not None:
+            from analyser import findings
+            findings.echo([t.findings])
         click.echo(f"\nReport: {target / 'index.html'}")
     return _outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
 
@@ -416,6 +422,8 @@ def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None)
             click.echo(cmpmod.display_table(cmp.table).drop(columns=["test"]).to_string(index=False))
         for k, v in cmp.seats.items():
             click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
+        from analyser import findings
+        findings.echo([cmp.findings])
         click.echo(f"\nReport: {out_dir / 'index.html'}")
     return 0
 
@@ -604,7 +612,7 @@ _ARGUMENTS = {
     "tournament": {"game_id": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,),
                    "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
                    "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
-    "compare": {"a": (dict,), "b": (dict,)},
+    "compare": {"a": _SPEC, "b": _SPEC},  # each side: a run's arguments, checked against _SPEC
     "tune": {"game_id": (str,), "strategies": (list,), "rules": (list,), "targets": (list,),
              "players": (int, type(None)), "trials": (int,), "games": (int,), "seed": (int,),
              "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,), "prune": (bool,),
@@ -617,6 +625,8 @@ _ARGUMENTS = {
 
 def _checked(where: str, values, schema: dict) -> dict:
     def ok(v, types):
+        if isinstance(types, dict):  # a nested schema (a comparison's side)
+            return isinstance(v, dict)
         if isinstance(v, bool):
             return bool in types
         if isinstance(v, list):

@@ -121,6 +121,8 @@ def _print_summary(summary, players: int, config: dict) -> None:
             click.echo()
         for note in summary.notes:
             click.echo(f"Left out: {note}")
+        from analyser import findings
+        findings.echo(summary.findings)
         wall = config.get("wall_seconds")
         if isinstance(wall, (int, float)):
             click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
@@ -169,11 +171,6 @@ def _print_part(part, summary, methods) -> None:
         click.echo(assumption(part.compensation.attrs.get("kind", "highest score"), summary.score_unit))
     elif part.compensation_note:
         click.echo(f"Left out: seat compensation: {part.compensation_note}")
-    for f in part.findings:
-        click.echo(f"Finding ({f['strength']}): {f['sentence']} [{f['evidence']['figure']}; 95% CI "
-                   f"{f['evidence']['interval']}]")
-        if f.get("next"):
-            click.echo(f"  Test it with real games: {f['next']}")
     line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
         line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
@@ -190,10 +187,3 @@ def _print_part(part, summary, methods) -> None:
         click.echo()
         click.secho(caption, bold=True)
         click.echo(format_table(table).to_string(index=False))
-    if part.component_findings:
-        from analyser.components import finding_lines
-        click.echo()
-        click.secho("Component impact (effect on win probability within strategy and seat; clear: "
-                    "Benjamini-Hochberg q <= 0.05; every component in the report's components.csv)", bold=True)
-        for line in finding_lines(part.component_findings):
-            click.echo(line)

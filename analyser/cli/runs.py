@@ -150,9 +150,9 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             return 1
         try:
             if not no_report:
-                from analyser.report import build_report_from_run
+                from analyser.report import FINDINGS_JSON, build_report_from_run
                 path, summary, figures = build_report_from_run(out)
-                files += ["summary.csv", "index.html"] + figures
+                files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
                 if (out / "components.csv").exists():
                     files.append("components.csv")
             elif not quiet:  # the summary is only printed: nothing to compute under --quiet

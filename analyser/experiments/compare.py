@@ -53,6 +53,7 @@ class Comparison:
     status: str = "complete"   # of the games played: complete, interrupted or failed
     error: BaseException | None = None
     interrupted: bool = False
+    findings: object = None    # analyser.findings.compare_findings, set by write_compare
 
 
 def _bootstrap_mean_ci(d: np.ndarray, seed: int = 0) -> tuple[float, float]:
@@ -415,12 +416,17 @@ def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
 
 
 def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
-    from analyser import report as reportmod
+    """Write ``compare.csv``, ``findings.json`` (``cmp.findings``:
+    :func:`analyser.findings.compare_findings`), the plot, ``index.html`` and ``config.json``;
+    return the file names."""
+    from analyser import findings as findmod, report as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     to_csv(cmp.table, outdir / "compare.csv", index=False)
     from analyser.registry import get_game
     game = get_game(cmp.config["game"])
+    cmp.findings = findmod.compare_findings(cmp, game.score_unit, game.length_unit)
+    findmod.write_json(outdir / "findings.json", "compare", str(cmp.config["game"]), [cmp.findings])
     figures = plot_compare(cmp, outdir, game.score_unit, game.length_unit)
     seat_rows = pd.DataFrame([{"side": k.upper(), "chi-square": v["chi2"], "df": v["df"], "p": v["p"],
                                "verdict": v["verdict"]} for k, v in cmp.seats.items()])
@@ -436,8 +442,8 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     notes = [cmp.note + ".", f"A: {describe_side(cmp.config['a'])}.", f"B: {describe_side(cmp.config['b'])}."]
     reportmod.write_experiment_page(outdir, title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.",
                                     cards=cards, notes=notes, sections=sections, figures=figures, config=cmp.config,
-                                    figure_sections={"compare.png": "A - B"})
-    files = ["compare.csv", "index.html"] + [n for n, _ in figures]
+                                    findings=cmp.findings, figure_sections={"compare.png": "A - B"})
+    files = ["compare.csv", "findings.json", "index.html"] + [n for n, _ in figures]
     cmp.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", cmp.config)
     return files

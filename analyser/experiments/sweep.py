@@ -49,6 +49,8 @@ class SweepResult:
     error: BaseException | None = None
     interrupted: bool = False
     extras: dict = field(default_factory=dict)
+    #: the sweep's findings (analyser.findings.sweep_findings), set by write_sweep
+    findings: object = None
 
 
 def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe: int = 8) -> dict:
@@ -477,9 +479,12 @@ def display_cells(f: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str]:
-    """Write ``sweep.parquet``, ``cells.csv``, ``config.json`` and (with ``report``) the plots
-    and ``index.html``; return the file names."""
+    """Write ``sweep.parquet``, ``cells.csv``, ``findings.json`` (``res.findings``:
+    :func:`analyser.findings.sweep_findings`), ``config.json`` and (with ``report``) the plots and
+    ``index.html``; return the file names."""
     from analyser import report as reportmod
+
+    from analyser import findings as findmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     files = []
@@ -488,6 +493,9 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         files.append("sweep.parquet")
         to_csv(res.cells, outdir / "cells.csv", index=False)
         files.append("cells.csv")
+        res.findings = findmod.sweep_findings(res, get_game(res.config["game"]))
+        findmod.write_json(outdir / "findings.json", "sweep", res.config["game"], [res.findings])
+        files.append("findings.json")
     if report and len(res.results):
         game = get_game(res.config["game"])
         g = res.grid
@@ -545,7 +553,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         reportmod.write_experiment_page(
             outdir, title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
             lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, {res.config['players']} players.",
-            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config, findings=res.findings,
             figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
                              for name, _ in figures})
         files += [name for name, _ in figures] + ["index.html"]

@@ -95,6 +95,8 @@ class TournamentResult:
     error: BaseException | None = None
     interrupted: bool = False
     meta: metagame.MetaGame | None = None
+    #: the tournament's findings (analyser.findings.tournament_findings), set by write_tournament
+    findings: object = None
 
 
 #: How the ratings are fitted, for the report (two seats, more seats).
@@ -349,7 +351,10 @@ def metagame_note(t: TournamentResult) -> str:
 
 
 def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
-    from analyser import plots, report as reportmod
+    """Write the tournament's tables, ``findings.json`` (``t.findings``:
+    :func:`analyser.findings.tournament_findings`), plots, ``index.html`` and ``config.json``;
+    return the file names."""
+    from analyser import findings as findmod, plots, report as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     files = []
@@ -368,16 +373,17 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     ahead = ahead.rename_axis("row ahead of column").reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
-    meta, findings = t.meta, []
+    meta = t.meta
     if meta is not None:
-        findings = meta.findings
         figures.insert(0, metagame.plot(meta, outdir / "metagame.png"))
         meta_table = metagame.with_ratings(meta, t.ranking)
         to_csv(meta_table, outdir / "metagame.csv", index=False)
         to_csv(meta.game, outdir / "empirical_game.csv")
-        (outdir / "findings.json").write_text(json.dumps(findings, indent=2) + "\n")
-        files += ["metagame.csv", "empirical_game.csv", "findings.json"]
+        files += ["metagame.csv", "empirical_game.csv"]
     bal = analysis.seat_balance(t.results)
+    t.findings = findings = findmod.tournament_findings(t, meta.findings if meta is not None else [], seats, bal)
+    findmod.write_json(outdir / "findings.json", "tournament", t.config["game"], [findings])
+    files.append("findings.json")
     best = t.ranking.iloc[0]
     meet = t.config["table_meetings"]
     cards = [("top rated", str(best["strategy"]), f"rating {best['rating']:.2f} ({best['rating_low']:.2f} to "

@@ -353,6 +353,8 @@ class Dao(Game):
     close_margin = 1
     #: The start-bonus variant a seat-compensation sweep varies (points, one per seat).
     seat_bonus_rule = "seat_bonus"
+    #: The tie-break option the tie-rate finding sweeps.
+    tie_break_rule = "tie_break"
     live_views = True
     extra_tables = (COMPONENTS,)
     #: Component impact (docs/components.md): more cards usually mean more penalty points, whatever the cards.

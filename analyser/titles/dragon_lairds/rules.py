@@ -576,6 +576,10 @@ class DragonLairds(Game):
     close_margin = 1
     #: The start-money variant a seat-compensation sweep varies (geld, one per seat).
     seat_bonus_rule = "seat_geld"
+    #: The tie-break option the tie-rate finding sweeps, and the safety cap on rounds the
+    #: long-tail finding tests.
+    tie_break_rule = "tie_break"
+    length_cap_rule = "max_rounds"
     seat_bonus_unit = "geld"
     metric_columns = (Metric("end", "label"),) + tuple(Metric(c, "count") for c in (
         "turns", "actions", "geld_end", "cards_in_play", "knights")) + tuple(Metric(c, "whole") for c in (

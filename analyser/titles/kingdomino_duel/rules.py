@@ -1047,6 +1047,10 @@ class KingdominoDuel(Game):
     close_margin = 1
     #: The start-points variant a seat-compensation sweep varies (points, one per seat).
     seat_bonus_rule = "seat_bonus"
+    #: The tie-break option the tie-rate finding sweeps, and the safety cap on rounds the
+    #: long-tail finding tests.
+    tie_break_rule = "tie_break"
+    length_cap_rule = "max_rounds"
 
     def report_notes(self, params: KingdominoParams) -> list[str]:
         """The report's note on the components (rules page, "Components (an approximation)"): the

@@ -702,6 +702,8 @@ class TsuroSeas(Game):
                       Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
                       Metric("score_trace", "trace", missing=True))
     trace_unit = "turns"
+    #: The safety cap on turns the long-tail finding tests.
+    length_cap_rule = "max_turns"
     extra_tables = (COMPONENTS,)
     #: Component impact (docs/components.md): a ship afloat longer places more tiles, whatever the tiles.
     component_note = ("A ship that stays afloat longer places more tiles, so most tiles go with winning "

@@ -1,0 +1,220 @@
+"""The findings of an experiment: a ``sweep`` (the best cell, the seat balance across cells), a
+``tournament`` (seat advantage, top rating, the meta-game, never wins) and a ``compare`` (the
+largest clear difference per unit) - README, "Findings"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analyser import analysis
+from analyser.findings import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
+from analyser.findings.run import ahead_of_all, never_wins_rows
+
+# --------------------------------------------------------------------------------------------
+# Experiments
+# --------------------------------------------------------------------------------------------
+
+def sweep_findings(res, game) -> Findings:
+    """A sweep's findings: the best cell and the cells like it (the paired difference of the
+    focus strategy's win rate from the best cell), and whether the varied values change the
+    seat balance.  ``res``: :class:`analyser.experiments.sweep.SweepResult`."""
+    cells = res.cells
+    if cells is None or not len(cells):
+        return Findings([], [LeftOut("best cell", "no games were played")])
+    g = res.grid
+    dims = [c for c, _ in g.dims]
+    focus = cells[cells["slot"] == g.focus].sort_values("win_rate", ascending=False, kind="stable")
+    return gather([("best cell", lambda: _best_cell(focus, dims, g.slots[g.focus].head)),
+                   ("seat balance across cells", lambda: _seat_cells(focus, dims, res.results))])
+
+
+def _cell_name(row, dims: list[str]) -> str:
+    return ", ".join(f"{c}={row[c]}" for c in dims) or "the only cell"
+
+
+def _best_cell(focus, dims: list[str], focus_label: str) -> list:
+    topic = "best cell"
+    if len(focus) < 2:
+        return [LeftOut(topic, "the sweep has one cell")]
+    if bool(focus["fixed"].all()):
+        return [LeftOut(topic, "the focus strategy fills every seat, so its win rate is 1/players in every cell "
+                               "by construction; the seat balance is the figure that moves")]
+    best = focus.iloc[0]
+    others = focus.iloc[1:]
+    tied = others[others["tied_with_best"].astype(bool)]
+    apart = others[~others["tied_with_best"].astype(bool)]
+    threshold = ("clear when every other cell's win rate is below the best's by a paired 95% interval (by game) "
+                 "that excludes 0; possible when some cells cannot be told apart from the best; none found when no "
+                 "cell can")
+    name = _cell_name(best, dims)
+    figure = f"best cell {name}: {focus_label} win rate {pct(best['win_rate'], best['win_low'], best['win_high'])}"
+    iv = pct_ci(best["win_low"], best["win_high"])
+    head = f"The best cell is {name}: {focus_label} wins {with_ci(best['win_rate'], best['win_low'], best['win_high'])}"
+    if not len(tied):
+        second = others.iloc[0]
+        d = analysis.decimals((second["diff_high"] - second["diff_low"]) * 50)
+        sentence = (f"{head}, ahead of every other cell; the runner-up, {_cell_name(second, dims)}, is "
+                    f"{-100 * second['diff']:.{d}f} pp behind (paired 95% CI {-100 * second['diff_high']:.{d}f} to "
+                    f"{-100 * second['diff_low']:.{d}f} pp).")
+        return [Finding(topic, sentence, "clear", figure, iv, threshold)]
+    listed = "; ".join(_cell_name(r, dims) for _, r in tied.head(8).iterrows())
+    more = f" and {len(tied) - 8} more" if len(tied) > 8 else ""
+    if len(apart):
+        sentence = (f"{head}; {len(tied)} other cell{'s' if len(tied) > 1 else ''} cannot be told apart from it "
+                    f"(paired 95% interval of the difference includes 0): {listed}{more}.")
+        return [Finding(topic, sentence, "possible", figure, iv, threshold)]
+    return [Finding(topic, f"No cell stands out: every cell's win rate for {focus_label} is within the paired 95% "
+                           f"interval of the best, {name} "
+                           f"({pct(best['win_rate'], best['win_low'], best['win_high'])}).",
+                    "none found", figure, iv, threshold)]
+
+
+def _seat_cells(focus, dims: list[str], results) -> list:
+    """Do the cells' values change the seat balance?  The chi-square test of homogeneity of the
+    wins per seat across cells (cells x seats), with the most and least even cells named."""
+    from scipy import stats
+
+    topic = "seat balance across cells"
+    seat_cols = sorted((c for c in focus.columns if c.startswith("seat") and c.endswith("_win")),
+                       key=lambda c: int(c[4:-4]))
+    if len(focus) < 2 or len(seat_cols) < 2:
+        return [LeftOut(topic, "needs two cells or more" if len(focus) < 2 else "the game has one seat")]
+    wins = focus[seat_cols].to_numpy(dtype=float) * focus["games"].to_numpy(dtype=float)[:, None]
+    keep = wins.sum(axis=0) > 0
+    if keep.sum() < 2:
+        return [LeftOut(topic, "only one seat ever won")]
+    p = float(stats.chi2_contingency(wins[:, keep] + 0.0, correction=False).pvalue)
+    threshold = (f"clear when the chi-square test of homogeneity of the wins per seat across the cells gives "
+                 f"p < {ALPHA:g} (the cells share game seeds, which makes the test conservative); the cells "
+                 "named are the most and the least even by their own chi-square test of equal seats")
+    even = focus.sort_values("seat_p", ascending=False, kind="stable").iloc[0]
+    uneven = focus.sort_values("seat_p", ascending=True, kind="stable").iloc[0]
+
+    def seats_of(r) -> str:
+        return ", ".join(f"seat {c[4:-4]} {pct(r[c], 0, 0.02)}" for c in seat_cols)
+
+    figure = (f"most even: {_cell_name(even, dims)} ({seats_of(even)}; {analysis.p_text(even['seat_p'])}); least even: "
+              f"{_cell_name(uneven, dims)} ({seats_of(uneven)}; {analysis.p_text(uneven['seat_p'])})")
+    if p < ALPHA and even["cell"] != uneven["cell"]:
+        sentence = (f"The values change the seat balance (chi-square test of homogeneity across the cells, "
+                    f"{analysis.p_text(p)}): at {_cell_name(uneven, dims)} the seats are least even "
+                    f"({seats_of(uneven)}; {analysis.p_text(uneven['seat_p'])}), at {_cell_name(even, dims)} most "
+                    f"even ({seats_of(even)}; {analysis.p_text(even['seat_p'])}).")
+        return [Finding(topic, sentence, "clear", figure, "-", threshold, None, {"homogeneity_p": p})]
+    return [Finding(topic, f"The values do not change the seat balance detectably (chi-square test of homogeneity "
+                           f"across the cells, {analysis.p_text(p)}).", "none found", figure, "-", threshold, None,
+                    {"homogeneity_p": p})]
+
+
+def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict | None = None) -> Findings:
+    """A tournament's findings: the top rating (interval clear of every other), the meta-game's
+    findings (:func:`analyser.metagame.findings`), the strategies that never win and, given the
+    seat table (:func:`analyser.analysis.seat_summary`) and its ``balance``
+    (:func:`analyser.analysis.seat_balance`), a seat advantage over all tables
+    (:func:`analyser.seats.seat_findings`; no score compensation: the tables mix strategies).
+    ``t``: :class:`analyser.experiments.tournament.TournamentResult`."""
+    ranking = t.ranking
+    model = str(t.config.get("rating_model", "rating")).split(" (")[0]  # "Bradley-Terry", "Plackett-Luce"
+
+    def top():
+        if ranking is None or len(ranking) < 2:
+            return [LeftOut("dominant strategy", "needs two rated strategies or more")]
+        rows = [(str(r.strategy), r.rating, r.rating_low, r.rating_high) for r in ranking.itertuples()]
+        f = ahead_of_all("dominant strategy", rows, what=f"{model} rating", unit="", subject="strategy",
+                         gloss="a strength fitted to who finished ahead of whom, 0 on average")
+        return [f]
+
+    def never():
+        table = analysis.strategy_summary(t.results) if len(t.results) else None
+        if table is None or len(table) < 2:
+            return [LeftOut("never wins", "needs two strategies or more")]
+        return never_wins_rows(table, int(t.config["players"]))
+
+    def seat():
+        from analyser import seats as seatmod
+        if seats is None or balance is None:
+            return []
+        if len(seats) < 2:
+            return [LeftOut("seat advantage", "the game has one seat")]
+        return seatmod.seat_findings(seats, balance, None, reason="a tournament's tables mix strategies; "
+                                     "analyser simulate of one lineup estimates it")
+
+    return gather([("seat advantage", seat), ("dominant strategy", top), ("dominant", lambda: meta_findings),
+                   ("cycle", lambda: []), ("unused", lambda: []), ("never wins", never)])
+
+
+def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns") -> Findings:
+    """A comparison's findings: per unit (rates, mean scores, game length, lead changes) the
+    largest clear difference A - B, clear when its Holm-adjusted p-value (over every figure of
+    the table) is below :data:`ALPHA` and its 95% interval excludes 0; possible when only the
+    unadjusted p is.  ``cmp``: :class:`analyser.experiments.compare.Comparison`."""
+    from statsmodels.stats.multitest import multipletests
+
+    from analyser.experiments.compare import _unit
+
+    table = cmp.table
+    topic = "largest difference"
+    threshold = (f"clear when the Holm-adjusted p-value (over the {len(table)} figures compared) is below {ALPHA:g} "
+                 f"and the 95% interval of A - B excludes 0; possible when only the unadjusted p-value is below "
+                 f"{ALPHA:g}")
+    ok = table["p"].notna().to_numpy()
+    adjusted = np.full(len(table), np.nan)
+    if ok.any():
+        adjusted[ok] = multipletests(table["p"].to_numpy(dtype=float)[ok], alpha=ALPHA, method="holm")[1]
+    table = table.assign(p_holm=adjusted)
+    excludes = (table["low"] > 0) | (table["high"] < 0)
+    table = table.assign(clear=(table["p_holm"] < ALPHA) & excludes, possible=(table["p"] < ALPHA) & excludes)
+    out = []
+    groups: dict[str, list] = {}
+    for i, r in table.iterrows():
+        group, unit, scale = _unit(r["figure"], score_unit, length_unit)
+        groups.setdefault(group, []).append((i, r, unit, scale))
+    for group, rows in groups.items():
+        for strength in ("clear", "possible"):
+            pick = [x for x in rows if bool(x[1][strength])]
+            if pick:
+                i, r, unit, scale = max(pick, key=lambda x: abs(x[1]["diff"]) * x[3])
+                out.append(_difference(r, unit, scale, strength, group, threshold,
+                                       sum(bool(x[1]["clear"]) for x in rows), len(rows)))
+                break
+    if not out:
+        best = table.sort_values("p", kind="stable").iloc[0] if ok.any() else None
+        figure = (f"smallest p-value: {best['figure']} ({analysis.p_text(best['p'])}; Holm-adjusted "
+                  f"{analysis.p_text(best['p_holm'])})" if best is not None else "no figure could be tested")
+        out.append(Finding(topic, f"No figure differs clearly between A and B ({len(table)} compared).", "none found",
+                           figure, "-", threshold))
+    return gather([(topic, lambda: out)])
+
+
+def _difference(r, unit: str, scale: float, strength: str, group: str, threshold: str, n_clear: int,
+                n_group: int = 0) -> Finding:
+    """One difference of the comparison table as a sentence in its units."""
+    pp = unit == "percentage points"
+    d = analysis.decimals((r["high"] - r["low"]) * scale / 2, default=1 if pp else 2)
+    u = " pp" if pp else (f" {unit}" if unit else "")
+    what = str(r["figure"])
+
+    def side(v):
+        return f"{scale * v:.{d}f}{'%' if pp else ''}"
+
+    up = r["diff"] > 0
+    size = f"{abs(scale * r['diff']):.{d}f}"
+    if what.startswith("win rate: ") or what.startswith("mean score: "):
+        kind, _, name = what.partition(": ")
+        head = f"{name}'s {kind} is {size}{u} {'higher' if up else 'lower'}"
+    elif what == "game length":
+        head = f"Games last {size}{u} {'longer' if up else 'shorter'}"
+    elif what == "lead changes per game":
+        head = f"Games have {size} {'more' if up else 'fewer'} lead changes"
+    else:
+        head = f"The {what} is {size}{u} {'higher' if up else 'lower'}"
+    diff = f"{scale * r['diff']:+.{d}f}{u}"
+    iv = f"{scale * r['low']:+.{d}f} to {scale * r['high']:+.{d}f}{u}"
+    among = f"the largest {'clear ' if strength == 'clear' else ''}difference in {group}"
+    if n_clear > 1:
+        among += f"; {n_clear} of the {n_group} differ clearly"
+    hedge = "" if strength == "clear" else ", possibly,"
+    sentence = (f"{head}{hedge} in A than in B: {side(r['a'])} against {side(r['b'])} (95% CI of "
+                f"A - B {iv}; Holm-adjusted {analysis.p_text(r['p_holm'])}; {among}).")
+    return Finding("largest difference", sentence, strength, f"{what}: A - B = {diff}", iv, threshold, None,
+                   {"compared": what, "group": group})

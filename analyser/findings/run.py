@@ -1,0 +1,500 @@
+"""The checks of a run report (``simulate``, ``report``, ``resume``) and their registry,
+:data:`RUN_CHECKS` (README, "Findings"; the thresholds are the constants of
+:mod:`analyser.findings`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from analyser import analysis
+from analyser.findings import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
+                               TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, _finite, command,
+                               gather, number, pct, pct_ci, share_text, with_ci)
+
+# --------------------------------------------------------------------------------------------
+# A run report: the context and the registry of checks
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class RunContext:
+    """What a run report's checks read: the title, its declarations
+    (:class:`analyser.designer.Outcome`), one variant's :class:`analyser.report.Part` and its
+    core sums (:func:`analyser.summaries.core_sums`, combined), the run's ``config.json``, the
+    lineup as given, the rule options that differ from the defaults (as typed) and the
+    variant's run ids."""
+
+    game: Any
+    outcome: Any
+    part: Any
+    sums: dict
+    config: dict
+    lineup: list[str]
+    rules: dict[str, str]
+    runs: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """The title as a command names it (its id, or its file for a title of your own)."""
+        return self.game.source or self.game.id
+
+    @property
+    def players(self) -> int:
+        return int(self.part.players)
+
+    @property
+    def games(self) -> int:
+        return int(self.part.run["games"])
+
+    def base_words(self, verb: str, strategies: list[str] | None = None, skip: tuple[str, ...] = ()) -> list:
+        """``analyser VERB TITLE -s ... --players N`` with the run's rule options (except
+        ``skip``) as ``--rule``."""
+        words: list = ["analyser", verb, self.title]
+        for s in (self.lineup if strategies is None else strategies):
+            words += ["-s", s]
+        words += ["--players", self.players]
+        for k, v in self.rules.items():
+            if k not in skip:
+                words += ["--rule", f"{k}={v}"]
+        return words
+
+
+Check = Callable[[RunContext], Iterable["Finding | dict | LeftOut"] | None]
+
+
+def seat_advantage(ctx: RunContext) -> list:
+    """Is a seat ahead, and what would compensate it (:func:`analyser.seats.seat_findings`),
+    with the ``analyser sweep`` of the title's start-bonus option that tests it."""
+    from analyser import seats as seatmod
+
+    part = ctx.part
+    if ctx.players < 2:
+        return [LeftOut("seat advantage", "the game has one seat")]
+    cmd = seatmod.sweep_command(ctx.game, ctx.lineup, ctx.players, ctx.rules, ctx.games, part.compensation)
+    return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.score_unit,
+                                 kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd)
+
+
+def _compared(ctx: RunContext):
+    """The strategy table without strategies that fill every seat of their games (their win rate
+    is 1/players by construction), or a LeftOut when fewer than two remain."""
+    table = ctx.part.strategies
+    mirror = set(ctx.part.run.get("mirror") or [])
+    table = table[~table["strategy"].astype(str).isin(mirror)]
+    return table
+
+
+def dominant_strategy(ctx: RunContext) -> list:
+    """A strategy ahead of every other, its win rate's interval clear of theirs."""
+    table = _compared(ctx)
+    if len(table) < 2:
+        return [LeftOut("dominant strategy", "needs two strategies or more that share games (a mirror match "
+                                             "measures the seats)")]
+    rows = [(str(r.strategy), r.win_rate, r.win_low, r.win_high) for r in table.itertuples()]
+    return [ahead_of_all("dominant strategy", rows, what="win rate", unit="%", subject="strategy")]
+
+
+def ahead_of_all(topic: str, rows: list[tuple[str, float, float, float]], *, what: str, unit: str,
+                 subject: str, next_command: str | None = None, gloss: str = "") -> Finding:
+    """Is the first of ``rows`` (name, value, low, high) by value ahead of every other?  ``unit``
+    "%": values are proportions shown in %; else plain numbers (a rating).  Clear when its
+    interval lies wholly above every other's; possible when its lower end lies above every
+    other's value; none found otherwise.  ``gloss``: what the figure is, said once."""
+    rows = sorted(rows, key=lambda r: -r[1])
+    (name, v, lo, hi), rest = rows[0], rows[1:]
+    second = rest[0]
+
+    def value(x, a, b) -> str:
+        if unit == "%":
+            return pct(x, a, b)
+        return f"{x:.{analysis.decimals((b - a) / 2, default=2)}f}"
+
+    def span(a, b) -> str:
+        if unit == "%":
+            return pct_ci(a, b)
+        d = analysis.decimals((b - a) / 2, default=2)
+        return f"{a:.{d}f} to {b:.{d}f}"
+
+    def show(x, a, b) -> str:
+        return f"{value(x, a, b)} (95% CI {span(a, b)})"
+
+    threshold = (f"clear when the best {subject}'s 95% interval of {what} lies wholly above every other "
+                 f"{subject}'s interval; possible when its lower end lies above every other {subject}'s {what} "
+                 "but the intervals overlap")
+    figure = f"{what}: {name} {value(v, lo, hi)}; next best {second[0]} {value(*second[1:])}"
+    interval = f"{name} {span(lo, hi)}; {second[0]} {span(second[2], second[3])}"
+    others = "the other" if len(rest) == 1 else f"every other {subject}"
+    runner = "the other" if len(rest) == 1 else "the next best"
+    if unit == "%":
+        says = f"wins {value(v, lo, hi)} of its games (95% CI {span(lo, hi)})"
+        says2 = f"wins {show(*second[1:])}"
+    else:
+        says = f"has a {what}{f' ({gloss})' if gloss else ''} of {show(v, lo, hi)}"
+        says2 = f"has {show(*second[1:])}"
+    if lo > max(r[3] for r in rest):
+        strength = "clear"
+        sentence = (f"{name} is ahead of {others}: it {says}, an interval above "
+                    f"{'the other' if len(rest) == 1 else 'every other'} one's; {runner}, {second[0]}, {says2}.")
+    elif lo > max(r[1] for r in rest):
+        strength = "possible"
+        sentence = (f"{name} is probably ahead of {others}: it {says}; {runner}, {second[0]}, {says2}, and the "
+                    "two intervals overlap.")
+    else:
+        strength = "none found"
+        sentence = (f"No {subject} is clearly ahead of {others}: {name} {says} and {second[0]} {says2}; they cannot "
+                    "be told apart.")
+    return Finding(topic, sentence, strength, figure, interval, threshold,
+                   next_command if strength != "none found" else None)
+
+
+def never_wins(ctx: RunContext) -> list:
+    """Strategies that never or almost never win: the upper end of the win rate's interval below
+    :data:`NEVER_WINS_SHARE` of the fair share."""
+    table = _compared(ctx)
+    if len(table) < 2:
+        return [LeftOut("never wins", "needs two strategies or more (in a mirror match the one strategy wins "
+                                      "1/players by construction)")]
+    return never_wins_rows(table, ctx.players, lambda s: replay_lost_game(ctx, s))
+
+
+def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] = lambda s: None) -> list:
+    """:func:`never_wins` on a strategy table (``strategy``, ``win_rate``, ``win_low``,
+    ``win_high``, ``n``)."""
+    fair = 1.0 / players
+    limit = NEVER_WINS_SHARE * fair
+    threshold = (f"clear when the upper end of a strategy's 95% interval of win rate is below {share_text(limit)} "
+                 f"(a quarter of the fair share, 1/{players}); possible when its win rate is below that but the "
+                 "interval reaches above it")
+    out = []
+    for r in table.sort_values("win_rate", kind="stable").itertuples():
+        if r.win_rate >= limit:
+            continue
+        clear = r.win_high < limit
+        never = r.win_rate == 0
+        games = f"its {int(r.n):,} player-games" if hasattr(r, "n") and r.n == r.n else "its games"
+        if never:
+            sentence = (f"{r.strategy} never won: not one of {games} (95% CI of its win rate "
+                        f"{pct_ci(r.win_low, r.win_high)}), against a fair share of {share_text(fair)}.")
+        else:
+            sentence = (f"{r.strategy} {'almost never wins' if clear else 'may almost never win'}: "
+                        f"{pct(r.win_rate, r.win_low, r.win_high)} of {games} (95% CI "
+                        f"{pct_ci(r.win_low, r.win_high)}), against a fair share of {share_text(fair)}.")
+        nxt = next_for(str(r.strategy))
+        if nxt:
+            sentence += " Watch a game it lost to see why (the command below)."
+        out.append(Finding("never wins", sentence, "clear" if clear else "possible",
+                           f"{r.strategy}: win rate {pct(r.win_rate, r.win_low, r.win_high)}",
+                           pct_ci(r.win_low, r.win_high), threshold, nxt, {"strategy": str(r.strategy)}))
+    if out:
+        return out
+    low = table.sort_values("win_rate", kind="stable").iloc[0]
+    return [Finding("never wins",
+                    f"No strategy almost never wins: the weakest, {low['strategy']}, wins "
+                    f"{with_ci(low['win_rate'], low['win_low'], low['win_high'])}, not below {share_text(limit)} "
+                    f"(a quarter of the fair share, {share_text(fair)}).",
+                    "none found",
+                    f"{low['strategy']}: win rate {pct(low['win_rate'], low['win_low'], low['win_high'])}",
+                    pct_ci(low["win_low"], low["win_high"]), threshold)]
+
+
+def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
+    """``analyser play TITLE -s ... --seed S`` replaying the first game ``strategy`` lost (its
+    game index is in the sums), with that game's lineup and the run's rules; None when the
+    variant is not the single run its config describes (joined runs) or no loss is recorded."""
+    from analyser.runner import game_seed, lineup
+
+    config = ctx.config or {}
+    seed, given = config.get("seed"), config.get("strategies")
+    s = ctx.sums.get("strategy")
+    if (not isinstance(seed, int) or not isinstance(given, list) or not given or len(ctx.runs) != 1
+            or config.get("run_id") != ctx.runs[0] or s is None or "lost_index_min" not in s.columns
+            or strategy not in s.index):
+        return None
+    index = s.loc[strategy, "lost_index_min"]
+    if not _finite(index):
+        return None
+    index = int(index)
+    seats = [str(given[i]) for i in lineup(index, ctx.players, len(given))]
+    words = ctx.base_words("play", seats) + ["--seed", game_seed(seed, index)]
+    return command(words)
+
+
+def _ceiling(players: int, strategies: int) -> tuple[float, int]:
+    """The most the skill share on the win share can be with this seating, and the seats ``m``
+    each strategy holds in a game: ``(n - m) / (m (n - 1))`` when the strategies divide the
+    ``n`` seats evenly (the share if one strategy won every game), 1 when each holds one seat;
+    1 (the conservative value) when they hold different numbers of seats."""
+    if strategies >= players or players % strategies:
+        return 1.0, 1
+    m = players // strategies
+    return (players - m) / (m * (players - 1)), m
+
+
+def luck_share(ctx: RunContext) -> list:
+    """A luck share that is very high (the strategies explain almost nothing of who wins) or very
+    low (they explain most of it), from the skill share on the win share
+    (:mod:`analyser.designer`)."""
+    d = ctx.part.designer
+    skill = d.attrs.get("skill") if d is not None else None
+    if skill is None:
+        return [LeftOut("luck share", "needs two strategies or more")]
+    return luck_rows(skill, ctx.players, len(_compared(ctx)))
+
+
+def luck_rows(skill: dict, players: int, strategies: int) -> list:
+    """:func:`luck_share` on a skill-share record (``skill_share``, ``skill_low``,
+    ``skill_high``)."""
+    s, lo, hi = skill.get("skill_share"), skill.get("skill_low"), skill.get("skill_high")
+    if not _finite(s):
+        return [LeftOut("luck share", "no game has a winner and a loser, so nothing separates skill from luck")]
+    if not _finite(lo, hi):
+        return [LeftOut("luck share", "the skill share has no interval (too few games)")]
+    ceiling, m = _ceiling(players, max(strategies, 1))
+    most = "" if ceiling >= 1 else f" (at most {pct(ceiling, 0, 0.02)} is possible with {m} seats per strategy)"
+    high, low = LUCK_HIGH * ceiling, LUCK_LOW * ceiling
+    if ceiling >= 1:
+        threshold = (f"very high luck when the upper end of the skill share's 95% interval is below "
+                     f"{share_text(high)}; very low luck when its lower end is above {share_text(low)}; possible "
+                     "when only the skill share itself passes")
+    else:
+        threshold = (f"very high luck when the upper end of the skill share's 95% interval is below "
+                     f"{share_text(LUCK_HIGH)} of the most it can be with {m} seats per strategy "
+                     f"({pct(ceiling, 0, 0.02)}), that is below {share_text(high)}; very low luck when its lower end "
+                     f"is above {share_text(LUCK_LOW)} of that, {share_text(low)}; possible when only the skill share "
+                     "itself passes")
+    show = f"{pct(s, lo, hi)} (95% CI {pct_ci(lo, hi)})"
+    figure = f"skill share {pct(s, lo, hi)}"
+    iv = pct_ci(lo, hi)
+    gloss = ("the share of the differences in who wins, between the seats of one game, that the strategy "
+             "sitting there explains")
+    if s < high:
+        strength = "clear" if hi < high else "possible"
+        sentence = (f"Luck {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
+                    f"strategies, even where one wins more often: the skill share ({gloss}) is {show}{most}, so the "
+                    f"luck share - the deal, the turn order and the other seats - is about {pct(1 - s, lo, hi)}.")
+        return [Finding("luck share", sentence, strength, figure, iv, threshold)]
+    if s > low:
+        strength = "clear" if lo > low else "possible"
+        sentence = (f"Skill {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
+                    f"strategies: the skill share ({gloss}) is {show}{most}; luck - the deal, the turn order and "
+                    "the other seats - explains the rest.")
+        return [Finding("luck share", sentence, strength, figure, iv, threshold)]
+    return [Finding("luck share", f"The luck share is neither very high nor very low: the skill share is {show}{most}.",
+                    "none found", figure, iv, threshold)]
+
+
+def runaway_leader(ctx: RunContext) -> list:
+    """A runaway leader: the eventual winner takes the lead for good within the first
+    :data:`RUNAWAY_AT` of the game in more than :data:`RUNAWAY_SHARE` of games with one winner
+    (from the score trace; the drama figures of :mod:`analyser.designer`)."""
+    outcome = ctx.outcome
+    topic = "runaway leader"
+    if not outcome.drama_applies:
+        return [LeftOut(topic, outcome.reason)]
+    dr = ctx.sums.get("drama")
+    if dr is None or not len(dr):
+        return [LeftOut(topic, "this title records no score trace, so who leads during a game is not known")]
+    row = dr.iloc[0]
+    n = float(row.get("good_n", 0.0))
+    early = float(row.get("early_n", math.nan))
+    if not n > 0 or not _finite(early):
+        return [LeftOut(topic, "no game has a single winner")]
+    share = early / n
+    lo, hi = analysis.wilson(share, n)
+    unit = outcome.trace_unit
+    threshold = (f"clear when the Wilson 95% interval of the share of games (with one winner) in which the winner "
+                 f"takes the lead for good within the first {share_text(RUNAWAY_AT)} of the game's {unit} lies "
+                 f"above {share_text(RUNAWAY_SHARE)}; possible when the share itself does (a fair coin-flip race "
+                 "between two does so in a third of games)")
+    figure = f"winner leads for good within the first quarter in {pct(share, lo, hi)} of {int(n):,} games"
+    nxt = None
+    if share > RUNAWAY_SHARE:
+        strength = "clear" if lo > RUNAWAY_SHARE else "possible"
+        sentence = (f"The leader {'runs away' if strength == 'clear' else 'may run away'}: in "
+                    f"{pct(share, lo, hi)} of the games with one winner (95% CI {pct_ci(lo, hi)}), more than half, the "
+                    f"eventual winner takes the lead within the first quarter of the game's {unit} and keeps it to "
+                    "the end.")
+        compared = _compared(ctx)
+        if len(compared) >= 2:
+            best = str(compared.iloc[0]["strategy"])
+            nxt = command(ctx.base_words("simulate", [best]) + ["--games", max(ctx.games, 1000)])
+            sentence += (f" A stronger strategy leads early anyway: the command below plays {best} against itself, "
+                         "to see whether the lead still runs away between equals.")
+    else:
+        strength = "none found"
+        sentence = (f"No runaway leader: the eventual winner leads for good from the first quarter of the game in "
+                    f"{pct(share, lo, hi)} of the games with one winner (95% CI {pct_ci(lo, hi)}), not more than "
+                    "half.")
+    return [Finding(topic, sentence, strength, figure, pct_ci(lo, hi), threshold, nxt)]
+
+
+def quantile_interval(values: np.ndarray, counts: np.ndarray, q: float) -> tuple[float, float, float]:
+    """The ``q`` quantile of data given as value counts (:func:`analyser.streamed.quantile_from_counts`)
+    with its distribution-free 95% interval from order statistics: the values at ranks
+    ``binom.ppf(0.025, n, q)`` and ``binom.ppf(0.975, n, q) + 1`` (1-based, clipped to 1..n)."""
+    from scipy import stats
+
+    from analyser.streamed import quantile_from_counts
+
+    order = np.argsort(values, kind="stable")
+    v, c = np.asarray(values, float)[order], np.asarray(counts, float)[order]
+    n = int(c.sum())
+    cum = np.cumsum(c)
+    lo_rank = int(max(1, stats.binom.ppf(0.025, n, q)))
+    hi_rank = int(min(n, stats.binom.ppf(0.975, n, q) + 1))
+    at = lambda rank: float(v[int(np.searchsorted(cum, rank))])  # noqa: E731 - the value at a 1-based rank
+    return quantile_from_counts(v, c, q), at(lo_rank), at(hi_rank)
+
+
+def long_tail(ctx: RunContext) -> list:
+    """A long tail of game length: the 99th percentile above :data:`TAIL_RATIO` times the median,
+    from the value counts of game length (exact quantiles)."""
+    topic = "long tail"
+    turns = ctx.sums.get("turns")
+    unit = ctx.game.length_unit
+    if turns is None or not len(turns) or turns["count"].sum() <= 0:
+        return [LeftOut(topic, "this title records no game length")]
+    values = turns.index.to_numpy(dtype=float)
+    counts = turns["count"].to_numpy(dtype=float)
+    n = int(counts.sum())
+    if n < TAIL_MIN_GAMES:
+        return [LeftOut(topic, f"needs {TAIL_MIN_GAMES} games or more to read a 99th percentile ({n:,} played)")]
+    return tail_rows(values, counts, unit, lambda p95: length_cap_command(ctx, p95))
+
+
+def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
+              next_for: Callable[[float], str | None] = lambda p95: None) -> list:
+    """:func:`long_tail` on value counts of game length."""
+    from analyser.streamed import quantile_from_counts
+
+    topic = "long tail"
+    threshold = (f"clear when the distribution-free 95% interval of the 99th percentile of game length lies wholly "
+                 f"above {number(TAIL_RATIO)} times the median; possible when the percentile itself does")
+    present = values[counts > 0]
+    median = quantile_from_counts(values, counts, 0.5)
+    if len(present) == 1:
+        return [Finding(topic, f"No long tail: every game lasted {number(present[0])} {unit}.", "none found",
+                        f"every game {number(present[0])} {unit}", "-", threshold)]
+    p99, lo, hi = quantile_interval(values, counts, TAIL_QUANTILE)
+    if not median > 0:
+        return [LeftOut(topic, "the median game length is 0")]
+    ratio = p99 / median
+    figure = f"99th percentile {number(p99)} {unit}, median {number(median)}: {ratio:.2f} times"
+    iv = f"{number(lo)} to {number(hi)} {unit}"
+    if ratio > TAIL_RATIO:
+        strength = "clear" if lo > TAIL_RATIO * median else "possible"
+        p95 = quantile_from_counts(values, counts, 0.95)
+        sentence = (f"Game length has a long tail: the longest 1% of games last {number(p99)} {unit} or more (the "
+                    f"99th percentile, 95% CI {number(lo)} to {number(hi)}), "
+                    f"{ratio:.{2 if round(ratio, 1) == TAIL_RATIO else 1}f} times the median of "
+                    f"{number(median)}.")
+        nxt = next_for(p95)
+        if nxt:
+            sentence += f" The command below tests a cap at the 95th percentile, {number(math.ceil(p95))} {unit}."
+        return [Finding(topic, sentence, strength, figure, iv, threshold, nxt)]
+    return [Finding(topic, f"No long tail of game length: the 99th percentile, {number(p99)} {unit} (95% CI "
+                           f"{number(lo)} to {number(hi)}), is {ratio:.{2 if round(ratio, 1) == TAIL_RATIO else 1}f} times the "
+                           f"median of {number(median)}, not above {number(TAIL_RATIO)} times.",
+                    "none found", figure, iv, threshold)]
+
+
+def length_cap_command(ctx: RunContext, p95: float) -> str | None:
+    """``analyser compare`` of the run's rules against a length cap at the 95th percentile,
+    through the title's ``length_cap_rule`` (an optional class attribute of the title, the
+    option's name; README, "Designer metrics"); None when it declares none."""
+    option = getattr(ctx.game, "length_cap_rule", "")
+    if not option:
+        return None
+    words = ctx.base_words("compare", skip=(option,)) + ["--a", f"{option}={int(math.ceil(p95))}"]
+    if option in ctx.rules:
+        words += ["--b", f"{option}={ctx.rules[option]}"]
+    return command(words + ["--games", max(ctx.games, 1000)])
+
+
+def tie_rate(ctx: RunContext) -> list:
+    """A high tie rate: more than :data:`TIE_RATE` of games end in a shared win."""
+    run = ctx.part.run
+    return tie_rows(run["tie_rate"], run.get("tie_low"), run.get("tie_high"), int(run["games"]),
+                    tie_break_command(ctx))
+
+
+def tie_rows(rate: float, lo: float, hi: float, games: int, next_command: str | None = None) -> list:
+    """:func:`tie_rate` from a tie rate and its Wilson interval."""
+    topic = "tie rate"
+    if not _finite(rate, lo, hi):
+        return [LeftOut(topic, "no games")]
+    threshold = (f"clear when the Wilson 95% interval of the share of games with a shared win lies above "
+                 f"{share_text(TIE_RATE)}; possible when the share itself does")
+    figure = f"tie rate {pct(rate, lo, hi)} of {games:,} games"
+    if rate > TIE_RATE:
+        strength = "clear" if lo > TIE_RATE else "possible"
+        sentence = (f"{'Many' if strength == 'clear' else 'Perhaps many'} games end in a shared win: "
+                    f"{pct(rate, lo, hi)} of {games:,} (95% CI {pct_ci(lo, hi)}), more than one in ten."
+                    + (" The command below plays every tie-break the title offers." if next_command else ""))
+        return [Finding(topic, sentence, strength, figure, pct_ci(lo, hi), threshold, next_command)]
+    return [Finding(topic, f"Shared wins are not common: {pct(rate, lo, hi)} of {games:,} games (95% CI "
+                           f"{pct_ci(lo, hi)}).", "none found", figure,
+                    pct_ci(lo, hi), threshold)]
+
+
+def tie_break_command(ctx: RunContext) -> str | None:
+    """``analyser sweep`` over every value of the title's tie-break option
+    (``tie_break_rule``, an optional class attribute of the title), whose cells give each one's tie rate; None when it declares none
+    or the option has no list of values."""
+    option = getattr(ctx.game, "tie_break_rule", "")
+    if not option:
+        return None
+    choices = next((o["choices"] for o in ctx.game.Params.options() if o["name"] == option), None)
+    if not choices:
+        return None
+    words = ctx.base_words("sweep", skip=(option,)) + ["--games", max(ctx.games, 1000)]
+    return command(words + ["--rule", f"{option}={','.join(map(str, choices))}"])
+
+
+def component_outliers(ctx: RunContext) -> list:
+    """Components whose effect on winning is clear after the Benjamini-Hochberg correction over
+    the title's components (issue 18 section 3, :mod:`analyser.components`), with their 95%
+    intervals.  The hook: the component analysis puts its findings on the part as
+    ``part.component_findings`` (dicts in the shape of :func:`analyser.seats.seat_findings`:
+    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``}, ``threshold``, ``next``,
+    more keys kept, such as ``component``) and its estimates as ``part.components`` (None when
+    the title records no components); this check takes them into the report's one list, under
+    this topic.  A part without those attributes (no component analysis) adds nothing."""
+    part = ctx.part
+    if not hasattr(part, "components"):
+        return []
+    if part.components is None:
+        return [LeftOut("component outliers", "this title records no components, or the results have no "
+                                              "component table")]
+    out = []
+    for item in getattr(part, "component_findings", None) or []:
+        f = Finding.of(item)
+        f.topic = "component outliers"
+        if not f.extra.get("component"):  # the line that lists the rest points to the table: no command
+            f.next = None
+        out.append(f)
+    return out
+
+
+#: The checks of a run report, in order of importance: (topic, check).  A check returns findings
+#: (:class:`Finding` or the dict shape of :func:`analyser.seats.seat_findings`) and
+#: :class:`LeftOut` lines.  Adding a kind is one line here (and its README entry).
+RUN_CHECKS: list[tuple[str, Check]] = [
+    ("seat advantage", seat_advantage),
+    ("dominant strategy", dominant_strategy),
+    ("never wins", never_wins),
+    ("component outliers", component_outliers),
+    ("luck share", luck_share),
+    ("runaway leader", runaway_leader),
+    ("long tail", long_tail),
+    ("tie rate", tie_rate),
+]
+
+
+def collect(ctx: RunContext, checks: list[tuple[str, Check]] | None = None) -> Findings:
+    """Run ``checks`` (default :data:`RUN_CHECKS`) on one variant and order the result."""
+    checks = RUN_CHECKS if checks is None else checks
+    return gather(((topic, lambda c=check: c(ctx)) for topic, check in checks), label=ctx.part.label)

@@ -1,0 +1,410 @@
+"""Findings (analyser.findings): each kind on a small hand-built summary that should trigger it
+and one that should not, the ordering, findings.json, and every command's report opening with
+Findings."""
+
+import json
+import math
+import re
+import shlex
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analyser import findings as F
+from analyser.cli import cli
+from analyser.designer import Outcome
+from analyser.registry import game_ids, get_game
+
+
+def strategies(*rows):
+    """A strategy table: (name, win rate, low, high, player-games)."""
+    return pd.DataFrame(rows, columns=["strategy", "win_rate", "win_low", "win_high", "n"])
+
+
+def context(game="dao", players=2, sums=None, part=None, outcome=None, config=None, lineup=("greedy", "random"),
+            rules=None, runs=("r1",)):
+    g = get_game(game)
+    part = part or SimpleNamespace(players=players, run={"games": 1000, "mirror": []}, label="",
+                                   strategies=strategies(("greedy", 0.6, 0.57, 0.63, 1000),
+                                                         ("random", 0.4, 0.37, 0.43, 1000)))
+    return F.RunContext(g, outcome or Outcome.of(g), part, sums or {}, config or {}, list(lineup), rules or {},
+                        list(runs))
+
+
+# --------------------------------------------------------------------------------------------
+# Each kind: triggered, and not
+# --------------------------------------------------------------------------------------------
+
+def test_dominant_strategy_clear_possible_and_none():
+    rows = [("greedy", 0.52, 0.48, 0.56, 400), ("colour", 0.28, 0.24, 0.32, 400), ("random", 0.08, 0.06, 0.11, 400)]
+    f = F.ahead_of_all("dominant strategy", [r[:4] for r in rows], what="win rate", unit="%", subject="strategy")
+    assert f.strength == "clear"
+    assert f.sentence.startswith("greedy is ahead of every other strategy: it wins 52.0% of its games "
+                                 "(95% CI 48.0-56.0%)")
+    assert "the next best, colour, wins 28.0% (95% CI 24.0-32.0%)" in f.sentence
+    assert f.interval == "greedy 48.0-56.0%; colour 24.0-32.0%" and f.next is None
+    assert "lies wholly above every other strategy's interval" in f.threshold
+    # overlapping intervals, but the best's lower end above the runner-up's win rate
+    f = F.ahead_of_all("dominant strategy", [("a", 0.34, 0.31, 0.37), ("b", 0.30, 0.26, 0.33)], what="win rate",
+                       unit="%", subject="strategy")
+    assert f.strength == "possible" and f.sentence.startswith("a is probably ahead of the other")
+    assert "the two intervals overlap" in f.sentence
+    f = F.ahead_of_all("dominant strategy", [("a", 0.34, 0.29, 0.39), ("b", 0.33, 0.28, 0.38)], what="win rate",
+                       unit="%", subject="strategy")
+    assert f.strength == "none found" and "they cannot be told apart" in f.sentence
+
+
+def test_dominant_strategy_is_left_out_of_a_mirror_match():
+    part = SimpleNamespace(players=2, run={"games": 100, "mirror": ["greedy"]}, label="",
+                           strategies=strategies(("greedy", 0.5, 0.5, 0.5, 200)))
+    (left,) = F.dominant_strategy(context(part=part))
+    assert isinstance(left, F.LeftOut) and "two strategies or more" in left.reason
+
+
+def test_never_wins_clear_possible_and_none():
+    table = strategies(("greedy", 0.92, 0.90, 0.94, 1000), ("random", 0.03, 0.02, 0.05, 1000))
+    (f,) = F.never_wins_rows(table, 2, lambda s: f"analyser play dao -s greedy -s {s} --seed 7")
+    assert f.strength == "clear" and f.topic == "never wins"
+    assert f.sentence.startswith("random almost never wins: 3.0% of its 1,000 player-games (95% CI 2.0-5.0%), "
+                                 "against a fair share of 50%.")
+    assert f.next == "analyser play dao -s greedy -s random --seed 7" and "Watch a game it lost" in f.sentence
+    assert "below 12.5% (a quarter of the fair share, 1/2)" in f.threshold
+    (f,) = F.never_wins_rows(strategies(("a", 0.9, 0.85, 0.95, 100), ("b", 0.10, 0.05, 0.16, 100)), 2)
+    assert f.strength == "possible" and "may almost never win" in f.sentence and f.next is None
+    (f,) = F.never_wins_rows(strategies(("a", 0.0, 0.0, 0.01, 400), ("b", 1.0, 0.99, 1.0, 400)), 2)
+    assert f.strength == "clear" and f.sentence.startswith("a never won: not one of its 400 player-games")
+    (f,) = F.never_wins_rows(strategies(("a", 0.5, 0.45, 0.55, 400), ("b", 0.2, 0.16, 0.24, 400)), 2)
+    assert f.strength == "none found"
+    assert f.sentence.startswith("No strategy almost never wins: the weakest, b, wins 20.0% (95% CI 16.0-24.0%), "
+                                 "not below 12.5%")
+
+
+def test_luck_share_very_high_very_low_and_neither():
+    (f,) = F.luck_rows({"skill_share": 0.01, "skill_low": 0.0, "skill_high": 0.03}, players=2, strategies=2)
+    assert f.strength == "clear" and f.sentence.startswith("Luck decides most of who wins between these strategies")
+    assert "is 1.0% (95% CI 0.0-3.0%)" in f.sentence and "about 99.0%" in f.sentence
+    (f,) = F.luck_rows({"skill_share": 0.04, "skill_low": 0.01, "skill_high": 0.08}, players=2, strategies=2)
+    assert f.strength == "possible" and f.sentence.startswith("Luck may decide most of who wins")
+    (f,) = F.luck_rows({"skill_share": 0.7, "skill_low": 0.6, "skill_high": 0.8}, players=2, strategies=2)
+    assert f.strength == "clear" and f.sentence.startswith("Skill decides most of who wins")
+    (f,) = F.luck_rows({"skill_share": 0.2, "skill_low": 0.15, "skill_high": 0.25}, players=2, strategies=2)
+    assert f.strength == "none found" and "neither very high nor very low" in f.sentence
+    # two seats each at four: the ceiling is a third, so a quarter is most of what is possible
+    assert F.run._ceiling(4, 2) == (pytest.approx(1 / 3), 2)
+    (f,) = F.luck_rows({"skill_share": 0.25, "skill_low": 0.2, "skill_high": 0.3}, players=4, strategies=2)
+    assert f.strength == "clear" and "at most 33.3% is possible with 2 seats per strategy" in f.sentence
+    assert F.run._ceiling(4, 3) == (1.0, 1) and F.run._ceiling(2, 3) == (1.0, 1) and F.run._ceiling(6, 3)[1] == 2
+    (left,) = F.luck_rows({"skill_share": math.nan, "skill_low": math.nan, "skill_high": math.nan}, 2, 2)
+    assert isinstance(left, F.LeftOut) and "winner and a loser" in left.reason
+
+
+def drama(games, early):
+    return {"drama": pd.DataFrame({"games": [games], "good_n": [games], "early_n": [early]})}
+
+
+def test_runaway_leader_clear_possible_none_and_left_out():
+    (f,) = F.runaway_leader(context(sums=drama(200, 150)))
+    assert f.strength == "clear"
+    assert f.sentence.startswith("The leader runs away: in 75.0% of the games with one winner (95% CI 68.6-80.5%)")
+    assert "within the first quarter of the game's rounds" in f.sentence
+    assert f.next == "analyser simulate dao -s greedy --players 2 --games 1000"  # the strongest against itself
+    (f,) = F.runaway_leader(context(sums=drama(200, 110)))
+    assert f.strength == "possible" and f.sentence.startswith("The leader may run away")
+    (f,) = F.runaway_leader(context(sums=drama(200, 60)))
+    assert f.strength == "none found" and f.next is None and "30.0% of the games with one winner" in f.sentence
+    (left,) = F.runaway_leader(context(sums={}))
+    assert isinstance(left, F.LeftOut) and "records no score trace" in left.reason
+    tsuro = get_game("tsuro-seas")
+    (left,) = F.runaway_leader(context(sums=drama(200, 150), outcome=Outcome.of(tsuro)))
+    assert isinstance(left, F.LeftOut) and left.reason == Outcome.of(tsuro).reason
+
+
+def test_long_tail_clear_possible_none_and_the_quantile_interval():
+    values, counts = np.array([10.0, 50.0]), np.array([900.0, 100.0])
+    (f,) = F.tail_rows(values, counts, "rounds", lambda p95: f"cap at {p95:g}")
+    assert f.strength == "clear"
+    assert f.sentence.startswith("Game length has a long tail: the longest 1% of games last 50 rounds or more")
+    assert "5.0 times the median of 10" in f.sentence and f.next == "cap at 50"
+    (f,) = F.tail_rows(np.array([10.0, 25.0]), np.array([985.0, 15.0]), "turns")
+    assert f.strength == "possible" and f.next is None
+    (f,) = F.tail_rows(np.array([10.0, 11.0, 12.0]), np.array([300.0, 400.0, 300.0]), "turns")
+    assert f.strength == "none found" and "is 1.1 times the median of 11" in f.sentence
+    (f,) = F.tail_rows(np.array([120.0]), np.array([500.0]), "tricks")
+    assert f.strength == "none found" and f.sentence == "No long tail: every game lasted 120 tricks."
+    # the quantile is numpy's on the data written out; the interval's ends are order statistics around it
+    rng = np.random.default_rng(1)
+    data = rng.geometric(0.05, 2000).astype(float)
+    v, c = np.unique(data, return_counts=True)
+    q, lo, hi = F.quantile_interval(v, c, 0.99)
+    assert q == pytest.approx(np.quantile(data, 0.99))
+    s = np.sort(data)
+    assert lo == s[1970 - 1] and hi == s[1989 - 1] and lo <= q <= hi  # binom.ppf(.025/.975, 2000, .99) = 1970, 1988
+    (left,) = F.long_tail(context(sums={"turns": pd.DataFrame({"count": [50.0]}, index=pd.Index([10.0]))}))
+    assert isinstance(left, F.LeftOut) and "needs 100 games or more" in left.reason
+
+
+def test_tie_rate_clear_possible_and_none():
+    (f,) = F.tie_rows(0.15, 0.13, 0.17, 1000, "analyser sweep dao --rule tie_break=most_cards,shared")
+    assert f.strength == "clear"
+    assert f.sentence.startswith("Many games end in a shared win: 15.0% of 1,000 (95% CI 13.0-17.0%)")
+    assert f.next.endswith("tie_break=most_cards,shared")
+    (f,) = F.tie_rows(0.11, 0.07, 0.16, 200)
+    assert f.strength == "possible" and f.sentence.startswith("Perhaps many games")
+    (f,) = F.tie_rows(0.02, 0.01, 0.03, 1000)
+    assert f.strength == "none found" and f.next is None
+
+
+def test_next_commands_name_the_titles_declared_options():
+    ctx = context("dragon-lairds", players=4, lineup=("income", "random"), rules={"hand_limit": "3"})
+    assert F.length_cap_command(ctx, 14.2) == ("analyser compare dragon-lairds -s income -s random --players 4 "
+                                               "--rule hand_limit=3 --a max_rounds=15 --games 1000")
+    assert F.tie_break_command(ctx) == ("analyser sweep dragon-lairds -s income -s random --players 4 --rule "
+                                        "hand_limit=3 --games 1000 --rule tie_break=shared,honour")
+    wizard = context("wizard", players=4)
+    assert F.length_cap_command(wizard, 10) is None and F.tie_break_command(wizard) is None
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_declared_cap_and_tie_break_options_exist(game):
+    g = get_game(game)
+    options = {o["name"]: o for o in g.Params.options()}
+    cap, tie = getattr(g, "length_cap_rule", ""), getattr(g, "tie_break_rule", "")  # optional title attributes
+    assert (cap, tie) == {"dao": ("", "tie_break"), "wizard": ("", ""), "tsuro-seas": ("max_turns", ""),
+                          "kingdomino-duel": ("max_rounds", "tie_break"),
+                          "dragon-lairds": ("max_rounds", "tie_break")}[game]
+    if cap:
+        assert options[cap]["type"] == "int"
+    if tie:
+        assert len(options[tie]["choices"]) >= 2
+
+
+# --------------------------------------------------------------------------------------------
+# Experiments
+# --------------------------------------------------------------------------------------------
+
+def cells(rates, tied, seats, seat_p, fixed=False):
+    rows = []
+    for k, (r, t, s, p) in enumerate(zip(rates, tied, seats, seat_p)):
+        rows.append({"cell": k, "limit": 6 + k, "slot": 0, "win_rate": r, "win_low": r - 0.03, "win_high": r + 0.03,
+                     "diff": r - max(rates), "diff_low": r - max(rates) - 0.02, "diff_high": r - max(rates) + 0.02,
+                     "tied_with_best": t, "fixed": fixed, "games": 1000, "seat_p": p, "seat0_win": s,
+                     "seat1_win": 1 - s})
+    return pd.DataFrame(rows).sort_values("win_rate", ascending=False)
+
+
+def test_sweep_best_cell_and_seat_balance():
+    c = cells([0.40, 0.30, 0.20], [True, False, False], [0.5, 0.5, 0.5], [0.9, 0.8, 0.95])
+    (f,) = F.experiments._best_cell(c, ["limit"], "threshold")
+    assert f.strength == "clear"
+    assert f.sentence.startswith("The best cell is limit=6: threshold wins 40.0% (95% CI 37.0-43.0%), ahead of every "
+                                 "other cell")
+    assert "the runner-up, limit=7, is 10.0 pp behind (paired 95% CI 8.0 to 12.0 pp)" in f.sentence
+    c = cells([0.40, 0.39, 0.20], [True, True, False], [0.5, 0.5, 0.5], [0.9, 0.8, 0.95])
+    (f,) = F.experiments._best_cell(c, ["limit"], "threshold")
+    assert f.strength == "possible" and "1 other cell cannot be told apart from it" in f.sentence
+    assert "limit=7" in f.sentence
+    (f,) = F.experiments._best_cell(cells([0.40, 0.39], [True, True], [0.5, 0.5], [0.9, 0.9]), ["limit"], "threshold")
+    assert f.strength == "none found" and f.sentence.startswith("No cell stands out")
+    (left,) = F.experiments._best_cell(cells([0.5, 0.5], [True, True], [0.6, 0.5], [0.01, 0.9], fixed=True), ["limit"], "greedy")
+    assert isinstance(left, F.LeftOut) and "fills every seat" in left.reason
+    # the seat balance moves from 62/38 to 50/50 with the value
+    (f,) = F.experiments._seat_cells(cells([0.5, 0.5], [True, True], [0.62, 0.50], [1e-10, 0.9], fixed=True), ["limit"], None)
+    assert f.strength == "clear"
+    assert re.match(r"The values change the seat balance \(chi-square test of homogeneity across the cells, "
+                    r"p = [0-9.e-]+\): at limit=6 the seats are least even \(seat 0 62.0%, seat 1 38.0%; p = 1e-10\)",
+                    f.sentence), f.sentence
+    assert "at limit=7 most even (seat 0 50.0%, seat 1 50.0%; p = 0.9)" in f.sentence
+    wins = [[620, 380], [500, 500]]  # share x games
+    assert f.extra["homogeneity_p"] == pytest.approx(stats.chi2_contingency(wins, correction=False).pvalue)
+    (f,) = F.experiments._seat_cells(cells([0.5, 0.5], [True, True], [0.51, 0.50], [0.6, 0.9], fixed=True), ["limit"], None)
+    assert f.strength == "none found" and "do not change the seat balance detectably" in f.sentence
+
+
+def test_compare_largest_clear_difference_per_unit_with_holm():
+    table = pd.DataFrame([
+        {"figure": "win rate: greedy", "a": 0.58, "b": 0.73, "diff": -0.15, "low": -0.20, "high": -0.10, "p": 1e-6},
+        {"figure": "win rate: threshold", "a": 0.42, "b": 0.27, "diff": 0.15, "low": 0.10, "high": 0.20, "p": 1e-6},
+        {"figure": "seat 0 win rate", "a": 0.50, "b": 0.46, "diff": 0.04, "low": 0.005, "high": 0.075, "p": 0.03},
+        {"figure": "game length", "a": 63.2, "b": 42.7, "diff": 20.5, "low": 19.7, "high": 21.4, "p": 1e-100},
+        {"figure": "mean score: greedy", "a": 3.0, "b": 3.4, "diff": -0.4, "low": -0.8, "high": -0.01, "p": 0.04},
+    ])
+    cmp = SimpleNamespace(table=table)
+    found = F.compare_findings(cmp, "points", "turns")
+    by = {f.extra["group"]: f for f in found}
+    assert by["rates"].strength == "clear"
+    assert by["rates"].sentence.startswith("greedy's win rate is 15.0 pp lower in A than in B: 58.0% against 73.0%")
+    assert "the largest clear difference in rates; 2 of the 3 differ clearly" in by["rates"].sentence
+    assert by["game length"].sentence.startswith("Games last 20.50 turns longer in A than in B: 63.20 against 42.70")
+    # p = 0.04 is not clear once five figures are compared: Holm gives max(2 x 0.03, 1 x 0.04) = 0.06
+    assert by["mean scores"].strength == "possible" and "Holm-adjusted p = 0.06" in by["mean scores"].sentence
+    assert [f.strength for f in found] == ["clear", "clear", "possible"]
+    none = F.compare_findings(SimpleNamespace(table=table.assign(p=0.5, low=-1.0, high=1.0)))
+    (f,) = none
+    assert f.strength == "none found" and f.sentence == "No figure differs clearly between A and B (5 compared)."
+
+
+# --------------------------------------------------------------------------------------------
+# Ordering and findings.json
+# --------------------------------------------------------------------------------------------
+
+def test_component_outliers_take_the_component_analysis_findings_into_the_one_list():
+    """The hook of the component analysis (issue 18 section 3): the findings it puts on the part,
+    in its dict shape, join the report's list under "component outliers", ordered by strength."""
+    clear = {"topic": "component", "component": "card-07", "strength": "clear", "next": "analyser compare ...",
+             "sentence": "card-07 (Gold mine): a seat that has it wins 21.3 pp more often than the same strategy "
+                         "in the same seat without it.",
+             "evidence": {"figure": "+21.3 pp; win rate 61.0% with it, 39.7% without; held by 12.0% of "
+                                    "seat-games; q < 0.001", "interval": "+17.9 to +24.7 pp"},
+             "threshold": "clear when the Benjamini-Hochberg q over the title's 40 components with an estimate is "
+                          "at most 0.05 (a 95% interval that excludes 0 is then implied)"}
+    base = context().part
+    part = SimpleNamespace(**vars(base), components=pd.DataFrame({"component": ["card-07"]}),
+                           component_findings=[clear])
+    found = F.collect(context(part=part), [("seat advantage", lambda c: []), ("component outliers",
+                                                                            F.component_outliers)])
+    (f,) = found.topic("component outliers")
+    assert (f.strength, f.interval, f.next, f.extra["component"]) == ("clear", "+17.9 to +24.7 pp",
+                                                                    "analyser compare ...", "card-07")
+    assert F.Findings.ordered(found.items, ["component outliers"]) == found.items
+    assert f.to_json()["evidence"]["figure"].startswith("+21.3 pp")
+    # a title without components: left out with the reason; no component analysis at all: nothing
+    part = SimpleNamespace(**vars(base), components=None, component_findings=[])
+    assert F.component_outliers(context(part=part))[0].reason.startswith("this title records no components")
+    assert F.component_outliers(context(part=base)) == []
+
+
+def test_clear_before_possible_then_by_importance_none_found_last():
+    def f(topic, strength):
+        return F.Finding(topic, f"{topic} {strength}", strength, "x", "-", "t")
+
+    found = F.gather([("seat advantage", lambda: [f("seat advantage", "possible")]),
+                      ("never wins", lambda: [f("never wins", "none found")]),
+                      ("tie rate", lambda: [f("tie rate", "clear"), F.LeftOut("", "no games")]),
+                      ("long tail", lambda: [{"topic": "long tail", "sentence": "s", "strength": "clear",
+                                              "evidence": {"figure": "a", "interval": "b"}, "threshold": "t",
+                                              "next": ""}])])
+    assert [(x.topic, x.strength) for x in found] == [("tie rate", "clear"), ("long tail", "clear"),
+                                                      ("seat advantage", "possible"), ("never wins", "none found")]
+    assert found.items[1].next is None  # "" from a dict is no command
+    assert [(x.topic, x.reason) for x in found.left_out] == [("tie rate", "no games")]
+    with pytest.raises(ValueError):
+        F.Finding("x", "y", "strong", "a", "b", "c")
+
+
+def test_findings_json_schema_and_terminal_lines(tmp_path):
+    group = F.gather([("tie rate", lambda: F.tie_rows(0.15, 0.13, 0.17, 1000)),
+                      ("runaway leader", lambda: [F.LeftOut("", "no trace")])])
+    path = F.write_json(tmp_path / "findings.json", "simulate", "dao", [group])
+    data = json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in findings.json"))
+    assert set(data) == {"schema", "command", "game", "findings", "left_out"}
+    assert data["schema"] == F.SCHEMA and data["command"] == "simulate" and data["game"] == "dao"
+    (item,) = data["findings"]
+    assert set(item) == {"topic", "sentence", "strength", "evidence", "threshold", "next"}
+    assert item["strength"] == "clear" and set(item["evidence"]) == {"figure", "interval"} and item["next"] is None
+    assert data["left_out"] == [{"topic": "runaway leader", "reason": "no trace"}]
+    two = F.document("simulate", "dao", [F.Findings(group.items, [], "players=2"), F.Findings([], [], "players=3")])
+    assert [v["variant"] for v in two["variants"]] == ["players=2", "players=3"] and "findings" not in two
+    lines = F.lines([group])
+    assert lines[0].startswith("1. [clear] Many games end in a shared win")
+    assert lines[1] == "   Evidence: tie rate 15.0% of 1,000 games (95% CI 13.0-17.0%)."
+    assert lines[-1] == "  - runaway leader: no trace."
+
+
+# --------------------------------------------------------------------------------------------
+# Through the commands
+# --------------------------------------------------------------------------------------------
+
+def opens_with_findings(page: str) -> None:
+    """The first section heading of the page is Findings, and no text says nan."""
+    first = re.search(r"<h2[^>]*>(.*?)</h2>", page)
+    assert first and first.group(1) == "Findings"
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page)
+    assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+
+
+def read_json(path):
+    return json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in {path}"))
+
+
+def test_simulate_opens_with_findings_and_replays_a_lost_game(runner, tmp_path):
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "wizard", "-s", "expected", "-s", "random", "--players", "3", "--games", "60",
+                            "--seed", "3", "--jobs", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    opens_with_findings((out / "index.html").read_text())
+    data = read_json(out / "findings.json")
+    assert data["command"] == "simulate" and data["game"] == "wizard"
+    assert "findings.json" in json.loads((out / "config.json").read_text())["files"]
+    topics = [f["topic"] for f in data["findings"]] + [x["topic"] for x in data["left_out"]]
+    import dataclasses
+    from analyser.report import Part
+    analysed = "components" in {x.name for x in dataclasses.fields(Part)}  # the component analysis is built in
+    assert sorted(topics) == sorted(t for t, _ in F.RUN_CHECKS if analysed or t != "component outliers")
+    assert "Findings (clear, then possible" in r.output and "Checked, none found:" in r.output
+    never = next(f for f in data["findings"] if f["topic"] == "never wins")
+    assert never["strategy"] == "random" and never["strength"] == "clear"
+    # the command replays a game random lost: its game seed and lineup are that game's
+    words = shlex.split(never["next"])
+    assert words[:3] == ["analyser", "play", "wizard"] and words[words.index("--players") + 1] == "3"
+    seed = int(words[words.index("--seed") + 1])
+    lineup = [words[i + 1] for i, w in enumerate(words) if w == "-s"]
+    df = pd.read_parquet(out / "results")
+    game = df[df["game_seed"] == seed].sort_values("seat")
+    assert list(game["strategy"].astype(str)) == lineup
+    assert (game[game["strategy"] == "random"]["win"] == 0).all()
+    played = runner.invoke(cli, words[1:])
+    assert played.exit_code == 0, played.output
+
+
+def test_report_of_variants_has_one_list_per_variant(runner, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out, rule in ((a, "bust_limit=12"), (b, "bust_limit=10")):
+        r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--players", "2", "--games", "20",
+                                "--seed", "1", "--jobs", "1", "--rule", rule, "--out", str(out), "-q"])
+        assert r.exit_code == 0, r.output
+    joined = tmp_path / "joined.csv"
+    pd.concat([pd.read_parquet(a / "results"), pd.read_parquet(b / "results")]).to_csv(joined, index=False)
+    r = runner.invoke(cli, ["report", str(joined), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    data = read_json(tmp_path / "rep" / "findings.json")
+    assert [v["variant"] for v in data["variants"]] == ["bust_limit=10", "bust_limit=12"] or len(data["variants"]) == 2
+    page = (tmp_path / "rep" / "index.html").read_text()
+    opens_with_findings(page)
+    assert page.count("<h3>Variant ") >= 2
+
+
+def test_sweep_tournament_and_compare_open_with_findings(runner, tmp_path):
+    sw, tn, cp = tmp_path / "sweep", tmp_path / "tournament", tmp_path / "compare"
+    r = runner.invoke(cli, ["sweep", "dao", "-s", "threshold:limit=6,9", "-s", "greedy", "--players", "2", "--games",
+                            "40", "--seed", "2", "--jobs", "1", "--out", str(sw)])
+    assert r.exit_code == 0, r.output
+    assert "Findings (clear, then possible" in r.output
+    r = runner.invoke(cli, ["tournament", "dao", "-s", "greedy", "-s", "random", "-s", "threshold", "--players", "2",
+                            "--games", "60", "--seed", "3", "--jobs", "1", "--bootstrap", "10", "--out", str(tn)])
+    assert r.exit_code == 0, r.output
+    assert r.output.count("Findings (clear, then possible") == 1 and "\nFindings:" not in r.output
+    r = runner.invoke(cli, ["compare", "dao", "-s", "greedy", "-s", "threshold", "--players", "2", "--a",
+                            "bust_limit=12", "--b", "bust_limit=9", "--games", "60", "--seed", "4", "--jobs", "1",
+                            "--out", str(cp)])
+    assert r.exit_code == 0, r.output
+    assert "Findings (clear, then possible" in r.output
+    for out, command, topics in ((sw, "sweep", {"best cell", "seat balance across cells"}),
+                                 (tn, "tournament", {"seat advantage", "dominant strategy", "dominant", "cycle", "unused",
+                                                     "never wins"}),
+                                 (cp, "compare", {"largest difference"})):
+        opens_with_findings((out / "index.html").read_text())
+        data = read_json(out / "findings.json")
+        assert data["command"] == command
+        assert {f["topic"] for f in data["findings"]} | {x["topic"] for x in data["left_out"]} == topics
+        assert "findings.json" in json.loads((out / "config.json").read_text())["files"]
+        # `analyser report OUT` rebuilds the experiment from its cells: the same findings, first in the page
+        first = (out / "findings.json").read_text()
+        (out / "findings.json").unlink()
+        r = runner.invoke(cli, ["report", str(out)])
+        assert r.exit_code == 0, r.output
+        assert r.output.count("Findings (clear, then possible") == 1
+        assert (out / "findings.json").read_text() == first
+        opens_with_findings((out / "index.html").read_text())
