@@ -392,8 +392,10 @@ def render_metagame(runs: list[Run]) -> str:
     order = list(m["strategy"])
     game_rows = [[f"`{a}`", *("" if a == b else pct(game.loc[a, b], 0) for b in order)] for a in order]
     findings = json.loads((run.out / "findings.json").read_text())
-    found = [f"- *{f['strength']}*: {f['sentence']} ({f['evidence']['figure']}"
-             + ("" if f["evidence"]["interval"] in ("-", "", None) else f"; 95% CI {f['evidence']['interval']}") + ")"
+    if isinstance(findings, dict):  # the report's Findings (analyser.findings/1): those found
+        findings = [f for f in findings.get("findings", []) if f.get("strength") != "none found"]
+    found = [f"- *{f['strength']}*: {f['sentence']} ({f['evidence'].get('figure', '')}"
+             + ("" if f["evidence"].get("interval") in ("-", "", None) else f"; 95% CI {f['evidence']['interval']}") + ")"
              for f in findings]
     return "\n\n".join([
         f"{len(cfg['strategies'])} strategies, {cfg['players']} players, seed {cfg['seed']}: "
