@@ -6,7 +6,7 @@ seat and component with the number of copies the seat acquired, held or played (
 one estimate per component, reduced chunk by chunk into small additive sums like every other
 figure of the report (:mod:`analyser.streamed`), so memory does not grow with the number of games.
 
-The estimator (the README's "Component impact" section defines it for users):
+The estimator (docs/components.md, "Component impact", defines it for users):
 
 * One row per game and seat: ``y`` = the seat's win share (1 for a win, 1/k for a win shared by
   k seats, else 0) and ``x`` = 1 when the seat has the component (count > 0), else 0.

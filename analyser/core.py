@@ -1,6 +1,6 @@
 """Core protocols of `analyser`: rule parameters, game rules, strategies and errors.
 
-A title is three things (see the README):
+A title is three things (see docs/reproducing.md and docs/own-game.md):
 
 * ``Params`` - one frozen dataclass holding every rule option of that title (its rules page is
   rules.md in the title's package: ``analyser rules TITLE``), with its default, its help text and

@@ -1,5 +1,5 @@
-"""Designer metrics for every title: drama, luck against skill, decisiveness (README, "Designer
-metrics").  All read a results frame (one row per game and seat); none needs extra games.
+"""Designer metrics for every title: drama, luck against skill, decisiveness
+(docs/metrics.md, "Designer metrics").  All read a results frame (one row per game and seat); none needs extra games.
 
 Each figure reads what the title declares about its outcome (:class:`Outcome`, from the
 ``Game`` attributes ``outcome``, ``score_unit``, ``close_margin``, ``outcome_note``): a figure that

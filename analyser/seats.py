@@ -1,5 +1,5 @@
 """Seat figures beyond the seat table: the seat compensation, the seat finding, and how the seats
-were filled (README, "Designer metrics").
+were filled (docs/metrics.md, "Designer metrics").
 
 **Seat compensation.**  Where the final score decides the winner (``Game.outcome``), each seat's
 *handicap*: the score added to that seat's final scores, in the title's score units, that would

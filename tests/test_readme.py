@@ -1,9 +1,22 @@
-"""Every example in README.md runs (with fewer games, so the suite stays fast), and the README's
-set-up commands match what CI runs."""
+"""The README and the pages under docs/ are a contract.
 
+- Every `analyser ...` example in README.md and in every markdown page under docs/ runs (with at
+  most 30 games in one process, so the suite stays fast).
+- Every marked worked example (docs/worked-examples.md) has its commands inside its markers, they
+  run at that size, and tools/regenerate_examples.py can read their output and render the example.
+- Every "Read:" paragraph sits right under a worked example; every relative link resolves.
+- The README's set-up commands match what CI runs, and the results schema names every column.
+"""
+
+import importlib.util
+import json
 import re
 import shlex
+import shutil
+import sys
 from pathlib import Path
+
+import pytest
 
 from analyser.cli import cli
 
@@ -11,12 +24,28 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 
-def blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+def _load_regenerate():
+    spec = importlib.util.spec_from_file_location("regenerate_examples", ROOT / "tools" / "regenerate_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
-def example_commands() -> list[str]:
-    return [line.strip() for b in blocks("sh") for line in b.splitlines()
+regen = _load_regenerate()
+PAGES = regen.doc_files(ROOT)
+
+
+def rel(p: Path) -> str:
+    return str(p.relative_to(ROOT))
+
+
+def blocks(lang: str, text: str = README) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def example_commands(text: str = README) -> list[str]:
+    return [line.strip() for b in blocks("sh", text) for line in b.splitlines()
             if line.strip().startswith("analyser ")]
 
 
@@ -67,6 +96,15 @@ def shrink(args: list[str]) -> list[str]:
     return out
 
 
+def my_bots_source() -> str:
+    """The strategy file the examples use (`my_bots.py`), from the page that shows it."""
+    for page in PAGES:
+        for b in blocks("python", page.read_text()):
+            if b.startswith("# my_bots.py"):
+                return b
+    raise AssertionError("no page shows my_bots.py")
+
+
 def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one():
     setup = [b.strip() for b in blocks("sh") if b.strip().startswith("pip install")]
     assert setup[0] == "pip install . && analyser simulate dao --strategy greedy"
@@ -74,17 +112,39 @@ def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one():
     assert setup[1] in (ROOT / ".ci" / "run").read_text()
 
 
-def test_every_readme_example_runs(runner, tmp_path, monkeypatch):
-    commands = example_commands()
-    assert len(commands) >= 12
+#: Files a page's examples must leave behind (beyond exit code 0).
+WRITES = {
+    "docs/commands/simulate.md": ["reports/limit10/index.html", "reports/duel/results.csv"],
+    "docs/commands/report.md": ["reports/limit10/index.html", "reports/duel/results.csv",
+                                "reports/duel-again/index.html"],
+    "README.md": ["reports/tour/index.html"],
+}
+
+PAGES_WITH_COMMANDS = [p for p in PAGES if example_commands(p.read_text())]
+
+
+def test_the_pages_hold_the_examples():
+    assert len([c for p in PAGES for c in example_commands(p.read_text())]) >= 60
+    assert {rel(p) for p in PAGES_WITH_COMMANDS} >= set(WRITES) | {"docs/commands/sweep.md", "docs/mcts.md"}
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_COMMANDS, ids=rel)
+def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, runner, tmp_path, monkeypatch):
+    text = page.read_text()
+    examples = regen.find_examples(page, text)
+    in_example = {c for e in examples for c in e.commands}
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "my_bots.py").write_text(blocks("python")[0])
-    for command in commands:
+    if "my_bots.py" in text:
+        (tmp_path / "my_bots.py").write_text(my_bots_source())
+    ran: dict[str, object] = {}
+    for command in example_commands(text):
         args = shrink(shlex.split(command)[1:])
+        out = None
+        if command in in_example:  # run it as tools/regenerate_examples.py does, so its folder is known
+            args, named = regen.plan(args, default=f"example-{len(ran)}")
+            out = tmp_path / named if named else None
         if args[0] == "resume":
-            # the README shows resume after an interruption: cut the run short the way one does
-            import json
-            import shutil
+            # the docs show resume after an interruption: cut the run short the way one does
             folder = tmp_path / args[1]
             config = json.loads((folder / "config.json").read_text())
             if config.get("kind"):  # an experiment: its last cell never started
@@ -96,21 +156,75 @@ def test_every_readme_example_runs(runner, tmp_path, monkeypatch):
             config["status"] = "interrupted"
             (folder / "config.json").write_text(json.dumps(config))
         result = runner.invoke(cli, args, catch_exceptions=False)
-        assert result.exit_code == 0, f"{command}\n{result.output}"
-    assert (tmp_path / "reports" / "limit10" / "index.html").exists()
-    assert (tmp_path / "reports" / "duel" / "results.csv").exists()
-    assert (tmp_path / "reports" / "duel-again" / "index.html").exists()
-    assert any(p.name.startswith("dao-") for p in (tmp_path / "reports").iterdir())
+        assert result.exit_code == 0, f"{rel(page)}: {command}\n{result.output}"
+        ran[command] = regen.Run(command, args, out, result.stdout)
+    for e in examples:
+        rendered = regen.render(e.name, [ran[c] for c in e.commands])
+        assert "| --- |" in rendered or "```text" in rendered, (e.name, rendered)
+    for f in WRITES.get(rel(page), []):
+        assert (tmp_path / f).exists(), f
+    if rel(page) == "docs/commands/simulate.md":  # the default output folder
+        assert any(p.name.startswith("dao-") for p in (tmp_path / "reports").iterdir())
 
 
-def test_readme_states_every_titles_results_columns():
+def test_every_worked_example_is_marked_with_its_commands_and_has_a_renderer():
+    examples = regen.all_examples(ROOT)  # raises on a marker without its ```sh block or its end
+    names = {e.name for e in examples}
+    assert names == set(regen.RENDERERS), "an example without a renderer, or a renderer without an example"
+    for e in examples:
+        assert e.commands, e.name
+        for c in e.commands:
+            assert "--seed" in c or c.split()[1] == "play", f"{e.name}: `{c}` needs a fixed --seed to regenerate alike"
+        assert e.generated.strip(), f"{e.name} in {rel(e.path)} has not been generated: run tools/regenerate_examples.py"
+    with pytest.raises(ValueError, match="broken"):
+        regen.find_examples(Path("x.md"), "<!-- example: broken -->\nno command block\n<!-- /example -->\n")
+
+
+def test_every_reading_sits_under_a_worked_example():
+    """A "Read:" paragraph interprets figures: it must follow the example that produces them."""
+    for page in PAGES:
+        lines = page.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("Read:"):
+                before = [x for x in lines[:i] if x.strip()]
+                assert before and before[-1] == "<!-- /example -->", f"{rel(page)}:{i + 1}: {line[:60]}"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+    return {slug(m) for m in re.findall(r"^#+ (.*)$", text, flags=re.M)} | set(re.findall(r'<a id="([^"]+)">', text))
+
+
+def test_every_link_between_the_pages_resolves():
+    checked = 0
+    for page in PAGES:
+        text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            assert dest.exists(), f"{rel(page)}: link to {target}: no such file"
+            if anchor:
+                assert anchor in anchors(dest), f"{rel(page)}: link to {target}: no such heading"
+            checked += 1
+    assert checked >= 40
+
+
+def test_results_schema_states_every_titles_results_columns():
     from analyser.registry import game_ids, get_game
-    section = README[README.index("### The results schema"):README.index("The report opens with")]
+    page = (ROOT / "docs" / "results.md").read_text()
+    section = page[page.index("## The results schema"):page.index("The report opens with")]
     for gid in game_ids():
         g = get_game(gid)
         row = next((line for line in section.splitlines() if line.startswith(f"| `{gid}` |")), "")
-        assert row, f"README's results schema has no row for {gid}"
+        assert row, f"docs/results.md's results schema has no row for {gid}"
         for col in g.metric_columns:
             if col == "score_trace":  # in the table of every column
                 continue
-            assert f"`{col}`" in row, f"README's results schema lacks {gid}'s column {col}"
+            assert f"`{col}`" in row, f"docs/results.md's results schema lacks {gid}'s column {col}"

@@ -18,8 +18,8 @@ Examples:
   analyser sweep GAME -s 'NAME:key=4..14' -s greedy --rule KEY=10,12,14
   analyser sweep GAME -s 'NAME:key=-1..1:0.25' -s NAME -s NAME --rule KEY=off,on
   analyser sweep GAME -s 'NAME:key=6,8,10' -s greedy --games 20000 --until-ci 0.03
-(GAME, NAME, KEY: a title id, a strategy and a rule option from `analyser list GAME`; the
-README has worked examples.)
+(GAME, NAME, KEY: a title id, a strategy and a rule option from `analyser list GAME`;
+docs/commands/sweep.md has a worked example.)
 
 \b
 Values: a list a,b,c (any option), a range a..b (whole numbers, step 1) or a..b:step

@@ -179,7 +179,7 @@ def _print_part(part, summary, methods) -> None:
     click.echo(line)
     if part.designer is not None:
         click.echo()
-        click.secho("Designer figures (see README, Designer metrics)", bold=True)
+        click.secho("Designer figures (see docs/metrics.md)", bold=True)
         click.echo(part.designer.to_string(index=False, header=False))
         for line in part.designer.attrs.get("left_out", []):
             click.echo(f"Left out: {line}")

@@ -718,7 +718,7 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
                  "Every level plays the same game seeds and seat lineups (common random numbers); a level is the run "
                  "analyser simulate with its two specs as -s, in that order, and the ladder's --seed.",
                  "Skill depth: the number of clear doublings counted from the smallest budget up to the first that "
-                 "is not clear (README, section Skill depth)."]
+                 "is not clear (docs/commands/ladder.md, Skill depth)."]
         if res.config["status"] != "complete":
             notes.insert(0, f"Ladder {res.config['status']}: {res.config['error'] or 'stopped by the user'}; only "
                             "finished games are included.")

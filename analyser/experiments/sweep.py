@@ -538,7 +538,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                          "of a run names one where a title has it) reads here whether the bonus evens the seats."))
         best_frame = res.results[res.results["cell"] == int(best["cell"])]
         sections.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(
-            best_frame, game)), "Defined in the README, section Designer metrics."))
+            best_frame, game)), "Defined in docs/metrics.md (Designer metrics)."))
         cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
                   f"win rate {analysis.percent(best['win_rate'], best['win_low'], best['win_high'])} "
                   f"({analysis.percent_ci(best['win_low'], best['win_high'])})"),

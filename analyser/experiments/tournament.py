@@ -413,7 +413,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  "Row strategy against column strategy: the share of the games with both at the table in which the "
                  "row finishes ahead (a shared rank counts one half)."),
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
-                 "Defined in the README, section Designer metrics.")]
+                 "Defined in docs/metrics.md (Designer metrics).")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
              f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"
              + (" (equal: a complete design)." if meet["fewest"] == meet["most"] else "."),

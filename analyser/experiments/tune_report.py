@@ -199,7 +199,7 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
                      "Each target's figure with its 95% interval (in brackets), on the search's games. "
                      + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
-                        "objective. ") + "Target definitions: README, section analyser tune.")]
+                        "objective. ") + "Target definitions: docs/commands/tune.md.")]
         if len(res.recheck):
             rc = res.recheck.copy()
             extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))

@@ -1,6 +1,6 @@
 """Findings: the short ordered list of plain sentences that opens every report (``simulate``,
 ``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary
-(README, "Findings").
+(docs/findings.md, "Findings").
 
 A :class:`Finding` states one thing a designer may want to act on: its ``sentence`` (plain words,
 with the figure and its 95% interval), its ``strength`` - ``clear``, ``possible`` or ``none found``
@@ -18,7 +18,7 @@ of a run report are :data:`RUN_CHECKS`, in order of importance; adding a kind is
 then by importance; the ``none found`` lines after them (what was checked and why nothing
 appeared), then the left-out lines.
 
-Thresholds (README, "Findings", gives the reasons):
+Thresholds (docs/findings.md gives the reasons):
 
 * seat advantage - :func:`analyser.seats.seat_findings` (chi-square p < ``SEAT_P`` and the best-worst
   gap's interval above 0);
@@ -253,7 +253,7 @@ def echo(groups: list[Findings]) -> None:
     import click
 
     click.echo()
-    click.secho("Findings (clear, then possible; thresholds in the report and README, Findings)", bold=True)
+    click.secho("Findings (clear, then possible; thresholds in the report and docs/findings.md)", bold=True)
     for line in lines(groups):
         click.echo(line)
 

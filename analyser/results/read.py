@@ -207,7 +207,7 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     Raises InputError."""
     if "game" not in df.columns:
         raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
-                         "(see README: What a run writes)")
+                         "(see docs/results.md, What a run writes)")
     if df.empty:
         raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
     games = _distinct_text(df["game"])

@@ -112,7 +112,7 @@ def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str
     missing = [str(c) for c, required in schema if required and c not in columns]
     if missing:
         raise InputError(f"{str(path)!r} is not a {game.id} {what or 'results table'}: it lacks the column"
-                         f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} (see README: What a run writes)")
+                         f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} (see docs/results.md, What a run writes)")
     for col, _ in schema:
         if col not in columns:
             continue

@@ -357,7 +357,7 @@ class Dao(Game):
     tie_break_rule = "tie_break"
     live_views = True
     extra_tables = (COMPONENTS,)
-    #: Component impact (README): more cards usually mean more penalty points, whatever the cards.
+    #: Component impact (docs/components.md): more cards usually mean more penalty points, whatever the cards.
     component_note = ("A card outside a seat's best colour costs it a point and a bust hands the seat the whole "
                       "display, so a seat holding more cards tends to lose whatever they are: most effects are "
                       "negative. Compare the cards with each other (one far from the rest stands out) rather "

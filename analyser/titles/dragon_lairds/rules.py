@@ -592,7 +592,7 @@ class DragonLairds(Game):
                                           Metric("royals", "whole")), feeds="the income tables and curves"),
                     COMPONENTS)
     live_views = True
-    #: Component impact (README): a seat with more geld buys more, and dearer, cards.
+    #: Component impact (docs/components.md): a seat with more geld buys more, and dearer, cards.
     component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
                       "winning whatever they do. Compare a card with others of about its cost rather than with 0.")
 

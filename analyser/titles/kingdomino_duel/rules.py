@@ -1039,7 +1039,7 @@ class KingdominoDuel(Game):
         Metric("end", "label"), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
     trace_unit = "rounds"
     extra_tables = (COMPONENTS,)
-    #: Component impact (README): faces are chosen from the roll, spells won by a race.
+    #: Component impact (docs/components.md): faces are chosen from the roll, spells won by a race.
     component_note = ("A face is drawn by the seat that chose it from the roll (or was left it), and a spell goes to "
                       "the seat that fills its row first: an effect mixes what a face or spell is worth with the play "
                       "that led to it.")

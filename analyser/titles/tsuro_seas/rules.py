@@ -705,7 +705,7 @@ class TsuroSeas(Game):
     #: The safety cap on turns the long-tail finding tests.
     length_cap_rule = "max_turns"
     extra_tables = (COMPONENTS,)
-    #: Component impact (README): a ship afloat longer places more tiles, whatever the tiles.
+    #: Component impact (docs/components.md): a ship afloat longer places more tiles, whatever the tiles.
     component_note = ("A ship that stays afloat longer places more tiles, so most tiles go with winning "
                       "whatever they are. Compare the tiles with each other (one far from the rest stands out) "
                       "rather than with 0.")

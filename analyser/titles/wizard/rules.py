@@ -68,7 +68,7 @@ Actions: :class:`Bid` ``(n)`` and :class:`ChooseTrump` ``(suit)`` are named tupl
 ascending; plays in hand order (Jesters, then blue, green, red, yellow by ascending rank, then
 Wizards), each distinct card once; trump choices blue, green, red, yellow.
 
-Speed (a 4-player game is 540 decisions; see README for figures): cards and plays are interned,
+Speed (a 4-player game is 540 decisions; see docs/speed.md for figures): cards and plays are interned,
 so hashing and equality are identity checks; each hand is kept as eight lists of play actions
 (:func:`hand_groups`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
 and the trick's current winner are updated incrementally as each card is played; views are live
@@ -625,7 +625,7 @@ class Wizard(Game):
                                           Metric("jesters", "count")),
                                feeds="the bidding tables and plots"), COMPONENTS)
     length_unit = "tricks"
-    #: Component impact (README): a hand is dealt, not chosen.
+    #: Component impact (docs/components.md): a hand is dealt, not chosen.
     component_note = ("Hands are dealt, not chosen: an effect is the worth of a deal to the strategy that played "
                       "it. A seat has \"k trumps\" when some round dealt it exactly k cards of the trump suit; "
                       "large k happen only in the late rounds, where more cards are dealt.")
