@@ -426,8 +426,12 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
             label = RENAME.get(c[:-4], c[:-4].replace("_", " "))
             d = places[c]
             if c in pct_pairs:
+                fixed = set(df.attrs.get("fixed", ())) if c == "win_low" and "strategy" in df.columns else set()
+                names = df["strategy"].astype(str) if fixed else [""] * len(df)
                 out["95% CI" if c == "win_low" else f"{label} 95% CI"] = [
-                    "n/a" if (a != a or b != b) else f"{a * 100:.{d}f}-{b * 100:.{d}f}%" for a, b in zip(df[c], df[hi])]
+                    "fixed: fills every seat" if name in fixed else
+                    "n/a" if (a != a or b != b) else f"{a * 100:.{d}f}-{b * 100:.{d}f}%"
+                    for a, b, name in zip(df[c], df[hi], names)]
             else:
                 out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{d}f} to {b:.{d}f}"
                                            for a, b in zip(df[c], df[hi])]

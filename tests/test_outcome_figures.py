@@ -260,3 +260,22 @@ def test_the_named_sweep_runs_and_reports_each_seats_win_rate(tmp_path):
     write_sweep(res, tmp_path / "sweep")
     page = (tmp_path / "sweep" / "index.html").read_text()
     assert "Seats in each cell" in page and "its win rate is 1/players by construction in every cell" in page
+
+
+def test_a_mirror_match_gets_no_interval_in_the_tables_or_summary_csv(runner, tmp_path):
+    """One strategy in every seat wins 1/players by construction: summary.csv gives that value as
+    its interval, and the report's table says "fixed" where an interval would be."""
+    out = tmp_path / "mirror"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "--games", "60", "--seed", "2", "--jobs", "1",
+               "--out", str(out))
+    assert r.exit_code == 0, r.output
+    row = pd.read_csv(out / "summary.csv").iloc[0]
+    assert row["strategy"] == "greedy" and row["win_rate"] == row["win_low"] == row["win_high"] == 0.25
+    assert "fixed: fills every seat" in (out / "index.html").read_text()
+    # a lineup of two strategies keeps real intervals
+    out2 = tmp_path / "two"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "60", "--seed", "2",
+               "--jobs", "1", "--out", str(out2))
+    assert r.exit_code == 0, r.output
+    summary = pd.read_csv(out2 / "summary.csv")
+    assert (summary["win_high"] > summary["win_low"]).all()
