@@ -368,3 +368,22 @@ def test_a_shadowed_id_is_said_once_when_used_and_a_broken_strategy_plugin_stops
                    "strategy plugin 'brokenbot' (no_such_module_xyz:Bot) failed to load")
     one_line_error(invoke("simulate", "broken", "-s", "random", "-n", "4", "--out", tmp_path / "q"),
                    "title 'broken' (no_such_module_xyz:TITLE) failed to load")
+
+
+@pytest.mark.parametrize("stopping,named", [("x", "'stopping' must be an object"),
+                                            ({"history": "x", "until_ci": "a"}, "'stopping.until_ci' has the wrong type"),
+                                            ({"until_ci": 0.1}, "'stopping.reason' must be text")])
+def test_a_broken_stopping_record_is_one_line(tmp_path, stopping, named):
+    """The --until-ci record of a handed-over run is shown in the report and the terminal: a
+    record of the wrong shape is refused in one line before anything is written."""
+    out = tmp_path / "ci"
+    r = invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "600", "--until-ci", "0.2", "--seed", "1",
+               "-j", "1", "--out", str(out), "-q", "--no-report")
+    assert r.exit_code == 0, r.output
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["stopping"]["reason"]
+    cfg["stopping"] = stopping
+    (out / "config.json").write_text(json.dumps(cfg))
+    r = invoke("report", str(out))
+    assert r.exit_code == 2 and named in r.output and "Traceback" not in r.output
+    assert not (out / "index.html").exists()

@@ -288,6 +288,21 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
             raise InputError(f"config file {where!r}: {key!r} has the wrong type")
     if isinstance(config.get("strategies"), list) and not all(isinstance(s, str) for s in config["strategies"]):
         raise InputError(f"config file {where!r}: 'strategies' must be a list of text")
+    stop = config.get("stopping")
+    if stop is not None:  # the --until-ci record, shown in the report and the terminal
+        number = (int, float)
+        fields = {"until_ci": number, "reason": (str,), "rounds": (int,), "games": (int,), "widest_interval": number,
+                  "history": (list,), "max_games": (int,), "decided": (bool,)}
+        if not isinstance(stop, dict):
+            raise InputError(f"config file {where!r}: 'stopping' must be an object (the --until-ci record), "
+                             f"not a {type(stop).__name__}")
+        for key, kinds in fields.items():
+            v = stop.get(key)
+            if key == "reason" and not isinstance(v, str):
+                raise InputError(f"config file {where!r}: 'stopping.reason' must be text")
+            if v is not None and (not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds)):
+                raise InputError(f"config file {where!r}: 'stopping.{key}' has the wrong type "
+                                 f"({type(v).__name__})")
 
 
 def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:

@@ -263,7 +263,7 @@ def _worker_death(e: BaseException, hang_dir: str) -> BaseException:
     name = type(e).__name__
     if "Terminated" in name or "BrokenProcessPool" in name or "KilledWorker" in name:
         return WorkerDied("a worker process died (killed, or out of memory) and its games were lost; "
-                          "the finished games are kept - continue with `analyser resume`")
+                          "the finished games are kept")
     return WorkerDied(f"the run stopped: {name}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))
 
 
