@@ -40,6 +40,12 @@ class AnalyserGroup(click.Group):
         from analyser import registry
         from analyser.run.backends import sigterm_raises, stop_exit_code
 
+        # The resource tracker of the worker pool (started with this interpreter's -W options)
+        # warns of semaphores that a stopped pool leaves to it; it cleans them up, so after the
+        # one-line message of an interrupted command the two-line warning is only noise.
+        quiet_tracker = "ignore:resource_tracker:UserWarning"
+        if quiet_tracker not in sys.warnoptions:
+            sys.warnoptions.append(quiet_tracker)
         # a plugin title that a built-in shadows is said once, when its id is used
         registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
         try:

@@ -244,6 +244,10 @@ def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang
         except store.StoreError:
             raise
         except Exception as e:
+            if stop.requested:
+                # Ctrl-C reached the workers too (a terminal sends it to the whole process group):
+                # one that was starting or between batches died of it - an interrupt, not a fault
+                return True
             # a worker process died (SIGKILL, out of memory): what it was playing is lost, the
             # rest is on disk; a watchdog kill names its game
             errors.append(_worker_death(e, hang_dir))
