@@ -550,3 +550,25 @@ class Freezer(Strategy):
     r = cli("resume", keep, "-q", "--no-report", "--strategy", bots)
     assert r.returncode == 0, r.stderr
     same_rows(reference(400, ["greedy", f"{bots}:freezer"]), pd.read_parquet(keep / "results"))
+
+
+def test_resume_rewrites_the_results_csv_an_interrupted_csv_run_left(tmp_path):
+    """simulate --csv writes results.csv of the finished games when interrupted; resume (without
+    --csv) rewrites it with every game, so no stale, shorter file stays beside the full run."""
+    out = tmp_path / "run"
+    proc = start("simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "1000000", "--seed", "1",
+                 "-j", "1", "--batch-size", "50", "--out", out, "-q", "--no-report", "--csv")
+    wait_for(lambda: len(parts(out)) >= 2)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    done = config(out)["games_completed"]
+    assert len(pd.read_csv(out / "results.csv")) == 2 * done
+    cfg = config(out)  # a shorter run to finish: the spec asks for done + 100 games
+    cfg["games_requested"] = done + 100
+    (out / "config.json").write_text(json.dumps(cfg))
+    r = cli("resume", out, "-q", "--no-report")
+    assert r.returncode == 0, r.stderr
+    assert "results.csv (written by the interrupted command) is rewritten" in r.stderr
+    table = pd.read_csv(out / "results.csv")
+    assert len(table) == 2 * (done + 100) == 2 * config(out)["games_completed"]

@@ -372,6 +372,12 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     plan = runmod.resume_spec(folder, allowed)
     for note in plan.notes:  # what the folder asked for and this command does instead: always said
         click.echo(f"analyser: note: {note}", err=True)
+    if not csv and (Path(folder) / "results.csv").is_file():
+        # the interrupted command was asked for --csv and wrote its finished games: the file
+        # would otherwise stay behind with fewer games than the run
+        csv = True
+        click.echo("analyser: note: results.csv (written by the interrupted command) is rewritten with every game",
+                   err=True)
     spec = plan.spec
     config = plan.config
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
