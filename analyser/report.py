@@ -372,7 +372,10 @@ def short_caption(caption: str, width: int = 60) -> str:
             break
         text = shorter
     text = text.split(": ")[0].strip() or caption
-    return text if len(text) <= width else text[:width - 3].rstrip() + "..."
+    if len(text) <= width:
+        return text
+    cut = text[:width - 3].rsplit(" ", 1)[0].rstrip(" ,;-")  # at a word's end, never inside a word
+    return cut + "..."
 
 
 #: Where the core plots go: the section (key of a report section) each illustrates.

@@ -222,6 +222,9 @@ def test_the_page_uses_the_window_width_and_wide_tables_scroll_visibly():
     assert report.short_caption("Exact bids (%) by round (round r deals r cards), per strategy") == \
         "Exact bids by round, per strategy"
     assert report.short_caption("Spells: share of games in which each was gained") == "Spells"
+    # a long caption is cut at the end of a word
+    assert report.short_caption("How games ended, rounds played and empty cells left on boards (per strategy)") == \
+        "How games ended, rounds played and empty cells left on..."
 
 
 def _sections(html: str) -> dict[str, str]:
