@@ -572,3 +572,24 @@ def test_resume_rewrites_the_results_csv_an_interrupted_csv_run_left(tmp_path):
     assert "results.csv (written by the interrupted command) is rewritten" in r.stderr
     table = pd.read_csv(out / "results.csv")
     assert len(table) == 2 * (done + 100) == 2 * config(out)["games_completed"]
+
+
+def test_ctrl_c_while_the_report_is_written_is_one_full_line(tmp_path, monkeypatch):
+    """A (second) Ctrl-C that lands while the summary and report are written: the games are
+    safe, and the line says where they are and what to run next, exit 130."""
+    from click.testing import CliRunner
+
+    from analyser import report
+    from analyser.cli import cli as group
+
+    def interrupted(out):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "build_report_from_run", interrupted)
+    out = tmp_path / "run"
+    r = CliRunner().invoke(group, ["simulate", "dao", "-s", "greedy", "-s", "random", "-n", "40", "--seed", "1",
+                                   "-j", "1", "--out", str(out)])
+    assert r.exit_code == 130
+    assert f"interrupted while writing the summary files; the 40 games are in {out}; rebuild the report with: " \
+           f"analyser report {out}" in r.output
+    assert config(out)["status"] == "complete" and config(out)["games_completed"] == 40

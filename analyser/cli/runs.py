@@ -141,32 +141,41 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
     files: list[str] = []
     summary = path = report_error = None
     log: list[str] = []
-    if n_done and not result.stop_requested:
-        try:
-            if csv:
-                files += [p.name for p in write_csv(out, list(g.extra_tables))]
-        except (OSError, store.StoreError) as e:
-            _report_write_failure(e, out, n_done)
-            return 1
-        try:
-            if not no_report:
-                from analyser.report import FINDINGS_JSON, build_report_from_run
-                path, summary, figures = build_report_from_run(out)
-                files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
-                if (out / "components.csv").exists():
-                    files.append("components.csv")
-            elif not quiet:  # the summary is only printed: nothing to compute under --quiet
-                from analyser.report import summarise_run
-                summary = summarise_run(out)
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:  # the results are on disk; a report failure must not lose them
-            import traceback
-            report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
-            log.append("The report could not be built:\n" + traceback.format_exc())
-            result.config["status"] = ("report failed" if result.config["status"] == "complete"
-                                       else f"{result.config['status']}; report failed")
-            result.config["report_error"] = report_error
+    try:
+        if n_done and not result.stop_requested:
+            try:
+                if csv:
+                    files += [p.name for p in write_csv(out, list(g.extra_tables))]
+            except (OSError, store.StoreError) as e:
+                _report_write_failure(e, out, n_done)
+                return 1
+            try:
+                if not no_report:
+                    from analyser.report import FINDINGS_JSON, build_report_from_run
+                    path, summary, figures = build_report_from_run(out)
+                    files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
+                    if (out / "components.csv").exists():
+                        files.append("components.csv")
+                elif not quiet:  # the summary is only printed: nothing to compute under --quiet
+                    from analyser.report import summarise_run
+                    summary = summarise_run(out)
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:  # the results are on disk; a report failure must not lose them
+                import traceback
+                report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+                log.append("The report could not be built:\n" + traceback.format_exc())
+                result.config["status"] = ("report failed" if result.config["status"] == "complete"
+                                           else f"{result.config['status']}; report failed")
+                result.config["report_error"] = report_error
+    except KeyboardInterrupt:  # Ctrl-C (again) while the CSV or the report is written: the games are safe
+        from analyser.run.backends import stop_exit_code
+        finished = result.config.get("status") == "complete"
+        nxt = (f"rebuild the report with: analyser report {out}" if finished
+               else f"continue with: {resume_command(out, result.config)}")
+        click.echo(f"analyser: interrupted while writing the summary files; the {n_done} games are in {out}; {nxt}",
+                   err=True)
+        return stop_exit_code()
     details = getattr(result.error, "details", "") if result.error is not None else ""
     if details:
         log.insert(0, f"{result.error}\n\n{details}")
