@@ -236,7 +236,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
         seats = summaries.seat_table(r.core, r.players, r.binary)
         run = summaries.run_figures(r.core, r.players, len(r.runs))
-        _fix_mirrors(strategies, run.get("mirror") or [])
+        summaries.fix_mirrors(strategies, run.get("mirror") or [])
         if r.frame is not None:
             tables = game.figure_tables(r.frame, r.extras or {})
         else:
@@ -406,19 +406,6 @@ def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -
 def _assumption(game) -> str:
     from analyser.seats import assumption
     return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
-
-
-def _fix_mirrors(strategies: pd.DataFrame, mirror: list[str]) -> None:
-    """A strategy that fills every seat of its games (a mirror match) wins 1/players by
-    construction: its interval is that one value (``win_low`` = ``win_high`` = ``win_rate``, also
-    in summary.csv), and the tables say "fixed" in place of an interval."""
-    if not mirror or "strategy" not in strategies.columns:
-        return
-    m = strategies["strategy"].astype(str).isin([str(x) for x in mirror]).to_numpy()
-    if m.any():
-        strategies.loc[m, "win_low"] = strategies.loc[m, "win_rate"]
-        strategies.loc[m, "win_high"] = strategies.loc[m, "win_rate"]
-        strategies.attrs["fixed"] = [str(x) for x in strategies.loc[m, "strategy"]]
 
 
 def method_note(part: Part) -> str:

@@ -432,3 +432,16 @@ def grouped_win_rates(df: pd.DataFrame, keys: list[str], within: str) -> pd.Data
         table["win_method"] = methods["win"]
         out.append(table)
     return pd.concat(out, ignore_index=True)
+
+
+def fix_mirrors(strategies: pd.DataFrame, mirror: list[str]) -> None:
+    """A strategy that fills every seat of its games (a mirror match) wins 1/players by
+    construction: its interval is that one value (``win_low`` = ``win_high`` = ``win_rate``, also
+    in summary.csv), and the tables say "fixed" in place of an interval."""
+    if not mirror or "strategy" not in strategies.columns:
+        return
+    m = strategies["strategy"].astype(str).isin([str(x) for x in mirror]).to_numpy()
+    if m.any():
+        strategies.loc[m, "win_low"] = strategies.loc[m, "win_rate"]
+        strategies.loc[m, "win_high"] = strategies.loc[m, "win_rate"]
+        strategies.attrs["fixed"] = [str(x) for x in strategies.loc[m, "strategy"]]
