@@ -31,26 +31,23 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
     option, path, line, fix = (info.get("option") or "", info.get("file") or "", info.get("line"),
                                info.get("fix") or "")
     n = max(int(games), 1000)
-    if option and path:
-        words = list(base)
-        for k, v in rules.items():
-            if k != option:
-                words += ["-r", f"{k}={v}"]
-        if option in rules:
-            words += ["--a", f"{option}={rules[option]}"]
-        words += ["--b", f"{option}=fixed.csv", "--games", n]
-        where = f"line {line} of {path}" if line else f"the entry of {cid} in {path}"
-        return f"copy {path} to fixed.csv, change {where} (component {cid}), then: {_command(words)}"
-    if fix:
-        key = fix.partition("=")[0]
+
+    def against(key: str, b_value: str) -> str:
+        """``compare`` of the rules as run (A) against ``key`` set to ``b_value`` (B)."""
         words = list(base)
         for k, v in rules.items():
             if k != key:
                 words += ["-r", f"{k}={v}"]
         if key in rules:
             words += ["--a", f"{key}={rules[key]}"]
-        words += ["--b", fix, "--games", n]
-        return _command(words)
+        return _command(words + ["--b", b_value, "--games", n])
+
+    if option and path:
+        where = f"line {line} of {path}" if line else f"the entry of {cid} in {path}"
+        then = against(option, f"{option}=fixed.csv")
+        return f"copy {path} to fixed.csv, change {where} (component {cid}), then: {then}"
+    if fix:
+        return against(fix.partition("=")[0], fix)
     words = ["analyser", "simulate", game]
     for s in strategies:
         words += ["-s", s]

@@ -17,8 +17,9 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
   with a searched parameter (else the first); shared wins count their share; cluster-robust
   interval over games (:func:`analyser.analysis.clustered_mean`);
 * ``length``: the mean game length in the title's length unit (the ``turns`` column), t interval;
-* ``skill_share``: the share (%) of score differences within a game that the strategies explain
-  (:func:`analyser.designer.luck_skill`, bootstrap interval); needs two strategies or more;
+* ``skill_share``: the share (%) of the within-game differences in who wins (each seat's win
+  share) that the strategies explain (:func:`analyser.designer.luck_skill`, bootstrap interval);
+  needs two strategies or more;
 * ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.designer`, drama),
   t interval; needs a title that records a score trace;
 * ``ties``: games whose win is shared (%), Wilson interval;

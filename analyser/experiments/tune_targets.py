@@ -22,7 +22,7 @@ VOCABULARY = {
     "seat_gap": "largest gap between two seats' win rates (percentage points)",
     "win_rate": "win rate of a strategy slot (%), win_rate:SPEC names the slot",
     "length": "mean game length (the title's length unit)",
-    "skill_share": "share of within-game score differences the strategies explain (%)",
+    "skill_share": "share of within-game differences in who wins that the strategies explain (%)",
     "lead_changes": "mean changes of the sole leader per game",
     "ties": "games with a shared win (%)",
     "close_games": "games whose top two scores differ by at most 1 point (%)",
