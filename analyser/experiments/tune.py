@@ -247,10 +247,32 @@ def _objectives(targets: list[Target]) -> list[Target]:
     return [t for t in targets if t.is_objective]
 
 
-def _sampler(targets: list[Target], seed: int, batch: int):
-    """The sampler of one trial (range targets reach it as the trial's constraints, set with
-    ``Trial.set_constraint`` before it is told)."""
+def _grid_sampler_class():
     import optuna
+
+    class Grid(optuna.samplers.GridSampler):
+        """Optuna's GridSampler without its stop at the last point: the tune asks and tells its
+        trials itself, outside ``study.optimize``, and stops after the grid's last trial."""
+
+        def after_trial(self, study, trial, state, values) -> None:
+            return None
+
+    return Grid
+
+
+def _GridSampler(axes: dict, seed: int):
+    return _grid_sampler_class()(axes, seed=seed)
+
+
+def _sampler(targets: list[Target], seed: int, batch: int, grid: Space | None = None):
+    """The sampler of one trial (range targets reach it as the trial's constraints, set with
+    ``Trial.set_constraint`` before it is told); with ``grid``, a search space whose every point
+    is played, Optuna's GridSampler with one fixed order of the points for every trial (trial
+    ``k`` plays the order's point ``k``)."""
+    import optuna
+    if grid is not None:
+        axes = {d.column: list(dict.fromkeys(p[d.column] for p in grid_points(grid))) for d in grid.dims}
+        return _GridSampler(axes, seed=0)  # one grid order for every trial (GridSampler shuffles it by seed)
     if len(_objectives(targets)) > 1:
         return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed)
     return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, batch)))
@@ -373,9 +395,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions,
                                         pruner=_pruner(batch, prune and len(directions) == 1))
             study.set_metric_names(metric_names(tlist))
-            if exhaustive:  # --trials covers the grid: every point once, in a fixed order
-                for p in points:
-                    study.enqueue_trial(p)
+            if exhaustive:  # --trials covers the grid: every point once, trial k the grid's k-th
+                study.set_user_attr("exhaustive", True)
         with exp:
             exp.active = None
             outcome = None
@@ -439,7 +460,8 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
             todo = 0
         for _ in range(todo):
             number = len(study.get_trials(deepcopy=False))
-            study.sampler = _sampler(tlist, _derived(root, number), batch)
+            study.sampler = _sampler(tlist, _derived(root, number), batch,
+                                     space if study.user_attrs.get("exhaustive") else None)
             t = study.ask({d.column: d.distribution() for d in space.dims})
             assert t.number == number
         trials = study.get_trials(deepcopy=False)

@@ -116,7 +116,7 @@ def summary_sentences(res: TuneResult) -> list[str]:
                "games (same seeds), so differences between trials are not down to the deal.")
     if exhaustive:
         out.append(f"--trials {res.config.get('trials')} covers the whole grid of {asked} points, so the grid was "
-                   "played: every point once, in order (an exhaustive search; the sampler chose nothing).")
+                   "played: every point once (an exhaustive search, Optuna's GridSampler).")
     elif len(t):
         repeats = t[t["same_as"] >= 0]
         distinct = len(t) - len(repeats)
