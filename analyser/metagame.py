@@ -59,6 +59,8 @@ HORIZON = 4000.0
 FLOOR = 1e-6
 #: An equilibrium weight at least this is a dominant (pure) strategy.
 DOMINANT = 1 - SUPPORT
+#: Solver residue: an equilibrium weight within this of 0 (or of 1) is shown as 0 (or 1).
+RESIDUE = 1e-6
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,23 +373,87 @@ def head_to_head(members: np.ndarray, shares: np.ndarray, m: int, ratings=None) 
     return (mat - mat.T) / 2, filled
 
 
-def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, point_shares=None):
-    """One equilibrium: (weights, nash averages in win share, regret, matrix for the heatmap, filled)."""
+def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, point_shares=None, group=None):
+    """One equilibrium: (weights, nash averages in win share, regret, matrix for the heatmap, filled).
+    ``group``: each strategy's class of indistinguishable strategies (shape ``(m,)``, classes
+    0..k-1; None: each its own): the game is solved on the classes, and a class's weight is
+    shared equally among its strategies, each with the class's Nash average."""
     if point_shares is not None:  # a table missing from a resample keeps its point estimate
         shares = np.where(np.isnan(shares), point_shares, shares)
+    group = np.arange(obs.m) if group is None else np.asarray(group)
+    k = int(group.max()) + 1
+    size = np.bincount(group, minlength=k).astype(float)
+    member = np.eye(k)[group]  # (m, k) indicator
     if obs.players == 2:
         mat, filled = head_to_head(obs.members, shares, obs.m, ratings)
-        p = max_entropy_nash(mat)
-        nav = nash_average(mat, p)
-        nav[np.abs(nav) < 1e-7] = 0.0  # the support's payoff is the game's value, 0, up to the solver's tolerance
-        return p, nav, regret(mat @ p, p), mat + 0.5, filled
-    rel = np.nan_to_num(shares - 1.0 / obs.players)
+        merged = member.T @ mat @ member / np.outer(size, size)
+        np.fill_diagonal(merged, 0.0)
+        pc = max_entropy_nash(merged)
+        navc = nash_average(merged, pc)
+        navc[np.abs(navc) < 1e-7] = 0.0  # the support's payoff is the game's value, 0, up to the solver's tolerance
+        eps = regret(merged @ pc, pc)
+        mat_out = mat + 0.5
+    else:
+        rel = np.nan_to_num(shares - 1.0 / obs.players)
 
-    def pay(x):
-        return table_payoffs(x, obs.members, rel)
+        def pay(x):
+            return table_payoffs(x, group[obs.members], rel)
 
-    p, eps = replicator(pay, obs.m)
-    return p, pay(p), eps, None, None
+        pc, eps = replicator(pay, k)
+        navc, mat_out, filled = pay(pc), None, None
+    pc = np.where(pc < RESIDUE, 0.0, np.where(pc > 1 - RESIDUE, 1.0, pc))  # solver residues
+    pc = pc / pc.sum()
+    return pc[group] / size[group], navc[group], eps, mat_out, filled
+
+
+def indistinguishable(ahead: np.ndarray, boot: np.ndarray) -> tuple[np.ndarray, list[dict]]:
+    """Classes of strategies whose results cannot be told apart.
+
+    ``ahead``: ``(m, m)`` shares of games finished ahead (NaN where two never met); ``boot``:
+    ``(B, m, m)`` the same in each bootstrap resample (B may be 0).  Strategies ``i`` and ``j``
+    cannot be told apart when the 95% percentile interval of ``i``'s share ahead of ``j``
+    holds 1/2 and, against every other strategy both met, the interval of the difference of
+    their shares holds 0 (exact copies: 1/2 and identical shares).  A strategy joins the first
+    class, in the tournament's order, with every member of which it cannot be told apart.
+    Returns ``(group (m,), pairs)``: each strategy's class (0..k-1, numbered by first member)
+    and, per pair found, ``{"i", "j", "ahead", "low", "high", "exact"}``."""
+    m = len(ahead)
+    boot = np.asarray(boot, dtype=float).reshape(-1, m, m)
+
+    def span(x):
+        x = np.asarray(x, dtype=float)
+        return (float(np.percentile(x, 2.5)), float(np.percentile(x, 97.5))) if len(x) else (np.nan, np.nan)
+
+    def same(i, j):
+        if ahead[i, j] != ahead[i, j]:
+            return None
+        lo, hi = span(boot[:, i, j]) if len(boot) else (ahead[i, j], ahead[i, j])
+        if not lo <= 0.5 <= hi:
+            return None
+        exact = ahead[i, j] == 0.5
+        for k in range(m):
+            if k in (i, j) or ahead[i, k] != ahead[i, k] or ahead[j, k] != ahead[j, k]:
+                continue
+            d = ahead[i, k] - ahead[j, k]
+            dlo, dhi = span(boot[:, i, k] - boot[:, j, k]) if len(boot) else (d, d)
+            if not min(dlo, d) <= 0 <= max(dhi, d):
+                return None
+            exact = exact and d == 0
+        return {"i": i, "j": j, "ahead": float(ahead[i, j]), "low": lo, "high": hi, "exact": bool(exact)}
+
+    group, members, pairs = np.zeros(m, dtype=int), [], []
+    for i in range(m):
+        for c, who in enumerate(members):
+            found = [same(j, i) for j in who]
+            if all(found):
+                group[i] = c
+                who.append(i)
+                pairs += found
+                break
+        else:
+            group[i] = len(members)
+            members.append([i])
+    return group, pairs
 
 
 def _value(nav: np.ndarray, p: np.ndarray) -> float:
@@ -411,7 +477,9 @@ class MetaGame:
     :func:`cycles` with names; ``regret``: of the equilibrium, in percentage points;
     ``value``: the equilibrium mix's payoff against itself, in percentage points (0 for two
     seats; for more, a strategy never meets itself, and the support's Nash averages equal this
-    rather than 0)."""
+    rather than 0); ``classes``: the groups of two or more strategies that cannot be told
+    apart (:func:`indistinguishable`), which share their class's weight equally; ``same``: the
+    pairs behind them, with names ``a`` and ``b``."""
 
     strategies: list[str]
     players: int
@@ -426,6 +494,8 @@ class MetaGame:
     regret: float
     value: float
     bootstrap: int
+    classes: list[list[str]] = field(default_factory=list)
+    same: list[dict] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
 
 
@@ -442,16 +512,20 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     obs = observations(frame, names)
     m, n = obs.m, obs.players
     shares, ahead = estimate(obs)
-    p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings)
     rng = np.random.default_rng([int(seed) % (2**32), 0x4D47])
-    ws, navs, aheads = [], [], []
+    resamples, aheads = [], []
     for _ in range(bootstrap):
         counts = np.bincount(rng.integers(0, obs.games, obs.games), minlength=obs.games)
         bs, ba = estimate(obs, counts)
-        bp, bnav, _, _, _ = _solve(obs, bs, ba, ratings, point_shares=shares)
+        resamples.append((bs, ba))
+        aheads.append(np.where(np.isnan(ba), ahead, ba))
+    group, same = indistinguishable(ahead, np.array(aheads).reshape(-1, m, m))
+    p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings, group=group)
+    ws, navs = [], []
+    for bs, ba in resamples:
+        bp, bnav, _, _, _ = _solve(obs, bs, ba, ratings, point_shares=shares, group=group)
         ws.append(bp)
         navs.append(bnav)
-        aheads.append(np.where(np.isnan(ba), ahead, ba))
     if bootstrap:
         w_lo, w_hi = np.percentile(np.array(ws), [2.5, 97.5], axis=0)
         n_lo, n_hi = np.percentile(np.array(navs), [2.5, 97.5], axis=0)
@@ -480,10 +554,19 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     table = (table.sort_values(["nash_average_pp", "weight", "order"], ascending=[False, False, True], kind="stable")
              .drop(columns="order").reset_index(drop=True))
     table.attrs["percent"] = ("weight", "weight_low", "weight_high")
-    named = [dict(c, names=[names[k] for k in c["cycle"]]) for c in cycles(ahead, a_lo)]
+    named, seen = [], set()
+    for c in cycles(ahead, a_lo):  # a cycle through a strategy's copy is the same cycle
+        key = tuple(group[list(c["cycle"])])
+        turn = key.index(min(key))
+        key = key[turn:] + key[:turn]
+        if len(set(key)) == 3 and key not in seen:
+            seen.add(key)
+            named.append(dict(c, names=[names[k] for k in c["cycle"]]))
     meta = MetaGame(list(names), n, METHOD_2 if n == 2 else METHOD_N, table,
                     pd.DataFrame(game, index=names, columns=names), pairs, ahead, a_lo, a_hi, named,
-                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap)
+                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap,
+                    classes=[[names[i] for i in np.flatnonzero(group == c)] for c in range(int(group.max()) + 1)
+                             if (group == c).sum() > 1], same=[dict(d, a=names[d["i"]], b=names[d["j"]]) for d in same])
     meta.findings = findings(meta)
     return meta
 
@@ -502,7 +585,8 @@ def _names(items: list[str]) -> str:
 
 def findings(meta: MetaGame) -> list[dict]:
     """The meta-game's findings: a dominant strategy, a rock-paper-scissors cycle, strategies no
-    equilibrium mix uses.  One dict each: ``topic`` ("dominant", "cycle", "unused"), ``sentence``,
+    equilibrium mix uses, strategies that cannot be told apart.  One dict each: ``topic``
+    ("dominant", "cycle", "unused", "indistinguishable"), ``sentence``,
     ``strength`` ("clear", "possible" or "none found"), ``evidence`` (``{"figure": ..., "interval":
     ...}``, strings) and ``threshold`` (the rule that makes it clear)."""
     t = meta.table
@@ -513,11 +597,22 @@ def findings(meta: MetaGame) -> list[dict]:
            f"of its 95% interval ({boot} bootstrap resamples) is too")
     ev = {"figure": f"{top['strategy']}: weight {_pct(top['weight'])}",
           "interval": f"{_pct(top['weight_low'])}-{_pct(top['weight_high'])}"}
-    if top["weight"] >= DOMINANT:
-        clear = top["weight_low"] >= DOMINANT
+    group = next((c for c in meta.classes if top["strategy"] in c), [top["strategy"]])
+    k = len(group)
+    if k > 1:
+        ev = {"figure": f"{_names(group)}: weight {_pct(top['weight'] * k)} together",
+              "interval": f"{_pct(top['weight_low'] * k)}-{_pct(top['weight_high'] * k)}"}
+    if k > 1 and k == len(t):
+        out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
+                    "sentence": f"No single strategy dominates: the {k} strategies cannot be told apart, so the "
+                                f"equilibrium shares its weight equally among them ({_pct(top['weight'])} each)."})
+    elif top["weight"] * k >= DOMINANT:
+        clear = top["weight_low"] * k >= DOMINANT
+        who = (f"{top['strategy']} is the strategy to play" if k == 1 else
+               f"{_names(group)}, which cannot be told apart, are the strategies to play")
         out.append({"topic": "dominant", "strength": "clear" if clear else "possible", "evidence": ev, "threshold": thr,
-                    "sentence": f"{top['strategy']} is the strategy to play: the meta-game equilibrium (the mix of "
-                                f"strategies that no single strategy beats) puts all its weight on it"
+                    "sentence": f"{who}: the meta-game equilibrium (the mix of strategies that no single strategy "
+                                f"beats) puts all its weight on {'it' if k == 1 else 'them, shared equally'}"
                                 + ("" if clear else ", though not in every bootstrap resample") + "."})
     else:
         used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
@@ -578,6 +673,32 @@ def findings(meta: MetaGame) -> list[dict]:
                     "evidence": {"figure": f"smallest weight: {low['strategy']} {_pct(low['weight'])}",
                                  "interval": f"{_pct(low['weight_low'])}-{_pct(low['weight_high'])}"},
                     "threshold": thr, "sentence": "Every strategy has a place in the equilibrium mix."})
+    return out + _same_findings(meta)
+
+
+def _same_findings(meta: MetaGame) -> list[dict]:
+    """One finding per class of strategies that cannot be told apart (:func:`indistinguishable`)."""
+    out = []
+    thr = ("cannot be told apart when the 95% interval of the share of games one finishes ahead of the other "
+           "holds 50% and, against every other strategy, the 95% interval of the difference of their shares "
+           f"holds 0 ({meta.bootstrap} bootstrap resamples); clear when they play exactly alike in these games")
+    t = meta.table.set_index("strategy")
+    for group in meta.classes:
+        pairs = [d for d in meta.same if d["a"] in group and d["b"] in group]
+        exact = all(d["exact"] for d in pairs)
+        fig = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['ahead'])}" for d in pairs)
+        iv = "; ".join(f"{_pct(d['low'])}-{_pct(d['high'])}" for d in pairs)
+        first = pairs[0]
+        others = len(meta.strategies) > 2
+        how = ("they play exactly alike in these games: each finishes ahead of the other in 50.0% of their games"
+               + (" and has the same share against every other strategy" if others else "") if exact else
+               f"{first['a']} finishes ahead of {first['b']} in {_pct(first['ahead'])} of their games (95% CI "
+               f"{_pct(first['low'])}-{_pct(first['high'])}, which holds 50%)"
+               + (", and against every other strategy their shares agree within their 95% intervals" if others else ""))
+        out.append({"topic": "indistinguishable", "strength": "clear" if exact else "possible",
+                    "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
+                    "sentence": f"{_names(group)} cannot be told apart: {how}; the equilibrium shares their weight "
+                                f"equally ({_pct(t.loc[group[0], 'weight'])} each) rather than choose one on noise."})
     return out
 
 
