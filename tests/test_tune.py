@@ -278,7 +278,7 @@ def test_an_undefined_target_completes_its_trials_marked_undefined_and_is_said(r
     import optuna
     out = tmp_path / "u"
     r = invoke(runner, *ALL_TIE, "--rule", "bust_limit=9..15", "--target", "skill_share=max", "--trials", "3",
-               "--batch", "3", "--no-report", "-o", str(out))
+               "--batch", "3", "-o", str(out))
     assert r.exit_code == 0, r.output
     t = _trials(out)
     assert list(t["state"]) == ["complete"] * 3 and list(t["undefined"]) == ["skill_share"] * 3
@@ -290,6 +290,9 @@ def test_an_undefined_target_completes_its_trials_marked_undefined_and_is_said(r
             "any game, so there is no difference in who wins to explain), so no configuration is better than "
             "another on it.") in r.output
     assert "Best trial" not in r.output
+    page = (out / "index.html").read_text()
+    assert "No trial is called best: none finished with every target defined" in page
+    assert "The target skill_share is undefined in every trial" in page
 
 
 def test_a_constant_target_is_said_and_its_importances_are_left_out_with_the_reason(runner, tmp_path):

@@ -247,9 +247,11 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                     row[e] = r[e]
                 rows.append(row)
             return pd.DataFrame(rows)
-        heading = "Best configuration" if len(res.best) == 1 else "Pareto front"
+        heading = "Best configuration" if len(res.best) == 1 or not res.best else "Pareto front"
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
-                     "Each target's figure with its 95% interval (in brackets), on the search's games. "
+                     ("No trial is called best: none finished with every target defined (see the notes). "
+                      if not res.best else "")
+                     + "Each target's figure with its 95% interval (in brackets), on the search's games. "
                      + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
                         "objective. ") + "Target definitions: docs/commands/tune.md.")]
         if len(res.recheck):
