@@ -23,12 +23,19 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
 * ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.designer`, drama),
   t interval; needs a title that records a score trace;
 * ``ties``: games whose win is shared (%), Wilson interval;
-* ``close_games``: games whose top two scores differ by at most 1 point (%), Wilson interval;
+* ``close_games``: games whose top two scores differ by at most the title's close margin
+  (``Game.close_margin``, in score units) (%), Wilson interval;
 * any number column the title records per seat (``analyser list GAME`` names them; e.g. ``busts``
   in a card game): its mean per seat and game, cluster-robust interval over games.
 
-One objective (a target that is not a range) uses Optuna's TPE sampler; several use NSGA-II and
-give a Pareto front; with ranges only, the objective is the total distance outside them.
+A target that does not apply to the title (:func:`analyser.experiments.tune_targets.not_applying`)
+is refused before any game.  One objective (a target that is not a range) uses Optuna's TPE
+sampler; several use NSGA-II and give a Pareto front; with ranges only, the objective is the
+total distance outside them.  A space with no continuous dimension whose every point ``--trials``
+covers is played whole instead (Optuna's GridSampler, each point once).  A figure that is
+undefined in a trial (NaN) never reaches Optuna: the trial is told :data:`UNDEFINED`, the worst
+value, marked ``undefined`` and never called best.  The study's ``metric_names`` are
+:func:`metric_names`.
 
 Reproducibility: trials are asked in fixed batches of ``--batch`` (trial numbers ``bB`` to
 ``bB + B - 1``); every trial of a batch is asked of a sampler seeded from (seed, trial number)
