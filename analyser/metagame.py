@@ -45,6 +45,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from analyser import metagame_copies as copies
+
 #: An equilibrium weight below this is outside the support (the strategy is not played).
 SUPPORT = 0.005
 #: Feasibility tolerance of the two-seat equilibrium, in win share: a mix is an equilibrium
@@ -59,6 +61,8 @@ HORIZON = 4000.0
 FLOOR = 1e-6
 #: An equilibrium weight at least this is a dominant (pure) strategy.
 DOMINANT = 1 - SUPPORT
+#: Solver residue: an equilibrium weight within this of 0 (or of 1) is shown as 0 (or 1).
+RESIDUE = 1e-6
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,23 +375,37 @@ def head_to_head(members: np.ndarray, shares: np.ndarray, m: int, ratings=None) 
     return (mat - mat.T) / 2, filled
 
 
-def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, point_shares=None):
-    """One equilibrium: (weights, nash averages in win share, regret, matrix for the heatmap, filled)."""
+def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, point_shares=None, group=None):
+    """One equilibrium: (weights, nash averages in win share, regret, matrix for the heatmap, filled).
+    ``group``: each strategy's class of indistinguishable strategies (shape ``(m,)``, classes
+    0..k-1; None: each its own): the game is solved on the classes, and a class's weight is
+    shared equally among its strategies, each with the class's Nash average."""
     if point_shares is not None:  # a table missing from a resample keeps its point estimate
         shares = np.where(np.isnan(shares), point_shares, shares)
+    group = np.arange(obs.m) if group is None else np.asarray(group)
+    k = int(group.max()) + 1
+    size = np.bincount(group, minlength=k).astype(float)
+    member = np.eye(k)[group]  # (m, k) indicator
     if obs.players == 2:
         mat, filled = head_to_head(obs.members, shares, obs.m, ratings)
-        p = max_entropy_nash(mat)
-        nav = nash_average(mat, p)
-        nav[np.abs(nav) < 1e-7] = 0.0  # the support's payoff is the game's value, 0, up to the solver's tolerance
-        return p, nav, regret(mat @ p, p), mat + 0.5, filled
-    rel = np.nan_to_num(shares - 1.0 / obs.players)
+        merged = member.T @ mat @ member / np.outer(size, size)
+        np.fill_diagonal(merged, 0.0)
+        pc = max_entropy_nash(merged)
+        navc = nash_average(merged, pc)
+        navc[np.abs(navc) < 1e-7] = 0.0  # the support's payoff is the game's value, 0, up to the solver's tolerance
+        eps = regret(merged @ pc, pc)
+        mat_out = mat + 0.5
+    else:
+        rel = np.nan_to_num(shares - 1.0 / obs.players)
 
-    def pay(x):
-        return table_payoffs(x, obs.members, rel)
+        def pay(x):
+            return table_payoffs(x, group[obs.members], rel)
 
-    p, eps = replicator(pay, obs.m)
-    return p, pay(p), eps, None, None
+        pc, eps = replicator(pay, k)
+        navc, mat_out, filled = pay(pc), None, None
+    pc = np.where(pc < RESIDUE, 0.0, np.where(pc > 1 - RESIDUE, 1.0, pc))  # solver residues
+    pc = pc / pc.sum()
+    return pc[group] / size[group], navc[group], eps, mat_out, filled
 
 
 def _value(nav: np.ndarray, p: np.ndarray) -> float:
@@ -411,7 +429,9 @@ class MetaGame:
     :func:`cycles` with names; ``regret``: of the equilibrium, in percentage points;
     ``value``: the equilibrium mix's payoff against itself, in percentage points (0 for two
     seats; for more, a strategy never meets itself, and the support's Nash averages equal this
-    rather than 0)."""
+    rather than 0); ``classes``: the groups of two or more strategies that cannot be told
+    apart (:func:`analyser.metagame_copies.indistinguishable`), which share their class's weight equally; ``same``: the
+    pairs behind them, with names ``a`` and ``b``."""
 
     strategies: list[str]
     players: int
@@ -426,6 +446,8 @@ class MetaGame:
     regret: float
     value: float
     bootstrap: int
+    classes: list[list[str]] = field(default_factory=list)
+    same: list[dict] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
 
 
@@ -442,16 +464,20 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     obs = observations(frame, names)
     m, n = obs.m, obs.players
     shares, ahead = estimate(obs)
-    p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings)
     rng = np.random.default_rng([int(seed) % (2**32), 0x4D47])
-    ws, navs, aheads = [], [], []
+    resamples, aheads = [], []
     for _ in range(bootstrap):
         counts = np.bincount(rng.integers(0, obs.games, obs.games), minlength=obs.games)
         bs, ba = estimate(obs, counts)
-        bp, bnav, _, _, _ = _solve(obs, bs, ba, ratings, point_shares=shares)
+        resamples.append((bs, ba))
+        aheads.append(np.where(np.isnan(ba), ahead, ba))
+    group, same = copies.indistinguishable(ahead, np.array(aheads).reshape(-1, m, m))
+    p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings, group=group)
+    ws, navs = [], []
+    for bs, ba in resamples:
+        bp, bnav, _, _, _ = _solve(obs, bs, ba, ratings, point_shares=shares, group=group)
         ws.append(bp)
         navs.append(bnav)
-        aheads.append(np.where(np.isnan(ba), ahead, ba))
     if bootstrap:
         w_lo, w_hi = np.percentile(np.array(ws), [2.5, 97.5], axis=0)
         n_lo, n_hi = np.percentile(np.array(navs), [2.5, 97.5], axis=0)
@@ -480,10 +506,19 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     table = (table.sort_values(["nash_average_pp", "weight", "order"], ascending=[False, False, True], kind="stable")
              .drop(columns="order").reset_index(drop=True))
     table.attrs["percent"] = ("weight", "weight_low", "weight_high")
-    named = [dict(c, names=[names[k] for k in c["cycle"]]) for c in cycles(ahead, a_lo)]
+    named, seen = [], set()
+    for c in cycles(ahead, a_lo):  # a cycle through a strategy's copy is the same cycle
+        key = tuple(group[list(c["cycle"])])
+        turn = key.index(min(key))
+        key = key[turn:] + key[:turn]
+        if len(set(key)) == 3 and key not in seen:
+            seen.add(key)
+            named.append(dict(c, names=[names[k] for k in c["cycle"]]))
     meta = MetaGame(list(names), n, METHOD_2 if n == 2 else METHOD_N, table,
                     pd.DataFrame(game, index=names, columns=names), pairs, ahead, a_lo, a_hi, named,
-                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap)
+                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap,
+                    classes=[[names[i] for i in np.flatnonzero(group == c)] for c in range(int(group.max()) + 1)
+                             if (group == c).sum() > 1], same=[dict(d, a=names[d["i"]], b=names[d["j"]]) for d in same])
     meta.findings = findings(meta)
     return meta
 
@@ -502,7 +537,8 @@ def _names(items: list[str]) -> str:
 
 def findings(meta: MetaGame) -> list[dict]:
     """The meta-game's findings: a dominant strategy, a rock-paper-scissors cycle, strategies no
-    equilibrium mix uses.  One dict each: ``topic`` ("dominant", "cycle", "unused"), ``sentence``,
+    equilibrium mix uses, strategies that cannot be told apart.  One dict each: ``topic``
+    ("dominant", "cycle", "unused", "indistinguishable"), ``sentence``,
     ``strength`` ("clear", "possible" or "none found"), ``evidence`` (``{"figure": ..., "interval":
     ...}``, strings) and ``threshold`` (the rule that makes it clear)."""
     t = meta.table
@@ -513,11 +549,22 @@ def findings(meta: MetaGame) -> list[dict]:
            f"of its 95% interval ({boot} bootstrap resamples) is too")
     ev = {"figure": f"{top['strategy']}: weight {_pct(top['weight'])}",
           "interval": f"{_pct(top['weight_low'])}-{_pct(top['weight_high'])}"}
-    if top["weight"] >= DOMINANT:
-        clear = top["weight_low"] >= DOMINANT
+    group = next((c for c in meta.classes if top["strategy"] in c), [top["strategy"]])
+    k = len(group)
+    if k > 1:
+        ev = {"figure": f"{_names(group)}: weight {_pct(top['weight'] * k)} together",
+              "interval": f"{_pct(top['weight_low'] * k)}-{_pct(top['weight_high'] * k)}"}
+    if k > 1 and k == len(t):
+        out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
+                    "sentence": f"No single strategy dominates: the {k} strategies cannot be told apart, so the "
+                                f"equilibrium shares its weight equally among them ({_pct(top['weight'])} each)."})
+    elif top["weight"] * k >= DOMINANT:
+        clear = top["weight_low"] * k >= DOMINANT
+        who = (f"{top['strategy']} is the strategy to play" if k == 1 else
+               f"{_names(group)}, which cannot be told apart, are the strategies to play")
         out.append({"topic": "dominant", "strength": "clear" if clear else "possible", "evidence": ev, "threshold": thr,
-                    "sentence": f"{top['strategy']} is the strategy to play: the meta-game equilibrium (the mix of "
-                                f"strategies that no single strategy beats) puts all its weight on it"
+                    "sentence": f"{who}: the meta-game equilibrium (the mix of strategies that no single strategy "
+                                f"beats) puts all its weight on {'it' if k == 1 else 'them, shared equally'}"
                                 + ("" if clear else ", though not in every bootstrap resample") + "."})
     else:
         used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
@@ -578,7 +625,7 @@ def findings(meta: MetaGame) -> list[dict]:
                     "evidence": {"figure": f"smallest weight: {low['strategy']} {_pct(low['weight'])}",
                                  "interval": f"{_pct(low['weight_low'])}-{_pct(low['weight_high'])}"},
                     "threshold": thr, "sentence": "Every strategy has a place in the equilibrium mix."})
-    return out
+    return out + copies.findings(meta)
 
 
 def finding_lines(items: list[dict]) -> list[str]:

@@ -392,14 +392,19 @@ def test_sweep_tournament_and_compare_open_with_findings(runner, tmp_path):
     assert r.exit_code == 0, r.output
     assert "Findings (clear, then possible" in r.output
     for out, command, topics in ((sw, "sweep", {"best cell", "seat balance across cells"}),
-                                 (tn, "tournament", {"seat advantage", "dominant strategy", "dominant", "cycle", "unused",
-                                                     "never wins"}),
+                                 (tn, "tournament", {"seat advantage", "dominant", "cycle", "unused", "never wins"}),
                                  (cp, "compare", {"largest difference"})):
         opens_with_findings((out / "index.html").read_text())
         data = read_json(out / "findings.json")
         assert data["command"] == command
         assert {f["topic"] for f in data["findings"]} | {x["topic"] for x in data["left_out"]} == topics
         assert "findings.json" in json.loads((out / "config.json").read_text())["files"]
+        if command == "tournament":  # greedy tops the ratings and the meta-game: one finding says both
+            top = [f for f in data["findings"] if f["topic"] in ("dominant", "dominant strategy")]
+            assert len(top) == 1 and top[0]["strength"] != "none found"
+            assert top[0]["sentence"].startswith("greedy is the strategy to play: the meta-game equilibrium")
+            assert " Its rating agrees: greedy is " in top[0]["sentence"]
+            assert "Bradley-Terry rating: greedy" in top[0]["evidence"]["figure"]
         # `analyser report OUT` rebuilds the experiment from its cells: the same findings, first in the page
         first = (out / "findings.json").read_text()
         (out / "findings.json").unlink()

@@ -256,3 +256,99 @@ def test_findings_have_the_generic_shape(runner, tmp_path):
         assert f["strength"] in ("clear", "possible", "none found")
         assert set(f["evidence"]) == {"figure", "interval"} and f["threshold"]
         assert not any(isinstance(v, float) and math.isnan(v) for v in f.values())
+
+
+# --------------------------------------------------------------------------------------------
+# At the edges: exact copies, solver residues, a duplicate -s
+# --------------------------------------------------------------------------------------------
+
+COPY = '''from analyser._builtin_strategies.dao import Greedy
+
+
+class Greedy2(Greedy):
+    """Plays exactly as greedy, under another name."""
+
+    name = "greedy2"
+'''
+
+
+def dao_with_copy(runner, tmp_path, name, *specs):
+    (tmp_path / "dupe_greedy.py").write_text(COPY)
+    copy = f"{tmp_path / 'dupe_greedy.py'}:greedy2"
+    out = tmp_path / name
+    res = runner.invoke(cli, ["tournament", "dao", "-s", "greedy", "-s", copy, *[a for s in specs for a in ("-s", s)],
+                              "--players", "2", "--games", "400", "--seed", "1", "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(out / "metagame.csv").set_index("strategy")
+    found = json.loads((out / "findings.json").read_text())["findings"]
+    return res, out, copy, table, found
+
+
+def test_an_exact_copy_shares_the_weight_and_is_said_not_picked_on_noise(runner, tmp_path):
+    res, out, copy, table, found = dao_with_copy(runner, tmp_path, "two")
+    # the head-to-head is not 50% (seat noise), yet neither copy is picked
+    assert table.loc["greedy", "weight"] == table.loc[copy, "weight"] == 0.5
+    assert (table["nash_average_pp"] == 0).all()
+    same = [f for f in found if f["topic"] == "indistinguishable"]
+    assert len(same) == 1 and same[0]["sentence"].startswith(f"greedy and {copy} cannot be told apart: greedy "
+                                                             f"finishes ahead of {copy} in ")
+    assert "which holds 50%); the equilibrium shares their weight equally (50.0% each)" in same[0]["sentence"]
+    dominant = next(f for f in found if f["topic"] == "dominant")
+    assert dominant["strength"] == "none found" and dominant["sentence"] == (
+        "No single strategy dominates: the 2 strategies cannot be told apart, so the equilibrium shares its "
+        "weight equally among them (50.0% each).")
+    assert "is the strategy to play" not in res.output and "No equilibrium mix uses" not in res.output
+    # solver residues: without the tolerance the equilibrium of the raw two-strategy game keeps
+    # a weight of about 1e-7 on one copy; with it, that weight is 0
+    frame = pd.read_parquet(out / "tournament.parquet")
+    obs = mg.observations(frame, ["greedy", copy])
+    shares, ahead = mg.estimate(obs)
+    assert sorted(mg._solve(obs, shares, ahead, None)[0]) == [0.0, 1.0]
+    mg_residue = mg.RESIDUE
+    try:
+        mg.RESIDUE = 0.0
+        w = sorted(mg._solve(obs, shares, ahead, None)[0])
+    finally:
+        mg.RESIDUE = mg_residue
+    assert 0 < w[0] < mg.RESIDUE
+
+
+def test_an_exact_copy_among_others_plays_exactly_alike_and_shares_what_it_earns(runner, tmp_path):
+    res, out, copy, table, found = dao_with_copy(runner, tmp_path, "three", "random")
+    assert table.loc["greedy", "weight"] == table.loc[copy, "weight"]
+    assert table.loc["greedy", "nash_average_pp"] == table.loc[copy, "nash_average_pp"]
+    same = next(f for f in found if f["topic"] == "indistinguishable")
+    assert f"greedy and {copy} cannot be told apart" in same["sentence"]
+    assert "against every other strategy their shares agree within their 95% intervals" in same["sentence"]
+    used = [f for f in found if f["topic"] == "unused" and f["strength"] != "none found"]
+    assert all("greedy" not in f["sentence"].split(":")[0] for f in used)  # neither copy is called unused
+
+
+def test_a_cycle_through_a_copy_is_counted_once(runner, tmp_path):
+    specs = [spec("rock"), spec("paper"), spec("scissors"), spec("stone")]
+    res, out, table, found = tournament(runner, tmp_path, "copycycle", specs, "--games", "120", "--seed", "4")
+    frame = pd.read_parquet(out / "tournament.parquet")
+    meta = mg.analyse(frame, specs, bootstrap=5)
+    assert len(mg.cycles(meta.ahead)) == 2  # rock-paper-scissors and stone-paper-scissors ...
+    assert len(meta.cycles) == 1  # ... are one cycle
+    assert meta.classes == [[spec("rock"), spec("stone")]]
+    cycle = next(f for f in found if f["topic"] == "cycle")
+    assert "more cycle" not in cycle["sentence"]
+    same = json.loads((out / "findings.json").read_text())["findings"]
+    exact = next(f for f in same if f["topic"] == "indistinguishable")
+    assert exact["strength"] == "clear" and "they play exactly alike in these games" in exact["sentence"]
+
+
+def test_a_strategy_given_twice_is_said_not_merged_silently(runner, tmp_path):
+    out = tmp_path / "twice"
+    res = runner.invoke(cli, ["tournament", RPS_FILE, "-s", spec("rock"), "-s", spec("rock"), "-s", spec("paper"),
+                              "--games", "10", "--jobs", "1", "-q", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    note = (f"-s {spec('rock')} is given 2 times; a tournament plays each strategy once, so it is played once")
+    assert f"Note: {note}" in res.output
+    assert note in (out / "index.html").read_text()
+    assert json.loads((out / "config.json").read_text())["strategies"] == [spec("rock"), spec("paper")]
+    res = runner.invoke(cli, ["tournament", RPS_FILE, "-s", spec("rock"), "-s", spec("rock"), "--games", "10"])
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert res.exit_code == 2 and len(lines) == 1
+    assert f"-s {spec('rock')} is given 2 times and is the only strategy" in lines[0]

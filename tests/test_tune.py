@@ -18,7 +18,7 @@ import pytest
 
 from analyser.cli import cli
 
-DAO = ["tune", "dao", "--rule", "bust_limit=9..12", "-s", "greedy", "-s", "random", "-p", "2",
+DAO = ["tune", "dao", "--rule", "bust_limit=9..15", "-s", "greedy", "-s", "random", "-p", "2",
        "--target", "seat_gap=min", "--trials", "6", "--games", "60", "--batch", "3", "--recheck", "2",
        "--recheck-factor", "2", "--seed", "5", "--no-report", "-q"]
 
@@ -84,10 +84,10 @@ def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replaye
 def test_tune_agrees_with_an_exhaustive_sweep_on_the_same_games(runner, tmp_path):
     from analyser import analysis
     args = list(DAO)
-    args[args.index("--trials") + 1] = "8"
+    args[args.index("--trials") + 1] = "5"
     r = invoke(runner, *args, "-j", "1", "-o", str(tmp_path / "t"))
     assert r.exit_code == 0, r.output
-    r = invoke(runner, "sweep", "dao", "--rule", "bust_limit=9..12", "-s", "greedy", "-s", "random", "-p", "2",
+    r = invoke(runner, "sweep", "dao", "--rule", "bust_limit=9..15", "-s", "greedy", "-s", "random", "-p", "2",
                "--games", "60", "--seed", "5", "-j", "1", "-q", "--no-report", "-o", str(tmp_path / "s"))
     assert r.exit_code == 0, r.output
     sweep = pd.read_parquet(tmp_path / "s" / "sweep.parquet")
@@ -104,7 +104,7 @@ def test_tune_agrees_with_an_exhaustive_sweep_on_the_same_games(runner, tmp_path
     sweep_best = min(seen, key=lambda v: exhaustive[v][0])
     # the tune's best is the sweep's best among the values it tried, and within the intervals of
     # the sweep's best over the whole grid
-    assert int(best["bust_limit"]) == sweep_best
+    assert exhaustive[int(best["bust_limit"])][0] == exhaustive[sweep_best][0]  # (equal gaps: either is best)
     overall = min(exhaustive, key=lambda v: exhaustive[v][0])
     assert best["seat_gap.low"] <= exhaustive[overall][2]
 
@@ -123,7 +123,7 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     args = [a for a in DAO if a not in ("-q",)]
     args[args.index("--games") + 1] = "400"
     args[args.index("--trials") + 1] = "9"
-    args[args.index("bust_limit=9..12")] = "bust_limit=6..20"
+    args[args.index("bust_limit=9..15")] = "bust_limit=6..20"
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "-o", str(killed)],
@@ -261,3 +261,144 @@ def test_a_configuration_the_rules_refuse_is_a_failed_trial_not_a_failed_tune(ru
     assert len(failed) >= 1 and failed["error"].str.contains("display_size").all()
     assert (failed["display_size"] > 5).all()  # a 12-card deck in two halves fills a display of at most 5
     assert (t.loc[t["state"] == "complete", "display_size"] <= 5).all()
+
+
+# --------------------------------------------------------------------------------------------
+# At the edges: undefined, constant and inapplicable targets, importances, repeats, the grid,
+# the study for other tools
+# --------------------------------------------------------------------------------------------
+
+# every card worth 0 and ties shared: every game is a four-way shared win
+ALL_TIE = ["tune", "dao", "-s", "greedy", "-s", "threshold", "--players", "4", "--rule", "values=0x4",
+           "--rule", "tie_break=shared", "--games", "12", "--recheck", "1", "--recheck-factor", "1", "--seed", "1",
+           "-j", "1"]
+
+
+def test_an_undefined_target_completes_its_trials_marked_undefined_and_is_said(runner, tmp_path):
+    import optuna
+    out = tmp_path / "u"
+    r = invoke(runner, *ALL_TIE, "--rule", "bust_limit=9..15", "--target", "skill_share=max", "--trials", "3",
+               "--batch", "3", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    t = _trials(out)
+    assert list(t["state"]) == ["complete"] * 3 and list(t["undefined"]) == ["skill_share"] * 3
+    assert t["skill_share"].isna().all() and not t["feasible"].any()
+    study = optuna.load_study(study_name="tune", storage=f"sqlite:///{out / 'tune.db'}")
+    assert [tr.values for tr in study.trials] == [[-1e9]] * 3  # the worst value, never NaN
+    assert json.loads((out / "config.json").read_text())["best"] == []
+    assert ("The target skill_share is undefined in every trial (no seat's win share differs from another's in "
+            "any game, so there is no difference in who wins to explain), so no configuration is better than "
+            "another on it.") in r.output
+    assert "Best trial" not in r.output
+    page = (out / "index.html").read_text()
+    assert "No trial is called best: none finished with every target defined" in page
+    assert "The target skill_share is undefined in every trial" in page
+
+
+def test_a_constant_target_is_said_and_its_importances_are_left_out_with_the_reason(runner, tmp_path):
+    out = tmp_path / "c"
+    r = invoke(runner, *ALL_TIE, "--rule", "bust_limit=6..13", "--target", "ties=min", "--trials", "8",
+               "--batch", "8", "--no-report", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    t = _trials(out)
+    assert (t["ties"] == 100).all() and len(t) == 8
+    assert "The target ties is 100 in every trial, so no configuration is better than another on it." in r.output
+    assert ("Parameter importances are left out for an objective that does not vary over the 8 distinct finished "
+            "trials (ties is 100 in every one of them): no parameter moves it.") in r.output
+    assert "mattered most" not in r.output and "Best trial" not in r.output
+    # --trials 8 covers the 8 points of 6..13: the grid is played, each point once
+    assert sorted(t["bust_limit"]) == list(range(6, 14)) and (t["same_as"] < 0).all()
+    assert "--trials 8 covers the whole grid of 8 points, so the grid was played: every point once" in r.output
+
+
+def test_importances_are_left_out_below_the_minimum_of_finished_trials(runner, tmp_path):
+    from analyser.experiments import tune
+    out = tmp_path / "few"
+    r = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random", "-p", "2",
+               "--target", "length=min", "--trials", "3", "--games", "20", "--batch", "3", "--recheck", "1",
+               "--recheck-factor", "1", "--seed", "2", "-j", "1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert tune.IMPORTANCE_MIN_TRIALS == 8
+    distinct = int((_trials(out)["same_as"] < 0).sum())
+    sentence = (f"Parameter importances are left out: {distinct} distinct finished trial{'' if distinct == 1 else 's'} "
+                "with every target defined, below the 8 they need.")
+    assert sentence in r.output and sentence in (out / "index.html").read_text()
+    assert not (out / "tune_importance.png").exists()
+
+
+def test_repeated_points_are_counted_and_said(runner, tmp_path):
+    out = tmp_path / "rep"
+    args = [a for a in DAO if a != "-q"]
+    args[args.index("bust_limit=9..15")] = "bust_limit=9..12,14,16"  # 6 points, 6 trials: TPE repeats some
+    args[args.index("--trials") + 1] = "5"
+    r = invoke(runner, *args, "-j", "1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    t = _trials(out)
+    repeats = t[t["same_as"] >= 0]
+    assert len(repeats) >= 1  # (this seed's sampler asks a point twice)
+    distinct = t.drop_duplicates("bust_limit")
+    assert len(t) - len(repeats) == len(distinct)
+    assert (f"The 5 trials visited {len(distinct)} distinct points; the {len(repeats)} repeat"
+            f"{'s were' if len(repeats) > 1 else ' was'} not played again") in r.output
+    assert "covers the whole grid" not in r.output
+
+
+def test_the_study_names_its_metrics_and_opens_in_optuna_dashboard(runner, tmp_path):
+    import io
+
+    import optuna
+    from optuna_dashboard import wsgi
+    out = tmp_path / "names"
+    r = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random", "-p", "2",
+               "--target", "seat_gap=min", "--target", "length=50", "--target", "ties=0..40", "--trials", "2",
+               "--games", "10", "--batch", "2", "--recheck", "0", "--seed", "2", "-j", "1", "--no-report", "-q",
+               "-o", str(out))
+    assert r.exit_code == 0, r.output
+    url = f"sqlite:///{out / 'tune.db'}"
+    study = optuna.load_study(study_name="tune", storage=url)
+    assert study.metric_names == ["seat_gap", "|length - 50|"]
+    app = wsgi(url)  # the dashboard's own server app, asked as its page asks
+    status = {}
+
+    def get(path):
+        env = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "localhost",
+               "SERVER_PORT": "8080", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http",
+               "wsgi.input": io.BytesIO(), "wsgi.errors": io.StringIO()}
+        body = b"".join(app(env, lambda s, h, exc=None: status.update(code=s)))
+        return json.loads(body)
+
+    listed = get("/api/studies")["study_summaries"]
+    assert [s["study_name"] for s in listed] == ["tune"] and status["code"].startswith("200")
+    detail = get(f"/api/studies/{listed[0]['study_id']}")
+    assert detail["objective_names"] == ["seat_gap", "|length - 50|"] and len(detail["trials"]) == 2
+
+
+@pytest.mark.parametrize("target", ["close_games=min", "lead_changes=max"])
+def test_a_target_that_does_not_apply_is_one_line_with_the_reason_and_the_targets_that_apply(runner, tmp_path,
+                                                                                              target):
+    out = tmp_path / "ts"
+    r = runner.invoke(cli, ["tune", "tsuro-seas", "-s", "survivor:kaiju_penalty=1..3", "-s", "random",
+                            "--target", target, "--trials", "2", "--games", "4", "-q", "-o", str(out)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and not out.exists()
+    name = target.split("=")[0]
+    assert f"target {name} does not apply to Tsuro of the Seas: the last ship afloat wins" in lines[0]
+    assert lines[0].endswith("targets that apply: seat_gap, win_rate, length, skill_share, ties, elim_turn, "
+                             "survived, elim_row, elim_col")
+
+
+def test_close_games_uses_the_titles_close_margin():
+    from analyser import designer
+    from analyser.experiments import tune
+    from types import SimpleNamespace
+    wizard = tune.get_game("wizard")
+    space = SimpleNamespace(slots=[SimpleNamespace(head="random")] * 2, dims=[])
+    t = tune.parse_target("close_games=max", wizard, space)
+    assert wizard.close_margin == 10 and t.margin == 10.0
+    # two games of two seats: top-two margins 10 and 20 points
+    df = pd.DataFrame({"game_index": [0, 0, 1, 1], "seat": [0, 1, 0, 1], "score": [30.0, 20.0, 40.0, 20.0],
+                       "win": [1.0, 0.0, 1.0, 0.0], "strategy": ["random"] * 4})
+    v, lo, hi = tune.figure(df, t, ["random", "random"])
+    assert v == 50.0 and designer.decisiveness(df, 1.0)["close_rate"] == 0.0
+    assert (lo, hi) == pytest.approx(tuple(100 * x for x in designer.wilson(0.5, 2)))

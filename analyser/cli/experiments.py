@@ -278,6 +278,8 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 
     t = run_tournament(**arguments, progress=False if quiet or not play else None, command=command, out=out,
                        resume=resume, play=play)
+    for note in t.config.get("notes") or []:  # (a strategy given twice: said, even with -q)
+        click.echo(f"Note: {note}", err=True)
     target = _elsewhere(t.config, out, target)
     code = _write(lambda: write_tournament(t, target), t.config, out)
     if code is not None:

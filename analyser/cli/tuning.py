@@ -25,8 +25,9 @@ Search space: as sweep, every --rule or -s parameter given a range a..b[:step] o
 Targets: NAME=min, NAME=max, NAME=VALUE (get close to it) or NAME=LOW..HIGH (a constraint).
 NAME: seat_gap (pp), win_rate or win_rate:SPEC (%), length, skill_share (%), lead_changes,
 ties (%), close_games (%), or a number column of the title (analyser list GAME). One target:
-TPE; several: NSGA-II and a Pareto front. Every trial plays the same game seeds. The study is
-OUT/tune.db (optuna-dashboard sqlite:///OUT/tune.db); analyser resume OUT continues it.
+TPE; several: NSGA-II and a Pareto front; a grid that --trials covers is played whole. Every
+trial plays the same game seeds. The study is OUT/tune.db (optuna-dashboard
+sqlite:///OUT/tune.db); analyser resume OUT continues it.
 """
 
 

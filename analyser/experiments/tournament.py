@@ -200,6 +200,12 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     stopping.check_width(until_ci)
     game = get_game(game_id)
     names = list(dict.fromkeys(s.strip() for s in strategies))
+    given = [s.strip() for s in strategies]
+    twice = [s for s in names if given.count(s) > 1]
+    if len(names) < 2 and twice:
+        raise InputError(f"-s {twice[0]} is given {given.count(twice[0])} times and is the only strategy; a "
+                         "tournament needs at least two different --strategy (a copy under another name plays "
+                         "as a strategy of its own)")
     if len(names) < 2:
         raise InputError("a tournament needs at least two different --strategy")
     n = players if players is not None else game.default_players
@@ -228,7 +234,8 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     fields = {"game": title_ref(game), "game_name": game.name, "seed": root,
               "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
               "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
-              "games_requested": games, "rules": dict(rules or {})}
+              "games_requested": games, "rules": dict(rules or {}),
+              "notes": [duplicate_note(s, given.count(s)) for s in twice]}
 
     with Experiment.begin(out, "tournament", cells, arguments=arguments, fields=fields, command=command,
                           resume=resume, play=play) as exp:
@@ -258,6 +265,13 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
                    "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
                    "stopping": stop.as_dict(), "status": outcome.status, "error": str(error) if error else None})
     return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted, meta)
+
+
+def duplicate_note(spec: str, times: int) -> str:
+    """The sentence for a strategy given more than once (played once: a table seats different
+    strategies)."""
+    return (f"-s {spec} is given {times} times; a tournament plays each strategy once, so it is played once "
+            "(to play a strategy against an exact copy, give the copy another name, in a strategy file).")
 
 
 def _combine(frames: list, names: list[str]) -> pd.DataFrame:
@@ -418,6 +432,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
              f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"
              + (" (equal: a complete design)." if meet["fewest"] == meet["most"] else "."),
              "Stopped: " + t.stop.reason + "."]
+    notes = list(t.config.get("notes") or []) + notes
     if t.config["status"] != "complete":
         notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
     reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",

@@ -23,12 +23,19 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
 * ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.designer`, drama),
   t interval; needs a title that records a score trace;
 * ``ties``: games whose win is shared (%), Wilson interval;
-* ``close_games``: games whose top two scores differ by at most 1 point (%), Wilson interval;
+* ``close_games``: games whose top two scores differ by at most the title's close margin
+  (``Game.close_margin``, in score units) (%), Wilson interval;
 * any number column the title records per seat (``analyser list GAME`` names them; e.g. ``busts``
   in a card game): its mean per seat and game, cluster-robust interval over games.
 
-One objective (a target that is not a range) uses Optuna's TPE sampler; several use NSGA-II and
-give a Pareto front; with ranges only, the objective is the total distance outside them.
+A target that does not apply to the title (:func:`analyser.experiments.tune_targets.not_applying`)
+is refused before any game.  One objective (a target that is not a range) uses Optuna's TPE
+sampler; several use NSGA-II and give a Pareto front; with ranges only, the objective is the
+total distance outside them.  A space with no continuous dimension whose every point ``--trials``
+covers is played whole instead (Optuna's GridSampler, each point once).  A figure that is
+undefined in a trial (NaN) never reaches Optuna: the trial is told :data:`UNDEFINED`, the worst
+value, marked ``undefined`` and never called best.  The study's ``metric_names`` are
+:func:`metric_names`.
 
 Reproducibility: trials are asked in fixed batches of ``--batch`` (trial numbers ``bB`` to
 ``bB + B - 1``); every trial of a batch is asked of a sampler seeded from (seed, trial number)
@@ -80,6 +87,13 @@ RECHECK = 3
 PRUNE_ROUNDS = 4
 #: Study name inside tune.db.
 STUDY = "tune"
+#: What Optuna is told for an objective whose figure is undefined in a trial (no finite figure:
+#: e.g. a skill share when every game is a shared win): the worst value, so the sampler moves
+#: away; the trial completes with the target marked ``undefined`` and is never called best.
+UNDEFINED = 1e9
+#: Parameter importances need at least this many distinct finished trials with every target
+#: defined (fewer give a chart that puts everything on one parameter by chance).
+IMPORTANCE_MIN_TRIALS = 8
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 
 
@@ -212,6 +226,7 @@ class TuneResult:
     interrupted: bool = False
     verifying: str | None = None    # folder of the verifying run (relative to OUT)
     importances: dict = field(default_factory=dict)
+    importance_note: str = ""       # why importances are left out ("" when none is)
     study: object = None
 
 
@@ -239,20 +254,76 @@ def _objectives(targets: list[Target]) -> list[Target]:
     return [t for t in targets if t.is_objective]
 
 
-def _sampler(targets: list[Target], seed: int, batch: int):
-    """The sampler of one trial (range targets reach it as the trial's constraints, set with
-    ``Trial.set_constraint`` before it is told)."""
+def _grid_sampler_class():
     import optuna
+
+    class Grid(optuna.samplers.GridSampler):
+        """Optuna's GridSampler without its stop at the last point: the tune asks and tells its
+        trials itself, outside ``study.optimize``, and stops after the grid's last trial."""
+
+        def after_trial(self, study, trial, state, values) -> None:
+            return None
+
+    return Grid
+
+
+def _GridSampler(axes: dict, seed: int):
+    return _grid_sampler_class()(axes, seed=seed)
+
+
+def _sampler(targets: list[Target], seed: int, batch: int, grid: Space | None = None):
+    """The sampler of one trial (range targets reach it as the trial's constraints, set with
+    ``Trial.set_constraint`` before it is told); with ``grid``, a search space whose every point
+    is played, Optuna's GridSampler with one fixed order of the points for every trial (trial
+    ``k`` plays the order's point ``k``)."""
+    import optuna
+    if grid is not None:
+        axes = {d.column: list(dict.fromkeys(p[d.column] for p in grid_points(grid))) for d in grid.dims}
+        return _GridSampler(axes, seed=0)  # one grid order for every trial (GridSampler shuffles it by seed)
     if len(_objectives(targets)) > 1:
         return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed)
     return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, batch)))
 
 
 def _values(targets: list[Target], figs: dict) -> list[float]:
+    """The values told to Optuna: each objective (an undefined figure as :data:`UNDEFINED`, the
+    worst), or with ranges only the total distance outside them."""
     objs = _objectives(targets)
     if objs:
-        return [t.objective(figs[t.name]) for t in objs]
+        return [t.objective(figs[t.name]) if figs[t.name] == figs[t.name] else
+                (-UNDEFINED if t.direction == "maximize" else UNDEFINED) for t in objs]
+    if any(figs[t.name] != figs[t.name] for t in targets):
+        return [UNDEFINED]
     return [sum(t.violation(figs[t.name]) for t in targets)]
+
+
+def metric_names(targets: list[Target]) -> list[str]:
+    """The study's metric names (``study.metric_names``), one per value told: the objective's
+    figure (``seat_gap``; ``|length - 50|`` for a VALUE goal), or the ranges' total distance."""
+    objs = _objectives(targets)
+    if not objs:
+        return ["distance outside " + ", ".join(t.text for t in targets)]
+    return [f"|{t.name} - {t.value:g}|" if t.goal == "value" else t.name for t in objs]
+
+
+def undefined(targets: list[Target], figs: dict) -> list[str]:
+    """The targets whose figure is undefined (NaN) among ``figs``."""
+    return [t.name for t in targets if figs.get(t.name, math.nan) != figs.get(t.name, math.nan)]
+
+
+def grid_points(space: Space) -> list[dict] | None:
+    """Every point of a search space with no continuous dimension, as Optuna parameters in a
+    fixed order (the product of the dimensions' values as written), or None."""
+    import itertools
+
+    import optuna.distributions as od
+    if any(d.bounds is not None for d in space.dims):
+        return None
+    axes = []
+    for d in space.dims:
+        dist = d.distribution()
+        axes.append([int(v) for v in d.values] if isinstance(dist, od.IntDistribution) else list(d.values))
+    return [dict(zip([d.column for d in space.dims], combo)) for combo in itertools.product(*axes)]
 
 
 def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: list[str], *,
@@ -300,6 +371,10 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
               "trials": trials, "recheck_factor": recheck_factor}
     storage_url = f"sqlite:///{(out / 'tune.db').resolve()}"
     directions = [t.direction for t in _objectives(tlist)] or ["minimize"]
+    points = grid_points(space)
+    exhaustive = points is not None and len(points) <= trials
+    fields.update(grid_points=len(points) if points is not None else None, exhaustive=exhaustive)
+    n_trials = len(points) if exhaustive else trials
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -326,15 +401,18 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             (out / "tune.db").unlink(missing_ok=True)
             study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions,
                                         pruner=_pruner(batch, prune and len(directions) == 1))
+            study.set_metric_names(metric_names(tlist))
+            if exhaustive:  # --trials covers the grid: every point once, trial k the grid's k-th
+                study.set_user_attr("exhaustive", True)
         with exp:
             exp.active = None
             outcome = None
             if play:
-                outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, trials, games, batch,
+                outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch,
                                   recheck, recheck_factor, n_jobs, n_players, progress, prune)
             if outcome is None:
                 outcome = recorded_outcome(exp.config)
-            res = _analyse(exp, study, space, tlist, trials, recheck, games * recheck_factor)
+            res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
             config = dict(exp.config)
     config.update(status=outcome.status, error=str(outcome.error) if outcome.error else None, jobs=n_jobs,
                   play_seconds=config.get("play_seconds"))
@@ -389,7 +467,8 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
             todo = 0
         for _ in range(todo):
             number = len(study.get_trials(deepcopy=False))
-            study.sampler = _sampler(tlist, _derived(root, number), batch)
+            study.sampler = _sampler(tlist, _derived(root, number), batch,
+                                     space if study.user_attrs.get("exhaustive") else None)
             t = study.ask({d.column: d.distribution() for d in space.dims})
             assert t.number == number
         trials = study.get_trials(deepcopy=False)
@@ -447,6 +526,8 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
             specs = exp.cells[ks[t.number]].spec.strategies
             trial = optuna.trial.Trial(study, t._trial_id)
             figs = _set_figures(trial, tlist, df, specs, n_players)
+            if undefined(tlist, figs):  # told as the worst value, marked so
+                trial.set_user_attr("undefined", undefined(tlist, figs))
             if source[t.number] != t.number:
                 trial.set_user_attr("same_as", source[t.number])
             for tg in tlist:
@@ -492,9 +573,10 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
         r["games"] = t.user_attrs.get("games", 0)
         r["same_as"] = t.user_attrs.get("same_as", -1)
         r["error"] = t.user_attrs.get("error", "")
+        r["undefined"] = ", ".join(t.user_attrs.get("undefined", []))
         viol = sum(tg.violation(r[tg.name]) for tg in tlist if r[tg.name] == r[tg.name])
-        r["feasible"] = bool(t.state.name == "COMPLETE" and viol == 0)
-        vals = t.values or []
+        r["feasible"] = bool(t.state.name == "COMPLETE" and viol == 0 and not r["undefined"])
+        vals = [math.nan] * len(t.values) if r["undefined"] and t.values else (t.values or [])
         for i, v in enumerate(vals):
             r[f"objective{i + 1}" if len(vals) > 1 else "objective"] = v
         if vals:
@@ -523,6 +605,8 @@ def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
     feasible)."""
     done = table[(table["state"] == "complete") & (table["same_as"] < 0)] if "same_as" in table else \
         table[table["state"] == "complete"]
+    if "undefined" in done:
+        done = done[done["undefined"].fillna("") == ""]
     if not len(done):
         return []
     pool = done[done["feasible"]] if done["feasible"].any() else done[done["violation"] == done["violation"].min()]
@@ -540,7 +624,7 @@ def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
 def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[int]:
     if n <= 0 or not len(table):
         return []
-    done = table[(table["state"] == "complete") & (table["same_as"] < 0)].copy()
+    done = table[(table["state"] == "complete") & (table["same_as"] < 0) & (table["undefined"] == "")].copy()
     if len(_objectives(tlist)) <= 1:
         done = done.sort_values(["violation", "score", "trial"])
         return [int(x) for x in done["trial"].head(n)]
@@ -568,7 +652,8 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
             figs[tg.name] = v
             r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"] = v, lo, hi
         r["violation"] = sum(tg.violation(figs[tg.name]) for tg in tlist if figs[tg.name] == figs[tg.name])
-        r["feasible"] = r["violation"] == 0
+        r["undefined"] = ", ".join(undefined(tlist, figs))
+        r["feasible"] = r["violation"] == 0 and not r["undefined"]
         vals = _values(tlist, figs)
         objs = _objectives(tlist)
         for i, v in enumerate(vals):
@@ -590,26 +675,44 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
     if len(rc):
         winner = rc.sort_values("recheck_rank").iloc[0] if "recheck_rank" in rc else rc.iloc[0]
         res.verifying = str(winner["folder"])
-    res.importances = importances(study, tlist, space)
+    res.importances, res.importance_note = importances(study, tlist, space)
     return res
 
 
-def importances(study, tlist, space) -> dict:
-    """Per objective, Optuna's parameter importances (PED-ANOVA, which needs no extra library), or {} with too few trials."""
+def importances(study, tlist, space) -> tuple[dict, str]:
+    """Per objective, Optuna's parameter importances (PED-ANOVA, which needs no extra library)
+    over the distinct finished trials with every target defined (a repeated point counts once),
+    and the reason when some or all are left out: fewer than :data:`IMPORTANCE_MIN_TRIALS` such
+    trials, or an objective that takes one value in all of them ("" when none is left out)."""
     import optuna
     from optuna.trial import TrialState
-    done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE]
-    if len(done) < 3 or not space.dims:
-        return {}
-    out = {}
-    names = [t.name for t in _objectives(tlist)] or ["distance outside the ranges"]
+    done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE
+            and "same_as" not in t.user_attrs and not t.user_attrs.get("undefined")]
+    if not space.dims:
+        return {}, ""
+    if len(done) < IMPORTANCE_MIN_TRIALS:
+        return {}, (f"parameter importances are left out: {len(done)} distinct finished trial"
+                    f"{'' if len(done) == 1 else 's'} with every target defined, below the "
+                    f"{IMPORTANCE_MIN_TRIALS} they need")
+    names = metric_names(tlist)
+    out, constant = {}, []
+    sub = optuna.create_study(directions=study.directions)
+    sub.add_trials(done)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i, name in enumerate(names):
+            vals = np.array([t.values[i] for t in done], dtype=float)
+            if np.ptp(vals) == 0:
+                constant.append(f"{name} is {vals[0]:g} in every one of them")
+                continue
             try:
                 ev = optuna.importance.PedAnovaImportanceEvaluator()
                 target = (lambda t, i=i: t.values[i]) if len(names) > 1 else None
-                out[name] = dict(optuna.importance.get_param_importances(study, evaluator=ev, target=target))
+                out[name] = dict(optuna.importance.get_param_importances(sub, evaluator=ev, target=target))
             except (RuntimeError, ValueError, ZeroDivisionError):
                 continue
-    return out
+    note = ""
+    if constant:
+        note = ("parameter importances are left out for an objective that does not vary over the "
+                f"{len(done)} distinct finished trials ({'; '.join(constant)}): no parameter moves it")
+    return out, note

@@ -110,10 +110,26 @@ def summary_sentences(res: TuneResult) -> list[str]:
     out = []
     t = res.trials
     done = int((t["state"] == "complete").sum()) if len(t) else 0
-    out.append(f"{done} of {res.config.get('trials')} trials finished, each on the same {res.config.get('games_requested'):,} "
+    exhaustive = bool(res.config.get("exhaustive"))
+    asked = res.config.get("grid_points") if exhaustive else res.config.get("trials")
+    out.append(f"{done} of {asked} trials finished, each on the same {res.config.get('games_requested'):,} "
                "games (same seeds), so differences between trials are not down to the deal.")
+    if exhaustive:
+        out.append(f"--trials {res.config.get('trials')} covers the whole grid of {asked} points, so the grid was "
+                   "played: every point once (an exhaustive search, Optuna's GridSampler).")
+    elif len(t):
+        repeats = t[t["same_as"] >= 0]
+        distinct = len(t) - len(repeats)
+        if len(repeats):
+            out.append(f"The {len(t)} trials visited {distinct} distinct points; the {len(repeats)} repeat"
+                       f"{'s were' if len(repeats) > 1 else ' was'} not played again: a repeat has the games and "
+                       "figures of its first visit (same_as in trials.csv).")
+    flat = _flat_targets(res)
+    out += [sentence for _, sentence in flat]
     cols = [d.column for d in res.space.dims]
-    if len(res.best) == 1 and len(t):
+    objs = _objectives(res.targets)
+    flat_objective = len(objs) == 1 and objs[0].name in dict(flat)
+    if len(res.best) == 1 and len(t) and not flat_objective:
         b = t[t["trial"] == res.best[0]].iloc[0]
         figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'])}" for tg in res.targets)
         out.append(f"Best trial on the search: {res.best[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
@@ -152,6 +168,42 @@ def summary_sentences(res: TuneResult) -> list[str]:
             k = next(iter(imp))
             out.append(f"The parameter that mattered most for {name}: {k} ({100 * imp[k]:.0f}% of the explained "
                        "variation, PED-ANOVA).")
+    if res.importance_note:
+        out.append(res.importance_note[0].upper() + res.importance_note[1:] + ".")
+    return out
+
+
+#: Why a target's figure can be undefined in a trial, by target.
+_UNDEFINED_WHY = {
+    "skill_share": "no seat's win share differs from another's in any game, so there is no difference in who "
+                   "wins to explain",
+    "lead_changes": "no game has a score trace to read",
+}
+
+
+def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
+    """(target name, sentence) for each target that is undefined in every finished trial, takes
+    one value in all of them, or is undefined in some."""
+    t = res.trials
+    if not len(t):
+        return []
+    done = t[t["state"] == "complete"]
+    out = []
+    for tg in res.targets:
+        if not len(done):
+            break
+        v = done[tg.name].to_numpy(dtype=float)
+        ok = np.isfinite(v)
+        if not ok.any():
+            why = _UNDEFINED_WHY.get(tg.kind, "its games give it no finite figure")
+            out.append((tg.name, f"The target {tg.name} is undefined in every trial ({why}), so no configuration "
+                                 "is better than another on it."))
+        elif ok.all() and len(done) > 1 and np.ptp(v) == 0:
+            out.append((tg.name, f"The target {tg.name} is {v[0]:g} in every trial, so no configuration is better "
+                                 "than another on it."))
+        elif not ok.all():
+            out.append(("", f"The target {tg.name} is undefined in {int((~ok).sum())} of {len(done)} finished trials "
+                            "(marked in the undefined column of trials.csv); those are never called best."))
     return out
 
 
@@ -195,9 +247,11 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                     row[e] = r[e]
                 rows.append(row)
             return pd.DataFrame(rows)
-        heading = "Best configuration" if len(res.best) == 1 else "Pareto front"
+        heading = "Best configuration" if len(res.best) == 1 or not res.best else "Pareto front"
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
-                     "Each target's figure with its 95% interval (in brackets), on the search's games. "
+                     ("No trial is called best: none finished with every target defined (see the notes). "
+                      if not res.best else "")
+                     + "Each target's figure with its 95% interval (in brackets), on the search's games. "
                      + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
                         "objective. ") + "Target definitions: docs/commands/tune.md.")]
         if len(res.recheck):
@@ -212,13 +266,17 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
             fig_table(order.head(200), ("state", "feasible")), formatted=True),
             "Every trial, best first (trials.csv has all, with the raw numbers)."))
         if res.importances:
-            sections.append(("Parameter importances", "", "optuna.importance (PED-ANOVA) over the finished "
-                             "trials: which searched parameter moves each objective most."))
+            sections.append(("Parameter importances", "", "optuna.importance (PED-ANOVA) over the distinct "
+                             "finished trials: which searched parameter moves each objective most."
+                             + (" " + res.importance_note[0].upper() + res.importance_note[1:] + "."
+                                if res.importance_note else "")))
         best_row = shown.iloc[0] if len(shown) else None
         cards = [("best" if len(res.best) == 1 else "Pareto front",
                   ", ".join(f"{c}={best_row[c]}" for c in cols) if best_row is not None and len(res.best) == 1
                   else f"{len(res.best)} trials", f"trial {res.best[0]}" if len(res.best) == 1 else "see the table"),
-                 ("trials", f"{int((t['state'] == 'complete').sum())} / {res.config.get('trials')}",
+                 ("trials", f"{int((t['state'] == 'complete').sum())} / "
+                            f"{res.config.get('grid_points') if res.config.get('exhaustive') else res.config.get('trials')}",
+                  "the whole grid" if res.config.get("exhaustive") else
                   "TPE" if len(_objectives(res.targets)) <= 1 else "NSGA-II"),
                  ("games per trial", f"{res.config['games_requested']:,}", f"seed {res.config['seed']}")]
         notes = summary_sentences(res)

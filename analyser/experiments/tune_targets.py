@@ -25,7 +25,7 @@ VOCABULARY = {
     "skill_share": "share of within-game differences in who wins that the strategies explain (%)",
     "lead_changes": "mean changes of the sole leader per game",
     "ties": "games with a shared win (%)",
-    "close_games": "games whose top two scores differ by at most 1 point (%)",
+    "close_games": "games whose top two scores differ by at most the title's close margin (%)",
 }
 
 # --------------------------------------------------------------------------------------------
@@ -47,6 +47,8 @@ class Target:
     low: float = math.nan
     high: float = math.nan
     slot: int | None = None
+    #: ``close_games``: the title's close margin in score units (``Game.close_margin``)
+    margin: float | None = 1.0
 
     @property
     def is_objective(self) -> bool:
@@ -107,13 +109,38 @@ def parse_target(text: str, game, space) -> Target:
         raise InputError(f"--target {text!r}: the goal {goal!r} is not min, max, a number or a range LOW..HIGH")
     if kind == "win_rate":
         t.slot = _slot(arg, space) if arg else space.focus
-    if kind == "length" and "turns" not in [str(c) for c in game.metric_columns]:
-        raise InputError(f"target length: {game.name} records no game length (turns)")
-    if kind == "lead_changes" and "score_trace" not in [str(c) for c in game.metric_columns]:
-        raise InputError(f"target lead_changes: {game.name} records no score trace, so it has no lead changes")
-    if kind == "skill_share" and len({s.head for s in space.slots}) < 2:
-        raise InputError("target skill_share needs two strategies or more (-s A -s B)")
+    why = not_applying(game, space).get(kind)
+    if why:
+        raise InputError(f"target {kind} does not apply to {game.name}: {why}; targets that apply: "
+                         + ", ".join(applying(game, space)))
+    if kind == "close_games":
+        t.margin = designer.Outcome.of(game).close_margin
     return t
+
+
+def not_applying(game, space) -> dict[str, str]:
+    """Target name -> why it does not apply to ``game`` with the lineup of ``space`` (the reasons
+    the simulate report gives for leaving the same figure out)."""
+    out = {}
+    columns = [str(c) for c in game.metric_columns]
+    outcome = designer.Outcome.of(game)
+    if "turns" not in columns:
+        out["length"] = "it records no game length (turns)"
+    if "score_trace" not in columns:
+        out["lead_changes"] = "it records no score trace, so it has no lead changes"
+    elif not outcome.drama_applies:
+        out["lead_changes"] = outcome.reason
+    if not outcome.close_applies:
+        out["close_games"] = outcome.close_reason
+    if len({s.head for s in space.slots}) < 2:
+        out["skill_share"] = "it needs two strategies or more (-s A -s B)"
+    return out
+
+
+def applying(game, space) -> list[str]:
+    """The target names that apply to ``game`` with the lineup of ``space``."""
+    skip = not_applying(game, space)
+    return [k for k in VOCABULARY if k not in skip] + title_figures(game)
 
 
 def _slot(spec: str, space) -> int:
@@ -161,7 +188,7 @@ def figure(df: pd.DataFrame, t: Target, specs: list[str]) -> tuple[float, float,
     if t.kind == "length":
         return _t_interval(analysis.per_game(df)["turns"].to_numpy())
     if t.kind in ("ties", "close_games"):
-        d = designer.decisiveness(df)
+        d = designer.decisiveness(df, t.margin)
         key = "tie" if t.kind == "ties" else "close"
         return 100 * d[f"{key}_rate"], 100 * d[f"{key}_low"], 100 * d[f"{key}_high"]
     if t.kind == "skill_share":

@@ -139,8 +139,29 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
         return seatmod.seat_findings(seats, balance, None, reason="a tournament's tables mix strategies; "
                                      "analyser simulate of one lineup estimates it")
 
-    return gather([("seat advantage", seat), ("dominant strategy", top), ("dominant", lambda: meta_findings),
-                   ("cycle", lambda: []), ("unused", lambda: []), ("never wins", never)])
+    rated, meta = top(), [Finding.of(f) for f in meta_findings]
+    rated, meta = _one_dominant(rated, meta, ranking, t.meta)
+    return gather([("seat advantage", seat), ("dominant strategy", lambda: rated), ("dominant", lambda: meta),
+                   ("cycle", lambda: []), ("unused", lambda: []), ("indistinguishable", lambda: []),
+                   ("never wins", never)])
+
+
+def _one_dominant(rated: list, meta: list, ranking, game) -> tuple[list, list]:
+    """When the top rating and the meta-game's equilibrium both single out the same strategy,
+    one finding (the meta-game's, with the rating's evidence added) instead of two."""
+    r = next((f for f in rated if isinstance(f, Finding) and f.shown), None)
+    m = next((f for f in meta if f.topic == "dominant" and f.shown), None)
+    if r is None or m is None or game is None or ranking is None or not len(ranking):
+        return rated, meta
+    best = str(ranking.sort_values("rating", ascending=False, kind="stable").iloc[0]["strategy"])
+    top = game.table.sort_values("weight", ascending=False, kind="stable").iloc[0]
+    if str(top["strategy"]) != best or any(best in c for c in game.classes):
+        return rated, meta
+    strength = min(r.strength, m.strength, key=("clear", "possible").index)
+    merged = Finding("dominant", f"{m.sentence} Its rating agrees: {r.sentence[0].lower()}{r.sentence[1:]}",
+                     strength, f"{m.figure}; {r.figure}", f"weight {m.interval}; rating {r.interval}",
+                     f"meta-game: {m.threshold}; rating: {r.threshold}", m.next or r.next, {**r.extra, **m.extra})
+    return [f for f in rated if f is not r], [merged if f is m else f for f in meta]
 
 
 def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns") -> Findings:
