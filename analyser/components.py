@@ -569,7 +569,7 @@ def report_table(est) -> Any:
                      "held by (%)": pct(r.share), "win with (%)": pct(r.win_with),
                      "win without (%)": pct(r.win_without),
                      "effect, pp (95% CI)": pp(r.effect, r.effect_low, r.effect_high) if not r.reason else r.reason,
-                     "q (BH)": qtext(r.q), "clear": "yes" if r.clear else "no"})
+                     "q (BH)": qtext(r.q), f"q <= {Q:g}": "yes" if r.clear else "no"})
     return pd.DataFrame(rows)
 
 
@@ -580,10 +580,10 @@ def method_note(est) -> str:
     return (f"Effect: the change in win probability (pp) when a seat has the component (at least one copy), "
             f"against seats of the same strategy in the same seat without it - a linear probability model with "
             f"one intercept per strategy and seat, errors clustered by game, 95% normal interval. q: "
-            f"Benjamini-Hochberg adjusted over the {n_est} components with an estimate; clear when q <= {Q:g} "
-            f"({n_clear} clear). components.csv also has the per-copy slope: the same model on the number of copies. Held by: share of seat-games "
+            f"Benjamini-Hochberg adjusted over the {n_est} components with an estimate; {n_clear} pass "
+            f"q <= {Q:g}. components.csv also has the per-copy slope: the same model on the number of copies. Held by: share of seat-games "
             f"with at least one copy. An effect is an association: a component a winning seat tends to get "
-            f"(because it wins) shows one too.")
+            f"(because it wins) shows one too, so a finding stays possible until an intervention confirms it.")
 
 
 def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
@@ -617,15 +617,16 @@ def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
     ax.set_yticklabels([x if len(x) <= 48 else x[:47] + "..." for x in labels], fontsize=8.5)
     ax.set_ylim(-0.7, k - 0.3)
     more = len(clear) > k
-    base.style(ax, title or (f"Clear effects on winning: the {k} largest of {len(clear)}" if more
-                             else f"Components with a clear effect on winning ({len(clear)})"),
+    base.style(ax, title or (f"Associations with winning that pass the correction: the {k} largest of {len(clear)}"
+                             if more else f"Associations with winning that pass the correction ({len(clear)})"),
                "effect on win probability (pp, 95% interval)", "")
     ax.grid(axis="x", color="#dddddd", linewidth=0.8)
     fig.tight_layout()
-    return base.save(fig, path, f"Effect on win probability of each component whose effect is clear after the "
+    return base.save(fig, path, f"Association with win probability of each component that passes the "
                                 f"Benjamini-Hochberg correction (q <= {Q:g}): the change in percentage points when a "
                                 "seat has it, within the same strategy and seat, with its 95% interval (errors "
-                                "clustered by game)" + (f"; the {k} largest of {len(clear)}" if more else "") + ".")
+                                "clustered by game)" + (f"; the {k} largest of {len(clear)}" if more else "") + ". An association, not a "
+                                "cause: see the findings for the interventions that test it.")
 
 
 def special_tables(est, specs) -> list[tuple[str, Any]]:

@@ -9,6 +9,7 @@ import base64
 from pathlib import Path
 
 from analyser import analysis
+from analyser.componentfindings import ASSOCIATION_LINE
 from analyser.csvsafe import to_csv
 
 
@@ -84,4 +85,7 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
             "special": [(cap, report._table_html(t)) for cap, t in part.component_tables],
-            "note": components.method_note(est), "figure": figure, "title_note": title_note}
+            "note": components.method_note(est), "figure": figure, "title_note": title_note,
+            "association": ASSOCIATION_LINE,
+            "n_confirmed": (sum(1 for f in part.component_findings if f.get("strength") == "clear")
+                            if getattr(part, "component_confirmations", None) else None)}

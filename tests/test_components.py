@@ -232,7 +232,10 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     from analyser.report import summarise_run
     part = summarise_run(out).parts[0]
     first = part.component_findings[0]
-    assert first["strength"] == "clear" and first["component"] == planted and planted in first["sentence"]
+    # an association alone is never "clear": possible until an intervention confirms it
+    assert first["strength"] == "possible" and first["component"] == planted and planted in first["sentence"]
+    assert "not yet confirmed by an intervention" in first["sentence"]
+    assert len(part.component_findings) <= cm.FINDINGS_MAX == 3
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
     assert f"{top['effect_low']:+.1f} to {top['effect_high']:+.1f} pp" == first["evidence"]["interval"]
     assert f"line {line} of {path}" in first["next"] and "--b components=fixed.csv" in first["next"]
@@ -276,7 +279,7 @@ def test_findings_shape_and_none_found():
         assert set(f["evidence"]) == {"figure", "interval"}
     clear = cm.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
                         catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
-    assert clear[0]["strength"] == "clear" and clear[0]["component"] == "c0"
+    assert clear[0]["strength"] == "possible" and clear[0]["component"] == "c0"
     assert clear[0]["next"] == "analyser compare dao -s a -s b --b values=0x1,1x4 --games 1000"
 
 
@@ -329,3 +332,27 @@ def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypa
         build_report_from_run(out)
         texts.append((out / "components.csv").read_text())
     assert texts[0] == texts[1] and texts[0].count("\n") == 26
+
+
+def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_confirmed():
+    """Issue 28: at most 3 component findings; an association is "possible"; an intervention
+    whose paired interval excludes 0 makes it "clear" (with the paired figure as evidence), one
+    that includes 0 leaves it "possible" and says "not confirmed"."""
+    res, comp = synthetic(games=400)
+    # five more components tied to winning, so six pass the correction
+    extra = [(r.game_index, r.seat, f"w{k}", 1) for r in res.itertuples() for k in range(5)
+             if (r.win > 0) == ((r.game_index * 7 + r.seat * 3 + k) % 5 != 0)]
+    comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
+    est = cm.estimate(sums_of(res, comp))
+    assert int(est["clear"].sum()) > cm.FINDINGS_MAX
+    items = cm.findings(est, game="dao", strategies=["a", "b"], games=400)
+    assert len(items) == cm.FINDINGS_MAX and {f["strength"] for f in items} == {"possible"}
+    assert [f["component"] for f in items] == list(est["component"][:3])
+    first, second = items[0]["component"], items[1]["component"]
+    conf = {first: {"confirmed": True, "figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp", "command": "X"},
+            second: {"confirmed": False, "figure": "-1.0 pp", "interval": "-4.0 to +2.0 pp", "command": "Y"}}
+    items = cm.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)
+    assert items[0]["strength"] == "clear" and items[0]["sentence"].startswith(f"Confirmed: {first}")
+    assert items[0]["evidence"] == {"figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp"} and items[0]["next"] == "X"
+    assert items[1]["strength"] == "possible" and items[1]["sentence"].startswith(f"Not confirmed: {second}")
+    assert "(95% CI -4.0 to +2.0 pp)" in items[1]["sentence"] and items[2]["strength"] == "possible"
