@@ -114,6 +114,7 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
         c = confirmations.get(str(r.component))
         item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
                 "next": next_command(r.component, catalog.get(r.component, {}), **ctx)}
+        amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c["figure"])
         if c is None:
             item.update(strength="possible",
                         sentence=f"Possibly {association(r)} - an association, not yet confirmed by an "
@@ -121,13 +122,13 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
         elif c.get("confirmed"):
             item.update(strength="clear", evidence={"figure": c["figure"], "interval": c["interval"]},
                         next=c.get("command") or item["next"],
-                        sentence=f"Confirmed: {association(r)}, and replacing it changes the holder's win rate by "
-                                 f"{c['figure']} over the same games.")
+                        sentence=f"Confirmed: {association(r)}, and replacing it changes its holders' win rate by "
+                                 f"{amount} (95% CI {c['interval']}) over the same games{'; ' + c['gap'] if c.get('gap') else ''}.")
         else:
             item.update(strength="possible", next=c.get("command") or item["next"],
-                        sentence=f"Not confirmed: {association(r)}, but replacing it changes the holder's win rate "
-                                 f"by {c['figure']} (95% CI {c['interval']}) over the same games, an interval that "
-                                 f"includes 0.")
+                        sentence=f"Not confirmed: {association(r)}, but replacing it changes its holders' win rate "
+                                 f"by {amount} (95% CI {c['interval']}) over the same games, not clearly against "
+                                 f"the association{'; ' + c['gap'] if c.get('gap') else ''}.")
         out.append(item)
     if len(listed):
         return out

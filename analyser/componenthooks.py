@@ -49,3 +49,14 @@ class ComponentHooks:
         [component ids in row order])]``, chosen among ``ids`` (the components of a run).  The
         default: none."""
         return []
+
+    def component_replacement(self, params: Any, cid: str) -> tuple[str, str, str] | None:
+        """The intervention that tests component ``cid`` (``analyser simulate
+        --confirm-components``, :mod:`analyser.componentconfirm`): the component replaced by the
+        typical member of its peer group (the components the rules treat alike: same kind and
+        cost), as ``(rule option, the data file's new text, what changed in a few words)``; the
+        new text is written into the run folder and the same games are played on it.  None when
+        the title offers no such replacement (then the catalog's ``fix`` rule override, if any,
+        is the intervention).  The default: None."""
+        return None
+

@@ -356,3 +356,79 @@ def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_con
     assert items[0]["evidence"] == {"figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp"} and items[0]["next"] == "X"
     assert items[1]["strength"] == "possible" and items[1]["sentence"].startswith(f"Not confirmed: {second}")
     assert "(95% CI -4.0 to +2.0 pp)" in items[1]["sentence"] and items[2]["strength"] == "possible"
+
+
+def test_paired_change_of_the_holders_and_the_seat_gap():
+    """The intervention's figures by hand: 4 games, 2 seats; seat 0 holds the component in games
+    0-2 and wins them as played, loses two of them once it is replaced."""
+    from analyser import componentconfirm as cc
+
+    a = np.array([[1, 0], [1, 0], [1, 0], [0, 1]], float)
+    b = np.array([[0, 1], [0, 1], [1, 0], [0, 1]], float)
+    h = np.array([[1, 0], [1, 0], [1, 0], [0, 0]], bool)
+    ch = cc.paired_change(a, b, h, 2, 4, best=0, worst=1)
+    d = np.array([-1, -1, 0, 0.0])  # per game, the holders' change
+    se = np.sqrt(4 / 3 * ((d - (-2 / 3) * h.sum(axis=1)) ** 2).sum()) / 3
+    assert ch["change"] == pytest.approx(-200 / 3) and ch["low"] == pytest.approx(100 * (-2 / 3 - cm.Z95 * se))
+    g = np.array([-2, -2, 0, 0.0])
+    assert ch["gap_change"] == pytest.approx(-100) and ch["gap_high"] == pytest.approx(
+        100 * (-1 + cm.Z95 * g.std(ddof=1) / 2))
+    assert cc.verdict(ch, effect=+20.0) is (ch["high"] < 0) and not cc.verdict(ch, effect=-20.0)
+
+
+def test_dragon_lairds_replacement_gives_a_card_its_peers_typical_effect(tmp_path):
+    """Y01 (cost-1 Peasant) planted with 5 royals: the intervention file gives it back the effect
+    of the other cost-1 Commoners, changing only its line; a card like all its peers has none."""
+    game = get_game("dragon-lairds")
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    line = "Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,"
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace(line, "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
+    option, new, what = game.component_replacement(game.Params(components=str(path)), "Y01")
+    assert option == "components" and new == text and "typical Commoner of cost 1 geld" in what
+    assert game.component_replacement(game.Params(), "Y01") is None
+
+
+@pytest.mark.soak
+def test_planted_dragon_lairds_card_is_confirmed_by_the_intervention(runner, tmp_path):
+    """Issue 28's fixture: Y01 (cost 1) given 5 royals is confirmed by replaying the same games
+    with it replaced; the finding is "clear" with the paired interval and a next command that runs
+    on the file written into the run folder."""
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace("Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,",
+                                 "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "--players", "4", "--rule", f"components={path}", "--games",
+                            "400", "--seed", "3", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
+    assert r.exit_code == 0, r.output
+    from analyser.report import summarise_run
+    items = summarise_run(out).parts[0].component_findings
+    y01 = next(f for f in items if f["component"] == "Y01")
+    assert y01["strength"] == "clear" and y01["sentence"].startswith("Confirmed: Y01")
+    assert f"--b components={out / 'interventions' / 'components-Y01.csv'}" in y01["next"]
+    assert (out / "interventions" / "components-Y01.csv").read_text() == text
+    assert all(f["strength"] == "possible" for f in items if f["component"] and f["strength"] != "clear")
+
+
+def test_confirm_components_records_paired_interventions_and_only_they_make_a_finding_clear(runner, tmp_path):
+    """A small DAO run with --confirm-components: config.json records at most 3 interventions
+    (DAO's is one copy fewer of the value, a rule override), and a component finding is "clear"
+    exactly when its intervention confirms it."""
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--games", "150", "--seed", "5",
+                            "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
+    assert r.exit_code == 0, r.output
+    config = json.loads((out / "config.json").read_text())
+    (records,) = config["component_confirmations"].values()
+    assert 1 <= len(records) <= 3
+    for cid, rec in records.items():
+        assert rec["games"] == 150 and rec["low"] <= rec["change"] <= rec["high"]
+        assert rec["command"].startswith("analyser compare dao -s greedy -s random --b values=")
+        assert rec["command"].endswith("--games 150 --seed 5")
+    from analyser.report import summarise_run
+    items = [f for f in summarise_run(out).parts[0].component_findings if f["component"]]
+    assert items and len(items) <= 3
+    for f in items:
+        rec = records.get(str(f["component"]))
+        assert (f["strength"] == "clear") is bool(rec and rec["confirmed"])
