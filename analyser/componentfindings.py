@@ -81,6 +81,8 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     evidence is the paired figure, a component the intervention does not confirm stays
     "possible" and says so.  With no component passing the correction, one "none found" that
     names the strongest.  ``[]`` without estimates."""
+    import pandas as pd
+
     from analyser.components import Q
 
     if est is None or not len(est):
@@ -90,23 +92,39 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     scored = est[est["p"].notna()]
     n = len(scored)
     threshold = (f"an association is listed when the Benjamini-Hochberg q over the title's {n} components with an "
-                 f"estimate is at most {Q:g}; it is possible until an intervention confirms it: clear when the "
+                 f"estimate (of the effect against the peer group, where the title declares one) is at most {Q:g}; "
+                 f"it is possible until an intervention confirms it: clear when the "
                  "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0")
     ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules}
 
     def name(r):
         return f"{r.component} ({r.what})" if r.what else str(r.component)
 
+    def peered(r) -> bool:
+        return pd.notna(getattr(r, "vs_peers", float("nan")))
+
     def evidence(r):
+        q = f"q {'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}"
+        if peered(r):
+            return {"figure": f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers ({r.effect:+.1f} pp against "
+                              f"none, {r.effect_low:+.1f} to {r.effect_high:+.1f}); win rate {r.win_with * 100:.1f}% "
+                              f"with it; held by {r.share * 100:.1f}% of seat-games; {q}",
+                    "interval": f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp"}
         return {"figure": f"{r.effect:+.1f} pp; win rate {r.win_with * 100:.1f}% with it, {r.win_without * 100:.1f}% "
-                          f"without; held by {r.share * 100:.1f}% of seat-games; q "
-                          f"{'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}",
+                          f"without; held by {r.share * 100:.1f}% of seat-games; {q}",
                 "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
 
     def association(r):
         more = "more" if r.effect > 0 else "less"
-        return (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy in "
+        text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy in "
                 f"the same seat without it")
+        if peered(r):
+            unit = (catalog.get(str(r.component)) or {}).get("cost_unit", "")
+            cost = (f", {r.per_cost:+.1f} pp per {unit or 'unit of cost'}"
+                    if pd.notna(getattr(r, "per_cost", float("nan"))) else "")
+            text += (f", {r.vs_peers:+.1f} pp against its peers (the mean of the {int(r.peers)} other "
+                     f"{r.peer_group}{cost})")
+        return text
 
     out = []
     listed = scored[scored["clear"]]

@@ -360,7 +360,8 @@ def _relevel(frame, levels, maps, names):
 #: Columns of :func:`estimate`'s table, in order (``components.csv``).
 COLUMNS = ("component", "what", "holders", "seat_games", "share", "mean_copies", "win_with", "win_without",
            "effect", "effect_low", "effect_high", "se", "p", "q", "clear", "per_copy", "per_copy_low",
-           "per_copy_high", "reason")
+           "per_copy_high", "reason", "peer_group", "peers", "vs_peers", "vs_peers_low", "vs_peers_high", "vs_peers_p",
+           "cost", "per_cost")
 
 
 class _Table:
@@ -528,21 +529,55 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     out = pd.DataFrame(rows)
     for c in COLUMNS:
         if c not in out.columns:
-            out[c] = np.nan if c not in ("reason", "what") else ""
-    est = out["p"].notna().to_numpy()
+            out[c] = np.nan if c not in ("reason", "what", "peer_group") else ""
+    _against_peers(out, catalog)
+    tested = out["vs_peers_p"].where(out["vs_peers_p"].notna(), out["p"])
+    est = tested.notna().to_numpy()
     out["q"] = np.nan
     out["clear"] = False
     if est.any():
-        reject, q, _, _ = multipletests(out.loc[est, "p"].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
+        reject, q, _, _ = multipletests(tested[est].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
         out.loc[est, "q"] = q
         out.loc[est, "clear"] = reject
     out["clear"] = out["clear"].astype(bool)
     out["reason"] = out["reason"].fillna("")
     group = np.where(out["clear"], 0, np.where(est, 1, 2))
-    size = -out["effect"].abs().fillna(0).to_numpy()
-    p = out["p"].fillna(1).to_numpy()
+    size = -out["vs_peers"].where(out["vs_peers"].notna(), out["effect"]).abs().fillna(0).to_numpy()
+    p = tested.fillna(1).to_numpy()
     order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, p), group))
     return out.iloc[order][list(COLUMNS)].reset_index(drop=True)
+
+
+def _against_peers(out, catalog: dict) -> None:
+    """Fill the peer columns of :func:`estimate`'s rows in place: a component whose catalog entry
+    names a ``peers`` group (the title's grouping: same kind, cost or value) is compared with the
+    mean effect of the other members of that group that have an estimate - ``vs_peers`` (pp)
+    = its effect minus that mean, with a normal 95% interval and p-value whose standard error
+    is ``sqrt(se^2 + sum(se_j^2) / k^2)`` (k peers; the estimates are treated as independent,
+    an approximation: they come from the same games).  ``cost`` (the catalog's ``cost``) and
+    ``per_cost`` = ``vs_peers`` per unit of cost, where the cost is above 0."""
+    import numpy as np
+    from scipy.stats import norm
+
+    out["peer_group"] = [str((catalog.get(str(c)) or {}).get("peers") or "") for c in out["component"]]
+    out["cost"] = [float((catalog.get(str(c)) or {}).get("cost", np.nan)) for c in out["component"]]
+    ok = out["se"].notna() & out["effect"].notna()
+    for label in dict.fromkeys(x for x in out["peer_group"] if x):
+        members = out.index[(out["peer_group"] == label) & ok]
+        for i in members:
+            others = [j for j in members if j != i]
+            if not others:
+                continue
+            k = len(others)
+            mean = float(out.loc[others, "effect"].mean())
+            se = float(np.sqrt(out.at[i, "se"] ** 2 + float((out.loc[others, "se"] ** 2).sum()) / k ** 2))
+            d = float(out.at[i, "effect"]) - mean
+            out.at[i, "peers"] = k
+            out.at[i, "vs_peers"] = d
+            out.at[i, "vs_peers_low"], out.at[i, "vs_peers_high"] = d - Z95 * se, d + Z95 * se
+            out.at[i, "vs_peers_p"] = float(2 * norm.sf(abs(d / se))) if se > 0 else np.nan
+    cost = out["cost"].to_numpy(dtype=float)
+    out["per_cost"] = np.where(cost > 0, out["vs_peers"].to_numpy(dtype=float) / np.where(cost > 0, cost, 1), np.nan)
 
 
 def report_table(est) -> Any:
@@ -569,15 +604,23 @@ def report_table(est) -> Any:
                      "held by (%)": pct(r.share), "win with (%)": pct(r.win_with),
                      "win without (%)": pct(r.win_without),
                      "effect, pp (95% CI)": pp(r.effect, r.effect_low, r.effect_high) if not r.reason else r.reason,
+                     "against peers, pp (95% CI)": pp(r.vs_peers, r.vs_peers_low, r.vs_peers_high),
                      "q (BH)": qtext(r.q), f"q <= {Q:g}": "yes" if r.clear else "no"})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if (out["against peers, pp (95% CI)"] == "-").all():  # the title declares no peer groups
+        out = out.drop(columns=["against peers, pp (95% CI)"])
+    return out
 
 
 def method_note(est) -> str:
     """One paragraph naming the estimator, the interval, the correction and what "clear" means."""
     n_est = int(est["p"].notna().sum()) if est is not None and len(est) else 0
     n_clear = int(est["clear"].sum()) if est is not None and len(est) else 0
-    return (f"Effect: the change in win probability (pp) when a seat has the component (at least one copy), "
+    peers = ("Against peers: the effect minus the mean effect of the other components of its peer group (the "
+             "title's grouping: same kind, cost or value), the two estimates' errors combined as if independent; "
+             "where a peer group exists, q and the ranking use it. " if est is not None and len(est)
+             and est["vs_peers"].notna().any() else "")
+    return (peers + f"Effect: the change in win probability (pp) when a seat has the component (at least one copy), "
             f"against seats of the same strategy in the same seat without it - a linear probability model with "
             f"one intercept per strategy and seat, errors clustered by game, 95% normal interval. q: "
             f"Benjamini-Hochberg adjusted over the {n_est} components with an estimate; {n_clear} pass "

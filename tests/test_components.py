@@ -225,7 +225,9 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     table = pd.read_csv(out / "components.csv")
     top = table.iloc[0]
     assert top["component"] == planted and bool(top["clear"]) and top["effect_low"] > 0 and top["q"] <= cm.Q
-    assert table.loc[table["clear"], "effect"].abs().max() == top["effect"]  # the largest clear effect
+    # ranked by the effect against its peer group (the title declares one): the largest first
+    assert top["peers"] >= 1 and top["vs_peers"] > 0
+    assert table.loc[table["clear"], "vs_peers"].abs().max() == top["vs_peers"]
     html = (out / "index.html").read_text()
     assert "Component impact" in html and "components.png" in html
     # the finding names the component by its id, with its interval, and the line of the file to edit
@@ -237,7 +239,8 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     assert "not yet confirmed by an intervention" in first["sentence"]
     assert len(part.component_findings) <= cm.FINDINGS_MAX == 3
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
-    assert f"{top['effect_low']:+.1f} to {top['effect_high']:+.1f} pp" == first["evidence"]["interval"]
+    assert f"{top['vs_peers_low']:+.1f} to {top['vs_peers_high']:+.1f} pp" == first["evidence"]["interval"]
+    assert f"{top['vs_peers']:+.1f} pp against its peers" in first["sentence"]
     assert f"line {line} of {path}" in first["next"] and "--b components=fixed.csv" in first["next"]
     assert first["next"].split("then: ")[1].startswith(f"analyser compare {case} ")
 
@@ -400,11 +403,11 @@ def test_planted_dragon_lairds_card_is_confirmed_by_the_intervention(runner, tmp
                                  "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", "dragon-lairds", "--players", "4", "--rule", f"components={path}", "--games",
-                            "400", "--seed", "3", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
+                            "1500", "--seed", "3", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
     assert r.exit_code == 0, r.output
     from analyser.report import summarise_run
     items = summarise_run(out).parts[0].component_findings
-    y01 = next(f for f in items if f["component"] == "Y01")
+    y01 = items[0]
     assert y01["strength"] == "clear" and y01["sentence"].startswith("Confirmed: Y01")
     assert f"--b components={out / 'interventions' / 'components-Y01.csv'}" in y01["next"]
     assert (out / "interventions" / "components-Y01.csv").read_text() == text
@@ -412,23 +415,49 @@ def test_planted_dragon_lairds_card_is_confirmed_by_the_intervention(runner, tmp
 
 
 def test_confirm_components_records_paired_interventions_and_only_they_make_a_finding_clear(runner, tmp_path):
-    """A small DAO run with --confirm-components: config.json records at most 3 interventions
-    (DAO's is one copy fewer of the value, a rule override), and a component finding is "clear"
+    """A small planted Dragon Lairds run with --confirm-components: config.json records at most 3
+    interventions, each on a file written into the run folder, and a component finding is "clear"
     exactly when its intervention confirms it."""
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace("Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,",
+                                 "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
     out = tmp_path / "run"
-    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--games", "150", "--seed", "5",
-                            "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "-p", "4", "--rule", f"components={path}", "--games", "300",
+                            "--seed", "5", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
     assert r.exit_code == 0, r.output
     config = json.loads((out / "config.json").read_text())
     (records,) = config["component_confirmations"].values()
     assert 1 <= len(records) <= 3
     for cid, rec in records.items():
-        assert rec["games"] == 150 and rec["low"] <= rec["change"] <= rec["high"]
-        assert rec["command"].startswith("analyser compare dao -s greedy -s random --b values=")
-        assert rec["command"].endswith("--games 150 --seed 5")
+        assert rec["games"] == 300 and rec["low"] <= rec["change"] <= rec["high"]
+        assert f"-p 4 --a components={path} --b components={out / 'interventions'}" in rec["command"]
+        assert rec["command"].startswith("analyser compare dragon-lairds ")
+        assert rec["command"].endswith("--games 300 --seed 5")
     from analyser.report import summarise_run
     items = [f for f in summarise_run(out).parts[0].component_findings if f["component"]]
     assert items and len(items) <= 3
     for f in items:
         rec = records.get(str(f["component"]))
         assert (f["strength"] == "clear") is bool(rec and rec["confirmed"])
+    # the planted card comes first against its peers (the other cost-1 Commoners), and is confirmed
+    assert items[0]["component"] == "Y01" and items[0]["strength"] == "clear"
+    assert "against its peers (the mean of the 9 other Commoners of cost 1 geld" in items[0]["sentence"]
+    assert (out / "interventions" / "components-Y01.csv").read_text() == text
+
+
+def test_symmetric_dao_control_lists_no_card(runner, tmp_path):
+    """The symmetric control of issue 28 (every DAO colour alike): compared with the same value
+    in the other colours, no card passes the correction, so nothing is listed or confirmed."""
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "colour", "-s", "threshold", "-s", "random",
+                            "--games", "600", "--seed", "7", "--jobs", "1", "--out", str(out), "-q",
+                            "--confirm-components"])
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(out / "components.csv")
+    assert table["vs_peers"].notna().sum() >= 20 and not table["clear"].any()
+    assert json.loads((out / "config.json").read_text())["component_confirmations"] == {
+        json.loads((out / "config.json").read_text())["run_id"]: {}}
+    from analyser.report import summarise_run
+    (f,) = summarise_run(out).parts[0].component_findings
+    assert f["strength"] == "none found" and "No component goes with winning" in f["sentence"]

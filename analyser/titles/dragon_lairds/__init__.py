@@ -23,6 +23,19 @@ class DragonLairds(_Rules):
         peer or one whose effect is already the typical one."""
         return _replacement(params, cid)
 
+    def component_catalog(self, params):
+        """The rules' catalog with each card's peer group (the cards of the same type and cost in
+        the same currency) and its cost, for the effect per unit of cost."""
+        from analyser.titles.dragon_lairds.rules import HAVOC, TYPES, load_deck
+
+        out = super().component_catalog(params)
+        for c in load_deck(params.components).cards:
+            if c.id in out:
+                currency = "royals" if c.type == HAVOC else "geld"
+                out[c.id].update(peers=f"{TYPES[c.type]}s of cost {c.cost} {currency}", cost=float(c.cost),
+                                 cost_unit=currency)
+        return out
+
 
 #: Columns of the deck file that say what a card does (kept: id, name, type, colour, cost, currency).
 _EFFECT = ("geld", "royals", "match", "finale", "knight", "ability")

@@ -22,5 +22,13 @@ class KingdominoDuel(_Rules):
     bench_cases = (("2p greedy", ("greedy",), 2, 1000, 4000),
                    ("2p random", ("random",), 2, 1000, 4000))
 
+    def component_catalog(self, params):
+        """The rules' catalog with each component's peer group: the other faces of the same die
+        (drawn as often as it), or the other spells."""
+        out = super().component_catalog(params)
+        for cid, info in out.items():
+            info["peers"] = f"faces of {info['what'].rsplit(' of ', 1)[-1]}" if cid.startswith("die ") else "spells"
+        return out
+
 
 TITLE = KingdominoDuel()

@@ -16,5 +16,13 @@ class TsuroSeas(_Rules):
                    ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
     mcts_bench_games = 8  # bench --mcts: a short game against random
 
+    def component_catalog(self, params):
+        """The rules' catalog with one peer group for every tile: a ship afloat longer places
+        more tiles of every kind, so a tile is compared with the other tiles, not with none."""
+        out = super().component_catalog(params)
+        for info in out.values():
+            info["peers"] = "wake tiles"
+        return out
+
 
 TITLE = TsuroSeas()
