@@ -437,8 +437,10 @@ def _fit(n, Y, X, XX, XY, AA, AB, BB, corr):
 def estimate(sums: dict, catalog: dict | None = None) -> Any:
     """Every component's effect on winning from combined :func:`chunk_sums` (one run, or the
     runs of one variant), as a frame with :data:`COLUMNS`, ranked: clear components first by the
-    size of their effect, then the other estimates by p-value, then the components without an
-    estimate (with the ``reason``).  ``catalog``: ``Game.component_catalog`` - its components are
+    size of their effect (against the peer group where the title declares one, per unit of cost
+    when every such component has a cost: a cheap card out of line comes before a dear one), then
+    the other estimates by p-value, then the components without an estimate (with the
+    ``reason``).  ``catalog``: ``Game.component_catalog`` - its components are
     listed (in its order among equals) and described (``what``), those no seat held included.
 
     Units: ``share``, ``win_with``, ``win_without`` are fractions; ``effect``, its interval and
@@ -542,7 +544,10 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     out["clear"] = out["clear"].astype(bool)
     out["reason"] = out["reason"].fillna("")
     group = np.where(out["clear"], 0, np.where(est, 1, 2))
-    size = -out["vs_peers"].where(out["vs_peers"].notna(), out["effect"]).abs().fillna(0).to_numpy()
+    peered = out["vs_peers"].notna()
+    by_cost = bool(peered.any() and out.loc[peered, "per_cost"].notna().all())
+    key = out["per_cost"] if by_cost else out["vs_peers"].where(peered, out["effect"])
+    size = -key.abs().fillna(0).to_numpy()
     p = tested.fillna(1).to_numpy()
     order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, p), group))
     return out.iloc[order][list(COLUMNS)].reset_index(drop=True)
