@@ -462,3 +462,32 @@ def test_symmetric_dao_control_lists_no_card(runner, tmp_path):
     from analyser.report import summarise_run
     (f,) = summarise_run(out).parts[0].component_findings
     assert f["strength"] == "none found" and "No component goes with winning" in f["sentence"]
+
+
+def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatch):
+    """Issue 28's fixture: a DAO where one colour's cards are worth more (each metal card scores 2
+    more at the end; play is unchanged).  Compared with the same value in the other colours, the
+    first components are the five metal cards, above their peers."""
+    from analyser.report import build_report
+    from analyser.titles.dao.rules import Dao
+
+    plain = Dao.scores
+
+    def scores(self, s):
+        out = plain(self, s)
+        if s.over:
+            out = [v + 2 * sum(1 for c in s.piles[k] if c[0] == 0) for k, v in enumerate(out)]
+        return out
+
+    monkeypatch.setattr(Dao, "scores", scores)
+    r = run(RunSpec(game="dao", strategies=["greedy", "threshold"], players=4, games=300, seed=2, jobs=1),
+            progress=False)
+    build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
+    table = pd.read_csv(tmp_path / "components.csv")
+    assert table["clear"].any()
+    listed = table[table["clear"]]
+    metal = listed["component"].str.startswith("metal ")
+    assert metal.iloc[:5].all() and (listed.loc[metal, "vs_peers"] > 0).all()
+    # a card of another colour is listed only below its peers (whose mean the metal card raises)
+    assert (listed.loc[~metal, "vs_peers"] < 0).all()
+    assert table.iloc[0]["component"].startswith("metal ")
