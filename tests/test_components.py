@@ -491,3 +491,26 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     # a card of another colour is listed only below its peers (whose mean the metal card raises)
     assert (listed.loc[~metal, "vs_peers"] < 0).all()
     assert table.iloc[0]["component"].startswith("metal ")
+
+
+def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_that_component(tmp_path):
+    """Kingdomino Duel: the planted face ``?+5`` becomes its die's typical other face; Tsuro of the
+    Seas: a tile's copies go to the tile with the most copies, so the set keeps its size."""
+    path, line = planted_faces(tmp_path)
+    game = get_game("kingdomino-duel")
+    option, text, what = game.component_replacement(game.Params(components=str(path)), "die 2 ?+5")
+    lines = text.splitlines()
+    assert option == "components" and lines[line - 1] == "die,2,stripe stripe double-dot+1 double-stripe+1 dot black"
+    assert lines[:line - 1] + lines[line:] == (path.read_text().splitlines()[:line - 1]
+                                               + path.read_text().splitlines()[line:])
+    assert "?+5" in what and game.component_replacement(game.Params(), "S1") is None
+    (tmp_path / "k.csv").write_text(text)
+    assert "die 2 ?+5" not in game.component_catalog(game.Params(components=str(tmp_path / "k.csv")))
+
+    game = get_game("tsuro-seas")
+    option, text, what = game.component_replacement(game.Params(), "01 23 45 67")
+    (tmp_path / "t.csv").write_text(text)
+    params = game.Params(tiles=str(tmp_path / "t.csv"))
+    catalog = game.component_catalog(params)
+    assert option == "tiles" and "01 23 45 67" not in catalog
+    assert catalog["01 25 37 46"]["what"] == "wake tile, 5 of 56" and what.startswith("the 1 copy of tile 01 23 45 67 made")
