@@ -155,11 +155,14 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
                  "evidence": {"figure": "no component has an estimate", "interval": "-"}, "threshold": threshold,
                  "sentence": "No component could be compared: each is held by every seat or by none (see the "
                              "reasons in the table).", "next": ""}]
-    r = next(scored.sort_values("p", kind="stable").head(1).itertuples())
+    tested = scored["vs_peers_p"].where(scored["vs_peers_p"].notna(), scored["p"]) if "vs_peers_p" in scored \
+        else scored["p"]
+    r = next(scored.loc[[tested.sort_values(kind="stable").index[0]]].itertuples())
+    against = " against its peers" if peered(r) else ""
     return [{"topic": "component", "component": r.component, "strength": "none found", "evidence": evidence(r),
              "threshold": threshold,
              "sentence": f"No component goes with winning after the correction over {n} components: the "
-                         f"strongest association, {name(r)}, has q = {r.q:.2f}.", "next": ""}]
+                         f"strongest association{against}, {name(r)}, has q = {r.q:.2f}.", "next": ""}]
 
 
 def finding_lines(items: list[dict]) -> list[str]:
