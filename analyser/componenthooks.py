@@ -40,8 +40,11 @@ class ComponentHooks:
         ``{"what": what it is, in a few words; "option": the rule option naming the data file
         it comes from (or ""); "file": that file's path (or ""); "line": its line in the file
         (or None); "fix": a rule override ``option=value`` that tests a change of it, when no
-        file line is the place (or "")}``.  Components in the catalog that no seat held are
-        listed in the report as such.  The default: none (ids only)."""
+        file line is the place (or ""); optionally "peers": the peer group it is compared with
+        (the components the rules treat alike, e.g. "Commoners of cost 1 geld"), "cost" (a
+        number) and "cost_unit" (e.g. "geld") for the effect per unit of cost}``.  Components in
+        the catalog that no seat held are listed in the report as such.  The default: none (ids
+        only)."""
         return {}
 
     def component_tables(self, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
