@@ -236,6 +236,15 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
 
 
+def _unreplayed(next_command: str) -> str:
+    """What a compensation figure has not been: replayed.  It is read from the recorded scores
+    (play may change with it: a Pig head start of 16 read this way left the first player at 42%
+    when replayed), so the finding says how to check it."""
+    return (" - read from the recorded scores, not replayed: check it with the sweep below, which plays the "
+            "games with it" if next_command else
+            " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
+
+
 def _no_handicap(rows, unit: str, word: str) -> str:
     """The sentence for the seats behind whose closest handicap is 0 (``rows``: (seat, win rate at
     0) pairs): no recorded step brings them nearer the fair share, so none is offered."""
@@ -292,13 +301,14 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
                 sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
             else:
                 sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
-                             f"to the fair share, assuming play would not change.")
+                             f"to the fair share, assuming play would not change{_unreplayed(next_command)}.")
         elif len(behind):
             moved = behind[behind["handicap"] != 0]
             parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
             if parts:
                 sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
-                             "one at a time: " + "; ".join(parts) + ", assuming play would not change.")
+                             "one at a time: " + "; ".join(parts) + ", assuming play would not change"
+                             + _unreplayed(next_command) + ".")
             still = behind[behind["handicap"] == 0]
             if len(still):
                 sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"

@@ -467,3 +467,21 @@ def test_a_ladder_over_a_named_parameter_says_the_parameter_before_its_value():
     assert f["evidence"]["figure"].startswith("gain +5.0 pp (limit 4 to 8, 400 games)")
     (f,) = ladder.findings(pd.DataFrame(), gains, depth, param="iterations", against=None, source="mcts")
     assert "Search keeps paying up to 8 iterations:" in f["sentence"]
+
+
+def test_a_compensation_says_it_is_read_from_the_scores_and_how_to_replay_it():
+    """Pig's first-player compensation read +16 from the recorded scores where replaying it left
+    the first player at 42% (issue 28): the figure is said to be unreplayed, with the sweep that
+    replays it, or that the title has no option to replay it with."""
+    from analyser import seats
+
+    comp = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4], "fair_share": 0.5, "handicap": [-4.0, 16.0],
+                         "handicap_low": [-6.0, 12.0], "handicap_high": [-2.0, 20.0], "win_at_handicap": [0.5, 0.5],
+                         "tie_share": [0.5, 0.5]})
+    table = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4]})
+    balance = {"best": 0, "worst": 1, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
+    (f,) = seats.seat_findings(table, balance, comp, kind="race", next_command="analyser sweep pig ...")
+    assert "A head start of +16 points" in f["sentence"]
+    assert "not replayed: check it with the sweep below" in f["sentence"]
+    (f,) = seats.seat_findings(table, balance, comp, kind="race")
+    assert "not replayed (the title has no start-bonus option to replay it with)" in f["sentence"]
