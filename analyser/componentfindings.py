@@ -43,9 +43,9 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
         return _command(words + ["--b", b_value, "--games", n])
 
     if option and path:
-        where = f"line {line} of {path}" if line else f"the entry of {cid} in {path}"
+        where = f"line {line} of fixed.csv" if line else f"the entry of {cid} in fixed.csv"
         then = against(option, f"{option}=fixed.csv")
-        return f"copy {path} to fixed.csv, change {where} (component {cid}), then: {then}"
+        return f"copy {path} to fixed.csv, change {where} (component {cid}; never the original), then: {then}"
     if fix:
         return against(fix.partition("=")[0], fix)
     words = ["analyser", "simulate", game]

@@ -242,7 +242,9 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
     assert f"{top['vs_peers_low']:+.1f} to {top['vs_peers_high']:+.1f} pp" == first["evidence"]["interval"]
     assert f"{top['vs_peers']:+.1f} pp against its peers" in first["sentence"]
-    assert f"line {line} of {path}" in first["next"] and "--b components=fixed.csv" in first["next"]
+    # the copy is edited, never the file the run read (for a built-in title, inside the package)
+    assert first["next"].startswith(f"copy {path} to fixed.csv, change line {line} of fixed.csv")
+    assert "--b components=fixed.csv" in first["next"]
     assert first["next"].split("then: ")[1].startswith(f"analyser compare {case} ")
 
 
