@@ -516,3 +516,19 @@ def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_t
     catalog = game.component_catalog(params)
     assert option == "tiles" and "01 23 45 67" not in catalog
     assert catalog["01 25 37 46"]["what"] == "wake tile, 5 of 56" and what.startswith("the 1 copy of tile 01 23 45 67 made")
+
+
+@pytest.mark.parametrize("title,lineup,players,games", [
+    ("dao", ("threshold", "greedy"), 4, 300), ("wizard", ("expected", "bot"), 3, 100),
+    ("tsuro-seas", ("random",), 3, 200), ("kingdomino-duel", ("greedy", "random"), 2, 200),
+    ("dragon-lairds", ("income", "random"), 3, 150)])
+def test_on_the_unmodified_titles_no_component_finding_is_clear_without_an_intervention(
+        tmp_path, title, lineup, players, games):
+    """Issue 28's acceptance: an association alone is never "clear"; at most 3 component findings."""
+    from analyser.report import build_report
+    r = run(RunSpec(game=title, strategies=list(lineup), players=players, games=games, seed=11, jobs=1),
+            progress=False)
+    _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
+    items = summary.parts[0].component_findings
+    assert items and len(items) <= cm.FINDINGS_MAX
+    assert all(f["strength"] in ("possible", "none found") for f in items)
