@@ -6,8 +6,8 @@ from __future__ import annotations
 
 # --------------------------------------------------------------------------------------------
 
-#: Clear components named one by one in the findings (the rest in one more finding).
-FINDINGS_MAX = 5
+#: Component findings in the report's numbered list at most (the rest stay in the table).
+FINDINGS_MAX = 3
 
 
 def _command(words) -> str:
@@ -43,9 +43,9 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
         return _command(words + ["--b", b_value, "--games", n])
 
     if option and path:
-        where = f"line {line} of {path}" if line else f"the entry of {cid} in {path}"
+        where = f"line {line} of fixed.csv" if line else f"the entry of {cid} in fixed.csv"
         then = against(option, f"{option}=fixed.csv")
-        return f"copy {path} to fixed.csv, change {where} (component {cid}), then: {then}"
+        return f"copy {path} to fixed.csv, change {where} (component {cid}; never the original), then: {then}"
     if fix:
         return against(fix.partition("=")[0], fix)
     words = ["analyser", "simulate", game]
@@ -59,15 +59,28 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
     return "confirm with a fresh seed and more games: " + _command(words)
 
 
+#: What an association can and cannot show, in the one line the report gives beside the table.
+ASSOCIATION_LINE = ("An association shows which components go with winning, not which make a seat win: a seat "
+                    "that is already ahead can afford, keep or be dealt more of some components, so only an "
+                    "intervention (the same games with the component replaced) can confirm a cause.")
+
+
 def findings(est, *, game: str, catalog: dict | None = None, strategies=(), games: int = 0,
-             players: int | None = None, rules: dict | None = None) -> list[dict]:
+             players: int | None = None, rules: dict | None = None,
+             confirmations: dict | None = None) -> list[dict]:
     """The component findings of one variant, in the shape of :func:`analyser.metagame.findings`:
-    dicts with ``topic`` ("component"), ``sentence``, ``strength`` ("clear", "possible" or "none
-    found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and ``next`` (the command
-    that tests a fix, :func:`next_command`).  One finding per clear component, the first
-    :data:`FINDINGS_MAX` in rank order (then one listing the rest); with none clear, the
-    strongest component that passes a 95% interval on its own ("possible"), else "none found".
-    ``[]`` without estimates."""
+    dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
+    "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
+    ``next`` (the command that tests a fix, :func:`next_command`).
+
+    At most :data:`FINDINGS_MAX` findings, the components that pass the Benjamini-Hochberg
+    correction in rank order (the rest stay in the table).  An association is never "clear" on
+    its own: it is "possible" until an intervention confirms it.  ``confirmations``: component id
+    -> ``{"confirmed": bool, "figure": str, "interval": str, "command": str}`` (the paired
+    intervention of :mod:`analyser.componentconfirm`); a confirmed component is "clear" and its
+    evidence is the paired figure, a component the intervention does not confirm stays
+    "possible" and says so.  With no component passing the correction, one "none found" that
+    names the strongest.  ``[]`` without estimates."""
     import pandas as pd
 
     from analyser.components import Q
@@ -75,61 +88,81 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     if est is None or not len(est):
         return []
     catalog = catalog or {}
+    confirmations = confirmations or {}
     scored = est[est["p"].notna()]
     n = len(scored)
-    threshold = (f"clear when the Benjamini-Hochberg q over the title's {n} components with an estimate is at most "
-                 f"{Q:g} (a 95% interval that excludes 0 is then implied)")
+    threshold = (f"an association is listed when the Benjamini-Hochberg q over the title's {n} components with an "
+                 f"estimate (of the effect against the peer group, where the title declares one) is at most {Q:g}; "
+                 f"it is possible until an intervention confirms it: clear when the "
+                 "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0")
     ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules}
 
     def name(r):
         return f"{r.component} ({r.what})" if r.what else str(r.component)
 
+    def peered(r) -> bool:
+        return pd.notna(getattr(r, "vs_peers", float("nan")))
+
     def evidence(r):
+        q = f"q {'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}"
+        if peered(r):
+            return {"figure": f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers ({r.effect:+.1f} pp against "
+                              f"none, {r.effect_low:+.1f} to {r.effect_high:+.1f}); win rate {r.win_with * 100:.1f}% "
+                              f"with it; held by {r.share * 100:.1f}% of seat-games; {q}",
+                    "interval": f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp"}
         return {"figure": f"{r.effect:+.1f} pp; win rate {r.win_with * 100:.1f}% with it, {r.win_without * 100:.1f}% "
-                          f"without; held by {r.share * 100:.1f}% of seat-games; q "
-                          f"{'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}",
+                          f"without; held by {r.share * 100:.1f}% of seat-games; {q}",
                 "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
 
-    def sentence(r, lead=""):
+    def association(r):
         more = "more" if r.effect > 0 else "less"
-        return (f"{lead}{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same "
-                f"strategy in the same seat without it.")
+        text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy in "
+                f"the same seat without it")
+        if peered(r):
+            unit = (catalog.get(str(r.component)) or {}).get("cost_unit", "")
+            cost = (f", {r.per_cost:+.1f} pp per {unit or 'unit of cost'}"
+                    if pd.notna(getattr(r, "per_cost", float("nan"))) else "")
+            text += (f", {r.vs_peers:+.1f} pp against its peers (the mean of the {int(r.peers)} other "
+                     f"{r.peer_group}{cost})")
+        return text
 
     out = []
-    clear = scored[scored["clear"]]
-    for r in clear.head(FINDINGS_MAX).itertuples():
-        out.append({"topic": "component", "component": r.component, "strength": "clear", "evidence": evidence(r),
-                    "threshold": threshold, "sentence": sentence(r),
-                    "next": next_command(r.component, catalog.get(r.component, {}), **ctx)})
-    rest = clear.iloc[FINDINGS_MAX:]
-    if len(rest):
-        ids = ", ".join(f"{r.component} ({r.effect:+.1f} pp)" for r in rest.itertuples())
-        out.append({"topic": "component", "component": "", "strength": "clear",
-                    "evidence": {"figure": f"{len(rest)} more components", "interval": "see components.csv"},
-                    "threshold": threshold, "sentence": f"{len(rest)} more components have a clear effect: {ids}.",
-                    "next": "the ranked table and components.csv"})
-    if len(clear):
+    listed = scored[scored["clear"]]
+    for r in listed.head(FINDINGS_MAX).itertuples():
+        c = confirmations.get(str(r.component))
+        item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
+                "next": next_command(r.component, catalog.get(r.component, {}), **ctx)}
+        amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c["figure"])
+        if c is None:
+            item.update(strength="possible",
+                        sentence=f"Possibly {association(r)} - an association, not yet confirmed by an "
+                                 f"intervention.")
+        elif c.get("confirmed"):
+            item.update(strength="clear", evidence={"figure": c["figure"], "interval": c["interval"]},
+                        next=c.get("command") or item["next"],
+                        sentence=f"Confirmed: {association(r)}, and replacing it changes its holders' win rate by "
+                                 f"{amount} (95% CI {c['interval']}) over the same games{'; ' + c['gap'] if c.get('gap') else ''}.")
+        else:
+            item.update(strength="possible", next=c.get("command") or item["next"],
+                        sentence=f"Not confirmed: {association(r)}, but replacing it changes its holders' win rate "
+                                 f"by {amount} (95% CI {c['interval']}) over the same games, not clearly against "
+                                 f"the association{'; ' + c['gap'] if c.get('gap') else ''}.")
+        out.append(item)
+    if len(listed):
         return out
     if not n:
-        out.append({"topic": "component", "component": "", "strength": "none found",
-                    "evidence": {"figure": "no component has an estimate", "interval": "-"}, "threshold": threshold,
-                    "sentence": "No component could be compared: each is held by every seat or by none (see the "
-                                "reasons in the table).", "next": ""})
-        return out
-    top = scored.sort_values("p", kind="stable").iloc[0]
-    r = next(scored.loc[[top.name]].itertuples())
-    if pd.notna(r.p) and r.p < 0.05:
-        out.append({"topic": "component", "component": r.component, "strength": "possible", "evidence": evidence(r),
-                    "threshold": threshold,
-                    "sentence": sentence(r) [:-1] + f", but the effect is not clear after the correction over "
-                                                    f"{n} components.",
-                    "next": next_command(r.component, catalog.get(r.component, {}), **ctx)})
-    else:
-        out.append({"topic": "component", "component": r.component, "strength": "none found",
-                    "evidence": evidence(r), "threshold": threshold,
-                    "sentence": f"No component changes the win rate clearly: the strongest, {name(r)}, has q = "
-                                f"{r.q:.2f}.", "next": next_command(r.component, catalog.get(r.component, {}), **ctx)})
-    return out
+        return [{"topic": "component", "component": "", "strength": "none found",
+                 "evidence": {"figure": "no component has an estimate", "interval": "-"}, "threshold": threshold,
+                 "sentence": "No component could be compared: each is held by every seat or by none (see the "
+                             "reasons in the table).", "next": ""}]
+    tested = scored["vs_peers_p"].where(scored["vs_peers_p"].notna(), scored["p"]) if "vs_peers_p" in scored \
+        else scored["p"]
+    r = next(scored.loc[[tested.sort_values(kind="stable").index[0]]].itertuples())
+    against = " against its peers" if peered(r) else ""
+    return [{"topic": "component", "component": r.component, "strength": "none found", "evidence": evidence(r),
+             "threshold": threshold,
+             "sentence": f"No component goes with winning after the correction over {n} components: the "
+                         f"strongest association{against}, {name(r)}, has q = {r.q:.2f}.", "next": ""}]
 
 
 def finding_lines(items: list[dict]) -> list[str]:

@@ -40,8 +40,11 @@ class ComponentHooks:
         ``{"what": what it is, in a few words; "option": the rule option naming the data file
         it comes from (or ""); "file": that file's path (or ""); "line": its line in the file
         (or None); "fix": a rule override ``option=value`` that tests a change of it, when no
-        file line is the place (or "")}``.  Components in the catalog that no seat held are
-        listed in the report as such.  The default: none (ids only)."""
+        file line is the place (or ""); optionally "peers": the peer group it is compared with
+        (the components the rules treat alike, e.g. "Commoners of cost 1 geld"), "cost" (a
+        number) and "cost_unit" (e.g. "geld") for the effect per unit of cost}``.  Components in
+        the catalog that no seat held are listed in the report as such.  The default: none (ids
+        only)."""
         return {}
 
     def component_tables(self, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
@@ -49,3 +52,14 @@ class ComponentHooks:
         [component ids in row order])]``, chosen among ``ids`` (the components of a run).  The
         default: none."""
         return []
+
+    def component_replacement(self, params: Any, cid: str) -> tuple[str, str, str] | None:
+        """The intervention that tests component ``cid`` (``analyser simulate
+        --confirm-components``, :mod:`analyser.componentconfirm`): the component replaced by the
+        typical member of its peer group (the components the rules treat alike: same kind and
+        cost), as ``(rule option, the data file's new text, what changed in a few words)``; the
+        new text is written into the run folder and the same games are played on it.  None when
+        the title offers no such replacement (then the catalog's ``fix`` rule override, if any,
+        is the intervention).  The default: None."""
+        return None
+

@@ -360,7 +360,8 @@ def _relevel(frame, levels, maps, names):
 #: Columns of :func:`estimate`'s table, in order (``components.csv``).
 COLUMNS = ("component", "what", "holders", "seat_games", "share", "mean_copies", "win_with", "win_without",
            "effect", "effect_low", "effect_high", "se", "p", "q", "clear", "per_copy", "per_copy_low",
-           "per_copy_high", "reason")
+           "per_copy_high", "reason", "peer_group", "peers", "vs_peers", "vs_peers_low", "vs_peers_high", "vs_peers_p",
+           "cost", "per_cost")
 
 
 class _Table:
@@ -436,8 +437,10 @@ def _fit(n, Y, X, XX, XY, AA, AB, BB, corr):
 def estimate(sums: dict, catalog: dict | None = None) -> Any:
     """Every component's effect on winning from combined :func:`chunk_sums` (one run, or the
     runs of one variant), as a frame with :data:`COLUMNS`, ranked: clear components first by the
-    size of their effect, then the other estimates by p-value, then the components without an
-    estimate (with the ``reason``).  ``catalog``: ``Game.component_catalog`` - its components are
+    size of their effect (against the peer group where the title declares one, per unit of cost
+    when every such component has a cost: a cheap card out of line comes before a dear one), then
+    the other estimates by p-value, then the components without an estimate (with the
+    ``reason``).  ``catalog``: ``Game.component_catalog`` - its components are
     listed (in its order among equals) and described (``what``), those no seat held included.
 
     Units: ``share``, ``win_with``, ``win_without`` are fractions; ``effect``, its interval and
@@ -528,21 +531,58 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     out = pd.DataFrame(rows)
     for c in COLUMNS:
         if c not in out.columns:
-            out[c] = np.nan if c not in ("reason", "what") else ""
-    est = out["p"].notna().to_numpy()
+            out[c] = np.nan if c not in ("reason", "what", "peer_group") else ""
+    _against_peers(out, catalog)
+    tested = out["vs_peers_p"].where(out["vs_peers_p"].notna(), out["p"])
+    est = tested.notna().to_numpy()
     out["q"] = np.nan
     out["clear"] = False
     if est.any():
-        reject, q, _, _ = multipletests(out.loc[est, "p"].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
+        reject, q, _, _ = multipletests(tested[est].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
         out.loc[est, "q"] = q
         out.loc[est, "clear"] = reject
     out["clear"] = out["clear"].astype(bool)
     out["reason"] = out["reason"].fillna("")
     group = np.where(out["clear"], 0, np.where(est, 1, 2))
-    size = -out["effect"].abs().fillna(0).to_numpy()
-    p = out["p"].fillna(1).to_numpy()
+    peered = out["vs_peers"].notna()
+    by_cost = bool(peered.any() and out.loc[peered, "per_cost"].notna().all())
+    key = out["per_cost"] if by_cost else out["vs_peers"].where(peered, out["effect"])
+    size = -key.abs().fillna(0).to_numpy()
+    p = tested.fillna(1).to_numpy()
     order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, p), group))
     return out.iloc[order][list(COLUMNS)].reset_index(drop=True)
+
+
+def _against_peers(out, catalog: dict) -> None:
+    """Fill the peer columns of :func:`estimate`'s rows in place: a component whose catalog entry
+    names a ``peers`` group (the title's grouping: same kind, cost or value) is compared with the
+    mean effect of the other members of that group that have an estimate - ``vs_peers`` (pp)
+    = its effect minus that mean, with a normal 95% interval and p-value whose standard error
+    is ``sqrt(se^2 + sum(se_j^2) / k^2)`` (k peers; the estimates are treated as independent,
+    an approximation: they come from the same games).  ``cost`` (the catalog's ``cost``) and
+    ``per_cost`` = ``vs_peers`` per unit of cost, where the cost is above 0."""
+    import numpy as np
+    from scipy.stats import norm
+
+    out["peer_group"] = [str((catalog.get(str(c)) or {}).get("peers") or "") for c in out["component"]]
+    out["cost"] = [float((catalog.get(str(c)) or {}).get("cost", np.nan)) for c in out["component"]]
+    ok = out["se"].notna() & out["effect"].notna()
+    for label in dict.fromkeys(x for x in out["peer_group"] if x):
+        members = out.index[(out["peer_group"] == label) & ok]
+        for i in members:
+            others = [j for j in members if j != i]
+            if not others:
+                continue
+            k = len(others)
+            mean = float(out.loc[others, "effect"].mean())
+            se = float(np.sqrt(out.at[i, "se"] ** 2 + float((out.loc[others, "se"] ** 2).sum()) / k ** 2))
+            d = float(out.at[i, "effect"]) - mean
+            out.at[i, "peers"] = k
+            out.at[i, "vs_peers"] = d
+            out.at[i, "vs_peers_low"], out.at[i, "vs_peers_high"] = d - Z95 * se, d + Z95 * se
+            out.at[i, "vs_peers_p"] = float(2 * norm.sf(abs(d / se))) if se > 0 else np.nan
+    cost = out["cost"].to_numpy(dtype=float)
+    out["per_cost"] = np.where(cost > 0, out["vs_peers"].to_numpy(dtype=float) / np.where(cost > 0, cost, 1), np.nan)
 
 
 def report_table(est) -> Any:
@@ -569,21 +609,29 @@ def report_table(est) -> Any:
                      "held by (%)": pct(r.share), "win with (%)": pct(r.win_with),
                      "win without (%)": pct(r.win_without),
                      "effect, pp (95% CI)": pp(r.effect, r.effect_low, r.effect_high) if not r.reason else r.reason,
-                     "q (BH)": qtext(r.q), "clear": "yes" if r.clear else "no"})
-    return pd.DataFrame(rows)
+                     "against peers, pp (95% CI)": pp(r.vs_peers, r.vs_peers_low, r.vs_peers_high),
+                     "q (BH)": qtext(r.q), f"q <= {Q:g}": "yes" if r.clear else "no"})
+    out = pd.DataFrame(rows)
+    if (out["against peers, pp (95% CI)"] == "-").all():  # the title declares no peer groups
+        out = out.drop(columns=["against peers, pp (95% CI)"])
+    return out
 
 
 def method_note(est) -> str:
     """One paragraph naming the estimator, the interval, the correction and what "clear" means."""
     n_est = int(est["p"].notna().sum()) if est is not None and len(est) else 0
     n_clear = int(est["clear"].sum()) if est is not None and len(est) else 0
-    return (f"Effect: the change in win probability (pp) when a seat has the component (at least one copy), "
+    peers = ("Against peers: the effect minus the mean effect of the other components of its peer group (the "
+             "title's grouping: same kind, cost or value), the two estimates' errors combined as if independent; "
+             "where a peer group exists, q and the ranking use it. " if est is not None and len(est)
+             and est["vs_peers"].notna().any() else "")
+    return (peers + f"Effect: the change in win probability (pp) when a seat has the component (at least one copy), "
             f"against seats of the same strategy in the same seat without it - a linear probability model with "
             f"one intercept per strategy and seat, errors clustered by game, 95% normal interval. q: "
-            f"Benjamini-Hochberg adjusted over the {n_est} components with an estimate; clear when q <= {Q:g} "
-            f"({n_clear} clear). components.csv also has the per-copy slope: the same model on the number of copies. Held by: share of seat-games "
+            f"Benjamini-Hochberg adjusted over the {n_est} components with an estimate; {n_clear} pass "
+            f"q <= {Q:g}. components.csv also has the per-copy slope: the same model on the number of copies. Held by: share of seat-games "
             f"with at least one copy. An effect is an association: a component a winning seat tends to get "
-            f"(because it wins) shows one too.")
+            f"(because it wins) shows one too, so a finding stays possible until an intervention confirms it.")
 
 
 def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
@@ -617,15 +665,16 @@ def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
     ax.set_yticklabels([x if len(x) <= 48 else x[:47] + "..." for x in labels], fontsize=8.5)
     ax.set_ylim(-0.7, k - 0.3)
     more = len(clear) > k
-    base.style(ax, title or (f"Clear effects on winning: the {k} largest of {len(clear)}" if more
-                             else f"Components with a clear effect on winning ({len(clear)})"),
+    base.style(ax, title or (f"Associations with winning that pass the correction: the {k} largest of {len(clear)}"
+                             if more else f"Associations with winning that pass the correction ({len(clear)})"),
                "effect on win probability (pp, 95% interval)", "")
     ax.grid(axis="x", color="#dddddd", linewidth=0.8)
     fig.tight_layout()
-    return base.save(fig, path, f"Effect on win probability of each component whose effect is clear after the "
+    return base.save(fig, path, f"Association with win probability of each component that passes the "
                                 f"Benjamini-Hochberg correction (q <= {Q:g}): the change in percentage points when a "
                                 "seat has it, within the same strategy and seat, with its 95% interval (errors "
-                                "clustered by game)" + (f"; the {k} largest of {len(clear)}" if more else "") + ".")
+                                "clustered by game)" + (f"; the {k} largest of {len(clear)}" if more else "") + ". An association, not a "
+                                "cause: see the findings for the interventions that test it.")
 
 
 def special_tables(est, specs) -> list[tuple[str, Any]]:

@@ -250,7 +250,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                     summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
                     comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
         if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
-            reportcomponents.component_part(game, r, part)
+            reportcomponents.component_part(game, r, part, config)
         parts.append(part)
     for r, part in zip(reduced, parts):  # once every part is filled in: the checks read all of it
         ctx = findmod.RunContext(game, outcome, part, r.core, config or {}, _lineup_of(config, r),

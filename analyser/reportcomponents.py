@@ -9,11 +9,14 @@ import base64
 from pathlib import Path
 
 from analyser import analysis
+from analyser.componentfindings import ASSOCIATION_LINE
 from analyser.csvsafe import to_csv
 
 
-def component_part(game, r, part) -> None:
-    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums.  The
+def component_part(game, r, part, config: dict | None = None) -> None:
+    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums (with
+    the interventions ``config.json`` records for its run, ``component_confirmations``, when the
+    variant is that one run: :mod:`analyser.componentconfirm`).  The
     catalog (what each component is, its file and line) comes from the rules the rows record;
     when they cannot be rebuilt here (a data file the rows name is not on this machine) the
     components are listed by id only, never described from another file."""
@@ -30,9 +33,14 @@ def component_part(game, r, part) -> None:
     defaults = {o["name"]: o["default"] for o in game.Params.options()}
     rules = {k: analysis.display_value(v) for k, v in values.items() if v != defaults.get(k)}
     part.components = est
+    recorded = (config or {}).get("component_confirmations") or {}
+    runs = [str(x) for x in getattr(r, "runs", [])]
+    confirmations = recorded.get(runs[0]) if len(runs) == 1 and isinstance(recorded, dict) else None
+    part.component_confirmations = confirmations if isinstance(confirmations, dict) else None
     part.component_findings = components.findings(
         est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
-        players=None if r.players == game.default_players else r.players, rules=rules)
+        players=None if r.players == game.default_players else r.players, rules=rules,
+        confirmations=part.component_confirmations)
     part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
 
 
@@ -84,4 +92,7 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
             "special": [(cap, report._table_html(t)) for cap, t in part.component_tables],
-            "note": components.method_note(est), "figure": figure, "title_note": title_note}
+            "note": components.method_note(est), "figure": figure, "title_note": title_note,
+            "association": ASSOCIATION_LINE,
+            "n_confirmed": (sum(1 for f in part.component_findings if f.get("strength") == "clear")
+                            if getattr(part, "component_confirmations", None) else None)}

@@ -236,6 +236,26 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
 
 
+def _unreplayed(next_command: str) -> str:
+    """What a compensation figure has not been: replayed.  It is read from the recorded scores
+    (play may change with it: a Pig head start of 16 read this way left the first player at 42%
+    when replayed), so the finding says how to check it."""
+    return (" - read from the recorded scores, not replayed: check it with the sweep below, which plays the "
+            "games with it" if next_command else
+            " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
+
+
+def _no_handicap(rows, unit: str, word: str) -> str:
+    """The sentence for the seats behind whose closest handicap is 0 (``rows``: (seat, win rate at
+    0) pairs): no recorded step brings them nearer the fair share, so none is offered."""
+    seats_ = ", ".join(str(int(k)) for k, _ in rows)
+    rates = ", ".join(f"{100 * w:.1f}%" for _, w in rows)
+    one = len(rows) == 1
+    return (f"No {word} in whole {unit} brings seat{'' if one else 's'} {seats_} nearer the fair share than none: "
+            f"{'it wins' if one else 'they win'} {rates} with a {word} of 0, and no other {word} brings "
+            f"{'it' if one else 'them'} nearer.")
+
+
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
                   kind: str = "highest score", reason: str = "", next_command: str = "") -> list[dict]:
     """The seat finding of a run, in the shape of :func:`analyser.metagame.findings`: is a seat
@@ -277,12 +297,21 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
         behind = comp[comp["win_rate"] < comp["fair_share"]]
         if len(rate) == 2:
             r = comp.set_index("seat").loc[worst]
-            sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would even the seats out, "
-                         f"assuming play would not change.")
+            if r["handicap"] == 0:  # a 0 handicap changes nothing: never said to even the seats
+                sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
+            else:
+                sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
+                             f"to the fair share, assuming play would not change{_unreplayed(next_command)}.")
         elif len(behind):
-            parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in behind.iterrows()]
-            sentence += (f" {word.capitalize()}s that would bring each seat behind to the fair share, one at a time: "
-                         + "; ".join(parts) + ", assuming play would not change.")
+            moved = behind[behind["handicap"] != 0]
+            parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
+            if parts:
+                sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
+                             "one at a time: " + "; ".join(parts) + ", assuming play would not change"
+                             + _unreplayed(next_command) + ".")
+            still = behind[behind["handicap"] == 0]
+            if len(still):
+                sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"
         comp_out = {int(r["seat"]): {"handicap": float(r["handicap"]), "low": float(r["handicap_low"]),
                                      "high": float(r["handicap_high"])} for _, r in comp.iterrows()}
     elif comp is None and strength != "none found" and reason:

@@ -225,17 +225,26 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     table = pd.read_csv(out / "components.csv")
     top = table.iloc[0]
     assert top["component"] == planted and bool(top["clear"]) and top["effect_low"] > 0 and top["q"] <= cm.Q
-    assert table.loc[table["clear"], "effect"].abs().max() == top["effect"]  # the largest clear effect
+    # ranked by the effect against its peer group (the title declares one): the largest first
+    assert top["peers"] >= 1 and top["vs_peers"] > 0
+    key = "per_cost" if case == "dragon-lairds" else "vs_peers"  # a card's cost: per unit of it
+    assert table.loc[table["clear"], key].abs().max() == top[key]
     html = (out / "index.html").read_text()
     assert "Component impact" in html and "components.png" in html
     # the finding names the component by its id, with its interval, and the line of the file to edit
     from analyser.report import summarise_run
     part = summarise_run(out).parts[0]
     first = part.component_findings[0]
-    assert first["strength"] == "clear" and first["component"] == planted and planted in first["sentence"]
+    # an association alone is never "clear": possible until an intervention confirms it
+    assert first["strength"] == "possible" and first["component"] == planted and planted in first["sentence"]
+    assert "not yet confirmed by an intervention" in first["sentence"]
+    assert len(part.component_findings) <= cm.FINDINGS_MAX == 3
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
-    assert f"{top['effect_low']:+.1f} to {top['effect_high']:+.1f} pp" == first["evidence"]["interval"]
-    assert f"line {line} of {path}" in first["next"] and "--b components=fixed.csv" in first["next"]
+    assert f"{top['vs_peers_low']:+.1f} to {top['vs_peers_high']:+.1f} pp" == first["evidence"]["interval"]
+    assert f"{top['vs_peers']:+.1f} pp against its peers" in first["sentence"]
+    # the copy is edited, never the file the run read (for a built-in title, inside the package)
+    assert first["next"].startswith(f"copy {path} to fixed.csv, change line {line} of fixed.csv")
+    assert "--b components=fixed.csv" in first["next"]
     assert first["next"].split("then: ")[1].startswith(f"analyser compare {case} ")
 
 
@@ -276,7 +285,7 @@ def test_findings_shape_and_none_found():
         assert set(f["evidence"]) == {"figure", "interval"}
     clear = cm.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
                         catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
-    assert clear[0]["strength"] == "clear" and clear[0]["component"] == "c0"
+    assert clear[0]["strength"] == "possible" and clear[0]["component"] == "c0"
     assert clear[0]["next"] == "analyser compare dao -s a -s b --b values=0x1,1x4 --games 1000"
 
 
@@ -329,3 +338,197 @@ def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypa
         build_report_from_run(out)
         texts.append((out / "components.csv").read_text())
     assert texts[0] == texts[1] and texts[0].count("\n") == 26
+
+
+def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_confirmed():
+    """Issue 28: at most 3 component findings; an association is "possible"; an intervention
+    whose paired interval excludes 0 makes it "clear" (with the paired figure as evidence), one
+    that includes 0 leaves it "possible" and says "not confirmed"."""
+    res, comp = synthetic(games=400)
+    # five more components tied to winning, so six pass the correction
+    extra = [(r.game_index, r.seat, f"w{k}", 1) for r in res.itertuples() for k in range(5)
+             if (r.win > 0) == ((r.game_index * 7 + r.seat * 3 + k) % 5 != 0)]
+    comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
+    est = cm.estimate(sums_of(res, comp))
+    assert int(est["clear"].sum()) > cm.FINDINGS_MAX
+    items = cm.findings(est, game="dao", strategies=["a", "b"], games=400)
+    assert len(items) == cm.FINDINGS_MAX and {f["strength"] for f in items} == {"possible"}
+    assert [f["component"] for f in items] == list(est["component"][:3])
+    first, second = items[0]["component"], items[1]["component"]
+    conf = {first: {"confirmed": True, "figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp", "command": "X"},
+            second: {"confirmed": False, "figure": "-1.0 pp", "interval": "-4.0 to +2.0 pp", "command": "Y"}}
+    items = cm.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)
+    assert items[0]["strength"] == "clear" and items[0]["sentence"].startswith(f"Confirmed: {first}")
+    assert items[0]["evidence"] == {"figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp"} and items[0]["next"] == "X"
+    assert items[1]["strength"] == "possible" and items[1]["sentence"].startswith(f"Not confirmed: {second}")
+    assert "(95% CI -4.0 to +2.0 pp)" in items[1]["sentence"] and items[2]["strength"] == "possible"
+
+
+def test_paired_change_of_the_holders_and_the_seat_gap():
+    """The intervention's figures by hand: 4 games, 2 seats; seat 0 holds the component in games
+    0-2 and wins them as played, loses two of them once it is replaced."""
+    from analyser import componentconfirm as cc
+
+    a = np.array([[1, 0], [1, 0], [1, 0], [0, 1]], float)
+    b = np.array([[0, 1], [0, 1], [1, 0], [0, 1]], float)
+    h = np.array([[1, 0], [1, 0], [1, 0], [0, 0]], bool)
+    ch = cc.paired_change(a, b, h, 2, 4, best=0, worst=1)
+    d = np.array([-1, -1, 0, 0.0])  # per game, the holders' change
+    se = np.sqrt(4 / 3 * ((d - (-2 / 3) * h.sum(axis=1)) ** 2).sum()) / 3
+    assert ch["change"] == pytest.approx(-200 / 3) and ch["low"] == pytest.approx(100 * (-2 / 3 - cm.Z95 * se))
+    g = np.array([-2, -2, 0, 0.0])
+    assert ch["gap_change"] == pytest.approx(-100) and ch["gap_high"] == pytest.approx(
+        100 * (-1 + cm.Z95 * g.std(ddof=1) / 2))
+    assert cc.verdict(ch, effect=+20.0) is (ch["high"] < 0) and not cc.verdict(ch, effect=-20.0)
+
+
+def test_dragon_lairds_replacement_gives_a_card_its_peers_typical_effect(tmp_path):
+    """Y01 (cost-1 Peasant) planted with 5 royals: the intervention file gives it back the effect
+    of the other cost-1 Commoners, changing only its line; a card like all its peers has none."""
+    game = get_game("dragon-lairds")
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    line = "Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,"
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace(line, "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
+    option, new, what = game.component_replacement(game.Params(components=str(path)), "Y01")
+    assert option == "components" and new == text and "typical Commoner of cost 1 geld" in what
+    assert game.component_replacement(game.Params(), "Y01") is None
+
+
+@pytest.mark.soak
+def test_planted_dragon_lairds_card_is_confirmed_by_the_intervention(runner, tmp_path):
+    """Issue 28's fixture: Y01 (cost 1) given 5 royals is confirmed by replaying the same games
+    with it replaced; the finding is "clear" with the paired interval and a next command that runs
+    on the file written into the run folder."""
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace("Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,",
+                                 "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "--players", "4", "--rule", f"components={path}", "--games",
+                            "1500", "--seed", "3", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
+    assert r.exit_code == 0, r.output
+    from analyser.report import summarise_run
+    items = summarise_run(out).parts[0].component_findings
+    y01 = items[0]
+    assert y01["strength"] == "clear" and y01["sentence"].startswith("Confirmed: Y01")
+    assert f"--b components={out / 'interventions' / 'components-Y01.csv'}" in y01["next"]
+    assert (out / "interventions" / "components-Y01.csv").read_text() == text
+    assert all(f["strength"] == "possible" for f in items if f["component"] and f["strength"] != "clear")
+
+
+def test_confirm_components_records_paired_interventions_and_only_they_make_a_finding_clear(runner, tmp_path):
+    """A small planted Dragon Lairds run with --confirm-components: config.json records at most 3
+    interventions, each on a file written into the run folder, and a component finding is "clear"
+    exactly when its intervention confirms it."""
+    text = (TITLES / "dragon_lairds" / "data" / "deck.csv").read_text()
+    path = tmp_path / "deck.csv"
+    path.write_text(text.replace("Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,",
+                                 "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "-p", "4", "--rule", f"components={path}", "--games", "300",
+                            "--seed", "5", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
+    assert r.exit_code == 0, r.output
+    config = json.loads((out / "config.json").read_text())
+    (records,) = config["component_confirmations"].values()
+    assert 1 <= len(records) <= 3
+    for cid, rec in records.items():
+        assert rec["games"] == 300 and rec["low"] <= rec["change"] <= rec["high"]
+        assert f"-p 4 --a components={path} --b components={out / 'interventions'}" in rec["command"]
+        assert rec["command"].startswith("analyser compare dragon-lairds ")
+        assert rec["command"].endswith("--games 300 --seed 5")
+    from analyser.report import summarise_run
+    items = [f for f in summarise_run(out).parts[0].component_findings if f["component"]]
+    assert items and len(items) <= 3
+    for f in items:
+        rec = records.get(str(f["component"]))
+        assert (f["strength"] == "clear") is bool(rec and rec["confirmed"])
+    # the planted card comes first against its peers (the other cost-1 Commoners), and is confirmed
+    assert items[0]["component"] == "Y01" and items[0]["strength"] == "clear"
+    assert "against its peers (the mean of the 9 other Commoners of cost 1 geld" in items[0]["sentence"]
+    assert (out / "interventions" / "components-Y01.csv").read_text() == text
+
+
+def test_symmetric_dao_control_lists_no_card(runner, tmp_path):
+    """The symmetric control of issue 28 (every DAO colour alike): compared with the same value
+    in the other colours, no card passes the correction, so nothing is listed or confirmed."""
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "colour", "-s", "threshold", "-s", "random",
+                            "--games", "600", "--seed", "7", "--jobs", "1", "--out", str(out), "-q",
+                            "--confirm-components"])
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(out / "components.csv")
+    assert table["vs_peers"].notna().sum() >= 20 and not table["clear"].any()
+    assert json.loads((out / "config.json").read_text())["component_confirmations"] == {
+        json.loads((out / "config.json").read_text())["run_id"]: {}}
+    from analyser.report import summarise_run
+    (f,) = summarise_run(out).parts[0].component_findings
+    assert f["strength"] == "none found" and "No component goes with winning" in f["sentence"]
+
+
+def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatch):
+    """Issue 28's fixture: a DAO where one colour's cards are worth more (each metal card scores 2
+    more at the end; play is unchanged).  Compared with the same value in the other colours, the
+    first components are the five metal cards, above their peers."""
+    from analyser.report import build_report
+    from analyser.titles.dao.rules import Dao
+
+    plain = Dao.scores
+
+    def scores(self, s):
+        out = plain(self, s)
+        if s.over:
+            out = [v + 2 * sum(1 for c in s.piles[k] if c[0] == 0) for k, v in enumerate(out)]
+        return out
+
+    monkeypatch.setattr(Dao, "scores", scores)
+    r = run(RunSpec(game="dao", strategies=["greedy", "threshold"], players=4, games=300, seed=2, jobs=1),
+            progress=False)
+    build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
+    table = pd.read_csv(tmp_path / "components.csv")
+    assert table["clear"].any()
+    listed = table[table["clear"]]
+    metal = listed["component"].str.startswith("metal ")
+    assert metal.iloc[:5].all() and (listed.loc[metal, "vs_peers"] > 0).all()
+    # a card of another colour is listed only below its peers (whose mean the metal card raises)
+    assert (listed.loc[~metal, "vs_peers"] < 0).all()
+    assert table.iloc[0]["component"].startswith("metal ")
+
+
+def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_that_component(tmp_path):
+    """Kingdomino Duel: the planted face ``?+5`` becomes its die's typical other face; Tsuro of the
+    Seas: a tile's copies go to the tile with the most copies, so the set keeps its size."""
+    path, line = planted_faces(tmp_path)
+    game = get_game("kingdomino-duel")
+    option, text, what = game.component_replacement(game.Params(components=str(path)), "die 2 ?+5")
+    lines = text.splitlines()
+    assert option == "components" and lines[line - 1] == "die,2,stripe stripe double-dot+1 double-stripe+1 dot black"
+    assert lines[:line - 1] + lines[line:] == (path.read_text().splitlines()[:line - 1]
+                                               + path.read_text().splitlines()[line:])
+    assert "?+5" in what and game.component_replacement(game.Params(), "S1") is None
+    (tmp_path / "k.csv").write_text(text)
+    assert "die 2 ?+5" not in game.component_catalog(game.Params(components=str(tmp_path / "k.csv")))
+
+    game = get_game("tsuro-seas")
+    option, text, what = game.component_replacement(game.Params(), "01 23 45 67")
+    (tmp_path / "t.csv").write_text(text)
+    params = game.Params(tiles=str(tmp_path / "t.csv"))
+    catalog = game.component_catalog(params)
+    assert option == "tiles" and "01 23 45 67" not in catalog
+    assert catalog["01 25 37 46"]["what"] == "wake tile, 5 of 56" and what.startswith("the 1 copy of tile 01 23 45 67 made")
+
+
+@pytest.mark.parametrize("title,lineup,players,games", [
+    ("dao", ("threshold", "greedy"), 4, 300), ("wizard", ("expected", "bot"), 3, 100),
+    ("tsuro-seas", ("random",), 3, 200), ("kingdomino-duel", ("greedy", "random"), 2, 200),
+    ("dragon-lairds", ("income", "random"), 3, 150)])
+def test_on_the_unmodified_titles_no_component_finding_is_clear_without_an_intervention(
+        tmp_path, title, lineup, players, games):
+    """Issue 28's acceptance: an association alone is never "clear"; at most 3 component findings."""
+    from analyser.report import build_report
+    r = run(RunSpec(game=title, strategies=list(lineup), players=players, games=games, seed=11, jobs=1),
+            progress=False)
+    _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
+    items = summary.parts[0].component_findings
+    assert items and len(items) <= cm.FINDINGS_MAX
+    assert all(f["strength"] in ("possible", "none found") for f in items)

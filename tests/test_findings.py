@@ -82,6 +82,19 @@ def test_never_wins_clear_possible_and_none():
                                  "not below 12.5%")
 
 
+@pytest.mark.parametrize("share, players, most", [(0.275, 4, False), (0.32, 4, False), (0.6, 2, True), (0.9, 2, True)])
+def test_skill_decides_most_only_when_the_share_is_above_half(share, players, most):
+    """A 27.5% skill share was headed "skill decides most of who wins" (issue 28): "most" needs
+    more than half, even where the seating caps the share (two seats each of two strategies at
+    four: a third at most)."""
+    (f,) = F.luck_rows({"skill_share": share, "skill_low": share - 0.02, "skill_high": share + 0.02},
+                       players=players, strategies=2)
+    assert f.strength == "clear"
+    assert ("Skill decides most of who wins" in f.sentence) is most
+    assert ("skill does not decide most" in f.sentence) is not most
+    assert f"{100 * share:.1f}%" in f.sentence
+
+
 def test_luck_share_very_high_very_low_and_neither():
     (f,) = F.luck_rows({"skill_share": 0.01, "skill_low": 0.0, "skill_high": 0.03}, players=2, strategies=2)
     assert f.strength == "clear" and f.sentence.startswith("Luck decides most of who wins between these strategies")
@@ -96,6 +109,7 @@ def test_luck_share_very_high_very_low_and_neither():
     assert F.run._ceiling(4, 2) == (pytest.approx(1 / 3), 2)
     (f,) = F.luck_rows({"skill_share": 0.25, "skill_low": 0.2, "skill_high": 0.3}, players=4, strategies=2)
     assert f.strength == "clear" and "at most 33.3% is possible with 2 seats per strategy" in f.sentence
+    assert "does not decide most" in f.sentence and "Skill decides most" not in f.sentence
     assert F.run._ceiling(4, 3) == (1.0, 1) and F.run._ceiling(2, 3) == (1.0, 1) and F.run._ceiling(6, 3)[1] == 2
     (left,) = F.luck_rows({"skill_share": math.nan, "skill_low": math.nan, "skill_high": math.nan}, 2, 2)
     assert isinstance(left, F.LeftOut) and "winner and a loser" in left.reason
@@ -413,3 +427,66 @@ def test_sweep_tournament_and_compare_open_with_findings(runner, tmp_path):
         assert r.output.count("Findings (clear, then possible") == 1
         assert (out / "findings.json").read_text() == first
         opens_with_findings((out / "index.html").read_text())
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_zero_point_handicap_is_never_said_to_bring_a_seat_to_the_fair_share(players):
+    """``simulate dao --strategy greedy --seed 1986744403134734706`` said a 0-point handicap would
+    bring a seat to the fair share (issue 28): a seat whose closest handicap is 0 is said to have
+    none that helps, with its win rate at 0; the others keep their handicap."""
+    from analyser import seats
+
+    n = players
+    rate = [0.5, 0.3] + [0.2] * (n - 2)
+    comp = pd.DataFrame({"seat": range(n), "win_rate": rate, "fair_share": 1 / n,
+                         "handicap": [-3.0, 0.0] + [5.0] * (n - 2), "handicap_low": [-5.0, 0.0] + [3.0] * (n - 2),
+                         "handicap_high": [-1.0, 2.0] + [7.0] * (n - 2), "win_at_handicap": [0.5, 0.3] + [0.33] * (n - 2),
+                         "tie_share": 0.0})
+    table = pd.DataFrame({"seat": range(n), "win_rate": rate})
+    worst = n - 1
+    balance = {"best": 0, "worst": worst, "p": 1e-6, "gap": 30.0, "gap_low": 20.0, "gap_high": 40.0}
+    (f,) = seats.seat_findings(table, balance, comp)
+    s = f["sentence"]
+    assert "handicap of 0 points" not in s and "handicap of 0 " not in s.replace("with a handicap of 0,", "")
+    assert ("No handicap in whole points brings seat 1 nearer the fair share than none: it wins 30.0% with a "
+            "handicap of 0, and no other handicap brings it nearer.") in s
+    if n == 2:
+        assert "would even the seats" not in s and "closest to the fair share" not in s
+    else:
+        assert "seat 2 +5 points (95% CI +3 to +7; win rate 33.0% there)" in s and "seat 1 0" not in s
+
+
+def test_a_ladder_over_a_named_parameter_says_the_parameter_before_its_value():
+    """"keeps paying up to 8 limit" in a ladder over threshold:limit (issue 28): the value is given
+    as ``limit 8``; iterations keep their unit after the number."""
+    from analyser.experiments import ladder
+
+    gains = pd.DataFrame({"from": [2.0, 4.0, 8.0], "to": [4.0, 8.0, 16.0], "gain_pp": [9.0, 5.0, 0.5],
+                          "gain_low_pp": [5.0, 1.0, -3.0], "gain_high_pp": [13.0, 9.0, 4.0], "games": [400] * 3,
+                          "verdict": ["clear", "clear", "not clear"]})
+    depth = {"depth": 2, "doublings": 3, "pays_up_to": 8.0, "stops": (8.0, 16.0, "not clear"), "later_clear": [],
+             "losses": []}
+    (f,) = ladder.findings(pd.DataFrame(), gains, depth, param="limit", against=None, source="threshold")
+    assert "keeps paying up to limit 8:" in f["sentence"] and "8 limit" not in f["sentence"]
+    assert "(the doubling to limit 16 is not clear)" in f["sentence"]
+    assert f["evidence"]["figure"].startswith("gain +5.0 pp (limit 4 to 8, 400 games)")
+    (f,) = ladder.findings(pd.DataFrame(), gains, depth, param="iterations", against=None, source="mcts")
+    assert "Search keeps paying up to 8 iterations:" in f["sentence"]
+
+
+def test_a_compensation_says_it_is_read_from_the_scores_and_how_to_replay_it():
+    """Pig's first-player compensation read +16 from the recorded scores where replaying it left
+    the first player at 42% (issue 28): the figure is said to be unreplayed, with the sweep that
+    replays it, or that the title has no option to replay it with."""
+    from analyser import seats
+
+    comp = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4], "fair_share": 0.5, "handicap": [-4.0, 16.0],
+                         "handicap_low": [-6.0, 12.0], "handicap_high": [-2.0, 20.0], "win_at_handicap": [0.5, 0.5],
+                         "tie_share": [0.5, 0.5]})
+    table = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4]})
+    balance = {"best": 0, "worst": 1, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
+    (f,) = seats.seat_findings(table, balance, comp, kind="race", next_command="analyser sweep pig ...")
+    assert "A head start of +16 points" in f["sentence"]
+    assert "not replayed: check it with the sweep below" in f["sentence"]
+    (f,) = seats.seat_findings(table, balance, comp, kind="race")
+    assert "not replayed (the title has no start-bonus option to replay it with)" in f["sentence"]

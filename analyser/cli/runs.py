@@ -73,11 +73,15 @@ seats were filled.
 @click.option("--until-ci", type=float, default=None, metavar="W",
               help="Stop early once every win-rate 95% interval (strategies and seats) is at most W wide "
                    "(e.g. 0.04), checking at round ends fixed in advance; --games is the most played.")
+@click.option("--confirm-components", is_flag=True,
+              help="After the run, test the (at most 3) components whose association with winning passes the "
+                   "correction: the same games again with each replaced by a typical peer; the report says "
+                   "confirmed or not confirmed (docs/components.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
 @click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
                                               "OUT/error.log).")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, backend, scheduler, until_ci, quiet, debug):
+             no_report, backend, scheduler, until_ci, quiet, debug, confirm_components=False):
     """Play many games of GAME between strategies and report who wins.
 
     Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
@@ -128,7 +132,34 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
     else:  # played in rounds, each extending the run folder
         result = _run_until(spec, until_ci, n_players, quiet, out)
+    if confirm_components:
+        _confirm_components(result, spec, out, quiet)
     return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
+
+
+def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
+    """``--confirm-components``: the interventions of :mod:`analyser.componentconfirm`, recorded
+    in config.json for the report.  Only after a run that finished; a failure is one line and
+    the games stay as they are."""
+    from analyser import componentconfirm
+    from analyser.run import store
+
+    if (result.error is not None or result.interrupted or result.stop_requested
+            or result.config.get("status") != "complete"):
+        return
+    if not quiet:
+        click.echo(f"Confirming components: the same games again with each replaced (at most "
+                   f"{componentconfirm.CONFIRM_MAX})", err=True)
+    try:
+        records = componentconfirm.confirm(out, spec)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # noqa: BLE001 - the run's games are safe; the report says nothing confirmed
+        click.echo(f"analyser: warning: the components could not be confirmed ({type(e).__name__}: {e}); the "
+                   "findings stay possible", err=True)
+        return
+    result.config["component_confirmations"] = {str(result.config.get("run_id")): records}
+    store.write_json_atomic(out / "config.json", result.config)
 
 
 def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,

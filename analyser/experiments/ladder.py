@@ -440,7 +440,13 @@ def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param
              source: str) -> list[dict]:
     """The Findings of a ladder (dicts as :func:`analyser.metagame.findings`): the skill depth,
     with its evidence and the rule."""
-    unit = "iterations" if param == "iterations" else param
+    def at(v) -> str:  # "800 iterations", but "limit 8": a parameter's name goes before its value
+        return f"{format_value(v)} iterations" if param == "iterations" else f"{param} {format_value(v)}"
+
+    def span(a, b) -> str:
+        return (f"{format_value(a)} to {format_value(b)} iterations" if param == "iterations"
+                else f"{param} {format_value(a)} to {format_value(b)}")
+
     what = "search" if source == "mcts" and param == "iterations" else f"raising {source} {param}"
     rule = ("a doubling is clear when the 95% interval of its gain lies wholly above 0 "
             + ("(the stronger side's share of each game's win minus its fair share, cluster-robust)" if against is None else
@@ -453,32 +459,31 @@ def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param
     vs = f" against {against}" if against else ""
     if d == depth["doublings"]:
         top = gains.iloc[-1]
-        sentence = (f"{what.capitalize()} still pays at the top of the ladder{vs} ({format_value(top['from'])} to "
-                    f"{format_value(top['to'])} {unit}): depth {d}, at least (extend --budgets to see where it stops).")
+        sentence = (f"{what.capitalize()} still pays at the top of the ladder{vs} ({span(top['from'], top['to'])}): depth {d}, at least (extend --budgets to see where it stops).")
         row = top
     elif d == 0:
         row = gains.iloc[0]
         sentence = (f"{what.capitalize()} does not clearly pay even at the first doubling{vs} "
-                    f"({format_value(row['from'])} to {format_value(row['to'])} {unit}): depth 0.")
+                    f"({span(row['from'], row['to'])}): depth 0.")
     else:
         row = gains.iloc[d - 1]
         stop = gains.iloc[d]
-        sentence = (f"{what.capitalize()} keeps paying up to {format_value(depth['pays_up_to'])} {unit}{vs}: depth {d} "
-                    f"(the doubling to {format_value(stop['to'])} is "
+        sentence = (f"{what.capitalize()} keeps paying up to {at(depth['pays_up_to'])}{vs}: depth {d} "
+                    f"(the doubling to {at(stop['to'])} is "
                     f"{'a loss' if stop['verdict'] == 'loss' else 'not clear'}).")
     if depth["later_clear"]:
         sentence += " Later clear doublings, not counted: " + ", ".join(
             f"{format_value(a)} to {format_value(b)}" for a, b in depth["later_clear"]) + "."
     out.append({"topic": "depth", "strength": "clear" if d else "none found", "sentence": sentence,
-                "evidence": {"figure": f"gain {row['gain_pp']:+.1f} pp ({format_value(row['from'])} to "
-                                       f"{format_value(row['to'])}, {int(row['games'])} games)",
+                "evidence": {"figure": f"gain {row['gain_pp']:+.1f} pp ({span(row['from'], row['to'])}, "
+                                       f"{int(row['games'])} games)",
                              "interval": f"{row['gain_low_pp']:+.1f} to {row['gain_high_pp']:+.1f} pp"},
                 "threshold": rule})
     if depth["losses"]:
         a, b = depth["losses"][0]
         r = gains[(gains["from"] == a) & (gains["to"] == b)].iloc[0]
         out.append({"topic": "loss", "strength": "clear",
-                    "sentence": f"Doubling from {format_value(a)} to {format_value(b)} {unit} clearly loses{vs}.",
+                    "sentence": f"Doubling from {span(a, b)} clearly loses{vs}.",
                     "evidence": {"figure": f"gain {r['gain_pp']:+.1f} pp",
                                  "interval": f"{r['gain_low_pp']:+.1f} to {r['gain_high_pp']:+.1f} pp"},
                     "threshold": "the 95% interval of the gain lies wholly below 0"})

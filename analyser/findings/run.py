@@ -278,9 +278,15 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
         return [Finding("luck share", sentence, strength, figure, iv, threshold)]
     if s > low:
         strength = "clear" if lo > low else "possible"
-        sentence = (f"Skill {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
-                    f"strategies: the skill share ({gloss}) is {show}{most}; luck - the deal, the turn order and "
-                    "the other seats - explains the rest.")
+        if s > 0.5:  # "most" only when the share is more than half
+            sentence = (f"Skill {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
+                        f"strategies: the skill share ({gloss}) is {show}{most}; luck - the deal, the turn order and "
+                        "the other seats - explains the rest.")
+        else:
+            sentence = (f"Luck is {'' if strength == 'clear' else 'perhaps '}low for this seating: the skill share "
+                        f"({gloss}) is {show}{most}, near the most it can be; luck - the deal, the turn order and the "
+                        f"other seats - still explains about {pct(1 - s, lo, hi)}, so skill does not decide most of "
+                        "who wins.")
         return [Finding("luck share", sentence, strength, figure, iv, threshold)]
     return [Finding("luck share", f"The luck share is neither very high nor very low: the skill share is {show}{most}.",
                     "none found", figure, iv, threshold)]

@@ -15,5 +15,15 @@ class Dao(_Rules):
                    ("4p greedy", ("greedy",), 4, 4000, 20000))
     mcts_bench_games = 10  # bench --mcts: about 15 decisions per seat
 
+    def component_catalog(self, params):
+        """The rules' catalog with each card's peer group: the cards of the same value in the
+        other colours (the rules treat the colours alike, so a card is compared with its own
+        value in another colour; a colour that scores differently stands out against them)."""
+        out = super().component_catalog(params)
+        for cid, info in out.items():
+            value = cid.rsplit(" ", 1)[-1]
+            info["peers"] = f"value-{value} cards of the other colours"
+        return out
+
 
 TITLE = Dao()

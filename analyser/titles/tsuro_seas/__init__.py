@@ -1,5 +1,7 @@
 """The title object: the rules' Game bound to this title's figures and text drawing."""
 
+from pathlib import Path
+
 from analyser.titles.tsuro_seas import figures, render
 from analyser.titles.tsuro_seas.rules import TsuroSeas as _Rules
 
@@ -15,6 +17,35 @@ class TsuroSeas(_Rules):
     bench_cases = (("4p random", ("random",), 4, 1000, 4000),
                    ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
     mcts_bench_games = 8  # bench --mcts: a short game against random
+
+    def component_catalog(self, params):
+        """The rules' catalog with one peer group for every tile: a ship afloat longer places
+        more tiles of every kind, so a tile is compared with the other tiles, not with none."""
+        out = super().component_catalog(params)
+        for info in out.values():
+            info["peers"] = "wake tiles"
+        return out
+
+    def component_replacement(self, params, cid: str):
+        """Tile ``cid``'s copies given to the typical tile (the one with the most copies among the
+        others; the first in file order on a tie), so the set keeps its size: ``(option, new file
+        text, what changed)``; None for a tile not in the file or the only one."""
+        from analyser.titles.tsuro_seas.rules import DATA, TILE_NAMES, _rows, parse_pairs, tile_of
+
+        path = Path(params.tiles).expanduser() if params.tiles else DATA / "tsuro_tiles.csv"
+        rows = [(line, row, TILE_NAMES[tile_of(parse_pairs(row[1]))[0]]) for line, row in
+                _rows(path, "tiles", ["copies", "pairs"])]
+        mine = [x for x in rows if x[2] == cid]
+        others = [x for x in rows if x[2] != cid and int(x[1][0]) > 0]
+        if not mine or not others:
+            return None
+        top = max(others, key=lambda x: int(x[1][0]))  # max keeps the first of equals
+        moved = sum(int(x[1][0]) for x in mine)
+        text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        for line, row, _ in mine:
+            text[line - 1] = text[line - 1].replace(f"{row[0]},", "0,", 1)
+        text[top[0] - 1] = text[top[0] - 1].replace(f"{top[1][0]},", f"{int(top[1][0]) + moved},", 1)
+        return "tiles", "".join(text), f"the {moved} cop{'y' if moved == 1 else 'ies'} of tile {cid} made tile {top[2]}"
 
 
 TITLE = TsuroSeas()
