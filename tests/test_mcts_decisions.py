@@ -1,0 +1,149 @@
+"""The generic search player makes the very same decisions, bit for bit, as the recorded ones.
+
+tests/mcts_decisions.json holds, for every title with a determinize() hook and a few mcts
+settings, the decisions of fixed-seed games: at each decision of a searching seat, the action it
+chose and every root child's visit count and exact reward total.  They were recorded with the
+search before its speed-up (issue 25 section 3), so a faster search, clone, determinize or
+legal-action path that drew one random number differently, or walked the tree in another order,
+fails here.  Regenerate (only for a deliberate change of the search's behaviour) with
+``python tests/test_mcts_decisions.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyser.registry import get_game, make_strategy
+
+RECORD = Path(__file__).with_name("mcts_decisions.json")
+
+#: (title, mcts spec, game seed, players, first step searched): the default search and the other
+#: code paths of the search loop (game horizon, a heuristic rollout policy, the score reward),
+#: early in a game and later on (the steps before the first searched one are played at random).
+CASES = [
+    ("dao", "mcts:iterations=40", 1, 4, 0),
+    ("dao", "mcts:iterations=25,horizon=game", 2, 3, 0),
+    ("dao", "mcts:iterations=15,rollout=threshold/limit=8", 3, 4, 0),
+    ("dao", "mcts:iterations=20,reward=score,c=1.2", 4, 2, 0),
+    ("dao", "mcts:iterations=30", 5, 5, 40),
+    ("dragon-lairds", "mcts:iterations=12", 1, 4, 0),
+    ("dragon-lairds", "mcts:iterations=8,horizon=game", 2, 3, 0),
+    ("dragon-lairds", "mcts:iterations=6,rollout=income", 3, 3, 0),
+    ("dragon-lairds", "mcts:iterations=10", 4, 4, 150),
+    ("kingdomino-duel", "mcts:iterations=10", 1, 2, 0),
+    ("kingdomino-duel", "mcts:iterations=6,rollout=greedy", 2, 2, 0),
+    ("kingdomino-duel", "mcts:iterations=8,horizon=game", 3, 2, 40),
+    ("tsuro-seas", "mcts:iterations=12", 1, 4, 0),
+    ("tsuro-seas", "mcts:iterations=8,rollout=survivor", 2, 3, 0),
+    ("tsuro-seas", "mcts:iterations=10", 6, 3, 3),
+    ("wizard", "mcts:iterations=30", 1, 4, 0),
+    ("wizard", "mcts:iterations=20,horizon=game", 2, 3, 0),
+    ("wizard", "mcts:iterations=10,rollout=expected", 3, 5, 0),
+    ("wizard", "mcts:iterations=15", 4, 4, 200),
+]
+
+#: Decisions recorded per case (the searching seats' first ones).
+DECISIONS = 24
+
+
+def case_id(case) -> str:
+    return f"{case[0]}|{case[1]}|seed={case[2]}|p={case[3]}|from={case[4]}"
+
+
+def play_and_record(game_id: str, spec: str, seed: int, players: int, start: int,
+                    decisions: int = DECISIONS) -> list:
+    """Seats 0 and 2 search (``spec``) from step ``start`` on, the others (and every seat before
+    ``start``) play at random; returns, for each search decision until ``decisions`` of them or
+    the game's end: ``[step, seat, chosen action (JSON),
+    [[visits, repr(total)] for each legal action in order, or None when it has no child]]``."""
+    game = get_game(game_id)
+    params = game.Params()
+    chance = random.Random(seed)
+    state = game.initial_state(params, players, chance)
+    searchers = {}
+    for k in range(players):
+        if k % 2 == 0 and k <= 2:
+            m = make_strategy(spec, game_id)
+            m.reset(k, params, players)
+            searchers[k] = (m, random.Random(f"{seed}/search/{k}"))
+    pick = random.Random(f"{seed}/random")
+    out = []
+    step = 0
+    while len(out) < decisions:
+        seat, legal = game.turn(state)
+        if not legal:
+            break
+        legal = list(legal)
+        if seat in searchers and len(legal) > 1 and step >= start:
+            m, rng = searchers[seat]
+            view = game.view(state, seat)
+            root = m.search(view, rng)
+            stats = []
+            for a in legal:
+                child = root.children.get(a)
+                stats.append(None if child is None else [child.visits, repr(child.total)])
+            action = _best(root, legal)
+            out.append([step, seat, game.action_to_json(action), stats])
+        else:
+            action = legal[int(pick.random() * len(legal))]
+        game.apply(state, action, chance)
+        step += 1
+    return out
+
+
+def _best(root, legal):
+    """The action MCTS.choose plays from this root (the most visits, then the better mean, then
+    the first in legal order) - checked against choose() itself in the test below."""
+    best, best_key = legal[0], None
+    for a in legal:
+        child = root.children.get(a)
+        if child is None:
+            continue
+        key = (child.visits, child.total / child.visits)
+        if best_key is None or key > best_key:
+            best, best_key = a, key
+    return best
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return json.loads(RECORD.read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_mcts_decisions_are_the_recorded_ones(case, recorded):
+    got = play_and_record(*case)
+    want = recorded[case_id(case)]
+    assert len(got) == len(want) and len(got) >= 5
+    for g, w in zip(got, want):
+        assert g == w, f"decision at step {w[0]} (seat {w[1]}) differs"
+
+
+def test_choose_plays_the_recorded_rule_for_the_best_child():
+    # choose() and the record's _best() agree on real positions (so the record checks choose's rule)
+    g = get_game("wizard")
+    state = g.initial_state(g.Params(), 4, random.Random(5))
+    m = make_strategy("mcts:iterations=30", "wizard")
+    m.reset(0, state.params, 4)
+    pick = random.Random(2)
+    checked = 0
+    while checked < 4:
+        seat, legal = g.turn(state)
+        if seat == 0 and len(legal) > 1:
+            a = m.choose(g.view(state, 0), legal, random.Random(checked))
+            root = make_strategy("mcts:iterations=30", "wizard")
+            root.reset(0, state.params, 4)
+            assert a == _best(root.search(g.view(state, 0), random.Random(checked)), list(legal))
+            checked += 1
+        g.apply(state, pick.choice(list(legal)), pick)
+
+
+if __name__ == "__main__":  # regenerate the record (a deliberate change of the search only)
+    data = {case_id(c): play_and_record(*c) for c in CASES}
+    RECORD.write_text(json.dumps(data, indent=None, separators=(",", ":")).replace("]],[", "]],\n[") + "\n")
+    print(f"wrote {RECORD} ({sum(len(v) for v in data.values())} decisions)", file=sys.stderr)
