@@ -203,9 +203,9 @@ class MCTS(Strategy):
     def search(self, view, rng) -> _Node:
         """Run the search from ``view`` and return the root node (children keyed by action)."""
         game = self._game
-        determinize = game.determinize
-        turn, apply = game.turn, game.apply
         stage = getattr(game, "stage", None) if self.horizon == "round" else None
+        sample = sampler(game, view, stage is not None)
+        turn, apply, legal_actions = game.turn, game.apply, game.legal_actions
         c = self.c
         log, sqrt = math.log, math.sqrt
         rnd = rng.random
@@ -215,10 +215,11 @@ class MCTS(Strategy):
         deadline = time.perf_counter() + self.time_ms / 1000 if self.time_ms else None
         budget = self.iterations if deadline is None else MAX_ITERATIONS
         players = self._rollout_players
+        rewards_of = self._rewards
         for it in range(budget):
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
-            state = determinize(view, rng)
+            state = sample(rng)
             if stage is not None and root_stage is None:
                 root_stage = stage(state)
                 root_scores = game.scores(state)
@@ -243,7 +244,8 @@ class MCTS(Strategy):
                         continue
                     child.avail += 1
                     if untried is None:
-                        value = child.total / child.visits + c * sqrt(log(child.avail) / child.visits)
+                        visits = child.visits
+                        value = child.total / visits + c * sqrt(log(child.avail) / visits)
                         if value > best_value:
                             best, best_value = child, value
                             best_action = a
@@ -261,14 +263,14 @@ class MCTS(Strategy):
             # common cases test only what they need)
             if players is None and stage is None:
                 while True:
-                    acts = turn(state)[1]
+                    acts = legal_actions(state)
                     if not acts:
                         break
                     k = len(acts)
                     apply(state, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
             elif players is None:
                 while True:
-                    acts = turn(state)[1]
+                    acts = legal_actions(state)
                     if not acts or stage(state) != root_stage:
                         break
                     k = len(acts)
@@ -282,7 +284,7 @@ class MCTS(Strategy):
                     a = acts[0] if len(acts) == 1 else players[seat].choose(view_of(state, seat), acts, rng)
                     apply(state, a, rng)
             # back-up
-            rewards = self._rewards(state, root_scores)
+            rewards = rewards_of(state, root_scores)
             for node in path:
                 node.visits += 1
                 node.total += rewards[node.seat]
@@ -296,12 +298,43 @@ class MCTS(Strategy):
             return [min(1.0, max(0.0, (s - lo) / span)) for s in game.scores(state)]
         if game.is_terminal(state) or root_scores is None:
             ranks = game.ranks(state)
-        else:
-            gained = [a - b for a, b in zip(game.scores(state), root_scores)]
-            top = max(gained)
-            ranks = ranks_from(gained, [i for i, g in enumerate(gained) if g == top])
-        n = len(ranks)
-        return [(n - r) / (n - 1) for r in ranks]
+            n = len(ranks)
+            return [(n - r) / (n - 1) for r in ranks]
+        # ranked by the points gained since the decision (ranks_from with the top gain winning)
+        gained = [a - b for a, b in zip(game.scores(state), root_scores)]
+        n = len(gained)
+        top = max(gained)
+        k = gained.count(top)
+        rest = sorted((g for g in gained if g != top), reverse=True)
+        out = []
+        for g in gained:
+            if g == top:
+                out.append(1.0)
+            else:
+                above = 0
+                for t in rest:
+                    if t > g:
+                        above += 1
+                    else:
+                        break
+                out.append((n - 1 - k - above) / (n - 1))
+        return out
+
+
+def sampler(game: Game, view, stop_at_stage: bool = False) -> Callable[[Any], Any]:
+    """``sample(rng) -> state`` for one decision's search: the title's optional
+    ``determinizer(view, stop_at_stage)`` hook when it has one (it works out once what does not
+    depend on ``rng``), else ``determinize(view, rng)`` each time.  Either way a sample equals
+    ``determinize(view, rng)`` and draws the same random numbers; with ``stop_at_stage`` (a search
+    that stops where ``stage()`` changes) a title's sample may end its stage without setting the
+    next one up, provided it draws the random numbers that set-up would, ``stage()`` then names
+    the next stage and ``scores()`` / ``is_terminal()`` / ``ranks()`` answer as the full state
+    would."""
+    make = getattr(game, "determinizer", None)
+    if make is not None:
+        return make(view, stop_at_stage)
+    determinize = game.determinize
+    return lambda rng: determinize(view, rng)
 
 
 # --------------------------------------------------------------------------------------------
