@@ -216,6 +216,7 @@ class MCTS(Strategy):
         budget = self.iterations if deadline is None else MAX_ITERATIONS
         players = self._rollout_players
         rewards_of = self._rewards
+        random_rollout = getattr(game, "random_rollout", None)
         for it in range(budget):
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
@@ -261,7 +262,9 @@ class MCTS(Strategy):
                 node = best
             # rollout (the same draws in the same order as one loop with both tests; split so the
             # common cases test only what they need)
-            if players is None and stage is None:
+            if players is None and random_rollout is not None:
+                random_rollout(state, rng, root_stage if stage is not None else None)
+            elif players is None and stage is None:
                 while True:
                     acts = legal_actions(state)
                     if not acts:
