@@ -143,6 +143,45 @@ def test_choose_plays_the_recorded_rule_for_the_best_child():
         g.apply(state, pick.choice(list(legal)), pick)
 
 
+SAMPLES = Path(__file__).with_name("mcts_samples.json")
+SAMPLED_TITLES = ["dao", "dragon-lairds", "kingdomino-duel", "tsuro-seas", "wizard"]
+
+
+def determinize_digests(game_id: str) -> list[str]:
+    """SHA-256 digests of ``state_to_dict(determinize(view, Random(k)))`` along random games of
+    every player count (every 3rd step, two seats, two samples each), plus the draws the samples
+    used: what the search's samples must stay, bit for bit."""
+    import hashlib
+    g = get_game(game_id)
+    out = []
+    for n in sorted({g.min_players, g.default_players, g.max_players}):
+        for seed in range(2):
+            chance, pick = random.Random(seed), random.Random(seed + 7)
+            s = g.initial_state(g.Params(), n, chance)
+            step = 0
+            while not g.is_terminal(s) and step < 240:
+                seat, legal = g.turn(s)
+                if step % 3 == 0:
+                    for k in (seat, (seat + 1) % n):
+                        for j in range(2):
+                            rng = random.Random(step * 10 + j)
+                            d = g.state_to_dict(g.determinize(g.view(s, k), rng))
+                            text = json.dumps(d, sort_keys=True, default=str) + repr(rng.random())
+                            out.append(hashlib.sha256(text.encode()).hexdigest()[:16])
+                g.apply(s, pick.choice(list(legal)), chance)
+                step += 1
+    return out
+
+
+@pytest.mark.parametrize("gid", SAMPLED_TITLES)
+def test_determinize_samples_are_the_recorded_ones(gid):
+    want = json.loads(SAMPLES.read_text())[gid]
+    got = determinize_digests(gid)
+    assert len(got) == len(want) > 50
+    bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+    assert not bad, f"{len(bad)} samples differ, the first at {bad[0]}"
+
+
 ROLLOUT_TITLES = [g for g in ("dao", "dragon-lairds", "kingdomino-duel", "tsuro-seas", "wizard")
                   if hasattr(get_game(g), "random_rollout")]
 #: Rule options each title's fused rollout is checked under besides the defaults.
@@ -186,7 +225,8 @@ def test_a_titles_random_rollout_leaves_the_state_the_apply_loop_leaves(gid):
     assert checked >= 24
 
 
-if __name__ == "__main__":  # regenerate the record (a deliberate change of the search only)
+if __name__ == "__main__":  # regenerate the records (a deliberate change of the search only)
+    SAMPLES.write_text(json.dumps({g: determinize_digests(g) for g in SAMPLED_TITLES}) + "\n")
     data = {case_id(c): play_and_record(*c) for c in CASES}
     RECORD.write_text(json.dumps(data, indent=None, separators=(",", ":")).replace("]],[", "]],\n[") + "\n")
     print(f"wrote {RECORD} ({sum(len(v) for v in data.values())} decisions)", file=sys.stderr)

@@ -244,6 +244,8 @@ CHOOSE_TRUMP: tuple[ChooseTrump, ...] = tuple(ChooseTrump(s) for s in range(4))
 #: order): its play action and its group in a hand (0-5, see hand_groups).
 _DECK_PLAY: tuple[Play, ...] = tuple(PLAYS[c] for c in FULL_DECK)
 _DECK_SLOT: tuple[int, ...] = tuple(slot_of(c) for c in FULL_DECK)
+#: Per deck position: the bit of its suit in a void mask (0 for Jesters and Wizards, which follow anything).
+_DECK_SUIT_BIT: tuple[int, ...] = tuple(0 if c.suit is None else 1 << c.suit for c in FULL_DECK)
 #: A deck position holding each card value (the first, for Jesters and Wizards).
 _POSITION: dict[Card, int] = {}
 for _i, _c in enumerate(FULL_DECK):
@@ -1025,40 +1027,68 @@ class Wizard(Game):
         slots, plays = _DECK_SLOT, _DECK_PLAY
         jester, wizard = plays[0], plays[59]
         new_state, new_public = WizardState.__new__, WizardPublic.__new__
+        # with voids: the seats dealt in _deal_unseen's order (most voids first), each with its mask
+        void_order = [(k, voids[k], sizes[k]) for k in sorted(others, key=lambda k: -bin(voids[k]).count("1"))]
+        void_sizes = [(k, size) for k, _, size in void_order]
+        bits = _DECK_SUIT_BIT
 
         def sample(rng) -> WizardState:
             groups = [None] * n
             wizards, jesters = list(wiz0), list(jes0)
             rnd = rng.random
-            if no_voids:  # the deal of _deal_unseen without voids, on deck positions
-                keys = [rnd() for _ in range(m)]
-                pool = [positions[i] for i in sorted(range(m), key=keys.__getitem__)]
+            # the deal of _deal_unseen, on deck positions
+            keys = [rnd() for _ in range(m)]
+            pool = [positions[i] for i in sorted(range(m), key=keys.__getitem__)]
+            if no_voids:
+                hands = []
                 at = 0
                 for k, size in dealt_to:
-                    h = sorted(pool[at:at + size])
+                    hands.append(pool[at:at + size])
                     at += size
-                    # as hand_groups: Jesters 0-3, blue 4-16, ..., yellow 43-55, Wizards 56-59
-                    b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
-                    g = [[], [], [], [], [], [], [], []]
-                    for i in h[b1:b5]:
-                        g[slots[i]].append(plays[i])
-                    if b1:
-                        g[0].append(jester)
-                        g[6] = [jester] * (b1 - 1)
-                    if b5 < size:
-                        g[5].append(wizard)
-                        g[7] = [wizard] * (size - b5 - 1)
-                    groups[k] = g
-                    wizards[k] += size - b5
-                    jesters[k] += b1
                 undealt = pool[at:]
             else:
-                hands = _deal_unseen(unseen, others, sizes, voids, rnd)
-                undealt = [_POSITION[c] for c in hands[-1]]
-                for k in others:
-                    g = groups[k] = hand_groups(hands[k])
-                    wizards[k] += len(g[5]) + len(g[7])
-                    jesters[k] += len(g[0]) + len(g[6])
+                for _attempt in range(8):
+                    rest = pool
+                    hands = []
+                    for k, mask, size in void_order:
+                        if mask:
+                            take, keep = [], []
+                            for x in rest:
+                                if len(take) < size and not mask & bits[x]:
+                                    take.append(x)
+                                else:
+                                    keep.append(x)
+                        else:
+                            take, keep = rest[:size], rest[size:]
+                        if len(take) < size:
+                            break
+                        hands.append(take)
+                        rest = keep
+                    else:
+                        undealt = rest
+                        break
+                    keys = [rnd() for _ in pool]
+                    pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+                else:
+                    dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rnd)
+                    hands = [[_POSITION[c] for c in dealt[k]] for k, _, _ in void_order]
+                    undealt = [_POSITION[c] for c in dealt[-1]]
+            for (k, size), h in zip(dealt_to if no_voids else void_sizes, hands):
+                h.sort()
+                # as hand_groups: Jesters 0-3, blue 4-16, ..., yellow 43-55, Wizards 56-59
+                b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
+                g = [[], [], [], [], [], [], [], []]
+                for i in h[b1:b5]:
+                    g[slots[i]].append(plays[i])
+                if b1:
+                    g[0].append(jester)
+                    g[6] = [jester] * (b1 - 1)
+                if b5 < size:
+                    g[5].append(wizard)
+                    g[7] = [wizard] * (size - b5 - 1)
+                groups[k] = g
+                wizards[k] += size - b5
+                jesters[k] += b1
             groups[seat] = [list(g) for g in own]
             q = new_public(WizardPublic)
             (q.params, q.n, q.n_rounds, q.round, q.phase, q.dealer, q.starter, q.current, q.trump_card, q.trump,
