@@ -82,6 +82,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
+from random import Random as _Random
 from typing import NamedTuple
 
 from analyser.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
@@ -844,9 +845,13 @@ class Wizard(Game):
             # round's number, and the random draws of its deal (see _deal), so the search's
             # random stream goes on as if it had been dealt
             dealt = p.n * (p.round + 1)
-            rnd = rng.random
-            for _ in range(dealt + 1 if dealt < len(FULL_DECK) else len(FULL_DECK)):
-                rnd()
+            draws = dealt + 1 if dealt < len(FULL_DECK) else len(FULL_DECK)
+            if type(rng) is _Random:
+                rng.getrandbits(64 * draws)  # CPython: one random() takes two 32-bit words, as 64 bits do
+            else:
+                rnd = rng.random
+                for _ in range(draws):
+                    rnd()
             p.round += 1
             s.round_trumps = None
             return
