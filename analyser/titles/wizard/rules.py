@@ -1111,6 +1111,102 @@ class Wizard(Game):
 
         return sample
 
+    def random_rollout(self, s: WizardState, rng, stop_stage=None) -> None:
+        """Play ``s`` on with uniformly random legal actions until the game ends or, when
+        ``stop_stage`` is given, the round changes: the search's random rollout
+        (:mod:`analyser.search`) in one loop, with the same draws (``int(rng.random() * k)`` for
+        ``k > 1`` legal actions) and the same final state as :meth:`legal_actions` and
+        :meth:`apply` step by step.  A card play is :meth:`apply`'s, without its checks (the card
+        comes from the legal plays); bids, trump choices and a trick's end are :meth:`apply`'s own."""
+        p = s.pub
+        rnd = rng.random
+        apply, legal_actions, end_trick, groups = self.apply, self.legal_actions, self._end_trick, s.groups
+        seed_rule = p.params.follow_suit == "seed"
+        while True:
+            if p.phase != PLAY:
+                acts = legal_actions(s)
+                if not acts or (stop_stage is not None and p.round != stop_stage):
+                    return
+                k = len(acts)
+                apply(s, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
+                continue
+            if stop_stage is not None and p.round != stop_stage:
+                return
+            seat = p.current
+            g = groups[seat]
+            led = p.led
+            # the legal plays (as legal_actions)
+            if led >= 0 and g[led + 1]:
+                follow = g[led + 1]
+                t = p.trump
+                if t is None or t == led or not g[t + 1] or not seed_rule:
+                    acts = g[0] + follow + g[5]
+                else:
+                    acts = g[0] + (follow + g[t + 1] if led < t else g[t + 1] + follow) + g[5]
+            else:
+                acts = [*g[0], *g[1], *g[2], *g[3], *g[4], *g[5]]
+            k = len(acts)
+            if not k:
+                return
+            action = acts[int(rnd() * k)] if k > 1 else acts[0]
+            # the play (as apply)
+            card = action.card
+            r = card.rank
+            if r == 14:
+                if g[7]:
+                    g[7].pop()
+                else:
+                    g[5].pop()
+                wc = p.win_card
+                if wc is None or wc.rank != 14:
+                    p.win_card = card
+                    p.win_seat = seat
+                if led == -1:
+                    p.led = LED_FREE
+            elif r == 0:
+                if g[6]:
+                    g[6].pop()
+                else:
+                    g[0].pop()
+                if p.win_card is None:
+                    p.win_card = card
+                    p.win_seat = seat
+            else:
+                suit = card.suit
+                g[suit + 1].remove(action)
+                if suit == led:
+                    wc = p.win_card
+                    wr = wc.rank
+                    if wr != 14 and r > wr and wc.suit == suit:
+                        p.win_card = card
+                        p.win_seat = seat
+                else:
+                    if led < 0:
+                        if p.trump_pending:
+                            p.trump = suit
+                            p.trump_pending = False
+                            s.round_trumps = [len(h[suit + 1]) + (j == seat) for j, h in enumerate(groups)]
+                        if led == -1:
+                            p.led = suit
+                    wc = p.win_card
+                    if wc is None:
+                        p.win_card = card
+                        p.win_seat = seat
+                    else:
+                        wr = wc.rank
+                        if wr == 0:
+                            p.win_card = card
+                            p.win_seat = seat
+                        elif wr != 14 and suit == p.trump and (wc.suit != suit or r > wr):
+                            p.win_card = card
+                            p.win_seat = seat
+            trick = p.trick
+            trick.append(card)
+            if len(trick) < p.n:
+                p.current = (seat + 1) % p.n
+            else:
+                end_trick(s, p, rng)
+
     def stage(self, s: WizardState) -> int:
         """The round being played (1-based); rounds are the natural horizon of a search."""
         return s.pub.round
