@@ -44,6 +44,12 @@ backend (every backend runs the same batches of the same games).  ``time_ms`` bu
 instead: the number of iterations then depends on the machine and its load, and results are NOT
 reproducible; use it for interactive play, not for experiments.
 
+Speed.  Two optional title hooks make the search cheaper without changing one decision (see
+:func:`sampler`): ``determinizer(view, stop_at_stage)`` works out a decision's sampling set-up
+once (each iteration then only draws), and ``random_rollout(state, rng, stop_stage)`` plays the
+random rollout in one loop with the same draws.  Actions key the tree's dicts, so an action type
+should hash cheaply (an identity or tuple hash, not a Python-level ``__hash__``).
+
 :func:`determinize_consistent` checks a title's hook (the same public part, the same hand for the
 seat, conserved components, no shared data with the real state); ``analyser check`` and the tests
 call it.
