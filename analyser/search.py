@@ -211,7 +211,8 @@ class MCTS(Strategy):
         game = self._game
         stage = getattr(game, "stage", None) if self.horizon == "round" else None
         sample = sampler(game, view, stage is not None)
-        turn, apply, legal_actions = game.turn, game.apply, game.legal_actions
+        # (turn() is current_player() and legal_actions(); the seat is needed only to expand)
+        turn, apply, legal_actions, current_player = game.turn, game.apply, game.legal_actions, game.current_player
         c = self.c
         log, sqrt = math.log, math.sqrt
         rnd = rng.random
@@ -234,7 +235,7 @@ class MCTS(Strategy):
             path = []
             # selection and expansion
             while True:
-                seat, acts = turn(state)
+                acts = legal_actions(state)
                 if not acts or (stage is not None and stage(state) != root_stage):
                     break
                 children = node.children
@@ -258,7 +259,7 @@ class MCTS(Strategy):
                             best_action = a
                 if untried is not None:
                     a = untried[int(rnd() * len(untried))] if len(untried) > 1 else untried[0]
-                    child = _Node(seat)
+                    child = _Node(current_player(state))
                     children[a] = child
                     path.append(child)
                     apply(state, a, rng)

@@ -144,7 +144,7 @@ class DaoParams(Params):
 
     def bonus(self, n_players: int) -> tuple[int, ...]:
         """The start bonus of each seat (``seat_bonus``); InputError when it does not fit ``n_players``."""
-        return seat_values(self.seat_bonus, n_players, name="seat_bonus")
+        return _seat_bonus(self.seat_bonus, n_players)
 
     @property
     def value_counts(self) -> tuple[tuple[int, int], ...]:
@@ -153,6 +153,12 @@ class DaoParams(Params):
     def halves(self, n_players: int) -> bool:
         """Whether the two-halves variant is played at ``n_players``."""
         return self.two_player_halves == "on" or (self.two_player_halves == "auto" and n_players == 2)
+
+
+@lru_cache(maxsize=256)
+def _seat_bonus(text: str, n_players: int) -> tuple[int, ...]:
+    """:meth:`DaoParams.bonus` (cached: the scores read it at every call, a search at every rollout)."""
+    return seat_values(text, n_players, name="seat_bonus")
 
 
 @lru_cache(maxsize=64)
