@@ -223,7 +223,7 @@ class MCTS(Strategy):
         budget = self.iterations if deadline is None else MAX_ITERATIONS
         players = self._rollout_players
         rewards_of = self._rewards
-        random_rollout = getattr(game, "random_rollout", None)
+        random_rollout = own_hook(game, "random_rollout", "legal_actions", "apply")
         for it in range(budget):
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
@@ -340,11 +340,24 @@ def sampler(game: Game, view, stop_at_stage: bool = False) -> Callable[[Any], An
     next one up, provided it draws the random numbers that set-up would, ``stage()`` then names
     the next stage and ``scores()`` / ``is_terminal()`` / ``ranks()`` answer as the full state
     would."""
-    make = getattr(game, "determinizer", None)
+    make = own_hook(game, "determinizer", "determinize")
     if make is not None:
         return make(view, stop_at_stage)
     determinize = game.determinize
     return lambda rng: determinize(view, rng)
+
+
+def own_hook(game: Game, hook: str, *covers: str):
+    """``game``'s bound method ``hook``, or None when it has none or when a subclass overrides
+    one of the methods it stands in for (``covers``) without overriding the hook too: a
+    ``determinizer`` stands in for ``determinize``, a ``random_rollout`` for ``legal_actions``
+    and ``apply``, so a subclass that changes those is searched through them."""
+    def owner(name):
+        return next((k for k in type(game).__mro__ if name in vars(k)), None)
+    home = owner(hook)
+    if home is None or any(owner(name) is not home for name in covers):
+        return None
+    return getattr(game, hook)
 
 
 # --------------------------------------------------------------------------------------------

@@ -225,6 +225,36 @@ def test_a_titles_random_rollout_leaves_the_state_the_apply_loop_leaves(gid):
     assert checked >= 24
 
 
+def test_a_subclass_that_changes_the_rules_is_searched_through_them():
+    # the speed hooks stand in for determinize / legal_actions / apply only in the class that
+    # defines them: a subclass overriding those is searched through its own methods
+    from analyser.search import MCTS
+    dao = get_game("dao")
+    calls = []
+
+    class Counting(type(dao)):
+        def apply(self, s, action, rng=None):
+            calls.append("apply")
+            return super().apply(s, action, rng)
+
+        def determinize(self, view, rng):
+            calls.append("determinize")
+            return super().determinize(view, rng)
+
+    game = Counting()
+    s = game.initial_state(game.Params(), 3, random.Random(1))
+    m = MCTS(iterations=20)
+    m.attach(game)
+    m.reset(0, s.params, 3)
+    root = m.search(game.view(s, 0), random.Random(2))
+    assert calls.count("determinize") == 20 and calls.count("apply") > 20 * 10
+    plain = make_strategy("mcts:iterations=20", "dao")
+    plain.reset(0, s.params, 3)
+    same = plain.search(dao.view(s, 0), random.Random(2))
+    assert {a: (c.visits, c.total) for a, c in root.children.items()} == \
+        {a: (c.visits, c.total) for a, c in same.children.items()}
+
+
 if __name__ == "__main__":  # regenerate the records (a deliberate change of the search only)
     SAMPLES.write_text(json.dumps({g: determinize_digests(g) for g in SAMPLED_TITLES}) + "\n")
     data = {case_id(c): play_and_record(*c) for c in CASES}
