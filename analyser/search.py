@@ -242,18 +242,19 @@ class MCTS(Strategy):
                 untried = None
                 best = None
                 best_value = -1.0
+                get = children.get
                 for a in acts:
-                    child = children.get(a)
+                    child = get(a)
                     if child is None:
                         if untried is None:
                             untried = [a]
                         else:
                             untried.append(a)
                         continue
-                    child.avail += 1
+                    avail = child.avail = child.avail + 1
                     if untried is None:
                         visits = child.visits
-                        value = child.total / visits + c * sqrt(log(child.avail) / visits)
+                        value = child.total / visits + c * sqrt(log(avail) / visits)
                         if value > best_value:
                             best, best_value = child, value
                             best_action = a
