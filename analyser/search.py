@@ -44,6 +44,12 @@ backend (every backend runs the same batches of the same games).  ``time_ms`` bu
 instead: the number of iterations then depends on the machine and its load, and results are NOT
 reproducible; use it for interactive play, not for experiments.
 
+Speed.  Two optional title hooks make the search cheaper without changing one decision (see
+:func:`sampler`): ``determinizer(view, stop_at_stage)`` works out a decision's sampling set-up
+once (each iteration then only draws), and ``random_rollout(state, rng, stop_stage)`` plays the
+random rollout in one loop with the same draws.  Actions key the tree's dicts, so an action type
+should hash cheaply (an identity or tuple hash, not a Python-level ``__hash__``).
+
 :func:`determinize_consistent` checks a title's hook (the same public part, the same hand for the
 seat, conserved components, no shared data with the real state); ``analyser check`` and the tests
 call it.
@@ -203,9 +209,10 @@ class MCTS(Strategy):
     def search(self, view, rng) -> _Node:
         """Run the search from ``view`` and return the root node (children keyed by action)."""
         game = self._game
-        determinize = game.determinize
-        turn, apply = game.turn, game.apply
         stage = getattr(game, "stage", None) if self.horizon == "round" else None
+        sample = sampler(game, view, stage is not None)
+        # (turn() is current_player() and legal_actions(); the seat is needed only to expand)
+        turn, apply, legal_actions, current_player = game.turn, game.apply, game.legal_actions, game.current_player
         c = self.c
         log, sqrt = math.log, math.sqrt
         rnd = rng.random
@@ -215,10 +222,12 @@ class MCTS(Strategy):
         deadline = time.perf_counter() + self.time_ms / 1000 if self.time_ms else None
         budget = self.iterations if deadline is None else MAX_ITERATIONS
         players = self._rollout_players
+        rewards_of = self._rewards
+        random_rollout = own_hook(game, "random_rollout", "legal_actions", "apply")
         for it in range(budget):
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
-            state = determinize(view, rng)
+            state = sample(rng)
             if stage is not None and root_stage is None:
                 root_stage = stage(state)
                 root_scores = game.scores(state)
@@ -226,30 +235,32 @@ class MCTS(Strategy):
             path = []
             # selection and expansion
             while True:
-                seat, acts = turn(state)
+                acts = legal_actions(state)
                 if not acts or (stage is not None and stage(state) != root_stage):
                     break
                 children = node.children
                 untried = None
                 best = None
                 best_value = -1.0
+                get = children.get
                 for a in acts:
-                    child = children.get(a)
+                    child = get(a)
                     if child is None:
                         if untried is None:
                             untried = [a]
                         else:
                             untried.append(a)
                         continue
-                    child.avail += 1
+                    avail = child.avail = child.avail + 1
                     if untried is None:
-                        value = child.total / child.visits + c * sqrt(log(child.avail) / child.visits)
+                        visits = child.visits
+                        value = child.total / visits + c * sqrt(log(avail) / visits)
                         if value > best_value:
                             best, best_value = child, value
                             best_action = a
                 if untried is not None:
                     a = untried[int(rnd() * len(untried))] if len(untried) > 1 else untried[0]
-                    child = _Node(seat)
+                    child = _Node(current_player(state))
                     children[a] = child
                     path.append(child)
                     apply(state, a, rng)
@@ -259,16 +270,18 @@ class MCTS(Strategy):
                 node = best
             # rollout (the same draws in the same order as one loop with both tests; split so the
             # common cases test only what they need)
-            if players is None and stage is None:
+            if players is None and random_rollout is not None:
+                random_rollout(state, rng, root_stage if stage is not None else None)
+            elif players is None and stage is None:
                 while True:
-                    acts = turn(state)[1]
+                    acts = legal_actions(state)
                     if not acts:
                         break
                     k = len(acts)
                     apply(state, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
             elif players is None:
                 while True:
-                    acts = turn(state)[1]
+                    acts = legal_actions(state)
                     if not acts or stage(state) != root_stage:
                         break
                     k = len(acts)
@@ -282,7 +295,7 @@ class MCTS(Strategy):
                     a = acts[0] if len(acts) == 1 else players[seat].choose(view_of(state, seat), acts, rng)
                     apply(state, a, rng)
             # back-up
-            rewards = self._rewards(state, root_scores)
+            rewards = rewards_of(state, root_scores)
             for node in path:
                 node.visits += 1
                 node.total += rewards[node.seat]
@@ -296,12 +309,56 @@ class MCTS(Strategy):
             return [min(1.0, max(0.0, (s - lo) / span)) for s in game.scores(state)]
         if game.is_terminal(state) or root_scores is None:
             ranks = game.ranks(state)
-        else:
-            gained = [a - b for a, b in zip(game.scores(state), root_scores)]
-            top = max(gained)
-            ranks = ranks_from(gained, [i for i, g in enumerate(gained) if g == top])
-        n = len(ranks)
-        return [(n - r) / (n - 1) for r in ranks]
+            n = len(ranks)
+            return [(n - r) / (n - 1) for r in ranks]
+        # ranked by the points gained since the decision (ranks_from with the top gain winning)
+        gained = [a - b for a, b in zip(game.scores(state), root_scores)]
+        n = len(gained)
+        top = max(gained)
+        k = gained.count(top)
+        rest = sorted((g for g in gained if g != top), reverse=True)
+        out = []
+        for g in gained:
+            if g == top:
+                out.append(1.0)
+            else:
+                above = 0
+                for t in rest:
+                    if t > g:
+                        above += 1
+                    else:
+                        break
+                out.append((n - 1 - k - above) / (n - 1))
+        return out
+
+
+def sampler(game: Game, view, stop_at_stage: bool = False) -> Callable[[Any], Any]:
+    """``sample(rng) -> state`` for one decision's search: the title's optional
+    ``determinizer(view, stop_at_stage)`` hook when it has one (it works out once what does not
+    depend on ``rng``), else ``determinize(view, rng)`` each time.  Either way a sample equals
+    ``determinize(view, rng)`` and draws the same random numbers; with ``stop_at_stage`` (a search
+    that stops where ``stage()`` changes) a title's sample may end its stage without setting the
+    next one up, provided it draws the random numbers that set-up would, ``stage()`` then names
+    the next stage and ``scores()`` / ``is_terminal()`` / ``ranks()`` answer as the full state
+    would."""
+    make = own_hook(game, "determinizer", "determinize")
+    if make is not None:
+        return make(view, stop_at_stage)
+    determinize = game.determinize
+    return lambda rng: determinize(view, rng)
+
+
+def own_hook(game: Game, hook: str, *covers: str):
+    """``game``'s bound method ``hook``, or None when it has none or when a subclass overrides
+    one of the methods it stands in for (``covers``) without overriding the hook too: a
+    ``determinizer`` stands in for ``determinize``, a ``random_rollout`` for ``legal_actions``
+    and ``apply``, so a subclass that changes those is searched through them."""
+    def owner(name):
+        return next((k for k in type(game).__mro__ if name in vars(k)), None)
+    home = owner(hook)
+    if home is None or any(owner(name) is not home for name in covers):
+        return None
+    return getattr(game, hook)
 
 
 # --------------------------------------------------------------------------------------------

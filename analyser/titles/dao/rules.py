@@ -73,6 +73,10 @@ class Action(enum.Enum):
     TAKE = "take"
     REVEAL = "reveal"
 
+    #: Hashed by identity (members are singletons, and Enum compares by identity): the search keys
+    #: its tree by actions, and Enum's own __hash__ is a Python-level call.
+    __hash__ = object.__hash__
+
     def __str__(self) -> str:
         return self.value
 
@@ -140,7 +144,7 @@ class DaoParams(Params):
 
     def bonus(self, n_players: int) -> tuple[int, ...]:
         """The start bonus of each seat (``seat_bonus``); InputError when it does not fit ``n_players``."""
-        return seat_values(self.seat_bonus, n_players, name="seat_bonus")
+        return _seat_bonus(self.seat_bonus, n_players)
 
     @property
     def value_counts(self) -> tuple[tuple[int, int], ...]:
@@ -149,6 +153,12 @@ class DaoParams(Params):
     def halves(self, n_players: int) -> bool:
         """Whether the two-halves variant is played at ``n_players``."""
         return self.two_player_halves == "on" or (self.two_player_halves == "auto" and n_players == 2)
+
+
+@lru_cache(maxsize=256)
+def _seat_bonus(text: str, n_players: int) -> tuple[int, ...]:
+    """:meth:`DaoParams.bonus` (cached: the scores read it at every call, a search at every rollout)."""
+    return seat_values(text, n_players, name="seat_bonus")
 
 
 @lru_cache(maxsize=64)
@@ -532,6 +542,112 @@ class Dao(Game):
     def stage(self, s: DaoState) -> int:
         """The half being played (0, or 1 in the second half of the two-player variant)."""
         return s.half
+
+    def determinizer(self, view: DaoView, stop_at_stage: bool = False):
+        """``sample(rng) -> state``, equal to :meth:`determinize` of ``view`` with the same draws,
+        with the cards to shuffle and the deck's cut worked out once per decision (a search calls
+        it once and the sample once per iteration; the view must not change in between).  DAO's
+        samples are full states also with ``stop_at_stage``."""
+        cards = unseen_cards(tuple(map(tuple, view.unseen)))
+        m = len(cards)
+        cut = view.reserve_size
+        p, n = view.params, view.n_players
+        display, piles, gain, held = view.display, view.piles, view.gain, view.held
+        half_scores, half_marks, out, unseen = view.half_scores, view.half_marks, view.out, view.unseen
+        busts = view.busts
+        scalars = (view.total, view.n_unseen, view.current, view.starter, view.turn, view.over, view.half)
+        new = DaoState.__new__
+
+        def sample(rng) -> DaoState:
+            random = rng.random
+            keys = [random() for _ in range(m)]  # as shuffled()
+            order = [cards[i] for i in sorted(range(m), key=keys.__getitem__)]
+            s = new(DaoState)
+            s.params, s.n = p, n
+            s.deck, s.reserve = order[cut:], order[:cut]
+            s.display = list(display)
+            s.piles = [list(x) for x in piles]
+            s.gain = [list(g) for g in gain]
+            s.held = list(held)
+            s.half_scores = [list(h) for h in half_scores]
+            s.half_marks = [list(k) for k in half_marks]
+            s.out = list(out)
+            s.unseen = [list(u) for u in unseen]
+            s.total, s.n_unseen, s.current, s.starter, s.turn, s.over, s.half = scalars
+            s.busts = list(busts)
+            s.events = []
+            return s
+
+        return sample
+
+    def random_rollout(self, s: DaoState, rng, stop_stage=None) -> None:
+        """Play ``s`` on with uniformly random actions until the game ends or, when
+        ``stop_stage`` is given, the half changes: what the search's random rollout does
+        (:mod:`analyser.search`), with the same draws (``int(rng.random() * 2)`` per turn: 0 take,
+        1 reveal), leaving the very state :meth:`apply` would.  A take and a reveal are
+        :meth:`apply`'s, on local variables; the refill and the half's end are its own methods."""
+        rnd = rng.random
+        p = s.params
+        limit, ex, n = p.bust_limit, p.equal_exception, s.n
+        adjacent, front = ex == "adjacent", ex == "front"
+        refill, end_half = self._refill, self._end_half
+        while not s.over and (stop_stage is None or s.half == stop_stage):
+            # one half, on locals, until the deck runs out (the half's end) or the game is over
+            deck, display, gain, held, piles = s.deck, s.display, s.gain, s.held, s.piles
+            unseen, events, half_scores, busts = s.unseen, s.events, s.half_scores, s.busts
+            total, turn, seat = s.total, s.turn, s.current
+            while True:
+                if rnd() < 0.5:  # take
+                    card = display.pop(0)
+                    c, v = card
+                    total -= v
+                    g = gain[seat]
+                    g[c] += v + 1
+                    held[seat] += 1
+                    piles[seat].append(card)
+                    turn += 1
+                    done = half_scores[seat]
+                    events.append((turn, seat, (sum(done) if done else 0) + max(g) - held[seat]))
+                    seat = (seat + 1) % n
+                    if not display:
+                        s.total, s.turn, s.current = total, turn, seat
+                        refill(s, p)
+                        if s.over or s.deck is not deck:  # the half ended
+                            break
+                        display, total = s.display, s.total
+                    continue
+                card = deck.pop()  # reveal
+                c, v = card
+                unseen[c][v] -= 1
+                s.n_unseen -= 1
+                prev_v = display[-1][1]
+                display.append(card)
+                total += v
+                busted = False
+                if total > limit and not ((adjacent and v == prev_v) or (front and v == display[0][1])):
+                    g = gain[seat]
+                    piles[seat].extend(display)
+                    for c, v in display:
+                        g[c] += v + 1
+                    held[seat] += len(display)
+                    display = s.display = []
+                    total = 0
+                    busts[seat] += 1
+                    done = half_scores[seat]
+                    events.append((turn + 1, seat, (sum(done) if done else 0) + max(g) - held[seat]))
+                    busted = True
+                turn += 1
+                if not deck:
+                    s.total, s.turn, s.current = total, turn, seat
+                    end_half(s, p)
+                    break
+                seat = (seat + 1) % n
+                if busted:
+                    s.total, s.turn, s.current = total, turn, seat
+                    refill(s, p)
+                    if s.over or s.deck is not deck:
+                        break
+                    display, total = s.display, s.total
 
     def score_range(self, params: DaoParams, n_players: int) -> tuple[float, float]:
         """The range ``mcts:reward=score`` scales DAO scores by: a twelfth of the deck below zero

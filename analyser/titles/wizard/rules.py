@@ -82,6 +82,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
+from random import Random as _Random
 from typing import NamedTuple
 
 from analyser.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
@@ -244,6 +245,8 @@ CHOOSE_TRUMP: tuple[ChooseTrump, ...] = tuple(ChooseTrump(s) for s in range(4))
 #: order): its play action and its group in a hand (0-5, see hand_groups).
 _DECK_PLAY: tuple[Play, ...] = tuple(PLAYS[c] for c in FULL_DECK)
 _DECK_SLOT: tuple[int, ...] = tuple(slot_of(c) for c in FULL_DECK)
+#: Per deck position: the bit of its suit in a void mask (0 for Jesters and Wizards, which follow anything).
+_DECK_SUIT_BIT: tuple[int, ...] = tuple(0 if c.suit is None else 1 << c.suit for c in FULL_DECK)
 #: A deck position holding each card value (the first, for Jesters and Wizards).
 _POSITION: dict[Card, int] = {}
 for _i, _c in enumerate(FULL_DECK):
@@ -367,10 +370,12 @@ class WizardState:
     ``views`` caches each seat's :class:`WizardView` (not part of the state's value), and
     ``round_trumps`` (not part of it either) keeps the trump cards dealt to each seat this round,
     counted from the hands once trump is known, for the log (None before, and in a state copied or
-    loaded mid-round: the round's end then counts the played cards).
+    loaded mid-round: the round's end then counts the played cards).  ``stop`` (not part of the
+    value; False but in a search's samples, see :meth:`Wizard.determinizer`): the round's end only
+    scores the round and draws what the next deal would draw.
     """
 
-    __slots__ = ("pub",) + HIDDEN_FIELDS + ("views", "round_trumps")
+    __slots__ = ("pub",) + HIDDEN_FIELDS + ("views", "round_trumps", "stop")
 
     def __init__(self, **kw):
         pub = WizardPublic()
@@ -385,6 +390,7 @@ class WizardState:
             setattr(self, k, kw[k])
         self.views = [None] * pub.n
         self.round_trumps = None
+        self.stop = False
 
     def __eq__(self, other):
         return isinstance(other, WizardState) and self.pub == other.pub and all(
@@ -401,6 +407,7 @@ class WizardState:
             setattr(self, k, v)
         self.views = [None] * self.pub.n
         self.round_trumps = None
+        self.stop = False
 
     @property
     def deck(self) -> list[Card]:
@@ -833,6 +840,21 @@ class Wizard(Game):
         points = [20 + 10 * t if t == b else -10 * abs(t - b) for b, t in zip(p.bids, p.tricks)]
         for i, x in enumerate(points):
             p.scores[i] += x
+        if s.stop and p.round < p.n_rounds:
+            # a search's sample that stops at the round's end (determinizer): only the next
+            # round's number, and the random draws of its deal (see _deal), so the search's
+            # random stream goes on as if it had been dealt
+            dealt = p.n * (p.round + 1)
+            draws = dealt + 1 if dealt < len(FULL_DECK) else len(FULL_DECK)
+            if type(rng) is _Random:
+                rng.getrandbits(64 * draws)  # CPython: one random() takes two 32-bit words, as 64 bits do
+            else:
+                rnd = rng.random
+                for _ in range(draws):
+                    rnd()
+            p.round += 1
+            s.round_trumps = None
+            return
         tc = p.trump_card
         trump = p.trump
         trumps = s.round_trumps if trump is not None else None
@@ -940,6 +962,19 @@ class Wizard(Game):
         The sample carries no log of earlier rounds (no view holds it): its ``log`` is empty
         and ``metrics`` of it cover nothing before this round; scores are the public totals.
         """
+        return self.determinizer(view)(rng)
+
+    def determinizer(self, view: WizardView, stop_at_stage: bool = False):
+        """``sample(rng) -> state``: :meth:`determinize` of ``view`` with everything that does not
+        depend on ``rng`` worked out once (the unseen cards, hand sizes, voids, the public part),
+        so that each of a search's samples only deals (the search calls it once per decision and
+        the sample once per iteration; the view must not change in between).  ``sample(rng)``
+        draws exactly what ``determinize(view, rng)`` draws and returns an equal state.
+
+        ``stop_at_stage`` (a search with ``horizon=round``, which stops where :meth:`stage`
+        changes): the sample's round end scores the round and moves to the next round's number
+        but deals nothing and logs nothing; it draws the random numbers the deal would, so the
+        search's stream is the same (see :func:`analyser.search.sampler`)."""
         p = view.public
         n, seat, r = p.n, view.seat, p.round
         # unseen cards: the full deck minus the own hand, the round's played cards and the turned card
@@ -978,26 +1013,199 @@ class Wizard(Game):
                     if led == LED_NONE:
                         led = c.suit
         others = [k for k in range(n) if k != seat]
-        rng_random = rng.random
-        hands = _deal_unseen(unseen, others, sizes, voids, rng_random)
-        undealt = hands.pop(-1)
-        groups = []
-        for k in range(n):
-            groups.append([list(g) for g in own] if k == seat else hand_groups(hands[k]))
-        wizards, jesters = [0] * n, [0] * n
-        for k in range(n):
-            cards = (groups_hand(own) if k == seat else hands[k]) + played_by[k]
-            wizards[k] = sum(1 for c in cards if c.rank == WIZARD)
-            jesters[k] = sum(1 for c in cards if c.rank == JESTER)
+        # Wizards and Jesters dealt this round: the played ones (and the own hand's) now, the
+        # other hands' per sample
+        wiz0 = [sum(1 for c in cards if c.rank == WIZARD) for cards in played_by]
+        jes0 = [sum(1 for c in cards if c.rank == JESTER) for cards in played_by]
+        own_cards = groups_hand(own)
+        wiz0[seat] += sum(1 for c in own_cards if c.rank == WIZARD)
+        jes0[seat] += sum(1 for c in own_cards if c.rank == JESTER)
         done = len(p.played) // n
-        return WizardState(params=p.params, n=n, n_rounds=p.n_rounds, round=r, phase=p.phase, dealer=p.dealer,
-                           starter=p.starter, current=p.current, groups=groups,
-                           deck=undealt, trump_card=p.trump_card, trump=p.trump,
-                           trump_pending=p.trump_pending, bids=list(p.bids), n_bids=p.n_bids,
-                           tricks=list(p.tricks), scores=list(p.scores), played=list(p.played),
-                           leaders=list(p.leaders), trick=list(p.trick), led=p.led, win_seat=p.win_seat,
-                           win_card=p.win_card, wizards=wizards, jesters=jesters, log=[],
-                           tricks_played=(r - 1) * r // 2 + (r if p.phase == OVER else done))
+        tricks_played = (r - 1) * r // 2 + (r if p.phase == OVER else done)
+        scalars = (p.params, n, p.n_rounds, r, p.phase, p.dealer, p.starter, p.current, p.trump_card, p.trump,
+                   p.trump_pending, p.n_bids, p.led, p.win_seat, p.win_card)
+        bids, tricks, scores, played, leaders, trick = p.bids, p.tricks, p.scores, p.played, p.leaders, p.trick
+        dealt_to = [(k, sizes[k]) for k in others]
+        no_voids = not any(voids[k] for k in others)
+        positions = [_POSITION[c] for c in unseen]  # ascending: deck positions are in hand order
+        m = len(unseen)
+        slots, plays = _DECK_SLOT, _DECK_PLAY
+        jester, wizard = plays[0], plays[59]
+        new_state, new_public = WizardState.__new__, WizardPublic.__new__
+        # with voids: the seats dealt in _deal_unseen's order (most voids first), each with its mask
+        void_order = [(k, voids[k], sizes[k]) for k in sorted(others, key=lambda k: -bin(voids[k]).count("1"))]
+        void_sizes = [(k, size) for k, _, size in void_order]
+        bits = _DECK_SUIT_BIT
+
+        def sample(rng) -> WizardState:
+            groups = [None] * n
+            wizards, jesters = list(wiz0), list(jes0)
+            rnd = rng.random
+            # the deal of _deal_unseen, on deck positions
+            keys = [rnd() for _ in range(m)]
+            pool = [positions[i] for i in sorted(range(m), key=keys.__getitem__)]
+            if no_voids:
+                hands = []
+                at = 0
+                for k, size in dealt_to:
+                    hands.append(pool[at:at + size])
+                    at += size
+                undealt = pool[at:]
+            else:
+                for _attempt in range(8):
+                    rest = pool
+                    hands = []
+                    for k, mask, size in void_order:
+                        if mask:
+                            take, keep = [], []
+                            for x in rest:
+                                if len(take) < size and not mask & bits[x]:
+                                    take.append(x)
+                                else:
+                                    keep.append(x)
+                        else:
+                            take, keep = rest[:size], rest[size:]
+                        if len(take) < size:
+                            break
+                        hands.append(take)
+                        rest = keep
+                    else:
+                        undealt = rest
+                        break
+                    keys = [rnd() for _ in pool]
+                    pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+                else:
+                    dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rnd)
+                    hands = [[_POSITION[c] for c in dealt[k]] for k, _, _ in void_order]
+                    undealt = [_POSITION[c] for c in dealt[-1]]
+            for (k, size), h in zip(dealt_to if no_voids else void_sizes, hands):
+                h.sort()
+                # as hand_groups: Jesters 0-3, blue 4-16, ..., yellow 43-55, Wizards 56-59
+                b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
+                g = [[], [], [], [], [], [], [], []]
+                for i in h[b1:b5]:
+                    g[slots[i]].append(plays[i])
+                if b1:
+                    g[0].append(jester)
+                    g[6] = [jester] * (b1 - 1)
+                if b5 < size:
+                    g[5].append(wizard)
+                    g[7] = [wizard] * (size - b5 - 1)
+                groups[k] = g
+                wizards[k] += size - b5
+                jesters[k] += b1
+            groups[seat] = [list(g) for g in own]
+            q = new_public(WizardPublic)
+            (q.params, q.n, q.n_rounds, q.round, q.phase, q.dealer, q.starter, q.current, q.trump_card, q.trump,
+             q.trump_pending, q.n_bids, q.led, q.win_seat, q.win_card) = scalars
+            q.bids, q.tricks, q.scores, q.played = list(bids), list(tricks), list(scores), list(played)
+            q.leaders, q.trick = list(leaders), list(trick)
+            s = new_state(WizardState)
+            s.pub = q
+            s.groups, s.undealt, s.wizards, s.jesters = groups, undealt, wizards, jesters
+            s.log, s.tricks_played = [], tricks_played
+            s.views = [None] * n
+            s.round_trumps = None
+            s.stop = stop_at_stage
+            return s
+
+        return sample
+
+    def random_rollout(self, s: WizardState, rng, stop_stage=None) -> None:
+        """Play ``s`` on with uniformly random legal actions until the game ends or, when
+        ``stop_stage`` is given, the round changes: the search's random rollout
+        (:mod:`analyser.search`) in one loop, with the same draws (``int(rng.random() * k)`` for
+        ``k > 1`` legal actions) and the same final state as :meth:`legal_actions` and
+        :meth:`apply` step by step.  A card play is :meth:`apply`'s, without its checks (the card
+        comes from the legal plays); bids, trump choices and a trick's end are :meth:`apply`'s own."""
+        p = s.pub
+        rnd = rng.random
+        apply, legal_actions, end_trick, groups = self.apply, self.legal_actions, self._end_trick, s.groups
+        seed_rule = p.params.follow_suit == "seed"
+        while True:
+            if p.phase != PLAY:
+                acts = legal_actions(s)
+                if not acts or (stop_stage is not None and p.round != stop_stage):
+                    return
+                k = len(acts)
+                apply(s, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
+                continue
+            if stop_stage is not None and p.round != stop_stage:
+                return
+            seat = p.current
+            g = groups[seat]
+            led = p.led
+            # the legal plays (as legal_actions)
+            if led >= 0 and g[led + 1]:
+                follow = g[led + 1]
+                t = p.trump
+                if t is None or t == led or not g[t + 1] or not seed_rule:
+                    acts = g[0] + follow + g[5]
+                else:
+                    acts = g[0] + (follow + g[t + 1] if led < t else g[t + 1] + follow) + g[5]
+            else:
+                acts = [*g[0], *g[1], *g[2], *g[3], *g[4], *g[5]]
+            k = len(acts)
+            if not k:
+                return
+            action = acts[int(rnd() * k)] if k > 1 else acts[0]
+            # the play (as apply)
+            card = action.card
+            r = card.rank
+            if r == 14:
+                if g[7]:
+                    g[7].pop()
+                else:
+                    g[5].pop()
+                wc = p.win_card
+                if wc is None or wc.rank != 14:
+                    p.win_card = card
+                    p.win_seat = seat
+                if led == -1:
+                    p.led = LED_FREE
+            elif r == 0:
+                if g[6]:
+                    g[6].pop()
+                else:
+                    g[0].pop()
+                if p.win_card is None:
+                    p.win_card = card
+                    p.win_seat = seat
+            else:
+                suit = card.suit
+                g[suit + 1].remove(action)
+                if suit == led:
+                    wc = p.win_card
+                    wr = wc.rank
+                    if wr != 14 and r > wr and wc.suit == suit:
+                        p.win_card = card
+                        p.win_seat = seat
+                else:
+                    if led < 0:
+                        if p.trump_pending:
+                            p.trump = suit
+                            p.trump_pending = False
+                            s.round_trumps = [len(h[suit + 1]) + (j == seat) for j, h in enumerate(groups)]
+                        if led == -1:
+                            p.led = suit
+                    wc = p.win_card
+                    if wc is None:
+                        p.win_card = card
+                        p.win_seat = seat
+                    else:
+                        wr = wc.rank
+                        if wr == 0:
+                            p.win_card = card
+                            p.win_seat = seat
+                        elif wr != 14 and suit == p.trump and (wc.suit != suit or r > wr):
+                            p.win_card = card
+                            p.win_seat = seat
+            trick = p.trick
+            trick.append(card)
+            if len(trick) < p.n:
+                p.current = (seat + 1) % p.n
+            else:
+                end_trick(s, p, rng)
 
     def stage(self, s: WizardState) -> int:
         """The round being played (1-based); rounds are the natural horizon of a search."""
