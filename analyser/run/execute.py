@@ -29,7 +29,7 @@ from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config
-from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, run_batch
+from analyser.runner import BatchJob, BatchResult, plan_batches, run_batch
 
 
 #: Keys of a run's config.json that the layers above a run own (the stopping rule's record): a
@@ -241,8 +241,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         """The watchdog in this process: a game ignored its time limit here, so write what is
         finished, record the failure, and exit (the game's thread cannot be stopped)."""
         res = info["result"]
-        res.columns = runner.to_columns(res.rows, list(ROW_FIELDS) + list(game.metric_columns))
-        res.rows = []
+        runner.finish_columns(res, game, info["job"])  # the games it finished, as columns
         err = _hung_error(info)
         try:
             keep(res)
