@@ -135,7 +135,10 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     ``progress``: ``None`` shows a bar (games, games/s, ETA) on a terminal once the run has taken
     a few seconds; ``False`` never.
     """
-    from tqdm.auto import tqdm
+    if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
+        tqdm = _NoBar
+    else:
+        from tqdm.auto import tqdm
 
     from analyser.run.trust import strategy_files, trust_file
 
@@ -310,6 +313,19 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
 
 
 PROGRESS_DELAY = 3.0
+
+
+class _NoBar:
+    """The progress bar of a run that shows none (``progress=False``)."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
