@@ -30,6 +30,12 @@ there is one base lineup, ``S[t mod m]``, and every lineup is the one earlier ve
 :func:`lineup_block` gives the block of games, ``n * c``.
 
 A seat with a single legal action plays it without consulting its strategy.
+
+A batch (:func:`run_batch`) does once what is the same for all its games: it resolves the title,
+the rules and the strategy factories, draws every game seed at once, keeps one instance per seat
+of each strategy that declares ``reuse`` (reset before every game), sets one SIGALRM timer and
+hands the watchdog one :class:`_Clock`; a game then only writes its deadline there.  It records
+column by column (:class:`analyser.batchrecords.BatchRecords`), not a tuple or dict per row.
 """
 
 from __future__ import annotations
