@@ -392,42 +392,46 @@ class Watchdog:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.watched: tuple | None = None
+        #: thread ident -> (job, result, clock, alarm active) of the batch that thread plays
+        self.watched: dict[int, tuple] = {}
         self.thread = threading.Thread(target=self._loop, name="analyser-watchdog", daemon=True)
         self.thread.start()
 
     def watch(self, job, result, clock: _Clock, alarm_active: bool) -> None:
         """Watch the games of one batch, played in this thread, through ``clock``."""
         with self.lock:
-            self.watched = (job, result, clock, alarm_active, threading.get_ident())
+            self.watched[threading.get_ident()] = (job, result, clock, alarm_active)
 
     def clear(self) -> None:
-        """The batch is over: stop watching it (and withdraw a hang raised too late to land)."""
+        """This thread's batch is over: stop watching it (and withdraw a hang raised too late to
+        land in its game)."""
+        ident = threading.get_ident()
         with self.lock:
-            watched, self.watched = self.watched, None
+            watched = self.watched.pop(ident, None)
         if watched is not None and watched[2].raised is not None:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(watched[4]), None)
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
 
     def _loop(self) -> None:
         while True:
             time.sleep(0.05)
+            kill = None
             with self.lock:
-                if self.watched is None:
-                    continue
-                job, result, clock, alarm, ident = self.watched
-                game = clock.game
-                if game is None:
-                    continue
                 now = time.monotonic()
-                if now >= game[0] and not alarm and clock.raised is not game:
-                    clock.raised = game
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Hang))
-                    continue
-                if now < game[0] + watchdog_grace(job.game_timeout):
-                    continue
-                self.watched = None
-            type(self).handler({"job": job, "result": result, "game_index": game[1], "game_seed": game[2],
-                                "labels": list(game[3]), "hang_dir": job.hang_dir})
+                for ident, (job, result, clock, alarm) in list(self.watched.items()):
+                    game = clock.game
+                    if game is None:
+                        continue
+                    if now >= game[0] and not alarm and clock.raised is not game:
+                        clock.raised = game
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Hang))
+                    elif now >= game[0] + watchdog_grace(job.game_timeout):
+                        del self.watched[ident]
+                        kill = (job, result, game)
+                        break
+            if kill is not None:
+                job, result, game = kill
+                type(self).handler({"job": job, "result": result, "game_index": game[1], "game_seed": game[2],
+                                    "labels": list(game[3]), "hang_dir": job.hang_dir})
 
 
 def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
