@@ -327,3 +327,40 @@ def test_a_batch_stopped_mid_game_keeps_only_the_games_it_counted():
     assert res.columns["game_index"].tolist() == [10] * 4 + [11] * 4
     assert res.columns["game_seed"].tolist() == [11] * 4 + [22] * 4
     assert res.columns["seat"].tolist() == [0, 1, 2, 3] * 2 and res.columns["score"].tolist() == [5, -1, 2, 0] * 2
+
+
+SLOW = '''
+import time
+from analyser.core import Strategy
+from analyser.titles.dao.rules import TAKE
+
+class Slow(Strategy):
+    """Thinks 0.12 s over its first move of every game, and 5 s in the game where
+    the first front card is worth `stall` (never, by default)."""
+    name = "slow"
+    uses_rng = False
+    def __init__(self, stall: int = -1):
+        self.stall = stall
+    def reset(self, seat, params, n_players):
+        self.first = True
+    def choose(self, view, legal, rng):
+        if self.first:
+            self.first = False
+            time.sleep(5 if view.display[0][1] == self.stall else 0.12)
+        return TAKE
+'''
+
+
+def test_the_time_limit_is_per_game_within_a_batch_and_names_the_game_that_ran_over(tmp_path):
+    from analyser.runner import BatchJob, run_batch
+    p = tmp_path / "slow_bots.py"
+    p.write_text(SLOW)
+    # one batch of 6 games, 0.12 s each: the batch outlasts the 0.3 s limit, no game does
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow", "greedy"), 2, 4, 0, 6, 0.3))
+    assert res.error is None and res.done == 6
+    # the first game whose opening front card (seen by the slow seat) is a 4 stalls
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow:stall=4", "greedy"), 2, 4, 0, 12, 0.3))
+    e = res.error
+    assert isinstance(e, StrategyError) and e.kind == "hung" and "did not answer in time" in str(e)
+    assert e.game_index == res.done and e.game_seed == game_seed(4, e.game_index)
+    assert res.columns["game_index"].tolist() == [i for i in range(res.done) for _ in range(2)]
