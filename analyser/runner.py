@@ -544,6 +544,34 @@ def run_batch(job: BatchJob) -> BatchResult:
         return _run_batch(job)
 
 
+#: Strategy factories this process built, for the batches that follow (see :func:`_factory`).
+_FACTORIES: dict[tuple, Callable] = {}
+
+
+def _factory(text: str, title: str) -> Callable:
+    """:func:`analyser.registry.strategy_factory` of ``text``, kept for the next batches of this
+    process: resolving a spec scans the installed packages' entry points, which costs more than
+    a short batch.  A strategy file is looked up again once its size or modification time
+    changes."""
+    from analyser.registry import parse_spec
+    source = parse_spec(text).source
+    stamp = None
+    if source.endswith(".py"):
+        try:
+            st = os.stat(Path(source).expanduser())
+        except OSError:  # (strategy_factory says what is wrong)
+            return strategy_factory(text, title)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    key = (text, title, stamp)
+    made = _FACTORIES.get(key)
+    if made is None:
+        made = strategy_factory(text, title)
+        if len(_FACTORIES) >= 256:
+            _FACTORIES.clear()
+        _FACTORIES[key] = made
+    return made
+
+
 def _reusable(strategy) -> bool:
     """Whether one instance of ``strategy`` may play a whole batch (reset every game): its class
     says so itself (``reuse = True`` in its own body, not inherited, since a subclass may add
@@ -588,7 +616,7 @@ def _run_batch(job: BatchJob) -> BatchResult:
             factories = []
             for si, text in enumerate(specs):
                 try:
-                    factories.append(strategy_factory(text, title))
+                    factories.append(_factory(text, title))
                 except _Hang:
                     raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
                                         strategy=job.strategies[si], seat=si, game_seed=gs,
