@@ -715,11 +715,17 @@ class Strategy:
 
     ``uses_rng = False`` tells the loop not to build a random stream for the strategy; ``choose``
     then receives ``rng=None``.
+
+    ``reuse = True`` says that ``reset`` restores everything a game changes (or that nothing
+    changes), so the batch loop may build one instance per seat for a whole batch and reset it
+    before every game, instead of building a fresh one per game.  It counts only where the class
+    sets it in its own body: a subclass that adds state must say so again.
     """
 
     name: ClassVar[str] = ""
     game: ClassVar[str | tuple[str, ...] | None] = None
     uses_rng: ClassVar[bool] = True
+    reuse: ClassVar[bool] = False
 
     def reset(self, seat: int, params: Params, n_players: int) -> None:
         """Called once at the start of every game."""

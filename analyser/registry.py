@@ -547,8 +547,9 @@ def strategy_factory(text: str, game_id: str):
     """A zero-argument callable that builds a fresh strategy from its spec for ``game_id``.
 
     The spec is parsed and resolved once; each call only instantiates.  The runner builds fresh
-    instances for every game, so a strategy that keeps state between games cannot make results
-    depend on the batch size.  Raises :class:`InputError` for an unknown strategy, an unknown
+    instances for every game (one per seat and batch for a class that declares ``reuse = True``:
+    its ``reset`` restores every game), so a strategy that keeps state between games cannot make
+    results depend on the batch size.  Raises :class:`InputError` for an unknown strategy, an unknown
     parameter, a malformed ``key=value`` or a strategy written for another title.
     """
     spec = parse_spec(text)

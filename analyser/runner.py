@@ -30,6 +30,12 @@ there is one base lineup, ``S[t mod m]``, and every lineup is the one earlier ve
 :func:`lineup_block` gives the block of games, ``n * c``.
 
 A seat with a single legal action plays it without consulting its strategy.
+
+A batch (:func:`run_batch`) does once what is the same for all its games: it resolves the title,
+the rules and the strategy factories, draws every game seed at once, keeps one instance per seat
+of each strategy that declares ``reuse`` (reset before every game), sets one SIGALRM timer and
+hands the watchdog one :class:`_Clock`; a game then only writes its deadline there.  It records
+column by column (:class:`analyser.batchrecords.BatchRecords`), not a tuple or dict per row.
 """
 
 from __future__ import annotations
@@ -54,9 +60,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from analyser.batchrecords import (ROW_FIELDS, BatchRecords, _as_columns, _drop_from, finish_columns,  # noqa: F401
+                                   to_columns)  # (re-exported)
 from analyser.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
 from analyser import traces
-from analyser.core import Game, InputError, StrategyError, strategy_frame
+from analyser.core import FunctionStrategy, Game, InputError, StrategyError, strategy_frame
 from analyser.registry import get_game, strategy_factory
 from analyser.seeding import game_seed, game_seeds  # noqa: F401 (imported from here too)
 
@@ -234,16 +242,37 @@ class BatchResult:
     error: BaseException | None = None
     interrupted: bool = False
     seconds: float = 0.0
+    #: What the batch is recording while it runs (:class:`BatchRecords`); None once
+    #: :func:`finish_columns` has made ``columns`` of it (always, by the time the batch returns).
+    records: Any = None
 
 
-ROW_FIELDS = ("game_index", "game_seed", "seat", "strategy", "score", "rank", "win")
+class _Clock:
+    """The game a batch is playing and its deadline, read by the batch's one alarm and by the
+    watchdog: ``game`` is ``(deadline, game index, game seed, labels)`` (``time.monotonic``
+    seconds), or None between games.  The loop replaces the whole tuple at once, so a reader in
+    another thread or in a signal handler never sees half of one game and half of the next."""
+
+    __slots__ = ("game", "raised")
+
+    def __init__(self):
+        self.game: tuple | None = None
+        #: the ``game`` tuple the watchdog raised a hang in (None: none)
+        self.raised: tuple | None = None
 
 
 class _Alarm:
-    """Per-game wall-clock limit via SIGALRM (main thread of a POSIX process only; else a no-op)."""
+    """Wall-clock limit via SIGALRM (main thread of a POSIX process only; else a no-op).
 
-    def __init__(self, seconds: float):
+    Two uses: :meth:`arm` / :meth:`disarm` around one call (the limit starts at ``arm``), or,
+    given a :class:`_Clock`, one timer for a whole batch (:meth:`start`): the timer fires every
+    ``seconds`` at most, and then raises :class:`_Hang` only when the game in ``clock`` is past its
+    own deadline; otherwise it sets itself for the time that game has left.  Starting a game thus
+    costs one tuple store instead of two system calls."""
+
+    def __init__(self, seconds: float, clock: _Clock | None = None):
         self.seconds = seconds
+        self.clock = clock
         self.active = (seconds > 0 and hasattr(signal, "setitimer")
                        and threading.current_thread() is threading.main_thread())
         self.previous = None
@@ -253,13 +282,22 @@ class _Alarm:
             self.previous = signal.signal(signal.SIGALRM, self._fire)
         return self
 
-    @staticmethod
-    def _fire(signum, frame):
+    def _fire(self, signum, frame):
+        clock = self.clock
+        if clock is not None:
+            game = clock.game
+            left = self.seconds if game is None else game[0] - time.monotonic()
+            if left > 0:  # no game, or one that still has time: look again when it runs out
+                signal.setitimer(signal.ITIMER_REAL, left)
+                return
         raise _Hang()
 
-    def arm(self):
+    def start(self):
+        """Set the batch's timer (with a clock: the games' deadlines decide when it raises)."""
         if self.active:
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    arm = start
 
     def disarm(self):
         if self.active:
@@ -330,12 +368,14 @@ def _default_hang_handler(info: dict) -> None:
 class Watchdog:
     """A thread outside the game loop, one per process, that stops a game the alarm cannot stop.
 
-    At the game's time limit it raises the hang in the game's thread when no alarm can (a batch
-    running in a thread, as on a Dask worker).  ``watchdog_grace`` seconds later, if the game
-    still runs (a strategy that catches BaseException, or code the interpreter cannot interrupt),
-    it calls :attr:`handler` with the game: in a worker the default handler names the game in the
-    job's ``hang_dir`` and kills its own process with SIGKILL; the main process of a run installs
-    its own handler, which writes what is finished and exits."""
+    A batch hands it its :class:`_Clock` once (:meth:`watch`); each game then only writes its
+    deadline there.  At a game's time limit the watchdog raises the hang in the game's thread
+    when no alarm can (a batch running in a thread, as on a Dask worker).  ``watchdog_grace``
+    seconds later, if the game still runs (a strategy that catches BaseException, or code the
+    interpreter cannot interrupt), it calls :attr:`handler` with the game: in a worker the
+    default handler names the game in the job's ``hang_dir`` and kills its own process with
+    SIGKILL; the main process of a run installs its own handler, which writes what is finished
+    and exits."""
 
     _instance: "Watchdog | None" = None
     _guard = threading.Lock()
@@ -352,42 +392,46 @@ class Watchdog:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.info: dict | None = None
+        #: thread ident -> (job, result, clock, alarm active) of the batch that thread plays
+        self.watched: dict[int, tuple] = {}
         self.thread = threading.Thread(target=self._loop, name="analyser-watchdog", daemon=True)
         self.thread.start()
 
-    def watch(self, job, result, index, gs, labels, alarm_active: bool) -> None:
-        now = time.monotonic()
+    def watch(self, job, result, clock: _Clock, alarm_active: bool) -> None:
+        """Watch the games of one batch, played in this thread, through ``clock``."""
         with self.lock:
-            self.info = {"job": job, "result": result, "game_index": index, "game_seed": gs, "labels": labels,
-                         "hang_dir": job.hang_dir, "limit": now + job.game_timeout,
-                         "kill": now + job.game_timeout + watchdog_grace(job.game_timeout),
-                         "alarm": alarm_active, "raised": False, "ident": threading.get_ident()}
+            self.watched[threading.get_ident()] = (job, result, clock, alarm_active)
 
     def clear(self) -> None:
+        """This thread's batch is over: stop watching it (and withdraw a hang raised too late to
+        land in its game)."""
+        ident = threading.get_ident()
         with self.lock:
-            info, self.info = self.info, None
-        if info is not None and info["raised"]:
-            # withdraw a hang raised too late to land inside the game
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(info["ident"]), None)
+            watched = self.watched.pop(ident, None)
+        if watched is not None and watched[2].raised is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
 
     def _loop(self) -> None:
         while True:
             time.sleep(0.05)
+            kill = None
             with self.lock:
-                info = self.info
-                if info is None:
-                    continue
                 now = time.monotonic()
-                if now >= info["limit"] and not info["alarm"] and not info["raised"]:
-                    info["raised"] = True
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(info["ident"]),
-                                                               ctypes.py_object(_Hang))
-                    continue
-                if now < info["kill"]:
-                    continue
-                self.info = None
-            type(self).handler(info)
+                for ident, (job, result, clock, alarm) in list(self.watched.items()):
+                    game = clock.game
+                    if game is None:
+                        continue
+                    if now >= game[0] and not alarm and clock.raised is not game:
+                        clock.raised = game
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Hang))
+                    elif now >= game[0] + watchdog_grace(job.game_timeout):
+                        del self.watched[ident]
+                        kill = (job, result, game)
+                        break
+            if kill is not None:
+                job, result, game = kill
+                type(self).handler({"job": job, "result": result, "game_index": game[1], "game_seed": game[2],
+                                    "labels": list(game[3]), "hang_dir": job.hang_dir})
 
 
 def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
@@ -500,6 +544,42 @@ def run_batch(job: BatchJob) -> BatchResult:
         return _run_batch(job)
 
 
+#: Strategy factories this process built, for the batches that follow (see :func:`_factory`).
+_FACTORIES: dict[tuple, Callable] = {}
+
+
+def _factory(text: str, title: str) -> Callable:
+    """:func:`analyser.registry.strategy_factory` of ``text``, kept for the next batches of this
+    process: resolving a spec scans the installed packages' entry points, which costs more than
+    a short batch.  A strategy file is looked up again once its size or modification time
+    changes."""
+    from analyser.registry import parse_spec
+    source = parse_spec(text).source
+    stamp = None
+    if source.endswith(".py"):
+        try:
+            st = os.stat(Path(source).expanduser())
+        except OSError:  # (strategy_factory says what is wrong)
+            return strategy_factory(text, title)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    key = (text, title, stamp)
+    made = _FACTORIES.get(key)
+    if made is None:
+        made = strategy_factory(text, title)
+        if len(_FACTORIES) >= 256:
+            _FACTORIES.clear()
+        _FACTORIES[key] = made
+    return made
+
+
+def _reusable(strategy) -> bool:
+    """Whether one instance of ``strategy`` may play a whole batch (reset every game): its class
+    says so itself (``reuse = True`` in its own body, not inherited, since a subclass may add
+    state that ``reset`` does not restore), or it wraps a plain function."""
+    cls = type(strategy)
+    return cls.__dict__.get("reuse") is True or cls is FunctionStrategy
+
+
 def _run_batch(job: BatchJob) -> BatchResult:
     t0 = time.perf_counter()
     title = materialise_title(job.game, job.title_sources)  # a local copy when the title was shipped
@@ -509,75 +589,90 @@ def _run_batch(job: BatchJob) -> BatchResult:
     m = len(job.strategies)
     specs = materialise_sources(job.strategies, job.sources)
     result = BatchResult(start=job.start, rows=[])
-    rows = result.rows
-    metric_cols = game.metric_columns
-    metric_values = _values_of(metric_cols)
+    rec = result.records = BatchRecords(game, n, job.start)
+    add_strategy, add_score, add_rank = rec.strategy.extend, rec.score.extend, rec.rank.extend
+    add_win, add_metrics, add_seed = rec.win.extend, rec.metrics.extend, rec.seeds.append
+    metric_values = rec.metric_values
+    scores_of, winners_of, ranks_of, metrics_of = game.scores, game.winners, game.ranks_given, game.metrics
     wants_extras = type(game).extra_records is not Game.extra_records
     # components (Game.components): every id of the batch in one flat list, and how many each
     # (game, seat) added - turned into the long table in bulk at the end of the batch
     comp_of = game.components if game.records_components else None
-    comp_ids: list = []
-    comp_lens: list[int] = []
+    add_ids, add_len = rec.comp_ids.extend, rec.comp_lens.append
     index = job.start
-    dog = Watchdog.get() if job.game_timeout > 0 else None
-    with _Alarm(job.game_timeout) as alarm:
+    timeout = job.game_timeout
+    clock = _Clock()  # the game in progress and its deadline: one alarm and one watchdog per batch
+    dog = Watchdog.get() if timeout > 0 else None
+    timed = timeout > 0
+    monotonic = time.monotonic
+    with _Alarm(timeout, clock) as alarm:
+        if dog is not None:
+            dog.watch(job, result, clock, alarm.active)
+        alarm.start()
         try:
-            # loading a strategy builds it once: that counts towards the first game's time
+            # loading a strategy builds it once: that has a game's time of its own
             gs = game_seed(job.root_seed, index)
-            if dog is not None:
-                dog.watch(job, result, index, gs, list(job.strategies), alarm.active)
-            alarm.arm()
-            try:
-                factories = []
-                for si, text in enumerate(specs):
-                    try:
-                        factories.append(strategy_factory(text, title))
-                    except _Hang:
-                        raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
-                                            strategy=job.strategies[si], seat=si, game_seed=gs,
-                                            kind="hung") from None
-            finally:
-                alarm.disarm()
-                if dog is not None:
-                    dog.clear()
+            clock.game = (monotonic() + timeout if timed else math.inf, index, gs, tuple(job.strategies))
+            factories = []
+            for si, text in enumerate(specs):
+                try:
+                    factories.append(_factory(text, title))
+                except _Hang:
+                    raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
+                                        strategy=job.strategies[si], seat=si, game_seed=gs,
+                                        kind="hung") from None
             seeds = game_seeds(job.root_seed, job.start, job.stop)
+            pool: dict[int, Any] = {}  # si * n + seat -> the instance that plays every game there
+            lineups: dict[tuple, tuple] = {}  # lineup -> (labels, strategies when all are pooled)
             for index in range(job.start, job.stop):
                 gs = seeds[index - job.start]
                 seats = lineup(index, n, m)
-                labels = [job.strategies[si] for si in seats]
-                if dog is not None:
-                    dog.watch(job, result, index, gs, labels, alarm.active)
-                alarm.arm()  # building the strategies counts towards the game's time
-                try:
+                known = lineups.get(key := tuple(seats))
+                labels = known[0] if known else tuple(job.strategies[si] for si in seats)
+                # building the strategies counts towards the game's time
+                clock.game = (monotonic() + timeout if timed else math.inf, index, gs, labels)
+                strats = known[1] if known else None
+                if strats is None:
                     strats = []
-                    for s, si in enumerate(seats):  # fresh instances every game
-                        try:
-                            strats.append(factories[si]())
-                        except _Hang:
-                            raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} did not start in time",
-                                                strategy=job.strategies[si], seat=s, game_seed=gs,
-                                                kind="hung") from None
-                        except Exception as e:
-                            raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
-                                                f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
-                                                game_seed=gs, kind="init") from None
-                    state = play_game(game, params, strats, labels, gs)
-                finally:
-                    alarm.disarm()
-                    if dog is not None:
-                        dog.clear()
-                scores = game.scores(state)
-                winners = game.winners(state)
-                ranks = game.ranks_given(state, scores, winners)
-                metrics = game.metrics(state)
+                    for s, si in enumerate(seats):
+                        st = pool.get(si * n + s)
+                        if st is None:
+                            try:
+                                st = factories[si]()
+                            except _Hang:
+                                raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} did not start in "
+                                                    "time", strategy=job.strategies[si], seat=s, game_seed=gs,
+                                                    kind="hung") from None
+                            except Exception as e:
+                                raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
+                                                    f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
+                                                    game_seed=gs, kind="init") from None
+                            if _reusable(st):
+                                pool[si * n + s] = st
+                        strats.append(st)
+                    pooled = all(si * n + s in pool for s, si in enumerate(seats))
+                    lineups[key] = (labels, strats if pooled else None)
+                state = play_game(game, params, strats, labels, gs)
+                scores = scores_of(state)
+                winners = winners_of(state)
+                ranks = ranks_of(state, scores, winners)
+                metrics = metrics_of(state)
                 held = comp_of(state) if comp_of is not None else ()
                 share = 1.0 / len(winners)
-                for s in range(n):
-                    rows.append((index, gs, s, seats[s], scores[s], ranks[s],
-                                 share if s in winners else 0.0) + metric_values(metrics[s]))
+                win = [share if s in winners else 0.0 for s in range(n)]
+                values = list(map(metric_values, metrics))
+                if len(values) != n or len(scores) != n or len(ranks) != n:  # (a title's bug: as many as seats)
+                    scores, ranks, values = ([x[s] for s in range(n)] for x in (scores, ranks, values))
+                # every column of the game, then the game counts (a stop in between is trimmed)
+                add_seed(gs)
+                add_strategy(seats)
+                add_score(scores)
+                add_rank(ranks)
+                add_win(win)
+                add_metrics(values)
                 for ids in held:
-                    comp_ids.extend(ids)
-                    comp_lens.append(len(ids))
+                    add_ids(ids)
+                    add_len(len(ids))
                 if wants_extras:
                     for name, recs in game.extra_records(state).items():
                         bucket = result.extras.setdefault(name, [])
@@ -585,6 +680,11 @@ def _run_batch(job: BatchJob) -> BatchResult:
                             r["game_index"] = index
                             bucket.append(r)
                 result.done += 1
+                if clock.raised is not None:  # the watchdog's hang came too late to land in the game
+                    dog.clear()
+                    dog.watch(job, result, clock, alarm.active)
+                    clock.raised = None
+            clock.game = None
         except StrategyError as e:
             e.game_index = index
             result.error = e
@@ -598,86 +698,13 @@ def _run_batch(job: BatchJob) -> BatchResult:
         except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
             result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
                                        game_seed(job.root_seed, index), index)
-    try:
-        result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
-    except traces.TraceValueError as e:  # a title's trace held a value that is no finite number
-        _drop_from(result, rows, rows[e.row][0], job, str(e))
-        result.columns = to_columns(rows, list(ROW_FIELDS) + list(metric_cols))
-    result.rows = []
-    result.extras = {name: _as_columns(recs) for name, recs in result.extras.items()}
-    if comp_of is not None:
-        try:
-            result.components = component_columns(comp_ids, comp_lens, job.start, n, result.done)
-        except Exception as e:  # ids that cannot be counted: keep the games, report the title's fault
-            if result.error is None:
-                result.error = GameFailure(f"the components of games {job.start} to {job.start + result.done - 1} "
-                                           f"could not be recorded: {type(e).__name__}: {e}",
-                                           game_seed(job.root_seed, job.start), job.start)
+        finally:
+            clock.game = None
+            if dog is not None:
+                dog.clear()
+    finish_columns(result, game, job)
     result.seconds = time.perf_counter() - t0
     return result
-
-
-def _as_columns(records: list[dict]) -> list[dict] | dict[str, Any]:
-    """An extra table's rows as ``{key: values}`` when every row has the same keys (in the first
-    row's order, as ``pandas.DataFrame.from_records`` orders them), else the rows unchanged.  A
-    column whose values are all ``int`` (or all ``float``, or all ``bool``) becomes the numpy array
-    pandas would make of it (int64, float64, bool); any other column stays a list, for pandas to
-    read as it reads the records."""
-    if not records:
-        return records
-    keys = records[0].keys()
-    if any(r.keys() != keys for r in records):
-        return records
-    out: dict[str, Any] = {}
-    for k in keys:
-        values = list(map(itemgetter(k), records))
-        kinds = set(map(type, values))
-        if len(kinds) == 1 and next(iter(kinds)) in (int, float, bool):
-            arr = np.array(values)
-            values = arr if arr.dtype.kind in "iufb" else values  # (ints beyond 64 bits stay a list)
-        out[k] = values
-    return out
-
-
-def _drop_from(result: BatchResult, rows: list[tuple], index: int, job: BatchJob, why: str) -> None:
-    """Game ``index`` failed after play (``why``): keep only the games before it, as when its
-    metrics raise, and report it (unless an earlier game already failed)."""
-    rows[:] = [r for r in rows if r[0] < index]
-    for recs in result.extras.values():
-        recs[:] = [r for r in recs if r["game_index"] < index]
-    result.done = index - job.start
-    if result.error is None or (getattr(result.error, "game_index", None) or 0) >= index:
-        result.error = GameFailure(f"game {index} failed after play: {why}", game_seed(job.root_seed, index), index)
-
-
-def _values_of(names: Sequence[str]) -> Callable[[dict], tuple]:
-    """A function giving the tuple of a metrics dict's values at ``names`` (KeyError for a
-    missing one)."""
-    if not names:
-        return lambda m: ()
-    if len(names) == 1:
-        one = itemgetter(names[0])
-        return lambda m: (one(m),)
-    return itemgetter(*names)
-
-
-def to_columns(rows: list[tuple], names: list[str]) -> dict[str, Any]:
-    """Row tuples -> {name: numpy array} (object arrays for text, uint64 for game seeds); a column
-    of lists (the score traces) -> a :class:`analyser.traces.Packed` column (see
-    :func:`analyser.traces.pack`, which raises :class:`analyser.traces.TraceValueError` for a
-    value that is no finite number)."""
-    if not rows:
-        return {name: np.array([]) for name in names}
-    out = {}
-    for name, values in zip(names, zip(*rows)):
-        if name == "game_seed":
-            out[name] = np.array(values, dtype=np.uint64)
-        elif traces.is_trace_column(values):
-            out[name] = traces.pack(values)
-        else:
-            arr = np.array(values)
-            out[name] = arr if arr.dtype.kind in "biuf" else np.array(values, dtype=object)
-    return out
 
 
 def plan_batches(games: int, jobs: int, batch_size: int | None = None, start: int = 0) -> list[tuple[int, int]]:

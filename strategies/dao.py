@@ -15,6 +15,7 @@ class Random(Strategy):
     """Take or reveal with equal probability."""
 
     name = "random"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
 
     def choose(self, view, legal, rng):
@@ -29,6 +30,7 @@ class Threshold(Strategy):
     """
 
     name = "threshold"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
     uses_rng = False
 
@@ -111,6 +113,7 @@ class Greedy(Strategy):
     """
 
     name = "greedy"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
     uses_rng = False
 
@@ -129,6 +132,7 @@ class Colour(Strategy):
     """
 
     name = "colour"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
     uses_rng = False
 

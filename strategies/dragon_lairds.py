@@ -35,6 +35,7 @@ class Random(Strategy):
     """Any legal action, uniformly at random (cycling and Havocs included)."""
 
     name = "random"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
 
     def choose(self, view, legal, rng):
@@ -183,6 +184,7 @@ class Income(_Engine):
     """
 
     name = "income"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def value(self, view, card, left):
         g, r = income_of(card, view.colour[self.seat])
@@ -197,6 +199,7 @@ class RoyalsRush(_Engine):
     """
 
     name = "royals-rush"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     floor = 0.25
 
     def value(self, view, card, left):
@@ -212,6 +215,7 @@ class ColourSet(_Engine):
     """
 
     name = "colour-set"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def value(self, view, card, left):
         g, r = income_of(card, view.colour[self.seat])

@@ -34,6 +34,7 @@ class Random(Strategy):
     """Any legal action, uniformly at random (spells and the castle bonus included)."""
 
     name = "random"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
 
     def choose(self, view, legal, rng):
@@ -45,6 +46,7 @@ class Planner(Strategy):
     boxes (see the module docstring); spells and the castle bonus when they pay."""
 
     name = "planner"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
     uses_rng = False
     crosses = 0.0
@@ -292,6 +294,7 @@ class Greedy(Planner):
     spellbook boxes worth a little and a completed row a bit more; spells when they clearly pay."""
 
     name = "greedy"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
 
 class Spells(Planner):
@@ -299,6 +302,7 @@ class Spells(Planner):
     worth `boxes` points, a completed row `complete` more), then draws like greedy."""
 
     name = "spells"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self, boxes: float = 1.0, complete: float = 4.0):
         self.boxes = boxes
@@ -311,6 +315,7 @@ class Builder(Planner):
     gain (vary them in a sweep)."""
 
     name = "builder"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self, crosses: float = 1.0, size: float = 0.5):
         self.crosses = crosses

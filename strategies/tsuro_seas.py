@@ -174,6 +174,7 @@ class Random(_Base):
     """Any legal action, uniformly at random: start point, placement, start-point move and exchange."""
 
     name = "random"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self):
         super().__init__(start="random")
@@ -197,6 +198,7 @@ class Survivor(_Base):
     """
 
     name = "survivor"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self, depth: int = 1, start: str = "safe", kaiju_penalty: float = 2.0):
         super().__init__(start, kaiju_penalty)
@@ -263,6 +265,7 @@ class Aggressive(_Base):
     """
 
     name = "aggressive"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self, safe: bool = False, start: str = "safe", kaiju_penalty: float = 2.0):
         super().__init__(start, kaiju_penalty)

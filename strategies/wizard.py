@@ -430,6 +430,7 @@ class Bot(Strategy):
     """
 
     name = "bot"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
 
     def __init__(self, bid: str = "expected", play: str = "greedy", bias: float = 0.0, samples: int = 20):
@@ -486,12 +487,14 @@ class WizardBot(Bot):
     """Another name for `bot` (same parameters)."""
 
     name = "wizard-bot"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
 
 class RandomPreset(Bot):
     """Random legal bids and random legal cards (bot:bid=random,play=random)."""
 
     name = "random"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self):
         super().__init__(bid="random", play="random")
@@ -504,6 +507,7 @@ class ExpectedPreset(Bot):
     """
 
     name = "expected"
+    reuse = True  # reset (or nothing) restores every game: one instance per batch
 
     def __init__(self, bias: float = 0.0):
         super().__init__(bid="expected", play="greedy", bias=bias)

@@ -261,3 +261,106 @@ def test_extra_table_rows_travel_as_columns_that_make_the_same_frame():
     ragged = rows + [{"round": 2, "seat": 0}]
     assert _as_columns(ragged) is ragged  # rows with other keys stay rows
 
+
+
+REUSE = '''
+from analyser.core import Strategy
+from analyser.titles.dao.rules import TAKE, REVEAL
+
+class Counted(Strategy):
+    """Counts its constructions and the games it saw; reveals on its first move of a game."""
+    name = "counted"
+    uses_rng = False
+    reuse = True
+    built = 0
+    def __init__(self):
+        type(self).built += 1
+    def reset(self, seat, params, n_players):
+        self.first = True
+    def choose(self, view, legal, rng):
+        first, self.first = self.first, False
+        return REVEAL if first or view.total < 8 else TAKE
+
+class Fresh(Counted):
+    """The same, without declaring reuse itself: built for every game."""
+    name = "fresh"
+'''
+
+
+def test_a_strategy_declaring_reuse_is_built_once_per_seat_and_batch_and_plays_alike(tmp_path):
+    from analyser.registry import strategy_factory
+    from analyser.runner import BatchJob, run_batch
+    p = tmp_path / "reuse_bots.py"
+    p.write_text(REUSE)
+    counted = strategy_factory(f"{p}:counted", "dao")().__class__
+    base = counted.built
+    res = run_batch(BatchJob("dao", (), (f"{p}:counted", "greedy"), 2, 5, 0, 12, 0.0))
+    assert res.error is None and res.done == 12
+    assert counted.built - base == 3  # one when the spec is checked, then one per seat for 12 games
+    fresh = strategy_factory(f"{p}:fresh", "dao")().__class__
+    base = fresh.built
+    other = run_batch(BatchJob("dao", (), (f"{p}:fresh", "greedy"), 2, 5, 0, 12, 0.0))
+    assert fresh.built - base == 13  # the flag is not inherited: the check, then one per game
+    for name in ("score", "rank", "win", "cards", "busts"):  # the same games, move for move
+        assert np.array_equal(res.columns[name], other.columns[name])
+    one = run_batch(BatchJob("dao", (), (f"{p}:counted", "greedy"), 2, 5, 0, 6, 0.0))
+    two = run_batch(BatchJob("dao", (), (f"{p}:counted", "greedy"), 2, 5, 6, 12, 0.0))
+    assert np.array_equal(np.concatenate([one.columns["score"], two.columns["score"]]), res.columns["score"])
+
+
+def test_a_batch_stopped_mid_game_keeps_only_the_games_it_counted():
+    """A stop (Ctrl-C, a time limit) between the columns of a game: every column is cut to the
+    games the batch counted as done."""
+    from analyser.registry import get_game
+    from analyser.runner import BatchJob, BatchRecords, BatchResult, finish_columns
+    game = get_game("dao")
+    rec = BatchRecords(game, 4, 10)
+    rec.seeds += [11, 22, 33]  # the third game was stopped after its seed and strategies
+    rec.strategy += [0] * 12
+    rec.score += [5, -1, 2, 0] * 2 + [7]
+    rec.rank += [1, 4, 2, 3] * 2
+    rec.win += [1.0, 0.0, 0.0, 0.0] * 2
+    rec.metrics += [(3, 1, 0.5, 40, (1, 2, 5))] * 8
+    res = BatchResult(start=10, rows=[], records=rec, done=2)
+    finish_columns(res, game, BatchJob("dao", (), ("threshold",), 4, 9, 10, 13, 0.0))
+    assert res.records is None and {len(v) for v in res.columns.values()} == {8}
+    assert res.columns["game_index"].tolist() == [10] * 4 + [11] * 4
+    assert res.columns["game_seed"].tolist() == [11] * 4 + [22] * 4
+    assert res.columns["seat"].tolist() == [0, 1, 2, 3] * 2 and res.columns["score"].tolist() == [5, -1, 2, 0] * 2
+
+
+SLOW = '''
+import time
+from analyser.core import Strategy
+from analyser.titles.dao.rules import TAKE
+
+class Slow(Strategy):
+    """Thinks 0.12 s over its first move of every game, and 5 s in the game where
+    the first front card is worth `stall` (never, by default)."""
+    name = "slow"
+    uses_rng = False
+    def __init__(self, stall: int = -1):
+        self.stall = stall
+    def reset(self, seat, params, n_players):
+        self.first = True
+    def choose(self, view, legal, rng):
+        if self.first:
+            self.first = False
+            time.sleep(5 if view.display[0][1] == self.stall else 0.12)
+        return TAKE
+'''
+
+
+def test_the_time_limit_is_per_game_within_a_batch_and_names_the_game_that_ran_over(tmp_path):
+    from analyser.runner import BatchJob, run_batch
+    p = tmp_path / "slow_bots.py"
+    p.write_text(SLOW)
+    # one batch of 6 games, 0.12 s each: the batch outlasts the 0.3 s limit, no game does
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow", "greedy"), 2, 4, 0, 6, 0.3))
+    assert res.error is None and res.done == 6
+    # the first game whose opening front card (seen by the slow seat) is a 4 stalls
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow:stall=4", "greedy"), 2, 4, 0, 12, 0.3))
+    e = res.error
+    assert isinstance(e, StrategyError) and e.kind == "hung" and "did not answer in time" in str(e)
+    assert e.game_index == res.done and e.game_seed == game_seed(4, e.game_index)
+    assert res.columns["game_index"].tolist() == [i for i in range(res.done) for _ in range(2)]

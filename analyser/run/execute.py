@@ -29,7 +29,7 @@ from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config
-from analyser.runner import ROW_FIELDS, BatchJob, BatchResult, plan_batches, run_batch
+from analyser.runner import BatchJob, BatchResult, plan_batches, run_batch
 
 
 #: Keys of a run's config.json that the layers above a run own (the stopping rule's record): a
@@ -135,7 +135,10 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     ``progress``: ``None`` shows a bar (games, games/s, ETA) on a terminal once the run has taken
     a few seconds; ``False`` never.
     """
-    from tqdm.auto import tqdm
+    if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
+        tqdm = _NoBar
+    else:
+        from tqdm.auto import tqdm
 
     from analyser.run.trust import strategy_files, trust_file
 
@@ -241,8 +244,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         """The watchdog in this process: a game ignored its time limit here, so write what is
         finished, record the failure, and exit (the game's thread cannot be stopped)."""
         res = info["result"]
-        res.columns = runner.to_columns(res.rows, list(ROW_FIELDS) + list(game.metric_columns))
-        res.rows = []
+        runner.finish_columns(res, game, info["job"])  # the games it finished, as columns
         err = _hung_error(info)
         try:
             keep(res)
@@ -311,6 +313,19 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
 
 
 PROGRESS_DELAY = 3.0
+
+
+class _NoBar:
+    """The progress bar of a run that shows none (``progress=False``)."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
