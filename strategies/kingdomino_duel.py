@@ -299,6 +299,7 @@ class Spells(Planner):
     worth `boxes` points, a completed row `complete` more), then draws like greedy."""
 
     name = "spells"
+    param_bounds = {"boxes": (-100, 100), "complete": (-100, 100)}
 
     def __init__(self, boxes: float = 1.0, complete: float = 4.0):
         self.boxes = boxes
@@ -311,6 +312,7 @@ class Builder(Planner):
     gain (vary them in a sweep)."""
 
     name = "builder"
+    param_bounds = {"crosses": (-100, 100), "size": (-100, 100)}
 
     def __init__(self, crosses: float = 1.0, size: float = 0.5):
         self.crosses = crosses
