@@ -270,6 +270,28 @@ def test_resume_refuses_what_it_cannot_finish(tmp_path):
     refused(invoke("resume", tmp_path / "c"), "two run folders", "nothing to resume")
 
 
+@pytest.mark.parametrize("where, field, value, accepted", [
+    ("record", "players", True, "a whole number of seats from 1 to 1,000"),
+    ("cell", "run_id", 5, "text (the run's id)"),
+    ("cell", "players", True, "a whole number of seats from 1 to 1,000"),
+])
+def test_a_hand_edited_cell_record_is_one_line_for_report_and_resume(tmp_path, where, field, value, accepted):
+    sw = tmp_path / "sw"
+    assert invoke("sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "4", "--seed", "1",
+                  "-j", "1", "-q", "--no-report", "--out", sw).exit_code == 0
+    record = read(sw)
+    record["status"] = "interrupted"
+    if where == "record":  # the experiment's own record of its cells
+        record["cells"][0][field] = value
+    else:  # the cell folder's run record
+        own = read(sw / "cells" / "cell-0000")
+        (sw / "cells" / "cell-0000" / "config.json").write_text(json.dumps({**own, field: value}))
+    (sw / "config.json").write_text(json.dumps(record))
+    shown = "true" if value is True else str(value)
+    for command in (("report", sw, "--out", tmp_path / "page"), ("resume", sw)):
+        refused(invoke(*command), "cell-0000", f"the field {field!r} is {shown}", accepted)
+
+
 def test_report_rebuilds_an_interrupted_sweep_from_its_cells_and_resume_finishes_it(tmp_path):
     """A sweep cut short after its first cell: `report` rebuilds the page of the finished cell
     (saying the sweep is unfinished), and `resume` plays the rest and equals one whole sweep."""
