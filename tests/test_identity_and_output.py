@@ -189,6 +189,25 @@ def test_simulate_into_head_still_writes_every_file(tmp_path):
     assert all((out / f).exists() for f in cfg["files"])
 
 
+def test_cjk_strategy_names_keep_the_terminal_tables_aligned(runner, tmp_path):
+    """Columns are padded by display width: a CJK character takes two terminal columns."""
+    import unicodedata
+
+    def width(text):
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+    bot = tmp_path / "慎重な戦略.py"
+    bot.write_text("from analyser.titles.dao.rules import TAKE\n\ndef choose(view, legal, rng):\n    return TAKE\n")
+    r = invoke(runner, "simulate", "dao", "-s", str(bot), "-s", "greedy", "-n", "8", "-j", "1", "--seed", "1",
+               "--no-report", "--out", tmp_path / "run")
+    assert r.exit_code == 0, r.output
+    lines = r.output.split("\nStrategies (")[1].splitlines()[1:4]  # header, then the two strategies
+    assert any("慎重な戦略" in x for x in lines), lines
+    assert len({width(x) for x in lines}) == 1, lines
+    seats = r.output.split("Win rate by strategy and seat")[1].splitlines()[1:4]
+    assert len({width(x) for x in seats}) == 1, seats
+
+
 def test_a_closed_pipe_stops_the_worker_processes_at_once(tmp_path):
     """`analyser simulate ... | head -c 1`: the reader goes away while the pool idles after play;
     the process ends by SIGPIPE and takes its workers with it (they used to idle for 300 s)."""
