@@ -372,3 +372,80 @@ def test_a_handed_over_experiment_loads_no_file_its_record_names(tmp_path, monke
     r = invoke("resume", sw, "--strategy", tmp_path / "bots.py", "-q", "--no-report")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "ran").exists() and read(sw)["status"] == "complete"
+
+
+# --------------------------------------------------------------------------------------------
+# A tournament stopped by SIGTERM: halfway through its tables, during its last table, and while
+# its files are being written; `resume` finishes each one as one uninterrupted tournament
+# --------------------------------------------------------------------------------------------
+
+#: 4 strategies at 2 seats: 6 tables x 40 games
+SMALL_TOURNAMENT = ["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-s", "threshold:limit=9",
+                    "-p", "2", "--games", "240", "--seed", "8", "--batch-size", "10"]
+
+
+@pytest.fixture(scope="module")
+def small_tournament(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference") / "t"
+    r = invoke(*SMALL_TOURNAMENT, "-j", "1", "-q", "--out", out)
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def same_tournament(out: Path, reference: Path) -> None:
+    a, b = pd.read_parquet(reference / "tournament.parquet"), pd.read_parquet(out / "tournament.parquet")
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+    for f in ("ranking.csv", "pairwise.csv", "metagame.csv", "findings.json"):
+        assert (out / f).read_text() == (reference / f).read_text(), f
+    assert read(out)["status"] == "complete" and all((out / f).is_file() for f in read(out)["files"])
+
+
+@pytest.mark.parametrize("tables_done", [3, 5])  # halfway; while the last table is played
+def test_sigterm_between_tables_and_resume_equals_the_whole_tournament(small_tournament, tmp_path, tables_done):
+    out = tmp_path / "t"
+    proc = start(*SMALL_TOURNAMENT, "-j", "1", "-q", "--out", out)
+    try:
+        wait_for(lambda: progress("tournament", out) >= tables_done or proc.poll() is not None, 240)
+        if proc.poll() is not None:  # (a loaded machine may let it finish first: nothing to check then)
+            pytest.skip("the tournament finished before the signal")
+        os.kill(proc.pid, signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    r = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    if r.returncode == 0:  # the signal came after the last write: nothing was cut
+        return same_tournament(out, small_tournament)
+    assert r.returncode == 143, r.stderr
+    assert "interrupted (SIGTERM)" in one_line(r)
+    cfg = read(out)
+    if cfg["status"] != "complete":  # (else it stopped while writing its files: the case below)
+        assert cfg["status"] == "interrupted" and tables_done <= sum(c["status"] == "complete" for c in cfg["cells"]) < 6
+    resume(out)
+    same_tournament(out, small_tournament)
+
+
+def test_sigterm_while_the_tables_are_written_and_resume_writes_them(small_tournament, tmp_path):
+    """The signal lands as the ranking table is written, after every game is on disk."""
+    out = tmp_path / "t"
+    hook = ("import os, signal, sys\n"
+            "import analyser.experiments.tournament as t\n"
+            "write = t.to_csv\n"
+            "def stopped(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return write(*a, **k)\n"
+            "t.to_csv = stopped\n"
+            "from analyser.cli import main\n"
+            "sys.argv = ['analyser'] + sys.argv[1:]\n"
+            "main()\n")
+    r = subprocess.run([sys.executable, "-c", hook, *SMALL_TOURNAMENT, "-j", "1", "-q", "--out", str(out)],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 143, r.stderr
+    line = one_line(r)
+    assert "interrupted (SIGTERM) while writing the report" in line and str(out) in line, line
+    assert read(out)["status"] == "complete" and "files" not in read(out)
+    assert not (out / "index.html").exists()
+    resume(out)
+    same_tournament(out, small_tournament)
+    refused(invoke("resume", out), "complete tournament", "nothing to resume")  # now written to the end

@@ -560,7 +560,10 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if allowed.scheduler is not None:
         raise InputError(f"--scheduler is for a run; {str(folder)!r} holds a {kind}, which plays on this machine: "
                          "leave --scheduler out")
-    if config.get("status") == "complete":
+    files = config.get("files")
+    written = isinstance(files, list) and all(isinstance(f, str) and f and "/" not in f and f != ".."
+                                              and (Path(folder) / f).is_file() for f in files)
+    if config.get("status") == "complete" and written:
         raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
                          f"analyser report {shlex.quote(str(folder))})")
     holder = store.holder_of(folder)
@@ -569,6 +572,11 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
                          "wait for it to stop")
     arguments = _guarded_arguments(folder, kind, config, allowed)
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
+    if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
+        if not quiet:
+            click.echo(f"Resuming {folder}: its {len(config['cells'])} {_cell_word(kind)} are complete, but its "
+                       "files were not all written; writing them (nothing is played)", err=True)
+        return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True, play=False)
     if not quiet:
         click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
                    f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
