@@ -65,6 +65,11 @@ class _References(dict):
         return folder
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_experiment_faults")
+
+
 @pytest.fixture(scope="module")
 def references(tmp_path_factory):
     return _References(tmp_path_factory.mktemp("references"))

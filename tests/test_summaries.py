@@ -41,6 +41,11 @@ def _core(df, chunk_games):
                                 for c, _ in streamed.chunk_frame(df, {}, chunk_games)), strategies, players
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_summaries")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("summaries")
