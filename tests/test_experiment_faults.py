@@ -405,7 +405,7 @@ def same_tournament(out: Path, reference: Path) -> None:
     assert read(out)["status"] == "complete" and all((out / f).is_file() for f in read(out)["files"])
 
 
-@pytest.mark.parametrize("tables_done", [3, 5])  # halfway; while the last table is played
+@pytest.mark.parametrize("tables_done", [3, pytest.param(5, marks=pytest.mark.soak)])  # halfway; the last table
 def test_sigterm_between_tables_and_resume_equals_the_whole_tournament(small_tournament, tmp_path, tables_done):
     out = tmp_path / "t"
     proc = start(*SMALL_TOURNAMENT, "-j", "1", "-q", "--out", out)

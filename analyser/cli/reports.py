@@ -23,7 +23,8 @@ from analyser.core import InputError
 @click.option("--trust", is_flag=True,
               help="Load the title file the run's config.json names (only for a folder you made or trust: "
                    "loading a file runs its code).")
-@click.option("--quiet", "-q", is_flag=True, help="No tables: only the line naming the report.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No tables: only the line naming the report (an experiment folder: as its command's -q).")
 def report(results, out, title_file, trust, quiet):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
