@@ -297,6 +297,24 @@ def test_a_hand_edited_cell_record_is_one_line_for_report_and_resume(tmp_path, w
         refused(invoke(*command), "cell-0000", f"the field {field!r} is {shown}", accepted)
 
 
+def test_resume_of_a_sweep_names_a_damaged_part_of_a_cell(tmp_path):
+    args = ["sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "20", "--seed", "2",
+            "-j", "1", "-q", "--no-report", "--batch-size", "5"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert invoke(*args, "--out", whole).exit_code == 0
+    assert invoke(*args, "--out", cut).exit_code == 0
+    part = sorted((cut / "cells" / "cell-0001" / "results").glob("part-*.parquet"))[1]
+    part.write_bytes(b"garbage")
+    record = read(cut)
+    record["status"] = "interrupted"
+    (cut / "config.json").write_text(json.dumps(record))
+    r = invoke("resume", cut)
+    assert r.exit_code == 0, r.output
+    assert f"analyser: note: part '{part}' is damaged or not an analyser part" in r.output
+    a, b = pd.read_parquet(whole / "sweep.parquet"), pd.read_parquet(cut / "sweep.parquet")
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+
+
 def test_report_rebuilds_an_interrupted_sweep_from_its_cells_and_resume_finishes_it(tmp_path):
     """A sweep cut short after its first cell: `report` rebuilds the page of the finished cell
     (saying the sweep is unfinished), and `resume` plays the rest and equals one whole sweep."""

@@ -571,6 +571,12 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
         raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
                          "wait for it to stop")
     arguments = _guarded_arguments(folder, kind, config, allowed)
+    from analyser.experiments.base import cell_folder_ok
+    for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
+        if cell_folder_ok(c.get("folder")):
+            for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):
+                click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer "
+                           "cannot be read); it is removed and its games are played again", err=True)
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
     if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
         if not quiet:
