@@ -36,6 +36,10 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+# Terminal tables (DataFrame.to_string) pad by display width, so a strategy name in CJK script,
+# whose characters take two columns each (Unicode East Asian Width W or F), keeps its columns.
+pd.set_option("display.unicode.east_asian_width", True)
+
 Z95 = 1.959963984540054
 
 #: Names of the interval methods, as the report and the terminal print them.

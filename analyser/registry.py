@@ -16,7 +16,8 @@ Strategies are resolved from a *spec string* for a given title:
 * a name published by an installed package under the entry-point group ``analyser.strategies``.
 
 Parameters follow the name after a colon as ``key=value`` pairs separated by commas, and are
-coerced from the annotations (or defaults) of the strategy's ``__init__``.
+coerced from the annotations (or defaults) of the strategy's ``__init__`` and checked against the
+bounds the class declares (``param_bounds``, ``param_choices``; see :func:`parameter_bounds`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from analyser import userfiles
-from analyser.core import FunctionStrategy, Game, InputError, Strategy, coerce
+from analyser.core import MAX_NUMBER, FunctionStrategy, Game, InputError, Strategy, coerce
 
 #: Entry-point group under which a title is published: ``name = "package.module:TITLE"``, the name
 #: being the title id.  The built-in titles register there too (see ``pyproject.toml``).
@@ -504,6 +505,64 @@ def strategy_parameters(obj) -> dict[str, tuple[type, Any]]:
     return out
 
 
+def parameter_bounds(obj) -> dict[str, dict[str, Any]]:
+    """What each parameter of a strategy class accepts: ``{param: {"low", "high", "choices"}}``.
+
+    A strategy declares them as rule options do, in two class attributes: ``param_bounds``
+    (``{"limit": (0, 100)}``, inclusive; None for an open end) for numbers and ``param_choices``
+    (``{"start": ("safe", "random")}``) for text.  A number without declared bounds accepts
+    +/- :data:`~analyser.core.MAX_NUMBER`; text without choices accepts any non-empty text.  An
+    entry naming no parameter of ``__init__`` is ignored here (a test keeps the built-ins clean).
+    """
+    params = strategy_parameters(obj)
+    declared = getattr(obj, "param_bounds", None) or {}
+    choices = getattr(obj, "param_choices", None) or {}
+    out = {}
+    for name, (kind, _) in params.items():
+        low = high = None
+        if kind in (int, float):
+            low, high = declared.get(name, (-MAX_NUMBER, MAX_NUMBER))
+        named = choices.get(name) if kind is str else None
+        out[name] = {"low": low, "high": high, "choices": tuple(named) if named else None}
+    return out
+
+
+def accepted_text(bounds: dict[str, Any]) -> str:
+    """What one parameter accepts, as ``analyser list`` shows it: ``0 to 100``, ``>= 1``,
+    ``safe | random``, or "" when it takes any value of its type."""
+    if bounds["choices"]:
+        return " | ".join(map(str, bounds["choices"]))
+    low, high = bounds["low"], bounds["high"]
+    if low is None and high is None or (low == -MAX_NUMBER and high == MAX_NUMBER):
+        return ""
+    if low is not None and high is not None:
+        return f"{low:,} to {high:,}"
+    return f">= {low:,}" if low is not None else f"<= {high:,}"
+
+
+def check_parameter(obj, label: str, key: str, value: Any) -> Any:
+    """Coerce one parameter value (text or a number) for the strategy class ``obj`` and check it
+    against the declared bounds (:func:`parameter_bounds`).  Returns the value; raises
+    :class:`InputError`, one line naming the strategy (``label``), the value and what is accepted,
+    for an unknown parameter, a value that does not parse or one out of bounds."""
+    accepted = strategy_parameters(obj)
+    if key not in accepted:
+        raise InputError(f"unknown parameter {key!r} for strategy {label!r}; "
+                         f"accepted: {', '.join(accepted) or 'none'}")
+    kind = accepted[key][0]
+    value = coerce(key, value, kind, what="strategy parameter")
+    b = parameter_bounds(obj)[key]
+    shown = value if kind is not str else repr(value)
+    if kind in (int, float) and not isinstance(value, bool):
+        if (b["low"] is not None and value < b["low"]) or (b["high"] is not None and value > b["high"]):
+            raise InputError(f"strategy parameter {key}={shown} is not accepted; {label} takes {key} "
+                             f"from {accepted_text(b) or 'any number'}")
+    elif kind is str and b["choices"] and value not in b["choices"]:
+        raise InputError(f"strategy parameter {key}={shown} is not accepted; {label} takes {key} "
+                         f"as one of: {', '.join(b['choices'])}")
+    return value
+
+
 def strategy_doc(obj) -> str:
     """The first paragraph of a strategy's docstring, on one line."""
     doc = inspect.getdoc(obj) or ""
@@ -559,13 +618,8 @@ def strategy_factory(text: str, game_id: str):
     if games is not None and game_id != games and not (isinstance(games, tuple) and game_id in games):
         raise InputError(f"strategy {text!r} is written for {games}, not {game_id}")
     if inspect.isclass(obj):
-        accepted = strategy_parameters(obj)
-        kwargs = {}
-        for key, value in spec.params:
-            if key not in accepted:
-                raise InputError(f"unknown parameter {key!r} for strategy {spec.name or spec.source!r}; "
-                                 f"accepted: {', '.join(accepted) or 'none'}")
-            kwargs[key] = coerce(key, value, accepted[key][0], what="strategy parameter")
+        label = spec.name or spec.source
+        kwargs = {key: check_parameter(obj, label, key, value) for key, value in spec.params}
 
         binds = callable(getattr(obj, "bind", None))
 

@@ -33,6 +33,8 @@ class Threshold(Strategy):
     reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
     uses_rng = False
+    #: a display total, so from 0 to the largest bust_limit a rule accepts
+    param_bounds = {"limit": (0, 100_000)}
 
     def __init__(self, limit: int = 10):
         self.limit = limit
@@ -135,6 +137,8 @@ class Colour(Strategy):
     reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
     uses_rng = False
+    #: card values, which the values rule bounds to 0..1000
+    param_bounds = {"min_value": (0, 1000), "start": (0, 1000)}
 
     def __init__(self, min_value: int = 1, start: int = 2):
         self.min_value = min_value

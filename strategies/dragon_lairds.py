@@ -49,6 +49,7 @@ class _Engine(Strategy):
     uses_rng = False
     #: Least value per cost worth buying.
     floor = 0.2
+    param_bounds = {"cup": (0, 10)}
 
     def __init__(self, cup: float = 0.5):
         if not 0 <= cup <= 10:

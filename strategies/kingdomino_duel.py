@@ -303,6 +303,7 @@ class Spells(Planner):
 
     name = "spells"
     reuse = True  # reset (or nothing) restores every game: one instance per batch
+    param_bounds = {"boxes": (-100, 100), "complete": (-100, 100)}
 
     def __init__(self, boxes: float = 1.0, complete: float = 4.0):
         self.boxes = boxes
@@ -316,6 +317,7 @@ class Builder(Planner):
 
     name = "builder"
     reuse = True  # reset (or nothing) restores every game: one instance per batch
+    param_bounds = {"crosses": (-100, 100), "size": (-100, 100)}
 
     def __init__(self, crosses: float = 1.0, size: float = 0.5):
         self.crosses = crosses

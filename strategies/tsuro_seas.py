@@ -94,6 +94,8 @@ class _Base(Strategy):
     """Common decisions: start points, start-point moves and the exchange."""
 
     game = GAME
+    param_bounds = {"kaiju_penalty": (0, 100)}
+    param_choices = {"start": ("safe", "random")}
 
     def __init__(self, start: str = "safe", kaiju_penalty: float = 2.0):
         if start not in ("safe", "random"):
@@ -199,6 +201,7 @@ class Survivor(_Base):
 
     name = "survivor"
     reuse = True  # reset (or nothing) restores every game: one instance per batch
+    param_bounds = {**_Base.param_bounds, "depth": (1, 3)}  # a hand holds at most 3 tiles
 
     def __init__(self, depth: int = 1, start: str = "safe", kaiju_penalty: float = 2.0):
         super().__init__(start, kaiju_penalty)

@@ -432,6 +432,8 @@ class Bot(Strategy):
     name = "bot"
     reuse = True  # reset (or nothing) restores every game: one instance per batch
     game = GAME
+    param_bounds = {"bias": (-20, 20), "samples": (1, 10_000)}  # 20: the most tricks in a round
+    param_choices = {"bid": BID_POLICIES, "play": PLAY_POLICIES}
 
     def __init__(self, bid: str = "expected", play: str = "greedy", bias: float = 0.0, samples: int = 20):
         if bid not in BID_POLICIES:

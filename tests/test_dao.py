@@ -508,6 +508,11 @@ def test_greedy_expectations_match_brute_force_on_random_states():
 
 # -- report figures, chunk by chunk (issue 9) ---------------------------------------------------------
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_dao")
+
+
 @pytest.fixture(scope="module")
 def dao_run():
     from analyser import run as runmod

@@ -33,6 +33,11 @@ class Shipped(Strategy):
 '''
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_dask")
+
+
 @pytest.fixture(scope="module")
 def cluster():
     import logging

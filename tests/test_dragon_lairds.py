@@ -934,6 +934,11 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
 
 # -- report figures reduced chunk by chunk (issue 9) ---------------------------------------------
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_dragon_lairds")
+
+
 @pytest.fixture(scope="module")
 def small_run():
     from analyser import run as runmod

@@ -65,6 +65,11 @@ class _References(dict):
         return folder
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_experiment_faults")
+
+
 @pytest.fixture(scope="module")
 def references(tmp_path_factory):
     return _References(tmp_path_factory.mktemp("references"))
@@ -270,6 +275,46 @@ def test_resume_refuses_what_it_cannot_finish(tmp_path):
     refused(invoke("resume", tmp_path / "c"), "two run folders", "nothing to resume")
 
 
+@pytest.mark.parametrize("where, field, value, accepted", [
+    ("record", "players", True, "a whole number of seats from 1 to 1,000"),
+    ("cell", "run_id", 5, "text (the run's id)"),
+    ("cell", "players", True, "a whole number of seats from 1 to 1,000"),
+])
+def test_a_hand_edited_cell_record_is_one_line_for_report_and_resume(tmp_path, where, field, value, accepted):
+    sw = tmp_path / "sw"
+    assert invoke("sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "4", "--seed", "1",
+                  "-j", "1", "-q", "--no-report", "--out", sw).exit_code == 0
+    record = read(sw)
+    record["status"] = "interrupted"
+    if where == "record":  # the experiment's own record of its cells
+        record["cells"][0][field] = value
+    else:  # the cell folder's run record
+        own = read(sw / "cells" / "cell-0000")
+        (sw / "cells" / "cell-0000" / "config.json").write_text(json.dumps({**own, field: value}))
+    (sw / "config.json").write_text(json.dumps(record))
+    shown = "true" if value is True else str(value)
+    for command in (("report", sw, "--out", tmp_path / "page"), ("resume", sw)):
+        refused(invoke(*command), "cell-0000", f"the field {field!r} is {shown}", accepted)
+
+
+def test_resume_of_a_sweep_names_a_damaged_part_of_a_cell(tmp_path):
+    args = ["sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "20", "--seed", "2",
+            "-j", "1", "-q", "--no-report", "--batch-size", "5"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert invoke(*args, "--out", whole).exit_code == 0
+    assert invoke(*args, "--out", cut).exit_code == 0
+    part = sorted((cut / "cells" / "cell-0001" / "results").glob("part-*.parquet"))[1]
+    part.write_bytes(b"garbage")
+    record = read(cut)
+    record["status"] = "interrupted"
+    (cut / "config.json").write_text(json.dumps(record))
+    r = invoke("resume", cut)
+    assert r.exit_code == 0, r.output
+    assert f"analyser: note: part '{part}' is damaged or not an analyser part" in r.output
+    a, b = pd.read_parquet(whole / "sweep.parquet"), pd.read_parquet(cut / "sweep.parquet")
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+
+
 def test_report_rebuilds_an_interrupted_sweep_from_its_cells_and_resume_finishes_it(tmp_path):
     """A sweep cut short after its first cell: `report` rebuilds the page of the finished cell
     (saying the sweep is unfinished), and `resume` plays the rest and equals one whole sweep."""
@@ -350,3 +395,80 @@ def test_a_handed_over_experiment_loads_no_file_its_record_names(tmp_path, monke
     r = invoke("resume", sw, "--strategy", tmp_path / "bots.py", "-q", "--no-report")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "ran").exists() and read(sw)["status"] == "complete"
+
+
+# --------------------------------------------------------------------------------------------
+# A tournament stopped by SIGTERM: halfway through its tables, during its last table, and while
+# its files are being written; `resume` finishes each one as one uninterrupted tournament
+# --------------------------------------------------------------------------------------------
+
+#: 4 strategies at 2 seats: 6 tables x 40 games
+SMALL_TOURNAMENT = ["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-s", "threshold:limit=9",
+                    "-p", "2", "--games", "240", "--seed", "8", "--batch-size", "10"]
+
+
+@pytest.fixture(scope="module")
+def small_tournament(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference") / "t"
+    r = invoke(*SMALL_TOURNAMENT, "-j", "1", "-q", "--out", out)
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def same_tournament(out: Path, reference: Path) -> None:
+    a, b = pd.read_parquet(reference / "tournament.parquet"), pd.read_parquet(out / "tournament.parquet")
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
+    for f in ("ranking.csv", "pairwise.csv", "metagame.csv", "findings.json"):
+        assert (out / f).read_text() == (reference / f).read_text(), f
+    assert read(out)["status"] == "complete" and all((out / f).is_file() for f in read(out)["files"])
+
+
+@pytest.mark.parametrize("tables_done", [3, pytest.param(5, marks=pytest.mark.soak)])  # halfway; the last table
+def test_sigterm_between_tables_and_resume_equals_the_whole_tournament(small_tournament, tmp_path, tables_done):
+    out = tmp_path / "t"
+    proc = start(*SMALL_TOURNAMENT, "-j", "1", "-q", "--out", out)
+    try:
+        wait_for(lambda: progress("tournament", out) >= tables_done or proc.poll() is not None, 240)
+        if proc.poll() is not None:  # (a loaded machine may let it finish first: nothing to check then)
+            pytest.skip("the tournament finished before the signal")
+        os.kill(proc.pid, signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    r = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    if r.returncode == 0:  # the signal came after the last write: nothing was cut
+        return same_tournament(out, small_tournament)
+    assert r.returncode == 143, r.stderr
+    assert "interrupted (SIGTERM)" in one_line(r)
+    cfg = read(out)
+    if cfg["status"] != "complete":  # (else it stopped while writing its files: the case below)
+        assert cfg["status"] == "interrupted" and tables_done <= sum(c["status"] == "complete" for c in cfg["cells"]) < 6
+    resume(out)
+    same_tournament(out, small_tournament)
+
+
+def test_sigterm_while_the_tables_are_written_and_resume_writes_them(small_tournament, tmp_path):
+    """The signal lands as the ranking table is written, after every game is on disk."""
+    out = tmp_path / "t"
+    hook = ("import os, signal, sys\n"
+            "import analyser.experiments.tournament as t\n"
+            "write = t.to_csv\n"
+            "def stopped(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return write(*a, **k)\n"
+            "t.to_csv = stopped\n"
+            "from analyser.cli import main\n"
+            "sys.argv = ['analyser'] + sys.argv[1:]\n"
+            "main()\n")
+    r = subprocess.run([sys.executable, "-c", hook, *SMALL_TOURNAMENT, "-j", "1", "-q", "--out", str(out)],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 143, r.stderr
+    line = one_line(r)
+    assert "interrupted (SIGTERM) while writing the report" in line and str(out) in line, line
+    assert read(out)["status"] == "complete" and "files" not in read(out)
+    assert not (out / "index.html").exists()
+    resume(out)
+    same_tournament(out, small_tournament)
+    refused(invoke("resume", out), "complete tournament", "nothing to resume")  # now written to the end

@@ -276,6 +276,32 @@ def test_compare_command_and_run_folders(runner, tmp_path):
     assert other.exit_code == 0 and "not paired" in other.output
 
 
+def test_compare_batch_size_is_recorded_and_changes_no_figure(runner, tmp_path):
+    base = ["compare", "dao", "-s", "greedy", "-s", "random", "--a", "bust_limit=12", "--b", "bust_limit=10", "-p", "2",
+            "--games", "30", "--seed", "4", "-j", "1", "-q"]
+    for size in (4, 30):
+        res = runner.invoke(cli, [*base, "--batch-size", str(size), "-o", str(tmp_path / f"c{size}")])
+        assert res.exit_code == 0, res.output
+        side = json.loads((tmp_path / f"c{size}" / "a" / "config.json").read_text())
+        assert side["batch_size"] == size and len(list((tmp_path / f"c{size}" / "a" / "results").glob("*.parquet"))) \
+            == (8 if size == 4 else 1)
+    assert (tmp_path / "c4" / "compare.csv").read_text() == (tmp_path / "c30" / "compare.csv").read_text()
+    res = runner.invoke(cli, [*base, "--batch-size", "0", "-o", str(tmp_path / "c0")])
+    assert res.exit_code == 2 and "--batch-size 0 is not accepted" in res.output
+
+
+def test_report_quiet_prints_only_where_the_report_is(runner, tmp_path):
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--games", "10", "--seed", "2", "-j", "1",
+                            "-o", str(tmp_path / "r"), "-q", "--no-report"])
+    assert r.exit_code == 0, r.output
+    loud = runner.invoke(cli, ["report", str(tmp_path / "r"), "-o", str(tmp_path / "page")])
+    quiet = runner.invoke(cli, ["report", str(tmp_path / "r"), "-q", "-o", str(tmp_path / "page2")])
+    assert loud.exit_code == quiet.exit_code == 0, quiet.output
+    assert "Strategies (" in loud.output and "Strategies (" not in quiet.output
+    assert quiet.output.strip() == f"Report: {tmp_path / 'page2' / 'index.html'}"
+    assert (tmp_path / "page2" / "index.html").exists()
+
+
 def test_compare_of_a_title_without_a_lineup_plays_the_built_in_lineup_on_both_sides(runner, tmp_path):
     """As simulate and play: no -s means the title's built-in lineup, cut to the seats."""
     res = runner.invoke(cli, ["compare", "dao", "--a", "bust_limit=12", "--b", "bust_limit=10", "-p", "2",

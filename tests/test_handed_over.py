@@ -59,6 +59,11 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_handed_over")
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A run of a title folder of one's own and a strategy file, made in another process (so this

@@ -189,6 +189,53 @@ def test_simulate_into_head_still_writes_every_file(tmp_path):
     assert all((out / f).exists() for f in cfg["files"])
 
 
+def test_cjk_strategy_names_keep_the_terminal_tables_aligned(runner, tmp_path):
+    """Columns are padded by display width: a CJK character takes two terminal columns."""
+    import unicodedata
+
+    def width(text):
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+    bot = tmp_path / "慎重な戦略.py"
+    bot.write_text("from analyser.titles.dao.rules import TAKE\n\ndef choose(view, legal, rng):\n    return TAKE\n")
+    r = invoke(runner, "simulate", "dao", "-s", str(bot), "-s", "greedy", "-n", "8", "-j", "1", "--seed", "1",
+               "--no-report", "--out", tmp_path / "run")
+    assert r.exit_code == 0, r.output
+    lines = r.output.split("\nStrategies (")[1].splitlines()[1:4]  # header, then the two strategies
+    assert any("慎重な戦略" in x for x in lines), lines
+    assert len({width(x) for x in lines}) == 1, lines
+    seats = r.output.split("Win rate by strategy and seat")[1].splitlines()[1:4]
+    assert len({width(x) for x in seats}) == 1, seats
+
+
+def test_a_closed_pipe_stops_the_worker_processes_at_once(tmp_path):
+    """`analyser simulate ... | head -c 1`: the reader goes away while the pool idles after play;
+    the process ends by SIGPIPE and takes its workers with it (they used to idle for 300 s)."""
+    import signal
+    import time
+
+    from test_stream import alive, children
+    proc = subprocess.Popen(CLI + ["simulate", "dao", "-s", "greedy", "-s", "random", "-n", "40", "-j", "2",
+                                   "--batch-size", "10", "--seed", "3", "--no-report", "--out", str(tmp_path / "run")],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        import fcntl
+        fcntl.fcntl(proc.stdout.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)  # less than the summary
+        assert proc.stdout.read(1)  # the summary (over 5 kB): play is over, the pool is idle
+        workers = [c for c in children(proc.pid) if "LokyProcess" in Path(f"/proc/{c}/cmdline").read_text()]
+        assert len(workers) == 2
+        proc.stdout.close()
+        assert proc.wait(timeout=60) == -signal.SIGPIPE
+        end = time.monotonic() + 5
+        while any(alive(w) for w in workers) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not [w for w in workers if alive(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_out_that_is_not_utf8_is_refused_up_front(runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     bad = os.fsdecode(b"run-\xff")

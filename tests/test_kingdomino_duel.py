@@ -1133,6 +1133,11 @@ def test_a_saved_state_from_mid_game_loads_and_plays_to_the_end(tmp_path):
 
 # -- report figures reduced chunk by chunk (issue 9) ---------------------------------------------
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_kingdomino_duel")
+
+
 @pytest.fixture(scope="module")
 def small_run():
     from analyser import run as runmod

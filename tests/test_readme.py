@@ -108,7 +108,7 @@ def my_bots_source() -> str:
 def test_readme_has_the_two_setup_commands_and_ci_runs_the_test_one():
     setup = [b.strip() for b in blocks("sh") if b.strip().startswith("pip install")]
     assert setup[0] == "pip install . && analyser simulate dao --strategy greedy"
-    assert setup[1] == "pip install '.[test]' && python -m pytest"
+    assert setup[1] == "pip install '.[test]' && python -m pytest -n auto"
     assert setup[1] in (ROOT / ".ci" / "run").read_text()
 
 

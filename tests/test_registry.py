@@ -97,3 +97,64 @@ def test_builtin_strategies_ship_with_docs():
     assert list(found) == ["random", "threshold", "greedy", "colour"]
     for obj in found.values():
         assert registry.strategy_doc(obj)
+
+
+# --- declared parameter bounds ------------------------------------------------------------------
+
+#: Text parameters that take free text rather than one of a list (mcts's rollout is a strategy spec).
+FREE_TEXT = {("mcts", "rollout")}
+
+
+def test_every_builtin_parameter_declares_what_it_accepts():
+    checked = 0
+    for gid in registry.game_ids():
+        for name, obj in registry.available_strategies(gid).items():
+            params = registry.strategy_parameters(obj)
+            for owner in getattr(obj, "__mro__", ()):  # each class declares bounds of its own parameters
+                declared = {**vars(owner).get("param_bounds", {}), **vars(owner).get("param_choices", {})}
+                stray = set(declared) - set(registry.strategy_parameters(owner))
+                assert not stray, (gid, owner.__name__, stray)
+            for key, (kind, default) in params.items():
+                b = registry.parameter_bounds(obj)[key]
+                if kind in (int, float):
+                    assert key in obj.param_bounds, f"{gid} {name}: {key} declares no bounds"
+                    assert b["low"] <= default <= b["high"], (gid, name, key, default, b)
+                elif kind is str and (getattr(obj, "name", name), key) not in FREE_TEXT:
+                    assert b["choices"] and default in b["choices"], (gid, name, key, b)
+                checked += 1
+    assert checked >= 20  # every title's parameterised strategies were looked at
+
+
+@pytest.mark.parametrize("spec, game, accepted", [
+    ("threshold:limit=-5", "dao", "threshold takes limit from 0 to 100,000"),
+    ("colour:start=1001", "dao", "colour takes start from 0 to 1,000"),
+    ("survivor:depth=4", "tsuro-seas", "survivor takes depth from 1 to 3"),
+    ("survivor:start=edge", "tsuro-seas", "survivor takes start as one of: safe, random"),
+    ("bot:samples=0", "wizard", "bot takes samples from 1 to 10,000"),
+    ("mcts:c=-1", "dao", "mcts takes c from 0 to 100"),
+])
+def test_out_of_bounds_parameter_is_one_line_naming_value_and_range(runner, spec, game, accepted):
+    from analyser.cli import cli
+    res = runner.invoke(cli, ["simulate", game, "-s", spec, "--games", "2"])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, res.output
+    value = spec.rpartition(":")[2]
+    assert value.partition("=")[0] in lines[0] and accepted in lines[0], lines[0]
+
+
+def test_bounds_edges_are_accepted_and_a_sweep_checks_every_value():
+    assert make_strategy("threshold:limit=0", "dao").limit == 0
+    assert make_strategy("threshold:limit=100000", "dao").limit == 100_000
+    from analyser.experiments.grid import parse_strategy
+    assert parse_strategy("threshold:limit=0..2", "dao").params == [("limit", ["0", "1", "2"])]
+    with pytest.raises(InputError, match=r"limit=-1 is not accepted; threshold takes limit from 0"):
+        parse_strategy("threshold:limit=-1..2", "dao")
+
+
+def test_list_shows_what_parameters_accept(runner):
+    from analyser.cli import cli
+    res = runner.invoke(cli, ["list", "tsuro-seas"])
+    assert res.exit_code == 0, res.output
+    assert "accepts: depth 1 to 3; start safe | random; kaiju_penalty 0 to 100" in res.output

@@ -41,6 +41,11 @@ def _core(df, chunk_games):
                                 for c, _ in streamed.chunk_frame(df, {}, chunk_games)), strategies, players
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_summaries")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("summaries")
@@ -272,6 +277,27 @@ def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_
     # the untouched run is reported
     _, summary, _ = build_report_from_run(_copy_run(src, tmp_path / "fine"))
     assert summary.run["games"] == 600
+
+
+def test_resume_names_a_damaged_part_as_report_does(runs, tmp_path):
+    """`resume` says which part it plays again, and counts the games on disk, not the record's."""
+    import json
+
+    from click.testing import CliRunner
+
+    from analyser.cli import cli
+    run = _copy_run(runs["dao"], tmp_path / "damaged")
+    part = sorted((run / "results").glob("part-*.parquet"))[3]
+    part.write_bytes(b"garbage")
+    record = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**record, "status": "interrupted"}))
+    r = CliRunner().invoke(cli, ["report", str(run)])
+    assert r.exit_code == 2 and str(part) in r.output and "is damaged" in r.output, r.output
+    r = CliRunner().invoke(cli, ["resume", str(run), "--no-report"])
+    assert r.exit_code == 0, r.output
+    assert f"analyser: note: part '{part}' is damaged or not an analyser part" in r.output
+    assert "510 of 600 games done" in r.output  # the record says 600: the damaged part's 90 are played again
+    pd.testing.assert_frame_equal(pd.read_parquet(runs["dao"] / "results"), pd.read_parquet(run / "results"))
 
 
 def test_a_missing_extra_part_is_refused(runs, tmp_path):

@@ -26,6 +26,11 @@ def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_traces")
+
+
 @pytest.fixture(scope="module")
 def dao_run(tmp_path_factory):
     """60 DAO games with --csv: the Parquet parts and results.csv of one run."""

@@ -782,6 +782,11 @@ def test_metrics_tables_and_plots(tmp_path):
 
 # -- report figures, chunk by chunk (issue 9) ---------------------------------------------------------
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_tsuro_seas")
+
+
 @pytest.fixture(scope="module")
 def tsuro_run():
     from analyser import run as runmod

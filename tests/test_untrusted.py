@@ -30,6 +30,11 @@ def one_line_error(result, *needles, code=2):
     return lines[0]
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_untrusted")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """One small DAO and one Wizard run (Parquet and CSV), made once for the module."""

@@ -787,6 +787,11 @@ def test_figure_tables_and_plots(tmp_path):
 STREAM_LINE_UP = ("random", "expected", "bot:bid=zero", "expected:bias=0.5")  # not in sorted order
 
 
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_wizard")
+
+
 @pytest.fixture(scope="module")
 def wizard_run():
     """A real 200-game run, 4 players: (results, extras)."""

@@ -36,6 +36,12 @@ def _one_line_error(message: str, code: int = 2):
 class AnalyserGroup(click.Group):
     """A click group whose errors are one line (no usage dump, no traceback)."""
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # (before click's own handler, which would leave the worker pool idling)
+            _stdout_closed()
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from analyser import registry
         from analyser.run.backends import sigterm_raises, stop_exit_code
@@ -184,12 +190,44 @@ def _check_out_name(out) -> None:
 
 def main():
     """Console-script entry point.  A closed stdout (``analyser list | head -1``) ends the
-    process quietly the way Unix tools do (default SIGPIPE action); ``simulate`` writes all its
-    files before it prints anything to stdout, so they are complete whatever the pipe does."""
+    process quietly the way Unix tools do (killed by SIGPIPE, exit status 141), after shutting
+    its worker processes down (:func:`_stdout_closed`); ``simulate`` writes all its files before
+    it prints anything to stdout, so they are complete whatever the pipe does."""
+    try:
+        try:
+            cli.main(prog_name="analyser")
+        finally:  # what is still buffered meets the closed pipe here, not at interpreter exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_closed()
+
+
+def _stdout_closed() -> None:
+    """The reader of standard output went away (``| head``): kill the worker pool at once (the
+    reusable loky pool would otherwise idle for its 300 s timeout after this process ends), then
+    end by SIGPIPE as a Unix tool does."""
+    import os
     import signal
+    try:
+        from joblib.externals.loky import reusable_executor
+        pool = reusable_executor._executor  # (None when no pool was started: nothing to stop)
+        if pool is not None:
+            for pid in list(getattr(pool, "_processes", {})):  # now: shutdown() below only asks its
+                try:                                            # manager thread, which this process outruns
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            pool.shutdown(wait=False, kill_workers=True)
+    except Exception:  # noqa: BLE001 - ending anyway; a pool that cannot be reached is gone
+        pass
+    try:  # nothing more reaches the closed pipe (Python's exit flush would complain)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    cli.main(prog_name="analyser")
+        os.kill(os.getpid(), signal.SIGPIPE)
+    sys.exit(141)
 
 
 # the command families register their commands on `cli` (after it and the shared helpers exist)

@@ -22,9 +22,9 @@ def list_cmd(game):
     Give a GAME id to show only that title.
     """
     from analyser import registry
-    from analyser.registry import (available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
-                                   shadow_note, shadowed_titles, strategy_doc, strategy_parameters,
-                                   unavailable_generic)
+    from analyser.registry import (accepted_text, available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
+                                   parameter_bounds, shadow_note, shadowed_titles, strategy_doc,
+                                   strategy_parameters, unavailable_generic)
 
     registry.set_notice(None)  # a shadowed plugin is named below, with the other problems
     ids = [get_game(game).id] if game else game_ids()
@@ -53,6 +53,9 @@ def list_cmd(game):
             sig = ",".join(f"{k}={('on' if d else 'off') if isinstance(d, bool) else d}" for k, (_, d) in params.items())
             click.echo(f"    {name}{':' + sig if sig else ''}")
             click.echo(_wrap(strategy_doc(obj), 8))
+            ranges = [f"{k} {text}" for k, b in parameter_bounds(obj).items() if (text := accepted_text(b))]
+            if ranges:
+                click.echo(_wrap(f"accepts: {'; '.join(ranges)}", 8))
         for name, reason in unavailable_generic(gid).items():
             click.echo(_wrap(f"(not offered: {reason})", 4))
         click.echo("  rule options (--rule key=value), default first:")

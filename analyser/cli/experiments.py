@@ -320,6 +320,8 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
               help="Output folder (new, empty, or an earlier comparison, which is replaced). Default: "
                    "reports/<game>-compare-<timestamp>, or <game>-compare-<timestamp> beside RUN_A.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+@click.option("--batch-size", type=int, default=None,
+              help="Games per joblib task of each side (default: automatic); the results do not depend on it.")
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="Two run folders of a title of your own: its file or folder. Loading it runs its code, "
                    "so it is never loaded unless you name it here.")
@@ -327,7 +329,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
               help="Two run folders: load the title file their config.json names (only for folders you made or "
                    "trust: loading a file runs its code).")
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet, title_file, trust):
+            out, quiet, batch_size, title_file, trust):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -351,8 +353,9 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         trust_title_file(title_file)
     first = targets[0]
     if len(targets) == 2 and not (first in game_ids() and not Path(first).exists()):
-        if strategies or a_rules or b_rules or a_strategies or b_strategies or rules:
-            raise InputError("comparing two run folders takes no -s, --a, --b or --rule; they come from the runs")
+        if strategies or a_rules or b_rules or a_strategies or b_strategies or rules or batch_size is not None:
+            raise InputError("comparing two run folders takes no -s, --a, --b, --rule or --batch-size; they come "
+                             "from the runs")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
         if out is not None:  # checked before the runs are read
@@ -381,9 +384,9 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
         from analyser.registry import title_ref
         sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
-                     rules=ra)
+                     rules=ra, batch_size=batch_size)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
-                     rules=rb)
+                     rules=rb, batch_size=batch_size)
         out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
         return _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line())
     else:
@@ -559,7 +562,10 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if allowed.scheduler is not None:
         raise InputError(f"--scheduler is for a run; {str(folder)!r} holds a {kind}, which plays on this machine: "
                          "leave --scheduler out")
-    if config.get("status") == "complete":
+    files = config.get("files")
+    written = isinstance(files, list) and all(isinstance(f, str) and f and "/" not in f and f != ".."
+                                              and (Path(folder) / f).is_file() for f in files)
+    if config.get("status") == "complete" and written:
         raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
                          f"analyser report {shlex.quote(str(folder))})")
     holder = store.holder_of(folder)
@@ -567,14 +573,26 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
         raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
                          "wait for it to stop")
     arguments = _guarded_arguments(folder, kind, config, allowed)
+    from analyser.experiments.base import cell_folder_ok
+    for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
+        if cell_folder_ok(c.get("folder")):
+            for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):
+                click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer "
+                           "cannot be read); it is removed and its games are played again", err=True)
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
+    if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
+        if not quiet:
+            click.echo(f"Resuming {folder}: its {len(config['cells'])} {_cell_word(kind)} are complete, but its "
+                       "files were not all written; writing them (nothing is played)", err=True)
+        return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True, play=False)
     if not quiet:
         click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
                    f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
     return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True)
 
 
-def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None) -> int:
+def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,
+                      quiet: bool = False) -> int:
     """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
     its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
     record names loads only with ``--title FILE`` or ``--trust``."""
@@ -587,7 +605,7 @@ def report_experiment(folder: Path, kind: str, out: Path | None = None, title_fi
     if out is not None:
         from analyser.run import prepare_out
         target = prepare_out(out, replace_run=False)
-    return _again(folder, kind, arguments, no_report=False, quiet=False, resume=True, play=False, target=target)
+    return _again(folder, kind, arguments, no_report=False, quiet=quiet, resume=True, play=False, target=target)
 
 
 def _record(folder: Path, kind: str) -> dict:

@@ -23,7 +23,9 @@ from analyser.core import InputError
 @click.option("--trust", is_flag=True,
               help="Load the title file the run's config.json names (only for a folder you made or trust: "
                    "loading a file runs its code).")
-def report(results, out, title_file, trust):
+@click.option("--quiet", "-q", is_flag=True,
+              help="No tables: only the line naming the report (an experiment folder: as its command's -q).")
+def report(results, out, title_file, trust, quiet):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
     Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
@@ -38,10 +40,10 @@ def report(results, out, title_file, trust):
     from analyser.run import trusting
 
     with trusting(trust):
-        return _report(results, out, title_file)
+        return _report(results, out, title_file, quiet)
 
 
-def _report(results, out, title_file):
+def _report(results, out, title_file, quiet=False):
     _check_plotting()  # before the report module imports matplotlib
     from analyser.report import _reduce_run, build_report, write_report
     from analyser.registry import get_game
@@ -58,7 +60,8 @@ def _report(results, out, title_file):
         from analyser.cli.experiments import report_experiment
         if out is not None and Path(out).resolve() == results.resolve():
             out = None
-        return report_experiment(results, kind, out=Path(out) if out is not None else None, title_file=title_file)
+        return report_experiment(results, kind, out=Path(out) if out is not None else None, title_file=title_file,
+                                 quiet=quiet)
     if results.is_dir() and results.name == "results" and any(results.glob("part-*.parquet")):
         results = results.parent
     streamed = results.is_dir() and bool(store.part_files(results / store.RESULTS))
@@ -95,8 +98,10 @@ def _report(results, out, title_file):
         config = config or {"seed": "unknown", "strategies": list(df["strategy"].cat.categories)}
         path, summary, _ = build_report(df, extras, config, out)
         players = int(df["players"].iloc[0])
-    _print_summary(summary, players, config)
-    click.echo(f"\nReport: {path}")
+    if not quiet:
+        _print_summary(summary, players, config)
+        click.echo()
+    click.echo(f"Report: {path}")
     return 0
 
 

@@ -430,9 +430,13 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         most = config["stopping"].get("max_games")
         if isinstance(most, int) and not isinstance(most, bool) and spec.games <= most <= runmod.MAX_GAMES:
             spec.games = most
-    if not quiet:
-        click.echo(f"Resuming {folder}: {plan.config.get('games_completed', 0)} of {spec.games} games done; "
-                   f"seed {root}", err=True)
+    from analyser.run import store
+    for part in store.damaged_parts(Path(folder) / store.RESULTS):  # named as report names it: always said
+        click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer cannot be "
+                   "read); it is removed and its games are played again", err=True)
+    if not quiet:  # the games the parts on disk hold (the record may claim more, if a part is damaged)
+        on_disk = sum(b - a for a, b in store.merge_ranges(store.scan_parts(Path(folder) / store.RESULTS).values()))
+        click.echo(f"Resuming {folder}: {on_disk} of {spec.games} games done; seed {root}", err=True)
     if rounds:
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:

@@ -143,6 +143,13 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if not all(isinstance(c, dict) for c in config["cells"]) or not isinstance(info.get("arguments"), dict):
         raise InputError(f"{str(out)!r}: its config.json is not the record of a {kind} (its cells or arguments "
                          "have the wrong type); it cannot be used")
+    from analyser.results.validate import check_run_fields
+    for i, c in enumerate(config["cells"]):  # a hand-edited cell record: one line naming it and the field
+        for key in ("name", "folder"):
+            if not isinstance(c.get(key), str):
+                raise InputError(f"{str(out)!r}: cell record {i + 1} in config.json has the {key} {c.get(key)!r}; "
+                                 "it takes text (restore the file, or start the experiment again)")
+        check_run_fields(c, f"{str(out)!r}: cell record {i + 1} ({c['name'][:60]}) in config.json")
     layout = info.get("layout")
     if not isinstance(layout, int) or isinstance(layout, bool) or layout > LAYOUT:
         raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
@@ -323,6 +330,9 @@ class Experiment:
             cfg = read_json(path, "cell config file", max_bytes=10_000_000)
         except (InputError, OSError):
             cfg = {}
+        if isinstance(cfg, dict):  # a hand-edited record: one line naming the cell and the field
+            from analyser.results.validate import check_run_fields
+            check_run_fields(cfg, f"{str(path)!r} (the record of cell {self.cells[k].name})")
         done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
         status = cfg.get("status") if isinstance(cfg, dict) else None
         gone = settle and _writer_gone(folder)

@@ -28,7 +28,7 @@ import typing
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from analyser.core import InputError, coerce
+from analyser.core import InputError
 
 #: Most cells one sweep may have.
 MAX_CELLS = 10_000
@@ -160,7 +160,7 @@ def split_strategy(text: str) -> tuple[str, list[tuple[str, str]]]:
 
 def parse_strategy(text: str, game_id: str) -> SlotGrid:
     """Parse one ``-s`` of a sweep against the strategy's parameter types (InputError)."""
-    from analyser.registry import parse_spec, _resolve, strategy_parameters
+    from analyser.registry import _resolve, check_parameter, parse_spec, strategy_parameters
 
     head, params = split_strategy(text)
     spec = parse_spec(head)
@@ -174,7 +174,7 @@ def parse_strategy(text: str, game_id: str) -> SlotGrid:
         kind = accepted[key][0]
         values = expand(value, name=f"strategy parameter {key}", kind=kind)
         for v in values:
-            coerce(key, v, kind, what="strategy parameter")
+            check_parameter(obj, spec.name or spec.source, key, v)
         grid.params.append((key, values))
     return grid
 

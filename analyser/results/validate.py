@@ -257,6 +257,35 @@ def validate_chunk(df: pd.DataFrame, game, path) -> None:
     validate_results(df, game, f"{path} (games {lo} to {hi})")
 
 
+#: The fields of a run record (a run's or a cell's ``config.json``) that readers use, with what each
+#: accepts: a test of the value and the words that say it.  A field may be absent (older runs).
+_WHOLE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number >= 0")
+RUN_FIELDS = {
+    "run_id": (lambda v: isinstance(v, str) and 0 < len(v) <= 200, "text (the run's id)"),
+    "players": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1000,
+                "a whole number of seats from 1 to 1,000"),
+    "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64, "a whole number (the seed)"),
+    "games_requested": _WHOLE, "games_completed": _WHOLE, "first_game": _WHOLE,
+    "strategies": (lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), "a list of strategy specs"),
+    "status": (lambda v: isinstance(v, str), "text"),
+    "games_done": (lambda v: isinstance(v, list) and all(
+        isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in r)
+        for r in v), "a list of [first, last] game ranges"),
+}
+
+
+def check_run_fields(config: dict, where: str) -> None:
+    """Check the fields of a run record that readers use (:data:`RUN_FIELDS`): InputError, one
+    line naming the file, the field, its value and what it accepts.  A hand-edited
+    ``"run_id": 5`` or ``"players": true`` stops here rather than deep inside a report."""
+    for key, (ok, accepted) in RUN_FIELDS.items():
+        if key in config and config[key] is not None and not ok(config[key]):
+            shown = repr(config[key])
+            shown = "true" if config[key] is True else "false" if config[key] is False else shown
+            raise InputError(f"{where}: the field {key!r} is {shown[:60]}, which a run never writes; it takes "
+                             f"{accepted} (restore the file, or start the run again)")
+
+
 def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -> None:
     """Check that ``config.json`` belongs to the results beside it: a JSON object whose title,
     seed and run id agree with the table's.  A report's header and command come from the
@@ -271,6 +300,7 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
     seed = config.get("seed")
     if not (isinstance(seed, int) and not isinstance(seed, bool)):
         raise InputError(f"config file {where!r}: 'seed' is not a whole number")
+    check_run_fields(config, f"config file {where!r}")
     if "run_id" in df.columns:
         ids = df["run_id"].astype(str).unique()
         run_id = config.get("run_id")

@@ -109,6 +109,21 @@ def scan_parts(folder: Path, clean: bool = False) -> dict[int, tuple[int, int]]:
     return out
 
 
+def damaged_parts(folder: Path) -> list[Path]:
+    """The files of ``folder`` named as parts that are not complete analyser parts (a footer that
+    cannot be read - cut short by a kill, or garbage - or a range that does not match the name):
+    what :func:`scan_parts` with ``clean`` deletes and a resumed run plays again."""
+    if not folder.is_dir():
+        return []
+    out = []
+    for p in sorted(folder.iterdir()):
+        if p.name.startswith("part-") and p.suffix == ".parquet":
+            rng = part_range(p)
+            if rng is None or p.name != part_name(rng[0]):
+                out.append(p)
+    return out
+
+
 def merge_ranges(ranges) -> list[list[int]]:
     """Sorted, merged ``[start, stop]`` ranges (touching ranges join)."""
     out: list[list[int]] = []
