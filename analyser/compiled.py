@@ -19,6 +19,7 @@ used).  Results never depend on the engine: a kernel plays the very same deals a
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from typing import Sequence
 
@@ -30,15 +31,20 @@ ENGINES = ("auto", "python", "compiled")
 _said: set[str] = set()
 
 
+#: Why a run without numba plays in Python.
+NO_NUMBA = "numba is not installed (pip install 'analyser[fast]')"
+
+
 def numba_missing() -> str | None:
-    """Why numba cannot be used in this process (not installed, or failing to import), or None."""
+    """:data:`NO_NUMBA` when numba cannot be found in this process, else None (looked up, not
+    imported: importing it is left to the process that plays the batches)."""
+    if "numba" in sys.modules:
+        return None if sys.modules["numba"] is not None else NO_NUMBA
     try:
-        import numba  # noqa: F401
-    except ImportError:
-        return "numba is not installed (pip install 'analyser[fast]')"
-    except Exception as e:  # a broken install: say so, never a traceback
-        return f"numba failed to import ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
-    return None
+        found = importlib.util.find_spec("numba")
+    except (ImportError, ValueError):
+        found = None
+    return None if found is not None else NO_NUMBA
 
 
 def engine_of(game):
@@ -81,14 +87,16 @@ def say_once(reason: str | None) -> None:
 
 
 def run_batch(job):
-    """Play a batch through the title's compiled engine.  A worker without numba (another
-    machine of a cluster) plays it in Python instead: the results are the same."""
+    """Play a batch through the title's compiled engine.  A worker where numba does not import
+    (another machine of a cluster) plays it in Python instead: the results are the same."""
     import dataclasses
 
     from analyser import runner
     from analyser.registry import get_game
 
-    if numba_missing() is not None:
+    try:
+        import numba  # noqa: F401
+    except Exception:  # (not only ImportError: a broken install must not lose the batch)
         return runner.run_batch(dataclasses.replace(job, engine="python"))
     title = runner.materialise_title(job.game, job.title_sources)
     game = get_game(title)

@@ -21,8 +21,10 @@ of turns) and each seat's count of every card kind (the components table).
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import time
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,15 +44,20 @@ SLICE_BYTES = 16_000_000
 
 def _play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, draws, bust_limit, display_size,
           colours, top_v, ex, most_cards, bonus, out_score, out_rank, out_win, out_cards, out_busts, out_share,
-          out_turns, trace_vals, trace_len, counts):
+          out_turns, n_kinds, R, trace_flat, trace_len, comp_row, comp_kind, comp_count):
     """Play ``order.shape[0]`` games (deal ``g``: ``order[g]``, indexes into the unshuffled deck,
-    top card last); fill the ``out_*`` arrays (``[game, seat]``), ``trace_vals[game, seat, round]``
-    with ``trace_len[game]`` rounds, and ``counts[game, seat, card kind]``.  Returns how many games
-    were played: fewer only when a game broke a bound (a bug; the caller reports it)."""
+    top card last); fill the ``out_*`` arrays (``[game, seat]``), ``trace_flat`` (per game and
+    seat, its score after each of the game's ``trace_len[game]`` rounds, at most ``R``) and the
+    components table ``comp_*`` (per game and seat, each card kind it holds and how many).
+    Returns ``(games played, trace values, component rows)``: fewer games only when a game broke
+    a bound (a bug; the caller reports it)."""
     G, D = order.shape
     n = lineups.shape[1]
     B = draws.shape[2]
-    R = trace_vals.shape[2]
+    tr = np.zeros((n, R), np.int64)
+    held_kinds = np.zeros((n, n_kinds), np.int64)
+    tpos = 0
+    cpos = 0
     V = top_v + 1
     display = np.empty(D + 1, np.int64)
     gain = np.zeros((n, colours), np.int64)
@@ -216,7 +223,7 @@ def _play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, 
                 hc[seat, fc] += 1
                 held[seat] += 1
                 pile[seat] += 1
-                counts[g, seat, card_k[front]] += 1
+                held_kinds[seat, card_k[front]] += 1
                 turn += 1
                 top = gain[seat, 0]
                 for c in range(1, colours):
@@ -246,7 +253,7 @@ def _play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, 
                             d = display[j]
                             gain[seat, card_c[d]] += card_v[d] + 1
                             hc[seat, card_c[d]] += 1
-                            counts[g, seat, card_k[d]] += 1
+                            held_kinds[seat, card_k[d]] += 1
                         held[seat] += tail - head
                         pile[seat] += tail - head
                         head = 0
@@ -271,17 +278,28 @@ def _play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, 
                     bad = True
                     break
                 for s in range(n):
-                    trace_vals[g, s, rounds] = cur[s]
+                    tr[s, rounds] = cur[s]
                 rounds += 1
         if bad:
-            return g
+            return g, tpos, cpos
         if turn % n != 0:
             if rounds >= R:
-                return g
+                return g, tpos, cpos
             for s in range(n):
-                trace_vals[g, s, rounds] = cur[s]
+                tr[s, rounds] = cur[s]
             rounds += 1
         trace_len[g] = rounds
+        for s in range(n):
+            for r in range(rounds):
+                trace_flat[tpos] = tr[s, r]
+                tpos += 1
+            for k in range(n_kinds):
+                if held_kinds[s, k]:
+                    comp_row[cpos] = g * n + s
+                    comp_kind[cpos] = k
+                    comp_count[cpos] = held_kinds[s, k]
+                    cpos += 1
+                    held_kinds[s, k] = 0
         out_turns[g] = turn
         # scores, winners (tie_break) and ranks (Dao.ranks_given)
         top = bonus[0] + done[0]
@@ -315,7 +333,7 @@ def _play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, 
             out_cards[g, s] = pile[s]
             out_busts[g, s] = busts[s]
             out_share[g, s] = in_colour[s] / pile[s] if pile[s] else np.nan
-    return G
+    return G, tpos, cpos
 
 
 _kernel = None
@@ -352,27 +370,11 @@ class DaoEngine:
     def strategy_table(self, strategies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per strategy spec: its kernel code and two parameters (threshold: limit; colour:
         min_value, start).  ValueError (the reason) for a spec the kernel does not cover."""
-        from analyser.registry import builtin_strategies, make_strategy, parse_spec
-        builtins = builtin_strategies("dao")
-        codes, p0, p1 = [], [], []
-        for text in strategies:
-            spec = parse_spec(text)
-            code = STRATEGY_CODES.get(spec.source)
-            if spec.source.endswith(".py") or code is None or spec.source not in builtins:
-                raise ValueError(f"strategy {text!r} is not one the kernel plays (built-in "
-                                 f"{', '.join(STRATEGY_CODES)}, with their parameters)")
-            inst = make_strategy(text, "dao")
-            values = (inst.limit, 0) if code == 0 else (inst.min_value, inst.start) if code == 2 else (0, 0)
-            if not all(isinstance(v, int) and -_LIMIT < v < _LIMIT for v in values):
-                raise ValueError(f"strategy {text!r} has a parameter outside the kernel's whole numbers")
-            codes.append(code)
-            p0.append(values[0])
-            p1.append(values[1])
-        return (np.array(codes, dtype=np.int64), np.array(p0, dtype=np.int64), np.array(p1, dtype=np.int64))
+        return _strategy_table(tuple(strategies))
 
     def run_batch(self, job, game, params):
         """Games ``job.start`` to ``job.stop - 1`` as the Python path's :class:`BatchResult`."""
-        from analyser.runner import ROW_FIELDS, BatchResult, GameFailure, lineup
+        from analyser.runner import ROW_FIELDS, BatchResult, GameFailure
         from analyser.seeding import game_seeds
 
         t0 = time.perf_counter()
@@ -395,23 +397,24 @@ class DaoEngine:
         uses_random = bool((skind == 3).any())
         B = 2 * D // n + 3 if uses_random else 1
         R = -(-2 * D // n) + 1
-        per_game = 8 * D * 3 + n * (4 * R + 4 * K + 8 * B + 64)
+        per_game = 8 * D * 6 + n * (8 * R + 8 * B + 64)
         step = max(1, min(1000, SLICE_BYTES // per_game))
         play = kernel()
         names = list(ROW_FIELDS) + list(game.metric_columns)
         result = BatchResult(start=job.start, rows=[])
         parts: list[dict] = []
         comp_rows, comp_kinds, comp_counts = [], [], []
+        present = np.zeros(K, dtype=bool)
         played = 0
         try:
             for a in range(job.start, job.stop, step):
                 b = min(a + step, job.stop)
                 G = b - a
                 seeds = game_seeds(job.root_seed, a, b)
-                lineups = np.array([lineup(i, n, m) for i in range(a, b)], dtype=np.int64).reshape(G, n)
+                lineups = _lineups(a, b, n, m)
                 raw = b"".join([random.Random(s).getrandbits(64 * D).to_bytes(8 * D, "little") for s in seeds])
-                w = np.frombuffer(raw, dtype="<u4").reshape(G, D, 2).astype(np.int64)
-                order = np.argsort(((w[:, :, 0] >> 5) << 26) | (w[:, :, 1] >> 6), axis=1, kind="stable")
+                w = np.frombuffer(raw, dtype="<u8").reshape(G, D)  # word 2i in the low half, 2i + 1 high
+                order = np.argsort(((w & 0xFFFFFFFF) >> 5 << 26) | (w >> 38), axis=1, kind="stable")
                 draws = np.zeros((G, n, B))
                 if uses_random:
                     for g, k in zip(*np.nonzero(skind[lineups] == 3)):
@@ -421,14 +424,14 @@ class DaoEngine:
                 ints = [np.zeros((G, n), dtype=np.int64) for _ in range(5)]
                 win, share = np.zeros((G, n)), np.zeros((G, n))
                 turns = np.zeros(G, dtype=np.int64)
-                trace_vals = np.zeros((G, n, R), dtype=np.int64)
+                trace_flat = np.empty(G * n * R, dtype=np.int64)
                 trace_len = np.zeros(G, dtype=np.int64)
-                counts = np.zeros((G, n, K), dtype=np.int32)
+                comp = np.empty((3, G * D), dtype=np.int64)
                 score, rank, cards, busts, _ = ints
-                ok = play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, draws,
-                          params.bust_limit, params.display_size, params.colours, top_v, ex, most_cards, bonus,
-                          score, rank, win, cards, busts, share, turns, trace_vals, trace_len, counts)
-                mask = np.arange(R)[None, None, :] < trace_len[:ok, None, None]
+                ok, used, rows = play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, draws,
+                                      params.bust_limit, params.display_size, params.colours, top_v, ex, most_cards,
+                                      bonus, score, rank, win, cards, busts, share, turns, K, R, trace_flat,
+                                      trace_len, comp[0], comp[1], comp[2])
                 parts.append({
                     "game_index": np.repeat(np.arange(a, a + ok, dtype=np.int64), n),
                     "game_seed": np.repeat(np.array(seeds[:ok], dtype=np.uint64), n),
@@ -436,14 +439,12 @@ class DaoEngine:
                     "score": score[:ok].ravel(), "rank": rank[:ok].ravel(), "win": win[:ok].ravel(),
                     "cards": cards[:ok].ravel(), "busts": busts[:ok].ravel(), "colour_share": share[:ok].ravel(),
                     "turns": np.repeat(turns[:ok], n),
-                    "trace": trace_vals[:ok][np.broadcast_to(mask, trace_vals[:ok].shape)],
+                    "trace": trace_flat[:used],
                     "trace_len": np.repeat(trace_len[:ok], n)})
-                flat = counts[:ok].reshape(ok * n, K)
-                nz = np.flatnonzero(flat)
-                row, kind = np.divmod(nz, K)
-                comp_rows.append(row + played * n)
-                comp_kinds.append(kind)
-                comp_counts.append(flat.ravel()[nz].astype(np.int64))
+                comp_rows.append(comp[0, :rows] + played * n)
+                comp_kinds.append(comp[1, :rows])
+                comp_counts.append(comp[2, :rows])
+                present[comp[1, :rows]] = True
                 played += ok
                 if ok < G:
                     result.error = GameFailure(f"game {a + ok} broke a bound of the compiled DAO kernel (a bug); "
@@ -453,9 +454,45 @@ class DaoEngine:
             result.interrupted = True
         result.done = played
         result.columns = _columns(parts, names)
-        result.components = _components(comp_rows, comp_kinds, comp_counts, labels, job.start, n, played)
+        result.components = _components(comp_rows, comp_kinds, comp_counts, present, labels, job.start, n, played)
         result.seconds = time.perf_counter() - t0
         return result
+
+
+@lru_cache(maxsize=64)
+def _strategy_table(strategies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from analyser.registry import builtin_strategies, make_strategy, parse_spec
+    builtins = builtin_strategies("dao")
+    codes, p0, p1 = [], [], []
+    for text in strategies:
+        spec = parse_spec(text)
+        code = STRATEGY_CODES.get(spec.source)
+        if spec.source.endswith(".py") or code is None or spec.source not in builtins:
+            raise ValueError(f"strategy {text!r} is not one the kernel plays (built-in "
+                             f"{', '.join(STRATEGY_CODES)}, with their parameters)")
+        inst = make_strategy(text, "dao")
+        values = (inst.limit, 0) if code == 0 else (inst.min_value, inst.start) if code == 2 else (0, 0)
+        if not all(isinstance(v, int) and -_LIMIT < v < _LIMIT for v in values):
+            raise ValueError(f"strategy {text!r} has a parameter outside the kernel's whole numbers")
+        codes.append(code)
+        p0.append(values[0])
+        p1.append(values[1])
+    return (np.array(codes, dtype=np.int64), np.array(p0, dtype=np.int64), np.array(p1, dtype=np.int64))
+
+
+def _lineups(a: int, b: int, n: int, m: int) -> np.ndarray:
+    """``[game, seat]`` strategy indexes of games ``a`` to ``b - 1``: :func:`analyser.runner.lineup`
+    for each, with one :func:`~analyser.runner.block_order` per block of ``n`` games."""
+    from analyser.runner import block_order
+    if m == 1:
+        return np.zeros((b - a, n), dtype=np.int64)
+    index = np.arange(a, b, dtype=np.int64)
+    block, shift = np.divmod(index, n)
+    first = int(block[0])
+    orders = np.array([block_order(k, n) for k in range(first, int(block[-1]) + 1)], dtype=np.int64)
+    base = (block % (m // math.gcd(m, n))) * n
+    where = (np.arange(n, dtype=np.int64)[None, :] + shift[:, None]) % n
+    return (base[:, None] + orders[block - first][np.arange(b - a)[:, None], where]) % m
 
 
 def _columns(parts: list[dict], names: list[str]) -> dict:
@@ -474,17 +511,17 @@ def _columns(parts: list[dict], names: list[str]) -> dict:
     return {name: out[name] for name in names}
 
 
-def _components(rows, kinds, counts, labels, start: int, n: int, games: int) -> dict:
-    """The batch's components table as :func:`analyser.componenttable.component_columns` makes it."""
+def _components(rows, kinds, counts, present, labels, start: int, n: int, games: int) -> dict:
+    """The batch's components table as :func:`analyser.componenttable.component_columns` makes it:
+    the labels of the kinds that occur (in text order, as the kinds are numbered), and the codes
+    renumbered among them."""
     from analyser.componenttable import component_columns
     row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     if not len(row):
         return component_columns([], [0] * (games * n), start, n, games)
-    kind = np.concatenate(kinds)
-    present = np.unique(kind)  # sorted: the labels are in text order already
-    code = np.searchsorted(present, kind)
+    code = (np.cumsum(present) - 1)[np.concatenate(kinds)]
     return {"start": start, "players": n, "rows": _pack(np.bincount(row, minlength=games * n)), "code": _pack(code),
-            "count": _pack(np.concatenate(counts)), "labels": [labels[i] for i in present]}
+            "count": _pack(np.concatenate(counts)), "labels": [labels[i] for i in np.flatnonzero(present)]}
 
 
 ENGINE = DaoEngine()
