@@ -21,8 +21,8 @@ of turns) and each seat's count of every card kind (the components table).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
-import random
 import time
 from functools import lru_cache
 
@@ -42,310 +42,19 @@ _LIMIT = 2 ** 62
 SLICE_BYTES = 16_000_000
 
 
-def _play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, draws, bust_limit, display_size,
-          colours, top_v, ex, most_cards, bonus, out_score, out_rank, out_win, out_cards, out_busts, out_share,
-          out_turns, n_kinds, R, trace_flat, trace_len, comp_row, comp_kind, comp_count):
-    """Play ``order.shape[0]`` games (deal ``g``: ``order[g]``, indexes into the unshuffled deck,
-    top card last); fill the ``out_*`` arrays (``[game, seat]``), ``trace_flat`` (per game and
-    seat, its score after each of the game's ``trace_len[game]`` rounds, at most ``R``) and the
-    components table ``comp_*`` (per game and seat, each card kind it holds and how many).
-    Returns ``(games played, trace values, component rows)``: fewer games only when a game broke
-    a bound (a bug; the caller reports it)."""
-    G, D = order.shape
-    n = lineups.shape[1]
-    B = draws.shape[2]
-    tr = np.zeros((n, R), np.int64)
-    held_kinds = np.zeros((n, n_kinds), np.int64)
-    tpos = 0
-    cpos = 0
-    V = top_v + 1
-    display = np.empty(D + 1, np.int64)
-    gain = np.zeros((n, colours), np.int64)
-    hc = np.zeros((n, colours), np.int64)
-    held = np.zeros(n, np.int64)
-    pile = np.zeros(n, np.int64)
-    done = np.zeros(n, np.int64)
-    busts = np.zeros(n, np.int64)
-    in_colour = np.zeros(n, np.int64)
-    used = np.zeros(n, np.int64)
-    cur = np.zeros(n, np.int64)
-    score = np.zeros(n, np.int64)
-    unseen = np.zeros((colours, V), np.int64)
-    comp = np.zeros((colours, V), np.int64)
-    a = np.zeros(colours, np.int64)
-    winner = np.zeros(n, np.bool_)
-    for i in range(D):
-        comp[card_c[i], card_v[i]] += 1
-    for g in range(G):
-        gain[:, :] = 0
-        hc[:, :] = 0
-        held[:] = 0
-        pile[:] = 0
-        done[:] = 0
-        busts[:] = 0
-        in_colour[:] = 0
-        used[:] = 0
-        for s in range(n):
-            cur[s] = bonus[s]
-        unseen[:, :] = comp
-        n_unseen = D
-        lo = cut if halves else 0
-        hi = D
-        head = 0
-        tail = 0
-        total = 0
-        half = 0
-        starter = 0
-        current = 0
-        turn = 0
-        rounds = 0
-        need_refill = True
-        end_half = False
-        bad = False
-        while True:
-            if need_refill:  # rules: Refill (never busts); the last card out ends the half
-                need_refill = False
-                k = min(display_size, hi - lo)
-                for _ in range(k):
-                    hi -= 1
-                    idx = order[g, hi]
-                    unseen[card_c[idx], card_v[idx]] -= 1
-                    display[tail] = idx
-                    tail += 1
-                    total += card_v[idx]
-                n_unseen -= k
-                if hi == lo:
-                    end_half = True
-            if end_half:  # score the half; the display leaves the game
-                end_half = False
-                for s in range(n):
-                    best = 0
-                    top = gain[s, 0]
-                    for c in range(1, colours):
-                        if gain[s, c] > top:
-                            top = gain[s, c]
-                            best = c
-                    done[s] += top - held[s]
-                    in_colour[s] += hc[s, best]
-                head = 0
-                tail = 0
-                total = 0
-                if halves and half == 0:
-                    half = 1
-                    lo = 0
-                    hi = cut
-                    gain[:, :] = 0
-                    hc[:, :] = 0
-                    held[:] = 0
-                    starter = (starter + 1) % n
-                    current = starter
-                    need_refill = True
-                    continue
-                break
-            seat = current
-            si = lineups[g, seat]
-            kind = skind[si]
-            front = display[head]
-            fc = card_c[front]
-            fv = card_v[front]
-            top = gain[seat, 0]
-            best = 0
-            for c in range(1, colours):
-                if gain[seat, c] > top:
-                    top = gain[seat, c]
-                    best = c
-            if kind == 0:  # threshold: reveal while the display total is at most the limit
-                take = total > sp0[si]
-            elif kind == 2:  # colour
-                if held[seat] == 0:
-                    take = fv >= sp1[si]
-                else:
-                    take = fc == best and fv >= sp0[si]
-            elif kind == 3:  # random: one random() per decision
-                u = used[seat]
-                if u >= B:
-                    bad = True
-                    break
-                take = draws[g, seat, u] < 0.5
-                used[seat] = u + 1
-            else:  # greedy: the take's score change against a reveal's expected change
-                if gain[seat, fc] == top:
-                    other = -(10 ** 9)
-                    for c in range(colours):
-                        if c != fc and gain[seat, c] > other:
-                            other = gain[seat, c]
-                else:
-                    other = top
-                mine = gain[seat, fc] + fv + 1
-                take_gain = (mine if mine > other else other) - 1 - top
-                room = bust_limit - total
-                if room >= top_v:
-                    reveal_gain = 0.0
-                else:
-                    low = room + 1 if room >= 0 else 0
-                    if ex == 0:
-                        skip = card_v[display[tail - 1]]
-                    elif ex == 1:
-                        skip = fv
-                    else:
-                        skip = -1
-                    for c in range(colours):
-                        a[c] = gain[seat, c]
-                    for j in range(head, tail):
-                        d = display[j]
-                        a[card_c[d]] += card_v[d] + 1
-                    top_a = a[0]
-                    arg = 0
-                    for c in range(1, colours):
-                        if a[c] > top_a:
-                            top_a = a[c]
-                            arg = c
-                    second_a = -(10 ** 9)
-                    for c in range(colours):
-                        if c != arg and a[c] > second_a:
-                            second_a = a[c]
-                    lose = (tail - head) + 1 + top
-                    tot = 0
-                    for c in range(colours):
-                        other = second_a if c == arg else top_a
-                        base = a[c] + 1
-                        for v in range(low, top_v + 1):
-                            cnt = unseen[c, v]
-                            if cnt != 0 and v != skip:
-                                x = base + v
-                                tot += cnt * ((x if x > other else other) - lose)
-                    reveal_gain = tot / n_unseen
-                take = take_gain > reveal_gain
-            if take:  # rules: Take the front card
-                head += 1
-                total -= fv
-                gain[seat, fc] += fv + 1
-                hc[seat, fc] += 1
-                held[seat] += 1
-                pile[seat] += 1
-                held_kinds[seat, card_k[front]] += 1
-                turn += 1
-                top = gain[seat, 0]
-                for c in range(1, colours):
-                    if gain[seat, c] > top:
-                        top = gain[seat, c]
-                cur[seat] = bonus[seat] + done[seat] + top - held[seat]
-                current = (seat + 1) % n
-                if head == tail:
-                    head = 0
-                    tail = 0
-                    need_refill = True
-            else:  # rules: Reveal, and a bust over the limit unless the equal-value exception holds
-                hi -= 1
-                idx = order[g, hi]
-                c0 = card_c[idx]
-                v0 = card_v[idx]
-                unseen[c0, v0] -= 1
-                n_unseen -= 1
-                prev_v = card_v[display[tail - 1]]
-                display[tail] = idx
-                tail += 1
-                total += v0
-                busted = False
-                if total > bust_limit:
-                    if not ((ex == 0 and v0 == prev_v) or (ex == 1 and v0 == card_v[display[head]])):
-                        for j in range(head, tail):
-                            d = display[j]
-                            gain[seat, card_c[d]] += card_v[d] + 1
-                            hc[seat, card_c[d]] += 1
-                            held_kinds[seat, card_k[d]] += 1
-                        held[seat] += tail - head
-                        pile[seat] += tail - head
-                        head = 0
-                        tail = 0
-                        total = 0
-                        busts[seat] += 1
-                        top = gain[seat, 0]
-                        for c in range(1, colours):
-                            if gain[seat, c] > top:
-                                top = gain[seat, c]
-                        cur[seat] = bonus[seat] + done[seat] + top - held[seat]
-                        busted = True
-                turn += 1
-                if hi == lo:
-                    end_half = True
-                else:
-                    current = (seat + 1) % n
-                    if busted:
-                        need_refill = True
-            if turn % n == 0:  # the score trace: every seat's running score after each round
-                if rounds >= R:
-                    bad = True
-                    break
-                for s in range(n):
-                    tr[s, rounds] = cur[s]
-                rounds += 1
-        if bad:
-            return g, tpos, cpos
-        if turn % n != 0:
-            if rounds >= R:
-                return g, tpos, cpos
-            for s in range(n):
-                tr[s, rounds] = cur[s]
-            rounds += 1
-        trace_len[g] = rounds
-        for s in range(n):
-            for r in range(rounds):
-                trace_flat[tpos] = tr[s, r]
-                tpos += 1
-            for k in range(n_kinds):
-                if held_kinds[s, k]:
-                    comp_row[cpos] = g * n + s
-                    comp_kind[cpos] = k
-                    comp_count[cpos] = held_kinds[s, k]
-                    cpos += 1
-                    held_kinds[s, k] = 0
-        out_turns[g] = turn
-        # scores, winners (tie_break) and ranks (Dao.ranks_given)
-        top = bonus[0] + done[0]
-        for s in range(n):
-            score[s] = bonus[s] + done[s]
-            if score[s] > top:
-                top = score[s]
-        most = -1
-        for s in range(n):
-            if score[s] == top and pile[s] > most:
-                most = pile[s]
-        k = 0
-        for s in range(n):
-            winner[s] = score[s] == top and (not most_cards or pile[s] == most)
-            if winner[s]:
-                k += 1
-        for s in range(n):
-            r = 1
-            if most_cards:
-                for t in range(n):
-                    if score[t] > score[s] or (score[t] == score[s] and pile[t] > pile[s]):
-                        r += 1
-            elif not winner[s]:
-                r += k
-                for t in range(n):
-                    if not winner[t] and score[t] > score[s]:
-                        r += 1
-            out_score[g, s] = score[s]
-            out_rank[g, s] = r
-            out_win[g, s] = 1.0 / k if winner[s] else 0.0
-            out_cards[g, s] = pile[s]
-            out_busts[g, s] = busts[s]
-            out_share[g, s] = in_colour[s] / pile[s] if pile[s] else np.nan
-    return G, tpos, cpos
+#: 32-bit words of the longest seat-stream seed key: ``f"{game_seed}/seat/{k}"`` (at most 27
+#: bytes) and its SHA-512 digest (64 bytes).
+KEY_WORDS = 24
 
 
-_kernel = None
-
-
-def kernel():
-    """The compiled kernel (compiled on first use, cached on disk by numba)."""
-    global _kernel
-    if _kernel is None:
-        import numba
-        _kernel = numba.njit(cache=True, nogil=True)(_play)
-    return _kernel
+def string_key(text: str) -> np.ndarray:
+    """The key ``random.Random(text)`` seeds its Mersenne Twister with (seed version 2: the text's
+    UTF-8 bytes and their SHA-512 digest read as one big-endian whole number, passed on as its
+    32-bit words, least significant first)."""
+    data = text.encode()
+    whole = int.from_bytes(data + hashlib.sha512(data).digest(), "big")
+    words = max(1, -(-whole.bit_length() // 32))
+    return np.frombuffer(whole.to_bytes(4 * words, "little"), dtype="<u4").astype(np.int64)
 
 
 class DaoEngine:
@@ -395,11 +104,10 @@ class DaoEngine:
         ex = _EXCEPTION[params.equal_exception]
         most_cards = params.tie_break == "most_cards"
         uses_random = bool((skind == 3).any())
-        B = 2 * D // n + 3 if uses_random else 1
-        R = -(-2 * D // n) + 1
-        per_game = 8 * D * 6 + n * (8 * R + 8 * B + 64)
+        R = -(-2 * D // n) + 1  # a game has at most 2 * deck turns (each reveals or takes a card)
+        per_game = 8 * D * 4 + n * (8 * R + 8 * KEY_WORDS + 64)
         step = max(1, min(1000, SLICE_BYTES // per_game))
-        play = kernel()
+        from analyser.titles.dao.kernel import play
         names = list(ROW_FIELDS) + list(game.metric_columns)
         result = BatchResult(start=job.start, rows=[])
         parts: list[dict] = []
@@ -412,15 +120,16 @@ class DaoEngine:
                 G = b - a
                 seeds = game_seeds(job.root_seed, a, b)
                 lineups = _lineups(a, b, n, m)
-                raw = b"".join([random.Random(s).getrandbits(64 * D).to_bytes(8 * D, "little") for s in seeds])
-                w = np.frombuffer(raw, dtype="<u8").reshape(G, D)  # word 2i in the low half, 2i + 1 high
-                order = np.argsort(((w & 0xFFFFFFFF) >> 5 << 26) | (w >> 38), axis=1, kind="stable")
-                draws = np.zeros((G, n, B))
+                s64 = np.array(seeds, dtype=np.uint64)
+                deal_key = np.stack([s64 & 0xFFFFFFFF, s64 >> 32], axis=1).astype(np.int64)
+                deal_keylen = np.where(s64 >> 32, 2, 1).astype(np.int64)
+                seat_key = np.zeros((G, n, KEY_WORDS if uses_random else 1), dtype=np.int64)
+                seat_keylen = np.zeros((G, n), dtype=np.int64)
                 if uses_random:
                     for g, k in zip(*np.nonzero(skind[lineups] == 3)):
-                        r = random.Random(f"{seeds[g]}/seat/{k}").getrandbits(64 * B).to_bytes(8 * B, "little")
-                        u = np.frombuffer(r, dtype="<u4").reshape(B, 2)
-                        draws[g, k] = ((u[:, 0] >> 5) * 67108864.0 + (u[:, 1] >> 6)) * (1.0 / 9007199254740992.0)
+                        words = string_key(f"{seeds[g]}/seat/{k}")
+                        seat_key[g, k, :len(words)] = words
+                        seat_keylen[g, k] = len(words)
                 ints = [np.zeros((G, n), dtype=np.int64) for _ in range(5)]
                 win, share = np.zeros((G, n)), np.zeros((G, n))
                 turns = np.zeros(G, dtype=np.int64)
@@ -428,8 +137,8 @@ class DaoEngine:
                 trace_len = np.zeros(G, dtype=np.int64)
                 comp = np.empty((3, G * D), dtype=np.int64)
                 score, rank, cards, busts, _ = ints
-                ok, used, rows = play(order, halves, cut, card_c, card_v, card_k, lineups, skind, sp0, sp1, draws,
-                                      params.bust_limit, params.display_size, params.colours, top_v, ex, most_cards,
+                ok, used, rows = play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card_v,
+                                      card_k, lineups, skind, sp0, sp1, params.bust_limit, params.display_size, params.colours, top_v, ex, most_cards,
                                       bonus, score, rank, win, cards, busts, share, turns, K, R, trace_flat,
                                       trace_len, comp[0], comp[1], comp[2])
                 parts.append({
