@@ -106,12 +106,12 @@ class DaoEngine:
         uses_random = bool((skind == 3).any())
         R = -(-2 * D // n) + 1  # a game has at most 2 * deck turns (each reveals or takes a card)
         per_game = 8 * D * 4 + n * (8 * R + 8 * KEY_WORDS + 64)
-        step = max(1, min(1000, SLICE_BYTES // per_game))
+        step = max(1, min(5000, SLICE_BYTES // per_game))
         from analyser.titles.dao.kernel import play
         names = list(ROW_FIELDS) + list(game.metric_columns)
         result = BatchResult(start=job.start, rows=[])
         parts: list[dict] = []
-        comp_rows, comp_kinds, comp_counts = [], [], []
+        comp_sizes, comp_kinds, comp_counts = [], [], []
         present = np.zeros(K, dtype=bool)
         played = 0
         try:
@@ -136,11 +136,12 @@ class DaoEngine:
                 trace_flat = np.empty(G * n * R, dtype=np.int64)
                 trace_len = np.zeros(G, dtype=np.int64)
                 comp = np.empty((3, G * D), dtype=np.int64)
+                comp_rows = np.zeros(G * n, dtype=np.int64)
                 score, rank, cards, busts, _ = ints
                 ok, used, rows = play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card_v,
                                       card_k, lineups, skind, sp0, sp1, params.bust_limit, params.display_size, params.colours, top_v, ex, most_cards,
                                       bonus, score, rank, win, cards, busts, share, turns, K, R, trace_flat,
-                                      trace_len, comp[0], comp[1], comp[2])
+                                      trace_len, comp_rows, comp[0], comp[1], comp[2])
                 parts.append({
                     "game_index": np.repeat(np.arange(a, a + ok, dtype=np.int64), n),
                     "game_seed": np.repeat(np.array(seeds[:ok], dtype=np.uint64), n),
@@ -150,7 +151,7 @@ class DaoEngine:
                     "turns": np.repeat(turns[:ok], n),
                     "trace": trace_flat[:used],
                     "trace_len": np.repeat(trace_len[:ok], n)})
-                comp_rows.append(comp[0, :rows] + played * n)
+                comp_sizes.append(comp_rows[:ok * n])
                 comp_kinds.append(comp[1, :rows])
                 comp_counts.append(comp[2, :rows])
                 present[comp[1, :rows]] = True
@@ -163,7 +164,7 @@ class DaoEngine:
             result.interrupted = True
         result.done = played
         result.columns = _columns(parts, names)
-        result.components = _components(comp_rows, comp_kinds, comp_counts, present, labels, job.start, n, played)
+        result.components = _components(comp_sizes, comp_kinds, comp_counts, present, labels, job.start, n, played)
         result.seconds = time.perf_counter() - t0
         return result
 
@@ -220,17 +221,20 @@ def _columns(parts: list[dict], names: list[str]) -> dict:
     return {name: out[name] for name in names}
 
 
-def _components(rows, kinds, counts, present, labels, start: int, n: int, games: int) -> dict:
+def _components(sizes, kinds, counts, present, labels, start: int, n: int, games: int) -> dict:
     """The batch's components table as :func:`analyser.componenttable.component_columns` makes it:
     the labels of the kinds that occur (in text order, as the kinds are numbered), and the codes
     renumbered among them."""
     from analyser.componenttable import component_columns
-    row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    if not len(row):
+    def joined(parts):
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    code = joined(kinds) if kinds else np.zeros(0, dtype=np.int64)
+    if not len(code):
         return component_columns([], [0] * (games * n), start, n, games)
-    code = (np.cumsum(present) - 1)[np.concatenate(kinds)]
-    return {"start": start, "players": n, "rows": _pack(np.bincount(row, minlength=games * n)), "code": _pack(code),
-            "count": _pack(np.concatenate(counts)), "labels": [labels[i] for i in np.flatnonzero(present)]}
+    if not present.all():  # renumber among the kinds that occur
+        code = (np.cumsum(present) - 1)[code]
+    return {"start": start, "players": n, "rows": _pack(joined(sizes)), "code": _pack(code),
+            "count": _pack(joined(counts)), "labels": [labels[i] for i in np.flatnonzero(present)]}
 
 
 ENGINE = DaoEngine()

@@ -29,49 +29,50 @@ START = _start_state()
 
 
 @_jit
-def _seed(mt, key, keylen):
-    """Seed the state ``mt`` (``N`` words, then the position) as CPython's ``init_by_array`` does
-    with the 32-bit words ``key[:keylen]`` (what ``random.seed(int)`` passes: the int's words,
+def _seed(mt, r, key, keylen):
+    """Seed the stream ``mt[r]`` (``N`` words, then the position) as CPython's ``init_by_array``
+    does with the 32-bit words ``key[:keylen]`` (what ``random.seed(int)`` passes: the int's words,
     least significant first)."""
-    mt[:N] = START[:N]
+    mt[r, :N] = START[:N]
     i, j = 1, 0
-    prev = mt[0]  # mt[i - 1], kept in a register (the loops are one long dependency chain)
+    prev = mt[r, 0]  # mt[r, i - 1], kept in a register (the loops are one long dependency chain)
     for _ in range(max(N, keylen)):
-        prev = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & MASK)) + key[j] + j) & MASK
-        mt[i] = prev
+        prev = ((mt[r, i] ^ (((prev ^ (prev >> 30)) * 1664525) & MASK)) + key[j] + j) & MASK
+        mt[r, i] = prev
         i += 1
         j += 1
         if i >= N:
-            mt[0] = mt[N - 1]
+            mt[r, 0] = mt[r, N - 1]
             i = 1
         if j >= keylen:
             j = 0
     for _ in range(N - 1):
-        prev = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & MASK)) - i) & MASK
-        mt[i] = prev
+        prev = ((mt[r, i] ^ (((prev ^ (prev >> 30)) * 1566083941) & MASK)) - i) & MASK
+        mt[r, i] = prev
         i += 1
         if i >= N:
-            mt[0] = mt[N - 1]
+            mt[r, 0] = mt[r, N - 1]
             i = 1
-    mt[0] = 0x80000000
-    mt[N] = N
+    mt[r, 0] = 0x80000000
+    mt[r, N] = N
 
 
 @_jit
-def _word(mt):
-    """The next 32-bit word (``genrand_uint32``)."""
-    if mt[N] >= N:
+def _word(mt, r):
+    """The next 32-bit word (``genrand_uint32``) of the stream ``mt[r]`` (indexed in place: a
+    view per call would cost more than the word)."""
+    if mt[r, N] >= N:
         for k in range(N - M):
-            y = (mt[k] & UPPER) | (mt[k + 1] & LOWER)
-            mt[k] = mt[k + M] ^ (y >> 1) ^ (MATRIX_A if y & 1 else 0)
+            y = (mt[r, k] & UPPER) | (mt[r, k + 1] & LOWER)
+            mt[r, k] = mt[r, k + M] ^ (y >> 1) ^ (MATRIX_A if y & 1 else 0)
         for k in range(N - M, N - 1):
-            y = (mt[k] & UPPER) | (mt[k + 1] & LOWER)
-            mt[k] = mt[k + M - N] ^ (y >> 1) ^ (MATRIX_A if y & 1 else 0)
-        y = (mt[N - 1] & UPPER) | (mt[0] & LOWER)
-        mt[N - 1] = mt[M - 1] ^ (y >> 1) ^ (MATRIX_A if y & 1 else 0)
-        mt[N] = 0
-    y = mt[mt[N]]
-    mt[N] += 1
+            y = (mt[r, k] & UPPER) | (mt[r, k + 1] & LOWER)
+            mt[r, k] = mt[r, k + M - N] ^ (y >> 1) ^ (MATRIX_A if y & 1 else 0)
+        y = (mt[r, N - 1] & UPPER) | (mt[r, 0] & LOWER)
+        mt[r, N - 1] = mt[r, M - 1] ^ (y >> 1) ^ (MATRIX_A if y & 1 else 0)
+        mt[r, N] = 0
+    y = mt[r, mt[r, N]]
+    mt[r, N] += 1
     y ^= y >> 11
     y ^= (y << 7) & 0x9D2C5680
     y ^= (y << 15) & 0xEFC60000
@@ -80,10 +81,10 @@ def _word(mt):
 
 
 @_jit
-def _random(mt):
+def _random(mt, r):
     """``random.random()``: 53 bits from two words."""
-    a = _word(mt) >> 5
-    b = _word(mt) >> 6
+    a = _word(mt, r) >> 5
+    b = _word(mt, r) >> 6
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
@@ -91,13 +92,14 @@ def _random(mt):
 def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card_v, card_k, lineups, skind, sp0,
          sp1, bust_limit, display_size,
           colours, top_v, ex, most_cards, bonus, out_score, out_rank, out_win, out_cards, out_busts, out_share,
-          out_turns, n_kinds, R, trace_flat, trace_len, comp_row, comp_kind, comp_count):
+          out_turns, n_kinds, R, trace_flat, trace_len, comp_rows, comp_row, comp_kind, comp_count):
     """Play ``lineups.shape[0]`` games: game ``g`` deals the deck from the Mersenne Twister seeded
     with the key ``deal_key[g, :deal_keylen[g]]`` (as ``random.Random(game_seed)`` is seeded) and
     seat ``s`` playing ``random`` draws from the one seeded with ``seat_key[g, s, :seat_keylen[g, s]]``
     (``random.Random(f"{game_seed}/seat/{s}")``); fill the ``out_*`` arrays (``[game, seat]``), ``trace_flat`` (per game and
     seat, its score after each of the game's ``trace_len[game]`` rounds, at most ``R``) and the
-    components table ``comp_*`` (per game and seat, each card kind it holds and how many).
+    components table (``comp_rows[game * players + seat]`` kinds of card held, each as a row of
+    ``comp_row`` (game * players + seat), ``comp_kind`` and ``comp_count``).
     Returns ``(games played, trace values, component rows)``: fewer games only when a game broke
     a bound (a bug; the caller reports it)."""
     G, n = lineups.shape
@@ -126,14 +128,14 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
     for i in range(D):
         comp[card_c[i], card_v[i]] += 1
     for g in range(G):
-        _seed(mt[n], deal_key[g], deal_keylen[g])  # the deal: one random() per card, sorted (rules.shuffled)
+        _seed(mt, n, deal_key[g], deal_keylen[g])  # the deal: one random() per card, sorted (rules.shuffled)
         for i in range(D):
-            hi_word = _word(mt[n]) >> 5
-            keys[i] = (hi_word << 26) | (_word(mt[n]) >> 6)
+            hi_word = _word(mt, n) >> 5
+            keys[i] = (hi_word << 26) | (_word(mt, n) >> 6)
         order = np.argsort(keys, kind="mergesort")
         for s in range(n):
             if seat_keylen[g, s]:
-                _seed(mt[s], seat_key[g, s], seat_keylen[g, s])
+                _seed(mt, s, seat_key[g, s], seat_keylen[g, s])
         gain[:, :] = 0
         hc[:, :] = 0
         held[:] = 0
@@ -155,6 +157,7 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
         current = 0
         turn = 0
         rounds = 0
+        in_round = 0
         need_refill = True
         end_half = False
         bad = False
@@ -204,12 +207,13 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
             front = display[head]
             fc = card_c[front]
             fv = card_v[front]
-            top = gain[seat, 0]
-            best = 0
-            for c in range(1, colours):
-                if gain[seat, c] > top:
-                    top = gain[seat, c]
-                    best = c
+            if kind == 1 or kind == 2:  # the best colour so far (ties: the lowest index)
+                top = gain[seat, 0]
+                best = 0
+                for c in range(1, colours):
+                    if gain[seat, c] > top:
+                        top = gain[seat, c]
+                        best = c
             if kind == 0:  # threshold: reveal while the display total is at most the limit
                 take = total > sp0[si]
             elif kind == 2:  # colour
@@ -218,7 +222,7 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
                 else:
                     take = fc == best and fv >= sp0[si]
             elif kind == 3:  # random: one random() per decision
-                take = _random(mt[seat]) < 0.5
+                take = _random(mt, seat) < 0.5
             else:  # greedy: the take's score change against a reveal's expected change
                 if gain[seat, fc] == top:
                     other = -(10 ** 9)
@@ -281,7 +285,7 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
                     if gain[seat, c] > top:
                         top = gain[seat, c]
                 cur[seat] = bonus[seat] + done[seat] + top - held[seat]
-                current = (seat + 1) % n
+                current = seat + 1 if seat + 1 < n else 0
                 if head == tail:
                     head = 0
                     tail = 0
@@ -321,10 +325,12 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
                 if hi == lo:
                     end_half = True
                 else:
-                    current = (seat + 1) % n
+                    current = seat + 1 if seat + 1 < n else 0
                     if busted:
                         need_refill = True
-            if turn % n == 0:  # the score trace: every seat's running score after each round
+            in_round += 1
+            if in_round == n:  # the score trace: every seat's running score after each round
+                in_round = 0
                 if rounds >= R:
                     bad = True
                     break
@@ -333,7 +339,7 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
                 rounds += 1
         if bad:
             return g, tpos, cpos
-        if turn % n != 0:
+        if in_round:
             if rounds >= R:
                 return g, tpos, cpos
             for s in range(n):
@@ -344,6 +350,7 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
             for r in range(rounds):
                 trace_flat[tpos] = tr[s, r]
                 tpos += 1
+            first = cpos
             for k in range(n_kinds):
                 if held_kinds[s, k]:
                     comp_row[cpos] = g * n + s
@@ -351,6 +358,7 @@ def play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card
                     comp_count[cpos] = held_kinds[s, k]
                     cpos += 1
                     held_kinds[s, k] = 0
+            comp_rows[g * n + s] = cpos - first
         out_turns[g] = turn
         # scores, winners (tie_break) and ranks (Dao.ranks_given)
         top = bonus[0] + done[0]
