@@ -1,7 +1,7 @@
 """The compiled engine: a title may play through a numba-compiled kernel of its rules and of its
 built-in strategies when every strategy of a run is one the kernel covers (docs/compiled.md).
 
-The interface a title follows (DAO's is :mod:`analyser.titles.dao.compiled`):
+The interface a title follows (a title's engine module shows it in full; docs/compiled.md):
 
 * the title's Game class names its engine lazily, ``compiled_engine = "package.module:ENGINE"``,
   so nothing compiled is imported until a run asks for it;
