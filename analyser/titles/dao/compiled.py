@@ -47,14 +47,21 @@ SLICE_BYTES = 16_000_000
 KEY_WORDS = 24
 
 
-def string_key(text: str) -> np.ndarray:
-    """The key ``random.Random(text)`` seeds its Mersenne Twister with (seed version 2: the text's
-    UTF-8 bytes and their SHA-512 digest read as one big-endian whole number, passed on as its
-    32-bit words, least significant first)."""
-    data = text.encode()
-    whole = int.from_bytes(data + hashlib.sha512(data).digest(), "big")
-    words = max(1, -(-whole.bit_length() // 32))
-    return np.frombuffer(whole.to_bytes(4 * words, "little"), dtype="<u4").astype(np.int64)
+def string_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The keys ``random.Random(text)`` seeds its Mersenne Twister with, for each text not longer
+    than 32 bytes: ``([text, KEY_WORDS] words, [text] key lengths)``.  Seed version 2 reads the
+    text's UTF-8 bytes followed by their SHA-512 digest as one big-endian whole number, and passes
+    on its 32-bit words, least significant first: the bytes reversed, read four at a time.  (A
+    text that starts with a byte other than 0 - a seat stream's starts with a digit - has a
+    nonzero top byte, so its key has ``ceil(bytes / 4)`` words.)"""
+    blobs, lengths = [], []
+    for text in texts:
+        data = text.encode()
+        whole = (data + hashlib.sha512(data).digest())[::-1]
+        lengths.append(-(-len(whole) // 4))
+        blobs.append(whole.ljust(4 * KEY_WORDS, b"\0"))
+    words = np.frombuffer(b"".join(blobs), dtype="<u4").reshape(len(texts), KEY_WORDS).astype(np.int64)
+    return words, np.array(lengths, dtype=np.int64)
 
 
 class DaoEngine:
@@ -126,10 +133,9 @@ class DaoEngine:
                 seat_key = np.zeros((G, n, KEY_WORDS if uses_random else 1), dtype=np.int64)
                 seat_keylen = np.zeros((G, n), dtype=np.int64)
                 if uses_random:
-                    for g, k in zip(*np.nonzero(skind[lineups] == 3)):
-                        words = string_key(f"{seeds[g]}/seat/{k}")
-                        seat_key[g, k, :len(words)] = words
-                        seat_keylen[g, k] = len(words)
+                    where = np.nonzero(skind[lineups] == 3)
+                    seat_key[where], seat_keylen[where] = string_keys(
+                        [f"{seeds[g]}/seat/{k}" for g, k in zip(*(w.tolist() for w in where))])
                 ints = [np.zeros((G, n), dtype=np.int64) for _ in range(5)]
                 win, share = np.zeros((G, n)), np.zeros((G, n))
                 turns = np.zeros(G, dtype=np.int64)
