@@ -181,3 +181,11 @@ def test_a_resumed_run_keeps_its_requested_engine(tmp_path):
         out=out)
     config = json.loads((out / "config.json").read_text())
     assert spec_from_config(config).engine == "python"
+
+
+def test_two_workers_play_the_games_one_python_process_plays():
+    spec = RunSpec(game="dao", strategies=["random", "greedy", "colour"], games=120, seed=8, jobs=2, batch_size=25)
+    two = run(spec, progress=False)
+    one = run(dataclasses.replace(spec, jobs=1, engine="python", batch_size=None), progress=False)
+    assert (two.config["engine"], two.config["jobs"]) == ("compiled", 2)
+    assert two.results.drop(columns="run_id").equals(one.results.drop(columns="run_id"))
