@@ -101,4 +101,11 @@ def run_batch(job):
     title = runner.materialise_title(job.game, job.title_sources)
     game = get_game(title)
     params = game.Params.from_overrides(dict(job.rules))
-    return engine_of(game).run_batch(job, game, params)
+    try:
+        return engine_of(game).run_batch(job, game, params)
+    except Exception as e:  # the kernel failed to compile or load here: the Python path plays the same games
+        why = f"the compiled kernel failed ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+        if why not in _said:
+            _said.add(why)
+            print(f"analyser: note: playing with the Python engine: {why}", file=sys.stderr, flush=True)
+        return runner.run_batch(dataclasses.replace(job, engine="python"))

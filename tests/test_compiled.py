@@ -189,3 +189,15 @@ def test_two_workers_play_the_games_one_python_process_plays():
     one = run(dataclasses.replace(spec, jobs=1, engine="python", batch_size=None), progress=False)
     assert (two.config["engine"], two.config["jobs"]) == ("compiled", 2)
     assert two.results.drop(columns="run_id").equals(one.results.drop(columns="run_id"))
+
+
+def test_a_kernel_that_fails_in_a_worker_leaves_the_batch_to_python(monkeypatch, capsys):
+    from analyser.titles.dao import compiled as dao_compiled
+
+    def broken(*args):
+        raise RuntimeError("no machine code here")
+    monkeypatch.setattr(dao_compiled.DaoEngine, "run_batch", broken)
+    monkeypatch.setattr(compiled, "_said", set())
+    job = BatchJob("dao", (), ("greedy", "random"), 3, 4, 0, 9, 0.0, engine="compiled")
+    assert_same(run_batch(dataclasses.replace(job, engine="python")), run_batch(job))
+    assert "the compiled kernel failed (RuntimeError: no machine code here)" in capsys.readouterr().err
