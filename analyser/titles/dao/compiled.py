@@ -2,16 +2,13 @@
 ``threshold``, ``greedy``, ``colour`` and ``random`` (strategies/dao.py) in one numba kernel
 (:mod:`analyser.compiled` describes the interface; docs/compiled.md the pattern).
 
-What stays in Python, so that both engines play the very same games:
-
-* the deal: ``random.Random(game_seed)`` draws one ``random()`` per card, as
-  :func:`~analyser.titles.dao.rules.shuffled` does; ``random()`` is made of two raw Mersenne
-  Twister words (``(a >> 5) * 2**26 + (b >> 6)`` over ``2**53``), so one ``getrandbits`` call gives
-  every key of a deal and a stable argsort of the 53-bit integers is the order ``sorted`` gives;
-* the ``random`` strategy's stream: ``random.Random(f"{game_seed}/seat/{k}")``, its ``random()``
-  values drawn ahead the same way, at most ``2 * deck // players + 3`` per seat (a seat plays at
-  most ``ceil(turns / players)`` turns per half, and a game has at most ``2 * deck`` turns);
-* the lineup of each game (:func:`analyser.runner.lineup`).
+How both engines play the very same games: the kernel (:mod:`analyser.titles.dao.kernel`)
+carries Python's Mersenne Twister, so it seeds the deal's stream from the game seed as
+``random.Random(game_seed)`` does (the seed's 32-bit words, ``init_by_array``) and shuffles as
+:func:`~analyser.titles.dao.rules.shuffled` does (one ``random()`` per card, a stable sort); a
+``random`` seat's stream ``random.Random(f"{game_seed}/seat/{k}")`` is seeded from the key this
+module builds (:func:`string_keys`: the text and its SHA-512 digest); the lineup of each game is
+:func:`analyser.runner.lineup`'s.
 
 The kernel then plays each game as :meth:`Dao.apply` does and fills the per-seat results
 (score, rank, win share, cards, busts, colour share, turns), the score trace (one value per round
