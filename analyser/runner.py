@@ -217,6 +217,8 @@ class BatchJob:
     #: ``((path in the title, source text), ...)``: the files of a title given as a file or
     #: folder, shipped with the job like the strategy files (see :func:`ship_title`).
     title_sources: tuple[tuple[str, str], ...] = ()
+    #: ``python`` or ``compiled``: the title's compiled kernel plays the batch (:mod:`analyser.compiled`).
+    engine: str = "python"
 
 
 @dataclass
@@ -539,7 +541,11 @@ def run_batch(job: BatchJob) -> BatchResult:
     Anything a strategy prints goes to standard error, so it never mixes into the command's own
     output.  A game that runs past ``game_timeout`` is stopped by an alarm; one that ignores the
     alarm (a strategy catching BaseException, or a hang where no alarm reaches) is stopped by the
-    :class:`Watchdog` thread."""
+    :class:`Watchdog` thread.  With ``job.engine == "compiled"`` the title's compiled kernel plays
+    the batch (:mod:`analyser.compiled`), with the same result."""
+    if job.engine == "compiled":
+        from analyser import compiled
+        return compiled.run_batch(job)
     with contextlib.redirect_stdout(sys.stderr):
         return _run_batch(job)
 

@@ -325,8 +325,9 @@ def test_simulate_into_an_interrupted_run_points_to_resume(tmp_path):
 def test_worker_killed_with_sigkill_keeps_finished_parts_and_resume_completes(tmp_path):
     out = tmp_path / "run"
     games = 1500  # 30 parts: the kill lands after the second, with most still to play
+    # the Python engine: the compiled one plays these games before a worker can be caught mid-run
     proc = start("simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", games, "--seed", "11", "-j", "2",
-                 "--batch-size", "50", "--out", out, "-q", "--no-report")
+                 "--batch-size", "50", "--out", out, "-q", "--no-report", "--engine", "python")
     wait_for(lambda: len(parts(out)) >= 2)
     workers = [c for c in children(proc.pid) if "LokyProcess" in Path(f"/proc/{c}/cmdline").read_text()]
     assert workers

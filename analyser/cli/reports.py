@@ -131,6 +131,8 @@ def _print_summary(summary, players: int, config: dict) -> None:
         wall = config.get("wall_seconds")
         if isinstance(wall, (int, float)):
             click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
+        if config.get("engine") == "compiled":
+            click.echo("Engine: compiled (the title's numba kernel of its rules and built-in strategies)")
         if config.get("stopping"):
             click.echo(f"Stopping rule: {config['stopping']['reason']}")
 

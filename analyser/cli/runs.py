@@ -70,6 +70,10 @@ seats were filled.
                    "(--scheduler ADDRESS, or a LocalCluster when none is given); needs analyser[dask].")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address, e.g. tcp://HOST:8786 (implies --backend dask).")
+@click.option("--engine", type=click.Choice(["auto", "python", "compiled"]), default="auto", show_default=True,
+              help="auto: a title's compiled kernel (numba, analyser[fast]) plays the run when every strategy is "
+                   "one it covers (a title's built-ins), else Python; python: always Python; compiled: the kernel or "
+                   "an error naming why not. Results do not depend on it.")
 @click.option("--until-ci", type=float, default=None, metavar="W",
               help="Stop early once every win-rate 95% interval (strategies and seats) is at most W wide "
                    "(e.g. 0.04), checking at round ends fixed in advance; --games is the most played.")
@@ -81,7 +85,7 @@ seats were filled.
 @click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
                                               "OUT/error.log).")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, backend, scheduler, until_ci, quiet, debug, confirm_components=False):
+             no_report, backend, scheduler, engine, until_ci, quiet, debug, confirm_components=False):
     """Play many games of GAME between strategies and report who wins.
 
     Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
@@ -106,7 +110,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
                    seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                    batch_size=batch_size, game_timeout=game_timeout, backend=backend or "loky",
-                   scheduler=scheduler)
+                   scheduler=scheduler, engine=engine)
     g, params, n_players, n_jobs, root = resolve(spec)
     spec.seed = root
     _check_out_name(out)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analyser import runner
+from analyser import compiled, runner
 from analyser.core import InputError
 from analyser.registry import title_ref
 from analyser.run import store
@@ -170,10 +170,12 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         sources = runner.ship_sources(strategies) if client is not None else ()
         title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
+        engine, engine_note = compiled.choose(game, params, players, strategies, spec.engine)
+        compiled.say_once(engine_note)
 
         def job(a: int, b: int) -> BatchJob:
             return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
-                            hang_dir, title_sources)
+                            hang_dir, title_sources, engine=engine)
 
         config = {
             "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
@@ -182,6 +184,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             "players": players, "strategies": list(strategies), "rules": params.as_dict(),
             "rule_overrides": dict(spec.rules), "jobs": jobs, "jobs_requested": spec.jobs, "batch_size": spec.batch_size,
             "game_timeout": spec.game_timeout, "backend": spec.backend, "scheduler": spec.scheduler,
+            "engine": engine, "engine_requested": spec.engine, "engine_note": engine_note,
             "wall_seconds": 0.0, "versions": package_versions(),
             "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "status": "running", "error": None, "games_done": store.merge_ranges(done.values()),

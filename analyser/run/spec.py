@@ -55,6 +55,9 @@ class RunSpec:
     #: :mod:`analyser.experiments.stopping`, which plays a run in rounds fixed in advance).  Game ``i`` is
     #: the same game whatever ``first_game``, so rounds concatenate into one run.
     first_game: int = 0
+    #: ``auto`` (a title's compiled kernel when it covers the run, else Python), ``python`` or
+    #: ``compiled`` (an InputError naming why when it cannot be used); see :mod:`analyser.compiled`.
+    engine: str = "auto"
 
 
 def resolve(spec: RunSpec):
@@ -98,6 +101,9 @@ def resolve(spec: RunSpec):
                              "install it with: pip install 'analyser[dask]'") from None
     if spec.batch_size is not None and spec.batch_size <= 0:
         raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
+    if spec.engine != "python":
+        from analyser import compiled
+        compiled.choose(game, params, players, spec.strategies, spec.engine)  # a bad --engine: one line
     jobs = resolve_jobs(spec.jobs)
     seed = spec.seed if spec.seed is not None else secrets.randbits(63)
     if not 0 <= seed < 2 ** 63:  # a seed is stored as a 64-bit whole number (config, tables)
@@ -207,4 +213,5 @@ def spec_from_config(config: dict) -> RunSpec:
                    jobs=field("jobs_requested", int, 0), rules=dict(rules),
                    batch_size=field("batch_size", int), first_game=field("first_game", int) or 0,
                    game_timeout=float(field("game_timeout", (int, float), GAME_TIMEOUT)),
-                   backend=field("backend", str) or "loky", scheduler=field("scheduler", str))
+                   backend=field("backend", str) or "loky", scheduler=field("scheduler", str),
+                   engine=field("engine_requested", str) or "auto")

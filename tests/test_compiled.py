@@ -1,0 +1,203 @@
+"""The compiled engine (analyser.compiled, analyser/titles/dao/compiled.py): DAO's numba kernel plays
+the very games the Python path plays - every column of every row, the score traces and the
+components table - for every rule option and player count; the engine is chosen, recorded and
+refused as documented; without numba the Python path runs and says why once."""
+
+import dataclasses
+import json
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analyser import compiled, traces
+from analyser.cli import cli
+from analyser.core import InputError
+from analyser.registry import get_game
+from analyser.run import RunSpec, run
+from analyser.runner import BatchJob, run_batch
+
+pytest.importorskip("numba")
+
+ALL = ("greedy", "threshold", "colour", "random")
+
+
+def assert_same(py, co):
+    """Two BatchResults hold the same games: every column (dtype included), trace and component row."""
+    assert (co.done, co.error, co.interrupted) == (py.done, None, False)
+    assert py.error is None and py.done > 0
+    assert list(co.columns) == list(py.columns)
+    for name, a in py.columns.items():
+        b = co.columns[name]
+        if isinstance(a, traces.Packed):
+            assert isinstance(b, traces.Packed) and b.values.dtype == a.values.dtype and b.missing is None
+            np.testing.assert_array_equal(b.values, a.values, err_msg=name)
+            np.testing.assert_array_equal(b.offsets, a.offsets, err_msg=name)
+        else:
+            assert b.dtype == a.dtype, name
+            np.testing.assert_array_equal(b, a, err_msg=name)
+    assert co.components == py.components
+    assert co.extras == py.extras
+
+
+def both(strategies, players, rules=(), start=3, stop=43, seed=20240611):
+    job = BatchJob("dao", tuple(sorted(rules)), tuple(strategies), players, seed, start, stop, 0.0)
+    return run_batch(job), run_batch(dataclasses.replace(job, engine="compiled"))
+
+
+# Every value of every rule option at least once, at every player count; the lineups take every
+# built-in strategy (with parameters) into every seat.
+GRID = [
+    ({}, 4), ({}, 2), ({}, 3), ({}, 5), ({}, 6),
+    ({"bust_limit": "0"}, 3), ({"bust_limit": "7"}, 4), ({"bust_limit": "40"}, 6),
+    ({"display_size": "1"}, 5), ({"display_size": "6", "bust_limit": "25"}, 2),
+    ({"colours": "1"}, 4), ({"colours": "3"}, 2), ({"colours": "10"}, 6),
+    ({"values": "0x2,3x1,7x2"}, 3), ({"values": "0x1,5x0,3x2", "colours": "7"}, 5),
+    ({"values": "1x1,10x3,12x1", "bust_limit": "20"}, 4),
+    ({"equal_exception": "front"}, 4), ({"equal_exception": "off"}, 2), ({"equal_exception": "adjacent"}, 6),
+    ({"tie_break": "shared"}, 3), ({"tie_break": "shared", "values": "0x3,1x3"}, 5),
+    ({"two_player_halves": "on"}, 3), ({"two_player_halves": "on"}, 6), ({"two_player_halves": "off"}, 2),
+    ({"two_player_halves": "auto", "tie_break": "shared"}, 2),
+    ({"seat_bonus": "2"}, 4), ({"seat_bonus": "0/0/0/-3/5"}, 5), ({"seat_bonus": "1/-1"}, 2),
+]
+
+
+@pytest.mark.parametrize("rules,players", GRID, ids=[f"{p}p-" + ",".join(f"{k}={v}" for k, v in r.items())
+                                                     for r, p in GRID])
+def test_compiled_plays_the_python_games_for_every_rule_option_and_player_count(rules, players):
+    lineup = ["greedy", "threshold:limit=8", "colour:min_value=2,start=1", "random"][:players]
+    if players >= 5:
+        lineup.append("threshold")
+    assert_same(*both(lineup, players, tuple(rules.items())))
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "threshold:limit=-1", "threshold:limit=30",
+                                  "colour:min_value=0,start=0", "colour:min_value=4,start=4"])
+def test_each_built_in_strategy_alone_fills_every_seat(spec):
+    assert_same(*both([spec], 4, stop=30))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 6), bust=st.integers(0, 30), size=st.integers(1, 5), colours=st.integers(1, 6),
+       ex=st.sampled_from(["adjacent", "front", "off"]), tie=st.sampled_from(["most_cards", "shared"]),
+       halves=st.sampled_from(["auto", "on", "off"]), bonus=st.integers(-3, 3),
+       lineup=st.lists(st.sampled_from(["greedy", "threshold:limit=5", "colour", "random"]), min_size=1, max_size=2),
+       seed=st.integers(0, 2 ** 63 - 1))
+def test_compiled_matches_python_on_drawn_rules(players, bust, size, colours, ex, tie, halves, bonus, lineup, seed):
+    rules = {"bust_limit": str(bust), "display_size": str(size), "colours": str(colours), "equal_exception": ex,
+             "tie_break": tie, "two_player_halves": halves, "seat_bonus": str(bonus)}
+    assert_same(*both(lineup, players, tuple(rules.items()), start=0, stop=12, seed=seed))
+
+
+def test_a_run_is_the_same_for_any_batch_size_and_engine():
+    spec = RunSpec(game="dao", strategies=list(ALL), games=90, seed=11, jobs=1, batch_size=13)
+    a = run(spec, progress=False)
+    b = run(dataclasses.replace(spec, batch_size=40), progress=False)
+    c = run(dataclasses.replace(spec, engine="python"), progress=False)
+    assert (a.config["engine"], b.config["engine"], c.config["engine"]) == ("compiled", "compiled", "python")
+    for other in (b, c):
+        x, y = a.results.drop(columns="run_id"), other.results.drop(columns="run_id")
+        assert x.equals(y)
+        assert a.extras["component_counts"].drop(columns="run_id").equals(
+            other.extras["component_counts"].drop(columns="run_id"))
+
+
+def test_the_engine_is_chosen_and_the_reason_recorded(tmp_path):
+    game = get_game("dao")
+    params = game.Params()
+    assert compiled.choose(game, params, 4, ["greedy", "threshold:limit=3"]) == ("compiled", None)
+    assert compiled.choose(game, params, 4, ["greedy"], "python") == ("python", None)
+    own = tmp_path / "bots.py"
+    own.write_text("def choose(view, legal, rng):\n    return legal[0]\n")
+    engine, why = compiled.choose(game, params, 4, ["greedy", f"{own}"])
+    assert engine == "python" and f"{own}" in why and "not one the kernel plays" in why
+    engine, why = compiled.choose(get_game("wizard"), get_game("wizard").Params(), 4, ["random"])
+    assert (engine, why) == ("python", "wizard has no compiled kernel")
+    with pytest.raises(InputError, match=r"--engine compiled cannot be used: strategy 'mcts'"):
+        compiled.choose(game, params, 4, ["mcts"], "compiled")
+    with pytest.raises(InputError, match=r"--engine 'fast' is not accepted; choose auto, python or compiled"):
+        compiled.choose(game, params, 4, ["greedy"], "fast")
+
+
+def test_config_json_and_the_summary_name_the_engine(tmp_path):
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "-n", "40", "--seed", "3",
+                                   "-j", "1", "-o", str(out), "--no-report", "-q"])
+    assert res.exit_code == 0, res.output
+    config = json.loads((out / "config.json").read_text())
+    assert (config["engine"], config["engine_requested"], config["engine_note"]) == ("compiled", "auto", None)
+    from types import SimpleNamespace
+
+    from analyser.cli.reports import _print_summary
+    empty = SimpleNamespace(variants=[], parts=[], notes=[], findings=[])
+    with CliRunner().isolation() as streams:
+        _print_summary(empty, 2, config)
+    assert "Engine: compiled (the title's numba kernel of its rules and built-in strategies)" in streams[0].getvalue().decode()
+    res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "-j", "1",
+                                   "-o", str(out), "--no-report", "-q", "--engine", "python"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "config.json").read_text())["engine"] == "python"
+
+
+def test_engine_compiled_that_cannot_be_used_is_one_line_exit_2(tmp_path):
+    res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "mcts:iterations=2", "-n", "4",
+                                   "--engine", "compiled", "-o", str(tmp_path / "x")])
+    assert res.exit_code == 2
+    assert res.output.strip().count("\n") == 0
+    assert "--engine compiled cannot be used: strategy 'mcts:iterations=2' is not one the kernel plays" in res.output
+    assert "Traceback" not in res.output
+    res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "--engine", "fast"])
+    assert res.exit_code == 2 and "'fast' is not one of 'auto', 'python', 'compiled'" in res.output
+
+
+def test_without_numba_the_python_path_runs_and_says_why_once(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.setattr(compiled, "_said", set())
+    game = get_game("dao")
+    assert compiled.choose(game, game.Params(), 4, ["greedy"]) == ("python", compiled.NO_NUMBA)
+    with pytest.raises(InputError, match=r"cannot be used: numba is not installed \(pip install 'analyser\[fast\]'\)"):
+        compiled.choose(game, game.Params(), 4, ["greedy"], "compiled")
+    spec = RunSpec(game="dao", strategies=["greedy"], games=8, seed=1, jobs=1)
+    first = run(spec, progress=False)
+    again = run(spec, progress=False)
+    assert first.config["engine"] == "python" and first.config["engine_note"] == compiled.NO_NUMBA
+    err = capsys.readouterr().err
+    assert err.count("playing with the Python engine: numba is not installed") == 1
+    assert first.results.drop(columns="run_id").equals(again.results.drop(columns="run_id"))
+    # a batch sent to a worker without numba is played in Python, with the same games
+    job = BatchJob("dao", (), ("random", "greedy"), 2, 5, 0, 10, 0.0, engine="compiled")
+    fallback = run_batch(job)
+    monkeypatch.delitem(sys.modules, "numba")
+    assert_same(run_batch(dataclasses.replace(job, engine="python")), fallback)
+
+
+def test_a_resumed_run_keeps_its_requested_engine(tmp_path):
+    from analyser.run import spec_from_config
+    out = tmp_path / "run"
+    run(RunSpec(game="dao", strategies=["greedy"], games=10, seed=2, jobs=1, engine="python"), progress=False,
+        out=out)
+    config = json.loads((out / "config.json").read_text())
+    assert spec_from_config(config).engine == "python"
+
+
+def test_two_workers_play_the_games_one_python_process_plays():
+    spec = RunSpec(game="dao", strategies=["random", "greedy", "colour"], games=120, seed=8, jobs=2, batch_size=25)
+    two = run(spec, progress=False)
+    one = run(dataclasses.replace(spec, jobs=1, engine="python", batch_size=None), progress=False)
+    assert (two.config["engine"], two.config["jobs"]) == ("compiled", 2)
+    assert two.results.drop(columns="run_id").equals(one.results.drop(columns="run_id"))
+
+
+def test_a_kernel_that_fails_in_a_worker_leaves_the_batch_to_python(monkeypatch, capsys):
+    from analyser.titles.dao import compiled as dao_compiled
+
+    def broken(*args):
+        raise RuntimeError("no machine code here")
+    monkeypatch.setattr(dao_compiled.DaoEngine, "run_batch", broken)
+    monkeypatch.setattr(compiled, "_said", set())
+    job = BatchJob("dao", (), ("greedy", "random"), 3, 4, 0, 9, 0.0, engine="compiled")
+    assert_same(run_batch(dataclasses.replace(job, engine="python")), run_batch(job))
+    assert "the compiled kernel failed (RuntimeError: no machine code here)" in capsys.readouterr().err
