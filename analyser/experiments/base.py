@@ -454,10 +454,17 @@ class Experiment:
     def _play_to(self, games: int, jobs: int, bar) -> bool:
         """Make every cell complete up to ``games``.  False when play must stop (a failure or an
         interruption, recorded on ``self``)."""
+        from analyser.run.backends import _dask_slots, pool_client
+
         todo = [k for k in range(len(self.cells)) if not self._complete_to(k, games)]
         if not todo:
             return True
-        if jobs > 1 and len(todo) >= 2 * jobs:
+        client = pool_client()
+        if client is not None:
+            # on a Dask cluster each cell's batches go to the workers and come back here to be
+            # written (the workers need no shared disk), one cell after another
+            jobs = _dask_slots(client)
+        elif jobs > 1 and len(todo) >= 2 * jobs:
             return self._play_parallel(todo, games, jobs, bar)
         for k in todo:
             before = sum(b - a for a, b in self.config["cells"][k].get("games_done") or [])
