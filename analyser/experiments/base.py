@@ -492,6 +492,8 @@ class Experiment:
         entry.update(status=summary["status"], games_done=summary["games_done"])
         if summary["error"] is not None:
             entry["error"] = str(summary["error"])
+        for start, stop, table in summary.get("parts") or ():
+            self._parts[k].add(start, stop, table)  # (the figures need not read them back)
         if bar is not None:
             bar.update(max(0, sum(b - a for a, b in summary["games_done"]) - before))
 
@@ -567,6 +569,11 @@ class PartCache:
         self.folder = Path(folder)
         self.parts: dict[str, tuple[tuple[int, int], object]] = {}
 
+    def add(self, start: int, stop: int, table) -> None:
+        """The part of games ``start`` to ``stop - 1`` as just written (``table``), kept so that it
+        is not read back."""
+        self.parts[store.part_name(start)] = ((start, stop), table)
+
     def frame(self, below: int | None = None) -> pd.DataFrame:
         """Games ``0`` to ``below - 1`` (all when None) as one frame in game order."""
         import pyarrow.parquet as pq
@@ -626,10 +633,14 @@ def _check_cells(out: Path, config: dict, cells: list[Cell]) -> None:
 
 def _play_cell(k: int, folder: Path, spec: RunSpec, command: str) -> dict:
     """Run or resume cell ``k`` in ``folder`` up to ``spec.games`` (in this process or a worker);
-    a small summary goes back, the games stay on disk."""
+    a summary goes back with the results of the batches it wrote (``parts``: ``(start, stop,
+    arrow table)``, the tables of its parts, so the experiment analyses them without reading the
+    parts back), the games stay on disk."""
     from analyser.run import run
 
     resume = (folder / "config.json").is_file()
-    r = run(spec, progress=False, command=command, out=folder, resume=resume)
+    parts: list = []
+    r = run(spec, progress=False, command=command, out=folder, resume=resume,
+            on_part=lambda a, b, table: parts.append((a, b, table)))
     return {"cell": k, "status": r.config.get("status"), "games_done": list(r.config.get("games_done") or []),
-            "error": r.error, "interrupted": bool(r.interrupted or r.stop_requested)}
+            "error": r.error, "interrupted": bool(r.interrupted or r.stop_requested), "parts": parts}

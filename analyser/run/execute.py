@@ -112,7 +112,7 @@ def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
         out: str | Path | None = None, resume: bool = False, extend: bool = False,
-        record: dict | None = None) -> RunResult:
+        record: dict | None = None, on_part=None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
     With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
@@ -134,6 +134,10 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
     ``progress``: ``None`` shows a bar (games, games/s, ETA) on a terminal once the run has taken
     a few seconds; ``False`` never.
+
+    ``on_part(start, stop, table)``: called in this process with each batch's results as the
+    arrow table just written (games ``start`` to ``stop - 1``), so a caller that analyses the run
+    (an experiment) needs not read its parts back.
     """
     from tqdm.auto import tqdm
 
@@ -208,7 +212,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             sink.save()
         with _StopGuard() as guard:
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, guard)
+                            run_id, hang_dir, guard, on_part)
     finally:
         if lock is not None:
             lock.release()
@@ -218,7 +222,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: _StopGuard) -> RunResult:
+             run_id, hang_dir, guard: _StopGuard, on_part=None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -237,6 +241,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         tables = batch_tables(game, params, players, strategies, res, run_id)
         with _Deferred():
             sink.add(res.start, res.start + res.done, tables)
+        if on_part is not None and res.done > 0:
+            on_part(res.start, res.start + res.done, tables[store.RESULTS])
         total_done += res.done
         bar.update(res.done)
 
