@@ -1,13 +1,14 @@
 """What ``analyser tune`` costs over the games it plays: CPU seconds of a tune against one
-``simulate`` of as many games, both with ``--jobs 1`` (so every CPU second is in one process
-and counted) and both with their reports (or both without, ``--no-report``).
+``simulate`` of as many games, both with ``--jobs 1`` by default (every CPU second in one
+process; with ``--jobs N`` the workers' CPU is counted once they exit) and both with their reports (or both without, ``--no-report``).
 
-    python benchmarks/tune_overhead.py [--repeat 2] [--no-report] [--trials 16] [--games 2000]
+    python benchmarks/tune_overhead.py [--repeat 2] [--no-report] [--trials 40] [--games 2000] [--jobs 1]
 
-The tune searches ``bust_limit`` of DAO (greedy against random, 2 seats); the simulate plays the
-same lineup at the default rules for the number of games the tune played (its trials and its
-re-check), so "the same games" is up to the small differences in game length between the rule
-values.  CPU time (user + system of the child process, from ``resource.getrusage``) is used,
+The tune (its defaults otherwise: batches of 8, the best 3 re-checked on 4 times the games)
+searches ``bust_limit`` of DAO and the limit of ``threshold`` against ``greedy`` (2 seats), for
+the highest win rate of threshold; the simulate plays threshold (limit 10) against greedy at the
+default rules for as many games as the tune played (its trials and its re-check), so "the same
+games" is up to the differences in game length between the values tried.  CPU time (user + system of the child process, from ``resource.getrusage``) is used,
 not wall time, because a shared machine's load changes the wall time from run to run; the best
 of ``--repeat`` runs of each is taken.
 """
@@ -35,20 +36,21 @@ def cpu_of(args: list[str]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--trials", type=int, default=16)
+    ap.add_argument("--trials", type=int, default=40)
+    ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--no-report", action="store_true")
     a = ap.parse_args()
     report = ["--no-report"] if a.no_report else []
     work = Path(tempfile.mkdtemp(prefix="analyser-tune-bench-"))
     try:
-        tune = ["tune", "dao", "--rule", "bust_limit=9..16", "-s", "greedy", "-s", "random", "-p", "2",
-                "--target", "seat_gap=min", "--trials", str(a.trials), "--games", str(a.games), "--batch", "4",
-                "--recheck", "2", "--recheck-factor", "2", "--seed", "5", "-j", "1", "-q", *report]
+        tune = ["tune", "dao", "--rule", "bust_limit=9..16", "-s", "threshold:limit=4..20", "-s", "greedy", "-p", "2",
+                "--target", "win_rate=max", "--trials", str(a.trials), "--games", str(a.games), "--seed", "5",
+                "-j", str(a.jobs), "-q", *report]
         tune_cpu = min(cpu_of([*tune, "-o", str(work / f"tune{i}")]) for i in range(a.repeat))
         games = int(json.loads((work / "tune0" / "config.json").read_text())["games_completed"])
-        sim = ["simulate", "dao", "-s", "greedy", "-s", "random", "-p", "2", "--games", str(games), "--seed", "5",
-               "-j", "1", "-q", *report]
+        sim = ["simulate", "dao", "-s", "threshold", "-s", "greedy", "-p", "2", "--games", str(games), "--seed", "5",
+               "-j", str(a.jobs), "-q", *report]
         sim_cpu = min(cpu_of([*sim, "-o", str(work / f"sim{i}")]) for i in range(a.repeat))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -203,3 +203,18 @@ def test_a_worker_killed_mid_experiment_loses_nothing(tmp_path):
     res = box["res"]
     assert res.error is None and res.config["status"] == "complete", res.error
     assert same_experiment(tmp_path / "here", tmp_path / "there") == 1200
+
+
+def test_a_stopping_rule_run_plays_all_its_rounds_on_one_client(cluster, tmp_path, monkeypatch):
+    made = []
+    real = backends._new_client
+    monkeypatch.setattr(backends, "_new_client", lambda address, jobs: made.append(address) or real(address, jobs))
+    args = ["simulate", "dao", "-s", "greedy", "-s", "random", "-p", "2", "--games", "1600", "--seed", "9",
+            "--until-ci", "0.1", "--no-report", "-q"]
+    here = invoke(*args, "-j", "1", "-o", tmp_path / "here")
+    there = invoke(*args, "--scheduler", cluster.scheduler_address, "-o", tmp_path / "there")
+    assert here.exit_code == 0 and there.exit_code == 0, there.output
+    assert made == [cluster.scheduler_address]
+    rounds = json.loads((tmp_path / "there" / "config.json").read_text())["stopping"]["history"]
+    assert len(rounds) >= 2 and rounds == json.loads((tmp_path / "here" / "config.json").read_text())["stopping"]["history"]
+    pd.testing.assert_frame_equal(games_of(tmp_path / "here"), games_of(tmp_path / "there"), check_categorical=False)
