@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
@@ -67,49 +68,6 @@ def _drop_if_empty(folder: Path) -> None:
         folder.rmdir()  # only an empty folder
     except OSError:
         pass
-
-
-def _cluster_options(f):
-    """``--backend`` and ``--scheduler``: where an experiment's games are played."""
-    for dec in reversed([
-        click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
-                     help="loky: worker processes on this machine (default). dask: a dask.distributed cluster "
-                          "(--scheduler ADDRESS, or a LocalCluster when none is given); needs analyser[dask]."),
-        click.option("--scheduler", default=None, metavar="ADDRESS",
-                     help="Play every cell on this Dask scheduler, e.g. tcp://HOST:8786 (implies --backend dask); "
-                          "the games come back here and are written here. Results do not depend on it."),
-    ]):
-        f = dec(f)
-    return f
-
-
-def _cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, str | None]:
-    """``--backend`` and ``--scheduler`` checked before any folder is made (InputError, one line):
-    a well-formed address, ``--scheduler`` only with the dask backend, dask.distributed
-    installed.  Returns them with the backend implied by ``--scheduler``."""
-    from analyser.run import check_scheduler_address
-
-    if scheduler is not None:
-        check_scheduler_address(scheduler)
-        if backend not in (None, "dask"):
-            raise InputError(f"--scheduler needs --backend dask, not --backend {backend}")
-        backend = "dask"
-    if backend == "dask":
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise InputError("--backend dask needs dask.distributed, which is not installed; "
-                             "install it with: pip install 'analyser[dask]'") from None
-    return backend, scheduler
-
-
-def _pooled(play, backend: str | None, scheduler: str | None, jobs: int | None) -> int:
-    """Run ``play()`` (an experiment, start to report) with one pool of workers for all of it
-    (:func:`analyser.run.backends.command_pool`); its exit code."""
-    from analyser.run.backends import command_pool
-
-    with command_pool(backend, scheduler, jobs):
-        return play()
 
 
 def _common_run_options(f):
