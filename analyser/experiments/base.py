@@ -29,7 +29,11 @@ Playing: for each round (one, or the rounds of ``--until-ci`` fixed in advance b
 round's end is run or resumed to it.  With at least two cells per worker, whole cells go to the
 workers (a cell plays its games in one process: starting workers inside every short run would
 cost more than its games); otherwise the cells play one after the other, each with all the
-workers.  Game ``i`` of a cell is the same game either way, so the results are identical for
+workers.  The loky workers outlive each run, so they start once per command; inside
+:func:`analyser.run.backends.command_pool` with a Dask client (``--scheduler``), the cells play
+one after the other and each cell's batches go to the cluster, their results written here.
+Each cell's results are kept in memory as they are written (:class:`PartCache`), so
+:meth:`Experiment.results` reads back only parts an earlier process wrote.  Game ``i`` of a cell is the same game either way, so the results are identical for
 any ``--jobs``.  Faults lose nothing finished: a failing strategy, a worker that dies or a full
 disk stop play (``failed``); Ctrl-C lets the running cells (or batches) finish, SIGTERM or a
 second Ctrl-C stops at once (``interrupted``); the record and every cell's ``config.json`` then
