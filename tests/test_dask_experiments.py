@@ -198,6 +198,7 @@ def test_a_worker_killed_mid_experiment_loses_nothing(tmp_path):
                  >= 3 if (tmp_path / "there" / "cells" / "cell-0000" / "results").is_dir() else False)
         with Client(c.scheduler_address) as client:
             pids = client.run(os.getpid)
+        assert t.is_alive()  # the kill comes mid-experiment
         os.kill(sorted(pids.values())[0], signal.SIGKILL)
         t.join(240)
     res = box["res"]
