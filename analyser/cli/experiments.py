@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
@@ -100,8 +101,9 @@ def _common_run_options(f):
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games per cell.")
 @click.option("--no-report", is_flag=True, help="Write sweep.parquet and cells.csv but skip the plots and HTML.")
 @_common_run_options
+@_cluster_options
 def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, until_ci, batch_size,
-          game_timeout, quiet):
+          game_timeout, quiet, backend, scheduler):
     """Play every combination of strategy parameters and rule options of GAME, on the same deals.
 
     Each cell is a run folder OUT/cells/cell-NNNN whose games stream to disk as they are played.
@@ -114,6 +116,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     from analyser.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
+    backend, scheduler = _cluster(backend, scheduler)
     if not no_report:
         _check_plotting()
     g = get_game(game)
@@ -121,7 +124,8 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), players=players,
                      games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
                      game_timeout=game_timeout)
-    return _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+    return _pooled(lambda: _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
+                   backend, scheduler, jobs)
 
 
 def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
@@ -241,8 +245,9 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
 @click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
               help="Bootstrap resamples for the rating and meta-game intervals.")
 @_common_run_options
+@_cluster_options
 def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
-               game_timeout, quiet):
+               game_timeout, quiet, backend, scheduler):
     """Rank strategies of GAME over balanced tables, with ratings and intervals.
 
     Every table seats different strategies; all combinations are played when there are at most 60,
@@ -261,13 +266,14 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     from analyser.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
+    backend, scheduler = _cluster(backend, scheduler)
     _check_plotting()
     g = get_game(game)
     out = _prepare(out, g.id + "-tournament", "tournament", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
                      jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
-    return _tournament(arguments, out, quiet=quiet, command=_command_line())
+    return _pooled(lambda: _tournament(arguments, out, quiet=quiet, command=_command_line()), backend, scheduler, jobs)
 
 
 def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
@@ -328,8 +334,9 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 @click.option("--trust", is_flag=True,
               help="Two run folders: load the title file their config.json names (only for folders you made or "
                    "trust: loading a file runs its code).")
+@_cluster_options
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
-            out, quiet, batch_size, title_file, trust):
+            out, quiet, batch_size, title_file, trust, backend, scheduler):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
 
     Every figure is A - B with a 95% interval and a p-value (paired bootstrap and McNemar's test
@@ -348,6 +355,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     from analyser.results import trust_title_file
     from analyser.run import RunSpec
 
+    backend, scheduler = _cluster(backend, scheduler)
     _check_plotting()
     if title_file:
         trust_title_file(title_file)
@@ -356,6 +364,8 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         if strategies or a_rules or b_rules or a_strategies or b_strategies or rules or batch_size is not None:
             raise InputError("comparing two run folders takes no -s, --a, --b, --rule or --batch-size; they come "
                              "from the runs")
+        if backend is not None:
+            raise InputError("comparing two run folders plays no games; leave --backend and --scheduler out")
         if Path(targets[0]).resolve() == Path(targets[1]).resolve():
             raise InputError(f"{targets[0]!r} and {targets[1]!r} are the same run; give two different run folders")
         if out is not None:  # checked before the runs are read
@@ -388,7 +398,8 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb, batch_size=batch_size)
         out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
-        return _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line())
+        return _pooled(lambda: _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line()),
+                       backend, scheduler, jobs)
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
     return _compare_finish(cmp, out_dir, quiet)
@@ -489,8 +500,9 @@ counted from the smallest budget up to the first that is not clear.
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write ladder.parquet and levels.csv but skip the plot and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
+@_cluster_options
 def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, out, batch_size, game_timeout,
-           no_report, quiet):
+           no_report, quiet, backend, scheduler):
     """Skill depth of GAME: does a bigger search budget keep winning?
 
     Plays mcts (or --strategy) at each doubling of its budget against the budget below (or
@@ -504,6 +516,7 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
     from analyser.experiments import ladder as laddermod
     from analyser.registry import get_game, title_ref
 
+    backend, scheduler = _cluster(backend, scheduler)
     if not no_report:
         _check_plotting()
     g = get_game(game)
@@ -513,7 +526,8 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
     arguments = dict(game_id=title_ref(g), strategy=strategy, budgets=budgets, against=against, players=players,
                      games=games, seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout)
-    return _ladder(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+    return _pooled(lambda: _ladder(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
+                   backend, scheduler, jobs)
 
 
 def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
@@ -559,9 +573,6 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
 
     allowed = allowed or Allowed()
     config = _record(folder, kind)
-    if allowed.scheduler is not None:
-        raise InputError(f"--scheduler is for a run; {str(folder)!r} holds a {kind}, which plays on this machine: "
-                         "leave --scheduler out")
     files = config.get("files")
     written = isinstance(files, list) and all(isinstance(f, str) and f and "/" not in f and f != ".."
                                               and (Path(folder) / f).is_file() for f in files)
@@ -588,7 +599,11 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if not quiet:
         click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
                    f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
-    return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True)
+    # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
+    # one its cells' folders name is never contacted (they are played from the arguments above)
+    jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")
+    return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
+                   "dask" if allowed.scheduler else None, allowed.scheduler, jobs)
 
 
 def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,

@@ -134,8 +134,10 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                    f"{replacing or f'writing to {out}'}", err=True)
     if until_ci is None:
         result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
-    else:  # played in rounds, each extending the run folder
-        result = _run_until(spec, until_ci, n_players, quiet, out)
+    else:  # played in rounds, each extending the run folder (on one Dask client for all of them)
+        from analyser.run.backends import command_pool
+        with command_pool(spec.backend, spec.scheduler, spec.jobs):
+            result = _run_until(spec, until_ci, n_players, quiet, out)
     if confirm_components:
         _confirm_components(result, spec, out, quiet)
     return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)

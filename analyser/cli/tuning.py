@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
 from analyser.core import GAME_TIMEOUT
 
@@ -61,8 +62,9 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
               help="Seconds one game may take before its strategy is reported as hung.")
 @click.option("--no-report", is_flag=True, help="Write trials.csv but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
+@_cluster_options
 def tune(game, strategies, rules, targets, trials, games, batch, recheck, recheck_factor, prune, players, seed, jobs,
-         out, batch_size, game_timeout, no_report, quiet):
+         out, batch_size, game_timeout, no_report, quiet, backend, scheduler):
     """Search rule options and strategy parameters of GAME for the values that best meet the targets.
 
     Each trial is a configuration asked of an Optuna sampler and played as a run folder
@@ -74,6 +76,7 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     from analyser.experiments import tune as tunemod
     from analyser.registry import get_game, title_ref
 
+    backend, scheduler = _cluster(backend, scheduler)
     if not no_report:
         _check_plotting()
     g = get_game(game)
@@ -85,7 +88,8 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), targets=list(targets),
                      players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,
                      recheck_factor=recheck_factor, prune=prune, batch_size=batch_size, game_timeout=game_timeout)
-    return _tune(arguments, out, no_report=no_report, quiet=quiet, command=_command_line())
+    return _pooled(lambda: _tune(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
+                   backend, scheduler, jobs)
 
 
 def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,

@@ -29,7 +29,11 @@ Playing: for each round (one, or the rounds of ``--until-ci`` fixed in advance b
 round's end is run or resumed to it.  With at least two cells per worker, whole cells go to the
 workers (a cell plays its games in one process: starting workers inside every short run would
 cost more than its games); otherwise the cells play one after the other, each with all the
-workers.  Game ``i`` of a cell is the same game either way, so the results are identical for
+workers.  The loky workers outlive each run, so they start once per command; inside
+:func:`analyser.run.backends.command_pool` with a Dask client (``--scheduler``), the cells play
+one after the other and each cell's batches go to the cluster, their results written here.
+Each cell's results are kept in memory as they are written (:class:`PartCache`), so
+:meth:`Experiment.results` reads back only parts an earlier process wrote.  Game ``i`` of a cell is the same game either way, so the results are identical for
 any ``--jobs``.  Faults lose nothing finished: a failing strategy, a worker that dies or a full
 disk stop play (``failed``); Ctrl-C lets the running cells (or batches) finish, SIGTERM or a
 second Ctrl-C stops at once (``interrupted``); the record and every cell's ``config.json`` then
@@ -464,10 +468,17 @@ class Experiment:
     def _play_to(self, games: int, jobs: int, bar) -> bool:
         """Make every cell complete up to ``games``.  False when play must stop (a failure or an
         interruption, recorded on ``self``)."""
+        from analyser.run.backends import _dask_slots, pool_client
+
         todo = [k for k in range(len(self.cells)) if not self._complete_to(k, games)]
         if not todo:
             return True
-        if jobs > 1 and len(todo) >= 2 * jobs:
+        client = pool_client()
+        if client is not None:
+            # on a Dask cluster each cell's batches go to the workers and come back here to be
+            # written (the workers need no shared disk), one cell after another
+            jobs = _dask_slots(client)
+        elif jobs > 1 and len(todo) >= 2 * jobs:
             return self._play_parallel(todo, games, jobs, bar)
         for k in todo:
             before = sum(b - a for a, b in self.config["cells"][k].get("games_done") or [])
@@ -495,6 +506,8 @@ class Experiment:
         entry.update(status=summary["status"], games_done=summary["games_done"])
         if summary["error"] is not None:
             entry["error"] = str(summary["error"])
+        for start, stop, table in summary.get("parts") or ():
+            self._parts[k].add(start, stop, table)  # (the figures need not read them back)
         if bar is not None:
             bar.update(max(0, sum(b - a for a, b in summary["games_done"]) - before))
 
@@ -570,6 +583,11 @@ class PartCache:
         self.folder = Path(folder)
         self.parts: dict[str, tuple[tuple[int, int], object]] = {}
 
+    def add(self, start: int, stop: int, table) -> None:
+        """The part of games ``start`` to ``stop - 1`` as just written (``table``), kept so that it
+        is not read back."""
+        self.parts[store.part_name(start)] = ((start, stop), table)
+
     def frame(self, below: int | None = None) -> pd.DataFrame:
         """Games ``0`` to ``below - 1`` (all when None) as one frame in game order."""
         import pyarrow.parquet as pq
@@ -629,10 +647,14 @@ def _check_cells(out: Path, config: dict, cells: list[Cell]) -> None:
 
 def _play_cell(k: int, folder: Path, spec: RunSpec, command: str) -> dict:
     """Run or resume cell ``k`` in ``folder`` up to ``spec.games`` (in this process or a worker);
-    a small summary goes back, the games stay on disk."""
+    a summary goes back with the results of the batches it wrote (``parts``: ``(start, stop,
+    arrow table)``, the tables of its parts, so the experiment analyses them without reading the
+    parts back), the games stay on disk."""
     from analyser.run import run
 
     resume = (folder / "config.json").is_file()
-    r = run(spec, progress=False, command=command, out=folder, resume=resume)
+    parts: list = []
+    r = run(spec, progress=False, command=command, out=folder, resume=resume,
+            on_part=lambda a, b, table: parts.append((a, b, table)))
     return {"cell": k, "status": r.config.get("status"), "games_done": list(r.config.get("games_done") or []),
-            "error": r.error, "interrupted": bool(r.interrupted or r.stop_requested)}
+            "error": r.error, "interrupted": bool(r.interrupted or r.stop_requested), "parts": parts}

@@ -11,6 +11,7 @@ that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog k
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 import signal
@@ -299,7 +300,11 @@ def _dask_client(spec: RunSpec):
     """A ``dask.distributed`` client: to ``spec.scheduler``, or to a new LocalCluster with one
     single-threaded worker per job.  InputError (one line) when dask is missing, the address is
     malformed or the scheduler does not answer."""
-    address = spec.scheduler
+    return _new_client(spec.scheduler, spec.jobs)
+
+
+def _new_client(address: str | None, jobs: int | None):
+    """A client to the scheduler at ``address``, or to a new LocalCluster of ``jobs`` workers."""
     if address is not None:
         check_scheduler_address(address)
     try:
@@ -311,7 +316,7 @@ def _dask_client(spec: RunSpec):
     from distributed import Client, LocalCluster
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if address is None:
-        workers = resolve_jobs(spec.jobs)
+        workers = resolve_jobs(jobs)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster)
@@ -332,6 +337,52 @@ def check_scheduler_address(address: str) -> None:
     if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
         raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
                          "tcp://HOST:8786")
+
+
+#: The Dask client of the command being run (:func:`command_pool`), or None.
+_POOL: contextvars.ContextVar = contextvars.ContextVar("analyser_pool", default=None)
+
+
+@contextlib.contextmanager
+def command_pool(backend: str | None = None, scheduler: str | None = None, jobs: int | None = None):
+    """The workers of one whole command (a sweep, tournament, comparison, tune or ladder, and
+    their resumption): started once, used by every run inside the block, stopped at its end.
+
+    ``scheduler`` (``tcp://HOST:8786``) or ``backend="dask"``: one ``dask.distributed`` client, to
+    that scheduler or to a LocalCluster of ``jobs`` single-threaded workers (all cores for 0 or
+    None); every :func:`analyser.run.run` in the block sends its batches there and writes what
+    comes back here, so the workers need no shared disk.  Yields the client.  Otherwise (``loky``,
+    the default) yields None: the runs use joblib's reusable loky executor, whose worker
+    processes outlive each run, so they too start once per command.
+
+    InputError (one line) for a malformed or silent scheduler, or dask.distributed missing."""
+    if scheduler is None and backend != "dask":
+        yield None
+        return
+    if backend not in (None, "dask"):
+        raise InputError(f"--scheduler needs --backend dask, not --backend {backend}")
+    client = _new_client(scheduler, jobs)
+    token = _POOL.set(client)
+    try:
+        yield client
+    finally:
+        _POOL.reset(token)
+        _close_dask(client)
+
+
+def pool_client():
+    """The Dask client of the enclosing :func:`command_pool`, or None."""
+    return _POOL.get()
+
+
+def client_address(client) -> str | None:
+    """The scheduler address a client dials, or None for a LocalCluster this process started."""
+    if getattr(client, "_analyser_cluster", None) is not None:
+        return None
+    try:
+        return str(client.scheduler.address)
+    except Exception:
+        return None
 
 
 def _dask_slots(client) -> int:

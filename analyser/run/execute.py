@@ -24,7 +24,7 @@ from analyser.core import InputError
 from analyser.registry import title_ref
 from analyser.run import store
 from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
-                                   _watchdog_here)
+                                   _watchdog_here, client_address, pool_client)
 from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
@@ -112,7 +112,7 @@ def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
         out: str | Path | None = None, resume: bool = False, extend: bool = False,
-        record: dict | None = None) -> RunResult:
+        record: dict | None = None, on_part=None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
     With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
@@ -134,6 +134,10 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
     ``progress``: ``None`` shows a bar (games, games/s, ETA) on a terminal once the run has taken
     a few seconds; ``False`` never.
+
+    ``on_part(start, stop, table)``: called in this process with each batch's results as the
+    arrow table just written (games ``start`` to ``stop - 1``), so a caller that analyses the run
+    (an experiment) needs not read its parts back.
     """
     if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
         tqdm = _NoBar
@@ -154,7 +158,9 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     out = Path(out) if out is not None else None
     if out is not None and not resume:
         out = prepare_out(out)
-    client = _dask_client(spec) if spec.backend == "dask" else None
+    # one client for the whole command when an experiment opened one (command_pool), else this run's own
+    shared = pool_client()
+    client = shared if shared is not None else _dask_client(spec) if spec.backend == "dask" else None
     lock = store.RunLock(out).acquire() if out is not None else None
     hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
     try:
@@ -183,7 +189,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             "games_requested": spec.games, "games_completed": sum(b - a for a, b in done.values()),
             "players": players, "strategies": list(strategies), "rules": params.as_dict(),
             "rule_overrides": dict(spec.rules), "jobs": jobs, "jobs_requested": spec.jobs, "batch_size": spec.batch_size,
-            "game_timeout": spec.game_timeout, "backend": spec.backend, "scheduler": spec.scheduler,
+            "game_timeout": spec.game_timeout, "backend": "dask" if client is not None else spec.backend,
+            "scheduler": client_address(shared) if shared is not None else spec.scheduler,
             "engine": engine, "engine_requested": spec.engine, "engine_note": engine_note,
             "wall_seconds": 0.0, "versions": package_versions(),
             "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -211,17 +218,17 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             sink.save()
         with _StopGuard() as guard:
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, guard)
+                            run_id, hang_dir, guard, on_part)
     finally:
         if lock is not None:
             lock.release()
         shutil.rmtree(hang_dir, ignore_errors=True)
-        if client is not None:
+        if client is not None and client is not shared:
             _close_dask(client)
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: _StopGuard) -> RunResult:
+             run_id, hang_dir, guard: _StopGuard, on_part=None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -240,6 +247,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         tables = batch_tables(game, params, players, strategies, res, run_id)
         with _Deferred():
             sink.add(res.start, res.start + res.done, tables)
+        if on_part is not None and res.done > 0:
+            on_part(res.start, res.start + res.done, tables[store.RESULTS])
         total_done += res.done
         bar.update(res.done)
 
@@ -280,6 +289,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             remaining = sum(b - a for a, b in missing)
             if pilot.seconds / PILOT_GAMES * remaining < SMALL_RUN_SECONDS:
                 jobs = 1
+        if client is not None:
+            jobs = _dask_slots(client)  # batches planned for the cluster's workers (results do not depend on it)
         size = spec.batch_size or config.get("batch_size")
         if size is None and missing:
             size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
