@@ -74,7 +74,7 @@ def test_compiled_plays_the_python_games_for_every_rule_option_and_player_count(
     assert_same(*both(lineup, players, tuple(rules.items())))
 
 
-@pytest.mark.parametrize("spec", ["random", "greedy", "threshold:limit=-1", "threshold:limit=30",
+@pytest.mark.parametrize("spec", ["random", "greedy", "threshold:limit=0", "threshold:limit=30",
                                   "colour:min_value=0,start=0", "colour:min_value=4,start=4"])
 def test_each_built_in_strategy_alone_fills_every_seat(spec):
     assert_same(*both([spec], 4, stop=30))
@@ -201,3 +201,27 @@ def test_a_kernel_that_fails_in_a_worker_leaves_the_batch_to_python(monkeypatch,
     job = BatchJob("dao", (), ("greedy", "random"), 3, 4, 0, 9, 0.0, engine="compiled")
     assert_same(run_batch(dataclasses.replace(job, engine="python")), run_batch(job))
     assert "the compiled kernel failed (RuntimeError: no machine code here)" in capsys.readouterr().err
+
+
+def test_a_replaced_rule_method_or_a_subclass_is_played_in_python(monkeypatch):
+    """The kernel stands in for DAO's own rules only: a subclass, or a rule method replaced at run
+    time (a planted variant), is refused by the compiled engine with the reason, and ``auto``
+    plays it in Python."""
+    from analyser.compiled import choose
+    from analyser.registry import get_game
+    from analyser.titles.dao.rules import Dao
+
+    game = get_game("dao")
+    assert choose(game, game.Params(), 4, ["greedy"], "auto") == ("compiled", None)
+
+    class Variant(type(game)):
+        pass
+
+    sub = Variant()
+    sub.id = "dao"
+    engine, why = choose(sub, game.Params(), 4, ["greedy"], "auto")
+    assert engine == "python" and why == "the title is not the built-in DAO"
+
+    monkeypatch.setattr(Dao, "scores", lambda self, s: [0] * len(s.piles))
+    engine, why = choose(game, game.Params(), 4, ["greedy"], "auto")
+    assert engine == "python" and why == "DAO's scores is not the built-in one"

@@ -639,7 +639,7 @@ def _record(folder: Path, kind: str) -> dict:
 #: checked before any of it is used: the folder may come from anyone.
 _SPEC = {"game": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,), "seed": (int,),
          "jobs": (int, type(None)), "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float),
-         "backend": (str,), "scheduler": (type(None),), "first_game": (int,)}
+         "backend": (str,), "scheduler": (type(None),), "first_game": (int,), "engine": (str,)}
 _ARGUMENTS = {
     "sweep": {"game_id": (str,), "strategies": (list,), "rules": (list,), "players": (int, type(None)),
               "games": (int,), "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)),
@@ -670,7 +670,7 @@ def _checked(where: str, values, schema: dict) -> dict:
             return dict in types and all(isinstance(k, str) and (isinstance(x, str) or isinstance(x, dict))
                                          for k, x in v.items())
         return isinstance(v, types)
-    if not isinstance(values, dict) or set(values) - set(schema) or not set(schema) - {"first_game", "backend"} <= set(values):
+    if not isinstance(values, dict) or set(values) - set(schema) or not set(schema) - {"first_game", "backend", "engine"} <= set(values):
         raise InputError(f"{where}: its experiment arguments are not the ones analyser writes; it cannot be used")
     for key, v in values.items():
         if not ok(v, schema[key]):

@@ -4,10 +4,10 @@
 
 How both engines play the very same games: the kernel (:mod:`analyser.titles.dao.kernel`)
 carries Python's Mersenne Twister, so it seeds the deal's stream from the game seed as
-``random.Random(game_seed)`` does (the seed's 32-bit words, ``init_by_array``) and shuffles as
+``random.Random(game_seed)`` does (the game seed's 32-bit words, ``init_by_array``) and shuffles as
 :func:`~analyser.titles.dao.rules.shuffled` does (one ``random()`` per card, a stable sort); a
 ``random`` seat's stream ``random.Random(f"{game_seed}/seat/{k}")`` is seeded from the key this
-module builds (:func:`string_keys`: the text and its SHA-512 digest); the lineup of each game is
+module builds (:func:`string_keys`: the text and its SHA-512 hash); the lineup of each game is
 :func:`analyser.runner.lineup`'s.
 
 The kernel then plays each game as :meth:`Dao.apply` does and fills the per-seat results
@@ -40,14 +40,14 @@ SLICE_BYTES = 16_000_000
 
 
 #: 32-bit words of the longest seat-stream seed key: ``f"{game_seed}/seat/{k}"`` (at most 27
-#: bytes) and its SHA-512 digest (64 bytes).
+#: bytes) and its SHA-512 hash (64 bytes).
 KEY_WORDS = 24
 
 
 def string_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """The keys ``random.Random(text)`` seeds its Mersenne Twister with, for each text not longer
     than 32 bytes: ``([text, KEY_WORDS] words, [text] key lengths)``.  Seed version 2 reads the
-    text's UTF-8 bytes followed by their SHA-512 digest as one big-endian whole number, and passes
+    text's UTF-8 bytes followed by their SHA-512 hash as one big-endian whole number, and passes
     on its 32-bit words, least significant first: the bytes reversed, read four at a time.  (A
     text that starts with a byte other than 0 - a seat stream's starts with a digit - has a
     nonzero top byte, so its key has ``ceil(bytes / 4)`` words.)"""
@@ -61,6 +61,9 @@ def string_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return words, np.array(lengths, dtype=np.int64)
 
 
+#: The rule methods the kernel stands in for: a subclass or a replaced method is played in Python.
+_RULE_METHODS = ("initial_state", "legal_actions", "apply", "is_terminal", "scores", "metrics")
+
 class DaoEngine:
     """DAO's compiled engine (the interface of :mod:`analyser.compiled`)."""
 
@@ -69,8 +72,14 @@ class DaoEngine:
     def unsupported(self, game, params, players: int, strategies: list[str]) -> str | None:
         """None when the kernel covers the run, else the reason (one line)."""
         from analyser.titles.dao.rules import Dao
-        if not isinstance(game, Dao) or game.id != "dao" or getattr(game, "source", None):
+        from analyser.titles.dao import Dao as Title
+        if type(game) not in (Dao, Title) or game.id != "dao" or getattr(game, "source", None):
             return "the title is not the built-in DAO"
+        changed = [m for m in _RULE_METHODS
+                   if getattr(getattr(type(game), m, None), "__qualname__", None) != f"Dao.{m}"
+                   or getattr(type(game), m).__module__ != Dao.__module__]
+        if changed:  # a rule replaced at run time (a test's planted variant): only Python plays it
+            return f"DAO's {', '.join(changed)} is not the built-in one"
         extra = sorted({f.name for f in dataclasses.fields(params)} - RULE_OPTIONS)
         if extra:
             return f"the compiled kernel does not implement the rule option(s) {', '.join(extra)}"
