@@ -141,6 +141,9 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
     catalog = game.component_catalog(params)
     results = pd.read_parquet(out / "results")
     counts = pd.read_parquet(out / "component_counts")
+    ids = counts["component"].astype(str)
+    merged = game.component_collapse(sorted(set(ids)))
+    counts = counts.assign(component=ids.map(lambda x: merged.get(x, x)))
     games = int(results["game_index"].max()) + 1
     a = _shares(results, games, players)
     rate = a.mean(axis=0)

@@ -47,12 +47,12 @@ def synthetic(games=240, seats=3, seed=3):
     return res, pd.DataFrame(comp, columns=["game_index", "seat", "component", "count"])
 
 
-def sums_of(res, comp, chunk=50):
+def sums_of(res, comp, chunk=50, collapse=None):
     total = {}
     for lo in range(0, int(res["game_index"].max()) + 1, chunk):
         r = res[(res.game_index >= lo) & (res.game_index < lo + chunk)]
         c = comp[(comp.game_index >= lo) & (comp.game_index < lo + chunk)]
-        total = streamed.combine_sums(total, cm.chunk_sums(r, c))
+        total = streamed.combine_sums(total, cm.chunk_sums(r, c, collapse))
     return total
 
 
@@ -313,10 +313,10 @@ def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
     assert summary.variants and all(p.components is not None for p in summary.parts)
     table = pd.read_csv(tmp_path / "components.csv")
     assert list(table.columns[:2]) == ["variant", "component"]
-    assert table["variant"].nunique() == 2 and len(table) == 2 * 25
+    assert table["variant"].nunique() == 2 and len(table) == 2 * 5  # one row per value (the colours merged)
     # each variant's estimate is its own run's
     alone = cm.estimate(sums_of(runs[1].results.assign(strategy=runs[1].results["strategy"].astype(str)),
-                                runs[1].extras["component_counts"]))
+                                runs[1].extras["component_counts"], collapse=get_game("dao").component_collapse))
     second = table[table["variant"] == summary.parts[1].label].set_index("component")
     for r in alone.itertuples():
         assert second.loc[r.component, "holders"] == r.holders
@@ -337,7 +337,7 @@ def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypa
                     batch_size=batch), progress=False, out=out)
         build_report_from_run(out)
         texts.append((out / "components.csv").read_text())
-    assert texts[0] == texts[1] and texts[0].count("\n") == 26
+    assert texts[0] == texts[1] and texts[0].count("\n") == 6
 
 
 def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_confirmed():
@@ -449,21 +449,32 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
     assert (out / "interventions" / "components-Y01.csv").read_text() == text
 
 
-def test_symmetric_dao_control_lists_no_card(runner, tmp_path):
-    """The symmetric control of issue 28 (every DAO colour alike): compared with the same value
-    in the other colours, no card passes the correction, so nothing is listed or confirmed."""
+def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tmp_path):
+    """The symmetric control of issue 28 (every DAO colour alike): the same value in another
+    colour is the same card by the rules, so the table has one row per value, its note says
+    which merge was made and why, and no finding names a colour.  A value is read against the
+    other values (more cards lose more whatever they are); none is clear unconfirmed."""
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "colour", "-s", "threshold", "-s", "random",
-                            "--games", "600", "--seed", "7", "--jobs", "1", "--out", str(out), "-q",
-                            "--confirm-components"])
+                            "--games", "600", "--seed", "7", "--jobs", "1", "--out", str(out), "-q"])
     assert r.exit_code == 0, r.output
     table = pd.read_csv(out / "components.csv")
-    assert table["vs_peers"].notna().sum() >= 20 and not table["clear"].any()
-    assert json.loads((out / "config.json").read_text())["component_confirmations"] == {
-        json.loads((out / "config.json").read_text())["run_id"]: {}}
+    assert sorted(table["component"]) == ["value 0", "value 1", "value 2", "value 3", "value 4"]
+    assert (table["peer_group"] == "the cards of the other values").all() and table["vs_peers"].notna().all()
+    # every colour's cards were recorded apart (the data keeps them); the estimate merges them
+    counts = pd.read_parquet(out / "component_counts")
+    assert counts["component"].astype(str).nunique() == 25
+    holders = counts[counts["component"].astype(str).str.endswith(" 0") & (counts["count"] > 0)]
+    assert table.set_index("component").loc["value 0", "holders"] == len(holders.groupby(["game_index", "seat"]))
+    # a 0 is worth least and a 4 most by the rules: read against the other values, so they show
+    v = table.set_index("component")["vs_peers"]
+    assert v["value 0"] < 0 < v["value 4"]
+    html = (out / "index.html").read_text()
+    assert "Collapsed: the same value in every colour is one row (fire 3, water 3, ... -&gt; value 3)" in html
     from analyser.report import summarise_run
-    (f,) = summarise_run(out).parts[0].component_findings
-    assert f["strength"] == "none found" and "No component goes with winning" in f["sentence"]
+    items = summarise_run(out).parts[0].component_findings
+    assert items and len(items) <= 3
+    assert all(str(f["component"]).startswith("value ") and f["strength"] == "possible" for f in items)
 
 
 def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatch):
@@ -471,6 +482,7 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     more at the end; play is unchanged).  Compared with the same value in the other colours, the
     first components are the five metal cards, above their peers."""
     from analyser.report import build_report
+    from analyser.titles.dao import Dao as Title
     from analyser.titles.dao.rules import Dao
 
     plain = Dao.scores
@@ -482,6 +494,8 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
         return out
 
     monkeypatch.setattr(Dao, "scores", scores)
+    # a rule that makes a colour differ keeps the colours apart (else they are one card per value)
+    monkeypatch.setattr(Title, "colours_differ", "metal cards score 2 more (the planted rule)")
     r = run(RunSpec(game="dao", strategies=["greedy", "threshold"], players=4, games=300, seed=2, jobs=1),
             progress=False)
     build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
@@ -492,7 +506,8 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     assert metal.iloc[:5].all() and (listed.loc[metal, "vs_peers"] > 0).all()
     # a card of another colour is listed only below its peers (whose mean the metal card raises)
     assert (listed.loc[~metal, "vs_peers"] < 0).all()
-    assert table.iloc[0]["component"].startswith("metal ")
+    assert table.iloc[0]["component"].startswith("metal ") and len(table) == 25
+    assert "Collapsed: each colour kept apart: metal cards score 2 more" in (tmp_path / "index.html").read_text()
 
 
 def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_that_component(tmp_path):
