@@ -629,6 +629,8 @@ def method_note(est) -> str:
     """One paragraph naming the estimator, the interval, the correction and what "clear" means."""
     n_est = int(est["p"].notna().sum()) if est is not None and len(est) else 0
     n_clear = int(est["clear"].sum()) if est is not None and len(est) else 0
+    if est is not None and est.attrs.get("measure"):
+        return str(est.attrs["measure"])
     collapsed = (est.attrs.get("collapsed") or "") if est is not None else ""
     peers = (f"Collapsed: {collapsed}. " if collapsed else "") + ("Against peers: the effect minus the mean effect of the other components of its peer group (the "
              "title's grouping: same kind, cost or value), the two estimates' errors combined as if independent; "

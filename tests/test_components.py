@@ -547,3 +547,44 @@ def test_on_the_unmodified_titles_no_component_finding_is_clear_without_an_inter
     items = summary.parts[0].component_findings
     assert items and len(items) <= cm.FINDINGS_MAX
     assert all(f["strength"] in ("possible", "none found") for f in items)
+
+
+def test_tsuro_seas_tile_that_sends_its_ship_back_to_the_edge_is_named(tmp_path):
+    """Issue 28's fixture: a Tsuro of the Seas tile file where one tile (01 23 45 67: every port
+    joined to its neighbour on the same side, a U-turn back the way the ship came) has 12
+    copies.  Measured per placement (did the placing ship stay afloat through it?), that tile is
+    the component finding, below its peers; per game every tile would read positive."""
+    from analyser.report import build_report
+    src = (Path(__file__).parent.parent / "analyser/titles/tsuro_seas/data/tsuro_tiles.csv").read_text()
+    lines = [("12,01 23 45 67" if x.startswith("1,01 23 45 67") else x) for x in src.splitlines()]
+    path = tmp_path / "tiles.csv"
+    path.write_text("\n".join(lines) + "\n")
+    r = run(RunSpec(game="tsuro-seas", strategies=["random"], players=3, games=200, seed=11, jobs=1,
+                    rules={"tiles": str(path)}), progress=False)
+    placed = r.results["placements"].dropna().str.split().explode()
+    assert set(placed.str.partition(":")[2]) == {"0", "1"}
+    _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path / "rep")
+    items = summary.parts[0].component_findings
+    assert items[0]["component"] == "01 23 45 67" and items[0]["strength"] == "possible"
+    assert "a placement of it keeps its own ship afloat" in items[0]["sentence"] and "less often" in items[0]["sentence"]
+    table = pd.read_csv(tmp_path / "rep" / "components.csv").set_index("component")
+    u = table.loc["01 23 45 67"]
+    from analyser.titles.tsuro_seas.rules import TILE_NAMES
+    uses = (placed.str.partition(":")[0] == str(TILE_NAMES.index("01 23 45 67"))).sum()
+    assert u["clear"] and u["effect_high"] < 0 and u["holders"] == uses
+    assert table["clear"].sum() == 1
+    assert "Measured per placement" in (tmp_path / "rep" / "index.html").read_text()
+
+
+def test_rate_estimate_interval_and_test_come_from_the_libraries():
+    """Per-use rates: Newcombe's interval and Fisher's exact p of each component against the rest."""
+    from scipy.stats import fisher_exact
+    from statsmodels.stats.proportion import confint_proportions_2indep
+    from analyser.componentfindings import rate_estimate
+    out = rate_estimate({"a": (100, 60), "b": (300, 270), "c": (10, 10)}, unit="placements").set_index("component")
+    low, high = confint_proportions_2indep(60, 100, 280, 310, method="newcomb", compare="diff")
+    assert out.loc["a", "effect"] == pytest.approx((0.6 - 280 / 310) * 100)
+    assert (out.loc["a", "effect_low"], out.loc["a", "effect_high"]) == pytest.approx((low * 100, high * 100))
+    assert out.loc["a", "p"] == pytest.approx(fisher_exact([[60, 40], [280, 30]]).pvalue)
+    assert out.loc["c", "reason"] == "fewer than 30 placements" and np.isnan(out.loc["c", "p"])
+    assert out.index[0] in ("a", "b") and bool(out.loc["a", "clear"])

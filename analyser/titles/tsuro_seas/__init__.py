@@ -26,6 +26,37 @@ class TsuroSeas(_Rules):
             info["peers"] = "wake tiles"
         return out
 
+    def component_acts(self, title_sums, catalog):
+        """Tiles measured per placement, where they act: a ship afloat longer places more tiles of
+        every kind, so per game every tile goes with winning.  Per placement: the share of a
+        tile's placements its own ship stayed afloat through (not sent off the edge, into a
+        ship, a daikaiju or a loop by that tile) against the same share over every other tile's
+        placements (:func:`analyser.componentfindings.rate_estimate`; the figure sums'
+        ``placements``).  None without placement data (results written before it was kept)."""
+        from analyser.componentfindings import rate_estimate
+        from analyser.titles.tsuro_seas.rules import TILE_NAMES
+
+        table = (title_sums or {}).get("placements")
+        if table is None or not len(table):
+            return None
+        counts = {}
+        for tile, row in table.iterrows():
+            name = TILE_NAMES[int(tile)]
+            n, k = counts.get(name, (0, 0))
+            counts[name] = (n + int(row["placed"]), k + int(row["kept"]))
+        note = ("Measured per placement, where a tile acts: kept afloat is the share of the tile's placements "
+                "its own ship stayed afloat through (its path did not run off the edge, into a ship, a daikaiju "
+                "or a loop); effect: that share minus the share over every other tile's placements (pp), "
+                "Newcombe's 95% interval and Fisher's exact test, placements treated as independent (an "
+                "approximation: one game's placements share a board). q: Benjamini-Hochberg over the tiles "
+                "with an estimate. Per placement, not per game: a ship afloat longer places more tiles of every "
+                "kind, so per game every tile goes with winning. components.csv: holders = placements of the "
+                "tile, win_with / win_without = kept-afloat share of its placements / of the others'.")
+        wording = {"use": "a placement of it", "verb": "keeps its own ship afloat",
+                   "others": "a placement of another tile", "good": "ship kept afloat", "unit": "placements",
+                   "rest": "the other tiles' placements", "verb_none": "keeps ships afloat more or less often"}
+        return rate_estimate(counts, catalog, unit="placements", note=note, wording=wording)
+
     def component_replacement(self, params, cid: str):
         """Tile ``cid``'s copies given to the typical tile (the one with the most copies among the
         others; the first in file order on a tie), so the set keeps its size: ``(option, new file
