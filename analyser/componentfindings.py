@@ -107,8 +107,8 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     def evidence(r):
         q = f"q {'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}"
         if acts:
-            return {"figure": f"{r.effect:+.1f} pp; {acts['good']} in {r.win_with * 100:.1f}% of its {int(r.holders):,} "
-                              f"{acts['unit']}, {r.win_without * 100:.1f}% for {acts['rest']}; {q}",
+            return {"figure": acts["figure"].format(effect=r.effect, with_=r.win_with * 100, without=r.win_without * 100,
+                                                    uses=int(r.holders), q=q),
                     "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
         if peered(r):
             return {"figure": f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers ({r.effect:+.1f} pp against "
@@ -122,7 +122,7 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     def association(r):
         more = "more" if r.effect > 0 else "less"
         if acts:
-            return f"{name(r)}: {acts['use']} {acts['verb']} {abs(r.effect):.1f} pp {more} often than {acts['others']}"
+            return acts["sentence"].format(name=name(r), size=abs(r.effect), more=more)
         text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy in "
                 f"the same seat without it")
         if peered(r):
@@ -194,9 +194,7 @@ def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placement
     fewer, gets no estimate and the reason.  Returns a frame with
     :data:`analyser.components.COLUMNS` (``holders`` = uses, ``seat_games`` = all uses,
     ``win_with``/``win_without`` = the good rate of its uses / of the others', fractions), with
-    ``attrs`` ``measure`` (``note``, the table's note) and ``wording`` (phrases for the findings:
-    ``verb`` e.g. "keeps its ship afloat", ``use`` e.g. "a placement of it", ``others`` e.g. "a
-    placement of another tile", ``good`` e.g. "kept afloat")."""
+    ``attrs`` ``measure`` (``note``, the table's note) and ``wording`` (see :func:`measured_where_it_acts`)."""
     import numpy as np
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
@@ -241,6 +239,16 @@ def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placement
     size = -out["effect"].abs().fillna(0).to_numpy()
     order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, out["p"].fillna(1).to_numpy()), group))
     out = out.iloc[order].reset_index(drop=True)
-    out.attrs["measure"] = note
-    out.attrs["wording"] = dict(wording or {})
-    return out
+    return measured_where_it_acts(out, note, wording or {})
+
+
+def measured_where_it_acts(est, note: str, wording: dict):
+    """Mark an estimate frame as measured where its components act (per placement, per round),
+    not per seat-game: ``note`` replaces the table's method note, and ``wording`` gives the
+    findings' phrases: ``sentence`` (a format string with ``{name}``, ``{size}`` - the effect's
+    size in pp - and ``{more}`` - "more" or "less"), ``figure`` (with ``{effect}``, ``{with_}``,
+    ``{without}`` - the with / without means in % - ``{uses}`` and ``{q}``) and ``verb_none``
+    (what no component does, for the none-found sentence).  Returns ``est``."""
+    est.attrs["measure"] = note
+    est.attrs["wording"] = dict(wording)
+    return est

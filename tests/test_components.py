@@ -259,7 +259,7 @@ def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
     assert list(table.columns) == list(cm.COLUMNS)
     assert {"1 Wizard", "2 Wizards", "1 Jester"} <= set(table["component"])
     html = (out / "index.html").read_text()
-    assert "Win rate by Wizards in hand (a special case of the component table" in html
+    assert "tricks by Wizards in that round&#39;s hand (a special case of the component table" in html
     assert "Component impact" in html
     assert "<b>Read with care:</b> Hands are dealt, not chosen" in html  # the title's component_note
     # without a components table (a run from before it was recorded) the section is left out, and said so
@@ -588,3 +588,27 @@ def test_rate_estimate_interval_and_test_come_from_the_libraries():
     assert out.loc["a", "p"] == pytest.approx(fisher_exact([[60, 40], [280, 30]]).pvalue)
     assert out.loc["c", "reason"] == "fewer than 30 placements" and np.isnan(out.loc["c", "p"])
     assert out.index[0] in ("a", "b") and bool(out.loc["a", "clear"])
+
+
+def test_wizard_hands_measured_per_round_read_wizards_and_trumps_positive(tmp_path):
+    """Issue 28: Wizard's hands measured per round, against that round's share of tricks within
+    the same strategy, round and seat: Wizards and many trumps read positive, Jesters and no
+    trump negative (per game, trumps read negative and Jesters positive)."""
+    from analyser.report import build_report
+    r = run(RunSpec(game="wizard", strategies=["expected", "bot"], players=3, games=60, seed=11, jobs=1),
+            progress=False)
+    rounds = r.extras["rounds"]
+    assert rounds["trumps"].notna().any() and rounds.loc[rounds["trump"] == "none", "trumps"].isna().all()
+    _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"], "rounds": rounds},
+                                 {}, tmp_path)
+    table = pd.read_csv(tmp_path / "components.csv").set_index("component")
+    assert table.loc["1 Wizard", "effect_low"] > 0 and table.loc["2 Wizards", "effect_low"] > 0
+    assert table.loc["4 trumps", "effect"] > 0 and table.loc["0 trumps", "effect_high"] < 0
+    assert table.loc["1 Jester", "effect_high"] < 0
+    # one row per round and seat: the rounds with a Wizard, out of all rounds x seats
+    assert table.loc["1 Wizard", "holders"] == (rounds["wizards"] == 1).sum()
+    assert table.loc["1 Wizard", "seat_games"] == len(rounds)
+    items = summary.parts[0].component_findings
+    assert items and all(f["strength"] == "possible" for f in items)
+    assert "of that round's tricks than a hand of the same round, seat and strategy" in items[0]["sentence"]
+    assert "Measured per round" in (tmp_path / "index.html").read_text()

@@ -17,6 +17,9 @@ class TsuroSeas(_Rules):
     bench_cases = (("4p random", ("random",), 4, 1000, 4000),
                    ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
     mcts_bench_games = 8  # bench --mcts: a short game against random
+    component_note = ("A ship that stays afloat longer places more tiles, so per game most tiles go with winning "
+                      "whatever they are; the table measures each tile per placement instead: how often the "
+                      "placing ship stays afloat through it, against the other tiles' placements.")
 
     def component_catalog(self, params):
         """The rules' catalog with one peer group for every tile: a ship afloat longer places
@@ -52,9 +55,11 @@ class TsuroSeas(_Rules):
                 "with an estimate. Per placement, not per game: a ship afloat longer places more tiles of every "
                 "kind, so per game every tile goes with winning. components.csv: holders = placements of the "
                 "tile, win_with / win_without = kept-afloat share of its placements / of the others'.")
-        wording = {"use": "a placement of it", "verb": "keeps its own ship afloat",
-                   "others": "a placement of another tile", "good": "ship kept afloat", "unit": "placements",
-                   "rest": "the other tiles' placements", "verb_none": "keeps ships afloat more or less often"}
+        wording = {"sentence": "{name}: a placement of it keeps its own ship afloat {size:.1f} pp {more} often than "
+                               "a placement of another tile",
+                   "figure": "{effect:+.1f} pp; ship kept afloat in {with_:.1f}% of its {uses:,} placements, "
+                             "{without:.1f}% for the other tiles' placements; {q}",
+                   "verb_none": "keeps ships afloat more or less often"}
         return rate_estimate(counts, catalog, unit="placements", note=note, wording=wording)
 
     def component_replacement(self, params, cid: str):
