@@ -107,9 +107,11 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     def evidence(r):
         q = f"q {'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}"
         if acts:
-            return {"figure": acts["figure"].format(effect=r.effect, with_=r.win_with * 100, without=r.win_without * 100,
-                                                    uses=int(r.holders), q=q),
-                    "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
+            lead = f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers, " if peered(r) else ""
+            return {"figure": lead + acts["figure"].format(effect=r.effect, with_=r.win_with * 100,
+                                                           without=r.win_without * 100, uses=int(r.holders), q=q),
+                    "interval": (f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp" if peered(r)
+                                 else f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp")}
         if peered(r):
             return {"figure": f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers ({r.effect:+.1f} pp against "
                               f"none, {r.effect_low:+.1f} to {r.effect_high:+.1f}); win rate {r.win_with * 100:.1f}% "
@@ -122,9 +124,10 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     def association(r):
         more = "more" if r.effect > 0 else "less"
         if acts:
-            return acts["sentence"].format(name=name(r), size=abs(r.effect), more=more)
-        text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy in "
-                f"the same seat without it")
+            text = acts["sentence"].format(name=name(r), size=abs(r.effect), more=more)
+        else:
+            text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy "
+                    f"in the same seat without it")
         if peered(r):
             unit = (catalog.get(str(r.component)) or {}).get("cost_unit", "")
             cost = (f", {r.per_cost:+.1f} pp per {unit or 'unit of cost'}"

@@ -612,3 +612,39 @@ def test_wizard_hands_measured_per_round_read_wizards_and_trumps_positive(tmp_pa
     assert items and all(f["strength"] == "possible" for f in items)
     assert "of that round's tricks than a hand of the same round, seat and strategy" in items[0]["sentence"]
     assert "Measured per round" in (tmp_path / "index.html").read_text()
+
+
+def test_dragon_lairds_purchases_are_adjusted_for_the_buyers_standing(tmp_path):
+    """Issue 28: adjust for what a seat already had when it took a component.  Dragon Lairds
+    records every card taken with the round and the seat's rank by royals at that moment (the
+    ``buys`` metric); the table compares a card with the other cards taken from the same
+    standing (one intercept per strategy, seat, round and rank) and its note says so.  The
+    effect is the statsmodels OLS with those fixed effects on the purchases written out."""
+    import statsmodels.formula.api as smf
+    from analyser.report import build_report
+    r = run(RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=150, seed=11, jobs=1),
+            progress=False)
+    res = r.results
+    rows = [(b.rsplit(":", 2), s, seat, w) for bs, s, seat, w in zip(res["buys"], res["strategy"].astype(str),
+                                                                     res["seat"], res["win"]) for b in bs.split()]
+    buys = pd.DataFrame([{"card": c, "round": int(rd), "rank": int(k), "strategy": s, "seat": seat, "win": w}
+                         for (c, rd, k), s, seat, w in rows])
+    assert buys["rank"].between(1, 3).all() and (buys.loc[buys["round"] == 0, "rank"] == 1).all()
+    # every card the components table records is a purchase, in the same numbers
+    counts = r.extras["component_counts"]
+    assert len(buys) == counts["count"].sum()
+    _, summary, _ = build_report(res, {"component_counts": counts}, {}, tmp_path)
+    table = pd.read_csv(tmp_path / "components.csv").set_index("component")
+    assert table["seat_games"].iloc[0] == len(buys)
+    est = table[table["effect"].notna()]
+    cid = est.index[0]
+    buys["x"] = (buys["card"] == cid).astype(float)
+    buys["cell"] = (buys["strategy"] + "/" + buys["seat"].astype(str) + "/" + buys["round"].astype(str) + "/"
+                    + buys["rank"].astype(str))
+    fit = smf.ols("win ~ x + C(cell)", data=buys).fit()
+    assert table.loc[cid, "effect"] == pytest.approx(fit.params["x"] * 100, rel=1e-6)
+    assert table.loc[cid, "holders"] == (buys["card"] == cid).sum()
+    html = (tmp_path / "index.html").read_text()
+    assert "adjusted for what the buyer already had" in html and "the adjustment made: round and rank" in html
+    items = summary.parts[0].component_findings
+    assert items and all(f["strength"] in ("possible", "none found") for f in items)
