@@ -460,7 +460,7 @@ def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tm
     assert r.exit_code == 0, r.output
     table = pd.read_csv(out / "components.csv")
     assert sorted(table["component"]) == ["value 0", "value 1", "value 2", "value 3", "value 4"]
-    assert (table["peer_group"] == "the cards of the other values").all() and table["vs_peers"].notna().all()
+    assert (table["peer_group"] == "card values").all() and table["vs_peers"].notna().all()
     # every colour's cards were recorded apart (the data keeps them); the estimate merges them
     counts = pd.read_parquet(out / "component_counts")
     assert counts["component"].astype(str).nunique() == 25
@@ -475,6 +475,7 @@ def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tm
     items = summarise_run(out).parts[0].component_findings
     assert items and len(items) <= 3
     assert all(str(f["component"]).startswith("value ") and f["strength"] == "possible" for f in items)
+    assert "against its peers (the mean of the 4 other card values)" in items[0]["sentence"]
 
 
 def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatch):

@@ -51,7 +51,7 @@ class Dao(_Rules):
                 if f"value {value}" not in merged:
                     copies = info["what"].rsplit(", ", 1)[-1]
                     merged[f"value {value}"] = {**info, "what": f"card of value {value} in any colour, {copies}",
-                                                "peers": "the cards of the other values", "collapsed": why}
+                                                "peers": "card values", "collapsed": why}
             return merged
         for cid, info in out.items():
             value = cid.rsplit(" ", 1)[-1]
