@@ -649,3 +649,19 @@ def test_dragon_lairds_purchases_are_adjusted_for_the_buyers_standing(tmp_path):
     assert "adjusted for what the buyer already had" in html and "the adjustment made: round and rank" in html
     items = summary.parts[0].component_findings
     assert items and all(f["strength"] in ("possible", "none found") for f in items)
+
+
+@pytest.mark.parametrize("title,lineup,players", [("tsuro-seas", ("random",), 3), ("wizard", ("expected", "bot"), 3),
+                                                  ("dragon-lairds", ("income", "random"), 3)])
+def test_measures_where_components_act_do_not_depend_on_the_batch_size(tmp_path, title, lineup, players):
+    """Per placement, per round and per purchase, the sums are additive over chunks of whole
+    games: the same components.csv for any batch size."""
+    from analyser.report import build_report_from_run
+    texts = []
+    for k, batch in enumerate((7, 40)):
+        out = tmp_path / f"r{k}"
+        run(RunSpec(game=title, strategies=list(lineup), players=players, games=40, seed=6, jobs=1,
+                    batch_size=batch), progress=False, out=out)
+        build_report_from_run(out)
+        texts.append((out / "components.csv").read_text())
+    assert texts[0] == texts[1] and texts[0].count("\n") > 5
