@@ -5,7 +5,7 @@ often; it cannot say the component is why.  The intervention plays the run's gam
 same root seed, so game ``i`` has the same game seed and seating - on the title with that one
 component replaced by its peer group's typical member (``Game.component_replacement``: the new
 data file is written into the run folder) or, where the title gives a rule override instead
-(the catalog's ``fix``, e.g. one copy fewer of a card), with that override.
+(the catalog's ``fix``, e.g. a rule option with one copy fewer of a card), with that override.
 
 Two paired figures, each a mean over the run's games with a normal 95% interval whose standard
 error is clustered by game (the games are the independent units; both sides play the same one):
@@ -141,6 +141,9 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
     catalog = game.component_catalog(params)
     results = pd.read_parquet(out / "results")
     counts = pd.read_parquet(out / "component_counts")
+    ids = counts["component"].astype(str)
+    merged = game.component_collapse(sorted(set(ids)))
+    counts = counts.assign(component=ids.map(lambda x: merged.get(x, x)))
     games = int(results["game_index"].max()) + 1
     a = _shares(results, games, players)
     rate = a.mean(axis=0)

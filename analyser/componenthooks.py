@@ -47,6 +47,22 @@ class ComponentHooks:
         only)."""
         return {}
 
+    def component_collapse(self, ids: Sequence[str]) -> dict[str, str]:
+        """Components identical by the rules, merged before they are estimated: ``{recorded id:
+        the id of the one row they share}`` for those of ``ids`` (the recorded ids of a chunk)
+        that merge; the copies of merged ids add up per game and seat.  The catalog describes
+        the merged ids, and its entries say which merge was made and why (``"collapsed"``).  The
+        default: none merged."""
+        return {}
+
+    def component_acts(self, title_sums: dict, catalog: dict):
+        """The components measured where they act, when holding one over a game biases the
+        holder (e.g. a ship afloat longer places more tiles of every kind): a frame of
+        :func:`analyser.componentfindings.rate_estimate` built from the title's figure sums
+        (``figure_sums``), which the report then ranks, lists and confirms instead of the
+        per-seat-game estimate; None (the default) keeps the per-seat-game estimate."""
+        return None
+
     def component_tables(self, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
         """Special cases of the component table the report shows on their own: ``[(caption,
         [component ids in row order])]``, chosen among ``ids`` (the components of a run).  The

@@ -130,7 +130,7 @@ def _frame(key, columns: dict, dims, labels, names):
     return pd.DataFrame(data, index=index)
 
 
-def chunk_sums(results, components) -> dict[str, Any]:
+def chunk_sums(results, components, collapse=None) -> dict[str, Any]:
     """The additive sums of one chunk of whole games of one run: ``results`` its results rows
     (``game_index``, ``seat``, ``strategy``, ``win``), ``components`` its rows of the component_counts
     table (``game_index``, ``seat``, ``component``, ``count``; None or empty: no seat held
@@ -146,7 +146,9 @@ def chunk_sums(results, components) -> dict[str, Any]:
                     game, ``{h,c}_{a}{b}`` = sum of monomial a of i (xy, x, xx) times b of j (y, 1)
     ``comp_aa``     the same over two holders of one game: ``{h,c}_{a}_{b}``
 
-    Component rows whose (game, seat) has no results row are ignored."""
+    ``collapse`` (``Game.component_collapse``: ids -> a dict) merges components identical by the
+    rules: a recorded id it maps is counted under its new id, copies added up.  Component rows
+    whose (game, seat) has no results row are ignored."""
     import numpy as np
     import pandas as pd
 
@@ -183,6 +185,9 @@ def chunk_sums(results, components) -> dict[str, Any]:
     else:
         kcode, uniq = pd.factorize(comp.astype(str), sort=True)
         labels = [str(c) for c in uniq]
+    if collapse is not None:
+        merged = collapse(labels)
+        labels = [merged.get(x, x) for x in labels]
     # several categories may print the same: one code per text
     text = sorted(set(labels))  # in id order, whatever order the parts listed them in
     where = {t: i for i, t in enumerate(text)}
@@ -550,7 +555,10 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     size = -key.abs().fillna(0).to_numpy()
     p = tested.fillna(1).to_numpy()
     order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, p), group))
-    return out.iloc[order][list(COLUMNS)].reset_index(drop=True)
+    out = out.iloc[order][list(COLUMNS)].reset_index(drop=True)
+    notes = list(dict.fromkeys(str(v["collapsed"]) for v in catalog.values() if (v or {}).get("collapsed")))
+    out.attrs["collapsed"] = "; ".join(notes)
+    return out
 
 
 def _against_peers(out, catalog: dict) -> None:
@@ -621,7 +629,10 @@ def method_note(est) -> str:
     """One paragraph naming the estimator, the interval, the correction and what "clear" means."""
     n_est = int(est["p"].notna().sum()) if est is not None and len(est) else 0
     n_clear = int(est["clear"].sum()) if est is not None and len(est) else 0
-    peers = ("Against peers: the effect minus the mean effect of the other components of its peer group (the "
+    if est is not None and est.attrs.get("measure"):
+        return str(est.attrs["measure"])
+    collapsed = (est.attrs.get("collapsed") or "") if est is not None else ""
+    peers = (f"Collapsed: {collapsed}. " if collapsed else "") + ("Against peers: the effect minus the mean effect of the other components of its peer group (the "
              "title's grouping: same kind, cost or value), the two estimates' errors combined as if independent; "
              "where a peer group exists, q and the ranking use it. " if est is not None and len(est)
              and est["vs_peers"].notna().any() else "")

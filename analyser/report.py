@@ -186,7 +186,7 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
             acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
             if game.records_components:
                 acc["components"] = streamed.combine_sums(
-                    acc["components"], components.chunk_sums(sub, sub_ext.get(str(COMPONENTS))))
+                    acc["components"], components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse))
             if game.streams_figures:
                 acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
             else:  # a title of the older kind: its figures need the whole table

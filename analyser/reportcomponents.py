@@ -30,6 +30,9 @@ def component_part(game, r, part, config: dict | None = None) -> None:
     except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
         params, catalog = report._params_of(game, r.first), {}
     est = components.estimate(r.components, catalog)
+    acts = game.component_acts(r.title or {}, catalog)
+    if acts is not None and len(acts) and acts["p"].notna().any():
+        est = acts  # measured where it acts (the title's own measure), not per seat-game
     defaults = {o["name"]: o["default"] for o in game.Params.options()}
     rules = {k: analysis.display_value(v) for k, v in values.items() if v != defaults.get(k)}
     part.components = est

@@ -47,12 +47,12 @@ def synthetic(games=240, seats=3, seed=3):
     return res, pd.DataFrame(comp, columns=["game_index", "seat", "component", "count"])
 
 
-def sums_of(res, comp, chunk=50):
+def sums_of(res, comp, chunk=50, collapse=None):
     total = {}
     for lo in range(0, int(res["game_index"].max()) + 1, chunk):
         r = res[(res.game_index >= lo) & (res.game_index < lo + chunk)]
         c = comp[(comp.game_index >= lo) & (comp.game_index < lo + chunk)]
-        total = streamed.combine_sums(total, cm.chunk_sums(r, c))
+        total = streamed.combine_sums(total, cm.chunk_sums(r, c, collapse))
     return total
 
 
@@ -259,7 +259,7 @@ def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
     assert list(table.columns) == list(cm.COLUMNS)
     assert {"1 Wizard", "2 Wizards", "1 Jester"} <= set(table["component"])
     html = (out / "index.html").read_text()
-    assert "Win rate by Wizards in hand (a special case of the component table" in html
+    assert "tricks by Wizards in that round&#39;s hand (a special case of the component table" in html
     assert "Component impact" in html
     assert "<b>Read with care:</b> Hands are dealt, not chosen" in html  # the title's component_note
     # without a components table (a run from before it was recorded) the section is left out, and said so
@@ -313,10 +313,10 @@ def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
     assert summary.variants and all(p.components is not None for p in summary.parts)
     table = pd.read_csv(tmp_path / "components.csv")
     assert list(table.columns[:2]) == ["variant", "component"]
-    assert table["variant"].nunique() == 2 and len(table) == 2 * 25
+    assert table["variant"].nunique() == 2 and len(table) == 2 * 5  # one row per value (the colours merged)
     # each variant's estimate is its own run's
     alone = cm.estimate(sums_of(runs[1].results.assign(strategy=runs[1].results["strategy"].astype(str)),
-                                runs[1].extras["component_counts"]))
+                                runs[1].extras["component_counts"], collapse=get_game("dao").component_collapse))
     second = table[table["variant"] == summary.parts[1].label].set_index("component")
     for r in alone.itertuples():
         assert second.loc[r.component, "holders"] == r.holders
@@ -337,7 +337,7 @@ def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypa
                     batch_size=batch), progress=False, out=out)
         build_report_from_run(out)
         texts.append((out / "components.csv").read_text())
-    assert texts[0] == texts[1] and texts[0].count("\n") == 26
+    assert texts[0] == texts[1] and texts[0].count("\n") == 6
 
 
 def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_confirmed():
@@ -449,21 +449,33 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
     assert (out / "interventions" / "components-Y01.csv").read_text() == text
 
 
-def test_symmetric_dao_control_lists_no_card(runner, tmp_path):
-    """The symmetric control of issue 28 (every DAO colour alike): compared with the same value
-    in the other colours, no card passes the correction, so nothing is listed or confirmed."""
+def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tmp_path):
+    """The symmetric control of issue 28 (every DAO colour alike): the same value in another
+    colour is the same card by the rules, so the table has one row per value, its note says
+    which merge was made and why, and no finding names a colour.  A value is read against the
+    other values (more cards lose more whatever they are); none is clear unconfirmed."""
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "colour", "-s", "threshold", "-s", "random",
-                            "--games", "600", "--seed", "7", "--jobs", "1", "--out", str(out), "-q",
-                            "--confirm-components"])
+                            "--games", "600", "--seed", "7", "--jobs", "1", "--out", str(out), "-q"])
     assert r.exit_code == 0, r.output
     table = pd.read_csv(out / "components.csv")
-    assert table["vs_peers"].notna().sum() >= 20 and not table["clear"].any()
-    assert json.loads((out / "config.json").read_text())["component_confirmations"] == {
-        json.loads((out / "config.json").read_text())["run_id"]: {}}
+    assert sorted(table["component"]) == ["value 0", "value 1", "value 2", "value 3", "value 4"]
+    assert (table["peer_group"] == "card values").all() and table["vs_peers"].notna().all()
+    # every colour's cards were recorded apart (the data keeps them); the estimate merges them
+    counts = pd.read_parquet(out / "component_counts")
+    assert counts["component"].astype(str).nunique() == 25
+    holders = counts[counts["component"].astype(str).str.endswith(" 0") & (counts["count"] > 0)]
+    assert table.set_index("component").loc["value 0", "holders"] == len(holders.groupby(["game_index", "seat"]))
+    # a 0 is worth least and a 4 most by the rules: read against the other values, so they show
+    v = table.set_index("component")["vs_peers"]
+    assert v["value 0"] < 0 < v["value 4"]
+    html = (out / "index.html").read_text()
+    assert "Collapsed: the same value in every colour is one row (fire 3, water 3, ... -&gt; value 3)" in html
     from analyser.report import summarise_run
-    (f,) = summarise_run(out).parts[0].component_findings
-    assert f["strength"] == "none found" and "No component goes with winning" in f["sentence"]
+    items = summarise_run(out).parts[0].component_findings
+    assert items and len(items) <= 3
+    assert all(str(f["component"]).startswith("value ") and f["strength"] == "possible" for f in items)
+    assert "against its peers (the mean of the 4 other card values)" in items[0]["sentence"]
 
 
 def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatch):
@@ -471,6 +483,7 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     more at the end; play is unchanged).  Compared with the same value in the other colours, the
     first components are the five metal cards, above their peers."""
     from analyser.report import build_report
+    from analyser.titles.dao import Dao as Title
     from analyser.titles.dao.rules import Dao
 
     plain = Dao.scores
@@ -482,6 +495,8 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
         return out
 
     monkeypatch.setattr(Dao, "scores", scores)
+    # a rule that makes a colour differ keeps the colours apart (else they are one card per value)
+    monkeypatch.setattr(Title, "colours_differ", "metal cards score 2 more (the planted rule)")
     r = run(RunSpec(game="dao", strategies=["greedy", "threshold"], players=4, games=300, seed=2, jobs=1),
             progress=False)
     build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
@@ -492,7 +507,8 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     assert metal.iloc[:5].all() and (listed.loc[metal, "vs_peers"] > 0).all()
     # a card of another colour is listed only below its peers (whose mean the metal card raises)
     assert (listed.loc[~metal, "vs_peers"] < 0).all()
-    assert table.iloc[0]["component"].startswith("metal ")
+    assert table.iloc[0]["component"].startswith("metal ") and len(table) == 25
+    assert "Collapsed: each colour kept apart: metal cards score 2 more" in (tmp_path / "index.html").read_text()
 
 
 def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_that_component(tmp_path):
@@ -532,3 +548,120 @@ def test_on_the_unmodified_titles_no_component_finding_is_clear_without_an_inter
     items = summary.parts[0].component_findings
     assert items and len(items) <= cm.FINDINGS_MAX
     assert all(f["strength"] in ("possible", "none found") for f in items)
+
+
+def test_tsuro_seas_tile_that_sends_its_ship_back_to_the_edge_is_named(tmp_path):
+    """Issue 28's fixture: a Tsuro of the Seas tile file where one tile (01 23 45 67: every port
+    joined to its neighbour on the same side, a U-turn back the way the ship came) has 12
+    copies.  Measured per placement (did the placing ship stay afloat through it?), that tile is
+    the component finding, below its peers; per game every tile would read positive."""
+    from analyser.report import build_report
+    src = (Path(__file__).parent.parent / "analyser/titles/tsuro_seas/data/tsuro_tiles.csv").read_text()
+    lines = [("12,01 23 45 67" if x.startswith("1,01 23 45 67") else x) for x in src.splitlines()]
+    path = tmp_path / "tiles.csv"
+    path.write_text("\n".join(lines) + "\n")
+    r = run(RunSpec(game="tsuro-seas", strategies=["random"], players=3, games=200, seed=11, jobs=1,
+                    rules={"tiles": str(path)}), progress=False)
+    placed = r.results["placements"].dropna().str.split().explode()
+    assert set(placed.str.partition(":")[2]) == {"0", "1"}
+    _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path / "rep")
+    items = summary.parts[0].component_findings
+    assert items[0]["component"] == "01 23 45 67" and items[0]["strength"] == "possible"
+    assert "a placement of it keeps its own ship afloat" in items[0]["sentence"] and "less often" in items[0]["sentence"]
+    table = pd.read_csv(tmp_path / "rep" / "components.csv").set_index("component")
+    u = table.loc["01 23 45 67"]
+    from analyser.titles.tsuro_seas.rules import TILE_NAMES
+    uses = (placed.str.partition(":")[0] == str(TILE_NAMES.index("01 23 45 67"))).sum()
+    assert u["clear"] and u["effect_high"] < 0 and u["holders"] == uses
+    assert table["clear"].sum() == 1
+    assert "Measured per placement" in (tmp_path / "rep" / "index.html").read_text()
+
+
+def test_rate_estimate_interval_and_test_come_from_the_libraries():
+    """Per-use rates: Newcombe's interval and Fisher's exact p of each component against the rest."""
+    from scipy.stats import fisher_exact
+    from statsmodels.stats.proportion import confint_proportions_2indep
+    from analyser.componentfindings import rate_estimate
+    out = rate_estimate({"a": (100, 60), "b": (300, 270), "c": (10, 10)}, unit="placements").set_index("component")
+    low, high = confint_proportions_2indep(60, 100, 280, 310, method="newcomb", compare="diff")
+    assert out.loc["a", "effect"] == pytest.approx((0.6 - 280 / 310) * 100)
+    assert (out.loc["a", "effect_low"], out.loc["a", "effect_high"]) == pytest.approx((low * 100, high * 100))
+    assert out.loc["a", "p"] == pytest.approx(fisher_exact([[60, 40], [280, 30]]).pvalue)
+    assert out.loc["c", "reason"] == "fewer than 30 placements" and np.isnan(out.loc["c", "p"])
+    assert out.index[0] in ("a", "b") and bool(out.loc["a", "clear"])
+
+
+def test_wizard_hands_measured_per_round_read_wizards_and_trumps_positive(tmp_path):
+    """Issue 28: Wizard's hands measured per round, against that round's share of tricks within
+    the same strategy, round and seat: Wizards and many trumps read positive, Jesters and no
+    trump negative (per game, trumps read negative and Jesters positive)."""
+    from analyser.report import build_report
+    r = run(RunSpec(game="wizard", strategies=["expected", "bot"], players=3, games=60, seed=11, jobs=1),
+            progress=False)
+    rounds = r.extras["rounds"]
+    assert rounds["trumps"].notna().any() and rounds.loc[rounds["trump"] == "none", "trumps"].isna().all()
+    _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"], "rounds": rounds},
+                                 {}, tmp_path)
+    table = pd.read_csv(tmp_path / "components.csv").set_index("component")
+    assert table.loc["1 Wizard", "effect_low"] > 0 and table.loc["2 Wizards", "effect_low"] > 0
+    assert table.loc["4 trumps", "effect"] > 0 and table.loc["0 trumps", "effect_high"] < 0
+    assert table.loc["1 Jester", "effect_high"] < 0
+    # one row per round and seat: the rounds with a Wizard, out of all rounds x seats
+    assert table.loc["1 Wizard", "holders"] == (rounds["wizards"] == 1).sum()
+    assert table.loc["1 Wizard", "seat_games"] == len(rounds)
+    items = summary.parts[0].component_findings
+    assert items and all(f["strength"] == "possible" for f in items)
+    assert "of that round's tricks than a hand of the same round, seat and strategy" in items[0]["sentence"]
+    assert "Measured per round" in (tmp_path / "index.html").read_text()
+
+
+def test_dragon_lairds_purchases_are_adjusted_for_the_buyers_standing(tmp_path):
+    """Issue 28: adjust for what a seat already had when it took a component.  Dragon Lairds
+    records every card taken with the round and the seat's rank by royals at that moment (the
+    ``buys`` metric); the table compares a card with the other cards taken from the same
+    standing (one intercept per strategy, seat, round and rank) and its note says so.  The
+    effect is the statsmodels OLS with those fixed effects on the purchases written out."""
+    import statsmodels.formula.api as smf
+    from analyser.report import build_report
+    r = run(RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=150, seed=11, jobs=1),
+            progress=False)
+    res = r.results
+    rows = [(b.rsplit(":", 2), s, seat, w) for bs, s, seat, w in zip(res["buys"], res["strategy"].astype(str),
+                                                                     res["seat"], res["win"]) for b in bs.split()]
+    buys = pd.DataFrame([{"card": c, "round": int(rd), "rank": int(k), "strategy": s, "seat": seat, "win": w}
+                         for (c, rd, k), s, seat, w in rows])
+    assert buys["rank"].between(1, 3).all() and (buys.loc[buys["round"] == 0, "rank"] == 1).all()
+    # every card the components table records is a purchase, in the same numbers
+    counts = r.extras["component_counts"]
+    assert len(buys) == counts["count"].sum()
+    _, summary, _ = build_report(res, {"component_counts": counts}, {}, tmp_path)
+    table = pd.read_csv(tmp_path / "components.csv").set_index("component")
+    assert table["seat_games"].iloc[0] == len(buys)
+    est = table[table["effect"].notna()]
+    cid = est.index[0]
+    buys["x"] = (buys["card"] == cid).astype(float)
+    buys["cell"] = (buys["strategy"] + "/" + buys["seat"].astype(str) + "/" + buys["round"].astype(str) + "/"
+                    + buys["rank"].astype(str))
+    fit = smf.ols("win ~ x + C(cell)", data=buys).fit()
+    assert table.loc[cid, "effect"] == pytest.approx(fit.params["x"] * 100, rel=1e-6)
+    assert table.loc[cid, "holders"] == (buys["card"] == cid).sum()
+    html = (tmp_path / "index.html").read_text()
+    assert "adjusted for what the buyer already had" in html and "the adjustment made: round and rank" in html
+    items = summary.parts[0].component_findings
+    assert items and all(f["strength"] in ("possible", "none found") for f in items)
+
+
+@pytest.mark.parametrize("title,lineup,players", [("tsuro-seas", ("random",), 3), ("wizard", ("expected", "bot"), 3),
+                                                  ("dragon-lairds", ("income", "random"), 3)])
+def test_measures_where_components_act_do_not_depend_on_the_batch_size(tmp_path, title, lineup, players):
+    """Per placement, per round and per purchase, the sums are additive over chunks of whole
+    games: the same components.csv for any batch size."""
+    from analyser.report import build_report_from_run
+    texts = []
+    for k, batch in enumerate((7, 40)):
+        out = tmp_path / f"r{k}"
+        run(RunSpec(game=title, strategies=list(lineup), players=players, games=40, seed=6, jobs=1,
+                    batch_size=batch), progress=False, out=out)
+        build_report_from_run(out)
+        texts.append((out / "components.csv").read_text())
+    assert texts[0] == texts[1] and texts[0].count("\n") > 5

@@ -605,7 +605,15 @@ def test_components_are_the_cards_taken_by_colour_and_value_busts_included():
     s = state([(E, 3), (F, 1), (W, 4), (M, 2)], [(F, 0), (M, 0), (E, 0), (W, 0), (A, 4)])
     GAME.apply(s, REVEAL)  # the bust hands seat 0 all five cards
     assert sorted(str(c) for c in GAME.components(s)[0]) == ["earth 3", "fire 1", "metal 2", "water 4", "wood 4"]
-    catalog = GAME.component_catalog(DaoParams())
+    from analyser.titles.dao.rules import Dao as Rules
+    catalog = Rules.component_catalog(GAME, DaoParams())  # the rules' catalog: every colour and value
     assert list(catalog)[:5] == ["metal 0", "metal 1", "metal 2", "metal 3", "metal 4"] and len(catalog) == 25
     assert catalog["fire 3"]["what"] == "fire card of value 3, 3 per colour"
     assert catalog["fire 3"]["fix"] == "values=0x1,1x4,2x3,3x2,4x1"
+    # the title merges the colours (alike by the rules): one entry per value, the same fix
+    merged = GAME.component_catalog(DaoParams())
+    assert list(merged) == ["value 0", "value 1", "value 2", "value 3", "value 4"]
+    assert merged["value 3"]["what"] == "card of value 3 in any colour, 3 per colour"
+    assert merged["value 3"]["fix"] == "values=0x1,1x4,2x3,3x2,4x1"
+    assert GAME.component_collapse(["fire 3", "water 3", "metal 0"]) == {
+        "fire 3": "value 3", "water 3": "value 3", "metal 0": "value 0"}

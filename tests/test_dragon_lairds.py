@@ -1041,7 +1041,7 @@ def test_the_points_by_source_bars_fit_inside_the_frame(small_run, tmp_path, mon
 
 def test_figure_sums_are_small(small_run):
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
-    assert set(sums) == {"dl_strategy", "dl_ends", "dl_rounds", "dl_income"}
+    assert {k for k in sums if not k.startswith("buy_comp_")} == {"dl_strategy", "dl_ends", "dl_rounds", "dl_income"}
     assert sums["dl_strategy"].shape[0] == 2  # one row per strategy
     assert sums["dl_strategy"]["players"].sum() == 120  # every seat of every game counted once
     assert sums["dl_ends"].shape[0] <= 3
@@ -1049,6 +1049,10 @@ def test_figure_sums_are_small(small_run):
     assert sums["dl_rounds"].shape[0] <= rounds  # value counts of rounds played
     assert sums["dl_income"].shape[0] <= 2 * rounds  # strategy x round
     assert sums["dl_income"]["seats"].sum() == len(small_run.extras["income"])
+    # the purchases measured against the same standing: one row per card taken (the buys metric)
+    buys = small_run.results["buys"].dropna().str.split().str.len().sum()
+    assert sums["buy_comp_cells"]["n"].sum() == buys == sum(len(x) for x in small_run.results["buys"].dropna().str.split())
+    assert sums["buy_comp_x"]["h_x"].sum() == buys
 
 
 # -- components (component impact) --------------------------------------------------------------

@@ -356,7 +356,10 @@ def test_simulate_opens_with_findings_and_replays_a_lost_game(runner, tmp_path):
     import dataclasses
     from analyser.report import Part
     analysed = "components" in {x.name for x in dataclasses.fields(Part)}  # the component analysis is built in
-    assert sorted(topics) == sorted(t for t, _ in F.RUN_CHECKS if analysed or t != "component outliers")
+    # every check once, but the component outliers: up to 3 components get a finding each
+    assert 1 <= topics.count("component outliers") <= 3
+    once = [t for t in topics if t != "component outliers"] + ["component outliers"]
+    assert sorted(once) == sorted(t for t, _ in F.RUN_CHECKS if analysed or t != "component outliers")
     assert "Findings (clear, then possible" in r.output and "Checked, none found:" in r.output
     never = next(f for f in data["findings"] if f["topic"] == "never wins")
     assert never["strategy"] == "random" and never["strength"] == "clear"

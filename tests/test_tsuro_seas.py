@@ -886,7 +886,15 @@ def test_components_are_the_tiles_each_seat_placed_by_tile_id():
     assert GAME.components(s) == [[TILE_NAMES[tid(SAFE)]], [], []] and TILE_NAMES[tid(SAFE)] == SAFE
     assert GAME.clone_state(s).tally is None  # a copy is not recorded
     dealt = GAME.initial_state(TsuroParams(), 4, random.Random(1))
-    assert dealt.tally == [[], [], [], []]
+    assert dealt.tally == [[], [], [], []] and dealt.placed == [[], [], [], []]
+    # per placement (the placements metric): the tile and whether its own ship stayed afloat
+    s = build(n=3, ships={0: (3, 3, 0), 1: (6, 6, 4), 2: (0, 0, 0)}, tiles={(2, 3): SAFE, (4, 3): SAFE},
+              hands=[[tid(SAFE)], [1, 2, 3], [4, 5, 6]], pile=[7, 8, 9])
+    s.placed = [[], [], []]
+    GAME.apply(s, place(SAFE), random.Random(0))
+    assert s.placed == [[(tid(SAFE), s.alive[0])], [], []]
+    assert GAME.metrics(s)[0]["placements"] == f"{tid(SAFE)}:{int(s.alive[0])}"
+    assert math.isnan(GAME.metrics(s)[1]["placements"])
     catalog = GAME.component_catalog(TsuroParams())
     assert len(catalog) == 35 and catalog["01 25 37 46"]["line"] == 9
     assert catalog["01 25 37 46"]["what"] == "wake tile, 4 of 56" and catalog["01 25 37 46"]["option"] == "tiles"

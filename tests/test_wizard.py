@@ -7,6 +7,7 @@ winner and a pending trump from the cards already in the trick).
 """
 
 import json
+import math
 import pickle
 import random
 
@@ -530,6 +531,9 @@ def test_metrics_and_round_records():
     assert m[3]["under_bid"] == 0.5 and m[3]["points_per_round"] == 5.0
     rows = GAME.extra_records(s)["rounds"]
     assert len(rows) == 8
+    # trumps dealt per round and seat (the per-round component measure): none in a log without them
+    trumps = [row.pop("trumps") for row in rows]
+    assert all(math.isnan(t) for t in trumps[:4]) and trumps[4:] == [0, 0, 0, 0]  # round 2: green hands, blue trump
     assert rows[0] == {"round": 1, "seat": 0, "bid": 1, "tricks": 1, "points": 30, "exact": 1, "wizards": 1,
                        "jesters": 0, "trump": "red", "trump_card": "wizard", "bid_position": 0}
     assert rows[6] == {"round": 2, "seat": 2, "bid": 2, "tricks": 0, "points": -20, "exact": 0, "wizards": 1,
@@ -870,13 +874,18 @@ def test_figure_sums_stay_small_and_keep_the_strategy_as_an_index_level(wizard_r
     s, rounds, top = 4, 15, int(max(r["bid"].max(), r["tricks"].max()))
     bounds = {"wizard_round": s * rounds, "wizard_heat": s * (top + 1) ** 2, "wizard_wizards": s * 5,
               "wizard_jesters": s * 5, "wizard_order": s}
-    assert set(sums) == set(bounds)
+    assert set(k for k in sums if not k.startswith("round_comp_")) == set(bounds)
     for name, frame in sums.items():
+        if name.startswith("round_comp_"):  # the hands measured per round: components x strategy, round, seat
+            continue
         assert 0 < len(frame) <= bounds[name], name
         assert frame.index.names[0] == "strategy" and "strategy" not in frame.columns
     assert len(sums["wizard_round"]) == s * rounds
     # the heat map's counts add up to every round of every seat
     assert sums["wizard_heat"]["rounds"].sum() == len(r) == 200 * 15 * 4
+    cells = sums["round_comp_cells"]
+    assert len(cells) <= s * rounds * 4 and cells["n"].sum() == len(r)
+    assert len(sums["round_comp_x"]) <= (4 + 4 + 16) * s * rounds * 4  # Wizards, Jesters, trumps 0-15
     assert GAME.figure_sums(results, {}) == {} and GAME.figure_tables_from({}) == []
 
 

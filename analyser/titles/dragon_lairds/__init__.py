@@ -23,6 +23,41 @@ class DragonLairds(_Rules):
         peer or one whose effect is already the typical one."""
         return _replacement(params, cid)
 
+    component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
+                      "winning whatever they do. The table compares each purchase with the other cards taken from "
+                      "the same standing (round and rank by royals), and a card with its peers of the same cost.")
+
+    def component_acts(self, title_sums, catalog):
+        """The cards measured per purchase, adjusted for what the buyer already had: the buyer's
+        win share on "this purchase was card X", within the same strategy, seat, round and rank
+        by royals at that moment (:func:`figures.buy_component_sums`,
+        :func:`analyser.components.estimate`, which also compares a card with its peers of the
+        same type and cost, per unit of cost).  Each purchase is its own cluster (a seat's
+        purchases share its outcome, so the intervals are somewhat too narrow: a finding stays
+        possible until its intervention confirms it).  None without the purchase sums."""
+        from analyser import components
+        from analyser.componentfindings import measured_where_it_acts
+
+        sums = {k[len("buy_"):]: v for k, v in (title_sums or {}).items() if k.startswith("buy_comp_")}
+        if "comp_cells" not in sums:
+            return None
+        est = components.estimate(sums, catalog)
+        note = ("Measured per purchase and adjusted for what the buyer already had: one row per card a seat took "
+                "(the setup card, bought or played cards, Havocs), y = the buyer's win share, x = the purchase was "
+                "this card; one intercept per strategy, seat, round and rank by royals at the moment of the "
+                "purchase, so a card is compared with the other cards taken from the same standing (the "
+                "adjustment made: round and rank; not geld in hand). Against peers: that effect minus the mean of "
+                "the other cards of its type and cost; per cost: pp per unit. Each purchase is its own cluster "
+                "(a seat's purchases share its outcome, so the intervals are somewhat too narrow); q: "
+                "Benjamini-Hochberg over the cards with an estimate. components.csv: holders = purchases of the "
+                "card, seat_games = all purchases, win_with / win_without = the buyers' win share.")
+        wording = {"sentence": "{name}: a seat that took it wins {size:.1f} pp {more} often than a seat that took "
+                               "another card from the same standing (round and rank by royals)",
+                   "figure": "{effect:+.1f} pp against none; buyers' win share {with_:.1f}% over its {uses:,} "
+                             "purchases, {without:.1f}% for the other purchases; {q}",
+                   "verb_none": "goes with winning from the same standing"}
+        return measured_where_it_acts(est, note, wording)
+
     def component_catalog(self, params):
         """The rules' catalog with each card's peer group (the cards of the same type and cost in
         the same currency) and its cost, for the effect per unit of cost."""

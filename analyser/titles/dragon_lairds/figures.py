@@ -71,7 +71,44 @@ def figure_sums(game, results, extras):
                                          "geld_sum": inc["geld"].to_numpy(dtype=float),
                                          "royals_sum": inc["royals"].to_numpy(dtype=float)}
                                         ).groupby(["strategy", "round"], sort=True).sum()
+    if "buys" in df.columns:
+        out.update(buy_component_sums(df))
     return out
+
+
+def buy_component_sums(results):
+    """The cards measured per purchase, adjusted for the buyer's standing: one row per card a
+    seat took (the ``buys`` metric: ``id:round:rank``), y = the buyer's win share, the card as its
+    component, and one intercept per strategy, seat, round and rank by royals at that moment, so
+    a card is compared with the other cards taken from the same standing
+    (:func:`analyser.components.chunk_sums`; each purchase its own cluster).  Keys
+    ``buy_comp_*``; ``{}`` without purchases."""
+    import numpy as np
+    import pandas as pd
+
+    from analyser import components
+
+    has = results["buys"].notna().to_numpy()
+    if not has.any():
+        return {}
+    sub = results[has]
+    items = sub["buys"].astype(str).str.split()
+    n = items.str.len().to_numpy()
+    flat = items.explode().to_numpy(dtype=object)
+    parts = pd.Series(flat).str.rsplit(":", n=2, expand=True)
+    strat = np.repeat(sub["strategy"].astype(str).to_numpy(), n)
+    seat = np.repeat(sub["seat"].to_numpy(dtype=np.int64), n)
+    win = np.repeat(sub["win"].to_numpy(dtype=float), n)
+    label = pd.Series(strat).str.cat([pd.Series(seat).astype(str), parts[1], parts[2]], sep=" / ").to_numpy()
+    run = (np.repeat(sub["run_id"].astype(str).to_numpy(), n) if "run_id" in sub.columns else np.zeros(len(flat)))
+    game = np.repeat(sub["game_index"].to_numpy(dtype=np.int64), n)
+    # one cluster per purchase, numbered by its game and place among the game's purchases (the same
+    # in any chunking: a chunk holds whole games)
+    order = pd.DataFrame({"run": run, "game": game}).groupby(["run", "game"], sort=False).cumcount().to_numpy()
+    gi = game * 4096 + order
+    res = pd.DataFrame({"game_index": gi, "seat": 0, "strategy": label, "win": win})
+    comp = pd.DataFrame({"game_index": gi, "seat": 0, "component": parts[0].to_numpy(), "count": 1})
+    return {"buy_" + k: v for k, v in components.chunk_sums(res, comp).items()}
 
 
 def _by_order(frame):

@@ -389,10 +389,13 @@ class DragonState:
     ``tally`` (not part of the state's value): per seat, the Havocs it bought or played (card
     positions, in order; they go to the discard pile, so ``play`` does not keep them), for
     :meth:`DragonLairds.components`; a list in a game dealt by ``initial_state``, None in a copy
-    or a state loaded from a dict.
+    or a state loaded from a dict.  ``bought`` (kept like ``tally``): per seat, ``(card, round,
+    rank)`` of every card it took (the setup card, bought or played cards, Havocs), ``rank`` its
+    place by royals at that moment (1 = most; ties share the better place), for the ``buys``
+    metric.
     """
 
-    __slots__ = STATE_FIELDS + ("deck_table", "views", "tally")
+    __slots__ = STATE_FIELDS + ("deck_table", "views", "tally", "bought")
 
     def __init__(self, **kw):
         for k in STATE_FIELDS:
@@ -400,6 +403,7 @@ class DragonState:
         self.deck_table = load_deck(self.params.components)
         self.views = [None] * self.n
         self.tally = None
+        self.bought = None
 
     def __eq__(self, other):
         return isinstance(other, DragonState) and all(getattr(self, k) == getattr(other, k) for k in STATE_FIELDS)
@@ -413,6 +417,7 @@ class DragonState:
         self.deck_table = load_deck(self.params.components)
         self.views = [None] * self.n
         self.tally = None
+        self.bought = None
 
     def __repr__(self):
         return f"DragonState(players={self.n}, round={self.round}, phase={self.phase!r})"
@@ -587,7 +592,7 @@ class DragonLairds(Game):
         Metric("hand_penalty", "whole", high=0), Metric("royals_cup", "whole"),
         Metric("royals_effects", "whole"), Metric("royals_spent", "whole")) + tuple(
             Metric(c, "count") for c in ("cup_wins", "cup_paid", "cup_cashed", "cup_rounds")) + (
-        Metric("cup_net_geld", "whole"), Metric("challenges", "count"))
+        Metric("cup_net_geld", "whole"), Metric("challenges", "count"), Metric("buys", "label", missing=True))
     extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
                                           Metric("royals", "whole")), feeds="the income tables and curves"),
                     COMPONENTS)
@@ -647,6 +652,7 @@ class DragonLairds(Game):
                         commoner_next=0, end=None, final=None, last_auction=None, stats=stats, income=[],
                         actions_taken=0, cup_open=True)
         s.tally = [[] for _ in range(n)]
+        s.bought = [[] for _ in range(n)]
         self._setup_next(s, rng)
         return s
 
@@ -787,6 +793,7 @@ class DragonLairds(Game):
                 for seat in range(n):
                     if s.pending[seat] is not None:
                         s.play[seat].append(s.pending[seat])
+                        self._took(s, seat, s.pending[seat])
                 s.phase = SALE
             else:
                 fs = s.spaces[SALE_SPACE]
@@ -1059,6 +1066,7 @@ class DragonLairds(Game):
     def _gain_card(self, s: DragonState, seat: int, c: int) -> bool:
         """A bought or played card: into play, or a Havoc's effect then the discard's bottom."""
         card = s.deck_table.cards[c]
+        self._took(s, seat, c)
         if card.type == HAVOC:
             s.discard.insert(0, c)
             if s.tally is not None:
@@ -1066,6 +1074,13 @@ class DragonLairds(Game):
             return self._effect(s, seat, card.ability, -1)
         s.play[seat].append(c)
         return False
+
+    @staticmethod
+    def _took(s: DragonState, seat: int, c: int) -> None:
+        """Record card ``c`` taken by ``seat`` with the round and the seat's rank by royals now."""
+        if s.bought is not None:
+            mine = s.royals[seat]
+            s.bought[seat].append((c, s.round, 1 + sum(1 for r in s.royals if r > mine)))
 
     def _effect(self, s: DragonState, seat: int, ab, target: int) -> bool:
         """Resolve an effect (deck file header); True when it ended the game."""
@@ -1143,7 +1158,9 @@ class DragonLairds(Game):
         (action-phase turns of the game), ``geld_end``, ``cards_in_play``, ``knights``, royals by
         source (``royals_tax`` ... ``royals_spent``, ``hand_penalty`` <= 0; with the starting
         royal they add up to the score) and cup figures (auctions won, geld paid, geld cashed,
-        rounds held, ``cup_net_geld`` = cashed - paid, challenges made)."""
+        rounds held, ``cup_net_geld`` = cashed - paid, challenges made) and ``buys``: every card the
+        seat took, in order, as ``id:round:rank`` separated by spaces (``rank`` its place by royals
+        at that moment, 1 = most; NaN when it took none or the state was loaded mid-game)."""
         cards = s.deck_table.cards
         out = []
         for seat in range(s.n):
@@ -1154,6 +1171,8 @@ class DragonLairds(Game):
             for k in STAT_KEYS[1:]:
                 m[k] = st[k]
             m["cup_net_geld"] = st["cup_cashed"] - st["cup_paid"]
+            m["buys"] = " ".join(f"{cards[c].id}:{r}:{k}" for c, r, k in
+                                 (s.bought[seat] if s.bought is not None else ())) or float("nan")
             out.append(m)
         return out
 

@@ -17,6 +17,9 @@ class TsuroSeas(_Rules):
     bench_cases = (("4p random", ("random",), 4, 1000, 4000),
                    ("4p survivor depth 1", ("survivor:depth=1",), 4, 400, 2000))
     mcts_bench_games = 8  # bench --mcts: a short game against random
+    component_note = ("A ship that stays afloat longer places more tiles, so per game most tiles go with winning "
+                      "whatever they are; the table measures each tile per placement instead: how often the "
+                      "placing ship stays afloat through it, against the other tiles' placements.")
 
     def component_catalog(self, params):
         """The rules' catalog with one peer group for every tile: a ship afloat longer places
@@ -25,6 +28,39 @@ class TsuroSeas(_Rules):
         for info in out.values():
             info["peers"] = "wake tiles"
         return out
+
+    def component_acts(self, title_sums, catalog):
+        """Tiles measured per placement, where they act: a ship afloat longer places more tiles of
+        every kind, so per game every tile goes with winning.  Per placement: the share of a
+        tile's placements its own ship stayed afloat through (not sent off the edge, into a
+        ship, a daikaiju or a loop by that tile) against the same share over every other tile's
+        placements (:func:`analyser.componentfindings.rate_estimate`; the figure sums'
+        ``placements``).  None without placement data (results written before it was kept)."""
+        from analyser.componentfindings import rate_estimate
+        from analyser.titles.tsuro_seas.rules import TILE_NAMES
+
+        table = (title_sums or {}).get("placements")
+        if table is None or not len(table):
+            return None
+        counts = {}
+        for tile, row in table.iterrows():
+            name = TILE_NAMES[int(tile)]
+            n, k = counts.get(name, (0, 0))
+            counts[name] = (n + int(row["placed"]), k + int(row["kept"]))
+        note = ("Measured per placement, where a tile acts: kept afloat is the share of the tile's placements "
+                "its own ship stayed afloat through (its path did not run off the edge, into a ship, a daikaiju "
+                "or a loop); effect: that share minus the share over every other tile's placements (pp), "
+                "Newcombe's 95% interval and Fisher's exact test, placements treated as independent (an "
+                "approximation: one game's placements share a board). q: Benjamini-Hochberg over the tiles "
+                "with an estimate. Per placement, not per game: a ship afloat longer places more tiles of every "
+                "kind, so per game every tile goes with winning. components.csv: holders = placements of the "
+                "tile, win_with / win_without = kept-afloat share of its placements / of the others'.")
+        wording = {"sentence": "{name}: a placement of it keeps its own ship afloat {size:.1f} pp {more} often than "
+                               "a placement of another tile",
+                   "figure": "{effect:+.1f} pp; ship kept afloat in {with_:.1f}% of its {uses:,} placements, "
+                             "{without:.1f}% for the other tiles' placements; {q}",
+                   "verb_none": "keeps ships afloat more or less often"}
+        return rate_estimate(counts, catalog, unit="placements", note=note, wording=wording)
 
     def component_replacement(self, params, cid: str):
         """Tile ``cid``'s copies given to the typical tile (the one with the most copies among the

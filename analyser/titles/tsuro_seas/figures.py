@@ -18,7 +18,9 @@ The report reads a run chunk by chunk (:mod:`analyser.streamed`), so the figures
   - ``"ends"``: index ``end`` (how the game ended); ``games``, ``shared``, ``turns_sum``,
     ``turns_n``;
   - ``"turns"``: index ``turns`` (game length); ``games``;
-  - ``"squares"``: index (``elim_row``, ``elim_col``); ``ships`` sunk on that square.
+  - ``"squares"``: index (``elim_row``, ``elim_col``); ``ships`` sunk on that square;
+  - ``"placements"``: index ``tile`` (its index in ``TILE_NAMES``); ``placed`` (placements of it),
+    ``kept`` (those its own ship stayed afloat through; the ``placements`` metric).
 
 * ``figure_tables_from(game, sums)`` returns ``[(caption, DataFrame)]`` and ``plots_from(game,
   sums, outdir, strategies)`` writes PNGs and returns ``[(file name, caption)]``.
@@ -79,8 +81,16 @@ def figure_sums(game, results, extras):
     on = ~(np.isnan(row) | np.isnan(col))
     squares = (pd.DataFrame({"elim_row": row[on].astype(int), "elim_col": col[on].astype(int)})
                .groupby(["elim_row", "elim_col"]).size().rename("ships").to_frame())
-    return {"seat": seat, "seat_elim_turn": sunk_turns, "causes": causes, "survivors": survivors,
-            "ends": ends, "turns": turns, "squares": squares}
+    out = {"seat": seat, "seat_elim_turn": sunk_turns, "causes": causes, "survivors": survivors,
+           "ends": ends, "turns": turns, "squares": squares}
+    if "placements" in df.columns:
+        codes = df["placements"].dropna().astype(str).str.split().explode().dropna()
+        pair = codes.str.partition(":")
+        tile = pair[0].astype(np.int64).to_numpy()
+        kept = pair[2].astype(np.int64).to_numpy()
+        out["placements"] = (pd.DataFrame({"tile": tile, "placed": np.ones(len(tile), dtype=np.int64), "kept": kept})
+                             .groupby("tile").sum())
+    return out
 
 
 def _cause_shares(causes):

@@ -571,9 +571,12 @@ class TsuroState:
     during an action starts ``prev_events`` anew.  ``tally`` (not part of the state's value
     either): per seat, the id of every wake tile it placed (:meth:`TsuroSeas.components`); a
     list in a game dealt by ``initial_state``, None in a copy or a state loaded from a dict.
+    ``placed`` (not part of the value either; kept like ``tally``): per seat, ``(tile, kept)`` of
+    every wake tile it placed (``kept``: its own ship stayed afloat through that placement), for
+    the per-placement measure (the ``placements`` metric); None like ``tally``.
     """
 
-    __slots__ = _SLOTS + ("cache", "fresh", "tally")
+    __slots__ = _SLOTS + ("cache", "fresh", "tally", "placed")
 
     def __init__(self, **kw):
         if "afloat" not in kw:
@@ -583,6 +586,7 @@ class TsuroState:
         self.cache = None
         self.fresh = True
         self.tally = None
+        self.placed = None
 
     def __eq__(self, other):
         return isinstance(other, TsuroState) and all(getattr(self, k) == getattr(other, k) for k in _SLOTS)
@@ -596,6 +600,7 @@ class TsuroState:
         self.cache = None
         self.fresh = True
         self.tally = None
+        self.placed = None
 
 
 class TsuroView:
@@ -700,7 +705,7 @@ class TsuroSeas(Game):
                       Metric("cause", "label"), Metric("survived", "count", high=1),
                       Metric("elim_row", "count", missing=True, high=SIZE - 1),
                       Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
-                      Metric("score_trace", "trace", missing=True))
+                      Metric("score_trace", "trace", missing=True), Metric("placements", "label", missing=True))
     trace_unit = "turns"
     #: The safety cap on turns the long-tail finding tests.
     length_cap_rule = "max_turns"
@@ -741,6 +746,7 @@ class TsuroSeas(Game):
                        elim_square=[-1] * n_players, tasks=[], face=0, reloc=[], pool=[], winners=[],
                        end_reason="", events=[], prev_events=[])
         s.tally = [[] for _ in range(n_players)]
+        s.placed = [[] for _ in range(n_players)]
         if params.daikaiju == "on":
             stack = list(range(10))
             rng.shuffle(stack)
@@ -1078,6 +1084,8 @@ class TsuroSeas(Game):
         s.board[sq] = code
         if s.tally is not None:
             s.tally[a].append(TILE_NAMES[action.tile])
+        if s.placed is not None:
+            s.placed[a].append((action.tile, all(r[0] != a or r[1] == STOP for r in res)))
         s.events.append(("place", a, action.tile, action.rotation, sq))
         order = {seat: i for i, seat in enumerate(self._turn_order(s))}
         victims = []
@@ -1219,7 +1227,10 @@ class TsuroSeas(Game):
         collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
         ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns), ``score_trace``
         (the score - own turns afloat - after each turn, :meth:`score_history`; see
-        :func:`analyser.core.encode_trace`)."""
+        :func:`analyser.core.encode_trace`), ``placements``: every wake tile the seat placed, in
+        order, as ``tile:kept`` separated by spaces - ``tile`` its index in :data:`TILE_NAMES`,
+        ``kept`` 1 when the ship stayed afloat through that placement, 0 when the placement sank
+        it (its path off the edge, into a ship, a daikaiju or a loop); NaN when it placed none (or in a state loaded mid-game)."""
         nan = math.nan
         trace = encode_trace(self.score_history(s), s.n)
         out = []
@@ -1230,7 +1241,9 @@ class TsuroSeas(Game):
                         "cause": s.elim_cause[i] if sunk else "survived", "survived": 0 if sunk else 1,
                         "elim_row": float(sq // SIZE) if sunk and sq >= 0 else nan,
                         "elim_col": float(sq % SIZE) if sunk and sq >= 0 else nan,
-                        "end": s.end_reason or "running", "score_trace": trace[i]})
+                        "end": s.end_reason or "running", "score_trace": trace[i],
+                        "placements": " ".join(f"{t}:{int(kept)}" for t, kept in
+                                               (s.placed[i] if s.placed is not None else ())) or nan})
         return out
 
     # -- for `analyser check` -----------------------------------------------------------------

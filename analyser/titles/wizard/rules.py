@@ -629,7 +629,7 @@ class Wizard(Game):
     extra_tables = (ExtraTable("rounds", (Metric("round", "count", low=1), Metric("bid", "count"),
                                           Metric("tricks", "count"), Metric("points", "whole"),
                                           Metric("exact", "count", high=1), Metric("wizards", "count"),
-                                          Metric("jesters", "count")),
+                                          Metric("jesters", "count"), Metric("trumps", "count", missing=True)),
                                feeds="the bidding tables and plots"), COMPONENTS)
     length_unit = "tricks"
     #: Component impact (docs/components.md): a hand is dealt, not chosen.
@@ -1251,7 +1251,8 @@ class Wizard(Game):
 
     def extra_records(self, s: WizardState) -> dict[str, list[dict]]:
         """``{"rounds": rows}``: one row per (finished round, seat): round, seat, bid, tricks, points,
-        exact (0/1), wizards and jesters dealt to the seat, trump (suit name or "none"),
+        exact (0/1), wizards, jesters and trumps (cards of the trump suit; NaN in a round with no
+        trump suit) dealt to the seat, trump (suit name or "none"),
         trump_card ("suit", "jester", "wizard" or "none": what was turned), bid_position (0 = bid
         first)."""
         rows = []
@@ -1263,10 +1264,12 @@ class Wizard(Game):
             r = rec["round"]
             starter = rec["starter"]
             bids, tricks, points, wiz, jes = rec["bids"], rec["tricks"], rec["points"], rec["wizards"], rec["jesters"]
+            trumps = rec.get("trumps")
             for seat in range(n):
                 b, t = bids[seat], tricks[seat]
                 rows.append({"round": r, "seat": seat, "bid": b, "tricks": t, "points": points[seat],
                              "exact": int(b == t), "wizards": wiz[seat], "jesters": jes[seat],
+                             "trumps": trumps[seat] if trumps is not None else float("nan"),
                              "trump": trump, "trump_card": kind, "bid_position": (seat - starter) % n})
         return {"rounds": rows}
 
