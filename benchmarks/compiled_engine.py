@@ -14,7 +14,7 @@ import argparse
 import dataclasses
 import time
 
-from analyser.runner import BatchJob, run_batch
+from analyser.engine.runner import BatchJob, run_batch
 
 LINEUPS = (("threshold",), ("greedy",), ("greedy", "threshold", "colour", "random"), ("random",))
 

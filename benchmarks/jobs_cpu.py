@@ -3,7 +3,7 @@ counts: a measure of the parallel path that a loaded machine does not distort.
 
     python benchmarks/jobs_cpu.py [GAME ...]
 
-For each title's first bench case (:func:`analyser.bench.cases`), a whole run
+For each title's first bench case (:func:`analyser.run.bench.cases`), a whole run
 (:func:`analyser.run.run`, no report) with ``--jobs 2`` and then ``--jobs 1`` on the same games,
 after a short warm-up that starts the loky workers (as ``analyser bench`` does).  It prints the
 CPU seconds of this process and of the two worker processes (from ``/proc/PID/stat``: the loky
@@ -20,8 +20,8 @@ import os
 import sys
 import time
 
-from analyser.bench import cases
-from analyser.registry import game_ids, get_game
+from analyser.run.bench import cases
+from analyser.engine.registry import game_ids, get_game
 from analyser.run import RunSpec, run
 
 

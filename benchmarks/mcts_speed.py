@@ -7,7 +7,7 @@ of the default Wizard ladder's time.
     python benchmarks/mcts_speed.py --ladder                # also estimate `analyser ladder wizard`
     python benchmarks/mcts_speed.py wizard --repeat 3       # one title, best of three
 
-**Decisions per second** are :func:`analyser.bench.mcts_speed` (the figure ``analyser bench --mcts``
+**Decisions per second** are :func:`analyser.run.bench.mcts_speed` (the figure ``analyser bench --mcts``
 prints): ``mcts:iterations=N`` in seat 0 against ``random`` over whole games at the title's usual
 player count, timing only the search's decisions, by CPU time (``time.process_time``) - the
 machine is shared, and a process's CPU time does not grow much when others compete for the cores
@@ -34,10 +34,10 @@ import json
 import os
 import time
 
-from analyser.bench import mcts_speed
-from analyser.registry import game_ids, get_game, make_strategy
-from analyser.runner import game_seed, play_game
-from analyser.search import has_determinize
+from analyser.run.bench import mcts_speed
+from analyser.engine.registry import game_ids, get_game, make_strategy
+from analyser.engine.runner import game_seed, play_game
+from analyser.engine.search import has_determinize
 
 LADDER_LEVELS = ((50, 25), (100, 50), (200, 100), (400, 200))
 LADDER_GAMES = 200

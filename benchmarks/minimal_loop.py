@@ -285,8 +285,8 @@ def agrees(out: Path, seed: int, k: int = 500) -> int:
 
 def title_cases() -> list[tuple[str, str, list[str], int, int]]:
     """Per title: its first bench case as (title, label, strategies, players, games to time)."""
-    from analyser.bench import cases
-    from analyser.registry import game_ids, get_game
+    from analyser.run.bench import cases
+    from analyser.engine.registry import game_ids, get_game
     # games per title: a few CPU seconds each (a DAO game takes ~0.1 ms, a Dragon Lairds game ~4 ms)
     sizes = {"dao": 20000, "wizard": 1000, "tsuro-seas": 2000, "kingdomino-duel": 1000, "dragon-lairds": 600}
     out = []

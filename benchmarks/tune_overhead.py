@@ -5,7 +5,7 @@
 Both commands run with ``--jobs 1`` in a fresh process each (imports included), so every CPU
 second is in that process and counted: user + system time from ``resource.getrusage``, not wall
 time, because a shared machine's load changes the wall time from run to run.  Inside each, the
-CPU time spent playing the games (in :func:`analyser.runner.run_batch`) is added up, so
+CPU time spent playing the games (in :func:`analyser.engine.runner.run_batch`) is added up, so
 
 * ``simulate``'s cost per game-second is ``total / games`` of one simulate (its set-up, writing
   the parts and, unless ``--no-report``, its report);
@@ -30,7 +30,7 @@ from pathlib import Path
 
 CHILD = r'''
 import json, resource, sys, time
-import analyser.runner as runner
+import analyser.engine.runner as runner
 from analyser.run import backends, execute
 played = [0.0]
 real = runner.run_batch

@@ -5,7 +5,7 @@ Listed by ``analyser list``; used as ``--strategy NAME[:key=value,...]``.
 
 from __future__ import annotations
 
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import REVEAL, TAKE
 
 GAME = "dao"

@@ -22,7 +22,7 @@ royals) unless geld has run below 3, then cash it.
 
 from __future__ import annotations
 
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dragon_lairds.rules import (BUY, TAKE, CASH, CHALLENGE, HAVOC, KEEP, PASS, SALE_SPACE,
                                                  Act, income_of)
 

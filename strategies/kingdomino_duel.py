@@ -23,7 +23,7 @@ domain (every cell touching one domain gains the same), so the draft does not sc
 
 from __future__ import annotations
 
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.kingdomino_duel.rules import (ALL_COATS, JOKER, NO_BONUS, PASS, S5, STRIDE, Castle, ChooseCoat,
                                                    Draft, Place, Turn, bits, domains_after, pair_gain)
 

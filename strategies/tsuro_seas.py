@@ -22,7 +22,7 @@ Shared measures:
 
 from __future__ import annotations
 
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.tsuro_seas.rules import (DIAMOND, KNBR, NO_EXCHANGE, ROTATIONS, SIZE, STOP, Exchange, Place,
                                        resolve)
 

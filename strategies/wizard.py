@@ -32,7 +32,7 @@ import math
 from functools import partial
 from operator import sub
 
-from analyser.core import InputError, Strategy
+from analyser.engine.core import InputError, Strategy
 from analyser.titles.wizard.rules import (CHOOSE_TRUMP, FULL_DECK, HAND_ORDER, JESTER, LED_FREE, LED_NONE, PLAY, PLAYS,
                                    TRUMP, WIZARD, Bid, WizardState)
 from analyser.titles.wizard import TITLE as WIZARD_GAME

@@ -3,7 +3,7 @@
 import pytest
 from click.testing import CliRunner
 
-from analyser.registry import game_ids
+from analyser.engine.registry import game_ids
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyser.core import Game, Params, Strategy, encode_trace, option
+from analyser.engine.core import Game, Params, Strategy, encode_trace, option
 
 MOVES = ("rock", "paper", "scissors")
 BEATS = {"paper": "rock", "rock": "scissors", "scissors": "paper"}

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analyser import analysis
+from analyser.stats import analysis
 
 
 def test_wilson_known_values():
@@ -179,7 +179,7 @@ def test_seat_balance_of_one_game_judges_nothing():
 def test_seat_balance_never_compares_a_seat_with_itself():
     """Every seat winning equally often (here: each seat wins two of four games) still names two
     different seats in the effect size."""
-    from analyser.analysis import seat_balance
+    from analyser.stats.analysis import seat_balance
     rows = []
     for g, winner in enumerate([0, 1, 0, 1]):
         for seat in (0, 1):

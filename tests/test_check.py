@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from analyser.check import check_title
+from analyser.kit.check import check_title
 from analyser.cli import cli
-from analyser.registry import game_ids
+from analyser.engine.registry import game_ids
 
 #: A toy title with hidden information, and broken variants of it (one fault each).  Two seats hold
 #: one hidden card each from a deck of 1-12; in turn they keep or swap with the deck's top card,
@@ -17,7 +17,7 @@ TOY = textwrap.dedent('''
     import random as global_random
     from dataclasses import dataclass
 
-    from analyser.core import Game, Params, Strategy, option
+    from analyser.engine.core import Game, Params, Strategy, option
 
 
     @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def test_unwritable_out_that_is_a_file(runner, tmp_path):
 def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner, tmp_path):
     bot = tmp_path / "flaky.py"
     bot.write_text('''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Flaky(Strategy):
@@ -251,7 +251,7 @@ def test_default_lineup_fills_the_titles_usual_seat_count(runner, tmp_path):
 
 
 def test_missing_values_show_as_a_dash():
-    from analyser.analysis import format_table
+    from analyser.stats.analysis import format_table
     t = format_table(pd.DataFrame({"x": [1.0, float("nan")], "hit_rate": [0.5, float("nan")]}))
     assert list(t["x"]) == ["1.00", "-"] and list(t["hit rate"]) == ["50.0%", "-"]
 
@@ -354,7 +354,7 @@ def test_compare_refuses_a_run_with_itself(runner, tmp_path):
 
 
 def test_a_title_table_may_mark_shares_to_show_as_percentages():
-    from analyser.analysis import format_table
+    from analyser.stats.analysis import format_table
     t = pd.DataFrame({"seat": [0, 1], "survived": [0.2275, 0.5], "turns": [3.14159, 2.0]})
     t.attrs["percent"] = ["survived"]
     out = format_table(t)

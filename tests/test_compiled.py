@@ -1,4 +1,4 @@
-"""The compiled engine (analyser.compiled, analyser/titles/dao/compiled.py): DAO's numba kernel plays
+"""The compiled engine (analyser.engine.compiled, analyser/titles/dao/compiled.py): DAO's numba kernel plays
 the very games the Python path plays - every column of every row, the score traces and the
 components table - for every rule option and player count; the engine is chosen, recorded and
 refused as documented; without numba the Python path runs and says why once."""
@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyser import compiled, traces
+from analyser.engine import compiled, traces
 from analyser.cli import cli
-from analyser.core import InputError
-from analyser.registry import get_game
+from analyser.engine.core import InputError
+from analyser.engine.registry import get_game
 from analyser.run import RunSpec, run
-from analyser.runner import BatchJob, run_batch
+from analyser.engine.runner import BatchJob, run_batch
 
 pytest.importorskip("numba")
 
@@ -207,8 +207,8 @@ def test_a_replaced_rule_method_or_a_subclass_is_played_in_python(monkeypatch):
     """The kernel stands in for DAO's own rules only: a subclass, or a rule method replaced at run
     time (a planted variant), is refused by the compiled engine with the reason, and ``auto``
     plays it in Python."""
-    from analyser.compiled import choose
-    from analyser.registry import get_game
+    from analyser.engine.compiled import choose
+    from analyser.engine.registry import get_game
     from analyser.titles.dao.rules import Dao
 
     game = get_game("dao")

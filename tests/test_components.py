@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import components as cm
-from analyser import streamed
+from analyser.stats import components as cm
+from analyser.stats import streamed
 from analyser.cli import cli
-from analyser.registry import get_game, strategy_factory
+from analyser.engine.registry import get_game, strategy_factory
 from analyser.run import RunSpec, run
-from analyser.runner import BatchJob, component_columns, component_rows, play_game, run_batch, unpack
+from analyser.engine.runner import BatchJob, component_columns, component_rows, play_game, run_batch, unpack
 
 TITLES = Path(__file__).resolve().parent.parent / "analyser" / "titles"
 
@@ -165,7 +165,7 @@ def test_the_game_loop_records_what_components_returns_for_each_game(title, line
     for g, s, c, n in zip(games, seats, unpack(r.components["code"]), unpack(r.components["count"])):
         got[(int(g), int(s), r.components["labels"][c])] += int(n)
     want = Counter()
-    from analyser.runner import game_seed, lineup as seats_of
+    from analyser.engine.runner import game_seed, lineup as seats_of
     for i in range(3, 9):
         names = [lineup[k] for k in seats_of(i, players, len(lineup))]
         strats = [strategy_factory(n, title)() for n in names]
@@ -232,7 +232,7 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     html = (out / "index.html").read_text()
     assert "Component impact" in html and "components.png" in html
     # the finding names the component by its id, with its interval, and the line of the file to edit
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     part = summarise_run(out).parts[0]
     first = part.component_findings[0]
     # an association alone is never "clear": possible until an intervention confirms it
@@ -304,7 +304,7 @@ def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(mon
 
 
 def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
-    from analyser.report import build_report
+    from analyser.report.page import build_report
     runs = [run(RunSpec(game="dao", strategies=["threshold", "greedy"], players=3, games=120, seed=1, jobs=1,
                         rules={"bust_limit": str(b)}), progress=False) for b in (12, 9)]
     results = pd.concat([r.results for r in runs], ignore_index=True)
@@ -327,7 +327,7 @@ def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
 def test_the_component_report_is_identical_for_any_batch_size(tmp_path, monkeypatch):
     """Parts of different batch sizes list the components in different orders; the sums (and so
     every figure of components.csv) do not depend on it, nor on the chunk's groups and blocks."""
-    from analyser.report import build_report_from_run
+    from analyser.report.page import build_report_from_run
     monkeypatch.setattr(cm, "_BLOCK_HOLDERS", 50)
     monkeypatch.setattr(cm, "_ACCUMULATOR_CELLS", 200)
     texts = []
@@ -367,7 +367,7 @@ def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_con
 def test_paired_change_of_the_holders_and_the_seat_gap():
     """The intervention's figures by hand: 4 games, 2 seats; seat 0 holds the component in games
     0-2 and wins them as played, loses two of them once it is replaced."""
-    from analyser import componentconfirm as cc
+    from analyser.experiments import confirm as cc
 
     a = np.array([[1, 0], [1, 0], [1, 0], [0, 1]], float)
     b = np.array([[0, 1], [0, 1], [1, 0], [0, 1]], float)
@@ -408,7 +408,7 @@ def test_planted_dragon_lairds_card_is_confirmed_by_the_intervention(runner, tmp
     r = runner.invoke(cli, ["simulate", "dragon-lairds", "--players", "4", "--rule", f"components={path}", "--games",
                             "1500", "--seed", "3", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
     assert r.exit_code == 0, r.output
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     items = summarise_run(out).parts[0].component_findings
     y01 = items[0]
     assert y01["strength"] == "clear" and y01["sentence"].startswith("Confirmed: Y01")
@@ -437,7 +437,7 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
         assert f"-p 4 --a components={path} --b components={out / 'interventions'}" in rec["command"]
         assert rec["command"].startswith("analyser compare dragon-lairds ")
         assert rec["command"].endswith("--games 300 --seed 5")
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     items = [f for f in summarise_run(out).parts[0].component_findings if f["component"]]
     assert items and len(items) <= 3
     for f in items:
@@ -471,7 +471,7 @@ def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tm
     assert v["value 0"] < 0 < v["value 4"]
     html = (out / "index.html").read_text()
     assert "Collapsed: the same value in every colour is one row (fire 3, water 3, ... -&gt; value 3)" in html
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     items = summarise_run(out).parts[0].component_findings
     assert items and len(items) <= 3
     assert all(str(f["component"]).startswith("value ") and f["strength"] == "possible" for f in items)
@@ -482,7 +482,7 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     """Issue 28's fixture: a DAO where one colour's cards are worth more (each metal card scores 2
     more at the end; play is unchanged).  Compared with the same value in the other colours, the
     first components are the five metal cards, above their peers."""
-    from analyser.report import build_report
+    from analyser.report.page import build_report
     from analyser.titles.dao import Dao as Title
     from analyser.titles.dao.rules import Dao
 
@@ -541,7 +541,7 @@ def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_t
 def test_on_the_unmodified_titles_no_component_finding_is_clear_without_an_intervention(
         tmp_path, title, lineup, players, games):
     """Issue 28's acceptance: an association alone is never "clear"; at most 3 component findings."""
-    from analyser.report import build_report
+    from analyser.report.page import build_report
     r = run(RunSpec(game=title, strategies=list(lineup), players=players, games=games, seed=11, jobs=1),
             progress=False)
     _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
@@ -555,7 +555,7 @@ def test_tsuro_seas_tile_that_sends_its_ship_back_to_the_edge_is_named(tmp_path)
     joined to its neighbour on the same side, a U-turn back the way the ship came) has 12
     copies.  Measured per placement (did the placing ship stay afloat through it?), that tile is
     the component finding, below its peers; per game every tile would read positive."""
-    from analyser.report import build_report
+    from analyser.report.page import build_report
     src = (Path(__file__).parent.parent / "analyser/titles/tsuro_seas/data/tsuro_tiles.csv").read_text()
     lines = [("12,01 23 45 67" if x.startswith("1,01 23 45 67") else x) for x in src.splitlines()]
     path = tmp_path / "tiles.csv"
@@ -581,7 +581,7 @@ def test_rate_estimate_interval_and_test_come_from_the_libraries():
     """Per-use rates: Newcombe's interval and Fisher's exact p of each component against the rest."""
     from scipy.stats import fisher_exact
     from statsmodels.stats.proportion import confint_proportions_2indep
-    from analyser.componentfindings import rate_estimate
+    from analyser.findings.components import rate_estimate
     out = rate_estimate({"a": (100, 60), "b": (300, 270), "c": (10, 10)}, unit="placements").set_index("component")
     low, high = confint_proportions_2indep(60, 100, 280, 310, method="newcomb", compare="diff")
     assert out.loc["a", "effect"] == pytest.approx((0.6 - 280 / 310) * 100)
@@ -595,7 +595,7 @@ def test_wizard_hands_measured_per_round_read_wizards_and_trumps_positive(tmp_pa
     """Issue 28: Wizard's hands measured per round, against that round's share of tricks within
     the same strategy, round and seat: Wizards and many trumps read positive, Jesters and no
     trump negative (per game, trumps read negative and Jesters positive)."""
-    from analyser.report import build_report
+    from analyser.report.page import build_report
     r = run(RunSpec(game="wizard", strategies=["expected", "bot"], players=3, games=60, seed=11, jobs=1),
             progress=False)
     rounds = r.extras["rounds"]
@@ -622,7 +622,7 @@ def test_dragon_lairds_purchases_are_adjusted_for_the_buyers_standing(tmp_path):
     standing (one intercept per strategy, seat, round and rank) and its note says so.  The
     effect is the statsmodels OLS with those fixed effects on the purchases written out."""
     import statsmodels.formula.api as smf
-    from analyser.report import build_report
+    from analyser.report.page import build_report
     r = run(RunSpec(game="dragon-lairds", strategies=["income", "random"], players=3, games=150, seed=11, jobs=1),
             progress=False)
     res = r.results
@@ -656,7 +656,7 @@ def test_dragon_lairds_purchases_are_adjusted_for_the_buyers_standing(tmp_path):
 def test_measures_where_components_act_do_not_depend_on_the_batch_size(tmp_path, title, lineup, players):
     """Per placement, per round and per purchase, the sums are additive over chunks of whole
     games: the same components.csv for any batch size."""
-    from analyser.report import build_report_from_run
+    from analyser.report.page import build_report_from_run
     texts = []
     for k, batch in enumerate((7, 40)):
         out = tmp_path / f"r{k}"

@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from analyser.registry import GENERIC_STRATEGIES, available_strategies, game_ids, get_game, make_strategy
-from analyser.runner import play_game
-from analyser.search import has_determinize
+from analyser.engine.registry import GENERIC_STRATEGIES, available_strategies, game_ids, get_game, make_strategy
+from analyser.engine.runner import play_game
+from analyser.engine.search import has_determinize
 
 GAMES = game_ids()
 

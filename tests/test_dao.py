@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.titles.dao import TITLE as GAME
 from analyser.titles.dao.rules import (REVEAL, TAKE, Card, DaoParams, DaoView, full_deck,
                                 scoring_colour_cards)
-from analyser.registry import make_strategy
-from analyser.runner import play_game
+from analyser.engine.registry import make_strategy
+from analyser.engine.runner import play_game
 
 M, F, E, W, A = range(5)  # metal, fire, earth, wood, water
 
@@ -407,7 +407,7 @@ def test_greedy_takes_a_card_of_its_colour_when_reveal_cannot_bust():
 
 def test_greedy_reveal_expectation_matches_hand_computation():
     from importlib import import_module
-    from analyser.registry import builtin_strategies
+    from analyser.engine.registry import builtin_strategies
     mod = import_module(builtin_strategies("dao")["greedy"].__module__)
     # display total 11 with the front a fire 0; unseen: one metal 4 (bust), one water 1 (no bust).
     s = state([(F, 0), (E, 4), (W, 4), (A, 3)], [(M, 4), (A, 1)], piles=[[], [], [], []])
@@ -470,7 +470,7 @@ def test_greedy_expectations_match_brute_force_on_random_states():
     """take_gain and reveal_gain against a plain re-computation: apply every unseen card to a
     copy of the state and average the change of the seat's score."""
     from importlib import import_module
-    from analyser.registry import builtin_strategies
+    from analyser.engine.registry import builtin_strategies
     mod = import_module(builtin_strategies("dao")["greedy"].__module__)
     rng = random.Random(8)
     checked = 0
@@ -522,7 +522,7 @@ def dao_run():
 
 
 def _chunked_sums(results, extras, chunk_games):
-    from analyser.streamed import chunk_frame, reduce_sums
+    from analyser.stats.streamed import chunk_frame, reduce_sums
     return reduce_sums(GAME.figure_sums(c, e) for c, e in chunk_frame(results, extras, chunk_games))
 
 
@@ -561,7 +561,7 @@ def test_figure_sums_stay_small(dao_run, chunked_sums):
 
 
 def test_plots_from_combined_sums_write_the_cards_box_plot(dao_run, chunked_sums, tmp_path):
-    from analyser import plots
+    from analyser.stats import plots
     files = GAME.plots_from(chunked_sums, tmp_path, ["greedy", "threshold", "random"])
     assert [f for f, _ in files] == ["cards.png"]
     assert (tmp_path / "cards.png").stat().st_size > 1000
@@ -579,7 +579,7 @@ def test_metric_box_counts_draws_what_metric_box_draws_from_rows(tmp_path):
     import pandas as pd
     from matplotlib import image
 
-    from analyser import plots
+    from analyser.stats import plots
     rng = np.random.default_rng(3)
     rows = pd.DataFrame({"strategy": pd.Categorical(["greedy"] * 400 + ["random"] * 300 + ["x"] * 5,
                                                     categories=["random", "greedy", "x"]),

@@ -17,12 +17,13 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="needs dask.distributed: pip install '.[dask]'")
 
-from analyser import run as runmod, runner  # noqa: E402
+from analyser import run as runmod
+from analyser.engine import runner  # noqa: E402
 
 from test_stream import SPEC, cli, one_line, parts, reference, same_rows, wait_for  # noqa: E402
 
 BOT = '''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL
 class Shipped(Strategy):
     """Reveals up to 7, then takes."""
@@ -137,7 +138,7 @@ def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
 
     from distributed import Client
 
-    from analyser.skeleton import write_skeleton
+    from analyser.kit.skeleton import write_skeleton
 
     folder = tmp_path / "far-game"
     write_skeleton(folder)
@@ -159,7 +160,7 @@ def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
 
 
 def test_a_run_of_a_title_file_on_dask_equals_one_job(cluster, tmp_path):
-    from analyser.skeleton import write_skeleton
+    from analyser.kit.skeleton import write_skeleton
     folder = tmp_path / "dice-game"
     write_skeleton(folder)
     spec = dict(game=str(folder), strategies=["hold", "random"], games=24, seed=4, batch_size=5)

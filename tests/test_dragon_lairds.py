@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from analyser.core import InputError
-from analyser.registry import get_game, make_strategy
-from analyser.runner import play_game
+from analyser.engine.core import InputError
+from analyser.engine.registry import get_game, make_strategy
+from analyser.engine.runner import play_game
 from analyser.titles.dragon_lairds.rules import (CASH, CHALLENGE, KEEP, PASS, Act, DragonParams, card_cost,
                                                  load_deck)
 
@@ -889,7 +889,7 @@ def test_figures_tables_and_plots_from_a_small_run(tmp_path):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_builtin_strategies_play_legal_games_at_every_player_count(players):
-    from analyser.runner import BatchJob, run_batch
+    from analyser.engine.runner import BatchJob, run_batch
     lineup = ("income", "royals-rush:cup=0.9", "colour-set:cup=0", "random")
     res = run_batch(BatchJob("dragon-lairds", (), lineup, players, 11, 0, 25, 0.0))
     assert res.error is None and res.done == 25
@@ -897,7 +897,7 @@ def test_builtin_strategies_play_legal_games_at_every_player_count(players):
 
 @pytest.mark.soak
 def test_soak_builtin_strategies_many_games():
-    from analyser.runner import BatchJob, run_batch
+    from analyser.engine.runner import BatchJob, run_batch
     for players in range(2, 6):
         res = run_batch(BatchJob("dragon-lairds", (), ("income", "royals-rush", "colour-set", "random"), players,
                                  99, 0, 3000, 0.0))
@@ -948,7 +948,7 @@ def small_run():
 
 
 def _chunked_sums(results, extras, chunk_games):
-    from analyser.streamed import chunk_frame, reduce_sums
+    from analyser.stats.streamed import chunk_frame, reduce_sums
     return reduce_sums(G.figure_sums(r, e) for r, e in chunk_frame(results, extras, chunk_games))
 
 
@@ -988,7 +988,7 @@ def test_figure_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(small_r
 
 
 def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
-    from analyser.plots import label
+    from analyser.stats.plots import label
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
     files = G.plots_from(sums, tmp_path, [label(s) for s in ("income", "random")])
     assert [f for f, _ in files] == ["income_curves.png", "cup.png", "points_by_source.png"]
@@ -1016,8 +1016,8 @@ def test_income_heading_names_the_rounds_shown_and_end_shares_are_percentages(sm
 
 
 def test_the_points_by_source_bars_fit_inside_the_frame(small_run, tmp_path, monkeypatch):
-    from analyser import plots as base
-    from analyser.plots import label
+    from analyser.stats import plots as base
+    from analyser.stats.plots import label
     seen = {}
     save = base.save
 

@@ -16,7 +16,7 @@ STALEMATE = '''
 """Every game is a tie: each seat passes once and nobody scores."""
 from dataclasses import dataclass
 
-from analyser.core import Game, Params, Strategy, option
+from analyser.engine.core import Game, Params, Strategy, option
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ def test_all_tie_data_never_prints_nan(runner, tmp_path, stalemate):
 def test_designer_rows_say_why_a_figure_is_missing():
     import math
 
-    from analyser.designer import designer_rows
+    from analyser.stats.designer import designer_rows
     nan = math.nan
     d = {"tie_rate": 1.0, "tie_low": 0.9, "tie_high": 1.0, "close_rate": 1.0, "close_low": nan, "close_high": nan}
     dr = {"lead_changes": 0.0, "any_lead_change": 0.0, "lead_for_good_at": nan, "deficit_overcome": nan,
@@ -208,9 +208,9 @@ def test_a_saved_states_rule_options_are_judged_as_json(runner, tmp_path):
 
 @pytest.mark.parametrize("gid", ["dao", "kingdomino-duel", "dragon-lairds", "tsuro-seas"])
 def test_every_titles_state_rule_options_are_judged_as_json(gid):
-    from analyser.core import InputError
-    from analyser.registry import get_game
-    from analyser.states import validate_params
+    from analyser.engine.core import InputError
+    from analyser.engine.registry import get_game
+    from analyser.io.states import validate_params
 
     g = get_game(gid)
     for o in g.Params.options():

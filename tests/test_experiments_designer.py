@@ -11,13 +11,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analyser import designer, registry
+from analyser.stats import designer
+from analyser.engine import registry
 from analyser.cli import cli
 from analyser.experiments import grid, stopping
 from analyser.experiments.compare import mcnemar_p, paired_mean, paired_rate
-from analyser.core import InputError
-from analyser.registry import get_game
-from analyser.runner import game_seed
+from analyser.engine.core import InputError
+from analyser.engine.registry import get_game
+from analyser.engine.runner import game_seed
 
 TOY_FILE = str(Path(__file__).with_name("toy_title.py"))
 
@@ -395,7 +396,7 @@ def test_every_titles_score_trace_ends_at_the_final_score(game_id):
     """Titles that record a score trace: it is one number per step for every seat, and its last
     value is the seat's final score.  A title without one must leave drama "not recorded"."""
     from analyser import run as runmod
-    from analyser.registry import default_lineup
+    from analyser.engine.registry import default_lineup
 
     game = get_game(game_id)
     lineup = default_lineup(game_id)[:game.default_players]

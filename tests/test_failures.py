@@ -10,12 +10,12 @@ import pytest
 
 from analyser import run as runmod
 from analyser.cli import cli
-from analyser.core import StrategyError
-from analyser.runner import GameFailure, game_seed
+from analyser.engine.core import StrategyError
+from analyser.engine.runner import GameFailure, game_seed
 
 BOTS = '''
 import sys
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL, Card
 
 

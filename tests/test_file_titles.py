@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 
 from analyser.cli import cli
-from analyser.core import InputError
-from analyser.registry import available_strategies, get_game, load_title_file, make_strategy
+from analyser.engine.core import InputError
+from analyser.engine.registry import available_strategies, get_game, load_title_file, make_strategy
 
 #: A tiny complete title: players add 1, 2 or 3 to a shared total; whoever brings it to the target
 #: wins.  With strategies in the same file.
 RACE = textwrap.dedent('''
     from dataclasses import dataclass
 
-    from analyser.core import Game, Params, Strategy, option
+    from analyser.engine.core import Game, Params, Strategy, option
 
 
     @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def test_a_title_file_runs_with_two_workers_and_its_own_strategies(runner, race)
 
 def test_a_strategy_in_its_own_file_names_the_file_title_by_id(runner, race):
     (race / "bots.py").write_text(textwrap.dedent('''
-        from analyser.core import Strategy
+        from analyser.engine.core import Strategy
 
 
         class Small(Strategy):
@@ -260,7 +260,8 @@ def test_a_title_with_whole_table_figures_is_still_reported(runner, tmp_path, mo
     """A title that defines figure_tables / plots on the whole table (not figure_sums) is reported
     from its whole table: the same table as its hook gives on the whole frame, over several
     chunks, and its plot."""
-    from analyser import report, streamed
+    from analyser.report import page as report
+    from analyser.stats import streamed
     from analyser.results import load_results
     monkeypatch.chdir(tmp_path)
     (tmp_path / "old_game.py").write_text(RACE_WHOLE_TABLE)

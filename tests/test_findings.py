@@ -15,8 +15,8 @@ from scipy import stats
 
 from analyser import findings as F
 from analyser.cli import cli
-from analyser.designer import Outcome
-from analyser.registry import game_ids, get_game
+from analyser.stats.designer import Outcome
+from analyser.engine.registry import game_ids, get_game
 
 
 def strategies(*rows):
@@ -354,7 +354,7 @@ def test_simulate_opens_with_findings_and_replays_a_lost_game(runner, tmp_path):
     assert "findings.json" in json.loads((out / "config.json").read_text())["files"]
     topics = [f["topic"] for f in data["findings"]] + [x["topic"] for x in data["left_out"]]
     import dataclasses
-    from analyser.report import Part
+    from analyser.report.page import Part
     analysed = "components" in {x.name for x in dataclasses.fields(Part)}  # the component analysis is built in
     # every check once, but the component outliers: up to 3 components get a finding each
     assert 1 <= topics.count("component outliers") <= 3
@@ -437,7 +437,7 @@ def test_a_zero_point_handicap_is_never_said_to_bring_a_seat_to_the_fair_share(p
     """``simulate dao --strategy greedy --seed 1986744403134734706`` said a 0-point handicap would
     bring a seat to the fair share (issue 28): a seat whose closest handicap is 0 is said to have
     none that helps, with its win rate at 0; the others keep their handicap."""
-    from analyser import seats
+    from analyser.stats import seats
 
     n = players
     rate = [0.5, 0.3] + [0.2] * (n - 2)
@@ -481,7 +481,7 @@ def test_a_compensation_says_it_is_read_from_the_scores_and_how_to_replay_it():
     """Pig's first-player compensation read +16 from the recorded scores where replaying it left
     the first player at 42% (issue 28): the figure is said to be unreplayed, with the sweep that
     replays it, or that the title has no option to replay it with."""
-    from analyser import seats
+    from analyser.stats import seats
 
     comp = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4], "fair_share": 0.5, "handicap": [-4.0, 16.0],
                          "handicap_low": [-6.0, 12.0], "handicap_high": [-2.0, 20.0], "win_at_handicap": [0.5, 0.5],

@@ -15,12 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyser import run as runmod, safeio
-from analyser.core import InputError
-from analyser.registry import available_strategies, game_ids, get_game, make_strategy
+from analyser import run as runmod
+from analyser.io import files as safeio
+from analyser.engine.core import InputError
+from analyser.engine.registry import available_strategies, game_ids, get_game, make_strategy
 from analyser.results import load_results
-from analyser.runner import play_game
-from analyser.states import load_state
+from analyser.engine.runner import play_game
+from analyser.io.states import load_state
 
 TITLES = game_ids()
 # the default suite runs the same cases every time (derandomize); the soak draws fresh ones
@@ -209,7 +210,7 @@ def mutated_results(draw, gid):
 
 
 def check_results_property(gid, case, tmp_path, full=False):
-    from analyser.report import summarise
+    from analyser.report.page import summarise
     df, fmt = case
     folder = tmp_path / "run"
     folder.mkdir(exist_ok=True)
@@ -229,7 +230,7 @@ def check_results_property(gid, case, tmp_path, full=False):
     summary = summarise(results, extras)
     assert len(summary.strategies) >= 1
     if full:  # the whole report: plots and HTML
-        from analyser.report import build_report
+        from analyser.report.page import build_report
         path, _, _ = build_report(results, extras, config or {"seed": "unknown"}, tmp_path / "report")
         assert path.exists()
 

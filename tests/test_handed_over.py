@@ -23,7 +23,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from analyser import csvsafe, registry
+from analyser.io import csvsafe
+from analyser.engine import registry
 from analyser.cli import cli
 from analyser.run import trust
 
@@ -102,7 +103,7 @@ def folder(made, tmp_path, monkeypatch):
 
     def no_dask(spec):
         calls.append(spec.scheduler)
-        from analyser.core import InputError
+        from analyser.engine.core import InputError
         raise InputError(f"(test) a Dask client for {spec.scheduler}")
     monkeypatch.setattr("analyser.run.execute._dask_client", no_dask)
     return types.SimpleNamespace(base=made, done=tmp_path / "done", cut=tmp_path / "cut", dask_calls=calls,

@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import analysis, plots, report
+from analyser.stats import analysis, plots
+from analyser.report import page as report
 from analyser.cli import cli
-from analyser.registry import game_ids, get_game
+from analyser.engine.registry import game_ids, get_game
 from analyser.results import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,7 +83,7 @@ def test_joined_runs_of_one_variant_count_every_game_once_by_run_and_index(runne
 # -- 3. user strings ------------------------------------------------------------------------------
 
 NASTY = '''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import REVEAL, TAKE
 
 
@@ -316,7 +317,7 @@ def test_play_from_a_run_replays_that_game_with_its_lineup_and_rules(runner, tmp
 
 
 BOOM = '''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 
 
 def helper(view):

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from analyser.core import InputError
-from analyser.registry import get_game, make_strategy
-from analyser.runner import play_game
+from analyser.engine.core import InputError
+from analyser.engine.registry import get_game, make_strategy
+from analyser.engine.runner import play_game
 from analyser.titles.kingdomino_duel import rules as R
 from analyser.titles.kingdomino_duel.rules import (NO_BONUS, PASS, STRIDE, AddCross, Castle, ChooseCoat, Draft,
                                                    Kingdom, Place, Turn, load_components, parse_face)
@@ -174,7 +174,7 @@ def test_help_list_and_a_run_without_strategies_agree_on_the_default_lineup(runn
     import pandas as pd
 
     from analyser.cli import cli
-    from analyser.registry import default_lineup
+    from analyser.engine.registry import default_lineup
     assert default_lineup(G.id) == ["greedy", "spells"]
     listed = runner.invoke(cli, ["list", "kingdomino-duel"])
     assert listed.exit_code == 0 and "default lineup (no --strategy): greedy, spells - one per seat" in listed.output
@@ -1042,7 +1042,7 @@ def test_same_seed_same_results_for_any_jobs_and_batch_size():
 
 
 def test_resample_hidden_redraws_only_the_unrevealed_drawing():
-    from analyser.check import view_data
+    from analyser.kit.check import view_data
     s = make(roll=("dot", "stripe", "dot", "black"), spell_owner=owning([R.S4]))
     rng = random.Random(0)
     G.apply(s, Turn(1, 4, 0), rng)
@@ -1074,7 +1074,7 @@ def _mid_game_state(kind):
 
 
 def _load(tmp_path, data):
-    from analyser.states import load_state
+    from analyser.io.states import load_state
     p = tmp_path / "state.json"
     p.write_text(json.dumps(data))
     return load_state(G, p)
@@ -1147,7 +1147,7 @@ def small_run():
 
 
 def _chunked_sums(results, extras, chunk_games):
-    from analyser.streamed import chunk_frame, reduce_sums
+    from analyser.stats.streamed import chunk_frame, reduce_sums
     return reduce_sums(G.figure_sums(r, e) for r, e in chunk_frame(results, extras, chunk_games))
 
 
@@ -1194,7 +1194,7 @@ def test_figure_tables_keep_the_order_of_first_appearance_without_categories(sma
 
 
 def test_plots_from_combined_sums_write_the_pngs(small_run, tmp_path):
-    from analyser.plots import label
+    from analyser.stats.plots import label
     sums = _chunked_sums(small_run.results, small_run.extras, 7)
     files = G.plots_from(sums, tmp_path, [label(s) for s in ("greedy", "builder:crosses=2,size=0")])
     assert [f for f, _ in files] == ["score_split.png", "spells.png", "spell_value.png"]
@@ -1259,8 +1259,8 @@ def test_results_written_before_the_used_columns_still_make_the_old_spell_table(
 
 
 def test_the_score_split_legend_covers_no_bar_or_label(small_run, tmp_path, monkeypatch):
-    from analyser import plots as base
-    from analyser.plots import label
+    from analyser.stats import plots as base
+    from analyser.stats.plots import label
     seen = {}
     save = base.save
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analyser import analysis
+from analyser.stats import analysis
 from analyser.cli import cli
 from analyser.experiments import ladder as lad
 from analyser.results import load_results

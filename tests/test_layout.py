@@ -15,11 +15,12 @@ from matplotlib.patches import Rectangle
 
 from markupsafe import escape
 
-from analyser import analysis, designer, plots, report
+from analyser.stats import analysis, designer, plots
+from analyser.report import page as report
 from analyser.experiments import compare, grid, sweep
 from analyser.run import RunSpec, run
 from analyser.cli import cli
-from analyser.registry import default_lineup, game_ids, get_game
+from analyser.engine.registry import default_lineup, game_ids, get_game
 
 
 def invoke(runner, *args):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from analyser.registry import get_game, make_strategy
+from analyser.engine.registry import get_game, make_strategy
 
 RECORD = Path(__file__).with_name("mcts_decisions.json")
 
@@ -228,7 +228,7 @@ def test_a_titles_random_rollout_leaves_the_state_the_apply_loop_leaves(gid):
 def test_a_subclass_that_changes_the_rules_is_searched_through_them():
     # the speed hooks stand in for determinize / legal_actions / apply only in the class that
     # defines them: a subclass overriding those is searched through its own methods
-    from analyser.search import MCTS
+    from analyser.engine.search import MCTS
     dao = get_game("dao")
     calls = []
 

@@ -1,4 +1,4 @@
-"""The tournament's meta-game (analyser/metagame.py): equilibria with exact known answers, Nash
+"""The tournament's meta-game (analyser/stats/metagame.py): equilibria with exact known answers, Nash
 averaging, cycles, and the acceptance checks through `analyser tournament` on a
 rock-paper-scissors title (tests/rps_title.py)."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import metagame as mg
+from analyser.stats import metagame as mg
 from analyser.cli import cli
 
 RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)  # rock, paper, scissors

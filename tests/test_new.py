@@ -48,7 +48,7 @@ def test_the_skeletons_own_tests_pass_and_its_rules_stay_light(runner, tmp_path,
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "pig/tests"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and " passed" in r.stdout, r.stdout + r.stderr
-    code = ("import sys; from analyser.registry import get_game; g = get_game('./pig'); "
+    code = ("import sys; from analyser.engine.registry import get_game; g = get_game('./pig'); "
             "print(g.id, g.name, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'matplotlib')))")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "pig Pig []", r.stderr

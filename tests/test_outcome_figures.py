@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import analysis, designer, seats
+from analyser.stats import analysis, designer, seats
 from analyser.cli import cli
-from analyser.registry import get_game
+from analyser.engine.registry import get_game
 from analyser.run import RunSpec, run
 
 def invoke(runner, *args):
@@ -37,7 +37,7 @@ def test_pig_seat_finding_names_the_first_player_ahead_with_a_head_start_in_poin
     r = invoke(runner, "simulate", "./pig-race", "-s", "optimal", "-s", "hold:n=20",
                "--games", "2000", "--seed", "1", "--jobs", "1", "--out", "out")
     assert r.exit_code == 0, r.output
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     part = summarise_run(pig / "out").parts[0]
     (finding,) = [f.to_json() for f in part.findings.topic("seat advantage")]
     assert finding["topic"] == "seat advantage" and finding["strength"] == "clear"
@@ -93,7 +93,7 @@ def test_skill_share_of_hold_20_against_hold_25_is_above_zero_at_20000_games(run
     assert r.exit_code == 0, r.output
     df = pd.read_parquet(pig / "out" / "results")
     assert df.groupby("strategy", observed=True)["win"].mean()["hold:n=25"] > 0.505
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     table = summarise_run(pig / "out").parts[0].designer.set_index("figure")["value"]
     text = table["skill share (partial eta squared of the win share)"]
     ls = designer.luck_skill(df)
@@ -149,7 +149,7 @@ def test_seating_note_words_each_case():
 def test_the_same_games_give_the_same_interval_and_label_in_simulate_sweep_and_tournament(tmp_path):
     from analyser.experiments.sweep import run_sweep
     from analyser.experiments.tournament import run_tournament
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
 
     def simulated(players, name):
         run(RunSpec(game="dao", strategies=["greedy", "random"], players=players, games=120, seed=9, jobs=1),

@@ -10,11 +10,11 @@ import sys
 import pytest
 
 from analyser.cli import cli
-from analyser.core import GAME_TIMEOUT
+from analyser.engine.core import GAME_TIMEOUT
 
 SLEEPER = '''
 import time
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 
 
 class Sleepy(Strategy):
@@ -84,7 +84,7 @@ def test_play_has_the_same_time_limit_option_as_simulate(runner):
 
 
 def test_play_without_strategies_uses_the_built_in_lineup_as_simulate_does(runner, tmp_path):
-    from analyser.registry import default_lineup
+    from analyser.engine.registry import default_lineup
 
     r = runner.invoke(cli, ["play", "wizard", "--seed", "4", "--json"])
     assert r.exit_code == 0, r.output
@@ -116,7 +116,7 @@ def test_a_win_by_tie_break_names_the_rule_that_decided(runner):
 
 
 def test_the_generic_tie_break_reason_names_the_rule_option():
-    from analyser.registry import get_game
+    from analyser.engine.registry import get_game
 
     g = get_game("kingdomino-duel")
     state = g.initial_state(g.Params(), 2, __import__("random").Random(1))
@@ -193,5 +193,5 @@ def test_the_reports_reproduce_command_is_complete_and_plays_the_same_games(runn
     ({"seed": "unknown", "strategies": ["greedy"]}, None),
 ])
 def test_reproduce_commands_of_every_kind(config, expected):
-    from analyser.reproduce import reproduce_command
+    from analyser.run.reproduce import reproduce_command
     assert reproduce_command(config) == expected

@@ -217,7 +217,7 @@ def test_every_link_between_the_pages_resolves():
 
 
 def test_results_schema_states_every_titles_results_columns():
-    from analyser.registry import game_ids, get_game
+    from analyser.engine.registry import game_ids, get_game
     page = (ROOT / "docs" / "results.md").read_text()
     section = page[page.index("## The results schema"):page.index("The report opens with")]
     for gid in game_ids():

@@ -4,10 +4,10 @@ from importlib import metadata
 
 import pytest
 
-from analyser import registry
-from analyser.core import FunctionStrategy, InputError
+from analyser.engine import registry
+from analyser.engine.core import FunctionStrategy, InputError
 from analyser.titles.dao.rules import REVEAL, TAKE
-from analyser.registry import make_strategy, parse_spec
+from analyser.engine.registry import make_strategy, parse_spec
 
 
 def test_parse_spec_shapes():
@@ -32,7 +32,7 @@ def test_builtin_parameters_are_coerced():
 def test_file_strategy_class_function_and_single(tmp_path):
     f = tmp_path / "bots.py"
     f.write_text('''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Eager(Strategy):
@@ -72,7 +72,7 @@ def test_broken_or_missing_file_is_one_line(tmp_path):
 
 def test_entry_point_strategies(tmp_path, monkeypatch):
     (tmp_path / "third_party_bots.py").write_text('''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE
 
 class Hoarder(Strategy):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analyser.cli import cli
-from analyser.registry import game_ids, get_game, rules_page
+from analyser.engine.registry import game_ids, get_game, rules_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,4 +82,4 @@ def test_the_built_wheel_contains_every_rules_page_and_template(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for gid in game_ids():
         assert f"analyser/titles/{gid.replace('-', '_')}/rules.md" in names, gid
-    assert "analyser/templates/new_title/rules.md.tmpl" in names
+    assert "analyser/kit/templates/new_title/rules.md.tmpl" in names

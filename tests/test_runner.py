@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from analyser import run as runmod
-from analyser.core import InputError, StrategyError
-from analyser.runner import game_seed, game_seeds, lineup, lineup_block, plan_batches
+from analyser.engine.core import InputError, StrategyError
+from analyser.engine.runner import game_seed, game_seeds, lineup, lineup_block, plan_batches
 
 
 def run(**kw):
@@ -107,7 +107,7 @@ def test_uneven_lineups_give_every_strategy_the_same_games_in_every_seat(m, n):
 
 def test_lineups_where_the_strategies_divide_the_seats_are_unchanged():
     """m divides n: one base lineup S[t mod m], as earlier versions seated (results stay the same)."""
-    from analyser.runner import block_order
+    from analyser.engine.runner import block_order
     for m, n in ((1, 4), (2, 4), (4, 4), (3, 6), (2, 2)):
         for i in range(60):
             block, shift = divmod(i, n)
@@ -166,7 +166,7 @@ def test_bad_input_is_one_line_naming_the_value(kw, match):
 
 
 BAD = '''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE
 
 class Crashes(Strategy):
@@ -230,7 +230,7 @@ def test_hanging_strategy_is_reported_as_hung(bad_file):
 def test_keyboard_interrupt_keeps_finished_games(tmp_path):
     p = tmp_path / "ctrl_c.py"
     p.write_text('''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE
 class CtrlC(Strategy):
     name = "ctrlc"
@@ -250,7 +250,7 @@ class CtrlC(Strategy):
 def test_extra_table_rows_travel_as_columns_that_make_the_same_frame():
     """A batch sends an extra table as {key: values} (numpy for all-int, all-float or all-bool
     columns); pandas must build the very frame it builds from the rows."""
-    from analyser.runner import _as_columns
+    from analyser.engine.runner import _as_columns
     rows = [{"round": 1, "seat": 0, "points": 20, "share": 0.5, "exact": True, "trump": "red", "big": 2 ** 70,
              "mixed": 1, "flag": True, "maybe": None},
             {"round": 1, "seat": 1, "points": -10, "share": 1.0, "exact": False, "trump": "red", "big": 3,
@@ -264,7 +264,7 @@ def test_extra_table_rows_travel_as_columns_that_make_the_same_frame():
 
 
 REUSE = '''
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL
 
 class Counted(Strategy):
@@ -288,8 +288,8 @@ class Fresh(Counted):
 
 
 def test_a_strategy_declaring_reuse_is_built_once_per_seat_and_batch_and_plays_alike(tmp_path):
-    from analyser.registry import strategy_factory
-    from analyser.runner import BatchJob, run_batch
+    from analyser.engine.registry import strategy_factory
+    from analyser.engine.runner import BatchJob, run_batch
     p = tmp_path / "reuse_bots.py"
     p.write_text(REUSE)
     counted = strategy_factory(f"{p}:counted", "dao")().__class__
@@ -311,8 +311,8 @@ def test_a_strategy_declaring_reuse_is_built_once_per_seat_and_batch_and_plays_a
 def test_a_batch_stopped_mid_game_keeps_only_the_games_it_counted():
     """A stop (Ctrl-C, a time limit) between the columns of a game: every column is cut to the
     games the batch counted as done."""
-    from analyser.registry import get_game
-    from analyser.runner import BatchJob, BatchRecords, BatchResult, finish_columns
+    from analyser.engine.registry import get_game
+    from analyser.engine.runner import BatchJob, BatchRecords, BatchResult, finish_columns
     game = get_game("dao")
     rec = BatchRecords(game, 4, 10)
     rec.seeds += [11, 22, 33]  # the third game was stopped after its seed and strategies
@@ -331,7 +331,7 @@ def test_a_batch_stopped_mid_game_keeps_only_the_games_it_counted():
 
 SLOW = '''
 import time
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE
 
 class Slow(Strategy):
@@ -352,7 +352,7 @@ class Slow(Strategy):
 
 
 def test_the_time_limit_is_per_game_within_a_batch_and_names_the_game_that_ran_over(tmp_path):
-    from analyser.runner import BatchJob, run_batch
+    from analyser.engine.runner import BatchJob, run_batch
     p = tmp_path / "slow_bots.py"
     p.write_text(SLOW)
     # one batch of 6 games, 0.12 s each: the batch outlasts the 0.3 s limit, no game does

@@ -1,4 +1,4 @@
-"""The generic search player (analyser.search): ISMCTS on a toy title with a known optimal move,
+"""The generic search player (analyser.engine.search): ISMCTS on a toy title with a known optimal move,
 no cheating through hidden information, the determinize hooks of every title, reproducibility
 across jobs and batch sizes, and its errors."""
 
@@ -10,10 +10,10 @@ import pytest
 
 from analyser import run as runmod
 from analyser.cli import cli
-from analyser.core import Game, InputError, Params, option
-from analyser.registry import available_strategies, game_ids, get_game, make_strategy
-from analyser.runner import play_game
-from analyser.search import MCTS, determinize_consistent, has_determinize, public_signature
+from analyser.engine.core import Game, InputError, Params, option
+from analyser.engine.registry import available_strategies, game_ids, get_game, make_strategy
+from analyser.engine.runner import play_game
+from analyser.engine.search import MCTS, determinize_consistent, has_determinize, public_signature
 
 SEARCHABLE = [g for g in game_ids() if has_determinize(get_game(g))]
 
@@ -379,7 +379,7 @@ def test_mcts_400_beats_random_in_every_title(gid):
 
 
 def test_analyser_check_runs_the_determinize_check_only_where_the_hook_exists(monkeypatch):
-    from analyser.check import check_title
+    from analyser.kit.check import check_title
     result = check_title("dao", games=2, seed=1, fresh_process=False)
     assert result.ok and result.done["determinize"] > 0
     monkeypatch.setattr(type(get_game("dao")), "determinize", Game.determinize)
@@ -388,7 +388,7 @@ def test_analyser_check_runs_the_determinize_check_only_where_the_hook_exists(mo
 
 
 def test_analyser_check_reports_a_determinize_that_shares_the_real_state(monkeypatch):
-    from analyser.check import check_title
+    from analyser.kit.check import check_title
     dao_class = type(get_game("dao"))
     honest = dao_class.determinize
 

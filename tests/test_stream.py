@@ -30,7 +30,7 @@ SPEC = dict(game="dao", strategies=["greedy", "threshold"], seed=11, players=2)
 
 BOTS = '''
 import os, signal, sys, time
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL
 
 
@@ -516,7 +516,7 @@ def test_filesystem_turning_read_only_mid_run_and_default_folder_checked_up_fron
     bots = tmp_path / "ro.py"
     bots.write_text('''
 import os, subprocess
-from analyser.core import Strategy
+from analyser.engine.core import Strategy
 from analyser.titles.dao.rules import TAKE, REVEAL
 class Freezer(Strategy):
     """After 2500 decisions, remounts the output filesystem read-only (a real EROFS for the run)."""
@@ -580,7 +580,7 @@ def test_ctrl_c_while_the_report_is_written_is_one_full_line(tmp_path, monkeypat
     safe, and the line says where they are and what to run next, exit 130."""
     from click.testing import CliRunner
 
-    from analyser import report
+    from analyser.report import page as report
     from analyser.cli import cli as group
 
     def interrupted(out):

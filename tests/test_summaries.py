@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyser import analysis, designer, seats, streamed, summaries
-from analyser.registry import get_game
+from analyser.stats import analysis, designer, seats, streamed
+from analyser.report import summaries
+from analyser.engine.registry import get_game
 from analyser.results import load_results
 from analyser.run import RunSpec, run
 
@@ -149,7 +150,7 @@ def test_sums_stay_small(runs):
 
 
 def test_a_run_read_part_by_part_gives_the_same_report_for_any_batch_size(tmp_path):
-    from analyser.report import build_report_from_run
+    from analyser.report.page import build_report_from_run
     a = _run(tmp_path, "dao", ["greedy", "random"], 450, 21, batch_size=40, name="a")
     b = _run(tmp_path, "dao", ["greedy", "random"], 450, 21, batch_size=450, name="b")
     _, sa, _ = build_report_from_run(a)
@@ -225,8 +226,8 @@ def test_drama_of_many_games_at_once_equals_game_drama_game_by_game():
 def test_joined_runs_with_an_extra_table_that_cannot_name_its_run_are_refused(runs, tmp_path):
     """Two runs joined by hand whose rounds table lacks run_id: its rows cannot be told apart, so
     the report refuses in one line instead of counting them twice."""
-    from analyser import report
-    from analyser.core import InputError
+    from analyser.report import page as report
+    from analyser.engine.core import InputError
     df, extras, _ = load_results(runs["wizard"])
     other = df.assign(run_id=df["run_id"].astype(str) + "-b")
     both = pd.concat([df.assign(run_id=df["run_id"].astype(str)), other], ignore_index=True)
@@ -250,8 +251,8 @@ def _copy_run(src, dst):
 def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_path):
     """Parts missing, copied, renamed or from another run are refused in one line before any
     number is computed (they used to be counted, or left out, silently)."""
-    from analyser.core import InputError
-    from analyser.report import build_report_from_run
+    from analyser.engine.core import InputError
+    from analyser.report.page import build_report_from_run
     src = runs["dao"]
     parts = sorted(p.name for p in (src / "results").glob("part-*.parquet"))
     assert len(parts) == 7  # 600 games in batches of 90
@@ -301,8 +302,8 @@ def test_resume_names_a_damaged_part_as_report_does(runs, tmp_path):
 
 
 def test_a_missing_extra_part_is_refused(runs, tmp_path):
-    from analyser.core import InputError
-    from analyser.report import build_report_from_run
+    from analyser.engine.core import InputError
+    from analyser.report.page import build_report_from_run
     run = _copy_run(runs["wizard"], tmp_path / "w")
     first = sorted((run / "rounds").glob("part-*.parquet"))[0]
     first.unlink()
@@ -315,8 +316,8 @@ def test_a_run_still_being_written_is_not_reported(runs, tmp_path):
     import subprocess
     import sys
 
-    from analyser.core import InputError
-    from analyser.report import build_report_from_run
+    from analyser.engine.core import InputError
+    from analyser.report.page import build_report_from_run
     run = _copy_run(runs["dao"], tmp_path / "live")
     writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from analyser.core import InputError
-from analyser.registry import game_ids, get_game
+from analyser.engine.core import InputError
+from analyser.engine.registry import game_ids, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def test_title_binds_its_figures_and_render(gid):
 # -- registry: entry points and the source-tree scan ------------------------------------------
 
 def test_builtin_titles_are_in_the_entry_point_table_and_found_without_it(monkeypatch):
-    from analyser import registry
+    from analyser.engine import registry
     with open(ROOT / "pyproject.toml", "rb") as f:
         table = tomllib.load(f)["project"]["entry-points"][registry.TITLE_GROUP]
     assert sorted(table) == game_ids()
@@ -77,7 +77,7 @@ def test_builtin_titles_are_in_the_entry_point_table_and_found_without_it(monkey
 def test_a_title_published_by_another_package_is_found(monkeypatch, tmp_path):
     from importlib import metadata
 
-    from analyser import registry
+    from analyser.engine import registry
     (tmp_path / "third_party_title.py").write_text(
         "from analyser.titles.dao.rules import Dao\n\n"
         "class Copy(Dao):\n    id = 'dao-copy'\n    name = 'A copy'\n\nTITLE = Copy()\n")

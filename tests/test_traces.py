@@ -13,13 +13,15 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from analyser import designer, run as runmod, streamed, traces
+from analyser.stats import designer, streamed
+from analyser import run as runmod
+from analyser.engine import traces
 from analyser.cli import cli
-from analyser.core import encode_trace
-from analyser.registry import default_lineup, game_ids, get_game
-from analyser.results.read import load_results
+from analyser.engine.core import encode_trace
+from analyser.engine.registry import default_lineup, game_ids, get_game
+from analyser.run.read import load_results
 from analyser.run import store
-from analyser.runner import game_seed
+from analyser.engine.runner import game_seed
 
 
 def invoke(*args):
@@ -87,7 +89,7 @@ def test_a_value_that_is_no_finite_number_names_its_row(cells, row, shown):
 
 TITLE = '''
 from dataclasses import dataclass
-from analyser.core import Game, Params, Strategy, encode_trace, option
+from analyser.engine.core import Game, Params, Strategy, encode_trace, option
 
 
 @dataclass(frozen=True)

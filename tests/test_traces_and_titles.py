@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analyser import report
+from analyser.report import page as report
 from analyser.cli import cli
-from analyser.registry import get_game, make_strategy
-from analyser.runner import play_game
+from analyser.engine.registry import get_game, make_strategy
+from analyser.engine.runner import play_game
 from analyser.titles.dao import TITLE as DAO
 from analyser.titles.dao.rules import REVEAL, DaoParams
 from analyser.titles.tsuro_seas import TITLE as TSURO
@@ -207,7 +207,7 @@ def test_product_text_names_no_internal_write_up_and_each_title_has_a_rules_page
     for name, text in texts.items():
         for leak in LEAKS:
             assert leak not in text, (name, leak)
-    from analyser.registry import game_ids, rules_page
+    from analyser.engine.registry import game_ids, rules_page
     for gid in game_ids():
         page = rules_page(get_game(gid)).read_text(encoding="utf-8")
         assert f"rules: analyser rules {gid}" in out

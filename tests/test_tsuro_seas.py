@@ -11,13 +11,13 @@ from collections import Counter
 
 import pytest
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.titles.tsuro_seas import TITLE as GAME
 from analyser.titles.tsuro_seas import rules as ts
 from analyser.titles.tsuro_seas.rules import (NEXT, ROTATIONS, START_POINTS, TILE_NAMES, Exchange, MoveStart,
                                        Place, Start, TsuroParams, TsuroState, load_tiles, parse_pairs,
                                        rotate_layout, tile_of)
-from analyser.registry import make_strategy
+from analyser.engine.registry import make_strategy
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -725,7 +725,7 @@ def test_describe_state_and_action():
 # --------------------------------------------------------------------------------------------
 
 def _play(specs, seed, params=None):
-    from analyser.runner import play_game
+    from analyser.engine.runner import play_game
     strats = [make_strategy(x, "tsuro-seas") for x in specs]
     return play_game(GAME, params or TsuroParams(), strats, list(specs), seed)
 
@@ -796,7 +796,7 @@ def tsuro_run():
 
 
 def _chunked_sums(results, extras, chunk_games):
-    from analyser.streamed import chunk_frame, reduce_sums
+    from analyser.stats.streamed import chunk_frame, reduce_sums
     return reduce_sums(GAME.figure_sums(c, e) for c, e in chunk_frame(results, extras, chunk_games))
 
 
@@ -863,7 +863,7 @@ def test_figure_sums_stay_small(tsuro_run, chunked_sums):
 
 
 def test_plots_from_combined_sums_write_both_figures(tsuro_run, chunked_sums, tmp_path):
-    from analyser import plots
+    from analyser.stats import plots
     files = GAME.plots_from(chunked_sums, tmp_path, ["survivor", "random", "aggressive"])
     assert [f for f, _ in files] == ["elimination_heatmap.png", "elimination_causes.png"]
     (tmp_path / "whole").mkdir()

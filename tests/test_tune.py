@@ -49,8 +49,8 @@ def test_bad_input_is_one_line_and_exit_2(runner, tmp_path, args, words):
 
 
 def test_a_range_on_a_choice_option_is_refused(runner, tmp_path):
-    from analyser.registry import get_game
-    from analyser.core import InputError
+    from analyser.engine.registry import get_game
+    from analyser.engine.core import InputError
     from analyser.experiments import tune
     game = get_game("dao")
     choice = next(o["name"] for o in game.Params.options() if o["choices"])
@@ -82,7 +82,7 @@ def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replaye
 
 
 def test_tune_agrees_with_an_exhaustive_sweep_on_the_same_games(runner, tmp_path):
-    from analyser import analysis
+    from analyser.stats import analysis
     args = list(DAO)
     args[args.index("--trials") + 1] = "5"
     r = invoke(runner, *args, "-j", "1", "-o", str(tmp_path / "t"))
@@ -389,7 +389,7 @@ def test_a_target_that_does_not_apply_is_one_line_with_the_reason_and_the_target
 
 
 def test_close_games_uses_the_titles_close_margin():
-    from analyser import designer
+    from analyser.stats import designer
     from analyser.experiments import tune
     from types import SimpleNamespace
     wizard = tune.get_game("wizard")

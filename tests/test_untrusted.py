@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analyser import safeio
+from analyser.io import files as safeio
 from analyser.cli import cli
-from analyser.core import InputError
-from analyser.registry import game_ids, get_game
+from analyser.engine.core import InputError
+from analyser.engine.registry import game_ids, get_game
 
 
 def invoke(*args):

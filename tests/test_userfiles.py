@@ -11,12 +11,12 @@ import textwrap
 import pandas as pd
 import pytest
 
-from analyser import userfiles
-from analyser.core import InputError
+from analyser.engine import userfiles
+from analyser.engine.core import InputError
 from analyser.run import RunSpec, run
 
 TAKER = textwrap.dedent('''
-    from analyser.core import Strategy
+    from analyser.engine.core import Strategy
     from analyser.titles.dao.rules import TAKE
 
 

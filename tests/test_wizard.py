@@ -13,13 +13,13 @@ import random
 
 import pytest
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.titles.wizard import TITLE as GAME
 from analyser.titles.wizard.rules import (BIDS, CHOOSE_TRUMP, FULL_DECK, JESTER, LED_FREE, LED_NONE, OVER,
                                    PLAY, PLAYS, TRUMP, WIZARD, Bid, Card, ChooseTrump, Play, WizardParams,
                                    WizardPublic, beats, card_from_code, trick_winner)
-from analyser.registry import available_strategies, make_strategy
-from analyser.runner import play_game
+from analyser.engine.registry import available_strategies, make_strategy
+from analyser.engine.runner import play_game
 
 B, G, R, Y = range(4)
 
@@ -693,7 +693,7 @@ def test_dealer_picks_the_suit_it_holds_most_of():
 
 def test_montecarlo_samples_only_unseen_cards_and_bids_legally():
     from importlib import import_module
-    from analyser.registry import builtin_strategies
+    from analyser.engine.registry import builtin_strategies
     W = import_module(builtin_strategies("wizard")["bot"].__module__)  # works installed or from source
     s = dealt(4, 5)
     v = GAME.view(s, 1)
@@ -748,7 +748,7 @@ GOLDEN_FIRST_BIDS = [[1, 0, 0, 1], [0, 0, 2, 1], [0, 0, 1, 1]]
 
 def test_figure_tables_and_plots(tmp_path):
     from analyser.run import assemble
-    from analyser.runner import BatchJob, run_batch
+    from analyser.engine.runner import BatchJob, run_batch
     strategies = ("expected", "random")
     res = run_batch(BatchJob("wizard", (), strategies, 4, 3, 0, 8, 0.0))
     assert res.error is None and res.done == 8
@@ -800,14 +800,14 @@ pytestmark = pytest.mark.xdist_group("test_wizard")
 def wizard_run():
     """A real 200-game run, 4 players: (results, extras)."""
     from analyser.run import assemble
-    from analyser.runner import BatchJob, run_batch
+    from analyser.engine.runner import BatchJob, run_batch
     res = run_batch(BatchJob("wizard", (), STREAM_LINE_UP, 4, 5, 0, 200, 0.0))
     assert res.error is None and res.done == 200
     return assemble(GAME, WizardParams(), 4, STREAM_LINE_UP, [res], 5)
 
 
 def chunked_sums(results, extras, chunk_games):
-    from analyser.streamed import chunk_frame, reduce_sums
+    from analyser.stats.streamed import chunk_frame, reduce_sums
     chunks = list(chunk_frame(results, extras, chunk_games=chunk_games))
     assert len(chunks) == -(-200 // chunk_games)
     return reduce_sums(GAME.figure_sums(r, e) for r, e in chunks)
@@ -904,7 +904,7 @@ def test_plots_from_combined_sums_draw_what_the_whole_table_draws(wizard_run, tm
     whose strategy levels are made plot-safe afterwards (the streamed report): the same pixels."""
     import matplotlib.image as mpimg
     import numpy as np
-    from analyser import plots
+    from analyser.stats import plots
     results, extras = odd_named(*wizard_run)
     whole, chunked = tmp_path / "whole", tmp_path / "chunked"
     whole.mkdir()
@@ -931,7 +931,7 @@ def test_plots_from_combined_sums_draw_what_the_whole_table_draws(wizard_run, tm
 def test_sums_name_strategies_as_the_results_do(wizard_run):
     """The in-memory report path hands the figures a results frame with plot-safe names and the
     rounds table as written: the sums take the results' spelling."""
-    from analyser import plots
+    from analyser.stats import plots
     results, extras = odd_named(*wizard_run)
     sums = GAME.figure_sums(plots.safe_strategies(results), extras)
     want = [plots.label(ODD_NAMES.get(s, s)) for s in STREAM_LINE_UP]

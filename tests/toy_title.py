@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyser.core import Game, Params, Strategy, encode_trace, option
+from analyser.engine.core import Game, Params, Strategy, encode_trace, option
 
 
 @dataclass(frozen=True)

@@ -254,9 +254,9 @@ def summary(run: Run):
 
 
 def report_summary(run: Run):
-    """The numbers of the run's report (analyser.report.summarise_run: the same code as `analyser report`),
+    """The numbers of the run's report (analyser.report.page.summarise_run: the same code as `analyser report`),
     for the figures no CSV holds (seats, designer figures, title tables)."""
-    from analyser.report import summarise_run
+    from analyser.report.page import summarise_run
     return summarise_run(run.out)
 
 

@@ -25,7 +25,7 @@ import sys
 import click
 
 from analyser import __version__
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 
 def _one_line_error(message: str, code: int = 2):
@@ -43,7 +43,7 @@ class AnalyserGroup(click.Group):
             _stdout_closed()
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        from analyser import registry
+        from analyser.engine import registry
         from analyser.run.backends import sigterm_raises, stop_exit_code
 
         # The resource tracker of the worker pool (started with this interpreter's -W options)
@@ -145,9 +145,9 @@ def _game_seed(ctx, param, value):
 
 def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
     """The strategies a command plays when no ``--strategy`` is given: the title's built-in
-    lineup (:func:`analyser.registry.default_lineup`), cut to the player count (the title's usual
+    lineup (:func:`analyser.engine.registry.default_lineup`), cut to the player count (the title's usual
     count when none is given), as ``simulate`` does; InputError when the title has none."""
-    from analyser.registry import default_lineup
+    from analyser.engine.registry import default_lineup
 
     lineup = default_lineup(g.id)
     if not lineup:

@@ -1,5 +1,5 @@
 """``analyser bench``: games per second for each title (or the speed of the generic search
-player), a thin layer over :mod:`analyser.bench`.
+player), a thin layer over :mod:`analyser.run.bench`.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
       analyser bench GAME --mcts --iterations 400 --games 4
     """
     if mcts:
-        from analyser.bench import run_mcts_bench
+        from analyser.run.bench import run_mcts_bench
         run_mcts_bench(list(games), iterations, n_games, seed, echo=click.echo)
         return 0
-    from analyser.bench import run_bench
+    from analyser.run.bench import run_bench
 
     run_bench(list(games), n_games, jobs, seed, echo=click.echo, repeat=repeat)
     return 0

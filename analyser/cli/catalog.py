@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import _game_seed, _one_line_error, _root_seed, cli
-from analyser.core import InputError, parse_key_values
+from analyser.engine.core import InputError, parse_key_values
 
 
 @cli.command("list")
@@ -21,10 +21,10 @@ def list_cmd(game):
 
     Give a GAME id to show only that title.
     """
-    from analyser import registry
-    from analyser.registry import (accepted_text, available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
-                                   parameter_bounds, shadow_note, shadowed_titles, strategy_doc,
-                                   strategy_parameters, unavailable_generic)
+    from analyser.engine import registry
+    from analyser.engine.registry import (accepted_text, available_strategies, broken_strategy_plugins, default_lineup, game_ids, get_game,
+                                          parameter_bounds, shadow_note, shadowed_titles, strategy_doc,
+                                          strategy_parameters, unavailable_generic)
 
     registry.set_notice(None)  # a shadowed plugin is named below, with the other problems
     ids = [get_game(game).id] if game else game_ids()
@@ -83,7 +83,7 @@ def list_cmd(game):
 def _rules_hint(g, ref: str) -> str:
     """How to read a title's rules page (``analyser rules REF``, REF as the user named the
     title), or that it has none and where it belongs."""
-    from analyser.registry import rules_page, rules_page_location
+    from analyser.engine.registry import rules_page, rules_page_location
 
     if rules_page(g) is not None:
         return f"analyser rules {shlex.quote(ref)}"
@@ -106,7 +106,7 @@ def rules(game, show_path):
       analyser rules GAME --path
       analyser rules ./my-game
     """
-    from analyser.registry import get_game, rules_page, rules_page_location
+    from analyser.engine.registry import get_game, rules_page, rules_page_location
 
     g = get_game(game)
     page = rules_page(g)
@@ -144,7 +144,7 @@ def new(name):
       analyser play ./my-game -s hold -s random --seed 1
       python -m pytest my-game/tests
     """
-    from analyser.skeleton import write_skeleton
+    from analyser.kit.skeleton import write_skeleton
 
     files = write_skeleton(name)
     folder = Path(name)
@@ -189,8 +189,8 @@ def check(game, games, seed, players, rules, game_seeds, no_fresh_process):
       analyser check ./my-game --games 1000
       analyser check ./my-game --game-seed 1234567 --players 3
     """
-    from analyser.check import check_title, format_result
-    from analyser.registry import get_game
+    from analyser.kit.check import check_title, format_result
+    from analyser.engine.registry import get_game
 
     g = get_game(game)
     if not game_seeds and not 0 < games <= 1_000_000:

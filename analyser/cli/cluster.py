@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 
 def _cluster_options(f):

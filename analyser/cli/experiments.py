@@ -11,7 +11,7 @@ import click
 
 from analyser.cli import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
-from analyser.core import GAME_TIMEOUT, InputError, parse_key_values
+from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
 EPILOG_SWEEP = """\b
@@ -113,7 +113,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     keeps every finished game; `analyser resume OUT` finishes the sweep.
     """
     from analyser.experiments import stopping
-    from analyser.registry import get_game, title_ref
+    from analyser.engine.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
     backend, scheduler = _cluster(backend, scheduler)
@@ -143,7 +143,7 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
         return code
     if not quiet and len(res.cells):
         import pandas as pd
-        from analyser.analysis import format_table
+        from analyser.stats.analysis import format_table
         gr = res.grid
         f = res.cells[res.cells["slot"] == gr.focus].sort_values("win_rate", ascending=False)
         cols = ["cell", *[c for c, _ in gr.dims], "win_rate", "win_low", "win_high", "diff", "diff_low", "diff_high",
@@ -263,7 +263,7 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
       analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
     from analyser.experiments import stopping
-    from analyser.registry import get_game, title_ref
+    from analyser.engine.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
     backend, scheduler = _cluster(backend, scheduler)
@@ -292,14 +292,14 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
         return code
     if not quiet and len(t.ranking):
         import pandas as pd
-        from analyser.analysis import format_table
+        from analyser.stats.analysis import format_table
         click.echo(f"\n{len(t.tables)} tables ({t.design}) x {t.config['games_per_table']:,} games, "
                    f"{t.config['players']} players; seed {t.config['seed']}. Ratings: {t.config['rating_model']}.")
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             click.echo(format_table(t.ranking).to_string(index=False))
         if t.meta is not None:
-            from analyser import metagame
+            from analyser.stats import metagame
             click.echo("\n" + metagame.summary_text(t.meta, t.ranking, findings=False))
         if t.findings is not None:
             from analyser import findings
@@ -351,7 +351,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
       analyser compare reports/run-a reports/run-b
     """
     from analyser.experiments import compare as cmpmod
-    from analyser.registry import game_ids
+    from analyser.engine.registry import game_ids
     from analyser.results import trust_title_file
     from analyser.run import RunSpec
 
@@ -382,7 +382,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     elif len(targets) == 1:
         if trust:
             raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
-        from analyser.registry import get_game
+        from analyser.engine.registry import get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
         ra = {**common, **parse_key_values(a_rules, what="--a")}
@@ -392,7 +392,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         lb = list(b_strategies or strategies) or list(_builtin_lineup(g, players))
         if ra == rb and la == lb:
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
-        from analyser.registry import title_ref
+        from analyser.engine.registry import title_ref
         sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
                      rules=ra, batch_size=batch_size)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
@@ -514,7 +514,7 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
     (143) keeps every finished game; `analyser resume OUT` finishes the ladder.
     """
     from analyser.experiments import ladder as laddermod
-    from analyser.registry import get_game, title_ref
+    from analyser.engine.registry import get_game, title_ref
 
     backend, scheduler = _cluster(backend, scheduler)
     if not no_report:

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
-from analyser.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
+from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
 
 
 @cli.command()
@@ -54,8 +54,8 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     import math
     import secrets
 
-    from analyser.registry import get_game, make_strategy
-    from analyser.runner import play_game, time_limit
+    from analyser.engine.registry import get_game, make_strategy
+    from analyser.engine.runner import play_game, time_limit
 
     if not (game_timeout >= 0 and math.isfinite(game_timeout)):
         raise InputError(f"--game-timeout {game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
@@ -149,7 +149,7 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
         if legend:
             click.echo(f"Legend: {legend}")
-    from analyser.runner import GameFailure
+    from analyser.engine.runner import GameFailure
     try:
         with contextlib.redirect_stdout(sys.stderr), time_limit(game_timeout, seed):
             final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
@@ -184,9 +184,9 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
     of the run in ``folder``, from its config.json.  InputError when the folder, the title or the
     index does not fit, or when the run names a title or strategy file that the command line does
     not allow (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
-    from analyser.registry import get_game, is_title_file
+    from analyser.engine.registry import get_game, is_title_file
     from analyser.run import Allowed, guard_folder_config, read_config_file
-    from analyser.runner import game_seed, lineup
+    from analyser.engine.runner import game_seed, lineup
 
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
@@ -238,7 +238,7 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
 
 def _load_state(g, path: Path):
     """Read a saved state through the bounded reader and the title's state schema."""
-    from analyser.states import load_state
+    from analyser.io.states import load_state
     return load_state(g, path)
 
 

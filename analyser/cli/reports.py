@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import _check_out_name, _check_plotting, cli
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 
 @cli.command()
@@ -45,8 +45,8 @@ def report(results, out, title_file, trust, quiet):
 
 def _report(results, out, title_file, quiet=False):
     _check_plotting()  # before the report module imports matplotlib
-    from analyser.report import _reduce_run, build_report, write_report
-    from analyser.registry import get_game
+    from analyser.report.page import _reduce_run, build_report, write_report
+    from analyser.engine.registry import get_game
     from analyser.results import load_results, open_run, trust_title_file
     from analyser.run import check_writable, default_out, prepare_out, store
 
@@ -108,8 +108,8 @@ def _report(results, out, title_file, quiet=False):
 def _print_summary(summary, players: int, config: dict) -> None:
     import pandas as pd
 
-    from analyser.analysis import METHODS
-    from analyser.report import ran_on
+    from analyser.stats.analysis import METHODS
+    from analyser.report.page import ran_on
 
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         if summary.variants:
@@ -138,7 +138,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
 
 
 def _print_part(part, summary, methods) -> None:
-    from analyser.analysis import format_table, percent
+    from analyser.stats.analysis import format_table, percent
 
     players = part.players
     win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
@@ -159,7 +159,7 @@ def _print_part(part, summary, methods) -> None:
         if part.seating:
             click.echo(f"Seats: {part.seating}")
         if part.strategy_seats is not None:
-            from analyser.report import strategy_seat_display
+            from analyser.report.page import strategy_seat_display
             click.echo()
             click.secho("Win rate by strategy and seat (95% CI)", bold=True)
             click.echo(strategy_seat_display(part.strategy_seats).to_string(index=False))
@@ -170,8 +170,8 @@ def _print_part(part, summary, methods) -> None:
                                         "mean_score", "score_low", "score_high"]]).to_string(index=False))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
     if part.compensation is not None:
-        from analyser.report import compensation_display
-        from analyser.seats import assumption
+        from analyser.report.page import compensation_display
+        from analyser.stats.seats import assumption
         click.echo()
         click.secho(f"Seat compensation ({summary.score_unit}; bootstrap 95% CI)", bold=True)
         click.echo(compensation_display(part.compensation, summary.score_unit).to_string(index=False))

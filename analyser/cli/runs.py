@@ -13,7 +13,7 @@ import click
 from analyser.cli import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
                           _root_seed, _strip_specs, cli)
 from analyser.cli.reports import _print_summary
-from analyser.core import GAME_TIMEOUT, parse_key_values
+from analyser.engine.core import GAME_TIMEOUT, parse_key_values
 
 
 EPILOG_SIMULATE = """\b
@@ -96,7 +96,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser.experiments import stopping
-    from analyser.registry import get_game
+    from analyser.engine.registry import get_game
     from analyser.run import RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run
 
     stopping.check_width(until_ci)
@@ -144,10 +144,10 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
 
 
 def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
-    """``--confirm-components``: the interventions of :mod:`analyser.componentconfirm`, recorded
+    """``--confirm-components``: the interventions of :mod:`analyser.experiments.confirm`, recorded
     in config.json for the report.  Only after a run that finished; a failure is one line and
     the games stay as they are."""
-    from analyser import componentconfirm
+    from analyser.experiments import confirm as componentconfirm
     from analyser.run import store
 
     if (result.error is not None or result.interrupted or result.stop_requested
@@ -171,7 +171,7 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
 def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
-    from analyser.registry import title_ref
+    from analyser.engine.registry import title_ref
     from analyser.run import resume_command, store, write_csv
 
     n_done = result.config["games_completed"]
@@ -188,13 +188,13 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 return 1
             try:
                 if not no_report:
-                    from analyser.report import FINDINGS_JSON, build_report_from_run
+                    from analyser.report.page import FINDINGS_JSON, build_report_from_run
                     path, summary, figures = build_report_from_run(out)
                     files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
                     if (out / "components.csv").exists():
                         files.append("components.csv")
                 elif not quiet:  # the summary is only printed: nothing to compute under --quiet
-                    from analyser.report import summarise_run
+                    from analyser.report.page import summarise_run
                     summary = summarise_run(out)
             except KeyboardInterrupt:
                 raise
@@ -279,13 +279,13 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     from analyser.experiments.base import PartCache
     from analyser.run import run, store
     from analyser.run.backends import _Deferred, stop_exit_code
-    from analyser.runner import lineup_block
+    from analyser.engine.runner import lineup_block
 
     reader = PartCache(out)
     last: dict = {}
     previous = None
     if resume:
-        from analyser.safeio import read_json
+        from analyser.io.files import read_json
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
@@ -332,7 +332,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
 def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
     """One line: what failed, in which game, with its seed, and the command that replays it
     (``out``: where error.log holds the full traceback)."""
-    from analyser.runner import lineup
+    from analyser.engine.runner import lineup
 
     index = getattr(error, "game_index", None)
     seed = getattr(error, "game_seed", None)
@@ -403,7 +403,7 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     """
     from analyser import run as runmod
     from analyser.cli.experiments import resume_experiment
-    from analyser.registry import get_game
+    from analyser.engine.registry import get_game
     from analyser.run.folders import undecided
 
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
@@ -455,7 +455,7 @@ def _folder_kind(folder: Path, with_cells: bool = False) -> str | None:
     None for a run folder (or anything else, which reading it as a run then refuses).  With
     ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
     and not a comparison of two run folders) counts."""
-    from analyser.core import InputError
+    from analyser.engine.core import InputError
     from analyser.experiments.base import KINDS
     from analyser.run import read_config_file
 

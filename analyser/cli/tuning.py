@@ -12,7 +12,7 @@ import click
 from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
-from analyser.core import GAME_TIMEOUT
+from analyser.engine.core import GAME_TIMEOUT
 
 
 EPILOG_TUNE = """\b
@@ -74,7 +74,7 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     best configuration. Ctrl-C or a kill keeps every finished trial: `analyser resume OUT`.
     """
     from analyser.experiments import tune as tunemod
-    from analyser.registry import get_game, title_ref
+    from analyser.engine.registry import get_game, title_ref
 
     backend, scheduler = _cluster(backend, scheduler)
     if not no_report:

@@ -76,7 +76,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.experiments import stopping
 from analyser.run import store
 from analyser.run.spec import RunSpec, package_versions
@@ -147,7 +147,7 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if not all(isinstance(c, dict) for c in config["cells"]) or not isinstance(info.get("arguments"), dict):
         raise InputError(f"{str(out)!r}: its config.json is not the record of a {kind} (its cells or arguments "
                          "have the wrong type); it cannot be used")
-    from analyser.results.validate import check_run_fields
+    from analyser.io.validate import check_run_fields
     for i, c in enumerate(config["cells"]):  # a hand-edited cell record: one line naming it and the field
         for key in ("name", "folder"):
             if not isinstance(c.get(key), str):
@@ -323,7 +323,7 @@ class Experiment:
             self._read_cell(k, settle=self.lock is not None)
 
     def _read_cell(self, k: int, settle: bool = False) -> None:
-        from analyser.safeio import read_json
+        from analyser.io.files import read_json
         entry = self.config["cells"][k]
         folder = self.folder(k)
         path = folder / "config.json"
@@ -335,7 +335,7 @@ class Experiment:
         except (InputError, OSError):
             cfg = {}
         if isinstance(cfg, dict):  # a hand-edited record: one line naming the cell and the field
-            from analyser.results.validate import check_run_fields
+            from analyser.io.validate import check_run_fields
             check_run_fields(cfg, f"{str(path)!r} (the record of cell {self.cells[k].name})")
         done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
         status = cfg.get("status") if isinstance(cfg, dict) else None
@@ -362,7 +362,7 @@ class Experiment:
 
     def cell_config(self, k: int) -> dict | None:
         """Cell ``k``'s run record (its folder's ``config.json``), or None."""
-        from analyser.safeio import read_json
+        from analyser.io.files import read_json
         try:
             cfg = read_json(self.folder(k) / "config.json", "cell config file", max_bytes=10_000_000)
         except (InputError, OSError):
@@ -518,7 +518,7 @@ class Experiment:
         import joblib
 
         from analyser.run.backends import _StopRequest, _worker_death
-        from analyser.userfiles import safe_worker_path
+        from analyser.engine.userfiles import safe_worker_path
 
         stop = _StopRequest(True)
         failed: list[tuple[int, BaseException]] = []

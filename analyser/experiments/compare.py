@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer
-from analyser.core import InputError
-from analyser.csvsafe import to_csv
+from analyser.stats import analysis, designer
+from analyser.engine.core import InputError
+from analyser.io.csvsafe import to_csv
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.results import load_results
 from analyser.run import RunSpec, package_versions, resolve
@@ -159,7 +159,7 @@ def _per_game(df: pd.DataFrame, by: str, value: str) -> pd.DataFrame:
 def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool, outcome=None) -> tuple[pd.DataFrame, int]:
     """The comparison table of two results frames (see the module docstring) and the number of
     games compared (the games both played, when paired).  ``outcome``: the title (or an
-    :class:`analyser.designer.Outcome`): its close margin, and no close-game or lead row where
+    :class:`analyser.stats.designer.Outcome`): its close margin, and no close-game or lead row where
     they do not fit the title."""
     outcome = designer.Outcome.of(outcome)
     if paired:
@@ -227,7 +227,7 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool, outcome=None)
 def _title(ref: str):
     """The title ``ref`` names, for its outcome declarations; None (the defaults) when it cannot
     be loaded here (a title file the command line did not name)."""
-    from analyser.registry import get_game
+    from analyser.engine.registry import get_game
     try:
         return get_game(ref)
     except InputError:
@@ -341,8 +341,8 @@ def _unit(figure: str, score_unit: str = "points", length_unit: str = "turns") -
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """Rates as percentages / percentage points, other figures in their units; each row with the
-    decimals its interval calls for (:func:`analyser.analysis.decimals`); p-values with 3
-    significant digits (:func:`analyser.analysis.format_p`: ``< 1e-300`` below the float range)."""
+    decimals its interval calls for (:func:`analyser.stats.analysis.decimals`); p-values with 3
+    significant digits (:func:`analyser.stats.analysis.format_p`: ``< 1e-300`` below the float range)."""
     rows = []
     for _, r in table.iterrows():
         pct = "rate" in r["figure"]
@@ -368,7 +368,7 @@ def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
     """Every compared figure as A - B with its 95% interval, one panel per unit (rates in
     percentage points, mean scores in ``score_unit``, game length in ``length_unit``, lead
     changes per game), each with its own axis and a line at 0; red where p < 0.05."""
-    from analyser import plots
+    from analyser.stats import plots
     import matplotlib.pyplot as plt
 
     t = cmp.table[cmp.table["diff"].notna()]
@@ -419,11 +419,12 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     """Write ``compare.csv``, ``findings.json`` (``cmp.findings``:
     :func:`analyser.findings.compare_findings`), the plot, ``index.html`` and ``config.json``;
     return the file names."""
-    from analyser import findings as findmod, report as reportmod
+    from analyser import findings as findmod
+    from analyser.report import page as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     to_csv(cmp.table, outdir / "compare.csv", index=False)
-    from analyser.registry import get_game
+    from analyser.engine.registry import get_game
     game = get_game(cmp.config["game"])
     cmp.findings = findmod.compare_findings(cmp, game.score_unit, game.length_unit)
     findmod.write_json(outdir / "findings.json", "compare", str(cmp.config["game"]), [cmp.findings])

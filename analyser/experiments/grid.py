@@ -13,7 +13,7 @@ Every parameter that takes more than one value is *varied*; the cells are the Ca
 of the varied values, in the order written (the last varied value changes fastest).  More than
 :data:`MAX_CELLS` cells are refused before anything is played.
 
-Errors (:class:`~analyser.core.InputError`, one line): an empty value or range end, ``a..b``
+Errors (:class:`~analyser.engine.core.InputError`, one line): an empty value or range end, ``a..b``
 with ``a > b``, a step that is not positive, a range on an option that is not a number (a choice,
 on/off or text option: list the values instead), a value the option does not accept, and too
 many cells.
@@ -28,7 +28,7 @@ import typing
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 #: Most cells one sweep may have.
 MAX_CELLS = 10_000
@@ -160,7 +160,7 @@ def split_strategy(text: str) -> tuple[str, list[tuple[str, str]]]:
 
 def parse_strategy(text: str, game_id: str) -> SlotGrid:
     """Parse one ``-s`` of a sweep against the strategy's parameter types (InputError)."""
-    from analyser.registry import _resolve, check_parameter, parse_spec, strategy_parameters
+    from analyser.engine.registry import _resolve, check_parameter, parse_spec, strategy_parameters
 
     head, params = split_strategy(text)
     spec = parse_spec(head)
@@ -248,7 +248,7 @@ def column_name(slots: list[SlotGrid], i: int, key: str) -> str:
 def build(game, strategies: list[str], rules: list[str]) -> Grid:
     """Parse the ``-s`` and ``--rule`` values of a sweep and form its cells (InputError on bad
     input, including more than :data:`MAX_CELLS` cells).  Every cell's rules are validated."""
-    from analyser.registry import title_ref
+    from analyser.engine.registry import title_ref
     ref = title_ref(game)
     slots = [parse_strategy(s, ref) for s in strategies]
     rule_values = parse_rules(rules, game.Params)
@@ -257,7 +257,7 @@ def build(game, strategies: list[str], rules: list[str]) -> Grid:
     kinds: dict[str, str] = {}
     where: list[tuple[str, int | None, str]] = []  # (column, slot or None for a rule, key)
     for i, s in enumerate(slots):
-        from analyser.registry import _resolve, parse_spec, strategy_parameters
+        from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
         accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
         for key, values in s.params:
             if len(values) > 1:

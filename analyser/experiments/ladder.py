@@ -11,7 +11,7 @@ Two designs:
 * **Head to head** (the default).  Level ``k`` plays the budget ``b[k+1]`` (the *stronger side*)
   against ``b[k]``, in the title's usual player count (``--players`` to change it).  The two
   specs are the run's strategies in that order, so the runner's seat rotation
-  (:mod:`analyser.runner`, equal seats) splits the ``n`` seats as evenly as ``n`` allows: half
+  (:mod:`analyser.engine.runner`, equal seats) splits the ``n`` seats as evenly as ``n`` allows: half
   each at an even count; at an odd count the two sides take the extra seat in turn (block by
   block of ``n`` games), and every side sits in every seat equally often.  The side's *fair
   share* of a game is its seats over ``n``; a level's fair share is its mean over the games
@@ -30,7 +30,7 @@ Figures per level (:func:`level_table`):
 
 * the side's win rate: per game, the share of the win that went to the side's seats (a shared
   win counts its share), averaged over games, with the 95% cluster-robust interval of
-  :mod:`analyser.analysis` (the game as the cluster; :data:`analyser.analysis.METHODS`
+  :mod:`analyser.stats.analysis` (the game as the cluster; :data:`analyser.stats.analysis.METHODS`
   ``"cluster"``; a side that always or never won gets the Wilson interval over games instead);
 * the fair share, and the gain over it in percentage points;
 * decisions per second of each budget (:func:`measure_speed`): the laddered strategy timed on
@@ -61,11 +61,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis
-from analyser.core import InputError
-from analyser.csvsafe import to_csv
+from analyser.stats import analysis
+from analyser.engine.core import InputError
+from analyser.io.csvsafe import to_csv
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.registry import get_game, title_ref
+from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.run.store import write_json_atomic
 
@@ -110,7 +110,7 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
 
     InputError (one line) when the strategy is unknown for the title, no parameter or several are
     left without ``=``, or the parameter is not a numeric (int or float) parameter of it."""
-    from analyser.registry import _resolve, parse_spec, strategy_parameters
+    from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
 
     raw = (text or "").strip()
     source, sep, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
@@ -296,7 +296,7 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
 
 
 def _check_strategy(text: str, game_id: str) -> None:
-    from analyser.registry import strategy_factory
+    from analyser.engine.registry import strategy_factory
     strategy_factory(text, game_id)
 
 
@@ -324,7 +324,7 @@ def side_games(frame: pd.DataFrame, side: str) -> tuple[np.ndarray, np.ndarray, 
 
 def share_interval(shares: np.ndarray, games: np.ndarray) -> tuple[float, float, float]:
     """Mean share with its 95% cluster-robust interval (the game as the cluster, as
-    :func:`analyser.analysis.clustered_mean`); with no spread at all the Wilson interval over
+    :func:`analyser.stats.analysis.clustered_mean`); with no spread at all the Wilson interval over
     the games; clipped to 0-1.  ``(nan, nan, nan)`` with no games."""
     if not len(shares):
         return math.nan, math.nan, math.nan
@@ -438,7 +438,7 @@ def skill_depth(gains: pd.DataFrame) -> dict:
 
 def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param: str, against: str | None,
              source: str) -> list[dict]:
-    """The Findings of a ladder (dicts as :func:`analyser.metagame.findings`): the skill depth,
+    """The Findings of a ladder (dicts as :func:`analyser.stats.metagame.findings`): the skill depth,
     with its evidence and the rule."""
     def at(v) -> str:  # "800 iterations", but "limit 8": a parameter's name goes before its value
         return f"{format_value(v)} iterations" if param == "iterations" else f"{param} {format_value(v)}"
@@ -517,8 +517,8 @@ def combine(levels: list[Level], frames: list[pd.DataFrame]) -> pd.DataFrame:
 def speed_positions(game, players: int, rules: dict, root: int, count: int = SPEED_POSITIONS) -> list:
     """Up to ``count`` decision points (``(state, seat)``, copies) spread evenly over the first
     games of the ladder's game seeds, played by ``random`` in every seat."""
-    from analyser.registry import strategy_factory
-    from analyser.runner import game_seed
+    from analyser.engine.registry import strategy_factory
+    from analyser.engine.runner import game_seed
 
     params = game.Params.from_overrides(dict(rules))
     found = []
@@ -554,7 +554,7 @@ def measure_speed(game, ladder: LadderStrategy, budgets: list, players: int, rul
     :func:`speed_positions`, in this process, played again until :data:`SPEED_SECONDS` are spent
     on the budget (with the copies of the positions).
     Depends on the machine: a speed figure, not a result."""
-    from analyser.registry import strategy_factory
+    from analyser.engine.registry import strategy_factory
 
     params = game.Params.from_overrides(dict(rules))
     positions = speed_positions(game, players, rules, root)
@@ -627,7 +627,7 @@ def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
     share as a line; clear doublings filled, the rest hollow."""
     import matplotlib.pyplot as plt
 
-    from analyser import plots
+    from analyser.stats import plots
 
     t = res.table
     curve = res.config.get("against") is not None
@@ -670,7 +670,7 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
     """Write ``ladder.parquet`` (every game, with ``level`` and ``budget``), ``levels.csv`` (one
     row per level: :func:`level_table` with the doubling's gain and verdict), ``config.json``
     and (with ``report``) ``ladder_curve.png`` and ``index.html``; return the file names."""
-    from analyser import report as reportmod
+    from analyser.report import page as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     files = []

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 #: Number of rounds a run with a stopping rule is cut into (at most).
 ROUNDS = 20
@@ -43,7 +43,7 @@ def check_width(width: float | None) -> None:
 
 def round_ends(games: int, players: int) -> list[int]:
     """The game counts after which the rule may stop: multiples of a round size that is a
-    multiple of ``players`` - pass the lineup block (:func:`analyser.runner.lineup_block`: the
+    multiple of ``players`` - pass the lineup block (:func:`analyser.engine.runner.lineup_block`: the
     number of seats, times more when the strategies share the seats unevenly) so that every
     strategy has played equally often in every seat - the last one being ``games``."""
     size = max(MIN_ROUND, math.ceil(games / ROUNDS))
@@ -107,7 +107,7 @@ def recorded_history(record) -> list[tuple[int, float]]:
 
 def widest(frames: Sequence[pd.DataFrame]) -> float:
     """The widest 95% Wilson win-rate interval over the strategy and seat tables of each frame."""
-    from analyser.analysis import seat_summary, strategy_summary
+    from analyser.stats.analysis import seat_summary, strategy_summary
 
     out = 0.0
     for df in frames:
@@ -174,7 +174,7 @@ def validate(game, specs: list, players: int) -> None:
     """Check every run of a sweep or tournament before any is played, cheaply: each distinct
     strategy spec is built once and each distinct rule set checked against the player count
     (InputError)."""
-    from analyser.registry import make_strategy, title_ref
+    from analyser.engine.registry import make_strategy, title_ref
 
     for text in dict.fromkeys(s for sp in specs for s in sp.strategies):
         make_strategy(text, title_ref(game))

@@ -28,13 +28,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer
-from analyser.csvsafe import to_csv
+from analyser.stats import analysis, designer
+from analyser.io.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.registry import get_game, title_ref
+from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
-from analyser.runner import lineup_block
+from analyser.engine.runner import lineup_block
 from analyser.run.store import write_json_atomic
 
 
@@ -58,7 +58,7 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
     its ``params``) of the first ``probe`` games across the distinct rule sets.  Returns
     ``{"paired": bool, "groups": [[cell, ...], ...], "note": str}``: cells in one group share
     their deals."""
-    from analyser.runner import game_seed
+    from analyser.engine.runner import game_seed
 
     seeds = [game_seed(seed, i) for i in range(probe)]
     prints: dict[str, list[int]] = {}
@@ -221,7 +221,7 @@ def cell_table(g: gridmod.Grid, frame: pd.DataFrame, close_margin: float | None 
     fixed number of seats, so per-game figures are reshapes, not group-bys."""
     from scipy import stats
 
-    from analyser import summaries
+    from analyser.report import summaries
 
     if not len(frame):
         return pd.DataFrame()
@@ -278,13 +278,13 @@ def _axis_values(values: list[str], kind: str):
 TERMINAL_CELLS = 30
 TERMINAL_SHOWN = 20
 
-#: The smallest size (points) of a heatmap cell's label (:data:`analyser.plots.LABEL_PT`).
+#: The smallest size (points) of a heatmap cell's label (:data:`analyser.stats.plots.LABEL_PT`).
 LABEL_PT = 9.0
 
 
 def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int) -> None:
-    """:func:`analyser.plots.fit_cell_labels` (kept here so a test can watch the sweep's labels)."""
-    from analyser import plots
+    """:func:`analyser.stats.plots.fit_cell_labels` (kept here so a test can watch the sweep's labels)."""
+    from analyser.stats import plots
     plots.fit_cell_labels(fig, texts, nx, ny, chars)
 
 
@@ -293,7 +293,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     multiples of heatmaps; plus the paired differences from the best cell.  When the focus
     strategy fills every seat in every cell (its win rate is 1/players by construction), 1-D draws
     each seat's win rate instead, and there is no difference from a best cell to draw."""
-    from analyser import plots
+    from analyser.stats import plots
     import matplotlib.pyplot as plt
 
     f = cells[cells["slot"] == g.focus].sort_values("cell").reset_index(drop=True)
@@ -433,7 +433,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
 def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str]:
     """Each seat's win rate across the one varied value (a sweep whose focus fills every seat,
     such as a start-bonus sweep), with the fair share."""
-    from analyser import plots
+    from analyser.stats import plots
     import matplotlib.pyplot as plt
 
     col, values = g.dims[0]
@@ -482,7 +482,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
     """Write ``sweep.parquet``, ``cells.csv``, ``findings.json`` (``res.findings``:
     :func:`analyser.findings.sweep_findings`), ``config.json`` and (with ``report``) the plots and
     ``index.html``; return the file names."""
-    from analyser import report as reportmod
+    from analyser.report import page as reportmod
 
     from analyser import findings as findmod
 

@@ -21,7 +21,7 @@ Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of f
 in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
 are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
 
-Meta-game.  :mod:`analyser.metagame` turns the games into the empirical meta-game and gives its
+Meta-game.  :mod:`analyser.stats.metagame` turns the games into the empirical meta-game and gives its
 Nash equilibrium (maximum-entropy, by linear programming, for two seats; replicator dynamics for
 more), the Nash averages, rock-paper-scissors cycles and the findings, with bootstrap intervals
 over the same game numbers, seeded from the root seed.
@@ -40,12 +40,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer, metagame
-from analyser.csvsafe import to_csv
+from analyser.stats import analysis, designer, metagame
+from analyser.io.csvsafe import to_csv
 from analyser.experiments import stopping
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.registry import get_game, title_ref
+from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.run.store import write_json_atomic
 
@@ -292,7 +292,7 @@ def _combine(frames: list, names: list[str]) -> pd.DataFrame:
 
 
 def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
-    from analyser import plots
+    from analyser.stats import plots
     import matplotlib.pyplot as plt
 
     order = list(t.ranking["strategy"])
@@ -321,7 +321,7 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
 
 
 def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
-    from analyser import plots
+    from analyser.stats import plots
     import matplotlib.pyplot as plt
 
     r = t.ranking.iloc[::-1]
@@ -368,7 +368,9 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     """Write the tournament's tables, ``findings.json`` (``t.findings``:
     :func:`analyser.findings.tournament_findings`), plots, ``index.html`` and ``config.json``;
     return the file names."""
-    from analyser import findings as findmod, plots, report as reportmod
+    from analyser import findings as findmod
+    from analyser.stats import plots
+    from analyser.report import page as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     files = []

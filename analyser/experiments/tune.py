@@ -11,16 +11,16 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
 (:data:`VOCABULARY`), each figure computed from one trial's games with its 95% interval:
 
 * ``seat_gap``: the largest gap between two seats' win rates, in percentage points (best seat
-  minus worst seat; :func:`analyser.analysis.seat_balance`, paired t interval over games);
+  minus worst seat; :func:`analyser.stats.analysis.seat_balance`, paired t interval over games);
 * ``win_rate`` / ``win_rate:SPEC``: the win rate (%) of one strategy slot: ``SPEC`` is the ``-s``
   as written, its strategy name, or its position ``1``, ``2``, ...; without it, the first ``-s``
   with a searched parameter (else the first); shared wins count their share; cluster-robust
-  interval over games (:func:`analyser.analysis.clustered_mean`);
+  interval over games (:func:`analyser.stats.analysis.clustered_mean`);
 * ``length``: the mean game length in the title's length unit (the ``turns`` column), t interval;
 * ``skill_share``: the share (%) of the within-game differences in who wins (each seat's win
-  share) that the strategies explain (:func:`analyser.designer.luck_skill`, bootstrap interval);
+  share) that the strategies explain (:func:`analyser.stats.designer.luck_skill`, bootstrap interval);
   needs two strategies or more;
-* ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.designer`, drama),
+* ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.stats.designer`, drama),
   t interval; needs a title that records a score trace;
 * ``ties``: games whose win is shared (%), Wilson interval;
 * ``close_games``: games whose top two scores differ by at most the title's close margin
@@ -73,10 +73,10 @@ import numpy as np
 import pandas as pd
 
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.registry import get_game, title_ref
+from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 
 #: Trials the search replays on fresh games before calling one best.
@@ -179,7 +179,7 @@ def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
     """Parse the search space (InputError, one line, for an unknown option or parameter, an empty
     or backwards range, a range on an option that is not a number, a value not accepted, or
     nothing to search)."""
-    from analyser.registry import _resolve, parse_spec, strategy_parameters
+    from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
 
     ref = title_ref(game)
     slots = [gridmod.parse_strategy(s, ref) for s in strategies]

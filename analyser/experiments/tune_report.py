@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analyser import analysis
+from analyser.stats import analysis
 from analyser.experiments.tune import Target, TuneResult, _objectives
-from analyser.registry import get_game
+from analyser.engine.registry import get_game
 
 
 # --------------------------------------------------------------------------------------------
@@ -37,7 +37,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
     far) and, for several objectives, the Pareto front of the first two."""
     import matplotlib.pyplot as plt
 
-    from analyser import plots
+    from analyser.stats import plots
 
     t = res.trials[res.trials["state"] == "complete"]
     out = []
@@ -210,8 +210,8 @@ def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
     """Write ``trials.csv``, ``recheck.csv``, ``config.json`` and (with ``report``) the plots,
     the verifying run's report and ``index.html``; return the file names."""
-    from analyser import report as reportmod
-    from analyser.csvsafe import to_csv
+    from analyser.report import page as reportmod
+    from analyser.io.csvsafe import to_csv
     from analyser.run.store import write_json_atomic
 
     outdir.mkdir(parents=True, exist_ok=True)
@@ -226,7 +226,7 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         figures = plot_history(res, outdir)
         verifying = None
         if res.verifying and res.status == "complete":
-            from analyser.report import build_report_from_run
+            from analyser.report.page import build_report_from_run
             try:
                 build_report_from_run(outdir / res.verifying)
                 verifying = f"{res.verifying}/index.html"

@@ -1,6 +1,6 @@
 """The targets of ``analyser tune`` (:mod:`analyser.experiments.tune`, whose docstring defines
 each): parsing ``--target NAME=GOAL`` and computing a target's figure with its 95% interval from
-one trial's games, with the figures :mod:`analyser.analysis` and :mod:`analyser.designer` compute
+one trial's games, with the figures :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer` compute
 for any run."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyser import analysis, designer
-from analyser.core import InputError
+from analyser.stats import analysis, designer
+from analyser.engine.core import InputError
 
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 
@@ -74,7 +74,7 @@ class Target:
 
 def title_figures(game) -> list[str]:
     """The title's own number columns a target may name (not the trace nor text labels)."""
-    from analyser.core import as_metric
+    from analyser.engine.core import as_metric
     return [str(m) for m in map(as_metric, game.metric_columns)
             if m.kind in ("number", "count", "share", "whole") and str(m) != "turns"]
 

@@ -11,7 +11,7 @@ a :class:`LeftOut` with its reason (never a finding from a figure that does not 
 "nan").
 
 **One function per kind.**  Each check reads a report's figures - the simulate report's
-:class:`analyser.report.Part` and its per-chunk sums (:mod:`analyser.summaries`), so the report
+:class:`analyser.report.page.Part` and its per-chunk sums (:mod:`analyser.report.summaries`), so the report
 stays memory-flat, or an experiment's tables - and returns findings and left-out lines.  The checks
 of a run report are :data:`RUN_CHECKS`, in order of importance; adding a kind is one line there.
 :func:`collect` runs them and orders the result (:meth:`Findings.ordered`): clear before possible,
@@ -20,7 +20,7 @@ appeared), then the left-out lines.
 
 Thresholds (docs/findings.md gives the reasons):
 
-* seat advantage - :func:`analyser.seats.seat_findings` (chi-square p < ``SEAT_P`` and the best-worst
+* seat advantage - :func:`analyser.stats.seats.seat_findings` (chi-square p < ``SEAT_P`` and the best-worst
   gap's interval above 0);
 * dominant strategy - the best win rate's 95% interval lies wholly above every other strategy's;
 * never wins - a win rate whose 95% upper bound is below :data:`NEVER_WINS_SHARE` of the fair share;
@@ -54,7 +54,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from analyser import analysis
+from analyser.stats import analysis
 
 #: The strengths, strongest first.
 STRENGTHS = ("clear", "possible", "none found")
@@ -131,8 +131,8 @@ class Finding:
 
     @classmethod
     def of(cls, item: "Finding | dict") -> "Finding":
-        """A finding from the dict shape of :func:`analyser.metagame.findings` and
-        :func:`analyser.seats.seat_findings` (``next`` "" or missing: None; other keys kept)."""
+        """A finding from the dict shape of :func:`analyser.stats.metagame.findings` and
+        :func:`analyser.stats.seats.seat_findings` (``next`` "" or missing: None; other keys kept)."""
         if isinstance(item, Finding):
             return item
         d = dict(item)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyser import analysis
+from analyser.stats import analysis
 from analyser.findings import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
 
@@ -108,10 +108,10 @@ def _seat_cells(focus, dims: list[str], results) -> list:
 
 def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict | None = None) -> Findings:
     """A tournament's findings: the top rating (interval clear of every other), the meta-game's
-    findings (:func:`analyser.metagame.findings`), the strategies that never win and, given the
-    seat table (:func:`analyser.analysis.seat_summary`) and its ``balance``
-    (:func:`analyser.analysis.seat_balance`), a seat advantage over all tables
-    (:func:`analyser.seats.seat_findings`; no score compensation: the tables mix strategies).
+    findings (:func:`analyser.stats.metagame.findings`), the strategies that never win and, given the
+    seat table (:func:`analyser.stats.analysis.seat_summary`) and its ``balance``
+    (:func:`analyser.stats.analysis.seat_balance`), a seat advantage over all tables
+    (:func:`analyser.stats.seats.seat_findings`; no score compensation: the tables mix strategies).
     ``t``: :class:`analyser.experiments.tournament.TournamentResult`."""
     ranking = t.ranking
     model = str(t.config.get("rating_model", "rating")).split(" (")[0]  # "Bradley-Terry", "Plackett-Luce"
@@ -131,7 +131,7 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
         return never_wins_rows(table, int(t.config["players"]))
 
     def seat():
-        from analyser import seats as seatmod
+        from analyser.stats import seats as seatmod
         if seats is None or balance is None:
             return []
         if len(seats) < 2:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from analyser import analysis
+from analyser.stats import analysis
 from analyser.findings import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
                                TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, _finite, command,
                                gather, number, pct, pct_ci, share_text, with_ci)
@@ -22,8 +22,8 @@ from analyser.findings import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT
 @dataclass
 class RunContext:
     """What a run report's checks read: the title, its declarations
-    (:class:`analyser.designer.Outcome`), one variant's :class:`analyser.report.Part` and its
-    core sums (:func:`analyser.summaries.core_sums`, combined), the run's ``config.json``, the
+    (:class:`analyser.stats.designer.Outcome`), one variant's :class:`analyser.report.page.Part` and its
+    core sums (:func:`analyser.report.summaries.core_sums`, combined), the run's ``config.json``, the
     lineup as given, the rule options that differ from the defaults (as typed) and the
     variant's run ids."""
 
@@ -66,9 +66,9 @@ Check = Callable[[RunContext], Iterable["Finding | dict | LeftOut"] | None]
 
 
 def seat_advantage(ctx: RunContext) -> list:
-    """Is a seat ahead, and what would compensate it (:func:`analyser.seats.seat_findings`),
+    """Is a seat ahead, and what would compensate it (:func:`analyser.stats.seats.seat_findings`),
     with the ``analyser sweep`` of the title's start-bonus option that tests it."""
-    from analyser import seats as seatmod
+    from analyser.stats import seats as seatmod
 
     part = ctx.part
     if ctx.players < 2:
@@ -204,7 +204,7 @@ def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
     """``analyser play TITLE -s ... --seed S`` replaying the first game ``strategy`` lost (its
     game index is in the sums), with that game's lineup and the run's rules; None when the
     variant is not the single run its config describes (joined runs) or no loss is recorded."""
-    from analyser.runner import game_seed, lineup
+    from analyser.engine.runner import game_seed, lineup
 
     config = ctx.config or {}
     seed, given = config.get("seed"), config.get("strategies")
@@ -236,7 +236,7 @@ def _ceiling(players: int, strategies: int) -> tuple[float, int]:
 def luck_share(ctx: RunContext) -> list:
     """A luck share that is very high (the strategies explain almost nothing of who wins) or very
     low (they explain most of it), from the skill share on the win share
-    (:mod:`analyser.designer`)."""
+    (:mod:`analyser.stats.designer`)."""
     d = ctx.part.designer
     skill = d.attrs.get("skill") if d is not None else None
     if skill is None:
@@ -295,7 +295,7 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
 def runaway_leader(ctx: RunContext) -> list:
     """A runaway leader: the eventual winner takes the lead for good within the first
     :data:`RUNAWAY_AT` of the game in more than :data:`RUNAWAY_SHARE` of games with one winner
-    (from the score trace; the drama figures of :mod:`analyser.designer`)."""
+    (from the score trace; the drama figures of :mod:`analyser.stats.designer`)."""
     outcome = ctx.outcome
     topic = "runaway leader"
     if not outcome.drama_applies:
@@ -338,12 +338,12 @@ def runaway_leader(ctx: RunContext) -> list:
 
 
 def quantile_interval(values: np.ndarray, counts: np.ndarray, q: float) -> tuple[float, float, float]:
-    """The ``q`` quantile of data given as value counts (:func:`analyser.streamed.quantile_from_counts`)
+    """The ``q`` quantile of data given as value counts (:func:`analyser.stats.streamed.quantile_from_counts`)
     with its distribution-free 95% interval from order statistics: the values at ranks
     ``binom.ppf(0.025, n, q)`` and ``binom.ppf(0.975, n, q) + 1`` (1-based, clipped to 1..n)."""
     from scipy import stats
 
-    from analyser.streamed import quantile_from_counts
+    from analyser.stats.streamed import quantile_from_counts
 
     order = np.argsort(values, kind="stable")
     v, c = np.asarray(values, float)[order], np.asarray(counts, float)[order]
@@ -374,7 +374,7 @@ def long_tail(ctx: RunContext) -> list:
 def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
               next_for: Callable[[float], str | None] = lambda p95: None) -> list:
     """:func:`long_tail` on value counts of game length."""
-    from analyser.streamed import quantile_from_counts
+    from analyser.stats.streamed import quantile_from_counts
 
     topic = "long tail"
     threshold = (f"clear when the distribution-free 95% interval of the 99th percentile of game length lies wholly "
@@ -462,9 +462,9 @@ def tie_break_command(ctx: RunContext) -> str | None:
 
 def component_outliers(ctx: RunContext) -> list:
     """Components whose effect on winning is clear after the Benjamini-Hochberg correction over
-    the title's components (issue 18 section 3, :mod:`analyser.components`), with their 95%
+    the title's components (issue 18 section 3, :mod:`analyser.stats.components`), with their 95%
     intervals.  The hook: the component analysis puts its findings on the part as
-    ``part.component_findings`` (dicts in the shape of :func:`analyser.seats.seat_findings`:
+    ``part.component_findings`` (dicts in the shape of :func:`analyser.stats.seats.seat_findings`:
     ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``}, ``threshold``, ``next``,
     more keys kept, such as ``component``) and its estimates as ``part.components`` (None when
     the title records no components); this check takes them into the report's one list, under
@@ -486,7 +486,7 @@ def component_outliers(ctx: RunContext) -> list:
 
 
 #: The checks of a run report, in order of importance: (topic, check).  A check returns findings
-#: (:class:`Finding` or the dict shape of :func:`analyser.seats.seat_findings`) and
+#: (:class:`Finding` or the dict shape of :func:`analyser.stats.seats.seat_findings`) and
 #: :class:`LeftOut` lines.  Adding a kind is one line here (and its README entry).
 RUN_CHECKS: list[tuple[str, Check]] = [
     ("seat advantage", seat_advantage),

@@ -1,11 +1,11 @@
 """Results files, which are untrusted input: reading a run folder or a results file
-(:mod:`~analyser.results.read`) and validating what was read (:mod:`~analyser.results.validate`).
+(:mod:`~analyser.run.read`) and validating what was read (:mod:`~analyser.io.validate`).
 """
 
-from analyser.results.read import (EXPERIMENT_KINDS, check_parts, is_trusted_title_file, load_results, missing_tables,
-                                   open_run, trust_title_file)
-from analyser.results.validate import (validate_chunk, validate_columns, validate_config, validate_extra,
-                                       validate_results)
+from analyser.run.read import (EXPERIMENT_KINDS, check_parts, is_trusted_title_file, load_results, missing_tables,
+                               open_run, trust_title_file)
+from analyser.io.validate import (validate_chunk, validate_columns, validate_config, validate_extra,
+                                  validate_results)
 
 __all__ = ["EXPERIMENT_KINDS", "check_parts", "is_trusted_title_file", "load_results", "missing_tables", "open_run",
            "trust_title_file", "validate_chunk", "validate_columns", "validate_config", "validate_extra",

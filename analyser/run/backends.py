@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 
 import joblib
 
-from analyser import runner
-from analyser.core import InputError, StrategyError
+from analyser.engine import runner
+from analyser.engine.core import InputError, StrategyError
 from analyser.run import store
-from analyser.runner import resolve_jobs, run_batch
-from analyser.userfiles import safe_worker_path
+from analyser.engine.runner import resolve_jobs, run_batch
+from analyser.engine.userfiles import safe_worker_path
 
 if TYPE_CHECKING:
     from analyser.run.spec import RunSpec

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analyser import compiled, runner
-from analyser.core import InputError
-from analyser.registry import title_ref
+from analyser.engine import compiled, runner
+from analyser.engine.core import InputError
+from analyser.engine.registry import title_ref
 from analyser.run import store
 from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
                                    _watchdog_here, client_address, pool_client)
@@ -29,7 +29,7 @@ from analyser.run.folders import prepare_out, read_config
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config
-from analyser.runner import BatchJob, BatchResult, plan_batches, run_batch
+from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
 
 
 #: Keys of a run's config.json that the layers above a run own (the stopping rule's record): a
@@ -66,7 +66,7 @@ class RunResult:
         self.stop_requested = False
 
     def _load(self):
-        from analyser.results.read import load_results  # here: analyser.results imports this package (its store)
+        from analyser.run.read import load_results  # here: analyser.results imports this package (its store)
 
         if self._tables is not None:
             self._results = tables_to_frame(self._tables.get(store.RESULTS, []))
@@ -393,7 +393,7 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config)
     if guarded.config.get("title_source") != config.get("title_source"):
-        from analyser.registry import get_game
+        from analyser.engine.registry import get_game
         _check_title(out, config, get_game(spec.game))
     return ResumePlan(config, spec, guarded.notes)
 

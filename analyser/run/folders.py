@@ -4,7 +4,7 @@ the ``config.json`` of a run folder to resume it.
 
 Every ``config.json`` analyser reads back (to resume, report, compare, replay or replace a run)
 is read by :func:`read_config_file`: it may come from someone else, so it is bounded in size and
-nesting like any file a user hands over (:mod:`analyser.safeio`), and it never names code that
+nesting like any file a user hands over (:mod:`analyser.io.files`), and it never names code that
 is loaded unasked (:mod:`analyser.run.trust`).
 """
 
@@ -15,17 +15,17 @@ from datetime import datetime
 from pathlib import Path
 
 from analyser import __version__
-from analyser.core import InputError
+from analyser.engine.core import InputError
 from analyser.run import store
 from analyser.run.trust import resume_command
 
 
 def read_config_file(path: str | Path):
     """The parsed ``config.json`` at ``path`` (any JSON value; callers check its shape), read through
-    the bounded reader: a regular file of at most :data:`~analyser.safeio.CONFIG_MAX_BYTES`, JSON
-    nested at most :data:`~analyser.safeio.JSON_MAX_DEPTH` deep, whole numbers of at most 20
+    the bounded reader: a regular file of at most :data:`~analyser.io.files.CONFIG_MAX_BYTES`, JSON
+    nested at most :data:`~analyser.io.files.JSON_MAX_DEPTH` deep, whole numbers of at most 20
     digits, no ``NaN`` and no key given twice.  Raises InputError (one line naming the file)."""
-    from analyser.safeio import CONFIG_MAX_BYTES, read_json
+    from analyser.io.files import CONFIG_MAX_BYTES, read_json
     return read_json(path, "config.json", max_bytes=CONFIG_MAX_BYTES)
 
 
@@ -184,7 +184,7 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     # title is never loaded from a file here: the folder's record names it, and a folder is data)
     tables = [store.RESULTS] + listed
     game = previous.get("game")
-    from analyser.registry import game_ids, get_game
+    from analyser.engine.registry import game_ids, get_game
     if isinstance(game, str) and game in game_ids():
         try:
             tables += [str(t) for t in get_game(game).extra_tables]

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from analyser import traces
-from analyser.csvsafe import to_csv
+from analyser.engine import traces
+from analyser.io.csvsafe import to_csv
 from analyser.run import store
-from analyser.runner import ROW_FIELDS, BatchResult
+from analyser.engine.runner import ROW_FIELDS, BatchResult
 
 if TYPE_CHECKING:
     from analyser.run.execute import RunResult
@@ -123,7 +123,7 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
             frame = frame.sort_values(by, kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
     if b.components is not None:
-        from analyser.core import COMPONENTS
+        from analyser.engine.core import COMPONENTS
         extra_frames[str(COMPONENTS)] = components_frame(b.components, run_id)
     return df, extra_frames
 
@@ -184,10 +184,10 @@ def _dtype_of(categories: tuple[str, ...]) -> pd.CategoricalDtype:
 
 
 def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
-    """A batch's components table (:func:`analyser.runner.component_columns`) as a frame:
+    """A batch's components table (:func:`analyser.engine.runner.component_columns`) as a frame:
     ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
     (int32), ordered by game, seat and component."""
-    from analyser.runner import component_rows, unpack
+    from analyser.engine.runner import component_rows, unpack
 
     game, seat = component_rows(cols)
     return pd.DataFrame({

@@ -21,11 +21,12 @@ import joblib
 import numpy as np
 import pandas as pd
 
-from analyser import __version__, runner
-from analyser.core import GAME_TIMEOUT, InputError
-from analyser.registry import get_game, make_strategy
+from analyser import __version__
+from analyser.engine import runner
+from analyser.engine.core import GAME_TIMEOUT, InputError
+from analyser.engine.registry import get_game, make_strategy
 from analyser.run.backends import check_scheduler_address
-from analyser.runner import resolve_jobs
+from analyser.engine.runner import resolve_jobs
 
 
 #: Ways to run the batches: worker processes here (``loky``, joblib's default) or a Dask cluster.
@@ -56,7 +57,7 @@ class RunSpec:
     #: the same game whatever ``first_game``, so rounds concatenate into one run.
     first_game: int = 0
     #: ``auto`` (a title's compiled kernel when it covers the run, else Python), ``python`` or
-    #: ``compiled`` (an InputError naming why when it cannot be used); see :mod:`analyser.compiled`.
+    #: ``compiled`` (an InputError naming why when it cannot be used); see :mod:`analyser.engine.compiled`.
     engine: str = "auto"
 
 
@@ -68,7 +69,7 @@ def resolve(spec: RunSpec):
             spec.rules[name] = str(Path(spec.rules[name]).expanduser().resolve())
     params = game.Params.from_overrides(spec.rules)
     if not spec.strategies:
-        from analyser.registry import default_lineup
+        from analyser.engine.registry import default_lineup
         raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
                          f"{(default_lineup(game.id) or ['random'])[0]}")
     for s in spec.strategies:
@@ -102,7 +103,7 @@ def resolve(spec: RunSpec):
     if spec.batch_size is not None and spec.batch_size <= 0:
         raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
     if spec.engine != "python":
-        from analyser import compiled
+        from analyser.engine import compiled
         compiled.choose(game, params, players, spec.strategies, spec.engine)  # a bad --engine: one line
     jobs = resolve_jobs(spec.jobs)
     seed = spec.seed if spec.seed is not None else secrets.randbits(63)
@@ -145,7 +146,7 @@ def data_file_record(params) -> dict[str, dict[str, str]]:
     traced to the exact data it used."""
     import hashlib
 
-    from analyser.safeio import read_bytes
+    from analyser.io.files import read_bytes
     files = params.data_files() if hasattr(params, "data_files") else {}
     out = {}
     for name, path in files.items():

@@ -31,7 +31,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 #: Digits in a part's file name (the first game index, zero padded).
 PART_DIGITS = 9
@@ -206,7 +206,7 @@ def read_part_table(path: Path, columns: list[str] | None = None, drop: tuple[st
     would do with it cannot go wrong.  Index columns it names are left out too.  Raises
     InputError (one line naming the file, ``what`` saying what it is) when the file cannot be read
     or its metadata is broken."""
-    from analyser.core import InputError
+    from analyser.engine.core import InputError
     try:
         schema = pq.read_schema(path)
     except Exception as e:  # noqa: BLE001 - a damaged file raises many kinds
@@ -224,12 +224,12 @@ def read_part_table(path: Path, columns: list[str] | None = None, drop: tuple[st
 
 def check_pandas_metadata(schema: pa.Schema, path: Path, what: str = "part") -> set[str]:
     """The index columns named by the pandas metadata of a Parquet file's ``schema`` (usually
-    none).  The metadata is JSON read with the caps of :func:`analyser.safeio.parse_json`; it must
+    none).  The metadata is JSON read with the caps of :func:`analyser.io.files.parse_json`; it must
     be an object whose ``index_columns`` are column names of the file or range indexes of exactly
     the file's number of rows, and whose ``columns`` is a list of objects.  Raises InputError (one
     line naming the file) otherwise: a truncated block, a huge range index, a deep nesting."""
-    from analyser.core import InputError
-    from analyser.safeio import parse_json
+    from analyser.engine.core import InputError
+    from analyser.io.files import parse_json
     raw = (schema.metadata or {}).get(_PANDAS_KEY)
     if raw is None:
         return set()
@@ -280,7 +280,7 @@ def check_folder_parts(out: Path) -> None:
 
 
 def _row_count(path: Path) -> int:
-    from analyser.core import InputError
+    from analyser.engine.core import InputError
     try:
         return pq.ParquetFile(path).metadata.num_rows
     except Exception as e:  # noqa: BLE001

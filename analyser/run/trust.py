@@ -18,7 +18,7 @@ RUN_A RUN_B``, ``play --from``, and the experiment folders ``resume`` continues)
   code, not the folder's: a folder may name them freely.
 
 :func:`guard_folder_config` applies the rule to one config before anything is loaded; it is the
-one place the rule lives.  Its refusals are one :class:`~analyser.core.InputError` line naming the
+one place the rule lives.  Its refusals are one :class:`~analyser.engine.core.InputError` line naming the
 file and the flag that allows it.
 """
 
@@ -30,7 +30,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyser.core import InputError
+from analyser.engine.core import InputError
 
 #: Code files (resolved absolute paths) that this process may load when a folder's config.json
 #: names them: those named on the command line, and those this process ran itself.
@@ -109,7 +109,7 @@ def strategy_files(spec: str) -> list[str]:
     """The code files a strategy spec would load: its own file (``bots.py:cautious``) and any file
     reached through a parameter that is itself a strategy spec (``mcts:rollout=bots.py``, where
     ``/`` stands for ``:``).  A spec that does not parse names the files it appears to name."""
-    from analyser.registry import parse_spec
+    from analyser.engine.registry import parse_spec
     try:
         parsed = parse_spec(spec)
     except InputError:
@@ -127,7 +127,7 @@ def named_code(config) -> dict[str, list[str]]:
     record with its sides and cells): ``{"title": [...], "strategy": [...], "scheduler": [...]}``,
     each in order of appearance without repeats.  A title is ``title_source``, or ``game`` when it is
     a path rather than a registered id; a strategy is every file in a ``strategies`` list."""
-    from analyser.registry import game_ids, is_title_file
+    from analyser.engine.registry import game_ids, is_title_file
     out: dict[str, list[str]] = {"title": [], "strategy": [], "scheduler": []}
     ids = set(game_ids())
 

@@ -14,7 +14,7 @@ class Dao(_Rules):
     bench_cases = (("4p threshold", ("threshold",), 4, 10000, 50000),
                    ("4p greedy", ("greedy",), 4, 4000, 20000))
     mcts_bench_games = 10  # bench --mcts: about 15 decisions per seat
-    #: The numba kernel of the rules and the built-in strategies (analyser.compiled, docs/compiled.md).
+    #: The numba kernel of the rules and the built-in strategies (analyser.engine.compiled, docs/compiled.md).
     compiled_engine = "analyser.titles.dao.compiled:ENGINE"
 
     #: Why the colours differ, when a rule variant makes one colour's cards score differently

@@ -1,6 +1,6 @@
 """DAO's compiled engine: the rules of :mod:`analyser.titles.dao.rules` and the built-in strategies
 ``threshold``, ``greedy``, ``colour`` and ``random`` (strategies/dao.py) in one numba kernel
-(:mod:`analyser.compiled` describes the interface; docs/compiled.md the pattern).
+(:mod:`analyser.engine.compiled` describes the interface; docs/compiled.md the pattern).
 
 How both engines play the very same games: the kernel (:mod:`analyser.titles.dao.kernel`)
 carries Python's Mersenne Twister, so it seeds the deal's stream from the game seed as
@@ -8,7 +8,7 @@ carries Python's Mersenne Twister, so it seeds the deal's stream from the game s
 :func:`~analyser.titles.dao.rules.shuffled` does (one ``random()`` per card, a stable sort); a
 ``random`` seat's stream ``random.Random(f"{game_seed}/seat/{k}")`` is seeded from the key this
 module builds (:func:`string_keys`: the text and its SHA-512 hash); the lineup of each game is
-:func:`analyser.runner.lineup`'s.
+:func:`analyser.engine.runner.lineup`'s.
 
 The kernel then plays each game as :meth:`Dao.apply` does and fills the per-seat results
 (score, rank, win share, cards, busts, colour share, turns), the score trace (one value per round
@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from analyser.componenttable import _pack
+from analyser.engine.componenttable import _pack
 from analyser.titles.dao.rules import full_deck
 
 #: The built-in strategies the kernel plays, by name -> kernel code.
@@ -65,7 +65,7 @@ def string_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 _RULE_METHODS = ("initial_state", "legal_actions", "apply", "is_terminal", "scores", "metrics")
 
 class DaoEngine:
-    """DAO's compiled engine (the interface of :mod:`analyser.compiled`)."""
+    """DAO's compiled engine (the interface of :mod:`analyser.engine.compiled`)."""
 
     strategies = tuple(STRATEGY_CODES)
 
@@ -96,8 +96,8 @@ class DaoEngine:
 
     def run_batch(self, job, game, params):
         """Games ``job.start`` to ``job.stop - 1`` as the Python path's :class:`BatchResult`."""
-        from analyser.runner import ROW_FIELDS, BatchResult, GameFailure
-        from analyser.seeding import game_seeds
+        from analyser.engine.runner import ROW_FIELDS, BatchResult, GameFailure
+        from analyser.engine.seeding import game_seeds
 
         t0 = time.perf_counter()
         n, m = job.players, len(job.strategies)
@@ -183,7 +183,7 @@ class DaoEngine:
 
 @lru_cache(maxsize=64)
 def _strategy_table(strategies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from analyser.registry import builtin_strategies, make_strategy, parse_spec
+    from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
     builtins = builtin_strategies("dao")
     codes, p0, p1 = [], [], []
     for text in strategies:
@@ -203,9 +203,9 @@ def _strategy_table(strategies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray
 
 
 def _lineups(a: int, b: int, n: int, m: int) -> np.ndarray:
-    """``[game, seat]`` strategy indexes of games ``a`` to ``b - 1``: :func:`analyser.runner.lineup`
-    for each, with one :func:`~analyser.runner.block_order` per block of ``n`` games."""
-    from analyser.runner import block_order
+    """``[game, seat]`` strategy indexes of games ``a`` to ``b - 1``: :func:`analyser.engine.runner.lineup`
+    for each, with one :func:`~analyser.engine.runner.block_order` per block of ``n`` games."""
+    from analyser.engine.runner import block_order
     if m == 1:
         return np.zeros((b - a, n), dtype=np.int64)
     index = np.arange(a, b, dtype=np.int64)
@@ -218,8 +218,8 @@ def _lineups(a: int, b: int, n: int, m: int) -> np.ndarray:
 
 
 def _columns(parts: list[dict], names: list[str]) -> dict:
-    """The batch's columns as :func:`analyser.runner.to_columns` makes them."""
-    from analyser import traces
+    """The batch's columns as :func:`analyser.engine.runner.to_columns` makes them."""
+    from analyser.engine import traces
     if not parts or not sum(len(p["seat"]) for p in parts):
         return {name: np.array([]) for name in names}
     out = {name: np.concatenate([p[name] for p in parts]) for name in names if name != "score_trace"}
@@ -234,10 +234,10 @@ def _columns(parts: list[dict], names: list[str]) -> dict:
 
 
 def _components(sizes, kinds, counts, present, labels, start: int, n: int, games: int) -> dict:
-    """The batch's components table as :func:`analyser.componenttable.component_columns` makes it:
+    """The batch's components table as :func:`analyser.engine.componenttable.component_columns` makes it:
     the labels of the kinds that occur (in text order, as the kinds are numbered), and the codes
     renumbered among them."""
-    from analyser.componenttable import component_columns
+    from analyser.engine.componenttable import component_columns
     def joined(parts):
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
     code = joined(kinds) if kinds else np.zeros(0, dtype=np.int64)

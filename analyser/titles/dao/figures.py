@@ -1,6 +1,6 @@
 """DAO report figures: a table per strategy and a box plot of cards taken.
 
-The report reads a run chunk by chunk (:mod:`analyser.streamed`), so the figures come in two steps:
+The report reads a run chunk by chunk (:mod:`analyser.stats.streamed`), so the figures come in two steps:
 
 * ``figure_sums(game, results, extras)`` reduces one chunk of whole games to small additive frames
   (``{name: DataFrame}``; see ``Game.figure_sums``):
@@ -59,7 +59,7 @@ def figure_tables_from(game, sums):
 
 def plots_from(game, sums, outdir, strategies):
     """A box plot of the cards each player held at the end of a game, per strategy."""
-    from analyser import plots
+    from analyser.stats import plots
 
     cards = sums.get("cards")
     if cards is None or not len(cards):

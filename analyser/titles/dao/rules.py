@@ -51,8 +51,8 @@ from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option, ranks_from
-from analyser.perseat import seat_values
+from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.engine.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
 
@@ -523,7 +523,7 @@ class Dao(Game):
 
     # -- search -----------------------------------------------------------------------------
     def determinize(self, view: DaoView, rng) -> DaoState:
-        """A full state consistent with ``view`` (for :mod:`analyser.search`): every public part
+        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`): every public part
         copied from the view, the unseen cards (``view.unseen``) in a random order drawn with
         ``rng``, the current deck's ``deck_size`` on top and the rest as the second half's
         ``reserve_size`` cards.  Reads only public attributes of the view."""
@@ -583,7 +583,7 @@ class Dao(Game):
     def random_rollout(self, s: DaoState, rng, stop_stage=None) -> None:
         """Play ``s`` on with uniformly random actions until the game ends or, when
         ``stop_stage`` is given, the half changes: what the search's random rollout does
-        (:mod:`analyser.search`), with the same draws (``int(rng.random() * 2)`` per turn: 0 take,
+        (:mod:`analyser.engine.search`), with the same draws (``int(rng.random() * 2)`` per turn: 0 take,
         1 reveal), leaving the very state :meth:`apply` would.  A take and a reveal are
         :meth:`apply`'s, on local variables; the refill and the half's end are its own methods."""
         rnd = rng.random
@@ -711,7 +711,7 @@ class Dao(Game):
         The scoring colour is the best net colour of the seat's cards, per half when halves are
         played (``half_marks``); ``colour_share`` is NaN for
         a seat with no cards.  ``score_trace``: the seat's running score after each round of turns
-        (:meth:`score_history`, :func:`analyser.core.encode_trace`).
+        (:meth:`score_history`, :func:`analyser.engine.core.encode_trace`).
         """
         trace = encode_trace(self.score_history(s), s.n)
         colours = s.params.colours
@@ -841,7 +841,7 @@ class Dao(Game):
                 "over": s.over, "half": s.half, "score_events": [list(e) for e in s.events]}
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
         with strict types and ranges: cards ``[colour, value]`` within the largest deck the rule
         options allow, one pile, half-score list and half-mark list per seat, ``over`` a JSON
         flag.  Whether the cards make exactly one deck is :meth:`check_invariants`' job."""
@@ -918,7 +918,7 @@ def _state_schema(min_players: int, max_players: int):
 
     from pydantic import model_validator
 
-    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole
 
     deck_max = 10000  # DaoParams.validate: at most 10,000 cards
     card = fixed(whole(0, 9), whole(0, deck_max))  # colours 1-10; values as the values option allows

@@ -31,12 +31,12 @@ class DragonLairds(_Rules):
         """The cards measured per purchase, adjusted for what the buyer already had: the buyer's
         win share on "this purchase was card X", within the same strategy, seat, round and rank
         by royals at that moment (:func:`figures.buy_component_sums`,
-        :func:`analyser.components.estimate`, which also compares a card with its peers of the
+        :func:`analyser.stats.components.estimate`, which also compares a card with its peers of the
         same type and cost, per unit of cost).  Each purchase is its own cluster (a seat's
         purchases share its outcome, so the intervals are somewhat too narrow: a finding stays
         possible until its intervention confirms it).  None without the purchase sums."""
-        from analyser import components
-        from analyser.componentfindings import measured_where_it_acts
+        from analyser.stats import components
+        from analyser.findings.components import measured_where_it_acts
 
         sums = {k[len("buy_"):]: v for k, v in (title_sums or {}).items() if k.startswith("buy_comp_")}
         if "comp_cells" not in sums:
@@ -79,7 +79,7 @@ _EFFECT = ("geld", "royals", "match", "finale", "knight", "ability")
 def _replacement(params, cid):
     from collections import Counter
 
-    from analyser.safeio import read_component_rows
+    from analyser.io.files import read_component_rows
     from analyser.titles.dragon_lairds.rules import HEADER, MAX_FILE_BYTES
 
     path = params.data_files()["components"]

@@ -1,7 +1,7 @@
 """Dragon Lairds figures: points by source, cup holdings and value, end triggers, rounds (tables);
 income curves per round, cup holdings and net cup value, and royals by source (plots).
 
-The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.core`):
+The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.engine.core`):
 :func:`figure_sums` reduces one chunk of whole games to four small additive frames, and
 :func:`figure_tables_from` / :func:`plots_from` build the tables and PNGs from the chunks'
 combined sums:
@@ -47,7 +47,7 @@ def figure_sums(game, results, extras):
     import numpy as np
     import pandas as pd
 
-    from analyser.streamed import strategy_order
+    from analyser.stats.streamed import strategy_order
 
     if not len(results):
         return {}
@@ -81,12 +81,12 @@ def buy_component_sums(results):
     seat took (the ``buys`` metric: ``id:round:rank``), y = the buyer's win share, the card as its
     component, and one intercept per strategy, seat, round and rank by royals at that moment, so
     a card is compared with the other cards taken from the same standing
-    (:func:`analyser.components.chunk_sums`; each purchase its own cluster).  Keys
+    (:func:`analyser.stats.components.chunk_sums`; each purchase its own cluster).  Keys
     ``buy_comp_*``; ``{}`` without purchases."""
     import numpy as np
     import pandas as pd
 
-    from analyser import components
+    from analyser.stats import components
 
     has = results["buys"].notna().to_numpy()
     if not has.any():
@@ -128,7 +128,7 @@ def figure_tables_from(game, sums):
     import numpy as np
     import pandas as pd
 
-    from analyser.streamed import quantile_from_counts
+    from analyser.stats.streamed import quantile_from_counts
 
     if not sums or "dl_strategy" not in sums:
         return []
@@ -185,7 +185,7 @@ def plots_from(game, sums, outdir, strategies):
     """Income curves (geld and royals collected per round, per strategy), the Saurean Cup per
     strategy and royals by source, from combined sums.  ``strategies``: the run's strategy names,
     plot-safe, in order."""
-    from analyser import plots as base
+    from analyser.stats import plots as base
 
     import matplotlib.pyplot as plt
     import numpy as np
@@ -269,7 +269,7 @@ def _cup_plot(cup, outdir, names, colours):
     """Two panels: cup holdings (auctions won, rounds held) and the cup's value in geld (paid as a
     bar below 0, cashed above, the net as a diamond), per strategy; ``cup`` is
     :func:`cup_summary_from`, ``names`` are plot-safe and drawn as given."""
-    from analyser import plots as base
+    from analyser.stats import plots as base
 
     import matplotlib.pyplot as plt
     import numpy as np

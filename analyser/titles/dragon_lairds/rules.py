@@ -101,9 +101,9 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, option
-from analyser.perseat import seat_values
-from analyser.safeio import read_component_rows
+from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, option
+from analyser.engine.perseat import seat_values
+from analyser.io.files import read_component_rows
 
 DATA = Path(__file__).resolve().parent / "data"
 DEFAULT_DECK = DATA / "deck.csv"
@@ -189,7 +189,7 @@ def load_deck(path: str = "") -> Deck:
     """Load and check a deck file (``""``: the built-in approximate deck).  Cached per path.
 
     The file is a UTF-8 CSV with the header :data:`HEADER` (``#`` lines are comments), a regular
-    file of at most 1,000,000 bytes, read with :func:`analyser.safeio.read_component_rows`.  Raises :class:`InputError` with one line naming the file, the line and the
+    file of at most 1,000,000 bytes, read with :func:`analyser.io.files.read_component_rows`.  Raises :class:`InputError` with one line naming the file, the line and the
     problem; messages never repeat the file's content.
     """
     p = Path(path).expanduser() if path else DEFAULT_DECK
@@ -1247,7 +1247,7 @@ class DragonLairds(Game):
 
     # -- search -------------------------------------------------------------------------------
     def determinize(self, view: DragonView, rng) -> DragonState:
-        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`).
 
         Board, cards in play, money, royals, honour and the round's progress are copied from the
         view, with the seat's own hand and setup pick.  The cards it has not seen (the game's
@@ -1349,7 +1349,7 @@ class DragonLairds(Game):
                 "actions_taken": s.actions_taken}
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.states`), checked before
+        """The saved-state schema (see :mod:`analyser.io.states`), checked before
         :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (``cup_open``
         is a JSON flag, money and counts are JSON integers) and ranges, card ids and colour names
         as short text, one entry per seat in every per-seat list."""
@@ -1536,7 +1536,7 @@ def _state_schema(min_players: int, max_players: int):
 
     from pydantic import model_validator
 
-    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole
 
     most = 2000  # a deck file holds at most 2,000 cards
     card_id, seat, money = text(24), whole(0, max_players - 1), whole(0, 10**7)

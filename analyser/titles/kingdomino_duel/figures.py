@@ -3,7 +3,7 @@ gained and by whom (A or B in the round of the gain; first mover = seat 0, A in 
 second mover), each spell's use by strategy and the win rate of the seats that used it, rounds
 played, empty cells and how games ended.
 
-The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.core`):
+The figures are computed in two steps (see ``Game.figure_sums`` in :mod:`analyser.engine.core`):
 :func:`figure_sums` reduces one chunk of whole games to three small additive frames, and
 :func:`figure_tables_from` / :func:`plots_from` build the tables and PNGs from the chunks'
 combined sums:
@@ -62,7 +62,7 @@ def figure_sums(game, results, extras):
     import numpy as np
     import pandas as pd
 
-    from analyser.streamed import strategy_order
+    from analyser.stats.streamed import strategy_order
 
     if not len(results):
         return {}
@@ -199,13 +199,13 @@ def spell_use_table(st):
 
 def spell_value_table(value):
     """One row per spell: seats that used it and their win rate with its 95% Wilson interval
-    (:func:`analyser.analysis.wilson`, statsmodels' ``proportion_confint``), the same for the
+    (:func:`analyser.stats.analysis.wilson`, statsmodels' ``proportion_confint``), the same for the
     seats that did not, and ``difference_pp`` (used - not used, percentage points); from the
     ``kd_spell_value`` sums."""
     import numpy as np
     import pandas as pd
 
-    from analyser.analysis import wilson
+    from analyser.stats.analysis import wilson
 
     rows = []
     for sp in SPELL_NAMES:
@@ -233,7 +233,7 @@ def plots_from(game, sums, outdir, strategies):
     ``spell_value.png`` (win rate of the seats that used each spell and of those that did not,
     95% Wilson intervals), from combined sums.  ``strategies``: the run's strategy names,
     plot-safe, in order."""
-    from analyser import plots as P  # sets the Agg backend first
+    from analyser.stats import plots as P  # sets the Agg backend first
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -293,7 +293,7 @@ def plots_from(game, sums, outdir, strategies):
 def _value_plot(table, outdir):
     """``spell_value.png``: per spell, the win rate of the seats that used it and of those that
     did not, with 95% Wilson intervals (``table`` is :func:`spell_value_table`)."""
-    from analyser import plots as P
+    from analyser.stats import plots as P
     import matplotlib.pyplot as plt
     import numpy as np
 

@@ -113,8 +113,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
-from analyser.perseat import seat_values
+from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.perseat import seat_values
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
 SHORT = ("dt", "dd", "st", "ds", "qu", "bk")
@@ -1198,7 +1198,7 @@ class KingdominoDuel(Game):
 
     # -- search ---------------------------------------------------------------------------
     def determinize(self, view: KingdominoView, rng) -> KingdominoState:
-        """A full state consistent with ``view`` (for :mod:`analyser.search`).  Everything public
+        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`).  Everything public
         is copied from the view (no data shared); the other seat's hand is the dice it owns, with
         their rolled faces.  Hidden, and drawn with ``rng`` (a ``random.Random``) from the other
         seat's legal choices, while the two drawings of a round are not yet revealed (module
@@ -1518,7 +1518,7 @@ class KingdominoDuel(Game):
         castle bonus (0 = unused), rounds it drew nothing, empty cells left, its largest domain,
         crosses on its map, rounds played (also ``turns``), how the game ended (``full_map``,
         ``no_draw``, ``max_rounds``; empty while running) and ``score_trace``: the seat's score
-        after each finished round (``history``, :func:`analyser.core.encode_trace`)."""
+        after each finished round (``history``, :func:`analyser.engine.core.encode_trace`)."""
         out = []
         trace = encode_trace(s.history, 2)
         for seat in (0, 1):
@@ -1677,7 +1677,7 @@ class KingdominoDuel(Game):
                 raise ValueError(f"turned[{seat}] is true, but seat {seat} does not hold S4")
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.states`), checked before
+        """The saved-state schema (see :mod:`analyser.io.states`), checked before
         :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (flags are
         JSON ``true``/``false``, counts and cells JSON integers), ranges and lengths: two entries in
         every per-seat list, four per die, six per coat or spell."""
@@ -1899,7 +1899,7 @@ def _state_schema():
 
     from pydantic import model_validator
 
-    from analyser.states import StateModel, fixed, items, text, whole
+    from analyser.io.states import StateModel, fixed, items, text, whole
 
     seat, seat_or_none = whole(0, 1), whole(-1, 1)
     rc = fixed(whole(0, 14), whole(0, 14))  # [row, column]: maps have at most 15 rows and columns

@@ -1,7 +1,7 @@
 """Tsuro of the Seas report figures: elimination tables, a 7x7 heat map of where ships were
 eliminated and the causes per strategy.
 
-The report reads a run chunk by chunk (:mod:`analyser.streamed`), so the figures come in two steps:
+The report reads a run chunk by chunk (:mod:`analyser.stats.streamed`), so the figures come in two steps:
 
 * ``figure_sums(game, results, extras)`` reduces one chunk of whole games (a game is
   (``run_id``, ``game_index``); its per-game figures are taken inside the chunk) to small
@@ -42,7 +42,7 @@ def figure_sums(game, results, extras):
     import numpy as np
     import pandas as pd
 
-    from analyser.streamed import game_ids
+    from analyser.stats.streamed import game_ids
 
     df = results
     seat_no = df["seat"].to_numpy()
@@ -106,7 +106,7 @@ def figure_tables_from(game, sums):
     import numpy as np
     import pandas as pd
 
-    from analyser.streamed import quantile_from_counts
+    from analyser.stats.streamed import quantile_from_counts
 
     if "seat" not in sums or not len(sums["seat"]):
         return []
@@ -166,7 +166,7 @@ def figure_tables_from(game, sums):
 def plots_from(game, sums, outdir, strategies):
     """A 7x7 heatmap of where ships were eliminated, and the causes per strategy (strategies in
     the run's order, first at the bottom)."""
-    from analyser import plots  # first: it sets the Agg backend
+    from analyser.stats import plots  # first: it sets the Agg backend
     import matplotlib.pyplot as plt
     import numpy as np
     import pandas as pd

@@ -127,8 +127,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from analyser.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
-from analyser.safeio import read_component_rows
+from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
+from analyser.io.files import read_component_rows
 
 # --------------------------------------------------------------------------------------------
 # Geometry (precomputed)
@@ -1141,7 +1141,7 @@ class TsuroSeas(Game):
 
     # -- search -------------------------------------------------------------------------------
     def determinize(self, view: TsuroView, rng) -> TsuroState:
-        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`).
 
         Board, daikaiju, ships, fates and the turn's pending steps are copied from the view.  The
         tiles the seat cannot see (the tile set minus the board, its own hand and, while it
@@ -1227,7 +1227,7 @@ class TsuroSeas(Game):
         collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
         ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns), ``score_trace``
         (the score - own turns afloat - after each turn, :meth:`score_history`; see
-        :func:`analyser.core.encode_trace`), ``placements``: every wake tile the seat placed, in
+        :func:`analyser.engine.core.encode_trace`), ``placements``: every wake tile the seat placed, in
         order, as ``tile:kept`` separated by spaces - ``tile`` its index in :data:`TILE_NAMES`,
         ``kept`` 1 when the ship stayed afloat through that placement, 0 when the placement sank
         it (its path off the edge, into a ship, a daikaiju or a loop); NaN when it placed none (or in a state loaded mid-game)."""
@@ -1364,7 +1364,7 @@ class TsuroSeas(Game):
         }
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
         with strict types and ranges; squares on the 6x6 board, tile ids 0-34, rotations 0-3,
         daikaiju 0-9, one entry per seat in every per-seat list."""
         return _state_schema(self.min_players, self.max_players)
@@ -1482,7 +1482,7 @@ def _state_schema(min_players: int, max_players: int):
 
     from pydantic import model_validator
 
-    from analyser.states import StateModel, fixed, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole
 
     coord, tile, rot = whole(0, SIZE - 1), whole(0, N_TILES - 1), whole(0, 3)
     seat, kaiju, most = whole(0, max_players - 1), whole(0, 9), 100 * N_TILES  # copies cap 100 per tile

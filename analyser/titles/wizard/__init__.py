@@ -28,10 +28,10 @@ class Wizard(_Rules):
         """The hands measured per round, where they act: per round and seat, the share of that
         round's tricks the seat took, on "the hand of that round held k Wizards / Jesters /
         trumps", within the same strategy, round and seat (:func:`figures.round_component_sums`,
-        :func:`analyser.components.estimate`; errors clustered by game and round).  None without
+        :func:`analyser.stats.components.estimate`; errors clustered by game and round).  None without
         the per-round sums."""
-        from analyser import components
-        from analyser.componentfindings import measured_where_it_acts
+        from analyser.stats import components
+        from analyser.findings.components import measured_where_it_acts
 
         sums = {k[len("round_"):]: v for k, v in (title_sums or {}).items() if k.startswith("round_comp_")}
         if "comp_cells" not in sums:

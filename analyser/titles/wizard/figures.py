@@ -2,7 +2,7 @@
 against tricks bid, and bid accuracy by round.
 
 The figures are computed in the two steps of the streamed report (``Game.figure_sums`` in
-:mod:`analyser.core`, :mod:`analyser.streamed`):
+:mod:`analyser.engine.core`, :mod:`analyser.stats.streamed`):
 
 * ``figure_sums(game, results, extras)`` reduces one chunk of whole games - its rows of the
   ``rounds`` table (one row per round and seat) - to five small additive frames, whatever the
@@ -15,7 +15,7 @@ The figures are computed in the two steps of the streamed report (``Game.figure_
   ``wizard_jesters``  index (``strategy``, ``jesters``); columns ``rounds``, ``exact``
   ``wizard_order``    index (``strategy``); column ``order_min``: the strategy's place in the
                       run's line-up, so the tables list strategies in run order
-  ``round_comp_*``    the component sums (:func:`analyser.components.chunk_sums`) of the hands
+  ``round_comp_*``    the component sums (:func:`analyser.stats.components.chunk_sums`) of the hands
                       measured per round (:func:`round_component_sums`)
 
   (``over``: tricks short of the bid, ``under``: tricks beyond it, 0 when met.)  Their size is
@@ -214,7 +214,7 @@ def figure_sums(game, results, extras):
 
 
 def round_component_sums(rounds, strategy):
-    """The hands measured per round: :func:`analyser.components.chunk_sums` over one row per round
+    """The hands measured per round: :func:`analyser.stats.components.chunk_sums` over one row per round
     and seat (the rounds rows; ``strategy`` each row's strategy name), with ``y`` = the share of
     that round's tricks the seat took (tricks / cards dealt, 0-1), the components the hand of
     that round held (``"k Wizards"``, ``"k Jesters"``, ``"k trumps"`` as
@@ -224,7 +224,7 @@ def round_component_sums(rounds, strategy):
     import numpy as np
     import pandas as pd
 
-    from analyser import components
+    from analyser.stats import components
     from analyser.titles.wizard.rules import _JESTER_IDS, _TRUMP_IDS, _WIZARD_IDS
 
     rnd = rounds["round"].to_numpy(dtype=np.int64)
@@ -302,8 +302,8 @@ def plots_from(game, sums, outdir, strategies):
     """Heat maps of tricks taken against tricks bid (one panel per strategy) and the share of
     exact bids by round, from combined :func:`figure_sums`.  ``strategies``: the run's strategy
     names in order (plot-safe, as the sums' ``strategy`` levels are).  ``[]`` without sums."""
-    from analyser import plots as base  # sets the Agg backend
-    from analyser.analysis import wilson
+    from analyser.stats import plots as base  # sets the Agg backend
+    from analyser.stats.analysis import wilson
 
     import matplotlib.pyplot as plt
     import numpy as np

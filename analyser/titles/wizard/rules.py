@@ -85,8 +85,8 @@ from operator import attrgetter
 from random import Random as _Random
 from typing import NamedTuple
 
-from analyser.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
-from analyser.perseat import seat_values
+from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "BGRY"
@@ -946,7 +946,7 @@ class Wizard(Game):
 
     # -- search -----------------------------------------------------------------------------
     def determinize(self, view: WizardView, rng) -> WizardState:
-        """A full state consistent with ``view`` (for :mod:`analyser.search`).
+        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`).
 
         The public part and the seat's own hand are copied from the view.  The cards the seat has
         not seen (not in its hand, not played this round, not the turned card) are shuffled with
@@ -974,7 +974,7 @@ class Wizard(Game):
         ``stop_at_stage`` (a search with ``horizon=round``, which stops where :meth:`stage`
         changes): the sample's round end scores the round and moves to the next round's number
         but deals nothing and logs nothing; it draws the random numbers the deal would, so the
-        search's stream is the same (see :func:`analyser.search.sampler`)."""
+        search's stream is the same (see :func:`analyser.engine.search.sampler`)."""
         p = view.public
         n, seat, r = p.n, view.seat, p.round
         # unseen cards: the full deck minus the own hand, the round's played cards and the turned card
@@ -1114,7 +1114,7 @@ class Wizard(Game):
     def random_rollout(self, s: WizardState, rng, stop_stage=None) -> None:
         """Play ``s`` on with uniformly random legal actions until the game ends or, when
         ``stop_stage`` is given, the round changes: the search's random rollout
-        (:mod:`analyser.search`) in one loop, with the same draws (``int(rng.random() * k)`` for
+        (:mod:`analyser.engine.search`) in one loop, with the same draws (``int(rng.random() * k)`` for
         ``k > 1`` legal actions) and the same final state as :meth:`legal_actions` and
         :meth:`apply` step by step.  A card play is :meth:`apply`'s, without its checks (the card
         comes from the legal plays); bids, trump choices and a trick's end are :meth:`apply`'s own."""
@@ -1221,7 +1221,7 @@ class Wizard(Game):
         ``over_bid`` / ``under_bid`` (mean tricks short of / beyond the bid per round, 0 when met),
         ``points_per_round``, ``mean_bid``, ``turns`` = tricks played in the game, and
         ``score_trace``: the seat's running total after each finished round (read from the round
-        log; see :func:`analyser.core.encode_trace`)."""
+        log; see :func:`analyser.engine.core.encode_trace`)."""
         k = len(s.log)
         bonus = s.params.bonus(s.n)
         history, running = [], list(bonus)
@@ -1414,7 +1414,7 @@ class Wizard(Game):
                 "tricks_played": s.tricks_played}
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.states`): the fields of :meth:`state_to_dict`
+        """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
         with strict types and ranges: card codes, rounds 1-60 within the rounds the players
         allow, each bid from 0 to the round's cards, one hand, bid, trick count and score per
         seat, ``trump_pending`` a JSON flag, every finished round's record complete.  Whether
@@ -1536,7 +1536,7 @@ def _state_schema(min_players: int, max_players: int):
 
     from pydantic import model_validator
 
-    from analyser.states import StateModel, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, items, seat_lists, text, whole
 
     n_cards = len(FULL_DECK)  # not `deck`: a field of the schema has that name
     seat = whole(0, max_players - 1)

@@ -1,0 +1,748 @@
+"""Core protocols of `analyser`: rule parameters, game rules, strategies and errors.
+
+A title is three things (see docs/reproducing.md and docs/own-game.md):
+
+* ``Params`` - one frozen dataclass holding every rule option of that title (its rules page is
+  rules.md in the title's package: ``analyser rules TITLE``), with its default, its help text and
+  its validation.  ``--rule key=value`` overrides are coerced from the
+  dataclass fields by :meth:`Params.from_overrides`.
+* a state - plain data, including hidden information, with a JSON round trip.
+* a :class:`Game` - the stateless forward model: ``initial_state``, ``current_player``,
+  ``legal_actions``, ``apply``, ``is_terminal``, ``scores``, ``winners``, ``view``, ``metrics``.
+
+Strategies implement ``choose(view, legal, rng) -> action`` and optionally
+``reset(seat, params, n_players)``; a plain function with that signature qualifies.
+
+Randomness: the simulation loop hands every call a :class:`random.Random` instance, never a
+global.  We use the standard-library generator rather than ``numpy.random.Generator`` for the
+per-decision streams because scalar draws from it are several times cheaper, and a card game makes
+thousands of them per second; the streams are still derived from one root
+``numpy.random.SeedSequence`` (see :mod:`analyser.engine.runner`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Sequence
+
+from analyser.engine.hooks import ComponentHooks
+from analyser.engine.traces import encode_trace  # noqa: F401  (titles import it from here)
+
+
+class InputError(ValueError):
+    """Bad input from the user (unknown name, malformed value, out-of-range number).
+
+    The message is one line naming the bad value and what is accepted; the CLI prints it and
+    exits with code 2.
+    """
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised, returned an illegal action, or hung.
+
+    Attributes name everything needed to reproduce the failing game with ``analyser play``.
+    """
+
+    def __init__(self, message: str, *, strategy: str, seat: int, game_seed: int,
+                 game_index: int | None = None, kind: str = "raised", details: str = ""):
+        super().__init__(message)
+        self.strategy = strategy
+        self.seat = seat
+        self.game_seed = game_seed
+        self.game_index = game_index
+        self.kind = kind
+        #: The strategy's full traceback (``kind == "raised"``), for ``OUT/error.log`` and ``--debug``.
+        self.details = details
+
+    def __reduce__(self):  # picklable across joblib workers
+        return (_rebuild_strategy_error,
+                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind, self.details))
+
+
+def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind, details=""):
+    return StrategyError(message, strategy=strategy, seat=seat, game_seed=game_seed,
+                         game_index=game_index, kind=kind, details=details)
+
+
+def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
+    """Where a strategy's own exception came from: ``(" at FILE:LINE", full traceback text)``.
+
+    FILE:LINE is the innermost frame in the file that defines the strategy (its class, or the
+    function a :class:`FunctionStrategy` wraps), else the innermost frame; FILE is relative to
+    the working folder when it lies under it.
+    """
+    import inspect
+    import os
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    target = getattr(strategy, "fn", None) or type(strategy)
+    try:
+        src = os.path.realpath(inspect.getsourcefile(target) or "")
+    except (TypeError, OSError):
+        src = ""
+    mine = [f for f in frames if src and os.path.realpath(f.filename) == src]
+    frame = (mine or frames[1:] or frames or [None])[-1]
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if frame is None:
+        return "", details
+    path = frame.filename
+    try:
+        rel = os.path.relpath(path)
+        path = rel if not rel.startswith("..") else path
+    except ValueError:
+        pass
+    return f" at {path}:{frame.lineno}", details
+
+
+# --------------------------------------------------------------------------------------------
+# Rule parameters
+# --------------------------------------------------------------------------------------------
+
+#: Seconds one game may take by default before its strategy is reported as hung
+#: (``--game-timeout`` of simulate, the experiments and play).
+GAME_TIMEOUT = 60.0
+
+#: Largest magnitude any numeric rule option may take (keeps results in 64-bit columns).
+MAX_NUMBER = 10**9
+
+_TRUE = {"on", "true", "yes", "1"}
+_FALSE = {"off", "false", "no", "0"}
+
+
+def option(default: Any, doc: str, *, choices: Sequence[Any] | None = None,
+           low: float | None = None, high: float | None = None) -> Any:
+    """Declare one rule option of a :class:`Params` dataclass.
+
+    ``doc`` is shown by ``analyser list``; it should name the ruling or the section of the title's rules page.
+    ``choices`` restricts a string option; ``low``/``high`` bound a number (inclusive).
+    """
+    return field(default=default, metadata={"doc": doc, "choices": tuple(choices) if choices else None,
+                                            "low": low, "high": high})
+
+
+@dataclass(frozen=True)
+class Params:
+    """Base class of every title's rule parameters (a frozen dataclass).
+
+    Subclasses declare fields with :func:`option`.  Values are validated on construction; an
+    invalid value raises :class:`InputError` naming the option, the value and what is accepted.
+    """
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kind = hints.get(f.name, str)
+            meta = f.metadata
+            if kind is bool and not isinstance(value, bool):
+                raise InputError(f"rule {f.name}={value!r} is not accepted; use on or off")
+            if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise InputError(f"rule {f.name}={value!r} is not accepted; it takes a number")
+            if kind in (int, float) and not (-MAX_NUMBER <= value <= MAX_NUMBER):  # also rejects nan
+                raise InputError(f"rule {f.name}={value!r} is not accepted; numbers must lie within "
+                                 f"+/-{MAX_NUMBER:,}")
+            if meta.get("choices") and value not in meta["choices"]:
+                raise InputError(f"rule {f.name}={value!r} is not accepted; choose one of: "
+                                 + ", ".join(map(str, meta["choices"])))
+            if meta.get("low") is not None and value < meta["low"]:
+                raise InputError(f"rule {f.name}={value!r} is too small; the least accepted is {meta['low']}")
+            if meta.get("high") is not None and value > meta["high"]:
+                raise InputError(f"rule {f.name}={value!r} is too large; the most accepted is {meta['high']}")
+        self.validate()
+
+    def validate(self) -> None:
+        """Cross-field checks; subclasses override and raise :class:`InputError`."""
+
+    @classmethod
+    def options(cls) -> list[dict[str, Any]]:
+        """One dict per option: name, type name, default, doc, choices, low, high."""
+        hints = typing.get_type_hints(cls)
+        out = []
+        for f in dataclasses.fields(cls):
+            out.append({"name": f.name, "type": hints.get(f.name, str).__name__, "default": f.default,
+                        "doc": f.metadata.get("doc", ""), "choices": f.metadata.get("choices"),
+                        "low": f.metadata.get("low"), "high": f.metadata.get("high")})
+        return out
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, str] | None = None) -> "Params":
+        """Build parameters from ``{"name": "text value"}`` overrides (``--rule name=value``).
+
+        Raises :class:`InputError` for an unknown name or a value that does not parse.
+        """
+        overrides = overrides or {}
+        hints = typing.get_type_hints(cls)
+        names = [f.name for f in dataclasses.fields(cls)]
+        kwargs: dict[str, Any] = {}
+        for key, text in overrides.items():
+            if key not in names:
+                raise InputError(f"unknown rule {key!r}; this title accepts: {', '.join(names)}")
+            kwargs[key] = coerce(key, text, hints.get(key, str), what="rule")
+        return cls(**kwargs)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The option values as a plain dict (JSON-friendly)."""
+        return dataclasses.asdict(self)
+
+
+def coerce(name: str, text: Any, kind: type, *, what: str) -> Any:
+    """Convert the text ``text`` to ``kind`` (bool, int, float or str) or raise :class:`InputError`."""
+    if not isinstance(text, str):
+        return text
+    t = text.strip()
+    if kind is bool:
+        if t.lower() in _TRUE:
+            return True
+        if t.lower() in _FALSE:
+            return False
+        raise InputError(f"{what} {name}={text!r} is not accepted; use on or off (also yes/no, true/false, 1/0)")
+    if kind is int:
+        try:
+            return int(t)
+        except ValueError:
+            raise InputError(f"{what} {name}={text!r} is not accepted; it takes a whole number") from None
+    if kind is float:
+        try:
+            value = float(t)
+        except ValueError:
+            raise InputError(f"{what} {name}={text!r} is not accepted; it takes a number") from None
+        if not math.isfinite(value):
+            raise InputError(f"{what} {name}={text!r} is not accepted; it takes a finite number")
+        return value
+    return t
+
+
+def parse_key_values(pairs: Sequence[str], *, what: str) -> dict[str, str]:
+    """Parse ``["a=1", "b=x"]`` into ``{"a": "1", "b": "x"}``; a malformed pair or a key given
+    twice raises InputError."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(f"malformed {what} {pair!r}; write it as key=value")
+        if key.strip() in out:
+            raise InputError(f"{what} {key.strip()!r} is given twice ({out[key.strip()]!r} and "
+                             f"{value.strip()!r}); give it once")
+        out[key.strip()] = value.strip()
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Results schema: what `analyser report` accepts
+# --------------------------------------------------------------------------------------------
+
+#: Kinds of a results column and what each accepts (shown in messages and the README).
+COLUMN_KINDS = {
+    "whole": "whole numbers",
+    "count": "whole numbers >= 0",
+    "number": "finite numbers",
+    "share": "numbers from 0 to 1",
+    "label": "non-empty text",
+    "flag": "true or false",
+    "trace": "lists of finite numbers (as text: numbers separated by spaces)",
+}
+
+
+class Metric(str):
+    """The name of a results column that carries its kind: a title lists these in
+    ``metric_columns`` (and in an :class:`ExtraTable`), which declares its results schema once.
+
+    It *is* the column name (a ``str``), so code that only needs names is unchanged.  ``kind`` is
+    a key of :data:`COLUMN_KINDS`; ``missing=True`` allows empty cells (NaN), e.g. the turn a
+    ship sank for a ship that never sank; ``low``/``high`` bound a number (inclusive).
+    """
+
+    kind: str
+    missing: bool
+    low: float | None
+    high: float | None
+
+    def __new__(cls, name: str, kind: str = "number", *, missing: bool = False,
+                low: float | None = None, high: float | None = None):
+        if kind not in COLUMN_KINDS:
+            raise ValueError(f"column kind {kind!r} is not one of {', '.join(COLUMN_KINDS)}")
+        obj = super().__new__(cls, name)
+        obj.kind, obj.missing, obj.low, obj.high = kind, missing, low, high
+        return obj
+
+    def __reduce__(self):  # pickles as a Metric (joblib sends titles' attributes to workers)
+        return (_rebuild_metric, (str(self), self.kind, self.missing, self.low, self.high))
+
+    def accepts(self) -> str:
+        """What the column accepts, in words: ``"whole numbers >= 0 (or empty)"``."""
+        text = COLUMN_KINDS[self.kind]
+        if self.low is not None or self.high is not None:
+            text = "whole numbers" if self.kind in ("whole", "count") else "numbers"
+            low = self.low if self.low is not None else (0 if self.kind in ("count", "share") else None)
+            high = self.high if self.high is not None else (1 if self.kind == "share" else None)
+        else:
+            low = high = None
+        if low is not None and high is not None:
+            text += f" from {low:g} to {high:g}"
+        elif low is not None:
+            text += f" >= {low:g}"
+        elif high is not None:
+            text += f" <= {high:g}"
+        return text + (" (or empty)" if self.missing else "")
+
+
+def _rebuild_metric(name, kind, missing, low, high):
+    return Metric(name, kind, missing=missing, low=low, high=high)
+
+
+def as_metric(name: str) -> Metric:
+    """``name`` as a :class:`Metric`; a plain string is taken as a finite number column."""
+    return name if isinstance(name, Metric) else Metric(name)
+
+
+class ExtraTable(str):
+    """The name of an extra table a title writes beside the results (``<name>.parquet``), with
+    the columns it must hold and what the report builds from it (``feeds``, e.g. "the bidding
+    tables"), so a report made without it can say what was left out."""
+
+    columns: tuple[Metric, ...]
+    feeds: str
+
+    def __new__(cls, name: str, columns: Sequence[Metric | str] = (), feeds: str = ""):
+        obj = super().__new__(cls, name)
+        obj.columns = tuple(as_metric(c) for c in columns)
+        obj.feeds = feeds or f"the figures built from {name}"
+        return obj
+
+    def __reduce__(self):
+        return (ExtraTable, (str(self), self.columns, self.feeds))
+
+
+#: The component_counts table (ComponentHooks.components): one row per game, seat and component.
+COMPONENTS = ExtraTable("component_counts", (Metric("component", "label"), Metric("count", "count", low=1)),
+                        feeds="the component impact figures")
+
+
+#: The columns every results table has, before the rule columns and the title's metrics.
+#: ``players`` is bounded by the title's player range when a table is validated.
+KEY_COLUMNS: tuple[Metric, ...] = (
+    Metric("run_id", "label"), Metric("game", "label"), Metric("game_index", "count"),
+    Metric("game_seed", "count", high=2**64 - 1), Metric("players", "count", low=1),
+    Metric("seat", "count"), Metric("strategy", "label"),
+)
+#: What a title's ``Game.outcome`` may declare (see there).
+OUTCOMES = ("highest score", "race", "other")
+
+#: The outcome columns after the rule columns.
+OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank", "count", low=1),
+                                       Metric("win", "share"))
+
+
+# --------------------------------------------------------------------------------------------
+# Games
+# --------------------------------------------------------------------------------------------
+
+class Game(ComponentHooks):
+    """The forward model of one title.  Stateless: every method takes the state.
+
+    Subclasses set the class attributes and implement the methods.  ``apply`` mutates the state
+    in place (the game loop owns it); strategies that look ahead copy with ``clone_state``.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+    Params: ClassVar[type[Params]]
+    #: Where a title loaded from a file or folder came from (its absolute ``path[:NAME]``; set by
+    #: the registry), so worker processes can load it again; None for a registered title.
+    source: str | None = None
+    #: Rule options that name a file: made absolute before a run, so workers and the printed
+    #: replay command find the file from any folder (and recorded with a hash in config.json).
+    path_options: ClassVar[tuple[str, ...]] = ()
+    #: What the ``turns`` metric (game length) counts, for labels.
+    length_unit: ClassVar[str] = "turns"
+    #: What a final score counts, plural, for labels and for every figure measured in scores
+    #: ("points", "turns afloat", "royals").
+    score_unit: ClassVar[str] = "points"
+    #: How the winner is decided (one of :data:`OUTCOMES`), which says which report figures fit:
+    #: ``"highest score"`` (default): the highest final score wins, ties by the title's tie-break -
+    #: every figure, the score-based skill share and each seat's score handicap included;
+    #: ``"race"``: the first seat to reach a target wins at once, the others' scores say how far
+    #: they got - no score-based skill share, and the seat compensation is a head start;
+    #: ``"other"``: the score does not decide (the last ship afloat wins) - no figure that reads
+    #: score differences (close games, lead, deficit, score-based skill share, handicap).
+    outcome: ClassVar[str] = "highest score"
+    #: Why the figures that read score differences do not fit, one sentence (the report's reason).
+    outcome_note: ClassVar[str] = ""
+    #: The close-game margin in score units: top two scores at most this far apart (ties and
+    #: tie-breaks included); the smallest swing of the title's scoring (10 where scores move in
+    #: tens).  None: no close-game figure, for the reason in ``close_note`` (else ``outcome_note``).
+    close_margin: ClassVar[float | None] = 1
+    close_note: ClassVar[str] = ""
+    #: The rule option giving seats a start bonus (text, one whole number per seat: ``0/0/0/2``,
+    #: or one for all), so the report can name the ``analyser sweep`` that tests a seat
+    #: compensation; "" for none.  ``seat_bonus_unit``: what it counts ("" = ``score_unit``).
+    seat_bonus_rule: ClassVar[str] = ""
+    seat_bonus_unit: ClassVar[str] = ""
+
+    @property
+    def score_decides(self) -> bool:
+        """True when the highest final score wins (``outcome == "highest score"``)."""
+        return self.outcome == "highest score"
+    #: Per-seat metric columns (title figures) that ``metrics`` returns, in order.  Each is a
+    #: :class:`Metric` naming its kind (a plain name means a finite number): together with the
+    #: rule options this is the title's results schema, which ``analyser report`` validates.
+    #: A title that lists :data:`TRACE_COLUMN` (``"score_trace"``, kind ``trace``) here records
+    #: each seat's score after every step (see :func:`encode_trace`) and gets the drama figures
+    #: of :mod:`analyser.stats.designer`; without it they read "not recorded".
+    metric_columns: ClassVar[tuple[str, ...]] = ()
+    #: What one step of the score trace is (a round, a turn, a trick), for labels.
+    trace_unit: ClassVar[str] = "steps"
+    #: Which title table each title plot illustrates, so the report shows it under that table:
+    #: PNG file name (as ``plots_from`` writes it) -> the opening words of the table's caption
+    #: (case ignored).  A plot not listed here goes in the report's "More plots" section.
+    plot_sections: ClassVar[dict[str, str]] = {}
+    #: Cases for ``analyser bench``: ``(label, strategy specs, players, games for the one-process
+    #: figure, games for the whole-run figures)``.  Empty: one case with the default lineup.
+    bench_cases: ClassVar[tuple[tuple[str, tuple[str, ...], int, int, int], ...]] = ()
+    #: Whole games ``analyser bench --mcts`` plays per title (the search in seat 0).
+    mcts_bench_games: ClassVar[int] = 2
+
+    # -- forward model ------------------------------------------------------------------
+    def check_players(self, params: Params, n_players: int) -> None:
+        """Raise :class:`InputError` when ``n_players`` cannot play under ``params`` (the player
+        range, and any rule that depends on it).  Called before a run starts."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise InputError(f"--players {n_players} is not accepted for {self.id}; choose "
+                             + (f"{self.min_players}" if self.min_players == self.max_players
+                                else f"{self.min_players} to {self.max_players}"))
+
+    def count_notes(self, params: Params, n_players: int) -> list[str]:
+        """Rules that the player count switches on under ``params``, one short phrase each with
+        its rule option (shown in the run's header line and the report), e.g. a two-player
+        variant.  The default: none."""
+        return []
+
+    def report_notes(self, params: Params) -> list[str]:
+        """Notes the report shows (as plain text, one paragraph each) above the title's own tables,
+        e.g. that the built-in components under ``params`` are an unverified approximation and the
+        rule option that replaces them.  The default: none."""
+        return []
+
+    #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
+    #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
+    tie_break_note: ClassVar[str] = ""
+
+    def initial_state(self, params: Params, n_players: int, rng) -> Any:
+        raise NotImplementedError
+
+    def current_player(self, state) -> int:
+        raise NotImplementedError
+
+    #: True when ``view(state, seat)`` returns a live view that reads through to the state, so the
+    #: game loop may build it once per seat and game instead of once per decision.
+    live_views: ClassVar[bool] = False
+
+    def turn(self, state) -> tuple[int, Sequence[Any]]:
+        """``(current_player(state), legal_actions(state))`` in one call - the game loop asks
+        this at every step, so a title may answer it more cheaply than the two calls."""
+        return self.current_player(state), self.legal_actions(state)
+
+    def legal_actions(self, state) -> Sequence[Any]:
+        """Legal actions of the current player in a documented, deterministic order.
+
+        Must return an empty sequence once the game is over: the game loop stops on it (and
+        checks ``is_terminal`` then).
+        """
+        raise NotImplementedError
+
+    def apply(self, state, action, rng) -> None:
+        raise NotImplementedError
+
+    def is_terminal(self, state) -> bool:
+        raise NotImplementedError
+
+    def scores(self, state) -> list[float]:
+        raise NotImplementedError
+
+    def winners(self, state) -> list[int]:
+        """Seats that share the win (after the title's tie-break), ascending."""
+        sc = self.scores(state)
+        best = max(sc)
+        return [i for i, s in enumerate(sc) if s == best]
+
+    def tie_break_reason(self, state, scores: Sequence[float], winners: Sequence[int]) -> str:
+        """Why ``winners`` won when the scores alone do not say it, in words for the ``analyser
+        play`` trace ("" when the highest score decides, shared or not): seats tied on the top
+        score that the title's tie-break separated.  The default names the tie and the rule
+        options whose name mentions a tie (their value and help text), else "the title's
+        tie-break (its winners())"; a title overrides it to give the figures that decided."""
+        top = max(scores)
+        tied = [i for i, s in enumerate(scores) if s == top]
+        if sorted(winners) == tied:
+            return ""
+        params = getattr(state, "params", None)
+        rules = [o for o in (self.Params.options() if params is not None else []) if "tie" in o["name"]]
+        named = "; ".join(f"rule {o['name']}={getattr(params, o['name'])} ({o['doc']})" for o in rules)
+        return f"{_seats(tied)} tied on {top:g} {self.score_unit}; " + (named or "the title's tie-break "
+                                                                         "(its winners())")
+
+    def ranks(self, state) -> list[int]:
+        """Rank per seat, 1 = best; winners share rank 1, the rest are ranked by score after them
+        (equal scores share a rank)."""
+        return self.ranks_given(state, self.scores(state), self.winners(state))
+
+    def ranks_given(self, state, scores: Sequence[float], winners: Sequence[int]) -> list[int]:
+        """:meth:`ranks` from already computed ``scores`` and ``winners`` (the batch runner has
+        them).  The default is :func:`ranks_from`; a title whose tie-break also orders the other
+        seats overrides it."""
+        return ranks_from(scores, winners)
+
+    def view(self, state, seat: int) -> Any:
+        """What ``seat`` may see.  Never hidden information of other seats or of the deck."""
+        raise NotImplementedError
+
+    def metrics(self, state) -> list[dict[str, float]]:
+        """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
+        raise NotImplementedError
+
+    def step_bound(self, params: Params, n_players: int) -> int | None:
+        """The most actions a game can take under ``params`` with ``n_players`` (``analyser check``
+        fails a game that goes on longer); None: no bound is declared, and the game loop's cap
+        applies."""
+        return None
+
+    def resample_hidden(self, state, seat: int, rng):
+        """A copy of ``state`` in which everything ``seat`` cannot see (the deck order, the other
+        seats' hands, ...) is drawn again with ``rng``, and everything it can see is kept.
+
+        This is how a title declares what is hidden: ``analyser check`` asks it for each seat and
+        requires the seat's view of the copy to equal its view of the original.  The copy must be
+        a legal state (``check_invariants`` holds); it need not be consistent with what earlier
+        play revealed.  A title without hidden information returns ``clone_state(state)``.  The
+        default raises NotImplementedError, which ``analyser check`` reports.
+        """
+        raise NotImplementedError
+
+    def check_invariants(self, state) -> None:
+        """Raise AssertionError when the state breaks a conservation law (cards, tiles).  Used by
+        the conformance tests after every action; the default checks nothing."""
+
+    #: Names of the extra tables ``extra_records`` produces (written as ``<name>.parquet``),
+    #: ideally as :class:`ExtraTable` declaring their columns and what the report builds from them.
+    extra_tables: ClassVar[tuple[str, ...]] = ()
+
+    def results_schema(self) -> list[tuple[Metric, bool]]:
+        """The results table this title writes and ``analyser report`` accepts, as
+        ``[(column, required), ...]`` in column order: the key columns, one column per rule
+        option (optional: a table built by hand may leave them out), the outcome columns and
+        the title's metric columns.  ``players`` is bounded by the title's player range."""
+        hints = typing.get_type_hints(self.Params)
+        kinds = {bool: "flag", int: "whole", float: "number", str: "label"}
+        out = []
+        for col in KEY_COLUMNS:
+            if col == "players":
+                col = Metric("players", "count", low=self.min_players, high=self.max_players)
+            out.append((col, col != "run_id"))
+        for f in dataclasses.fields(self.Params):
+            kind = kinds.get(hints.get(f.name, str), "label")
+            # a text option may be empty ("" = the built-in data file), so text rule columns
+            # only need to be text
+            out.append((Metric(f.name, kind, missing=kind == "label"), False))
+        out += [(c, True) for c in OUTCOME_COLUMNS]
+        out += [(as_metric(c), True) for c in self.metric_columns]
+        return out
+
+    def extra_records(self, state) -> dict[str, list[dict]]:
+        """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
+        of a trick-taking game.  Every name must be listed in ``extra_tables``."""
+        return {}
+
+    # -- search hooks (optional; see analyser.engine.search) ----------------------------------------
+    def determinize(self, view, rng) -> Any:
+        """A full state consistent with everything ``view`` shows: the public part and the seat's
+        own hand exactly as in the view, every hidden part (deck order, other hands) sampled with
+        ``rng`` (a ``random.Random``) from what the seat cannot rule out.  It must read nothing
+        but the view's public data, and share no mutable data with it.  The hook that makes the
+        generic ``mcts`` strategy work for a title; the base class has none."""
+        raise NotImplementedError(f"{self.id} does not provide determinize(view, rng)")
+
+    #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
+    #: ends its rollouts when it changes.  None: the title is one stage.
+    stage: ClassVar[Callable[..., int] | None] = None
+    #: Optional: ``score_range(params, n_players) -> (low, high)``, the range a final score
+    #: usually lies in, which ``mcts:reward=score`` scales rewards by.  None: no declared range.
+    score_range: ClassVar[Callable[..., tuple[float, float]] | None] = None
+
+    # -- persistence and display -----------------------------------------------------------
+    def clone_state(self, state):
+        raise NotImplementedError
+
+    def state_to_dict(self, state) -> dict:
+        raise NotImplementedError
+
+    def state_from_dict(self, data: dict):
+        raise NotImplementedError
+
+    def state_schema(self):
+        """The title's saved-state schema: a pydantic model (subclass of
+        :class:`analyser.io.states.StateModel`) that ``analyser play --state`` validates a state dict
+        against *before* ``state_from_dict`` builds anything: strict types, every number within
+        its range, every list within its length, one entry per seat.  Declared once per title;
+        build it lazily (import pydantic inside) and cache it, so the rules import fast.  ``None``
+        (the default) leaves only the generic gates of :func:`analyser.io.states.load_state`."""
+        return None
+
+    def action_to_json(self, action) -> Any:
+        raise NotImplementedError
+
+    def action_from_json(self, data) -> Any:
+        raise NotImplementedError
+
+    def describe_action(self, action) -> str:
+        return str(action)
+
+    def describe_state(self, state) -> str:
+        return repr(state)
+
+    #: Printed once at the top of an ``analyser play`` trace: the notation ``describe_state`` uses.
+    trace_legend: ClassVar[str] = ""
+
+    def step_events(self, before, action, after) -> list[str]:
+        """What ``action`` did, in words (a bust, a trick's winner, a ship sunk), for the
+        ``analyser play`` trace and the ``events`` field of its ``--json`` lines.  ``before`` is a
+        copy of the state before the action, ``after`` the state after it (and after any automatic
+        steps that followed, up to the next decision).  Default: none."""
+        return []
+
+    # -- analysis hooks --------------------------------------------------------------------
+    # A title's report figures are computed in two steps, so that a run of any size is reported
+    # chunk by chunk without loading its whole table (:mod:`analyser.stats.streamed`):
+    #
+    # 1. ``figure_sums(results, extras)`` reduces one *chunk* - a results frame of whole games
+    #    (every seat of each game it holds) and the extra tables' rows of the same games - to a
+    #    dict of small *additive* frames (name -> DataFrame indexed by group keys, numeric
+    #    columns: counts, sums, sums of squares).  Chunks are combined by
+    #    :func:`analyser.stats.streamed.combine_sums`: frames of one name are added cell by cell
+    #    (missing cells count 0); a column whose name ends in ``_max`` / ``_min`` is combined by
+    #    max / min instead.
+    # 2. ``figure_tables_from(sums)`` and ``plots_from(sums, outdir, strategies)`` turn the
+    #    combined sums into tables and PNGs.
+    #
+    # ``figure_tables`` / ``plots`` on a whole in-memory frame are the two steps in one.  A title
+    # that does not define ``figure_sums`` keeps the older whole-table hooks: its runs are then
+    # reported from the whole table in memory (the report says so).
+
+    def figure_sums(self, results, extras) -> dict[str, Any]:
+        """Additive partial figures of one chunk of whole games (see above); ``{}`` for none.
+        Raises NotImplementedError when the title reports from the whole table only."""
+        raise NotImplementedError
+
+    @property
+    def streams_figures(self) -> bool:
+        """True when the title reduces chunks (defines :meth:`figure_sums`)."""
+        return type(self).figure_sums is not Game.figure_sums
+
+    def figure_tables_from(self, sums: dict[str, Any]) -> list[tuple[str, Any]]:
+        """Title tables (caption, DataFrame) from combined :meth:`figure_sums`."""
+        return []
+
+    def plots_from(self, sums: dict[str, Any], outdir, strategies: list[str]) -> list[tuple[str, str]]:
+        """Title PNGs written to ``outdir`` from combined :meth:`figure_sums`: list of (file
+        name, caption).  Strategy names reach it already made plot-safe
+        (:func:`analyser.stats.plots.label`): ``strategies`` lists them in the run's order, and every
+        index level named ``strategy`` in ``sums`` is mapped the same way - so a sums frame keeps
+        the strategy as an index level named ``strategy``, never as column names.  Draw the names
+        as given; colour them with ``plots.strategy_colours(strategies)``."""
+        return []
+
+    def figure_tables(self, results, extras) -> list[tuple[str, Any]]:
+        """Title-specific summary tables (caption, DataFrame) for the terminal and the report,
+        from a whole in-memory results frame."""
+        if not self.streams_figures:
+            return []
+        return self.figure_tables_from(self.figure_sums(results, extras))
+
+    def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
+        """Title-specific PNGs written to ``outdir``: list of (file name, caption), from a whole
+        in-memory results frame."""
+        if not self.streams_figures:
+            return []
+        s = results["strategy"]
+        names = [str(x) for x in (s.cat.categories if hasattr(s, "cat") else dict.fromkeys(s))]
+        return self.plots_from(self.figure_sums(results, extras), outdir, names)
+
+
+#: The per-seat metric column that holds a seat's score trace (a list of numbers per row; see
+#: :mod:`analyser.engine.traces`).
+TRACE_COLUMN = "score_trace"
+
+
+def _seats(seats: Sequence[int]) -> str:
+    """``seat 2``, ``seats 1 and 2``, ``seats 0, 1 and 3``."""
+    seats = list(seats)
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
+
+
+def ranks_from(scores: Sequence[float], winners: Sequence[int]) -> list[int]:
+    """Ranks (1 = best) from scores and the seats sharing the win: winners get 1; every other
+    seat gets 1 + the number of winners + the number of non-winners with a higher score."""
+    k = len(winners)
+    others = sorted((s for i, s in enumerate(scores) if i not in winners), reverse=True)
+    out = []
+    for i, s in enumerate(scores):
+        if i in winners:
+            out.append(1)
+        else:
+            out.append(2 + k - 1 + sum(1 for t in others if t > s))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Strategies
+# --------------------------------------------------------------------------------------------
+
+class Strategy:
+    """Base class for strategies.
+
+    Subclasses set ``name`` and ``game`` (a title id), take their parameters as keyword
+    arguments of ``__init__`` with annotated types and defaults (that is what a spec string such
+    as ``threshold:limit=9`` fills in), and document themselves in the class docstring (its first
+    paragraph is shown by ``analyser list``).
+
+    ``uses_rng = False`` tells the loop not to build a random stream for the strategy; ``choose``
+    then receives ``rng=None``.
+
+    ``reuse = True`` says that ``reset`` restores everything a game changes (or that nothing
+    changes), so the batch loop may build one instance per seat for a whole batch and reset it
+    before every game, instead of building a fresh one per game.  It counts only where the class
+    sets it in its own body: a subclass that adds state must say so again.
+    """
+
+    name: ClassVar[str] = ""
+    game: ClassVar[str | tuple[str, ...] | None] = None
+    uses_rng: ClassVar[bool] = True
+    reuse: ClassVar[bool] = False
+
+    def reset(self, seat: int, params: Params, n_players: int) -> None:
+        """Called once at the start of every game."""
+        self.seat = seat
+        self.params = params
+        self.n_players = n_players
+
+    def choose(self, view, legal: Sequence[Any], rng):
+        raise NotImplementedError
+
+
+class FunctionStrategy(Strategy):
+    """Adapter: a plain function ``choose(view, legal, rng)`` used as a strategy."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", "function")
+
+    def choose(self, view, legal, rng):
+        return self.fn(view, legal, rng)

@@ -1,0 +1,733 @@
+"""The simulation loop and the joblib batch runner.
+
+Reproducibility (DESIGN.md, "Randomness"): one root ``numpy.random.SeedSequence(seed)``; game
+``i`` gets the child with spawn key ``(i,)`` - exactly ``SeedSequence(seed).spawn(n)[i]`` - and
+that child's first 64-bit word is the *game seed*.  A game depends on nothing but its game seed,
+its seat lineup and the rules, so results are identical for any ``--jobs``, batch size or
+backend, and ``analyser play ... --seed GAME_SEED`` replays any game of a run.
+
+Inside a game the streams are standard-library ``random.Random`` instances (cheap scalar draws):
+
+* chance (shuffles, dice): ``random.Random(game_seed)``;
+* seat ``k``'s strategy: ``random.Random(f"{game_seed}/seat/{k}")``, built only for strategies
+  with ``uses_rng = True``.
+
+Every strategy therefore sees the same deals and dice in the same game index whatever sits in
+the other seats (common random numbers), which makes paired comparisons precise.
+
+Seat rotation (equal seats): with strategies ``S0..Sm-1`` (``m <= n``) and ``n`` seats, let
+``g = gcd(m, n)`` and ``c = m / g``.  There are ``c`` *base lineups*: base lineup ``j`` seats
+``S[(j * n + t) mod m]`` in position ``t`` - so the ``c`` of them, end to end, list every strategy
+exactly ``n / g`` times, and when ``m`` does not divide ``n`` each strategy takes the extra seat(s)
+in turn.  Games come in blocks of ``n``: block ``b`` uses base lineup ``b mod c`` in an order
+``P_b`` (the identity for the first block, then a fixed shuffle per block) and game
+``i = b * n + r`` seats ``base[P_b[(s + r) mod n]]`` in seat ``s``.  So over every ``c`` blocks
+(``n * c`` games) each strategy plays the same number of player-games, ``n * n / g``, and sits in
+every seat equally often (``n / g`` times); and because the order changes from block to block no
+strategy always sits right after the same opponent (a plain rotation would keep every neighbour
+fixed, and the seat after a weak player is a better seat).  When ``m`` divides ``n`` (``c = 1``)
+there is one base lineup, ``S[t mod m]``, and every lineup is the one earlier versions seated.
+:func:`lineup_block` gives the block of games, ``n * c``.
+
+A seat with a single legal action plays it without consulting its strategy.
+
+A batch (:func:`run_batch`) does once what is the same for all its games: it resolves the title,
+the rules and the strategy factories, draws every game seed at once, keeps one instance per seat
+of each strategy that declares ``reuse`` (reset before every game), sets one SIGALRM timer and
+hands the watchdog one :class:`_Clock`; a game then only writes its deadline there.  It records
+column by column (:class:`analyser.engine.batchrecords.BatchRecords`), not a tuple or dict per row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import json
+import math
+import os
+import random
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from dataclasses import dataclass, field
+from functools import lru_cache
+from operator import itemgetter
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, _as_columns, _drop_from, finish_columns,  # noqa: F401
+                                          to_columns)  # (re-exported)
+from analyser.engine.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
+from analyser.engine import traces
+from analyser.engine.core import FunctionStrategy, Game, InputError, StrategyError, strategy_frame
+from analyser.engine.registry import get_game, strategy_factory
+from analyser.engine.seeding import game_seed, game_seeds  # noqa: F401 (imported from here too)
+
+#: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
+MAX_STEPS = 200_000
+
+
+@lru_cache(maxsize=4096)
+def block_order(block: int, n_players: int) -> tuple[int, ...]:
+    """The order of the base lineup used by block ``block`` of ``n_players`` games: the identity
+    for block 0, then a shuffle seeded by the block number alone (so every run, whatever its
+    seed, seats the same lineups)."""
+    order = list(range(n_players))
+    if block:
+        random.Random(f"analyser-lineup/{n_players}/{block}").shuffle(order)
+    return tuple(order)
+
+
+def lineup_block(n_players: int, n_strategies: int) -> int:
+    """The games after which every strategy has played equally often in every seat:
+    ``n * m / gcd(m, n)`` (``n`` when ``m`` divides ``n``)."""
+    return n_players * (max(1, n_strategies) // math.gcd(max(1, n_strategies), n_players))
+
+
+def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
+    """Strategy index sitting in each seat of game ``index`` (see the module docstring).  A pure
+    function of its arguments: the same game always seats the same lineup."""
+    if n_strategies == 1:  # one strategy fills every seat, whatever the order
+        return [0] * n_players
+    block, shift = divmod(index, n_players)
+    order = block_order(block, n_players)
+    base = (block % (n_strategies // math.gcd(n_strategies, n_players))) * n_players
+    return [(base + order[(s + shift) % n_players]) % n_strategies for s in range(n_players)]
+
+
+class _Hang(BaseException):
+    """Raised by the alarm handler inside a game that ran past its time limit."""
+
+
+class GameFailure(RuntimeError):
+    """A game failed outside a strategy's decision: the rules raised (a bug, or a strategy that
+    changed its view or returned a look-alike action), or the game did not end.  Carries the
+    game seed (and the game index once known)."""
+
+    def __init__(self, message: str, game_seed: int, game_index: int | None = None):
+        super().__init__(message)
+        self.game_seed = game_seed
+        self.game_index = game_index
+
+    def __reduce__(self):
+        return (GameFailure, (str(self), self.game_seed, self.game_index))
+
+
+def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[str], seed: int,
+              on_step: Callable | None = None, state=None):
+    """Play one game to the end and return the final state.
+
+    ``strategies[s]`` plays seat ``s``; ``labels[s]`` is its spec (used in error messages);
+    ``seed`` is the game seed.  ``on_step(state, seat, action)`` is called before each action is
+    applied (used by ``analyser play``).  ``state`` continues a saved game instead of dealing anew.
+
+    Raises :class:`StrategyError` when a strategy raises, returns an illegal action or hangs, and
+    :class:`GameFailure` when the rules fail.
+    """
+    n = len(strategies)
+    chance = random.Random(seed)
+    if state is None:
+        state = game.initial_state(params, n, chance)
+    seat_rngs = [random.Random(f"{seed}/seat/{k}") if getattr(st, "uses_rng", True) else None
+                 for k, st in enumerate(strategies)]
+    for k, st in enumerate(strategies):
+        reset = getattr(st, "reset", None)
+        if reset is not None:
+            try:
+                reset(k, params, n)
+            except Exception as e:
+                where, details = strategy_frame(e, st)
+                raise StrategyError(f"strategy {labels[k]!r} in seat {k} raised in reset: "
+                                    f"{type(e).__name__}: {e}{where}", strategy=labels[k], seat=k,
+                                    game_seed=seed, details=details) from None
+    turn, apply, view = game.turn, game.apply, game.view
+    # A title with live views (one view object per seat that reads through to the state) lets the
+    # loop build the views once per game instead of once per decision.
+    live = getattr(game, "live_views", False)
+    seats = [(st.choose, view(state, k) if live else None, seat_rngs[k]) for k, st in enumerate(strategies)]
+    for _ in range(MAX_STEPS):  # a bounded loop: a game that never ends is a rules failure
+        seat, legal = turn(state)
+        if len(legal) > 1:  # (the usual case first)
+            choose, seat_view, seat_rng = seats[seat]
+            try:
+                action = choose(seat_view if live else view(state, seat), legal, seat_rng)
+            except _Hang:
+                raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
+                                    strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
+            except (Exception, SystemExit) as e:
+                where, details = strategy_frame(e, strategies[seat])
+                raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} raised "
+                                    f"{type(e).__name__}: {e}{where}", strategy=labels[seat], seat=seat,
+                                    game_seed=seed, details=details) from None
+            try:
+                # the legal action itself, not a look-alike that only compares equal to it
+                action = legal[legal.index(action)]
+            except Exception:
+                shown = ", ".join(game.describe_action(a) for a in list(legal)[:12])
+                raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} returned the illegal action "
+                                    f"{action!r}; legal were: {shown}", strategy=labels[seat], seat=seat,
+                                    game_seed=seed, kind="illegal") from None
+        elif legal:  # one legal action: played without asking the strategy
+            action = legal[0]
+        else:
+            break
+        if on_step is not None:
+            on_step(state, seat, action)
+        try:
+            apply(state, action, chance)
+        except _Hang:
+            raise GameFailure(f"game with seed {seed} ran past its time limit in the rules", seed) from None
+        except Exception as e:
+            raise GameFailure(f"the rules failed with {type(e).__name__}: {e} after seat {seat} "
+                              f"({labels[seat]}) played {game.describe_action(action)}; a strategy that "
+                              "changes its view can cause this", seed) from None
+    else:
+        raise GameFailure(f"game with seed {seed} did not end within {MAX_STEPS} actions", seed)
+    if not game.is_terminal(state):
+        raise GameFailure(f"game with seed {seed}: no legal action but the game is not over", seed)
+    return state
+
+
+# --------------------------------------------------------------------------------------------
+# Batches
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchJob:
+    """A picklable slice of a run: games ``start`` to ``stop - 1``."""
+
+    game: str
+    rules: tuple[tuple[str, str], ...]
+    strategies: tuple[str, ...]
+    players: int
+    root_seed: int
+    start: int
+    stop: int
+    game_timeout: float
+    #: ``((spec path, source text), ...)``: strategy files shipped with the job, for workers on
+    #: other machines (see :func:`ship_sources`).
+    sources: tuple[tuple[str, str], ...] = ()
+    #: A local folder where a worker's watchdog names a game it had to stop by killing its process.
+    hang_dir: str | None = None
+    #: ``((path in the title, source text), ...)``: the files of a title given as a file or
+    #: folder, shipped with the job like the strategy files (see :func:`ship_title`).
+    title_sources: tuple[tuple[str, str], ...] = ()
+    #: ``python`` or ``compiled``: the title's compiled kernel plays the batch (:mod:`analyser.engine.compiled`).
+    engine: str = "python"
+
+
+@dataclass
+class BatchResult:
+    """The finished games of a batch, the extra tables, and the error or interruption that
+    stopped it early, if any.
+
+    ``rows`` collects one tuple per (game, seat) in ``ROW_FIELDS`` + metric order while the batch
+    runs; at the end they are turned into ``columns`` (column name -> numpy array), which travel
+    between processes far faster than a list of tuples, and ``rows`` is emptied.  Likewise
+    ``extras`` collects each extra table's rows as dicts, and at the end a table whose rows all
+    have the same keys becomes ``{key: list of values}`` (one dict instead of one per row: a
+    fraction of the pickling, and of the work for the process that builds the frame).
+    """
+
+    start: int
+    rows: list[tuple]
+    columns: dict[str, Any] | None = None
+    extras: dict[str, list[dict] | dict[str, list]] = field(default_factory=dict)
+    #: The components table of the batch (:func:`component_columns`), None when the title records none.
+    components: dict[str, Any] | None = None
+    done: int = 0
+    error: BaseException | None = None
+    interrupted: bool = False
+    seconds: float = 0.0
+    #: What the batch is recording while it runs (:class:`BatchRecords`); None once
+    #: :func:`finish_columns` has made ``columns`` of it (always, by the time the batch returns).
+    records: Any = None
+
+
+class _Clock:
+    """The game a batch is playing and its deadline, read by the batch's one alarm and by the
+    watchdog: ``game`` is ``(deadline, game index, game seed, labels)`` (``time.monotonic``
+    seconds), or None between games.  The loop replaces the whole tuple at once, so a reader in
+    another thread or in a signal handler never sees half of one game and half of the next."""
+
+    __slots__ = ("game", "raised")
+
+    def __init__(self):
+        self.game: tuple | None = None
+        #: the ``game`` tuple the watchdog raised a hang in (None: none)
+        self.raised: tuple | None = None
+
+
+class _Alarm:
+    """Wall-clock limit via SIGALRM (main thread of a POSIX process only; else a no-op).
+
+    Two uses: :meth:`arm` / :meth:`disarm` around one call (the limit starts at ``arm``), or,
+    given a :class:`_Clock`, one timer for a whole batch (:meth:`start`): the timer fires every
+    ``seconds`` at most, and then raises :class:`_Hang` only when the game in ``clock`` is past its
+    own deadline; otherwise it sets itself for the time that game has left.  Starting a game thus
+    costs one tuple store instead of two system calls."""
+
+    def __init__(self, seconds: float, clock: _Clock | None = None):
+        self.seconds = seconds
+        self.clock = clock
+        self.active = (seconds > 0 and hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+        self.previous = None
+
+    def __enter__(self):
+        if self.active:
+            self.previous = signal.signal(signal.SIGALRM, self._fire)
+        return self
+
+    def _fire(self, signum, frame):
+        clock = self.clock
+        if clock is not None:
+            game = clock.game
+            left = self.seconds if game is None else game[0] - time.monotonic()
+            if left > 0:  # no game, or one that still has time: look again when it runs out
+                signal.setitimer(signal.ITIMER_REAL, left)
+                return
+        raise _Hang()
+
+    def start(self):
+        """Set the batch's timer (with a clock: the games' deadlines decide when it raises)."""
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    arm = start
+
+    def disarm(self):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, game_seed: int):
+    """Play one game in this process (``analyser play``) under the wall-clock limit ``seconds``
+    (0: none), as a run's batch does: a strategy still deciding at the limit raises
+    :class:`StrategyError` (``kind="hung"``) from :func:`play_game`; the rules, or a strategy's
+    ``reset``, at the limit: :class:`GameFailure`.  A game still running
+    :func:`watchdog_grace` seconds later (a strategy that swallows the alarm) is stopped with
+    the process: one line on standard error, exit code 1.  The alarm needs the main thread of a
+    POSIX process; elsewhere only that last stop applies."""
+    if not seconds:
+        yield
+        return
+
+    def give_up():
+        print(f"analyser: error: the game ran past its time limit of {seconds:g} s (--game-timeout) and a "
+              f"strategy ignored the stop (game seed {game_seed}); the process was stopped", file=sys.stderr,
+              flush=True)
+        os._exit(1)
+
+    timer = threading.Timer(seconds + watchdog_grace(seconds), give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        with _Alarm(seconds) as alarm:
+            alarm.arm()
+            try:
+                yield
+            except _Hang:
+                raise GameFailure(f"the game ran past its time limit of {seconds:g} s outside a strategy's "
+                                  "decision", game_seed) from None
+            finally:
+                alarm.disarm()
+    finally:
+        timer.cancel()
+
+
+#: Extra seconds a game may run past its time limit after the alarm before the watchdog stops it.
+def watchdog_grace(timeout: float) -> float:
+    """Seconds the watchdog waits past a game's limit before it kills: ``timeout`` clamped to 1-10."""
+    return max(1.0, min(10.0, timeout))
+
+
+def _default_hang_handler(info: dict) -> None:
+    """In a worker process: name the game in ``hang_dir`` and kill this process (the parent then
+    reports the game as hung)."""
+    folder = info.get("hang_dir")
+    if folder:
+        try:
+            p = Path(folder) / f"hung-{info['game_index']}.json"
+            p.write_text(json.dumps({k: info[k] for k in ("game_index", "game_seed", "labels")}))
+        except OSError:
+            pass
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Watchdog:
+    """A thread outside the game loop, one per process, that stops a game the alarm cannot stop.
+
+    A batch hands it its :class:`_Clock` once (:meth:`watch`); each game then only writes its
+    deadline there.  At a game's time limit the watchdog raises the hang in the game's thread
+    when no alarm can (a batch running in a thread, as on a Dask worker).  ``watchdog_grace``
+    seconds later, if the game still runs (a strategy that catches BaseException, or code the
+    interpreter cannot interrupt), it calls :attr:`handler` with the game: in a worker the
+    default handler names the game in the job's ``hang_dir`` and kills its own process with
+    SIGKILL; the main process of a run installs its own handler, which writes what is finished
+    and exits."""
+
+    _instance: "Watchdog | None" = None
+    _guard = threading.Lock()
+    #: called with the watched game's info dict (``game_index``, ``game_seed``, ``labels``,
+    #: ``job``, ``result``, ``hang_dir``) when a game has to be killed.
+    handler: Callable[[dict], None] = staticmethod(_default_hang_handler)
+
+    @classmethod
+    def get(cls) -> "Watchdog":
+        with cls._guard:
+            if cls._instance is None or not cls._instance.thread.is_alive():
+                cls._instance = cls()
+            return cls._instance
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        #: thread ident -> (job, result, clock, alarm active) of the batch that thread plays
+        self.watched: dict[int, tuple] = {}
+        self.thread = threading.Thread(target=self._loop, name="analyser-watchdog", daemon=True)
+        self.thread.start()
+
+    def watch(self, job, result, clock: _Clock, alarm_active: bool) -> None:
+        """Watch the games of one batch, played in this thread, through ``clock``."""
+        with self.lock:
+            self.watched[threading.get_ident()] = (job, result, clock, alarm_active)
+
+    def clear(self) -> None:
+        """This thread's batch is over: stop watching it (and withdraw a hang raised too late to
+        land in its game)."""
+        ident = threading.get_ident()
+        with self.lock:
+            watched = self.watched.pop(ident, None)
+        if watched is not None and watched[2].raised is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(0.05)
+            kill = None
+            with self.lock:
+                now = time.monotonic()
+                for ident, (job, result, clock, alarm) in list(self.watched.items()):
+                    game = clock.game
+                    if game is None:
+                        continue
+                    if now >= game[0] and not alarm and clock.raised is not game:
+                        clock.raised = game
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Hang))
+                    elif now >= game[0] + watchdog_grace(job.game_timeout):
+                        del self.watched[ident]
+                        kill = (job, result, game)
+                        break
+            if kill is not None:
+                job, result, game = kill
+                type(self).handler({"job": job, "result": result, "game_index": game[1], "game_seed": game[2],
+                                    "labels": list(game[3]), "hang_dir": job.hang_dir})
+
+
+def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The strategy files among ``strategies`` as ``(path as written, source text)`` pairs, to
+    travel with a job to workers that may not see this machine's files."""
+    from analyser.engine.registry import parse_spec
+    out = []
+    for text in strategies:
+        spec = parse_spec(text)
+        if spec.source.endswith(".py"):
+            path = Path(spec.source).expanduser()
+            out.append((spec.source, path.read_text(encoding="utf-8")))
+    return tuple(dict.fromkeys(out))
+
+
+#: The files of a title folder that travel to remote workers: code and data, no caches.
+TITLE_FILE_SUFFIXES = (".py", ".csv", ".tsv", ".toml", ".json", ".txt", ".md", ".yaml", ".yml")
+#: At most this many bytes of a title folder are shipped (InputError beyond).
+TITLE_SHIP_BYTES = 20_000_000
+
+
+def ship_title(ref: str) -> tuple[tuple[str, str], ...]:
+    """The files of a title given by file or folder (``path[:NAME]``), as ``(path inside the
+    title, source text)`` pairs - a single file as ``("name.py", text)``, a folder's files under
+    its own name (``"my-game/rules.py"``; ``__pycache__``, hidden files and other suffixes than
+    :data:`TITLE_FILE_SUFFIXES` left out) - so workers on other machines load the same title.
+    ``()`` for a registered title.  Raises InputError for a folder above
+    :data:`TITLE_SHIP_BYTES` or a file that is not UTF-8 text."""
+    from analyser.engine.core import InputError
+    from analyser.engine.registry import _split_title_ref, is_title_file
+    if not is_title_file(ref):
+        return ()
+    path, _ = _split_title_ref(ref)
+    path = path.resolve()
+    files = [path] if path.is_file() else sorted(
+        f for f in path.rglob("*") if f.is_file() and f.suffix in TITLE_FILE_SUFFIXES
+        and not any(part.startswith(".") or part == "__pycache__" for part in f.relative_to(path).parts))
+    out, total = [], 0
+    for f in files:
+        total += f.stat().st_size
+        if total > TITLE_SHIP_BYTES:
+            raise InputError(f"title folder {str(path)!r} holds more than {TITLE_SHIP_BYTES // 1_000_000} MB of code "
+                             "and data; a title shipped to a cluster must be smaller")
+        name = f.name if path.is_file() else f"{path.name}/{f.relative_to(path).as_posix()}"
+        try:
+            out.append((name, f.read_text(encoding="utf-8")))
+        except UnicodeDecodeError:
+            raise InputError(f"title file {str(f)!r} is not UTF-8 text; a title shipped to a cluster is text "
+                             "files only") from None
+    return tuple(out)
+
+
+def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
+    """The title reference ``ref`` pointing at a local copy of its shipped files (written once per
+    content under the temporary folder, named by its SHA-256), ``:NAME`` kept."""
+    if not sources:
+        return ref
+    from analyser.engine.registry import _split_title_ref
+    content_key = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
+    root = Path(tempfile.gettempdir()) / "analyser-titles" / content_key
+    top = sources[0][0].split("/")[0]
+    if not (root / top).exists():
+        staging = Path(tempfile.mkdtemp(prefix=f".{content_key}-", dir=root.parent if root.parent.exists() else None))
+        for name, text in sources:
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            os.replace(staging / top, root / top)
+        except OSError:  # another worker got there first: its copy is the same content
+            pass
+    _, name = _split_title_ref(ref)
+    return str(root / top) + (f":{name}" if name else "")
+
+
+def materialise_sources(strategies: Sequence[str], sources: Sequence[tuple[str, str]]) -> list[str]:
+    """Strategy specs with each shipped file replaced by a local copy (written once per content
+    under the temporary folder, named by its SHA-256), so a worker anywhere loads the same code."""
+    if not sources:
+        return list(strategies)
+    from analyser.engine.registry import parse_spec
+    copies = {}
+    for written, text in sources:
+        content_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        folder = Path(tempfile.gettempdir()) / "analyser-strategies" / content_key
+        target = folder / Path(written).name
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".{target.name}.{os.getpid()}.tmp"
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, target)
+        copies[written] = str(target)
+    out = []
+    for text in strategies:
+        spec = parse_spec(text)
+        out.append(copies[spec.source] + text[len(spec.source):] if spec.source in copies else text)
+    return out
+
+
+def run_batch(job: BatchJob) -> BatchResult:
+    """Play the games of one batch.  Never raises for a strategy failure or Ctrl-C: the result
+    carries the rows of the games that finished and the error.
+
+    Anything a strategy prints goes to standard error, so it never mixes into the command's own
+    output.  A game that runs past ``game_timeout`` is stopped by an alarm; one that ignores the
+    alarm (a strategy catching BaseException, or a hang where no alarm reaches) is stopped by the
+    :class:`Watchdog` thread.  With ``job.engine == "compiled"`` the title's compiled kernel plays
+    the batch (:mod:`analyser.engine.compiled`), with the same result."""
+    if job.engine == "compiled":
+        from analyser.engine import compiled
+        return compiled.run_batch(job)
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run_batch(job)
+
+
+#: Strategy factories this process built, for the batches that follow (see :func:`_factory`).
+_FACTORIES: dict[tuple, Callable] = {}
+
+
+def _factory(text: str, title: str) -> Callable:
+    """:func:`analyser.engine.registry.strategy_factory` of ``text``, kept for the next batches of this
+    process: resolving a spec scans the installed packages' entry points, which costs more than
+    a short batch.  A strategy file is looked up again once its size or modification time
+    changes."""
+    from analyser.engine.registry import parse_spec
+    source = parse_spec(text).source
+    stamp = None
+    if source.endswith(".py"):
+        try:
+            st = os.stat(Path(source).expanduser())
+        except OSError:  # (strategy_factory says what is wrong)
+            return strategy_factory(text, title)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    key = (text, title, stamp)
+    made = _FACTORIES.get(key)
+    if made is None:
+        made = strategy_factory(text, title)
+        if len(_FACTORIES) >= 256:
+            _FACTORIES.clear()
+        _FACTORIES[key] = made
+    return made
+
+
+def _reusable(strategy) -> bool:
+    """Whether one instance of ``strategy`` may play a whole batch (reset every game): its class
+    says so itself (``reuse = True`` in its own body, not inherited, since a subclass may add
+    state that ``reset`` does not restore), or it wraps a plain function."""
+    cls = type(strategy)
+    return cls.__dict__.get("reuse") is True or cls is FunctionStrategy
+
+
+def _run_batch(job: BatchJob) -> BatchResult:
+    t0 = time.perf_counter()
+    title = materialise_title(job.game, job.title_sources)  # a local copy when the title was shipped
+    game = get_game(title)
+    params = game.Params.from_overrides(dict(job.rules))
+    n = job.players
+    m = len(job.strategies)
+    specs = materialise_sources(job.strategies, job.sources)
+    result = BatchResult(start=job.start, rows=[])
+    rec = result.records = BatchRecords(game, n, job.start)
+    add_strategy, add_score, add_rank = rec.strategy.extend, rec.score.extend, rec.rank.extend
+    add_win, add_metrics, add_seed = rec.win.extend, rec.metrics.extend, rec.seeds.append
+    metric_values = rec.metric_values
+    scores_of, winners_of, ranks_of, metrics_of = game.scores, game.winners, game.ranks_given, game.metrics
+    wants_extras = type(game).extra_records is not Game.extra_records
+    # components (Game.components): every id of the batch in one flat list, and how many each
+    # (game, seat) added - turned into the long table in bulk at the end of the batch
+    comp_of = game.components if game.records_components else None
+    add_ids, add_len = rec.comp_ids.extend, rec.comp_lens.append
+    index = job.start
+    timeout = job.game_timeout
+    clock = _Clock()  # the game in progress and its deadline: one alarm and one watchdog per batch
+    dog = Watchdog.get() if timeout > 0 else None
+    timed = timeout > 0
+    monotonic = time.monotonic
+    with _Alarm(timeout, clock) as alarm:
+        if dog is not None:
+            dog.watch(job, result, clock, alarm.active)
+        alarm.start()
+        try:
+            # loading a strategy builds it once: that has a game's time of its own
+            gs = game_seed(job.root_seed, index)
+            clock.game = (monotonic() + timeout if timed else math.inf, index, gs, tuple(job.strategies))
+            factories = []
+            for si, text in enumerate(specs):
+                try:
+                    factories.append(_factory(text, title))
+                except _Hang:
+                    raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
+                                        strategy=job.strategies[si], seat=si, game_seed=gs,
+                                        kind="hung") from None
+            seeds = game_seeds(job.root_seed, job.start, job.stop)
+            pool: dict[int, Any] = {}  # si * n + seat -> the instance that plays every game there
+            lineups: dict[tuple, tuple] = {}  # lineup -> (labels, strategies when all are pooled)
+            for index in range(job.start, job.stop):
+                gs = seeds[index - job.start]
+                seats = lineup(index, n, m)
+                known = lineups.get(key := tuple(seats))
+                labels = known[0] if known else tuple(job.strategies[si] for si in seats)
+                # building the strategies counts towards the game's time
+                clock.game = (monotonic() + timeout if timed else math.inf, index, gs, labels)
+                strats = known[1] if known else None
+                if strats is None:
+                    strats = []
+                    for s, si in enumerate(seats):
+                        st = pool.get(si * n + s)
+                        if st is None:
+                            try:
+                                st = factories[si]()
+                            except _Hang:
+                                raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} did not start in "
+                                                    "time", strategy=job.strategies[si], seat=s, game_seed=gs,
+                                                    kind="hung") from None
+                            except Exception as e:
+                                raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
+                                                    f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
+                                                    game_seed=gs, kind="init") from None
+                            if _reusable(st):
+                                pool[si * n + s] = st
+                        strats.append(st)
+                    pooled = all(si * n + s in pool for s, si in enumerate(seats))
+                    lineups[key] = (labels, strats if pooled else None)
+                state = play_game(game, params, strats, labels, gs)
+                scores = scores_of(state)
+                winners = winners_of(state)
+                ranks = ranks_of(state, scores, winners)
+                metrics = metrics_of(state)
+                held = comp_of(state) if comp_of is not None else ()
+                share = 1.0 / len(winners)
+                win = [share if s in winners else 0.0 for s in range(n)]
+                values = list(map(metric_values, metrics))
+                if len(values) != n or len(scores) != n or len(ranks) != n:  # (a title's bug: as many as seats)
+                    scores, ranks, values = ([x[s] for s in range(n)] for x in (scores, ranks, values))
+                # every column of the game, then the game counts (a stop in between is trimmed)
+                add_seed(gs)
+                add_strategy(seats)
+                add_score(scores)
+                add_rank(ranks)
+                add_win(win)
+                add_metrics(values)
+                for ids in held:
+                    add_ids(ids)
+                    add_len(len(ids))
+                if wants_extras:
+                    for name, recs in game.extra_records(state).items():
+                        bucket = result.extras.setdefault(name, [])
+                        for r in recs:
+                            r["game_index"] = index
+                            bucket.append(r)
+                result.done += 1
+                if clock.raised is not None:  # the watchdog's hang came too late to land in the game
+                    dog.clear()
+                    dog.watch(job, result, clock, alarm.active)
+                    clock.raised = None
+            clock.game = None
+        except StrategyError as e:
+            e.game_index = index
+            result.error = e
+        except GameFailure as e:
+            e.game_index = index
+            result.error = e
+        except KeyboardInterrupt:
+            result.interrupted = True
+        except _Hang:
+            result.error = GameFailure(f"game {index} ran past its time limit", game_seed(job.root_seed, index), index)
+        except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
+            result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
+                                       game_seed(job.root_seed, index), index)
+        finally:
+            clock.game = None
+            if dog is not None:
+                dog.clear()
+    finish_columns(result, game, job)
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def plan_batches(games: int, jobs: int, batch_size: int | None = None, start: int = 0) -> list[tuple[int, int]]:
+    """Split games ``start`` to ``games - 1`` into ``(start, stop)`` slices: about 8 batches per
+    worker, 20 to 2000 games each, unless ``batch_size`` is given."""
+    if batch_size is None:
+        batch_size = max(20, min(2000, math.ceil((games - start) / (max(1, jobs) * 8))))
+    return [(a, min(a + batch_size, games)) for a in range(start, games, batch_size)]
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``None`` or 0 means every core; a negative count, or more than 4 per core, is rejected."""
+    import os
+    if jobs is None or jobs == 0:
+        return os.cpu_count() or 1
+    cores = os.cpu_count() or 1
+    if not 0 < jobs <= 4 * cores:
+        raise InputError(f"--jobs {jobs} is not accepted; give 1 to {4 * cores} workers (this machine has "
+                         f"{cores} cores), or 0 for all cores")
+    return jobs

@@ -1,0 +1,173 @@
+"""Confirm a component finding by intervention (``analyser simulate --confirm-components``).
+
+An association (:mod:`analyser.stats.components`) says a seat that holds a component wins more or less
+often; it cannot say the component is why.  The intervention plays the run's games again - the
+same root seed, so game ``i`` has the same game seed and seating - on the title with that one
+component replaced by its peer group's typical member (``Game.component_replacement``: the new
+data file is written into the run folder) or, where the title gives a rule override instead
+(the catalog's ``fix``, e.g. a rule option with one copy fewer of a card), with that override.
+
+Two paired figures, each a mean over the run's games with a normal 95% interval whose standard
+error is clustered by game (the games are the independent units; both sides play the same one):
+
+* the change in the holders' win rate: over the seat-games that held the component as the run
+  was played, their win share with the component replaced minus as played, in percentage
+  points;
+* the change in the seat gap: the win rate of the run's best seat minus its worst, replaced
+  minus as played, in percentage points.
+
+A component is *confirmed* when the interval of the holders' change excludes 0 on the side that
+undoes the association (a component that goes with winning more: its holders win less once it
+is replaced), otherwise *not confirmed*.  The records go into the run's ``config.json`` under
+``component_confirmations`` (run id -> component id -> record), where the report reads them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+
+from analyser.stats.components import Z95
+
+#: Components confirmed at most, the first that pass the correction in the report's rank order.
+CONFIRM_MAX = 3
+#: The folder of the run where the changed data files are written.
+FOLDER = "interventions"
+
+
+def paired_change(a, b, holders, players: int, games: int, best: int, worst: int) -> dict:
+    """The two paired figures of the module docstring from win shares as played (``a``) and with
+    the component replaced (``b``), each a ``games x players`` array, and ``holders`` a boolean
+    array of the same shape (the seat-games that held the component as played).  Returns
+    ``change``, ``low``, ``high`` (holders, pp) and ``gap_change``, ``gap_low``, ``gap_high``
+    (best seat ``best`` minus worst seat ``worst``, pp); nan where there is nothing to compare."""
+    a, b, h = np.asarray(a, float), np.asarray(b, float), np.asarray(holders, bool)
+    out = {}
+    n_h = float(h.sum())
+    d = ((b - a) * h).sum(axis=1)                     # per game: the holders' change in win shares
+    if n_h > 0 and games > 1:
+        change = float(d.sum() / n_h)
+        resid = d - change * h.sum(axis=1)
+        se = math.sqrt(games / (games - 1) * float((resid ** 2).sum())) / n_h
+        out.update(change=100 * change, low=100 * (change - Z95 * se), high=100 * (change + Z95 * se))
+    else:
+        out.update(change=math.nan, low=math.nan, high=math.nan)
+    g = (b[:, best] - b[:, worst]) - (a[:, best] - a[:, worst])
+    if games > 1:
+        m, se = float(g.mean()), float(g.std(ddof=1) / math.sqrt(games))
+        out.update(gap_change=100 * m, gap_low=100 * (m - Z95 * se), gap_high=100 * (m + Z95 * se))
+    else:
+        out.update(gap_change=math.nan, gap_low=math.nan, gap_high=math.nan)
+    return out
+
+
+def verdict(change: dict, effect: float) -> bool:
+    """Confirmed: the holders' interval excludes 0 on the side opposite to the association's
+    ``effect`` (pp) - replacing a component that goes with winning makes its holders win less."""
+    lo, hi = change["low"], change["high"]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False
+    return hi < 0 if effect > 0 else lo > 0
+
+
+def intervention(game, params, cid: str, info: dict, folder: Path) -> tuple[str, str, str] | None:
+    """``(option, value, what)`` of the intervention on ``cid``: the title's replacement file
+    written into ``folder`` (its path is the value), else the catalog's ``fix`` override; None
+    when the title offers neither."""
+    rep = game.component_replacement(params, cid)
+    if rep is not None:
+        option, text, what = rep
+        folder.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", cid) or "component"
+        path = folder / f"{option}-{name}.csv"
+        path.write_text(text, encoding="utf-8")
+        return option, str(path), what
+    fix = info.get("fix") or ""
+    if fix and "=" in fix:
+        option, _, value = fix.partition("=")
+        return option, value, f"the rule override {fix}"
+    return None
+
+
+def _shares(results, games: int, players: int) -> np.ndarray:
+    out = np.zeros((games, players))
+    gi = results["game_index"].to_numpy(dtype=np.int64)
+    keep = gi < games
+    out[gi[keep], results["seat"].to_numpy(dtype=np.int64)[keep]] = results["win"].to_numpy(dtype=float)[keep]
+    return out
+
+
+def _command(spec, option: str, value: str, games: int) -> str:
+    words = ["analyser", "compare", spec.game]
+    for s in spec.strategies:
+        words += ["-s", s]
+    if spec.players:
+        words += ["-p", spec.players]
+    for k, v in spec.rules.items():
+        if k != option:
+            words += ["-r", f"{k}={v}"]
+    if option in spec.rules:
+        words += ["--a", f"{option}={spec.rules[option]}"]
+    words += ["--b", f"{option}={value}", "--games", games, "--seed", spec.seed]
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> dict:
+    """Confirm the first ``top`` components that pass the correction in the run folder ``out``
+    (played from ``spec``, its seed recorded): play the same games with each replaced, and
+    return ``{component id: record}`` (``confirmed``, ``figure``, ``interval``, ``command``,
+    ``what``, the numbers of :func:`paired_change`, ``games``).  A component without an
+    intervention is left out.  The caller records them in ``config.json``."""
+    import dataclasses
+
+    import pandas as pd
+
+    from analyser.report.page import summarise_run
+    from analyser.run import resolve, run
+
+    summary = summarise_run(out)
+    if len(summary.parts) != 1 or summary.parts[0].components is None:
+        return {}
+    part = summary.parts[0]
+    est = part.components
+    listed = est[est["clear"] & est["p"].notna()].head(top)
+    if not len(listed):
+        return {}
+    game, params, players, _, _ = resolve(spec)
+    catalog = game.component_catalog(params)
+    results = pd.read_parquet(out / "results")
+    counts = pd.read_parquet(out / "component_counts")
+    ids = counts["component"].astype(str)
+    merged = game.component_collapse(sorted(set(ids)))
+    counts = counts.assign(component=ids.map(lambda x: merged.get(x, x)))
+    games = int(results["game_index"].max()) + 1
+    a = _shares(results, games, players)
+    rate = a.mean(axis=0)
+    best, worst = int(np.argmax(rate)), int(np.argmin(rate))
+    records = {}
+    for r in listed.itertuples():
+        cid = str(r.component)
+        act = intervention(game, params, cid, catalog.get(cid, {}), out / FOLDER)
+        if act is None:
+            continue
+        option, value, what = act
+        b_spec = dataclasses.replace(spec, rules={**spec.rules, option: value}, first_game=0, games=games)
+        b = run(b_spec, progress=progress)
+        held = counts[(counts["component"].astype(str) == cid) & (counts["count"] > 0)]
+        h = np.zeros((games, players), dtype=bool)
+        gi = held["game_index"].to_numpy(dtype=np.int64)
+        h[gi[gi < games], held["seat"].to_numpy(dtype=np.int64)[gi < games]] = True
+        ch = paired_change(a, _shares(b.results, games, players), h, players, games, best, worst)
+        records[cid] = {**ch, "confirmed": verdict(ch, float(r.effect)), "what": what, "games": games,
+                        "figure": f"holders' win rate {ch['change']:+.1f} pp over {games:,} paired games, with "
+                                  f"{what}",
+                        "gap": f"the gap between seat {best} and seat {worst} changes by {ch['gap_change']:+.1f} pp "
+                               f"(95% CI {ch['gap_low']:+.1f} to {ch['gap_high']:+.1f})",
+                        "interval": f"{ch['low']:+.1f} to {ch['high']:+.1f} pp",
+                        "command": _command(spec, option, value, games)}
+    return {k: {n: (None if isinstance(v, float) and not math.isfinite(v) else v) for n, v in rec.items()}
+            for k, rec in records.items()}

@@ -1,0 +1,257 @@
+"""Component findings: the sentences a report gives for the estimates of
+:func:`analyser.stats.components.estimate` (one per clear component, with its evidence, threshold and
+the command that tests a fix), and their terminal lines."""
+
+from __future__ import annotations
+
+# --------------------------------------------------------------------------------------------
+
+#: Component findings in the report's numbered list at most (the rest stay in the table).
+FINDINGS_MAX = 3
+
+
+def _command(words) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def next_command(cid: str, info: dict, *, game: str, strategies, games: int, players: int | None = None,
+                 rules: dict | None = None) -> str:
+    """The command that tests a fix of component ``cid``: with a data file, a ``compare`` of the
+    file against a copy with the component's line edited; with a rule override that changes it
+    (``info["fix"]``), a ``compare`` of the rules as run against the override; else a new run
+    with a fresh seed and four times the games, to confirm the effect."""
+    rules = {k: v for k, v in (rules or {}).items() if v not in (None, "")}
+    base = ["analyser", "compare", game]
+    for s in strategies:
+        base += ["-s", s]
+    if players:
+        base += ["-p", players]
+    option, path, line, fix = (info.get("option") or "", info.get("file") or "", info.get("line"),
+                               info.get("fix") or "")
+    n = max(int(games), 1000)
+
+    def against(key: str, b_value: str) -> str:
+        """``compare`` of the rules as run (A) against ``key`` set to ``b_value`` (B)."""
+        words = list(base)
+        for k, v in rules.items():
+            if k != key:
+                words += ["-r", f"{k}={v}"]
+        if key in rules:
+            words += ["--a", f"{key}={rules[key]}"]
+        return _command(words + ["--b", b_value, "--games", n])
+
+    if option and path:
+        where = f"line {line} of fixed.csv" if line else f"the entry of {cid} in fixed.csv"
+        then = against(option, f"{option}=fixed.csv")
+        return f"copy {path} to fixed.csv, change {where} (component {cid}; never the original), then: {then}"
+    if fix:
+        return against(fix.partition("=")[0], fix)
+    words = ["analyser", "simulate", game]
+    for s in strategies:
+        words += ["-s", s]
+    if players:
+        words += ["-p", players]
+    for k, v in rules.items():
+        words += ["-r", f"{k}={v}"]
+    words += ["--games", 4 * n, "--seed", "2"]
+    return "confirm with a fresh seed and more games: " + _command(words)
+
+
+#: What an association can and cannot show, in the one line the report gives beside the table.
+ASSOCIATION_LINE = ("An association shows which components go with winning, not which make a seat win: a seat "
+                    "that is already ahead can afford, keep or be dealt more of some components, so only an "
+                    "intervention (the same games with the component replaced) can confirm a cause.")
+
+
+def findings(est, *, game: str, catalog: dict | None = None, strategies=(), games: int = 0,
+             players: int | None = None, rules: dict | None = None,
+             confirmations: dict | None = None) -> list[dict]:
+    """The component findings of one variant, in the shape of :func:`analyser.stats.metagame.findings`:
+    dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
+    "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
+    ``next`` (the command that tests a fix, :func:`next_command`).
+
+    At most :data:`FINDINGS_MAX` findings, the components that pass the Benjamini-Hochberg
+    correction in rank order (the rest stay in the table).  An association is never "clear" on
+    its own: it is "possible" until an intervention confirms it.  ``confirmations``: component id
+    -> ``{"confirmed": bool, "figure": str, "interval": str, "command": str}`` (the paired
+    intervention of :mod:`analyser.experiments.confirm`); a confirmed component is "clear" and its
+    evidence is the paired figure, a component the intervention does not confirm stays
+    "possible" and says so.  With no component passing the correction, one "none found" that
+    names the strongest.  ``[]`` without estimates."""
+    import pandas as pd
+
+    from analyser.stats.components import Q
+
+    if est is None or not len(est):
+        return []
+    catalog = catalog or {}
+    confirmations = confirmations or {}
+    acts = est.attrs.get("wording") or {}  # measured where it acts (rate_estimate), not per seat-game
+    scored = est[est["p"].notna()]
+    n = len(scored)
+    threshold = (f"an association is listed when the Benjamini-Hochberg q over the title's {n} components with an "
+                 f"estimate (of the effect against the peer group, where the title declares one) is at most {Q:g}; "
+                 f"it is possible until an intervention confirms it: clear when the "
+                 "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0")
+    ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules}
+
+    def name(r):
+        return f"{r.component} ({r.what})" if r.what else str(r.component)
+
+    def peered(r) -> bool:
+        return pd.notna(getattr(r, "vs_peers", float("nan")))
+
+    def evidence(r):
+        q = f"q {'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}"
+        if acts:
+            lead = f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers, " if peered(r) else ""
+            return {"figure": lead + acts["figure"].format(effect=r.effect, with_=r.win_with * 100,
+                                                           without=r.win_without * 100, uses=int(r.holders), q=q),
+                    "interval": (f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp" if peered(r)
+                                 else f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp")}
+        if peered(r):
+            return {"figure": f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers ({r.effect:+.1f} pp against "
+                              f"none, {r.effect_low:+.1f} to {r.effect_high:+.1f}); win rate {r.win_with * 100:.1f}% "
+                              f"with it; held by {r.share * 100:.1f}% of seat-games; {q}",
+                    "interval": f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp"}
+        return {"figure": f"{r.effect:+.1f} pp; win rate {r.win_with * 100:.1f}% with it, {r.win_without * 100:.1f}% "
+                          f"without; held by {r.share * 100:.1f}% of seat-games; {q}",
+                "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
+
+    def association(r):
+        more = "more" if r.effect > 0 else "less"
+        if acts:
+            text = acts["sentence"].format(name=name(r), size=abs(r.effect), more=more)
+        else:
+            text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy "
+                    f"in the same seat without it")
+        if peered(r):
+            unit = (catalog.get(str(r.component)) or {}).get("cost_unit", "")
+            cost = (f", {r.per_cost:+.1f} pp per {unit or 'unit of cost'}"
+                    if pd.notna(getattr(r, "per_cost", float("nan"))) else "")
+            text += (f", {r.vs_peers:+.1f} pp against its peers (the mean of the {int(r.peers)} other "
+                     f"{r.peer_group}{cost})")
+        return text
+
+    out = []
+    listed = scored[scored["clear"]]
+    for r in listed.head(FINDINGS_MAX).itertuples():
+        c = confirmations.get(str(r.component))
+        item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
+                "next": next_command(r.component, catalog.get(r.component, {}), **ctx)}
+        amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c["figure"])
+        if c is None:
+            item.update(strength="possible",
+                        sentence=f"Possibly {association(r)} - an association, not yet confirmed by an "
+                                 f"intervention.")
+        elif c.get("confirmed"):
+            item.update(strength="clear", evidence={"figure": c["figure"], "interval": c["interval"]},
+                        next=c.get("command") or item["next"],
+                        sentence=f"Confirmed: {association(r)}, and replacing it changes its holders' win rate by "
+                                 f"{amount} (95% CI {c['interval']}) over the same games{'; ' + c['gap'] if c.get('gap') else ''}.")
+        else:
+            item.update(strength="possible", next=c.get("command") or item["next"],
+                        sentence=f"Not confirmed: {association(r)}, but replacing it changes its holders' win rate "
+                                 f"by {amount} (95% CI {c['interval']}) over the same games, not clearly against "
+                                 f"the association{'; ' + c['gap'] if c.get('gap') else ''}.")
+        out.append(item)
+    if len(listed):
+        return out
+    if not n:
+        return [{"topic": "component", "component": "", "strength": "none found",
+                 "evidence": {"figure": "no component has an estimate", "interval": "-"}, "threshold": threshold,
+                 "sentence": "No component could be compared: each is held by every seat or by none (see the "
+                             "reasons in the table).", "next": ""}]
+    tested = scored["vs_peers_p"].where(scored["vs_peers_p"].notna(), scored["p"]) if "vs_peers_p" in scored \
+        else scored["p"]
+    r = next(scored.loc[[tested.sort_values(kind="stable").index[0]]].itertuples())
+    against = " against its peers" if peered(r) else ""
+    return [{"topic": "component", "component": r.component, "strength": "none found", "evidence": evidence(r),
+             "threshold": threshold,
+             "sentence": f"No component {acts['verb_none'] if acts else 'goes with winning'} after the correction over {n} components: the "
+                         f"strongest association{against}, {name(r)}, has q = {r.q:.2f}.", "next": ""}]
+
+
+def finding_lines(items: list[dict]) -> list[str]:
+    """Findings as terminal lines: ``[strength] sentence (figure; 95% CI interval)``."""
+    return [f"[{f['strength']}] {f['sentence']} ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})"
+            if f["evidence"]["interval"] not in ("-", "see components.csv") else f"[{f['strength']}] {f['sentence']}"
+            for f in items]
+
+
+def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placements", note: str = "",
+                  wording: dict | None = None):
+    """Components measured where they act, as a rate per use rather than per seat-game: ``counts``
+    ``{component id: (uses, good)}`` (e.g. a tile's placements and those its ship stayed afloat
+    through).  Each component's *effect* is its good rate minus the good rate of every other
+    component's uses together (pp), with Newcombe's 95% interval of a difference of two
+    independent proportions (statsmodels' ``confint_proportions_2indep``, ``method="newcomb"``)
+    and the two-sided p of Fisher's exact test of the 2x2 table (:func:`scipy.stats.fisher_exact`;
+    the uses treated as independent: an
+    approximation, uses of one game share its board; ``se`` is the interval's width / 3.92), Benjamini-Hochberg over the components with an estimate,
+    ranked like :func:`analyser.stats.components.estimate` (clear first by size, then by p).  A
+    component with fewer than :data:`analyser.stats.components.MIN_HOLDERS` uses, or whose others have
+    fewer, gets no estimate and the reason.  Returns a frame with
+    :data:`analyser.stats.components.COLUMNS` (``holders`` = uses, ``seat_games`` = all uses,
+    ``win_with``/``win_without`` = the good rate of its uses / of the others', fractions), with
+    ``attrs`` ``measure`` (``note``, the table's note) and ``wording`` (see :func:`measured_where_it_acts`)."""
+    import numpy as np
+    import pandas as pd
+    from statsmodels.stats.multitest import multipletests
+    from scipy.stats import fisher_exact
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from analyser.stats.components import COLUMNS, MIN_HOLDERS, Q, Z95
+
+    catalog = catalog or {}
+    ids = list(catalog) + sorted(c for c in counts if c not in catalog)
+    total_n = sum(int(n) for n, _ in counts.values())
+    total_k = sum(int(k) for _, k in counts.values())
+    rows = []
+    for cid in ids:
+        n, k = counts.get(cid, (0, 0))
+        n, k = int(n), int(k)
+        on, ok = total_n - n, total_k - k
+        row = {c: np.nan for c in COLUMNS}
+        row.update(component=cid, what=str((catalog.get(cid) or {}).get("what") or ""), holders=n,
+                   seat_games=total_n, share=n / total_n if total_n else np.nan, reason="", peer_group="",
+                   win_with=k / n if n else np.nan, win_without=ok / on if on else np.nan, clear=False)
+        if n < MIN_HOLDERS or on < MIN_HOLDERS:
+            row["reason"] = f"fewer than {MIN_HOLDERS} {unit}" + ("" if n < MIN_HOLDERS else " of the others")
+        else:
+            d = k / n - ok / on
+            if k + ok in (0, n + on):  # every use good (or none): nothing to compare
+                row["reason"] = f"every one of the {unit} alike"
+            else:
+                low, high = confint_proportions_2indep(k, n, ok, on, method="newcomb", compare="diff", alpha=0.05)
+                p = fisher_exact([[k, n - k], [ok, on - ok]]).pvalue
+                row.update(effect=d * 100, se=(high - low) / (2 * Z95) * 100, effect_low=low * 100,
+                           effect_high=high * 100, p=float(p))
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    est = out["p"].notna().to_numpy()
+    if est.any():
+        reject, q, _, _ = multipletests(out.loc[est, "p"].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
+        out.loc[est, "q"] = q
+        out.loc[est, "clear"] = reject
+    out["clear"] = out["clear"].astype(bool)
+    group = np.where(out["clear"], 0, np.where(est, 1, 2))
+    size = -out["effect"].abs().fillna(0).to_numpy()
+    order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, out["p"].fillna(1).to_numpy()), group))
+    out = out.iloc[order].reset_index(drop=True)
+    return measured_where_it_acts(out, note, wording or {})
+
+
+def measured_where_it_acts(est, note: str, wording: dict):
+    """Mark an estimate frame as measured where its components act (per placement, per round),
+    not per seat-game: ``note`` replaces the table's method note, and ``wording`` gives the
+    findings' phrases: ``sentence`` (a format string with ``{name}``, ``{size}`` - the effect's
+    size in pp - and ``{more}`` - "more" or "less"), ``figure`` (with ``{effect}``, ``{with_}``,
+    ``{without}`` - the with / without means in % - ``{uses}`` and ``{q}``) and ``verb_none``
+    (what no component does, for the none-found sentence).  Returns ``est``."""
+    est.attrs["measure"] = note
+    est.attrs["wording"] = dict(wording)
+    return est

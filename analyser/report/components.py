@@ -1,0 +1,103 @@
+"""The component impact part of a report (:mod:`analyser.stats.components` gives the numbers): a
+variant's estimates, findings and special tables, its HTML section, and ``components.csv``.
+
+pandas and the rest of :mod:`analyser.report.page` are imported inside the functions."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from analyser.stats import analysis
+from analyser.findings.components import ASSOCIATION_LINE
+from analyser.io.csvsafe import to_csv
+
+
+def component_part(game, r, part, config: dict | None = None) -> None:
+    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums (with
+    the interventions ``config.json`` records for its run, ``component_confirmations``, when the
+    variant is that one run: :mod:`analyser.experiments.confirm`).  The
+    catalog (what each component is, its file and line) comes from the rules the rows record;
+    when they cannot be rebuilt here (a data file the rows name is not on this machine) the
+    components are listed by id only, never described from another file."""
+    from analyser.stats import components
+    from analyser.report import page as report
+
+    values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
+              for o in game.Params.options() if o["name"] in r.first.columns and len(r.first)}
+    try:
+        params = game.Params(**values)
+        catalog = game.component_catalog(params)
+    except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
+        params, catalog = report._params_of(game, r.first), {}
+    est = components.estimate(r.components, catalog)
+    acts = game.component_acts(r.title or {}, catalog)
+    if acts is not None and len(acts) and acts["p"].notna().any():
+        est = acts  # measured where it acts (the title's own measure), not per seat-game
+    defaults = {o["name"]: o["default"] for o in game.Params.options()}
+    rules = {k: analysis.display_value(v) for k, v in values.items() if v != defaults.get(k)}
+    part.components = est
+    recorded = (config or {}).get("component_confirmations") or {}
+    runs = [str(x) for x in getattr(r, "runs", [])]
+    confirmations = recorded.get(runs[0]) if len(runs) == 1 and isinstance(recorded, dict) else None
+    part.component_confirmations = confirmations if isinstance(confirmations, dict) else None
+    part.component_findings = components.findings(
+        est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
+        players=None if r.players == game.default_players else r.players, rules=rules,
+        confirmations=part.component_confirmations)
+    part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
+
+
+#: Rows of the ranked component table shown in the report (components.csv has them all).
+COMPONENT_ROWS = 25
+
+
+def write_components_csv(summary, outdir: Path) -> None:
+    """``components.csv``: every component's estimate (:data:`analyser.stats.components.COLUMNS`), one
+    block per variant (a ``variant`` column first when there are several).  Not written when the
+    report has no component estimates."""
+    import pandas as pd
+    from analyser.report import page as report
+
+    frames = [(p.label, p.components) for p in summary.parts if p.components is not None]
+    if not frames:
+        (outdir / "components.csv").unlink(missing_ok=True)
+        return
+    if summary.variants:
+        table = pd.concat([f.assign(variant=label) for label, f in frames], ignore_index=True)
+        table = table[["variant"] + [c for c in table.columns if c != "variant"]]
+    else:
+        table = frames[0][1]
+    to_csv(table, outdir / "components.csv", index=False)
+
+
+def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> dict | None:
+    """The "Component impact" section of one variant: findings, the ranked table (its first
+    :data:`COMPONENT_ROWS` rows), the special cases, the method note, the title's warning
+    (``Game.component_note``) and the forest plot of the clear components
+    (``<prefix>components.png``, embedded; None when none is clear)."""
+    from analyser.stats import components
+    from analyser.report import page as report
+
+    est = part.components
+    if est is None:
+        return None
+    table = components.report_table(est)
+    shown = table.head(COMPONENT_ROWS)
+    drawn = components.forest_plot(est, outdir / f"{prefix}components.png")
+    if drawn is None:  # no clear component: no plot, and none left from an earlier report
+        (outdir / f"{prefix}components.png").unlink(missing_ok=True)
+    figure = None
+    if drawn is not None:
+        name, caption = drawn
+        figure = {"name": name, "caption": caption,
+                  "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
+    n_est = int(est["p"].notna().sum())
+    return {"findings": part.component_findings, "table": report._table_html(shown) if len(shown) else "",
+            "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
+            "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
+            "special": [(cap, report._table_html(t)) for cap, t in part.component_tables],
+            "note": components.method_note(est), "figure": figure, "title_note": title_note,
+            "association": ASSOCIATION_LINE,
+            "n_confirmed": (sum(1 for f in part.component_findings if f.get("strength") == "clear")
+                            if getattr(part, "component_confirmations", None) else None)}

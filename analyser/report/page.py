@@ -1,0 +1,743 @@
+"""The report: PNG plots plus one self-contained ``index.html`` (plots embedded as base64).
+
+``build_report(results, extras, config, outdir)`` writes everything and returns the summary, so
+the CLI can print the same numbers in the terminal.
+
+Joined results whose rule options, player count or lineup differ are *variants*
+(:func:`analyser.stats.analysis.variants`): every table and plot is computed per variant and shown side
+by side (a ``variant`` column in the tables, one set of plots per variant); nothing is pooled
+across variants.  Runs of the same variant are pooled, each game counted once by
+``(run_id, game_index)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+import numpy as np
+import pandas as pd
+
+from analyser.stats import analysis, plots
+from analyser import findings as findmod
+from analyser.report import components as reportcomponents
+from analyser.report.seats import compensation_display, strategy_seat_display  # noqa: F401 - used by the CLI too
+from analyser.engine.core import COMPONENTS, InputError
+from analyser.io.csvsafe import to_csv
+from analyser.findings import FILE as FINDINGS_JSON, Findings  # the findings file beside index.html
+from analyser.engine.registry import get_game
+from analyser.run.reproduce import reproduce_command
+
+
+@dataclass
+class Part:
+    """The numbers of one variant: per strategy, per seat, across its games, and title tables."""
+
+    label: str
+    what: dict
+    runs: list
+    strategies: pd.DataFrame
+    seats: pd.DataFrame
+    run: dict
+    title_tables: list[tuple[str, pd.DataFrame]]
+    players: int
+    #: the designer figures (analyser.stats.designer.designer_table): decisiveness, drama, skill share;
+    #: ``designer.attrs["left_out"]``: the figures that do not fit the title, with the reason
+    designer: pd.DataFrame | None = None
+    #: each strategy's win rate in each seat (analysis.strategy_seat_summary)
+    strategy_seats: pd.DataFrame | None = None
+    #: each seat's score handicap to the fair share (analyser.stats.seats.compensation_from_sums), or
+    #: None where the title's score does not decide the winner (``compensation_note`` says why)
+    compensation: pd.DataFrame | None = None
+    compensation_note: str = ""
+    #: the findings of this variant (analyser.findings.collect: the seat finding among them)
+    findings: Findings | None = None
+    #: how the seats were filled (analyser.stats.seats.seating_note)
+    seating: str = ""
+    #: each component's effect on winning (:func:`analyser.stats.components.estimate`), None when the
+    #: title records no components or the results have no component_counts table
+    components: pd.DataFrame | None = None
+    #: the component findings (:func:`analyser.stats.components.findings`)
+    component_findings: list = field(default_factory=list)
+    #: the title's special cases of the component table (``Game.component_tables``)
+    component_tables: list = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    """The numbers of a report: one :class:`Part` per variant (usually one)."""
+
+    parts: list[Part]
+    length_unit: str = "turns"
+    score_unit: str = "points"
+    methods: dict = field(default_factory=dict)
+    #: What the report leaves out and why, e.g. "no rounds table: the bidding tables are left out".
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def variants(self) -> bool:
+        return len(self.parts) > 1
+
+    @property
+    def findings(self) -> list[Findings]:  # each variant's, in order
+        return [p.findings for p in self.parts if p.findings is not None]
+
+    def _stack(self, attr: str) -> pd.DataFrame:
+        if not self.variants:
+            return getattr(self.parts[0], attr)
+        return pd.concat([getattr(p, attr).assign(variant=p.label) for p in self.parts], ignore_index=True)[
+            ["variant"] + list(getattr(self.parts[0], attr).columns)]
+
+    @property
+    def strategies(self) -> pd.DataFrame:
+        """Per strategy (and variant, when there are several), best first within a variant."""
+        return self._stack("strategies")
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        return self._stack("seats")
+
+    @property
+    def run(self) -> dict:
+        """The run figures of the only variant (with several, see ``parts``)."""
+        return self.parts[0].run
+
+    @property
+    def title_tables(self) -> list[tuple[str, pd.DataFrame]]:
+        if not self.variants:
+            return self.parts[0].title_tables
+        return [(f"{cap} - {p.label}", t) for p in self.parts for cap, t in p.title_tables]
+
+
+@dataclass
+class Reduced:
+    """One variant of a report reduced to sums (:mod:`analyser.report.summaries`, ``Game.figure_sums``):
+    its label and settings, runs, player count, strategies (run order), the core and title sums,
+    the rows of each run's first game (rule values, lineup), and - only for a title that does not
+    reduce chunks - its whole frame and extra tables."""
+
+    label: str
+    what: dict
+    runs: list
+    players: int
+    strategies: list
+    core: dict
+    title: dict
+    first: pd.DataFrame
+    binary: bool = True
+    frame: pd.DataFrame | None = None
+    extras: dict | None = None
+    #: the component sums (:func:`analyser.stats.components.chunk_sums`), for a title that records them
+    components: dict = field(default_factory=dict)
+
+
+def _split_extras(extras: dict, run) -> dict:
+    """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
+    results join several runs and an extra table cannot say which run a row belongs to."""
+    from analyser.engine.core import COMPONENTS, InputError
+    out = {}
+    for name, frame in extras.items():
+        if run is not None:
+            if "run_id" not in frame.columns:
+                raise InputError(f"the {name} table has no run_id column, but the results join several runs; "
+                                 f"give each {name} row the run_id of its game (as analyser writes it)")
+            frame = frame[frame["run_id"].astype(str).to_numpy() == run]
+        out[name] = frame
+    return out
+
+
+def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
+    """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
+    core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
+    rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  Raises
+    InputError for a table that mixes player counts."""
+    from analyser.stats import components, streamed
+    from analyser.report import summaries
+    from analyser.engine.core import COMPONENTS, InputError
+
+    runs: dict[str, dict] = {}
+    players = None
+    for chunk, ext in chunks:
+        if check is not None:
+            check(chunk)
+        p = int(chunk["players"].iloc[0])
+        if players is None:
+            players = p
+        elif p != players or chunk["players"].nunique() > 1:
+            raise InputError("the results mix player counts; report one player count at a time")
+        if "run_id" in chunk.columns:
+            ids = chunk["run_id"].astype(str).to_numpy()
+            order = list(dict.fromkeys(ids))
+            pieces = [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
+        else:
+            pieces = [("run", chunk)]
+        for rid, sub in pieces:
+            sub = sub.assign(strategy=pd.Categorical(sub["strategy"].astype(str), categories=strategies))
+            sub_ext = _split_extras(ext, rid if len(pieces) > 1 else None)
+            acc = runs.get(rid)
+            if acc is None:
+                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": [],
+                                   "components": {}}
+            lo = sub["game_index"].min()
+            if acc["first"] is None or lo < acc["first"]["game_index"].iloc[0]:
+                acc["first"] = sub[sub["game_index"].to_numpy() == lo]
+            w = sub["win"].to_numpy(dtype=float)
+            acc["binary"] = acc["binary"] and bool(np.all((w == 0) | (w == 1)))
+            acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
+            if game.records_components:
+                acc["components"] = streamed.combine_sums(
+                    acc["components"], components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse))
+            if game.streams_figures:
+                acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
+            else:  # a title of the older kind: its figures need the whole table
+                acc["frames"].append(sub)
+                acc["extras"].append(sub_ext)
+    if not runs:
+        raise InputError("the results hold no games")
+    first = pd.concat([r["first"] for r in runs.values()], ignore_index=True)
+    for c in first.columns:
+        if isinstance(first[c].dtype, pd.CategoricalDtype):
+            first[c] = first[c].astype(str) if c != "strategy" else first[c]
+    rule_names = [o["name"] for o in game.Params.options()]
+    labels, found = analysis.variants(first, rule_names)
+    out = []
+    for v in found:
+        core: dict = {}
+        title: dict = {}
+        comp: dict = {}
+        frames, extras_list = [], []
+        for rid in v["runs"]:
+            acc = runs[rid]
+            core = streamed.combine_sums(core, acc["core"])
+            title = streamed.combine_sums(title, acc["title"])
+            comp = streamed.combine_sums(comp, acc["components"])
+            frames += acc["frames"]
+            extras_list += acc["extras"]
+        mask = (labels == v["label"]).to_numpy()
+        frame = extras = None
+        if frames:
+            frame = pd.concat(frames, ignore_index=True)
+            frame["strategy"] = pd.Categorical(frame["strategy"].astype(str), categories=strategies)
+            extras = {n: pd.concat([e[n] for e in extras_list if n in e], ignore_index=True)
+                      for n in dict.fromkeys(n for e in extras_list for n in e)}
+        present = [s for s in strategies if s in core["strategy"].index]
+        out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
+                           all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
+    return out
+
+
+def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None) -> Summary:
+    from analyser import findings as findmod
+    from analyser.stats import seats as seatmod
+    from analyser.report import summaries
+    from analyser.stats.designer import Outcome
+    from analyser.results import missing_tables
+    outcome = Outcome.of(game)
+    parts = []
+    for r in reduced:
+        strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
+        seats = summaries.seat_table(r.core, r.players, r.binary)
+        run = summaries.run_figures(r.core, r.players, len(r.runs))
+        summaries.fix_mirrors(strategies, run.get("mirror") or [])
+        if r.frame is not None:
+            tables = game.figure_tables(r.frame, r.extras or {})
+        else:
+            tables = game.figure_tables_from(r.title)
+        comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
+        note = "" if comp is not None else (outcome.reason if outcome.kind == "other" else "one seat only")
+        counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
+        counts = {s: counts[s] for s in r.strategies if s in counts}
+        part = Part(r.label, r.what, r.runs, strategies, seats, run, tables, r.players,
+                    summaries.designer_figures(r.core, outcome),
+                    summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
+                    comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
+        if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
+            reportcomponents.component_part(game, r, part, config)
+        parts.append(part)
+    for r, part in zip(reduced, parts):  # once every part is filled in: the checks read all of it
+        ctx = findmod.RunContext(game, outcome, part, r.core, config or {}, _lineup_of(config, r),
+                                 _overrides_of(game, r.first, config), list(r.runs))
+        part.findings = findmod.collect(ctx)
+        if len(reduced) == 1:  # one variant: its findings need no label
+            part.findings.label = ""
+    methods = parts[0].strategies.attrs.get("methods", {})
+    notes = missing_tables(game, {n: [True] for n in extra_names})
+    return Summary(parts, game.length_unit, game.score_unit,
+                   {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
+                    "score": "cluster"}, notes)
+
+
+def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
+    """The lineup of a variant as it was given (``-s`` in order, repeats kept) when the config
+    names it and it is the variant's, else the variant's strategies in run order."""
+    given = [str(s) for s in (config or {}).get("strategies") or []]
+    if given and set(given) == set(r.strategies):
+        return given
+    return list(r.strategies)
+
+
+def _overrides_of(game, first: pd.DataFrame, config: dict | None) -> dict[str, str]:
+    """The rule options of a variant that differ from the defaults, as the user types them (read
+    from the rows of its first game: the truth, also for joined runs)."""
+    out = {}
+    for o in game.Params.options():
+        if o["name"] in first.columns and len(first):
+            v = first[o["name"]].iloc[0]
+            v = v.item() if hasattr(v, "item") else v
+            if v != o["default"] and not (v != v):
+                out[o["name"]] = analysis.display_value(v)
+    return out
+
+
+def _strategies_of(results: pd.DataFrame) -> list[str]:
+    s = results["strategy"]
+    return [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+
+
+def summarise(results: pd.DataFrame, extras: dict) -> Summary:
+    """Summaries per variant of an in-memory ``results`` frame (see the module docstring),
+    reduced chunk by chunk like a run folder."""
+    from analyser.stats import streamed
+    game = get_game(str(results["game"].iloc[0]))
+    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), _strategies_of(results))
+    return _summary_of(game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)])
+
+
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templates"),
+                          autoescape=jinja2.select_autoescape(["html", "j2"]))
+
+
+#: Shown above a table that is wider than the window (the page's script reveals it).
+WIDE_HINT = "This table is wider than the window: scroll it sideways (a shadow marks the hidden side)."
+
+
+def _wrap_table(html: str) -> str:
+    """An HTML table in a box that scrolls sideways when the window is narrower than the table
+    (cells never wrap; headers wrap at spaces first), with the hint the page shows then."""
+    return f'<p class="wide-hint">{WIDE_HINT}</p><div class="table-wrap">{html}</div>'
+
+
+#: A text column with a cell longer than this (characters) is prose: its cells wrap.
+PROSE_CHARS = 48
+
+
+def render_table(df: pd.DataFrame, header: bool = True) -> str:
+    """A display frame (cells already formatted) as an escaped HTML ``table.data``.  Numbers are
+    right-aligned, text columns left-aligned.  Cells do not wrap (an interval stays on one
+    line), except in a prose column - a text column with a cell longer than
+    :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
+    import re
+    from html import escape
+
+    def numeric(v) -> bool:  # a number as the tables print it: 12.3, -0.5 pp, 41.2%, < 1e-300, -, n/a
+        return bool(re.match(r"^\s*([<>]\s*)?[-+]?(\d|\.\d)", str(v))) or str(v).strip() in ("-", "n/a", "")
+
+    kinds = []
+    for c in df.columns:
+        text = len(df) and not pd.api.types.is_numeric_dtype(df[c]) and not all(numeric(v) for v in df[c])
+        kinds.append(("prose" if max(len(str(v)) for v in df[c]) > PROSE_CHARS else "text") if text else "")
+    cls = [f' class="{k}"' if k else "" for k in kinds]
+    out = ['<table class="data">']
+    if header:
+        out.append("<thead><tr>" + "".join(f"<th{a}>{escape(str(c))}</th>" for c, a in zip(df.columns, cls))
+                   + "</tr></thead>")
+    out.append("<tbody>")
+    for row in df.itertuples(index=False):
+        out.append("<tr>" + "".join(f"<td{a}>{escape(str(v))}</td>" for v, a in zip(row, cls)) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _table_html(df: pd.DataFrame) -> str:
+    return _wrap_table(render_table(analysis.format_table(df)))
+
+
+def _anchor(text: str, used: set) -> str:
+    """A unique HTML id made from ``text`` (lower case letters, digits and dashes)."""
+    import re
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48].strip("-") or "section"
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}-{k}", k + 1
+    used.add(name)
+    return name
+
+
+def short_caption(caption: str, width: int = 60) -> str:
+    """A table caption shortened for the contents list: parenthesised remarks and anything
+    after a colon dropped, cut to ``width`` characters."""
+    import re
+    text = caption
+    while True:
+        shorter = re.sub(r"\s*\([^()]*\)", "", text)
+        if shorter == text:
+            break
+        text = shorter
+    text = text.split(": ")[0].strip() or caption
+    if len(text) <= width:
+        return text
+    cut = text[:width - 3].rsplit(" ", 1)[0].rstrip(" ,;-")  # at a word's end, never inside a word
+    return cut + "..."
+
+
+#: Where the core plots go: the section (key of a report section) each illustrates.
+CORE_PLOTS = {"win_rate.png": "strategies", "scores.png": "strategies", "seat_win_rate.png": "seats",
+              "game_length.png": "length"}
+
+
+def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -> tuple[dict, list[list[dict]]]:
+    """Which section each plot goes in.  ``figures``: dicts with ``name`` (file name, with the
+    variant ``prefix``); ``captions``: the title tables' captions in order.  Returns the core
+    sections' plots (``strategies``, ``seats``, ``length``, and ``more`` for a title plot that
+    names no table) and, per title table, its plots.  A title says which table a plot
+    illustrates in ``Game.plot_sections`` (file name -> the opening words of the caption)."""
+    core: dict[str, list] = {"strategies": [], "seats": [], "length": [], "more": []}
+    per_table: list[list] = [[] for _ in captions]
+    wanted = getattr(game, "plot_sections", None) or {}
+    for f in figures:
+        name = f["name"][len(prefix):] if prefix and f["name"].startswith(prefix) else f["name"]
+        if name in CORE_PLOTS:
+            core[CORE_PLOTS[name]].append(f)
+            continue
+        opening = str(wanted.get(name, "")).strip().lower()
+        at = next((k for k, c in enumerate(captions) if opening and str(c).lower().startswith(opening)), None)
+        (per_table[at] if at is not None else core["more"]).append(f)
+    return core, per_table
+
+
+def _assumption(game) -> str:
+    from analyser.stats.seats import assumption
+    return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
+
+
+def method_note(part: Part) -> str:
+    """One sentence naming the interval method of each table (see :mod:`analyser.stats.analysis`)."""
+    name = analysis.METHODS
+    sw = part.strategies.attrs.get("methods", {}).get("win") or "wilson"
+    seat = part.seats.attrs.get("methods", {}).get("win") or "wilson"
+    if sw == seat:
+        wins = f"Win rates: {name[sw]}."
+    else:
+        wins = f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}."
+    return (f"95% intervals. {wins} Mean scores: {name['cluster']}. The Wilson interval is used only where "
+            "each game gives a group at most one row and no win is shared.")
+
+
+def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
+    """The cards at the top of the report: for a mirror match (one strategy in every seat) what
+    can be learned from it - seat advantage, game length, score spread - instead of a win rate
+    that is 1/players by construction."""
+    run = part.run
+    seats = run["seats"]
+    cards = []
+    mirror = bool(run["mirror"]) and len(part.strategies) == 1
+    if mirror:
+        if seats.get("best") is not None:
+            d = analysis.decimals((seats["gap_high"] - seats["gap_low"]) / 2)
+            cards.append({"label": "seat advantage", "value": f"{seats['gap']:.{d}f} pp",
+                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {seats['gap_low']:.{d}f} "
+                                  f"to {seats['gap_high']:.{d}f}; {analysis.p_text(seats['p'])})"})
+    else:
+        best = part.strategies.iloc[0]
+        cards.append({"label": "best win rate", "value": analysis.percent(best.win_rate, best.win_low, best.win_high),
+                      "note": f"{best.strategy} (95% CI {analysis.percent_ci(best.win_low, best.win_high)})"})
+        cards.append({"label": "fair share", "value": analysis.percent(1 / part.players, best.win_low, best.win_high),
+                      "note": "1 / players"})
+    if "turns_mean" in run:
+        cards.append({"label": "game length", "value": f"{run['turns_mean']:.1f}",
+                      "note": f"{length_unit} on average (median {run['turns_median']:.0f}, 5-95% "
+                              f"{run['turns_p5']:.0f}-{run['turns_p95']:.0f})"})
+    if mirror:
+        cards.append({"label": "score spread", "value": f"{run['score_sd']:.1f}",
+                      "note": f"sd of final scores ({score_unit}); winner's mean margin {run['margin_mean']:.1f}"})
+    cards.append({"label": "tie rate", "value": analysis.percent(run["tie_rate"], run.get("tie_low"), run.get("tie_high")),
+                  "note": "games with a shared win (95% CI " + analysis.percent_ci(run.get("tie_low"), run.get("tie_high"))
+                          + ")"})
+    return cards
+
+
+def rule_values(game, results: pd.DataFrame, config: dict) -> dict[str, str]:
+    """Each rule option's value as the user types it (``on``/``off``, ``(built-in)``); the rows
+    are the truth, also for results joined by hand ("mixed" lists every value)."""
+    rules = {}
+    for o in game.Params.options():
+        if o["name"] in results.columns:
+            values = list(dict.fromkeys(analysis.display_value(v) for v in pd.unique(results[o["name"]])))
+            rules[o["name"]] = values[0] if len(values) == 1 else ", ".join(values) + " (mixed)"
+        elif o["name"] in (config.get("rules") or {}):
+            rules[o["name"]] = analysis.display_value(config["rules"][o["name"]])
+    return rules
+
+
+def ran_on(config: dict) -> str:
+    """What actually ran: ``in one process`` or ``on N worker processes``."""
+    jobs = config.get("jobs")
+    if not isinstance(jobs, int):
+        return ""
+    return "in one process" if jobs <= 1 else f"on {jobs} worker processes"
+
+
+def _relabel(sums: dict) -> dict:
+    """``sums`` with every index level named ``strategy`` made plot-safe (:func:`plots.label`)."""
+    out = {}
+    for name, frame in sums.items():
+        idx = frame.index
+        if "strategy" in (idx.names or []):
+            if isinstance(idx, pd.MultiIndex):
+                level = idx.names.index("strategy")
+                frame = frame.set_axis(idx.set_levels(idx.levels[level].map(lambda x: plots.label(x)), level=level))
+            else:
+                frame = frame.set_axis(idx.map(lambda x: plots.label(x)).rename("strategy"))
+        out[name] = frame
+    return out
+
+
+def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tuple[str, str]]:
+    names = [plots.label(s) for s in r.strategies]
+    colours = plots.strategy_colours(names)
+    strategies = part.strategies.assign(strategy=[plots.label(s) for s in part.strategies["strategy"]])
+    method = "Wilson" if part.strategies.attrs.get("methods", {}).get("win") == "wilson" else "cluster-robust"
+    core = _relabel({"scores": r.core["scores"]})
+    fixed = [plots.label(x) for x in part.run.get("mirror", [])]
+    figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method, fixed),
+               plots.score_distribution_counts(core["scores"], outdir / f"{prefix}scores.png", colours,
+                                               game.score_unit, names),
+               plots.seat_win_rate(part.seats, outdir / f"{prefix}seat_win_rate.png")]
+    turns = r.core.get("turns")
+    if turns is not None and len(turns) > 1:  # a fixed length needs no plot
+        figures.append(plots.game_length_counts(turns, outdir / f"{prefix}game_length.png", game.length_unit))
+    target = outdir
+    if prefix:
+        target = outdir / f".{prefix}title"
+        target.mkdir(exist_ok=True)
+    if r.frame is not None:
+        drawn = game.plots(plots.safe_strategies(r.frame), r.extras or {}, target)
+    else:
+        drawn = game.plots_from(_relabel(r.title), target, names)
+    if prefix:
+        for name, caption in drawn:
+            (target / name).replace(outdir / f"{prefix}{name}")
+            figures.append((f"{prefix}{name}", caption))
+        target.rmdir()
+    else:
+        figures += drawn
+    return figures
+
+
+def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path) -> tuple[Path, Summary, list[str]]:
+    """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir`` from an in-memory
+    results frame; return the HTML path, the summary and the PNG file names.  Needs at least one
+    finished game.  The frame is reduced chunk by chunk, as a run folder is
+    (:func:`build_report_from_run`)."""
+    from analyser.stats import streamed
+    game = get_game(str(results["game"].iloc[0]))
+    strategies = _strategies_of(results)
+    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), strategies)
+    present = [n for n, f in (extras or {}).items() if f is not None and len(f)]
+    return write_report(game, reduced, present, config, outdir)
+
+
+def write_report(game, reduced: list[Reduced], extra_names, config: dict,
+                 outdir: Path) -> tuple[Path, Summary, list[str]]:
+    """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv``, ``findings.json``
+    and ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    summary = _summary_of(game, reduced, extra_names, config)
+    to_csv(summary.strategies, outdir / "summary.csv", index=False)
+    reportcomponents.write_components_csv(summary, outdir)
+    sections = []
+    all_figures = []
+    used: set = {"findings", "reproduce", "rules", "data-files", "versions"}
+    toc = [{"id": "findings", "text": "Findings"}]
+    for i, (part, r) in enumerate(zip(summary.parts, reduced)):
+        prefix = f"v{i + 1}-" if summary.variants else ""
+        params = _params_of(game, r.first)
+        figures = _figures(game, r, outdir, prefix, part)
+        all_figures += [name for name, _ in figures]
+        component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
+        if component_section and component_section["figure"]:
+            all_figures.append(component_section["figure"]["name"])
+        embedded = [{"name": name, "caption": caption,
+                     "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
+                    for name, caption in figures]
+        captions = [cap for cap, _ in part.title_tables]
+        figs, per_table = place_figures(game, embedded, prefix, captions)
+        tag = f"v{i + 1} " if summary.variants else ""
+        ids = {key: _anchor(tag + text, used) for key, text in (
+            ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
+            ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
+            ("more", "more plots"))}
+        title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
+                         "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
+        if summary.variants:
+            toc.append({"id": ids["variant"], "text": f"Variant {i + 1}: {part.label}", "group": True})
+        toc += [{"id": ids["seats"], "text": "Turn order"}, {"id": ids["strategies"], "text": "Strategies"}]
+        if figs["length"]:
+            toc.append({"id": ids["length"], "text": "Game length"})
+        if part.designer is not None:
+            toc.append({"id": ids["designer"], "text": "Designer figures"})
+        toc += [{"id": t["id"], "text": short_caption(t["caption"])} for t in title_tables]
+        if part.components is not None:
+            toc.append({"id": ids["components"], "text": "Component impact"})
+        if figs["more"]:
+            toc.append({"id": ids["more"], "text": "More plots"})
+        run = part.run
+        length_text = ""
+        if "turns_mean" in run:
+            length_text = (f"Mean {run['turns_mean']:.1f} {game.length_unit} per game (median {run['turns_median']:.0f}, "
+                           f"5-95% {run['turns_p5']:.0f}-{run['turns_p95']:.0f}).")
+        sections.append({
+            "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
+            "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),
+            "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
+            "title_tables": title_tables, "figs": figs, "ids": ids, "length_text": length_text,
+            "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
+                         f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
+            "designer_table": (_wrap_table(render_table(part.designer, header=False))
+                               if part.designer is not None else ""),
+            "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
+            "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
+            "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
+            if part.strategy_seats is not None and len(part.strategies) > 1 else "",
+            "compensation_table": html_table(compensation_display(part.compensation, game.score_unit), formatted=True)
+            if part.compensation is not None else "",
+            "compensation_note": part.compensation_note, "seating": part.seating,
+            "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
+            "assumption": _assumption(game),
+            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params),
+            "components": component_section})
+    toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
+    toc.append({"id": "rules", "text": "Rule parameters"})
+    if config.get("data_files"):
+        toc.append({"id": "data-files", "text": "Component data files"})
+    toc.append({"id": "versions", "text": "Versions"})
+    all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
+    replay = ["analyser", "play", game.source or game.id]
+    for s in config.get("strategies") or all_strategies:
+        replay += ["-s", str(s)]
+    for k, v in (config.get("rule_overrides") or {}).items():
+        replay += ["--rule", f"{k}={v}"]
+    replay_hint = " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
+    strategies = config.get("strategies") or all_strategies
+    first = pd.concat([r.first for r in reduced], ignore_index=True)
+    page = _ENV.get_template("report.html.j2").render(
+        title=f"{game.name}: {', '.join(strategies)}",
+        game=game, config=config, sections=sections, variants=summary.variants,
+        strategies=strategies, games=sum(s["games"] for s in sections),
+        rules=rule_values(game, first, config), length_unit=game.length_unit,
+        versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
+        "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
+        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
+        from_dir=shlex.quote(str(outdir)), findings=summary.findings)
+    path = outdir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    findmod.write_json(outdir / FINDINGS_JSON, "simulate", game.source or game.id, summary.findings)
+    return path, summary, all_figures
+
+
+def _params_of(game, df: pd.DataFrame):
+    """The rule parameters recorded in the rows (first row), or the defaults when absent."""
+    values = {}
+    for o in game.Params.options():
+        if o["name"] in df.columns and len(df):
+            v = df[o["name"]].iloc[0]
+            values[o["name"]] = v.item() if hasattr(v, "item") else v
+    try:
+        return game.Params(**values)
+    except Exception:
+        return game.Params()
+
+
+def _reduce_run(out: Path, opened: tuple | None = None):
+    """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
+    names, config)``.  ``opened``: what :func:`analyser.results.open_run` already returned
+    for it, so its parts are not checked twice.  A folder with the single ``results.parquet`` of
+    older runs is read whole."""
+    from analyser.stats import streamed
+    from analyser.results import load_results, open_run, validate_chunk
+    from analyser.run import store
+
+    out = Path(out)
+    if not store.part_files(out / store.RESULTS):
+        df, extras, config = load_results(out)
+        game = get_game(str(df["game"].iloc[0])) if not isinstance(config.get("title_source"), str) else \
+            get_game(config["title_source"])
+        reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
+        return game, reduced, [n for n, f in extras.items() if len(f)], config
+    game, config, strategies = opened if opened is not None else open_run(out)
+    names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
+    where = out / store.RESULTS
+
+    run_id = config.get("run_id") if isinstance(config, dict) else None
+
+    def check(chunk):
+        validate_chunk(chunk, game, where)
+        if isinstance(run_id, str) and "run_id" in chunk.columns:
+            ids = set(chunk["run_id"].astype(str).unique())
+            if ids != {run_id}:
+                lo, hi = int(chunk["game_index"].min()), int(chunk["game_index"].max())
+                other = sorted(ids - {run_id})[0] if ids - {run_id} else run_id
+                raise InputError(f"{str(where)!r}: the parts of games {lo} to {hi} hold games of the run "
+                                 f"{other[:100]}, but config.json is for the run {run_id}; parts of another run "
+                                 "were copied in: remove them")
+
+    chunks = streamed.iter_run_chunks(out, names)
+    return game, reduce_chunks(game, chunks, strategies, check), names, config
+
+
+def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
+    """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
+    chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`), whatever the number of games."""
+    game, reduced, names, config = _reduce_run(out)
+    return write_report(game, reduced, names, config, Path(out))
+
+
+def summarise_run(out: Path) -> Summary:
+    """:func:`summarise` for a run folder, read part by part."""
+    game, reduced, names, config = _reduce_run(out)
+    return _summary_of(game, reduced, names, config)
+
+
+def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
+    """A frame as an HTML table, formatted like the run report's tables
+    (:func:`analyser.stats.analysis.format_table`), or shown as it is when ``formatted`` (its cells
+    and headers already read as they should)."""
+    if formatted:
+        return _wrap_table(render_table(df))
+    return _table_html(df)
+
+
+def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
+                          notes: list[str], sections: list[tuple[str, str, str]],
+                          figures: list[tuple[str, str]], config: dict, findings: Findings | None = None,
+                          figure_sections: dict[str, str] | None = None) -> Path:
+    """The ``index.html`` of a sweep, tournament or comparison: findings at the top
+    (:class:`analyser.findings.Findings`), headline cards (label, value, detail), notes, a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
+    reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
+    illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
+    placed = figure_sections or {}
+    used: set = {"findings", "plots", "reproduce", "versions"}
+    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
+    by_heading = {b["heading"]: b for b in blocks}
+    rest = []
+    for name, caption in figures:
+        data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
+        f = {"name": name, "caption": caption, "data": data}
+        (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
+    toc = ([{"id": "findings", "text": "Findings"}] if findings is not None else []) + \
+        [{"id": b["id"], "text": short_caption(b["heading"])} for b in blocks]
+    if rest:
+        toc.append({"id": "plots", "text": "Plots"})
+    toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
+    page = _ENV.get_template("experiment.html.j2").render(
+        title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
+        findings=[findings] if findings is not None else [],
+        command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
+        typed=config.get("command") if isinstance(config.get("command"), str) else "",
+        versions=config.get("versions", {}))
+    path = outdir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path

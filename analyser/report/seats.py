@@ -1,0 +1,51 @@
+"""The seat tables of a report for reading: strategy by seat, and the seat compensation (the
+numbers come from :mod:`analyser.report.summaries` and :mod:`analyser.stats.seats`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analyser.stats import analysis
+
+
+def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The strategy-by-seat table for reading: one row per strategy, one column per seat, each
+    cell its win rate there with the 95% interval (``52.1% (49.0-55.2%)``), ``-`` where it never
+    sat."""
+    seats = sorted(int(x) for x in pd.unique(table["seat"]))
+    d = analysis.decimals((table["win_high"] - table["win_low"]).to_numpy() * 50)  # one column's decimals
+    rows = []
+    for name in dict.fromkeys(table["strategy"].astype(str)):
+        sub = table[table["strategy"].astype(str) == name].set_index("seat")
+        row = {"strategy": name}
+        for k in seats:
+            if k in sub.index:
+                r = sub.loc[k]
+                row[f"seat {k}"] = (f"{analysis.percent(r['win_rate'], places=d)} "
+                                    f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
+            else:
+                row[f"seat {k}"] = "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """The seat compensation for reading: per seat its win rate, the handicap (head start in a
+    race) with its 95% interval, the win rate at that handicap and the tie-break share."""
+    from analyser.stats.seats import _signed
+    kind = table.attrs.get("kind", "highest score")
+    word = "head start" if kind == "race" else "handicap"
+    rows = []
+    for _, r in table.iterrows():
+        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
+            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
+                         "tie-break share": "-"})
+            continue
+        rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+                     f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
+                     "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
+                                if r["handicap_low"] == r["handicap_low"] else "n/a"),
+                     f"win rate with the {word}": f"{100 * r['win_at_handicap']:.1f}%",
+                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else f"{100 * r['tie_share']:.0f}%"})
+    return pd.DataFrame(rows)

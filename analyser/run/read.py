@@ -1,0 +1,357 @@
+"""Reading results: a run folder's Parquet parts, a single results file (Parquet or CSV) and the
+``config.json`` beside them, all untrusted input.
+
+Every table read whole is validated (:mod:`analyser.io.validate`) before anything uses it; a
+run folder's parts are checked against their footers and ``config.json`` (:func:`check_parts`).
+A title loaded from a file runs that file's code, so a results folder names one only when this
+process trusts the file (:func:`trust_title_file`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from analyser.engine import traces
+from analyser.engine.core import InputError
+from analyser.io.csvsafe import restore_frame
+from analyser.engine.registry import get_game
+from analyser.io.validate import validate_config, validate_extra, validate_results
+from analyser.run import store
+from analyser.run.folders import read_config_file
+from analyser.run.trust import Allowed, is_trusted_file, refusal, resume_command, trust_file
+
+
+def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
+                drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every part of ``folder`` as one frame (only ``columns`` that exist, when given; without the
+    ``drop`` columns).  ``per_part(frame)``, when given, shrinks each part before they are joined
+    (e.g. smaller integer types), so the whole table is never held in its wide form."""
+    import pyarrow as pa
+    pieces = []
+    for p in store.part_files(folder):
+        t = store.read_part_table(p, columns, drop)  # InputError naming a part that cannot be read
+        if not t.num_rows:
+            continue
+        if per_part is None:
+            pieces.append(t)
+        else:
+            pieces.append(_narrow(t))
+    if not pieces:
+        return pd.DataFrame()
+    table = traces.concat_tables(pieces)  # (score traces: lists, or text in parts of older runs)
+    del pieces
+    if per_part is None:
+        return table.to_pandas()
+    # convert column by column, dropping each arrow column once converted, so the table is
+    # never held twice
+    data = {}
+    for name in list(table.column_names):
+        col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            data[name] = col.to_pandas().values
+        else:
+            data[name] = col.to_numpy()
+        del col
+        table = table.drop_columns([name])
+    del table
+    out = per_part(pd.DataFrame(data, copy=False))
+    del data
+    for c in out.columns:  # categories that differ from part to part (text in extra tables)
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].astype("category")
+    return out
+
+
+def _distinct_text(col: pd.Series) -> list[str]:
+    """The distinct values of a column as text, in order of appearance (cheap for categories)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        used = pd.unique(col.cat.codes)
+        return [str(col.cat.categories[i]) for i in used if i >= 0]
+    return [str(x) for x in pd.unique(col.astype(str))]
+
+
+def _narrow(t):
+    """An arrow table with its 64-bit whole numbers as int32 where the values fit (game seeds
+    excepted), to keep many parts small in memory before they are joined."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    cols = []
+    for name, col in zip(t.column_names, t.columns):
+        if name != "game_seed" and pa.types.is_integer(col.type) and col.type.bit_width > 32 and len(col):
+            mm = pc.min_max(col)
+            lo, hi = mm["min"].as_py(), mm["max"].as_py()
+            if lo is not None and -2 ** 15 <= lo and hi < 2 ** 15 and name != "game_index":
+                col = col.cast(pa.int16())
+            elif lo is not None and -2 ** 31 <= lo and hi < 2 ** 31:
+                col = col.cast(pa.int32())
+        cols.append(col)
+    return pa.table(cols, names=t.column_names)
+
+
+def trust_title_file(source: str) -> None:
+    """Allow :func:`load_results` to load the title file ``source`` (a path, with or without a
+    ``:Class`` suffix) named by a run's ``config.json``.  Loading a title file runs its code, so a
+    results folder from someone else never does that unless the user names the file (the rule of
+    :mod:`analyser.run.trust`, whose :func:`~analyser.run.trust.trust_file` this is)."""
+    trust_file(source)
+
+
+def is_trusted_title_file(source: str) -> bool:
+    """True when :func:`trust_title_file` was called for ``source``'s file (or under ``--trust``)."""
+    return is_trusted_file(source)
+
+
+def load_results(path: Path, columns: list[str] | None = None, per_part=None,
+                 extra_drop: tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+    """Read a run folder (its Parquet parts, or the single ``results.parquet`` of older runs), a
+    results file (Parquet or CSV), with the extra tables and config.json.
+
+    ``columns``: read only these result columns (those that exist), to keep memory down;
+    ``per_part``: a function shrinking each part's frame before the parts are joined;
+    ``extra_drop``: columns of the extra tables not to read.
+    A single results file (and the whole table of a run folder, when no ``columns`` are asked
+    for) is validated against its title's results schema (:func:`validate_results`) and the
+    config against the table (:func:`validate_config`) before anything else uses them; the
+    title's extra tables found beside a single file are validated too (:func:`validate_extra`).
+    Raises InputError (one line naming the file, the column and the problem) otherwise.
+    """
+    from analyser.io.files import check_regular_file
+
+    path = Path(path)
+    if path.is_dir() and path.name == store.RESULTS and store.part_files(path):
+        path = path.parent  # the parts folder itself: read its run
+    folder = path if path.is_dir() else path.parent
+    if path.is_dir() and (path / store.RESULTS).is_dir() and store.part_files(path / store.RESULTS):
+        df = _read_parts(path / store.RESULTS, columns, per_part)
+        path = path / store.RESULTS
+        whole = columns is None
+    else:
+        given_folder = path.is_dir()
+        if given_folder:
+            path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
+        if not path.exists():
+            kind = _experiment_kind(folder)
+            if kind:
+                tables = sorted(p.name for p in folder.glob("*.parquet"))
+                pooled = (f"; to pool its games in one report elsewhere give {str(folder / tables[0])!r} --out DIR"
+                          if tables else "")
+                raise InputError(f"{str(folder)!r} is a {kind} folder, not a run: its report is "
+                                 f"{str(folder / 'index.html')!r}{pooled}")
+            if (folder / store.RESULTS).is_dir():
+                raise InputError(f"{str(folder / store.RESULTS)!r} holds no finished part (part-*.parquet): the run "
+                                 "has no finished games to report")
+            if given_folder:
+                raise InputError(f"{str(folder)!r} is not a run folder: it has no results/ parts, results.parquet "
+                                 "or results.csv; give a run folder or a results file")
+            raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
+                             "or results.csv")
+        check_regular_file(path, "results file")
+        df = _read_table(path, "results file")
+        whole = True
+    game, config = _title_and_config(df, folder, path)
+    if whole:
+        validate_results(df, game, path)
+        if (folder / "config.json").exists() and not (isinstance(config, dict)
+                                                      and config.get("kind") in EXPERIMENT_KINDS):
+            validate_config(config, df, game, folder / "config.json", path)
+    extras = {}
+    for name in game.extra_tables:
+        if (folder / name).is_dir():
+            frame = _read_parts(folder / name, per_part=per_part, drop=extra_drop)
+            if len(frame):
+                extras[name] = frame
+            continue
+        for p in (folder / f"{name}.parquet", folder / f"{name}.csv"):
+            if p.exists() and (p.suffix == ".parquet" or path.suffix != ".parquet"):
+                check_regular_file(p, f"{name} table")
+                extras[str(name)] = validate_extra(_read_table(p, f"{name} table"), game, name, p, df)
+                break
+    if path.suffix not in (".parquet", "") and path.name != store.RESULTS:  # CSV has no empty string: an empty text rule option reads as NaN
+        for o in game.Params.options():
+            if o["type"] == "str" and o["name"] in df.columns:
+                df[o["name"]] = df[o["name"]].astype(object).where(df[o["name"]].notna(), "").astype(str)
+    for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
+        if getattr(col, "kind", "") == "trace" and col in df.columns:
+            df[col] = df[col].astype(object).where(df[col].notna(), "")  # (a list, or text from CSV)
+    if "strategy" in df.columns:
+        seen = _distinct_text(df["strategy"])
+        order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
+        categories = list(dict.fromkeys(order + seen))
+        if isinstance(df["strategy"].dtype, pd.CategoricalDtype):  # without a text copy of the column
+            col = df["strategy"].cat.rename_categories([str(c) for c in df["strategy"].cat.categories])
+            df["strategy"] = col.cat.remove_unused_categories().cat.set_categories(categories)
+        else:
+            df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
+    return df, extras, config
+
+
+#: The kinds of folder an experiment writes (config.json ``kind``), each with its own report.
+EXPERIMENT_KINDS = ("sweep", "tournament", "compare", "ladder")
+
+
+def _experiment_kind(folder: Path) -> str | None:
+    """``sweep``, ``tournament`` or ``compare`` when ``folder`` holds that experiment's record."""
+    try:
+        config = read_config_file(folder / "config.json")
+    except (InputError, OSError):
+        return None
+    kind = config.get("kind") if isinstance(config, dict) else None
+    return kind if kind in EXPERIMENT_KINDS else None
+
+
+def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
+    """The title of a results frame (or of its first part) and the ``config.json`` beside it:
+    ``(game, config)``.  A title from a file is loaded only when this process trusts that file.
+    Raises InputError."""
+    if "game" not in df.columns:
+        raise InputError(f"{str(path)!r} is not an analyser results table; it lacks the column 'game' "
+                         "(see docs/results.md, What a run writes)")
+    if df.empty:
+        raise InputError(f"{str(path)!r} holds no games (a header and no rows)")
+    games = _distinct_text(df["game"])
+    if len(games) != 1 or df["game"].isna().any():
+        raise InputError(f"{str(path)!r}: column 'game': every row must name the same title; "
+                         f"{'some rows name none' if len(games) <= 1 else f'{len(games)} titles are mixed'}; "
+                         "report one title at a time")
+    config = {}
+    if (folder / "config.json").exists():
+        config = read_config_file(folder / "config.json")
+    from analyser.engine.registry import game_ids, is_title_file, loaded_file_title
+    title = str(games[0])
+    source = None
+    if isinstance(config, dict) and config.get("kind") in EXPERIMENT_KINDS:
+        # a sweep's, tournament's or comparison's record describes many runs: keep only what it is,
+        # and the title file it names (its ``game``), when it names one
+        named = config.get("game")
+        if isinstance(named, str) and named not in game_ids() and is_title_file(named) and title not in game_ids():
+            source = named
+        config = {"kind": config["kind"], "command": config.get("command"), "versions": config.get("versions")
+                  if isinstance(config.get("versions"), dict) else {}}
+    elif isinstance(config, dict) and config.get("game") == title:
+        source = config.get("title_source")
+    # a title from a file is loaded again from its file (recorded by the run that made the table),
+    # but only when this command line named that file (or said --trust): loading it runs its code
+    if source is not None and not isinstance(source, str):
+        raise InputError(f"{str(folder / 'config.json')!r}: the field 'title_source' is not a file name; it is "
+                         "not a config.json analyser writes")
+    if isinstance(source, str) and not is_trusted_file(source):
+        named = loaded_file_title(title)
+        if named is not None and named.source and is_trusted_file(named.source):
+            source = named.source  # the run's title, named with --title from where it is on this machine
+        else:
+            raise InputError(refusal(folder, "title", source, Allowed(strategy_flag=None)))
+    if not isinstance(source, str) and title not in game_ids() and loaded_file_title(title) is not None:
+        return loaded_file_title(title), config  # a title of one's own, named with --title
+    if not isinstance(source, str) and title not in game_ids():
+        raise InputError(f"{str(path)!r}: column 'game' names no title this analyser knows; it takes one of: "
+                         f"{', '.join(game_ids())} (for a title of your own, pass --title FILE)")
+    game = get_game(source if isinstance(source, str) else title)
+    return game, config
+
+
+def check_parts(out: Path, game, config: dict) -> list[list[int]]:
+    """Check a run folder's parts before a report reads them: each part's footer names the games
+    it holds and its file name agrees; no two parts hold the same game; each extra table has the
+    parts the results have; and the games on disk are those ``config.json`` records as done.
+    Returns the merged game ranges on disk.  Raises InputError (one line naming the part) for a
+    damaged part, one copied or renamed by hand, or a missing one."""
+    resume = f"remove it and run `{resume_command(out, config)}` to play its games again"
+    ranges = []
+    previous = None
+    for p in store.part_files(out / store.RESULTS):
+        rng = store.part_range(p)
+        if rng is None:
+            raise InputError(f"part {str(p)!r} is damaged or not an analyser part (its footer cannot be read); {resume}")
+        if p.name != store.part_name(rng[0]):
+            raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1} but is named for another game: "
+                             "a part renamed or copied by hand; remove it")
+        if previous is not None and rng[0] < previous[1][1]:
+            raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1}, which "
+                             f"{str(previous[0])!r} holds too; remove the part that does not belong to this run")
+        previous = (p, rng)
+        ranges.append(rng)
+    for name in game.extra_tables:
+        folder = out / str(name)
+        if not folder.is_dir():
+            continue
+        extra = {store.part_range(p) for p in store.part_files(folder)}
+        lacking = [r for r in ranges if r not in extra]
+        if extra and lacking:
+            a, b = lacking[0]
+            raise InputError(f"{str(folder)!r} lacks the part of games {a} to {b - 1} that {str(out / store.RESULTS)!r} "
+                             f"has; {resume.replace('it', 'the results part', 1)}")
+    merged = store.merge_ranges(ranges)
+    done = config.get("games_done") if isinstance(config, dict) else None
+    if isinstance(done, list) and all(isinstance(r, list) and len(r) == 2 for r in done):
+        recorded = store.merge_ranges([(int(a), int(b)) for a, b in done])
+        if recorded != merged:
+            def show(rs):
+                return ", ".join(f"{a}-{b - 1}" for a, b in rs[:4]) + (" ..." if len(rs) > 4 else "")
+            raise InputError(f"{str(out / store.RESULTS)!r} holds games {show(merged) or 'none'}, but config.json "
+                             f"records games {show(recorded) or 'none'} as done: a part is missing or was added by "
+                             "hand; restore it, or remove the stray part")
+    return merged
+
+
+def open_run(out: Path):
+    """A run folder with Parquet parts, opened for a streamed report without reading its whole
+    table: ``(game, config, strategies)`` - the strategies in the order of the config's lineup,
+    then of first appearance.  The config is checked against the first part.  Raises
+    InputError."""
+    from analyser.stats import streamed
+
+    out = Path(out)
+    holder = store.holder_of(out)
+    if holder is not None:
+        raise InputError(f"{str(out)!r} is still being written by a run (PID {holder[0]} on {holder[1]}); report it "
+                         "when the run has finished")
+    parts = store.part_files(out / store.RESULTS)
+    head = streamed.read_part(parts[0], ("game_seed",))
+    game, config = _title_and_config(head, out, out / store.RESULTS)
+    if (out / "config.json").exists():
+        validate_config(config, head, game, out / "config.json", out / store.RESULTS)
+    check_parts(out, game, config)
+    seen = streamed.run_strategies(out)
+    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
+    return game, config, list(dict.fromkeys(order + seen))
+
+
+def _read_table(path: Path, what: str) -> pd.DataFrame:
+    """A Parquet or CSV file as a DataFrame; InputError (naming the error type only) otherwise."""
+    kind = "Parquet" if path.suffix == ".parquet" else "CSV"
+    takes = ("a results.parquet or results.csv as analyser writes them, or a run folder"
+             if what == "results file" else f"the {what} as analyser writes it")
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+        try:
+            pq.read_schema(path)
+        except Exception as e:  # noqa: BLE001 - not Parquet at all
+            raise InputError(f"{what} {str(path)!r} cannot be read as Parquet ({type(e).__name__}); it takes "
+                             f"{takes}") from None
+        table = store.read_part_table(path, what=what)  # its pandas metadata checked, then left out
+        try:
+            return table.to_pandas()
+        except Exception as e:  # noqa: BLE001
+            raise InputError(f"{what} {str(path)!r} cannot be read as Parquet ({type(e).__name__}); it takes "
+                             f"{takes}") from None
+    try:
+        return restore_frame(pd.read_csv(path))  # text cells neutralised for spreadsheets come back as written
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{what} {str(path)!r} is empty; it needs at least a header line") from None
+    except Exception as e:  # noqa: BLE001 - parsers raise many kinds; none may escape as a traceback
+        raise InputError(f"{what} {str(path)!r} cannot be read as {kind} ({type(e).__name__}); it takes "
+                         f"{takes}") from None
+
+
+def missing_tables(game, extras: dict) -> list[str]:
+    """One note per extra table the title declares but ``extras`` lacks (or holds empty), e.g.
+    ``"no rounds table: the bidding tables are left out"``."""
+    out = []
+    for name in game.extra_tables:
+        frame = extras.get(str(name))
+        if frame is None or len(frame) == 0:
+            feeds = getattr(name, "feeds", "") or f"the figures built from {name}"
+            out.append(f"no {name} table: {feeds} are left out")
+    return out

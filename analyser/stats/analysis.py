@@ -1,0 +1,474 @@
+"""Summaries of a results frame (one row per game and seat; see :mod:`analyser.run`).
+
+A game is identified by ``(run_id, game_index)`` everywhere (:func:`game_keys`), so results of
+several runs joined by hand are never merged game by game.  Joined runs whose rule options,
+player count or lineup differ are *variants* (:func:`variants`); the report shows them side by
+side and never pools them.
+
+Intervals are 95%, and every table says which method it used (:data:`METHODS`):
+
+* **Wilson** score interval (``statsmodels.stats.proportion.proportion_confint``, method
+  ``"wilson"``) for a win rate, but only where it is valid: each game contributes at most one row
+  to the group and no win was shared, so the rows are independent 0/1 trials.
+* otherwise, and for every mean score, a **cluster-robust** interval (for a win rate with no
+  spread at all - never or always won - the Wilson interval over the games played instead, since
+  the sandwich variance is then 0) with the game as the
+  cluster: the intercept-only least-squares fit with statsmodels' ``cov_type="cluster"``
+  variance (CR1: the sandwich estimator with the small-sample factor G/(G-1)) and a t quantile
+  with G - 1 degrees of freedom, G = games.  Rows of one game are correlated (the seats of a game
+  share its deal, and a strategy in several seats of a game is one observation, not several), and
+  the plain normal interval ignores that; computed here in closed form with numpy, checked
+  against statsmodels in the tests.
+* one rule, one name: a sweep's cells (:func:`analyser.report.summaries.grouped_win_rates`, decided per
+  cell) and a tournament's ranking apply the same rule to their games, so the same games give the
+  same interval with the same label in ``simulate``, ``sweep`` and ``tournament``.
+* the seat-balance test is scipy's chi-square goodness-of-fit test (``scipy.stats.chisquare``) of
+  the wins per seat against equal shares; its effect size is the largest difference between two
+  seats' win rates with a paired interval over games.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+# Terminal tables (DataFrame.to_string) pad by display width, so a strategy name in CJK script,
+# whose characters take two columns each (Unicode East Asian Width W or F), keeps its columns.
+pd.set_option("display.unicode.east_asian_width", True)
+
+Z95 = 1.959963984540054
+
+#: Names of the interval methods, as the report and the terminal print them.
+METHODS = {
+    "wilson": "Wilson score interval",
+    "cluster": "cluster-robust interval with the game as the cluster (CR1, t with games - 1 df)",
+}
+
+
+def wilson(p: float | np.ndarray, n: float | np.ndarray, alpha: float = 0.05):
+    """Wilson score interval ``(low, high)`` for a proportion ``p`` observed over ``n`` trials:
+    ``statsmodels`` ``proportion_confint(p * n, n, method="wilson")``.
+
+    Works element-wise on arrays.  ``n == 0`` gives ``(nan, nan)``.
+    """
+    p = np.asarray(p, dtype=float)
+    n = np.asarray(n, dtype=float)
+    safe = np.where(n > 0, n, 1.0)
+    low, high = proportion_confint(p * safe, safe, alpha=alpha, method="wilson")
+    low = np.where(n > 0, np.clip(np.minimum(low, p), 0, 1), np.nan)
+    high = np.where(n > 0, np.clip(np.maximum(high, p), 0, 1), np.nan)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def game_keys(df: pd.DataFrame) -> list[str]:
+    """The columns that identify one game: (``run_id``, ``game_index``), so results of several
+    runs joined by hand are not merged."""
+    return ["run_id", "game_index"] if "run_id" in df.columns else ["game_index"]
+
+
+def game_codes(df: pd.DataFrame) -> np.ndarray:
+    """An integer per row naming its game (0..G-1), from :func:`game_keys`."""
+    return df.groupby(game_keys(df), sort=False, observed=True).ngroup().to_numpy()
+
+
+def clustered_mean(values, clusters, alpha: float = 0.05) -> tuple[float, float, float]:
+    """Mean of ``values`` with a cluster-robust ``(low, high)`` interval, ``clusters`` naming the
+    cluster (game) of each value.
+
+    The estimate is the intercept of ``values ~ 1`` by least squares; its variance is the CR1
+    sandwich ``G/(G-1) * sum_c (sum_{i in c} e_i)^2 / n^2`` (statsmodels ``cov_type="cluster"``),
+    and the interval uses the t quantile with ``G - 1`` degrees of freedom.  Fewer than two
+    clusters give ``(mean, nan, nan)``.
+    """
+    y = np.asarray(values, dtype=float)
+    c = np.asarray(clusters)
+    n = len(y)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(y.mean())
+    _, inv = np.unique(c, return_inverse=True)
+    sums = np.bincount(inv, weights=y - mean)
+    g = len(sums)
+    if g < 2:
+        return mean, math.nan, math.nan
+    var = g / (g - 1) * float(np.sum(sums ** 2)) / (n * n)
+    half = float(stats.t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
+    return mean, mean - half, mean + half
+
+
+def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.DataFrame, dict]:
+    """Per value of ``by``: n, win rate and mean score with their intervals; the methods used."""
+    keys = pd.unique(df[by]) if not hasattr(df[by], "cat") else [
+        c for c in df[by].cat.categories if (df[by] == c).any()]
+    groups = {k: np.flatnonzero((df[by] == k).to_numpy()) for k in keys}
+    win = df["win"].to_numpy(dtype=float)
+    score = df["score"].to_numpy(dtype=float)
+    # Wilson is valid when every game gives each group at most one row and no win is shared
+    once = all(len(np.unique(games[idx])) == len(idx) for idx in groups.values())
+    binary = bool(np.all((win == 0) | (win == 1)))
+    win_method = "wilson" if once and binary else "cluster"
+    rows = []
+    for k, idx in groups.items():
+        n = len(idx)
+        w = win[idx]
+        if win_method == "wilson":
+            rate = float(w.mean())
+            lo, hi = wilson(rate, n)
+        else:
+            rate, lo, hi = clustered_mean(w, games[idx])
+            if not hi - lo > 0:  # no spread at all (never or always won): Wilson over the games
+                lo, hi = wilson(rate, len(np.unique(games[idx])))
+            lo, hi = max(0.0, lo), min(1.0, hi)  # a share stays within 0-100%
+        m, slo, shi = clustered_mean(score[idx], games[idx])
+        rows.append({by: k, "n": n, "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
+                     "score_low": slo, "score_high": shi,
+                     "score_sd": float(np.std(score[idx], ddof=1)) if n > 1 else math.nan})
+    out = pd.DataFrame(rows, columns=[by, "n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
+                                      "score_high", "score_sd"])
+    if hasattr(df[by], "cat"):
+        out[by] = pd.Categorical(out[by], categories=df[by].cat.categories)
+    return out, {"win": win_method, "score": "cluster"}
+
+
+def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy: ``n`` rows (player-games), ``win_rate`` with ``win_low``/``win_high``,
+    ``mean_score`` with ``score_low``/``score_high`` and ``score_sd``, ``mean_rank``; sorted by
+    win rate, best first.  ``out.attrs["methods"]`` names the interval method of the win rate and
+    of the mean score (keys of :data:`METHODS`)."""
+    out, methods = _group_intervals(df, "strategy", game_codes(df))
+    out["mean_rank"] = df.groupby("strategy", observed=True)["rank"].mean().reindex(out["strategy"]).to_numpy()
+    out = out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs["methods"] = methods
+    return out
+
+
+def seat_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per seat (turn order): win rate and mean score with their 95% intervals; the turn-order
+    advantage is the gap from ``fair_share = 1 / players``.  ``out.attrs["methods"]`` as in
+    :func:`strategy_summary`."""
+    out, methods = _group_intervals(df, "seat", game_codes(df))
+    out = out.sort_values("seat").reset_index(drop=True)
+    out["fair_share"] = 1.0 / df["players"].iloc[0] if len(df) else np.nan
+    out.attrs["methods"] = methods
+    return out
+
+
+def per_game(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per game: its keys, ``turns`` (if recorded), ``tie`` (the win was shared),
+    ``top_score``, ``margin`` (top score minus the best other score)."""
+    keys = game_keys(df)
+    g = df.groupby(keys, sort=True, observed=True)
+    out = pd.DataFrame({"tie": g["win"].max() < 1.0 - 1e-9, "top_score": g["score"].max()})
+    ordered = df.sort_values(keys + ["score"], ascending=[True] * len(keys) + [False], kind="stable")
+    pos = ordered.groupby(keys, observed=True).cumcount()
+    second = ordered.loc[pos.to_numpy() == 1].set_index(keys)["score"]
+    out["margin"] = out["top_score"] - second
+    if "turns" in df.columns:
+        out["turns"] = g["turns"].first()
+    return out.reset_index()
+
+
+def run_summary(df: pd.DataFrame) -> dict:
+    """Across the run: games, tie rate (with Wilson 95%: one 0/1 per game), game length (mean,
+    sd, median, 5th and 95th percentiles), score spread (sd of all final scores and the mean
+    margin of the winner), the seat balance, and the mirror-match strategies."""
+    games = per_game(df)
+    n = len(games)
+    tie_rate = float(games["tie"].mean()) if n else math.nan
+    lo, hi = wilson(tie_rate, n)
+    out = {"games": n, "tie_rate": tie_rate, "tie_low": lo, "tie_high": hi,
+           "runs": int(df["run_id"].nunique()) if "run_id" in df.columns else 1,
+           "score_sd": float(df["score"].std()) if len(df) > 1 else math.nan,
+           "margin_mean": float(games["margin"].mean()) if n else math.nan}
+    out["seats"] = seat_balance(df)
+    out["mirror"] = mirror_strategies(df)
+    if "turns" in games.columns and n:
+        t = games["turns"]
+        out.update(turns_mean=float(t.mean()), turns_sd=float(t.std()) if n > 1 else 0.0,
+                   turns_median=float(t.median()), turns_p5=float(t.quantile(0.05)),
+                   turns_p95=float(t.quantile(0.95)))
+    return out
+
+
+#: The most decimals :func:`decimals` ever asks for.
+MOST_DECIMALS = 4
+#: How a p-value too small for a float (it underflows to 0) is printed.
+P_FLOOR = "< 1e-300"
+
+
+def decimals(half_width, default: int = 1) -> int:
+    """How many decimals to show a number whose 95% interval has half-width ``half_width``
+    (in the unit shown: percentage points for a win rate shown in %, points for a score): the
+    last digit shown is the one below the half-width's leading digit, so a half-width of 2.2 pp
+    gives 1 decimal, 0.3 pp (100,000 games) 2, 15 pp 0.  An array (a table column) gives the
+    decimals of its median finite half-width, so a column reads alike (a rate near 0% has a
+    narrower interval than its neighbours; it does not make them all longer).  No finite
+    positive half-width: ``default``.  Never more than :data:`MOST_DECIMALS`."""
+    h = np.asarray(half_width, dtype=float).ravel()
+    h = h[np.isfinite(h) & (h > 0)]
+    if not len(h):
+        return default
+    return int(min(MOST_DECIMALS, max(0, 1 - math.floor(math.log10(float(np.median(h)))))))
+
+
+def percent(value, low=None, high=None, places: int | None = None) -> str:
+    """A proportion (0-1) as a percentage with the decimals its interval ``low``-``high``
+    (proportions) calls for (:func:`decimals`), or ``places``; ``-`` for NaN."""
+    if value is None or value != value:
+        return "-"
+    d = places if places is not None else decimals(_half(low, high, 100))
+    return f"{100 * value:.{d}f}%"
+
+
+def percent_ci(low, high, places: int | None = None) -> str:
+    """A 95% interval of proportions as ``a-b%`` with the decimals of :func:`decimals`."""
+    if low is None or high is None or low != low or high != high:
+        return "n/a"
+    d = places if places is not None else decimals(_half(low, high, 100))
+    return f"{100 * low:.{d}f}-{100 * high:.{d}f}%"
+
+
+def _half(low, high, scale: float = 1.0):
+    if low is None or high is None:
+        return math.nan
+    return (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) * scale / 2
+
+
+def format_p(p, digits: int = 3) -> str:
+    """A p-value for a table cell: ``digits`` significant digits, :data:`P_FLOOR` when it is
+    below the float range (0 after underflow), ``-`` for NaN."""
+    if p is None or p != p:
+        return "-"
+    if p < 1e-300:
+        return P_FLOOR
+    return f"{p:.{digits}g}"
+
+
+def p_text(p, digits: int = 2) -> str:
+    """``p = 0.012`` for running text (``p < 1e-300`` below the float range, ``p n/a`` for NaN)."""
+    if p is None or p != p:
+        return "p n/a"
+    if p < 1e-300:
+        return "p " + P_FLOOR
+    return f"p = {p:.{digits}g}"
+
+
+RENAME = {"n": "player-games", "win_rate": "win rate", "mean_score": "mean score", "score_sd": "score sd",
+          "mean_rank": "mean rank", "fair_share": "fair share"}
+
+#: A gap between two seats' win rates below this (in percentage points) is called small in
+#: practice, however many games made it detectable.
+SMALL_GAP = 3.0
+
+
+def seat_balance(df: pd.DataFrame) -> dict:
+    """Is the game fair to every seat?
+
+    * effect size: the largest difference between two seats' win rates (``gap``, in percentage
+      points, best seat minus worst seat) with a 95% interval from the per-game differences
+      (paired: both seats play every game; t interval over games).  The pair is chosen after
+      looking, so the interval is a little optimistic with many seats.
+    * test: ``scipy.stats.chisquare`` of the wins per seat (shared wins split) against equal
+      shares, all seats at once.
+    * ``verdict``: wording graded by both - how strong the evidence is (p) and how large the gap
+      is (under :data:`SMALL_GAP` pp is "small in practice").
+
+    Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
+    Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
+    (percentage points, pp) and ``verdict``.
+    """
+    seats = df.groupby("seat")["win"].sum()
+    k = len(seats)
+    total = float(seats.sum())
+    blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
+             "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
+    if k < 2 or total <= 0 or df.groupby(game_keys(df), observed=True).ngroups < 2:
+        return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
+    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
+    chi2, p = float(chi2), float(p)
+    best = int(seats.idxmax())
+    worst = int(seats.drop(index=best).idxmin())  # another seat, also when every seat won as often
+    keys = game_keys(df)
+    wide = df.pivot_table(index=keys, columns="seat", values="win", aggfunc="sum", observed=True)
+    d = (wide[best] - wide[worst]).dropna().to_numpy() * 100
+    gap = float(d.mean())
+    if len(d) > 1 and d.std(ddof=1) > 0:
+        lo, hi = stats.t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
+    else:
+        lo = hi = gap
+    return seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
+
+
+def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:
+    """The :func:`seat_balance` record and its wording, from the chi-square test over ``k``
+    seats and the best-worst gap (percentage points of win rate) with its 95% interval ``lo``-``hi``."""
+    d = decimals((hi - lo) / 2)
+    effect = (f"seat {best} wins {gap:.{d}f} pp more often than seat {worst} "
+              f"(95% CI {lo:.{d}f} to {hi:.{d}f} pp)")
+    test = f"chi-square {chi2:.1f}, df {k - 1}, {p_text(p)}"
+    if p >= 0.05:
+        if hi < SMALL_GAP:
+            verdict = f"no seat advantage worth noting: {effect}; {test}"
+        else:
+            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.{d}f} pp is not "
+                       f"ruled out: {effect}; {test}")
+    else:
+        strength = "strong evidence" if p < 0.001 else ("some evidence" if p < 0.01 else "weak evidence")
+        size = "small in practice" if gap < SMALL_GAP else "large enough to matter"
+        verdict = f"{strength} of a seat advantage, {size}: {effect}; {test}"
+    return {"chi2": chi2, "df": k - 1, "p": p, "best": best, "worst": worst, "gap": gap, "gap_low": float(lo),
+            "gap_high": float(hi), "verdict": verdict}
+
+
+def mirror_strategies(df: pd.DataFrame) -> list[str]:
+    """Strategies that fill every seat of every game they play (a mirror match): their win rate
+    is 1/players by construction."""
+    per_game = df.groupby(game_keys(df) + ["strategy"], observed=True).size().reset_index(name="seats")
+    out = []
+    for name, grp in per_game.groupby("strategy", observed=True):
+        if (grp["seats"] == df["players"].iloc[0]).all():
+            out.append(str(name))
+    return out
+
+
+def display_value(value) -> str:
+    """A rule value as the user types it: ``on``/``off`` for booleans, ``(built-in)`` for an
+    empty file option, whole floats without ``.0`` noise kept as given."""
+    if isinstance(value, (bool, np.bool_)):
+        return "on" if value else "off"
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+        return "(built-in)"
+    return str(value)
+
+
+def variants(df: pd.DataFrame, rule_names) -> tuple[pd.Series, list[dict]]:
+    """Split joined results into variants: runs that share the player count, every rule option
+    in ``rule_names`` and the lineup (the strategies of a game, with their seat counts).
+
+    Returns ``(label per row, [{"label", "runs", "what"}...])`` in order of first appearance; a
+    single variant is labelled ``"all"``.  ``what`` maps each setting that differs between
+    variants to this variant's value, as the user types it.
+    """
+    df = df.reset_index(drop=True)
+    run = df["run_id"].astype(str) if "run_id" in df.columns else pd.Series("run", index=df.index)
+    first_game = df.groupby(run.to_numpy(), sort=False)["game_index"].transform("min")
+    mask = (df["game_index"] == first_game).to_numpy()
+    first = df[mask]
+    settings: dict[str, dict[str, str]] = {}
+    for rid, grp in first.groupby(run[mask].to_numpy(), sort=False):
+        counts = grp["strategy"].astype(str).value_counts()
+        lineup = ", ".join(f"{s} x{c}" if c > 1 else s for s, c in sorted(counts.items()))
+        rec = {"players": str(int(grp["players"].iloc[0])) if "players" in grp else "?", "lineup": lineup}
+        for name in rule_names:
+            if name in grp.columns:
+                rec[name] = display_value(grp[name].iloc[0])
+        settings[rid] = rec
+    keys = {rid: tuple(sorted(rec.items())) for rid, rec in settings.items()}
+    distinct = list(dict.fromkeys(keys.values()))
+    if len(distinct) <= 1:
+        return pd.Series("all", index=df.index), [{"label": "all", "runs": list(settings), "what": {}}]
+    names = list(next(iter(settings.values())))
+    differ = [n for n in names if len({settings[r].get(n) for r in settings}) > 1]
+    out = []
+    label_of = {}
+    for key in distinct:
+        rec = dict(key)
+        what = {n: rec.get(n, "") for n in differ}
+        label = "; ".join(f"{n}={v}" if n not in ("lineup",) else v for n, v in what.items())
+        runs = [r for r in settings if keys[r] == key]
+        for r in runs:
+            label_of[r] = label
+        out.append({"label": label, "runs": runs, "what": what})
+    return run.map(label_of), out
+
+
+def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
+    """A display copy for the terminal and the report: proportions (``win_rate``, and any float
+    column named ``*_share``, ``*_rate`` or ``*_accuracy``) as percentages, each interval
+    pair (``x_low``/``x_high``) merged into one "95% CI" column, p-values (``p``, ``p_*``,
+    ``*_p``) by :func:`format_p`, readable headers.  An interval and the figure it belongs to
+    (``x``, ``x_rate``, ``x_share`` or ``mean_x``; ``fair_share`` goes with ``win``) get the
+    decimals its half-width calls for (:func:`decimals`, the median row of the column);
+    other floats get ``digits``, and percentages without an interval one decimal.  Title
+    tables pass through with their floats rounded; a table may name more share columns to show
+    as percentages in ``df.attrs["percent"]``."""
+    out = pd.DataFrame(index=df.index)
+    cols = list(df.columns)
+    pct = {"win_rate", "win_low", "win_high", "fair_share"} | set(df.attrs.get("percent", ()))
+
+    def is_float(c):
+        return pd.api.types.is_float_dtype(df[c])
+
+    def is_pct(c):
+        return c in pct or (c.endswith(("_share", "_rate", "_accuracy")) and is_float(c))
+
+    places: dict[str, int] = {}
+    pct_pairs = set()
+    for c in cols:
+        if c.endswith("_low") and c[:-4] + "_high" in cols:
+            base = c[:-4]
+            points = [x for x in (base, base + "_rate", base + "_share", "mean_" + base) if x in cols]
+            scaled = c in pct or any(is_pct(x) for x in points)
+            if scaled:
+                pct_pairs.add(c)
+            d = decimals(_half(df[c], df[base + "_high"], 100 if scaled else 1), default=1 if scaled else digits)
+            places[c] = d
+            for x in points:
+                places.setdefault(x, d)
+    if "win_low" in places and "fair_share" in cols:
+        places.setdefault("fair_share", places["win_low"])
+    for c in cols:
+        name = RENAME.get(c, c.replace("_", " "))
+        if c.endswith("_low") and c[:-4] + "_high" in cols:
+            hi = c[:-4] + "_high"
+            label = RENAME.get(c[:-4], c[:-4].replace("_", " "))
+            d = places[c]
+            if c in pct_pairs:
+                fixed = set(df.attrs.get("fixed", ())) if c == "win_low" and "strategy" in df.columns else set()
+                names = df["strategy"].astype(str) if fixed else [""] * len(df)
+                out["95% CI" if c == "win_low" else f"{label} 95% CI"] = [
+                    "fixed: fills every seat" if name in fixed else
+                    "n/a" if (a != a or b != b) else f"{a * 100:.{d}f}-{b * 100:.{d}f}%"
+                    for a, b, name in zip(df[c], df[hi], names)]
+            else:
+                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{d}f} to {b:.{d}f}"
+                                           for a, b in zip(df[c], df[hi])]
+        elif c.endswith("_high") and c[:-5] + "_low" in cols:
+            continue
+        elif (c == "p" or c.startswith("p_") or c.endswith("_p")) and is_float(c):
+            out[name] = df[c].map(format_p)
+        elif is_pct(c):
+            d = places.get(c, 1)
+            out[name] = (df[c] * 100).map(lambda x, d=d: "-" if x != x else f"{x:.{d}f}%")
+        elif is_float(c):
+            d = places.get(c, digits)
+            out[name] = df[c].map(lambda x, d=d: "-" if x != x else f"{x:.{d}f}")
+        else:
+            out[name] = df[c]
+    return out.rename(columns={"score 95% CI": "mean score 95% CI"})
+
+
+def strategy_seat_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
+    ``win_high``, ``mean_score``), strategies in run order and seats ascending; the interval by
+    the rule of :data:`METHODS` (one row per game in each cell: Wilson unless wins are shared).
+    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    s = df["strategy"]
+    names = [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+    players = int(df["players"].iloc[0])
+    code = pd.Categorical(s.astype(str), categories=names).codes.astype(np.int64)
+    key = code * players + df["seat"].to_numpy(dtype=np.int64)
+    out, methods = _group_intervals(df.assign(pair=key), "pair", game_codes(df))
+    out = out.sort_values("pair").reset_index(drop=True)
+    pair = out.pop("pair").to_numpy(dtype=np.int64)
+    out.insert(0, "strategy", pd.Categorical([names[p // players] for p in pair], categories=names))
+    out.insert(1, "seat", pair % players)
+    out = out.drop(columns=["score_low", "score_high", "score_sd"])
+    out.attrs["methods"] = methods
+    return out

@@ -1,0 +1,713 @@
+"""Component impact: each component's effect on winning, from the ``component_counts`` table.
+
+A title that records components (:meth:`analyser.engine.core.Game.components`) writes one row per game,
+seat and component with the number of copies the seat acquired, held or played (the
+:data:`analyser.engine.core.COMPONENTS` table).  This module turns that table, with the results, into
+one estimate per component, reduced chunk by chunk into small additive sums like every other
+figure of the report (:mod:`analyser.stats.streamed`), so memory does not grow with the number of games.
+
+The estimator (docs/components.md, "Component impact", defines it for users):
+
+* One row per game and seat: ``y`` = the seat's win share (1 for a win, 1/k for a win shared by
+  k seats, else 0) and ``x`` = 1 when the seat has the component (count > 0), else 0.
+* A linear probability model per component: ``y = beta * x + alpha[strategy, seat] + e``, with
+  one intercept per (strategy, seat) pair, fitted by ordinary least squares.  ``beta`` is the
+  change in win probability when a seat has the component, compared within the same strategy in
+  the same seat (the within estimator: ``x`` and ``y`` centred on their (strategy, seat) means).
+* Standard errors are cluster-robust with the game as the cluster (the seats of one game share
+  its deal and its outcome), with the small-sample factor ``G/(G-1) * (N-1)/(N-K)`` (G games,
+  N rows, K = 1 + the number of (strategy, seat) pairs) - the same numbers as statsmodels'
+  ``OLS(...).fit(cov_type="cluster")`` on the table written out.  The 95% interval is
+  ``beta +/- 1.96 se`` and the p-value two-sided, both from the normal distribution.
+* The p-values of all the title's components with an estimate are corrected for the false
+  discovery rate (Benjamini-Hochberg, :func:`statsmodels.stats.multitest.multipletests` with
+  ``method="fdr_bh"``); a component is *clear* when its adjusted q is at most :data:`Q` (0.05).
+  Clear components have a 95% interval that excludes zero.
+* The same model with ``x`` = the number of copies gives the *per-copy* slope (reported beside,
+  not corrected, not ranked).
+* A component held by every seat, by no seat, or - within every (strategy, seat) pair - by all
+  seats or by none has no comparison to make: it gets no estimate and the reason instead; so
+  does one held by fewer than :data:`MIN_HOLDERS` seat-games (or missing from fewer), where the
+  cluster-robust interval is unreliable.
+
+Additive sums.  The coefficient needs per (strategy, seat) pair the rows, the sum of ``y``, and
+per component the sums of ``x``, ``x*x`` and ``x*y``.  The cluster "meat" ``sum over games of
+(sum over the game's rows of xc*e)^2`` (``xc`` the centred ``x``, ``e`` the residual) depends on
+the coefficient and the pair means, known only at the end; but each row's ``xc*e`` is a fixed
+linear combination of the monomials ``(x*y, x, x*x, y, 1)`` whose weights depend only on the
+row's (strategy, seat) pair and on those final numbers.  So the square of a game's sum is a
+quadratic form in the per-game sums of the monomials by pair, and its sum over games needs only
+the sums over games of the products of two rows' monomials, per pair of (strategy, seat) pairs -
+additive over chunks.  One pass over the games gives the exact cluster-robust variance
+(:func:`chunk_sums`, :func:`estimate`).  Only rows that hold the component carry ``x``, so the
+work per chunk grows with the component_counts table, not with components x rows.
+
+pandas, numpy, scipy and statsmodels are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: False-discovery-rate level: a component is clear when its Benjamini-Hochberg q is at most this.
+Q = 0.05
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+#: Clear components drawn in the forest plot at most (the largest effects; the table has all).
+FOREST_MAX = 30
+#: Seat-games with the component, and without it, an estimate needs at least: with fewer, the
+#: cluster-robust interval is unreliable (a handful of holders that all won gives a tiny one).
+MIN_HOLDERS = 30
+
+_A = ("xy", "x", "xx")  # monomials of a row that holds the component (zero for the others)
+_B = ("y", "1")         # monomials of every row
+_VARIANTS = ("h", "c")  # h: has the component (x = 1 or 0); c: copies (x = count)
+
+
+def _cells(results):
+    """Per row of ``results`` (sorted by game and seat): the (strategy, seat) pair code, the win
+    share, the game group, and the labels.  Returns a dict."""
+    import numpy as np
+    import pandas as pd
+
+    gi = results["game_index"].to_numpy(dtype=np.int64)
+    seat = results["seat"].to_numpy(dtype=np.int64)
+    s = results["strategy"]
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        scode = s.cat.codes.to_numpy(dtype=np.int64)
+        names = [str(c) for c in s.cat.categories]
+    else:
+        scode, uniq = pd.factorize(s.astype(str), sort=False)
+        names = [str(c) for c in uniq]
+    y = results["win"].to_numpy(dtype=float)
+    keep = scode >= 0
+    if not keep.all():
+        gi, seat, scode, y = gi[keep], seat[keep], scode[keep], y[keep]
+    order = np.lexsort((seat, gi))
+    if not np.all(order == np.arange(len(order))):
+        gi, seat, scode, y = gi[order], seat[order], scode[order], y[order]
+    n_seats = int(seat.max()) + 1 if len(seat) else 1
+    new = np.ones(len(gi), dtype=bool)
+    new[1:] = gi[1:] != gi[:-1]
+    start = np.flatnonzero(new)
+    size = np.diff(np.append(start, len(gi)))
+    game = np.cumsum(new) - 1
+    return {"gi": gi, "seat": seat, "cell": scode * n_seats + seat, "y": y, "names": names, "S": n_seats,
+            "C": len(names) * n_seats, "start": start, "size": size, "game": game}
+
+
+def _pairs(first, size_of, start_of):
+    """For each entry ``r`` of ``first``, every position ``start_of[r] .. start_of[r] +
+    size_of[r] - 1``: returns ``(r repeated, position)``."""
+    import numpy as np
+
+    total = int(size_of.sum())
+    rep = np.repeat(np.arange(len(first)), size_of)
+    offsets = np.arange(total) - np.repeat(np.cumsum(size_of) - size_of, size_of)
+    return rep, np.repeat(start_of, size_of) + offsets
+
+
+def _frame(key, columns: dict, dims, labels, names):
+    """Sums by a flat integer key as a frame of the non-empty keys: ``dims`` the sizes of the
+    key's parts (most significant first), ``labels[i]`` maps part i's codes to index values,
+    ``names`` the index level names; ``columns`` name -> per-entry weights, or a function that
+    makes them (called when needed, so one column is alive at a time), or None (a count)."""
+    import numpy as np
+    import pandas as pd
+
+    n = int(np.prod(dims))
+    count = np.bincount(key, minlength=n)
+    nz = np.flatnonzero(count)
+    parts = np.unravel_index(nz, dims)
+    index = pd.MultiIndex.from_arrays([np.asarray(labels[i], dtype=object)[parts[i]] for i in range(len(dims))],
+                                      names=names)
+    data = {}
+    for name, w in columns.items():
+        if w is None:
+            data[name] = count[nz].astype(np.int64)
+        else:  # a function makes the weights: one column of per-entry floats alive at a time
+            data[name] = np.bincount(key, weights=w() if callable(w) else w, minlength=n)[nz]
+    return pd.DataFrame(data, index=index)
+
+
+def chunk_sums(results, components, collapse=None) -> dict[str, Any]:
+    """The additive sums of one chunk of whole games of one run: ``results`` its results rows
+    (``game_index``, ``seat``, ``strategy``, ``win``), ``components`` its rows of the component_counts
+    table (``game_index``, ``seat``, ``component``, ``count``; None or empty: no seat held
+    anything).  Frames (combined by :func:`analyser.stats.streamed.combine_sums`):
+
+    ``comp_games``  index ``all``: ``games``
+    ``comp_cells``  index (``strategy``, ``seat``): ``n`` rows, ``y`` sum of win shares
+    ``comp_bb``     index (``strategy``, ``seat``, ``strategy_j``, ``seat_j``), over pairs of rows
+                    of one game (a row with itself included): ``yy``, ``y1``, ``1y``, ``11``
+    ``comp_x``      index (``component``, ``strategy``, ``seat``): ``h_x`` holders, ``h_xy`` their
+                    win shares, ``c_x``, ``c_xx``, ``c_xy`` the same with x = copies
+    ``comp_ab``     index (``component``, pair i, pair j): over a holder i and any row j of its
+                    game, ``{h,c}_{a}{b}`` = sum of monomial a of i (xy, x, xx) times b of j (y, 1)
+    ``comp_aa``     the same over two holders of one game: ``{h,c}_{a}_{b}``
+
+    ``collapse`` (``Game.component_collapse``: ids -> a dict) merges components identical by the
+    rules: a recorded id it maps is counted under its new id, copies added up.  Component rows
+    whose (game, seat) has no results row are ignored."""
+    import numpy as np
+    import pandas as pd
+
+    t = _cells(results)
+    gi, cell, y, S, C = t["gi"], t["cell"], t["y"], t["S"], t["C"]
+    names = t["names"]
+    cell_strategy = [names[c // S] for c in range(C)]
+    cell_seat = [c % S for c in range(C)]
+    out = {"comp_games": pd.DataFrame({"games": [len(t["start"])]}, index=pd.Index(["all"], name="games"))}
+    out["comp_cells"] = _frame(cell, {"n": None, "y": y}, (C,), [np.arange(C)], ["cell"])
+    out["comp_cells"].index = pd.MultiIndex.from_arrays(
+        [np.asarray(cell_strategy, dtype=object)[out["comp_cells"].index.get_level_values(0)],
+         np.asarray(cell_seat)[out["comp_cells"].index.get_level_values(0)]], names=["strategy", "seat"])
+    game = t["game"]
+    i, j = _pairs(np.arange(len(gi)), t["size"][game], t["start"][game])
+    key = cell[i] * C + cell[j]
+    pair_labels = [cell_strategy, cell_seat, cell_strategy, cell_seat]
+    pair_names = ["strategy", "seat", "strategy_j", "seat_j"]
+    bb = _frame(key, {"yy": y[i] * y[j], "y1": y[i], "1y": y[j], "11": None}, (C, C),
+                [np.arange(C), np.arange(C)], ["i", "j"])
+    out["comp_bb"] = _relevel(bb, [0, 1], [(cell_strategy, cell_seat)] * 2, pair_names)
+    del i, j, key
+    if components is None or not len(components):
+        return out
+    # each component row -> its results row (binary search on game * S + seat)
+    have = gi * S + t["seat"]
+    want = components["game_index"].to_numpy(dtype=np.int64) * S + components["seat"].to_numpy(dtype=np.int64)
+    at = np.minimum(np.searchsorted(have, want), len(have) - 1)
+    hit = (have[at] == want) & (components["seat"].to_numpy() < S)
+    comp = components["component"]
+    if isinstance(comp.dtype, pd.CategoricalDtype):
+        kcode = comp.cat.codes.to_numpy(dtype=np.int64)
+        labels = [str(c) for c in comp.cat.categories]
+    else:
+        kcode, uniq = pd.factorize(comp.astype(str), sort=True)
+        labels = [str(c) for c in uniq]
+    if collapse is not None:
+        merged = collapse(labels)
+        labels = [merged.get(x, x) for x in labels]
+    # several categories may print the same: one code per text
+    text = sorted(set(labels))  # in id order, whatever order the parts listed them in
+    where = {t: i for i, t in enumerate(text)}
+    remap = np.array([where[x] for x in labels] + [-1], dtype=np.int64)
+    kcode = remap[np.where(kcode < 0, len(labels), kcode)]
+    count = components["count"].to_numpy(dtype=float)
+    hit &= (kcode >= 0) & (count > 0)
+    pos, kcode, count = at[hit], kcode[hit], count[hit]
+    K = len(text)
+    if not len(pos):
+        return out
+    # one row per (results row, component): copies of duplicated rows add up (analyser writes
+    # each once, in order, so the sort is needed only for a table made by hand)
+    key = pos * K + kcode
+    if len(key) > 1 and not np.all(key[1:] > key[:-1]):
+        key, inv = np.unique(key, return_inverse=True)
+        count = np.bincount(inv, weights=count)
+        del inv
+    pos, kcode = np.divmod(key, K)
+    del key
+    ci, yi = cell[pos], y[pos]
+    xkey = kcode * C + ci
+    xcols = {"h_x": None, "h_xy": yi, "c_x": count, "c_xx": count * count, "c_xy": count * yi}
+    fx = _frame(xkey, xcols, (K, C), [text, np.arange(C)], ["component", "cell"])
+    out["comp_x"] = _relevel(fx, [1], [(cell_strategy, cell_seat)], ["component", "strategy", "seat"])
+    full_names = ["component"] + pair_names
+    ab, aa = _holder_pairs(kcode, pos, count, K, t)
+    out["comp_ab"] = _relevel(_pair_frame(ab, text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
+    out["comp_aa"] = _relevel(_pair_frame(aa, text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
+    return out
+
+
+#: Cells of the dense accumulators of one group of components in :func:`_holder_pairs` (times
+#: 8 bytes and the number of sums: some 100 MB at most), and holders per block of pairs.
+_ACCUMULATOR_CELLS = 400_000
+_BLOCK_HOLDERS = 40_000
+
+
+def _ab_columns(v, wr, yj):
+    """The AB sums of one block (see :func:`chunk_sums`) as ``{name: weights}``: ``wr`` the
+    holders' monomials (xy, x, xx) gathered per pair, ``yj`` the other row's win share."""
+    out = {}
+    for a, w in zip(_A, wr):
+        out[f"{v}_{a}y"] = w * yj
+        out[f"{v}_{a}1"] = w
+    return out
+
+
+def _holder_pairs(kcode, pos, count, K, t):
+    """The AB and AA sums (see :func:`chunk_sums`) of the holders ``pos`` (results rows) of
+    components ``kcode`` with ``count`` copies: ``(ab, aa)``, each a list of ``(first
+    component, number of components, {column: dense sums over (component, cell i, cell j)})``.
+
+    Components are taken in groups whose accumulators stay under :data:`_ACCUMULATOR_CELLS`,
+    and their holders in blocks of about :data:`_BLOCK_HOLDERS` (never splitting a game's
+    holders of one component), so the working memory does not grow with the chunk."""
+    import numpy as np
+
+    cell, y, C = t["cell"], t["y"], t["C"]
+    game = t["game"][pos]
+    order = np.lexsort((pos, game, kcode))  # by component, then game
+    kcode, pos, count, game = kcode[order], pos[order], count[order], game[order]
+    del order
+    per = max(1, _ACCUMULATOR_CELLS // (C * C))
+    ab_out, aa_out = [], []
+    k_bounds = np.searchsorted(kcode, np.arange(0, K + per, per))
+    for gi_, k0 in enumerate(range(0, K, per)):
+        lo, hi = int(k_bounds[gi_]), int(k_bounds[gi_ + 1])
+        if lo == hi:
+            continue
+        nk = min(per, K - k0)
+        bins = nk * C * C
+        ab, aa = {}, {}
+        # block edges at the start of a (component, game) group
+        new = np.ones(hi - lo, dtype=bool)
+        new[1:] = (kcode[lo + 1:hi] != kcode[lo:hi - 1]) | (game[lo + 1:hi] != game[lo:hi - 1])
+        starts = lo + np.flatnonzero(new)
+        edges = [lo]
+        at = np.searchsorted(starts, np.arange(lo + _BLOCK_HOLDERS, hi, _BLOCK_HOLDERS))
+        for st in starts[at[at < len(starts)]]:
+            if st > edges[-1]:
+                edges.append(int(st))
+        edges.append(hi)
+        for b0, b1 in zip(edges[:-1], edges[1:]):
+            sl = slice(b0, b1)
+            ci, yi, cnt = cell[pos[sl]], y[pos[sl]], count[sl]
+            A = {"h": (yi, np.ones(b1 - b0), None), "c": (cnt * yi, cnt, cnt * cnt)}
+            base = (kcode[sl] - k0) * C + ci
+            # a holder with every row of its game
+            r, j = _pairs(np.arange(b1 - b0), t["size"][game[sl]], t["start"][game[sl]])
+            key = base[r] * C + cell[j]
+            yj = y[j]
+            for v in _VARIANTS:
+                wr = [w[r] if w is not None else None for w in A[v]]
+                if wr[2] is None:  # has: x*x = x
+                    wr[2] = wr[1]
+                for name, w in _ab_columns(v, wr, yj).items():
+                    _accumulate(ab, name, key, w, bins)
+            _accumulate(ab, "n", key, None, bins)
+            del r, j, key, yj
+            # two holders of one component in one game (a holder with itself included)
+            bn = new[b0 - lo:b1 - lo]
+            gstart = np.flatnonzero(bn)
+            gsize = np.diff(np.append(gstart, b1 - b0))
+            member = np.cumsum(bn) - 1
+            r1, r2 = _pairs(np.arange(b1 - b0), gsize[member], gstart[member])
+            key = base[r1] * C + ci[r2]
+            for v in _VARIANTS:
+                w1 = [w[r1] if w is not None else None for w in A[v]]
+                w2 = [w[r2] if w is not None else None for w in A[v]]
+                if w1[2] is None:
+                    w1[2], w2[2] = w1[1], w2[1]
+                for a, wa in zip(_A, w1):
+                    for c_, wb in zip(_A, w2):
+                        _accumulate(aa, f"{v}_{a}_{c_}", key, wa * wb, bins)
+            _accumulate(aa, "n", key, None, bins)
+        ab_out.append((k0, nk, ab))
+        aa_out.append((k0, nk, aa))
+    return ab_out, aa_out
+
+
+def _accumulate(acc, name, key, w, bins):
+    import numpy as np
+
+    add = np.bincount(key, weights=w, minlength=bins)
+    if name in acc:
+        acc[name] += add
+    else:
+        acc[name] = add.astype(float) if w is None else add
+
+
+def _pair_frame(groups, text, C):
+    """The dense sums of :func:`_holder_pairs` as one frame indexed by (component, cell i,
+    cell j) over the non-empty cells (column ``n`` dropped)."""
+    import numpy as np
+    import pandas as pd
+
+    frames = []
+    for k0, nk, acc in groups:
+        if not acc:
+            continue
+        nz = np.flatnonzero(acc["n"])
+        k, i, j = np.unravel_index(nz, (nk, C, C))
+        index = pd.MultiIndex.from_arrays([np.asarray(text, dtype=object)[k + k0], i, j],
+                                          names=["component", "i", "j"])
+        frames.append(pd.DataFrame({name: v[nz] for name, v in acc.items() if name != "n"}, index=index))
+    if not frames:
+        return pd.DataFrame(index=pd.MultiIndex.from_arrays([[], [], []], names=["component", "i", "j"]))
+    return pd.concat(frames) if len(frames) > 1 else frames[0]
+
+
+def _relevel(frame, levels, maps, names):
+    """``frame`` with each index level in ``levels`` (cell codes) replaced by two levels
+    (strategy, seat) through ``maps`` (per level: (strategy per cell, seat per cell))."""
+    import numpy as np
+    import pandas as pd
+
+    arrays = []
+    for k in range(frame.index.nlevels):
+        values = frame.index.get_level_values(k)
+        if k in levels:
+            strat, seat = maps[levels.index(k)]
+            codes = values.to_numpy(dtype=np.int64)
+            arrays.append(np.asarray(strat, dtype=object)[codes])
+            arrays.append(np.asarray(seat, dtype=np.int64)[codes])
+        else:
+            arrays.append(values.to_numpy())
+    return frame.set_axis(pd.MultiIndex.from_arrays(arrays, names=names))
+
+
+# --------------------------------------------------------------------------------------------
+# Estimates
+# --------------------------------------------------------------------------------------------
+
+#: Columns of :func:`estimate`'s table, in order (``components.csv``).
+COLUMNS = ("component", "what", "holders", "seat_games", "share", "mean_copies", "win_with", "win_without",
+           "effect", "effect_low", "effect_high", "se", "p", "q", "clear", "per_copy", "per_copy_low",
+           "per_copy_high", "reason", "peer_group", "peers", "vs_peers", "vs_peers_low", "vs_peers_high", "vs_peers_p",
+           "cost", "per_cost")
+
+
+class _Table:
+    """One sums frame as arrays for :func:`estimate`: its rows grouped by component, the cell
+    codes (positions among the (strategy, seat) pairs) of its pair levels, and its values."""
+
+    def __init__(self, frame, cells, cols, shape):
+        import numpy as np
+        import pandas as pd
+
+        idx = frame.index
+        nlev = idx.nlevels
+        self.shape = shape
+        self.values = frame[list(cols)].to_numpy(dtype=float).reshape((len(frame),) + shape)
+
+        def codes(level):
+            mi = pd.MultiIndex.from_arrays([idx.get_level_values(level).astype(str),
+                                            idx.get_level_values(level + 1).astype(np.int64)])
+            return cells.get_indexer(mi)
+
+        pair = nlev >= 4
+        self.ci = codes(nlev - 4 if pair else nlev - 2)
+        self.cj = codes(nlev - 2) if pair else None
+        self.rows = {}
+        if nlev in (3, 5):  # a component level first
+            comp = idx.get_level_values(0).astype(str).to_numpy()
+            order = np.argsort(comp, kind="stable")
+            names, start = np.unique(comp[order], return_index=True)
+            bounds = list(start) + [len(order)]
+            self.rows = {str(k): order[bounds[i]:bounds[i + 1]] for i, k in enumerate(names)}
+
+    def dense(self, C, rows=None):
+        """The rows (all, or those of one component) as a dense ``[C, (C,) *shape]`` array."""
+        import numpy as np
+
+        rows = slice(None) if rows is None else rows
+        ci = self.ci[rows]
+        keep = ci >= 0
+        if self.cj is None:
+            out = np.zeros((C,) + self.shape)
+            np.add.at(out, ci[keep], self.values[rows][keep])
+            return out
+        cj = self.cj[rows]
+        keep &= cj >= 0
+        out = np.zeros((C, C) + self.shape)
+        np.add.at(out, (ci[keep], cj[keep]), self.values[rows][keep])
+        return out
+
+
+def _fit(n, Y, X, XX, XY, AA, AB, BB, corr):
+    """One within estimate: ``(beta, se)`` from the sums by cell (see the module docstring);
+    ``(nan, nan)`` when ``x`` does not vary within any cell."""
+    import numpy as np
+
+    m = n > 0
+    nn = np.where(m, n, 1)
+    xbar = np.where(m, X / nn, 0.0)
+    ybar = np.where(m, Y / nn, 0.0)
+    sxx = float(np.sum(XX - X * xbar))
+    sxy = float(np.sum(XY - X * ybar))
+    scale = float(np.sum(XX))
+    if not scale or sxx <= 1e-9 * scale:
+        return float("nan"), float("nan")
+    beta = sxy / sxx
+    wa = np.stack([np.ones_like(xbar), -ybar + 2 * beta * xbar, np.full_like(xbar, -beta)], axis=1)
+    wb = np.stack([-xbar, xbar * ybar - beta * xbar * xbar], axis=1)
+    meat = (np.einsum("ga,ghab,hb->", wa, AA, wa) + 2 * np.einsum("ga,ghab,hb->", wa, AB, wb)
+            + np.einsum("ga,ghab,hb->", wb, BB, wb))
+    var = corr * max(meat, 0.0) / (sxx * sxx)
+    return beta, float(np.sqrt(var))
+
+
+def estimate(sums: dict, catalog: dict | None = None) -> Any:
+    """Every component's effect on winning from combined :func:`chunk_sums` (one run, or the
+    runs of one variant), as a frame with :data:`COLUMNS`, ranked: clear components first by the
+    size of their effect (against the peer group where the title declares one, per unit of cost
+    when every such component has a cost: a cheap card out of line comes before a dear one), then
+    the other estimates by p-value, then the components without an estimate (with the
+    ``reason``).  ``catalog``: ``Game.component_catalog`` - its components are
+    listed (in its order among equals) and described (``what``), those no seat held included.
+
+    Units: ``share``, ``win_with``, ``win_without`` are fractions; ``effect``, its interval and
+    ``se`` and the ``per_copy`` slope are in percentage points.  ``holders`` counts seat-games
+    with at least one copy, ``seat_games`` all of them.  Empty frame without sums."""
+    import numpy as np
+    import pandas as pd
+    from scipy.stats import norm
+    from statsmodels.stats.multitest import multipletests
+
+    catalog = catalog or {}
+    if not sums or "comp_cells" not in sums or not len(sums["comp_cells"]):
+        return pd.DataFrame(columns=list(COLUMNS))
+    cells = sums["comp_cells"]
+    cell_index = pd.MultiIndex.from_arrays([cells.index.get_level_values(0).astype(str),
+                                            cells.index.get_level_values(1).astype(np.int64)])
+    C = len(cells)
+    n = cells["n"].to_numpy(dtype=float)
+    Y = cells["y"].to_numpy(dtype=float)
+    N = float(n.sum())
+    G = float(sums["comp_games"]["games"].sum())
+    k_params = 1 + int(np.count_nonzero(n))
+    corr = (G / (G - 1)) * ((N - 1) / (N - k_params)) if G > 1 and N > k_params else float("nan")
+    BB = _Table(sums["comp_bb"], cell_index, ["yy", "y1", "1y", "11"], (2, 2)).dense(C)
+    total_y = float(Y.sum())
+    fx = sums.get("comp_x")
+    have = fx is not None and len(fx)
+    tx = _Table(fx, cell_index, ["h_x", "h_xy", "c_x", "c_xx", "c_xy"], (5,)) if have else None
+    tab = {}
+    for v in _VARIANTS:
+        f = sums.get("comp_ab")
+        tab[("ab", v)] = (_Table(f, cell_index, [f"{v}_{a}{b}" for a in _A for b in _B], (3, 2))
+                          if f is not None and len(f) else None)
+        f = sums.get("comp_aa")
+        tab[("aa", v)] = (_Table(f, cell_index, [f"{v}_{a}_{b}" for a in _A for b in _A], (3, 3))
+                          if f is not None and len(f) else None)
+    ids = list(dict.fromkeys([str(c) for c, v in catalog.items() if v.get("always", True)] +
+                             (list(tx.rows) if have else [])))
+    rows = []
+    for cid in ids:
+        info = catalog.get(cid, {})
+        row = {"component": cid, "what": info.get("what", ""), "seat_games": int(N)}
+        ix = tx.rows.get(cid) if have else None
+        if ix is None:
+            row.update(holders=0, share=0.0, mean_copies=float("nan"), win_with=float("nan"),
+                       win_without=total_y / N if N else float("nan"), reason="held by no seat")
+            rows.append(row)
+            continue
+        x = tx.dense(C, ix)
+        H, WH = float(x[:, 0].sum()), float(x[:, 1].sum())
+        row.update(holders=int(round(H)), share=H / N, mean_copies=float(x[:, 2].sum()) / H if H else float("nan"),
+                   win_with=WH / H if H else float("nan"),
+                   win_without=(total_y - WH) / (N - H) if N > H else float("nan"))
+        if H >= N:
+            row["reason"] = "held by every seat"
+            rows.append(row)
+            continue
+        if min(H, N - H) < MIN_HOLDERS:
+            row["reason"] = (f"held by {'only' if H < N - H else 'all but'} {int(round(min(H, N - H)))} seat-games: "
+                             f"an estimate needs {MIN_HOLDERS} with and {MIN_HOLDERS} without")
+            rows.append(row)
+            continue
+        fits = {}
+        for v, (X, XX, XY) in (("h", (x[:, 0], x[:, 0], x[:, 1])), ("c", (x[:, 2], x[:, 3], x[:, 4]))):
+            dense = {}
+            for kind, shape in (("ab", (3, 2)), ("aa", (3, 3))):
+                t = tab[(kind, v)]
+                r = t.rows.get(cid) if t is not None else None
+                dense[kind] = t.dense(C, r) if r is not None else np.zeros((C, C) + shape)
+            fits[v] = _fit(n, Y, X, XX, XY, dense["aa"], dense["ab"], BB, corr)
+        beta, se = fits["h"]
+        if not np.isfinite(beta):
+            row["reason"] = ("held by all seats or by none within each strategy and seat: no comparison "
+                             "within a strategy and seat")
+            rows.append(row)
+            continue
+        if not np.isfinite(se) or se <= 0:
+            row.update(effect=beta * 100, reason="no spread in winning to compare" if np.isfinite(se) else
+                       "too few games for an interval")
+            rows.append(row)
+            continue
+        slope, slope_se = fits["c"]
+        row.update(effect=beta * 100, se=se * 100, effect_low=(beta - Z95 * se) * 100,
+                   effect_high=(beta + Z95 * se) * 100, p=float(2 * norm.sf(abs(beta / se))),
+                   per_copy=slope * 100, per_copy_low=(slope - Z95 * slope_se) * 100,
+                   per_copy_high=(slope + Z95 * slope_se) * 100, reason="")
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    for c in COLUMNS:
+        if c not in out.columns:
+            out[c] = np.nan if c not in ("reason", "what", "peer_group") else ""
+    _against_peers(out, catalog)
+    tested = out["vs_peers_p"].where(out["vs_peers_p"].notna(), out["p"])
+    est = tested.notna().to_numpy()
+    out["q"] = np.nan
+    out["clear"] = False
+    if est.any():
+        reject, q, _, _ = multipletests(tested[est].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
+        out.loc[est, "q"] = q
+        out.loc[est, "clear"] = reject
+    out["clear"] = out["clear"].astype(bool)
+    out["reason"] = out["reason"].fillna("")
+    group = np.where(out["clear"], 0, np.where(est, 1, 2))
+    peered = out["vs_peers"].notna()
+    by_cost = bool(peered.any() and out.loc[peered, "per_cost"].notna().all())
+    key = out["per_cost"] if by_cost else out["vs_peers"].where(peered, out["effect"])
+    size = -key.abs().fillna(0).to_numpy()
+    p = tested.fillna(1).to_numpy()
+    order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, p), group))
+    out = out.iloc[order][list(COLUMNS)].reset_index(drop=True)
+    notes = list(dict.fromkeys(str(v["collapsed"]) for v in catalog.values() if (v or {}).get("collapsed")))
+    out.attrs["collapsed"] = "; ".join(notes)
+    return out
+
+
+def _against_peers(out, catalog: dict) -> None:
+    """Fill the peer columns of :func:`estimate`'s rows in place: a component whose catalog entry
+    names a ``peers`` group (the title's grouping: same kind, cost or value) is compared with the
+    mean effect of the other members of that group that have an estimate - ``vs_peers`` (pp)
+    = its effect minus that mean, with a normal 95% interval and p-value whose standard error
+    is ``sqrt(se^2 + sum(se_j^2) / k^2)`` (k peers; the estimates are treated as independent,
+    an approximation: they come from the same games).  ``cost`` (the catalog's ``cost``) and
+    ``per_cost`` = ``vs_peers`` per unit of cost, where the cost is above 0."""
+    import numpy as np
+    from scipy.stats import norm
+
+    out["peer_group"] = [str((catalog.get(str(c)) or {}).get("peers") or "") for c in out["component"]]
+    out["cost"] = [float((catalog.get(str(c)) or {}).get("cost", np.nan)) for c in out["component"]]
+    ok = out["se"].notna() & out["effect"].notna()
+    for label in dict.fromkeys(x for x in out["peer_group"] if x):
+        members = out.index[(out["peer_group"] == label) & ok]
+        for i in members:
+            others = [j for j in members if j != i]
+            if not others:
+                continue
+            k = len(others)
+            mean = float(out.loc[others, "effect"].mean())
+            se = float(np.sqrt(out.at[i, "se"] ** 2 + float((out.loc[others, "se"] ** 2).sum()) / k ** 2))
+            d = float(out.at[i, "effect"]) - mean
+            out.at[i, "peers"] = k
+            out.at[i, "vs_peers"] = d
+            out.at[i, "vs_peers_low"], out.at[i, "vs_peers_high"] = d - Z95 * se, d + Z95 * se
+            out.at[i, "vs_peers_p"] = float(2 * norm.sf(abs(d / se))) if se > 0 else np.nan
+    cost = out["cost"].to_numpy(dtype=float)
+    out["per_cost"] = np.where(cost > 0, out["vs_peers"].to_numpy(dtype=float) / np.where(cost > 0, cost, 1), np.nan)
+
+
+def report_table(est) -> Any:
+    """The ranked table of the report: id, what it is, share of seat-games holding it, win rate
+    with / without (%), effect in pp with its 95% interval (or the reason for no estimate), BH q,
+    clear.  (The per-copy slope is in components.csv.)"""
+    import pandas as pd
+
+    if est is None or not len(est):
+        return pd.DataFrame()
+
+    def pct(v):
+        return "-" if pd.isna(v) else f"{v * 100:.1f}"
+
+    def pp(v, lo, hi):
+        return "-" if pd.isna(v) or pd.isna(lo) else f"{v:+.1f} ({lo:+.1f} to {hi:+.1f})"
+
+    def qtext(q):
+        return "-" if pd.isna(q) else ("<0.001" if q < 0.001 else f"{q:.3f}")
+
+    rows = []
+    for r in est.itertuples():
+        rows.append({"rank": len(rows) + 1, "component": r.component, "what": r.what or "-",
+                     "held by (%)": pct(r.share), "win with (%)": pct(r.win_with),
+                     "win without (%)": pct(r.win_without),
+                     "effect, pp (95% CI)": pp(r.effect, r.effect_low, r.effect_high) if not r.reason else r.reason,
+                     "against peers, pp (95% CI)": pp(r.vs_peers, r.vs_peers_low, r.vs_peers_high),
+                     "q (BH)": qtext(r.q), f"q <= {Q:g}": "yes" if r.clear else "no"})
+    out = pd.DataFrame(rows)
+    if (out["against peers, pp (95% CI)"] == "-").all():  # the title declares no peer groups
+        out = out.drop(columns=["against peers, pp (95% CI)"])
+    return out
+
+
+def method_note(est) -> str:
+    """One paragraph naming the estimator, the interval, the correction and what "clear" means."""
+    n_est = int(est["p"].notna().sum()) if est is not None and len(est) else 0
+    n_clear = int(est["clear"].sum()) if est is not None and len(est) else 0
+    if est is not None and est.attrs.get("measure"):
+        return str(est.attrs["measure"])
+    collapsed = (est.attrs.get("collapsed") or "") if est is not None else ""
+    peers = (f"Collapsed: {collapsed}. " if collapsed else "") + ("Against peers: the effect minus the mean effect of the other components of its peer group (the "
+             "title's grouping: same kind, cost or value), the two estimates' errors combined as if independent; "
+             "where a peer group exists, q and the ranking use it. " if est is not None and len(est)
+             and est["vs_peers"].notna().any() else "")
+    return (peers + f"Effect: the change in win probability (pp) when a seat has the component (at least one copy), "
+            f"against seats of the same strategy in the same seat without it - a linear probability model with "
+            f"one intercept per strategy and seat, errors clustered by game, 95% normal interval. q: "
+            f"Benjamini-Hochberg adjusted over the {n_est} components with an estimate; {n_clear} pass "
+            f"q <= {Q:g}. components.csv also has the per-copy slope: the same model on the number of copies. Held by: share of seat-games "
+            f"with at least one copy. An effect is an association: a component a winning seat tends to get "
+            f"(because it wins) shows one too, so a finding stays possible until an intervention confirms it.")
+
+
+def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
+    """A forest plot of the clear components (effect and 95% interval, pp), largest first, at
+    most :data:`FOREST_MAX`; written to ``path``.  Returns ``(file name, caption)``, or None when
+    no component is clear (nothing is written)."""
+    from analyser.stats import plots as base  # sets the Agg backend
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if est is None or not len(est):
+        return None
+    clear = est[est["clear"]]
+    if not len(clear):
+        return None
+    shown = clear.head(FOREST_MAX)
+    k = len(shown)
+    fig, ax = plt.subplots(figsize=(8.5, 1.2 + 0.32 * k))
+    ypos = np.arange(k)[::-1]
+    eff = shown["effect"].to_numpy(dtype=float)
+    lo = shown["effect_low"].to_numpy(dtype=float)
+    hi = shown["effect_high"].to_numpy(dtype=float)
+    colours = np.where(eff > 0, "#3a6ea5", "#c44e52")
+    ax.hlines(ypos, lo, hi, color=colours, linewidth=2)
+    ax.scatter(eff, ypos, color=colours, zorder=3, s=22)
+    ax.axvline(0, color="#888888", linewidth=0.8)
+    labels = [f"{r.component} - {r.what}" if r.what else str(r.component) for r in shown.itertuples()]
+    labels = [base.label(x) if hasattr(base, "label") else x for x in labels]
+    ax.set_yticks(ypos)
+    ax.set_yticklabels([x if len(x) <= 48 else x[:47] + "..." for x in labels], fontsize=8.5)
+    ax.set_ylim(-0.7, k - 0.3)
+    more = len(clear) > k
+    base.style(ax, title or (f"Associations with winning that pass the correction: the {k} largest of {len(clear)}"
+                             if more else f"Associations with winning that pass the correction ({len(clear)})"),
+               "effect on win probability (pp, 95% interval)", "")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+    fig.tight_layout()
+    return base.save(fig, path, f"Association with win probability of each component that passes the "
+                                f"Benjamini-Hochberg correction (q <= {Q:g}): the change in percentage points when a "
+                                "seat has it, within the same strategy and seat, with its 95% interval (errors "
+                                "clustered by game)" + (f"; the {k} largest of {len(clear)}" if more else "") + ". An association, not a "
+                                "cause: see the findings for the interventions that test it.")
+
+
+def special_tables(est, specs) -> list[tuple[str, Any]]:
+    """The title's special cases of the component table (``Game.component_tables``): for each
+    ``(caption, ids)``, the rows of :func:`report_table` of those ids, in that order, with the
+    per-copy slope beside (pp per copy, 95% interval)."""
+    import pandas as pd
+
+    out = []
+    if est is None or not len(est):
+        return out
+    table = report_table(est).drop(columns=["rank"])
+    table["per copy, pp (95% CI)"] = [
+        "-" if pd.isna(r.per_copy) else f"{r.per_copy:+.1f} ({r.per_copy_low:+.1f} to {r.per_copy_high:+.1f})"
+        for r in est.itertuples()]
+    by_id = {str(c): i for i, c in enumerate(table["component"])}
+    for caption, ids in specs:
+        rows = [by_id[i] for i in ids if i in by_id]
+        if rows:
+            out.append((caption, table.iloc[rows].reset_index(drop=True)))
+    return out
+
+
+# The findings live in analyser.findings.components (one job per module); named here for callers.
+from analyser.findings.components import FINDINGS_MAX, finding_lines, findings, next_command  # noqa: E402,F401

@@ -1,0 +1,465 @@
+"""Designer metrics for every title: drama, luck against skill, decisiveness
+(docs/metrics.md, "Designer metrics").  All read a results frame (one row per game and seat); none needs extra games.
+
+Each figure reads what the title declares about its outcome (:class:`Outcome`, from the
+``Game`` attributes ``outcome``, ``score_unit``, ``close_margin``, ``outcome_note``): a figure that
+does not fit the title is left out, and :func:`designer_rows` says why in one line
+(``table.attrs["left_out"]``); it is never shown as a number.
+
+* **Drama** reads the ``score_trace`` column (:data:`analyser.engine.core.TRACE_COLUMN`) that a title
+  records when it lists it in ``metric_columns``: per seat, its score after every step of the
+  game (a round, a turn or a trick, as the title's ``trace_unit`` says), as a list of numbers
+  (:mod:`analyser.engine.traces`; text such as ``"0 3 3 7"`` in a CSV file or an older run).  A title
+  that does not record it gets "not recorded", nothing else.  Left out where the score does not
+  decide the winner (``outcome = "other"``).
+
+  - *lead changes*: how many times the sole leader changes (a tie for the lead keeps the last
+    sole leader; taking the first sole lead is not a change);
+  - *lead for good at*: the fraction of the game's steps played before the eventual winner
+    takes the sole lead and keeps it to the end (0 = led throughout, 1 = only at the end or
+    only by tie-break);
+  - *largest deficit overcome*: the most points the eventual winner trailed the leader by, at
+    any step.
+  Games with a shared win have no single winner and are left out of the last two.
+
+* **Luck against skill**: the *skill share* is the partial eta squared of the strategy in a
+  two-way fixed-effects analysis of variance with the game (its deal) as the block (Cohen, J.
+  (1973), "Eta-squared and partial eta-squared in fixed factor ANOVA designs", Educational and
+  Psychological Measurement 33, 107-112): of the differences between seats of the same game,
+  the share the strategies explain.  The rest - the *luck share* - is what the deal, the turn
+  order and the interplay of the seats explain.  It reads the outcome: each seat's win share
+  (1, 0, or 1/k of a k-way shared win).  Where the highest score decides the winner it is also
+  given on the final score, labelled *score-based* (elsewhere a seat's score is not what it
+  played for: in a race the loser that gambled more ends nearer the target).  When a strategy
+  holds several seats of a game only one of them can win, so the share of the win has a ceiling
+  below 1 (a third with two seats each at four).  Its 95% interval
+  is a percentile bootstrap over games, except that its lower end is 0 when the strategies'
+  effects cannot be told from none (a Wald test of the strategy contrasts with the bootstrap
+  covariance, p >= 0.05): a resampled share is never below 0, so the plain percentile interval
+  would exclude 0 whatever the data (Steiger, J. H. (2004), "Beyond the F test", Psychological
+  Methods 9, 164-182, gives the same rule for eta squared).  It needs two strategies or more.
+
+* **Decisiveness**: the tie rate (games whose win is shared) and the *close-game rate*: games
+  whose top two scores differ by at most the title's close margin (``Game.close_margin``, in
+  its score units; ties and tie-breaks included).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from dataclasses import dataclass
+
+from analyser.stats.analysis import game_keys, per_game, wilson
+from analyser.engine.core import OUTCOMES, TRACE_COLUMN, InputError
+
+#: Bootstrap resamples for the luck-skill interval.
+BOOTSTRAP = 200
+#: The Wald test of the strategy contrasts below which the skill share's interval may leave 0.
+SKILL_TEST = 0.05
+
+
+# --------------------------------------------------------------------------------------------
+# What the title declares about its outcome
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a title declares about its outcome (the ``Game`` attributes of the same meaning), which
+    says which figures fit it.  :meth:`of` reads them from a title."""
+
+    score_unit: str = "points"
+    trace_unit: str = "steps"
+    #: ``Game.outcome``: "highest score", "race" or "other"
+    kind: str = "highest score"
+    #: ``Game.close_margin`` (score units) or None
+    close_margin: float | None = 1.0
+    #: ``Game.outcome_note``
+    note: str = ""
+    #: ``Game.close_note``
+    close_note: str = ""
+
+    @classmethod
+    def of(cls, game) -> "Outcome":
+        """The declarations of ``game`` (a title instance or class; None: the defaults).  Raises
+        InputError for an ``outcome`` that is not one of :data:`analyser.engine.core.OUTCOMES`."""
+        if game is None:
+            return cls()
+        if isinstance(game, Outcome):
+            return game
+        kind = getattr(game, "outcome", "highest score")
+        if kind not in OUTCOMES:
+            raise InputError(f"title {getattr(game, 'id', '?')!r} declares outcome={kind!r}; "
+                             f"a title declares one of: {', '.join(OUTCOMES)}")
+        margin = getattr(game, "close_margin", 1.0)
+        return cls(score_unit=getattr(game, "score_unit", "points"), trace_unit=getattr(game, "trace_unit", "steps"),
+                   kind=kind, close_margin=None if margin is None else float(margin),
+                   note=getattr(game, "outcome_note", "") or "", close_note=getattr(game, "close_note", "") or "")
+
+    @property
+    def score_decides(self) -> bool:
+        """The highest final score wins."""
+        return self.kind == "highest score"
+
+    @property
+    def reason(self) -> str:
+        """Why the figures that read score differences do not fit this title (one phrase)."""
+        if self.note:
+            return self.note.rstrip(".")
+        if self.kind == "race":
+            return ("a race: the first seat to reach the target wins and the game stops, so the other seats' "
+                    f"{self.score_unit} say how far they got, not how well they played")
+        return f"the title's winner is not the seat with the most {self.score_unit}"
+
+    @property
+    def close_applies(self) -> bool:
+        return self.kind != "other" and self.close_margin is not None
+
+    @property
+    def close_reason(self) -> str:
+        if self.kind == "other":
+            return self.reason
+        return (self.close_note or "the title declares no close-game margin").rstrip(".")
+
+    @property
+    def drama_applies(self) -> bool:
+        """Lead changes, lead for good and deficit read the score trace as a race for the lead."""
+        return self.kind != "other"
+
+
+# --------------------------------------------------------------------------------------------
+# Decisiveness
+# --------------------------------------------------------------------------------------------
+
+def decisiveness(df: pd.DataFrame, margin: float | None = 1.0) -> dict:
+    """``tie_rate`` and ``close_rate`` (top-two margin <= ``margin``, in score units; NaN when
+    ``margin`` is None) with Wilson 95% intervals, ``margin`` and ``games``."""
+    g = per_game(df)
+    n = len(g)
+    tie = float(g["tie"].mean()) if n else math.nan
+    close = float((g["margin"] <= margin + MARGIN_TOL).mean()) if n and margin is not None else math.nan
+    tl, th = wilson(tie, n)
+    cl, ch = wilson(close, n) if close == close else (math.nan, math.nan)
+    return {"games": n, "tie_rate": tie, "tie_low": tl, "tie_high": th, "margin": margin,
+            "close_rate": close, "close_low": cl, "close_high": ch}
+
+
+#: Slack when comparing a score margin with the close margin (scores that are sums of fractions).
+MARGIN_TOL = 1e-9
+
+
+# --------------------------------------------------------------------------------------------
+# Drama
+# --------------------------------------------------------------------------------------------
+
+def has_trace(df: pd.DataFrame) -> bool:
+    return TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any()
+
+
+def game_drama(trace: np.ndarray, winners: list[int]) -> tuple[int, float, float]:
+    """Drama of one game from its trace (steps x seats array of scores after each step) and the
+    seats that won: ``(lead_changes, lead_for_good_at, deficit_overcome)`` (the last two NaN for
+    a shared win or an empty trace)."""
+    steps = trace.shape[0]
+    if steps == 0:
+        return 0, math.nan, math.nan
+    top = trace.max(axis=1)
+    at_top = trace == top[:, None]
+    sole = at_top.sum(axis=1) == 1
+    leader = np.where(sole, trace.argmax(axis=1), -1)
+    seq = leader[leader >= 0]
+    changes = int(np.count_nonzero(seq[1:] != seq[:-1])) if len(seq) > 1 else 0
+    if len(winners) != 1:
+        return changes, math.nan, math.nan
+    w = winners[0]
+    leads = leader == w
+    if not leads[-1]:
+        good = 1.0
+    else:
+        not_leading = np.flatnonzero(~leads)
+        first = int(not_leading[-1]) + 1 if len(not_leading) else 0
+        good = first / steps
+    others = np.delete(trace, w, axis=1)
+    deficit = float(max(0.0, (others.max(axis=1) - trace[:, w]).max())) if others.shape[1] else 0.0
+    return changes, good, deficit
+
+
+def drama_per_game(df: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per game: keys, ``lead_changes``, ``lead_for_good_at``, ``deficit_overcome``
+    (what :func:`game_drama` gives for each game, computed for all games at once); None when the
+    title records no score trace."""
+    if not has_trace(df):
+        return None
+    keys = game_keys(df)
+    d = df.sort_values(keys + ["seat"], kind="stable")
+    players = int(d["players"].iloc[0]) if "players" in d.columns else int(d["seat"].max()) + 1
+    out = d[keys].iloc[::players].reset_index(drop=True)
+    changes, good, deficit = drama_arrays(d[TRACE_COLUMN].to_numpy(dtype=object), d["win"].to_numpy(dtype=float),
+                                          players)
+    return out.assign(lead_changes=changes, lead_for_good_at=good, deficit_overcome=deficit)
+
+
+def drama_arrays(traces: np.ndarray, wins: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`game_drama` of many games at once.  ``traces``/``wins``: one entry per row, the
+    rows of a game together in seat order (``players`` rows per game); a trace is a list or array
+    of numbers, or its text form (:mod:`analyser.engine.traces`), or missing (empty).  Returns per game
+    ``(lead_changes, lead_for_good_at, deficit_overcome)`` as arrays (the last two NaN for a
+    shared win or an empty trace).  A game's trace is as long as its shortest seat's."""
+    from analyser.engine.traces import flatten
+
+    n_games = len(traces) // players
+    counts, flat = flatten(traces)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    per_game = counts.reshape(n_games, players)
+    steps = per_game.min(axis=1)
+    width = int(steps.max()) if n_games else 0
+    trace = np.full((n_games, max(width, 1), players), -np.inf)
+    step_idx = np.arange(max(width, 1))
+    valid = step_idx[None, :] < steps[:, None]                                  # games x steps
+    for k in range(players):
+        row_start = starts.reshape(n_games, players)[:, k]
+        pos = row_start[:, None] + step_idx[None, :]
+        trace[:, :, k] = np.where(valid, flat[np.minimum(pos, max(len(flat) - 1, 0))] if len(flat) else 0.0, -np.inf)
+    top = trace.max(axis=2)
+    sole = (trace == top[:, :, None]).sum(axis=2) == 1
+    leader = np.where(sole & valid, trace.argmax(axis=2), -1)
+    # lead changes: consecutive sole leaders (ties skipped) that differ
+    g_of, s_of = np.nonzero(leader >= 0)
+    seq = leader[g_of, s_of]
+    same_game = g_of[1:] == g_of[:-1]
+    changes = np.bincount(g_of[1:][same_game & (seq[1:] != seq[:-1])], minlength=n_games).astype(np.int64)
+    win_mat = wins.reshape(n_games, players) > 0
+    single = (win_mat.sum(axis=1) == 1) & (steps > 0)
+    w = win_mat.argmax(axis=1)
+    leads = (leader == w[:, None]) & valid
+    last = np.maximum(steps - 1, 0)
+    leads_last = leads[np.arange(n_games), last]
+    not_leading = valid & ~leads
+    first = (np.where(not_leading, step_idx[None, :] + 1, 0)).max(axis=1)     # one past the last step not led
+    good = np.where(leads_last, first / np.maximum(steps, 1), 1.0)
+    own = np.take_along_axis(trace, w[:, None, None].repeat(trace.shape[1], axis=1), axis=2)[:, :, 0]
+    others = trace.copy()
+    others[np.arange(n_games), :, w] = -np.inf
+    if players > 1:
+        with np.errstate(invalid="ignore"):  # steps past a game's end hold -inf on both sides
+            gap = np.where(valid, others.max(axis=2) - own, -np.inf)
+        deficit = np.maximum(0.0, gap.max(axis=1))
+    else:
+        deficit = np.zeros(n_games)
+    good = np.where(single, good, np.nan)
+    deficit = np.where(single, deficit, np.nan)
+    return changes, good.astype(float), deficit.astype(float)
+
+
+def drama_summary(df: pd.DataFrame) -> dict | None:
+    """Means across games (and the share of games with a lead change, the 90th percentile of the
+    deficit overcome); None when no trace is recorded."""
+    g = drama_per_game(df)
+    if g is None or not len(g):
+        return None
+    return {"games": len(g),
+            "lead_changes": float(g["lead_changes"].mean()),
+            "any_lead_change": float((g["lead_changes"] > 0).mean()),
+            "lead_for_good_at": float(g["lead_for_good_at"].mean()),
+            "deficit_overcome": float(g["deficit_overcome"].mean()),
+            "deficit_p90": float(g["deficit_overcome"].quantile(0.9)) if g["deficit_overcome"].notna().any() else math.nan,
+            "deficit_max": float(g["deficit_overcome"].max())}
+
+
+# --------------------------------------------------------------------------------------------
+# Luck against skill
+# --------------------------------------------------------------------------------------------
+
+def _skill_fit(y, game, strat, n_games, n_strats, weights) -> tuple[float, np.ndarray]:
+    """Partial eta squared of the strategy with the game as block, with per-game weights, and the
+    strategies' fitted effects (minimum-norm least squares, so they sum to 0)."""
+    w_row = weights[game]
+    wsum_g = np.bincount(game, weights=w_row, minlength=n_games)
+    ok = wsum_g > 0
+    mean_g = np.zeros(n_games)
+    mean_g[ok] = np.bincount(game, weights=w_row * y, minlength=n_games)[ok] / wsum_g[ok]
+    yw = y - mean_g[game]
+    X = np.zeros((len(y), n_strats))
+    X[np.arange(len(y)), strat] = 1.0
+    for k in range(n_strats):
+        m = np.zeros(n_games)
+        m[ok] = np.bincount(game, weights=w_row * X[:, k], minlength=n_games)[ok] / wsum_g[ok]
+        X[:, k] -= m[game]
+    xx = (X * w_row[:, None]).T @ X
+    xy = (X * w_row[:, None]).T @ yw
+    return share_from_normal(xx, xy, float(np.sum(w_row * yw ** 2)))
+
+
+def share_from_normal(xx: np.ndarray, xy: np.ndarray, yy: float) -> tuple[float, np.ndarray]:
+    """The skill share and the strategies' effects from the within-game normal equations
+    ``X'X``, ``X'y`` and ``y'y`` (the strategy indicators and the outcome centred on each game's
+    means): ``beta' X'X beta / y'y`` with ``beta`` the minimum-norm solution of
+    ``X'X beta = X'y``."""
+    beta = np.linalg.pinv(xx, rcond=1e-10, hermitian=True) @ xy
+    ss_strat = float(beta @ xx @ beta)
+    return (ss_strat / yy if yy > 1e-12 else math.nan), beta
+
+
+def skill_interval(point: float, reps: list[tuple[float, np.ndarray]], beta: np.ndarray) -> dict:
+    """The skill share's 95% interval from bootstrap replicates ``(share, effects)``: the
+    percentile interval, with its lower end 0 when the Wald test of the strategy contrasts
+    (effect of each strategy minus the first's, covariance from the replicates) gives
+    p >= :data:`SKILL_TEST` (module docstring).  Returns ``skill_low``, ``skill_high``, ``p``."""
+    from scipy import stats
+
+    finite = [r for r, _ in reps if math.isfinite(r)]  # an outcome that never varies has no skill share
+    if not finite or point != point:
+        return {"skill_low": math.nan, "skill_high": math.nan, "p": math.nan}
+    lo, hi = np.percentile(finite, [2.5, 97.5])
+    contrasts = np.array([b[1:] - b[0] for r, b in reps if math.isfinite(r)])
+    d = beta[1:] - beta[0]
+    p = math.nan
+    if len(contrasts) > 2 and len(d):
+        cov = np.atleast_2d(np.cov(contrasts, rowvar=False))
+        rank = int(np.linalg.matrix_rank(cov, tol=1e-12 * max(1.0, float(np.abs(cov).max()))))
+        if rank:
+            wald = float(d @ np.linalg.pinv(cov, rcond=1e-10, hermitian=True) @ d)
+            p = float(stats.chi2.sf(wald, rank))
+        else:
+            p = 1.0 if float(np.abs(d).max()) < 1e-12 else 0.0
+    if not p < SKILL_TEST:
+        lo = 0.0
+    return {"skill_low": float(lo), "skill_high": float(hi), "p": p}
+
+
+def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: str = "win") -> dict | None:
+    """``skill_share`` (partial eta squared of the strategy, game as block) of ``on`` - ``"win"``,
+    each seat's win share (the outcome), or ``"score"``, its final score - with a bootstrap 95%
+    interval over games (``skill_low``/``skill_high``; module docstring), the Wald test's ``p``
+    and ``luck_share`` = 1 - skill share.  None with fewer than two strategies."""
+    strategies = df["strategy"].astype(str)
+    if strategies.nunique() < 2:
+        return None
+    keys = game_keys(df)
+    game = df.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+    strat = pd.factorize(strategies)[0]
+    y = df[on].to_numpy(dtype=float)
+    n_games, n_strats = int(game.max()) + 1, int(strat.max()) + 1
+    point, beta = _skill_fit(y, game, strat, n_games, n_strats, np.ones(n_games))
+    rng = np.random.default_rng(seed)
+    reps = []
+    for _ in range(bootstrap):
+        w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
+        reps.append(_skill_fit(y, game, strat, n_games, n_strats, w))
+    return {"skill_share": point, **skill_interval(point, reps, beta), "luck_share": 1 - point,
+            "games": n_games, "bootstrap": bootstrap, "on": on}
+
+
+# --------------------------------------------------------------------------------------------
+# One table for reports
+# --------------------------------------------------------------------------------------------
+
+def _one(unit: str) -> str:
+    """The singular of a score unit: ``points`` -> ``point``, ``turns afloat`` -> ``turn afloat``."""
+    first, _, rest = unit.partition(" ")
+    first = first[:-1] if first.endswith("s") and not first.endswith("ss") else first
+    return f"{first} {rest}".strip()
+
+
+def number(x: float) -> str:
+    """A whole number without a decimal point, else up to 2 decimals (``1``, ``10``, ``2.5``)."""
+    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}".rstrip("0")
+
+
+def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
+    """The designer figures of one run as a two-column table (figure, value) for reports.
+
+    ``outcome``: the title (its declarations, :meth:`Outcome.of`) or an :class:`Outcome`; None
+    for the defaults.  The figures that do not fit the title are left out, with their reasons in
+    ``table.attrs["left_out"]``."""
+    outcome = Outcome.of(outcome)
+    win = luck_skill(df, on="win")
+    score = luck_skill(df, on="score") if outcome.score_decides else None
+    table = designer_rows(decisiveness(df, outcome.close_margin if outcome.close_applies else None),
+                          drama_summary(df), win, score, outcome)
+    table.attrs["skill"] = win  # the record behind the row (analyser.findings.luck_share)
+    return table
+
+
+def _finite(*values) -> bool:
+    return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
+
+
+def _percent(value: float, low: float, high: float, none: str) -> str:
+    """``12.3% (95% CI 10.1-14.6%)``, with the decimals the interval calls for
+    (:func:`analyser.stats.analysis.decimals`); ``none`` (what the data lacks) when the value is not a
+    number, ``(95% CI n/a)`` when only the interval is not: never "nan"."""
+    from analyser.stats.analysis import percent, percent_ci
+    if not _finite(value):
+        return none
+    return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
+
+
+def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None = None,
+                  outcome: Outcome | None = None) -> pd.DataFrame:
+    """The (figure, value) table of :func:`designer_table` from its parts: the
+    :func:`decisiveness`, :func:`drama_summary` and :func:`luck_skill` (on the win share, and on
+    the score where the score decides) records.  A figure the data cannot give (no game with a
+    single winner, no difference within a game) says why instead of showing "nan";
+    ``attrs["left_out"]``: the figures that do not fit the title, one line per reason."""
+    outcome = outcome or Outcome()
+    unit = outcome.score_unit
+    rows, left_out = [], []
+    no_games = "n/a (no games)"
+    rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
+    if outcome.close_applies:
+        rows.append((f"close games (top two within {number(outcome.close_margin)} "
+                     f"{_one(unit) if outcome.close_margin == 1 else unit})",
+                     _percent(d["close_rate"], d["close_low"], d["close_high"], no_games)))
+    else:
+        left_out.append(f"close games: {outcome.close_reason}")
+    if dr is None:
+        rows.append(("drama", "not recorded by this title (no score trace)"))
+    elif not outcome.drama_applies:
+        left_out.append(f"lead changes, lead for good and deficit overcome: {outcome.reason}")
+    else:
+        single = "n/a (no game has a single winner: every game was a shared win)"
+        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: "
+                                              f"{100 * dr['any_lead_change']:.0f}%)" if _finite(dr["lead_changes"])
+                     else no_games))
+        rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's "
+                                                          f"{outcome.trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
+                     else single))
+        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {unit} on average; 90th "
+                                                 f"percentile {dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"
+                     if _finite(dr["deficit_overcome"], dr["deficit_p90"], dr["deficit_max"]) else single))
+    rows.append(_skill_row("skill share (partial eta squared of the win share)", win,
+                           "no game has a winner and a loser: every win was shared by every seat"))
+    if outcome.score_decides:
+        rows.append(_skill_row("skill share, score-based (partial eta squared of the score)", score,
+                               "no game decided by score: every seat of a game scored the same"))
+    else:
+        left_out.append(f"the score-based skill share: {outcome.reason}")
+    out = pd.DataFrame(rows, columns=["figure", "value"])
+    out.attrs["left_out"] = _grouped(left_out)
+    return out
+
+
+def _grouped(lines: list[str]) -> list[str]:
+    """``figure: reason`` lines with the same reason joined into one (``a; b: reason``)."""
+    by_reason: dict[str, list[str]] = {}
+    for line in lines:
+        figure, _, reason = line.partition(": ")
+        by_reason.setdefault(reason, []).append(figure)
+    return [f"{'; '.join(figures)}: {reason}" for reason, figures in by_reason.items()]
+
+
+def _skill_row(label: str, ls: dict | None, why: str) -> tuple[str, str]:
+    from analyser.stats.analysis import percent
+    if ls is None:
+        return label, "n/a (needs two strategies or more)"
+    if not _finite(ls["skill_share"]):
+        return label, f"n/a ({why})"
+    lo, hi = ls["skill_low"], ls["skill_high"]
+    text = f"{_percent(ls['skill_share'], lo, hi, 'n/a')}; luck share {percent(ls['luck_share'], lo, hi)}"
+    if lo == 0 and ls["skill_share"] > 0:
+        text += "; the strategies cannot be told apart"
+    return label, text

@@ -1,0 +1,378 @@
+"""Seat figures beyond the seat table: the seat compensation, the seat finding, and how the seats
+were filled (docs/metrics.md, "Designer metrics").
+
+**Seat compensation.**  Where the final score decides the winner (``Game.outcome``), each seat's
+*handicap*: the score added to that seat's final scores, in the title's score units, that would
+bring its win rate closest to the fair share (1/players), the other seats unchanged.  It is read
+off the recorded final scores, with no new games, under one assumption, stated wherever it is
+shown: **play would not change if the handicap existed** (the same moves and the same final
+scores; only the comparison at the end moves).
+
+For seat ``k`` of a game let ``d`` be its final score minus the best score of the other seats.
+With a handicap ``h`` the seat wins when ``d + h > 0`` and loses when ``d + h < 0``; when
+``d + h = 0`` it ties the best other seat and the title's tie-break decides, which may read more
+than the scores (the cards taken, the largest domain).  We assume such a tie is won as
+often as the seat won its recorded ties at the top (``d = 0``: its *tie-break share*; one half
+when it never tied).  So the win rate ``W(h)`` is a step function of ``h`` that moves only on the
+score lattice (at ``h = -d`` for the recorded ``d``), and at ``h = 0`` it is the seat's recorded
+win rate.  The handicap is the lattice value whose ``W`` lies closest to the fair share (the
+smaller handicap on a tie), shown with ``W`` there: it is a whole step of the lattice, never
+interpolated.  Its 95% interval is a percentile bootstrap over games (over :data:`BLOCKS` blocks
+of games, ``game_index mod BLOCKS``, in a larger run), its ends on the lattice.
+
+In a race (``outcome = "race"``: the first seat to reach a target wins, and the game stops) the
+same counts give a *head start*: a seat that lost by ``-d`` would, with a head start ``h >= -d``,
+have reached the target first (its banked score only grows, and its final score is the highest
+it reached).  The winner may overshoot the target, so the head start read this way is, if
+anything, too large.  Only head starts (``h >= 0``) are read: a penalty to the leader cannot be
+read from games that stopped when it reached the target.  Where the score does not decide at all
+(``outcome = "other"``) there is no compensation.
+
+The sums are additive per chunk of games (counts of ``(block, seat, d)`` and the win shares of
+the ties), so a report of any size keeps them small: blocks x seats x distinct differences.
+
+**The seat finding** (:func:`seat_findings`): is a seat ahead, how clear is it, and what would
+compensate it - in the shape of :func:`analyser.stats.metagame.findings` (``topic``, ``sentence``,
+``strength``, ``evidence``, ``threshold``, ``next``).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+
+import numpy as np
+import pandas as pd
+
+#: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
+BLOCKS = 200
+#: Bootstrap resamples for the compensation interval.
+BOOTSTRAP = 200
+#: Score differences are rounded to this many decimals before they are counted.
+DIGITS = 9
+#: A seat finding is clear when the seat-balance test gives p below this and the best-worst gap's
+#: 95% interval lies above 0.
+SEAT_P = 0.05
+
+
+# --------------------------------------------------------------------------------------------
+# Compensation: counts
+# --------------------------------------------------------------------------------------------
+
+def differences(scores: np.ndarray) -> np.ndarray:
+    """Per game and seat (``scores``: games x seats), the seat's score minus the best score of
+    the other seats."""
+    n = scores.shape[1]
+    out = np.empty_like(scores, dtype=float)
+    for k in range(n):
+        others = np.delete(scores, k, axis=1)
+        out[:, k] = scores[:, k] - others.max(axis=1)
+    return np.round(out, DIGITS)
+
+
+def compensation_sums(game: np.ndarray, seat: np.ndarray, score: np.ndarray, win: np.ndarray, players: int,
+                      game_index: np.ndarray) -> pd.DataFrame:
+    """The additive sums of one chunk: per (``block``, ``seat``, ``diff``) the games (``count``)
+    and, where ``diff`` is 0, the seat's win shares in them (``tie_win``).  ``game``: each row's
+    game (0..G-1), ``seat``/``score``/``win`` per row, ``game_index`` per game.  Empty with fewer
+    than two seats."""
+    index = pd.MultiIndex.from_arrays([[], [], []], names=["block", "seat", "diff"])
+    if players < 2 or not len(game):
+        return pd.DataFrame({"count": [], "tie_win": []}, index=index)
+    n_games = len(game_index)
+    wide = np.zeros((n_games, players))
+    wins = np.zeros((n_games, players))
+    np.add.at(wide, (game, seat), score)
+    np.add.at(wins, (game, seat), win)
+    d = differences(wide)
+    block = np.repeat(game_index % BLOCKS, players)
+    frame = pd.DataFrame({"block": block, "seat": np.tile(np.arange(players), n_games), "diff": d.ravel(),
+                          "count": 1.0, "tie_win": np.where(d == 0, wins, 0.0).ravel()})
+    return frame.groupby(["block", "seat", "diff"], sort=True).sum()
+
+
+# --------------------------------------------------------------------------------------------
+# Compensation: from counts to handicaps
+# --------------------------------------------------------------------------------------------
+
+def _handicaps(counts: np.ndarray, tie_win: np.ndarray, values: np.ndarray, games: float, fair: float,
+               race: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per seat the handicap and the win rate there, from ``counts`` (seats x values: games with
+    each score difference ``values``, ascending), ``tie_win`` (seats) and ``games``."""
+    seats = counts.shape[0]
+    h_out, w_out = np.full(seats, math.nan), np.full(seats, math.nan)
+    if games <= 0:
+        return h_out, w_out
+    zero = np.flatnonzero(values == 0)
+    above = counts[:, ::-1].cumsum(axis=1)[:, ::-1] - counts  # games with a larger difference
+    for k in range(seats):
+        ties = counts[k, zero[0]] if len(zero) else 0.0
+        share = tie_win[k] / ties if ties > 0 else 0.5
+        cand = -values                                        # h at which a recorded d ties
+        win = (above[k] + share * counts[k]) / games
+        if not len(zero):                                     # h = 0 is always a candidate
+            cand = np.append(cand, 0.0)
+            win = np.append(win, counts[k][values > 0].sum() / games)
+        keep = cand >= 0 if race else np.ones(len(cand), dtype=bool)
+        cand, win = cand[keep], win[keep]
+        order = np.lexsort((np.abs(cand), np.abs(win - fair)))
+        h_out[k], w_out[k] = cand[order[0]] + 0.0, win[order[0]]
+    return h_out, w_out
+
+
+def _table(point: tuple, reps: list, win0: np.ndarray, fair: float, tie_share: np.ndarray, games: int,
+           kind: str, bootstrap: int) -> pd.DataFrame:
+    h, w = point
+    rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
+    lows, highs = [], []
+    for k in range(len(h)):
+        col = rep[:, k][~np.isnan(rep[:, k])]
+        lows.append(float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan)
+        highs.append(float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan)
+    out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
+                        "handicap_low": lows, "handicap_high": highs, "win_at_handicap": w,
+                        "tie_share": tie_share})
+    out.attrs.update(kind=kind, games=games, bootstrap=bootstrap)
+    return out
+
+
+def compensation_from_sums(sums: pd.DataFrame, players: int, kind: str = "highest score",
+                           bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame | None:
+    """Per seat: ``win_rate`` (recorded), ``fair_share``, ``handicap`` (score units; the head
+    start in a race) with ``handicap_low``/``handicap_high`` (bootstrap 95%, on the lattice),
+    ``win_at_handicap`` and ``tie_share``; from :func:`compensation_sums` combined over chunks.
+    None with no games, fewer than two seats, or ``kind == "other"``."""
+    if sums is None or not len(sums) or players < 2 or kind == "other":
+        return None
+    s = sums.sort_index()
+    blocks = s.index.get_level_values("block").unique().sort_values()
+    values = np.sort(s.index.get_level_values("diff").unique().to_numpy(dtype=float))
+    b_pos = blocks.get_indexer(s.index.get_level_values("block"))
+    v_pos = np.searchsorted(values, s.index.get_level_values("diff").to_numpy(dtype=float))
+    k_pos = s.index.get_level_values("seat").to_numpy(dtype=np.int64)
+    arr = np.zeros((len(blocks), players, len(values)))
+    ties = np.zeros((len(blocks), players))
+    np.add.at(arr, (b_pos, k_pos, v_pos), s["count"].to_numpy(dtype=float))
+    np.add.at(ties, (b_pos, k_pos), s["tie_win"].to_numpy(dtype=float))
+    return _from_arrays(arr, ties, values, players, kind, bootstrap, seed)
+
+
+def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFrame:
+    """The compensation table from per-unit counts (units x seats x values) and tie win shares
+    (units x seats), resampling the units (games or blocks of games)."""
+    fair = 1.0 / players
+    race = kind == "race"
+    per_unit = arr[:, 0, :].sum(axis=1)
+
+    def at(w):
+        counts = np.tensordot(w, arr, axes=1)
+        return _handicaps(counts, w @ ties, values, float(w @ per_unit), fair, race)
+
+    ones = np.ones(len(arr))
+    point = at(ones)
+    counts = arr.sum(axis=0)
+    games = float(per_unit.sum())
+    zero = values == 0
+    win0 = (counts[:, values > 0].sum(axis=1) + ties.sum(axis=0)) / games
+    tie_n = counts[:, zero].sum(axis=1) if zero.any() else np.zeros(players)
+    tie_share = np.where(tie_n > 0, ties.sum(axis=0) / np.where(tie_n > 0, tie_n, 1), math.nan)
+    rng = np.random.default_rng(seed)
+    nb = len(arr)
+    reps = [at(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
+    return _table(point, reps, win0, fair, tie_share, int(games), kind, bootstrap)
+
+
+def compensation(df: pd.DataFrame, kind: str = "highest score", bootstrap: int = BOOTSTRAP,
+                 seed: int = 0) -> pd.DataFrame | None:
+    """:func:`compensation_from_sums` of a whole results frame, resampling games (the streamed
+    report resamples blocks of games; the two agree below :data:`BLOCKS` games)."""
+    from analyser.stats.analysis import game_keys
+
+    players = int(df["players"].iloc[0]) if len(df) else 0
+    if not len(df) or players < 2 or kind == "other":
+        return None
+    d = df.sort_values(game_keys(df) + ["seat"], kind="stable")
+    scores = d["score"].to_numpy(dtype=float).reshape(-1, players)
+    wins = d["win"].to_numpy(dtype=float).reshape(-1, players)
+    diff = differences(scores)
+    values = np.unique(diff)
+    v_pos = np.searchsorted(values, diff)
+    n_games = len(scores)
+    arr = np.zeros((n_games, players, len(values)))
+    arr[np.arange(n_games)[:, None], np.arange(players)[None, :], v_pos] = 1.0
+    ties = np.where(diff == 0, wins, 0.0)
+    return _from_arrays(arr, ties, values, players, kind, bootstrap, seed)
+
+
+def assumption(kind: str, unit: str) -> str:
+    """The assumption a compensation figure rests on, in one sentence."""
+    if kind == "race":
+        return (f"Head starts in {unit}, read from the recorded final scores: a seat that ended within h {unit} of "
+                "the winner would have reached the target first with a head start of h. It assumes play would "
+                "not change if the head start existed; the winner may overshoot the target, so the head start "
+                "read this way is, if anything, too large.")
+    return (f"Handicaps in {unit} added to a seat's final score, read from the recorded final scores: it assumes "
+            "play would not change if the handicap existed. A handicap that ties the seat with its best "
+            "opponent counts the seat's recorded tie-break share (half when it never tied).")
+
+
+# --------------------------------------------------------------------------------------------
+# Findings and notes
+# --------------------------------------------------------------------------------------------
+
+def _signed(x: float) -> str:
+    text = f"{x:+g}" if float(x).is_integer() else f"{x:+.2f}"
+    return "0" if text in ("+0", "-0") else text
+
+
+def handicap_text(row, unit: str, kind: str) -> str:
+    """``+6 points (95% CI +4 to +8; win rate 49.8% there)`` for one seat of the compensation."""
+    if row["handicap"] != row["handicap"]:
+        return "n/a"
+    word = "head start" if kind == "race" else "handicap"
+    if kind == "race" and row["handicap"] == 0 and row["win_rate"] >= row["fair_share"]:
+        return f"none (at or above the fair share; a {word} goes to the seats behind)"
+    return (f"{_signed(row['handicap'])} {unit} (95% CI {_signed(row['handicap_low'])} to "
+            f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
+
+
+def _unreplayed(next_command: str) -> str:
+    """What a compensation figure has not been: replayed.  It is read from the recorded scores
+    (play may change with it: a Pig head start of 16 read this way left the first player at 42%
+    when replayed), so the finding says how to check it."""
+    return (" - read from the recorded scores, not replayed: check it with the sweep below, which plays the "
+            "games with it" if next_command else
+            " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
+
+
+def _no_handicap(rows, unit: str, word: str) -> str:
+    """The sentence for the seats behind whose closest handicap is 0 (``rows``: (seat, win rate at
+    0) pairs): no recorded step brings them nearer the fair share, so none is offered."""
+    seats_ = ", ".join(str(int(k)) for k, _ in rows)
+    rates = ", ".join(f"{100 * w:.1f}%" for _, w in rows)
+    one = len(rows) == 1
+    return (f"No {word} in whole {unit} brings seat{'' if one else 's'} {seats_} nearer the fair share than none: "
+            f"{'it wins' if one else 'they win'} {rates} with a {word} of 0, and no other {word} brings "
+            f"{'it' if one else 'them'} nearer.")
+
+
+def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
+                  kind: str = "highest score", reason: str = "", next_command: str = "") -> list[dict]:
+    """The seat finding of a run, in the shape of :func:`analyser.stats.metagame.findings`: is a seat
+    ahead (from the seat table and the seat-balance record of
+    :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
+    (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
+    ``next_command``: the ``analyser sweep`` command that tests the compensation with real
+    games, or ""."""
+    threshold = (f"clear when the chi-square test of wins per seat gives p < {SEAT_P:g} and the 95% interval of "
+                 "the gap between the best and the worst seat lies above 0 pp; possible when one of the two holds")
+    best, worst = balance.get("best"), balance.get("worst")
+    if best is None:
+        return [{"topic": "seat advantage", "strength": "none found", "threshold": threshold, "next": "",
+                 "evidence": {"figure": "-", "interval": "-"},
+                 "sentence": "Not enough games to judge the seats."}]
+    rate = seats.set_index("seat")["win_rate"]
+    fair = 1.0 / len(rate)
+    p, lo, hi, gap = balance["p"], balance["gap_low"], balance["gap_high"], balance["gap"]
+    evidence = {"figure": f"seat {best} minus seat {worst}: {gap:+.1f} pp of win rate",
+                "interval": f"{lo:+.1f} to {hi:+.1f} pp; chi-square p = {p:.2g}"}
+    clear_p, clear_gap = p < SEAT_P, lo > 0
+    strength = "clear" if clear_p and clear_gap else ("possible" if clear_p or clear_gap else "none found")
+    who = f"Seat {best}" + (", the first to play," if best == 0 else "")
+    own = ""
+    if {"win_low", "win_high"} <= set(seats.columns):  # the seat's own interval, where the table has it
+        r = seats.set_index("seat").loc[best]
+        own = f" (95% CI {100 * r['win_low']:.1f}-{100 * r['win_high']:.1f}%)"
+    gap_text = f"a gap of {gap:+.1f} pp, 95% CI {lo:+.1f} to {hi:+.1f} pp; chi-square p = {p:.2g}"
+    if strength == "none found":
+        sentence = (f"No seat is clearly ahead: seat {best} wins {100 * rate[best]:.1f}% and seat {worst} "
+                    f"{100 * rate[worst]:.1f}% against a fair share of {100 * fair:.1f}% ({gap_text}).")
+    else:
+        sentence = (f"{who} is ahead{'' if strength == 'clear' else ', possibly'}: it wins {100 * rate[best]:.1f}% "
+                    f"of games{own} against a fair share of {100 * fair:.1f}%; seat {worst} wins "
+                    f"{100 * rate[worst]:.1f}% ({gap_text}).")
+    comp_out = None
+    if comp is not None and strength != "none found":
+        word = "head start" if kind == "race" else "handicap"
+        behind = comp[comp["win_rate"] < comp["fair_share"]]
+        if len(rate) == 2:
+            r = comp.set_index("seat").loc[worst]
+            if r["handicap"] == 0:  # a 0 handicap changes nothing: never said to even the seats
+                sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
+            else:
+                sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
+                             f"to the fair share, assuming play would not change{_unreplayed(next_command)}.")
+        elif len(behind):
+            moved = behind[behind["handicap"] != 0]
+            parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
+            if parts:
+                sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
+                             "one at a time: " + "; ".join(parts) + ", assuming play would not change"
+                             + _unreplayed(next_command) + ".")
+            still = behind[behind["handicap"] == 0]
+            if len(still):
+                sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"
+        comp_out = {int(r["seat"]): {"handicap": float(r["handicap"]), "low": float(r["handicap_low"]),
+                                     "high": float(r["handicap_high"])} for _, r in comp.iterrows()}
+    elif comp is None and strength != "none found" and reason:
+        sentence += f" No score compensation is estimated: {reason}."
+    out = {"topic": "seat advantage", "strength": strength, "sentence": sentence, "evidence": evidence,
+           "threshold": threshold, "next": next_command if strength != "none found" else ""}
+    if comp_out is not None:
+        out["compensation"] = comp_out
+    return [out]
+
+
+def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
+                  comp: pd.DataFrame | None) -> str:
+    """The ``analyser sweep`` command that tests a seat compensation with real games through the
+    title's start-bonus option (``Game.seat_bonus_rule``): no bonus, and a bonus to each seat
+    below the fair share at half, once and one and a half times its estimated handicap (when the
+    bonus is in score units), else 1, 2 and 3 units.  "" when the title has no such option or no
+    seat is behind."""
+    option = getattr(game, "seat_bonus_rule", "")
+    if not option or comp is None:
+        return ""
+    behind = comp["win_rate"] < comp["fair_share"]
+    if not behind.any():
+        return ""
+    same_unit = not getattr(game, "seat_bonus_unit", "")
+    step = [(max(1.0, abs(h)) if same_unit else 1.0) if b else 0.0
+            for h, b in zip(comp["handicap"].fillna(1.0), behind)]
+    factors = (0.5, 1.0, 1.5) if same_unit else (1.0, 2.0, 3.0)
+    cells = ["/".join("0" for _ in range(players))]
+    for f in factors:
+        cells.append("/".join(str(int(round(s * f))) if s else "0" for s in step))
+    cells = list(dict.fromkeys(cells))
+    words = ["analyser", "sweep", game.source or game.id]
+    for s in strategies:
+        words += ["-s", s]
+    words += ["--players", str(players), "--games", str(games)]
+    for k, v in rules.items():
+        if k != option:
+            words += ["--rule", f"{k}={v}"]
+    words += ["--rule", f"{option}={','.join(cells)}"]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def seating_note(strategies: int, players: int, player_games: dict[str, int]) -> str:
+    """How the seats were filled, in one sentence: ``3 strategies at 4 seats: each strategy takes
+    the extra seat in turn; each played 2,667 player-games`` (see :func:`analyser.engine.runner.lineup`).
+    ``player_games``: strategy -> rows."""
+    counts = sorted(set(player_games.values()))
+    if strategies == 1:
+        rule = f"one strategy in all {players} seats (a mirror match)"
+    elif strategies == players:
+        rule = f"{strategies} strategies at {players} seats: one seat each, rotating"
+    elif players % strategies == 0:
+        rule = f"{strategies} strategies at {players} seats: {players // strategies} seats each in every game, rotating"
+    else:
+        extra = players % strategies
+        rule = (f"{strategies} strategies at {players} seats: each strategy takes "
+                + ("the extra seat" if extra == 1 else f"one of the {extra} extra seats") + " in turn")
+    if len(counts) == 1:
+        return f"{rule}; each played {counts[0]:,} player-games"
+    if counts[-1] - counts[0] <= max(1, 0.01 * counts[-1]):
+        return f"{rule}; each played {counts[0]:,} to {counts[-1]:,} player-games (the last block of games was cut short)"
+    listed = ", ".join(f"{name} {n:,}" for name, n in player_games.items())
+    return f"{rule}; player-games were unequal: {listed}"
