@@ -20,7 +20,6 @@ import threading
 import uuid
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import joblib
 
@@ -29,9 +28,7 @@ from analyser.engine.core import InputError, StrategyError
 from analyser.run import store
 from analyser.engine.runner import resolve_jobs, run_batch
 from analyser.engine.userfiles import safe_worker_path
-
-if TYPE_CHECKING:
-    from analyser.run.spec import RunSpec
+from analyser.run.spec import RunSpec, check_scheduler_address
 
 
 class _Deferred:
@@ -329,14 +326,6 @@ def _new_client(address: str | None, jobs: int | None):
                          "`dask scheduler` and give its tcp://HOST:PORT address") from None
     except ValueError as e:
         raise InputError(f"--scheduler {address!r} is not accepted ({e}); give tcp://HOST:PORT") from None
-
-
-def check_scheduler_address(address: str) -> None:
-    """``tcp://HOST:PORT`` (or ``tls://``, ``inproc://``, ``ws://``, ``wss://``); InputError otherwise."""
-    import re
-    if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
-        raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
-                         "tcp://HOST:8786")
 
 
 #: The Dask client of the command being run (:func:`command_pool`), or None.

@@ -25,7 +25,6 @@ from analyser import __version__
 from analyser.engine import runner
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.engine.registry import get_game, make_strategy
-from analyser.run.backends import check_scheduler_address
 from analyser.engine.runner import resolve_jobs
 
 
@@ -216,3 +215,11 @@ def spec_from_config(config: dict) -> RunSpec:
                    game_timeout=float(field("game_timeout", (int, float), GAME_TIMEOUT)),
                    backend=field("backend", str) or "loky", scheduler=field("scheduler", str),
                    engine=field("engine_requested", str) or "auto")
+
+
+def check_scheduler_address(address: str) -> None:
+    """``tcp://HOST:PORT`` (or ``tls://``, ``inproc://``, ``ws://``, ``wss://``); InputError otherwise."""
+    import re
+    if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
+        raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
+                         "tcp://HOST:8786")
