@@ -47,7 +47,8 @@ def _report(results, out, title_file, quiet=False):
     _check_plotting()  # before the report module imports matplotlib
     from analyser.report.page import _reduce_run, build_report, write_report
     from analyser.engine.registry import get_game
-    from analyser.results import load_results, open_run, trust_title_file
+    from analyser.results import load_results, trust_title_file
+    from analyser.stats.streamed import open_run
     from analyser.run import check_writable, default_out, prepare_out, store
 
     _check_out_name(out)

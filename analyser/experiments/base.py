@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -80,6 +79,7 @@ from analyser.engine.core import InputError
 from analyser.experiments import stopping
 from analyser.run import store
 from analyser.run.spec import RunSpec, package_versions
+from analyser.run.folders import cell_folder_ok
 
 #: Version of the experiment-folder layout, recorded as ``experiment.layout``.
 LAYOUT = 1
@@ -90,9 +90,6 @@ PART_GAMES = 2000
 #: Seconds between rewrites of the record while many short cells finish (it is always written
 #: when play stops; the cells' own folders are the truth a resume reads).
 SAVE_EVERY = 0.5
-
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$")
-
 
 @dataclass
 class Cell:
@@ -158,11 +155,6 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if not isinstance(layout, int) or isinstance(layout, bool) or layout > LAYOUT:
         raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
     return config
-
-
-def cell_folder_ok(text) -> bool:
-    """A cell folder named in a record: one or two plain names below the experiment folder."""
-    return isinstance(text, str) and bool(_NAME.match(text)) and ".." not in text
 
 
 class Experiment:

@@ -653,11 +653,12 @@ def _params_of(game, df: pd.DataFrame):
 
 def _reduce_run(out: Path, opened: tuple | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
-    names, config)``.  ``opened``: what :func:`analyser.results.open_run` already returned
+    names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  A folder with the single ``results.parquet`` of
     older runs is read whole."""
     from analyser.stats import streamed
-    from analyser.results import load_results, open_run, validate_chunk
+    from analyser.results import load_results, validate_chunk
+    from analyser.stats.streamed import open_run
     from analyser.run import store
 
     out = Path(out)

@@ -3,10 +3,10 @@
 """
 
 from analyser.run.read import (EXPERIMENT_KINDS, check_parts, is_trusted_title_file, load_results, missing_tables,
-                               open_run, trust_title_file)
+                               trust_title_file)
 from analyser.io.validate import (validate_chunk, validate_columns, validate_config, validate_extra,
                                   validate_results)
 
-__all__ = ["EXPERIMENT_KINDS", "check_parts", "is_trusted_title_file", "load_results", "missing_tables", "open_run",
+__all__ = ["EXPERIMENT_KINDS", "check_parts", "is_trusted_title_file", "load_results", "missing_tables",
            "trust_title_file", "validate_chunk", "validate_columns", "validate_config", "validate_extra",
            "validate_results"]

@@ -23,10 +23,10 @@ Reading results back (untrusted input) is :mod:`analyser.results`.
 """
 
 from analyser.run.backends import Terminated, WorkerDied
-from analyser.run.execute import ResumePlan, RunResult, resume, resume_spec, run
+from analyser.run.execute import ResumePlan, RunResult, resume, resume_spec, run, write_results
 from analyser.run.folders import (check_writable, default_out, describe_output, prepare_out, previous_output,
                                   read_config, read_config_file)
-from analyser.run.sink import assemble, batch_frames, batch_tables, compact, tables_to_frame, write_csv, write_results
+from analyser.run.sink import assemble, batch_frames, batch_tables, compact, tables_to_frame, write_csv
 from analyser.run.spec import (BACKENDS, MAX_GAMES, RunSpec, check_scheduler_address, data_file_record, new_run_id,
                                package_versions, resolve, spec_from_config)
 from analyser.run.trust import Allowed, guard_folder_config, resume_command, trust_file, trusting

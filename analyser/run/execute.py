@@ -26,7 +26,8 @@ from analyser.run import store
 from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
                                    _watchdog_here, client_address, pool_client)
 from analyser.run.folders import prepare_out, read_config
-from analyser.run.sink import _Sink, batch_tables, tables_to_frame
+from analyser.run.read import load_results
+from analyser.run.sink import _Sink, batch_tables, tables_to_frame, write_csv
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config
 from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
@@ -66,8 +67,6 @@ class RunResult:
         self.stop_requested = False
 
     def _load(self):
-        from analyser.run.read import load_results  # here: analyser.results imports this package (its store)
-
         if self._tables is not None:
             self._results = tables_to_frame(self._tables.get(store.RESULTS, []))
             self._extras = {k: tables_to_frame(v) for k, v in self._tables.items()
@@ -402,3 +401,28 @@ def _check_title(out: Path, config: dict, game) -> None:
     if config.get("game") != game.id:
         raise InputError(f"{str(out)!r} holds a run of {str(config.get('game'))[:40]!r}, but its title is now "
                          f"{game.id!r} ({title_ref(game)}); give the run's own title")
+
+
+def write_results(result: RunResult, out: Path, csv: bool = False) -> list[Path]:
+    """Write a run kept in memory into ``out`` in the run-folder layout (parts, config.json, and
+    ``results.csv`` with ``csv``).  A run that was written with ``out`` already is there; then only
+    the CSV files are written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    if result.out is None or Path(result.out).resolve() != out.resolve():
+        import pyarrow as pa
+        df = result.results
+        if len(df):
+            first, last = int(df["game_index"].iloc[0]), int(df["game_index"].iloc[-1])
+            written.append(store.write_part(pa.Table.from_pandas(df, preserve_index=False),
+                                            out / store.RESULTS, first, last + 1))
+            for name, frame in result.extras.items():
+                written.append(store.write_part(pa.Table.from_pandas(frame, preserve_index=False),
+                                                out / name, first, last + 1))
+        store.write_json_atomic(out / "config.json", result.config)
+        written.append(out / "config.json")
+    if csv:
+        written += write_csv(out, list(result.extras) if result.out is None else
+                             [p.name for p in out.iterdir() if p.is_dir() and p.name != store.RESULTS])
+    return written

@@ -10,6 +10,7 @@ is loaded unasked (:mod:`analyser.run.trust`).
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -199,11 +200,18 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     return out
 
 
+#: a cell folder's name in an experiment's record: one or two plain names
+_CELL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$")
+
+
+def cell_folder_ok(text) -> bool:
+    """A cell folder named in a record: one or two plain names below the experiment folder."""
+    return isinstance(text, str) and bool(_CELL_NAME.match(text)) and ".." not in text
+
+
 def _remove_cells(out: Path, previous: dict) -> None:
     """The cell run folders of an earlier experiment's record (``cells``: each one's ``folder``,
     a plain relative name checked before anything is removed), and ``cells/`` once empty."""
-    from analyser.experiments.base import cell_folder_ok
-
     cells = previous.get("cells")
     if not isinstance(cells, list) or not isinstance(previous.get("experiment"), dict):
         return

@@ -295,29 +295,6 @@ def check_parts(out: Path, game, config: dict) -> list[list[int]]:
     return merged
 
 
-def open_run(out: Path):
-    """A run folder with Parquet parts, opened for a streamed report without reading its whole
-    table: ``(game, config, strategies)`` - the strategies in the order of the config's lineup,
-    then of first appearance.  The config is checked against the first part.  Raises
-    InputError."""
-    from analyser.stats import streamed
-
-    out = Path(out)
-    holder = store.holder_of(out)
-    if holder is not None:
-        raise InputError(f"{str(out)!r} is still being written by a run (PID {holder[0]} on {holder[1]}); report it "
-                         "when the run has finished")
-    parts = store.part_files(out / store.RESULTS)
-    head = streamed.read_part(parts[0], ("game_seed",))
-    game, config = _title_and_config(head, out, out / store.RESULTS)
-    if (out / "config.json").exists():
-        validate_config(config, head, game, out / "config.json", out / store.RESULTS)
-    check_parts(out, game, config)
-    seen = streamed.run_strategies(out)
-    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
-    return game, config, list(dict.fromkeys(order + seen))
-
-
 def _read_table(path: Path, what: str) -> pd.DataFrame:
     """A Parquet or CSV file as a DataFrame; InputError (naming the error type only) otherwise."""
     kind = "Parquet" if path.suffix == ".parquet" else "CSV"

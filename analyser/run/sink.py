@@ -2,8 +2,8 @@
 memory), and the conversion of a batch into its slice of the tidy results frame and extra tables.
 
 Rows are sorted by ``(game_index, seat)`` within each batch, and batches are kept in game order,
-so a run is identical whatever ``--jobs`` or batch size produced it.  :func:`write_csv` and
-:func:`write_results` write a finished run's CSV files and a run kept in memory.
+so a run is identical whatever ``--jobs`` or batch size produced it.  :func:`write_csv` writes
+a finished run's CSV files (:func:`analyser.run.execute.write_results` writes a whole run).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,9 +20,6 @@ from analyser.engine import traces
 from analyser.io.csvsafe import to_csv
 from analyser.run import store
 from analyser.engine.runner import ROW_FIELDS, BatchResult
-
-if TYPE_CHECKING:
-    from analyser.run.execute import RunResult
 
 
 def tables_to_frame(tables: list) -> pd.DataFrame:
@@ -279,29 +275,4 @@ def write_csv(out: Path, names: list[str] | None = None) -> list[Path]:
             tmp.unlink(missing_ok=True)
             raise store.StoreError(f"cannot write {target}: {e.strerror or type(e).__name__}") from None
         written.append(target)
-    return written
-
-
-def write_results(result: RunResult, out: Path, csv: bool = False) -> list[Path]:
-    """Write a run kept in memory into ``out`` in the run-folder layout (parts, config.json, and
-    ``results.csv`` with ``csv``).  A run that was written with ``out`` already is there; then only
-    the CSV files are written."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    if result.out is None or Path(result.out).resolve() != out.resolve():
-        import pyarrow as pa
-        df = result.results
-        if len(df):
-            first, last = int(df["game_index"].iloc[0]), int(df["game_index"].iloc[-1])
-            written.append(store.write_part(pa.Table.from_pandas(df, preserve_index=False),
-                                            out / store.RESULTS, first, last + 1))
-            for name, frame in result.extras.items():
-                written.append(store.write_part(pa.Table.from_pandas(frame, preserve_index=False),
-                                                out / name, first, last + 1))
-        store.write_json_atomic(out / "config.json", result.config)
-        written.append(out / "config.json")
-    if csv:
-        written += write_csv(out, list(result.extras) if result.out is None else
-                             [p.name for p in out.iterdir() if p.is_dir() and p.name != store.RESULTS])
     return written

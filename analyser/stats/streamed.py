@@ -14,10 +14,16 @@ Memory is bounded by one chunk plus one part, not by the number of games.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
+
+from analyser.engine.core import InputError
+from analyser.io.validate import validate_config
+from analyser.run import store
+from analyser.run.read import _title_and_config, check_parts
 
 #: Games per chunk.  Fixed (not tied to the run's batches) so that sums are identical for any
 #: batch size; small enough that a chunk of a title with a large extra table (one row per round
@@ -261,3 +267,24 @@ def strategy_order(results: pd.DataFrame) -> np.ndarray:
     if hasattr(s, "cat"):
         return s.cat.codes.to_numpy(dtype=np.int64)
     return results["game_index"].to_numpy(dtype=np.int64) * 1000 + results["seat"].to_numpy(dtype=np.int64)
+
+
+def open_run(out: Path):
+    """A run folder with Parquet parts, opened for a streamed report without reading its whole
+    table: ``(game, config, strategies)`` - the strategies in the order of the config's lineup,
+    then of first appearance.  The config is checked against the first part.  Raises
+    InputError."""
+    out = Path(out)
+    holder = store.holder_of(out)
+    if holder is not None:
+        raise InputError(f"{str(out)!r} is still being written by a run (PID {holder[0]} on {holder[1]}); report it "
+                         "when the run has finished")
+    parts = store.part_files(out / store.RESULTS)
+    head = read_part(parts[0], ("game_seed",))
+    game, config = _title_and_config(head, out, out / store.RESULTS)
+    if (out / "config.json").exists():
+        validate_config(config, head, game, out / "config.json", out / store.RESULTS)
+    check_parts(out, game, config)
+    seen = run_strategies(out)
+    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
+    return game, config, list(dict.fromkeys(order + seen))
