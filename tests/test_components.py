@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analyser.findings import components as component_findings
 from analyser.stats import components as cm
 from analyser.stats import streamed
 from analyser.cli import cli
@@ -278,12 +279,12 @@ def test_findings_shape_and_none_found():
     res, comp = synthetic(games=80)
     comp = comp[comp.component != "c0"]  # the component tied to winning removed
     est = cm.estimate(sums_of(res, comp))
-    items = cm.findings(est, game="dao", strategies=["a", "b"], games=80)
+    items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=80)
     assert len(items) == 1 and items[0]["strength"] in ("none found", "possible")
     for f in items:
         assert set(f) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
         assert set(f["evidence"]) == {"figure", "interval"}
-    clear = cm.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
+    clear = component_findings.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
                         catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
     assert clear[0]["strength"] == "possible" and clear[0]["component"] == "c0"
     assert clear[0]["next"] == "analyser compare dao -s a -s b --b values=0x1,1x4 --games 1000"

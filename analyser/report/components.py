@@ -20,8 +20,9 @@ def component_part(game, r, part, config: dict | None = None) -> None:
     catalog (what each component is, its file and line) comes from the rules the rows record;
     when they cannot be rebuilt here (a data file the rows name is not on this machine) the
     components are listed by id only, never described from another file."""
-    from analyser.stats import components
+    from analyser.findings import components as component_findings
     from analyser.report import page as report
+    from analyser.stats import components
 
     values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
               for o in game.Params.options() if o["name"] in r.first.columns and len(r.first)}
@@ -41,7 +42,7 @@ def component_part(game, r, part, config: dict | None = None) -> None:
     runs = [str(x) for x in getattr(r, "runs", [])]
     confirmations = recorded.get(runs[0]) if len(runs) == 1 and isinstance(recorded, dict) else None
     part.component_confirmations = confirmations if isinstance(confirmations, dict) else None
-    part.component_findings = components.findings(
+    part.component_findings = component_findings.findings(
         est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
         players=None if r.players == game.default_players else r.players, rules=rules,
         confirmations=part.component_confirmations)

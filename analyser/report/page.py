@@ -60,7 +60,7 @@ class Part:
     #: each component's effect on winning (:func:`analyser.stats.components.estimate`), None when the
     #: title records no components or the results have no component_counts table
     components: pd.DataFrame | None = None
-    #: the component findings (:func:`analyser.stats.components.findings`)
+    #: the component findings (:func:`analyser.findings.components.findings`)
     component_findings: list = field(default_factory=list)
     #: the title's special cases of the component table (``Game.component_tables``)
     component_tables: list = field(default_factory=list)

@@ -707,7 +707,3 @@ def special_tables(est, specs) -> list[tuple[str, Any]]:
         if rows:
             out.append((caption, table.iloc[rows].reset_index(drop=True)))
     return out
-
-
-# The findings live in analyser.findings.components (one job per module); named here for callers.
-from analyser.findings.components import FINDINGS_MAX, finding_lines, findings, next_command  # noqa: E402,F401
