@@ -325,20 +325,6 @@ def describe_side(side: dict) -> str:
     return "; ".join(parts) or "defaults"
 
 
-def _unit(figure: str, score_unit: str = "points", length_unit: str = "turns") -> tuple[str, str, float]:
-    """(group, unit, scale) of a row of the comparison table: rates are shown in % and their
-    differences in percentage points; the other figures in their own units."""
-    if "rate" in figure:
-        return "rates", "percentage points", 100.0
-    if figure.startswith("mean score"):
-        return "mean scores", score_unit, 1.0
-    if figure == "game length":
-        return "game length", length_unit, 1.0
-    if figure == "lead changes per game":
-        return "lead changes", "lead changes per game", 1.0
-    return figure, "", 1.0
-
-
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """Rates as percentages / percentage points, other figures in their units; each row with the
     decimals its interval calls for (:func:`analyser.stats.analysis.decimals`); p-values with 3
@@ -376,7 +362,7 @@ def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
         return []
     groups: dict[str, list] = {}
     for _, r in t.iterrows():
-        group, unit, scale = _unit(r["figure"], score_unit, length_unit)
+        group, unit, scale = analysis.figure_unit(r["figure"], score_unit, length_unit)
         groups.setdefault(group, []).append((r, unit, scale))
     heights = [len(rows) + 1.2 for rows in groups.values()]
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, 0.9 + 0.38 * sum(heights)), squeeze=False,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from analyser.stats import analysis
+from analyser.stats.analysis import figure_unit
 from analyser.findings import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
 
@@ -171,8 +172,6 @@ def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns"
     unadjusted p is.  ``cmp``: :class:`analyser.experiments.compare.Comparison`."""
     from statsmodels.stats.multitest import multipletests
 
-    from analyser.experiments.compare import _unit
-
     table = cmp.table
     topic = "largest difference"
     threshold = (f"clear when the Holm-adjusted p-value (over the {len(table)} figures compared) is below {ALPHA:g} "
@@ -188,7 +187,7 @@ def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns"
     out = []
     groups: dict[str, list] = {}
     for i, r in table.iterrows():
-        group, unit, scale = _unit(r["figure"], score_unit, length_unit)
+        group, unit, scale = figure_unit(r["figure"], score_unit, length_unit)
         groups.setdefault(group, []).append((i, r, unit, scale))
     for group, rows in groups.items():
         for strength in ("clear", "possible"):

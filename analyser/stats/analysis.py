@@ -347,6 +347,22 @@ def display_value(value) -> str:
     return str(value)
 
 
+def figure_unit(figure: str, score_unit: str = "points", length_unit: str = "turns") -> tuple[str, str, float]:
+    """``(group, unit, scale)`` of a compared figure (a row of ``analyser compare``'s table, named
+    as there: ``"win rate: greedy"``, ``"mean score: x"``, ``"game length"``...): rates are shown
+    in % and their differences in percentage points (scale 100); the other figures in their own
+    units (scale 1)."""
+    if "rate" in figure:
+        return "rates", "percentage points", 100.0
+    if figure.startswith("mean score"):
+        return "mean scores", score_unit, 1.0
+    if figure == "game length":
+        return "game length", length_unit, 1.0
+    if figure == "lead changes per game":
+        return "lead changes", "lead changes per game", 1.0
+    return figure, "", 1.0
+
+
 def variants(df: pd.DataFrame, rule_names) -> tuple[pd.Series, list[dict]]:
     """Split joined results into variants: runs that share the player count, every rule option
     in ``rule_names`` and the lineup (the strategies of a game, with their seat counts).
