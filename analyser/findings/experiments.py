@@ -8,7 +8,7 @@ import numpy as np
 
 from analyser.stats import analysis
 from analyser.stats.analysis import figure_unit
-from analyser.findings import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
+from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
 
 # --------------------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from analyser.stats import analysis
-from analyser.findings import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
-                               TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, _finite, command,
-                               gather, number, pct, pct_ci, share_text, with_ci)
+from analyser.findings.base import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
+                                    TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, _finite, command,
+                                    gather, number, pct, pct_ci, share_text, with_ci)
 
 # --------------------------------------------------------------------------------------------
 # A run report: the context and the registry of checks

@@ -1,0 +1,318 @@
+"""Findings: the short ordered list of plain sentences that opens every report (``simulate``,
+``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary
+(docs/findings.md, "Findings").
+
+A :class:`Finding` states one thing a designer may want to act on: its ``sentence`` (plain words,
+with the figure and its 95% interval), its ``strength`` - ``clear``, ``possible`` or ``none found``
+-, its ``evidence`` (the figure and the interval, as text), the ``threshold`` that decides the
+strength (one sentence, the named constants of this module), and ``next``: the command that tests a
+fix, or None where no concrete test exists.  A check that cannot run for the title or the data is
+a :class:`LeftOut` with its reason (never a finding from a figure that does not apply, never
+"nan").
+
+**One function per kind.**  Each check reads a report's figures - the simulate report's
+:class:`analyser.report.page.Part` and its per-chunk sums (:mod:`analyser.report.summaries`), so the report
+stays memory-flat, or an experiment's tables - and returns findings and left-out lines.  The checks
+of a run report are :data:`RUN_CHECKS`, in order of importance; adding a kind is one line there.
+:func:`collect` runs them and orders the result (:meth:`Findings.ordered`): clear before possible,
+then by importance; the ``none found`` lines after them (what was checked and why nothing
+appeared), then the left-out lines.
+
+Thresholds (docs/findings.md gives the reasons):
+
+* seat advantage - :func:`analyser.stats.seats.seat_findings` (chi-square p < ``SEAT_P`` and the best-worst
+  gap's interval above 0);
+* dominant strategy - the best win rate's 95% interval lies wholly above every other strategy's;
+* never wins - a win rate whose 95% upper bound is below :data:`NEVER_WINS_SHARE` of the fair share;
+* component outliers - the component analysis's own findings (:func:`component_outliers`: a
+  component whose effect on winning is clear after the Benjamini-Hochberg correction, with its
+  95% interval), taken from the part;
+* luck share - the skill share's upper bound below :data:`LUCK_HIGH` of its ceiling (very high
+  luck), or its lower bound above :data:`LUCK_LOW` of it (very low luck);
+* runaway leader - the winner leads for good within the first :data:`RUNAWAY_AT` of the game in
+  more than :data:`RUNAWAY_SHARE` of games with one winner;
+* long tail - the 99th percentile of game length above :data:`TAIL_RATIO` times the median;
+* high tie rate - a tie rate above :data:`TIE_RATE`;
+* experiments: the best cell of a sweep and the cells like it, values that change the seat
+  balance (homogeneity p < :data:`ALPHA`), the tournament's top rating, and a comparison's largest
+  clear difference per unit (Holm-adjusted p < :data:`ALPHA`).
+
+This module holds the finding, the list, ``findings.json``, the terminal lines and the
+formatting; :mod:`analyser.findings.run` the run checks and their registry;
+:mod:`analyser.findings.experiments` the findings of a sweep, a tournament and a comparison.
+Everything is importable from ``analyser.findings``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from analyser.stats import analysis
+
+#: The strengths, strongest first.
+STRENGTHS = ("clear", "possible", "none found")
+#: The findings file every report writes beside its ``index.html`` (:func:`document`).
+FILE = "findings.json"
+#: ``findings.json``'s schema name (bumped when a key changes meaning).
+SCHEMA = "analyser.findings/1"
+
+#: A strategy "never or almost never wins" when its win rate's 95% upper bound lies below this
+#: share of the fair share (1/players): below 12.5% at two seats, 6.25% at four.
+NEVER_WINS_SHARE = 0.25
+#: Luck is "very high" when the skill share's 95% upper bound lies below this share of its
+#: ceiling (the most the seating allows): the strategies explain almost nothing of who wins.
+LUCK_HIGH = 0.05
+#: Luck is "very low" when the skill share's 95% lower bound lies above this share of its
+#: ceiling: the strategies explain most of who wins.
+LUCK_LOW = 0.5
+#: A runaway leader: the eventual winner takes the lead for good within this share of the
+#: game's steps ...
+RUNAWAY_AT = 0.25
+#: ... in more than this share of the games with a single winner.  By the arcsine law a fair
+#: coin-flip race between two does so in a third of games (2/pi x arcsin(sqrt(1/4)) = 1/3).
+RUNAWAY_SHARE = 0.5
+#: The game-length quantile read for the tail, and ...
+TAIL_QUANTILE = 0.99
+#: ... a long tail: that quantile above this many times the median.
+TAIL_RATIO = 2.0
+#: Games needed before a 99th percentile of game length is read.
+TAIL_MIN_GAMES = 100
+#: A high tie rate: more than this share of games end in a shared win.
+TIE_RATE = 0.10
+#: Significance level of the experiments' tests (sweep seat balance, compare with Holm's
+#: correction).
+ALPHA = 0.05
+
+
+# --------------------------------------------------------------------------------------------
+# The finding
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class Finding:
+    """One finding.  ``figure``/``interval``: the evidence as text (``interval`` "-" when the
+    figure has none); ``next``: the command that tests a fix, or None; ``extra``: more keys
+    for ``findings.json`` (a seat compensation, a component id)."""
+
+    topic: str
+    sentence: str
+    strength: str
+    figure: str
+    interval: str
+    threshold: str
+    next: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.strength not in STRENGTHS:
+            raise ValueError(f"strength {self.strength!r} is not one of {STRENGTHS}")
+
+    @property
+    def evidence(self) -> dict:
+        return {"figure": self.figure, "interval": self.interval}
+
+    @property
+    def shown(self) -> bool:
+        """Clear or possible: one of the report's findings (else a "none found" line)."""
+        return self.strength != "none found"
+
+    def to_json(self) -> dict:
+        """``{topic, sentence, strength, evidence: {figure, interval}, threshold, next, ...}``."""
+        return {"topic": self.topic, "sentence": self.sentence, "strength": self.strength,
+                "evidence": self.evidence, "threshold": self.threshold, "next": self.next or None,
+                **self.extra}
+
+    @classmethod
+    def of(cls, item: "Finding | dict") -> "Finding":
+        """A finding from the dict shape of :func:`analyser.stats.metagame.findings` and
+        :func:`analyser.stats.seats.seat_findings` (``next`` "" or missing: None; other keys kept)."""
+        if isinstance(item, Finding):
+            return item
+        d = dict(item)
+        ev = d.pop("evidence", {}) or {}
+        known = {k: d.pop(k, "") for k in ("topic", "sentence", "strength", "threshold")}
+        nxt = d.pop("next", None) or None
+        return cls(known["topic"], known["sentence"], known["strength"], str(ev.get("figure", "-")),
+                   str(ev.get("interval", "-")), known["threshold"], nxt, d)
+
+
+@dataclass
+class LeftOut:
+    """A check that does not apply to the title or cannot run on the data, with the reason."""
+
+    topic: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"topic": self.topic, "reason": self.reason}
+
+
+@dataclass
+class Findings:
+    """The findings of one report (or one variant of it), ordered (:meth:`ordered`)."""
+
+    items: list[Finding] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    #: the variant these belong to ("" for a report of one variant)
+    label: str = ""
+
+    @property
+    def shown(self) -> list[Finding]:
+        """Clear and possible findings, in order."""
+        return [f for f in self.items if f.shown]
+
+    @property
+    def checked(self) -> list[Finding]:
+        """The checks that ran and found nothing, in order."""
+        return [f for f in self.items if not f.shown]
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def topic(self, name: str) -> list[Finding]:
+        return [f for f in self.items if f.topic == name]
+
+    @staticmethod
+    def ordered(items: Iterable[Finding], importance: list[str]) -> list[Finding]:
+        """Clear before possible before none found; within a strength, by the topic's place in
+        ``importance`` (unknown topics last), then as given."""
+        rank = {t: i for i, t in enumerate(importance)}
+        indexed = list(enumerate(items))
+        indexed.sort(key=lambda p: (STRENGTHS.index(p[1].strength), rank.get(p[1].topic, len(rank)), p[0]))
+        return [f for _, f in indexed]
+
+    def to_json(self) -> dict:
+        out = {"findings": [f.to_json() for f in self.items], "left_out": [x.to_json() for x in self.left_out]}
+        return {"variant": self.label, **out} if self.label else out
+
+
+def document(command: str, game: str, groups: list[Findings]) -> dict:
+    """``findings.json``: ``{"schema", "command", "game", "findings": [...], "left_out": [...]}``
+    for one variant; with several, ``"variants": [{"variant", "findings", "left_out"}, ...]``
+    instead of the two lists."""
+    head = {"schema": SCHEMA, "command": command, "game": game}
+    if len(groups) == 1 and not groups[0].label:
+        return {**head, **groups[0].to_json()}
+    return {**head, "variants": [g.to_json() for g in groups]}
+
+
+def write_json(path: Path, command: str, game: str, groups: list[Findings]) -> Path:
+    """Write :func:`document` to ``path`` (UTF-8, indented); returns the path."""
+    path.write_text(json.dumps(document(command, game, groups), indent=2, default=_plain) + "\n", encoding="utf-8")
+    return path
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+def lines(groups: list[Findings], indent: str = "  ") -> list[str]:
+    """The findings for the terminal: a numbered line per clear or possible finding (strength,
+    sentence; then its evidence and the command that tests it), one line per check that found
+    nothing, one per left-out check."""
+    out: list[str] = []
+    for g in groups:
+        if g.label and len(groups) > 1:
+            out.append(f"Variant {g.label}:")
+        pad = indent if g.label and len(groups) > 1 else ""
+        if not g.shown:
+            out.append(f"{pad}Nothing found (the checks that ran are below).")
+        for i, f in enumerate(g.shown, 1):
+            out.append(f"{pad}{i}. [{f.strength}] {f.sentence}")
+            ev = f"Evidence: {f.figure}" + (f" (95% CI {f.interval})" if _has_interval(f) else "") + "."
+            out.append(f"{pad}   {ev}")
+            if f.next:
+                out.append(f"{pad}   Test it: {f.next}")
+        if g.checked:
+            out.append(f"{pad}Checked, none found:")
+            out += [f"{pad}{indent}- {f.topic}: {f.sentence}" for f in g.checked]
+        if g.left_out:
+            out.append(f"{pad}Left out:")
+            out += [f"{pad}{indent}- {x.topic}: {x.reason}." for x in g.left_out]
+    return out
+
+
+def _has_interval(f: Finding) -> bool:
+    return f.interval not in ("-", "", "see components.csv")
+
+
+def echo(groups: list[Findings]) -> None:
+    """Print :func:`lines` under a bold "Findings" heading (click)."""
+    import click
+
+    click.echo()
+    click.secho("Findings (clear, then possible; thresholds in the report and docs/findings.md)", bold=True)
+    for line in lines(groups):
+        click.echo(line)
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting
+# --------------------------------------------------------------------------------------------
+
+def pct(value: float, low: float | None = None, high: float | None = None) -> str:
+    """``41.2%`` with the decimals the interval calls for (:func:`analysis.percent`)."""
+    return analysis.percent(value, low, high)
+
+
+def pct_ci(low: float, high: float) -> str:
+    """``39.0-43.4%`` (:func:`analysis.percent_ci`)."""
+    return analysis.percent_ci(low, high)
+
+
+def with_ci(value: float, low: float, high: float) -> str:
+    """``41.2% (95% CI 39.0-43.4%)``."""
+    return f"{pct(value, low, high)} (95% CI {pct_ci(low, high)})"
+
+
+def share_text(x: float) -> str:
+    """A threshold share for a sentence, to at most two decimals: ``12.5%``, ``6.25%``, ``8.33%``,
+    ``10%``."""
+    return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def number(x: float) -> str:
+    """``61``, ``61.5``, ``1.33``."""
+    return f"{x:g}" if float(x).is_integer() else f"{x:.3g}"
+
+
+def command(words: Iterable) -> str:
+    """A shell command from its words (each quoted as needed)."""
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def _finite(*values) -> bool:
+    return all(v is not None and isinstance(v, (int, float, np.floating)) and math.isfinite(v) for v in values)
+
+
+def gather(results: Iterable[tuple[str, Callable[[], Iterable | None]]], label: str = "") -> Findings:
+    """Findings from ``(topic, thunk)`` pairs in order of importance: each thunk's findings
+    (dicts converted, the topic filled in where missing) and left-out lines, ordered."""
+    items: list[Finding] = []
+    left: list[LeftOut] = []
+    importance = []
+    for topic, thunk in results:
+        importance.append(topic)
+        for x in thunk() or []:
+            if isinstance(x, LeftOut):
+                left.append(x if x.topic else LeftOut(topic, x.reason))
+                continue
+            f = Finding.of(x)
+            if not f.topic:
+                f.topic = topic
+            if f.topic not in importance:
+                importance.append(f.topic)
+            items.append(f)
+    return Findings(Findings.ordered(items, importance), left, label)
