@@ -1,7 +1,7 @@
 """The component impact part of a report (:mod:`analyser.stats.components` gives the numbers): a
 variant's estimates, findings and special tables, its HTML section, and ``components.csv``.
 
-pandas and the rest of :mod:`analyser.report.page` are imported inside the functions."""
+pandas and the component numbers are imported inside the functions."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from pathlib import Path
 from analyser.stats import analysis
 from analyser.findings.components import ASSOCIATION_LINE
 from analyser.io.csvsafe import to_csv
+from analyser.report.summaries import params_of
+from analyser.report.tables import table_html
 
 
 def component_part(game, r, part, config: dict | None = None) -> None:
@@ -21,7 +23,6 @@ def component_part(game, r, part, config: dict | None = None) -> None:
     when they cannot be rebuilt here (a data file the rows name is not on this machine) the
     components are listed by id only, never described from another file."""
     from analyser.findings import components as component_findings
-    from analyser.report import page as report
     from analyser.stats import components
 
     values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
@@ -30,7 +31,7 @@ def component_part(game, r, part, config: dict | None = None) -> None:
         params = game.Params(**values)
         catalog = game.component_catalog(params)
     except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
-        params, catalog = report._params_of(game, r.first), {}
+        params, catalog = params_of(game, r.first), {}
     est = components.estimate(r.components, catalog)
     acts = game.component_acts(r.title or {}, catalog)
     if acts is not None and len(acts) and acts["p"].notna().any():
@@ -58,7 +59,6 @@ def write_components_csv(summary, outdir: Path) -> None:
     block per variant (a ``variant`` column first when there are several).  Not written when the
     report has no component estimates."""
     import pandas as pd
-    from analyser.report import page as report
 
     frames = [(p.label, p.components) for p in summary.parts if p.components is not None]
     if not frames:
@@ -78,7 +78,6 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
     (``Game.component_note``) and the forest plot of the clear components
     (``<prefix>components.png``, embedded; None when none is clear)."""
     from analyser.stats import components
-    from analyser.report import page as report
 
     est = part.components
     if est is None:
@@ -94,10 +93,10 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
         figure = {"name": name, "caption": caption,
                   "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
     n_est = int(est["p"].notna().sum())
-    return {"findings": part.component_findings, "table": report._table_html(shown) if len(shown) else "",
+    return {"findings": part.component_findings, "table": table_html(shown) if len(shown) else "",
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
-            "special": [(cap, report._table_html(t)) for cap, t in part.component_tables],
+            "special": [(cap, table_html(t)) for cap, t in part.component_tables],
             "note": components.method_note(est), "figure": figure, "title_note": title_note,
             "association": ASSOCIATION_LINE,
             "n_confirmed": (sum(1 for f in part.component_findings if f.get("strength") == "clear")

@@ -30,6 +30,9 @@ from analyser.io.csvsafe import to_csv
 from analyser.findings import FILE as FINDINGS_JSON, Findings  # the findings file beside index.html
 from analyser.engine.registry import get_game
 from analyser.run.reproduce import reproduce_command
+from analyser.report.summaries import params_of
+from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_table,  # noqa: F401 - the page's API
+                                    table_html as _table_html, wrap_table as _wrap_table)
 
 
 @dataclass
@@ -310,51 +313,6 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templa
                           autoescape=jinja2.select_autoescape(["html", "j2"]))
 
 
-#: Shown above a table that is wider than the window (the page's script reveals it).
-WIDE_HINT = "This table is wider than the window: scroll it sideways (a shadow marks the hidden side)."
-
-
-def _wrap_table(html: str) -> str:
-    """An HTML table in a box that scrolls sideways when the window is narrower than the table
-    (cells never wrap; headers wrap at spaces first), with the hint the page shows then."""
-    return f'<p class="wide-hint">{WIDE_HINT}</p><div class="table-wrap">{html}</div>'
-
-
-#: A text column with a cell longer than this (characters) is prose: its cells wrap.
-PROSE_CHARS = 48
-
-
-def render_table(df: pd.DataFrame, header: bool = True) -> str:
-    """A display frame (cells already formatted) as an escaped HTML ``table.data``.  Numbers are
-    right-aligned, text columns left-aligned.  Cells do not wrap (an interval stays on one
-    line), except in a prose column - a text column with a cell longer than
-    :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
-    import re
-    from html import escape
-
-    def numeric(v) -> bool:  # a number as the tables print it: 12.3, -0.5 pp, 41.2%, < 1e-300, -, n/a
-        return bool(re.match(r"^\s*([<>]\s*)?[-+]?(\d|\.\d)", str(v))) or str(v).strip() in ("-", "n/a", "")
-
-    kinds = []
-    for c in df.columns:
-        text = len(df) and not pd.api.types.is_numeric_dtype(df[c]) and not all(numeric(v) for v in df[c])
-        kinds.append(("prose" if max(len(str(v)) for v in df[c]) > PROSE_CHARS else "text") if text else "")
-    cls = [f' class="{k}"' if k else "" for k in kinds]
-    out = ['<table class="data">']
-    if header:
-        out.append("<thead><tr>" + "".join(f"<th{a}>{escape(str(c))}</th>" for c, a in zip(df.columns, cls))
-                   + "</tr></thead>")
-    out.append("<tbody>")
-    for row in df.itertuples(index=False):
-        out.append("<tr>" + "".join(f"<td{a}>{escape(str(v))}</td>" for v, a in zip(row, cls)) + "</tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
-
-
-def _table_html(df: pd.DataFrame) -> str:
-    return _wrap_table(render_table(analysis.format_table(df)))
-
-
 def _anchor(text: str, used: set) -> str:
     """A unique HTML id made from ``text`` (lower case letters, digits and dashes)."""
     import re
@@ -554,7 +512,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     toc = [{"id": "findings", "text": "Findings"}]
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
         prefix = f"v{i + 1}-" if summary.variants else ""
-        params = _params_of(game, r.first)
+        params = params_of(game, r.first)
         figures = _figures(game, r, outdir, prefix, part)
         all_figures += [name for name, _ in figures]
         component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
@@ -638,19 +596,6 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     return path, summary, all_figures
 
 
-def _params_of(game, df: pd.DataFrame):
-    """The rule parameters recorded in the rows (first row), or the defaults when absent."""
-    values = {}
-    for o in game.Params.options():
-        if o["name"] in df.columns and len(df):
-            v = df[o["name"]].iloc[0]
-            values[o["name"]] = v.item() if hasattr(v, "item") else v
-    try:
-        return game.Params(**values)
-    except Exception:
-        return game.Params()
-
-
 def _reduce_run(out: Path, opened: tuple | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
@@ -700,15 +645,6 @@ def summarise_run(out: Path) -> Summary:
     """:func:`summarise` for a run folder, read part by part."""
     game, reduced, names, config = _reduce_run(out)
     return _summary_of(game, reduced, names, config)
-
-
-def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
-    """A frame as an HTML table, formatted like the run report's tables
-    (:func:`analyser.stats.analysis.format_table`), or shown as it is when ``formatted`` (its cells
-    and headers already read as they should)."""
-    if formatted:
-        return _wrap_table(render_table(df))
-    return _table_html(df)
 
 
 def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],

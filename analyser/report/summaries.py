@@ -445,3 +445,16 @@ def fix_mirrors(strategies: pd.DataFrame, mirror: list[str]) -> None:
         strategies.loc[m, "win_low"] = strategies.loc[m, "win_rate"]
         strategies.loc[m, "win_high"] = strategies.loc[m, "win_rate"]
         strategies.attrs["fixed"] = [str(x) for x in strategies.loc[m, "strategy"]]
+
+
+def params_of(game, df: pd.DataFrame):
+    """The rule parameters recorded in the rows (first row), or the defaults when absent."""
+    values = {}
+    for o in game.Params.options():
+        if o["name"] in df.columns and len(df):
+            v = df[o["name"]].iloc[0]
+            values[o["name"]] = v.item() if hasattr(v, "item") else v
+    try:
+        return game.Params(**values)
+    except Exception:
+        return game.Params()
