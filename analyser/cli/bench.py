@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from analyser.cli import _root_seed, cli
+from analyser.cli.common import _root_seed, cli
 
 
 @cli.command()

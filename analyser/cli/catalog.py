@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _game_seed, _one_line_error, _root_seed, cli
+from analyser.cli.common import _game_seed, _one_line_error, _root_seed, cli
 from analyser.engine.core import InputError, parse_key_values
 
 

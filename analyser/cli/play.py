@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
+from analyser.cli.common import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_out_name, _check_plotting, cli
+from analyser.cli.common import _check_out_name, _check_plotting, cli
 from analyser.engine.core import InputError
 
 
@@ -55,10 +55,9 @@ def _report(results, out, title_file, quiet=False):
     if title_file:
         trust_title_file(title_file)
         get_game(title_file)  # loaded now: a results file without its config.json names the title by id
-    from analyser.cli.runs import _folder_kind
-    kind = _folder_kind(results, with_cells=True) if results.is_dir() else None
+    from analyser.cli.folders import folder_kind, report_experiment
+    kind = folder_kind(results, with_cells=True) if results.is_dir() else None
     if kind is not None:  # a sweep, tournament or comparison: its own report, rebuilt from its cells
-        from analyser.cli.experiments import report_experiment
         if out is not None and Path(out).resolve() == results.resolve():
             out = None
         return report_experiment(results, kind, out=Path(out) if out is not None else None, title_file=title_file,

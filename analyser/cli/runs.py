@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
-                          _root_seed, _strip_specs, cli)
+from analyser.cli.common import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
+                                 _root_seed, _strip_specs, cli)
 from analyser.cli.reports import _print_summary
 from analyser.engine.core import GAME_TIMEOUT, parse_key_values
 
@@ -402,7 +402,7 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
       analyser resume reports/mine --strategy my_bots.py
     """
     from analyser import run as runmod
-    from analyser.cli.experiments import resume_experiment
+    from analyser.cli.folders import folder_kind, resume_experiment
     from analyser.engine.registry import get_game
     from analyser.run.folders import undecided
 
@@ -412,7 +412,7 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         runmod.check_scheduler_address(scheduler)
     allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
                              scheduler=scheduler)
-    kind = _folder_kind(folder)
+    kind = folder_kind(folder)
     if kind is not None:
         return resume_experiment(folder, kind, allowed, no_report=no_report, quiet=quiet)
     plan = runmod.resume_spec(folder, allowed)
@@ -448,22 +448,3 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     else:
         result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)
-
-
-def _folder_kind(folder: Path, with_cells: bool = False) -> str | None:
-    """The experiment kind recorded in ``folder``'s config.json (sweep, tournament, compare), or
-    None for a run folder (or anything else, which reading it as a run then refuses).  With
-    ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
-    and not a comparison of two run folders) counts."""
-    from analyser.engine.core import InputError
-    from analyser.experiments.base import KINDS
-    from analyser.run import read_config_file
-
-    try:
-        config = read_config_file(Path(folder) / "config.json")
-    except (InputError, OSError):
-        return None
-    kind = config.get("kind") if isinstance(config, dict) else None
-    if with_cells and not isinstance(config.get("experiment") if isinstance(config, dict) else None, dict):
-        return None
-    return kind if kind in KINDS else None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from analyser.cli import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
 from analyser.engine.core import GAME_TIMEOUT

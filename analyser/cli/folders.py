@@ -1,0 +1,192 @@
+"""What an output folder holds (:func:`folder_kind`), and ``analyser resume`` and ``analyser report``
+of an experiment folder (a sweep, tournament, comparison, ladder or tune): its record read and
+type-checked as untrusted input, then the experiment played again by its command's module
+(:mod:`analyser.cli.experiments`, :mod:`analyser.cli.tuning`) with only the missing games."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+
+from analyser.cli.cluster import _pooled
+from analyser.cli.common import _command_line
+from analyser.cli.experiments import _compare_played, _ladder, _sweep, _tournament
+from analyser.cli.tuning import _tune
+from analyser.engine.core import InputError
+
+
+def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
+    """The experiment kind recorded in ``folder``'s config.json (sweep, tournament, compare), or
+    None for a run folder (or anything else, which reading it as a run then refuses).  With
+    ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
+    and not a comparison of two run folders) counts."""
+    from analyser.experiments.base import KINDS
+    from analyser.run import read_config_file
+
+    try:
+        config = read_config_file(Path(folder) / "config.json")
+    except (InputError, OSError):
+        return None
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if with_cells and not isinstance(config.get("experiment") if isinstance(config, dict) else None, dict):
+        return None
+    return kind if kind in KINDS else None
+
+
+def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool = False,
+                      quiet: bool = False) -> int:
+    """``analyser resume FOLDER`` for a sweep, tournament or comparison: play only the games each
+    cell lacks, then write the report as the uninterrupted command would (exit code as the
+    command's).  The folder is data: a title or strategy file its record names loads only as
+    ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
+    from analyser.run import Allowed, store
+
+    allowed = allowed or Allowed()
+    config = _record(folder, kind)
+    files = config.get("files")
+    written = isinstance(files, list) and all(isinstance(f, str) and f and "/" not in f and f != ".."
+                                              and (Path(folder) / f).is_file() for f in files)
+    if config.get("status") == "complete" and written:
+        raise InputError(f"{str(folder)!r} holds a complete {kind}; nothing to resume (rebuild its report with: "
+                         f"analyser report {shlex.quote(str(folder))})")
+    holder = store.holder_of(folder)
+    if holder is not None:
+        raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
+                         "wait for it to stop")
+    arguments = _guarded_arguments(folder, kind, config, allowed)
+    from analyser.run.folders import cell_folder_ok
+    for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
+        if cell_folder_ok(c.get("folder")):
+            for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):
+                click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer "
+                           "cannot be read); it is removed and its games are played again", err=True)
+    done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
+    if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
+        if not quiet:
+            click.echo(f"Resuming {folder}: its {len(config['cells'])} {_cell_word(kind)} are complete, but its "
+                       "files were not all written; writing them (nothing is played)", err=True)
+        return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True, play=False)
+    if not quiet:
+        click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
+                   f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
+    # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
+    # one its cells' folders name is never contacted (they are played from the arguments above)
+    jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")
+    return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
+                   "dask" if allowed.scheduler else None, allowed.scheduler, jobs)
+
+
+def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,
+                      quiet: bool = False) -> int:
+    """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
+    its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
+    record names loads only with ``--title FILE`` or ``--trust``."""
+    from analyser.run import Allowed
+
+    config = _record(folder, kind)
+    arguments = _guarded_arguments(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
+                                                                 strategy_flag=None))
+    target = None
+    if out is not None:
+        from analyser.run import prepare_out
+        target = prepare_out(out, replace_run=False)
+    return _again(folder, kind, arguments, no_report=False, quiet=quiet, resume=True, play=False, target=target)
+
+
+def _record(folder: Path, kind: str) -> dict:
+    from analyser.experiments.base import read_record
+    from analyser.run import read_config_file
+
+    raw = read_config_file(Path(folder) / "config.json")
+    side = raw.get("a") if isinstance(raw, dict) else None
+    if kind == "compare" and isinstance(side, dict) and side.get("source"):
+        raise InputError(f"{str(folder)!r} compares two run folders; it plays nothing, so there is nothing to resume "
+                         "or rebuild here: compare them again")
+    return read_record(folder, (kind,))
+
+
+#: What the record of each kind keeps under ``experiment.arguments`` (name -> accepted types),
+#: checked before any of it is used: the folder may come from anyone.
+_SPEC = {"game": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,), "seed": (int,),
+         "jobs": (int, type(None)), "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float),
+         "backend": (str,), "scheduler": (type(None),), "first_game": (int,), "engine": (str,)}
+_ARGUMENTS = {
+    "sweep": {"game_id": (str,), "strategies": (list,), "rules": (list,), "players": (int, type(None)),
+              "games": (int,), "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)),
+              "batch_size": (int, type(None)), "game_timeout": (int, float)},
+    "tournament": {"game_id": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,),
+                   "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
+                   "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
+    "compare": {"a": _SPEC, "b": _SPEC},  # each side: a run's arguments, checked against _SPEC
+    "tune": {"game_id": (str,), "strategies": (list,), "rules": (list,), "targets": (list,),
+             "players": (int, type(None)), "trials": (int,), "games": (int,), "seed": (int,),
+             "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,), "prune": (bool,),
+             "batch_size": (int, type(None)), "game_timeout": (int, float)},
+    "ladder": {"game_id": (str,), "strategy": (str,), "budgets": (str,), "against": (str, type(None)),
+               "players": (int, type(None)), "games": (int,), "seed": (int,), "jobs": (int, type(None)),
+               "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float)},
+}
+
+
+def _checked(where: str, values, schema: dict) -> dict:
+    def ok(v, types):
+        if isinstance(types, dict):  # a nested schema (a comparison's side)
+            return isinstance(v, dict)
+        if isinstance(v, bool):
+            return bool in types
+        if isinstance(v, list):
+            return list in types and all(isinstance(x, str) for x in v)
+        if isinstance(v, dict):
+            return dict in types and all(isinstance(k, str) and (isinstance(x, str) or isinstance(x, dict))
+                                         for k, x in v.items())
+        return isinstance(v, types)
+    if not isinstance(values, dict) or set(values) - set(schema) or not set(schema) - {"first_game", "backend", "engine"} <= set(values):
+        raise InputError(f"{where}: its experiment arguments are not the ones analyser writes; it cannot be used")
+    for key, v in values.items():
+        if not ok(v, schema[key]):
+            raise InputError(f"{where}: its experiment argument {key!r} has the wrong type; it cannot be used")
+    return dict(values)
+
+
+def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
+    """The arguments that rebuild the experiment in ``folder``, type-checked, after the trust
+    rule (a title file named with --title from another place replaces the recorded one)."""
+    from analyser.run import guard_folder_config
+
+    where = str(Path(folder) / "config.json")
+    arguments = _checked(where, config["experiment"].get("arguments"), _ARGUMENTS[kind])
+    if kind == "compare":
+        arguments = {side: _checked(where, arguments[side], _SPEC) for side in ("a", "b")}
+    guard_folder_config(config, folder, allowed)  # raises for a file the command line does not allow
+    if allowed.titles:
+        if kind == "compare":
+            for side in ("a", "b"):
+                arguments[side]["game"] = allowed.titles[0]
+        else:
+            arguments["game_id"] = allowed.titles[0]
+    return arguments
+
+
+def _cell_word(kind: str) -> str:
+    return {"sweep": "cells", "tournament": "tables", "compare": "sides", "ladder": "levels", "tune": "trials"}.get(kind, "cells")
+
+
+def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
+           play: bool = True, target: Path | None = None) -> int:
+    command = _command_line()
+    if kind == "sweep":
+        return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                      play=play, target=target)
+    if kind == "tune":
+        return _tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                     play=play, target=target)
+    if kind == "ladder":
+        return _ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                       play=play, target=target)
+    if kind == "tournament":
+        return _tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                           target=target)
+    return _compare_played(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                           target=target)
