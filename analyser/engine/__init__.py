@@ -1,5 +1,5 @@
-"""The engine: the title contract and playing games (the lowest layer; it imports no other
-package of analyser).
+"""The engine: the title contract and playing games.  The lowest layer: it may import no other
+package of analyser (titles are found by entry point, a string, never imported here).
 
 * :mod:`~analyser.engine.core`: the contract every title keeps - rule parameters, the game, the
   strategy, the errors (:class:`~analyser.engine.core.InputError` is the one-line, exit-2 error);

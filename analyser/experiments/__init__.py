@@ -8,5 +8,10 @@ of a sweep, a table of a tournament and a side of a comparison are each one run.
 * :mod:`~analyser.experiments.tournament`: balanced tables and their ratings;
 * :mod:`~analyser.experiments.compare`: A against B on the same game seeds, or two run folders;
 * :mod:`~analyser.experiments.ladder`: skill depth, a strategy's budget doubled level by level;
-* :mod:`~analyser.experiments.stopping`: the stopping rule (rounds fixed in advance, ``--until-ci``).
+* :mod:`~analyser.experiments.stopping`: the stopping rule (rounds fixed in advance, ``--until-ci``);
+* :mod:`~analyser.experiments.tune`, :mod:`~analyser.experiments.tune_targets` and
+  :mod:`~analyser.experiments.tune_report`: the search toward a designer's targets.
+
+The experiments may import every layer below them (engine, io, run, results, stats, findings and
+the report, whose pages they write); only the command line imports them.
 """

@@ -19,7 +19,12 @@ job per module:
 * :mod:`~analyser.run.trust`: a handed-over folder is data, never code (what its ``config.json``
   may make analyser load or contact).
 
-Reading results back (untrusted input) is :mod:`analyser.results`.
+:mod:`~analyser.run.read` reads a run folder or a results file back (untrusted input; the API is
+re-exported by :mod:`analyser.results`), :mod:`~analyser.run.reproduce` rebuilds the command of a
+run from its ``config.json`` and :mod:`~analyser.run.bench` measures games per second.
+
+The run package may import :mod:`analyser.engine` and :mod:`analyser.io`; the statistics, the
+findings, the report, the experiments and the command line are built on it, never the reverse.
 """
 
 from analyser.run.backends import Terminated, WorkerDied
