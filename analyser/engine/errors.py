@@ -1,0 +1,71 @@
+"""The errors of analyser: :class:`InputError` (bad input from the user: one line, exit code 2)
+and :class:`StrategyError` (a strategy raised, returned an illegal action or hung: everything to
+replay its game), with where a strategy's own exception came from (:func:`strategy_frame`).
+Re-exported by :mod:`analyser.engine.core`, where titles and plugins import them from."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input from the user (unknown name, malformed value, out-of-range number).
+
+    The message is one line naming the bad value and what is accepted; the CLI prints it and
+    exits with code 2.
+    """
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised, returned an illegal action, or hung.
+
+    Attributes name everything needed to reproduce the failing game with ``analyser play``.
+    """
+
+    def __init__(self, message: str, *, strategy: str, seat: int, game_seed: int,
+                 game_index: int | None = None, kind: str = "raised", details: str = ""):
+        super().__init__(message)
+        self.strategy = strategy
+        self.seat = seat
+        self.game_seed = game_seed
+        self.game_index = game_index
+        self.kind = kind
+        #: The strategy's full traceback (``kind == "raised"``), for ``OUT/error.log`` and ``--debug``.
+        self.details = details
+
+    def __reduce__(self):  # picklable across joblib workers
+        return (_rebuild_strategy_error,
+                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind, self.details))
+
+
+def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind, details=""):
+    return StrategyError(message, strategy=strategy, seat=seat, game_seed=game_seed,
+                         game_index=game_index, kind=kind, details=details)
+
+
+def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
+    """Where a strategy's own exception came from: ``(" at FILE:LINE", full traceback text)``.
+
+    FILE:LINE is the innermost frame in the file that defines the strategy (its class, or the
+    function a :class:`FunctionStrategy` wraps), else the innermost frame; FILE is relative to
+    the working folder when it lies under it.
+    """
+    import inspect
+    import os
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    target = getattr(strategy, "fn", None) or type(strategy)
+    try:
+        src = os.path.realpath(inspect.getsourcefile(target) or "")
+    except (TypeError, OSError):
+        src = ""
+    mine = [f for f in frames if src and os.path.realpath(f.filename) == src]
+    frame = (mine or frames[1:] or frames or [None])[-1]
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if frame is None:
+        return "", details
+    path = frame.filename
+    try:
+        rel = os.path.relpath(path)
+        path = rel if not rel.startswith("..") else path
+    except ValueError:
+        pass
+    return f" at {path}:{frame.lineno}", details

@@ -1,0 +1,110 @@
+"""The results schema: what ``analyser report`` accepts - the kinds of a results column
+(:data:`COLUMN_KINDS`), a title's metric columns (:class:`Metric`), its extra tables
+(:class:`ExtraTable`, :data:`COMPONENTS`) and the kinds of outcome (:data:`OUTCOMES`).
+Re-exported by :mod:`analyser.engine.core`, the title contract."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+
+#: Kinds of a results column and what each accepts (shown in messages and the README).
+COLUMN_KINDS = {
+    "whole": "whole numbers",
+    "count": "whole numbers >= 0",
+    "number": "finite numbers",
+    "share": "numbers from 0 to 1",
+    "label": "non-empty text",
+    "flag": "true or false",
+    "trace": "lists of finite numbers (as text: numbers separated by spaces)",
+}
+
+
+class Metric(str):
+    """The name of a results column that carries its kind: a title lists these in
+    ``metric_columns`` (and in an :class:`ExtraTable`), which declares its results schema once.
+
+    It *is* the column name (a ``str``), so code that only needs names is unchanged.  ``kind`` is
+    a key of :data:`COLUMN_KINDS`; ``missing=True`` allows empty cells (NaN), e.g. the turn a
+    ship sank for a ship that never sank; ``low``/``high`` bound a number (inclusive).
+    """
+
+    kind: str
+    missing: bool
+    low: float | None
+    high: float | None
+
+    def __new__(cls, name: str, kind: str = "number", *, missing: bool = False,
+                low: float | None = None, high: float | None = None):
+        if kind not in COLUMN_KINDS:
+            raise ValueError(f"column kind {kind!r} is not one of {', '.join(COLUMN_KINDS)}")
+        obj = super().__new__(cls, name)
+        obj.kind, obj.missing, obj.low, obj.high = kind, missing, low, high
+        return obj
+
+    def __reduce__(self):  # pickles as a Metric (joblib sends titles' attributes to workers)
+        return (_rebuild_metric, (str(self), self.kind, self.missing, self.low, self.high))
+
+    def accepts(self) -> str:
+        """What the column accepts, in words: ``"whole numbers >= 0 (or empty)"``."""
+        text = COLUMN_KINDS[self.kind]
+        if self.low is not None or self.high is not None:
+            text = "whole numbers" if self.kind in ("whole", "count") else "numbers"
+            low = self.low if self.low is not None else (0 if self.kind in ("count", "share") else None)
+            high = self.high if self.high is not None else (1 if self.kind == "share" else None)
+        else:
+            low = high = None
+        if low is not None and high is not None:
+            text += f" from {low:g} to {high:g}"
+        elif low is not None:
+            text += f" >= {low:g}"
+        elif high is not None:
+            text += f" <= {high:g}"
+        return text + (" (or empty)" if self.missing else "")
+
+
+def _rebuild_metric(name, kind, missing, low, high):
+    return Metric(name, kind, missing=missing, low=low, high=high)
+
+
+def as_metric(name: str) -> Metric:
+    """``name`` as a :class:`Metric`; a plain string is taken as a finite number column."""
+    return name if isinstance(name, Metric) else Metric(name)
+
+
+class ExtraTable(str):
+    """The name of an extra table a title writes beside the results (``<name>.parquet``), with
+    the columns it must hold and what the report builds from it (``feeds``, e.g. "the bidding
+    tables"), so a report made without it can say what was left out."""
+
+    columns: tuple[Metric, ...]
+    feeds: str
+
+    def __new__(cls, name: str, columns: Sequence[Metric | str] = (), feeds: str = ""):
+        obj = super().__new__(cls, name)
+        obj.columns = tuple(as_metric(c) for c in columns)
+        obj.feeds = feeds or f"the figures built from {name}"
+        return obj
+
+    def __reduce__(self):
+        return (ExtraTable, (str(self), self.columns, self.feeds))
+
+
+#: The component_counts table (ComponentHooks.components): one row per game, seat and component.
+COMPONENTS = ExtraTable("component_counts", (Metric("component", "label"), Metric("count", "count", low=1)),
+                        feeds="the component impact figures")
+
+
+#: The columns every results table has, before the rule columns and the title's metrics.
+#: ``players`` is bounded by the title's player range when a table is validated.
+KEY_COLUMNS: tuple[Metric, ...] = (
+    Metric("run_id", "label"), Metric("game", "label"), Metric("game_index", "count"),
+    Metric("game_seed", "count", high=2**64 - 1), Metric("players", "count", low=1),
+    Metric("seat", "count"), Metric("strategy", "label"),
+)
+#: What a title's ``Game.outcome`` may declare (see there).
+OUTCOMES = ("highest score", "race", "other")
+
+#: The outcome columns after the rule columns.
+OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank", "count", low=1),
+                                       Metric("win", "share"))
