@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from analyser.stats import analysis
 from analyser.cli import cli
 from analyser.experiments import ladder as lad
+from analyser.experiments import ladder_report
 from analyser.results import load_results
 
 SPEED = ["side_dps", "other_dps"]  # timings: the only figures that may differ between two plays
@@ -154,7 +155,7 @@ def test_a_strength_curve_against_a_fixed_opponent_pairs_each_doubling_by_game(t
     expect = np.mean([per[1][i] - per[0][i] for i in per[0]]) * 100
     assert res.gains["gain_pp"].iloc[0] == pytest.approx(expect) and len(res.gains) == 2
     assert list(res.gains["from"]) == [1, 4] and list(res.gains["to"]) == [4, 16]
-    lad.write_ladder(res, tmp_path / "c")
+    ladder_report.write_ladder(res, tmp_path / "c")
     assert (tmp_path / "c" / "ladder_curve.png").stat().st_size > 0
     written = pd.read_csv(tmp_path / "c" / "levels.csv")
     assert written["verdict"].iloc[0] == "first budget"

@@ -535,11 +535,12 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
     """Play (or resume, or only read) the ladder in ``out``, write its files and report into
     ``target`` (default ``out``), print the levels and the depth, and return the exit code."""
     from analyser.experiments import ladder as laddermod
+    from analyser.experiments import ladder_report
 
     res = laddermod.run_ladder(**arguments, progress=False if quiet or not play else None, command=command,
                                out=out, resume=resume, play=play)
     target = _elsewhere(res.config, out, target)
-    code = _write(lambda: laddermod.write_ladder(res, target, report=not no_report), res.config, out)
+    code = _write(lambda: ladder_report.write_ladder(res, target, report=not no_report), res.config, out)
     if code is not None:
         return code
     if not quiet and len(res.table):
@@ -548,7 +549,7 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
         click.echo(f"\n{len(res.levels)} levels x {res.config['games_requested']:,} games, {res.config['players']} "
                    f"players; seed {res.config['seed']}. Win rate: 95% cluster-robust interval.")
         with pd.option_context("display.width", 200, "display.max_columns", 30):
-            click.echo(laddermod.display_levels(res.table, res.gains, curve).to_string(index=False))
+            click.echo(ladder_report.display_levels(res.table, res.gains, curve).to_string(index=False))
         for f in laddermod.findings(res.table, res.gains, res.depth, param=res.config["parameter"],
                                     against=res.config.get("against"), source=res.config["strategy"].split(":")[0]):
             click.echo(f"\n{f['sentence']} Evidence: {f['evidence']['figure']}, 95% interval "

@@ -7,7 +7,8 @@ of a sweep, a table of a tournament and a side of a comparison are each one run.
 * :mod:`~analyser.experiments.sweep`: every cell of a grid on the same deals, paired against the best;
 * :mod:`~analyser.experiments.tournament`: balanced tables and their ratings;
 * :mod:`~analyser.experiments.compare`: A against B on the same game seeds, or two run folders;
-* :mod:`~analyser.experiments.ladder`: skill depth, a strategy's budget doubled level by level;
+* :mod:`~analyser.experiments.ladder`: skill depth, a strategy's budget doubled level by level
+  (its page and files: :mod:`~analyser.experiments.ladder_report`);
 * :mod:`~analyser.experiments.stopping`: the stopping rule (rounds fixed in advance, ``--until-ci``);
 * :mod:`~analyser.experiments.tune`, :mod:`~analyser.experiments.tune_targets` and
   :mod:`~analyser.experiments.tune_report`: the search toward a designer's targets.

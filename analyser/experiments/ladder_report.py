@@ -1,0 +1,171 @@
+"""The report of ``analyser ladder`` (:mod:`analyser.experiments.ladder`): the level table as the
+terminal and the page show it, the skill-depth plot, ``levels.csv``, ``gains.csv``, the record
+and the page (``index.html``, through :mod:`analyser.report.page`)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analyser.engine.registry import get_game
+from analyser.experiments.ladder import LadderResult, findings, format_value
+from analyser.io.csvsafe import to_csv
+from analyser.run.store import write_json_atomic
+from analyser.stats import analysis
+
+
+def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.DataFrame:
+    """The level table as the report and the terminal show it (win rates in %, budgets as
+    written, the doubling's verdict)."""
+    t = table
+    out = pd.DataFrame({"level": t["level"]})
+    if curve:
+        out["budget"] = [format_value(b) for b in t["budget"]]
+    else:
+        out["stronger"] = [format_value(b) for b in t["budget"]]
+        out["weaker"] = [format_value(b) for b in t["lower"]]
+    out["games"] = t["games"]
+    out["seats"] = [f"{s:g} of {p}" for s, p in zip(t["seats"], t["players"])]
+    out["win rate %"] = [_pct(x) for x in t["win_rate"]]
+    out["95% interval %"] = [f"{_pct(a)}-{_pct(b)}" for a, b in zip(t["win_low"], t["win_high"])]
+    out["fair share %"] = [_pct(x) for x in t["fair_share"]]
+    if not curve:
+        out["gain pp"] = [f"{x:+.1f}" if x == x else "-" for x in t["gain_pp"]]
+        out["doubling"] = list(gains["verdict"]) if len(gains) == len(t) else "-"
+    else:
+        change = ["-"] + [f"{g:+.1f} ({lo:+.1f} to {hi:+.1f}) {v}" for g, lo, hi, v in
+                          zip(gains["gain_pp"], gains["gain_low_pp"], gains["gain_high_pp"], gains["verdict"])]
+        out["change from previous pp (95%)"] = change[:len(t)]
+    out["decisions/s" if curve else "decisions/s stronger"] = [_rate(x) for x in t["side_dps"]]
+    if not curve:
+        out["decisions/s weaker"] = [_rate(x) for x in t["other_dps"]]
+    return out
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.1f}" if x == x else "-"
+
+
+def _rate(x) -> str:
+    if not x == x:
+        return "not measured"
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+
+def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
+    """The curve: the side's win rate against the budget (log axis), its 95% intervals, the fair
+    share as a line; clear doublings filled, the rest hollow."""
+    import matplotlib.pyplot as plt
+
+    from analyser.stats import plots
+
+    t = res.table
+    curve = res.config.get("against") is not None
+    param = res.config.get("parameter", "budget")
+    fig, ax = plt.subplots(figsize=(8, 4.4))
+    x = t["budget"].to_numpy(dtype=float)
+    y = t["win_rate"].to_numpy(dtype=float) * 100
+    err = np.clip(np.vstack([y - t["win_low"].to_numpy() * 100, t["win_high"].to_numpy() * 100 - y]), 0, None)
+    ax.errorbar(x, y, yerr=err, fmt="-", color="#3a6ea5", ecolor="#8aa9cc", capsize=4, zorder=2,
+                label="win rate with 95% interval (cluster-robust)")
+    if curve:
+        clear = np.array([False] + [v == "clear" for v in res.gains["verdict"]])[:len(t)]
+    else:
+        clear = np.array([v == "clear" for v in res.gains["verdict"]])[:len(t)]
+    ax.scatter(x[clear], y[clear], color="#3a6ea5", zorder=3, s=40, label="clear gain" if not curve else
+               "clear gain over the previous budget")
+    ax.scatter(x[~clear], y[~clear], facecolor="white", edgecolor="#3a6ea5", zorder=3, s=40,
+               label="gain not clear" if not curve else "first budget, or gain not clear")
+    fair = t["fair_share"].to_numpy(dtype=float) * 100
+    if len(t) and np.allclose(fair, fair[0]):
+        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=f"fair share ({fair[0]:.1f}%)")
+    else:  # an odd player count and games that end inside a block of lineups: it moves a little
+        ax.plot(x, fair, color="#c44e52", lw=1, ls="--", label="fair share")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x, [format_value(v) for v in x])
+    ax.minorticks_off()
+    side = (f"{res.config.get('strategy')} at {param} = x against {res.config.get('against')}" if curve else
+            f"stronger side ({param} = x against x/2)" if len(t) and all(
+                abs(b / lo - 2) < 1e-9 for b, lo in zip(t["budget"], t["lower"])) else "stronger side (x against the budget below)")
+    plots.style(ax, f"Win rate of the {plots.label(side)}", f"{param} (log scale)", "win rate (%)")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+    caption = ("Win rate of the laddered strategy against the fixed opponent at each budget" if curve else
+               "Win rate of the stronger side at each level (its budget on the x axis, against the budget below)")
+    return plots.save(fig, outdir / "ladder_curve.png",
+                      caption + ", with 95% cluster-robust intervals; the dashed line is the fair share "
+                      "(the side's seats over the players); filled points are clear gains, hollow ones not.")
+
+
+def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[str]:
+    """Write ``ladder.parquet`` (every game, with ``level`` and ``budget``), ``levels.csv`` (one
+    row per level: :func:`level_table` with the doubling's gain and verdict), ``config.json``
+    and (with ``report``) ``ladder_curve.png`` and ``index.html``; return the file names."""
+    from analyser.report import page as reportmod
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    files = []
+    curve = res.config.get("against") is not None
+    if len(res.results):
+        res.results.to_parquet(outdir / "ladder.parquet", index=False)
+        files.append("ladder.parquet")
+    t = res.table.copy().reset_index(drop=True)
+    if curve:  # the change from the budget below, paired by game
+        g = res.gains.rename(columns={"from": "change_from", "gain_pp": "change_pp", "gain_low_pp": "change_low_pp",
+                                      "gain_high_pp": "change_high_pp"}).drop(columns=["to", "games"])
+        g = pd.concat([pd.DataFrame([{c: math.nan for c in g.columns}]).astype({"verdict": object}), g],
+                      ignore_index=True).iloc[:len(t)]
+        g.loc[0, "verdict"] = "first budget"
+        t = pd.concat([t, g.reset_index(drop=True)], axis=1)
+    else:
+        t["verdict"] = list(res.gains["verdict"])[:len(t)]
+    t["win_method"] = analysis.METHODS["cluster"]
+    to_csv(t, outdir / "levels.csv", index=False)
+    files.append("levels.csv")
+    if report and len(res.results):
+        game = get_game(res.config["game"])
+        figure = plot_ladder(res, outdir)
+        fs = findings(res.table, res.gains, res.depth, param=res.config["parameter"], against=res.config.get("against"),
+                      source=res.config["strategy"].split(":")[0])
+        shown = display_levels(res.table, res.gains, curve)
+        players = res.config["players"]
+        split = (f"{players // 2} of {players} seats" if players % 2 == 0 else
+                 f"{players // 2 + 1} or {players // 2} of {players} seats, in turn")
+        note = (f"win rate: the share of each game's win that went to the {'laddered strategy' if curve else 'stronger side'}"
+                f" ({split}; a shared win counts its share), with the 95% "
+                f"{analysis.METHODS['cluster']}. fair share: the side's seats over the players, averaged over the "
+                "games: its share if the budgets made no difference. decisions/s: the laddered strategy timed on the same positions after play, per second "
+                "of CPU time; it depends on the machine. ")
+        note += ("change from previous: the paired difference in win rate from the budget below, on the same games, "
+                 "and its verdict." if curve else "gain: win rate minus fair share; doubling: clear when its interval "
+                 "lies above the fair share, loss when below.")
+        sections = [("Levels", reportmod.html_table(shown, formatted=True), note)]
+        d = res.depth
+        pays = (f"pays up to {format_value(d['pays_up_to'])}" if d["pays_up_to"] is not None
+                else "the first is not clear")
+        cards = [("skill depth", str(d["depth"]), f"of {d['doublings']} doublings; {pays}"),
+                 ("levels", str(len(res.levels)), ", ".join(res.config["budgets"])),
+                 ("games per level", f"{int(res.table['games'].max()) if len(res.table) else 0:,}",
+                  f"seed {res.config['seed']}"),
+                 ("players", str(players), f"{split} to the {'laddered side' if curve else 'stronger side'}")]
+        notes = [f"Design: {res.config['design']}"
+                 + (f" against {res.config['against']}." if curve else
+                    " (each budget against the one below it)."),
+                 "Every level plays the same game seeds and seat lineups (common random numbers); a level is the run "
+                 "analyser simulate with its two specs as -s, in that order, and the ladder's --seed.",
+                 "Skill depth: the number of clear doublings counted from the smallest budget up to the first that "
+                 "is not clear (docs/commands/ladder.md, Skill depth)."]
+        if res.config["status"] != "complete":
+            notes.insert(0, f"Ladder {res.config['status']}: {res.config['error'] or 'stopped by the user'}; only "
+                            "finished games are included.")
+        reportmod.write_experiment_page(
+            outdir, title=f"{game.name}: skill ladder of {res.config['strategy']}",
+            lead=f"{len(res.levels)} levels x {res.config['games_requested']:,} games, {players} players.",
+            cards=cards, notes=notes, sections=sections, figures=[figure], config=res.config, findings=fs,
+            figure_sections={figure[0]: "Levels"})
+        files += [figure[0], "index.html"]
+    res.config["files"] = sorted(set(files) | {"config.json"})
+    write_json_atomic(outdir / "config.json", res.config)
+    return files
