@@ -29,7 +29,7 @@ The checks (each failure is one line naming the game seed, the player count and 
   games without raising, without returning an illegal action, and without changing the game
   state through their view.
 
-Views are compared as plain data (:func:`view_data`): every public attribute (slots, properties,
+Views are compared as plain data (:func:`analyser.kit.views.view_data`): every public attribute (slots, properties,
 instance attributes; methods and names starting with ``_`` are skipped), recursively.
 """
 
@@ -43,12 +43,12 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from dataclasses import dataclass, field, fields, is_dataclass
-from enum import Enum
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from analyser.engine.core import Game, InputError, Params, StrategyError
+from analyser.engine.core import Game, InputError, StrategyError
 from analyser.engine.runner import MAX_STEPS, GameFailure, game_seed, play_game
+from analyser.kit.views import first_difference, view_data
 
 #: The checks in the order they are reported, with what each one promises.
 CHECKS = {
@@ -122,86 +122,6 @@ class CheckResult:
 
 class _Stop(Exception):
     """Ends one game's checks after its first failure (later steps would only repeat it)."""
-
-
-# --------------------------------------------------------------------------------------------
-# Views as plain data
-# --------------------------------------------------------------------------------------------
-
-_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _public_names(obj) -> list[str]:
-    cls = type(obj)
-    names = _NAMES.get(cls)
-    if names is None:
-        found: dict[str, None] = {}
-        for klass in reversed(cls.__mro__):
-            if klass is object:
-                continue
-            slots = vars(klass).get("__slots__", ())
-            for slot in (slots,) if isinstance(slots, str) else slots:
-                found[slot] = None
-            for name, value in vars(klass).items():
-                if isinstance(value, property):
-                    found[name] = None
-        names = _NAMES[cls] = tuple(n for n in found if not n.startswith("_"))
-    out = list(names)
-    if hasattr(obj, "__dict__"):
-        out += [n for n in vars(obj) if not n.startswith("_") and n not in names]
-    return out
-
-
-def view_data(value: Any, depth: int = 0) -> Any:
-    """``value`` (a view, or anything reachable from it) as JSON-like plain data, for comparing
-    two views.  Methods and names starting with ``_`` are left out; depth is capped at 8."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, Enum):
-        return ["enum", type(value).__name__, view_data(value.value, depth + 1)]
-    if depth > 8:
-        return repr(value)
-    if isinstance(value, Params):
-        return {"params": value.as_dict()}
-    if isinstance(value, (list, tuple)):
-        return [view_data(v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
-            return {"dict": {k: view_data(v, depth + 1) for k, v in value.items()}}
-        return {"dict": sorted((repr(view_data(k, depth + 1)), view_data(v, depth + 1)) for k, v in value.items())}
-    if isinstance(value, (set, frozenset)):
-        return {"set": sorted(repr(view_data(v, depth + 1)) for v in value)}
-    if is_dataclass(value):
-        return {f.name: view_data(getattr(value, f.name), depth + 1) for f in fields(value)
-                if not f.name.startswith("_")}
-    out = {}
-    for name in _public_names(value):
-        try:
-            item = getattr(value, name)
-        except Exception as e:  # a property that cannot be read is part of what the view shows
-            item = f"<{type(e).__name__}>"
-        if callable(item) and not isinstance(item, (type, Enum)):
-            continue
-        out[name] = view_data(item, depth + 1)
-    return {type(value).__name__: out}
-
-
-def _first_difference(a: Any, b: Any, path: str = "view") -> str:
-    """Where two :func:`view_data` values first differ, as a path such as ``view.display[2]``."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b), key=str):
-            if a.get(k) != b.get(k):
-                # type-name and container keys are not attributes: leave them out of the path
-                return _first_difference(a.get(k), b.get(k),
-                                         path if k in ("dict", "set") or k[:1].isupper() else f"{path}.{k}")
-        return path
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return f"{path} (length {len(a)} vs {len(b)})"
-        for i, (x, y) in enumerate(zip(a, b)):
-            if x != y:
-                return _first_difference(x, y, f"{path}[{i}]")
-    return path
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,7 +247,7 @@ def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act
         after = view_data(game.view(other, seat))
         if after != before:
             result.add(Failure("hidden", f"seat {seat}'s view changed when only what it cannot see was redrawn "
-                                         f"(at {_first_difference(before, after)}): the view shows hidden "
+                                         f"(at {first_difference(before, after)}): the view shows hidden "
                                          "information, or resample_hidden changed something the seat sees",
                                step=step, **where))
             return False
@@ -368,7 +288,7 @@ def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: 
     after = view_data(game.view(built, seat))
     if after != before:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view shows that seat "
-                                          f"another view (at {_first_difference(before, after)})", step=step, **where))
+                                          f"another view (at {first_difference(before, after)})", step=step, **where))
         return False
     if seat == seat_to_act and list(game.legal_actions(built)) != legal:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view offers other "
