@@ -239,7 +239,7 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     # an association alone is never "clear": possible until an intervention confirms it
     assert first["strength"] == "possible" and first["component"] == planted and planted in first["sentence"]
     assert "not yet confirmed by an intervention" in first["sentence"]
-    assert len(part.component_findings) <= cm.FINDINGS_MAX == 3
+    assert len(part.component_findings) <= component_findings.FINDINGS_MAX == 3
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
     assert f"{top['vs_peers_low']:+.1f} to {top['vs_peers_high']:+.1f} pp" == first["evidence"]["interval"]
     assert f"{top['vs_peers']:+.1f} pp against its peers" in first["sentence"]
@@ -351,14 +351,14 @@ def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_con
              if (r.win > 0) == ((r.game_index * 7 + r.seat * 3 + k) % 5 != 0)]
     comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
     est = cm.estimate(sums_of(res, comp))
-    assert int(est["clear"].sum()) > cm.FINDINGS_MAX
-    items = cm.findings(est, game="dao", strategies=["a", "b"], games=400)
-    assert len(items) == cm.FINDINGS_MAX and {f["strength"] for f in items} == {"possible"}
+    assert int(est["clear"].sum()) > component_findings.FINDINGS_MAX
+    items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400)
+    assert len(items) == component_findings.FINDINGS_MAX and {f["strength"] for f in items} == {"possible"}
     assert [f["component"] for f in items] == list(est["component"][:3])
     first, second = items[0]["component"], items[1]["component"]
     conf = {first: {"confirmed": True, "figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp", "command": "X"},
             second: {"confirmed": False, "figure": "-1.0 pp", "interval": "-4.0 to +2.0 pp", "command": "Y"}}
-    items = cm.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)
+    items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)
     assert items[0]["strength"] == "clear" and items[0]["sentence"].startswith(f"Confirmed: {first}")
     assert items[0]["evidence"] == {"figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp"} and items[0]["next"] == "X"
     assert items[1]["strength"] == "possible" and items[1]["sentence"].startswith(f"Not confirmed: {second}")
@@ -547,7 +547,7 @@ def test_on_the_unmodified_titles_no_component_finding_is_clear_without_an_inter
             progress=False)
     _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path)
     items = summary.parts[0].component_findings
-    assert items and len(items) <= cm.FINDINGS_MAX
+    assert items and len(items) <= component_findings.FINDINGS_MAX
     assert all(f["strength"] in ("possible", "none found") for f in items)
 
 
@@ -582,7 +582,7 @@ def test_rate_estimate_interval_and_test_come_from_the_libraries():
     """Per-use rates: Newcombe's interval and Fisher's exact p of each component against the rest."""
     from scipy.stats import fisher_exact
     from statsmodels.stats.proportion import confint_proportions_2indep
-    from analyser.findings.components import rate_estimate
+    from analyser.stats.component_acts import rate_estimate
     out = rate_estimate({"a": (100, 60), "b": (300, 270), "c": (10, 10)}, unit="placements").set_index("component")
     low, high = confint_proportions_2indep(60, 100, 280, 310, method="newcomb", compare="diff")
     assert out.loc["a", "effect"] == pytest.approx((0.6 - 280 / 310) * 100)

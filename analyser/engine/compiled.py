@@ -86,19 +86,18 @@ def say_once(reason: str | None) -> None:
         print(f"analyser: note: playing with the Python engine: {reason}", file=sys.stderr, flush=True)
 
 
-def run_batch(job):
-    """Play a batch through the title's compiled engine.  A worker where numba does not import
-    (another machine of a cluster) plays it in Python instead: the results are the same."""
-    import dataclasses
-
-    from analyser.engine import runner
+def run_batch(job, title: str):
+    """Play a batch through the title's compiled engine (``title``: the batch's title reference,
+    as :func:`analyser.engine.shipping.materialise_title` gives it on this worker).  Returns the
+    :class:`~analyser.engine.runner.BatchResult`, or None where the kernel cannot play here - numba
+    does not import on this worker (another machine of a cluster) or the kernel fails to compile or
+    load, said once - and the caller plays the batch in Python instead: the results are the same."""
     from analyser.engine.registry import get_game
 
     try:
         import numba  # noqa: F401
     except Exception:  # (not only ImportError: a broken install must not lose the batch)
-        return runner.run_batch(dataclasses.replace(job, engine="python"))
-    title = runner.materialise_title(job.game, job.title_sources)
+        return None
     game = get_game(title)
     params = game.Params.from_overrides(dict(job.rules))
     try:
@@ -108,4 +107,4 @@ def run_batch(job):
         if why not in _said:
             _said.add(why)
             print(f"analyser: note: playing with the Python engine: {why}", file=sys.stderr, flush=True)
-        return runner.run_batch(dataclasses.replace(job, engine="python"))
+        return None

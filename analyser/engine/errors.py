@@ -69,3 +69,17 @@ def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
     except ValueError:
         pass
     return f" at {path}:{frame.lineno}", details
+
+
+class GameFailure(RuntimeError):
+    """A game failed outside a strategy's decision: the rules raised (a bug, or a strategy that
+    changed its view or returned a look-alike action), or the game did not end.  Carries the
+    game seed (and the game index once known)."""
+
+    def __init__(self, message: str, game_seed: int, game_index: int | None = None):
+        super().__init__(message)
+        self.game_seed = game_seed
+        self.game_index = game_index
+
+    def __reduce__(self):
+        return (GameFailure, (str(self), self.game_seed, self.game_index))

@@ -58,7 +58,7 @@ class ComponentHooks:
     def component_acts(self, title_sums: dict, catalog: dict):
         """The components measured where they act, when holding one over a game biases the
         holder (e.g. a ship afloat longer places more tiles of every kind): a frame of
-        :func:`analyser.findings.components.rate_estimate` built from the title's figure sums
+        :func:`analyser.stats.component_acts.rate_estimate` built from the title's figure sums
         (``figure_sums``), which the report then ranks, lists and confirms instead of the
         per-seat-game estimate; None (the default) keeps the per-seat-game estimate."""
         return None

@@ -41,32 +41,31 @@ column by column (:class:`analyser.engine.batchrecords.BatchRecords`), not a tup
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import ctypes
-import hashlib
 import json
 import math
 import os
 import random
 import signal
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, Callable, Sequence
-
-import numpy as np
 
 from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, _as_columns, _drop_from, finish_columns,  # noqa: F401
                                           to_columns)  # (re-exported)
 from analyser.engine.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
 from analyser.engine import traces
 from analyser.engine.core import FunctionStrategy, Game, InputError, StrategyError, strategy_frame
+from analyser.engine.errors import GameFailure  # noqa: F401 (imported from here too)
 from analyser.engine.registry import get_game, strategy_factory
 from analyser.engine.seeding import game_seed, game_seeds  # noqa: F401 (imported from here too)
+from analyser.engine.shipping import (TITLE_FILE_SUFFIXES, TITLE_SHIP_BYTES, materialise_sources,  # noqa: F401
+                                      materialise_title, ship_sources, ship_title)  # (re-exported)
 
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
 MAX_STEPS = 200_000
@@ -102,20 +101,6 @@ def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
 
 class _Hang(BaseException):
     """Raised by the alarm handler inside a game that ran past its time limit."""
-
-
-class GameFailure(RuntimeError):
-    """A game failed outside a strategy's decision: the rules raised (a bug, or a strategy that
-    changed its view or returned a look-alike action), or the game did not end.  Carries the
-    game seed (and the game index once known)."""
-
-    def __init__(self, message: str, game_seed: int, game_index: int | None = None):
-        super().__init__(message)
-        self.game_seed = game_seed
-        self.game_index = game_index
-
-    def __reduce__(self):
-        return (GameFailure, (str(self), self.game_seed, self.game_index))
 
 
 def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[str], seed: int,
@@ -436,104 +421,6 @@ class Watchdog:
                                     "labels": list(game[3]), "hang_dir": job.hang_dir})
 
 
-def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """The strategy files among ``strategies`` as ``(path as written, source text)`` pairs, to
-    travel with a job to workers that may not see this machine's files."""
-    from analyser.engine.registry import parse_spec
-    out = []
-    for text in strategies:
-        spec = parse_spec(text)
-        if spec.source.endswith(".py"):
-            path = Path(spec.source).expanduser()
-            out.append((spec.source, path.read_text(encoding="utf-8")))
-    return tuple(dict.fromkeys(out))
-
-
-#: The files of a title folder that travel to remote workers: code and data, no caches.
-TITLE_FILE_SUFFIXES = (".py", ".csv", ".tsv", ".toml", ".json", ".txt", ".md", ".yaml", ".yml")
-#: At most this many bytes of a title folder are shipped (InputError beyond).
-TITLE_SHIP_BYTES = 20_000_000
-
-
-def ship_title(ref: str) -> tuple[tuple[str, str], ...]:
-    """The files of a title given by file or folder (``path[:NAME]``), as ``(path inside the
-    title, source text)`` pairs - a single file as ``("name.py", text)``, a folder's files under
-    its own name (``"my-game/rules.py"``; ``__pycache__``, hidden files and other suffixes than
-    :data:`TITLE_FILE_SUFFIXES` left out) - so workers on other machines load the same title.
-    ``()`` for a registered title.  Raises InputError for a folder above
-    :data:`TITLE_SHIP_BYTES` or a file that is not UTF-8 text."""
-    from analyser.engine.core import InputError
-    from analyser.engine.registry import _split_title_ref, is_title_file
-    if not is_title_file(ref):
-        return ()
-    path, _ = _split_title_ref(ref)
-    path = path.resolve()
-    files = [path] if path.is_file() else sorted(
-        f for f in path.rglob("*") if f.is_file() and f.suffix in TITLE_FILE_SUFFIXES
-        and not any(part.startswith(".") or part == "__pycache__" for part in f.relative_to(path).parts))
-    out, total = [], 0
-    for f in files:
-        total += f.stat().st_size
-        if total > TITLE_SHIP_BYTES:
-            raise InputError(f"title folder {str(path)!r} holds more than {TITLE_SHIP_BYTES // 1_000_000} MB of code "
-                             "and data; a title shipped to a cluster must be smaller")
-        name = f.name if path.is_file() else f"{path.name}/{f.relative_to(path).as_posix()}"
-        try:
-            out.append((name, f.read_text(encoding="utf-8")))
-        except UnicodeDecodeError:
-            raise InputError(f"title file {str(f)!r} is not UTF-8 text; a title shipped to a cluster is text "
-                             "files only") from None
-    return tuple(out)
-
-
-def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
-    """The title reference ``ref`` pointing at a local copy of its shipped files (written once per
-    content under the temporary folder, named by its SHA-256), ``:NAME`` kept."""
-    if not sources:
-        return ref
-    from analyser.engine.registry import _split_title_ref
-    content_key = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
-    root = Path(tempfile.gettempdir()) / "analyser-titles" / content_key
-    top = sources[0][0].split("/")[0]
-    if not (root / top).exists():
-        staging = Path(tempfile.mkdtemp(prefix=f".{content_key}-", dir=root.parent if root.parent.exists() else None))
-        for name, text in sources:
-            target = staging / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        root.mkdir(parents=True, exist_ok=True)
-        try:
-            os.replace(staging / top, root / top)
-        except OSError:  # another worker got there first: its copy is the same content
-            pass
-    _, name = _split_title_ref(ref)
-    return str(root / top) + (f":{name}" if name else "")
-
-
-def materialise_sources(strategies: Sequence[str], sources: Sequence[tuple[str, str]]) -> list[str]:
-    """Strategy specs with each shipped file replaced by a local copy (written once per content
-    under the temporary folder, named by its SHA-256), so a worker anywhere loads the same code."""
-    if not sources:
-        return list(strategies)
-    from analyser.engine.registry import parse_spec
-    copies = {}
-    for written, text in sources:
-        content_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-        folder = Path(tempfile.gettempdir()) / "analyser-strategies" / content_key
-        target = folder / Path(written).name
-        if not target.exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{target.name}.{os.getpid()}.tmp"
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, target)
-        copies[written] = str(target)
-    out = []
-    for text in strategies:
-        spec = parse_spec(text)
-        out.append(copies[spec.source] + text[len(spec.source):] if spec.source in copies else text)
-    return out
-
-
 def run_batch(job: BatchJob) -> BatchResult:
     """Play the games of one batch.  Never raises for a strategy failure or Ctrl-C: the result
     carries the rows of the games that finished and the error.
@@ -545,7 +432,10 @@ def run_batch(job: BatchJob) -> BatchResult:
     the batch (:mod:`analyser.engine.compiled`), with the same result."""
     if job.engine == "compiled":
         from analyser.engine import compiled
-        return compiled.run_batch(job)
+        played = compiled.run_batch(job, materialise_title(job.game, job.title_sources))
+        if played is not None:
+            return played
+        job = dataclasses.replace(job, engine="python")  # (no kernel here: Python plays the same games)
     with contextlib.redirect_stdout(sys.stderr):
         return _run_batch(job)
 

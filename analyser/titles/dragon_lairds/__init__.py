@@ -36,7 +36,7 @@ class DragonLairds(_Rules):
         purchases share its outcome, so the intervals are somewhat too narrow: a finding stays
         possible until its intervention confirms it).  None without the purchase sums."""
         from analyser.stats import components
-        from analyser.findings.components import measured_where_it_acts
+        from analyser.stats.component_acts import measured_where_it_acts
 
         sums = {k[len("buy_"):]: v for k, v in (title_sums or {}).items() if k.startswith("buy_comp_")}
         if "comp_cells" not in sums:

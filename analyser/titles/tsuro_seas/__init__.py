@@ -34,9 +34,9 @@ class TsuroSeas(_Rules):
         every kind, so per game every tile goes with winning.  Per placement: the share of a
         tile's placements its own ship stayed afloat through (not sent off the edge, into a
         ship, a daikaiju or a loop by that tile) against the same share over every other tile's
-        placements (:func:`analyser.findings.components.rate_estimate`; the figure sums'
+        placements (:func:`analyser.stats.component_acts.rate_estimate`; the figure sums'
         ``placements``).  None without placement data (results written before it was kept)."""
-        from analyser.findings.components import rate_estimate
+        from analyser.stats.component_acts import rate_estimate
         from analyser.titles.tsuro_seas.rules import TILE_NAMES
 
         table = (title_sums or {}).get("placements")

@@ -31,7 +31,7 @@ class Wizard(_Rules):
         :func:`analyser.stats.components.estimate`; errors clustered by game and round).  None without
         the per-round sums."""
         from analyser.stats import components
-        from analyser.findings.components import measured_where_it_acts
+        from analyser.stats.component_acts import measured_where_it_acts
 
         sums = {k[len("round_"):]: v for k, v in (title_sums or {}).items() if k.startswith("round_comp_")}
         if "comp_cells" not in sums:

@@ -1,0 +1,81 @@
+"""Components measured where they act - per placement, per round, per purchase - rather than per
+seat-game (a title's ``component_acts`` hook, :mod:`analyser.engine.hooks`): the rate estimate of
+uses (:func:`rate_estimate`) and the mark that an estimate frame was measured so
+(:func:`measured_where_it_acts`), which the component findings read for their wording."""
+
+from __future__ import annotations
+
+
+def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placements", note: str = "",
+                  wording: dict | None = None):
+    """Components measured where they act, as a rate per use rather than per seat-game: ``counts``
+    ``{component id: (uses, good)}`` (e.g. a tile's placements and those its ship stayed afloat
+    through).  Each component's *effect* is its good rate minus the good rate of every other
+    component's uses together (pp), with Newcombe's 95% interval of a difference of two
+    independent proportions (statsmodels' ``confint_proportions_2indep``, ``method="newcomb"``)
+    and the two-sided p of Fisher's exact test of the 2x2 table (:func:`scipy.stats.fisher_exact`;
+    the uses treated as independent: an
+    approximation, uses of one game share its board; ``se`` is the interval's width / 3.92), Benjamini-Hochberg over the components with an estimate,
+    ranked like :func:`analyser.stats.components.estimate` (clear first by size, then by p).  A
+    component with fewer than :data:`analyser.stats.components.MIN_HOLDERS` uses, or whose others have
+    fewer, gets no estimate and the reason.  Returns a frame with
+    :data:`analyser.stats.components.COLUMNS` (``holders`` = uses, ``seat_games`` = all uses,
+    ``win_with``/``win_without`` = the good rate of its uses / of the others', fractions), with
+    ``attrs`` ``measure`` (``note``, the table's note) and ``wording`` (see :func:`measured_where_it_acts`)."""
+    import numpy as np
+    import pandas as pd
+    from statsmodels.stats.multitest import multipletests
+    from scipy.stats import fisher_exact
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from analyser.stats.components import COLUMNS, MIN_HOLDERS, Q, Z95
+
+    catalog = catalog or {}
+    ids = list(catalog) + sorted(c for c in counts if c not in catalog)
+    total_n = sum(int(n) for n, _ in counts.values())
+    total_k = sum(int(k) for _, k in counts.values())
+    rows = []
+    for cid in ids:
+        n, k = counts.get(cid, (0, 0))
+        n, k = int(n), int(k)
+        on, ok = total_n - n, total_k - k
+        row = {c: np.nan for c in COLUMNS}
+        row.update(component=cid, what=str((catalog.get(cid) or {}).get("what") or ""), holders=n,
+                   seat_games=total_n, share=n / total_n if total_n else np.nan, reason="", peer_group="",
+                   win_with=k / n if n else np.nan, win_without=ok / on if on else np.nan, clear=False)
+        if n < MIN_HOLDERS or on < MIN_HOLDERS:
+            row["reason"] = f"fewer than {MIN_HOLDERS} {unit}" + ("" if n < MIN_HOLDERS else " of the others")
+        else:
+            d = k / n - ok / on
+            if k + ok in (0, n + on):  # every use good (or none): nothing to compare
+                row["reason"] = f"every one of the {unit} alike"
+            else:
+                low, high = confint_proportions_2indep(k, n, ok, on, method="newcomb", compare="diff", alpha=0.05)
+                p = fisher_exact([[k, n - k], [ok, on - ok]]).pvalue
+                row.update(effect=d * 100, se=(high - low) / (2 * Z95) * 100, effect_low=low * 100,
+                           effect_high=high * 100, p=float(p))
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
+    est = out["p"].notna().to_numpy()
+    if est.any():
+        reject, q, _, _ = multipletests(out.loc[est, "p"].to_numpy(dtype=float), alpha=Q, method="fdr_bh")
+        out.loc[est, "q"] = q
+        out.loc[est, "clear"] = reject
+    out["clear"] = out["clear"].astype(bool)
+    group = np.where(out["clear"], 0, np.where(est, 1, 2))
+    size = -out["effect"].abs().fillna(0).to_numpy()
+    order = np.lexsort((np.arange(len(out)), np.where(group == 0, size, out["p"].fillna(1).to_numpy()), group))
+    out = out.iloc[order].reset_index(drop=True)
+    return measured_where_it_acts(out, note, wording or {})
+
+
+def measured_where_it_acts(est, note: str, wording: dict):
+    """Mark an estimate frame as measured where its components act (per placement, per round),
+    not per seat-game: ``note`` replaces the table's method note, and ``wording`` gives the
+    findings' phrases: ``sentence`` (a format string with ``{name}``, ``{size}`` - the effect's
+    size in pp - and ``{more}`` - "more" or "less"), ``figure`` (with ``{effect}``, ``{with_}``,
+    ``{without}`` - the with / without means in % - ``{uses}`` and ``{q}``) and ``verb_none``
+    (what no component does, for the none-found sentence).  Returns ``est``."""
+    est.attrs["measure"] = note
+    est.attrs["wording"] = dict(wording)
+    return est
