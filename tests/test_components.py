@@ -666,3 +666,44 @@ def test_measures_where_components_act_do_not_depend_on_the_batch_size(tmp_path,
         build_report_from_run(out)
         texts.append((out / "components.csv").read_text())
     assert texts[0] == texts[1] and texts[0].count("\n") > 5
+
+
+def test_a_confirmation_follows_the_tested_effect_and_needs_a_change_of_a_point_or_more():
+    """The faults a new user found: value 4 of DAO was listed for +11.0 pp against its peers (its
+    effect against none, -9.8 pp, is not what was tested), and its replacement raised the holders'
+    win rate by +1.7 pp (+0.8 to +2.6): that contradicts the association, so it is not confirmed.
+    A replacement that moves the holders' win rate by +0.2 pp (+0.1 to +0.3) confirms nothing,
+    however narrow its interval (less than CONFIRM_MIN_PP, 1 pp)."""
+    from types import SimpleNamespace
+
+    from analyser.experiments import confirm as cc
+
+    value4 = SimpleNamespace(effect=-9.8, vs_peers=11.0)
+    assert cc.tested_effect(value4) == 11.0
+    assert cc.tested_effect(SimpleNamespace(effect=-9.8, vs_peers=float("nan"))) == -9.8
+    rise = {"change": 1.7, "low": 0.8, "high": 2.6}
+    assert not cc.verdict(rise, cc.tested_effect(value4))       # the replay goes against +11.0 pp
+    assert cc.verdict(rise, -9.8)                                 # (it would confirm a -9.8 pp association)
+    tiny = {"change": 0.2, "low": 0.1, "high": 0.3}
+    assert cm.CONFIRM_MIN_PP == 1.0 and not cc.verdict(tiny, -10.1)
+    assert cc.verdict({"change": -1.2, "low": -2.0, "high": -0.4}, +5.0)
+
+
+def test_a_listed_component_the_title_cannot_replace_says_no_intervention_was_played():
+    res, comp = synthetic(games=400)
+    est = cm.estimate(sums_of(res, comp))
+    first = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400)[0]["component"]
+    conf = {first: {"tested": False, "confirmed": False, "why": "the title offers no replacement for it"}}
+    item = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)[0]
+    assert item["strength"] == "possible"
+    assert item["sentence"].endswith("no intervention was played for it: the title offers no replacement for it.")
+    assert "at least 1 pp" in item["threshold"]
+
+
+def test_the_fresh_seed_command_plays_new_games_not_the_runs_own():
+    """A new user's fault: Wizard's "confirm with a fresh seed" named --seed 2, the run's own seed
+    (so its first games were the very games being checked).  The command names no seed: the run
+    draws a fresh one and records it."""
+    cmd = component_findings.next_command("W", {}, game="wizard", strategies=["random"], games=400, players=3)
+    assert cmd == ("confirm with a fresh seed (drawn and recorded by the run) and more games: "
+                   "analyser simulate wizard -s random -p 3 --games 4000")

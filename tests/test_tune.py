@@ -306,6 +306,8 @@ def test_a_constant_target_is_said_and_its_importances_are_left_out_with_the_rea
     assert ("Parameter importances are left out for an objective that does not vary over the 8 distinct finished "
             "trials (ties is 100 in every one of them): no parameter moves it.") in r.output
     assert "mattered most" not in r.output and "Best trial" not in r.output
+    # one constant objective: no Pareto front of 1 "trials", and no re-check "winner" among equals
+    assert "Pareto front" not in r.output and "still wins" not in r.output
     # --trials 8 covers the 8 points of 6..13: the grid is played, each point once
     assert sorted(t["bust_limit"]) == list(range(6, 14)) and (t["same_as"] < 0).all()
     assert "--trials 8 covers the whole grid of 8 points, so the grid was played: every point once" in r.output
@@ -393,7 +395,7 @@ def test_close_games_uses_the_titles_close_margin():
     from analyser.experiments import tune
     from types import SimpleNamespace
     wizard = tune.get_game("wizard")
-    space = SimpleNamespace(slots=[SimpleNamespace(head="random")] * 2, dims=[])
+    space = SimpleNamespace(slots=[SimpleNamespace(head="random", text="random")] * 2, dims=[])
     t = tune.parse_target("close_games=max", wizard, space)
     assert wizard.close_margin == 10 and t.margin == 10.0
     # two games of two seats: top-two margins 10 and 20 points
@@ -402,3 +404,34 @@ def test_close_games_uses_the_titles_close_margin():
     v, lo, hi = tune.figure(df, t, ["random", "random"])
     assert v == 50.0 and designer.decisiveness(df, 1.0)["close_rate"] == 0.0
     assert (lo, hi) == pytest.approx(tuple(100 * x for x in designer.wilson(0.5, 2)))
+
+
+def test_skill_share_applies_to_two_settings_of_one_strategy():
+    """A new user's fault: ``-s threshold:limit=8..10 -s threshold:limit=4`` are two strategies
+    (simulate measures their skill share), so skill_share applies; one strategy given once does not."""
+    from types import SimpleNamespace
+    from analyser.engine.registry import get_game
+    from analyser.experiments import tune_targets
+    dao = get_game("dao")
+    two = SimpleNamespace(slots=[SimpleNamespace(head="threshold", text="threshold:limit=8..10"),
+                                 SimpleNamespace(head="threshold", text="threshold:limit=4")], dims=[])
+    one = SimpleNamespace(slots=[SimpleNamespace(head="threshold", text="threshold:limit=8..10")], dims=[])
+    assert "skill_share" not in tune_targets.not_applying(dao, two)
+    assert tune_targets.not_applying(dao, one)["skill_share"] == "it needs two strategies or more (-s A -s B)"
+
+
+def test_a_recheck_of_one_trial_ranks_nothing_and_says_how_many_it_replayed(runner, tmp_path):
+    """A new user's fault: --trials 1 --recheck 3 re-checked one trial, said it "still wins", and cut
+    the 3 asked to 1 without a word; --trials 0 gave a message naming no value."""
+    out = tmp_path / "one"
+    r = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random", "-p", "2",
+               "--target", "length=min", "--trials", "1", "--games", "10", "--batch", "1", "--recheck", "3",
+               "--recheck-factor", "1", "--seed", "2", "-j", "1", "--no-report", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "still wins" not in r.output
+    assert "with one trial there is nothing to rank it against." in r.output
+    assert "The re-check was asked for 3 trials; 1 could be replayed" in r.output
+    bad = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random",
+                 "--target", "length=min", "--trials", "0", "-o", str(tmp_path / "zero"))
+    assert bad.exit_code == 2 and bad.output.strip().splitlines()[-1].endswith(
+        "--trials 0 is not accepted; give a whole number of at least 1")

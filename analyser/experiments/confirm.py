@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analyser.stats.components import Z95
+from analyser.stats.components import CONFIRM_MIN_PP, Z95
 
 #: Components confirmed at most, the first that pass the correction in the report's rank order.
 CONFIRM_MAX = 3
@@ -67,11 +67,20 @@ def paired_change(a, b, holders, players: int, games: int, best: int, worst: int
 
 def verdict(change: dict, effect: float) -> bool:
     """Confirmed: the holders' interval excludes 0 on the side opposite to the association's
-    ``effect`` (pp) - replacing a component that goes with winning makes its holders win less."""
-    lo, hi = change["low"], change["high"]
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    tested ``effect`` (pp; the effect against the peer group where the title declares one) -
+    replacing a component that goes with winning makes its holders win less - and the change is
+    at least :data:`CONFIRM_MIN_PP` in size."""
+    lo, hi, mid = change["low"], change["high"], change.get("change", float("nan"))
+    if not (np.isfinite(lo) and np.isfinite(hi) and np.isfinite(mid)) or abs(mid) < CONFIRM_MIN_PP:
         return False
     return hi < 0 if effect > 0 else lo > 0
+
+
+def tested_effect(row) -> float:
+    """The effect an association was listed for (pp): against its peers where the title declares
+    a peer group (``vs_peers``), else against none (``effect``)."""
+    peers = getattr(row, "vs_peers", float("nan"))
+    return float(peers) if peers == peers else float(row.effect)
 
 
 def intervention(game, params, cid: str, info: dict, folder: Path) -> tuple[str, str, str] | None:
@@ -152,7 +161,10 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
     for r in listed.itertuples():
         cid = str(r.component)
         act = intervention(game, params, cid, catalog.get(cid, {}), out / FOLDER)
-        if act is None:
+        if act is None:  # said in its finding, not skipped in silence
+            records[cid] = {"tested": False, "confirmed": False,
+                            "why": "the title offers no replacement for it (no peer to put in its place, and no "
+                                   "rule option that removes it)"}
             continue
         option, value, what = act
         b_spec = dataclasses.replace(spec, rules={**spec.rules, option: value}, first_game=0, games=games)
@@ -162,7 +174,7 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
         gi = held["game_index"].to_numpy(dtype=np.int64)
         h[gi[gi < games], held["seat"].to_numpy(dtype=np.int64)[gi < games]] = True
         ch = paired_change(a, _shares(b.results, games, players), h, players, games, best, worst)
-        records[cid] = {**ch, "confirmed": verdict(ch, float(r.effect)), "what": what, "games": games,
+        records[cid] = {**ch, "tested": True, "confirmed": verdict(ch, tested_effect(r)), "what": what, "games": games,
                         "figure": f"holders' win rate {ch['change']:+.1f} pp over {games:,} paired games, with "
                                   f"{what}",
                         "gap": f"the gap between seat {best} and seat {worst} changes by {ch['gap_change']:+.1f} pp "

@@ -228,6 +228,7 @@ class TuneResult:
     importances: dict = field(default_factory=dict)
     importance_note: str = ""       # why importances are left out ("" when none is)
     study: object = None
+    recheck_asked: int = 0          # --recheck: how many trials the re-check was asked to replay
 
 
 def _derived(root: int, what) -> int:
@@ -339,8 +340,10 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    if trials < 1 or games < 1 or batch < 1 or recheck < 0 or recheck_factor < 1:
-        raise InputError("--trials, --games, --batch and --recheck-factor must be at least 1 (--recheck at least 0)")
+    for name, value, least in (("--trials", trials, 1), ("--games", games, 1), ("--batch", batch, 1),
+                               ("--recheck", recheck, 0), ("--recheck-factor", recheck_factor, 1)):
+        if value < least:
+            raise InputError(f"{name} {value} is not accepted; give a whole number of at least {least}")
     game = get_game(game_id)
     space = parse_space(game, list(strategies), list(rules))
     if not targets:
@@ -671,7 +674,7 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
         else:
             front = set(pareto(rc.assign(state="complete"), tlist))
             rc["on_front"] = rc["trial"].isin(front)
-    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study)
+    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study, recheck_asked=recheck)
     if len(rc):
         winner = rc.sort_values("recheck_rank").iloc[0] if "recheck_rank" in rc else rc.iloc[0]
         res.verifying = str(winner["folder"])

@@ -135,15 +135,33 @@ def summary_sentences(res: TuneResult) -> list[str]:
         out.append(f"Best trial on the search: {res.best[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
         if not bool(b["feasible"]):
             out.append("No trial met every range target; the best is the one closest to them.")
-    elif res.best:
-        out.append(f"The Pareto front holds {len(res.best)} trials: none is better than another on every objective; "
-                   "choose among them by what matters most.")
+    elif res.best and len(objs) == 1 and not flat_objective:
+        out.append(f"{len(res.best)} trials tie for the best {objs[0].name} on the search: "
+                   f"{', '.join(str(b) for b in res.best)}.")
+    elif res.best and len(objs) > 1:
+        out.append(f"The Pareto front holds {len(res.best)} trial{'s' if len(res.best) != 1 else ''}: none is better "
+                   "than another on every objective; choose among them by what matters most.")
     rc = res.recheck
-    if len(rc) and "recheck_rank" in rc:
+    asked = int(getattr(res, "recheck_asked", 0) or 0)
+    if len(rc) and asked > len(rc):
+        out.append(f"The re-check was asked for {asked} trials; {len(rc)} could be replayed (the trials that "
+                   "finished, with their targets defined, at distinct points).")
+    if len(rc) and "recheck_rank" in rc and (len(rc) == 1 or flat_objective):
+        win = rc[rc["search_rank"] == 1].iloc[0]
+        out.append(f"The re-check replayed trial {int(win['trial'])} on {int(win['games']):,} fresh games"
+                   + (": with one trial there is nothing to rank it against." if len(rc) == 1 else
+                      "; the target is the same in every trial, so the re-check ranks nothing."))
+    elif len(rc) and "recheck_rank" in rc:
         win = rc[rc["search_rank"] == 1].iloc[0]
         top = rc.sort_values("recheck_rank").iloc[0]
         g = int(win["games"])
-        if int(win["recheck_rank"]) == 1:
+        tg0 = objs[0] if objs else None
+        level = tg0 is not None and int((rc[tg0.name] == top[tg0.name]).sum()) > 1
+        if level:
+            tied = rc[rc[tg0.name] == top[tg0.name]]["trial"].astype(int).tolist()
+            out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: trials "
+                       f"{', '.join(str(x) for x in tied)} tie on {tg0.name} there, so none of them wins.")
+        elif int(win["recheck_rank"]) == 1:
             out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: the winner "
                        f"(trial {int(win['trial'])}) still wins.")
         else:

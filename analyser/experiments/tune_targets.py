@@ -132,7 +132,7 @@ def not_applying(game, space) -> dict[str, str]:
         out["lead_changes"] = outcome.reason
     if not outcome.close_applies:
         out["close_games"] = outcome.close_reason
-    if len({s.head for s in space.slots}) < 2:
+    if len({s.text for s in space.slots}) < 2:  # (threshold:limit=8..10 and threshold:limit=4 are two)
         out["skill_share"] = "it needs two strategies or more (-s A -s B)"
     return out
 

@@ -55,8 +55,8 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
         words += ["-p", players]
     for k, v in rules.items():
         words += ["-r", f"{k}={v}"]
-    words += ["--games", 4 * n, "--seed", "2"]
-    return "confirm with a fresh seed and more games: " + _command(words)
+    words += ["--games", 4 * n]  # no --seed: a fresh one (printed and recorded), never the run's own games
+    return "confirm with a fresh seed (drawn and recorded by the run) and more games: " + _command(words)
 
 
 #: What an association can and cannot show, in the one line the report gives beside the table.
@@ -83,7 +83,7 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     names the strongest.  ``[]`` without estimates."""
     import pandas as pd
 
-    from analyser.stats.components import Q
+    from analyser.stats.components import CONFIRM_MIN_PP, Q
 
     if est is None or not len(est):
         return []
@@ -95,7 +95,8 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     threshold = (f"an association is listed when the Benjamini-Hochberg q over the title's {n} components with an "
                  f"estimate (of the effect against the peer group, where the title declares one) is at most {Q:g}; "
                  f"it is possible until an intervention confirms it: clear when the "
-                 "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0")
+                 "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0 "
+                 f"on the side the association predicts and the change is at least {CONFIRM_MIN_PP:g} pp")
     ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules}
 
     def name(r):
@@ -142,11 +143,15 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
         c = confirmations.get(str(r.component))
         item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
                 "next": next_command(r.component, catalog.get(r.component, {}), **ctx)}
-        amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c["figure"])
+        amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c.get("figure", ""))
         if c is None:
             item.update(strength="possible",
                         sentence=f"Possibly {association(r)} - an association, not yet confirmed by an "
                                  f"intervention.")
+        elif c.get("tested") is False:
+            item.update(strength="possible",
+                        sentence=f"Possibly {association(r)} - an association; no intervention was played for it: "
+                                 f"{c.get('why') or 'the title offers none'}.")
         elif c.get("confirmed"):
             item.update(strength="clear", evidence={"figure": c["figure"], "interval": c["interval"]},
                         next=c.get("command") or item["next"],

@@ -52,6 +52,10 @@ from typing import Any
 #: False-discovery-rate level: a component is clear when its Benjamini-Hochberg q is at most this.
 Q = 0.05
 #: The normal quantile of a two-sided 95% interval.
+#: The least change (pp) in the holders' win rate that confirms an association by intervention
+#: (:mod:`analyser.experiments.confirm`): a replay that moves it by less does not show the
+#: component matters, however narrow its interval.
+CONFIRM_MIN_PP = 1.0
 Z95 = 1.959963984540054
 #: Clear components drawn in the forest plot at most (the largest effects; the table has all).
 FOREST_MAX = 30
