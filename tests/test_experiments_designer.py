@@ -301,6 +301,9 @@ def test_report_quiet_prints_only_where_the_report_is(runner, tmp_path):
     assert "Strategies (" in loud.output and "Strategies (" not in quiet.output
     assert quiet.output.strip() == f"Report: {tmp_path / 'page2' / 'index.html'}"
     assert (tmp_path / "page2" / "index.html").exists()
+    # rebuilt in its own folder, -q still prints only the Report: line (not "Rebuilding the report in ...")
+    inplace = runner.invoke(cli, ["report", str(tmp_path / "r"), "-q"])
+    assert inplace.exit_code == 0 and inplace.output.strip() == f"Report: {tmp_path / 'r' / 'index.html'}"
 
 
 def test_compare_of_a_title_without_a_lineup_plays_the_built_in_lineup_on_both_sides(runner, tmp_path):

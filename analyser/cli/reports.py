@@ -84,7 +84,9 @@ def _report(results, out, title_file, quiet=False):
     if out is None and own_folder:
         out = source
         check_writable(out)
-        click.echo(f"Rebuilding the report in {out} (its index.html, summary.csv and plots are replaced).", err=True)
+        if not quiet:
+            click.echo(f"Rebuilding the report in {out} (its index.html, summary.csv and plots are replaced).",
+                       err=True)
     elif out is None:  # a results file of its own: a new folder, never files beside it
         out = prepare_out(default_out(f"{df['game'].iloc[0]}-report"), replace_run=False)
     else:
