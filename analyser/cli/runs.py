@@ -81,11 +81,17 @@ seats were filled.
               help="After the run, test the (at most 3) components whose association with winning passes the "
                    "correction: the same games again with each replaced by a typical peer; the report says "
                    "confirmed or not confirmed (docs/components.md).")
+@click.option("--confirm-seats", is_flag=True,
+              help="After the run, check the seat compensation by replaying it: the same games again with the "
+                   "proposed start bonus (the title's rule option, e.g. seat_bonus); where it misses the fair "
+                   "share, at most 4 more replays look for the whole value that comes closest "
+                   "(docs/commands/simulate.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
 @click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
                                               "OUT/error.log).")
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
-             no_report, backend, scheduler, engine, until_ci, quiet, debug, confirm_components=False):
+             no_report, backend, scheduler, engine, until_ci, quiet, debug, confirm_components=False,
+             confirm_seats=False):
     """Play many games of GAME between strategies and report who wins.
 
     Writes each finished batch at once to OUT/results/part-<first game>.parquet (one row per
@@ -140,7 +146,41 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
             result = _run_until(spec, until_ci, n_players, quiet, out)
     if confirm_components:
         _confirm_components(result, spec, out, quiet)
+    if confirm_seats:
+        _confirm_seats(result, spec, out, quiet)
     return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
+
+
+def _finished(result) -> bool:
+    """A run that finished: only then are its games replayed."""
+    return not (result.error is not None or result.interrupted or result.stop_requested
+                or result.config.get("status") != "complete")
+
+
+def _confirm_seats(result, spec, out: Path, quiet: bool) -> None:
+    """``--confirm-seats``: the replayed compensation of :mod:`analyser.experiments.seat_confirm`,
+    recorded in config.json for the report.  A failure is recorded as the reason nothing was
+    replayed (one line on the terminal); the games stay as they are."""
+    from analyser.experiments import seat_confirm
+    from analyser.run import store
+
+    if not _finished(result):
+        return
+    if not quiet:
+        click.echo(f"Checking the seat compensation: the same games again with it (and at most "
+                   f"{seat_confirm.MORE_REPLAYS} more replays where it misses)", err=True)
+    try:
+        record = seat_confirm.confirm_seats(out, spec)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # noqa: BLE001 - the run's games are safe; the finding says why nothing was replayed
+        click.echo(f"analyser: warning: the seat compensation could not be replayed ({type(e).__name__}: {e})",
+                   err=True)
+        record = {"replayed": False, "reason": f"the replay failed ({type(e).__name__}: {e})"}
+    if not record.get("replayed") and not quiet:
+        click.echo(f"Nothing replayed: {record.get('reason', '')}.", err=True)
+    result.config["seat_confirmations"] = {str(result.config.get("run_id")): record}
+    store.write_json_atomic(out / "config.json", result.config)
 
 
 def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
@@ -150,8 +190,7 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
     from analyser.experiments import confirm as componentconfirm
     from analyser.run import store
 
-    if (result.error is not None or result.interrupted or result.stop_requested
-            or result.config.get("status") != "complete"):
+    if not _finished(result):
         return
     if not quiet:
         click.echo(f"Confirming components: the same games again with each replaced (at most "

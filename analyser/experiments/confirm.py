@@ -125,18 +125,34 @@ def _command(spec, option: str, value: str, games: int) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
+def replay(spec, rules: dict, games: int, progress: bool = False):
+    """The run of ``spec`` played again from its first game with the rule options ``rules`` on top
+    of its own: the same root seed, so game ``i`` has the same game seed and seating (the
+    intervention of a component, the replayed compensation of :mod:`analyser.experiments.seat_confirm`).
+    Returns the :class:`analyser.run.RunResult`, in memory."""
+    import dataclasses
+
+    from analyser.run import run
+
+    b_spec = dataclasses.replace(spec, rules={**spec.rules, **rules}, first_game=0, games=games)
+    return run(b_spec, progress=progress)
+
+
+def shares(results, games: int, players: int) -> np.ndarray:
+    """Win shares per game and seat (``games x players``) of a results frame."""
+    return _shares(results, games, players)
+
+
 def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> dict:
     """Confirm the first ``top`` components that pass the correction in the run folder ``out``
     (played from ``spec``, its seed recorded): play the same games with each replaced, and
     return ``{component id: record}`` (``confirmed``, ``figure``, ``interval``, ``command``,
     ``what``, the numbers of :func:`paired_change`, ``games``).  A component without an
     intervention is left out.  The caller records them in ``config.json``."""
-    import dataclasses
-
     import pandas as pd
 
     from analyser.report.page import summarise_run
-    from analyser.run import resolve, run
+    from analyser.run import resolve
 
     summary = summarise_run(out)
     if len(summary.parts) != 1 or summary.parts[0].components is None:
@@ -167,8 +183,7 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
                                    "rule option that removes it)"}
             continue
         option, value, what = act
-        b_spec = dataclasses.replace(spec, rules={**spec.rules, option: value}, first_game=0, games=games)
-        b = run(b_spec, progress=progress)
+        b = replay(spec, {option: value}, games, progress)
         held = counts[(counts["component"].astype(str) == cid) & (counts["count"] > 0)]
         h = np.zeros((games, players), dtype=bool)
         gi = held["game_index"].to_numpy(dtype=np.int64)

@@ -67,15 +67,19 @@ Check = Callable[[RunContext], Iterable["Finding | dict | LeftOut"] | None]
 
 def seat_advantage(ctx: RunContext) -> list:
     """Is a seat ahead, and what would compensate it (:func:`analyser.stats.seats.seat_findings`),
-    with the ``analyser sweep`` of the title's start-bonus option that tests it."""
+    with the ``analyser sweep`` of the title's start-bonus option that tests it, or what the
+    replay of ``simulate --confirm-seats`` showed (``config.json``'s ``seat_confirmations``)."""
     from analyser.stats import seats as seatmod
 
     part = ctx.part
     if ctx.players < 2:
         return [LeftOut("seat advantage", "the game has one seat")]
     cmd = seatmod.sweep_command(ctx.game, ctx.lineup, ctx.players, ctx.rules, ctx.games, part.compensation)
+    recorded = ctx.config.get("seat_confirmations") or {}
+    replay = recorded.get(str(ctx.runs[0])) if len(ctx.runs) == 1 and isinstance(recorded, dict) else None
     return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.score_unit,
-                                 kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd)
+                                 kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
+                                 replay=replay if isinstance(replay, dict) else None)
 
 
 def _compared(ctx: RunContext):

@@ -236,13 +236,46 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
 
 
-def _unreplayed(next_command: str) -> str:
+def _unreplayed(next_command: str, replay: dict | None = None) -> str:
     """What a compensation figure has not been: replayed.  It is read from the recorded scores
     (play may change with it: a Pig head start of 16 read this way left the first player at 42%
-    when replayed), so the finding says how to check it."""
+    when replayed), so the finding says how to check it; with ``replay`` (the record of
+    :func:`analyser.experiments.seat_confirm.confirm_seats`) what the replay showed, or why
+    nothing was replayed."""
+    if replay and replay.get("replayed"):
+        return _replayed(replay)
+    if replay:
+        return (f" - read from the recorded scores, not replayed: nothing was replayed because "
+                f"{replay.get('reason') or 'the replay gave no figure'}")
     return (" - read from the recorded scores, not replayed: check it with the sweep below, which plays the "
-            "games with it" if next_command else
+            "games with it, or run again with --confirm-seats" if next_command else
             " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
+
+
+def _win_text(r: dict) -> str:
+    return f"{100 * r['win']:.1f}% (95% CI {100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
+
+
+def _replayed(rep: dict) -> str:
+    """`` - checked by replay: with seat_bonus=0/16 seat 0, the first to play, wins 42.0% (95% CI
+    ...) against a fair share of 50.0%: ...`` for a replayed compensation."""
+    seat = int(rep["seat"])
+    who = f"seat {seat}" + (", the first to play," if seat == 0 else "")
+    option = rep["option"]
+    text = (f" - checked by replay of the same {int(rep['games']):,} games: with {option}={rep['value']} {who} wins "
+            f"{_win_text(rep)} against a fair share of {100 * rep['fair']:.1f}%")
+    if rep.get("clear"):
+        return text + ": clear, the interval holds the fair share"
+    over = rep.get("direction") == "over"
+    text += (f": not clear, the compensation {'over' if over else 'under'}-shoots (seat {seat} now wins "
+             f"{'less' if over else 'more'} than its share)")
+    close = rep.get("closest")
+    if close:
+        n = len(rep.get("tried") or []) - 1
+        played = " (the run as played)" if not close.get("t") else ""
+        text += (f"; of the {n} value{'' if n == 1 else 's'} replayed and the run as played, "
+                 f"{option}={close['value']}{played} comes closest: seat {seat} wins {_win_text(close)}")
+    return text
 
 
 def _no_handicap(rows, unit: str, word: str) -> str:
@@ -257,13 +290,17 @@ def _no_handicap(rows, unit: str, word: str) -> str:
 
 
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
-                  kind: str = "highest score", reason: str = "", next_command: str = "") -> list[dict]:
+                  kind: str = "highest score", reason: str = "", next_command: str = "",
+                  replay: dict | None = None) -> list[dict]:
     """The seat finding of a run, in the shape of :func:`analyser.stats.metagame.findings`: is a seat
     ahead (from the seat table and the seat-balance record of
     :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
     (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
     ``next_command``: the ``analyser sweep`` command that tests the compensation with real
-    games, or ""."""
+    games, or "".  ``replay``: the compensation replayed (``simulate --confirm-seats``, the record
+    of :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed
+    the finding says what the replay showed, and ``compensation_check`` is "clear" when the
+    replay's interval holds the fair share, else "not clear"."""
     threshold = (f"clear when the chi-square test of wins per seat gives p < {SEAT_P:g} and the 95% interval of "
                  "the gap between the best and the worst seat lies above 0 pp; possible when one of the two holds")
     best, worst = balance.get("best"), balance.get("worst")
@@ -301,14 +338,14 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
                 sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
             else:
                 sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
-                             f"to the fair share, assuming play would not change{_unreplayed(next_command)}.")
+                             f"to the fair share, assuming play would not change{_unreplayed(next_command, replay)}.")
         elif len(behind):
             moved = behind[behind["handicap"] != 0]
             parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
             if parts:
                 sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
                              "one at a time: " + "; ".join(parts) + ", assuming play would not change"
-                             + _unreplayed(next_command) + ".")
+                             + _unreplayed(next_command, replay) + ".")
             still = behind[behind["handicap"] == 0]
             if len(still):
                 sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"
@@ -316,10 +353,18 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
                                      "high": float(r["handicap_high"])} for _, r in comp.iterrows()}
     elif comp is None and strength != "none found" and reason:
         sentence += f" No score compensation is estimated: {reason}."
+    if comp_out is None and replay is not None and not replay.get("replayed"):
+        sentence += f" Nothing was replayed (--confirm-seats): {replay.get('reason') or 'no figure'}."
     out = {"topic": "seat advantage", "strength": strength, "sentence": sentence, "evidence": evidence,
            "threshold": threshold, "next": next_command if strength != "none found" else ""}
     if comp_out is not None:
         out["compensation"] = comp_out
+        if replay is not None:
+            out["replay"] = replay
+            if replay.get("replayed"):
+                out["compensation_check"] = "clear" if replay.get("clear") else "not clear"
+                if replay.get("command"):
+                    out["next"] = replay["command"]
     return [out]
 
 
