@@ -25,6 +25,9 @@ from analyser.run import backends  # noqa: E402
 
 from test_stream import wait_for  # noqa: E402
 
+#: One worker runs this file's tests, so the cluster (a module fixture) starts once, not once per worker.
+pytestmark = pytest.mark.xdist_group("test_dask_experiments")
+
 
 @pytest.fixture(scope="module")
 def cluster():

@@ -83,7 +83,7 @@ def test_jobs_1_and_2_give_the_same_ladder(tmp_path):
 def test_resume_after_an_interruption_equals_an_uninterrupted_ladder(tmp_path):
     """A ladder stopped with one level done, one level half played and one not started: `resume`
     plays only what is missing and gives the uninterrupted ladder, row for row."""
-    args = ["ladder", "dao", "--budgets", "1..8", "-p", "2", "--games", 8, "--seed", 4, "-j", 1, "-q"]
+    args = ["ladder", "dao", "--budgets", "1..8", "-p", "2", "--games", 8, "--seed", 4, "-j", 1, "-q", "--no-report"]
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     assert invoke(*args, "--out", whole).exit_code == 0
     r = invoke(*args, "--games", 4, "--out", cut)  # every level's first 4 games...

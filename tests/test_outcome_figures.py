@@ -70,7 +70,7 @@ def test_skill_share_on_the_outcome_is_clear_of_zero_for_a_real_edge_and_reaches
     def share(a, b, games):
         out = pig / f"o-{a}-{b}".replace(":", "_").replace("=", "_")
         r = invoke(runner, "simulate", "./pig-race", "-s", a, "-s", b,
-                   "--games", str(games), "--seed", "5", "--jobs", "1", "--out", str(out), "-q")
+                   "--games", str(games), "--seed", "5", "--jobs", "1", "--out", str(out), "-q", "--no-report")
         assert r.exit_code == 0, r.output
         df = pd.read_parquet(out / "results")
         return designer.luck_skill(df), df

@@ -1,7 +1,8 @@
 """The README and the pages under docs/ are a contract.
 
 - Every `analyser ...` example in README.md and in every markdown page under docs/ runs (with at
-  most 30 games in one process, so the suite stays fast).
+  most 30 games in one process, and each page building each kind of report once per title, so the
+  suite stays fast).
 - Every marked worked example (docs/worked-examples.md) has its commands inside its markers, they
   run at that size, and tools/regenerate_examples.py can read their output and render the example.
 - Every "Read:" paragraph sits right under a worked example; every relative link resolves.
@@ -122,6 +123,25 @@ WRITES = {
 
 PAGES_WITH_COMMANDS = [p for p in PAGES if example_commands(p.read_text())]
 
+#: The commands that build a report (plots and HTML) unless given --no-report.
+REPORTING = ("simulate", "sweep", "ladder", "tune")
+
+
+def report_once(args: list[str], page: str, reported: set) -> list[str]:
+    """The arguments with --no-report added when the page already built a report of the same kind for
+    the same title (the report costs more than the games at this size): every command still plays
+    and prints in full, each page builds each kind of report once per title, and every folder
+    whose report the page names (WRITES) or a worked example reads still gets one."""
+    if args[0] not in REPORTING or "--no-report" in args:
+        return args
+    key = (args[0], args[1])
+    folder = regen.Run("", args, None).option("-o", "--out")
+    needed = folder is not None and f"{folder.rstrip('/')}/index.html" in WRITES.get(page, [])
+    if key in reported and not needed:
+        return args + ["--no-report"]
+    reported.add(key)
+    return args
+
 
 def test_the_pages_hold_the_examples():
     assert len([c for p in PAGES for c in example_commands(p.read_text())]) >= 60
@@ -137,8 +157,13 @@ def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, run
     if "my_bots.py" in text:
         (tmp_path / "my_bots.py").write_text(my_bots_source())
     ran: dict[str, object] = {}
+    reported: set[tuple[str, str]] = set()
     for command in example_commands(text):
         args = shrink(shlex.split(command)[1:])
+        if command not in in_example:  # a worked example renders from its report's tables
+            args = report_once(args, rel(page), reported)
+        elif args[0] in REPORTING:
+            reported.add((args[0], args[1]))
         out = None
         if command in in_example:  # run it as tools/regenerate_examples.py does, so its folder is known
             args, named = regen.plan(args, default=f"example-{len(ran)}")
