@@ -433,7 +433,11 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
     config = json.loads((out / "config.json").read_text())
     (records,) = config["component_confirmations"].values()
     assert 1 <= len(records) <= 3
+    assert records["Y01"]["tested"] is True
     for cid, rec in records.items():
+        if rec["tested"] is False:  # the title offers no replacement for it: said, with the reason
+            assert not rec["confirmed"] and rec["why"].startswith("the title offers no replacement")
+            continue
         assert rec["games"] == 300 and rec["low"] <= rec["change"] <= rec["high"]
         assert f"-p 4 --a components={path} --b components={out / 'interventions'}" in rec["command"]
         assert rec["command"].startswith("analyser compare dragon-lairds ")
