@@ -281,7 +281,8 @@ BEFORE = {
         {"games": 30, "lead_changes": 2.0, "any_lead_change": 0.7666666666666667,
          "lead_for_good_at": 0.42444444444444435, "deficit_overcome": 37.666666666666664, "deficit_p90": 90.0,
          "deficit_max": 120.0}),
-    "tsuro-seas": (60, "93c13ef5b19287e30be2b39d9f29190ab49572635e83ff56b7be1c1a96de95d8",
+    # + placements (issue 28; every other column as before)
+    "tsuro-seas": (60, "7df317420b5073936dd2edcd07c924d6aaa756a9b4ed9773f3b4f07126310396",
         {"games": 60, "lead_changes": 0.5166666666666667, "any_lead_change": 0.48333333333333334,
          "lead_for_good_at": 0.966944046869228, "deficit_overcome": 0.7543859649122807, "deficit_p90": 1.0,
          "deficit_max": 1.0}),
@@ -289,7 +290,8 @@ BEFORE = {
         {"games": 30, "lead_changes": 1.4666666666666666, "any_lead_change": 0.7,
          "lead_for_good_at": 0.31843825249398, "deficit_overcome": 5.233333333333333,
          "deficit_p90": 15.100000000000001, "deficit_max": 19.0}),
-    "dragon-lairds": (20, "4a76565d8cf8b7c091623e46e429a24f4c6acb30e1b6b38f922bd15f4720f3d4", None),
+    # + buys (issue 28; every other column as before)
+    "dragon-lairds": (20, "33b9d45d0a204307e40f200d96520f9cb70e9b97084681383ef1891e378aa45e", None),
 }
 
 
