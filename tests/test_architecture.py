@@ -166,3 +166,21 @@ def test_the_circle_finder_finds_a_circle():
         assert circles() == [["a", "b"], ["c", "d", "e"]]
     finally:
         GRAPH = kept
+
+
+def test_paths_computed_from_a_moved_module_still_reach_the_source_tree(monkeypatch):
+    """After the move into packages, a module one level deeper must climb one level more: from a
+    source tree (as CI runs the tests, with the checkout first on the path), the built-in
+    strategies are found beside the package, and ``analyser check`` hands its child the folder that
+    holds the package."""
+    import importlib.util
+
+    from analyser.engine import registry
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "analyser._builtin_strategies" else real(name, *a))
+    folder = registry.builtin_dir()
+    assert (folder / "dao.py").is_file() and folder.name == "strategies"
+    text = (Path(registry.__file__).resolve().parents[1] / "kit" / "check.py").read_text()
+    assert "here = str(Path(__file__).resolve().parents[2])" in text

@@ -359,7 +359,7 @@ def builtin_dir() -> Path:
     spec = importlib.util.find_spec("analyser._builtin_strategies")
     if spec is not None and spec.submodule_search_locations:
         return Path(list(spec.submodule_search_locations)[0])
-    return Path(__file__).resolve().parent.parent / "strategies"
+    return Path(__file__).resolve().parents[2] / "strategies"  # (analyser/engine/registry.py -> the source tree)
 
 
 def _load_file(path: Path):

@@ -488,7 +488,7 @@ def _check_fresh_process(game: Game, ref: str, rules: dict[str, str], plan, hash
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = str((int(env["PYTHONHASHSEED"]) + 1) if env.get("PYTHONHASHSEED", "").isdigit() else 1)
     # the child imports this very analyser (also from a source tree that is not installed)
-    here = str(Path(__file__).resolve().parent.parent)
+    here = str(Path(__file__).resolve().parents[2])  # the folder holding the analyser package
     env["PYTHONPATH"] = os.pathsep.join([here] + [x for x in env.get("PYTHONPATH", "").split(os.pathsep) if x])
     code = ("import json, sys; from analyser.kit.check import trace_hashes; "
             "print(json.dumps(trace_hashes(*json.loads(sys.argv[1]))))")
