@@ -262,10 +262,17 @@ def test_findings_have_the_generic_shape(runner, tmp_path):
 # At the edges: exact copies, solver residues, a duplicate -s
 # --------------------------------------------------------------------------------------------
 
-COPY = '''from analyser._builtin_strategies.dao import Greedy
+# (the built-in scripts loaded from their folder, so the copy works from a source tree as installed)
+COPY = '''import importlib.util
+
+from analyser.engine.registry import builtin_dir
+
+_spec = importlib.util.spec_from_file_location("builtin_dao_for_copy", builtin_dir() / "dao.py")
+_dao = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_dao)
 
 
-class Greedy2(Greedy):
+class Greedy2(_dao.Greedy):
     """Plays exactly as greedy, under another name."""
 
     name = "greedy2"

@@ -21,6 +21,12 @@ def _one_line_error(message: str, code: int = 2):
 class AnalyserGroup(click.Group):
     """A click group whose errors are one line (no usage dump, no traceback)."""
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # (before click's own handler, which would leave the worker pool idling)
+            _stdout_closed()
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from analyser.engine import registry
         from analyser.run.backends import sigterm_raises, stop_exit_code

@@ -5,7 +5,7 @@ scores under the assumption that play would not change with it; it may (issue 28
 start of +16 read that way left the first player at 42% when played).  The replay plays the run's
 games again - the same root seed, so game ``i`` has the same game seed and seating
 (:func:`analyser.experiments.confirm.replay`) - with the compensation given through the title's
-start-bonus rule option (``Game.seat_bonus_rule``, e.g. DAO's ``seat_bonus``), each seat behind
+start-bonus rule option (``Game.seat_bonus_rule``, e.g. a ``seat_bonus`` option), each seat behind
 the fair share getting its handicap (rounded to a whole number) and the others nothing.
 
 The figure is the win rate of the run's best seat in the replay, a mean of its per-game win
