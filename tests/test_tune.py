@@ -435,3 +435,100 @@ def test_a_recheck_of_one_trial_ranks_nothing_and_says_how_many_it_replayed(runn
                  "--target", "length=min", "--trials", "0", "-o", str(tmp_path / "zero"))
     assert bad.exit_code == 2 and bad.output.strip().splitlines()[-1].endswith(
         "--trials 0 is not accepted; give a whole number of at least 1")
+
+
+_KILL_IN_ASK = """
+import os, signal, sys
+from analyser.experiments import tune
+
+def _ask(study, dists, sampler):
+    number = len(study.get_trials(deepcopy=False))
+    if number == {at}:  # what a SIGKILL inside Optuna's own ask left: the trial, {left}
+        made = study._storage.create_new_trial(study._study_id)
+        for name, value in {partial}.items():
+            study._storage.set_trial_param(made, name, value, dists[name])
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _real(study, dists, sampler)
+
+_real, tune._ask = tune._ask, _ask
+from analyser.cli import main
+sys.argv = ["analyser"] + sys.argv[1:]
+main()
+"""
+
+
+@pytest.mark.parametrize("at, partial", [(3, {}), (4, {"rule.bust_limit": None})])
+def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runner, tmp_path, at, partial):
+    # The hand-built state: the study holds a running trial with none (or only some) of its
+    # parameters and no cell, as a SIGKILL between Optuna writing the trial and its parameters
+    # leaves it (a tune killed at random met it about once in three runs).
+    args = [a for a in DAO if a not in ("-q",)]
+    args[args.index("--trials") + 1] = "7"
+    args += ["-s", "threshold:limit=10..30"]  # two parameters: a cut after the first one is possible
+    args[args.index("-p") + 1] = "3"
+    whole = tmp_path / "whole"
+    r = invoke(runner, *args, "-q", "-j", "1", "-o", str(whole))
+    assert r.exit_code == 0, r.output
+    trials = _trials(whole)
+    first = next(c for c in trials.columns if c.startswith("rule.") or c == "bust_limit")
+    if partial:  # the value the uninterrupted tune gave the first parameter of trial `at`
+        import optuna
+        study = optuna.load_study(study_name="tune", storage=f"sqlite:///{whole / 'tune.db'}")
+        name = next(iter(study.trials[at].params))
+        dist = study.trials[at].distributions[name]
+        partial = {name: dist.to_internal_repr(study.trials[at].params[name])}
+    script = tmp_path / "kill_in_ask.py"
+    script.write_text(_KILL_IN_ASK.format(at=at, left="some parameters" if partial else "no parameters",
+                                          partial=repr(partial)))
+    killed = tmp_path / "killed"
+    p = subprocess.run([sys.executable, str(script), *args, "-q", "-j", "1", "-o", str(killed)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    import optuna
+    study = optuna.load_study(study_name="tune", storage=f"sqlite:///{killed / 'tune.db'}")
+    cut = study.trials[-1]
+    assert cut.number == at and cut.state.name == "RUNNING" and len(cut.params) == len(partial) < 2
+    r = invoke(runner, "resume", str(killed), "-q")
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(_trials(killed), trials)
+    assert pd.read_csv(killed / "recheck.csv").equals(pd.read_csv(whole / "recheck.csv"))
+    assert first in trials.columns
+
+
+@pytest.mark.parametrize("objectives, grid", [(1, False), (2, False), (1, True)])
+def test_the_one_write_ask_gives_the_parameters_optunas_own_ask_gives(objectives, grid):
+    # The tune asks each trial in a scratch copy of the study and writes it whole; the values must
+    # be those of Optuna's study.ask with the same seeded sampler over the same trials (TPE,
+    # NSGA-II and the grid), so older folders and new ones resume to the same study.
+    import optuna
+    from optuna.distributions import FloatDistribution, IntDistribution
+    from analyser.experiments import tune
+    dists = {"a": IntDistribution(1, 9), "b": FloatDistribution(0.0, 1.0)}
+    directions = ["minimize"] * objectives
+    own, ours = (optuna.create_study(directions=directions) for _ in range(2))
+
+    def sampler(k):
+        if grid:
+            return tune._GridSampler({"a": [1, 5, 9], "b": [0.0, 0.5, 1.0]}, seed=0)
+        if objectives > 1:
+            return optuna.samplers.NSGAIISampler(population_size=3, seed=100 + k)
+        return optuna.samplers.TPESampler(seed=100 + k, n_startup_trials=3)
+
+    import warnings
+    seen = []
+    for k in range(9):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            own.sampler = sampler(k)
+            t = own.ask(dists)
+            number = tune._ask(ours, dists, sampler(k))
+        a, b = own.trials[k], ours.trials[number]
+        assert number == k and a.params == b.params and a.system_attrs == b.system_attrs
+        seen.append(a.params)
+        if k % 3 == 2:  # told in batches of three
+            for n in range(k - 2, k + 1):
+                p = own.trials[n].params
+                vals = [p["a"] * p["b"] + i for i in range(objectives)]
+                own.tell(n, vals if objectives > 1 else vals[0])
+                ours.tell(n, vals if objectives > 1 else vals[0])
+    assert len({tuple(sorted(p.items())) for p in seen}) > 3  # the samplers did vary the points

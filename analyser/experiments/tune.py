@@ -76,6 +76,7 @@ import pandas as pd
 from analyser.engine.core import InputError
 from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.tune_study import _GridSampler, _ask, _complete_ask  # noqa: F401  (the study on disk)
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 
@@ -253,23 +254,6 @@ def _pruner(batch: int, on: bool):
 
 def _objectives(targets: list[Target]) -> list[Target]:
     return [t for t in targets if t.is_objective]
-
-
-def _grid_sampler_class():
-    import optuna
-
-    class Grid(optuna.samplers.GridSampler):
-        """Optuna's GridSampler without its stop at the last point: the tune asks and tells its
-        trials itself, outside ``study.optimize``, and stops after the grid's last trial."""
-
-        def after_trial(self, study, trial, state, values) -> None:
-            return None
-
-    return Grid
-
-
-def _GridSampler(axes: dict, seed: int):
-    return _grid_sampler_class()(axes, seed=seed)
 
 
 def _sampler(targets: list[Target], seed: int, batch: int, grid: Space | None = None):
@@ -468,12 +452,16 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
             todo = min(batch, n_trials - n)
         else:
             todo = 0
+        dists = {d.column: d.distribution() for d in space.dims}
+        grid = space if study.user_attrs.get("exhaustive") else None
+        for t in trials:  # a kill inside an older version's ask left a trial without (all) its parameters
+            if t.state == TrialState.RUNNING and set(t.params) != set(dists):
+                _complete_ask(study, t, dists, _sampler(tlist, _derived(root, t.number), batch, grid))
         for _ in range(todo):
             number = len(study.get_trials(deepcopy=False))
-            study.sampler = _sampler(tlist, _derived(root, number), batch,
-                                     space if study.user_attrs.get("exhaustive") else None)
-            t = study.ask({d.column: d.distribution() for d in space.dims})
-            assert t.number == number
+            study.sampler = _sampler(tlist, _derived(root, number), batch, grid)  # also tells the batch
+            made = _ask(study, dists, _sampler(tlist, _derived(root, number), batch, grid))
+            assert made == number
         trials = study.get_trials(deepcopy=False)
         for t in trials:  # a configuration the rules refuse (say, too few cards for the seats) is a failed trial
             if t.state == TrialState.RUNNING and _cell_index(exp, f"trial-{t.number:04d}") is None:
