@@ -243,10 +243,21 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
     assert f"{top['vs_peers_low']:+.1f} to {top['vs_peers_high']:+.1f} pp" == first["evidence"]["interval"]
     assert f"{top['vs_peers']:+.1f} pp against its peers" in first["sentence"]
-    # the copy is edited, never the file the run read (for a built-in title, inside the package)
+    # read without a folder to write into: how to make the copy, never an edit of the file the run read
     assert first["next"].startswith(f"copy {path} to fixed.csv, change line {line} of fixed.csv")
     assert "--b components=fixed.csv" in first["next"]
     assert first["next"].split("then: ")[1].startswith(f"analyser compare {case} ")
+    # the report itself writes the changed file into the run folder, and its next command plays it
+    changed = out / "interventions" / f"components-{re.sub(r'[^A-Za-z0-9_.-]+', '_', planted)}.csv"
+    assert changed.is_file() and changed.read_text() != path.read_text()
+    edited = [i for i, (a, b) in enumerate(zip(path.read_text().splitlines(), changed.read_text().splitlines()))
+              if a != b]
+    assert edited == [line - 1]  # only the component's own line changed
+    data = json.loads((out / "findings.json").read_text())
+    told = next(f for f in data["findings"] if planted in f["sentence"])
+    assert f"is written to {changed}; play the same games on it: analyser compare {case} " in told["next"]
+    assert told["next"].endswith(f"--a components={path} --b components={changed} --games 1000")
+    assert path.read_text() != changed.read_text()  # the run's own file is left as it was
 
 
 # -- the report -----------------------------------------------------------------------------------

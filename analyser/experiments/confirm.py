@@ -25,18 +25,18 @@ is replaced), otherwise *not confirmed*.  The records go into the run's ``config
 from __future__ import annotations
 
 import math
-import re
 import shlex
 from pathlib import Path
 
 import numpy as np
 
+from analyser.report.components import INTERVENTIONS, write_replacement
 from analyser.stats.components import CONFIRM_MIN_PP, Z95
 
 #: Components confirmed at most, the first that pass the correction in the report's rank order.
 CONFIRM_MAX = 3
 #: The folder of the run where the changed data files are written.
-FOLDER = "interventions"
+FOLDER = INTERVENTIONS
 
 
 def paired_change(a, b, holders, players: int, games: int, best: int, worst: int) -> dict:
@@ -87,14 +87,9 @@ def intervention(game, params, cid: str, info: dict, folder: Path) -> tuple[str,
     """``(option, value, what)`` of the intervention on ``cid``: the title's replacement file
     written into ``folder`` (its path is the value), else the catalog's ``fix`` override; None
     when the title offers neither."""
-    rep = game.component_replacement(params, cid)
+    rep = write_replacement(game, params, cid, folder)
     if rep is not None:
-        option, text, what = rep
-        folder.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", cid) or "component"
-        path = folder / f"{option}-{name}.csv"
-        path.write_text(text, encoding="utf-8")
-        return option, str(path), what
+        return rep
     fix = info.get("fix") or ""
     if fix and "=" in fix:
         option, _, value = fix.partition("=")

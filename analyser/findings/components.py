@@ -17,9 +17,11 @@ def _command(words) -> str:
 
 
 def next_command(cid: str, info: dict, *, game: str, strategies, games: int, players: int | None = None,
-                 rules: dict | None = None) -> str:
-    """The command that tests a fix of component ``cid``: with a data file, a ``compare`` of the
-    file against a copy with the component's line edited; with a rule override that changes it
+                 rules: dict | None = None, replacement: tuple[str, str, str] | None = None) -> str:
+    """The command that tests a fix of component ``cid``: with ``replacement`` (``(option, path,
+    what)``: the changed data file the report wrote into its folder), a ``compare`` of the rules
+    as run against that file; with a data file the title cannot change itself, how to make a copy
+    with the component's line edited and the ``compare`` on it; with a rule override that changes it
     (``info["fix"]``), a ``compare`` of the rules as run against the override; else a new run
     with a fresh seed and four times the games, to confirm the effect."""
     rules = {k: v for k, v in (rules or {}).items() if v not in (None, "")}
@@ -42,6 +44,10 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
             words += ["--a", f"{key}={rules[key]}"]
         return _command(words + ["--b", b_value, "--games", n])
 
+    if replacement is not None:
+        r_option, r_path, what = replacement
+        return (f"the changed file ({what}) is written to {r_path}; play the same games on it: "
+                + against(r_option, f"{r_option}={r_path}"))
     if option and path:
         where = f"line {line} of fixed.csv" if line else f"the entry of {cid} in fixed.csv"
         then = against(option, f"{option}=fixed.csv")
@@ -67,11 +73,12 @@ ASSOCIATION_LINE = ("An association shows which components go with winning, not 
 
 def findings(est, *, game: str, catalog: dict | None = None, strategies=(), games: int = 0,
              players: int | None = None, rules: dict | None = None,
-             confirmations: dict | None = None) -> list[dict]:
+             confirmations: dict | None = None, replacements: dict | None = None) -> list[dict]:
     """The component findings of one variant, in the shape of :func:`analyser.stats.metagame.findings`:
     dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
     "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
-    ``next`` (the command that tests a fix, :func:`next_command`).
+    ``next`` (the command that tests a fix, :func:`next_command`; ``replacements``: component id
+    -> the changed data file written for it, ``(option, path, what)``).
 
     At most :data:`FINDINGS_MAX` findings, the components that pass the Benjamini-Hochberg
     correction in rank order (the rest stay in the table).  An association is never "clear" on
@@ -142,7 +149,8 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     for r in listed.head(FINDINGS_MAX).itertuples():
         c = confirmations.get(str(r.component))
         item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
-                "next": next_command(r.component, catalog.get(r.component, {}), **ctx)}
+                "next": next_command(r.component, catalog.get(r.component, {}), **ctx,
+                                     replacement=(replacements or {}).get(str(r.component)))}
         amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c.get("figure", ""))
         if c is None:
             item.update(strength="possible",

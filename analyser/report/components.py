@@ -6,6 +6,7 @@ pandas and the component numbers are imported inside the functions."""
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 from analyser.stats import analysis
@@ -15,13 +16,59 @@ from analyser.report.summaries import params_of
 from analyser.report.tables import table_html
 
 
-def component_part(game, r, part, config: dict | None = None) -> None:
+#: The folder of a report where the changed data files of its component findings are written.
+INTERVENTIONS = "interventions"
+
+
+def write_replacement(game, params, cid: str, folder: Path) -> tuple[str, str, str] | None:
+    """The title's replacement of component ``cid`` (``Game.component_replacement``: the component
+    given its peer group's typical effect) written into ``folder`` as ``OPTION-ID.csv``; returns
+    ``(rule option, the file's path, what changed)``, or None when the title offers none.  The
+    file the run read is never touched (for a built-in title it is inside the package).
+    Raises OSError when the folder cannot be written."""
+    rep = game.component_replacement(params, cid)
+    if rep is None:
+        return None
+    option, text, what = rep
+    folder.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", cid) or "component"
+    path = folder / f"{option}-{name}.csv"
+    path.write_text(text, encoding="utf-8")
+    return option, str(path), what
+
+
+def _replacements(game, params, est, catalog: dict, folder: Path | None) -> dict:
+    """Component id -> ``(option, path, what)`` for the listed components of a data file whose
+    title offers a replacement, each written into ``folder/interventions`` (nothing without a
+    folder, or where the file cannot be written: the finding then says how to make the copy)."""
+    from analyser.findings.components import FINDINGS_MAX
+
+    if folder is None or params is None or est is None or not len(est):
+        return {}
+    out = {}
+    listed = est[est["p"].notna() & est["clear"]].head(FINDINGS_MAX)
+    for cid in listed["component"].astype(str):
+        info = catalog.get(cid) or {}
+        if not (info.get("option") and info.get("file")):
+            continue
+        try:
+            rep = write_replacement(game, params, cid, Path(folder) / INTERVENTIONS)
+        except (OSError, ValueError, KeyError, IndexError):
+            rep = None
+        if rep is not None:
+            out[cid] = rep
+    return out
+
+
+def component_part(game, r, part, config: dict | None = None, folder: Path | None = None) -> None:
     """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums (with
     the interventions ``config.json`` records for its run, ``component_confirmations``, when the
     variant is that one run: :mod:`analyser.experiments.confirm`).  The
     catalog (what each component is, its file and line) comes from the rules the rows record;
     when they cannot be rebuilt here (a data file the rows name is not on this machine) the
-    components are listed by id only, never described from another file."""
+    components are listed by id only, never described from another file.  With ``folder`` (the
+    report's folder), each listed component of a data file gets its changed file written into
+    ``folder/interventions`` (:func:`write_replacement`), and its next command plays it."""
     from analyser.findings import components as component_findings
     from analyser.stats import components
 
@@ -32,6 +79,7 @@ def component_part(game, r, part, config: dict | None = None) -> None:
         catalog = game.component_catalog(params)
     except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
         params, catalog = params_of(game, r.first), {}
+        folder = None
     est = components.estimate(r.components, catalog)
     acts = game.component_acts(r.title or {}, catalog)
     if acts is not None and len(acts) and acts["p"].notna().any():
@@ -46,7 +94,8 @@ def component_part(game, r, part, config: dict | None = None) -> None:
     part.component_findings = component_findings.findings(
         est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
         players=None if r.players == game.default_players else r.players, rules=rules,
-        confirmations=part.component_confirmations)
+        confirmations=part.component_confirmations,
+        replacements=_replacements(game, params, est, catalog, folder))
     part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
 
 

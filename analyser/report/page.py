@@ -232,7 +232,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
     return out
 
 
-def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None) -> Summary:
+def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None,
+                folder: Path | None = None) -> Summary:
     from analyser import findings as findmod
     from analyser.stats import seats as seatmod
     from analyser.report import summaries
@@ -258,7 +259,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                     summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
                     comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
         if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
-            reportcomponents.component_part(game, r, part, config)
+            reportcomponents.component_part(game, r, part, config, folder)
         parts.append(part)
     for r, part in zip(reduced, parts):  # once every part is filled in: the checks read all of it
         ctx = findmod.RunContext(game, outcome, part, r.core, config or {}, _lineup_of(config, r),
@@ -503,7 +504,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv``, ``findings.json``
     and ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
     outdir.mkdir(parents=True, exist_ok=True)
-    summary = _summary_of(game, reduced, extra_names, config)
+    summary = _summary_of(game, reduced, extra_names, config, outdir)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
     reportcomponents.write_components_csv(summary, outdir)
     sections = []
