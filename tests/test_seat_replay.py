@@ -149,3 +149,30 @@ def test_without_confirm_seats_the_finding_says_read_from_the_scores_and_how_to_
     (f,) = seats.seat_findings(table, balance, comp, kind="race", replay=clear)
     assert f["sentence"].endswith("against a fair share of 50.0%: clear, the interval holds the fair share.")
     assert f["compensation_check"] == "clear" and f["strength"] == "clear"
+
+
+def test_a_start_bonus_in_another_unit_is_not_offered_as_the_score_compensation():
+    # Dragon Lairds: the handicap is read in royals (the score), its start bonus seat_geld counts
+    # geld; the sentence must not offer the royals as what the sweep below plays.
+    import pandas as pd
+
+    from analyser.engine.registry import get_game
+
+    game = get_game("dragon-lairds")
+    assert (game.seat_bonus_rule, game.seat_bonus_unit) == ("seat_geld", "geld") and game.score_unit == "royals"
+    comp = pd.DataFrame({"seat": [0, 1, 2], "win_rate": [0.45, 0.30, 0.25], "fair_share": 1 / 3,
+                         "handicap": [0.0, 2.0, 3.0], "handicap_low": [0.0, 1.0, 2.0], "handicap_high": [0.0, 3.0, 4.0],
+                         "win_at_handicap": [0.45, 0.33, 0.33], "tie_share": [0.5, 0.5, 0.5]})
+    table = comp[["seat", "win_rate"]]
+    balance = {"best": 0, "worst": 2, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
+    cmd = seats.sweep_command(game, ["income"], 3, {}, 1000, comp)
+    assert cmd.endswith("--rule seat_geld=0/0/0,0/1/1,0/2/2,0/3/3")
+    (f,) = seats.seat_findings(table, balance, comp, unit="royals", next_command=cmd, bonus=("seat_geld", "geld"))
+    assert ("the title's start bonus (seat_geld) counts geld, not royals, so this amount cannot be given as it is: "
+            "the sweep below plays start bonuses of 1, 2 and 3 geld for each seat behind, to find the amount in geld"
+            ) in f["sentence"]
+    assert "check it with the sweep below, which plays the games with it" not in f["sentence"]
+    assert f["next"] == cmd
+    # the same figures where the bonus counts the score: the sweep plays the amount itself
+    (g,) = seats.seat_findings(table, balance, comp, unit="points", next_command=cmd, bonus=("seat_bonus", "points"))
+    assert "check it with the sweep below, which plays the games with it" in g["sentence"]

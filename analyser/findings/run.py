@@ -79,7 +79,9 @@ def seat_advantage(ctx: RunContext) -> list:
     replay = recorded.get(str(ctx.runs[0])) if len(ctx.runs) == 1 and isinstance(recorded, dict) else None
     return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.score_unit,
                                  kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
-                                 replay=replay if isinstance(replay, dict) else None)
+                                 replay=replay if isinstance(replay, dict) else None,
+                                 bonus=(getattr(ctx.game, "seat_bonus_rule", ""),
+                                        getattr(ctx.game, "seat_bonus_unit", "") or ctx.outcome.score_unit))
 
 
 def _compared(ctx: RunContext):

@@ -236,14 +236,21 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
 
 
-def _unreplayed(next_command: str, replay: dict | None = None) -> str:
+def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
+                bonus: tuple[str, str] | None = None) -> str:
     """What a compensation figure has not been: replayed.  It is read from the recorded scores
     (play may change with it: a Pig head start of 16 read this way left the first player at 42%
     when replayed), so the finding says how to check it; with ``replay`` (the record of
     :func:`analyser.experiments.seat_confirm.confirm_seats`) what the replay showed, or why
-    nothing was replayed."""
+    nothing was replayed.  ``bonus``: the title's start-bonus option and what it counts; where that
+    is not the score's ``unit`` (Dragon Lairds: ``seat_geld`` counts geld, scores are royals) the
+    amount cannot be given as it is, and the sweep below is said to look for it in that unit."""
     if replay and replay.get("replayed"):
         return _replayed(replay)
+    if bonus and next_command and bonus[1] and unit and bonus[1] != unit and not replay:
+        return (f" - read from the recorded scores, not replayed; the title's start bonus ({bonus[0]}) counts "
+                f"{bonus[1]}, not {unit}, so this amount cannot be given as it is: the sweep below plays start "
+                f"bonuses of 1, 2 and 3 {bonus[1]} for each seat behind, to find the amount in {bonus[1]}")
     if replay:
         return (f" - read from the recorded scores, not replayed: nothing was replayed because "
                 f"{replay.get('reason') or 'the replay gave no figure'}")
@@ -291,13 +298,13 @@ def _no_handicap(rows, unit: str, word: str) -> str:
 
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
                   kind: str = "highest score", reason: str = "", next_command: str = "",
-                  replay: dict | None = None) -> list[dict]:
+                  replay: dict | None = None, bonus: tuple[str, str] | None = None) -> list[dict]:
     """The seat finding of a run, in the shape of :func:`analyser.stats.metagame.findings`: is a seat
     ahead (from the seat table and the seat-balance record of
     :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
     (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
     ``next_command``: the ``analyser sweep`` command that tests the compensation with real
-    games, or "".  ``replay``: the compensation replayed (``simulate --confirm-seats``, the record
+    games, or "" (``bonus``: its option and what it counts, see :func:`_unreplayed`).  ``replay``: the compensation replayed (``simulate --confirm-seats``, the record
     of :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed
     the finding says what the replay showed, and ``compensation_check`` is "clear" when the
     replay's interval holds the fair share, else "not clear"."""
@@ -338,14 +345,14 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
                 sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
             else:
                 sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
-                             f"to the fair share, assuming play would not change{_unreplayed(next_command, replay)}.")
+                             f"to the fair share, assuming play would not change{_unreplayed(next_command, replay, unit, bonus)}.")
         elif len(behind):
             moved = behind[behind["handicap"] != 0]
             parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
             if parts:
                 sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
                              "one at a time: " + "; ".join(parts) + ", assuming play would not change"
-                             + _unreplayed(next_command, replay) + ".")
+                             + _unreplayed(next_command, replay, unit, bonus) + ".")
             still = behind[behind["handicap"] == 0]
             if len(still):
                 sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"
