@@ -176,3 +176,20 @@ def test_a_start_bonus_in_another_unit_is_not_offered_as_the_score_compensation(
     # the same figures where the bonus counts the score: the sweep plays the amount itself
     (g,) = seats.seat_findings(table, balance, comp, unit="points", next_command=cmd, bonus=("seat_bonus", "points"))
     assert "check it with the sweep below, which plays the games with it" in g["sentence"]
+
+
+def test_the_seat_sweep_adds_its_bonuses_to_the_start_bonus_the_run_played():
+    import pandas as pd
+
+    from analyser.engine.registry import get_game
+
+    game = get_game("dragon-lairds")
+    comp = pd.DataFrame({"seat": [0, 1], "win_rate": [0.74, 0.26], "fair_share": 0.5, "handicap": [0.0, 45.0],
+                         "handicap_low": [0.0, 42.0], "handicap_high": [0.0, 47.0], "win_at_handicap": [0.74, 0.5],
+                         "tie_share": [0.5, 0.5]})
+    cmd = seats.sweep_command(game, ["income"], 2, {"seat_geld": "8/0", "start_geld": "12"}, 2000, comp)
+    assert cmd == ("analyser sweep dragon-lairds -s income --players 2 --games 2000 --rule start_geld=12 "
+                   "--rule seat_geld=8/0,8/1,8/2,8/3")
+    dao = get_game("dao")  # in the score unit: half (22.5 rounds to 22), once and 1.5 times the handicap, on top
+    cmd = seats.sweep_command(dao, ["greedy"], 2, {"seat_bonus": "0/3"}, 1000, comp)
+    assert cmd.endswith("--rule seat_bonus=0/3,0/25,0/48,0/71")

@@ -380,8 +380,9 @@ def sweep_command(game, strategies: list[str], players: int, rules: dict, games:
     """The ``analyser sweep`` command that tests a seat compensation with real games through the
     title's start-bonus option (``Game.seat_bonus_rule``): no bonus, and a bonus to each seat
     below the fair share at half, once and one and a half times its estimated handicap (when the
-    bonus is in score units), else 1, 2 and 3 units.  "" when the title has no such option or no
-    seat is behind."""
+    bonus is in score units), else 1, 2 and 3 units.  The bonuses are added to the option's value
+    as the run played it (a run with ``seat_geld=8/0`` sweeps ``8/0,8/1,...``), whose cell comes
+    first.  "" when the title has no such option or no seat is behind."""
     option = getattr(game, "seat_bonus_rule", "")
     if not option or comp is None:
         return ""
@@ -392,9 +393,15 @@ def sweep_command(game, strategies: list[str], players: int, rules: dict, games:
     step = [(max(1.0, abs(h)) if same_unit else 1.0) if b else 0.0
             for h, b in zip(comp["handicap"].fillna(1.0), behind)]
     factors = (0.5, 1.0, 1.5) if same_unit else (1.0, 2.0, 3.0)
-    cells = ["/".join("0" for _ in range(players))]
+    from analyser.engine.errors import InputError
+    from analyser.engine.perseat import seat_values
+    try:
+        base = seat_values(rules.get(option, "0"), players, name=option)
+    except InputError:
+        base = (0,) * players
+    cells = ["/".join(str(b) for b in base)]
     for f in factors:
-        cells.append("/".join(str(int(round(s * f))) if s else "0" for s in step))
+        cells.append("/".join(str(b + (int(round(s * f)) if s else 0)) for s, b in zip(step, base)))
     cells = list(dict.fromkeys(cells))
     words = ["analyser", "sweep", game.source or game.id]
     for s in strategies:
