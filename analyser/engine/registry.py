@@ -425,12 +425,25 @@ def default_lineup(game_id: str) -> list[str]:
     return list(getattr(module, "DEFAULT_LINEUP", None) or builtin_strategies(game_id))
 
 
+_ENTRY_POINTS: dict = {}
+
+
+def _entry_points(group: str) -> list:
+    """``importlib.metadata.entry_points(group=group)``, read once per process: the scan of every
+    installed distribution takes tens of milliseconds, and a tune or ladder resolves strategies for
+    each of its cells.  Keyed by the function itself as well, so a replaced one (a test's) is read."""
+    key = (metadata.entry_points, group)
+    if key not in _ENTRY_POINTS:
+        _ENTRY_POINTS[key] = list(metadata.entry_points(group=group))
+    return _ENTRY_POINTS[key]
+
+
 def _entry_point_strategies(game_id: str, broken: dict[str, str] | None = None) -> dict[str, Any]:
     """The strategies installed packages publish for ``game_id``.  One that fails to load is left
     out (so one broken package does not stop the others, nor the built-ins) and its one-line
     reason goes into ``broken`` (name -> reason) when given."""
     found = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in _entry_points(ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
         except Exception as e:  # noqa: BLE001 - any import error of a plugin

@@ -228,7 +228,6 @@ def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
     """Write ``trials.csv``, ``recheck.csv``, ``config.json`` and (with ``report``) the plots,
     the verifying run's report and ``index.html``; return the file names."""
-    from analyser.report import page as reportmod
     from analyser.io.csvsafe import to_csv
     from analyser.run.store import write_json_atomic
 
@@ -240,6 +239,7 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         to_csv(res.recheck, outdir / "recheck.csv", index=False)
         files.append("recheck.csv")
     if report and len(res.trials):
+        from analyser.report import page as reportmod  # (matplotlib: only for the report)
         game = get_game(res.config["game"])
         figures = plot_history(res, outdir)
         verifying = None

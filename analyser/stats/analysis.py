@@ -33,8 +33,18 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from statsmodels.stats.proportion import proportion_confint
+
+
+def proportion_confint(*args, **kwargs):
+    """statsmodels' ``proportion_confint``, imported on first use (statsmodels and scipy.stats
+    take about 0.7 s to import, which every command would pay at start-up otherwise)."""
+    from statsmodels.stats.proportion import proportion_confint as confint
+    return confint(*args, **kwargs)
+
+
+def _scipy_stats():
+    from scipy import stats
+    return stats
 
 # Terminal tables (DataFrame.to_string) pad by display width, so a strategy name in CJK script,
 # whose characters take two columns each (Unicode East Asian Width W or F), keeps its columns.
@@ -98,7 +108,7 @@ def clustered_mean(values, clusters, alpha: float = 0.05) -> tuple[float, float,
     if g < 2:
         return mean, math.nan, math.nan
     var = g / (g - 1) * float(np.sum(sums ** 2)) / (n * n)
-    half = float(stats.t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
+    half = float(_scipy_stats().t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
     return mean, mean - half, mean + half
 
 
@@ -290,7 +300,7 @@ def seat_balance(df: pd.DataFrame) -> dict:
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
     if k < 2 or total <= 0 or df.groupby(game_keys(df), observed=True).ngroups < 2:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
-    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
+    chi2, p = _scipy_stats().chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best = int(seats.idxmax())
     worst = int(seats.drop(index=best).idxmin())  # another seat, also when every seat won as often
@@ -299,7 +309,7 @@ def seat_balance(df: pd.DataFrame) -> dict:
     d = (wide[best] - wide[worst]).dropna().to_numpy() * 100
     gap = float(d.mean())
     if len(d) > 1 and d.std(ddof=1) > 0:
-        lo, hi = stats.t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
+        lo, hi = _scipy_stats().t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
     else:
         lo = hi = gap
     return seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
