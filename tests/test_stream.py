@@ -586,7 +586,7 @@ def test_ctrl_c_while_the_report_is_written_is_one_full_line(tmp_path, monkeypat
     from analyser.report import page as report
     from analyser.cli import cli as group
 
-    def interrupted(out):
+    def interrupted(out, **kw):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(report, "build_report_from_run", interrupted)

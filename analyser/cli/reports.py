@@ -25,7 +25,10 @@ from analyser.engine.core import InputError
                    "loading a file runs its code).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No tables: only the line naming the report (an experiment folder: as its command's -q).")
-def report(results, out, title_file, trust, quiet):
+@click.option("-j", "--jobs", type=int, default=0, show_default=True,
+              help="Worker processes that read a large run folder's chunks of games; 0 = all cores. The "
+                   "report does not depend on it.")
+def report(results, out, title_file, trust, quiet, jobs):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
     Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
@@ -39,11 +42,14 @@ def report(results, out, title_file, trust, quiet):
     """
     from analyser.run import trusting
 
+    from analyser.engine.runner import resolve_jobs
+
+    resolve_jobs(jobs)  # a bad count: one line, before anything is read
     with trusting(trust):
-        return _report(results, out, title_file, quiet)
+        return _report(results, out, title_file, quiet, jobs)
 
 
-def _report(results, out, title_file, quiet=False):
+def _report(results, out, title_file, quiet=False, jobs=1):
     _check_plotting()  # before the report module imports matplotlib
     from analyser.report.page import _reduce_run, build_report, write_report
     from analyser.engine.registry import get_game
@@ -92,7 +98,7 @@ def _report(results, out, title_file, quiet=False):
     else:
         out = prepare_out(out, replace_run=False)
     if streamed:
-        game, reduced, names, config = _reduce_run(results, opened)
+        game, reduced, names, config = _reduce_run(results, opened, jobs)
         config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}
         path, summary, _ = write_report(game, reduced, names, config, out)
         players = reduced[0].players

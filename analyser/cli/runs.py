@@ -228,7 +228,9 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             try:
                 if not no_report:
                     from analyser.report.page import FINDINGS_JSON, build_report_from_run
-                    path, summary, figures = build_report_from_run(out)
+                    import os
+                    report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
+                    path, summary, figures = build_report_from_run(out, jobs=report_jobs)
                     files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
                     if (out / "components.csv").exists():
                         files.append("components.csv")

@@ -137,67 +137,42 @@ class Reduced:
     components: dict = field(default_factory=dict)
 
 
-def _split_extras(extras: dict, run) -> dict:
-    """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
-    results join several runs and an extra table cannot say which run a row belongs to."""
-    from analyser.engine.core import COMPONENTS, InputError
-    out = {}
-    for name, frame in extras.items():
-        if run is not None:
-            if "run_id" not in frame.columns:
-                raise InputError(f"the {name} table has no run_id column, but the results join several runs; "
-                                 f"give each {name} row the run_id of its game (as analyser writes it)")
-            frame = frame[frame["run_id"].astype(str).to_numpy() == run]
-        out[name] = frame
-    return out
-
-
-def reduce_chunks(game, chunks, strategies: list, check=None) -> list[Reduced]:
+def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> list[Reduced]:
     """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
     core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
-    rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  Raises
-    InputError for a table that mixes player counts."""
-    from analyser.stats import components, streamed
-    from analyser.report import summaries
-    from analyser.engine.core import COMPONENTS, InputError
+    rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  ``pieces``:
+    the chunks already reduced (:func:`analyser.report.reduce.chunk_pieces`, in chunk order, e.g.
+    by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
+    counts."""
+    from analyser.stats import streamed
+    from analyser.report.reduce import chunk_pieces
+    from analyser.engine.core import InputError
 
+    if pieces is None:
+        pieces = (chunk_pieces(game, chunk, ext, strategies, check) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
     players = None
-    for chunk, ext in chunks:
-        if check is not None:
-            check(chunk)
-        p = int(chunk["players"].iloc[0])
+    for p, mixed, items in pieces:
         if players is None:
             players = p
-        elif p != players or chunk["players"].nunique() > 1:
+        if p != players or mixed:
             raise InputError("the results mix player counts; report one player count at a time")
-        if "run_id" in chunk.columns:
-            ids = chunk["run_id"].astype(str).to_numpy()
-            order = list(dict.fromkeys(ids))
-            pieces = [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
-        else:
-            pieces = [("run", chunk)]
-        for rid, sub in pieces:
-            sub = sub.assign(strategy=pd.Categorical(sub["strategy"].astype(str), categories=strategies))
-            sub_ext = _split_extras(ext, rid if len(pieces) > 1 else None)
+        for rid, piece in items:
             acc = runs.get(rid)
             if acc is None:
                 acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": [],
                                    "components": {}}
-            lo = sub["game_index"].min()
-            if acc["first"] is None or lo < acc["first"]["game_index"].iloc[0]:
-                acc["first"] = sub[sub["game_index"].to_numpy() == lo]
-            w = sub["win"].to_numpy(dtype=float)
-            acc["binary"] = acc["binary"] and bool(np.all((w == 0) | (w == 1)))
-            acc["core"] = streamed.combine_sums(acc["core"], summaries.core_sums(sub, strategies, players))
+            if acc["first"] is None or piece["lo"] < acc["first"]["game_index"].iloc[0]:
+                acc["first"] = piece["first"]
+            acc["binary"] = acc["binary"] and piece["binary"]
+            acc["core"] = streamed.combine_sums(acc["core"], piece["core"])
             if game.records_components:
-                acc["components"] = streamed.combine_sums(
-                    acc["components"], components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse))
+                acc["components"] = streamed.combine_sums(acc["components"], piece["components"])
             if game.streams_figures:
-                acc["title"] = streamed.combine_sums(acc["title"], game.figure_sums(sub, sub_ext))
+                acc["title"] = streamed.combine_sums(acc["title"], piece["title"])
             else:  # a title of the older kind: its figures need the whole table
-                acc["frames"].append(sub)
-                acc["extras"].append(sub_ext)
+                acc["frames"].append(piece["frame"])
+                acc["extras"].append(piece["extras"])
     if not runs:
         raise InputError("the results hold no games")
     first = pd.concat([r["first"] for r in runs.values()], ignore_index=True)
@@ -597,13 +572,15 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     return path, summary, all_figures
 
 
-def _reduce_run(out: Path, opened: tuple | None = None):
+def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
-    for it, so its parts are not checked twice.  A folder with the single ``results.parquet`` of
-    older runs is read whole."""
+    for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
+    every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
+    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder with the
+    single ``results.parquet`` of older runs is read whole."""
     from analyser.stats import streamed
-    from analyser.results import load_results, validate_chunk
+    from analyser.results import load_results
     from analyser.stats.streamed import open_run
     from analyser.run import store
 
@@ -619,26 +596,26 @@ def _reduce_run(out: Path, opened: tuple | None = None):
     where = out / store.RESULTS
 
     run_id = config.get("run_id") if isinstance(config, dict) else None
-
-    def check(chunk):
-        validate_chunk(chunk, game, where)
-        if isinstance(run_id, str) and "run_id" in chunk.columns:
-            ids = set(chunk["run_id"].astype(str).unique())
-            if ids != {run_id}:
-                lo, hi = int(chunk["game_index"].min()), int(chunk["game_index"].max())
-                other = sorted(ids - {run_id})[0] if ids - {run_id} else run_id
-                raise InputError(f"{str(where)!r}: the parts of games {lo} to {hi} hold games of the run "
-                                 f"{other[:100]}, but config.json is for the run {run_id}; parts of another run "
-                                 "were copied in: remove them")
-
-    chunks = streamed.iter_run_chunks(out, names)
-    return game, reduce_chunks(game, chunks, strategies, check), names, config
+    from analyser.report import reduce as reducemod
+    chunk_games = chunk_games or streamed.CHUNK_GAMES
+    plan = None
+    if jobs != 1 and not game.source:  # a title from a file is reduced here (a worker names a title by id)
+        plan = reducemod.chunk_plan(out, chunk_games)
+    if plan is not None and len(plan) >= reducemod.PARALLEL_MIN_CHUNKS:
+        from analyser.engine.runner import resolve_jobs
+        pieces = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
+                                           chunk_games, plan)
+        return game, reduce_chunks(game, (), strategies, pieces=pieces), names, config
+    chunks = streamed.iter_run_chunks(out, names, chunk_games)
+    return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id)), names, config
 
 
-def build_report_from_run(out: Path) -> tuple[Path, Summary, list[str]]:
+def build_report_from_run(out: Path, jobs: int = 1) -> tuple[Path, Summary, list[str]]:
     """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
-    chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`), whatever the number of games."""
-    game, reduced, names, config = _reduce_run(out)
+    chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
+    games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
+    core); the report is the same for any number."""
+    game, reduced, names, config = _reduce_run(out, jobs=jobs)
     return write_report(game, reduced, names, config, Path(out))
 
 

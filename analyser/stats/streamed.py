@@ -44,16 +44,25 @@ def _combine_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     except TypeError:  # mixed types that do not sort: keep first-seen order
         pass
     cols = list(dict.fromkeys(list(a.columns) + list(b.columns)))
+    a_same, b_same = a.index.equals(index), b.index.equals(index)  # (the common case: no reindex)
+
+    def values(f, same, c):
+        if c not in f.columns:
+            return np.full(len(index), np.nan)
+        col = f[c]
+        if not same:
+            col = col.reindex(index)
+        return col.to_numpy(dtype=float)
+
     out = {}
     for c in cols:
-        x = a[c].reindex(index) if c in a.columns else pd.Series(np.nan, index=index)
-        y = b[c].reindex(index) if c in b.columns else pd.Series(np.nan, index=index)
+        x, y = values(a, a_same, c), values(b, b_same, c)
         if str(c).endswith("_max"):
-            out[c] = np.fmax(x.to_numpy(dtype=float), y.to_numpy(dtype=float))
+            out[c] = np.fmax(x, y)
         elif str(c).endswith("_min"):
-            out[c] = np.fmin(x.to_numpy(dtype=float), y.to_numpy(dtype=float))
+            out[c] = np.fmin(x, y)
         else:
-            out[c] = x.fillna(0).to_numpy(dtype=float) + y.fillna(0).to_numpy(dtype=float)
+            out[c] = np.where(np.isnan(x), 0.0, x) + np.where(np.isnan(y), 0.0, y)
         whole = all(pd.api.types.is_integer_dtype(f[c]) for f in (a, b) if c in f.columns)
         if whole and not np.isnan(out[c]).any() and np.all(np.abs(out[c]) < 2 ** 53):
             out[c] = out[c].astype(np.int64)  # counts stay whole numbers (shown as such)

@@ -1,0 +1,178 @@
+"""A run's results reduced to sums chunk by chunk, in this process or in worker processes.
+
+A report never holds a run's whole table: it reads the results in chunks of whole games (games
+whose ``game_index // CHUNK_GAMES`` is equal, :data:`analyser.stats.streamed.CHUNK_GAMES`) and
+turns each chunk into *pieces*, one per run in it (:func:`chunk_pieces`): the core sums
+(:func:`analyser.report.summaries.core_sums`), the component sums and the title's sums.  The
+caller adds the pieces up in chunk order (:func:`analyser.report.page.reduce_chunks`).
+
+With several jobs, the pieces of a run folder's chunks are computed in worker processes
+(:func:`parallel_pieces`, joblib's loky backend, one chunk per task) and still added up in the
+main process in chunk order, so the report is the same, to the last digit, for any number of
+jobs: every piece is computed from the same rows either way, and the sums are combined in the same
+order.  Only a built-in or installed title is reduced in workers (a worker names it by its id);
+a title from a file is reduced here, in this process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Chunks a run needs at least before its reduction is spread over worker processes.
+PARALLEL_MIN_CHUNKS = 3
+
+
+def split_extras(extras: dict, run) -> dict:
+    """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
+    results join several runs and an extra table cannot say which run a row belongs to."""
+    from analyser.engine.core import COMPONENTS, InputError
+    out = {}
+    for name, frame in extras.items():
+        if run is not None:
+            if "run_id" not in frame.columns:
+                raise InputError(f"the {name} table has no run_id column, but the results join several runs; "
+                                 f"give each {name} row the run_id of its game (as analyser writes it)")
+            frame = frame[frame["run_id"].astype(str).to_numpy() == run]
+        out[name] = frame
+    return out
+
+
+def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=None) -> tuple[int, bool, list]:
+    """One chunk of whole games (``chunk``: its results rows; ``ext``: its extra tables) as
+    ``(players, mixed, pieces)``: the player count of its first row, whether it mixes player
+    counts, and per run in it (in order of first appearance) ``(run id, piece)`` where a piece
+    holds ``lo`` (its lowest game index), ``first`` (that game's rows), ``binary`` (every win
+    is 0 or 1), ``core``, ``components`` and ``title`` sums, and for a title that does not reduce
+    chunks ``frame`` and ``extras`` (its rows).  ``check(chunk)`` validates it first (raises
+    InputError)."""
+    from analyser.stats import components
+    from analyser.report import summaries
+
+    if check is not None:
+        check(chunk)
+    players = int(chunk["players"].iloc[0])
+    mixed = bool(chunk["players"].nunique() > 1)
+    if "run_id" in chunk.columns:
+        ids = chunk["run_id"].astype(str).to_numpy()
+        order = list(dict.fromkeys(ids))
+        runs = [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
+    else:
+        runs = [("run", chunk)]
+    from analyser.engine.core import COMPONENTS
+    pieces = []
+    for rid, sub in runs:
+        sub = sub.assign(strategy=pd.Categorical(sub["strategy"].astype(str), categories=strategies))
+        sub_ext = split_extras(ext, rid if len(runs) > 1 else None)
+        lo = sub["game_index"].min()
+        w = sub["win"].to_numpy(dtype=float)
+        piece = {"lo": lo, "first": sub[sub["game_index"].to_numpy() == lo],
+                 "binary": bool(np.all((w == 0) | (w == 1))),
+                 "core": summaries.core_sums(sub, strategies, players), "components": {}, "title": {},
+                 "frame": None, "extras": None}
+        if game.records_components:
+            piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
+        if game.streams_figures:
+            piece["title"] = game.figure_sums(sub, sub_ext)
+        else:  # a title of the older kind: its figures need the whole table
+            piece["frame"], piece["extras"] = sub, sub_ext
+        pieces.append((rid, piece))
+    return players, mixed, pieces
+
+
+def run_check(game, where: Path, run_id):
+    """The check of a run folder's chunk: its rows valid for ``game``
+    (:func:`analyser.results.validate_chunk`) and, when the config names its ``run_id``, every
+    row of that run (parts copied in from another run are named).  Raises InputError."""
+    from analyser.engine.core import InputError
+    from analyser.io.validate import validate_chunk
+
+    def check(chunk):
+        validate_chunk(chunk, game, where)
+        if isinstance(run_id, str) and "run_id" in chunk.columns:
+            ids = set(chunk["run_id"].astype(str).unique())
+            if ids != {run_id}:
+                lo, hi = int(chunk["game_index"].min()), int(chunk["game_index"].max())
+                other = sorted(ids - {run_id})[0] if ids - {run_id} else run_id
+                raise InputError(f"{str(where)!r}: the parts of games {lo} to {hi} hold games of the run "
+                                 f"{other[:100]}, but config.json is for the run {run_id}; parts of another run "
+                                 "were copied in: remove them")
+    return check
+
+
+def chunk_plan(folder: Path, chunk_games: int) -> list[tuple[int, list[str]]] | None:
+    """The chunks of a run folder's results: ``[(block, [part file names])]`` in game order,
+    each block the games ``block * chunk_games`` to ``(block + 1) * chunk_games - 1`` and the parts
+    that hold any of them (from each part's footer).  None when a part's footer cannot say
+    which games it holds (the serial reader names the part)."""
+    from analyser.run import store
+
+    blocks: dict[int, list[str]] = {}
+    for p in store.part_files(Path(folder) / store.RESULTS):
+        rng = store.part_range(p)
+        if rng is None or rng[1] <= rng[0]:
+            return None
+        for b in range(rng[0] // chunk_games, (rng[1] - 1) // chunk_games + 1):
+            blocks.setdefault(b, []).append(p.name)
+    return sorted(blocks.items())
+
+
+def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
+                 strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
+    """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
+    the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
+    tables ``names``.  ``title``: the title's registered id.  None when the block holds no game.
+    Raises InputError (a part changed by hand, or rows that do not validate)."""
+    from analyser.engine.core import InputError
+    from analyser.engine.registry import get_game
+    from analyser.run import store
+    from analyser.stats.streamed import read_part
+
+    game = get_game(title)
+    root = Path(folder)
+    frames, ext_frames = [], {n: [] for n in names}
+    for name in part_names:
+        p = root / store.RESULTS / name
+        df = read_part(p, drop)
+        if not len(df):
+            continue
+        rng = store.part_range(p)
+        lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
+        if rng is not None and not (rng[0] <= lo and hi < rng[1]):
+            raise InputError(f"part {str(p)!r} holds games {lo} to {hi}, outside the games {rng[0]} to {rng[1] - 1} "
+                             "its footer names: a part changed by hand; remove it")
+        frames.append(df[df["game_index"].to_numpy() // chunk_games == block])
+        for n in names:
+            q = root / str(n) / name
+            if q.is_file():
+                e = read_part(q, drop)
+                if len(e):
+                    ext_frames[n].append(e[e["game_index"].to_numpy() // chunk_games == block])
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return None
+    chunk = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    ext = {n: (pd.concat(v, ignore_index=True) if len(v) > 1 else v[0]) for n, v in ext_frames.items() if v}
+    return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id))
+
+
+def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, jobs: int, chunk_games: int,
+                    plan: list):
+    """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
+    processes and yielded in chunk order."""
+    import joblib
+
+    from analyser.engine.userfiles import safe_worker_path
+
+    with safe_worker_path(), joblib.Parallel(n_jobs=jobs, pre_dispatch="2 * n_jobs", return_as="generator") as par:
+        out = par(joblib.delayed(block_pieces)(game.id, str(folder), list(names), parts, block, chunk_games,
+                                               list(strategies), run_id)
+                  for block, parts in plan)
+        try:
+            for item in out:
+                if item is not None:
+                    yield item
+        finally:
+            out.close()
