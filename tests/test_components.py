@@ -256,8 +256,19 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     data = json.loads((out / "findings.json").read_text())
     told = next(f for f in data["findings"] if planted in f["sentence"])
     assert f"is written to {changed}; play the same games on it: analyser compare {case} " in told["next"]
-    assert told["next"].endswith(f"--a components={path} --b components={changed} --games 1000")
+    assert told["next"].endswith(f"--a components={path} --b components={changed} --games {games} --seed 1")
     assert path.read_text() != changed.read_text()  # the run's own file is left as it was
+    if case == "dragon-lairds":  # as printed, its side A plays the run's very games: the sides are paired
+        import shlex
+        words = shlex.split(told["next"].split("play the same games on it: ")[1])
+        assert words[:2] == ["analyser", "compare"]
+        r = runner.invoke(cli, words[1:] + ["-j", "1", "-q", "-o", str(tmp_path / "cmp")])
+        assert r.exit_code == 0, r.output
+        cols = ["game_index", "seat", "strategy", "score", "win"]
+        ran = pd.read_parquet(out / "results", columns=cols).sort_values(["game_index", "seat"], ignore_index=True)
+        side_a = pd.read_parquet(tmp_path / "cmp" / "a" / "results", columns=cols).sort_values(
+            ["game_index", "seat"], ignore_index=True)
+        pd.testing.assert_frame_equal(side_a.astype({"strategy": str}), ran.astype({"strategy": str}))
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -722,3 +733,32 @@ def test_the_fresh_seed_command_plays_new_games_not_the_runs_own():
     cmd = component_findings.next_command("W", {}, game="wizard", strategies=["random"], games=400, players=3)
     assert cmd == ("confirm with a fresh seed (drawn and recorded by the run) and more games: "
                    "analyser simulate wizard -s random -p 3 --games 4000")
+
+
+def test_a_replaced_face_says_whether_it_took_its_dies_typical_face_or_only_the_first():
+    game = get_game("kingdomino-duel")
+    params = game.Params()
+    # die 1 writes "dot" twice: that is its typical face
+    option, text, what = game.component_replacement(params, "die 1 stripe")
+    assert what == "face stripe of die 1 made dot, its die's typical face"
+    assert "die,1,? dot double-stripe+1 dot double-dot+1 dot" in text.splitlines()
+    # every other face of die 3 appears once: the first is taken, and said so
+    option, text, what = game.component_replacement(params, "die 3 black+2")
+    assert what == ("face black+2 of die 3 made double-dot, the first of its die's other faces (each of them "
+                    "appears once, so none is typical)")
+
+
+def test_a_data_file_component_without_a_typical_peer_says_so_in_its_next_command():
+    from analyser.experiments import confirm as cc
+
+    info = {"option": "components", "file": "/x/deck.csv", "line": 12}
+    cmd = component_findings.next_command("R01", info, game="dragon-lairds", strategies=["income"], games=800,
+                                          players=4, rules={"components": "/x/deck.csv"}, replacement=(), seed=7)
+    assert cmd.startswith("the title has no typical peer to put in its place (it has no peer, or already has its "
+                          "peers' typical effect); to test a change of your own, copy /x/deck.csv to fixed.csv, "
+                          "change line 12 of fixed.csv")
+    assert cmd.endswith("--a components=/x/deck.csv --b components=fixed.csv --games 800 --seed 7")
+    plain = component_findings.next_command("R01", info, game="dragon-lairds", strategies=["income"], games=800,
+                                            players=4, rules={"components": "/x/deck.csv"})
+    assert plain.startswith("copy /x/deck.csv") and plain.endswith("--games 1000")  # no seed recorded: its own
+    assert "already has its peer group's typical effect" in cc.NO_REPLACEMENT

@@ -35,6 +35,11 @@ from analyser.stats.components import CONFIRM_MIN_PP, Z95
 
 #: Components confirmed at most, the first that pass the correction in the report's rank order.
 CONFIRM_MAX = 3
+#: Why a listed component has no intervention (``Game.component_replacement`` gave none, and no rule
+#: option removes it).
+NO_REPLACEMENT = ("the title offers no replacement that changes it: it has no peer, or it already has its peer "
+                  "group's typical effect (so putting a typical peer in its place would change nothing), and no "
+                  "rule option removes it")
 #: The folder of the run where the changed data files are written.
 FOLDER = INTERVENTIONS
 
@@ -174,8 +179,7 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
         act = intervention(game, params, cid, catalog.get(cid, {}), out / FOLDER)
         if act is None:  # said in its finding, not skipped in silence
             records[cid] = {"tested": False, "confirmed": False,
-                            "why": "the title offers no replacement for it (no peer to put in its place, and no "
-                                   "rule option that removes it)"}
+                            "why": NO_REPLACEMENT}
             continue
         option, value, what = act
         b = replay(spec, {option: value}, games, progress)

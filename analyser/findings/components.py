@@ -17,13 +17,17 @@ def _command(words) -> str:
 
 
 def next_command(cid: str, info: dict, *, game: str, strategies, games: int, players: int | None = None,
-                 rules: dict | None = None, replacement: tuple[str, str, str] | None = None) -> str:
+                 rules: dict | None = None, replacement: tuple[str, str, str] | None = None,
+                 seed: int | str | None = None) -> str:
     """The command that tests a fix of component ``cid``: with ``replacement`` (``(option, path,
     what)``: the changed data file the report wrote into its folder), a ``compare`` of the rules
-    as run against that file; with a data file the title cannot change itself, how to make a copy
+    as run against that file; with a data file the title cannot change itself (``replacement``
+    ``()``: it was asked and has no typical peer for it, which is said), how to make a copy
     with the component's line edited and the ``compare`` on it; with a rule override that changes it
     (``info["fix"]``), a ``compare`` of the rules as run against the override; else a new run
-    with a fresh seed and four times the games, to confirm the effect."""
+    with a fresh seed and four times the games, to confirm the effect.  A ``compare`` plays the
+    run's own games (its ``seed`` and game count), so side A repeats the run and the two sides are
+    paired; without a recorded seed, at least 1,000 games on a seed of its own."""
     rules = {k: v for k, v in (rules or {}).items() if v not in (None, "")}
     base = ["analyser", "compare", game]
     for s in strategies:
@@ -33,6 +37,7 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
     option, path, line, fix = (info.get("option") or "", info.get("file") or "", info.get("line"),
                                info.get("fix") or "")
     n = max(int(games), 1000)
+    seeded = seed is not None and str(seed).strip().lstrip("-").isdigit()
 
     def against(key: str, b_value: str) -> str:
         """``compare`` of the rules as run (A) against ``key`` set to ``b_value`` (B)."""
@@ -42,16 +47,20 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
                 words += ["-r", f"{k}={v}"]
         if key in rules:
             words += ["--a", f"{key}={rules[key]}"]
-        return _command(words + ["--b", b_value, "--games", n])
+        tail = ["--games", int(games), "--seed", seed] if seeded else ["--games", n]
+        return _command(words + ["--b", b_value] + tail)
 
-    if replacement is not None:
+    if replacement:
         r_option, r_path, what = replacement
         return (f"the changed file ({what}) is written to {r_path}; play the same games on it: "
                 + against(r_option, f"{r_option}={r_path}"))
     if option and path:
         where = f"line {line} of fixed.csv" if line else f"the entry of {cid} in fixed.csv"
         then = against(option, f"{option}=fixed.csv")
-        return f"copy {path} to fixed.csv, change {where} (component {cid}; never the original), then: {then}"
+        lead = ("the title has no typical peer to put in its place (it has no peer, or already has its peers' "
+                "typical effect); to test a change of your own, " if replacement == () else "")
+        return (f"{lead}copy {path} to fixed.csv, change {where} (component {cid}; never the original), "
+                f"then: {then}")
     if fix:
         return against(fix.partition("=")[0], fix)
     words = ["analyser", "simulate", game]
@@ -73,7 +82,8 @@ ASSOCIATION_LINE = ("An association shows which components go with winning, not 
 
 def findings(est, *, game: str, catalog: dict | None = None, strategies=(), games: int = 0,
              players: int | None = None, rules: dict | None = None,
-             confirmations: dict | None = None, replacements: dict | None = None) -> list[dict]:
+             confirmations: dict | None = None, replacements: dict | None = None,
+             seed: int | str | None = None) -> list[dict]:
     """The component findings of one variant, in the shape of :func:`analyser.stats.metagame.findings`:
     dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
     "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
@@ -104,7 +114,8 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
                  f"it is possible until an intervention confirms it: clear when the "
                  "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0 "
                  f"on the side the association predicts and the change is at least {CONFIRM_MIN_PP:g} pp")
-    ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules}
+    ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules,
+           "seed": seed}
 
     def name(r):
         return f"{r.component} ({r.what})" if r.what else str(r.component)

@@ -39,8 +39,9 @@ def write_replacement(game, params, cid: str, folder: Path) -> tuple[str, str, s
 
 def _replacements(game, params, est, catalog: dict, folder: Path | None) -> dict:
     """Component id -> ``(option, path, what)`` for the listed components of a data file whose
-    title offers a replacement, each written into ``folder/interventions`` (nothing without a
-    folder, or where the file cannot be written: the finding then says how to make the copy)."""
+    title offers a replacement, each written into ``folder/interventions``, or ``()`` where the
+    title offers none (nothing without a folder, or where the file cannot be written: the finding
+    then says how to make the copy)."""
     from analyser.findings.components import FINDINGS_MAX
 
     if folder is None or params is None or est is None or not len(est):
@@ -55,8 +56,7 @@ def _replacements(game, params, est, catalog: dict, folder: Path | None) -> dict
             rep = write_replacement(game, params, cid, Path(folder) / INTERVENTIONS)
         except (OSError, ValueError, KeyError, IndexError):
             rep = None
-        if rep is not None:
-            out[cid] = rep
+        out[cid] = rep if rep is not None else ()  # (): tried, and the title has none
     return out
 
 
@@ -95,7 +95,8 @@ def component_part(game, r, part, config: dict | None = None, folder: Path | Non
         est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
         players=None if r.players == game.default_players else r.players, rules=rules,
         confirmations=part.component_confirmations,
-        replacements=_replacements(game, params, est, catalog, folder))
+        replacements=_replacements(game, params, est, catalog, folder),
+        seed=(config or {}).get("seed") if len(runs) == 1 else None)
     part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
 
 

@@ -34,7 +34,8 @@ class KingdominoDuel(_Rules):
 
     def component_replacement(self, params, cid: str):
         """Face ``cid`` (``die N FACE``) replaced on its die by the die's typical other face (the
-        one written most often among the other faces; the first on a tie): ``(option, new file
+        one written most often among the other faces; the first on a tie, said so when every
+        other face appears once): ``(option, new file
         text, what changed)``; None for a spell, or a die whose faces are all that face."""
         from collections import Counter
 
@@ -55,9 +56,11 @@ class KingdominoDuel(_Rules):
         others = [t for t in tokens if t != face]
         if face not in tokens or not others:
             return None
-        typical = Counter(others).most_common(1)[0][0]
+        typical, times = Counter(others).most_common(1)[0]
         text[line - 1] = head + "," + " ".join(typical if t == face else t for t in tokens) + text[line - 1][len(row):]
-        return "components", "".join(text), f"face {face} of die {number} made {typical}, its die's typical face"
+        why = ("its die's typical face" if times > 1 else
+               "the first of its die's other faces (each of them appears once, so none is typical)")
+        return "components", "".join(text), f"face {face} of die {number} made {typical}, {why}"
 
 
 TITLE = KingdominoDuel()
