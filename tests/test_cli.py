@@ -4,6 +4,7 @@ import json
 
 import pandas as pd
 import pytest
+from pathlib import Path
 
 from analyser.cli import cli
 
@@ -359,3 +360,13 @@ def test_a_title_table_may_mark_shares_to_show_as_percentages():
     t.attrs["percent"] = ["survived"]
     out = format_table(t)
     assert list(out["survived"]) == ["22.8%", "50.0%"] and list(out["turns"]) == ["3.14", "2.00"]
+
+
+def test_a_run_folder_that_cannot_be_written_names_itself_not_an_out_that_was_not_given():
+    from analyser.engine.core import InputError
+    from analyser.run.folders import check_writable
+
+    with pytest.raises(InputError) as e:
+        check_writable(Path("/proc/nope/run"), "the run folder")
+    assert str(e.value).startswith("the run folder '/proc/nope/run' is not writable (")
+    assert str(e.value).endswith("give --out DIR to write the report to a folder you can write to")

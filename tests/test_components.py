@@ -2,6 +2,7 @@
 statsmodels), the findings, the report section, and planted faults in data files."""
 
 import json
+import shutil
 import re
 from collections import Counter
 from pathlib import Path
@@ -762,3 +763,25 @@ def test_a_data_file_component_without_a_typical_peer_says_so_in_its_next_comman
                                             players=4, rules={"components": "/x/deck.csv"})
     assert plain.startswith("copy /x/deck.csv") and plain.endswith("--games 1000")  # no seed recorded: its own
     assert "already has its peer group's typical effect" in cc.NO_REPLACEMENT
+
+
+def test_a_report_rebuilt_after_its_data_file_changed_or_went_missing_says_so(runner, tmp_path):
+    path, line = planted_deck(tmp_path)
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "--rule", f"components={path}", "--games", "120", "--seed",
+                            "1", "--jobs", "1", "--out", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    assert "Data file:" not in (out / "index.html").read_text()
+    path.write_text(path.read_text().replace("Y02,", "Y02,", 1) + "\n")  # one byte more: another file
+    shutil.rmtree(out / "interventions", ignore_errors=True)
+    r = runner.invoke(cli, ["report", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    html = (out / "index.html").read_text()
+    assert (f"<b>Data file:</b> the components file {path.resolve()} changed since the run, so the components are "
+            "listed by id only") in html
+    assert not (out / "interventions").exists()  # no changed copy of a file the run did not read
+    path.unlink()
+    r = runner.invoke(cli, ["report", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    assert (f"<b>Data file:</b> the components file {path.resolve()} is missing, so the components are listed by "
+            "id only") in (out / "index.html").read_text()

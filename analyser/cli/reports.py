@@ -89,7 +89,7 @@ def _report(results, out, title_file, quiet=False, jobs=1):
     own_folder = results.is_dir() or (results.parent / "config.json").is_file()
     if out is None and own_folder:
         out = source
-        check_writable(out)
+        check_writable(out, "the run folder")
         if not quiet:
             click.echo(f"Rebuilding the report in {out} (its index.html, summary.csv and plots are replaced).",
                        err=True)

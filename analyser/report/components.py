@@ -60,6 +60,35 @@ def _replacements(game, params, est, catalog: dict, folder: Path | None) -> dict
     return out
 
 
+def changed_data_files(params, config: dict | None) -> list[str]:
+    """The component data files the run's ``config.json`` records (``data_files``: path and
+    SHA-256) that are no longer as the run read them: one short phrase each (``the components
+    file /x/deck.csv changed since the run``, ``... is missing``); [] when all are unchanged or
+    nothing is recorded (an older run)."""
+    import hashlib
+
+    recorded = (config or {}).get("data_files")
+    if not isinstance(recorded, dict) or not recorded:
+        return []
+    try:
+        now = params.data_files() if params is not None and hasattr(params, "data_files") else {}
+    except Exception:  # noqa: BLE001 - a path that no longer resolves: named below
+        now = {}
+    out = []
+    for option, rec in recorded.items():
+        if not isinstance(rec, dict) or not isinstance(rec.get("sha256"), str):
+            continue
+        path = Path(str(now.get(option) or rec.get("path") or ""))
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            out.append(f"the {option} file {rec.get('path')} is missing")
+            continue
+        if digest != rec["sha256"] and rec["sha256"] != "unreadable":
+            out.append(f"the {option} file {rec.get('path')} changed since the run")
+    return out
+
+
 def component_part(game, r, part, config: dict | None = None, folder: Path | None = None) -> None:
     """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums (with
     the interventions ``config.json`` records for its run, ``component_confirmations``, when the
@@ -80,6 +109,13 @@ def component_part(game, r, part, config: dict | None = None, folder: Path | Non
     except Exception:  # noqa: BLE001 - a missing or changed data file: ids only
         params, catalog = params_of(game, r.first), {}
         folder = None
+    part.component_data_note = ""
+    changed = changed_data_files(params if catalog else None, config) if len(getattr(r, "runs", [])) == 1 else []
+    if changed:  # described from another file than the run read: ids only, and no changed copy of it
+        catalog, folder = {}, None
+        part.component_data_note = ("; ".join(changed) + ", so the components are listed by id only (their names, "
+                                    "peers and lines come from the file the run read) and no changed copy is "
+                                    "written; restore the file to see them")
     est = components.estimate(r.components, catalog)
     acts = game.component_acts(r.title or {}, catalog)
     if acts is not None and len(acts) and acts["p"].notna().any():
@@ -148,6 +184,6 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
             "special": [(cap, table_html(t)) for cap, t in part.component_tables],
             "note": components.method_note(est), "figure": figure, "title_note": title_note,
-            "association": ASSOCIATION_LINE,
+            "association": ASSOCIATION_LINE, "data_note": getattr(part, "component_data_note", ""),
             "n_confirmed": (sum(1 for f in part.component_findings if f.get("strength") == "clear")
                             if getattr(part, "component_confirmations", None) else None)}

@@ -225,8 +225,9 @@ def _remove_cells(out: Path, previous: dict) -> None:
         pass
 
 
-def check_writable(out: Path) -> None:
-    """Create ``out`` (with parents) and prove a file can be written there; InputError otherwise."""
+def check_writable(out: Path, what: str = "") -> None:
+    """Create ``out`` (with parents) and prove a file can be written there; InputError otherwise,
+    naming the folder as ``what`` says (default: the ``--out`` given)."""
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -235,4 +236,7 @@ def check_writable(out: Path) -> None:
         probe.unlink()
     except OSError as e:
         reason = e.strerror or type(e).__name__
+        if what:
+            raise InputError(f"{what} {str(out)!r} is not writable ({reason}); give --out DIR to write the report "
+                             "to a folder you can write to") from None
         raise InputError(f"--out {str(out)!r} is not writable ({reason}); choose a folder you can write to") from None
