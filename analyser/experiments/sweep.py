@@ -77,9 +77,9 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
         prints.setdefault(by_rules[key], []).append(c.index)
     groups = list(prints.values())
     if len(groups) == 1:
-        note = "every cell deals game i the same way (same game seed, same opening state): cells are paired"
+        note = "Every cell deals game i the same way (same game seed, same opening state): cells are paired"
     else:
-        note = (f"the rule values change the deal: the cells fall into {len(groups)} groups with different "
+        note = (f"The rule values change the deal: the cells fall into {len(groups)} groups with different "
                 "opening states for the same game seed; differences between groups are NOT paired by deal "
                 "(the interval still pairs by game seed and seating)")
     return {"paired": len(groups) == 1, "groups": groups, "note": note}
