@@ -370,3 +370,15 @@ def test_a_run_folder_that_cannot_be_written_names_itself_not_an_out_that_was_no
         check_writable(Path("/proc/nope/run"), "the run folder")
     assert str(e.value).startswith("the run folder '/proc/nope/run' is not writable (")
     assert str(e.value).endswith("give --out DIR to write the report to a folder you can write to")
+
+
+def test_resume_of_an_empty_folder_says_to_run_the_command_again(runner, tmp_path):
+    empty = tmp_path / "killed-early"
+    empty.mkdir()
+    r = runner.invoke(cli, ["resume", str(empty)])
+    assert r.exit_code == 2
+    assert r.output.strip() == (f"analyser: error: {str(empty)!r} is empty: the command that made it stopped before "
+                                "it recorded anything (no game was played); run that command again")
+    (empty / "notes.txt").write_text("mine")
+    r = runner.invoke(cli, ["resume", str(empty)])
+    assert r.exit_code == 2 and "is not a run folder (no config.json)" in r.output

@@ -40,6 +40,9 @@ def read_config(out: Path, complete_ok: bool = False) -> dict:
     if not out.is_dir():
         raise InputError(f"{str(out)!r} is not a run folder (no such folder); give the --out folder of a run")
     if not (out / "config.json").exists():
+        if not any(p for p in out.iterdir() if not p.name.startswith(".")):
+            raise InputError(f"{str(out)!r} is empty: the command that made it stopped before it recorded anything "
+                             "(no game was played); run that command again")
         raise InputError(f"{str(out)!r} is not a run folder (no config.json); give the --out folder of a run")
     config = read_config_file(out / "config.json")
     if not isinstance(config, dict) or not {"game", "seed", "strategies", "games_requested"} <= set(config):
