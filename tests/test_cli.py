@@ -214,6 +214,22 @@ def test_bench_prints_games_per_second(runner):
     assert "4p threshold" in r.output and "/s" in r.output and "best of" in r.output
 
 
+def test_bench_names_the_engine_of_every_figure_and_plays_the_one_asked_for(runner):
+    from analyser.engine.compiled import numba_missing
+    from analyser.run.bench import run_bench
+
+    lines = []
+    rows = run_bench(["wizard"], 20, 1, 1, echo=lines.append, repeat=1)
+    assert {r["engine"] for r in rows} == {"python"}  # no kernel: auto plays Python
+    assert lines[0].split()[:3] == ["title", "case", "engine"] and lines[1][38:46].strip() == "python"
+    rows = run_bench(["dao"], 20, 1, 1, echo=lines.append, repeat=1, engine="python")
+    assert {r["engine"] for r in rows} == {"python"}
+    if numba_missing() is None:
+        rows = run_bench(["dao"], 20, 1, 1, echo=lines.append, repeat=1)
+        assert {r["engine"] for r in rows} == {"compiled"}  # what simulate would choose
+    one_line_error(invoke(runner, "bench", "dao", "--engine", "fast"), "--engine 'fast' is not accepted")
+
+
 def test_bench_mcts_prints_decisions_per_second(runner):
     r = invoke(runner, "bench", "dao", "--mcts", "--iterations", "5", "--games", "1")
     assert r.exit_code == 0, r.output

@@ -24,7 +24,10 @@ from analyser.cli.common import _root_seed, cli
                    "mcts:iterations=N (--iterations) in one process; --games is then games per title.")
 @click.option("--iterations", type=int, default=100, show_default=True,
               help="With --mcts: the search's iterations per decision.")
-def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
+@click.option("--engine", default="auto", show_default=True, metavar="auto|python|compiled",
+              help="Engine of every figure: auto (what simulate would use for the case), python, or "
+                   "compiled (a title with a compiled kernel: DAO).")
+def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
     """Print games per second for each title: the rules in one process (best of --repeat), and
     whole runs with 1 job and with --jobs workers, with the speed-up.
 
@@ -35,6 +38,7 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
     Examples:
       analyser bench
       analyser bench GAME --games 2000 --jobs 2
+      analyser bench dao --engine python
       analyser bench --mcts
       analyser bench GAME --mcts --iterations 400 --games 4
     """
@@ -44,5 +48,5 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations):
         return 0
     from analyser.run.bench import run_bench
 
-    run_bench(list(games), n_games, jobs, seed, echo=click.echo, repeat=repeat)
+    run_bench(list(games), n_games, jobs, seed, echo=click.echo, repeat=repeat, engine=engine)
     return 0

@@ -7,7 +7,11 @@ Three figures per case:
   runs, because a shared machine's speed varies from run to run.
 * **1 job** and **N jobs**: the full :func:`analyser.run.run` path (batches, workers,
   gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same games; the speed-up is
-  their ratio.  Each title first plays a short warm-up run of both kinds, so one-time start-up
+  their ratio.
+
+All three play with the same engine (``--engine``: ``auto``, the default, is what ``simulate``
+would choose for the case, :func:`analyser.engine.compiled.choose`; ``python`` or ``compiled``
+force one), and each row names it.  Each title first plays a short warm-up run of both kinds, so one-time start-up
   (imports, starting the worker processes) is not charged to whichever case comes first.
 
 ``analyser bench --mcts`` measures the generic search player instead (:func:`run_mcts_bench`):
@@ -36,13 +40,23 @@ def cases(game) -> list[tuple[str, tuple[str, ...], int, int, int]]:
     return [(f"{players}p default lineup", lineup, players, 1000, 4000)]
 
 
-def one_process(game: str, strategies, players: int, games: int, seed: int, repeat: int = 3) -> float:
+def engine_of_case(game: str, strategies, players: int, requested: str = "auto") -> str:
+    """The engine a ``simulate`` of the case plays with (``python`` or ``compiled``); InputError
+    for an unknown ``requested`` or a ``compiled`` that cannot be used."""
+    from analyser.engine import compiled
+
+    g = get_game(game)
+    return compiled.choose(g, g.Params(), players, list(strategies), requested)[0]
+
+
+def one_process(game: str, strategies, players: int, games: int, seed: int, repeat: int = 3,
+                engine: str = "python") -> float:
     """Games per second of one uninterrupted batch in this process, best of ``repeat``."""
-    run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, min(20, games), 0.0))  # warm up
+    run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, min(20, games), 0.0, engine=engine))  # warm up
     best = 0.0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        res = run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0))
+        res = run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0, engine=engine))
         dt = time.perf_counter() - t0
         if res.error:
             raise RuntimeError(str(res.error))
@@ -50,10 +64,10 @@ def one_process(game: str, strategies, players: int, games: int, seed: int, repe
     return best
 
 
-def full_run(game: str, strategies, players: int, games: int, seed: int, jobs: int) -> float:
+def full_run(game: str, strategies, players: int, games: int, seed: int, jobs: int, engine: str = "auto") -> float:
     """Games per second of a whole ``simulate`` run (no report) with ``jobs`` workers."""
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
-                   seed=seed, jobs=jobs)
+                   seed=seed, jobs=jobs, engine=engine)
     t0 = time.perf_counter()
     res = run(spec, progress=False)
     dt = time.perf_counter() - t0
@@ -63,10 +77,11 @@ def full_run(game: str, strategies, players: int, games: int, seed: int, jobs: i
 
 
 def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=print,
-              repeat: int = 3) -> list[dict]:
+              repeat: int = 3, engine: str = "auto") -> list[dict]:
     """Measure every case of the given titles (all registered titles when empty).
 
-    ``n_games`` replaces both game counts of every case.  Returns one dict per case.
+    ``n_games`` replaces both game counts of every case; ``engine`` as in the module docstring.
+    Returns one dict per case (with the ``engine`` it played).
     """
     ids = games or game_ids()
     plan = {g: cases(get_game(g)) for g in ids}
@@ -78,23 +93,28 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
         raise InputError(f"--repeat {repeat} is not accepted; give 1 to 100")
     jobs = resolve_jobs(jobs)
     rows = []
-    echo(f"{'title':<15} {'case':<21} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
+    from analyser.engine.compiled import ENGINES
+    if engine not in ENGINES:
+        raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
+    echo(f"{'title':<15} {'case':<21} {'engine':<8} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
         first = plan[g][0]
-        full_run(g, first[1], first[2], 20, seed, 1)  # warm-up: imports and caches
+        warm = engine_of_case(g, first[1], first[2], engine)
+        full_run(g, first[1], first[2], 20, seed, 1, warm)  # warm-up: imports and caches
         if jobs > 1:
-            full_run(g, first[1], first[2], 20 * jobs, seed, jobs)  # warm-up: start the workers
+            full_run(g, first[1], first[2], 20 * jobs, seed, jobs, warm)  # warm-up: start the workers
         for label, strategies, players, n_rules, n_run in plan[g]:
             n1, n2 = (n_games, n_games) if n_games else (n_rules, n_run)
-            rules = one_process(g, strategies, players, n1, seed, repeat)
-            one = full_run(g, strategies, players, n2, seed, 1)
-            many = full_run(g, strategies, players, n2, seed, jobs) if jobs > 1 else one
-            rows.append({"game": g, "case": label, "rules": rules, "one_job": one, "jobs": jobs,
+            used = engine_of_case(g, strategies, players, engine)
+            rules = one_process(g, strategies, players, n1, seed, repeat, used)
+            one = full_run(g, strategies, players, n2, seed, 1, used)
+            many = full_run(g, strategies, players, n2, seed, jobs, used) if jobs > 1 else one
+            rows.append({"game": g, "case": label, "engine": used, "rules": rules, "one_job": one, "jobs": jobs,
                          "many_jobs": many, "games_rules": n1, "games_run": n2})
             many_text = f"{many:>8,.0f}/s" if jobs > 1 else f"{'-':>10}"
             ratio = f"{many / one:>8.2f}x" if jobs > 1 else f"{'-':>9}"
-            echo(f"{g:<15} {label:<21} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
+            echo(f"{g:<15} {label:<21} {used:<8} {rules:>9,.0f}/s (best of {repeat}) {one:>8,.0f}/s {many_text} "
                  f"{ratio} {n2:>10,}")
     return rows
 
