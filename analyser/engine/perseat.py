@@ -27,8 +27,8 @@ def seat_values(text: str, n_players: int | None = None, *, name: str, low: int 
     try:
         values = tuple(int(p) for p in parts)
     except ValueError:
-        raise InputError(f"rule {name}={text!r} is not accepted; give one whole number for every seat (2) or one "
-                         f"per seat, seat 0 first, separated by {SEAT_SEPARATOR} (0/0/1/2)") from None
+        raise InputError(f"rule {name}={text!r} is not accepted; give one whole number for all seats (such as 2) "
+                         f"or one per seat, seat 0 first, separated by {SEAT_SEPARATOR} (such as 0/0/1/2)") from None
     for v in values:
         if not low <= v <= high:
             raise InputError(f"rule {name}={text!r} is not accepted; each value must lie within {low} to {high}")
