@@ -288,9 +288,9 @@ def test_seat_bonus_tie_goes_to_the_tie_break():
 
 
 @pytest.mark.parametrize("value, players, match", [
-    ("0/x", 4, "give one whole number for all seats (such as 2) or one per seat"),
+    ("0/x", 4, "give one whole number for all seats \\(such as 2\\) or one per seat"),
     ("0/0/1", 4, "gives 3 values for 4 seats"),
-    ("1,2", 4, "give one whole number for all seats (such as 2) or one per seat"),
+    ("1,2", 4, "give one whole number for all seats \\(such as 2\\) or one per seat"),
 ])
 def test_seat_bonus_bad_values_are_one_line_errors(value, players, match):
     with pytest.raises(InputError, match=match):

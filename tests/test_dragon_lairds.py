@@ -209,7 +209,7 @@ def test_seat_geld_variant_adds_start_money_per_seat():
 
 
 @pytest.mark.parametrize("value, match", [("0/0/1", "gives 3 values for 4 seats"), ("-1", "within 0 to 1000"),
-                                          ("a", "one whole number for all seats (such as 2)")])
+                                          ("a", r"one whole number for all seats \(such as 2\)")])
 def test_seat_geld_bad_values_are_one_line_errors(value, match):
     with pytest.raises(InputError, match=match):
         G.check_players(DragonParams.from_overrides({"seat_geld": value}), 4)
