@@ -233,7 +233,7 @@ def test_seat_finding_names_the_sweep_that_tests_a_start_bonus():
     comp.attrs["kind"] = "highest score"
     command = seats.sweep_command(game, ["greedy"], 2, {"bust_limit": "11"}, 1000, comp)
     assert command == ("analyser sweep dao -s greedy --players 2 --games 1000 --rule bust_limit=11 "
-                       "--rule seat_bonus=0/0,0/2,0/4,0/6")
+                       "--rule seat_bonus=0/0,0/2,0/4,0/6,0/8")  # half to twice the handicap
     table = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4]})
     balance = {"best": 0, "worst": 1, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
     (f,) = seats.seat_findings(table, balance, comp, next_command=command)

@@ -18,8 +18,11 @@ looks for the value that comes closest, at most :data:`MORE_REPLAYS` replays mor
 * under-shooting, first twice the proposal; when that over-shoots, between the two.
 
 With several seats behind, the bisection scales every seat's bonus together (the seat furthest
-behind gets the value tried, the others their share of it, rounded).  The value whose replay's
-win rate lies closest to the fair share is given with its figure.  The record goes into the run's
+behind gets the value tried, the others their share of it, rounded).  Where the interval of a
+value it played holds the fair share, that value evens the seats: the compensation is clear with
+it (the nearest such value, when several do).  Otherwise the value whose replay's win rate lies
+closest to the fair share is given with its figure.  Either way the finding's next command plays
+the value it names, with the run's seed and game count.  The record goes into the run's
 ``config.json`` under ``seat_confirmations`` (run id -> record), where the report reads it; a run
 that cannot be replayed (no start-bonus option, a bonus in another unit, no compensation) records
 why, and the finding says it.
@@ -35,6 +38,7 @@ import numpy as np
 
 from analyser.experiments.confirm import replay, shares
 from analyser.stats.components import Z95
+from analyser.stats.seats import replay_verdict
 
 #: Replays after the proposal's, at most (the bisection's budget).
 MORE_REPLAYS = 4
@@ -99,7 +103,11 @@ def confirm_seats(out: Path, spec, progress: bool = False, more: int = MORE_REPL
     seat), ``fair``, ``games``, ``win``/``low``/``high`` (the replay), ``clear``, ``direction``
     ("over", "under" or ""), ``tried`` (every value played: ``value``, ``win``, ``low``,
     ``high``; the run itself as the value with no bonus), ``closest`` (one of ``tried``, when not
-    clear) and ``command`` (the ``analyser simulate`` of the proposal)."""
+    clear: the one that evens the seats, else the nearest), ``evens`` (the value whose interval
+    holds the fair share, or None; see
+    :func:`analyser.stats.seats.replay_verdict`) and ``command`` (the ``analyser simulate``
+    of the value the finding names - the proposal when clear, else ``closest`` - with the run's
+    seed and game count)."""
     import pandas as pd
 
     from analyser.engine.perseat import seat_values
@@ -161,11 +169,12 @@ def confirm_seats(out: Path, spec, progress: bool = False, more: int = MORE_REPL
         tried.append(r)
         budget -= 1
         lo, hi = (mid, hi) if r["win"] > fair else (lo, mid)
-    closest = None if clear else min(tried, key=lambda r: (abs(r["win"] - fair), r["t"]))
+    evens, closest = replay_verdict(tried, fair, clear)
+    named = first if closest is None else closest
     record = {"replayed": True, "option": option, "value": first["value"], "seat": best, "fair": fair,
               "games": games, "win": first["win"], "low": first["low"], "high": first["high"], "clear": clear,
               "direction": direction, "tried": sorted(tried, key=lambda r: r["t"]), "closest": closest,
-              "command": _command(spec, players, games, option, first["value"])}
+              "evens": evens, "command": _command(spec, players, games, option, named["value"])}
     return _finite(record)
 
 

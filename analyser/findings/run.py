@@ -75,13 +75,15 @@ def seat_advantage(ctx: RunContext) -> list:
     if ctx.players < 2:
         return [LeftOut("seat advantage", "the game has one seat")]
     cmd = seatmod.sweep_command(ctx.game, ctx.lineup, ctx.players, ctx.rules, ctx.games, part.compensation)
+    plan = seatmod.sweep_plan(ctx.game, ctx.players, ctx.rules, part.compensation) if cmd else None
     recorded = ctx.config.get("seat_confirmations") or {}
     replay = recorded.get(str(ctx.runs[0])) if len(ctx.runs) == 1 and isinstance(recorded, dict) else None
     return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.score_unit,
                                  kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
                                  replay=replay if isinstance(replay, dict) else None,
                                  bonus=(getattr(ctx.game, "seat_bonus_rule", ""),
-                                        getattr(ctx.game, "seat_bonus_unit", "") or ctx.outcome.score_unit))
+                                        getattr(ctx.game, "seat_bonus_unit", "") or ctx.outcome.score_unit),
+                                 sweep=plan)
 
 
 def _compared(ctx: RunContext):

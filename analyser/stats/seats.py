@@ -236,26 +236,57 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
 
 
+def _amounts(xs) -> str:
+    """``1, 2, 4 and 8``."""
+    xs = [x if isinstance(x, str) else f"{x:g}" for x in xs]
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+def _times(factors) -> str:
+    """``half, once, 1.5 times and twice`` for the sweep's factors."""
+    words = {0.5: "half", 1.0: "once", 2.0: "twice"}
+    return _amounts([words.get(float(f), f"{float(f):g} times") for f in factors])
+
+
+def _sweep_text(plan: dict | None, unit: str, bonus: tuple[str, str] | None, word: str) -> str:
+    """What the sweep below plays, claiming no more than it does (``plan``: :func:`sweep_plan`)."""
+    what = bonus[1] if bonus and bonus[1] else unit
+    if not plan:
+        return (f"the sweep below plays start bonuses in {what} for the seats behind, to see how far {what} moves "
+                "the gap" if what != unit else "check it with the sweep below, which plays the games with it")
+    many = plan["behind"] > 1
+    if not plan["same_unit"]:
+        return (f"the sweep below plays start bonuses of {_amounts(plan['amounts'])} {what} for "
+                f"{'each seat behind, all at once' if many else 'the seat behind'}, to see how far {what} "
+                "moves the gap")
+    times = _times(plan["amounts"])
+    if not many:
+        return f"check it with the sweep below, which plays the games with {times} this {word}"
+    return (f"check them with the sweep below, which gives the seats behind these {word}s together, at {times} "
+            f"these amounts (read one at a time, they may fall short when every seat behind gets one)")
+
+
 def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
-                bonus: tuple[str, str] | None = None) -> str:
+                bonus: tuple[str, str] | None = None, plan: dict | None = None, word: str = "handicap") -> str:
     """What a compensation figure has not been: replayed.  It is read from the recorded scores
     (play may change with it: a Pig head start of 16 read this way left the first player at 42%
     when replayed), so the finding says how to check it; with ``replay`` (the record of
     :func:`analyser.experiments.seat_confirm.confirm_seats`) what the replay showed, or why
     nothing was replayed.  ``bonus``: the title's start-bonus option and what it counts; where that
     is not the score's ``unit`` (Dragon Lairds: ``seat_geld`` counts geld, scores are royals) the
-    amount cannot be given as it is, and the sweep below is said to look for it in that unit."""
+    amount cannot be given as it is, and the sweep below is said to show how far the bonus moves
+    the gap.  ``plan``: the sweep's :func:`sweep_plan`, whose amounts the sentence names."""
     if replay and replay.get("replayed"):
         return _replayed(replay)
     if bonus and next_command and bonus[1] and unit and bonus[1] != unit and not replay:
         return (f" - read from the recorded scores, not replayed; the title's start bonus ({bonus[0]}) counts "
-                f"{bonus[1]}, not {unit}, so this amount cannot be given as it is: the sweep below plays start "
-                f"bonuses of 1, 2 and 3 {bonus[1]} for each seat behind, to find the amount in {bonus[1]}")
+                f"{bonus[1]}, not {unit}, so this amount cannot be given as it is: "
+                + _sweep_text(plan, unit, bonus, word))
     if replay:
         return (f" - read from the recorded scores, not replayed: nothing was replayed because "
                 f"{replay.get('reason') or 'the replay gave no figure'}")
-    return (" - read from the recorded scores, not replayed: check it with the sweep below, which plays the "
-            "games with it, or run again with --confirm-seats" if next_command else
+    return (f" - read from the recorded scores, not replayed: {_sweep_text(plan, unit, bonus, word)}, or run again "
+            "with --confirm-seats" if next_command else
             " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
 
 
@@ -263,9 +294,49 @@ def _win_text(r: dict) -> str:
     return f"{100 * r['win']:.1f}% (95% CI {100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
 
 
+def replay_verdict(tried: list[dict], fair: float, clear: bool) -> tuple[str | None, dict | None]:
+    """``(evens, closest)`` of the values a seat replay played (``tried``: ``value``, ``t``, ``win``,
+    ``low``, ``high``; ``t`` 0 is the run as played, the proposal the first with ``t`` above 0):
+    ``evens`` the value that evens the seats - the proposal when ``clear``, else the bisection value
+    nearest the fair share among those whose interval holds it - or None; ``closest`` (None when
+    ``clear``) the value the finding names: that one, else the value nearest the fair share."""
+    if clear:
+        return next((r["value"] for r in tried if r["t"]), None), None
+    near = lambda r: (abs(r["win"] - fair), r["t"])  # noqa: E731
+    holds = [r for r in tried if r["t"] and r["low"] is not None and r["high"] is not None
+             and r["low"] <= fair <= r["high"]]
+    if holds:
+        best = min(holds, key=near)
+        return best["value"], best
+    return None, (min(tried, key=near) if tried else None)
+
+
+def _verdict(rep: dict) -> tuple[str | None, dict | None]:
+    """:func:`replay_verdict` of a replay record; read again from its ``tried`` where the record
+    predates ``evens`` (an older run folder)."""
+    if "evens" in rep:
+        return (rep["value"] if rep.get("clear") else rep.get("evens")), rep.get("closest")
+    tried = [r for r in rep.get("tried") or [] if r.get("win") is not None]
+    evens, close = replay_verdict(tried, rep["fair"], bool(rep.get("clear")))
+    return (rep["value"] if rep.get("clear") else evens), (close or rep.get("closest"))
+
+
+def _replay_command(rep: dict) -> str:
+    """The replay's next command: the value the finding names, with the run's seed and game count
+    (an older record's command, of the proposal, is moved to that value)."""
+    cmd = rep.get("command") or ""
+    _, close = _verdict(rep)
+    if "evens" in rep or not close or not cmd:
+        return cmd
+    option, proposed, named = rep["option"], rep["value"], close["value"]
+    return cmd.replace("--rule " + shlex.quote(f"{option}={proposed}"), "--rule " + shlex.quote(f"{option}={named}"))
+
+
 def _replayed(rep: dict) -> str:
     """`` - checked by replay: with seat_bonus=0/16 seat 0, the first to play, wins 42.0% (95% CI
-    ...) against a fair share of 50.0%: ...`` for a replayed compensation."""
+    ...) against a fair share of 50.0%: ...`` for a replayed compensation: clear when the
+    proposal's interval holds the fair share; else its over- or under-shoot and the bisection's
+    value - the one that evens the seats (its interval holds the fair share), else the closest."""
     seat = int(rep["seat"])
     who = f"seat {seat}" + (", the first to play," if seat == 0 else "")
     option = rep["option"]
@@ -274,14 +345,19 @@ def _replayed(rep: dict) -> str:
     if rep.get("clear"):
         return text + ": clear, the interval holds the fair share"
     over = rep.get("direction") == "over"
-    text += (f": not clear, the compensation {'over' if over else 'under'}-shoots (seat {seat} now wins "
-             f"{'less' if over else 'more'} than its share)")
-    close = rep.get("closest")
+    evens, close = _verdict(rep)
+    evened = bool(close and evens and close.get("value") == evens)
+    text += (f": {'the proposal' if evened else 'not clear, the compensation'} {'over' if over else 'under'}-shoots "
+             f"(seat {seat} now wins {'less' if over else 'more'} than its share)")
     if close:
         n = len(rep.get("tried") or []) - 1
         played = " (the run as played)" if not close.get("t") else ""
-        text += (f"; of the {n} value{'' if n == 1 else 's'} replayed and the run as played, "
-                 f"{option}={close['value']}{played} comes closest: seat {seat} wins {_win_text(close)}")
+        text += f"; of the {n} value{'' if n == 1 else 's'} replayed and the run as played, {option}={close['value']}"
+        if evened:
+            text += (f" evens the seats: seat {seat} wins {_win_text(close)}, clear, the interval holds the "
+                     "fair share")
+        else:
+            text += f"{played} comes closest: seat {seat} wins {_win_text(close)}"
     return text
 
 
@@ -298,16 +374,20 @@ def _no_handicap(rows, unit: str, word: str) -> str:
 
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
                   kind: str = "highest score", reason: str = "", next_command: str = "",
-                  replay: dict | None = None, bonus: tuple[str, str] | None = None) -> list[dict]:
+                  replay: dict | None = None, bonus: tuple[str, str] | None = None,
+                  sweep: dict | None = None) -> list[dict]:
     """The seat finding of a run, in the shape of :func:`analyser.stats.metagame.findings`: is a seat
     ahead (from the seat table and the seat-balance record of
     :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
     (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
     ``next_command``: the ``analyser sweep`` command that tests the compensation with real
-    games, or "" (``bonus``: its option and what it counts, see :func:`_unreplayed`).  ``replay``: the compensation replayed (``simulate --confirm-seats``, the record
-    of :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed
-    the finding says what the replay showed, and ``compensation_check`` is "clear" when the
-    replay's interval holds the fair share, else "not clear"."""
+    games, or "" (``bonus``: its option and what it counts, see :func:`_unreplayed`; ``sweep``: its
+    :func:`sweep_plan`, whose amounts the sentence names - read from ``comp`` where not given).
+    ``replay``: the compensation replayed (``simulate --confirm-seats``, the record of
+    :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed the
+    finding says what the replay showed, and ``compensation_check`` is "clear" when the interval
+    of the proposal or of a value the bisection played holds the fair share (the finding names
+    that value), else "not clear"."""
     threshold = (f"clear when the chi-square test of wins per seat gives p < {SEAT_P:g} and the 95% interval of "
                  "the gap between the best and the worst seat lies above 0 pp; possible when one of the two holds")
     best, worst = balance.get("best"), balance.get("worst")
@@ -338,6 +418,10 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     comp_out = None
     if comp is not None and strength != "none found":
         word = "head start" if kind == "race" else "handicap"
+        if sweep is None and next_command:
+            other = bool(bonus and bonus[1] and bonus[1] != unit)
+            sweep = _plan(comp, not other, None)
+        unrep = _unreplayed(next_command, replay, unit, bonus, sweep, word)
         behind = comp[comp["win_rate"] < comp["fair_share"]]
         if len(rate) == 2:
             r = comp.set_index("seat").loc[worst]
@@ -345,14 +429,14 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
                 sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
             else:
                 sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
-                             f"to the fair share, assuming play would not change{_unreplayed(next_command, replay, unit, bonus)}.")
+                             f"to the fair share, assuming play would not change{unrep}.")
         elif len(behind):
             moved = behind[behind["handicap"] != 0]
             parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
             if parts:
                 sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
                              "one at a time: " + "; ".join(parts) + ", assuming play would not change"
-                             + _unreplayed(next_command, replay, unit, bonus) + ".")
+                             + unrep + ".")
             still = behind[behind["handicap"] == 0]
             if len(still):
                 sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"
@@ -369,39 +453,75 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
         if replay is not None:
             out["replay"] = replay
             if replay.get("replayed"):
-                out["compensation_check"] = "clear" if replay.get("clear") else "not clear"
+                out["compensation_check"] = "clear" if _verdict(replay)[0] else "not clear"
                 if replay.get("command"):
-                    out["next"] = replay["command"]
+                    out["next"] = _replay_command(replay)
     return [out]
 
 
-def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
-                  comp: pd.DataFrame | None) -> str:
-    """The ``analyser sweep`` command that tests a seat compensation with real games through the
-    title's start-bonus option (``Game.seat_bonus_rule``): no bonus, and a bonus to each seat
-    below the fair share at half, once and one and a half times its estimated handicap (when the
-    bonus is in score units), else 1, 2 and 3 units.  The bonuses are added to the option's value
-    as the run played it (a run with ``seat_geld=8/0`` sweeps ``8/0,8/1,...``), whose cell comes
-    first.  "" when the title has no such option or no seat is behind."""
+#: The sweep's multiples of each seat's handicap where the start bonus counts the score: up to
+#: twice it, and three times where several seats are behind (each handicap is read one at a time,
+#: the other seats unchanged; given to every seat behind at once, they may fall short).
+FACTORS = (0.5, 1.0, 1.5, 2.0)
+FACTORS_SEVERAL = FACTORS + (3.0,)
+#: The sweep's start bonuses where the bonus counts another unit: doubling from 1, at least to 8
+#: and on to the largest lead the run's own start bonus planted.
+DOUBLING = (1, 2, 4, 8)
+
+
+def _plan(comp: pd.DataFrame, same_unit: bool, base: tuple | None) -> dict | None:
+    """The sweep's amounts: ``same_unit``, ``behind`` (the seats behind), ``amounts`` (the
+    factors of the handicap, or the bonuses in the other unit) and ``cells`` (per cell the bonus
+    added to each seat, the run as played first)."""
+    behind = (comp["win_rate"] < comp["fair_share"]).to_numpy()
+    if not behind.any():
+        return None
+    base = tuple(base) if base is not None else (0,) * len(behind)
+    if same_unit:
+        step = [max(1.0, abs(h)) if b else 0.0 for h, b in zip(comp["handicap"].fillna(1.0), behind)]
+        amounts = FACTORS_SEVERAL if behind.sum() > 1 else FACTORS
+        added = [[int(round(s * f)) if s else 0 for s in step] for f in amounts]
+    else:
+        lead = max(base) - min(base)
+        amounts = list(DOUBLING)
+        while amounts[-1] < lead:
+            amounts.append(2 * amounts[-1])
+        added = [[a if b else 0 for b in behind] for a in amounts]
+    return {"same_unit": same_unit, "behind": int(behind.sum()), "amounts": tuple(amounts),
+            "cells": [[0] * len(behind)] + added}
+
+
+def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> dict | None:
+    """What :func:`sweep_command` plays (see :func:`_plan`; ``option`` and ``base``, the run's own
+    value of the title's start-bonus option, are added), or None where it plays nothing."""
     option = getattr(game, "seat_bonus_rule", "")
     if not option or comp is None:
-        return ""
-    behind = comp["win_rate"] < comp["fair_share"]
-    if not behind.any():
-        return ""
-    same_unit = not getattr(game, "seat_bonus_unit", "")
-    step = [(max(1.0, abs(h)) if same_unit else 1.0) if b else 0.0
-            for h, b in zip(comp["handicap"].fillna(1.0), behind)]
-    factors = (0.5, 1.0, 1.5) if same_unit else (1.0, 2.0, 3.0)
+        return None
     from analyser.engine.errors import InputError
     from analyser.engine.perseat import seat_values
     try:
         base = seat_values(rules.get(option, "0"), players, name=option)
     except InputError:
         base = (0,) * players
-    cells = ["/".join(str(b) for b in base)]
-    for f in factors:
-        cells.append("/".join(str(b + (int(round(s * f)) if s else 0)) for s, b in zip(step, base)))
+    plan = _plan(comp, not getattr(game, "seat_bonus_unit", ""), base)
+    return plan and {**plan, "option": option, "base": tuple(base)}
+
+
+def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
+                  comp: pd.DataFrame | None) -> str:
+    """The ``analyser sweep`` command that tests a seat compensation with real games through the
+    title's start-bonus option (``Game.seat_bonus_rule``): no bonus, and a bonus to each seat
+    below the fair share (:func:`sweep_plan`) - where the bonus is in score units, :data:`FACTORS`
+    times its estimated handicap (:data:`FACTORS_SEVERAL` with several seats behind: read one at
+    a time, the handicaps may fall short together); in another unit, :data:`DOUBLING` units to
+    every seat behind.  The bonuses are added to the option's value as the run played it (a run
+    with ``seat_geld=8/0`` sweeps ``8/0,8/1,...``), whose cell comes first.  "" when the title
+    has no such option or no seat is behind."""
+    plan = sweep_plan(game, players, rules, comp)
+    if plan is None:
+        return ""
+    option, base = plan["option"], plan["base"]
+    cells = ["/".join(str(b + a) for a, b in zip(added, base)) for added in plan["cells"]]
     cells = list(dict.fromkeys(cells))
     words = ["analyser", "sweep", game.source or game.id]
     for s in strategies:
