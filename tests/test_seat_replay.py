@@ -206,6 +206,9 @@ def test_the_seat_sweep_adds_its_bonuses_to_the_start_bonus_the_run_played():
     dao = get_game("dao")  # in the score unit: half (22.5 rounds to 22), once, 1.5 and 2 times the handicap, on top
     cmd = seats.sweep_command(dao, ["greedy"], 2, {"seat_bonus": "0/3"}, 1000, comp)
     assert cmd.endswith("--rule seat_bonus=0/3,0/25,0/48,0/71,0/93")
+    # on the run's seed, the sweep's first cell replays the run's own games
+    cmd = seats.sweep_command(dao, ["greedy"], 2, {"seat_bonus": "0/3"}, 1000, comp, seed=4)
+    assert " --games 1000 --seed 4 --rule seat_bonus=0/3,0/25," in cmd
 
 
 # --------------------------------------------------------------------------------------------

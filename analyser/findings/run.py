@@ -74,7 +74,9 @@ def seat_advantage(ctx: RunContext) -> list:
     part = ctx.part
     if ctx.players < 2:
         return [LeftOut("seat advantage", "the game has one seat")]
-    cmd = seatmod.sweep_command(ctx.game, ctx.lineup, ctx.players, ctx.rules, ctx.games, part.compensation)
+    seed = ctx.config.get("seed") if len(ctx.runs) == 1 else None
+    cmd = seatmod.sweep_command(ctx.game, ctx.lineup, ctx.players, ctx.rules, ctx.games, part.compensation,
+                                seed)
     plan = seatmod.sweep_plan(ctx.game, ctx.players, ctx.rules, part.compensation) if cmd else None
     recorded = ctx.config.get("seat_confirmations") or {}
     replay = recorded.get(str(ctx.runs[0])) if len(ctx.runs) == 1 and isinstance(recorded, dict) else None

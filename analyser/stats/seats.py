@@ -508,9 +508,10 @@ def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> di
 
 
 def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
-                  comp: pd.DataFrame | None) -> str:
+                  comp: pd.DataFrame | None, seed: int | str | None = None) -> str:
     """The ``analyser sweep`` command that tests a seat compensation with real games through the
-    title's start-bonus option (``Game.seat_bonus_rule``): no bonus, and a bonus to each seat
+    title's start-bonus option (``Game.seat_bonus_rule``), on the run's ``seed`` when given (its
+    first cell then plays the run's very games): no bonus, and a bonus to each seat
     below the fair share (:func:`sweep_plan`) - where the bonus is in score units, :data:`FACTORS`
     times its estimated handicap (:data:`FACTORS_SEVERAL` with several seats behind: read one at
     a time, the handicaps may fall short together); in another unit, :data:`DOUBLING` units to
@@ -527,6 +528,8 @@ def sweep_command(game, strategies: list[str], players: int, rules: dict, games:
     for s in strategies:
         words += ["-s", s]
     words += ["--players", str(players), "--games", str(games)]
+    if seed is not None and str(seed).isdigit():  # the run's own games: its first cell repeats the run
+        words += ["--seed", str(seed)]
     for k, v in rules.items():
         if k != option:
             words += ["--rule", f"{k}={v}"]
