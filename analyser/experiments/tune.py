@@ -671,39 +671,7 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
 
 
 def importances(study, tlist, space) -> tuple[dict, str]:
-    """Per objective, Optuna's parameter importances (PED-ANOVA, which needs no extra library)
-    over the distinct finished trials with every target defined (a repeated point counts once),
-    and the reason when some or all are left out: fewer than :data:`IMPORTANCE_MIN_TRIALS` such
-    trials, or an objective that takes one value in all of them ("" when none is left out)."""
-    import optuna
-    from optuna.trial import TrialState
-    done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE
-            and "same_as" not in t.user_attrs and not t.user_attrs.get("undefined")]
-    if not space.dims:
-        return {}, ""
-    if len(done) < IMPORTANCE_MIN_TRIALS:
-        return {}, (f"parameter importances are left out: {len(done)} distinct finished trial"
-                    f"{'' if len(done) == 1 else 's'} with every target defined, below the "
-                    f"{IMPORTANCE_MIN_TRIALS} they need")
-    names = metric_names(tlist)
-    out, constant = {}, []
-    sub = optuna.create_study(directions=study.directions)
-    sub.add_trials(done)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i, name in enumerate(names):
-            vals = np.array([t.values[i] for t in done], dtype=float)
-            if np.ptp(vals) == 0:
-                constant.append(f"{name} is {vals[0]:g} in every one of them")
-                continue
-            try:
-                ev = optuna.importance.PedAnovaImportanceEvaluator()
-                target = (lambda t, i=i: t.values[i]) if len(names) > 1 else None
-                out[name] = dict(optuna.importance.get_param_importances(sub, evaluator=ev, target=target))
-            except (RuntimeError, ValueError, ZeroDivisionError):
-                continue
-    note = ""
-    if constant:
-        note = ("parameter importances are left out for an objective that does not vary over the "
-                f"{len(done)} distinct finished trials ({'; '.join(constant)}): no parameter moves it")
-    return out, note
+    """Per objective, Optuna's parameter importances and why some are left out
+    (:func:`analyser.experiments.tune_study.importances`, at least :data:`IMPORTANCE_MIN_TRIALS`)."""
+    from analyser.experiments.tune_study import importances as measured
+    return measured(study, metric_names(tlist), bool(space.dims), IMPORTANCE_MIN_TRIALS)
