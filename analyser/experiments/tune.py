@@ -53,8 +53,9 @@ trial already told is never played again, a trial asked but not told resumes its
 
 After the search the best few trials (:data:`RECHECK`) are replayed on fresh games (another
 root seed), ``--recheck-factor`` times as many, in cells ``recheck-NNNN``; the report says whether
-the search's winner still wins there, and the best configuration's recheck cell gets the full
-``simulate`` report as its verifying run.
+the search's winner still wins there.  With one objective the best configuration is the re-check's
+winner (of trials that tie there, the one ranked higher on the search, so the search's winner when
+it is among them); its recheck cell gets the full ``simulate`` report as its verifying run.
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ class TuneResult:
     targets: list[Target]
     trials: pd.DataFrame            # one row per trial
     recheck: pd.DataFrame           # one row per rechecked trial
-    best: list[int]                 # the best trial (one objective) or the Pareto front: trial numbers
+    best: list[int]                 # the best trial (one objective: the re-check's first) or the Pareto front
     config: dict
     status: str
     error: BaseException | None = None
@@ -230,6 +231,7 @@ class TuneResult:
     importance_note: str = ""       # why importances are left out ("" when none is)
     study: object = None
     recheck_asked: int = 0          # --recheck: how many trials the re-check was asked to replay
+    search_best: list = field(default_factory=list)  # ``best`` on the search's games (before the re-check)
 
 
 def _derived(root: int, what) -> int:
@@ -662,9 +664,12 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
         else:
             front = set(pareto(rc.assign(state="complete"), tlist))
             rc["on_front"] = rc["trial"].isin(front)
-    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study, recheck_asked=recheck)
-    if len(rc):
+    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study, recheck_asked=recheck,
+                     search_best=list(best))
+    if len(rc):  # one objective: the best is the re-check's first (of a tie there, the higher on the search)
         winner = rc.sort_values("recheck_rank").iloc[0] if "recheck_rank" in rc else rc.iloc[0]
+        if "recheck_rank" in rc:
+            res.best = [int(winner["trial"])]
         res.verifying = str(winner["folder"])
     res.importances, res.importance_note = importances(study, tlist, space)
     return res
