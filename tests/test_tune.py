@@ -532,3 +532,149 @@ def test_the_one_write_ask_gives_the_parameters_optunas_own_ask_gives(objectives
                 own.tell(n, vals if objectives > 1 else vals[0])
                 ours.tell(n, vals if objectives > 1 else vals[0])
     assert len({tuple(sorted(p.items())) for p in seen}) > 3  # the samplers did vary the points
+
+
+# --------------------------------------------------------------------------------------------
+# A new user's faults: the best configuration against the re-check, the trial counts, the wording
+# --------------------------------------------------------------------------------------------
+
+SMALL_GRID = ["tune", "dao", "-s", "greedy", "-s", "threshold:limit=10,20,30", "--rule", "bust_limit=9..11",
+              "--target", "seat_gap=min", "--trials", "9", "--games", "100", "--batch", "3", "--recheck-factor", "2",
+              "-j", "1"]
+_RECHECKED = "The re-check replayed the best 3 trials on 200 fresh games each: "
+
+
+@pytest.mark.parametrize("seed, search_best, best, sentence, runner_up", [
+    # the re-check's winners tie and the search's winner is not among them (it comes last there)
+    (2, 6, 3, "the search's winner (trial 6) does NOT still win (it comes 3rd there); trials 3 and 8 tie for first "
+              "on seat_gap, so the best configuration is trial 3, the lower-numbered of them (they tie on the "
+              "search too).", 8),
+    # one re-check winner that is not the search's
+    (4, 6, 5, "the search's winner (trial 6) does NOT still win; trial 5 is best there, so the search's lead was "
+              "noise; the best configuration is the re-check's winner, trial 5.", 6),
+    # the search's winner ties for first on the re-check: it stays the best
+    (6, 0, 0, "trials 0 and 4 tie on seat_gap there, so the re-check does not separate them; the best "
+              "configuration stays the search's winner (trial 0), the lower-numbered of them (they tie on the "
+              "search too).", 4),
+])
+def test_the_best_configuration_is_the_rechecks_winner_everywhere(runner, tmp_path, seed, search_best, best,
+                                                                  sentence, runner_up):
+    """A new user's fault: the re-check said "trials 10, 12 tie on seat_gap there, so none of them wins",
+    yet the report and config.json named the search's winner (trial 17, last on the re-check) best,
+    and the verifying run was another trial's."""
+    out = tmp_path / "o"
+    r = invoke(runner, *SMALL_GRID, "--seed", str(seed), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[2].startswith(f"Best trial on the search: {search_best} (")
+    assert lines[3] == _RECHECKED + sentence
+    assert lines[4] == (f"On the re-check, trial {best}'s seat_gap interval overlaps the runner-up's (trial "
+                        f"{runner_up}): the two cannot be told apart at this many games.")
+    config = json.loads((out / "config.json").read_text())
+    assert config["best"] == [best] and config["search_best"] == [search_best]
+    rc = pd.read_csv(out / "recheck.csv")
+    assert int(rc.loc[rc["recheck_rank"] == 1, "trial"].iloc[0]) == best
+    page = (out / "index.html").read_text()
+    table = page[page.index('id="best-configuration"'):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr><td>") == 1 and f"<tr><td>{best}</td>" in table
+    link = f"cells/recheck-{best:04d}/index.html"
+    assert (f"<p>The full simulate report of the best configuration (trial {best}), played on its re-check games: "
+            f'<a href="{link}">{link}</a></p>') in page
+    assert "</a>," not in page and " , " not in page
+    assert set(__import__("re").findall(r"cells/recheck-\d+/index.html", page)) == {link}
+    moved = (f"Trial {best} is the re-check&#39;s winner; the search&#39;s winner, trial {search_best}, does not "
+             "still win")
+    assert (moved in page) == (best != search_best)
+
+
+def test_trial_counts_agree_when_a_tune_and_its_resume_are_interrupted(runner, tmp_path, monkeypatch):
+    """A new user's fault: after a SIGTERM the summary said "6 of 12 trials finished" and the last
+    line "interrupted (SIGTERM) with 8 of 9 trials complete"; resume said "3 of 3 trials complete"
+    of a 12-trial tune, and during the re-check counted its cells as trials."""
+    from analyser.experiments import base
+    from analyser.run import backends
+    out = tmp_path / "o"
+    args = ["tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random", "-p", "2", "--target",
+            "seat_gap=min", "--trials", "12", "--games", "40", "--batch", "3", "--recheck", "2", "--recheck-factor",
+            "2", "--seed", "5", "--no-report", "-j", "1", "-o", str(out)]
+    real, calls = base.Experiment._play_to, []
+
+    def play_to(self, games, jobs, bar):  # SIGTERM as the stop_at-th play of the command begins
+        calls.append(games)
+        if len(calls) == stop_at:
+            raise KeyboardInterrupt
+        return real(self, games, jobs, bar)
+
+    monkeypatch.setattr(base.Experiment, "_play_to", play_to)
+    monkeypatch.setattr(backends, "_received", {signal.SIGTERM})
+    stop_at = 3  # the third batch: 6 trials told, 3 asked
+    r = invoke(runner, *args)
+    assert r.exit_code == 143, r.output
+    assert r.output.splitlines()[0].startswith("6 of 12 trials finished, each on the same 40 games")
+    assert r.stderr.splitlines()[-1].startswith(
+        "analyser: interrupted (SIGTERM) with 6 of 12 trials finished; the re-check has not started; their games")
+    calls.clear()
+    stop_at = 3  # the resume plays the last two batches, then is stopped as its re-check begins
+    r = invoke(runner, "resume", str(out))
+    assert r.exit_code == 143, r.output
+    assert r.stderr.splitlines()[0].startswith(f"Resuming {out}: 6 of 12 trials finished; the re-check has not "
+                                               "started (")
+    assert any(line.startswith("12 of 12 trials finished, each") for line in r.stdout.splitlines())
+    assert r.stderr.splitlines()[-1].startswith(
+        "analyser: interrupted (SIGTERM) with 12 of 12 trials finished; 0 of 2 re-check cells complete; their games")
+    monkeypatch.setattr(base.Experiment, "_play_to", real)
+    r = invoke(runner, "resume", str(out))
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0].startswith(f"Resuming {out}: 12 of 12 trials finished; 0 of 2 re-check cells "
+                                               "complete (")
+    from analyser.experiments import tune_report
+    config = json.loads((out / "config.json").read_text())
+    assert tune_report.folder_progress(out, config) == "12 of 12 trials finished; 2 of 2 re-check cells complete"
+
+
+def test_the_summary_says_how_many_trials_were_pruned(runner, tmp_path):
+    """A new user's fault: with --prune the summary said "7 of 12 trials finished" of the others nothing."""
+    out = tmp_path / "o"
+    r = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "--rule", "display_size=2..4", "-s", "greedy",
+               "-s", "random", "-p", "2", "--target", "seat_gap=min", "--trials", "12", "--games", "80", "--batch",
+               "4", "--prune", "--recheck", "1", "--recheck-factor", "1", "--seed", "4", "--no-report", "-j", "1",
+               "-o", str(out))
+    assert r.exit_code == 0, r.output
+    t = _trials(out)
+    done, pruned = int((t["state"] == "complete").sum()), int((t["state"] == "pruned").sum())
+    assert pruned >= 2 and done + pruned == 12
+    lines = r.output.splitlines()
+    assert lines[0].startswith(f"{done} of 12 trials finished, each on the same 80 games")
+    assert lines[1] == (f"{pruned} more were pruned: the median pruner stopped them early, clearly behind (the "
+                        "figures in trials.csv are of the games played).")
+    from analyser.experiments.tune_report import progress_text
+    assert progress_text(t["state"], {"trials": 12}) == f"{done} of 12 trials finished ({pruned} more pruned)"
+    assert (progress_text(["complete"] * 7 + ["pruned"] * 4 + ["fail"], {"trials": 12})
+            == "7 of 12 trials finished (4 more pruned, 1 failed)")
+    assert (progress_text(["complete"] * 5 + ["running"] * 3, {"trials": 12})
+            == "5 of 12 trials finished; the re-check has not started")
+
+
+def _hand_built(n_front: int):
+    """A tune result of two objectives whose re-check keeps ``n_front`` trials on the front."""
+    from analyser.engine.registry import get_game
+    from analyser.experiments import tune
+    game = get_game("dao")
+    space = tune.parse_space(game, ["greedy", "random"], ["bust_limit=9..12"])
+    targets = [tune.parse_target(x, game, space) for x in ("seat_gap=min", "length=max")]
+    rows = [{"trial": k, "state": "complete", "bust_limit": 9 + k, "seat_gap": 5.0 - k, "seat_gap.low": 1.0 - k,
+             "seat_gap.high": 9.0 - k, "length": 20.0 + k, "length.low": 18.0 + k, "length.high": 22.0 + k,
+             "games": 10, "same_as": -1, "error": "", "undefined": "", "feasible": True, "objective1": 5.0 - k,
+             "objective2": 20.0 + k, "score": 5.0 - k, "violation": 0.0} for k in range(3)]
+    rc = pd.DataFrame(rows).drop(columns=["state", "same_as", "error"]).assign(
+        games=40, folder="cells/recheck", on_front=[k < n_front for k in range(3)])
+    return tune.TuneResult(space, targets, pd.DataFrame(rows), rc, [0, 1, 2],
+                           {"trials": 3, "games_requested": 10}, "complete")
+
+
+@pytest.mark.parametrize("kept, verb", [(1, "stays"), (2, "stay")])
+def test_the_front_recheck_sentence_agrees_in_number(kept, verb):
+    from analyser.experiments.tune_report import summary_sentences
+    assert (f"The re-check replayed 3 trials of the front on 40 fresh games each; {kept} of them {verb} "
+            "non-dominated among themselves.") in summary_sentences(_hand_built(kept))

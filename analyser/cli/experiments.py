@@ -207,14 +207,17 @@ def _write(write, config: dict, out: Path) -> int | None:
     return None
 
 
-def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None) -> int:
+def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None,
+             count: str | None = None) -> int:
     """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
-    Ctrl-C, 143 for SIGTERM; 0 when it is complete."""
+    Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``count`` says how far it got (default: its
+    cells complete, ``3 of 8 cells complete``)."""
     from analyser.run import resume_command
     from analyser.run.backends import stop_exit_code
 
     cells = config.get("cells") or []
     done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
+    count = count or f"{done} of {len(cells)} {what} complete"
     again = f"continue with: {resume_command(out, config)}"
     if error is not None:
         from analyser.run import WorkerDied
@@ -223,13 +226,13 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
                         float(arguments.get("game_timeout") or GAME_TIMEOUT))
         text = ("a worker process died (killed, or out of memory) and the games it was playing were lost"
                 if isinstance(error, WorkerDied) else str(error))
-        click.echo(f"analyser: error: {text}{replay}. The finished games were written to {out} ({done} of "
-                   f"{len(cells)} {what} complete)" + ("." if replay else f"; {again}"), err=True)
+        click.echo(f"analyser: error: {text}{replay}. The finished games were written to {out} ({count})"
+                   + ("." if replay else f"; {again}"), err=True)
         return 1
     if interrupted:
         code = stop_exit_code()
         how = " (SIGTERM)" if code == 143 else ""
-        click.echo(f"analyser: interrupted{how} with {done} of {len(cells)} {what} complete; their games are in "
+        click.echo(f"analyser: interrupted{how} with {count}; their games are in "
                    f"{out}; {again}", err=True)
         return code
     return 0

@@ -63,14 +63,19 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
                 click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer "
                            "cannot be read); it is removed and its games are played again", err=True)
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
+    count = f"{done} of {len(config['cells'])} {_cell_word(kind)} complete"
+    if kind == "tune" and not quiet:  # trials out of --trials (from tune.db), the re-check's cells apart
+        from analyser.experiments.tune_report import folder_progress
+        count = folder_progress(folder, config)
     if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
         if not quiet:
-            click.echo(f"Resuming {folder}: its {len(config['cells'])} {_cell_word(kind)} are complete, but its "
-                       "files were not all written; writing them (nothing is played)", err=True)
+            whole = count if kind == "tune" else f"its {len(config['cells'])} {_cell_word(kind)} are complete"
+            click.echo(f"Resuming {folder}: {whole}, but its files were not all written; writing them "
+                       "(nothing is played)", err=True)
         return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True, play=False)
     if not quiet:
-        click.echo(f"Resuming {folder}: {done} of {len(config['cells'])} {_cell_word(kind)} complete "
-                   f"({config.get('games_completed', 0)} games); seed {config.get('seed')}", err=True)
+        click.echo(f"Resuming {folder}: {count} ({config.get('games_completed', 0)} games); "
+                   f"seed {config.get('seed')}", err=True)
     # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
     # one its cells' folders name is never contacted (they are played from the arguments above)
     jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")

@@ -53,8 +53,9 @@ trial already told is never played again, a trial asked but not told resumes its
 
 After the search the best few trials (:data:`RECHECK`) are replayed on fresh games (another
 root seed), ``--recheck-factor`` times as many, in cells ``recheck-NNNN``; the report says whether
-the search's winner still wins there, and the best configuration's recheck cell gets the full
-``simulate`` report as its verifying run.
+the search's winner still wins there.  With one objective the best configuration is the re-check's
+winner (of trials that tie there, the one ranked higher on the search, so the search's winner when
+it is among them); its recheck cell gets the full ``simulate`` report as its verifying run.
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ class TuneResult:
     targets: list[Target]
     trials: pd.DataFrame            # one row per trial
     recheck: pd.DataFrame           # one row per rechecked trial
-    best: list[int]                 # the best trial (one objective) or the Pareto front: trial numbers
+    best: list[int]                 # the best trial (one objective: the re-check's first) or the Pareto front
     config: dict
     status: str
     error: BaseException | None = None
@@ -230,6 +231,7 @@ class TuneResult:
     importance_note: str = ""       # why importances are left out ("" when none is)
     study: object = None
     recheck_asked: int = 0          # --recheck: how many trials the re-check was asked to replay
+    search_best: list = field(default_factory=list)  # ``best`` on the search's games (before the re-check)
 
 
 def _derived(root: int, what) -> int:
@@ -662,48 +664,19 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
         else:
             front = set(pareto(rc.assign(state="complete"), tlist))
             rc["on_front"] = rc["trial"].isin(front)
-    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study, recheck_asked=recheck)
-    if len(rc):
+    res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study, recheck_asked=recheck,
+                     search_best=list(best))
+    if len(rc):  # one objective: the best is the re-check's first (of a tie there, the higher on the search)
         winner = rc.sort_values("recheck_rank").iloc[0] if "recheck_rank" in rc else rc.iloc[0]
+        if "recheck_rank" in rc:
+            res.best = [int(winner["trial"])]
         res.verifying = str(winner["folder"])
     res.importances, res.importance_note = importances(study, tlist, space)
     return res
 
 
 def importances(study, tlist, space) -> tuple[dict, str]:
-    """Per objective, Optuna's parameter importances (PED-ANOVA, which needs no extra library)
-    over the distinct finished trials with every target defined (a repeated point counts once),
-    and the reason when some or all are left out: fewer than :data:`IMPORTANCE_MIN_TRIALS` such
-    trials, or an objective that takes one value in all of them ("" when none is left out)."""
-    import optuna
-    from optuna.trial import TrialState
-    done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE
-            and "same_as" not in t.user_attrs and not t.user_attrs.get("undefined")]
-    if not space.dims:
-        return {}, ""
-    if len(done) < IMPORTANCE_MIN_TRIALS:
-        return {}, (f"parameter importances are left out: {len(done)} distinct finished trial"
-                    f"{'' if len(done) == 1 else 's'} with every target defined, below the "
-                    f"{IMPORTANCE_MIN_TRIALS} they need")
-    names = metric_names(tlist)
-    out, constant = {}, []
-    sub = optuna.create_study(directions=study.directions)
-    sub.add_trials(done)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i, name in enumerate(names):
-            vals = np.array([t.values[i] for t in done], dtype=float)
-            if np.ptp(vals) == 0:
-                constant.append(f"{name} is {vals[0]:g} in every one of them")
-                continue
-            try:
-                ev = optuna.importance.PedAnovaImportanceEvaluator()
-                target = (lambda t, i=i: t.values[i]) if len(names) > 1 else None
-                out[name] = dict(optuna.importance.get_param_importances(sub, evaluator=ev, target=target))
-            except (RuntimeError, ValueError, ZeroDivisionError):
-                continue
-    note = ""
-    if constant:
-        note = ("parameter importances are left out for an objective that does not vary over the "
-                f"{len(done)} distinct finished trials ({'; '.join(constant)}): no parameter moves it")
-    return out, note
+    """Per objective, Optuna's parameter importances and why some are left out
+    (:func:`analyser.experiments.tune_study.importances`, at least :data:`IMPORTANCE_MIN_TRIALS`)."""
+    from analyser.experiments.tune_study import importances as measured
+    return measured(study, metric_names(tlist), bool(space.dims), IMPORTANCE_MIN_TRIALS)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analyser.stats import analysis
-from analyser.experiments.tune import Target, TuneResult, _objectives
+from analyser.experiments.tune import STUDY, Target, TuneResult, _objectives
 from analyser.engine.registry import get_game
 
 
@@ -25,6 +25,16 @@ def _fmt(v, lo=None, hi=None) -> str:
         return f"{v:.3g}"
     d = analysis.decimals((hi - lo) / 2)
     return f"{v:.{d}f} ({lo:.{d}f} to {hi:.{d}f})"
+
+
+def _and(xs) -> str:
+    """``10 and 12``, ``3, 5 and 9``."""
+    xs = [str(x) for x in xs]
+    return xs[0] if len(xs) == 1 else f"{', '.join(xs[:-1])} and {xs[-1]}"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def _target_label(t: Target) -> str:
@@ -105,15 +115,58 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
     return out
 
 
+def trial_counts(states, config: dict) -> dict:
+    """The trials of a tune by state (Optuna's, lower case: ``complete``, ``pruned``, ``fail``, the
+    rest not told yet) out of ``asked`` (``--trials``, or the grid's points when it is played
+    whole), and its re-check cells: ``recheck`` registered, ``recheck_done`` complete (from the
+    record's ``cells``)."""
+    states = [str(x).lower() for x in states]
+    cells = [c for c in config.get("cells") or [] if isinstance(c, dict) and str(c.get("name", "")).startswith("recheck-")]
+    return {"asked": config.get("grid_points") if config.get("exhaustive") else config.get("trials"),
+            "finished": states.count("complete"), "pruned": states.count("pruned"), "failed": states.count("fail"),
+            "recheck": len(cells), "recheck_done": sum(1 for c in cells if c.get("status") == "complete")}
+
+
+def progress_text(states, config: dict) -> str:
+    """How far a tune got, in the words of every line that says it (the summary, a resume, an
+    interruption): ``6 of 12 trials finished (2 more pruned); the re-check has not started``."""
+    n = trial_counts(states, config)
+    more = [f"{n['pruned']} more pruned"] * bool(n["pruned"]) + [f"{n['failed']} failed"] * bool(n["failed"])
+    text = f"{n['finished']} of {n['asked']} trials finished" + (f" ({', '.join(more)})" if more else "")
+    if n["recheck"]:
+        return text + f"; {n['recheck_done']} of {n['recheck']} re-check cells complete"
+    told = n["finished"] + n["pruned"] + n["failed"]
+    return text + ("; the re-check has not started" if n["asked"] is None or told < n["asked"] else "")
+
+
+def folder_progress(folder: Path, config: dict) -> str:
+    """:func:`progress_text` of the tune in ``folder`` (its ``tune.db`` and record)."""
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        study = optuna.load_study(study_name=STUDY, storage=f"sqlite:///{(Path(folder) / 'tune.db').resolve()}")
+        states = [t.state.name for t in study.get_trials(deepcopy=False)]
+    except Exception:  # no study yet (killed before it was written): no trial told
+        states = []
+    return progress_text(states, config)
+
+
 def summary_sentences(res: TuneResult) -> list[str]:
     """The plain-language summary."""
     out = []
     t = res.trials
-    done = int((t["state"] == "complete").sum()) if len(t) else 0
+    n = trial_counts(t["state"] if len(t) else [], res.config)
     exhaustive = bool(res.config.get("exhaustive"))
-    asked = res.config.get("grid_points") if exhaustive else res.config.get("trials")
-    out.append(f"{done} of {asked} trials finished, each on the same {res.config.get('games_requested'):,} "
+    asked = n["asked"]
+    out.append(f"{n['finished']} of {asked} trials finished, each on the same {res.config.get('games_requested'):,} "
                "games (same seeds), so differences between trials are not down to the deal.")
+    if n["pruned"]:
+        out.append(f"{n['pruned']} more {'was' if n['pruned'] == 1 else 'were'} pruned: the median pruner stopped "
+                   f"{'it' if n['pruned'] == 1 else 'them'} early, clearly behind (the figures in trials.csv are "
+                   "of the games played).")
+    if n["failed"]:
+        out.append(f"{n['failed']} more failed: the error column of trials.csv says why (say, a configuration "
+                   "the rules refuse).")
     if exhaustive:
         out.append(f"--trials {res.config.get('trials')} covers the whole grid of {asked} points, so the grid was "
                    "played: every point once (an exhaustive search, Optuna's GridSampler).")
@@ -129,15 +182,16 @@ def summary_sentences(res: TuneResult) -> list[str]:
     cols = [d.column for d in res.space.dims]
     objs = _objectives(res.targets)
     flat_objective = len(objs) == 1 and objs[0].name in dict(flat)
-    if len(res.best) == 1 and len(t) and not flat_objective:
-        b = t[t["trial"] == res.best[0]].iloc[0]
+    found = res.search_best or res.best
+    if len(found) == 1 and len(t) and not flat_objective:
+        b = t[t["trial"] == found[0]].iloc[0]
         figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'])}" for tg in res.targets)
-        out.append(f"Best trial on the search: {res.best[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
+        out.append(f"Best trial on the search: {found[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
         if not bool(b["feasible"]):
             out.append("No trial met every range target; the best is the one closest to them.")
-    elif res.best and len(objs) == 1 and not flat_objective:
-        out.append(f"{len(res.best)} trials tie for the best {objs[0].name} on the search: "
-                   f"{', '.join(str(b) for b in res.best)}.")
+    elif found and len(objs) == 1 and not flat_objective:
+        out.append(f"{len(found)} trials tie for the best {objs[0].name} on the search: "
+                   f"{', '.join(str(b) for b in found)}.")
     elif res.best and len(objs) > 1:
         out.append(f"The Pareto front holds {len(res.best)} trial{'s' if len(res.best) != 1 else ''}: none is better "
                    "than another on every objective; choose among them by what matters most.")
@@ -153,33 +207,41 @@ def summary_sentences(res: TuneResult) -> list[str]:
                       "; the target is the same in every trial, so the re-check ranks nothing."))
     elif len(rc) and "recheck_rank" in rc:
         win = rc[rc["search_rank"] == 1].iloc[0]
-        top = rc.sort_values("recheck_rank").iloc[0]
+        ranked = rc.sort_values("recheck_rank")
+        top = ranked.iloc[0]
         g = int(win["games"])
-        tg0 = objs[0] if objs else None
-        level = tg0 is not None and int((rc[tg0.name] == top[tg0.name]).sum()) > 1
-        if level:
-            tied = rc[rc[tg0.name] == top[tg0.name]]["trial"].astype(int).tolist()
-            out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: trials "
-                       f"{', '.join(str(x) for x in tied)} tie on {tg0.name} there, so none of them wins.")
-        elif int(win["recheck_rank"]) == 1:
-            out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: the winner "
-                       f"(trial {int(win['trial'])}) still wins.")
+        on = objs[0].name if objs else "the distance outside the ranges"
+        tied = ranked[(ranked["violation"] == top["violation"]) & (ranked["score"] == top["score"])]
+        tied = tied["trial"].astype(int).tolist()
+        head = f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: "
+        w, b = int(win["trial"]), int(top["trial"])
+        searched = t.set_index("trial")["score"] if len(t) else pd.Series(dtype=float)
+        level_too = len(tied) > 1 and len({searched.get(x) for x in tied}) == 1
+        higher = ("the lower-numbered of them (they tie on the search too)" if level_too else
+                  "the one of them ranked higher on the search")
+        if len(tied) > 1 and b == w:
+            out.append(head + f"trials {_and(tied)} tie on {on} there, so the re-check does not separate them; "
+                       f"the best configuration stays the search's winner (trial {w}), {higher}.")
+        elif len(tied) > 1:
+            out.append(head + f"the search's winner (trial {w}) does NOT still win (it comes "
+                       f"{_ordinal(int(win['recheck_rank']))} there); trials {_and(tied)} tie for first on {on}, "
+                       f"so the best configuration is trial {b}, {higher}.")
+        elif b == w:
+            out.append(head + f"the winner (trial {w}) still wins.")
         else:
-            out.append(f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: the search's "
-                       f"winner (trial {int(win['trial'])}) does NOT still win; trial {int(top['trial'])} is best "
-                       "there, so the search's lead was noise. The report takes the re-check's winner.")
-        objs = _objectives(res.targets)
+            out.append(head + f"the search's winner (trial {w}) does NOT still win; trial {b} is best "
+                       f"there, so the search's lead was noise; the best configuration is the re-check's winner, trial {b}.")
         if objs and len(rc) > 1:
             tg = objs[0]
-            second = rc.sort_values("recheck_rank").iloc[1]
+            second = ranked.iloc[1]
             overlap = not (top[tg.name + ".low"] > second[tg.name + ".high"] or top[tg.name + ".high"] < second[tg.name + ".low"])
-            out.append(f"On the re-check its {tg.name} interval {'overlaps' if overlap else 'does not overlap'} the "
-                       f"runner-up's (trial {int(second['trial'])})"
+            out.append(f"On the re-check, trial {b}'s {tg.name} interval {'overlaps' if overlap else 'does not overlap'} "
+                       f"the runner-up's (trial {int(second['trial'])})"
                        + (": the two cannot be told apart at this many games." if overlap else "."))
     elif len(rc) and "on_front" in rc:
         kept = int(rc["on_front"].sum())
         out.append(f"The re-check replayed {len(rc)} trials of the front on {int(rc['games'].iloc[0]):,} fresh games "
-                   f"each; {kept} of them stay non-dominated among themselves.")
+                   f"each; {kept} of them {'stays' if kept == 1 else 'stay'} non-dominated among themselves.")
     if res.importances:
         name, imp = next(iter(res.importances.items()))
         if imp:
@@ -223,6 +285,17 @@ def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
             out.append(("", f"The target {tg.name} is undefined in {int((~ok).sum())} of {len(done)} finished trials "
                             "(marked in the undefined column of trials.csv); those are never called best."))
     return out
+
+
+def _moved(res: TuneResult) -> str:
+    """What the best configuration's note says when the re-check moved it off the search's winner."""
+    if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(res.recheck):
+        return ""
+    rc = res.recheck
+    w = rc[rc["trial"] == res.search_best[0]]
+    where = f" (it comes {_ordinal(int(w['recheck_rank'].iloc[0]))} there)" if len(w) and "recheck_rank" in rc else ""
+    return (f"Trial {res.best[0]} is the re-check's winner; the search's winner, trial {res.search_best[0]}, does "
+            f"not still win{where}. ")
 
 
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
@@ -269,6 +342,7 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
                      ("No trial is called best: none finished with every target defined (see the notes). "
                       if not res.best else "")
+                     + _moved(res)
                      + "Each target's figure with its 95% interval (in brackets), on the search's games. "
                      + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
                         "objective. ") + "Target definitions: docs/commands/tune.md.")]
@@ -302,8 +376,10 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
             import html
             which = ("the best configuration" if len(_objectives(res.targets)) <= 1 else
                      f"the re-checked front trial with the best {_objectives(res.targets)[0].name}")
-            sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f'<p><a href="{html.escape(verifying)}">The full '
-                            f"simulate report of {html.escape(which)}</a>, on its re-check games.</p>",
+            trial = res.verifying.rpartition("-")[2].lstrip("0") or "0"
+            sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f"<p>The full simulate report of "
+                            f"{html.escape(which)} (trial {trial}), played on its re-check games: "
+                            f"<a href=\"{html.escape(verifying)}\">{html.escape(verifying)}</a></p>",
                             f"The run folder {res.verifying} holds its games; analyser report rebuilds it."))
         notes.append("Watch or explore the study: optuna-dashboard sqlite:///" + str(outdir / "tune.db"))
         if res.status != "complete":
@@ -320,5 +396,6 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     res.config["best"] = list(res.best)
+    res.config["search_best"] = list(res.search_best or res.best)
     write_json_atomic(outdir / "config.json", res.config)
     return files

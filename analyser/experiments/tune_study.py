@@ -4,7 +4,8 @@ trial in one write.
 Optuna's own ``Study.ask`` writes a new trial and then each of its parameters, one transaction
 each; a SIGKILL between them leaves a running trial without (all) its parameters.  :func:`_ask`
 asks the same trial of the same sampler in a scratch copy of the study in memory and writes it
-whole; :func:`_complete_ask` repairs a trial an older version's cut-short ask left.
+whole; :func:`_complete_ask` repairs a trial an older version's cut-short ask left.  And the
+study's parameter importances (:func:`importances`).
 """
 
 from __future__ import annotations
@@ -71,3 +72,43 @@ def _complete_ask(study, trial, dists: dict, sampler) -> None:
     for k, v in frozen.system_attrs.items():
         if k not in trial.system_attrs:
             storage.set_trial_system_attr(trial._trial_id, k, v)
+
+
+def importances(study, names: list[str], searched: bool, minimum: int) -> tuple[dict, str]:
+    """Per objective, Optuna's parameter importances (PED-ANOVA, which needs no extra library)
+    over the distinct finished trials with every target defined (a repeated point counts once),
+    and the reason when some or all are left out: fewer than ``minimum`` such trials, or
+    an objective that takes one value in all of them ("" when none is left out).  ``names`` are the
+    study's metric names; ``searched``, whether the space has a dimension."""
+    import numpy as np
+    import optuna
+    from optuna.trial import TrialState
+    done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE
+            and "same_as" not in t.user_attrs and not t.user_attrs.get("undefined")]
+    if not searched:
+        return {}, ""
+    if len(done) < minimum:
+        return {}, (f"parameter importances are left out: {len(done)} distinct finished trial"
+                    f"{'' if len(done) == 1 else 's'} with every target defined, below the "
+                    f"{minimum} they need")
+    out, constant = {}, []
+    sub = optuna.create_study(directions=study.directions)
+    sub.add_trials(done)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, name in enumerate(names):
+            vals = np.array([t.values[i] for t in done], dtype=float)
+            if np.ptp(vals) == 0:
+                constant.append(f"{name} is {vals[0]:g} in every one of them")
+                continue
+            try:
+                ev = optuna.importance.PedAnovaImportanceEvaluator()
+                target = (lambda t, i=i: t.values[i]) if len(names) > 1 else None
+                out[name] = dict(optuna.importance.get_param_importances(sub, evaluator=ev, target=target))
+            except (RuntimeError, ValueError, ZeroDivisionError):
+                continue
+    note = ""
+    if constant:
+        note = ("parameter importances are left out for an objective that does not vary over the "
+                f"{len(done)} distinct finished trials ({'; '.join(constant)}): no parameter moves it")
+    return out, note
