@@ -277,6 +277,9 @@ def test_resume_bad_input_is_one_line_exit_2(tmp_path):
     assert r.returncode == 2 and "not a run folder" in one_line(r)
     (tmp_path / "empty").mkdir()
     r = cli("resume", tmp_path / "empty")
+    assert r.returncode == 2 and "is empty: the command that made it stopped before it recorded" in one_line(r)
+    (tmp_path / "empty" / "mine.txt").write_text("x")
+    r = cli("resume", tmp_path / "empty")
     assert r.returncode == 2 and "no config.json" in one_line(r)
     done = tmp_path / "done"
     runmod.run(runmod.RunSpec(**SPEC, games=5, jobs=1), progress=False, out=done)

@@ -26,7 +26,7 @@ from analyser.cli.common import _root_seed, cli
               help="With --mcts: the search's iterations per decision.")
 @click.option("--engine", default="auto", show_default=True, metavar="auto|python|compiled",
               help="Engine of every figure: auto (what simulate would use for the case), python, or "
-                   "compiled (a title with a compiled kernel: DAO).")
+                   "compiled (for a title that has a compiled kernel).")
 def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
     """Print games per second for each title: the rules in one process (best of --repeat), and
     whole runs with 1 job and with --jobs workers, with the speed-up.
@@ -38,7 +38,7 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
     Examples:
       analyser bench
       analyser bench GAME --games 2000 --jobs 2
-      analyser bench dao --engine python
+      analyser bench GAME --engine python
       analyser bench --mcts
       analyser bench GAME --mcts --iterations 400 --games 4
     """

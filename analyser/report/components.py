@@ -80,11 +80,11 @@ def changed_data_files(params, config: dict | None) -> list[str]:
             continue
         path = Path(str(now.get(option) or rec.get("path") or ""))
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
             out.append(f"the {option} file {rec.get('path')} is missing")
             continue
-        if digest != rec["sha256"] and rec["sha256"] != "unreadable":
+        if sha != rec["sha256"] and rec["sha256"] != "unreadable":
             out.append(f"the {option} file {rec.get('path')} changed since the run")
     return out
 
