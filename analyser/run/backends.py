@@ -275,14 +275,24 @@ def _sigterm_raises():
     return sigterm_raises()
 
 
+#: Batches handed to the worker pool at a time, per worker.  joblib keeps every finished batch
+#: until this process takes it; when the workers finish batches faster than it writes them (the
+#: compiled engine), an unbounded hand-out would hold most of a long run in memory.  Windows of
+#: this many batches per worker bound that, at the cost of the pool idling briefly between them.
+WINDOW_PER_JOB = 16
+
+
 def _loky_results(batches, job, n_jobs, backend):
+    batches = list(batches)
+    window = max(1, WINDOW_PER_JOB * n_jobs)
     with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
-                         return_as="generator_unordered") as parallel:
-        outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches)
-        try:
-            yield from outputs
-        finally:
-            outputs.close()
+                                             return_as="generator_unordered") as parallel:
+        for i in range(0, len(batches), window):
+            outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches[i:i + window])
+            try:
+                yield from outputs
+            finally:
+                outputs.close()
 
 
 # --------------------------------------------------------------------------------------------
