@@ -493,3 +493,19 @@ def test_a_compensation_says_it_is_read_from_the_scores_and_how_to_replay_it():
     assert "not replayed: check it with the sweep below" in f["sentence"]
     (f,) = seats.seat_findings(table, balance, comp, kind="race")
     assert "not replayed (the title has no start-bonus option to replay it with)" in f["sentence"]
+
+
+def test_a_shown_finding_with_the_threshold_of_an_earlier_one_points_to_it():
+    from analyser.report.page import _ENV
+
+    def f(topic, threshold):
+        return F.Finding(topic, f"{topic} sentence", "possible", "x", "-", threshold)
+
+    long_rule = "an association is listed when the Benjamini-Hochberg q is at most 0.05"
+    group = F.gather([("component outliers", lambda: [f("component outliers", long_rule),
+                                                       f("component outliers", long_rule)]),
+                      ("tie rate", lambda: [f("tie rate", "clear when the interval is above 10%")])])
+    html = str(_ENV.get_template("findings.html.j2").module.findings_section([group]))
+    assert html.count(long_rule) == 1
+    assert "Threshold: as for finding 1.</span>" in html
+    assert "Threshold: clear when the interval is above 10%.</span>" in html
