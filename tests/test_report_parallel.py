@@ -56,3 +56,28 @@ def test_report_jobs_is_checked_and_gives_the_same_files(runner, tmp_path):
     r = runner.invoke(cli, ["report", str(out), "-j", "-3", "-q"])
     assert r.exit_code == 2 and "--jobs -3 is not accepted" in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_a_part_changed_by_hand_is_named_the_same_by_workers_and_by_this_process(runner, tmp_path):
+    import pyarrow.parquet as pq
+
+    from analyser.engine.core import InputError
+
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "--games", "400", "--batch-size", "100", "--seed", "2",
+                            "-j", "1", "-q", "--no-report", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    part = sorted((out / "results").glob("part-*.parquet"))[1]  # games 100 to 199
+    table = pq.read_table(part)
+    meta = table.schema.metadata
+    gi = table.column("game_index").to_numpy() + 150  # moved outside the games its footer names
+    import pyarrow as pa
+    table = table.set_column(table.schema.get_field_index("game_index"), "game_index", pa.array(gi))
+    pq.write_table(table.replace_schema_metadata(meta), part)
+    said = []
+    for jobs in (1, 2):
+        with pytest.raises(InputError) as e:
+            page._reduce_run(out, jobs=jobs, chunk_games=100)
+        said.append(str(e.value))
+    assert said[0] == said[1] == (f"part {str(part)!r} holds games 250 to 349, outside the games 100 to 199 its "
+                                  "footer names: a part changed by hand; remove it")

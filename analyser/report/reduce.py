@@ -125,24 +125,17 @@ def block_pieces(title: str, folder: str, names: list, part_names: list, block: 
     the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
     tables ``names``.  ``title``: the title's registered id.  None when the block holds no game.
     Raises InputError (a part changed by hand, or rows that do not validate)."""
-    from analyser.engine.core import InputError
     from analyser.engine.registry import get_game
     from analyser.run import store
-    from analyser.stats.streamed import read_part
+    from analyser.stats.streamed import read_checked_part, read_part
 
     game = get_game(title)
     root = Path(folder)
     frames, ext_frames = [], {n: [] for n in names}
     for name in part_names:
-        p = root / store.RESULTS / name
-        df = read_part(p, drop)
+        df = read_checked_part(root / store.RESULTS / name, drop)
         if not len(df):
             continue
-        rng = store.part_range(p)
-        lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
-        if rng is not None and not (rng[0] <= lo and hi < rng[1]):
-            raise InputError(f"part {str(p)!r} holds games {lo} to {hi}, outside the games {rng[0]} to {rng[1] - 1} "
-                             "its footer names: a part changed by hand; remove it")
         frames.append(df[df["game_index"].to_numpy() // chunk_games == block])
         for n in names:
             q = root / str(n) / name

@@ -209,6 +209,22 @@ def run_strategies(folder) -> list[str]:
     return list(names)
 
 
+def read_checked_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    """:func:`read_part` of a results part whose games lie within the games its footer names.
+    Raises InputError (one line naming the part) for a part changed by hand."""
+    from analyser.run import store
+
+    df = read_part(path, drop)
+    if len(df):
+        rng = store.part_range(path)
+        lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
+        if rng is not None and not (rng[0] <= lo and hi < rng[1]):
+            from analyser.engine.core import InputError
+            raise InputError(f"part {str(path)!r} holds games {lo} to {hi}, outside the games {rng[0]} to "
+                             f"{rng[1] - 1} its footer names: a part changed by hand; remove it")
+    return df
+
+
 def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
                     drop: tuple[str, ...] = ()) -> Iterator[tuple[pd.DataFrame, dict]]:
     """A run folder's results (and its extra tables) as chunks of whole games, part by part:
@@ -246,15 +262,9 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
                    for n in ext_buf}
 
     for p in parts:
-        df = read_part(p, drop)
+        df = read_checked_part(p, drop)
         if not len(df):
             continue
-        rng = store.part_range(p)
-        lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
-        if rng is not None and not (rng[0] <= lo and hi < rng[1]):
-            from analyser.engine.core import InputError
-            raise InputError(f"part {str(p)!r} holds games {lo} to {hi}, outside the games {rng[0]} to {rng[1] - 1} "
-                             "its footer names: a part changed by hand; remove it")
         buf.append(df)
         for n in extra_names:
             q = ext_files[n].get(p.name)
