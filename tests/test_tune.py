@@ -668,13 +668,87 @@ def _hand_built(n_front: int):
              "games": 10, "same_as": -1, "error": "", "undefined": "", "feasible": True, "objective1": 5.0 - k,
              "objective2": 20.0 + k, "score": 5.0 - k, "violation": 0.0} for k in range(3)]
     rc = pd.DataFrame(rows).drop(columns=["state", "same_as", "error"]).assign(
-        games=40, folder="cells/recheck", on_front=[k < n_front for k in range(3)])
-    return tune.TuneResult(space, targets, pd.DataFrame(rows), rc, [0, 1, 2],
-                           {"trials": 3, "games_requested": 10}, "complete")
+        games=40, folder=[f"cells/recheck-{k:04d}" for k in range(3)], on_front=[k < n_front for k in range(3)],
+        search_rank=[1, 2, 3])
+    res = tune.TuneResult(space, targets, pd.DataFrame(rows), rc, [0, 1, 2],
+                          {"trials": 3, "games_requested": 10}, "complete", search_best=[0, 1, 2])
+    res.best, res.verifying = tune.front_after_recheck([0, 1, 2], rc, targets)
+    return res
 
 
-@pytest.mark.parametrize("kept, verb", [(1, "stays"), (2, "stay")])
-def test_the_front_recheck_sentence_agrees_in_number(kept, verb):
+@pytest.mark.parametrize("kept, verb, rest", [
+    (1, "stays", "; trials 1 and 2 are dominated there, so the front is trial 0."),
+    (2, "stay", "; trial 2 is dominated there, so the front is trials 0 and 1."),
+    (3, "stay", ", so the front stands.")])
+def test_the_front_recheck_sentence_agrees_in_number(kept, verb, rest):
     from analyser.experiments.tune_report import summary_sentences
     assert (f"The re-check replayed 3 trials of the front on 40 fresh games each; {kept} of them {verb} "
-            "non-dominated among themselves.") in summary_sentences(_hand_built(kept))
+            "non-dominated among themselves" + rest) in summary_sentences(_hand_built(kept))
+
+
+def test_a_front_trial_the_recheck_finds_dominated_leaves_best_and_the_verifying_run():
+    """A new user's fault: with two targets, a front trial dominated on the re-check stayed in
+    "best" (config.json, the terminal, the table), and the verifying run was simply the first
+    re-check cell."""
+    from analyser.experiments import tune
+    from analyser.experiments.tune_report import _moved, summary_sentences
+    res = _hand_built(2)
+    assert res.best == [0, 1] and res.search_best == [0, 1, 2]
+    # seat_gap=min is the first objective: of the kept trials 0 (5.0) and 1 (4.0), trial 1 is lower
+    assert res.verifying == "cells/recheck-0001"
+    assert _moved(res) == "Trial 2 of the search's front is dominated on the re-check and left off it. "
+    assert "The Pareto front on the search holds 3 trials: none is better than another on every objective; " \
+           "choose among them by what matters most." in summary_sentences(res)
+    # a front trial not replayed (--recheck below the front's size) stays on it, and is said
+    rc = res.recheck[res.recheck["trial"] != 1]
+    best, verifying = tune.front_after_recheck([0, 1, 2], rc, res.targets)
+    assert best == [0, 1] and verifying == "cells/recheck-0000"
+    res.recheck, res.best = rc, best
+    assert ("The re-check replayed 2 trials of the front on 40 fresh games each; 1 of them stays non-dominated "
+            "among themselves; trial 2 is dominated there, so the front is trials 0 and 1 (trial 1 of the front, "
+            "not replayed, stays on it).") in summary_sentences(res)
+    # asked for more than the front holds: the reason is the front's size
+    res = _hand_built(3)
+    res.recheck_asked = 4
+    assert ("The re-check was asked for 4 trials; 3 could be replayed (the re-check replays trials of the "
+            "Pareto front, and it holds 3).") in summary_sentences(res)
+
+
+def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_the_whole_tune(runner, tmp_path,
+                                                                                          monkeypatch):
+    """A new user's fault: a SIGTERM while the trials of a batch were being told (their games all
+    on disk) left config.json "running", printed a bare "interrupted (SIGTERM)", and the resume
+    header said "0 of 6 trials finished (240 games)" of trials it did not play again."""
+    from analyser.experiments import tune
+    from analyser.run import backends
+    args = [a for a in DAO if a != "-q"] + ["-j", "1"]
+    real, calls = tune._set_figures, []
+
+    def set_figures(*a, **k):  # SIGTERM as the second trial of the first batch is told
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(tune, "_set_figures", set_figures)
+    monkeypatch.setattr(backends, "_received", {signal.SIGTERM})
+    out = tmp_path / "o"
+    r = invoke(runner, *args, "-o", str(out))
+    assert r.exit_code == 143, r.output
+    record = json.loads((out / "config.json").read_text())
+    assert record["status"] == "interrupted"
+    assert record["stopping"]["reason"] == "interrupted (SIGTERM); the trials that finished before it are kept"
+    # the first batch of 3 has its games on disk: trial 0 was told, trials 1 and 2 were not
+    assert [c["status"] for c in record["cells"]] == ["complete"] * 3
+    said = ("3 of 6 trials finished; the re-check has not started")
+    assert r.stderr.splitlines()[-1].startswith(f"analyser: interrupted (SIGTERM) with {said}; their games are in ")
+    assert r.stdout.splitlines()[0].startswith("3 of 6 trials finished, each on the same 60 games")
+    monkeypatch.setattr(tune, "_set_figures", real)
+    monkeypatch.setattr(backends, "_received", set())
+    r = invoke(runner, "resume", str(out))
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0] == f"Resuming {out}: {said} (180 games played so far, in all); seed 5"
+    r = invoke(runner, *args, "-q", "-o", str(tmp_path / "whole"))
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
+    assert pd.read_csv(out / "recheck.csv").equals(pd.read_csv(tmp_path / "whole" / "recheck.csv"))

@@ -74,7 +74,9 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
                        "(nothing is played)", err=True)
         return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True, play=False)
     if not quiet:
-        click.echo(f"Resuming {folder}: {count} ({config.get('games_completed', 0)} games); "
+        played = config.get("games_completed")
+        played = played if isinstance(played, int) and not isinstance(played, bool) and played >= 0 else 0
+        click.echo(f"Resuming {folder}: {count} ({played:,} games played so far, in all); "
                    f"seed {config.get('seed')}", err=True)
     # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
     # one its cells' folders name is never contacted (they are played from the arguments above)

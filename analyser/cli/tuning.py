@@ -110,5 +110,6 @@ def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: 
                    f"(optuna-dashboard sqlite:///{target / 'tune.db'})")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
-    count = tune_report.progress_text(res.trials["state"] if len(res.trials) else [], res.config)
+    count = tune_report.progress_text(res.trials["state"] if len(res.trials) else [], res.config,
+                                      res.trials["trial"] if len(res.trials) else [])
     return _outcome(res.config, res.error, res.interrupted, out, "trials", arguments, count) if play else 0

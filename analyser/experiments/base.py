@@ -352,6 +352,26 @@ class Experiment:
         else:
             entry.pop("error", None)
 
+    def stopped_between_plays(self, what: str = "cells") -> Outcome:
+        """The :class:`Outcome` of a Ctrl-C or SIGTERM that arrived outside :meth:`play` (an
+        experiment that plays in steps, deciding what to play next between them): the record
+        says ``interrupted`` and is saved, later signals only noted meanwhile, so ``analyser
+        resume`` goes on from it.  ``what`` names the cells in the stop's reason."""
+        from analyser.run.backends import _StopGuard, stop_exit_code
+
+        with _StopGuard() as guard:
+            guard.stopping()
+            how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+            stop = stopping.Stop(None, f"interrupted ({how}); the {what} that finished before it are kept", 0, 0)
+            self.config.update(status="interrupted", error=None, stopping=stop.as_dict())
+            self.config.pop("pid", None)
+            error = None
+            try:
+                self.save()
+            except store.StoreError as e:  # the disk refuses the record: the cells' folders hold the truth
+                error = e
+        return Outcome("failed" if error else "interrupted", stop, error, True, 0.0)
+
     def cell_config(self, k: int) -> dict | None:
         """Cell ``k``'s run record (its folder's ``config.json``), or None."""
         from analyser.io.files import read_json

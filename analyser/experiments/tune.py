@@ -55,7 +55,10 @@ After the search the best few trials (:data:`RECHECK`) are replayed on fresh gam
 root seed), ``--recheck-factor`` times as many, in cells ``recheck-NNNN``; the report says whether
 the search's winner still wins there.  With one objective the best configuration is the re-check's
 winner (of trials that tie there, the one ranked higher on the search, so the search's winner when
-it is among them); its recheck cell gets the full ``simulate`` report as its verifying run.
+it is among them); its recheck cell gets the full ``simulate`` report as its verifying run.  With
+several objectives the re-check replays trials spread along the search's Pareto front; ``best`` is
+that front less the replayed trials another replayed trial dominates on the fresh games, and the
+verifying run is the kept replayed trial with the best first objective (:func:`front_after_recheck`).
 """
 
 from __future__ import annotations
@@ -397,8 +400,11 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             exp.active = None
             outcome = None
             if play:
-                outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch,
-                                  recheck, recheck_factor, n_jobs, n_players, progress, prune)
+                try:
+                    outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch,
+                                      recheck, recheck_factor, n_jobs, n_players, progress, prune)
+                except KeyboardInterrupt:  # between two plays (asking or telling trials): the record says so
+                    outcome = exp.stopped_between_plays("trials")
             if outcome is None:
                 outcome = recorded_outcome(exp.config)
             res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
@@ -627,6 +633,21 @@ def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[in
     return [int(f.iloc[i]["trial"]) for i in idx]
 
 
+def front_after_recheck(front: list[int], rc: pd.DataFrame, tlist: list[Target]) -> tuple[list[int], str | None]:
+    """Several objectives: the search's Pareto front ``front`` (trial numbers) less the trials its
+    re-check ``rc`` (one row per replayed trial, with ``on_front`` among the replayed) found
+    dominated, in the search front's order, and the folder of the verifying run: the kept replayed
+    trial with the best first objective on the re-check (of a tie, the higher on the search).  A
+    front trial the re-check did not replay (``--recheck`` below the front's size) stays on it."""
+    dropped = set(rc.loc[~rc["on_front"].astype(bool), "trial"].astype(int))
+    kept = rc[rc["on_front"].astype(bool)]
+    if not len(kept):  # cannot happen (a non-empty set has a non-dominated member); keep the search's
+        return list(front), None
+    first = _oriented(kept, tlist)[:, 0]
+    order = np.lexsort((kept["search_rank"].to_numpy(), first))
+    return [n for n in front if n not in dropped], str(kept.iloc[int(order[0])]["folder"])
+
+
 def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> TuneResult:
     table = trial_table(study, space, tlist)
     best = pareto(table, tlist)
@@ -666,11 +687,12 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
             rc["on_front"] = rc["trial"].isin(front)
     res = TuneResult(space, tlist, table, rc, best, {}, "complete", study=study, recheck_asked=recheck,
                      search_best=list(best))
-    if len(rc):  # one objective: the best is the re-check's first (of a tie there, the higher on the search)
-        winner = rc.sort_values("recheck_rank").iloc[0] if "recheck_rank" in rc else rc.iloc[0]
-        if "recheck_rank" in rc:
-            res.best = [int(winner["trial"])]
+    if len(rc) and "recheck_rank" in rc:  # one objective: the re-check's first (of a tie, the higher on the search)
+        winner = rc.sort_values("recheck_rank").iloc[0]
+        res.best = [int(winner["trial"])]
         res.verifying = str(winner["folder"])
+    elif len(rc):
+        res.best, res.verifying = front_after_recheck(best, rc, tlist)
     res.importances, res.importance_note = importances(study, tlist, space)
     return res
 

@@ -115,22 +115,30 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
     return out
 
 
-def trial_counts(states, config: dict) -> dict:
+def trial_counts(states, config: dict, numbers=None) -> dict:
     """The trials of a tune by state (Optuna's, lower case: ``complete``, ``pruned``, ``fail``, the
     rest not told yet) out of ``asked`` (``--trials``, or the grid's points when it is played
     whole), and its re-check cells: ``recheck`` registered, ``recheck_done`` complete (from the
-    record's ``cells``)."""
+    record's ``cells``).  With the trials' ``numbers`` (in the order of ``states``), a trial not
+    told yet whose cell ``trial-NNNN`` the record has complete counts as finished: it was stopped
+    between its last game and being told, and a resume tells it without playing a game."""
     states = [str(x).lower() for x in states]
+    if numbers is not None:
+        played = {str(c.get("name")) for c in config.get("cells") or []
+                  if isinstance(c, dict) and c.get("status") == "complete"}
+        states = ["complete" if x == "running" and f"trial-{int(n):04d}" in played else x
+                  for x, n in zip(states, numbers)]
     cells = [c for c in config.get("cells") or [] if isinstance(c, dict) and str(c.get("name", "")).startswith("recheck-")]
     return {"asked": config.get("grid_points") if config.get("exhaustive") else config.get("trials"),
             "finished": states.count("complete"), "pruned": states.count("pruned"), "failed": states.count("fail"),
             "recheck": len(cells), "recheck_done": sum(1 for c in cells if c.get("status") == "complete")}
 
 
-def progress_text(states, config: dict) -> str:
+def progress_text(states, config: dict, numbers=None) -> str:
     """How far a tune got, in the words of every line that says it (the summary, a resume, an
-    interruption): ``6 of 12 trials finished (2 more pruned); the re-check has not started``."""
-    n = trial_counts(states, config)
+    interruption): ``6 of 12 trials finished (2 more pruned); the re-check has not started``
+    (``numbers``: as :func:`trial_counts`)."""
+    n = trial_counts(states, config, numbers)
     more = [f"{n['pruned']} more pruned"] * bool(n["pruned"]) + [f"{n['failed']} failed"] * bool(n["failed"])
     text = f"{n['finished']} of {n['asked']} trials finished" + (f" ({', '.join(more)})" if more else "")
     if n["recheck"]:
@@ -145,17 +153,17 @@ def folder_progress(folder: Path, config: dict) -> str:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         study = optuna.load_study(study_name=STUDY, storage=f"sqlite:///{(Path(folder) / 'tune.db').resolve()}")
-        states = [t.state.name for t in study.get_trials(deepcopy=False)]
+        trials = study.get_trials(deepcopy=False)
     except Exception:  # no study yet (killed before it was written): no trial told
-        states = []
-    return progress_text(states, config)
+        trials = []
+    return progress_text([t.state.name for t in trials], config, [t.number for t in trials])
 
 
 def summary_sentences(res: TuneResult) -> list[str]:
     """The plain-language summary."""
     out = []
     t = res.trials
-    n = trial_counts(t["state"] if len(t) else [], res.config)
+    n = trial_counts(t["state"] if len(t) else [], res.config, t["trial"] if len(t) else [])
     exhaustive = bool(res.config.get("exhaustive"))
     asked = n["asked"]
     out.append(f"{n['finished']} of {asked} trials finished, each on the same {res.config.get('games_requested'):,} "
@@ -192,14 +200,15 @@ def summary_sentences(res: TuneResult) -> list[str]:
     elif found and len(objs) == 1 and not flat_objective:
         out.append(f"{len(found)} trials tie for the best {objs[0].name} on the search: "
                    f"{', '.join(str(b) for b in found)}.")
-    elif res.best and len(objs) > 1:
-        out.append(f"The Pareto front holds {len(res.best)} trial{'s' if len(res.best) != 1 else ''}: none is better "
-                   "than another on every objective; choose among them by what matters most.")
+    elif found and len(objs) > 1:
+        out.append(f"The Pareto front on the search holds {len(found)} trial{'s' if len(found) != 1 else ''}: none "
+                   "is better than another on every objective; choose among them by what matters most.")
     rc = res.recheck
     asked = int(getattr(res, "recheck_asked", 0) or 0)
     if len(rc) and asked > len(rc):
-        out.append(f"The re-check was asked for {asked} trials; {len(rc)} could be replayed (the trials that "
-                   "finished, with their targets defined, at distinct points).")
+        why = (f"the re-check replays trials of the Pareto front, and it holds {len(found)}" if len(objs) > 1 else
+               "the trials that finished, with their targets defined, at distinct points")
+        out.append(f"The re-check was asked for {asked} trials; {len(rc)} could be replayed ({why}).")
     if len(rc) and "recheck_rank" in rc and (len(rc) == 1 or flat_objective):
         win = rc[rc["search_rank"] == 1].iloc[0]
         out.append(f"The re-check replayed trial {int(win['trial'])} on {int(win['games']):,} fresh games"
@@ -240,8 +249,20 @@ def summary_sentences(res: TuneResult) -> list[str]:
                        + (": the two cannot be told apart at this many games." if overlap else "."))
     elif len(rc) and "on_front" in rc:
         kept = int(rc["on_front"].sum())
-        out.append(f"The re-check replayed {len(rc)} trials of the front on {int(rc['games'].iloc[0]):,} fresh games "
-                   f"each; {kept} of them {'stays' if kept == 1 else 'stay'} non-dominated among themselves.")
+        text = (f"The re-check replayed {len(rc)} trials of the front on {int(rc['games'].iloc[0]):,} fresh games "
+                f"each; {kept} of them {'stays' if kept == 1 else 'stay'} non-dominated among themselves")
+        dropped = [int(x) for x in rc.loc[~rc["on_front"].astype(bool), "trial"]]
+        unplayed = [n for n in found if n not in set(rc["trial"].astype(int))]
+        if dropped:
+            text += (f"; trial{'s' if len(dropped) > 1 else ''} {_and(dropped)} {'are' if len(dropped) > 1 else 'is'} "
+                     "dominated there, so the front is trial" + ("s " if len(res.best) != 1 else " ")
+                     + _and(res.best))
+        else:
+            text += ", so the front stands"
+        if unplayed:
+            text += (f" (trial{'s' if len(unplayed) > 1 else ''} {_and(unplayed)} of the front, not replayed, "
+                     f"{'stay' if len(unplayed) > 1 else 'stays'} on it)")
+        out.append(text + ".")
     if res.importances:
         name, imp = next(iter(res.importances.items()))
         if imp:
@@ -289,6 +310,13 @@ def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
 
 def _moved(res: TuneResult) -> str:
     """What the best configuration's note says when the re-check moved it off the search's winner."""
+    if len(res.recheck) and "on_front" in res.recheck:
+        gone = [n for n in res.search_best if n not in set(res.best)]
+        if not gone:
+            return ""
+        many = len(gone) > 1
+        return (f"Trial{'s' if many else ''} {_and(gone)} of the search's front {'are' if many else 'is'} dominated "
+                f"on the re-check and left off it. ")
     if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(res.recheck):
         return ""
     rc = res.recheck
