@@ -646,8 +646,10 @@ def test_the_summary_says_how_many_trials_were_pruned(runner, tmp_path):
     assert pruned >= 2 and done + pruned == 12
     lines = r.output.splitlines()
     assert lines[0].startswith(f"{done} of 12 trials finished, each on the same 80 games")
-    assert lines[1] == (f"{pruned} more were pruned: the median pruner stopped them early, clearly behind (the "
-                        "figures in trials.csv are of the games played).")
+    assert lines[1] == (f"{pruned} more were pruned: the median pruner stopped each of them early, because after "
+                        "part of its games its figure was worse than the median of the earlier trials at the same "
+                        "point. That is a cut on part of the games, which chance alone can make, not a measured "
+                        "difference (the figures in trials.csv are of the games played).")
     from analyser.experiments.tune_report import progress_text
     assert progress_text(t["state"], {"trials": 12}) == f"{done} of 12 trials finished ({pruned} more pruned)"
     assert (progress_text(["complete"] * 7 + ["pruned"] * 4 + ["fail"], {"trials": 12})
@@ -752,3 +754,29 @@ def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_th
     assert r.exit_code == 0, r.output
     pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
     assert pd.read_csv(out / "recheck.csv").equals(pd.read_csv(tmp_path / "whole" / "recheck.csv"))
+
+
+def test_a_target_column_of_the_report_tables_has_one_count_of_decimals(runner, tmp_path):
+    """A new user's fault: in "All trials" one column read 0.00 (-0.44 to 0.44) beside 11.1 (4.8 to
+    17.4): each cell took the decimals of its own interval."""
+    import re
+    out = tmp_path / "o"
+    # threshold:limit=3 never wins here (0.0%, a narrower interval than the others')
+    r = invoke(runner, "tune", "dao", "-s", "greedy", "-s", "threshold:limit=0..40", "-p", "2", "--target",
+               "seat_gap=min", "--target", "win_rate:threshold=max", "--trials", "8", "--games", "60", "--seed", "5",
+               "--recheck", "1", "-q", "-j", "1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    page = (out / "index.html").read_text()
+    section = page[page.index('id="all-trials"'):]
+    section = section[:section.index("</table>")]
+    t = _trials(out)
+    assert (t["win_rate:threshold"] == 0).any() and (t["win_rate:threshold"] > 10).any()
+    # a win rate of 0% over 60 games is not certain: Wilson's interval, 0 to 6.0%, as simulate says
+    never = t[t["win_rate:threshold"] == 0].iloc[0]
+    assert never["win_rate:threshold.low"] == 0 and never["win_rate:threshold.high"] == pytest.approx(6.0171, abs=1e-3)
+    from analyser.stats.analysis import decimals
+    for k, name in ((0, "seat_gap"), (1, "win_rate:threshold")):  # the k-th figure of each row
+        cells = re.findall(r"<td>(-?[0-9.]+) \((-?[0-9.]+) to (-?[0-9.]+)\)</td>", section)[k::2]
+        assert len(cells) == 8
+        places = {len(x.partition(".")[2]) for cell in cells for x in cell}
+        assert places == {decimals(((t[name + ".high"] - t[name + ".low"]) / 2).to_numpy(float))}, cells

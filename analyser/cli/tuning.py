@@ -48,8 +48,9 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
 @click.option("--recheck-factor", type=int, default=4, show_default=True,
               help="The re-check plays this many times --games per trial.")
 @click.option("--prune", is_flag=True,
-              help="One objective: stop a trial that is clearly behind after a quarter, half or three quarters "
-                   "of its games (Optuna's median pruner).")
+              help="One objective: stop a trial whose figure after a quarter, half or three quarters of its "
+                   "games is worse than the median of the earlier trials there (Optuna's median pruner; "
+                   "chance alone can cut a trial, so it trades certainty for speed).")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("--seed", type=int, default=None, callback=_root_seed, help="Root seed (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,

@@ -14,8 +14,9 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
   minus worst seat; :func:`analyser.stats.analysis.seat_balance`, paired t interval over games);
 * ``win_rate`` / ``win_rate:SPEC``: the win rate (%) of one strategy slot: ``SPEC`` is the ``-s``
   as written, its strategy name, or its position ``1``, ``2``, ...; without it, the first ``-s``
-  with a searched parameter (else the first); shared wins count their share; cluster-robust
-  interval over games (:func:`analyser.stats.analysis.clustered_mean`);
+  with a searched parameter (else the first); shared wins count their share; the simulate
+  report's interval (:func:`analyser.stats.analysis.win_rate_interval`: Wilson when valid, else
+  cluster-robust over games; a rate of 0% or 100% gets Wilson's over the games, not zero width);
 * ``length``: the mean game length in the title's length unit (the ``turns`` column), t interval;
 * ``skill_share``: the share (%) of the within-game differences in who wins (each seat's win
   share) that the strategies explain (:func:`analyser.stats.designer.luck_skill`, bootstrap interval);
@@ -43,8 +44,9 @@ that sees only the trials of earlier batches, then the batch is played and told 
 So the same ``--seed`` asks the same trials and gets the same figures for any ``--jobs``, and a
 resumed study asks what the uninterrupted one would have.  Every trial plays games ``0`` to
 ``games - 1`` of the same root seed (paired trials).  With ``--prune`` (one objective), a batch
-plays in :data:`PRUNE_ROUNDS` rounds of games and Optuna's median pruner stops a trial that is
-clearly behind after a round (state ``pruned``; its figures are those of the games it played).
+plays in :data:`PRUNE_ROUNDS` rounds of games and Optuna's median pruner stops a trial whose
+figure after a round is worse than the median of the earlier trials there, a cut on part of the
+games that chance alone can make (state ``pruned``; its figures are those of the games it played).
 
 Each trial is a cell of an experiment folder (:mod:`analyser.experiments.base`): a run folder
 ``OUT/cells/trial-NNNN``, whose games stream to disk.  The study is an Optuna study in SQLite,

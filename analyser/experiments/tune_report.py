@@ -18,12 +18,14 @@ from analyser.engine.registry import get_game
 # Plots and report
 # --------------------------------------------------------------------------------------------
 
-def _fmt(v, lo=None, hi=None) -> str:
+def _fmt(v, lo=None, hi=None, d: int | None = None) -> str:
+    """``v (lo to hi)`` with the decimals the interval's half-width calls for, or ``d`` (one
+    count for a table's column, so the column reads alike)."""
     if v is None or v != v:
         return "-"
     if lo is None or lo != lo:
         return f"{v:.3g}"
-    d = analysis.decimals((hi - lo) / 2)
+    d = analysis.decimals((hi - lo) / 2) if d is None else d
     return f"{v:.{d}f} ({lo:.{d}f} to {hi:.{d}f})"
 
 
@@ -170,8 +172,10 @@ def summary_sentences(res: TuneResult) -> list[str]:
                "games (same seeds), so differences between trials are not down to the deal.")
     if n["pruned"]:
         out.append(f"{n['pruned']} more {'was' if n['pruned'] == 1 else 'were'} pruned: the median pruner stopped "
-                   f"{'it' if n['pruned'] == 1 else 'them'} early, clearly behind (the figures in trials.csv are "
-                   "of the games played).")
+                   f"{'it' if n['pruned'] == 1 else 'each of them'} early, because after part of its games its "
+                   "figure was worse than the median of the earlier trials at the same point. That is a cut on "
+                   "part of the games, which chance alone can make, not a measured difference (the figures in "
+                   "trials.csv are of the games played).")
     if n["failed"]:
         out.append(f"{n['failed']} more failed: the error column of trials.csv says why (say, a configuration "
                    "the rules refuse).")
@@ -358,10 +362,14 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         shown = t[t["trial"].isin(res.best)] if res.best else t.head(0)
         def fig_table(df, extra=()):
             rows = []
+            # one count of decimals per target column (its median half-width's), so a column reads alike
+            places = {tg.name: analysis.decimals(((df[tg.name + ".high"] - df[tg.name + ".low"]) / 2)
+                                                 .to_numpy(dtype=float)) if len(df) else 1 for tg in res.targets}
             for _, r in df.iterrows():
                 row = {"trial": int(r["trial"]), **{c: r[c] for c in cols}}
                 for tg in res.targets:
-                    row[_target_label(tg)] = _fmt(r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"])
+                    row[_target_label(tg)] = _fmt(r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"],
+                                                  places[tg.name])
                 for e in extra:
                     row[e] = r[e]
                 rows.append(row)

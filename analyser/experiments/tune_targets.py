@@ -181,7 +181,7 @@ def figure(df: pd.DataFrame, t: Target, specs: list[str]) -> tuple[float, float,
         return s["gap"], s["gap_low"], s["gap_high"]
     if t.kind == "win_rate":
         rows = df[df["strategy"].astype(str) == specs[t.slot]]
-        m, lo, hi = analysis.clustered_mean(rows["win"].to_numpy(dtype=float), analysis.game_codes(rows))
+        m, lo, hi = analysis.win_rate_interval(rows)  # the simulate report's interval, never zero-width
         if lo != lo:
             lo = hi = m
         return 100 * m, 100 * lo, 100 * hi

@@ -146,6 +146,18 @@ def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.D
     return out, {"win": win_method, "score": "cluster"}
 
 
+def win_rate_interval(rows: pd.DataFrame) -> tuple[float, float, float]:
+    """The win rate of ``rows`` (the rows of one strategy or seat, one or more per game) with its
+    95% interval, by the rule every table uses (see the module docstring): ``(rate, low, high)``
+    as shares 0-1, NaN for no rows.  A rate with no spread (never or always won) gets the Wilson
+    interval over the games played, never a zero-width one."""
+    if not len(rows):
+        return math.nan, math.nan, math.nan
+    out, _ = _group_intervals(rows.assign(_one=0), "_one", game_codes(rows))
+    r = out.iloc[0]
+    return float(r["win_rate"]), float(r["win_low"]), float(r["win_high"])
+
+
 def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per strategy: ``n`` rows (player-games), ``win_rate`` with ``win_low``/``win_high``,
     ``mean_score`` with ``score_low``/``score_high`` and ``score_sd``, ``mean_rank``; sorted by
