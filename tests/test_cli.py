@@ -230,6 +230,20 @@ def test_bench_names_the_engine_of_every_figure_and_plays_the_one_asked_for(runn
     one_line_error(invoke(runner, "bench", "dao", "--engine", "fast"), "--engine 'fast' is not accepted")
 
 
+def test_bench_refuses_an_engine_it_cannot_use_before_printing_anything(runner):
+    """A new user's fault: `bench wizard --engine compiled` printed the table's header, then the
+    error; `bench --mcts --engine compiled` ignored --engine."""
+    r = invoke(runner, "bench", "wizard", "--engine", "compiled")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("analyser: error: --engine compiled cannot be used: wizard has no compiled kernel; use "
+                        "--engine auto or python\n")
+    r = invoke(runner, "bench", "dao", "--mcts", "--engine", "compiled")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == ("analyser: error: --engine 'compiled' is not accepted with --mcts: the search player "
+                        "plays in Python only; give --engine python or leave it out\n")
+    one_line_error(invoke(runner, "bench", "--mcts", "--engine", "fast"), "--engine 'fast' is not accepted; choose")
+
+
 def test_bench_mcts_prints_decisions_per_second(runner):
     r = invoke(runner, "bench", "dao", "--mcts", "--iterations", "5", "--games", "1")
     assert r.exit_code == 0, r.output

@@ -26,7 +26,8 @@ from analyser.cli.common import _root_seed, cli
               help="With --mcts: the search's iterations per decision.")
 @click.option("--engine", default="auto", show_default=True, metavar="auto|python|compiled",
               help="Engine of every figure: auto (what simulate would use for the case), python, or "
-                   "compiled (for a title that has a compiled kernel).")
+                   "compiled (for a title that has a compiled kernel).  With --mcts only python: the search "
+                   "player has no compiled path.")
 def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
     """Print games per second for each title: the rules in one process (best of --repeat), and
     whole runs with 1 job and with --jobs workers, with the speed-up.
@@ -43,7 +44,14 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
       analyser bench GAME --mcts --iterations 400 --games 4
     """
     if mcts:
+        from analyser.engine.core import InputError
         from analyser.run.bench import run_mcts_bench
+        from analyser.engine.compiled import ENGINES
+        if engine not in ENGINES:
+            raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
+        if engine == "compiled":
+            raise InputError(f"--engine {engine!r} is not accepted with --mcts: the search player plays in "
+                             "Python only; give --engine python or leave it out")
         run_mcts_bench(list(games), iterations, n_games, seed, echo=click.echo)
         return 0
     from analyser.run.bench import run_bench

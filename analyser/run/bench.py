@@ -96,17 +96,19 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
     from analyser.engine.compiled import ENGINES
     if engine not in ENGINES:
         raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
+    # every case's engine decided (and refused) before the first line is printed
+    engines = {(g, k): engine_of_case(g, case[1], case[2], engine) for g in ids for k, case in enumerate(plan[g])}
     echo(f"{'title':<15} {'case':<21} {'engine':<8} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
         first = plan[g][0]
-        warm = engine_of_case(g, first[1], first[2], engine)
+        warm = engines[g, 0]
         full_run(g, first[1], first[2], 20, seed, 1, warm)  # warm-up: imports and caches
         if jobs > 1:
             full_run(g, first[1], first[2], 20 * jobs, seed, jobs, warm)  # warm-up: start the workers
-        for label, strategies, players, n_rules, n_run in plan[g]:
+        for k, (label, strategies, players, n_rules, n_run) in enumerate(plan[g]):
             n1, n2 = (n_games, n_games) if n_games else (n_rules, n_run)
-            used = engine_of_case(g, strategies, players, engine)
+            used = engines[g, k]
             rules = one_process(g, strategies, players, n1, seed, repeat, used)
             one = full_run(g, strategies, players, n2, seed, 1, used)
             many = full_run(g, strategies, players, n2, seed, jobs, used) if jobs > 1 else one
