@@ -131,3 +131,30 @@ def test_a_refused_experiment_leaves_no_folder_behind(runner, tmp_path, monkeypa
     assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())
     r = run(runner, *args, "--out", "mine")
     assert r.exit_code == 2 and not (tmp_path / "mine").exists()
+
+
+def test_a_report_written_elsewhere_replays_from_the_folder_that_holds_the_games(runner, tmp_path, monkeypatch):
+    """A new user's fault: `report RUN --out ELSEWHERE` wrote `play --from ELSEWHERE`, a folder
+    with no games, so the command the page gave failed."""
+    monkeypatch.chdir(tmp_path)
+    sim = [a for a in SIM if a != "--no-report"]
+    assert run(runner, "simulate", "dao", *sim, "--seed", "1", "-q", "--csv", "--out", "r").exit_code == 0
+
+    def replay_note(folder):
+        page = (tmp_path / folder / "index.html").read_text()
+        return page[page.index("Replay any single game"):].split("</p>")[0]
+
+    assert "<code>analyser play --from r --game-index N</code>" in replay_note("r")
+    assert run(runner, "report", "r", "--out", "elsewhere", "-q").exit_code == 0
+    note = replay_note("elsewhere")
+    assert "<code>analyser play --from r --game-index N</code>" in note
+    # the command the page gives works, from the folder it names
+    r = runner.invoke(cli, ["play", "--from", "r", "--game-index", "3"])
+    assert r.exit_code == 0, r.output
+    # a results file of its own has no run folder: the page gives the lineup and the game seed
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "joined.csv").write_bytes((tmp_path / "r" / "results.csv").read_bytes())
+    assert run(runner, "report", "mine/joined.csv", "--out", "joined", "-q").exit_code == 0
+    note = replay_note("joined")
+    assert "--from" not in note
+    assert "<code>analyser play dao -s greedy -s random --seed GAME_SEED</code>" in note and "game_seed column" in note

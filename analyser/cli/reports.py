@@ -97,14 +97,16 @@ def _report(results, out, title_file, quiet=False, jobs=1):
         out = prepare_out(default_out(f"{df['game'].iloc[0]}-report"), replace_run=False)
     else:
         out = prepare_out(out, replace_run=False)
+    # the folder whose games `play --from` replays: the run's own, wherever the report is written
+    run_dir = source if own_folder and (source / "config.json").is_file() and not kind else None
     if streamed:
         game, reduced, names, config = _reduce_run(results, opened, jobs)
         config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}
-        path, summary, _ = write_report(game, reduced, names, config, out)
+        path, summary, _ = write_report(game, reduced, names, config, out, run_dir)
         players = reduced[0].players
     else:
         config = config or {"seed": "unknown", "strategies": list(df["strategy"].cat.categories)}
-        path, summary, _ = build_report(df, extras, config, out)
+        path, summary, _ = build_report(df, extras, config, out, run_dir)
         players = int(df["players"].iloc[0])
     if not quiet:
         _print_summary(summary, players, config)

@@ -137,6 +137,10 @@ class Reduced:
     components: dict = field(default_factory=dict)
 
 
+
+#: ``run_dir`` left out: the report is written in the run's own folder.
+_OUTDIR = Path(".")  # (a sentinel, compared by identity)
+
 def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> list[Reduced]:
     """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
     core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
@@ -461,23 +465,27 @@ def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tu
     return figures
 
 
-def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path) -> tuple[Path, Summary, list[str]]:
+def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path,
+                 run_dir: Path | None = _OUTDIR) -> tuple[Path, Summary, list[str]]:
     """Write the PNGs, ``summary.csv`` and ``index.html`` into ``outdir`` from an in-memory
     results frame; return the HTML path, the summary and the PNG file names.  Needs at least one
     finished game.  The frame is reduced chunk by chunk, as a run folder is
-    (:func:`build_report_from_run`)."""
+    (:func:`build_report_from_run`).  ``run_dir``: as :func:`write_report`."""
     from analyser.stats import streamed
     game = get_game(str(results["game"].iloc[0]))
     strategies = _strategies_of(results)
     reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), strategies)
     present = [n for n, f in (extras or {}).items() if f is not None and len(f)]
-    return write_report(game, reduced, present, config, outdir)
+    return write_report(game, reduced, present, config, outdir, run_dir)
 
 
 def write_report(game, reduced: list[Reduced], extra_names, config: dict,
-                 outdir: Path) -> tuple[Path, Summary, list[str]]:
+                 outdir: Path, run_dir: Path | None = _OUTDIR) -> tuple[Path, Summary, list[str]]:
     """The report of reduced variants (:func:`reduce_chunks`): PNGs, ``summary.csv``, ``findings.json``
-    and ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names."""
+    and ``index.html`` in ``outdir``.  Returns the HTML path, the summary and the PNG file names.
+    ``run_dir`` is the run folder that holds the games, named in the page's ``play --from``
+    command (by default ``outdir``, a run's own report); None when no one folder does (a report
+    of a results file, or of several runs), and the page gives ``play GAME ... --seed`` instead."""
     outdir.mkdir(parents=True, exist_ok=True)
     summary = _summary_of(game, reduced, extra_names, config, outdir)
     to_csv(summary.strategies, outdir / "summary.csv", index=False)
@@ -565,7 +573,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
         "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
         replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
-        from_dir=shlex.quote(str(outdir)), findings=summary.findings)
+        from_dir=shlex.quote(str(outdir if run_dir is _OUTDIR else run_dir)) if run_dir is not None else "",
+        findings=summary.findings)
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     findmod.write_json(outdir / FINDINGS_JSON, "simulate", game.source or game.id, summary.findings)
