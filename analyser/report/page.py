@@ -615,7 +615,7 @@ def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_gam
         pieces = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
                                            chunk_games, plan)
         return game, reduce_chunks(game, (), strategies, pieces=pieces), names, config
-    chunks = streamed.iter_run_chunks(out, names, chunk_games)
+    chunks = streamed.iter_run_chunks(out, names, chunk_games, run_id=run_id if isinstance(run_id, str) else None)
     return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id)), names, config
 
 

@@ -133,7 +133,7 @@ def block_pieces(title: str, folder: str, names: list, part_names: list, block: 
     root = Path(folder)
     frames, ext_frames = [], {n: [] for n in names}
     for name in part_names:
-        df = read_checked_part(root / store.RESULTS / name, drop)
+        df = read_checked_part(root / store.RESULTS / name, drop, run_id if isinstance(run_id, str) else None)
         if not len(df):
             continue
         frames.append(df[df["game_index"].to_numpy() // chunk_games == block])

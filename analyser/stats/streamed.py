@@ -209,12 +209,21 @@ def run_strategies(folder) -> list[str]:
     return list(names)
 
 
-def read_checked_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
-    """:func:`read_part` of a results part whose games lie within the games its footer names.
-    Raises InputError (one line naming the part) for a part changed by hand."""
+def read_checked_part(path, drop: tuple[str, ...] = (), run_id: str | None = None) -> pd.DataFrame:
+    """:func:`read_part` of a results part whose games lie within the games its footer names and,
+    with ``run_id`` (the run its folder's config.json names), whose rows are all of that run.
+    Raises InputError (one line naming the part) for a part changed by hand or copied in from
+    another run."""
     from analyser.run import store
 
     df = read_part(path, drop)
+    if len(df) and isinstance(run_id, str) and "run_id" in df.columns:
+        other = sorted(set(df["run_id"].astype(str).unique()) - {run_id})
+        if other:
+            from analyser.engine.core import InputError
+            raise InputError(f"part {str(path)!r} holds games of the run {other[0][:100]}, but its folder's "
+                             f"config.json is for the run {run_id}: a part copied in from another run; put back "
+                             "this run's own part, or play the run again")
     if len(df):
         rng = store.part_range(path)
         lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
@@ -226,10 +235,11 @@ def read_checked_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
 
 
 def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
-                    drop: tuple[str, ...] = ()) -> Iterator[tuple[pd.DataFrame, dict]]:
+                    drop: tuple[str, ...] = (), run_id: str | None = None) -> Iterator[tuple[pd.DataFrame, dict]]:
     """A run folder's results (and its extra tables) as chunks of whole games, part by part:
     games with ``game_index // chunk_games`` equal form one chunk, in game order.  Holds at most
-    one chunk and one part in memory.  Yields ``(results_chunk, extras_chunk)``."""
+    one chunk and one part in memory.  Yields ``(results_chunk, extras_chunk)``.  Each part is
+    read by :func:`read_checked_part` (with ``run_id``: of that run only)."""
     from pathlib import Path
 
     from analyser.run import store
@@ -262,7 +272,7 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
                    for n in ext_buf}
 
     for p in parts:
-        df = read_checked_part(p, drop)
+        df = read_checked_part(p, drop, run_id)
         if not len(df):
             continue
         buf.append(df)
