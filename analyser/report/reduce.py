@@ -155,11 +155,20 @@ def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, j
                     plan: list):
     """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
     processes and yielded in chunk order."""
+    import warnings
+
     import joblib
 
     from analyser.engine.userfiles import safe_worker_path
 
-    with safe_worker_path(), joblib.Parallel(n_jobs=jobs, pre_dispatch="2 * n_jobs", return_as="generator") as par:
+    with safe_worker_path(), warnings.catch_warnings(), \
+            joblib.Parallel(n_jobs=jobs, pre_dispatch="2 * n_jobs", return_as="generator") as par:
+        # loky replaces a worker whose memory grew by more than 300 MB since its first task (the
+        # simulation's workers, reused here, hold a chunk's tables) and warns "A worker stopped while
+        # some jobs were given to the executor"; no task is lost (a worker that dies raises), so the
+        # warning says nothing to the user
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given",
+                                category=UserWarning)
         out = par(joblib.delayed(block_pieces)(game.id, str(folder), list(names), parts, block, chunk_games,
                                                list(strategies), run_id)
                   for block, parts in plan)
