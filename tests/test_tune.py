@@ -36,6 +36,13 @@ def invoke(runner, *args):
     (["--rule", "bust_limit=9..12", "--target", "length=60..40"], "runs backwards"),
     (["--rule", "bust_limit=9..12", "--target", "win_rate:nobody=max"], "no -s is 'nobody'"),
     (["--target", "seat_gap=min"], "nothing to search"),
+    # --prune compares one number per trial (it used to end in Optuna's NotImplementedError)
+    (["--rule", "bust_limit=9..12", "--target", "seat_gap=min", "--target", "length=max", "--prune"],
+     "--prune needs exactly one target to minimise, maximise or meet (NAME=min, max or a value); the targets "
+     "give 2 objectives (seat_gap, length): leave --prune out"),
+    (["--rule", "bust_limit=9..12", "--target", "seat_gap=0..5", "--prune"], "the targets give only range targets"),
+    (["--rule", "bust_limit=9..12", "--target", "seat_gap=min", "--target", "seat_gap=max"],
+     "--target seat_gap is given twice; give each figure once"),
 ])
 def test_bad_input_is_one_line_and_exit_2(runner, tmp_path, args, words):
     base = ["tune", "dao", "-s", "greedy", "-s", "random", "-o", str(tmp_path / "out"), "-q"]
@@ -98,6 +105,10 @@ def test_tune_agrees_with_an_exhaustive_sweep_on_the_same_games(runner, tmp_path
     t = _trials(tmp_path / "t")
     for _, row in t.iterrows():  # every trial played the very games of the sweep's cell
         assert row["seat_gap"] == pytest.approx(exhaustive[int(row["bust_limit"])][0], abs=1e-9)
+        # its interval is the sweep's, the low end kept at 0 or above (a gap is never negative)
+        assert row["seat_gap.low"] == pytest.approx(max(0.0, exhaustive[int(row["bust_limit"])][1]), abs=1e-9)
+        assert row["seat_gap.high"] == pytest.approx(exhaustive[int(row["bust_limit"])][2], abs=1e-9)
+    assert (t["seat_gap.low"] == 0).any()  # (60 games: some intervals reach 0)
     config = json.loads((tmp_path / "t" / "config.json").read_text())
     best = t[t["trial"] == config["best"][0]].iloc[0]
     seen = sorted(set(t["bust_limit"]))
@@ -291,7 +302,7 @@ def test_an_undefined_target_completes_its_trials_marked_undefined_and_is_said(r
             "another on it.") in r.output
     assert "Best trial" not in r.output
     page = (out / "index.html").read_text()
-    assert "No trial is called best: none finished with every target defined" in page
+    assert "No trial is called best: the target skill_share is undefined in every trial (see the notes)" in page
     assert "The target skill_share is undefined in every trial" in page
 
 
@@ -302,7 +313,22 @@ def test_a_constant_target_is_said_and_its_importances_are_left_out_with_the_rea
     assert r.exit_code == 0, r.output
     t = _trials(out)
     assert (t["ties"] == 100).all() and len(t) == 8
-    assert "The target ties is 100 in every trial, so no configuration is better than another on it." in r.output
+    assert "The target ties is 100% in every trial, so no configuration is better than another on it." in r.output
+    # none is called best, and the re-check says how many it replayed (it used to say "trial 0")
+    assert json.loads((out / "config.json").read_text())["best"] == []
+    assert ("The re-check replayed trial 0 on 12 fresh games: with one trial there is nothing to rank it "
+            "against.") in r.output
+    three = list(ALL_TIE)
+    three[three.index("--recheck") + 1] = "3"
+    r = invoke(runner, *three, "--rule", "bust_limit=6..13", "--target",
+               "ties=min", "--trials", "8", "--batch", "8", "--recheck", "3", "-o", str(tmp_path / "c3"))
+    assert r.exit_code == 0, r.output
+    assert ("The re-check replayed 3 trials on 12 fresh games each; the target is the same in every trial, so the "
+            "re-check ranks nothing and no trial is called best.") in r.output
+    assert json.loads((tmp_path / "c3" / "config.json").read_text())["best"] == []
+    page = (tmp_path / "c3" / "index.html").read_text()
+    assert "No trial is called best: the target ties is the same in every trial (see the notes)" in page
+    assert 'id="verifying-run"' not in page and 'id="pareto-front"' not in page and 'id="best-configuration"' in page
     assert ("Parameter importances are left out for an objective that does not vary over the 8 distinct finished "
             "trials (ties is 100 in every one of them): no parameter moves it.") in r.output
     assert "mattered most" not in r.output and "Best trial" not in r.output
@@ -623,6 +649,13 @@ def test_trial_counts_agree_when_a_tune_and_its_resume_are_interrupted(runner, t
     assert any(line.startswith("12 of 12 trials finished, each") for line in r.stdout.splitlines())
     assert r.stderr.splitlines()[-1].startswith(
         "analyser: interrupted (SIGTERM) with 12 of 12 trials finished; 0 of 2 re-check cells complete; their games")
+    # a re-check cut short gives no verdict and no best (it used to rank the unplayed cells last)
+    assert ("The re-check is not finished (0 of 2 trials replayed in full): no trial is called best until it is; "
+            "analyser resume finishes it.") in r.stdout.splitlines()
+    assert not any("still win" in line or "re-check replayed" in line for line in r.stdout.splitlines())
+    config = json.loads((out / "config.json").read_text())
+    assert config["best"] == [] and len(config["search_best"]) == 1
+    assert not (out / "recheck.csv").exists()
     monkeypatch.setattr(base.Experiment, "_play_to", real)
     r = invoke(runner, "resume", str(out))
     assert r.exit_code == 0, r.output
@@ -780,3 +813,23 @@ def test_a_target_column_of_the_report_tables_has_one_count_of_decimals(runner, 
         assert len(cells) == 8
         places = {len(x.partition(".")[2]) for cell in cells for x in cell}
         assert places == {decimals(((t[name + ".high"] - t[name + ".low"]) / 2).to_numpy(float))}, cells
+
+
+def test_a_tune_report_written_elsewhere_names_the_study_and_the_verifying_run_where_they_are(runner, tmp_path):
+    """A new user's fault: `report TUNE -o NEW` printed `Study: NEW/tune.db`, a file that does not
+    exist, and left the verifying run out without a word."""
+    out, new = tmp_path / "t", tmp_path / "new"
+    r = invoke(runner, *[a for a in DAO if a != "--no-report"], "-j", "1", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    verifying = json.loads((out / "config.json").read_text())["best"][0]
+    r = invoke(runner, "report", str(out), "-o", str(new))
+    assert r.exit_code == 0, r.output
+    study = out.resolve() / "tune.db"
+    assert f"Study: {out / 'tune.db'} (optuna-dashboard sqlite:///{study})" in r.output
+    assert not (new / "tune.db").exists()
+    page = (new / "index.html").read_text()
+    assert f"optuna-dashboard sqlite:///{study}" in page
+    run = out / f"cells/recheck-{verifying:04d}"
+    assert (f"The verifying run's games are in {run} (this report was written elsewhere): its own report is "
+            f"{run / 'index.html'}, and analyser report rebuilds it.") in page
+    assert (run / "index.html").is_file()

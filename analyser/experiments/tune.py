@@ -11,7 +11,8 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
 (:data:`VOCABULARY`), each figure computed from one trial's games with its 95% interval:
 
 * ``seat_gap``: the largest gap between two seats' win rates, in percentage points (best seat
-  minus worst seat; :func:`analyser.stats.analysis.seat_balance`, paired t interval over games);
+  minus worst seat; :func:`analyser.stats.analysis.seat_balance`, paired t interval over games,
+  its low end kept at 0 or above, as the gap is);
 * ``win_rate`` / ``win_rate:SPEC``: the win rate (%) of one strategy slot: ``SPEC`` is the ``-s``
   as written, its strategy name, or its position ``1``, ``2``, ...; without it, the first ``-s``
   with a searched parameter (else the first); shared wins count their share; the simulate
@@ -66,6 +67,7 @@ verifying run is the kept replayed trial with the best first objective (:func:`f
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 import hashlib
 import math
 import re
@@ -237,6 +239,7 @@ class TuneResult:
     study: object = None
     recheck_asked: int = 0          # --recheck: how many trials the re-check was asked to replay
     search_best: list = field(default_factory=list)  # ``best`` on the search's games (before the re-check)
+    recheck_open: tuple = ()        # (cells with all their games, cells) of a re-check not finished; () else
 
 
 def _derived(root: int, what) -> int:
@@ -252,6 +255,18 @@ class _TuneExperiment(Experiment):
         if self.active is not None and k not in self.active:
             return True
         return super()._complete_to(k, games)
+
+
+def check_prune(tlist: list[Target], prune: bool) -> None:
+    """InputError unless ``--prune`` comes with exactly one objective (a ``min``, ``max`` or value
+    target): Optuna's median pruner compares one number per trial, and a range target has none
+    until the trial is over."""
+    objs = _objectives(tlist)
+    if prune and len(objs) != 1:
+        given = (f"{len(objs)} objectives ({', '.join(t.name for t in objs)})" if objs else
+                 "only range targets")
+        raise InputError(f"--prune needs exactly one target to minimise, maximise or meet (NAME=min, max or a "
+                         f"value); the targets give {given}: leave --prune out")
 
 
 def _pruner(batch: int, on: bool):
@@ -340,8 +355,10 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
     if not targets:
         raise InputError("give at least one --target, e.g. --target seat_gap=min")
     tlist = [parse_target(t, game, space) for t in targets]
-    if len({t.name for t in tlist}) != len(tlist):
-        raise InputError("a --target is given twice; give each figure once")
+    twice = [n for n, k in Counter(t.name for t in tlist).items() if k > 1]
+    if twice:
+        raise InputError(f"--target {twice[0]} is given twice; give each figure once")
+    check_prune(tlist, prune)
     specs0, rules0 = space.lineup({d.column: d.bounds[0] if d.bounds else d.values[0] for d in space.dims})
     base = RunSpec(game=title_ref(game), strategies=specs0, players=players, games=games, seed=seed, jobs=jobs,
                    rules=rules0, batch_size=batch_size, game_timeout=game_timeout)
@@ -635,6 +652,18 @@ def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[in
     return [int(f.iloc[i]["trial"]) for i in idx]
 
 
+def flat_objective(table: pd.DataFrame, tlist: list[Target]) -> bool:
+    """True when the one objective takes one finite value in every finished trial (two or more
+    distinct points): no configuration is better than another, so none is called best."""
+    objs = _objectives(tlist)
+    if len(objs) != 1 or not len(table):
+        return False
+    done = table[(table["state"] == "complete") & (table["same_as"] < 0)] if "same_as" in table else \
+        table[table["state"] == "complete"]
+    v = done[objs[0].name].to_numpy(dtype=float) if len(done) else np.array([])
+    return len(v) > 1 and bool(np.isfinite(v).all()) and float(np.ptp(v)) == 0.0
+
+
 def front_after_recheck(front: list[int], rc: pd.DataFrame, tlist: list[Target]) -> tuple[list[int], str | None]:
     """Several objectives: the search's Pareto front ``front`` (trial numbers) less the trials its
     re-check ``rc`` (one row per replayed trial, with ``on_front`` among the replayed) found
@@ -654,6 +683,13 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
     table = trial_table(study, space, tlist)
     best = pareto(table, tlist)
     rows = []
+    ks = [k for k, c in enumerate(exp.cells) if c.name.startswith("recheck-")]
+    played = [k for k in ks if exp._complete_to(k, recheck_games)]
+    if len(played) < len(ks):  # a re-check cut short: no verdict on part of it (resume finishes it)
+        res = TuneResult(space, tlist, table, pd.DataFrame(), [], {}, "complete", study=study,
+                         recheck_asked=recheck, search_best=list(best), recheck_open=(len(played), len(ks)))
+        res.importances, res.importance_note = importances(study, tlist, space)
+        return res
     for k, c in enumerate(exp.cells):
         if not c.name.startswith("recheck-"):
             continue
@@ -695,6 +731,8 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
         res.verifying = str(winner["folder"])
     elif len(rc):
         res.best, res.verifying = front_after_recheck(best, rc, tlist)
+    if flat_objective(table, tlist):  # no configuration is better than another: none is called best
+        res.best, res.verifying = [], None
     res.importances, res.importance_note = importances(study, tlist, space)
     return res
 

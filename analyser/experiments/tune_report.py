@@ -18,6 +18,10 @@ from analyser.engine.registry import get_game
 # Plots and report
 # --------------------------------------------------------------------------------------------
 
+#: The terminal names at most this many trials of a Pareto front, with their figures.
+FRONT_LINES = 8
+
+
 def _fmt(v, lo=None, hi=None, d: int | None = None) -> str:
     """``v (lo to hi)`` with the decimals the interval's half-width calls for, or ``d`` (one
     count for a table's column, so the column reads alike)."""
@@ -89,16 +93,25 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
                     yerr=np.clip(np.vstack([t[b.name] - t[b.name + ".low"], t[b.name + ".high"] - t[b.name]]), 0, None),
                     fmt="o", color="#3a6ea5", ecolor="#cccccc", markersize=4, label="trial")
         f = t[t["trial"].isin(best)].sort_values(a.name)
-        ax.plot(f[a.name], f[b.name], marker="*", markersize=13, color="#c44e52", label="Pareto front")
-        for _, r in f.iterrows():
+        ax.plot(f[a.name], f[b.name], marker="*", markersize=13, color="#c44e52",
+                linestyle="-" if len(objs) == 2 else "none", label="Pareto front")
+        gone = t[t["trial"].isin([n for n in (res.search_best or []) if n not in best])]
+        if len(gone):
+            ax.plot(gone[a.name], gone[b.name], marker="o", markersize=11, markerfacecolor="none",
+                    markeredgecolor="#c44e52", linestyle="none", label="on the search's front, dropped by the re-check")
+        for _, r in pd.concat([f, gone]).iterrows():
             ax.annotate(str(int(r["trial"])), (r[a.name], r[b.name]), fontsize=8, xytext=(4, 4),
                         textcoords="offset points")
         plots.style(ax, "Pareto front", plots.label(_target_label(a)), plots.label(_target_label(b)))
         ax.legend(fontsize=8)
+        more = (f" of all {len(objs)} objectives (this plot shows the first two, so a star can sit behind another "
+                "trial here)" if len(objs) > 2 else "")
         out.append(plots.save(fig, outdir / "tune_pareto.png",
-                              f"Every trial's {a.name} against its {b.name} with 95% intervals; the stars, joined, "
-                              "are the Pareto front (no other trial is better on every objective); numbers are "
-                              "trial numbers."))
+                              f"Every trial's {a.name} against its {b.name} with 95% intervals, on the search's "
+                              f"games; the stars{', joined,' if len(objs) == 2 else ''} are the Pareto front"
+                              f"{more} after the re-check (no other trial is better on every objective)"
+                              + ("; a ring marks a trial of the search's front that the re-check found dominated"
+                                 if len(gone) else "") + "; numbers are trial numbers."))
     if res.importances:
         names = list(res.importances)
         fig, axes = plt.subplots(1, len(names), figsize=(4 + 3 * len(names), 0.8 + 0.45 * len(res.space.dims)),
@@ -146,7 +159,11 @@ def progress_text(states, config: dict, numbers=None) -> str:
     if n["recheck"]:
         return text + f"; {n['recheck_done']} of {n['recheck']} re-check cells complete"
     told = n["finished"] + n["pruned"] + n["failed"]
-    return text + ("; the re-check has not started" if n["asked"] is None or told < n["asked"] else "")
+    arguments = (config.get("experiment") or {}).get("arguments") if isinstance(config.get("experiment"), dict) else None
+    asked_recheck = (arguments or {}).get("recheck", 1) if isinstance(arguments, dict) else 1
+    stopped = config.get("status") not in (None, "complete")  # every trial told, stopped before the re-check
+    return text + ("; the re-check has not started" if n["asked"] is None or told < n["asked"]
+                   or (stopped and asked_recheck) else "")
 
 
 def folder_progress(folder: Path, config: dict) -> str:
@@ -207,17 +224,30 @@ def summary_sentences(res: TuneResult) -> list[str]:
     elif found and len(objs) > 1:
         out.append(f"The Pareto front on the search holds {len(found)} trial{'s' if len(found) != 1 else ''}: none "
                    "is better than another on every objective; choose among them by what matters most.")
+        for n in found[:FRONT_LINES]:
+            b = t[t["trial"] == n].iloc[0]
+            figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'])}"
+                             for tg in res.targets)
+            out.append(f"  trial {n} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}")
+        if len(found) > FRONT_LINES:
+            out.append(f"  ... and {len(found) - FRONT_LINES} more (trials.csv and the report list them all)")
     rc = res.recheck
     asked = int(getattr(res, "recheck_asked", 0) or 0)
     if len(rc) and asked > len(rc):
         why = (f"the re-check replays trials of the Pareto front, and it holds {len(found)}" if len(objs) > 1 else
                "the trials that finished, with their targets defined, at distinct points")
         out.append(f"The re-check was asked for {asked} trials; {len(rc)} could be replayed ({why}).")
-    if len(rc) and "recheck_rank" in rc and (len(rc) == 1 or flat_objective):
-        win = rc[rc["search_rank"] == 1].iloc[0]
-        out.append(f"The re-check replayed trial {int(win['trial'])} on {int(win['games']):,} fresh games"
-                   + (": with one trial there is nothing to rank it against." if len(rc) == 1 else
-                      "; the target is the same in every trial, so the re-check ranks nothing."))
+    open_ = tuple(getattr(res, "recheck_open", ()) or ())
+    if open_:
+        out.append(f"The re-check is not finished ({open_[0]} of {open_[1]} trials replayed in full): no trial is "
+                   "called best until it is; analyser resume finishes it.")
+    if len(rc) and "recheck_rank" in rc and len(rc) == 1:
+        win = rc.iloc[0]
+        out.append(f"The re-check replayed trial {int(win['trial'])} on {int(win['games']):,} fresh games: with one "
+                   "trial there is nothing to rank it against.")
+    elif len(rc) and "recheck_rank" in rc and flat_objective:
+        out.append(f"The re-check replayed {len(rc)} trials on {int(rc['games'].iloc[0]):,} fresh games each; the "
+                   "target is the same in every trial, so the re-check ranks nothing and no trial is called best.")
     elif len(rc) and "recheck_rank" in rc:
         win = rc[rc["search_rank"] == 1].iloc[0]
         ranked = rc.sort_values("recheck_rank")
@@ -267,8 +297,7 @@ def summary_sentences(res: TuneResult) -> list[str]:
             text += (f" (trial{'s' if len(unplayed) > 1 else ''} {_and(unplayed)} of the front, not replayed, "
                      f"{'stay' if len(unplayed) > 1 else 'stays'} on it)")
         out.append(text + ".")
-    if res.importances:
-        name, imp = next(iter(res.importances.items()))
+    for name, imp in (res.importances or {}).items():
         if imp:
             k = next(iter(imp))
             out.append(f"The parameter that mattered most for {name}: {k} ({100 * imp[k]:.0f}% of the explained "
@@ -304,12 +333,28 @@ def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
             out.append((tg.name, f"The target {tg.name} is undefined in every trial ({why}), so no configuration "
                                  "is better than another on it."))
         elif ok.all() and len(done) > 1 and np.ptp(v) == 0:
-            out.append((tg.name, f"The target {tg.name} is {v[0]:g} in every trial, so no configuration is better "
-                                 "than another on it."))
+            unit = _target_label(tg)[len(tg.name):].replace(" %", "%")
+            out.append((tg.name, f"The target {tg.name} is {v[0]:g}{unit} in every trial, so no configuration is "
+                                 "better than another on it."))
         elif not ok.all():
             out.append(("", f"The target {tg.name} is undefined in {int((~ok).sum())} of {len(done)} finished trials "
                             "(marked in the undefined column of trials.csv); those are never called best."))
     return out
+
+
+def _no_best_why(res: TuneResult) -> str:
+    """Why no trial is called best (when ``res.best`` is empty), as a clause."""
+    if getattr(res, "recheck_open", ()):
+        return "the re-check is not finished (analyser resume finishes it)"
+    objs = _objectives(res.targets)
+    flat = dict(_flat_targets(res))
+    if len(objs) == 1 and objs[0].name in flat:
+        t = res.trials
+        done = t[t["state"] == "complete"]
+        if len(done) and not np.isfinite(done[objs[0].name].to_numpy(dtype=float)).any():
+            return f"the target {objs[0].name} is undefined in every trial"
+        return f"the target {objs[0].name} is the same in every trial"
+    return "none finished with every target defined"
 
 
 def _moved(res: TuneResult) -> str:
@@ -348,7 +393,10 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         game = get_game(res.config["game"])
         figures = plot_history(res, outdir)
         verifying = None
-        if res.verifying and res.status == "complete":
+        # a report rebuilt elsewhere (report TUNE --out DIR): the study and the cells stay in the tune's folder
+        home = Path(res.config["source"]) if isinstance(res.config.get("source"), str) else outdir
+        elsewhere = home.resolve() != outdir.resolve()
+        if res.verifying and res.status == "complete" and not elsewhere:
             from analyser.report.page import build_report_from_run
             try:
                 build_report_from_run(outdir / res.verifying)
@@ -374,14 +422,15 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                     row[e] = r[e]
                 rows.append(row)
             return pd.DataFrame(rows)
-        heading = "Best configuration" if len(res.best) == 1 or not res.best else "Pareto front"
+        several = len(_objectives(res.targets)) > 1
+        heading = "Pareto front" if several else "Best configuration"
+        none_why = _no_best_why(res)
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
-                     ("No trial is called best: none finished with every target defined (see the notes). "
-                      if not res.best else "")
+                     (f"No trial is called best: {none_why} (see the notes). " if not res.best else "")
                      + _moved(res)
                      + "Each target's figure with its 95% interval (in brackets), on the search's games. "
-                     + ("" if len(res.best) == 1 else "No trial on the front is better than another on every "
-                        "objective. ") + "Target definitions: docs/commands/tune.md.")]
+                     + ("No trial on the front is better than another on every objective. " if several and res.best
+                        else "") + "Target definitions: docs/commands/tune.md.")]
         if len(res.recheck):
             rc = res.recheck.copy()
             extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))
@@ -399,9 +448,11 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                              + (" " + res.importance_note[0].upper() + res.importance_note[1:] + "."
                                 if res.importance_note else "")))
         best_row = shown.iloc[0] if len(shown) else None
-        cards = [("best" if len(res.best) == 1 else "Pareto front",
+        cards = [("Pareto front" if several else "best",
+                  "none" if not res.best else
                   ", ".join(f"{c}={best_row[c]}" for c in cols) if best_row is not None and len(res.best) == 1
-                  else f"{len(res.best)} trials", f"trial {res.best[0]}" if len(res.best) == 1 else "see the table"),
+                  else f"{len(res.best)} trials",
+                  none_why if not res.best else f"trial {res.best[0]}" if len(res.best) == 1 else "see the table"),
                  ("trials", f"{int((t['state'] == 'complete').sum())} / "
                             f"{res.config.get('grid_points') if res.config.get('exhaustive') else res.config.get('trials')}",
                   "the whole grid" if res.config.get("exhaustive") else
@@ -417,7 +468,13 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                             f"{html.escape(which)} (trial {trial}), played on its re-check games: "
                             f"<a href=\"{html.escape(verifying)}\">{html.escape(verifying)}</a></p>",
                             f"The run folder {res.verifying} holds its games; analyser report rebuilds it."))
-        notes.append("Watch or explore the study: optuna-dashboard sqlite:///" + str(outdir / "tune.db"))
+        if res.verifying and res.status == "complete" and elsewhere:
+            import html
+            run = home / res.verifying
+            sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f"<p>The verifying run's games are in "
+                            f"{html.escape(str(run))} (this report was written elsewhere): its own report is "
+                            f"{html.escape(str(run / 'index.html'))}, and analyser report rebuilds it.</p>", ""))
+        notes.append("Watch or explore the study: optuna-dashboard sqlite:///" + str(home.resolve() / "tune.db"))
         if res.status != "complete":
             notes.insert(0, f"Tune {res.status}: {res.config.get('error') or 'stopped by the user'}; "
                             "continue it with analyser resume.")

@@ -178,7 +178,9 @@ def figure(df: pd.DataFrame, t: Target, specs: list[str]) -> tuple[float, float,
         return math.nan, math.nan, math.nan
     if t.kind == "seat_gap":
         s = analysis.seat_balance(df)
-        return s["gap"], s["gap_low"], s["gap_high"]
+        # the gap is the best seat's win rate less the worst's, never below 0: so is its interval
+        lo = max(0.0, s["gap_low"]) if s["gap_low"] == s["gap_low"] else s["gap_low"]
+        return s["gap"], lo, s["gap_high"]
     if t.kind == "win_rate":
         rows = df[df["strategy"].astype(str) == specs[t.slot]]
         m, lo, hi = analysis.win_rate_interval(rows)  # the simulate report's interval, never zero-width
