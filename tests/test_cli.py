@@ -99,6 +99,11 @@ def test_simulate_without_strategy_pits_the_builtins(runner, tmp_path):
     (["simulate", "dao", "-s", "greedy", "--games", "0"], ["--games 0"]),
     (["simulate", "dao", "-s", "greedy", "--games", "-5"], ["--games -5"]),
     (["simulate", "dao", "-s", "greedy", "--out", "/proc/nope/x"], ["--out '/proc/nope/x' is not writable"]),
+    # a file where the folder should be (mkdir says only "File exists")
+    (["simulate", "dao", "-s", "greedy", "--out", "/etc/passwd"],
+     ["--out '/etc/passwd' is not a folder: '/etc/passwd' is a file; give a folder"]),
+    (["tune", "dao", "-s", "greedy", "-s", "random", "--rule", "bust_limit=9..12", "--target", "seat_gap=min",
+      "--out", "/etc/passwd/t"], ["--out '/etc/passwd/t' is not a folder: '/etc/passwd' is a file"]),
     (["simulate", "dao", "-s", "greedy", "--gamez", "3"], ["No such option '--gamez'"]),
     (["play", "dao", "-s", "greedy", "--players", "1"], ["--players 1", "2 to 6"]),
     (["list", "go"], ["unknown game 'go'"]),

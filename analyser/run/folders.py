@@ -232,6 +232,11 @@ def check_writable(out: Path, what: str = "") -> None:
     """Create ``out`` (with parents) and prove a file can be written there; InputError otherwise,
     naming the folder as ``what`` says (default: the ``--out`` given)."""
     out = Path(out)
+    clash = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+    if clash is not None:  # (mkdir would say only "File exists")
+        name = "--out" if not what else what
+        raise InputError(f"{name} {str(out)!r} is not a folder: {str(clash)!r} is a file; give a folder"
+                         + (" with --out DIR" if what else ""))
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".analyser-write-test"
