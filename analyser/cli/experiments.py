@@ -85,7 +85,7 @@ def _common_run_options(f):
                           "fixed in advance (--games is the most played)."),
         click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic)."),
         click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-                     help="Seconds one game may take before its strategy is reported as hung."),
+                     help="Seconds one game may take before its strategy is reported as hung; 0 = no limit."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables."),
     ]):
         f = dec(f)
@@ -500,7 +500,7 @@ counted from the smallest budget up to the first that is not clear.
                    "reports/<game>-ladder-<timestamp>.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
 @click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-              help="Seconds one game may take before its strategy is reported as hung.")
+              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit.")
 @click.option("--no-report", is_flag=True, help="Write ladder.parquet and levels.csv but skip the plot and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
 @_cluster_options

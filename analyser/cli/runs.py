@@ -63,7 +63,7 @@ seats were filled.
 @click.option("--csv", is_flag=True, help="Also write results.csv (and the extra tables as CSV) at the end, from the Parquet parts.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
 @click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-              help="Seconds one game may take before its strategy is reported as hung.")
+              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
               help="loky: worker processes on this machine (default). dask: a dask.distributed cluster "

@@ -60,7 +60,7 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
                    "reports/<game>-tune-<timestamp>.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
 @click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-              help="Seconds one game may take before its strategy is reported as hung.")
+              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit.")
 @click.option("--no-report", is_flag=True, help="Write trials.csv but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
 @_cluster_options

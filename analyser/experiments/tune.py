@@ -602,7 +602,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
             r["score"] = -vals[0] if first is not None and first.direction == "maximize" else vals[0]
         else:
             r["score"] = math.nan
-        r["violation"] = viol
+        r["violation"] = float(viol)
         rows.append(r)
     return pd.DataFrame(rows)
 
