@@ -117,7 +117,8 @@ def test_bad_input_one_line_exit_2(runner, args, needles):
 def test_unwritable_out_that_is_a_file(runner, tmp_path):
     f = tmp_path / "file.txt"
     f.write_text("x")
-    one_line_error(invoke(runner, "simulate", "dao", "-s", "greedy", "--out", str(f / "sub")), "not writable")
+    one_line_error(invoke(runner, "simulate", "dao", "-s", "greedy", "--out", str(f / "sub")),
+                   f"--out '{f / 'sub'}' is not a folder: '{f}' is a file; give a folder")
 
 
 def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner, tmp_path):
