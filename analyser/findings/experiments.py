@@ -117,14 +117,15 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
     (:func:`analyser.stats.seats.seat_findings`; no score compensation: the tables mix strategies).
     ``t``: :class:`analyser.experiments.tournament.TournamentResult`."""
     ranking = t.ranking
-    model = str(t.config.get("rating_model", "rating")).split(" (")[0]  # "Bradley-Terry", "Plackett-Luce"
+    # "Bradley-Terry", "Plackett-Luce" (the method, "by full pairwise breaking", is in the report's note)
+    model = str(t.config.get("rating_model", "rating")).split(" (")[0].split(" by ")[0]
 
     def top():
         if ranking is None or len(ranking) < 2:
             return [LeftOut("dominant strategy", "needs two rated strategies or more")]
         rows = [(str(r.strategy), r.rating, r.rating_low, r.rating_high) for r in ranking.itertuples()]
-        f = ahead_of_all("dominant strategy", rows, what="rating", unit="", subject="strategy",
-                         gloss=f"{model}: a strength fitted to who finished ahead of whom, 0 on average")
+        f = ahead_of_all("dominant strategy", rows, what=f"{model} rating", unit="", subject="strategy",
+                         gloss="a strength fitted to who finished ahead of whom, 0 on average")
         games = int(t.config.get("games_per_table") or 0)
         if f.strength == "clear" and games < metagame.CLEAR_MIN_GAMES:  # a bootstrap over a handful of games
             f = dataclasses.replace(f, strength="possible", sentence=f.sentence[:-1] + f", though from only {games} "

@@ -156,8 +156,9 @@ def findings(meta) -> list[dict]:
                             for d in pairs)
             iv = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['low'])}-{_pct(d['high'])}" for d in met) or "-"
             fewest = min(d["paired"] for d in pairs)
-            how = (f"they play exactly alike: in each of their {fewest:,} or more paired games (the same game seed, one "
-                   "in the other's seat beside the same opponents) the results were identical")
+            count = f"all {fewest:,} of their" if len(pairs) == 1 else f"each pair's {fewest:,} or more"
+            how = (f"they play exactly alike: in {count} paired games (the same game seed, one in the other's seat "
+                   "beside the same opponents) the results were identical")
         else:
             fig = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['ahead'])}" for d in met) or "-"
             iv = "; ".join(f"{_pct(d['low'])}-{_pct(d['high'])}" for d in met) or "-"
@@ -171,7 +172,10 @@ def findings(meta) -> list[dict]:
                 d = differ[0]
                 how += (f"; they do not play alike ({d['a']} and {d['b']} gave different results in {d['differ']:,} "
                         f"of {d['paired']:,} paired games), but these games cannot separate them")
-            elif not any(d["paired"] for d in pairs) or min(d["paired"] for d in pairs) < EXACT_MIN_GAMES:
+            elif not any(d["paired"] for d in pairs):
+                how += ("; no two games pair them (one in the other's seat beside the same opponents), so whether "
+                        "they play exactly alike is not known")
+            elif min(d["paired"] for d in pairs) < EXACT_MIN_GAMES:
                 how += (f"; too few paired games (fewer than {EXACT_MIN_GAMES}) to tell whether they play exactly "
                         "alike")
         w = t.loc[group[0], "weight"]
