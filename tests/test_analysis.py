@@ -186,4 +186,34 @@ def test_seat_balance_never_compares_a_seat_with_itself():
             rows.append({"run_id": "r", "game_index": g, "seat": seat, "win": 1.0 if seat == winner else 0.0})
     out = seat_balance(pd.DataFrame(rows))
     assert (out["best"], out["worst"]) == (0, 1) and out["gap"] == 0.0
-    assert "seat 0 wins 0 pp more often than seat 1 (95% CI -184 to 184 pp)" in out["verdict"]
+    assert "seat 0 wins 0 pp more often than seat 1 (95% CI -100 to 100 pp)" in out["verdict"]
+
+
+def test_a_seat_gap_interval_stays_within_what_a_difference_of_win_rates_can_be():
+    """Three games of two seats (seat 1 wins two): the t interval of the gap reaches past +100 pp,
+    which no difference of two win rates can; it is clipped to -100..+100 pp, in the verdict too."""
+    three = pd.DataFrame({"run_id": "r", "game_index": np.repeat([0, 1, 2], 2), "seat": [0, 1] * 3,
+                          "win": [0.0, 1.0, 0.0, 1.0, 1.0, 0.0], "players": 2, "strategy": "x"})
+    b = analysis.seat_balance(three)
+    assert b["gap"] == pytest.approx(100 / 3)
+    assert b["gap_high"] == 100.0 and -100.0 <= b["gap_low"] < 0
+    assert "to 100.0 pp" in b["verdict"] or "to 100 pp" in b["verdict"]
+    assert analysis.clip_interval(-175.0, 141.7, -100.0, 100.0) == (-100.0, 100.0)
+    lo, hi = analysis.clip_interval(float("nan"), 3.0, 0.0, 1.0)
+    assert lo != lo and hi == 1.0
+
+
+def test_fixed_rounds_a_tie_the_same_way_wherever_it_is_shown():
+    """0.5075 and 0.4925 (203 and 197 wins of 400) read 50.8% and 49.2%, which add up to 100%;
+    binary float formatting shows 50.7% beside 49.2%."""
+    assert f"{0.5075 * 100:.1f}" == "50.7" and f"{0.4925 * 100:.1f}" == "49.2"  # the fault
+    assert analysis.fixed(0.5075 * 100, 1) == "50.8" and analysis.fixed(0.4925 * 100, 1) == "49.2"
+    assert analysis.percent(203 / 400, places=1) == "50.8%" and analysis.percent(197 / 400, places=1) == "49.2%"
+    assert analysis.fixed(-0.04, 1) == "0.0" and analysis.fixed(2.5, 0) == "2" and analysis.fixed(3.5, 0) == "4"
+    t = analysis.format_table(pd.DataFrame({"strategy": ["a", "b"], "win_rate": [0.5075, 0.4925],
+                                            "win_low": [0.45, 0.44], "win_high": [0.56, 0.54]}))
+    assert list(t["win rate"]) == ["50.8%", "49.2%"]
+    fixed = pd.DataFrame({"w": [1.0], "w_low": [0.0], "w_high": [1.0]})
+    fixed.attrs.update(percent=("w", "w_low", "w_high"), places={"w": 1})
+    assert analysis.format_table(fixed).iloc[0].tolist() == ["100.0%", "0.0-100.0%"] or \
+        sorted(analysis.format_table(fixed).iloc[0].tolist()) == ["0.0-100.0%", "100.0%"]

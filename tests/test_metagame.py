@@ -299,11 +299,15 @@ def test_an_exact_copy_shares_the_weight_and_is_said_not_picked_on_noise(runner,
     same = [f for f in found if f["topic"] == "indistinguishable"]
     assert len(same) == 1 and same[0]["sentence"].startswith(f"greedy and {copy} cannot be told apart: greedy "
                                                              f"finishes ahead of {copy} in ")
-    assert "which holds 50%); the equilibrium shares their weight equally (50.0% each)" in same[0]["sentence"]
+    assert ("which holds 50%); no two games pair them (one in the other's seat beside the same opponents), so "
+            "whether they play exactly alike is not known; the equilibrium shares their weight equally (50.0% each)"
+            in same[0]["sentence"])
+    assert same[0]["strength"] == "possible"  # equal results are not shown to be equal play
     dominant = next(f for f in found if f["topic"] == "dominant")
-    assert dominant["strength"] == "none found" and dominant["sentence"] == (
+    assert dominant["strength"] == "none found" and dominant["sentence"].startswith(
         "No single strategy dominates: the 2 strategies cannot be told apart, so the equilibrium shares its "
-        "weight equally among them (50.0% each).")
+        "weight equally among them (50.0% each). Nor does a rating single one out: no strategy is clearly ahead")
+    assert not any(f["topic"] == "dominant strategy" for f in found)  # one line for both checks
     assert "is the strategy to play" not in res.output and "No equilibrium mix uses" not in res.output
     # solver residues: without the tolerance the equilibrium of the raw two-strategy game keeps
     # a weight of about 1e-7 on one copy; with it, that weight is 0
@@ -326,7 +330,9 @@ def test_an_exact_copy_among_others_plays_exactly_alike_and_shares_what_it_earns
     assert table.loc["greedy", "nash_average_pp"] == table.loc[copy, "nash_average_pp"]
     same = next(f for f in found if f["topic"] == "indistinguishable")
     assert f"greedy and {copy} cannot be told apart" in same["sentence"]
-    assert "against every other strategy their shares agree within their 95% intervals" in same["sentence"]
+    # tables greedy-random and greedy2-random play the same seeds with the copy in greedy's seat
+    assert same["strength"] == "clear" and "they play exactly alike: in all 134 of their paired games" \
+        in same["sentence"]
     used = [f for f in found if f["topic"] == "unused" and f["strength"] != "none found"]
     assert all("greedy" not in f["sentence"].split(":")[0] for f in used)  # neither copy is called unused
 
@@ -343,7 +349,9 @@ def test_a_cycle_through_a_copy_is_counted_once(runner, tmp_path):
     assert "more cycle" not in cycle["sentence"]
     same = json.loads((out / "findings.json").read_text())["findings"]
     exact = next(f for f in same if f["topic"] == "indistinguishable")
-    assert exact["strength"] == "clear" and "they play exactly alike in these games" in exact["sentence"]
+    # rock and stone sit in different positions at their tables with paper and scissors, so no game
+    # of one pairs with a game of the other: equal results are not shown to be equal play
+    assert exact["strength"] == "possible" and "whether they play exactly alike is not known" in exact["sentence"]
 
 
 def test_a_strategy_given_twice_is_said_not_merged_silently(runner, tmp_path):
@@ -359,3 +367,119 @@ def test_a_strategy_given_twice_is_said_not_merged_silently(runner, tmp_path):
     lines = [line for line in res.output.splitlines() if line.strip()]
     assert res.exit_code == 2 and len(lines) == 1
     assert f"-s {spec('rock')} is given 2 times and is the only strategy" in lines[0]
+
+
+NEVER = '''from analyser.engine.core import Strategy
+from analyser.titles.dao.rules import REVEAL
+
+
+class Never(Strategy):
+    """Always reveals, so it busts and (almost) never wins."""
+
+    name = "never"
+    game = "dao"
+    uses_rng = False
+
+    def choose(self, view, legal, rng):
+        return REVEAL if REVEAL in legal else legal[0]
+
+
+STRATEGIES = [Never]
+'''
+
+
+@pytest.mark.parametrize("seed", ["2", "3"])
+def test_an_exact_copy_at_tables_of_three_shares_the_weight(runner, tmp_path, seed):
+    """Tables of three (the replicator path): the copy was picked pure (100% on greedy2, greedy
+    'dominated') on seeds 2 and 3.  They play exactly alike in every paired game - the same game
+    seed, one in the other's seat beside the same opponents - and share the weight."""
+    (tmp_path / "dupe_greedy.py").write_text(COPY)
+    (tmp_path / "never.py").write_text(NEVER)
+    copy, never = f"{tmp_path / 'dupe_greedy.py'}:greedy2", str(tmp_path / "never.py")
+    out = tmp_path / f"three-{seed}"
+    res = runner.invoke(cli, ["tournament", "dao", "-s", "greedy", "-s", copy, "-s", "random", "-s", never,
+                              "--players", "3", "--games", "300", "--seed", seed, "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(out / "metagame.csv").set_index("strategy")
+    assert table.loc["greedy", "weight"] == table.loc[copy, "weight"] == 0.5
+    assert table.loc["greedy", "nash_average_pp"] == table.loc[copy, "nash_average_pp"]
+    found = json.loads((out / "findings.json").read_text())["findings"]
+    same = next(f for f in found if f["topic"] == "indistinguishable" and "greedy and" in f["sentence"])
+    assert same["strength"] == "clear" and "they play exactly alike: in all 75 of their paired games" \
+        in same["sentence"]
+    assert "75 paired games, all with identical results" in same["evidence"]["figure"]
+    assert "is the strategy to play" not in res.output
+    for f in found:
+        if f["topic"] == "unused" and f["strength"] != "none found":
+            assert "greedy" not in f["sentence"].split(":")[0]
+    # the different strategies random and never are never said to play alike
+    other = [f for f in found if f["topic"] == "indistinguishable" and "random" in f["sentence"]]
+    assert all(f["strength"] == "possible" and "they do not play alike" in f["sentence"] for f in other)
+    # the card names the one mix and its weights once each
+    page = (out / "index.html").read_text()
+    assert f"greedy 50.0%, {copy} 50.0%" in page
+
+
+def test_exact_copies_are_told_by_paired_games_not_by_counts():
+    """exact_copies pairs a game seating i with the game of the same seed seating j in i's seat:
+    identical results count as alike, any difference as different."""
+    from analyser.stats import metagame_copies as copies
+
+    rows = []
+    for table, lineup in enumerate([(0, 2), (1, 2), (0, 1)]):
+        for g in range(3):
+            for seat, s in enumerate(lineup):
+                rank = 1 + (seat + g + (table == 1 and g == 2)) % 2  # table 1 differs in game 2 only
+                rows.append({"table": table, "game_index": g, "game_seed": 100 + g, "players": 2, "seat": seat,
+                             "strategy": "abc"[s], "rank": rank, "win": float(rank == 1), "score": 3 - rank})
+    found = copies.exact_copies(pd.DataFrame(rows), ["a", "b", "c"])
+    assert found[(0, 1)] == {"games": 3, "differ": 1}
+    assert (0, 2) not in found  # no table seats c in place of a beside the same opponent
+    group, pairs = copies.indistinguishable(np.array([[np.nan, 0.5], [0.5, np.nan]]), np.zeros((0, 2, 2)),
+                                            {(0, 1): {"games": copies.EXACT_MIN_GAMES, "differ": 0}})
+    assert list(group) == [0, 0] and pairs[0]["exact"]
+    _, pairs = copies.indistinguishable(np.array([[np.nan, 0.5], [0.5, np.nan]]), np.zeros((0, 2, 2)),
+                                        {(0, 1): {"games": copies.EXACT_MIN_GAMES - 1, "differ": 0}})
+    assert not pairs[0]["exact"]  # equal counts and too few paired games: not "exactly alike"
+
+
+def test_a_tiny_tournament_claims_nothing_clear(runner, tmp_path):
+    """Two games per table: greedy and colour split 1-1, which is no evidence that they play
+    alike, and no meta-game or rating finding is clear from so few games."""
+    out = tmp_path / "tiny"
+    res = runner.invoke(cli, ["tournament", "dao", "-s", "greedy", "-s", "random", "-s", "colour", "--players", "2",
+                              "--games", "1", "--seed", "1", "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    found = json.loads((out / "findings.json").read_text())["findings"]
+    meta = [f for f in found if f["topic"] in ("dominant", "dominant strategy", "cycle", "unused", "indistinguishable")]
+    assert meta and all(f["strength"] != "clear" for f in meta)
+    assert "they play exactly alike:" not in res.output
+    same = next(f for f in found if f["topic"] == "indistinguishable")
+    assert "whether they play exactly alike is not known" in same["sentence"]
+    assert "though from only 2 games per table (a clear finding needs 20 or more)" in res.output
+    assert "each pair meets at 1 table (equal: a complete design)" in (out / "index.html").read_text()
+    out = tmp_path / "tiny3"
+    res = runner.invoke(cli, ["tournament", "dao", "-s", "greedy", "-s", "random", "-s", "colour", "-s", "threshold",
+                              "--players", "3", "--games", "3", "--seed", "1", "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    found = json.loads((out / "findings.json").read_text())["findings"]
+    unused = [f for f in found if f["topic"] == "unused" and f["strength"] != "none found"]
+    assert unused and all(f["strength"] == "possible" for f in unused)
+    assert all(f["strength"] != "clear" for f in found if f["topic"] in ("dominant", "unused", "cycle"))
+
+
+def test_the_tournament_report_reads_well(runner, tmp_path):
+    """The rating is glossed, not glued into a phrase; equal meetings are one number; the two
+    "no dominant strategy" checks are one line; decimals of weight and Nash average do not vary."""
+    out = tmp_path / "words"
+    specs = [f"{TOY_FILE}:fixed:k={k}" for k in (2, 5, 4)]
+    res = runner.invoke(cli, ["tournament", TOY_FILE, *[a for s in specs for a in ("-s", s)], "--players", "3",
+                              "--games", "60", "--seed", "3", "--jobs", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = res.output + (out / "index.html").read_text()
+    assert "by full pairwise breaking rating" not in text
+    assert " to 1 tables" not in text and "each pair meets at 1 table (equal: a complete design)" in text
+    lines = [l.strip() for l in res.output.splitlines()]
+    assert not (any(l.startswith("- dominant strategy:") for l in lines) and any(l.startswith("- dominant:") for l in lines))
+    meta = res.output.split("Meta-game:")[1].split("Findings")[0]
+    assert re.search(r"\b100\.0%", meta) and not re.search(r"\b100%", meta)

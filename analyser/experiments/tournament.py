@@ -267,6 +267,14 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted, meta)
 
 
+def meetings_text(fewest: int, most: int) -> str:
+    """How often each pair of strategies meets: ``each pair meets at 2 tables (equal: a complete
+    design).`` or ``each pair meets at 1 to 3 tables.``"""
+    if fewest == most:
+        return f"each pair meets at {fewest} table{'s' if fewest != 1 else ''} (equal: a complete design)."
+    return f"each pair meets at {fewest} to {most} tables."
+
+
 def duplicate_note(spec: str, times: int) -> str:
     """The sentence for a strategy given more than once (played once: a table seats different
     strategies)."""
@@ -409,8 +417,9 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
              ("seed", str(t.config["seed"]), "root seed of every table")]
     if meta is not None:
         used = meta.table[meta.table["weight"] >= metagame.SUPPORT]
+        mix = ", ".join(f"{r.strategy} {analysis.fixed(r.weight * 100, 1)}%" for r in used.itertuples())
         cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
-                         ", ".join(f"{r.strategy} {r.weight * 100:.0f}%" for r in used.itertuples())))
+                         f"weight {analysis.fixed(used['weight'].iloc[0] * 100, 1)}%" if len(used) == 1 else mix))
     sections = []
     if meta is not None:
         sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
@@ -431,8 +440,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
                  "Defined in docs/metrics.md (Designer metrics).")]
     notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
-             f"number of tables; each pair meets at {meet['fewest']} to {meet['most']} tables"
-             + (" (equal: a complete design)." if meet["fewest"] == meet["most"] else "."),
+             "number of tables; " + meetings_text(meet["fewest"], meet["most"]),
              "Stopped: " + t.stop.reason + "."]
     notes = list(t.config.get("notes") or []) + notes
     if t.config["status"] != "complete":

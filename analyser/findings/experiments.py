@@ -4,9 +4,11 @@ largest clear difference per unit) - README, "Findings"."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from analyser.stats import analysis
+from analyser.stats import analysis, metagame
 from analyser.stats.analysis import figure_unit
 from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
@@ -115,7 +117,8 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
     (:func:`analyser.stats.seats.seat_findings`; no score compensation: the tables mix strategies).
     ``t``: :class:`analyser.experiments.tournament.TournamentResult`."""
     ranking = t.ranking
-    model = str(t.config.get("rating_model", "rating")).split(" (")[0]  # "Bradley-Terry", "Plackett-Luce"
+    # "Bradley-Terry", "Plackett-Luce" (the method, "by full pairwise breaking", is in the report's note)
+    model = str(t.config.get("rating_model", "rating")).split(" (")[0].split(" by ")[0]
 
     def top():
         if ranking is None or len(ranking) < 2:
@@ -123,13 +126,19 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
         rows = [(str(r.strategy), r.rating, r.rating_low, r.rating_high) for r in ranking.itertuples()]
         f = ahead_of_all("dominant strategy", rows, what=f"{model} rating", unit="", subject="strategy",
                          gloss="a strength fitted to who finished ahead of whom, 0 on average")
+        games = int(t.config.get("games_per_table") or 0)
+        if f.strength == "clear" and games < metagame.CLEAR_MIN_GAMES:  # a bootstrap over a handful of games
+            f = dataclasses.replace(f, strength="possible", sentence=f.sentence[:-1] + f", though from only {games} "
+                                    f"games per table (a clear finding needs {metagame.CLEAR_MIN_GAMES} or more).",
+                                    threshold=f.threshold + f"; never clear from fewer than "
+                                    f"{metagame.CLEAR_MIN_GAMES} games per table")
         return [f]
 
     def never():
         table = analysis.strategy_summary(t.results) if len(t.results) else None
         if table is None or len(table) < 2:
             return [LeftOut("never wins", "needs two strategies or more")]
-        return never_wins_rows(table, int(t.config["players"]))
+        return never_wins_rows(table, int(t.config["players"]), classes=t.meta.classes if t.meta is not None else ())
 
     def seat():
         from analyser.stats import seats as seatmod
@@ -149,7 +158,16 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
 
 def _one_dominant(rated: list, meta: list, ranking, game) -> tuple[list, list]:
     """When the top rating and the meta-game's equilibrium both single out the same strategy,
-    one finding (the meta-game's, with the rating's evidence added) instead of two."""
+    one finding (the meta-game's, with the rating's evidence added) instead of two; when neither
+    finds a dominant strategy, one "none found" line (the meta-game's, with the rating's sentence)."""
+    r0 = next((f for f in rated if isinstance(f, Finding) and f.topic == "dominant strategy"), None)
+    m0 = next((f for f in meta if f.topic == "dominant"), None)
+    if r0 is not None and m0 is not None and not r0.shown and not m0.shown:
+        merged = Finding("dominant", f"{m0.sentence} Nor does a rating single one out: {r0.sentence[0].lower()}"
+                         f"{r0.sentence[1:]}", "none found", f"{m0.figure}; {r0.figure}",
+                         f"weight {m0.interval}; rating {r0.interval}",
+                         f"meta-game: {m0.threshold}; rating: {r0.threshold}", None, {**r0.extra, **m0.extra})
+        return [f for f in rated if f is not r0], [merged if f is m0 else f for f in meta]
     r = next((f for f in rated if isinstance(f, Finding) and f.shown), None)
     m = next((f for f in meta if f.topic == "dominant" and f.shown), None)
     if r is None or m is None or game is None or ranking is None or not len(ranking):

@@ -170,9 +170,12 @@ def never_wins(ctx: RunContext) -> list:
     return never_wins_rows(table, ctx.players, lambda s: replay_lost_game(ctx, s))
 
 
-def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] = lambda s: None) -> list:
+def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] = lambda s: None,
+                    classes=()) -> list:
     """:func:`never_wins` on a strategy table (``strategy``, ``win_rate``, ``win_low``,
-    ``win_high``, ``n``)."""
+    ``win_high``, ``n``).  ``classes``: groups of strategy names that cannot be told apart (a
+    tournament's :attr:`analyser.stats.metagame.MetaGame.classes`); when the weakest is in one, the
+    "none found" line names the whole group rather than pick one of them on noise."""
     fair = 1.0 / players
     limit = NEVER_WINS_SHARE * fair
     threshold = (f"clear when the upper end of a strategy's 95% interval of win rate is below {share_text(limit)} "
@@ -201,6 +204,18 @@ def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] =
     if out:
         return out
     low = table.sort_values("win_rate", kind="stable").iloc[0]
+    group = next((list(c) for c in classes if str(low["strategy"]) in c), None)
+    if group:
+        rows = table.set_index(table["strategy"].astype(str)).loc[group]
+        who = ", ".join(group[:-1]) + " and " + group[-1]
+        wins = ", ".join(with_ci(r.win_rate, r.win_low, r.win_high) for r in rows.itertuples())
+        return [Finding("never wins",
+                        f"No strategy almost never wins: the weakest, {who} (which cannot be told apart), win "
+                        f"{wins} respectively, not below {share_text(limit)} (a quarter of the fair share, "
+                        f"{share_text(fair)}).", "none found",
+                        "; ".join(f"{s}: win rate {pct(r.win_rate, r.win_low, r.win_high)}"
+                                  for s, r in zip(group, rows.itertuples())),
+                        "; ".join(pct_ci(r.win_low, r.win_high) for r in rows.itertuples()), threshold)]
     return [Finding("never wins",
                     f"No strategy almost never wins: the weakest, {low['strategy']}, wins "
                     f"{with_ci(low['win_rate'], low['win_low'], low['win_high'])}, not below {share_text(limit)} "

@@ -239,13 +239,31 @@ def decimals(half_width, default: int = 1) -> int:
     return int(min(MOST_DECIMALS, max(0, 1 - math.floor(math.log10(float(np.median(h)))))))
 
 
+def fixed(x, places: int) -> str:
+    """``x`` with ``places`` decimals, rounded half to even on its decimal value (the shortest
+    decimal of the float, to 12 significant digits), so that a tie rounds the same way wherever
+    it is shown and complementary shares read complementary (50.75 -> ``50.8``, 49.25 ->
+    ``49.2``); binary floats formatted with ``%f`` round 0.5075 * 100 down and 0.4925 * 100 half
+    to even, which shows 50.7 beside 49.2.  ``-0`` shows as ``0``; NaN and infinities as ``%f``
+    does.  Every percentage and table figure of the reports goes through it."""
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    x = float(x)
+    if not math.isfinite(x):
+        return f"{x:.{places}f}"
+    q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    if q == 0:
+        q = abs(q)
+    return f"{q:f}"
+
+
 def percent(value, low=None, high=None, places: int | None = None) -> str:
     """A proportion (0-1) as a percentage with the decimals its interval ``low``-``high``
     (proportions) calls for (:func:`decimals`), or ``places``; ``-`` for NaN."""
     if value is None or value != value:
         return "-"
     d = places if places is not None else decimals(_half(low, high, 100))
-    return f"{100 * value:.{d}f}%"
+    return fixed(100 * value, d) + "%"
 
 
 def percent_ci(low, high, places: int | None = None) -> str:
@@ -253,7 +271,7 @@ def percent_ci(low, high, places: int | None = None) -> str:
     if low is None or high is None or low != low or high != high:
         return "n/a"
     d = places if places is not None else decimals(_half(low, high, 100))
-    return f"{100 * low:.{d}f}-{100 * high:.{d}f}%"
+    return f"{fixed(100 * low, d)}-{fixed(100 * high, d)}%"
 
 
 def _half(low, high, scale: float = 1.0):
@@ -327,9 +345,22 @@ def seat_balance(df: pd.DataFrame) -> dict:
     return seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
 
 
+def clip_interval(low: float, high: float, least: float, most: float) -> tuple[float, float]:
+    """An interval ``(low, high)`` cut to the values the figure can take, ``least`` to ``most``
+    (a share 0-1, a difference of two shares -1 to +1 or -100 to +100 pp): a normal or t
+    interval from a few games reaches past them.  NaN stays NaN."""
+    def cut(x):
+        return x if x != x else float(min(most, max(least, x)))
+
+    return cut(low), cut(high)
+
+
 def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:
     """The :func:`seat_balance` record and its wording, from the chi-square test over ``k``
-    seats and the best-worst gap (percentage points of win rate) with its 95% interval ``lo``-``hi``."""
+    seats and the best-worst gap (percentage points of win rate) with its 95% interval ``lo``-``hi``.
+    The interval is clipped to what a difference of two win rates can be, -100 to +100 pp
+    (:func:`clip_interval`: a t interval from a few games reaches past it)."""
+    lo, hi = clip_interval(lo, hi, -100.0, 100.0)
     d = decimals((hi - lo) / 2)
     effect = (f"seat {best} wins {gap:.{d}f} pp more often than seat {worst} "
               f"(95% CI {lo:.{d}f} to {hi:.{d}f} pp)")
@@ -435,7 +466,9 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     decimals its half-width calls for (:func:`decimals`, the median row of the column);
     other floats get ``digits``, and percentages without an interval one decimal.  Title
     tables pass through with their floats rounded; a table may name more share columns to show
-    as percentages in ``df.attrs["percent"]``."""
+    as percentages in ``df.attrs["percent"]``, and fix a column's decimals (with its interval's)
+    whatever its intervals in ``df.attrs["places"]`` (``{column: decimals}``), so that it reads
+    alike from run to run.  Every figure is rounded by :func:`fixed`."""
     out = pd.DataFrame(index=df.index)
     cols = list(df.columns)
     pct = {"win_rate", "win_low", "win_high", "fair_share"} | set(df.attrs.get("percent", ()))
@@ -461,6 +494,10 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
                 places.setdefault(x, d)
     if "win_low" in places and "fair_share" in cols:
         places.setdefault("fair_share", places["win_low"])
+    for c, d in dict(df.attrs.get("places", {})).items():
+        for x in (c, c + "_low"):
+            if x in cols:
+                places[x] = int(d)
     for c in cols:
         name = RENAME.get(c, c.replace("_", " "))
         if c.endswith("_low") and c[:-4] + "_high" in cols:
@@ -468,14 +505,14 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
             label = RENAME.get(c[:-4], c[:-4].replace("_", " "))
             d = places[c]
             if c in pct_pairs:
-                fixed = set(df.attrs.get("fixed", ())) if c == "win_low" and "strategy" in df.columns else set()
-                names = df["strategy"].astype(str) if fixed else [""] * len(df)
+                fills = set(df.attrs.get("fixed", ())) if c == "win_low" and "strategy" in df.columns else set()
+                names = df["strategy"].astype(str) if fills else [""] * len(df)
                 out["95% CI" if c == "win_low" else f"{label} 95% CI"] = [
-                    "fixed: fills every seat" if name in fixed else
-                    "n/a" if (a != a or b != b) else f"{a * 100:.{d}f}-{b * 100:.{d}f}%"
+                    "fixed: fills every seat" if name in fills else
+                    "n/a" if (a != a or b != b) else f"{fixed(a * 100, d)}-{fixed(b * 100, d)}%"
                     for a, b, name in zip(df[c], df[hi], names)]
             else:
-                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{a:.{d}f} to {b:.{d}f}"
+                out[f"{label} 95% CI"] = ["n/a" if (a != a or b != b) else f"{fixed(a, d)} to {fixed(b, d)}"
                                            for a, b in zip(df[c], df[hi])]
         elif c.endswith("_high") and c[:-5] + "_low" in cols:
             continue
@@ -483,10 +520,10 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
             out[name] = df[c].map(format_p)
         elif is_pct(c):
             d = places.get(c, 1)
-            out[name] = (df[c] * 100).map(lambda x, d=d: "-" if x != x else f"{x:.{d}f}%")
+            out[name] = (df[c] * 100).map(lambda x, d=d: "-" if x != x else fixed(x, d) + "%")
         elif is_float(c):
             d = places.get(c, digits)
-            out[name] = df[c].map(lambda x, d=d: "-" if x != x else f"{x:.{d}f}")
+            out[name] = df[c].map(lambda x, d=d: "-" if x != x else fixed(x, d))
         else:
             out[name] = df[c]
     return out.rename(columns={"score 95% CI": "mean score 95% CI"})

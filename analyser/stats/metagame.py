@@ -63,6 +63,12 @@ FLOOR = 1e-6
 DOMINANT = 1 - SUPPORT
 #: Solver residue: an equilibrium weight within this of 0 (or of 1) is shown as 0 (or 1).
 RESIDUE = 1e-6
+#: Games per table (game numbers, the bootstrap's unit) needed before a meta-game finding is
+#: clear: a percentile bootstrap over a handful of games gives intervals far too narrow (two
+#: games that split 1-1 resample to the same answer every time).
+CLEAR_MIN_GAMES = 20
+#: Decimals of the meta-game table's columns (and their intervals), whatever the intervals.
+PLACES = {"weight": 1, "nash_average_pp": 1}
 
 
 # --------------------------------------------------------------------------------------------
@@ -431,7 +437,8 @@ class MetaGame:
     seats; for more, a strategy never meets itself, and the support's Nash averages equal this
     rather than 0); ``classes``: the groups of two or more strategies that cannot be told
     apart (:func:`analyser.stats.metagame_copies.indistinguishable`), which share their class's weight equally; ``same``: the
-    pairs behind them, with names ``a`` and ``b``."""
+    pairs behind them, with names ``a`` and ``b``; ``games``: game numbers (games per table), the
+    bootstrap's unit: below :data:`CLEAR_MIN_GAMES` no finding is clear."""
 
     strategies: list[str]
     players: int
@@ -446,6 +453,7 @@ class MetaGame:
     regret: float
     value: float
     bootstrap: int
+    games: int = 0
     classes: list[list[str]] = field(default_factory=list)
     same: list[dict] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)
@@ -471,7 +479,8 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
         bs, ba = estimate(obs, counts)
         resamples.append((bs, ba))
         aheads.append(np.where(np.isnan(ba), ahead, ba))
-    group, same = copies.indistinguishable(ahead, np.array(aheads).reshape(-1, m, m))
+    paired = copies.exact_copies(frame, names)
+    group, same = copies.indistinguishable(ahead, np.array(aheads).reshape(-1, m, m), paired)
     p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings, group=group)
     ws, navs = [], []
     for bs, ba in resamples:
@@ -506,6 +515,7 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     table = (table.sort_values(["nash_average_pp", "weight", "order"], ascending=[False, False, True], kind="stable")
              .drop(columns="order").reset_index(drop=True))
     table.attrs["percent"] = ("weight", "weight_low", "weight_high")
+    table.attrs["places"] = dict(PLACES)
     named, seen = [], set()
     for c in cycles(ahead, a_lo):  # a cycle through a strategy's copy is the same cycle
         key = tuple(group[list(c["cycle"])])
@@ -516,7 +526,7 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
             named.append(dict(c, names=[names[k] for k in c["cycle"]]))
     meta = MetaGame(list(names), n, METHOD_2 if n == 2 else METHOD_N, table,
                     pd.DataFrame(game, index=names, columns=names), pairs, ahead, a_lo, a_hi, named,
-                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap,
+                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap, obs.games,
                     classes=[[names[i] for i in np.flatnonzero(group == c)] for c in range(int(group.max()) + 1)
                              if (group == c).sum() > 1], same=[dict(d, a=names[d["i"]], b=names[d["j"]]) for d in same])
     meta.findings = findings(meta)
@@ -528,7 +538,22 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
 # --------------------------------------------------------------------------------------------
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
+    from analyser.stats.analysis import fixed
+
+    return fixed(x * 100, 1) + "%"
+
+
+def _pp(x: float) -> str:
+    """Percentage points with a sign, one decimal: ``+1.2``, ``-24.5``, ``0.0``."""
+    return copies._sign(x)
+
+
+def _few(meta: MetaGame) -> str:
+    """Why a finding is not clear when the tournament is too short: '' when it is long enough."""
+    if meta.games >= CLEAR_MIN_GAMES:
+        return ""
+    return (f"from only {meta.games} game{'s' if meta.games != 1 else ''} per table (a clear finding needs "
+            f"{CLEAR_MIN_GAMES} or more)")
 
 
 def _names(items: list[str]) -> str:
@@ -543,10 +568,12 @@ def findings(meta: MetaGame) -> list[dict]:
     ...}``, strings) and ``threshold`` (the rule that makes it clear)."""
     t = meta.table
     boot = meta.bootstrap
+    few = _few(meta)
+    enough = f"; never clear from fewer than {CLEAR_MIN_GAMES} games per table"
     out = []
     top = t.sort_values("weight", ascending=False, kind="stable").iloc[0]
     thr = (f"pure when the equilibrium weight is at least {_pct(DOMINANT)}; clear when the lower end "
-           f"of its 95% interval ({boot} bootstrap resamples) is too")
+           f"of its 95% interval ({boot} bootstrap resamples) is too{enough}")
     ev = {"figure": f"{top['strategy']}: weight {_pct(top['weight'])}",
           "interval": f"{_pct(top['weight_low'])}-{_pct(top['weight_high'])}"}
     group = next((c for c in meta.classes if top["strategy"] in c), [top["strategy"]])
@@ -559,13 +586,15 @@ def findings(meta: MetaGame) -> list[dict]:
                     "sentence": f"No single strategy dominates: the {k} strategies cannot be told apart, so the "
                                 f"equilibrium shares its weight equally among them ({_pct(top['weight'])} each)."})
     elif top["weight"] * k >= DOMINANT:
-        clear = top["weight_low"] * k >= DOMINANT
+        steady = top["weight_low"] * k >= DOMINANT
+        clear = steady and not few
         who = (f"{top['strategy']} is the strategy to play" if k == 1 else
                f"{_names(group)}, which cannot be told apart, are the strategies to play")
         out.append({"topic": "dominant", "strength": "clear" if clear else "possible", "evidence": ev, "threshold": thr,
                     "sentence": f"{who}: the meta-game equilibrium (the mix of strategies that no single strategy "
                                 f"beats) puts all its weight on {'it' if k == 1 else 'them, shared equally'}"
-                                + ("" if clear else ", though not in every bootstrap resample") + "."})
+                                + ("" if clear else f", though {few}" if steady else
+                                   ", though not in every bootstrap resample") + "."})
     else:
         used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
         mix = ", ".join(f"{r.strategy} {_pct(r.weight)}" for r in used.itertuples())
@@ -574,7 +603,7 @@ def findings(meta: MetaGame) -> list[dict]:
                                 f"single strategy beats) mixes {len(used)} strategies "
                                 f"({mix})."})
     thr = ("each of the three shares of games finished ahead is above 50%; clear when each one's 95% "
-           f"interval ({boot} bootstrap resamples) lies above 50%")
+           f"interval ({boot} bootstrap resamples) lies above 50%{enough}")
     if meta.cycles:
         c = meta.cycles[0]
         a, b, d = c["names"]
@@ -583,10 +612,11 @@ def findings(meta: MetaGame) -> list[dict]:
         fig = "; ".join(f"{meta.strategies[x]} ahead of {meta.strategies[y]} {_pct(meta.ahead[x, y])}" for x, y in edges)
         iv = "; ".join(f"{_pct(meta.ahead_low[x, y])}-{_pct(meta.ahead_high[x, y])}" for x, y in edges)
         more = len(meta.cycles) - 1
-        out.append({"topic": "cycle", "strength": "clear" if c["clear"] else "possible",
+        out.append({"topic": "cycle", "strength": "clear" if c["clear"] and not few else "possible",
                     "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
                     "sentence": f"Rock-paper-scissors cycle: {a} beats {b}, {b} beats {d}, {d} beats {a}"
-                                + ("" if c["clear"] else " (not every link is clear of a coin flip)")
+                                + ("" if c["clear"] and not few else f" ({few})" if c["clear"] else
+                                   " (not every link is clear of a coin flip)")
                                 + (f"; {more} more cycle{'s' if more > 1 else ''} in the table of shares" if more else "")
                                 + "."})
     else:
@@ -595,11 +625,12 @@ def findings(meta: MetaGame) -> list[dict]:
                     "sentence": "No rock-paper-scissors cycle: the strategies' head-to-head order has no loop."
                     if meta.players == 2 else "No rock-paper-scissors cycle: who finishes ahead of whom has no loop."})
     thr = (f"outside the support when the equilibrium weight is below {_pct(SUPPORT)}; clear when the upper end "
-           f"of its 95% interval is too")
+           f"of its 95% interval is too{enough}")
     unused = t[t["weight"] < SUPPORT]
-    for clear, group in ((True, unused[unused["weight_high"] < SUPPORT]), (False, unused[unused["weight_high"] >= SUPPORT])):
+    for steady, group in ((True, unused[unused["weight_high"] < SUPPORT]), (False, unused[unused["weight_high"] >= SUPPORT])):
         if not len(group):
             continue
+        clear = steady and not few
         names = list(group["strategy"])
         weights = [_pct(r.weight) for r in group.itertuples()]
         spans = [f"{_pct(r.weight_low)}-{_pct(r.weight_high)}" for r in group.itertuples()]
@@ -608,16 +639,17 @@ def findings(meta: MetaGame) -> list[dict]:
         else:
             fig = ", ".join(f"{s} {w}" for s, w in zip(names, weights))
             iv = ", ".join(f"{s} {w}" for s, w in zip(names, spans))
-        navs = _names([f"{x:+.1f}" for x in group["nash_average_pp"]]) + " pp"
+        navs = _names([_pp(x) for x in group["nash_average_pp"]]) + " pp"
         verb = "it is" if len(names) == 1 else "they are"
         out.append({"topic": "unused", "strength": "clear" if clear else "possible",
                     "evidence": {"figure": "weight " + fig, "interval": iv}, "threshold": thr,
                     "sentence": f"No equilibrium mix uses {_names(names)}: {verb} dominated in the meta-game"
-                                + ("" if clear else " in the point estimate, though some bootstrap resamples use "
+                                + ("" if clear else f", though {few}" if steady else
+                                   " in the point estimate, though some bootstrap resamples use "
                                    + ("it" if len(names) == 1 else "them"))
                                 + f" (Nash average{'s' if len(names) > 1 else ''} - the win share against the "
                                   f"equilibrium mix above an even share - {navs}"
-                                + (f", against {meta.value:+.1f} pp for the mix's own strategies" if meta.players > 2 else "")
+                                + (f", against {_pp(meta.value)} pp for the mix's own strategies" if meta.players > 2 else "")
                                 + ")."})
     if not len(unused):
         low = t.sort_values("weight", kind="stable").iloc[0]

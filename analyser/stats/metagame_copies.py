@@ -1,33 +1,93 @@
 """Strategies of a tournament whose results cannot be told apart (exact copies, or strategies too
 close for the games played), for the meta-game (:mod:`analyser.stats.metagame`): finding them, and the
 finding that names them.  The meta-game is solved on their classes and a class's weight is shared
-equally among its strategies."""
+equally among its strategies, with two seats and with more.
+
+*Exact copies* are told by play, not by counts (:func:`exact_copies`): a game depends only on its
+game seed, its seat lineup and the rules (:mod:`analyser.engine.runner`), and every table of a
+tournament plays the same game seeds, so where one table seats ``i`` and another seats ``j`` in
+the same seat beside the same opponents, in a game of the same seed, two strategies that play
+alike give the same results.  Equal win counts in a few games are not that.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+
+#: Paired games (see :func:`exact_copies`) needed, all with identical results, before two
+#: strategies are said to play exactly alike.
+EXACT_MIN_GAMES = 30
+#: The results compared game by game (those the frame has).
+RESULT_COLUMNS = ("rank", "win", "score")
+
+
+def exact_copies(frame: pd.DataFrame, names: list[str]) -> dict[tuple[int, int], dict]:
+    """Paired games of every two strategies, and whether their results were identical in all.
+
+    ``frame``: a tournament's results (columns ``table``, ``game_index`` or ``game_seed``, ``seat``,
+    ``strategy`` and the :data:`RESULT_COLUMNS` it has); ``names``: its strategies.  A *paired game*
+    of ``i`` and ``j`` is a game seating ``i`` and not ``j`` together with the game of the same game
+    seed at another table whose lineup is the same with ``j`` in ``i``'s seat.  Returns, for each
+    pair ``i < j`` with at least one paired game, ``{"games": paired games, "differ": how many of
+    them gave different results}``; ``i`` and ``j`` play exactly alike in these games when
+    ``differ == 0`` and ``games >= EXACT_MIN_GAMES``.  Empty for a frame without tables."""
+    if not len(frame) or "table" not in frame:
+        return {}
+    index = {s: i for i, s in enumerate(names)}
+    seed = "game_seed" if "game_seed" in frame else "game_index"
+    cols = [c for c in RESULT_COLUMNS if c in frame]
+    d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
+    n = int(d["players"].iloc[0]) if "players" in d else int(d["seat"].max()) + 1
+    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, n)
+    res = d[cols].to_numpy(dtype=float).reshape(-1, n * len(cols)) if cols else np.zeros((len(strat), 0))
+    seeds = d[seed].to_numpy()[::n]
+    games = {(int(g) if isinstance(g, (int, np.integer)) else g, tuple(line)): k
+             for k, (g, line) in enumerate(zip(seeds.tolist(), strat.tolist()))}
+    m = len(names)
+    out: dict[tuple[int, int], dict] = {}
+    for (g, line), k in games.items():
+        present = set(line)
+        for pos, i in enumerate(line):
+            for j in range(m):
+                if j in present or j < i:  # each pair once: from the game seating the lower index
+                    continue
+                other = games.get((g, line[:pos] + (j,) + line[pos + 1:]))
+                if other is None:
+                    continue
+                rec = out.setdefault((i, j), {"games": 0, "differ": 0})
+                rec["games"] += 1
+                rec["differ"] += int(not np.array_equal(res[k], res[other]))
+    return out
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
+    from analyser.stats.analysis import fixed
+
+    return fixed(x * 100, 1) + "%"
 
 
 def _names(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def indistinguishable(ahead: np.ndarray, boot: np.ndarray) -> tuple[np.ndarray, list[dict]]:
+def indistinguishable(ahead: np.ndarray, boot: np.ndarray,
+                      paired: dict | None = None) -> tuple[np.ndarray, list[dict]]:
     """Classes of strategies whose results cannot be told apart.
 
     ``ahead``: ``(m, m)`` shares of games finished ahead (NaN where two never met); ``boot``:
-    ``(B, m, m)`` the same in each bootstrap resample (B may be 0).  Strategies ``i`` and ``j``
-    cannot be told apart when the 95% percentile interval of ``i``'s share ahead of ``j``
-    holds 1/2 and, against every other strategy both met, the interval of the difference of
-    their shares holds 0 (exact copies: 1/2 and identical shares).  A strategy joins the first
-    class, in the tournament's order, with every member of which it cannot be told apart.
-    Returns ``(group (m,), pairs)``: each strategy's class (0..k-1, numbered by first member)
-    and, per pair found, ``{"i", "j", "ahead", "low", "high", "exact"}``."""
+    ``(B, m, m)`` the same in each bootstrap resample (B may be 0); ``paired``: the
+    :func:`exact_copies` of the games (None: none).  Strategies ``i`` and ``j`` cannot be told apart
+    when they play exactly alike (identical results in all of at least :data:`EXACT_MIN_GAMES`
+    paired games: ``exact``), or else when the 95% percentile interval of ``i``'s share ahead of
+    ``j`` holds 1/2 and, against every other strategy both met, the interval of the difference of
+    their shares holds 0.  A strategy joins the first class, in the tournament's order, with every
+    member of which it cannot be told apart.  Returns ``(group (m,), pairs)``: each strategy's
+    class (0..k-1, numbered by first member) and, per pair found, ``{"i", "j", "ahead", "low",
+    "high", "exact", "paired", "differ"}`` (``paired``: the number of paired games, 0 when none;
+    ``differ``: how many of them gave different results)."""
     m = len(ahead)
+    paired = paired or {}
     boot = np.asarray(boot, dtype=float).reshape(-1, m, m)
 
     def span(x):
@@ -35,12 +95,19 @@ def indistinguishable(ahead: np.ndarray, boot: np.ndarray) -> tuple[np.ndarray, 
         return (float(np.percentile(x, 2.5)), float(np.percentile(x, 97.5))) if len(x) else (np.nan, np.nan)
 
     def same(i, j):
+        rec = paired.get((min(i, j), max(i, j)), {"games": 0, "differ": 0})
+        extra = {"paired": rec["games"], "differ": rec["differ"]}
+        exact = rec["differ"] == 0 and rec["games"] >= EXACT_MIN_GAMES
         if ahead[i, j] != ahead[i, j]:
-            return None
+            if not exact:
+                return None
+            return {"i": i, "j": j, "ahead": np.nan, "low": np.nan, "high": np.nan, "exact": True, **extra}
         lo, hi = span(boot[:, i, j]) if len(boot) else (ahead[i, j], ahead[i, j])
+        found = {"i": i, "j": j, "ahead": float(ahead[i, j]), "low": lo, "high": hi, "exact": bool(exact), **extra}
+        if exact:
+            return found
         if not lo <= 0.5 <= hi:
             return None
-        exact = ahead[i, j] == 0.5
         for k in range(m):
             if k in (i, j) or ahead[i, k] != ahead[i, k] or ahead[j, k] != ahead[j, k]:
                 continue
@@ -48,8 +115,7 @@ def indistinguishable(ahead: np.ndarray, boot: np.ndarray) -> tuple[np.ndarray, 
             dlo, dhi = span(boot[:, i, k] - boot[:, j, k]) if len(boot) else (d, d)
             if not min(dlo, d) <= 0 <= max(dhi, d):
                 return None
-            exact = exact and d == 0
-        return {"i": i, "j": j, "ahead": float(ahead[i, j]), "low": lo, "high": hi, "exact": bool(exact)}
+        return found
 
     group, members, pairs = np.zeros(m, dtype=int), [], []
     for i in range(m):
@@ -69,30 +135,63 @@ def indistinguishable(ahead: np.ndarray, boot: np.ndarray) -> tuple[np.ndarray, 
 def findings(meta) -> list[dict]:
     """One finding per class of strategies that cannot be told apart (:func:`indistinguishable`),
     in the dict shape of :func:`analyser.stats.metagame.findings`; ``meta``: its
-    :class:`analyser.stats.metagame.MetaGame`."""
+    :class:`analyser.stats.metagame.MetaGame`.  Clear only when every pair of the class plays
+    exactly alike (identical results in all of at least :data:`EXACT_MIN_GAMES` paired games);
+    possible when only the intervals of their shares cannot tell them apart."""
+    from analyser.stats.analysis import fixed
+
     out = []
-    thr = ("cannot be told apart when the 95% interval of the share of games one finishes ahead of the other "
+    thr = (f"clear when they play exactly alike: identical {'/'.join(RESULT_COLUMNS)} in every one of at least "
+           f"{EXACT_MIN_GAMES} paired games (the same game seed, one in the other's seat beside the same "
+           "opponents); possible when the 95% interval of the share of games one finishes ahead of the other "
            "holds 50% and, against every other strategy, the 95% interval of the difference of their shares "
-           f"holds 0 ({meta.bootstrap} bootstrap resamples); clear when they play exactly alike in these games")
+           f"holds 0 ({meta.bootstrap} bootstrap resamples)")
     t = meta.table.set_index("strategy")
     for group in meta.classes:
         pairs = [d for d in meta.same if d["a"] in group and d["b"] in group]
         exact = all(d["exact"] for d in pairs)
-        fig = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['ahead'])}" for d in pairs)
-        iv = "; ".join(f"{_pct(d['low'])}-{_pct(d['high'])}" for d in pairs)
-        first = pairs[0]
-        others = len(meta.strategies) > 2
-        how = ("they play exactly alike in these games: each finishes ahead of the other in 50.0% of their games"
-               + (" and has the same share against every other strategy" if others else "") if exact else
-               f"{first['a']} finishes ahead of {first['b']} in {_pct(first['ahead'])} of their games (95% CI "
-               f"{_pct(first['low'])}-{_pct(first['high'])}, which holds 50%)"
-               + (", and against every other strategy their shares agree within their 95% intervals" if others else ""))
+        met = [d for d in pairs if d["ahead"] == d["ahead"]]
+        if exact:
+            fig = "; ".join(f"{d['a']} and {d['b']}: {d['paired']:,} paired games, all with identical results"
+                            for d in pairs)
+            iv = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['low'])}-{_pct(d['high'])}" for d in met) or "-"
+            fewest = min(d["paired"] for d in pairs)
+            count = f"all {fewest:,} of their" if len(pairs) == 1 else f"each pair's {fewest:,} or more"
+            how = (f"they play exactly alike: in {count} paired games (the same game seed, one in the other's seat "
+                   "beside the same opponents) the results were identical")
+        else:
+            fig = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['ahead'])}" for d in met) or "-"
+            iv = "; ".join(f"{_pct(d['low'])}-{_pct(d['high'])}" for d in met) or "-"
+            first = met[0]
+            others = len(meta.strategies) > 2
+            how = (f"{first['a']} finishes ahead of {first['b']} in {_pct(first['ahead'])} of their games (95% CI "
+                   f"{_pct(first['low'])}-{_pct(first['high'])}, which holds 50%)"
+                   + (", and against every other strategy their shares agree within their 95% intervals" if others else ""))
+            differ = [d for d in pairs if d.get("differ")]
+            if differ:
+                d = differ[0]
+                how += (f"; they do not play alike ({d['a']} and {d['b']} gave different results in {d['differ']:,} "
+                        f"of {d['paired']:,} paired games), but these games cannot separate them")
+            elif not any(d["paired"] for d in pairs):
+                how += ("; no two games pair them (one in the other's seat beside the same opponents), so whether "
+                        "they play exactly alike is not known")
+            elif min(d["paired"] for d in pairs) < EXACT_MIN_GAMES:
+                how += (f"; too few paired games (fewer than {EXACT_MIN_GAMES}) to tell whether they play exactly "
+                        "alike")
+        w = t.loc[group[0], "weight"]
         out.append({"topic": "indistinguishable", "strength": "clear" if exact else "possible",
                     "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
                     "sentence": f"{_names(group)} cannot be told apart: {how}; "
-                                + (f"the equilibrium shares their weight equally ({_pct(t.loc[group[0], 'weight'])} "
-                                   "each) rather than choose one on noise." if t.loc[group[0], "weight"] > 0 else
+                                + (f"the equilibrium shares their weight equally ({_pct(w)} each) rather than "
+                                   "choose one on noise." if w > 0 else
                                    "the meta-game counts them as one strategy (Nash average "
-                                   f"{t.loc[group[0], 'nash_average_pp']:+.1f} pp each), which no equilibrium "
+                                   f"{_sign(t.loc[group[0], 'nash_average_pp'])} pp each), which no equilibrium "
                                    "mix uses.")})
     return out
+
+
+def _sign(x: float) -> str:
+    from analyser.stats.analysis import fixed
+
+    s = fixed(x, 1)
+    return s if s.startswith("-") else "+" + s
