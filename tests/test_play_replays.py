@@ -78,7 +78,8 @@ def test_play_stops_a_strategy_that_swallows_the_alarm(sleeper):
 def test_play_has_the_same_time_limit_option_as_simulate(runner):
     for command in ("play", "simulate"):
         text = runner.invoke(cli, [command, "--help"]).output
-        assert "--game-timeout FLOAT" in text and f"[default: {GAME_TIMEOUT:g}" in text.replace("\n", " ")
+        flat = " ".join(text.split())  # (click wraps the help where it likes)
+        assert "--game-timeout FLOAT" in text and f"[default: {GAME_TIMEOUT:g}" in flat and "0 = no limit" in flat
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "--game-timeout", "-1"])
     assert r.exit_code == 2 and "--game-timeout -1.0 is not accepted" in r.output
 

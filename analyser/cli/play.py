@@ -34,8 +34,8 @@ from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_
                    "the lineup, rules, game seed and --game-timeout are that game's.")
 @click.option("--game-index", type=int, default=None, help="With --from: which game of the run (game_index column).")
 @click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-              help="Seconds the game may take before its strategy is reported as hung (0: no limit), as in "
-                   "simulate.")
+              help="Seconds the game may take before its strategy is reported as hung; 0 = no limit (as in "
+                   "simulate).")
 @click.option("--trust", is_flag=True,
               help="With --from: load the title and strategy files the run's config.json names (only for a folder "
                    "you made or trust: loading a file runs its code).")
