@@ -10,6 +10,7 @@ import typing
 from dataclasses import dataclass
 
 from analyser.engine.core import InputError
+from analyser.engine.registry import title_ref
 from analyser.experiments import grid as gridmod
 
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
