@@ -833,3 +833,36 @@ def test_a_tune_report_written_elsewhere_names_the_study_and_the_verifying_run_w
     assert (f"The verifying run's games are in {run} (this report was written elsewhere): its own report is "
             f"{run / 'index.html'}, and analyser report rebuilds it.") in page
     assert (run / "index.html").is_file()
+
+
+def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path, monkeypatch):
+    """A new user's fault: a SIGTERM whose exception landed in a weakref callback ("Exception ignored
+    in ...") was lost: the tune played on to the end and exited 0."""
+    from analyser.experiments import tune
+    from analyser.run import backends
+    real, calls = tune._set_figures, []
+
+    def set_figures(*a, **k):  # a signal arrives as the second trial is told, and its raise is lost
+        calls.append(1)
+        if len(calls) == 2:
+            backends._note(signal.SIGTERM)
+        return real(*a, **k)
+
+    monkeypatch.setattr(tune, "_set_figures", set_figures)
+    monkeypatch.setattr(backends, "_received", set())
+    out = tmp_path / "o"
+    r = invoke(runner, *[a for a in DAO if a != "-q"], "-j", "1", "-o", str(out))
+    assert r.exit_code == 143, r.output
+    record = json.loads((out / "config.json").read_text())
+    assert record["status"] == "interrupted"
+    # the first batch was told; the next play stopped before a game of the second batch
+    assert [c["status"] for c in record["cells"]][:3] == ["complete"] * 3 and len(record["cells"]) > 3
+    assert all(not c["games_done"] for c in record["cells"][3:])
+    assert r.stderr.splitlines()[-1].startswith("analyser: interrupted (SIGTERM) with 3 of 6 trials finished")
+    monkeypatch.setattr(tune, "_set_figures", real)
+    monkeypatch.setattr(backends, "_received", set())
+    r = invoke(runner, "resume", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    r = invoke(runner, *DAO, "-j", "1", "-o", str(tmp_path / "whole"))
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))

@@ -172,6 +172,8 @@ class Experiment:
         self.lock = lock
         self._parts = [PartCache(out / c.path) for c in cells]
         self._saved = 0.0
+        from analyser.run.backends import signals_received
+        self._signals = signals_received()  # signals acted on (a lost one stops the next play)
         self._save_error: BaseException | None = None
         self.error: BaseException | None = None
         self.interrupted = False
@@ -398,7 +400,8 @@ class Experiment:
         all cells), None only on a terminal, False never.  ``final=False``: more play follows
         (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
         the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
-        from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, sigterm_raises, stop_exit_code
+        from analyser.run.backends import (WorkerDied, _Deferred, _StopGuard, signals_received, sigterm_raises,
+                                           stop_exit_code)
 
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
@@ -419,6 +422,8 @@ class Experiment:
 
         guard = _StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
         try:
+            if signals_received() > self._signals:  # a stop whose exception was lost (signals_received)
+                raise KeyboardInterrupt
             with sigterm_raises():
                 stop = stopping.play_rounds(games, players, until_ci, lambda a, b: self._play_to(b, jobs, bar),
                                             measure if measure is not None else (lambda b: 0.0),
@@ -448,6 +453,14 @@ class Experiment:
                 else:
                     how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
                     stop.reason = f"interrupted ({how}); the {what} that finished before it are kept"
+            if signals_received() > self._signals and not self.interrupted and self.error is None:
+                # a signal whose exception was lost while the cells played: the run stops all the same
+                self.interrupted = True
+                how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+                stop = stop or stopping.Stop(None, "", 0, 0)
+                stop.reason, stop.decided = f"interrupted ({how}); the {what} that finished before it are kept", False
+            if self.interrupted:
+                self._signals = signals_received()
             status = "failed" if self.error is not None else "interrupted" if self.interrupted else "complete"
             seconds = time.perf_counter() - t0
             self.config.update(status=status if final or status != "complete" else "running",

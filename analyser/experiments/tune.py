@@ -299,7 +299,14 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
                     outcome = exp.stopped_between_plays("trials")
             if outcome is None:
                 outcome = recorded_outcome(exp.config)
-            res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
+            try:
+                res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
+            except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
+                from analyser.run.backends import _StopGuard  # and the command ends as interrupted
+                with _StopGuard() as guard:
+                    guard.stopping()
+                    res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
+                outcome = dataclasses.replace(outcome, interrupted=True)
             config = dict(exp.config)
     config.update(status=outcome.status, error=str(outcome.error) if outcome.error else None, jobs=n_jobs,
                   play_seconds=config.get("play_seconds"))

@@ -148,8 +148,21 @@ class Terminated(KeyboardInterrupt):
 _received: set[int] = set()
 
 
+#: How many Ctrl-C or SIGTERM signals this process has received (see :func:`signals_received`).
+_count = [0]
+
+
 def _note(signum: int) -> None:
     _received.add(int(signum))
+    _count[0] += 1
+
+
+def signals_received() -> int:
+    """How many Ctrl-C or SIGTERM signals this process has received so far.  A handler raises to
+    stop what runs; when the raise lands inside a callback Python ignores exceptions in (a weakref
+    finaliser, a ``__del__``), it is lost ("Exception ignored in ..."), so a loop that must stop
+    compares this count with the one it started with."""
+    return _count[0]
 
 
 def stop_exit_code() -> int:
