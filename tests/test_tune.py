@@ -866,3 +866,20 @@ def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path
     r = invoke(runner, *DAO, "-j", "1", "-o", str(tmp_path / "whole"))
     assert r.exit_code == 0, r.output
     pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
+
+
+def test_a_front_recheck_of_one_trial_and_no_recheck_are_said_as_they_are():
+    """A new user's faults: "The re-check replayed 1 trials of the front ...; 1 of them stays
+    non-dominated among themselves", and a --recheck 0 tune named a best without a word."""
+    from analyser.experiments import tune
+    from analyser.experiments.tune_report import summary_sentences
+    res = _hand_built(3)
+    res.recheck = res.recheck.head(1)
+    res.best, res.verifying = tune.front_after_recheck([0, 1, 2], res.recheck, res.targets)
+    said = summary_sentences(res)
+    assert ("The re-check replayed trial 0 of the front on 40 fresh games; with one trial there is nothing to "
+            "dominate it, so the front stands (trials 1 and 2 of the front, not replayed, stay on it).") in said
+    res = _hand_built(3)
+    res.recheck, res.best, res.recheck_asked = res.recheck.head(0), [0, 1, 2], 0
+    assert ("The re-check was left out (--recheck 0): the best is the search's, on its games alone, so a lead won "
+            "on noise is not caught.") in summary_sentences(res)

@@ -612,7 +612,7 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
     elif len(rc):
         res.best, res.verifying = front_after_recheck(best, rc, tlist)
     if flat_objective(table, tlist):  # no configuration is better than another: none is called best
-        res.best, res.verifying = [], None
+        res.best, res.verifying, res.search_best = [], None, []
     res.importances, res.importance_note = importances(study, tlist, space)
     return res
 

@@ -33,6 +33,16 @@ def _fmt(v, lo=None, hi=None, d: int | None = None) -> str:
     return f"{v:.{d}f} ({lo:.{d}f} to {hi:.{d}f})"
 
 
+def _places(df: pd.DataFrame, targets) -> dict:
+    """Per target name, one count of decimals for its figures in ``df`` (the median half-width's,
+    :func:`analyser.stats.analysis.decimals`), so the same figure reads alike in every table and
+    line that shows it."""
+    if not len(df):
+        return {tg.name: 1 for tg in targets}
+    return {tg.name: analysis.decimals(((df[tg.name + ".high"] - df[tg.name + ".low"]) / 2).to_numpy(dtype=float))
+            for tg in targets}
+
+
 def _and(xs) -> str:
     """``10 and 12``, ``3, 5 and 9``."""
     xs = [str(x) for x in xs]
@@ -108,8 +118,8 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
                 "trial here)" if len(objs) > 2 else "")
         out.append(plots.save(fig, outdir / "tune_pareto.png",
                               f"Every trial's {a.name} against its {b.name} with 95% intervals, on the search's "
-                              f"games; the stars{', joined,' if len(objs) == 2 else ''} are the Pareto front"
-                              f"{more} after the re-check (no other trial is better on every objective)"
+                              f"games; the stars{', joined,' if len(objs) == 2 else ''} are the Pareto front "
+                              f"after the re-check{more} (no other trial is better on every objective)"
                               + ("; a ring marks a trial of the search's front that the re-check found dominated"
                                  if len(gone) else "") + "; numbers are trial numbers."))
     if res.importances:
@@ -212,9 +222,11 @@ def summary_sentences(res: TuneResult) -> list[str]:
     objs = _objectives(res.targets)
     flat_objective = len(objs) == 1 and objs[0].name in dict(flat)
     found = res.search_best or res.best
+    places = _places(t[t["state"] == "complete"] if len(t) else t, res.targets)
     if len(found) == 1 and len(t) and not flat_objective:
         b = t[t["trial"] == found[0]].iloc[0]
-        figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'])}" for tg in res.targets)
+        figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'], places[tg.name])}"
+                         for tg in res.targets)
         out.append(f"Best trial on the search: {found[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
         if not bool(b["feasible"]):
             out.append("No trial met every range target; the best is the one closest to them.")
@@ -226,7 +238,7 @@ def summary_sentences(res: TuneResult) -> list[str]:
                    "is better than another on every objective; choose among them by what matters most.")
         for n in found[:FRONT_LINES]:
             b = t[t["trial"] == n].iloc[0]
-            figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'])}"
+            figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'], places[tg.name])}"
                              for tg in res.targets)
             out.append(f"  trial {n} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}")
         if len(found) > FRONT_LINES:
@@ -237,6 +249,9 @@ def summary_sentences(res: TuneResult) -> list[str]:
         why = (f"the re-check replays trials of the Pareto front, and it holds {len(found)}" if len(objs) > 1 else
                "the trials that finished, with their targets defined, at distinct points")
         out.append(f"The re-check was asked for {asked} trials; {len(rc)} could be replayed ({why}).")
+    if not asked and res.best and res.status == "complete":
+        out.append("The re-check was left out (--recheck 0): the best is the search's, on its games alone, so a "
+                   "lead won on noise is not caught.")
     open_ = tuple(getattr(res, "recheck_open", ()) or ())
     if open_:
         out.append(f"The re-check is not finished ({open_[0]} of {open_[1]} trials replayed in full): no trial is "
@@ -284,7 +299,10 @@ def summary_sentences(res: TuneResult) -> list[str]:
     elif len(rc) and "on_front" in rc:
         kept = int(rc["on_front"].sum())
         text = (f"The re-check replayed {len(rc)} trials of the front on {int(rc['games'].iloc[0]):,} fresh games "
-                f"each; {kept} of them {'stays' if kept == 1 else 'stay'} non-dominated among themselves")
+                f"each; {kept} of them {'stays' if kept == 1 else 'stay'} non-dominated among themselves"
+                if len(rc) > 1 else
+                f"The re-check replayed trial {int(rc['trial'].iloc[0])} of the front on {int(rc['games'].iloc[0]):,} "
+                "fresh games; with one trial there is nothing to dominate it")
         dropped = [int(x) for x in rc.loc[~rc["on_front"].astype(bool), "trial"]]
         unplayed = [n for n in found if n not in set(rc["trial"].astype(int))]
         if dropped:
@@ -408,11 +426,12 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         tcols = [c for tg in res.targets for c in (tg.name, tg.name + ".low", tg.name + ".high")]
         t = res.trials
         shown = t[t["trial"].isin(res.best)] if res.best else t.head(0)
+        searched = t[t["state"] == "complete"] if len(t) else t
+        rc_table = res.recheck.copy() if len(res.recheck) else None
         def fig_table(df, extra=()):
             rows = []
-            # one count of decimals per target column (its median half-width's), so a column reads alike
-            places = {tg.name: analysis.decimals(((df[tg.name + ".high"] - df[tg.name + ".low"]) / 2)
-                                                 .to_numpy(dtype=float)) if len(df) else 1 for tg in res.targets}
+            # one count of decimals per target column, the search's tables alike (the re-check's its own)
+            places = _places(df if df is rc_table else searched, res.targets)
             for _, r in df.iterrows():
                 row = {"trial": int(r["trial"]), **{c: r[c] for c in cols}}
                 for tg in res.targets:
@@ -429,15 +448,17 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                      (f"No trial is called best: {none_why} (see the notes). " if not res.best else "")
                      + _moved(res)
                      + "Each target's figure with its 95% interval (in brackets), on the search's games. "
-                     + ("No trial on the front is better than another on every objective. " if several and res.best
-                        else "") + "Target definitions: docs/commands/tune.md.")]
+                     + ("No trial on the front is better than another on every objective. "
+                        if several and len(res.best) > 1 else "") + "Target definitions: docs/commands/tune.md.")]
         if len(res.recheck):
-            rc = res.recheck.copy()
+            rc = rc_table
             extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))
             sections.append(("Re-check of the best trials", reportmod.html_table(fig_table(rc, extra), formatted=True),
                              "The best trials of the search replayed on fresh games (another seed), "
-                             f"{res.config.get('recheck_factor', '')} times as many: a search winner that "
-                             "does not stay first here won on noise."))
+                             f"{res.config.get('recheck_factor', '')} times as many: "
+                             + ("a trial of the search's front that another dominates here was on the front by "
+                                "noise." if several else
+                                "a search winner that does not stay first here won on noise.")))
         order = t.sort_values(["violation", "score", "trial"]) if len(t) else t
         sections.append(("All trials", reportmod.html_table(
             fig_table(order.head(200), ("state", "feasible")), formatted=True),
@@ -489,6 +510,6 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     res.config["best"] = list(res.best)
-    res.config["search_best"] = list(res.search_best or res.best)
+    res.config["search_best"] = list(res.search_best)
     write_json_atomic(outdir / "config.json", res.config)
     return files

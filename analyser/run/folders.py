@@ -152,11 +152,12 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     is_run = previous is not None
     if not replace_run:
         what = f"holds {describe_output(previous)}, whose files a report there would overwrite" if is_run else \
-            f"is not empty ({len(entries)} entries)"
+            f"is not empty ({len(entries)} {'entry' if len(entries) == 1 else 'entries'})"
         raise InputError(f"--out {str(out)!r} {what}; choose a new or empty folder (or leave out --out to rebuild "
                          "a run's report in its own folder)")
     if not is_run:
-        raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} entries) and holds no analyser run to "
+        raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} {'entry' if len(entries) == 1 else 'entries'}) "
+                         "and holds no analyser run to "
                          "replace; choose a new or empty folder")
     if previous["kind"] != kind:
         raise InputError(f"--out {str(out)!r} holds {describe_output(previous)}, not a {KIND_NAMES[kind]}; a "
