@@ -303,6 +303,9 @@ def test_an_undefined_target_completes_its_trials_marked_undefined_and_is_said(r
     assert "Best trial" not in r.output
     page = (out / "index.html").read_text()
     assert "No trial is called best: the target skill_share is undefined in every trial (see the notes)" in page
+    # nothing to draw: no empty history plot, and no sentence about a table that is not shown
+    assert not (out / "tune_history.png").exists() and "tune_history.png" not in page
+    assert "Each target&#39;s figure with its 95% interval" not in page and "Each target's figure" not in page
     assert "The target skill_share is undefined in every trial" in page
 
 

@@ -71,8 +71,8 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     Each trial is a configuration asked of an Optuna sampler and played as a run folder
     OUT/cells/trial-NNNN, on the same game seeds as every other trial. The best few are replayed
     on fresh games (OUT/cells/recheck-NNNN) before one is called best. Writes trials.csv,
-    recheck.csv, the plots and index.html, whose verifying run links to the full report of the
-    best configuration. Ctrl-C or a kill keeps every finished trial: `analyser resume OUT`.
+    recheck.csv (when trials were re-checked), the plots and index.html, whose verifying run links
+    to the full report of the best configuration. Ctrl-C or a kill keeps every finished trial: `analyser resume OUT`.
     """
     from analyser.experiments import tune as tunemod
     from analyser.engine.registry import get_game, title_ref

@@ -69,10 +69,14 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
     out = []
     if not len(t):
         return out
-    n = len(res.targets)
+    # a target undefined in every trial has nothing to draw (the summary says why)
+    drawn = [tg for tg in res.targets if np.isfinite(t[tg.name].to_numpy(dtype=float)).any()]
+    if not drawn:
+        return out
+    n = len(drawn)
     fig, axes = plt.subplots(n, 1, figsize=(8, 2.6 * n + 0.6), squeeze=False)
     best = set(res.best)
-    for ax, tg in zip(axes[:, 0], res.targets):
+    for ax, tg in zip(axes[:, 0], drawn):
         y, lo, hi = t[tg.name].to_numpy(float), t[tg.name + ".low"].to_numpy(float), t[tg.name + ".high"].to_numpy(float)
         x = t["trial"].to_numpy()
         ax.errorbar(x, y, yerr=np.clip(np.vstack([y - lo, hi - y]), 0, None), fmt="o", color="#3a6ea5",
@@ -447,7 +451,8 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
                      (f"No trial is called best: {none_why} (see the notes). " if not res.best else "")
                      + _moved(res)
-                     + "Each target's figure with its 95% interval (in brackets), on the search's games. "
+                     + ("Each target's figure with its 95% interval (in brackets), on the search's games. "
+                        if len(shown) else "")
                      + ("No trial on the front is better than another on every objective. "
                         if several and len(res.best) > 1 else "") + "Target definitions: docs/commands/tune.md.")]
         if len(res.recheck):
