@@ -600,3 +600,25 @@ def test_ctrl_c_while_the_report_is_written_is_one_full_line(tmp_path, monkeypat
     assert f"interrupted while writing the summary files; the 40 games are in {out}; rebuild the report with: " \
            f"analyser report {out}" in r.output
     assert config(out)["status"] == "complete" and config(out)["games_completed"] == 40
+
+
+def test_a_ctrl_c_as_a_run_takes_its_folder_leaves_no_lock_behind(tmp_path, monkeypatch):
+    """A CI fault: a Ctrl-C that landed between taking the run folder's lock and the block that
+    releases it (here: while the hang folder is made) left OUT/.lock behind, so the folder read
+    as in use."""
+    import tempfile
+
+    import pytest
+
+    from analyser.run import RunSpec, run, store
+
+    out = tmp_path / "r"
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfile, "mkdtemp", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(RunSpec(game="dao", strategies=["greedy"], players=2, games=10, seed=1, jobs=1), out=out)
+    assert not (out / store.LOCK).exists()
+    assert store.holder_of(out) is None

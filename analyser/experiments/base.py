@@ -237,7 +237,12 @@ class Experiment:
                                               "game_timeout": shared.game_timeout}},
                       "versions": package_versions()}
         lock = store.RunLock(out).acquire() if play else None
-        exp = cls(out, kind, cells, config, temporary=temporary, command=command, lock=lock)
+        try:
+            exp = cls(out, kind, cells, config, temporary=temporary, command=command, lock=lock)
+        except BaseException:  # (a Ctrl-C here would leave the lock behind)
+            if lock is not None:
+                lock.release()
+            raise
         try:
             exp._read_cells()
             if play:

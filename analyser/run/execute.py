@@ -160,9 +160,12 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     # one client for the whole command when an experiment opened one (command_pool), else this run's own
     shared = pool_client()
     client = shared if shared is not None else _dask_client(spec) if spec.backend == "dask" else None
-    lock = store.RunLock(out).acquire() if out is not None else None
-    hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
-    try:
+    lock = store.RunLock(out) if out is not None else None
+    hang_dir = None
+    try:  # (the lock taken inside: a Ctrl-C between taking it and this try left it behind)
+        if lock is not None:
+            lock.acquire()
+        hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
         # a complete run may be extended to more games (a round of the stopping rule)
         previous = read_config(out, complete_ok=True) if (resume and out is not None) else None
         if previous:
@@ -221,7 +224,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     finally:
         if lock is not None:
             lock.release()
-        shutil.rmtree(hang_dir, ignore_errors=True)
+        if hang_dir is not None:
+            shutil.rmtree(hang_dir, ignore_errors=True)
         if client is not None and client is not shared:
             _close_dask(client)
 

@@ -21,6 +21,7 @@ readable (:func:`analyser.results.load_results`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -301,6 +302,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _signals_held():
+    """Ctrl-C and SIGTERM blocked for the duration (delivered as it ends), in the main thread of a
+    platform that can block them; elsewhere nothing changes."""
+    import signal
+    import threading
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, mask)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class RunLock:
     """``OUT/.lock`` holding ``<pid> <host>`` while a run writes the folder.  A second run into the
     same folder refuses (InputError naming the PID); a lock left by a process that no longer
@@ -314,7 +332,9 @@ class RunLock:
         me = f"{os.getpid()} {socket.gethostname()}\n"
         for _ in range(2):
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                with _signals_held():  # the file made and the lock marked held, or neither
+                    fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                    self.held = True
             except FileExistsError:
                 holder = holder_of(self.path.parent)
                 if holder is not None:
@@ -328,7 +348,6 @@ class RunLock:
                                  f"({e.strerror or type(e).__name__}); choose a folder you can write to") from None
             with os.fdopen(fd, "w") as fh:
                 fh.write(me)
-            self.held = True
             return self
         raise InputError(f"--out {str(self.path.parent)!r} is locked ({self.path}); remove the file if no run uses it")
 
