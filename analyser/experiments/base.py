@@ -364,12 +364,11 @@ class Experiment:
         experiment that plays in steps, deciding what to play next between them): the record
         says ``interrupted`` and is saved, later signals only noted meanwhile, so ``analyser
         resume`` goes on from it.  ``what`` names the cells in the stop's reason."""
-        from analyser.run.backends import _StopGuard, stop_exit_code
+        from analyser.run.backends import _StopGuard
 
         with _StopGuard() as guard:
             guard.stopping()
-            how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
-            stop = stopping.Stop(None, f"interrupted ({how}); the {what} that finished before it are kept", 0, 0)
+            stop = stopping.Stop(None, _stopped_by(what), 0, 0)
             self.config.update(status="interrupted", error=None, stopping=stop.as_dict())
             self.config.pop("pid", None)
             error = None
@@ -405,8 +404,7 @@ class Experiment:
         all cells), None only on a terminal, False never.  ``final=False``: more play follows
         (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
         the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
-        from analyser.run.backends import (WorkerDied, _Deferred, _StopGuard, signals_received, sigterm_raises,
-                                           stop_exit_code)
+        from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, signals_received, sigterm_raises
 
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
@@ -456,14 +454,12 @@ class Experiment:
                 if self.error is not None:
                     stop.reason = "the run failed or was interrupted"
                 else:
-                    how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
-                    stop.reason = f"interrupted ({how}); the {what} that finished before it are kept"
+                    stop.reason = _stopped_by(what)
             if signals_received() > self._signals and not self.interrupted and self.error is None:
                 # a signal whose exception was lost while the cells played: the run stops all the same
                 self.interrupted = True
-                how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
                 stop = stop or stopping.Stop(None, "", 0, 0)
-                stop.reason, stop.decided = f"interrupted ({how}); the {what} that finished before it are kept", False
+                stop.reason, stop.decided = _stopped_by(what), False
             if self.interrupted:
                 self._signals = signals_received()
             status = "failed" if self.error is not None else "interrupted" if self.interrupted else "complete"
@@ -652,6 +648,13 @@ def _writer_gone(folder: Path) -> bool:
         return Path(f"/proc/{holder[0]}/stat").read_text().split(")")[-1].split()[0] == "Z"
     except (OSError, IndexError):
         return False
+
+
+def _stopped_by(what: str) -> str:
+    """The stop's reason of an experiment that a signal stopped, its ``what`` named."""
+    from analyser.run.backends import stop_exit_code
+    how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+    return f"interrupted ({how}); the {what} that finished before it are kept"
 
 
 def recorded_outcome(config: dict) -> Outcome:
