@@ -29,7 +29,6 @@ class AnalyserGroup(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         from analyser.engine import registry
-        from analyser.run.backends import sigterm_raises, stop_exit_code
 
         # The resource tracker of the worker pool (started with this interpreter's -W options)
         # warns of semaphores that a stopped pool leaves to it; it cleans them up, so after the
@@ -39,10 +38,20 @@ class AnalyserGroup(click.Group):
             sys.warnoptions.append(quiet_tracker)
         # a plugin title that a built-in shadows is said once, when its id is used
         registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
+        from analyser.run import store
+        outer = store.held_locks()  # (held by a caller of this in-process command: not this command's)
+        try:
+            return self._main(args, prog_name, complete_var, extra)
+        finally:
+            store.release_held_locks(keep=outer)
+
+    def _main(self, args, prog_name, complete_var, extra):
+        from analyser.run.backends import stop_exit_code, stop_signals_counted
+
         try:
             # SIGTERM (kill, timeout) stops a command the way Ctrl-C does: what is finished is
             # written, and the exit code says which signal it was (143, or 130 for Ctrl-C)
-            with sigterm_raises():
+            with stop_signals_counted():
                 rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
                                   standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:  # `analyser` alone: show the help

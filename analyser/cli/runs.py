@@ -330,7 +330,12 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
+    from analyser.run.backends import signals_received
+    signals = signals_received()
+
     def play(a: int, b: int) -> bool:
+        if "result" in last and signals_received() != signals:
+            return False  # a Ctrl-C between rounds whose raise a library swallowed (while measuring)
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
         r = run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
@@ -359,6 +364,9 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         last["result"].config["status"] = "interrupted"
     result = last["result"]
     if not stop.decided:
+        if result.error is None:  # (a round complete, but the rule goes on: the run is unfinished)
+            result.interrupted = True
+            result.config["status"] = "interrupted"
         how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
         stop.reason = ("the run failed" if result.error is not None else
                        f"interrupted ({how}) before the rule decided; `analyser resume` goes on")

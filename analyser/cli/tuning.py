@@ -12,7 +12,7 @@ import click
 from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs, cli
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
-from analyser.engine.core import GAME_TIMEOUT, InputError
+from analyser.engine.core import GAME_TIMEOUT
 
 
 EPILOG_TUNE = """\b
@@ -83,12 +83,7 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     g = get_game(game)
     # all input checked before the folder is touched
     space = tunemod.parse_space(g, list(strategies), list(rules))
-    tlist = [tunemod.parse_target(t, g, space) for t in targets]
-    names = [t.name for t in tlist]
-    twice = [n for n in dict.fromkeys(names) if names.count(n) > 1]
-    if twice:
-        raise InputError(f"--target {twice[0]} is given twice; give each figure once")
-    tunemod.check_prune(tlist, prune)
+    tunemod.check_targets([tunemod.parse_target(t, g, space) for t in targets], prune)
     out = _prepare(out, g.id + "-tune", "tune", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), targets=list(targets),
                      players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,

@@ -70,7 +70,6 @@ import dataclasses
 from collections import Counter
 import hashlib
 import math
-import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,6 +142,16 @@ class _TuneExperiment(Experiment):
         if self.active is not None and k not in self.active:
             return True
         return super()._complete_to(k, games)
+
+
+def check_targets(tlist: list[Target], prune: bool) -> None:
+    """InputError when a figure is given as two ``--target``s, or ``--prune`` does not come with
+    exactly one objective (:func:`check_prune`).  Called by the command before the folder is
+    touched, and by :func:`run_tune`."""
+    twice = [n for n, k in Counter(t.name for t in tlist).items() if k > 1]
+    if twice:
+        raise InputError(f"--target {twice[0]} is given twice; give each figure once")
+    check_prune(tlist, prune)
 
 
 def check_prune(tlist: list[Target], prune: bool) -> None:
@@ -228,10 +237,7 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
     if not targets:
         raise InputError("give at least one --target, e.g. --target seat_gap=min")
     tlist = [parse_target(t, game, space) for t in targets]
-    twice = [n for n, k in Counter(t.name for t in tlist).items() if k > 1]
-    if twice:
-        raise InputError(f"--target {twice[0]} is given twice; give each figure once")
-    check_prune(tlist, prune)
+    check_targets(tlist, prune)
     specs0, rules0 = space.lineup({d.column: d.bounds[0] if d.bounds else d.values[0] for d in space.dims})
     base = RunSpec(game=title_ref(game), strategies=specs0, players=players, games=games, seed=seed, jobs=jobs,
                    rules=rules0, batch_size=batch_size, game_timeout=game_timeout)

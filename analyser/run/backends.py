@@ -191,6 +191,34 @@ def sigterm_raises():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def stop_signals_counted():
+    """For the whole of a command: Ctrl-C raises KeyboardInterrupt as Python's own handler does,
+    and SIGTERM raises :class:`Terminated`; both are counted (:func:`signals_received`), so a
+    loop can tell that a stop came even when its raise was swallowed.  A Ctrl-C the process was
+    started to ignore stays ignored; outside the main thread, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_int(signum, frame):
+        _note(signum)
+        raise KeyboardInterrupt
+
+    def on_term(signum, frame):
+        _note(signum)
+        raise Terminated()
+
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, on_term)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, on_int)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 class WorkerDied(RuntimeError):
     """A worker process died under a batch (killed, or out of memory)."""
 
@@ -220,6 +248,7 @@ def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang
     was interrupted.  Stops at the first failure once the batches before it are in."""
     stop = _StopRequest(n_jobs > 1 or client is not None)
     waiting = {a for a, _ in batches}
+    signals = signals_received()  # (a signal whose raise a library swallowed still stops the run)
     with stop, _sigterm_raises(), warnings.catch_warnings(), _watchdog_here(on_hang):
         # joblib warns about cancelled or unused tasks when we stop early; that is intended
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
@@ -242,7 +271,7 @@ def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang
                     if not any(a <= first for a in waiting):
                         break
                     continue
-                if res.interrupted:
+                if res.interrupted or signals_received() != signals:
                     stop.requested = True
                 if stop.requested:
                     # keep the batches that were running when Ctrl-C came: with n workers,

@@ -24,7 +24,7 @@ from analyser.engine.core import InputError
 from analyser.engine.registry import title_ref
 from analyser.run import store
 from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
-                                   _watchdog_here, client_address, pool_client)
+                                   _watchdog_here, client_address, pool_client, signals_received)
 from analyser.run.folders import prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame, write_csv
@@ -138,6 +138,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     arrow table just written (games ``start`` to ``stop - 1``), so a caller that analyses the run
     (an experiment) needs not read its parts back.
     """
+    signals = signals_received()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
     if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
         tqdm = _NoBar
     else:
@@ -220,7 +221,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             sink.save()
         with _StopGuard() as guard:
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, guard, on_part)
+                            run_id, hang_dir, guard, on_part, signals)
     finally:
         if lock is not None:
             lock.release()
@@ -231,7 +232,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: _StopGuard, on_part=None) -> RunResult:
+             run_id, hang_dir, guard: _StopGuard, on_part=None, signals: int | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -269,8 +270,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
               f"The {config['games_completed']} finished games were written"
               f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
-        if sink.out is not None:
-            store.RunLock(sink.out).path.unlink(missing_ok=True)
+        store.release_held_locks()  # (this run's lock, and an experiment's: the process ends here)
         os._exit(1)
 
     start_batches: list[tuple[int, int]] = []
@@ -325,7 +325,10 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             # last config.json written stay valid, and resume trusts the parts
             result.error = result.error or e
             config["status"] = "failed"
-    result.stop_requested = held.pending is not None or guard.pending is not None
+    # a signal noted while the final write ran, or one whose raise was swallowed (by a library
+    # that catches everything around a callback) with the run played to its end regardless
+    lost = signals is not None and signals_received() != signals and not result.interrupted
+    result.stop_requested = held.pending is not None or guard.pending is not None or lost
     return result
 
 

@@ -319,6 +319,47 @@ def _signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+#: The lock files this process has made and not yet released: path -> the line written in it.
+_HELD: dict[str, str] = {}
+
+
+def held_locks() -> set[str]:
+    """The paths of the lock files this process holds now (see :func:`release_held_locks`)."""
+    return set(_HELD)
+
+
+def release_held_locks(keep: set[str] = frozenset()) -> list[str]:
+    """Remove every lock file this process made and still holds, except the paths in ``keep``,
+    and return the paths removed.  A command calls it as its last step: no run is writing any
+    more, so a lock left by a Ctrl-C or SIGTERM that landed between taking a lock and the block
+    that releases it (or inside that release) is removed here.  A file is removed only when it
+    holds this process's line (or nothing: made, and stopped before the line was written);
+    another process's lock is never touched.  A further Ctrl-C during the sweep is absorbed and
+    the sweep goes on."""
+    removed: list[str] = []
+    for _ in range(5):
+        try:
+            for path in sorted(set(_HELD) - set(keep)):
+                me = _HELD[path]
+                try:
+                    text = Path(path).read_text()
+                except FileNotFoundError:
+                    text = None
+                except OSError:
+                    text = None
+                if text in (me, ""):
+                    try:
+                        Path(path).unlink(missing_ok=True)
+                        removed.append(path)
+                    except OSError:
+                        pass
+                _HELD.pop(path, None)
+            return removed
+        except KeyboardInterrupt:  # (a signal during the sweep: it has been noted; finish the sweep)
+            continue
+    return removed
+
+
 class RunLock:
     """``OUT/.lock`` holding ``<pid> <host>`` while a run writes the folder.  A second run into the
     same folder refuses (InputError naming the PID); a lock left by a process that no longer
@@ -331,11 +372,15 @@ class RunLock:
     def acquire(self) -> "RunLock":
         me = f"{os.getpid()} {socket.gethostname()}\n"
         for _ in range(2):
+            # noted before the file is made, so that a signal landing anywhere from here on leaves
+            # nothing behind: the command's last step (release_held_locks) removes it
+            _HELD[str(self.path)] = me
             try:
                 with _signals_held():  # the file made and the lock marked held, or neither
                     fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
                     self.held = True
             except FileExistsError:
+                _HELD.pop(str(self.path), None)  # (another run's lock: never removed by this one)
                 holder = holder_of(self.path.parent)
                 if holder is not None:
                     pid, host = holder
@@ -344,6 +389,7 @@ class RunLock:
                 self.path.unlink(missing_ok=True)  # stale: its process is gone
                 continue
             except OSError as e:
+                _HELD.pop(str(self.path), None)
                 raise InputError(f"--out {str(self.path.parent)!r} is not writable "
                                  f"({e.strerror or type(e).__name__}); choose a folder you can write to") from None
             with os.fdopen(fd, "w") as fh:
@@ -358,6 +404,7 @@ class RunLock:
             except OSError:
                 pass
             self.held = False
+            _HELD.pop(str(self.path), None)
 
     def __enter__(self):
         return self.acquire()
