@@ -738,3 +738,38 @@ def test_a_ctrl_c_whose_raise_a_library_swallowed_still_stops_the_run(tmp_path, 
     r = CliRunner().invoke(cli, ["resume", str(out), "-q", "--no-report"])
     assert r.exit_code == 0, r.output
     assert config(out)["stopping"]["decided"] is True and len(config(out)["stopping"]["history"]) == 10
+
+
+def test_resume_of_a_complete_run_whose_part_was_removed_plays_those_games_again(tmp_path):
+    """A complete run whose part went missing said "nothing to resume", though the report then
+    said games were missing.  Now resume plays the missing games only, says so, records the
+    resumption, and the results equal the run's, row for row; a complete run with every part
+    still refuses."""
+    from click.testing import CliRunner
+
+    from analyser.cli import cli
+
+    out = tmp_path / "r"
+    r = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--games", "400", "--batch-size",
+                                 "100", "--seed", "2", "-j", "1", "-q", "--no-report", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    before = pd.read_parquet(out / "results").sort_values(["game_index", "seat"]).reset_index(drop=True)
+    r = CliRunner().invoke(cli, ["resume", str(out), "-q", "--no-report"])
+    assert r.exit_code == 2 and "holds a complete run (400 games); nothing to resume" in r.output, r.output
+    parts = sorted((out / "results").glob("part-*.parquet"))
+    assert len(parts) == 4
+    parts[1].unlink()
+    r = CliRunner().invoke(cli, ["report", str(out)])
+    assert r.exit_code == 2 and r.output.endswith(
+        f"holds games 0-99, 200-399, but config.json records games 0-399 as done: a part is missing or was added by "
+        f"hand; restore it, or play its games again with: analyser resume {out}\n"), r.output
+    r = CliRunner().invoke(cli, ["resume", str(out), "--no-report"])
+    assert r.exit_code == 0, r.output
+    assert ("the run is complete, but 100 of its games have no part on disk (a part was removed or damaged); "
+            "they are played again") in r.stderr
+    assert "Resuming " + str(out) + ": 300 of 400 games done" in r.stderr
+    cfg = config(out)
+    assert cfg["status"] == "complete" and cfg["games_done"] == [[0, 400]] and len(cfg["resumed"]) == 1
+    assert cfg["resumed"][0]["games_before"] == 300
+    after = pd.read_parquet(out / "results").sort_values(["game_index", "seat"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(before, after)

@@ -433,7 +433,8 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     Plays only the games that have no finished part on disk, with the same seed, strategies,
     rules and batch size, so the whole run equals one uninterrupted run, row for row. A part cut
     short by a kill is detected and played again. Refuses a folder that is not a run, a complete
-    run, a run from a newer analyser, or a run another process is writing.
+    run (unless parts went missing: then only their games are played again), a run from a newer
+    analyser, or a run another process is writing.
 
     A sweep, tournament or comparison folder is finished the same way, cell by cell, and a
     --until-ci run goes on at the round its record reached; then the report is written as the
@@ -489,6 +490,11 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     for part in store.damaged_parts(Path(folder) / store.RESULTS):  # named as report names it: always said
         click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer cannot be "
                    "read); it is removed and its games are played again", err=True)
+    if config.get("status") == "complete":  # (resumable only when parts went missing: read_config)
+        from analyser.run.folders import missing_games
+        lost = missing_games(Path(folder), config)
+        click.echo(f"analyser: note: the run is complete, but {lost:,} of its games have no part on disk (a part "
+                   "was removed or damaged); they are played again", err=True)
     if not quiet:  # the games the parts on disk hold (the record may claim more, if a part is damaged)
         on_disk = sum(b - a for a, b in store.merge_ranges(store.scan_parts(Path(folder) / store.RESULTS).values()))
         click.echo(f"Resuming {folder}: {on_disk} of {spec.games} games done; seed {root}", err=True)

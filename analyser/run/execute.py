@@ -25,7 +25,7 @@ from analyser.engine.registry import title_ref
 from analyser.run import store
 from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
                                    _watchdog_here, client_address, pool_client, signals_received)
-from analyser.run.folders import prepare_out, read_config
+from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame, write_csv
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
@@ -204,7 +204,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             config["command"] = previous.get("command", "")
             config["started"] = previous.get("started", config["started"])
             resumed = list(previous.get("resumed") or [])
-            if previous.get("status") != "complete" and not extend:  # a planned next round is no resumption
+            replayed = previous.get("status") == "complete" and not extend and missing_games(out, previous) > 0
+            if (previous.get("status") != "complete" or replayed) and not extend:  # a planned next round is no resumption
                 resumed.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                                 "command": command or "", "games_before": config["games_completed"]})
             if resumed:

@@ -57,10 +57,28 @@ def read_config(out: Path, complete_ok: bool = False) -> dict:
     if layout < store.LAYOUT or "run_id" not in config:
         raise InputError(f"{str(out)!r} was written by an analyser without resumable runs "
                          "(one results.parquet); it cannot be resumed, start a new run")
-    if config.get("status") == "complete" and not complete_ok and not undecided(config):
+    if config.get("status") == "complete" and not complete_ok and not undecided(config) \
+            and not missing_games(out, config):
         raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); "
                          "nothing to resume")
     return config
+
+
+def missing_games(out: Path, config: dict) -> int:
+    """How many of the games a run's ``config.json`` records as done (``games_done``) have no
+    readable part on disk (a part removed or damaged since): a complete run missing games is
+    resumed, and only those games are played again.  0 when the record cannot say (a malformed
+    ``games_done``, or a run played in ``--until-ci`` rounds, which is not replayed this way)."""
+    record = config.get("games_done")
+    if isinstance(config.get("stopping"), dict) and config["stopping"].get("until_ci") is not None:
+        return 0
+    try:
+        recorded = store.merge_ranges((int(a), int(b)) for a, b in record)
+    except (TypeError, ValueError):
+        return 0
+    disk = store.merge_ranges(store.scan_parts(Path(out) / store.RESULTS).values())
+    covered = sum(max(0, min(b, d) - max(a, c)) for a, b in recorded for c, d in disk)
+    return sum(b - a for a, b in recorded) - covered
 
 
 def undecided(config: dict) -> bool:

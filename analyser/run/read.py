@@ -9,6 +9,8 @@ process trusts the file (:func:`trust_title_file`).
 
 from __future__ import annotations
 
+import shlex
+
 from pathlib import Path
 
 import pandas as pd
@@ -19,7 +21,7 @@ from analyser.io.csvsafe import restore_frame
 from analyser.engine.registry import get_game
 from analyser.io.validate import validate_config, validate_extra, validate_results
 from analyser.run import store
-from analyser.run.folders import read_config_file
+from analyser.run.folders import missing_games, read_config_file
 from analyser.run.trust import Allowed, is_trusted_file, refusal, resume_command, trust_file
 
 
@@ -289,9 +291,11 @@ def check_parts(out: Path, game, config: dict) -> list[list[int]]:
         if recorded != merged:
             def show(rs):
                 return ", ".join(f"{a}-{b - 1}" for a, b in rs[:4]) + (" ..." if len(rs) > 4 else "")
+            fix = ("restore it, or play its games again with: analyser resume " + shlex.quote(str(out))
+                   if missing_games(out, config) > 0 else "restore it, or remove the stray part")
             raise InputError(f"{str(out / store.RESULTS)!r} holds games {show(merged) or 'none'}, but config.json "
                              f"records games {show(recorded) or 'none'} as done: a part is missing or was added by "
-                             "hand; restore it, or remove the stray part")
+                             f"hand; {fix}")
     return merged
 
 
