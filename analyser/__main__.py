@@ -9,7 +9,7 @@ import sys
 if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd():
     del sys.path[0]
 
-from analyser.cli import main  # noqa: E402
+from analyser import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

@@ -761,8 +761,8 @@ def test_resume_of_a_complete_run_whose_part_was_removed_plays_those_games_again
     parts[1].unlink()
     r = CliRunner().invoke(cli, ["report", str(out)])
     assert r.exit_code == 2 and r.output.endswith(
-        f"holds games 0-99, 200-399, but config.json records games 0-399 as done: a part is missing or was added by "
-        f"hand; restore it, or play its games again with: analyser resume {out}\n"), r.output
+        f"holds games 0-99, 200-399, but config.json records games 0-399 as done: a part is missing; restore it, or "
+        f"play its games again with: analyser resume {out}\n"), r.output
     r = CliRunner().invoke(cli, ["resume", str(out), "--no-report"])
     assert r.exit_code == 0, r.output
     assert ("the run is complete, but 100 of its games have no part on disk (a part was removed or damaged); "

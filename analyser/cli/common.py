@@ -189,11 +189,37 @@ def main():
     it prints anything to stdout, so they are complete whatever the pipe does."""
     try:
         try:
-            cli.main(prog_name="analyser")
-        finally:  # what is still buffered meets the closed pipe here, not at interpreter exit
-            sys.stdout.flush()
+            try:
+                cli.main(prog_name="analyser")
+            finally:  # what is still buffered meets the closed pipe here, not at interpreter exit
+                sys.stdout.flush()
+        except SystemExit as done:
+            _stop_worker_pool(done.code)
+            raise
     except BrokenPipeError:
         _stdout_closed()
+
+
+def _stop_worker_pool(code) -> None:
+    """The command is over: stop the reusable worker pool here, where a Ctrl-C or SIGTERM is still
+    handled, rather than at interpreter exit (where it was "Exception ignored" with a traceback,
+    and exit code 0).  A stop while the pool shuts down ends the process with the stop's exit
+    code and one line; the command's own work (files, output) was done."""
+    mod = sys.modules.get("joblib.externals.loky.reusable_executor")
+    pool = getattr(mod, "_executor", None) if mod is not None else None
+    if pool is None:
+        return
+    from analyser.run.backends import sigterm_raises, stop_exit_code
+    try:
+        with sigterm_raises():
+            pool.shutdown(wait=True)
+    except KeyboardInterrupt:
+        stop = stop_exit_code()
+        click.echo(f"analyser: interrupted{' (SIGTERM)' if stop == 143 else ''} while the worker processes were "
+                   "stopped; the command had finished its work", err=True)
+        sys.exit(stop if code in (0, None) else code)
+    except Exception:  # noqa: BLE001 - ending anyway; the pool's own exit hook stops what is left
+        pass
 
 
 def _stdout_closed() -> None:

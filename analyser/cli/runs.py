@@ -13,7 +13,7 @@ import click
 from analyser.cli.common import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
                                  _root_seed, _strip_specs, cli)
 from analyser.cli.reports import _print_summary
-from analyser.engine.core import GAME_TIMEOUT, parse_key_values
+from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 
 
 EPILOG_SIMULATE = """\b
@@ -138,17 +138,43 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
                    f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                    f"{replacing or f'writing to {out}'}", err=True)
-    if until_ci is None:
-        result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
-    else:  # played in rounds, each extending the run folder (on one Dask client for all of them)
-        from analyser.run.backends import command_pool
-        with command_pool(spec.backend, spec.scheduler, spec.jobs):
-            result = _run_until(spec, until_ci, n_players, quiet, out)
-    if confirm_components:
-        _confirm_components(result, spec, out, quiet)
-    if confirm_seats:
-        _confirm_seats(result, spec, out, quiet)
+    try:
+        if until_ci is None:
+            result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
+        else:  # played in rounds, each extending the run folder (on one Dask client for all of them)
+            from analyser.run.backends import command_pool
+            with command_pool(spec.backend, spec.scheduler, spec.jobs):
+                result = _run_until(spec, until_ci, n_players, quiet, out)
+        if confirm_components:
+            _confirm_components(result, spec, out, quiet)
+        if confirm_seats:
+            _confirm_seats(result, spec, out, quiet)
+    except KeyboardInterrupt:  # (after the games: as a run ends, or as a replay or the pool stops)
+        return _interrupted_after_play(out)
     return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
+
+
+def _interrupted_after_play(out: Path) -> int:
+    """A Ctrl-C or SIGTERM that reached the command outside the run's own handling (as the run
+    ended, between its last round and its files): one line that says what the folder holds and
+    the command that goes on from it; the stop's exit code."""
+    from analyser.run import resume_command
+    from analyser.run.backends import stop_exit_code
+    from analyser.run.folders import read_config_file, undecided
+    how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+    try:
+        config = read_config_file(out / "config.json")
+    except (InputError, OSError):
+        config = None
+    if not isinstance(config, dict):
+        click.echo(f"analyser: interrupted{how}; nothing was recorded in {out}", err=True)
+    elif config.get("status") == "complete" and not undecided(config):
+        click.echo(f"analyser: interrupted{how} after the run's {config.get('games_completed')} games were written "
+                   f"to {out}; write its report with: analyser report {shlex.quote(str(out))}", err=True)
+    else:
+        click.echo(f"analyser: interrupted{how} after {config.get('games_completed')} games; they are in {out}; "
+                   f"continue with: {resume_command(out, config)}", err=True)
+    return stop_exit_code()
 
 
 def _finished(result) -> bool:
@@ -490,9 +516,9 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     for part in store.damaged_parts(Path(folder) / store.RESULTS):  # named as report names it: always said
         click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer cannot be "
                    "read); it is removed and its games are played again", err=True)
-    if config.get("status") == "complete":  # (resumable only when parts went missing: read_config)
-        from analyser.run.folders import missing_games
-        lost = missing_games(Path(folder), config)
+    from analyser.run.folders import missing_games
+    lost = missing_games(Path(folder), config) if config.get("status") == "complete" else 0
+    if lost:  # (a complete run is resumable only when parts went missing: read_config)
         click.echo(f"analyser: note: the run is complete, but {lost:,} of its games have no part on disk (a part "
                    "was removed or damaged); they are played again", err=True)
     if not quiet:  # the games the parts on disk hold (the record may claim more, if a part is damaged)

@@ -73,7 +73,8 @@ def missing_games(out: Path, config: dict) -> int:
     if isinstance(config.get("stopping"), dict) and config["stopping"].get("until_ci") is not None:
         return 0
     try:
-        recorded = store.merge_ranges((int(a), int(b)) for a, b in record)
+        top = int(config.get("games_requested"))
+        recorded = store.merge_ranges((max(0, int(a)), min(int(b), top)) for a, b in record)
     except (TypeError, ValueError):
         return 0
     disk = store.merge_ranges(store.scan_parts(Path(out) / store.RESULTS).values())
@@ -184,7 +185,8 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     holder = store.holder_of(out)
     if holder is not None:
         raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
-                         "wait for it or choose another folder")
+                         f"wait for it, choose another folder, or remove {str(Path(out) / store.LOCK)!r} if no analyser run "
+                         "uses the folder")
     if (previous.get("status") in ("running", "interrupted") or undecided(previous)) and previous.get("games_completed"):
         what = f"an unfinished {KIND_NAMES.get(previous.get('kind'), 'run')}"
         raise InputError(f"--out {str(out)!r} holds {what[:60]} ({previous.get('games_completed')} of "

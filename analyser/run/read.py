@@ -291,11 +291,22 @@ def check_parts(out: Path, game, config: dict) -> list[list[int]]:
         if recorded != merged:
             def show(rs):
                 return ", ".join(f"{a}-{b - 1}" for a, b in rs[:4]) + (" ..." if len(rs) > 4 else "")
-            fix = ("restore it, or play its games again with: analyser resume " + shlex.quote(str(out))
-                   if missing_games(out, config) > 0 else "restore it, or remove the stray part")
+            covered = sum(max(0, min(b, d) - max(a, c)) for a, b in recorded for c, d in merged)
+            lacking = sum(b - a for a, b in recorded) > covered
+            stray = sum(b - a for a, b in merged) > covered
+            what = ("a part is missing" if lacking and not stray else "a part was added by hand" if stray and not lacking
+                    else "a part is missing or was added by hand")
+            if lacking and not stray and missing_games(out, config) > 0:
+                fix = "restore it, or play its games again with: analyser resume " + shlex.quote(str(out))
+            elif lacking and not stray:
+                fix = ("restore it (a run played in --until-ci rounds cannot play a lost part again: play the run "
+                       "again)")
+            elif stray and not lacking:
+                fix = "remove the stray part"
+            else:
+                fix = "restore the missing part, or remove the stray part"
             raise InputError(f"{str(out / store.RESULTS)!r} holds games {show(merged) or 'none'}, but config.json "
-                             f"records games {show(recorded) or 'none'} as done: a part is missing or was added by "
-                             f"hand; {fix}")
+                             f"records games {show(recorded) or 'none'} as done: {what}; {fix}")
     return merged
 
 

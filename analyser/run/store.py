@@ -218,7 +218,12 @@ def read_part_table(path: Path, columns: list[str] | None = None, drop: tuple[st
     try:
         table = pq.read_table(path, columns=cols)
     except Exception as e:  # noqa: BLE001
-        raise InputError(f"{what} {str(path)!r} cannot be read: {type(e).__name__}") from None
+        fix = ""
+        if what == "part" and Path(path).parent.name == RESULTS:  # (its footer reads: the data itself is damaged)
+            import shlex
+            fix = (f"; its data is damaged: remove it, and `analyser resume "
+                   f"{shlex.quote(str(Path(path).parent.parent))}` plays its games again")
+        raise InputError(f"{what} {str(path)!r} cannot be read: {type(e).__name__}{fix}") from None
     meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != _PANDAS_KEY}
     return table.replace_schema_metadata(meta or None)
 
@@ -385,7 +390,8 @@ class RunLock:
                 if holder is not None:
                     pid, host = holder
                     raise InputError(f"--out {str(self.path.parent)!r} is in use by another analyser run "
-                                     f"(PID {pid} on {host}); wait for it or choose another folder")
+                                     f"(PID {pid} on {host}); wait for it, choose another folder, or remove "
+                                     f"{str(self.path)!r} if no analyser run uses the folder")
                 self.path.unlink(missing_ok=True)  # stale: its process is gone
                 continue
             except OSError as e:
