@@ -92,7 +92,7 @@ def test_a_ctrl_c_while_the_worker_pool_stops_is_one_line_with_the_stop_exit_cod
 
 def test_a_ctrl_c_while_the_command_loads_is_one_line(monkeypatch, capsys):
     """A Ctrl-C in the first second (while pandas and the rest load) printed a 30-line traceback."""
-    import analyser
+    import analyser.__main__ as entry
     import analyser.cli
 
     def loading(*a, **k):
@@ -100,7 +100,7 @@ def test_a_ctrl_c_while_the_command_loads_is_one_line(monkeypatch, capsys):
 
     monkeypatch.setattr(analyser.cli, "main", loading)
     with pytest.raises(SystemExit) as stop:
-        analyser.main()
+        entry.main()
     assert stop.value.code in (130, 143)  # (143 once this process has had a SIGTERM, as stop_exit_code says)
     assert capsys.readouterr().err.startswith("analyser: interrupted")
 

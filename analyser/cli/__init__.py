@@ -24,5 +24,5 @@ it (but ``python -m analyser``).  Its modules import each other in one direction
 ``experiments`` <- ``tuning`` <- ``folders`` <- ``reports`` <- ``runs``.
 """
 
-from analyser.cli.common import AnalyserGroup, cli, main  # noqa: F401 - the console script (analyser:main) runs main
+from analyser.cli.common import AnalyserGroup, cli, main  # noqa: F401 - the console script (analyser.__main__:main) runs main
 from analyser.cli import bench, catalog, experiments, folders, play, reports, runs, tuning  # noqa: E402,F401
