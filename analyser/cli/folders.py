@@ -53,8 +53,7 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
                          f"analyser report {shlex.quote(str(folder))})")
     holder = store.holder_of(folder)
     if holder is not None:
-        raise InputError(f"{str(folder)!r} is in use by another analyser process (PID {holder[0]} on {holder[1]}); "
-                         f"wait for it to stop, or remove {str(Path(folder) / store.LOCK)!r} if no analyser run uses the folder")
+        raise InputError(store.in_use_message(folder, holder, who="process"))
     arguments = _guarded_arguments(folder, kind, config, allowed)
     from analyser.run.folders import cell_folder_ok
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)

@@ -218,9 +218,7 @@ class Experiment:
             if play:
                 holder = store.holder_of(out)
                 if holder is not None:
-                    raise InputError(f"{str(out)!r} is in use by another analyser process (PID {holder[0]} on "
-                                     f"{holder[1]}); wait for it to stop, or remove {str(Path(out) / store.LOCK)!r} if no analyser run "
-                                     "uses the folder")
+                    raise InputError(store.in_use_message(out, holder, who="process"))
                 config["resumed"] = list(config.get("resumed") or []) + [
                     {"at": now, "command": command, "games_before": int(config.get("games_completed") or 0)}]
         else:

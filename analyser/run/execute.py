@@ -394,8 +394,7 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
     config = read_config(out)
     holder = store.holder_of(out)
     if holder is not None:
-        raise InputError(f"{str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
-                         f"wait for it to stop, or remove {str(out / store.LOCK)!r} if no analyser run uses the folder")
+        raise InputError(store.in_use_message(out, holder))
     guarded = guard_folder_config(config, out, allowed)
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config)

@@ -78,8 +78,7 @@ def missing_games(out: Path, config: dict) -> int:
     except (TypeError, ValueError):
         return 0
     disk = store.merge_ranges(store.scan_parts(Path(out) / store.RESULTS).values())
-    covered = sum(max(0, min(b, d) - max(a, c)) for a, b in recorded for c, d in disk)
-    return sum(b - a for a, b in recorded) - covered
+    return sum(b - a for a, b in recorded) - store.overlap(recorded, disk)
 
 
 def undecided(config: dict) -> bool:
@@ -184,9 +183,7 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
                          "folder (or leave out --out)")
     holder = store.holder_of(out)
     if holder is not None:
-        raise InputError(f"--out {str(out)!r} is in use by another analyser run (PID {holder[0]} on {holder[1]}); "
-                         f"wait for it, choose another folder, or remove {str(Path(out) / store.LOCK)!r} if no analyser run "
-                         "uses the folder")
+        raise InputError(store.in_use_message(out, holder, "--out ", "wait for it, choose another folder"))
     if (previous.get("status") in ("running", "interrupted") or undecided(previous)) and previous.get("games_completed"):
         what = f"an unfinished {KIND_NAMES.get(previous.get('kind'), 'run')}"
         raise InputError(f"--out {str(out)!r} holds {what[:60]} ({previous.get('games_completed')} of "

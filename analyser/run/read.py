@@ -291,7 +291,7 @@ def check_parts(out: Path, game, config: dict) -> list[list[int]]:
         if recorded != merged:
             def show(rs):
                 return ", ".join(f"{a}-{b - 1}" for a, b in rs[:4]) + (" ..." if len(rs) > 4 else "")
-            covered = sum(max(0, min(b, d) - max(a, c)) for a, b in recorded for c, d in merged)
+            covered = store.overlap(recorded, merged)
             lacking = sum(b - a for a, b in recorded) > covered
             stray = sum(b - a for a, b in merged) > covered
             what = ("a part is missing" if lacking and not stray else "a part was added by hand" if stray and not lacking

@@ -138,6 +138,20 @@ def merge_ranges(ranges) -> list[list[int]]:
     return out
 
 
+def overlap(ranges, others) -> int:
+    """How many games two lists of merged ``[start, stop)`` ranges have in common."""
+    return sum(max(0, min(b, d) - max(a, c)) for a, b in ranges for c, d in others)
+
+
+def in_use_message(folder: Path, holder: tuple[int, str], lead: str = "", fix: str = "wait for it to stop",
+                   who: str = "run") -> str:
+    """The one line for a folder whose lock another live process holds (``holder``: pid, host):
+    ``lead`` before the folder's name (``"--out "``), ``fix`` the first remedy."""
+    lock = Path(folder) / LOCK
+    return (f"{lead}{str(folder)!r} is in use by another analyser {who} (PID {holder[0]} on {holder[1]}); {fix}, or "
+            f"remove {str(lock)!r} if no analyser run uses the folder")
+
+
 def missing_ranges(done, games: int) -> list[tuple[int, int]]:
     """The game ranges of ``0..games-1`` not covered by ``done``."""
     out, at = [], 0
@@ -388,10 +402,8 @@ class RunLock:
                 _HELD.pop(str(self.path), None)  # (another run's lock: never removed by this one)
                 holder = holder_of(self.path.parent)
                 if holder is not None:
-                    pid, host = holder
-                    raise InputError(f"--out {str(self.path.parent)!r} is in use by another analyser run "
-                                     f"(PID {pid} on {host}); wait for it, choose another folder, or remove "
-                                     f"{str(self.path)!r} if no analyser run uses the folder")
+                    raise InputError(in_use_message(self.path.parent, holder, "--out ",
+                                                    "wait for it, choose another folder"))
                 self.path.unlink(missing_ok=True)  # stale: its process is gone
                 continue
             except OSError as e:
