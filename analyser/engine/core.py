@@ -28,6 +28,7 @@ import dataclasses
 import typing
 from typing import Any, Callable, ClassVar, Sequence
 
+from analyser.engine import derive
 from analyser.engine.hooks import ComponentHooks
 from analyser.engine.traces import encode_trace  # noqa: F401  (titles import it from here)
 # the contract is importable from here whole: errors, rule parameters and the results schema
@@ -55,6 +56,16 @@ class Game(ComponentHooks):
     max_players: ClassVar[int]
     default_players: ClassVar[int]
     Params: ClassVar[type[Params]]
+    #: The state class: a dataclass of plain values and components
+    #: (:mod:`analyser.engine.components`), from which the engine derives copy, equality,
+    #: pickling, the JSON round trip, views, ``resample_hidden`` and ``determinize``.
+    State: ClassVar[type | None] = None
+    #: The base of the seat views (:class:`analyser.engine.derive.View`); a title subclasses it to
+    #: add helpers (``def score(self): ...``), and the engine adds one attribute per state field.
+    View: ClassVar[type] = derive.View
+    #: The types of the title's actions that are not plain values (enums, named tuples), which
+    #: the JSON of a saved trace is read back into.
+    action_types: ClassVar[tuple[type, ...]] = ()
     #: Where a title loaded from a file or folder came from (its absolute ``path[:NAME]``; set by
     #: the registry), so worker processes can load it again; None for a registered title.
     source: str | None = None
@@ -141,9 +152,12 @@ class Game(ComponentHooks):
     def current_player(self, state) -> int:
         raise NotImplementedError
 
-    #: True when ``view(state, seat)`` returns a live view that reads through to the state, so the
-    #: game loop may build it once per seat and game instead of once per decision.
-    live_views: ClassVar[bool] = False
+    @property
+    def live_views(self) -> bool:
+        """True when ``view(state, seat)`` returns a live view that reads through to the state, so
+        the game loop may build it once per seat and game instead of once per decision: the
+        derived view is live; a title that writes its own live ``view`` sets ``live_views = True``."""
+        return type(self).view is Game.view
 
     def turn(self, state) -> tuple[int, Sequence[Any]]:
         """``(current_player(state), legal_actions(state))`` in one call - the game loop asks
@@ -201,8 +215,10 @@ class Game(ComponentHooks):
         return ranks_from(scores, winners)
 
     def view(self, state, seat: int) -> Any:
-        """What ``seat`` may see.  Never hidden information of other seats or of the deck."""
-        raise NotImplementedError
+        """What ``seat`` may see.  Never hidden information of other seats or of the deck.
+        Derived from the state's declaration (:func:`analyser.engine.derive.view`: a live view
+        built on ``View``)."""
+        return derive.view(state, seat, self.View)
 
     def metrics(self, state) -> list[dict[str, float]]:
         """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
@@ -218,13 +234,12 @@ class Game(ComponentHooks):
         """A copy of ``state`` in which everything ``seat`` cannot see (the deck order, the other
         seats' hands, ...) is drawn again with ``rng``, and everything it can see is kept.
 
-        This is how a title declares what is hidden: ``analyser check`` asks it for each seat and
-        requires the seat's view of the copy to equal its view of the original.  The copy must be
-        a legal state (``check_invariants`` holds); it need not be consistent with what earlier
-        play revealed.  A title without hidden information returns ``clone_state(state)``.  The
-        default raises NotImplementedError, which ``analyser check`` reports.
+        ``analyser check`` asks it for each seat and requires the seat's view of the copy to equal
+        its view of the original.  The copy must be a legal state (``check_invariants`` holds).
+        Derived from the state's declaration (:func:`analyser.engine.derive.resample_hidden`); a
+        title overrides it only where a rule constrains the hidden deal.
         """
-        raise NotImplementedError
+        return derive.resample_hidden(state, seat, rng)
 
     def check_invariants(self, state) -> None:
         """Raise AssertionError when the state breaks a conservation law (cards, tiles).  Used by
@@ -264,10 +279,18 @@ class Game(ComponentHooks):
     def determinize(self, view, rng) -> Any:
         """A full state consistent with everything ``view`` shows: the public part and the seat's
         own hand exactly as in the view, every hidden part (deck order, other hands) sampled with
-        ``rng`` (a ``random.Random``) from what the seat cannot rule out.  It must read nothing
-        but the view's public data, and share no mutable data with it.  The hook that makes the
-        generic ``mcts`` strategy work for a title; the base class has none."""
-        raise NotImplementedError(f"{self.id} does not provide determinize(view, rng)")
+        ``rng`` (a ``random.Random``) from what the seat cannot rule out, sharing no mutable data
+        with the view.  The hook that makes the generic ``mcts`` strategy work.  Derived from the
+        state's declaration (:func:`analyser.engine.derive.determinize`: the unseen cards dealt
+        again); a title overrides it where what a seat saw constrains the deal (a void suit)."""
+        if self.State is None:
+            raise NotImplementedError(f"{self.id} does not provide determinize(view, rng)")
+        return derive.determinize(view, rng)
+
+    @property
+    def can_determinize(self) -> bool:
+        """True when the title declares its state (``State``) or writes ``determinize``."""
+        return self.State is not None or type(self).determinize is not Game.determinize
 
     #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
     #: ends its rollouts when it changes.  None: the title is one stage.
@@ -276,30 +299,64 @@ class Game(ComponentHooks):
     #: usually lies in, which ``mcts:reward=score`` scales rewards by.  None: no declared range.
     score_range: ClassVar[Callable[..., tuple[float, float]] | None] = None
 
-    # -- persistence and display -----------------------------------------------------------
+    # -- persistence (derived from ``State``) and display ---------------------------------
     def clone_state(self, state):
-        raise NotImplementedError
+        """A copy of ``state`` sharing no mutable data (derived: :func:`analyser.engine.derive.clone`)."""
+        return derive.clone(state)
 
     def state_to_dict(self, state) -> dict:
-        raise NotImplementedError
+        """JSON data of ``state``: ``{"game": id, field: value, ...}`` (derived)."""
+        return {"game": self.id, **derive.state_to_dict(state)}
 
     def state_from_dict(self, data: dict):
-        raise NotImplementedError
+        """The state :meth:`state_to_dict` wrote (derived from ``State``'s annotations).  Raises
+        :class:`InputError` naming the field when the data does not fit."""
+        if self.State is None:
+            raise NotImplementedError(f"{self.id} declares no State")
+        if not isinstance(data, dict):
+            raise InputError(f"not a {self.id} state: expected a JSON object")
+        fields = {k: v for k, v in data.items() if k != "game"}
+        try:
+            return derive.from_fields(self.State, fields, "state")
+        except InputError as e:
+            raise InputError(f"not a {self.id} state: {e}") from None
+        except ValueError as e:
+            raise InputError(f"not a {self.id} state: {e}") from None
 
     def state_schema(self):
         """The title's saved-state schema: a pydantic model (subclass of
         :class:`analyser.io.states.StateModel`) that ``analyser play --state`` validates a state dict
-        against *before* ``state_from_dict`` builds anything: strict types, every number within
-        its range, every list within its length, one entry per seat.  Declared once per title;
-        build it lazily (import pydantic inside) and cache it, so the rules import fast.  ``None``
-        (the default) leaves only the generic gates of :func:`analyser.io.states.load_state`."""
+        against *before* ``state_from_dict`` builds anything: every number within its range, every
+        list within its length, one entry per seat.  ``None`` (the default) leaves the generic gates
+        of :func:`analyser.io.states.load_state` and the typed decoding of ``state_from_dict``."""
         return None
 
     def action_to_json(self, action) -> Any:
-        raise NotImplementedError
+        """JSON data of an action (derived: enums by value, a named tuple as ``{"type": name,
+        field: value, ...}``, tuples as lists)."""
+        if isinstance(action, tuple) and hasattr(action, "_fields"):
+            return {"type": type(action).__name__, **{k: derive.encode(v) for k, v in zip(action._fields, action)}}
+        return derive.encode(action)
 
     def action_from_json(self, data) -> Any:
-        raise NotImplementedError
+        """The action :meth:`action_to_json` wrote, by the types in ``action_types``.  Raises
+        :class:`InputError` when it names no action of the title."""
+        types = self.action_types
+        if isinstance(data, dict):
+            kind = next((t for t in types if t.__name__ == data.get("type")), None)
+            if kind is None:
+                raise InputError(f"unknown {self.id} action {data!r}; accepted types: "
+                                 + ", ".join(t.__name__ for t in types))
+            fields = {k: v for k, v in data.items() if k != "type"}
+            return derive.decode(kind, [fields.get(k) for k in kind._fields], "action")
+        for kind in types:
+            try:
+                return derive.decode(kind, data, "action")
+            except (InputError, TypeError):
+                continue
+        if types:
+            raise InputError(f"unknown {self.id} action {data!r}")
+        return tuple(data) if isinstance(data, list) else data
 
     def describe_action(self, action) -> str:
         return str(action)

@@ -69,7 +69,7 @@ MAX_ITERATIONS = 10_000_000
 
 def has_determinize(game: Game) -> bool:
     """Whether ``game`` provides the ``determinize(view, rng)`` hook (overrides the base one)."""
-    return getattr(type(game), "determinize", Game.determinize) is not Game.determinize
+    return game.can_determinize
 
 
 class _Node:

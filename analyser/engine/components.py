@@ -1,0 +1,116 @@
+"""Tabletop components a game state is made of, and who may see each.
+
+A title's state is a dataclass of plain values and components.  Each component is a field
+declared with one of the functions below; the declaration says what the field holds and who may
+see it, and that is all the engine needs to derive the state's copy, equality, pickling, JSON
+round trip, each seat's view, ``resample_hidden`` and the default ``determinize``
+(:mod:`analyser.engine.derive`)::
+
+    @dataclass(slots=True)
+    class CardState:
+        params: CardParams
+        n: int
+        deck: list[Card] = deck()          # face down: nobody sees the cards, the size is public
+        hands: list[list[Card]] = hands()  # each seat sees its own hand, the others' sizes
+        pile: list[Card] = pile()          # face up
+        scores: list[int] = counters()     # one number per seat
+        current: int = 0                   # a plain value: public
+
+The values are plain Python lists, so the rules read and change them with list operations (a
+deck's top card is its last: ``deck.pop()`` draws).  Who may see a zone is one of:
+
+* :data:`EVERYONE` - every seat sees the cards (a display, a discard pile, a score track);
+* :data:`OWNER` - a per-seat zone (hands): a seat sees its own entry and only the sizes of the
+  others';
+* :data:`NOBODY` - a face-down zone (a deck): every seat sees its size, none its cards.
+
+Cards in zones are immutable values (numbers, strings, tuples, named tuples, enums).  The cards a
+seat cannot see are, together, public knowledge as a multiset when the game's set of cards is
+known and every card is in some zone; that is what the default ``determinize`` re-deals.
+
+A field declared with :func:`scratch` is not part of the state: a cache the rules keep for speed.
+It is left out of equality, the JSON round trip and views, and a copy starts it afresh.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+#: Who may see a component: every seat, only the seat that owns the entry, or no seat.
+EVERYONE = "everyone"
+OWNER = "owner"
+NOBODY = "nobody"
+VISIBILITIES = (EVERYONE, OWNER, NOBODY)
+
+
+@dataclass(frozen=True)
+class Component:
+    """A state field's declaration.
+
+    ``kind``: what the field holds - ``zone`` (an ordered list of cards), ``hands`` (one zone per
+    seat), ``dice`` (the faces showing), ``counters`` (one number per seat: scores, coins, a
+    track), ``grid`` (rows of cells) or ``scratch`` (not part of the state).  ``visible``: one of
+    :data:`VISIBILITIES`."""
+
+    kind: str
+    visible: str = EVERYONE
+
+    @property
+    def per_seat(self) -> bool:
+        """True for a field holding one entry per seat (hands, counters)."""
+        return self.kind in ("hands", "counters")
+
+
+def _declare(component: Component, factory=list, compare: bool = True):
+    if component.visible not in VISIBILITIES:
+        raise ValueError(f"visible={component.visible!r}; choose one of {', '.join(VISIBILITIES)}")
+    return dataclasses.field(default_factory=factory, compare=compare, metadata={"component": component})
+
+
+def zone(visible: str = EVERYONE):
+    """An ordered zone of cards (a list; the top card last), seen by ``visible``."""
+    return _declare(Component("zone", visible))
+
+
+def deck():
+    """A face-down zone of cards: no seat sees the cards, every seat sees how many there are."""
+    return zone(NOBODY)
+
+
+def pile():
+    """A face-up zone of cards everyone sees (a display, a discard pile, a pile on the table)."""
+    return zone(EVERYONE)
+
+
+def hands(visible: str = OWNER):
+    """One zone of cards per seat (``hands[seat]``); by default each seat sees only its own."""
+    return _declare(Component("hands", visible))
+
+
+def dice():
+    """The faces showing on a set of dice (a list of numbers), seen by everyone.  Roll with the
+    rng the rules are given: ``state.dice[:] = [rng.randint(1, 6) for _ in state.dice]``."""
+    return _declare(Component("dice", EVERYONE))
+
+
+def counters():
+    """One number per seat (``counters[seat]``): scores, coins, a score track; seen by everyone."""
+    return _declare(Component("counters", EVERYONE))
+
+
+def grid():
+    """A grid board: a list of rows, each a list of cells (immutable values, None for empty);
+    seen by everyone."""
+    return _declare(Component("grid", EVERYONE))
+
+
+def scratch(factory=dict):
+    """A cache the rules keep for speed, not part of the state: left out of equality, the JSON
+    round trip and views; a copy starts it afresh from ``factory()``."""
+    return _declare(Component("scratch", NOBODY), factory=factory, compare=False)
+
+
+def component_of(field: dataclasses.Field) -> Component | None:
+    """The declaration of a state field, or None for a plain value (public)."""
+    return field.metadata.get("component")

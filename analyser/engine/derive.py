@@ -1,0 +1,440 @@
+"""What the engine derives from a state's declaration (:mod:`analyser.engine.components`): copy,
+JSON round trip, a seat's view, and the re-deal behind ``resample_hidden`` and ``determinize``.
+
+A state class is a dataclass (``slots=True`` is fastest).  :func:`spec` reads its fields once
+and caches a :class:`StateSpec`:
+
+* **copy** - generated code, one line per field, chosen by the field's annotation: immutable
+  values (numbers, strings, tuples, named tuples, enums, frozen dataclasses such as the rule
+  options) are shared, ``list[X]`` is copied with ``list()``, lists of lists level by level,
+  ``dict``/``set`` likewise, an object with a ``copy()`` method by that method, anything else by
+  ``copy.deepcopy``.  A :func:`~analyser.engine.components.scratch` field starts afresh.
+* **equality and pickling** - the dataclass's own (scratch fields are not compared).
+* **JSON** - :func:`encode` turns values into JSON data (enums by value, tuples and named tuples
+  as lists, rule options as a dict, an object by its ``to_json()``); :func:`decode` turns JSON
+  data back by the field's annotation and refuses a value of the wrong type with
+  :class:`~analyser.engine.errors.InputError` naming the field.
+* **view** - a live view: an object with one read-only attribute per field that reads through to
+  the state, so one view per seat serves a whole game.  A public field reads as it is; a
+  per-seat hidden zone (``hands``) reads as the seat's own entry, with ``<name>_sizes`` for every
+  seat's count; a face-down zone reads only as ``<name>_size``; scratch fields are not there.
+  ``unseen`` lists, sorted, the cards the seat cannot see (a multiset the seat can work out).
+* **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
+  depends on where they were), shuffled with the rng and dealt back into the same places in the
+  same numbers.  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state;
+  ``determinize(view, rng)`` re-deals a copy of the state behind the view: it depends on the
+  public data and on the multiset of unseen cards only.
+"""
+
+from __future__ import annotations
+
+import copy as copy_module
+import dataclasses
+import enum
+import types
+import typing
+from functools import lru_cache
+from operator import attrgetter
+from typing import Any, Union
+
+from analyser.engine.components import EVERYONE, NOBODY, OWNER, Component, component_of
+from analyser.engine.errors import InputError
+from analyser.engine.params import Params
+
+_IMMUTABLE = (int, float, str, bool, bytes, type(None), complex, frozenset, enum.Enum)
+
+
+# --------------------------------------------------------------------------------------------
+# The spec of a state class
+# --------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class FieldSpec:
+    """One field of a state class: its name, annotation and declaration (None: a plain value)."""
+
+    name: str
+    annotation: Any
+    component: Component | None
+    required: bool
+
+    @property
+    def scratch(self) -> bool:
+        return self.component is not None and self.component.kind == "scratch"
+
+    @property
+    def visible(self) -> str:
+        return EVERYONE if self.component is None else self.component.visible
+
+
+class StateSpec:
+    """What the engine derives for one state class; build it with :func:`spec`."""
+
+    def __init__(self, cls: type):
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"{cls.__name__} is not a dataclass; a title's state is a dataclass "
+                            "of plain values and components (analyser.engine.components)")
+        hints = typing.get_type_hints(cls)
+        self.cls = cls
+        self.fields = tuple(
+            FieldSpec(f.name, hints.get(f.name, Any), component_of(f),
+                      f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+            for f in dataclasses.fields(cls))
+        self.saved = tuple(f for f in self.fields if not f.scratch)
+        self.clone = _make_clone(cls, self.fields)
+        self.view_class = None
+
+    def hidden_places(self, state, seat: int) -> list[tuple[list, int, int]]:
+        """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
+        order of the fields and, within a per-seat field, of the seats."""
+        places = []
+        for f in self.fields:
+            c = f.component
+            if c is None or c.kind == "scratch" or c.visible == EVERYONE:
+                continue
+            value = getattr(state, f.name)
+            if c.kind == "hands":
+                for k, hand in enumerate(value):
+                    if c.visible == NOBODY or k != seat:
+                        places.append((hand, 0, len(hand)))
+            elif c.visible == NOBODY:
+                places.append((value, 0, len(value)))
+        return places
+
+
+@lru_cache(maxsize=None)
+def spec(cls: type) -> StateSpec:
+    """The (cached) :class:`StateSpec` of a state class."""
+    return StateSpec(cls)
+
+
+# --------------------------------------------------------------------------------------------
+# Copy
+# --------------------------------------------------------------------------------------------
+
+def _is_immutable(ann) -> bool:
+    origin = typing.get_origin(ann)
+    if ann is Any:
+        return False
+    if origin is tuple:
+        return all(_is_immutable(a) for a in typing.get_args(ann) if a is not Ellipsis)
+    if origin in (Union, types.UnionType):
+        return all(_is_immutable(a) for a in typing.get_args(ann))
+    if origin is typing.Literal:
+        return True
+    if not isinstance(ann, type):
+        return False
+    if issubclass(ann, _IMMUTABLE):
+        return True
+    if issubclass(ann, tuple):  # named tuples
+        return True
+    if dataclasses.is_dataclass(ann) and ann.__dataclass_params__.frozen:
+        return True
+    return bool(getattr(ann, "__immutable__", False))
+
+
+def _copy_expr(ann, var: str, depth: int = 0) -> str:
+    """Python source that copies ``var`` of annotation ``ann``."""
+    if _is_immutable(ann):
+        return var
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    item = f"_x{depth}"
+    if origin in (Union, types.UnionType) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            return f"(None if {var} is None else {_copy_expr(rest[0], var, depth)})"
+    if origin is list and args:
+        inner = _copy_expr(args[0], item, depth + 1)
+        return f"list({var})" if inner == item else f"[{inner} for {item} in {var}]"
+    if origin is dict and len(args) == 2:
+        inner = _copy_expr(args[1], item, depth + 1)
+        return f"dict({var})" if inner == item else f"{{_k{depth}: {inner} for _k{depth}, {item} in {var}.items()}}"
+    if origin is set and args and _is_immutable(args[0]):
+        return f"set({var})"
+    if isinstance(ann, type) and callable(getattr(ann, "copy", None)) and ann not in (list, dict, set):
+        return f"{var}.copy()"
+    return f"_deepcopy({var})"
+
+
+def _make_clone(cls: type, fields: tuple[FieldSpec, ...]):
+    """A function ``clone(state) -> state`` generated for ``cls``: one assignment per field."""
+    lines = ["def clone(s):", "    t = _new(_cls)"]
+    env = {"_new": object.__new__, "_cls": cls, "_deepcopy": copy_module.deepcopy}
+    for i, f in enumerate(fields):
+        if f.scratch:
+            field = next(x for x in dataclasses.fields(cls) if x.name == f.name)
+            env[f"_factory{i}"] = field.default_factory
+            lines.append(f"    t.{f.name} = _factory{i}()")
+        else:
+            lines.append(f"    t.{f.name} = {_copy_expr(f.annotation, f's.{f.name}')}")
+    lines.append("    return t")
+    exec("\n".join(lines), env)  # noqa: S102 - source built above from field names and annotations
+    return env["clone"]
+
+
+def clone(state):
+    """A copy of ``state`` that shares no mutable data with it."""
+    return spec(type(state)).clone(state)
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+
+def encode(value) -> Any:
+    """JSON data for a state's or an action's value (see the module docstring)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value.value if isinstance(value, enum.Enum) else value
+    if isinstance(value, enum.Enum):
+        return encode(value.value)
+    if isinstance(value, Params):
+        return value.as_dict()
+    to_json = getattr(value, "to_json", None)
+    if to_json is not None:
+        return to_json()
+    if isinstance(value, (list, tuple)):
+        return [encode(x) for x in value]
+    if isinstance(value, dict):
+        return {str(k): encode(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted(encode(x) for x in value)
+    if dataclasses.is_dataclass(value):
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"a {type(value).__name__} has no JSON form: give it to_json() and from_json()")
+
+
+def _wrong(path: str, expected: str, data) -> InputError:
+    shown = repr(data)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return InputError(f"{path}: expected {expected}, got {shown}")
+
+
+def decode(ann, data, path: str = "value"):
+    """The value of annotation ``ann`` that :func:`encode` turned into ``data``.  Raises
+    :class:`InputError` naming ``path`` when ``data`` does not fit."""
+    if ann is Any:
+        return data
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin in (Union, types.UnionType):
+        if data is None and type(None) in args:
+            return None
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return decode(a, data, path)
+            except InputError:
+                continue
+        raise _wrong(path, " or ".join(getattr(a, "__name__", str(a)) for a in args), data)
+    if origin is typing.Literal:
+        if data in args:
+            return data
+        raise _wrong(path, " or ".join(map(repr, args)), data)
+    if origin is list:
+        if not isinstance(data, list):
+            raise _wrong(path, "a list", data)
+        inner = args[0] if args else Any
+        return [decode(inner, x, f"{path}[{i}]") for i, x in enumerate(data)]
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise _wrong(path, "a list", data)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(args[0], x, f"{path}[{i}]") for i, x in enumerate(data))
+        if args and len(args) != len(data):
+            raise _wrong(path, f"a list of {len(args)}", data)
+        return tuple(decode(a, x, f"{path}[{i}]") for i, (a, x) in enumerate(zip(args, data)))
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise _wrong(path, "an object", data)
+        key, inner = args if args else (str, Any)
+        return {decode(key, k, path) if key is not str else k: decode(inner, v, f"{path}.{k}")
+                for k, v in data.items()}
+    if origin in (set, frozenset):
+        if not isinstance(data, list):
+            raise _wrong(path, "a list", data)
+        return origin(decode(args[0] if args else Any, x, path) for x in data)
+    return _decode_class(ann, data, path)
+
+
+def _decode_class(ann, data, path: str):
+    if ann is bool:
+        if isinstance(data, bool):
+            return data
+        raise _wrong(path, "true or false", data)
+    if ann is int:
+        if isinstance(data, int) and not isinstance(data, bool):
+            return data
+        raise _wrong(path, "a whole number", data)
+    if ann is float:
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            return float(data)
+        raise _wrong(path, "a number", data)
+    if ann is str:
+        if isinstance(data, str):
+            return data
+        raise _wrong(path, "text", data)
+    if ann is type(None):
+        if data is None:
+            return None
+        raise _wrong(path, "null", data)
+    if isinstance(ann, type) and issubclass(ann, enum.Enum):
+        try:
+            return ann(data)
+        except ValueError:
+            raise _wrong(path, "one of " + ", ".join(repr(m.value) for m in ann), data) from None
+    if isinstance(ann, type) and issubclass(ann, Params):
+        if not isinstance(data, dict):
+            raise _wrong(path, "an object of rule options", data)
+        try:
+            return ann(**data)
+        except TypeError as e:
+            raise InputError(f"{path}: {e}") from None
+    from_json = getattr(ann, "from_json", None)
+    if from_json is not None:
+        try:
+            return from_json(data)
+        except (TypeError, ValueError, KeyError) as e:
+            raise InputError(f"{path}: {e}") from None
+    if isinstance(ann, type) and issubclass(ann, tuple) and hasattr(ann, "_fields"):
+        hints = typing.get_type_hints(ann)
+        if not isinstance(data, list) or len(data) != len(ann._fields):
+            raise _wrong(path, f"a list of {len(ann._fields)} ({', '.join(ann._fields)})", data)
+        return ann(*(decode(hints.get(n, Any), x, f"{path}.{n}") for n, x in zip(ann._fields, data)))
+    if dataclasses.is_dataclass(ann):
+        return from_fields(ann, data, path)
+    raise TypeError(f"{path}: no JSON form is known for {ann!r}; give it to_json() and from_json()")
+
+
+def from_fields(cls: type, data, path: str):
+    """An instance of dataclass ``cls`` from a JSON object of its fields (scratch fields and
+    fields with a default may be left out; any other key is refused)."""
+    if not isinstance(data, dict):
+        raise _wrong(path, "an object", data)
+    hints = typing.get_type_hints(cls)
+    known, kwargs = set(), {}
+    for f in dataclasses.fields(cls):
+        c = component_of(f)
+        if c is not None and c.kind == "scratch":
+            continue
+        known.add(f.name)
+        if f.name in data:
+            kwargs[f.name] = decode(hints.get(f.name, Any), data[f.name], f.name if path == "state" else f"{path}.{f.name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise InputError(f"{f.name}: missing")
+    extra = sorted(k for k in data if k not in known)
+    if extra:
+        raise InputError(f"{extra[0]}: not a field of the state; the fields are {', '.join(sorted(known))}")
+    return cls(**kwargs)
+
+
+def state_to_dict(state) -> dict:
+    """The state's fields as JSON data (scratch fields left out)."""
+    return {f.name: encode(getattr(state, f.name)) for f in spec(type(state)).saved}
+
+
+# --------------------------------------------------------------------------------------------
+# Views
+# --------------------------------------------------------------------------------------------
+
+class View:
+    """What one seat may see of a state: read-only attributes that read through to the state
+    (see the module docstring).  ``seat`` is the seat; ``unseen`` the sorted cards it cannot
+    see.  A title may subclass it (``Game.View``) to add helpers; the engine adds the fields."""
+
+    __slots__ = ("_state", "seat")
+
+    def __init__(self, state, seat: int):
+        self._state = state
+        self.seat = seat
+
+    @property
+    def unseen(self) -> list:
+        """The cards this seat cannot see, sorted: the multiset the default ``determinize``
+        deals from."""
+        places = spec(type(self._state)).hidden_places(self._state, self.seat)
+        return sorted_cards([card for place, start, count in places for card in place[start:start + count]])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seat={self.seat})"
+
+
+def sorted_cards(cards: list) -> list:
+    """``cards`` in a fixed order that depends on the cards only (their own order, or their
+    ``repr`` where they have none)."""
+    try:
+        return sorted(cards)
+    except TypeError:
+        return sorted(cards, key=repr)
+
+
+def view_class(state_cls: type, base: type = View) -> type:
+    """The view class of ``state_cls`` built on ``base`` (cached per pair)."""
+    return _view_class(state_cls, base)
+
+
+@lru_cache(maxsize=None)
+def _view_class(state_cls: type, base: type) -> type:
+    attrs: dict[str, Any] = {"__slots__": ()}
+    for f in spec(state_cls).fields:
+        if f.name in vars(base) or f.scratch:
+            continue
+        if f.visible == EVERYONE:
+            attrs[f.name] = property(attrgetter(f"_state.{f.name}"))
+        elif f.component.kind == "hands":
+            attrs[f.name + "_sizes"] = property(_sizes(f.name))
+            if f.visible == OWNER:
+                attrs[f.name] = property(_own(f.name))
+        else:
+            attrs[f.name + "_size"] = property(_size(f.name))
+    return type(f"{state_cls.__name__}View", (base,), attrs)
+
+
+def _own(name: str):
+    get = attrgetter(name)
+    return lambda self: get(self._state)[self.seat]
+
+
+def _sizes(name: str):
+    get = attrgetter(name)
+    return lambda self: [len(h) for h in get(self._state)]
+
+
+def _size(name: str):
+    get = attrgetter(name)
+    return lambda self: len(get(self._state))
+
+
+def view(state, seat: int, base: type = View):
+    """A live view of ``state`` for ``seat``."""
+    return view_class(type(state), base)(state, seat)
+
+
+# --------------------------------------------------------------------------------------------
+# Re-dealing what a seat cannot see
+# --------------------------------------------------------------------------------------------
+
+def redeal(state, seat: int, rng) -> None:
+    """Re-deal, in place, the cards ``seat`` cannot see: pooled, sorted, shuffled with ``rng``
+    (a ``random.Random``) and dealt back in the same places and numbers."""
+    places = spec(type(state)).hidden_places(state, seat)
+    pool = sorted_cards([card for place, start, count in places for card in place[start:start + count]])
+    if not pool:
+        return
+    rng.shuffle(pool)
+    at = 0
+    for place, start, count in places:
+        place[start:start + count] = pool[at:at + count]
+        at += count
+
+
+def resample_hidden(state, seat: int, rng):
+    """A copy of ``state`` with what ``seat`` cannot see dealt again."""
+    out = clone(state)
+    redeal(out, seat, rng)
+    return out
+
+
+def determinize(seat_view: View, rng):
+    """A full state consistent with ``seat_view``: the public data and the seat's own cards as
+    they are, the cards it cannot see dealt again (from their multiset, which the seat can work
+    out, never from where they lie)."""
+    return resample_hidden(seat_view._state, seat_view.seat, rng)
