@@ -123,12 +123,14 @@ class Game(ComponentHooks):
 
     # -- forward model ------------------------------------------------------------------
     def check_players(self, params: Params, n_players: int) -> None:
-        """Raise :class:`InputError` when ``n_players`` cannot play under ``params`` (the player
-        range, and any rule that depends on it).  Called before a run starts."""
+        """Raise :class:`InputError` when ``n_players`` cannot play under ``params``: the player
+        range, then ``params.check_players(n_players)`` (the rule options' own cross-field check).
+        Called before a run starts."""
         if not self.min_players <= n_players <= self.max_players:
             raise InputError(f"--players {n_players} is not accepted for {self.id}; choose "
                              + (f"{self.min_players}" if self.min_players == self.max_players
                                 else f"{self.min_players} to {self.max_players}"))
+        params.check_players(n_players)
 
     def count_notes(self, params: Params, n_players: int) -> list[str]:
         """Rules that the player count switches on under ``params``, one short phrase each with

@@ -16,9 +16,10 @@ and caches a :class:`StateSpec`:
   :class:`~analyser.engine.errors.InputError` naming the field.
 * **view** - a live view: an object with one read-only attribute per field that reads through to
   the state, so one view per seat serves a whole game.  A public field reads as it is; a
-  per-seat hidden zone (``hands``) reads as the seat's own entry, with ``<name>_sizes`` for every
-  seat's count; a face-down zone reads only as ``<name>_size``; scratch fields are not there.
-  ``unseen`` lists, sorted, the cards the seat cannot see (a multiset the seat can work out).
+  per-seat hidden zone reads as the seat's own entry under the name without its plural ``s``
+  (``hands`` -> ``hand``), with ``<name>_sizes`` for every seat's count; a face-down zone reads
+  only as ``<name>_size``; scratch fields are not there.  ``unseen`` lists, sorted, the cards the
+  seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
   same numbers.  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state;
@@ -286,7 +287,7 @@ def _decode_class(ann, data, path: str):
             raise _wrong(path, "an object of rule options", data)
         try:
             return ann(**data)
-        except TypeError as e:
+        except (TypeError, InputError) as e:
             raise InputError(f"{path}: {e}") from None
     from_json = getattr(ann, "from_json", None)
     if from_json is not None:
@@ -382,10 +383,16 @@ def _view_class(state_cls: type, base: type) -> type:
         elif f.component.kind == "hands":
             attrs[f.name + "_sizes"] = property(_sizes(f.name))
             if f.visible == OWNER:
-                attrs[f.name] = property(_own(f.name))
+                attrs[own_name(f.name)] = property(_own(f.name))
         else:
             attrs[f.name + "_size"] = property(_size(f.name))
     return type(f"{state_cls.__name__}View", (base,), attrs)
+
+
+def own_name(name: str) -> str:
+    """The view's name for a seat's own entry of the per-seat zone ``name``: the name without its
+    plural ``s`` (``hands`` -> ``hand``), or the name itself."""
+    return name[:-1] if name.endswith("s") and len(name) > 1 else name
 
 
 def _own(name: str):

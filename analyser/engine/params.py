@@ -69,6 +69,11 @@ class Params:
     def validate(self) -> None:
         """Cross-field checks; subclasses override and raise :class:`InputError`."""
 
+    def check_players(self, n_players: int) -> None:
+        """Cross-field checks that also see the player count (say, hands too large for the deck
+        at that count); subclasses override and raise :class:`InputError`.  Runs before any game
+        is played (``Game.check_players``)."""
+
     @classmethod
     def options(cls) -> list[dict[str, Any]]:
         """One dict per option: name, type name, default, doc, choices, low, high."""

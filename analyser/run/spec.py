@@ -9,6 +9,7 @@ import functools
 import math
 import os
 import platform
+import random
 import secrets
 import sys
 import threading
@@ -78,6 +79,7 @@ def resolve(spec: RunSpec):
     if players is None:  # the title's usual count; the strategies cycle over the seats
         players = max(game.default_players, min(m, game.max_players))
     game.check_players(params, players)
+    check_deal(game, params, players)
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
                          f"or raise --players (up to {game.max_players})")
@@ -109,6 +111,19 @@ def resolve(spec: RunSpec):
     if not 0 <= seed < 2 ** 63:  # a seed is stored as a 64-bit whole number (config, tables)
         raise InputError(f"--seed {seed} is not accepted; give a whole number from 0 to {2 ** 63 - 1}")
     return game, params, players, jobs, seed
+
+
+def check_deal(game, params, players: int) -> None:
+    """Deal one game (a fixed seed) before any game is played, so that rule options that cannot
+    start a game at this player count are one line (:class:`InputError`), not a failed run."""
+    try:
+        game.initial_state(params, players, random.Random(0))
+    except InputError:
+        raise
+    except Exception as e:  # the title's rules refused the deal: say which options and count
+        rules = ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
+        raise InputError(f"--players {players} with the rules {rules} cannot start a game of "
+                         f"{game.id}: {type(e).__name__}: {e}") from None
 
 
 def _try_strategy(text: str, game_id: str, timeout: float) -> None:

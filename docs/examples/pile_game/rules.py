@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from analyser import (Game, InputError, Params, View, counters, deck, encode_trace, hands, option, pile,
+from analyser import (Game, InputError, Params, Strategy, View, counters, deck, encode_trace, hands, option, pile,
                       TRACE_COLUMN, Metric)
 
 
@@ -101,3 +101,28 @@ class Pile(Game):
 
 
 TITLE = Pile()
+
+
+class Closest(Strategy):
+    """Play the card that brings the pile nearest the limit without passing it, else the lowest."""
+
+    name = "closest"
+    game = "pile"
+    uses_rng = False
+    reuse = True
+
+    def choose(self, view: PileView, legal, rng):
+        room = view.params.limit - view.total
+        fitting = [c for c in legal if c <= room]
+        return max(fitting) if fitting else min(legal)
+
+
+class Random(Strategy):
+    """A legal card at random."""
+
+    name = "random"
+    game = "pile"
+    reuse = True
+
+    def choose(self, view, legal, rng):
+        return rng.choice(legal)
