@@ -112,7 +112,8 @@ def test_every_public_name_imports_and_the_docs_use_only_public_names():
         [p.read_text() for p in (ROOT / "analyser" / "kit" / "templates").rglob("*.tmpl")] + \
         [p.read_text() for p in (ROOT / "strategies").glob("*.py")]
     for text in texts:
-        for names in re.findall(r"from analyser import \(?([\w, \n]+)\)?", text):
+        for names in re.findall(r"from analyser import (?:\(([^)]*)\)|([\w, ]+))", text):
+            names = "".join(names)
             used.update(n.strip().split(" as ")[0] for n in names.replace("\n", " ").split(",") if n.strip())
     assert used and used <= set(analyser.__all__)
 

@@ -49,7 +49,7 @@ def numba_missing() -> str | None:
 
 def engine_of(game):
     """The compiled engine a title declares (its ``compiled_engine``), or None."""
-    target = getattr(game, "compiled_engine", None)
+    target = game.compiled_engine
     if not target:
         return None
     module, _, attr = target.partition(":")

@@ -92,6 +92,11 @@ class Game(ComponentHooks):
     #: tens).  None: no close-game figure, for the reason in ``close_note`` (else ``outcome_note``).
     close_margin: ClassVar[float | None] = 1
     close_note: ClassVar[str] = ""
+    #: The rule option that breaks ties on the top score ("" for none): the tie finding names
+    #: the sweep that tests it.
+    tie_break_rule: ClassVar[str] = ""
+    #: The rule option that caps a game's length ("" for none): the length finding names it.
+    length_cap_rule: ClassVar[str] = ""
     #: The rule option giving seats a start bonus (text, one whole number per seat: ``0/0/0/2``,
     #: or one for all), so the report can name the ``analyser sweep`` that tests a seat
     #: compensation; "" for none.  ``seat_bonus_unit``: what it counts ("" = ``score_unit``).
@@ -294,6 +299,18 @@ class Game(ComponentHooks):
         """True when the title declares its state (``State``) or writes ``determinize``."""
         return self.State is not None or type(self).determinize is not Game.determinize
 
+    #: Optional search speed-up: ``determinizer(view, stop_at_stage) -> sample``, where
+    #: ``sample(rng)`` equals ``determinize(view, rng)`` and draws the same random numbers, with
+    #: what does not depend on ``rng`` worked out once per decision (see
+    #: :func:`analyser.engine.search.sampler`).  None: ``determinize`` is called each time.
+    determinizer: ClassVar[Callable[..., Callable[[Any], Any]] | None] = None
+    #: Optional search speed-up: ``random_rollout(state, rng, stop_stage)`` plays uniformly random
+    #: legal actions to the end (or until ``stage`` changes), drawing what ``legal_actions`` and
+    #: ``apply`` would.  None: the search plays through ``legal_actions`` and ``apply``.
+    random_rollout: ClassVar[Callable[..., None] | None] = None
+    #: Optional: the compiled engine, ``"package.module:ENGINE"`` (loaded lazily; see
+    #: :mod:`analyser.engine.compiled`).  None: the title plays on the Python engine only.
+    compiled_engine: ClassVar[str | None] = None
     #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
     #: ends its rollouts when it changes.  None: the title is one stage.
     stage: ClassVar[Callable[..., int] | None] = None

@@ -172,7 +172,7 @@ class MCTS(Strategy):
         reason = self.unavailable_reason(game)
         if reason is not None:
             raise InputError(reason)
-        if self.reward == "score" and getattr(game, "score_range", None) is None:
+        if self.reward == "score" and game.score_range is None:
             raise InputError(f"mcts reward=score needs a declared score range, which {game_id} does not "
                              "give; use reward=rank")
         self._game = game
@@ -211,7 +211,7 @@ class MCTS(Strategy):
     def search(self, view, rng) -> _Node:
         """Run the search from ``view`` and return the root node (children keyed by action)."""
         game = self._game
-        stage = getattr(game, "stage", None) if self.horizon == "round" else None
+        stage = game.stage if self.horizon == "round" else None
         sample = sampler(game, view, stage is not None)
         # (turn() is current_player() and legal_actions(); the seat is needed only to expand)
         turn, apply, legal_actions, current_player = game.turn, game.apply, game.legal_actions, game.current_player

@@ -436,7 +436,7 @@ def length_cap_command(ctx: RunContext, p95: float) -> str | None:
     """``analyser compare`` of the run's rules against a length cap at the 95th percentile,
     through the title's ``length_cap_rule`` (an optional class attribute of the title, the
     option's name; README, "Designer metrics"); None when it declares none."""
-    option = getattr(ctx.game, "length_cap_rule", "")
+    option = ctx.game.length_cap_rule
     if not option:
         return None
     words = ctx.base_words("compare", skip=(option,)) + ["--a", f"{option}={int(math.ceil(p95))}"]
@@ -475,7 +475,7 @@ def tie_break_command(ctx: RunContext) -> str | None:
     """``analyser sweep`` over every value of the title's tie-break option
     (``tie_break_rule``, an optional class attribute of the title), whose cells give each one's tie rate; None when it declares none
     or the option has no list of values."""
-    option = getattr(ctx.game, "tie_break_rule", "")
+    option = ctx.game.tie_break_rule
     if not option:
         return None
     choices = next((o["choices"] for o in ctx.game.Params.options() if o["name"] == option), None)

@@ -35,7 +35,9 @@ instance attributes; methods and names starting with ``_`` are skipped), recursi
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -47,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from analyser.engine.core import Game, InputError, StrategyError
+from analyser.engine.registry import rules_page
 from analyser.engine.runner import MAX_STEPS, GameFailure, game_seed, play_game
 from analyser.kit.views import first_difference, view_data
 
@@ -109,6 +112,9 @@ class CheckResult:
     failures: list[Failure] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     hidden_undeclared: bool = False
+    #: what the title may have meant otherwise (a misspelt hook, the skeleton's rules page): one
+    #: line each; warnings do not fail the check
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -629,7 +635,34 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
     from analyser.engine.search import has_determinize
     if not has_determinize(game):  # the base class's determinize only raises NotImplementedError
         result.skipped.setdefault("determinize", "the title has no determinize(view, rng)")
+    result.warnings = contract_warnings(game)
     return result
+
+
+#: The first words of the note ``analyser new`` puts at the top of the skeleton's rules page.
+SKELETON_PAGE_NOTE = "> **The skeleton's page.**"
+
+
+def contract_warnings(game: Game) -> list[str]:
+    """One line for each public method of the title that the title contract does not know (a
+    misspelt hook such as ``step_bnd`` is never called), with the contract's nearest name, and
+    one when the rules page is still the skeleton's."""
+    known = {name for name in dir(Game) if not name.startswith("_")}
+    lines = []
+    for cls in type(game).__mro__:
+        if cls is Game or not issubclass(cls, Game) or cls.__module__.startswith("analyser.engine"):
+            continue
+        for name, value in vars(cls).items():
+            if name.startswith("_") or name in known or not inspect.isfunction(value):
+                continue
+            near = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+            lines.append(f"{cls.__name__}.{name} is not part of the title contract, so the engine never calls it"
+                         + (f"; did you mean {near[0]}?" if near else "; if it is a helper, name it _" + name))
+    page = rules_page(game)
+    if page is not None and SKELETON_PAGE_NOTE in page.read_text(encoding="utf-8"):
+        lines.append("the rules page is still the skeleton's (its note at the top says so): write your "
+                     "game's rules there and delete the note")
+    return lines
 
 
 def format_result(result: CheckResult, game: Game) -> list[str]:
@@ -651,4 +684,5 @@ def format_result(result: CheckResult, game: Game) -> list[str]:
             if kind == "bound" and game.step_bound(game.Params(), game.default_players) is None:
                 note = f"; the title declares no step_bound, so the game loop's cap of {MAX_STEPS:,} applies"
             lines.append(f"  ok    {kind:<11} {promise} ({result.done[kind]:,} checked{note})")
+    lines += [f"  warn  {w}" for w in result.warnings]
     return lines

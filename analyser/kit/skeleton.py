@@ -28,6 +28,7 @@ FILES = {
     "render.py.tmpl": "render.py",
     "strategies.py.tmpl": "strategies.py",
     "test_title.py.tmpl": "tests/test_{package}.py",
+    "test_contract.py.tmpl": "tests/test_contract.py",
     "pytest.ini.tmpl": "tests/pytest.ini",
 }
 
