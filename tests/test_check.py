@@ -269,9 +269,8 @@ def test_check_passes_on_the_skeleton(runner, tmp_path, monkeypatch):
     assert "Passed: 20 games" in r.output
     # the skeleton's determinize hook (what mcts needs) is checked too
     assert "  ok    determinize determinize(view, rng) builds a state" in r.output and "not reached" not in r.output
-    # a title without the hook: skipped, not "not reached" (nothing failed)
+    # a title that neither declares its State nor writes determinize: skipped, not "not reached"
     rules = tmp_path / "pig" / "rules.py"
-    rules.write_text(rules.read_text().replace("    def determinize(", "    def _no_determinize("))
+    rules.write_text(rules.read_text().replace("    Params, State = ", "    Params, _State = "))
     r = runner.invoke(cli, ["check", "./pig", "--games", "20", "--no-fresh-process"])
-    assert r.exit_code == 0, r.output
-    assert "  skip  determinize the title has no determinize(view, rng)" in r.output and "not reached" not in r.output
+    assert r.exit_code == 1 and "  skip  determinize" in r.output and "not reached" not in r.output
