@@ -134,3 +134,24 @@ def test_a_deal_that_fails_is_refused_before_any_game(runner, tmp_path, monkeypa
     result = runner.invoke(cli, ["simulate", str(ROOT / "docs/examples/pile_game/rules.py"), "-s", "random",
                                  "--games", "5", "--out", str(out)])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_the_own_game_page_shows_the_example_file_as_it_is_and_every_declaration():
+    page = (ROOT / "docs" / "own-game.md").read_text()
+    block = re.search(r"<!-- example-file: (\S+) -->\n```python\n(.*?)```\n<!-- /example-file -->", page, re.S)
+    assert block and (ROOT / block.group(1)).read_text() == block.group(2)
+    code = block.group(2)
+    assert sum(1 for line in code[:code.index("TITLE = ")].splitlines() if line.strip()) <= 100
+    table = page[page.index("| role | declaration | default |"):]
+    documented = set(re.findall(r"`(\w+)", table))
+    public = {name for name in dir(analyser.Game) if not name.startswith("_")}
+    required = {"initial_state", "current_player", "legal_actions", "apply", "is_terminal", "scores", "metrics"}
+    assert public - required <= documented
+
+
+def test_the_skeleton_rules_stay_short_and_write_only_the_rules():
+    text = (ROOT / "analyser" / "kit" / "templates" / "new_title" / "rules.py.tmpl").read_text()
+    assert sum(1 for line in text.splitlines() if line.strip()) <= 100
+    written = set(re.findall(r"^    def (\w+)\(", text, re.M))
+    assert {"view", "clone_state", "state_to_dict", "state_from_dict", "resample_hidden", "determinize"} & written == set()
+    assert len(written - {"_next_turn"}) <= 8
