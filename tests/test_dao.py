@@ -12,7 +12,7 @@ import pytest
 
 from analyser.engine.core import InputError
 from analyser.titles.dao import TITLE as GAME
-from analyser.titles.dao.rules import (REVEAL, TAKE, Card, DaoParams, DaoView, full_deck,
+from analyser.titles.dao.rules import (REVEAL, TAKE, Card, DaoParams, DaoState, DaoView, full_deck, recount,
                                 scoring_colour_cards)
 from analyser.engine.registry import make_strategy
 from analyser.engine.runner import play_game
@@ -22,11 +22,13 @@ M, F, E, W, A = range(5)  # metal, fire, earth, wood, water
 
 def state(display, deck, players=4, piles=None, current=0, reserve=(), **params):
     """A hand-built DAO state; ``unseen``, totals and scores are derived from the cards."""
-    d = {"params": params, "players": players, "display": [list(c) for c in display],
-         "deck": [list(c) for c in deck], "reserve": [list(c) for c in reserve], "current": current}
-    if piles is not None:
-        d["piles"] = [[list(c) for c in p] for p in piles]
-    return GAME.state_from_dict(d)
+    def cards(xs):
+        return [Card(*c) for c in xs]
+    return recount(DaoState(
+        params=DaoParams(**params), n=players, display=cards(display), deck=cards(deck), reserve=cards(reserve),
+        piles=[cards(p) for p in piles] if piles is not None else [[] for _ in range(players)],
+        half_scores=[[] for _ in range(players)], half_marks=[[] for _ in range(players)], current=current,
+        busts=[0] * players, gain=[], unseen=[], n_unseen=0))
 
 
 # -- components and setup ---------------------------------------------------------------------
@@ -366,9 +368,10 @@ def test_json_and_pickle_round_trip_mid_game():
     assert GAME.clone_state(s) == s and GAME.clone_state(s) is not s
 
 
-def test_malformed_state_is_an_input_error():
-    with pytest.raises(InputError, match="not a DAO state"):
-        GAME.state_from_dict({"players": 2})
+def test_malformed_state_is_an_input_error_naming_the_field():
+    with pytest.raises(InputError) as e:
+        GAME.state_from_dict({"n": 2})
+    assert "params" in str(e.value) and "\n" not in str(e.value)
 
 
 # -- metrics ------------------------------------------------------------------------------------------

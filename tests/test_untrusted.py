@@ -287,10 +287,11 @@ def play_state(tmp_path, game, data, text=None):
 def test_state_files_that_would_exhaust_the_machine_are_one_line(tmp_path, game):
     one_line_error(play_state(tmp_path, game, None, "[" * 200_000 + "]" * 200_000), "deep")
     one_line_error(play_state(tmp_path, game, None, '{"players": ' + "7" * 5000 + "}"), "5,000 digits")
+    key = "players" if "players" in saved_state(game) else "n"  # the state's player count
     for players in ("1e30", "1e7", "10000000", "true", '"4"'):
-        data = json.dumps(saved_state(game)).replace('"players": ', f'"players": {players}, "_": ', 1)
+        data = json.dumps(saved_state(game)).replace(f'"{key}": ', f'"{key}": {players}, "_": ', 1)
         data = json.dumps({k: v for k, v in json.loads(data).items() if k != "_"})
-        one_line_error(play_state(tmp_path, game, None, data), "players")
+        one_line_error(play_state(tmp_path, game, None, data), key)
     one_line_error(invoke("play", game, "-s", "random", "--state", "/dev/zero"), "is a device")
     big = tmp_path / "big.json"
     big.write_text(" " * (safeio.STATE_MAX_BYTES + 1))

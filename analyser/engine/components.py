@@ -73,36 +73,41 @@ def zone(visible: str = EVERYONE):
     return _declare(Component("zone", visible))
 
 
-def deck():
-    """A face-down zone of cards: no seat sees the cards, every seat sees how many there are."""
+def face_down():
+    """A face-down zone of cards (a deck): no seat sees the cards, every seat sees how many."""
     return zone(NOBODY)
 
 
-def pile():
+def face_up():
     """A face-up zone of cards everyone sees (a display, a discard pile, a pile on the table)."""
     return zone(EVERYONE)
 
 
-def hands(visible: str = OWNER):
+def seat_zones(visible: str = OWNER):
     """One zone of cards per seat (``hands[seat]``); by default each seat sees only its own."""
     return _declare(Component("hands", visible))
 
 
-def dice():
+def dice_faces():
     """The faces showing on a set of dice (a list of numbers), seen by everyone.  Roll with the
     rng the rules are given: ``state.dice[:] = [rng.randint(1, 6) for _ in state.dice]``."""
     return _declare(Component("dice", EVERYONE))
 
 
-def counters():
-    """One number per seat (``counters[seat]``): scores, coins, a score track; seen by everyone."""
+def seat_counters():
+    """One number per seat (``scores[seat]``): scores, coins, a score track; seen by everyone."""
     return _declare(Component("counters", EVERYONE))
 
 
-def grid():
+def grid_cells():
     """A grid board: a list of rows, each a list of cells (immutable values, None for empty);
     seen by everyone."""
     return _declare(Component("grid", EVERYONE))
+
+
+# the first names, while titles move to the names above (which a field of the same name, such
+# as ``deck``, cannot shadow in the class body)
+deck, pile, hands, dice, counters, grid = face_down, face_up, seat_zones, dice_faces, seat_counters, grid_cells
 
 
 def scratch(factory=dict):

@@ -343,6 +343,12 @@ class View:
 
     __slots__ = ("_state", "seat")
 
+    def __new__(cls, state, seat: int):
+        # ``DaoView(state, seat)`` builds the view class with the fields of ``state``'s class
+        if "_fields_of" not in cls.__dict__:
+            cls = view_class(type(state), cls)
+        return object.__new__(cls)
+
     def __init__(self, state, seat: int):
         self._state = state
         self.seat = seat
@@ -374,9 +380,11 @@ def view_class(state_cls: type, base: type = View) -> type:
 
 @lru_cache(maxsize=None)
 def _view_class(state_cls: type, base: type) -> type:
-    attrs: dict[str, Any] = {"__slots__": ()}
+    attrs: dict[str, Any] = {"__slots__": (), "_fields_of": state_cls}
+    # a title's own view class may define a name itself; the fields take precedence over View's
+    own = {name for k in base.__mro__ if k is not View and issubclass(k, View) for name in vars(k)}
     for f in spec(state_cls).fields:
-        if f.name in vars(base) or f.scratch:
+        if f.name in own or f.scratch:
             continue
         if f.visible == EVERYONE:
             attrs[f.name] = property(attrgetter(f"_state.{f.name}"))

@@ -140,15 +140,22 @@ def validate_params(game, params: Any) -> None:
                                                        if choices else "a JSON string"))
 
 
+#: The keys a saved state may hold its player count under (the state field ``n`` or ``players``),
+#: checked against the title's range before any per-seat list is built.
+PLAYER_COUNT_KEYS = ("players", "n")
+
+
 def validate_state_dict(game, data: dict) -> None:
     """Gates 2 and 3 on a state dict: the player count and the rule options, then the title's
     schema.  Raises InputError (without a file name; :func:`load_state` adds it)."""
-    if "players" in data:
-        n = data["players"]
+    for key in PLAYER_COUNT_KEYS:
+        if key not in data:
+            continue
+        n = data[key]
         if isinstance(n, bool) or not isinstance(n, int):
-            raise InputError(f"players: should be a whole number from {game.min_players} to {game.max_players}")
+            raise InputError(f"{key}: should be a whole number from {game.min_players} to {game.max_players}")
         if not game.min_players <= n <= game.max_players:
-            raise InputError(f"players: {n} is not accepted for {game.id}; choose {game.min_players} to "
+            raise InputError(f"{key}: {n} is not accepted for {game.id}; choose {game.min_players} to "
                              f"{game.max_players}")
     if "params" in data:
         validate_params(game, data["params"])

@@ -46,12 +46,14 @@ from __future__ import annotations
 
 import enum
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import NamedTuple
 
+from analyser.engine.components import EVERYONE, face_down, face_up, seat_counters, seat_zones
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
@@ -200,12 +202,14 @@ def full_composition(colours: int, values: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(per_colour) for _ in range(colours))
 
 
+@dataclass(slots=True, kw_only=True)
 class DaoState:
     """Full DAO state, hidden information included.
 
-    * ``deck``: the current half's face-down deck, top card last; ``reserve``: the second half.
+    * ``deck``: the current half's face-down deck, top card last; ``reserve``: the second half
+      (face down too).
     * ``display``: face-up cards, the takeable front card first; ``total``: their value sum.
-    * ``piles[seat]``: every card the seat took, in order.
+    * ``piles[seat]``: every card the seat took, in order (public: rules.md).
     * ``gain[seat][colour]``: value sum plus card count of that colour among the seat's cards of
       the current half, and ``held[seat]``: the seat's card count in the current half.  The net
       score with colour ``k`` is ``gain[k] - held`` (colour sum minus one per other card), so a
@@ -218,106 +222,76 @@ class DaoState:
       ``turn`` counting the turns played so far; the source of the ``score_trace`` metric.
     """
 
-    __slots__ = ("params", "n", "deck", "reserve", "display", "total", "piles", "gain", "held",
-                 "half_scores", "half_marks", "out", "unseen", "n_unseen", "current", "starter", "turn",
-                 "busts", "over", "half", "events")
-
-    def __init__(self, *, params, n, deck, reserve, display, total, piles, gain, held, half_scores,
-                 half_marks, out, unseen, n_unseen, current, starter, turn, busts, over, half, events=None):
-        self.params = params
-        self.n = n
-        self.deck = deck
-        self.reserve = reserve
-        self.display = display
-        self.total = total
-        self.piles = piles
-        self.gain = gain
-        self.held = held
-        self.half_scores = half_scores
-        self.half_marks = half_marks
-        self.out = out
-        self.unseen = unseen
-        self.n_unseen = n_unseen
-        self.current = current
-        self.starter = starter
-        self.turn = turn
-        self.busts = busts
-        self.over = over
-        self.half = half
-        self.events = [] if events is None else events
-
-    def __eq__(self, other):
-        return isinstance(other, DaoState) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    def __getstate__(self):
-        return {k: getattr(self, k) for k in self.__slots__}
-
-    def __setstate__(self, d):
-        for k, v in d.items():
-            setattr(self, k, v)
+    params: DaoParams
+    n: int
+    deck: list[Card] = face_down()
+    reserve: list[Card] = face_down()
+    display: list[Card] = face_up()
+    total: int = 0
+    piles: list[list[Card]] = seat_zones(EVERYONE)
+    gain: list[list[int]]
+    held: list[int] = seat_counters()
+    half_scores: list[list[int]]
+    half_marks: list[list[int]]
+    out: list[Card] = face_up()
+    unseen: list[list[int]]
+    n_unseen: int
+    current: int = 0
+    starter: int = 0
+    turn: int = 0
+    busts: list[int] = seat_counters()
+    over: bool = False
+    half: int = 0
+    events: list[tuple[int, int, int]] = field(default_factory=list)
 
     def __repr__(self):
         return f"DaoState(players={self.n}, deck={len(self.deck)}, display={self.display}, turn={self.turn})"
 
 
-class DaoView:
-    """What one seat sees: everything but the order of the deck (rules.md: piles are public).
+def recount(s: DaoState) -> DaoState:
+    """Set the fields a DAO state derives from its cards (``total``, ``gain``, ``held``,
+    ``unseen``, ``n_unseen``) from the cards where they lie, and return ``s``: how a scenario or a
+    hand-edited state is completed."""
+    p = s.params
+    s.total = sum(c[1] for c in s.display)
+    s.gain = [[0] * p.colours for _ in range(s.n)]
+    s.held = [0] * s.n
+    for seat, pile in enumerate(s.piles):
+        start = s.half_marks[seat][-1] if s.half_marks[seat] and not s.over else 0
+        for c, v in pile[start:]:
+            s.gain[seat][c] += v + 1
+            s.held[seat] += 1
+    width = max(v for v, _ in p.value_counts) + 1
+    s.unseen = [[0] * width for _ in range(p.colours)]
+    for c, v in s.deck + s.reserve:
+        s.unseen[c][v] += 1
+    s.n_unseen = len(s.deck) + len(s.reserve)
+    return s
 
-    A live view: the attributes read through to the game state, so one view per seat serves a
-    whole game.  ``display`` (front first), ``piles`` and ``unseen`` are the state's own lists:
-    read them, never change them.
 
-    * ``display``: list of :class:`Card`, front (takeable) first; ``total``: its value sum.
-    * ``deck_size``: cards left in the current deck; ``unseen[colour][value]``: cards nobody has
-      seen yet (including the other half in the two-player variant), ``n_unseen`` their count.
-    * ``gain[seat][colour]`` and ``held[seat]``: as in :class:`DaoState` (net score with colour k is
-      ``gain[seat][k] - held[seat]``); ``net(seat)`` computes that list; ``score(seat)``: the
-      seat's score so far.
-    * The public record, for rebuilding a state (:meth:`Dao.determinize`): ``half_scores``,
-      ``half_marks``, ``out`` (cards out of the game), ``current``, ``starter``, ``turn``,
-      ``busts``, ``over``, ``half`` (as in :class:`DaoState`) and ``reserve_size`` (cards of the
-      second half still face down).
+class DaoView(View):
+    """What one seat sees: everything but the order of the face-down cards (rules.md: piles are
+    public).  A live view: the attributes read through to the game state (read them, never change
+    them), so one view per seat serves a whole game.
+
+    * ``display`` (front first), ``total``, ``piles``, ``gain``, ``held``, ``unseen`` (counts
+      ``[colour][value]`` of the cards nobody has seen, including the other half's in the
+      two-player variant), ``n_unseen``, and the public record ``half_scores``, ``half_marks``,
+      ``out``, ``current``, ``starter``, ``turn``, ``busts``, ``over``, ``half``, ``events``,
+      ``params``: as in :class:`DaoState`.
+    * ``deck_size`` and ``reserve_size`` (the second half's face-down cards; 0 otherwise).
+    * ``net(seat)`` (net score per colour in the current half) and ``score(seat)``.
     """
 
-    __slots__ = ("_s", "seat")
-
-    def __init__(self, state: DaoState, seat: int):
-        self._s = state
-        self.seat = seat
-
-    display = property(attrgetter("_s.display"))
-    total = property(attrgetter("_s.total"))
-    piles = property(attrgetter("_s.piles"))
-    unseen = property(attrgetter("_s.unseen"))
-    n_unseen = property(attrgetter("_s.n_unseen"))
-    params = property(attrgetter("_s.params"))
-    gain = property(attrgetter("_s.gain"))
-    held = property(attrgetter("_s.held"))
-    n_players = property(attrgetter("_s.n"))
-    # the rest of the public record (what a player at the table could write down), read by
-    # Dao.determinize to rebuild a full state without looking at the deck
-    half_scores = property(attrgetter("_s.half_scores"))
-    half_marks = property(attrgetter("_s.half_marks"))
-    out = property(attrgetter("_s.out"))
-    current = property(attrgetter("_s.current"))
-    starter = property(attrgetter("_s.starter"))
-    turn = property(attrgetter("_s.turn"))
-    busts = property(attrgetter("_s.busts"))
-    over = property(attrgetter("_s.over"))
-    half = property(attrgetter("_s.half"))
+    __slots__ = ()
 
     @property
-    def deck_size(self) -> int:
-        return len(self._s.deck)
-
-    @property
-    def reserve_size(self) -> int:
-        """Cards set aside for the second half (two-player variant), face down; 0 otherwise."""
-        return len(self._s.reserve)
+    def n_players(self) -> int:
+        return self._state.n
 
     def net(self, seat: int | None = None) -> list[int]:
         """Net score per colour for ``seat`` (default: own) in the current half."""
-        s = self._s
+        s = self._state
         seat = self.seat if seat is None else seat
         held = s.held[seat]
         return [g - held for g in s.gain[seat]]
@@ -325,7 +299,7 @@ class DaoView:
     def score(self, seat: int | None = None) -> int:
         """Score of ``seat`` (default: own) so far: its start bonus (``seat_bonus``), finished
         halves and the current half."""
-        s = self._s
+        s = self._state
         seat = self.seat if seat is None else seat
         return s.params.bonus(s.n)[seat] + sum(s.half_scores[seat]) + max(s.gain[seat]) - s.held[seat]
 
@@ -353,6 +327,9 @@ class Dao(Game):
     max_players = 6
     default_players = 4
     Params = DaoParams
+    State = DaoState
+    View = DaoView
+    action_types = (Action,)
     metric_columns = (Metric("cards", "count"), Metric("busts", "count"),
                       Metric("colour_share", "share", missing=True), Metric("turns", "count"),
                       Metric("score_trace", "trace", missing=True))
@@ -365,7 +342,6 @@ class Dao(Game):
     seat_bonus_rule = "seat_bonus"
     #: The tie-break option the tie-rate finding sweeps.
     tie_break_rule = "tie_break"
-    live_views = True
     extra_tables = (COMPONENTS,)
     #: Component impact (docs/components.md): more cards usually mean more penalty points, whatever the cards.
     component_note = ("A card outside a seat's best colour costs it a point and a bust hands the seat the whole "
@@ -420,9 +396,6 @@ class Dao(Game):
 
     def is_terminal(self, s: DaoState) -> bool:
         return s.over
-
-    def view(self, s: DaoState, seat: int) -> DaoView:
-        return DaoView(s, seat)
 
     def apply(self, s: DaoState, action, rng=None) -> None:
         """Play ``action`` for the current seat (rules.md Turn, Refill, End).
@@ -537,7 +510,7 @@ class Dao(Game):
                         half_marks=[list(m) for m in view.half_marks], out=list(view.out),
                         unseen=[list(u) for u in view.unseen], n_unseen=view.n_unseen, current=view.current,
                         starter=view.starter, turn=view.turn, busts=list(view.busts), over=view.over,
-                        half=view.half)
+                        half=view.half, events=list(view.events))
 
     def stage(self, s: DaoState) -> int:
         """The half being played (0, or 1 in the second half of the two-player variant)."""
@@ -554,7 +527,7 @@ class Dao(Game):
         p, n = view.params, view.n_players
         display, piles, gain, held = view.display, view.piles, view.gain, view.held
         half_scores, half_marks, out, unseen = view.half_scores, view.half_marks, view.out, view.unseen
-        busts = view.busts
+        busts, events = view.busts, view.events
         scalars = (view.total, view.n_unseen, view.current, view.starter, view.turn, view.over, view.half)
         new = DaoState.__new__
 
@@ -575,7 +548,7 @@ class Dao(Game):
             s.unseen = [list(u) for u in unseen]
             s.total, s.n_unseen, s.current, s.starter, s.turn, s.over, s.half = scalars
             s.busts = list(busts)
-            s.events = []
+            s.events = list(events)
             return s
 
         return sample
@@ -783,15 +756,6 @@ class Dao(Game):
         taken at most once: at most twice the deck size."""
         return 2 * len(full_deck(params.colours, params.values))
 
-    def resample_hidden(self, s: DaoState, seat: int, rng) -> DaoState:
-        """A copy with the face-down cards (the deck and, with halves, the second half) shuffled
-        together with ``rng`` and dealt back in the same sizes: the order of the face-down cards
-        is all that any seat cannot see."""
-        t = self.clone_state(s)
-        pool = shuffled(t.deck + t.reserve, rng)
-        t.deck, t.reserve = pool[:len(s.deck)], pool[len(s.deck):]
-        return t
-
     def check_invariants(self, s: DaoState) -> None:
         """Cards are conserved: deck + reserve + display + piles + out = the full deck (as a
         multiset), ``total`` matches the display, ``unseen`` matches deck + reserve, and
@@ -815,101 +779,13 @@ class Dao(Game):
                 gain[c] += v + 1
             assert s.gain[seat] == gain and s.held[seat] == len(cards), "gain/held"
 
-    # -- persistence and display -----------------------------------------------------------
-    def clone_state(self, s: DaoState) -> DaoState:
-        return DaoState(params=s.params, n=s.n, deck=list(s.deck), reserve=list(s.reserve),
-                        display=list(s.display), total=s.total, piles=[list(p) for p in s.piles],
-                        gain=[list(g) for g in s.gain], held=list(s.held),
-                        half_scores=[list(h) for h in s.half_scores],
-                        half_marks=[list(m) for m in s.half_marks], out=list(s.out),
-                        unseen=[list(u) for u in s.unseen],
-                        n_unseen=s.n_unseen, current=s.current, starter=s.starter, turn=s.turn,
-                        busts=list(s.busts), over=s.over, half=s.half, events=list(s.events))
-
-    def state_to_dict(self, s: DaoState) -> dict:
-        """JSON-ready dict; cards are ``[colour, value]`` pairs, decks top card last.
-
-        Derived fields (``total``, ``gain``, ``held``, ``unseen``) are not stored: they are
-        recomputed on load, so a hand-written state only needs the cards.
-        """
-        def cards(xs):
-            return [[c[0], c[1]] for c in xs]
-        return {"game": self.id, "params": s.params.as_dict(), "players": s.n, "deck": cards(s.deck),
-                "reserve": cards(s.reserve), "display": cards(s.display), "piles": [cards(p) for p in s.piles],
-                "half_scores": [list(h) for h in s.half_scores], "half_marks": [list(m) for m in s.half_marks],
-                "out": cards(s.out), "current": s.current, "starter": s.starter, "turn": s.turn, "busts": list(s.busts),
-                "over": s.over, "half": s.half, "score_events": [list(e) for e in s.events]}
-
+    # -- saved states --------------------------------------------------------------------
     def state_schema(self):
         """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
         with strict types and ranges: cards ``[colour, value]`` within the largest deck the rule
         options allow, one pile, half-score list and half-mark list per seat, ``over`` a JSON
         flag.  Whether the cards make exactly one deck is :meth:`check_invariants`' job."""
         return _state_schema(self.min_players, self.max_players)
-
-    def state_from_dict(self, d: dict) -> DaoState:
-        """Inverse of :meth:`state_to_dict`; fields other than the cards have defaults.
-
-        Checks the structure (player count, seats, every card exists under the rules, a running
-        game has a display and a deck) and raises InputError when it is wrong.  Whether the
-        cards add up to exactly one deck is :meth:`check_invariants`' job, so that scenario tests
-        may build partial states.
-        """
-        try:
-            params = DaoParams(**d.get("params", {}))
-            n = int(d["players"])
-
-            def cards(xs):
-                return [Card(int(c), int(v)) for c, v in xs]
-            deck, reserve, display = cards(d["deck"]), cards(d.get("reserve", [])), cards(d["display"])
-            piles = [cards(p) for p in d.get("piles", [[] for _ in range(n)])]
-            half_marks = [list(map(int, m)) for m in d.get("half_marks", [[] for _ in range(n)])]
-            gain = [[0] * params.colours for _ in range(n)]
-            held = [0] * n
-            for seat, pile in enumerate(piles):
-                start = half_marks[seat][-1] if half_marks[seat] else 0
-                for c, v in pile[start:]:
-                    gain[seat][c] += v + 1
-                    held[seat] += 1
-            max_v = max(v for v, _ in params.value_counts)
-            unseen = [[0] * (max_v + 1) for _ in range(params.colours)]
-            for c, v in deck + reserve:
-                unseen[c][v] += 1
-            if not self.min_players <= n <= self.max_players:
-                raise ValueError(f"players={n}: a DAO game has 2 to 6")
-            if len(piles) != n or len(half_marks) != n or any(len(m) > 2 for m in half_marks):
-                raise ValueError("piles and half_marks need one list per player")
-            current = int(d.get("current", 0))
-            if not 0 <= current < n:
-                raise ValueError(f"current={current} is not a seat of {n} players")
-            kinds = set(full_deck(params.colours, params.values))
-            for card in deck + reserve + display + cards(d.get("out", [])) + [c for p in piles for c in p]:
-                if card not in kinds:
-                    raise ValueError(f"card {list(card)} does not exist under these rules")
-            if not bool(d.get("over", False)) and (not display or not deck):
-                raise ValueError("a running game needs a non-empty display and deck")
-            return DaoState(params=params, n=n, deck=deck, reserve=reserve, display=display,
-                            total=sum(c[1] for c in display), piles=piles, gain=gain, held=held,
-                            half_scores=[list(map(int, h)) for h in d.get("half_scores", [[] for _ in range(n)])],
-                            half_marks=half_marks, out=cards(d.get("out", [])), unseen=unseen, n_unseen=len(deck) + len(reserve),
-                            current=current, starter=int(d.get("starter", 0)),
-                            turn=int(d.get("turn", 0)), busts=list(map(int, d.get("busts", [0] * n))),
-                            over=bool(d.get("over", False)), half=int(d.get("half", 0)),
-                            events=[(int(t), int(k), int(v)) for t, k, v in d.get("score_events", [])])
-        except InputError as e:
-            raise InputError(f"not a DAO state: {e}") from None
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-            what = f"{e.args[0]!r} is missing" if isinstance(e, KeyError) else f"{e}"
-            raise InputError(f"not a DAO state: {what}") from None
-
-    def action_to_json(self, action: Action) -> str:
-        return action.value
-
-    def action_from_json(self, data) -> Action:
-        try:
-            return Action(data)
-        except ValueError:
-            raise InputError(f"unknown DAO action {data!r}; accepted: take, reveal") from None
 
 
 @lru_cache(maxsize=None)
@@ -928,35 +804,40 @@ def _state_schema(min_players: int, max_players: int):
     class DaoStateSchema(StateModel):
         game: Literal["dao"] = "dao"
         params: dict[text(40), bool | int | float | text(4096)] = {}
-        players: whole(min_players, max_players)
+        n: whole(min_players, max_players)
         deck: cards
         reserve: cards = []
         display: cards
-        piles: items(cards, max_players) = None
-        half_scores: items(items(whole(-deck_max, 10 * deck_max), 2), max_players) = None
-        half_marks: items(items(whole(0, deck_max), 2), max_players) = None
+        total: whole(0, 10 * deck_max) = 0
+        piles: items(cards, max_players)
+        gain: items(items(whole(0, 10 * deck_max), 10), max_players)
+        held: items(whole(0, deck_max), max_players)
+        half_scores: items(items(whole(-deck_max, 10 * deck_max), 2), max_players)
+        half_marks: items(items(whole(0, deck_max), 2), max_players)
         out: cards = []
+        unseen: items(items(whole(0, deck_max), deck_max), 10)
+        n_unseen: whole(0, deck_max)
         current: seat = 0
         starter: seat = 0
         turn: whole(0, 2 * deck_max) = 0  # each turn reveals or takes a card: at most twice the deck
-        busts: items(whole(0, 10**9), max_players) = None
+        busts: items(whole(0, 10**9), max_players)
         over: bool = False
         half: whole(0, 1) = 0
-        score_events: items(fixed(whole(0, 2 * deck_max + 1), seat, whole(-(10**6), 10**6)), 4 * deck_max) = []
+        events: items(fixed(whole(0, 2 * deck_max + 1), seat, whole(-(10**6), 10**6)), 4 * deck_max) = []
 
         @model_validator(mode="after")
         def _per_seat(self):
-            n = self.players
-            seat_lists(self, n, "piles", "half_scores", "half_marks", "busts")
+            n = self.n
+            seat_lists(self, n, "piles", "gain", "held", "half_scores", "half_marks", "busts")
             for name in ("current", "starter"):
                 if getattr(self, name) >= n:
                     raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
-            if any(e[1] >= n for e in self.score_events):
-                raise ValueError(f"score_events must name seats below {n}")
-            if [e[0] for e in self.score_events] != sorted(e[0] for e in self.score_events):
-                raise ValueError("score_events must be in turn order")
-            for k, marks in enumerate(self.half_marks or []):
-                pile = len(self.piles[k]) if self.piles else 0
+            if any(e[1] >= n for e in self.events):
+                raise ValueError(f"events must name seats below {n}")
+            if [e[0] for e in self.events] != sorted(e[0] for e in self.events):
+                raise ValueError("events must be in turn order")
+            for k, marks in enumerate(self.half_marks):
+                pile = len(self.piles[k])
                 if list(marks) != sorted(marks) or any(m > pile for m in marks):
                     raise ValueError(f"half_marks[{k}] must rise and stay within the seat's pile of {pile} cards")
             return self
