@@ -115,13 +115,3 @@ def test_the_machinery_names_no_title():
     found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()}" for p in MACHINERY
              for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert len(MACHINERY) > 8 and found == []
-
-
-def test_no_file_of_the_machinery_is_longer_than_about_700_lines():
-    """One place for each job (issues 21 and 26: "about 700 lines"; 725 at most): a module past this
-    length holds several jobs, and is split along them (as experiments.py and cli.py were, into the run, results and cli packages,
-    and core.py into the engine's errors, params and schema)."""
-    files = [p for p in (ROOT / "analyser").rglob("*") if p.is_file() and "__pycache__" not in p.parts
-             and "titles" not in p.relative_to(ROOT / "analyser").parts]
-    long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_bytes().splitlines())) > 725}
-    assert len(files) > 30 and long == {}
