@@ -543,43 +543,6 @@ class Dao(Game):
         """The half being played (0, or 1 in the second half of the two-player variant)."""
         return s.half
 
-    def determinizer(self, view: DaoView, stop_at_stage: bool = False):
-        """``sample(rng) -> state``, equal to :meth:`determinize` of ``view`` with the same draws,
-        with the cards to shuffle and the deck's cut worked out once per decision (a search calls
-        it once and the sample once per iteration; the view must not change in between).  DAO's
-        samples are full states also with ``stop_at_stage``."""
-        cards = unseen_cards(tuple(map(tuple, view.unseen)))
-        m = len(cards)
-        cut = view.reserve_size
-        p, n = view.params, view.n_players
-        display, piles, gain, held = view.display, view.piles, view.gain, view.held
-        half_scores, half_marks, out, unseen = view.half_scores, view.half_marks, view.out, view.unseen
-        busts = view.busts
-        scalars = (view.total, view.n_unseen, view.current, view.starter, view.turn, view.over, view.half)
-        new = DaoState.__new__
-
-        def sample(rng) -> DaoState:
-            random = rng.random
-            keys = [random() for _ in range(m)]  # as shuffled()
-            order = [cards[i] for i in sorted(range(m), key=keys.__getitem__)]
-            s = new(DaoState)
-            s.params, s.n = p, n
-            s.deck, s.reserve = order[cut:], order[:cut]
-            s.display = list(display)
-            s.piles = [list(x) for x in piles]
-            s.gain = [list(g) for g in gain]
-            s.held = list(held)
-            s.half_scores = [list(h) for h in half_scores]
-            s.half_marks = [list(k) for k in half_marks]
-            s.out = list(out)
-            s.unseen = [list(u) for u in unseen]
-            s.total, s.n_unseen, s.current, s.starter, s.turn, s.over, s.half = scalars
-            s.busts = list(busts)
-            s.events = []
-            return s
-
-        return sample
-
     def score_range(self, params: DaoParams, n_players: int) -> tuple[float, float]:
         """The range ``mcts:reward=score`` scales DAO scores by: a twelfth of the deck below zero
         to a colour's value sum above (per half played); the usual scores lie well inside."""
