@@ -304,10 +304,6 @@ class Game(ComponentHooks):
     #: what does not depend on ``rng`` worked out once per decision (see
     #: :func:`analyser.engine.search.sampler`).  None: ``determinize`` is called each time.
     determinizer: ClassVar[Callable[..., Callable[[Any], Any]] | None] = None
-    #: Optional search speed-up: ``random_rollout(state, rng, stop_stage)`` plays uniformly random
-    #: legal actions to the end (or until ``stage`` changes), drawing what ``legal_actions`` and
-    #: ``apply`` would.  None: the search plays through ``legal_actions`` and ``apply``.
-    random_rollout: ClassVar[Callable[..., None] | None] = None
     #: Optional: the compiled engine, ``"package.module:ENGINE"`` (loaded lazily; see
     #: :mod:`analyser.engine.compiled`).  None: the title plays on the Python engine only.
     compiled_engine: ClassVar[str | None] = None

@@ -44,11 +44,10 @@ backend (every backend runs the same batches of the same games).  ``time_ms`` bu
 instead: the number of iterations then depends on the machine and its load, and results are NOT
 reproducible; use it for interactive play, not for experiments.
 
-Speed.  Two optional title hooks make the search cheaper without changing one decision (see
+Speed.  An optional title hook makes the search cheaper without changing one decision (see
 :func:`sampler`): ``determinizer(view, stop_at_stage)`` works out a decision's sampling set-up
-once (each iteration then only draws), and ``random_rollout(state, rng, stop_stage)`` plays the
-random rollout in one loop with the same draws.  Actions key the tree's dicts, so an action type
-should hash cheaply (an identity or tuple hash, not a Python-level ``__hash__``).
+once (each iteration then only draws).  Actions key the tree's dicts, so an action type should
+hash cheaply (an identity or tuple hash, not a Python-level ``__hash__``).
 
 :func:`determinize_consistent` checks a title's hook (the same public part, the same hand for the
 seat, conserved components, no shared data with the real state); ``analyser check`` and the tests
@@ -225,7 +224,6 @@ class MCTS(Strategy):
         budget = self.iterations if deadline is None else MAX_ITERATIONS
         players = self._rollout_players
         rewards_of = self._rewards
-        random_rollout = own_hook(game, "random_rollout", "legal_actions", "apply")
         for it in range(budget):
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
@@ -272,9 +270,7 @@ class MCTS(Strategy):
                 node = best
             # rollout (the same draws in the same order as one loop with both tests; split so the
             # common cases test only what they need)
-            if players is None and random_rollout is not None:
-                random_rollout(state, rng, root_stage if stage is not None else None)
-            elif players is None and stage is None:
+            if players is None and stage is None:
                 while True:
                     acts = legal_actions(state)
                     if not acts:
@@ -353,8 +349,8 @@ def sampler(game: Game, view, stop_at_stage: bool = False) -> Callable[[Any], An
 def own_hook(game: Game, hook: str, *covers: str):
     """``game``'s bound method ``hook``, or None when it has none or when a subclass overrides
     one of the methods it stands in for (``covers``) without overriding the hook too: a
-    ``determinizer`` stands in for ``determinize``, a ``random_rollout`` for ``legal_actions``
-    and ``apply``, so a subclass that changes those is searched through them."""
+    ``determinizer`` stands in for ``determinize``, so a subclass that changes that is searched
+    through it."""
     def owner(name):
         return next((k for k in type(game).__mro__ if name in vars(k)), None)
     home = owner(hook)
