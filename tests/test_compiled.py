@@ -209,8 +209,9 @@ def test_a_kernel_numba_cannot_load_leaves_the_run_to_python_said_once(monkeypat
 
 
 def test_the_first_compile_is_said_once_and_a_cached_kernel_is_not_loaded_for_workers(monkeypatch, capsys):
-    """:func:`compiled.prepare`: nothing cached - say so and compile (play the one-game batch); cached
-    and this process plays nothing - neither; cached and this process plays - load it (play it)."""
+    """:func:`compiled.prepare`: nothing cached - say so (unless the run is quiet) and compile (play
+    the one-game batch); cached and this process plays nothing - neither; cached and this process
+    plays - load it (play it)."""
     from analyser.titles.dao import compiled as dao_compiled
 
     game = get_game("dao")
@@ -218,11 +219,12 @@ def test_the_first_compile_is_said_once_and_a_cached_kernel_is_not_loaded_for_wo
     played = []
     real = dao_compiled.DaoEngine.run_batch
     monkeypatch.setattr(dao_compiled.DaoEngine, "run_batch", lambda *a: played.append(1) or real(*a))
-    for cached, here, plays, lines in [(False, False, 1, 1), (True, False, 0, 0), (True, True, 1, 0),
-                                       (False, True, 1, 1)]:
+    for cached, here, say, plays, lines in [(False, False, True, 1, 1), (True, False, True, 0, 0),
+                                            (True, True, True, 1, 0), (False, True, True, 1, 1),
+                                            (False, False, False, 1, 0)]:
         monkeypatch.setattr(compiled, "on_disk", lambda kernel: cached)
         played.clear()
-        assert compiled.prepare(game, job, here) is None
+        assert compiled.prepare(game, job, here, say) is None
         assert (len(played), len(capsys.readouterr().err.splitlines())) == (plays, lines)
 
 

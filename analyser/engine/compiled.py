@@ -94,23 +94,23 @@ def say_once(reason: str | None) -> None:
         print(f"analyser: note: playing with the Python engine: {reason}", file=sys.stderr, flush=True)
 
 
-def prepare(game, job, here: bool) -> str | None:
+def prepare(game, job, here: bool, say: bool = True) -> str | None:
     """Get ``game``'s kernel ready for a run, in the process that starts it.  Returns None, or the
     reason the kernel cannot load here (numba fails to import, or the kernel to compile or load):
     the run then plays in Python, and :func:`say_once` says why.
 
     When numba's on-disk cache holds no machine code of the kernel for this numba, this kernel's
     source and this processor, says "compiling the <title> kernel, first run only" on standard
-    error and compiles it here, into the cache, so that the run's worker processes load it instead
-    of each compiling it.  ``here``: this process plays games of the run itself (the pilot batch or
-    ``--jobs 1``), so the kernel is loaded now, and its one-time cost does not count in the time
-    of the first batch.  ``job``: a one-game :class:`~analyser.engine.runner.BatchJob` of the run,
+    error (unless ``say`` is False: a quiet run) and compiles it here, into the cache, so that the
+    run's worker processes load it instead of each compiling it.  ``here``: this process plays
+    games of the run itself (the pilot batch or ``--jobs 1``), so the kernel is loaded now, and
+    its one-time cost does not count in the time of the first batch.  ``job``: a one-game :class:`~analyser.engine.runner.BatchJob` of the run,
     played to compile or load the kernel (its result is discarded)."""
     engine = engine_of(game)
     try:
         kernel = engine.kernel()
         fresh = not on_disk(kernel)
-        if fresh:
+        if fresh and say:
             print(f"analyser: note: compiling the {game.name} kernel, first run only (numba caches it for later "
                   "runs)", file=sys.stderr, flush=True)
         if fresh or here:

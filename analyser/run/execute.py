@@ -187,7 +187,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
         if engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
             plays_here = client is None and (jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)
-            engine_note = compiled.prepare(game, job(0, 1), here=plays_here)
+            engine_note = compiled.prepare(game, job(0, 1), here=plays_here, say=progress is not False)
             if engine_note is not None:
                 if spec.engine == "compiled":
                     raise InputError(f"--engine compiled cannot be used: {engine_note}; use --engine auto or python")
