@@ -104,8 +104,9 @@ def prepare(game, job, here: bool, say: bool = True) -> str | None:
     error (unless ``say`` is False: a quiet run) and compiles it here, into the cache, so that the
     run's worker processes load it instead of each compiling it.  ``here``: this process plays
     games of the run itself (the pilot batch or ``--jobs 1``), so the kernel is loaded now, and
-    its one-time cost does not count in the time of the first batch.  ``job``: a one-game :class:`~analyser.engine.runner.BatchJob` of the run,
-    played to compile or load the kernel (its result is discarded)."""
+    its one-time cost does not count in the time of the first batch.  ``job``: a one-game
+    :class:`~analyser.engine.runner.BatchJob` of the run, played to compile or load the kernel (its
+    result is discarded)."""
     engine = engine_of(game)
     try:
         kernel = engine.kernel()
