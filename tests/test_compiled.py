@@ -142,6 +142,18 @@ def test_config_json_and_the_summary_name_the_engine(tmp_path):
     assert json.loads((out / "config.json").read_text())["engine"] == "python"
 
 
+@pytest.mark.parametrize("title,engine", [("dao", "auto"), ("dao", "python"), ("wizard", "auto")])
+def test_the_printed_summary_names_the_engine_the_run_played(tmp_path, title, engine):
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli, ["simulate", title, "-n", "12", "--seed", "3", "-j", "1", "-o", str(out),
+                                   "--no-report", "--engine", engine])
+    assert res.exit_code == 0, res.output
+    config = json.loads((out / "config.json").read_text())
+    named = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("Engine: ")]
+    assert named == [config["engine"]]
+    assert config["engine"] == ("compiled" if (title, engine) == ("dao", "auto") else "python")
+
+
 def test_engine_compiled_that_cannot_be_used_is_one_line_exit_2(tmp_path):
     res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "mcts:iterations=2", "-n", "4",
                                    "--engine", "compiled", "-o", str(tmp_path / "x")])
@@ -158,7 +170,7 @@ def test_without_numba_the_python_path_runs_and_says_why_once(monkeypatch, capsy
     monkeypatch.setattr(compiled, "_said", set())
     game = get_game("dao")
     assert compiled.choose(game, game.Params(), 4, ["greedy"]) == ("python", compiled.NO_NUMBA)
-    with pytest.raises(InputError, match=r"cannot be used: numba is not installed \(pip install 'analyser\[fast\]'\)"):
+    with pytest.raises(InputError, match=r"cannot be used: numba is not installed \(pip install numba\)"):
         compiled.choose(game, game.Params(), 4, ["greedy"], "compiled")
     spec = RunSpec(game="dao", strategies=["greedy"], games=8, seed=1, jobs=1)
     first = run(spec, progress=False)
@@ -172,6 +184,88 @@ def test_without_numba_the_python_path_runs_and_says_why_once(monkeypatch, capsy
     fallback = run_batch(job)
     monkeypatch.delitem(sys.modules, "numba")
     assert_same(run_batch(dataclasses.replace(job, engine="python")), fallback)
+
+
+def test_a_kernel_numba_cannot_load_leaves_the_run_to_python_said_once(monkeypatch, capsys, tmp_path):
+    """numba imports but the kernel does not load (a broken install, a failed compile): the run
+    plays in Python, records why and says it once; ``--engine compiled`` is refused in one line."""
+    from analyser.titles.dao import compiled as dao_compiled
+
+    def broken(self):
+        raise ImportError("no machine code here")
+    monkeypatch.setattr(dao_compiled.DaoEngine, "kernel", broken)
+    monkeypatch.setattr(compiled, "_said", set())
+    spec = RunSpec(game="dao", strategies=["greedy"], games=8, seed=1, jobs=1)
+    first = run(spec, progress=False)
+    again = run(spec, progress=False)
+    note = first.config["engine_note"]
+    assert (first.config["engine"], again.config["engine"], again.config["engine_note"]) == ("python", "python", note)
+    assert note.startswith("numba cannot load the DAO (Dodekka) kernel here (ImportError")
+    assert capsys.readouterr().err.count(note) == 1
+    assert first.results.drop(columns="run_id").equals(again.results.drop(columns="run_id"))
+    res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-n", "8", "--engine", "compiled", "-q",
+                                   "--no-report", "-o", str(tmp_path / "run")])
+    assert res.exit_code == 2 and res.output.strip().count("\n") == 0
+
+
+def test_the_first_compile_is_said_once_and_a_cached_kernel_is_not_loaded_for_workers(monkeypatch, capsys):
+    """:func:`compiled.prepare`: nothing cached - say so (unless the run is quiet) and compile (play
+    the one-game batch); cached and this process plays nothing - neither; cached and this process
+    plays - load it (play it)."""
+    from analyser.titles.dao import compiled as dao_compiled
+
+    game = get_game("dao")
+    job = BatchJob("dao", (), ("greedy",), 4, 1, 0, 1, 0.0, engine="compiled")
+    played = []
+    real = dao_compiled.DaoEngine.run_batch
+    monkeypatch.setattr(dao_compiled.DaoEngine, "run_batch", lambda *a: played.append(1) or real(*a))
+    for cached, here, say, plays, lines in [(False, False, True, 1, 1), (True, False, True, 0, 0),
+                                            (True, True, True, 1, 0), (False, True, True, 1, 1),
+                                            (False, False, False, 1, 0)]:
+        monkeypatch.setattr(compiled, "on_disk", lambda kernel: cached)
+        played.clear()
+        assert compiled.prepare(game, job, here, say) is None
+        assert (len(played), len(capsys.readouterr().err.splitlines())) == (plays, lines)
+
+
+def test_on_disk_reads_numbas_cache_of_a_function(tmp_path, monkeypatch):
+    (tmp_path / "tiny_kernel.py").write_text("import numba\n\n@numba.njit(cache=True)\ndef twice(x):\n"
+                                             "    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import tiny_kernel
+    assert not compiled.on_disk(tiny_kernel.twice)
+    assert tiny_kernel.twice(21) == 42
+    assert compiled.on_disk(tiny_kernel.twice)
+
+
+def test_the_pilot_batch_does_not_count_the_one_time_load(monkeypatch):
+    """An automatic --jobs run times a pilot batch in this process to decide whether to start
+    workers: the kernel's one-time load (here stubbed to take 1,000 s of the engine's clock) is
+    done before it, so the pilot of a default 2,000-game run still finds the run short and starts
+    no workers."""
+    import os
+    from types import SimpleNamespace
+
+    from analyser.titles.dao import compiled as dao_compiled
+
+    now = [0.0]
+    play = dao_compiled.DaoEngine().kernel()
+    loaded = []
+
+    def first_call_loads(*args):
+        if not loaded:  # the first call in a process loads (or compiles) the machine code
+            loaded.append(1)
+            now[0] += 1000.0
+        return play(*args)
+
+    def kernel(self):
+        return first_call_loads
+    monkeypatch.setattr(dao_compiled.DaoEngine, "kernel", kernel)
+    monkeypatch.setattr(dao_compiled, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    res = run(RunSpec(game="dao", strategies=["greedy"], seed=4), progress=False)
+    assert loaded == [1]
+    assert (res.config["engine"], res.config["jobs"], res.config["games_completed"]) == ("compiled", 1, 2000)
 
 
 def test_a_resumed_run_keeps_its_requested_engine(tmp_path):

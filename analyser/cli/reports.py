@@ -143,6 +143,9 @@ def _print_summary(summary, players: int, config: dict) -> None:
             click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
         if config.get("engine") == "compiled":
             click.echo("Engine: compiled (the title's numba kernel of its rules and built-in strategies)")
+        elif config.get("engine") == "python":
+            why = config.get("engine_note") or ("asked for" if config.get("engine_requested") == "python" else None)
+            click.echo(f"Engine: python (the title's Python rules{'; ' + why if why else ''})")
         if config.get("stopping"):
             click.echo(f"Stopping rule: {config['stopping']['reason']}")
 

@@ -71,7 +71,7 @@ seats were filled.
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address, e.g. tcp://HOST:8786 (implies --backend dask).")
 @click.option("--engine", type=click.Choice(["auto", "python", "compiled"]), default="auto", show_default=True,
-              help="auto: a title's compiled kernel (numba, analyser[fast]) plays the run when every strategy is "
+              help="auto: a title's compiled kernel (numba) plays the run when every strategy is "
                    "one it covers (a title's built-ins), else Python; python: always Python; compiled: the kernel or "
                    "an error naming why not. Results do not depend on it.")
 @click.option("--until-ci", type=float, default=None, metavar="W",

@@ -11,9 +11,15 @@ The interface a title follows (a title's engine module shows it in full; docs/co
 * ``ENGINE.run_batch(job, game, params)`` plays games ``job.start`` to ``job.stop - 1`` and returns
   the :class:`~analyser.engine.runner.BatchResult` the Python path returns for them, column for column.
 
+* ``ENGINE.kernel()`` imports the kernel and returns its numba-compiled entry point (one
+  function with one set of argument types), whose machine code numba caches on disk.
+
 A run's engine is ``auto`` (compiled when it can be, else Python, with the reason recorded),
 ``python`` or ``compiled`` (an :class:`~analyser.engine.core.InputError` naming why when it cannot be
-used).  Results never depend on the engine: a kernel plays the very same deals and draws.
+used).  Before a run plays on a kernel, :func:`prepare` gets it ready in the process that starts the
+run: compiled once (said on standard error) into numba's on-disk cache, where every worker
+process of the machine loads it.  Results never depend on the engine: a kernel plays the very same
+deals and draws.
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ ENGINES = ("auto", "python", "compiled")
 _said: set[str] = set()
 
 
-#: Why a run without numba plays in Python.
-NO_NUMBA = "numba is not installed (pip install 'analyser[fast]')"
+#: Why a run without numba plays in Python (numba is a dependency: an install without it is broken,
+#: or numba does not support this platform or Python yet).
+NO_NUMBA = "numba is not installed (pip install numba)"
 
 
 def numba_missing() -> str | None:
@@ -79,11 +86,58 @@ def choose(game, params, players: int, strategies: Sequence[str], requested: str
 
 
 def say_once(reason: str | None) -> None:
-    """One line on standard error, once per process, when only numba is missing for a run that
-    the kernel would have played (every other reason is recorded in config.json only)."""
+    """One line on standard error, once per process, when only numba (missing, or unable to load
+    the kernel) keeps the kernel from a run it would have played (every other reason is recorded
+    in config.json only)."""
     if reason and reason.startswith("numba") and reason not in _said:
         _said.add(reason)
         print(f"analyser: note: playing with the Python engine: {reason}", file=sys.stderr, flush=True)
+
+
+def prepare(game, job, here: bool, say: bool = True) -> str | None:
+    """Get ``game``'s kernel ready for a run, in the process that starts it.  Returns None, or the
+    reason the kernel cannot load here (numba fails to import, or the kernel to compile or load):
+    the run then plays in Python, and :func:`say_once` says why.
+
+    When numba's on-disk cache holds no machine code of the kernel for this numba, this kernel's
+    source and this processor, says "compiling the <title> kernel, first run only" on standard
+    error (unless ``say`` is False: a quiet run) and compiles it here, into the cache, so that the
+    run's worker processes load it instead of each compiling it.  ``here``: this process plays
+    games of the run itself (the pilot batch or ``--jobs 1``), so the kernel is loaded now, and
+    its one-time cost does not count in the time of the first batch.  ``job``: a one-game
+    :class:`~analyser.engine.runner.BatchJob` of the run, played to compile or load the kernel (its
+    result is discarded)."""
+    engine = engine_of(game)
+    try:
+        kernel = engine.kernel()
+        fresh = not on_disk(kernel)
+        if fresh and say:
+            print(f"analyser: note: compiling the {game.name} kernel, first run only (numba caches it for later "
+                  "runs)", file=sys.stderr, flush=True)
+        if fresh or here:
+            warm = engine.run_batch(job, game, game.Params.from_overrides(dict(job.rules)))
+            if warm.interrupted:  # (a Ctrl-C while it compiled stops the command, as anywhere else)
+                raise KeyboardInterrupt
+    except Exception as e:  # (not only ImportError: a broken numba or a failed compile leaves the run to Python)
+        return f"numba cannot load the {game.name} kernel here ({type(e).__name__}: {_first_line(e)})"
+    return None
+
+
+def on_disk(kernel) -> bool:
+    """Whether numba's on-disk cache holds machine code of the numba function ``kernel`` for this
+    numba version, its source as it is now, and this processor: its next first call in a process
+    loads rather than compiles.  (Read from numba's cache index, which numba offers no public call
+    for; True when the index cannot be read, so that nothing is said.)"""
+    try:
+        index = kernel._cache._cache_file._load_index()
+        magic = kernel.targetctx.codegen().magic_tuple()
+    except Exception:
+        return True
+    return any(key[1] == magic for key in index)
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else ""
 
 
 def run_batch(job, title: str):
@@ -103,7 +157,7 @@ def run_batch(job, title: str):
     try:
         return engine_of(game).run_batch(job, game, params)
     except Exception as e:  # the kernel failed to compile or load here: the Python path plays the same games
-        why = f"the compiled kernel failed ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+        why = f"the compiled kernel failed ({type(e).__name__}: {_first_line(e)})"
         if why not in _said:
             _said.add(why)
             print(f"analyser: note: playing with the Python engine: {why}", file=sys.stderr, flush=True)

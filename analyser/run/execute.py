@@ -180,11 +180,19 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         sources = runner.ship_sources(strategies) if client is not None else ()
         title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
         engine, engine_note = compiled.choose(game, params, players, strategies, spec.engine)
-        compiled.say_once(engine_note)
 
         def job(a: int, b: int) -> BatchJob:
             return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
                             hang_dir, title_sources, engine=engine)
+
+        if engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
+            plays_here = client is None and (jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)
+            engine_note = compiled.prepare(game, job(0, 1), here=plays_here, say=progress is not False)
+            if engine_note is not None:
+                if spec.engine == "compiled":
+                    raise InputError(f"--engine compiled cannot be used: {engine_note}; use --engine auto or python")
+                engine = "python"
+        compiled.say_once(engine_note)
 
         config = {
             "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,

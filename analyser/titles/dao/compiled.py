@@ -94,6 +94,11 @@ class DaoEngine:
         min_value, start).  ValueError (the reason) for a spec the kernel does not cover."""
         return _strategy_table(tuple(strategies))
 
+    def kernel(self):
+        """The kernel's numba entry point, :func:`analyser.titles.dao.kernel.play` (imports numba)."""
+        from analyser.titles.dao.kernel import play
+        return play
+
     def run_batch(self, job, game, params):
         """Games ``job.start`` to ``job.stop - 1`` as the Python path's :class:`BatchResult`."""
         from analyser.engine.runner import ROW_FIELDS, BatchResult, GameFailure
@@ -120,7 +125,7 @@ class DaoEngine:
         R = -(-2 * D // n) + 1  # a game has at most 2 * deck turns (each reveals or takes a card)
         per_game = 8 * D * 4 + n * (8 * R + 8 * KEY_WORDS + 64)
         step = max(1, min(5000, SLICE_BYTES // per_game))
-        from analyser.titles.dao.kernel import play
+        play = self.kernel()
         names = list(ROW_FIELDS) + list(game.metric_columns)
         result = BatchResult(start=job.start, rows=[])
         parts: list[dict] = []
