@@ -450,6 +450,35 @@ def redeal(state, seat: int, rng) -> None:
         at += count
 
 
+def sampler(seat_view: View):
+    """``sample(rng) -> state`` equal to ``determinize(seat_view, rng)``, drawing the same random
+    numbers, with the pool of unseen cards sorted once: what one decision of the search samples
+    many times (the state behind the view must not change in between)."""
+    state, seat = seat_view._state, seat_view.seat
+    clone_state = spec(type(state)).clone
+    hidden_places = spec(type(state)).hidden_places
+    base = clone_state(state)
+    pool = sorted_cards([card for place, start, count in hidden_places(base, seat)
+                         for card in place[start:start + count]])
+    m = len(pool)
+    order = range(m)
+
+    def sample(rng):
+        out = clone_state(base)
+        if not m:
+            return out
+        random = rng.random
+        keys = [random() for _ in order]
+        dealt = [pool[i] for i in sorted(order, key=keys.__getitem__)]
+        at = 0
+        for place, start, count in hidden_places(out, seat):
+            place[start:start + count] = dealt[at:at + count]
+            at += count
+        return out
+
+    return sample
+
+
 def resample_hidden(state, seat: int, rng):
     """A copy of ``state`` with what ``seat`` cannot see dealt again."""
     out = clone(state)

@@ -60,6 +60,7 @@ import math
 import time
 from typing import Any, Callable
 
+from analyser.engine import derive
 from analyser.engine.core import Game, InputError, Strategy, ranks_from
 
 #: Largest iteration budget accepted (a guard against typos such as iterations=1000000000).
@@ -342,6 +343,8 @@ def sampler(game: Game, view, stop_at_stage: bool = False) -> Callable[[Any], An
     make = own_hook(game, "determinizer", "determinize")
     if make is not None:
         return make(view, stop_at_stage)
+    if game.State is not None and type(game).determinize is Game.determinize:
+        return derive.sampler(view)  # the derived determinize, its pool sorted once
     determinize = game.determinize
     return lambda rng: determinize(view, rng)
 

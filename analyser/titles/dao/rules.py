@@ -184,14 +184,6 @@ def shuffled(cards, rng) -> list:
     return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
 
 
-@lru_cache(maxsize=1024)
-def unseen_cards(unseen: tuple[tuple[int, ...], ...]) -> tuple:
-    """The cards of ``unseen`` (``unseen[colour][value]`` counts) colour-major, ascending value:
-    the order :meth:`Dao.determinize` shuffles them from (cached: one decision's search asks for
-    the same cards at every iteration)."""
-    return tuple(Card(c, v) for c, row in enumerate(unseen) for v, k in enumerate(row) for _ in range(k))
-
-
 @lru_cache(maxsize=64)
 def full_composition(colours: int, values: str) -> tuple[tuple[int, ...], ...]:
     """``[colour][value]`` card counts of the full deck (cached per composition)."""
@@ -495,23 +487,6 @@ class Dao(Game):
             s.over = True
 
     # -- search -----------------------------------------------------------------------------
-    def determinize(self, view: DaoView, rng) -> DaoState:
-        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`): every public part
-        copied from the view, the unseen cards (``view.unseen``) in a random order drawn with
-        ``rng``, the current deck's ``deck_size`` on top and the rest as the second half's
-        ``reserve_size`` cards.  Reads only public attributes of the view."""
-        p = view.params
-        cards = shuffled(unseen_cards(tuple(map(tuple, view.unseen))), rng)
-        cut = view.reserve_size
-        return DaoState(params=p, n=view.n_players, deck=cards[cut:], reserve=cards[:cut],
-                        display=list(view.display), total=view.total, piles=[list(x) for x in view.piles],
-                        gain=[list(g) for g in view.gain], held=list(view.held),
-                        half_scores=[list(h) for h in view.half_scores],
-                        half_marks=[list(m) for m in view.half_marks], out=list(view.out),
-                        unseen=[list(u) for u in view.unseen], n_unseen=view.n_unseen, current=view.current,
-                        starter=view.starter, turn=view.turn, busts=list(view.busts), over=view.over,
-                        half=view.half, events=list(view.events))
-
     def stage(self, s: DaoState) -> int:
         """The half being played (0, or 1 in the second half of the two-player variant)."""
         return s.half
