@@ -24,6 +24,9 @@ deck's top card is its last: ``deck.pop()`` draws).  Who may see a zone is one o
   others';
 * :data:`NOBODY` - a face-down zone (a deck): every seat sees its size, none its cards.
 
+A per-seat value that is not cards but only its seat may see (a choice made face down, not yet
+revealed) is declared with :func:`secrets`.
+
 Cards in zones are immutable values (numbers, strings, tuples, named tuples, enums).  The cards a
 seat cannot see are, together, public knowledge as a multiset when the game's set of cards is
 known and every card is in some zone; that is what the default ``determinize`` re-deals.
@@ -49,8 +52,9 @@ class Component:
     """A state field's declaration.
 
     ``kind``: what the field holds - ``zone`` (an ordered list of cards), ``hands`` (one zone per
-    seat), ``dice`` (the faces showing), ``counters`` (one number per seat: scores, coins, a
-    track), ``grid`` (rows of cells) or ``scratch`` (not part of the state).  ``visible``: one of
+    seat), ``secrets`` (one value per seat that only its seat sees), ``dice`` (the faces
+    showing), ``counters`` (one number per seat: scores, coins, a track), ``grid`` (rows of
+    cells) or ``scratch`` (not part of the state).  ``visible``: one of
     :data:`VISIBILITIES`."""
 
     kind: str
@@ -59,7 +63,7 @@ class Component:
     @property
     def per_seat(self) -> bool:
         """True for a field holding one entry per seat (hands, counters)."""
-        return self.kind in ("hands", "counters")
+        return self.kind in ("hands", "counters", "secrets")
 
 
 def _declare(component: Component, factory=list, compare: bool = True):
@@ -86,6 +90,15 @@ def pile():
 def hands(visible: str = OWNER):
     """One zone of cards per seat (``hands[seat]``); by default each seat sees only its own."""
     return _declare(Component("hands", visible))
+
+
+def secrets(factory=list):
+    """One value per seat (``secrets[seat]``) that only its seat sees: a choice made face down
+    and not yet revealed, a private flag; ``factory()`` gives the default (one entry per seat).
+    A seat's view reads its own entry; the values are not cards, so the derived
+    ``resample_hidden`` and ``determinize`` leave them as they are: a title that declares secrets
+    writes those two hooks (only it knows what else a secret could be)."""
+    return _declare(Component("secrets", OWNER), factory=factory)
 
 
 def dice():

@@ -17,7 +17,8 @@ and caches a :class:`StateSpec`:
 * **view** - a live view: an object with one read-only attribute per field that reads through to
   the state, so one view per seat serves a whole game.  A public field reads as it is; a
   per-seat hidden zone (``hands``) reads as the seat's own entry, with ``<name>_sizes`` for every
-  seat's count; a face-down zone reads only as ``<name>_size``; scratch fields are not there.
+  seat's count; a ``secrets`` field reads as the seat's own entry only; a face-down zone reads
+  only as ``<name>_size``; scratch fields are not there.
   ``unseen`` lists, sorted, the cards the seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
@@ -89,7 +90,7 @@ class StateSpec:
         places = []
         for f in self.fields:
             c = f.component
-            if c is None or c.kind == "scratch" or c.visible == EVERYONE:
+            if c is None or c.kind in ("scratch", "secrets") or c.visible == EVERYONE:
                 continue
             value = getattr(state, f.name)
             if c.kind == "hands":
@@ -379,6 +380,8 @@ def _view_class(state_cls: type, base: type) -> type:
             continue
         if f.visible == EVERYONE:
             attrs[f.name] = property(attrgetter(f"_state.{f.name}"))
+        elif f.component.kind == "secrets":
+            attrs[f.name] = property(_own(f.name))
         elif f.component.kind == "hands":
             attrs[f.name + "_sizes"] = property(_sizes(f.name))
             if f.visible == OWNER:
