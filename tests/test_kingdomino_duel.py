@@ -827,7 +827,9 @@ def test_the_other_players_drawing_is_hidden_until_both_have_drawn():
     v = G.view(s, 1)
     assert v.maps[0].n_empty == 34 and v.pending is None and not v.spell_used[R.S4]
     assert v.castle_round == [0, 0] and not hasattr(v, "_s")
-    assert list(v.faces) == [(0, 0), (5, 0)]
+    assert list(v.faces) == [(0, 0), (5, 0)] and v.hand == [2, 3]  # seat 1's own dice
+    assert (v.turned, v.bonus, v.role) == (False, -1, "B")  # not seat 0's S4 turn or castle bonus
+    assert (s.turned[0], s.bonus[0]) == (True, cell(0, 3))
     G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), rng)
     G.apply(s, NO_BONUS, rng)
     v = G.view(s, 1)

@@ -925,6 +925,7 @@ DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER = "draft_a", "draft_b", "place
 PHASES = (DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER)
 ENDS = ("full_map", "no_draw", "max_rounds")
 
+
 def _none():
     return None
 
