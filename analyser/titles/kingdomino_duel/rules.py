@@ -109,7 +109,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -463,8 +463,10 @@ class KingdominoParams(Params):
         """Each seat's start points (``seat_bonus``); InputError unless it gives 1 or 2 values."""
         return seat_values(self.seat_bonus, 2, name="seat_bonus")
 
-    @property
+    @cached_property
     def comp(self) -> Components:
+        """The components these rules read (:func:`load_components`; kept on the options, since
+        the rules and the views read it at every round)."""
         return load_components(self.components)
 
     def data_files(self) -> dict[str, Path]:
