@@ -62,7 +62,7 @@ class Component:
 
     @property
     def per_seat(self) -> bool:
-        """True for a field holding one entry per seat (hands, counters)."""
+        """True for a field holding one entry per seat (hands, counters, secrets)."""
         return self.kind in ("hands", "counters", "secrets")
 
 
