@@ -8,8 +8,8 @@ internal modules move::
 * the title contract: :class:`Game`, :class:`Params`, :func:`option`, :class:`Metric`,
   :data:`TRACE_COLUMN`, :func:`encode_trace`, :class:`ExtraTable`, :class:`InputError`;
 * the components a state is made of (:mod:`analyser.engine.components`): :func:`deck`,
-  :func:`pile`, :func:`zone`, :func:`hands`, :func:`dice`, :func:`counters`, :func:`grid`,
-  :func:`scratch`, with who may see them (:data:`EVERYONE`, :data:`OWNER`, :data:`NOBODY`), and
+  :func:`pile`, :func:`zone`, :func:`hands`, :func:`secrets`, :func:`dice`, :func:`counters`,
+  :func:`grid`, :func:`scratch`, with who may see them (:data:`EVERYONE`, :data:`OWNER`, :data:`NOBODY`), and
   :class:`View`, the base of a seat's view;
 * strategies: :class:`Strategy`, :class:`StrategyError`;
 * playing and checking: :func:`play_game`, :func:`check_title`, :func:`make_strategy`,
@@ -41,6 +41,7 @@ PUBLIC = {
     "pile": "analyser.engine.components",
     "zone": "analyser.engine.components",
     "hands": "analyser.engine.components",
+    "secrets": "analyser.engine.components",
     "dice": "analyser.engine.components",
     "counters": "analyser.engine.components",
     "grid": "analyser.engine.components",

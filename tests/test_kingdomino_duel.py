@@ -24,14 +24,14 @@ def cell(r, c):
 
 
 def grid(rows):
-    """Map rows of tokens (`.` empty, `##` castle, `dt`, `dt+`, `bk++`, ...) -> [row, col, coat, crosses]."""
-    out = []
-    for r, line in enumerate(rows):
-        for c, tok in enumerate(line.split()):
-            if tok in (".", "##"):
-                continue
-            out.append([r, c, R.COATS[TOKENS[tok.rstrip("+")]], tok.count("+")])
-    return out
+    """Map rows of tokens (`.` empty, `##` castle, `dt`, `dt+`, `bk++`, ...) -> the map's JSON:
+    its rows of coats (-1 empty, -2 the castle) and of crosses."""
+    coats, crosses = [], []
+    for line in rows:
+        toks = line.split()
+        coats.append([R.EMPTY if t == "." else R.CASTLE if t == "##" else TOKENS[t.rstrip("+")] for t in toks])
+        crosses.append([t.count("+") for t in toks])
+    return {"coat": coats, "cross": crosses}
 
 
 EMPTY_MAP = [". . . . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
@@ -39,14 +39,20 @@ EMPTY_MAP = [". . . . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . ."
 
 def make(maps=(EMPTY_MAP, EMPTY_MAP), phase="place", roll=("dot", "dot", "dot", "dot"), hand=((0, 1), (2, 3)),
          a=0, current=None, rules=None, enter=True, **kw):
+    """A state from its saved form: maps as token rows, faces as names (``"dot+1"``), ``s5_coat``
+    as a coat's name; any other field as saved."""
     params = G.Params.from_overrides(rules or {})
     owner = [-1] * 4
     for seat, h in enumerate(hand):
         for d in h:
             owner[d] = seat
-    d = {"params": params.as_dict(), "players": 2, "maps": [grid(m) for m in maps], "roll": list(roll),
+    faces = [list(parse_face(f)) for f in roll]
+    d = {"params": params.as_dict(), "maps": [grid(m) for m in maps], "roll": faces,
          "phase": phase, "a": a, "current": a if current is None else current, "owner": owner,
-         "hand": [list(h) for h in hand], "faces": [[roll[i] for i in h] for h in hand]}
+         "hand": [list(h) for h in hand], "faces": [[faces[i] for i in h] for h in hand],
+         "castle_round": [0, 0], "passes": [0, 0], "stuck": [0, 0]}
+    if isinstance(kw.get("s5_coat"), str):
+        kw["s5_coat"] = R.COATS.index(kw["s5_coat"])
     d.update(kw)
     s = G.state_from_dict(d)
     if phase == "place" and enter:
@@ -821,7 +827,9 @@ def test_the_other_players_drawing_is_hidden_until_both_have_drawn():
     v = G.view(s, 1)
     assert v.maps[0].n_empty == 34 and v.pending is None and not v.spell_used[R.S4]
     assert v.castle_round == [0, 0] and not hasattr(v, "_s")
-    assert list(v.faces) == [(0, 0), (5, 0)]
+    assert list(v.faces) == [(0, 0), (5, 0)] and v.hand == [2, 3]  # seat 1's own dice
+    assert (v.turned, v.bonus, v.role) == (False, -1, "B")  # not seat 0's S4 turn or castle bonus
+    assert (s.turned[0], s.bonus[0]) == (True, cell(0, 3))
     G.apply(s, Place(cell(1, 3), cell(0, 3), 0, 5, ""), rng)
     G.apply(s, NO_BONUS, rng)
     v = G.view(s, 1)
@@ -840,28 +848,38 @@ def test_dice_come_from_the_rng_handed_to_the_rules():
 # State JSON, actions, display
 # --------------------------------------------------------------------------------------------
 
-def test_state_round_trip_and_malformed_states():
+def test_state_round_trip_and_malformed_states(tmp_path):
     s = make(maps=(SCORED, EMPTY_MAP), spell_owner=owning([R.S5]), s5_coat="dot")
     d = json.loads(json.dumps(G.state_to_dict(s)))
     back = G.state_from_dict(d)
-    assert G.state_to_dict(back) == G.state_to_dict(s) and G.scores(back) == G.scores(s)
-    for key, value, problem in [("maps", [[[9, 0, "dot", 0]], []], "outside"),
-                                ("maps", [[[2, 3, "dot", 0]], []], "castle"),
-                                ("maps", [[[0, 0, "purple", 0]], []], "not a coat of arms"),
-                                ("maps", [[[0, 0, "dot", 0], [0, 0, "dot", 1]], []], "drawn twice"),
-                                ("phase", "bidding", "phase"), ("current", 2, "not a seat"),
+    assert back == s and G.state_to_dict(back) == d and G.scores(back) == G.scores(s) == [6 + 2 * 3, 0]  # S5: dot
+    assert d["maps"][0] == grid(SCORED) and d["roll"] == [[0, 0]] * 4 and d["s5_coat"] == 0
+    _load(tmp_path, d)  # the unchanged state loads
+    maps = [grid(SCORED), grid(EMPTY_MAP)]
+    wrong = json.loads(json.dumps(maps))
+    wrong[0]["coat"][0][0] = 9
+    castles = json.loads(json.dumps(maps))
+    castles[0]["coat"][0][0] = R.CASTLE
+    crossed = json.loads(json.dumps(maps))
+    crossed[0]["cross"][0][6] = 1  # an empty cell
+    narrow = json.loads(json.dumps(maps))
+    narrow[1] = {k: [row[:6] for row in v] for k, v in narrow[1].items()}
+    for key, value, problem in [("maps", wrong, "maps[0]"), ("maps", castles, "castle"),
+                                ("maps", crossed, "crosses"), ("maps", narrow, "maps[1] is 6 x 5"),
+                                ("phase", "bidding", "phase"), ("current", 2, "current"),
                                 ("boxes", [[9, 0, 0, 0, 0, 0], [0] * 6], "boxes"),
-                                ("roll", ["dot"], "4 faces"), ("hand", [[0, 0], [2, 3]], "two different dice"),
-                                ("pending", [{"place": [0, 0, "dot", "dot", ""]}, None], "not an empty cell"),
-                                ("pending", [{"place": [35, 36, "dot", "dot", ""]}, None], "not an empty cell"),
-                                ("phase", "draft_b", "exactly one die belongs to A"),
+                                ("roll", [[0, 0]], "roll"), ("hand", [[0, 0], [2, 3]], "hand"),
+                                ("pending", [[0, 0, 0, 0, ""], None], "pending drawing of seat 0"),
+                                ("pending", [[cell(0, 0), cell(0, 1), 0, 0, ""], None], "pending drawing of seat 0"),
+                                ("phase", "draft_b", "first pick"),
                                 ("phase", "draft_a", "no die has an owner")]:
         bad = dict(d)
         bad[key] = value
         with pytest.raises(InputError) as e:
-            G.state_from_dict(bad)
-        assert problem in str(e.value) and "\n" not in str(e.value) and "Kingdomino" in str(e.value)
-    with pytest.raises(InputError, match="'maps' is missing"):
+            _load(tmp_path, bad)
+        msg = str(e.value)
+        assert problem in msg and "\n" not in msg and msg.startswith("--state"), msg
+    with pytest.raises(InputError, match="maps: missing"):
         G.state_from_dict({k: v for k, v in d.items() if k != "maps"})
 
 
@@ -1089,8 +1107,8 @@ def _load(tmp_path, data):
     ("owner", [0, 1, 0], "owner"),
     ("spell_used", [False] * 5, "spell_used"),
     ("queue", [[0, "S3"]], "queue[0][1]"),
-    ("pending", [{"place": [0, 1, "dot", "dot", "S9"]}, None], "pending[0]"),
-    ("bonus", [[0, 99], None], "bonus[0][1]"),
+    ("pending", [[0, 1, 0, 0, "S9"], None], "pending[0]"),
+    ("bonus", [999, -1], "bonus[0]"),
     ("spell_round", [99, 0, 0, 0, 0, 0], "spell_round[0] is 99, after the current round"),
 ])
 def test_a_malformed_saved_state_is_refused_by_the_schema_in_one_line(tmp_path, key, value, problem):

@@ -24,6 +24,9 @@ deck's top card is its last: ``deck.pop()`` draws).  Who may see a zone is one o
   others';
 * :data:`NOBODY` - a face-down zone (a deck): every seat sees its size, none its cards.
 
+A per-seat value that is not cards but only its seat may see (a choice made face down, not yet
+revealed) is declared with :func:`secrets`.
+
 Cards in zones are immutable values (numbers, strings, tuples, named tuples, enums).  The cards a
 seat cannot see are, together, public knowledge as a multiset when the game's set of cards is
 known and every card is in some zone; that is what the default ``determinize`` re-deals.
@@ -49,8 +52,9 @@ class Component:
     """A state field's declaration.
 
     ``kind``: what the field holds - ``zone`` (an ordered list of cards), ``hands`` (one zone per
-    seat), ``dice`` (the faces showing), ``counters`` (one number per seat: scores, coins, a
-    track), ``grid`` (rows of cells) or ``scratch`` (not part of the state).  ``visible``: one of
+    seat), ``secrets`` (one value per seat that only its seat sees), ``dice`` (the faces
+    showing), ``counters`` (one number per seat: scores, coins, a track), ``grid`` (rows of
+    cells) or ``scratch`` (not part of the state).  ``visible``: one of
     :data:`VISIBILITIES`."""
 
     kind: str
@@ -58,8 +62,8 @@ class Component:
 
     @property
     def per_seat(self) -> bool:
-        """True for a field holding one entry per seat (hands, counters)."""
-        return self.kind in ("hands", "counters")
+        """True for a field holding one entry per seat (hands, counters, secrets)."""
+        return self.kind in ("hands", "counters", "secrets")
 
 
 def _declare(component: Component, factory=list, compare: bool = True):
@@ -88,6 +92,15 @@ def seat_zones(visible: str = OWNER):
     return _declare(Component("hands", visible))
 
 
+def secrets(factory=list):
+    """One value per seat (``secrets[seat]``) that only its seat sees: a choice made face down
+    and not yet revealed, a private flag; ``factory()`` gives the default (one entry per seat).
+    A seat's view reads its own entry; the values are not cards, so the derived
+    ``resample_hidden`` and ``determinize`` leave them as they are: a title that declares secrets
+    writes those two hooks (only it knows what else a secret could be)."""
+    return _declare(Component("secrets", OWNER), factory=factory)
+
+
 def dice_faces():
     """The faces showing on a set of dice (a list of numbers), seen by everyone.  Roll with the
     rng the rules are given: ``state.dice[:] = [rng.randint(1, 6) for _ in state.dice]``."""
@@ -108,6 +121,7 @@ def grid_cells():
 # the first names, while titles move to the names above (which a field of the same name, such
 # as ``deck``, cannot shadow in the class body)
 deck, pile, hands, dice, counters, grid = face_down, face_up, seat_zones, dice_faces, seat_counters, grid_cells
+seat_secrets = secrets
 
 
 def scratch(factory=dict):

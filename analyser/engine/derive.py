@@ -18,7 +18,8 @@ and caches a :class:`StateSpec`:
   the state, so one view per seat serves a whole game.  A public field reads as it is; a
   per-seat hidden zone reads as the seat's own entry under the name without its plural ``s``
   (``hands`` -> ``hand``), with ``<name>_sizes`` for every seat's count; a face-down zone reads
-  only as ``<name>_size``; scratch fields are not there.  ``unseen`` lists, sorted, the cards the
+  only as ``<name>_size``; a ``secrets`` field (one value per seat) reads as the seat's own
+  entry under its name; scratch fields are not there.  ``unseen`` lists, sorted, the cards the
   seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
@@ -103,7 +104,8 @@ class StateSpec:
         """``(name, per seat, seen by its owner)`` of each field some seat cannot see."""
         if self._hidden is None:
             self._hidden = tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER)
-                                 for f in self.fields if f.component is not None and not f.scratch
+                                 for f in self.fields if f.component is not None
+                                 and f.component.kind not in ("scratch", "secrets")
                                  and f.component.visible != EVERYONE)
         return self._hidden
 
@@ -394,6 +396,8 @@ def _view_class(state_cls: type, base: type) -> type:
             continue
         if f.visible == EVERYONE:
             attrs[f.name] = property(attrgetter(f"_state.{f.name}"))
+        elif f.component.kind == "secrets":
+            attrs[f.name] = property(_own(f.name))
         elif f.component.kind == "hands":
             attrs[f.name + "_sizes"] = property(_sizes(f.name))
             if f.visible == OWNER:

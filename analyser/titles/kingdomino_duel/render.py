@@ -9,7 +9,7 @@ player is listed under the maps.
 
 from __future__ import annotations
 
-from analyser.titles.kingdomino_duel.rules import (CASTLE, COATS, EMPTY, PASS, SHORT, SPELLS, STRIDE, Place,
+from analyser.titles.kingdomino_duel.rules import (CASTLE, COATS, EMPTY, SHORT, SPELLS, STRIDE, Pass, Place,
                                                    at, face_name)
 
 LEGEND = ("cells: dt dot, dd double-dot, st stripe, ds double-stripe, qu quarters, bk black; + per cross; "
@@ -61,7 +61,7 @@ def describe_state(game, s) -> str:
         p = s.pending[seat]
         if p is None or s.phase not in ("place", "castle"):
             continue
-        if p is PASS:
+        if type(p) is Pass:
             out.append(f"this round seat {seat} draws nothing")
         elif type(p) is Place:
             f0, f1 = s.faces[seat]

@@ -108,12 +108,14 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
+from analyser.engine.components import counters, dice, scratch, secrets
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
@@ -461,8 +463,10 @@ class KingdominoParams(Params):
         """Each seat's start points (``seat_bonus``); InputError unless it gives 1 or 2 values."""
         return seat_values(self.seat_bonus, 2, name="seat_bonus")
 
-    @property
+    @cached_property
     def comp(self) -> Components:
+        """The components these rules read (:func:`load_components`; kept on the options, since
+        the rules and the views read it at every round)."""
         return load_components(self.components)
 
     def data_files(self) -> dict[str, Path]:
@@ -478,7 +482,7 @@ class Draft(NamedTuple):
     """Take the dice ``dice`` (numbers 0-3): one at A's first pick, two at B's pick, two at A's
     first pick with ``spell="S3"``."""
 
-    dice: tuple
+    dice: tuple[int, ...]
     spell: str = ""
 
 
@@ -601,6 +605,47 @@ class Kingdom:
         k.points = self.points
         return k
 
+    def to_json(self) -> dict:
+        """The map's cells as rows (row 0 first): ``{"coat": rows, "cross": rows}``, a coat being
+        -1 (empty), -2 (the castle) or 0-5 (:data:`COATS`), a cross count per cell.  Domains,
+        boundaries and masks are not saved: :meth:`from_json` rebuilds them."""
+        w, h = self.comp.width, self.comp.height
+        return {"coat": [self.coat[r * STRIDE:r * STRIDE + w] for r in range(h)],
+                "cross": [self.cross[r * STRIDE:r * STRIDE + w] for r in range(h)]}
+
+    @classmethod
+    def from_json(cls, data) -> "Kingdom":
+        """The kingdom :meth:`to_json` wrote, its cells drawn in row-major order.  Raises
+        ValueError (one line) on a map that is not a rectangle of 2 to 15 rows and columns with
+        one castle, a coat outside -2..5, or crosses outside 0..99 or on an empty cell."""
+        if not isinstance(data, dict) or set(data) != {"coat", "cross"}:
+            raise ValueError("a map is an object with the rows of its coats and crosses: {\"coat\": [...], "
+                             "\"cross\": [...]}")
+        coats, crosses = data["coat"], data["cross"]
+        if not (isinstance(coats, list) and 2 <= len(coats) <= 15 and isinstance(crosses, list)
+                and len(crosses) == len(coats)):
+            raise ValueError("coat and cross need the same 2 to 15 rows")
+        width = len(coats[0]) if isinstance(coats[0], list) else 0
+        if not 2 <= width <= 15 or any(not isinstance(r, list) or len(r) != width for r in coats + crosses):
+            raise ValueError("every row of coat and cross needs the same 2 to 15 cells")
+        cells = [(r * STRIDE + c, k, x) for r, (kr, xr) in enumerate(zip(coats, crosses))
+                 for c, (k, x) in enumerate(zip(kr, xr))]
+        if any(type(k) is not int or not CASTLE <= k <= 5 for _, k, _ in cells):
+            raise ValueError("a cell's coat is -1 (empty), -2 (the castle) or 0 to 5")
+        if any(type(x) is not int or not 0 <= x <= 99 or (x and k < 0) for _, k, x in cells):
+            raise ValueError("a cell's crosses are 0 to 99, and 0 on an empty cell or the castle")
+        castles = [c for c, k, _ in cells if k == CASTLE]
+        if len(castles) != 1:
+            raise ValueError(f"a map has one castle (coat -2), not {len(castles)}")
+        m = cls(geometry(width, len(coats), castles[0]))
+        for c, k, _ in cells:
+            if k >= 0:
+                m.draw(c, k, 0)
+        for c, k, x in cells:
+            for _ in range(x if k >= 0 else 0):
+                m.add_cross(c)
+        return m
+
     def draw(self, cell: int, coat: int, crosses: int) -> None:
         """Draw ``coat`` with ``crosses`` at the empty ``cell``; merges domains."""
         comp = self.comp
@@ -680,6 +725,13 @@ class Kingdom:
         ds, dx = self.dsize, self.dcross
         return max((ds[c] for c, m in enumerate(self.members) if m is not None and (dx[c] > 0 or not scoring_only)),
                    default=0)
+
+
+@lru_cache(maxsize=64)
+def geometry(width: int, height: int, castle: int) -> Components:
+    """Components holding only a map's geometry (no dice, no spellbook): what a kingdom read back
+    from JSON is drawn on until its state binds it to the rules' components."""
+    return Components(dice=(), width=width, height=height, castle=castle, rows=())
 
 
 def cell_gain(k: Kingdom, cell: int, coat: int, crosses: int) -> int:
@@ -875,25 +927,28 @@ DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER = "draft_a", "draft_b", "place
 PHASES = (DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER)
 ENDS = ("full_map", "no_draw", "max_rounds")
 
-_SLOTS = ("params", "comp", "round", "a", "phase", "current", "roll", "owner", "hand", "faces", "turned",
-          "pending", "bonus", "could", "maps", "boxes", "row_owner", "spell_owner", "spell_used",
-          "spell_round", "s5_coat", "castle_round", "queue", "end", "passes", "stuck", "history")
+
+def _none():
+    return None
 
 
+@dataclass(slots=True, repr=False)
 class KingdominoState:
-    """Full state (everything in this game is public, except the current round's drawing of the
-    player who drew first, until the other player has drawn).
+    """Full state: everything in this game is public, except each seat's drawing of the current
+    round (its S4 turn, placement and castle bonus), declared as :func:`secrets`, until both
+    have drawn.
 
-    * ``round`` (1-based), ``a`` (seat of player A this round), ``phase`` (draft_a, draft_b,
-      place, castle, spell, over), ``current`` (the seat deciding).
-    * ``roll[die]``: the face rolled on each die this round; ``owner[die]``: seat or -1;
-      ``hand[seat]``: the seat's die numbers (ascending); ``faces[seat]``: its faces now (after
-      an S4 turn); ``turned[seat]``: S4 used this round.
-    * ``pending[seat]``: this round's drawing (a :class:`Place`, :data:`PASS`, or None = not yet),
-      drawn on the map when both have decided; ``bonus[seat]``: castle cell this round or -1;
-      ``could[seat]``: the seat had a legal placement (spells included) this round.
-    * ``maps[seat]``: :class:`Kingdom`.  ``boxes[seat][coat]``: boxes filled;
-      ``row_owner[coat]``: seat that gained that row's spell, or -1 (then the other's row is struck).
+    * ``maps[seat]``: :class:`Kingdom` (saved as its rows of coats and crosses).
+    * ``roll[die]``: the face ``(coat, crosses)`` rolled on each die this round; ``round``
+      (1-based), ``a`` (seat of player A this round), ``phase`` (draft_a, draft_b, place, castle,
+      spell, over), ``current`` (the seat deciding); ``owner[die]``: seat or -1.
+    * Secrets, per seat: ``hand`` (its die numbers, ascending), ``faces`` (their faces now, after
+      an S4 turn), ``turned`` (S4 used this round), ``pending`` (this round's drawing: a
+      :class:`Place`, :data:`PASS`, or None = not yet; drawn on the map when both have decided),
+      ``bonus`` (castle cell this round or -1), ``could`` (the seat had a legal placement, spells
+      included, this round).
+    * ``boxes[seat][coat]``: boxes filled; ``row_owner[coat]``: seat that gained that row's
+      spell, or -1 (then the other's row is struck).
     * ``spell_owner[sp]``, ``spell_used[sp]``, ``spell_round[sp]`` (round gained, 0 = not),
       ``s5_coat`` (-1 = none); ``castle_round[seat]`` (0 = unused).
     * ``queue``: S5/S6 decisions still to make, ``[(seat, spell)]``; ``end``: how the game ended.
@@ -902,102 +957,79 @@ class KingdominoState:
     * ``history``: both seats' scores ``(seat 0, seat 1)`` after each finished round (domain
       points plus S5 points), the source of the ``score_trace`` metric.
 
-    ``tally`` (not part of the state's value): per seat, the id of every die face it drew onto
-    its map (:meth:`KingdominoDuel.components`); a list in a game set up by ``initial_state``,
-    None in a copy or a state loaded from a dict.
+    Scratch (not part of the state's value): ``cache``, the legal actions of the decision;
+    ``tally``, per seat the id of every die face it drew onto its map
+    (:meth:`KingdominoDuel.components`) - a list in a game set up by ``initial_state``, None in a
+    copy or a loaded state.  ``comp`` is the rules' :class:`Components` (``params.comp``).
     """
 
-    __slots__ = _SLOTS + ("cache", "tally")
+    params: KingdominoParams
+    maps: list[Kingdom]
+    roll: list[tuple[int, int]] = dice()
+    round: int = 1
+    a: int = 0
+    phase: Literal[PHASES] = DRAFT_A
+    current: int = 0
+    owner: list[int] = field(default_factory=lambda: [-1] * 4)
+    hand: list[list[int]] = secrets(lambda: [[], []])
+    faces: list[list[tuple[int, int]]] = secrets(lambda: [[], []])
+    turned: list[bool] = secrets(lambda: [False, False])
+    pending: list[Place | Pass | None] = secrets(lambda: [None, None])
+    bonus: list[int] = secrets(lambda: [-1, -1])
+    could: list[bool] = secrets(lambda: [False, False])
+    boxes: list[list[int]] = field(default_factory=lambda: [[0] * 6, [0] * 6])
+    row_owner: list[int] = field(default_factory=lambda: [-1] * 6)
+    spell_owner: list[int] = field(default_factory=lambda: [-1] * 6)
+    spell_used: list[bool] = field(default_factory=lambda: [False] * 6)
+    spell_round: list[int] = field(default_factory=lambda: [0] * 6)
+    s5_coat: int = -1
+    castle_round: list[int] = counters()
+    queue: list[tuple[int, int]] = field(default_factory=list)
+    end: Literal[("",) + ENDS] = ""
+    passes: list[int] = counters()
+    stuck: list[int] = counters()
+    history: list[tuple[int, int]] = field(default_factory=list)
+    cache: list | None = scratch(_none)
+    tally: list | None = scratch(_none)
 
-    def __init__(self, **kw):
-        for k in _SLOTS:
-            setattr(self, k, kw[k])
-        self.cache = None
-        self.tally = None
+    def __post_init__(self):
+        comp = self.params.comp
+        for seat, m in enumerate(self.maps):
+            if m.comp is not comp:
+                g = m.comp
+                if (g.width, g.height, g.castle) != (comp.width, comp.height, comp.castle):
+                    raise ValueError(f"maps[{seat}] is {g.width} x {g.height} with the castle at {at(g.castle)}; "
+                                     f"the components give {comp.width} x {comp.height} with the castle at "
+                                     f"{at(comp.castle)}")
+                m.comp = comp
 
-    def __eq__(self, other):
-        return isinstance(other, KingdominoState) and all(
-            _plain(getattr(self, k)) == _plain(getattr(other, k)) for k in _SLOTS)
-
-    def __getstate__(self):
-        return {k: getattr(self, k) for k in _SLOTS}
-
-    def __setstate__(self, d):
-        for k in _SLOTS:
-            setattr(self, k, d[k])
-        self.cache = None
-        self.tally = None
+    @property
+    def comp(self) -> Components:
+        """The rules' components (``params.comp``)."""
+        return self.params.comp
 
     def __repr__(self):
         return f"KingdominoState(round={self.round}, phase={self.phase}, a={self.a})"
 
 
-def _plain(v):
-    if isinstance(v, list) and v and isinstance(v[0], Kingdom):
-        return [(m.coat, m.cross) for m in v]
-    return v
+class KingdominoView(View):
+    """What a seat may know: every field of the state (read through to it: the state's own
+    lists and :class:`Kingdom` objects - read them, never change them), except the other seat's
+    secrets: ``hand``, ``faces``, ``turned``, ``pending``, ``bonus`` and ``could`` are this seat's
+    own.  The maps are as drawn before this round's reveal; future dice are not rolled yet.
 
+    Helpers: ``comp`` (:class:`Components`), ``role`` ("A" or "B"), ``map`` (this seat's
+    kingdom), ``spells()`` (spell numbers this seat holds unused, 0 = S1)."""
 
-class KingdominoView:
-    """What a seat may know: everything but the other seat's drawing of this round before both
-    have drawn (and future dice, which are not rolled yet).
+    __slots__ = ()
 
-    * ``seat``, ``params``, ``comp`` (:class:`Components`), ``round``, ``a`` (seat of A),
-      ``phase``, ``role`` ("A" or "B").
-    * ``roll``, ``owner`` (per die); ``hand`` and ``faces``: this seat's dice and their faces now.
-    * The lists are the state's own (cheap to build, once per decision): read them, never change
-      them.
-    * ``maps[seat]``: the :class:`Kingdom` of each seat as drawn before this round's reveal
-      (the state's own objects: read them, never change them); ``pending``: this seat's own
-      drawing of this round, if made; ``bonus``: its castle cell this round or -1.
-    * ``boxes``, ``row_owner``, ``spell_owner``, ``spell_used``, ``spell_round``, ``s5_coat``,
-      ``castle_round``: the spellbook and bonuses as known to this seat.
-    * ``current`` (the seat deciding), ``passes``, ``stuck`` (per seat, as in the state), ``end``;
-      ``turned`` and ``could``: this seat's own S4 use and "had a placement" flag this round;
-      ``history``: both scores after each finished round (public).
-    * ``spells()``: spell numbers this seat holds unused (0 = S1).
-    """
+    @property
+    def comp(self) -> Components:
+        return self.params.comp
 
-    __slots__ = ("seat", "params", "comp", "round", "a", "phase", "role", "roll", "owner", "hand", "faces",
-                 "maps", "pending", "bonus", "boxes", "row_owner", "spell_owner", "spell_used", "spell_round",
-                 "s5_coat", "castle_round", "queue", "current", "turned", "could", "passes", "stuck", "end",
-                 "history")
-
-    def __init__(self, s: KingdominoState, seat: int):
-        self.seat = seat
-        self.params = s.params
-        self.comp = s.comp
-        self.round = s.round
-        self.a = s.a
-        self.phase = s.phase
-        self.role = "A" if seat == s.a else "B"
-        self.roll = s.roll
-        self.owner = s.owner
-        self.hand = s.hand[seat]
-        self.faces = s.faces[seat]
-        self.maps = s.maps
-        self.pending = s.pending[seat]
-        self.bonus = s.bonus[seat]
-        self.boxes = s.boxes
-        self.row_owner = s.row_owner
-        self.spell_owner = s.spell_owner
-        # The state keeps the drawing of this round apart (``pending``) and marks an S1, S2 or S4
-        # use and the castle bonus only when both drawings are revealed, so everything here is
-        # public except ``faces``/``pending``/``bonus``, which are this seat's own.
-        self.spell_used = s.spell_used
-        self.spell_round = s.spell_round
-        self.s5_coat = s.s5_coat
-        self.castle_round = s.castle_round
-        self.queue = s.queue
-        # Public too: who is deciding, the passes and stuck rounds so far, how the game ended; and
-        # this seat's own S4 use and "could draw" flag of this round.
-        self.current = s.current
-        self.passes = s.passes
-        self.stuck = s.stuck
-        self.end = s.end
-        self.turned = s.turned[seat]
-        self.could = s.could[seat]
-        self.history = s.history
+    @property
+    def role(self) -> str:
+        return "A" if self.seat == self.a else "B"
 
     @property
     def map(self) -> Kingdom:
@@ -1006,7 +1038,8 @@ class KingdominoView:
 
     def spells(self) -> list[int]:
         """Spells this seat holds and has not used (0 = S1 ... 5 = S6)."""
-        return [sp for sp in range(6) if self.spell_owner[sp] == self.seat and not self.spell_used[sp]]
+        owner, used = self.spell_owner, self.spell_used
+        return [sp for sp in range(6) if owner[sp] == self.seat and not used[sp]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1028,7 +1061,8 @@ class KingdominoDuel(Game):
     min_players = 2
     max_players = 2
     default_players = 2
-    Params = KingdominoParams
+    Params, State, View = KingdominoParams, KingdominoState, KingdominoView
+    action_types = (Draft, Place, Pass, Turn, Castle, ChooseCoat, AddCross)
     path_options = ("components",)
     length_unit = "rounds"
     metric_columns = tuple(Metric(c, "count") for c in (
@@ -1071,15 +1105,8 @@ class KingdominoDuel(Game):
         if n_players != 2:
             raise InputError(f"players={n_players} is not accepted for kingdomino-duel; it is a 2-player game")
         comp = params.comp
-        s = KingdominoState(
-            params=params, comp=comp, round=1, a=0, phase=DRAFT_A, current=0, roll=_roll(comp, rng),
-            owner=[-1] * 4, hand=[[], []], faces=[[], []], turned=[False, False], pending=[None, None],
-            bonus=[-1, -1], could=[False, False], maps=[Kingdom(comp), Kingdom(comp)],
-            boxes=[[0] * 6, [0] * 6], row_owner=[-1] * 6, spell_owner=[-1] * 6, spell_used=[False] * 6,
-            spell_round=[0] * 6, s5_coat=-1, castle_round=[0, 0], queue=[], end="", passes=[0, 0],
-            stuck=[0, 0], history=[])
-        s.tally = [[], []]
-        return s
+        return KingdominoState(params, [Kingdom(comp), Kingdom(comp)], _roll(comp, rng), castle_round=[0, 0],
+                               passes=[0, 0], stuck=[0, 0], tally=[[], []])
 
     # -- queries ----------------------------------------------------------------------------
     def current_player(self, s: KingdominoState) -> int:
@@ -1087,9 +1114,6 @@ class KingdominoDuel(Game):
 
     def is_terminal(self, s: KingdominoState) -> bool:
         return s.phase == OVER
-
-    def view(self, s: KingdominoState, seat: int) -> KingdominoView:
-        return KingdominoView(s, seat)
 
     def turn(self, s: KingdominoState):
         return s.current, self.legal_actions(s)
@@ -1208,7 +1232,7 @@ class KingdominoDuel(Game):
         rng handed to ``apply`` rolls them.  Reads only public attributes of the view."""
         seat, o = view.seat, 1 - view.seat
         t = KingdominoState(
-            params=view.params, comp=view.comp, round=view.round, a=view.a, phase=view.phase,
+            params=view.params, round=view.round, a=view.a, phase=view.phase,
             current=view.current, roll=list(view.roll), owner=list(view.owner), hand=[[], []], faces=[[], []],
             turned=[False, False], pending=[None, None], bonus=[-1, -1], could=[False, False],
             maps=[m.copy() for m in view.maps], boxes=[list(b) for b in view.boxes],
@@ -1373,7 +1397,7 @@ class KingdominoDuel(Game):
             m = s.maps[seat]
             if s.turned[seat]:  # the turn spends S4, whether or not the seat then draws
                 s.spell_used[S4] = True
-            if act is PASS or act is None:
+            if type(act) is not Place:  # PASS, or None
                 s.passes[seat] += 1
                 boxes_due[seat] = []
                 continue
@@ -1443,7 +1467,7 @@ class KingdominoDuel(Game):
         if any(m.n_empty == 0 for m in s.maps):
             self._finish(s, "full_map")
             return
-        drew = [s.pending[x] is not PASS and s.pending[x] is not None for x in (0, 1)]
+        drew = [type(s.pending[x]) is Place for x in (0, 1)]
         if p.stalemate_end == "neither_drew" and not any(drew):
             self._finish(s, "no_draw")
             return
@@ -1572,7 +1596,8 @@ class KingdominoDuel(Game):
     def check_invariants(self, s: KingdominoState) -> None:
         """Domains match the cells, masks match the map, dice are drafted 1-2-1 (2-2 with S3),
         spellbook rows are consistent (a gained row strikes the other's; boxes within the row),
-        every spell has at most one owner.  Raises AssertionError."""
+        every spell has at most one owner, and the turn order holds (:meth:`_check_turn_order`).
+        Raises AssertionError (what a loaded state is checked by after ``state_from_dict``)."""
         comp = s.comp
         for seat in (0, 1):
             m = s.maps[seat]
@@ -1612,264 +1637,51 @@ class KingdominoDuel(Game):
             assert s.owner.count(s.a) == 1 and s.owner.count(-1) == 3, "first pick"
         for sp in range(6):
             assert not s.spell_used[sp] or s.spell_owner[sp] >= 0, "a used spell has an owner"
-
-    # -- persistence ----------------------------------------------------------------------
-    def clone_state(self, s: KingdominoState) -> KingdominoState:
-        return KingdominoState(
-            params=s.params, comp=s.comp, round=s.round, a=s.a, phase=s.phase, current=s.current,
-            roll=list(s.roll), owner=list(s.owner), hand=[list(h) for h in s.hand],
-            faces=[list(f) for f in s.faces], turned=list(s.turned), pending=list(s.pending),
-            bonus=list(s.bonus), could=list(s.could), maps=[m.copy() for m in s.maps],
-            boxes=[list(b) for b in s.boxes], row_owner=list(s.row_owner), spell_owner=list(s.spell_owner),
-            spell_used=list(s.spell_used), spell_round=list(s.spell_round), s5_coat=s.s5_coat,
-            castle_round=list(s.castle_round), queue=list(s.queue), end=s.end, passes=list(s.passes),
-            stuck=list(s.stuck), history=list(s.history))
-
-    def _cell(self, comp: Components, c: int) -> list[int]:
-        return list(divmod(c, STRIDE))
-
-    def state_to_dict(self, s: KingdominoState) -> dict:
-        """JSON-ready dict.  Cells are ``[row, column]``; faces are text (``"dot+1"``, ``"?"``);
-        maps list the drawn cells as ``[row, column, coat, crosses]``; ``pending`` per seat is
-        null, ``"pass"`` or an action object (see :meth:`action_to_json`).  Domains and
-        connection masks are recomputed on load."""
-        comp = s.comp
-        return {
-            "game": self.id, "params": s.params.as_dict(), "players": 2, "round": s.round, "a": s.a,
-            "phase": s.phase, "current": s.current, "roll": [face_name(f) for f in s.roll],
-            "owner": list(s.owner), "hand": [list(h) for h in s.hand],
-            "faces": [[face_name(f) for f in fs] for fs in s.faces], "turned": list(s.turned),
-            "pending": [None if p is None else self.action_to_json(p) for p in s.pending],
-            "bonus": [None if b < 0 else self._cell(comp, b) for b in s.bonus], "could": list(s.could),
-            "maps": [[self._cell(comp, c) + [COATS[k], m.cross[c]] for c, k in enumerate(m.coat) if k >= 0]
-                     for m in s.maps],
-            "boxes": [list(b) for b in s.boxes], "row_owner": list(s.row_owner),
-            "spell_owner": list(s.spell_owner), "spell_used": list(s.spell_used),
-            "spell_round": list(s.spell_round), "s5_coat": COATS[s.s5_coat] if s.s5_coat >= 0 else None,
-            "castle_round": list(s.castle_round), "queue": [[seat, SPELLS[sp]] for seat, sp in s.queue],
-            "end": s.end, "passes": list(s.passes), "stuck": list(s.stuck),
-            "history": [list(h) for h in s.history]}
+        self._check_turn_order(s)
 
     def _check_turn_order(self, s: KingdominoState) -> None:
         """The seat to move is the one the phase asks (A at the first pick, B at the second, A then
-        B while drawing, the first queued seat at a spell choice), and while drawing each seat
-        holds the dice it owns, with one face per die.  Raises ValueError (one line)."""
+        B while drawing, the first queued seat at a spell choice); during the draft nobody holds
+        dice; while drawing each seat holds the dice it owns, with one face per die, and a drawing
+        not yet revealed is on empty cells; the round is within ``max_rounds``.  Raises
+        AssertionError (one line)."""
         phase, a, cur = s.phase, s.a, s.current
-        want = {DRAFT_A: a, DRAFT_B: 1 - a}.get(phase)
-        if phase == SPELL:
-            want = s.queue[0][0]
-        if want is not None and cur != want:
-            raise ValueError(f"current={cur}, but in phase {phase} seat {want} decides")
+        assert 1 <= s.round <= s.params.max_rounds, f"round {s.round} is not 1 to max_rounds={s.params.max_rounds}"
+        assert phase != SPELL or s.queue, "phase spell needs a queue"
+        want = {DRAFT_A: a, DRAFT_B: 1 - a, SPELL: s.queue[0][0] if s.queue else cur}.get(phase)
+        assert want is None or cur == want, f"current={cur}, but in phase {phase} seat {want} decides"
+        if phase == DRAFT_A:
+            assert s.owner == [-1] * 4, "before the first pick no die has an owner"
+        if phase in (DRAFT_A, DRAFT_B):
+            assert s.hand == [[], []] and s.faces == [[], []], "during the draft no seat holds dice yet"
         if phase in (PLACE, CASTLE_STEP):
             for seat in (0, 1):
-                if s.hand[seat] != [d for d in range(4) if s.owner[d] == seat]:
-                    raise ValueError(f"hand of seat {seat} is not the dice it owns")
-            if cur == 1 - a and s.pending[a] is None:
-                raise ValueError(f"seat {cur} draws second, but seat {a} has not drawn yet")
-            if cur == a and s.pending[1 - a] is not None:
-                raise ValueError(f"seat {1 - a} draws second, but its drawing is already made")
-            if phase == PLACE and s.pending[cur] is not None:
-                raise ValueError(f"seat {cur} is to draw, but its drawing is already made")
-        elif phase in (DRAFT_A, DRAFT_B) and (s.hand != [[], []] or s.faces != [[], []]):
-            raise ValueError("during the draft no seat holds dice yet (hand and faces empty)")
+                assert s.hand[seat] == [d for d in range(4) if s.owner[d] == seat], \
+                    f"hand of seat {seat} is not the dice it owns"
+                assert len(s.faces[seat]) == 2, f"faces of seat {seat} need one face per die"
+                p = s.pending[seat]
+                if type(p) is Place:
+                    m = s.maps[seat]
+                    assert p.cell0 != p.cell1 and all(0 <= c < len(m.coat) and m.coat[c] == EMPTY
+                                                      for c in (p.cell0, p.cell1)), \
+                        f"pending drawing of seat {seat} is not on two empty cells"
+            assert cur != 1 - a or s.pending[a] is not None, \
+                f"seat {cur} draws second, but seat {a} has not drawn yet"
+            assert cur != a or s.pending[1 - a] is None, f"seat {1 - a} draws second, but its drawing is made"
+            assert phase != PLACE or s.pending[cur] is None, f"seat {cur} is to draw, but its drawing is made"
+            assert phase != CASTLE_STEP or type(s.pending[cur]) is Place, "phase castle needs the seat's drawing"
         for seat in (0, 1):
-            if s.turned[seat] and not (s.spell_owner[S4] == seat):
-                raise ValueError(f"turned[{seat}] is true, but seat {seat} does not hold S4")
+            assert not s.turned[seat] or s.spell_owner[S4] == seat, \
+                f"turned[{seat}] is true, but seat {seat} does not hold S4"
 
     def state_schema(self):
         """The saved-state schema (see :mod:`analyser.io.states`), checked before
-        :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (flags are
-        JSON ``true``/``false``, counts and cells JSON integers), ranges and lengths: two entries in
-        every per-seat list, four per die, six per coat or spell."""
+        ``state_from_dict``: the state's fields with strict types (flags are JSON
+        ``true``/``false``, counts, coats and cells JSON integers), ranges and lengths: two entries
+        in every per-seat list, four per die, six per coat or spell; a map is its rows of coats and
+        crosses (:meth:`Kingdom.to_json`), a face ``[coat, crosses]``, a drawing
+        ``[cell0, cell1, coat0, coat1, spell]`` (``[]`` draws nothing)."""
         return _state_schema()
-
-    def state_from_dict(self, d: dict) -> KingdominoState:
-        """Inverse of :meth:`state_to_dict`; every field but ``params``, ``maps`` and ``roll`` has a
-        default (round 1, seat 0 as A, the draft about to start).  Checks the structure (cells on
-        the map and not the castle, each cell once, known coats and faces, seats, phases, boxes
-        within their rows, a drawing phase with dice dealt 2 and 2) and raises InputError with one
-        line when it is wrong."""
-        try:
-            if not isinstance(d, dict):
-                raise ValueError("a state is a JSON object")
-            params = KingdominoParams(**d.get("params", {}))
-            comp = params.comp
-            if int(d.get("players", 2)) != 2:
-                raise ValueError("a Kingdomino Duel game has 2 players")
-
-            def cell(rc):
-                r, c = int(rc[0]), int(rc[1])
-                if not (0 <= r < comp.height and 0 <= c < comp.width):
-                    raise ValueError(f"cell [{r}, {c}] is outside the {comp.width} x {comp.height} map")
-                x = r * STRIDE + c
-                if x == comp.castle:
-                    raise ValueError(f"cell [{r}, {c}] is the castle")
-                return x
-
-            def seat_of(v, what, allow_none=False):
-                v = int(v)
-                if not (0 <= v <= 1 or (allow_none and v == -1)):
-                    raise ValueError(f"{what}={v} is not a seat (0 or 1{' or -1' if allow_none else ''})")
-                return v
-
-            def coat_of(name):
-                if name not in COATS:
-                    raise ValueError(f"{name!r} is not a coat of arms")
-                return COATS.index(name)
-
-            def face_of(text, what):
-                try:
-                    return parse_face(str(text))
-                except ValueError as e:
-                    raise ValueError(f"{what} {str(text)[:40]!r}: {e}") from None
-
-            maps = []
-            for cells in d["maps"]:
-                m = Kingdom(comp)
-                crosses = []
-                for r, c, coat, x in cells:
-                    cc = cell((r, c))
-                    if m.coat[cc] != EMPTY:
-                        raise ValueError(f"cell [{r}, {c}] is drawn twice")
-                    if not 0 <= int(x) <= 99:
-                        raise ValueError(f"crosses {x} at [{r}, {c}] are not 0 to 99")
-                    m.draw(cc, coat_of(coat), 0)
-                    crosses.append((cc, int(x)))
-                for cc, x in crosses:
-                    for _ in range(x):
-                        m.add_cross(cc)
-                maps.append(m)
-            if len(maps) != 2:
-                raise ValueError("maps needs one list per player")
-            roll = [face_of(f, "roll face") for f in d["roll"]]
-            if len(roll) != 4:
-                raise ValueError("roll needs 4 faces")
-            phase = d.get("phase", DRAFT_A)
-            if phase not in PHASES:
-                raise ValueError(f"phase {phase!r} is not one of {', '.join(PHASES)}")
-            a = seat_of(d.get("a", 0), "a")
-            current = seat_of(d.get("current", a), "current")
-            owner = [seat_of(o, "owner", True) for o in d.get("owner", [-1] * 4)]
-            hand = [sorted(int(x) for x in h) for h in d.get("hand", [[], []])]
-            faces = [[face_of(f, "face") for f in fs] for fs in d.get("faces", [[], []])]
-            if len(owner) != 4 or len(hand) != 2 or len(faces) != 2:
-                raise ValueError("owner needs 4 entries, hand and faces one list per player")
-            if phase == DRAFT_A and owner != [-1] * 4:
-                raise ValueError("before the first pick no die has an owner")
-            if phase == DRAFT_B and (owner.count(a) != 1 or owner.count(-1) != 3):
-                raise ValueError("at B's pick exactly one die belongs to A")
-            if phase in (PLACE, CASTLE_STEP):
-                if sorted(hand[0] + hand[1]) != [0, 1, 2, 3] or len(hand[0]) != 2:
-                    raise ValueError("while drawing each player holds two different dice 0-3")
-                if [len(f) for f in faces] != [2, 2]:
-                    raise ValueError("while drawing each player has two faces")
-            pending = []
-            for p in d.get("pending", [None, None]):
-                pending.append(None if p is None else self.action_from_json(p))
-            bonus = [-1 if b is None else cell(b) for b in d.get("bonus", [None, None])]
-            boxes = [[int(x) for x in b] for b in d.get("boxes", [[0] * 6, [0] * 6])]
-            if len(boxes) != 2 or any(len(b) != 6 for b in boxes):
-                raise ValueError("boxes needs 6 counts per player")
-            for b in boxes:
-                for k in range(6):
-                    if not 0 <= b[k] <= comp.rows[k][0]:
-                        raise ValueError(f"{b[k]} boxes in the {COATS[k]} row, which has {comp.rows[k][0]}")
-            row_owner = [seat_of(o, "row_owner", True) for o in d.get("row_owner", [-1] * 6)]
-            spell_owner = [seat_of(o, "spell_owner", True) for o in d.get("spell_owner", [-1] * 6)]
-            spell_used = [bool(x) for x in d.get("spell_used", [False] * 6)]
-            spell_round = [int(x) for x in d.get("spell_round", [0] * 6)]
-            if not (len(row_owner) == len(spell_owner) == len(spell_used) == len(spell_round) == 6):
-                raise ValueError("row_owner and the spell lists need 6 entries")
-            s5 = d.get("s5_coat")
-            queue = []
-            for seat, sp in d.get("queue", []):
-                if sp not in ("S5", "S6"):
-                    raise ValueError(f"queue holds {sp!r}; only S5 and S6 wait for a choice")
-                queue.append((seat_of(seat, "queue seat"), SPELLS.index(sp)))
-            if phase == SPELL and not queue:
-                raise ValueError("phase spell needs a queue")
-            end = d.get("end", "")
-            if end not in ("",) + ENDS:
-                raise ValueError(f"end {end!r} is not one of {', '.join(ENDS)}")
-            rnd = int(d.get("round", 1))
-            if not 1 <= rnd <= params.max_rounds:
-                raise ValueError(f"round {rnd} is not 1 to max_rounds={params.max_rounds}")
-            s = KingdominoState(
-                params=params, comp=comp, round=rnd, a=a, phase=phase, current=current, roll=roll,
-                owner=owner, hand=hand, faces=faces, turned=[bool(x) for x in d.get("turned", [False, False])],
-                pending=pending, bonus=bonus, could=[bool(x) for x in d.get("could", [False, False])], maps=maps,
-                boxes=boxes, row_owner=row_owner, spell_owner=spell_owner, spell_used=spell_used,
-                spell_round=spell_round, s5_coat=-1 if s5 is None else coat_of(s5),
-                castle_round=[int(x) for x in d.get("castle_round", [0, 0])], queue=queue, end=end,
-                passes=[int(x) for x in d.get("passes", [0, 0])], stuck=[int(x) for x in d.get("stuck", [0, 0])],
-                history=[(int(h[0]), int(h[1])) for h in d.get("history", [])])
-            if phase == CASTLE_STEP and type(s.pending[current]) is not Place:
-                raise ValueError("phase castle needs the current seat's drawing in pending")
-            for seat, p in enumerate(s.pending):
-                if type(p) is Place:
-                    m = s.maps[seat]
-                    for c in (p.cell0, p.cell1):
-                        if not (0 <= c < len(m.coat)) or m.coat[c] != EMPTY:
-                            raise ValueError(f"pending drawing of seat {seat}: cell {c} is not an empty cell")
-                    if p.cell0 == p.cell1 or p.spell not in ("", "S1", "S2", "S1+S2"):
-                        raise ValueError(f"pending drawing of seat {seat} is not a drawing")
-                elif p is not None and p is not PASS:
-                    raise ValueError(f"pending of seat {seat} must be a drawing, \"pass\" or null")
-            self._check_turn_order(s)
-            return s
-        except InputError as e:
-            raise InputError(f"not a Kingdomino Duel state: {e}") from None
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-            what = f"{e.args[0]!r} is missing" if isinstance(e, KeyError) else f"{e}"
-            raise InputError(f"not a Kingdomino Duel state: {what}") from None
-
-    # -- actions --------------------------------------------------------------------------
-    def action_to_json(self, action):
-        """Draft ``{"draft": [dice]}``; Place ``{"place": [cell0, cell1, coat0, coat1, spell]}`` (cell
-        indices, coat names); ``"pass"``; ``{"turn": [slot, face]}``; ``{"castle": cell or null}``;
-        ``{"s5": coat}``; ``{"s6": cell}``."""
-        t = type(action)
-        if t is Draft:
-            return {"draft": list(action.dice), "spell": "S3"} if action.spell else {"draft": list(action.dice)}
-        if t is Place:
-            return {"place": [action.cell0, action.cell1, COATS[action.coat0], COATS[action.coat1], action.spell]}
-        if t is Pass:
-            return "pass"
-        if t is Turn:
-            return {"turn": [action.slot, face_name((action.coat, action.crosses))]}
-        if t is Castle:
-            return {"castle": None if action.cell < 0 else action.cell}
-        if t is ChooseCoat:
-            return {"s5": COATS[action.coat]}
-        if t is AddCross:
-            return {"s6": action.cell}
-        raise ValueError(f"not a Kingdomino Duel action: {action!r}")
-
-    def action_from_json(self, data):
-        try:
-            if data == "pass":
-                return PASS
-            if isinstance(data, dict) and set(data) == {"draft", "spell"} and data["spell"] == "S3":
-                return Draft(tuple(int(x) for x in data["draft"]), "S3")
-            (kind, v), = data.items()
-            if kind == "draft":
-                return Draft(tuple(int(x) for x in v))
-            if kind == "place":
-                return Place(int(v[0]), int(v[1]), COATS.index(v[2]), COATS.index(v[3]), str(v[4]))
-            if kind == "turn":
-                f = parse_face(v[1])
-                return Turn(int(v[0]), f[0], f[1])
-            if kind == "castle":
-                return NO_BONUS if v is None else Castle(int(v))
-            if kind == "s5":
-                return ChooseCoat(COATS.index(v))
-            if kind == "s6":
-                return AddCross(int(v))
-        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
-            pass
-        raise InputError(f"not a Kingdomino Duel action: {str(data)[:80]}; accepted: \"pass\", {{draft: [dice]}}, "
-                         "{place: [cell0, cell1, coat0, coat1, spell]}, {turn: [slot, face]}, {castle: cell}, "
-                         "{s5: coat}, {s6: cell}")
 
     def describe_action(self, action) -> str:
         t = type(action)
@@ -1895,21 +1707,17 @@ class KingdominoDuel(Game):
 
 
 def _state_schema():
-    from typing import Literal, Optional, Union
+    from typing import Optional, Union
 
     from pydantic import model_validator
 
     from analyser.io.states import StateModel, fixed, items, text, whole
 
     seat, seat_or_none = whole(0, 1), whole(-1, 1)
-    rc = fixed(whole(0, 14), whole(0, 14))  # [row, column]: maps have at most 15 rows and columns
     cell = whole(0, 15 * STRIDE - 1)
-    coat = Literal[COATS]
-    face = text(20)  # "dot+1", "?": parsed by state_from_dict
+    coat = whole(0, 5)
+    face = fixed(whole(JOKER, 5), whole(0, 9))  # [coat, crosses]; coat -1 is "?"
     count = whole(0, 10**6)
-
-    class PlaceJson(StateModel):
-        place: fixed(cell, cell, coat, coat, Literal["", "S1", "S2", "S1+S2"])
 
     def per_seat(item):
         return items(item, 2, 2)
@@ -1917,34 +1725,38 @@ def _state_schema():
     def per(item, n):
         return items(item, n, n)
 
+    class MapJson(StateModel):
+        coat: items(items(whole(CASTLE, 5), 15, 2), 15, 2)
+        cross: items(items(whole(0, 99), 15, 2), 15, 2)
+
     class KingdominoStateSchema(StateModel):
         game: Literal["kingdomino-duel"] = "kingdomino-duel"
         params: dict[text(40), bool | int | float | text(4096)] = {}
-        players: whole(2, 2) = 2
+        maps: per_seat(MapJson)
+        roll: per(face, 4)
         round: whole(1, 10000) = 1
         a: seat = 0
         phase: Literal[PHASES] = DRAFT_A
-        current: seat = None
-        roll: per(face, 4)
+        current: seat = 0
         owner: per(seat_or_none, 4) = None
         hand: per_seat(items(whole(0, 3), 4)) = None
         faces: per_seat(items(face, 2)) = None
         turned: per_seat(bool) = None
-        pending: per_seat(Optional[Union[Literal["pass"], PlaceJson]]) = None
-        bonus: per_seat(Optional[rc]) = None
+        pending: per_seat(Optional[Union[fixed(cell, cell, coat, coat, Literal["", "S1", "S2", "S1+S2"]),
+                                         fixed()]]) = None
+        bonus: per_seat(whole(-1, 15 * STRIDE - 1)) = None
         could: per_seat(bool) = None
-        maps: per_seat(items(fixed(whole(0, 14), whole(0, 14), coat, whole(0, 99)), 15 * 15))
         boxes: per_seat(per(whole(0, 100), 6)) = None
         row_owner: per(seat_or_none, 6) = None
         spell_owner: per(seat_or_none, 6) = None
         spell_used: per(bool, 6) = None
         spell_round: per(whole(0, 10000), 6) = None
-        s5_coat: Optional[coat] = None
-        castle_round: per_seat(whole(0, 10000)) = None
-        queue: items(fixed(seat, Literal["S5", "S6"]), 4) = None
+        s5_coat: whole(-1, 5) = -1
+        castle_round: per_seat(whole(0, 10000))
+        queue: items(fixed(seat, whole(S5, S6)), 4) = None
         end: Literal[("",) + ENDS] = ""
-        passes: per_seat(count) = None
-        stuck: per_seat(count) = None
+        passes: per_seat(count)
+        stuck: per_seat(count)
         history: items(per_seat(whole(-10**6, 10**6)), 10000) = None
 
         @model_validator(mode="after")
