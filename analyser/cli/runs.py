@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
+from analyser.cli import supervised
 from analyser.cli.common import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
-                                 _root_seed, _strip_specs, cli)
+                                 _root_seed, _strip_specs)
 from analyser.cli.reports import _print_summary
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 
@@ -41,7 +42,7 @@ seats were filled.
 """
 
 
-@cli.command(epilog=EPILOG_SIMULATE)
+@supervised.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
@@ -436,7 +437,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
     click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
 
-@cli.command()
+@supervised.command()
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli import supervised
+from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
 from analyser.engine.core import GAME_TIMEOUT
@@ -32,7 +33,7 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
 """
 
 
-@cli.command(epilog=EPILOG_TUNE)
+@supervised.command(epilog=EPILOG_TUNE)
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters to search are ranges or lists: threshold:limit=6..12.")
