@@ -128,6 +128,21 @@ def test_bad_input_one_line_exit_2(runner, args, needles):
     one_line_error(invoke(runner, *args), *needles)
 
 
+@pytest.mark.parametrize("args, suggested", [
+    (["simulate", "wizzard", "-s", "greedy"], "wizard"),                              # a title
+    (["list", "kingdomino"], "kingdomino-duel"),
+    (["simulate", "dao", "-s", "gredy"], "greedy"),                                   # a strategy
+    (["play", "dao", "-s", "threshhold", "-s", "greedy"], "threshold"),
+    (["simulate", "dao", "-s", "threshold:limt=3"], "limit"),                         # its parameter
+    (["simulate", "dao", "-s", "greedy", "--rule", "bustlimit=3"], "bust_limit"),     # a rule option
+    (["smulate", "dao"], "simulate"),                                                 # a command
+])
+def test_a_mistyped_name_gets_the_closest_accepted_one(runner, args, suggested):
+    r = invoke(runner, *args)
+    one_line_error(r)
+    assert f"{suggested!r}?" in r.output  # (the closest name, then the accepted ones)
+
+
 def test_unwritable_out_that_is_a_file(runner, tmp_path):
     f = tmp_path / "file.txt"
     f.write_text("x")
