@@ -36,8 +36,22 @@ def test_help_teaches_with_examples(runner):
     assert "analyser play GAME" in invoke(runner, "play", "--help").output
 
 
-def test_list_shows_titles_strategies_parameters_and_rules(runner):
+def test_list_shows_one_line_per_title(runner):
+    from analyser.engine.registry import available_strategies, default_lineup, game_ids
     r = invoke(runner, "list")
+    assert r.exit_code == 0
+    lines = r.output.splitlines()
+    rows = {line.split()[0]: line for line in lines[1:1 + len(game_ids())]}
+    assert list(rows) == game_ids()
+    assert rows["dao"].split()[:5] == ["dao", "DAO", "(Dodekka)", "2-6", "(4)"]
+    assert rows["kingdomino-duel"].split()[3:5] == ["2", str(len(available_strategies("kingdomino-duel")))]
+    for gid, row in rows.items():
+        assert row.endswith(", ".join(default_lineup(gid))), gid
+    assert "threshold:limit=10" not in r.output  # (the details are for `list GAME`)
+
+
+def test_list_of_a_title_shows_its_strategies_parameters_and_rules(runner):
+    r = invoke(runner, "list", "dao")
     assert r.exit_code == 0
     assert "dao  -  DAO (Dodekka), 2-6 players" in r.output
     assert "threshold:limit=10" in r.output
@@ -47,7 +61,7 @@ def test_list_shows_titles_strategies_parameters_and_rules(runner):
     assert "two_player_halves=auto [auto | on | off]" in r.output
     assert "tie_break=most_cards" in r.output and "display_size=3 [1 to 20]" in r.output
     assert "bust_limit=12 [0 to 100,000]" in r.output and "colours=5 [1 to 10]" in r.output
-    assert "hook=off [on | off]" in r.output  # booleans read as on/off, as --rule takes them
+    assert "hook=off [on | off]" in invoke(runner, "list", "wizard").output  # booleans: on/off, as --rule takes them
 
 
 def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
@@ -112,6 +126,21 @@ def test_simulate_without_strategy_pits_the_builtins(runner, tmp_path):
 ])
 def test_bad_input_one_line_exit_2(runner, args, needles):
     one_line_error(invoke(runner, *args), *needles)
+
+
+@pytest.mark.parametrize("args, suggested", [
+    (["simulate", "wizzard", "-s", "greedy"], "wizard"),                              # a title
+    (["list", "kingdomino"], "kingdomino-duel"),
+    (["simulate", "dao", "-s", "gredy"], "greedy"),                                   # a strategy
+    (["play", "dao", "-s", "threshhold", "-s", "greedy"], "threshold"),
+    (["simulate", "dao", "-s", "threshold:limt=3"], "limit"),                         # its parameter
+    (["simulate", "dao", "-s", "greedy", "--rule", "bustlimit=3"], "bust_limit"),     # a rule option
+    (["smulate", "dao"], "simulate"),                                                 # a command
+])
+def test_a_mistyped_name_gets_the_closest_accepted_one(runner, args, suggested):
+    r = invoke(runner, *args)
+    one_line_error(r)
+    assert f"{suggested!r}?" in r.output  # (the closest name, then the accepted ones)
 
 
 def test_unwritable_out_that_is_a_file(runner, tmp_path):

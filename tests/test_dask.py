@@ -114,6 +114,10 @@ def test_unreachable_or_malformed_scheduler_is_one_line_exit_2(tmp_path):
     r = cli("simulate", "dao", "-s", "greedy", "-n", "5", "--scheduler", "tcp://127.0.0.1:9",
             "--out", tmp_path / "u", env={"ANALYSER_DASK_CONNECT_TIMEOUT": "2"})
     assert r.returncode == 2 and "did not answer" in one_line(r)
+    assert not (tmp_path / "u").exists()  # refused before the output folder is made
+    r = cli("simulate", "dao", "-s", "greedy", "-n", "5", "--scheduler", "tcp://127.0.0.1:9", "--until-ci", "0.1",
+            "--out", tmp_path / "u", env={"ANALYSER_DASK_CONNECT_TIMEOUT": "2"})
+    assert r.returncode == 2 and not (tmp_path / "u").exists()
     from click.testing import CliRunner
     from analyser.cli import cli as command
     for bad in ("127.0.0.1", "tcp://", "http://host:8786", "tcp://host:port"):

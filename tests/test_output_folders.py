@@ -158,3 +158,34 @@ def test_a_report_written_elsewhere_replays_from_the_folder_that_holds_the_games
     note = replay_note("joined")
     assert "--from" not in note
     assert "<code>analyser play dao -s greedy -s random --seed GAME_SEED</code>" in note and "game_seed column" in note
+
+
+def _snapshot(folder):
+    """Every file below ``folder`` -> its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+SWEEP = ["sweep", "dao", "-s", "greedy", "-s", "random", "--rule", "bust_limit=10,12", "--games", "4", "--jobs", "1",
+         "-q", "--no-report"]
+
+
+@pytest.mark.parametrize("command", [["simulate", "dao", *SIM, "-q"], SWEEP], ids=["run", "sweep"])
+def test_an_output_holding_a_file_of_the_users_is_refused_with_nothing_removed(runner, tmp_path, command):
+    """A complete run's folder that also held notes.txt: "Replacing the complete run ...", the run
+    deleted, then the new run refused (issue 34).  Everything is checked before anything is removed."""
+    out = tmp_path / "rep_x"
+    assert run(runner, *command, "--seed", "1", "--out", str(out)).exit_code == 0
+    (out / "notes.txt").write_text("mine\n")
+    (out / "cells" if (out / "cells").is_dir() else out / "results").joinpath("keep.txt").write_text("mine too\n")
+    before = _snapshot(out)
+    r = run(runner, *command, "--seed", "2", "--out", str(out))
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("analyser: error: ") and "'notes.txt'" in lines[0], r.stderr
+    assert _snapshot(out) == before
+    (out / "notes.txt").unlink()
+    r = run(runner, *command, "--seed", "2", "--out", str(out))  # (a file inside one of its folders is the user's too)
+    assert r.exit_code == 2 and "keep.txt" in r.stderr
+    next(out.rglob("keep.txt")).unlink()
+    assert run(runner, *command, "--seed", "2", "--out", str(out)).exit_code == 0
+    assert json.loads((out / "config.json").read_text())["seed"] == 2

@@ -38,8 +38,8 @@ def test_rules_prints_the_page_and_path_its_location(runner, gid):
 
 
 def test_list_points_at_the_rules_command(runner):
-    out = runner.invoke(cli, ["list"]).output
     for gid in game_ids():
+        out = runner.invoke(cli, ["list", gid]).output
         assert f"  rules: analyser rules {gid}\n" in out
     assert "docs/rules" not in out
 

@@ -462,8 +462,20 @@ def test_a_recheck_of_one_trial_ranks_nothing_and_says_how_many_it_replayed(runn
     assert "The re-check was asked for 3 trials; 1 could be replayed" in r.output
     bad = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random",
                  "--target", "length=min", "--trials", "0", "-o", str(tmp_path / "zero"))
-    assert bad.exit_code == 2 and bad.output.strip().splitlines()[-1].endswith(
-        "--trials 0 is not accepted; give a whole number of at least 1")
+    lines = bad.output.strip().splitlines()
+    assert bad.exit_code == 2 and len(lines) == 1 and "--trials 0 " in lines[0]
+
+
+@pytest.mark.parametrize("trials", ["0", "100001", "1000000000"])
+def test_trials_out_of_bounds_are_one_line_exit_2_before_any_folder(runner, tmp_path, trials):
+    from analyser.cli.tuning import MAX_TRIALS
+    out = tmp_path / "t"
+    r = invoke(runner, "tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random",
+               "--target", "length=min", "--trials", trials, "-o", str(out))
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and f"--trials {trials} " in lines[0]
+    assert f"{MAX_TRIALS:,}" in lines[0]  # (what is accepted)
+    assert not out.exists()
 
 
 _KILL_IN_ASK = """

@@ -435,3 +435,32 @@ def test_report_with_an_empty_or_broken_score_trace(runs, tmp_path):
     assert r.exit_code == 0, r.output
     df.loc[2, "score_trace"] = "3 7 nan"
     one_line_error(invoke("report", write_csv(df, tmp_path / "b")), "column 'score_trace': row 3 is not a score trace")
+
+
+@pytest.mark.parametrize("field, value, accepted", [
+    ("batch_size", 0, "positive"), ("games_requested", 0, "10,000,000"), ("game_timeout", -1, "0 for no limit"),
+    ("backend", "threads", "loky or dask")])
+def test_resume_of_a_hand_edited_config_names_the_file_and_its_field(tmp_path, field, value, accepted):
+    """A bad value in a run's config.json named the command-line flag (`--batch-size 0 is not
+    accepted`), which the user never gave (issue 34)."""
+    out = tmp_path / "r"
+    assert invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "6", "-j", "1", "-q", "--no-report",
+                  "--seed", "1", "--out", out).exit_code == 0
+    config = json.loads((out / "config.json").read_text())
+    config.update({"status": "interrupted", field: value})
+    (out / "config.json").write_text(json.dumps(config))
+    line = one_line_error(invoke("resume", out), str(out / "config.json"), repr(field), accepted)
+    assert "--" not in line.replace(str(out), "")  # (no flag named)
+
+
+@pytest.mark.parametrize("argument, value", [("batch_size", 0), ("games", 0), ("game_timeout", -1)])
+def test_resume_of_a_hand_edited_experiment_record_names_the_file_and_its_argument(tmp_path, argument, value):
+    out = tmp_path / "s"
+    assert invoke("sweep", "dao", "-s", "greedy", "-s", "random", "--rule", "bust_limit=10,12", "-n", "4", "-j", "1",
+                  "-q", "--no-report", "--seed", "1", "--out", out).exit_code == 0
+    config = json.loads((out / "config.json").read_text())
+    config["status"] = "interrupted"
+    config["experiment"]["arguments"][argument] = value
+    (out / "config.json").write_text(json.dumps(config))
+    line = one_line_error(invoke("resume", out), str(out / "config.json"), repr(argument))
+    assert "--" not in line.replace(str(out), "")

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import click
 
-from analyser.cli.common import _root_seed, cli
+from analyser.cli import supervised
+from analyser.cli.common import _root_seed
 
 
-@cli.command()
+@supervised.command()
 @click.argument("games", nargs=-1)
 @click.option("-n", "--games", "n_games", type=int, default=None,
               help="Games per measurement (default: per case, tens of seconds in all).")

@@ -1,16 +1,59 @@
 """The click group of the ``analyser`` command line, :func:`main`, and the helpers the command
-modules share (option callbacks, the one-line error, the command line a folder records).  The
-commands themselves are registered by the modules of :mod:`analyser.cli`, which import this one."""
+modules share (option callbacks, the one-line error, the command line a folder records).
+
+The group loads its commands lazily: :data:`COMMANDS` maps each command's name to the module and
+function that define it, and a command's module is imported only when that command runs (or its
+own ``--help`` is asked for).  So ``analyser --help``, ``analyser list`` and a mistyped command
+import neither pandas nor pyarrow, nor the worker pool: the modules of the commands that play
+games import those at module level.  This module imports only click and the engine's errors."""
 
 from __future__ import annotations
 
+import importlib
 import shlex
 import sys
 
 import click
 
 from analyser import __version__
-from analyser.engine.core import InputError
+from analyser.engine.errors import InputError, did_you_mean
+
+#: Every command: its name -> (``module:function`` defining it, the line ``analyser --help`` shows
+#: for it).  The line is the first sentence of the command's docstring (a test keeps them equal),
+#: so the group's help needs no command module.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "bench": ("analyser.cli.bench:bench",
+             "Print games per second for each title: the rules in one process (best of --repeat), and whole runs "
+             "with 1 job and with --jobs workers, with the speed-up."),
+    "check": ("analyser.cli.authoring:check",
+             "Check that GAME keeps the contract of every title, by playing random games."),
+    "compare": ("analyser.cli.experiments:compare",
+               "Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run "
+               "folders."),
+    "ladder": ("analyser.cli.experiments:ladder",
+              "Skill depth of GAME: does a bigger search budget keep winning?"),
+    "list": ("analyser.cli.catalog:list_cmd",
+            "Show the titles, or one title's strategies (with parameters) and rule options."),
+    "new": ("analyser.cli.authoring:new",
+           "Start a title of your own: write a working skeleton into the new folder NAME."),
+    "play": ("analyser.cli.play:play",
+            "Play one game of GAME and print a readable turn-by-turn trace."),
+    "report": ("analyser.cli.reports:report",
+              "Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file."),
+    "resume": ("analyser.cli.runs:resume",
+              "Continue an interrupted or failed run or experiment in FOLDER (its --out)."),
+    "rules": ("analyser.cli.catalog:rules",
+             "Print the rules page of GAME: the rules as implemented, every ruling and its rule option."),
+    "simulate": ("analyser.cli.runs:simulate",
+                "Play many games of GAME between strategies and report who wins."),
+    "sweep": ("analyser.cli.experiments:sweep",
+             "Play every combination of strategy parameters and rule options of GAME, on the same deals."),
+    "tournament": ("analyser.cli.experiments:tournament",
+                  "Rank strategies of GAME over balanced tables, with ratings and intervals."),
+    "tune": ("analyser.cli.tuning:tune",
+            "Search rule options and strategy parameters of GAME for the values that best meet the "
+            "targets."),
+}
 
 
 def _one_line_error(message: str, code: int = 2):
@@ -18,8 +61,46 @@ def _one_line_error(message: str, code: int = 2):
     sys.exit(code)
 
 
+def say_note(line: str) -> None:
+    """A note on standard error (``analyser: note: ...``), such as a plugin title a built-in shadows."""
+    click.echo(f"analyser: note: {line}", err=True)
+
+
+def _stop_code() -> int:
+    """The exit code of a stopped command: 143 once SIGTERM has arrived, else 130.  SIGTERM is
+    counted only while a command that plays games runs (its module loads the worker layer); before
+    that, SIGTERM ends the process by default, so a stop seen here is a Ctrl-C."""
+    backends = sys.modules.get("analyser.run.backends")
+    return backends.stop_exit_code() if backends is not None else 130
+
+
 class AnalyserGroup(click.Group):
-    """A click group whose errors are one line (no usage dump, no traceback)."""
+    """A click group whose errors are one line (no usage dump, no traceback), and which imports a
+    command's module only when the command is used (:data:`COMMANDS`)."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in COMMANDS:
+            return None
+        module, _, name = COMMANDS[cmd_name][0].partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def resolve_command(self, ctx, args):
+        """Click's lookup, with a "did you mean" for a mistyped command name."""
+        name = click.utils.make_str(args[0]) if args else None
+        if name is not None and name not in COMMANDS and not name.startswith("-"):
+            raise click.UsageError(_unknown("command", name, list(COMMANDS)), ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx, formatter):
+        """The commands and their lines, from :data:`COMMANDS` (no command module is imported)."""
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit))
+                for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx):
         try:
@@ -28,32 +109,15 @@ class AnalyserGroup(click.Group):
             _stdout_closed()
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        from analyser.engine import registry
-
         # The resource tracker of the worker pool (started with this interpreter's -W options)
         # warns of semaphores that a stopped pool leaves to it; it cleans them up, so after the
         # one-line message of an interrupted command the two-line warning is only noise.
         quiet_tracker = "ignore:resource_tracker:UserWarning"
         if quiet_tracker not in sys.warnoptions:
             sys.warnoptions.append(quiet_tracker)
-        # a plugin title that a built-in shadows is said once, when its id is used
-        registry.set_notice(lambda line: click.echo(f"analyser: note: {line}", err=True))
-        from analyser.run import store
-        outer = store.held_locks()  # (held by a caller of this in-process command: not this command's)
         try:
-            return self._main(args, prog_name, complete_var, extra)
-        finally:
-            store.release_held_locks(keep=outer)
-
-    def _main(self, args, prog_name, complete_var, extra):
-        from analyser.run.backends import stop_exit_code, stop_signals_counted
-
-        try:
-            # SIGTERM (kill, timeout) stops a command the way Ctrl-C does: what is finished is
-            # written, and the exit code says which signal it was (143, or 130 for Ctrl-C)
-            with stop_signals_counted():
-                rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
-                                  standalone_mode=False, **extra)
+            rv = super().main(args=args, prog_name=prog_name or "analyser", complete_var=complete_var,
+                              standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:  # `analyser` alone: show the help
             click.echo(e.ctx.get_help())
             sys.exit(0)
@@ -65,10 +129,15 @@ class AnalyserGroup(click.Group):
         except InputError as e:
             _one_line_error(str(e))
         except (click.Abort, KeyboardInterrupt):
-            code = stop_exit_code()
+            code = _stop_code()
             click.echo(f"analyser: interrupted{' (SIGTERM)' if code == 143 else ''}", err=True)
             sys.exit(code)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _unknown(what: str, name: str, accepted) -> str:
+    """``no such WHAT 'name' (did you mean 'x'?); choose one of: ...``: one line."""
+    return f"no such {what} {name!r}{did_you_mean(name, accepted)}; choose one of: {', '.join(sorted(accepted))}"
 
 
 @click.group(cls=AnalyserGroup, context_settings={"help_option_names": ["-h", "--help"],
@@ -82,7 +151,8 @@ def cli():
 
     \b
     Start here:
-      analyser list                               titles, strategies, rule options
+      analyser list                               the titles, one line each
+      analyser list GAME                          its strategies and rule options
       analyser rules GAME                         the rules of GAME as implemented, every ruling
       analyser simulate GAME --strategy greedy    play 2000 games of GAME, write a report
       analyser play GAME --strategy greedy --strategy random --seed 1

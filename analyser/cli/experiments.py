@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.common import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli import supervised
+from analyser.cli.common import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 
@@ -92,7 +93,7 @@ def _common_run_options(f):
     return f
 
 
-@cli.command(epilog=EPILOG_SWEEP)
+@supervised.command(epilog=EPILOG_SWEEP)
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters may be lists or ranges: threshold:limit=4..14.")
@@ -238,7 +239,7 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
     return 0
 
 
-@cli.command()
+@supervised.command()
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec, repeatable (at least --players different ones).")
@@ -311,7 +312,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
     return _outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
 
 
-@cli.command()
+@supervised.command()
 @click.argument("targets", nargs=-1, required=True)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Lineup of both sides (GAME form); default: the title's built-in lineup, as simulate.")
@@ -480,7 +481,7 @@ counted from the smallest budget up to the first that is not clear.
 """
 
 
-@cli.command(epilog=EPILOG_LADDER)
+@supervised.command(epilog=EPILOG_LADDER)
 @click.argument("game")
 @click.option("--strategy", "strategy", default="mcts:iterations", show_default=True, metavar="NAME:PARAM",
               help="The laddered strategy and its numeric parameter (written without =); other parameters as "

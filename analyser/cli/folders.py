@@ -13,8 +13,9 @@ import click
 from analyser.cli.cluster import _pooled
 from analyser.cli.common import _command_line
 from analyser.cli.experiments import _compare_played, _ladder, _sweep, _tournament
-from analyser.cli.tuning import _tune
+from analyser.cli.tuning import MAX_TRIALS, _tune
 from analyser.engine.core import InputError
+from analyser.run.spec import RunSpec, setting_problem
 
 
 def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
@@ -153,7 +154,27 @@ def _checked(where: str, values, schema: dict) -> dict:
     for key, v in values.items():
         if not ok(v, schema[key]):
             raise InputError(f"{where}: its experiment argument {key!r} has the wrong type; it cannot be used")
+    _check_settings(where, values)
     return dict(values)
+
+
+#: The experiment arguments that are run settings (named as the run spec names them), checked
+#: against the bounds a run accepts (:func:`analyser.run.spec.setting_problem`).
+_SETTINGS = ("games", "seed", "batch_size", "game_timeout", "first_game", "backend")
+
+
+def _check_settings(where: str, values: dict) -> None:
+    """The run settings among an experiment's arguments, and a tune's trials, within what the
+    command accepts; InputError naming the file and the argument (a record edited by hand), not
+    a flag the user never gave."""
+    given = {k: values[k] for k in _SETTINGS if values.get(k) is not None}
+    problem = setting_problem(RunSpec(game="", strategies=[], **given))
+    if problem is None and "trials" in values and not 1 <= values["trials"] <= MAX_TRIALS:
+        problem = "trials", f"give a whole number from 1 to {MAX_TRIALS:,}"
+    if problem is not None:
+        key, accepted = problem
+        raise InputError(f"{where}: its experiment argument {key!r} is {values[key]!r}, which is not accepted; "
+                         f"{accepted}")
 
 
 def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.common import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs, cli
+from analyser.cli import supervised
+from analyser.cli.common import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
 
 
-@cli.command()
+@supervised.command()
 @click.argument("game", required=False)
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec per seat, in seat order (cycled to fill the seats). Default: the title's "

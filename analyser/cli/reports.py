@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.common import _check_out_name, _check_plotting, cli
+from analyser.cli import supervised
+from analyser.cli.common import _check_out_name, _check_plotting
 from analyser.engine.core import InputError
 
 
-@cli.command()
+@supervised.command()
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("-o", "--out", default=None, metavar="DIR",
               help="Output folder (new or empty). Default: the run's own folder (its report is rebuilt), or "

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import click
 
+from analyser.cli import supervised
 from analyser.cli.common import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
-                                 _root_seed, _strip_specs, cli)
+                                 _root_seed, _strip_specs)
 from analyser.cli.reports import _print_summary
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
+from analyser.run.backends import command_pool
 
 
 EPILOG_SIMULATE = """\b
@@ -41,7 +43,7 @@ seats were filled.
 """
 
 
-@cli.command(epilog=EPILOG_SIMULATE)
+@supervised.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
@@ -123,35 +125,39 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
     previous = previous_output(out) if out is not None else None
-    out = prepare_out(out if out is not None else default_out(g.id))
-    # replacing an earlier run is said on one line, even under --quiet: nothing is replaced silently
-    replacing = f"replacing {describe_output(previous, out)}" if previous is not None else None
-    if replacing and quiet:
-        click.echo(replacing[0].upper() + replacing[1:] + ".", err=True)
-    if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
-        click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
-                   "against each other (the title's default lineup; see `analyser list`).", err=True)
-    if not quiet:
-        fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
-        # (the worker count is decided once the run is timed, and recorded in config.json)
-        where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
-        click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
-                   f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
-                   f"{replacing or f'writing to {out}'}", err=True)
+    folder = None
     try:
-        if until_ci is None:
-            result = run(spec, progress=False if quiet else None, command=_command_line(), out=out)
-        else:  # played in rounds, each extending the run folder (on one Dask client for all of them)
-            from analyser.run.backends import command_pool
-            with command_pool(spec.backend, spec.scheduler, spec.jobs):
-                result = _run_until(spec, until_ci, n_players, quiet, out)
-        if confirm_components:
-            _confirm_components(result, spec, out, quiet)
-        if confirm_seats:
-            _confirm_seats(result, spec, out, quiet)
+        # the workers first (one Dask client for the whole run, all its rounds): a scheduler that
+        # does not answer is refused before the output folder is made
+        with command_pool(spec.backend, spec.scheduler, spec.jobs):
+            folder = prepare_out(out if out is not None else default_out(g.id))
+            # replacing an earlier run is said on one line, even under --quiet: nothing is replaced silently
+            replacing = f"replacing {describe_output(previous, folder)}" if previous is not None else None
+            if replacing and quiet:
+                click.echo(replacing[0].upper() + replacing[1:] + ".", err=True)
+            if builtin_lineup and not quiet:  # only once the run is valid: a bad value stays a one-line error
+                click.echo(f"No --strategy given: pitting the built-in strategies {', '.join(strategies)} "
+                           "against each other (the title's default lineup; see `analyser list`).", err=True)
+            if not quiet:
+                fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
+                # (the worker count is decided once the run is timed, and recorded in config.json)
+                where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
+                click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
+                           f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
+                           f"{replacing or f'writing to {folder}'}", err=True)
+            if until_ci is None:
+                result = run(spec, progress=False if quiet else None, command=_command_line(), out=folder)
+            else:  # played in rounds, each extending the run folder
+                result = _run_until(spec, until_ci, n_players, quiet, folder)
+            if confirm_components:
+                _confirm_components(result, spec, folder, quiet)
+            if confirm_seats:
+                _confirm_seats(result, spec, folder, quiet)
     except KeyboardInterrupt:  # (after the games: as a run ends, or as a replay or the pool stops)
-        return _interrupted_after_play(out)
-    return _finish_run(result, spec, g, n_players, out, csv, no_report, quiet, debug)
+        if folder is None:
+            raise
+        return _interrupted_after_play(folder)
+    return _finish_run(result, spec, g, n_players, folder, csv, no_report, quiet, debug)
 
 
 def _interrupted_after_play(out: Path) -> int:
@@ -436,7 +442,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
     click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
 
 
-@cli.command()
+@supervised.command()
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--csv", is_flag=True, help="Also write results.csv when the run completes.")
 @click.option("--no-report", is_flag=True, help="Write the results but skip the plots and HTML.")

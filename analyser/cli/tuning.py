@@ -9,10 +9,14 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs, cli
+from analyser.cli import supervised
+from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
-from analyser.engine.core import GAME_TIMEOUT
+from analyser.engine.core import GAME_TIMEOUT, InputError
+
+#: The most trials one tune plays (``--trials``): each trial is a run of ``--games`` games.
+MAX_TRIALS = 100_000
 
 
 EPILOG_TUNE = """\b
@@ -32,7 +36,7 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
 """
 
 
-@cli.command(epilog=EPILOG_TUNE)
+@supervised.command(epilog=EPILOG_TUNE)
 @click.argument("game")
 @click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters to search are ranges or lists: threshold:limit=6..12.")
@@ -78,6 +82,8 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     from analyser.engine.registry import get_game, title_ref
 
     backend, scheduler = _cluster(backend, scheduler)
+    if not 1 <= trials <= MAX_TRIALS:
+        raise InputError(f"--trials {trials} is not accepted; give a whole number from 1 to {MAX_TRIALS:,}")
     if not no_report:
         _check_plotting()
     g = get_game(game)

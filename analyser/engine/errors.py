@@ -1,9 +1,13 @@
 """The errors of analyser: :class:`InputError` (bad input from the user: one line, exit code 2)
 and :class:`StrategyError` (a strategy raised, returned an illegal action or hung: everything to
 replay its game), with where a strategy's own exception came from (:func:`strategy_frame`).
-Re-exported by :mod:`analyser.engine.core`, where titles and plugins import them from."""
+Re-exported by :mod:`analyser.engine.core`, where titles and plugins import them from.
+:func:`did_you_mean` suggests the accepted name closest to a mistyped one, for those messages."""
 
 from __future__ import annotations
+
+import difflib
+from typing import Iterable
 
 
 class InputError(ValueError):
@@ -12,6 +16,14 @@ class InputError(ValueError):
     The message is one line naming the bad value and what is accepted; the CLI prints it and
     exits with code 2.
     """
+
+
+def did_you_mean(name: str, accepted: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the accepted name closest to ``name`` (difflib's
+    :func:`~difflib.get_close_matches`), or ``""`` when none is close: to follow the bad value
+    in a one-line InputError."""
+    close = difflib.get_close_matches(str(name), [str(a) for a in accepted], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class StrategyError(RuntimeError):

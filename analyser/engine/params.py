@@ -11,7 +11,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from analyser.engine.errors import InputError
+from analyser.engine.errors import InputError, did_you_mean
 
 
 #: Seconds one game may take by default before its strategy is reported as hung
@@ -97,7 +97,8 @@ class Params:
         kwargs: dict[str, Any] = {}
         for key, text in overrides.items():
             if key not in names:
-                raise InputError(f"unknown rule {key!r}; this title accepts: {', '.join(names)}")
+                raise InputError(f"unknown rule {key!r}{did_you_mean(key, names)}; this title accepts: "
+                                 f"{', '.join(names)}")
             kwargs[key] = coerce(key, text, hints.get(key, str), what="rule")
         return cls(**kwargs)
 

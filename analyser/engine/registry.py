@@ -35,6 +35,7 @@ from typing import Any
 
 from analyser.engine import userfiles
 from analyser.engine.core import MAX_NUMBER, FunctionStrategy, Game, InputError, Strategy, coerce
+from analyser.engine.errors import did_you_mean
 
 #: Entry-point group under which a title is published: ``name = "package.module:TITLE"``, the name
 #: being the title id.  The built-in titles register there too (see ``pyproject.toml``).
@@ -163,8 +164,8 @@ def get_game(game: str) -> Game:
         return load_title_file(game)
     if game in _file_titles:
         return _file_titles[game]
-    raise InputError(f"unknown game {game!r}; choose one of: {', '.join(targets)} (or a title file such as "
-                     "./my_game.py:MyGame, or a title folder such as ./my-game)")
+    raise InputError(f"unknown game {game!r}{did_you_mean(game, targets)}; choose one of: {', '.join(targets)} "
+                     "(or a title file such as ./my_game.py:MyGame, or a title folder such as ./my-game)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -560,7 +561,7 @@ def check_parameter(obj, label: str, key: str, value: Any) -> Any:
     for an unknown parameter, a value that does not parse or one out of bounds."""
     accepted = strategy_parameters(obj)
     if key not in accepted:
-        raise InputError(f"unknown parameter {key!r} for strategy {label!r}; "
+        raise InputError(f"unknown parameter {key!r}{did_you_mean(key, accepted)} for strategy {label!r}; "
                          f"accepted: {', '.join(accepted) or 'none'}")
     kind = accepted[key][0]
     value = coerce(key, value, kind, what="strategy parameter")
@@ -592,8 +593,8 @@ def _resolve(spec: StrategySpec, game_id: str):
         if spec.name:
             obj = found.get(spec.name, getattr(module, spec.name, None))
             if obj is None or not (callable(obj)):
-                raise InputError(f"strategy {spec.name!r} is not in {spec.source!r}; it defines: "
-                                 f"{', '.join(found) or 'no strategies'}")
+                raise InputError(f"strategy {spec.name!r} is not in {spec.source!r}{did_you_mean(spec.name, found)}; "
+                                 f"it defines: {', '.join(found) or 'no strategies'}")
             return obj
         if len(found) == 1:
             return next(iter(found.values()))
@@ -610,7 +611,8 @@ def _resolve(spec: StrategySpec, game_id: str):
         _entry_point_strategies(get_game(game_id).id, broken)
         if spec.source in broken:
             raise InputError(broken[spec.source])
-        raise InputError(f"unknown strategy {spec.source!r} for {game_id}; choose one of: "
+        raise InputError(f"unknown strategy {spec.source!r}{did_you_mean(spec.source, available)} for {game_id}; "
+                         "choose one of: "
                          f"{', '.join(available)} (or a file such as my_bots.py:name)")
     return available[spec.source]
 

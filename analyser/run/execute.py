@@ -405,7 +405,7 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
         raise InputError(store.in_use_message(out, holder))
     guarded = guard_folder_config(config, out, allowed)
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
-    spec = spec_from_config(guarded.config)
+    spec = spec_from_config(guarded.config, where=repr(str(out / "config.json")))
     if guarded.config.get("title_source") != config.get("title_source"):
         from analyser.engine.registry import get_game
         _check_title(out, config, get_game(spec.game))

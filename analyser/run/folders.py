@@ -10,6 +10,7 @@ is loaded unasked (:mod:`analyser.run.trust`).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 from datetime import datetime
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from analyser import __version__
 from analyser.engine.core import InputError
+from analyser.engine.registry import game_ids, get_game
 from analyser.run import store
 from analyser.run.trust import resume_command
 
@@ -155,9 +157,11 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     A new or empty folder is used as it is.  A folder holding an earlier analyser output of the
     same kind (its ``config.json``) has that output's files removed first when ``replace_run``,
     so no stale file survives beside the new ones (say so with :func:`previous_output` and
-    :func:`describe_output` before calling this).  A folder holding another kind of output (a
-    run where a sweep goes, a tournament where a comparison goes), any other non-empty folder,
-    an empty name or an unwritable place raises InputError (one line).
+    :func:`describe_output` before calling this).  Every check comes before anything is removed:
+    a folder that also holds anything not part of that output (a file of the user's beside it, or
+    inside one of its folders), an output in use or unfinished, another kind of output (a run
+    where a sweep goes, a tournament where a comparison goes), any other non-empty folder, an
+    empty name or an unwritable place raises InputError (one line), with the folder untouched.
     """
     if str(out).strip() == "":
         raise InputError("--out '' is not accepted; give a folder name")
@@ -173,10 +177,17 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
             f"is not empty ({len(entries)} {'entry' if len(entries) == 1 else 'entries'})"
         raise InputError(f"--out {str(out)!r} {what}; choose a new or empty folder (or leave out --out to rebuild "
                          "a run's report in its own folder)")
-    if not is_run:
-        raise InputError(f"--out {str(out)!r} is not empty ({len(entries)} {'entry' if len(entries) == 1 else 'entries'}) "
-                         "and holds no analyser run to "
-                         "replace; choose a new or empty folder")
+    _remove(out, _replacement(out, previous, len(entries), kind))  # (every check first, in _replacement)
+    return out
+
+
+def _replacement(out: Path, previous: dict | None, n_entries: int, kind: str) -> set[Path]:
+    """Every check before a folder's earlier output is replaced, then what to remove (the entries
+    of :func:`_replaced_entries`).  InputError (one line) when ``out`` holds no analyser output,
+    another kind, one in use or unfinished, or anything beside it; nothing is removed here."""
+    if previous is None:
+        raise InputError(f"--out {str(out)!r} is not empty ({n_entries} {'entry' if n_entries == 1 else 'entries'}) "
+                         "and holds no analyser run to replace; choose a new or empty folder")
     if previous["kind"] != kind:
         raise InputError(f"--out {str(out)!r} holds {describe_output(previous)}, not a {KIND_NAMES[kind]}; a "
                          f"{KIND_NAMES[kind]} replaces only an earlier {KIND_NAMES[kind]}, so choose a new or empty "
@@ -189,36 +200,97 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
         raise InputError(f"--out {str(out)!r} holds {what[:60]} ({previous.get('games_completed')} of "
                          f"{previous.get('games_requested')} games); continue it with `{resume_command(out, previous)}`, "
                          "or choose another folder")
-    _remove_cells(out, previous)
+    doomed = _replaced_entries(out, previous, kind)
+    kept = _foreign_entries(out, doomed)
+    if kept:  # a replacement removes all of the folder or nothing
+        shown = ", ".join(repr(str(p.relative_to(out))) for p in kept[:3]) + (" ..." if len(kept) > 3 else "")
+        raise InputError(f"--out {str(out)!r} holds {describe_output(previous)} and also {shown}, which is not "
+                         f"part of it; nothing was removed: move {'that' if len(kept) == 1 else 'those'} out, or "
+                         "choose a new or empty folder")
+    return doomed
+
+
+def _replaced_entries(out: Path, previous: dict, kind: str) -> set[Path]:
+    """The files and folders of the earlier output ``previous`` in ``out``: those its record lists
+    (``files``, the cell folders of an experiment, the sides of a comparison), the files every run
+    writes, its part folders (holding only parts) and a lock file no process holds.  Nothing is
+    removed here; a name from the record is taken only when it is a plain name inside ``out``."""
     listed = [n for n in previous.get("files") or [] if isinstance(n, str)] \
         if isinstance(previous.get("files"), list) else []
-    names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv",
-                                                 "index.html", "components.csv"}
+    names = set(listed) | {"config.json", "results.parquet", "results.csv", "summary.csv", "index.html",
+                           "components.csv", store.LOCK}
     if kind == "compare":
         names |= {"a", "b"}  # the sides of a comparison of rule sets or lineups (run folders)
-    for name in sorted(names):
-        if "/" not in name and "\\" not in name and name not in ("", ".", "..") and (out / name).is_file():
-            (out / name).unlink(missing_ok=True)
-        elif name not in ("", ".", "..") and "/" not in name and "\\" not in name and (out / name).is_dir() and \
-                previous_output(out / name) is not None:  # a run the output held (a comparison's sides a/, b/)
-            shutil.rmtree(out / name)
+    doomed: set[Path] = set()
+    for name in names:
+        if not _plain(name):
+            continue
+        path = out / name
+        if path.is_file() and not path.is_symlink():
+            doomed.add(path)
+        elif path.is_dir() and not path.is_symlink() and previous_output(path) is not None:
+            doomed.add(path)  # a run the output held (a comparison's sides a/, b/)
+    doomed |= _cell_folders(out, previous)
     # the part folders of the run replaced: those its record lists, and a built-in title's tables (the
     # title is never loaded from a file here: the folder's record names it, and a folder is data)
     tables = [store.RESULTS] + listed
     game = previous.get("game")
-    from analyser.engine.registry import game_ids, get_game
     if isinstance(game, str) and game in game_ids():
         try:
             tables += [str(t) for t in get_game(game).extra_tables]
         except InputError:
             pass
-    for name in dict.fromkeys(tables):
-        if not name or "/" in name or "\\" in name or name in (".", ".."):
-            continue
+    for name in tables:
         folder = out / name
-        if folder.is_dir() and all(p.name.startswith(("part-", ".part-")) for p in folder.iterdir()):
-            shutil.rmtree(folder)
-    return out
+        if _plain(name) and folder.is_dir() and not folder.is_symlink() and \
+                all(p.name.startswith(("part-", ".part-")) for p in folder.iterdir()):
+            doomed.add(folder)
+    return doomed
+
+
+def _plain(name: str) -> bool:
+    """A plain file or folder name (no separator, not ``.`` or ``..``)."""
+    return bool(name) and "/" not in name and "\\" not in name and name not in (".", "..")
+
+
+def _foreign_entries(out: Path, doomed: set[Path]) -> list[Path]:
+    """What ``out`` holds beyond ``doomed`` and the folders made only of doomed entries (such as
+    ``cells/`` of an experiment): what a replacement would leave behind, sorted; inside a folder
+    partly the output's (a part folder, ``cells/``), the entries that are not."""
+    def covered(path: Path) -> bool:
+        if path in doomed:
+            return True
+        return path.is_dir() and not path.is_symlink() and all(covered(p) for p in path.iterdir())
+
+    def left(folder: Path) -> list[Path]:  # (inside a folder partly the output's, its other entries)
+        found = []
+        for path in sorted(folder.iterdir()):
+            if covered(path):
+                continue
+            mixed = path.is_dir() and not path.is_symlink() and any(covered(p) or _has_parts(p) for p in path.iterdir())
+            found += left(path) if mixed else [path]
+        return found
+
+    return left(out)
+
+
+def _has_parts(path: Path) -> bool:
+    return path.name.startswith(("part-", ".part-"))
+
+
+def _remove(out: Path, doomed: set[Path]) -> None:
+    """Remove the entries :func:`_replaced_entries` found, then the folders they leave empty."""
+    for path in sorted(doomed, key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    for folder in sorted((p for p in out.iterdir() if p.is_dir() and not p.is_symlink()), reverse=True):
+        with contextlib.suppress(OSError):
+            for inner in folder.iterdir():
+                if inner.is_dir() and not inner.is_symlink():
+                    inner.rmdir()  # (only an empty one)
+            folder.rmdir()
 
 
 #: a cell folder's name in an experiment's record: one or two plain names
@@ -230,20 +302,14 @@ def cell_folder_ok(text) -> bool:
     return isinstance(text, str) and bool(_CELL_NAME.match(text)) and ".." not in text
 
 
-def _remove_cells(out: Path, previous: dict) -> None:
+def _cell_folders(out: Path, previous: dict) -> set[Path]:
     """The cell run folders of an earlier experiment's record (``cells``: each one's ``folder``,
-    a plain relative name checked before anything is removed), and ``cells/`` once empty."""
+    a plain relative name below ``out``)."""
     cells = previous.get("cells")
     if not isinstance(cells, list) or not isinstance(previous.get("experiment"), dict):
-        return
-    for cell in cells:
-        folder = cell.get("folder") if isinstance(cell, dict) else None
-        if cell_folder_ok(folder) and (out / folder).is_dir() and not (out / folder).is_symlink():
-            shutil.rmtree(out / folder)
-    try:
-        (out / "cells").rmdir()
-    except OSError:
-        pass
+        return set()
+    folders = (cell.get("folder") if isinstance(cell, dict) else None for cell in cells)
+    return {out / f for f in folders if cell_folder_ok(f) and (out / f).is_dir() and not (out / f).is_symlink()}
 
 
 def check_writable(out: Path, what: str = "") -> None:

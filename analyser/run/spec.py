@@ -83,14 +83,10 @@ def resolve(spec: RunSpec):
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
                          f"or raise --players (up to {game.max_players})")
-    if not 0 < spec.games <= MAX_GAMES:
-        raise InputError(f"--games {spec.games} is not accepted; give a number of games from 1 to {MAX_GAMES:,}")
-    if not 0 <= spec.first_game < spec.games:
-        raise InputError(f"first game {spec.first_game} is not accepted; it must lie in 0 to {spec.games - 1}")
-    if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
-        raise InputError(f"--game-timeout {spec.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
-    if spec.backend not in BACKENDS:
-        raise InputError(f"--backend {spec.backend!r} is not accepted; choose loky or dask")
+    problem = setting_problem(spec)
+    if problem is not None:
+        name, accepted = problem
+        raise InputError(f"{SETTINGS[name][0]} {_shown(getattr(spec, name))} is not accepted; {accepted}")
     if spec.scheduler is not None:
         if spec.backend != "dask":
             raise InputError("--scheduler needs --backend dask")
@@ -101,15 +97,11 @@ def resolve(spec: RunSpec):
         except ImportError:
             raise InputError("--backend dask needs dask.distributed, which is not installed; "
                              "install it with: pip install 'analyser[dask]'") from None
-    if spec.batch_size is not None and spec.batch_size <= 0:
-        raise InputError(f"--batch-size {spec.batch_size} is not accepted; give a positive number")
     if spec.engine != "python":
         from analyser.engine import compiled
         compiled.choose(game, params, players, spec.strategies, spec.engine)  # a bad --engine: one line
     jobs = resolve_jobs(spec.jobs)
     seed = spec.seed if spec.seed is not None else secrets.randbits(63)
-    if not 0 <= seed < 2 ** 63:  # a seed is stored as a 64-bit whole number (config, tables)
-        raise InputError(f"--seed {seed} is not accepted; give a whole number from 0 to {2 ** 63 - 1}")
     return game, params, players, jobs, seed
 
 
@@ -124,6 +116,36 @@ def check_deal(game, params, players: int) -> None:
         rules = ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
         raise InputError(f"--players {players} with the rules {rules} cannot start a game of "
                          f"{game.id}: {type(e).__name__}: {e}") from None
+
+
+#: The settings of a run spec checked against bounds: attribute -> (how the command line names it,
+#: the field of config.json that records it).
+SETTINGS = {"games": ("--games", "games_requested"), "first_game": ("first game", "first_game"),
+            "game_timeout": ("--game-timeout", "game_timeout"), "backend": ("--backend", "backend"),
+            "batch_size": ("--batch-size", "batch_size"), "seed": ("--seed", "seed")}
+
+
+def setting_problem(spec: RunSpec) -> tuple[str, str] | None:
+    """The first setting of ``spec`` (:data:`SETTINGS`) that a run does not accept, as (its
+    attribute, what is accepted), or None.  The caller names it: by its flag (a command line) or by
+    its config.json field (a folder resumed)."""
+    if not 0 < spec.games <= MAX_GAMES:
+        return "games", f"give a number of games from 1 to {MAX_GAMES:,}"
+    if not 0 <= spec.first_game < spec.games:
+        return "first_game", f"it must lie in 0 to {spec.games - 1}"
+    if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
+        return "game_timeout", "give seconds > 0, or 0 for no limit"
+    if spec.backend not in BACKENDS:
+        return "backend", "choose loky or dask"
+    if spec.batch_size is not None and spec.batch_size <= 0:
+        return "batch_size", "give a positive number"
+    if spec.seed is not None and not 0 <= spec.seed < 2 ** 63:  # stored as a 64-bit whole number
+        return "seed", f"give a whole number from 0 to {2 ** 63 - 1}"
+    return None
+
+
+def _shown(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def _try_strategy(text: str, game_id: str, timeout: float) -> None:
@@ -199,30 +221,31 @@ def new_run_id(game_id: str, seed: int) -> str:
     return f"{game_id}-{seed}-{uuid.uuid4().hex[:8]}"
 
 
-def spec_from_config(config: dict) -> RunSpec:
+def spec_from_config(config: dict, where: str = "config.json") -> RunSpec:
     """The RunSpec a config.json records (for resume).  The config comes from a folder, so each
-    field is checked for its type first: InputError (one line naming the field) otherwise.  Pass
-    the config through :func:`analyser.run.trust.guard_folder_config` first: this function loads
-    nothing, but the spec it returns names the files a run would load."""
+    field is checked for its type, then its bounds: InputError (one line naming the file, ``where``,
+    and the field) otherwise.  Pass the config through
+    :func:`analyser.run.trust.guard_folder_config` first: this function loads nothing, but the spec
+    it returns names the files a run would load."""
     def field(name, kinds, default=None, required=False):
         value = config.get(name, default)
         if value is None and not required:
             return None
         if isinstance(value, bool) or not isinstance(value, kinds):
-            raise InputError(f"config.json: the field {name!r} is not what a run writes there; it is not a run "
+            raise InputError(f"{where}: the field {name!r} is not what a run writes there; it is not a run "
                              "that can be resumed")
         return value
 
     strategies = field("strategies", list, required=True)
     if not strategies or len(strategies) > 1000 or not all(isinstance(s, str) for s in strategies):
-        raise InputError("config.json: the field 'strategies' is not a list of strategy specs; it is not a run "
+        raise InputError(f"{where}: the field 'strategies' is not a list of strategy specs; it is not a run "
                          "that can be resumed")
     rules = field("rule_overrides", dict) or {}
     if not all(isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
                for k, v in rules.items()):
-        raise InputError("config.json: the field 'rule_overrides' is not a map of rule options to values; it is "
+        raise InputError(f"{where}: the field 'rule_overrides' is not a map of rule options to values; it is "
                          "not a run that can be resumed")
-    return RunSpec(game=field("title_source", str) or field("game", str, required=True),
+    spec = RunSpec(game=field("title_source", str) or field("game", str, required=True),
                    strategies=list(strategies), players=field("players", int),
                    games=field("games_requested", int, required=True), seed=field("seed", int, required=True),
                    jobs=field("jobs_requested", int, 0), rules=dict(rules),
@@ -230,6 +253,12 @@ def spec_from_config(config: dict) -> RunSpec:
                    game_timeout=float(field("game_timeout", (int, float), GAME_TIMEOUT)),
                    backend=field("backend", str) or "loky", scheduler=field("scheduler", str),
                    engine=field("engine_requested", str) or "auto")
+    problem = setting_problem(spec)
+    if problem is not None:  # (a config.json edited by hand): its field, not a flag the user never gave
+        name, accepted = problem
+        raise InputError(f"{where}: the field {SETTINGS[name][1]!r} is {_shown(getattr(spec, name))}, which is "
+                         f"not accepted; {accepted}")
+    return spec
 
 
 def check_scheduler_address(address: str) -> None:

@@ -1,0 +1,35 @@
+"""The commands that play games or write folders run supervised: :func:`command` makes a click
+command whose body runs with SIGTERM and Ctrl-C counted (:func:`analyser.run.backends.stop_signals_counted`),
+so a stop writes what is finished and exits 143 or 130, and with every lock it took released when
+it ends (:func:`analyser.run.store.release_held_locks`).
+
+This module imports the worker layer (and through it pandas and pyarrow), so only the modules of
+those commands import it: ``analyser --help`` and ``analyser list`` never load it."""
+
+from __future__ import annotations
+
+import click
+
+from analyser.cli.common import say_note
+from analyser.engine import registry
+from analyser.run import store
+from analyser.run.backends import stop_signals_counted
+
+
+class SupervisedCommand(click.Command):
+    """A click command run under the stop signals, releasing the locks it took."""
+
+    def invoke(self, ctx):
+        # a plugin title that a built-in shadows is said once, when its id is used
+        registry.set_notice(say_note)
+        outer = store.held_locks()  # (held by a caller of this in-process command: not this command's)
+        try:
+            with stop_signals_counted():
+                return super().invoke(ctx)
+        finally:
+            store.release_held_locks(keep=outer)
+
+
+def command(*args, **kwargs):
+    """``click.command`` making a :class:`SupervisedCommand`."""
+    return click.command(*args, cls=SupervisedCommand, **kwargs)
