@@ -124,10 +124,9 @@ def test_wizard_other_hands_do_not_change_the_choice():
     t = g.clone_state(s)
     # swap one card between two other seats' hands and the undealt deck: same public part
     d = g.state_to_dict(t)
-    hands = d["hands"]
+    hands = d["groups"]  # each seat's hand as card codes
     hands[1][0], hands[2][0] = hands[2][0], hands[1][0]
     t = g.state_from_dict(d)
-    t.log, t.tricks_played = list(s.log), s.tricks_played
     assert g.view(s, 0).public == g.view(t, 0).public and g.view(s, 0).hand == g.view(t, 0).hand
     assert s.hands != t.hands
     spec = "mcts:iterations=40"
@@ -252,15 +251,16 @@ def test_determinize_consistent_reports_a_cheating_or_broken_hook():
 def test_wizard_determinize_respects_revealed_voids():
     g = get_game("wizard")
     # round 3, 3 players; seat 1 did not follow red in the first trick (played a green card)
-    d = {"players": 3, "round": 3, "phase": "play", "starter": 0, "bids": [1, 1, 1],
-         "hands": [["R9", "B2"], ["G3", "Y4"], ["R2", "B5"]], "played": ["R5", "G7", "R1"], "tricks": [1, 0, 0],
-         "leaders": [0, 0], "deck": [], "trump_card": "Y13"}
+    pub = {"params": {}, "n": 3, "n_rounds": 20, "round": 3, "phase": "play", "dealer": 2, "starter": 0,
+           "current": 0, "trump_card": "Y13", "trump": 3, "bids": [1, 1, 1], "n_bids": 3, "tricks": [1, 0, 0],
+           "scores": [0, 0, 0], "played": ["R5", "G7", "R1"], "leaders": [0, 0]}
+    d = {"pub": pub, "groups": [["R9", "B2"], ["G3", "Y4"], ["R2", "B5"]], "tricks_played": 4}
     full = [c.code for c in __import__("analyser.titles.wizard.rules", fromlist=["FULL_DECK"]).FULL_DECK]
-    used = [c for h in d["hands"] for c in h] + d["played"] + ["Y13"]
-    rest = list(full)
+    used = [c for h in d["groups"] for c in h] + pub["played"] + ["Y13"]
+    rest = list(range(len(full)))  # the undealt cards' positions in the full deck
     for c in used:
-        rest.remove(c)
-    d["deck"] = rest
+        rest.remove(next(i for i in rest if full[i] == c))
+    d["undealt"] = rest
     s = g.state_from_dict(d)
     g.check_invariants(s)
     for k in range(200):
