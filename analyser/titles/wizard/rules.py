@@ -1,8 +1,9 @@
 """Wizard (神機妙算): trick taking with exact bids.  Rules: rules.md (``analyser rules wizard``).
 
-Built like :mod:`analyser.titles.dao.rules`: ``WizardParams`` (every rule option), ``WizardState`` (plain
-data with a JSON round trip), ``WizardView`` (what one seat may see) and ``Wizard`` (the stateless
-forward model).
+``WizardParams`` (every rule option), ``WizardState`` (the state, declared with the engine's
+components: its copy, equality, pickling, JSON round trip and each seat's view are derived,
+:mod:`analyser.engine.derive`), ``WizardView`` (the helpers of what one seat may see) and
+``Wizard`` (the stateless forward model).
 
 Rules implemented (rules.md):
 
@@ -58,21 +59,24 @@ Rulings where the rules write-up is silent (each is a rule option where one make
   next card is turned.  (Any fixed order deals the same distribution.)
 * Suit names (blue, green, red, yellow; the write-up only says four colours) carry no rules.
 
-Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``) and the public
-part of the state (:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards
-of the round's finished tricks and of the current trick, who leads and who is winning it) - never
-another hand or the undealt cards, which live only in :class:`WizardState`.
+Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``), every hand's
+size, the undealt cards' count, the log of finished rounds and the public part of the state
+(:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards of the round's
+finished tricks and of the current trick, who leads and who is winning it) - never another hand
+or the undealt cards (declared ``hands()`` and ``deck()`` in :class:`WizardState`).
 
 Actions: :class:`Bid` ``(n)`` and :class:`ChooseTrump` ``(suit)`` are named tuples; :class:`Play`
-``(card)`` is a small interned value object (one per card).  ``legal_actions`` order: bids
+``(card)`` is a small interned value object (one per card).  Their JSON (derived):
+``{"type": "Bid", "n": 2}``, ``"R7"`` (a play: the card's code), ``{"type": "ChooseTrump",
+"suit": 1}``.  ``legal_actions`` order: bids
 ascending; plays in hand order (Jesters, then blue, green, red, yellow by ascending rank, then
 Wizards), each distinct card once; trump choices blue, green, red, yellow.
 
 Speed (a 4-player game is 540 decisions; see docs/speed.md for figures): cards and plays are interned,
 so hashing and equality are identity checks; each hand is kept as eight lists of play actions
-(:func:`hand_groups`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
+(:class:`Hand`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
 and the trick's current winner are updated incrementally as each card is played; views are live
-(one per seat and game, reading the shared public part); the deal is a Fisher-Yates pass that
+(one per seat and game, holding the shared public part); the deal is a Fisher-Yates pass that
 stops once the dealt cards and the turned card are drawn.
 """
 
@@ -1395,7 +1399,9 @@ class Wizard(Game):
     def resample_hidden(self, s: WizardState, seat: int, rng) -> WizardState:
         """A copy with the other seats' hands and the undealt cards shuffled together with ``rng``
         and dealt back in the same sizes (what ``seat`` cannot see).  It does not keep what play
-        revealed, such as a seat that did not follow suit."""
+        revealed, such as a seat that did not follow suit.  Written here rather than derived: the
+        hands are held as play-action groups (:class:`Hand`) and the undealt cards as deck
+        positions, not as the plain zones of cards the derived re-deal shuffles."""
         t = self.clone_state(s)
         hands = t.hands
         others = [k for k in range(t.n) if k != seat]
@@ -1460,19 +1466,21 @@ class Wizard(Game):
         the round's cards, one hand, bid, trick count and score per seat, ``trump_pending`` a
         JSON flag, every finished round's record complete.  Whether the cards make exactly one
         deck is :meth:`check_invariants`' job."""
-        return _state_schema(self.min_players, self.max_players)
+        return _state_schema(self)
 
     def describe_action(self, action) -> str:
         return str(action)
 
 
 @lru_cache(maxsize=None)
-def _state_schema(min_players: int, max_players: int):
+def _state_schema(game: Wizard):
     from typing import Literal, Optional
 
-    from pydantic import model_validator
+    from pydantic import field_validator, model_validator
 
-    from analyser.io.states import StateModel, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, items, seat_lists, text, validate_params, whole
+
+    min_players, max_players = game.min_players, game.max_players
 
     n_cards = len(FULL_DECK)
     seat = whole(0, max_players - 1)
@@ -1516,6 +1524,15 @@ def _state_schema(min_players: int, max_players: int):
         led: whole(LED_FREE, 3) = None
         win_seat: Optional[seat] = None
         win_card: Optional[code] = None
+
+        @field_validator("params")
+        @classmethod
+        def _rule_options(cls, value):
+            try:
+                validate_params(game, value)  # each option as JSON: a flag true or false, ...
+            except InputError as e:
+                raise ValueError(str(e).removeprefix("params.")) from None
+            return value
 
     class WizardStateSchema(StateModel):
         game: Literal["wizard"] = "wizard"
