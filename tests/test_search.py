@@ -14,6 +14,7 @@ from analyser.engine.core import Game, InputError, Params, option
 from analyser.engine.registry import available_strategies, game_ids, get_game, make_strategy
 from analyser.engine.runner import play_game
 from analyser.engine.search import MCTS, determinize_consistent, has_determinize, public_signature
+from analyser.titles.wizard.rules import card_from_code, hand_groups
 
 SEARCHABLE = [g for g in game_ids() if has_determinize(get_game(g))]
 
@@ -122,11 +123,10 @@ def test_wizard_other_hands_do_not_change_the_choice():
     while g.current_player(s) != 0 or s.phase != "play" or s.round < 2:  # a play decision in round 2
         g.apply(s, pick.choice(list(g.legal_actions(s))), random.Random(9))
     t = g.clone_state(s)
-    # swap one card between two other seats' hands and the undealt deck: same public part
-    d = g.state_to_dict(t)
-    hands = d["groups"]  # each seat's hand as card codes
+    # swap one card between two other seats' hands: same public part
+    hands = t.hands
     hands[1][0], hands[2][0] = hands[2][0], hands[1][0]
-    t = g.state_from_dict(d)
+    t.groups[1], t.groups[2] = hand_groups(hands[1]), hand_groups(hands[2])
     assert g.view(s, 0).public == g.view(t, 0).public and g.view(s, 0).hand == g.view(t, 0).hand
     assert s.hands != t.hands
     spec = "mcts:iterations=40"
@@ -254,9 +254,11 @@ def test_wizard_determinize_respects_revealed_voids():
     pub = {"params": {}, "n": 3, "n_rounds": 20, "round": 3, "phase": "play", "dealer": 2, "starter": 0,
            "current": 0, "trump_card": "Y13", "trump": 3, "bids": [1, 1, 1], "n_bids": 3, "tricks": [1, 0, 0],
            "scores": [0, 0, 0], "played": ["R5", "G7", "R1"], "leaders": [0, 0]}
-    d = {"pub": pub, "groups": [["R9", "B2"], ["G3", "Y4"], ["R2", "B5"]], "tricks_played": 4}
+    hands = [["R9", "B2"], ["G3", "Y4"], ["R2", "B5"]]
+    groups = [[[a.card.code for a in grp] for grp in hand_groups(map(card_from_code, h))] for h in hands]
+    d = {"pub": pub, "groups": groups, "tricks_played": 4}
     full = [c.code for c in __import__("analyser.titles.wizard.rules", fromlist=["FULL_DECK"]).FULL_DECK]
-    used = [c for h in d["groups"] for c in h] + pub["played"] + ["Y13"]
+    used = [c for h in hands for c in h] + pub["played"] + ["Y13"]
     rest = list(range(len(full)))  # the undealt cards' positions in the full deck
     for c in used:
         rest.remove(next(i for i in rest if full[i] == c))

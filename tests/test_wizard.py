@@ -18,7 +18,8 @@ from analyser.engine.core import InputError
 from analyser.titles.wizard import TITLE as GAME
 from analyser.titles.wizard.rules import (BIDS, CHOOSE_TRUMP, FULL_DECK, JESTER, LED_FREE, LED_NONE, OVER,
                                    PLAY, PLAYS, TRUMP, WIZARD, Bid, Card, ChooseTrump, Play, RoundRecord,
-                                   WizardParams, WizardPublic, beats, card_from_code, trick_winner)
+                                   WizardParams, WizardPublic, beats, card_from_code, hand_groups,
+                                   trick_winner)
 from analyser.engine.registry import available_strategies, make_strategy
 from analyser.engine.runner import play_game
 
@@ -79,7 +80,8 @@ def state(hands, **kw):
            "n_bids": sum(b is not None for b in bids), "tricks": kw.pop("tricks", [0] * n),
            "scores": kw.pop("scores", list(params.bonus(n))), "played": played, "leaders": leaders,
            "trick": trick, "led": led, "win_seat": win_seat, "win_card": win_card and win_card.code}
-    d = {"game": "wizard", "pub": pub, "groups": [h.split() for h in hands],
+    groups = [[[a.card.code for a in grp] for grp in hand_groups(cards(h))] for h in hands]
+    d = {"game": "wizard", "pub": pub, "groups": groups,
          "undealt": [FULL_DECK.index(c) for c in cards(" ".join(kw.pop("deck", [])))],
          "log": kw.pop("log", []), "tricks_played": kw.pop("tricks_played", 0)}
     assert not kw, kw

@@ -74,7 +74,7 @@ Wizards), each distinct card once; trump choices blue, green, red, yellow.
 
 Speed (a 4-player game is 540 decisions; see docs/speed.md for figures): cards and plays are interned,
 so hashing and equality are identity checks; each hand is kept as eight lists of play actions
-(:class:`Hand`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
+(:func:`hand_groups`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
 and the trick's current winner are updated incrementally as each card is played; views are live
 (one per seat and game, holding the shared public part); the deal is a Fisher-Yates pass that
 stops once the dealt cards and the turned card are drawn.
@@ -289,37 +289,13 @@ for _i, _c in enumerate(FULL_DECK):
 del _i, _c
 
 
-class Hand(list):
-    """A seat's hand as eight lists of play actions: 0 a Jester (at most one), 1-4 the blue,
-    green, red and yellow cards in ascending rank, 5 a Wizard (at most one), 6 and 7 the further
-    Jesters and Wizards.  Groups 0-5 hold each distinct playable card once, in hand order, so
-    ``legal_actions`` is a concatenation of groups instead of a scan of the hand.
-
-    Its JSON form is the cards' codes in hand order (``["N", "B3", "R7", "Z"]``); ``copy()``
-    copies the groups (a copied state shares no group with the original)."""
-
-    __slots__ = ()
-
-    def copy(self) -> Hand:
-        return Hand([list(g) for g in self])
-
-    def cards(self) -> list[Card]:
-        """The cards in hand order."""
-        return groups_hand(self)
-
-    def to_json(self) -> list[str]:
-        return [a.card.code for k in _HAND_ORDER_GROUPS for a in self[k]]
-
-    @classmethod
-    def from_json(cls, data) -> Hand:
-        if not isinstance(data, list):
-            raise InputError(f"a list of card codes, got {data!r}")
-        return hand_groups(card_from_code(c) for c in data)
-
-
-def hand_groups(hand) -> Hand:
-    """The cards of ``hand`` (any order) as a :class:`Hand`."""
-    groups = Hand([[], [], [], [], [], [], [], []])
+def hand_groups(hand) -> list[list[Play]]:
+    """A hand as eight lists of play actions: 0 a Jester (at most one), 1-4 the blue, green, red
+    and yellow cards in ascending rank, 5 a Wizard (at most one), 6 and 7 the further Jesters and
+    Wizards.  Groups 0-5 hold each distinct playable card once, in hand order, so
+    ``legal_actions`` is a concatenation of groups instead of a scan of the hand.  (Plain lists:
+    the interpreter's fast paths for indexing apply to ``list`` itself, not to a subclass.)"""
+    groups: list[list[Play]] = [[], [], [], [], [], [], [], []]
     for c in sorted(hand, key=HAND_ORDER):
         k = slot_of(c)
         if k in (0, 5) and groups[k]:
@@ -420,12 +396,17 @@ class WizardPublic:
     win_card: Card | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundRecord:
     """A finished round, for the results: its number, dealer, starter, the turned card's code
     and the trump suit (None: no trump), and per seat the bid, the tricks taken, the points, and
     the Wizards, Jesters and ``trumps`` (cards of the trump suit; None without one) it was dealt;
-    ``last_winner`` took the round's last trick."""
+    ``last_winner`` took the round's last trick.
+
+    Never changed once made, so copies of a state share it (``__immutable__``); not frozen,
+    because a frozen dataclass is several times slower to make, once per round of every game."""
+
+    __immutable__ = True
 
     round: int
     dealer: int
@@ -452,26 +433,29 @@ class WizardState:
     Every public field is also readable and writable as an attribute of the state itself
     (``state.trump`` is ``state.pub.trump``); the rules' hot paths use ``pub`` directly.
 
-    * ``groups[seat]``: the seat's hand (a :class:`Hand`: play actions in eight groups), seen
-      by that seat only; ``hands[seat]`` (computed) lists the same cards in hand order.
+    * ``groups[seat]``: the seat's hand as play actions in eight groups (see
+      :func:`hand_groups`; its JSON: eight lists of card codes), seen by that seat only;
+      ``hands[seat]`` (computed) lists the same cards in hand order.
     * ``undealt``: the positions in :data:`FULL_DECK` of the undealt cards under the trump card,
       seen by no seat (``deck``, computed, lists them as cards).
     * ``log``: one :class:`RoundRecord` per finished round (public: every card of a finished
       round was played face up); ``tricks_played``: tricks finished in the game (``turns``).
 
     Not part of the state's value (a copy starts them afresh): ``round_trumps``, the trump cards
-    dealt to each seat this round, counted from the hands once trump is known, for the log (None
-    before, and in a copied state: the round's end then counts the played cards); ``stop``
+    dealt to each seat this round, counted from the hands once trump is known, and
+    ``round_dealt``, the Wizards and Jesters dealt to each seat, counted at the deal, for the log
+    (None before, and in a copied state: the round's end then counts the played cards); ``stop``
     (False but in a search's samples, see :meth:`Wizard.determinizer`): the round's end only
     scores the round and draws what the next deal would draw.
     """
 
     pub: WizardPublic
-    groups: list[Hand] = components.hands()
+    groups: list[list[list[Play]]] = components.hands()
     undealt: list[int] = components.deck()
     log: list[RoundRecord] = field(default_factory=list)
     tricks_played: int = 0
     round_trumps: list[int] | None = scratch(_none)
+    round_dealt: tuple[list[int], list[int]] | None = scratch(_none)
     stop: bool = scratch(bool)
 
     @property
@@ -527,7 +511,7 @@ class WizardView(View):
     @property
     def hand(self) -> list[Card]:
         """The seat's cards in hand order (a fresh list each time).  ``groups`` holds the same hand
-        as play actions (see :class:`Hand`)."""
+        as play actions (see :func:`hand_groups`)."""
         return groups_hand(self.groups)
 
     @property
@@ -655,6 +639,23 @@ def _deal_exact(pool: list, seats: list[int], sizes: list[int], voids: list[int]
     return out
 
 
+def _dealt_counts(p: WizardPublic) -> tuple[list[int], list[int], list[int]]:
+    """Per seat, the Wizards, the Jesters and the cards of the trump suit (all 0 without one)
+    among the round's played cards (at the round's end: the cards each seat was dealt)."""
+    n, trump, leaders = p.n, p.trump, p.leaders
+    wizards, jesters, trumps = [0] * n, [0] * n, [0] * n
+    for i, c in enumerate(p.played):
+        r = c.rank
+        seat = (leaders[i // n] + i % n) % n
+        if r == WIZARD:
+            wizards[seat] += 1
+        elif r == JESTER:
+            jesters[seat] += 1
+        elif c.suit == trump:
+            trumps[seat] += 1
+    return wizards, jesters, trumps
+
+
 def trick_winner(cards, trump: int | None) -> int:
     """Index (position in play order) of the card that wins a finished or partial trick.
 
@@ -747,7 +748,7 @@ class Wizard(Game):
         n = n_players
         pub = WizardPublic(params, n, len(FULL_DECK) // n, round=0, bids=[None] * n, tricks=[0] * n,
                            scores=list(params.bonus(n)))
-        s = WizardState(pub, groups=[Hand([[] for _ in range(8)]) for _ in range(n)])
+        s = WizardState(pub, groups=[[[] for _ in range(8)] for _ in range(n)])
         self._deal(s, 1, 0, rng)
         return s
 
@@ -944,23 +945,16 @@ class Wizard(Game):
         tc = p.trump_card
         trump = p.trump
         trumps = s.round_trumps if trump is not None else None
-        # every card dealt this round was played: count each seat's Wizards and Jesters (and,
-        # in a state copied or loaded mid-round, its trumps) among them
-        n = p.n
-        wizards, jesters = [0] * n, [0] * n
-        count_trumps = trump is not None and trumps is None
-        if count_trumps:
-            trumps = [0] * n
-        leaders = p.leaders
-        for i, c in enumerate(p.played):
-            r = c.rank
-            if r == WIZARD:
-                wizards[(leaders[i // n] + i % n) % n] += 1
-            elif r == JESTER:
-                jesters[(leaders[i // n] + i % n) % n] += 1
-            elif count_trumps and c.suit == trump:
-                trumps[(leaders[i // n] + i % n) % n] += 1
-        s.round_trumps = None
+        dealt = s.round_dealt
+        if dealt is None or (trump is not None and trumps is None):
+            # a state copied or loaded mid-round: every card dealt this round was played, so
+            # count each seat's Wizards, Jesters and trumps among the played cards
+            wizards, jesters, counted = _dealt_counts(p)
+            if trump is not None and trumps is None:
+                trumps = counted
+        else:
+            wizards, jesters = dealt
+        s.round_trumps = s.round_dealt = None
         s.log.append(RoundRecord(p.round, p.dealer, p.starter, tc.code if tc is not None else None, trump,
                                  list(p.bids), list(p.tricks), points, wizards, jesters, trumps, last_winner))
         if p.round >= p.n_rounds:
@@ -995,6 +989,7 @@ class Wizard(Game):
             j = i + int(rnd() * (size - i))
             ids[i], ids[j] = ids[j], ids[i]
         groups, slots, plays = s.groups, _DECK_SLOT, _DECK_PLAY
+        wizards, jesters = [0] * n, [0] * n
         for k in range(n):
             h = sorted(ids[k * r:(k + 1) * r])
             # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
@@ -1009,6 +1004,9 @@ class Wizard(Game):
                 g[5].append(plays[59])
                 g[7] = [plays[59]] * (r - b5 - 1)
             groups[k][:] = g  # in place: the seat's live view holds this list
+            wizards[k] = r - b5
+            jesters[k] = b1
+        s.round_dealt = (wizards, jesters)
         p.round = r
         p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
         s.undealt = ids[dealt + 1:]
@@ -1171,8 +1169,8 @@ class Wizard(Game):
                 if b5 < size:
                     g[5].append(wizard)
                     g[7] = [wizard] * (size - b5 - 1)
-                groups[k] = Hand(g)
-            groups[seat] = Hand([list(g) for g in own])
+                groups[k] = g
+            groups[seat] = [list(g) for g in own]
             q = new_public(WizardPublic)
             (q.params, q.n, q.n_rounds, q.round, q.phase, q.dealer, q.starter, q.current, q.trump_card, q.trump,
              q.trump_pending, q.n_bids, q.led, q.win_seat, q.win_card) = scalars
@@ -1182,7 +1180,7 @@ class Wizard(Game):
             s.pub = q
             s.groups, s.undealt = groups, undealt
             s.log, s.tricks_played = list(log), tricks_played
-            s.round_trumps = None
+            s.round_trumps = s.round_dealt = None
             s.stop = stop_at_stage
             return s
 
@@ -1400,7 +1398,7 @@ class Wizard(Game):
         """A copy with the other seats' hands and the undealt cards shuffled together with ``rng``
         and dealt back in the same sizes (what ``seat`` cannot see).  It does not keep what play
         revealed, such as a seat that did not follow suit.  Written here rather than derived: the
-        hands are held as play-action groups (:class:`Hand`) and the undealt cards as deck
+        hands are held as play-action groups (:func:`hand_groups`) and the undealt cards as deck
         positions, not as the plain zones of cards the derived re-deal shuffles."""
         t = self.clone_state(s)
         hands = t.hands
@@ -1537,7 +1535,7 @@ def _state_schema(game: Wizard):
     class WizardStateSchema(StateModel):
         game: Literal["wizard"] = "wizard"
         pub: PublicSchema
-        groups: items(items(code, n_cards), max_players) = None
+        groups: items(items(items(code, n_cards), 8, 8), max_players) = None
         undealt: items(whole(0, n_cards - 1), n_cards) = None
         log: items(RoundRecordSchema, n_cards) = None
         tricks_played: whole(0, n_cards * n_cards) = None
@@ -1562,8 +1560,9 @@ def _state_schema(game: Wizard):
                 if b is not None and b > cards:
                     raise ValueError(f"pub.bids[{k}] is {b}; a bid is 0 to the {cards} cards dealt this round")
             for k, h in enumerate(self.groups or []):
-                if len(h) > cards:
-                    raise ValueError(f"groups[{k}] holds {len(h)} cards; round {cards} deals {cards}")
+                size = sum(map(len, h))
+                if size > cards:
+                    raise ValueError(f"groups[{k}] holds {size} cards; round {cards} deals {cards}")
             log = self.log or []
             if len(log) >= p.n_rounds + 1:
                 raise ValueError(f"log holds {len(log)} rounds; the game has {p.n_rounds}")
