@@ -8,7 +8,8 @@ and caches a :class:`StateSpec`:
   values (numbers, strings, tuples, named tuples, enums, frozen dataclasses such as the rule
   options) are shared, ``list[X]`` is copied with ``list()``, lists of lists level by level,
   ``dict``/``set`` likewise, an object with a ``copy()`` method by that method, a (mutable)
-  dataclass by its own generated copy, anything else by ``copy.deepcopy``.  A :func:`~analyser.engine.components.scratch` field starts afresh.
+  dataclass by its own generated copy, anything else by ``copy.deepcopy``.  A
+  :func:`~analyser.engine.components.scratch` field starts afresh.
 * **equality and pickling** - the dataclass's own (scratch fields are not compared).
 * **JSON** - :func:`encode` turns values into JSON data (enums by value, tuples and named tuples
   as lists, rule options as a dict, an object by its ``to_json()``); :func:`decode` turns JSON
