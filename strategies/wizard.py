@@ -34,7 +34,7 @@ from operator import sub
 
 from analyser.engine.core import InputError, Strategy
 from analyser.titles.wizard.rules import (CHOOSE_TRUMP, FULL_DECK, HAND_ORDER, JESTER, LED_FREE, LED_NONE, PLAY, PLAYS,
-                                   TRUMP, WIZARD, Bid, WizardState)
+                                   TRUMP, WIZARD, Bid, WizardPublic, WizardState, hand_groups)
 from analyser.titles.wizard import TITLE as WIZARD_GAME
 
 GAME = "wizard"
@@ -365,16 +365,13 @@ def sample_state(view, rng) -> WizardState:
             h.sort(key=HAND_ORDER)
             hands.append(h)
             k += r
-    wiz = [h.count(FULL_DECK[-1]) for h in hands]
-    jes = [h.count(FULL_DECK[0]) for h in hands]
-    return WizardState(params=view.params, n=n, n_rounds=r, round=r, phase=view.phase, dealer=view.dealer,
-                       starter=view.starter, current=seat, hands=hands, deck=pool[k:],
-                       trump_card=view.trump_card, trump=view.trump, trump_pending=view.trump_pending,
-                       bids=list(view.bids), n_bids=sum(b is not None for b in view.bids),
-                       tricks=list(view.tricks), scores=list(view.scores), played=list(view.played),
-                       leaders=list(view.leaders), trick=list(view.trick), led=view.led,
-                       win_seat=view.win_seat, win_card=view.win_card, wizards=wiz, jesters=jes, log=[],
-                       tricks_played=0)
+    pub = WizardPublic(view.params, n, r, round=r, phase=view.phase, dealer=view.dealer, starter=view.starter,
+                       current=seat, trump_card=view.trump_card, trump=view.trump,
+                       trump_pending=view.trump_pending, bids=list(view.bids),
+                       n_bids=sum(b is not None for b in view.bids), tricks=list(view.tricks),
+                       scores=list(view.scores), played=list(view.played), leaders=list(view.leaders),
+                       trick=list(view.trick), led=view.led, win_seat=view.win_seat, win_card=view.win_card)
+    return WizardState(pub, groups=[hand_groups(h) for h in hands], undealt=[FULL_DECK.index(c) for c in pool[k:]])
 
 
 def rollout_tricks(view, own_bid: int, rng, play: str) -> int:
@@ -398,7 +395,7 @@ def rollout_tricks(view, own_bid: int, rng, play: str) -> int:
         else:
             a = bid_expected(g.view(s, cur), legal)
         g.apply(s, a, rng)
-    return s.tricks[seat] if not s.log else s.log[-1]["tricks"][seat]
+    return s.tricks[seat] if not s.log else s.log[-1].tricks[seat]
 
 
 def bid_montecarlo(view, legal, rng, samples: int, play: str) -> Bid:

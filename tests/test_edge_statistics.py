@@ -191,16 +191,17 @@ def test_a_broken_mplbackend_is_refused_before_the_first_game(runner, tmp_path, 
 def test_a_saved_states_rule_options_are_judged_as_json(runner, tmp_path):
     r = runner.invoke(cli, ["play", "wizard", "-s", "random", "--seed", "1", "--json"])
     state = json.loads(r.stdout.splitlines()[0])["state"]
-    cases = {
-        ("hook", "off"): "params.hook: should be JSON true or false (a saved state holds the flag itself; on/off "
+    cases = {  # wizard's rule options are in its state's public part (pub)
+        ("hook", "off"): "pub.params: hook: should be JSON true or false (a saved state holds the flag itself; on/off "
                          "is how --rule hook=on|off writes it)",
-        ("hook", 1): "params.hook: should be JSON true or false",
-        ("follow_suit", "loose"): "params.follow_suit: should be one of the JSON strings seed, official",
-        ("bogus", 1): "params.bogus: is not a rule option of wizard (it has: ",
+        ("hook", 1): "pub.params: hook: should be JSON true or false",
+        ("follow_suit", "loose"): "pub.params: follow_suit: should be one of the JSON strings seed, official",
+        ("bogus", 1): "pub.params: bogus: is not a rule option of wizard (it has: ",
     }
     for (key, value), message in cases.items():
         p = tmp_path / f"{key}.json"
-        p.write_text(json.dumps({**state, "params": {**state["params"], key: value}}))
+        pub = state["pub"]
+        p.write_text(json.dumps({**state, "pub": {**pub, "params": {**pub["params"], key: value}}}))
         r = runner.invoke(cli, ["play", "wizard", "-s", "random", "--state", str(p)])
         assert r.exit_code == 2 and f"--state {str(p)!r}: {message}" in r.output, r.output
         assert "use on or off" not in r.output

@@ -287,11 +287,14 @@ def play_state(tmp_path, game, data, text=None):
 def test_state_files_that_would_exhaust_the_machine_are_one_line(tmp_path, game):
     one_line_error(play_state(tmp_path, game, None, "[" * 200_000 + "]" * 200_000), "deep")
     one_line_error(play_state(tmp_path, game, None, '{"players": ' + "7" * 5000 + "}"), "5,000 digits")
-    key = "players" if "players" in saved_state(game) else "n"  # the state's player count
+    key = {"wizard": "pub.n", "dao": "n"}.get(game, "players")  # the player count (wizard's: its public part's n)
     for players in ("1e30", "1e7", "10000000", "true", '"4"'):
-        data = json.dumps(saved_state(game)).replace(f'"{key}": ', f'"{key}": {players}, "_": ', 1)
-        data = json.dumps({k: v for k, v in json.loads(data).items() if k != "_"})
-        one_line_error(play_state(tmp_path, game, None, data), key)
+        name = key.split(".")[-1]
+        data = json.loads(json.dumps(saved_state(game)).replace(f'"{name}": ', f'"{name}": {players}, "_": ', 1))
+        for part in (data, data.get("pub")):
+            if isinstance(part, dict):
+                part.pop("_", None)
+        one_line_error(play_state(tmp_path, game, None, json.dumps(data)), key)
     one_line_error(invoke("play", game, "-s", "random", "--state", "/dev/zero"), "is a device")
     big = tmp_path / "big.json"
     big.write_text(" " * (safeio.STATE_MAX_BYTES + 1))
@@ -348,14 +351,14 @@ def test_tsuro_per_seat_lists_match_the_players(tmp_path):
                                          (5, "bids[0] is 5; a bid is 0 to the 1 cards dealt")])
 def test_wizard_bid_out_of_range(tmp_path, bid, needle):
     data = saved_state("wizard", step=1)  # round 1: one card each, the first bid is in
-    assert data["round"] == 1 and data["bids"][0] is not None
-    data["bids"][0] = bid
+    assert data["pub"]["round"] == 1 and data["pub"]["bids"][0] is not None
+    data["pub"]["bids"][0] = bid
     one_line_error(play_state(tmp_path, "wizard", data), needle)
 
 
 def test_wizard_trump_pending_must_be_a_json_flag(tmp_path):
     data = saved_state("wizard", step=1)
-    data["trump_pending"] = 0
+    data["pub"]["trump_pending"] = 0
     one_line_error(play_state(tmp_path, "wizard", data), "trump_pending: should be a valid boolean")
 
 
@@ -365,7 +368,7 @@ def test_unknown_fields_and_a_missing_field_are_named(tmp_path, game):
     data["surprise"] = 1
     one_line_error(play_state(tmp_path, game, data), "surprise: is not a field of this state")
     data = saved_state(game)
-    del data["hands" if game != "dao" else "deck"]
+    del data[{"dao": "deck", "wizard": "pub"}.get(game, "hands")]
     one_line_error(play_state(tmp_path, game, data), "is missing")
 
 

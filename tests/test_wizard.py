@@ -2,8 +2,9 @@
 
 Cards are written as codes: ``Z`` Wizard, ``N`` Jester, a suit letter (B blue, G green, R red,
 Y yellow) and a rank 1-13, e.g. ``R7``.  Suits are numbered 0 blue, 1 green, 2 red, 3 yellow.
-Hand-built states come from ``state_from_dict`` (which derives the led suit, the trick's current
-winner and a pending trump from the cards already in the trick).
+Hand-built states come from :func:`state` (a saved state that ``state_from_dict`` loads, with the
+led suit, the trick's current winner and a pending trump replayed from the cards already in the
+trick).
 """
 
 import json
@@ -16,8 +17,9 @@ import pytest
 from analyser.engine.core import InputError
 from analyser.titles.wizard import TITLE as GAME
 from analyser.titles.wizard.rules import (BIDS, CHOOSE_TRUMP, FULL_DECK, JESTER, LED_FREE, LED_NONE, OVER,
-                                   PLAY, PLAYS, TRUMP, WIZARD, Bid, Card, ChooseTrump, Play, WizardParams,
-                                   WizardPublic, beats, card_from_code, trick_winner)
+                                   PLAY, PLAYS, TRUMP, WIZARD, Bid, Card, ChooseTrump, Play, RoundRecord,
+                                   WizardParams, WizardPublic, beats, card_from_code, hand_groups,
+                                   trick_winner)
 from analyser.engine.registry import available_strategies, make_strategy
 from analyser.engine.runner import play_game
 
@@ -29,14 +31,61 @@ def cards(text):
 
 
 def state(hands, **kw):
-    """A hand-built state; ``hands`` is one string of card codes per seat."""
+    """A hand-built state, loaded from its saved form (``state_to_dict``'s JSON); ``hands`` is one
+    string of card codes per seat, ``trick`` and ``played`` strings of codes, ``deck`` a list of
+    codes, ``trump`` a suit name or None, ``rules`` the rule options.  Left out: round = largest
+    hand + finished tricks, phase "play" when every bid is in else "bid", ``current`` = next seat
+    of the trick (or the next bidder), ``leaders`` = [starter] in play, ``trump`` from
+    ``trump_card``; the led suit, the trick's winner and (in the round's first trick) a pending
+    trump are replayed from ``trick``."""
     rules = kw.pop("rules", {})
-    d = {"players": len(hands), "hands": [h.split() for h in hands], "params": rules}
+    params = WizardParams(**rules)
+    n = len(hands)
     for key in ("trick", "played"):
-        if key in kw and isinstance(kw[key], str):
+        if isinstance(kw.get(key), str):
             kw[key] = kw[key].split()
-    d.update(kw)
-    return GAME.state_from_dict(d)
+    played, trick = kw.pop("played", []), kw.pop("trick", [])
+    bids = kw.pop("bids", [None] * n)
+    rnd = kw.pop("round", max(len(h.split()) for h in hands) + len(played) // n)
+    starter = kw.pop("starter", 0)
+    phase = kw.pop("phase", PLAY if all(b is not None for b in bids) else "bid")
+    leaders = kw.pop("leaders", [starter] if phase == PLAY else [])
+    tc = kw.pop("trump_card", None)
+    turned = card_from_code(tc) if tc is not None else None
+    if "trump" in kw:
+        trump = kw.pop("trump")
+        trump = None if trump is None else ["blue", "green", "red", "yellow"].index(trump)
+    else:
+        trump = turned.suit if turned is not None and turned.rank not in (JESTER, WIZARD) else None
+    pending = (turned is not None and turned.rank == WIZARD and params.wizard_trump == "first_card"
+               and trump is None and not played)
+    lead = leaders[-1] if leaders else starter
+    if "current" in kw:
+        current = kw.pop("current")
+    elif phase == PLAY:
+        current = (lead + len(trick)) % n
+    else:
+        current = (starter + sum(b is not None for b in bids)) % n
+    led, win_card, win_seat = LED_NONE, None, None
+    for i, c in enumerate(cards(" ".join(trick))):
+        if c.rank not in (JESTER, WIZARD) and pending:
+            trump, pending = c.suit, False
+        if beats(c, win_card, led, trump):
+            win_card, win_seat = c, (lead + i) % n
+        if led == LED_NONE and c.rank != JESTER:
+            led = LED_FREE if c.rank == WIZARD else c.suit
+    pub = {"params": rules, "n": n, "n_rounds": kw.pop("n_rounds", 60 // n), "round": rnd, "phase": phase,
+           "dealer": kw.pop("dealer", (starter - 1) % n), "starter": starter, "current": current,
+           "trump_card": tc, "trump": trump, "trump_pending": pending, "bids": bids,
+           "n_bids": sum(b is not None for b in bids), "tricks": kw.pop("tricks", [0] * n),
+           "scores": kw.pop("scores", list(params.bonus(n))), "played": played, "leaders": leaders,
+           "trick": trick, "led": led, "win_seat": win_seat, "win_card": win_card and win_card.code}
+    groups = [[[a.card.code for a in grp] for grp in hand_groups(cards(h))] for h in hands]
+    d = {"game": "wizard", "pub": pub, "groups": groups,
+         "undealt": [FULL_DECK.index(c) for c in cards(" ".join(kw.pop("deck", [])))],
+         "log": kw.pop("log", []), "tricks_played": kw.pop("tricks_played", 0)}
+    assert not kw, kw
+    return GAME.state_from_dict(json.loads(json.dumps(d)))
 
 
 def plays(text):
@@ -169,7 +218,7 @@ def test_a_full_game_plays_every_round_and_deals_round_r_cards():
             sizes.append([len(h) for h in s.hands])
         GAME.apply(s, rng.choice(GAME.legal_actions(s)), rng)
     assert sizes == [[r] * 5 for r in range(1, 13)]
-    assert [rec["round"] for rec in s.log] == list(range(1, 13))
+    assert [rec.round for rec in s.log] == list(range(1, 13))
     assert s.tricks_played == sum(range(1, 13))
     assert GAME.legal_actions(s) == ()
     GAME.check_invariants(s)
@@ -268,7 +317,7 @@ def _finish_round_one(rule):
 
 def test_last_trick_winner_starts_next_round_and_deals_from_the_right():
     s = _finish_round_one("last_trick_winner")
-    assert s.round == 2 and s.log[-1]["last_winner"] == 1
+    assert s.round == 2 and s.log[-1].last_winner == 1
     assert s.starter == 1 and s.dealer == 0 and GAME.current_player(s) == 1
 
 
@@ -466,8 +515,8 @@ def test_scoring_exact_over_and_under():
     s = state(["G1", "G2", "G3", "G9"], bids=[1, 0, 2, 0], tricks=[1, 0, 0, 0], round=2,
               played="R9 R2 R3 R4", leaders=[0, 0], trump_card="B5", scores=[10, 0, -10, 30])
     play_all(s, "G1 G2 G3 G9", random.Random(1))
-    assert s.log[-1]["tricks"] == [1, 0, 0, 1]
-    assert s.log[-1]["points"] == [30, 20, -20, -10]
+    assert s.log[-1].tricks == [1, 0, 0, 1]
+    assert s.log[-1].points == [30, 20, -20, -10]
     assert s.scores == [40, 20, -30, 20]
     assert s.round == 3 and s.phase == "bid"
 
@@ -475,7 +524,7 @@ def test_scoring_exact_over_and_under():
 def test_exact_zero_bid_scores_twenty():
     s = state(["G1", "G2", "G3", "G9"], bids=[0, 0, 0, 1], round=1, trump_card="B5")
     play_all(s, "G1 G2 G3 G9", random.Random(1))
-    assert s.log[-1]["points"] == [20, 20, 20, 30]
+    assert s.log[-1].points == [20, 20, 20, 30]
 
 
 def test_game_ends_after_the_last_round_and_highest_total_wins():
@@ -504,7 +553,7 @@ def test_seat_bonus_variant_starts_the_scores_there_and_keeps_the_round_scoring(
     while s.round == 1:
         GAME.apply(s, rng.choice(GAME.legal_actions(s)), rng)
         GAME.check_invariants(s)
-    points = s.log[-1]["points"]
+    points = s.log[-1].points
     assert s.scores == [points[0], points[1], points[2], 10 + points[3]]
     m = GAME.metrics(s)
     assert m[3]["score_trace"] == (10 + points[3],) and m[3]["points_per_round"] == points[3]
@@ -519,8 +568,8 @@ def test_metrics_and_round_records():
               played="R9 R2 R3 R4", leaders=[0, 0], trump_card="B5",
               log=[{"round": 1, "dealer": 3, "starter": 0, "trump_card": "Z", "trump": 2, "bids": [1, 0, 0, 0],
                     "tricks": [1, 0, 0, 0], "points": [30, 20, 20, 20], "wizards": [1, 0, 0, 0],
-                    "jesters": [0, 0, 1, 0], "last_winner": 0}],
-              scores=[30, 20, 20, 20], wizards=[0, 0, 1, 0], jesters=[0, 2, 0, 0], tricks_played=2)
+                    "jesters": [0, 0, 1, 0], "trumps": None, "last_winner": 0}],
+              scores=[30, 20, 20, 20], tricks_played=2)
     play_all(s, "G1 G2 G3 G9", random.Random(1))
     m = GAME.metrics(s)
     assert m[0] == {"exact_bids": 1.0, "over_bid": 0.0, "under_bid": 0.0, "points_per_round": 30.0,
@@ -536,7 +585,8 @@ def test_metrics_and_round_records():
     assert all(math.isnan(t) for t in trumps[:4]) and trumps[4:] == [0, 0, 0, 0]  # round 2: green hands, blue trump
     assert rows[0] == {"round": 1, "seat": 0, "bid": 1, "tricks": 1, "points": 30, "exact": 1, "wizards": 1,
                        "jesters": 0, "trump": "red", "trump_card": "wizard", "bid_position": 0}
-    assert rows[6] == {"round": 2, "seat": 2, "bid": 2, "tricks": 0, "points": -20, "exact": 0, "wizards": 1,
+    # Wizards and Jesters dealt: counted among the round's played cards (here none)
+    assert rows[6] == {"round": 2, "seat": 2, "bid": 2, "tricks": 0, "points": -20, "exact": 0, "wizards": 0,
                        "jesters": 0, "trump": "blue", "trump_card": "suit", "bid_position": 2}
 
 
@@ -547,7 +597,11 @@ def test_view_holds_own_hand_and_public_information_only():
     GAME._deal(s, 5, 0, random.Random(9))
     v = GAME.view(s, 2)
     assert v.hand == s.hands[2] and v.seat == 2 and v.n_players == 4
-    assert set(type(v).__slots__) == {"seat", "groups", "public"}
+    # of the hidden fields, a seat sees its own hand and the sizes only
+    assert not hasattr(v, "hands") and not hasattr(v, "undealt") and not hasattr(v, "deck")
+    assert v.groups_sizes == [5, 5, 5, 5] and v.undealt_size == len(s.undealt) == 60 - 21
+    hidden = s.hands[0] + s.hands[1] + s.hands[3] + s.deck
+    assert [c.index for c in v.unseen] == sorted(c.index for c in hidden)
     assert isinstance(v.public, WizardPublic)
     assert not {"hands", "groups", "deck"} & set(WizardPublic.__slots__)
     assert v.groups is s.groups[2]
@@ -578,22 +632,24 @@ def test_json_pickle_and_clone_round_trip_mid_trick():
 
 
 def test_malformed_state_is_an_input_error():
-    with pytest.raises(InputError, match="not a Wizard state"):
+    with pytest.raises(InputError, match="pub: missing"):
         GAME.state_from_dict({"players": 4})
     with pytest.raises(InputError, match="unknown Wizard card"):
         state(["R14", "G1", "G2", "G3"])
 
 
 def test_actions_are_small_readable_and_round_trip():
-    for a, text in ((Bid(2), "bid:2"), (PLAYS[card_from_code("R7")], "play:R7"),
-                    (PLAYS[card_from_code("Z")], "play:Z"), (ChooseTrump(G), "trump:green")):
-        assert GAME.action_to_json(a) == text
-        assert GAME.action_from_json(text) == a
+    for a, data in ((Bid(2), {"type": "Bid", "n": 2}), (PLAYS[card_from_code("R7")], "R7"),
+                    (PLAYS[card_from_code("Z")], "Z"), (ChooseTrump(G), {"type": "ChooseTrump", "suit": 1})):
+        assert GAME.action_to_json(a) == data
+        assert GAME.action_from_json(json.loads(json.dumps(data))) is a or GAME.action_from_json(data) == a
         hash(a)
+    assert GAME.action_from_json({"type": "Play", "card": "N"}) is PLAYS[card_from_code("N")]
     assert GAME.describe_action(PLAYS[card_from_code("R7")]) == "play red 7"
     assert GAME.describe_action(Bid(0)) == "bid 0"
-    with pytest.raises(InputError):
-        GAME.action_from_json("play:Q3")
+    for bad in ("Q3", "play:R7", {"type": "Play", "card": "Q3"}, {"type": "Bid", "n": "2"}):
+        with pytest.raises(InputError):
+            GAME.action_from_json(bad)
 
 
 def test_describe_state_shows_round_trump_bids_and_trick():
@@ -720,7 +776,7 @@ def test_every_strategy_plays_full_games_under_every_rule_option():
         GAME.check_invariants(final)
         if r.get("hook"):
             for rec in final.log:
-                assert sum(rec["bids"]) != rec["round"]
+                assert sum(rec.bids) != rec.round
 
 
 def test_expected_beats_random():
@@ -737,7 +793,7 @@ def test_golden_playthrough():
     specs = ["expected", "bot:bid=zero", "random", "expected:bias=0.5"]
     final = play_game(GAME, WizardParams(), [make_strategy(x, "wizard") for x in specs], specs, 2024)
     assert GAME.scores(final) == GOLDEN_SCORES
-    assert [rec["bids"] for rec in final.log[:3]] == GOLDEN_FIRST_BIDS
+    assert [rec.bids for rec in final.log[:3]] == GOLDEN_FIRST_BIDS
 
 
 GOLDEN_SCORES = [110, 20, -270, 30]
@@ -944,9 +1000,12 @@ def test_sums_name_strategies_as_the_results_do(wizard_run):
 
 def test_components_are_the_wizards_jesters_and_trumps_dealt_each_round():
     s = state(["Z N B3", "Z Z G4", "B1 B2 R5"], round=3)
-    s.log = [{"round": 1, "wizards": [1, 0, 0], "jesters": [0, 0, 0], "trumps": [0, 1, 0]},
-             {"round": 2, "wizards": [0, 2, 0], "jesters": [1, 0, 0], "trumps": None},
-             {"round": 3, "wizards": [1, 2, 0], "jesters": [1, 0, 0], "trumps": [1, 0, 2]}]
+    def rec(r, wizards, jesters, trumps):
+        return RoundRecord(r, 2, 0, "B1", None if trumps is None else 0, [0] * 3, [r, 0, 0], [0] * 3, wizards,
+                           jesters, trumps, 0)
+
+    s.log = [rec(1, [1, 0, 0], [0, 0, 0], [0, 1, 0]), rec(2, [0, 2, 0], [1, 0, 0], None),
+             rec(3, [1, 2, 0], [1, 0, 0], [1, 0, 2])]
     assert GAME.components(s) == [["1 Wizard", "0 trumps", "1 Jester", "1 Wizard", "1 Jester", "1 trump"],
                                   ["1 trump", "2 Wizards", "2 Wizards", "0 trumps"],
                                   ["0 trumps", "2 trumps"]]
@@ -969,11 +1028,11 @@ def test_the_round_log_counts_the_trumps_dealt_to_each_seat(rule):
         strategies = [make_strategy("random", "wizard") for _ in range(4)]
         s = play_game(GAME, params, strategies, ["random"] * 4, seed, on_step=on_step)
         for rec in s.log:
-            t = rec["trump"]
-            want = None if t is None else [sum(1 for k, c in played[rec["round"]] if k == seat and c.suit == t)
+            t = rec.trump
+            want = None if t is None else [sum(1 for k, c in played[rec.round] if k == seat and c.suit == t)
                                            for seat in range(4)]
-            assert rec["trumps"] == want
-            seen_pending |= rec["trump_card"] == "Z" and t is not None
+            assert rec.trumps == want
+            seen_pending |= rec.trump_card == "Z" and t is not None
     assert seen_pending
     # a state copied mid-round (no count kept) counts the played cards at the round's end
     s = GAME.initial_state(params, 4, random.Random(1))
@@ -989,4 +1048,4 @@ def test_the_round_log_counts_the_trumps_dealt_to_each_seat(rule):
         while t.round == 3:
             seat, legal = GAME.turn(t)
             GAME.apply(t, legal[0], r)
-    assert copy.log[-1]["trumps"] == s.log[-1]["trumps"] and s.log[-1]["round"] == 3
+    assert copy.log[-1].trumps == s.log[-1].trumps and s.log[-1].round == 3

@@ -7,8 +7,9 @@ and caches a :class:`StateSpec`:
 * **copy** - generated code, one line per field, chosen by the field's annotation: immutable
   values (numbers, strings, tuples, named tuples, enums, frozen dataclasses such as the rule
   options) are shared, ``list[X]`` is copied with ``list()``, lists of lists level by level,
-  ``dict``/``set`` likewise, an object with a ``copy()`` method by that method, anything else by
-  ``copy.deepcopy``.  A :func:`~analyser.engine.components.scratch` field starts afresh.
+  ``dict``/``set`` likewise, an object with a ``copy()`` method by that method, a (mutable)
+  dataclass by its own generated copy, anything else by ``copy.deepcopy``.  A
+  :func:`~analyser.engine.components.scratch` field starts afresh.
 * **equality and pickling** - the dataclass's own (scratch fields are not compared).
 * **JSON** - :func:`encode` turns values into JSON data (enums by value, tuples and named tuples
   as lists, rule options as a dict, an object by its ``to_json()``); :func:`decode` turns JSON
@@ -161,13 +162,15 @@ def _copy_expr(ann, var: str, depth: int = 0) -> str:
         return f"set({var})"
     if isinstance(ann, type) and callable(getattr(ann, "copy", None)) and ann not in (list, dict, set):
         return f"{var}.copy()"
+    if isinstance(ann, type) and dataclasses.is_dataclass(ann):
+        return f"_clone({var})"
     return f"_deepcopy({var})"
 
 
 def _make_clone(cls: type, fields: tuple[FieldSpec, ...]):
     """A function ``clone(state) -> state`` generated for ``cls``: one assignment per field."""
     lines = ["def clone(s):", "    t = _new(_cls)"]
-    env = {"_new": object.__new__, "_cls": cls, "_deepcopy": copy_module.deepcopy}
+    env = {"_new": object.__new__, "_cls": cls, "_deepcopy": copy_module.deepcopy, "_clone": clone}
     for i, f in enumerate(fields):
         if f.scratch:
             field = next(x for x in dataclasses.fields(cls) if x.name == f.name)
@@ -347,7 +350,8 @@ def state_to_dict(state) -> dict:
 class View:
     """What one seat may see of a state: read-only attributes that read through to the state
     (see the module docstring).  ``seat`` is the seat; ``unseen`` the sorted cards it cannot
-    see.  A title may subclass it (``Game.View``) to add helpers; the engine adds the fields."""
+    see.  A title may subclass it (``Game.View``) to add helpers; the engine adds the fields,
+    but not a name the subclass defines itself (which then reads as the subclass says)."""
 
     __slots__ = ("_state", "seat")
 
@@ -389,10 +393,11 @@ def view_class(state_cls: type, base: type = View) -> type:
 @lru_cache(maxsize=None)
 def _view_class(state_cls: type, base: type) -> type:
     attrs: dict[str, Any] = {"__slots__": (), "_fields_of": state_cls}
-    # a title's own view class may define a name itself; the fields take precedence over View's
-    own = {name for k in base.__mro__ if k is not View and issubclass(k, View) for name in vars(k)}
+    # a name the title's view class defines (a slot, a property, a helper) is its own: it may give
+    # an attribute a meaning of its own or a faster way to read it; View's own names give way
+    own = {name for k in base.__mro__ if k not in (View, object) for name in vars(k)}
     for f in spec(state_cls).fields:
-        if f.name in own or f.scratch:
+        if f.scratch:
             continue
         if f.visible == EVERYONE:
             attrs[f.name] = property(attrgetter(f"_state.{f.name}"))
@@ -404,6 +409,7 @@ def _view_class(state_cls: type, base: type) -> type:
                 attrs[own_name(f.name)] = property(_own(f.name))
         else:
             attrs[f.name + "_size"] = property(_size(f.name))
+    attrs = {k: v for k, v in attrs.items() if k in ("__slots__", "_fields_of") or k not in own}
     return type(f"{state_cls.__name__}View", (base,), attrs)
 
 

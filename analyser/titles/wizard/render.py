@@ -47,7 +47,7 @@ def step_events(game, before: WizardState, action, after: WizardState) -> list[s
             winner = next(i for i in range(n) if after.tricks[i] > before.tricks[i])
             cards = after.played[-n:]
         else:
-            winner = after.log[-1]["last_winner"]
+            winner = after.log[-1].last_winner
             cards = list(before.trick) + [getattr(action, "card", action)]
         lead = before.leaders[-1]
         card = cards[(winner - lead) % n]
@@ -57,8 +57,8 @@ def step_events(game, before: WizardState, action, after: WizardState) -> list[s
         if after.log and len(after.log) > len(before.log):
             r = after.log[-1]
             res = ", ".join(f"seat {i} bid {b} took {t} ({'+' if p >= 0 else ''}{p})"
-                            for i, (b, t, p) in enumerate(zip(r["bids"], r["tricks"], r["points"])))
-            out.append(f"round {r['round']} over: {res}")
+                            for i, (b, t, p) in enumerate(zip(r.bids, r.tricks, r.points)))
+            out.append(f"round {r.round} over: {res}")
         if not same_round:
             tc = after.trump_card
             trump = SUITS[after.trump] if after.trump is not None else (

@@ -1,8 +1,9 @@
 """Wizard (神機妙算): trick taking with exact bids.  Rules: rules.md (``analyser rules wizard``).
 
-Built like :mod:`analyser.titles.dao.rules`: ``WizardParams`` (every rule option), ``WizardState`` (plain
-data with a JSON round trip), ``WizardView`` (what one seat may see) and ``Wizard`` (the stateless
-forward model).
+``WizardParams`` (every rule option), ``WizardState`` (the state, declared with the engine's
+components: its copy, equality, pickling, JSON round trip and each seat's view are derived,
+:mod:`analyser.engine.derive`), ``WizardView`` (the helpers of what one seat may see) and
+``Wizard`` (the stateless forward model).
 
 Rules implemented (rules.md):
 
@@ -58,13 +59,16 @@ Rulings where the rules write-up is silent (each is a rule option where one make
   next card is turned.  (Any fixed order deals the same distribution.)
 * Suit names (blue, green, red, yellow; the write-up only says four colours) carry no rules.
 
-Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``) and the public
-part of the state (:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards
-of the round's finished tricks and of the current trick, who leads and who is winning it) - never
-another hand or the undealt cards, which live only in :class:`WizardState`.
+Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``), every hand's
+size, the undealt cards' count, the log of finished rounds and the public part of the state
+(:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards of the round's
+finished tricks and of the current trick, who leads and who is winning it) - never another hand
+or the undealt cards (declared ``hands()`` and ``deck()`` in :class:`WizardState`).
 
 Actions: :class:`Bid` ``(n)`` and :class:`ChooseTrump` ``(suit)`` are named tuples; :class:`Play`
-``(card)`` is a small interned value object (one per card).  ``legal_actions`` order: bids
+``(card)`` is a small interned value object (one per card).  Their JSON (derived):
+``{"type": "Bid", "n": 2}``, ``"R7"`` (a play: the card's code), ``{"type": "ChooseTrump",
+"suit": 1}``.  ``legal_actions`` order: bids
 ascending; plays in hand order (Jesters, then blue, green, red, yellow by ascending rank, then
 Wizards), each distinct card once; trump choices blue, green, red, yellow.
 
@@ -72,20 +76,23 @@ Speed (a 4-player game is 540 decisions; see docs/speed.md for figures): cards a
 so hashing and equality are identity checks; each hand is kept as eight lists of play actions
 (:func:`hand_groups`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
 and the trick's current winner are updated incrementally as each card is played; views are live
-(one per seat and game, reading the shared public part); the deal is a Fisher-Yates pass that
+(one per seat and game, holding the shared public part); the deal is a Fisher-Yates pass that
 stops once the dealt cards and the turned card are drawn.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from random import Random as _Random
 from typing import NamedTuple
 
+from analyser.engine import components
+from analyser.engine.components import counters, pile, scratch
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
@@ -115,6 +122,8 @@ class Card:
 
     __slots__ = ("rank", "suit", "code", "index")
     _interned: dict = {}
+    #: An immutable value: a copied state shares its cards (analyser.engine.derive).
+    __immutable__ = True
 
     def __new__(cls, rank: int, suit: int | None = None):
         card = cls._interned.get((rank, suit))
@@ -134,8 +143,17 @@ class Card:
     def __setattr__(self, name, value):
         raise AttributeError("cards are immutable")
 
-    def __reduce__(self):
+    def __reduce__(self):  # unpickled as the interned card: equality is identity
         return (Card, (self.rank, self.suit))
+
+    def to_json(self) -> str:
+        """The card's code (``Z``, ``N``, ``R7``): its JSON form."""
+        return self.code
+
+    @classmethod
+    def from_json(cls, data) -> Card:
+        """The card of a code; InputError for anything else."""
+        return card_from_code(data)
 
     def __repr__(self) -> str:
         return f"Card({self.code})"
@@ -206,6 +224,10 @@ class Play:
 
     __slots__ = ("card",)
     _interned: dict = {}
+    __immutable__ = True
+    #: Read like a named tuple of one field by the derived action JSON (``{"type": "Play",
+    #: "card": "R7"}`` is read too; :meth:`to_json` writes the shorter ``"R7"``).
+    _fields = ("card",)
 
     def __new__(cls, card):
         play = cls._interned.get(card)
@@ -218,8 +240,21 @@ class Play:
     def __setattr__(self, name, value):
         raise AttributeError("actions are immutable")
 
-    def __reduce__(self):
+    def __reduce__(self):  # unpickled as the interned action: equality is identity
         return (Play, (self.card,))
+
+    def to_json(self) -> str:
+        """The card's code (``"R7"``): the action's JSON form."""
+        return self.card.code
+
+    @classmethod
+    def from_json(cls, data) -> Play:
+        """The play of a card code (or of a list holding one); InputError for anything else."""
+        if isinstance(data, list) and len(data) == 1:
+            data = data[0]
+        if not isinstance(data, str):
+            raise InputError(f"a card code such as R7, Z or N, got {data!r}")
+        return PLAYS[card_from_code(data)]
 
     def __repr__(self) -> str:
         return f"Play({self.card.code})"
@@ -258,7 +293,8 @@ def hand_groups(hand) -> list[list[Play]]:
     """A hand as eight lists of play actions: 0 a Jester (at most one), 1-4 the blue, green, red
     and yellow cards in ascending rank, 5 a Wizard (at most one), 6 and 7 the further Jesters and
     Wizards.  Groups 0-5 hold each distinct playable card once, in hand order, so
-    ``legal_actions`` is a concatenation of groups instead of a scan of the hand."""
+    ``legal_actions`` is a concatenation of groups instead of a scan of the hand.  (Plain lists:
+    the interpreter's fast paths for indexing apply to ``list`` itself, not to a subclass.)"""
     groups: list[list[Play]] = [[], [], [], [], [], [], [], []]
     for c in sorted(hand, key=HAND_ORDER):
         k = slot_of(c)
@@ -314,10 +350,9 @@ _TRUMP_IDS = tuple(f"{k} trump{'' if k == 1 else 's'}" for k in range(14))
 PUBLIC_FIELDS = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter", "current", "trump_card",
                  "trump", "trump_pending", "bids", "n_bids", "tricks", "scores", "played", "leaders", "trick",
                  "led", "win_seat", "win_card")
-#: Hidden fields of :class:`WizardState` (besides its ``pub`` part).
-HIDDEN_FIELDS = ("groups", "undealt", "wizards", "jesters", "log", "tricks_played")
 
 
+@dataclass(slots=True)
 class WizardPublic:
     """The public part of a Wizard state: everything every seat may know.
 
@@ -338,76 +373,90 @@ class WizardPublic:
       incrementally as cards are played.
     """
 
-    __slots__ = PUBLIC_FIELDS
+    params: WizardParams
+    n: int
+    n_rounds: int
+    round: int = 1
+    phase: str = BID
+    dealer: int = 0
+    starter: int = 0
+    current: int = 0
+    trump_card: Card | None = None
+    trump: int | None = None
+    trump_pending: bool = False
+    bids: list[int | None] = counters()
+    n_bids: int = 0
+    tricks: list[int] = counters()
+    scores: list[int] = counters()
+    played: list[Card] = pile()
+    leaders: list[int] = field(default_factory=list)
+    trick: list[Card] = pile()
+    led: int = LED_NONE
+    win_seat: int | None = None
+    win_card: Card | None = None
 
-    def __eq__(self, other):
-        return isinstance(other, WizardPublic) and all(getattr(self, k) == getattr(other, k)
-                                                       for k in PUBLIC_FIELDS)
 
-    def __getstate__(self):
-        return {k: getattr(self, k) for k in PUBLIC_FIELDS}
+@dataclass(slots=True)
+class RoundRecord:
+    """A finished round, for the results: its number, dealer, starter, the turned card's code
+    and the trump suit (None: no trump), and per seat the bid, the tricks taken, the points, and
+    the Wizards, Jesters and ``trumps`` (cards of the trump suit; None without one) it was dealt;
+    ``last_winner`` took the round's last trick.
 
-    def __setstate__(self, d):
-        for k, v in d.items():
-            setattr(self, k, v)
+    Never changed once made, so copies of a state share it (``__immutable__``); not frozen,
+    because a frozen dataclass is several times slower to make, once per round of every game."""
+
+    __immutable__ = True
+
+    round: int
+    dealer: int
+    starter: int
+    trump_card: str | None
+    trump: int | None
+    bids: list[int]
+    tricks: list[int]
+    points: list[int]
+    wizards: list[int]
+    jesters: list[int]
+    trumps: list[int] | None
+    last_winner: int
 
 
+def _none():
+    return None
+
+
+@dataclass(slots=True)
 class WizardState:
-    """Full Wizard state: the public part ``pub`` (a :class:`WizardPublic`) plus hidden data.
+    """Full Wizard state: the public part ``pub`` (a :class:`WizardPublic`) plus the hands.
 
     Every public field is also readable and writable as an attribute of the state itself
-    (``state.trump`` is ``state.pub.trump``); the rules' hot paths use ``pub`` directly.  Hidden:
+    (``state.trump`` is ``state.pub.trump``); the rules' hot paths use ``pub`` directly.
 
-    * ``groups[seat]``: the seat's hand as play actions in eight groups (see :func:`hand_groups`);
-      ``hands[seat]`` (computed) lists the same cards in hand order; ``undealt``: the positions
-      in :data:`FULL_DECK` of the undealt cards under the trump card, hidden from everyone
-      (``deck``, computed, lists them as cards).
-    * ``wizards[seat]``, ``jesters[seat]``: dealt this round; ``log``: one dict per finished round
-      (round, dealer, starter, trump card and suit, and per seat bids, tricks, points, and the
-      Wizards, Jesters and ``trumps`` - cards of the trump suit, None without one - it was dealt);
-      ``tricks_played``: tricks finished in the game (``turns``).
+    * ``groups[seat]``: the seat's hand as play actions in eight groups (see
+      :func:`hand_groups`; its JSON: eight lists of card codes), seen by that seat only;
+      ``hands[seat]`` (computed) lists the same cards in hand order.
+    * ``undealt``: the positions in :data:`FULL_DECK` of the undealt cards under the trump card,
+      seen by no seat (``deck``, computed, lists them as cards).
+    * ``log``: one :class:`RoundRecord` per finished round (public: every card of a finished
+      round was played face up); ``tricks_played``: tricks finished in the game (``turns``).
 
-    ``views`` caches each seat's :class:`WizardView` (not part of the state's value), and
-    ``round_trumps`` (not part of it either) keeps the trump cards dealt to each seat this round,
-    counted from the hands once trump is known, for the log (None before, and in a state copied or
-    loaded mid-round: the round's end then counts the played cards).  ``stop`` (not part of the
-    value; False but in a search's samples, see :meth:`Wizard.determinizer`): the round's end only
+    Not part of the state's value (a copy starts them afresh): ``round_trumps``, the trump cards
+    dealt to each seat this round, counted from the hands once trump is known, and
+    ``round_dealt``, the Wizards and Jesters dealt to each seat, counted at the deal, for the log
+    (None before, and in a copied state: the round's end then counts the played cards); ``stop``
+    (False but in a search's samples, see :meth:`Wizard.determinizer`): the round's end only
     scores the round and draws what the next deal would draw.
     """
 
-    __slots__ = ("pub",) + HIDDEN_FIELDS + ("views", "round_trumps", "stop")
-
-    def __init__(self, **kw):
-        pub = WizardPublic()
-        for k in PUBLIC_FIELDS:
-            setattr(pub, k, kw[k])
-        self.pub = pub
-        if "groups" not in kw:
-            kw["groups"] = [hand_groups(h) for h in kw.pop("hands")]
-        if "undealt" not in kw:
-            kw["undealt"] = [_POSITION[c] for c in kw.pop("deck")]
-        for k in HIDDEN_FIELDS:
-            setattr(self, k, kw[k])
-        self.views = [None] * pub.n
-        self.round_trumps = None
-        self.stop = False
-
-    def __eq__(self, other):
-        return isinstance(other, WizardState) and self.pub == other.pub and all(
-            getattr(self, k) == getattr(other, k) for k in HIDDEN_FIELDS if k != "undealt") and \
-            self.deck == other.deck
-
-    def __getstate__(self):
-        d = {k: getattr(self, k) for k in HIDDEN_FIELDS}
-        d["pub"] = self.pub
-        return d
-
-    def __setstate__(self, d):
-        for k, v in d.items():
-            setattr(self, k, v)
-        self.views = [None] * self.pub.n
-        self.round_trumps = None
-        self.stop = False
+    pub: WizardPublic
+    groups: list[list[list[Play]]] = components.hands()
+    undealt: list[int] = components.deck()
+    log: list[RoundRecord] = field(default_factory=list)
+    tricks_played: int = 0
+    round_trumps: list[int] | None = scratch(_none)
+    round_dealt: tuple[list[int], list[int]] | None = scratch(_none)
+    stop: bool = scratch(bool)
 
     @property
     def deck(self) -> list[Card]:
@@ -438,22 +487,26 @@ for _name in PUBLIC_FIELDS:
     setattr(WizardState, _name, _state_field(_name))
 
 
-class WizardView:
-    """What a seat sees: its ``seat``, its own ``hand`` and ``public`` (the :class:`WizardPublic`
-    part of the state) - never another hand or the deck.
+class WizardView(View):
+    """What a seat sees (derived from the state's declaration): its ``seat``, its own hand
+    (``groups``, ``hand``), every seat's hand size (``groups_sizes``), the undealt cards' count
+    (``undealt_size``), the round log and ``public`` (the :class:`WizardPublic` part of the
+    state) - never another hand or the deck.
 
     Every public field is also an attribute of the view (``view.trump``, ``view.trick``,
     ``view.bids``, ...; ``view.n_players`` = ``view.n``).  The view is live: it is the game's own
     data, kept up to date as the game goes on - read it during ``choose`` and never change it;
     copy what you want to keep.  Fast strategies read ``view.public`` once and use its fields.
+    (``public`` and ``groups`` are bound when the view is made: the rules never replace the
+    state's public part or a seat's hand, only change them in place.)
     """
 
-    __slots__ = ("seat", "groups", "public")
+    __slots__ = ("public", "groups")
 
-    def __init__(self, seat: int, groups, public: WizardPublic):
-        self.seat = seat
-        self.groups = groups
-        self.public = public
+    def __init__(self, state: WizardState, seat: int):
+        View.__init__(self, state, seat)
+        self.public = state.pub
+        self.groups = state.groups[seat]
 
     @property
     def hand(self) -> list[Card]:
@@ -461,12 +514,37 @@ class WizardView:
         as play actions (see :func:`hand_groups`)."""
         return groups_hand(self.groups)
 
+    @property
+    def groups_sizes(self) -> list[int]:
+        """The number of cards in every seat's hand."""
+        return [sum(map(len, g)) for g in self._state.groups]
+
+    @property
+    def unseen(self) -> list[Card]:
+        """The cards this seat cannot see, in hand order: the 60 less its hand, the turned card
+        and the cards played this round."""
+        return unseen_cards(self)
+
     n_players = property(attrgetter("public.n"), doc="Number of players (``public.n``).")
 
 
 for _name in PUBLIC_FIELDS:
     setattr(WizardView, _name, _view_field(_name))
 del _name
+
+
+def unseen_cards(view: WizardView) -> list[Card]:
+    """The cards ``view``'s seat cannot see, in hand order (see :attr:`WizardView.unseen`)."""
+    left = [4] + [1] * 52 + [4]  # by Card.index: Jester, 52 suited cards, Wizard
+    for grp in view.groups:
+        for a in grp:
+            left[a.card.index] -= 1
+    p = view.public
+    for c in p.played + p.trick:
+        left[c.index] -= 1
+    if p.trump_card is not None:
+        left[p.trump_card.index] -= 1
+    return [CARD_VALUES[i] for i, k in enumerate(left) for _ in range(k)]
 
 
 def _deal_unseen(unseen: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
@@ -561,6 +639,23 @@ def _deal_exact(pool: list, seats: list[int], sizes: list[int], voids: list[int]
     return out
 
 
+def _dealt_counts(p: WizardPublic) -> tuple[list[int], list[int], list[int]]:
+    """Per seat, the Wizards, the Jesters and the cards of the trump suit (all 0 without one)
+    among the round's played cards (at the round's end: the cards each seat was dealt)."""
+    n, trump, leaders = p.n, p.trump, p.leaders
+    wizards, jesters, trumps = [0] * n, [0] * n, [0] * n
+    for i, c in enumerate(p.played):
+        r = c.rank
+        seat = (leaders[i // n] + i % n) % n
+        if r == WIZARD:
+            wizards[seat] += 1
+        elif r == JESTER:
+            jesters[seat] += 1
+        elif c.suit == trump:
+            trumps[seat] += 1
+    return wizards, jesters, trumps
+
+
 def trick_winner(cards, trump: int | None) -> int:
     """Index (position in play order) of the card that wins a finished or partial trick.
 
@@ -640,7 +735,9 @@ class Wizard(Game):
     close_margin = 10
     #: The start-score variant a seat-compensation sweep varies (points, one per seat).
     seat_bonus_rule = "seat_bonus"
-    live_views = True
+    State = WizardState
+    View = WizardView
+    action_types = (Bid, Play, ChooseTrump)
 
     # -- forward model ------------------------------------------------------------------
     def initial_state(self, params: WizardParams, n_players: int, rng) -> WizardState:
@@ -649,11 +746,9 @@ class Wizard(Game):
             raise InputError(f"players={n_players} is not accepted for wizard; choose {self.min_players}"
                              f" to {self.max_players}")
         n = n_players
-        s = WizardState(params=params, n=n, n_rounds=len(FULL_DECK) // n, round=0, phase=BID, dealer=0,
-                        starter=0, current=0, groups=[[[] for _ in range(8)] for _ in range(n)], undealt=[], trump_card=None,
-                        trump=None, trump_pending=False, bids=[None] * n, n_bids=0, tricks=[0] * n,
-                        scores=list(params.bonus(n)), played=[], leaders=[], trick=[], led=LED_NONE, win_seat=None,
-                        win_card=None, wizards=[0] * n, jesters=[0] * n, log=[], tricks_played=0)
+        pub = WizardPublic(params, n, len(FULL_DECK) // n, round=0, bids=[None] * n, tricks=[0] * n,
+                           scores=list(params.bonus(n)))
+        s = WizardState(pub, groups=[[[] for _ in range(8)] for _ in range(n)])
         self._deal(s, 1, 0, rng)
         return s
 
@@ -670,14 +765,6 @@ class Wizard(Game):
 
     def is_terminal(self, s: WizardState) -> bool:
         return s.pub.phase == OVER
-
-    def view(self, s: WizardState, seat: int) -> WizardView:
-        """The seat's live view (one per seat and state, cached): it holds the seat's hand groups
-        and the public part, both updated in place as the game goes on."""
-        v = s.views[seat]
-        if v is None:
-            v = s.views[seat] = WizardView(seat, s.groups[seat], s.pub)
-        return v
 
     def legal_actions(self, s: WizardState):
         """Bids 0..r ascending (minus the hooked bid); the distinct playable cards in hand order
@@ -858,19 +945,18 @@ class Wizard(Game):
         tc = p.trump_card
         trump = p.trump
         trumps = s.round_trumps if trump is not None else None
-        if trump is not None and trumps is None:  # a state rebuilt mid-round: count the played cards
-            n = p.n
-            trumps = [0] * n
-            leaders = p.leaders
-            for i, c in enumerate(p.played):
-                if c.suit == trump:
-                    trumps[(leaders[i // n] + i % n) % n] += 1
-        s.round_trumps = None
-        s.log.append({"round": p.round, "dealer": p.dealer, "starter": p.starter,
-                      "trump_card": tc.code if tc is not None else None, "trump": trump,
-                      "bids": list(p.bids), "tricks": list(p.tricks), "points": points,
-                      "wizards": list(s.wizards), "jesters": list(s.jesters), "trumps": trumps,
-                      "last_winner": last_winner})
+        dealt = s.round_dealt
+        if dealt is None or (trump is not None and trumps is None):
+            # a state copied or loaded mid-round: every card dealt this round was played, so
+            # count each seat's Wizards, Jesters and trumps among the played cards
+            wizards, jesters, counted = _dealt_counts(p)
+            if trump is not None and trumps is None:
+                trumps = counted
+        else:
+            wizards, jesters = dealt
+        s.round_trumps = s.round_dealt = None
+        s.log.append(RoundRecord(p.round, p.dealer, p.starter, tc.code if tc is not None else None, trump,
+                                 list(p.bids), list(p.tricks), points, wizards, jesters, trumps, last_winner))
         if p.round >= p.n_rounds:
             p.phase = OVER
             return
@@ -903,6 +989,7 @@ class Wizard(Game):
             j = i + int(rnd() * (size - i))
             ids[i], ids[j] = ids[j], ids[i]
         groups, slots, plays = s.groups, _DECK_SLOT, _DECK_PLAY
+        wizards, jesters = [0] * n, [0] * n
         for k in range(n):
             h = sorted(ids[k * r:(k + 1) * r])
             # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
@@ -917,8 +1004,9 @@ class Wizard(Game):
                 g[5].append(plays[59])
                 g[7] = [plays[59]] * (r - b5 - 1)
             groups[k][:] = g  # in place: the seat's live view holds this list
-            s.wizards[k] = r - b5
-            s.jesters[k] = b1
+            wizards[k] = r - b5
+            jesters[k] = b1
+        s.round_dealt = (wizards, jesters)
         p.round = r
         p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
         s.undealt = ids[dealt + 1:]
@@ -959,8 +1047,7 @@ class Wizard(Game):
         uniform; if that fails (a tight last round), an exact assignment that checks Hall's
         condition on the suits after every card is used.
 
-        The sample carries no log of earlier rounds (no view holds it): its ``log`` is empty
-        and ``metrics`` of it cover nothing before this round; scores are the public totals.
+        The sample's ``log`` of the finished rounds and its scores are the public ones.
         """
         return self.determinizer(view)(rng)
 
@@ -991,9 +1078,8 @@ class Wizard(Game):
         if p.trump_card is not None:
             left[p.trump_card.index] -= 1
         unseen = [CARD_VALUES[i] for i, k in enumerate(left) for _ in range(k)]
-        # hand sizes now, who played what this round, and the voids it revealed
+        # hand sizes now, and the voids this round's play revealed
         sizes = [r] * n
-        played_by = [[] for _ in range(n)]
         voids = [0] * n  # bit mask of suits
         if p.phase == PLAY or done_cards:
             seed_rule = p.params.follow_suit == "seed"
@@ -1003,7 +1089,6 @@ class Wizard(Game):
                 if i % n == 0:
                     led = LED_NONE
                 who = (p.leaders[i // n] + i % n) % n
-                played_by[who].append(c)
                 sizes[who] -= 1
                 rank = c.rank
                 if rank == WIZARD:
@@ -1015,13 +1100,7 @@ class Wizard(Game):
                     if led == LED_NONE:
                         led = c.suit
         others = [k for k in range(n) if k != seat]
-        # Wizards and Jesters dealt this round: the played ones (and the own hand's) now, the
-        # other hands' per sample
-        wiz0 = [sum(1 for c in cards if c.rank == WIZARD) for cards in played_by]
-        jes0 = [sum(1 for c in cards if c.rank == JESTER) for cards in played_by]
-        own_cards = groups_hand(own)
-        wiz0[seat] += sum(1 for c in own_cards if c.rank == WIZARD)
-        jes0[seat] += sum(1 for c in own_cards if c.rank == JESTER)
+        log = view.log
         done = len(p.played) // n
         tricks_played = (r - 1) * r // 2 + (r if p.phase == OVER else done)
         scalars = (p.params, n, p.n_rounds, r, p.phase, p.dealer, p.starter, p.current, p.trump_card, p.trump,
@@ -1041,7 +1120,6 @@ class Wizard(Game):
 
         def sample(rng) -> WizardState:
             groups = [None] * n
-            wizards, jesters = list(wiz0), list(jes0)
             rnd = rng.random
             # the deal of _deal_unseen, on deck positions
             keys = [rnd() for _ in range(m)]
@@ -1094,8 +1172,6 @@ class Wizard(Game):
                     g[5].append(wizard)
                     g[7] = [wizard] * (size - b5 - 1)
                 groups[k] = g
-                wizards[k] += size - b5
-                jesters[k] += b1
             groups[seat] = [list(g) for g in own]
             q = new_public(WizardPublic)
             (q.params, q.n, q.n_rounds, q.round, q.phase, q.dealer, q.starter, q.current, q.trump_card, q.trump,
@@ -1104,10 +1180,9 @@ class Wizard(Game):
             q.leaders, q.trick = list(leaders), list(trick)
             s = new_state(WizardState)
             s.pub = q
-            s.groups, s.undealt, s.wizards, s.jesters = groups, undealt, wizards, jesters
-            s.log, s.tricks_played = [], tricks_played
-            s.views = [None] * n
-            s.round_trumps = None
+            s.groups, s.undealt = groups, undealt
+            s.log, s.tricks_played = list(log), tricks_played
+            s.round_trumps = s.round_dealt = None
             s.stop = stop_at_stage
             return s
 
@@ -1132,14 +1207,14 @@ class Wizard(Game):
         bonus = s.params.bonus(s.n)
         history, running = [], list(bonus)
         for rec in s.log:
-            running = [a + b for a, b in zip(running, rec["points"])]
+            running = [a + b for a, b in zip(running, rec.points)]
             history.append(running)
         trace = encode_trace(history, s.n)
         out = []
         for seat in range(s.n):
             exact = over = under = bid_sum = 0
             for rec in s.log:
-                b, t = rec["bids"][seat], rec["tricks"][seat]
+                b, t = rec.bids[seat], rec.tricks[seat]
                 bid_sum += b
                 if t == b:
                     exact += 1
@@ -1164,13 +1239,13 @@ class Wizard(Game):
         rows = []
         n = s.n
         for rec in s.log:
-            tc = rec["trump_card"]
+            tc = rec.trump_card
             kind = "none" if tc is None else "wizard" if tc == "Z" else "jester" if tc == "N" else "suit"
-            trump = SUITS[rec["trump"]] if rec["trump"] is not None else "none"
-            r = rec["round"]
-            starter = rec["starter"]
-            bids, tricks, points, wiz, jes = rec["bids"], rec["tricks"], rec["points"], rec["wizards"], rec["jesters"]
-            trumps = rec.get("trumps")
+            trump = SUITS[rec.trump] if rec.trump is not None else "none"
+            r = rec.round
+            starter = rec.starter
+            bids, tricks, points, wiz, jes = rec.bids, rec.tricks, rec.points, rec.wizards, rec.jesters
+            trumps = rec.trumps
             for seat in range(n):
                 b, t = bids[seat], tricks[seat]
                 rows.append({"round": r, "seat": seat, "bid": b, "tricks": t, "points": points[seat],
@@ -1189,12 +1264,12 @@ class Wizard(Game):
         them (round 1 deals one card), so they could not be compared."""
         out = [[] for _ in range(s.n)]
         for rec in s.log:
-            for ids, w, j in zip(out, rec["wizards"], rec["jesters"]):
+            for ids, w, j in zip(out, rec.wizards, rec.jesters):
                 if w:
                     ids.append(_WIZARD_IDS[w])
                 if j:
                     ids.append(_JESTER_IDS[j])
-            trumps = rec.get("trumps")
+            trumps = rec.trumps
             if trumps is not None:
                 for ids, t in zip(out, trumps):
                     ids.append(_TRUMP_IDS[t])
@@ -1228,7 +1303,9 @@ class Wizard(Game):
     def resample_hidden(self, s: WizardState, seat: int, rng) -> WizardState:
         """A copy with the other seats' hands and the undealt cards shuffled together with ``rng``
         and dealt back in the same sizes (what ``seat`` cannot see).  It does not keep what play
-        revealed, such as a seat that did not follow suit."""
+        revealed, such as a seat that did not follow suit.  Written here rather than derived: the
+        hands are held as play-action groups (:func:`hand_groups`) and the undealt cards as deck
+        positions, not as the plain zones of cards the derived re-deal shuffles."""
         t = self.clone_state(s)
         hands = t.hands
         others = [k for k in range(t.n) if k != seat]
@@ -1240,7 +1317,6 @@ class Wizard(Game):
             hands[k], i = pool[i:i + size], i + size
         t.groups = [hand_groups(h) for h in hands]
         t.undealt = [_POSITION[c] for c in pool[i:]]
-        t.views = [None] * t.n
         return t
 
     def check_invariants(self, s: WizardState) -> None:
@@ -1281,176 +1357,42 @@ class Wizard(Game):
         else:
             assert p.led == LED_NONE and p.win_seat is None and p.win_card is None
         assert p.trump is None or not p.trump_pending
-        if s.log or p.round <= 1:  # a state rebuilt from a view (determinize) has no log
+        if s.log or p.round <= 1:  # a hand-built state may leave out the earlier rounds' log
             bonus = p.params.bonus(n)
-            assert [bonus[i] + sum(rec["points"][i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
-            assert s.tricks_played == sum(rec["round"] for rec in s.log) + (0 if p.phase == OVER else done)
+            assert [bonus[i] + sum(rec.points[i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
+            assert s.tricks_played == sum(rec.round for rec in s.log) + (0 if p.phase == OVER else done)
 
-    # -- persistence and display -----------------------------------------------------------
-    def clone_state(self, s: WizardState) -> WizardState:
-        t = WizardState(params=s.params, n=s.n, n_rounds=s.n_rounds, round=s.round, phase=s.phase,
-                        dealer=s.dealer, starter=s.starter, current=s.current,
-                        groups=[[list(x) for x in g] for g in s.groups],
-                        undealt=list(s.undealt), trump_card=s.trump_card,
-                        trump=s.trump, trump_pending=s.trump_pending, bids=list(s.bids), n_bids=s.n_bids,
-                        tricks=list(s.tricks), scores=list(s.scores), played=list(s.played),
-                        leaders=list(s.leaders), trick=list(s.trick), led=s.led, win_seat=s.win_seat,
-                        win_card=s.win_card, wizards=list(s.wizards), jesters=list(s.jesters),
-                        log=list(s.log), tricks_played=s.tricks_played)
-        t.round_trumps = s.round_trumps  # replaced, never changed in place: safe to share
-        return t
-
-    def state_to_dict(self, s: WizardState) -> dict:
-        """JSON-ready dict.  Cards are codes (``"Z"``, ``"N"``, ``"R7"``), suits 0-3 (blue, green,
-        red, yellow) or null.  The led suit and the trick's winner are derived on load."""
-        def codes(xs):
-            return [c.code for c in xs]
-        return {"game": self.id, "params": s.params.as_dict(), "players": s.n, "round": s.round,
-                "n_rounds": s.n_rounds, "phase": s.phase, "dealer": s.dealer, "starter": s.starter,
-                "current": s.current, "hands": [codes(h) for h in s.hands], "deck": codes(s.deck),
-                "trump_card": s.trump_card.code if s.trump_card is not None else None, "trump": s.trump,
-                "trump_pending": s.trump_pending, "bids": list(s.bids), "tricks": list(s.tricks),
-                "scores": list(s.scores), "played": codes(s.played), "leaders": list(s.leaders),
-                "trick": codes(s.trick), "wizards": list(s.wizards), "jesters": list(s.jesters),
-                "log": [dict(rec, bids=list(rec["bids"]), tricks=list(rec["tricks"]),
-                             points=list(rec["points"]), wizards=list(rec["wizards"]),
-                             jesters=list(rec["jesters"]),
-                             **({"trumps": list(rec["trumps"]) if rec["trumps"] is not None else None}
-                                if "trumps" in rec else {})) for rec in s.log],
-                "tricks_played": s.tricks_played}
-
+    # -- saved states and display ---------------------------------------------------------
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
-        with strict types and ranges: card codes, rounds 1-60 within the rounds the players
-        allow, each bid from 0 to the round's cards, one hand, bid, trick count and score per
-        seat, ``trump_pending`` a JSON flag, every finished round's record complete.  Whether
-        the cards make exactly one deck is :meth:`check_invariants`' job."""
-        return _state_schema(self.min_players, self.max_players)
-
-    def state_from_dict(self, d: dict) -> WizardState:
-        """Inverse of :meth:`state_to_dict`; also builds hand-made states (tests, ``--state``).
-
-        Required: ``players``, ``hands``.  Defaults: round = largest hand + finished tricks, phase
-        "play" when every bid is in else "bid", ``current`` = next seat of the trick (or the next
-        bidder), empty ``played``/``trick``, ``leaders`` = [starter] in play, ``trump`` from
-        ``trump_card``.  The led suit, the trick's winner and (when the round's first trick is
-        under way) a pending trump are replayed from ``trick``.  Raises InputError when malformed.
-        """
-        try:
-            params = WizardParams(**d.get("params", {}))
-            n = int(d["players"])
-            if not self.min_players <= n <= self.max_players:
-                raise ValueError(f"players={n}")
-            hands = [sorted((card_from_code(c) for c in h), key=HAND_ORDER) for h in d["hands"]]
-            if len(hands) != n:
-                raise ValueError("hands")
-            played = [card_from_code(c) for c in d.get("played", [])]
-            trick = [card_from_code(c) for c in d.get("trick", [])]
-            rnd = int(d.get("round", max(len(h) for h in hands) + len(played) // n))
-            bids = [None if b is None else int(b) for b in d.get("bids", [None] * n)]
-            starter = int(d.get("starter", 0))
-            dealer = int(d.get("dealer", (starter - 1) % n))
-            phase = d.get("phase", PLAY if all(b is not None for b in bids) else BID)
-            if phase not in (BID, TRUMP, PLAY, OVER):
-                raise ValueError(f"phase={phase!r}")
-            leaders = [int(x) for x in d.get("leaders", [starter] if phase == PLAY else [])]
-            if phase == PLAY and not leaders:
-                raise ValueError("leaders")
-            tc = d.get("trump_card")
-            trump_card = card_from_code(tc) if tc is not None else None
-            if "trump" in d:
-                trump = None if d["trump"] is None else suit_from_name(d["trump"])
-            else:
-                trump = trump_card.suit if trump_card is not None and trump_card.rank not in (JESTER, WIZARD) else None
-            pending = bool(d.get("trump_pending", trump_card is not None and trump_card.rank == WIZARD
-                                 and params.wizard_trump == "first_card" and trump is None
-                                 and not played))
-            if "current" in d:
-                current = int(d["current"])
-            elif phase == PLAY:
-                current = (leaders[-1] + len(trick)) % n
-            else:
-                current = (starter + sum(b is not None for b in bids)) % n
-            s = WizardState(params=params, n=n, n_rounds=int(d.get("n_rounds", len(FULL_DECK) // n)), round=rnd,
-                            phase=phase, dealer=dealer, starter=starter, current=current, hands=hands,
-                            deck=[card_from_code(c) for c in d.get("deck", [])], trump_card=trump_card,
-                            trump=trump, trump_pending=pending, bids=bids,
-                            n_bids=sum(b is not None for b in bids),
-                            tricks=[int(t) for t in d.get("tricks", [0] * n)],
-                            scores=[int(x) for x in d.get("scores", params.bonus(n))], played=played, leaders=leaders,
-                            trick=[], led=LED_NONE, win_seat=None, win_card=None,
-                            wizards=[int(x) for x in d.get("wizards", [h.count(WIZARD_CARD) for h in hands])],
-                            jesters=[int(x) for x in d.get("jesters", [h.count(JESTER_CARD) for h in hands])],
-                            log=[dict(rec) for rec in d.get("log", [])],
-                            tricks_played=int(d.get("tricks_played", 0)))
-            if len(trick) >= n:
-                raise ValueError("trick")
-            # replay the trick to derive the led suit, the winner and a pending trump
-            lead = leaders[-1] if leaders else starter
-            t = s.trump
-            led = LED_NONE
-            wc = None
-            ws = None
-            pend = s.trump_pending
-            for i, c in enumerate(trick):
-                if c.rank != JESTER and c.rank != WIZARD and pend:
-                    s.trump = t = c.suit
-                    pend = False
-                if beats(c, wc, led, t):
-                    wc, ws = c, (lead + i) % n
-                if led == LED_NONE and c.rank != JESTER:
-                    led = LED_FREE if c.rank == WIZARD else c.suit
-            s.trump_pending = pend
-            s.trick, s.led, s.win_card, s.win_seat = trick, led, wc, ws
-            return s
-        except InputError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise InputError(f"not a Wizard state: {e!r} is missing or malformed") from None
-
-    def action_to_json(self, action) -> str:
-        """``"bid:2"``, ``"play:R7"`` / ``"play:Z"`` / ``"play:N"``, ``"trump:red"``."""
-        if isinstance(action, Bid):
-            return f"bid:{action.n}"
-        if isinstance(action, Play):
-            return f"play:{action.card.code}"
-        if isinstance(action, ChooseTrump):
-            return f"trump:{SUITS[action.suit]}"
-        raise ValueError(f"not a Wizard action: {action!r}")
-
-    def action_from_json(self, data):
-        kind, _, arg = str(data).partition(":")
-        try:
-            if kind == "bid":
-                return BIDS[60][int(arg)] if 0 <= int(arg) <= 60 else Bid(int(arg))
-            if kind == "play":
-                return PLAYS[card_from_code(arg)]
-            if kind == "trump":
-                return CHOOSE_TRUMP[suit_from_name(arg)]
-        except ValueError:
-            pass
-        raise InputError(f"unknown Wizard action {data!r}; accepted: bid:N, play:CARD (e.g. play:R7, "
-                         "play:Z, play:N), trump:SUIT")
+        """The saved-state schema (see :mod:`analyser.io.states`): the fields of the state's JSON
+        (``pub``, ``groups``, ``undealt``, ``log``, ``tricks_played``) with strict types and
+        ranges: card codes, rounds 1-60 within the rounds the players allow, each bid from 0 to
+        the round's cards, one hand, bid, trick count and score per seat, ``trump_pending`` a
+        JSON flag, every finished round's record complete.  Whether the cards make exactly one
+        deck is :meth:`check_invariants`' job."""
+        return _state_schema(self)
 
     def describe_action(self, action) -> str:
         return str(action)
 
 
 @lru_cache(maxsize=None)
-def _state_schema(min_players: int, max_players: int):
+def _state_schema(game: Wizard):
     from typing import Literal, Optional
 
-    from pydantic import model_validator
+    from pydantic import field_validator, model_validator
 
-    from analyser.io.states import StateModel, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, items, seat_lists, text, validate_params, whole
 
-    n_cards = len(FULL_DECK)  # not `deck`: a field of the schema has that name
+    min_players, max_players = game.min_players, game.max_players
+
+    n_cards = len(FULL_DECK)
     seat = whole(0, max_players - 1)
     code = text(3)
-    suit = Optional[whole(0, 3) | Literal[SUITS]]
+    suit = Optional[whole(0, 3)]
     round_points = whole(-10 * n_cards, 10 * n_cards)
 
-    class RoundRecord(StateModel):
+    class RoundRecordSchema(StateModel):
         round: whole(1, n_cards)
         dealer: seat
         starter: seat
@@ -1461,65 +1403,82 @@ def _state_schema(min_players: int, max_players: int):
         points: items(round_points, max_players)
         wizards: items(whole(0, 4), max_players)
         jesters: items(whole(0, 4), max_players)
-        trumps: Optional[items(whole(0, 13), max_players)] = None
+        trumps: Optional[items(whole(0, 13), max_players)]
         last_winner: seat
 
-    class WizardStateSchema(StateModel):
-        game: Literal["wizard"] = "wizard"
-        params: dict[text(40), bool | int | float | text(200)] = {}
-        players: whole(min_players, max_players)
+    class PublicSchema(StateModel):
+        params: dict[text(40), bool | int | float | text(200)]
+        n: whole(min_players, max_players)
+        n_rounds: whole(1, n_cards)
         round: whole(1, n_cards) = None
-        n_rounds: whole(1, n_cards) = None
         phase: Literal[BID, TRUMP, PLAY, OVER] = None
         dealer: seat = None
-        starter: seat = 0
+        starter: seat = None
         current: seat = None
-        hands: items(items(code, n_cards), max_players)
-        deck: items(code, n_cards) = []
         trump_card: Optional[code] = None
         trump: suit = None
         trump_pending: bool = None
         bids: items(Optional[whole(0, n_cards)], max_players) = None
+        n_bids: whole(0, max_players) = None
         tricks: items(whole(0, n_cards), max_players) = None
         scores: items(whole(-10 * n_cards * n_cards, 10 * n_cards * n_cards), max_players) = None
-        played: items(code, n_cards) = []
+        played: items(code, n_cards) = None
         leaders: items(seat, n_cards + 1) = None
-        trick: items(code, max_players) = []
-        wizards: items(whole(0, 4), max_players) = None
-        jesters: items(whole(0, 4), max_players) = None
-        log: items(RoundRecord, n_cards) = []
-        tricks_played: whole(0, n_cards * n_cards) = 0
+        trick: items(code, max_players) = None
+        led: whole(LED_FREE, 3) = None
+        win_seat: Optional[seat] = None
+        win_card: Optional[code] = None
+
+        @field_validator("params")
+        @classmethod
+        def _rule_options(cls, value):
+            try:
+                validate_params(game, value)  # each option as JSON: a flag true or false, ...
+            except InputError as e:
+                raise ValueError(str(e).removeprefix("params.")) from None
+            return value
+
+    class WizardStateSchema(StateModel):
+        game: Literal["wizard"] = "wizard"
+        pub: PublicSchema
+        groups: items(items(items(code, n_cards), 8, 8), max_players) = None
+        undealt: items(whole(0, n_cards - 1), n_cards) = None
+        log: items(RoundRecordSchema, n_cards) = None
+        tricks_played: whole(0, n_cards * n_cards) = None
 
         @model_validator(mode="after")
         def _per_seat(self):
-            n = self.players
-            seat_lists(self, n, "hands", "bids", "tricks", "scores", "wizards", "jesters")
-            for name in ("dealer", "starter", "current"):
-                if getattr(self, name) is not None and getattr(self, name) >= n:
-                    raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
-            if any(x >= n for x in self.leaders or []):
-                raise ValueError(f"leaders must name seats below {n}")
-            if self.n_rounds is not None and self.n_rounds > n_cards // n:
-                raise ValueError(f"n_rounds is {self.n_rounds}; {n} players have at most {n_cards // n} rounds")
-            top = self.n_rounds if self.n_rounds is not None else n_cards // n
-            if self.round is not None and self.round > top:
-                raise ValueError(f"round is {self.round}; the game has {top} rounds")
-            cards = self.round if self.round is not None else top
-            for k, b in enumerate(self.bids or []):
+            p = self.pub
+            n = p.n
+            seat_lists(p, n, "bids", "tricks", "scores")
+            seat_lists(self, n, "groups")
+            for name in ("dealer", "starter", "current", "win_seat"):
+                if getattr(p, name) is not None and getattr(p, name) >= n:
+                    raise ValueError(f"pub.{name} is seat {getattr(p, name)}; there are {n} seats")
+            if any(x >= n for x in p.leaders or []):
+                raise ValueError(f"pub.leaders must name seats below {n}")
+            if p.n_rounds > n_cards // n:
+                raise ValueError(f"pub.n_rounds is {p.n_rounds}; {n} players have at most {n_cards // n} rounds")
+            if p.round is not None and p.round > p.n_rounds:
+                raise ValueError(f"pub.round is {p.round}; the game has {p.n_rounds} rounds")
+            cards = p.round if p.round is not None else 1
+            for k, b in enumerate(p.bids or []):
                 if b is not None and b > cards:
-                    raise ValueError(f"bids[{k}] is {b}; a bid is 0 to the {cards} cards dealt this round")
-            for k, h in enumerate(self.hands):
-                if len(h) > cards:
-                    raise ValueError(f"hands[{k}] holds {len(h)} cards; round {cards} deals {cards}")
-            if len(self.log) >= top + 1:
-                raise ValueError(f"log holds {len(self.log)} rounds; the game has {top}")
-            for i, rec in enumerate(self.log):
+                    raise ValueError(f"pub.bids[{k}] is {b}; a bid is 0 to the {cards} cards dealt this round")
+            for k, h in enumerate(self.groups or []):
+                size = sum(map(len, h))
+                if size > cards:
+                    raise ValueError(f"groups[{k}] holds {size} cards; round {cards} deals {cards}")
+            log = self.log or []
+            if len(log) >= p.n_rounds + 1:
+                raise ValueError(f"log holds {len(log)} rounds; the game has {p.n_rounds}")
+            for i, rec in enumerate(log):
                 for name in ("bids", "tricks", "points", "wizards", "jesters") + (("trumps",) if rec.trumps else ()):
                     if len(getattr(rec, name)) != n:
                         raise ValueError(f"log[{i}].{name} needs one entry per player ({n})")
                 if rec.dealer >= n or rec.starter >= n or rec.last_winner >= n:
                     raise ValueError(f"log[{i}] names a seat beyond the {n} seats")
-                if rec.round > top or any(b > rec.round for b in rec.bids) or sum(rec.tricks) != rec.round:
+                if rec.round > p.n_rounds or any(b > rec.round for b in rec.bids) or sum(rec.tricks) != rec.round:
                     raise ValueError(f"log[{i}]: bids and tricks must fit round {rec.round}")
             return self
 
