@@ -17,7 +17,8 @@ and caches a :class:`StateSpec`:
 * **view** - a live view: an object with one read-only attribute per field that reads through to
   the state, so one view per seat serves a whole game.  A public field reads as it is; a
   per-seat hidden zone (``hands``) reads as the seat's own entry, with ``<name>_sizes`` for every
-  seat's count; a face-down zone reads only as ``<name>_size``; scratch fields are not there.
+  seat's count; a face-down zone reads only as ``<name>_size``; hidden ``counters`` read as the
+  seat's own number (``OWNER``) or not at all (``NOBODY``); scratch fields are not there.
   ``unseen`` lists, sorted, the cards the seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
@@ -85,11 +86,12 @@ class StateSpec:
 
     def hidden_places(self, state, seat: int) -> list[tuple[list, int, int]]:
         """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
-        order of the fields and, within a per-seat field, of the seats."""
+        order of the fields and, within a per-seat field, of the seats.  Only zones and hands
+        hold cards: hidden counters are numbers, never re-dealt."""
         places = []
         for f in self.fields:
             c = f.component
-            if c is None or c.kind == "scratch" or c.visible == EVERYONE:
+            if c is None or c.kind not in ("zone", "hands") or c.visible == EVERYONE:
                 continue
             value = getattr(state, f.name)
             if c.kind == "hands":
@@ -381,6 +383,9 @@ def _view_class(state_cls: type, base: type) -> type:
             attrs[f.name] = property(attrgetter(f"_state.{f.name}"))
         elif f.component.kind == "hands":
             attrs[f.name + "_sizes"] = property(_sizes(f.name))
+            if f.visible == OWNER:
+                attrs[f.name] = property(_own(f.name))
+        elif f.component.kind == "counters":
             if f.visible == OWNER:
                 attrs[f.name] = property(_own(f.name))
         else:
