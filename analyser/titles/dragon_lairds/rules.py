@@ -520,7 +520,7 @@ def card_cost(s: DragonState, seat: int, card: int, space: int) -> int:
     """Cost of ``card`` for ``seat``: printed cost, +``off_colour_surcharge`` if its colour is not
     the seat's (from hand only with ``hand_surcharge``), halved in the Fire Sale (``space`` = the
     last space) after the other modifiers, rounded per ``fire_sale_rounding`` (rules: Round 2)."""
-    c = s.deck_table.cards[card]
+    c = s.params.table.cards[card]
     p = s.params
     cost = c.cost
     if c.colour != s.colour[seat] and (space >= 0 or p.hand_surcharge):
@@ -654,17 +654,17 @@ class DragonLairds(Game):
         if phase == CUP:
             return [KEEP, CASH]
         if phase == FREE:
-            t = s.deck_table
+            t = s.params.table
             return [t.free_acts[c] for c in s.hands[s.current] if t.type[c] != HAVOC]
         if phase == SALE:
-            acts = s.deck_table.sale_acts
+            acts = s.params.table.sale_acts
             return [acts[c] for c in s.hands[s.current]]
         return ()
 
     def _main_actions(self, s: DragonState) -> list:
         """The action-phase actions; costs inlined from :func:`card_cost` (the hot path)."""
         seat = s.current
-        table = s.deck_table
+        table = s.params.table
         ccost, ccol, ctype = table.cost, table.colour, table.type
         p = s.params
         mine = s.colour[seat]
@@ -733,7 +733,7 @@ class DragonLairds(Game):
             self._cup_choice(s, seat, kind == "keep")
         elif phase in (FREE, SALE) and kind == ("free" if phase == FREE else "sale"):
             c = self._hand_card(s, seat, action[1])
-            if phase == FREE and s.deck_table.cards[c].type == HAVOC:
+            if phase == FREE and s.params.table.cards[c].type == HAVOC:
                 raise ValueError("a Havoc cannot be the free card")
             s.hands[seat].remove(c)
             s.pending[seat] = [c]
@@ -743,7 +743,7 @@ class DragonLairds(Game):
             raise ValueError(f"action {action!r} is not legal in phase {phase}")
 
     def _hand_card(self, s, seat, cid) -> int:
-        c = s.deck_table.index.get(cid)
+        c = s.params.table.index.get(cid)
         if c is None or c not in s.hands[seat]:
             raise ValueError(f"card {cid!r} is not in seat {seat}'s hand")
         return c
@@ -751,7 +751,7 @@ class DragonLairds(Game):
     def _setup_next(self, s: DragonState, rng) -> None:
         """Move the setup on: the next seat to pick, or reveal the picks (rules: Setup)."""
         n = s.n
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         while s.phase in (FREE, SALE):
             nxt = s.picked
             if s.phase == FREE:
@@ -805,7 +805,7 @@ class DragonLairds(Game):
         for i, stack in enumerate(spaces):
             if stack and i != SALE_SPACE:
                 fs.append(stack.pop(0))
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         deck = s.deck
         nxt = 0 if s.params.commoner_cycle == "restart" else s.commoner_next
         while not (spaces[0] and spaces[1] and spaces[2]):
@@ -855,7 +855,7 @@ class DragonLairds(Game):
 
     def _tax(self, s: DragonState) -> None:
         """Rules: Round 3, highest honour first; stops at once when a seat reaches ``end_royals``."""
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         rec = s.income[-1]
         for seat in s.honour:
             col = s.colour[seat]
@@ -918,7 +918,7 @@ class DragonLairds(Game):
         the others' effective bids are None."""
         n = s.n
         bonus = kind == "challenge" or (kind == "final" and s.params.final_auction == "challenge")
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         pos = {seat: i for i, seat in enumerate(s.honour)}
         eff = list(s.bids)
         knights = [0] * n
@@ -966,7 +966,7 @@ class DragonLairds(Game):
     # -- actions --------------------------------------------------------------------------
     def _apply_main(self, s: DragonState, seat: int, action) -> None:
         kind = action[0]
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         if kind == "pass":
             self._next_turn(s)
             return
@@ -1001,7 +1001,7 @@ class DragonLairds(Game):
             if self._gain_card(s, seat, c):
                 return
         elif kind == "use":
-            c = s.deck_table.index.get(action[1])
+            c = s.params.table.index.get(action[1])
             if c is None or c not in s.play[seat] or c in s.used or cards[c].ability is None:
                 raise ValueError(f"no unused ability {action[1]!r} in play")
             ab = cards[c].ability
@@ -1025,7 +1025,7 @@ class DragonLairds(Game):
         self._next_turn(s)
 
     def _pay(self, s: DragonState, seat: int, c: int, cost: int) -> None:
-        if s.deck_table.cards[c].type == HAVOC:
+        if s.params.table.cards[c].type == HAVOC:
             if s.royals[seat] < cost:
                 raise ValueError("not enough royals")
             s.royals[seat] -= cost
@@ -1037,7 +1037,7 @@ class DragonLairds(Game):
 
     def _gain_card(self, s: DragonState, seat: int, c: int) -> bool:
         """A bought or played card: into play, or a Havoc's effect then the discard's bottom."""
-        card = s.deck_table.cards[c]
+        card = s.params.table.cards[c]
         self._took(s, seat, c)
         if card.type == HAVOC:
             s.discard.insert(0, c)
@@ -1084,7 +1084,7 @@ class DragonLairds(Game):
     def _end(self, s: DragonState, trigger: str) -> None:
         """Final scoring (rules: End), then the final cup auction."""
         s.end = trigger
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         final = []
         for seat in sorted(range(s.n), key=lambda x: (s.royals[x], -s.honour.index(x))):  # lowest first
             col = s.colour[seat]
@@ -1133,7 +1133,7 @@ class DragonLairds(Game):
         rounds held, ``cup_net_geld`` = cashed - paid, challenges made) and ``buys``: every card the
         seat took, in order, as ``id:round:rank`` separated by spaces (``rank`` its place by royals
         at that moment, 1 = most; NaN when it took none or the state was loaded mid-game)."""
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         out = []
         for seat in range(s.n):
             st = s.stats[seat]
@@ -1162,7 +1162,7 @@ class DragonLairds(Game):
         """Per seat, every card it bought or played (rules page, Round 2; the free card of the
         setup included), one entry per card, by its id in the deck file (``Y05``): the cards in
         play, then the Havocs it resolved (recorded only in a game dealt by ``initial_state``)."""
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         tally = s.tally or [[] for _ in range(s.n)]
         return [[cards[c].id for c in s.play[seat]] + [cards[c].id for c in tally[seat]] for seat in range(s.n)]
 
@@ -1184,7 +1184,7 @@ class DragonLairds(Game):
         """Cards are conserved (deck + spaces + discard + hands + play + setup picks = the cards of
         the seats' colours, each once); the honour order is a permutation; royals equal the sum
         of their sources; money is never negative; hands respect the limit outside setup."""
-        table = s.deck_table
+        table = s.params.table
         everything = list(s.deck) + [c for st in s.spaces for c in st] + list(s.discard)
         for seat in range(s.n):
             everything += s.hands[seat] + s.play[seat] + s.pending[seat]
