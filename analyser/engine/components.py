@@ -107,9 +107,12 @@ def dice_faces():
     return _declare(Component("dice", EVERYONE))
 
 
-def seat_counters():
-    """One number per seat (``scores[seat]``): scores, coins, a score track; seen by everyone."""
-    return _declare(Component("counters", EVERYONE))
+def seat_counters(visible: str = EVERYONE):
+    """One number per seat (``scores[seat]``): scores, coins, a score track; seen by everyone
+    by default.  ``OWNER``: each seat sees only its own number; ``NOBODY``: no seat sees them (a
+    sealed bid).  Hidden numbers are not cards: ``resample_hidden`` keeps them as they are, and a
+    title with ``NOBODY`` counters writes ``determinize`` (the engine cannot guess them)."""
+    return _declare(Component("counters", visible))
 
 
 def grid_cells():

@@ -20,7 +20,8 @@ and caches a :class:`StateSpec`:
   per-seat hidden zone reads as the seat's own entry under the name without its plural ``s``
   (``hands`` -> ``hand``), with ``<name>_sizes`` for every seat's count; a face-down zone reads
   only as ``<name>_size``; a ``secrets`` field (one value per seat) reads as the seat's own
-  entry under its name; scratch fields are not there.  ``unseen`` lists, sorted, the cards the
+  entry under its name; hidden ``counters`` read as the seat's own number (``OWNER``) or not
+  at all (``NOBODY``); scratch fields are not there.  ``unseen`` lists, sorted, the cards the
   seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
@@ -88,7 +89,8 @@ class StateSpec:
 
     def hidden_places(self, state, seat: int) -> list[tuple[list, int, int]]:
         """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
-        order of the fields and, within a per-seat field, of the seats."""
+        order of the fields and, within a per-seat field, of the seats.  Only zones and hands
+        hold cards: hidden counters are numbers, never re-dealt."""
         places = []
         for name, per_seat, owner in self.hidden:
             value = getattr(state, name)
@@ -106,7 +108,7 @@ class StateSpec:
         if self._hidden is None:
             self._hidden = tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER)
                                  for f in self.fields if f.component is not None
-                                 and f.component.kind not in ("scratch", "secrets")
+                                 and f.component.kind in ("zone", "hands")  # cards, not numbers
                                  and f.component.visible != EVERYONE)
         return self._hidden
 
@@ -407,6 +409,9 @@ def _view_class(state_cls: type, base: type) -> type:
             attrs[f.name + "_sizes"] = property(_sizes(f.name))
             if f.visible == OWNER:
                 attrs[own_name(f.name)] = property(_own(f.name))
+        elif f.component.kind == "counters":
+            if f.visible == OWNER:
+                attrs[f.name] = property(_own(f.name))
         else:
             attrs[f.name + "_size"] = property(_size(f.name))
     attrs = {k: v for k, v in attrs.items() if k in ("__slots__", "_fields_of") or k not in own}

@@ -1,8 +1,10 @@
 """Dragon Lairds (龍王爭霸): a card-drafting engine game with auctions for the Saurean Cup.
 
 Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.games.dao`:
-``DragonParams`` (every rule option), ``DragonState`` (plain data with a JSON round trip),
-``DragonView`` (what one seat may see) and ``DragonLairds`` (the stateless forward model).
+``DragonParams`` (every rule option), ``DragonState`` (a dataclass of plain values and
+components declaring who sees what, from which the engine derives its copy, JSON round trip,
+views and ``resample_hidden``), ``DragonView`` (the helpers strategies read on a seat's view) and
+``DragonLairds`` (the stateless forward model).
 
 Components: the publisher's card list is not public, so the title ships an **approximate deck**
 (``data/deck.csv``, 5 clans x 31 cards, its design rationale in its header); ``components=FILE``
@@ -85,8 +87,9 @@ on top of ``start_geld``, one number for all seats or one per seat separated by 
 changes play; the report of a run names a sweep of it to test the seat compensation it estimates
 (``Game.seat_bonus_rule``).
 
-Actions are :class:`Act` named tuples ``(kind, arg, target)``; their JSON is a short string
-(``"buy:laird"``, ``"play:Y12"``, ``"use:O27:sale"``, ``"bid:4"``, ``"keep"``).  ``legal_actions``
+Actions are :class:`Act` named tuples ``(kind, arg, target)`` (their JSON is derived:
+``{"type": "Act", "kind": "buy", "arg": 2, "target": -1}``; :meth:`DragonLairds.describe_action`
+says one in words).  ``legal_actions``
 order: buy per space (space order), take per space, play per hand card, use per ability card
 (and target), cycle per space, challenge, pass; bids ascending; keep, cash; setup picks in
 hand order.
@@ -96,12 +99,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple
 
+from analyser.engine import components as part
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, option
+from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 from analyser.io.files import read_component_rows
 
@@ -304,6 +309,11 @@ class DragonParams(Params):
         """The component files these rules read: option name -> path (built-in or given)."""
         return {"components": Path(self.components).expanduser() if self.components else DEFAULT_DECK}
 
+    @cached_property
+    def table(self) -> Deck:
+        """The deck the rules play with (:func:`load_deck` of ``components``), loaded once."""
+        return load_deck(self.components)
+
 
 class Act(NamedTuple):
     """An action: ``kind`` with an argument (space index, card id or bid) and a ``target`` space
@@ -314,8 +324,8 @@ class Act(NamedTuple):
     ``keep``/``cash`` (cup choice), ``free``/``sale`` (setup picks, arg = card id).
     """
 
-    kind: str
-    arg: object = None
+    kind: Literal["buy", "take", "cycle", "play", "use", "challenge", "pass", "bid", "keep", "cash", "free", "sale"]
+    arg: int | str | None = None
     target: int = -1
 
 
@@ -346,78 +356,95 @@ def space_name(i: int) -> str:
     return ("havoc", "resource", "laird", "sale")[i] if i < 4 else f"commoner{i - 2}"
 
 
-def space_index(name: str) -> int:
-    """Inverse of :func:`space_name`; ValueError for anything else."""
-    for i, k in enumerate(("havoc", "resource", "laird", "sale")):
-        if name == k:
-            return i
-    if name.startswith("commoner") and name[8:].isdigit() and 2 <= int(name[8:]) <= 13:
-        return int(name[8:]) + 2
-    raise ValueError(name)
-
-
 def space_names(n: int) -> list[str]:
     """Space names for ``n`` players, in index order."""
     return [space_name(i) for i in range(n + 3)]
 
 
-STATE_FIELDS = ("params", "n", "colour", "geld", "royals", "honour", "pawn", "round", "phase", "current",
-                "deck", "spaces", "discard", "hands", "play", "used", "pending", "picked", "cup_holder", "pot",
-                "auction", "bids", "bidders", "challenger", "cursor", "order", "turn_pos", "commoner_next",
-                "end", "final", "last_auction", "stats", "income", "actions_taken", "cup_open")
+Phase = Literal["free", "sale", "auction", "actions", "cup", "over"]
+AuctionKind = Literal["open", "challenge", "final"]
+EndTrigger = Literal["royals", "deck", "cap"]
 
 
+def _none():
+    return None
+
+
+@dataclass(slots=True, kw_only=True)
 class DragonState:
     """Full state, hidden information included.  Cards are positions in the deck table
-    (``load_deck(params.components).cards``); stacks list the bottom card first, top last.
+    (``load_deck(params.components).cards``, also :attr:`deck_table`); stacks list the bottom
+    card first, top last.  Who sees what is declared with the components:
 
-    * ``colour[seat]`` (deck colour index), ``geld``, ``royals`` (the score), ``honour`` (seats,
-      highest honour first), ``pawn``, ``round`` (1-based once play begins), ``phase``, ``current``.
-    * ``deck`` (top last, hidden), ``spaces`` (``n + 3`` stacks, see :func:`space_names`),
-      ``discard`` (top last), ``hands``, ``play`` (cards in play per seat), ``used`` (ability
-      cards used this round).
-    * Setup: ``pending[seat]`` a pick not yet revealed, ``picked`` how many seats picked.
+    * ``colour[seat]`` (deck colour index), ``geld`` and ``royals`` (the score; counters),
+      ``honour`` (seats, highest honour first), ``pawn``, ``round`` (1-based once play begins),
+      ``phase``, ``current``: public.
+    * ``deck`` (top last) and ``discard`` (top last): face down, their sizes public; ``spaces``
+      (``n + 3`` stacks, see :func:`space_names`, all revealed face up), ``play`` (cards in play
+      per seat), ``used`` (ability cards used this round): public; ``hands``: each seat its own.
+    * Setup: ``pending[seat]`` the pick a seat laid face down (0 or 1 card; its own seat sees
+      it), ``picked`` how many seats picked.
     * Cup: ``cup_holder`` (-1 = bank), ``pot``, ``cup_open`` (an auction opens the next round);
-      a running auction: ``auction`` (None, "open", "challenge" or "final"), ``bids`` (hidden),
-      ``bidders`` (seats in bidding order), ``cursor`` (next bidder), ``challenger``;
-      ``last_auction`` (public record of the last finished one).
+      a running auction: ``auction`` (None, "open", "challenge" or "final"), ``bids`` (sealed:
+      no seat sees them, None for a seat that has not bid), ``bidders`` (seats in bidding
+      order), ``cursor`` (next bidder), ``challenger``; ``last_auction`` (public record of the
+      last finished one: kind, bids, effective bids, winner, challenger, round).
     * Action phase: ``order`` (seats, lowest honour first), ``turn_pos``; ``commoner_next``.
-    * ``end``: None or the trigger ("royals", "deck", "cap"); ``final`` (final scoring per seat);
-      ``stats`` (per seat royals by source and cup figures), ``income`` (per round, per seat
-      ``[geld, royals]`` collected at tax, None if the seat did not collect), ``actions_taken``.
+    * ``end``: None or the trigger ("royals", "deck", "cap"); ``final`` (final scoring per seat:
+      seat, income, finale, sets, penalty); ``stats`` (per seat royals by source and cup
+      figures), ``income`` (per round, per seat ``[geld, royals]`` collected at tax, None if the
+      seat did not collect), ``actions_taken``.
 
-    ``tally`` (not part of the state's value): per seat, the Havocs it bought or played (card
-    positions, in order; they go to the discard pile, so ``play`` does not keep them), for
-    :meth:`DragonLairds.components`; a list in a game dealt by ``initial_state``, None in a copy
-    or a state loaded from a dict.  ``bought`` (kept like ``tally``): per seat, ``(card, round,
-    rank)`` of every card it took (the setup card, bought or played cards, Havocs), ``rank`` its
-    place by royals at that moment (1 = most; ties share the better place), for the ``buys``
-    metric.
+    Scratch (not part of the state's value, None in a copy or a loaded state): ``tally``, per
+    seat the Havocs it bought or played (card positions, in order; they go to the discard pile,
+    so ``play`` does not keep them), for :meth:`DragonLairds.components`; ``bought``, per seat
+    ``(card, round, rank)`` of every card it took (the setup card, bought or played cards,
+    Havocs), ``rank`` its place by royals at that moment (1 = most; ties share the better
+    place), for the ``buys`` metric.  Both are lists in a game dealt by ``initial_state``.
     """
 
-    __slots__ = STATE_FIELDS + ("deck_table", "views", "tally", "bought")
+    params: DragonParams
+    n: int
+    colour: list[int]
+    geld: list[int] = part.counters()
+    royals: list[int] = part.counters()
+    honour: list[int]
+    pawn: int
+    round: int
+    phase: Phase
+    current: int
+    deck: list[int] = part.deck()
+    spaces: list[list[int]]
+    discard: list[int] = part.zone(part.NOBODY)
+    hands: list[list[int]] = part.hands()
+    play: list[list[int]] = part.hands(part.EVERYONE)
+    used: list[int] = part.pile()
+    pending: list[list[int]] = part.hands()
+    picked: int
+    cup_holder: int
+    pot: int
+    auction: AuctionKind | None
+    bids: list[int | None] = part.counters(part.NOBODY)
+    bidders: list[int]
+    challenger: int
+    cursor: int
+    order: list[int]
+    turn_pos: int
+    commoner_next: int
+    end: EndTrigger | None
+    final: list[tuple[int, int, int, int, int]] | None
+    last_auction: dict[str, Any] | None
+    stats: list[dict[str, int]]
+    income: list[list[list[int] | None]]
+    actions_taken: int
+    cup_open: bool
+    tally: list | None = part.scratch(_none)
+    bought: list | None = part.scratch(_none)
 
-    def __init__(self, **kw):
-        for k in STATE_FIELDS:
-            setattr(self, k, kw[k])
-        self.deck_table = load_deck(self.params.components)
-        self.views = [None] * self.n
-        self.tally = None
-        self.bought = None
-
-    def __eq__(self, other):
-        return isinstance(other, DragonState) and all(getattr(self, k) == getattr(other, k) for k in STATE_FIELDS)
-
-    def __getstate__(self):
-        return {k: getattr(self, k) for k in STATE_FIELDS}
-
-    def __setstate__(self, d):
-        for k, v in d.items():
-            setattr(self, k, v)
-        self.deck_table = load_deck(self.params.components)
-        self.views = [None] * self.n
-        self.tally = None
-        self.bought = None
+    @property
+    def deck_table(self) -> Deck:
+        """The deck the cards are positions in (``load_deck(params.components)``)."""
+        return self.params.table
 
     def __repr__(self):
         return f"DragonState(players={self.n}, round={self.round}, phase={self.phase!r})"
@@ -428,123 +455,72 @@ STAT_KEYS = ("royals_start", "royals_tax", "royals_final_income", "royals_finale
              "challenges")
 
 
-class DragonView:
-    """What one seat may see (a live view reading through to the game state; read, never change).
+class DragonView(View):
+    """What one seat may see: the fields of :class:`DragonState` as their declarations allow
+    (derived: ``geld``, ``royals``, ``spaces``, ``play``, ``deck_size``, ``discard_size``,
+    ``hands`` (its own) and ``hands_sizes``, ``pending`` sizes, ``last_auction``, ... ; never
+    other hands, the deck order, the discard pile's cards, the bids of the running auction),
+    and the helpers strategies read: ``n_players``, ``cards`` (the deck table: ``cards[i]`` is a
+    :class:`Card`), ``colours`` (names), ``index`` (card id -> position), ``hand`` and
+    ``hand_sizes``, ``pending`` (its own setup pick or None), ``picks`` (which seats laid one),
+    ``bids_made`` (how many seats have bid in the running auction - never the amounts),
+    ``knights(seat)`` and ``cost(card, space)``."""
 
-    Public: ``n_players``, ``params``, ``cards`` (the deck table: ``cards[i]`` is a :class:`Card`;
-    ``index`` maps a card id to its position),
-    ``colours`` (names), ``colour[seat]``, ``geld``, ``royals``, ``honour`` (highest first),
-    ``pawn``, ``round``, ``phase``, ``spaces`` (every stack, bottom first: all were revealed face
-    up), ``play`` (cards in play per seat), ``used``, ``hand_sizes``, ``deck_size``,
-    ``discard_size``, ``cup_holder``, ``pot``, ``auction`` (kind of the running auction or None),
-    ``challenger``, ``bidders`` (who bids in it, in order), ``bids_made`` (how many seats have bid
-    in it - never the amounts),
-    ``last_auction`` (the finished auction's kind, bids and winner), ``knights(seat)``.
-    Private to the seat: ``hand`` and ``pending`` (its own setup pick).  Never: other hands, the
-    deck order, the discard pile's cards, the bids of the running auction.
+    __slots__ = ()
 
-    The rest of the public record, for rebuilding a state (:meth:`DragonLairds.determinize`):
-    ``current``, ``picked``, ``picks`` (which seats laid a setup pick), ``cursor``, ``order``,
-    ``turn_pos``, ``commoner_next``, ``end``, ``final``, ``stats``, ``income``,
-    ``actions_taken``, ``cup_open`` (as in :class:`DragonState`).
-    """
-
-    __slots__ = ("_s", "seat")
-
-    def __init__(self, state: DragonState, seat: int):
-        self._s = state
-        self.seat = seat
-
-    n_players = property(attrgetter("_s.n"))
-    params = property(attrgetter("_s.params"))
-    colour = property(attrgetter("_s.colour"))
-    geld = property(attrgetter("_s.geld"))
-    royals = property(attrgetter("_s.royals"))
-    honour = property(attrgetter("_s.honour"))
-    pawn = property(attrgetter("_s.pawn"))
-    round = property(attrgetter("_s.round"))
-    phase = property(attrgetter("_s.phase"))
-    spaces = property(attrgetter("_s.spaces"))
-    play = property(attrgetter("_s.play"))
-    used = property(attrgetter("_s.used"))
-    cup_holder = property(attrgetter("_s.cup_holder"))
-    pot = property(attrgetter("_s.pot"))
-    auction = property(attrgetter("_s.auction"))
-    challenger = property(attrgetter("_s.challenger"))
-    last_auction = property(attrgetter("_s.last_auction"))
-    bidders = property(attrgetter("_s.bidders"))
-    # the rest of the public record (what a player at the table could write down), read by
-    # DragonLairds.determinize to rebuild a full state without looking at hidden cards or bids
-    current = property(attrgetter("_s.current"))
-    picked = property(attrgetter("_s.picked"))
-    cursor = property(attrgetter("_s.cursor"))
-    order = property(attrgetter("_s.order"))
-    turn_pos = property(attrgetter("_s.turn_pos"))
-    commoner_next = property(attrgetter("_s.commoner_next"))
-    end = property(attrgetter("_s.end"))
-    final = property(attrgetter("_s.final"))
-    stats = property(attrgetter("_s.stats"))
-    income = property(attrgetter("_s.income"))
-    actions_taken = property(attrgetter("_s.actions_taken"))
-    cup_open = property(attrgetter("_s.cup_open"))
-
-    @property
-    def picks(self) -> list[bool]:
-        """Per seat: whether it has laid a setup pick face down (what it picked stays hidden)."""
-        return [c is not None for c in self._s.pending]
+    n_players = property(attrgetter("_state.n"))
 
     @property
     def cards(self):
-        return self._s.deck_table.cards
+        return self._state.params.table.cards
 
     @property
     def colours(self):
-        return self._s.deck_table.colours
+        return self._state.params.table.colours
 
     @property
     def index(self) -> dict:
         """Card id -> position in ``cards``."""
-        return self._s.deck_table.index
+        return self._state.params.table.index
 
     @property
     def hand(self) -> list[int]:
-        return self._s.hands[self.seat]
-
-    @property
-    def pending(self):
-        return self._s.pending[self.seat]
+        return self._state.hands[self.seat]
 
     @property
     def hand_sizes(self) -> list[int]:
-        return [len(h) for h in self._s.hands]
+        return [len(h) for h in self._state.hands]
 
     @property
-    def deck_size(self) -> int:
-        return len(self._s.deck)
+    def pending(self) -> int | None:
+        """This seat's setup pick laid face down, or None."""
+        mine = self._state.pending[self.seat]
+        return mine[0] if mine else None
 
     @property
-    def discard_size(self) -> int:
-        return len(self._s.discard)
+    def picks(self) -> list[bool]:
+        """Per seat: whether it has laid a setup pick face down (what it picked stays hidden)."""
+        return [bool(p) for p in self._state.pending]
 
     @property
     def bids_made(self) -> int:
-        return self._s.cursor if self._s.auction else 0
+        return self._state.cursor if self._state.auction else 0
 
     def knights(self, seat: int | None = None) -> int:
-        s = self._s
-        cards = s.deck_table.cards
+        s = self._state
+        cards = s.params.table.cards
         return sum(1 for c in s.play[self.seat if seat is None else seat] if cards[c].knight)
 
     def cost(self, card: int, space: int = -1) -> int:
         """What this seat pays for ``card`` bought from ``space`` (-1: played from hand)."""
-        return card_cost(self._s, self.seat, card, space)
+        return card_cost(self._state, self.seat, card, space)
 
 
 def card_cost(s: DragonState, seat: int, card: int, space: int) -> int:
     """Cost of ``card`` for ``seat``: printed cost, +``off_colour_surcharge`` if its colour is not
     the seat's (from hand only with ``hand_surcharge``), halved in the Fire Sale (``space`` = the
     last space) after the other modifiers, rounded per ``fire_sale_rounding`` (rules: Round 2)."""
-    c = s.deck_table.cards[card]
+    c = s.params.table.cards[card]
     p = s.params
     cost = c.cost
     if c.colour != s.colour[seat] and (space >= 0 or p.hand_surcharge):
@@ -596,7 +572,9 @@ class DragonLairds(Game):
     extra_tables = (ExtraTable("income", (Metric("round", "count", low=1), Metric("geld", "whole"),
                                           Metric("royals", "whole")), feeds="the income tables and curves"),
                     COMPONENTS)
-    live_views = True
+    State = DragonState
+    View = DragonView
+    action_types = (Act,)
     #: Component impact (docs/components.md): a seat with more geld buys more, and dearer, cards.
     component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
                       "winning whatever they do. Compare a card with others of about its cost rather than with 0.")
@@ -647,7 +625,7 @@ class DragonLairds(Game):
         s = DragonState(params=params, n=n, colour=colour, geld=params.start_money(n), royals=[1] * n,
                         honour=honour, pawn=n, round=0, phase=FREE, current=0, deck=deck,
                         spaces=[[] for _ in range(n + 3)], discard=[], hands=hands, play=[[] for _ in range(n)],
-                        used=[], pending=[None] * n, picked=0, cup_holder=-1, pot=params.cup_pot, auction=None,
+                        used=[], pending=[[] for _ in range(n)], picked=0, cup_holder=-1, pot=params.cup_pot, auction=None,
                         bids=[None] * n, bidders=[], challenger=-1, cursor=0, order=[], turn_pos=0,
                         commoner_next=0, end=None, final=None, last_auction=None, stats=stats, income=[],
                         actions_taken=0, cup_open=True)
@@ -663,12 +641,6 @@ class DragonLairds(Game):
     def is_terminal(self, s: DragonState) -> bool:
         return s.phase == OVER
 
-    def view(self, s: DragonState, seat: int) -> DragonView:
-        v = s.views[seat]
-        if v is None:
-            v = s.views[seat] = DragonView(s, seat)
-        return v
-
     def turn(self, s: DragonState):
         return s.current, self.legal_actions(s)
 
@@ -682,17 +654,17 @@ class DragonLairds(Game):
         if phase == CUP:
             return [KEEP, CASH]
         if phase == FREE:
-            t = s.deck_table
+            t = s.params.table
             return [t.free_acts[c] for c in s.hands[s.current] if t.type[c] != HAVOC]
         if phase == SALE:
-            acts = s.deck_table.sale_acts
+            acts = s.params.table.sale_acts
             return [acts[c] for c in s.hands[s.current]]
         return ()
 
     def _main_actions(self, s: DragonState) -> list:
         """The action-phase actions; costs inlined from :func:`card_cost` (the hot path)."""
         seat = s.current
-        table = s.deck_table
+        table = s.params.table
         ccost, ccol, ctype = table.cost, table.colour, table.type
         p = s.params
         mine = s.colour[seat]
@@ -761,17 +733,17 @@ class DragonLairds(Game):
             self._cup_choice(s, seat, kind == "keep")
         elif phase in (FREE, SALE) and kind == ("free" if phase == FREE else "sale"):
             c = self._hand_card(s, seat, action[1])
-            if phase == FREE and s.deck_table.cards[c].type == HAVOC:
+            if phase == FREE and s.params.table.cards[c].type == HAVOC:
                 raise ValueError("a Havoc cannot be the free card")
             s.hands[seat].remove(c)
-            s.pending[seat] = c
+            s.pending[seat] = [c]
             s.picked += 1
             self._setup_next(s, rng)
         else:
             raise ValueError(f"action {action!r} is not legal in phase {phase}")
 
     def _hand_card(self, s, seat, cid) -> int:
-        c = s.deck_table.index.get(cid)
+        c = s.params.table.index.get(cid)
         if c is None or c not in s.hands[seat]:
             raise ValueError(f"card {cid!r} is not in seat {seat}'s hand")
         return c
@@ -779,7 +751,7 @@ class DragonLairds(Game):
     def _setup_next(self, s: DragonState, rng) -> None:
         """Move the setup on: the next seat to pick, or reveal the picks (rules: Setup)."""
         n = s.n
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         while s.phase in (FREE, SALE):
             nxt = s.picked
             if s.phase == FREE:
@@ -791,22 +763,22 @@ class DragonLairds(Game):
                 return
             if s.phase == FREE:
                 for seat in range(n):
-                    if s.pending[seat] is not None:
-                        s.play[seat].append(s.pending[seat])
-                        self._took(s, seat, s.pending[seat])
+                    for c in s.pending[seat]:
+                        s.play[seat].append(c)
+                        self._took(s, seat, c)
                 s.phase = SALE
             else:
                 fs = s.spaces[SALE_SPACE]
                 for seat in range(n):
-                    fs.append(s.pending[seat])
+                    fs.extend(s.pending[seat])
                     s.discard.extend(s.hands[seat])
                     s.hands[seat] = []
                 s.phase = ACTIONS  # placeholder until the round starts
-                s.pending = [None] * n
+                s.pending = [[] for _ in range(n)]
                 s.picked = 0
                 self._start_round(s)
                 return
-            s.pending = [None] * n
+            s.pending = [[] for _ in range(n)]
             s.picked = 0
 
     # -- round flow -----------------------------------------------------------------------
@@ -833,7 +805,7 @@ class DragonLairds(Game):
         for i, stack in enumerate(spaces):
             if stack and i != SALE_SPACE:
                 fs.append(stack.pop(0))
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         deck = s.deck
         nxt = 0 if s.params.commoner_cycle == "restart" else s.commoner_next
         while not (spaces[0] and spaces[1] and spaces[2]):
@@ -883,7 +855,7 @@ class DragonLairds(Game):
 
     def _tax(self, s: DragonState) -> None:
         """Rules: Round 3, highest honour first; stops at once when a seat reaches ``end_royals``."""
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         rec = s.income[-1]
         for seat in s.honour:
             col = s.colour[seat]
@@ -946,7 +918,7 @@ class DragonLairds(Game):
         the others' effective bids are None."""
         n = s.n
         bonus = kind == "challenge" or (kind == "final" and s.params.final_auction == "challenge")
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         pos = {seat: i for i, seat in enumerate(s.honour)}
         eff = list(s.bids)
         knights = [0] * n
@@ -994,7 +966,7 @@ class DragonLairds(Game):
     # -- actions --------------------------------------------------------------------------
     def _apply_main(self, s: DragonState, seat: int, action) -> None:
         kind = action[0]
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         if kind == "pass":
             self._next_turn(s)
             return
@@ -1029,7 +1001,7 @@ class DragonLairds(Game):
             if self._gain_card(s, seat, c):
                 return
         elif kind == "use":
-            c = s.deck_table.index.get(action[1])
+            c = s.params.table.index.get(action[1])
             if c is None or c not in s.play[seat] or c in s.used or cards[c].ability is None:
                 raise ValueError(f"no unused ability {action[1]!r} in play")
             ab = cards[c].ability
@@ -1053,7 +1025,7 @@ class DragonLairds(Game):
         self._next_turn(s)
 
     def _pay(self, s: DragonState, seat: int, c: int, cost: int) -> None:
-        if s.deck_table.cards[c].type == HAVOC:
+        if s.params.table.cards[c].type == HAVOC:
             if s.royals[seat] < cost:
                 raise ValueError("not enough royals")
             s.royals[seat] -= cost
@@ -1065,7 +1037,7 @@ class DragonLairds(Game):
 
     def _gain_card(self, s: DragonState, seat: int, c: int) -> bool:
         """A bought or played card: into play, or a Havoc's effect then the discard's bottom."""
-        card = s.deck_table.cards[c]
+        card = s.params.table.cards[c]
         self._took(s, seat, c)
         if card.type == HAVOC:
             s.discard.insert(0, c)
@@ -1112,7 +1084,7 @@ class DragonLairds(Game):
     def _end(self, s: DragonState, trigger: str) -> None:
         """Final scoring (rules: End), then the final cup auction."""
         s.end = trigger
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         final = []
         for seat in sorted(range(s.n), key=lambda x: (s.royals[x], -s.honour.index(x))):  # lowest first
             col = s.colour[seat]
@@ -1161,7 +1133,7 @@ class DragonLairds(Game):
         rounds held, ``cup_net_geld`` = cashed - paid, challenges made) and ``buys``: every card the
         seat took, in order, as ``id:round:rank`` separated by spaces (``rank`` its place by royals
         at that moment, 1 = most; NaN when it took none or the state was loaded mid-game)."""
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         out = []
         for seat in range(s.n):
             st = s.stats[seat]
@@ -1190,7 +1162,7 @@ class DragonLairds(Game):
         """Per seat, every card it bought or played (rules page, Round 2; the free card of the
         setup included), one entry per card, by its id in the deck file (``Y05``): the cards in
         play, then the Havocs it resolved (recorded only in a game dealt by ``initial_state``)."""
-        cards = s.deck_table.cards
+        cards = s.params.table.cards
         tally = s.tally or [[] for _ in range(s.n)]
         return [[cards[c].id for c in s.play[seat]] + [cards[c].id for c in tally[seat]] for seat in range(s.n)]
 
@@ -1208,32 +1180,14 @@ class DragonLairds(Game):
                          "option": "components", "file": str(path), "line": lines.get(c.id), "fix": ""}
         return out
 
-    def resample_hidden(self, s: DragonState, seat: int, rng) -> DragonState:
-        """For ``analyser check``: a copy with the cards ``seat`` cannot see (the deck, the discard
-        pile, the other seats' hands) shuffled together with ``rng`` and dealt back in the same
-        sizes.  The running auction's bids and the other seats' setup picks are kept."""
-        t = self.clone_state(s)
-        others = [k for k in range(t.n) if k != seat]
-        pool = list(t.deck) + list(t.discard) + [c for k in others for c in t.hands[k]]
-        rng.shuffle(pool)
-        i = len(t.deck)
-        t.deck, t.discard = pool[:i], pool[i:i + len(t.discard)]
-        i += len(t.discard)
-        for k in others:
-            size = len(t.hands[k])
-            t.hands[k], i = pool[i:i + size], i + size
-        return t
-
     def check_invariants(self, s: DragonState) -> None:
         """Cards are conserved (deck + spaces + discard + hands + play + setup picks = the cards of
         the seats' colours, each once); the honour order is a permutation; royals equal the sum
         of their sources; money is never negative; hands respect the limit outside setup."""
-        table = s.deck_table
+        table = s.params.table
         everything = list(s.deck) + [c for st in s.spaces for c in st] + list(s.discard)
         for seat in range(s.n):
-            everything += s.hands[seat] + s.play[seat]
-            if s.pending[seat] is not None:
-                everything.append(s.pending[seat])
+            everything += s.hands[seat] + s.play[seat] + s.pending[seat]
         expected = sorted(i for k in s.colour for i in table.by_colour[k])
         assert sorted(everything) == expected, "cards not conserved"
         assert sorted(s.honour) == list(range(s.n)), "honour order"
@@ -1260,24 +1214,26 @@ class DragonLairds(Game):
         from a seat passing over the free pick because it holds only Havocs).
         """
         n, seat = view.n_players, view.seat
-        table = load_deck(view.params.components)
+        table = view.params.table
         known = {c for st in view.spaces for c in st}
         for p in view.play:
             known.update(p)
         known.update(view.hand)
-        if view.pending is not None:
-            known.add(view.pending)
+        own = view.pending
+        if own is not None:
+            known.add(own)
         unseen = [i for k in sorted(view.colour) for i in table.by_colour[k] if i not in known]
         rnd = rng.random
         keys = [rnd() for _ in unseen]
         pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
         picks = view.picks
-        pending = [None] * n
-        pending[seat] = view.pending
+        pending = [[] for _ in range(n)]
+        if own is not None:
+            pending[seat].append(own)
         for k in range(n):
             if k != seat and picks[k]:
                 at = next((i for i, c in enumerate(pool) if view.phase != FREE or table.type[c] != HAVOC), 0)
-                pending[k] = pool.pop(at)
+                pending[k].append(pool.pop(at))
         hands = []
         sizes = view.hand_sizes
         for k in range(n):
@@ -1302,209 +1258,23 @@ class DragonLairds(Game):
             cup_holder=view.cup_holder, pot=view.pot, auction=view.auction, bids=bids,
             bidders=list(view.bidders), challenger=view.challenger, cursor=view.cursor, order=list(view.order),
             turn_pos=view.turn_pos, commoner_next=view.commoner_next, end=view.end,
-            final=None if final is None else [dict(x) if isinstance(x, dict) else x for x in final],
+            final=None if final is None else list(final),
             last_auction=None if last is None else {k: (list(v) if isinstance(v, list) else v)
                                                     for k, v in last.items()},
             stats=[dict(x) for x in view.stats], income=[[None if x is None else list(x) for x in r]
                                                          for r in view.income],
             actions_taken=view.actions_taken, cup_open=view.cup_open)
 
-    # -- persistence ------------------------------------------------------------------------
-    def clone_state(self, s: DragonState) -> DragonState:
-        """An independent copy (every list copied; cards are shared immutable ints)."""
-        return DragonState(
-            params=s.params, n=s.n, colour=list(s.colour), geld=list(s.geld), royals=list(s.royals),
-            honour=list(s.honour), pawn=s.pawn, round=s.round, phase=s.phase, current=s.current, deck=list(s.deck),
-            spaces=[list(x) for x in s.spaces], discard=list(s.discard), hands=[list(h) for h in s.hands],
-            play=[list(p) for p in s.play], used=list(s.used), pending=list(s.pending), picked=s.picked,
-            cup_holder=s.cup_holder, pot=s.pot, auction=s.auction, bids=list(s.bids), bidders=list(s.bidders),
-            challenger=s.challenger, cursor=s.cursor, order=list(s.order), turn_pos=s.turn_pos,
-            commoner_next=s.commoner_next, end=s.end, final=None if s.final is None else list(s.final),
-            last_auction=None if s.last_auction is None else {k: (list(v) if isinstance(v, list) else v)
-                                                              for k, v in s.last_auction.items()},
-            stats=[dict(x) for x in s.stats], income=[[None if x is None else list(x) for x in r] for r in s.income],
-            actions_taken=s.actions_taken, cup_open=s.cup_open)
-
-    def state_to_dict(self, s: DragonState) -> dict:
-        """JSON-ready dict; cards are card ids, stacks bottom first, the deck top last."""
-        cards = s.deck_table.cards
-
-        def ids(xs):
-            return [cards[c].id for c in xs]
-        return {"game": self.id, "params": s.params.as_dict(), "players": s.n,
-                "colour": [s.deck_table.colours[k] for k in s.colour], "geld": list(s.geld),
-                "royals": list(s.royals), "honour": list(s.honour), "pawn": s.pawn, "round": s.round,
-                "phase": s.phase, "current": s.current, "deck": ids(s.deck),
-                "spaces": [ids(st) for st in s.spaces], "discard": ids(s.discard),
-                "hands": [ids(h) for h in s.hands], "play": [ids(p) for p in s.play], "used": ids(s.used),
-                "pending": [None if c is None else cards[c].id for c in s.pending], "picked": s.picked,
-                "cup_holder": s.cup_holder, "pot": s.pot, "cup_open": s.cup_open, "auction": s.auction,
-                "bids": list(s.bids), "bidders": list(s.bidders), "cursor": s.cursor,
-                "challenger": s.challenger, "order": list(s.order), "turn_pos": s.turn_pos,
-                "commoner_next": s.commoner_next, "end": s.end,
-                "final": None if s.final is None else [list(f) for f in s.final],
-                "last_auction": None if s.last_auction is None else dict(s.last_auction),
-                "stats": [dict(st) for st in s.stats],
-                "income": [[None if x is None else list(x) for x in rec] for rec in s.income],
-                "actions_taken": s.actions_taken}
-
+    # -- persistence (derived from DragonState; the saved-state schema) -------------------
     def state_schema(self):
         """The saved-state schema (see :mod:`analyser.io.states`), checked before
-        :meth:`state_from_dict`: the fields of :meth:`state_to_dict` with strict types (``cup_open``
-        is a JSON flag, money and counts are JSON integers) and ranges, card ids and colour names
-        as short text, one entry per seat in every per-seat list."""
+        :meth:`state_from_dict`: every field of :class:`DragonState` (scratch left out), all
+        required, with strict types (``cup_open`` is a JSON flag, money and counts are JSON
+        integers) and ranges; cards are positions in the deck file (0 for its first card) and
+        colours indices into its colours; one entry per seat in every per-seat list, ``n + 3``
+        spaces, the honour order a permutation of the seats, a running auction's current bidder
+        at its cursor, no bid above the bidder's geld."""
         return _state_schema(self.min_players, self.max_players)
-
-    def state_from_dict(self, d: dict) -> DragonState:
-        """Inverse of :meth:`state_to_dict`; also builds hand-made states for tests.
-
-        Required: ``players``, ``colour``.  Everything else has a default (empty stacks, 15 geld,
-        1 royal, honour = seat order, the action phase of round 1 with the lowest honour to act).
-        Raises InputError (one line) when malformed; whether the cards add up to the whole deck is
-        :meth:`check_invariants`' job, so tests may build partial states.
-        """
-        try:
-            if not isinstance(d, dict):
-                raise ValueError("a state is a JSON object")
-            params = DragonParams(**d.get("params", {}))
-            table = load_deck(params.components)
-            n = int(d["players"])
-            if not self.min_players <= n <= self.max_players:
-                raise ValueError(f"players={n}: a game has 2 to 5")
-
-            def card(x):
-                if x not in table.index:
-                    raise ValueError(f"unknown card {x!r}")
-                return table.index[x]
-
-            def cards(xs):
-                return [card(x) for x in xs]
-
-            def per_seat(key, default, conv):
-                v = d.get(key, default)
-                if not isinstance(v, list) or len(v) != n:
-                    raise ValueError(f"{key} needs one entry per player")
-                return [conv(x) for x in v]
-            colour = []
-            for name in d["colour"]:
-                if name not in table.colours:
-                    raise ValueError(f"unknown colour {name!r}")
-                colour.append(table.colours.index(name))
-            if len(colour) != n or len(set(colour)) != n:
-                raise ValueError("colour needs one distinct colour per player")
-            spaces = [cards(st) for st in d.get("spaces", [[] for _ in range(n + 3)])]
-            if len(spaces) != n + 3:
-                raise ValueError(f"spaces needs {n + 3} stacks")
-            honour = [int(x) for x in d.get("honour", list(range(n)))]
-            if sorted(honour) != list(range(n)):
-                raise ValueError("honour must list every seat once")
-            phase = d.get("phase", ACTIONS)
-            if phase not in (FREE, SALE, AUCTION, ACTIONS, CUP, OVER):
-                raise ValueError(f"phase {phase!r}")
-            order = [int(x) for x in d.get("order", honour[::-1])]
-            if phase == ACTIONS and sorted(order) != list(range(n)):
-                raise ValueError("order must list every seat once")
-            turn_pos = int(d.get("turn_pos", 0))
-            current = int(d.get("current", order[turn_pos] if phase == ACTIONS and order else 0))
-            if not 0 <= current < n or not 0 <= turn_pos < n:
-                raise ValueError("current and turn_pos must be seats")
-            auction = d.get("auction")
-            if auction not in (None, "open", "challenge", "final"):
-                raise ValueError(f"auction {auction!r}")
-            if (phase == AUCTION) != (auction is not None):
-                raise ValueError("an auction phase needs an auction kind and vice versa")
-            bidders = [int(x) for x in d.get("bidders", list(honour) if auction else [])]
-            cursor = int(d.get("cursor", 0))
-            if auction and (not bidders or len(set(bidders)) != len(bidders) or not set(bidders) <= set(range(n))
-                            or not 0 <= cursor < len(bidders) or bidders[cursor] != current):
-                raise ValueError("bidders must list distinct seats and the current bidder")
-            stats = d.get("stats")
-            royals = per_seat("royals", [1] * n, int)
-            if stats is None:
-                stats = []
-                for seat in range(n):
-                    st = dict.fromkeys(STAT_KEYS, 0)
-                    st["royals_start"] = royals[seat]
-                    stats.append(st)
-            else:
-                stats = [{k: int(st[k]) for k in STAT_KEYS} for st in stats]
-                if len(stats) != n:
-                    raise ValueError("stats needs one entry per player")
-            holder = int(d.get("cup_holder", -1))
-            if not -1 <= holder < n:
-                raise ValueError("cup_holder must be a seat or -1")
-            end = d.get("end")
-            if end not in (None, "royals", "deck", "cap"):
-                raise ValueError(f"end {end!r}")
-            geld = per_seat("geld", params.start_money(n), int)
-            if min(geld) < 0:
-                raise ValueError("geld cannot be negative")
-            s = DragonState(
-                params=params, n=n, colour=colour, geld=geld, royals=royals, honour=honour,
-                pawn=int(d.get("pawn", n)), round=int(d.get("round", 1)), phase=phase, current=current,
-                deck=cards(d.get("deck", [])), spaces=spaces, discard=cards(d.get("discard", [])),
-                hands=per_seat("hands", [[] for _ in range(n)], cards),
-                play=per_seat("play", [[] for _ in range(n)], cards), used=cards(d.get("used", [])),
-                pending=per_seat("pending", [None] * n, lambda x: None if x is None else card(x)),
-                picked=int(d.get("picked", 0)), cup_holder=holder, pot=int(d.get("pot", params.cup_pot)),
-                auction=auction, bids=per_seat("bids", [None] * n, lambda x: None if x is None else int(x)),
-                bidders=bidders, challenger=int(d.get("challenger", -1)), cursor=cursor, order=order,
-                turn_pos=turn_pos, commoner_next=int(d.get("commoner_next", 0)), end=end,
-                final=None if d.get("final") is None else [tuple(int(v) for v in f) for f in d["final"]],
-                last_auction=None if d.get("last_auction") is None else dict(d["last_auction"]),
-                stats=stats, income=[[None if x is None else [int(x[0]), int(x[1])] for x in rec]
-                                     for rec in d.get("income", [[None] * n])],
-                actions_taken=int(d.get("actions_taken", 0)), cup_open=bool(d.get("cup_open", holder < 0)))
-            if any(len(rec) != n for rec in s.income):
-                raise ValueError("income needs one entry per player per round")
-            if s.pot < 0 or s.pawn < 0 or s.round < 0 or not 0 <= s.commoner_next < max(1, n - 1):
-                raise ValueError("pot, pawn and round cannot be negative; commoner_next is 0 to players - 2")
-            if s.challenger != -1 and not 0 <= s.challenger < n:
-                raise ValueError("challenger must be a seat or -1")
-            if any(b is not None and not 0 <= b <= s.geld[k] for k, b in enumerate(s.bids)):
-                raise ValueError("a bid must lie between 0 and the bidder's geld")
-            return s
-        except InputError as e:
-            raise InputError(f"not a Dragon Lairds state: {e}") from None
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-            what = f"{e.args[0]!r} is missing" if isinstance(e, KeyError) else f"{e}"
-            raise InputError(f"not a Dragon Lairds state: {what}") from None
-
-    # -- actions as JSON --------------------------------------------------------------------
-    def action_to_json(self, a: Act) -> str:
-        """``"buy:laird"``, ``"take:commoner3"``, ``"cycle:sale"`` (space names, see
-        :func:`space_name`), ``"play:Y12"``, ``"use:Y28"``, ``"use:O27:sale"`` (targeted), ``"bid:4"``,
-        ``"free:Y03"``, ``"sale:Y07"``, ``"challenge"``, ``"pass"``, ``"keep"``, ``"cash"``."""
-        k = a.kind
-        if a.arg is None:
-            return k
-        if k in ("buy", "take", "cycle"):
-            return f"{k}:{space_name(a.arg)}"
-        if a.target >= 0:
-            return f"{k}:{a.arg}:{space_name(a.target)}"
-        return f"{k}:{a.arg}"
-
-    def action_from_json(self, data) -> Act:
-        text = str(data)
-        kind, _, rest = text.partition(":")
-        try:
-            if kind in ("pass", "challenge", "keep", "cash") and not rest:
-                return {"pass": PASS, "challenge": CHALLENGE, "keep": KEEP, "cash": CASH}[kind]
-            if kind in ("buy", "take", "cycle"):
-                return {"buy": BUY, "take": TAKE, "cycle": CYCLE}[kind][space_index(rest)]
-            if kind == "bid" and rest.isdigit() and len(rest) <= 9:
-                return bid_actions(int(rest))[int(rest)] if int(rest) <= 10000 else Act("bid", int(rest))
-            if kind in ("play", "free", "sale") and _ID.match(rest):
-                return Act(kind, rest)
-            if kind == "use":
-                cid, _, target = rest.partition(":")
-                if _ID.match(cid):
-                    return Act("use", cid, space_index(target) if target else -1)
-        except ValueError:
-            pass
-        raise InputError(f"unknown Dragon Lairds action {text[:40]!r}; accepted: buy:SPACE, take:SPACE, "
-                         "cycle:SPACE (havoc, resource, laird, sale, commoner2 ...), play:CARD, "
-                         "use:CARD[:SPACE], bid:N, free:CARD, sale:CARD, challenge, pass, keep, cash")
 
     def describe_action(self, a: Act) -> str:
         k = a.kind
@@ -1532,17 +1302,17 @@ class DragonLairds(Game):
 
 @lru_cache(maxsize=None)
 def _state_schema(min_players: int, max_players: int):
-    from typing import Literal, Optional
+    from typing import Optional
 
     from pydantic import model_validator
 
     from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole
 
     most = 2000  # a deck file holds at most 2,000 cards
-    card_id, seat, money = text(24), whole(0, max_players - 1), whole(0, 10**7)
+    card, seat, money = whole(0, most - 1), whole(0, max_players - 1), whole(0, 10**7)
     score = whole(-(10**7), 10**7)
     seat_or_none = whole(-1, max_players - 1)
-    stack = items(card_id, most)
+    stack = items(card, most)
     per_seat = max_players
 
     class LastAuction(StateModel):
@@ -1555,55 +1325,67 @@ def _state_schema(min_players: int, max_players: int):
 
     class DragonStateSchema(StateModel):
         game: Literal["dragon-lairds"] = "dragon-lairds"
-        params: dict[text(40), bool | int | float | text(4096)] = {}
-        players: whole(min_players, max_players)
-        colour: items(text(20), per_seat)
-        geld: items(money, per_seat) = None
-        royals: items(score, per_seat) = None
-        honour: items(seat, per_seat) = None
-        pawn: whole(0, 1000) = 0
-        round: whole(0, 10**6) = 1
-        phase: Literal[FREE, SALE, AUCTION, ACTIONS, CUP, OVER] = ACTIONS
-        current: seat = None
-        deck: stack = []
-        spaces: items(stack, per_seat + 3) = None
-        discard: stack = []
-        hands: items(stack, per_seat) = None
-        play: items(stack, per_seat) = None
-        used: stack = []
-        pending: items(Optional[card_id], per_seat) = None
-        picked: whole(0, 10**6) = 0
-        cup_holder: seat_or_none = -1
-        pot: money = None
-        cup_open: bool = None
-        auction: Optional[Literal["open", "challenge", "final"]] = None
-        bids: items(Optional[money], per_seat) = None
-        bidders: items(seat, per_seat) = None
-        cursor: whole(0, per_seat - 1) = 0
-        challenger: seat_or_none = -1
-        order: items(seat, per_seat) = None
-        turn_pos: whole(0, per_seat - 1) = 0
-        commoner_next: whole(0, per_seat) = 0
-        end: Optional[Literal["royals", "deck", "cap"]] = None
-        final: Optional[items(fixed(seat, score, score, score, score), per_seat)] = None
-        last_auction: Optional[LastAuction] = None
-        stats: items(dict[Literal[STAT_KEYS], score], per_seat) = None
-        income: items(items(Optional[fixed(score, score)], per_seat), 10**5) = []
-        actions_taken: whole(0, 10**9) = 0
+        params: dict[text(40), bool | int | float | text(4096)]
+        n: whole(min_players, max_players)
+        colour: items(whole(0, 9), per_seat)
+        geld: items(money, per_seat)
+        royals: items(score, per_seat)
+        honour: items(seat, per_seat)
+        pawn: whole(0, 1000)
+        round: whole(0, 10**6)
+        phase: Literal[FREE, SALE, AUCTION, ACTIONS, CUP, OVER]
+        current: seat
+        deck: stack
+        spaces: items(stack, per_seat + 3)
+        discard: stack
+        hands: items(stack, per_seat)
+        play: items(stack, per_seat)
+        used: stack
+        pending: items(items(card, 1), per_seat)
+        picked: whole(0, per_seat)
+        cup_holder: seat_or_none
+        pot: money
+        auction: Optional[Literal["open", "challenge", "final"]]
+        bids: items(Optional[money], per_seat)
+        bidders: items(seat, per_seat)
+        challenger: seat_or_none
+        cursor: whole(0, per_seat - 1)
+        order: items(seat, per_seat)
+        turn_pos: whole(0, per_seat - 1)
+        commoner_next: whole(0, per_seat)
+        end: Optional[Literal["royals", "deck", "cap"]]
+        final: Optional[items(fixed(seat, score, score, score, score), per_seat)]
+        last_auction: Optional[LastAuction]
+        stats: items(dict[Literal[STAT_KEYS], score], per_seat)
+        income: items(items(Optional[fixed(score, score)], per_seat), 10**5)
+        actions_taken: whole(0, 10**9)
+        cup_open: bool
 
         @model_validator(mode="after")
         def _per_seat(self):
-            n = self.players
+            n = self.n
             seat_lists(self, n, "colour", "geld", "royals", "honour", "hands", "play", "pending", "bids", "stats")
+            if len(self.spaces) != n + 3:
+                raise ValueError(f"spaces holds {len(self.spaces)} stacks; {n} players need {n + 3}")
+            if len(set(self.colour)) != n:
+                raise ValueError("colour needs one distinct colour per player")
             for name in ("current", "cup_holder", "challenger", "cursor", "turn_pos"):
                 value = getattr(self, name)
-                if value is not None and value >= n:
+                if value >= n:
                     raise ValueError(f"{name} is {value}; there are {n} seats")
-            for name in ("honour", "bidders", "order"):
-                value = getattr(self, name) or []
+            if sorted(self.honour) != list(range(n)):
+                raise ValueError("honour must list every seat once")
+            for name in ("bidders", "order"):
+                value = getattr(self, name)
                 if any(x >= n for x in value) or len(set(value)) != len(value):
                     raise ValueError(f"{name} must name distinct seats below {n}")
-            for k, st in enumerate(self.stats or []):
+            if (self.phase == AUCTION) != (self.auction is not None):
+                raise ValueError("an auction phase needs an auction kind and vice versa")
+            if self.auction and (self.cursor >= len(self.bidders) or self.bidders[self.cursor] != self.current):
+                raise ValueError("bidders must list the current bidder at the cursor")
+            if any(b is not None and b > self.geld[k] for k, b in enumerate(self.bids)):
+                raise ValueError("a bid must lie between 0 and the bidder's geld")
+            for k, st in enumerate(self.stats):
                 if set(st) != set(STAT_KEYS):
                     raise ValueError(f"stats[{k}] needs exactly the keys {', '.join(STAT_KEYS)}")
             if any(len(rec) != n for rec in self.income):
