@@ -68,8 +68,8 @@ def build(n=2, ships=None, tiles=None, kaiju=None, hands=None, pile=None, active
                    kaiju_stack=list(stack or []), pile=list(pile or []),
                    hands=[list(h) for h in hands] if hands else [[] for _ in range(n)],
                    pos=[-1] * n, alive=[True] * n, elim_turn=[0] * n, elim_cause=[""] * n,
-                   elim_square=[-1] * n, tasks=[], face=0, reloc=[], pool=[], winners=[], end_reason="",
-                   events=[], prev_events=[])
+                   elim_square=[-1] * n, tasks=[], face=0, reloc=[], winners=[], end_reason="",
+                   events=[], prev_events=[], afloat=[0] * n, pool=[[] for _ in range(n)])
     for (r, c), pairs in (tiles or {}).items():
         t, rot = tile_of(parse_pairs(pairs))
         s.board[sq(r, c)] = t * 4 + rot
@@ -99,7 +99,7 @@ def begin(s, seat, rng):
 
 
 def tile_count(s):
-    return sum(1 for c in s.board if c >= 0) + len(s.pile) + sum(map(len, s.hands)) + len(s.pool)
+    return sum(1 for c in s.board if c >= 0) + len(s.pile) + sum(map(len, s.hands)) + sum(map(len, s.pool))
 
 
 # --------------------------------------------------------------------------------------------
@@ -682,11 +682,16 @@ def test_same_seed_same_game():
 def test_view_hides_other_hands_and_pile_order():
     s = _midgame(3, steps=8)
     v = GAME.view(s, 1)
-    assert v.hand == tuple(s.hands[1]) and v.pile_size == len(s.pile)
-    assert not hasattr(v, "pile") and not hasattr(v, "hands") and not hasattr(v, "_state")
-    for name in v.__slots__:
-        val = getattr(v, name)
-        assert val is not s.pile and val is not s.hands
+    assert v.hand == tuple(s.hands[1]) and v.hands == s.hands[1] and v.pile_size == len(s.pile)
+    assert list(v.hand_sizes) == v.hands_sizes == [len(h) for h in s.hands]
+    assert v.stack_size == v.kaiju_stack_size == len(s.kaiju_stack)
+    assert v.stack_contents == tuple(sorted(s.kaiju_stack)) and v.pool == ()
+    for hidden in ("pile", "kaiju_stack", "cache", "fresh", "tally", "placed"):
+        assert not hasattr(v, hidden)
+    for name in dir(v):
+        if not name.startswith("_"):
+            val = getattr(v, name)
+            assert val is not s.pile and val is not s.hands and val is not s.pool and val is not s.kaiju_stack
 
 
 def test_random_playouts_conserve_tiles_and_end():

@@ -21,7 +21,7 @@ and caches a :class:`StateSpec`:
   ``unseen`` lists, sorted, the cards the seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
-  same numbers.  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state;
+  same numbers; each kind of card (``cards=`` of a declaration) is pooled and dealt on its own.  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state;
   ``determinize(view, rng)`` re-deals a copy of the state behind the view: it depends on the
   public data and on the multiset of unseen cards only.
 """
@@ -86,11 +86,17 @@ class StateSpec:
     def hidden_places(self, state, seat: int) -> list[tuple[list, int, int]]:
         """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
         order of the fields and, within a per-seat field, of the seats."""
-        places = []
+        return [place for group in self.hidden_groups(state, seat) for place in group]
+
+    def hidden_groups(self, state, seat: int) -> list[list[tuple[list, int, int]]]:
+        """:meth:`hidden_places` grouped by the kind of card (``Component.cards``), the groups in
+        the order of their first field: a re-deal deals each group among its own places."""
+        groups: dict[str, list] = {}
         for f in self.fields:
             c = f.component
             if c is None or c.kind == "scratch" or c.visible == EVERYONE:
                 continue
+            places = groups.setdefault(c.cards, [])
             value = getattr(state, f.name)
             if c.kind == "hands":
                 for k, hand in enumerate(value):
@@ -98,7 +104,7 @@ class StateSpec:
                         places.append((hand, 0, len(hand)))
             elif c.visible == NOBODY:
                 places.append((value, 0, len(value)))
-        return places
+        return list(groups.values())
 
 
 @lru_cache(maxsize=None)
@@ -414,16 +420,17 @@ def view(state, seat: int, base: type = View):
 
 def redeal(state, seat: int, rng) -> None:
     """Re-deal, in place, the cards ``seat`` cannot see: pooled, sorted, shuffled with ``rng``
-    (a ``random.Random``) and dealt back in the same places and numbers."""
-    places = spec(type(state)).hidden_places(state, seat)
-    pool = sorted_cards([card for place, start, count in places for card in place[start:start + count]])
-    if not pool:
-        return
-    rng.shuffle(pool)
-    at = 0
-    for place, start, count in places:
-        place[start:start + count] = pool[at:at + count]
-        at += count
+    (a ``random.Random``) and dealt back in the same places and numbers - each kind of card
+    (``Component.cards``) on its own, the kinds in the order of their first field."""
+    for places in spec(type(state)).hidden_groups(state, seat):
+        pool = sorted_cards([card for place, start, count in places for card in place[start:start + count]])
+        if not pool:
+            continue
+        rng.shuffle(pool)
+        at = 0
+        for place, start, count in places:
+            place[start:start + count] = pool[at:at + count]
+            at += count
 
 
 def resample_hidden(state, seat: int, rng):
