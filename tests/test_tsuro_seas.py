@@ -63,7 +63,7 @@ def build(n=2, ships=None, tiles=None, kaiju=None, hands=None, pile=None, active
     """A hand-built state: ``tiles`` {(r, c): oriented pairs}, ``kaiju`` {(r, c): (id, rotation)},
     ``ships`` {seat: (r, c, port)} (missing seats are already eliminated)."""
     ships = ships or {}
-    s = TsuroState(params=params or TsuroParams(), n=n, phase=phase, current=active, active=active, turn=turn,
+    s = TsuroState(params=params or TsuroParams(), players=n, phase=phase, current=active, active=active, turn=turn,
                    board=[-1] * 49, kaiju=[-1] * 49, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
                    kaiju_stack=list(stack or []), pile=list(pile or []),
                    hands=[list(h) for h in hands] if hands else [[] for _ in range(n)],

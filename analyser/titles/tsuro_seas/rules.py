@@ -561,7 +561,7 @@ def _true():
 class TsuroState:
     """Full Tsuro of the Seas state, hidden information included.
 
-    * ``phase``: ``start`` (choosing start points), ``relocate`` (a start-point move decision),
+    * ``players``: the number of seats (also ``n``); ``phase``: ``start`` (choosing start points), ``relocate`` (a start-point move decision),
       ``place``, ``exchange`` or ``over``; ``current`` decides; ``active`` is whose turn it is;
       ``turn`` counts turns (1 = the first turn).
     * ``board[sq]``: ``tile * 4 + rotation`` or -1; ``kaiju[sq]``: daikaiju id or -1; ``kaiju_sq[k]``
@@ -594,7 +594,7 @@ class TsuroState:
     """
 
     params: TsuroParams
-    n: int
+    players: int
     phase: str
     current: int
     active: int
@@ -625,6 +625,11 @@ class TsuroState:
     tally: list | None = scratch(_nothing)
     placed: list | None = scratch(_nothing)
 
+    @property
+    def n(self) -> int:
+        """The number of seats (``players``)."""
+        return self.players
+
 
 class TsuroView(View):
     """What a seat sees: everything public plus its own hand (a live view of the state).
@@ -634,7 +639,7 @@ class TsuroView(View):
     ``elim_square``, ``tasks``, ``face``, ``reloc``, ``afloat``, ...: the state's own lists -- read
     them, never change them), ``hands`` (this seat's hand), ``hands_sizes``, ``pile_size`` and
     ``kaiju_stack_size``: ``hand`` is this seat's hand as a tuple; ``hand_sizes`` every seat's hand
-    size; ``positions`` the ships (``pos``); ``n_players``; ``pool`` the tiles offered for
+    size; ``positions`` the ships (``pos``); ``n_players`` (``players``); ``pool`` the tiles offered for
     exchange (only to the active seat in the exchange phase); ``stack_size`` and
     ``stack_contents`` the daikaiju stack's size and contents (ascending ids: which ones is
     public, their order is not).  ``preview(action)`` gives the outcome of a placement (see
@@ -645,7 +650,7 @@ class TsuroView(View):
 
     @property
     def n_players(self) -> int:
-        return self._state.n
+        return self._state.players
 
     @property
     def positions(self) -> list[int]:
@@ -760,7 +765,7 @@ class TsuroSeas(Game):
         hands = []
         for _ in range(n_players):
             hands.append([tiles.pop() for _ in range(3)])
-        s = TsuroState(params=params, n=n_players, phase="start", current=0, active=0, turn=0,
+        s = TsuroState(params=params, players=n_players, phase="start", current=0, active=0, turn=0,
                        board=[-1] * SQUARES, kaiju=[-1] * SQUARES, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
                        kaiju_stack=[], pile=tiles, hands=hands, pos=[-1] * n_players,
                        alive=[True] * n_players, elim_turn=[0] * n_players, elim_cause=[""] * n_players,
@@ -1326,7 +1331,7 @@ def _state_schema(min_players: int, max_players: int):
     class TsuroStateSchema(StateModel):
         game: Literal["tsuro-seas"] = "tsuro-seas"
         params: dict[text(40), bool | int | float | text(4096)] = {}
-        n: whole(min_players, max_players)
+        players: whole(min_players, max_players)
         phase: Literal["start", "relocate", "place", "exchange", "over"]
         current: seat
         active: seat
@@ -1355,7 +1360,7 @@ def _state_schema(min_players: int, max_players: int):
 
         @model_validator(mode="after")
         def _per_seat(self):
-            n = self.n
+            n = self.players
             seat_lists(self, n, "hands", "pool", "pos", "alive", "elim_turn", "elim_cause", "elim_square",
                        "afloat")
             cap = self.params.get("max_turns", 500)
