@@ -674,6 +674,29 @@ def test_json_pickle_clone_round_trip():
         GAME.action_from_json({"jump": 1})
 
 
+def test_resample_hidden_redeals_what_each_seat_cannot_see_and_keeps_daikaiju_apart():
+    kill = "01 25 37 46"
+    s = build(n=3, ships={0: (0, 3, 4), 1: (0, 3, 1), 2: (6, 0, 5)}, tiles={(1, 3): SAFE},
+              hands=[[tid(kill), 10, 11], [20, 21, 22], [30, 31, 32]], pile=[1, 2, 3, 4, 5, 6], stack=[7, 8, 9],
+              params=TsuroParams(daikaiju="on"))
+    GAME.apply(s, place(kill), random.Random(0))
+    assert s.phase == "exchange" and s.pool == [[20, 21, 22], [], []]
+    tiles = Counter(s.pile) + sum((Counter(h) for h in s.hands + s.pool), Counter())
+    for seat in range(3):
+        moved = 0
+        for k in range(8):
+            t = GAME.resample_hidden(s, seat, random.Random(k))
+            assert sorted(t.kaiju_stack) == [7, 8, 9]  # the stack keeps its daikaiju, no tile joins it
+            assert Counter(t.pile) + sum((Counter(h) for h in t.hands + t.pool), Counter()) == tiles
+            assert t.hands[seat] == s.hands[seat] and [len(h) for h in t.hands] == [len(h) for h in s.hands]
+            assert [len(p) for p in t.pool] == [3, 0, 0] and t.board == s.board
+            if seat == 0:  # the exchanger sees what it is offered
+                assert t.pool[0] == s.pool[0]
+            moved += t.pool[0] != s.pool[0] or t.pile != s.pile
+        assert moved > 0
+    assert GAME.view(s, 0).pool == (20, 21, 22) and GAME.view(s, 1).pool == () == GAME.view(s, 2).pool
+
+
 def test_same_seed_same_game():
     a, b = _midgame(9, steps=200), _midgame(9, steps=200)
     assert a == b
