@@ -128,6 +128,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -648,13 +649,9 @@ class TsuroView(View):
 
     __slots__ = ()
 
-    @property
-    def n_players(self) -> int:
-        return self._state.players
-
-    @property
-    def positions(self) -> list[int]:
-        return self._state.pos
+    #: the number of seats (``players``); the ships (``pos``): read through like the fields
+    n_players = property(attrgetter("_state.players"))
+    positions = property(attrgetter("_state.pos"))
 
     @property
     def hand(self) -> tuple[int, ...]:
@@ -679,8 +676,10 @@ class TsuroView(View):
     def preview(self, action: Place):
         """Outcome of placing ``action`` in front of the active ship: ``[(seat, fate, end, where)]``."""
         s = self._state
-        if s.cache is not None and s.phase == "place" and action in s.cache[1]:
-            return s.cache[1][action]
+        if s.cache is not None and s.phase == "place":
+            res = s.cache[1].get(action)
+            if res is not None:
+                return res
         sq = s.pos[s.active] >> 3
         board = list(s.board)
         board[sq] = action.tile * 4 + action.rotation
