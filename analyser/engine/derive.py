@@ -21,9 +21,10 @@ and caches a :class:`StateSpec`:
   ``unseen`` lists, sorted, the cards the seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
-  same numbers; each kind of card (``cards=`` of a declaration) is pooled and dealt on its own.  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state;
-  ``determinize(view, rng)`` re-deals a copy of the state behind the view: it depends on the
-  public data and on the multiset of unseen cards only.
+  same numbers; each kind of card (``cards=`` of a declaration) is pooled and dealt on its own.
+  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state; ``determinize(view, rng)``
+  re-deals a copy of the state behind the view: it depends on the public data and on the
+  multiset of unseen cards only.
 """
 
 from __future__ import annotations
