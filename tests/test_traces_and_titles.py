@@ -116,8 +116,8 @@ def test_tsuro_json_trace_lines_carry_their_events():
     lines = [json.loads(x) for x in r.output.splitlines()]
     steps = lines[:-1]
     assert all("events" in x for x in steps)
-    placed = [x for x in steps if "place" in x["action"]]
-    assert placed and all(x["events"][0].startswith(f"seat {x['seat']} places #{x['action']['place'][0]} ")
+    placed = [x for x in steps if x["action"]["type"] == "Place"]
+    assert placed and all(x["events"][0].startswith(f"seat {x['seat']} places #{x['action']['tile']} ")
                           for x in placed)
     sunk = [e for x in steps for e in x["events"] if SINK.match(e)]
     final = lines[-1]["final"]
@@ -149,21 +149,22 @@ def test_tsuro_score_counts_the_ships_own_turns_afloat(monkeypatch):
     assert checked > 20  # the old global count differs in almost every game
 
 
-def test_tsuro_loading_a_state_honours_each_daikaiju_entrys_rotation():
+def test_tsuro_loading_a_state_honours_an_edited_daikaiju_rotation():
     trail, _ = play_tsuro(3)
     d = TSURO.state_to_dict(trail[6][0])
-    k, r, c, rot = d["daikaiju"][0]
-    d["daikaiju"][0][3] = (rot + 1) % 4  # edited in the entry only
+    k = next(k for k, sq in enumerate(d["kaiju_sq"]) if sq >= 0)
+    rot = d["kaiju_rot"][k]
+    d["kaiju_rot"][k] = (rot + 1) % 4
     s = TSURO.state_from_dict(d)
-    assert s.kaiju_rot[k] == (rot + 1) % 4
-    assert TSURO.state_to_dict(s)["daikaiju"][0][3] == (rot + 1) % 4
+    assert s.kaiju_rot[k] == (rot + 1) % 4 and s.kaiju[s.kaiju_sq[k]] == k
+    assert TSURO.state_to_dict(s)["kaiju_rot"][k] == (rot + 1) % 4
 
 
 def test_tsuro_sunk_hands_leave_the_pool_when_a_placement_ends_the_game():
     ended_by_placement = 0
     for seed in range(60):
         trail, final = play_tsuro(seed, n=2, specs=("aggressive",))
-        assert final.pool == []
+        assert final.pool == [[], []]
         TSURO.check_invariants(final)
         last = trail[-1][1]
         if type(last).__name__ == "Place" and final.end_reason == "last_ship":

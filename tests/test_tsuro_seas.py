@@ -63,13 +63,13 @@ def build(n=2, ships=None, tiles=None, kaiju=None, hands=None, pile=None, active
     """A hand-built state: ``tiles`` {(r, c): oriented pairs}, ``kaiju`` {(r, c): (id, rotation)},
     ``ships`` {seat: (r, c, port)} (missing seats are already eliminated)."""
     ships = ships or {}
-    s = TsuroState(params=params or TsuroParams(), n=n, phase=phase, current=active, active=active, turn=turn,
+    s = TsuroState(params=params or TsuroParams(), players=n, phase=phase, current=active, active=active, turn=turn,
                    board=[-1] * 49, kaiju=[-1] * 49, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
                    kaiju_stack=list(stack or []), pile=list(pile or []),
                    hands=[list(h) for h in hands] if hands else [[] for _ in range(n)],
                    pos=[-1] * n, alive=[True] * n, elim_turn=[0] * n, elim_cause=[""] * n,
-                   elim_square=[-1] * n, tasks=[], face=0, reloc=[], pool=[], winners=[], end_reason="",
-                   events=[], prev_events=[])
+                   elim_square=[-1] * n, tasks=[], face=0, reloc=[], winners=[], end_reason="",
+                   events=[], prev_events=[], afloat=[0] * n, pool=[[] for _ in range(n)])
     for (r, c), pairs in (tiles or {}).items():
         t, rot = tile_of(parse_pairs(pairs))
         s.board[sq(r, c)] = t * 4 + rot
@@ -99,7 +99,7 @@ def begin(s, seat, rng):
 
 
 def tile_count(s):
-    return sum(1 for c in s.board if c >= 0) + len(s.pile) + sum(map(len, s.hands)) + len(s.pool)
+    return sum(1 for c in s.board if c >= 0) + len(s.pile) + sum(map(len, s.hands)) + sum(map(len, s.pool))
 
 
 # --------------------------------------------------------------------------------------------
@@ -674,6 +674,29 @@ def test_json_pickle_clone_round_trip():
         GAME.action_from_json({"jump": 1})
 
 
+def test_resample_hidden_redeals_what_each_seat_cannot_see_and_keeps_daikaiju_apart():
+    kill = "01 25 37 46"
+    s = build(n=3, ships={0: (0, 3, 4), 1: (0, 3, 1), 2: (6, 0, 5)}, tiles={(1, 3): SAFE},
+              hands=[[tid(kill), 10, 11], [20, 21, 22], [30, 31, 32]], pile=[1, 2, 3, 4, 5, 6], stack=[7, 8, 9],
+              params=TsuroParams(daikaiju="on"))
+    GAME.apply(s, place(kill), random.Random(0))
+    assert s.phase == "exchange" and s.pool == [[20, 21, 22], [], []]
+    tiles = Counter(s.pile) + sum((Counter(h) for h in s.hands + s.pool), Counter())
+    for seat in range(3):
+        moved = 0
+        for k in range(8):
+            t = GAME.resample_hidden(s, seat, random.Random(k))
+            assert sorted(t.kaiju_stack) == [7, 8, 9]  # the stack keeps its daikaiju, no tile joins it
+            assert Counter(t.pile) + sum((Counter(h) for h in t.hands + t.pool), Counter()) == tiles
+            assert t.hands[seat] == s.hands[seat] and [len(h) for h in t.hands] == [len(h) for h in s.hands]
+            assert [len(p) for p in t.pool] == [3, 0, 0] and t.board == s.board
+            if seat == 0:  # the exchanger sees what it is offered
+                assert t.pool[0] == s.pool[0]
+            moved += t.pool[0] != s.pool[0] or t.pile != s.pile
+        assert moved > 0
+    assert GAME.view(s, 0).pool == (20, 21, 22) and GAME.view(s, 1).pool == () == GAME.view(s, 2).pool
+
+
 def test_same_seed_same_game():
     a, b = _midgame(9, steps=200), _midgame(9, steps=200)
     assert a == b
@@ -682,11 +705,16 @@ def test_same_seed_same_game():
 def test_view_hides_other_hands_and_pile_order():
     s = _midgame(3, steps=8)
     v = GAME.view(s, 1)
-    assert v.hand == tuple(s.hands[1]) and v.pile_size == len(s.pile)
-    assert not hasattr(v, "pile") and not hasattr(v, "hands") and not hasattr(v, "_state")
-    for name in v.__slots__:
-        val = getattr(v, name)
-        assert val is not s.pile and val is not s.hands
+    assert v.hand == tuple(s.hands[1]) and not hasattr(v, "hands") and v.pile_size == len(s.pile)
+    assert list(v.hand_sizes) == v.hands_sizes == [len(h) for h in s.hands]
+    assert v.stack_size == v.kaiju_stack_size == len(s.kaiju_stack)
+    assert v.stack_contents == tuple(sorted(s.kaiju_stack)) and v.pool == ()
+    for hidden in ("pile", "kaiju_stack", "cache", "fresh", "tally", "placed"):
+        assert not hasattr(v, hidden)
+    for name in dir(v):
+        if not name.startswith("_"):
+            val = getattr(v, name)
+            assert val is not s.pile and val is not s.hands and val is not s.pool and val is not s.kaiju_stack
 
 
 def test_random_playouts_conserve_tiles_and_end():

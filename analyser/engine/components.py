@@ -29,7 +29,9 @@ revealed) is declared with :func:`secrets`.
 
 Cards in zones are immutable values (numbers, strings, tuples, named tuples, enums).  The cards a
 seat cannot see are, together, public knowledge as a multiset when the game's set of cards is
-known and every card is in some zone; that is what the default ``determinize`` re-deals.
+known and every card is in some zone; that is what the default ``determinize`` re-deals.  A game
+with two kinds of card (wake tiles and a stack of monsters) names the kind of the zones that hold
+the other one (``deck(cards="monsters")``): a re-deal never moves a card to a zone of another kind.
 
 A field declared with :func:`scratch` is not part of the state: a cache the rules keep for speed.
 It is left out of equality, the JSON round trip and views, and a copy starts it afresh.
@@ -55,10 +57,12 @@ class Component:
     seat), ``secrets`` (one value per seat that only its seat sees), ``dice`` (the faces
     showing), ``counters`` (one number per seat: scores, coins, a track), ``grid`` (rows of
     cells) or ``scratch`` (not part of the state).  ``visible``: one of
-    :data:`VISIBILITIES`."""
+    :data:`VISIBILITIES`.  ``cards``: the kind of card a zone holds ("" = the game's cards); a
+    re-deal keeps each kind in the zones of that kind."""
 
     kind: str
     visible: str = EVERYONE
+    cards: str = ""
 
     @property
     def per_seat(self) -> bool:
@@ -72,14 +76,16 @@ def _declare(component: Component, factory=list, compare: bool = True):
     return dataclasses.field(default_factory=factory, compare=compare, metadata={"component": component})
 
 
-def zone(visible: str = EVERYONE):
-    """An ordered zone of cards (a list; the top card last), seen by ``visible``."""
-    return _declare(Component("zone", visible))
+def zone(visible: str = EVERYONE, cards: str = ""):
+    """An ordered zone of cards (a list; the top card last), seen by ``visible``; ``cards``: the
+    kind of card it holds when the game has more than one ("" = the game's cards)."""
+    return _declare(Component("zone", visible, cards))
 
 
-def face_down():
-    """A face-down zone of cards (a deck): no seat sees the cards, every seat sees how many."""
-    return zone(NOBODY)
+def face_down(cards: str = ""):
+    """A face-down zone of cards (a deck): no seat sees the cards, every seat sees how many.
+    ``cards``: the kind of card it holds when the game has more than one."""
+    return zone(NOBODY, cards)
 
 
 def face_up():
@@ -87,9 +93,10 @@ def face_up():
     return zone(EVERYONE)
 
 
-def seat_zones(visible: str = OWNER):
-    """One zone of cards per seat (``hands[seat]``); by default each seat sees only its own."""
-    return _declare(Component("hands", visible))
+def seat_zones(visible: str = OWNER, cards: str = ""):
+    """One zone of cards per seat (``hands[seat]``); by default each seat sees only its own.
+    ``cards``: the kind of card they hold when the game has more than one."""
+    return _declare(Component("hands", visible, cards))
 
 
 def secrets(factory=list):

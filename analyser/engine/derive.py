@@ -25,9 +25,10 @@ and caches a :class:`StateSpec`:
   seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
-  same numbers.  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state;
-  ``determinize(view, rng)`` re-deals a copy of the state behind the view: it depends on the
-  public data and on the multiset of unseen cards only.
+  same numbers; each kind of card (``cards=`` of a declaration) is pooled and dealt on its own.
+  ``resample_hidden(state, seat, rng)`` re-deals a copy of the state; ``determinize(view, rng)``
+  re-deals a copy of the state behind the view: it depends on the public data and on the
+  multiset of unseen cards only.
 """
 
 from __future__ import annotations
@@ -91,8 +92,14 @@ class StateSpec:
         """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
         order of the fields and, within a per-seat field, of the seats.  Only zones and hands
         hold cards: hidden counters are numbers, never re-dealt."""
-        places = []
-        for name, per_seat, owner in self.hidden:
+        return [place for group in self.hidden_groups(state, seat) for place in group]
+
+    def hidden_groups(self, state, seat: int) -> list[list[tuple[list, int, int]]]:
+        """:meth:`hidden_places` grouped by the kind of card (``Component.cards``), the groups in
+        the order of their first field: a re-deal deals each group among its own places."""
+        groups: dict[str, list] = {}
+        for name, per_seat, owner, cards in self.hidden:
+            places = groups.setdefault(cards, [])
             value = getattr(state, name)
             if not per_seat:
                 places.append((value, 0, len(value)))
@@ -100,13 +107,14 @@ class StateSpec:
             for k, hand in enumerate(value):
                 if not owner or k != seat:
                     places.append((hand, 0, len(hand)))
-        return places
+        return list(groups.values())
 
     @property
-    def hidden(self) -> tuple[tuple[str, bool, bool], ...]:
-        """``(name, per seat, seen by its owner)`` of each field some seat cannot see."""
+    def hidden(self) -> tuple[tuple[str, bool, bool, str], ...]:
+        """``(name, per seat, seen by its owner, kind of card)`` of each zone some seat cannot see."""
         if self._hidden is None:
-            self._hidden = tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER)
+            self._hidden = tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER,
+                                  f.component.cards)
                                  for f in self.fields if f.component is not None
                                  and f.component.kind in ("zone", "hands")  # cards, not numbers
                                  and f.component.visible != EVERYONE)
@@ -450,45 +458,45 @@ def view(state, seat: int, base: type = View):
 
 def redeal(state, seat: int, rng) -> None:
     """Re-deal, in place, the cards ``seat`` cannot see: pooled, sorted, shuffled with ``rng``
-    (a ``random.Random``: the pool is ordered by one ``rng.random()`` key per card, a uniform
-    shuffle that costs less than ``rng.shuffle``) and dealt back in the same places and numbers."""
-    places = spec(type(state)).hidden_places(state, seat)
-    pool = sorted_cards([card for place, start, count in places for card in place[start:start + count]])
-    if not pool:
-        return
+    (a ``random.Random``: each pool is ordered by one ``rng.random()`` key per card, a uniform
+    shuffle that costs less than ``rng.shuffle``) and dealt back in the same places and numbers -
+    each kind of card (``Component.cards``) on its own, the kinds in the order of their first
+    field."""
+    for places in spec(type(state)).hidden_groups(state, seat):
+        pool = sorted_cards([card for place, start, count in places for card in place[start:start + count]])
+        deal(places, shuffled(pool, rng))
+
+
+def shuffled(pool: list, rng) -> list:
+    """``pool`` in a uniformly random order: sorted by one ``rng.random()`` key per card."""
     random = rng.random
     keys = [random() for _ in pool]
-    pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+    return [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+
+
+def deal(places: list[tuple[list, int, int]], cards: list) -> None:
+    """Deal ``cards`` in order into ``places`` (``(list, start, count)``), each its count."""
     at = 0
     for place, start, count in places:
-        place[start:start + count] = pool[at:at + count]
+        place[start:start + count] = cards[at:at + count]
         at += count
 
 
 def sampler(seat_view: View):
     """``sample(rng) -> state`` equal to ``determinize(seat_view, rng)``, drawing the same random
-    numbers, with the pool of unseen cards sorted once: what one decision of the search samples
+    numbers, with the pools of unseen cards sorted once: what one decision of the search samples
     many times (the state behind the view must not change in between)."""
     state, seat = seat_view._state, seat_view.seat
     clone_state = spec(type(state)).clone
-    hidden_places = spec(type(state)).hidden_places
+    hidden_groups = spec(type(state)).hidden_groups
     base = clone_state(state)
-    pool = sorted_cards([card for place, start, count in hidden_places(base, seat)
-                         for card in place[start:start + count]])
-    m = len(pool)
-    order = range(m)
+    pools = [sorted_cards([card for place, start, count in places for card in place[start:start + count]])
+             for places in hidden_groups(base, seat)]
 
     def sample(rng):
         out = clone_state(base)
-        if not m:
-            return out
-        random = rng.random
-        keys = [random() for _ in order]
-        dealt = [pool[i] for i in sorted(order, key=keys.__getitem__)]
-        at = 0
-        for place, start, count in hidden_places(out, seat):
-            place[start:start + count] = dealt[at:at + count]
-            at += count
+        for places, pool in zip(hidden_groups(out, seat), pools):
+            deal(places, shuffled(pool, rng))
         return out
 
     return sample

@@ -1,8 +1,9 @@
 """Tsuro of the Seas: lay wake tiles, sail your ship, dodge sea monsters.  Rules: rules.md (``analyser rules tsuro-seas``).
 
-The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (plain data
-with a JSON round trip), ``TsuroView`` (what one seat may see) and ``TsuroSeas`` (the stateless
-forward model).  2-8 players (default 4) on a 7x7 board.
+The module follows the DAO model: ``TsuroParams`` (every rule option), ``TsuroState`` (a dataclass
+of plain values and components: the engine derives its copy, JSON round trip, views and re-deal of
+what a seat cannot see), ``TsuroView`` (helpers on what one seat may see) and ``TsuroSeas`` (the
+stateless forward model).  2-8 players (default 4) on a 7x7 board.
 
 Geometry
 --------
@@ -107,9 +108,12 @@ only within one legal list): :class:`Start`, :class:`MoveStart` (square as ``(ro
 hand in ascending id, each in its distinct rotations 0-3 (a symmetric tile keeps only the first
 rotation of each different layout).
 
-Hidden information: a :class:`TsuroView` holds its own hand, the board, ships and daikaiju, the
-pile's size and every hand's size, never another hand nor the pile's order; the exchange pool is
-shown only to the active seat while it exchanges.
+Hidden information, declared once on :class:`TsuroState`: a seat's view holds its own hand, the
+board, ships and daikaiju, the pile's size and every hand's size, never another hand nor the
+pile's order; the exchange pool is shown only to the active seat while it exchanges (it is that
+seat's own per-seat entry); the daikaiju stack shows its size and contents, not its order.  The
+default ``determinize`` and ``resample_hidden`` deal the unseen tiles (the pile, the other hands
+and a pool offered to another seat) again, and shuffle the daikaiju stack on its own.
 
 Speed: tile layouts, port maps and neighbour maps are precomputed into flat lists; the legal
 placements and their outcomes are computed once per decision and cached on the state (the cache
@@ -124,10 +128,14 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
+from analyser.engine import components
+from analyser.engine.components import counters, deck, scratch
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.derive import View
 from analyser.io.files import read_component_rows
 
 # --------------------------------------------------------------------------------------------
@@ -541,127 +549,141 @@ DIAMOND = tuple(_diamond(sq) for sq in range(SQUARES))
 # State and view
 # --------------------------------------------------------------------------------------------
 
-_SLOTS = ("params", "n", "phase", "current", "active", "turn", "board", "kaiju", "kaiju_sq", "kaiju_rot",
-          "kaiju_stack", "pile", "hands", "pos", "alive", "elim_turn", "elim_cause", "elim_square",
-          "tasks", "face", "reloc", "pool", "winners", "end_reason", "events", "prev_events", "afloat")
+def _nothing():
+    """The start of a scratch field that holds nothing yet."""
+    return None
 
 
+def _true():
+    return True
+
+
+@dataclass(slots=True)
 class TsuroState:
     """Full Tsuro of the Seas state, hidden information included.
 
-    * ``phase``: ``start`` (choosing start points), ``relocate`` (a start-point move decision),
+    * ``players``: the number of seats (also ``n``); ``phase``: ``start`` (choosing start points), ``relocate`` (a start-point move decision),
       ``place``, ``exchange`` or ``over``; ``current`` decides; ``active`` is whose turn it is;
       ``turn`` counts turns (1 = the first turn).
     * ``board[sq]``: ``tile * 4 + rotation`` or -1; ``kaiju[sq]``: daikaiju id or -1; ``kaiju_sq[k]``
       and ``kaiju_rot[k]``: square (-1 when not on the board) and rotation of daikaiju k (id
-      ``2 * (number - 1) + (0 gold, 1 blue)``); ``kaiju_stack``: unplaced daikaiju, top last.
-    * ``pile``: the draw pile, bottom first, top last; ``hands[seat]``: tile ids.
+      ``2 * (number - 1) + (0 gold, 1 blue)``).
     * ``pos[seat]``: ship state ``square * 8 + port`` (square in front, entry port), -1 if none.
     * ``alive``, ``elim_turn`` (0 = afloat), ``elim_cause``, ``elim_square`` (-1 = none).
     * ``tasks``: daikaiju steps still to do this turn (id = that daikaiju acts, -1 = place one);
       ``face``: the die face of this turn's step (0 = none); ``reloc``: seats with a pending
-      start-point move, first = deciding; ``pool``: tiles offered by the elimination bonus.
+      start-point move, first = deciding.
     * ``winners``, ``end_reason`` once over; ``events``: this turn's log as small tuples (for the
       text display and the trace); ``prev_events``: the log of the earlier turns since the last
       decision (usually the previous turn; several when turns passed without a decision, e.g. a
       ship sunk in its daikaiju step, so no event is lost between two decisions).
     * ``afloat[seat]``: the ship's own turns completed afloat (its score).
 
-    ``fresh`` (not part of the state's value) is set by ``apply`` so that the first turn beginning
-    during an action starts ``prev_events`` anew.  ``tally`` (not part of the state's value
-    either): per seat, the id of every wake tile it placed (:meth:`TsuroSeas.components`); a
-    list in a game dealt by ``initial_state``, None in a copy or a state loaded from a dict.
-    ``placed`` (not part of the value either; kept like ``tally``): per seat, ``(tile, kept)`` of
+    Hidden information (components): ``pile``, the draw pile (bottom first, top last), face down;
+    ``hands[seat]``, tile ids, each seen by its owner; ``pool[seat]``, the tiles the elimination
+    bonus offers to ``seat`` (only the active seat's entry is ever filled, in the exchange phase),
+    seen by that seat; ``kaiju_stack``, the unplaced daikaiju (top last), face down and a kind of
+    card of its own (which ones are in it is public: :attr:`TsuroView.stack_contents`).
+
+    Scratch (not part of the state's value; a copy starts them afresh): ``cache``, the legal
+    actions and placement outcomes of the current decision; ``fresh``, set by ``apply`` so that
+    the first turn beginning during an action starts ``prev_events`` anew; ``tally``, per seat, the
+    id of every wake tile it placed (:meth:`TsuroSeas.components`), a list in a game dealt by
+    ``initial_state``, None in a copy or a loaded state; ``placed``, per seat, ``(tile, kept)`` of
     every wake tile it placed (``kept``: its own ship stayed afloat through that placement), for
-    the per-placement measure (the ``placements`` metric); None like ``tally``.
+    the ``placements`` metric; None like ``tally``.
     """
 
-    __slots__ = _SLOTS + ("cache", "fresh", "tally", "placed")
+    params: TsuroParams
+    players: int
+    phase: str
+    current: int
+    active: int
+    turn: int
+    board: list[int]
+    kaiju: list[int]
+    kaiju_sq: list[int]
+    kaiju_rot: list[int]
+    pos: list[int]
+    alive: list[bool]
+    elim_turn: list[int]
+    elim_cause: list[str]
+    elim_square: list[int]
+    tasks: list[int]
+    face: int
+    reloc: list[int]
+    winners: list[int]
+    end_reason: str
+    events: list[tuple[int | str, ...]]
+    prev_events: list[tuple[int | str, ...]]
+    afloat: list[int] = counters()
+    pile: list[int] = deck()
+    hands: list[list[int]] = components.hands()
+    pool: list[list[int]] = components.hands()
+    kaiju_stack: list[int] = deck(cards="daikaiju")
+    cache: tuple | None = scratch(_nothing)
+    fresh: bool = scratch(_true)
+    tally: list | None = scratch(_nothing)
+    placed: list | None = scratch(_nothing)
 
-    def __init__(self, **kw):
-        if "afloat" not in kw:
-            kw["afloat"] = [0] * kw["n"]
-        for k in _SLOTS:
-            setattr(self, k, kw[k])
-        self.cache = None
-        self.fresh = True
-        self.tally = None
-        self.placed = None
-
-    def __eq__(self, other):
-        return isinstance(other, TsuroState) and all(getattr(self, k) == getattr(other, k) for k in _SLOTS)
-
-    def __getstate__(self):
-        return {k: getattr(self, k) for k in _SLOTS}
-
-    def __setstate__(self, d):
-        for k in _SLOTS:
-            setattr(self, k, d[k])
-        self.cache = None
-        self.fresh = True
-        self.tally = None
-        self.placed = None
+    @property
+    def n(self) -> int:
+        """The number of seats (``players``)."""
+        return self.players
 
 
-class TsuroView:
-    """What a seat sees: everything public plus its own hand.
+class TsuroView(View):
+    """What a seat sees: everything public plus its own hand (a live view of the state).
 
-    ``board``, ``kaiju``, ``kaiju_sq``, ``kaiju_rot``, ``positions`` and ``alive`` are the state's own
-    lists -- read them, never change them.  ``hand`` is this seat's hand; ``hand_sizes`` every seat's
-    hand size; ``pile_size`` and ``stack_size`` the draw pile and daikaiju stack sizes; ``pool`` the
-    tiles offered for exchange (only to the active seat in the exchange phase).  ``preview(action)``
-    gives the outcome of a placement (see :func:`resolve`).
-
-    The rest of the public record, for rebuilding a state (:meth:`TsuroSeas.determinize`):
-    ``current`` (who decides), ``elim_turn``, ``elim_cause``, ``elim_square`` (as in
-    :class:`TsuroState`), ``tasks`` and ``face`` (this turn's daikaiju steps still to come and the
-    die face), ``reloc`` (seats with a pending start-point move), ``afloat`` (each ship's own
-    turns completed afloat: the score) and ``stack_contents`` (the daikaiju still in the stack,
-    ascending ids: which ones is public, their order is not).
+    Besides the state's public fields (``board``, ``kaiju``, ``kaiju_sq``, ``kaiju_rot``, ``pos``,
+    ``alive``, ``current``, ``active``, ``phase``, ``turn``, ``elim_turn``, ``elim_cause``,
+    ``elim_square``, ``tasks``, ``face``, ``reloc``, ``afloat``, ...: the state's own lists -- read
+    them, never change them), ``hands`` (this seat's hand), ``hands_sizes``, ``pile_size`` and
+    ``kaiju_stack_size``: ``hand`` is this seat's hand as a tuple; ``hand_sizes`` every seat's hand
+    size; ``positions`` the ships (``pos``); ``n_players`` (``players``); ``pool`` the tiles offered for
+    exchange (only to the active seat in the exchange phase); ``stack_size`` and
+    ``stack_contents`` the daikaiju stack's size and contents (ascending ids: which ones is
+    public, their order is not).  ``preview(action)`` gives the outcome of a placement (see
+    :func:`resolve`).
     """
 
-    __slots__ = ("seat", "params", "n_players", "phase", "active", "turn", "board", "kaiju", "kaiju_sq",
-                 "kaiju_rot", "positions", "alive", "hand", "hand_sizes", "pile_size", "stack_size", "pool",
-                 "current", "elim_turn", "elim_cause", "elim_square", "tasks", "face", "reloc",
-                 "stack_contents", "afloat", "_outcomes")
+    __slots__ = ()
 
-    def __init__(self, s: TsuroState, seat: int):
-        self.seat = seat
-        self.params = s.params
-        self.n_players = s.n
-        self.phase = s.phase
-        self.active = s.active
-        self.turn = s.turn
-        self.board = s.board
-        self.kaiju = s.kaiju
-        self.kaiju_sq = s.kaiju_sq
-        self.kaiju_rot = s.kaiju_rot
-        self.positions = s.pos
-        self.alive = s.alive
-        self.hand = tuple(s.hands[seat])
-        self.hand_sizes = tuple(len(h) for h in s.hands)
-        self.pile_size = len(s.pile)
-        self.stack_size = len(s.kaiju_stack)
-        self.pool = tuple(s.pool) if (s.phase == "exchange" and seat == s.active) else ()
-        self.current = s.current
-        self.elim_turn = s.elim_turn
-        self.elim_cause = s.elim_cause
-        self.elim_square = s.elim_square
-        self.tasks = s.tasks
-        self.face = s.face
-        self.reloc = s.reloc
-        self.stack_contents = tuple(sorted(s.kaiju_stack))
-        self.afloat = s.afloat
-        self._outcomes = s.cache[1] if (s.cache is not None and s.phase == "place") else None
+    #: the number of seats (``players``); the ships (``pos``): read through like the fields
+    n_players = property(attrgetter("_state.players"))
+    positions = property(attrgetter("_state.pos"))
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        return tuple(self._state.hands[self.seat])
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self._state.hands)
+
+    @property
+    def pool(self) -> tuple[int, ...]:
+        return tuple(self._state.pool[self.seat])
+
+    @property
+    def stack_size(self) -> int:
+        return len(self._state.kaiju_stack)
+
+    @property
+    def stack_contents(self) -> tuple[int, ...]:
+        return tuple(sorted(self._state.kaiju_stack))
 
     def preview(self, action: Place):
         """Outcome of placing ``action`` in front of the active ship: ``[(seat, fate, end, where)]``."""
-        if self._outcomes is not None and action in self._outcomes:
-            return self._outcomes[action]
-        sq = self.positions[self.active] >> 3
-        board = list(self.board)
+        s = self._state
+        if s.cache is not None and s.phase == "place":
+            res = s.cache[1].get(action)
+            if res is not None:
+                return res
+        sq = s.pos[s.active] >> 3
+        board = list(s.board)
         board[sq] = action.tile * 4 + action.rotation
-        return resolve(board, self.kaiju, self.positions, sq)
+        return resolve(board, s.kaiju, s.pos, sq)
 
 
 # --------------------------------------------------------------------------------------------
@@ -694,6 +716,9 @@ class TsuroSeas(Game):
     max_players = 8
     default_players = 4
     Params = TsuroParams
+    State = TsuroState
+    View = TsuroView
+    action_types = (Start, MoveStart, Place, Exchange)
     score_unit = "turns afloat"
     #: The last ship afloat wins (rules.md, "End"), not the most turns afloat.
     outcome = "other"
@@ -739,12 +764,13 @@ class TsuroSeas(Game):
         hands = []
         for _ in range(n_players):
             hands.append([tiles.pop() for _ in range(3)])
-        s = TsuroState(params=params, n=n_players, phase="start", current=0, active=0, turn=0,
+        s = TsuroState(params=params, players=n_players, phase="start", current=0, active=0, turn=0,
                        board=[-1] * SQUARES, kaiju=[-1] * SQUARES, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
                        kaiju_stack=[], pile=tiles, hands=hands, pos=[-1] * n_players,
                        alive=[True] * n_players, elim_turn=[0] * n_players, elim_cause=[""] * n_players,
-                       elim_square=[-1] * n_players, tasks=[], face=0, reloc=[], pool=[], winners=[],
-                       end_reason="", events=[], prev_events=[])
+                       elim_square=[-1] * n_players, tasks=[], face=0, reloc=[], winners=[],
+                       end_reason="", events=[], prev_events=[], afloat=[0] * n_players,
+                       pool=[[] for _ in range(n_players)])
         s.tally = [[] for _ in range(n_players)]
         s.placed = [[] for _ in range(n_players)]
         if params.daikaiju == "on":
@@ -776,9 +802,6 @@ class TsuroSeas(Game):
     def is_terminal(self, s: TsuroState) -> bool:
         return s.phase == "over"
 
-    def view(self, s: TsuroState, seat: int) -> TsuroView:
-        return TsuroView(s, seat)
-
     def legal_actions(self, s: TsuroState):
         """Legal actions of ``s.current`` in a documented order (see the module docstring)."""
         if s.cache is not None:
@@ -793,7 +816,7 @@ class TsuroSeas(Game):
         elif phase == "relocate":
             legal = self._relocations(s, s.reloc[0])
         elif phase == "exchange":
-            legal = self._exchanges(s.hands[s.active], s.pool)
+            legal = self._exchanges(s.hands[s.active], s.pool[s.active])
         else:
             legal = ()
         s.cache = (legal, info)
@@ -877,7 +900,7 @@ class TsuroSeas(Game):
             self._run_step(s, rng)
         elif phase == "exchange":
             s.cache = None
-            hand, pool = s.hands[s.active], s.pool
+            hand, pool = s.hands[s.active], s.pool[s.active]
             for t in action.give:
                 hand.remove(t)
                 pool.append(t)
@@ -887,7 +910,7 @@ class TsuroSeas(Game):
             if action.give:
                 s.events.append(("exchange", s.active, len(action.give)))
             self._to_bottom(s, pool)
-            s.pool = []
+            s.pool[s.active] = []
             self._finish_turn(s, rng)
         else:
             raise ValueError("the game is over")
@@ -1098,18 +1121,17 @@ class TsuroSeas(Game):
                 victims.append((seat, FATE_CAUSE[fate], where))
         bonus = s.params.elimination_bonus == "on"
         if victims:
-            pool = s.pool = []
+            pool = []
             self._sink(s, victims, pool if bonus and all(v[0] != a for v in victims) else None)
             if s.phase == "over":  # no exchange at the end: the sunk hands go under the pile
                 self._to_bottom(s, pool)
-                s.pool = []
                 return
             if s.alive[a] and pool and s.hands[a]:
+                s.pool[a] = pool  # offered to the active seat only
                 s.phase = "exchange"
                 s.current = a
                 return
             self._to_bottom(s, pool)
-            s.pool = []
         self._finish_turn(s, rng)
 
     def _draw(self, s: TsuroState, seat: int) -> None:
@@ -1138,54 +1160,6 @@ class TsuroSeas(Game):
         s.current = seat
         s.phase = "turn"
         self._begin_turn(s, rng)
-
-    # -- search -------------------------------------------------------------------------------
-    def determinize(self, view: TsuroView, rng) -> TsuroState:
-        """A full state consistent with ``view`` (for :mod:`analyser.engine.search`).
-
-        Board, daikaiju, ships, fates and the turn's pending steps are copied from the view.  The
-        tiles the seat cannot see (the tile set minus the board, its own hand and, while it
-        exchanges, the pool) are shuffled with ``rng`` and dealt: each other seat gets as many as
-        it holds (``hand_sizes``), the draw pile as many as it holds (``pile_size``, in random
-        order), and whatever is left is the exchange pool hidden from this seat.  The daikaiju
-        stack (``stack_contents``) is put in a random order.  Not inferred: where a tile a
-        daikaiju sank lies in the pile (it went under the pile face up, but the view does not
-        keep which tiles those were), so the pile is treated as uniformly random.
-        """
-        n, seat = view.n_players, view.seat
-        left = list(load_tiles(view.params.tiles))
-        counts: dict[int, int] = {}
-        for t in left:
-            counts[t] = counts.get(t, 0) + 1
-        known = [c >> 2 for c in view.board if c >= 0] + list(view.hand) + list(view.pool)
-        for t in known:
-            counts[t] -= 1
-        unseen = [t for t in sorted(counts) for _ in range(counts[t])]
-        rnd = rng.random
-        keys = [rnd() for _ in unseen]
-        unseen = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
-        hands = []
-        at = 0
-        for k in range(n):
-            if k == seat:
-                hands.append(list(view.hand))
-            else:
-                size = view.hand_sizes[k]
-                hands.append(unseen[at:at + size])
-                at += size
-        pile = unseen[at:at + view.pile_size]
-        pool = list(view.pool) if view.pool else unseen[at + view.pile_size:]
-        stack = list(view.stack_contents)
-        keys = [rnd() for _ in stack]
-        stack = [stack[i] for i in sorted(range(len(stack)), key=keys.__getitem__)]
-        return TsuroState(params=view.params, n=n, phase=view.phase, current=view.current, active=view.active,
-                          turn=view.turn, board=list(view.board), kaiju=list(view.kaiju),
-                          kaiju_sq=list(view.kaiju_sq), kaiju_rot=list(view.kaiju_rot), kaiju_stack=stack,
-                          pile=pile, hands=hands, pos=list(view.positions), alive=list(view.alive),
-                          elim_turn=list(view.elim_turn), elim_cause=list(view.elim_cause),
-                          elim_square=list(view.elim_square), tasks=list(view.tasks), face=view.face,
-                          reloc=list(view.reloc), pool=pool, winners=[], end_reason="", events=[],
-                          prev_events=[], afloat=list(view.afloat))
 
     # -- results ----------------------------------------------------------------------------
     def scores(self, s: TsuroState) -> list[int]:
@@ -1252,32 +1226,13 @@ class TsuroSeas(Game):
         one exchange and one start-point move per ship for each of the 10 daikaiju."""
         return n_players + params.max_turns * (2 + 10 * n_players)
 
-    def resample_hidden(self, s: TsuroState, seat: int, rng) -> TsuroState:
-        """A copy with what ``seat`` cannot see drawn again with ``rng``: the draw pile, the other
-        seats' hands and the tiles offered for exchange (unless offered to ``seat``) are shuffled
-        together and dealt back in the same sizes, and the daikaiju stack is shuffled."""
-        t = self.clone_state(s)
-        others = [k for k in range(t.n) if k != seat]
-        pool_hidden = not (t.phase == "exchange" and seat == t.active)
-        tiles = list(t.pile) + [x for k in others for x in t.hands[k]] + (list(t.pool) if pool_hidden else [])
-        rng.shuffle(tiles)
-        i = len(t.pile)
-        t.pile = tiles[:i]
-        for k in others:
-            size = len(t.hands[k])
-            t.hands[k], i = tiles[i:i + size], i + size
-        if pool_hidden:
-            t.pool = tiles[i:]
-        rng.shuffle(t.kaiju_stack)
-        return t
-
     def check_invariants(self, s: TsuroState) -> None:
         """Tiles conserved (board + pile + hands + exchange pool = the tile set), hands of at most 3,
         daikaiju squares consistent, ships only on distinct valid points, eliminated ships
         without tiles, and at a decision no live ship facing a tile."""
         from collections import Counter
-        held = Counter(c >> 2 for c in s.board if c >= 0) + Counter(s.pile) + Counter(s.pool)
-        for h in s.hands:
+        held = Counter(c >> 2 for c in s.board if c >= 0) + Counter(s.pile)
+        for h in s.hands + s.pool:
             held += Counter(h)
         tile_set = Counter(load_tiles(s.params.tiles))
         if held != tile_set:  # every tile exactly as often as the tile set holds it
@@ -1330,128 +1285,12 @@ class TsuroSeas(Game):
             history.append(list(cur))
         return history if cur == list(s.afloat) else []
 
-    def clone_state(self, s: TsuroState) -> TsuroState:
-        return TsuroState(params=s.params, n=s.n, phase=s.phase, current=s.current, active=s.active,
-                          turn=s.turn, board=list(s.board), kaiju=list(s.kaiju), kaiju_sq=list(s.kaiju_sq),
-                          kaiju_rot=list(s.kaiju_rot), kaiju_stack=list(s.kaiju_stack), pile=list(s.pile),
-                          hands=[list(h) for h in s.hands], pos=list(s.pos), alive=list(s.alive),
-                          elim_turn=list(s.elim_turn), elim_cause=list(s.elim_cause),
-                          elim_square=list(s.elim_square), tasks=list(s.tasks), face=s.face,
-                          reloc=list(s.reloc), pool=list(s.pool), winners=list(s.winners),
-                          end_reason=s.end_reason, events=list(s.events), prev_events=list(s.prev_events),
-                          afloat=list(s.afloat))
-
-    def state_to_dict(self, s: TsuroState) -> dict:
-        """JSON-ready dict.  Squares are ``[row, col]``; ships ``[row, col, port]`` (the square in
-        front and its entry port) or null; tiles ``[row, col, tile id, rotation]``; daikaiju
-        ``[id, row, col, rotation]``; the pile bottom first."""
-        def ship(st):
-            return None if st < 0 else [(st >> 3) // SIZE, (st >> 3) % SIZE, st & 7]
-        return {
-            "game": self.id, "params": s.params.as_dict(), "players": s.n, "phase": s.phase,
-            "current": s.current, "active": s.active, "turn": s.turn,
-            "tiles": [[sq // SIZE, sq % SIZE, c >> 2, c & 3] for sq, c in enumerate(s.board) if c >= 0],
-            "daikaiju": [[k, sq // SIZE, sq % SIZE, s.kaiju_rot[k]] for k, sq in enumerate(s.kaiju_sq) if sq >= 0],
-            "daikaiju_rot": list(s.kaiju_rot), "daikaiju_stack": list(s.kaiju_stack),
-            "pile": list(s.pile), "hands": [list(h) for h in s.hands],
-            "ships": [ship(st) for st in s.pos], "alive": list(s.alive), "elim_turn": list(s.elim_turn),
-            "elim_cause": list(s.elim_cause),
-            "elim_square": [None if sq < 0 else [sq // SIZE, sq % SIZE] for sq in s.elim_square],
-            "tasks": list(s.tasks), "face": s.face, "relocating": list(s.reloc), "pool": list(s.pool),
-            "winners": list(s.winners), "end_reason": s.end_reason,
-            "events": [list(e) for e in s.events], "prev_events": [list(e) for e in s.prev_events],
-            "afloat": list(s.afloat),
-        }
-
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
-        with strict types and ranges; squares on the 6x6 board, tile ids 0-34, rotations 0-3,
-        daikaiju 0-9, one entry per seat in every per-seat list."""
+        """The saved-state schema (see :mod:`analyser.io.states`): the fields of the state
+        (:class:`TsuroState`, as ``state_to_dict`` writes them) with strict types and ranges;
+        squares 0-48 (-1 none), board codes ``tile * 4 + rotation`` (tile ids 0-34), ship states
+        ``square * 8 + port``, daikaiju 0-9, one entry per seat in every per-seat list."""
         return _state_schema(self.min_players, self.max_players)
-
-    def state_from_dict(self, d: dict) -> TsuroState:
-        """Inverse of :meth:`state_to_dict`.  Raises InputError on a malformed state."""
-        try:
-            n = int(d["players"])
-
-            def sq_of(r, c):
-                r, c = int(r), int(c)
-                if not (0 <= r < SIZE and 0 <= c < SIZE):
-                    raise ValueError(f"square ({r}, {c}) is off the board")
-                return r * SIZE + c
-
-            board = [-1] * SQUARES
-            for r, c, t, rot in d["tiles"]:
-                if not (0 <= int(t) < N_TILES and 0 <= int(rot) < 4):
-                    raise ValueError(f"tile {t} rotation {rot}")
-                board[sq_of(r, c)] = int(t) * 4 + int(rot)
-            kaiju = [-1] * SQUARES
-            kaiju_sq = [-1] * 10
-            kaiju_rot = [int(x) for x in d.get("daikaiju_rot", [0] * 10)]
-            if len(kaiju_rot) != 10:
-                raise ValueError("daikaiju_rot must list 10 rotations")
-            for k, r, c, rot in d["daikaiju"]:
-                if not (0 <= int(k) < 10 and 0 <= int(rot) < 4):
-                    raise ValueError(f"daikaiju {k} rotation {rot}")
-                sq = sq_of(r, c)
-                kaiju[sq] = int(k)
-                kaiju_sq[int(k)] = sq
-                kaiju_rot[int(k)] = int(rot)  # the entry's own rotation is the one on the board
-            pos = [-1 if x is None else sq_of(x[0], x[1]) * 8 + int(x[2]) for x in d["ships"]]
-            s = TsuroState(
-                params=TsuroParams(**d.get("params", {})), n=n, phase=str(d["phase"]),
-                current=int(d["current"]), active=int(d["active"]), turn=int(d["turn"]), board=board,
-                kaiju=kaiju, kaiju_sq=kaiju_sq, kaiju_rot=kaiju_rot,
-                kaiju_stack=[int(x) for x in d["daikaiju_stack"]], pile=[int(x) for x in d["pile"]],
-                hands=[[int(x) for x in h] for h in d["hands"]], pos=pos,
-                alive=[bool(x) for x in d["alive"]], elim_turn=[int(x) for x in d["elim_turn"]],
-                elim_cause=[str(x) for x in d["elim_cause"]],
-                elim_square=[-1 if x is None else sq_of(x[0], x[1]) for x in d["elim_square"]],
-                tasks=[int(x) for x in d["tasks"]], face=int(d["face"]),
-                reloc=[int(x) for x in d["relocating"]], pool=[int(x) for x in d["pool"]],
-                winners=[int(x) for x in d["winners"]], end_reason=str(d["end_reason"]),
-                events=[tuple(e) for e in d.get("events", [])],
-                prev_events=[tuple(e) for e in d.get("prev_events", [])],
-                # states saved before the score counted a ship's own turns: the old global count
-                afloat=[int(x) for x in d["afloat"]] if "afloat" in d else [
-                    max(0, (int(e) - 1) if int(e) else int(d["turn"])) for e in d["elim_turn"]])
-            if len(s.hands) != n or len(pos) != n or len(s.alive) != n:
-                raise ValueError("per-seat lists do not match the number of players")
-            if s.phase not in ("start", "relocate", "place", "exchange", "over"):
-                raise ValueError(f"phase {s.phase!r}")
-            return s
-        except InputError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise InputError(f"not a Tsuro of the Seas state: {e!r} is missing or malformed") from None
-
-    def action_to_json(self, action):
-        if isinstance(action, Start):
-            return {"start": [action.square[0], action.square[1], action.port]}
-        if isinstance(action, MoveStart):
-            return {"move_start": [action.square[0], action.square[1], action.port]}
-        if isinstance(action, Place):
-            return {"place": [action.tile, action.rotation]}
-        if isinstance(action, Exchange):
-            return {"exchange": {"give": list(action.give), "take": list(action.take)}}
-        raise ValueError(f"not a Tsuro action: {action!r}")
-
-    def action_from_json(self, data):
-        try:
-            (kind, v), = data.items()
-            if kind == "start":
-                return Start((int(v[0]), int(v[1])), int(v[2]))
-            if kind == "move_start":
-                return MoveStart((int(v[0]), int(v[1])), int(v[2]))
-            if kind == "place":
-                return Place(int(v[0]), int(v[1]))
-            if kind == "exchange":
-                return Exchange(tuple(int(x) for x in v["give"]), tuple(int(x) for x in v["take"]))
-        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
-            pass
-        raise InputError(f"not a Tsuro action: {data!r}; accepted: {{start: [row, col, port]}}, "
-                         "{move_start: [row, col, port]}, {place: [tile, rotation]}, "
-                         "{exchange: {give: [...], take: [...]}}")
 
     # -- display ----------------------------------------------------------------------------
     def describe_action(self, action) -> str:
@@ -1478,13 +1317,13 @@ EVENT_FIELDS = {"start": "ii", "three": "i", "roll": "ii", "face": "i", "rotate"
 
 @lru_cache(maxsize=None)
 def _state_schema(min_players: int, max_players: int):
-    from typing import Literal, Optional
+    from typing import Literal
 
     from pydantic import model_validator
 
-    from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole
+    from analyser.io.states import StateModel, items, seat_lists, text, whole
 
-    coord, tile, rot = whole(0, SIZE - 1), whole(0, N_TILES - 1), whole(0, 3)
+    square, tile, rot = whole(-1, SQUARES - 1), whole(0, N_TILES - 1), whole(0, 3)
     seat, kaiju, most = whole(0, max_players - 1), whole(0, 9), 100 * N_TILES  # copies cap 100 per tile
     big = whole(-(10**9), 10**9)
 
@@ -1496,48 +1335,47 @@ def _state_schema(min_players: int, max_players: int):
         current: seat
         active: seat
         turn: whole(0, 100_000)  # and at most the max_turns rule option (checked below)
-        tiles: items(fixed(coord, coord, tile, rot), SQUARES)
-        daikaiju: items(fixed(kaiju, coord, coord, rot), 10)
-        daikaiju_rot: items(rot, 10, 10)
-        daikaiju_stack: items(kaiju, 10)
-        pile: items(tile, most)
-        hands: items(items(tile, 3), max_players)
-        ships: items(Optional[fixed(coord, coord, whole(0, 7))], max_players)
+        board: items(whole(-1, 4 * N_TILES - 1), SQUARES, SQUARES)
+        kaiju: items(whole(-1, 9), SQUARES, SQUARES)
+        kaiju_sq: items(square, 10, 10)
+        kaiju_rot: items(rot, 10, 10)
+        pos: items(whole(-1, 8 * SQUARES - 1), max_players)
         alive: items(bool, max_players)
         elim_turn: items(whole(0, 10**9), max_players)
         elim_cause: items(Literal["", "edge", "daikaiju", "loop", "collision"], max_players)
-        elim_square: items(Optional[fixed(coord, coord)], max_players)
+        elim_square: items(square, max_players)
         tasks: items(whole(-1, 9), 20)
         face: whole(0, 6)
-        relocating: items(seat, max_players)
-        pool: items(tile, most)
+        reloc: items(seat, max_players)
         winners: items(seat, max_players)
         end_reason: text(40)
-        events: items(items(big | text(40), 5, 1), 500) = []
-        prev_events: items(items(big | text(40), 5, 1), 500) = []
-        afloat: items(whole(0, 10**9), max_players) = None
+        events: items(items(big | text(40), 5, 1), 500)
+        prev_events: items(items(big | text(40), 5, 1), 500)
+        afloat: items(whole(0, 10**9), max_players)
+        pile: items(tile, most)
+        hands: items(items(tile, 3), max_players)
+        pool: items(items(tile, most), max_players)
+        kaiju_stack: items(kaiju, 10)
 
         @model_validator(mode="after")
         def _per_seat(self):
             n = self.players
-            seat_lists(self, n, "hands", "ships", "alive", "elim_turn", "elim_cause", "elim_square", "afloat")
+            seat_lists(self, n, "hands", "pool", "pos", "alive", "elim_turn", "elim_cause", "elim_square",
+                       "afloat")
             cap = self.params.get("max_turns", 500)
             if isinstance(cap, int) and self.turn > cap:
                 raise ValueError(f"turn is {self.turn}; the max_turns rule option ends the game at {cap}")
-            if any(e > self.turn for e in self.elim_turn) or any(a > self.turn for a in self.afloat or []):
+            if any(e > self.turn for e in self.elim_turn) or any(a > self.turn for a in self.afloat):
                 raise ValueError("elim_turn and afloat cannot exceed turn")
             for name in ("current", "active"):
                 if getattr(self, name) >= n:
                     raise ValueError(f"{name} is seat {getattr(self, name)}; there are {n} seats")
-            for name in ("relocating", "winners"):
+            for name in ("reloc", "winners"):
                 value = getattr(self, name)
                 if any(x >= n for x in value) or len(set(value)) != len(value):
                     raise ValueError(f"{name} must name distinct seats below {n}")
-            if len({(r, c) for r, c, _, _ in self.tiles}) != len(self.tiles):
-                raise ValueError("tiles: two tiles on one square")
-            if len({k for k, *_ in self.daikaiju}) != len(self.daikaiju) or \
-                    len({(r, c) for _, r, c, _ in self.daikaiju}) != len(self.daikaiju):
-                raise ValueError("daikaiju: a daikaiju twice, or two on one square")
+            if any(p for k, p in enumerate(self.pool) if self.phase != "exchange" or k != self.active):
+                raise ValueError("pool: only the active seat's entry holds tiles, in the exchange phase")
             for name in ("events", "prev_events"):
                 for i, e in enumerate(getattr(self, name)):
                     spec = EVENT_FIELDS.get(e[0]) if isinstance(e[0], str) else None
