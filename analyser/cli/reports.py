@@ -10,6 +10,7 @@ import click
 
 from analyser.cli.common import _check_out_name, _check_plotting, cli
 from analyser.engine.core import InputError
+from analyser.text import fixed
 
 
 @cli.command()
@@ -140,7 +141,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
         findings.echo(summary.findings)
         wall = config.get("wall_seconds")
         if isinstance(wall, (int, float)):
-            click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
+            click.echo(f"\nWall time {fixed(wall, 2)} s {ran_on(config)}".rstrip())
         if config.get("engine") == "compiled":
             click.echo("Engine: compiled (the title's numba kernel of its rules and built-in strategies)")
         if config.get("stopping"):
@@ -175,7 +176,7 @@ def _print_part(part, summary, methods) -> None:
             click.echo(strategy_seat_display(part.strategy_seats).to_string(index=False))
     click.echo()
     seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
-    click.secho(f"Seats (turn order; fair share {100 / players:.1f}%; win rate: {seat_method})", bold=True)
+    click.secho(f"Seats (turn order; fair share {fixed(100 / players, 1)}%; win rate: {seat_method})", bold=True)
     click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
                                         "mean_score", "score_low", "score_high"]]).to_string(index=False))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
@@ -190,9 +191,9 @@ def _print_part(part, summary, methods) -> None:
         click.echo(f"Left out: seat compensation: {part.compensation_note}")
     line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
-        line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
-                 f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
-    line += f"; score sd {r['score_sd']:.1f} {summary.score_unit}"
+        line += (f"; game length {fixed(r['turns_mean'], 1)} {summary.length_unit} (median {fixed(r['turns_median'], 0)}, "
+                 f"5-95% {fixed(r['turns_p5'], 0)}-{fixed(r['turns_p95'], 0)})")
+    line += f"; score sd {fixed(r['score_sd'], 1)} {summary.score_unit}"
     click.echo(line)
     if part.designer is not None:
         click.echo()
