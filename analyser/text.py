@@ -132,6 +132,26 @@ def width(text: str) -> int:
                for ch in str(text))
 
 
+def terminal(text) -> str:
+    """``text`` as a terminal table cell: composed (Unicode NFC), so that a character typed as a
+    base and a combining mark (a file name from macOS is decomposed: ``が`` is ``か`` and U+3099)
+    takes the columns :func:`width` and the table's padding count for it."""
+    return unicodedata.normalize("NFC", str(text))
+
+
+def terminal_table(table, header: bool = True) -> str:
+    """A pandas table (its cells already text, as ``analysis.format_table`` gives them) for the
+    terminal: every text cell and heading composed (:func:`terminal`), columns padded by display
+    width (a wide or full-width character, as CJK script, takes two columns), no index.  The one
+    place the terminal's tables are laid out."""
+    import pandas as pd  # (the caller has it already: a table is a DataFrame)
+
+    cells = table.map(lambda v: terminal(v) if isinstance(v, str) else v)
+    cells.columns = [terminal(c) if isinstance(c, str) else c for c in table.columns]
+    with pd.option_context("display.unicode.east_asian_width", True):
+        return cells.to_string(index=False, header=header)
+
+
 def wrap(text: str, chars: int) -> list[str]:
     """``text`` broken into lines of at most ``chars`` display columns, at spaces only; a single
     word longer than a line stands on its own line, whole."""

@@ -85,3 +85,13 @@ def test_wrap_never_splits_a_word(words, chars):
     lines = text.wrap(source, chars)
     assert " ".join(lines).split() == source.split()  # every word whole, in order
     assert all(text.width(line) <= chars or " " not in line for line in lines)
+
+
+def test_terminal_tables_pad_by_display_width_composed_or_not():
+    import unicodedata
+
+    names = ["慎重な戦略", unicodedata.normalize("NFD", "ガチ戦略"), "greedy", "e\u0301t\u00e9"]
+    table = pd.DataFrame({"strategy": names, "win rate": ["10%", "20%", "30%", "40%"]})
+    lines = text.terminal_table(table).splitlines()
+    assert len(lines) == 5 and len({text.width(line) for line in lines}) == 1, lines
+    assert text.terminal_table(table, header=False).count("\n") == 3

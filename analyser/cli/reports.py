@@ -10,7 +10,7 @@ import click
 
 from analyser.cli.common import _check_out_name, _check_plotting, cli
 from analyser.engine.core import InputError
-from analyser.text import fixed
+from analyser.text import fixed, terminal_table
 
 
 @cli.command()
@@ -163,7 +163,7 @@ def _print_part(part, summary, methods) -> None:
     else:
         click.secho(f"Strategies (win rate: {win_method}; mean score: cluster-robust by game; 95%; shared "
                     "wins split)", bold=True)
-        click.echo(format_table(part.strategies).to_string(index=False))
+        click.echo(terminal_table(format_table(part.strategies)))
         if r.get("mirror"):
             click.echo(f"(mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is "
                        "1/players by construction; see the seats)")
@@ -173,19 +173,19 @@ def _print_part(part, summary, methods) -> None:
             from analyser.report.page import strategy_seat_display
             click.echo()
             click.secho("Win rate by strategy and seat (95% CI)", bold=True)
-            click.echo(strategy_seat_display(part.strategy_seats).to_string(index=False))
+            click.echo(terminal_table(strategy_seat_display(part.strategy_seats)))
     click.echo()
     seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
     click.secho(f"Seats (turn order; fair share {fixed(100 / players, 1)}%; win rate: {seat_method})", bold=True)
-    click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
-                                        "mean_score", "score_low", "score_high"]]).to_string(index=False))
+    click.echo(terminal_table(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
+                                                       "mean_score", "score_low", "score_high"]])))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
     if part.compensation is not None:
         from analyser.report.page import compensation_display
         from analyser.stats.seats import assumption
         click.echo()
         click.secho(f"Seat compensation ({summary.score_unit}; bootstrap 95% CI)", bold=True)
-        click.echo(compensation_display(part.compensation, summary.score_unit).to_string(index=False))
+        click.echo(terminal_table(compensation_display(part.compensation, summary.score_unit)))
         click.echo(assumption(part.compensation.attrs.get("kind", "highest score"), summary.score_unit))
     elif part.compensation_note:
         click.echo(f"Left out: seat compensation: {part.compensation_note}")
@@ -198,10 +198,10 @@ def _print_part(part, summary, methods) -> None:
     if part.designer is not None:
         click.echo()
         click.secho("Designer figures (see docs/metrics.md)", bold=True)
-        click.echo(part.designer.to_string(index=False, header=False))
+        click.echo(terminal_table(part.designer, header=False))
         for line in part.designer.attrs.get("left_out", []):
             click.echo(f"Left out: {line}")
     for caption, table in part.title_tables:
         click.echo()
         click.secho(caption, bold=True)
-        click.echo(format_table(table).to_string(index=False))
+        click.echo(terminal_table(format_table(table)))

@@ -48,9 +48,6 @@ def _scipy_stats():
     from scipy import stats
     return stats
 
-# Terminal tables (DataFrame.to_string) pad by display width, so a strategy name in CJK script,
-# whose characters take two columns each (Unicode East Asian Width W or F), keeps its columns.
-pd.set_option("display.unicode.east_asian_width", True)
 
 Z95 = 1.959963984540054
 

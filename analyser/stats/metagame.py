@@ -48,7 +48,7 @@ from analyser.stats import metagame_copies as copies
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
     FLOOR, HORIZON, SUPPORT, TOL, _check_matrix, _maximin, _mix, cycles, max_entropy_nash, nash_average,
     regret, replicator, solve_zero_sum, table_payoffs)
-from analyser.text import names_list, pct, signed
+from analyser.text import names_list, pct, signed, terminal_table
 
 #: An equilibrium weight at least this is a dominant (pure) strategy.
 DOMINANT = 1 - SUPPORT
@@ -445,7 +445,7 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: 
     lines = [f"Meta-game: {meta.method}; Nash average in pp of win share above an even share "
              f"(1/{meta.players}) against the equilibrium mix."]
     with pd.option_context("display.width", 200, "display.max_columns", 30):
-        lines.append(format_table(table).to_string(index=False))
+        lines.append(terminal_table(format_table(table)))
     if findings:
         lines.append("Findings:")
         lines += ["  " + line for line in finding_lines(meta.findings)]
