@@ -95,3 +95,18 @@ def test_terminal_tables_pad_by_display_width_composed_or_not():
     lines = text.terminal_table(table).splitlines()
     assert len(lines) == 5 and len({text.width(line) for line in lines}) == 1, lines
     assert text.terminal_table(table, header=False).count("\n") == 3
+
+
+def test_a_meta_game_value_that_rounds_to_zero_is_not_said_to_differ_from_zero():
+    """A 3-player tournament of strategies that tie in every game: Nash averages of -3e-12."""
+    from types import SimpleNamespace
+
+    from analyser.experiments import tournament
+
+    def note(value):
+        meta = SimpleNamespace(players=3, method="replicator dynamics", regret=0.0, value=value, bootstrap=10,
+                               filled=[])
+        return tournament.metagame_note(SimpleNamespace(meta=meta, config={"rating_model": "Bradley-Terry"}))
+
+    assert "-0" not in note(-3e-12) and "not 0" not in note(-3e-12)
+    assert "-1.5 pp" in note(-1.5) and "not 0" in note(-1.5)

@@ -48,7 +48,7 @@ from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.run.store import write_json_atomic
-from analyser.text import fixed, pct, signed
+from analyser.text import fixed, pct, plural, signed
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -272,7 +272,7 @@ def meetings_text(fewest: int, most: int) -> str:
     """How often each pair of strategies meets: ``each pair meets at 2 tables (equal: a complete
     design).`` or ``each pair meets at 1 to 3 tables.``"""
     if fewest == most:
-        return f"each pair meets at {fewest} table{'s' if fewest != 1 else ''} (equal: a complete design)."
+        return f"each pair meets at {plural(fewest, 'table')} (equal: a complete design)."
     return f"each pair meets at {fewest} to {most} tables."
 
 
@@ -358,9 +358,11 @@ def metagame_note(t: TournamentResult) -> str:
         parts.append(f"A strategy's payoff against a mix is its expected win share, minus 1/{n}, at a table of "
                      "opponents drawn from the mix among the tables played (a strategy never meets itself); the "
                      f"mix is where replicator dynamics from the uniform mix settles; no single strategy gains more "
-                     f"than {fixed(meta.regret, 2)} pp against it. Since a strategy never meets itself, the mix's own "
-                     f"strategies score {signed(meta.value)} pp against it, not 0: a strategy outside the mix scores "
-                     "less than that.")
+                     f"than {fixed(meta.regret, 2)} pp against it. "
+                     + (f"Since a strategy never meets itself, the mix's own strategies score {signed(meta.value)} pp "
+                        "against it, not 0: a strategy outside the mix scores less than that."
+                        if signed(meta.value) != "0" else
+                        "The mix's own strategies score 0 pp against it; a strategy outside the mix scores less."))
     parts.append(f"Weight: the strategy's share of the equilibrium mix (below {pct(metagame.SUPPORT)} it is "
                  "outside the support: dominated in the meta-game). Nash average: its win share against the "
                  f"equilibrium mix, in percentage points above an even share (1/{n}); copies of a strategy do not "

@@ -12,7 +12,7 @@ import pandas as pd
 from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, _objectives
 from analyser.engine.registry import get_game
-from analyser.text import fixed, names_list, number, pct, yes_no
+from analyser.text import fixed, names_list, number, pct, plural, yes_no
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ def summary_sentences(res: TuneResult) -> list[str]:
         out.append(f"{len(found)} trials tie for the best {objs[0].name} on the search: "
                    f"{', '.join(str(b) for b in found)}.")
     elif found and len(objs) > 1:
-        out.append(f"The Pareto front on the search holds {len(found)} trial{'s' if len(found) != 1 else ''}: none "
+        out.append(f"The Pareto front on the search holds {plural(len(found), 'trial')}: none "
                    "is better than another on every objective; choose among them by what matters most.")
         for n in found[:FRONT_LINES]:
             b = t[t["trial"] == n].iloc[0]

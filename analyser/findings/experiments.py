@@ -12,7 +12,7 @@ from analyser.stats import analysis, metagame
 from analyser.stats.analysis import figure_unit
 from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
-from analyser.text import fixed, signed
+from analyser.text import fixed, plural, signed
 
 # --------------------------------------------------------------------------------------------
 # Experiments
@@ -64,7 +64,7 @@ def _best_cell(focus, dims: list[str], focus_label: str) -> list:
     listed = "; ".join(_cell_name(r, dims) for _, r in tied.head(8).iterrows())
     more = f" and {len(tied) - 8} more" if len(tied) > 8 else ""
     if len(apart):
-        sentence = (f"{head}; {len(tied)} other cell{'s' if len(tied) > 1 else ''} cannot be told apart from it "
+        sentence = (f"{head}; {plural(len(tied), 'other cell')} cannot be told apart from it "
                     f"(paired 95% interval of the difference includes 0): {listed}{more}.")
         return [Finding(topic, sentence, "possible", figure, iv, threshold)]
     return [Finding(topic, f"No cell stands out: every cell's win rate for {focus_label} is within the paired 95% "

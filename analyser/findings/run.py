@@ -415,7 +415,7 @@ def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
         return [LeftOut(topic, "the median game length is 0")]
     ratio = p99 / median
     times = fixed(ratio, 2 if round(ratio, 1) == TAIL_RATIO else 1)  # near the threshold: not printed equal to it
-    figure = f"99th percentile {number(p99)} {unit}, median {number(median)}: {ratio:.2f} times"
+    figure = f"99th percentile {number(p99)} {unit}, median {number(median)}: {fixed(ratio, 2)} times"
     iv = f"{number(lo)} to {number(hi)} {unit}"
     if ratio > TAIL_RATIO:
         strength = "clear" if lo > TAIL_RATIO * median else "possible"

@@ -345,7 +345,7 @@ def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: floa
     d = decimals((hi - lo) / 2)
     effect = (f"seat {best} wins {fixed(gap, d)} pp more often than seat {worst} "
               f"(95% CI {fixed(lo, d)} to {fixed(hi, d)} pp)")
-    test = f"chi-square {chi2:.1f}, df {k - 1}, {p_text(p)}"
+    test = f"chi-square {fixed(chi2, 1)}, df {k - 1}, {p_text(p)}"
     if p >= 0.05:
         if hi < SMALL_GAP:
             verdict = f"no seat advantage worth noting: {effect}; {test}"

@@ -48,7 +48,7 @@ from analyser.stats import metagame_copies as copies
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
     FLOOR, HORIZON, SUPPORT, TOL, _check_matrix, _maximin, _mix, cycles, max_entropy_nash, nash_average,
     regret, replicator, solve_zero_sum, table_payoffs)
-from analyser.text import names_list, pct, signed, terminal_table
+from analyser.text import fixed, names_list, pct, plural, signed, terminal_table
 
 #: An equilibrium weight at least this is a dominant (pure) strategy.
 DOMINANT = 1 - SUPPORT
@@ -320,7 +320,7 @@ def _few(meta: MetaGame) -> str:
     """Why a finding is not clear when the tournament is too short: '' when it is long enough."""
     if meta.games >= CLEAR_MIN_GAMES:
         return ""
-    return (f"from only {meta.games} game{'s' if meta.games != 1 else ''} per table (a clear finding needs "
+    return (f"from only {plural(meta.games, 'game')} per table (a clear finding needs "
             f"{CLEAR_MIN_GAMES} or more)")
 
 
@@ -381,7 +381,7 @@ def findings(meta: MetaGame) -> list[dict]:
                     "sentence": f"Rock-paper-scissors cycle: {a} beats {b}, {b} beats {d}, {d} beats {a}"
                                 + ("" if c["clear"] and not few else f" ({few})" if c["clear"] else
                                    " (not every link is clear of a coin flip)")
-                                + (f"; {more} more cycle{'s' if more > 1 else ''} in the table of shares" if more else "")
+                                + (f"; {plural(more, 'more cycle', 'more cycles')} in the table of shares" if more else "")
                                 + "."})
     else:
         out.append({"topic": "cycle", "strength": "none found", "evidence": {"figure": "no three strategies beat "
@@ -486,7 +486,7 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
         for j in range(k):
             if mat[i, j] == mat[i, j]:
                 dark = abs(mat[i, j] - fair) > 0.6 * (100 - fair if mat[i, j] > fair else fair)
-                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                texts.append((ax, ax.text(j, i, fixed(mat[i, j], 0), ha="center", va="center", fontsize=plots.LABEL_PT,
                                           color="white" if dark else "black")))
             else:
                 texts.append((ax, ax.text(j, i, "-", ha="center", va="center", fontsize=plots.LABEL_PT,
@@ -494,7 +494,7 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     names = [plots.short(plots.label(s), 24) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(k), names, fontsize=8)
-    ax.set_xlabel(f"opponent (blue: the row wins more than {fair:.0f}%, red: less)", fontsize=9)
+    ax.set_xlabel(f"opponent (blue: the row wins more than {fixed(fair, 0)}%, red: less)", fontsize=9)
     ax.set_ylabel("strategy")
     what = "Row's win share against column (%)" if meta.players == 2 else "Row's win share at tables with column (%)"
     ax.set_title(what, fontsize=10.5, loc="left", fontweight="bold")
@@ -502,7 +502,7 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     bx.barh(y, w, color="#3a6ea5", height=0.6, xerr=np.clip(np.vstack([w - lo, hi - w]), 0, None), capsize=3,
             error_kw={"elinewidth": 1.0, "ecolor": "#222222"})
     for yi, v, h in zip(y, w, hi):
-        bx.text(min(h, 100) + 3, yi, f"{v:.0f}%", va="center", fontsize=8)
+        bx.text(min(h, 100) + 3, yi, f"{fixed(v, 0)}%", va="center", fontsize=8)
     bx.set_xlim(0, 130)
     bx.set_xticks([0, 25, 50, 75, 100])
     bx.tick_params(axis="y", left=False)

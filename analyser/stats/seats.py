@@ -44,7 +44,7 @@ import shlex
 import numpy as np
 import pandas as pd
 
-from analyser.text import fixed, pct, signed
+from analyser.text import fixed, pct, plural, signed
 
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 200
@@ -349,7 +349,7 @@ def _replayed(rep: dict) -> str:
     if close:
         n = len(rep.get("tried") or []) - 1
         played = " (the run as played)" if not close.get("t") else ""
-        text += f"; of the {n} value{'' if n == 1 else 's'} replayed and the run as played, {option}={close['value']}"
+        text += f"; of the {plural(n, 'value')} replayed and the run as played, {option}={close['value']}"
         if evened:
             text += (f" evens the seats: seat {seat} wins {_win_text(close)}, clear, the interval holds the "
                      "fair share")
