@@ -110,3 +110,11 @@ def test_a_meta_game_value_that_rounds_to_zero_is_not_said_to_differ_from_zero()
 
     assert "-0" not in note(-3e-12) and "not 0" not in note(-3e-12)
     assert "-1.5 pp" in note(-1.5) and "not 0" in note(-1.5)
+
+
+def test_plot_tick_labels_wrap_at_spaces_and_cut_only_a_spec_without_them():
+    label = plots.short("close-game rate (margin <= 1) of the strongest strategy", 32)
+    assert label.replace("\n", " ") == "close-game rate (margin <= 1) of the strongest strategy"
+    assert all(len(line) <= 32 for line in label.split("\n"))
+    spec = plots.short("/home/someone/strategies/very_long_strategy_file_name.py:limit=3", 32)
+    assert len(spec) == 32 and spec.startswith("/home/") and spec.endswith("limit=3")

@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analyser.text import fixed, pct  # noqa: E402
+from analyser.text import fixed, pct, wrap  # noqa: E402
 
 PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
            "#c9a227", "#2a9d8f", "#7a8c1e", "#1f4e79"]
@@ -160,11 +160,16 @@ def lattice_bins(values, most: int = 50) -> np.ndarray:
 
 
 def short(text, width: int = 32) -> str:
-    """A tick label cut to ``width`` characters (``...`` in the middle), so a long strategy spec
-    does not push the plot off its figure."""
+    """A tick label of at most ``width`` characters a line, so a long label does not push the plot
+    off its figure: words wrap at spaces onto a second line (never cut inside a word); a label
+    that does not fit so (a long strategy spec, a path) is cut in the middle with ``...``, keeping
+    its start and its end."""
     text = str(text)
     if len(text) <= width:
         return text
+    lines = wrap(text, width)
+    if len(lines) <= 2 and all(len(line) <= width for line in lines):
+        return "\n".join(lines)
     keep = (width - 3) // 2
     return text[:keep] + "..." + text[-(width - 3 - keep):]
 
