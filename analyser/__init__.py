@@ -17,6 +17,8 @@ internal modules move::
 
 Library entry points for runs: :func:`analyser.run.run` plays a run and returns a tidy pandas
 frame; :mod:`analyser.stats.analysis` summarises it; :mod:`analyser.report.page` draws the report.
+:mod:`analyser.text`, at the root so every layer may use it, spells numbers and words for the
+terminal, the HTML and the PNGs alike.
 
 The names load on first use, so ``import analyser`` stays cheap for the command line.
 """

@@ -785,3 +785,33 @@ def test_a_report_rebuilt_after_its_data_file_changed_or_went_missing_says_so(ru
     assert r.exit_code == 0, r.output
     assert (f"<b>Data file:</b> the components file {path.resolve()} is missing, so the components are listed by "
             "id only") in (out / "index.html").read_text()
+
+
+def _clear_estimates():
+    import math
+
+    nan = math.nan
+    return pd.DataFrame({
+        "component": ["value 0", "lair", "gem"],
+        "what": ["card of value 0 in any colour, 1 per colour, a long description of it", "", "a gem"],
+        "clear": [True, True, False],
+        "effect": [-11.2, 4.0, 1.0], "effect_low": [-15.8, 1.0, -1.0], "effect_high": [-6.6, 7.0, 3.0],
+        "vs_peers": [-9.5, nan, nan], "vs_peers_low": [-15.7, nan, nan], "vs_peers_high": [-3.4, nan, nan]})
+
+
+def test_the_forest_plot_draws_the_estimate_that_passed_and_wraps_labels_at_spaces(tmp_path):
+    from analyser.stats import components as comp
+    from analyser.text import width
+
+    est = _clear_estimates()
+    rows = comp.forest_rows(est)
+    assert rows["component"].tolist() == ["value 0", "lair"]                       # the clear ones only
+    assert rows["against"].tolist() == ["peers", "none"]
+    assert rows[["drawn", "drawn_low", "drawn_high"]].values.tolist() == [[-9.5, -15.7, -3.4], [4.0, 1.0, 7.0]]
+    assert all(lo < 0 for lo, hi in zip(rows["drawn_low"], rows["drawn_high"]) if hi < 0)  # no interval crosses 0
+    label = rows["label"].iloc[0]
+    assert label.replace("\n", " ") == "value 0 - " + est["what"].iloc[0]        # nothing cut, no word split
+    assert label.count("\n") >= 1 and all(width(line) <= comp.LABEL_CHARS for line in label.split("\n"))
+    assert "peers" in comp.forest_title(rows, 2) and "none" in comp.forest_title(rows, 2)
+    assert "none" not in comp.forest_title(rows.iloc[:1], 1)
+    assert comp.forest_plot(est, tmp_path / "f.png")[0] == "f.png" and (tmp_path / "f.png").stat().st_size > 0

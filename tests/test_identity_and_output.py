@@ -191,21 +191,23 @@ def test_simulate_into_head_still_writes_every_file(tmp_path):
 
 
 def test_cjk_strategy_names_keep_the_terminal_tables_aligned(runner, tmp_path):
-    """Columns are padded by display width: a CJK character takes two terminal columns."""
+    """Columns are padded by display width: a CJK character takes two terminal columns, and a
+    name typed decomposed (a macOS file name: ガ as カ and a combining mark) as many as composed."""
     import unicodedata
 
-    def width(text):
-        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    from analyser.text import width
 
-    bot = tmp_path / "慎重な戦略.py"
-    bot.write_text("from analyser.titles.dao.rules import TAKE\n\ndef choose(view, legal, rng):\n    return TAKE\n")
-    r = invoke(runner, "simulate", "dao", "-s", str(bot), "-s", "greedy", "-n", "8", "-j", "1", "--seed", "1",
-               "--no-report", "--out", tmp_path / "run")
+    code = "from analyser.titles.dao.rules import TAKE\n\ndef choose(view, legal, rng):\n    return TAKE\n"
+    bots = [tmp_path / "慎重な戦略.py", tmp_path / unicodedata.normalize("NFD", "ガチ戦略.py")]
+    for bot in bots:
+        bot.write_text(code)
+    r = invoke(runner, "simulate", "dao", "-s", str(bots[0]), "-s", str(bots[1]), "-s", "greedy", "-n", "9", "-j",
+               "1", "--seed", "1", "--no-report", "--out", tmp_path / "run")
     assert r.exit_code == 0, r.output
-    lines = r.output.split("\nStrategies (")[1].splitlines()[1:4]  # header, then the two strategies
-    assert any("慎重な戦略" in x for x in lines), lines
+    lines = r.output.split("\nStrategies (")[1].splitlines()[1:5]  # header, then the three strategies
+    assert any("慎重な戦略" in x for x in lines) and any("ガチ戦略" in unicodedata.normalize("NFC", x) for x in lines)
     assert len({width(x) for x in lines}) == 1, lines
-    seats = r.output.split("Win rate by strategy and seat")[1].splitlines()[1:4]
+    seats = r.output.split("Win rate by strategy and seat")[1].splitlines()[1:5]
     assert len({width(x) for x in seats}) == 1, seats
 
 

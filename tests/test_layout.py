@@ -245,6 +245,8 @@ def test_every_title_plot_sits_under_the_table_it_illustrates(game_id, tmp_path)
     sections = _sections(html)
     toc = html.split('<nav class="toc">')[1].split("</nav>")[0]
     assert set(re.findall(r'href="#([^"]+)"', toc)) == set(sections)       # the contents link every section
+    # the page opens with the contents, then the headline figures, then the findings (README, docs/results.md)
+    assert html.index('<nav class="toc">') < html.index('<div class="headline">') < html.index('<h2 id="findings"')
     captions = [c for c, _ in summary.title_tables]
     # (components.png is the report's own component section's forest plot, drawn when one passes)
     title_pngs = [p for p in pngs if p not in report.CORE_PLOTS and p != "components.png"]
@@ -295,3 +297,5 @@ def test_sweep_tournament_and_compare_draw_no_bar_into_a_redirected_log(runner, 
                           catch_exceptions=False)
         assert r.exit_code == 0, r.output
         assert "game/s" not in r.output and "it/s" not in r.output and "\r" not in r.output, args[0]
+        html = (tmp_path / args[0] / "index.html").read_text(encoding="utf-8")
+        assert html.index('<nav class="toc">') < html.index('<div class="headline">') < html.index("<h2"), args[0]

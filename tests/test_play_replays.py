@@ -196,3 +196,21 @@ def test_the_reports_reproduce_command_is_complete_and_plays_the_same_games(runn
 def test_reproduce_commands_of_every_kind(config, expected):
     from analyser.run.reproduce import reproduce_command
     assert reproduce_command(config) == expected
+
+
+def test_the_dao_trace_names_the_card_that_ends_the_game_and_counts_cards_in_the_singular(runner):
+    from analyser.engine.registry import get_game
+    from analyser.titles.dao import render
+
+    r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "-s", "threshold", "--seed", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    records = [json.loads(line) for line in r.output.strip().splitlines()]
+    last_step = [rec for rec in records if "step" in rec][-1]
+    game = get_game("dao")
+    before = game.state_from_dict(last_step["state"])
+    assert before.deck and not records[-1]["final"]["deck"]         # the last step emptied the deck
+    ending = [e for e in last_step["events"] if e.startswith("game over")]
+    assert len(ending) == 1 and str(before.deck[0]) in ending[0]    # the card is named
+    state = game.state_from_dict(records[-1]["final"])
+    state.piles[0] = state.piles[0][:1]
+    assert render.describe_state(game, state).splitlines()[1].startswith("  seat 0: 1 card, score")

@@ -192,6 +192,10 @@ def test_several_targets_give_a_pareto_front_and_a_report(runner, tmp_path):
     assert "Pareto front" in html and "tune_history.png" in html and "Re-check of the best trials" in html
     assert (out / "tune_pareto.png").is_file()
     assert "cells/recheck-" in html and (out / "cells" / "trial-0000").is_dir()
+    # flags read yes/no in every table, never Python's True/False
+    flags = __import__("re").findall(r'<td class="text">(\w+)</td>', html)
+    assert flags and set(flags) <= {"yes", "no", "complete", "pruned", "failed"}, set(flags)
+    assert ">True<" not in html and ">False<" not in html
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from analyser.cli import supervised
 from analyser.cli.common import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs
 from analyser.cli.cluster import _cluster, _cluster_options, _pooled
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
+from analyser.text import terminal_table
 
 
 EPILOG_SWEEP = """\b
@@ -163,7 +164,7 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
         with pd.option_context("display.width", 160, "display.max_columns", 30):
             from analyser.experiments import sweep as sweepmod
             shown = f if len(f) <= sweepmod.TERMINAL_CELLS else f.head(sweepmod.TERMINAL_SHOWN)
-            click.echo(format_table(sweepmod.display_cells(shown[cols]), digits=1).to_string(index=False))
+            click.echo(terminal_table(format_table(sweepmod.display_cells(shown[cols]), digits=1)))
             if len(shown) < len(f):
                 click.echo(f"... {len(f) - len(shown)} more cells not shown (the best {len(shown)} of {len(f)}; "
                            "cells.csv and the report have all)")
@@ -301,7 +302,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
                    f"{t.config['players']} players; seed {t.config['seed']}. Ratings: {t.config['rating_model']}.")
         click.echo(f"Stopped: {t.stop.reason}.")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
-            click.echo(format_table(t.ranking).to_string(index=False))
+            click.echo(terminal_table(format_table(t.ranking)))
         if t.meta is not None:
             from analyser.stats import metagame
             click.echo("\n" + metagame.summary_text(t.meta, t.ranking, findings=False))
@@ -439,7 +440,7 @@ def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None)
         click.echo(f"\n{cmp.note}.")
         click.echo(f"A: {cmpmod.describe_side(cmp.config['a'])}\nB: {cmpmod.describe_side(cmp.config['b'])}")
         with pd.option_context("display.width", 180, "display.max_columns", 30, "display.max_colwidth", 40):
-            click.echo(cmpmod.display_table(cmp.table).drop(columns=["test"]).to_string(index=False))
+            click.echo(terminal_table(cmpmod.display_table(cmp.table).drop(columns=["test"])))
         for k, v in cmp.seats.items():
             click.echo(f"Seat balance {k.upper()}: {v['verdict']}")
         from analyser import findings
@@ -553,7 +554,7 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
         click.echo(f"\n{len(res.levels)} levels x {res.config['games_requested']:,} games, {res.config['players']} "
                    f"players; seed {res.config['seed']}. Win rate: 95% cluster-robust interval.")
         with pd.option_context("display.width", 200, "display.max_columns", 30):
-            click.echo(ladder_report.display_levels(res.table, res.gains, curve).to_string(index=False))
+            click.echo(terminal_table(ladder_report.display_levels(res.table, res.gains, curve)))
         for f in laddermod.findings(res.table, res.gains, res.depth, param=res.config["parameter"],
                                     against=res.config.get("against"), source=res.config["strategy"].split(":")[0]):
             click.echo(f"\n{f['sentence']} Evidence: {f['evidence']['figure']}, 95% interval "

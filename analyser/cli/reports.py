@@ -11,6 +11,7 @@ import click
 from analyser.cli import supervised
 from analyser.cli.common import _check_out_name, _check_plotting
 from analyser.engine.core import InputError
+from analyser.text import fixed, terminal_table
 
 
 @supervised.command()
@@ -141,7 +142,7 @@ def _print_summary(summary, players: int, config: dict) -> None:
         findings.echo(summary.findings)
         wall = config.get("wall_seconds")
         if isinstance(wall, (int, float)):
-            click.echo(f"\nWall time {wall:.2f} s {ran_on(config)}".rstrip())
+            click.echo(f"\nWall time {fixed(wall, 2)} s {ran_on(config)}".rstrip())
         if config.get("engine") == "compiled":
             click.echo("Engine: compiled (the title's numba kernel of its rules and built-in strategies)")
         elif config.get("engine") == "python":
@@ -166,7 +167,7 @@ def _print_part(part, summary, methods) -> None:
     else:
         click.secho(f"Strategies (win rate: {win_method}; mean score: cluster-robust by game; 95%; shared "
                     "wins split)", bold=True)
-        click.echo(format_table(part.strategies).to_string(index=False))
+        click.echo(terminal_table(format_table(part.strategies)))
         if r.get("mirror"):
             click.echo(f"(mirror match: {', '.join(r['mirror'])} fills every seat, so its win rate is "
                        "1/players by construction; see the seats)")
@@ -176,35 +177,35 @@ def _print_part(part, summary, methods) -> None:
             from analyser.report.page import strategy_seat_display
             click.echo()
             click.secho("Win rate by strategy and seat (95% CI)", bold=True)
-            click.echo(strategy_seat_display(part.strategy_seats).to_string(index=False))
+            click.echo(terminal_table(strategy_seat_display(part.strategy_seats)))
     click.echo()
     seat_method = methods[part.seats.attrs.get("methods", {}).get("win", "wilson")]
-    click.secho(f"Seats (turn order; fair share {100 / players:.1f}%; win rate: {seat_method})", bold=True)
-    click.echo(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
-                                        "mean_score", "score_low", "score_high"]]).to_string(index=False))
+    click.secho(f"Seats (turn order; fair share {fixed(100 / players, 1)}%; win rate: {seat_method})", bold=True)
+    click.echo(terminal_table(format_table(part.seats[["seat", "n", "win_rate", "win_low", "win_high",
+                                                       "mean_score", "score_low", "score_high"]])))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
     if part.compensation is not None:
         from analyser.report.page import compensation_display
         from analyser.stats.seats import assumption
         click.echo()
         click.secho(f"Seat compensation ({summary.score_unit}; bootstrap 95% CI)", bold=True)
-        click.echo(compensation_display(part.compensation, summary.score_unit).to_string(index=False))
+        click.echo(terminal_table(compensation_display(part.compensation, summary.score_unit)))
         click.echo(assumption(part.compensation.attrs.get("kind", "highest score"), summary.score_unit))
     elif part.compensation_note:
         click.echo(f"Left out: seat compensation: {part.compensation_note}")
     line = f"\nGames {r['games']}; ties {percent(r['tie_rate'], r.get('tie_low'), r.get('tie_high'))}"
     if "turns_mean" in r:
-        line += (f"; game length {r['turns_mean']:.1f} {summary.length_unit} (median {r['turns_median']:.0f}, "
-                 f"5-95% {r['turns_p5']:.0f}-{r['turns_p95']:.0f})")
-    line += f"; score sd {r['score_sd']:.1f} {summary.score_unit}"
+        line += (f"; game length {fixed(r['turns_mean'], 1)} {summary.length_unit} (median {fixed(r['turns_median'], 0)}, "
+                 f"5-95% {fixed(r['turns_p5'], 0)}-{fixed(r['turns_p95'], 0)})")
+    line += f"; score sd {fixed(r['score_sd'], 1)} {summary.score_unit}"
     click.echo(line)
     if part.designer is not None:
         click.echo()
         click.secho("Designer figures (see docs/metrics.md)", bold=True)
-        click.echo(part.designer.to_string(index=False, header=False))
+        click.echo(terminal_table(part.designer, header=False))
         for line in part.designer.attrs.get("left_out", []):
             click.echo(f"Left out: {line}")
     for caption, table in part.title_tables:
         click.echo()
         click.secho(caption, bold=True)
-        click.echo(format_table(table).to_string(index=False))
+        click.echo(terminal_table(format_table(table)))

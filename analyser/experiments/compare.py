@@ -38,6 +38,7 @@ from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.results import load_results
 from analyser.run import RunSpec, package_versions, resolve
 from analyser.run.store import write_json_atomic
+from analyser.text import fixed, number, signed
 
 RESAMPLES = 2000
 
@@ -206,7 +207,7 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool, outcome=None)
     if outcome.close_applies:
         m = outcome.close_margin + designer.MARGIN_TOL
         x, y = sides((ga["margin"] <= m).astype(float), (gb["margin"] <= m).astype(float))
-        add(f"close-game rate (margin <= {designer.number(outcome.close_margin)})", rate(x, y, seed=102))
+        add(f"close-game rate (margin <= {number(outcome.close_margin)})", rate(x, y, seed=102))
     seats_a, seats_b = _per_game(a, "seat", "win"), _per_game(b, "seat", "win")
     for s in seats_a.columns:
         if s in seats_b.columns:
@@ -337,10 +338,10 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         sign = "%" if pct else ""
 
         def f(v):
-            return "-" if v != v else f"{scale * v:.{places}f}{sign}"
+            return "-" if v != v else f"{fixed(scale * v, places)}{sign}"
 
         def d(v):
-            return "-" if v != v else f"{scale * v:+.{places}f}" + (" pp" if pct else "")
+            return "-" if v != v else signed(scale * v, places) + (" pp" if pct else "")
 
         rows.append({"figure": r["figure"], "A": f(r["a"]), "B": f(r["b"]), "A - B": d(r["diff"]),
                      "95% CI": f"{d(r['low'])} to {d(r['high'])}",
@@ -382,7 +383,7 @@ def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
         ax.axvline(0, color="#444444", lw=0.8)
         for yi, (r, _, _), v in zip(y, rows, diff):
             places = analysis.decimals((r["high"] - r["low"]) * scale / 2, default=1 if scale == 100 else 2)
-            ax.annotate(f"{v:+.{places}f}", (v, yi), xytext=(0, 7), textcoords="offset points", ha="center",
+            ax.annotate(signed(v, places), (v, yi), xytext=(0, 7), textcoords="offset points", ha="center",
                         fontsize=8, color="#333333", bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
         ax.set_yticks(y, [plots.short(plots.label(r["figure"]), 40) for r, _, _ in rows], fontsize=9)
         ax.set_ylim(-0.7, len(rows) - 0.3)

@@ -32,6 +32,7 @@ import numpy as np
 
 from analyser.report.components import INTERVENTIONS, write_replacement
 from analyser.stats.components import CONFIRM_MIN_PP, Z95
+from analyser.text import signed
 
 #: Components confirmed at most, the first that pass the correction in the report's rank order.
 CONFIRM_MAX = 3
@@ -189,11 +190,11 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
         h[gi[gi < games], held["seat"].to_numpy(dtype=np.int64)[gi < games]] = True
         ch = paired_change(a, _shares(b.results, games, players), h, players, games, best, worst)
         records[cid] = {**ch, "tested": True, "confirmed": verdict(ch, tested_effect(r)), "what": what, "games": games,
-                        "figure": f"holders' win rate {ch['change']:+.1f} pp over {games:,} paired games, with "
+                        "figure": f"holders' win rate {signed(ch['change'])} pp over {games:,} paired games, with "
                                   f"{what}",
-                        "gap": f"the gap between seat {best} and seat {worst} changes by {ch['gap_change']:+.1f} pp "
-                               f"(95% CI {ch['gap_low']:+.1f} to {ch['gap_high']:+.1f})",
-                        "interval": f"{ch['low']:+.1f} to {ch['high']:+.1f} pp",
+                        "gap": f"the gap between seat {best} and seat {worst} changes by {signed(ch['gap_change'])} pp "
+                               f"(95% CI {signed(ch['gap_low'])} to {signed(ch['gap_high'])})",
+                        "interval": f"{signed(ch['low'])} to {signed(ch['high'])} pp",
                         "command": _command(spec, option, value, games)}
     return {k: {n: (None if isinstance(v, float) and not math.isfinite(v) else v) for n, v in rec.items()}
             for k, rec in records.items()}

@@ -66,6 +66,7 @@ from analyser.engine.core import InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
+from analyser.text import signed
 
 #: The default laddered strategy and budgets.
 DEFAULT_STRATEGY = "mcts:iterations"
@@ -473,17 +474,17 @@ def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param
         sentence += " Later clear doublings, not counted: " + ", ".join(
             f"{format_value(a)} to {format_value(b)}" for a, b in depth["later_clear"]) + "."
     out.append({"topic": "depth", "strength": "clear" if d else "none found", "sentence": sentence,
-                "evidence": {"figure": f"gain {row['gain_pp']:+.1f} pp ({span(row['from'], row['to'])}, "
+                "evidence": {"figure": f"gain {signed(row['gain_pp'])} pp ({span(row['from'], row['to'])}, "
                                        f"{int(row['games'])} games)",
-                             "interval": f"{row['gain_low_pp']:+.1f} to {row['gain_high_pp']:+.1f} pp"},
+                             "interval": f"{signed(row['gain_low_pp'])} to {signed(row['gain_high_pp'])} pp"},
                 "threshold": rule})
     if depth["losses"]:
         a, b = depth["losses"][0]
         r = gains[(gains["from"] == a) & (gains["to"] == b)].iloc[0]
         out.append({"topic": "loss", "strength": "clear",
                     "sentence": f"Doubling from {span(a, b)} clearly loses{vs}.",
-                    "evidence": {"figure": f"gain {r['gain_pp']:+.1f} pp",
-                                 "interval": f"{r['gain_low_pp']:+.1f} to {r['gain_high_pp']:+.1f} pp"},
+                    "evidence": {"figure": f"gain {signed(r['gain_pp'])} pp",
+                                 "interval": f"{signed(r['gain_low_pp'])} to {signed(r['gain_high_pp'])} pp"},
                     "threshold": "the 95% interval of the gain lies wholly below 0"})
     return out
 

@@ -15,6 +15,7 @@ from analyser.experiments.ladder import LadderResult, findings, format_value
 from analyser.io.csvsafe import to_csv
 from analyser.run.store import write_json_atomic
 from analyser.stats import analysis
+from analyser.text import fixed, number, signed, thousands
 
 
 def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.DataFrame:
@@ -29,14 +30,14 @@ def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.
         out["weaker"] = [format_value(b) for b in t["lower"]]
     out["games"] = t["games"]
     out["seats"] = [f"{s:g} of {p}" for s, p in zip(t["seats"], t["players"])]
-    out["win rate %"] = [_pct(x) for x in t["win_rate"]]
-    out["95% interval %"] = [f"{_pct(a)}-{_pct(b)}" for a, b in zip(t["win_low"], t["win_high"])]
-    out["fair share %"] = [_pct(x) for x in t["fair_share"]]
+    out["win rate %"] = [number(100 * x, 1) for x in t["win_rate"]]
+    out["95% interval %"] = [f"{number(100 * a, 1)}-{number(100 * b, 1)}" for a, b in zip(t["win_low"], t["win_high"])]
+    out["fair share %"] = [number(100 * x, 1) for x in t["fair_share"]]
     if not curve:
-        out["gain pp"] = [f"{x:+.1f}" if x == x else "-" for x in t["gain_pp"]]
+        out["gain pp"] = [signed(x) for x in t["gain_pp"]]
         out["doubling"] = list(gains["verdict"]) if len(gains) == len(t) else "-"
     else:
-        change = ["-"] + [f"{g:+.1f} ({lo:+.1f} to {hi:+.1f}) {v}" for g, lo, hi, v in
+        change = ["-"] + [f"{signed(g)} ({signed(lo)} to {signed(hi)}) {v}" for g, lo, hi, v in
                           zip(gains["gain_pp"], gains["gain_low_pp"], gains["gain_high_pp"], gains["verdict"])]
         out["change from previous pp (95%)"] = change[:len(t)]
     out["decisions/s" if curve else "decisions/s stronger"] = [_rate(x) for x in t["side_dps"]]
@@ -45,14 +46,10 @@ def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.
     return out
 
 
-def _pct(x) -> str:
-    return f"{100 * x:.1f}" if x == x else "-"
-
-
 def _rate(x) -> str:
     if not x == x:
         return "not measured"
-    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+    return thousands(x) if x >= 10 else number(x, significant=2)
 
 
 def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
@@ -81,7 +78,7 @@ def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
                label="gain not clear" if not curve else "first budget, or gain not clear")
     fair = t["fair_share"].to_numpy(dtype=float) * 100
     if len(t) and np.allclose(fair, fair[0]):
-        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=f"fair share ({fair[0]:.1f}%)")
+        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=f"fair share ({fixed(fair[0], 1)}%)")
     else:  # an odd player count and games that end inside a block of lineups: it moves a little
         ax.plot(x, fair, color="#c44e52", lw=1, ls="--", label="fair share")
     ax.set_xscale("log", base=2)

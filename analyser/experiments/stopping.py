@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from analyser.engine.core import InputError
+from analyser.text import fixed
 
 #: Number of rounds a run with a stopping rule is cut into (at most).
 ROUNDS = 20
@@ -154,13 +155,13 @@ def play_rounds(games: int, players: int, width: float | None,
         stop.history.append((end, w))
         if w <= width:
             stop.reason = (f"every win-rate interval was at most {width:g} wide after {end:,} games "
-                           f"(widest {w:.4f}); stopped early" if end < games else
+                           f"(widest {fixed(w, 4)}); stopped early" if end < games else
                            f"every win-rate interval was at most {width:g} wide at the last round "
-                           f"({end:,} games, widest {w:.4f})")
+                           f"({end:,} games, widest {fixed(w, 4)})")
             stop.decided = True
         elif end == games:
             stop.reason = (f"reached --games {games:,} before every win-rate interval was at most {width:g} wide "
-                           f"(widest {stop.width:.4f})")
+                           f"(widest {fixed(stop.width, 4)})")
             stop.decided = True
         if on_round is not None:
             on_round(stop)

@@ -36,6 +36,7 @@ from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.engine.runner import lineup_block
 from analyser.run.store import write_json_atomic
+from analyser.text import fixed, number
 
 
 @dataclass
@@ -348,7 +349,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
         # cell labels: the decimals the intervals call for; each panel large enough that a label
         # fits its cell at LABEL_PT or more (else no labels: the colour bar reads the cells)
         places = analysis.decimals((f["win_high"] - f["win_low"]).to_numpy() * 50)
-        chars = max(len(f"{100 * v:.{places}f}") for v in f["win_rate"])
+        chars = max(len(fixed(100 * v, places)) for v in f["win_rate"])
         cell_w, cell_h = (chars * 0.62 * LABEL_PT + 8) / 72, (LABEL_PT * 1.9) / 72   # inches
         panel_w = max(4.2, len(xv) * cell_w / 0.8 + 1.3)
         panel_h = max(3.6, len(yv) * cell_h + 1.1)
@@ -383,7 +384,7 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
                     for j in range(len(xv)):
                         if mat[i, j] == mat[i, j]:
                             cell_texts.append((ax, ax.text(
-                                j, i, f"{mat[i, j]:.{places}f}", ha="center", va="center", fontsize=LABEL_PT,
+                                j, i, fixed(mat[i, j], places), ha="center", va="center", fontsize=LABEL_PT,
                                 color="black" if mat[i, j] > (vmin + vmax) / 2 else "white")))
             for (j, i) in tied_marks:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#f0f0f0", lw=1, ls="--"))
@@ -447,7 +448,7 @@ def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str
         ax.plot(pos, f[c].to_numpy() * 100, marker="o", color=plots.PALETTE[k % len(plots.PALETTE)],
                 label=f"seat {c[4:-4]}")
     players = len(seat_cols)
-    ax.axhline(100 / players, color="#555555", linestyle="--", linewidth=1, label=f"fair share {100 / players:.1f}%")
+    ax.axhline(100 / players, color="#555555", linestyle="--", linewidth=1, label=f"fair share {fixed(100 / players, 1)}%")
     if xs is None:
         ax.set_xticks(np.arange(len(values)), values)
     plots.style(ax, f"Win rate of each seat across {col}", col, "win rate (%)")
@@ -510,7 +511,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                                "turns"]])
         outcome = designer.Outcome.of(game)
         margin_unit = designer._one(outcome.score_unit) if outcome.close_margin == 1 else outcome.score_unit
-        close_text = (f"close rate: games whose top two scores differ by at most {designer.number(outcome.close_margin)} "
+        close_text = (f"close rate: games whose top two scores differ by at most {number(outcome.close_margin)} "
                       f"{margin_unit} (ties included). " if shown else
                       f"No close-game rate: {outcome.close_reason}. ")
         seat_cols = [c for c in res.cells.columns if c.startswith("seat") and c.endswith("_win")]

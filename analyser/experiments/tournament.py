@@ -48,6 +48,7 @@ from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.run.store import write_json_atomic
+from analyser.text import fixed, pct, plural, signed
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -271,7 +272,7 @@ def meetings_text(fewest: int, most: int) -> str:
     """How often each pair of strategies meets: ``each pair meets at 2 tables (equal: a complete
     design).`` or ``each pair meets at 1 to 3 tables.``"""
     if fewest == most:
-        return f"each pair meets at {fewest} table{'s' if fewest != 1 else ''} (equal: a complete design)."
+        return f"each pair meets at {plural(fewest, 'table')} (equal: a complete design)."
     return f"each pair meets at {fewest} to {most} tables."
 
 
@@ -312,7 +313,7 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     for i in range(k):
         for j in range(k):
             if i != j and mat[i, j] == mat[i, j]:
-                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                texts.append((ax, ax.text(j, i, fixed(mat[i, j], 0), ha="center", va="center", fontsize=plots.LABEL_PT,
                                           color="white" if abs(mat[i, j] - 50) > 30 else "black")))
     names = [plots.short(plots.label(s)) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=9)
@@ -357,10 +358,12 @@ def metagame_note(t: TournamentResult) -> str:
         parts.append(f"A strategy's payoff against a mix is its expected win share, minus 1/{n}, at a table of "
                      "opponents drawn from the mix among the tables played (a strategy never meets itself); the "
                      f"mix is where replicator dynamics from the uniform mix settles; no single strategy gains more "
-                     f"than {meta.regret:.2f} pp against it. Since a strategy never meets itself, the mix's own "
-                     f"strategies score {meta.value:+.1f} pp against it, not 0: a strategy outside the mix scores "
-                     "less than that.")
-    parts.append(f"Weight: the strategy's share of the equilibrium mix (below {metagame.SUPPORT * 100:.1f}% it is "
+                     f"than {fixed(meta.regret, 2)} pp against it. "
+                     + (f"Since a strategy never meets itself, the mix's own strategies score {signed(meta.value)} pp "
+                        "against it, not 0: a strategy outside the mix scores less than that."
+                        if signed(meta.value) != "0" else
+                        "The mix's own strategies score 0 pp against it; a strategy outside the mix scores less."))
+    parts.append(f"Weight: the strategy's share of the equilibrium mix (below {pct(metagame.SUPPORT)} it is "
                  "outside the support: dominated in the meta-game). Nash average: its win share against the "
                  f"equilibrium mix, in percentage points above an even share (1/{n}); copies of a strategy do not "
                  "change it. Field share: its win share against a table drawn evenly from the others. Rating: "
@@ -393,7 +396,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     seats = analysis.seat_summary(t.results)
     seat_strat = reportmod.strategy_seat_display(analysis.strategy_seat_summary(t.results))
     order = list(t.ranking["strategy"])
-    ahead = (t.pairwise.loc[order, order] * 100).map(lambda v: "-" if v != v else f"{v:.1f}%")
+    ahead = (t.pairwise.loc[order, order] * 100).map(lambda v: "-" if v != v else f"{fixed(v, 1)}%")
     ahead = ahead.rename_axis("row ahead of column").reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
@@ -410,8 +413,8 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     files.append("findings.json")
     best = t.ranking.iloc[0]
     meet = t.config["table_meetings"]
-    cards = [("top rated", str(best["strategy"]), f"rating {best['rating']:.2f} ({best['rating_low']:.2f} to "
-                                                   f"{best['rating_high']:.2f})"),
+    cards = [("top rated", str(best["strategy"]), f"rating {fixed(best['rating'], 2)} ({fixed(best['rating_low'], 2)} to "
+                                                   f"{fixed(best['rating_high'], 2)})"),
              ("tables", str(len(t.tables)), t.design),
              ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
              ("seed", str(t.config["seed"]), "root seed of every table")]

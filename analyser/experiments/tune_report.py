@@ -12,11 +12,15 @@ import pandas as pd
 from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, _objectives
 from analyser.engine.registry import get_game
+from analyser.text import fixed, names_list, number, pct, plural, yes_no
 
 
 # --------------------------------------------------------------------------------------------
 # Plots and report
 # --------------------------------------------------------------------------------------------
+
+#: The legend of a tune plot sits to the right of its axes, where it covers no trial.
+LEGEND_OUTSIDE = {"fontsize": 8, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "frameon": False}
 
 #: The terminal names at most this many trials of a Pareto front, with their figures.
 FRONT_LINES = 8
@@ -28,9 +32,17 @@ def _fmt(v, lo=None, hi=None, d: int | None = None) -> str:
     if v is None or v != v:
         return "-"
     if lo is None or lo != lo:
-        return f"{v:.3g}"
+        return number(v)
     d = analysis.decimals((hi - lo) / 2) if d is None else d
-    return f"{v:.{d}f} ({lo:.{d}f} to {hi:.{d}f})"
+    return f"{fixed(v, d)} ({fixed(lo, d)} to {fixed(hi, d)})"
+
+
+def _cell(value, rule: bool = False):
+    """A table cell: a flag as ``yes``/``no``; with ``rule``, a rule value as the command line takes
+    it (``on``/``off``)."""
+    if isinstance(value, (bool, np.bool_)):
+        return analysis.display_value(value) if rule else yes_no(value)
+    return value
 
 
 def _places(df: pd.DataFrame, targets) -> dict:
@@ -41,12 +53,6 @@ def _places(df: pd.DataFrame, targets) -> dict:
         return {tg.name: 1 for tg in targets}
     return {tg.name: analysis.decimals(((df[tg.name + ".high"] - df[tg.name + ".low"]) / 2).to_numpy(dtype=float))
             for tg in targets}
-
-
-def _and(xs) -> str:
-    """``10 and 12``, ``3, 5 and 9``."""
-    xs = [str(x) for x in xs]
-    return xs[0] if len(xs) == 1 else f"{', '.join(xs[:-1])} and {xs[-1]}"
 
 
 def _ordinal(n: int) -> str:
@@ -74,7 +80,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
     if not drawn:
         return out
     n = len(drawn)
-    fig, axes = plt.subplots(n, 1, figsize=(8, 2.6 * n + 0.6), squeeze=False)
+    fig, axes = plt.subplots(n, 1, figsize=(9.5, 2.6 * n + 0.6), squeeze=False)
     best = set(res.best)
     for ax, tg in zip(axes[:, 0], drawn):
         y, lo, hi = t[tg.name].to_numpy(float), t[tg.name + ".low"].to_numpy(float), t[tg.name + ".high"].to_numpy(float)
@@ -93,7 +99,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
             ax.plot(x[mark], y[mark], marker="*", markersize=14, color="#c44e52", linestyle="none",
                     label="best" if len(best) == 1 else "Pareto front")
         plots.style(ax, plots.label(f"{tg.name}: {tg.goal_text()}"), "trial", plots.label(_target_label(tg)))
-        ax.legend(fontsize=8)
+        ax.legend(**LEGEND_OUTSIDE)
     out.append(plots.save(fig, outdir / "tune_history.png",
                           "Optimisation history: each trial's figure for each target with its 95% interval, in the "
                           "order the sampler asked them; the line is the best so far, the star the best trial "
@@ -101,7 +107,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
     objs = _objectives(res.targets)
     if len(objs) >= 2:
         a, b = objs[0], objs[1]
-        fig, ax = plt.subplots(figsize=(7, 5))
+        fig, ax = plt.subplots(figsize=(9, 5))
         ax.errorbar(t[a.name], t[b.name], xerr=np.clip(np.vstack([t[a.name] - t[a.name + ".low"],
                                                                   t[a.name + ".high"] - t[a.name]]), 0, None),
                     yerr=np.clip(np.vstack([t[b.name] - t[b.name + ".low"], t[b.name + ".high"] - t[b.name]]), 0, None),
@@ -117,7 +123,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
             ax.annotate(str(int(r["trial"])), (r[a.name], r[b.name]), fontsize=8, xytext=(4, 4),
                         textcoords="offset points")
         plots.style(ax, "Pareto front", plots.label(_target_label(a)), plots.label(_target_label(b)))
-        ax.legend(fontsize=8)
+        ax.legend(**LEGEND_OUTSIDE)
         more = (f" of all {len(objs)} objectives (this plot shows the first two, so a star can sit behind another "
                 "trial here)" if len(objs) > 2 else "")
         out.append(plots.save(fig, outdir / "tune_pareto.png",
@@ -238,7 +244,7 @@ def summary_sentences(res: TuneResult) -> list[str]:
         out.append(f"{len(found)} trials tie for the best {objs[0].name} on the search: "
                    f"{', '.join(str(b) for b in found)}.")
     elif found and len(objs) > 1:
-        out.append(f"The Pareto front on the search holds {len(found)} trial{'s' if len(found) != 1 else ''}: none "
+        out.append(f"The Pareto front on the search holds {plural(len(found), 'trial')}: none "
                    "is better than another on every objective; choose among them by what matters most.")
         for n in found[:FRONT_LINES]:
             b = t[t["trial"] == n].iloc[0]
@@ -282,11 +288,11 @@ def summary_sentences(res: TuneResult) -> list[str]:
         higher = ("the lower-numbered of them (they tie on the search too)" if level_too else
                   "the one of them ranked higher on the search")
         if len(tied) > 1 and b == w:
-            out.append(head + f"trials {_and(tied)} tie on {on} there, so the re-check does not separate them; "
+            out.append(head + f"trials {names_list(tied)} tie on {on} there, so the re-check does not separate them; "
                        f"the best configuration stays the search's winner (trial {w}), {higher}.")
         elif len(tied) > 1:
             out.append(head + f"the search's winner (trial {w}) does NOT still win (it comes "
-                       f"{_ordinal(int(win['recheck_rank']))} there); trials {_and(tied)} tie for first on {on}, "
+                       f"{_ordinal(int(win['recheck_rank']))} there); trials {names_list(tied)} tie for first on {on}, "
                        f"so the best configuration is trial {b}, {higher}.")
         elif b == w:
             out.append(head + f"the winner (trial {w}) still wins.")
@@ -310,19 +316,19 @@ def summary_sentences(res: TuneResult) -> list[str]:
         dropped = [int(x) for x in rc.loc[~rc["on_front"].astype(bool), "trial"]]
         unplayed = [n for n in found if n not in set(rc["trial"].astype(int))]
         if dropped:
-            text += (f"; trial{'s' if len(dropped) > 1 else ''} {_and(dropped)} {'are' if len(dropped) > 1 else 'is'} "
+            text += (f"; trial{'s' if len(dropped) > 1 else ''} {names_list(dropped)} {'are' if len(dropped) > 1 else 'is'} "
                      "dominated there, so the front is trial" + ("s " if len(res.best) != 1 else " ")
-                     + _and(res.best))
+                     + names_list(res.best))
         else:
             text += ", so the front stands"
         if unplayed:
-            text += (f" (trial{'s' if len(unplayed) > 1 else ''} {_and(unplayed)} of the front, not replayed, "
+            text += (f" (trial{'s' if len(unplayed) > 1 else ''} {names_list(unplayed)} of the front, not replayed, "
                      f"{'stay' if len(unplayed) > 1 else 'stays'} on it)")
         out.append(text + ".")
     for name, imp in (res.importances or {}).items():
         if imp:
             k = next(iter(imp))
-            out.append(f"The parameter that mattered most for {name}: {k} ({100 * imp[k]:.0f}% of the explained "
+            out.append(f"The parameter that mattered most for {name}: {k} ({pct(imp[k], 0)} of the explained "
                        "variation, PED-ANOVA).")
     if res.importance_note:
         out.append(res.importance_note[0].upper() + res.importance_note[1:] + ".")
@@ -386,7 +392,7 @@ def _moved(res: TuneResult) -> str:
         if not gone:
             return ""
         many = len(gone) > 1
-        return (f"Trial{'s' if many else ''} {_and(gone)} of the search's front {'are' if many else 'is'} dominated "
+        return (f"Trial{'s' if many else ''} {names_list(gone)} of the search's front {'are' if many else 'is'} dominated "
                 f"on the re-check and left off it. ")
     if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(res.recheck):
         return ""
@@ -437,12 +443,12 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
             # one count of decimals per target column, the search's tables alike (the re-check's its own)
             places = _places(df if df is rc_table else searched, res.targets)
             for _, r in df.iterrows():
-                row = {"trial": int(r["trial"]), **{c: r[c] for c in cols}}
+                row = {"trial": int(r["trial"]), **{c: _cell(r[c], rule=True) for c in cols}}
                 for tg in res.targets:
                     row[_target_label(tg)] = _fmt(r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"],
                                                   places[tg.name])
                 for e in extra:
-                    row[e] = r[e]
+                    row[e] = _cell(r[e])
                 rows.append(row)
             return pd.DataFrame(rows)
         several = len(_objectives(res.targets)) > 1

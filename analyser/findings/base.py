@@ -55,6 +55,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from analyser.stats import analysis
+from analyser.text import number
 
 #: The strengths, strongest first.
 STRENGTHS = ("clear", "possible", "none found")
@@ -280,12 +281,7 @@ def with_ci(value: float, low: float, high: float) -> str:
 def share_text(x: float) -> str:
     """A threshold share for a sentence, to at most two decimals: ``12.5%``, ``6.25%``, ``8.33%``,
     ``10%``."""
-    return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
-
-
-def number(x: float) -> str:
-    """``61``, ``61.5``, ``1.33``."""
-    return f"{x:g}" if float(x).is_integer() else f"{x:.3g}"
+    return number(100 * x, 2, trim=True) + "%"
 
 
 def command(words: Iterable) -> str:

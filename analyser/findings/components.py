@@ -3,6 +3,7 @@
 the command that tests a fix), and their terminal lines."""
 
 from __future__ import annotations
+from analyser.text import fixed, pct, signed
 
 # --------------------------------------------------------------------------------------------
 
@@ -124,34 +125,34 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
         return pd.notna(getattr(r, "vs_peers", float("nan")))
 
     def evidence(r):
-        q = f"q {'< 0.001' if r.q < 0.001 else f'= {r.q:.3f}'}"
+        q = f"q {'< 0.001' if r.q < 0.001 else f'= {fixed(r.q, 3)}'}"
         if acts:
-            lead = f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers, " if peered(r) else ""
+            lead = f"{signed(r.vs_peers)} pp against its {int(r.peers)} peers, " if peered(r) else ""
             return {"figure": lead + acts["figure"].format(effect=r.effect, with_=r.win_with * 100,
                                                            without=r.win_without * 100, uses=int(r.holders), q=q),
-                    "interval": (f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp" if peered(r)
-                                 else f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp")}
+                    "interval": (f"{signed(r.vs_peers_low)} to {signed(r.vs_peers_high)} pp" if peered(r)
+                                 else f"{signed(r.effect_low)} to {signed(r.effect_high)} pp")}
         if peered(r):
-            return {"figure": f"{r.vs_peers:+.1f} pp against its {int(r.peers)} peers ({r.effect:+.1f} pp against "
-                              f"none, {r.effect_low:+.1f} to {r.effect_high:+.1f}); win rate {r.win_with * 100:.1f}% "
-                              f"with it; held by {r.share * 100:.1f}% of seat-games; {q}",
-                    "interval": f"{r.vs_peers_low:+.1f} to {r.vs_peers_high:+.1f} pp"}
-        return {"figure": f"{r.effect:+.1f} pp; win rate {r.win_with * 100:.1f}% with it, {r.win_without * 100:.1f}% "
-                          f"without; held by {r.share * 100:.1f}% of seat-games; {q}",
-                "interval": f"{r.effect_low:+.1f} to {r.effect_high:+.1f} pp"}
+            return {"figure": f"{signed(r.vs_peers)} pp against its {int(r.peers)} peers ({signed(r.effect)} pp against "
+                              f"none, {signed(r.effect_low)} to {signed(r.effect_high)}); win rate {pct(r.win_with)} "
+                              f"with it; held by {pct(r.share)} of seat-games; {q}",
+                    "interval": f"{signed(r.vs_peers_low)} to {signed(r.vs_peers_high)} pp"}
+        return {"figure": f"{signed(r.effect)} pp; win rate {pct(r.win_with)} with it, {pct(r.win_without)} "
+                          f"without; held by {pct(r.share)} of seat-games; {q}",
+                "interval": f"{signed(r.effect_low)} to {signed(r.effect_high)} pp"}
 
     def association(r):
         more = "more" if r.effect > 0 else "less"
         if acts:
             text = acts["sentence"].format(name=name(r), size=abs(r.effect), more=more)
         else:
-            text = (f"{name(r)}: a seat that has it wins {abs(r.effect):.1f} pp {more} often than the same strategy "
+            text = (f"{name(r)}: a seat that has it wins {fixed(abs(r.effect), 1)} pp {more} often than the same strategy "
                     f"in the same seat without it")
         if peered(r):
             unit = (catalog.get(str(r.component)) or {}).get("cost_unit", "")
-            cost = (f", {r.per_cost:+.1f} pp per {unit or 'unit of cost'}"
+            cost = (f", {signed(r.per_cost)} pp per {unit or 'unit of cost'}"
                     if pd.notna(getattr(r, "per_cost", float("nan"))) else "")
-            text += (f", {r.vs_peers:+.1f} pp against its peers (the mean of the {int(r.peers)} other "
+            text += (f", {signed(r.vs_peers)} pp against its peers (the mean of the {int(r.peers)} other "
                      f"{r.peer_group}{cost})")
         return text
 
@@ -162,7 +163,7 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
         item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
                 "next": next_command(r.component, catalog.get(r.component, {}), **ctx,
                                      replacement=(replacements or {}).get(str(r.component)))}
-        amount = "" if c is None else (f"{c['change']:+.1f} pp" if isinstance(c.get("change"), (int, float)) else c.get("figure", ""))
+        amount = "" if c is None else (f"{signed(c['change'])} pp" if isinstance(c.get("change"), (int, float)) else c.get("figure", ""))
         if c is None:
             item.update(strength="possible",
                         sentence=f"Possibly {association(r)} - an association, not yet confirmed by an "
@@ -196,7 +197,7 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     return [{"topic": "component", "component": r.component, "strength": "none found", "evidence": evidence(r),
              "threshold": threshold,
              "sentence": f"No component {acts['verb_none'] if acts else 'goes with winning'} after the correction over {n} components: the "
-                         f"strongest association{against}, {name(r)}, has q = {r.q:.2f}.", "next": ""}]
+                         f"strongest association{against}, {name(r)}, has q = {fixed(r.q, 2)}.", "next": ""}]
 
 
 def finding_lines(items: list[dict]) -> list[str]:

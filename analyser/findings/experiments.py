@@ -12,6 +12,7 @@ from analyser.stats import analysis, metagame
 from analyser.stats.analysis import figure_unit
 from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
+from analyser.text import fixed, plural, signed
 
 # --------------------------------------------------------------------------------------------
 # Experiments
@@ -57,13 +58,13 @@ def _best_cell(focus, dims: list[str], focus_label: str) -> list:
         second = others.iloc[0]
         d = analysis.decimals((second["diff_high"] - second["diff_low"]) * 50)
         sentence = (f"{head}, ahead of every other cell; the runner-up, {_cell_name(second, dims)}, is "
-                    f"{-100 * second['diff']:.{d}f} pp behind (paired 95% CI {-100 * second['diff_high']:.{d}f} to "
-                    f"{-100 * second['diff_low']:.{d}f} pp).")
+                    f"{fixed(-100 * second['diff'], d)} pp behind (paired 95% CI {fixed(-100 * second['diff_high'], d)} to "
+                    f"{fixed(-100 * second['diff_low'], d)} pp).")
         return [Finding(topic, sentence, "clear", figure, iv, threshold)]
     listed = "; ".join(_cell_name(r, dims) for _, r in tied.head(8).iterrows())
     more = f" and {len(tied) - 8} more" if len(tied) > 8 else ""
     if len(apart):
-        sentence = (f"{head}; {len(tied)} other cell{'s' if len(tied) > 1 else ''} cannot be told apart from it "
+        sentence = (f"{head}; {plural(len(tied), 'other cell')} cannot be told apart from it "
                     f"(paired 95% interval of the difference includes 0): {listed}{more}.")
         return [Finding(topic, sentence, "possible", figure, iv, threshold)]
     return [Finding(topic, f"No cell stands out: every cell's win rate for {focus_label} is within the paired 95% "
@@ -233,10 +234,10 @@ def _difference(r, unit: str, scale: float, strength: str, group: str, threshold
     what = str(r["figure"])
 
     def side(v):
-        return f"{scale * v:.{d}f}{'%' if pp else ''}"
+        return f"{fixed(scale * v, d)}{'%' if pp else ''}"
 
     up = r["diff"] > 0
-    size = f"{abs(scale * r['diff']):.{d}f}"
+    size = fixed(abs(scale * r['diff']), d)
     if what.startswith("win rate: ") or what.startswith("mean score: "):
         kind, _, name = what.partition(": ")
         head = f"{name}'s {kind} is {size}{u} {'higher' if up else 'lower'}"
@@ -246,8 +247,8 @@ def _difference(r, unit: str, scale: float, strength: str, group: str, threshold
         head = f"Games have {size} {'more' if up else 'fewer'} lead changes"
     else:
         head = f"The {what} is {size}{u} {'higher' if up else 'lower'}"
-    diff = f"{scale * r['diff']:+.{d}f}{u}"
-    iv = f"{scale * r['low']:+.{d}f} to {scale * r['high']:+.{d}f}{u}"
+    diff = f"{signed(scale * r['diff'], d)}{u}"
+    iv = f"{signed(scale * r['low'], d)} to {signed(scale * r['high'], d)}{u}"
     among = f"the largest {'clear ' if strength == 'clear' else ''}difference in {group}"
     if n_clear > 1:
         among += f"; {n_clear} of the {n_group} differ clearly"

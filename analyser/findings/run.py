@@ -13,7 +13,8 @@ import numpy as np
 from analyser.stats import analysis
 from analyser.findings.base import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
                                     TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, _finite, command,
-                                    gather, number, pct, pct_ci, share_text, with_ci)
+                                    gather, pct, pct_ci, share_text, with_ci)
+from analyser.text import fixed, number
 
 # --------------------------------------------------------------------------------------------
 # A run report: the context and the registry of checks
@@ -120,13 +121,13 @@ def ahead_of_all(topic: str, rows: list[tuple[str, float, float, float]], *, wha
     def value(x, a, b) -> str:
         if unit == "%":
             return pct(x, a, b)
-        return f"{x:.{analysis.decimals((b - a) / 2, default=2)}f}"
+        return f"{fixed(x, analysis.decimals((b - a) / 2, default=2))}"
 
     def span(a, b) -> str:
         if unit == "%":
             return pct_ci(a, b)
         d = analysis.decimals((b - a) / 2, default=2)
-        return f"{a:.{d}f} to {b:.{d}f}"
+        return f"{fixed(a, d)} to {fixed(b, d)}"
 
     def show(x, a, b) -> str:
         return f"{value(x, a, b)} (95% CI {span(a, b)})"
@@ -413,21 +414,22 @@ def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
     if not median > 0:
         return [LeftOut(topic, "the median game length is 0")]
     ratio = p99 / median
-    figure = f"99th percentile {number(p99)} {unit}, median {number(median)}: {ratio:.2f} times"
+    times = fixed(ratio, 2 if round(ratio, 1) == TAIL_RATIO else 1)  # near the threshold: not printed equal to it
+    figure = f"99th percentile {number(p99)} {unit}, median {number(median)}: {fixed(ratio, 2)} times"
     iv = f"{number(lo)} to {number(hi)} {unit}"
     if ratio > TAIL_RATIO:
         strength = "clear" if lo > TAIL_RATIO * median else "possible"
         p95 = quantile_from_counts(values, counts, 0.95)
         sentence = (f"Game length has a long tail: the longest 1% of games last {number(p99)} {unit} or more (the "
                     f"99th percentile, 95% CI {number(lo)} to {number(hi)}), "
-                    f"{ratio:.{2 if round(ratio, 1) == TAIL_RATIO else 1}f} times the median of "
+                    f"{times} times the median of "
                     f"{number(median)}.")
         nxt = next_for(p95)
         if nxt:
             sentence += f" The command below tests a cap at the 95th percentile, {number(math.ceil(p95))} {unit}."
         return [Finding(topic, sentence, strength, figure, iv, threshold, nxt)]
     return [Finding(topic, f"No long tail of game length: the 99th percentile, {number(p99)} {unit} (95% CI "
-                           f"{number(lo)} to {number(hi)}), is {ratio:.{2 if round(ratio, 1) == TAIL_RATIO else 1}f} times the "
+                           f"{number(lo)} to {number(hi)}), is {times} times the "
                            f"median of {number(median)}, not above {number(TAIL_RATIO)} times.",
                     "none found", figure, iv, threshold)]
 

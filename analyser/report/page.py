@@ -33,6 +33,7 @@ from analyser.run.reproduce import reproduce_command
 from analyser.report.summaries import params_of
 from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_table,  # noqa: F401 - the page's API
                                     table_html as _table_html, wrap_table as _wrap_table)
+from analyser.text import fixed, number, pct, signed
 
 
 @dataclass
@@ -291,6 +292,8 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templates"),
                           autoescape=jinja2.select_autoescape(["html", "j2"]))
+# the templates spell numbers as the terminal and the PNGs do (analyser.text)
+_ENV.filters.update(fixed=fixed, number=number, pct=pct, signed=signed)
 
 
 def _anchor(text: str, used: set) -> str:
@@ -375,9 +378,9 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
     if mirror:
         if seats.get("best") is not None:
             d = analysis.decimals((seats["gap_high"] - seats["gap_low"]) / 2)
-            cards.append({"label": "seat advantage", "value": f"{seats['gap']:.{d}f} pp",
-                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {seats['gap_low']:.{d}f} "
-                                  f"to {seats['gap_high']:.{d}f}; {analysis.p_text(seats['p'])})"})
+            cards.append({"label": "seat advantage", "value": f"{fixed(seats['gap'], d)} pp",
+                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {fixed(seats['gap_low'], d)} "
+                                  f"to {fixed(seats['gap_high'], d)}; {analysis.p_text(seats['p'])})"})
     else:
         best = part.strategies.iloc[0]
         cards.append({"label": "best win rate", "value": analysis.percent(best.win_rate, best.win_low, best.win_high),
@@ -385,12 +388,12 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
         cards.append({"label": "fair share", "value": analysis.percent(1 / part.players, best.win_low, best.win_high),
                       "note": "1 / players"})
     if "turns_mean" in run:
-        cards.append({"label": "game length", "value": f"{run['turns_mean']:.1f}",
-                      "note": f"{length_unit} on average (median {run['turns_median']:.0f}, 5-95% "
-                              f"{run['turns_p5']:.0f}-{run['turns_p95']:.0f})"})
+        cards.append({"label": "game length", "value": fixed(run['turns_mean'], 1),
+                      "note": f"{length_unit} on average (median {fixed(run['turns_median'], 0)}, 5-95% "
+                              f"{fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)})"})
     if mirror:
-        cards.append({"label": "score spread", "value": f"{run['score_sd']:.1f}",
-                      "note": f"sd of final scores ({score_unit}); winner's mean margin {run['margin_mean']:.1f}"})
+        cards.append({"label": "score spread", "value": fixed(run['score_sd'], 1),
+                      "note": f"sd of final scores ({score_unit}); winner's mean margin {fixed(run['margin_mean'], 1)}"})
     cards.append({"label": "tie rate", "value": analysis.percent(run["tie_rate"], run.get("tie_low"), run.get("tie_high")),
                   "note": "games with a shared win (95% CI " + analysis.percent_ci(run.get("tie_low"), run.get("tie_high"))
                           + ")"})
@@ -529,8 +532,8 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         run = part.run
         length_text = ""
         if "turns_mean" in run:
-            length_text = (f"Mean {run['turns_mean']:.1f} {game.length_unit} per game (median {run['turns_median']:.0f}, "
-                           f"5-95% {run['turns_p5']:.0f}-{run['turns_p95']:.0f}).")
+            length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
+                           f"5-95% {fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)}).")
         sections.append({
             "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
             "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyser.stats import analysis
+from analyser.text import pct, signed
 
 
 def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -32,20 +33,19 @@ def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
 def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
     """The seat compensation for reading: per seat its win rate, the handicap (head start in a
     race) with its 95% interval, the win rate at that handicap and the tie-break share."""
-    from analyser.stats.seats import _signed
     kind = table.attrs.get("kind", "highest score")
     word = "head start" if kind == "race" else "handicap"
     rows = []
     for _, r in table.iterrows():
         if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
-            rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
+            rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate']),
                          f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
                          "tie-break share": "-"})
             continue
-        rows.append({"seat": int(r["seat"]), "win rate": f"{100 * r['win_rate']:.1f}%",
-                     f"{word} ({unit})": _signed(r["handicap"]) if r["handicap"] == r["handicap"] else "n/a",
-                     "95% CI": (f"{_signed(r['handicap_low'])} to {_signed(r['handicap_high'])}"
+        rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate']),
+                     f"{word} ({unit})": signed(r["handicap"], None) if r["handicap"] == r["handicap"] else "n/a",
+                     "95% CI": (f"{signed(r['handicap_low'], None)} to {signed(r['handicap_high'], None)}"
                                 if r["handicap_low"] == r["handicap_low"] else "n/a"),
-                     f"win rate with the {word}": f"{100 * r['win_at_handicap']:.1f}%",
-                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else f"{100 * r['tie_share']:.0f}%"})
+                     f"win rate with the {word}": pct(r['win_at_handicap']),
+                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else pct(r['tie_share'], 0)})
     return pd.DataFrame(rows)

@@ -34,6 +34,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from analyser.text import fixed  # analysis.fixed: the one rounding rule, in analyser.text
+
 
 def proportion_confint(*args, **kwargs):
     """statsmodels' ``proportion_confint``, imported on first use (statsmodels and scipy.stats
@@ -46,9 +48,6 @@ def _scipy_stats():
     from scipy import stats
     return stats
 
-# Terminal tables (DataFrame.to_string) pad by display width, so a strategy name in CJK script,
-# whose characters take two columns each (Unicode East Asian Width W or F), keeps its columns.
-pd.set_option("display.unicode.east_asian_width", True)
 
 Z95 = 1.959963984540054
 
@@ -239,24 +238,6 @@ def decimals(half_width, default: int = 1) -> int:
     return int(min(MOST_DECIMALS, max(0, 1 - math.floor(math.log10(float(np.median(h)))))))
 
 
-def fixed(x, places: int) -> str:
-    """``x`` with ``places`` decimals, rounded half to even on its decimal value (the shortest
-    decimal of the float, to 12 significant digits), so that a tie rounds the same way wherever
-    it is shown and complementary shares read complementary (50.75 -> ``50.8``, 49.25 ->
-    ``49.2``); binary floats formatted with ``%f`` round 0.5075 * 100 down and 0.4925 * 100 half
-    to even, which shows 50.7 beside 49.2.  ``-0`` shows as ``0``; NaN and infinities as ``%f``
-    does.  Every percentage and table figure of the reports goes through it."""
-    from decimal import ROUND_HALF_EVEN, Decimal
-
-    x = float(x)
-    if not math.isfinite(x):
-        return f"{x:.{places}f}"
-    q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
-    if q == 0:
-        q = abs(q)
-    return f"{q:f}"
-
-
 def percent(value, low=None, high=None, places: int | None = None) -> str:
     """A proportion (0-1) as a percentage with the decimals its interval ``low``-``high``
     (proportions) calls for (:func:`decimals`), or ``places``; ``-`` for NaN."""
@@ -362,14 +343,14 @@ def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: floa
     (:func:`clip_interval`: a t interval from a few games reaches past it)."""
     lo, hi = clip_interval(lo, hi, -100.0, 100.0)
     d = decimals((hi - lo) / 2)
-    effect = (f"seat {best} wins {gap:.{d}f} pp more often than seat {worst} "
-              f"(95% CI {lo:.{d}f} to {hi:.{d}f} pp)")
-    test = f"chi-square {chi2:.1f}, df {k - 1}, {p_text(p)}"
+    effect = (f"seat {best} wins {fixed(gap, d)} pp more often than seat {worst} "
+              f"(95% CI {fixed(lo, d)} to {fixed(hi, d)} pp)")
+    test = f"chi-square {fixed(chi2, 1)}, df {k - 1}, {p_text(p)}"
     if p >= 0.05:
         if hi < SMALL_GAP:
             verdict = f"no seat advantage worth noting: {effect}; {test}"
         else:
-            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {hi:.{d}f} pp is not "
+            verdict = (f"no clear evidence of a seat advantage, but a gap of up to {fixed(hi, d)} pp is not "
                        f"ruled out: {effect}; {test}")
     else:
         strength = "strong evidence" if p < 0.001 else ("some evidence" if p < 0.01 else "weak evidence")

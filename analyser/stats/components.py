@@ -49,6 +49,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from analyser.text import fixed, signed, wrap
+
 #: False-discovery-rate level: a component is clear when its Benjamini-Hochberg q is at most this.
 Q = 0.05
 #: The normal quantile of a two-sided 95% interval.
@@ -607,13 +609,13 @@ def report_table(est) -> Any:
         return pd.DataFrame()
 
     def pct(v):
-        return "-" if pd.isna(v) else f"{v * 100:.1f}"
+        return "-" if pd.isna(v) else fixed(v * 100, 1)
 
     def pp(v, lo, hi):
-        return "-" if pd.isna(v) or pd.isna(lo) else f"{v:+.1f} ({lo:+.1f} to {hi:+.1f})"
+        return "-" if pd.isna(v) or pd.isna(lo) else f"{signed(v)} ({signed(lo)} to {signed(hi)})"
 
     def qtext(q):
-        return "-" if pd.isna(q) else ("<0.001" if q < 0.001 else f"{q:.3f}")
+        return "-" if pd.isna(q) else ("<0.001" if q < 0.001 else fixed(q, 3))
 
     rows = []
     for r in est.itertuples():
@@ -649,47 +651,77 @@ def method_note(est) -> str:
             f"(because it wins) shows one too, so a finding stays possible until an intervention confirms it.")
 
 
+#: A forest plot's labels wrap at this many display columns, at spaces (never inside a word).
+LABEL_CHARS = 44
+#: ... and its title, at this many.
+TITLE_CHARS = 52
+
+
+def forest_rows(est):
+    """The rows of the forest plot: the clear components, largest first, at most
+    :data:`FOREST_MAX`, each with the estimate its test used (``drawn``, ``drawn_low``,
+    ``drawn_high``, pp): against its peers where it has a peer group (q and the ranking use that
+    one), else against none; ``against``: "peers" or "none"; ``label``: its name and what it is,
+    wrapped at spaces into lines of :data:`LABEL_CHARS` columns."""
+    import numpy as np
+
+    clear = est[est["clear"]].head(FOREST_MAX).copy()
+    peered = clear["vs_peers"].notna()
+    for col, peer_col in (("effect", "vs_peers"), ("effect_low", "vs_peers_low"), ("effect_high", "vs_peers_high")):
+        clear["drawn" + col[len("effect"):]] = clear[peer_col].where(peered, clear[col])
+    clear["against"] = np.where(peered, "peers", "none")
+    clear["label"] = ["\n".join(wrap(f"{r.component} - {r.what}" if r.what else str(r.component), LABEL_CHARS))
+                      for r in clear.itertuples()]
+    return clear
+
+
+def forest_title(rows, total: int) -> str:
+    """What the forest plot draws: the effect each clear component's test used (against its peers,
+    against none, or each its own, marked), and how many of ``total`` clear ones are shown."""
+    kinds = set(rows["against"])
+    what = ("effect against peers" if kinds == {"peers"} else "effect against none" if kinds == {"none"}
+            else "effect against peers (dots) or none (squares)")
+    count = f"the {len(rows)} largest of {total}" if total > len(rows) else str(total)
+    return "\n".join(wrap(f"Passing the correction ({count}): {what}", TITLE_CHARS))
+
+
 def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
-    """A forest plot of the clear components (effect and 95% interval, pp), largest first, at
-    most :data:`FOREST_MAX`; written to ``path``.  Returns ``(file name, caption)``, or None when
-    no component is clear (nothing is written)."""
+    """A forest plot of the clear components (:func:`forest_rows`: the estimate each one's test
+    used, with its 95% interval, pp), largest first; written to ``path``.  Returns ``(file name,
+    caption)``, or None when no component is clear (nothing is written)."""
     from analyser.stats import plots as base  # sets the Agg backend
 
     import matplotlib.pyplot as plt
     import numpy as np
 
-    if est is None or not len(est):
+    if est is None or not len(est) or not est["clear"].any():
         return None
-    clear = est[est["clear"]]
-    if not len(clear):
-        return None
-    shown = clear.head(FOREST_MAX)
-    k = len(shown)
-    fig, ax = plt.subplots(figsize=(8.5, 1.2 + 0.32 * k))
+    total = int(est["clear"].sum())
+    rows = forest_rows(est)
+    k = len(rows)
+    lines = max(label.count("\n") + 1 for label in rows["label"])
+    fig, ax = plt.subplots(figsize=(8.5, 1.2 + (0.18 + 0.14 * lines) * k))
     ypos = np.arange(k)[::-1]
-    eff = shown["effect"].to_numpy(dtype=float)
-    lo = shown["effect_low"].to_numpy(dtype=float)
-    hi = shown["effect_high"].to_numpy(dtype=float)
+    eff = rows["drawn"].to_numpy(dtype=float)
     colours = np.where(eff > 0, "#3a6ea5", "#c44e52")
-    ax.hlines(ypos, lo, hi, color=colours, linewidth=2)
-    ax.scatter(eff, ypos, color=colours, zorder=3, s=22)
+    ax.hlines(ypos, rows["drawn_low"].to_numpy(dtype=float), rows["drawn_high"].to_numpy(dtype=float),
+              color=colours, linewidth=2)
+    for against, marker in (("peers", "o"), ("none", "s")):
+        on = (rows["against"] == against).to_numpy()
+        ax.scatter(eff[on], ypos[on], color=colours[on], zorder=3, s=22, marker=marker)
     ax.axvline(0, color="#888888", linewidth=0.8)
-    labels = [f"{r.component} - {r.what}" if r.what else str(r.component) for r in shown.itertuples()]
-    labels = [base.label(x) if hasattr(base, "label") else x for x in labels]
     ax.set_yticks(ypos)
-    ax.set_yticklabels([x if len(x) <= 48 else x[:47] + "..." for x in labels], fontsize=8.5)
+    ax.set_yticklabels(["\n".join(base.label(line) for line in x.split("\n")) for x in rows["label"]], fontsize=8.5)
     ax.set_ylim(-0.7, k - 0.3)
-    more = len(clear) > k
-    base.style(ax, title or (f"Associations with winning that pass the correction: the {k} largest of {len(clear)}"
-                             if more else f"Associations with winning that pass the correction ({len(clear)})"),
-               "effect on win probability (pp, 95% interval)", "")
+    base.style(ax, title or forest_title(rows, total), "change in win probability (pp, 95% interval)", "")
     ax.grid(axis="x", color="#dddddd", linewidth=0.8)
     fig.tight_layout()
-    return base.save(fig, path, f"Association with win probability of each component that passes the "
+    peers = "against the mean of its peer group where it has one (the estimate its q tests), else against none"
+    return base.save(fig, path, "Components whose association with win probability passes the "
                                 f"Benjamini-Hochberg correction (q <= {Q:g}): the change in percentage points when a "
-                                "seat has it, within the same strategy and seat, with its 95% interval (errors "
-                                "clustered by game)" + (f"; the {k} largest of {len(clear)}" if more else "") + ". An association, not a "
-                                "cause: see the findings for the interventions that test it.")
+                                f"seat has it, within the same strategy and seat, {peers}, with its 95% interval "
+                                "(errors clustered by game)" + (f"; the {k} largest of {total}" if total > k else "")
+                     + ". An association, not a cause: see the findings for the interventions that test it.")
 
 
 def special_tables(est, specs) -> list[tuple[str, Any]]:
@@ -703,7 +735,7 @@ def special_tables(est, specs) -> list[tuple[str, Any]]:
         return out
     table = report_table(est).drop(columns=["rank"])
     table["per copy, pp (95% CI)"] = [
-        "-" if pd.isna(r.per_copy) else f"{r.per_copy:+.1f} ({r.per_copy_low:+.1f} to {r.per_copy_high:+.1f})"
+        "-" if pd.isna(r.per_copy) else f"{signed(r.per_copy)} ({signed(r.per_copy_low)} to {signed(r.per_copy_high)})"
         for r in est.itertuples()]
     by_id = {str(c): i for i, c in enumerate(table["component"])}
     for caption, ids in specs:

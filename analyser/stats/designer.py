@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from analyser.stats.analysis import game_keys, per_game, wilson
 from analyser.engine.core import OUTCOMES, TRACE_COLUMN, InputError
+from analyser.text import fixed, number, pct
 
 #: Bootstrap resamples for the luck-skill interval.
 BOOTSTRAP = 200
@@ -364,11 +365,6 @@ def _one(unit: str) -> str:
     return f"{first} {rest}".strip()
 
 
-def number(x: float) -> str:
-    """A whole number without a decimal point, else up to 2 decimals (``1``, ``10``, ``2.5``)."""
-    return f"{x:g}" if float(x).is_integer() else f"{x:.2f}".rstrip("0")
-
-
 def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
     """The designer figures of one run as a two-column table (figure, value) for reports.
 
@@ -422,14 +418,14 @@ def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None
         left_out.append(f"lead changes, lead for good and deficit overcome: {outcome.reason}")
     else:
         single = "n/a (no game has a single winner: every game was a shared win)"
-        rows.append(("lead changes per game", f"{dr['lead_changes']:.2f} (games with one or more: "
-                                              f"{100 * dr['any_lead_change']:.0f}%)" if _finite(dr["lead_changes"])
+        rows.append(("lead changes per game", f"{fixed(dr['lead_changes'], 2)} (games with one or more: "
+                                              f"{pct(dr['any_lead_change'], 0)})" if _finite(dr["lead_changes"])
                      else no_games))
-        rows.append(("winner takes the lead for good at", f"{100 * dr['lead_for_good_at']:.0f}% of the game's "
+        rows.append(("winner takes the lead for good at", f"{pct(dr['lead_for_good_at'], 0)} of the game's "
                                                           f"{outcome.trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
                      else single))
-        rows.append(("largest deficit overcome", f"{dr['deficit_overcome']:.2f} {unit} on average; 90th "
-                                                 f"percentile {dr['deficit_p90']:.1f}, most {dr['deficit_max']:.1f}"
+        rows.append(("largest deficit overcome", f"{fixed(dr['deficit_overcome'], 2)} {unit} on average; 90th "
+                                                 f"percentile {fixed(dr['deficit_p90'], 1)}, most {fixed(dr['deficit_max'], 1)}"
                      if _finite(dr["deficit_overcome"], dr["deficit_p90"], dr["deficit_max"]) else single))
     rows.append(_skill_row("skill share (partial eta squared of the win share)", win,
                            "no game has a winner and a loser: every win was shared by every seat"))

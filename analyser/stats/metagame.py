@@ -48,6 +48,7 @@ from analyser.stats import metagame_copies as copies
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
     FLOOR, HORIZON, SUPPORT, TOL, _check_matrix, _maximin, _mix, cycles, max_entropy_nash, nash_average,
     regret, replicator, solve_zero_sum, table_payoffs)
+from analyser.text import fixed, names_list, pct, plural, signed, terminal_table
 
 #: An equilibrium weight at least this is a dominant (pure) strategy.
 DOMINANT = 1 - SUPPORT
@@ -315,27 +316,12 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
 # Findings
 # --------------------------------------------------------------------------------------------
 
-def _pct(x: float) -> str:
-    from analyser.stats.analysis import fixed
-
-    return fixed(x * 100, 1) + "%"
-
-
-def _pp(x: float) -> str:
-    """Percentage points with a sign, one decimal: ``+1.2``, ``-24.5``, ``0.0``."""
-    return copies._sign(x)
-
-
 def _few(meta: MetaGame) -> str:
     """Why a finding is not clear when the tournament is too short: '' when it is long enough."""
     if meta.games >= CLEAR_MIN_GAMES:
         return ""
-    return (f"from only {meta.games} game{'s' if meta.games != 1 else ''} per table (a clear finding needs "
+    return (f"from only {plural(meta.games, 'game')} per table (a clear finding needs "
             f"{CLEAR_MIN_GAMES} or more)")
-
-
-def _names(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def findings(meta: MetaGame) -> list[dict]:
@@ -350,24 +336,24 @@ def findings(meta: MetaGame) -> list[dict]:
     enough = f"; never clear from fewer than {CLEAR_MIN_GAMES} games per table"
     out = []
     top = t.sort_values("weight", ascending=False, kind="stable").iloc[0]
-    thr = (f"pure when the equilibrium weight is at least {_pct(DOMINANT)}; clear when the lower end "
+    thr = (f"pure when the equilibrium weight is at least {pct(DOMINANT)}; clear when the lower end "
            f"of its 95% interval ({boot} bootstrap resamples) is too{enough}")
-    ev = {"figure": f"{top['strategy']}: weight {_pct(top['weight'])}",
-          "interval": f"{_pct(top['weight_low'])}-{_pct(top['weight_high'])}"}
+    ev = {"figure": f"{top['strategy']}: weight {pct(top['weight'])}",
+          "interval": f"{pct(top['weight_low'])}-{pct(top['weight_high'])}"}
     group = next((c for c in meta.classes if top["strategy"] in c), [top["strategy"]])
     k = len(group)
     if k > 1:
-        ev = {"figure": f"{_names(group)}: weight {_pct(top['weight'] * k)} together",
-              "interval": f"{_pct(top['weight_low'] * k)}-{_pct(top['weight_high'] * k)}"}
+        ev = {"figure": f"{names_list(group)}: weight {pct(top['weight'] * k)} together",
+              "interval": f"{pct(top['weight_low'] * k)}-{pct(top['weight_high'] * k)}"}
     if k > 1 and k == len(t):
         out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
                     "sentence": f"No single strategy dominates: the {k} strategies cannot be told apart, so the "
-                                f"equilibrium shares its weight equally among them ({_pct(top['weight'])} each)."})
+                                f"equilibrium shares its weight equally among them ({pct(top['weight'])} each)."})
     elif top["weight"] * k >= DOMINANT:
         steady = top["weight_low"] * k >= DOMINANT
         clear = steady and not few
         who = (f"{top['strategy']} is the strategy to play" if k == 1 else
-               f"{_names(group)}, which cannot be told apart, are the strategies to play")
+               f"{names_list(group)}, which cannot be told apart, are the strategies to play")
         out.append({"topic": "dominant", "strength": "clear" if clear else "possible", "evidence": ev, "threshold": thr,
                     "sentence": f"{who}: the meta-game equilibrium (the mix of strategies that no single strategy "
                                 f"beats) puts all its weight on {'it' if k == 1 else 'them, shared equally'}"
@@ -375,7 +361,7 @@ def findings(meta: MetaGame) -> list[dict]:
                                    ", though not in every bootstrap resample") + "."})
     else:
         used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
-        mix = ", ".join(f"{r.strategy} {_pct(r.weight)}" for r in used.itertuples())
+        mix = ", ".join(f"{r.strategy} {pct(r.weight)}" for r in used.itertuples())
         out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
                     "sentence": f"No single strategy dominates: the equilibrium (the mix of strategies that no "
                                 f"single strategy beats) mixes {len(used)} strategies "
@@ -387,22 +373,22 @@ def findings(meta: MetaGame) -> list[dict]:
         a, b, d = c["names"]
         idx = c["cycle"]
         edges = [(idx[0], idx[1]), (idx[1], idx[2]), (idx[2], idx[0])]
-        fig = "; ".join(f"{meta.strategies[x]} ahead of {meta.strategies[y]} {_pct(meta.ahead[x, y])}" for x, y in edges)
-        iv = "; ".join(f"{_pct(meta.ahead_low[x, y])}-{_pct(meta.ahead_high[x, y])}" for x, y in edges)
+        fig = "; ".join(f"{meta.strategies[x]} ahead of {meta.strategies[y]} {pct(meta.ahead[x, y])}" for x, y in edges)
+        iv = "; ".join(f"{pct(meta.ahead_low[x, y])}-{pct(meta.ahead_high[x, y])}" for x, y in edges)
         more = len(meta.cycles) - 1
         out.append({"topic": "cycle", "strength": "clear" if c["clear"] and not few else "possible",
                     "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
                     "sentence": f"Rock-paper-scissors cycle: {a} beats {b}, {b} beats {d}, {d} beats {a}"
                                 + ("" if c["clear"] and not few else f" ({few})" if c["clear"] else
                                    " (not every link is clear of a coin flip)")
-                                + (f"; {more} more cycle{'s' if more > 1 else ''} in the table of shares" if more else "")
+                                + (f"; {plural(more, 'more cycle', 'more cycles')} in the table of shares" if more else "")
                                 + "."})
     else:
         out.append({"topic": "cycle", "strength": "none found", "evidence": {"figure": "no three strategies beat "
                     "each other in a circle", "interval": "-"}, "threshold": thr,
                     "sentence": "No rock-paper-scissors cycle: the strategies' head-to-head order has no loop."
                     if meta.players == 2 else "No rock-paper-scissors cycle: who finishes ahead of whom has no loop."})
-    thr = (f"outside the support when the equilibrium weight is below {_pct(SUPPORT)}; clear when the upper end "
+    thr = (f"outside the support when the equilibrium weight is below {pct(SUPPORT)}; clear when the upper end "
            f"of its 95% interval is too{enough}")
     unused = t[t["weight"] < SUPPORT]
     for steady, group in ((True, unused[unused["weight_high"] < SUPPORT]), (False, unused[unused["weight_high"] >= SUPPORT])):
@@ -410,30 +396,30 @@ def findings(meta: MetaGame) -> list[dict]:
             continue
         clear = steady and not few
         names = list(group["strategy"])
-        weights = [_pct(r.weight) for r in group.itertuples()]
-        spans = [f"{_pct(r.weight_low)}-{_pct(r.weight_high)}" for r in group.itertuples()]
+        weights = [pct(r.weight) for r in group.itertuples()]
+        spans = [f"{pct(r.weight_low)}-{pct(r.weight_high)}" for r in group.itertuples()]
         if len(names) > 1 and len(set(weights)) == 1 and len(set(spans)) == 1:
             fig, iv = f"{weights[0]} each", f"{spans[0]} each"
         else:
             fig = ", ".join(f"{s} {w}" for s, w in zip(names, weights))
             iv = ", ".join(f"{s} {w}" for s, w in zip(names, spans))
-        navs = _names([_pp(x) for x in group["nash_average_pp"]]) + " pp"
+        navs = names_list([signed(x) for x in group["nash_average_pp"]]) + " pp"
         verb = "it is" if len(names) == 1 else "they are"
         out.append({"topic": "unused", "strength": "clear" if clear else "possible",
                     "evidence": {"figure": "weight " + fig, "interval": iv}, "threshold": thr,
-                    "sentence": f"No equilibrium mix uses {_names(names)}: {verb} dominated in the meta-game"
+                    "sentence": f"No equilibrium mix uses {names_list(names)}: {verb} dominated in the meta-game"
                                 + ("" if clear else f", though {few}" if steady else
                                    " in the point estimate, though some bootstrap resamples use "
                                    + ("it" if len(names) == 1 else "them"))
                                 + f" (Nash average{'s' if len(names) > 1 else ''} - the win share against the "
                                   f"equilibrium mix above an even share - {navs}"
-                                + (f", against {_pp(meta.value)} pp for the mix's own strategies" if meta.players > 2 else "")
+                                + (f", against {signed(meta.value)} pp for the mix's own strategies" if meta.players > 2 else "")
                                 + ")."})
     if not len(unused):
         low = t.sort_values("weight", kind="stable").iloc[0]
         out.append({"topic": "unused", "strength": "none found",
-                    "evidence": {"figure": f"smallest weight: {low['strategy']} {_pct(low['weight'])}",
-                                 "interval": f"{_pct(low['weight_low'])}-{_pct(low['weight_high'])}"},
+                    "evidence": {"figure": f"smallest weight: {low['strategy']} {pct(low['weight'])}",
+                                 "interval": f"{pct(low['weight_low'])}-{pct(low['weight_high'])}"},
                     "threshold": thr, "sentence": "Every strategy has a place in the equilibrium mix."})
     return out + copies.findings(meta)
 
@@ -459,7 +445,7 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: 
     lines = [f"Meta-game: {meta.method}; Nash average in pp of win share above an even share "
              f"(1/{meta.players}) against the equilibrium mix."]
     with pd.option_context("display.width", 200, "display.max_columns", 30):
-        lines.append(format_table(table).to_string(index=False))
+        lines.append(terminal_table(format_table(table)))
     if findings:
         lines.append("Findings:")
         lines += ["  " + line for line in finding_lines(meta.findings)]
@@ -500,7 +486,7 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
         for j in range(k):
             if mat[i, j] == mat[i, j]:
                 dark = abs(mat[i, j] - fair) > 0.6 * (100 - fair if mat[i, j] > fair else fair)
-                texts.append((ax, ax.text(j, i, f"{mat[i, j]:.0f}", ha="center", va="center", fontsize=plots.LABEL_PT,
+                texts.append((ax, ax.text(j, i, fixed(mat[i, j], 0), ha="center", va="center", fontsize=plots.LABEL_PT,
                                           color="white" if dark else "black")))
             else:
                 texts.append((ax, ax.text(j, i, "-", ha="center", va="center", fontsize=plots.LABEL_PT,
@@ -508,7 +494,7 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     names = [plots.short(plots.label(s), 24) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(k), names, fontsize=8)
-    ax.set_xlabel(f"opponent (blue: the row wins more than {fair:.0f}%, red: less)", fontsize=9)
+    ax.set_xlabel(f"opponent (blue: the row wins more than {fixed(fair, 0)}%, red: less)", fontsize=9)
     ax.set_ylabel("strategy")
     what = "Row's win share against column (%)" if meta.players == 2 else "Row's win share at tables with column (%)"
     ax.set_title(what, fontsize=10.5, loc="left", fontweight="bold")
@@ -516,7 +502,7 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     bx.barh(y, w, color="#3a6ea5", height=0.6, xerr=np.clip(np.vstack([w - lo, hi - w]), 0, None), capsize=3,
             error_kw={"elinewidth": 1.0, "ecolor": "#222222"})
     for yi, v, h in zip(y, w, hi):
-        bx.text(min(h, 100) + 3, yi, f"{v:.0f}%", va="center", fontsize=8)
+        bx.text(min(h, 100) + 3, yi, f"{fixed(v, 0)}%", va="center", fontsize=8)
     bx.set_xlim(0, 130)
     bx.set_xticks([0, 25, 50, 75, 100])
     bx.tick_params(axis="y", left=False)

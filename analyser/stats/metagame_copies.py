@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analyser.text import names_list, pct, signed
+
 #: Paired games (see :func:`exact_copies`) needed, all with identical results, before two
 #: strategies are said to play exactly alike.
 EXACT_MIN_GAMES = 30
@@ -59,16 +61,6 @@ def exact_copies(frame: pd.DataFrame, names: list[str]) -> dict[tuple[int, int],
                 rec["games"] += 1
                 rec["differ"] += int(not np.array_equal(res[k], res[other]))
     return out
-
-
-def _pct(x: float) -> str:
-    from analyser.stats.analysis import fixed
-
-    return fixed(x * 100, 1) + "%"
-
-
-def _names(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def indistinguishable(ahead: np.ndarray, boot: np.ndarray,
@@ -138,8 +130,6 @@ def findings(meta) -> list[dict]:
     :class:`analyser.stats.metagame.MetaGame`.  Clear only when every pair of the class plays
     exactly alike (identical results in all of at least :data:`EXACT_MIN_GAMES` paired games);
     possible when only the intervals of their shares cannot tell them apart."""
-    from analyser.stats.analysis import fixed
-
     out = []
     thr = (f"clear when they play exactly alike: identical {'/'.join(RESULT_COLUMNS)} in every one of at least "
            f"{EXACT_MIN_GAMES} paired games (the same game seed, one in the other's seat beside the same "
@@ -154,18 +144,18 @@ def findings(meta) -> list[dict]:
         if exact:
             fig = "; ".join(f"{d['a']} and {d['b']}: {d['paired']:,} paired games, all with identical results"
                             for d in pairs)
-            iv = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['low'])}-{_pct(d['high'])}" for d in met) or "-"
+            iv = "; ".join(f"{d['a']} ahead of {d['b']} {pct(d['low'])}-{pct(d['high'])}" for d in met) or "-"
             fewest = min(d["paired"] for d in pairs)
             count = f"all {fewest:,} of their" if len(pairs) == 1 else f"each pair's {fewest:,} or more"
             how = (f"they play exactly alike: in {count} paired games (the same game seed, one in the other's seat "
                    "beside the same opponents) the results were identical")
         else:
-            fig = "; ".join(f"{d['a']} ahead of {d['b']} {_pct(d['ahead'])}" for d in met) or "-"
-            iv = "; ".join(f"{_pct(d['low'])}-{_pct(d['high'])}" for d in met) or "-"
+            fig = "; ".join(f"{d['a']} ahead of {d['b']} {pct(d['ahead'])}" for d in met) or "-"
+            iv = "; ".join(f"{pct(d['low'])}-{pct(d['high'])}" for d in met) or "-"
             first = met[0]
             others = len(meta.strategies) > 2
-            how = (f"{first['a']} finishes ahead of {first['b']} in {_pct(first['ahead'])} of their games (95% CI "
-                   f"{_pct(first['low'])}-{_pct(first['high'])}, which holds 50%)"
+            how = (f"{first['a']} finishes ahead of {first['b']} in {pct(first['ahead'])} of their games (95% CI "
+                   f"{pct(first['low'])}-{pct(first['high'])}, which holds 50%)"
                    + (", and against every other strategy their shares agree within their 95% intervals" if others else ""))
             differ = [d for d in pairs if d.get("differ")]
             if differ:
@@ -181,17 +171,10 @@ def findings(meta) -> list[dict]:
         w = t.loc[group[0], "weight"]
         out.append({"topic": "indistinguishable", "strength": "clear" if exact else "possible",
                     "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
-                    "sentence": f"{_names(group)} cannot be told apart: {how}; "
-                                + (f"the equilibrium shares their weight equally ({_pct(w)} each) rather than "
+                    "sentence": f"{names_list(group)} cannot be told apart: {how}; "
+                                + (f"the equilibrium shares their weight equally ({pct(w)} each) rather than "
                                    "choose one on noise." if w > 0 else
                                    "the meta-game counts them as one strategy (Nash average "
-                                   f"{_sign(t.loc[group[0], 'nash_average_pp'])} pp each), which no equilibrium "
+                                   f"{signed(t.loc[group[0], 'nash_average_pp'])} pp each), which no equilibrium "
                                    "mix uses.")})
     return out
-
-
-def _sign(x: float) -> str:
-    from analyser.stats.analysis import fixed
-
-    s = fixed(x, 1)
-    return s if s.startswith("-") else "+" + s

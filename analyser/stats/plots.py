@@ -28,6 +28,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from analyser.text import fixed, pct, wrap  # noqa: E402
+
 PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
            "#c9a227", "#2a9d8f", "#7a8c1e", "#1f4e79"]
 DPI = 110
@@ -158,11 +160,16 @@ def lattice_bins(values, most: int = 50) -> np.ndarray:
 
 
 def short(text, width: int = 32) -> str:
-    """A tick label cut to ``width`` characters (``...`` in the middle), so a long strategy spec
-    does not push the plot off its figure."""
+    """A tick label of at most ``width`` characters a line, so a long label does not push the plot
+    off its figure: words wrap at spaces onto a second line (never cut inside a word); a label
+    that does not fit so (a long strategy spec, a path) is cut in the middle with ``...``, keeping
+    its start and its end."""
     text = str(text)
     if len(text) <= width:
         return text
+    lines = wrap(text, width)
+    if len(lines) <= 2 and all(len(line) <= width for line in lines):
+        return "\n".join(lines)
     keep = (width - 3) // 2
     return text[:keep] + "..." + text[-(width - 3 - keep):]
 
@@ -236,10 +243,16 @@ def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int, most: float 
         text.set_fontsize(max(LABEL_PT, min((w_pt - 6) / (0.62 * chars), h_pt / 1.7, most)))
 
 
+def rate_label(rate: float, places: int) -> str:
+    """A win rate (0-1) as the plots print it, with ``places`` decimals: the figure the report's
+    tables and the terminal show for it (:func:`analyser.text.pct`)."""
+    return pct(rate, places)
+
+
 def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | None = None,
-             method: str = "Wilson", fixed=()) -> tuple[str, str]:
+             method: str = "Wilson", mirrors=()) -> tuple[str, str]:
     """Horizontal bars of win rate per strategy with 95% interval bars (``method`` names how they
-    were computed) and the fair share.  ``fixed``: strategies whose win rate is fixed by
+    were computed) and the fair share.  ``mirrors``: strategies whose win rate is fixed by
     construction (a mirror match: they fill every seat of their games), drawn without an
     interval bar."""
     s = summary.iloc[::-1]
@@ -247,17 +260,17 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.55 * len(s)))
     y = np.arange(len(s))
     rate = s["win_rate"].to_numpy() * 100
-    free = np.array([str(n) not in {str(f) for f in fixed} for n in s["strategy"]])
+    free = np.array([str(n) not in {str(f) for f in mirrors} for n in s["strategy"]])
     err = np.clip(np.vstack([rate - s["win_low"].to_numpy() * 100, s["win_high"].to_numpy() * 100 - rate]), 0, None)
     ax.barh(y, rate, color=[colours.get(str(n), PALETTE[0]) for n in s["strategy"]], height=0.6)
     if free.any():
         ax.errorbar(rate[free], y[free], xerr=err[:, free], fmt="none", ecolor="black", elinewidth=1.2, capsize=4)
     ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
-               label=f"fair share 1/{players} = {100 / players:.1f}%")
+               label=f"fair share 1/{players} = {fixed(100 / players, 1)}%")
     from analyser.stats.analysis import decimals
     places = decimals((s["win_high"].to_numpy() - s["win_low"].to_numpy())[free] * 50) if free.any() else 1
-    for yi, r, hi, f in zip(y, rate, s["win_high"].to_numpy() * 100, free):
-        ax.text((hi if f else r) + 0.8, yi, f"{r:.{places}f}%" + ("" if f else " (fixed: fills every seat)"),
+    for yi, r, p, hi, f in zip(y, rate, s["win_rate"], s["win_high"].to_numpy() * 100, free):
+        ax.text((hi if f else r) + 0.8, yi, rate_label(p, places) + ("" if f else " (fixed: fills every seat)"),
                 va="center", fontsize=9)
     ax.set_yticks(y, [short(x) for x in s["strategy"]])
     ax.set_xlim(0, min(100, max(s["win_high"].max() * 100 * 1.2 + 6, 100 / players * 1.5)))
@@ -313,7 +326,7 @@ def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | 
         colour = colours.get(name, PALETTE[i % len(PALETTE)])
         ax.hist(v, bins=bins, color=colour, alpha=0.8, weights=c * 100 / c.sum())
         ax.axvline(mean, color="#222222", linestyle=":", linewidth=1.3)
-        ax.text(1.0, 0.85, f"{name}  (mean {mean:.1f})", transform=ax.transAxes, ha="right",
+        ax.text(1.0, 0.85, f"{name}  (mean {fixed(mean, 1)})", transform=ax.transAxes, ha="right",
                 va="top", fontsize=9, fontweight="bold", color=colour)
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="both", color="#eeeeee", linewidth=0.8)
@@ -335,11 +348,11 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     err = np.clip(np.vstack([rate - seats["win_low"].to_numpy() * 100, high - rate]), 0, None)
     ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
     fair = seats["fair_share"].iloc[0] * 100
-    ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fair:.1f}%")
+    ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fixed(fair, 1)}%")
     from analyser.stats.analysis import decimals
     places = decimals((high - seats["win_low"].to_numpy() * 100) / 2)  # as the tables
-    for xi, r in zip(x, rate):
-        ax.text(xi, r / 2, f"{r:.{places}f}%", ha="center", va="center", fontsize=9, color="white", fontweight="bold")
+    for xi, r, p in zip(x, rate, seats["win_rate"]):
+        ax.text(xi, r / 2, rate_label(p, places), ha="center", va="center", fontsize=9, color="white", fontweight="bold")
     ax.set_ylim(0, max(high.max(), fair) * 1.25)
     ax.set_xticks(x, [f"seat {s}" for s in x])
     ax.legend(frameon=False, loc="upper right")
@@ -373,8 +386,8 @@ def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") ->
     ax.hist(v, bins=bins, color=PALETTE[2], alpha=0.85, weights=c * 100 / c.sum())
     mean = float((v * c).sum() / c.sum())
     median = quantile_from_counts(v, c, 0.5)
-    ax.axvline(mean, color="#333333", linestyle="--", linewidth=1.2, label=f"mean {mean:.1f}")
-    ax.axvline(median, color="#333333", linestyle=":", linewidth=1.2, label=f"median {median:.0f}")
+    ax.axvline(mean, color="#333333", linestyle="--", linewidth=1.2, label=f"mean {fixed(mean, 1)}")
+    ax.axvline(median, color="#333333", linestyle=":", linewidth=1.2, label=f"median {fixed(median, 0)}")
     ax.legend(frameon=False)
     style(ax, f"Game length ({unit} per game)", f"{unit} per game", "share of games (%)")
     ax.grid(axis="y", color="#dddddd", linewidth=0.8)

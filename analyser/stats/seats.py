@@ -44,6 +44,8 @@ import shlex
 import numpy as np
 import pandas as pd
 
+from analyser.text import fixed, pct, plural, signed
+
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 200
 #: Bootstrap resamples for the compensation interval.
@@ -220,11 +222,6 @@ def assumption(kind: str, unit: str) -> str:
 # Findings and notes
 # --------------------------------------------------------------------------------------------
 
-def _signed(x: float) -> str:
-    text = f"{x:+g}" if float(x).is_integer() else f"{x:+.2f}"
-    return "0" if text in ("+0", "-0") else text
-
-
 def handicap_text(row, unit: str, kind: str) -> str:
     """``+6 points (95% CI +4 to +8; win rate 49.8% there)`` for one seat of the compensation."""
     if row["handicap"] != row["handicap"]:
@@ -232,8 +229,8 @@ def handicap_text(row, unit: str, kind: str) -> str:
     word = "head start" if kind == "race" else "handicap"
     if kind == "race" and row["handicap"] == 0 and row["win_rate"] >= row["fair_share"]:
         return f"none (at or above the fair share; a {word} goes to the seats behind)"
-    return (f"{_signed(row['handicap'])} {unit} (95% CI {_signed(row['handicap_low'])} to "
-            f"{_signed(row['handicap_high'])}; win rate {100 * row['win_at_handicap']:.1f}% there)")
+    return (f"{signed(row['handicap'], None)} {unit} (95% CI {signed(row['handicap_low'], None)} to "
+            f"{signed(row['handicap_high'], None)}; win rate {pct(row['win_at_handicap'])} there)")
 
 
 def _amounts(xs) -> str:
@@ -291,7 +288,7 @@ def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
 
 
 def _win_text(r: dict) -> str:
-    return f"{100 * r['win']:.1f}% (95% CI {100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
+    return f"{pct(r['win'])} (95% CI {fixed(100 * r['low'], 1)}-{pct(r['high'])})"
 
 
 def replay_verdict(tried: list[dict], fair: float, clear: bool) -> tuple[str | None, dict | None]:
@@ -341,7 +338,7 @@ def _replayed(rep: dict) -> str:
     who = f"seat {seat}" + (", the first to play," if seat == 0 else "")
     option = rep["option"]
     text = (f" - checked by replay of the same {int(rep['games']):,} games: with {option}={rep['value']} {who} wins "
-            f"{_win_text(rep)} against a fair share of {100 * rep['fair']:.1f}%")
+            f"{_win_text(rep)} against a fair share of {pct(rep['fair'])}")
     if rep.get("clear"):
         return text + ": clear, the interval holds the fair share"
     over = rep.get("direction") == "over"
@@ -352,7 +349,7 @@ def _replayed(rep: dict) -> str:
     if close:
         n = len(rep.get("tried") or []) - 1
         played = " (the run as played)" if not close.get("t") else ""
-        text += f"; of the {n} value{'' if n == 1 else 's'} replayed and the run as played, {option}={close['value']}"
+        text += f"; of the {plural(n, 'value')} replayed and the run as played, {option}={close['value']}"
         if evened:
             text += (f" evens the seats: seat {seat} wins {_win_text(close)}, clear, the interval holds the "
                      "fair share")
@@ -365,7 +362,7 @@ def _no_handicap(rows, unit: str, word: str) -> str:
     """The sentence for the seats behind whose closest handicap is 0 (``rows``: (seat, win rate at
     0) pairs): no recorded step brings them nearer the fair share, so none is offered."""
     seats_ = ", ".join(str(int(k)) for k, _ in rows)
-    rates = ", ".join(f"{100 * w:.1f}%" for _, w in rows)
+    rates = ", ".join(pct(w) for _, w in rows)
     one = len(rows) == 1
     return (f"No {word} in whole {unit} brings seat{'' if one else 's'} {seats_} nearer the fair share than none: "
             f"{'it wins' if one else 'they win'} {rates} with a {word} of 0, and no other {word} brings "
@@ -398,23 +395,23 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     rate = seats.set_index("seat")["win_rate"]
     fair = 1.0 / len(rate)
     p, lo, hi, gap = balance["p"], balance["gap_low"], balance["gap_high"], balance["gap"]
-    evidence = {"figure": f"seat {best} minus seat {worst}: {gap:+.1f} pp of win rate",
-                "interval": f"{lo:+.1f} to {hi:+.1f} pp; chi-square p = {p:.2g}"}
+    evidence = {"figure": f"seat {best} minus seat {worst}: {signed(gap)} pp of win rate",
+                "interval": f"{signed(lo)} to {signed(hi)} pp; chi-square p = {p:.2g}"}
     clear_p, clear_gap = p < SEAT_P, lo > 0
     strength = "clear" if clear_p and clear_gap else ("possible" if clear_p or clear_gap else "none found")
     who = f"Seat {best}" + (", the first to play," if best == 0 else "")
     own = ""
     if {"win_low", "win_high"} <= set(seats.columns):  # the seat's own interval, where the table has it
         r = seats.set_index("seat").loc[best]
-        own = f" (95% CI {100 * r['win_low']:.1f}-{100 * r['win_high']:.1f}%)"
-    gap_text = f"a gap of {gap:+.1f} pp, 95% CI {lo:+.1f} to {hi:+.1f} pp; chi-square p = {p:.2g}"
+        own = f" (95% CI {fixed(100 * r['win_low'], 1)}-{pct(r['win_high'])})"
+    gap_text = f"a gap of {signed(gap)} pp, 95% CI {signed(lo)} to {signed(hi)} pp; chi-square p = {p:.2g}"
     if strength == "none found":
-        sentence = (f"No seat is clearly ahead: seat {best} wins {100 * rate[best]:.1f}% and seat {worst} "
-                    f"{100 * rate[worst]:.1f}% against a fair share of {100 * fair:.1f}% ({gap_text}).")
+        sentence = (f"No seat is clearly ahead: seat {best} wins {pct(rate[best])} and seat {worst} "
+                    f"{pct(rate[worst])} against a fair share of {pct(fair)} ({gap_text}).")
     else:
-        sentence = (f"{who} is ahead{'' if strength == 'clear' else ', possibly'}: it wins {100 * rate[best]:.1f}% "
-                    f"of games{own} against a fair share of {100 * fair:.1f}%; seat {worst} wins "
-                    f"{100 * rate[worst]:.1f}% ({gap_text}).")
+        sentence = (f"{who} is ahead{'' if strength == 'clear' else ', possibly'}: it wins {pct(rate[best])} "
+                    f"of games{own} against a fair share of {pct(fair)}; seat {worst} wins "
+                    f"{pct(rate[worst])} ({gap_text}).")
     comp_out = None
     if comp is not None and strength != "none found":
         word = "head start" if kind == "race" else "handicap"

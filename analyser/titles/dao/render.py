@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analyser.text import plural
 from analyser.titles.dao.rules import DaoState
 
 
@@ -11,7 +12,7 @@ def describe_state(game, s: DaoState) -> str:
     half = f" half {s.half + 1}" if s.params.halves(s.n) else ""
     lines = [f"deck {len(s.deck)}{half} | display [{disp}] total {s.total}"]
     for seat in range(s.n):
-        lines.append(f"  seat {seat}: {len(s.piles[seat])} cards, score {scores[seat]}")
+        lines.append(f"  seat {seat}: {plural(len(s.piles[seat]), 'card')}, score {scores[seat]}")
     return "\n".join(lines)
 
 
@@ -26,7 +27,7 @@ def step_events(game, before: DaoState, action, after: DaoState) -> list[str]:
         card = after.piles[seat][-1]
         total = before.total + card.value
         out.append(f"BUST: seat {seat} revealed {card}, display total {total} > bust_limit {p.bust_limit}; "
-                   f"seat {seat} takes all {took} cards")
+                   f"seat {seat} takes {'the' if took == 1 else 'all'} {plural(took, 'card')}")
     elif len(before.deck) > len(after.deck) and took == 0 and before.half == after.half:
         card = after.display[-1] if after.display else None
         total = before.total + (card.value if card else 0)
@@ -38,7 +39,9 @@ def step_events(game, before: DaoState, action, after: DaoState) -> list[str]:
         out.append(f"half {before.half + 1} over: the deck is empty; half {after.half + 1} starts with seat "
                    f"{after.current}")
     elif took and took >= len(before.display) and after.display and not after.over:
-        out.append(f"display emptied: {len(after.display)} cards revealed into it")
+        out.append(f"display emptied: {plural(len(after.display), 'card')} revealed into it")
     if after.over and not before.over:
-        out.append("game over: the last deck card is out")
+        last = before.deck[0] if before.deck else None  # drawn from its end: the bottom card comes out last
+        out.append(f"game over: the last deck card, {last}, is out" if last is not None
+                   else "game over: the last deck card is out")
     return out

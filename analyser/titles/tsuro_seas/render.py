@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analyser.text import plural
 from analyser.titles.tsuro_seas.rules import (KAIJU_NAMES, LAYOUTS, NEXT, ROTATE, SHIP_MARKS, SIZE, SQUARES,
                                               TILE_NAMES, TsuroState, layout_name, load_daikaiju, state_square)
 
@@ -52,7 +53,7 @@ def describe_state(game, s: TsuroState) -> str:
     head = f"turn {s.turn}, phase {s.phase}"
     if s.phase != "over":
         head += f", seat {s.current} to act (active seat {s.active})"
-    head += f"; pile {len(s.pile)} tiles"
+    head += f"; pile {plural(len(s.pile), 'tile')}"
     if p.daikaiju == "on":
         head += f"; daikaiju stack {len(s.kaiju_stack)}"
     lines.append(head)

@@ -1,0 +1,164 @@
+"""Numbers and words as every output shows them: the terminal, the HTML report and the PNGs.
+
+One rounding rule everywhere: a float is read as its shortest decimal (to 12 significant digits)
+and rounded half to even on that decimal value (:func:`fixed`).  So 0.4515 shows as ``45.2%`` in
+a table, a sentence and a plot label alike (``f"{45.15:.1f}"`` rounds the binary float 45.149...
+down to ``45.1``), and complementary shares read complementary (50.75 -> ``50.8``, 49.25 ->
+``49.2``).  A value that rounds to zero never shows a sign: ``0``, ``0.0``, never ``-0.0``.
+Negative numbers use the ASCII hyphen-minus, so a figure copied into a spreadsheet or a shell
+reads back as a number.  NaN and None show as :data:`MISSING`.
+
+This module sits at the root of the package: every layer may import it, and it imports nothing
+of analyser.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Iterable
+
+#: What a missing figure (None or NaN) shows as.
+MISSING = "-"
+
+
+def _missing(x) -> bool:
+    if x is None:
+        return True
+    try:
+        return math.isnan(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fixed(x, places: int) -> str:
+    """``x`` with exactly ``places`` decimals, rounded half to even on its decimal value (the
+    shortest decimal of the float, to 12 significant digits).  ``-0`` shows as ``0``; NaN and
+    infinities as ``%f`` does."""
+    x = float(x)
+    if not math.isfinite(x):
+        return f"{x:.{places}f}"
+    q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    if q == 0:
+        q = abs(q)
+    return f"{q:f}"
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _significant_places(x: float, significant: int) -> int:
+    """The decimals that leave ``significant`` significant digits (none for a number of that many
+    digits or more before the point: never scientific notation)."""
+    if x == 0 or not math.isfinite(x):
+        return 0
+    return max(0, significant - 1 - math.floor(math.log10(abs(x))))
+
+
+def number(x, decimals: int | None = None, significant: int = 3, trim: bool = False) -> str:
+    """A figure for reading.  ``decimals`` given: exactly that many (a table column reads alike),
+    or at most that many with ``trim`` (trailing zeros dropped: ``6.25``, ``12.5``, ``10``).
+    Else a whole number shows without a point (``61``), and any other with ``significant``
+    significant digits, trailing zeros dropped (``61.5``, ``1.33``, ``0.0123``, ``1234``; never
+    ``1.23e+03``).  :data:`MISSING` for None or NaN."""
+    if _missing(x):
+        return MISSING
+    x = float(x)
+    if decimals is not None:
+        return _trim(fixed(x, decimals)) if trim else fixed(x, decimals)
+    if x.is_integer():
+        return fixed(x, 0)
+    places = _significant_places(x, significant)
+    text = _trim(fixed(x, places))
+    if text in ("0", "-0"):  # rounds to zero with these digits: show a little more rather than 0
+        return _trim(fixed(x, _significant_places(x, 1)))
+    return text
+
+
+def pct(x, decimals: int | None = 1, significant: int = 3) -> str:
+    """A proportion (0-1) as a percentage: ``pct(0.4515)`` -> ``45.2%``.  ``decimals=None``: the
+    :func:`number` of the percentage (``12.5%``, ``6.25%``, ``10%``).  :data:`MISSING` for None or
+    NaN."""
+    if _missing(x):
+        return MISSING
+    return number(100 * float(x), decimals, significant) + "%"
+
+
+def signed(x, decimals: int | None = 1, significant: int = 3) -> str:
+    """A difference with its sign: ``+1.2``, ``-3.4``; a value that rounds to zero is ``0`` (no
+    sign, no decimals).  ``decimals=None``: the :func:`number` of the value (``+6``, ``+2.5``).
+    :data:`MISSING` for None or NaN."""
+    if _missing(x):
+        return MISSING
+    text = number(x, decimals, significant)
+    if not text.strip("-0."):
+        return "0"
+    return text if text.startswith("-") else "+" + text
+
+
+def thousands(n) -> str:
+    """A count with thousands separators: ``12,345`` (a float is rounded half to even first)."""
+    if _missing(n):
+        return MISSING
+    return f"{int(Decimal(fixed(n, 0))):,}"
+
+
+def plural(n, noun: str, plural_form: str | None = None) -> str:
+    """``1 card``, ``2 cards``, ``1,000 games``; ``plural_form`` for an irregular plural
+    (``plural(3, "body", "bodies")``)."""
+    word = noun if n == 1 else (plural_form or noun + "s")
+    return f"{thousands(n)} {word}"
+
+
+def yes_no(flag) -> str:
+    """``yes`` or ``no`` for a table cell (never Python's ``True``); :data:`MISSING` for None or NaN."""
+    return MISSING if _missing(flag) else ("yes" if flag else "no")
+
+
+def names_list(items: Iterable, conjunction: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``; ``""`` for none."""
+    items = [str(x) for x in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def width(text: str) -> int:
+    """Terminal columns ``text`` takes: two for a wide or full-width character (Unicode East Asian
+    Width W or F, as CJK script), none for a combining mark, one otherwise."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in str(text))
+
+
+def terminal(text) -> str:
+    """``text`` as a terminal table cell: composed (Unicode NFC), so that a character typed as a
+    base and a combining mark (a file name from macOS is decomposed: ``が`` is ``か`` and U+3099)
+    takes the columns :func:`width` and the table's padding count for it."""
+    return unicodedata.normalize("NFC", str(text))
+
+
+def terminal_table(table, header: bool = True) -> str:
+    """A pandas table (its cells already text, as ``analysis.format_table`` gives them) for the
+    terminal: every text cell and heading composed (:func:`terminal`), columns padded by display
+    width (a wide or full-width character, as CJK script, takes two columns), no index.  The one
+    place the terminal's tables are laid out."""
+    import pandas as pd  # (the caller has it already: a table is a DataFrame)
+
+    cells = table.map(lambda v: terminal(v) if isinstance(v, str) else v)
+    cells.columns = [terminal(c) if isinstance(c, str) else c for c in table.columns]
+    with pd.option_context("display.unicode.east_asian_width", True):
+        return cells.to_string(index=False, header=header)
+
+
+def wrap(text: str, chars: int) -> list[str]:
+    """``text`` broken into lines of at most ``chars`` display columns, at spaces only; a single
+    word longer than a line stands on its own line, whole."""
+    lines: list[str] = []
+    for word in str(text).split():
+        if lines and width(lines[-1]) + 1 + width(word) <= chars:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
