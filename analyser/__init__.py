@@ -3,13 +3,13 @@
 The public API, for titles and strategies of your own, is importable from here and stays put when
 internal modules move::
 
-    from analyser import Game, Params, option, Strategy, deck, hands, pile
+    from analyser import Game, Params, option, Strategy, face_down, face_up, seat_zones
 
 * the title contract: :class:`Game`, :class:`Params`, :func:`option`, :class:`Metric`,
   :data:`TRACE_COLUMN`, :func:`encode_trace`, :class:`ExtraTable`, :class:`InputError`;
-* the components a state is made of (:mod:`analyser.engine.components`): :func:`deck`,
-  :func:`pile`, :func:`zone`, :func:`hands`, :func:`secrets`, :func:`dice`, :func:`counters`,
-  :func:`grid`, :func:`scratch`, with who may see them (:data:`EVERYONE`, :data:`OWNER`, :data:`NOBODY`), and
+* the components a state is made of (:mod:`analyser.engine.components`): :func:`face_down`,
+  :func:`face_up`, :func:`zone`, :func:`seat_zones`, :func:`seat_secrets`, :func:`seat_counters`,
+  :func:`dice_faces`, :func:`grid_cells`, :func:`scratch`, with who may see them (:data:`EVERYONE`, :data:`OWNER`, :data:`NOBODY`), and
   :class:`View`, the base of a seat's view;
 * strategies: :class:`Strategy`, :class:`StrategyError`;
 * playing and checking: :func:`play_game`, :func:`check_title`, :func:`make_strategy`,
@@ -39,14 +39,14 @@ PUBLIC = {
     "InputError": "analyser.engine.core",
     "Strategy": "analyser.engine.core",
     "StrategyError": "analyser.engine.core",
-    "deck": "analyser.engine.components",
-    "pile": "analyser.engine.components",
+    "face_down": "analyser.engine.components",
+    "face_up": "analyser.engine.components",
     "zone": "analyser.engine.components",
-    "hands": "analyser.engine.components",
-    "secrets": "analyser.engine.components",
-    "dice": "analyser.engine.components",
-    "counters": "analyser.engine.components",
-    "grid": "analyser.engine.components",
+    "seat_zones": "analyser.engine.components",
+    "seat_secrets": "analyser.engine.components",
+    "dice_faces": "analyser.engine.components",
+    "seat_counters": "analyser.engine.components",
+    "grid_cells": "analyser.engine.components",
     "scratch": "analyser.engine.components",
     "EVERYONE": "analyser.engine.components",
     "OWNER": "analyser.engine.components",

@@ -7,20 +7,20 @@ import random
 from dataclasses import dataclass
 
 from analyser.engine import derive
-from analyser.engine.components import deck, hands
+from analyser.engine.components import face_down, seat_zones
 
 
 @dataclass(slots=True)
 class TwoKinds:
-    tiles: list[int] = deck()
-    held: list[list[int]] = hands()
-    monsters: list[int] = deck(cards="monsters")
+    tiles: list[int] = face_down()
+    held: list[list[int]] = seat_zones()
+    monsters: list[int] = face_down(cards="monsters")
 
 
 @dataclass(slots=True)
 class OneKind:
-    tiles: list[int] = deck()
-    held: list[list[int]] = hands()
+    tiles: list[int] = face_down()
+    held: list[list[int]] = seat_zones()
 
 
 def test_a_redeal_never_moves_a_card_to_a_zone_of_another_kind():

@@ -10,11 +10,11 @@ from analyser.engine import derive
 
 @dataclass(slots=True)
 class Sealed:
-    deck: list[int] = part.deck()
-    hands: list[list[int]] = part.hands()
-    coins: list[int] = part.counters()
-    marks: list[int] = part.counters(part.OWNER)
-    bids: list[int | None] = part.counters(part.NOBODY)
+    deck: list[int] = part.face_down()
+    hands: list[list[int]] = part.seat_zones()
+    coins: list[int] = part.seat_counters()
+    marks: list[int] = part.seat_counters(part.OWNER)
+    bids: list[int | None] = part.seat_counters(part.NOBODY)
 
 
 def state():

@@ -4,7 +4,7 @@
 from dataclasses import dataclass, field
 
 from analyser.engine import derive
-from analyser.engine.components import hands, pile
+from analyser.engine.components import face_up, seat_zones
 
 
 @dataclass(frozen=True)
@@ -15,13 +15,13 @@ class Token:
 @dataclass(slots=True)
 class Table:
     round: int = 1
-    tokens: list[Token] = pile()
+    tokens: list[Token] = face_up()
 
 
 @dataclass(slots=True)
 class Nested:
     table: Table
-    hands: list[list[int]] = hands()
+    hands: list[list[int]] = seat_zones()
 
 
 class OwnView(derive.View):

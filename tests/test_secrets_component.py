@@ -5,15 +5,15 @@ of hidden cards leaves it alone."""
 import random
 from dataclasses import dataclass
 
-from analyser import View, deck, secrets
+from analyser import View, face_down, seat_secrets
 from analyser.engine import derive
 
 
 @dataclass(slots=True)
 class SealedState:
     n: int
-    bids: list[int | None] = secrets(lambda: [None, None])
-    deck: list[int] = deck()
+    bids: list[int | None] = seat_secrets(lambda: [None, None])
+    deck: list[int] = face_down()
     round: int = 1
 
 

@@ -1,7 +1,8 @@
 """Tabletop components a game state is made of, and who may see each.
 
 A title's state is a dataclass of plain values and components.  Each component is a field
-declared with one of the functions below; the declaration says what the field holds and who may
+declared with one of the functions below (named so that a field called ``deck`` or ``hands``
+cannot hide them in the class body); the declaration says what the field holds and who may
 see it, and that is all the engine needs to derive the state's copy, equality, pickling, JSON
 round trip, each seat's view, ``resample_hidden`` and the default ``determinize``
 (:mod:`analyser.engine.derive`)::
@@ -10,10 +11,10 @@ round trip, each seat's view, ``resample_hidden`` and the default ``determinize`
     class CardState:
         params: CardParams
         n: int
-        deck: list[Card] = deck()          # face down: nobody sees the cards, the size is public
-        hands: list[list[Card]] = hands()  # each seat sees its own hand, the others' sizes
-        pile: list[Card] = pile()          # face up
-        scores: list[int] = counters()     # one number per seat
+        deck: list[Card] = face_down()          # nobody sees the cards, the size is public
+        hands: list[list[Card]] = seat_zones()  # each seat sees its own hand, the others' sizes
+        pile: list[Card] = face_up()            # everyone sees the cards
+        scores: list[int] = seat_counters()     # one number per seat
         current: int = 0                   # a plain value: public
 
 The values are plain Python lists, so the rules read and change them with list operations (a
@@ -25,13 +26,13 @@ deck's top card is its last: ``deck.pop()`` draws).  Who may see a zone is one o
 * :data:`NOBODY` - a face-down zone (a deck): every seat sees its size, none its cards.
 
 A per-seat value that is not cards but only its seat may see (a choice made face down, not yet
-revealed) is declared with :func:`secrets`.
+revealed) is declared with :func:`seat_secrets`.
 
 Cards in zones are immutable values (numbers, strings, tuples, named tuples, enums).  The cards a
 seat cannot see are, together, public knowledge as a multiset when the game's set of cards is
 known and every card is in some zone; that is what the default ``determinize`` re-deals.  A game
 with two kinds of card (wake tiles and a stack of monsters) names the kind of the zones that hold
-the other one (``deck(cards="monsters")``): a re-deal never moves a card to a zone of another kind.
+the other one (``face_down(cards="monsters")``): a re-deal never moves a card to a zone of another kind.
 
 A field declared with :func:`scratch` is not part of the state: a cache the rules keep for speed.
 It is left out of equality, the JSON round trip and views, and a copy starts it afresh.
@@ -99,7 +100,7 @@ def seat_zones(visible: str = OWNER, cards: str = ""):
     return _declare(Component("hands", visible, cards))
 
 
-def secrets(factory=list):
+def seat_secrets(factory=list):
     """One value per seat (``secrets[seat]``) that only its seat sees: a choice made face down
     and not yet revealed, a private flag; ``factory()`` gives the default (one entry per seat).
     A seat's view reads its own entry; the values are not cards, so the derived
@@ -127,11 +128,6 @@ def grid_cells():
     seen by everyone."""
     return _declare(Component("grid", EVERYONE))
 
-
-# the first names, while titles move to the names above (which a field of the same name, such
-# as ``deck``, cannot shadow in the class body)
-deck, pile, hands, dice, counters, grid = face_down, face_up, seat_zones, dice_faces, seat_counters, grid_cells
-seat_secrets = secrets
 
 
 def scratch(factory=dict):

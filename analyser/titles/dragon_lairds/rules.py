@@ -406,25 +406,25 @@ class DragonState:
     params: DragonParams
     n: int
     colour: list[int]
-    geld: list[int] = part.counters()
-    royals: list[int] = part.counters()
+    geld: list[int] = part.seat_counters()
+    royals: list[int] = part.seat_counters()
     honour: list[int]
     pawn: int
     round: int
     phase: Phase
     current: int
-    deck: list[int] = part.deck()
+    deck: list[int] = part.face_down()
     spaces: list[list[int]]
     discard: list[int] = part.zone(part.NOBODY)
-    hands: list[list[int]] = part.hands()
-    play: list[list[int]] = part.hands(part.EVERYONE)
-    used: list[int] = part.pile()
-    pending: list[list[int]] = part.hands()
+    hands: list[list[int]] = part.seat_zones()
+    play: list[list[int]] = part.seat_zones(part.EVERYONE)
+    used: list[int] = part.face_up()
+    pending: list[list[int]] = part.seat_zones()
     picked: int
     cup_holder: int
     pot: int
     auction: AuctionKind | None
-    bids: list[int | None] = part.counters(part.NOBODY)
+    bids: list[int | None] = part.seat_counters(part.NOBODY)
     bidders: list[int]
     challenger: int
     cursor: int

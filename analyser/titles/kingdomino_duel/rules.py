@@ -113,7 +113,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from analyser.engine.components import counters, dice, scratch, secrets
+from analyser.engine.components import dice_faces, scratch, seat_counters, seat_secrets
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
 from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
@@ -965,29 +965,29 @@ class KingdominoState:
 
     params: KingdominoParams
     maps: list[Kingdom]
-    roll: list[tuple[int, int]] = dice()
+    roll: list[tuple[int, int]] = dice_faces()
     round: int = 1
     a: int = 0
     phase: Literal[PHASES] = DRAFT_A
     current: int = 0
     owner: list[int] = field(default_factory=lambda: [-1] * 4)
-    hand: list[list[int]] = secrets(lambda: [[], []])
-    faces: list[list[tuple[int, int]]] = secrets(lambda: [[], []])
-    turned: list[bool] = secrets(lambda: [False, False])
-    pending: list[Place | Pass | None] = secrets(lambda: [None, None])
-    bonus: list[int] = secrets(lambda: [-1, -1])
-    could: list[bool] = secrets(lambda: [False, False])
+    hand: list[list[int]] = seat_secrets(lambda: [[], []])
+    faces: list[list[tuple[int, int]]] = seat_secrets(lambda: [[], []])
+    turned: list[bool] = seat_secrets(lambda: [False, False])
+    pending: list[Place | Pass | None] = seat_secrets(lambda: [None, None])
+    bonus: list[int] = seat_secrets(lambda: [-1, -1])
+    could: list[bool] = seat_secrets(lambda: [False, False])
     boxes: list[list[int]] = field(default_factory=lambda: [[0] * 6, [0] * 6])
     row_owner: list[int] = field(default_factory=lambda: [-1] * 6)
     spell_owner: list[int] = field(default_factory=lambda: [-1] * 6)
     spell_used: list[bool] = field(default_factory=lambda: [False] * 6)
     spell_round: list[int] = field(default_factory=lambda: [0] * 6)
     s5_coat: int = -1
-    castle_round: list[int] = counters()
+    castle_round: list[int] = seat_counters()
     queue: list[tuple[int, int]] = field(default_factory=list)
     end: Literal[("",) + ENDS] = ""
-    passes: list[int] = counters()
-    stuck: list[int] = counters()
+    passes: list[int] = seat_counters()
+    stuck: list[int] = seat_counters()
     history: list[tuple[int, int]] = field(default_factory=list)
     cache: list | None = scratch(_none)
     tally: list | None = scratch(_none)

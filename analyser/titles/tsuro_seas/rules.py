@@ -133,7 +133,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from analyser.engine import components
-from analyser.engine.components import counters, deck, scratch
+from analyser.engine.components import face_down, scratch, seat_counters
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
 from analyser.engine.derive import View
 from analyser.io.files import read_component_rows
@@ -616,11 +616,11 @@ class TsuroState:
     end_reason: str
     events: list[tuple[int | str, ...]]
     prev_events: list[tuple[int | str, ...]]
-    afloat: list[int] = counters()
-    pile: list[int] = deck()
-    hands: list[list[int]] = components.hands()
-    pool: list[list[int]] = components.hands()
-    kaiju_stack: list[int] = deck(cards="daikaiju")
+    afloat: list[int] = seat_counters()
+    pile: list[int] = face_down()
+    hands: list[list[int]] = components.seat_zones()
+    pool: list[list[int]] = components.seat_zones()
+    kaiju_stack: list[int] = face_down(cards="daikaiju")
     cache: tuple | None = scratch(_nothing)
     fresh: bool = scratch(_true)
     tally: list | None = scratch(_nothing)

@@ -63,7 +63,7 @@ Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand`
 size, the undealt cards' count, the log of finished rounds and the public part of the state
 (:class:`WizardPublic`: the turned card, trump, bids, tricks, scores, the cards of the round's
 finished tricks and of the current trick, who leads and who is winning it) - never another hand
-or the undealt cards (declared ``hands()`` and ``deck()`` in :class:`WizardState`).
+or the undealt cards (declared ``seat_zones()`` and ``face_down()`` in :class:`WizardState`).
 
 Actions: :class:`Bid` ``(n)`` and :class:`ChooseTrump` ``(suit)`` are named tuples; :class:`Play`
 ``(card)`` is a small interned value object (one per card).  Their JSON (derived):
@@ -90,7 +90,7 @@ from random import Random as _Random
 from typing import NamedTuple
 
 from analyser.engine import components
-from analyser.engine.components import counters, pile, scratch
+from analyser.engine.components import face_up, scratch, seat_counters
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
 from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
@@ -384,13 +384,13 @@ class WizardPublic:
     trump_card: Card | None = None
     trump: int | None = None
     trump_pending: bool = False
-    bids: list[int | None] = counters()
+    bids: list[int | None] = seat_counters()
     n_bids: int = 0
-    tricks: list[int] = counters()
-    scores: list[int] = counters()
-    played: list[Card] = pile()
+    tricks: list[int] = seat_counters()
+    scores: list[int] = seat_counters()
+    played: list[Card] = face_up()
     leaders: list[int] = field(default_factory=list)
-    trick: list[Card] = pile()
+    trick: list[Card] = face_up()
     led: int = LED_NONE
     win_seat: int | None = None
     win_card: Card | None = None
@@ -450,8 +450,8 @@ class WizardState:
     """
 
     pub: WizardPublic
-    groups: list[list[list[Play]]] = components.hands()
-    undealt: list[int] = components.deck()
+    groups: list[list[list[Play]]] = components.seat_zones()
+    undealt: list[int] = components.face_down()
     log: list[RoundRecord] = field(default_factory=list)
     tricks_played: int = 0
     round_trumps: list[int] | None = scratch(_none)

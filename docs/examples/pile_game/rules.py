@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from analyser import (Game, InputError, Params, Strategy, View, counters, deck, encode_trace, hands, option, pile,
-                      TRACE_COLUMN, Metric)
+from analyser import (TRACE_COLUMN, Game, InputError, Metric, Params, Strategy, View, encode_trace, face_down,
+                      face_up, option, seat_counters, seat_zones)
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,10 @@ class PileParams(Params):
 class PileState:
     params: PileParams
     n: int
-    deck: list[int] = deck()          # face down: its size is public
-    hands: list[list[int]] = hands()  # each seat sees its own
-    pile: list[int] = pile()          # face up
-    scores: list[int] = counters()
+    deck: list[int] = face_down()          # face down: its size is public
+    hands: list[list[int]] = seat_zones()  # each seat sees its own
+    pile: list[int] = face_up()          # face up
+    scores: list[int] = seat_counters()
     history: list[list[int]] = field(default_factory=list)  # the scores after each turn
     current: int = 0
     turns: int = 0
