@@ -5,7 +5,7 @@ internal modules move::
 
     from analyser import Game, Params, option, Strategy, face_down, face_up, seat_zones
 
-* the title contract: :class:`Game`, :class:`Params`, :func:`option`, :class:`Metric`,
+* the title contract: :class:`Game`, :class:`Params`, :func:`option`, :class:`Metric`, :class:`Scoring`,
   :data:`TRACE_COLUMN`, :func:`encode_trace`, :class:`ExtraTable`, :class:`InputError`;
 * the components a state is made of (:mod:`analyser.engine.components`): :func:`face_down`,
   :func:`face_up`, :func:`zone`, :func:`seat_zones`, :func:`seat_secrets`, :func:`seat_counters`,
@@ -33,6 +33,7 @@ PUBLIC = {
     "Params": "analyser.engine.core",
     "option": "analyser.engine.core",
     "Metric": "analyser.engine.core",
+    "Scoring": "analyser.engine.core",
     "ExtraTable": "analyser.engine.core",
     "TRACE_COLUMN": "analyser.engine.core",
     "encode_trace": "analyser.engine.core",

@@ -12,9 +12,10 @@ hold:20 and hold:25 the start bonus for seat 1 that evens the seats is 5-6 point
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from analyser.engine.core import TRACE_COLUMN, Game, Metric, Params, Strategy, encode_trace, option
+from analyser.engine.core import TRACE_COLUMN, Game, Metric, Params, Scoring, Strategy, encode_trace, option
 from analyser.engine.perseat import seat_values
 
 
@@ -40,12 +41,9 @@ class Pig(Game):
     name = "Pig with a start bonus"
     min_players, max_players, default_players = 2, 4, 2
     Params = PigParams
-    outcome = "race"
-    score_unit = "points"
-    length_unit = "turns"
-    seat_bonus_rule = "start_bonus"
+    scoring = Scoring(outcome="race", score_unit="points", length_unit="turns", seat_bonus_rule="start_bonus",
+                      trace_unit="turns")
     metric_columns = ("turns", Metric(TRACE_COLUMN, "trace", missing=True))
-    trace_unit = "turns"
 
     def check_players(self, params, n_players):
         super().check_players(params, n_players)
@@ -125,4 +123,4 @@ STRATEGIES = [Hold]
 class PlainPig(Pig):
     """The same Pig without a start-bonus option declared: no compensation can be replayed."""
 
-    seat_bonus_rule = ""
+    scoring = dataclasses.replace(Pig.scoring, seat_bonus_rule="")

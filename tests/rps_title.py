@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyser.engine.core import Game, Params, Strategy, encode_trace, option
+from analyser.engine.core import Game, Params, Scoring, Strategy, encode_trace, option
 
 MOVES = ("rock", "paper", "scissors")
 BEATS = {"paper": "rock", "rock": "scissors", "scissors": "paper"}
@@ -40,7 +40,9 @@ class Rps(Game):
     min_players, max_players, default_players = 2, 2, 2
     Params = RpsParams
     metric_columns = ("turns", "score_trace")
-    trace_unit = "throws"
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        trace_unit="throws")
 
     def initial_state(self, params, n_players, rng):
         return RpsState(params.tremble)

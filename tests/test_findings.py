@@ -185,7 +185,7 @@ def test_next_commands_name_the_titles_declared_options():
 def test_declared_cap_and_tie_break_options_exist(game):
     g = get_game(game)
     options = {o["name"]: o for o in g.Params.options()}
-    cap, tie = getattr(g, "length_cap_rule", ""), getattr(g, "tie_break_rule", "")  # optional title attributes
+    cap, tie = g.scoring.length_cap_rule, g.scoring.tie_break_rule  # optional title attributes
     assert (cap, tie) == {"dao": ("", "tie_break"), "wizard": ("", ""), "tsuro-seas": ("max_turns", ""),
                           "kingdomino-duel": ("max_rounds", "tie_break"),
                           "dragon-lairds": ("max_rounds", "tie_break")}[game]

@@ -170,7 +170,7 @@ def test_a_start_bonus_in_another_unit_is_not_offered_as_the_score_compensation(
     from analyser.engine.registry import get_game
 
     game = get_game("dragon-lairds")
-    assert (game.seat_bonus_rule, game.seat_bonus_unit) == ("seat_geld", "geld") and game.score_unit == "royals"
+    assert (game.scoring.seat_bonus_rule, game.scoring.seat_bonus_unit) == ("seat_geld", "geld") and game.scoring.score_unit == "royals"
     comp = pd.DataFrame({"seat": [0, 1, 2], "win_rate": [0.45, 0.30, 0.25], "fair_share": 1 / 3,
                          "handicap": [0.0, 2.0, 3.0], "handicap_low": [0.0, 1.0, 2.0], "handicap_high": [0.0, 3.0, 4.0],
                          "win_at_handicap": [0.45, 0.33, 0.33], "tie_share": [0.5, 0.5, 0.5]})

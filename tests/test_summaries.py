@@ -94,7 +94,7 @@ def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chu
                                   want_ss.assign(strategy=want_ss["strategy"].astype(str)), check_dtype=False,
                                   rtol=1e-9)
     # the seat compensation: the same handicaps and (below 200 games per block) intervals
-    kind = game.outcome
+    kind = game.scoring.outcome
     got_c = seats.compensation_from_sums(total["seat_diff"], players, kind)
     want_c = seats.compensation(df, kind)
     if kind == "other":

@@ -430,7 +430,7 @@ def test_close_games_uses_the_titles_close_margin():
     wizard = tune.get_game("wizard")
     space = SimpleNamespace(slots=[SimpleNamespace(head="random", text="random")] * 2, dims=[])
     t = tune.parse_target("close_games=max", wizard, space)
-    assert wizard.close_margin == 10 and t.margin == 10.0
+    assert wizard.scoring.close_margin == 10 and t.margin == 10.0
     # two games of two seats: top-two margins 10 and 20 points
     df = pd.DataFrame({"game_index": [0, 0, 1, 1], "seat": [0, 1, 0, 1], "score": [30.0, 20.0, 40.0, 20.0],
                        "win": [1.0, 0.0, 1.0, 0.0], "strategy": ["random"] * 4})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyser.engine.core import Game, Params, Strategy, encode_trace, option
+from analyser.engine.core import Game, Params, Scoring, Strategy, encode_trace, option
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,9 @@ class Toy(Game):
     min_players, max_players, default_players = 2, 6, 3
     Params = ToyParams
     metric_columns = ("turns", "score_trace")
-    trace_unit = "rounds"
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        trace_unit="rounds")
 
     def initial_state(self, params, n_players, rng):
         return ToyState(n_players, params.rounds)

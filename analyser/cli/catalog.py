@@ -77,8 +77,8 @@ def _print_title(g, ref: str) -> None:
     if g.summary:
         click.echo(f"  {g.summary}")
     click.echo(f"  rules: {_rules_hint(g, ref)}")
-    if g.tie_break_note:
-        click.echo(_wrap(f"ties: {g.tie_break_note}", 2))
+    if g.scoring.tie_break_note:
+        click.echo(_wrap(f"ties: {g.scoring.tie_break_note}", 2))
     lineup = default_lineup(gid)
     if lineup:
         click.echo(_wrap(f"default lineup (no --strategy): {', '.join(lineup)} - one per seat, in order "

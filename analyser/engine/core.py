@@ -35,7 +35,7 @@ from analyser.engine.traces import encode_trace  # noqa: F401  (titles import it
 from analyser.engine.errors import InputError, StrategyError, strategy_frame  # noqa: F401
 from analyser.engine.params import GAME_TIMEOUT, MAX_NUMBER, Params, coerce, option, parse_key_values  # noqa: F401
 from analyser.engine.schema import (COLUMN_KINDS, COMPONENTS, KEY_COLUMNS, OUTCOME_COLUMNS, OUTCOMES,
-                                    ExtraTable, Metric, as_metric)  # noqa: F401
+                                    ExtraTable, Metric, Scoring, as_metric)  # noqa: F401
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,41 +72,10 @@ class Game(ComponentHooks):
     #: Rule options that name a file: made absolute before a run, so workers and the printed
     #: replay command find the file from any folder (and recorded with a hash in config.json).
     path_options: ClassVar[tuple[str, ...]] = ()
-    #: What the ``turns`` metric (game length) counts, for labels.
-    length_unit: ClassVar[str] = "turns"
-    #: What a final score counts, plural, for labels and for every figure measured in scores
-    #: ("points", "turns afloat", "royals").
-    score_unit: ClassVar[str] = "points"
-    #: How the winner is decided (one of :data:`OUTCOMES`), which says which report figures fit:
-    #: ``"highest score"`` (default): the highest final score wins, ties by the title's tie-break -
-    #: every figure, the score-based skill share and each seat's score handicap included;
-    #: ``"race"``: the first seat to reach a target wins at once, the others' scores say how far
-    #: they got - no score-based skill share, and the seat compensation is a head start;
-    #: ``"other"``: the score does not decide (the last ship afloat wins) - no figure that reads
-    #: score differences (close games, lead, deficit, score-based skill share, handicap).
-    outcome: ClassVar[str] = "highest score"
-    #: Why the figures that read score differences do not fit, one sentence (the report's reason).
-    outcome_note: ClassVar[str] = ""
-    #: The close-game margin in score units: top two scores at most this far apart (ties and
-    #: tie-breaks included); the smallest swing of the title's scoring (10 where scores move in
-    #: tens).  None: no close-game figure, for the reason in ``close_note`` (else ``outcome_note``).
-    close_margin: ClassVar[float | None] = 1
-    close_note: ClassVar[str] = ""
-    #: The rule option that breaks ties on the top score ("" for none): the tie finding names
-    #: the sweep that tests it.
-    tie_break_rule: ClassVar[str] = ""
-    #: The rule option that caps a game's length ("" for none): the length finding names it.
-    length_cap_rule: ClassVar[str] = ""
-    #: The rule option giving seats a start bonus (text, one whole number per seat: ``0/0/0/2``,
-    #: or one for all), so the report can name the ``analyser sweep`` that tests a seat
-    #: compensation; "" for none.  ``seat_bonus_unit``: what it counts ("" = ``score_unit``).
-    seat_bonus_rule: ClassVar[str] = ""
-    seat_bonus_unit: ClassVar[str] = ""
+    #: How games are won and measured (:class:`Scoring`): the outcome, the units, the close-game
+    #: margin and the rule options the findings name.
+    scoring: ClassVar[Scoring] = Scoring()
 
-    @property
-    def score_decides(self) -> bool:
-        """True when the highest final score wins (``outcome == "highest score"``)."""
-        return self.outcome == "highest score"
     #: Per-seat metric columns (title figures) that ``metrics`` returns, in order.  Each is a
     #: :class:`Metric` naming its kind (a plain name means a finite number): together with the
     #: rule options this is the title's results schema, which ``analyser report`` validates.
@@ -114,8 +83,6 @@ class Game(ComponentHooks):
     #: each seat's score after every step (see :func:`encode_trace`) and gets the drama figures
     #: of :mod:`analyser.stats.designer`; without it they read "not recorded".
     metric_columns: ClassVar[tuple[str, ...]] = ()
-    #: What one step of the score trace is (a round, a turn, a trick), for labels.
-    trace_unit: ClassVar[str] = "steps"
     #: Which title table each title plot illustrates, so the report shows it under that table:
     #: PNG file name (as ``plots_from`` writes it) -> the opening words of the table's caption
     #: (case ignored).  A plot not listed here goes in the report's "More plots" section.
@@ -149,9 +116,6 @@ class Game(ComponentHooks):
         rule option that replaces them.  The default: none."""
         return []
 
-    #: Where the title's tie-break decides only the winner and not the other ranks, a sentence
-    #: saying so (shown by ``analyser list``); empty when ranks follow the tie-break too.
-    tie_break_note: ClassVar[str] = ""
 
     def initial_state(self, params: Params, n_players: int, rng) -> Any:
         raise NotImplementedError
@@ -207,7 +171,7 @@ class Game(ComponentHooks):
         params = getattr(state, "params", None)
         rules = [o for o in (self.Params.options() if params is not None else []) if "tie" in o["name"]]
         named = "; ".join(f"rule {o['name']}={getattr(params, o['name'])} ({o['doc']})" for o in rules)
-        return f"{_seats(tied)} tied on {top:g} {self.score_unit}; " + (named or "the title's tie-break "
+        return f"{_seats(tied)} tied on {top:g} {self.scoring.score_unit}; " + (named or "the title's tie-break "
                                                                          "(its winners())")
 
     def ranks(self, state) -> list[int]:

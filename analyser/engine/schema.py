@@ -5,6 +5,8 @@ Re-exported by :mod:`analyser.engine.core`, the title contract."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Sequence
 
 
@@ -102,8 +104,54 @@ KEY_COLUMNS: tuple[Metric, ...] = (
     Metric("game_seed", "count", high=2**64 - 1), Metric("players", "count", low=1),
     Metric("seat", "count"), Metric("strategy", "label"),
 )
-#: What a title's ``Game.outcome`` may declare (see there).
+#: What a title's ``Scoring.outcome`` may declare (see there).
 OUTCOMES = ("highest score", "race", "other")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How a title's games are won and measured: what the report's figures read (one value per
+    title, ``Game.scoring``; the defaults fit a game whose highest final score wins).
+
+    * ``outcome`` (one of :data:`OUTCOMES`): ``"highest score"``: the highest final score wins,
+      ties by the title's tie-break - every figure, the score-based skill share and each seat's
+      score handicap included; ``"race"``: the first seat to reach a target wins at once, the
+      others' scores say how far they got - no score-based skill share, and the seat compensation
+      is a head start; ``"other"``: the score does not decide (the last ship afloat wins) - no
+      figure that reads score differences.  ``outcome_note``: why, one sentence (the report's
+      reason for leaving those figures out).
+    * ``score_unit`` (plural: "points", "royals"), ``length_unit`` (what the ``turns`` metric
+      counts), ``trace_unit`` (one step of the score trace: a round, a turn).
+    * ``close_margin``: top two scores at most this far apart make a close game (the smallest
+      swing of the scoring); None: no close-game figure, for the reason ``close_note`` gives.
+    * The rule options the findings name: ``seat_bonus_rule`` (a start bonus, one whole number
+      per seat, that a seat-compensation sweep varies; ``seat_bonus_unit`` when it is not counted
+      in ``score_unit``), ``tie_break_rule`` (the tie finding's sweep), ``length_cap_rule`` (the
+      long-tail finding's cap); "" for none.  ``tie_break_note``: where the tie-break decides only
+      the winner, a sentence saying so (``analyser list``).
+    """
+
+    outcome: str = "highest score"
+    outcome_note: str = ""
+    score_unit: str = "points"
+    length_unit: str = "turns"
+    trace_unit: str = "steps"
+    close_margin: float | None = 1
+    close_note: str = ""
+    seat_bonus_rule: str = ""
+    seat_bonus_unit: str = ""
+    tie_break_rule: str = ""
+    tie_break_note: str = ""
+    length_cap_rule: str = ""
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"Scoring(outcome={self.outcome!r}): choose one of {', '.join(OUTCOMES)}")
+
+    @property
+    def score_decides(self) -> bool:
+        """True when the highest final score wins."""
+        return self.outcome == "highest score"
 
 #: The outcome columns after the rule columns.
 OUTCOME_COLUMNS: tuple[Metric, ...] = (Metric("score", "number"), Metric("rank", "count", low=1),

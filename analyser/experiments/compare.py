@@ -413,9 +413,9 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     to_csv(cmp.table, outdir / "compare.csv", index=False)
     from analyser.engine.registry import get_game
     game = get_game(cmp.config["game"])
-    cmp.findings = findmod.compare_findings(cmp, game.score_unit, game.length_unit)
+    cmp.findings = findmod.compare_findings(cmp, game.scoring.score_unit, game.scoring.length_unit)
     findmod.write_json(outdir / "findings.json", "compare", str(cmp.config["game"]), [cmp.findings])
-    figures = plot_compare(cmp, outdir, game.score_unit, game.length_unit)
+    figures = plot_compare(cmp, outdir, game.scoring.score_unit, game.scoring.length_unit)
     seat_rows = pd.DataFrame([{"side": k.upper(), "chi-square": v["chi2"], "df": v["df"], "p": v["p"],
                                "verdict": v["verdict"]} for k, v in cmp.seats.items()])
     sig = cmp.table[cmp.table["p"] < 0.05]

@@ -5,7 +5,7 @@ scores under the assumption that play would not change with it; it may (issue 28
 start of +16 read that way left the first player at 42% when played).  The replay plays the run's
 games again - the same root seed, so game ``i`` has the same game seed and seating
 (:func:`analyser.experiments.confirm.replay`) - with the compensation given through the title's
-start-bonus rule option (``Game.seat_bonus_rule``, e.g. a ``seat_bonus`` option), each seat behind
+start-bonus rule option (``Game.scoring.seat_bonus_rule``, e.g. a ``seat_bonus`` option), each seat behind
 the fair share getting its handicap (rounded to a whole number) and the others nothing.
 
 The figure is the win rate of the run's best seat in the replay, a mean of its per-game win
@@ -73,10 +73,10 @@ def scaled(step: list[int], t: int, base: tuple[int, ...]) -> str:
 
 
 def _reason(game, comp, unit: str) -> str:
-    option = getattr(game, "seat_bonus_rule", "")
+    option = game.scoring.seat_bonus_rule
     if not option:
         return "the title has no start-bonus rule option to replay a compensation with"
-    other = getattr(game, "seat_bonus_unit", "")
+    other = game.scoring.seat_bonus_unit
     if other and other != unit:
         return (f"the title's start bonus ({option}) counts {other}, not {unit}, so a compensation read in "
                 f"{unit} cannot be replayed with it")
@@ -120,7 +120,7 @@ def confirm_seats(out: Path, spec, progress: bool = False, more: int = MORE_REPL
     part = summary.parts[0]
     game, params, players, _, _ = resolve(spec)
     comp = part.compensation
-    reason = _reason(game, comp, game.score_unit)
+    reason = _reason(game, comp, game.scoring.score_unit)
     if reason:
         return {"replayed": False, "reason": reason}
     found = [f.to_json() if hasattr(f, "to_json") else f for f in part.findings.topic("seat advantage")]
@@ -131,7 +131,7 @@ def confirm_seats(out: Path, spec, progress: bool = False, more: int = MORE_REPL
     if best is None:
         return {"replayed": False, "reason": "there are not enough games to judge the seats"}
     best = int(best)
-    option = game.seat_bonus_rule
+    option = game.scoring.seat_bonus_rule
     base = seat_values(str(getattr(params, option)), players, name=option)
     step = proposal(comp, base)
     if not any(step):

@@ -26,7 +26,7 @@ minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  T
   t interval; needs a title that records a score trace;
 * ``ties``: games whose win is shared (%), Wilson interval;
 * ``close_games``: games whose top two scores differ by at most the title's close margin
-  (``Game.close_margin``, in score units) (%), Wilson interval;
+  (``Game.scoring.close_margin``, in score units) (%), Wilson interval;
 * any number column the title records per seat (``analyser list GAME`` names them; e.g. ``busts``
   in a card game): its mean per seat and game, cluster-robust interval over games.
 

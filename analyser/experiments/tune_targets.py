@@ -47,7 +47,7 @@ class Target:
     low: float = math.nan
     high: float = math.nan
     slot: int | None = None
-    #: ``close_games``: the title's close margin in score units (``Game.close_margin``)
+    #: ``close_games``: the title's close margin in score units (``Game.scoring.close_margin``)
     margin: float | None = 1.0
 
     @property

@@ -84,8 +84,8 @@ def seat_advantage(ctx: RunContext) -> list:
     return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.score_unit,
                                  kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
                                  replay=replay if isinstance(replay, dict) else None,
-                                 bonus=(getattr(ctx.game, "seat_bonus_rule", ""),
-                                        getattr(ctx.game, "seat_bonus_unit", "") or ctx.outcome.score_unit),
+                                 bonus=(ctx.game.scoring.seat_bonus_rule,
+                                        ctx.game.scoring.seat_bonus_unit or ctx.outcome.score_unit),
                                  sweep=plan)
 
 
@@ -386,7 +386,7 @@ def long_tail(ctx: RunContext) -> list:
     from the value counts of game length (exact quantiles)."""
     topic = "long tail"
     turns = ctx.sums.get("turns")
-    unit = ctx.game.length_unit
+    unit = ctx.game.scoring.length_unit
     if turns is None or not len(turns) or turns["count"].sum() <= 0:
         return [LeftOut(topic, "this title records no game length")]
     values = turns.index.to_numpy(dtype=float)
@@ -438,7 +438,7 @@ def length_cap_command(ctx: RunContext, p95: float) -> str | None:
     """``analyser compare`` of the run's rules against a length cap at the 95th percentile,
     through the title's ``length_cap_rule`` (an optional class attribute of the title, the
     option's name; README, "Designer metrics"); None when it declares none."""
-    option = ctx.game.length_cap_rule
+    option = ctx.game.scoring.length_cap_rule
     if not option:
         return None
     words = ctx.base_words("compare", skip=(option,)) + ["--a", f"{option}={int(math.ceil(p95))}"]
@@ -477,7 +477,7 @@ def tie_break_command(ctx: RunContext) -> str | None:
     """``analyser sweep`` over every value of the title's tie-break option
     (``tie_break_rule``, an optional class attribute of the title), whose cells give each one's tie rate; None when it declares none
     or the option has no list of values."""
-    option = ctx.game.tie_break_rule
+    option = ctx.game.scoring.tie_break_rule
     if not option:
         return None
     choices = next((o["choices"] for o in ctx.game.Params.options() if o["name"] == option), None)

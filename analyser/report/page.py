@@ -249,7 +249,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
             part.findings.label = ""
     methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
-    return Summary(parts, game.length_unit, game.score_unit,
+    return Summary(parts, game.scoring.length_unit, game.scoring.score_unit,
                    {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
                     "score": "cluster"}, notes)
 
@@ -351,7 +351,7 @@ def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -
 
 def _assumption(game) -> str:
     from analyser.stats.seats import assumption
-    return assumption(getattr(game, "outcome", "highest score"), game.score_unit)
+    return assumption(game.scoring.outcome, game.scoring.score_unit)
 
 
 def method_note(part: Part) -> str:
@@ -445,11 +445,11 @@ def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tu
     fixed = [plots.label(x) for x in part.run.get("mirror", [])]
     figures = [plots.win_rate(strategies, r.players, outdir / f"{prefix}win_rate.png", colours, method, fixed),
                plots.score_distribution_counts(core["scores"], outdir / f"{prefix}scores.png", colours,
-                                               game.score_unit, names),
+                                               game.scoring.score_unit, names),
                plots.seat_win_rate(part.seats, outdir / f"{prefix}seat_win_rate.png")]
     turns = r.core.get("turns")
     if turns is not None and len(turns) > 1:  # a fixed length needs no plot
-        figures.append(plots.game_length_counts(turns, outdir / f"{prefix}game_length.png", game.length_unit))
+        figures.append(plots.game_length_counts(turns, outdir / f"{prefix}game_length.png", game.scoring.length_unit))
     target = outdir
     if prefix:
         target = outdir / f".{prefix}title"
@@ -532,11 +532,11 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         run = part.run
         length_text = ""
         if "turns_mean" in run:
-            length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
+            length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
                            f"5-95% {fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)}).")
         sections.append({
             "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
-            "games": part.run["games"], "cards": headline(part, game.length_unit, game.score_unit),
+            "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),
             "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
             "title_tables": title_tables, "figs": figs, "ids": ids, "length_text": length_text,
             "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
@@ -547,7 +547,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
             "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
             "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
             if part.strategy_seats is not None and len(part.strategies) > 1 else "",
-            "compensation_table": html_table(compensation_display(part.compensation, game.score_unit), formatted=True)
+            "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit), formatted=True)
             if part.compensation is not None else "",
             "compensation_note": part.compensation_note, "seating": part.seating,
             "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
@@ -572,7 +572,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         title=f"{game.name}: {', '.join(strategies)}",
         game=game, config=config, sections=sections, variants=summary.variants,
         strategies=strategies, games=sum(s["games"] for s in sections),
-        rules=rule_values(game, first, config), length_unit=game.length_unit,
+        rules=rule_values(game, first, config), length_unit=game.scoring.length_unit,
         versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
         "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
         replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,

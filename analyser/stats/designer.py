@@ -40,7 +40,7 @@ does not fit the title is left out, and :func:`designer_rows` says why in one li
   Methods 9, 164-182, gives the same rule for eta squared).  It needs two strategies or more.
 
 * **Decisiveness**: the tie rate (games whose win is shared) and the *close-game rate*: games
-  whose top two scores differ by at most the title's close margin (``Game.close_margin``, in
+  whose top two scores differ by at most the title's close margin (``Game.scoring.close_margin``, in
   its score units; ties and tie-breaks included).
 """
 
@@ -74,13 +74,13 @@ class Outcome:
 
     score_unit: str = "points"
     trace_unit: str = "steps"
-    #: ``Game.outcome``: "highest score", "race" or "other"
+    #: ``Game.scoring.outcome``: "highest score", "race" or "other"
     kind: str = "highest score"
-    #: ``Game.close_margin`` (score units) or None
+    #: ``Game.scoring.close_margin`` (score units) or None
     close_margin: float | None = 1.0
-    #: ``Game.outcome_note``
+    #: ``Game.scoring.outcome_note``
     note: str = ""
-    #: ``Game.close_note``
+    #: ``Game.scoring.close_note``
     close_note: str = ""
 
     @classmethod
@@ -91,14 +91,14 @@ class Outcome:
             return cls()
         if isinstance(game, Outcome):
             return game
-        kind = getattr(game, "outcome", "highest score")
+        kind = game.scoring.outcome
         if kind not in OUTCOMES:
             raise InputError(f"title {getattr(game, 'id', '?')!r} declares outcome={kind!r}; "
                              f"a title declares one of: {', '.join(OUTCOMES)}")
-        margin = getattr(game, "close_margin", 1.0)
-        return cls(score_unit=getattr(game, "score_unit", "points"), trace_unit=getattr(game, "trace_unit", "steps"),
+        margin = game.scoring.close_margin
+        return cls(score_unit=game.scoring.score_unit, trace_unit=game.scoring.trace_unit,
                    kind=kind, close_margin=None if margin is None else float(margin),
-                   note=getattr(game, "outcome_note", "") or "", close_note=getattr(game, "close_note", "") or "")
+                   note=game.scoring.outcome_note or "", close_note=game.scoring.close_note or "")
 
     @property
     def score_decides(self) -> bool:

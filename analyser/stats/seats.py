@@ -1,7 +1,7 @@
 """Seat figures beyond the seat table: the seat compensation, the seat finding, and how the seats
 were filled (docs/metrics.md, "Designer metrics").
 
-**Seat compensation.**  Where the final score decides the winner (``Game.outcome``), each seat's
+**Seat compensation.**  Where the final score decides the winner (``Game.scoring.outcome``), each seat's
 *handicap*: the score added to that seat's final scores, in the title's score units, that would
 bring its win rate closest to the fair share (1/players), the other seats unchanged.  It is read
 off the recorded final scores, with no new games, under one assumption, stated wherever it is
@@ -491,7 +491,7 @@ def _plan(comp: pd.DataFrame, same_unit: bool, base: tuple | None) -> dict | Non
 def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> dict | None:
     """What :func:`sweep_command` plays (see :func:`_plan`; ``option`` and ``base``, the run's own
     value of the title's start-bonus option, are added), or None where it plays nothing."""
-    option = getattr(game, "seat_bonus_rule", "")
+    option = game.scoring.seat_bonus_rule
     if not option or comp is None:
         return None
     from analyser.engine.errors import InputError
@@ -500,14 +500,14 @@ def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> di
         base = seat_values(rules.get(option, "0"), players, name=option)
     except InputError:
         base = (0,) * players
-    plan = _plan(comp, not getattr(game, "seat_bonus_unit", ""), base)
+    plan = _plan(comp, not game.scoring.seat_bonus_unit, base)
     return plan and {**plan, "option": option, "base": tuple(base)}
 
 
 def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
                   comp: pd.DataFrame | None, seed: int | str | None = None) -> str:
     """The ``analyser sweep`` command that tests a seat compensation with real games through the
-    title's start-bonus option (``Game.seat_bonus_rule``), on the run's ``seed`` when given (its
+    title's start-bonus option (``Game.scoring.seat_bonus_rule``), on the run's ``seed`` when given (its
     first cell then plays the run's very games): no bonus, and a bonus to each seat
     below the fair share (:func:`sweep_plan`) - where the bonus is in score units, :data:`FACTORS`
     times its estimated handicap (:data:`FACTORS_SEVERAL` with several seats behind: read one at

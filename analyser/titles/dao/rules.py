@@ -52,7 +52,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from analyser.engine.components import EVERYONE, face_down, face_up, seat_counters, seat_zones
-from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option, ranks_from
+from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option, ranks_from
 from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 
@@ -325,15 +325,17 @@ class Dao(Game):
     metric_columns = (Metric("cards", "count"), Metric("busts", "count"),
                       Metric("colour_share", "share", missing=True), Metric("turns", "count"),
                       Metric("score_trace", "trace", missing=True))
-    #: One step of the score trace: a round of turns (one turn per seat).
-    trace_unit = "rounds"
-    #: Scores move by single points (a card adds its value to its colour, or costs 1): a game is
-    #: close when the top two are one point apart.
-    close_margin = 1
-    #: The start-bonus variant a seat-compensation sweep varies (points, one per seat).
-    seat_bonus_rule = "seat_bonus"
-    #: The tie-break option the tie-rate finding sweeps.
-    tie_break_rule = "tie_break"
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        # One step of the score trace: a round of turns (one turn per seat).
+        trace_unit="rounds",
+        # Scores move by single points (a card adds its value to its colour, or costs 1): a game is
+        # close when the top two are one point apart.
+        close_margin=1,
+        # The start-bonus variant a seat-compensation sweep varies (points, one per seat).
+        seat_bonus_rule="seat_bonus",
+        # The tie-break option the tie-rate finding sweeps.
+        tie_break_rule="tie_break")
     extra_tables = (COMPONENTS,)
     #: Component impact (docs/components.md): more cards usually mean more penalty points, whatever the cards.
     component_note = ("A card outside a seat's best colour costs it a point and a bust hands the seat the whole "

@@ -85,7 +85,7 @@ Variant ``seat_geld`` (a seat compensation; default ``0``: none): extra geld eac
 on top of ``start_geld``, one number for all seats or one per seat separated by ``/``
 (``0/0/0/3``: seat 3 starts with 18).  Money is what a seat plays with, so unlike a score bonus it
 changes play; the report of a run names a sweep of it to test the seat compensation it estimates
-(``Game.seat_bonus_rule``).
+(``Game.scoring.seat_bonus_rule``).
 
 Actions are :class:`Act` named tuples ``(kind, arg, target)`` (their JSON is derived:
 ``{"type": "Act", "kind": "buy", "arg": 2, "target": -1}``; :meth:`DragonLairds.describe_action`
@@ -105,7 +105,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from analyser.engine import components as part
-from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, option
+from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, option
 from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 from analyser.io.files import read_component_rows
@@ -551,17 +551,19 @@ class DragonLairds(Game):
     default_players = 4
     Params = DragonParams
     path_options = ("components",)
-    length_unit = "rounds"
-    score_unit = "royals"
-    #: Royals come one at a time (a tax, an income, a set): close when the top two are one royal apart.
-    close_margin = 1
-    #: The start-money variant a seat-compensation sweep varies (geld, one per seat).
-    seat_bonus_rule = "seat_geld"
-    #: The tie-break option the tie-rate finding sweeps, and the safety cap on rounds the
-    #: long-tail finding tests.
-    tie_break_rule = "tie_break"
-    length_cap_rule = "max_rounds"
-    seat_bonus_unit = "geld"
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        length_unit="rounds",
+        score_unit="royals",
+        # Royals come one at a time (a tax, an income, a set): close when the top two are one royal apart.
+        close_margin=1,
+        # The start-money variant a seat-compensation sweep varies (geld, one per seat).
+        seat_bonus_rule="seat_geld",
+        # The tie-break option the tie-rate finding sweeps, and the safety cap on rounds the
+        # long-tail finding tests.
+        tie_break_rule="tie_break",
+        length_cap_rule="max_rounds",
+        seat_bonus_unit="geld")
     metric_columns = (Metric("end", "label"),) + tuple(Metric(c, "count") for c in (
         "turns", "actions", "geld_end", "cards_in_play", "knights")) + tuple(Metric(c, "whole") for c in (
             "royals_tax", "royals_final_income", "royals_finale", "royals_sets")) + (

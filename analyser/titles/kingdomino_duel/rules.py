@@ -114,7 +114,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from analyser.engine.components import dice_faces, scratch, seat_counters, seat_secrets
-from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option
 from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 
@@ -1064,27 +1064,29 @@ class KingdominoDuel(Game):
     Params, State, View = KingdominoParams, KingdominoState, KingdominoView
     action_types = (Draft, Place, Pass, Turn, Castle, ChooseCoat, AddCross)
     path_options = ("components",)
-    length_unit = "rounds"
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        length_unit="rounds",
+        trace_unit="rounds",
+        # One more cell in a domain with one cross is one point: close when the top two are a point apart.
+        close_margin=1,
+        # The start-points variant a seat-compensation sweep varies (points, one per seat).
+        seat_bonus_rule="seat_bonus",
+        # The tie-break option the tie-rate finding sweeps, and the safety cap on rounds the
+        # long-tail finding tests.
+        tie_break_rule="tie_break",
+        length_cap_rule="max_rounds")
     metric_columns = tuple(Metric(c, "count") for c in (
         "domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "spells_used",
         "gained_s1", "gained_s2", "gained_s3", "gained_s4", "gained_s5", "gained_s6")) + tuple(
         Metric(f"used_s{k}", "count", high=1) for k in range(1, 7)) + tuple(Metric(c, "count") for c in (
         "castle_round", "passes", "empty_cells", "largest_domain", "crosses", "rounds")) + (
         Metric("end", "label"), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
-    trace_unit = "rounds"
     extra_tables = (COMPONENTS,)
     #: Component impact (docs/components.md): faces are chosen from the roll, spells won by a race.
     component_note = ("A face is drawn by the seat that chose it from the roll (or was left it), and a spell goes to "
                       "the seat that fills its row first: an effect mixes what a face or spell is worth with the play "
                       "that led to it.")
-    #: One more cell in a domain with one cross is one point: close when the top two are a point apart.
-    close_margin = 1
-    #: The start-points variant a seat-compensation sweep varies (points, one per seat).
-    seat_bonus_rule = "seat_bonus"
-    #: The tie-break option the tie-rate finding sweeps, and the safety cap on rounds the
-    #: long-tail finding tests.
-    tie_break_rule = "tie_break"
-    length_cap_rule = "max_rounds"
 
     def report_notes(self, params: KingdominoParams) -> list[str]:
         """The report's note on the components (rules page, "Components (an approximation)"): the

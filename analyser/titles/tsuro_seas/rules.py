@@ -134,7 +134,7 @@ from typing import NamedTuple
 
 from analyser.engine import components
 from analyser.engine.components import face_down, scratch, seat_counters
-from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option
 from analyser.engine.derive import View
 from analyser.io.files import read_component_rows
 
@@ -719,21 +719,23 @@ class TsuroSeas(Game):
     State = TsuroState
     View = TsuroView
     action_types = (Start, MoveStart, Place, Exchange)
-    score_unit = "turns afloat"
-    #: The last ship afloat wins (rules.md, "End"), not the most turns afloat.
-    outcome = "other"
-    outcome_note = ("the last ship afloat wins, and a ship's score counts its own turns afloat, so every ship "
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        score_unit="turns afloat",
+        # The last ship afloat wins (rules.md, "End"), not the most turns afloat.
+        outcome="other",
+        outcome_note="the last ship afloat wins, and a ship's score counts its own turns afloat, so every ship "
                     "still afloat has the same score: a score margin, a lead or a deficit says when the others "
-                    "sank, not how close the game was")
-    close_margin = None
+                    "sank, not how close the game was",
+        close_margin=None,
+        trace_unit="turns",
+        # The safety cap on turns the long-tail finding tests.
+        length_cap_rule="max_turns")
     metric_columns = (Metric("turns", "count"), Metric("elim_turn", "count", missing=True),
                       Metric("cause", "label"), Metric("survived", "count", high=1),
                       Metric("elim_row", "count", missing=True, high=SIZE - 1),
                       Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
                       Metric("score_trace", "trace", missing=True), Metric("placements", "label", missing=True))
-    trace_unit = "turns"
-    #: The safety cap on turns the long-tail finding tests.
-    length_cap_rule = "max_turns"
     extra_tables = (COMPONENTS,)
     #: Component impact (docs/components.md): a ship afloat longer places more tiles, whatever the tiles.
     component_note = ("A ship that stays afloat longer places more tiles, so most tiles go with winning "

@@ -28,7 +28,7 @@ Rules implemented (rules.md):
   if only Jesters were played, the first Jester.  The winner leads the next trick.
 * Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
   wins; ties are shared.  Every score is a multiple of 10, so the report's close-game margin
-  (``Wizard.close_margin``) is 10 points: one trick off in one round, the smallest difference that
+  (``Wizard.scoring.close_margin``) is 10 points: one trick off in one round, the smallest difference that
   is not a tie (a margin of 1 would count only the ties).
 
 Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
@@ -91,7 +91,7 @@ from typing import NamedTuple
 
 from analyser.engine import components
 from analyser.engine.components import face_up, scratch, seat_counters
-from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, encode_trace, option
+from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, encode_trace, option
 from analyser.engine.derive import View
 from analyser.engine.perseat import seat_values
 
@@ -720,21 +720,23 @@ class Wizard(Game):
     metric_columns = (Metric("exact_bids", "share"), Metric("over_bid", "number", low=0),
                       Metric("under_bid", "number", low=0), Metric("points_per_round", "number"),
                       Metric("mean_bid", "number", low=0), Metric("turns", "count"), Metric("score_trace", "trace", missing=True))
-    trace_unit = "rounds"
+    #: How games are won and measured: what the report's figures read (see Scoring).
+    scoring = Scoring(
+        trace_unit="rounds",
+        length_unit="tricks",
+        # Scores move in tens (module docstring): a game is close when the top two are one trick apart.
+        close_margin=10,
+        # The start-score variant a seat-compensation sweep varies (points, one per seat).
+        seat_bonus_rule="seat_bonus")
     extra_tables = (ExtraTable("rounds", (Metric("round", "count", low=1), Metric("bid", "count"),
                                           Metric("tricks", "count"), Metric("points", "whole"),
                                           Metric("exact", "count", high=1), Metric("wizards", "count"),
                                           Metric("jesters", "count"), Metric("trumps", "count", missing=True)),
                                feeds="the bidding tables and plots"), COMPONENTS)
-    length_unit = "tricks"
     #: Component impact (docs/components.md): a hand is dealt, not chosen.
     component_note = ("Hands are dealt, not chosen: an effect is the worth of a deal to the strategy that played "
                       "it. A seat has \"k trumps\" when some round dealt it exactly k cards of the trump suit; "
                       "large k happen only in the late rounds, where more cards are dealt.")
-    #: Scores move in tens (module docstring): a game is close when the top two are one trick apart.
-    close_margin = 10
-    #: The start-score variant a seat-compensation sweep varies (points, one per seat).
-    seat_bonus_rule = "seat_bonus"
     State = WizardState
     View = WizardView
     action_types = (Bid, Play, ChooseTrump)
