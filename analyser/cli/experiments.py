@@ -557,6 +557,9 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
                                     against=res.config.get("against"), source=res.config["strategy"].split(":")[0]):
             click.echo(f"\n{f['sentence']} Evidence: {f['evidence']['figure']}, 95% interval "
                        f"{f['evidence']['interval']}.")
+        click.echo("\nEach level replays, game for game, with:")
+        for k, lv in enumerate(res.levels):
+            click.echo(f"  level {k + 1}: {laddermod.replay_command(res.config, lv)}")
         click.echo(f"\nLevels: {target / 'levels.csv'}\nGames: {target / 'ladder.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")

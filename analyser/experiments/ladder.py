@@ -54,6 +54,7 @@ import copy
 import dataclasses
 import math
 import random
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,11 +136,28 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
                          f"{', '.join(numeric) or 'none'}")
     if param in dict(x.split("=", 1) for x in fixed):
         raise InputError(f"--strategy {text!r}: {param} is the laddered parameter; do not also give it a value")
+    _refuse_clock_budget(text, obj, param, fixed)
     kind = accepted[param][0]
     if kind not in (int, float):
         raise InputError(f"--strategy {text!r}: {param} is not a numeric parameter of {source} "
                          f"({kind.__name__}); its numeric parameters: {', '.join(numeric) or 'none'}")
     return LadderStrategy(raw, source, param, kind, fixed)
+
+
+def _refuse_clock_budget(text: str, obj, param: str, fixed: tuple[str, ...]) -> None:
+    """InputError (one line) when the laddered parameter, or a fixed one set above 0, is one whose
+    budget the clock decides (the strategy's ``clock_params``, e.g. ``mcts`` ``time_ms``): a level
+    would then depend on the machine and its load, not on the seed, so it could not be replayed
+    or resumed row for row, and a busy machine would shrink every budget."""
+    clock = tuple(getattr(obj, "clock_params", ()) or ())
+    if not clock:
+        return
+    given = dict(x.split("=", 1) for x in fixed)
+    timed = [k for k in clock if k == param or given.get(k, "0").strip() not in ("0", "0.0", "")]
+    if timed:
+        raise InputError(f"--strategy {text!r}: {timed[0]} is a budget the machine's speed decides, which a ladder "
+                         f"does not accept (not reproducible); ladder a budget of work instead, e.g. "
+                         f"{DEFAULT_STRATEGY}")
 
 
 def parse_budgets(text: str, kind: type = int) -> list:
@@ -197,6 +215,18 @@ class Level:
     lower: float | None
     side: str
     other: str
+
+
+def replay_command(config: dict, level: Level) -> str:
+    """The ``analyser simulate`` command that plays ``level`` again, game for game: its two specs
+    as ``-s`` (the side first), the ladder's players, games, root seed and rule overrides (from
+    the ladder's ``config``), quoted for a shell."""
+    words = ["analyser", "simulate", str(config["game"]), "-s", level.side, "-s", level.other,
+             "--players", str(config["players"]), "--games", str(config["games_requested"]),
+             "--seed", str(config["seed"])]
+    for key, value in sorted((config.get("rules") or {}).items()):
+        words += ["--rule", f"{key}={value}"]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def build_levels(strategy: LadderStrategy, budgets: list, against: str | None) -> list[Level]:
@@ -290,6 +320,7 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
     results = combine(levels, frames)
     config.update({"jobs": n_jobs, "status": outcome.status, "error": str(outcome.error) if outcome.error else None,
                    "depth": depth["depth"]})
+    config["replay"] = {lv.name: replay_command(config, lv) for lv in levels}
     return LadderResult(levels, table, gains, depth, results, config, outcome.error, outcome.interrupted)
 
 
