@@ -125,7 +125,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
                      games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
                      game_timeout=game_timeout)
     return _pooled(lambda: _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs)
+                   backend, scheduler, jobs, out)
 
 
 def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
@@ -193,11 +193,13 @@ def _write(write, config: dict, out: Path) -> int | None:
     try:
         write()
     except KeyboardInterrupt:
+        from analyser.run import resume_command
         from analyser.run.backends import stop_exit_code
         how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        nxt = (f"rebuild the report with: analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
+               else f"continue with: {resume_command(out, config)}")
         click.echo(f"analyser: interrupted{how} while writing the report; the games are in {out} "
-                   f"(status {config.get('status')}); rebuild the report with: analyser report "
-                   f"{shlex.quote(str(out))}", err=True)
+                   f"(status {config.get('status')}); {nxt}", err=True)
         return stop_exit_code()
     except OSError as e:
         if config.get("status") == "complete":
@@ -276,7 +278,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
                      jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
-    return _pooled(lambda: _tournament(arguments, out, quiet=quiet, command=_command_line()), backend, scheduler, jobs)
+    return _pooled(lambda: _tournament(arguments, out, quiet=quiet, command=_command_line()), backend, scheduler, jobs,
+                   out)
 
 
 def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
@@ -402,7 +405,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                      rules=rb, batch_size=batch_size)
         out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
         return _pooled(lambda: _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line()),
-                       backend, scheduler, jobs)
+                       backend, scheduler, jobs, out_dir)
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
     return _compare_finish(cmp, out_dir, quiet)
@@ -530,7 +533,7 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
                      games=games, seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout)
     return _pooled(lambda: _ladder(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs)
+                   backend, scheduler, jobs, out)
 
 
 def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
