@@ -162,3 +162,33 @@ def test_a_part_lost_from_an_until_ci_run_is_said_as_it_is(tmp_path):
     assert r.exit_code == 2
     assert r.output.strip().endswith("as done: a part is missing; restore it (a run played in --until-ci rounds "
                                      "cannot play a lost part again: play the run again)"), r.output
+
+
+def _hooked(hook: str, *args) -> "subprocess.CompletedProcess":
+    """``python -m analyser ARGS`` in a fresh process after ``hook`` (Python) has run."""
+    import subprocess
+    import sys
+    code = hook + "\nfrom analyser.cli import main\nsys.argv = ['analyser'] + sys.argv[1:]\nmain()\n"
+    return subprocess.run([sys.executable, "-c", "import os, signal, sys\n" + code, *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_resume_after_a_sigkill_in_the_report_phase_names_analyser_report(tmp_path):
+    """A SIGKILL while the report is built leaves a complete run with no report; resume refused
+    without a next step, and now names the command that writes it."""
+    import shlex
+    out = tmp_path / "r"
+    killed = _hooked("import analyser.report.page as p\n"
+                     "p.build_report_from_run = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)",
+                     "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "40", "--seed", "1", "-j", "1",
+                     "-q", "--out", out)
+    assert killed.returncode == -9
+    assert json.loads((out / "config.json").read_text())["status"] == "complete"
+    assert not (out / "index.html").exists()
+    r = CliRunner().invoke(cli, ["resume", str(out)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    named = shlex.split(r.output.strip().rsplit(": ", 1)[1])
+    assert named == ["analyser", "report", str(out)]
+    r = CliRunner().invoke(cli, [*named[1:], "-q"])
+    assert r.exit_code == 0, r.output
+    assert (out / "index.html").is_file()
