@@ -198,6 +198,41 @@ def test_each_level_prints_the_simulate_command_that_replays_it(tmp_path):
     assert json.loads((tmp_path / "s" / "config.json").read_text())["rules"]["bust_limit"] == 12
 
 
+def test_the_default_game_limit_is_scaled_to_the_measured_cost_of_a_game(tmp_path, monkeypatch):
+    """--game-timeout 60 is wall-clock time, which a busy machine trips on a 6.5 CPU s game: the
+    default limit is 20 times the estimated CPU seconds of a top-level game, at least 60."""
+    from analyser.engine.registry import get_game
+
+    game = get_game("dao")
+    top = lad.build_levels(lad.parse_ladder_strategy("mcts", "dao"), [2, 4, 8], None)[-1]
+    monkeypatch.setattr(lad, "time_decisions", lambda *a: (0.5, 4))  # 0.125 CPU s a decision
+    limit, record = lad.auto_game_timeout(game, top, 2, {}, 1)
+    assert record["factor"] == 20 and record["decisions_per_game"] > 0
+    assert limit == max(60.0, math.ceil(20 * 0.125 * record["decisions_per_game"]))
+    monkeypatch.setattr(lad, "time_decisions", lambda *a: (0.0001, 4))
+    assert lad.auto_game_timeout(game, top, 2, {}, 1)[0] == 60.0
+
+    monkeypatch.setattr(lad, "auto_game_timeout", lambda *a: (123.0, {"factor": 20}))
+    r = invoke("ladder", "dao", "--budgets", "2..4", "-p", 2, "--games", 2, "--seed", 1, "-j", 1, "-q",
+               "--no-report", "--out", tmp_path / "a")
+    assert r.exit_code == 0, r.output
+    config = json.loads((tmp_path / "a" / "config.json").read_text())
+    assert config["game_timeout"] == 123.0 and config["game_timeout_auto"] == {"factor": 20}
+    assert config["experiment"]["arguments"]["game_timeout"] == 123.0  # resume keeps it, measures nothing
+    cell = json.loads((tmp_path / "a" / "cells" / "level-4-vs-2" / "config.json").read_text())
+    assert cell["game_timeout"] == 123.0
+
+    def never(*a):
+        raise AssertionError("measured though --game-timeout was given")
+
+    monkeypatch.setattr(lad, "auto_game_timeout", never)
+    r = invoke("ladder", "dao", "--budgets", "2..4", "-p", 2, "--games", 2, "--seed", 1, "-j", 1, "-q",
+               "--no-report", "--game-timeout", 7, "--out", tmp_path / "b")
+    assert r.exit_code == 0, r.output
+    config = json.loads((tmp_path / "b" / "config.json").read_text())
+    assert config["game_timeout"] == 7 and config["game_timeout_auto"] is None
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--budgets", "25..1000"], "1000 is not 25 doubled a whole number of times"),
     (["--budgets", "400..25"], "must be above the bottom"),

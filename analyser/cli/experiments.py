@@ -502,8 +502,10 @@ counted from the smallest budget up to the first that is not clear.
               help="Output folder (new, empty, or an earlier ladder, which is replaced). Default: "
                    "reports/<game>-ladder-<timestamp>.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
-@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit.")
+@click.option("--game-timeout", type=float, default=None,
+              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit. Default: "
+                   "scaled to the measured cost of a game of the top level (20 times its CPU seconds, at least "
+                   f"{GAME_TIMEOUT:g}), so a busy machine does not trip it.")
 @click.option("--no-report", is_flag=True, help="Write ladder.parquet and levels.csv but skip the plot and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
 @_cluster_options
@@ -566,4 +568,6 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
         click.echo(f"\nLevels: {target / 'levels.csv'}\nGames: {target / 'ladder.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
-    return _outcome(res.config, res.error, res.interrupted, out, "levels", arguments) if play else 0
+    limit = res.config.get("game_timeout")  # (the default one scaled to the cost of a game)
+    return _outcome(res.config, res.error, res.interrupted, out, "levels",
+                    {**arguments, "game_timeout": limit if limit is not None else GAME_TIMEOUT}) if play else 0
