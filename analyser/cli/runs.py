@@ -256,9 +256,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                 _report_write_failure(e, out, n_done, result.config)
                 return 1
             try:
-                if stopped:
-                    pass
-                elif not no_report:
+                if not stopped and not no_report:
                     from analyser.report.page import FINDINGS_JSON, build_report_from_run
                     import os
                     report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
@@ -266,7 +264,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                     files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
                     if (out / "components.csv").exists():
                         files.append("components.csv")
-                elif not quiet:  # the summary is only printed: nothing to compute under --quiet
+                elif not stopped and not quiet:  # the summary is only printed: nothing to compute under --quiet
                     from analyser.report.page import summarise_run
                     summary = summarise_run(out)
             except KeyboardInterrupt:
