@@ -472,3 +472,41 @@ def test_sigterm_while_the_tables_are_written_and_resume_writes_them(small_tourn
     resume(out)
     same_tournament(out, small_tournament)
     refused(invoke("resume", out), "complete tournament", "nothing to resume")  # now written to the end
+
+
+STOPPED_AFTER_PLAY = {  # an experiment, and a function it calls after its games are played, outside its writes
+    "sweep": (["sweep", "dao", "-s", "threshold:limit=4,6", "-s", "greedy", "-p", "2", "--games", "20", "--seed", "3"],
+              "analyser.experiments.sweep", "combine"),
+    "tournament": (SMALL_TOURNAMENT, "analyser.experiments.tournament", "rate"),
+    "ladder": (["ladder", "dao", "--budgets", "1..4", "-p", "2", "--games", "6", "--seed", "3"],
+               "analyser.experiments.ladder", "level_table"),
+}
+
+
+@pytest.mark.parametrize("name", list(STOPPED_AFTER_PLAY))
+def test_sigterm_as_the_report_is_computed_names_the_command_that_writes_it(tmp_path, name):
+    """It said only "analyser: interrupted": now the one line ends with the command to run, and
+    that command writes the report."""
+    import shlex
+
+    args, module, function = STOPPED_AFTER_PLAY[name]
+    out = tmp_path / name
+    hook = ("import os, signal, sys\n"
+            f"import {module} as m\n"
+            f"real = m.{function}\n"
+            "def stopped(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return real(*a, **k)\n"
+            f"m.{function} = stopped\n"
+            "from analyser.cli import main\n"
+            "sys.argv = ['analyser'] + sys.argv[1:]\n"
+            "main()\n")
+    r = subprocess.run([sys.executable, "-c", hook, *args, "-j", "1", "-q", "--out", str(out)],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 143, r.stderr
+    assert read(out)["status"] == "complete" and not (out / "index.html").exists()
+    named = one_line(r).rsplit(": ", 1)[1]
+    assert shlex.split(named) == ["analyser", "report", str(out)]
+    done = invoke(*shlex.split(named)[1:], "-q")
+    assert done.exit_code == 0, done.output
+    assert (out / "index.html").is_file()

@@ -177,6 +177,62 @@ def test_another_strategy_ladders_its_named_numeric_parameter(tmp_path):
     assert list(levels(tmp_path / "t")["side"]) == ["threshold:limit=8", "threshold:limit=16"]
 
 
+def test_each_level_prints_the_simulate_command_that_replays_it(tmp_path):
+    """The command a level prints (and config.json's ``replay``) plays that level again, row for row."""
+    import shlex
+
+    r = invoke("ladder", "dao", "--budgets", "2..8", "-p", 3, "--rule", "bust_limit=12", "--games", 4, "--seed", 7,
+               "-j", 1, "--no-report", "--out", tmp_path / "l")
+    assert r.exit_code == 0, r.output
+    printed = [line.split(": ", 1)[1] for line in r.stdout.splitlines() if line.startswith("  level ")]
+    config = json.loads((tmp_path / "l" / "config.json").read_text())
+    assert printed == [config["replay"]["level-4-vs-2"], config["replay"]["level-8-vs-4"]]
+    words = shlex.split(printed[1])
+    assert words[:2] == ["analyser", "simulate"]
+    r = invoke(*words[1:], "-j", 1, "-q", "--no-report", "--out", tmp_path / "s")
+    assert r.exit_code == 0, r.output
+    sim, _, _ = load_results(tmp_path / "s")
+    cell, _, _ = load_results(tmp_path / "l" / "cells" / "level-8-vs-4")
+    cols = ["game_index", "game_seed", "seat", "strategy", "score", "rank", "win", "players"]
+    pd.testing.assert_frame_equal(sim[cols].astype({"strategy": str}), cell[cols].astype({"strategy": str}))
+    assert json.loads((tmp_path / "s" / "config.json").read_text())["rules"]["bust_limit"] == 12
+
+
+def test_the_default_game_limit_is_scaled_to_the_measured_cost_of_a_game(tmp_path, monkeypatch):
+    """--game-timeout 60 is wall-clock time, which a busy machine trips on a 6.5 CPU s game: the
+    default limit is 20 times the estimated CPU seconds of a top-level game, at least 60."""
+    from analyser.engine.registry import get_game
+
+    game = get_game("dao")
+    top = lad.build_levels(lad.parse_ladder_strategy("mcts", "dao"), [2, 4, 8], None)[-1]
+    monkeypatch.setattr(lad, "time_decisions", lambda *a: (0.5, 4))  # 0.125 CPU s a decision
+    limit, record = lad.auto_game_timeout(game, top, 2, {}, 1)
+    assert record["factor"] == 20 and record["decisions_per_game"] > 0
+    assert limit == max(60.0, math.ceil(20 * 0.125 * record["decisions_per_game"]))
+    monkeypatch.setattr(lad, "time_decisions", lambda *a: (0.0001, 4))
+    assert lad.auto_game_timeout(game, top, 2, {}, 1)[0] == 60.0
+
+    monkeypatch.setattr(lad, "auto_game_timeout", lambda *a: (123.0, {"factor": 20}))
+    r = invoke("ladder", "dao", "--budgets", "2..4", "-p", 2, "--games", 2, "--seed", 1, "-j", 1, "-q",
+               "--no-report", "--out", tmp_path / "a")
+    assert r.exit_code == 0, r.output
+    config = json.loads((tmp_path / "a" / "config.json").read_text())
+    assert config["game_timeout"] == 123.0 and config["game_timeout_auto"] == {"factor": 20}
+    assert config["experiment"]["arguments"]["game_timeout"] == 123.0  # resume keeps it, measures nothing
+    cell = json.loads((tmp_path / "a" / "cells" / "level-4-vs-2" / "config.json").read_text())
+    assert cell["game_timeout"] == 123.0
+
+    def never(*a):
+        raise AssertionError("measured though --game-timeout was given")
+
+    monkeypatch.setattr(lad, "auto_game_timeout", never)
+    r = invoke("ladder", "dao", "--budgets", "2..4", "-p", 2, "--games", 2, "--seed", 1, "-j", 1, "-q",
+               "--no-report", "--game-timeout", 7, "--out", tmp_path / "b")
+    assert r.exit_code == 0, r.output
+    config = json.loads((tmp_path / "b" / "config.json").read_text())
+    assert config["game_timeout"] == 7 and config["game_timeout_auto"] is None
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--budgets", "25..1000"], "1000 is not 25 doubled a whole number of times"),
     (["--budgets", "400..25"], "must be above the bottom"),
@@ -192,6 +248,8 @@ def test_another_strategy_ladders_its_named_numeric_parameter(tmp_path):
     (["--against", "nosuch"], "unknown strategy 'nosuch'"),
     (["--against", "mcts:iterations=50"], "is the laddered strategy at one of the budgets"),
     (["--strategy", "mcts:iterations,iterations=5"], "do not also give it a value"),
+    (["--strategy", "mcts:time_ms", "--budgets", "10..40"], "time_ms"),  # the clock decides it: not reproducible
+    (["--strategy", "mcts:iterations,time_ms=5"], "time_ms"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
     out = tmp_path / "never"

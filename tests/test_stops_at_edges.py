@@ -162,3 +162,113 @@ def test_a_part_lost_from_an_until_ci_run_is_said_as_it_is(tmp_path):
     assert r.exit_code == 2
     assert r.output.strip().endswith("as done: a part is missing; restore it (a run played in --until-ci rounds "
                                      "cannot play a lost part again: play the run again)"), r.output
+
+
+def _hooked(hook: str, *args) -> "subprocess.CompletedProcess":
+    """``python -m analyser ARGS`` in a fresh process after ``hook`` (Python) has run."""
+    import subprocess
+    import sys
+    code = hook + "\nfrom analyser.cli import main\nsys.argv = ['analyser'] + sys.argv[1:]\nmain()\n"
+    return subprocess.run([sys.executable, "-c", "import os, signal, sys\n" + code, *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_resume_after_a_sigkill_in_the_report_phase_names_analyser_report(tmp_path):
+    """A SIGKILL while the report is built leaves a complete run with no report; resume refused
+    without a next step, and now names the command that writes it."""
+    import shlex
+    out = tmp_path / "r"
+    killed = _hooked("import analyser.report.page as p\n"
+                     "p.build_report_from_run = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)",
+                     "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "40", "--seed", "1", "-j", "1",
+                     "-q", "--out", out)
+    assert killed.returncode == -9
+    assert json.loads((out / "config.json").read_text())["status"] == "complete"
+    assert not (out / "index.html").exists()
+    r = CliRunner().invoke(cli, ["resume", str(out)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    named = shlex.split(r.output.strip().rsplit(": ", 1)[1])
+    assert named == ["analyser", "report", str(out)]
+    r = CliRunner().invoke(cli, [*named[1:], "-q"])
+    assert r.exit_code == 0, r.output
+    assert (out / "index.html").is_file()
+
+
+SWALLOWER = '''
+import os, signal
+from analyser.engine.core import Strategy
+from analyser.titles.dao.rules import TAKE, REVEAL
+
+
+class Swallower(Strategy):
+    """Plays like a threshold bot; after STOP_AFTER decisions it sends its own process SIGTERM
+    inside a block that catches everything (as a library may), so the stop's raise is lost."""
+    name = "swallower"
+    uses_rng = False
+    calls = 0
+    def choose(self, view, legal, rng):
+        type(self).calls += 1
+        if type(self).calls == int(os.environ.get("STOP_AFTER", "0") or 0):
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                sum(range(1000))  # (the handler runs here, and its raise is swallowed)
+            except BaseException:
+                pass
+        return REVEAL if view.total < 8 else TAKE
+'''
+
+
+def test_sigterm_in_a_jobs_1_run_stops_at_the_next_game_and_writes_no_report(tmp_path):
+    """SIGTERM to a --jobs 1 run took 50 s: its raise was lost inside a game, the run played its
+    batch to the end, then built the whole report.  Now it ends after the game in progress, with
+    the finished games written, no report, and the line names the command that goes on."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+    bots = tmp_path / "swallow.py"
+    bots.write_text(SWALLOWER)
+    out = tmp_path / "r"
+    args = ["simulate", "dao", "-p", "2", "-s", "greedy", "-s", f"{bots}:swallower", "--games", "400",
+            "--batch-size", "400", "--seed", "3", "-j", "1", "-q", "--out", str(out)]
+    r = subprocess.run([sys.executable, "-m", "analyser", *args], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "STOP_AFTER": "30"})
+    assert r.returncode == 143, r.stderr
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["status"] == "interrupted" and 0 < cfg["games_completed"] < 400
+    assert not (out / "index.html").exists() and not (out / "summary.csv").exists()
+    lines = [x for x in r.stderr.splitlines() if x.startswith("analyser:")]
+    assert len(lines) == 1, r.stderr
+    command = shlex.split(lines[0].split("continue with: ")[1])
+    assert command == ["analyser", "resume", str(out), "--strategy", str(bots)]
+    r = subprocess.run([sys.executable, "-m", "analyser", *command[1:], "-q", "--no-report"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "config.json").read_text())["games_completed"] == 400
+
+
+@pytest.mark.parametrize("size", ["40k", "120k"])  # a part of the title's extra table, and of the results
+def test_a_full_disk_in_simulate_is_one_line_naming_resume(tmp_path, size):
+    """The disk-full message did not say to resume, and one case printed a second line (the
+    report's failure): now one line ending with the command that goes on."""
+    import shlex
+    from test_stream import in_namespace, needs_namespace
+    if needs_namespace.args[0]:
+        pytest.skip(needs_namespace.kwargs["reason"])
+    keep = tmp_path / "copy"
+    r = in_namespace(f'''
+        mount -t tmpfs -o size={size} tmpfs "$M" || exit 99
+        "$PY" -m analyser simulate dao -p 2 -s greedy -s threshold -n 3000 --seed 11 -j 1 --batch-size 100 \\
+            --out "$M/run" -q 2> "{tmp_path}/err"
+        echo "rc=$?"
+        cp -r "$M/run" "{keep}"
+    ''', tmp_path)
+    assert "rc=1" in r.stdout, r.stdout + r.stderr
+    err = (tmp_path / "err").read_text()
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("analyser: error: "), err
+    assert shlex.split(lines[0].split("continue with: ")[1]) == ["analyser", "resume", str(tmp_path / "mnt" / "run")]
+    assert json.loads((keep / "config.json").read_text())["status"] in ("failed", "running")
+    r = CliRunner().invoke(cli, ["resume", str(keep), "-q", "--no-report"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((keep / "config.json").read_text())["games_completed"] == 3000

@@ -698,11 +698,14 @@ def test_the_summary_says_how_many_trials_were_pruned(runner, tmp_path):
     assert pruned >= 2 and done + pruned == 12
     lines = r.output.splitlines()
     assert lines[0].startswith(f"{done} of 12 trials finished, each on the same 80 games")
-    assert lines[1] == (f"{pruned} more were pruned: the median pruner stopped each of them early, because after "
-                        "part of its games its figure was worse than the median of the earlier trials at the same "
-                        "point. That is a cut on part of the games, which chance alone can make, not a measured "
-                        "difference (the figures in trials.csv are of the games played).")
-    from analyser.experiments.tune_report import progress_text
+    # each pruned trial with the games it played (trials.csv's), fewer than the 80 asked
+    cut = t[t["state"] == "pruned"].sort_values("trial")
+    played = list(zip(cut["trial"].astype(int), cut["games"].astype(int)))
+    assert all(0 < g < 80 for _, g in played)
+    from analyser.experiments.tune_report import progress_text, pruned_games
+    assert pruned_games(t) == played
+    named = lines[1].split(" (", 1)[1].split(" of its ")[0].split(", ")
+    assert named == [f"trial {k} after {g}" for k, g in played]
     assert progress_text(t["state"], {"trials": 12}) == f"{done} of 12 trials finished ({pruned} more pruned)"
     assert (progress_text(["complete"] * 7 + ["pruned"] * 4 + ["fail"], {"trials": 12})
             == "7 of 12 trials finished (4 more pruned, 1 failed)")

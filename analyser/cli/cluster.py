@@ -5,6 +5,9 @@ of workers for the whole command (:func:`analyser.run.backends.command_pool`).
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 import click
 
 from analyser.engine.core import InputError
@@ -44,10 +47,40 @@ def _cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, st
     return backend, scheduler
 
 
-def _pooled(play, backend: str | None, scheduler: str | None, jobs: int | None) -> int:
+def _pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, out: Path | None = None) -> int:
     """Run ``play()`` (an experiment, start to report) with one pool of workers for all of it
-    (:func:`analyser.run.backends.command_pool`); its exit code."""
+    (:func:`analyser.run.backends.command_pool`); its exit code.  With the experiment's folder
+    ``out``, a Ctrl-C or SIGTERM that reaches here (past the experiment's own handling: while its
+    figures are computed or its report written) ends with :func:`stopped_experiment`'s line."""
     from analyser.run.backends import command_pool
 
-    with command_pool(backend, scheduler, jobs):
-        return play()
+    try:
+        with command_pool(backend, scheduler, jobs):
+            return play()
+    except KeyboardInterrupt:
+        if out is None:
+            raise
+        return stopped_experiment(out)
+
+
+def stopped_experiment(out: Path) -> int:
+    """One line for an experiment stopped outside its play, naming the command that finishes it:
+    ``analyser report OUT`` when its record says every game is played, else ``analyser resume
+    OUT``; the stop's exit code (130, or 143 after SIGTERM)."""
+    from analyser.run import read_config_file, resume_command
+    from analyser.run.backends import stop_exit_code
+
+    how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+    try:
+        config = read_config_file(Path(out) / "config.json")
+    except (InputError, OSError):
+        config = None
+    if not isinstance(config, dict):
+        click.echo(f"analyser: interrupted{how}; nothing was recorded in {out}", err=True)
+    elif config.get("status") == "complete":
+        click.echo(f"analyser: interrupted{how} while writing the report; the games are all in {out}; write it "
+                   f"with: analyser report {shlex.quote(str(out))}", err=True)
+    else:
+        click.echo(f"analyser: interrupted{how}; the finished games are in {out}; continue with: "
+                   f"{resume_command(out, config)}", err=True)
+    return stop_exit_code()

@@ -127,7 +127,7 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
                      games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
                      game_timeout=game_timeout)
     return _pooled(lambda: _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs)
+                   backend, scheduler, jobs, out)
 
 
 def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
@@ -195,11 +195,13 @@ def _write(write, config: dict, out: Path) -> int | None:
     try:
         write()
     except KeyboardInterrupt:
+        from analyser.run import resume_command
         from analyser.run.backends import stop_exit_code
         how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        nxt = (f"rebuild the report with: analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
+               else f"continue with: {resume_command(out, config)}")
         click.echo(f"analyser: interrupted{how} while writing the report; the games are in {out} "
-                   f"(status {config.get('status')}); rebuild the report with: analyser report "
-                   f"{shlex.quote(str(out))}", err=True)
+                   f"(status {config.get('status')}); {nxt}", err=True)
         return stop_exit_code()
     except OSError as e:
         if config.get("status") == "complete":
@@ -278,7 +280,8 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
                      jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
-    return _pooled(lambda: _tournament(arguments, out, quiet=quiet, command=_command_line()), backend, scheduler, jobs)
+    return _pooled(lambda: _tournament(arguments, out, quiet=quiet, command=_command_line()), backend, scheduler, jobs,
+                   out)
 
 
 def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
@@ -404,7 +407,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                      rules=rb, batch_size=batch_size)
         out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
         return _pooled(lambda: _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line()),
-                       backend, scheduler, jobs)
+                       backend, scheduler, jobs, out_dir)
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
     return _compare_finish(cmp, out_dir, quiet)
@@ -501,8 +504,10 @@ counted from the smallest budget up to the first that is not clear.
               help="Output folder (new, empty, or an earlier ladder, which is replaced). Default: "
                    "reports/<game>-ladder-<timestamp>.")
 @click.option("--batch-size", type=int, default=None, help="Games per joblib task (default: automatic).")
-@click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
-              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit.")
+@click.option("--game-timeout", type=float, default=None,
+              help="Seconds one game may take before its strategy is reported as hung; 0 = no limit. Default: "
+                   "scaled to the measured cost of a game of the top level (20 times its CPU seconds, at least "
+                   f"{GAME_TIMEOUT:g}), so a busy machine does not trip it.")
 @click.option("--no-report", is_flag=True, help="Write ladder.parquet and levels.csv but skip the plot and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
 @_cluster_options
@@ -532,7 +537,7 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
                      games=games, seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout)
     return _pooled(lambda: _ladder(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs)
+                   backend, scheduler, jobs, out)
 
 
 def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
@@ -559,7 +564,12 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
                                     against=res.config.get("against"), source=res.config["strategy"].split(":")[0]):
             click.echo(f"\n{f['sentence']} Evidence: {f['evidence']['figure']}, 95% interval "
                        f"{f['evidence']['interval']}.")
+        click.echo("\nEach level replays, game for game, with:")
+        for k, lv in enumerate(res.levels):
+            click.echo(f"  level {k + 1}: {laddermod.replay_command(res.config, lv)}")
         click.echo(f"\nLevels: {target / 'levels.csv'}\nGames: {target / 'ladder.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
-    return _outcome(res.config, res.error, res.interrupted, out, "levels", arguments) if play else 0
+    limit = res.config.get("game_timeout")  # (the default one scaled to the cost of a game)
+    return _outcome(res.config, res.error, res.interrupted, out, "levels",
+                    {**arguments, "game_timeout": limit if limit is not None else GAME_TIMEOUT}) if play else 0

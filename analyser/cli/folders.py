@@ -72,7 +72,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
             whole = count if kind == "tune" else f"its {len(config['cells'])} {_cell_word(kind)} are complete"
             click.echo(f"Resuming {folder}: {whole}, but its files were not all written; writing them "
                        "(nothing is played)", err=True)
-        return _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True, play=False)
+        return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True,
+                                      play=False), None, None, 1, folder)
     if not quiet:
         played = config.get("games_completed")
         played = played if isinstance(played, int) and not isinstance(played, bool) and played >= 0 else 0
@@ -82,7 +83,7 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     # one its cells' folders name is never contacted (they are played from the arguments above)
     jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")
     return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
-                   "dask" if allowed.scheduler else None, allowed.scheduler, jobs)
+                   "dask" if allowed.scheduler else None, allowed.scheduler, jobs, folder)
 
 
 def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,

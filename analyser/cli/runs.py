@@ -249,16 +249,20 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
     files: list[str] = []
     summary = path = report_error = None
     log: list[str] = []
+    # no report after a stop (Ctrl-C, SIGTERM: the command ends now, and resume writes it) or
+    # after the disk refused a part (nothing more can be written there)
+    disk = isinstance(result.error, store.StoreError)
+    stopped = result.interrupted or result.stop_requested or disk
     try:
-        if n_done and not result.stop_requested:
+        if n_done and not result.stop_requested and not disk and (csv or not stopped):
             try:
                 if csv:
                     files += [p.name for p in write_csv(out, list(g.extra_tables))]
             except (OSError, store.StoreError) as e:
-                _report_write_failure(e, out, n_done)
+                _report_write_failure(e, out, n_done, result.config)
                 return 1
             try:
-                if not no_report:
+                if not stopped and not no_report:
                     from analyser.report.page import FINDINGS_JSON, build_report_from_run
                     import os
                     report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
@@ -266,7 +270,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                     files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
                     if (out / "components.csv").exists():
                         files.append("components.csv")
-                elif not quiet:  # the summary is only printed: nothing to compute under --quiet
+                elif not stopped and not quiet:  # the summary is only printed: nothing to compute under --quiet
                     from analyser.report.page import summarise_run
                     summary = summarise_run(out)
             except KeyboardInterrupt:
@@ -298,8 +302,9 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
         result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
         store.write_json_atomic(out / "config.json", result.config)
     except OSError as e:
-        _report_write_failure(e, out, n_done)
-        return 1
+        if result.error is None:  # (else the run's own failure below is the one line)
+            _report_write_failure(e, out, n_done, result.config)
+            return 1
     if summary is not None and not quiet:
         _print_summary(summary, n_players, result.config)
         click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
@@ -328,10 +333,17 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
     return code
 
 
-def _report_write_failure(e: BaseException, out: Path, n_done: int) -> None:
+def _report_write_failure(e: BaseException, out: Path, n_done: int, config: dict) -> None:
+    """One line for a file of the run that could not be written after play (a full or read-only
+    disk), naming the command that finishes the folder once it can be written: ``analyser
+    report OUT`` for a complete run, else ``analyser resume OUT``."""
+    from analyser.run import resume_command
     reason = str(e) if isinstance(e, OSError) and str(e).startswith("cannot write") else \
         f"cannot write in {out}: {getattr(e, 'strerror', None) or type(e).__name__}"
-    click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}.", err=True)
+    nxt = (f"analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
+           else resume_command(out, config))
+    click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}; once it can be "
+               f"written, finish with: {nxt}", err=True)
 
 
 def _cycling(strategies, n_players: int) -> str:

@@ -95,7 +95,7 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
                      players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,
                      recheck_factor=recheck_factor, prune=prune, batch_size=batch_size, game_timeout=game_timeout)
     return _pooled(lambda: _tune(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs)
+                   backend, scheduler, jobs, out)
 
 
 def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,

@@ -70,6 +70,17 @@ from analyser.engine.shipping import (TITLE_FILE_SUFFIXES, TITLE_SHIP_BYTES, mat
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
 MAX_STEPS = 200_000
 
+#: Stops (Ctrl-C, SIGTERM) this process has received, as :mod:`analyser.run.backends` notes them
+#: (:func:`note_stop`).  A batch played in this process ends at the next game boundary once one
+#: arrives, with the games finished so far, even when the raise the stop sent was swallowed by
+#: code inside the game (a library, or a strategy, that catches everything).
+_stops = [0]
+
+
+def note_stop() -> None:
+    """Count a stop signal: a batch running in this process ends after its current game."""
+    _stops[0] += 1
+
 
 @lru_cache(maxsize=4096)
 def block_order(block: int, n_players: int) -> tuple[int, ...]:
@@ -501,6 +512,7 @@ def _run_batch(job: BatchJob) -> BatchResult:
     dog = Watchdog.get() if timeout > 0 else None
     timed = timeout > 0
     monotonic = time.monotonic
+    stops = _stops[0]
     with _Alarm(timeout, clock) as alarm:
         if dog is not None:
             dog.watch(job, result, clock, alarm.active)
@@ -576,6 +588,8 @@ def _run_batch(job: BatchJob) -> BatchResult:
                             r["game_index"] = index
                             bucket.append(r)
                 result.done += 1
+                if _stops[0] != stops:  # a stop whose raise was swallowed inside the game: end here
+                    raise KeyboardInterrupt
                 if clock.raised is not None:  # the watchdog's hang came too late to land in the game
                     dog.clear()
                     dog.watch(job, result, clock, alarm.active)

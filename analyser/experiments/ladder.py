@@ -54,6 +54,7 @@ import copy
 import dataclasses
 import math
 import random
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,9 +63,10 @@ import numpy as np
 import pandas as pd
 
 from analyser.stats import analysis
-from analyser.engine.core import InputError
+from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.engine.registry import get_game, title_ref
+from analyser.engine.registry import get_game, strategy_factory, title_ref
+from analyser.engine.seeding import game_seed
 from analyser.run import RunSpec, resolve
 from analyser.text import signed
 
@@ -81,6 +83,15 @@ LEVEL_BATCH = 10
 #: budget (the positions are played again until it is reached).
 SPEED_POSITIONS = 12
 SPEED_SECONDS = 0.5
+#: The default per-game time limit of a ladder (no --game-timeout): this many times the CPU
+#: seconds a game of its dearest level is estimated to take (:func:`auto_game_timeout`), and at
+#: least :data:`GAME_TIMEOUT`.  The limit is wall-clock time, so on a machine loaded to ``L``
+#: with 2 cores a game takes about ``(L + jobs) / 2`` times its CPU time: 20 keeps a loaded
+#: machine (a load of 10 to 30) from tripping it, while a strategy that truly hangs is still
+#: stopped.
+AUTO_TIMEOUT_FACTOR = 20
+#: Decisions timed, at the top level's two budgets, for that estimate.
+AUTO_TIMEOUT_POSITIONS = 4
 
 
 @dataclass(frozen=True)
@@ -136,11 +147,28 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
                          f"{', '.join(numeric) or 'none'}")
     if param in dict(x.split("=", 1) for x in fixed):
         raise InputError(f"--strategy {text!r}: {param} is the laddered parameter; do not also give it a value")
+    _refuse_clock_budget(text, obj, param, fixed)
     kind = accepted[param][0]
     if kind not in (int, float):
         raise InputError(f"--strategy {text!r}: {param} is not a numeric parameter of {source} "
                          f"({kind.__name__}); its numeric parameters: {', '.join(numeric) or 'none'}")
     return LadderStrategy(raw, source, param, kind, fixed)
+
+
+def _refuse_clock_budget(text: str, obj, param: str, fixed: tuple[str, ...]) -> None:
+    """InputError (one line) when the laddered parameter, or a fixed one set above 0, is one whose
+    budget the clock decides (the strategy's ``clock_params``, e.g. ``mcts`` ``time_ms``): a level
+    would then depend on the machine and its load, not on the seed, so it could not be replayed
+    or resumed row for row, and a busy machine would shrink every budget."""
+    clock = tuple(getattr(obj, "clock_params", ()) or ())
+    if not clock:
+        return
+    given = dict(x.split("=", 1) for x in fixed)
+    timed = [k for k in clock if k == param or given.get(k, "0").strip() not in ("0", "0.0", "")]
+    if timed:
+        raise InputError(f"--strategy {text!r}: {timed[0]} is a budget the machine's speed decides, which a ladder "
+                         f"does not accept (not reproducible); ladder a budget of work instead, e.g. "
+                         f"{DEFAULT_STRATEGY}")
 
 
 def parse_budgets(text: str, kind: type = int) -> list:
@@ -200,6 +228,18 @@ class Level:
     other: str
 
 
+def replay_command(config: dict, level: Level) -> str:
+    """The ``analyser simulate`` command that plays ``level`` again, game for game: its two specs
+    as ``-s`` (the side first), the ladder's players, games, root seed and rule overrides (from
+    the ladder's ``config``), quoted for a shell."""
+    words = ["analyser", "simulate", str(config["game"]), "-s", level.side, "-s", level.other,
+             "--players", str(config["players"]), "--games", str(config["games_requested"]),
+             "--seed", str(config["seed"])]
+    for key, value in sorted((config.get("rules") or {}).items()):
+        words += ["--rule", f"{key}={value}"]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def build_levels(strategy: LadderStrategy, budgets: list, against: str | None) -> list[Level]:
     """The levels of a ladder (see the module docstring)."""
     width = max(len(format_value(b)) for b in budgets)
@@ -226,7 +266,7 @@ class LadderResult:
 def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str = DEFAULT_BUDGETS,
                against: str | None = None, players: int | None = None, games: int = 200,
                seed: int | None = None, jobs: int | None = 0, rules: dict | None = None,
-               batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
+               batch_size: int | None = None, game_timeout: float | None = None, progress: bool | None = False,
                command: str = "", out: str | Path | None = None, resume: bool = False,
                play: bool = True, speed: bool = True) -> LadderResult:
     """Parse and check the ladder, play every level (a cell), time the budgets, and analyse.
@@ -234,7 +274,10 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
     InputError (one line) on bad input before any game is played.  ``out=None`` plays in a
     temporary folder; ``resume=True`` continues the ladder in ``out`` (only the games each level
     lacks); ``play=False`` only reads it back.  ``speed=False`` skips the decisions-per-second
-    timing (it then reads as not measured)."""
+    timing (it then reads as not measured).  ``game_timeout=None``: the limit is scaled to the
+    measured cost of a game of the dearest level (:func:`auto_game_timeout`, recorded in
+    ``config.json`` as ``game_timeout`` with ``game_timeout_auto``), so a busy machine does not
+    trip it."""
     game = get_game(game_id)
     ladder = parse_ladder_strategy(strategy, title_ref(game))
     values = parse_budgets(budgets, ladder.kind)
@@ -249,10 +292,15 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
     rules = dict(rules or {})
     base = RunSpec(game=title_ref(game), strategies=[levels[-1].side, levels[-1].other], players=players,
                    games=games, seed=seed, jobs=jobs, rules=dict(rules),
-                   batch_size=batch_size if batch_size is not None else LEVEL_BATCH, game_timeout=game_timeout)
+                   batch_size=batch_size if batch_size is not None else LEVEL_BATCH,
+                   game_timeout=GAME_TIMEOUT if game_timeout is None else game_timeout)
     _, _, n_players, n_jobs, root = resolve(base)
     if n_players < 2:
         raise InputError(f"a ladder needs at least 2 seats; --players {n_players} is not accepted")
+    auto = None
+    if game_timeout is None:
+        game_timeout, auto = auto_game_timeout(game, levels[-1], n_players, rules, root)
+        base = dataclasses.replace(base, game_timeout=game_timeout)
     specs = [dataclasses.replace(base, strategies=[lv.side, lv.other], rules=dict(rules), seed=root,
                                  players=n_players) for lv in levels]
     for s in specs[:-1]:
@@ -268,7 +316,7 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
               "players": n_players, "strategy": ladder.text, "parameter": ladder.param,
               "budgets": [format_value(b) for b in values], "against": against, "rules": rules,
               "design": "strength curve" if against else "head to head",
-              "game_timeout": game_timeout}
+              "game_timeout": game_timeout, "game_timeout_auto": auto}
     with Experiment.begin(out, "ladder", cells, arguments=arguments, fields=fields, command=command,
                           resume=resume, play=play) as exp:
         if play:
@@ -291,11 +339,11 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
     results = combine(levels, frames)
     config.update({"jobs": n_jobs, "status": outcome.status, "error": str(outcome.error) if outcome.error else None,
                    "depth": depth["depth"]})
+    config["replay"] = {lv.name: replay_command(config, lv) for lv in levels}
     return LadderResult(levels, table, gains, depth, results, config, outcome.error, outcome.interrupted)
 
 
 def _check_strategy(text: str, game_id: str) -> None:
-    from analyser.engine.registry import strategy_factory
     strategy_factory(text, game_id)
 
 
@@ -516,35 +564,65 @@ def combine(levels: list[Level], frames: list[pd.DataFrame]) -> pd.DataFrame:
 def speed_positions(game, players: int, rules: dict, root: int, count: int = SPEED_POSITIONS) -> list:
     """Up to ``count`` decision points (``(state, seat)``, copies) spread evenly over the first
     games of the ladder's game seeds, played by ``random`` in every seat."""
-    from analyser.engine.registry import strategy_factory
-    from analyser.engine.runner import game_seed
-
     params = game.Params.from_overrides(dict(rules))
     found = []
-    make = strategy_factory("random", title_ref(game))
     for i in range(3):
-        gs = game_seed(root, i)
-        chance = random.Random(gs)
-        state = game.initial_state(params, players, chance)
-        bots = [make() for _ in range(players)]
-        for k, b in enumerate(bots):
-            if hasattr(b, "reset"):
-                b.reset(k, params, players)
-        rng = random.Random(f"{gs}/speed")
-        for _ in range(100_000):
-            seat, legal = game.turn(state)
-            if not legal:
-                break
-            if len(legal) > 1:
-                found.append((copy.deepcopy(state), seat))
-            a = legal[0] if len(legal) == 1 else bots[seat].choose(game.view(state, seat), legal, rng)
-            game.apply(state, a, chance)
+        found += random_decisions(game, params, players, game_seed(root, i))
         if len(found) >= 4 * count:
             break
+    return spread(found, count)
+
+
+def spread(found: list, count: int) -> list:
+    """Up to ``count`` items of ``found`` spread evenly over it."""
     if len(found) <= count:
         return found
     step = len(found) / count
     return [found[int(i * step)] for i in range(count)]
+
+
+def random_decisions(game, params, players: int, gs: int) -> list:
+    """The decision points (``(state, seat)``, copies; a seat with one legal action is none) of
+    one game played by ``random`` in every seat with the game seed ``gs``."""
+    make = strategy_factory("random", title_ref(game))
+    found = []
+    chance = random.Random(gs)
+    state = game.initial_state(params, players, chance)
+    bots = [make() for _ in range(players)]
+    for k, b in enumerate(bots):
+        if hasattr(b, "reset"):
+            b.reset(k, params, players)
+    rng = random.Random(f"{gs}/speed")
+    for _ in range(100_000):
+        seat, legal = game.turn(state)
+        if not legal:
+            break
+        if len(legal) > 1:
+            found.append((copy.deepcopy(state), seat))
+        a = legal[0] if len(legal) == 1 else bots[seat].choose(game.view(state, seat), legal, rng)
+        game.apply(state, a, chance)
+    return found
+
+
+def auto_game_timeout(game, level: Level, players: int, rules: dict, root: int) -> tuple[float, dict]:
+    """The default per-game time limit of a ladder whose dearest level is ``level``: the CPU
+    seconds of a game estimated as (decisions in a game played by ``random`` with the ladder's
+    first game seed) x (the CPU time of one decision of the dearer of the level's two specs, the
+    mean over :data:`AUTO_TIMEOUT_POSITIONS` of them), times :data:`AUTO_TIMEOUT_FACTOR`, rounded
+    up to whole seconds and at least :data:`GAME_TIMEOUT`.  Returns ``(seconds, record)``, the
+    record (``cpu_seconds_per_game``, ``decisions_per_game``, ``factor``) for ``config.json``.
+    A limit, not a result: it depends on the machine, and no game depends on it."""
+    params = game.Params.from_overrides(dict(rules))
+    decisions = random_decisions(game, params, players, game_seed(root, 0))
+    positions = spread(decisions, AUTO_TIMEOUT_POSITIONS)
+    per_decision = 0.0
+    for text in (level.side, level.other):
+        seconds, n = time_decisions(game, strategy_factory(text, title_ref(game)), positions, params, players, root)
+        per_decision = max(per_decision, seconds / n if n else 0.0)
+    per_game = per_decision * len(decisions)
+    limit = max(GAME_TIMEOUT, float(math.ceil(AUTO_TIMEOUT_FACTOR * per_game)))
+    return limit, {"cpu_seconds_per_game": round(per_game, 4), "decisions_per_game": len(decisions),
+                   "factor": AUTO_TIMEOUT_FACTOR}
 
 
 def measure_speed(game, ladder: LadderStrategy, budgets: list, players: int, rules: dict, root: int) -> dict:
@@ -553,8 +631,6 @@ def measure_speed(game, ladder: LadderStrategy, budgets: list, players: int, rul
     :func:`speed_positions`, in this process, played again until :data:`SPEED_SECONDS` are spent
     on the budget (with the copies of the positions).
     Depends on the machine: a speed figure, not a result."""
-    from analyser.engine.registry import strategy_factory
-
     params = game.Params.from_overrides(dict(rules))
     positions = speed_positions(game, players, rules, root)
     out = {}
@@ -563,17 +639,26 @@ def measure_speed(game, ladder: LadderStrategy, budgets: list, players: int, rul
         seconds, decisions = 0.0, 0
         start = time.process_time()  # (the copies count towards the limit, not towards the figure)
         while positions and (decisions == 0 or time.process_time() - start < SPEED_SECONDS):
-            for i, (state, seat) in enumerate(positions):
-                st = make()
-                if hasattr(st, "reset"):
-                    st.reset(seat, params, players)
-                s = copy.deepcopy(state)
-                legal = game.turn(s)[1]
-                view = game.view(s, seat)
-                rng = random.Random(f"{root}/speed/{i}")
-                t0 = time.process_time()
-                st.choose(view, legal, rng)
-                seconds += time.process_time() - t0
-                decisions += 1
+            took, n = time_decisions(game, make, positions, params, players, root)
+            seconds += took
+            decisions += n
         out[format_value(b)] = {"decisions": decisions, "seconds": round(seconds, 6)}
     return out
+
+
+def time_decisions(game, make, positions: list, params, players: int, root: int) -> tuple[float, int]:
+    """One decision of a fresh strategy from ``make`` on each of ``positions`` (copies): the CPU
+    seconds (:func:`time.process_time`) the decisions took, and how many."""
+    seconds = 0.0
+    for i, (state, seat) in enumerate(positions):
+        st = make()
+        if hasattr(st, "reset"):
+            st.reset(seat, params, players)
+        s = copy.deepcopy(state)
+        legal = game.turn(s)[1]
+        view = game.view(s, seat)
+        rng = random.Random(f"{root}/speed/{i}")
+        t0 = time.process_time()
+        st.choose(view, legal, rng)
+        seconds += time.process_time() - t0
+    return seconds, len(positions)

@@ -198,6 +198,14 @@ def folder_progress(folder: Path, config: dict) -> str:
     return progress_text([t.state.name for t in trials], config, [t.number for t in trials])
 
 
+def pruned_games(trials: pd.DataFrame) -> list[tuple[int, int]]:
+    """``(trial, games played)`` of every pruned trial of a trial table, in trial order."""
+    if not len(trials):
+        return []
+    cut = trials[trials["state"].astype(str).str.lower() == "pruned"].sort_values("trial")
+    return [(int(k), int(g)) for k, g in zip(cut["trial"], cut["games"])]
+
+
 def summary_sentences(res: TuneResult) -> list[str]:
     """The plain-language summary."""
     out = []
@@ -208,7 +216,9 @@ def summary_sentences(res: TuneResult) -> list[str]:
     out.append(f"{n['finished']} of {asked} trials finished, each on the same {res.config.get('games_requested'):,} "
                "games (same seeds), so differences between trials are not down to the deal.")
     if n["pruned"]:
-        out.append(f"{n['pruned']} more {'was' if n['pruned'] == 1 else 'were'} pruned: the median pruner stopped "
+        played = ", ".join(f"trial {k} after {g:,}" for k, g in pruned_games(t))
+        out.append(f"{n['pruned']} more {'was' if n['pruned'] == 1 else 'were'} pruned ({played} of its "
+                   f"{res.config.get('games_requested'):,} games): the median pruner stopped "
                    f"{'it' if n['pruned'] == 1 else 'each of them'} early, because after part of its games its "
                    "figure was worse than the median of the earlier trials at the same point. That is a cut on "
                    "part of the games, which chance alone can make, not a measured difference (the figures in "

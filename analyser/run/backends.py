@@ -155,6 +155,7 @@ _count = [0]
 def _note(signum: int) -> None:
     _received.add(int(signum))
     _count[0] += 1
+    runner.note_stop()  # (a batch playing in this process ends at its next game boundary)
 
 
 def signals_received() -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shlex
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -61,8 +62,8 @@ def read_config(out: Path, complete_ok: bool = False) -> dict:
                          "(one results.parquet); it cannot be resumed, start a new run")
     if config.get("status") == "complete" and not complete_ok and not undecided(config) \
             and not missing_games(out, config):
-        raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); "
-                         "nothing to resume")
+        raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); nothing to "
+                         f"resume; write its report with: analyser report {shlex.quote(str(out))}")
     return config
 
 
