@@ -216,8 +216,9 @@ class DaoState:
 
     params: DaoParams
     n: int
-    deck: list[Card] = face_down()
+    # (the second half first: the unseen cards are dealt in field order, the reserve's share first)
     reserve: list[Card] = face_down()
+    deck: list[Card] = face_down()
     display: list[Card] = face_up()
     total: int = 0
     piles: list[list[Card]] = seat_zones(EVERYONE)
