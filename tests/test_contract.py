@@ -155,3 +155,38 @@ def test_the_skeleton_rules_stay_short_and_write_only_the_rules():
     written = set(re.findall(r"^    def (\w+)\(", text, re.M))
     assert {"view", "clone_state", "state_to_dict", "state_from_dict", "resample_hidden", "determinize"} & written == set()
     assert len(written - {"_next_turn"}) <= 8
+
+
+def test_a_view_cannot_be_turned_to_another_seat():
+    v = PILE.view(dealt(), 1)
+    with pytest.raises(AttributeError):
+        v.seat = 0
+    assert v.seat == 1
+
+
+def test_a_rule_option_named_like_a_result_column_is_refused_before_any_game(runner, tmp_path):
+    source = (ROOT / "docs" / "examples" / "pile_game" / "rules.py").read_text()
+    (tmp_path / "clash.py").write_text(source.replace('    limit: int = option(15, "pile total that scores"',
+                                                      '    turns: int = option(15, "pile total that scores"'))
+    for args in (["simulate", "-s", "random", "--out", str(tmp_path / "run")], ["check"], ["play", "-s", "random"]):
+        result = runner.invoke(cli, [args[0], str(tmp_path / "clash.py")] + args[1:])
+        errors = [line for line in result.output.splitlines() if line.startswith("analyser: error")]
+        assert result.exit_code == 2 and len(errors) == 1 and "'turns'" in errors[0]
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_state_that_is_not_a_dataclass_and_a_missing_method_are_named(runner, tmp_path):
+    source = (ROOT / "docs" / "examples" / "pile_game" / "rules.py").read_text()
+    (tmp_path / "plain.py").write_text(source.replace("@dataclass(slots=True)\nclass PileState:", "class PileState:"))
+    result = runner.invoke(cli, ["simulate", str(tmp_path / "plain.py"), "-s", "random", "--games", "3"])
+    assert result.exit_code == 2 and "PileState" in result.output and len(result.output.strip().splitlines()) == 1
+    with pytest.raises(NotImplementedError, match="is_terminal"):
+        analyser.Game.is_terminal(PILE, None)
+
+
+def test_a_play_whose_rules_cannot_deal_is_one_line(runner, monkeypatch):
+    def refuse(params, n, rng):
+        raise IndexError("pop from empty list")
+    monkeypatch.setattr(PILE, "initial_state", refuse)
+    result = runner.invoke(cli, ["play", str(ROOT / "docs/examples/pile_game/rules.py"), "-s", "random", "--seed", "1"])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output

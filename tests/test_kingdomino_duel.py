@@ -451,15 +451,15 @@ def test_s5_scores_per_domain_of_the_chosen_coat():
     rows = ["dt+ . dt . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
     s = make(maps=(rows, EMPTY_MAP), spell_owner=owning([R.S5]), s5_coat="dot")
     assert G.scores(s)[0] == 1 + 3 * 2  # two dot domains, the one without a cross counts too
-    assert G.spell_points(s, 0) == 6
+    assert R.spell_points(s, 0) == 6
     s = make(maps=(rows, EMPTY_MAP), spell_owner=owning([R.S5]), s5_coat="dot", rules={"s5_domains": "scoring"})
-    assert G.spell_points(s, 0) == 3
+    assert R.spell_points(s, 0) == 3
 
 
 def test_s5_points_option_and_s6_offers_only_cells_below_the_cross_cap():
     rows = ["dt+ . dt . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
     s = make(maps=(rows, EMPTY_MAP), spell_owner=owning([R.S5]), s5_coat="dot", rules={"s5_points": "5"})
-    assert G.spell_points(s, 0) == 10
+    assert R.spell_points(s, 0) == 10
     capped = ["dt+ . . . . . .", ". . . . . . .", ". . . ## . . .", ". . . . . . .", ". . . . . . ."]
     s = make(maps=(capped, EMPTY_MAP), roll=("quarters+1", "dot+1", "dot", "black"), rules={"cross_cap": "1"},
              boxes=[[0, 0, 0, 0, 2, 0], [0] * 6])
@@ -518,7 +518,7 @@ def test_an_s4_turn_is_spent_even_when_the_player_then_draws_nothing():
     if s.phase == "castle":
         G.apply(s, NO_BONUS, rng)
     assert s.round == 2 and s.passes == [1, 0]
-    assert s.spell_used[R.S4] and not G.holds(s, 0, R.S4)  # the turn spent S4
+    assert s.spell_used[R.S4] and not R.holds(s, 0, R.S4)  # the turn spent S4
     assert G.metrics(s)[0]["spells_used"] == 1
     # round 2: seat 0 draws again (as B) and is not offered a second turn
     play_first_until(s, lambda t: t.phase == "place" and t.current == 0)
@@ -553,12 +553,12 @@ def test_a_placement_spell_is_kept_when_the_player_draws_nothing(spell):
     assert PASS in legal and any(type(a) is Place and a.spell == spell for a in legal)
     assert not any(type(a) is Place and not a.spell for a in legal)
     play_round(s, PASS, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
-    assert s.round == 2 and not s.spell_used[sp] and G.holds(s, 0, sp)  # declined: still held, unused
+    assert s.round == 2 and not s.spell_used[sp] and R.holds(s, 0, sp)  # declined: still held, unused
     # used in a later round, it is spent and never offered again
     use = next(a for a in legal if type(a) is Place and a.spell == spell)
     t = make(maps=(rows, EMPTY_MAP), roll=roll, spell_owner=owning([sp]))
     play_round(t, use, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
-    assert t.spell_used[sp] and not G.holds(t, 0, sp)
+    assert t.spell_used[sp] and not R.holds(t, 0, sp)
     play_first_until(t, lambda x: x.phase == "place" and x.current == 0)
     assert not any(type(a) is Place and a.spell for a in G.legal_actions(t))
 
@@ -569,7 +569,7 @@ def test_s3_is_spent_at_the_draft_even_when_the_player_then_draws_nothing():
     G.apply(s, Draft((0, 1), "S3"), random.Random(0))
     assert s.spell_used[R.S3] and G.legal_actions(s) == [PASS]  # seat 0 is stuck
     play_first_until(s, lambda t: t.round == 2)
-    assert s.passes == [1, 0] and s.spell_used[R.S3] and not G.holds(s, 0, R.S3)
+    assert s.passes == [1, 0] and s.spell_used[R.S3] and not R.holds(s, 0, R.S3)
     # round 3: seat 0 is A again and picks one die, without S3
     play_first_until(s, lambda t: t.round == 3)
     assert s.a == 0 and s.phase == "draft_a" and G.legal_actions(s) == [Draft((i,)) for i in range(4)]

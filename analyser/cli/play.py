@@ -14,6 +14,7 @@ import click
 from analyser.cli import supervised
 from analyser.cli.common import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
+from analyser.engine.runner import check_deal
 
 
 @supervised.command()
@@ -96,7 +97,9 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         m = len(strategies)
         if players is None:
             players = max(g.default_players, min(m, g.max_players))
+        g.check_declarations()
         g.check_players(params, players)
+        check_deal(g, params, players)
         if m > players:
             raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
         labels = [strategies[s % m] for s in range(players)]

@@ -118,10 +118,10 @@ class Game(ComponentHooks):
 
 
     def initial_state(self, params: Params, n_players: int, rng) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('initial_state'))
 
     def current_player(self, state) -> int:
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('current_player'))
 
     @property
     def live_views(self) -> bool:
@@ -141,16 +141,16 @@ class Game(ComponentHooks):
         Must return an empty sequence once the game is over: the game loop stops on it (and
         checks ``is_terminal`` then).
         """
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('legal_actions'))
 
     def apply(self, state, action, rng) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('apply'))
 
     def is_terminal(self, state) -> bool:
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('is_terminal'))
 
     def scores(self, state) -> list[float]:
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('scores'))
 
     def winners(self, state) -> list[int]:
         """Seats that share the win (after the title's tie-break), ascending."""
@@ -193,7 +193,7 @@ class Game(ComponentHooks):
 
     def metrics(self, state) -> list[dict[str, float]]:
         """Per-seat title figures (keys = ``metric_columns``), plus ``turns`` for game length."""
-        raise NotImplementedError
+        raise NotImplementedError(self._missing('metrics'))
 
     def step_bound(self, params: Params, n_players: int) -> int | None:
         """The most actions a game can take under ``params`` with ``n_players`` (``analyser check``
@@ -240,6 +240,24 @@ class Game(ComponentHooks):
         out += [(c, True) for c in OUTCOME_COLUMNS]
         out += [(as_metric(c), True) for c in self.metric_columns]
         return out
+
+    def _missing(self, method: str) -> str:
+        """The message for a method every title writes that this one does not."""
+        return f"{type(self).__name__} does not write {method}(), which every title writes"
+
+    def check_declarations(self) -> None:
+        """Raise :class:`InputError` when the title's declarations cannot work: a ``State`` that is
+        not a dataclass, or a rule option with the name of a result column (a key, outcome or
+        metric column: each option is a column of the results too).  Called before a run starts,
+        by ``analyser play`` and by ``analyser check``."""
+        if self.State is not None and not dataclasses.is_dataclass(self.State):
+            raise InputError(f"{self.id}'s State, {self.State.__name__}, is not a dataclass; declare it with "
+                             "@dataclass (a dataclass of plain values and components)")
+        taken = {str(c) for c in KEY_COLUMNS + OUTCOME_COLUMNS + tuple(self.metric_columns)}
+        clash = [f.name for f in dataclasses.fields(self.Params) if f.name in taken]
+        if clash:
+            raise InputError(f"rule option {clash[0]!r} of {self.id} has the name of a result column; rename the "
+                             f"option (the result columns are {', '.join(sorted(taken))})")
 
     def extra_records(self, state) -> dict[str, list[dict]]:
         """Extra tidy tables (name -> rows) a title writes beside results, e.g. one row per round
@@ -471,7 +489,8 @@ class Strategy:
         self.n_players = n_players
 
     def choose(self, view, legal: Sequence[Any], rng):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not write choose(view, legal, rng), which every "
+                                  "strategy writes")
 
 
 class FunctionStrategy(Strategy):

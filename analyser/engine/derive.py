@@ -363,7 +363,7 @@ class View:
     see.  A title may subclass it (``Game.View``) to add helpers; the engine adds the fields,
     but not a name the subclass defines itself (which then reads as the subclass says)."""
 
-    __slots__ = ("_state", "seat")
+    __slots__ = ("_state", "_seat")
 
     def __new__(cls, state, seat: int):
         # ``DaoView(state, seat)`` builds the view class with the fields of ``state``'s class
@@ -373,13 +373,18 @@ class View:
 
     def __init__(self, state, seat: int):
         self._state = state
-        self.seat = seat
+        self._seat = seat
+
+    @property
+    def seat(self) -> int:
+        """The seat this view belongs to (read-only: a view never shows another seat's hand)."""
+        return self._seat
 
     @property
     def unseen(self) -> list:
         """The cards this seat cannot see, sorted: the multiset the default ``determinize``
         deals from."""
-        places = spec(type(self._state)).hidden_places(self._state, self.seat)
+        places = spec(type(self._state)).hidden_places(self._state, self._seat)
         return sorted_cards([card for place, start, count in places for card in place[start:start + count]])
 
     def __repr__(self) -> str:
@@ -434,7 +439,7 @@ def own_name(name: str) -> str:
 
 def _own(name: str):
     get = attrgetter(name)
-    return lambda self: get(self._state)[self.seat]
+    return lambda self: get(self._state)[self._seat]
 
 
 def _sizes(name: str):
@@ -486,7 +491,7 @@ def sampler(seat_view: View):
     """``sample(rng) -> state`` equal to ``determinize(seat_view, rng)``, drawing the same random
     numbers, with the pools of unseen cards sorted once: what one decision of the search samples
     many times (the state behind the view must not change in between)."""
-    state, seat = seat_view._state, seat_view.seat
+    state, seat = seat_view._state, seat_view._seat
     clone_state = spec(type(state)).clone
     hidden_groups = spec(type(state)).hidden_groups
     base = clone_state(state)
@@ -513,4 +518,4 @@ def determinize(seat_view: View, rng):
     """A full state consistent with ``seat_view``: the public data and the seat's own cards as
     they are, the cards it cannot see dealt again (from their multiset, which the seat can work
     out, never from where they lie)."""
-    return resample_hidden(seat_view._state, seat_view.seat, rng)
+    return resample_hidden(seat_view._state, seat_view._seat, rng)

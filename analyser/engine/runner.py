@@ -114,6 +114,19 @@ class _Hang(BaseException):
     """Raised by the alarm handler inside a game that ran past its time limit."""
 
 
+def check_deal(game, params, players: int) -> None:
+    """Deal one game (a fixed seed) before any game is played, so that rule options that cannot
+    start a game at this player count are one line (:class:`InputError`), not a failed run."""
+    try:
+        game.initial_state(params, players, random.Random(0))
+    except InputError:
+        raise
+    except Exception as e:  # the title's rules refused the deal: say which options and count
+        rules = ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
+        raise InputError(f"--players {players} with the rules {rules} cannot start a game of "
+                         f"{game.id}: {type(e).__name__}: {e}") from None
+
+
 def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[str], seed: int,
               on_step: Callable | None = None, state=None):
     """Play one game to the end and return the final state.

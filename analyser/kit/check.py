@@ -602,6 +602,7 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
     ref = title_ref(game)
     rules = dict(rules or {})
     params = game.Params.from_overrides(rules)
+    game.check_declarations()
     if players is not None:
         game.check_players(params, players)
         counts = [players]

@@ -9,7 +9,6 @@ import functools
 import math
 import os
 import platform
-import random
 import secrets
 import sys
 import threading
@@ -26,7 +25,7 @@ from analyser import __version__
 from analyser.engine import runner
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.engine.registry import get_game, make_strategy
-from analyser.engine.runner import resolve_jobs
+from analyser.engine.runner import check_deal, resolve_jobs
 
 
 #: Ways to run the batches: worker processes here (``loky``, joblib's default) or a Dask cluster.
@@ -78,6 +77,7 @@ def resolve(spec: RunSpec):
     players = spec.players
     if players is None:  # the title's usual count; the strategies cycle over the seats
         players = max(game.default_players, min(m, game.max_players))
+    game.check_declarations()
     game.check_players(params, players)
     check_deal(game, params, players)
     if m > players:
@@ -103,19 +103,6 @@ def resolve(spec: RunSpec):
     jobs = resolve_jobs(spec.jobs)
     seed = spec.seed if spec.seed is not None else secrets.randbits(63)
     return game, params, players, jobs, seed
-
-
-def check_deal(game, params, players: int) -> None:
-    """Deal one game (a fixed seed) before any game is played, so that rule options that cannot
-    start a game at this player count are one line (:class:`InputError`), not a failed run."""
-    try:
-        game.initial_state(params, players, random.Random(0))
-    except InputError:
-        raise
-    except Exception as e:  # the title's rules refused the deal: say which options and count
-        rules = ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
-        raise InputError(f"--players {players} with the rules {rules} cannot start a game of "
-                         f"{game.id}: {type(e).__name__}: {e}") from None
 
 
 #: The settings of a run spec checked against bounds: attribute -> (how the command line names it,

@@ -556,9 +556,9 @@ class Dao(Game):
         The scoring colour is the best net colour of the seat's cards, per half when halves are
         played (``half_marks``); ``colour_share`` is NaN for
         a seat with no cards.  ``score_trace``: the seat's running score after each round of turns
-        (:meth:`score_history`, :func:`analyser.engine.core.encode_trace`).
+        (:meth:`_score_history`, :func:`analyser.engine.core.encode_trace`).
         """
-        trace = encode_trace(self.score_history(s), s.n)
+        trace = encode_trace(self._score_history(s), s.n)
         colours = s.params.colours
         out = []
         for seat in range(s.n):
@@ -606,7 +606,7 @@ class Dao(Game):
                     "option": "values", "file": "", "line": None, "fix": f"values={fewer}"}
         return out
 
-    def score_history(self, s: DaoState) -> list[list[int]]:
+    def _score_history(self, s: DaoState) -> list[list[int]]:
         """Every seat's running score after each round of ``n`` turns (the last round may be
         short), rebuilt from ``events``: ``history[round][seat]``."""
         n = s.n

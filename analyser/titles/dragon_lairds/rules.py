@@ -912,7 +912,7 @@ class DragonLairds(Game):
         s.cursor = 0
         s.current = s.bidders[0]
 
-    def auction_winner(self, s: DragonState, kind: str) -> tuple[int, list[int]]:
+    def _auction_winner(self, s: DragonState, kind: str) -> tuple[int, list[int]]:
         """``(winner, effective bids)`` of the finished auction (rules: Saurean Cup): highest
         effective bid; ``challenge`` (and ``final_auction=challenge``) adds +1 to the holder and
         +2 per knight, ties by more knights then honour order; otherwise ties by honour order.
@@ -933,7 +933,7 @@ class DragonLairds(Game):
 
     def _resolve_auction(self, s: DragonState) -> None:
         kind = s.auction
-        win, eff = self.auction_winner(s, kind)
+        win, eff = self._auction_winner(s, kind)
         bid = s.bids[win]
         s.geld[win] -= bid
         st = s.stats[win]

@@ -1012,6 +1012,19 @@ class KingdominoState:
         return f"KingdominoState(round={self.round}, phase={self.phase}, a={self.a})"
 
 
+def holds(s: KingdominoState, seat: int, sp: int) -> bool:
+    """``seat`` holds spell ``sp`` unused (gained in an earlier round: a spell is gained after
+    the round's drawing, so this is always so when it can be used)."""
+    return s.spell_owner[sp] == seat and not s.spell_used[sp]
+
+
+def spell_points(s: KingdominoState, seat: int) -> int:
+    """S5 points of ``seat``: ``s5_points`` per domain of the chosen coat (``s5_domains``)."""
+    if s.spell_owner[S5] != seat or s.s5_coat < 0:
+        return 0
+    return s.params.s5_points * s.maps[seat].domains_of(s.s5_coat, s.params.s5_domains == "scoring")
+
+
 class KingdominoView(View):
     """What a seat may know: every field of the state (read through to it: the state's own
     lists and :class:`Kingdom` objects - read them, never change them), except the other seat's
@@ -1120,11 +1133,6 @@ class KingdominoDuel(Game):
     def turn(self, s: KingdominoState):
         return s.current, self.legal_actions(s)
 
-    def holds(self, s: KingdominoState, seat: int, sp: int) -> bool:
-        """``seat`` holds spell ``sp`` unused (gained in an earlier round: a spell is gained after
-        the round's drawing, so this is always so when it can be used)."""
-        return s.spell_owner[sp] == seat and not s.spell_used[sp]
-
     def legal_actions(self, s: KingdominoState):
         """Legal actions of ``s.current`` in the documented order (see the module docstring)."""
         if s.cache is not None:
@@ -1134,7 +1142,7 @@ class KingdominoDuel(Game):
         if phase == PLACE:
             legal = self._place_actions(s, seat)
         elif phase == DRAFT_A:
-            legal = list(FIRST_PICKS_S3 if self.holds(s, seat, S3) else FIRST_PICKS)
+            legal = list(FIRST_PICKS_S3 if holds(s, seat, S3) else FIRST_PICKS)
         elif phase == DRAFT_B:
             legal = list(SECOND_PICKS[next(i for i in range(4) if s.owner[i] >= 0)])
         elif phase == CASTLE_STEP:
@@ -1161,12 +1169,12 @@ class KingdominoDuel(Game):
     def _place_actions(self, s: KingdominoState, seat: int) -> list:
         m = s.maps[seat]
         f0, f1 = s.faces[seat]
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(s, seat, sp))
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(s, seat, sp))
         ordinary, extra = placements(m, f0, f1, spells, s.params.combine_spells)
         legal = ordinary + extra
         if not ordinary or not s.params.must_draw:
             legal.append(PASS)
-        if self.holds(s, seat, S4) and not s.turned[seat]:
+        if holds(s, seat, S4) and not s.turned[seat]:
             legal += self._turns(s, seat)
         return legal
 
@@ -1199,13 +1207,13 @@ class KingdominoDuel(Game):
         if not acting:
             t.faces[o] = [t.roll[d] for d in t.hand[o]]
             t.turned[o] = False
-            if self.holds(t, o, S4) and rng.random() < 0.5:
+            if holds(t, o, S4) and rng.random() < 0.5:
                 turn = self._turns(t, o)
                 pick = turn[int(rng.random() * len(turn))]
                 t.faces[o][pick.slot] = (pick.coat, pick.crosses)
                 t.turned[o] = True
         f0, f1 = t.faces[o]
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(t, o, sp))
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(t, o, sp))
         ordinary, extra = placements(t.maps[o], f0, f1, spells, t.params.combine_spells)
         options = ordinary + extra
         if not acting and (not ordinary or not t.params.must_draw):
@@ -1253,7 +1261,7 @@ class KingdominoDuel(Game):
             return t
         if not (o == t.a or t.current == o):
             return t  # the other seat draws second and has not started: nothing hidden
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if self.holds(t, o, sp))
+        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(t, o, sp))
 
         def options(faces):
             ordinary, extra = placements(t.maps[o], faces[0], faces[1], spells, t.params.combine_spells)
@@ -1263,7 +1271,7 @@ class KingdominoDuel(Game):
         t.could[o] = any(options(rolled))
         acting = t.phase == CASTLE_STEP and t.current == o  # o chooses its castle bonus: it drew a domino
         drew = o == t.a and t.current != o
-        turns = self._turns(t, o) if self.holds(t, o, S4) else []
+        turns = self._turns(t, o) if holds(t, o, S4) else []
         tries = [None]
         if turns and rng.random() < 0.5:
             tries = [turns[int(rng.random() * len(turns))], None]
@@ -1500,7 +1508,7 @@ class KingdominoDuel(Game):
         b0, b1 = s.params.bonus()
         if s.s5_coat < 0:
             return (b0 + m0.points, b1 + m1.points)
-        return (b0 + m0.points + self.spell_points(s, 0), b1 + m1.points + self.spell_points(s, 1))
+        return (b0 + m0.points + spell_points(s, 0), b1 + m1.points + spell_points(s, 1))
 
     def _finish(self, s: KingdominoState, how: str) -> None:
         s.phase = OVER
@@ -1509,17 +1517,11 @@ class KingdominoDuel(Game):
         s.cache = []
 
     # -- results ------------------------------------------------------------------------
-    def spell_points(self, s: KingdominoState, seat: int) -> int:
-        """S5 points of ``seat``: ``s5_points`` per domain of the chosen coat (``s5_domains``)."""
-        if s.spell_owner[S5] != seat or s.s5_coat < 0:
-            return 0
-        return s.params.s5_points * s.maps[seat].domains_of(s.s5_coat, s.params.s5_domains == "scoring")
-
     def scores(self, s: KingdominoState) -> list[int]:
         """Domain points plus S5 points per seat (running totals before the end), plus the seat's
         start points (``seat_bonus``)."""
         bonus = s.params.bonus()
-        return [bonus[seat] + s.maps[seat].domain_points() + self.spell_points(s, seat) for seat in (0, 1)]
+        return [bonus[seat] + s.maps[seat].domain_points() + spell_points(s, seat) for seat in (0, 1)]
 
     def winners(self, s: KingdominoState) -> list[int]:
         """Highest score; tied: the larger single domain (``tie_break``), else shared."""
@@ -1532,7 +1534,7 @@ class KingdominoDuel(Game):
             tied = [i for i, b in zip(tied, big) if b == max(big)]
         return tied
 
-    def role_in(self, s: KingdominoState, seat: int, rnd: int) -> str:
+    def _role_in(self, s: KingdominoState, seat: int, rnd: int) -> str:
         """"A" or "B": the role of ``seat`` in round ``rnd`` (seat 0 is A in odd rounds)."""
         return "A" if (rnd % 2 == 1) == (seat == 0) else "B"
 
@@ -1550,8 +1552,8 @@ class KingdominoDuel(Game):
         for seat in (0, 1):
             m = s.maps[seat]
             mine = [sp for sp in range(6) if s.spell_owner[sp] == seat]
-            as_a = sum(1 for sp in mine if self.role_in(s, seat, s.spell_round[sp]) == "A")
-            row = {"domain_points": m.domain_points(), "spell_points": self.spell_points(s, seat),
+            as_a = sum(1 for sp in mine if self._role_in(s, seat, s.spell_round[sp]) == "A")
+            row = {"domain_points": m.domain_points(), "spell_points": spell_points(s, seat),
                    "spells": len(mine), "spells_as_a": as_a, "spells_as_b": len(mine) - as_a,
                    "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
             for sp in range(6):

@@ -1202,13 +1202,13 @@ class TsuroSeas(Game):
         """Per seat: ``turns`` (game length), ``elim_turn`` (NaN if afloat), ``cause`` (edge, daikaiju,
         collision, loop or survived), ``survived`` (0/1), ``elim_row``/``elim_col`` (NaN if afloat),
         ``end`` (how the game ended: last_ship, all_sunk, no_tiles, max_turns), ``score_trace``
-        (the score - own turns afloat - after each turn, :meth:`score_history`; see
+        (the score - own turns afloat - after each turn, :meth:`_score_history`; see
         :func:`analyser.engine.core.encode_trace`), ``placements``: every wake tile the seat placed, in
         order, as ``tile:kept`` separated by spaces - ``tile`` its index in :data:`TILE_NAMES`,
         ``kept`` 1 when the ship stayed afloat through that placement, 0 when the placement sank
         it (its path off the edge, into a ship, a daikaiju or a loop); NaN when it placed none (or in a state loaded mid-game)."""
         nan = math.nan
-        trace = encode_trace(self.score_history(s), s.n)
+        trace = encode_trace(self._score_history(s), s.n)
         out = []
         for i in range(s.n):
             sq = s.elim_square[i]
@@ -1260,7 +1260,7 @@ class TsuroSeas(Game):
             assert s.winners and s.end_reason
 
     # -- persistence ------------------------------------------------------------------------
-    def score_history(self, s: TsuroState) -> list[list[int]]:
+    def _score_history(self, s: TsuroState) -> list[list[int]]:
         """Every seat's score (own turns afloat) after each turn, rebuilt from the final state: turn
         1 is seat 0's, each next turn the next seat still afloat (``elim_turn``), and a turn counts
         for its ship when the ship is afloat at its end (the game's last turn too, whether the game
