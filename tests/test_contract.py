@@ -190,3 +190,11 @@ def test_a_play_whose_rules_cannot_deal_is_one_line(runner, monkeypatch):
     monkeypatch.setattr(PILE, "initial_state", refuse)
     result = runner.invoke(cli, ["play", str(ROOT / "docs/examples/pile_game/rules.py"), "-s", "random", "--seed", "1"])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_a_loaded_titles_id_wins_over_a_folder_of_that_name_here(runner, tmp_path, monkeypatch):
+    (tmp_path / "pile").mkdir()  # a folder named like the title id, without __init__.py
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli, ["simulate", str(ROOT / "docs/examples/pile_game/rules.py"), "-s", "mcts:iterations=5",
+                                 "--games", "2", "-j", "1", "--no-report", "--out", "run"])
+    assert result.exit_code == 0, result.output

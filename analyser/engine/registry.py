@@ -160,10 +160,10 @@ def get_game(game: str) -> Game:
             _noted.add(game)
             _notice(shadow_note(game))
         return _registered_game(game)
+    if game in _file_titles and "/" not in game and not game.endswith(".py"):
+        return _file_titles[game]  # a loaded title's id, even where a folder of that name lies here
     if is_title_file(game):
         return load_title_file(game)
-    if game in _file_titles:
-        return _file_titles[game]
     raise InputError(f"unknown game {game!r}{did_you_mean(game, targets)}; choose one of: {', '.join(targets)} "
                      "(or a title file such as ./my_game.py:MyGame, or a title folder such as ./my-game)")
 
