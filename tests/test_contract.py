@@ -198,3 +198,11 @@ def test_a_loaded_titles_id_wins_over_a_folder_of_that_name_here(runner, tmp_pat
     result = runner.invoke(cli, ["simulate", str(ROOT / "docs/examples/pile_game/rules.py"), "-s", "mcts:iterations=5",
                                  "--games", "2", "-j", "1", "--no-report", "--out", "run"])
     assert result.exit_code == 0, result.output
+
+
+def test_check_refuses_a_legal_action_that_cannot_be_hashed(tmp_path):
+    source = (ROOT / "docs" / "examples" / "pile_game" / "rules.py").read_text()
+    (tmp_path / "lists.py").write_text(source.replace(
+        "        return sorted(set(s.hands[s.current]))", "        return [[c] for c in sorted(set(s.hands[s.current]))]"))
+    result = analyser.check_title(str(tmp_path / "lists.py"), games=3, fresh_process=False, strategies=False)
+    assert result.failed["legal"] == 3 and "list" in result.failures[0].message

@@ -142,6 +142,14 @@ def _state_json(game: Game, state) -> str:
     return json.dumps(game.state_to_dict(state), sort_keys=True)
 
 
+def _hashable(action) -> bool:
+    try:
+        hash(action)
+    except TypeError:
+        return False
+    return True
+
+
 def _distinct(legal) -> bool:
     try:
         return len(set(legal)) == len(legal)
@@ -359,6 +367,12 @@ def _one_game(game: Game, params, n: int, gs: int, result: CheckResult) -> str |
         result.done["legal"] += 1
         if not 0 <= seat < n:
             result.add(Failure("legal", f"the seat to act is {seat!r}, not one of the {n} seats", step=step, **where))
+            raise _Stop
+        unhashable = next((a for a in legal if not _hashable(a)), None)
+        if unhashable is not None:
+            result.add(Failure("legal", f"the legal action {unhashable!r} is a {type(unhashable).__name__}, which "
+                                        "cannot be hashed: actions are plain values (a tuple, not a list)",
+                               step=step, **where))
             raise _Stop
         if legal and not _distinct(legal):
             result.add(Failure("legal", "the legal actions are not distinct: "
