@@ -20,6 +20,10 @@ import numba
 import numpy as np
 
 jit = numba.njit(cache=True, nogil=True)
+#: A kernel's helper, inlined where it is called (numba's own inlining): a call of a compiled
+#: function that takes a record of arrays counts references to each array at every call, which
+#: costs more than the work of a small helper.
+helper = numba.njit(cache=True, nogil=True, inline="always")
 
 #: Mersenne Twister MT19937 constants (the generator behind ``random.Random``).
 N, M = 624, 397
