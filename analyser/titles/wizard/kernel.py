@@ -50,33 +50,173 @@ def play(seeds, rules, strategies, codes, bonus, out):
              np.zeros((n, 6), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
              np.zeros((n, 4), np.int64), np.zeros(15, np.int64), np.zeros(60, np.int64),
              np.zeros((n, rules.rounds), np.int64), np.zeros((n, rules.kinds), np.int64))
-    state = w.state
     for g in range(G):
         seed_game(w.mt, seeds, g)
-        w.scores[:] = bonus
-        w.stats[:, :] = 0
-        state[:] = 0
-        deal(w, 1, 0, rules)
-        lineup = seeds.lineups[g]
-        while state[PHASE] != OVER:
-            seat = state[CURRENT]
-            si = lineup[seat]
-            phase = state[PHASE]
-            if phase == PLAY:
-                play_card(w, seat, choose_card(w, seat, strategies.play[si], rules), rules)
-                if state[IN_TRICK] == n:
-                    end_trick(w, rules, codes, out, g)
-            elif phase == BID:
-                make_bid(w, seat, choose_bid(w, seat, strategies.bid[si], strategies.bias[si], rules))
-            else:
-                state[TRUMP_SUIT] = choose_trump(w, seat, strategies.bid[si])
-                state[PHASE] = BID
-                state[CURRENT] = state[STARTER]
+        play_game(w, seeds.lineups[g], rules, strategies, codes, bonus, out, g)
         if not put_trace(out, g, w.trace, rules.rounds):
             return g
         put_components(out, g, w.held)
         finish(out, g, w, bonus, rules.rounds)
     return G
+
+
+@jit
+def play_game(w, lineup, rules, strategies, codes, bonus, out, g):
+    """One game, from the deal of round 1 to the end of the last round.  The card plays (the
+    legal cards, the strategy's choice, the rules' update of the trick) are written out here, in
+    one function that reads its arrays once: a helper handed arrays at every card would cost
+    more than the card (numba counts references to them)."""
+    n = len(lineup)
+    mt, hand, suits, legal, state, bids, tricks = w.mt, w.hand, w.suits, w.legal, w.state, w.bids, w.tricks
+    seed_follow = rules.seed_follow
+    w.scores[:] = bonus
+    w.stats[:, :] = 0
+    state[:] = 0
+    deal(w, 1, 0, rules)
+    while state[PHASE] != OVER:
+        seat = state[CURRENT]
+        si = lineup[seat]
+        phase = state[PHASE]
+        if phase == BID:
+            make_bid(w, seat, choose_bid(w, seat, strategies.bid[si], strategies.bias[si], rules))
+            continue
+        if phase == TRUMP:
+            state[TRUMP_SUIT] = choose_trump(w, seat, strategies.bid[si])
+            state[PHASE] = BID
+            state[CURRENT] = state[STARTER]
+            continue
+        # the legal cards, in hand order (Wizard.legal_actions)
+        led = state[LED]
+        trump = state[TRUMP_SUIT]
+        count = 0
+        if led >= 0 and suits[seat, led]:
+            also = trump if (seed_follow and trump >= 0 and trump != led and suits[seat, trump]) else -1
+            if hand[seat, JESTER]:
+                legal[count] = JESTER
+                count += 1
+            for suit in range(4):
+                if suit == led or suit == also:
+                    for c in range(1 + 13 * suit, 14 + 13 * suit):
+                        if hand[seat, c]:
+                            legal[count] = c
+                            count += 1
+            if hand[seat, WIZARD]:
+                legal[count] = WIZARD
+                count += 1
+        else:
+            for c in range(54):
+                if hand[seat, c]:
+                    legal[count] = c
+                    count += 1
+        # the strategy's card: the only one, a random one, or the greedy one (greedy_play)
+        if count == 1:
+            card = legal[0]
+        elif strategies.play[si] == PLAY_RANDOM:
+            card = legal[randbelow(mt, seat, count)]
+        else:
+            best = legal[0]
+            bp = power(best, trump)
+            short = bids[seat] > tricks[seat]
+            if state[IN_TRICK] == 0 and short:  # lead the strongest: a Wizard, the top trump, a top card
+                if hand[seat, WIZARD]:
+                    card = WIZARD
+                elif trump >= 0 and suits[seat, trump]:
+                    card = 13 + 13 * trump
+                    while not hand[seat, card]:
+                        card -= 1
+                else:
+                    for suit in range(4):
+                        if suits[seat, suit]:
+                            top = 13 + 13 * suit
+                            while not hand[seat, top]:
+                                top -= 1
+                            if power(top, trump) > bp:
+                                best, bp = top, power(top, trump)
+                    card = best
+            elif state[IN_TRICK] == 0:  # lead the weakest: a Jester, else a bottom card
+                if hand[seat, JESTER]:
+                    card = JESTER
+                else:
+                    low = -1
+                    lp = 1000
+                    for suit in range(4):
+                        if suits[seat, suit]:
+                            c = 1 + 13 * suit
+                            while not hand[seat, c]:
+                                c += 1
+                            if power(c, trump) < lp:
+                                low, lp = c, power(c, trump)
+                    card = best if low < 0 else low
+            else:
+                bar = key(state[WIN_CARD], trump, led)
+                pick = -1  # short: the cheapest card that takes the lead; else the strongest below it
+                pp = 1000 if short else -1
+                last = state[IN_TRICK] == n - 1
+                for i in range(count):
+                    a = legal[i]
+                    p = power(a, trump)
+                    if short:
+                        if key(a, trump, led) > bar:
+                            if p < pp:
+                                pick, pp = a, p
+                        elif p < bp:
+                            best, bp = a, p
+                    elif key(a, trump, led) <= bar:
+                        if p > pp:
+                            pick, pp = a, p
+                    elif (p > bp) if last else (p < bp):
+                        best, bp = a, p
+                card = best if pick < 0 else pick
+        # the rules: the card leaves the hand; the led suit and the trick's winner (Wizard.apply)
+        hand[seat, card] -= 1
+        wc = state[WIN_CARD]
+        if card == WIZARD:
+            if wc != WIZARD:  # the first Wizard takes the lead for good
+                state[WIN_CARD] = card
+                state[WIN_SEAT] = seat
+            if led == LED_NONE:
+                state[LED] = LED_FREE
+        elif card == JESTER:
+            if wc == -1:  # a Jester leads only while nothing else was played
+                state[WIN_CARD] = card
+                state[WIN_SEAT] = seat
+        else:
+            suit = suit_of(card)
+            r = rank_of(card)
+            suits[seat, suit] -= 1
+            if suit == led:
+                if wc != WIZARD and r > rank_of(wc) and suit_of(wc) == suit:
+                    state[WIN_CARD] = card
+                    state[WIN_SEAT] = seat
+            else:
+                if led < 0:
+                    if state[PENDING]:  # the round's first suited card names trump
+                        state[TRUMP_SUIT] = suit
+                        state[PENDING] = 0
+                    if led == LED_NONE:
+                        state[LED] = suit
+                if wc == -1 or wc == JESTER or (wc != WIZARD and suit == state[TRUMP_SUIT]
+                                                and (suit_of(wc) != suit or r > rank_of(wc))):
+                    state[WIN_CARD] = card
+                    state[WIN_SEAT] = seat
+        state[IN_TRICK] += 1
+        if state[IN_TRICK] < n:
+            state[CURRENT] = (seat + 1) % n
+            continue
+        # the trick is over: its winner takes it and leads the next; the last ends the round
+        winner = state[WIN_SEAT]
+        tricks[winner] += 1
+        state[PLAYED] += 1
+        state[IN_ROUND] += 1
+        state[PENDING] = 0  # a first trick without a suited card: no trump this round
+        state[IN_TRICK] = 0
+        state[LED] = LED_NONE
+        state[WIN_SEAT] = -1
+        state[WIN_CARD] = -1
+        if state[IN_ROUND] < state[ROUND]:
+            state[CURRENT] = winner
+        else:
+            end_round(w, winner, rules, codes, out, g)
 
 
 @helper
@@ -195,103 +335,6 @@ def make_bid(w, seat, bid):
         st[CURRENT] = st[STARTER]
     else:
         st[CURRENT] = (seat + 1) % n
-
-
-@helper
-def legal_cards(w, seat, rules):
-    """Fill ``w.legal`` with the distinct playable cards in hand order (follow the led suit, or
-    play a Wizard or Jester, or under follow_suit=seed a trump); returns how many."""
-    legal, suits = w.legal, w.suits
-    st = w.state
-    h = w.hand[seat]
-    led = st[LED]
-    k = 0
-    if led >= 0 and suits[seat, led]:
-        trump = st[TRUMP_SUIT]
-        also = trump if (rules.seed_follow and trump >= 0 and trump != led and suits[seat, trump]) else -1
-        if h[JESTER]:
-            legal[k] = JESTER
-            k += 1
-        for suit in range(4):
-            if suit == led or suit == also:
-                for c in range(1 + 13 * suit, 14 + 13 * suit):
-                    if h[c]:
-                        legal[k] = c
-                        k += 1
-        if h[WIZARD]:
-            legal[k] = WIZARD
-            k += 1
-        return k
-    for c in range(54):
-        if h[c]:
-            legal[k] = c
-            k += 1
-    return k
-
-
-@helper
-def play_card(w, seat, card, rules):
-    """Play ``card`` for the seat (``Wizard.apply``): keep the led suit and the trick's winner;
-    the round's first suited card names trump when a turned Wizard left it pending."""
-    st = w.state
-    n = w.hand.shape[0]
-    w.hand[seat, card] -= 1
-    wc = st[WIN_CARD]
-    if card == WIZARD:
-        if wc != WIZARD:  # the first Wizard takes the lead for good
-            take_lead(st, seat, card)
-        if st[LED] == LED_NONE:
-            st[LED] = LED_FREE
-    elif card == JESTER:
-        if wc == -1:  # a Jester leads only while nothing else was played
-            take_lead(st, seat, card)
-    else:
-        suit = suit_of(card)
-        r = rank_of(card)
-        w.suits[seat, suit] -= 1
-        if suit == st[LED]:
-            if wc != WIZARD and r > rank_of(wc) and suit_of(wc) == suit:
-                take_lead(st, seat, card)
-        else:
-            if st[LED] < 0:
-                if st[PENDING]:
-                    st[TRUMP_SUIT] = suit
-                    st[PENDING] = 0
-                if st[LED] == LED_NONE:
-                    st[LED] = suit
-            if wc == -1 or wc == JESTER:
-                take_lead(st, seat, card)
-            elif wc != WIZARD and suit == st[TRUMP_SUIT] and (suit_of(wc) != suit or r > rank_of(wc)):
-                take_lead(st, seat, card)
-    st[IN_TRICK] += 1
-    if st[IN_TRICK] < n:
-        st[CURRENT] = (seat + 1) % n
-
-
-@helper
-def take_lead(st, seat, card):
-    """``card`` of ``seat`` now wins the trick."""
-    st[WIN_CARD] = card
-    st[WIN_SEAT] = seat
-
-
-@helper
-def end_trick(w, rules, codes, out, g):
-    """The trick's winner takes it and leads the next; the round ends with its last trick."""
-    st = w.state
-    winner = st[WIN_SEAT]
-    w.tricks[winner] += 1
-    st[PLAYED] += 1
-    st[IN_ROUND] += 1
-    st[PENDING] = 0  # a first trick without a suited card: no trump this round
-    st[IN_TRICK] = 0
-    st[LED] = LED_NONE
-    st[WIN_SEAT] = -1
-    st[WIN_CARD] = -1
-    if st[IN_ROUND] < st[ROUND]:
-        st[CURRENT] = winner
-    else:
-        end_round(w, winner, rules, codes, out, g)
 
 
 @helper
@@ -457,17 +500,6 @@ def expected_tricks(w, seat, rules):
 
 
 @helper
-def choose_card(w, seat, play_policy, rules):
-    """The seat's card: the only legal one, a random one (``play=random``) or the greedy one."""
-    count = legal_cards(w, seat, rules)
-    if count == 1:
-        return w.legal[0]
-    if play_policy == PLAY_RANDOM:
-        return w.legal[randbelow(w.mt, seat, count)]
-    return greedy_card(w, seat, count)
-
-
-@helper
 def power(card, trump):
     """A card's strength for the greedy policy: Jester 0, side suit 1-13, trump 51-63, Wizard 100."""
     if card == WIZARD:
@@ -496,89 +528,3 @@ def key(card, trump, led):
     return 0
 
 
-@helper
-def greedy_card(w, seat, count):
-    """``greedy`` playing (strategies/wizard.py ``greedy_play``): short of its bid, lead the
-    strongest card, or win the trick with the cheapest card that takes the lead, else throw the
-    weakest; at or over its bid, lead the weakest card, or play the strongest card that stays
-    below the winner, else the strongest when last to play and the weakest otherwise."""
-    legal = w.legal
-    st = w.state
-    trump = st[TRUMP_SUIT]
-    best = legal[0]
-    bp = power(best, trump)
-    short = w.bids[seat] > w.tricks[seat]
-    if st[IN_TRICK] == 0:
-        return strongest_lead(w, seat, trump, best, bp) if short else weakest_lead(w, seat, trump, best)
-    led = st[LED]
-    bar = key(st[WIN_CARD], trump, led)
-    if short:
-        win = -1
-        wp = 1000
-        for i in range(count):
-            a = legal[i]
-            p = power(a, trump)
-            if key(a, trump, led) > bar:
-                if p < wp:
-                    win, wp = a, p
-            elif p < bp:
-                best, bp = a, p
-        return best if win < 0 else win
-    lose = -1
-    lp = -1
-    last = st[IN_TRICK] == w.hand.shape[0] - 1
-    for i in range(count):
-        a = legal[i]
-        p = power(a, trump)
-        if key(a, trump, led) <= bar:
-            if p > lp:
-                lose, lp = a, p
-        elif (p > bp) if last else (p < bp):
-            best, bp = a, p
-    return best if lose < 0 else lose
-
-
-@helper
-def strongest_lead(w, seat, trump, best, bp):
-    """Lead the strongest card: a Wizard, the top trump, else the side suits' strongest top card
-    (ties: the first), or ``best``."""
-    hand, suits = w.hand[seat], w.suits[seat]
-    if hand[WIZARD]:
-        return WIZARD
-    if trump >= 0 and suits[trump]:
-        return top_of(w, seat, trump)
-    for suit in range(4):
-        if suits[suit]:
-            top = top_of(w, seat, suit)
-            if power(top, trump) > bp:
-                best, bp = top, power(top, trump)
-    return best
-
-
-@helper
-def weakest_lead(w, seat, trump, best):
-    """Lead the weakest card: a Jester, else the suits' weakest bottom card (ties: the first), or
-    ``best``."""
-    hand, suits = w.hand[seat], w.suits[seat]
-    if hand[JESTER]:
-        return JESTER
-    low = -1
-    lp = 1000
-    for suit in range(4):
-        if suits[suit]:
-            c = 1 + 13 * suit
-            while not hand[c]:
-                c += 1
-            if power(c, trump) < lp:
-                low, lp = c, power(c, trump)
-    return best if low < 0 else low
-
-
-@helper
-def top_of(w, seat, suit):
-    """The seat's highest card of ``suit`` (it holds one)."""
-    hand = w.hand[seat]
-    c = 13 + 13 * suit
-    while not hand[c]:
-        c -= 1
-    return c
