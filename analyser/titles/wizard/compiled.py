@@ -173,15 +173,17 @@ def rounds_table(extra: np.ndarray, start: int, n: int) -> dict:
         trumps_out = trumps.copy()
     elif not has.any():
         trumps_out = np.full(len(trumps), np.nan)
-    else:
-        trumps_out = [int(t) if t >= 0 else float("nan") for t in trumps.tolist()]
-    names = ("none",) + SUIT_NAMES
+    else:  # whole numbers (Python ints) and NaN, as the Python path's rows give them
+        trumps_out = trumps.astype(object)
+        trumps_out[~has] = float("nan")
+        trumps_out = trumps_out.tolist()
+    names = np.array(("none",) + SUIT_NAMES, dtype=object)
     return {"round": np.tile(np.repeat(np.arange(1, rounds + 1, dtype=np.int64), n), games), "seat": seat,
             "bid": col["bid"].copy(), "tricks": col["tricks"].copy(), "points": col["points"].copy(),
             "exact": (col["bid"] == col["tricks"]).astype(np.int64), "wizards": col["wizards"].copy(),
             "jesters": col["jesters"].copy(), "trumps": trumps_out,
-            "trump": [names[t + 1] for t in col["trump"].tolist()],
-            "trump_card": [TURNED[k] for k in col["trump_card"].tolist()],
+            "trump": names[col["trump"] + 1].tolist(),
+            "trump_card": np.array(TURNED, dtype=object)[col["trump_card"]].tolist(),
             "bid_position": (seat - col["starter"]) % n,
             "game_index": np.repeat(np.arange(start, start + games, dtype=np.int64), rounds * n)}
 
