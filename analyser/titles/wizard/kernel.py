@@ -104,10 +104,18 @@ def play_game(w, lineup, rules, strategies, codes, bonus, out, g):
                 legal[count] = WIZARD
                 count += 1
         else:
-            for c in range(54):
-                if hand[seat, c]:
-                    legal[count] = c
-                    count += 1
+            if hand[seat, JESTER]:
+                legal[count] = JESTER
+                count += 1
+            for suit in range(4):
+                if suits[seat, suit]:
+                    for c in range(1 + 13 * suit, 14 + 13 * suit):
+                        if hand[seat, c]:
+                            legal[count] = c
+                            count += 1
+            if hand[seat, WIZARD]:
+                legal[count] = WIZARD
+                count += 1
         # the strategy's card: the only one, a random one, or the greedy one (greedy_play)
         if count == 1:
             card = legal[0]
