@@ -143,7 +143,7 @@ class WizardEngine:
         strategies = self.strategy_table(job.strategies)
         rounds = DECK // n
         exp, wizard_exp, led = bid_tables(n)
-        labels, codes = component_codes()
+        labels, codes = component_codes(game, params)
         rules = Rules(params.wizard_trump == "dealer_chooses", params.round_starter == "rotate",
                       params.follow_suit == "seed", bool(params.hook), rounds, exp, wizard_exp, led,
                       bid_constants()[1], len(labels))
@@ -188,15 +188,15 @@ def rounds_table(extra: np.ndarray, start: int, n: int) -> dict:
             "game_index": np.repeat(np.arange(start, start + games, dtype=np.int64), rounds * n)}
 
 
-@lru_cache(maxsize=None)
-def component_codes() -> tuple[list[str], Codes]:
-    """The components' labels (sorted, as the components table sorts them) and their codes."""
-    from analyser.titles.wizard.rules import _JESTER_IDS, _TRUMP_IDS, _WIZARD_IDS
-    labels = sorted(set(_WIZARD_IDS[1:]) | set(_JESTER_IDS[1:]) | set(_TRUMP_IDS))
-    where = {t: i for i, t in enumerate(labels)}
-    def codes(ids):
-        return np.array([where.get(t, -1) for t in ids], dtype=np.int64)
-    return labels, Codes(codes(_WIZARD_IDS), codes(_JESTER_IDS), codes(_TRUMP_IDS))
+def component_codes(game, params) -> tuple[list[str], Codes]:
+    """The components' labels (sorted, as the components table sorts them) and their codes, from
+    the title's catalog (``"k Wizards"`` / ``"k Jesters"``, k = 1-4; ``"k trumps"``, k = 0-13)."""
+    labels = sorted(game.component_catalog(params))
+    codes = {"wizard": np.full(5, -1, np.int64), "jester": np.full(5, -1, np.int64), "trump": np.full(14, -1, np.int64)}
+    for i, label in enumerate(labels):
+        count, what = label.split(" ", 1)
+        codes[what.lower().rstrip("s")][int(count)] = i
+    return labels, Codes(codes["wizard"], codes["jester"], codes["trump"])
 
 
 @lru_cache(maxsize=None)
