@@ -6,17 +6,17 @@ numba.
 
 Three functions: :func:`play` (the batch: per game, seed, deal, play, write the results),
 :func:`play_game` (one game's turns: the rules and the strategies' decisions) and :func:`finish`
-(scores, winners and ranks).  The turns stay one function on purpose: numba counts references to
-every array handed to a function (an atomic operation each), and a call per turn cost three times
-the game (measured: 38.9 against 12.6 us a game); handed over once per game, arrays cost nothing.
-A game's arrays come in a :class:`~analyser.titles.dao.compiled.Work` record, read into local
-names once per game."""
+(scores, winners and ranks), the last two inlined into the first.  The turns stay one function on
+purpose: numba counts references to every array handed to a function (an atomic operation each),
+and a call per turn cost three times the game (measured: 38.9 against 12.6 us a game).  A game's
+arrays come in a :class:`~analyser.titles.dao.compiled.Work` record, read into local names once
+per game."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from analyser.engine.kerneljit import jit, put_components, put_trace, random, seed_game, sort_keys, streams
+from analyser.engine.kerneljit import helper, jit, put_components, put_trace, random, seed_game, sort_keys, streams
 from analyser.titles.dao.compiled import Work
 
 #: ``work.seat[X, s]``: cards held this half, cards taken in the game, points of finished halves,
@@ -53,7 +53,7 @@ def play(seeds, rules, deck, strategies, bonus, out):
     return G
 
 
-@jit
+@helper
 def play_game(w, order, lineup, rules, deck, strategies, bonus):
     """Play one game dealt in ``order`` (deck positions, dealt from the end) with the strategies
     ``lineup`` seats, as :meth:`Dao.apply` plays it; fill ``w`` (the per-seat figures, the score
@@ -274,7 +274,7 @@ def play_game(w, order, lineup, rules, deck, strategies, bonus):
     return rounds, turn
 
 
-@jit
+@helper
 def finish(out, g, seat_figures, most_cards, bonus, turns):
     """Game ``g``'s results: scores, winners (``tie_break``: shared, or the most cards among the
     top scores), ranks (``Dao.ranks_given``), cards, busts, colour share and turns."""
