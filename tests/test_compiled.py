@@ -114,8 +114,8 @@ def test_the_engine_is_chosen_and_the_reason_recorded(tmp_path):
     own.write_text("def choose(view, legal, rng):\n    return legal[0]\n")
     engine, why = compiled.choose(game, params, 4, ["greedy", f"{own}"])
     assert engine == "python" and f"{own}" in why and "not one the kernel plays" in why
-    engine, why = compiled.choose(get_game("wizard"), get_game("wizard").Params(), 4, ["random"])
-    assert (engine, why) == ("python", "wizard has no compiled kernel")
+    engine, why = compiled.choose(get_game("kingdomino-duel"), get_game("kingdomino-duel").Params(), 2, ["random"])
+    assert (engine, why) == ("python", "kingdomino-duel has no compiled kernel")
     with pytest.raises(InputError, match=r"--engine compiled cannot be used: strategy 'mcts'"):
         compiled.choose(game, params, 4, ["mcts"], "compiled")
     with pytest.raises(InputError, match=r"--engine 'fast' is not accepted; choose auto, python or compiled"):
@@ -142,7 +142,8 @@ def test_config_json_and_the_summary_name_the_engine(tmp_path):
     assert json.loads((out / "config.json").read_text())["engine"] == "python"
 
 
-@pytest.mark.parametrize("title,engine", [("dao", "auto"), ("dao", "python"), ("wizard", "auto")])
+@pytest.mark.parametrize("title,engine", [("dao", "auto"), ("dao", "python"), ("wizard", "auto"), ("wizard", "python"),
+                                          ("kingdomino-duel", "auto")])
 def test_the_printed_summary_names_the_engine_the_run_played(tmp_path, title, engine):
     out = tmp_path / "run"
     res = CliRunner().invoke(cli, ["simulate", title, "-n", "12", "--seed", "3", "-j", "1", "-o", str(out),
@@ -151,7 +152,7 @@ def test_the_printed_summary_names_the_engine_the_run_played(tmp_path, title, en
     config = json.loads((out / "config.json").read_text())
     named = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("Engine: ")]
     assert named == [config["engine"]]
-    assert config["engine"] == ("compiled" if (title, engine) == ("dao", "auto") else "python")
+    assert config["engine"] == ("compiled" if title != "kingdomino-duel" and engine == "auto" else "python")
 
 
 def test_engine_compiled_that_cannot_be_used_is_one_line_exit_2(tmp_path):

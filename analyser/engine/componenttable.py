@@ -27,7 +27,7 @@ def component_columns(ids: list, lens: list[int], start: int, n_players: int, ga
     out = {"start": start, "players": n_players}
     if not ids:
         zero = np.zeros(0, dtype=np.int64)
-        return {**out, "rows": _pack(np.zeros(len(lens), dtype=np.int64)), "code": _pack(zero), "count": _pack(zero),
+        return {**out, "rows": pack(np.zeros(len(lens), dtype=np.int64)), "code": pack(zero), "count": pack(zero),
                 "labels": []}
     if type(ids[0]) is str:
         # text ids (hashes cached): a dict in C, without pandas in the worker
@@ -61,11 +61,11 @@ def component_columns(ids: list, lens: list[int], start: int, n_players: int, ga
     else:
         keys_, counts = np.unique(key, return_counts=True)
     row, code = np.divmod(keys_, len(labels))
-    return {**out, "rows": _pack(np.bincount(row, minlength=len(lens))), "code": _pack(code),
-            "count": _pack(counts), "labels": labels}
+    return {**out, "rows": pack(np.bincount(row, minlength=len(lens))), "code": pack(code),
+            "count": pack(counts), "labels": labels}
 
 
-def _pack(values: np.ndarray) -> tuple[str, bytes]:
+def pack(values: np.ndarray) -> tuple[str, bytes]:
     """Whole numbers >= 0 in the smallest unsigned type, compressed (zlib, level 1): a batch's
     result travels through the worker pool's pipe, and a short message is one that a worker
     killed while writing it is least likely to leave half-written."""
@@ -77,7 +77,7 @@ def _pack(values: np.ndarray) -> tuple[str, bytes]:
 
 
 def unpack(packed) -> np.ndarray:
-    """The array :func:`_pack` packed (an array given as is passes through), as int64."""
+    """The array :func:`pack` packed (an array given as is passes through), as int64."""
     import zlib
 
     if isinstance(packed, np.ndarray):

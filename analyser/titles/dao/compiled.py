@@ -2,15 +2,11 @@
 ``threshold``, ``greedy``, ``colour`` and ``random`` (strategies/dao.py) in one numba kernel
 (:mod:`analyser.engine.compiled` describes the interface; docs/compiled.md the pattern).
 
-How both engines play the very same games: the kernel (:mod:`analyser.titles.dao.kernel`)
-carries Python's Mersenne Twister, so it seeds the deal's stream from the game seed as
-``random.Random(game_seed)`` does (the game seed's 32-bit words, ``init_by_array``) and shuffles as
-:func:`~analyser.titles.dao.rules.shuffled` does (one ``random()`` per card, a stable sort); a
-``random`` seat's stream ``random.Random(f"{game_seed}/seat/{k}")`` is seeded from the key this
-module builds (:func:`string_keys`: the text and its SHA-512 hash); the lineup of each game is
-:func:`analyser.engine.runner.lineup`'s.
-
-The kernel then plays each game as :meth:`Dao.apply` does and fills the per-seat results
+Both engines play the very same games: the kernel (:mod:`analyser.titles.dao.kernel`) draws from
+the kernel kit's streams (:mod:`analyser.engine.kernelkit`, :mod:`analyser.engine.kerneljit`: Python's
+Mersenne Twister, seeded as the Python path seeds it, and its lineups), deals as
+:func:`~analyser.titles.dao.rules.shuffled` does (one ``random()`` per card, a stable sort), plays
+each game as :meth:`Dao.apply` does and fills the kit's output arrays: the per-seat results
 (score, rank, win share, cards, busts, colour share, turns), the score trace (one value per round
 of turns) and each seat's count of every card kind (the components table).
 """
@@ -18,14 +14,13 @@ of turns) and each seat's count of every card kind (the components table).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import math
 import time
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from analyser.engine.componenttable import _pack
+from analyser.engine.kernelkit import Collector, play_batch, result_names
 from analyser.titles.dao.rules import full_deck
 
 #: The built-in strategies the kernel plays, by name -> kernel code.
@@ -37,32 +32,68 @@ _EXCEPTION = {"adjacent": 0, "front": 1, "off": 2}
 _LIMIT = 2 ** 62
 #: Bytes of scratch per batch slice: the kernel plays a batch in slices of about this size.
 SLICE_BYTES = 16_000_000
+#: The kernel's per (game, seat) columns, in ``Out.ints`` / ``Out.floats`` order.
+INTS = ("score", "rank", "cards", "busts", "turns")
+FLOATS = ("win", "colour_share")
 
 
-#: 32-bit words of the longest seat-stream seed key: ``f"{game_seed}/seat/{k}"`` (at most 27
-#: bytes) and its SHA-512 hash (64 bytes).
-KEY_WORDS = 24
+class Rules(NamedTuple):
+    """The rule options as the kernel reads them: ``exception`` 0 adjacent, 1 front, 2 off;
+    ``top_v`` the highest card value; ``halves`` and ``cut`` (the second half's deck is
+    ``order[:cut]``); ``kinds`` the card kinds (component codes); ``rounds`` the most rounds of
+    turns a game can have (the score trace's bound)."""
+
+    bust_limit: int
+    display_size: int
+    colours: int
+    top_v: int
+    exception: int
+    most_cards: bool
+    halves: bool
+    cut: int
+    kinds: int
+    rounds: int
 
 
-def string_keys(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The keys ``random.Random(text)`` seeds its Mersenne Twister with, for each text not longer
-    than 32 bytes: ``([text, KEY_WORDS] words, [text] key lengths)``.  Seed version 2 reads the
-    text's UTF-8 bytes followed by their SHA-512 hash as one big-endian whole number, and passes
-    on its 32-bit words, least significant first: the bytes reversed, read four at a time.  (A
-    text that starts with a byte other than 0 - a seat stream's starts with a digit - has a
-    nonzero top byte, so its key has ``ceil(bytes / 4)`` words.)"""
-    blobs, lengths = [], []
-    for text in texts:
-        data = text.encode()
-        whole = (data + hashlib.sha512(data).digest())[::-1]
-        lengths.append(-(-len(whole) // 4))
-        blobs.append(whole.ljust(4 * KEY_WORDS, b"\0"))
-    words = np.frombuffer(b"".join(blobs), dtype="<u4").reshape(len(texts), KEY_WORDS).astype(np.int64)
-    return words, np.array(lengths, dtype=np.int64)
+class Deck(NamedTuple):
+    """Per deck position: the card's colour, value and kind (its label's index, in text order)."""
+
+    colour: np.ndarray
+    value: np.ndarray
+    kind: np.ndarray
+
+
+class Strategies(NamedTuple):
+    """Per strategy of the run: its kernel code and two parameters (threshold: limit; colour:
+    min_value, start)."""
+
+    code: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
+
+
+class Work(NamedTuple):
+    """A game's arrays in the kernel: the random streams, the deal's keys, per seat its figures
+    (``seat[X, s]``: held this half, taken, points of finished halves, busts, cards of the best
+    colour, running score), per seat and colour its gain (value + 1 a card) and cards, the
+    display, the unseen cards per colour and value, the kinds of card held, the score trace and
+    a colour-sized scratch row."""
+
+    mt: np.ndarray
+    keys: np.ndarray
+    seat: np.ndarray
+    gain: np.ndarray
+    in_hand: np.ndarray
+    display: np.ndarray
+    unseen: np.ndarray
+    held_kinds: np.ndarray
+    trace: np.ndarray
+    sums: np.ndarray
 
 
 #: The rule methods the kernel stands in for: a subclass or a replaced method is played in Python.
 _RULE_METHODS = ("initial_state", "legal_actions", "apply", "is_terminal", "scores", "metrics")
+
 
 class DaoEngine:
     """DAO's compiled engine (the interface of :mod:`analyser.engine.compiled`)."""
@@ -101,89 +132,32 @@ class DaoEngine:
 
     def run_batch(self, job, game, params):
         """Games ``job.start`` to ``job.stop - 1`` as the Python path's :class:`BatchResult`."""
-        from analyser.engine.runner import ROW_FIELDS, BatchResult, GameFailure
-        from analyser.engine.seeding import game_seeds
-
         t0 = time.perf_counter()
-        n, m = job.players, len(job.strategies)
-        skind, sp0, sp1 = self.strategy_table(job.strategies)
-        deck = full_deck(params.colours, params.values)
-        D = len(deck)
-        card_c = np.array([c.colour for c in deck], dtype=np.int64)
-        card_v = np.array([c.value for c in deck], dtype=np.int64)
-        labels = sorted({str(c) for c in deck})
-        where = {t: i for i, t in enumerate(labels)}
-        card_k = np.array([where[str(c)] for c in deck], dtype=np.int64)
-        K = len(labels)
-        top_v = max(v for v, _ in params.value_counts)
-        halves = params.halves(n)
-        cut = D - D // 2
+        n = job.players
+        strategies = Strategies(*self.strategy_table(job.strategies))
+        deck, labels = deck_of(params)
+        D = len(deck.colour)
+        rules = Rules(params.bust_limit, params.display_size, params.colours, max(v for v, _ in params.value_counts),
+                      _EXCEPTION[params.equal_exception], params.tie_break == "most_cards", bool(params.halves(n)),
+                      D - D // 2, len(labels), -(-2 * D // n) + 1)  # at most 2 * deck turns: each shows or takes a card
         bonus = np.array(params.bonus(n), dtype=np.int64)
-        ex = _EXCEPTION[params.equal_exception]
-        most_cards = params.tie_break == "most_cards"
-        uses_random = bool((skind == 3).any())
-        R = -(-2 * D // n) + 1  # a game has at most 2 * deck turns (each reveals or takes a card)
-        per_game = 8 * D * 4 + n * (8 * R + 8 * KEY_WORDS + 64)
+        per_game = 8 * D * 4 + n * (8 * rules.rounds + 8 * 24 + 64)
         step = max(1, min(5000, SLICE_BYTES // per_game))
         play = self.kernel()
-        names = list(ROW_FIELDS) + list(game.metric_columns)
-        result = BatchResult(start=job.start, rows=[])
-        parts: list[dict] = []
-        comp_sizes, comp_kinds, comp_counts = [], [], []
-        present = np.zeros(K, dtype=bool)
-        played = 0
-        try:
-            for a in range(job.start, job.stop, step):
-                b = min(a + step, job.stop)
-                G = b - a
-                seeds = game_seeds(job.root_seed, a, b)
-                lineups = _lineups(a, b, n, m)
-                s64 = np.array(seeds, dtype=np.uint64)
-                deal_key = np.stack([s64 & 0xFFFFFFFF, s64 >> 32], axis=1).astype(np.int64)
-                deal_keylen = np.where(s64 >> 32, 2, 1).astype(np.int64)
-                seat_key = np.zeros((G, n, KEY_WORDS if uses_random else 1), dtype=np.int64)
-                seat_keylen = np.zeros((G, n), dtype=np.int64)
-                if uses_random:
-                    where = np.nonzero(skind[lineups] == 3)
-                    seat_key[where], seat_keylen[where] = string_keys(
-                        [f"{seeds[g]}/seat/{k}" for g, k in zip(*(w.tolist() for w in where))])
-                ints = [np.zeros((G, n), dtype=np.int64) for _ in range(5)]
-                win, share = np.zeros((G, n)), np.zeros((G, n))
-                turns = np.zeros(G, dtype=np.int64)
-                trace_flat = np.empty(G * n * R, dtype=np.int64)
-                trace_len = np.zeros(G, dtype=np.int64)
-                comp = np.empty((3, G * D), dtype=np.int64)
-                comp_rows = np.zeros(G * n, dtype=np.int64)
-                score, rank, cards, busts, _ = ints
-                ok, used, rows = play(deal_key, deal_keylen, seat_key, seat_keylen, halves, cut, card_c, card_v,
-                                      card_k, lineups, skind, sp0, sp1, params.bust_limit, params.display_size, params.colours, top_v, ex, most_cards,
-                                      bonus, score, rank, win, cards, busts, share, turns, K, R, trace_flat,
-                                      trace_len, comp_rows, comp[0], comp[1], comp[2])
-                parts.append({
-                    "game_index": np.repeat(np.arange(a, a + ok, dtype=np.int64), n),
-                    "game_seed": np.repeat(np.array(seeds[:ok], dtype=np.uint64), n),
-                    "seat": np.tile(np.arange(n, dtype=np.int64), ok), "strategy": lineups[:ok].ravel(),
-                    "score": score[:ok].ravel(), "rank": rank[:ok].ravel(), "win": win[:ok].ravel(),
-                    "cards": cards[:ok].ravel(), "busts": busts[:ok].ravel(), "colour_share": share[:ok].ravel(),
-                    "turns": np.repeat(turns[:ok], n),
-                    "trace": trace_flat[:used],
-                    "trace_len": np.repeat(trace_len[:ok], n)})
-                comp_sizes.append(comp_rows[:ok * n])
-                comp_kinds.append(comp[1, :rows])
-                comp_counts.append(comp[2, :rows])
-                present[comp[1, :rows]] = True
-                played += ok
-                if ok < G:
-                    result.error = GameFailure(f"game {a + ok} broke a bound of the compiled DAO kernel (a bug); "
-                                               "play it with --engine python", seeds[ok], a + ok)
-                    break
-        except KeyboardInterrupt:
-            result.interrupted = True
-        result.done = played
-        result.columns = _columns(parts, names)
-        result.components = _components(comp_sizes, comp_kinds, comp_counts, present, labels, job.start, n, played)
+        collector = Collector(job.start, n, result_names(game), INTS, FLOATS, "score_trace", rules.rounds, labels, D)
+        result = play_batch(job, collector, step, strategies.code == STRATEGY_CODES["random"],
+                            lambda seeds, out: play(seeds, rules, deck, strategies, bonus, out), "DAO")
         result.seconds = time.perf_counter() - t0
         return result
+
+
+def deck_of(params) -> tuple[Deck, list[str]]:
+    """The deck in deal order as a :class:`Deck`, and the card kinds' labels (sorted)."""
+    deck = full_deck(params.colours, params.values)
+    labels = sorted({str(c) for c in deck})
+    where = {t: i for i, t in enumerate(labels)}
+    return Deck(np.array([c.colour for c in deck], dtype=np.int64), np.array([c.value for c in deck], dtype=np.int64),
+                np.array([where[str(c)] for c in deck], dtype=np.int64)), labels
 
 
 @lru_cache(maxsize=64)
@@ -205,53 +179,6 @@ def _strategy_table(strategies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray
         p0.append(values[0])
         p1.append(values[1])
     return (np.array(codes, dtype=np.int64), np.array(p0, dtype=np.int64), np.array(p1, dtype=np.int64))
-
-
-def _lineups(a: int, b: int, n: int, m: int) -> np.ndarray:
-    """``[game, seat]`` strategy indexes of games ``a`` to ``b - 1``: :func:`analyser.engine.runner.lineup`
-    for each, with one :func:`~analyser.engine.runner.block_order` per block of ``n`` games."""
-    from analyser.engine.runner import block_order
-    if m == 1:
-        return np.zeros((b - a, n), dtype=np.int64)
-    index = np.arange(a, b, dtype=np.int64)
-    block, shift = np.divmod(index, n)
-    first = int(block[0])
-    orders = np.array([block_order(k, n) for k in range(first, int(block[-1]) + 1)], dtype=np.int64)
-    base = (block % (m // math.gcd(m, n))) * n
-    where = (np.arange(n, dtype=np.int64)[None, :] + shift[:, None]) % n
-    return (base[:, None] + orders[block - first][np.arange(b - a)[:, None], where]) % m
-
-
-def _columns(parts: list[dict], names: list[str]) -> dict:
-    """The batch's columns as :func:`analyser.engine.runner.to_columns` makes them."""
-    from analyser.engine import traces
-    if not parts or not sum(len(p["seat"]) for p in parts):
-        return {name: np.array([]) for name in names}
-    out = {name: np.concatenate([p[name] for p in parts]) for name in names if name != "score_trace"}
-    values = np.concatenate([p["trace"] for p in parts])
-    if len(values) == 0 or (-2 ** 31 <= values.min() and values.max() < 2 ** 31):
-        values = values.astype(np.int32)
-    lengths = np.concatenate([p["trace_len"] for p in parts])
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    out["score_trace"] = traces.Packed(values, offsets, None)
-    return {name: out[name] for name in names}
-
-
-def _components(sizes, kinds, counts, present, labels, start: int, n: int, games: int) -> dict:
-    """The batch's components table as :func:`analyser.engine.componenttable.component_columns` makes it:
-    the labels of the kinds that occur (in text order, as the kinds are numbered), and the codes
-    renumbered among them."""
-    from analyser.engine.componenttable import component_columns
-    def joined(parts):
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
-    code = joined(kinds) if kinds else np.zeros(0, dtype=np.int64)
-    if not len(code):
-        return component_columns([], [0] * (games * n), start, n, games)
-    if not present.all():  # renumber among the kinds that occur
-        code = (np.cumsum(present) - 1)[code]
-    return {"start": start, "players": n, "rows": _pack(joined(sizes)), "code": _pack(code),
-            "count": _pack(joined(counts)), "labels": [labels[i] for i in np.flatnonzero(present)]}
 
 
 ENGINE = DaoEngine()

@@ -11,6 +11,7 @@ class Wizard(_Rules):
     describe_state = render.describe_state
     step_events = render.step_events
     trace_legend = render.TRACE_LEGEND
+    compiled_engine = "analyser.titles.wizard.compiled:ENGINE"
     plot_sections = {"bid_heatmap.png": "Wizard bidding per strategy", "bid_accuracy.png": "Exact bids (%) by round"}
     bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
     mcts_bench_games = 1  # bench --mcts: 135 decisions per seat at 4 players
