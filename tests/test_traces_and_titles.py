@@ -14,7 +14,7 @@ from analyser.cli import cli
 from analyser.engine.registry import get_game, make_strategy
 from analyser.engine.runner import play_game
 from analyser.titles.dao import TITLE as DAO
-from analyser.titles.dao.rules import REVEAL, DaoParams
+from analyser.titles.dao.rules import REVEAL, Card, DaoParams, DaoState, recount
 from analyser.titles.tsuro_seas import TITLE as TSURO
 from analyser.titles.tsuro_seas.render import new_events
 
@@ -27,9 +27,11 @@ def invoke(*args):
 
 
 def dao_state(display, deck, piles, **params):
-    d = {"params": params, "players": 4, "display": [list(c) for c in display], "deck": [list(c) for c in deck],
-         "piles": [[list(c) for c in p] for p in piles], "current": 0, "reserve": []}
-    return DAO.state_from_dict(d)
+    def cards(xs):
+        return [Card(*c) for c in xs]
+    return recount(DaoState(params=DaoParams(**params), n=4, display=cards(display), deck=cards(deck), reserve=[],
+                            piles=[cards(p) for p in piles], half_scores=[[] for _ in piles],
+                            half_marks=[[] for _ in piles], busts=[0] * 4, gain=[], unseen=[], n_unseen=0))
 
 
 # -- DAO ---------------------------------------------------------------------------------------------
