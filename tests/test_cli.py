@@ -254,7 +254,7 @@ def test_bench_names_the_engine_of_every_figure_and_plays_the_one_asked_for(runn
     from analyser.run.bench import run_bench
 
     lines = []
-    rows = run_bench(["wizard"], 20, 1, 1, echo=lines.append, repeat=1)
+    rows = run_bench(["dragon-lairds"], 20, 1, 1, echo=lines.append, repeat=1)
     assert {r["engine"] for r in rows} == {"python"}  # no kernel: auto plays Python
     assert lines[0].split()[:3] == ["title", "case", "engine"] and lines[1][38:46].strip() == "python"
     rows = run_bench(["dao"], 20, 1, 1, echo=lines.append, repeat=1, engine="python")
@@ -266,11 +266,11 @@ def test_bench_names_the_engine_of_every_figure_and_plays_the_one_asked_for(runn
 
 
 def test_bench_refuses_an_engine_it_cannot_use_before_printing_anything(runner):
-    """A new user's fault: `bench wizard --engine compiled` printed the table's header, then the
-    error; `bench --mcts --engine compiled` ignored --engine."""
-    r = invoke(runner, "bench", "wizard", "--engine", "compiled")
+    """A new user's fault: `bench dragon-lairds --engine compiled` printed the table's header, then
+    the error; `bench --mcts --engine compiled` ignored --engine."""
+    r = invoke(runner, "bench", "dragon-lairds", "--engine", "compiled")
     assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr == ("analyser: error: --engine compiled cannot be used: wizard has no compiled kernel; use "
+    assert r.stderr == ("analyser: error: --engine compiled cannot be used: dragon-lairds has no compiled kernel; use "
                         "--engine auto or python\n")
     r = invoke(runner, "bench", "dao", "--mcts", "--engine", "compiled")
     assert r.exit_code == 2 and r.stdout == ""

@@ -189,3 +189,24 @@ def test_an_output_holding_a_file_of_the_users_is_refused_with_nothing_removed(r
     next(out.rglob("keep.txt")).unlink()
     assert run(runner, *command, "--seed", "2", "--out", str(out)).exit_code == 0
     assert json.loads((out / "config.json").read_text())["seed"] == 2
+
+
+def test_a_folder_holding_only_what_a_killed_start_left_is_used_as_empty(runner, tmp_path):
+    """A run (or an experiment's cell played in a worker) killed between taking its lock and
+    writing its record leaves a stale lock and an empty folder: that counts as empty; a lock a
+    live process holds does not."""
+    import socket
+    from analyser.run import store
+    out = tmp_path / "run"
+    (out / "results").mkdir(parents=True)
+    (out / store.LOCK).write_text(f"999999999 {socket.gethostname()}\n")  # a process gone from this host
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "--games", "20", "-j", "1", "--no-report", "-q",
+                            "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "config.json").is_file() and not (out / store.LOCK).exists()
+    held = tmp_path / "held"
+    held.mkdir()
+    (held / store.LOCK).write_text(f"1 {socket.gethostname()}\n")  # pid 1 is alive
+    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "--games", "20", "-j", "1", "--no-report", "-q",
+                            "--out", str(held)])
+    assert r.exit_code == 2 and (held / store.LOCK).read_text().startswith("1 ")

@@ -169,7 +169,9 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
     out = Path(out)
     check_writable(out)
     entries = sorted(p.name for p in out.iterdir())
-    if not entries:
+    leftovers = _leftovers(out)
+    if set(entries) <= {p.name for p in leftovers}:  # (what a process killed as it began left)
+        _remove(out, leftovers)
         return out
     previous = previous_output(out)
     is_run = previous is not None
@@ -180,6 +182,16 @@ def prepare_out(out: str | Path, replace_run: bool = True, kind: str = "run") ->
                          "a run's report in its own folder)")
     _remove(out, _replacement(out, previous, len(entries), kind))  # (every check first, in _replacement)
     return out
+
+
+def _leftovers(out: Path) -> set[Path]:
+    """What a run killed as it began leaves in its folder and nothing else needs: a lock that no
+    live process holds, and empty folders.  A folder holding only these counts as empty."""
+    found = {p for p in out.iterdir() if p.is_dir() and not p.is_symlink() and not any(p.iterdir())}
+    lock = out / store.LOCK
+    if lock.is_file() and not lock.is_symlink() and store.holder_of(out) is None:
+        found.add(lock)
+    return found
 
 
 def _replacement(out: Path, previous: dict | None, n_entries: int, kind: str) -> set[Path]:

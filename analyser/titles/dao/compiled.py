@@ -72,25 +72,6 @@ class Strategies(NamedTuple):
     p1: np.ndarray
 
 
-class Work(NamedTuple):
-    """A game's arrays in the kernel: the random streams, the deal's keys, per seat its figures
-    (``seat[X, s]``: held this half, taken, points of finished halves, busts, cards of the best
-    colour, running score), per seat and colour its gain (value + 1 a card) and cards, the
-    display, the unseen cards per colour and value, the kinds of card held, the score trace and
-    a colour-sized scratch row."""
-
-    mt: np.ndarray
-    keys: np.ndarray
-    seat: np.ndarray
-    gain: np.ndarray
-    in_hand: np.ndarray
-    display: np.ndarray
-    unseen: np.ndarray
-    held_kinds: np.ndarray
-    trace: np.ndarray
-    sums: np.ndarray
-
-
 #: The rule methods the kernel stands in for: a subclass or a replaced method is played in Python.
 _RULE_METHODS = ("initial_state", "legal_actions", "apply", "is_terminal", "scores", "metrics")
 

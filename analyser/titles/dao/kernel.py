@@ -14,10 +14,11 @@ per game."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from analyser.engine.kerneljit import helper, jit, put_components, put_trace, random, seed_game, sort_keys, streams
-from analyser.titles.dao.compiled import Work
 
 #: ``work.seat[X, s]``: cards held this half, cards taken in the game, points of finished halves,
 #: busts, cards of the best colour at each half's end, the running score (for the trace).
@@ -25,6 +26,25 @@ HELD, PILE, DONE, BUSTS, IN_COLOUR, CUR = range(6)
 #: ``out.ints`` columns (:data:`analyser.titles.dao.compiled.INTS`) and ``out.floats`` ones.
 SCORE, RANK, CARDS, BUSTS_OUT, TURNS = range(5)
 WIN, SHARE = range(2)
+
+
+class Work(NamedTuple):
+    """A game's arrays in the kernel: the random streams, the deal's keys, per seat its figures
+    (``seat[X, s]``: held this half, taken, points of finished halves, busts, cards of the best
+    colour, running score), per seat and colour its gain (value + 1 a card) and cards, the
+    display, the unseen cards per colour and value, the kinds of card held, the score trace and
+    a colour-sized scratch row."""
+
+    mt: np.ndarray
+    keys: np.ndarray
+    seat: np.ndarray
+    gain: np.ndarray
+    in_hand: np.ndarray
+    display: np.ndarray
+    unseen: np.ndarray
+    held_kinds: np.ndarray
+    trace: np.ndarray
+    sums: np.ndarray
 
 
 @jit

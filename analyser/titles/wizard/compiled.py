@@ -83,24 +83,6 @@ class Strategies(NamedTuple):
     bias: np.ndarray
 
 
-class Work(NamedTuple):
-    """A game's state in the kernel (:mod:`analyser.titles.wizard.kernel` describes it)."""
-
-    mt: np.ndarray
-    ids: np.ndarray
-    hand: np.ndarray
-    suits: np.ndarray
-    dealt: np.ndarray
-    bids: np.ndarray
-    tricks: np.ndarray
-    scores: np.ndarray
-    stats: np.ndarray
-    state: np.ndarray
-    legal: np.ndarray
-    trace: np.ndarray
-    held: np.ndarray
-
-
 class WizardEngine:
     """Wizard's compiled engine (the interface of :mod:`analyser.engine.compiled`)."""
 

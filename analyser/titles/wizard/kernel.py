@@ -13,11 +13,12 @@ copies held, ``suits[s, suit]`` suited cards held per suit, ``dealt[s, X]`` what
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from analyser.engine.kerneljit import (helper, jit, put_components, put_trace, randbelow, random, seed_game, shared_ranks,
                                        streams)
-from analyser.titles.wizard.compiled import Work
 
 JESTER, WIZARD = 0, 53
 BID, TRUMP, PLAY, OVER = range(4)
@@ -37,6 +38,24 @@ PLAY_RANDOM, PLAY_GREEDY = range(2)
 #: ``out.ints`` / ``out.floats`` columns (:data:`analyser.titles.wizard.compiled.INTS`, ``FLOATS``).
 SCORE, RANK, TURNS = range(3)
 WIN, EXACT_BIDS, OVER_BID, UNDER_BID, POINTS_PER_ROUND, MEAN_BID = range(6)
+
+
+class Work(NamedTuple):
+    """A game's state in the kernel (:mod:`analyser.titles.wizard.kernel` describes it)."""
+
+    mt: np.ndarray
+    ids: np.ndarray
+    hand: np.ndarray
+    suits: np.ndarray
+    dealt: np.ndarray
+    bids: np.ndarray
+    tricks: np.ndarray
+    scores: np.ndarray
+    stats: np.ndarray
+    state: np.ndarray
+    legal: np.ndarray
+    trace: np.ndarray
+    held: np.ndarray
 
 
 @jit
