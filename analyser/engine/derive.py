@@ -385,10 +385,15 @@ class View:
         """The cards this seat cannot see, sorted: the multiset the default ``determinize``
         deals from."""
         places = spec(type(self._state)).hidden_places(self._state, self._seat)
-        return sorted_cards([card for place, start, count in places for card in place[start:start + count]])
+        return pooled(places)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seat={self.seat})"
+
+
+def pooled(places: list[tuple[list, int, int]]) -> list:
+    """The cards in ``places`` (``(list, start, count)``), sorted (:func:`sorted_cards`)."""
+    return sorted_cards([card for place, start, count in places for card in place[start:start + count]])
 
 
 def sorted_cards(cards: list) -> list:
@@ -468,8 +473,7 @@ def redeal(state, seat: int, rng) -> None:
     each kind of card (``Component.cards``) on its own, the kinds in the order of their first
     field."""
     for places in spec(type(state)).hidden_groups(state, seat):
-        pool = sorted_cards([card for place, start, count in places for card in place[start:start + count]])
-        deal(places, shuffled(pool, rng))
+        deal(places, shuffled(pooled(places), rng))
 
 
 def shuffled(pool: list, rng) -> list:
@@ -495,8 +499,7 @@ def sampler(seat_view: View):
     clone_state = spec(type(state)).clone
     hidden_groups = spec(type(state)).hidden_groups
     base = clone_state(state)
-    pools = [sorted_cards([card for place, start, count in places for card in place[start:start + count]])
-             for places in hidden_groups(base, seat)]
+    pools = [pooled(places) for places in hidden_groups(base, seat)]
 
     def sample(rng):
         out = clone_state(base)
