@@ -108,33 +108,20 @@ def play_game(w, lineup, rules, strategies, codes, bonus, out, g):
         led = state[LED]
         trump = state[TRUMP_SUIT]
         count = 0
-        if led >= 0 and suits[seat, led]:
-            also = trump if (seed_follow and trump >= 0 and trump != led and suits[seat, trump]) else -1
-            if hand[seat, JESTER]:
-                legal[count] = JESTER
-                count += 1
-            for suit in range(4):
-                if suit == led or suit == also:
-                    for c in range(1 + 13 * suit, 14 + 13 * suit):
-                        if hand[seat, c]:
-                            legal[count] = c
-                            count += 1
-            if hand[seat, WIZARD]:
-                legal[count] = WIZARD
-                count += 1
-        else:
-            if hand[seat, JESTER]:
-                legal[count] = JESTER
-                count += 1
-            for suit in range(4):
-                if suits[seat, suit]:
-                    for c in range(1 + 13 * suit, 14 + 13 * suit):
-                        if hand[seat, c]:
-                            legal[count] = c
-                            count += 1
-            if hand[seat, WIZARD]:
-                legal[count] = WIZARD
-                count += 1
+        follow = led >= 0 and suits[seat, led] > 0  # must follow the led suit (or, by seed_follow, trump)
+        also = trump if (follow and seed_follow and trump >= 0 and trump != led and suits[seat, trump]) else -1
+        if hand[seat, JESTER]:
+            legal[count] = JESTER
+            count += 1
+        for suit in range(4):
+            if (suit == led or suit == also) if follow else suits[seat, suit] > 0:
+                for c in range(1 + 13 * suit, 14 + 13 * suit):
+                    if hand[seat, c]:
+                        legal[count] = c
+                        count += 1
+        if hand[seat, WIZARD]:
+            legal[count] = WIZARD
+            count += 1
         # the strategy's card: the only one, a random one, or the greedy one (greedy_play)
         if count == 1:
             card = legal[0]
