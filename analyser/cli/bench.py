@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _root_seed
+from analyser.cli.common import check_root_seed
 
 
 @supervised.command()
@@ -19,7 +19,8 @@ from analyser.cli.common import _root_seed
               help="Workers for the parallel figure; 0 = all cores.")
 @click.option("--repeat", type=int, default=3, show_default=True,
               help="Repetitions of the one-process figure; the best is shown.")
-@click.option("--seed", type=int, default=1, show_default=True, callback=_root_seed, help="Root seed of the games.")
+@click.option("--seed", type=int, default=1, show_default=True, callback=check_root_seed,
+              help="Root seed of the games.")
 @click.option("--mcts", "mcts", is_flag=True,
               help="Time the generic search player instead: decisions per second of "
                    "mcts:iterations=N (--iterations) in one process; --games is then games per title.")

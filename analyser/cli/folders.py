@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.cluster import _pooled
-from analyser.cli.common import _command_line
-from analyser.cli.experiments import _compare_played, _ladder, _sweep, _tournament
-from analyser.cli.tuning import MAX_TRIALS, _tune
+from analyser.cli.cluster import pooled
+from analyser.cli.common import command_line
+from analyser.cli.experiments import execute_compare, execute_ladder, execute_sweep, execute_tournament
+from analyser.cli.tuning import MAX_TRIALS, execute_tune
 from analyser.engine.core import InputError
 from analyser.run.spec import RunSpec, setting_problem
 
@@ -72,8 +72,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
             whole = count if kind == "tune" else f"its {len(config['cells'])} {_cell_word(kind)} are complete"
             click.echo(f"Resuming {folder}: {whole}, but its files were not all written; writing them "
                        "(nothing is played)", err=True)
-        return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True,
-                                      play=False), None, None, 1, folder)
+        return pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True,
+                                     play=False), None, None, 1, folder)
     if not quiet:
         played = config.get("games_completed")
         played = played if isinstance(played, int) and not isinstance(played, bool) and played >= 0 else 0
@@ -82,8 +82,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
     # one its cells' folders name is never contacted (they are played from the arguments above)
     jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")
-    return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
-                   "dask" if allowed.scheduler else None, allowed.scheduler, jobs, folder)
+    return pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
+                  "dask" if allowed.scheduler else None, allowed.scheduler, jobs, folder)
 
 
 def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,
@@ -203,18 +203,18 @@ def _cell_word(kind: str) -> str:
 
 def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
            play: bool = True, target: Path | None = None) -> int:
-    command = _command_line()
+    command = command_line()
     if kind == "sweep":
-        return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                      play=play, target=target)
+        return execute_sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                             play=play, target=target)
     if kind == "tune":
-        return _tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                     play=play, target=target)
+        return execute_tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                            play=play, target=target)
     if kind == "ladder":
-        return _ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                       play=play, target=target)
+        return execute_ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                              play=play, target=target)
     if kind == "tournament":
-        return _tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
-                           target=target)
-    return _compare_played(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+        return execute_tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                                  target=target)
+    return execute_compare(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
                            target=target)

@@ -11,9 +11,9 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
-                                 _root_seed, _strip_specs)
-from analyser.cli.reports import _print_summary
+from analyser.cli.common import (builtin_strategies, check_out_name, check_plotting, check_root_seed, command_line,
+                                 players_phrase, strip_specs)
+from analyser.cli.reports import print_summary
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 from analyser.run.backends import command_pool
 
@@ -45,7 +45,7 @@ seats were filled.
 
 @supervised.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
                    "GAME`), one strategy per seat.")
@@ -53,7 +53,7 @@ seats were filled.
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=None, callback=_root_seed,
+@click.option("--seed", type=int, default=None, callback=check_root_seed,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
@@ -109,10 +109,10 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
 
     stopping.check_width(until_ci)
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
-        _check_plotting()
+        check_plotting()
     builtin_lineup = not strategies
     if builtin_lineup:  # the same lineup as play's (--players 0 is a bad value, checked in resolve)
-        strategies = _builtin_lineup(get_game(game), players)
+        strategies = builtin_strategies(get_game(game), players)
     if scheduler is not None and backend is None:
         backend = "dask"
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
@@ -121,7 +121,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                    scheduler=scheduler, engine=engine)
     g, params, n_players, n_jobs, root = resolve(spec)
     spec.seed = root
-    _check_out_name(out)
+    check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
     previous = previous_output(out) if out is not None else None
@@ -142,11 +142,11 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                 fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
                 # (the worker count is decided once the run is timed, and recorded in config.json)
                 where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
-                click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
+                click.echo(f"{g.name}: {games} games, {players_phrase(g, params, n_players)}, strategies "
                            f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
-                result = run(spec, progress=False if quiet else None, command=_command_line(), out=folder)
+                result = run(spec, progress=False if quiet else None, command=command_line(), out=folder)
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:
@@ -306,7 +306,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             _report_write_failure(e, out, n_done, result.config)
             return 1
     if summary is not None and not quiet:
-        _print_summary(summary, n_players, result.config)
+        print_summary(summary, n_players, result.config)
         click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
         if path:
             click.echo(f"Report:  {path}")
@@ -383,7 +383,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
         r = run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
-                command=_command_line(), out=out, resume=resume or not first, extend=not first,
+                command=command_line(), out=out, resume=resume or not first, extend=not first,
                 record={"stopping": record.as_dict()})
         last["result"] = r
         return r.error is None and not r.interrupted and not r.stop_requested
@@ -462,7 +462,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="The run's title file or folder, when it is a title of your own: loading it runs its code, so "
                    "the file the run's config.json names is loaded only when you name it here.")
-@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=_strip_specs,
+@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=strip_specs,
               help="A strategy file the run uses (FILE.py, or its spec FILE.py:NAME), repeatable: loaded only when "
                    "named here. The lineup itself always comes from the run.")
 @click.option("--trust", is_flag=True,
@@ -501,7 +501,7 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     from analyser.run.folders import undecided
 
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
-        _check_plotting()
+        check_plotting()
     if scheduler is not None:
         runmod.check_scheduler_address(scheduler)
     allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
@@ -545,5 +545,5 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     if rounds:
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:
-        result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
+        result = runmod.resume(folder, progress=False if quiet else None, command=command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)

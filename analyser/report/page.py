@@ -584,7 +584,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     return path, summary, all_figures
 
 
-def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
+def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
@@ -627,13 +627,13 @@ def build_report_from_run(out: Path, jobs: int = 1) -> tuple[Path, Summary, list
     chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
     games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
     core); the report is the same for any number."""
-    game, reduced, names, config = _reduce_run(out, jobs=jobs)
+    game, reduced, names, config = reduce_run(out, jobs=jobs)
     return write_report(game, reduced, names, config, Path(out))
 
 
 def summarise_run(out: Path) -> Summary:
     """:func:`summarise` for a run folder, read part by part."""
-    game, reduced, names, config = _reduce_run(out)
+    game, reduced, names, config = reduce_run(out)
     return _summary_of(game, reduced, names, config)
 
 
