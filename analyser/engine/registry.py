@@ -185,7 +185,7 @@ _file_modules: dict[str, Any] = {}
 _file_instances: dict[tuple[str, str], Game] = {}
 
 
-def _split_title_ref(text: str) -> tuple[Path, str | None]:
+def split_title_ref(text: str) -> tuple[Path, str | None]:
     """``path[:NAME]`` -> (path, NAME or None); the path is a ``.py`` file or a folder."""
     head, sep, tail = text.rpartition(":")
     if sep and tail.isidentifier() and (head.endswith(".py") or Path(head).expanduser().is_dir()):
@@ -196,7 +196,7 @@ def _split_title_ref(text: str) -> tuple[Path, str | None]:
 def is_title_file(text: str) -> bool:
     """Whether ``text`` names a title by file or folder rather than by registered id: it ends in
     ``.py`` (optionally ``:NAME``), contains a ``/``, or is an existing folder."""
-    path, _ = _split_title_ref(text)
+    path, _ = split_title_ref(text)
     return str(path).endswith(".py") or "/" in text or os.sep in text or path.is_dir()
 
 
@@ -213,7 +213,7 @@ def load_title_file(text: str) -> Game:
     Raises :class:`InputError` for a missing file, an import failure, no or several titles in
     the file, a title without an ``id``, or an id that a registered title already uses.
     """
-    path, name = _split_title_ref(text)
+    path, name = split_title_ref(text)
     what = "title folder" if path.is_dir() else "title file"
     if not path.exists():
         raise InputError(f"{what} {str(path)!r} does not exist; give a registered title id "
@@ -277,7 +277,7 @@ def rules_page_location(game: Game):
     title loaded from a file or folder), whether or not the page exists; None when the title's
     module cannot be located."""
     if game.source:
-        path, _ = _split_title_ref(game.source)
+        path, _ = split_title_ref(game.source)
         return path / RULES_PAGE if path.is_dir() else path.with_suffix(".md")
     target = _title_targets().get(game.id)
     if target is None:
@@ -583,7 +583,7 @@ def strategy_doc(obj) -> str:
     return " ".join(doc.split("\n\n")[0].split())
 
 
-def _resolve(spec: StrategySpec, game_id: str):
+def resolve_strategy(spec: StrategySpec, game_id: str):
     if spec.source.endswith(".py"):
         path = Path(spec.source).expanduser()
         if not path.is_file():
@@ -627,7 +627,7 @@ def strategy_factory(text: str, game_id: str):
     parameter, a malformed ``key=value`` or a strategy written for another title.
     """
     spec = parse_spec(text)
-    obj = _resolve(spec, game_id)
+    obj = resolve_strategy(spec, game_id)
     game_id = get_game(game_id).id  # a strategy names its title by id, also for a file title
     games = getattr(obj, "game", None)
     if games is not None and game_id != games and not (isinstance(games, tuple) and game_id in games):

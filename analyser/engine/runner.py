@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, _as_columns, _drop_from, finish_columns,  # noqa: F401
+from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, as_columns, drop_from, finish_columns,  # noqa: F401
                                           to_columns)  # (re-exported)
 from analyser.engine.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
 from analyser.engine import traces

@@ -40,10 +40,10 @@ def ship_title(ref: str) -> tuple[tuple[str, str], ...]:
     ``()`` for a registered title.  Raises InputError for a folder above
     :data:`TITLE_SHIP_BYTES` or a file that is not UTF-8 text."""
     from analyser.engine.core import InputError
-    from analyser.engine.registry import _split_title_ref, is_title_file
+    from analyser.engine.registry import is_title_file, split_title_ref
     if not is_title_file(ref):
         return ()
-    path, _ = _split_title_ref(ref)
+    path, _ = split_title_ref(ref)
     path = path.resolve()
     files = [path] if path.is_file() else sorted(
         f for f in path.rglob("*") if f.is_file() and f.suffix in TITLE_FILE_SUFFIXES
@@ -68,7 +68,7 @@ def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
     content under the temporary folder, named by its SHA-256), ``:NAME`` kept."""
     if not sources:
         return ref
-    from analyser.engine.registry import _split_title_ref
+    from analyser.engine.registry import split_title_ref
     content_key = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / "analyser-titles" / content_key
     top = sources[0][0].split("/")[0]
@@ -83,7 +83,7 @@ def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
             os.replace(staging / top, root / top)
         except OSError:  # another worker got there first: its copy is the same content
             pass
-    _, name = _split_title_ref(ref)
+    _, name = split_title_ref(ref)
     return str(root / top) + (f":{name}" if name else "")
 
 

@@ -160,11 +160,11 @@ def split_strategy(text: str) -> tuple[str, list[tuple[str, str]]]:
 
 def parse_strategy(text: str, game_id: str) -> SlotGrid:
     """Parse one ``-s`` of a sweep against the strategy's parameter types (InputError)."""
-    from analyser.engine.registry import _resolve, check_parameter, parse_spec, strategy_parameters
+    from analyser.engine.registry import check_parameter, parse_spec, resolve_strategy, strategy_parameters
 
     head, params = split_strategy(text)
     spec = parse_spec(head)
-    obj = _resolve(spec, game_id)
+    obj = resolve_strategy(spec, game_id)
     accepted = strategy_parameters(obj)
     grid = SlotGrid(text=text.strip(), head=head)
     for key, value in params:
@@ -257,8 +257,8 @@ def build(game, strategies: list[str], rules: list[str]) -> Grid:
     kinds: dict[str, str] = {}
     where: list[tuple[str, int | None, str]] = []  # (column, slot or None for a rule, key)
     for i, s in enumerate(slots):
-        from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
-        accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
+        from analyser.engine.registry import parse_spec, resolve_strategy, strategy_parameters
+        accepted = strategy_parameters(resolve_strategy(parse_spec(s.head), ref))
         for key, values in s.params:
             if len(values) > 1:
                 col = column_name(slots, i, key)

@@ -120,7 +120,7 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
 
     InputError (one line) when the strategy is unknown for the title, no parameter or several are
     left without ``=``, or the parameter is not a numeric (int or float) parameter of it."""
-    from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
+    from analyser.engine.registry import parse_spec, resolve_strategy, strategy_parameters
 
     raw = (text or "").strip()
     source, sep, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
@@ -139,7 +139,7 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
                          f"e.g. {DEFAULT_STRATEGY} or threshold:limit,other=1 (found {len(bare)})")
     param = bare[0]
     spec = parse_spec(source + (":" + ",".join(fixed) if fixed else ""))  # malformed key=value: one line
-    obj = _resolve(spec, game_id)
+    obj = resolve_strategy(spec, game_id)
     accepted = strategy_parameters(obj)
     numeric = [k for k, (t, _) in accepted.items() if t in (int, float)]
     if param not in accepted:

@@ -95,7 +95,7 @@ def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
     """Parse the search space (InputError, one line, for an unknown option or parameter, an empty
     or backwards range, a range on an option that is not a number, a value not accepted, or
     nothing to search)."""
-    from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
+    from analyser.engine.registry import parse_spec, resolve_strategy, strategy_parameters
 
     ref = title_ref(game)
     slots = [gridmod.parse_strategy(s, ref) for s in strategies]
@@ -104,7 +104,7 @@ def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
     raw_rules = {p.partition("=")[0].strip(): p.partition("=")[2] for p in rules}
     dims: list[Dim] = []
     for i, s in enumerate(slots):
-        accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
+        accepted = strategy_parameters(resolve_strategy(parse_spec(s.head), ref))
         raw = dict(gridmod.split_strategy(s.text)[1])
         for key, values in s.params:
             kind = accepted[key][0]
