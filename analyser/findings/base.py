@@ -289,7 +289,7 @@ def command(words: Iterable) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
-def _finite(*values) -> bool:
+def all_finite(*values) -> bool:
     return all(v is not None and isinstance(v, (int, float, np.floating)) and math.isfinite(v) for v in values)
 
 

@@ -27,7 +27,7 @@ from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_cli
                                    _watchdog_here, client_address, pool_client, signals_received)
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
-from analyser.run.sink import _Sink, batch_tables, tables_to_frame, write_csv
+from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config
 from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
@@ -225,7 +225,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         for key in CARRIED:
             if record and key in record:
                 config[key] = record[key]
-        sink = _Sink(out, config, done)
+        sink = Sink(out, config, done)
         with _Deferred():
             sink.save()
         with _StopGuard() as guard:
@@ -240,7 +240,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             _close_dask(client)
 
 
-def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
+def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, client, progress, tqdm,
              run_id, hang_dir, guard: _StopGuard, on_part=None, signals: int | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()

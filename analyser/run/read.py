@@ -152,7 +152,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         check_regular_file(path, "results file")
         df = _read_table(path, "results file")
         whole = True
-    game, config = _title_and_config(df, folder, path)
+    game, config = title_and_config(df, folder, path)
     if whole:
         validate_results(df, game, path)
         if (folder / "config.json").exists() and not (isinstance(config, dict)
@@ -203,7 +203,7 @@ def _experiment_kind(folder: Path) -> str | None:
     return kind if kind in EXPERIMENT_KINDS else None
 
 
-def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
+def title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     """The title of a results frame (or of its first part) and the ``config.json`` beside it:
     ``(game, config)``.  A title from a file is loaded only when this process trusts that file.
     Raises InputError."""

@@ -32,7 +32,7 @@ def tables_to_frame(tables: list) -> pd.DataFrame:
     return pa.concat_tables(tables, promote_options="permissive").to_pandas()
 
 
-class _Sink:
+class Sink:
     """Where finished batches go: Parquet parts in ``out`` (with config.json rewritten after each
     part), or arrow tables in memory when there is no ``out``."""
 
@@ -109,7 +109,7 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     for name, recs in b.extras.items():
         if not recs:
             continue
-        # rows as {key: values} (runner._as_columns), or as records
+        # rows as {key: values} (batchrecords.as_columns), or as records
         frame = pd.DataFrame(recs) if isinstance(recs, dict) else pd.DataFrame.from_records(recs)
         if {"game_index", "seat"} <= set(frame.columns):
             # each row also names its run, game seed and strategy, so the table stands on its own

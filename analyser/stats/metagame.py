@@ -46,7 +46,7 @@ import pandas as pd
 
 from analyser.stats import metagame_copies as copies
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
-    FLOOR, HORIZON, SUPPORT, TOL, _check_matrix, _maximin, _mix, cycles, max_entropy_nash, nash_average,
+    FLOOR, HORIZON, SUPPORT, TOL, cycles, max_entropy_nash, nash_average,
     regret, replicator, solve_zero_sum, table_payoffs)
 from analyser.text import fixed, names_list, pct, plural, signed, terminal_table
 

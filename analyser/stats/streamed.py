@@ -23,7 +23,7 @@ import pandas as pd
 from analyser.engine.core import InputError
 from analyser.io.validate import validate_config
 from analyser.run import store
-from analyser.run.read import _title_and_config, check_parts
+from analyser.run.read import check_parts, title_and_config
 
 #: Games per chunk.  Fixed (not tied to the run's batches) so that sums are identical for any
 #: batch size; small enough that a chunk of a title with a large extra table (one row per round
@@ -310,7 +310,7 @@ def open_run(out: Path):
                          "when the run has finished")
     parts = store.part_files(out / store.RESULTS)
     head = read_part(parts[0], ("game_seed",))
-    game, config = _title_and_config(head, out, out / store.RESULTS)
+    game, config = title_and_config(head, out, out / store.RESULTS)
     if (out / "config.json").exists():
         validate_config(config, head, game, out / "config.json", out / store.RESULTS)
     check_parts(out, game, config)
