@@ -363,7 +363,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     from analyser.experiments import stopping
     from analyser.experiments.base import PartCache
     from analyser.run import run, store
-    from analyser.run.backends import _Deferred, stop_exit_code
+    from analyser.run.backends import DeferredSignals, stop_exit_code
     from analyser.engine.runner import lineup_block
 
     reader = PartCache(out)
@@ -394,7 +394,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         if not stop.decided:  # more rounds follow: the run goes on
             result.config["status"] = "running"
         last["record"] = stop
-        with _Deferred():
+        with DeferredSignals():
             store.write_json_atomic(out / "config.json", result.config)
 
     try:

@@ -295,13 +295,13 @@ class Experiment:
     def save(self, force: bool = True) -> None:
         """Rewrite ``config.json`` (atomically; Ctrl-C and SIGTERM are held meanwhile).  With
         ``force=False`` at most every :data:`SAVE_EVERY` seconds."""
-        from analyser.run.backends import _Deferred
+        from analyser.run.backends import DeferredSignals
 
         if not force and time.monotonic() - self._saved < SAVE_EVERY:
             return
         self.config["games_completed"] = sum(b - a for c in self.config["cells"] for a, b in c.get("games_done") or [])
         self.config["updated"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        with _Deferred():
+        with DeferredSignals():
             store.write_json_atomic(self.out / "config.json", self.config)
         self._saved = time.monotonic()
 
@@ -363,9 +363,9 @@ class Experiment:
         experiment that plays in steps, deciding what to play next between them): the record
         says ``interrupted`` and is saved, later signals only noted meanwhile, so ``analyser
         resume`` goes on from it.  ``what`` names the cells in the stop's reason."""
-        from analyser.run.backends import _StopGuard
+        from analyser.run.backends import StopGuard
 
-        with _StopGuard() as guard:
+        with StopGuard() as guard:
             guard.stopping()
             stop = stopping.Stop(None, _stopped_by(what), 0, 0)
             self.config.update(status="interrupted", error=None, stopping=stop.as_dict())
@@ -403,7 +403,7 @@ class Experiment:
         all cells), None only on a terminal, False never.  ``final=False``: more play follows
         (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
         the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
-        from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, signals_received, sigterm_raises
+        from analyser.run.backends import DeferredSignals, StopGuard, WorkerDied, signals_received, sigterm_raises
 
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
@@ -422,7 +422,7 @@ class Experiment:
             self.config["stopping"] = s.as_dict()
             self._save_quietly()
 
-        guard = _StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
+        guard = StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
         try:
             if signals_received() > self._signals:  # a stop whose exception was lost (signals_received)
                 raise KeyboardInterrupt
@@ -437,7 +437,7 @@ class Experiment:
             guard.stopping()
             if bar is not None:
                 bar.close()
-        with _Deferred(deliver=False):
+        with DeferredSignals(deliver=False):
             for k in range(len(self.cells)):
                 if self.config["cells"][k].get("status") != "complete":
                     self._read_cell(k, settle=True)
@@ -493,7 +493,7 @@ class Experiment:
     def _play_to(self, games: int, jobs: int, bar) -> bool:
         """Make every cell complete up to ``games``.  False when play must stop (a failure or an
         interruption, recorded on ``self``)."""
-        from analyser.run.backends import _dask_slots, pool_client
+        from analyser.run.backends import dask_slots, pool_client
 
         todo = [k for k in range(len(self.cells)) if not self._complete_to(k, games)]
         if not todo:
@@ -502,7 +502,7 @@ class Experiment:
         if client is not None:
             # on a Dask cluster each cell's batches go to the workers and come back here to be
             # written (the workers need no shared disk), one cell after another
-            jobs = _dask_slots(client)
+            jobs = dask_slots(client)
         elif jobs > 1 and len(todo) >= 2 * jobs:
             return self._play_parallel(todo, games, jobs, bar)
         for k in todo:
@@ -542,10 +542,10 @@ class Experiment:
         stopped; their cells keep the parts they wrote)."""
         import joblib
 
-        from analyser.run.backends import _StopRequest, _worker_death
+        from analyser.run.backends import StopRequest, worker_death
         from analyser.engine.userfiles import safe_worker_path
 
-        stop = _StopRequest(True)
+        stop = StopRequest(True)
         failed: list[tuple[int, BaseException]] = []
         before = {k: sum(b - a for a, b in self.config["cells"][k].get("games_done") or []) for k in todo}
 
@@ -577,7 +577,7 @@ class Experiment:
                 failed.append((len(self.cells), e))
             except Exception as e:  # a worker process died (SIGKILL, out of memory, a watchdog kill)
                 with tempfile.TemporaryDirectory() as none:
-                    failed.append((len(self.cells), _worker_death(e, none)))
+                    failed.append((len(self.cells), worker_death(e, none)))
             finally:
                 close = getattr(outputs, "close", None)
                 if close is not None:

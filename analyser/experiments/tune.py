@@ -308,8 +308,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             try:
                 res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
             except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
-                from analyser.run.backends import _StopGuard  # and the command ends as interrupted
-                with _StopGuard() as guard:
+                from analyser.run.backends import StopGuard  # and the command ends as interrupted
+                with StopGuard() as guard:
                     guard.stopping()
                     res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
                 outcome = dataclasses.replace(outcome, interrupted=True)
