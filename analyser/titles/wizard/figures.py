@@ -225,7 +225,7 @@ def round_component_sums(rounds, strategy):
     import pandas as pd
 
     from analyser.stats import components
-    from analyser.titles.wizard.rules import _JESTER_IDS, _TRUMP_IDS, _WIZARD_IDS
+    from analyser.titles.wizard.rules import JESTER_IDS, TRUMP_IDS, WIZARD_IDS
 
     rnd = rounds["round"].to_numpy(dtype=np.int64)
     gi = rounds["game_index"].to_numpy(dtype=np.int64) * 64 + rnd  # at most 60 rounds
@@ -234,7 +234,7 @@ def round_component_sums(rounds, strategy):
     res = pd.DataFrame({"game_index": gi, "seat": seat, "strategy": cell.to_numpy(),
                         "win": rounds["tricks"].to_numpy(dtype=float) / rnd})
     parts = []
-    for name, ids in (("wizards", _WIZARD_IDS), ("jesters", _JESTER_IDS), ("trumps", _TRUMP_IDS)):
+    for name, ids in (("wizards", WIZARD_IDS), ("jesters", JESTER_IDS), ("trumps", TRUMP_IDS)):
         if name not in rounds.columns:
             continue
         v = rounds[name].to_numpy(dtype=float)
