@@ -9,6 +9,8 @@ import click
 
 from analyser.cli import supervised
 from analyser.cli.common import check_root_seed
+from analyser.engine.compiled import ENGINES
+from analyser.engine.core import InputError
 
 
 @supervised.command()
@@ -46,9 +48,7 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
       analyser bench GAME --mcts --iterations 400 --games 4
     """
     if mcts:
-        from analyser.engine.core import InputError
         from analyser.run.bench import run_mcts_bench
-        from analyser.engine.compiled import ENGINES
         if engine not in ENGINES:
             raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
         if engine == "compiled":

@@ -10,7 +10,9 @@ games import those at module level.  This module imports only click and the engi
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
+import signal
 import sys
 
 import click
@@ -224,7 +226,6 @@ def check_plotting() -> None:
     """Before the first game of a command that draws plots: matplotlib must import as the
     environment sets it up.  An MPLBACKEND it does not accept (say ``nonsense``) fails its import,
     which would otherwise surface only once every game had been played; InputError (one line)."""
-    import os
     try:
         import matplotlib  # noqa: F401  (reads MPLBACKEND)
     except ValueError as e:
@@ -296,8 +297,6 @@ def _stdout_closed() -> None:
     """The reader of standard output went away (``| head``): kill the worker pool at once (the
     reusable loky pool would otherwise idle for its 300 s timeout after this process ends), then
     end by SIGPIPE as a Unix tool does."""
-    import os
-    import signal
     try:
         from joblib.externals.loky import reusable_executor
         pool = reusable_executor._executor  # (None when no pool was started: nothing to stop)

@@ -13,6 +13,9 @@ from analyser.cli import supervised
 from analyser.cli.common import builtin_strategies, check_plotting, check_root_seed, command_line, strip_specs
 from analyser.cli.cluster import cluster, cluster_options, pooled
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
+from analyser.engine.registry import game_ids, get_game, title_ref
+from analyser.run import RunSpec, WorkerDied, resume_command, trusting
+from analyser.run.backends import stop_exit_code
 from analyser.text import terminal_table
 
 
@@ -36,7 +39,6 @@ The cells are ranked by the win rate of the first -s with a varied parameter (el
 def _where(error, game: str, game_timeout: float) -> str:
     """`` (game i, game seed s; replay it with ...)`` for a failure that names its game: the
     `play` command that replays it (with the run's --game-timeout when the game hung)."""
-    import shlex
     index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
     if seed is None:
         return ""
@@ -115,7 +117,6 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     keeps every finished game; `analyser resume OUT` finishes the sweep.
     """
     from analyser.experiments import stopping
-    from analyser.engine.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
     backend, scheduler = cluster(backend, scheduler)
@@ -195,8 +196,6 @@ def write_guarded(write, config: dict, out: Path) -> int | None:
     try:
         write()
     except KeyboardInterrupt:
-        from analyser.run import resume_command
-        from analyser.run.backends import stop_exit_code
         how = " (SIGTERM)" if stop_exit_code() == 143 else ""
         nxt = (f"rebuild the report with: analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
                else f"continue with: {resume_command(out, config)}")
@@ -216,15 +215,11 @@ def outcome(config: dict, error, interrupted: bool, out: Path, what: str, argume
     """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
     Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``count`` says how far it got (default: its
     cells complete, ``3 of 8 cells complete``)."""
-    from analyser.run import resume_command
-    from analyser.run.backends import stop_exit_code
-
     cells = config.get("cells") or []
     done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
     count = count or f"{done} of {len(cells)} {what} complete"
     again = f"continue with: {resume_command(out, config)}"
     if error is not None:
-        from analyser.run import WorkerDied
         arguments = arguments or {}
         replay = _where(error, str(arguments.get("game_id") or config.get("game") or "GAME"),
                         float(arguments.get("game_timeout") or GAME_TIMEOUT))
@@ -270,7 +265,6 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
       analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
     from analyser.experiments import stopping
-    from analyser.engine.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
     backend, scheduler = cluster(backend, scheduler)
@@ -359,9 +353,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
       analyser compare reports/run-a reports/run-b
     """
     from analyser.experiments import compare as cmpmod
-    from analyser.engine.registry import game_ids
     from analyser.results import trust_title_file
-    from analyser.run import RunSpec
 
     backend, scheduler = cluster(backend, scheduler)
     check_plotting()
@@ -382,7 +374,6 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
                 if target == Path(run_dir).resolve() or target in Path(run_dir).resolve().parents:
                     raise InputError(f"--out {out!r} holds the run {run_dir!r} being compared; choose another folder")
             out_dir = prepare_out(out, "", "compare", quiet)
-        from analyser.run import trusting
         with trusting(trust):
             cmp = cmpmod.compare_runs(targets[0], targets[1], command=command_line())
         if out is None:  # a new folder beside RUN_A: an earlier comparison there is kept
@@ -391,7 +382,6 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
     elif len(targets) == 1:
         if trust:
             raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
-        from analyser.engine.registry import get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
         ra = {**common, **parse_key_values(a_rules, what="--a")}
@@ -401,7 +391,6 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         lb = list(b_strategies or strategies) or list(builtin_strategies(g, players))
         if ra == rb and la == lb:
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
-        from analyser.engine.registry import title_ref
         sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
                      rules=ra, batch_size=batch_size)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
@@ -419,7 +408,6 @@ def execute_compare(specs: dict, out: Path, *, quiet: bool, command: str, resume
     """Play (or resume, or only read) sides A and B in ``out/a`` and ``out/b``, then write the
     comparison into ``target`` (default ``out``) and print it; the exit code."""
     from analyser.experiments import compare as cmpmod
-    from analyser.run import RunSpec
 
     sa, sb = (s if isinstance(s, RunSpec) else RunSpec(**s) for s in (specs["a"], specs["b"]))
     cmp = cmpmod.compare_specs(sa, sb, command=command, progress=False if quiet or not play else None, out=out,
@@ -525,7 +513,6 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
     (143) keeps every finished game; `analyser resume OUT` finishes the ladder.
     """
     from analyser.experiments import ladder as laddermod
-    from analyser.engine.registry import get_game, title_ref
 
     backend, scheduler = cluster(backend, scheduler)
     if not no_report:

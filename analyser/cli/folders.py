@@ -15,6 +15,8 @@ from analyser.cli.common import command_line
 from analyser.cli.experiments import execute_compare, execute_ladder, execute_sweep, execute_tournament
 from analyser.cli.tuning import MAX_TRIALS, execute_tune
 from analyser.engine.core import InputError
+from analyser.run import Allowed, guard_folder_config, prepare_out, read_config_file, store
+from analyser.run.folders import cell_folder_ok
 from analyser.run.spec import RunSpec, setting_problem
 
 
@@ -24,7 +26,6 @@ def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
     ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
     and not a comparison of two run folders) counts."""
     from analyser.experiments.base import KINDS
-    from analyser.run import read_config_file
 
     try:
         config = read_config_file(Path(folder) / "config.json")
@@ -42,8 +43,6 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     cell lacks, then write the report as the uninterrupted command would (exit code as the
     command's).  The folder is data: a title or strategy file its record names loads only as
     ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
-    from analyser.run import Allowed, store
-
     allowed = allowed or Allowed()
     config = _record(folder, kind)
     files = config.get("files")
@@ -56,7 +55,6 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
     arguments = _guarded_arguments(folder, kind, config, allowed)
-    from analyser.run.folders import cell_folder_ok
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
         if cell_folder_ok(c.get("folder")):
             for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):
@@ -91,21 +89,17 @@ def report_experiment(folder: Path, kind: str, out: Path | None = None, title_fi
     """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
     its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
     record names loads only with ``--title FILE`` or ``--trust``."""
-    from analyser.run import Allowed
-
     config = _record(folder, kind)
     arguments = _guarded_arguments(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
                                                                  strategy_flag=None))
     target = None
     if out is not None:
-        from analyser.run import prepare_out
         target = prepare_out(out, replace_run=False)
     return _again(folder, kind, arguments, no_report=False, quiet=quiet, resume=True, play=False, target=target)
 
 
 def _record(folder: Path, kind: str) -> dict:
     from analyser.experiments.base import read_record
-    from analyser.run import read_config_file
 
     raw = read_config_file(Path(folder) / "config.json")
     side = raw.get("a") if isinstance(raw, dict) else None
@@ -181,8 +175,6 @@ def _check_settings(where: str, values: dict) -> None:
 def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
     """The arguments that rebuild the experiment in ``folder``, type-checked, after the trust
     rule (a title file named with --title from another place replaces the recorded one)."""
-    from analyser.run import guard_folder_config
-
     where = str(Path(folder) / "config.json")
     arguments = _checked(where, config["experiment"].get("arguments"), _ARGUMENTS[kind])
     if kind == "compare":

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import secrets
 import sys
 from pathlib import Path
 
@@ -14,7 +16,9 @@ import click
 from analyser.cli import supervised
 from analyser.cli.common import builtin_strategies, check_game_seed, one_line_error, players_phrase, strip_specs
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
-from analyser.engine.runner import check_deal
+from analyser.engine.registry import get_game, is_title_file, make_strategy
+from analyser.engine.runner import GameFailure, check_deal, game_seed, lineup, play_game, time_limit
+from analyser.run import Allowed, guard_folder_config, read_config_file
 
 
 @supervised.command()
@@ -53,12 +57,6 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
       analyser play --from reports/my-run --game-index 17
       analyser play GAME -s NAME --seed 1234 --game-timeout 5
     """
-    import math
-    import secrets
-
-    from analyser.engine.registry import get_game, make_strategy
-    from analyser.engine.runner import play_game, time_limit
-
     if not (game_timeout >= 0 and math.isfinite(game_timeout)):
         raise InputError(f"--game-timeout {game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
 
@@ -153,7 +151,6 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
         if legend:
             click.echo(f"Legend: {legend}")
-    from analyser.engine.runner import GameFailure
     try:
         with contextlib.redirect_stdout(sys.stderr), time_limit(game_timeout, seed):
             final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
@@ -188,10 +185,6 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
     of the run in ``folder``, from its config.json.  InputError when the folder, the title or the
     index does not fit, or when the run names a title or strategy file that the command line does
     not allow (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
-    from analyser.engine.registry import get_game, is_title_file
-    from analyser.run import Allowed, guard_folder_config, read_config_file
-    from analyser.engine.runner import game_seed, lineup
-
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
     if not (Path(folder) / "config.json").exists():

@@ -11,6 +11,9 @@ import click
 from analyser.cli import supervised
 from analyser.cli.common import check_out_name, check_plotting
 from analyser.engine.core import InputError
+from analyser.engine.registry import get_game
+from analyser.engine.runner import resolve_jobs
+from analyser.run import check_writable, default_out, prepare_out, store, trusting
 from analyser.text import fixed, terminal_table
 
 
@@ -42,10 +45,6 @@ def report(results, out, title_file, trust, quiet, jobs):
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
-    from analyser.run import trusting
-
-    from analyser.engine.runner import resolve_jobs
-
     resolve_jobs(jobs)  # a bad count: one line, before anything is read
     with trusting(trust):
         return _report(results, out, title_file, quiet, jobs)
@@ -54,10 +53,8 @@ def report(results, out, title_file, trust, quiet, jobs):
 def _report(results, out, title_file, quiet=False, jobs=1):
     check_plotting()  # before the report module imports matplotlib
     from analyser.report.page import build_report, reduce_run, write_report
-    from analyser.engine.registry import get_game
     from analyser.results import load_results, trust_title_file
     from analyser.stats.streamed import open_run
-    from analyser.run import check_writable, default_out, prepare_out, store
 
     check_out_name(out)
     if title_file:

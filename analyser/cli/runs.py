@@ -5,6 +5,7 @@ replays its game.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from pathlib import Path
 
@@ -15,7 +16,12 @@ from analyser.cli.common import (builtin_strategies, check_out_name, check_plott
                                  players_phrase, strip_specs)
 from analyser.cli.reports import print_summary
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
-from analyser.run.backends import command_pool
+from analyser.engine.registry import get_game, title_ref
+from analyser.engine.runner import lineup, lineup_block
+from analyser.run import resume_command, store, write_csv
+from analyser.run.backends import DeferredSignals, command_pool, signals_received, stop_exit_code
+from analyser.run.folders import missing_games, read_config_file, undecided
+from analyser.run.trust import named_code
 
 
 EPILOG_SIMULATE = """\b
@@ -104,7 +110,6 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser.experiments import stopping
-    from analyser.engine.registry import get_game
     from analyser.run import RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run
 
     stopping.check_width(until_ci)
@@ -164,9 +169,6 @@ def _interrupted_after_play(out: Path) -> int:
     """A Ctrl-C or SIGTERM that reached the command outside the run's own handling (as the run
     ended, between its last round and its files): one line that says what the folder holds and
     the command that goes on from it; the stop's exit code."""
-    from analyser.run import resume_command
-    from analyser.run.backends import stop_exit_code
-    from analyser.run.folders import read_config_file, undecided
     how = " (SIGTERM)" if stop_exit_code() == 143 else ""
     try:
         config = read_config_file(out / "config.json")
@@ -194,7 +196,6 @@ def _confirm_seats(result, spec, out: Path, quiet: bool) -> None:
     recorded in config.json for the report.  A failure is recorded as the reason nothing was
     replayed (one line on the terminal); the games stay as they are."""
     from analyser.experiments import seat_confirm
-    from analyser.run import store
 
     if not _finished(result):
         return
@@ -220,7 +221,6 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
     in config.json for the report.  Only after a run that finished; a failure is one line and
     the games stay as they are."""
     from analyser.experiments import confirm as componentconfirm
-    from analyser.run import store
 
     if not _finished(result):
         return
@@ -242,9 +242,6 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
 def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
-    from analyser.engine.registry import title_ref
-    from analyser.run import resume_command, store, write_csv
-
     n_done = result.config["games_completed"]
     files: list[str] = []
     summary = path = report_error = None
@@ -337,7 +334,6 @@ def _report_write_failure(e: BaseException, out: Path, n_done: int, config: dict
     """One line for a file of the run that could not be written after play (a full or read-only
     disk), naming the command that finishes the folder once it can be written: ``analyser
     report OUT`` for a complete run, else ``analyser resume OUT``."""
-    from analyser.run import resume_command
     reason = str(e) if isinstance(e, OSError) and str(e).startswith("cannot write") else \
         f"cannot write in {out}: {getattr(e, 'strerror', None) or type(e).__name__}"
     nxt = (f"analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
@@ -358,13 +354,9 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     record (``stopping`` in config.json, ``decided`` false while rounds remain) is written after
     each round.  ``resume=True`` continues an interrupted run in ``out`` at the round its record
     reached.  Returns the run's :class:`~analyser.run.RunResult`, its config carrying the record."""
-    import dataclasses
-
     from analyser.experiments import stopping
     from analyser.experiments.base import PartCache
     from analyser.run import run, store
-    from analyser.run.backends import DeferredSignals, stop_exit_code
-    from analyser.engine.runner import lineup_block
 
     reader = PartCache(out)
     last: dict = {}
@@ -374,7 +366,6 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
-    from analyser.run.backends import signals_received
     signals = signals_received()
 
     def play(a: int, b: int) -> bool:
@@ -425,8 +416,6 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
 def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
     """One line: what failed, in which game, with its seed, and the command that replays it
     (``out``: where error.log holds the full traceback)."""
-    from analyser.engine.runner import lineup
-
     index = getattr(error, "game_index", None)
     seed = getattr(error, "game_seed", None)
     limit = f"--game-timeout {spec.game_timeout:g} s" if getattr(error, "kind", None) == "hung" else ""
@@ -445,7 +434,6 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
             words += ["--game-timeout", f"{spec.game_timeout:g}"]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
-            from analyser.run.trust import named_code
             named = named_code({"title_source": game_id if "/" in game_id else None,  # a file title
                                 "strategies": list(spec.strategies)})
             trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
@@ -497,8 +485,6 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     """
     from analyser import run as runmod
     from analyser.cli.folders import folder_kind, resume_experiment
-    from analyser.engine.registry import get_game
-    from analyser.run.folders import undecided
 
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         check_plotting()
@@ -530,11 +516,9 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         most = config["stopping"].get("max_games")
         if isinstance(most, int) and not isinstance(most, bool) and spec.games <= most <= runmod.MAX_GAMES:
             spec.games = most
-    from analyser.run import store
     for part in store.damaged_parts(Path(folder) / store.RESULTS):  # named as report names it: always said
         click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer cannot be "
                    "read); it is removed and its games are played again", err=True)
-    from analyser.run.folders import missing_games
     lost = missing_games(Path(folder), config) if config.get("status") == "complete" else 0
     if lost:  # (a complete run is resumable only when parts went missing: read_config)
         click.echo(f"analyser: note: the run is complete, but {lost:,} of its games have no part on disk (a part "

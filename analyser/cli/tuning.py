@@ -14,6 +14,7 @@ from analyser.cli.common import check_plotting, check_root_seed, command_line, s
 from analyser.cli.cluster import cluster, cluster_options, pooled
 from analyser.cli.experiments import files_folder, outcome, prepare_out, write_guarded
 from analyser.engine.core import GAME_TIMEOUT, InputError
+from analyser.engine.registry import get_game, title_ref
 
 #: The most trials one tune plays (``--trials``): each trial is a run of ``--games`` games.
 MAX_TRIALS = 100_000
@@ -79,7 +80,6 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     to the full report of the best configuration. Ctrl-C or a kill keeps every finished trial: `analyser resume OUT`.
     """
     from analyser.experiments import tune as tunemod
-    from analyser.engine.registry import get_game, title_ref
 
     backend, scheduler = cluster(backend, scheduler)
     if not 1 <= trials <= MAX_TRIALS:
