@@ -11,6 +11,7 @@ import numpy as np
 
 from analyser.engine import traces
 from analyser.engine.componenttable import component_columns
+from analyser.engine.errors import GameFailure
 from analyser.engine.seeding import game_seed
 
 #: The columns every batch records first, per (game, seat), before the title's metrics.
@@ -64,7 +65,6 @@ def finish_columns(result, game, job=None) -> None:
     component ids into the components table), keeping only the ``result.done`` games it finished;
     a trace value that is no number ends the batch at its game (reported, the games before it
     kept).  Also called by a run's watchdog on the batch in progress."""
-    from analyser.engine.errors import GameFailure
     rec, result.records = result.records, None
     names = list(ROW_FIELDS) + list(game.metric_columns)
     if rec is None:  # (rows given as tuples)
@@ -120,7 +120,6 @@ def as_columns(records: list[dict]) -> list[dict] | dict[str, Any]:
 def drop_from(result, rows: list[tuple], index: int, job, why: str) -> None:
     """Game ``index`` failed after play (``why``): keep only the games before it, as when its
     metrics raise, and report it (unless an earlier game already failed)."""
-    from analyser.engine.errors import GameFailure
     rows[:] = [r for r in rows if r[0] < index]
     for recs in result.extras.values():
         recs[:] = [r for r in recs if r["game_index"] < index]

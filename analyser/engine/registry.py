@@ -26,10 +26,11 @@ import importlib
 import importlib.util
 import inspect
 import os
+import pkgutil
 import typing
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +70,6 @@ def _title_targets() -> dict[str, str]:
     title ``sea-battle``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
     replace a built-in title of the same id (:func:`shadowed_titles` lists those that try).
     """
-    import pkgutil
-
     targets: dict[str, str] = {}
     package = importlib.import_module(TITLES_PACKAGE)
     for info in pkgutil.iter_modules(package.__path__):
@@ -288,7 +287,6 @@ def rules_page_location(game: Game):
     except Exception:
         return None
     if hasattr(module, "__path__"):  # a package: its page is package data
-        from importlib import resources
         return resources.files(module_name) / RULES_PAGE
     file = getattr(module, "__file__", None)
     return Path(file).with_suffix(".md") if file else None

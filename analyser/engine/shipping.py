@@ -12,11 +12,13 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from analyser.engine.core import InputError
+from analyser.engine.registry import is_title_file, parse_spec, split_title_ref
+
 
 def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """The strategy files among ``strategies`` as ``(path as written, source text)`` pairs, to
     travel with a job to workers that may not see this machine's files."""
-    from analyser.engine.registry import parse_spec
     out = []
     for text in strategies:
         spec = parse_spec(text)
@@ -39,8 +41,6 @@ def ship_title(ref: str) -> tuple[tuple[str, str], ...]:
     :data:`TITLE_FILE_SUFFIXES` left out) - so workers on other machines load the same title.
     ``()`` for a registered title.  Raises InputError for a folder above
     :data:`TITLE_SHIP_BYTES` or a file that is not UTF-8 text."""
-    from analyser.engine.core import InputError
-    from analyser.engine.registry import is_title_file, split_title_ref
     if not is_title_file(ref):
         return ()
     path, _ = split_title_ref(ref)
@@ -68,7 +68,6 @@ def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
     content under the temporary folder, named by its SHA-256), ``:NAME`` kept."""
     if not sources:
         return ref
-    from analyser.engine.registry import split_title_ref
     content_key = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / "analyser-titles" / content_key
     top = sources[0][0].split("/")[0]
@@ -92,7 +91,6 @@ def materialise_sources(strategies: Sequence[str], sources: Sequence[tuple[str, 
     under the temporary folder, named by its SHA-256), so a worker anywhere loads the same code."""
     if not sources:
         return list(strategies)
-    from analyser.engine.registry import parse_spec
     copies = {}
     for written, text in sources:
         content_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
