@@ -65,7 +65,8 @@ import pandas as pd
 from analyser.stats import analysis
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.engine.registry import get_game, strategy_factory, title_ref
+from analyser.engine.registry import (get_game, parse_spec, resolve_strategy, strategy_factory, strategy_parameters,
+                                      title_ref)
 from analyser.engine.seeding import game_seed
 from analyser.run import RunSpec, resolve
 from analyser.text import signed
@@ -120,8 +121,6 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
 
     InputError (one line) when the strategy is unknown for the title, no parameter or several are
     left without ``=``, or the parameter is not a numeric (int or float) parameter of it."""
-    from analyser.engine.registry import parse_spec, resolve_strategy, strategy_parameters
-
     raw = (text or "").strip()
     source, sep, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
     if not sep:

@@ -80,13 +80,15 @@ import pandas as pd
 
 from analyser.engine.core import InputError
 from analyser.experiments import stopping
-from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.base import Cell, Experiment, read_record, recorded_outcome
 from analyser.experiments.tune_study import ask_atomic, complete_ask, grid_sampler  # noqa: F401  (the study on disk)
 from analyser.engine.registry import get_game, title_ref
+from analyser.experiments.tune_study import importances as measured
 from analyser.run import RunSpec, resolve
 from analyser.experiments.tune_space import Dim, Space, grid_points, parse_space  # noqa: F401  (tune's own names)
 from analyser.experiments.tune_targets import (  # noqa: F401  (the target vocabulary)
     VOCABULARY, Target, figure, parse_target, title_figures)
+from analyser.run.backends import StopGuard
 
 #: Trials the search replays on fresh games before calling one best.
 RECHECK = 3
@@ -269,7 +271,6 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         if resume:
-            from analyser.experiments.base import read_record
             record = read_record(out, ("tune",))
             study = optuna.load_study(study_name=STUDY, storage=storage_url,
                                       pruner=_pruner(batch, prune and len(directions) == 1))
@@ -308,7 +309,6 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             try:
                 res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
             except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
-                from analyser.run.backends import StopGuard  # and the command ends as interrupted
                 with StopGuard() as guard:
                     guard.stopping()
                     res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
@@ -626,5 +626,4 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
 def importances(study, tlist, space) -> tuple[dict, str]:
     """Per objective, Optuna's parameter importances and why some are left out
     (:func:`analyser.experiments.tune_study.importances`, at least :data:`IMPORTANCE_MIN_TRIALS`)."""
-    from analyser.experiments.tune_study import importances as measured
     return measured(study, metric_names(tlist), bool(space.dims), IMPORTANCE_MIN_TRIALS)

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analyser.io.csvsafe import to_csv
+from analyser.run.store import write_json_atomic
 from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, objective_targets
 from analyser.engine.registry import get_game
@@ -416,9 +418,6 @@ def _moved(res: TuneResult) -> str:
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
     """Write ``trials.csv``, ``recheck.csv``, ``config.json`` and (with ``report``) the plots,
     the verifying run's report and ``index.html``; return the file names."""
-    from analyser.io.csvsafe import to_csv
-    from analyser.run.store import write_json_atomic
-
     outdir.mkdir(parents=True, exist_ok=True)
     files = ["tune.db"]
     to_csv(res.trials, outdir / "trials.csv", index=False)

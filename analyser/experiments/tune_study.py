@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 
 def _grid_sampler_class():
     import optuna
@@ -80,7 +82,6 @@ def importances(study, names: list[str], searched: bool, minimum: int) -> tuple[
     and the reason when some or all are left out: fewer than ``minimum`` such trials, or
     an objective that takes one value in all of them ("" when none is left out).  ``names`` are the
     study's metric names; ``searched``, whether the space has a dimension."""
-    import numpy as np
     import optuna
     from optuna.trial import TrialState
     done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE
