@@ -10,7 +10,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from analyser.stats import analysis
+from analyser.engine.runner import game_seed, lineup
+from analyser.stats import analysis, seats as seatmod
 from analyser.findings.base import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
                                     TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, all_finite, command,
                                     gather, pct, pct_ci, share_text, with_ci)
@@ -70,8 +71,6 @@ def seat_advantage(ctx: RunContext) -> list:
     """Is a seat ahead, and what would compensate it (:func:`analyser.stats.seats.seat_findings`),
     with the ``analyser sweep`` of the title's start-bonus option that tests it, or what the
     replay of ``simulate --confirm-seats`` showed (``config.json``'s ``seat_confirmations``)."""
-    from analyser.stats import seats as seatmod
-
     part = ctx.part
     if ctx.players < 2:
         return [LeftOut("seat advantage", "the game has one seat")]
@@ -230,8 +229,6 @@ def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
     """``analyser play TITLE -s ... --seed S`` replaying the first game ``strategy`` lost (its
     game index is in the sums), with that game's lineup and the run's rules; None when the
     variant is not the single run its config describes (joined runs) or no loss is recorded."""
-    from analyser.engine.runner import game_seed, lineup
-
     config = ctx.config or {}
     seed, given = config.get("seed"), config.get("strategies")
     s = ctx.sums.get("strategy")
