@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import logging
 import os
 import signal
 import sys
@@ -362,7 +363,6 @@ def _new_client(address: str | None, jobs: int | None):
     except ImportError:
         raise InputError("--backend dask needs dask.distributed, which is not installed; "
                          "install it with: pip install 'analyser[dask]'") from None
-    import logging
     from distributed import Client, LocalCluster
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if address is None:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
-from analyser.engine.registry import title_ref
+from analyser.engine.registry import get_game, title_ref
 from analyser.run import store
 from analyser.run.backends import (DeferredSignals, StopGuard, client_address, close_dask, dask_client, dask_slots,
                                    dispatch_batches, hung_error, pool_client, signals_received, watchdog_here)
@@ -29,7 +29,7 @@ from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
-from analyser.run.trust import Allowed, guard_folder_config
+from analyser.run.trust import Allowed, guard_folder_config, strategy_files, trust_file
 from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
 
 
@@ -143,8 +143,6 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         tqdm = _NoBar
     else:
         from tqdm.auto import tqdm
-
-    from analyser.run.trust import strategy_files, trust_file
 
     game, params, players, jobs, seed = resolve(spec)
     # the user ran these files (resolve loaded them): this run's folder may name them to this process
@@ -407,7 +405,6 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config, where=repr(str(out / "config.json")))
     if guarded.config.get("title_source") != config.get("title_source"):
-        from analyser.engine.registry import get_game
         _check_title(out, config, get_game(spec.game))
     return ResumePlan(config, spec, guarded.notes)
 

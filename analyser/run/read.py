@@ -18,7 +18,7 @@ import pandas as pd
 from analyser.engine import traces
 from analyser.engine.core import InputError
 from analyser.io.csvsafe import restore_frame
-from analyser.engine.registry import get_game
+from analyser.engine.registry import game_ids, get_game, is_title_file, loaded_file_title
 from analyser.io.validate import validate_config, validate_extra, validate_results
 from analyser.run import store
 from analyser.run.folders import missing_games, read_config_file
@@ -220,7 +220,6 @@ def title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     config = {}
     if (folder / "config.json").exists():
         config = read_config_file(folder / "config.json")
-    from analyser.engine.registry import game_ids, is_title_file, loaded_file_title
     title = str(games[0])
     source = None
     if isinstance(config, dict) and config.get("kind") in EXPERIMENT_KINDS:
