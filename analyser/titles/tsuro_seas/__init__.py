@@ -39,7 +39,6 @@ class TsuroSeas(_Rules):
         placements (:func:`analyser.stats.component_acts.rate_estimate`; the figure sums'
         ``placements``).  None without placement data (results written before it was kept)."""
         from analyser.stats.component_acts import rate_estimate
-        from analyser.titles.tsuro_seas.rules import TILE_NAMES
 
         table = (title_sums or {}).get("placements")
         if table is None or not len(table):

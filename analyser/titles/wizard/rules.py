@@ -87,7 +87,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from random import Random as _Random
-from typing import NamedTuple
+from typing import Literal, NamedTuple, Optional
 
 from analyser.engine import components
 from analyser.engine.components import face_up, scratch, seat_counters
@@ -1380,8 +1380,6 @@ class Wizard(Game):
 
 @lru_cache(maxsize=None)
 def _state_schema(game: Wizard):
-    from typing import Literal, Optional
-
     from pydantic import field_validator, model_validator
 
     from analyser.io.states import StateModel, items, seat_lists, text, validate_params, whole
