@@ -131,10 +131,10 @@ def test_config_json_and_the_summary_name_the_engine(tmp_path):
     assert (config["engine"], config["engine_requested"], config["engine_note"]) == ("compiled", "auto", None)
     from types import SimpleNamespace
 
-    from analyser.cli.reports import _print_summary
+    from analyser.cli.reports import print_summary
     empty = SimpleNamespace(variants=[], parts=[], notes=[], findings=[])
     with CliRunner().isolation() as streams:
-        _print_summary(empty, 2, config)
+        print_summary(empty, 2, config)
     assert "Engine: compiled (the title's numba kernel of its rules and built-in strategies)" in streams[0].getvalue().decode()
     res = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-n", "20", "--seed", "3", "-j", "1",
                                    "-o", str(out), "--no-report", "-q", "--engine", "python"])

@@ -146,7 +146,7 @@ def test_a_scheduler_the_folder_names_is_never_dialled(cluster, tmp_path, monkey
     (tmp_path / "cut" / "config.json").write_text(json.dumps(record))
     dialled = []
     monkeypatch.setattr(backends, "_new_client", lambda address, jobs: dialled.append(address))
-    monkeypatch.setattr("analyser.run.execute._dask_client", lambda spec: dialled.append(spec.scheduler))
+    monkeypatch.setattr("analyser.run.execute.dask_client", lambda spec: dialled.append(spec.scheduler))
     r = invoke("resume", tmp_path / "cut", "-q", "--no-report")
     assert r.exit_code == 0, r.output
     assert dialled == []

@@ -105,7 +105,7 @@ def folder(made, tmp_path, monkeypatch):
         calls.append(spec.scheduler)
         from analyser.engine.core import InputError
         raise InputError(f"(test) a Dask client for {spec.scheduler}")
-    monkeypatch.setattr("analyser.run.execute._dask_client", no_dask)
+    monkeypatch.setattr("analyser.run.execute.dask_client", no_dask)
     return types.SimpleNamespace(base=made, done=tmp_path / "done", cut=tmp_path / "cut", dask_calls=calls,
                                  title=str(made / "mygame"), bots=str(made / "bots.py"))
 

@@ -38,8 +38,8 @@ def test_the_reduction_in_workers_equals_the_one_in_this_process(runner, tmp_pat
     plan = reducemod.chunk_plan(out, chunk)
     # parts of 700 (70) games over chunks of 500 (50): some chunks are read from two parts
     assert len(plan) >= reducemod.PARALLEL_MIN_CHUNKS and any(len(parts) > 1 for _, parts in plan)
-    here = page._reduce_run(out, jobs=1, chunk_games=chunk)
-    there = page._reduce_run(out, jobs=2, chunk_games=chunk)
+    here = page.reduce_run(out, jobs=1, chunk_games=chunk)
+    there = page.reduce_run(out, jobs=2, chunk_games=chunk)
     assert here[2] == there[2] and here[0].id == there[0].id
     _same(here[1], there[1])
 
@@ -77,7 +77,7 @@ def test_a_part_changed_by_hand_is_named_the_same_by_workers_and_by_this_process
     said = []
     for jobs in (1, 2):
         with pytest.raises(InputError) as e:
-            page._reduce_run(out, jobs=jobs, chunk_games=100)
+            page.reduce_run(out, jobs=jobs, chunk_games=100)
         said.append(str(e.value))
     assert said[0] == said[1] == (f"part {str(part)!r} holds games 250 to 349, outside the games 100 to 199 its "
                                   "footer names: a part changed by hand; remove it")

@@ -250,16 +250,16 @@ class CtrlC(Strategy):
 def test_extra_table_rows_travel_as_columns_that_make_the_same_frame():
     """A batch sends an extra table as {key: values} (numpy for all-int, all-float or all-bool
     columns); pandas must build the very frame it builds from the rows."""
-    from analyser.engine.runner import _as_columns
+    from analyser.engine.batchrecords import as_columns
     rows = [{"round": 1, "seat": 0, "points": 20, "share": 0.5, "exact": True, "trump": "red", "big": 2 ** 70,
              "mixed": 1, "flag": True, "maybe": None},
             {"round": 1, "seat": 1, "points": -10, "share": 1.0, "exact": False, "trump": "red", "big": 3,
              "mixed": 2.5, "flag": 1, "maybe": 4}]
-    cols = _as_columns(rows)
+    cols = as_columns(rows)
     assert isinstance(cols, dict) and isinstance(cols["points"], np.ndarray) and isinstance(cols["flag"], list)
     pd.testing.assert_frame_equal(pd.DataFrame(cols), pd.DataFrame.from_records(rows))
     ragged = rows + [{"round": 2, "seat": 0}]
-    assert _as_columns(ragged) is ragged  # rows with other keys stay rows
+    assert as_columns(ragged) is ragged  # rows with other keys stay rows
 
 
 

@@ -274,12 +274,12 @@ def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_
     foreign = _copy_run(src, tmp_path / "foreign")
     (foreign / "results" / parts[5]).write_bytes((other / "results" / parts[5]).read_bytes())
     # (named by the part, for the serial reader and the report's workers alike)
-    from analyser.report.page import _reduce_run
+    from analyser.report.page import reduce_run
     for jobs in (1, 2):  # chunks of 90 games: 7 chunks, so 2 jobs reduce them in the report's workers
         with pytest.raises(InputError, match=f"^part '{foreign / 'results' / parts[5]}' holds games of the run "
                                              ".* but its folder's config.json is for the run .*: a part copied in "
                                              "from another run; put back this run's own part"):
-            _reduce_run(foreign, jobs=jobs, chunk_games=90)
+            reduce_run(foreign, jobs=jobs, chunk_games=90)
     # the untouched run is reported
     _, summary, _ = build_report_from_run(_copy_run(src, tmp_path / "fine"))
     assert summary.run["games"] == 600

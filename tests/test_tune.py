@@ -486,7 +486,7 @@ _KILL_IN_ASK = """
 import os, signal, sys
 from analyser.experiments import tune
 
-def _ask(study, dists, sampler):
+def ask_atomic(study, dists, sampler):
     number = len(study.get_trials(deepcopy=False))
     if number == {at}:  # what a SIGKILL inside Optuna's own ask left: the trial, {left}
         made = study._storage.create_new_trial(study._study_id)
@@ -495,7 +495,7 @@ def _ask(study, dists, sampler):
         os.kill(os.getpid(), signal.SIGKILL)
     return _real(study, dists, sampler)
 
-_real, tune._ask = tune._ask, _ask
+_real, tune.ask_atomic = tune.ask_atomic, ask_atomic
 from analyser.cli import main
 sys.argv = ["analyser"] + sys.argv[1:]
 main()
@@ -554,7 +554,7 @@ def test_the_one_write_ask_gives_the_parameters_optunas_own_ask_gives(objectives
 
     def sampler(k):
         if grid:
-            return tune._GridSampler({"a": [1, 5, 9], "b": [0.0, 0.5, 1.0]}, seed=0)
+            return tune.grid_sampler({"a": [1, 5, 9], "b": [0.0, 0.5, 1.0]}, seed=0)
         if objectives > 1:
             return optuna.samplers.NSGAIISampler(population_size=3, seed=100 + k)
         return optuna.samplers.TPESampler(seed=100 + k, n_startup_trials=3)
@@ -566,7 +566,7 @@ def test_the_one_write_ask_gives_the_parameters_optunas_own_ask_gives(objectives
             warnings.simplefilter("ignore")
             own.sampler = sampler(k)
             t = own.ask(dists)
-            number = tune._ask(ours, dists, sampler(k))
+            number = tune.ask_atomic(ours, dists, sampler(k))
         a, b = own.trials[k], ours.trials[number]
         assert number == k and a.params == b.params and a.system_attrs == b.system_attrs
         seen.append(a.params)

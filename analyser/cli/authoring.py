@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _game_seed, _root_seed
+from analyser.cli.common import check_game_seed, check_root_seed
 from analyser.engine.core import InputError, parse_key_values
 from analyser.engine.registry import get_game
 from analyser.kit.check import check_title, format_result
@@ -52,11 +52,12 @@ def new(name):
 @supervised.command()
 @click.argument("game")
 @click.option("-n", "--games", type=int, default=200, show_default=True, help="Random games to play.")
-@click.option("--seed", type=int, default=1, show_default=True, callback=_root_seed, help="Root seed of the games.")
+@click.option("--seed", type=int, default=1, show_default=True, callback=check_root_seed,
+              help="Root seed of the games.")
 @click.option("-p", "--players", type=int, default=None,
               help="Check this player count only. Default: the title's least, usual and greatest in turn.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override, repeatable.")
-@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED", callback=_game_seed,
+@click.option("--game-seed", "game_seeds", type=int, multiple=True, metavar="SEED", callback=check_game_seed,
               help="Check only the game with this game seed (from a failure line), repeatable.")
 @click.option("--no-fresh-process", is_flag=True, help="Skip replaying the games in a fresh Python process.")
 def check(game, games, seed, players, rules, game_seeds, no_fresh_process):

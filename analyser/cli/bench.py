@@ -8,7 +8,9 @@ from __future__ import annotations
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _root_seed
+from analyser.cli.common import check_root_seed
+from analyser.engine.compiled import ENGINES
+from analyser.engine.core import InputError
 
 
 @supervised.command()
@@ -19,7 +21,8 @@ from analyser.cli.common import _root_seed
               help="Workers for the parallel figure; 0 = all cores.")
 @click.option("--repeat", type=int, default=3, show_default=True,
               help="Repetitions of the one-process figure; the best is shown.")
-@click.option("--seed", type=int, default=1, show_default=True, callback=_root_seed, help="Root seed of the games.")
+@click.option("--seed", type=int, default=1, show_default=True, callback=check_root_seed,
+              help="Root seed of the games.")
 @click.option("--mcts", "mcts", is_flag=True,
               help="Time the generic search player instead: decisions per second of "
                    "mcts:iterations=N (--iterations) in one process; --games is then games per title.")
@@ -45,9 +48,7 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
       analyser bench GAME --mcts --iterations 400 --games 4
     """
     if mcts:
-        from analyser.engine.core import InputError
         from analyser.run.bench import run_mcts_bench
-        from analyser.engine.compiled import ENGINES
         if engine not in ENGINES:
             raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
         if engine == "compiled":

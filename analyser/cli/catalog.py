@@ -9,7 +9,7 @@ import textwrap
 
 import click
 
-from analyser.cli.common import _one_line_error, say_note
+from analyser.cli.common import one_line_error, say_note
 from analyser.engine import registry
 from analyser.engine.errors import InputError
 from analyser.engine.registry import (accepted_text, available_strategies, broken_strategy_plugins, default_lineup,
@@ -152,7 +152,7 @@ def rules(game, show_path):
     page = rules_page(g)
     if page is None:  # not bad input: the title simply has none (exit 1, one line)
         where = rules_page_location(g)
-        _one_line_error(f"{g.id} has no rules page" + (f"; write one as {where}" if where is not None else ""), 1)
+        one_line_error(f"{g.id} has no rules page" + (f"; write one as {where}" if where is not None else ""), 1)
     if show_path:
         click.echo(str(page))
     else:

@@ -13,7 +13,7 @@ import click
 from analyser.engine.core import InputError
 
 
-def _cluster_options(f):
+def cluster_options(f):
     """``--backend`` and ``--scheduler``: where an experiment's games are played."""
     for dec in reversed([
         click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
@@ -27,7 +27,7 @@ def _cluster_options(f):
     return f
 
 
-def _cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, str | None]:
+def cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, str | None]:
     """``--backend`` and ``--scheduler`` checked before any folder is made (InputError, one line):
     a well-formed address, ``--scheduler`` only with the dask backend, dask.distributed
     installed.  Returns them with the backend implied by ``--scheduler``."""
@@ -47,7 +47,7 @@ def _cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, st
     return backend, scheduler
 
 
-def _pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, out: Path | None = None) -> int:
+def pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, out: Path | None = None) -> int:
     """Run ``play()`` (an experiment, start to report) with one pool of workers for all of it
     (:func:`analyser.run.backends.command_pool`); its exit code.  With the experiment's folder
     ``out``, a Ctrl-C or SIGTERM that reaches here (past the experiment's own handling: while its

@@ -10,7 +10,9 @@ games import those at module level.  This module imports only click and the engi
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
+import signal
 import sys
 
 import click
@@ -56,7 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _one_line_error(message: str, code: int = 2):
+def one_line_error(message: str, code: int = 2):
     click.echo(f"analyser: error: {message}", err=True)
     sys.exit(code)
 
@@ -123,11 +125,11 @@ class AnalyserGroup(click.Group):
             sys.exit(0)
         except click.UsageError as e:
             where = f" (see: {e.ctx.command_path} --help)" if e.ctx is not None else ""
-            _one_line_error(e.format_message().replace("\n", " ") + where, e.exit_code)
+            one_line_error(e.format_message().replace("\n", " ") + where, e.exit_code)
         except click.ClickException as e:
-            _one_line_error(e.format_message().replace("\n", " "), e.exit_code)
+            one_line_error(e.format_message().replace("\n", " "), e.exit_code)
         except InputError as e:
-            _one_line_error(str(e))
+            one_line_error(str(e))
         except (click.Abort, KeyboardInterrupt):
             code = _stop_code()
             click.echo(f"analyser: interrupted{' (SIGTERM)' if code == 143 else ''}", err=True)
@@ -172,11 +174,11 @@ def cli():
     """
 
 
-def _command_line() -> str:
+def command_line() -> str:
     return "analyser " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "analyser"
 
 
-def _strip_specs(ctx, param, value):
+def strip_specs(ctx, param, value):
     """Strategy specs as written, less surrounding blanks: ``-s ' greedy'`` is greedy (the spec is
     the strategy's label in every table, so a stray blank would make a second strategy)."""
     return tuple(v.strip() for v in value) if value else value
@@ -195,19 +197,19 @@ def _bounded_seed(value, option: str, high: int, what: str):
     return value
 
 
-def _root_seed(ctx, param, value):
+def check_root_seed(ctx, param, value):
     """Click callback: a root seed within 0 to :data:`ROOT_SEED_MAX` (InputError, one line)."""
     return _bounded_seed(value, param.opts[0], ROOT_SEED_MAX, "a root seed")
 
 
-def _game_seed(ctx, param, value):
+def check_game_seed(ctx, param, value):
     """Click callback: game seed(s) within 0 to :data:`GAME_SEED_MAX` (InputError, one line)."""
     for v in (value if isinstance(value, tuple) else (value,)):
         _bounded_seed(v, param.opts[0], GAME_SEED_MAX, "a game seed, as in the game_seed column")
     return value
 
 
-def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
+def builtin_strategies(g, players: int | None) -> tuple[str, ...]:
     """The strategies a command plays when no ``--strategy`` is given: the title's built-in
     lineup (:func:`analyser.engine.registry.default_lineup`), cut to the player count (the title's usual
     count when none is given), as ``simulate`` does; InputError when the title has none."""
@@ -220,11 +222,10 @@ def _builtin_lineup(g, players: int | None) -> tuple[str, ...]:
     return tuple(lineup[:max(players if players is not None else g.default_players, 1)])
 
 
-def _check_plotting() -> None:
+def check_plotting() -> None:
     """Before the first game of a command that draws plots: matplotlib must import as the
     environment sets it up.  An MPLBACKEND it does not accept (say ``nonsense``) fails its import,
     which would otherwise surface only once every game had been played; InputError (one line)."""
-    import os
     try:
         import matplotlib  # noqa: F401  (reads MPLBACKEND)
     except ValueError as e:
@@ -235,13 +236,13 @@ def _check_plotting() -> None:
                          "names)") from None
 
 
-def _players_phrase(g, params, n_players: int) -> str:
+def players_phrase(g, params, n_players: int) -> str:
     """``4 players``, plus any rule the count switches on (from the title's count_notes)."""
     notes = g.count_notes(params, n_players)
     return f"{n_players} players" + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def _check_out_name(out) -> None:
+def check_out_name(out) -> None:
     """``--out`` must be a name the file system and Parquet writer can take: valid UTF-8."""
     if out is None:
         return
@@ -296,8 +297,6 @@ def _stdout_closed() -> None:
     """The reader of standard output went away (``| head``): kill the worker pool at once (the
     reusable loky pool would otherwise idle for its 300 s timeout after this process ends), then
     end by SIGPIPE as a Unix tool does."""
-    import os
-    import signal
     try:
         from joblib.externals.loky import reusable_executor
         pool = reusable_executor._executor  # (None when no pool was started: nothing to stop)

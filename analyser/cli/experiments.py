@@ -10,9 +10,12 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _builtin_lineup, _check_plotting, _command_line, _root_seed, _strip_specs
-from analyser.cli.cluster import _cluster, _cluster_options, _pooled
+from analyser.cli.common import builtin_strategies, check_plotting, check_root_seed, command_line, strip_specs
+from analyser.cli.cluster import cluster, cluster_options, pooled
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
+from analyser.engine.registry import game_ids, get_game, title_ref
+from analyser.run import RunSpec, WorkerDied, resume_command, trusting
+from analyser.run.backends import stop_exit_code
 from analyser.text import terminal_table
 
 
@@ -36,7 +39,6 @@ The cells are ranked by the win rate of the first -s with a varied parameter (el
 def _where(error, game: str, game_timeout: float) -> str:
     """`` (game i, game seed s; replay it with ...)`` for a failure that names its game: the
     `play` command that replays it (with the run's --game-timeout when the game hung)."""
-    import shlex
     index, seed = getattr(error, "game_index", None), getattr(error, "game_seed", None)
     if seed is None:
         return ""
@@ -47,7 +49,7 @@ def _where(error, game: str, game_timeout: float) -> str:
               "as -s)")
 
 
-def _prepare(out, default: str, kind: str, quiet: bool, parent="reports") -> Path:
+def prepare_out(out, default: str, kind: str, quiet: bool, parent="reports") -> Path:
     """The output folder of an experiment: ``--out`` (new, empty, or an earlier output of the
     same ``kind``, which is replaced, said on one line even under --quiet), else a new
     timestamped folder ``<parent>/<default>-<timestamp>``; InputError (one line) for a folder
@@ -75,7 +77,7 @@ def _drop_if_empty(folder: Path) -> None:
 def _common_run_options(f):
     for dec in reversed([
         click.option("-p", "--players", type=int, default=None, help="Number of seats."),
-        click.option("--seed", type=int, default=None, callback=_root_seed,
+        click.option("--seed", type=int, default=None, callback=check_root_seed,
                      help="Root seed (default: fresh, recorded)."),
         click.option("-j", "--jobs", type=int, default=0, show_default=True,
                      help="Worker processes; 0 = all cores. Results do not depend on it."),
@@ -96,14 +98,14 @@ def _common_run_options(f):
 
 @supervised.command(epilog=EPILOG_SWEEP)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters may be lists or ranges: threshold:limit=4..14.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
               help="Rule option, repeatable; a value, a list a,b,c or a range a..b[:step].")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games per cell.")
 @click.option("--no-report", is_flag=True, help="Write sweep.parquet and cells.csv but skip the plots and HTML.")
 @_common_run_options
-@_cluster_options
+@cluster_options
 def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, until_ci, batch_size,
           game_timeout, quiet, backend, scheduler):
     """Play every combination of strategy parameters and rule options of GAME, on the same deals.
@@ -115,23 +117,22 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
     keeps every finished game; `analyser resume OUT` finishes the sweep.
     """
     from analyser.experiments import stopping
-    from analyser.engine.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
-    backend, scheduler = _cluster(backend, scheduler)
+    backend, scheduler = cluster(backend, scheduler)
     if not no_report:
-        _check_plotting()
+        check_plotting()
     g = get_game(game)
-    out = _prepare(out, g.id + "-sweep", "sweep", quiet)
+    out = prepare_out(out, g.id + "-sweep", "sweep", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), players=players,
                      games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
                      game_timeout=game_timeout)
-    return _pooled(lambda: _sweep(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs, out)
+    return pooled(lambda: execute_sweep(arguments, out, no_report=no_report, quiet=quiet, command=command_line()),
+                  backend, scheduler, jobs, out)
 
 
-def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
-           play: bool = True, target: Path | None = None) -> int:
+def execute_sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+                  play: bool = True, target: Path | None = None) -> int:
     """Play (or resume, or with ``play=False`` only read) the sweep into ``out``, write its
     files and report into ``target`` (default ``out``), print its best cells, and return the exit
     code."""
@@ -139,8 +140,8 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
 
     res = run_sweep(**arguments, progress=False if quiet or not play else None, command=command, out=out,
                     resume=resume, play=play)
-    target = _elsewhere(res.config, out, target)
-    code = _write(lambda: write_sweep(res, target, report=not no_report), res.config, out)
+    target = files_folder(res.config, out, target)
+    code = write_guarded(lambda: write_sweep(res, target, report=not no_report), res.config, out)
     if code is not None:
         return code
     if not quiet and len(res.cells):
@@ -174,10 +175,10 @@ def _sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command:
         click.echo(f"\nCells: {target / 'cells.csv'}\nGames: {target / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
-    return _outcome(res.config, res.error, res.interrupted, out, "cells", arguments) if play else 0
+    return outcome(res.config, res.error, res.interrupted, out, "cells", arguments) if play else 0
 
 
-def _elsewhere(config: dict, out: Path, target: Path | None) -> Path:
+def files_folder(config: dict, out: Path, target: Path | None) -> Path:
     """Where an experiment's files go: its own folder, or ``target`` (a report rebuilt elsewhere,
     whose config.json names the experiment folder as ``source`` and is no experiment record)."""
     if target is None or Path(target).resolve() == Path(out).resolve():
@@ -187,7 +188,7 @@ def _elsewhere(config: dict, out: Path, target: Path | None) -> Path:
     return Path(target)
 
 
-def _write(write, config: dict, out: Path) -> int | None:
+def write_guarded(write, config: dict, out: Path) -> int | None:
     """Write an experiment's files and report.  A Ctrl-C or SIGTERM meanwhile ends the command
     with one line (the games are all on disk: the report can be rebuilt), and so does a disk that
     refuses the files of a complete experiment; their exit code then, else None.  (When play
@@ -195,8 +196,6 @@ def _write(write, config: dict, out: Path) -> int | None:
     try:
         write()
     except KeyboardInterrupt:
-        from analyser.run import resume_command
-        from analyser.run.backends import stop_exit_code
         how = " (SIGTERM)" if stop_exit_code() == 143 else ""
         nxt = (f"rebuild the report with: analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
                else f"continue with: {resume_command(out, config)}")
@@ -211,20 +210,16 @@ def _write(write, config: dict, out: Path) -> int | None:
     return None
 
 
-def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None,
-             count: str | None = None) -> int:
+def outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None,
+            count: str | None = None) -> int:
     """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
     Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``count`` says how far it got (default: its
     cells complete, ``3 of 8 cells complete``)."""
-    from analyser.run import resume_command
-    from analyser.run.backends import stop_exit_code
-
     cells = config.get("cells") or []
     done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
     count = count or f"{done} of {len(cells)} {what} complete"
     again = f"continue with: {resume_command(out, config)}"
     if error is not None:
-        from analyser.run import WorkerDied
         arguments = arguments or {}
         replay = _where(error, str(arguments.get("game_id") or config.get("game") or "GAME"),
                         float(arguments.get("game_timeout") or GAME_TIMEOUT))
@@ -244,7 +239,7 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
 
 @supervised.command()
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs, required=True,
               help="Strategy spec, repeatable (at least --players different ones).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("-n", "--games", type=int, default=4000, show_default=True,
@@ -252,7 +247,7 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
 @click.option("--bootstrap", type=click.IntRange(10, 10000), default=50, show_default=True,
               help="Bootstrap resamples for the rating and meta-game intervals.")
 @_common_run_options
-@_cluster_options
+@cluster_options
 def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, out, until_ci, batch_size,
                game_timeout, quiet, backend, scheduler):
     """Rank strategies of GAME over balanced tables, with ratings and intervals.
@@ -270,22 +265,21 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
       analyser tournament GAME -s greedy -s random -s NAME --players 3 --games 3000 --until-ci 0.04
     """
     from analyser.experiments import stopping
-    from analyser.engine.registry import get_game, title_ref
 
     stopping.check_width(until_ci)
-    backend, scheduler = _cluster(backend, scheduler)
-    _check_plotting()
+    backend, scheduler = cluster(backend, scheduler)
+    check_plotting()
     g = get_game(game)
-    out = _prepare(out, g.id + "-tournament", "tournament", quiet)
+    out = prepare_out(out, g.id + "-tournament", "tournament", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
                      jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
-    return _pooled(lambda: _tournament(arguments, out, quiet=quiet, command=_command_line()), backend, scheduler, jobs,
-                   out)
+    return pooled(lambda: execute_tournament(arguments, out, quiet=quiet, command=command_line()),
+                  backend, scheduler, jobs, out)
 
 
-def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
-                play: bool = True, target: Path | None = None) -> int:
+def execute_tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
+                       play: bool = True, target: Path | None = None) -> int:
     """Play (or resume, or only read) the tournament in ``out``, write its files and report into
     ``target`` (default ``out``), print the ranking, and return the exit code."""
     from analyser.experiments.tournament import run_tournament, write_tournament
@@ -294,8 +288,8 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
                        resume=resume, play=play)
     for note in t.config.get("notes") or []:  # (a strategy given twice: said, even with -q)
         click.echo(f"Note: {note}", err=True)
-    target = _elsewhere(t.config, out, target)
-    code = _write(lambda: write_tournament(t, target), t.config, out)
+    target = files_folder(t.config, out, target)
+    code = write_guarded(lambda: write_tournament(t, target), t.config, out)
     if code is not None:
         return code
     if not quiet and len(t.ranking):
@@ -313,21 +307,21 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
             from analyser import findings
             findings.echo([t.findings])
         click.echo(f"\nReport: {target / 'index.html'}")
-    return _outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
+    return outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
 
 
 @supervised.command()
 @click.argument("targets", nargs=-1, required=True)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs,
               help="Lineup of both sides (GAME form); default: the title's built-in lineup, as simulate.")
 @click.option("--a", "a_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side A, repeatable.")
 @click.option("--b", "b_rules", multiple=True, metavar="KEY=VALUE", help="Rule override of side B, repeatable.")
-@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side A (instead of -s).")
-@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", callback=_strip_specs, help="Lineup of side B (instead of -s).")
+@click.option("--a-strategy", "a_strategies", multiple=True, metavar="SPEC", callback=strip_specs, help="Lineup of side A (instead of -s).")
+@click.option("--b-strategy", "b_strategies", multiple=True, metavar="SPEC", callback=strip_specs, help="Lineup of side B (instead of -s).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule override of both sides.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
 @click.option("-n", "--games", type=int, default=5000, show_default=True, help="Games per side.")
-@click.option("--seed", type=int, default=None, callback=_root_seed,
+@click.option("--seed", type=int, default=None, callback=check_root_seed,
               help="Root seed of both sides (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True, help="Worker processes; 0 = all cores.")
 @click.option("-o", "--out", default=None, metavar="DIR",
@@ -342,7 +336,7 @@ def _tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume
 @click.option("--trust", is_flag=True,
               help="Two run folders: load the title file their config.json names (only for folders you made or "
                    "trust: loading a file runs its code).")
-@_cluster_options
+@cluster_options
 def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, rules, players, games, seed, jobs,
             out, quiet, batch_size, title_file, trust, backend, scheduler):
     """Compare A with B on the same game seeds: two rule sets or lineups of GAME, or two run folders.
@@ -359,12 +353,10 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
       analyser compare reports/run-a reports/run-b
     """
     from analyser.experiments import compare as cmpmod
-    from analyser.engine.registry import game_ids
     from analyser.results import trust_title_file
-    from analyser.run import RunSpec
 
-    backend, scheduler = _cluster(backend, scheduler)
-    _check_plotting()
+    backend, scheduler = cluster(backend, scheduler)
+    check_plotting()
     if title_file:
         trust_title_file(title_file)
     first = targets[0]
@@ -381,44 +373,41 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             for run_dir in targets:
                 if target == Path(run_dir).resolve() or target in Path(run_dir).resolve().parents:
                     raise InputError(f"--out {out!r} holds the run {run_dir!r} being compared; choose another folder")
-            out_dir = _prepare(out, "", "compare", quiet)
-        from analyser.run import trusting
+            out_dir = prepare_out(out, "", "compare", quiet)
         with trusting(trust):
-            cmp = cmpmod.compare_runs(targets[0], targets[1], command=_command_line())
+            cmp = cmpmod.compare_runs(targets[0], targets[1], command=command_line())
         if out is None:  # a new folder beside RUN_A: an earlier comparison there is kept
-            out_dir = _prepare(None, f"{cmp.config['game']}-compare", "compare", quiet, parent=Path(targets[0]).parent)
+            out_dir = prepare_out(None, f"{cmp.config['game']}-compare", "compare", quiet,
+                                  parent=Path(targets[0]).parent)
     elif len(targets) == 1:
         if trust:
             raise InputError("--trust is for two run folders (it loads the title file they name); GAME takes none")
-        from analyser.engine.registry import get_game
         g = get_game(first)
         common = parse_key_values(rules, what="--rule")
         ra = {**common, **parse_key_values(a_rules, what="--a")}
         rb = {**common, **parse_key_values(b_rules, what="--b")}
         # with no lineup named, both sides play the title's built-in lineup, as simulate and play do
-        la = list(a_strategies or strategies) or list(_builtin_lineup(g, players))
-        lb = list(b_strategies or strategies) or list(_builtin_lineup(g, players))
+        la = list(a_strategies or strategies) or list(builtin_strategies(g, players))
+        lb = list(b_strategies or strategies) or list(builtin_strategies(g, players))
         if ra == rb and la == lb:
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
-        from analyser.engine.registry import title_ref
         sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
                      rules=ra, batch_size=batch_size)
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb, batch_size=batch_size)
-        out_dir = _prepare(out, g.id + "-compare", "compare", quiet)
-        return _pooled(lambda: _compare_played({"a": sa, "b": sb}, out_dir, quiet=quiet, command=_command_line()),
-                       backend, scheduler, jobs, out_dir)
+        out_dir = prepare_out(out, g.id + "-compare", "compare", quiet)
+        return pooled(lambda: execute_compare({"a": sa, "b": sb}, out_dir, quiet=quiet, command=command_line()),
+                      backend, scheduler, jobs, out_dir)
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
     return _compare_finish(cmp, out_dir, quiet)
 
 
-def _compare_played(specs: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
+def execute_compare(specs: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
                     play: bool = True, target: Path | None = None) -> int:
     """Play (or resume, or only read) sides A and B in ``out/a`` and ``out/b``, then write the
     comparison into ``target`` (default ``out``) and print it; the exit code."""
     from analyser.experiments import compare as cmpmod
-    from analyser.run import RunSpec
 
     sa, sb = (s if isinstance(s, RunSpec) else RunSpec(**s) for s in (specs["a"], specs["b"]))
     cmp = cmpmod.compare_specs(sa, sb, command=command, progress=False if quiet or not play else None, out=out,
@@ -427,15 +416,15 @@ def _compare_played(specs: dict, out: Path, *, quiet: bool, command: str, resume
         if not play:
             raise InputError(f"{str(out)!r} holds a comparison whose sides are not complete (status "
                              f"{cmp.status}); finish it with: analyser resume {shlex.quote(str(out))}")
-        return _outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides", {"game_id": sa.game,
+        return outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides", {"game_id": sa.game,
                                                                              "game_timeout": sa.game_timeout})
-    return _compare_finish(cmp, _elsewhere(cmp.config, out, target), quiet, source=out)
+    return _compare_finish(cmp, files_folder(cmp.config, out, target), quiet, source=out)
 
 
 def _compare_finish(cmp, out_dir: Path, quiet: bool, source: Path | None = None) -> int:
     from analyser.experiments import compare as cmpmod
 
-    code = _write(lambda: cmpmod.write_compare(cmp, out_dir), cmp.config, source or out_dir)
+    code = write_guarded(lambda: cmpmod.write_compare(cmp, out_dir), cmp.config, source or out_dir)
     if code is not None:
         return code
     if not quiet:
@@ -497,7 +486,7 @@ counted from the smallest budget up to the first that is not clear.
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("-n", "--games", type=int, default=200, show_default=True, help="Games per level.")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats (default: the title's usual count).")
-@click.option("--seed", type=int, default=None, callback=_root_seed, help="Root seed (default: fresh, recorded).")
+@click.option("--seed", type=int, default=None, callback=check_root_seed, help="Root seed (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
 @click.option("-o", "--out", default=None, metavar="DIR",
@@ -510,7 +499,7 @@ counted from the smallest budget up to the first that is not clear.
                    f"{GAME_TIMEOUT:g}), so a busy machine does not trip it.")
 @click.option("--no-report", is_flag=True, help="Write ladder.parquet and levels.csv but skip the plot and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table.")
-@_cluster_options
+@cluster_options
 def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, out, batch_size, game_timeout,
            no_report, quiet, backend, scheduler):
     """Skill depth of GAME: does a bigger search budget keep winning?
@@ -524,24 +513,23 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
     (143) keeps every finished game; `analyser resume OUT` finishes the ladder.
     """
     from analyser.experiments import ladder as laddermod
-    from analyser.engine.registry import get_game, title_ref
 
-    backend, scheduler = _cluster(backend, scheduler)
+    backend, scheduler = cluster(backend, scheduler)
     if not no_report:
-        _check_plotting()
+        check_plotting()
     g = get_game(game)
     ls = laddermod.parse_ladder_strategy(strategy, title_ref(g))  # bad input: one line before a folder exists
     laddermod.parse_budgets(budgets, ls.kind)
-    out = _prepare(out, g.id + "-ladder", "ladder", quiet)
+    out = prepare_out(out, g.id + "-ladder", "ladder", quiet)
     arguments = dict(game_id=title_ref(g), strategy=strategy, budgets=budgets, against=against, players=players,
                      games=games, seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
                      batch_size=batch_size, game_timeout=game_timeout)
-    return _pooled(lambda: _ladder(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs, out)
+    return pooled(lambda: execute_ladder(arguments, out, no_report=no_report, quiet=quiet, command=command_line()),
+                  backend, scheduler, jobs, out)
 
 
-def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
-            play: bool = True, target: Path | None = None) -> int:
+def execute_ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+                   play: bool = True, target: Path | None = None) -> int:
     """Play (or resume, or only read) the ladder in ``out``, write its files and report into
     ``target`` (default ``out``), print the levels and the depth, and return the exit code."""
     from analyser.experiments import ladder as laddermod
@@ -549,8 +537,8 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
 
     res = laddermod.run_ladder(**arguments, progress=False if quiet or not play else None, command=command,
                                out=out, resume=resume, play=play)
-    target = _elsewhere(res.config, out, target)
-    code = _write(lambda: ladder_report.write_ladder(res, target, report=not no_report), res.config, out)
+    target = files_folder(res.config, out, target)
+    code = write_guarded(lambda: ladder_report.write_ladder(res, target, report=not no_report), res.config, out)
     if code is not None:
         return code
     if not quiet and len(res.table):
@@ -571,5 +559,5 @@ def _ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
     limit = res.config.get("game_timeout")  # (the default one scaled to the cost of a game)
-    return _outcome(res.config, res.error, res.interrupted, out, "levels",
-                    {**arguments, "game_timeout": limit if limit is not None else GAME_TIMEOUT}) if play else 0
+    return outcome(res.config, res.error, res.interrupted, out, "levels",
+                   {**arguments, "game_timeout": limit if limit is not None else GAME_TIMEOUT}) if play else 0

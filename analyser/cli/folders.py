@@ -10,11 +10,13 @@ from pathlib import Path
 
 import click
 
-from analyser.cli.cluster import _pooled
-from analyser.cli.common import _command_line
-from analyser.cli.experiments import _compare_played, _ladder, _sweep, _tournament
-from analyser.cli.tuning import MAX_TRIALS, _tune
+from analyser.cli.cluster import pooled
+from analyser.cli.common import command_line
+from analyser.cli.experiments import execute_compare, execute_ladder, execute_sweep, execute_tournament
+from analyser.cli.tuning import MAX_TRIALS, execute_tune
 from analyser.engine.core import InputError
+from analyser.run import Allowed, guard_folder_config, prepare_out, read_config_file, store
+from analyser.run.folders import cell_folder_ok
 from analyser.run.spec import RunSpec, setting_problem
 
 
@@ -24,7 +26,6 @@ def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
     ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
     and not a comparison of two run folders) counts."""
     from analyser.experiments.base import KINDS
-    from analyser.run import read_config_file
 
     try:
         config = read_config_file(Path(folder) / "config.json")
@@ -42,8 +43,6 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     cell lacks, then write the report as the uninterrupted command would (exit code as the
     command's).  The folder is data: a title or strategy file its record names loads only as
     ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
-    from analyser.run import Allowed, store
-
     allowed = allowed or Allowed()
     config = _record(folder, kind)
     files = config.get("files")
@@ -56,7 +55,6 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
     arguments = _guarded_arguments(folder, kind, config, allowed)
-    from analyser.run.folders import cell_folder_ok
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
         if cell_folder_ok(c.get("folder")):
             for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):
@@ -72,8 +70,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
             whole = count if kind == "tune" else f"its {len(config['cells'])} {_cell_word(kind)} are complete"
             click.echo(f"Resuming {folder}: {whole}, but its files were not all written; writing them "
                        "(nothing is played)", err=True)
-        return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True,
-                                      play=False), None, None, 1, folder)
+        return pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True,
+                                     play=False), None, None, 1, folder)
     if not quiet:
         played = config.get("games_completed")
         played = played if isinstance(played, int) and not isinstance(played, bool) and played >= 0 else 0
@@ -82,8 +80,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
     # one its cells' folders name is never contacted (they are played from the arguments above)
     jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")
-    return _pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
-                   "dask" if allowed.scheduler else None, allowed.scheduler, jobs, folder)
+    return pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
+                  "dask" if allowed.scheduler else None, allowed.scheduler, jobs, folder)
 
 
 def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,
@@ -91,21 +89,17 @@ def report_experiment(folder: Path, kind: str, out: Path | None = None, title_fi
     """``analyser report FOLDER`` for a sweep, tournament or comparison: rebuild its report from
     its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
     record names loads only with ``--title FILE`` or ``--trust``."""
-    from analyser.run import Allowed
-
     config = _record(folder, kind)
     arguments = _guarded_arguments(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
                                                                  strategy_flag=None))
     target = None
     if out is not None:
-        from analyser.run import prepare_out
         target = prepare_out(out, replace_run=False)
     return _again(folder, kind, arguments, no_report=False, quiet=quiet, resume=True, play=False, target=target)
 
 
 def _record(folder: Path, kind: str) -> dict:
     from analyser.experiments.base import read_record
-    from analyser.run import read_config_file
 
     raw = read_config_file(Path(folder) / "config.json")
     side = raw.get("a") if isinstance(raw, dict) else None
@@ -181,8 +175,6 @@ def _check_settings(where: str, values: dict) -> None:
 def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
     """The arguments that rebuild the experiment in ``folder``, type-checked, after the trust
     rule (a title file named with --title from another place replaces the recorded one)."""
-    from analyser.run import guard_folder_config
-
     where = str(Path(folder) / "config.json")
     arguments = _checked(where, config["experiment"].get("arguments"), _ARGUMENTS[kind])
     if kind == "compare":
@@ -203,18 +195,18 @@ def _cell_word(kind: str) -> str:
 
 def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
            play: bool = True, target: Path | None = None) -> int:
-    command = _command_line()
+    command = command_line()
     if kind == "sweep":
-        return _sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                      play=play, target=target)
+        return execute_sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                             play=play, target=target)
     if kind == "tune":
-        return _tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                     play=play, target=target)
+        return execute_tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                            play=play, target=target)
     if kind == "ladder":
-        return _ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                       play=play, target=target)
+        return execute_ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
+                              play=play, target=target)
     if kind == "tournament":
-        return _tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
-                           target=target)
-    return _compare_played(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+        return execute_tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
+                                  target=target)
+    return execute_compare(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
                            target=target)

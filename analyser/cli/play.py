@@ -6,25 +6,29 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import secrets
 import sys
 from pathlib import Path
 
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _builtin_lineup, _game_seed, _one_line_error, _players_phrase, _strip_specs
+from analyser.cli.common import builtin_strategies, check_game_seed, one_line_error, players_phrase, strip_specs
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
-from analyser.engine.runner import check_deal
+from analyser.engine.registry import get_game, is_title_file, make_strategy
+from analyser.engine.runner import GameFailure, check_deal, game_seed, lineup, play_game, time_limit
+from analyser.run import Allowed, guard_folder_config, read_config_file
 
 
 @supervised.command()
 @click.argument("game", required=False)
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs,
               help="Strategy spec per seat, in seat order (cycled to fill the seats). Default: the title's "
                    "built-in lineup, as simulate uses.")
 @click.option("-p", "--players", type=int, default=None,
               help="Number of seats. Default: the title's usual count (more if more strategies are given).")
-@click.option("--seed", type=int, default=None, callback=_game_seed,
+@click.option("--seed", type=int, default=None, callback=check_game_seed,
               help="Game seed (the game_seed column of the results replays that game). Default: fresh.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUE", help="Rule option override.")
 @click.option("--json", "as_json", is_flag=True,
@@ -53,12 +57,6 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
       analyser play --from reports/my-run --game-index 17
       analyser play GAME -s NAME --seed 1234 --game-timeout 5
     """
-    import math
-    import secrets
-
-    from analyser.engine.registry import get_game, make_strategy
-    from analyser.engine.runner import play_game, time_limit
-
     if not (game_timeout >= 0 and math.isfinite(game_timeout)):
         raise InputError(f"--game-timeout {game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
 
@@ -92,7 +90,7 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         players = _state_players(g, state)
     builtin_lineup = labels is None and not strategies
     if builtin_lineup:
-        strategies = _builtin_lineup(g, players)
+        strategies = builtin_strategies(g, players)
     if labels is None:
         m = len(strategies)
         if players is None:
@@ -149,24 +147,23 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         on_step(st, seat, action)
 
     if not as_json:
-        click.echo(f"{g.name}, {_players_phrase(g, params, players)}, game seed {seed}: " +
+        click.echo(f"{g.name}, {players_phrase(g, params, players)}, game seed {seed}: " +
                    ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
         if legend:
             click.echo(f"Legend: {legend}")
-    from analyser.engine.runner import GameFailure
     try:
         with contextlib.redirect_stdout(sys.stderr), time_limit(game_timeout, seed):
             final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
     except StrategyError as e:
         if e.kind == "hung":
-            _one_line_error(f"{e} (--game-timeout {game_timeout:g} s; game seed {e.game_seed}); give a larger "
-                            "--game-timeout, or 0 for no limit", 1)
+            one_line_error(f"{e} (--game-timeout {game_timeout:g} s; game seed {e.game_seed}); give a larger "
+                           "--game-timeout, or 0 for no limit", 1)
         if debug and e.details:
             click.echo(e.details, err=True)
-        _one_line_error(f"{e} (game seed {e.game_seed})" + ("" if debug or not e.details else "; --debug shows "
+        one_line_error(f"{e} (game seed {e.game_seed})" + ("" if debug or not e.details else "; --debug shows "
                                                                                         "the full traceback"), 1)
     except GameFailure as e:
-        _one_line_error(f"{e} (game seed {e.game_seed})", 1)
+        one_line_error(f"{e} (game seed {e.game_seed})", 1)
     flush(final)
     scores, winners = g.scores(final), g.winners(final)
     decided_by = g.tie_break_reason(final, scores, winners)
@@ -188,10 +185,6 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
     of the run in ``folder``, from its config.json.  InputError when the folder, the title or the
     index does not fit, or when the run names a title or strategy file that the command line does
     not allow (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
-    from analyser.engine.registry import get_game, is_title_file
-    from analyser.run import Allowed, guard_folder_config, read_config_file
-    from analyser.engine.runner import game_seed, lineup
-
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
     if not (Path(folder) / "config.json").exists():

@@ -9,8 +9,11 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _check_out_name, _check_plotting
+from analyser.cli.common import check_out_name, check_plotting
 from analyser.engine.core import InputError
+from analyser.engine.registry import get_game
+from analyser.engine.runner import resolve_jobs
+from analyser.run import check_writable, default_out, prepare_out, store, trusting
 from analyser.text import fixed, terminal_table
 
 
@@ -42,24 +45,18 @@ def report(results, out, title_file, trust, quiet, jobs):
       analyser report reports/GAME-20261130-101500
       analyser report my_joined_results.csv --out reports/joined
     """
-    from analyser.run import trusting
-
-    from analyser.engine.runner import resolve_jobs
-
     resolve_jobs(jobs)  # a bad count: one line, before anything is read
     with trusting(trust):
         return _report(results, out, title_file, quiet, jobs)
 
 
 def _report(results, out, title_file, quiet=False, jobs=1):
-    _check_plotting()  # before the report module imports matplotlib
-    from analyser.report.page import _reduce_run, build_report, write_report
-    from analyser.engine.registry import get_game
+    check_plotting()  # before the report module imports matplotlib
+    from analyser.report.page import build_report, reduce_run, write_report
     from analyser.results import load_results, trust_title_file
     from analyser.stats.streamed import open_run
-    from analyser.run import check_writable, default_out, prepare_out, store
 
-    _check_out_name(out)
+    check_out_name(out)
     if title_file:
         trust_title_file(title_file)
         get_game(title_file)  # loaded now: a results file without its config.json names the title by id
@@ -102,7 +99,7 @@ def _report(results, out, title_file, quiet=False, jobs=1):
     # the folder whose games `play --from` replays: the run's own, wherever the report is written
     run_dir = source if own_folder and (source / "config.json").is_file() and not kind else None
     if streamed:
-        game, reduced, names, config = _reduce_run(results, opened, jobs)
+        game, reduced, names, config = reduce_run(results, opened, jobs)
         config = config or {"seed": "unknown", "strategies": list(dict.fromkeys(s for r in reduced for s in r.strategies))}
         path, summary, _ = write_report(game, reduced, names, config, out, run_dir)
         players = reduced[0].players
@@ -111,13 +108,13 @@ def _report(results, out, title_file, quiet=False, jobs=1):
         path, summary, _ = build_report(df, extras, config, out, run_dir)
         players = int(df["players"].iloc[0])
     if not quiet:
-        _print_summary(summary, players, config)
+        print_summary(summary, players, config)
         click.echo()
     click.echo(f"Report: {path}")
     return 0
 
 
-def _print_summary(summary, players: int, config: dict) -> None:
+def print_summary(summary, players: int, config: dict) -> None:
     import pandas as pd
 
     from analyser.stats.analysis import METHODS

@@ -5,17 +5,23 @@ replays its game.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from pathlib import Path
 
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import (_builtin_lineup, _check_out_name, _check_plotting, _command_line, _players_phrase,
-                                 _root_seed, _strip_specs)
-from analyser.cli.reports import _print_summary
+from analyser.cli.common import (builtin_strategies, check_out_name, check_plotting, check_root_seed, command_line,
+                                 players_phrase, strip_specs)
+from analyser.cli.reports import print_summary
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
-from analyser.run.backends import command_pool
+from analyser.engine.registry import get_game, title_ref
+from analyser.engine.runner import lineup, lineup_block
+from analyser.run import resume_command, store, write_csv
+from analyser.run.backends import DeferredSignals, command_pool, signals_received, stop_exit_code
+from analyser.run.folders import missing_games, read_config_file, undecided
+from analyser.run.trust import named_code
 
 
 EPILOG_SIMULATE = """\b
@@ -45,7 +51,7 @@ seats were filled.
 
 @supervised.command(epilog=EPILOG_SIMULATE)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs,
               help="Strategy spec, repeatable; seats are filled in order. NAME, NAME:key=value,... or "
                    "FILE.py:NAME. See `analyser list`. Default: the title's default lineup (shown by `analyser list "
                    "GAME`), one strategy per seat.")
@@ -53,7 +59,7 @@ seats were filled.
               help="Number of seats. Default: the title's usual count (more if more strategies are given); "
                    "the strategies cycle over the seats.")
 @click.option("-n", "--games", type=int, default=2000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=None, callback=_root_seed,
+@click.option("--seed", type=int, default=None, callback=check_root_seed,
               help="Root seed. Default: a fresh seed, printed and recorded in config.json.")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
@@ -104,15 +110,14 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     Anything a strategy prints goes to standard error.
     """
     from analyser.experiments import stopping
-    from analyser.engine.registry import get_game
     from analyser.run import RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run
 
     stopping.check_width(until_ci)
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
-        _check_plotting()
+        check_plotting()
     builtin_lineup = not strategies
     if builtin_lineup:  # the same lineup as play's (--players 0 is a bad value, checked in resolve)
-        strategies = _builtin_lineup(get_game(game), players)
+        strategies = builtin_strategies(get_game(game), players)
     if scheduler is not None and backend is None:
         backend = "dask"
     spec = RunSpec(game=game, strategies=list(strategies), players=players, games=games,
@@ -121,7 +126,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                    scheduler=scheduler, engine=engine)
     g, params, n_players, n_jobs, root = resolve(spec)
     spec.seed = root
-    _check_out_name(out)
+    check_out_name(out)
     # the default folder is checked up front like --out: nothing is played into a folder that
     # cannot be written
     previous = previous_output(out) if out is not None else None
@@ -142,11 +147,11 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                 fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
                 # (the worker count is decided once the run is timed, and recorded in config.json)
                 where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
-                click.echo(f"{g.name}: {games} games, {_players_phrase(g, params, n_players)}, strategies "
+                click.echo(f"{g.name}: {games} games, {players_phrase(g, params, n_players)}, strategies "
                            f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
-                result = run(spec, progress=False if quiet else None, command=_command_line(), out=folder)
+                result = run(spec, progress=False if quiet else None, command=command_line(), out=folder)
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:
@@ -164,9 +169,6 @@ def _interrupted_after_play(out: Path) -> int:
     """A Ctrl-C or SIGTERM that reached the command outside the run's own handling (as the run
     ended, between its last round and its files): one line that says what the folder holds and
     the command that goes on from it; the stop's exit code."""
-    from analyser.run import resume_command
-    from analyser.run.backends import stop_exit_code
-    from analyser.run.folders import read_config_file, undecided
     how = " (SIGTERM)" if stop_exit_code() == 143 else ""
     try:
         config = read_config_file(out / "config.json")
@@ -194,7 +196,6 @@ def _confirm_seats(result, spec, out: Path, quiet: bool) -> None:
     recorded in config.json for the report.  A failure is recorded as the reason nothing was
     replayed (one line on the terminal); the games stay as they are."""
     from analyser.experiments import seat_confirm
-    from analyser.run import store
 
     if not _finished(result):
         return
@@ -220,7 +221,6 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
     in config.json for the report.  Only after a run that finished; a failure is one line and
     the games stay as they are."""
     from analyser.experiments import confirm as componentconfirm
-    from analyser.run import store
 
     if not _finished(result):
         return
@@ -242,9 +242,6 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
 def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
                 debug: bool = False) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
-    from analyser.engine.registry import title_ref
-    from analyser.run import resume_command, store, write_csv
-
     n_done = result.config["games_completed"]
     files: list[str] = []
     summary = path = report_error = None
@@ -306,7 +303,7 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
             _report_write_failure(e, out, n_done, result.config)
             return 1
     if summary is not None and not quiet:
-        _print_summary(summary, n_players, result.config)
+        print_summary(summary, n_players, result.config)
         click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
         if path:
             click.echo(f"Report:  {path}")
@@ -337,7 +334,6 @@ def _report_write_failure(e: BaseException, out: Path, n_done: int, config: dict
     """One line for a file of the run that could not be written after play (a full or read-only
     disk), naming the command that finishes the folder once it can be written: ``analyser
     report OUT`` for a complete run, else ``analyser resume OUT``."""
-    from analyser.run import resume_command
     reason = str(e) if isinstance(e, OSError) and str(e).startswith("cannot write") else \
         f"cannot write in {out}: {getattr(e, 'strerror', None) or type(e).__name__}"
     nxt = (f"analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
@@ -358,13 +354,9 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     record (``stopping`` in config.json, ``decided`` false while rounds remain) is written after
     each round.  ``resume=True`` continues an interrupted run in ``out`` at the round its record
     reached.  Returns the run's :class:`~analyser.run.RunResult`, its config carrying the record."""
-    import dataclasses
-
     from analyser.experiments import stopping
     from analyser.experiments.base import PartCache
     from analyser.run import run, store
-    from analyser.run.backends import _Deferred, stop_exit_code
-    from analyser.engine.runner import lineup_block
 
     reader = PartCache(out)
     last: dict = {}
@@ -374,7 +366,6 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
-    from analyser.run.backends import signals_received
     signals = signals_received()
 
     def play(a: int, b: int) -> bool:
@@ -383,7 +374,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
         r = run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
-                command=_command_line(), out=out, resume=resume or not first, extend=not first,
+                command=command_line(), out=out, resume=resume or not first, extend=not first,
                 record={"stopping": record.as_dict()})
         last["result"] = r
         return r.error is None and not r.interrupted and not r.stop_requested
@@ -394,7 +385,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         if not stop.decided:  # more rounds follow: the run goes on
             result.config["status"] = "running"
         last["record"] = stop
-        with _Deferred():
+        with DeferredSignals():
             store.write_json_atomic(out / "config.json", result.config)
 
     try:
@@ -425,8 +416,6 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
 def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
     """One line: what failed, in which game, with its seed, and the command that replays it
     (``out``: where error.log holds the full traceback)."""
-    from analyser.engine.runner import lineup
-
     index = getattr(error, "game_index", None)
     seed = getattr(error, "game_seed", None)
     limit = f"--game-timeout {spec.game_timeout:g} s" if getattr(error, "kind", None) == "hung" else ""
@@ -445,7 +434,6 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
             words += ["--game-timeout", f"{spec.game_timeout:g}"]
         replay = " Replay: " + " ".join(shlex.quote(w) for w in words)
         if out is not None:
-            from analyser.run.trust import named_code
             named = named_code({"title_source": game_id if "/" in game_id else None,  # a file title
                                 "strategies": list(spec.strategies)})
             trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
@@ -462,7 +450,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--title", "title_file", default=None, metavar="FILE",
               help="The run's title file or folder, when it is a title of your own: loading it runs its code, so "
                    "the file the run's config.json names is loaded only when you name it here.")
-@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=_strip_specs,
+@click.option("-s", "--strategy", "strategy_files", multiple=True, metavar="FILE", callback=strip_specs,
               help="A strategy file the run uses (FILE.py, or its spec FILE.py:NAME), repeatable: loaded only when "
                    "named here. The lineup itself always comes from the run.")
 @click.option("--trust", is_flag=True,
@@ -497,11 +485,9 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     """
     from analyser import run as runmod
     from analyser.cli.folders import folder_kind, resume_experiment
-    from analyser.engine.registry import get_game
-    from analyser.run.folders import undecided
 
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
-        _check_plotting()
+        check_plotting()
     if scheduler is not None:
         runmod.check_scheduler_address(scheduler)
     allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
@@ -530,11 +516,9 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         most = config["stopping"].get("max_games")
         if isinstance(most, int) and not isinstance(most, bool) and spec.games <= most <= runmod.MAX_GAMES:
             spec.games = most
-    from analyser.run import store
     for part in store.damaged_parts(Path(folder) / store.RESULTS):  # named as report names it: always said
         click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer cannot be "
                    "read); it is removed and its games are played again", err=True)
-    from analyser.run.folders import missing_games
     lost = missing_games(Path(folder), config) if config.get("status") == "complete" else 0
     if lost:  # (a complete run is resumable only when parts went missing: read_config)
         click.echo(f"analyser: note: the run is complete, but {lost:,} of its games have no part on disk (a part "
@@ -545,5 +529,5 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     if rounds:
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:
-        result = runmod.resume(folder, progress=False if quiet else None, command=_command_line(), allowed=allowed)
+        result = runmod.resume(folder, progress=False if quiet else None, command=command_line(), allowed=allowed)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)

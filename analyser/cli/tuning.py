@@ -10,10 +10,11 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import _check_plotting, _command_line, _root_seed, _strip_specs
-from analyser.cli.cluster import _cluster, _cluster_options, _pooled
-from analyser.cli.experiments import _elsewhere, _outcome, _prepare, _write
+from analyser.cli.common import check_plotting, check_root_seed, command_line, strip_specs
+from analyser.cli.cluster import cluster, cluster_options, pooled
+from analyser.cli.experiments import files_folder, outcome, prepare_out, write_guarded
 from analyser.engine.core import GAME_TIMEOUT, InputError
+from analyser.engine.registry import get_game, title_ref
 
 #: The most trials one tune plays (``--trials``): each trial is a run of ``--games`` games.
 MAX_TRIALS = 100_000
@@ -38,7 +39,7 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
 
 @supervised.command(epilog=EPILOG_TUNE)
 @click.argument("game")
-@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=_strip_specs, required=True,
+@click.option("-s", "--strategy", "strategies", multiple=True, metavar="SPEC", callback=strip_specs, required=True,
               help="Strategy spec per slot, repeatable; parameters to search are ranges or lists: threshold:limit=6..12.")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="KEY=VALUES",
               help="Rule option, repeatable; a value, or a range a..b[:step] or list a,b,c to search.")
@@ -56,7 +57,7 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
                    "games is worse than the median of the earlier trials there (Optuna's median pruner; "
                    "chance alone can cut a trial, so it trades certainty for speed).")
 @click.option("-p", "--players", type=int, default=None, help="Number of seats.")
-@click.option("--seed", type=int, default=None, callback=_root_seed, help="Root seed (default: fresh, recorded).")
+@click.option("--seed", type=int, default=None, callback=check_root_seed, help="Root seed (default: fresh, recorded).")
 @click.option("-j", "--jobs", type=int, default=0, show_default=True,
               help="Worker processes; 0 = all cores. Results do not depend on it.")
 @click.option("-o", "--out", default=None, metavar="DIR",
@@ -67,7 +68,7 @@ sqlite:///OUT/tune.db); analyser resume OUT continues it.
               help="Seconds one game may take before its strategy is reported as hung; 0 = no limit.")
 @click.option("--no-report", is_flag=True, help="Write trials.csv but skip the plots and HTML.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
-@_cluster_options
+@cluster_options
 def tune(game, strategies, rules, targets, trials, games, batch, recheck, recheck_factor, prune, players, seed, jobs,
          out, batch_size, game_timeout, no_report, quiet, backend, scheduler):
     """Search rule options and strategy parameters of GAME for the values that best meet the targets.
@@ -79,34 +80,33 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     to the full report of the best configuration. Ctrl-C or a kill keeps every finished trial: `analyser resume OUT`.
     """
     from analyser.experiments import tune as tunemod
-    from analyser.engine.registry import get_game, title_ref
 
-    backend, scheduler = _cluster(backend, scheduler)
+    backend, scheduler = cluster(backend, scheduler)
     if not 1 <= trials <= MAX_TRIALS:
         raise InputError(f"--trials {trials} is not accepted; give a whole number from 1 to {MAX_TRIALS:,}")
     if not no_report:
-        _check_plotting()
+        check_plotting()
     g = get_game(game)
     # all input checked before the folder is touched
     space = tunemod.parse_space(g, list(strategies), list(rules))
     tunemod.check_targets([tunemod.parse_target(t, g, space) for t in targets], prune)
-    out = _prepare(out, g.id + "-tune", "tune", quiet)
+    out = prepare_out(out, g.id + "-tune", "tune", quiet)
     arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), targets=list(targets),
                      players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,
                      recheck_factor=recheck_factor, prune=prune, batch_size=batch_size, game_timeout=game_timeout)
-    return _pooled(lambda: _tune(arguments, out, no_report=no_report, quiet=quiet, command=_command_line()),
-                   backend, scheduler, jobs, out)
+    return pooled(lambda: execute_tune(arguments, out, no_report=no_report, quiet=quiet, command=command_line()),
+                  backend, scheduler, jobs, out)
 
 
-def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
-          play: bool = True, target: Path | None = None) -> int:
+def execute_tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
+                 play: bool = True, target: Path | None = None) -> int:
     from analyser.experiments import tune as tunemod
 
     res = tunemod.run_tune(**arguments, progress=False if quiet or not play else None, command=command, out=out,
                            resume=resume, play=play)
-    target = _elsewhere(res.config, out, target)
+    target = files_folder(res.config, out, target)
     from analyser.experiments import tune_report
-    code = _write(lambda: tune_report.write_tune(res, target, report=not no_report), res.config, out)
+    code = write_guarded(lambda: tune_report.write_tune(res, target, report=not no_report), res.config, out)
     if code is not None:
         return code
     if not quiet:
@@ -118,4 +118,4 @@ def _tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: 
             click.echo(f"Report: {target / 'index.html'}")
     count = tune_report.progress_text(res.trials["state"] if len(res.trials) else [], res.config,
                                       res.trials["trial"] if len(res.trials) else [])
-    return _outcome(res.config, res.error, res.interrupted, out, "trials", arguments, count) if play else 0
+    return outcome(res.config, res.error, res.interrupted, out, "trials", arguments, count) if play else 0

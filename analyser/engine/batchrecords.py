@@ -11,6 +11,7 @@ import numpy as np
 
 from analyser.engine import traces
 from analyser.engine.componenttable import component_columns
+from analyser.engine.errors import GameFailure
 from analyser.engine.seeding import game_seed
 
 #: The columns every batch records first, per (game, seat), before the title's metrics.
@@ -64,7 +65,6 @@ def finish_columns(result, game, job=None) -> None:
     component ids into the components table), keeping only the ``result.done`` games it finished;
     a trace value that is no number ends the batch at its game (reported, the games before it
     kept).  Also called by a run's watchdog on the batch in progress."""
-    from analyser.engine.errors import GameFailure
     rec, result.records = result.records, None
     names = list(ROW_FIELDS) + list(game.metric_columns)
     if rec is None:  # (rows given as tuples)
@@ -72,18 +72,18 @@ def finish_columns(result, game, job=None) -> None:
         try:
             result.columns = to_columns(rows, names)
         except traces.TraceValueError as e:
-            _drop_from(result, rows, rows[e.row][0], job, str(e))
+            drop_from(result, rows, rows[e.row][0], job, str(e))
             result.columns = to_columns(rows, names)
         result.rows = []
     else:
         try:
             result.columns = rec.columns(result.done)
         except traces.TraceValueError as e:
-            _drop_from(result, [], rec.start + e.row // rec.n, job, str(e))
+            drop_from(result, [], rec.start + e.row // rec.n, job, str(e))
             result.columns = rec.columns(result.done)
     last = result.start + result.done  # extra rows of a game the batch did not count are dropped
-    result.extras = {name: _as_columns([r for r in recs if r["game_index"] < last]
-                                       if recs and recs[-1]["game_index"] >= last else recs)
+    result.extras = {name: as_columns([r for r in recs if r["game_index"] < last]
+                                      if recs and recs[-1]["game_index"] >= last else recs)
                      for name, recs in result.extras.items()}
     if rec is not None and game.records_components:
         try:
@@ -95,7 +95,7 @@ def finish_columns(result, game, job=None) -> None:
                                            game_seed(job.root_seed, result.start) if job else 0, result.start)
 
 
-def _as_columns(records: list[dict]) -> list[dict] | dict[str, Any]:
+def as_columns(records: list[dict]) -> list[dict] | dict[str, Any]:
     """An extra table's rows as ``{key: values}`` when every row has the same keys (in the first
     row's order, as ``pandas.DataFrame.from_records`` orders them), else the rows unchanged.  A
     column whose values are all ``int`` (or all ``float``, or all ``bool``) becomes the numpy array
@@ -117,10 +117,9 @@ def _as_columns(records: list[dict]) -> list[dict] | dict[str, Any]:
     return out
 
 
-def _drop_from(result, rows: list[tuple], index: int, job, why: str) -> None:
+def drop_from(result, rows: list[tuple], index: int, job, why: str) -> None:
     """Game ``index`` failed after play (``why``): keep only the games before it, as when its
     metrics raise, and report it (unless an earlier game already failed)."""
-    from analyser.engine.errors import GameFailure
     rows[:] = [r for r in rows if r[0] < index]
     for recs in result.extras.values():
         recs[:] = [r for r in recs if r["game_index"] < index]

@@ -30,6 +30,7 @@ import sys
 from typing import Sequence
 
 from analyser.engine.core import InputError
+from analyser.engine.registry import get_game
 
 #: The values of ``--engine``.
 ENGINES = ("auto", "python", "compiled")
@@ -146,8 +147,6 @@ def run_batch(job, title: str):
     :class:`~analyser.engine.runner.BatchResult`, or None where the kernel cannot play here - numba
     does not import on this worker (another machine of a cluster) or the kernel fails to compile or
     load, said once - and the caller plays the batch in Python instead: the results are the same."""
-    from analyser.engine.registry import get_game
-
     try:
         import numba  # noqa: F401
     except Exception:  # (not only ImportError: a broken install must not lose the batch)

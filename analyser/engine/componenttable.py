@@ -6,6 +6,7 @@ component, count) that :mod:`analyser.stats.components` analyses."""
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import numpy as np
@@ -69,8 +70,6 @@ def pack(values: np.ndarray) -> tuple[str, bytes]:
     """Whole numbers >= 0 in the smallest unsigned type, compressed (zlib, level 1): a batch's
     result travels through the worker pool's pipe, and a short message is one that a worker
     killed while writing it is least likely to leave half-written."""
-    import zlib
-
     top = int(values.max()) if len(values) else 0
     kind = "u1" if top < 2**8 else "u2" if top < 2**16 else "u4" if top < 2**32 else "u8"
     return kind, zlib.compress(np.ascontiguousarray(values, dtype=kind).tobytes(), 1)
@@ -78,8 +77,6 @@ def pack(values: np.ndarray) -> tuple[str, bytes]:
 
 def unpack(packed) -> np.ndarray:
     """The array :func:`pack` packed (an array given as is passes through), as int64."""
-    import zlib
-
     if isinstance(packed, np.ndarray):
         return packed.astype(np.int64)
     kind, data = packed

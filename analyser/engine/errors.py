@@ -7,6 +7,9 @@ Re-exported by :mod:`analyser.engine.core`, where titles and plugins import them
 from __future__ import annotations
 
 import difflib
+import inspect
+import os
+import traceback
 from typing import Iterable
 
 
@@ -60,9 +63,6 @@ def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
     function a :class:`FunctionStrategy` wraps), else the innermost frame; FILE is relative to
     the working folder when it lies under it.
     """
-    import inspect
-    import os
-    import traceback
     frames = traceback.extract_tb(exc.__traceback__)
     target = getattr(strategy, "fn", None) or type(strategy)
     try:

@@ -24,6 +24,9 @@ import numpy as np
 from analyser.engine import traces
 from analyser.engine.batchrecords import ROW_FIELDS
 from analyser.engine.componenttable import component_columns, pack
+from analyser.engine.errors import GameFailure
+from analyser.engine.runner import BatchResult, block_order
+from analyser.engine.seeding import game_seeds
 
 #: 32-bit words of the longest seat-stream seed key: ``f"{game_seed}/seat/{k}"`` (at most 27
 #: bytes) and its SHA-512 hash (64 bytes).
@@ -97,7 +100,6 @@ def seeds_of(seeds: list[int], a: int, n: int, m: int, draws: np.ndarray) -> See
 def lineups(a: int, b: int, n: int, m: int) -> np.ndarray:
     """``[game, seat]`` strategy indexes of games ``a`` to ``b - 1``: :func:`analyser.engine.runner.lineup`
     for each, with one :func:`~analyser.engine.runner.block_order` per block of ``n`` games."""
-    from analyser.engine.runner import block_order
     if m == 1:
         return np.zeros((b - a, n), dtype=np.int64)
     index = np.arange(a, b, dtype=np.int64)
@@ -201,10 +203,6 @@ def play_batch(job, collector: Collector, step: int, draws: np.ndarray, play, ti
     slice's :class:`Out`; fewer games than given only when a game broke a bound of the kernel: the
     batch stops there with a :class:`GameFailure` naming ``title``).  ``draws[i]``: strategy ``i``
     draws from its seat's stream.  The caller times the batch (``seconds``)."""
-    from analyser.engine.errors import GameFailure
-    from analyser.engine.runner import BatchResult
-    from analyser.engine.seeding import game_seeds
-
     n, m = job.players, len(job.strategies)
     result = BatchResult(start=job.start, rows=[])
     try:

@@ -26,10 +26,11 @@ import importlib
 import importlib.util
 import inspect
 import os
+import pkgutil
 import typing
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +70,6 @@ def _title_targets() -> dict[str, str]:
     title ``sea-battle``), then the entry points of :data:`TITLE_GROUP`; a plugin cannot
     replace a built-in title of the same id (:func:`shadowed_titles` lists those that try).
     """
-    import pkgutil
-
     targets: dict[str, str] = {}
     package = importlib.import_module(TITLES_PACKAGE)
     for info in pkgutil.iter_modules(package.__path__):
@@ -185,7 +184,7 @@ _file_modules: dict[str, Any] = {}
 _file_instances: dict[tuple[str, str], Game] = {}
 
 
-def _split_title_ref(text: str) -> tuple[Path, str | None]:
+def split_title_ref(text: str) -> tuple[Path, str | None]:
     """``path[:NAME]`` -> (path, NAME or None); the path is a ``.py`` file or a folder."""
     head, sep, tail = text.rpartition(":")
     if sep and tail.isidentifier() and (head.endswith(".py") or Path(head).expanduser().is_dir()):
@@ -196,7 +195,7 @@ def _split_title_ref(text: str) -> tuple[Path, str | None]:
 def is_title_file(text: str) -> bool:
     """Whether ``text`` names a title by file or folder rather than by registered id: it ends in
     ``.py`` (optionally ``:NAME``), contains a ``/``, or is an existing folder."""
-    path, _ = _split_title_ref(text)
+    path, _ = split_title_ref(text)
     return str(path).endswith(".py") or "/" in text or os.sep in text or path.is_dir()
 
 
@@ -213,7 +212,7 @@ def load_title_file(text: str) -> Game:
     Raises :class:`InputError` for a missing file, an import failure, no or several titles in
     the file, a title without an ``id``, or an id that a registered title already uses.
     """
-    path, name = _split_title_ref(text)
+    path, name = split_title_ref(text)
     what = "title folder" if path.is_dir() else "title file"
     if not path.exists():
         raise InputError(f"{what} {str(path)!r} does not exist; give a registered title id "
@@ -277,7 +276,7 @@ def rules_page_location(game: Game):
     title loaded from a file or folder), whether or not the page exists; None when the title's
     module cannot be located."""
     if game.source:
-        path, _ = _split_title_ref(game.source)
+        path, _ = split_title_ref(game.source)
         return path / RULES_PAGE if path.is_dir() else path.with_suffix(".md")
     target = _title_targets().get(game.id)
     if target is None:
@@ -288,7 +287,6 @@ def rules_page_location(game: Game):
     except Exception:
         return None
     if hasattr(module, "__path__"):  # a package: its page is package data
-        from importlib import resources
         return resources.files(module_name) / RULES_PAGE
     file = getattr(module, "__file__", None)
     return Path(file).with_suffix(".md") if file else None
@@ -583,7 +581,7 @@ def strategy_doc(obj) -> str:
     return " ".join(doc.split("\n\n")[0].split())
 
 
-def _resolve(spec: StrategySpec, game_id: str):
+def resolve_strategy(spec: StrategySpec, game_id: str):
     if spec.source.endswith(".py"):
         path = Path(spec.source).expanduser()
         if not path.is_file():
@@ -627,7 +625,7 @@ def strategy_factory(text: str, game_id: str):
     parameter, a malformed ``key=value`` or a strategy written for another title.
     """
     spec = parse_spec(text)
-    obj = _resolve(spec, game_id)
+    obj = resolve_strategy(spec, game_id)
     game_id = get_game(game_id).id  # a strategy names its title by id, also for a file title
     games = getattr(obj, "game", None)
     if games is not None and game_id != games and not (isinstance(games, tuple) and game_id in games):

@@ -56,13 +56,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, _as_columns, _drop_from, finish_columns,  # noqa: F401
+from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, as_columns, drop_from, finish_columns,  # noqa: F401
                                           to_columns)  # (re-exported)
 from analyser.engine.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
-from analyser.engine import traces
+from analyser.engine import compiled, traces
 from analyser.engine.core import FunctionStrategy, Game, InputError, StrategyError, strategy_frame
 from analyser.engine.errors import GameFailure  # noqa: F401 (imported from here too)
-from analyser.engine.registry import get_game, strategy_factory
+from analyser.engine.registry import get_game, parse_spec, strategy_factory
 from analyser.engine.seeding import game_seed, game_seeds  # noqa: F401 (imported from here too)
 from analyser.engine.shipping import (TITLE_FILE_SUFFIXES, TITLE_SHIP_BYTES, materialise_sources,  # noqa: F401
                                       materialise_title, ship_sources, ship_title)  # (re-exported)
@@ -455,7 +455,6 @@ def run_batch(job: BatchJob) -> BatchResult:
     :class:`Watchdog` thread.  With ``job.engine == "compiled"`` the title's compiled kernel plays
     the batch (:mod:`analyser.engine.compiled`), with the same result."""
     if job.engine == "compiled":
-        from analyser.engine import compiled
         played = compiled.run_batch(job, materialise_title(job.game, job.title_sources))
         if played is not None:
             return played
@@ -473,7 +472,6 @@ def _factory(text: str, title: str) -> Callable:
     process: resolving a spec scans the installed packages' entry points, which costs more than
     a short batch.  A strategy file is looked up again once its size or modification time
     changes."""
-    from analyser.engine.registry import parse_spec
     source = parse_spec(text).source
     stamp = None
     if source.endswith(".py"):
@@ -640,7 +638,6 @@ def plan_batches(games: int, jobs: int, batch_size: int | None = None, start: in
 
 def resolve_jobs(jobs: int | None) -> int:
     """``None`` or 0 means every core; a negative count, or more than 4 per core, is rejected."""
-    import os
     if jobs is None or jobs == 0:
         return os.cpu_count() or 1
     cores = os.cpu_count() or 1

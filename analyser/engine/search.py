@@ -56,12 +56,14 @@ call it.
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from typing import Any, Callable
 
 from analyser.engine import derive
 from analyser.engine.core import Game, InputError, Strategy, ranks_from
+from analyser.engine.registry import get_game, strategy_factory
 
 #: Largest iteration budget accepted (a guard against typos such as iterations=1000000000).
 MAX_ITERATIONS = 10_000_000
@@ -159,7 +161,6 @@ class MCTS(Strategy):
         """Attach the title's forward model.  Raises InputError when the title has no
         ``determinize`` hook, when ``reward=score`` meets a title without a score range, or when
         the rollout strategy is unknown."""
-        from analyser.engine.registry import get_game, strategy_factory
         game = get_game(game_id)
         self.attach(game)
         spec = _rollout_spec(self.rollout)
@@ -408,7 +409,6 @@ def determinize_consistent(game: Game, state, seat: int, rng) -> list[str]:
     """
     if not has_determinize(game):
         return [f"{game.id} does not provide determinize(view, rng)"]
-    import copy
     view = game.view(state, seat)
     before = copy.deepcopy(public_signature(view))
     try:

@@ -12,11 +12,13 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from analyser.engine.core import InputError
+from analyser.engine.registry import is_title_file, parse_spec, split_title_ref
+
 
 def ship_sources(strategies: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """The strategy files among ``strategies`` as ``(path as written, source text)`` pairs, to
     travel with a job to workers that may not see this machine's files."""
-    from analyser.engine.registry import parse_spec
     out = []
     for text in strategies:
         spec = parse_spec(text)
@@ -39,11 +41,9 @@ def ship_title(ref: str) -> tuple[tuple[str, str], ...]:
     :data:`TITLE_FILE_SUFFIXES` left out) - so workers on other machines load the same title.
     ``()`` for a registered title.  Raises InputError for a folder above
     :data:`TITLE_SHIP_BYTES` or a file that is not UTF-8 text."""
-    from analyser.engine.core import InputError
-    from analyser.engine.registry import _split_title_ref, is_title_file
     if not is_title_file(ref):
         return ()
-    path, _ = _split_title_ref(ref)
+    path, _ = split_title_ref(ref)
     path = path.resolve()
     files = [path] if path.is_file() else sorted(
         f for f in path.rglob("*") if f.is_file() and f.suffix in TITLE_FILE_SUFFIXES
@@ -68,7 +68,6 @@ def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
     content under the temporary folder, named by its SHA-256), ``:NAME`` kept."""
     if not sources:
         return ref
-    from analyser.engine.registry import _split_title_ref
     content_key = hashlib.sha256(repr(tuple(sources)).encode("utf-8")).hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / "analyser-titles" / content_key
     top = sources[0][0].split("/")[0]
@@ -83,7 +82,7 @@ def materialise_title(ref: str, sources: Sequence[tuple[str, str]]) -> str:
             os.replace(staging / top, root / top)
         except OSError:  # another worker got there first: its copy is the same content
             pass
-    _, name = _split_title_ref(ref)
+    _, name = split_title_ref(ref)
     return str(root / top) + (f":{name}" if name else "")
 
 
@@ -92,7 +91,6 @@ def materialise_sources(strategies: Sequence[str], sources: Sequence[tuple[str, 
     under the temporary folder, named by its SHA-256), so a worker anywhere loads the same code."""
     if not sources:
         return list(strategies)
-    from analyser.engine.registry import parse_spec
     copies = {}
     for written, text in sources:
         content_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -74,12 +74,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from analyser.engine.core import InputError
+from analyser.engine.userfiles import safe_worker_path
 from analyser.experiments import stopping
-from analyser.run import store
+from analyser.io.files import read_json
+from analyser.io.validate import check_run_fields
+from analyser.run import prepare_out, store
+from analyser.run.backends import (DeferredSignals, StopGuard, StopRequest, WorkerDied, dask_slots, pool_client,
+                                   signals_received, sigterm_raises, stop_exit_code, worker_death)
+from analyser.run.sink import tables_to_frame
 from analyser.run.spec import RunSpec, package_versions
-from analyser.run.folders import cell_folder_ok
+from analyser.run.folders import KIND_NAMES, cell_folder_ok, read_config_file
 
 #: Version of the experiment-folder layout, recorded as ``experiment.layout``.
 LAYOUT = 1
@@ -126,7 +133,6 @@ class CellFailed(RuntimeError):
 def read_record(out: Path, kinds=KINDS) -> dict:
     """The record of the experiment folder ``out``; InputError (one line) when it is not one, is
     of another kind, or was written by an analyser that could not resume it."""
-    from analyser.run.folders import read_config_file
     out = Path(out)
     if not (out / "config.json").is_file():
         raise InputError(f"{str(out)!r} is not an experiment folder (no config.json)")
@@ -144,7 +150,6 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if not all(isinstance(c, dict) for c in config["cells"]) or not isinstance(info.get("arguments"), dict):
         raise InputError(f"{str(out)!r}: its config.json is not the record of a {kind} (its cells or arguments "
                          "have the wrong type); it cannot be used")
-    from analyser.io.validate import check_run_fields
     for i, c in enumerate(config["cells"]):  # a hand-edited cell record: one line naming it and the field
         for key in ("name", "folder"):
             if not isinstance(c.get(key), str):
@@ -172,7 +177,6 @@ class Experiment:
         self.lock = lock
         self._parts = [PartCache(out / c.path) for c in cells]
         self._saved = 0.0
-        from analyser.run.backends import signals_received
         self._signals = signals_received()  # signals acted on (a lost one stops the next play)
         self._save_error: BaseException | None = None
         self.error: BaseException | None = None
@@ -202,8 +206,6 @@ class Experiment:
         ``arguments`` rebuild the experiment (``analyser resume`` passes them back to the kind's
         function); ``fields`` are the kind's own record fields.  InputError when another process
         is playing the folder."""
-        from analyser.run import prepare_out
-
         if (not cells and shared is None) or len({c.name for c in cells}) != len(cells) \
                 or not all(cell_folder_ok(c.path) for c in cells):
             raise ValueError("an experiment needs cells with distinct plain names")
@@ -222,7 +224,6 @@ class Experiment:
                 config["resumed"] = list(config.get("resumed") or []) + [
                     {"at": now, "command": command, "games_before": int(config.get("games_completed") or 0)}]
         else:
-            from analyser.run.folders import KIND_NAMES
             out = prepare_out(out, kind=kind if kind in KIND_NAMES else "run")
             shared = cells[0].spec if cells else shared
             config = {"kind": kind, "command": command, **(fields or {}),
@@ -295,13 +296,11 @@ class Experiment:
     def save(self, force: bool = True) -> None:
         """Rewrite ``config.json`` (atomically; Ctrl-C and SIGTERM are held meanwhile).  With
         ``force=False`` at most every :data:`SAVE_EVERY` seconds."""
-        from analyser.run.backends import _Deferred
-
         if not force and time.monotonic() - self._saved < SAVE_EVERY:
             return
         self.config["games_completed"] = sum(b - a for c in self.config["cells"] for a, b in c.get("games_done") or [])
         self.config["updated"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        with _Deferred():
+        with DeferredSignals():
             store.write_json_atomic(self.out / "config.json", self.config)
         self._saved = time.monotonic()
 
@@ -321,7 +320,6 @@ class Experiment:
             self._read_cell(k, settle=self.lock is not None)
 
     def _read_cell(self, k: int, settle: bool = False) -> None:
-        from analyser.io.files import read_json
         entry = self.config["cells"][k]
         folder = self.folder(k)
         path = folder / "config.json"
@@ -333,7 +331,6 @@ class Experiment:
         except (InputError, OSError):
             cfg = {}
         if isinstance(cfg, dict):  # a hand-edited record: one line naming the cell and the field
-            from analyser.io.validate import check_run_fields
             check_run_fields(cfg, f"{str(path)!r} (the record of cell {self.cells[k].name})")
         done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
         status = cfg.get("status") if isinstance(cfg, dict) else None
@@ -363,9 +360,7 @@ class Experiment:
         experiment that plays in steps, deciding what to play next between them): the record
         says ``interrupted`` and is saved, later signals only noted meanwhile, so ``analyser
         resume`` goes on from it.  ``what`` names the cells in the stop's reason."""
-        from analyser.run.backends import _StopGuard
-
-        with _StopGuard() as guard:
+        with StopGuard() as guard:
             guard.stopping()
             stop = stopping.Stop(None, _stopped_by(what), 0, 0)
             self.config.update(status="interrupted", error=None, stopping=stop.as_dict())
@@ -379,7 +374,6 @@ class Experiment:
 
     def cell_config(self, k: int) -> dict | None:
         """Cell ``k``'s run record (its folder's ``config.json``), or None."""
-        from analyser.io.files import read_json
         try:
             cfg = read_json(self.folder(k) / "config.json", "cell config file", max_bytes=10_000_000)
         except (InputError, OSError):
@@ -403,13 +397,10 @@ class Experiment:
         all cells), None only on a terminal, False never.  ``final=False``: more play follows
         (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
         the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
-        from analyser.run.backends import WorkerDied, _Deferred, _StopGuard, signals_received, sigterm_raises
-
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
         bar = None
         if progress is not False:  # (None: only on a terminal, as analyser.run.run)
-            from tqdm.auto import tqdm
             bar = tqdm(total=games * len(self.cells), initial=min(games * len(self.cells),
                                                                  int(_number(self.config.get("games_completed")))),
                        unit="game", desc=desc, leave=False, file=sys.stderr,
@@ -422,7 +413,7 @@ class Experiment:
             self.config["stopping"] = s.as_dict()
             self._save_quietly()
 
-        guard = _StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
+        guard = StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
         try:
             if signals_received() > self._signals:  # a stop whose exception was lost (signals_received)
                 raise KeyboardInterrupt
@@ -437,7 +428,7 @@ class Experiment:
             guard.stopping()
             if bar is not None:
                 bar.close()
-        with _Deferred(deliver=False):
+        with DeferredSignals(deliver=False):
             for k in range(len(self.cells)):
                 if self.config["cells"][k].get("status") != "complete":
                     self._read_cell(k, settle=True)
@@ -493,8 +484,6 @@ class Experiment:
     def _play_to(self, games: int, jobs: int, bar) -> bool:
         """Make every cell complete up to ``games``.  False when play must stop (a failure or an
         interruption, recorded on ``self``)."""
-        from analyser.run.backends import _dask_slots, pool_client
-
         todo = [k for k in range(len(self.cells)) if not self._complete_to(k, games)]
         if not todo:
             return True
@@ -502,7 +491,7 @@ class Experiment:
         if client is not None:
             # on a Dask cluster each cell's batches go to the workers and come back here to be
             # written (the workers need no shared disk), one cell after another
-            jobs = _dask_slots(client)
+            jobs = dask_slots(client)
         elif jobs > 1 and len(todo) >= 2 * jobs:
             return self._play_parallel(todo, games, jobs, bar)
         for k in todo:
@@ -542,10 +531,7 @@ class Experiment:
         stopped; their cells keep the parts they wrote)."""
         import joblib
 
-        from analyser.run.backends import _StopRequest, _worker_death
-        from analyser.engine.userfiles import safe_worker_path
-
-        stop = _StopRequest(True)
+        stop = StopRequest(True)
         failed: list[tuple[int, BaseException]] = []
         before = {k: sum(b - a for a, b in self.config["cells"][k].get("games_done") or []) for k in todo}
 
@@ -577,7 +563,7 @@ class Experiment:
                 failed.append((len(self.cells), e))
             except Exception as e:  # a worker process died (SIGKILL, out of memory, a watchdog kill)
                 with tempfile.TemporaryDirectory() as none:
-                    failed.append((len(self.cells), _worker_death(e, none)))
+                    failed.append((len(self.cells), worker_death(e, none)))
             finally:
                 close = getattr(outputs, "close", None)
                 if close is not None:
@@ -617,8 +603,6 @@ class PartCache:
         """Games ``0`` to ``below - 1`` (all when None) as one frame in game order."""
         import pyarrow.parquet as pq
 
-        from analyser.run.sink import tables_to_frame
-
         for p in store.part_files(self.folder / store.RESULTS):
             if p.name not in self.parts:
                 rng = store.part_range(p)
@@ -651,7 +635,6 @@ def _writer_gone(folder: Path) -> bool:
 
 def _stopped_by(what: str) -> str:
     """The stop's reason of an experiment that a signal stopped, its ``what`` named."""
-    from analyser.run.backends import stop_exit_code
     how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
     return f"interrupted ({how}); the {what} that finished before it are kept"
 

@@ -31,6 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analyser import findings as findmod
+from analyser.engine.registry import get_game
 from analyser.stats import analysis, designer
 from analyser.engine.core import InputError
 from analyser.io.csvsafe import to_csv
@@ -228,7 +230,6 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool, outcome=None)
 def _title(ref: str):
     """The title ``ref`` names, for its outcome declarations; None (the defaults) when it cannot
     be loaded here (a title file the command line did not name)."""
-    from analyser.engine.registry import get_game
     try:
         return get_game(ref)
     except InputError:
@@ -406,12 +407,10 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     """Write ``compare.csv``, ``findings.json`` (``cmp.findings``:
     :func:`analyser.findings.compare_findings`), the plot, ``index.html`` and ``config.json``;
     return the file names."""
-    from analyser import findings as findmod
     from analyser.report import page as reportmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     to_csv(cmp.table, outdir / "compare.csv", index=False)
-    from analyser.engine.registry import get_game
     game = get_game(cmp.config["game"])
     cmp.findings = findmod.compare_findings(cmp, game.scoring.score_unit, game.scoring.length_unit)
     findmod.write_json(outdir / "findings.json", "compare", str(cmp.config["game"]), [cmp.findings])

@@ -24,6 +24,7 @@ is replaced), otherwise *not confirmed*.  The records go into the run's ``config
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shlex
 from pathlib import Path
@@ -131,8 +132,6 @@ def replay(spec, rules: dict, games: int, progress: bool = False):
     of its own: the same root seed, so game ``i`` has the same game seed and seating (the
     intervention of a component, the replayed compensation of :mod:`analyser.experiments.seat_confirm`).
     Returns the :class:`analyser.run.RunResult`, in memory."""
-    import dataclasses
-
     from analyser.run import run
 
     b_spec = dataclasses.replace(spec, rules={**spec.rules, **rules}, first_game=0, games=games)

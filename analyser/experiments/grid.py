@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from analyser.engine.core import InputError
+from analyser.engine.registry import check_parameter, parse_spec, resolve_strategy, strategy_parameters, title_ref
 
 #: Most cells one sweep may have.
 MAX_CELLS = 10_000
@@ -160,11 +161,9 @@ def split_strategy(text: str) -> tuple[str, list[tuple[str, str]]]:
 
 def parse_strategy(text: str, game_id: str) -> SlotGrid:
     """Parse one ``-s`` of a sweep against the strategy's parameter types (InputError)."""
-    from analyser.engine.registry import _resolve, check_parameter, parse_spec, strategy_parameters
-
     head, params = split_strategy(text)
     spec = parse_spec(head)
-    obj = _resolve(spec, game_id)
+    obj = resolve_strategy(spec, game_id)
     accepted = strategy_parameters(obj)
     grid = SlotGrid(text=text.strip(), head=head)
     for key, value in params:
@@ -248,7 +247,6 @@ def column_name(slots: list[SlotGrid], i: int, key: str) -> str:
 def build(game, strategies: list[str], rules: list[str]) -> Grid:
     """Parse the ``-s`` and ``--rule`` values of a sweep and form its cells (InputError on bad
     input, including more than :data:`MAX_CELLS` cells).  Every cell's rules are validated."""
-    from analyser.engine.registry import title_ref
     ref = title_ref(game)
     slots = [parse_strategy(s, ref) for s in strategies]
     rule_values = parse_rules(rules, game.Params)
@@ -257,8 +255,7 @@ def build(game, strategies: list[str], rules: list[str]) -> Grid:
     kinds: dict[str, str] = {}
     where: list[tuple[str, int | None, str]] = []  # (column, slot or None for a rule, key)
     for i, s in enumerate(slots):
-        from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
-        accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
+        accepted = strategy_parameters(resolve_strategy(parse_spec(s.head), ref))
         for key, values in s.params:
             if len(values) > 1:
                 col = column_name(slots, i, key)

@@ -65,7 +65,8 @@ import pandas as pd
 from analyser.stats import analysis
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.engine.registry import get_game, strategy_factory, title_ref
+from analyser.engine.registry import (get_game, parse_spec, resolve_strategy, strategy_factory, strategy_parameters,
+                                      title_ref)
 from analyser.engine.seeding import game_seed
 from analyser.run import RunSpec, resolve
 from analyser.text import signed
@@ -120,8 +121,6 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
 
     InputError (one line) when the strategy is unknown for the title, no parameter or several are
     left without ``=``, or the parameter is not a numeric (int or float) parameter of it."""
-    from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
-
     raw = (text or "").strip()
     source, sep, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
     if not sep:
@@ -139,7 +138,7 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
                          f"e.g. {DEFAULT_STRATEGY} or threshold:limit,other=1 (found {len(bare)})")
     param = bare[0]
     spec = parse_spec(source + (":" + ",".join(fixed) if fixed else ""))  # malformed key=value: one line
-    obj = _resolve(spec, game_id)
+    obj = resolve_strategy(spec, game_id)
     accepted = strategy_parameters(obj)
     numeric = [k for k, (t, _) in accepted.items() if t in (int, float)]
     if param not in accepted:

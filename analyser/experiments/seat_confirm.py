@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from analyser.engine.perseat import seat_values
 from analyser.experiments.confirm import replay, shares
 from analyser.stats.components import Z95
 from analyser.stats.seats import replay_verdict
@@ -110,7 +111,6 @@ def confirm_seats(out: Path, spec, progress: bool = False, more: int = MORE_REPL
     seed and game count)."""
     import pandas as pd
 
-    from analyser.engine.perseat import seat_values
     from analyser.report.page import summarise_run
     from analyser.run import resolve
 

@@ -25,6 +25,8 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from analyser.engine.core import InputError
+from analyser.engine.registry import make_strategy, title_ref
+from analyser.stats.analysis import seat_summary, strategy_summary
 from analyser.text import fixed
 
 #: Number of rounds a run with a stopping rule is cut into (at most).
@@ -108,8 +110,6 @@ def recorded_history(record) -> list[tuple[int, float]]:
 
 def widest(frames: Sequence[pd.DataFrame]) -> float:
     """The widest 95% Wilson win-rate interval over the strategy and seat tables of each frame."""
-    from analyser.stats.analysis import seat_summary, strategy_summary
-
     out = 0.0
     for df in frames:
         if not len(df):
@@ -175,8 +175,6 @@ def validate(game, specs: list, players: int) -> None:
     """Check every run of a sweep or tournament before any is played, cheaply: each distinct
     strategy spec is built once and each distinct rule set checked against the player count
     (InputError)."""
-    from analyser.engine.registry import make_strategy, title_ref
-
     for text in dict.fromkeys(s for sp in specs for s in sp.strategies):
         make_strategy(text, title_ref(game))
     for rules in dict.fromkeys(tuple(sorted(sp.rules.items())) for sp in specs):

@@ -28,13 +28,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analyser import findings as findmod
 from analyser.stats import analysis, designer
 from analyser.io.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
-from analyser.engine.runner import lineup_block
+from analyser.engine.runner import game_seed, lineup_block
 from analyser.run.store import write_json_atomic
 from analyser.text import fixed, number
 
@@ -59,8 +60,6 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
     its ``params``) of the first ``probe`` games across the distinct rule sets.  Returns
     ``{"paired": bool, "groups": [[cell, ...], ...], "note": str}``: cells in one group share
     their deals."""
-    from analyser.engine.runner import game_seed
-
     seeds = [game_seed(seed, i) for i in range(probe)]
     prints: dict[str, list[int]] = {}
     by_rules: dict[tuple, str] = {}
@@ -484,8 +483,6 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
     :func:`analyser.findings.sweep_findings`), ``config.json`` and (with ``report``) the plots and
     ``index.html``; return the file names."""
     from analyser.report import page as reportmod
-
-    from analyser import findings as findmod
 
     outdir.mkdir(parents=True, exist_ok=True)
     files = []

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analyser import findings as findmod
 from analyser.stats import analysis, designer, metagame
 from analyser.io.csvsafe import to_csv
 from analyser.experiments import stopping
@@ -379,7 +380,6 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     """Write the tournament's tables, ``findings.json`` (``t.findings``:
     :func:`analyser.findings.tournament_findings`), plots, ``index.html`` and ``config.json``;
     return the file names."""
-    from analyser import findings as findmod
     from analyser.stats import plots
     from analyser.report import page as reportmod
 

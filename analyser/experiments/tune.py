@@ -80,13 +80,15 @@ import pandas as pd
 
 from analyser.engine.core import InputError
 from analyser.experiments import stopping
-from analyser.experiments.base import Cell, Experiment, recorded_outcome
-from analyser.experiments.tune_study import _GridSampler, _ask, _complete_ask  # noqa: F401  (the study on disk)
+from analyser.experiments.base import Cell, Experiment, read_record, recorded_outcome
+from analyser.experiments.tune_study import ask_atomic, complete_ask, grid_sampler  # noqa: F401  (the study on disk)
 from analyser.engine.registry import get_game, title_ref
+from analyser.experiments.tune_study import importances as measured
 from analyser.run import RunSpec, resolve
 from analyser.experiments.tune_space import Dim, Space, grid_points, parse_space  # noqa: F401  (tune's own names)
 from analyser.experiments.tune_targets import (  # noqa: F401  (the target vocabulary)
     VOCABULARY, Target, figure, parse_target, title_figures)
+from analyser.run.backends import StopGuard
 
 #: Trials the search replays on fresh games before calling one best.
 RECHECK = 3
@@ -158,7 +160,7 @@ def check_prune(tlist: list[Target], prune: bool) -> None:
     """InputError unless ``--prune`` comes with exactly one objective (a ``min``, ``max`` or value
     target): Optuna's median pruner compares one number per trial, and a range target has none
     until the trial is over."""
-    objs = _objectives(tlist)
+    objs = objective_targets(tlist)
     if prune and len(objs) != 1:
         given = (f"{len(objs)} objectives ({', '.join(t.name for t in objs)})" if objs else
                  "only range targets")
@@ -171,7 +173,7 @@ def _pruner(batch: int, on: bool):
     return optuna.pruners.MedianPruner(n_startup_trials=batch, n_warmup_steps=0) if on else optuna.pruners.NopPruner()
 
 
-def _objectives(targets: list[Target]) -> list[Target]:
+def objective_targets(targets: list[Target]) -> list[Target]:
     return [t for t in targets if t.is_objective]
 
 
@@ -183,8 +185,8 @@ def _sampler(targets: list[Target], seed: int, batch: int, grid: Space | None = 
     import optuna
     if grid is not None:
         axes = {d.column: list(dict.fromkeys(p[d.column] for p in grid_points(grid))) for d in grid.dims}
-        return _GridSampler(axes, seed=0)  # one grid order for every trial (GridSampler shuffles it by seed)
-    if len(_objectives(targets)) > 1:
+        return grid_sampler(axes, seed=0)  # one grid order for every trial (GridSampler shuffles it by seed)
+    if len(objective_targets(targets)) > 1:
         return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed)
     return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, batch)))
 
@@ -192,7 +194,7 @@ def _sampler(targets: list[Target], seed: int, batch: int, grid: Space | None = 
 def _values(targets: list[Target], figs: dict) -> list[float]:
     """The values told to Optuna: each objective (an undefined figure as :data:`UNDEFINED`, the
     worst), or with ranges only the total distance outside them."""
-    objs = _objectives(targets)
+    objs = objective_targets(targets)
     if objs:
         return [t.objective(figs[t.name]) if figs[t.name] == figs[t.name] else
                 (-UNDEFINED if t.direction == "maximize" else UNDEFINED) for t in objs]
@@ -204,7 +206,7 @@ def _values(targets: list[Target], figs: dict) -> list[float]:
 def metric_names(targets: list[Target]) -> list[str]:
     """The study's metric names (``study.metric_names``), one per value told: the objective's
     figure (``seat_gap``; ``|length - 50|`` for a VALUE goal), or the ranges' total distance."""
-    objs = _objectives(targets)
+    objs = objective_targets(targets)
     if not objs:
         return ["distance outside " + ", ".join(t.text for t in targets)]
     return [f"|{t.name} - {t.value:g}|" if t.goal == "value" else t.name for t in objs]
@@ -260,7 +262,7 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
               "players": n_players, "strategies": list(strategies), "rules": list(rules), "targets": list(targets),
               "trials": trials, "recheck_factor": recheck_factor}
     storage_url = f"sqlite:///{(out / 'tune.db').resolve()}"
-    directions = [t.direction for t in _objectives(tlist)] or ["minimize"]
+    directions = [t.direction for t in objective_targets(tlist)] or ["minimize"]
     points = grid_points(space)
     exhaustive = points is not None and len(points) <= trials
     fields.update(grid_points=len(points) if points is not None else None, exhaustive=exhaustive)
@@ -269,7 +271,6 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         if resume:
-            from analyser.experiments.base import read_record
             record = read_record(out, ("tune",))
             study = optuna.load_study(study_name=STUDY, storage=storage_url,
                                       pruner=_pruner(batch, prune and len(directions) == 1))
@@ -308,8 +309,7 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             try:
                 res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
             except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
-                from analyser.run.backends import _StopGuard  # and the command ends as interrupted
-                with _StopGuard() as guard:
+                with StopGuard() as guard:
                     guard.stopping()
                     res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
                 outcome = dataclasses.replace(outcome, interrupted=True)
@@ -369,11 +369,11 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
         grid = space if study.user_attrs.get("exhaustive") else None
         for t in trials:  # a kill inside an older version's ask left a trial without (all) its parameters
             if t.state == TrialState.RUNNING and set(t.params) != set(dists):
-                _complete_ask(study, t, dists, _sampler(tlist, _derived(root, t.number), batch, grid))
+                complete_ask(study, t, dists, _sampler(tlist, _derived(root, t.number), batch, grid))
         for _ in range(todo):
             number = len(study.get_trials(deepcopy=False))
             study.sampler = _sampler(tlist, _derived(root, number), batch, grid)  # also tells the batch
-            made = _ask(study, dists, _sampler(tlist, _derived(root, number), batch, grid))
+            made = ask_atomic(study, dists, _sampler(tlist, _derived(root, number), batch, grid))
             assert made == number
         trials = study.get_trials(deepcopy=False)
         for t in trials:  # a configuration the rules refuse (say, too few cards for the seats) is a failed trial
@@ -395,7 +395,7 @@ def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, gam
         ks = {t.number: _cell_index(exp, f"trial-{source[t.number]:04d}") for t in running}
         ends = [games * r // PRUNE_ROUNDS for r in range(1, PRUNE_ROUNDS + 1)] if prune else [games]
         ends = [e for e in dict.fromkeys(ends) if e > 0]
-        objective = _objectives(tlist)[0] if _objectives(tlist) else None
+        objective = objective_targets(tlist)[0] if objective_targets(tlist) else None
         for end in ends:
             exp.active = {ks[t.number] for t in running}
             outcome = exp.play(jobs=n_jobs, games=end, players=n_players, progress=progress,
@@ -466,7 +466,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
     95% interval (``NAME``, ``NAME.low``, ``NAME.high``), ``feasible`` and ``score`` (lower is
     better: the first objective as minimised)."""
     rows = []
-    objs = _objectives(tlist)
+    objs = objective_targets(tlist)
     for t in study.get_trials(deepcopy=False):
         r = {"trial": t.number, "state": t.state.name.lower()}
         for d in space.dims:
@@ -494,7 +494,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
 
 
 def _oriented(table: pd.DataFrame, tlist: list[Target]) -> np.ndarray:
-    objs = _objectives(tlist)
+    objs = objective_targets(tlist)
     if len(objs) <= 1:
         return table[["score"]].to_numpy(dtype=float)
     cols = [f"objective{i + 1}" for i in range(len(objs))]
@@ -529,7 +529,7 @@ def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[in
     if n <= 0 or not len(table):
         return []
     done = table[(table["state"] == "complete") & (table["same_as"] < 0) & (table["undefined"] == "")].copy()
-    if len(_objectives(tlist)) <= 1:
+    if len(objective_targets(tlist)) <= 1:
         done = done.sort_values(["violation", "score", "trial"])
         return [int(x) for x in done["trial"].head(n)]
     front = pareto(table, tlist)
@@ -541,7 +541,7 @@ def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[in
 def flat_objective(table: pd.DataFrame, tlist: list[Target]) -> bool:
     """True when the one objective takes one finite value in every finished trial (two or more
     distinct points): no configuration is better than another, so none is called best."""
-    objs = _objectives(tlist)
+    objs = objective_targets(tlist)
     if len(objs) != 1 or not len(table):
         return False
     done = table[(table["state"] == "complete") & (table["same_as"] < 0)] if "same_as" in table else \
@@ -593,7 +593,7 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
         r["undefined"] = ", ".join(undefined(tlist, figs))
         r["feasible"] = r["violation"] == 0 and not r["undefined"]
         vals = _values(tlist, figs)
-        objs = _objectives(tlist)
+        objs = objective_targets(tlist)
         for i, v in enumerate(vals):
             r[f"objective{i + 1}" if len(vals) > 1 else "objective"] = v
         r["score"] = -vals[0] if objs and objs[0].direction == "maximize" else vals[0]
@@ -602,7 +602,7 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
     rc = pd.DataFrame(rows)
     if len(rc):
         rc["search_rank"] = [1 + i for i in range(len(rc))]
-        if len(_objectives(tlist)) <= 1:
+        if len(objective_targets(tlist)) <= 1:
             order = rc.sort_values(["violation", "score", "search_rank"]).index
             rc["recheck_rank"] = 0
             rc.loc[order, "recheck_rank"] = range(1, len(rc) + 1)
@@ -626,5 +626,4 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
 def importances(study, tlist, space) -> tuple[dict, str]:
     """Per objective, Optuna's parameter importances and why some are left out
     (:func:`analyser.experiments.tune_study.importances`, at least :data:`IMPORTANCE_MIN_TRIALS`)."""
-    from analyser.experiments.tune_study import importances as measured
     return measured(study, metric_names(tlist), bool(space.dims), IMPORTANCE_MIN_TRIALS)

@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analyser.io.csvsafe import to_csv
+from analyser.run.store import write_json_atomic
 from analyser.stats import analysis
-from analyser.experiments.tune import STUDY, Target, TuneResult, _objectives
+from analyser.experiments.tune import STUDY, Target, TuneResult, objective_targets
 from analyser.engine.registry import get_game
 from analyser.text import fixed, names_list, number, pct, plural, yes_no
 
@@ -104,7 +106,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
                           "Optimisation history: each trial's figure for each target with its 95% interval, in the "
                           "order the sampler asked them; the line is the best so far, the star the best trial "
                           "(or the Pareto front)."))
-    objs = _objectives(res.targets)
+    objs = objective_targets(res.targets)
     if len(objs) >= 2:
         a, b = objs[0], objs[1]
         fig, ax = plt.subplots(figsize=(9, 5))
@@ -239,7 +241,7 @@ def summary_sentences(res: TuneResult) -> list[str]:
     flat = _flat_targets(res)
     out += [sentence for _, sentence in flat]
     cols = [d.column for d in res.space.dims]
-    objs = _objectives(res.targets)
+    objs = objective_targets(res.targets)
     flat_objective = len(objs) == 1 and objs[0].name in dict(flat)
     found = res.search_best or res.best
     places = _places(t[t["state"] == "complete"] if len(t) else t, res.targets)
@@ -384,7 +386,7 @@ def _no_best_why(res: TuneResult) -> str:
     """Why no trial is called best (when ``res.best`` is empty), as a clause."""
     if getattr(res, "recheck_open", ()):
         return "the re-check is not finished (analyser resume finishes it)"
-    objs = _objectives(res.targets)
+    objs = objective_targets(res.targets)
     flat = dict(_flat_targets(res))
     if len(objs) == 1 and objs[0].name in flat:
         t = res.trials
@@ -416,9 +418,6 @@ def _moved(res: TuneResult) -> str:
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
     """Write ``trials.csv``, ``recheck.csv``, ``config.json`` and (with ``report``) the plots,
     the verifying run's report and ``index.html``; return the file names."""
-    from analyser.io.csvsafe import to_csv
-    from analyser.run.store import write_json_atomic
-
     outdir.mkdir(parents=True, exist_ok=True)
     files = ["tune.db"]
     to_csv(res.trials, outdir / "trials.csv", index=False)
@@ -461,7 +460,7 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                     row[e] = _cell(r[e])
                 rows.append(row)
             return pd.DataFrame(rows)
-        several = len(_objectives(res.targets)) > 1
+        several = len(objective_targets(res.targets)) > 1
         heading = "Pareto front" if several else "Best configuration"
         none_why = _no_best_why(res)
         sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
@@ -498,13 +497,13 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                  ("trials", f"{int((t['state'] == 'complete').sum())} / "
                             f"{res.config.get('grid_points') if res.config.get('exhaustive') else res.config.get('trials')}",
                   "the whole grid" if res.config.get("exhaustive") else
-                  "TPE" if len(_objectives(res.targets)) <= 1 else "NSGA-II"),
+                  "TPE" if len(objective_targets(res.targets)) <= 1 else "NSGA-II"),
                  ("games per trial", f"{res.config['games_requested']:,}", f"seed {res.config['seed']}")]
         notes = summary_sentences(res)
         if verifying:
             import html
-            which = ("the best configuration" if len(_objectives(res.targets)) <= 1 else
-                     f"the re-checked front trial with the best {_objectives(res.targets)[0].name}")
+            which = ("the best configuration" if len(objective_targets(res.targets)) <= 1 else
+                     f"the re-checked front trial with the best {objective_targets(res.targets)[0].name}")
             trial = res.verifying.rpartition("-")[2].lstrip("0") or "0"
             sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f"<p>The full simulate report of "
                             f"{html.escape(which)} (trial {trial}), played on its re-check games: "

@@ -5,12 +5,13 @@ and every point of a space with no continuous dimension."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import typing
 from dataclasses import dataclass
 
 from analyser.engine.core import InputError
-from analyser.engine.registry import title_ref
+from analyser.engine.registry import parse_spec, resolve_strategy, strategy_parameters, title_ref
 from analyser.experiments import grid as gridmod
 
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
@@ -95,8 +96,6 @@ def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
     """Parse the search space (InputError, one line, for an unknown option or parameter, an empty
     or backwards range, a range on an option that is not a number, a value not accepted, or
     nothing to search)."""
-    from analyser.engine.registry import _resolve, parse_spec, strategy_parameters
-
     ref = title_ref(game)
     slots = [gridmod.parse_strategy(s, ref) for s in strategies]
     rule_values = gridmod.parse_rules(rules, game.Params)
@@ -104,7 +103,7 @@ def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
     raw_rules = {p.partition("=")[0].strip(): p.partition("=")[2] for p in rules}
     dims: list[Dim] = []
     for i, s in enumerate(slots):
-        accepted = strategy_parameters(_resolve(parse_spec(s.head), ref))
+        accepted = strategy_parameters(resolve_strategy(parse_spec(s.head), ref))
         raw = dict(gridmod.split_strategy(s.text)[1])
         for key, values in s.params:
             kind = accepted[key][0]
@@ -124,8 +123,6 @@ def parse_space(game, strategies: list[str], rules: list[str]) -> Space:
 def grid_points(space: Space) -> list[dict] | None:
     """Every point of a search space with no continuous dimension, as Optuna parameters in a
     fixed order (the product of the dimensions' values as written), or None."""
-    import itertools
-
     import optuna.distributions as od
     if any(d.bounds is not None for d in space.dims):
         return None

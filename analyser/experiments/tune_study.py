@@ -2,15 +2,17 @@
 trial in one write.
 
 Optuna's own ``Study.ask`` writes a new trial and then each of its parameters, one transaction
-each; a SIGKILL between them leaves a running trial without (all) its parameters.  :func:`_ask`
+each; a SIGKILL between them leaves a running trial without (all) its parameters.  :func:`ask_atomic`
 asks the same trial of the same sampler in a scratch copy of the study in memory and writes it
-whole; :func:`_complete_ask` repairs a trial an older version's cut-short ask left.  And the
+whole; :func:`complete_ask` repairs a trial an older version's cut-short ask left.  And the
 study's parameter importances (:func:`importances`).
 """
 
 from __future__ import annotations
 
 import warnings
+
+import numpy as np
 
 
 def _grid_sampler_class():
@@ -26,7 +28,7 @@ def _grid_sampler_class():
     return Grid
 
 
-def _GridSampler(axes: dict, seed: int):
+def grid_sampler(axes: dict, seed: int):
     return _grid_sampler_class()(axes, seed=seed)
 
 
@@ -48,7 +50,7 @@ def _asked(study, before: list, dists: dict, sampler):
     return scratch._storage.get_trial(t._trial_id)
 
 
-def _ask(study, dists: dict, sampler) -> int:
+def ask_atomic(study, dists: dict, sampler) -> int:
     """Ask the next trial and write it to the study in one transaction, with its parameters and
     the sampler's attributes, so a kill leaves either no new trial or a whole one (Optuna's own
     ``ask`` writes the trial first and each parameter after it).  The parameters are those
@@ -58,9 +60,9 @@ def _ask(study, dists: dict, sampler) -> int:
     return study._storage.get_trial_number_from_id(trial_id)
 
 
-def _complete_ask(study, trial, dists: dict, sampler) -> None:
+def complete_ask(study, trial, dists: dict, sampler) -> None:
     """Give a running trial that a kill cut short inside Optuna's ``ask`` (a folder written before
-    :func:`_ask`) the parameters and sampler attributes it was being given: asked again of the
+    :func:`ask_atomic`) the parameters and sampler attributes it was being given: asked again of the
     same seeded sampler over the trials before it, so the resumed tune equals an uninterrupted one."""
     before = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
     frozen = _asked(study, before, dists, sampler)
@@ -80,7 +82,6 @@ def importances(study, names: list[str], searched: bool, minimum: int) -> tuple[
     and the reason when some or all are left out: fewer than ``minimum`` such trials, or
     an objective that takes one value in all of them ("" when none is left out).  ``names`` are the
     study's metric names; ``searched``, whether the space has a dimension."""
-    import numpy as np
     import optuna
     from optuna.trial import TrialState
     done = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE

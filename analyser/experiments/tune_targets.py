@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analyser.stats import analysis, designer
-from analyser.engine.core import InputError
+from analyser.engine.core import InputError, as_metric
 
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 
@@ -74,7 +74,6 @@ class Target:
 
 def title_figures(game) -> list[str]:
     """The title's own number columns a target may name (not the trace nor text labels)."""
-    from analyser.engine.core import as_metric
     return [str(m) for m in map(as_metric, game.metric_columns)
             if m.kind in ("number", "count", "share", "whole") and str(m) != "turns"]
 

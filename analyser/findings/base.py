@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+import click
 import numpy as np
 
 from analyser.stats import analysis
@@ -251,8 +252,6 @@ def _has_interval(f: Finding) -> bool:
 
 def echo(groups: list[Findings]) -> None:
     """Print :func:`lines` under a bold "Findings" heading (click)."""
-    import click
-
     click.echo()
     click.secho("Findings (clear, then possible; thresholds in the report and docs/findings.md)", bold=True)
     for line in lines(groups):
@@ -289,7 +288,7 @@ def command(words: Iterable) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
-def _finite(*values) -> bool:
+def all_finite(*values) -> bool:
     return all(v is not None and isinstance(v, (int, float, np.floating)) and math.isfinite(v) for v in values)
 
 

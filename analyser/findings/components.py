@@ -3,6 +3,9 @@
 the command that tests a fix), and their terminal lines."""
 
 from __future__ import annotations
+
+from analyser.stats.components import CONFIRM_MIN_PP, Q
+import shlex
 from analyser.text import fixed, pct, signed
 
 # --------------------------------------------------------------------------------------------
@@ -12,8 +15,6 @@ FINDINGS_MAX = 3
 
 
 def _command(words) -> str:
-    import shlex
-
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
@@ -100,8 +101,6 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     "possible" and says so.  With no component passing the correction, one "none found" that
     names the strongest.  ``[]`` without estimates."""
     import pandas as pd
-
-    from analyser.stats.components import CONFIRM_MIN_PP, Q
 
     if est is None or not len(est):
         return []

@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from analyser.stats import analysis, metagame
+from analyser.stats import analysis, metagame, seats as seatmod
 from analyser.stats.analysis import figure_unit
 from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
@@ -142,7 +142,6 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
         return never_wins_rows(table, int(t.config["players"]), classes=t.meta.classes if t.meta is not None else ())
 
     def seat():
-        from analyser.stats import seats as seatmod
         if seats is None or balance is None:
             return []
         if len(seats) < 2:

@@ -10,9 +10,10 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from analyser.stats import analysis
+from analyser.engine.runner import game_seed, lineup
+from analyser.stats import analysis, seats as seatmod
 from analyser.findings.base import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
-                                    TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, _finite, command,
+                                    TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, all_finite, command,
                                     gather, pct, pct_ci, share_text, with_ci)
 from analyser.text import fixed, number
 
@@ -70,8 +71,6 @@ def seat_advantage(ctx: RunContext) -> list:
     """Is a seat ahead, and what would compensate it (:func:`analyser.stats.seats.seat_findings`),
     with the ``analyser sweep`` of the title's start-bonus option that tests it, or what the
     replay of ``simulate --confirm-seats`` showed (``config.json``'s ``seat_confirmations``)."""
-    from analyser.stats import seats as seatmod
-
     part = ctx.part
     if ctx.players < 2:
         return [LeftOut("seat advantage", "the game has one seat")]
@@ -230,8 +229,6 @@ def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
     """``analyser play TITLE -s ... --seed S`` replaying the first game ``strategy`` lost (its
     game index is in the sums), with that game's lineup and the run's rules; None when the
     variant is not the single run its config describes (joined runs) or no loss is recorded."""
-    from analyser.engine.runner import game_seed, lineup
-
     config = ctx.config or {}
     seed, given = config.get("seed"), config.get("strategies")
     s = ctx.sums.get("strategy")
@@ -240,7 +237,7 @@ def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
             or strategy not in s.index):
         return None
     index = s.loc[strategy, "lost_index_min"]
-    if not _finite(index):
+    if not all_finite(index):
         return None
     index = int(index)
     seats = [str(given[i]) for i in lineup(index, ctx.players, len(given))]
@@ -274,9 +271,9 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
     """:func:`luck_share` on a skill-share record (``skill_share``, ``skill_low``,
     ``skill_high``)."""
     s, lo, hi = skill.get("skill_share"), skill.get("skill_low"), skill.get("skill_high")
-    if not _finite(s):
+    if not all_finite(s):
         return [LeftOut("luck share", "no game has a winner and a loser, so nothing separates skill from luck")]
-    if not _finite(lo, hi):
+    if not all_finite(lo, hi):
         return [LeftOut("luck share", "the skill share has no interval (too few games)")]
     ceiling, m = _ceiling(players, max(strategies, 1))
     most = "" if ceiling >= 1 else f" (at most {pct(ceiling, 0, 0.02)} is possible with {m} seats per strategy)"
@@ -332,7 +329,7 @@ def runaway_leader(ctx: RunContext) -> list:
     row = dr.iloc[0]
     n = float(row.get("good_n", 0.0))
     early = float(row.get("early_n", math.nan))
-    if not n > 0 or not _finite(early):
+    if not n > 0 or not all_finite(early):
         return [LeftOut(topic, "no game has a single winner")]
     share = early / n
     lo, hi = analysis.wilson(share, n)
@@ -457,7 +454,7 @@ def tie_rate(ctx: RunContext) -> list:
 def tie_rows(rate: float, lo: float, hi: float, games: int, next_command: str | None = None) -> list:
     """:func:`tie_rate` from a tie rate and its Wilson interval."""
     topic = "tie rate"
-    if not _finite(rate, lo, hi):
+    if not all_finite(rate, lo, hi):
         return [LeftOut(topic, "no games")]
     threshold = (f"clear when the Wilson 95% interval of the share of games with a shared win lies above "
                  f"{share_text(TIE_RATE)}; possible when the share itself does")

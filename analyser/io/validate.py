@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analyser.engine import traces
-from analyser.engine.core import InputError
+from analyser.engine.core import InputError, Metric
 
 
 def _kind_of(dtype) -> str:
@@ -340,7 +340,6 @@ def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame)
     (:class:`~analyser.engine.core.ExtraTable`: ``game_index`` and ``seat`` always) with the same checks
     as the results, and check it belongs to the results beside it (its run ids are theirs).
     Returns the frame; raises InputError."""
-    from analyser.engine.core import Metric
     declared = [c for c in getattr(name, "columns", ()) if c not in ("game_index", "seat")]
     schema = [(c, True) for c in [Metric("game_index", "count"), Metric("seat", "count")] + declared]
     validate_columns(frame.dtypes.to_dict(), game, path, schema, what=f"{name} table", frame=frame)

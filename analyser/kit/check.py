@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from analyser.engine.core import Game, InputError, StrategyError
-from analyser.engine.registry import rules_page
+from analyser.engine.registry import (GENERIC_STRATEGIES, available_strategies, get_game, rules_page, strategy_factory,
+                                      title_ref)
 from analyser.engine.runner import MAX_STEPS, GameFailure, game_seed, play_game
 from analyser.kit.views import first_difference, view_data
 
@@ -221,7 +222,6 @@ def _trace_hash(trace, final_json: str) -> str:
 def trace_hashes(ref: str, rules: dict[str, str], games: list[tuple[int, int]]) -> list[str | None]:
     """SHA-256 of the trace and final state of each ``(game seed, players)`` game (None when the
     game failed); run in a fresh process by the ``process`` check."""
-    from analyser.engine.registry import get_game
     game = get_game(ref)
     params = game.Params.from_overrides(rules)
     out = []
@@ -560,7 +560,6 @@ class _Watched:
 def _check_strategies(game: Game, ref: str, params, root: int, result: CheckResult) -> None:
     """Each of the title's own strategies fills every seat for :data:`STRATEGY_GAMES` games; it
     must not raise, return an illegal action, or change the state while it chooses."""
-    from analyser.engine.registry import GENERIC_STRATEGIES, available_strategies, strategy_factory
     try:  # the title's own: not the generic ones (mcts), which play through determinize, checked above
         names = [name for name in available_strategies(ref) if name not in GENERIC_STRATEGIES]
     except InputError as e:
@@ -611,7 +610,6 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
     or exactly the given ``game_seeds``.  Raises :class:`InputError` for a bad title, rule or
     player count; everything the title does wrong is in the result.
     """
-    from analyser.engine.registry import get_game, title_ref
     game = get_game(ref)
     ref = title_ref(game)
     rules = dict(rules or {})

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from analyser.engine.core import InputError
+from analyser.engine.registry import game_ids
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
@@ -45,8 +46,6 @@ def write_skeleton(folder: str | Path) -> list[Path]:
     (lower-case letters, digits and single hyphens, starting with a letter), is the id of a
     registered title, or the folder exists and is not empty.
     """
-    from analyser.engine.registry import game_ids
-
     folder = Path(folder).expanduser()
     title_id = folder.name
     if not ID_PATTERN.match(title_id):

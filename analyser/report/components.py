@@ -6,11 +6,12 @@ pandas and the component numbers are imported inside the functions."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 from pathlib import Path
 
 from analyser.stats import analysis
-from analyser.findings.components import ASSOCIATION_LINE
+from analyser.findings.components import ASSOCIATION_LINE, FINDINGS_MAX
 from analyser.io.csvsafe import to_csv
 from analyser.report.summaries import params_of
 from analyser.report.tables import table_html
@@ -42,8 +43,6 @@ def _replacements(game, params, est, catalog: dict, folder: Path | None) -> dict
     title offers a replacement, each written into ``folder/interventions``, or ``()`` where the
     title offers none (nothing without a folder, or where the file cannot be written: the finding
     then says how to make the copy)."""
-    from analyser.findings.components import FINDINGS_MAX
-
     if folder is None or params is None or est is None or not len(est):
         return {}
     out = {}
@@ -65,8 +64,6 @@ def changed_data_files(params, config: dict | None) -> list[str]:
     SHA-256) that are no longer as the run read them: one short phrase each (``the components
     file /x/deck.csv changed since the run``, ``... is missing``); [] when all are unchanged or
     nothing is recorded (an older run)."""
-    import hashlib
-
     recorded = (config or {}).get("data_files")
     if not isinstance(recorded, dict) or not recorded:
         return []

@@ -13,6 +13,7 @@ across variants.  Runs of the same variant are pooled, each game counted once by
 from __future__ import annotations
 
 import base64
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +22,13 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from analyser.stats import analysis, plots
+from analyser.engine.runner import resolve_jobs
+from analyser.report.reduce import chunk_pieces
+from analyser.results import load_results, missing_tables
+from analyser.run import store
+from analyser.stats import analysis, plots, seats as seatmod, streamed
 from analyser import findings as findmod
-from analyser.report import components as reportcomponents
+from analyser.report import components as reportcomponents, reduce as reducemod, summaries
 from analyser.report.seats import compensation_display, strategy_seat_display  # noqa: F401 - used by the CLI too
 from analyser.engine.core import COMPONENTS, InputError
 from analyser.io.csvsafe import to_csv
@@ -33,6 +38,9 @@ from analyser.run.reproduce import reproduce_command
 from analyser.report.summaries import params_of
 from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_table,  # noqa: F401 - the page's API
                                     table_html as _table_html, wrap_table as _wrap_table)
+from analyser.stats.designer import Outcome
+from analyser.stats.seats import assumption
+from analyser.stats.streamed import open_run
 from analyser.text import fixed, number, pct, signed
 
 
@@ -149,10 +157,6 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> li
     the chunks already reduced (:func:`analyser.report.reduce.chunk_pieces`, in chunk order, e.g.
     by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
     counts."""
-    from analyser.stats import streamed
-    from analyser.report.reduce import chunk_pieces
-    from analyser.engine.core import InputError
-
     if pieces is None:
         pieces = (chunk_pieces(game, chunk, ext, strategies, check) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
@@ -214,11 +218,6 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> li
 
 def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None = None,
                 folder: Path | None = None) -> Summary:
-    from analyser import findings as findmod
-    from analyser.stats import seats as seatmod
-    from analyser.report import summaries
-    from analyser.stats.designer import Outcome
-    from analyser.results import missing_tables
     outcome = Outcome.of(game)
     parts = []
     for r in reduced:
@@ -284,7 +283,6 @@ def _strategies_of(results: pd.DataFrame) -> list[str]:
 def summarise(results: pd.DataFrame, extras: dict) -> Summary:
     """Summaries per variant of an in-memory ``results`` frame (see the module docstring),
     reduced chunk by chunk like a run folder."""
-    from analyser.stats import streamed
     game = get_game(str(results["game"].iloc[0]))
     reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), _strategies_of(results))
     return _summary_of(game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)])
@@ -298,7 +296,6 @@ _ENV.filters.update(fixed=fixed, number=number, pct=pct, signed=signed)
 
 def _anchor(text: str, used: set) -> str:
     """A unique HTML id made from ``text`` (lower case letters, digits and dashes)."""
-    import re
     base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48].strip("-") or "section"
     name, k = base, 2
     while name in used:
@@ -310,7 +307,6 @@ def _anchor(text: str, used: set) -> str:
 def short_caption(caption: str, width: int = 60) -> str:
     """A table caption shortened for the contents list: parenthesised remarks and anything
     after a colon dropped, cut to ``width`` characters."""
-    import re
     text = caption
     while True:
         shorter = re.sub(r"\s*\([^()]*\)", "", text)
@@ -350,7 +346,6 @@ def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -
 
 
 def _assumption(game) -> str:
-    from analyser.stats.seats import assumption
     return assumption(game.scoring.outcome, game.scoring.score_unit)
 
 
@@ -474,7 +469,6 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     results frame; return the HTML path, the summary and the PNG file names.  Needs at least one
     finished game.  The frame is reduced chunk by chunk, as a run folder is
     (:func:`build_report_from_run`).  ``run_dir``: as :func:`write_report`."""
-    from analyser.stats import streamed
     game = get_game(str(results["game"].iloc[0]))
     strategies = _strategies_of(results)
     reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), strategies)
@@ -584,18 +578,13 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     return path, summary, all_figures
 
 
-def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
+def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
     games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder with the
     single ``results.parquet`` of older runs is read whole."""
-    from analyser.stats import streamed
-    from analyser.results import load_results
-    from analyser.stats.streamed import open_run
-    from analyser.run import store
-
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
         df, extras, config = load_results(out)
@@ -608,13 +597,11 @@ def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_gam
     where = out / store.RESULTS
 
     run_id = config.get("run_id") if isinstance(config, dict) else None
-    from analyser.report import reduce as reducemod
     chunk_games = chunk_games or streamed.CHUNK_GAMES
     plan = None
     if jobs != 1 and not game.source:  # a title from a file is reduced here (a worker names a title by id)
         plan = reducemod.chunk_plan(out, chunk_games)
     if plan is not None and len(plan) >= reducemod.PARALLEL_MIN_CHUNKS:
-        from analyser.engine.runner import resolve_jobs
         pieces = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
                                            chunk_games, plan)
         return game, reduce_chunks(game, (), strategies, pieces=pieces), names, config
@@ -627,13 +614,13 @@ def build_report_from_run(out: Path, jobs: int = 1) -> tuple[Path, Summary, list
     chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
     games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
     core); the report is the same for any number."""
-    game, reduced, names, config = _reduce_run(out, jobs=jobs)
+    game, reduced, names, config = reduce_run(out, jobs=jobs)
     return write_report(game, reduced, names, config, Path(out))
 
 
 def summarise_run(out: Path) -> Summary:
     """:func:`summarise` for a run folder, read part by part."""
-    game, reduced, names, config = _reduce_run(out)
+    game, reduced, names, config = reduce_run(out)
     return _summary_of(game, reduced, names, config)
 
 

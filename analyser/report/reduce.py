@@ -16,10 +16,16 @@ a title from a file is reduced here, in this process.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from analyser.engine.core import COMPONENTS, InputError
+from analyser.engine.registry import get_game
+from analyser.engine.userfiles import safe_worker_path
+from analyser.io.validate import validate_chunk
 
 #: Chunks a run needs at least before its reduction is spread over worker processes.
 PARALLEL_MIN_CHUNKS = 3
@@ -28,7 +34,6 @@ PARALLEL_MIN_CHUNKS = 3
 def split_extras(extras: dict, run) -> dict:
     """The extra tables' rows of the run ``run`` (None: all rows).  Raises InputError when the
     results join several runs and an extra table cannot say which run a row belongs to."""
-    from analyser.engine.core import COMPONENTS, InputError
     out = {}
     for name, frame in extras.items():
         if run is not None:
@@ -61,7 +66,6 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         runs = [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
     else:
         runs = [("run", chunk)]
-    from analyser.engine.core import COMPONENTS
     pieces = []
     for rid, sub in runs:
         sub = sub.assign(strategy=pd.Categorical(sub["strategy"].astype(str), categories=strategies))
@@ -86,9 +90,6 @@ def run_check(game, where: Path, run_id):
     """The check of a run folder's chunk: its rows valid for ``game``
     (:func:`analyser.results.validate_chunk`) and, when the config names its ``run_id``, every
     row of that run (parts copied in from another run are named).  Raises InputError."""
-    from analyser.engine.core import InputError
-    from analyser.io.validate import validate_chunk
-
     def check(chunk):
         validate_chunk(chunk, game, where)
         if isinstance(run_id, str) and "run_id" in chunk.columns:
@@ -125,7 +126,6 @@ def block_pieces(title: str, folder: str, names: list, part_names: list, block: 
     the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
     tables ``names``.  ``title``: the title's registered id.  None when the block holds no game.
     Raises InputError (a part changed by hand, or rows that do not validate)."""
-    from analyser.engine.registry import get_game
     from analyser.run import store
     from analyser.stats.streamed import read_checked_part, read_part
 
@@ -155,11 +155,7 @@ def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, j
                     plan: list):
     """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
     processes and yielded in chunk order."""
-    import warnings
-
     import joblib
-
-    from analyser.engine.userfiles import safe_worker_path
 
     with safe_worker_path(), warnings.catch_warnings(), \
             joblib.Parallel(n_jobs=jobs, pre_dispatch="2 * n_jobs", return_as="generator") as par:

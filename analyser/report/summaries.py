@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analyser.stats import analysis, seats
+from analyser.stats import analysis, designer, seats
 from analyser.engine.core import TRACE_COLUMN
 from analyser.findings import RUNAWAY_AT
+from analyser.stats.designer import BOOTSTRAP, drama_per_game, share_from_normal, skill_interval
 
 #: Blocks of games for the skill-share bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 1000
@@ -80,8 +81,6 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
     ``strategy``, ``seat``, ``win``, ``score``, ``rank``, ``game_index`` and optionally
     ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
     order (the same list for every chunk)."""
-    from analyser.stats.designer import drama_per_game
-
     if not len(df):
         return {}
     game = analysis.game_codes(df)
@@ -321,7 +320,6 @@ def run_figures(sums: dict, players: int, runs: int) -> dict:
 def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str = "win") -> dict | None:
     """As :func:`analyser.stats.designer.luck_skill` (``on``: ``"win"`` or ``"score"``), resampling
     blocks of games (module docstring)."""
-    from analyser.stats.designer import BOOTSTRAP, share_from_normal, skill_interval
     bootstrap = BOOTSTRAP if bootstrap is None else bootstrap
     if "skill" not in sums or (sums["strategy"]["n"] > 0).sum() < 2:
         return None
@@ -352,7 +350,6 @@ def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str
 def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
     """As :func:`analyser.stats.designer.designer_table` (``outcome``: the title or an
     :class:`analyser.stats.designer.Outcome`)."""
-    from analyser.stats import designer
     outcome = designer.Outcome.of(outcome)
     g = sums["games"].iloc[0]
     n = int(g["games"])

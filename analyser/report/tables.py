@@ -5,6 +5,9 @@ below the report (here only :mod:`analyser.stats`)."""
 
 from __future__ import annotations
 
+from html import escape
+import re
+
 import pandas as pd
 
 from analyser.stats import analysis
@@ -29,9 +32,6 @@ def render_table(df: pd.DataFrame, header: bool = True) -> str:
     right-aligned, text columns left-aligned.  Cells do not wrap (an interval stays on one
     line), except in a prose column - a text column with a cell longer than
     :data:`PROSE_CHARS` characters, such as a verdict - whose cells wrap."""
-    import re
-    from html import escape
-
     def numeric(v) -> bool:  # a number as the tables print it: 12.3, -0.5 pp, 41.2%, < 1e-300, -, n/a
         return bool(re.match(r"^\s*([<>]\s*)?[-+]?(\d|\.\d)", str(v))) or str(v).strip() in ("-", "n/a", "")
 

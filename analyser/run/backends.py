@@ -1,8 +1,8 @@
 """Where a run's batches are played: in this process, in loky (or threading) workers through
 joblib, or on a Dask cluster; with the signal handling and the watchdog around them.
 
-Ctrl-C and SIGTERM never lose finished games: a write in progress holds them (:class:`_Deferred`),
-a parallel run's first Ctrl-C lets the running batches finish (:class:`_StopRequest`), and SIGTERM
+Ctrl-C and SIGTERM never lose finished games: a write in progress holds them (:class:`DeferredSignals`),
+a parallel run's first Ctrl-C lets the running batches finish (:class:`StopRequest`), and SIGTERM
 raises :class:`Terminated`.  Which of the two stopped the process is remembered
 (:func:`stop_exit_code`), so a command ends with 143 after SIGTERM and 130 after Ctrl-C.  A game that ignores its time limit is ended by the watchdog; a worker
 that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog killed.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import logging
 import os
 import signal
 import sys
@@ -31,7 +32,7 @@ from analyser.engine.userfiles import safe_worker_path
 from analyser.run.spec import RunSpec, check_scheduler_address
 
 
-class _Deferred:
+class DeferredSignals:
     """Hold Ctrl-C and SIGTERM while a part or config.json is written, so neither is left half
     written; a signal that arrived is delivered when the write is done (``deliver``) or only
     noted (``final``: the last write of the run)."""
@@ -72,7 +73,7 @@ class _Deferred:
         return False
 
 
-class _StopGuard:
+class StopGuard:
     """For the whole of a run in the main thread: the first Ctrl-C (or SIGTERM) stops the run as
     before, by raising; once the run is stopping or finishing (:meth:`stopping`), later signals
     are only noted, so nothing can cut the final write of the parts and config.json short.  A
@@ -110,7 +111,7 @@ class _StopGuard:
         return False
 
 
-class _StopRequest:
+class StopRequest:
     """Ctrl-C during a parallel run: the first one asks the workers' running batches to finish
     (their games are kept), a second one stops at once.  Sequential runs keep Python's default
     handling: the batch in progress catches KeyboardInterrupt and returns its finished games."""
@@ -224,7 +225,7 @@ class WorkerDied(RuntimeError):
     """A worker process died under a batch (killed, or out of memory)."""
 
 
-def _hung_error(info: dict) -> StrategyError:
+def hung_error(info: dict) -> StrategyError:
     labels = info.get("labels") or []
     who = ", ".join(f"seat {i} {s}" for i, s in enumerate(labels))
     err = StrategyError(f"a strategy in game {info['game_index']} ({who}) did not stop at the time limit and "
@@ -234,7 +235,7 @@ def _hung_error(info: dict) -> StrategyError:
 
 
 @contextlib.contextmanager
-def _watchdog_here(handler):
+def watchdog_here(handler):
     """Batches run in this process: a game the watchdog must kill ends the run through ``handler``."""
     previous = runner.Watchdog.handler
     runner.Watchdog.handler = staticmethod(handler)
@@ -244,13 +245,13 @@ def _watchdog_here(handler):
         runner.Watchdog.handler = previous
 
 
-def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir) -> bool:
+def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir) -> bool:
     """Run ``batches`` and hand each result to ``keep`` as it arrives.  Returns True when the run
     was interrupted.  Stops at the first failure once the batches before it are in."""
-    stop = _StopRequest(n_jobs > 1 or client is not None)
+    stop = StopRequest(n_jobs > 1 or client is not None)
     waiting = {a for a, _ in batches}
     signals = signals_received()  # (a signal whose raise a library swallowed still stops the run)
-    with stop, _sigterm_raises(), warnings.catch_warnings(), _watchdog_here(on_hang):
+    with stop, _sigterm_raises(), warnings.catch_warnings(), watchdog_here(on_hang):
         # joblib warns about cancelled or unused tasks when we stop early; that is intended
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
         if client is not None:
@@ -291,7 +292,7 @@ def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang
                 return True
             # a worker process died (SIGKILL, out of memory): what it was playing is lost, the
             # rest is on disk; a watchdog kill names its game
-            errors.append(_worker_death(e, hang_dir))
+            errors.append(worker_death(e, hang_dir))
         finally:
             close = getattr(outputs, "close", None)
             if close is not None:
@@ -299,10 +300,10 @@ def _dispatch(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang
     return stop.requested
 
 
-def _worker_death(e: BaseException, hang_dir: str) -> BaseException:
+def worker_death(e: BaseException, hang_dir: str) -> BaseException:
     for p in sorted(Path(hang_dir).glob("hung-*.json")):
         try:
-            return _hung_error(json.loads(p.read_text()))
+            return hung_error(json.loads(p.read_text()))
         except (OSError, ValueError, KeyError):
             continue
     name = type(e).__name__
@@ -346,7 +347,7 @@ def _loky_results(batches, job, n_jobs, backend):
 DASK_CONNECT_TIMEOUT = 10
 
 
-def _dask_client(spec: RunSpec):
+def dask_client(spec: RunSpec):
     """A ``dask.distributed`` client: to ``spec.scheduler``, or to a new LocalCluster with one
     single-threaded worker per job.  InputError (one line) when dask is missing, the address is
     malformed or the scheduler does not answer."""
@@ -362,7 +363,6 @@ def _new_client(address: str | None, jobs: int | None):
     except ImportError:
         raise InputError("--backend dask needs dask.distributed, which is not installed; "
                          "install it with: pip install 'analyser[dask]'") from None
-    import logging
     from distributed import Client, LocalCluster
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if address is None:
@@ -409,7 +409,7 @@ def command_pool(backend: str | None = None, scheduler: str | None = None, jobs:
         yield client
     finally:
         _POOL.reset(token)
-        _close_dask(client)
+        close_dask(client)
 
 
 def pool_client():
@@ -427,14 +427,14 @@ def client_address(client) -> str | None:
         return None
 
 
-def _dask_slots(client) -> int:
+def dask_slots(client) -> int:
     try:
         return max(1, sum(client.nthreads().values()))
     except Exception:
         return 1
 
 
-def _close_dask(client) -> None:
+def close_dask(client) -> None:
     cluster = getattr(client, "_analyser_cluster", None)
     try:
         client.close()

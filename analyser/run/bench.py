@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import time
 
+from analyser.engine import compiled
+from analyser.engine.compiled import ENGINES
 from analyser.engine.core import InputError
 from analyser.engine.registry import default_lineup, game_ids, get_game, make_strategy
 from analyser.run import RunSpec, run
@@ -43,8 +45,6 @@ def cases(game) -> list[tuple[str, tuple[str, ...], int, int, int]]:
 def engine_of_case(game: str, strategies, players: int, requested: str = "auto") -> str:
     """The engine a ``simulate`` of the case plays with (``python`` or ``compiled``); InputError
     for an unknown ``requested`` or a ``compiled`` that cannot be used."""
-    from analyser.engine import compiled
-
     g = get_game(game)
     return compiled.choose(g, g.Params(), players, list(strategies), requested)[0]
 
@@ -93,7 +93,6 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
         raise InputError(f"--repeat {repeat} is not accepted; give 1 to 100")
     jobs = resolve_jobs(jobs)
     rows = []
-    from analyser.engine.compiled import ENGINES
     if engine not in ENGINES:
         raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
     # every case's engine decided (and refused) before the first line is printed

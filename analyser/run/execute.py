@@ -21,15 +21,15 @@ import pandas as pd
 
 from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
-from analyser.engine.registry import title_ref
+from analyser.engine.registry import get_game, title_ref
 from analyser.run import store
-from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
-                                   _watchdog_here, client_address, pool_client, signals_received)
+from analyser.run.backends import (DeferredSignals, StopGuard, client_address, close_dask, dask_client, dask_slots,
+                                   dispatch_batches, hung_error, pool_client, signals_received, watchdog_here)
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
-from analyser.run.sink import _Sink, batch_tables, tables_to_frame, write_csv
+from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
-from analyser.run.trust import Allowed, guard_folder_config
+from analyser.run.trust import Allowed, guard_folder_config, strategy_files, trust_file
 from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
 
 
@@ -144,8 +144,6 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     else:
         from tqdm.auto import tqdm
 
-    from analyser.run.trust import strategy_files, trust_file
-
     game, params, players, jobs, seed = resolve(spec)
     # the user ran these files (resolve loaded them): this run's folder may name them to this process
     if getattr(game, "source", None):
@@ -160,7 +158,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         out = prepare_out(out)
     # one client for the whole command when an experiment opened one (command_pool), else this run's own
     shared = pool_client()
-    client = shared if shared is not None else _dask_client(spec) if spec.backend == "dask" else None
+    client = shared if shared is not None else dask_client(spec) if spec.backend == "dask" else None
     lock = store.RunLock(out) if out is not None else None
     hang_dir = None
     try:  # (the lock taken inside: a Ctrl-C between taking it and this try left it behind)
@@ -225,10 +223,10 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         for key in CARRIED:
             if record and key in record:
                 config[key] = record[key]
-        sink = _Sink(out, config, done)
-        with _Deferred():
+        sink = Sink(out, config, done)
+        with DeferredSignals():
             sink.save()
-        with _StopGuard() as guard:
+        with StopGuard() as guard:
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
                             run_id, hang_dir, guard, on_part, signals)
     finally:
@@ -237,11 +235,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         if hang_dir is not None:
             shutil.rmtree(hang_dir, ignore_errors=True)
         if client is not None and client is not shared:
-            _close_dask(client)
+            close_dask(client)
 
 
-def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: _StopGuard, on_part=None, signals: int | None = None) -> RunResult:
+def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, client, progress, tqdm,
+             run_id, hang_dir, guard: StopGuard, on_part=None, signals: int | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -258,7 +256,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
     def keep(res: BatchResult) -> None:
         nonlocal total_done
         tables = batch_tables(game, params, players, strategies, res, run_id)
-        with _Deferred():
+        with DeferredSignals():
             sink.add(res.start, res.start + res.done, tables)
         if on_part is not None and res.done > 0:
             on_part(res.start, res.start + res.done, tables[store.RESULTS])
@@ -270,7 +268,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
         finished, record the failure, and exit (the game's thread cannot be stopped)."""
         res = info["result"]
         runner.finish_columns(res, game, info["job"])  # the games it finished, as columns
-        err = _hung_error(info)
+        err = hung_error(info)
         try:
             keep(res)
         except Exception:
@@ -290,7 +288,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             # A pilot batch in this process: when the whole run is short, starting workers would cost
             # more than it saves, so the rest runs here too.  Results do not depend on it.
             a = missing[0][0]
-            with _watchdog_here(on_hang):
+            with watchdog_here(on_hang):
                 pilot = run_batch(job(a, a + PILOT_GAMES))
             keep(pilot)
             if pilot.error is not None:
@@ -302,18 +300,18 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             if pilot.seconds / PILOT_GAMES * remaining < SMALL_RUN_SECONDS:
                 jobs = 1
         if client is not None:
-            jobs = _dask_slots(client)  # batches planned for the cluster's workers (results do not depend on it)
+            jobs = dask_slots(client)  # batches planned for the cluster's workers (results do not depend on it)
         size = spec.batch_size or config.get("batch_size")
         if size is None and missing:
             size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
         config["batch_size"] = size
         for a, b in missing:
             start_batches += plan_batches(b, jobs, size, start=a)
-        n_jobs = max(1, min(jobs, len(start_batches))) if client is None else _dask_slots(client)
+        n_jobs = max(1, min(jobs, len(start_batches))) if client is None else dask_slots(client)
         config["jobs"] = n_jobs
         if not errors and not interrupted and start_batches:
-            interrupted = _dispatch(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
-                                    hang_dir)
+            interrupted = dispatch_batches(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
+                                           hang_dir)
     except KeyboardInterrupt:
         guard.stopping()
         interrupted = True
@@ -326,7 +324,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
     interrupted = interrupted and error is None
     result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
                        tables=sink.memory_tables() if sink.out is None else None)
-    with _Deferred(deliver=False) as held:
+    with DeferredSignals(deliver=False) as held:
         try:
             _finish(config, sink, error, interrupted, t0, wall_before)
         except store.StoreError as e:
@@ -407,7 +405,6 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config, where=repr(str(out / "config.json")))
     if guarded.config.get("title_source") != config.get("title_source"):
-        from analyser.engine.registry import get_game
         _check_title(out, config, get_game(spec.game))
     return ResumePlan(config, spec, guarded.notes)
 

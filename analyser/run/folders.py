@@ -91,7 +91,6 @@ def undecided(config: dict) -> bool:
 
 
 def _version_key(v: str) -> tuple:
-    import re
     return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from analyser.engine import traces
 from analyser.engine.core import InputError
 from analyser.io.csvsafe import restore_frame
-from analyser.engine.registry import get_game
+from analyser.engine.registry import game_ids, get_game, is_title_file, loaded_file_title
 from analyser.io.validate import validate_config, validate_extra, validate_results
 from analyser.run import store
 from analyser.run.folders import missing_games, read_config_file
@@ -152,7 +152,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         check_regular_file(path, "results file")
         df = _read_table(path, "results file")
         whole = True
-    game, config = _title_and_config(df, folder, path)
+    game, config = title_and_config(df, folder, path)
     if whole:
         validate_results(df, game, path)
         if (folder / "config.json").exists() and not (isinstance(config, dict)
@@ -203,7 +203,7 @@ def _experiment_kind(folder: Path) -> str | None:
     return kind if kind in EXPERIMENT_KINDS else None
 
 
-def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
+def title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     """The title of a results frame (or of its first part) and the ``config.json`` beside it:
     ``(game, config)``.  A title from a file is loaded only when this process trusts that file.
     Raises InputError."""
@@ -220,7 +220,6 @@ def _title_and_config(df: pd.DataFrame, folder: Path, path: Path):
     config = {}
     if (folder / "config.json").exists():
         config = read_config_file(folder / "config.json")
-    from analyser.engine.registry import game_ids, is_title_file, loaded_file_title
     title = str(games[0])
     source = None
     if isinstance(config, dict) and config.get("kind") in EXPERIMENT_KINDS:

@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 
 from analyser.engine import traces
+from analyser.engine.core import COMPONENTS
 from analyser.io.csvsafe import to_csv
 from analyser.run import store
-from analyser.engine.runner import ROW_FIELDS, BatchResult
+from analyser.engine.runner import BatchResult, ROW_FIELDS, component_rows, unpack
 
 
 def tables_to_frame(tables: list) -> pd.DataFrame:
@@ -32,7 +33,7 @@ def tables_to_frame(tables: list) -> pd.DataFrame:
     return pa.concat_tables(tables, promote_options="permissive").to_pandas()
 
 
-class _Sink:
+class Sink:
     """Where finished batches go: Parquet parts in ``out`` (with config.json rewritten after each
     part), or arrow tables in memory when there is no ``out``."""
 
@@ -109,7 +110,7 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     for name, recs in b.extras.items():
         if not recs:
             continue
-        # rows as {key: values} (runner._as_columns), or as records
+        # rows as {key: values} (batchrecords.as_columns), or as records
         frame = pd.DataFrame(recs) if isinstance(recs, dict) else pd.DataFrame.from_records(recs)
         if {"game_index", "seat"} <= set(frame.columns):
             # each row also names its run, game seed and strategy, so the table stands on its own
@@ -119,7 +120,6 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
             frame = frame.sort_values(by, kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
     if b.components is not None:
-        from analyser.engine.core import COMPONENTS
         extra_frames[str(COMPONENTS)] = components_frame(b.components, run_id)
     return df, extra_frames
 
@@ -183,8 +183,6 @@ def components_frame(cols: dict, run_id: str) -> pd.DataFrame:
     """A batch's components table (:func:`analyser.engine.runner.component_columns`) as a frame:
     ``run_id``, ``game_index`` (int64), ``seat`` (int32), ``component`` (category), ``count``
     (int32), ordered by game, seat and component."""
-    from analyser.engine.runner import component_rows, unpack
-
     game, seat = component_rows(cols)
     return pd.DataFrame({
         "run_id": pd.Categorical.from_codes(np.zeros(len(game), dtype=np.int8), categories=[run_id]),

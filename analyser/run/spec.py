@@ -6,9 +6,11 @@ about itself: its id, the package versions and the data files its rules read.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import os
 import platform
+import re
 import secrets
 import sys
 import threading
@@ -22,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from analyser import __version__
-from analyser.engine import runner
+from analyser.engine import compiled, runner
 from analyser.engine.core import GAME_TIMEOUT, InputError
-from analyser.engine.registry import get_game, make_strategy
+from analyser.engine.registry import default_lineup, get_game, make_strategy
 from analyser.engine.runner import check_deal, resolve_jobs
 
 
@@ -68,7 +70,6 @@ def resolve(spec: RunSpec):
             spec.rules[name] = str(Path(spec.rules[name]).expanduser().resolve())
     params = game.Params.from_overrides(spec.rules)
     if not spec.strategies:
-        from analyser.engine.registry import default_lineup
         raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
                          f"{(default_lineup(game.id) or ['random'])[0]}")
     for s in spec.strategies:
@@ -98,7 +99,6 @@ def resolve(spec: RunSpec):
             raise InputError("--backend dask needs dask.distributed, which is not installed; "
                              "install it with: pip install 'analyser[dask]'") from None
     if spec.engine != "python":
-        from analyser.engine import compiled
         compiled.choose(game, params, players, spec.strategies, spec.engine)  # a bad --engine: one line
     jobs = resolve_jobs(spec.jobs)
     seed = spec.seed if spec.seed is not None else secrets.randbits(63)
@@ -167,8 +167,6 @@ def _try_strategy(text: str, game_id: str, timeout: float) -> None:
 def data_file_record(params) -> dict[str, dict[str, str]]:
     """Every component file the rules read, with its absolute path and SHA-256, so a run can be
     traced to the exact data it used."""
-    import hashlib
-
     from analyser.io.files import read_bytes
     files = params.data_files() if hasattr(params, "data_files") else {}
     out = {}
@@ -250,7 +248,6 @@ def spec_from_config(config: dict, where: str = "config.json") -> RunSpec:
 
 def check_scheduler_address(address: str) -> None:
     """``tcp://HOST:PORT`` (or ``tls://``, ``inproc://``, ``ws://``, ``wss://``); InputError otherwise."""
-    import re
     if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
         raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
                          "tcp://HOST:8786")

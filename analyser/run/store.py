@@ -25,7 +25,9 @@ import contextlib
 import errno
 import json
 import os
+import signal
 import socket
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -221,7 +223,6 @@ def read_part_table(path: Path, columns: list[str] | None = None, drop: tuple[st
     would do with it cannot go wrong.  Index columns it names are left out too.  Raises
     InputError (one line naming the file, ``what`` saying what it is) when the file cannot be read
     or its metadata is broken."""
-    from analyser.engine.core import InputError
     try:
         schema = pq.read_schema(path)
     except Exception as e:  # noqa: BLE001 - a damaged file raises many kinds
@@ -248,7 +249,6 @@ def check_pandas_metadata(schema: pa.Schema, path: Path, what: str = "part") -> 
     be an object whose ``index_columns`` are column names of the file or range indexes of exactly
     the file's number of rows, and whose ``columns`` is a list of objects.  Raises InputError (one
     line naming the file) otherwise: a truncated block, a huge range index, a deep nesting."""
-    from analyser.engine.core import InputError
     from analyser.io.files import parse_json
     raw = (schema.metadata or {}).get(_PANDAS_KEY)
     if raw is None:
@@ -300,7 +300,6 @@ def check_folder_parts(out: Path) -> None:
 
 
 def _row_count(path: Path) -> int:
-    from analyser.engine.core import InputError
     try:
         return pq.ParquetFile(path).metadata.num_rows
     except Exception as e:  # noqa: BLE001
@@ -325,8 +324,6 @@ def _alive(pid: int) -> bool:
 def _signals_held():
     """Ctrl-C and SIGTERM blocked for the duration (delivered as it ends), in the main thread of a
     platform that can block them; elsewhere nothing changes."""
-    import signal
-    import threading
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from analyser.engine.core import InputError
+from analyser.engine.registry import game_ids, is_title_file, parse_spec
 
 #: Code files (resolved absolute paths) that this process may load when a folder's config.json
 #: names them: those named on the command line, and those this process ran itself.
@@ -109,7 +111,6 @@ def strategy_files(spec: str) -> list[str]:
     """The code files a strategy spec would load: its own file (``bots.py:cautious``) and any file
     reached through a parameter that is itself a strategy spec (``mcts:rollout=bots.py``, where
     ``/`` stands for ``:``).  A spec that does not parse names the files it appears to name."""
-    from analyser.engine.registry import parse_spec
     try:
         parsed = parse_spec(spec)
     except InputError:
@@ -127,7 +128,6 @@ def named_code(config) -> dict[str, list[str]]:
     record with its sides and cells): ``{"title": [...], "strategy": [...], "scheduler": [...]}``,
     each in order of appearance without repeats.  A title is ``title_source``, or ``game`` when it is
     a path rather than a registered id; a strategy is every file in a ``strategies`` list."""
-    from analyser.engine.registry import game_ids, is_title_file
     out: dict[str, list[str]] = {"title": [], "strategy": [], "scheduler": []}
     ids = set(game_ids())
 
@@ -175,8 +175,6 @@ def guard_folder_config(config: dict, folder, allowed: Allowed = Allowed()) -> G
     and a note says so; ``allowed.scheduler`` replaces it (backend ``dask``).  The config passed
     in is not changed.
     """
-    import copy
-
     folder = Path(folder)
     named = named_code(config)
     guarded = copy.deepcopy(config) if isinstance(config, dict) else {}

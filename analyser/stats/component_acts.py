@@ -5,6 +5,9 @@ uses (:func:`rate_estimate`) and the mark that an estimate frame was measured so
 
 from __future__ import annotations
 
+import numpy as np
+from analyser.stats.components import COLUMNS, MIN_HOLDERS, Q, Z95
+
 
 def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placements", note: str = "",
                   wording: dict | None = None):
@@ -22,13 +25,10 @@ def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placement
     :data:`analyser.stats.components.COLUMNS` (``holders`` = uses, ``seat_games`` = all uses,
     ``win_with``/``win_without`` = the good rate of its uses / of the others', fractions), with
     ``attrs`` ``measure`` (``note``, the table's note) and ``wording`` (see :func:`measured_where_it_acts`)."""
-    import numpy as np
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
     from scipy.stats import fisher_exact
     from statsmodels.stats.proportion import confint_proportions_2indep
-
-    from analyser.stats.components import COLUMNS, MIN_HOLDERS, Q, Z95
 
     catalog = catalog or {}
     ids = list(catalog) + sorted(c for c in counts if c not in catalog)

@@ -49,6 +49,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from analyser.text import fixed, signed, wrap
 
 #: False-discovery-rate level: a component is clear when its Benjamini-Hochberg q is at most this.
@@ -73,7 +75,6 @@ _VARIANTS = ("h", "c")  # h: has the component (x = 1 or 0); c: copies (x = coun
 def _cells(results):
     """Per row of ``results`` (sorted by game and seat): the (strategy, seat) pair code, the win
     share, the game group, and the labels.  Returns a dict."""
-    import numpy as np
     import pandas as pd
 
     gi = results["game_index"].to_numpy(dtype=np.int64)
@@ -105,8 +106,6 @@ def _cells(results):
 def _pairs(first, size_of, start_of):
     """For each entry ``r`` of ``first``, every position ``start_of[r] .. start_of[r] +
     size_of[r] - 1``: returns ``(r repeated, position)``."""
-    import numpy as np
-
     total = int(size_of.sum())
     rep = np.repeat(np.arange(len(first)), size_of)
     offsets = np.arange(total) - np.repeat(np.cumsum(size_of) - size_of, size_of)
@@ -118,7 +117,6 @@ def _frame(key, columns: dict, dims, labels, names):
     key's parts (most significant first), ``labels[i]`` maps part i's codes to index values,
     ``names`` the index level names; ``columns`` name -> per-entry weights, or a function that
     makes them (called when needed, so one column is alive at a time), or None (a count)."""
-    import numpy as np
     import pandas as pd
 
     n = int(np.prod(dims))
@@ -155,7 +153,6 @@ def chunk_sums(results, components, collapse=None) -> dict[str, Any]:
     ``collapse`` (``Game.component_collapse``: ids -> a dict) merges components identical by the
     rules: a recorded id it maps is counted under its new id, copies added up.  Component rows
     whose (game, seat) has no results row are ignored."""
-    import numpy as np
     import pandas as pd
 
     t = _cells(results)
@@ -250,8 +247,6 @@ def _holder_pairs(kcode, pos, count, K, t):
     Components are taken in groups whose accumulators stay under :data:`_ACCUMULATOR_CELLS`,
     and their holders in blocks of about :data:`_BLOCK_HOLDERS` (never splitting a game's
     holders of one component), so the working memory does not grow with the chunk."""
-    import numpy as np
-
     cell, y, C = t["cell"], t["y"], t["C"]
     game = t["game"][pos]
     order = np.lexsort((pos, game, kcode))  # by component, then game
@@ -316,8 +311,6 @@ def _holder_pairs(kcode, pos, count, K, t):
 
 
 def _accumulate(acc, name, key, w, bins):
-    import numpy as np
-
     add = np.bincount(key, weights=w, minlength=bins)
     if name in acc:
         acc[name] += add
@@ -328,7 +321,6 @@ def _accumulate(acc, name, key, w, bins):
 def _pair_frame(groups, text, C):
     """The dense sums of :func:`_holder_pairs` as one frame indexed by (component, cell i,
     cell j) over the non-empty cells (column ``n`` dropped)."""
-    import numpy as np
     import pandas as pd
 
     frames = []
@@ -348,7 +340,6 @@ def _pair_frame(groups, text, C):
 def _relevel(frame, levels, maps, names):
     """``frame`` with each index level in ``levels`` (cell codes) replaced by two levels
     (strategy, seat) through ``maps`` (per level: (strategy per cell, seat per cell))."""
-    import numpy as np
     import pandas as pd
 
     arrays = []
@@ -380,7 +371,6 @@ class _Table:
     codes (positions among the (strategy, seat) pairs) of its pair levels, and its values."""
 
     def __init__(self, frame, cells, cols, shape):
-        import numpy as np
         import pandas as pd
 
         idx = frame.index
@@ -406,8 +396,6 @@ class _Table:
 
     def dense(self, C, rows=None):
         """The rows (all, or those of one component) as a dense ``[C, (C,) *shape]`` array."""
-        import numpy as np
-
         rows = slice(None) if rows is None else rows
         ci = self.ci[rows]
         keep = ci >= 0
@@ -425,8 +413,6 @@ class _Table:
 def _fit(n, Y, X, XX, XY, AA, AB, BB, corr):
     """One within estimate: ``(beta, se)`` from the sums by cell (see the module docstring);
     ``(nan, nan)`` when ``x`` does not vary within any cell."""
-    import numpy as np
-
     m = n > 0
     nn = np.where(m, n, 1)
     xbar = np.where(m, X / nn, 0.0)
@@ -457,7 +443,6 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     Units: ``share``, ``win_with``, ``win_without`` are fractions; ``effect``, its interval and
     ``se`` and the ``per_copy`` slope are in percentage points.  ``holders`` counts seat-games
     with at least one copy, ``seat_games`` all of them.  Empty frame without sums."""
-    import numpy as np
     import pandas as pd
     from scipy.stats import norm
     from statsmodels.stats.multitest import multipletests
@@ -575,7 +560,6 @@ def _against_peers(out, catalog: dict) -> None:
     is ``sqrt(se^2 + sum(se_j^2) / k^2)`` (k peers; the estimates are treated as independent,
     an approximation: they come from the same games).  ``cost`` (the catalog's ``cost``) and
     ``per_cost`` = ``vs_peers`` per unit of cost, where the cost is above 0."""
-    import numpy as np
     from scipy.stats import norm
 
     out["peer_group"] = [str((catalog.get(str(c)) or {}).get("peers") or "") for c in out["component"]]
@@ -663,8 +647,6 @@ def forest_rows(est):
     ``drawn_high``, pp): against its peers where it has a peer group (q and the ranking use that
     one), else against none; ``against``: "peers" or "none"; ``label``: its name and what it is,
     wrapped at spaces into lines of :data:`LABEL_CHARS` columns."""
-    import numpy as np
-
     clear = est[est["clear"]].head(FOREST_MAX).copy()
     peered = clear["vs_peers"].notna()
     for col, peer_col in (("effect", "vs_peers"), ("effect_low", "vs_peers_low"), ("effect_high", "vs_peers_high")):
@@ -692,7 +674,6 @@ def forest_plot(est, path, title: str = "") -> tuple[str, str] | None:
     from analyser.stats import plots as base  # sets the Agg backend
 
     import matplotlib.pyplot as plt
-    import numpy as np
 
     if est is None or not len(est) or not est["clear"].any():
         return None

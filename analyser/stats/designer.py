@@ -53,7 +53,8 @@ import pandas as pd
 
 from dataclasses import dataclass
 
-from analyser.stats.analysis import game_keys, per_game, wilson
+from analyser.engine.traces import flatten
+from analyser.stats.analysis import game_keys, per_game, percent, percent_ci, wilson
 from analyser.engine.core import OUTCOMES, TRACE_COLUMN, InputError
 from analyser.text import fixed, number, pct
 
@@ -209,8 +210,6 @@ def drama_arrays(traces: np.ndarray, wins: np.ndarray, players: int) -> tuple[np
     of numbers, or its text form (:mod:`analyser.engine.traces`), or missing (empty).  Returns per game
     ``(lead_changes, lead_for_good_at, deficit_overcome)`` as arrays (the last two NaN for a
     shared win or an empty trace).  A game's trace is as long as its shortest seat's."""
-    from analyser.engine.traces import flatten
-
     n_games = len(traces) // players
     counts, flat = flatten(traces)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -388,7 +387,6 @@ def _percent(value: float, low: float, high: float, none: str) -> str:
     """``12.3% (95% CI 10.1-14.6%)``, with the decimals the interval calls for
     (:func:`analyser.stats.analysis.decimals`); ``none`` (what the data lacks) when the value is not a
     number, ``(95% CI n/a)`` when only the interval is not: never "nan"."""
-    from analyser.stats.analysis import percent, percent_ci
     if not _finite(value):
         return none
     return f"{percent(value, low, high)} (95% CI {percent_ci(low, high)})"
@@ -449,7 +447,6 @@ def _grouped(lines: list[str]) -> list[str]:
 
 
 def _skill_row(label: str, ls: dict | None, why: str) -> tuple[str, str]:
-    from analyser.stats.analysis import percent
     if ls is None:
         return label, "n/a (needs two strategies or more)"
     if not _finite(ls["skill_share"]):

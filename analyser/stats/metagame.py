@@ -45,8 +45,9 @@ import numpy as np
 import pandas as pd
 
 from analyser.stats import metagame_copies as copies
+from analyser.stats.analysis import format_table
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
-    FLOOR, HORIZON, SUPPORT, TOL, _check_matrix, _maximin, _mix, cycles, max_entropy_nash, nash_average,
+    FLOOR, HORIZON, SUPPORT, TOL, cycles, max_entropy_nash, nash_average,
     regret, replicator, solve_zero_sum, table_payoffs)
 from analyser.text import fixed, names_list, pct, plural, signed, terminal_table
 
@@ -439,8 +440,6 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: 
     ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given) and, with
     ``findings``, the meta-game's findings, one per line (the tournament prints them among all
     its findings instead: :func:`analyser.findings.tournament_findings`)."""
-    from analyser.stats.analysis import format_table
-
     table = with_ratings(meta, ratings)
     lines = [f"Meta-game: {meta.method}; Nash average in pp of win share above an even share "
              f"(1/{meta.players}) against the equilibrium mix."]

@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from analyser.stats.analysis import decimals
 from analyser.text import fixed, pct, wrap  # noqa: E402
 
 PALETTE = ["#3a6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
@@ -267,7 +268,6 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
         ax.errorbar(rate[free], y[free], xerr=err[:, free], fmt="none", ecolor="black", elinewidth=1.2, capsize=4)
     ax.axvline(100 / players, color="#555555", linestyle="--", linewidth=1,
                label=f"fair share 1/{players} = {fixed(100 / players, 1)}%")
-    from analyser.stats.analysis import decimals
     places = decimals((s["win_high"].to_numpy() - s["win_low"].to_numpy())[free] * 50) if free.any() else 1
     for yi, r, p, hi, f in zip(y, rate, s["win_rate"], s["win_high"].to_numpy() * 100, free):
         ax.text((hi if f else r) + 0.8, yi, rate_label(p, places) + ("" if f else " (fixed: fills every seat)"),
@@ -349,7 +349,6 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
     ax.bar(x, rate, color=PALETTE[0], width=0.6, yerr=err, capsize=5)
     fair = seats["fair_share"].iloc[0] * 100
     ax.axhline(fair, color="#c44e52", linestyle="--", linewidth=1.2, label=f"fair share {fixed(fair, 1)}%")
-    from analyser.stats.analysis import decimals
     places = decimals((high - seats["win_low"].to_numpy() * 100) / 2)  # as the tables
     for xi, r, p in zip(x, rate, seats["win_rate"]):
         ax.text(xi, r / 2, rate_label(p, places), ha="center", va="center", fontsize=9, color="white", fontweight="bold")

@@ -44,6 +44,9 @@ import shlex
 import numpy as np
 import pandas as pd
 
+from analyser.engine.errors import InputError
+from analyser.engine.perseat import seat_values
+from analyser.stats.analysis import game_keys
 from analyser.text import fixed, pct, plural, signed
 
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
@@ -188,8 +191,6 @@ def compensation(df: pd.DataFrame, kind: str = "highest score", bootstrap: int =
                  seed: int = 0) -> pd.DataFrame | None:
     """:func:`compensation_from_sums` of a whole results frame, resampling games (the streamed
     report resamples blocks of games; the two agree below :data:`BLOCKS` games)."""
-    from analyser.stats.analysis import game_keys
-
     players = int(df["players"].iloc[0]) if len(df) else 0
     if not len(df) or players < 2 or kind == "other":
         return None
@@ -494,8 +495,6 @@ def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> di
     option = game.scoring.seat_bonus_rule
     if not option or comp is None:
         return None
-    from analyser.engine.errors import InputError
-    from analyser.engine.perseat import seat_values
     try:
         base = seat_values(rules.get(option, "0"), players, name=option)
     except InputError:

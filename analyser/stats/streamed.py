@@ -23,7 +23,8 @@ import pandas as pd
 from analyser.engine.core import InputError
 from analyser.io.validate import validate_config
 from analyser.run import store
-from analyser.run.read import _title_and_config, check_parts
+from analyser.run.read import check_parts, title_and_config
+from analyser.run.store import read_part_table
 
 #: Games per chunk.  Fixed (not tied to the run's batches) so that sums are identical for any
 #: batch size; small enough that a chunk of a title with a large extra table (one row per round
@@ -115,7 +116,6 @@ def chunk_frame(results: pd.DataFrame, extras: dict | None = None,
     block = results["game_index"].to_numpy() // chunk_games
     runs = pd.Categorical(run, categories=list(dict.fromkeys(run))).codes
     if runs.max() > 0:
-        from analyser.engine.core import InputError
         for name, frame in extras.items():
             if frame is not None and len(frame) and "run_id" not in frame.columns:
                 raise InputError(f"the {name} table has no run_id column, but the results join several runs; "
@@ -180,7 +180,6 @@ def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
     cannot be read."""
     import pyarrow as pa
 
-    from analyser.run.store import read_part_table
     table = read_part_table(path, drop=drop)  # its pandas metadata checked, then left out
     lists = {f.name for f in table.schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)}
     df = table.to_pandas()
@@ -194,8 +193,6 @@ def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
 def run_strategies(folder) -> list[str]:
     """The strategy names of a run folder's parts, in order of first appearance (reads only the
     ``strategy`` column)."""
-    from analyser.engine.core import InputError
-    from analyser.run import store
     names: dict[str, None] = {}
     for p in store.part_files(folder / store.RESULTS):
         table = store.read_part_table(p, ["strategy"])
@@ -214,8 +211,6 @@ def read_checked_part(path, drop: tuple[str, ...] = (), run_id: str | None = Non
     with ``run_id`` (the run its folder's config.json names), whose rows are all of that run.
     Raises InputError (one line naming the part) for a part changed by hand or copied in from
     another run."""
-    from analyser.run import store
-
     df = read_part(path, drop)
     if len(df) and isinstance(run_id, str) and "run_id" in df.columns:
         other = sorted(set(df["run_id"].astype(str).unique()) - {run_id})
@@ -240,9 +235,6 @@ def iter_run_chunks(folder, extra_names=(), chunk_games: int = CHUNK_GAMES,
     games with ``game_index // chunk_games`` equal form one chunk, in game order.  Holds at most
     one chunk and one part in memory.  Yields ``(results_chunk, extras_chunk)``.  Each part is
     read by :func:`read_checked_part` (with ``run_id``: of that run only)."""
-    from pathlib import Path
-
-    from analyser.run import store
     folder = Path(folder)
     parts = store.part_files(folder / store.RESULTS)
     buf: list[pd.DataFrame] = []
@@ -310,7 +302,7 @@ def open_run(out: Path):
                          "when the run has finished")
     parts = store.part_files(out / store.RESULTS)
     head = read_part(parts[0], ("game_seed",))
-    game, config = _title_and_config(head, out, out / store.RESULTS)
+    game, config = title_and_config(head, out, out / store.RESULTS)
     if (out / "config.json").exists():
         validate_config(config, head, game, out / "config.json", out / store.RESULTS)
     check_parts(out, game, config)

@@ -21,7 +21,9 @@ from typing import NamedTuple
 import numpy as np
 
 from analyser.engine.kernelkit import Collector, play_batch, result_names
-from analyser.titles.dao.rules import full_deck
+from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
+from analyser.titles.dao import Dao as Title
+from analyser.titles.dao.rules import Dao, full_deck
 
 #: The built-in strategies the kernel plays, by name -> kernel code.
 STRATEGY_CODES = {"threshold": 0, "greedy": 1, "colour": 2, "random": 3}
@@ -83,8 +85,6 @@ class DaoEngine:
 
     def unsupported(self, game, params, players: int, strategies: list[str]) -> str | None:
         """None when the kernel covers the run, else the reason (one line)."""
-        from analyser.titles.dao.rules import Dao
-        from analyser.titles.dao import Dao as Title
         if type(game) not in (Dao, Title) or game.id != "dao" or getattr(game, "source", None):
             return "the title is not the built-in DAO"
         changed = [m for m in _RULE_METHODS
@@ -143,7 +143,6 @@ def deck_of(params) -> tuple[Deck, list[str]]:
 
 @lru_cache(maxsize=64)
 def _strategy_table(strategies: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
     builtins = builtin_strategies("dao")
     codes, p0, p1 = [], [], []
     for text in strategies:

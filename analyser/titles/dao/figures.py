@@ -20,6 +20,8 @@ light.
 
 from __future__ import annotations
 
+import numpy as np
+
 #: The per-seat metrics averaged in the table, and the table's name for each mean.
 _MEANS = (("busts", "busts_per_game"), ("cards", "cards_per_player"),
           ("colour_share", "scoring_colour_share"))
@@ -43,7 +45,6 @@ def figure_sums(game, results, extras):
 def figure_tables_from(game, sums):
     """DAO figures per strategy: busts per game, cards per player, scoring-colour share (means
     over the players of each strategy; a mean over no players is NaN)."""
-    import numpy as np
     import pandas as pd
 
     s = sums.get("strategy")

@@ -46,10 +46,11 @@ from __future__ import annotations
 
 import enum
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from analyser.engine.components import EVERYONE, face_down, face_up, seat_counters, seat_zones
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option, ranks_from
@@ -632,7 +633,6 @@ class Dao(Game):
         """Cards are conserved: deck + reserve + display + piles + out = the full deck (as a
         multiset), ``total`` matches the display, ``unseen`` matches deck + reserve, and
         ``gain``/``held`` match the current half's cards.  Raises AssertionError."""
-        from collections import Counter
         everything = Counter(s.deck) + Counter(s.reserve) + Counter(s.display) + Counter(s.out)
         for pile in s.piles:
             everything += Counter(pile)
@@ -662,8 +662,6 @@ class Dao(Game):
 
 @lru_cache(maxsize=None)
 def _state_schema(min_players: int, max_players: int):
-    from typing import Literal
-
     from pydantic import model_validator
 
     from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole

@@ -2,8 +2,11 @@
 by chunk: ``figure_sums``, then ``figure_tables_from`` / ``plots_from``), the text drawing in
 :mod:`.render`, the approximate deck in ``data/deck.csv``."""
 
+from analyser.io.files import read_component_rows
+from collections import Counter
+
 from analyser.titles.dragon_lairds import figures, render
-from analyser.titles.dragon_lairds.rules import DragonLairds as _Rules
+from analyser.titles.dragon_lairds.rules import DragonLairds as _Rules, HAVOC, TYPES, load_deck
 
 
 class DragonLairds(_Rules):
@@ -61,8 +64,6 @@ class DragonLairds(_Rules):
     def component_catalog(self, params):
         """The rules' catalog with each card's peer group (the cards of the same type and cost in
         the same currency) and its cost, for the effect per unit of cost."""
-        from analyser.titles.dragon_lairds.rules import HAVOC, TYPES, load_deck
-
         out = super().component_catalog(params)
         for c in load_deck(params.components).cards:
             if c.id in out:
@@ -77,9 +78,6 @@ _EFFECT = ("geld", "royals", "match", "finale", "knight", "ability")
 
 
 def _replacement(params, cid):
-    from collections import Counter
-
-    from analyser.io.files import read_component_rows
     from analyser.titles.dragon_lairds.rules import HEADER, MAX_FILE_BYTES
 
     path = params.data_files()["components"]

@@ -18,6 +18,8 @@ pandas and matplotlib are imported inside the functions."""
 
 from __future__ import annotations
 
+import numpy as np
+
 SOURCES = ("royals_start", "royals_tax", "royals_final_income", "royals_finale", "royals_sets", "hand_penalty",
            "royals_cup", "royals_effects", "royals_spent")
 #: Per-player columns summed per strategy, besides the royals by source.
@@ -44,7 +46,6 @@ def _income(results, extras):
 
 def figure_sums(game, results, extras):
     """Additive sums of one chunk of whole games (the frames named in the module docstring)."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats.streamed import strategy_order
@@ -83,7 +84,6 @@ def buy_component_sums(results):
     a card is compared with the other cards taken from the same standing
     (:func:`analyser.stats.components.chunk_sums`; each purchase its own cluster).  Keys
     ``buy_comp_*``; ``{}`` without purchases."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats import components
@@ -125,7 +125,6 @@ def figure_tables_from(game, sums):
     """Per strategy: royals by source (means per player per game; with the starting royal they add
     up to the mean score), Saurean Cup figures, and per run: end triggers and rounds played; the
     income collected at tax by round when the run has its income table."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats.streamed import quantile_from_counts
@@ -188,7 +187,6 @@ def plots_from(game, sums, outdir, strategies):
     from analyser.stats import plots as base
 
     import matplotlib.pyplot as plt
-    import numpy as np
 
     if not sums or "dl_strategy" not in sums:
         return []
@@ -272,7 +270,6 @@ def _cup_plot(cup, outdir, names, colours):
     from analyser.stats import plots as base
 
     import matplotlib.pyplot as plt
-    import numpy as np
 
     order = [n for n in names if n in cup.index]
     cup = cup.loc[order]

@@ -102,7 +102,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Optional
 
 from analyser.engine import components as part
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, option
@@ -1304,8 +1304,6 @@ class DragonLairds(Game):
 
 @lru_cache(maxsize=None)
 def _state_schema(min_players: int, max_players: int):
-    from typing import Optional
-
     from pydantic import model_validator
 
     from analyser.io.states import StateModel, fixed, items, seat_lists, text, whole

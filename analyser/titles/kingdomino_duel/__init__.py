@@ -6,10 +6,11 @@ for ``analyser play``: :mod:`.render`; component data: ``data/components.csv`` (
 approximation, replaceable with ``--rule components=FILE``).
 """
 
+from collections import Counter
 from pathlib import Path
 
 from analyser.titles.kingdomino_duel import figures, render
-from analyser.titles.kingdomino_duel.rules import KingdominoDuel as _Rules
+from analyser.titles.kingdomino_duel.rules import DEFAULT_COMPONENTS, KingdominoDuel as _Rules, component_lines
 
 
 class KingdominoDuel(_Rules):
@@ -37,10 +38,6 @@ class KingdominoDuel(_Rules):
         one written most often among the other faces; the first on a tie, said so when every
         other face appears once): ``(option, new file
         text, what changed)``; None for a spell, or a die whose faces are all that face."""
-        from collections import Counter
-
-        from analyser.titles.kingdomino_duel.rules import DEFAULT_COMPONENTS, component_lines
-
         parts = cid.split(" ", 2)
         if len(parts) != 3 or parts[0] != "die":
             return None

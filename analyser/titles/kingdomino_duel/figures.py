@@ -26,6 +26,8 @@ pandas and the plotting API are imported inside the functions, so the rules neve
 
 from __future__ import annotations
 
+import numpy as np
+
 SPELL_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6")
 SPELL_HELP = {"S1": "ignore connection", "S2": "dice apart", "S3": "two dice at once", "S4": "turn a die",
               "S5": "+3 per domain", "S6": "add a cross"}
@@ -59,7 +61,6 @@ def spell_gains(results):
 
 def figure_sums(game, results, extras):
     """Additive sums of one chunk of whole games (the frames named in the module docstring)."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats.streamed import strategy_order
@@ -114,7 +115,6 @@ def _by_order(frame):
 
 def figure_tables_from(game, sums):
     """Score split per strategy; spells gained and by whom; rounds and end conditions."""
-    import numpy as np
     import pandas as pd
 
     if not sums or "kd_strategy" not in sums:
@@ -181,7 +181,6 @@ def spell_use_table(st):
     """One row per strategy (the run's order) and spell: ``gained_share`` and ``used_share`` (of
     the strategy's player-games) and ``used_when_gained`` (used / gained, NaN without a gain),
     from a ``kd_strategy`` frame with the ``used_S*`` columns."""
-    import numpy as np
     import pandas as pd
 
     rows = []
@@ -202,7 +201,6 @@ def spell_value_table(value):
     (:func:`analyser.stats.analysis.wilson`, statsmodels' ``proportion_confint``), the same for the
     seats that did not, and ``difference_pp`` (used - not used, percentage points); from the
     ``kd_spell_value`` sums."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats.analysis import wilson
@@ -235,7 +233,6 @@ def plots_from(game, sums, outdir, strategies):
     plot-safe, in order."""
     from analyser.stats import plots as P  # sets the Agg backend first
     import matplotlib.pyplot as plt
-    import numpy as np
 
     if not sums or "kd_strategy" not in sums:
         return []
@@ -295,7 +292,6 @@ def _value_plot(table, outdir):
     did not, with 95% Wilson intervals (``table`` is :func:`spell_value_table`)."""
     from analyser.stats import plots as P
     import matplotlib.pyplot as plt
-    import numpy as np
 
     fig, ax = plt.subplots(figsize=(9, 4.2))
     x = np.arange(len(table))

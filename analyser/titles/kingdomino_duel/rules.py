@@ -111,7 +111,7 @@ import stat
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Optional, Union
 
 from analyser.engine.components import dice_faces, scratch, seat_counters, seat_secrets
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option
@@ -1711,8 +1711,6 @@ class KingdominoDuel(Game):
 
 
 def _state_schema():
-    from typing import Optional, Union
-
     from pydantic import model_validator
 
     from analyser.io.states import StateModel, fixed, items, text, whole

@@ -2,7 +2,9 @@
 
 from pathlib import Path
 
+from analyser.io.files import read_component_rows
 from analyser.titles.tsuro_seas import figures, render
+from analyser.titles.tsuro_seas.rules import DATA, TILE_NAMES, parse_pairs, tile_of
 from analyser.titles.tsuro_seas.rules import TsuroSeas as _Rules
 
 
@@ -37,7 +39,6 @@ class TsuroSeas(_Rules):
         placements (:func:`analyser.stats.component_acts.rate_estimate`; the figure sums'
         ``placements``).  None without placement data (results written before it was kept)."""
         from analyser.stats.component_acts import rate_estimate
-        from analyser.titles.tsuro_seas.rules import TILE_NAMES
 
         table = (title_sums or {}).get("placements")
         if table is None or not len(table):
@@ -66,11 +67,9 @@ class TsuroSeas(_Rules):
         """Tile ``cid``'s copies given to the typical tile (the one with the most copies among the
         others; the first in file order on a tie), so the set keeps its size: ``(option, new file
         text, what changed)``; None for a tile not in the file or the only one."""
-        from analyser.titles.tsuro_seas.rules import DATA, TILE_NAMES, _rows, parse_pairs, tile_of
-
         path = Path(params.tiles).expanduser() if params.tiles else DATA / "tsuro_tiles.csv"
         rows = [(line, row, TILE_NAMES[tile_of(parse_pairs(row[1]))[0]]) for line, row in
-                _rows(path, "tiles", ["copies", "pairs"])]
+                read_component_rows(path, "tiles", ["copies", "pairs"])]
         mine = [x for x in rows if x[2] == cid]
         others = [x for x in rows if x[2] != cid and int(x[1][0]) > 0]
         if not mine or not others:

@@ -31,6 +31,8 @@ light.
 
 from __future__ import annotations
 
+import numpy as np
+
 from analyser.titles.tsuro_seas.rules import SIZE
 
 #: The causes shown, in order (the ``cause`` metric's values).
@@ -39,7 +41,6 @@ CAUSES = ("edge", "daikaiju", "collision", "loop", "survived")
 
 def figure_sums(game, results, extras):
     """Additive sums of one chunk of whole games (see the module docstring)."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats.streamed import game_ids
@@ -103,7 +104,6 @@ def _cause_shares(causes):
 def figure_tables_from(game, sums):
     """Elimination turn per seat, causes of elimination per strategy, survivors per game,
     shared-win rate by how games ended, and game length."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats.streamed import quantile_from_counts
@@ -168,7 +168,6 @@ def plots_from(game, sums, outdir, strategies):
     the run's order, first at the bottom)."""
     from analyser.stats import plots  # first: it sets the Agg backend
     import matplotlib.pyplot as plt
-    import numpy as np
     import pandas as pd
 
     out = []

@@ -126,11 +126,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from analyser.engine import components
 from analyser.engine.components import face_down, scratch, seat_counters
@@ -1232,7 +1233,6 @@ class TsuroSeas(Game):
         """Tiles conserved (board + pile + hands + exchange pool = the tile set), hands of at most 3,
         daikaiju squares consistent, ships only on distinct valid points, eliminated ships
         without tiles, and at a decision no live ship facing a tile."""
-        from collections import Counter
         held = Counter(c >> 2 for c in s.board if c >= 0) + Counter(s.pile)
         for h in s.hands + s.pool:
             held += Counter(h)
@@ -1319,8 +1319,6 @@ EVENT_FIELDS = {"start": "ii", "three": "i", "roll": "ii", "face": "i", "rotate"
 
 @lru_cache(maxsize=None)
 def _state_schema(min_players: int, max_players: int):
-    from typing import Literal
-
     from pydantic import model_validator
 
     from analyser.io.states import StateModel, items, seat_lists, text, whole

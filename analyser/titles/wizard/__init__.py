@@ -1,7 +1,7 @@
 """The title object: the rules' Game bound to this title's figures and text drawing."""
 
 from analyser.titles.wizard import figures, render
-from analyser.titles.wizard.rules import Wizard as _Rules
+from analyser.titles.wizard.rules import WIZARD_IDS, Wizard as _Rules
 
 
 class Wizard(_Rules):
@@ -20,10 +20,9 @@ class Wizard(_Rules):
 
     def component_tables(self, ids):
         """Wizards in hand: the rows ``"1 Wizard"`` to ``"4 Wizards"`` of the per-round table."""
-        from analyser.titles.wizard.rules import _WIZARD_IDS
         return [("Share of a round's tricks by Wizards in that round's hand (a special case of the component table, "
                  "measured per round against hands of the same round, seat and strategy)",
-                 [c for c in _WIZARD_IDS if c in ids])]
+                 [c for c in WIZARD_IDS if c in ids])]
 
     def component_acts(self, title_sums, catalog):
         """The hands measured per round, where they act: per round and seat, the share of that

@@ -27,6 +27,9 @@ from typing import NamedTuple
 import numpy as np
 
 from analyser.engine.kernelkit import Collector, play_batch, result_names
+from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
+from analyser.titles.wizard import Wizard as Title
+from analyser.titles.wizard.rules import Wizard
 
 #: The built-in strategies the kernel plays (their ``bid`` / ``play`` policies decide).
 STRATEGY_NAMES = ("bot", "wizard-bot", "random", "expected")
@@ -90,8 +93,6 @@ class WizardEngine:
 
     def unsupported(self, game, params, players: int, strategies: list[str]) -> str | None:
         """None when the kernel covers the run, else the reason (one line)."""
-        from analyser.titles.wizard import Wizard as Title
-        from analyser.titles.wizard.rules import Wizard
         if type(game) not in (Wizard, Title) or game.id != "wizard" or getattr(game, "source", None):
             return "the title is not the built-in Wizard"
         changed = [m for m in _RULE_METHODS
@@ -184,7 +185,6 @@ def component_codes(game, params) -> tuple[list[str], Codes]:
 @lru_cache(maxsize=None)
 def bid_constants() -> tuple[float, float]:
     """``COLLIDE`` and ``LED_FACTOR`` of the built-in Wizard strategies (strategies/wizard.py)."""
-    from analyser.engine.registry import make_strategy
     module = sys.modules[type(make_strategy("expected", "wizard")).__module__]
     return module.COLLIDE, module.LED_FACTOR
 
@@ -218,7 +218,6 @@ def bid_tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=64)
 def _strategy_table(strategies: tuple[str, ...]) -> Strategies:
-    from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
     builtins = builtin_strategies("wizard")
     bid, play, bias = [], [], []
     for text in strategies:

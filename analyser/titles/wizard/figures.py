@@ -29,6 +29,9 @@ light.
 
 from __future__ import annotations
 
+import numpy as np
+from analyser.titles.wizard.rules import JESTER_IDS, TRUMP_IDS, WIZARD_IDS
+
 #: Columns of the heat map with fewer rounds than this stay grey (too few to show a share).
 HEATMAP_MIN_ROUNDS = 10
 
@@ -38,7 +41,6 @@ def _strategy_codes(results, rounds):
     into ``names`` (-1: no strategy), and per name its place in the run's line-up.  The rounds
     table's own ``strategy`` column is used when it has one (analyser writes it); otherwise each
     row is matched to its results row on (``run_id``, ``game_index``, ``seat``)."""
-    import numpy as np
     import pandas as pd
 
     if "strategy" in rounds.columns:
@@ -77,7 +79,6 @@ def _match_rows(results, rows):
     """Per row of ``rows``, the position in ``results`` of the row with the same (``run_id``,
     ``game_index``, ``seat``) - ``run_id`` only when both frames have it - or -1 for none.
     Integer keys and a binary search, no merge: cheap on a chunk of 600,000 rounds rows."""
-    import numpy as np
     import pandas as pd
 
     if not len(results) or not all(c in f.columns for c in ("game_index", "seat") for f in (results, rows)):
@@ -116,8 +117,6 @@ def _results_names(results, rounds, codes, cats):
     one rounds row per strategy is looked up in ``results`` on (``run_id``, ``game_index``,
     ``seat``), so a results frame whose names were made plot-safe names the sums the same way.
     A name not found stays as it is."""
-    import numpy as np
-
     if "strategy" not in results.columns:
         return cats
     # one row per game and seat (the first round) is enough to meet every strategy of the chunk
@@ -141,7 +140,6 @@ def _sum_by(keys, labels, level_names, weights):
     with the non-empty groups only, column ``rounds`` (count) then one column per ``weights``
     entry (name -> per-row values, or a function that makes them: called one at a time, so
     only one column of per-row floats is alive at once)."""
-    import numpy as np
     import pandas as pd
 
     sizes = tuple(len(l) for l in labels)
@@ -167,7 +165,6 @@ def figure_sums(game, results, extras):
     memory for a chunk of 10,000 games of 4 players (600,000 rounds rows); the per-round component
     sums (:func:`round_component_sums`) add about 0.14 s of CPU per 24,000 rounds rows (400 games of
     4 players), so some 3.5 s for such a chunk."""
-    import numpy as np
     import pandas as pd
 
     rounds = extras.get("rounds") if extras else None
@@ -221,11 +218,9 @@ def round_component_sums(rounds, strategy):
     :meth:`analyser.titles.wizard.rules.Wizard.components` names them, one copy each), and one
     intercept per strategy, round and seat (the "game" of the sums is the game and round).  So an
     effect compares hands of the same round size, seat and strategy.  Keys ``round_comp_*``."""
-    import numpy as np
     import pandas as pd
 
     from analyser.stats import components
-    from analyser.titles.wizard.rules import _JESTER_IDS, _TRUMP_IDS, _WIZARD_IDS
 
     rnd = rounds["round"].to_numpy(dtype=np.int64)
     gi = rounds["game_index"].to_numpy(dtype=np.int64) * 64 + rnd  # at most 60 rounds
@@ -234,7 +229,7 @@ def round_component_sums(rounds, strategy):
     res = pd.DataFrame({"game_index": gi, "seat": seat, "strategy": cell.to_numpy(),
                         "win": rounds["tricks"].to_numpy(dtype=float) / rnd})
     parts = []
-    for name, ids in (("wizards", _WIZARD_IDS), ("jesters", _JESTER_IDS), ("trumps", _TRUMP_IDS)):
+    for name, ids in (("wizards", WIZARD_IDS), ("jesters", JESTER_IDS), ("trumps", TRUMP_IDS)):
         if name not in rounds.columns:
             continue
         v = rounds[name].to_numpy(dtype=float)
@@ -306,7 +301,6 @@ def plots_from(game, sums, outdir, strategies):
     from analyser.stats.analysis import wilson
 
     import matplotlib.pyplot as plt
-    import numpy as np
 
     if not sums or "wizard_heat" not in sums or not len(sums["wizard_heat"]):
         return []

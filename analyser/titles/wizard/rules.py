@@ -87,7 +87,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from random import Random as _Random
-from typing import NamedTuple
+from typing import Literal, NamedTuple, Optional
 
 from analyser.engine import components
 from analyser.engine.components import face_up, scratch, seat_counters
@@ -342,9 +342,9 @@ class WizardParams(Params):
 
 
 #: Component ids (:meth:`Wizard.components`): Wizards, Jesters and trumps dealt in a round, by count.
-_WIZARD_IDS = tuple(f"{k} Wizard{'' if k == 1 else 's'}" for k in range(5))
-_JESTER_IDS = tuple(f"{k} Jester{'' if k == 1 else 's'}" for k in range(5))
-_TRUMP_IDS = tuple(f"{k} trump{'' if k == 1 else 's'}" for k in range(14))
+WIZARD_IDS = tuple(f"{k} Wizard{'' if k == 1 else 's'}" for k in range(5))
+JESTER_IDS = tuple(f"{k} Jester{'' if k == 1 else 's'}" for k in range(5))
+TRUMP_IDS = tuple(f"{k} trump{'' if k == 1 else 's'}" for k in range(14))
 
 #: Fields of :class:`WizardPublic`: what every seat may know.
 PUBLIC_FIELDS = ("params", "n", "n_rounds", "round", "phase", "dealer", "starter", "current", "trump_card",
@@ -1268,13 +1268,13 @@ class Wizard(Game):
         for rec in s.log:
             for ids, w, j in zip(out, rec.wizards, rec.jesters):
                 if w:
-                    ids.append(_WIZARD_IDS[w])
+                    ids.append(WIZARD_IDS[w])
                 if j:
-                    ids.append(_JESTER_IDS[j])
+                    ids.append(JESTER_IDS[j])
             trumps = rec.trumps
             if trumps is not None:
                 for ids, t in zip(out, trumps):
-                    ids.append(_TRUMP_IDS[t])
+                    ids.append(TRUMP_IDS[t])
         return out
 
     def component_catalog(self, params: WizardParams) -> dict[str, dict]:
@@ -1282,7 +1282,7 @@ class Wizard(Game):
         dealt to a seat in one round; none comes from a data file.  Trump counts a run never saw
         are not listed."""
         out = {}
-        for ids, what in ((_WIZARD_IDS, "Wizards"), (_JESTER_IDS, "Jesters"), (_TRUMP_IDS, "trumps")):
+        for ids, what in ((WIZARD_IDS, "Wizards"), (JESTER_IDS, "Jesters"), (TRUMP_IDS, "trumps")):
             for k, cid in enumerate(ids):
                 if not k and what != "trumps":
                     continue
@@ -1294,7 +1294,7 @@ class Wizard(Game):
         """Win rate by Wizards in hand: the rows ``"1 Wizard"`` to ``"4 Wizards"`` of the
         component table (a seat "has" k Wizards when some round dealt it exactly k)."""
         return [("Win rate by Wizards in hand (a special case of the component table: a seat has \"k Wizards\" "
-                 "when some round dealt it exactly k; per copy: per such round)", [c for c in _WIZARD_IDS if c in ids])]
+                 "when some round dealt it exactly k; per copy: per such round)", [c for c in WIZARD_IDS if c in ids])]
 
     # -- for `analyser check` -----------------------------------------------------------------
     def step_bound(self, params: WizardParams, n_players: int) -> int:
@@ -1380,8 +1380,6 @@ class Wizard(Game):
 
 @lru_cache(maxsize=None)
 def _state_schema(game: Wizard):
-    from typing import Literal, Optional
-
     from pydantic import field_validator, model_validator
 
     from analyser.io.states import StateModel, items, seat_lists, text, validate_params, whole
