@@ -3,7 +3,8 @@
 The suite's tests assert behaviour (records, numbers, exit codes, the one-line shape of an error);
 the wording lives here instead.  For each title and each experiment kind, a small seeded run's
 terminal summary and the text of its report (``index.html`` without markup, plots or versions),
-and for each title one ``analyser play`` trace; and one file of the one-line errors for a table of
+and for each title one ``analyser play`` trace; the findings' sentences on hand-built summaries,
+one per branch (``finding_cases.py``); and one file of the one-line errors for a table of
 bad inputs (the command, its exit code, its line).
 
 After a change that is *meant* to change what the product says, regenerate and review the diff:
@@ -104,7 +105,7 @@ SEED = "5"
 
 
 def names() -> list[str]:
-    return [*TITLES, *EXPERIMENTS, "errors"]
+    return [*TITLES, *EXPERIMENTS, "findings", "errors"]
 
 
 def invoke(args: list[str]):
@@ -204,7 +205,10 @@ def error_snapshot(tmp: Path, done=None) -> str:
 
 
 def render(name: str) -> str:
-    """The snapshot text of ``name`` (a title id, an experiment kind, or ``errors``)."""
+    """The snapshot text of ``name`` (a title id, an experiment kind, ``findings`` or ``errors``)."""
+    if name == "findings":
+        import finding_cases
+        return finding_cases.text()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if name == "errors":
