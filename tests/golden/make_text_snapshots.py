@@ -4,7 +4,7 @@ The suite's tests assert behaviour (records, numbers, exit codes, the one-line s
 the wording lives here instead.  For each title and each experiment kind, a small seeded run's
 terminal summary and the text of its report (``index.html`` without markup, plots or versions),
 and for each title one ``analyser play`` trace; the findings' sentences on hand-built summaries,
-one per branch (``finding_cases.py``); and one file of the one-line errors for a table of
+one per branch (``finding_cases.py``); the catalogue (``analyser list``) and every command's help; and one file of the one-line errors for a table of
 bad inputs (the command, its exit code, its line).
 
 After a change that is *meant* to change what the product says, regenerate and review the diff:
@@ -53,7 +53,8 @@ EXPERIMENTS = {
              "--recheck-factor", "1"],
 }
 
-#: Bad inputs: each is refused with one line and an exit code (OUT is a fresh folder).
+#: Bad inputs: each is refused with one line and an exit code.  An experiment's --out is a fresh folder;
+#: EMPTY_FOLDER is an empty folder, A_FILE a file (both shown as OUT).
 ERRORS = [
     ["simulate", "chess", "-s", "x"],
     ["simulate", "dao", "-s", "genius"],
@@ -99,20 +100,34 @@ ERRORS = [
     ["compare", "dao", "-s", "greedy"],
     ["ladder", "dao", "--budgets", "8..2"],
     ["ladder", "dao", "--budgets", "0,4"],
+    ["simulate", "kingdomino-duel", "--players", "3"],
+    ["bench", "dao", "--engine", "fast"],
+    ["bench", "dragon-lairds", "--engine", "compiled"],
+    ["bench", "dao", "--mcts", "--engine", "compiled"],
+    ["bench", "--mcts", "--engine", "fast"],
+    ["bench", "--mcts", "--iterations", "0"],
+    ["resume", "EMPTY_FOLDER"],
+    ["resume", "A_FILE"],
+    ["simulate", "dao", "-s", "greedy", "--out", "A_FILE/sub"],
 ]
+
+#: The catalogue and the help: `analyser list` (and per title) and every command's --help.
+CATALOG = [["list"], *[["list", t] for t in TITLES], ["--help"],
+           *[[c, "--help"] for c in ("simulate", "play", "list", "rules", "report", "resume", "bench", "new", "check",
+                                     "sweep", "tournament", "compare", "ladder", "tune")]]
 
 SEED = "5"
 
 
 def names() -> list[str]:
-    return [*TITLES, *EXPERIMENTS, "findings", "errors"]
+    return [*TITLES, *EXPERIMENTS, "findings", "catalog", "errors"]
 
 
 def invoke(args: list[str]):
     from click.testing import CliRunner
 
     from analyser.cli import cli
-    return CliRunner().invoke(cli, args, prog_name="analyser")
+    return CliRunner().invoke(cli, args, prog_name="analyser", terminal_width=80)
 
 
 class _Text(HTMLParser):
@@ -194,8 +209,14 @@ def refusals(tmp: Path) -> list[tuple[list[str], object]]:
     """Each bad input of ERRORS with its click result (an experiment gets a fresh --out under tmp)."""
     done = []
     for i, args in enumerate(ERRORS):
+        place = tmp / f"e{i}"
+        if "EMPTY_FOLDER" in args:
+            place.mkdir()
+        elif any("A_FILE" in a for a in args):
+            place.write_text("x")
+        given = [a.replace("EMPTY_FOLDER", str(place)).replace("A_FILE", str(place)) for a in args]
         experiment = args[0] in ("tune", "sweep", "tournament", "compare", "ladder") and "--out" not in args
-        done.append((args, invoke([*args, "--out", str(tmp / f"e{i}")] if experiment else args)))
+        done.append((args, invoke([*given, "--out", str(place)] if experiment else given)))
     return done
 
 
@@ -206,6 +227,9 @@ def error_snapshot(tmp: Path, done=None) -> str:
 
 def render(name: str) -> str:
     """The snapshot text of ``name`` (a title id, an experiment kind, ``findings`` or ``errors``)."""
+    if name == "catalog":
+        return "\n".join(f"$ analyser {' '.join(args)}\nexit {r.exit_code}\n{r.output.rstrip()}\n"
+                         for args, r in ((args, invoke(args)) for args in CATALOG))
     if name == "findings":
         import finding_cases
         return finding_cases.text()
