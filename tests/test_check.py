@@ -184,6 +184,19 @@ def toy(tmp_path):
     return str(path)
 
 
+#: Where a check failed: game seed, players and (when the game had started) step.
+WHERE = re.compile(r"game seed (\d+) \((\d+) players\)(?:, step (\d+))?")
+
+
+def where(line: str) -> tuple:
+    """(players, step) of a failure line (step None when it names no step)."""
+    return WHERE.match(line).groups()[1:]
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"\d+(?:\.\d+)?", text)]
+
+
 def lines(result, kind):
     return [f.line() for f in result.failures if f.kind == kind]
 
@@ -199,59 +212,59 @@ def test_a_shuffle_with_the_global_random_module_fails_replay_naming_seed_and_st
     result = check_title(f"{toy}:BadShuffle", games=10, fresh_process=False)
     assert result.failed["replay"] >= 9 and set(result.failed) - {"replay"} <= set(result.failed)
     assert all(v == 0 for k, v in result.failed.items() if k != "replay")
-    assert re.fullmatch(r"game seed \d+ \(2 players\), step 0: the second run of the same seed went differently: "
-                        r"the rules use randomness other than the rng they are given.*", lines(result, "replay")[0])
+    assert where(lines(result, "replay")[0]) == ("2", "0")  # players, step (its words: docs, the check's own)
 
 
 def test_an_order_that_changes_with_the_hash_seed_fails_in_a_fresh_process(toy):
     result = check_title(f"{toy}:SetOrder", games=8, strategies=False)
     assert result.failed["replay"] == 0 and result.failed["process"] >= 6
-    assert re.fullmatch(r"game seed \d+ \(2 players\): a fresh process played this seed differently \(the rules "
-                        r"depend on the hash seed.*", lines(result, "process")[0])
+    assert where(lines(result, "process")[0]) == ("2", None) and "hash seed" in lines(result, "process")[0]
 
 
 def test_an_empty_legal_list_in_a_running_game_fails_legal(toy):
     result = check_title(f"{toy}:Stuck", games=5, fresh_process=False)
     assert result.failed["legal"] == 5
-    assert re.fullmatch(r"game seed \d+ \(2 players\), step 2: no legal action, but the game is not over",
-                        lines(result, "legal")[0])
+    assert where(lines(result, "legal")[0]) == ("2", "2") and "no legal action" in lines(result, "legal")[0]
 
 
 def test_a_view_that_shows_hidden_information_fails_hidden(toy):
     result = check_title(f"{toy}:Peek", games=10, fresh_process=False, strategies=False)
     assert result.failed["hidden"] >= 5
-    assert re.fullmatch(r"game seed \d+ \(2 players\), step \d: seat \d's view changed when only what it cannot see "
-                        r"was redrawn \(at view\.top\): the view shows hidden information.*", lines(result, "hidden")[0])
+    assert where(lines(result, "hidden")[0])[0] == "2" and "(at view.top)" in lines(result, "hidden")[0]
 
 
 def test_a_determinize_that_changes_the_view_fails_determinize(toy):
     result = check_title(f"{toy}:BadDeterminize", games=10, fresh_process=False, strategies=False)
     assert result.failed["determinize"] >= 1 and result.failed["hidden"] == 0
-    assert "the state determinize built from seat" in lines(result, "determinize")[0]
+    assert where(lines(result, "determinize")[0])[0] == "2" and "determinize" in lines(result, "determinize")[0]
 
 
 def test_a_strategy_that_changes_its_view_is_caught(toy):
     result = check_title(f"{toy}:VandalHigh", games=3, fresh_process=False)
     bad = lines(result, "strategies")
-    assert len(bad) == 1 and re.fullmatch(
-        r"game seed \d+ \(2 players\), step 1: strategy 'vandal' in seat 0 changed the game state through its "
-        r"view \(deck changed\)", bad[0])
+    assert len(bad) == 1 and where(bad[0]) == ("2", "1")
+    assert "'vandal'" in bad[0] and "seat 0" in bad[0] and bad[0].endswith("(deck changed)")
 
 
 def test_a_state_that_does_not_survive_json_fails_json(toy):
     result = check_title(f"{toy}:BadJson", games=10, fresh_process=False, strategies=False)
-    assert result.failed["json"] >= 5 and "saves differently (keys: deck)" in lines(result, "json")[0]
+    assert result.failed["json"] >= 5 and "(keys: deck)" in lines(result, "json")[0]
 
 
 def test_check_command_fails_with_exit_1_and_one_line_per_failure(runner, toy):
     r = runner.invoke(cli, ["check", f"{toy}:Stuck", "--games", "3", "--no-fresh-process"])
     assert r.exit_code == 1
-    assert "  FAIL  legal " in r.output and "FAILED: 1 check(s) (legal), 3 failure(s)." in r.output
-    seed = re.search(r"game seed (\d+) \(2 players\), step 2: no legal action", r.output).group(1)
+    assert "  FAIL  legal " in r.output
+    verdict = r.output.strip().splitlines()[-1]
+    assert verdict.startswith("FAILED:") and numbers(verdict) == [1, 3] and "(legal)" in verdict
+    (failure,) = [x for x in r.output.splitlines() if WHERE.search(x)][:1]
+    seed = WHERE.search(failure).group(1)
     r = runner.invoke(cli, ["check", f"{toy}:Stuck", "--game-seed", seed, "--no-fresh-process"])
-    assert r.exit_code == 1 and f"game seed {seed} (2 players), step 2: no legal action" in r.output
+    assert r.exit_code == 1 and [WHERE.search(x).groups() for x in r.output.splitlines() if WHERE.search(x)] == [
+        (seed, "2", "2")]
     r = runner.invoke(cli, ["check", f"{toy}:High", "--games", "5"])
-    assert r.exit_code == 0 and "Passed: 5 games, 20 actions." in r.output
+    verdict = r.output.strip().splitlines()[-1]
+    assert r.exit_code == 0 and verdict.startswith("Passed:") and numbers(verdict) == [5, 20]
 
 
 @pytest.mark.parametrize("gid", game_ids())
@@ -268,7 +281,7 @@ def test_check_passes_on_the_skeleton(runner, tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     assert "Passed: 20 games" in r.output
     # the skeleton's determinize hook (what mcts needs) is checked too
-    assert "  ok    determinize determinize(view, rng) builds a state" in r.output and "not reached" not in r.output
+    assert "  ok    determinize " in r.output and "not reached" not in r.output
     # a title that neither declares its State nor writes determinize: skipped, not "not reached"
     rules = tmp_path / "pig" / "rules.py"
     rules.write_text(rules.read_text().replace("    Params, State = ", "    Params, _State = "))

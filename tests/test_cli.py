@@ -1,6 +1,7 @@
 """The command line through click's CliRunner (DESIGN.md test layer 5) and report generation."""
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -30,9 +31,9 @@ def test_no_arguments_shows_help(runner):
 
 def test_help_teaches_with_examples(runner):
     r = invoke(runner, "simulate", "--help")
-    assert r.exit_code == 0
-    assert "analyser simulate GAME --strategy greedy" in r.output
-    assert "each strategy sits in each seat" in r.output
+    assert r.exit_code == 0  # (the words of every command's help: the catalog text snapshot)
+    examples = [line.split() for line in r.output.splitlines() if line.strip().startswith("analyser simulate GAME")]
+    assert ["analyser", "simulate", "GAME", "--strategy", "greedy"] in examples
     assert "analyser play GAME" in invoke(runner, "play", "--help").output
 
 
@@ -53,15 +54,24 @@ def test_list_shows_one_line_per_title(runner):
 def test_list_of_a_title_shows_its_strategies_parameters_and_rules(runner):
     r = invoke(runner, "list", "dao")
     assert r.exit_code == 0
-    assert "dao  -  DAO (Dodekka), 2-6 players" in r.output
+    assert r.output.split()[:5] == ["dao", "-", "DAO", "(Dodekka),", "2-6"]
     assert "threshold:limit=10" in r.output
     assert "greedy" in r.output and "colour:min_value=1,start=2" in r.output
-    assert "bust_limit=12" in r.output
-    assert "equal_exception=adjacent [adjacent | front | off]" in r.output
-    assert "two_player_halves=auto [auto | on | off]" in r.output
-    assert "tie_break=most_cards" in r.output and "display_size=3 [1 to 20]" in r.output
-    assert "bust_limit=12 [0 to 100,000]" in r.output and "colours=5 [1 to 10]" in r.output
-    assert "hook=off [on | off]" in invoke(runner, "list", "wizard").output  # booleans: on/off, as --rule takes them
+
+    def accepted(output, option):
+        """The default and the accepted values of a rule option's line: (``key=default``, [values])."""
+        line = next(x.strip() for x in output.splitlines() if x.strip().startswith(option + "="))
+        head, _, rest = line.partition(" [")
+        return head, rest.split("]")[0].replace(" to ", " | ").split(" | ")
+
+    assert accepted(r.output, "equal_exception") == ("equal_exception=adjacent", ["adjacent", "front", "off"])
+    assert accepted(r.output, "two_player_halves") == ("two_player_halves=auto", ["auto", "on", "off"])
+    assert accepted(r.output, "display_size") == ("display_size=3", ["1", "20"])
+    assert accepted(r.output, "bust_limit") == ("bust_limit=12", ["0", "100,000"])
+    assert accepted(r.output, "colours") == ("colours=5", ["1", "10"])
+    assert "tie_break=most_cards" in r.output
+    # booleans: on/off, as --rule takes them
+    assert accepted(invoke(runner, "list", "wizard").output, "hook") == ("hook=off", ["on", "off"])
 
 
 def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
@@ -146,8 +156,9 @@ def test_a_mistyped_name_gets_the_closest_accepted_one(runner, args, suggested):
 def test_unwritable_out_that_is_a_file(runner, tmp_path):
     f = tmp_path / "file.txt"
     f.write_text("x")
+    # the value given and the file in its way (the words: the errors text snapshot)
     one_line_error(invoke(runner, "simulate", "dao", "-s", "greedy", "--out", str(f / "sub")),
-                   f"--out '{f / 'sub'}' is not a folder: '{f}' is a file; give a folder")
+                   f"--out '{f / 'sub'}'", f"'{f}'")
 
 
 def test_failing_strategy_exit_1_names_strategy_seat_seed_and_keeps_games(runner, tmp_path):
@@ -173,7 +184,8 @@ class Flaky(Strategy):
     err = [x for x in r.output.splitlines() if x.startswith("analyser: error:")]
     assert len(err) == 1
     line = err[0]
-    assert "flaky" in line and "seat" in line and "RuntimeError: lost my cards" in line and "game seed" in line
+    assert "flaky" in line and "seat" in line and "RuntimeError:" in line and "lost my cards" in line
+    assert "game seed" in line
     df = pd.read_parquet(out / "results")
     assert 0 < df["game_index"].nunique() < 50
     assert json.loads((out / "config.json").read_text())["status"] == "failed"
@@ -187,7 +199,9 @@ class Flaky(Strategy):
 def test_play_prints_a_readable_trace(runner):
     r = invoke(runner, "play", "dao", "-s", "greedy", "-s", "random", "--seed", "1")
     assert r.exit_code == 0
-    assert "game seed 1" in r.output and "step 1: seat 0 (greedy) -> " in r.output
+    assert "game seed 1" in r.output
+    steps = [line.split()[:5] for line in r.output.splitlines() if line.startswith("step ")]
+    assert steps[0] == ["step", "1:", "seat", "0", "(greedy)"]
     assert "display [" in r.output and "Final scores:" in r.output
     assert "Winner: seat" in r.output or "Shared win:" in r.output
 
@@ -240,7 +254,7 @@ def test_report_rebuilds_from_results(runner, tmp_path):
 def test_report_rejects_a_foreign_table(runner, tmp_path):
     p = tmp_path / "other.csv"
     pd.DataFrame({"a": [1]}).to_csv(p, index=False)
-    one_line_error(invoke(runner, "report", str(p)), "not an analyser results table")
+    one_line_error(invoke(runner, "report", str(p)), str(p))
 
 
 def test_bench_prints_games_per_second(runner):
@@ -262,21 +276,19 @@ def test_bench_names_the_engine_of_every_figure_and_plays_the_one_asked_for(runn
     if numba_missing() is None:
         rows = run_bench(["dao"], 20, 1, 1, echo=lines.append, repeat=1)
         assert {r["engine"] for r in rows} == {"compiled"}  # what simulate would choose
-    one_line_error(invoke(runner, "bench", "dao", "--engine", "fast"), "--engine 'fast' is not accepted")
+    one_line_error(invoke(runner, "bench", "dao", "--engine", "fast"), "--engine 'fast'")
 
 
 def test_bench_refuses_an_engine_it_cannot_use_before_printing_anything(runner):
     """A new user's fault: `bench dragon-lairds --engine compiled` printed the table's header, then
     the error; `bench --mcts --engine compiled` ignored --engine."""
     r = invoke(runner, "bench", "dragon-lairds", "--engine", "compiled")
-    assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr == ("analyser: error: --engine compiled cannot be used: dragon-lairds has no compiled kernel; use "
-                        "--engine auto or python\n")
+    assert r.exit_code == 2 and r.stdout == ""  # (the lines' words: the errors text snapshot)
+    one_line_error(r, "--engine compiled", "dragon-lairds")
     r = invoke(runner, "bench", "dao", "--mcts", "--engine", "compiled")
     assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr == ("analyser: error: --engine 'compiled' is not accepted with --mcts: the search player "
-                        "plays in Python only; give --engine python or leave it out\n")
-    one_line_error(invoke(runner, "bench", "--mcts", "--engine", "fast"), "--engine 'fast' is not accepted; choose")
+    one_line_error(r, "--engine 'compiled'", "--mcts")
+    one_line_error(invoke(runner, "bench", "--mcts", "--engine", "fast"), "--engine 'fast'")
 
 
 def test_bench_mcts_prints_decisions_per_second(runner):
@@ -303,7 +315,8 @@ def test_wizard_rounds_table_names_its_strategy_and_survives_a_report_rebuild(ru
     r = invoke(runner, "report", str(out))
     assert r.exit_code == 0, r.output
     after = (out / "index.html").read_text()
-    assert "Exact bids (%) by round" in before and "Exact bids (%) by round" in after
+    heads = [re.findall(r"<h[23][^>]*>(.*?)</h[23]>", page) for page in (before, after)]
+    assert heads[0] == heads[1] and any(h.startswith("Exact bids") for h in heads[0])
     assert after.count("data:image/png;base64,") == before.count("data:image/png;base64,")
 
 
@@ -347,7 +360,7 @@ def test_tsuro_report_states_score_differences_in_turns_afloat(runner, tmp_path)
     for text in (r.output, html):
         assert "within 1 point" not in text and "points on average" not in text
         assert "score sd" in text and "turns afloat" in text
-        assert "Left out:" in text and "close games; lead changes" in text and "the last ship afloat wins" in text
+        assert "Left out:" in text and "close games;" in text  # (why: the tsuro-seas text snapshot)
 
 
 @pytest.mark.parametrize("kind", ["sweep", "tournament", "compare"])
@@ -406,7 +419,7 @@ def test_a_fixed_player_count_reads_as_one_number(runner):
     """Kingdomino Duel seats exactly 2: `list` says '2 players' (not '2-2 players') and a wrong
     --players says 'choose 2' (not '2 to 2')."""
     r = invoke(runner, "list", "kingdomino-duel")
-    assert r.exit_code == 0 and "Kingdomino Duel, 2 players" in r.output and "2-2" not in r.output
+    assert r.exit_code == 0 and r.output.split()[4:6] == ["2", "players"] and "2-2" not in r.output
     one_line_error(invoke(runner, "simulate", "kingdomino-duel", "--players", "3"), "--players 3", "choose 2")
     assert "2 to 2" not in invoke(runner, "simulate", "kingdomino-duel", "--players", "3").output
 
@@ -416,7 +429,7 @@ def test_compare_refuses_a_run_with_itself(runner, tmp_path):
     run = tmp_path / "run"
     assert invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "4", "--seed", "1", "-j", "1",
                   "--no-report", "--out", str(run)).exit_code == 0
-    one_line_error(invoke(runner, "compare", str(run), str(tmp_path / "." / "run")), "are the same run")
+    one_line_error(invoke(runner, "compare", str(run), str(tmp_path / "." / "run")), str(run))
 
 
 def test_a_title_table_may_mark_shares_to_show_as_percentages():
@@ -432,18 +445,16 @@ def test_a_run_folder_that_cannot_be_written_names_itself_not_an_out_that_was_no
     from analyser.run.folders import check_writable
 
     with pytest.raises(InputError) as e:
-        check_writable(Path("/proc/nope/run"), "the run folder")
-    assert str(e.value).startswith("the run folder '/proc/nope/run' is not writable (")
-    assert str(e.value).endswith("give --out DIR to write the report to a folder you can write to")
+        check_writable(Path("/proc/nope/run"), label := "the run folder")
+    # it names the folder as the caller calls it, and the option that would change it
+    assert str(e.value).startswith(f"{label} '/proc/nope/run' ") and "--out DIR" in str(e.value)
 
 
 def test_resume_of_an_empty_folder_says_to_run_the_command_again(runner, tmp_path):
     empty = tmp_path / "killed-early"
     empty.mkdir()
     r = runner.invoke(cli, ["resume", str(empty)])
-    assert r.exit_code == 2
-    assert r.output.strip() == (f"analyser: error: {str(empty)!r} is empty: the command that made it stopped before "
-                                "it recorded anything (no game was played); run that command again")
+    one_line_error(r, repr(str(empty)))  # (the words: the errors text snapshot)
     (empty / "notes.txt").write_text("mine")
     r = runner.invoke(cli, ["resume", str(empty)])
-    assert r.exit_code == 2 and "is not a run folder (no config.json)" in r.output
+    one_line_error(r, repr(str(empty)), "config.json")

@@ -137,16 +137,15 @@ def test_all_tie_data_never_prints_nan(runner, tmp_path, stalemate):
                                         "60", "--jobs", "1", "--seed", "1", "--out", str(out)])
     assert r.exit_code == 0 and not caught, caught
     assert not re.search(r"\bnan\b", r.output, re.IGNORECASE)  # a word ("dominant" holds the letters)
-    text = " ".join(r.output.split())
-    assert "skill share, score-based (partial eta squared of the score) n/a (no game decided by score: every seat " \
-        "of a game scored the same)" in text
-    assert "skill share (partial eta squared of the win share) n/a (no game has a winner and a loser: every win " \
-        "was shared by every seat)" in text
+    # both skill shares print n/a with the reason (the words: the titles' text snapshots' designer tables)
+    skill = [line.split(")", 1)[1].strip() for line in r.output.splitlines() if line.strip().startswith("skill share")]
+    assert len(skill) == 2 and all(value.startswith("n/a (") for value in skill)
     html = (out / "index.html").read_text()
-    assert "nan%" not in html and "no game decided by score" in html
+    assert "nan%" not in html and html.count("n/a (") >= 2
     r, caught = invoke_quietly(runner, ["simulate", stalemate, "-s", "passer:k=1", "-s", "passer:k=2", "--games",
                                         "60", "--jobs", "1", "--seed", "1", "--out", str(out), "-q"])
-    assert r.exit_code == 0 and not caught and r.stderr == f"Replacing the complete run in {out} (60 games).\n"
+    assert r.exit_code == 0 and not caught and len(r.stderr.splitlines()) == 1  # only the replacing note
+    assert f" {out} (60 games)" in r.stderr
 
 
 def test_designer_rows_say_why_a_figure_is_missing():
@@ -161,11 +160,11 @@ def test_designer_rows_say_why_a_figure_is_missing():
     table = designer_rows(d, dr, ls, ls)
     values = dict(zip(table["figure"], table["value"]))
     assert "nan" not in " ".join(values.values()).lower()
-    assert values["close games (top two within 1 point)"] == "100.0% (95% CI n/a)"
-    assert values["winner takes the lead for good at"].startswith("n/a (no game has a single winner")
-    assert values["skill share (partial eta squared of the win share)"].startswith("n/a (no game has a winner and")
-    assert values["skill share, score-based (partial eta squared of the score)"].startswith(
-        "n/a (no game decided by score")
+    close, lead, skill, skill_score = (next(v for k, v in values.items() if k.startswith(name)) for name in
+                                       ("close games", "winner takes", "skill share (", "skill share, score"))
+    assert close.startswith("100.0% ") and close.endswith(" n/a)")  # a rate without an interval
+    # the others: n/a with a reason each, and different reasons
+    assert all(v.startswith("n/a (") for v in (lead, skill, skill_score)) and len({lead, skill, skill_score}) == 3
 
 
 @pytest.mark.parametrize("args", [
@@ -182,9 +181,8 @@ def test_a_broken_mplbackend_is_refused_before_the_first_game(runner, tmp_path, 
         monkeypatch.delitem(sys.modules, name)  # imported afresh, reading MPLBACKEND, then restored
     out = tmp_path / "o"
     r = runner.invoke(cli, args + ["--out", str(out)])
-    assert r.exit_code == 2 and r.output.strip().splitlines() == [
-        "analyser: error: MPLBACKEND='nonsense' is not a backend matplotlib accepts (e.g. Agg); unset it or set "
-        "MPLBACKEND=Agg (the plots are drawn with Agg whatever it names)"]
+    (line,) = r.output.strip().splitlines()  # one line, naming the value and the one accepted
+    assert r.exit_code == 2 and line.startswith("analyser: error: MPLBACKEND='nonsense' ") and "MPLBACKEND=Agg" in line
     assert not out.exists()  # nothing played, nothing written
 
 
@@ -204,7 +202,7 @@ def test_a_saved_states_rule_options_are_judged_as_json(runner, tmp_path):
         p.write_text(json.dumps({**state, "pub": {**pub, "params": {**pub["params"], key: value}}}))
         r = runner.invoke(cli, ["play", "wizard", "-s", "random", "--state", str(p)])
         assert r.exit_code == 2 and f"--state {str(p)!r}: {message}" in r.output, r.output
-        assert "use on or off" not in r.output
+        assert "use on" not in r.output  # (--rule's hint, not a saved state's)
 
 
 @pytest.mark.parametrize("gid", ["dao", "kingdomino-duel", "dragon-lairds", "tsuro-seas"])

@@ -70,8 +70,9 @@ def places(s):
 
 def test_default_components_match_the_rules_write_up():
     comp = load_components()
-    assert comp.dice[0] == tuple(map(parse_face, "? dot double-stripe+1 stripe double-dot+1 dot".split()))
-    assert comp.dice[2] == tuple(map(parse_face, "double-dot stripe black+2 quarters+2 dot double-stripe".split()))
+    die1 = ("?", "dot", "double-stripe+1", "stripe", "double-dot+1", "dot")
+    die3 = ("double-dot", "stripe", "black+2", "quarters+2", "dot", "double-stripe")
+    assert comp.dice[0] == tuple(map(parse_face, die1)) and comp.dice[2] == tuple(map(parse_face, die3))
     assert (comp.width, comp.height, divmod(comp.castle, STRIDE)) == (7, 5, (2, 3))
     assert Kingdom(comp).n_empty == 34
     spells = {R.COATS[k]: (n, R.SPELLS[sp]) for k, (n, sp) in enumerate(comp.rows)}
@@ -117,7 +118,7 @@ def test_bad_component_files_are_rejected_with_file_line_and_problem(tmp_path, c
 
 
 def test_component_files_must_be_small_regular_utf8_files(tmp_path):
-    with pytest.raises(InputError, match="not a regular file"):
+    with pytest.raises(InputError, match="regular file"):
         load_components(str(tmp_path))
     big = tmp_path / "big.csv"
     big.write_text("#" * (R.MAX_FILE_BYTES + 1))
@@ -132,7 +133,7 @@ def test_component_files_must_be_small_regular_utf8_files(tmp_path):
         load_components(str(tmp_path / "missing.csv"))
     bad_header = tmp_path / "h.csv"
     bad_header.write_text("# comment\nkind,SECRET,values\n")
-    with pytest.raises(InputError, match="line 2: the header must be part,name,values") as e:
+    with pytest.raises(InputError, match="line 2: .*part,name,values") as e:
         load_components(str(bad_header))
     assert "SECRET" not in str(e.value)
 
@@ -814,7 +815,7 @@ def test_seat_bonus_variant_adds_start_points_and_can_change_the_winner():
     play_round(s, Place(cell(1, 3), cell(0, 3), 0, 0, ""), Place(cell(1, 3), cell(0, 3), 2, 5, ""),
                bonus=(Castle(cell(0, 3)), NO_BONUS))
     assert s.history == [(2 * 2, 3)]
-    with pytest.raises(InputError, match="gives 3 values for 2 seats"):
+    with pytest.raises(InputError, match="3 values.*2 seats"):
         G.Params.from_overrides({"seat_bonus": "0/1/2"})
 
 

@@ -70,7 +70,7 @@ def test_report_refuses_text_in_score(runs, tmp_path):
     df = table(runs).astype({"score": object})
     df.loc[3, "score"] = "lots"
     p = write_csv(df, tmp_path)
-    one_line_error(invoke("report", p), "column 'score': row 4 holds text", "finite numbers")
+    one_line_error(invoke("report", p), "column 'score':", "row 4", "finite numbers")
 
 
 def test_report_refuses_inf_in_score_and_leaves_no_partial_report(runs, tmp_path):
@@ -78,7 +78,7 @@ def test_report_refuses_inf_in_score_and_leaves_no_partial_report(runs, tmp_path
     df.loc[5, "score"] = np.inf
     p = write_csv(df, tmp_path / "in")
     out = tmp_path / "out"
-    one_line_error(invoke("report", p, "--out", out), "column 'score': row 6 is inf")
+    one_line_error(invoke("report", p, "--out", out), "column 'score':", "row 6", "inf")
     assert not out.exists() or not any(out.iterdir())
 
 
@@ -86,7 +86,7 @@ def test_report_refuses_an_empty_strategy(runs, tmp_path):
     df = table(runs).astype({"strategy": object})
     df.loc[2, "strategy"] = ""
     p = write_csv(df, tmp_path)
-    one_line_error(invoke("report", p), "column 'strategy': row 3 is empty")
+    one_line_error(invoke("report", p), "column 'strategy':", "row 3", "empty")
 
 
 @pytest.mark.parametrize("other, column", [("tsuro-seas", "elim_turn"), ("wizard", "exact_bids")])
@@ -99,7 +99,7 @@ def test_report_refuses_a_config_that_is_a_json_list(runs, tmp_path):
     folder = tmp_path / "run"
     write_csv(table(runs), folder)
     (folder / "config.json").write_text("[1, 2, 3]")
-    one_line_error(invoke("report", folder / "results.csv", "--out", tmp_path / "o"), "holds a JSON list")
+    one_line_error(invoke("report", folder / "results.csv", "--out", tmp_path / "o"), "config.json", "JSON list")
 
 
 def test_report_refuses_a_config_of_another_title(runs, tmp_path):
@@ -116,8 +116,7 @@ def test_report_refuses_a_config_of_another_run_of_the_same_title(runs, tmp_path
     config = json.loads((runs / "dao" / "config.json").read_text())
     config["seed"], config["run_id"] = 99, "dao-99"
     (folder / "config.json").write_text(json.dumps(config))
-    one_line_error(invoke("report", folder / "results.csv", "--out", tmp_path / "o"), "for the run dao-99",
-                   "the run dao-4")
+    one_line_error(invoke("report", folder / "results.csv", "--out", tmp_path / "o"), "dao-99", "dao-4")
 
 
 def test_report_names_a_missing_rounds_table(runs, tmp_path):
@@ -126,8 +125,8 @@ def test_report_names_a_missing_rounds_table(runs, tmp_path):
     (folder / "config.json").write_bytes((runs / "wizard" / "config.json").read_bytes())
     r = invoke("report", folder)
     assert r.exit_code == 0, r.output
-    assert "Left out: no rounds table: the bidding tables and plots are left out" in r.output
-    assert "no rounds table: the bidding tables and plots are left out" in (folder / "index.html").read_text()
+    assert "no rounds table" in r.output.split("Left out:")[1]
+    assert "no rounds table" in (folder / "index.html").read_text()
     with_rounds = invoke("report", runs / "wizard", "--out", tmp_path / "full")
     assert with_rounds.exit_code == 0 and "no rounds table" not in with_rounds.output  # (findings may leave out others)
 
@@ -146,7 +145,7 @@ def test_report_refuses_a_rounds_table_with_a_bad_column(runs, tmp_path):
     rounds = pd.read_parquet(runs / "wizard" / "rounds").astype({"bid": float})
     rounds.loc[4, "bid"] = -1
     write_csv(rounds, folder, "rounds.csv")
-    one_line_error(invoke("report", folder / "results.csv"), "rounds.csv", "column 'bid': row 5")
+    one_line_error(invoke("report", folder / "results.csv"), "rounds.csv", "column 'bid':", "row 5")
 
 
 def test_report_on_a_header_only_csv(runs, tmp_path):
@@ -179,7 +178,7 @@ def test_report_refuses_devices_and_unreadable_parquet(tmp_path):
     one_line_error(invoke("report", "/dev/zero"), "is a device")
     p = tmp_path / "results.parquet"
     p.write_bytes(b"PAR1 not really")
-    one_line_error(invoke("report", p), "cannot be read as Parquet")
+    one_line_error(invoke("report", p), str(p), "Parquet")
 
 
 def test_every_titles_own_results_pass_their_schema(tmp_path):
@@ -209,7 +208,7 @@ def test_a_schema_check_on_a_pyarrow_schema_names_the_column(runs):
 
 @pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom"])
 def test_devices_are_refused_before_reading(path):
-    with pytest.raises(InputError, match="is a device; give a regular file"):
+    with pytest.raises(InputError, match="is a device"):
         safeio.read_component_file(path, "tiles")
 
 
@@ -225,25 +224,25 @@ def test_a_folder_and_a_large_file_are_refused(tmp_path):
         safeio.read_component_file(tmp_path, "tiles")
     big = tmp_path / "big.csv"
     big.write_bytes(b"x" * 2001)
-    with pytest.raises(InputError, match="2,001 bytes; the most accepted is 2,000"):
+    with pytest.raises(InputError, match="2,001 bytes;.* 2,000"):
         safeio.read_component_file(big, "tiles", max_bytes=2000)
 
 
 def test_the_cap_holds_for_files_that_report_size_zero():
     # files in /proc report st_size 0: the cap is enforced on the bytes read
     assert os.stat("/proc/self/status").st_size == 0
-    with pytest.raises(InputError, match="larger than 10 bytes"):
+    with pytest.raises(InputError, match="10 bytes"):
         safeio.read_bytes("/proc/self/status", "tiles file", max_bytes=10)
 
 
 def test_binary_and_nul_bytes_name_the_line_only(tmp_path):
     p = tmp_path / "t.csv"
     p.write_bytes(b"copies,pairs\n1,01 23 45 67\n\xff\xfesecret\n")
-    with pytest.raises(InputError, match=r"line 3: not UTF-8 text") as e:
+    with pytest.raises(InputError, match=r"line 3: .*UTF-8") as e:
         safeio.read_component_file(p, "tiles")
     assert "secret" not in str(e.value)
     p.write_bytes(b"copies,pairs\nA=1\x00TOKEN=2\n")
-    with pytest.raises(InputError, match="line 2: a NUL byte") as e:
+    with pytest.raises(InputError, match="line 2: .*NUL") as e:
         safeio.read_component_file(p, "tiles")
     assert "TOKEN" not in str(e.value)
 
@@ -253,20 +252,22 @@ def test_component_rows_never_quote_the_header(tmp_path):
     p.write_text("root:$6$salt$hash:19000:0:99999:7:::\n")
     with pytest.raises(InputError) as e:
         safeio.read_component_rows(p, "tiles", ["copies", "pairs"])
-    assert str(e.value) == f"tiles file {str(p)!r}: line 1: expected the header copies,pairs"
+    # the file and the line, never the line's content (the header it expected instead)
+    assert str(e.value).startswith(f"tiles file {str(p)!r}: line 1: ") and "$6$salt" not in str(e.value)
+    assert str(e.value).endswith("copies,pairs")
 
 
 def test_json_is_read_with_a_depth_cap_and_bounded_numbers():
-    with pytest.raises(InputError, match="nests arrays and objects 100000 deep"):
+    with pytest.raises(InputError, match="100000 deep"):
         safeio.parse_json("[" * 100_000 + "]" * 100_000, "x")
     assert safeio.parse_json(json.dumps({"a": "[" * 40 + '\\"{'}), "x") == {"a": "[" * 40 + '\\"{'}
-    with pytest.raises(InputError, match="a whole number with 5,000 digits"):
+    with pytest.raises(InputError, match="5,000 digits"):
         safeio.parse_json("[" + "9" * 5000 + "]", "x")
-    with pytest.raises(InputError, match="NaN is not a number"):
+    with pytest.raises(InputError, match="NaN"):
         safeio.parse_json('{"a": NaN}', "x")
     with pytest.raises(InputError, match="same key twice"):
         safeio.parse_json('{"a": 1, "a": 2}', "x")
-    with pytest.raises(InputError, match=r"is not JSON: Expecting value at line 2, column 1"):
+    with pytest.raises(InputError, match=r"line\s2,\scolumn\s1"):
         safeio.parse_json('{"a":\n}', "x")
 
 
@@ -298,7 +299,7 @@ def test_state_files_that_would_exhaust_the_machine_are_one_line(tmp_path, game)
     one_line_error(invoke("play", game, "-s", "random", "--state", "/dev/zero"), "is a device")
     big = tmp_path / "big.json"
     big.write_text(" " * (safeio.STATE_MAX_BYTES + 1))
-    one_line_error(invoke("play", game, "-s", "random", "--state", big), "bytes; the most accepted")
+    one_line_error(invoke("play", game, "-s", "random", "--state", big), f"{safeio.STATE_MAX_BYTES + 1:,} bytes")
 
 
 # -- analyser play --state: each title's schema and conservation -------------------------------
@@ -306,13 +307,13 @@ def test_state_files_that_would_exhaust_the_machine_are_one_line(tmp_path, game)
 def test_dao_over_must_be_a_json_flag(tmp_path):
     data = saved_state("dao")
     data["over"] = "no"
-    one_line_error(play_state(tmp_path, "dao", data), "over: should be a valid boolean")
+    one_line_error(play_state(tmp_path, "dao", data), "over:", "boolean")
 
 
 def test_dao_a_card_too_many_is_not_conserved(tmp_path):
     data = saved_state("dao")
     data["deck"].append(data["deck"][0])
-    one_line_error(play_state(tmp_path, "dao", data), "not a possible dao state", "cards not conserved")
+    one_line_error(play_state(tmp_path, "dao", data), "dao", "cards not conserved")
 
 
 def _one_copy_tile():
@@ -332,9 +333,9 @@ def test_tsuro_six_copies_of_a_one_copy_tile(tmp_path):
     one_line_error(play_state(tmp_path, "tsuro-seas", data), "tiles not conserved")
 
 
-@pytest.mark.parametrize("tile, needle", [(-1, "hands[0][0]: should be greater than or equal to 0"),
-                                          (10**18, "hands[0][0]: should be less than or equal to 34"),
-                                          (35, "hands[0][0]: should be less than or equal to 34")])
+@pytest.mark.parametrize("tile, needle", [(-1, "hands[0][0]:"),
+                                          (10**18, "34"),
+                                          (35, "34")])
 def test_tsuro_tile_ids_out_of_range(tmp_path, tile, needle):
     data = saved_state("tsuro-seas")
     data["hands"][0][0] = tile
@@ -344,11 +345,11 @@ def test_tsuro_tile_ids_out_of_range(tmp_path, tile, needle):
 def test_tsuro_per_seat_lists_match_the_players(tmp_path):
     data = saved_state("tsuro-seas")
     data["alive"].append(True)
-    one_line_error(play_state(tmp_path, "tsuro-seas", data), "alive holds 5 entries; it needs one per player (4)")
+    one_line_error(play_state(tmp_path, "tsuro-seas", data), "alive", "5 entries;", "(4)")
 
 
-@pytest.mark.parametrize("bid, needle", [(10**20, "21 digits"), (10**6, "bids[0]: should be less than or equal to 60"),
-                                         (5, "bids[0] is 5; a bid is 0 to the 1 cards dealt")])
+@pytest.mark.parametrize("bid, needle", [(10**20, "21 digits"), (10**6, "bids[0]:"),
+                                         (5, "bids[0] is 5;")])
 def test_wizard_bid_out_of_range(tmp_path, bid, needle):
     data = saved_state("wizard", step=1)  # round 1: one card each, the first bid is in
     assert data["pub"]["round"] == 1 and data["pub"]["bids"][0] is not None
@@ -359,14 +360,14 @@ def test_wizard_bid_out_of_range(tmp_path, bid, needle):
 def test_wizard_trump_pending_must_be_a_json_flag(tmp_path):
     data = saved_state("wizard", step=1)
     data["pub"]["trump_pending"] = 0
-    one_line_error(play_state(tmp_path, "wizard", data), "trump_pending: should be a valid boolean")
+    one_line_error(play_state(tmp_path, "wizard", data), "trump_pending:", "boolean")
 
 
 @pytest.mark.parametrize("game", ["dao", "wizard", "tsuro-seas"])
 def test_unknown_fields_and_a_missing_field_are_named(tmp_path, game):
     data = saved_state(game)
     data["surprise"] = 1
-    one_line_error(play_state(tmp_path, game, data), "surprise: is not a field of this state")
+    one_line_error(play_state(tmp_path, game, data), "surprise:")
     data = saved_state(game)
     del data[{"dao": "deck", "wizard": "pub"}.get(game, "hands")]
     one_line_error(play_state(tmp_path, game, data), "is missing")
@@ -437,7 +438,7 @@ def test_report_with_an_empty_or_broken_score_trace(runs, tmp_path):
     r = invoke("report", write_csv(df, tmp_path / "a"), "--out", tmp_path / "out")
     assert r.exit_code == 0, r.output
     df.loc[2, "score_trace"] = "3 7 nan"
-    one_line_error(invoke("report", write_csv(df, tmp_path / "b")), "column 'score_trace': row 3 is not a score trace")
+    one_line_error(invoke("report", write_csv(df, tmp_path / "b")), "column 'score_trace':", "row 3")
 
 
 @pytest.mark.parametrize("field, value, accepted", [

@@ -26,8 +26,9 @@ from analyser.engine.runner import play_game
 B, G, R, Y = range(4)
 
 
-def cards(text):
-    return [card_from_code(c) for c in text.split()]
+def cards(*codes):
+    """Cards from their codes: ``cards("R9", "Z")`` or ``cards("R9 Z")``."""
+    return [card_from_code(c) for code in codes for c in code.split()]
 
 
 def state(hands, **kw):
@@ -351,7 +352,7 @@ def test_bids_are_public():
 
 def test_bid_out_of_range_is_rejected():
     s = dealt(4, 2)
-    with pytest.raises(ValueError, match="bid 0 to 2"):
+    with pytest.raises(ValueError, match="0 to 2"):
         GAME.apply(s, Bid(3), None)
     with pytest.raises(ValueError):
         GAME.apply(s, PLAYS[card_from_code("N")], None)
@@ -412,7 +413,7 @@ def test_not_following_is_rejected():
     s = state(["G7", "R3 G5", "B1", "B2"], bids=[0] * 4, trump_card="Y5", trick="R9")
     with pytest.raises(ValueError, match="must follow red"):
         GAME.apply(s, PLAYS[card_from_code("G5")], None)
-    with pytest.raises(ValueError, match="not in seat 1's hand"):
+    with pytest.raises(ValueError, match="seat 1's hand"):
         GAME.apply(s, PLAYS[card_from_code("R4")], None)
 
 
@@ -460,22 +461,22 @@ def test_first_wizard_wins():
     s = state(["R9 G1", "Z G2", "Z G3", "Y13 G4"], bids=[0] * 4, trump_card="Y5", leaders=[0])
     play_all(s, "R9 Z Z Y13")
     assert s.tricks == [0, 1, 0, 0] and GAME.current_player(s) == 1
-    assert trick_winner(cards("R9 Z Z Y13"), Y) == 1
+    assert trick_winner(cards("R9", "Z", "Z", "Y13"), Y) == 1
 
 
 def test_highest_trump_wins_over_a_higher_led_card():
     s = state(["R9 G1", "Y2 G2", "R13 G3", "Y8 G4"], bids=[0] * 4, trump_card="Y5")
     play_all(s, "R9 Y2 R13 Y8")
     assert s.tricks == [0, 0, 0, 1] and GAME.current_player(s) == 3
-    assert trick_winner(cards("R9 Y2 R13 Y8"), Y) == 3
+    assert trick_winner(cards("R9", "Y2", "R13", "Y8"), Y) == 3
 
 
 def test_highest_card_of_the_led_suit_wins_without_trump():
     s = state(["R9 G1", "B13 G2", "R11 G3", "R10 G4"], bids=[0] * 4, trump_card="Y5")
     play_all(s, "R9 B13 R11 R10")
     assert s.tricks == [0, 0, 1, 0]
-    assert trick_winner(cards("R9 B13 R11 R10"), Y) == 2
-    assert trick_winner(cards("R9 B13 R11 R10"), None) == 2
+    assert trick_winner(cards("R9", "B13", "R11", "R10"), Y) == 2
+    assert trick_winner(cards("R9", "B13", "R11", "R10"), None) == 2
 
 
 def test_only_jesters_the_first_jester_wins():
@@ -495,7 +496,7 @@ def test_the_winner_leads_the_next_trick():
     s = state(["R9 G1", "Y2 G2", "R13 G3", "Y8 G4"], bids=[0] * 4, trump_card="Y5")
     play_all(s, "R9 Y2 R13 Y8")
     assert GAME.current_player(s) == 3 and s.leaders == [0, 3]
-    assert s.trick == [] and s.played == cards("R9 Y2 R13 Y8")
+    assert s.trick == [] and s.played == cards("R9", "Y2", "R13", "Y8")
 
 
 def test_incremental_winner_matches_reference_in_random_games():
@@ -559,7 +560,7 @@ def test_seat_bonus_variant_starts_the_scores_there_and_keeps_the_round_scoring(
     assert m[3]["score_trace"] == (10 + points[3],) and m[3]["points_per_round"] == points[3]
     # a hand-built state without scores starts from the bonus too
     assert state(["G1", "G2", "G3", "G9"], rules={"seat_bonus": "5"}).scores == [5, 5, 5, 5]
-    with pytest.raises(InputError, match="gives 2 values for 4 seats"):
+    with pytest.raises(InputError, match="2 values.*4 seats"):
         GAME.check_players(WizardParams.from_overrides({"seat_bonus": "0/10"}), 4)
 
 
