@@ -98,7 +98,7 @@ def test_strategies_that_always_tie_get_equal_ratings_in_any_order(runner, tmp_p
     names = [f"passer:k={k}" for k in range(1, 6)]
     ratings = []
     for order, lineup in (("ahead", names), ("reversed", names[::-1])):
-        args = ["tournament", stalemate, "--players", str(players), "--games", "600", "--jobs", "1", "--seed", "1",
+        args = ["tournament", stalemate, "--players", str(players), "--games", "60", "--jobs", "1", "--seed", "1",
                 "--out", str(tmp_path / order), "-q"]
         for s in lineup:
             args += ["-s", s]
@@ -118,7 +118,7 @@ def test_ratings_follow_the_strategies_not_their_order(runner, tmp_path):
     tables = []
     for order, lineup in (("a", ["fixed:k=1", "fixed:k=3", "fixed:k=03", "fixed:k=6"]),
                           ("b", ["fixed:k=6", "fixed:k=03", "fixed:k=3", "fixed:k=1"])):
-        args = ["tournament", toy, "--games", "1200", "--jobs", "1", "--seed", "2", "-q", "--out", str(tmp_path / order)]
+        args = ["tournament", toy, "--games", "300", "--jobs", "1", "--seed", "2", "-q", "--out", str(tmp_path / order)]
         for s in lineup:
             args += ["-s", s]
         assert runner.invoke(cli, args).exit_code == 0
