@@ -4,6 +4,7 @@ statsmodels), the findings, the report section, and planted faults in data files
 import json
 import shutil
 import re
+import shlex
 from collections import Counter
 from pathlib import Path
 
@@ -47,6 +48,11 @@ def synthetic(games=240, seats=3, seed=3):
             if rng.random() < 0.25 + 0.35 * r.win * (k == 0) + 0.1 * k:
                 comp.append((r.game_index, r.seat, f"c{k}", int(rng.integers(1, 4))))
     return res, pd.DataFrame(comp, columns=["game_index", "seat", "component", "count"])
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers of a figure, interval or reason text, in order ("-15.0 to -9.0 pp" -> [-15.0, -9.0])."""
+    return [float(x) for x in re.findall(r"[-+]?\d+(?:\.\d+)?", str(text).replace(",", ""))]
 
 
 def sums_of(res, comp, chunk=50, collapse=None):
@@ -114,12 +120,12 @@ def test_components_held_by_every_seat_by_none_or_only_by_whole_cells_have_no_es
     comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
     catalog = {"never": {"what": "a card nobody got"}, "c1": {"what": "one"}}
     est = cm.estimate(sums_of(res, comp), catalog).set_index("component")
-    assert est.loc["everyone", "reason"] == "held by every seat" and np.isnan(est.loc["everyone", "p"])
-    assert est.loc["never", "reason"] == "held by no seat" and est.loc["never", "holders"] == 0
-    assert est.loc["never", "what"] == "a card nobody got" and est.loc["c1", "what"] == "one"
-    assert "within each strategy and seat" in est.loc["only-a", "reason"]
+    assert est.loc["everyone", "reason"] and np.isnan(est.loc["everyone", "p"])
+    assert est.loc["never", "reason"] and est.loc["never", "holders"] == 0 and np.isnan(est.loc["never", "p"])
+    assert est.loc["never", "what"] == catalog["never"]["what"] and est.loc["c1", "what"] == "one"
+    assert est.loc["only-a", "reason"] and np.isnan(est.loc["only-a", "p"])
     # five holders that all won: too few for a cluster-robust interval
-    assert est.loc["rare", "reason"] == "held by only 5 seat-games: an estimate needs 30 with and 30 without"
+    assert numbers(est.loc["rare", "reason"]) == [5, 30, 30] and np.isnan(est.loc["rare", "p"])
     assert est.loc["rare", "win_with"] == 1 and np.isnan(est.loc["rare", "effect"])
     assert set(est.index[-4:]) == {"everyone", "never", "only-a", "rare"}
     assert est.loc["c2", "share"] == pytest.approx((comp.component == "c2").sum() / len(res))
@@ -239,13 +245,13 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     first = part.component_findings[0]
     # an association alone is never "clear": possible until an intervention confirms it
     assert first["strength"] == "possible" and first["component"] == planted and planted in first["sentence"]
-    assert "not yet confirmed by an intervention" in first["sentence"]
+    assert "confirmed" in first["sentence"].split() or "confirmed." in first["sentence"].split()
     assert len(part.component_findings) <= component_findings.FINDINGS_MAX == 3
     assert set(first) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
     assert f"{top['vs_peers_low']:+.1f} to {top['vs_peers_high']:+.1f} pp" == first["evidence"]["interval"]
-    assert f"{top['vs_peers']:+.1f} pp against its peers" in first["sentence"]
+    assert f"{top['vs_peers']:+.1f} pp" in first["sentence"]
     # read without a folder to write into: how to make the copy, never an edit of the file the run read
-    assert first["next"].startswith(f"copy {path} to fixed.csv, change line {line} of fixed.csv")
+    assert first["next"].split()[:4] == ["copy", str(path), "to", "fixed.csv,"] and f" line {line} " in first["next"]
     assert "--b components=fixed.csv" in first["next"]
     assert first["next"].split("then: ")[1].startswith(f"analyser compare {case} ")
     # the report itself writes the changed file into the run folder, and its next command plays it
@@ -256,7 +262,7 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
     assert edited == [line - 1]  # only the component's own line changed
     data = json.loads((out / "findings.json").read_text())
     told = next(f for f in data["findings"] if planted in f["sentence"])
-    assert f"is written to {changed}; play the same games on it: analyser compare {case} " in told["next"]
+    assert f" {changed}; " in told["next"] and f"analyser compare {case} " in told["next"]
     assert told["next"].endswith(f"--a components={path} --b components={changed} --games {games} --seed 1")
     assert path.read_text() != changed.read_text()  # the run's own file is left as it was
     if case == "dragon-lairds":  # as printed, its side A plays the run's very games: the sides are paired
@@ -283,9 +289,9 @@ def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
     assert list(table.columns) == list(cm.COLUMNS)
     assert {"1 Wizard", "2 Wizards", "1 Jester"} <= set(table["component"])
     html = (out / "index.html").read_text()
-    assert "tricks by Wizards in that round&#39;s hand (a special case of the component table" in html
+    assert "tricks by Wizards" in html
     assert "Component impact" in html
-    assert "<b>Read with care:</b> Hands are dealt, not chosen" in html  # the title's component_note
+    assert get_game("wizard").component_note.split(":")[0] in html  # the title's component_note
     # without a components table (a run from before it was recorded) the section is left out, and said so
     import shutil
     shutil.rmtree(out / "component_counts")
@@ -294,7 +300,7 @@ def test_report_section_csv_and_wizard_special_case(runner, tmp_path):
     r = runner.invoke(cli, ["report", str(out), "--out", str(rep)])
     assert r.exit_code == 0, r.output
     html = (rep / "index.html").read_text()
-    assert "no component_counts table: the component impact figures are left out" in html
+    assert "no component_counts table" in html
     assert "Component impact" not in html and not (rep / "components.csv").exists()
 
 
@@ -310,7 +316,8 @@ def test_findings_shape_and_none_found():
     clear = component_findings.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
                         catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
     assert clear[0]["strength"] == "possible" and clear[0]["component"] == "c0"
-    assert clear[0]["next"] == "analyser compare dao -s a -s b --b values=0x1,1x4 --games 1000"
+    assert shlex.split(clear[0]["next"]) == ["analyser", "compare", "dao", "-s", "a", "-s", "b", "--b", "values=0x1,1x4",
+                                             "--games", "1000"]
 
 
 def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(monkeypatch):
@@ -324,7 +331,7 @@ def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(mon
     monkeypatch.setattr(Dao, "components", lambda self, s: [[bad] for _ in range(s.n)])
     r = run_batch(BatchJob("dao", (), ("threshold",), 3, 1, 0, 4, 0.0))
     assert r.done == 4 and len(r.columns["game_index"]) == 12 and r.components is None
-    assert "the components of games 0 to 3 could not be recorded: ValueError: no text" in str(r.error)
+    assert "0 to 3" in str(r.error) and "ValueError: no text" in str(r.error)  # the games and the cause
 
 
 def test_variants_get_their_own_estimates_and_a_variant_column(tmp_path):
@@ -383,9 +390,10 @@ def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_con
             second: {"confirmed": False, "figure": "-1.0 pp", "interval": "-4.0 to +2.0 pp", "command": "Y"}}
     items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)
     assert items[0]["strength"] == "clear" and items[0]["sentence"].startswith(f"Confirmed: {first}")
-    assert items[0]["evidence"] == {"figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp"} and items[0]["next"] == "X"
+    assert numbers(items[0]["evidence"]["figure"]) == [-12.0] and items[0]["next"] == "X"
+    assert numbers(items[0]["evidence"]["interval"]) == [-15.0, -9.0]
     assert items[1]["strength"] == "possible" and items[1]["sentence"].startswith(f"Not confirmed: {second}")
-    assert "(95% CI -4.0 to +2.0 pp)" in items[1]["sentence"] and items[2]["strength"] == "possible"
+    assert "-4.0" in items[1]["sentence"] and "+2.0" in items[1]["sentence"] and items[2]["strength"] == "possible"
 
 
 def test_paired_change_of_the_holders_and_the_seat_gap():
@@ -415,7 +423,7 @@ def test_dragon_lairds_replacement_gives_a_card_its_peers_typical_effect(tmp_pat
     path = tmp_path / "deck.csv"
     path.write_text(text.replace(line, "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
     option, new, what = game.component_replacement(game.Params(components=str(path)), "Y01")
-    assert option == "components" and new == text and "typical Commoner of cost 1 geld" in what
+    assert option == "components" and new == text and "Commoner" in what and "typical" in what.split()
     assert game.component_replacement(game.Params(), "Y01") is None
 
 
@@ -459,12 +467,14 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
     assert records["Y01"]["tested"] is True
     for cid, rec in records.items():
         if rec["tested"] is False:  # the title offers no replacement for it: said, with the reason
-            assert not rec["confirmed"] and rec["why"].startswith("the title offers no replacement")
+            assert not rec["confirmed"] and "replacement" in rec["why"].split()
             continue
         assert rec["games"] == 300 and rec["low"] <= rec["change"] <= rec["high"]
-        assert f"-p 4 --a components={path} --b components={out / 'interventions'}" in rec["command"]
-        assert rec["command"].startswith("analyser compare dragon-lairds ")
-        assert rec["command"].endswith("--games 300 --seed 5")
+        words = shlex.split(rec["command"])
+        assert words[:3] == ["analyser", "compare", "dragon-lairds"] and words[-4:] == ["--games", "300", "--seed", "5"]
+        i = words.index("-p")
+        assert words[i:i + 5] == ["-p", "4", "--a", f"components={path}", "--b"]
+        assert words[i + 5].startswith(f"components={out / 'interventions'}")
     from analyser.report.page import summarise_run
     items = [f for f in summarise_run(out).parts[0].component_findings if f["component"]]
     assert items and len(items) <= 3
@@ -473,7 +483,7 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
         assert (f["strength"] == "clear") is bool(rec and rec["confirmed"])
     # the planted card comes first against its peers (the other cost-1 Commoners), and is confirmed
     assert items[0]["component"] == "Y01" and items[0]["strength"] == "clear"
-    assert "against its peers (the mean of the 9 other Commoners of cost 1 geld" in items[0]["sentence"]
+    assert "9 other Commoners" in items[0]["sentence"]  # its peers: the other cost-1 Commoners
     assert (out / "interventions" / "components-Y01.csv").read_text() == text
 
 
@@ -498,12 +508,12 @@ def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tm
     v = table.set_index("component")["vs_peers"]
     assert v["value 0"] < 0 < v["value 4"]
     html = (out / "index.html").read_text()
-    assert "Collapsed: the same value in every colour is one row (fire 3, water 3, ... -&gt; value 3)" in html
+    assert "Collapsed:" in html and "-&gt; value 3" in html
     from analyser.report.page import summarise_run
     items = summarise_run(out).parts[0].component_findings
     assert items and len(items) <= 3
     assert all(str(f["component"]).startswith("value ") and f["strength"] == "possible" for f in items)
-    assert "against its peers (the mean of the 4 other card values)" in items[0]["sentence"]
+    assert "4 other" in items[0]["sentence"]  # its peers: the other card values
 
 
 def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatch):
@@ -536,7 +546,8 @@ def test_a_dao_colour_worth_more_comes_first_as_that_colour(tmp_path, monkeypatc
     # a card of another colour is listed only below its peers (whose mean the metal card raises)
     assert (listed.loc[~metal, "vs_peers"] < 0).all()
     assert table.iloc[0]["component"].startswith("metal ") and len(table) == 25
-    assert "Collapsed: each colour kept apart: metal cards score 2 more" in (tmp_path / "index.html").read_text()
+    html = (tmp_path / "index.html").read_text()
+    assert "metal cards" in html and "score 2 more" in html  # why the colours stay apart
 
 
 def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_that_component(tmp_path):
@@ -546,7 +557,9 @@ def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_t
     game = get_game("kingdomino-duel")
     option, text, what = game.component_replacement(game.Params(components=str(path)), "die 2 ?+5")
     lines = text.splitlines()
-    assert option == "components" and lines[line - 1] == "die,2,stripe stripe double-dot+1 double-stripe+1 dot black"
+    assert option == "components"
+    faces = "stripe stripe double-dot+1 double-stripe+1 dot black"  # its die's faces, ?+5 made its typical other
+    assert lines[line - 1].split(",") == ["die", "2", faces]
     assert lines[:line - 1] + lines[line:] == (path.read_text().splitlines()[:line - 1]
                                                + path.read_text().splitlines()[line:])
     assert "?+5" in what and game.component_replacement(game.Params(), "S1") is None
@@ -558,8 +571,9 @@ def test_kingdomino_and_tsuro_replacements_keep_the_file_valid_and_change_only_t
     (tmp_path / "t.csv").write_text(text)
     params = game.Params(tiles=str(tmp_path / "t.csv"))
     catalog = game.component_catalog(params)
-    assert option == "tiles" and "01 23 45 67" not in catalog
-    assert catalog["01 25 37 46"]["what"] == "wake tile, 5 of 56" and what.startswith("the 1 copy of tile 01 23 45 67 made")
+    one, most = "01 23 45 67", "01 25 37 46"  # tile ids: the one-copy tile, the tile with the most copies
+    assert option == "tiles" and one not in catalog
+    assert numbers(catalog[most]["what"]) == [5, 56] and one in what
 
 
 @pytest.mark.parametrize("title,lineup,players,games", [
@@ -594,8 +608,9 @@ def test_tsuro_seas_tile_that_sends_its_ship_back_to_the_edge_is_named(tmp_path)
     assert set(placed.str.partition(":")[2]) == {"0", "1"}
     _, summary, _ = build_report(r.results, {"component_counts": r.extras["component_counts"]}, {}, tmp_path / "rep")
     items = summary.parts[0].component_findings
-    assert items[0]["component"] == "01 23 45 67" and items[0]["strength"] == "possible"
-    assert "a placement of it keeps its own ship afloat" in items[0]["sentence"] and "less often" in items[0]["sentence"]
+    tile = "01 23 45 67"
+    assert items[0]["component"] == tile and items[0]["strength"] == "possible"
+    assert "afloat" in items[0]["sentence"] and "less often" in items[0]["sentence"]
     table = pd.read_csv(tmp_path / "rep" / "components.csv").set_index("component")
     u = table.loc["01 23 45 67"]
     from analyser.titles.tsuro_seas.rules import TILE_NAMES
@@ -615,7 +630,7 @@ def test_rate_estimate_interval_and_test_come_from_the_libraries():
     assert out.loc["a", "effect"] == pytest.approx((0.6 - 280 / 310) * 100)
     assert (out.loc["a", "effect_low"], out.loc["a", "effect_high"]) == pytest.approx((low * 100, high * 100))
     assert out.loc["a", "p"] == pytest.approx(fisher_exact([[60, 40], [280, 30]]).pvalue)
-    assert out.loc["c", "reason"] == "fewer than 30 placements" and np.isnan(out.loc["c", "p"])
+    assert numbers(out.loc["c", "reason"]) == [30] and np.isnan(out.loc["c", "p"])
     assert out.index[0] in ("a", "b") and bool(out.loc["a", "clear"])
 
 
@@ -639,7 +654,7 @@ def test_wizard_hands_measured_per_round_read_wizards_and_trumps_positive(tmp_pa
     assert table.loc["1 Wizard", "seat_games"] == len(rounds)
     items = summary.parts[0].component_findings
     assert items and all(f["strength"] == "possible" for f in items)
-    assert "of that round's tricks than a hand of the same round, seat and strategy" in items[0]["sentence"]
+    assert "tricks" in items[0]["sentence"] and "round" in items[0]["sentence"]
     assert "Measured per round" in (tmp_path / "index.html").read_text()
 
 
@@ -674,7 +689,7 @@ def test_dragon_lairds_purchases_are_adjusted_for_the_buyers_standing(tmp_path):
     assert table.loc[cid, "effect"] == pytest.approx(fit.params["x"] * 100, rel=1e-6)
     assert table.loc[cid, "holders"] == (buys["card"] == cid).sum()
     html = (tmp_path / "index.html").read_text()
-    assert "adjusted for what the buyer already had" in html and "the adjustment made: round and rank" in html
+    assert "round and rank" in html  # the adjustment made (for what the buyer already had)
     items = summary.parts[0].component_findings
     assert items and all(f["strength"] in ("possible", "none found") for f in items)
 
@@ -723,8 +738,8 @@ def test_a_listed_component_the_title_cannot_replace_says_no_intervention_was_pl
     conf = {first: {"tested": False, "confirmed": False, "why": "the title offers no replacement for it"}}
     item = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)[0]
     assert item["strength"] == "possible"
-    assert item["sentence"].endswith("no intervention was played for it: the title offers no replacement for it.")
-    assert "at least 1 pp" in item["threshold"]
+    assert item["sentence"].endswith(conf[first]["why"] + ".")  # the reason, as the confirmation gave it
+    assert "1 pp" in item["threshold"]
 
 
 def test_the_fresh_seed_command_plays_new_games_not_the_runs_own():
@@ -732,8 +747,9 @@ def test_the_fresh_seed_command_plays_new_games_not_the_runs_own():
     (so its first games were the very games being checked).  The command names no seed: the run
     draws a fresh one and records it."""
     cmd = component_findings.next_command("W", {}, game="wizard", strategies=["random"], games=400, players=3)
-    assert cmd == ("confirm with a fresh seed (drawn and recorded by the run) and more games: "
-                   "analyser simulate wizard -s random -p 3 --games 4000")
+    assert "--seed" not in cmd  # the run draws a fresh one
+    assert shlex.split(cmd.split(": ")[-1]) == ["analyser", "simulate", "wizard", "-s", "random", "-p", "3", "--games",
+                                                "4000"]
 
 
 def test_a_replaced_face_says_whether_it_took_its_dies_typical_face_or_only_the_first():
@@ -741,12 +757,12 @@ def test_a_replaced_face_says_whether_it_took_its_dies_typical_face_or_only_the_
     params = game.Params()
     # die 1 writes "dot" twice: that is its typical face
     option, text, what = game.component_replacement(params, "die 1 stripe")
-    assert what == "face stripe of die 1 made dot, its die's typical face"
-    assert "die,1,? dot double-stripe+1 dot double-dot+1 dot" in text.splitlines()
+    assert [what.split()[i] for i in (1, 4, 6)] == ["stripe", "1", "dot,"] and "typical" in what.split()
+    faces = "? dot double-stripe+1 dot double-dot+1 dot"
+    assert ["die", "1", faces] in [x.split(",") for x in text.splitlines()]
     # every other face of die 3 appears once: the first is taken, and said so
     option, text, what = game.component_replacement(params, "die 3 black+2")
-    assert what == ("face black+2 of die 3 made double-dot, the first of its die's other faces (each of them "
-                    "appears once, so none is typical)")
+    assert [what.split()[i] for i in (1, 4, 6)] == ["black+2", "3", "double-dot,"] and "first" in what.split()
 
 
 def test_a_data_file_component_without_a_typical_peer_says_so_in_its_next_command():
@@ -755,14 +771,14 @@ def test_a_data_file_component_without_a_typical_peer_says_so_in_its_next_comman
     info = {"option": "components", "file": "/x/deck.csv", "line": 12}
     cmd = component_findings.next_command("R01", info, game="dragon-lairds", strategies=["income"], games=800,
                                           players=4, rules={"components": "/x/deck.csv"}, replacement=(), seed=7)
-    assert cmd.startswith("the title has no typical peer to put in its place (it has no peer, or already has its "
-                          "peers' typical effect); to test a change of your own, copy /x/deck.csv to fixed.csv, "
-                          "change line 12 of fixed.csv")
-    assert cmd.endswith("--a components=/x/deck.csv --b components=fixed.csv --games 800 --seed 7")
+    assert "typical peer" in cmd.split("; ")[0] and " line 12 " in cmd  # why, then how to test a change
+    assert cmd.split("copy ")[1].split()[:3] == ["/x/deck.csv", "to", "fixed.csv,"]
+    assert cmd.split()[-8:] == ["--a", "components=/x/deck.csv", "--b", "components=fixed.csv", "--games", "800",
+                                "--seed", "7"]
     plain = component_findings.next_command("R01", info, game="dragon-lairds", strategies=["income"], games=800,
                                             players=4, rules={"components": "/x/deck.csv"})
     assert plain.startswith("copy /x/deck.csv") and plain.endswith("--games 1000")  # no seed recorded: its own
-    assert "already has its peer group's typical effect" in cc.NO_REPLACEMENT
+    assert "typical effect" in cc.NO_REPLACEMENT
 
 
 def test_a_report_rebuilt_after_its_data_file_changed_or_went_missing_says_so(runner, tmp_path):
@@ -777,14 +793,14 @@ def test_a_report_rebuilt_after_its_data_file_changed_or_went_missing_says_so(ru
     r = runner.invoke(cli, ["report", str(out), "-q"])
     assert r.exit_code == 0, r.output
     html = (out / "index.html").read_text()
-    assert (f"<b>Data file:</b> the components file {path.resolve()} changed since the run, so the components are "
-            "listed by id only") in html
+    note = re.search(r"<b>Data file:</b>([^<]*)", html).group(1)
+    assert str(path.resolve()) in note and "changed" in note.split()
     assert not (out / "interventions").exists()  # no changed copy of a file the run did not read
     path.unlink()
     r = runner.invoke(cli, ["report", str(out), "-q"])
     assert r.exit_code == 0, r.output
-    assert (f"<b>Data file:</b> the components file {path.resolve()} is missing, so the components are listed by "
-            "id only") in (out / "index.html").read_text()
+    note = re.search(r"<b>Data file:</b>([^<]*)", (out / "index.html").read_text()).group(1)
+    assert str(path.resolve()) in note and "missing," in note.split()
 
 
 def _clear_estimates():

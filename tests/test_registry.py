@@ -53,18 +53,18 @@ STRATEGIES = [Eager]
     fn = make_strategy(f"{f}:always_reveal", "dao")
     assert isinstance(fn, FunctionStrategy) and fn.choose(None, (TAKE, REVEAL), None) is REVEAL
     assert make_strategy(str(f), "dao").choose(None, (TAKE, REVEAL), None) is TAKE  # the one listed
-    with pytest.raises(InputError, match="'missing' is not in"):
+    with pytest.raises(InputError, match="'missing'"):
         make_strategy(f"{f}:missing", "dao")
-    with pytest.raises(InputError, match="plain function and takes no parameters"):
+    with pytest.raises(InputError, match="plain function"):
         make_strategy(f"{f}:always_reveal:x=1", "dao")
-    with pytest.raises(InputError, match="written for dao, not wizard"):
+    with pytest.raises(InputError, match="dao, not wizard"):
         make_strategy(f"{f}:eager", "wizard")
 
 
 def test_broken_or_missing_file_is_one_line(tmp_path):
     f = tmp_path / "broken.py"
     f.write_text("def oops(:\n")
-    with pytest.raises(InputError, match="failed to import: SyntaxError"):
+    with pytest.raises(InputError, match="SyntaxError"):
         make_strategy(f"{f}:x", "dao")
     with pytest.raises(InputError, match="does not exist"):
         make_strategy(str(tmp_path / "nothing.py"), "dao")
@@ -149,7 +149,7 @@ def test_bounds_edges_are_accepted_and_a_sweep_checks_every_value():
     assert make_strategy("threshold:limit=100000", "dao").limit == 100_000
     from analyser.experiments.grid import parse_strategy
     assert parse_strategy("threshold:limit=0..2", "dao").params == [("limit", ["0", "1", "2"])]
-    with pytest.raises(InputError, match=r"limit=-1 is not accepted; threshold takes limit from 0"):
+    with pytest.raises(InputError, match=r"limit=-1 .*from 0"):
         parse_strategy("threshold:limit=-1..2", "dao")
 
 
@@ -157,4 +157,7 @@ def test_list_shows_what_parameters_accept(runner):
     from analyser.cli import cli
     res = runner.invoke(cli, ["list", "tsuro-seas"])
     assert res.exit_code == 0, res.output
-    assert "accepts: depth 1 to 3; start safe | random; kaiju_penalty 0 to 100" in res.output
+    line = next(x.strip() for x in res.output.splitlines() if "accepts:" in x and "kaiju_penalty" in x)
+    # each parameter with its range or choices
+    accepts = dict(p.split(" ", 1) for p in line.split("accepts: ")[1].split("; "))
+    assert accepts == {"depth": "1 to 3", "start": "safe | random", "kaiju_penalty": "0 to 100"}

@@ -232,7 +232,7 @@ def test_joined_runs_with_an_extra_table_that_cannot_name_its_run_are_refused(ru
     other = df.assign(run_id=df["run_id"].astype(str) + "-b")
     both = pd.concat([df.assign(run_id=df["run_id"].astype(str)), other], ignore_index=True)
     rounds = extras["rounds"].drop(columns=["run_id"], errors="ignore")
-    with pytest.raises(InputError, match="rounds table has no run_id column"):
+    with pytest.raises(InputError, match="rounds.*run_id"):
         report.summarise(both, {"rounds": pd.concat([rounds, rounds], ignore_index=True)})
     # with run_id each run's rounds are its own: the tables equal one run's
     r = extras["rounds"].assign(run_id=extras["rounds"]["run_id"].astype(str))
@@ -258,16 +258,16 @@ def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_
     assert len(parts) == 7  # 600 games in batches of 90
     missing = _copy_run(src, tmp_path / "missing")
     (missing / "results" / parts[2]).unlink()
-    with pytest.raises(InputError, match=r"holds games 0-179, 270-599, but config.json records games 0-599"):
+    with pytest.raises(InputError, match=r"0-179, 270-599,.*0-599"):
         build_report_from_run(missing)
     copied = _copy_run(src, tmp_path / "copied")
     (copied / "results" / "part-000099999.parquet").write_bytes((copied / "results" / parts[0]).read_bytes())
-    with pytest.raises(InputError, match="part-000099999.parquet' holds games 0 to 89 but is named for another game"):
+    with pytest.raises(InputError, match=r"part-000099999.parquet'.*0 to 89"):
         build_report_from_run(copied)
     damaged = _copy_run(src, tmp_path / "damaged")
     data = (damaged / "results" / parts[3]).read_bytes()
     (damaged / "results" / parts[3]).write_bytes(data[: len(data) // 2])
-    with pytest.raises(InputError, match="is damaged or not an analyser part.*analyser resume"):
+    with pytest.raises(InputError, match=r"damaged.*analyser resume"):
         build_report_from_run(damaged)
     # a part of another run of the same games: same name, same footer, another run id
     other = _run(tmp_path, "dao", ["greedy", "threshold", "random"], 600, 3, batch_size=90, name="other")
@@ -276,9 +276,8 @@ def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_
     # (named by the part, for the serial reader and the report's workers alike)
     from analyser.report.page import reduce_run
     for jobs in (1, 2):  # chunks of 90 games: 7 chunks, so 2 jobs reduce them in the report's workers
-        with pytest.raises(InputError, match=f"^part '{foreign / 'results' / parts[5]}' holds games of the run "
-                                             ".* but its folder's config.json is for the run .*: a part copied in "
-                                             "from another run; put back this run's own part"):
+        # the part, then the run it holds and the run of the folder (the words: a one-line error)
+        with pytest.raises(InputError, match=f"^part '{foreign / 'results' / parts[5]}' .*run .*config.json.*run "):
             reduce_run(foreign, jobs=jobs, chunk_games=90)
     # the untouched run is reported
     _, summary, _ = build_report_from_run(_copy_run(src, tmp_path / "fine"))
@@ -301,8 +300,9 @@ def test_resume_names_a_damaged_part_as_report_does(runs, tmp_path):
     assert r.exit_code == 2 and str(part) in r.output and "is damaged" in r.output, r.output
     r = CliRunner().invoke(cli, ["resume", str(run), "--no-report"])
     assert r.exit_code == 0, r.output
-    assert f"analyser: note: part '{part}' is damaged or not an analyser part" in r.output
-    assert "510 of 600 games done" in r.output  # the record says 600: the damaged part's 90 are played again
+    note = next(line for line in r.output.splitlines() if line.startswith("analyser: note:"))
+    assert f"part '{part}' " in note and "damaged" in note
+    assert "510 of 600" in r.output  # the record says 600: the damaged part's 90 are played again
     pd.testing.assert_frame_equal(pd.read_parquet(runs["dao"] / "results"), pd.read_parquet(run / "results"))
 
 
@@ -312,7 +312,7 @@ def test_a_missing_extra_part_is_refused(runs, tmp_path):
     run = _copy_run(runs["wizard"], tmp_path / "w")
     first = sorted((run / "rounds").glob("part-*.parquet"))[0]
     first.unlink()
-    with pytest.raises(InputError, match="rounds' lacks the part of games 0 to"):
+    with pytest.raises(InputError, match=r"rounds'.*games 0 to"):
         build_report_from_run(run)
 
 
@@ -327,7 +327,7 @@ def test_a_run_still_being_written_is_not_reported(runs, tmp_path):
     writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         (run / ".lock").write_text(f"{writer.pid} {socket.gethostname()}")
-        with pytest.raises(InputError, match=f"still being written by a run \\(PID {writer.pid}"):
+        with pytest.raises(InputError, match=f"\\(PID {writer.pid}"):
             build_report_from_run(run)
     finally:
         writer.kill()

@@ -51,7 +51,7 @@ def test_encode_trace_gives_each_seat_its_scores_step_by_step():
     assert encode_trace([], 3) == [(), (), ()]
     assert encode_trace([(1.5, 2)], 2) == [(1.5,), (2,)]  # values as given
     assert encode_trace([[1, 2, 9]], 2) == [(1,), (2,)]  # seats beyond n_players are not read
-    with pytest.raises(ValueError, match="each of the 3 seats"):
+    with pytest.raises(ValueError, match="3 seats"):
         encode_trace([[1, 2]], 3)
 
 
@@ -159,7 +159,7 @@ def test_a_title_whose_trace_holds_nan_fails_that_game_and_keeps_the_games_befor
     res = runmod.run(runmod.RunSpec(game=str(path), strategies=[f"{path}:first"], games=200, seed=1, jobs=1),
                      progress=False)
     err = res.error
-    assert err is not None and "failed after play: its score trace holds nan, not a finite number" in str(err)
+    assert err is not None and "holds nan" in str(err)
     bad = err.game_index
     assert 0 < bad < 200 and err.game_seed == game_seed(1, bad)  # the seed that replays it
     df = res.results
@@ -198,7 +198,7 @@ def test_report_reads_lists_text_and_pandas_csv_alike(dao_run, tmp_path):
     chunks = [designer.drama_per_game(c) for c, _ in streamed.iter_run_chunks(dao_run, chunk_games=20)]
     pd.testing.assert_frame_equal(pd.concat(chunks, ignore_index=True), want)
     r = invoke("report", pandas_csv, "--out", tmp_path / "report")
-    assert r.exit_code == 0 and "lead changes per game" in r.output, r.output
+    assert r.exit_code == 0 and "lead changes" in r.output, r.output
 
 
 def test_a_trace_that_starts_below_zero_survives_the_spreadsheet_quote_of_results_csv(tmp_path):
@@ -227,7 +227,7 @@ def test_a_bad_trace_cell_in_a_csv_is_refused_naming_its_row(dao_run, tmp_path, 
     r = invoke("report", path, "--out", tmp_path / "out")
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert r.exit_code == 2 and len(lines) == 1, r.output
-    assert f"column 'score_trace': row {row} is not a score trace" in lines[0]
+    assert f"column 'score_trace': row {row} " in lines[0]
     assert cell not in lines[0]  # cell text is never quoted
 
 
@@ -241,7 +241,7 @@ def test_a_non_finite_value_in_a_parquet_list_cell_is_refused(dao_run, tmp_path,
     path = tmp_path / "results.parquet"
     pq.write_table(table, path)
     r = invoke("report", path, "--out", tmp_path / "out")
-    assert r.exit_code == 2 and "column 'score_trace': row 10 is not a score trace" in r.output, r.output
+    assert r.exit_code == 2 and "column 'score_trace':" in r.output and " row 10 " in r.output, r.output
 
 
 def test_nested_or_text_lists_in_parquet_are_refused(dao_run, tmp_path):
