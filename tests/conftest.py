@@ -1,9 +1,14 @@
-"""Shared fixtures: the registered titles and a CliRunner."""
+"""Shared fixtures: the registered titles, a CliRunner, and the compiled kernels made ready once
+per suite run."""
+
+import os
 
 import pytest
 from click.testing import CliRunner
 
-from analyser.engine.registry import game_ids
+from analyser.engine import compiled
+from analyser.engine.registry import default_lineup, game_ids, get_game
+from analyser.engine.runner import BatchJob
 
 
 @pytest.fixture
@@ -13,3 +18,26 @@ def runner():
 
 def all_games():
     return game_ids()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels_shared_out():
+    """Under pytest-xdist with several workers (the whole suite), the titles' numba kernels that
+    numba's cache does not hold yet are shared out: worker k compiles the k-th (and every
+    n-th after it) first thing, so that on a fresh checkout the workers compile different kernels
+    side by side, and later tests load them from the cache instead of each worker compiling each
+    kernel.  With the kernels cached this only looks at the cache; in one process a kernel is
+    compiled where a test first needs it."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if workers < 2 or not worker.startswith("gw") or compiled.numba_missing():
+        return
+    titles = [g for g in game_ids() if compiled.engine_of(get_game(g)) is not None]
+    for title in titles[int(worker[2:])::workers]:
+        game = get_game(title)
+        if compiled.on_disk(compiled.engine_of(game).kernel()):
+            continue
+        lineup = tuple(default_lineup(title))
+        if compiled.choose(game, game.Params(), game.default_players, lineup)[0] == "compiled":
+            job = BatchJob(title, (), lineup, game.default_players, 1, 0, 1, 0.0, engine="compiled")
+            compiled.prepare(game, job, here=True, say=False)

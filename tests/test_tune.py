@@ -130,26 +130,57 @@ def _count_complete(db: Path) -> int:
         return 0
 
 
+#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 1,800th game
+#: (halfway through the second batch of three trials of 400 games) writes that file and waits
+#: there, to be killed.
+GATE = '''
+import os, time
+from analyser.engine.core import Strategy
+from analyser.engine.registry import strategy_factory
+
+class Gated(Strategy):
+    name = "gated"
+    games = 0
+    def __init__(self):
+        self.inner = strategy_factory("random", "dao")()
+    def reset(self, seat, params, n_players):
+        type(self).games += 1
+        gate = os.environ.get("TUNE_GATE")
+        if gate and type(self).games == 1800:
+            open(gate, "w").close()
+            while True:
+                time.sleep(1)
+        self.inner.reset(seat, params, n_players)
+    def choose(self, view, legal, rng):
+        return self.inner.choose(view, legal, rng)
+'''
+
+
 def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_uninterrupted_one(runner, tmp_path):
+    gated = tmp_path / "gated.py"
+    gated.write_text(GATE)
     args = [a for a in DAO if a not in ("-q",)]
     args[args.index("--games") + 1] = "400"
     args[args.index("--trials") + 1] = "9"
     args[args.index("bust_limit=9..15")] = "bust_limit=6..20"
+    args[args.index("random")] = f"{gated}:gated"
     killed = tmp_path / "killed"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    gate = tmp_path / "gate"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TUNE_GATE": str(gate)}
     p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "-o", str(killed)],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 300
-    while time.time() < deadline and _count_complete(killed / "tune.db") < 2 and p.poll() is None:
+    deadline = time.time() + 300  # the run writes the gate file, then waits mid-game: the kill lands there
+    while time.time() < deadline and not gate.exists() and p.poll() is None:
         time.sleep(0.05)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
+    assert gate.exists(), "the run ended before it reached the gate"
     done = _count_complete(killed / "tune.db")
     assert 2 <= done < 9, "the kill came too late to test a resume"
     record = json.loads((killed / "config.json").read_text())
     assert record["status"] == "running"
     parts = {q: q.stat().st_mtime_ns for q in (killed / "cells").rglob("part-*.parquet")}
-    r = invoke(runner, "resume", str(killed), "-q")
+    r = invoke(runner, "resume", str(killed), "--strategy", str(gated), "-q")
     assert r.exit_code == 0, r.output
     for q, mtime in parts.items():  # no finished part is written again
         assert q.exists() and q.stat().st_mtime_ns == mtime
