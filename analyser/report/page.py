@@ -584,13 +584,16 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     return path, summary, all_figures
 
 
-def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
+def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None,
+                known=None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
-    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder with the
-    single ``results.parquet`` of older runs is read whole."""
+    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  ``known``: the sums
+    of chunks the run's workers computed while they played (:class:`analyser.run.packing.KnownChunks`);
+    those chunks are not read back (:func:`analyser.report.reduce.known_blocks`), the same report.
+    A folder with the single ``results.parquet`` of older runs is read whole."""
     from analyser.stats import streamed
     from analyser.results import load_results
     from analyser.stats.streamed import open_run
@@ -610,30 +613,50 @@ def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_gam
     run_id = config.get("run_id") if isinstance(config, dict) else None
     from analyser.report import reduce as reducemod
     chunk_games = chunk_games or streamed.CHUNK_GAMES
-    plan = None
-    if jobs != 1 and not game.source:  # a title from a file is reduced here (a worker names a title by id)
-        plan = reducemod.chunk_plan(out, chunk_games)
-    if plan is not None and len(plan) >= reducemod.PARALLEL_MIN_CHUNKS:
-        from analyser.engine.runner import resolve_jobs
-        pieces = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
-                                           chunk_games, plan)
+    parallel = jobs != 1 and not game.source  # a title from a file is reduced here (a worker names a title by id)
+    plan = reducemod.chunk_plan(out, chunk_games) if parallel or known is not None else None
+    ready = reducemod.known_blocks(known, plan, out, chunk_games, strategies) if plan is not None else {}
+    if plan is not None and (ready or len(plan) >= reducemod.PARALLEL_MIN_CHUNKS):
+        rest = [(b, parts) for b, parts in plan if b not in ready]
+        if parallel and len(rest) >= reducemod.PARALLEL_MIN_CHUNKS:
+            from analyser.engine.runner import resolve_jobs
+            computed = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
+                                                 chunk_games, rest)
+        else:
+            computed = ((b, reducemod.block_pieces_of(game, out, names, parts, b, chunk_games, strategies, run_id))
+                        for b, parts in rest)
+        pieces = _in_order(plan, ready, computed)
         return game, reduce_chunks(game, (), strategies, pieces=pieces), names, config
     chunks = streamed.iter_run_chunks(out, names, chunk_games, run_id=run_id if isinstance(run_id, str) else None)
     return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id)), names, config
 
 
-def build_report_from_run(out: Path, jobs: int = 1) -> tuple[Path, Summary, list[str]]:
+def _in_order(plan: list, ready: dict, computed):
+    """The pieces of every block of ``plan`` in block order: from ``ready`` (block -> pieces) or
+    from ``computed`` (``(block, pieces or None)`` of the other blocks, in order)."""
+    computed = iter(computed)
+    for block, _ in plan:
+        item = ready.get(block)
+        if item is None:
+            got, item = next(computed)
+            assert got == block
+        if item is not None:
+            yield item
+
+
+def build_report_from_run(out: Path, jobs: int = 1, known=None) -> tuple[Path, Summary, list[str]]:
     """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
     chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
     games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
-    core); the report is the same for any number."""
-    game, reduced, names, config = _reduce_run(out, jobs=jobs)
+    core); the report is the same for any number.  ``known``: the chunks the run's workers
+    reduced (:func:`_reduce_run`)."""
+    game, reduced, names, config = _reduce_run(out, jobs=jobs, known=known)
     return write_report(game, reduced, names, config, Path(out))
 
 
-def summarise_run(out: Path) -> Summary:
-    """:func:`summarise` for a run folder, read part by part."""
-    game, reduced, names, config = _reduce_run(out)
+def summarise_run(out: Path, known=None) -> Summary:
+    """:func:`summarise` for a run folder, read part by part (``known``: as :func:`_reduce_run`)."""
+    game, reduced, names, config = _reduce_run(out, known=known)
     return _summary_of(game, reduced, names, config)
 
 

@@ -119,18 +119,14 @@ def chunk_plan(folder: Path, chunk_games: int) -> list[tuple[int, list[str]]] | 
     return sorted(blocks.items())
 
 
-def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
-                 strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
-    """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
-    the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
-    tables ``names``.  ``title``: the title's registered id.  None when the block holds no game.
-    Raises InputError (a part changed by hand, or rows that do not validate)."""
-    from analyser.engine.registry import get_game
+def read_block(root: Path, names: list, part_names: list, block: int, chunk_games: int, run_id,
+               drop: tuple = ()) -> tuple[pd.DataFrame, dict] | None:
+    """The games of ``block`` as ``(results chunk, extra chunks)``, read from the parts
+    ``part_names`` of the run folder ``root`` (its results and its extra tables ``names``); None
+    when the block holds no game.  Raises InputError (a part changed by hand or copied in)."""
     from analyser.run import store
     from analyser.stats.streamed import read_checked_part, read_part
 
-    game = get_game(title)
-    root = Path(folder)
     frames, ext_frames = [], {n: [] for n in names}
     for name in part_names:
         df = read_checked_part(root / store.RESULTS / name, drop, run_id if isinstance(run_id, str) else None)
@@ -148,13 +144,81 @@ def block_pieces(title: str, folder: str, names: list, part_names: list, block: 
         return None
     chunk = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     ext = {n: (pd.concat(v, ignore_index=True) if len(v) > 1 else v[0]) for n, v in ext_frames.items() if v}
+    return chunk, ext
+
+
+def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
+                 strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
+    """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
+    the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
+    tables ``names`` (:func:`read_block`).  ``title``: the title's registered id.  None when the
+    block holds no game.  Raises InputError (a part changed by hand, or rows that do not validate)."""
+    from analyser.engine.registry import get_game
+
+    return block_pieces_of(get_game(title), Path(folder), names, part_names, block, chunk_games, strategies,
+                           run_id, drop)
+
+
+def block_pieces_of(game, root: Path, names: list, part_names: list, block: int, chunk_games: int,
+                    strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
+    """:func:`block_pieces` for the title object ``game`` (in this process)."""
+    from analyser.run import store
+
+    read = read_block(root, names, part_names, block, chunk_games, run_id, drop)
+    if read is None:
+        return None
+    chunk, ext = read
     return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id))
+
+
+def table_pieces(game, tables: dict, strategies: list) -> tuple[int, bool, list]:
+    """:func:`chunk_pieces` of a batch that is one whole chunk, from its arrow tables as read back
+    from its parts (:func:`analyser.run.store.part_table`; ``results`` and the extra tables by
+    name): the sums :func:`block_pieces` computes from those parts on disk, in the worker that
+    played the batch (:class:`analyser.run.packing.ChunkSums`).  Not validated: the rows were just
+    made by analyser."""
+    from analyser.run import store
+    from analyser.stats.streamed import table_frame
+
+    chunk = table_frame(tables[store.RESULTS])
+    ext = {str(n): table_frame(t) for n, t in tables.items() if n != store.RESULTS and t.num_rows}
+    return chunk_pieces(game, chunk, ext, strategies)
+
+
+def worker_sums():
+    """The :class:`analyser.run.packing.ChunkSums` a run's workers compute for its report:
+    :func:`table_pieces` of each batch that is a whole chunk of
+    :data:`analyser.stats.streamed.CHUNK_GAMES` games."""
+    from analyser.run.packing import ChunkSums
+    from analyser.stats.streamed import CHUNK_GAMES
+
+    return ChunkSums(CHUNK_GAMES, table_pieces)
+
+
+def known_blocks(known, plan: list, root: Path, chunk_games: int, strategies: list) -> dict:
+    """The chunks of ``plan`` (:func:`chunk_plan`) whose sums the workers computed while they
+    played (``known``: :class:`analyser.run.packing.KnownChunks`, or None): block -> sums, for
+    each block held by one part whose games are exactly those the sums were computed from, with
+    the same chunk size and order of strategies."""
+    from analyser.run import store
+
+    if known is None or known.chunk_games != chunk_games or list(known.strategies) != list(strategies):
+        return {}
+    out = {}
+    for block, parts in plan:
+        start = block * chunk_games
+        got = known.chunks.get(start)
+        if got is None or parts != [store.part_name(start)]:
+            continue
+        if store.part_range(root / store.RESULTS / parts[0]) == (start, got[0]):
+            out[block] = got[1]
+    return out
 
 
 def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, jobs: int, chunk_games: int,
                     plan: list):
     """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
-    processes and yielded in chunk order."""
+    processes and yielded in chunk order as ``(block, pieces)`` (pieces None: no game)."""
     import warnings
 
     import joblib
@@ -173,8 +237,7 @@ def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, j
                                                list(strategies), run_id)
                   for block, parts in plan)
         try:
-            for item in out:
-                if item is not None:
-                    yield item
+            for (block, _), item in zip(plan, out):
+                yield block, item
         finally:
             out.close()
