@@ -148,7 +148,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
                 result = run(spec, progress=False if quiet else None, command=_command_line(), out=folder,
-                             sums=None if (no_report and quiet) else worker_sums())
+                             sums=None if (no_report and quiet) else worker_sums(spec.games, spec.seed))
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:

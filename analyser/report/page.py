@@ -136,25 +136,28 @@ class Reduced:
     extras: dict | None = None
     #: the component sums (:func:`analyser.stats.components.chunk_sums`), for a title that records them
     components: dict = field(default_factory=dict)
+    #: how many games the component sums come from, when a sample (:func:`analyser.report.reduce.component_sample`)
+    component_note: str = ""
 
 
 
 #: ``run_dir`` left out: the report is written in the run's own folder.
 _OUTDIR = Path(".")  # (a sentinel, compared by identity)
 
-def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> list[Reduced]:
+def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sample=None) -> list[Reduced]:
     """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
     core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
     rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  ``pieces``:
     the chunks already reduced (:func:`analyser.report.reduce.chunk_pieces`, in chunk order, e.g.
     by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
-    counts."""
+    counts.  ``sample``: a large run's component sample (:func:`analyser.report.reduce.component_sample`),
+    said in each variant's ``component_note``."""
     from analyser.stats import streamed
     from analyser.report.reduce import chunk_pieces
     from analyser.engine.core import InputError
 
     if pieces is None:
-        pieces = (chunk_pieces(game, chunk, ext, strategies, check) for chunk, ext in chunks)
+        pieces = (chunk_pieces(game, chunk, ext, strategies, check, sample) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
     players = None
     for p, mixed, items in pieces:
@@ -209,6 +212,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> li
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
                            all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
+        if sample is not None and "comp_games" in comp:
+            out[-1].component_note = sample.note(int(comp["comp_games"]["games"].sum()))
     return out
 
 
@@ -614,21 +619,24 @@ def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_gam
     from analyser.report import reduce as reducemod
     chunk_games = chunk_games or streamed.CHUNK_GAMES
     parallel = jobs != 1 and not game.source  # a title from a file is reduced here (a worker names a title by id)
+    key = (config.get("games_requested"), config.get("seed")) if isinstance(config, dict) else (None, None)
+    sample = reducemod.component_sample(*key, chunk_games)
     plan = reducemod.chunk_plan(out, chunk_games) if parallel or known is not None else None
-    ready = reducemod.known_blocks(known, plan, out, chunk_games, strategies) if plan is not None else {}
+    ready = reducemod.known_blocks(known, plan, out, chunk_games, strategies, key) if plan is not None else {}
     if plan is not None and (ready or len(plan) >= reducemod.PARALLEL_MIN_CHUNKS):
         rest = [(b, parts) for b, parts in plan if b not in ready]
         if parallel and len(rest) >= reducemod.PARALLEL_MIN_CHUNKS:
             from analyser.engine.runner import resolve_jobs
             computed = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
-                                                 chunk_games, rest)
+                                                 chunk_games, rest, sample)
         else:
-            computed = ((b, reducemod.block_pieces_of(game, out, names, parts, b, chunk_games, strategies, run_id))
-                        for b, parts in rest)
+            computed = ((b, reducemod.block_pieces_of(game, out, names, parts, b, chunk_games, strategies, run_id,
+                                                      sample=sample)) for b, parts in rest)
         pieces = _in_order(plan, ready, computed)
-        return game, reduce_chunks(game, (), strategies, pieces=pieces), names, config
+        return game, reduce_chunks(game, (), strategies, pieces=pieces, sample=sample), names, config
     chunks = streamed.iter_run_chunks(out, names, chunk_games, run_id=run_id if isinstance(run_id, str) else None)
-    return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id)), names, config
+    return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id),
+                               sample=sample), names, config
 
 
 def _in_order(plan: list, ready: dict, computed):

@@ -16,6 +16,8 @@ a title from a file is reduced here, in this process.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,46 @@ import pandas as pd
 
 #: Chunks a run needs at least before its reduction is spread over worker processes.
 PARALLEL_MIN_CHUNKS = 3
+#: Games a run may have for its component figures to use every game; above it they come from a
+#: seeded sample of :data:`SAMPLE_GAMES` games (whole chunks), the rest of the report from all.
+SAMPLE_ABOVE = 200_000
+#: Games in the component sample of a larger run.
+SAMPLE_GAMES = 200_000
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The chunks whose component sums a large run's report uses (:func:`component_sample`):
+    chunk indices ``blocks`` of ``chunk_games`` games each, out of the run's ``games``."""
+
+    blocks: frozenset
+    chunk_games: int
+    games: int
+
+    def covers(self, first_game: int) -> bool:
+        """Whether the chunk that holds game ``first_game`` is in the sample."""
+        return first_game // self.chunk_games in self.blocks
+
+    def note(self, sampled: int) -> str:
+        """One sentence for the report: how many games the component figures come from."""
+        from analyser.text import thousands
+        return (f"the component figures come from a seeded sample of {thousands(sampled)} of the run's "
+                f"{thousands(self.games)} games (whole chunks of {thousands(self.chunk_games)} games; a run of "
+                f"more than {thousands(SAMPLE_ABOVE)} games is sampled so that its report stays quick); the other "
+                "figures use every game")
+
+
+def component_sample(games, seed, chunk_games: int) -> Sample | None:
+    """The component sample of a run of ``games`` games (its requested count) and root ``seed``:
+    None (every game) up to :data:`SAMPLE_ABOVE` games; above, :data:`SAMPLE_GAMES` games' worth
+    of whole chunks drawn without replacement by a generator seeded with ``seed``, so the same
+    run always has the same sample, whichever process reduces a chunk."""
+    if not isinstance(games, int) or games <= SAMPLE_ABOVE or not isinstance(seed, int) or seed < 0:
+        return None
+    n_blocks = -(-games // chunk_games)
+    take = min(n_blocks, max(1, SAMPLE_GAMES // chunk_games))
+    rng = np.random.default_rng([seed, 0x5A4D])
+    return Sample(frozenset(int(b) for b in rng.choice(n_blocks, take, replace=False)), chunk_games, games)
 
 
 def split_extras(extras: dict, run) -> dict:
@@ -40,14 +82,16 @@ def split_extras(extras: dict, run) -> dict:
     return out
 
 
-def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=None) -> tuple[int, bool, list]:
+def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=None,
+                 sample: Sample | None = None) -> tuple[int, bool, list]:
     """One chunk of whole games (``chunk``: its results rows; ``ext``: its extra tables) as
     ``(players, mixed, pieces)``: the player count of its first row, whether it mixes player
     counts, and per run in it (in order of first appearance) ``(run id, piece)`` where a piece
     holds ``lo`` (its lowest game index), ``first`` (that game's rows), ``binary`` (every win
     is 0 or 1), ``core``, ``components`` and ``title`` sums, and for a title that does not reduce
     chunks ``frame`` and ``extras`` (its rows).  ``check(chunk)`` validates it first (raises
-    InputError)."""
+    InputError).  ``sample``: the component sample of a large run (:func:`component_sample`); a
+    chunk outside it has no component sums."""
     from analyser.stats import components
     from analyser.report import summaries
 
@@ -72,7 +116,7 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
                  "binary": bool(np.all((w == 0) | (w == 1))),
                  "core": summaries.core_sums(sub, strategies, players), "components": {}, "title": {},
                  "frame": None, "extras": None}
-        if game.records_components:
+        if game.records_components and (sample is None or sample.covers(int(lo))):
             piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
         if game.streams_figures:
             piece["title"] = game.figure_sums(sub, sub_ext)
@@ -148,7 +192,8 @@ def read_block(root: Path, names: list, part_names: list, block: int, chunk_game
 
 
 def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
-                 strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
+                 strategies: list, run_id, drop: tuple = (), sample: Sample | None = None
+                 ) -> tuple[int, bool, list] | None:
     """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
     the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
     tables ``names`` (:func:`read_block`).  ``title``: the title's registered id.  None when the
@@ -156,11 +201,12 @@ def block_pieces(title: str, folder: str, names: list, part_names: list, block: 
     from analyser.engine.registry import get_game
 
     return block_pieces_of(get_game(title), Path(folder), names, part_names, block, chunk_games, strategies,
-                           run_id, drop)
+                           run_id, drop, sample)
 
 
 def block_pieces_of(game, root: Path, names: list, part_names: list, block: int, chunk_games: int,
-                    strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
+                    strategies: list, run_id, drop: tuple = (), sample: Sample | None = None
+                    ) -> tuple[int, bool, list] | None:
     """:func:`block_pieces` for the title object ``game`` (in this process)."""
     from analyser.run import store
 
@@ -168,10 +214,10 @@ def block_pieces_of(game, root: Path, names: list, part_names: list, block: int,
     if read is None:
         return None
     chunk, ext = read
-    return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id))
+    return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id), sample)
 
 
-def table_pieces(game, tables: dict, strategies: list) -> tuple[int, bool, list]:
+def table_pieces(game, tables: dict, strategies: list, sample: Sample | None = None) -> tuple[int, bool, list]:
     """:func:`chunk_pieces` of a batch that is one whole chunk, from its arrow tables as read back
     from its parts (:func:`analyser.run.store.part_table`; ``results`` and the extra tables by
     name): the sums :func:`block_pieces` computes from those parts on disk, in the worker that
@@ -182,27 +228,30 @@ def table_pieces(game, tables: dict, strategies: list) -> tuple[int, bool, list]
 
     chunk = table_frame(tables[store.RESULTS])
     ext = {str(n): table_frame(t) for n, t in tables.items() if n != store.RESULTS and t.num_rows}
-    return chunk_pieces(game, chunk, ext, strategies)
+    return chunk_pieces(game, chunk, ext, strategies, sample=sample)
 
 
-def worker_sums():
-    """The :class:`analyser.run.packing.ChunkSums` a run's workers compute for its report:
-    :func:`table_pieces` of each batch that is a whole chunk of
-    :data:`analyser.stats.streamed.CHUNK_GAMES` games."""
+def worker_sums(games: int, seed: int):
+    """The :class:`analyser.run.packing.ChunkSums` the workers of a run of ``games`` games with
+    root ``seed`` compute for its report: :func:`table_pieces` of each batch that is a whole
+    chunk of :data:`analyser.stats.streamed.CHUNK_GAMES` games, with the run's component sample."""
     from analyser.run.packing import ChunkSums
     from analyser.stats.streamed import CHUNK_GAMES
 
-    return ChunkSums(CHUNK_GAMES, table_pieces)
+    return ChunkSums(CHUNK_GAMES, functools.partial(table_pieces, sample=component_sample(games, seed, CHUNK_GAMES)),
+                     (games, seed))
 
 
-def known_blocks(known, plan: list, root: Path, chunk_games: int, strategies: list) -> dict:
+def known_blocks(known, plan: list, root: Path, chunk_games: int, strategies: list, key=None) -> dict:
     """The chunks of ``plan`` (:func:`chunk_plan`) whose sums the workers computed while they
     played (``known``: :class:`analyser.run.packing.KnownChunks`, or None): block -> sums, for
     each block held by one part whose games are exactly those the sums were computed from, with
-    the same chunk size and order of strategies."""
+    the same chunk size, order of strategies and ``key`` (the run's games requested and seed,
+    which fix its component sample)."""
     from analyser.run import store
 
-    if known is None or known.chunk_games != chunk_games or list(known.strategies) != list(strategies):
+    if (known is None or known.chunk_games != chunk_games or list(known.strategies) != list(strategies)
+            or known.key != key):
         return {}
     out = {}
     for block, parts in plan:
@@ -216,7 +265,7 @@ def known_blocks(known, plan: list, root: Path, chunk_games: int, strategies: li
 
 
 def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, jobs: int, chunk_games: int,
-                    plan: list):
+                    plan: list, sample: Sample | None = None):
     """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
     processes and yielded in chunk order as ``(block, pieces)`` (pieces None: no game)."""
     import warnings
@@ -234,7 +283,7 @@ def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, j
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given",
                                 category=UserWarning)
         out = par(joblib.delayed(block_pieces)(game.id, str(folder), list(names), parts, block, chunk_games,
-                                               list(strategies), run_id)
+                                               list(strategies), run_id, (), sample)
                   for block, parts in plan)
         try:
             for (block, _), item in zip(plan, out):

@@ -26,8 +26,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from analyser.stats import analysis, seats
 from analyser.engine.core import TRACE_COLUMN
 from analyser.findings import RUNAWAY_AT
@@ -208,6 +206,7 @@ def _clustered(total, c2, cn, nc2, n, groups) -> tuple[float, float, float]:
         return mean, math.nan, math.nan
     ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
     var = groups / (groups - 1) * ss / (n * n)
+    from scipy import stats  # (lazy: a worker that only sums a chunk never needs scipy)
     half = float(stats.t.ppf(0.975, groups - 1)) * math.sqrt(var)
     return mean, mean - half, mean + half
 
@@ -268,6 +267,7 @@ def _seat_balance(sums: dict, players: int) -> dict:
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
     if k < 2 or total <= 0 or games < 2:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
+    from scipy import stats
     chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best = int(seats.idxmax())

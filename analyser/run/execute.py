@@ -342,7 +342,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
     result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
                        tables=sink.memory_tables() if sink.out is None else None)
     if sums is not None:
-        result.known = KnownChunks(sums.chunk_games, _order(strategies), dict(sink.pieces))
+        result.known = KnownChunks(sums.chunk_games, _order(strategies), dict(sink.pieces), sums.key)
     with _Deferred(deliver=False) as held:
         try:
             _finish(config, sink, error, interrupted, t0, wall_before)

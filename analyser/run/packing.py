@@ -38,6 +38,8 @@ class ChunkSums:
 
     chunk_games: int
     reduce: Callable
+    #: what the sums depend on beyond the rows (e.g. the run's games and seed), recorded with them
+    key: Any = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class KnownChunks:
     chunk_games: int
     strategies: tuple[str, ...]
     chunks: dict[int, tuple[int, Any]]
+    #: the :class:`ChunkSums` ``key`` they were computed with
+    key: Any = None
 
 
 def play_packed(packing: Packing, job: BatchJob) -> BatchResult:
@@ -77,7 +81,7 @@ def pack(packing: Packing, job: BatchJob, res: BatchResult) -> BatchResult:
     stop = res.start + res.done
     res.parts = {name: store.encode_part(t, res.start, stop) for name, t in tables.items()} if res.done else {}
     sums = packing.sums
-    if sums is not None and res.error is None and not res.interrupted and _whole_chunk(
+    if sums is not None and res.error is None and not res.interrupted and whole_chunk(
             res.start, stop, job.stop, sums.chunk_games):
         # from the parts as the report reads them back, so the sums are the report's own
         read = {name: store.part_table(data) for name, data in res.parts.items()}
@@ -86,7 +90,7 @@ def pack(packing: Packing, job: BatchJob, res: BatchResult) -> BatchResult:
     return res
 
 
-def _whole_chunk(start: int, stop: int, planned_stop: int, chunk_games: int) -> bool:
+def whole_chunk(start: int, stop: int, planned_stop: int, chunk_games: int) -> bool:
     """Whether games ``start`` to ``stop - 1`` are one chunk from its first game: to its end, or
     to the end of the run (a batch that stops before the chunk's end is the run's last)."""
     return (start % chunk_games == 0 and stop == planned_stop and stop > start
