@@ -69,8 +69,9 @@ def test_a_sampled_run_reports_the_same_components_from_workers_and_from_parts(t
     (r,) = reported[1]
     sampled = sum(min(SPEC["games"], (b + 1) * CHUNK) - b * CHUNK for b in sample.blocks)
     assert int(r.components["comp_games"]["games"].sum()) == sampled
+    assert int(r.core["drama"]["games"].sum()) == sampled
     assert int(r.core["games"]["games"].sum()) == SPEC["games"]  # the rest of the report: every game
-    assert r.component_note == sample.note(sampled)
+    assert r.sample_note == sample.note(sampled)
 
 
 @pytest.mark.parametrize("start, stop, planned, whole", [

@@ -110,7 +110,7 @@ def component_part(game, r, part, config: dict | None = None, folder: Path | Non
         params, catalog = params_of(game, r.first), {}
         folder = None
     part.component_data_note = ""
-    part.component_sample_note = getattr(r, "component_note", "")
+    part.component_sample_note = getattr(r, "sample_note", "")
     changed = changed_data_files(params if catalog else None, config) if len(getattr(r, "runs", [])) == 1 else []
     if changed:  # described from another file than the run read: ids only, and no changed copy of it
         catalog, folder = {}, None

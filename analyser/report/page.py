@@ -136,8 +136,9 @@ class Reduced:
     extras: dict | None = None
     #: the component sums (:func:`analyser.stats.components.chunk_sums`), for a title that records them
     components: dict = field(default_factory=dict)
-    #: how many games the component sums come from, when a sample (:func:`analyser.report.reduce.component_sample`)
-    component_note: str = ""
+    #: how many games the component and drama sums come from, when a sample
+    #: (:func:`analyser.report.reduce.component_sample`)
+    sample_note: str = ""
 
 
 
@@ -212,8 +213,9 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
                            all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
-        if sample is not None and "comp_games" in comp:
-            out[-1].component_note = sample.note(int(comp["comp_games"]["games"].sum()))
+        sampled = comp.get("comp_games", core.get("drama"))
+        if sample is not None and sampled is not None:
+            out[-1].sample_note = sample.note(int(sampled["games"].sum()))
     return out
 
 
@@ -243,6 +245,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                     summaries.designer_figures(r.core, outcome),
                     summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
                     comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
+        part.sample_note = r.sample_note
         if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
             reportcomponents.component_part(game, r, part, config, folder)
         parts.append(part)
@@ -550,6 +553,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
             "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
+            "sample_note": getattr(part, "sample_note", ""),
             "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
             if part.strategy_seats is not None and len(part.strategies) > 1 else "",
             "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit), formatted=True)

@@ -25,16 +25,17 @@ import pandas as pd
 
 #: Chunks a run needs at least before its reduction is spread over worker processes.
 PARALLEL_MIN_CHUNKS = 3
-#: Games a run may have for its component figures to use every game; above it they come from a
-#: seeded sample of :data:`SAMPLE_GAMES` games (whole chunks), the rest of the report from all.
+#: Games a run may have for its component and drama figures to use every game; above it they
+#: come from a seeded sample of :data:`SAMPLE_GAMES` games (whole chunks), the rest of the report
+#: from all.
 SAMPLE_ABOVE = 200_000
-#: Games in the component sample of a larger run.
+#: Games in the sample of a larger run.
 SAMPLE_GAMES = 200_000
 
 
 @dataclass(frozen=True)
 class Sample:
-    """The chunks whose component sums a large run's report uses (:func:`component_sample`):
+    """The chunks whose component and drama sums a large run's report uses (:func:`component_sample`):
     chunk indices ``blocks`` of ``chunk_games`` games each, out of the run's ``games``."""
 
     blocks: frozenset
@@ -46,16 +47,18 @@ class Sample:
         return first_game // self.chunk_games in self.blocks
 
     def note(self, sampled: int) -> str:
-        """One sentence for the report: how many games the component figures come from."""
+        """One sentence for the report: how many games the sampled figures come from."""
         from analyser.text import thousands
-        return (f"the component figures come from a seeded sample of {thousands(sampled)} of the run's "
+        return (f"the component impact and the drama figures (lead changes, lead for good, deficit overcome) "
+                f"come from a seeded sample of {thousands(sampled)} of the run's "
                 f"{thousands(self.games)} games (whole chunks of {thousands(self.chunk_games)} games; a run of "
                 f"more than {thousands(SAMPLE_ABOVE)} games is sampled so that its report stays quick); the other "
                 "figures use every game")
 
 
 def component_sample(games, seed, chunk_games: int) -> Sample | None:
-    """The component sample of a run of ``games`` games (its requested count) and root ``seed``:
+    """The sample of a run of ``games`` games (its requested count) and root ``seed`` for the
+    component and drama sums:
     None (every game) up to :data:`SAMPLE_ABOVE` games; above, :data:`SAMPLE_GAMES` games' worth
     of whole chunks drawn without replacement by a generator seeded with ``seed``, so the same
     run always has the same sample, whichever process reduces a chunk."""
@@ -90,8 +93,8 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
     holds ``lo`` (its lowest game index), ``first`` (that game's rows), ``binary`` (every win
     is 0 or 1), ``core``, ``components`` and ``title`` sums, and for a title that does not reduce
     chunks ``frame`` and ``extras`` (its rows).  ``check(chunk)`` validates it first (raises
-    InputError).  ``sample``: the component sample of a large run (:func:`component_sample`); a
-    chunk outside it has no component sums."""
+    InputError).  ``sample``: the sample of a large run (:func:`component_sample`); a chunk
+    outside it has no component or drama sums."""
     from analyser.stats import components
     from analyser.report import summaries
 
@@ -112,11 +115,12 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         sub_ext = split_extras(ext, rid if len(runs) > 1 else None)
         lo = sub["game_index"].min()
         w = sub["win"].to_numpy(dtype=float)
+        sampled = sample is None or sample.covers(int(lo))
         piece = {"lo": lo, "first": sub[sub["game_index"].to_numpy() == lo],
                  "binary": bool(np.all((w == 0) | (w == 1))),
-                 "core": summaries.core_sums(sub, strategies, players), "components": {}, "title": {},
+                 "core": summaries.core_sums(sub, strategies, players, sampled), "components": {}, "title": {},
                  "frame": None, "extras": None}
-        if game.records_components and (sample is None or sample.covers(int(lo))):
+        if game.records_components and sampled:
             piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
         if game.streams_figures:
             piece["title"] = game.figure_sums(sub, sub_ext)

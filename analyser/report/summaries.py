@@ -73,11 +73,12 @@ def _value_counts(values: np.ndarray, name: str, extra: dict | None = None) -> p
     return pd.DataFrame({"count": c.astype(float), **(extra or {})}, index=idx)
 
 
-def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.DataFrame]:
+def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = True) -> dict[str, pd.DataFrame]:
     """The additive sums of one chunk of whole games (``df``: rows of one player count, with
     ``strategy``, ``seat``, ``win``, ``score``, ``rank``, ``game_index`` and optionally
     ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
-    order (the same list for every chunk)."""
+    order (the same list for every chunk).  ``drama=False`` leaves out the drama sums (a chunk
+    outside a large run's sample, :func:`analyser.report.reduce.component_sample`)."""
     from analyser.stats.designer import drama_per_game
 
     if not len(df):
@@ -143,7 +144,7 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
                                   "games_full": (pair_n == players).sum(axis=1).astype(float)},
                                  index=pd.Index([str(s) for s in strategies], name="strategy"))
     # drama
-    if TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
+    if drama and TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
         d = drama_per_game(df)
         if d is not None and len(d):
             good = d["lead_for_good_at"].to_numpy(dtype=float)
