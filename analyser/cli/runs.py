@@ -22,6 +22,7 @@ from analyser.run import resume_command, store, write_csv
 from analyser.run.backends import DeferredSignals, command_pool, signals_received, stop_exit_code
 from analyser.run.folders import missing_games, read_config_file, undecided
 from analyser.run.trust import named_code
+from analyser.report.reduce import worker_sums
 
 
 EPILOG_SIMULATE = """\b
@@ -151,7 +152,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                            f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
-                result = run(spec, progress=False if quiet else None, command=command_line(), out=folder)
+                result = run(spec, progress=False if quiet else None, command=command_line(), out=folder,
+                             sums=None if (no_report and quiet) else worker_sums(spec.games, spec.seed))
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:
@@ -263,13 +265,13 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                     from analyser.report.page import FINDINGS_JSON, build_report_from_run
                     import os
                     report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
-                    path, summary, figures = build_report_from_run(out, jobs=report_jobs)
+                    path, summary, figures = build_report_from_run(out, jobs=report_jobs, known=result.known)
                     files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
                     if (out / "components.csv").exists():
                         files.append("components.csv")
                 elif not stopped and not quiet:  # the summary is only printed: nothing to compute under --quiet
                     from analyser.report.page import summarise_run
-                    summary = summarise_run(out)
+                    summary = summarise_run(out, known=result.known)
             except KeyboardInterrupt:
                 raise
             except Exception as e:  # the results are on disk; a report failure must not lose them

@@ -256,6 +256,12 @@ class BatchResult:
     #: What the batch is recording while it runs (:class:`BatchRecords`); None once
     #: :func:`finish_columns` has made ``columns`` of it (always, by the time the batch returns).
     records: Any = None
+    #: A packed batch (:func:`analyser.run.packing.pack`, in the worker): table name -> the bytes of
+    #: its Parquet part, the columns above dropped; None when not packed.
+    parts: dict[str, bytes] | None = None
+    #: A packed batch that is one whole chunk of the report: its sums
+    #: (:func:`analyser.report.reduce.table_pieces`); None otherwise.
+    pieces: Any = None
 
 
 class _Clock:

@@ -107,6 +107,7 @@ def component_part(game, r, part, config: dict | None = None, folder: Path | Non
         params, catalog = params_of(game, r.first), {}
         folder = None
     part.component_data_note = ""
+    part.component_sample_note = getattr(r, "sample_note", "")
     changed = changed_data_files(params if catalog else None, config) if len(getattr(r, "runs", [])) == 1 else []
     if changed:  # described from another file than the run read: ids only, and no changed copy of it
         catalog, folder = {}, None
@@ -182,5 +183,6 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
             "special": [(cap, table_html(t)) for cap, t in part.component_tables],
             "note": components.method_note(est), "figure": figure, "title_note": title_note,
             "association": ASSOCIATION_LINE, "data_note": getattr(part, "component_data_note", ""),
+            "sample_note": getattr(part, "component_sample_note", ""),
             "n_confirmed": (sum(1 for f in part.component_findings if f.get("strength") == "clear")
                             if getattr(part, "component_confirmations", None) else None)}

@@ -144,21 +144,27 @@ class Reduced:
     extras: dict | None = None
     #: the component sums (:func:`analyser.stats.components.chunk_sums`), for a title that records them
     components: dict = field(default_factory=dict)
+    #: how many games the component and drama sums come from, when a sample
+    #: (:func:`analyser.report.reduce.component_sample`)
+    sample_note: str = ""
 
 
 
 #: ``run_dir`` left out: the report is written in the run's own folder.
 _OUTDIR = Path(".")  # (a sentinel, compared by identity)
 
-def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> list[Reduced]:
+def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sample=None) -> list[Reduced]:
     """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
     core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
     rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  ``pieces``:
     the chunks already reduced (:func:`analyser.report.reduce.chunk_pieces`, in chunk order, e.g.
     by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
-    counts."""
+    counts.  ``sample``: a large run's component sample (:func:`analyser.report.reduce.component_sample`),
+    said in each variant's ``component_note``."""
+    from analyser.stats import streamed
+
     if pieces is None:
-        pieces = (chunk_pieces(game, chunk, ext, strategies, check) for chunk, ext in chunks)
+        pieces = (chunk_pieces(game, chunk, ext, strategies, check, sample) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
     players = None
     for p, mixed, items in pieces:
@@ -213,6 +219,9 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None) -> li
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
                            all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
+        sampled = comp.get("comp_games", core.get("drama"))
+        if sample is not None and sampled is not None:
+            out[-1].sample_note = sample.note(int(sampled["games"].sum()))
     return out
 
 
@@ -237,6 +246,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
                     summaries.designer_figures(r.core, outcome),
                     summaries.strategy_seat_table(r.core, r.strategies, r.players, r.binary),
                     comp, note, None, seatmod.seating_note(len(_lineup_of(config, r)), r.players, counts))
+        part.sample_note = r.sample_note
         if game.records_components and str(COMPONENTS) in [str(n) for n in extra_names]:
             reportcomponents.component_part(game, r, part, config, folder)
         parts.append(part)
@@ -539,6 +549,7 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
                                if part.designer is not None else ""),
             "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
             "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
+            "sample_note": getattr(part, "sample_note", ""),
             "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
             if part.strategy_seats is not None and len(part.strategies) > 1 else "",
             "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit), formatted=True)
@@ -578,13 +589,18 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     return path, summary, all_figures
 
 
-def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None):
+def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None,
+                known=None):
     """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
-    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder with the
-    single ``results.parquet`` of older runs is read whole."""
+    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  ``known``: the sums
+    of chunks the run's workers computed while they played (:class:`analyser.run.packing.KnownChunks`);
+    those chunks are not read back (:func:`analyser.report.reduce.known_blocks`), the same report.
+    A folder with the single ``results.parquet`` of older runs is read whole."""
+    from analyser.stats import streamed
+
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
         df, extras, config = load_results(out)
@@ -598,29 +614,52 @@ def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_game
 
     run_id = config.get("run_id") if isinstance(config, dict) else None
     chunk_games = chunk_games or streamed.CHUNK_GAMES
-    plan = None
-    if jobs != 1 and not game.source:  # a title from a file is reduced here (a worker names a title by id)
-        plan = reducemod.chunk_plan(out, chunk_games)
-    if plan is not None and len(plan) >= reducemod.PARALLEL_MIN_CHUNKS:
-        pieces = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
-                                           chunk_games, plan)
-        return game, reduce_chunks(game, (), strategies, pieces=pieces), names, config
+    parallel = jobs != 1 and not game.source  # a title from a file is reduced here (a worker names a title by id)
+    key = (config.get("games_requested"), config.get("seed")) if isinstance(config, dict) else (None, None)
+    sample = reducemod.component_sample(*key, chunk_games)
+    plan = reducemod.chunk_plan(out, chunk_games) if parallel or known is not None else None
+    ready = reducemod.known_blocks(known, plan, out, chunk_games, strategies, key) if plan is not None else {}
+    if plan is not None and (ready or len(plan) >= reducemod.PARALLEL_MIN_CHUNKS):
+        rest = [(b, parts) for b, parts in plan if b not in ready]
+        if parallel and len(rest) >= reducemod.PARALLEL_MIN_CHUNKS:
+            computed = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
+                                                 chunk_games, rest, sample)
+        else:
+            computed = ((b, reducemod.block_pieces_of(game, out, names, parts, b, chunk_games, strategies, run_id,
+                                                      sample=sample)) for b, parts in rest)
+        pieces = _in_order(plan, ready, computed)
+        return game, reduce_chunks(game, (), strategies, pieces=pieces, sample=sample), names, config
     chunks = streamed.iter_run_chunks(out, names, chunk_games, run_id=run_id if isinstance(run_id, str) else None)
-    return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id)), names, config
+    return game, reduce_chunks(game, chunks, strategies, reducemod.run_check(game, where, run_id),
+                               sample=sample), names, config
 
 
-def build_report_from_run(out: Path, jobs: int = 1) -> tuple[Path, Summary, list[str]]:
+def _in_order(plan: list, ready: dict, computed):
+    """The pieces of every block of ``plan`` in block order: from ``ready`` (block -> pieces) or
+    from ``computed`` (``(block, pieces or None)`` of the other blocks, in order)."""
+    computed = iter(computed)
+    for block, _ in plan:
+        item = ready.get(block)
+        if item is None:
+            got, item = next(computed)
+            assert got == block
+        if item is not None:
+            yield item
+
+
+def build_report_from_run(out: Path, jobs: int = 1, known=None) -> tuple[Path, Summary, list[str]]:
     """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
     chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
     games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
-    core); the report is the same for any number."""
-    game, reduced, names, config = reduce_run(out, jobs=jobs)
+    core); the report is the same for any number.  ``known``: the chunks the run's workers
+    reduced (:func:`reduce_run`)."""
+    game, reduced, names, config = reduce_run(out, jobs=jobs, known=known)
     return write_report(game, reduced, names, config, Path(out))
 
 
-def summarise_run(out: Path) -> Summary:
-    """:func:`summarise` for a run folder, read part by part."""
-    game, reduced, names, config = reduce_run(out)
+def summarise_run(out: Path, known=None) -> Summary:
+    """:func:`summarise` for a run folder, read part by part (``known``: as :func:`reduce_run`)."""
+    game, reduced, names, config = reduce_run(out, known=known)
     return _summary_of(game, reduced, names, config)
 
 

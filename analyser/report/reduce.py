@@ -17,6 +17,8 @@ a title from a file is reduced here, in this process.
 from __future__ import annotations
 
 import warnings
+import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,49 @@ from analyser.io.validate import validate_chunk
 
 #: Chunks a run needs at least before its reduction is spread over worker processes.
 PARALLEL_MIN_CHUNKS = 3
+#: Games a run may have for its component and drama figures to use every game; above it they
+#: come from a seeded sample of :data:`SAMPLE_GAMES` games (whole chunks), the rest of the report
+#: from all.
+SAMPLE_ABOVE = 200_000
+#: Games in the sample of a larger run.
+SAMPLE_GAMES = 200_000
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The chunks whose component and drama sums a large run's report uses (:func:`component_sample`):
+    chunk indices ``blocks`` of ``chunk_games`` games each, out of the run's ``games``."""
+
+    blocks: frozenset
+    chunk_games: int
+    games: int
+
+    def covers(self, first_game: int) -> bool:
+        """Whether the chunk that holds game ``first_game`` is in the sample."""
+        return first_game // self.chunk_games in self.blocks
+
+    def note(self, sampled: int) -> str:
+        """One sentence for the report: how many games the sampled figures come from."""
+        from analyser.text import thousands
+        return (f"the component impact and the drama figures (lead changes, lead for good, deficit overcome) "
+                f"come from a seeded sample of {thousands(sampled)} of the run's "
+                f"{thousands(self.games)} games (whole chunks of {thousands(self.chunk_games)} games; a run of "
+                f"more than {thousands(SAMPLE_ABOVE)} games is sampled so that its report stays quick); the other "
+                "figures use every game")
+
+
+def component_sample(games, seed, chunk_games: int) -> Sample | None:
+    """The sample of a run of ``games`` games (its requested count) and root ``seed`` for the
+    component and drama sums:
+    None (every game) up to :data:`SAMPLE_ABOVE` games; above, :data:`SAMPLE_GAMES` games' worth
+    of whole chunks drawn without replacement by a generator seeded with ``seed``, so the same
+    run always has the same sample, whichever process reduces a chunk."""
+    if not isinstance(games, int) or games <= SAMPLE_ABOVE or not isinstance(seed, int) or seed < 0:
+        return None
+    n_blocks = -(-games // chunk_games)
+    take = min(n_blocks, max(1, SAMPLE_GAMES // chunk_games))
+    rng = np.random.default_rng([seed, 0x5A4D])
+    return Sample(frozenset(int(b) for b in rng.choice(n_blocks, take, replace=False)), chunk_games, games)
 
 
 def split_extras(extras: dict, run) -> dict:
@@ -45,14 +90,16 @@ def split_extras(extras: dict, run) -> dict:
     return out
 
 
-def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=None) -> tuple[int, bool, list]:
+def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=None,
+                 sample: Sample | None = None) -> tuple[int, bool, list]:
     """One chunk of whole games (``chunk``: its results rows; ``ext``: its extra tables) as
     ``(players, mixed, pieces)``: the player count of its first row, whether it mixes player
     counts, and per run in it (in order of first appearance) ``(run id, piece)`` where a piece
     holds ``lo`` (its lowest game index), ``first`` (that game's rows), ``binary`` (every win
     is 0 or 1), ``core``, ``components`` and ``title`` sums, and for a title that does not reduce
     chunks ``frame`` and ``extras`` (its rows).  ``check(chunk)`` validates it first (raises
-    InputError)."""
+    InputError).  ``sample``: the sample of a large run (:func:`component_sample`); a chunk
+    outside it has no component or drama sums."""
     from analyser.stats import components
     from analyser.report import summaries
 
@@ -72,11 +119,12 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         sub_ext = split_extras(ext, rid if len(runs) > 1 else None)
         lo = sub["game_index"].min()
         w = sub["win"].to_numpy(dtype=float)
+        sampled = sample is None or sample.covers(int(lo))
         piece = {"lo": lo, "first": sub[sub["game_index"].to_numpy() == lo],
                  "binary": bool(np.all((w == 0) | (w == 1))),
-                 "core": summaries.core_sums(sub, strategies, players), "components": {}, "title": {},
+                 "core": summaries.core_sums(sub, strategies, players, sampled), "components": {}, "title": {},
                  "frame": None, "extras": None}
-        if game.records_components:
+        if game.records_components and sampled:
             piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
         if game.streams_figures:
             piece["title"] = game.figure_sums(sub, sub_ext)
@@ -120,17 +168,14 @@ def chunk_plan(folder: Path, chunk_games: int) -> list[tuple[int, list[str]]] | 
     return sorted(blocks.items())
 
 
-def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
-                 strategies: list, run_id, drop: tuple = ()) -> tuple[int, bool, list] | None:
-    """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
-    the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
-    tables ``names``.  ``title``: the title's registered id.  None when the block holds no game.
-    Raises InputError (a part changed by hand, or rows that do not validate)."""
+def read_block(root: Path, names: list, part_names: list, block: int, chunk_games: int, run_id,
+               drop: tuple = ()) -> tuple[pd.DataFrame, dict] | None:
+    """The games of ``block`` as ``(results chunk, extra chunks)``, read from the parts
+    ``part_names`` of the run folder ``root`` (its results and its extra tables ``names``); None
+    when the block holds no game.  Raises InputError (a part changed by hand or copied in)."""
     from analyser.run import store
     from analyser.stats.streamed import read_checked_part, read_part
 
-    game = get_game(title)
-    root = Path(folder)
     frames, ext_frames = [], {n: [] for n in names}
     for name in part_names:
         df = read_checked_part(root / store.RESULTS / name, drop, run_id if isinstance(run_id, str) else None)
@@ -148,13 +193,86 @@ def block_pieces(title: str, folder: str, names: list, part_names: list, block: 
         return None
     chunk = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     ext = {n: (pd.concat(v, ignore_index=True) if len(v) > 1 else v[0]) for n, v in ext_frames.items() if v}
-    return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id))
+    return chunk, ext
+
+
+def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
+                 strategies: list, run_id, drop: tuple = (), sample: Sample | None = None
+                 ) -> tuple[int, bool, list] | None:
+    """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
+    the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
+    tables ``names`` (:func:`read_block`).  ``title``: the title's registered id.  None when the
+    block holds no game.  Raises InputError (a part changed by hand, or rows that do not validate)."""
+
+    return block_pieces_of(get_game(title), Path(folder), names, part_names, block, chunk_games, strategies,
+                           run_id, drop, sample)
+
+
+def block_pieces_of(game, root: Path, names: list, part_names: list, block: int, chunk_games: int,
+                    strategies: list, run_id, drop: tuple = (), sample: Sample | None = None
+                    ) -> tuple[int, bool, list] | None:
+    """:func:`block_pieces` for the title object ``game`` (in this process)."""
+    from analyser.run import store
+
+    read = read_block(root, names, part_names, block, chunk_games, run_id, drop)
+    if read is None:
+        return None
+    chunk, ext = read
+    return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id), sample)
+
+
+def table_pieces(game, tables: dict, strategies: list, sample: Sample | None = None) -> tuple[int, bool, list]:
+    """:func:`chunk_pieces` of a batch that is one whole chunk, from its arrow tables as read back
+    from its parts (:func:`analyser.run.store.part_table`; ``results`` and the extra tables by
+    name): the sums :func:`block_pieces` computes from those parts on disk, in the worker that
+    played the batch (:class:`analyser.run.packing.ChunkSums`).  Not validated: the rows were just
+    made by analyser."""
+    from analyser.run import store
+    from analyser.stats.streamed import table_frame
+
+    chunk = table_frame(tables[store.RESULTS])
+    ext = {str(n): table_frame(t) for n, t in tables.items() if n != store.RESULTS and t.num_rows}
+    return chunk_pieces(game, chunk, ext, strategies, sample=sample)
+
+
+def worker_sums(games: int, seed: int):
+    """The :class:`analyser.run.packing.ChunkSums` the workers of a run of ``games`` games with
+    root ``seed`` compute for its report: :func:`table_pieces` of each batch that is a whole
+    chunk of :data:`analyser.stats.streamed.CHUNK_GAMES` games, with the run's component sample."""
+    from analyser.run.packing import ChunkSums
+    from analyser.stats.streamed import CHUNK_GAMES
+
+    return ChunkSums(CHUNK_GAMES, functools.partial(table_pieces, sample=component_sample(games, seed, CHUNK_GAMES)),
+                     (games, seed))
+
+
+def known_blocks(known, plan: list, root: Path, chunk_games: int, strategies: list, key=None) -> dict:
+    """The chunks of ``plan`` (:func:`chunk_plan`) whose sums the workers computed while they
+    played (``known``: :class:`analyser.run.packing.KnownChunks`, or None): block -> sums, for
+    each block held by one part whose games are exactly those the sums were computed from, with
+    the same chunk size, order of strategies and ``key`` (the run's games requested and seed,
+    which fix its component sample)."""
+    from analyser.run import store
+
+    if (known is None or known.chunk_games != chunk_games or list(known.strategies) != list(strategies)
+            or known.key != key):
+        return {}
+    out = {}
+    for block, parts in plan:
+        start = block * chunk_games
+        got = known.chunks.get(start)
+        if got is None or parts != [store.part_name(start)]:
+            continue
+        if store.part_range(root / store.RESULTS / parts[0]) == (start, got[0]):
+            out[block] = got[1]
+    return out
 
 
 def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, jobs: int, chunk_games: int,
-                    plan: list):
+                    plan: list, sample: Sample | None = None):
     """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
-    processes and yielded in chunk order."""
+    processes and yielded in chunk order as ``(block, pieces)`` (pieces None: no game)."""
+
     import joblib
 
     with safe_worker_path(), warnings.catch_warnings(), \
@@ -166,11 +284,10 @@ def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, j
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given",
                                 category=UserWarning)
         out = par(joblib.delayed(block_pieces)(game.id, str(folder), list(names), parts, block, chunk_games,
-                                               list(strategies), run_id)
+                                               list(strategies), run_id, (), sample)
                   for block, parts in plan)
         try:
-            for item in out:
-                if item is not None:
-                    yield item
+            for (block, _), item in zip(plan, out):
+                yield block, item
         finally:
             out.close()

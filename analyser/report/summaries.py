@@ -26,12 +26,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
-from analyser.stats import analysis, designer, seats
+from analyser.stats import analysis, seats
 from analyser.engine.core import TRACE_COLUMN
 from analyser.findings import RUNAWAY_AT
-from analyser.stats.designer import BOOTSTRAP, drama_per_game, share_from_normal, skill_interval
 
 #: Blocks of games for the skill-share bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 1000
@@ -76,11 +73,14 @@ def _value_counts(values: np.ndarray, name: str, extra: dict | None = None) -> p
     return pd.DataFrame({"count": c.astype(float), **(extra or {})}, index=idx)
 
 
-def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.DataFrame]:
+def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = True) -> dict[str, pd.DataFrame]:
     """The additive sums of one chunk of whole games (``df``: rows of one player count, with
     ``strategy``, ``seat``, ``win``, ``score``, ``rank``, ``game_index`` and optionally
     ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
-    order (the same list for every chunk)."""
+    order (the same list for every chunk).  ``drama=False`` leaves out the drama sums (a chunk
+    outside a large run's sample, :func:`analyser.report.reduce.component_sample`)."""
+    from analyser.stats.designer import drama_per_game
+
     if not len(df):
         return {}
     game = analysis.game_codes(df)
@@ -144,7 +144,7 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int) -> dict[str, pd.
                                   "games_full": (pair_n == players).sum(axis=1).astype(float)},
                                  index=pd.Index([str(s) for s in strategies], name="strategy"))
     # drama
-    if TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
+    if drama and TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
         d = drama_per_game(df)
         if d is not None and len(d):
             good = d["lead_for_good_at"].to_numpy(dtype=float)
@@ -207,6 +207,7 @@ def _clustered(total, c2, cn, nc2, n, groups) -> tuple[float, float, float]:
         return mean, math.nan, math.nan
     ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
     var = groups / (groups - 1) * ss / (n * n)
+    from scipy import stats  # (lazy: a worker that only sums a chunk never needs scipy)
     half = float(stats.t.ppf(0.975, groups - 1)) * math.sqrt(var)
     return mean, mean - half, mean + half
 
@@ -267,6 +268,7 @@ def _seat_balance(sums: dict, players: int) -> dict:
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
     if k < 2 or total <= 0 or games < 2:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
+    from scipy import stats
     chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best = int(seats.idxmax())
@@ -320,6 +322,7 @@ def run_figures(sums: dict, players: int, runs: int) -> dict:
 def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str = "win") -> dict | None:
     """As :func:`analyser.stats.designer.luck_skill` (``on``: ``"win"`` or ``"score"``), resampling
     blocks of games (module docstring)."""
+    from analyser.stats.designer import BOOTSTRAP, share_from_normal, skill_interval
     bootstrap = BOOTSTRAP if bootstrap is None else bootstrap
     if "skill" not in sums or (sums["strategy"]["n"] > 0).sum() < 2:
         return None
@@ -350,6 +353,7 @@ def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str
 def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
     """As :func:`analyser.stats.designer.designer_table` (``outcome``: the title or an
     :class:`analyser.stats.designer.Outcome`)."""
+    from analyser.stats import designer
     outcome = designer.Outcome.of(outcome)
     g = sums["games"].iloc[0]
     n = int(g["games"])

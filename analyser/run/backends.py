@@ -245,9 +245,11 @@ def watchdog_here(handler):
         runner.Watchdog.handler = previous
 
 
-def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir) -> bool:
+def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir, work=run_batch) -> bool:
     """Run ``batches`` and hand each result to ``keep`` as it arrives.  Returns True when the run
-    was interrupted.  Stops at the first failure once the batches before it are in."""
+    was interrupted.  Stops at the first failure once the batches before it are in.  ``work``
+    plays one batch where it runs (a worker): :func:`analyser.engine.runner.run_batch`, or a
+    picklable function of the batch's job that also packs it (:mod:`analyser.run.packing`)."""
     stop = StopRequest(n_jobs > 1 or client is not None)
     waiting = {a for a, _ in batches}
     signals = signals_received()  # (a signal whose raise a library swallowed still stops the run)
@@ -255,11 +257,11 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
         # joblib warns about cancelled or unused tasks when we stop early; that is intended
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
         if client is not None:
-            outputs = _dask_results(client, batches, job, n_jobs)
+            outputs = _dask_results(client, batches, job, n_jobs, work)
         elif n_jobs == 1:
-            outputs = (run_batch(job(a, b)) for a, b in batches)
+            outputs = (work(job(a, b)) for a, b in batches)
         else:
-            outputs = _loky_results(batches, job, n_jobs, backend)  # (inside safe_worker_path)
+            outputs = _loky_results(batches, job, n_jobs, backend, work)  # (inside safe_worker_path)
         try:
             for res in outputs:
                 keep(res)
@@ -326,13 +328,13 @@ def _sigterm_raises():
 WINDOW_PER_JOB = 16
 
 
-def _loky_results(batches, job, n_jobs, backend):
+def _loky_results(batches, job, n_jobs, backend, work=run_batch):
     batches = list(batches)
     window = max(1, WINDOW_PER_JOB * n_jobs)
     with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
                                              return_as="generator_unordered") as parallel:
         for i in range(0, len(batches), window):
-            outputs = parallel(joblib.delayed(run_batch)(job(a, b)) for a, b in batches[i:i + window])
+            outputs = parallel(joblib.delayed(work)(job(a, b)) for a, b in batches[i:i + window])
             try:
                 yield from outputs
             finally:
@@ -443,7 +445,7 @@ def close_dask(client) -> None:
             cluster.close()
 
 
-def _dask_results(client, batches, job, slots):
+def _dask_results(client, batches, job, slots, work=run_batch):
     """Submit the batches with at most ``2 * slots`` in flight; yield results as they finish.  A
     worker lost mid-batch has its batch rescheduled by the scheduler (each batch is a pure task
     keyed by its games, so nothing is doubled)."""
@@ -453,7 +455,7 @@ def _dask_results(client, batches, job, slots):
 
     def submit():
         for a, b in pending:
-            return client.submit(run_batch, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
+            return client.submit(work, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
         return None
 
     live = set()

@@ -8,6 +8,7 @@ whatever stops the run, the finished games are kept and ``config.json`` says why
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -28,6 +29,7 @@ from analyser.run.backends import (DeferredSignals, StopGuard, client_address, c
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
+from analyser.run.packing import ChunkSums, KnownChunks, Packing, play_packed
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config, strategy_files, trust_file
 from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
@@ -65,6 +67,8 @@ class RunResult:
         self.out = out
         #: a second Ctrl-C or SIGTERM arrived while the run was being written; skip the report
         self.stop_requested = False
+        #: the sums of the chunks the workers reduced (:class:`analyser.run.packing.KnownChunks`), or None
+        self.known = None
 
     def _load(self):
         if self._tables is not None:
@@ -111,7 +115,7 @@ def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
         out: str | Path | None = None, resume: bool = False, extend: bool = False,
-        record: dict | None = None, on_part=None) -> RunResult:
+        record: dict | None = None, on_part=None, sums: ChunkSums | None = None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
     With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
@@ -137,6 +141,10 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     ``on_part(start, stop, table)``: called in this process with each batch's results as the
     arrow table just written (games ``start`` to ``stop - 1``), so a caller that analyses the run
     (an experiment) needs not read its parts back.
+
+    ``sums``: with ``out``, the workers reduce each batch that is a whole chunk of games
+    (:class:`analyser.run.packing.ChunkSums`); the result's ``known`` holds those sums
+    (:class:`analyser.run.packing.KnownChunks`) for a report that needs not read them back.
     """
     signals = signals_received()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
     if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
@@ -228,7 +236,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             sink.save()
         with StopGuard() as guard:
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, guard, on_part, signals)
+                            run_id, hang_dir, guard, on_part, signals, sums)
     finally:
         if lock is not None:
             lock.release()
@@ -239,7 +247,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: StopGuard, on_part=None, signals: int | None = None) -> RunResult:
+             run_id, hang_dir, guard: StopGuard, on_part=None, signals: int | None = None,
+             sums: ChunkSums | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -255,11 +264,14 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
 
     def keep(res: BatchResult) -> None:
         nonlocal total_done
-        tables = batch_tables(game, params, players, strategies, res, run_id)
+        # a packed batch (analyser.run.packing) brings its parts encoded; else they are made here
+        tables = res.parts if res.parts is not None else batch_tables(game, params, players, strategies, res, run_id)
         with DeferredSignals():
             sink.add(res.start, res.start + res.done, tables)
+        if res.pieces is not None:
+            sink.pieces[res.start] = (res.start + res.done, res.pieces)
         if on_part is not None and res.done > 0:
-            on_part(res.start, res.start + res.done, tables[store.RESULTS])
+            on_part(res.start, res.start + res.done, store.part_table(tables[store.RESULTS]))
         total_done += res.done
         bar.update(res.done)
 
@@ -302,16 +314,19 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
         if client is not None:
             jobs = dask_slots(client)  # batches planned for the cluster's workers (results do not depend on it)
         size = spec.batch_size or config.get("batch_size")
-        if size is None and missing:
+        chunk = _chunk_batches(sums, job(0, 1).engine, sum(b - a for a, b in missing), jobs)
+        if size is None and chunk:
+            size = chunk
+        elif size is None and missing:
             size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
         config["batch_size"] = size
         for a, b in missing:
-            start_batches += plan_batches(b, jobs, size, start=a)
+            start_batches += _aligned(a, b, size) if size == chunk else plan_batches(b, jobs, size, start=a)
         n_jobs = max(1, min(jobs, len(start_batches))) if client is None else dask_slots(client)
         config["jobs"] = n_jobs
         if not errors and not interrupted and start_batches:
             interrupted = dispatch_batches(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
-                                           hang_dir)
+                                    hang_dir, work=_work(sink, run_id, strategies, sums))
     except KeyboardInterrupt:
         guard.stopping()
         interrupted = True
@@ -324,6 +339,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
     interrupted = interrupted and error is None
     result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
                        tables=sink.memory_tables() if sink.out is None else None)
+    if sums is not None:
+        result.known = KnownChunks(sums.chunk_games, _order(strategies), dict(sink.pieces), sums.key)
     with DeferredSignals(deliver=False) as held:
         try:
             _finish(config, sink, error, interrupted, t0, wall_before)
@@ -340,6 +357,40 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
 
 
 PROGRESS_DELAY = 3.0
+
+
+def _work(sink: Sink, run_id: str, strategies: tuple, sums: ChunkSums | None):
+    """What a worker does with a batch: play it, and for a run written to disk also pack it
+    (:func:`analyser.run.packing.play_packed`: its parts encoded, a whole chunk reduced with
+    ``sums``), so this process only writes files."""
+    if sink.out is None:
+        return run_batch
+    return functools.partial(play_packed, Packing(run_id, _order(strategies), sums))
+
+
+#: Batches per worker a run needs at least for its batches to be whole chunks of the report.
+CHUNK_BATCHES_PER_JOB = 4
+
+
+def _chunk_batches(sums: ChunkSums | None, engine: str, games: int, jobs: int) -> int | None:
+    """The batch size that makes each batch one whole chunk of ``sums`` (so the workers reduce
+    it): for a compiled run long enough to give every worker several chunks; else None.  A
+    compiled batch of a chunk's games takes well under a second."""
+    if sums is None or engine != "compiled" or games < sums.chunk_games * CHUNK_BATCHES_PER_JOB * jobs:
+        return None
+    return sums.chunk_games
+
+
+def _aligned(a: int, b: int, size: int) -> list[tuple[int, int]]:
+    """Games ``a`` to ``b - 1`` in batches that start at multiples of ``size`` (the first may be
+    shorter, up to the first multiple)."""
+    cuts = [a] + list(range((a // size + 1) * size, b, size)) + [b]
+    return [(x, y) for x, y in zip(cuts, cuts[1:]) if y > x]
+
+
+def _order(strategies) -> tuple[str, ...]:
+    """A lineup's strategies once each, in lineup order (the report's order for a new run)."""
+    return tuple(dict.fromkeys(str(s) for s in strategies))
 
 
 class _NoBar:

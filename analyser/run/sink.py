@@ -42,6 +42,9 @@ class Sink:
         self.config = config
         self.done = dict(done)
         self.tables: dict[str, list] = {}
+        #: chunk -> ``(start, stop, sums)`` of the batches that were a whole chunk of the report
+        #: (:mod:`analyser.run.packing`)
+        self.pieces: dict[int, tuple] = {}
 
     def add(self, start: int, stop: int, tables: dict) -> None:
         """``tables``: name -> arrow table of games ``start`` to ``stop - 1`` (``results`` last)."""

@@ -55,18 +55,38 @@ def part_name(start: int) -> str:
     return f"part-{start:0{PART_DIGITS}d}.parquet"
 
 
-def write_part(table: pa.Table, folder: Path, start: int, stop: int) -> Path:
-    """Write ``table`` (games ``start`` to ``stop - 1``) as ``folder/part-<start>.parquet``:
-    to a temporary name, flushed to disk, then renamed.  Raises :class:`StoreError`."""
+def encode_part(table: pa.Table, start: int, stop: int) -> bytes:
+    """The bytes of ``table``'s part (games ``start`` to ``stop - 1``): Parquet, zstd, with the
+    games named in its footer.  Encoded where the batch was played (a worker), written here by
+    :func:`write_part`."""
+    meta = dict(table.schema.metadata or {})
+    meta[_META_KEY] = json.dumps({"start": start, "stop": stop}).encode()
+    sink = pa.BufferOutputStream()
+    pq.write_table(table.replace_schema_metadata(meta), sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
+def part_table(data: bytes | pa.Table) -> pa.Table:
+    """The table of a part's bytes (:func:`encode_part`) as :func:`read_part_table` reads a part
+    written by analyser: without its pandas metadata; a table is returned as it is."""
+    if not isinstance(data, bytes):
+        return data
+    table = pq.read_table(pa.BufferReader(data))
+    meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != _PANDAS_KEY}
+    return table.replace_schema_metadata(meta or None)
+
+
+def write_part(table: pa.Table | bytes, folder: Path, start: int, stop: int) -> Path:
+    """Write ``table`` (games ``start`` to ``stop - 1``; or the bytes :func:`encode_part` made of
+    it) as ``folder/part-<start>.parquet``: to a temporary name, flushed to disk, then renamed.
+    Raises :class:`StoreError`."""
+    data = table if isinstance(table, bytes) else encode_part(table, start, stop)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / part_name(start)
     tmp = folder / f".{path.name}.tmp"
-    meta = dict(table.schema.metadata or {})
-    meta[_META_KEY] = json.dumps({"start": start, "stop": stop}).encode()
-    table = table.replace_schema_metadata(meta)
     try:
         with open(tmp, "wb") as fh:
-            pq.write_table(table, fh, compression="zstd")
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -178,9 +178,14 @@ def read_part(path, drop: tuple[str, ...] = ()) -> pd.DataFrame:
     """One Parquet part as a frame, without the ``drop`` columns; text as categories, a list
     column (the score traces) as one numpy array per row.  Raises InputError (one line) when it
     cannot be read."""
+    return table_frame(read_part_table(path, drop=drop))  # its pandas metadata checked, then left out
+
+
+def table_frame(table) -> pd.DataFrame:
+    """A part's arrow table (read as :func:`analyser.run.store.read_part_table` reads it) as the
+    frame :func:`read_part` gives: text as categories, a list column as one array per row."""
     import pyarrow as pa
 
-    table = read_part_table(path, drop=drop)  # its pandas metadata checked, then left out
     lists = {f.name for f in table.schema if pa.types.is_list(f.type) or pa.types.is_large_list(f.type)}
     df = table.to_pandas()
     del table

@@ -1,0 +1,97 @@
+"""A batch made ready for the run folder where it was played: in the worker.
+
+A worker that plays a batch of a run written to disk (:func:`play_packed`) also turns it into
+what the main process needs, so that process only writes files and adds up sums:
+
+* each table of the batch (results, the title's extra tables, components) as the bytes of its
+  Parquet part (:func:`analyser.run.store.encode_part`), which the main process writes under a
+  temporary name and renames (:func:`analyser.run.store.write_part`), as it wrote the tables it
+  encoded itself before; the parts are identical, row for row;
+* when the batch holds a whole chunk of the report (:data:`analyser.stats.streamed.CHUNK_GAMES`
+  games, aligned), that chunk reduced to the report's sums (:func:`analyser.report.reduce.chunk_pieces`,
+  the same function on the same rows as the report would compute from the parts), so the report
+  of the run needs not read those parts back (:class:`analyser.report.reduce.Known`).
+
+The batch's columns are dropped once packed, so what travels back is a few compressed parts and
+small sums.  A batch that failed or was interrupted is packed too: its finished games are written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from analyser.engine.registry import get_game
+from analyser.engine.runner import BatchJob, BatchResult, run_batch
+from analyser.engine.shipping import materialise_title
+from analyser.run import store
+from analyser.run.sink import batch_tables
+
+
+@dataclass(frozen=True)
+class ChunkSums:
+    """How the layer that reports a run has a worker reduce a batch that is a whole chunk of games:
+    ``chunk_games`` games per chunk (aligned: chunk ``k`` is games ``k * chunk_games`` on), and
+    ``reduce(game, tables, strategies)``, a module-level function (picklable by name) of the
+    title, the batch's arrow tables as read back from its parts, and the report's order of
+    strategies, returning the chunk's sums."""
+
+    chunk_games: int
+    reduce: Callable
+    #: what the sums depend on beyond the rows (e.g. the run's games and seed), recorded with them
+    key: Any = None
+
+
+@dataclass(frozen=True)
+class Packing:
+    """What a worker needs to pack a batch of a run: its ``run_id``, the report's order of
+    ``strategies`` and the :class:`ChunkSums` to compute (None: none)."""
+
+    run_id: str
+    strategies: tuple[str, ...] = ()
+    sums: ChunkSums | None = None
+
+
+@dataclass
+class KnownChunks:
+    """The sums the workers computed for a report (:class:`ChunkSums`): ``chunk_games``, the
+    ``strategies`` they were computed with, and ``chunks``: first game -> ``(stop, sums)`` of
+    each batch that was a whole chunk.  The report uses one only when that chunk's parts on
+    disk hold exactly those games."""
+
+    chunk_games: int
+    strategies: tuple[str, ...]
+    chunks: dict[int, tuple[int, Any]]
+    #: the :class:`ChunkSums` ``key`` they were computed with
+    key: Any = None
+
+
+def play_packed(packing: Packing, job: BatchJob) -> BatchResult:
+    """:func:`analyser.engine.runner.run_batch`, then :func:`pack` (a worker's task)."""
+    return pack(packing, job, run_batch(job))
+
+
+def pack(packing: Packing, job: BatchJob, res: BatchResult) -> BatchResult:
+    """``res`` with ``parts`` (table name -> Parquet bytes of games ``res.start`` to
+    ``res.start + res.done - 1``, results last) and, for a batch that is one whole chunk,
+    ``pieces`` (:func:`analyser.report.reduce.chunk_pieces` of it); its columns dropped."""
+    game = get_game(materialise_title(job.game, job.title_sources))
+    params = game.Params.from_overrides(dict(job.rules))
+    tables = batch_tables(game, params, job.players, job.strategies, res, packing.run_id)
+    stop = res.start + res.done
+    res.parts = {name: store.encode_part(t, res.start, stop) for name, t in tables.items()} if res.done else {}
+    sums = packing.sums
+    if sums is not None and res.error is None and not res.interrupted and whole_chunk(
+            res.start, stop, job.stop, sums.chunk_games):
+        # from the parts as the report reads them back, so the sums are the report's own
+        read = {name: store.part_table(data) for name, data in res.parts.items()}
+        res.pieces = sums.reduce(game, read, list(packing.strategies))
+    res.rows, res.columns, res.extras, res.components = [], None, {}, None
+    return res
+
+
+def whole_chunk(start: int, stop: int, planned_stop: int, chunk_games: int) -> bool:
+    """Whether games ``start`` to ``stop - 1`` are one chunk from its first game: to its end, or
+    to the end of the run (a batch that stops before the chunk's end is the run's last)."""
+    return (start % chunk_games == 0 and stop == planned_stop and stop > start
+            and (stop - 1) // chunk_games == start // chunk_games)
