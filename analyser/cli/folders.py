@@ -15,6 +15,7 @@ from analyser.cli.common import _command_line
 from analyser.cli.experiments import _compare_played, _ladder, _sweep, _tournament
 from analyser.cli.tuning import MAX_TRIALS, _tune
 from analyser.engine.core import InputError
+from analyser.experiments import tune_study
 from analyser.run.spec import RunSpec, setting_problem
 
 
@@ -56,6 +57,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
     arguments = _guarded_arguments(folder, kind, config, allowed)
+    if kind == "tune" and (Path(folder) / "tune.db").is_file():  # a study of an older format: one line
+        tune_study.load(folder)
     from analyser.run.folders import cell_folder_ok
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
         if cell_folder_ok(c.get("folder")):

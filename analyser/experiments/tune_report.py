@@ -11,6 +11,7 @@ import pandas as pd
 
 from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, _objectives
+from analyser.experiments import tune_study
 from analyser.engine.registry import get_game
 from analyser.text import fixed, names_list, number, pct, plural, yes_no
 
@@ -192,8 +193,8 @@ def folder_progress(folder: Path, config: dict) -> str:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         study = optuna.load_study(study_name=STUDY, storage=f"sqlite:///{(Path(folder) / 'tune.db').resolve()}")
-        trials = study.get_trials(deepcopy=False)
-    except Exception:  # no study yet (killed before it was written): no trial told
+        trials = tune_study.trials(study)
+    except Exception:  # no study yet (killed before it was written): no trial asked
         trials = []
     return progress_text([t.state.name for t in trials], config, [t.number for t in trials])
 
