@@ -589,8 +589,8 @@ def _reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_gam
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
-    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder with the
-    single ``results.parquet`` of older runs is read whole."""
+    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder without parts
+    (its ``results.csv`` only) is read whole."""
     from analyser.stats import streamed
     from analyser.results import load_results
     from analyser.stats.streamed import open_run
