@@ -146,6 +146,11 @@ def test_bad_input_one_line_exit_2(runner, args, needles):
     (["simulate", "dao", "-s", "threshold:limt=3"], "limit"),                         # its parameter
     (["simulate", "dao", "-s", "greedy", "--rule", "bustlimit=3"], "bust_limit"),     # a rule option
     (["smulate", "dao"], "simulate"),                                                 # a command
+    (["sweep", "dao", "-s", "greedy", "--rule", "bust_limt=9..11"], "bust_limit"),    # sweep and tune too
+    (["sweep", "dao", "-s", "threshold:limt=1,2"], "limit"),
+    (["tune", "dao", "-s", "greedy", "--rule", "bust_limt=9..11", "--target", "seat_gap=min"], "bust_limit"),
+    (["tune", "dao", "-s", "greedy", "--rule", "bust_limit=9..11", "--target", "seat_gapp=min"], "seat_gap"),
+    (["tune", "dao", "-s", "greedy", "--rule", "bust_limit=9..11", "--target", "bust=min"], "busts"),
 ])
 def test_a_mistyped_name_gets_the_closest_accepted_one(runner, args, suggested):
     r = invoke(runner, *args)

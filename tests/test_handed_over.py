@@ -378,9 +378,9 @@ def test_a_shadowed_id_is_said_once_when_used_and_a_broken_strategy_plugin_stops
                    "title 'broken' (no_such_module_xyz:TITLE) failed to load")
 
 
-@pytest.mark.parametrize("stopping,named", [("x", "'stopping' must be an object"),
-                                            ({"history": "x", "until_ci": "a"}, "'stopping.until_ci' has the wrong type"),
-                                            ({"until_ci": 0.1}, "'stopping.reason' must be text")])
+@pytest.mark.parametrize("stopping,named", [("x", "the field 'stopping' is"),
+                                            ({"history": "x", "until_ci": "a"}, "the field 'stopping.until_ci' is"),
+                                            ({"until_ci": 0.1}, "the field 'stopping.reason' is")])
 def test_a_broken_stopping_record_is_one_line(tmp_path, stopping, named):
     """The --until-ci record of a handed-over run is shown in the report and the terminal: a
     record of the wrong shape is refused in one line before anything is written."""
@@ -394,4 +394,20 @@ def test_a_broken_stopping_record_is_one_line(tmp_path, stopping, named):
     (out / "config.json").write_text(json.dumps(cfg))
     r = invoke("report", str(out))
     assert r.exit_code == 2 and named in r.output and "Traceback" not in r.output
+    assert not (out / "index.html").exists()
+
+
+@pytest.mark.parametrize("field, value", [("players", True), ("run_id", 5), ("seed", "7"), ("games_done", [[0]]),
+                                          ("strategies", ["greedy", 3]), ("game", None)])
+def test_a_hand_edited_run_record_is_one_line_naming_the_file_and_field_for_report_and_resume(tmp_path, field,
+                                                                                            value):
+    out = tmp_path / "run"
+    r = invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "8", "--seed", "1", "-j", "1",
+               "--out", out, "-q", "--no-report")
+    assert r.exit_code == 0, r.output
+    cfg = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**cfg, field: value, "status": "interrupted"}))
+    for command in (("report", out), ("resume", out)):
+        line = one_line_error(invoke(*command), str(out / "config.json"))
+        assert f"'{field}" in line  # (the field, or the item of it, that is wrong)
     assert not (out / "index.html").exists()

@@ -339,12 +339,6 @@ def test_a_bisection_value_that_holds_the_fair_share_evens_the_seats_and_is_what
     assert f["sentence"].endswith(EVENS) and "not clear" not in f["sentence"]
     assert f["compensation_check"] == "clear"
     assert f["next"] == "analyser simulate dao -s greedy --players 4 --games 2000 --seed 4 --rule seat_bonus=4/4/4/4"
-    # a record written before ``evens`` existed (an older run folder) reads the same from its tried values
-    old = _dao_record(command=DAO_CMD.format("4/2/2/2"))
-    del old["evens"]
-    f = _dao_finding(old)
-    assert f["sentence"].endswith(EVENS) and f["compensation_check"] == "clear"
-    assert f["next"] == DAO_CMD.format("4/4/4/4")
 
 
 def test_when_no_value_evens_the_seats_test_it_plays_the_closest_value_the_sentence_names():
@@ -360,9 +354,6 @@ def test_when_no_value_evens_the_seats_test_it_plays_the_closest_value_the_sente
         "share); of the 4 values replayed and the run as played, seat_bonus=3/5/5/5 comes closest: seat 3 wins 28.2% "
         "(95% CI 26.2-30.2%).")
     assert f["compensation_check"] == "not clear" and f["next"] == DAO_CMD.format("3/5/5/5")
-    old = {k: v for k, v in rec.items() if k != "evens"}
-    old["command"] = DAO_CMD.format("2/3/3/5")  # an older record: the command of the proposal, moved
-    assert _dao_finding(old)["next"] == DAO_CMD.format("3/5/5/5")
 
 
 def test_dao_confirm_seats_record_names_the_value_that_evens_the_seats_with_the_runs_seed(runner, tmp_path):

@@ -200,18 +200,21 @@ def test_wizard_rounds_stream_as_compact_parts(tmp_path):
                                   b.astype({"trump": str, "trump_card": str, "strategy": str}))
 
 
-def test_old_single_file_runs_stay_readable(tmp_path):
+def test_a_run_folder_of_an_older_layout_is_one_line_and_exit_2(tmp_path):
+    # the layout before runs resumed: one results.parquet and a record without run id or layout
     df = reference(12)
     old = tmp_path / "old"
     old.mkdir()
     df.to_parquet(old / "results.parquet", index=False)
-    (old / "config.json").write_text(json.dumps({"seed": 11, "game": "dao", "status": "complete",
-                                                 "strategies": ["greedy", "threshold"]}))
-    r = cli("report", old)
-    assert r.returncode == 0, r.stderr
-    assert (old / "index.html").exists()
-    back, _, _ = load_results(old)
-    same_rows(df, back)
+    (old / "config.json").write_text(json.dumps({"seed": 11, "game": "dao", "status": "interrupted",
+                                                 "games_requested": 12, "strategies": ["greedy", "threshold"]}))
+    for command in (("report", old), ("resume", old), ("report", old / "results.parquet")):
+        r = cli(*command)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("analyser: error: "), r.stderr
+        assert "Traceback" not in r.stderr
+    assert not (old / "index.html").exists() and sorted(p.name for p in old.iterdir()) == ["config.json",
+                                                                                           "results.parquet"]
 
 
 def test_csv_is_written_from_the_parts(tmp_path):

@@ -17,7 +17,7 @@ from analyser.stats import designer, streamed
 from analyser import run as runmod
 from analyser.engine import traces
 from analyser.cli import cli
-from analyser.engine.core import encode_trace
+from analyser.engine.core import InputError, encode_trace
 from analyser.engine.registry import default_lineup, game_ids, get_game
 from analyser.run.read import load_results
 from analyser.run import store
@@ -254,15 +254,15 @@ def test_nested_or_text_lists_in_parquet_are_refused(dao_run, tmp_path):
         assert r.exit_code == 2 and "score_trace" in r.output and "Traceback" not in r.output, r.output
 
 
-def test_parts_with_text_and_list_traces_join(dao_run):
-    """A run begun before traces were lists and resumed after: its parts hold both forms."""
+def test_parts_with_text_and_list_traces_are_one_line_and_text_and_lists_flatten_alike(dao_run):
+    """A run begun when traces were text and resumed after (an older format): refused in one
+    line; a frame holding both forms (a CSV file beside lists) still flattens."""
     parts = store.part_files(dao_run / store.RESULTS)
     old = pq.read_table(parts[0])
     old = old.set_column(old.schema.get_field_index("score_trace"), "score_trace", traces.as_text(old["score_trace"]))
-    both = traces.concat_tables([old, pq.read_table(parts[1])])
-    assert both.schema.field("score_trace").type == pa.string()
-    frame = both.to_pandas()
-    assert frame["score_trace"].iloc[0] == " ".join(map(str, pd.read_parquet(parts[0])["score_trace"].iloc[0]))
+    with pytest.raises(InputError) as e:
+        traces.concat_tables([old, pq.read_table(parts[1])], "here")
+    assert len(str(e.value).splitlines()) == 1 and str(e.value).startswith("here ")
     mixed = pd.concat([old.to_pandas(), pq.read_table(parts[1]).to_pandas()], ignore_index=True)
     counts, values = traces.flatten(mixed["score_trace"])
     assert len(counts) == len(mixed) and counts.sum() == len(values) and (counts > 0).all()

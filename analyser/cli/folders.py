@@ -17,6 +17,7 @@ from analyser.cli.tuning import MAX_TRIALS, execute_tune
 from analyser.engine.core import InputError
 from analyser.run import Allowed, guard_folder_config, prepare_out, read_config_file, store
 from analyser.run.folders import cell_folder_ok
+from analyser.experiments import tune_study
 from analyser.run.spec import RunSpec, setting_problem
 
 
@@ -55,6 +56,8 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
     arguments = _guarded_arguments(folder, kind, config, allowed)
+    if kind == "tune" and (Path(folder) / "tune.db").is_file():  # a study of an older format: one line
+        tune_study.load(folder)
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
         if cell_folder_ok(c.get("folder")):
             for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):

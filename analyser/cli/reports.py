@@ -36,8 +36,8 @@ from analyser.text import fixed, terminal_table
 def report(results, out, title_file, trust, quiet, jobs):
     """Rebuild the report (plots, summary.csv, index.html) from a run folder or a results file.
 
-    Reads a run folder's Parquet parts (results/part-*.parquet), the single results.parquet
-    of older runs, or a results.parquet / results.csv given by path. A folder is data, never
+    Reads a run folder's Parquet parts (results/part-*.parquet), or a results.parquet /
+    results.csv given by path. A folder is data, never
     code: the title file its config.json names is loaded only with --title FILE or --trust.
 
     \b

@@ -11,15 +11,14 @@ the column as an Arrow list column, which pandas reads back as one numpy array p
   the first part's type and refuses the others (read such a run part by part).
 
 The text form ``"0 3 3 7"`` - finite numbers separated by white space - is what a CSV cell holds
-(``--csv`` writes it) and what runs written before this storage hold; every reader here takes
-both, and also the form pandas writes when it saves a list column as CSV (``"[0 3 3 7]"``,
+(``--csv`` writes it); every reader here takes both, and also the form pandas writes when it saves a list column as CSV (``"[0 3 3 7]"``,
 ``"[0, 3, 3, 7]"``: numbers separated by spaces or commas inside square brackets).
 
 Functions: :func:`pack` (the runner: a batch's lists packed in numpy arrays), :func:`unpack_columns`
 (packed columns to Arrow), :func:`as_text` and :func:`table_as_text` (Arrow lists to the text
 form, for CSV), :func:`check` (validation of untrusted cells), :func:`flatten` (every row's values
 as one float array, for the drama figures) and :func:`concat_tables` (parts of a run as one
-table, text and lists mixed).
+table).
 """
 
 from __future__ import annotations
@@ -29,6 +28,8 @@ from itertools import chain
 from typing import Any, Sequence
 
 import numpy as np
+
+from analyser.engine.errors import InputError
 
 #: Most values one trace cell may hold (a text cell: at most this many characters).
 MAX_VALUES = 1_000_000
@@ -185,24 +186,17 @@ def table_as_text(table):
     return table
 
 
-def concat_tables(tables: list):
+def concat_tables(tables: list, where: str = "the parts of a run"):
     """Arrow tables (parts of one run) as one: as ``pyarrow.concat_tables`` with permissive
-    promotion (int32 lists with double lists make double lists), and where one part holds a
-    column as text (a run begun before traces were lists) and another as lists, the lists are
-    turned into text."""
+    promotion (int32 lists with double lists make double lists).  Parts that hold a column in
+    two types otherwise (score traces as text, as an older version of analyser wrote them, beside
+    lists) raise InputError (one line naming ``where``)."""
     import pyarrow as pa
     try:
         return pa.concat_tables(tables, promote_options="permissive")
     except (pa.ArrowTypeError, pa.ArrowInvalid):
-        texts = {f.name for t in tables for f in t.schema
-                 if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
-        fixed = []
-        for t in tables:
-            for i, field in enumerate(t.schema):
-                if field.name in texts and _is_numeric_list(field.type):
-                    t = t.set_column(i, field.name, as_text(t.column(i)))
-            fixed.append(t)
-        return pa.concat_tables(fixed, promote_options="permissive")
+        raise InputError(f"{where} hold a column in two types (score traces as text, as an older version of "
+                         "analyser wrote them), which this one does not read; run it again") from None
 
 
 def _present(cells: np.ndarray) -> np.ndarray:

@@ -80,11 +80,11 @@ from analyser.engine.core import InputError
 from analyser.engine.userfiles import safe_worker_path
 from analyser.experiments import stopping
 from analyser.io.files import read_json
-from analyser.io.validate import check_run_fields
 from analyser.run import prepare_out, store
 from analyser.run.backends import (DeferredSignals, StopGuard, StopRequest, WorkerDied, dask_slots, pool_client,
                                    signals_received, sigterm_raises, stop_exit_code, worker_death)
 from analyser.run.sink import tables_to_frame
+from analyser.io.records import CellRecord, ExperimentRecord, RunFields, check_record
 from analyser.run.spec import RunSpec, package_versions
 from analyser.run.folders import KIND_NAMES, cell_folder_ok, read_config_file
 
@@ -145,19 +145,15 @@ def read_record(out: Path, kinds=KINDS) -> dict:
         raise InputError(f"{str(out)!r} holds a report rebuilt from the {kind} in {config['source']!r}; "
                          "resume or report that folder")
     if not isinstance(info, dict) or not isinstance(config.get("cells"), list):
-        raise InputError(f"{str(out)!r} holds a {kind} written by an analyser without resumable experiments; "
-                         "it cannot be resumed, start it again")
-    if not all(isinstance(c, dict) for c in config["cells"]) or not isinstance(info.get("arguments"), dict):
-        raise InputError(f"{str(out)!r}: its config.json is not the record of a {kind} (its cells or arguments "
-                         "have the wrong type); it cannot be used")
+        raise InputError(f"{str(out)!r} holds a {kind} written by an older version of analyser (without resumable "
+                         f"experiments), which this one does not read; run the {kind} again")
+    fix = "restore the file, or start the experiment again"
+    check_record(ExperimentRecord, config, f"{str(out)!r}: config.json", fix=fix)
     for i, c in enumerate(config["cells"]):  # a hand-edited cell record: one line naming it and the field
-        for key in ("name", "folder"):
-            if not isinstance(c.get(key), str):
-                raise InputError(f"{str(out)!r}: cell record {i + 1} in config.json has the {key} {c.get(key)!r}; "
-                                 "it takes text (restore the file, or start the experiment again)")
-        check_run_fields(c, f"{str(out)!r}: cell record {i + 1} ({c['name'][:60]}) in config.json")
-    layout = info.get("layout")
-    if not isinstance(layout, int) or isinstance(layout, bool) or layout > LAYOUT:
+        name = f" ({c['name'][:60]})" if isinstance(c.get("name"), str) else ""
+        check_record(CellRecord, c, f"{str(out)!r}: cell record {i + 1}{name} in config.json", fix=fix)
+    layout = info["layout"]
+    if layout > LAYOUT:
         raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
     return config
 
@@ -331,7 +327,7 @@ class Experiment:
         except (InputError, OSError):
             cfg = {}
         if isinstance(cfg, dict):  # a hand-edited record: one line naming the cell and the field
-            check_run_fields(cfg, f"{str(path)!r} (the record of cell {self.cells[k].name})")
+            check_record(RunFields, cfg, f"{str(path)!r} (the record of cell {self.cells[k].name})")
         done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
         status = cfg.get("status") if isinstance(cfg, dict) else None
         gone = settle and _writer_gone(folder)

@@ -30,6 +30,7 @@ from fractions import Fraction
 
 from analyser.engine.core import InputError
 from analyser.engine.registry import check_parameter, parse_spec, resolve_strategy, strategy_parameters, title_ref
+from analyser.engine.errors import did_you_mean
 
 #: Most cells one sweep may have.
 MAX_CELLS = 10_000
@@ -168,7 +169,8 @@ def parse_strategy(text: str, game_id: str) -> SlotGrid:
     grid = SlotGrid(text=text.strip(), head=head)
     for key, value in params:
         if key not in accepted:
-            raise InputError(f"unknown parameter {key!r} for strategy {spec.name or spec.source!r}; "
+            raise InputError(f"unknown parameter {key!r}{did_you_mean(key, accepted)} for strategy "
+                             f"{spec.name or spec.source!r}; "
                              f"accepted: {', '.join(accepted) or 'none'}")
         kind = accepted[key][0]
         values = expand(value, name=f"strategy parameter {key}", kind=kind)
@@ -190,7 +192,8 @@ def parse_rules(pairs, params_cls) -> list[tuple[str, list[str]]]:
         if not sep or not key or not value.strip():
             raise InputError(f"malformed --rule {pair!r}; write key=value, key=a,b,c or key=a..b")
         if key not in options:
-            raise InputError(f"unknown rule {key!r}; this title accepts: {', '.join(options)}")
+            raise InputError(f"unknown rule {key!r}{did_you_mean(key, options)}; this title accepts: "
+                             f"{', '.join(options)}")
         if key in dict(out):
             raise InputError(f"--rule {key!r} is given twice; give it once (list several values as a,b,c)")
         kind = hints.get(key, str)

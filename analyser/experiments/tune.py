@@ -79,15 +79,14 @@ import pandas as pd
 
 
 from analyser.engine.core import InputError
-from analyser.experiments import stopping
-from analyser.experiments.base import Cell, Experiment, read_record, recorded_outcome
-from analyser.experiments.tune_study import ask_atomic, complete_ask, grid_sampler  # noqa: F401  (the study on disk)
 from analyser.engine.registry import get_game, title_ref
+from analyser.experiments import stopping, tune_study
+from analyser.experiments.base import Cell, Experiment, read_record, recorded_outcome
 from analyser.experiments.tune_study import importances as measured
-from analyser.run import RunSpec, resolve
 from analyser.experiments.tune_space import Dim, Space, grid_points, parse_space  # noqa: F401  (tune's own names)
 from analyser.experiments.tune_targets import (  # noqa: F401  (the target vocabulary)
     VOCABULARY, Target, figure, parse_target, title_figures)
+from analyser.run import RunSpec, resolve
 from analyser.run.backends import StopGuard
 
 #: Trials the search replays on fresh games before calling one best.
@@ -185,7 +184,7 @@ def _sampler(targets: list[Target], seed: int, batch: int, grid: Space | None = 
     import optuna
     if grid is not None:
         axes = {d.column: list(dict.fromkeys(p[d.column] for p in grid_points(grid))) for d in grid.dims}
-        return grid_sampler(axes, seed=0)  # one grid order for every trial (GridSampler shuffles it by seed)
+        return optuna.samplers.GridSampler(axes, seed=0)  # one grid order for every trial (shuffled by seed)
     if len(objective_targets(targets)) > 1:
         return optuna.samplers.NSGAIISampler(population_size=max(2, batch), seed=seed)
     return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, batch)))
@@ -272,9 +271,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
         warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
         if resume:
             record = read_record(out, ("tune",))
-            study = optuna.load_study(study_name=STUDY, storage=storage_url,
-                                      pruner=_pruner(batch, prune and len(directions) == 1))
-            by_number = {t.number: t for t in study.get_trials(deepcopy=False)}
+            study = tune_study.load(out, pruner=_pruner(batch, prune and len(directions) == 1))
+            by_number = {t.number: t for t in tune_study.trials(study)}
             cells = []
             for c in record["cells"]:
                 name = str(c.get("name"))
@@ -293,6 +291,7 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions,
                                         pruner=_pruner(batch, prune and len(directions) == 1))
             study.set_metric_names(metric_names(tlist))
+            study.set_user_attr(tune_study.FORMAT, tune_study.STUDY_FORMAT)
             if exhaustive:  # --trials covers the grid: every point once, trial k the grid's k-th
                 study.set_user_attr("exhaustive", True)
         with exp:
@@ -300,8 +299,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             outcome = None
             if play:
                 try:
-                    outcome = _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch,
-                                      recheck, recheck_factor, n_jobs, n_players, progress, prune)
+                    outcome = _search(_Plan(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games,
+                                             batch, recheck, recheck_factor, n_jobs, n_players, progress, prune))
                 except KeyboardInterrupt:  # between two plays (asking or telling trials): the record says so
                     outcome = exp.stopped_between_plays("trials")
             if outcome is None:
@@ -327,134 +326,187 @@ def _cell_index(exp: Experiment, name: str) -> int | None:
     return None
 
 
-def _sources(trials) -> dict[int, int]:
+def _sources(trials, failed=frozenset()) -> dict[int, int]:
     """Trial number -> the first trial with the same values: a configuration asked again plays the
-    same games (same seeds), so it is not played twice; its figures are the first one's."""
+    same games (same seeds), so it is not played twice; its figures are the first one's.  A failed
+    trial (or one of ``failed``) is its own."""
     first: dict[tuple, int] = {}
     out = {}
     for t in trials:
         key = tuple(sorted((k, repr(v)) for k, v in t.params.items()))
-        out[t.number] = t.number if t.state.name == "FAIL" else first.setdefault(key, t.number)
+        out[t.number] = t.number if t.state.name == "FAIL" or t.number in failed else first.setdefault(key, t.number)
     return out
 
 
-def _set_figures(trial, tlist: list[Target], df: pd.DataFrame, specs: list[str], n_players: int) -> dict:
-    """Each target's figure and interval on ``df`` as the trial's user attributes; returns name -> value."""
+def _set_figures(attrs: dict, tlist: list[Target], df: pd.DataFrame, specs: list[str], n_players: int) -> dict:
+    """Each target's figure and interval on ``df`` into a trial's user attributes ``attrs``;
+    returns name -> value."""
     figs = {}
     for tg in tlist:
         v, lo, hi = figure(df, tg, specs)
         figs[tg.name] = v
-        trial.set_user_attr(tg.name, v)
-        trial.set_user_attr(tg.name + ".low", lo)
-        trial.set_user_attr(tg.name + ".high", hi)
-    trial.set_user_attr("games", int(len(df) // max(1, n_players)))
+        attrs.update({tg.name: v, tg.name + ".low": lo, tg.name + ".high": hi})
+    attrs["games"] = int(len(df) // max(1, n_players))
     return figs
 
 
-def _search(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games, batch, recheck,
-            recheck_factor, n_jobs, n_players, progress, prune=False):
-    import optuna
+def _ask_batch(study, space, tlist, root, n_trials, batch) -> None:
+    """Ask the trials of the next batch (or the rest of a batch a kill cut short), each of a
+    sampler seeded from (seed, trial number) that sees the trials of earlier batches."""
+    asked = tune_study.trials(study)
+    n = len(asked)
+    if n >= n_trials or (n % batch == 0 and tune_study.asked(study)):
+        return
+    dists = {d.column: d.distribution() for d in space.dims}
+    grid = space if study.user_attrs.get("exhaustive") else None
+    for number in range(n, min(n_trials, (n // batch + 1) * batch)):
+        made = tune_study.ask(study, dists, _sampler(tlist, _derived(root, number), batch, grid))
+        assert made == number
+
+
+def _refused(running, spec_of, root, n_players) -> dict[int, str]:
+    """Trial number -> why the rules refuse its configuration (say, too few cards for the seats):
+    a failed trial, not a failed tune."""
+    out = {}
+    for t in running:
+        try:
+            stopping.validate(get_game(spec_of(t.params, root).game), [spec_of(t.params, root)], n_players)
+        except InputError as e:
+            out[t.number] = str(e)[:300]
+    return out
+
+
+@dataclass
+class _Plan:
+    """What a tune's search plays: the experiment, the study, the space and targets, the run spec
+    of a configuration (``spec_of(params, seed)``), the seeds and the counts."""
+    exp: Experiment
+    study: object
+    space: Space
+    tlist: list
+    spec_of: object
+    root: int
+    recheck_seed: int
+    n_trials: int
+    games: int
+    batch: int
+    recheck: int
+    recheck_factor: int
+    n_jobs: int
+    n_players: int
+    progress: object
+    prune: bool
+
+
+def _search(plan: _Plan):
+    exp, study, space, tlist, spec_of, root = plan.exp, plan.study, plan.space, plan.tlist, plan.spec_of, plan.root
+    n_trials, games, batch, n_players = plan.n_trials, plan.games, plan.batch, plan.n_players
     from optuna.trial import TrialState
 
     while True:
-        trials = study.get_trials(deepcopy=False)
-        n = len(trials)
-        if n < n_trials and n % batch:  # finish asking the batch a kill cut short
-            todo = min(n_trials, (n // batch + 1) * batch) - n
-        elif n < n_trials and not any(t.state == TrialState.RUNNING for t in trials):
-            todo = min(batch, n_trials - n)
-        else:
-            todo = 0
-        dists = {d.column: d.distribution() for d in space.dims}
-        grid = space if study.user_attrs.get("exhaustive") else None
-        for t in trials:  # a kill inside an older version's ask left a trial without (all) its parameters
-            if t.state == TrialState.RUNNING and set(t.params) != set(dists):
-                complete_ask(study, t, dists, _sampler(tlist, _derived(root, t.number), batch, grid))
-        for _ in range(todo):
-            number = len(study.get_trials(deepcopy=False))
-            study.sampler = _sampler(tlist, _derived(root, number), batch, grid)  # also tells the batch
-            made = ask_atomic(study, dists, _sampler(tlist, _derived(root, number), batch, grid))
-            assert made == number
-        trials = study.get_trials(deepcopy=False)
-        for t in trials:  # a configuration the rules refuse (say, too few cards for the seats) is a failed trial
-            if t.state == TrialState.RUNNING and _cell_index(exp, f"trial-{t.number:04d}") is None:
-                try:
-                    stopping.validate(get_game(spec_of(t.params, root).game), [spec_of(t.params, root)], n_players)
-                except InputError as e:
-                    optuna.trial.Trial(study, t._trial_id).set_user_attr("error", str(e)[:300])
-                    study.tell(t.number, state=TrialState.FAIL)
-        trials = study.get_trials(deepcopy=False)
-        source = _sources(trials)
-        missing = [Cell(f"trial-{t.number:04d}", spec_of(t.params, root)) for t in trials
-                   if source[t.number] == t.number and _cell_index(exp, f"trial-{t.number:04d}") is None]
-        if missing:
-            exp.add_cells(missing)
-        running = [t for t in trials if t.state == TrialState.RUNNING]
+        _ask_batch(study, space, tlist, root, n_trials, batch)
+        told = study.get_trials(deepcopy=False)
+        running = tune_study.asked(study)
         if not running:
             break
-        ks = {t.number: _cell_index(exp, f"trial-{source[t.number]:04d}") for t in running}
-        ends = [games * r // PRUNE_ROUNDS for r in range(1, PRUNE_ROUNDS + 1)] if prune else [games]
-        ends = [e for e in dict.fromkeys(ends) if e > 0]
-        objective = objective_targets(tlist)[0] if objective_targets(tlist) else None
-        for end in ends:
-            exp.active = {ks[t.number] for t in running}
-            outcome = exp.play(jobs=n_jobs, games=end, players=n_players, progress=progress,
-                               desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
-            if outcome.status != "complete":
+        refused = _refused(running, spec_of, root, n_players)
+        source = _sources(told + running, failed=set(refused))
+        missing = [Cell(f"trial-{t.number:04d}", spec_of(t.params, root)) for t in running
+                   if source[t.number] == t.number and t.number not in refused
+                   and _cell_index(exp, f"trial-{t.number:04d}") is None]
+        if missing:
+            exp.add_cells(missing)
+        ends = {t.number: (TrialState.FAIL, {"error": refused[t.number]}, {}, None) for t in running
+                if t.number in refused}
+        playing = [t for t in running if t.number not in refused]
+        if playing:
+            start = running[0].number // batch * batch  # the batch's first trial (some may be told)
+            outcome = _play_batch(plan, told[:start], playing, source, ends)
+            if outcome is not None:
                 return outcome
-            if end == games or objective is None:
-                break
-            still = []
-            for t in running:  # reported, and pruned, in trial order
-                if source[t.number] != t.number and source[t.number] not in {r.number for r in running}:
-                    still.append(t)  # a configuration already played in full: its figures are known
-                    continue
-                df = exp.results(ks[t.number], end)
-                v, _, _ = figure(df, objective, exp.cells[ks[t.number]].spec.strategies)
-                trial = optuna.trial.Trial(study, t._trial_id)
-                value = objective.objective(v)
-                if value == value:
-                    with warnings.catch_warnings():  # a step reported before a kill is reported once
-                        warnings.simplefilter("ignore")
-                        trial.report(value, step=end)
-                if value == value and trial.should_prune():
-                    _set_figures(trial, tlist, df, exp.cells[ks[t.number]].spec.strategies, n_players)
-                    study.tell(t.number, state=TrialState.PRUNED)
-                else:
-                    still.append(t)
-            running = still
-            if not running:
-                break
         for t in running:  # told in trial order
-            df = exp.results(ks[t.number])
-            specs = exp.cells[ks[t.number]].spec.strategies
-            trial = optuna.trial.Trial(study, t._trial_id)
-            figs = _set_figures(trial, tlist, df, specs, n_players)
-            if undefined(tlist, figs):  # told as the worst value, marked so
-                trial.set_user_attr("undefined", undefined(tlist, figs))
-            if source[t.number] != t.number:
-                trial.set_user_attr("same_as", source[t.number])
-            for tg in tlist:
-                if tg.goal == "range":  # Optuna's constraint: feasible when <= 0
-                    v = figs[tg.name]
-                    trial.set_constraint(tg.name, tg.violation(v) if v == v else 1e9)
-            vals = _values(tlist, figs)
-            if all(math.isfinite(v) for v in vals):
-                study.tell(t.number, vals if len(vals) > 1 else vals[0])
+            state, attrs, intermediate, figs = ends[t.number]
+            if figs is None:
+                tune_study.tell(study, t, state, user_attrs=attrs, intermediate=intermediate)
             else:
-                study.tell(t.number, state=TrialState.FAIL)
+                _tell_figures(study, t, tlist, attrs, intermediate, figs, source[t.number])
     # the re-check of the best few, on fresh games
     table = trial_table(study, space, tlist)
-    chosen = _recheck_choice(table, tlist, recheck)
-    missing = [Cell(f"recheck-{n:04d}", spec_of(study.trials[n].params, recheck_seed)) for n in chosen
+    chosen = _recheck_choice(table, tlist, plan.recheck)
+    every = tune_study.trials(study)
+    missing = [Cell(f"recheck-{n:04d}", spec_of(every[n].params, plan.recheck_seed)) for n in chosen
                if _cell_index(exp, f"recheck-{n:04d}") is None]
     if missing:
         exp.add_cells(missing)
     exp.active = {_cell_index(exp, f"recheck-{n:04d}") for n in chosen}
     if not exp.active:
         exp.active = set()
-    return exp.play(jobs=n_jobs, games=games * recheck_factor, players=n_players, progress=progress,
+    return exp.play(jobs=plan.n_jobs, games=games * plan.recheck_factor, players=n_players, progress=plan.progress,
                     desc="tune re-check", what="trials", final=True)
+
+
+def _play_batch(plan: _Plan, before, running, source, ends):
+    """Play the asked trials ``running`` (with ``--prune``, in rounds: a trial the pruner stops,
+    against the trials ``before`` of earlier batches, ends there) and put each one's end in
+    ``ends``: number -> (state, user attributes, intermediate values, figures or None).  Returns
+    the play's outcome when it stopped short, else None."""
+    from optuna.trial import TrialState
+    exp, study, tlist, games, n_players = plan.exp, plan.study, plan.tlist, plan.games, plan.n_players
+    ks = {t.number: _cell_index(exp, f"trial-{source[t.number]:04d}") for t in running}
+    stops = [games * r // PRUNE_ROUNDS for r in range(1, PRUNE_ROUNDS + 1)] if plan.prune else [games]
+    stops = [e for e in dict.fromkeys(stops) if e > 0]
+    objective = objective_targets(tlist)[0] if objective_targets(tlist) else None
+    intermediate = {t.number: {} for t in running}
+    for end in stops:
+        exp.active = {ks[t.number] for t in running}
+        outcome = exp.play(jobs=plan.n_jobs, games=end, players=n_players, progress=plan.progress,
+                           desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
+        if outcome.status != "complete":
+            return outcome
+        if end == games or objective is None:
+            break
+        still = []
+        numbers = {r.number for r in running}
+        for t in running:  # reported, and pruned, in trial order
+            if source[t.number] != t.number and source[t.number] not in numbers:
+                still.append(t)  # a configuration already played in full: its figures are known
+                continue
+            df = exp.results(ks[t.number], end)
+            specs = exp.cells[ks[t.number]].spec.strategies
+            value = objective.objective(figure(df, objective, specs)[0])
+            if value == value:
+                intermediate[t.number].setdefault(end, value)
+            if value == value and tune_study.should_prune(study, before, t, intermediate[t.number]):
+                attrs: dict = {}
+                _set_figures(attrs, tlist, df, specs, n_players)
+                ends[t.number] = (TrialState.PRUNED, attrs, intermediate[t.number], None)
+            else:
+                still.append(t)
+        running = still
+        if not running:
+            break
+    for t in running:
+        attrs = {}
+        figs = _set_figures(attrs, tlist, exp.results(ks[t.number]), exp.cells[ks[t.number]].spec.strategies, n_players)
+        ends[t.number] = (TrialState.COMPLETE, attrs, intermediate[t.number], figs)
+    return None
+
+
+def _tell_figures(study, trial, tlist, attrs: dict, intermediate: dict, figs: dict, source: int) -> None:
+    """Tell a played trial its figures: complete with the values :func:`_values` gives (failed
+    when one is not finite), an undefined figure and a repeated configuration marked, a range
+    target as Optuna's constraint (feasible when <= 0)."""
+    from optuna.trial import TrialState
+    if undefined(tlist, figs):  # told as the worst value, marked so
+        attrs["undefined"] = undefined(tlist, figs)
+    if source != trial.number:
+        attrs["same_as"] = source
+    constraints = {tg.name: tg.violation(figs[tg.name]) if figs[tg.name] == figs[tg.name] else 1e9
+                   for tg in tlist if tg.goal == "range"}
+    vals = _values(tlist, figs)
+    finite = all(math.isfinite(v) for v in vals)
+    tune_study.tell(study, trial, TrialState.COMPLETE if finite else TrialState.FAIL, values=vals if finite else None,
+                    user_attrs=attrs, intermediate=intermediate, constraints=constraints or None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,7 +519,7 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
     better: the first objective as minimised)."""
     rows = []
     objs = objective_targets(tlist)
-    for t in study.get_trials(deepcopy=False):
+    for t in tune_study.trials(study):
         r = {"trial": t.number, "state": t.state.name.lower()}
         for d in space.dims:
             r[d.column] = d.value(t.params[d.column]) if d.column in t.params else None

@@ -13,6 +13,7 @@ from analyser.io.csvsafe import to_csv
 from analyser.run.store import write_json_atomic
 from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, objective_targets
+from analyser.experiments import tune_study
 from analyser.engine.registry import get_game
 from analyser.text import fixed, names_list, number, pct, plural, yes_no
 
@@ -194,8 +195,8 @@ def folder_progress(folder: Path, config: dict) -> str:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         study = optuna.load_study(study_name=STUDY, storage=f"sqlite:///{(Path(folder) / 'tune.db').resolve()}")
-        trials = study.get_trials(deepcopy=False)
-    except Exception:  # no study yet (killed before it was written): no trial told
+        trials = tune_study.trials(study)
+    except Exception:  # no study yet (killed before it was written): no trial asked
         trials = []
     return progress_text([t.state.name for t in trials], config, [t.number for t in trials])
 

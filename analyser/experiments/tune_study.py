@@ -1,79 +1,114 @@
-"""The tune's Optuna study on disk: Optuna's grid sampler as the tune uses it, and asking a
-trial in one write.
+"""The tune's Optuna study on disk, through Optuna's public API only, and its parameter importances.
 
-Optuna's own ``Study.ask`` writes a new trial and then each of its parameters, one transaction
-each; a SIGKILL between them leaves a running trial without (all) its parameters.  :func:`ask_atomic`
-asks the same trial of the same sampler in a scratch copy of the study in memory and writes it
-whole; :func:`complete_ask` repairs a trial an older version's cut-short ask left.  And the
-study's parameter importances (:func:`importances`).
+A trial is written to the study once, finished: ``Study.add_trial`` of an
+``optuna.trial.create_trial`` with its state, values, parameters, attributes, intermediate values
+and constraints, one transaction, so a kill leaves a trial whole or absent, never cut short.
+The trials of the batch in play, asked but not yet told, are kept in the study's user attribute
+:data:`ASKED` (their parameters, distributions and the sampler's attributes), rewritten whole at
+each ask (one transaction too).  :func:`ask` asks a seeded sampler in a scratch study in memory
+holding the study's trials and the batch's asked ones (running): what ``study.ask`` on the
+study would give.  :func:`trials` lists both, in trial order.  A trial is told (:func:`tell`) in
+trial order, after every trial before it.
 """
 
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
+
+#: The study's user attribute holding the asked trials of the batch in play.
+ASKED = "asked"
+#: The study's user attribute naming the format of the study on disk (trials written finished).
+FORMAT = "format"
+#: The format this version writes.
+STUDY_FORMAT = 2
 
 import numpy as np
 
 
-def _grid_sampler_class():
+def load(folder, pruner=None):
+    """The study of the tune in ``folder`` (``tune.db``, study ``tune``); InputError (one line) when
+    it was written in an older format, which is not read."""
     import optuna
-
-    class Grid(optuna.samplers.GridSampler):
-        """Optuna's GridSampler without its stop at the last point: the tune asks and tells its
-        trials itself, outside ``study.optimize``, and stops after the grid's last trial."""
-
-        def after_trial(self, study, trial, state, values) -> None:
-            return None
-
-    return Grid
+    from analyser.engine.core import InputError
+    study = optuna.load_study(study_name="tune", storage=f"sqlite:///{(Path(folder) / 'tune.db').resolve()}",
+                              pruner=pruner)
+    if study.user_attrs.get(FORMAT) != STUDY_FORMAT:
+        raise InputError(f"{str(folder)!r} holds a tune written by an older version of analyser, which this one "
+                         "does not read; run the tune again with a new --out")
+    return study
 
 
-def grid_sampler(axes: dict, seed: int):
-    return _grid_sampler_class()(axes, seed=seed)
-
-
-def _asked(study, before: list, dists: dict, sampler):
-    """The trial the sampler asks next in a study holding the trials ``before``, asked in a
-    scratch study in memory (a copy of the study's attributes and trials), so the study on disk
-    is not touched: an Optuna ``FrozenTrial`` (state running) with every parameter of ``dists``."""
+def _running(record: dict):
+    """The asked trial ``record`` (of :data:`ASKED`) as an Optuna ``FrozenTrial`` in state running."""
     import optuna
-    scratch = optuna.create_study(directions=study.directions, sampler=sampler,
-                                  pruner=optuna.pruners.NopPruner())
-    for k, v in study._storage.get_study_system_attrs(study._study_id).items():
-        scratch._storage.set_study_system_attr(scratch._study_id, k, v)
-    for k, v in study.user_attrs.items():
-        scratch.set_user_attr(k, v)
-    scratch.add_trials(before)
+    from optuna.distributions import json_to_distribution
+    t = optuna.trial.create_trial(state=optuna.trial.TrialState.RUNNING, params=record["params"],
+                                  distributions={k: json_to_distribution(v) for k, v in record["distributions"].items()},
+                                  system_attrs=record["system_attrs"])
+    t.number = record["number"]
+    return t
+
+
+def asked(study) -> list:
+    """The trials asked and not yet told, in trial order (``FrozenTrial``, state running)."""
+    told = len(study.get_trials(deepcopy=False))
+    return [_running(r) for r in study.user_attrs.get(ASKED, []) if r["number"] >= told]
+
+
+def trials(study) -> list:
+    """Every trial of the study in trial order: the told, then the asked (running)."""
+    return list(study.get_trials(deepcopy=False)) + asked(study)
+
+
+def scratch(study, before: list, sampler=None, pruner=None):
+    """A study in memory with ``study``'s directions holding the trials ``before``."""
+    import optuna
+    out = optuna.create_study(directions=study.directions, sampler=sampler, pruner=pruner)
+    out.add_trials(before)
+    return out
+
+
+def ask(study, dists: dict, sampler) -> int:
+    """Ask the next trial of ``sampler`` (the parameters ``study.ask(dists)`` would give) and keep
+    it in :data:`ASKED`, one write.  Returns its number."""
+    from optuna.distributions import distribution_to_json
+    before = trials(study)
+    room = scratch(study, before, sampler=sampler)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = scratch.ask(dists)
-    return scratch._storage.get_trial(t._trial_id)
+        room.ask(dists)
+    made = room.trials[-1]
+    record = {"number": len(before), "params": made.params, "system_attrs": made.system_attrs,
+              "distributions": {k: distribution_to_json(d) for k, d in made.distributions.items()}}
+    told = len(study.get_trials(deepcopy=False))
+    kept = [r for r in study.user_attrs.get(ASKED, []) if r["number"] >= told]
+    study.set_user_attr(ASKED, kept + [record])
+    return record["number"]
 
 
-def ask_atomic(study, dists: dict, sampler) -> int:
-    """Ask the next trial and write it to the study in one transaction, with its parameters and
-    the sampler's attributes, so a kill leaves either no new trial or a whole one (Optuna's own
-    ``ask`` writes the trial first and each parameter after it).  The parameters are those
-    ``study.ask(dists)`` with ``sampler`` would give.  Returns the trial's number."""
-    frozen = _asked(study, study.get_trials(deepcopy=False), dists, sampler)
-    trial_id = study._storage.create_new_trial(study._study_id, template_trial=frozen)
-    return study._storage.get_trial_number_from_id(trial_id)
+def tell(study, trial, state, values=None, user_attrs=None, intermediate=None, constraints=None) -> None:
+    """Write the asked ``trial`` finished in ``state`` (an Optuna ``TrialState``): one
+    ``add_trial``.  A pruned trial's value is its last intermediate value, as ``study.tell`` gives."""
+    import optuna
+    from optuna.trial import TrialState
+    assert trial.number == len(study.get_trials(deepcopy=False)), "trials are told in trial order"
+    intermediate = dict(intermediate or {})
+    if state == TrialState.PRUNED and intermediate and values is None:
+        values = [intermediate[max(intermediate)]]
+    study.add_trial(optuna.trial.create_trial(
+        state=state, values=values, params=trial.params, distributions=trial.distributions,
+        user_attrs=user_attrs, system_attrs=trial.system_attrs, intermediate_values=intermediate,
+        constraints=constraints))
 
 
-def complete_ask(study, trial, dists: dict, sampler) -> None:
-    """Give a running trial that a kill cut short inside Optuna's ``ask`` (a folder written before
-    :func:`ask_atomic`) the parameters and sampler attributes it was being given: asked again of the
-    same seeded sampler over the trials before it, so the resumed tune equals an uninterrupted one."""
-    before = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
-    frozen = _asked(study, before, dists, sampler)
-    storage = study._storage
-    for name, value in frozen.params.items():
-        if name not in trial.params:
-            dist = frozen.distributions[name]
-            storage.set_trial_param(trial._trial_id, name, dist.to_internal_repr(value), dist)
-    for k, v in frozen.system_attrs.items():
-        if k not in trial.system_attrs:
-            storage.set_trial_system_attr(trial._trial_id, k, v)
+def should_prune(study, before: list, trial, intermediate: dict) -> bool:
+    """Whether ``study``'s pruner stops ``trial`` with these intermediate values, against the
+    trials ``before`` (those of earlier batches): ``Trial.should_prune`` on a scratch study."""
+    import optuna
+    running = optuna.trial.create_trial(state=optuna.trial.TrialState.RUNNING, params=trial.params,
+                                        distributions=trial.distributions, intermediate_values=intermediate)
+    return bool(study.pruner.prune(scratch(study, before), running))
 
 
 def importances(study, names: list[str], searched: bool, minimum: int) -> tuple[dict, str]:

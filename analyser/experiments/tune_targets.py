@@ -14,6 +14,7 @@ import pandas as pd
 
 from analyser.stats import analysis, designer
 from analyser.engine.core import InputError, as_metric
+from analyser.engine.errors import did_you_mean
 
 _NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 
@@ -89,7 +90,7 @@ def parse_target(text: str, game, space) -> Target:
         raise InputError(f"malformed --target {text!r}; write NAME=min, NAME=max, NAME=VALUE or NAME=LOW..HIGH")
     kind, _, arg = name.partition(":")
     if kind not in VOCABULARY and kind not in own:
-        raise InputError(f"unknown target {kind!r}; accepted: {accepted}")
+        raise InputError(f"unknown target {kind!r}{did_you_mean(kind, [*VOCABULARY, *own])}; accepted: {accepted}")
     if arg and kind != "win_rate":
         raise InputError(f"target {name!r}: only win_rate takes :SPEC")
     t = Target(text, name, kind, arg or None, "min")

@@ -1,7 +1,7 @@
 """Validating results tables, which are untrusted input: the column names and types a title's
 results schema asks for, then every cell (finite numbers, whole where whole numbers are needed,
 bounds, labels and score traces), then the table as a whole (seats, ranks, wins adding up to 1),
-and the ``config.json`` and extra tables beside it.  Each check raises InputError with one line
+and the ``config.json`` (:mod:`analyser.io.records`) and extra tables beside it.  Each check raises InputError with one line
 naming the file, the column, the first bad row and what the column takes; cell text is never
 quoted.
 """
@@ -15,6 +15,7 @@ import pandas as pd
 
 from analyser.engine import traces
 from analyser.engine.core import InputError, Metric
+from analyser.io.records import RunRecord, check_record
 
 
 def _kind_of(dtype) -> str:
@@ -257,82 +258,26 @@ def validate_chunk(df: pd.DataFrame, game, path) -> None:
     validate_results(df, game, f"{path} (games {lo} to {hi})")
 
 
-#: The fields of a run record (a run's or a cell's ``config.json``) that readers use, with what each
-#: accepts: a test of the value and the words that say it.  A field may be absent (older runs).
-_WHOLE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number >= 0")
-RUN_FIELDS = {
-    "run_id": (lambda v: isinstance(v, str) and 0 < len(v) <= 200, "text (the run's id)"),
-    "players": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1000,
-                "a whole number of seats from 1 to 1,000"),
-    "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64, "a whole number (the seed)"),
-    "games_requested": _WHOLE, "games_completed": _WHOLE, "first_game": _WHOLE,
-    "strategies": (lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), "a list of strategy specs"),
-    "status": (lambda v: isinstance(v, str), "text"),
-    "games_done": (lambda v: isinstance(v, list) and all(
-        isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in r)
-        for r in v), "a list of [first, last] game ranges"),
-}
-
-
-def check_run_fields(config: dict, where: str) -> None:
-    """Check the fields of a run record that readers use (:data:`RUN_FIELDS`): InputError, one
-    line naming the file, the field, its value and what it accepts.  A hand-edited
-    ``"run_id": 5`` or ``"players": true`` stops here rather than deep inside a report."""
-    for key, (ok, accepted) in RUN_FIELDS.items():
-        if key in config and config[key] is not None and not ok(config[key]):
-            shown = repr(config[key])
-            shown = "true" if config[key] is True else "false" if config[key] is False else shown
-            raise InputError(f"{where}: the field {key!r} is {shown[:60]}, which a run never writes; it takes "
-                             f"{accepted} (restore the file, or start the run again)")
-
-
 def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -> None:
-    """Check that ``config.json`` belongs to the results beside it: a JSON object whose title,
-    seed and run id agree with the table's.  A report's header and command come from the
-    config, so a config of another run would mislead.  Raises InputError."""
-    where = str(config_path)
-    if not isinstance(config, dict):
-        raise InputError(f"config file {where!r} holds a JSON {type(config).__name__}, not an object; "
-                         "it must be the config.json of the run beside it (or move it away)")
+    """Check that ``config.json`` belongs to the results beside it: a run record
+    (:class:`analyser.io.records.RunRecord`) whose title and run id agree with the table's.  A
+    report's header and command come from the config, so a config of another run would
+    mislead.  Raises InputError."""
+    where = f"config file {str(config_path)!r}"
+    check_record(RunRecord, config, where, fix="it must be the config.json of the run beside it (or move it away)")
     if config.get("game") != game.id:
-        raise InputError(f"config file {where!r} is for another title than {str(results_path)!r} ({game.id}); "
+        raise InputError(f"{where} is for another title than {str(results_path)!r} ({game.id}); "
                          "it must be the config.json of the run beside it (or move it away)")
-    seed = config.get("seed")
-    if not (isinstance(seed, int) and not isinstance(seed, bool)):
-        raise InputError(f"config file {where!r}: 'seed' is not a whole number")
-    check_run_fields(config, f"config file {where!r}")
+    run_id = config.get("run_id")
+    if run_id is None:
+        raise InputError(f"{where} was written by an older version of analyser, which this one does not read; "
+                         "run it again")
     if "run_id" in df.columns:
         ids = df["run_id"].astype(str).unique()
-        run_id = config.get("run_id")
-        if isinstance(run_id, str):
-            agree = len(ids) == 1 and ids[0] == run_id
-        else:  # a config written before runs recorded their id: the id starts <game>-<seed>
-            run_id = f"{game.id}-{seed}"
-            agree = all(i == run_id or i.startswith(run_id + "-") for i in ids)
-        if not agree:
+        if not (len(ids) == 1 and ids[0] == run_id):
             shown = "the run " + ids[0] if len(ids) == 1 and len(ids[0]) < 100 else f"{len(ids)} runs"
-            raise InputError(f"config file {where!r} is for the run {run_id}, but {str(results_path)!r} holds "
+            raise InputError(f"{where} is for the run {run_id}, but {str(results_path)!r} holds "
                              f"{shown}; it must be the config.json of the run beside it (or move it away)")
-    for key in ("strategies", "rule_overrides", "rules", "versions"):
-        if key in config and not isinstance(config[key], list if key == "strategies" else dict):
-            raise InputError(f"config file {where!r}: {key!r} has the wrong type")
-    if isinstance(config.get("strategies"), list) and not all(isinstance(s, str) for s in config["strategies"]):
-        raise InputError(f"config file {where!r}: 'strategies' must be a list of text")
-    stop = config.get("stopping")
-    if stop is not None:  # the --until-ci record, shown in the report and the terminal
-        number = (int, float)
-        fields = {"until_ci": number, "reason": (str,), "rounds": (int,), "games": (int,), "widest_interval": number,
-                  "history": (list,), "max_games": (int,), "decided": (bool,)}
-        if not isinstance(stop, dict):
-            raise InputError(f"config file {where!r}: 'stopping' must be an object (the --until-ci record), "
-                             f"not a {type(stop).__name__}")
-        for key, kinds in fields.items():
-            v = stop.get(key)
-            if key == "reason" and not isinstance(v, str):
-                raise InputError(f"config file {where!r}: 'stopping.reason' must be text")
-            if v is not None and (not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds)):
-                raise InputError(f"config file {where!r}: 'stopping.{key}' has the wrong type "
-                                 f"({type(v).__name__})")
 
 
 def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:

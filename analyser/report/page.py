@@ -595,10 +595,8 @@ def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_game
     names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
     for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
-    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  ``known``: the sums
-    of chunks the run's workers computed while they played (:class:`analyser.run.packing.KnownChunks`);
-    those chunks are not read back (:func:`analyser.report.reduce.known_blocks`), the same report.
-    A folder with the single ``results.parquet`` of older runs is read whole."""
+    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder without parts
+    (its ``results.csv`` only) is read whole."""
     from analyser.stats import streamed
 
     out = Path(out)

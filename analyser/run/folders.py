@@ -20,6 +20,7 @@ from pathlib import Path
 from analyser import __version__
 from analyser.engine.core import InputError
 from analyser.engine.registry import game_ids, get_game
+from analyser.io.records import RunRecord, check_record
 from analyser.run import store
 from analyser.run.trust import resume_command
 
@@ -58,8 +59,9 @@ def read_config(out: Path, complete_ok: bool = False) -> dict:
         raise InputError(f"{str(out)!r} was written by analyser {made_by[:40]} (layout {str(layout)[:20]}); this is "
                          f"analyser {__version__}, which cannot resume it; upgrade analyser")
     if layout < store.LAYOUT or "run_id" not in config:
-        raise InputError(f"{str(out)!r} was written by an analyser without resumable runs "
-                         "(one results.parquet); it cannot be resumed, start a new run")
+        raise InputError(f"{str(out)!r} holds a run written by an older version of analyser (without resumable "
+                         "runs), which this one does not read; run it again")
+    check_record(RunRecord, config, f"config file {str(out / 'config.json')!r}")
     if config.get("status") == "complete" and not complete_ok and not undecided(config) \
             and not missing_games(out, config):
         raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); nothing to "

@@ -42,7 +42,7 @@ def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
             pieces.append(_narrow(t))
     if not pieces:
         return pd.DataFrame()
-    table = traces.concat_tables(pieces)  # (score traces: lists, or text in parts of older runs)
+    table = traces.concat_tables(pieces, f"the parts of {str(folder)!r}")
     del pieces
     if per_part is None:
         return table.to_pandas()
@@ -107,8 +107,9 @@ def is_trusted_title_file(source: str) -> bool:
 
 def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                  extra_drop: tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
-    """Read a run folder (its Parquet parts, or the single ``results.parquet`` of older runs), a
-    results file (Parquet or CSV), with the extra tables and config.json.
+    """Read a run folder (its Parquet parts, or the ``results.csv`` of ``--csv``), a results file
+    (Parquet or CSV), with the extra tables and config.json.  A folder of an older layout (one
+    ``results.parquet``) is refused in one line.
 
     ``columns``: read only these result columns (those that exist), to keep memory down;
     ``per_part``: a function shrinking each part's frame before the parts are joined;
@@ -131,8 +132,11 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         whole = columns is None
     else:
         given_folder = path.is_dir()
+        if given_folder and (folder / "results.parquet").exists():
+            raise InputError(f"{str(folder)!r} holds a run written by an older version of analyser (one "
+                             "results.parquet), which this one does not read; run it again")
         if given_folder:
-            path = folder / "results.parquet" if (folder / "results.parquet").exists() else folder / "results.csv"
+            path = folder / "results.csv"
         if not path.exists():
             kind = _experiment_kind(folder)
             if kind:

@@ -15,8 +15,7 @@ killed in mid-write leaves only a temporary file, which :func:`scan_parts` remov
 names the games it holds in its Parquet key-value metadata (``analyser`` =
 ``{"start": a, "stop": b}``: games ``a`` to ``b - 1``), which is what a resumed run trusts.
 
-Runs written before this layout have one ``results.parquet`` (and ``rounds.parquet``); they stay
-readable (:func:`analyser.results.load_results`).
+A folder of an older layout (one ``results.parquet``) is not read: it is refused in one line.
 """
 
 from __future__ import annotations

@@ -310,24 +310,13 @@ def replay_verdict(tried: list[dict], fair: float, clear: bool) -> tuple[str | N
 
 
 def _verdict(rep: dict) -> tuple[str | None, dict | None]:
-    """:func:`replay_verdict` of a replay record; read again from its ``tried`` where the record
-    predates ``evens`` (an older run folder)."""
-    if "evens" in rep:
-        return (rep["value"] if rep.get("clear") else rep.get("evens")), rep.get("closest")
-    tried = [r for r in rep.get("tried") or [] if r.get("win") is not None]
-    evens, close = replay_verdict(tried, rep["fair"], bool(rep.get("clear")))
-    return (rep["value"] if rep.get("clear") else evens), (close or rep.get("closest"))
+    """``(evens, closest)`` of a replay record (:func:`replay_verdict`, as the replay recorded it)."""
+    return (rep["value"] if rep.get("clear") else rep.get("evens")), rep.get("closest")
 
 
 def _replay_command(rep: dict) -> str:
-    """The replay's next command: the value the finding names, with the run's seed and game count
-    (an older record's command, of the proposal, is moved to that value)."""
-    cmd = rep.get("command") or ""
-    _, close = _verdict(rep)
-    if "evens" in rep or not close or not cmd:
-        return cmd
-    option, proposed, named = rep["option"], rep["value"], close["value"]
-    return cmd.replace("--rule " + shlex.quote(f"{option}={proposed}"), "--rule " + shlex.quote(f"{option}={named}"))
+    """The replay's next command (the value the finding names, with the run's seed and game count)."""
+    return rep.get("command") or ""
 
 
 def _replayed(rep: dict) -> str:

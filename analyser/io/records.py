@@ -1,0 +1,159 @@
+"""The records analyser writes and reads back (a run's ``config.json``, an experiment's record and
+its cells), as pydantic models: what each field a reader uses accepts.
+
+A record read back may have been edited by hand or come from someone else, so it is checked
+before any field is used: :func:`check_record` validates it against a model and turns the first
+error into one line naming the file, the field, its value and what the field accepts (an
+:class:`~analyser.engine.core.InputError`: exit 2, no traceback).  The models check only the
+fields readers use; any other field is kept as it is (``extra="allow"``).  Types are strict: a
+whole number is a JSON integer, not ``true`` or ``"4"``.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from analyser.engine.core import InputError
+
+
+class Record(BaseModel):
+    """A record's fields that readers use: strict types, other fields kept as they are."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+
+def _whole(description: str = "a whole number >= 0", **bounds):
+    return Field(None, ge=bounds.pop("ge", 0), description=description, **bounds)
+
+
+class StopRecord(Record):
+    """The ``--until-ci`` record of a run played in rounds (``config.json`` ``stopping``)."""
+
+    until_ci: float | None = Field(None, description="a number (the --until-ci width)")
+    reason: str = Field(description="text (why the rounds stopped)")
+    rounds: int | None = Field(None, description="a whole number")
+    games: int | None = Field(None, description="a whole number")
+    widest_interval: float | None = Field(None, description="a number")
+    history: list | None = Field(None, description="a list")
+    max_games: int | None = Field(None, description="a whole number")
+    decided: bool | None = Field(None, description="true or false")
+
+
+class RunFields(Record):
+    """The fields of a run record (a run's ``config.json``, or a cell's entry in an experiment's
+    record) that readers use; any may be absent from a cell's entry."""
+
+    run_id: str | None = Field(None, min_length=1, max_length=200, description="text (the run's id)")
+    players: int | None = _whole("a whole number of seats from 1 to 1,000", ge=1, le=1000)
+    seed: int | None = _whole("a whole number (the seed)", lt=2**64)
+    games_requested: int | None = _whole()
+    games_completed: int | None = _whole()
+    first_game: int | None = _whole()
+    strategies: list[str] | None = Field(None, description="a list of strategy specs")
+    status: str | None = Field(None, description="text")
+    games_done: list[Annotated[list[int], Field(min_length=2, max_length=2)]] | None = Field(
+        None, description="a list of [first, last] game ranges")
+
+
+class RunRecord(RunFields):
+    """A run's ``config.json`` beside its results, as a report reads it."""
+
+    game: str = Field(description="a title id")
+    seed: int = Field(ge=0, lt=2**64, description="a whole number (the seed)")
+    rules: dict | None = Field(None, description="an object (rule option: value)")
+    rule_overrides: dict | None = Field(None, description="an object (rule option: value)")
+    versions: dict | None = Field(None, description="an object (package: version)")
+    stopping: StopRecord | None = Field(None, description="an object (the --until-ci record)")
+
+
+class CellRecord(RunFields):
+    """A cell's entry in an experiment's record."""
+
+    name: str = Field(description="text (the cell's name)")
+    folder: str = Field(description="text (the cell's folder)")
+
+
+class ExperimentInfo(Record):
+    """An experiment record's ``experiment`` object."""
+
+    layout: int = Field(ge=0, description="a whole number (the layout)")
+    arguments: dict = Field(description="an object (the experiment's options)")
+
+
+class ExperimentRecord(Record):
+    """An experiment's ``config.json``: its kind, options and cells."""
+
+    kind: str = Field(description="text (the kind of experiment)")
+    experiment: ExperimentInfo = Field(description="an object")
+    cells: list[dict] = Field(description="a list of cell records (each a CellRecord)")
+
+
+def _model_in(annotation) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (``M``, ``M | None``, ``list[M]``), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _field(model: type[BaseModel] | None, loc: tuple):
+    """The pydantic field a validation error's ``loc`` points at (list positions skipped)."""
+    field = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if model is None or part not in model.model_fields:
+            break
+        field = model.model_fields[part]
+        model = _model_in(field.annotation)
+    return field
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _where(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out
+
+
+def check_record(model: type[BaseModel], data: Any, where: str, fix: str = "restore the file, or start the run again"):
+    """``data`` validated as ``model`` (returned); InputError, one line naming ``where`` (the file),
+    the field, its value and what the field accepts, followed by ``fix``, at the first error."""
+    if not isinstance(data, dict):
+        raise InputError(f"{where} holds a JSON {type(data).__name__}, not an object; {fix}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        err = e.errors(include_url=False)[0]
+        loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith(("function-", "list["))))
+        field = _field(model, loc)
+        accepted = field.description if field is not None and field.description else err["msg"].lower()
+        name = _where(loc) or "the record"
+        if err["type"] == "missing":
+            raise InputError(f"{where}: the field {name!r} is missing; it takes {accepted} ({fix})") from None
+        value = err.get("input")
+        top = data
+        for part in loc:  # the value of the field itself, not of the piece of it pydantic names
+            try:
+                top = top[part]
+            except (KeyError, IndexError, TypeError):
+                break
+        else:
+            value = top
+        raise InputError(f"{where}: the field {name!r} is {_shown(value)}, which analyser never writes; it takes "
+                         f"{accepted} ({fix})") from None
