@@ -1,7 +1,10 @@
-"""Shared fixtures: the registered titles, a CliRunner, and the compiled kernels made ready once
-per suite run."""
+"""Shared fixtures: the registered titles, a CliRunner, the compiled kernels made ready once per
+suite run, and a run folder's lock held as a live run holds it."""
 
+import contextlib
+import fcntl
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -41,3 +44,19 @@ def compiled_kernels_shared_out():
         if compiled.choose(game, game.Params(), game.default_players, lineup)[0] == "compiled":
             job = BatchJob(title, (), lineup, game.default_players, 1, 0, 1, 0.0, engine="compiled")
             compiled.prepare(game, job, here=True, say=False)
+
+
+@pytest.fixture
+def hold_lock():
+    """``hold_lock(folder, line)``: a context manager holding ``folder``'s run lock as a live run
+    does (an operating-system lock on ``folder/.lock``, whose file names the holder: ``line``)."""
+    @contextlib.contextmanager
+    def hold(folder, line: str):
+        fd = os.open(Path(folder) / ".lock", os.O_RDONLY | os.O_CREAT)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            (Path(folder) / ".lock").write_text(line)
+            yield
+        finally:
+            os.close(fd)  # (the lock goes; the file stays, as a killed run leaves it)
+    return hold

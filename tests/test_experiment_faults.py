@@ -240,7 +240,7 @@ def refused(r, *needles) -> None:
     assert all(n in lines[0] for n in needles), lines[0]
 
 
-def test_resume_refuses_what_it_cannot_finish(tmp_path):
+def test_resume_refuses_what_it_cannot_finish(tmp_path, hold_lock):
     sw = tmp_path / "sw"
     args = ["sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "6", "--seed", "1",
             "-j", "1", "-q", "--no-report", "--out", sw]
@@ -252,8 +252,8 @@ def test_resume_refuses_what_it_cannot_finish(tmp_path):
     refused(invoke(*args), "unfinished sweep", "analyser resume")
     holder = subprocess.Popen(["sleep", "60"])
     try:
-        (sw / ".lock").write_text(f"{holder.pid} {os.uname().nodename}\n")
-        refused(invoke("resume", sw), "in use", str(holder.pid))
+        with hold_lock(sw, f"{holder.pid} {os.uname().nodename}\n"):
+            refused(invoke("resume", sw), "in use", str(holder.pid))
     finally:
         holder.kill()
         holder.wait()

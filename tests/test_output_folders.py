@@ -191,7 +191,7 @@ def test_an_output_holding_a_file_of_the_users_is_refused_with_nothing_removed(r
     assert json.loads((out / "config.json").read_text())["seed"] == 2
 
 
-def test_a_folder_holding_only_what_a_killed_start_left_is_used_as_empty(runner, tmp_path):
+def test_a_folder_holding_only_what_a_killed_start_left_is_used_as_empty(runner, tmp_path, hold_lock):
     """A run (or an experiment's cell played in a worker) killed between taking its lock and
     writing its record leaves a stale lock and an empty folder: that counts as empty; a lock a
     live process holds does not."""
@@ -206,7 +206,7 @@ def test_a_folder_holding_only_what_a_killed_start_left_is_used_as_empty(runner,
     assert (out / "config.json").is_file() and not (out / store.LOCK).exists()
     held = tmp_path / "held"
     held.mkdir()
-    (held / store.LOCK).write_text(f"1 {socket.gethostname()}\n")  # pid 1 is alive
-    r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "--games", "20", "-j", "1", "--no-report", "-q",
-                            "--out", str(held)])
+    with hold_lock(held, f"1 {socket.gethostname()}\n"):  # (a live process holds it)
+        r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "--games", "20", "-j", "1", "--no-report", "-q",
+                                "--out", str(held)])
     assert r.exit_code == 2 and (held / store.LOCK).read_text().startswith("1 ")

@@ -105,7 +105,7 @@ def test_a_ctrl_c_while_the_command_loads_is_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err.startswith("analyser: interrupted")
 
 
-def test_a_lock_of_a_live_process_says_how_to_free_the_folder(tmp_path):
+def test_a_lock_of_a_live_process_says_how_to_free_the_folder(tmp_path, hold_lock):
     """A folder copied from another machine, or a PID reused after a restart, left a lock with no
     remedy in the message."""
     from analyser.run import store
@@ -115,16 +115,16 @@ def test_a_lock_of_a_live_process_says_how_to_free_the_folder(tmp_path):
     cfg = json.loads((out / "config.json").read_text())
     cfg["status"] = "interrupted"  # (a run to resume)
     (out / "config.json").write_text(json.dumps(cfg))
-    (out / store.LOCK).write_text("1 elsewhere-host\n")
     lock = str(out / store.LOCK)
-    r = CliRunner().invoke(cli, ["resume", str(out), "-q", "--no-report"])
-    assert r.exit_code == 2
-    assert r.output.strip().endswith(f"is in use by another analyser run (PID 1 on elsewhere-host); wait for it to "
-                                     f"stop, or remove {lock!r} if no analyser run uses the folder"), r.output
-    r = CliRunner().invoke(cli, _simulate(out))
-    assert r.exit_code == 2
-    assert r.output.strip().endswith(f"(PID 1 on elsewhere-host); wait for it, choose another folder, or remove "
-                                     f"{lock!r} if no analyser run uses the folder"), r.output
+    with hold_lock(out, "1 elsewhere-host\n"):
+        r = CliRunner().invoke(cli, ["resume", str(out), "-q", "--no-report"])
+        assert r.exit_code == 2
+        assert r.output.strip().endswith(f"is in use by another analyser run (PID 1 on elsewhere-host); wait for it "
+                                         f"to stop, or remove {lock!r} if no analyser run uses the folder"), r.output
+        r = CliRunner().invoke(cli, _simulate(out))
+        assert r.exit_code == 2
+        assert r.output.strip().endswith(f"(PID 1 on elsewhere-host); wait for it, choose another folder, or remove "
+                                         f"{lock!r} if no analyser run uses the folder"), r.output
 
 
 def test_a_part_with_damaged_data_and_a_hand_edited_record(tmp_path):

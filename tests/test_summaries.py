@@ -316,7 +316,7 @@ def test_a_missing_extra_part_is_refused(runs, tmp_path):
         build_report_from_run(run)
 
 
-def test_a_run_still_being_written_is_not_reported(runs, tmp_path):
+def test_a_run_still_being_written_is_not_reported(runs, tmp_path, hold_lock):
     import socket
     import subprocess
     import sys
@@ -326,9 +326,9 @@ def test_a_run_still_being_written_is_not_reported(runs, tmp_path):
     run = _copy_run(runs["dao"], tmp_path / "live")
     writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        (run / ".lock").write_text(f"{writer.pid} {socket.gethostname()}")
-        with pytest.raises(InputError, match=f"\\(PID {writer.pid}"):
-            build_report_from_run(run)
+        with hold_lock(run, f"{writer.pid} {socket.gethostname()}"):
+            with pytest.raises(InputError, match=f"\\(PID {writer.pid}"):
+                build_report_from_run(run)
     finally:
         writer.kill()
         writer.wait()

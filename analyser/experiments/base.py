@@ -330,7 +330,7 @@ class Experiment:
             check_record(RunFields, cfg, f"{str(path)!r} (the record of cell {self.cells[k].name})")
         done = store.merge_ranges(store.scan_parts(folder / store.RESULTS).values())
         status = cfg.get("status") if isinstance(cfg, dict) else None
-        gone = settle and _writer_gone(folder)
+        gone = settle and store.holder_of(folder) is None  # (a dead process holds no lock)
         if status == "running" and gone:
             # its writer is gone (a worker killed mid-cell): say so, with what is on disk
             cfg.update(status="interrupted", games_done=done, games_completed=sum(b - a for a, b in done))
@@ -340,7 +340,7 @@ class Experiment:
             except OSError:
                 pass
             status = "interrupted"
-        if gone:  # (a worker killed between its last write and releasing the lock leaves it behind)
+        if gone:  # (a worker killed before it removed the lock's file leaves the file behind)
             try:
                 (folder / store.LOCK).unlink(missing_ok=True)
             except OSError:
@@ -615,18 +615,6 @@ def _number(value) -> float:
     """A number a record holds (it may come from anyone), else 0."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) < 1e15
     return float(value) if ok else 0.0
-
-
-def _writer_gone(folder: Path) -> bool:
-    """No live process holds the run folder's lock: none, a stale one, or a worker of this
-    process that was killed and not yet reaped (a zombie)."""
-    holder = store.holder_of(folder)
-    if holder is None:
-        return True
-    try:
-        return Path(f"/proc/{holder[0]}/stat").read_text().split(")")[-1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _stopped_by(what: str) -> str:

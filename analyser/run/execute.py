@@ -448,10 +448,10 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
     command line named the run's title file from another place, that title, to check that its id
     is the run's.  Raises InputError (one line)."""
     out = Path(out)
-    config = read_config(out)
-    holder = store.holder_of(out)
+    holder = store.holder_of(out)  # (first: a run that has just begun has written no record yet)
     if holder is not None:
         raise InputError(store.in_use_message(out, holder))
+    config = read_config(out)
     guarded = guard_folder_config(config, out, allowed)
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config, where=repr(str(out / "config.json")))

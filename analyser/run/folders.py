@@ -199,6 +199,9 @@ def _replacement(out: Path, previous: dict | None, n_entries: int, kind: str) ->
     """Every check before a folder's earlier output is replaced, then what to remove (the entries
     of :func:`_replaced_entries`).  InputError (one line) when ``out`` holds no analyser output,
     another kind, one in use or unfinished, or anything beside it; nothing is removed here."""
+    holder = store.holder_of(out)  # (first: a run that has just begun has written no record yet)
+    if holder is not None:
+        raise InputError(store.in_use_message(out, holder, "--out ", "wait for it, choose another folder"))
     if previous is None:
         raise InputError(f"--out {str(out)!r} is not empty ({n_entries} {'entry' if n_entries == 1 else 'entries'}) "
                          "and holds no analyser run to replace; choose a new or empty folder")
@@ -206,9 +209,6 @@ def _replacement(out: Path, previous: dict | None, n_entries: int, kind: str) ->
         raise InputError(f"--out {str(out)!r} holds {describe_output(previous)}, not a {KIND_NAMES[kind]}; a "
                          f"{KIND_NAMES[kind]} replaces only an earlier {KIND_NAMES[kind]}, so choose a new or empty "
                          "folder (or leave out --out)")
-    holder = store.holder_of(out)
-    if holder is not None:
-        raise InputError(store.in_use_message(out, holder, "--out ", "wait for it, choose another folder"))
     if (previous.get("status") in ("running", "interrupted") or undecided(previous)) and previous.get("games_completed"):
         what = f"an unfinished {KIND_NAMES.get(previous.get('kind'), 'run')}"
         raise InputError(f"--out {str(out)!r} holds {what[:60]} ({previous.get('games_completed')} of "

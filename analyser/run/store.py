@@ -6,7 +6,7 @@ Layout of a run folder ``OUT``::
     OUT/results/part-000000000.parquet  one part per finished batch, named by its first game index
     OUT/results/part-000002000.parquet  ...
     OUT/<extra>/part-000000000.parquet  a title's extra table (e.g. one row per round), one part per batch too
-    OUT/.lock                           the PID of the process writing the folder, while it runs
+    OUT/.lock                           locked by the process writing the folder (its PID and host inside)
 
 ``pandas.read_parquet(OUT / "results")`` or ``pyarrow.dataset.dataset(OUT / "results")`` reads a
 whole run; the zero-padded names sort in game order.  Each part is written under a temporary name
@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
-import signal
 import socket
-import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -326,119 +325,98 @@ def _row_count(path: Path) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# The lock file
+# The lock
 # --------------------------------------------------------------------------------------------
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """Ctrl-C and SIGTERM blocked for the duration (delivered as it ends), in the main thread of a
-    platform that can block them; elsewhere nothing changes."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    mask = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, mask)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-#: The lock files this process has made and not yet released: path -> the line written in it.
-_HELD: dict[str, str] = {}
+#: The run locks this process has taken and not yet released: path -> the :class:`RunLock`.
+_HELD: dict[str, "RunLock"] = {}
 
 
 def held_locks() -> set[str]:
-    """The paths of the lock files this process holds now (see :func:`release_held_locks`)."""
+    """The paths of the run locks this process holds now (see :func:`release_held_locks`)."""
     return set(_HELD)
 
 
 def release_held_locks(keep: set[str] = frozenset()) -> list[str]:
-    """Remove every lock file this process made and still holds, except the paths in ``keep``,
-    and return the paths removed.  A command calls it as its last step: no run is writing any
-    more, so a lock left by a Ctrl-C or SIGTERM that landed between taking a lock and the block
-    that releases it (or inside that release) is removed here.  A file is removed only when it
-    holds this process's line (or nothing: made, and stopped before the line was written);
-    another process's lock is never touched.  A further Ctrl-C during the sweep is absorbed and
-    the sweep goes on."""
-    removed: list[str] = []
-    for _ in range(5):
-        try:
-            for path in sorted(set(_HELD) - set(keep)):
-                me = _HELD[path]
-                try:
-                    text = Path(path).read_text()
-                except FileNotFoundError:
-                    text = None
-                except OSError:
-                    text = None
-                if text in (me, ""):
-                    try:
-                        Path(path).unlink(missing_ok=True)
-                        removed.append(path)
-                    except OSError:
-                        pass
-                _HELD.pop(path, None)
-            return removed
-        except KeyboardInterrupt:  # (a signal during the sweep: it has been noted; finish the sweep)
-            continue
+    """Release every run lock this process holds, except the paths in ``keep``, and return the
+    paths released.  A command calls it as its last step, so a lock whose own release a Ctrl-C
+    cut short leaves no file behind.  The operating system drops the lock itself when the process
+    ends, whatever ends it."""
+    removed = []
+    for path in sorted(set(_HELD) - set(keep)):
+        lock = _HELD.pop(path)
+        if isinstance(lock, RunLock) and _let_go(lock):
+            removed.append(path)
     return removed
 
 
+def _let_go(lock: "RunLock") -> bool:
+    """Remove a held lock's file and drop the lock (the file first, while the lock still guards
+    it); False when ``lock`` is not held."""
+    fd, lock.fd = lock.fd, None
+    if fd is None:
+        return False
+    with contextlib.suppress(OSError):
+        lock.path.unlink(missing_ok=True)
+    os.close(fd)  # (closing the descriptor drops its lock)
+    return True
+
+
+def _locked(path: Path, create: bool) -> int | None:
+    """A read-only descriptor of ``path`` holding its exclusive lock (``fcntl.flock``), or None
+    when another descriptor holds it.  Read-only: the lock keeps no file open for writing."""
+    fd = os.open(path, os.O_RDONLY | (os.O_CREAT if create else 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class RunLock:
-    """``OUT/.lock`` holding ``<pid> <host>`` while a run writes the folder.  A second run into the
-    same folder refuses (InputError naming the PID); a lock left by a process that no longer
-    exists on this host is taken over."""
+    """An operating-system lock (``flock``) on ``OUT/.lock`` while a run writes the folder; the
+    file names the holder (``<pid> <host>``) for the message of a second run, which refuses
+    (InputError).  A process that dies, however it dies, holds no lock any more."""
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / LOCK
-        self.held = False
+        self.fd: int | None = None
 
     def acquire(self) -> "RunLock":
-        me = f"{os.getpid()} {socket.gethostname()}\n"
-        for _ in range(2):
-            # noted before the file is made, so that a signal landing anywhere from here on leaves
-            # nothing behind: the command's last step (release_held_locks) removes it
-            _HELD[str(self.path)] = me
-            try:
-                with _signals_held():  # the file made and the lock marked held, or neither
-                    fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-                    self.held = True
-            except FileExistsError:
-                _HELD.pop(str(self.path), None)  # (another run's lock: never removed by this one)
-                holder = holder_of(self.path.parent)
-                if holder is not None:
-                    raise InputError(in_use_message(self.path.parent, holder, "--out ",
+        folder = self.path.parent
+        _HELD[str(self.path)] = self  # (before the lock: a signal from here on leaves nothing behind)
+        try:
+            while self.fd is None:
+                fd = _locked(self.path, create=True)
+                if fd is None:
+                    _HELD.pop(str(self.path), None)
+                    raise InputError(in_use_message(folder, holder_of(folder) or (0, "?"), "--out ",
                                                     "wait for it, choose another folder"))
-                self.path.unlink(missing_ok=True)  # stale: its process is gone
-                continue
-            except OSError as e:
-                _HELD.pop(str(self.path), None)
-                raise InputError(f"--out {str(self.path.parent)!r} is not writable "
-                                 f"({e.strerror or type(e).__name__}); choose a folder you can write to") from None
-            with os.fdopen(fd, "w") as fh:
-                fh.write(me)
-            return self
-        raise InputError(f"--out {str(self.path.parent)!r} is locked ({self.path}); remove the file if no run uses it")
+                try:  # (the file its last holder removed as this process took it: take the new one)
+                    same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+                except FileNotFoundError:
+                    same = False
+                self.fd = fd if same else os.close(fd)
+            with os.fdopen(os.open(self.path, os.O_WRONLY | os.O_TRUNC), "w") as fh:
+                fh.write(f"{os.getpid()} {socket.gethostname()}\n")
+        except OSError as e:
+            self.release()
+            raise InputError(f"--out {str(folder)!r} is not writable ({e.strerror or type(e).__name__}); choose "
+                             "a folder you can write to") from None
+        except InputError:
+            raise
+        except BaseException:
+            self.release()
+            raise
+        return self
 
     def release(self) -> None:
-        if self.held:
-            try:
-                self.path.unlink(missing_ok=True)
-            except OSError:
-                pass
-            self.held = False
-            _HELD.pop(str(self.path), None)
+        _let_go(self)
+        _HELD.pop(str(self.path), None)
 
     def __enter__(self):
         return self.acquire()
@@ -449,13 +427,17 @@ class RunLock:
 
 
 def holder_of(folder: Path) -> tuple[int, str] | None:
-    """``(pid, host)`` of the live run holding ``folder``'s lock, else None (no lock, or a stale
-    lock of a process gone from this host; a lock from another host counts as live)."""
+    """``(pid, host)`` of another process holding ``folder``'s run lock, else None (no lock file,
+    or one no process holds: what a killed run leaves)."""
+    path = Path(folder) / LOCK
     try:
-        text = (Path(folder) / LOCK).read_text().split()
-        pid, host = int(text[0]), (text[1] if len(text) > 1 else socket.gethostname())
-    except (OSError, ValueError, IndexError):
+        fd = _locked(path, create=False)
+        text = path.read_text(errors="replace").split() if fd is None else []
+    except OSError:  # (no lock file, or one this process cannot open: no run of its own can be writing)
         return None
-    if host == socket.gethostname() and (pid == os.getpid() or not _alive(pid)):
+    if fd is not None:
+        os.close(fd)
         return None
-    return pid, host
+    pid = int(text[0]) if text and text[0].isdigit() else 0
+    host = text[1] if len(text) > 1 else socket.gethostname()
+    return None if (pid, host) == (os.getpid(), socket.gethostname()) else (pid, host)
