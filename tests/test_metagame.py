@@ -457,7 +457,8 @@ def test_a_tiny_tournament_claims_nothing_clear(runner, tmp_path):
     assert meta and all(f["strength"] != "clear" for f in meta)
     same = next(f for f in found if f["topic"] == "indistinguishable")
     assert same["strength"] == "possible"
-    assert "2 games" in res.output and "per table" in res.output and "20 or more" in res.output  # too few games for a clear one
+    # too few games for a clear one
+    assert "2 games" in res.output and "per table" in res.output and "20 or more" in res.output
     assert "1 table (equal:" in (out / "index.html").read_text()  # a complete design: one number
     out = tmp_path / "tiny3"
     res = runner.invoke(cli, ["tournament", "dao", "-s", "greedy", "-s", "random", "-s", "colour", "-s", "threshold",

@@ -8,9 +8,9 @@ iteration) and ``hold:n=..``."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
-import math
 
 import numpy as np
 import pandas as pd
@@ -267,7 +267,8 @@ def test_the_named_sweep_runs_and_reports_each_seats_win_rate(tmp_path):
     write_sweep(res, tmp_path / "sweep")
     page = (tmp_path / "sweep" / "index.html").read_text()
     heads = re.findall(r"<h[23][^>]*>(.*?)</h[23]>", page)
-    assert any(h.startswith("Seats in each") for h in heads) and "1/players" in page  # the fixed strategy's win rate, said once
+    # the fixed strategy's win rate, said once
+    assert any(h.startswith("Seats in each") for h in heads) and "1/players" in page
 
 
 def test_a_mirror_match_gets_no_interval_in_the_tables_or_summary_csv(runner, tmp_path):
