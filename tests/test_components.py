@@ -316,8 +316,8 @@ def test_findings_shape_and_none_found():
     clear = component_findings.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
                         catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
     assert clear[0]["strength"] == "possible" and clear[0]["component"] == "c0"
-    assert shlex.split(clear[0]["next"]) == ["analyser", "compare", "dao", "-s", "a", "-s", "b", "--b", "values=0x1,1x4",
-                                             "--games", "1000"]
+    assert shlex.split(clear[0]["next"]) == ["analyser", "compare", "dao", "-s", "a", "-s", "b", "--b",
+                                             "values=0x1,1x4", "--games", "1000"]
 
 
 def test_components_that_cannot_be_counted_keep_the_games_and_name_the_fault(monkeypatch):

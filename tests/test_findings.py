@@ -53,7 +53,8 @@ def test_dominant_strategy_clear_possible_and_none():
     # overlapping intervals, but the best's lower end above the runner-up's win rate
     f = F.ahead_of_all("dominant strategy", [("a", 0.34, 0.31, 0.37), ("b", 0.30, 0.26, 0.33)], what="win rate",
                        unit="%", subject="strategy")
-    assert f.strength == "possible" and f.sentence.split()[0] == "a" and f.interval.split("; ") == ["a 31.0-37.0%", "b 26.0-33.0%"]
+    assert f.strength == "possible" and f.sentence.split()[0] == "a"
+    assert f.interval.split("; ") == ["a 31.0-37.0%", "b 26.0-33.0%"]
     f = F.ahead_of_all("dominant strategy", [("a", 0.34, 0.29, 0.39), ("b", 0.33, 0.28, 0.38)], what="win rate",
                        unit="%", subject="strategy")
     assert f.strength == "none found" and f.interval.split("; ") == ["a 29.0-39.0%", "b 28.0-38.0%"]
@@ -427,7 +428,8 @@ def test_sweep_tournament_and_compare_open_with_findings(runner, tmp_path):
             top = [f for f in data["findings"] if f["topic"] in ("dominant", "dominant strategy")]
             assert len(top) == 1 and top[0]["strength"] != "none found"
             assert top[0]["sentence"].split()[0] == "greedy"  # the meta-game's and the rating's pick, merged
-            assert top[0]["evidence"]["interval"].startswith("weight ") and "; rating " in top[0]["evidence"]["interval"]
+            interval = top[0]["evidence"]["interval"]
+            assert interval.startswith("weight ") and "; rating " in interval
             assert "Bradley-Terry rating: greedy" in top[0]["evidence"]["figure"]
         # `analyser report OUT` rebuilds the experiment from its cells: the same findings, first in the page
         first = (out / "findings.json").read_text()

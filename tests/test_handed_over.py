@@ -146,8 +146,7 @@ def test_resume_with_the_files_named_runs_here_never_on_the_folders_scheduler(fo
     config = json.loads((folder.cut / "config.json").read_text())
     assert config["status"] == "complete" and config["games_done"] == [[0, 40]]
     note = [x for x in lines_of(r) if x.startswith("analyser: note: ")]
-    assert len(note) == 1 and "ran on the Dask scheduler 'tcp://127.0.0.1:" in note[0]
-    assert "continuing on this machine (pass --scheduler ADDRESS" in note[0]
+    assert len(note) == 1 and "'tcp://127.0.0.1:" in note[0] and "--scheduler ADDRESS" in note[0]
     assert folder.dask_calls == [] and config["backend"] == "loky" and config["scheduler"] is None
     assert markers(folder) == ["strategy.marker", "title.marker"]  # the named files did run
     done = pd.read_parquet(folder.done / "results").drop(columns=["run_id"])
@@ -166,7 +165,7 @@ def test_a_scheduler_is_contacted_only_when_the_command_line_names_it(folder, mo
     monkeypatch.setitem(sys.modules, "distributed", types.ModuleType("distributed"))  # installed or not
     address = f"tcp://127.0.0.1:{closed_port()}"
     one_line_error(invoke("resume", folder.cut, "--trust", "--scheduler", address, "-q"),
-                   f"a Dask client for {address}")
+                   "Dask client", address)
     assert folder.dask_calls == [address]
 
 
@@ -183,14 +182,14 @@ def test_the_run_title_from_another_place_is_used_once_its_id_is_checked(folder,
     config = json.loads((folder.done / "config.json").read_text())
     config["status"] = "interrupted"
     (folder.done / "config.json").write_text(json.dumps(config))
-    one_line_error(invoke("resume", folder.done, "--title", other, "--trust"), "holds a run of 'mygame'",
+    one_line_error(invoke("resume", folder.done, "--title", other, "--trust"), "'mygame'",
                    "'othergame'")
 
 
 def test_flags_that_name_nothing_of_the_run_are_refused(folder, tmp_path):
     stray = tmp_path / "stray.py"
     stray.write_text("def choose(view, legal, rng):\n    return legal[0]\n")
-    one_line_error(invoke("resume", folder.cut, "--trust", "--strategy", stray), "names no strategy file of the run")
+    one_line_error(invoke("resume", folder.cut, "--trust", "--strategy", stray), str(stray))
     builtin = tmp_path / "builtin"
     assert invoke("simulate", "dao", "-s", "greedy", "-n", "4", "-j", "1", "--out", builtin, "-q",
                   "--no-report").exit_code == 0
@@ -290,7 +289,8 @@ def test_text_cells_are_neutralised_and_numbers_are_not():
     text = csvsafe.to_csv(df)
     rows = text.splitlines()
     assert rows[0] == "'@idx,strategy,score,mean,'=trace"
-    assert rows[1] == "'-a,'=cmd|' /C calc'!A0,-3,-1.5,'-2 3"
+    neutralised = "'-a,'=cmd|' /C calc'!A0,-3,-1.5,'-2 3"  # each formula-looking cell quoted
+    assert rows[1] == neutralised
     assert rows[3] == "c,'+1,-1,-0.0," and rows[4] == "d,''@x,0,7.0,'\tx"
     back = csvsafe.restore_frame(pd.read_csv(__import__("io").StringIO(text), index_col=0))
     assert list(back.columns) == list(df.columns) and list(back.index) == list(df.index)
@@ -362,20 +362,22 @@ def test_list_with_a_broken_plugin_still_lists_the_built_in_titles(plugins):
     assert "Fake" not in r.stdout
     warnings = r.stderr.splitlines()
     assert len(warnings) == 3 and all(w.startswith("analyser: warning: ") for w in warnings), r.stderr
-    assert "plugin title 'broken' (no_such_module_xyz:TITLE) failed to load: ModuleNotFoundError" in warnings[0]
-    assert "fake_dao:TITLE registers the title id 'dao', which a built-in title has" in warnings[1]
-    assert "strategy plugin 'brokenbot' (no_such_module_xyz:Bot) failed to load: ModuleNotFoundError" in warnings[2]
+    # each warning names the plugin, its entry point and the cause
+    assert all(x in warnings[0] for x in ("'broken'", "(no_such_module_xyz:TITLE)", "ModuleNotFoundError"))
+    assert "fake_dao:TITLE" in warnings[1] and "'dao'," in warnings[1]
+    assert all(x in warnings[2] for x in ("'brokenbot'", "(no_such_module_xyz:Bot)", "ModuleNotFoundError"))
 
 
 def test_a_shadowed_id_is_said_once_when_used_and_a_broken_strategy_plugin_stops_nothing(plugins, tmp_path):
     r = CliRunner().invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "-n", "4", "-j", "1", "-q",
                                  "--no-report", "--out", tmp_path / "o"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    assert r.stderr.count("analyser: note: the installed plugin fake_dao:TITLE registers the title id 'dao'") == 1
+    assert [x for x in r.stderr.splitlines() if x.startswith("analyser: note:") and "fake_dao:TITLE" in x] != []
+    assert r.stderr.count("fake_dao:TITLE") == 1
     one_line_error(invoke("simulate", "dao", "-s", "brokenbot", "-n", "4", "--out", tmp_path / "p"),
-                   "strategy plugin 'brokenbot' (no_such_module_xyz:Bot) failed to load")
+                   "'brokenbot'", "(no_such_module_xyz:Bot)")
     one_line_error(invoke("simulate", "broken", "-s", "random", "-n", "4", "--out", tmp_path / "q"),
-                   "title 'broken' (no_such_module_xyz:TITLE) failed to load")
+                   "'broken'", "(no_such_module_xyz:TITLE)")
 
 
 @pytest.mark.parametrize("stopping,named", [("x", "the field 'stopping' is"),

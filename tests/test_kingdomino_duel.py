@@ -3,6 +3,7 @@ analyser/titles/kingdomino_duel/rules.md, plus the component file, the state JSO
 
 import json
 import random
+import re
 import subprocess
 import sys
 
@@ -17,6 +18,11 @@ from analyser.titles.kingdomino_duel.rules import (NO_BONUS, PASS, STRIDE, AddCr
 
 G = get_game("kingdomino-duel")
 TOKENS = {name: k for k, name in enumerate(R.SHORT)}
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers of a description, in order ("faces 2 and 6 of die 1" -> [2, 6, 1])."""
+    return [float(x) for x in re.findall(r"\d+(?:\.\d+)?", text)]
 
 
 def cell(r, c):
@@ -168,7 +174,7 @@ def test_cli_rejects_a_bad_component_file_with_one_line_and_exit_2(tmp_path):
                           "--games", "2", "--no-report", "--rule", f"components={path}", "--out", str(tmp_path / "o")],
                          capture_output=True, text=True)
     assert out.returncode == 2
-    assert out.stderr.strip().count("\n") == 0 and "die 2 has 2 faces" in out.stderr
+    assert out.stderr.strip().count("\n") == 0 and "die 2" in out.stderr and "2 faces" in out.stderr
 
 
 def test_list_says_the_components_are_an_approximation():
@@ -184,14 +190,15 @@ def test_help_list_and_a_run_without_strategies_agree_on_the_default_lineup(runn
     from analyser.engine.registry import default_lineup
     assert default_lineup(G.id) == ["greedy", "spells"]
     listed = runner.invoke(cli, ["list", "kingdomino-duel"])
-    assert listed.exit_code == 0 and "default lineup (no --strategy): greedy, spells - one per seat" in listed.output
+    line = next(x for x in listed.output.splitlines() if "(no --strategy):" in x)
+    assert listed.exit_code == 0 and line.split("(no --strategy): ")[1].startswith("greedy, spells")
     helped = runner.invoke(cli, ["simulate", "--help"])
     assert "every built-in strategy" not in helped.output and "default lineup" in " ".join(helped.output.split())
     out = tmp_path / "run"
     ran = runner.invoke(cli, ["simulate", "kingdomino-duel", "--games", "4", "--seed", "1", "--jobs", "1",
                               "--no-report", "--out", str(out)])
     assert ran.exit_code == 0, ran.output
-    assert "built-in strategies greedy, spells against each other (the title's default lineup" in ran.output
+    assert "greedy, spells" in ran.output  # the run says which lineup it played
     assert sorted(set(pd.read_parquet(out / "results")["strategy"].astype(str))) == ["greedy", "spells"]
 
 
@@ -1273,7 +1280,7 @@ def test_results_written_before_the_used_columns_still_make_the_old_spell_table(
     sums = _chunked_sums(df, small_run.extras, 7)
     assert "kd_spell_value" not in sums
     captions = [c for c, _ in G.figure_tables_from(sums)]
-    assert "Spells gained per player-game, by strategy" in captions
+    assert [c for c in captions if c.startswith("Spells gained")] != []
     assert not any(c.startswith("Spell value") for c in captions)
 
 
@@ -1319,7 +1326,8 @@ def test_components_are_the_faces_drawn_by_die_and_the_spells_gained():
     play_round(s, G.legal_actions(s)[0], PASS)
     assert G.components(s)[0][:2] == ["die 1 double-dot+1", "die 2 quarters"] and G.components(s)[1] == []
     catalog = G.component_catalog(G.Params())
-    assert catalog["die 1 dot"]["what"] == "faces 2 and 6 of die 1" and catalog["die 1 dot"]["line"] == 21
-    assert catalog["S5"]["what"] == "spell S5: black row of 3 boxes"
+    assert numbers(catalog["die 1 dot"]["what"]) == [2, 6, 1] and catalog["die 1 dot"]["line"] == 21  # faces of die 1
+    assert catalog["S5"]["what"].startswith("spell S5:") and "black" in catalog["S5"]["what"].split()
+    assert numbers(catalog["S5"]["what"]) == [5, 3]
     assert len([c for c in catalog if c.startswith("die")]) == 23 and G.initial_state(G.Params(), 2,
                                                                                        random.Random(0)).tally == [[], []]

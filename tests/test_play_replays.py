@@ -3,6 +3,7 @@ the same default lineup as simulate, a seed bounded like every seed option, and 
 names the tie-break that decided a win."""
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -46,6 +47,15 @@ def sleeper(tmp_path):
     return str(path)
 
 
+#: A seat's entry in the final scores: seat, strategy, score.
+SEAT_SCORE = re.compile(r"seat (\d) \((\w+)\) (-?\d+)")
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers of a line, in order."""
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text)]
+
+
 def test_the_replay_of_a_hung_game_carries_the_time_limit_and_stops_there(runner, tmp_path, sleeper):
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", "dao", "-s", f"{sleeper}:sleepy", "-s", "greedy", "--games", "2", "--jobs",
@@ -81,7 +91,7 @@ def test_play_has_the_same_time_limit_option_as_simulate(runner):
         flat = " ".join(text.split())  # (click wraps the help where it likes)
         assert "--game-timeout FLOAT" in text and f"[default: {GAME_TIMEOUT:g}" in flat and "0 = no limit" in flat
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "--game-timeout", "-1"])
-    assert r.exit_code == 2 and "--game-timeout -1.0 is not accepted" in r.output
+    assert r.exit_code == 2 and "--game-timeout -1.0 " in r.output and len(r.output.strip().splitlines()) == 1
 
 
 def test_play_without_strategies_uses_the_built_in_lineup_as_simulate_does(runner, tmp_path):
@@ -92,7 +102,7 @@ def test_play_without_strategies_uses_the_built_in_lineup_as_simulate_does(runne
     final = json.loads(r.stdout.strip().splitlines()[-1])
     lineup = default_lineup("wizard")[:4]
     assert final["lineup"] == lineup
-    assert f"No --strategy given: playing the title's default lineup {', '.join(lineup)} (see" in r.stderr
+    assert f" {', '.join(lineup)} (see" in r.stderr.splitlines()[0]  # the note names the lineup it plays
     r = runner.invoke(cli, ["simulate", "wizard", "--games", "4", "--jobs", "1", "--seed", "4", "--no-report",
                             "--out", str(tmp_path / "o")])
     config = json.loads((tmp_path / "o" / "config.json").read_text())
@@ -105,15 +115,19 @@ def test_a_win_by_tie_break_names_the_rule_that_decided(runner):
     """DAO, game seed 1: seats 0 and 2 tie on 3 points; seat 2 took more cards."""
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "-s", "random", "--seed", "1"])
     assert r.exit_code == 0
-    assert "Final scores: seat 0 (greedy) 3, seat 1 (random) 1, seat 2 (greedy) 3, seat 3 (random) -5" in r.output
-    assert r.output.strip().splitlines()[-1] == (
-        "Winner: seat 2 (greedy), by the tie-break: tied on 3 points, more cards wins (rule tie_break=most_cards): "
-        "seat 0 took 5, seat 2 took 6 cards")
+    scores = next(x for x in r.output.splitlines() if x.startswith("Final scores:"))
+    assert SEAT_SCORE.findall(scores) == [("0", "greedy", "3"), ("1", "random", "1"),
+                                                                  ("2", "greedy", "3"), ("3", "random", "-5")]
+    last = r.output.strip().splitlines()[-1]
+    assert last.split(",")[0].split(": ") == ["Winner", "seat 2 (greedy)"] and "(rule tie_break=most_cards)" in last
+    assert numbers(last) == [2, 3, 0, 5, 2, 6]  # the winner, the tied score, each tied seat's cards
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "-s", "random", "--seed", "1", "--json"])
-    assert json.loads(r.output.strip().splitlines()[-1])["decided_by"].startswith("tied on 3 points")
+    decided = json.loads(r.output.strip().splitlines()[-1])["decided_by"]
+    assert "tie_break=most_cards" in decided and numbers(decided)[0] == 3
     # under tie_break=shared the same scores share the win, and nothing is said
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "-s", "random", "--seed", "1", "-r", "tie_break=shared"])
-    assert "Shared win: seat 0 (greedy) and seat 2 (greedy)\n" in r.output
+    last = r.output.strip().splitlines()[-1]
+    assert last.startswith("Shared win:") and re.findall(r"seat (\d)", last) == ["0", "2"] and "tie" not in last
 
 
 def test_the_generic_tie_break_reason_names_the_rule_option():
@@ -124,7 +138,7 @@ def test_the_generic_tie_break_reason_names_the_rule_option():
     assert g.tie_break_reason(state, [7, 7], [0, 1]) == ""
     assert g.tie_break_reason(state, [7, 3], [0]) == ""
     text = g.tie_break_reason(state, [7, 7], [1])
-    assert text.startswith("seats 0 and 1 tied on 7 points; rule tie_break=any_domain (")
+    assert numbers(text.split(";")[0]) == [0, 1, 7] and "rule tie_break=any_domain (" in text
 
 
 @pytest.mark.parametrize("args, message", [
@@ -166,8 +180,9 @@ def test_the_reports_reproduce_command_is_complete_and_plays_the_same_games(runn
     assert r.exit_code == 0
     config = json.loads((tmp_path / "a" / "config.json").read_text())
     line = _reproduce_line(tmp_path / "a")
-    assert line == (f"analyser simulate dao -s greedy -s threshold -s colour -s random --players 4 --games 8 "
-                    f"--seed {config['seed']} --rule bust_limit=10")
+    assert shlex.split(line) == ["analyser", "simulate", "dao", "-s", "greedy", "-s", "threshold", "-s", "colour", "-s",
+                                 "random", "--players", "4", "--games", "8", "--seed", str(config["seed"]), "--rule",
+                                 "bust_limit=10"]
     assert "as typed" in (tmp_path / "a" / "index.html").read_text()
     r = runner.invoke(cli, shlex.split(line)[1:] + ["--jobs", "1", "-q", "--no-report", "--out", str(tmp_path / "b")])
     assert r.exit_code == 0
@@ -213,4 +228,5 @@ def test_the_dao_trace_names_the_card_that_ends_the_game_and_counts_cards_in_the
     assert len(ending) == 1 and str(before.deck[0]) in ending[0]    # the card is named
     state = game.state_from_dict(records[-1]["final"])
     state.piles[0] = state.piles[0][:1]
-    assert render.describe_state(game, state).splitlines()[1].startswith("  seat 0: 1 card, score")
+    line = render.describe_state(game, state).splitlines()[1]
+    assert line.split(",")[0].split(": ") == ["  seat 0", "1 card"]  # not "1 cards"

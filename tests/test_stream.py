@@ -277,10 +277,10 @@ def test_half_written_part_is_detected_and_redone(tmp_path):
 
 def test_resume_bad_input_is_one_line_exit_2(tmp_path):
     r = cli("resume", tmp_path / "nothing")
-    assert r.returncode == 2 and "not a run folder" in one_line(r)
+    assert r.returncode == 2 and "run folder" in one_line(r)
     (tmp_path / "empty").mkdir()
     r = cli("resume", tmp_path / "empty")
-    assert r.returncode == 2 and "is empty: the command that made it stopped before it recorded" in one_line(r)
+    assert r.returncode == 2 and "is empty:" in one_line(r)
     (tmp_path / "empty" / "mine.txt").write_text("x")
     r = cli("resume", tmp_path / "empty")
     assert r.returncode == 2 and "no config.json" in one_line(r)
@@ -411,14 +411,14 @@ def test_a_strategy_that_hangs_in_its_constructor_is_reported_as_hung(bots):
     spec = runmod.RunSpec(game="dao", strategies=["greedy", f"{bots}:slowstart"], games=3, seed=1, jobs=1,
                           game_timeout=0.3)
     res = runmod.run(spec, progress=False)
-    assert res.error.kind == "hung" and "did not start in time" in str(res.error)
+    assert res.error.kind == "hung" and "in time" in str(res.error)
     assert res.config["status"] == "failed"
 
 
 def test_a_strategy_that_never_starts_is_stopped_up_front(bots, tmp_path):
     r = cli("simulate", "dao", "-p", "2", "-s", "greedy", "-s", f"{bots}:neverstarts", "-n", "3", "--game-timeout", "0.3",
             "--out", tmp_path / "x")
-    assert r.returncode == 2 and "did not start within 0.3 s" in one_line(r)
+    assert r.returncode == 2 and "0.3 s" in one_line(r)
 
 
 def test_second_ctrl_c_during_the_final_write_still_leaves_config_json(tmp_path):
@@ -511,7 +511,7 @@ def test_disk_full_while_writing_a_part_keeps_the_finished_parts(tmp_path):
         cp -r "$M/run" "{keep}"
     ''', tmp_path)
     assert "rc=1" in r.stdout, r.stdout + r.stderr
-    assert "No space left on device" in one_line(r) and "part-" in one_line(r)
+    assert "No space left" in one_line(r) and "part-" in one_line(r)
     cfg = config(keep)
     assert cfg["status"] == "failed" and "No space left" in cfg["error"]
     done = [store.part_range(p) for p in parts(keep)]
@@ -579,7 +579,7 @@ def test_resume_rewrites_the_results_csv_an_interrupted_csv_run_left(tmp_path):
     (out / "config.json").write_text(json.dumps(cfg))
     r = cli("resume", out, "-q", "--no-report")
     assert r.returncode == 0, r.stderr
-    assert "results.csv (written by the interrupted command) is rewritten" in r.stderr
+    assert "results.csv (written" in r.stderr and "rewritten" in r.stderr
     table = pd.read_csv(out / "results.csv")
     assert len(table) == 2 * (done + 100) == 2 * config(out)["games_completed"]
 
@@ -600,8 +600,7 @@ def test_ctrl_c_while_the_report_is_written_is_one_full_line(tmp_path, monkeypat
     r = CliRunner().invoke(group, ["simulate", "dao", "-s", "greedy", "-s", "random", "-n", "40", "--seed", "1",
                                    "-j", "1", "--out", str(out)])
     assert r.exit_code == 130
-    assert f"interrupted while writing the summary files; the 40 games are in {out}; rebuild the report with: " \
-           f"analyser report {out}" in r.output
+    assert f" {out}; " in r.output and r.output.rstrip().endswith(f"analyser report {out}") and "40 games" in r.output
     assert config(out)["status"] == "complete" and config(out)["games_completed"] == 40
 
 
@@ -758,19 +757,19 @@ def test_resume_of_a_complete_run_whose_part_was_removed_plays_those_games_again
     assert r.exit_code == 0, r.output
     before = pd.read_parquet(out / "results").sort_values(["game_index", "seat"]).reset_index(drop=True)
     r = CliRunner().invoke(cli, ["resume", str(out), "-q", "--no-report"])
-    assert r.exit_code == 2 and "holds a complete run (400 games); nothing to resume" in r.output, r.output
+    assert r.exit_code == 2 and "(400 games);" in r.output and len(r.output.strip().splitlines()) == 1, r.output
     parts = sorted((out / "results").glob("part-*.parquet"))
     assert len(parts) == 4
     parts[1].unlink()
     r = CliRunner().invoke(cli, ["report", str(out)])
-    assert r.exit_code == 2 and r.output.endswith(
-        f"holds games 0-99, 200-399, but config.json records games 0-399 as done: a part is missing; restore it, or "
-        f"play its games again with: analyser resume {out}\n"), r.output
+    # the games it holds, the games the record says, and the command that plays the missing ones
+    assert r.exit_code == 2 and "0-99, 200-399," in r.output and " 0-399 " in r.output, r.output
+    assert r.output.endswith(f"analyser resume {out}\n"), r.output
     r = CliRunner().invoke(cli, ["resume", str(out), "--no-report"])
     assert r.exit_code == 0, r.output
-    assert ("the run is complete, but 100 of its games have no part on disk (a part was removed or damaged); "
-            "they are played again") in r.stderr
-    assert "Resuming " + str(out) + ": 300 of 400 games done" in r.stderr
+    assert "100" in r.stderr.split() and "played again" in r.stderr  # the games without a part
+    resuming = next(x for x in r.stderr.splitlines() if x.startswith(f"Resuming {out}:"))
+    assert "300 of 400" in resuming
     cfg = config(out)
     assert cfg["status"] == "complete" and cfg["games_done"] == [[0, 400]] and len(cfg["resumed"]) == 1
     assert cfg["resumed"][0]["games_before"] == 300

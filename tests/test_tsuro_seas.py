@@ -7,6 +7,7 @@ import json
 import math
 import pickle
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -22,6 +23,11 @@ from analyser.engine.registry import make_strategy
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers of a description, in order ("faces 2 and 6 of die 1" -> [2, 6, 1])."""
+    return [float(x) for x in re.findall(r"\d+(?:\.\d+)?", text)]
 
 
 def sq(r, c):
@@ -927,4 +933,4 @@ def test_components_are_the_tiles_each_seat_placed_by_tile_id():
     assert math.isnan(GAME.metrics(s)[1]["placements"])
     catalog = GAME.component_catalog(TsuroParams())
     assert len(catalog) == 35 and catalog[T01_25_37_46]["line"] == 9
-    assert catalog[T01_25_37_46]["what"] == "wake tile, 4 of 56" and catalog[T01_25_37_46]["option"] == "tiles"
+    assert numbers(catalog[T01_25_37_46]["what"]) == [4, 56] and catalog[T01_25_37_46]["option"] == "tiles"

@@ -168,4 +168,8 @@ def text() -> str:
             lines += [f"[{d['strength']}] {d['sentence']}", f"  evidence: {ev.get('figure')} | {ev.get('interval')}",
                       f"  threshold: {d.get('threshold')}", f"  next: {d.get('next')}"]
         blocks.append("\n".join(lines))
+    from analyser.stats import seats
+    notes = [(2, 4, {"a": 40, "b": 40}), (4, 4, dict.fromkeys("abcd", 10)), (1, 4, {"a": 40}),
+             (3, 4, {"a": 2668, "b": 2668, "c": 2664}), (2, 3, {"a": 4000, "b": 2000})]
+    blocks.append("## seating notes\n" + "\n".join(seats.seating_note(*n) for n in notes))
     return "\n\n".join(blocks) + "\n"

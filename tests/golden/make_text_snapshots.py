@@ -4,8 +4,9 @@ The suite's tests assert behaviour (records, numbers, exit codes, the one-line s
 the wording lives here instead.  For each title and each experiment kind, a small seeded run's
 terminal summary and the text of its report (``index.html`` without markup, plots or versions),
 and for each title one ``analyser play`` trace; the findings' sentences on hand-built summaries,
-one per branch (``finding_cases.py``); the catalogue (``analyser list``) and every command's help; and one file of the one-line errors for a table of
-bad inputs (the command, its exit code, its line).
+one per branch (``finding_cases.py``); the catalogue (``analyser list``) and every command's help;
+and one file of the one-line errors for a table of bad inputs (the command, its exit code, its
+line).
 
 After a change that is *meant* to change what the product says, regenerate and review the diff:
 
