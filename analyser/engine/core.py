@@ -247,12 +247,16 @@ class Game(ComponentHooks):
 
     def check_declarations(self) -> None:
         """Raise :class:`InputError` when the title's declarations cannot work: a ``State`` that is
-        not a dataclass, or a rule option with the name of a result column (a key, outcome or
-        metric column: each option is a column of the results too).  Called before a run starts,
+        not a dataclass, a rule option whose default its own declaration refuses, or a rule option
+        with the name of a result column (a key, outcome or metric column: each option is a
+        column of the results too).  Called before a run starts,
         by ``analyser play`` and by ``analyser check``."""
         if self.State is not None and not dataclasses.is_dataclass(self.State):
             raise InputError(f"{self.id}'s State, {self.State.__name__}, is not a dataclass; declare it with "
                              "@dataclass (a dataclass of plain values and components)")
+        fault = self.Params.declaration_fault()
+        if fault is not None:
+            raise InputError(f"{self.id}: {fault}; the title's Params must accept its own defaults")
         taken = {str(c) for c in KEY_COLUMNS + OUTCOME_COLUMNS + tuple(self.metric_columns)}
         clash = [f.name for f in dataclasses.fields(self.Params) if f.name in taken]
         if clash:

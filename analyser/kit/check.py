@@ -615,8 +615,8 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
     game = get_game(ref)
     ref = title_ref(game)
     rules = dict(rules or {})
-    params = game.Params.from_overrides(rules)
     game.check_declarations()
+    params = game.Params.from_overrides(rules)
     if players is not None:
         game.check_players(params, players)
         counts = [players]
