@@ -26,10 +26,12 @@ def hooks_defined(text: str) -> list[str]:
     return [name for name in DEF.findall(text) if name in HOOKS]
 
 
+#: A class with two hooks and a function whose name only starts like one.
+SAMPLE = "class Card:\n    def __reduce__(self):\n        pass\n    def to_json(self): ...\ndef copy_of(x): ...\n"
+
+
 def test_the_check_sees_a_hook():
-    assert hooks_defined("class Card:\n    def __reduce__(self):\n        pass\n    def to_json(self): ...\n") \
-        == ["__reduce__", "to_json"]
-    assert hooks_defined("def copy_of(x):\n    pass\n") == []
+    assert hooks_defined(SAMPLE) == ["__reduce__", "to_json"]
 
 
 def test_every_title_and_the_skeleton_are_checked():
