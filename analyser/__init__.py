@@ -9,7 +9,7 @@ internal modules move::
   :data:`TRACE_COLUMN`, :func:`encode_trace`, :class:`ExtraTable`, :class:`InputError`;
 * the components a state is made of (:mod:`analyser.engine.components`): :func:`face_down`,
   :func:`face_up`, :func:`zone`, :func:`seat_zones`, :func:`seat_secrets`, :func:`seat_counters`,
-  :func:`dice_faces`, :func:`grid_cells`, :func:`scratch`, with who may see them (:data:`EVERYONE`, :data:`OWNER`, :data:`NOBODY`), and
+  :func:`dice_faces`, :func:`grid_cells`, :func:`derived`, :func:`scratch`, with who may see them (:data:`EVERYONE`, :data:`OWNER`, :data:`NOBODY`), and
   :class:`View`, the base of a seat's view;
 * strategies: :class:`Strategy`, :class:`StrategyError`;
 * playing and checking: :func:`play_game`, :func:`check_title`, :func:`make_strategy`,
@@ -48,6 +48,7 @@ PUBLIC = {
     "dice_faces": "analyser.engine.components",
     "seat_counters": "analyser.engine.components",
     "grid_cells": "analyser.engine.components",
+    "derived": "analyser.engine.components",
     "scratch": "analyser.engine.components",
     "EVERYONE": "analyser.engine.components",
     "OWNER": "analyser.engine.components",

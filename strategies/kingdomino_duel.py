@@ -98,8 +98,8 @@ class Planner(Strategy):
     def _table(self, m, cells: list, k: int) -> list:
         """Coat ``k``'s row of the memo: ``(s, base)`` per cell where it connects, else None
         (meaning ``(1, 0)``); built on first use in the round."""
-        rows = [None] * len(m.coat)
-        coats, dom, ds, dx, nbrs = m.coat, m.dom, m.dsize, m.dcross, m.comp.nbrs
+        rows = [None] * len(m.cell_coat)
+        coats, dom, ds, dx, nbrs = m.cell_coat, m.dom, m.dsize, m.dcross, m.comp.nbrs
         x = m.ok[k]
         while x:
             low = x & -x
@@ -277,7 +277,7 @@ class Planner(Strategy):
             size = len(cells)
             for cell in cells:
                 for n in m.comp.nbrs[cell]:
-                    if m.coat[n] == k and m.dom[n] not in seen:
+                    if m.cell_coat[n] == k and m.dom[n] not in seen:
                         seen.add(m.dom[n])
                         size += m.dsize[m.dom[n]]
             options.append((size, a))

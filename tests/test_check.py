@@ -287,3 +287,9 @@ def test_check_passes_on_the_skeleton(runner, tmp_path, monkeypatch):
     rules.write_text(rules.read_text().replace("    Params, State = ", "    Params, _State = "))
     r = runner.invoke(cli, ["check", "./pig", "--games", "20", "--no-fresh-process"])
     assert r.exit_code == 1 and "  skip  determinize" in r.output and "not reached" not in r.output
+
+
+def test_the_strategies_are_checked_at_a_player_count_the_rules_accept():
+    # three seat bonuses: the rules refuse Wizard's usual four players, so the strategies play three
+    result = check_title("wizard", games=3, rules={"seat_bonus": "0/0/10"}, fresh_process=False)
+    assert result.done["strategies"] > 0 and result.failed["strategies"] == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -16,7 +17,7 @@ from analyser.engine import registry
 from analyser.cli import cli
 from analyser.experiments import grid, stopping
 from analyser.experiments.compare import mcnemar_p, paired_mean, paired_rate
-from analyser.engine.core import InputError
+from analyser.engine.core import InputError, Scoring
 from analyser.engine.registry import get_game
 from analyser.engine.runner import game_seed
 
@@ -433,12 +434,12 @@ def test_designer_table_speaks_in_the_titles_score_unit():
     points = designer.designer_table(df).set_index("figure")["value"]
     assert "close games (top two within 1 point)" in points.index
     assert "points on average" in points["largest deficit overcome"]
-    afloat = designer.designer_table(df, designer.Outcome(score_unit="laps"))
+    afloat = designer.designer_table(df, designer.Outcome(Scoring(score_unit="laps")))
     text = afloat.to_string()
     assert "point" not in text
     assert "close games (top two within 1 lap)" in set(afloat["figure"])
     assert "laps on average" in afloat.set_index("figure")["value"]["largest deficit overcome"]
-    tens = designer.designer_table(df, designer.Outcome(close_margin=10))
+    tens = designer.designer_table(df, designer.Outcome(Scoring(close_margin=10)))
     assert "close games (top two within 10 points)" in set(tens["figure"])
 
 
@@ -556,3 +557,11 @@ def test_ctrl_c_during_a_parallel_sweep_keeps_the_cells_that_finished(tmp_path):
     assert config["status"] == "interrupted" and "interrupted (Ctrl-C)" in config["stopping"]["reason"]
     games = pd.read_parquet(out / "sweep.parquet").groupby("cell")["game_index"].nunique()
     assert 1 <= len(games) < 40 and (games == 4000).all()
+
+
+def test_the_outcome_reads_the_titles_scoring_and_keeps_no_copy_of_it():
+    wizard = get_game("wizard")
+    fit = designer.Outcome.of(wizard)
+    assert [f.name for f in dataclasses.fields(designer.Outcome)] == ["scoring"]
+    assert fit.scoring is wizard.scoring and fit.close_margin == 10.0 and fit.kind == "highest score"
+    assert designer.Outcome().scoring == Scoring() and designer.Outcome.of(None) == designer.Outcome()

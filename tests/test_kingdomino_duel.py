@@ -14,7 +14,7 @@ from analyser.engine.registry import get_game, make_strategy
 from analyser.engine.runner import play_game
 from analyser.titles.kingdomino_duel import rules as R
 from analyser.titles.kingdomino_duel.rules import (NO_BONUS, PASS, STRIDE, AddCross, Castle, ChooseCoat, Draft,
-                                                   Kingdom, Place, Turn, load_components, parse_face)
+                                                   Place, Turn, load_components, new_kingdom, parse_face)
 
 G = get_game("kingdomino-duel")
 TOKENS = {name: k for k, name in enumerate(R.SHORT)}
@@ -80,7 +80,7 @@ def test_default_components_match_the_rules_write_up():
     die3 = ("double-dot", "stripe", "black+2", "quarters+2", "dot", "double-stripe")
     assert comp.dice[0] == tuple(map(parse_face, die1)) and comp.dice[2] == tuple(map(parse_face, die3))
     assert (comp.width, comp.height, divmod(comp.castle, STRIDE)) == (7, 5, (2, 3))
-    assert Kingdom(comp).n_empty == 34
+    assert new_kingdom(comp).n_empty == 34
     spells = {R.COATS[k]: (n, R.SPELLS[sp]) for k, (n, sp) in enumerate(comp.rows)}
     assert spells == {"dot": (5, "S1"), "stripe": (5, "S2"), "double-dot": (4, "S3"),
                       "double-stripe": (4, "S4"), "black": (3, "S5"), "quarters": (3, "S6")}
@@ -241,7 +241,7 @@ def test_joining_two_domains_merges_their_cells_and_crosses():
 def test_pair_gain_matches_rescoring_from_scratch():
     rng = random.Random(4)
     for _ in range(200):
-        m = Kingdom(load_components())
+        m = new_kingdom(load_components())
         for _ in range(rng.randrange(0, 20)):
             free = R.bits(m.empty)
             if len(free) < 3:
@@ -342,7 +342,7 @@ def test_castle_bonus_adds_a_cross_once_and_its_die_fills_no_box():
     s = make(roll=("dot", "stripe", "dot", "black"), hand=((0, 1), (2, 3)))
     play_round(s, Place(cell(1, 3), cell(0, 3), 0, 2, ""), Place(cell(1, 3), cell(0, 3), 0, 5, ""),
                bonus=(Castle(cell(1, 3)), NO_BONUS))
-    assert s.maps[0].cross[cell(1, 3)] == 1 and s.castle_round == [1, 0]
+    assert s.maps[0].cell_cross[cell(1, 3)] == 1 and s.castle_round == [1, 0]
     assert s.boxes[0][0] == 0 and s.boxes[0][2] == 1  # the marked dot fills no box
     assert G.scores(s)[0] == 1
     # round 2: seat 0 has used its bonus, so it is not asked again
@@ -401,7 +401,7 @@ def test_s1_ignores_connection_only_where_needed():
     assert Place(cell(1, 3), cell(0, 3), 0, 2, "S1") not in legal  # connects anyway: no spell
     assert PASS not in legal  # an ordinary placement exists: drawing is compulsory
     play_round(s, far, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
-    assert s.maps[0].coat[cell(0, 0)] == 0 and s.spell_used[R.S1]
+    assert s.maps[0].cell_coat[cell(0, 0)] == 0 and s.spell_used[R.S1]
 
 
 def test_s2_places_the_dice_apart_each_connecting():
@@ -414,7 +414,7 @@ def test_s2_places_the_dice_apart_each_connecting():
     assert all(not (s.comp.adj_mask[p.cell0] >> p.cell1) & 1 for p in legal if type(p) is Place and p.spell == "S2")
     assert not any(p.spell == "S1+S2" for p in legal if type(p) is Place)
     play_round(s, apart, Place(cell(1, 3), cell(0, 3), 0, 5, ""))
-    assert s.maps[0].coat[cell(1, 0)] == 2 and s.maps[0].domains_of(2) == 1 and s.spell_used[R.S2]
+    assert s.maps[0].cell_coat[cell(1, 0)] == 2 and s.maps[0].domains_of(2) == 1 and s.spell_used[R.S2]
 
 
 def test_s1_and_s2_combine_only_with_the_option():
@@ -492,7 +492,7 @@ def test_s5_and_s6_take_effect_at_once_a_first():
     assert s.s5_coat == 5 and s.current == 0
     assert G.legal_actions(s) == [AddCross(cell(0, 3)), AddCross(cell(1, 3))]
     G.apply(s, AddCross(cell(1, 3)), random.Random(0))
-    assert s.maps[0].cross[cell(1, 3)] == 1 and s.round == 2 and s.spell_used[R.S6]
+    assert s.maps[0].cell_cross[cell(1, 3)] == 1 and s.round == 2 and s.spell_used[R.S6]
 
 
 # --------------------------------------------------------------------------------------------
@@ -668,7 +668,7 @@ def rescored(s):
     out = []
     for seat, m in enumerate(s.maps):
         seen, total, domains = set(), 0, {k: 0 for k in range(6)}
-        for c, coat in enumerate(m.coat):
+        for c, coat in enumerate(m.cell_coat):
             if coat < 0 or c in seen:
                 continue
             stack, cells, crosses = [c], 0, 0
@@ -676,9 +676,9 @@ def rescored(s):
             while stack:
                 x = stack.pop()
                 cells += 1
-                crosses += m.cross[x]
+                crosses += m.cell_cross[x]
                 for n in (x - 1, x + 1, x - STRIDE, x + STRIDE):
-                    if 0 <= n < len(m.coat) and abs(n % STRIDE - x % STRIDE) <= 1 and m.coat[n] == coat \
+                    if 0 <= n < len(m.cell_coat) and abs(n % STRIDE - x % STRIDE) <= 1 and m.cell_coat[n] == coat \
                             and n not in seen:
                         seen.add(n)
                         stack.append(n)

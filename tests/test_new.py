@@ -44,6 +44,17 @@ def test_new_writes_a_title_that_runs_at_once(runner, tmp_path, monkeypatch):
     assert r.exit_code == 0 and "hold:n=20" in r.output and "max_turns=1000" in r.output
 
 
+def test_the_docs_suggest_the_commands_new_suggests(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = invoke(runner, "new", "my-game").output
+    suggested = [line.strip() for line in out.splitlines() if line.strip().startswith(("analyser simulate",
+                                                                                       "analyser play"))]
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "own-game.md").read_text(encoding="utf-8")
+    block = docs.split("## The skeleton", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    documented = [line for line in block.splitlines() if line.startswith(("analyser simulate", "analyser play"))]
+    assert len(suggested) == 2 and documented == suggested
+
+
 def test_the_skeletons_own_tests_pass_and_its_rules_stay_light(runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert invoke(runner, "new", "pig").exit_code == 0

@@ -101,25 +101,22 @@ def test_builtin_strategies_ship_with_docs():
 
 # --- declared parameter bounds ------------------------------------------------------------------
 
-#: Text parameters that take free text rather than one of a list (mcts's rollout is a strategy spec).
-FREE_TEXT = {("mcts", "rollout")}
-
-
 def test_every_builtin_parameter_declares_what_it_accepts():
     checked = 0
     for gid in registry.game_ids():
         for name, obj in registry.available_strategies(gid).items():
             params = registry.strategy_parameters(obj)
             for owner in getattr(obj, "__mro__", ()):  # each class declares bounds of its own parameters
-                declared = {**vars(owner).get("param_bounds", {}), **vars(owner).get("param_choices", {})}
+                declared = {**vars(owner).get("param_bounds", {}), **vars(owner).get("param_choices", {}),
+                            **dict.fromkeys(vars(owner).get("param_strategies", ()))}
                 stray = set(declared) - set(registry.strategy_parameters(owner))
                 assert not stray, (gid, owner.__name__, stray)
             for key, (kind, default) in params.items():
-                b = registry.parameter_bounds(obj)[key]
+                b = registry.parameter_bounds(obj, gid)[key]
                 if kind in (int, float):
                     assert key in obj.param_bounds, f"{gid} {name}: {key} declares no bounds"
                     assert b["low"] <= default <= b["high"], (gid, name, key, default, b)
-                elif kind is str and (getattr(obj, "name", name), key) not in FREE_TEXT:
+                elif kind is str:
                     assert b["choices"] and default in b["choices"], (gid, name, key, b)
                 checked += 1
     assert checked >= 20  # every title's parameterised strategies were looked at
@@ -161,3 +158,12 @@ def test_list_shows_what_parameters_accept(runner):
     # each parameter with its range or choices
     accepts = dict(p.split(" ", 1) for p in line.split("accepts: ")[1].split("; "))
     assert accepts == {"depth": "1 to 3", "start": "safe | random", "kaiju_penalty": "0 to 100"}
+
+
+def test_list_shows_the_rollouts_the_search_accepts(runner):
+    from analyser.cli import cli
+    out = runner.invoke(cli, ["list", "dao"]).output
+    accepts = " ".join(out.split("    mcts:", 1)[1].split("rule options", 1)[0].split("accepts:", 1)[1].split())
+    rollout = accepts.split("rollout ", 1)[1].split(";", 1)[0].split(" | ")
+    assert rollout[0] == "random"
+    assert set(rollout[1:]) == set(registry.available_strategies("dao")) - {"random", "mcts"}

@@ -18,7 +18,7 @@ from analyser.engine.core import InputError
 from analyser.titles.wizard import TITLE as GAME
 from analyser.titles.wizard.rules import (BIDS, CHOOSE_TRUMP, FULL_DECK, JESTER, LED_FREE, LED_NONE, OVER,
                                    PLAY, PLAYS, TRUMP, WIZARD, Bid, Card, ChooseTrump, Play, RoundRecord,
-                                   WizardParams, WizardPublic, beats, card_from_code, hand_groups,
+                                   WizardParams, WizardPublic, beats, card_from_code, card_of, hand_groups,
                                    trick_winner)
 from analyser.engine.registry import available_strategies, make_strategy
 from analyser.engine.runner import play_game
@@ -148,9 +148,10 @@ def test_wizards_and_jesters_have_no_suit():
     assert card_from_code("Z").suit is None and card_from_code("N").suit is None
     assert str(card_from_code("Z")) == "Wizard" and str(card_from_code("N")) == "Jester"
     with pytest.raises(ValueError):
-        Card(WIZARD, 2)
+        card_of(WIZARD, 2)
     with pytest.raises(ValueError):
-        Card(JESTER, 0)
+        card_of(JESTER, 0)
+    assert card_of(7, 2) is Card.R7 and card_of(WIZARD) is Card.Z
 
 
 class _NoSuit:
@@ -166,6 +167,13 @@ class _NoSuit:
         raise AssertionError("the suit of a Wizard or Jester was read")
 
 
+class _PlayOf:
+    """A play action of a stand-in card (a :class:`Play` member holds a real card)."""
+
+    def __init__(self, card):
+        self.card = card
+
+
 def test_rules_never_read_the_suit_of_a_wizard_or_jester():
     z, n = _NoSuit(WIZARD), _NoSuit(JESTER)
     r5, r9, b2 = cards("R5 R9 B2")
@@ -178,11 +186,12 @@ def test_rules_never_read_the_suit_of_a_wizard_or_jester():
                 beats(card, winner, led, B)
     # the forward model too: seat 1 holds a suitless Wizard and Jester, seat 2 follows
     s = state(["R5 B3", "R2 G4", "R9 R1", "B1 B4"], bids=[0, 0, 0, 0], trump_card="B2")
-    s.groups[1][0][:] = [Play(n)]
-    s.groups[1][5][:] = [Play(z)]
+    play_n, play_z = _PlayOf(n), _PlayOf(z)
+    s.groups[1][0][:] = [play_n]
+    s.groups[1][5][:] = [play_z]
     GAME.apply(s, PLAYS[card_from_code("R5")], None)
-    assert Play(n) in GAME.legal_actions(s) and Play(z) in GAME.legal_actions(s)
-    GAME.apply(s, Play(n), None)
+    assert play_n in GAME.legal_actions(s) and play_z in GAME.legal_actions(s)
+    GAME.apply(s, play_n, None)
     GAME.apply(s, PLAYS[card_from_code("R9")], None)
     GAME.apply(s, PLAYS[card_from_code("B1")], None)
     assert s.tricks == [0, 0, 0, 1]

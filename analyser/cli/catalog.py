@@ -94,7 +94,7 @@ def _print_strategies(gid: str) -> None:
         sig = ",".join(f"{k}={('on' if d else 'off') if isinstance(d, bool) else d}" for k, (_, d) in params.items())
         click.echo(f"    {name}{':' + sig if sig else ''}")
         click.echo(_wrap(strategy_doc(obj), 8))
-        ranges = [f"{k} {text}" for k, b in parameter_bounds(obj).items() if (text := accepted_text(b))]
+        ranges = [f"{k} {text}" for k, b in parameter_bounds(obj, gid).items() if (text := accepted_text(b))]
         if ranges:
             click.echo(_wrap(f"accepts: {'; '.join(ranges)}", 8))
     for name, reason in unavailable_generic(gid).items():

@@ -69,6 +69,7 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         if click.get_current_context().get_parameter_source("game_timeout").name == "DEFAULT":
             game_timeout = run_timeout  # the run's limit, unless given here
         g = get_game(game)
+        g.check_declarations()
         params = g.Params.from_overrides(rule_map)
         players = len(labels)
     else:
@@ -80,6 +81,7 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
             raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
                              "--game-index N")
         g = get_game(game)
+        g.check_declarations()
         params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
     state = None
     if state_file is not None:
@@ -95,7 +97,6 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
         m = len(strategies)
         if players is None:
             players = max(g.default_players, min(m, g.max_players))
-        g.check_declarations()
         g.check_players(params, players)
         check_deal(g, params, players)
         if m > players:

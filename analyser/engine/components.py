@@ -35,7 +35,18 @@ with two kinds of card (wake tiles and a stack of monsters) names the kind of th
 the other one (``face_down(cards="monsters")``): a re-deal never moves a card to a zone of another kind.
 
 A field declared with :func:`scratch` is not part of the state: a cache the rules keep for speed.
-It is left out of equality, the JSON round trip and views, and a copy starts it afresh.
+It is left out of equality, the JSON round trip and views, and a copy starts it afresh.  A field
+declared with :func:`derived` is data the rules keep up to date from the saved fields: left out
+of equality, the JSON round trip and views too, but copied; the class's ``__post_init__`` builds
+it, so the value read back from JSON has it.
+
+Values held in fields (cards, actions, a player's map) are plain values (numbers, strings, None),
+enums (an interned value type is an enum: one member per value, equality and hashing by identity;
+a member may be valued by another enum's member), tuples and named tuples, frozen dataclasses, or
+dataclasses of such values and of lists, dicts and sets of them, declared with the same fields
+(:func:`derived`, :func:`scratch`).  The engine copies, compares, pickles and writes them as JSON
+from their annotations: a title writes no ``copy``, ``to_json``/``from_json``, ``__eq__`` or
+pickling methods.
 """
 
 from __future__ import annotations
@@ -57,7 +68,8 @@ class Component:
     ``kind``: what the field holds - ``zone`` (an ordered list of cards), ``hands`` (one zone per
     seat), ``secrets`` (one value per seat that only its seat sees), ``dice`` (the faces
     showing), ``counters`` (one number per seat: scores, coins, a track), ``grid`` (rows of
-    cells) or ``scratch`` (not part of the state).  ``visible``: one of
+    cells), ``derived`` (kept from the saved fields, not saved) or ``scratch`` (not part of the
+    state).  ``visible``: one of
     :data:`VISIBILITIES`.  ``cards``: the kind of card a zone holds ("" = the game's cards); a
     re-deal keeps each kind in the zones of that kind."""
 
@@ -128,6 +140,14 @@ def grid_cells():
     seen by everyone."""
     return _declare(Component("grid", EVERYONE))
 
+
+
+def derived(factory=list):
+    """A value the rules keep up to date from the saved fields (the domains of a map drawn on a
+    grid): copied with the state, but left out of equality, the JSON round trip and views.  The
+    dataclass's ``__post_init__`` builds it from the saved fields (``factory()`` is only its
+    placeholder), so a value read back from JSON has it again."""
+    return _declare(Component("derived", NOBODY), factory=factory, compare=False)
 
 
 def scratch(factory=dict):

@@ -247,12 +247,16 @@ class Game(ComponentHooks):
 
     def check_declarations(self) -> None:
         """Raise :class:`InputError` when the title's declarations cannot work: a ``State`` that is
-        not a dataclass, or a rule option with the name of a result column (a key, outcome or
-        metric column: each option is a column of the results too).  Called before a run starts,
+        not a dataclass, a rule option whose default its own declaration refuses, or a rule option
+        with the name of a result column (a key, outcome or metric column: each option is a
+        column of the results too).  Called before a run starts,
         by ``analyser play`` and by ``analyser check``."""
         if self.State is not None and not dataclasses.is_dataclass(self.State):
             raise InputError(f"{self.id}'s State, {self.State.__name__}, is not a dataclass; declare it with "
                              "@dataclass (a dataclass of plain values and components)")
+        fault = self.Params.declaration_fault()
+        if fault is not None:
+            raise InputError(f"{self.id}: {fault}; the title's Params must accept its own defaults")
         taken = {str(c) for c in KEY_COLUMNS + OUTCOME_COLUMNS + tuple(self.metric_columns)}
         clash = [f.name for f in dataclasses.fields(self.Params) if f.name in taken]
         if clash:
@@ -336,7 +340,8 @@ class Game(ComponentHooks):
         return derive.encode(action)
 
     def action_from_json(self, data) -> Any:
-        """The action :meth:`action_to_json` wrote, by the types in ``action_types``.  Raises
+        """The action :meth:`action_to_json` wrote, by the types in ``action_types`` (an enum action
+        is also read from ``{"type": its name, one key: its value}``).  Raises
         :class:`InputError` when it names no action of the title."""
         types = self.action_types
         if isinstance(data, dict):
@@ -345,7 +350,9 @@ class Game(ComponentHooks):
                 raise InputError(f"unknown {self.id} action {data!r}; accepted types: "
                                  + ", ".join(t.__name__ for t in types))
             fields = {k: v for k, v in data.items() if k != "type"}
-            return derive.decode(kind, [fields.get(k) for k in kind._fields], "action")
+            if not hasattr(kind, "_fields") and len(fields) == 1:  # an enum: {"type": "Play", "card": "R7"}
+                return derive.decode(kind, next(iter(fields.values())), "action")
+            return derive.decode(kind, [fields.get(k) for k in getattr(kind, "_fields", ())], "action")
         for kind in types:
             try:
                 return derive.decode(kind, data, "action")

@@ -9,19 +9,22 @@ and caches a :class:`StateSpec`:
   options) are shared, ``list[X]`` is copied with ``list()``, lists of lists level by level,
   ``dict``/``set`` likewise, an object with a ``copy()`` method by that method, a (mutable)
   dataclass by its own generated copy, anything else by ``copy.deepcopy``.  A
-  :func:`~analyser.engine.components.scratch` field starts afresh.
-* **equality and pickling** - the dataclass's own (scratch fields are not compared).
-* **JSON** - :func:`encode` turns values into JSON data (enums by value, tuples and named tuples
-  as lists, rule options as a dict, an object by its ``to_json()``); :func:`decode` turns JSON
-  data back by the field's annotation and refuses a value of the wrong type with
-  :class:`~analyser.engine.errors.InputError` naming the field.
+  :func:`~analyser.engine.components.scratch` field starts afresh; a
+  :func:`~analyser.engine.components.derived` field is copied like any other.
+* **equality and pickling** - the dataclass's own (scratch and derived fields are not compared).
+* **JSON** - :func:`encode` turns values into JSON data (an enum member as its value's JSON - a
+  member may be valued by another enum's member, so an interned value type is an enum -, tuples
+  and named tuples as lists, rule options as a dict, a dataclass as an object of its fields but
+  its scratch and derived ones); :func:`decode` turns JSON data back by the field's annotation
+  and refuses a value of the wrong type with :class:`~analyser.engine.errors.InputError` naming
+  the field.  No other class has a JSON form: a title writes no ``to_json``/``from_json``.
 * **view** - a live view: an object with one read-only attribute per field that reads through to
   the state, so one view per seat serves a whole game.  A public field reads as it is; a
   per-seat hidden zone reads as the seat's own entry under the name without its plural ``s``
   (``hands`` -> ``hand``), with ``<name>_sizes`` for every seat's count; a face-down zone reads
   only as ``<name>_size``; a ``secrets`` field (one value per seat) reads as the seat's own
   entry under its name; hidden ``counters`` read as the seat's own number (``OWNER``) or not
-  at all (``NOBODY``); scratch fields are not there.  ``unseen`` lists, sorted, the cards the
+  at all (``NOBODY``); scratch and derived fields are not there.  ``unseen`` lists, sorted, the cards the
   seat cannot see (a multiset the seat can work out).
 * **re-deal** - the cards a seat cannot see, pooled in a fixed order, sorted (so the result never
   depends on where they were), shuffled with the rng and dealt back into the same places in the
@@ -47,6 +50,7 @@ from analyser.engine.errors import InputError
 from analyser.engine.params import Params
 
 _IMMUTABLE = (int, float, str, bool, bytes, type(None), complex, frozenset, enum.Enum)
+_JSON_PLAIN = (int, float, str, bool, type(None))
 
 
 # --------------------------------------------------------------------------------------------
@@ -67,6 +71,11 @@ class FieldSpec:
         return self.component is not None and self.component.kind == "scratch"
 
     @property
+    def saved(self) -> bool:
+        """Part of the JSON round trip and the views: neither scratch nor derived."""
+        return not is_unsaved(self.component)
+
+    @property
     def visible(self) -> str:
         return EVERYONE if self.component is None else self.component.visible
 
@@ -84,7 +93,7 @@ class StateSpec:
             FieldSpec(f.name, hints.get(f.name, Any), component_of(f),
                       f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
             for f in dataclasses.fields(cls))
-        self.saved = tuple(f for f in self.fields if not f.scratch)
+        self.saved = tuple(f for f in self.fields if f.saved)
         self.clone = _make_clone(cls, self.fields)
         self._hidden = None
 
@@ -210,9 +219,6 @@ def encode(value) -> Any:
         return encode(value.value)
     if isinstance(value, Params):
         return value.as_dict()
-    to_json = getattr(value, "to_json", None)
-    if to_json is not None:
-        return to_json()
     if isinstance(value, (list, tuple)):
         return [encode(x) for x in value]
     if isinstance(value, dict):
@@ -220,8 +226,10 @@ def encode(value) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(encode(x) for x in value)
     if dataclasses.is_dataclass(value):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    raise TypeError(f"a {type(value).__name__} has no JSON form: give it to_json() and from_json()")
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not is_unsaved(component_of(f))}
+    raise TypeError(f"a {type(value).__name__} has no JSON form: make it a plain value, an enum, a named tuple "
+                    "or a dataclass")
 
 
 def _wrong(path: str, expected: str, data) -> InputError:
@@ -299,22 +307,13 @@ def _decode_class(ann, data, path: str):
             return None
         raise _wrong(path, "null", data)
     if isinstance(ann, type) and issubclass(ann, enum.Enum):
-        try:
-            return ann(data)
-        except ValueError:
-            raise _wrong(path, "one of " + ", ".join(repr(m.value) for m in ann), data) from None
+        return _decode_member(ann, data, path)
     if isinstance(ann, type) and issubclass(ann, Params):
         if not isinstance(data, dict):
             raise _wrong(path, "an object of rule options", data)
         try:
             return ann(**data)
         except (TypeError, InputError) as e:
-            raise InputError(f"{path}: {e}") from None
-    from_json = getattr(ann, "from_json", None)
-    if from_json is not None:
-        try:
-            return from_json(data)
-        except (TypeError, ValueError, KeyError) as e:
             raise InputError(f"{path}: {e}") from None
     if isinstance(ann, type) and issubclass(ann, tuple) and hasattr(ann, "_fields"):
         hints = typing.get_type_hints(ann)
@@ -323,33 +322,58 @@ def _decode_class(ann, data, path: str):
         return ann(*(decode(hints.get(n, Any), x, f"{path}.{n}") for n, x in zip(ann._fields, data)))
     if dataclasses.is_dataclass(ann):
         return from_fields(ann, data, path)
-    raise TypeError(f"{path}: no JSON form is known for {ann!r}; give it to_json() and from_json()")
+    raise TypeError(f"{path}: no JSON form is known for {ann!r}; make it a plain value, an enum, a named tuple "
+                    "or a dataclass")
+
+
+def _decode_member(ann: type[enum.Enum], data, path: str):
+    """The member of enum ``ann`` whose value :func:`encode` turned into ``data``; a value that is
+    not plain JSON (another enum's member, a named tuple) is decoded by its own type first."""
+    kind = type(next(iter(ann)).value)
+    try:
+        return ann(data if kind in _JSON_PLAIN else decode(kind, data, path))
+    except (ValueError, InputError):
+        values = [encode(m.value) for m in ann]
+        shown = ", ".join(map(repr, values[:8])) + (f", ... ({len(values)} in all)" if len(values) > 8 else "")
+        raise _wrong(path, "one of " + shown, data) from None
 
 
 def from_fields(cls: type, data, path: str):
-    """An instance of dataclass ``cls`` from a JSON object of its fields (scratch fields and
-    fields with a default may be left out; any other key is refused)."""
+    """An instance of dataclass ``cls`` from a JSON object of its fields (scratch and derived
+    fields and fields with a default may be left out; any other key is refused).  A ValueError of
+    the class's own checks (``__post_init__``) becomes an InputError naming ``path``, but at the
+    top (``state``), where the caller names the title."""
     if not isinstance(data, dict):
         raise _wrong(path, "an object", data)
     hints = typing.get_type_hints(cls)
     known, kwargs = set(), {}
     for f in dataclasses.fields(cls):
-        c = component_of(f)
-        if c is not None and c.kind == "scratch":
+        if is_unsaved(component_of(f)):
             continue
         known.add(f.name)
+        where = f.name if path == "state" else f"{path}.{f.name}"
         if f.name in data:
-            kwargs[f.name] = decode(hints.get(f.name, Any), data[f.name], f.name if path == "state" else f"{path}.{f.name}")
+            kwargs[f.name] = decode(hints.get(f.name, Any), data[f.name], where)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise InputError(f"{f.name}: missing")
+            raise InputError(f"{where}: missing")
     extra = sorted(k for k in data if k not in known)
     if extra:
         raise InputError(f"{extra[0]}: not a field of the state; the fields are {', '.join(sorted(known))}")
-    return cls(**kwargs)
+    if path == "state":
+        return cls(**kwargs)
+    try:
+        return cls(**kwargs)
+    except ValueError as e:
+        raise InputError(f"{path}: {e}") from None
+
+
+def is_unsaved(component: Component | None) -> bool:
+    """True for a scratch or derived field: not saved, compared or shown."""
+    return component is not None and component.kind in ("scratch", "derived")
 
 
 def state_to_dict(state) -> dict:
-    """The state's fields as JSON data (scratch fields left out)."""
+    """The state's fields as JSON data (scratch and derived fields left out)."""
     return {f.name: encode(getattr(state, f.name)) for f in spec(type(state)).saved}
 
 
@@ -417,7 +441,7 @@ def _view_class(state_cls: type, base: type) -> type:
     # an attribute a meaning of its own or a faster way to read it; View's own names give way
     own = {name for k in base.__mro__ if k not in (View, object) for name in vars(k)}
     for f in spec(state_cls).fields:
-        if f.scratch:
+        if not f.saved:
             continue
         if f.visible == EVERYONE:
             attrs[f.name] = property(attrgetter(f"_state.{f.name}"))

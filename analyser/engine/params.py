@@ -25,6 +25,11 @@ _TRUE = {"on", "true", "yes", "1"}
 _FALSE = {"off", "false", "no", "0"}
 
 
+class DeclarationFault(InputError):
+    """A title's declaration refuses itself (a rule option's default outside its own range):
+    the title is at fault, not the command line; the caller names the title."""
+
+
 def option(default: Any, doc: str, *, choices: Sequence[Any] | None = None,
            low: float | None = None, high: float | None = None) -> Any:
     """Declare one rule option of a :class:`Params` dataclass.
@@ -47,24 +52,21 @@ class Params:
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            kind = hints.get(f.name, str)
-            meta = f.metadata
-            if kind is bool and not isinstance(value, bool):
-                raise InputError(f"rule {f.name}={value!r} is not accepted; use on or off")
-            if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise InputError(f"rule {f.name}={value!r} is not accepted; it takes a number")
-            if kind in (int, float) and not (-MAX_NUMBER <= value <= MAX_NUMBER):  # also rejects nan
-                raise InputError(f"rule {f.name}={value!r} is not accepted; numbers must lie within "
-                                 f"+/-{MAX_NUMBER:,}")
-            if meta.get("choices") and value not in meta["choices"]:
-                raise InputError(f"rule {f.name}={value!r} is not accepted; choose one of: "
-                                 + ", ".join(map(str, meta["choices"])))
-            if meta.get("low") is not None and value < meta["low"]:
-                raise InputError(f"rule {f.name}={value!r} is too small; the least accepted is {meta['low']}")
-            if meta.get("high") is not None and value > meta["high"]:
-                raise InputError(f"rule {f.name}={value!r} is too large; the most accepted is {meta['high']}")
+            check_value(f.name, getattr(self, f.name), hints.get(f.name, str), f.metadata)
         self.validate()
+
+    @classmethod
+    def declaration_fault(cls) -> str | None:
+        """The first option whose default its own declaration refuses (its type, choices or
+        bounds), in one line naming the option, or None: a fault of the title, not of a ``--rule``."""
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            try:
+                check_value(f.name, f.default, hints.get(f.name, str), f.metadata)
+            except InputError as e:
+                return (f"rule option {f.name}: its declared default {f.default!r} is refused by its own "
+                        f"declaration ({str(e).partition('; ')[2] or e})")
+        return None
 
     def validate(self) -> None:
         """Cross-field checks; subclasses override and raise :class:`InputError`."""
@@ -89,9 +91,14 @@ class Params:
     def from_overrides(cls, overrides: dict[str, str] | None = None) -> "Params":
         """Build parameters from ``{"name": "text value"}`` overrides (``--rule name=value``).
 
-        Raises :class:`InputError` for an unknown name or a value that does not parse.
+        Raises :class:`InputError` for an unknown name or a value that does not parse, and
+        :class:`DeclarationFault` (an InputError) when an option's own default breaks its
+        declaration.
         """
         overrides = overrides or {}
+        fault = cls.declaration_fault()
+        if fault is not None:
+            raise DeclarationFault(fault)
         hints = typing.get_type_hints(cls)
         names = [f.name for f in dataclasses.fields(cls)]
         kwargs: dict[str, Any] = {}
@@ -105,6 +112,24 @@ class Params:
     def as_dict(self) -> dict[str, Any]:
         """The option values as a plain dict (JSON-friendly)."""
         return dataclasses.asdict(self)
+
+
+def check_value(name: str, value: Any, kind: type, meta) -> None:
+    """Raise :class:`InputError` when rule option ``name`` (type ``kind``; ``meta``, its
+    declaration: choices, low, high) refuses ``value``."""
+    if kind is bool and not isinstance(value, bool):
+        raise InputError(f"rule {name}={value!r} is not accepted; use on or off")
+    if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise InputError(f"rule {name}={value!r} is not accepted; it takes a number")
+    if kind in (int, float) and not (-MAX_NUMBER <= value <= MAX_NUMBER):  # also rejects nan
+        raise InputError(f"rule {name}={value!r} is not accepted; numbers must lie within +/-{MAX_NUMBER:,}")
+    if meta.get("choices") and value not in meta["choices"]:
+        raise InputError(f"rule {name}={value!r} is not accepted; choose one of: "
+                         + ", ".join(map(str, meta["choices"])))
+    if meta.get("low") is not None and value < meta["low"]:
+        raise InputError(f"rule {name}={value!r} is too small; the least accepted is {meta['low']}")
+    if meta.get("high") is not None and value > meta["high"]:
+        raise InputError(f"rule {name}={value!r} is too large; the most accepted is {meta['high']}")
 
 
 def coerce(name: str, text: Any, kind: type, *, what: str) -> Any:

@@ -517,18 +517,24 @@ def strategy_parameters(obj) -> dict[str, tuple[type, Any]]:
     return out
 
 
-def parameter_bounds(obj) -> dict[str, dict[str, Any]]:
+def parameter_bounds(obj, game: str | None = None) -> dict[str, dict[str, Any]]:
     """What each parameter of a strategy class accepts: ``{param: {"low", "high", "choices"}}``.
 
     A strategy declares them as rule options do, in two class attributes: ``param_bounds``
     (``{"limit": (0, 100)}``, inclusive; None for an open end) for numbers and ``param_choices``
-    (``{"start": ("safe", "random")}``) for text.  A number without declared bounds accepts
-    +/- :data:`~analyser.engine.core.MAX_NUMBER`; text without choices accepts any non-empty text.  An
-    entry naming no parameter of ``__init__`` is ignored here (a test keeps the built-ins clean).
+    (``{"start": ("safe", "random")}``) for text.  A third, ``param_strategies``, names the text
+    parameters whose value is another strategy of the title (mcts's ``rollout``): given ``game``,
+    their choices are ``random`` and the title's strategies but the class's own.  A number
+    without declared bounds accepts +/- :data:`~analyser.engine.core.MAX_NUMBER`; text without
+    choices accepts any non-empty text.  An entry naming no parameter of ``__init__`` is ignored
+    here (a test keeps the built-ins clean).
     """
     params = strategy_parameters(obj)
     declared = getattr(obj, "param_bounds", None) or {}
-    choices = getattr(obj, "param_choices", None) or {}
+    choices = dict(getattr(obj, "param_choices", None) or {})
+    if game is not None and getattr(obj, "param_strategies", ()):
+        others = ("random",) + tuple(n for n in available_strategies(game) if n not in ("random", obj.name))
+        choices.update({name: others for name in obj.param_strategies})
     out = {}
     for name, (kind, _) in params.items():
         low = high = None

@@ -118,6 +118,8 @@ class MCTS(Strategy):
     game = None  # every title that provides determinize()
     param_bounds = {"iterations": (1, MAX_ITERATIONS), "c": (0, 100), "time_ms": (0, 3_600_000)}
     param_choices = {"reward": ("rank", "score"), "horizon": ("game", "round")}
+    #: ``rollout`` names a strategy of the title (``analyser list TITLE`` shows which).
+    param_strategies = ("rollout",)
     #: Parameters whose budget the clock decides (the work done depends on the machine and its
     #: load): an experiment that must be reproducible refuses to vary them (``analyser ladder``).
     clock_params = ("time_ms",)

@@ -507,7 +507,7 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
                                "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown,
                                "turns"]])
         outcome = designer.Outcome.of(game)
-        margin_unit = designer._one(outcome.score_unit) if outcome.close_margin == 1 else outcome.score_unit
+        margin_unit = designer._one(outcome.scoring.score_unit) if outcome.close_margin == 1 else outcome.scoring.score_unit
         close_text = (f"close rate: games whose top two scores differ by at most {number(outcome.close_margin)} "
                       f"{margin_unit} (ties included). " if shown else
                       f"No close-game rate: {outcome.close_reason}. ")

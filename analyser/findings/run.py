@@ -80,11 +80,11 @@ def seat_advantage(ctx: RunContext) -> list:
     plan = seatmod.sweep_plan(ctx.game, ctx.players, ctx.rules, part.compensation) if cmd else None
     recorded = ctx.config.get("seat_confirmations") or {}
     replay = recorded.get(str(ctx.runs[0])) if len(ctx.runs) == 1 and isinstance(recorded, dict) else None
-    return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.score_unit,
+    return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.scoring.score_unit,
                                  kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
                                  replay=replay if isinstance(replay, dict) else None,
                                  bonus=(ctx.game.scoring.seat_bonus_rule,
-                                        ctx.game.scoring.seat_bonus_unit or ctx.outcome.score_unit),
+                                        ctx.game.scoring.seat_bonus_unit or ctx.outcome.scoring.score_unit),
                                  sweep=plan)
 
 
@@ -333,7 +333,7 @@ def runaway_leader(ctx: RunContext) -> list:
         return [LeftOut(topic, "no game has a single winner")]
     share = early / n
     lo, hi = analysis.wilson(share, n)
-    unit = outcome.trace_unit
+    unit = outcome.scoring.trace_unit
     threshold = (f"clear when the Wilson 95% interval of the share of games (with one winner) in which the winner "
                  f"takes the lead for good within the first {share_text(RUNAWAY_AT)} of the game's {unit} lies "
                  f"above {share_text(RUNAWAY_SHARE)}; possible when the share itself does (a fair coin-flip race "

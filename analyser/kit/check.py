@@ -557,15 +557,16 @@ class _Watched:
         return action
 
 
-def _check_strategies(game: Game, ref: str, params, root: int, result: CheckResult) -> None:
-    """Each of the title's own strategies fills every seat for :data:`STRATEGY_GAMES` games; it
-    must not raise, return an illegal action, or change the state while it chooses."""
+def _check_strategies(game: Game, ref: str, params, root: int, result: CheckResult, counts: list[int]) -> None:
+    """Each of the title's own strategies fills every seat for :data:`STRATEGY_GAMES` games at the
+    title's usual player count, or the first of ``counts`` (those the rules accept) when the rules
+    refuse it; it must not raise, return an illegal action, or change the state while it chooses."""
     try:  # the title's own: not the generic ones (mcts), which play through determinize, checked above
         names = [name for name in available_strategies(ref) if name not in GENERIC_STRATEGIES]
     except InputError as e:
         result.add(Failure("strategies", f"the title's strategies failed to load: {e}"))
         return
-    n = game.default_players
+    n = game.default_players if game.default_players in counts else counts[0]
     for k, name in enumerate(names):
         try:
             build = strategy_factory(name, ref)
@@ -613,19 +614,13 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
     game = get_game(ref)
     ref = title_ref(game)
     rules = dict(rules or {})
-    params = game.Params.from_overrides(rules)
     game.check_declarations()
+    params = game.Params.from_overrides(rules)
     if players is not None:
         game.check_players(params, players)
         counts = [players]
     else:
-        counts = []
-        for n in sorted({game.min_players, game.default_players, game.max_players}):
-            try:
-                game.check_players(params, n)
-                counts.append(n)
-            except InputError:
-                pass
+        counts = _accepted(game, params, sorted({game.min_players, game.default_players, game.max_players}))
         if not counts:
             raise InputError(f"no player count from {game.min_players} to {game.max_players} is accepted under "
                              "these rules; give --players")
@@ -642,7 +637,7 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
     else:
         result.skipped["process"] = "not run (--no-fresh-process)"
     if strategies:
-        _check_strategies(game, ref, params, seed, result)
+        _check_strategies(game, ref, params, seed, result, _accepted(game, params, [game.default_players] + counts))
     else:
         result.skipped["strategies"] = "not run"
     from analyser.engine.search import has_determinize
@@ -650,6 +645,18 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
         result.skipped.setdefault("determinize", "the title has no determinize(view, rng)")
     result.warnings = contract_warnings(game)
     return result
+
+
+def _accepted(game: Game, params, counts: list[int]) -> list[int]:
+    """The player counts of ``counts`` that ``game.check_players`` accepts under ``params``."""
+    out = []
+    for n in counts:
+        try:
+            game.check_players(params, n)
+            out.append(n)
+        except InputError:
+            pass
+    return out
 
 
 #: The first words of the note ``analyser new`` puts at the top of the skeleton's rules page.

@@ -68,6 +68,7 @@ def resolve(spec: RunSpec):
     for name in game.path_options:  # a data file named relative to here must work in workers too
         if spec.rules.get(name):
             spec.rules[name] = str(Path(spec.rules[name]).expanduser().resolve())
+    game.check_declarations()
     params = game.Params.from_overrides(spec.rules)
     if not spec.strategies:
         raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
@@ -78,7 +79,6 @@ def resolve(spec: RunSpec):
     players = spec.players
     if players is None:  # the title's usual count; the strategies cycle over the seats
         players = max(game.default_players, min(m, game.max_players))
-    game.check_declarations()
     game.check_players(params, players)
     check_deal(game, params, players)
     if m > players:

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from analyser.engine.traces import flatten
 from analyser.stats.analysis import game_keys, per_game, percent, percent_ci, wilson
-from analyser.engine.core import OUTCOMES, TRACE_COLUMN, InputError
+from analyser.engine.core import OUTCOMES, TRACE_COLUMN, InputError, Scoring
 from analyser.text import fixed, number, pct
 
 #: Bootstrap resamples for the luck-skill interval.
@@ -70,19 +70,11 @@ SKILL_TEST = 0.05
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a title declares about its outcome (the ``Game`` attributes of the same meaning), which
-    says which figures fit it.  :meth:`of` reads them from a title."""
+    """Which figures fit a title, read from what it declares about its outcome: its
+    ``Game.scoring`` (:class:`~analyser.engine.schema.Scoring`: the outcome, the units, the
+    close-game margin and the notes).  :meth:`of` takes it from a title."""
 
-    score_unit: str = "points"
-    trace_unit: str = "steps"
-    #: ``Game.scoring.outcome``: "highest score", "race" or "other"
-    kind: str = "highest score"
-    #: ``Game.scoring.close_margin`` (score units) or None
-    close_margin: float | None = 1.0
-    #: ``Game.scoring.outcome_note``
-    note: str = ""
-    #: ``Game.scoring.close_note``
-    close_note: str = ""
+    scoring: Scoring = Scoring()
 
     @classmethod
     def of(cls, game) -> "Outcome":
@@ -96,25 +88,33 @@ class Outcome:
         if kind not in OUTCOMES:
             raise InputError(f"title {getattr(game, 'id', '?')!r} declares outcome={kind!r}; "
                              f"a title declares one of: {', '.join(OUTCOMES)}")
-        margin = game.scoring.close_margin
-        return cls(score_unit=game.scoring.score_unit, trace_unit=game.scoring.trace_unit,
-                   kind=kind, close_margin=None if margin is None else float(margin),
-                   note=game.scoring.outcome_note or "", close_note=game.scoring.close_note or "")
+        return cls(game.scoring)
+
+    @property
+    def kind(self) -> str:
+        """``scoring.outcome``: "highest score", "race" or "other"."""
+        return self.scoring.outcome
+
+    @property
+    def close_margin(self) -> float | None:
+        """``scoring.close_margin`` as a float (score units), or None."""
+        margin = self.scoring.close_margin
+        return None if margin is None else float(margin)
 
     @property
     def score_decides(self) -> bool:
         """The highest final score wins."""
-        return self.kind == "highest score"
+        return self.scoring.score_decides
 
     @property
     def reason(self) -> str:
         """Why the figures that read score differences do not fit this title (one phrase)."""
-        if self.note:
-            return self.note.rstrip(".")
+        if self.scoring.outcome_note:
+            return self.scoring.outcome_note.rstrip(".")
         if self.kind == "race":
             return ("a race: the first seat to reach the target wins and the game stops, so the other seats' "
-                    f"{self.score_unit} say how far they got, not how well they played")
-        return f"the title's winner is not the seat with the most {self.score_unit}"
+                    f"{self.scoring.score_unit} say how far they got, not how well they played")
+        return f"the title's winner is not the seat with the most {self.scoring.score_unit}"
 
     @property
     def close_applies(self) -> bool:
@@ -124,7 +124,7 @@ class Outcome:
     def close_reason(self) -> str:
         if self.kind == "other":
             return self.reason
-        return (self.close_note or "the title declares no close-game margin").rstrip(".")
+        return (self.scoring.close_note or "the title declares no close-game margin").rstrip(".")
 
     @property
     def drama_applies(self) -> bool:
@@ -400,7 +400,7 @@ def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None
     single winner, no difference within a game) says why instead of showing "nan";
     ``attrs["left_out"]``: the figures that do not fit the title, one line per reason."""
     outcome = outcome or Outcome()
-    unit = outcome.score_unit
+    unit = outcome.scoring.score_unit
     rows, left_out = [], []
     no_games = "n/a (no games)"
     rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
@@ -420,7 +420,7 @@ def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None
                                               f"{pct(dr['any_lead_change'], 0)})" if _finite(dr["lead_changes"])
                      else no_games))
         rows.append(("winner takes the lead for good at", f"{pct(dr['lead_for_good_at'], 0)} of the game's "
-                                                          f"{outcome.trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
+                                                          f"{outcome.scoring.trace_unit} (mean)" if _finite(dr["lead_for_good_at"])
                      else single))
         rows.append(("largest deficit overcome", f"{fixed(dr['deficit_overcome'], 2)} {unit} on average; 90th "
                                                  f"percentile {fixed(dr['deficit_p90'], 1)}, most {fixed(dr['deficit_max'], 1)}"

@@ -31,7 +31,7 @@ def map_lines(game, state, seat: int) -> list[str]:
     m = state.maps[seat]
     lines = ["    " + " ".join(f" {c:<3}" for c in range(comp.width))]
     for r in range(comp.height):
-        cells = " ".join(_cell(m.coat[r * STRIDE + c], m.cross[r * STRIDE + c]) for c in range(comp.width))
+        cells = " ".join(_cell(m.coat[r][c], m.cross[r][c]) for c in range(comp.width))
         lines.append(f" {r:>2} {cells}")
     return lines
 

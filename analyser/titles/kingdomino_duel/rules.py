@@ -113,9 +113,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal, NamedTuple, Optional, Union
 
-from analyser.engine.components import dice_faces, scratch, seat_counters, seat_secrets
+from analyser.engine.components import derived, dice_faces, scratch, seat_counters, seat_secrets
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option
-from analyser.engine.derive import View
+from analyser.engine.derive import View, clone
 from analyser.engine.perseat import seat_values
 
 COATS = ("dot", "double-dot", "stripe", "double-stripe", "quarters", "black")
@@ -542,11 +542,25 @@ COAT_CHOICES = tuple(ChooseCoat(k) for k in range(6))
 # Kingdoms (one player's map, with its domains kept up to date)
 # --------------------------------------------------------------------------------------------
 
+def _none():
+    return None
+
+
+@dataclass(slots=True, repr=False)
 class Kingdom:
     """One player's map.
 
-    * ``coat[cell]``: ``EMPTY`` (-1), ``CASTLE`` (-2), ``OFF`` (-3, past the last column) or the
-      coat drawn (0-5); ``cross[cell]``: crosses.  Cells are ``row * STRIDE + column``.
+    Saved (its JSON, and what two maps are compared by): ``coat`` and ``cross``, the map's rows
+    (row 0 first) of coats - ``EMPTY`` (-1), ``CASTLE`` (-2) or the coat drawn (0-5,
+    :data:`COATS`) - and of crosses.  A map is built from those rows (:func:`new_kingdom` for an
+    empty one): ``__post_init__`` checks them (ValueError, one line, on a map that is not a
+    rectangle of 2 to 15 rows and columns with one castle, a coat outside -2..5, or crosses
+    outside 0..99 or on an empty cell) and draws the cells in row-major order.
+
+    Kept up to date from those (derived: copied, not saved), by cell (``row * STRIDE + column``):
+
+    * ``cell_coat[cell]``: the cell's coat, ``OFF`` (-3) past the last column;
+      ``cell_cross[cell]``: its crosses.
     * ``dom[cell]``: the domain label of a drawn cell (a cell of the domain), else -1;
       ``dsize[label]``, ``dcross[label]``: cells and crosses of that domain; ``members[label]``.
     * ``bound[label]``: bit mask of the empty cells touching that domain; ``by_coat[coat]``: the
@@ -555,103 +569,73 @@ class Kingdom:
       castle or a drawn cell of that coat); ``empty``: bit mask of empty cells; ``n_empty``.
     * ``points``: the domain points (sum over domains of cells x crosses), kept up to date by
       :meth:`draw` and :meth:`add_cross`.
+    * ``comp``: the :class:`Components` it is drawn on (its geometry only, until its state binds
+      it to the rules' components).
 
     Read it, never change it (strategies get the state's own object in their view).
     """
 
-    __slots__ = ("comp", "coat", "cross", "dom", "dsize", "dcross", "members", "bound", "by_coat", "ok", "empty",
-                 "n_empty", "points")
+    coat: list[list[int]]
+    cross: list[list[int]]
+    comp: Components | None = derived(_none)
+    cell_coat: list[int] = derived()
+    cell_cross: list[int] = derived()
+    dom: list[int] = derived()
+    dsize: list[int] = derived()
+    dcross: list[int] = derived()
+    members: list[list[int] | None] = derived()
+    bound: list[int] = derived()
+    by_coat: list[list[int]] = derived()
+    ok: list[int] = derived()
+    empty: int = derived(int)
+    n_empty: int = derived(int)
+    points: int = derived(int)
 
-    def __init__(self, comp: Components):
+    def __post_init__(self):
+        cells = _map_cells(self.coat, self.cross)
+        castles = [c for c, k, _ in cells if k == CASTLE]
+        if len(castles) != 1:
+            raise ValueError(f"a map has one castle (coat -2), not {len(castles)}")
+        self.clear(geometry(len(self.coat[0]), len(self.coat), castles[0]))
+        for c, k, _ in cells:
+            if k >= 0:
+                self.draw(c, k, 0)
+        for c, k, x in cells:
+            for _ in range(x if k >= 0 else 0):
+                self.add_cross(c)
+
+    def clear(self, comp: Components) -> None:
+        """Every cell empty but the castle, the saved rows included."""
         n = comp.cells
         self.comp = comp
-        self.coat = [OFF] * n
+        self.coat = [[EMPTY] * comp.width for _ in range(comp.height)]
+        self.cross = [[0] * comp.width for _ in range(comp.height)]
+        self.coat[comp.castle // STRIDE][comp.castle % STRIDE] = CASTLE
+        self.cell_coat = [OFF] * n
         for c in comp.valid:
-            self.coat[c] = EMPTY
-        self.coat[comp.castle] = CASTLE
-        self.cross = [0] * n
+            self.cell_coat[c] = EMPTY
+        self.cell_coat[comp.castle] = CASTLE
+        self.cell_cross = [0] * n
         self.dom = [-1] * n
         self.dsize = [0] * n
         self.dcross = [0] * n
-        self.members: list = [None] * n
+        self.members = [None] * n
         self.bound = [0] * n
-        self.by_coat: list = [[] for _ in range(6)]
+        self.by_coat = [[] for _ in range(6)]
         self.empty = comp.free
         self.n_empty = comp.width * comp.height - 1
         self.ok = [comp.castle_adj] * 6
         self.points = 0
 
-    def __eq__(self, other):
-        """Two kingdoms are equal when the same cells hold the same coats and crosses (domains and
-        masks follow from those)."""
-        return isinstance(other, Kingdom) and self.coat == other.coat and self.cross == other.cross
-
-    __hash__ = None
-
-    def copy(self) -> "Kingdom":
-        k = Kingdom.__new__(Kingdom)
-        k.comp = self.comp
-        k.coat = self.coat[:]
-        k.cross = self.cross[:]
-        k.dom = self.dom[:]
-        k.dsize = self.dsize[:]
-        k.dcross = self.dcross[:]
-        k.members = [m[:] if m is not None else None for m in self.members]
-        k.bound = self.bound[:]
-        k.by_coat = [b[:] for b in self.by_coat]
-        k.ok = self.ok[:]
-        k.empty = self.empty
-        k.n_empty = self.n_empty
-        k.points = self.points
-        return k
-
-    def to_json(self) -> dict:
-        """The map's cells as rows (row 0 first): ``{"coat": rows, "cross": rows}``, a coat being
-        -1 (empty), -2 (the castle) or 0-5 (:data:`COATS`), a cross count per cell.  Domains,
-        boundaries and masks are not saved: :meth:`from_json` rebuilds them."""
-        w, h = self.comp.width, self.comp.height
-        return {"coat": [self.coat[r * STRIDE:r * STRIDE + w] for r in range(h)],
-                "cross": [self.cross[r * STRIDE:r * STRIDE + w] for r in range(h)]}
-
-    @classmethod
-    def from_json(cls, data) -> "Kingdom":
-        """The kingdom :meth:`to_json` wrote, its cells drawn in row-major order.  Raises
-        ValueError (one line) on a map that is not a rectangle of 2 to 15 rows and columns with
-        one castle, a coat outside -2..5, or crosses outside 0..99 or on an empty cell."""
-        if not isinstance(data, dict) or set(data) != {"coat", "cross"}:
-            raise ValueError("a map is an object with the rows of its coats and crosses: {\"coat\": [...], "
-                             "\"cross\": [...]}")
-        coats, crosses = data["coat"], data["cross"]
-        if not (isinstance(coats, list) and 2 <= len(coats) <= 15 and isinstance(crosses, list)
-                and len(crosses) == len(coats)):
-            raise ValueError("coat and cross need the same 2 to 15 rows")
-        width = len(coats[0]) if isinstance(coats[0], list) else 0
-        if not 2 <= width <= 15 or any(not isinstance(r, list) or len(r) != width for r in coats + crosses):
-            raise ValueError("every row of coat and cross needs the same 2 to 15 cells")
-        cells = [(r * STRIDE + c, k, x) for r, (kr, xr) in enumerate(zip(coats, crosses))
-                 for c, (k, x) in enumerate(zip(kr, xr))]
-        if any(type(k) is not int or not CASTLE <= k <= 5 for _, k, _ in cells):
-            raise ValueError("a cell's coat is -1 (empty), -2 (the castle) or 0 to 5")
-        if any(type(x) is not int or not 0 <= x <= 99 or (x and k < 0) for _, k, x in cells):
-            raise ValueError("a cell's crosses are 0 to 99, and 0 on an empty cell or the castle")
-        castles = [c for c, k, _ in cells if k == CASTLE]
-        if len(castles) != 1:
-            raise ValueError(f"a map has one castle (coat -2), not {len(castles)}")
-        m = cls(geometry(width, len(coats), castles[0]))
-        for c, k, _ in cells:
-            if k >= 0:
-                m.draw(c, k, 0)
-        for c, k, x in cells:
-            for _ in range(x if k >= 0 else 0):
-                m.add_cross(c)
-        return m
-
     def draw(self, cell: int, coat: int, crosses: int) -> None:
         """Draw ``coat`` with ``crosses`` at the empty ``cell``; merges domains."""
         comp = self.comp
         bit = 1 << cell
-        self.coat[cell] = coat
-        self.cross[cell] = crosses
+        self.cell_coat[cell] = coat
+        self.cell_cross[cell] = crosses
+        row, col = cell // STRIDE, cell % STRIDE
+        self.coat[row][col] = coat
+        self.cross[row][col] = crosses
         self.empty &= ~bit
         self.n_empty -= 1
         ok = self.ok
@@ -660,7 +644,7 @@ class Kingdom:
             ok[k] &= ~bit
         ok[coat] |= nb
         dom, dsize, dcross, members, bound = self.dom, self.dsize, self.dcross, self.members, self.bound
-        coats = self.coat
+        coats = self.cell_coat
         for n in comp.nbrs[cell]:  # the cell is no longer an empty cell next to those domains
             d = dom[n]
             if d >= 0:
@@ -700,7 +684,8 @@ class Kingdom:
 
     def add_cross(self, cell: int) -> None:
         d = self.dom[cell]
-        self.cross[cell] += 1
+        self.cell_cross[cell] += 1
+        self.cross[cell // STRIDE][cell % STRIDE] += 1
         self.dcross[d] += 1
         self.points += self.dsize[d]
 
@@ -727,6 +712,32 @@ class Kingdom:
                    default=0)
 
 
+def new_kingdom(comp: Components) -> Kingdom:
+    """An empty map drawn on ``comp`` (only its castle): what ``Kingdom`` builds from such rows,
+    without reading them."""
+    k = object.__new__(Kingdom)
+    k.clear(comp)
+    return k
+
+
+def _map_cells(coats, crosses) -> list[tuple[int, int, int]]:
+    """``(cell, coat, crosses)`` of every cell of a map's rows, row-major; ValueError (one line)
+    unless they are a rectangle of 2 to 15 rows and columns, coats -2..5 and crosses 0..99 (0 on
+    an empty cell or the castle)."""
+    if not (2 <= len(coats) <= 15 and len(crosses) == len(coats)):
+        raise ValueError("coat and cross need the same 2 to 15 rows")
+    width = len(coats[0])
+    if not 2 <= width <= 15 or any(len(r) != width for r in coats + crosses):
+        raise ValueError("every row of coat and cross needs the same 2 to 15 cells")
+    cells = [(r * STRIDE + c, k, x) for r, (kr, xr) in enumerate(zip(coats, crosses))
+             for c, (k, x) in enumerate(zip(kr, xr))]
+    if any(not CASTLE <= k <= 5 for _, k, _ in cells):
+        raise ValueError("a cell's coat is -1 (empty), -2 (the castle) or 0 to 5")
+    if any(not 0 <= x <= 99 or (x and k < 0) for _, k, x in cells):
+        raise ValueError("a cell's crosses are 0 to 99, and 0 on an empty cell or the castle")
+    return cells
+
+
 @lru_cache(maxsize=64)
 def geometry(width: int, height: int, castle: int) -> Components:
     """Components holding only a map's geometry (no dice, no spellbook): what a kingdom read back
@@ -736,7 +747,7 @@ def geometry(width: int, height: int, castle: int) -> Components:
 
 def cell_gain(k: Kingdom, cell: int, coat: int, crosses: int) -> int:
     """Domain points gained by drawing ``coat`` with ``crosses`` at the empty ``cell`` alone."""
-    coats, dom, ds, dx = k.coat, k.dom, k.dsize, k.dcross
+    coats, dom, ds, dx = k.cell_coat, k.dom, k.dsize, k.dcross
     seen0 = seen1 = seen2 = -1
     s = x = b = 0
     for n in k.comp.nbrs[cell]:
@@ -754,7 +765,7 @@ def pair_gain(k: Kingdom, c0: int, c1: int, coat0: int, coat1: int, x0: int, x1:
     """Domain points gained by drawing two cells (adjacent or not), merging domains exactly."""
     if coat0 != coat1 or not (k.comp.adj_mask[c0] >> c1) & 1:
         return cell_gain(k, c0, coat0, x0) + cell_gain(k, c1, coat1, x1)
-    coats, dom, ds, dx = k.coat, k.dom, k.dsize, k.dcross
+    coats, dom, ds, dx = k.cell_coat, k.dom, k.dsize, k.dcross
     seen = []
     s = x = b = 0
     nbrs = k.comp.nbrs
@@ -778,7 +789,7 @@ def domains_after(k: Kingdom, c0: int, c1: int, coat0: int, coat1: int, coat: in
     for cell, kc in ((c0, coat0), (c1, coat1)):
         if kc != coat:
             continue
-        labels = {k.dom[n] for n in k.comp.nbrs[cell] if k.coat[n] == coat}
+        labels = {k.dom[n] for n in k.comp.nbrs[cell] if k.cell_coat[n] == coat}
         if merged and adjacent:  # the second cell joins the first one's domain
             new = labels - set(merged)
             delta -= len(new)
@@ -926,10 +937,6 @@ def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) ->
 DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER = "draft_a", "draft_b", "place", "castle", "spell", "over"
 PHASES = (DRAFT_A, DRAFT_B, PLACE, CASTLE_STEP, SPELL, OVER)
 ENDS = ("full_map", "no_draw", "max_rounds")
-
-
-def _none():
-    return None
 
 
 @dataclass(slots=True, repr=False)
@@ -1120,7 +1127,7 @@ class KingdominoDuel(Game):
         if n_players != 2:
             raise InputError(f"players={n_players} is not accepted for kingdomino-duel; it is a 2-player game")
         comp = params.comp
-        return KingdominoState(params, [Kingdom(comp), Kingdom(comp)], _roll(comp, rng), castle_round=[0, 0],
+        return KingdominoState(params, [new_kingdom(comp), new_kingdom(comp)], _roll(comp, rng), castle_round=[0, 0],
                                passes=[0, 0], stuck=[0, 0], tally=[[], []])
 
     # -- queries ----------------------------------------------------------------------------
@@ -1160,7 +1167,7 @@ class KingdominoDuel(Game):
             else:
                 m = s.maps[seat]
                 cap = s.params.cross_cap
-                legal = [AddCross(c) for c, k in enumerate(m.coat) if k >= 0 and (not cap or m.cross[c] < cap)]
+                legal = [AddCross(c) for c, k in enumerate(m.cell_coat) if k >= 0 and (not cap or m.cell_cross[c] < cap)]
         else:
             legal = []
         s.cache = legal
@@ -1245,7 +1252,7 @@ class KingdominoDuel(Game):
             params=view.params, round=view.round, a=view.a, phase=view.phase,
             current=view.current, roll=list(view.roll), owner=list(view.owner), hand=[[], []], faces=[[], []],
             turned=[False, False], pending=[None, None], bonus=[-1, -1], could=[False, False],
-            maps=[m.copy() for m in view.maps], boxes=[list(b) for b in view.boxes],
+            maps=[clone(m) for m in view.maps], boxes=[list(b) for b in view.boxes],
             row_owner=list(view.row_owner), spell_owner=list(view.spell_owner), spell_used=list(view.spell_used),
             spell_round=list(view.spell_round), s5_coat=view.s5_coat, castle_round=list(view.castle_round),
             queue=list(view.queue), end=view.end, passes=list(view.passes), stuck=list(view.stuck),
@@ -1459,7 +1466,7 @@ class KingdominoDuel(Game):
     def _has_cross_target(self, s: KingdominoState, seat: int) -> bool:
         m = s.maps[seat]
         cap = s.params.cross_cap
-        return any(k >= 0 and (not cap or m.cross[c] < cap) for c, k in enumerate(m.coat))
+        return any(k >= 0 and (not cap or m.cell_cross[c] < cap) for c, k in enumerate(m.cell_coat))
 
     def _after_spells(self, s: KingdominoState, rng) -> None:
         if s.queue:
@@ -1561,7 +1568,7 @@ class KingdominoDuel(Game):
             for sp in range(6):
                 row[f"used_s{sp + 1}"] = int(s.spell_owner[sp] == seat and s.spell_used[sp])
             row.update({"castle_round": s.castle_round[seat], "passes": s.passes[seat], "empty_cells": m.n_empty,
-                        "largest_domain": m.largest(), "crosses": sum(m.cross), "rounds": s.round, "end": s.end,
+                        "largest_domain": m.largest(), "crosses": sum(m.cell_cross), "rounds": s.round, "end": s.end,
                         "turns": s.round, "score_trace": trace[seat]})
             out.append(row)
         return out
@@ -1605,14 +1612,16 @@ class KingdominoDuel(Game):
         comp = s.comp
         for seat in (0, 1):
             m = s.maps[seat]
-            fresh = Kingdom(comp)
-            for c, k in enumerate(m.coat):
+            fresh = new_kingdom(comp)
+            for c, k in enumerate(m.cell_coat):
                 if k >= 0:
                     fresh.draw(c, k, 0)
-            for c, k in enumerate(m.coat):
+            for c, k in enumerate(m.cell_coat):
                 if k >= 0:
-                    fresh.dcross[fresh.dom[c]] += m.cross[c]
-            assert m.coat[comp.castle] == CASTLE, "castle cell"
+                    fresh.dcross[fresh.dom[c]] += m.cell_cross[c]
+            assert m.cell_coat[comp.castle] == CASTLE, "castle cell"
+            assert all(m.coat[r][c] == m.cell_coat[r * STRIDE + c] and m.cross[r][c] == m.cell_cross[r * STRIDE + c]
+                       for r in range(comp.height) for c in range(comp.width)), "the saved rows"
             assert m.empty == fresh.empty and m.n_empty == fresh.n_empty, "empty cells"
             assert m.points == sum(fresh.dsize[d] * fresh.dcross[d] for d in fresh.labels()), "domain points"
             assert m.ok == fresh.ok, "connection masks"
@@ -1625,8 +1634,8 @@ class KingdominoDuel(Game):
                     near |= comp.adj_mask[c]
                 assert m.bound[d] == near & m.empty, "domain boundary"
             for coat in range(6):
-                assert sorted(m.by_coat[coat]) == [d for d in m.labels() if m.coat[d] == coat], "domains by coat"
-            assert all(x >= 0 for x in m.cross), "crosses"
+                assert sorted(m.by_coat[coat]) == [d for d in m.labels() if m.cell_coat[d] == coat], "domains by coat"
+            assert all(x >= 0 for x in m.cell_cross), "crosses"
             for coat in range(6):
                 size = comp.rows[coat][0]
                 assert 0 <= s.boxes[seat][coat] <= size, "boxes"
@@ -1666,7 +1675,7 @@ class KingdominoDuel(Game):
                 p = s.pending[seat]
                 if type(p) is Place:
                     m = s.maps[seat]
-                    assert p.cell0 != p.cell1 and all(0 <= c < len(m.coat) and m.coat[c] == EMPTY
+                    assert p.cell0 != p.cell1 and all(0 <= c < len(m.cell_coat) and m.cell_coat[c] == EMPTY
                                                       for c in (p.cell0, p.cell1)), \
                         f"pending drawing of seat {seat} is not on two empty cells"
             assert cur != 1 - a or s.pending[a] is not None, \
@@ -1683,7 +1692,7 @@ class KingdominoDuel(Game):
         ``state_from_dict``: the state's fields with strict types (flags are JSON
         ``true``/``false``, counts, coats and cells JSON integers), ranges and lengths: two entries
         in every per-seat list, four per die, six per coat or spell; a map is its rows of coats and
-        crosses (:meth:`Kingdom.to_json`), a face ``[coat, crosses]``, a drawing
+        crosses (:class:`Kingdom`: its saved rows), a face ``[coat, crosses]``, a drawing
         ``[cell0, cell1, coat0, coat1, spell]`` (``[]`` draws nothing)."""
         return _state_schema()
 

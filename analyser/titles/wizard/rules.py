@@ -66,13 +66,13 @@ finished tricks and of the current trick, who leads and who is winning it) - nev
 or the undealt cards (declared ``seat_zones()`` and ``face_down()`` in :class:`WizardState`).
 
 Actions: :class:`Bid` ``(n)`` and :class:`ChooseTrump` ``(suit)`` are named tuples; :class:`Play`
-``(card)`` is a small interned value object (one per card).  Their JSON (derived):
+``(card)`` is an enum (one member per card, valued by the :class:`Card` member).  Their JSON (derived):
 ``{"type": "Bid", "n": 2}``, ``"R7"`` (a play: the card's code), ``{"type": "ChooseTrump",
 "suit": 1}``.  ``legal_actions`` order: bids
 ascending; plays in hand order (Jesters, then blue, green, red, yellow by ascending rank, then
 Wizards), each distinct card once; trump choices blue, green, red, yellow.
 
-Speed (a 4-player game is 540 decisions; see docs/speed.md for figures): cards and plays are interned,
+Speed (a 4-player game is 540 decisions; see docs/speed.md for figures): cards and plays are enum members,
 so hashing and equality are identity checks; each hand is kept as eight lists of play actions
 (:func:`hand_groups`), so ``legal_actions`` is a concatenation of lists, not a scan; the led suit
 and the trick's current winner are updated incrementally as each card is played; views are live
@@ -84,6 +84,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import lru_cache
 from operator import attrgetter
 from random import Random as _Random
@@ -109,51 +110,36 @@ LED_FREE = -2
 BID, TRUMP, PLAY, OVER = "bid", "trump", "play", "over"
 
 
-class Card:
+#: The cards' codes in hand order: the Jester ``N``, blue ``B1``-``B13``, green, red, yellow, the Wizard ``Z``.
+CODES = ("N",) + tuple(f"{letter}{rank}" for letter in SUIT_LETTERS for rank in range(1, 14)) + ("Z",)
+
+
+class Card(Enum):
     """A card: ``rank`` 1-13 with ``suit`` 0-3 (blue, green, red, yellow); a Wizard is rank 14 and a
     Jester rank 0, both with ``suit=None`` (they have no suit).
 
-    Cards are immutable and interned: ``Card(7, 2)`` always returns the one red 7 object (also
-    after pickling), so equality is identity, which keeps hand bookkeeping cheap.  ``code`` is the
-    short text form (``Z``, ``N``, ``R7``); ``index`` the position in hand order (Jester 0, blue
-    1..13 = 1-13, green 14-26, red 27-39, yellow 40-52, Wizard 53).  Cards do not order; sort them
-    by ``index``.
+    One member per distinct card, named and valued by its ``code`` (``Card.R7``, ``Card.Z``,
+    ``Card.N``; ``Card("R7")``); :func:`card_of` finds one by rank and suit.  A member is its own
+    only copy (also after pickling), so equality and hashing are identity, which keeps hand
+    bookkeeping cheap; its JSON is its code.  ``index`` is the position in hand order (Jester 0,
+    blue 1..13 = 1-13, green 14-26, red 27-39, yellow 40-52, Wizard 53).  Cards do not order; sort
+    them by ``index``.
     """
 
-    __slots__ = ("rank", "suit", "code", "index")
-    _interned: dict = {}
-    #: An immutable value: a copied state shares its cards (analyser.engine.derive).
-    __immutable__ = True
+    _ignore_ = ("_code",)
+    for _code in CODES:
+        vars()[_code] = _code
 
-    def __new__(cls, rank: int, suit: int | None = None):
-        card = cls._interned.get((rank, suit))
-        if card is None:
-            if rank in (JESTER, WIZARD) and suit is None:
-                index, code = (0, "N") if rank == JESTER else (53, "Z")
-            elif suit in (0, 1, 2, 3) and rank in range(1, 14):
-                index, code = 1 + 13 * suit + rank - 1, f"{SUIT_LETTERS[suit]}{rank}"
-            else:
-                raise ValueError(f"no Wizard card has rank {rank!r} and suit {suit!r}")
-            card = object.__new__(cls)
-            for k, v in (("rank", rank), ("suit", suit), ("code", code), ("index", index)):
-                object.__setattr__(card, k, v)
-            cls._interned[(rank, suit)] = card
-        return card
+    #: Hashed by identity (members are singletons): Enum's own __hash__ is a Python-level call.
+    __hash__ = object.__hash__
 
-    def __setattr__(self, name, value):
-        raise AttributeError("cards are immutable")
-
-    def __reduce__(self):  # unpickled as the interned card: equality is identity
-        return (Card, (self.rank, self.suit))
-
-    def to_json(self) -> str:
-        """The card's code (``Z``, ``N``, ``R7``): its JSON form."""
-        return self.code
-
-    @classmethod
-    def from_json(cls, data) -> Card:
-        """The card of a code; InputError for anything else."""
-        return card_from_code(data)
+    def __init__(self, code: str):
+        self.code = code
+        self.index = CODES.index(code)
+        if code in ("N", "Z"):
+            self.rank, self.suit = (JESTER if code == "N" else WIZARD), None
+        else:
+            self.rank, self.suit = int(code[1:]), SUIT_LETTERS.index(code[0])
 
     def __repr__(self) -> str:
         return f"Card({self.code})"
@@ -166,14 +152,22 @@ class Card:
         return f"{SUITS[self.suit]} {self.rank}"
 
 
-WIZARD_CARD = Card(WIZARD, None)
-JESTER_CARD = Card(JESTER, None)
+def card_of(rank: int, suit: int | None = None) -> Card:
+    """The card of ``rank`` (1-13 with ``suit`` 0-3; :data:`WIZARD` or :data:`JESTER` without a
+    suit).  Raises ValueError for any other pair."""
+    if rank in (JESTER, WIZARD) and suit is None:
+        return Card.N if rank == JESTER else Card.Z
+    if suit in (0, 1, 2, 3) and rank in range(1, 14):
+        return Card(f"{SUIT_LETTERS[suit]}{rank}")
+    raise ValueError(f"no Wizard card has rank {rank!r} and suit {suit!r}")
+
+
+WIZARD_CARD = Card.Z
+JESTER_CARD = Card.N
 #: The distinct card values in hand order: Jester, blue 1..13, green, red, yellow, Wizard.
-CARD_VALUES: tuple[Card, ...] = ((JESTER_CARD,) + tuple(Card(r, s) for s in range(4) for r in range(1, 14))
-                                 + (WIZARD_CARD,))
+CARD_VALUES: tuple[Card, ...] = tuple(Card)
 #: The full deck: 4 Jesters, 52 suited cards, 4 Wizards (unshuffled, in hand order).
 FULL_DECK: tuple[Card, ...] = ((JESTER_CARD,) * 4 + CARD_VALUES[1:-1] + (WIZARD_CARD,) * 4)
-_BY_CODE: dict[str, Card] = {c.code: c for c in CARD_VALUES}
 #: Sort key of hand order (``card.index``).
 HAND_ORDER = attrgetter("index")
 
@@ -187,7 +181,7 @@ def slot_of(card: Card) -> int:
 
 def card_from_code(code: str) -> Card:
     """``"Z"``, ``"N"``, ``"R7"`` -> the card.  Raises InputError on anything else."""
-    c = _BY_CODE.get(str(code).strip().upper())
+    c = Card.__members__.get(str(code).strip().upper())
     if c is None:
         raise InputError(f"unknown Wizard card {code!r}; write Z (Wizard), N (Jester) or a suit letter "
                          "B, G, R, Y with a rank 1-13, e.g. R7")
@@ -214,47 +208,23 @@ class Bid(NamedTuple):
         return f"bid {self.n}"
 
 
-class Play:
+class Play(Enum):
     """Play ``card`` to the current trick.
 
-    Immutable and interned like :class:`Card`: ``Play(card)`` is always the same object, so play
-    actions hash and compare by identity, which keeps hand bookkeeping and the strategies' lookups
-    cheap.  ``repr``: ``Play(R7)``; ``str``: ``play red 7``.
+    One member per distinct card, named like it and valued by it (``Play.R7``; ``Play(card)``),
+    so play actions hash and compare by identity, which keeps hand bookkeeping and the strategies'
+    lookups cheap; its JSON is the card's code (``"R7"``).  ``repr``: ``Play(R7)``; ``str``:
+    ``play red 7``.
     """
 
-    __slots__ = ("card",)
-    _interned: dict = {}
-    __immutable__ = True
-    #: Read like a named tuple of one field by the derived action JSON (``{"type": "Play",
-    #: "card": "R7"}`` is read too; :meth:`to_json` writes the shorter ``"R7"``).
-    _fields = ("card",)
+    _ignore_ = ("_card",)
+    for _card in Card:
+        vars()[_card.name] = _card
 
-    def __new__(cls, card):
-        play = cls._interned.get(card)
-        if play is None:
-            play = object.__new__(cls)
-            object.__setattr__(play, "card", card)
-            cls._interned[card] = play
-        return play
+    __hash__ = object.__hash__
 
-    def __setattr__(self, name, value):
-        raise AttributeError("actions are immutable")
-
-    def __reduce__(self):  # unpickled as the interned action: equality is identity
-        return (Play, (self.card,))
-
-    def to_json(self) -> str:
-        """The card's code (``"R7"``): the action's JSON form."""
-        return self.card.code
-
-    @classmethod
-    def from_json(cls, data) -> Play:
-        """The play of a card code (or of a list holding one); InputError for anything else."""
-        if isinstance(data, list) and len(data) == 1:
-            data = data[0]
-        if not isinstance(data, str):
-            raise InputError(f"a card code such as R7, Z or N, got {data!r}")
-        return PLAYS[card_from_code(data)]
+    def __init__(self, card: Card):
+        self.card = card
 
     def __repr__(self) -> str:
         return f"Play({self.card.code})"
