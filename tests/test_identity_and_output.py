@@ -230,7 +230,7 @@ def test_a_closed_pipe_stops_the_worker_processes_at_once(tmp_path):
         assert len(workers) == 2
         proc.stdout.close()
         assert proc.wait(timeout=60) == -signal.SIGPIPE
-        end = time.monotonic() + 5
+        end = time.monotonic() + 60  # (however loaded the machine: they used to idle for 300 s)
         while any(alive(w) for w in workers) and time.monotonic() < end:
             time.sleep(0.05)
         assert not [w for w in workers if alive(w)]
