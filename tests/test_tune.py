@@ -561,6 +561,44 @@ def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runn
     assert first in trials.columns
 
 
+_KILL_IN_TELL = """
+import os, signal, sys
+import optuna
+
+def add_trial(self, trial):
+    _real(self, trial)
+    if len(self.get_trials(deepcopy=False)) == {told}:  # killed between two tells of a batch
+        os.kill(os.getpid(), signal.SIGKILL)
+
+_real, optuna.Study.add_trial = optuna.Study.add_trial, add_trial
+from analyser.cli import main
+sys.argv = ["analyser"] + sys.argv[1:]
+main()
+"""
+
+
+@pytest.mark.parametrize("told, prune", [(4, False), (5, True)])
+def test_a_kill_between_two_tells_of_a_batch_resumes_to_the_uninterrupted_tune(runner, tmp_path, told, prune):
+    args = [a for a in DAO if a not in ("-q",)] + ["--prune"] * prune
+    args[args.index("--trials") + 1] = "9"
+    args += ["-s", "threshold:limit=10..30"]
+    args[args.index("-p") + 1] = "3"
+    whole = tmp_path / "whole"
+    r = invoke(runner, *args, "-q", "-j", "1", "-o", str(whole))
+    assert r.exit_code == 0, r.output
+    script = tmp_path / "kill_in_tell.py"
+    script.write_text(_KILL_IN_TELL.format(told=told))
+    killed = tmp_path / "killed"
+    p = subprocess.run([sys.executable, str(script), *args, "-q", "-j", "1", "-o", str(killed)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert _count_complete(killed / "tune.db") <= told
+    r = invoke(runner, "resume", str(killed), "-q")
+    assert r.exit_code == 0, r.output
+    pd.testing.assert_frame_equal(_trials(killed), _trials(whole))
+    assert pd.read_csv(killed / "recheck.csv").equals(pd.read_csv(whole / "recheck.csv"))
+
+
 @pytest.mark.parametrize("objectives, grid", [(1, False), (2, False), (1, True)])
 def test_the_tunes_ask_gives_the_parameters_optunas_own_ask_gives(objectives, grid):
     # The tune asks each trial in a scratch copy of the study and writes it once, finished; the
