@@ -222,7 +222,7 @@ class MCTS(Strategy):
         # (turn() is current_player() and legal_actions(); the seat is needed only to expand)
         turn, apply, legal_actions, current_player = game.turn, game.apply, game.legal_actions, game.current_player
         c = self.c
-        log, sqrt = math.log, math.sqrt
+        log, sqrt, floor = math.log, math.sqrt, math.floor
         rnd = rng.random
         root = _Node(-1)
         root_stage = None
@@ -266,7 +266,8 @@ class MCTS(Strategy):
                             best, best_value = child, value
                             best_action = a
                 if untried is not None:
-                    a = untried[int(rnd() * len(untried))] if len(untried) > 1 else untried[0]
+                    k = len(untried)
+                    a = untried[0] if k == 1 else (untried[1] if rnd() >= 0.5 else untried[0]) if k == 2 else untried[floor(rnd() * k)]
                     child = _Node(current_player(state))
                     children[a] = child
                     path.append(child)
@@ -283,14 +284,20 @@ class MCTS(Strategy):
                     if not acts:
                         break
                     k = len(acts)
-                    apply(state, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
+                    if k == 2:
+                        apply(state, acts[1] if rnd() >= 0.5 else acts[0], rng)
+                    else:
+                        apply(state, acts[floor(rnd() * k)] if k > 1 else acts[0], rng)
             elif players is None:
                 while True:
                     acts = legal_actions(state)
                     if not acts or stage(state) != root_stage:
                         break
                     k = len(acts)
-                    apply(state, acts[int(rnd() * k)] if k > 1 else acts[0], rng)
+                    if k == 2:
+                        apply(state, acts[1] if rnd() >= 0.5 else acts[0], rng)
+                    else:
+                        apply(state, acts[floor(rnd() * k)] if k > 1 else acts[0], rng)
             else:
                 view_of = game.view
                 while True:

@@ -409,52 +409,59 @@ class Dao(Game):
             gain = s.gain[seat]
             gain[c] += v + 1
             held = s.held
-            held[seat] += 1
+            k = held[seat] = held[seat] + 1
             s.piles[seat].append(card)
             turn = s.turn = s.turn + 1
             done = s.half_scores[seat]  # scores of finished halves (none in the first half)
-            s.events.append((turn, seat, (sum(done) if done else 0) + max(gain) - held[seat]))
+            s.events.append((turn, seat, sum(done) + max(gain) - k if done else max(gain) - k))
             s.current = (seat + 1) % s.n
             if not display:
                 self._refill(s, s.params)
             return
         if action is not REVEAL:
             raise ValueError(f"illegal DAO action {action!r}; legal: take, reveal")
-        p = s.params
         deck = s.deck
         card = deck.pop()
         c, v = card
         s.unseen[c][v] -= 1
         s.n_unseen -= 1
-        prev_v = display[-1][1]
         display.append(card)
         total = s.total = s.total + v
-        busted = False
-        if total > p.bust_limit:
-            ex = p.equal_exception
-            if not ((ex == "adjacent" and v == prev_v) or (ex == "front" and v == display[0][1])):
-                self._take_display(s, seat)
-                s.busts[seat] += 1
-                done = s.half_scores[seat]
-                s.events.append((s.turn + 1, seat, (sum(done) if done else 0) + max(s.gain[seat]) - s.held[seat]))
-                busted = True
-        s.turn += 1
-        if not deck:
-            self._end_half(s, p)
+        turn = s.turn = s.turn + 1
+        p = s.params
+        if total > p.bust_limit and self._busts(display, v, p.equal_exception):
+            self._take_display(s, seat, turn)
+            if deck:
+                s.current = (seat + 1) % s.n
+                self._refill(s, p)  # only a bust empties the display on a reveal
+                return
+        elif deck:
+            s.current = (seat + 1) % s.n
             return
-        s.current = (seat + 1) % s.n
-        if busted:  # only a bust empties the display on a reveal
-            self._refill(s, p)
+        self._end_half(s, p)
 
-    def _take_display(self, s: DaoState, seat: int) -> None:
+    @staticmethod
+    def _busts(display: list[Card], v: int, exception: str) -> bool:
+        """Whether a reveal of value ``v`` (the display's last card) over the limit busts: not when
+        the equal-value exception keeps the display (rules.md Turn)."""
+        if exception == "adjacent":
+            return v != display[-2][1]
+        return exception != "front" or v != display[0][1]
+
+    def _take_display(self, s: DaoState, seat: int, turn: int) -> None:
+        """A bust: ``seat`` takes the whole display (its score event at ``turn``)."""
         gain = s.gain[seat]
         display = s.display
         s.piles[seat].extend(display)
         for c, v in display:
             gain[c] += v + 1
-        s.held[seat] += len(display)
+        held = s.held
+        k = held[seat] = held[seat] + len(display)
         s.display = []
         s.total = 0
+        s.busts[seat] += 1
+        done = s.half_scores[seat]
+        s.events.append((turn, seat, sum(done) + max(gain) - k if done else max(gain) - k))
 
     def _refill(self, s: DaoState, p: DaoParams) -> None:
         deck, display, unseen = s.deck, s.display, s.unseen
