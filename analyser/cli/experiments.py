@@ -196,13 +196,13 @@ def _write(write, config: dict, out: Path) -> int | None:
         write()
     except KeyboardInterrupt:
         from analyser.run import resume_command
-        from analyser.run.backends import stop_exit_code
-        how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        from analyser.run import stops
+        how = " (SIGTERM)" if stops.exit_code() == 143 else ""
         nxt = (f"rebuild the report with: analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
                else f"continue with: {resume_command(out, config)}")
         click.echo(f"analyser: interrupted{how} while writing the report; the games are in {out} "
                    f"(status {config.get('status')}); {nxt}", err=True)
-        return stop_exit_code()
+        return stops.exit_code()
     except OSError as e:
         if config.get("status") == "complete":
             click.echo(f"analyser: error: cannot write the report in {out} ({e.strerror or type(e).__name__}); "
@@ -216,8 +216,7 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
     """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
     Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``count`` says how far it got (default: its
     cells complete, ``3 of 8 cells complete``)."""
-    from analyser.run import resume_command
-    from analyser.run.backends import stop_exit_code
+    from analyser.run import resume_command, stops
 
     cells = config.get("cells") or []
     done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
@@ -234,7 +233,7 @@ def _outcome(config: dict, error, interrupted: bool, out: Path, what: str, argum
                    + ("." if replay else f"; {again}"), err=True)
         return 1
     if interrupted:
-        code = stop_exit_code()
+        code = stops.exit_code()
         how = " (SIGTERM)" if code == 143 else ""
         click.echo(f"analyser: interrupted{how} with {count}; their games are in "
                    f"{out}; {again}", err=True)

@@ -308,9 +308,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             try:
                 res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
             except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
-                from analyser.run.backends import _StopGuard  # and the command ends as interrupted
-                with _StopGuard() as guard:
-                    guard.stopping()
+                from analyser.run import stops  # and the command ends as interrupted
+                with stops.held(final=True):
                     res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
                 outcome = dataclasses.replace(outcome, interrupted=True)
             config = dict(exp.config)

@@ -8,6 +8,7 @@ whatever stops the run, the finished games are kept and ``config.json`` says why
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -22,9 +23,9 @@ import pandas as pd
 from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
 from analyser.engine.registry import title_ref
-from analyser.run import store
-from analyser.run.backends import (_Deferred, _StopGuard, _close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
-                                   _watchdog_here, client_address, pool_client, signals_received)
+from analyser.run import stops, store
+from analyser.run.backends import (_close_dask, _dask_client, _dask_slots, _dispatch, _hung_error,
+                                   _watchdog_here, client_address, pool_client)
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.sink import _Sink, batch_tables, tables_to_frame, write_csv
@@ -138,7 +139,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     arrow table just written (games ``start`` to ``stop - 1``), so a caller that analyses the run
     (an experiment) needs not read its parts back.
     """
-    signals = signals_received()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
+    signals = stops.count()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
     if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
         tqdm = _NoBar
     else:
@@ -226,11 +227,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             if record and key in record:
                 config[key] = record[key]
         sink = _Sink(out, config, done)
-        with _Deferred():
+        with stops.held():
             sink.save()
-        with _StopGuard() as guard:
+        with stops.handled(once=True):  # (the first stop ends the run; later ones wait for its final write)
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, guard, on_part, signals)
+                            run_id, hang_dir, on_part, signals)
     finally:
         if lock is not None:
             lock.release()
@@ -241,7 +242,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: _StopGuard, on_part=None, signals: int | None = None) -> RunResult:
+             run_id, hang_dir, on_part=None, signals: int | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
     wall_before = config["wall_seconds"]
@@ -258,7 +259,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
     def keep(res: BatchResult) -> None:
         nonlocal total_done
         tables = batch_tables(game, params, players, strategies, res, run_id)
-        with _Deferred():
+        with stops.held():
             sink.add(res.start, res.start + res.done, tables)
         if on_part is not None and res.done > 0:
             on_part(res.start, res.start + res.done, tables[store.RESULTS])
@@ -284,6 +285,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
 
     start_batches: list[tuple[int, int]] = []
     n_jobs = jobs
+    ending = contextlib.ExitStack()
     try:
         if (spec.jobs in (None, 0) and jobs > 1 and client is None and missing and not config.get("resumed")
                 and missing[0][1] - missing[0][0] > PILOT_GAMES):
@@ -315,18 +317,18 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             interrupted = _dispatch(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
                                     hang_dir)
     except KeyboardInterrupt:
-        guard.stopping()
         interrupted = True
     except store.StoreError as e:
         errors.append(e)
     finally:
-        guard.stopping()  # from here on a Ctrl-C or SIGTERM is noted, not raised: the final write runs
+        ending.enter_context(stops.held(final=True))  # from here on a stop is noted: the final write runs
+        at_final = stops.count()
         bar.close()
     error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
     interrupted = interrupted and error is None
     result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
                        tables=sink.memory_tables() if sink.out is None else None)
-    with _Deferred(deliver=False) as held:
+    with ending:
         try:
             _finish(config, sink, error, interrupted, t0, wall_before)
         except store.StoreError as e:
@@ -336,8 +338,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: _Sink, cl
             config["status"] = "failed"
     # a signal noted while the final write ran, or one whose raise was swallowed (by a library
     # that catches everything around a callback) with the run played to its end regardless
-    lost = signals is not None and signals_received() != signals and not result.interrupted
-    result.stop_requested = held.pending is not None or guard.pending is not None or lost
+    lost = signals is not None and stops.count() != signals and not result.interrupted
+    result.stop_requested = stops.count() != at_final or lost
     return result
 
 
