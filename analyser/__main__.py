@@ -19,8 +19,8 @@ def main() -> None:
         from analyser.cli import main as command
         command()
     except KeyboardInterrupt:  # (a command's own stops are handled, and said, inside it)
-        backends = sys.modules.get("analyser.run.backends")
-        code = backends.stop_exit_code() if backends is not None else 130
+        stops = sys.modules.get("analyser.run.stops")
+        code = stops.exit_code() if stops is not None else 130
         sys.stderr.write(f"analyser: interrupted{' (SIGTERM)' if code == 143 else ''}\n")
         raise SystemExit(code) from None
 

@@ -700,7 +700,7 @@ def test_trial_counts_agree_when_a_tune_and_its_resume_are_interrupted(runner, t
     line "interrupted (SIGTERM) with 8 of 9 trials complete"; resume said "3 of 3 trials complete"
     of a 12-trial tune, and during the re-check counted its cells as trials."""
     from analyser.experiments import base
-    from analyser.run import backends
+    from analyser.run import stops
     out = tmp_path / "o"
     args = ["tune", "dao", "--rule", "bust_limit=6..20", "-s", "greedy", "-s", "random", "-p", "2", "--target",
             "seat_gap=min", "--trials", "12", "--games", "40", "--batch", "3", "--recheck", "2", "--recheck-factor",
@@ -714,7 +714,7 @@ def test_trial_counts_agree_when_a_tune_and_its_resume_are_interrupted(runner, t
         return real(self, games, jobs, bar)
 
     monkeypatch.setattr(base.Experiment, "_play_to", play_to)
-    monkeypatch.setattr(backends, "_received", {signal.SIGTERM})
+    monkeypatch.setattr(stops, "_received", [signal.SIGTERM])
     stop_at = 3  # the third batch: 6 trials told, 3 asked
     r = invoke(runner, *args)
     assert r.exit_code == 143, r.output
@@ -839,7 +839,7 @@ def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_th
     on disk) left config.json "running", printed a bare "interrupted (SIGTERM)", and the resume
     header said "0 of 6 trials finished (240 games)" of trials it did not play again."""
     from analyser.experiments import tune
-    from analyser.run import backends
+    from analyser.run import stops
     args = [a for a in DAO if a != "-q"] + ["-j", "1"]
     real, calls = tune._set_figures, []
 
@@ -850,7 +850,7 @@ def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_th
         return real(*a, **k)
 
     monkeypatch.setattr(tune, "_set_figures", set_figures)
-    monkeypatch.setattr(backends, "_received", {signal.SIGTERM})
+    monkeypatch.setattr(stops, "_received", [signal.SIGTERM])
     out = tmp_path / "o"
     r = invoke(runner, *args, "-o", str(out))
     assert r.exit_code == 143, r.output
@@ -863,7 +863,7 @@ def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_th
     assert r.stderr.splitlines()[-1].startswith(f"analyser: interrupted (SIGTERM) with {said}; their games are in ")
     assert r.stdout.splitlines()[0].startswith("3 of 6 trials finished, each on the same 60 games")
     monkeypatch.setattr(tune, "_set_figures", real)
-    monkeypatch.setattr(backends, "_received", set())
+    monkeypatch.setattr(stops, "_received", [])
     r = invoke(runner, "resume", str(out))
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines()[0] == f"Resuming {out}: {said} (180 games played so far, in all); seed 5"
@@ -923,17 +923,17 @@ def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path
     """A new user's fault: a SIGTERM whose exception landed in a weakref callback ("Exception ignored
     in ...") was lost: the tune played on to the end and exited 0."""
     from analyser.experiments import tune
-    from analyser.run import backends
+    from analyser.run import stops
     real, calls = tune._set_figures, []
 
     def set_figures(*a, **k):  # a signal arrives as the second trial is told, and its raise is lost
         calls.append(1)
         if len(calls) == 2:
-            backends._note(signal.SIGTERM)
+            stops.note(signal.SIGTERM)
         return real(*a, **k)
 
     monkeypatch.setattr(tune, "_set_figures", set_figures)
-    monkeypatch.setattr(backends, "_received", set())
+    monkeypatch.setattr(stops, "_received", [])
     out = tmp_path / "o"
     r = invoke(runner, *[a for a in DAO if a != "-q"], "-j", "1", "-o", str(out))
     assert r.exit_code == 143, r.output
@@ -944,7 +944,7 @@ def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path
     assert all(not c["games_done"] for c in record["cells"][3:])
     assert r.stderr.splitlines()[-1].startswith("analyser: interrupted (SIGTERM) with 3 of 6 trials finished")
     monkeypatch.setattr(tune, "_set_figures", real)
-    monkeypatch.setattr(backends, "_received", set())
+    monkeypatch.setattr(stops, "_received", [])
     r = invoke(runner, "resume", str(out), "-q")
     assert r.exit_code == 0, r.output
     r = invoke(runner, *DAO, "-j", "1", "-o", str(tmp_path / "whole"))

@@ -67,10 +67,9 @@ def stopped_experiment(out: Path) -> int:
     """One line for an experiment stopped outside its play, naming the command that finishes it:
     ``analyser report OUT`` when its record says every game is played, else ``analyser resume
     OUT``; the stop's exit code (130, or 143 after SIGTERM)."""
-    from analyser.run import read_config_file, resume_command
-    from analyser.run.backends import stop_exit_code
+    from analyser.run import read_config_file, resume_command, stops
 
-    how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+    how = " (SIGTERM)" if stops.exit_code() == 143 else ""
     try:
         config = read_config_file(Path(out) / "config.json")
     except (InputError, OSError):
@@ -83,4 +82,4 @@ def stopped_experiment(out: Path) -> int:
     else:
         click.echo(f"analyser: interrupted{how}; the finished games are in {out}; continue with: "
                    f"{resume_command(out, config)}", err=True)
-    return stop_exit_code()
+    return stops.exit_code()

@@ -72,8 +72,8 @@ def _stop_code() -> int:
     """The exit code of a stopped command: 143 once SIGTERM has arrived, else 130.  SIGTERM is
     counted only while a command that plays games runs (its module loads the worker layer); before
     that, SIGTERM ends the process by default, so a stop seen here is a Ctrl-C."""
-    backends = sys.modules.get("analyser.run.backends")
-    return backends.stop_exit_code() if backends is not None else 130
+    stops = sys.modules.get("analyser.run.stops")
+    return stops.exit_code() if stops is not None else 130
 
 
 class AnalyserGroup(click.Group):
@@ -280,12 +280,12 @@ def _stop_worker_pool(code) -> None:
     pool = getattr(mod, "_executor", None) if mod is not None else None
     if pool is None:
         return
-    from analyser.run.backends import sigterm_raises, stop_exit_code
+    from analyser.run import stops
     try:
-        with sigterm_raises():
+        with stops.handled():
             pool.shutdown(wait=True)
     except KeyboardInterrupt:
-        stop = stop_exit_code()
+        stop = stops.exit_code()
         click.echo(f"analyser: interrupted{' (SIGTERM)' if stop == 143 else ''} while the worker processes were "
                    "stopped; the command had finished its work", err=True)
         sys.exit(stop if code in (0, None) else code)

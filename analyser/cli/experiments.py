@@ -14,8 +14,7 @@ from analyser.cli.common import builtin_strategies, check_plotting, check_root_s
 from analyser.cli.cluster import cluster, cluster_options, pooled
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 from analyser.engine.registry import game_ids, get_game, title_ref
-from analyser.run import RunSpec, WorkerDied, resume_command, trusting
-from analyser.run.backends import stop_exit_code
+from analyser.run import RunSpec, WorkerDied, resume_command, stops, trusting
 from analyser.text import terminal_table
 
 
@@ -196,12 +195,12 @@ def write_guarded(write, config: dict, out: Path) -> int | None:
     try:
         write()
     except KeyboardInterrupt:
-        how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        how = " (SIGTERM)" if stops.exit_code() == 143 else ""
         nxt = (f"rebuild the report with: analyser report {shlex.quote(str(out))}" if config.get("status") == "complete"
                else f"continue with: {resume_command(out, config)}")
         click.echo(f"analyser: interrupted{how} while writing the report; the games are in {out} "
                    f"(status {config.get('status')}); {nxt}", err=True)
-        return stop_exit_code()
+        return stops.exit_code()
     except OSError as e:
         if config.get("status") == "complete":
             click.echo(f"analyser: error: cannot write the report in {out} ({e.strerror or type(e).__name__}); "
@@ -229,7 +228,7 @@ def outcome(config: dict, error, interrupted: bool, out: Path, what: str, argume
                    + ("." if replay else f"; {again}"), err=True)
         return 1
     if interrupted:
-        code = stop_exit_code()
+        code = stops.exit_code()
         how = " (SIGTERM)" if code == 143 else ""
         click.echo(f"analyser: interrupted{how} with {count}; their games are in "
                    f"{out}; {again}", err=True)

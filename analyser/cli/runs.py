@@ -18,8 +18,8 @@ from analyser.cli.reports import print_summary
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 from analyser.engine.registry import get_game, title_ref
 from analyser.engine.runner import lineup, lineup_block
-from analyser.run import resume_command, store, write_csv
-from analyser.run.backends import DeferredSignals, command_pool, signals_received, stop_exit_code
+from analyser.run import resume_command, stops, store, write_csv
+from analyser.run.backends import command_pool
 from analyser.run.folders import missing_games, read_config_file, undecided
 from analyser.run.trust import named_code
 from analyser.report.reduce import worker_sums
@@ -171,7 +171,7 @@ def _interrupted_after_play(out: Path) -> int:
     """A Ctrl-C or SIGTERM that reached the command outside the run's own handling (as the run
     ended, between its last round and its files): one line that says what the folder holds and
     the command that goes on from it; the stop's exit code."""
-    how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+    how = " (SIGTERM)" if stops.exit_code() == 143 else ""
     try:
         config = read_config_file(out / "config.json")
     except (InputError, OSError):
@@ -184,7 +184,7 @@ def _interrupted_after_play(out: Path) -> int:
     else:
         click.echo(f"analyser: interrupted{how} after {config.get('games_completed')} games; they are in {out}; "
                    f"continue with: {resume_command(out, config)}", err=True)
-    return stop_exit_code()
+    return stops.exit_code()
 
 
 def _finished(result) -> bool:
@@ -282,13 +282,13 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                                            else f"{result.config['status']}; report failed")
                 result.config["report_error"] = report_error
     except KeyboardInterrupt:  # Ctrl-C (again) while the CSV or the report is written: the games are safe
-        from analyser.run.backends import stop_exit_code
+        from analyser.run import stops
         finished = result.config.get("status") == "complete"
         nxt = (f"rebuild the report with: analyser report {out}" if finished
                else f"continue with: {resume_command(out, result.config)}")
         click.echo(f"analyser: interrupted while writing the summary files; the {n_done} games are in {out}; {nxt}",
                    err=True)
-        return stop_exit_code()
+        return stops.exit_code()
     details = getattr(result.error, "details", "") if result.error is not None else ""
     if details:
         log.insert(0, f"{result.error}\n\n{details}")
@@ -324,11 +324,11 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                        f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
-        from analyser.run.backends import stop_exit_code
-        how = " (SIGTERM)" if stop_exit_code() == 143 else ""
+        from analyser.run import stops
+        how = " (SIGTERM)" if stops.exit_code() == 143 else ""
         click.echo(f"analyser: interrupted{how} after {n_done} games; they are in {out}; continue with: "
                    f"{resume_command(out, result.config)}", err=True)
-        return stop_exit_code()
+        return stops.exit_code()
     return code
 
 
@@ -368,10 +368,10 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
-    signals = signals_received()
+    signals = stops.count()
 
     def play(a: int, b: int) -> bool:
-        if "result" in last and signals_received() != signals:
+        if "result" in last and stops.count() != signals:
             return False  # a Ctrl-C between rounds whose raise a library swallowed (while measuring)
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
@@ -387,7 +387,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         if not stop.decided:  # more rounds follow: the run goes on
             result.config["status"] = "running"
         last["record"] = stop
-        with DeferredSignals():
+        with stops.held():
             store.write_json_atomic(out / "config.json", result.config)
 
     try:
@@ -404,7 +404,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         if result.error is None:  # (a round complete, but the rule goes on: the run is unfinished)
             result.interrupted = True
             result.config["status"] = "interrupted"
-        how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+        how = "SIGTERM" if stops.exit_code() == 143 else "Ctrl-C"
         stop.reason = ("the run failed" if result.error is not None else
                        f"interrupted ({how}) before the rule decided; `analyser resume` goes on")
     result.config["stopping"] = stop.as_dict()

@@ -1,5 +1,5 @@
 """The commands that play games or write folders run supervised: :func:`command` makes a click
-command whose body runs with SIGTERM and Ctrl-C counted (:func:`analyser.run.backends.stop_signals_counted`),
+command whose body runs with SIGTERM and Ctrl-C handled (:func:`analyser.run.stops.handled`),
 so a stop writes what is finished and exits 143 or 130, and with every lock it took released when
 it ends (:func:`analyser.run.store.release_held_locks`).
 
@@ -12,8 +12,7 @@ import click
 
 from analyser.cli.common import say_note
 from analyser.engine import registry
-from analyser.run import store
-from analyser.run.backends import stop_signals_counted
+from analyser.run import stops, store
 
 
 class SupervisedCommand(click.Command):
@@ -24,7 +23,7 @@ class SupervisedCommand(click.Command):
         registry.set_notice(say_note)
         outer = store.held_locks()  # (held by a caller of this in-process command: not this command's)
         try:
-            with stop_signals_counted():
+            with stops.handled():
                 return super().invoke(ctx)
         finally:
             store.release_held_locks(keep=outer)

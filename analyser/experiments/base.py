@@ -62,6 +62,7 @@ Example (a two-cell experiment of one's own: one rule option at two values; ``ga
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -80,9 +81,8 @@ from analyser.engine.core import InputError
 from analyser.engine.userfiles import safe_worker_path
 from analyser.experiments import stopping
 from analyser.io.files import read_json
-from analyser.run import prepare_out, store
-from analyser.run.backends import (DeferredSignals, StopGuard, StopRequest, WorkerDied, dask_slots, pool_client,
-                                   signals_received, sigterm_raises, stop_exit_code, worker_death)
+from analyser.run import prepare_out, stops, store
+from analyser.run.backends import WorkerDied, dask_slots, pool_client, worker_death
 from analyser.run.sink import tables_to_frame
 from analyser.io.records import CellRecord, ExperimentRecord, RunFields, check_record
 from analyser.run.spec import RunSpec, package_versions
@@ -173,7 +173,7 @@ class Experiment:
         self.lock = lock
         self._parts = [PartCache(out / c.path) for c in cells]
         self._saved = 0.0
-        self._signals = signals_received()  # signals acted on (a lost one stops the next play)
+        self._signals = stops.count()  # signals acted on (a lost one stops the next play)
         self._save_error: BaseException | None = None
         self.error: BaseException | None = None
         self.interrupted = False
@@ -296,7 +296,7 @@ class Experiment:
             return
         self.config["games_completed"] = sum(b - a for c in self.config["cells"] for a, b in c.get("games_done") or [])
         self.config["updated"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        with DeferredSignals():
+        with stops.held():
             store.write_json_atomic(self.out / "config.json", self.config)
         self._saved = time.monotonic()
 
@@ -356,8 +356,7 @@ class Experiment:
         experiment that plays in steps, deciding what to play next between them): the record
         says ``interrupted`` and is saved, later signals only noted meanwhile, so ``analyser
         resume`` goes on from it.  ``what`` names the cells in the stop's reason."""
-        with StopGuard() as guard:
-            guard.stopping()
+        with stops.held(final=True):
             stop = stopping.Stop(None, _stopped_by(what), 0, 0)
             self.config.update(status="interrupted", error=None, stopping=stop.as_dict())
             self.config.pop("pid", None)
@@ -409,22 +408,21 @@ class Experiment:
             self.config["stopping"] = s.as_dict()
             self._save_quietly()
 
-        guard = StopGuard().__enter__()  # a signal after play stops is noted, never cuts the final write
+        ending = contextlib.ExitStack()
+        ending.enter_context(stops.handled(once=True))  # the first stop ends play; later ones are noted
         try:
-            if signals_received() > self._signals:  # a stop whose exception was lost (signals_received)
+            if stops.count() > self._signals:  # a stop whose exception was lost (stops.count)
                 raise KeyboardInterrupt
-            with sigterm_raises():
-                stop = stopping.play_rounds(games, players, until_ci, lambda a, b: self._play_to(b, jobs, bar),
-                                            measure if measure is not None else (lambda b: 0.0),
-                                            history=history, on_round=on_round)
+            stop = stopping.play_rounds(games, players, until_ci, lambda a, b: self._play_to(b, jobs, bar),
+                                        measure if measure is not None else (lambda b: 0.0),
+                                        history=history, on_round=on_round)
         except KeyboardInterrupt:  # SIGTERM or a second Ctrl-C between cells or while measuring
-            guard.stopping()
             self.interrupted = True
         finally:
-            guard.stopping()
+            ending.enter_context(stops.held(final=True))  # a stop after play is noted, never cuts the final write
             if bar is not None:
                 bar.close()
-        with DeferredSignals(deliver=False):
+        with ending:
             for k in range(len(self.cells)):
                 if self.config["cells"][k].get("status") != "complete":
                     self._read_cell(k, settle=True)
@@ -441,13 +439,13 @@ class Experiment:
                     stop.reason = "the run failed or was interrupted"
                 else:
                     stop.reason = _stopped_by(what)
-            if signals_received() > self._signals and not self.interrupted and self.error is None:
+            if stops.count() > self._signals and not self.interrupted and self.error is None:
                 # a signal whose exception was lost while the cells played: the run stops all the same
                 self.interrupted = True
                 stop = stop or stopping.Stop(None, "", 0, 0)
                 stop.reason, stop.decided = _stopped_by(what), False
             if self.interrupted:
-                self._signals = signals_received()
+                self._signals = stops.count()
             status = "failed" if self.error is not None else "interrupted" if self.interrupted else "complete"
             seconds = time.perf_counter() - t0
             self.config.update(status=status if final or status != "complete" else "running",
@@ -460,7 +458,6 @@ class Experiment:
             except store.StoreError as e:  # the disk refuses even the record: the cells' folders hold the truth
                 self.error = self.error or e
                 status = "failed"
-        guard.__exit__(None, None, None)
         return Outcome(status, stop, self.error, self.interrupted, seconds)
 
     def _cell_spec(self, k: int, games: int, workers: int, whole: bool) -> RunSpec:
@@ -527,7 +524,8 @@ class Experiment:
         stopped; their cells keep the parts they wrote)."""
         import joblib
 
-        stop = StopRequest(True)
+        signals = stops.count()  # (the first Ctrl-C only asks: no new cell starts)
+        asked: list[int] = []  # (a cell that was interrupted: its worker had the Ctrl-C too)
         failed: list[tuple[int, BaseException]] = []
         before = {k: sum(b - a for a, b in self.config["cells"][k].get("games_done") or []) for k in todo}
 
@@ -535,11 +533,11 @@ class Experiment:
 
         def tasks():  # (read by joblib as workers free up: no new cell after a stop)
             for k in todo:
-                if stop.requested or failed:
+                if stops.count() != signals or asked or failed:
                     return
                 yield joblib.delayed(_play_cell)(k, self.folder(k), specs[k], self.command)
 
-        with stop, warnings.catch_warnings(), safe_worker_path(), \
+        with stops.gentle(), warnings.catch_warnings(), safe_worker_path(), \
                 joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", pre_dispatch="n_jobs",
                                 batch_size=1) as parallel:
             # joblib warns about cancelled or unused tasks when we stop early; that is intended
@@ -552,7 +550,7 @@ class Experiment:
                     if summary["error"] is not None:
                         failed.append((summary["cell"], summary["error"]))
                     elif summary["interrupted"]:
-                        stop.requested = True
+                        asked.append(summary["cell"])
             except KeyboardInterrupt:
                 self.interrupted = True
             except (InputError, store.StoreError) as e:
@@ -567,7 +565,7 @@ class Experiment:
         if failed:
             self.error = min(failed, key=lambda x: x[0])[1]
             return False
-        if stop.requested:
+        if asked or stops.count() != signals:
             self.interrupted = True
         return not self.interrupted
 
@@ -619,7 +617,7 @@ def _number(value) -> float:
 
 def _stopped_by(what: str) -> str:
     """The stop's reason of an experiment that a signal stopped, its ``what`` named."""
-    how = "SIGTERM" if stop_exit_code() == 143 else "Ctrl-C"
+    how = "SIGTERM" if stops.exit_code() == 143 else "Ctrl-C"
     return f"interrupted ({how}); the {what} that finished before it are kept"
 
 

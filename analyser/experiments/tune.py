@@ -87,7 +87,6 @@ from analyser.experiments.tune_space import Dim, Space, grid_points, parse_space
 from analyser.experiments.tune_targets import (  # noqa: F401  (the target vocabulary)
     VOCABULARY, Target, figure, parse_target, title_figures)
 from analyser.run import RunSpec, resolve
-from analyser.run.backends import StopGuard
 
 #: Trials the search replays on fresh games before calling one best.
 RECHECK = 3
@@ -308,8 +307,8 @@ def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: lis
             try:
                 res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
             except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
-                with StopGuard() as guard:
-                    guard.stopping()
+                from analyser.run import stops  # and the command ends as interrupted
+                with stops.held(final=True):
                     res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
                 outcome = dataclasses.replace(outcome, interrupted=True)
             config = dict(exp.config)

@@ -11,7 +11,8 @@ job per module:
 
 * :mod:`~analyser.run.spec`: the run spec, its resolution, run ids, versions, data-file record;
 * :mod:`~analyser.run.execute`: :func:`run`, :func:`resume`, :class:`RunResult`, the execution loop;
-* :mod:`~analyser.run.backends`: loky, threading and Dask dispatch, the watchdog, signal handling;
+* :mod:`~analyser.run.backends`: loky, threading and Dask dispatch, the watchdog;
+* :mod:`~analyser.run.stops`: Ctrl-C and SIGTERM, one handler for runs and experiments;
 * :mod:`~analyser.run.sink`: the sink that writes parts, batch -> frames and tables, CSV files;
 * :mod:`~analyser.run.store`: the run-folder layout of Parquet parts, the lock;
 * :mod:`~analyser.run.folders`: the default ``--out``, preparing and checking output folders, and
@@ -27,11 +28,12 @@ The run package may import :mod:`analyser.engine` and :mod:`analyser.io`; the st
 findings, the report, the experiments and the command line are built on it, never the reverse.
 """
 
-from analyser.run.backends import Terminated, WorkerDied
+from analyser.run.backends import WorkerDied
 from analyser.run.execute import ResumePlan, RunResult, resume, resume_spec, run, write_results
 from analyser.run.folders import (check_writable, default_out, describe_output, prepare_out, previous_output,
                                   read_config, read_config_file)
 from analyser.run.sink import assemble, batch_frames, batch_tables, compact, tables_to_frame, write_csv
+from analyser.run.stops import Terminated
 from analyser.run.spec import (BACKENDS, MAX_GAMES, RunSpec, check_scheduler_address, data_file_record, new_run_id,
                                package_versions, resolve, spec_from_config)
 from analyser.run.trust import Allowed, guard_folder_config, resume_command, trust_file, trusting

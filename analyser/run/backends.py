@@ -1,11 +1,11 @@
 """Where a run's batches are played: in this process, in loky (or threading) workers through
-joblib, or on a Dask cluster; with the signal handling and the watchdog around them.
+joblib, or on a Dask cluster; with the stops (:mod:`analyser.run.stops`) and the watchdog around
+them.
 
-Ctrl-C and SIGTERM never lose finished games: a write in progress holds them (:class:`DeferredSignals`),
-a parallel run's first Ctrl-C lets the running batches finish (:class:`StopRequest`), and SIGTERM
-raises :class:`Terminated`.  Which of the two stopped the process is remembered
-(:func:`stop_exit_code`), so a command ends with 143 after SIGTERM and 130 after Ctrl-C.  A game that ignores its time limit is ended by the watchdog; a worker
-that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog killed.
+A parallel run's first Ctrl-C lets the running batches finish (:func:`analyser.run.stops.gentle`);
+SIGTERM or a second Ctrl-C stop at once.  A game that ignores its time limit is ended by the
+watchdog; a worker that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog
+killed.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ import contextvars
 import json
 import logging
 import os
-import signal
-import sys
-import threading
 import uuid
 import warnings
 from pathlib import Path
@@ -26,199 +23,10 @@ import joblib
 
 from analyser.engine import runner
 from analyser.engine.core import InputError, StrategyError
-from analyser.run import store
+from analyser.run import stops, store
 from analyser.engine.runner import resolve_jobs, run_batch
 from analyser.engine.userfiles import safe_worker_path
 from analyser.run.spec import RunSpec, check_scheduler_address
-
-
-class DeferredSignals:
-    """Hold Ctrl-C and SIGTERM while a part or config.json is written, so neither is left half
-    written; a signal that arrived is delivered when the write is done (``deliver``) or only
-    noted (``final``: the last write of the run)."""
-
-    def __init__(self, deliver: bool = True):
-        self.deliver = deliver
-        self.pending: int | None = None
-        self.told = False
-        self.active = threading.current_thread() is threading.main_thread()
-        self.previous: dict = {}
-
-    def _hold(self, signum, frame):
-        _note(signum)
-        if self.pending is not None and not self.deliver and not self.told:
-            # (a second signal: say why it does not stop at once; the first is simply honoured, and
-            # the command's own last line says so)
-            self.told = True
-            print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
-        self.pending = signum
-
-    def __enter__(self):
-        if self.active:
-            for s in (signal.SIGINT, signal.SIGTERM):
-                self.previous[s] = signal.signal(s, self._hold)
-        return self
-
-    def __exit__(self, exc_type, *exc):
-        if not self.active:
-            return False
-        for s, h in self.previous.items():
-            signal.signal(s, h)
-        if self.pending is not None and self.deliver and exc_type is None:
-            h = self.previous[self.pending]
-            if callable(h):
-                h(self.pending, None)
-            elif h == signal.SIG_DFL:
-                os.kill(os.getpid(), self.pending)
-        return False
-
-
-class StopGuard:
-    """For the whole of a run in the main thread: the first Ctrl-C (or SIGTERM) stops the run as
-    before, by raising; once the run is stopping or finishing (:meth:`stopping`), later signals
-    are only noted, so nothing can cut the final write of the parts and config.json short.  A
-    noted signal is reported through ``pending``; the caller exits as interrupted."""
-
-    def __init__(self):
-        self.active = threading.current_thread() is threading.main_thread()
-        self.finishing = False
-        self.pending: int | None = None
-        self.previous: dict = {}
-
-    def _handle(self, signum, frame):
-        _note(signum)
-        if self.finishing:
-            if self.pending is None:
-                print("\nanalyser: finishing the write of the results and config.json first", file=sys.stderr)
-            self.pending = signum
-            return
-        self.finishing = True
-        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
-
-    def stopping(self) -> None:
-        self.finishing = True
-
-    def __enter__(self):
-        if self.active:
-            for s in (signal.SIGINT, signal.SIGTERM):
-                self.previous[s] = signal.signal(s, self._handle)
-        return self
-
-    def __exit__(self, *exc):
-        if self.active:
-            for s, h in self.previous.items():
-                signal.signal(s, h)
-        return False
-
-
-class StopRequest:
-    """Ctrl-C during a parallel run: the first one asks the workers' running batches to finish
-    (their games are kept), a second one stops at once.  Sequential runs keep Python's default
-    handling: the batch in progress catches KeyboardInterrupt and returns its finished games."""
-
-    def __init__(self, active: bool):
-        self.active = active and threading.current_thread() is threading.main_thread()
-        self.requested = False
-        self.collected = 0
-        self.previous = None
-
-    def __enter__(self):
-        if self.active:
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def _handle(self, signum, frame):
-        _note(signum)
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        print("\nanalyser: interrupted - keeping the games in progress (Ctrl-C again to stop at once)",
-              file=sys.stderr)
-
-    def __exit__(self, *exc):
-        if self.active:
-            signal.signal(signal.SIGINT, self.previous)
-        return False
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, ``timeout``) during a run: handled like a second Ctrl-C."""
-
-
-#: The stop signals this process has received (SIGINT, SIGTERM), for the exit code.
-_received: set[int] = set()
-
-
-#: How many Ctrl-C or SIGTERM signals this process has received (see :func:`signals_received`).
-_count = [0]
-
-
-def _note(signum: int) -> None:
-    _received.add(int(signum))
-    _count[0] += 1
-    runner.note_stop()  # (a batch playing in this process ends at its next game boundary)
-
-
-def signals_received() -> int:
-    """How many Ctrl-C or SIGTERM signals this process has received so far.  A handler raises to
-    stop what runs; when the raise lands inside a callback Python ignores exceptions in (a weakref
-    finaliser, a ``__del__``), it is lost ("Exception ignored in ..."), so a loop that must stop
-    compares this count with the one it started with."""
-    return _count[0]
-
-
-def stop_exit_code() -> int:
-    """The exit code of a command that a signal stopped: 143 (128 + 15) once SIGTERM has arrived
-    (``kill``, ``timeout``), else 130 (128 + 2, Ctrl-C)."""
-    return 143 if signal.SIGTERM in _received else 130
-
-
-@contextlib.contextmanager
-def sigterm_raises():
-    """SIGTERM raises :class:`Terminated` in the main thread for the duration (and is remembered
-    for :func:`stop_exit_code`), so whatever is running stops the way Ctrl-C stops it and what
-    is finished is written; outside the main thread, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        _note(signum)
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def stop_signals_counted():
-    """For the whole of a command: Ctrl-C raises KeyboardInterrupt as Python's own handler does,
-    and SIGTERM raises :class:`Terminated`; both are counted (:func:`signals_received`), so a
-    loop can tell that a stop came even when its raise was swallowed.  A Ctrl-C the process was
-    started to ignore stays ignored; outside the main thread, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_int(signum, frame):
-        _note(signum)
-        raise KeyboardInterrupt
-
-    def on_term(signum, frame):
-        _note(signum)
-        raise Terminated()
-
-    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, on_term)}
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        previous[signal.SIGINT] = signal.signal(signal.SIGINT, on_int)
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
 
 
 class WorkerDied(RuntimeError):
@@ -250,10 +58,11 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
     was interrupted.  Stops at the first failure once the batches before it are in.  ``work``
     plays one batch where it runs (a worker): :func:`analyser.engine.runner.run_batch`, or a
     picklable function of the batch's job that also packs it (:mod:`analyser.run.packing`)."""
-    stop = StopRequest(n_jobs > 1 or client is not None)
+    parallel = n_jobs > 1 or client is not None
     waiting = {a for a, _ in batches}
-    signals = signals_received()  # (a signal whose raise a library swallowed still stops the run)
-    with stop, _sigterm_raises(), warnings.catch_warnings(), watchdog_here(on_hang):
+    signals = stops.count()  # (a stop whose raise a library swallowed still stops the run)
+    requested, collected = False, 0
+    with stops.gentle() if parallel else stops.handled(), warnings.catch_warnings(), watchdog_here(on_hang):
         # joblib warns about cancelled or unused tasks when we stop early; that is intended
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
         if client is not None:
@@ -275,20 +84,19 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
                     if not any(a <= first for a in waiting):
                         break
                     continue
-                if res.interrupted or signals_received() != signals:
-                    stop.requested = True
-                if stop.requested:
+                requested = requested or res.interrupted or stops.count() != signals
+                if requested:
                     # keep the batches that were running when Ctrl-C came: with n workers,
                     # n - 1 others may still be finishing
-                    stop.collected += 1
-                    if stop.collected >= n_jobs or n_jobs == 1:
+                    collected += 1
+                    if collected >= n_jobs or n_jobs == 1:
                         break
         except KeyboardInterrupt:
             return True
         except store.StoreError:
             raise
         except Exception as e:
-            if stop.requested:
+            if requested or stops.count() != signals:
                 # Ctrl-C reached the workers too (a terminal sends it to the whole process group):
                 # one that was starting or between batches died of it - an interrupt, not a fault
                 return True
@@ -299,7 +107,7 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
             close = getattr(outputs, "close", None)
             if close is not None:
                 close()
-    return stop.requested
+    return requested or stops.count() != signals
 
 
 def worker_death(e: BaseException, hang_dir: str) -> BaseException:
@@ -313,12 +121,6 @@ def worker_death(e: BaseException, hang_dir: str) -> BaseException:
         return WorkerDied("a worker process died (killed, or out of memory) and its games were lost; "
                           "the finished games are kept")
     return WorkerDied(f"the run stopped: {name}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))
-
-
-def _sigterm_raises():
-    """SIGTERM in the main process raises :class:`Terminated`, so workers are stopped and what is
-    finished is written (the default would kill this process and orphan the workers)."""
-    return sigterm_raises()
 
 
 #: Batches handed to the worker pool at a time, per worker.  joblib keeps every finished batch

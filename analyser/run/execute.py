@@ -8,6 +8,7 @@ whatever stops the run, the finished games are kept and ``config.json`` says why
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -23,9 +24,9 @@ import pandas as pd
 from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
-from analyser.run import store
-from analyser.run.backends import (DeferredSignals, StopGuard, client_address, close_dask, dask_client, dask_slots,
-                                   dispatch_batches, hung_error, pool_client, signals_received, watchdog_here)
+from analyser.run import stops, store
+from analyser.run.backends import (client_address, close_dask, dask_client, dask_slots, dispatch_batches, hung_error,
+                                   pool_client, watchdog_here)
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
@@ -146,7 +147,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     (:class:`analyser.run.packing.ChunkSums`); the result's ``known`` holds those sums
     (:class:`analyser.run.packing.KnownChunks`) for a report that needs not read them back.
     """
-    signals = signals_received()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
+    signals = stops.count()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
     if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
         tqdm = _NoBar
     else:
@@ -232,11 +233,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             if record and key in record:
                 config[key] = record[key]
         sink = Sink(out, config, done)
-        with DeferredSignals():
+        with stops.held():
             sink.save()
-        with StopGuard() as guard:
+        with stops.handled(once=True):  # (the first stop ends the run; later ones wait for its final write)
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, guard, on_part, signals, sums)
+                            run_id, hang_dir, on_part, signals, sums)
     finally:
         if lock is not None:
             lock.release()
@@ -247,7 +248,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, client, progress, tqdm,
-             run_id, hang_dir, guard: StopGuard, on_part=None, signals: int | None = None,
+             run_id, hang_dir, on_part=None, signals: int | None = None,
              sums: ChunkSums | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
@@ -266,7 +267,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
         nonlocal total_done
         # a packed batch (analyser.run.packing) brings its parts encoded; else they are made here
         tables = res.parts if res.parts is not None else batch_tables(game, params, players, strategies, res, run_id)
-        with DeferredSignals():
+        with stops.held():
             sink.add(res.start, res.start + res.done, tables)
         if res.pieces is not None:
             sink.pieces[res.start] = (res.start + res.done, res.pieces)
@@ -294,6 +295,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
 
     start_batches: list[tuple[int, int]] = []
     n_jobs = jobs
+    ending = contextlib.ExitStack()
     try:
         if (spec.jobs in (None, 0) and jobs > 1 and client is None and missing and not config.get("resumed")
                 and missing[0][1] - missing[0][0] > PILOT_GAMES):
@@ -328,12 +330,12 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
             interrupted = dispatch_batches(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
                                     hang_dir, work=_work(sink, run_id, strategies, sums))
     except KeyboardInterrupt:
-        guard.stopping()
         interrupted = True
     except store.StoreError as e:
         errors.append(e)
     finally:
-        guard.stopping()  # from here on a Ctrl-C or SIGTERM is noted, not raised: the final write runs
+        ending.enter_context(stops.held(final=True))  # from here on a stop is noted: the final write runs
+        at_final = stops.count()
         bar.close()
     error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
     interrupted = interrupted and error is None
@@ -341,7 +343,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
                        tables=sink.memory_tables() if sink.out is None else None)
     if sums is not None:
         result.known = KnownChunks(sums.chunk_games, _order(strategies), dict(sink.pieces), sums.key)
-    with DeferredSignals(deliver=False) as held:
+    with ending:
         try:
             _finish(config, sink, error, interrupted, t0, wall_before)
         except store.StoreError as e:
@@ -351,8 +353,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
             config["status"] = "failed"
     # a signal noted while the final write ran, or one whose raise was swallowed (by a library
     # that catches everything around a callback) with the run played to its end regardless
-    lost = signals is not None and signals_received() != signals and not result.interrupted
-    result.stop_requested = held.pending is not None or guard.pending is not None or lost
+    lost = signals is not None and stops.count() != signals and not result.interrupted
+    result.stop_requested = stops.count() != at_final or lost
     return result
 
 
