@@ -17,10 +17,10 @@ CHUNK = 500
 SPEC = dict(game="dao", strategies=["greedy", "random"], games=2300, seed=11, engine="compiled")
 
 
-def _played(tmp_path, sample=None, jobs=1):
-    sums = ChunkSums(CHUNK, functools.partial(reducemod.table_pieces, sample=sample), (SPEC["games"], SPEC["seed"]))
+def _played(tmp_path, sample=None, jobs=1, games=SPEC["games"]):
+    sums = ChunkSums(CHUNK, functools.partial(reducemod.table_pieces, sample=sample), (games, SPEC["seed"]))
     out = tmp_path / "run"
-    result = run(RunSpec(**SPEC, jobs=jobs), progress=False, out=out, sums=sums)
+    result = run(RunSpec(**{**SPEC, "games": games}, jobs=jobs), progress=False, out=out, sums=sums)
     assert result.config["status"] == "complete"
     return out, result.known
 
@@ -34,6 +34,14 @@ def test_the_workers_sums_are_the_reports_and_spare_reading_the_parts(tmp_path, 
     monkeypatch.setattr(reducemod, "block_pieces_of", None)  # no chunk is read back
     reported = page._reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)
     _same(read_back[1], reported[1])
+
+
+def test_sums_made_in_worker_processes_are_the_reports_too(tmp_path, monkeypatch):
+    out, known = _played(tmp_path, jobs=2, games=4000)  # (two workers need four chunks each)
+    assert sorted(known.chunks) == list(range(0, 4000, CHUNK))
+    read_back = page._reduce_run(out, jobs=1, chunk_games=CHUNK)
+    monkeypatch.setattr(reducemod, "block_pieces_of", None)
+    _same(read_back[1], page._reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)[1])
 
 
 def test_sums_of_other_games_than_the_parts_hold_are_not_used(tmp_path):
@@ -74,9 +82,8 @@ def test_a_sampled_run_reports_the_same_components_from_workers_and_from_parts(t
     assert r.sample_note == sample.note(sampled)
 
 
-@pytest.mark.parametrize("start, stop, planned, whole", [
-    (0, 500, 500, True), (500, 1000, 1000, True), (2000, 2300, 2300, True),
-    (50, 500, 500, False), (0, 499, 500, False), (0, 1000, 1000, False)])
-def test_only_a_batch_of_onewhole_chunk_is_reduced_in_the_worker(start, stop, planned, whole):
+@pytest.mark.parametrize("start, stop, whole", [
+    (0, 500, True), (500, 1000, True), (2000, 2300, True), (50, 500, False), (0, 1000, False), (0, 0, False)])
+def test_only_a_batch_within_one_chunk_from_its_start_is_reduced(start, stop, whole):
     from analyser.run.packing import whole_chunk
-    assert whole_chunk(start, stop, planned, CHUNK) is whole
+    assert whole_chunk(start, stop, CHUNK) is whole

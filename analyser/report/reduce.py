@@ -222,9 +222,9 @@ def block_pieces_of(game, root: Path, names: list, part_names: list, block: int,
 
 
 def table_pieces(game, tables: dict, strategies: list, sample: Sample | None = None) -> tuple[int, bool, list]:
-    """:func:`chunk_pieces` of a batch that is one whole chunk, from its arrow tables as read back
-    from its parts (:func:`analyser.run.store.part_table`; ``results`` and the extra tables by
-    name): the sums :func:`block_pieces` computes from those parts on disk, in the worker that
+    """:func:`chunk_pieces` of a batch that is one whole chunk, from its arrow tables without
+    pandas metadata, as :func:`analyser.run.store.read_part_table` reads its parts back
+    (``results`` and the extra tables by name): the sums :func:`block_pieces` computes from those parts on disk, in the worker that
     played the batch (:class:`analyser.run.packing.ChunkSums`).  Not validated: the rows were just
     made by analyser."""
     from analyser.run import store

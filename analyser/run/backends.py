@@ -56,8 +56,9 @@ def watchdog_here(handler):
 def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir, work=run_batch) -> bool:
     """Run ``batches`` and hand each result to ``keep`` as it arrives.  Returns True when the run
     was interrupted.  Stops at the first failure once the batches before it are in.  ``work``
-    plays one batch where it runs (a worker): :func:`analyser.engine.runner.run_batch`, or a
-    picklable function of the batch's job that also packs it (:mod:`analyser.run.packing`)."""
+    plays one batch in a worker: :func:`analyser.engine.runner.run_batch`, or a picklable
+    function of the batch's job that also packs it (:mod:`analyser.run.packing`); with one job
+    the batches are played here by ``run_batch``."""
     parallel = n_jobs > 1 or client is not None
     waiting = {a for a, _ in batches}
     signals = stops.count()  # (a stop whose raise a library swallowed still stops the run)
@@ -67,8 +68,8 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
         if client is not None:
             outputs = _dask_results(client, batches, job, n_jobs, work)
-        elif n_jobs == 1:
-            outputs = (work(job(a, b)) for a, b in batches)
+        elif n_jobs == 1:  # (in this process: the caller makes the parts of each result)
+            outputs = (run_batch(job(a, b)) for a, b in batches)
         else:
             outputs = _loky_results(batches, job, n_jobs, backend, work)  # (inside safe_worker_path)
         try:

@@ -29,8 +29,8 @@ from analyser.run.backends import (client_address, close_dask, dask_client, dask
                                    pool_client, watchdog_here)
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
+from analyser.run.packing import ChunkSums, KnownChunks, Packing, chunk_sums, play_packed
 from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
-from analyser.run.packing import ChunkSums, KnownChunks, Packing, play_packed
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config, strategy_files, trust_file
 from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
@@ -266,7 +266,11 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
     def keep(res: BatchResult) -> None:
         nonlocal total_done
         # a packed batch (analyser.run.packing) brings its parts encoded; else they are made here
-        tables = res.parts if res.parts is not None else batch_tables(game, params, players, strategies, res, run_id)
+        tables = res.parts
+        if tables is None:  # played in this process (or a batch not packed): made here
+            tables = batch_tables(game, params, players, strategies, res, run_id)
+            if res.pieces is None and sink.out is not None:
+                res.pieces = chunk_sums(Packing(run_id, _order(strategies), sums), game, res, tables)
         with stops.held():
             sink.add(res.start, res.start + res.done, tables)
         if res.pieces is not None:

@@ -9,7 +9,8 @@ what the main process needs, so that process only writes files and adds up sums:
   encoded itself before; the parts are identical, row for row;
 * when the batch holds a whole chunk of the report (:data:`analyser.stats.streamed.CHUNK_GAMES`
   games, aligned), that chunk reduced to the report's sums (:func:`analyser.report.reduce.chunk_pieces`,
-  the same function on the same rows as the report would compute from the parts), so the report
+  the same function on the same rows, in the same types, as the report would compute from the
+  parts), so the report
   of the run needs not read those parts back (:class:`analyser.report.reduce.Known`).
 
 The batch's columns are dropped once packed, so what travels back is a few compressed parts and
@@ -33,8 +34,8 @@ class ChunkSums:
     """How the layer that reports a run has a worker reduce a batch that is a whole chunk of games:
     ``chunk_games`` games per chunk (aligned: chunk ``k`` is games ``k * chunk_games`` on), and
     ``reduce(game, tables, strategies)``, a module-level function (picklable by name) of the
-    title, the batch's arrow tables as read back from its parts, and the report's order of
-    strategies, returning the chunk's sums."""
+    title, the batch's arrow tables (without pandas metadata, as the report reads its parts back)
+    and the report's order of strategies, returning the chunk's sums."""
 
     chunk_games: int
     reduce: Callable
@@ -80,18 +81,26 @@ def pack(packing: Packing, job: BatchJob, res: BatchResult) -> BatchResult:
     tables = batch_tables(game, params, job.players, job.strategies, res, packing.run_id)
     stop = res.start + res.done
     res.parts = {name: store.encode_part(t, res.start, stop) for name, t in tables.items()} if res.done else {}
-    sums = packing.sums
-    if sums is not None and res.error is None and not res.interrupted and whole_chunk(
-            res.start, stop, job.stop, sums.chunk_games):
-        # from the parts as the report reads them back, so the sums are the report's own
-        read = {name: store.part_table(data) for name, data in res.parts.items()}
-        res.pieces = sums.reduce(game, read, list(packing.strategies))
+    res.pieces = chunk_sums(packing, game, res, tables)
     res.rows, res.columns, res.extras, res.components = [], None, {}, None
     return res
 
 
-def whole_chunk(start: int, stop: int, planned_stop: int, chunk_games: int) -> bool:
-    """Whether games ``start`` to ``stop - 1`` are one chunk from its first game: to its end, or
-    to the end of the run (a batch that stops before the chunk's end is the run's last)."""
-    return (start % chunk_games == 0 and stop == planned_stop and stop > start
-            and (stop - 1) // chunk_games == start // chunk_games)
+def chunk_sums(packing: Packing, game, res: BatchResult, tables: dict):
+    """The sums of a finished batch (``tables``: its arrow tables) that starts a chunk and stays
+    within it, or None (no sums asked for, a batch that failed or was interrupted, or one across
+    chunks).  A batch short of its chunk's end is reduced too: the report uses the sums only when
+    the chunk's parts on disk hold exactly these games (:func:`analyser.report.reduce.known_blocks`)."""
+    sums = packing.sums
+    if sums is None or res.error is not None or res.interrupted or not whole_chunk(
+            res.start, res.start + res.done, sums.chunk_games):
+        return None
+    # the tables as the report reads them back from the parts (no pandas metadata: the frame comes
+    # from Arrow's own types), so the sums are the report's own
+    read = {name: t.replace_schema_metadata(None) for name, t in tables.items()}
+    return sums.reduce(game, read, list(packing.strategies))
+
+
+def whole_chunk(start: int, stop: int, chunk_games: int) -> bool:
+    """Whether games ``start`` to ``stop - 1`` begin a chunk and stay within it."""
+    return start % chunk_games == 0 and stop > start and (stop - 1) // chunk_games == start // chunk_games
