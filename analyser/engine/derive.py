@@ -42,6 +42,7 @@ import enum
 import types
 import typing
 from functools import lru_cache
+from itertools import repeat, starmap
 from operator import attrgetter
 from typing import Any, Union
 
@@ -173,7 +174,12 @@ def _copy_expr(ann, var: str, depth: int = 0) -> str:
             return f"(None if {var} is None else {_copy_expr(rest[0], var, depth)})"
     if origin is list and args:
         inner = _copy_expr(args[0], item, depth + 1)
-        return f"list({var})" if inner == item else f"[{inner} for {item} in {var}]"
+        if inner == item:
+            return f"list({var})"
+        for kind in ("list", "dict", "set"):
+            if inner == f"{kind}({item})":
+                return f"list(map({kind}, {var}))"  # the comprehension's result, built in C
+        return f"[{inner} for {item} in {var}]"
     if origin is dict and len(args) == 2:
         inner = _copy_expr(args[1], item, depth + 1)
         return f"dict({var})" if inner == item else f"{{_k{depth}: {inner} for _k{depth}, {item} in {var}.items()}}"
@@ -501,10 +507,11 @@ def redeal(state, seat: int, rng) -> None:
 
 
 def shuffled(pool: list, rng) -> list:
-    """``pool`` in a uniformly random order: sorted by one ``rng.random()`` key per card."""
-    random = rng.random
-    keys = [random() for _ in pool]
-    return [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+    """``pool`` in a uniformly random order: sorted by one ``rng.random()`` key per card (drawn
+    in the order of the pool; equal keys keep the pool's order)."""
+    n = len(pool)
+    keys = list(starmap(rng.random, repeat((), n)))
+    return list(map(pool.__getitem__, sorted(range(n), key=keys.__getitem__)))
 
 
 def deal(places: list[tuple[list, int, int]], cards: list) -> None:
@@ -517,21 +524,41 @@ def deal(places: list[tuple[list, int, int]], cards: list) -> None:
 
 def sampler(seat_view: View):
     """``sample(rng) -> state`` equal to ``determinize(seat_view, rng)``, drawing the same random
-    numbers, with the pools of unseen cards sorted once: what one decision of the search samples
-    many times (the state behind the view must not change in between)."""
+    numbers, with the pools of unseen cards sorted once and where they go worked out once: what
+    one decision of the search samples many times (the state behind the view must not change in
+    between)."""
     state, seat = seat_view._state, seat_view._seat
-    clone_state = spec(type(state)).clone
-    hidden_groups = spec(type(state)).hidden_groups
+    state_spec = spec(type(state))
+    clone_state = state_spec.clone
     base = clone_state(state)
-    pools = [pooled(places) for places in hidden_groups(base, seat)]
+    deals = [(pooled(places), _addresses(state_spec, base, places))
+             for places in state_spec.hidden_groups(base, seat)]
 
     def sample(rng):
         out = clone_state(base)
-        for places, pool in zip(hidden_groups(out, seat), pools):
-            deal(places, shuffled(pool, rng))
+        for pool, addresses in deals:
+            cards = shuffled(pool, rng)
+            at = 0
+            for name, k, start, count in addresses:
+                place = getattr(out, name) if k is None else getattr(out, name)[k]
+                place[start:start + count] = cards[at:at + count]
+                at += count
         return out
 
     return sample
+
+
+def _addresses(state_spec: StateSpec, state, places: list[tuple[list, int, int]]) -> list[tuple]:
+    """Where each of ``places`` (from :meth:`StateSpec.hidden_groups` of ``state``) lies in the
+    state, ``(field name, seat or None, start, count)``, so the same places are found in a copy."""
+    where = {}
+    for name, per_seat, _, _ in state_spec.hidden:
+        value = getattr(state, name)
+        if per_seat:
+            where.update((id(hand), (name, k)) for k, hand in enumerate(value))
+        else:
+            where[id(value)] = (name, None)
+    return [where[id(place)] + (start, count) for place, start, count in places]
 
 
 def resample_hidden(state, seat: int, rng):

@@ -464,14 +464,14 @@ class Dao(Game):
         s.events.append((turn, seat, sum(done) + max(gain) - k if done else max(gain) - k))
 
     def _refill(self, s: DaoState, p: DaoParams) -> None:
-        deck, display, unseen = s.deck, s.display, s.unseen
+        deck, unseen = s.deck, s.unseen
         k = min(p.display_size, len(deck))
+        cards = deck[:-k - 1:-1]  # the top k cards, top first (as revealed one by one)
+        del deck[len(deck) - k:]
+        s.display.extend(cards)
         total = s.total
-        for _ in range(k):
-            card = deck.pop()
-            c, v = card
+        for c, v in cards:
             unseen[c][v] -= 1
-            display.append(card)
             total += v
         s.total = total
         s.n_unseen -= k
@@ -514,12 +514,17 @@ class Dao(Game):
     def scores(self, s: DaoState) -> list[int]:
         """Final (or running) score per seat: its start bonus (``seat_bonus``), finished halves
         and the current half."""
-        out = []
         bonus = s.params.bonus(s.n)
-        for seat in range(s.n):
-            done = bonus[seat] + sum(s.half_scores[seat])
-            out.append(done if s.over else done + max(s.gain[seat]) - s.held[seat])
-        return out
+        if s.over:
+            return [b + sum(done) for b, done in zip(bonus, s.half_scores)]
+        return [b + sum(done) + max(gain) - held for b, done, gain, held in zip(bonus, s.half_scores, s.gain, s.held)]
+
+    def ranks(self, s: DaoState) -> list[int]:
+        """:meth:`ranks_given` from one scoring (``tie_break=most_cards`` needs no winners: it ranks
+        by score, then cards)."""
+        scores = self.scores(s)
+        most_cards = s.params.tie_break == "most_cards"
+        return self.ranks_given(s, scores, () if most_cards else self._winners(s, scores))
 
     def ranks_given(self, s: DaoState, scores, winners) -> list[int]:
         """Ranks (1 = best).  ``tie_break=most_cards`` orders every tie by cards taken, not only the
@@ -541,7 +546,9 @@ class Dao(Game):
 
     def winners(self, s: DaoState) -> list[int]:
         """Highest score; ``tie_break=most_cards``: more cards among the tied, else shared."""
-        sc = self.scores(s)
+        return self._winners(s, self.scores(s))
+
+    def _winners(self, s: DaoState, sc: list[int]) -> list[int]:
         best = max(sc)
         tied = [i for i in range(s.n) if sc[i] == best]
         if len(tied) > 1 and s.params.tie_break == "most_cards":
