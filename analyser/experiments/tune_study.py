@@ -16,6 +16,8 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from analyser.engine.core import InputError
+
 #: The study's user attribute holding the asked trials of the batch in play.
 ASKED = "asked"
 #: The study's user attribute naming the format of the study on disk (trials written finished).
@@ -30,7 +32,6 @@ def load(folder, pruner=None):
     """The study of the tune in ``folder`` (``tune.db``, study ``tune``); InputError (one line) when
     it was written in an older format, which is not read."""
     import optuna
-    from analyser.engine.core import InputError
     study = optuna.load_study(study_name="tune", storage=f"sqlite:///{(Path(folder) / 'tune.db').resolve()}",
                               pruner=pruner)
     if study.user_attrs.get(FORMAT) != STUDY_FORMAT:
