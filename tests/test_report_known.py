@@ -30,18 +30,18 @@ def test_the_workers_sums_are_the_reports_and_spare_reading_the_parts(tmp_path, 
     # batches of whole chunks: 0-499, ..., 2000-2299 (the last one the run's end)
     assert sorted(known.chunks) == [0, 500, 1000, 1500, 2000] and known.chunks[2000][0] == 2300
     assert [p.name for p in store.part_files(out / store.RESULTS)][:2] == [store.part_name(0), store.part_name(500)]
-    read_back = page._reduce_run(out, jobs=1, chunk_games=CHUNK)
+    read_back = page.reduce_run(out, jobs=1, chunk_games=CHUNK)
     monkeypatch.setattr(reducemod, "block_pieces_of", None)  # no chunk is read back
-    reported = page._reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)
+    reported = page.reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)
     _same(read_back[1], reported[1])
 
 
 def test_sums_made_in_worker_processes_are_the_reports_too(tmp_path, monkeypatch):
     out, known = _played(tmp_path, jobs=2, games=4000)  # (two workers need four chunks each)
     assert sorted(known.chunks) == list(range(0, 4000, CHUNK))
-    read_back = page._reduce_run(out, jobs=1, chunk_games=CHUNK)
+    read_back = page.reduce_run(out, jobs=1, chunk_games=CHUNK)
     monkeypatch.setattr(reducemod, "block_pieces_of", None)
-    _same(read_back[1], page._reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)[1])
+    _same(read_back[1], page.reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)[1])
 
 
 def test_sums_of_other_games_than_the_parts_hold_are_not_used(tmp_path):
@@ -71,8 +71,8 @@ def test_a_sampled_run_reports_the_same_components_from_workers_and_from_parts(t
     sample = reducemod.component_sample(SPEC["games"], SPEC["seed"], CHUNK)
     assert len(sample.blocks) == 2
     out, known = _played(tmp_path, sample)
-    read_back = page._reduce_run(out, jobs=1, chunk_games=CHUNK)
-    reported = page._reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)
+    read_back = page.reduce_run(out, jobs=1, chunk_games=CHUNK)
+    reported = page.reduce_run(out, jobs=1, chunk_games=CHUNK, known=known)
     _same(read_back[1], reported[1])
     (r,) = reported[1]
     sampled = sum(min(SPEC["games"], (b + 1) * CHUNK) - b * CHUNK for b in sample.blocks)

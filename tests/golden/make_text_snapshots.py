@@ -25,7 +25,11 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
+import analyser
+
 HERE = Path(__file__).parent
+#: The installed package's folder, shown as PACKAGE (a title's data files are named by their path).
+PACKAGE = Path(analyser.__file__).resolve().parent
 TEXT = HERE / "text"
 
 #: Per title: a small seeded simulate (with its report) and one game of ``analyser play``.
@@ -177,6 +181,7 @@ VOLATILE = [
 
 def clean(text: str, out: Path) -> str:
     text = re.sub(re.escape(str(out)) + r"(/e\d+)?", "OUT", text)
+    text = text.replace(str(PACKAGE), "PACKAGE")  # (where the package is installed: a checkout, a venv)
     lines = [line.rstrip() for line in text.splitlines() if not line.startswith("analyser: note: compiling")]
     text = "\n".join(lines).strip("\n")
     for pattern, repl in VOLATILE:
