@@ -20,6 +20,7 @@ from analyser.engine.registry import get_game, title_ref
 from analyser.engine.runner import lineup, lineup_block
 from analyser.run import resume_command, stops, store, write_csv
 from analyser.run.backends import command_pool
+from analyser.run.execute import locks_kept
 from analyser.run.folders import missing_games, read_config_file, undecided
 from analyser.run.trust import named_code
 from analyser.report.reduce import worker_sums
@@ -98,6 +99,7 @@ seats were filled.
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no tables.")
 @click.option("--debug", is_flag=True, help="On a failure, also print the full traceback (always written to "
                                               "OUT/error.log).")
+@locks_kept()  # (the folder stays locked from the first game to the report's last line)
 def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batch_size, game_timeout,
              no_report, backend, scheduler, engine, until_ci, quiet, debug, confirm_components=False,
              confirm_seats=False):
@@ -461,6 +463,7 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
                    "never contacted: without this option the run continues on this machine.")
+@locks_kept()
 def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
     """Continue an interrupted or failed run or experiment in FOLDER (its --out).
 

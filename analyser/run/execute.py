@@ -9,6 +9,7 @@ whatever stops the run, the finished games are kept and ``config.json`` says why
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import os
 import shutil
@@ -112,6 +113,26 @@ def _scan_done(out: Path, game) -> dict[int, tuple[int, int]]:
             if start not in done:
                 (out / name / store.part_name(start)).unlink(missing_ok=True)
     return done
+
+
+#: The run locks kept past their runs' end (:func:`locks_kept`), or None outside such a block.
+_KEPT: contextvars.ContextVar = contextvars.ContextVar("analyser_kept_locks", default=None)
+
+
+@contextlib.contextmanager
+def locks_kept():
+    """Within the block, a run that ends keeps its folder's lock (:class:`analyser.run.store.RunLock`)
+    until the block ends, and a later run into the same folder re-enters it: a command that writes
+    the run's report after its games holds the folder throughout, so no other command replaces it
+    while the report reads its parts.  Usable as a decorator."""
+    kept: list = []
+    token = _KEPT.set(kept)
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+        for lock in reversed(kept):
+            lock.release()
 
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
@@ -240,7 +261,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
                             run_id, hang_dir, on_part, signals, sums)
     finally:
         if lock is not None:
-            lock.release()
+            kept = _KEPT.get()
+            if kept is not None and lock.fd is not None:
+                kept.append(lock)
+            else:
+                lock.release()
         if hang_dir is not None:
             shutil.rmtree(hang_dir, ignore_errors=True)
         if client is not None and client is not shared:

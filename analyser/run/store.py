@@ -385,9 +385,15 @@ class RunLock:
     def __init__(self, folder: Path):
         self.path = Path(folder) / LOCK
         self.fd: int | None = None
+        #: the lock this process already held on the folder (re-entered: nothing more is taken)
+        self.outer: RunLock | None = None
 
     def acquire(self) -> "RunLock":
         folder = self.path.parent
+        outer = _HELD.get(str(self.path))
+        if outer is not None and outer is not self and outer.fd is not None:
+            self.outer = outer  # (a command holds the folder around its runs and its report)
+            return self
         _HELD[str(self.path)] = self  # (before the lock: a signal from here on leaves nothing behind)
         try:
             while self.fd is None:
@@ -415,6 +421,9 @@ class RunLock:
         return self
 
     def release(self) -> None:
+        if self.outer is not None:  # (re-entered: the outer holder lets go)
+            self.outer = None
+            return
         _let_go(self)
         _HELD.pop(str(self.path), None)
 
