@@ -47,3 +47,39 @@ def test_simulate_holds_its_folder_while_it_writes_the_report(tmp_path, monkeypa
     assert r.exit_code == 0, r.output
     assert seen == [False]
     assert _other_process_can_lock(out)
+
+
+def _interrupted_copy(tmp_path, name: str, edit) -> "Path":
+    """A complete 40-game DAO run with its last part removed (so resume has games to play), and
+    ``edit(config)`` applied to its config.json."""
+    import json
+
+    out = tmp_path / name
+    spec = RunSpec(game="dao", strategies=["random"], players=2, games=40, seed=7, jobs=1, batch_size=10,
+                   engine="python")
+    run(spec, progress=False, out=out)
+    store.part_files(out / store.RESULTS)[-1].unlink()
+    config = json.loads((out / "config.json").read_text())
+    edit(config)
+    (out / "config.json").write_text(json.dumps(config))
+    return out
+
+
+def test_resume_refuses_a_config_whose_seed_or_rules_are_not_those_of_its_games(tmp_path):
+    def seed(c):
+        c["seed"] = 8
+
+    def rule(c):
+        c["rules"]["bust_limit"] = c["rules"]["bust_limit"] + 1
+        c["rule_overrides"] = {"bust_limit": c["rules"]["bust_limit"]}
+
+    for name, edit, field in (("seed", seed, "seed 8"), ("rule", rule, "bust_limit=")):
+        out = _interrupted_copy(tmp_path, name, edit)
+        before = sorted(p.name for p in (out / store.RESULTS).iterdir())
+        r = CliRunner().invoke(cli, ["resume", str(out), "-q", "--no-report"])
+        assert r.exit_code == 2, r.output
+        assert len(r.output.strip().splitlines()) == 1 and field in r.output and "config.json" in r.output
+        assert sorted(p.name for p in (out / store.RESULTS).iterdir()) == before  # nothing played, nothing removed
+    untouched = _interrupted_copy(tmp_path, "fine", lambda c: None)
+    r = CliRunner().invoke(cli, ["resume", str(untouched), "-q", "--no-report"])
+    assert r.exit_code == 0, r.output

@@ -486,9 +486,33 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
     guarded = guard_folder_config(config, out, allowed)
     store.check_folder_parts(out)  # a part with broken metadata: one line before any game is played
     spec = spec_from_config(guarded.config, where=repr(str(out / "config.json")))
+    check_parts_match(out, config, spec)
     if guarded.config.get("title_source") != config.get("title_source"):
         _check_title(out, config, get_game(spec.game))
     return ResumePlan(config, spec, guarded.notes)
+
+
+def check_parts_match(out: Path, config: dict, spec: RunSpec) -> None:
+    """Refuse (InputError, one line naming ``config.json``'s field) a config.json whose seed or
+    rule options are not those the games on disk were played with (a hand-edited file): resuming
+    it would mix two runs in one folder.  Reads the run id and the first row of the first part."""
+    where = repr(str(out / "config.json"))
+    parts = store.part_files(out / store.RESULTS)
+    run_id = config.get("run_id")
+    words = run_id.rsplit("-", 2) if isinstance(run_id, str) else []
+    if len(words) == 3 and words[1].isdigit() and int(words[1]) != spec.seed:
+        raise InputError(f"{where}: its seed {spec.seed} is not the seed of its run {run_id!r} ({words[1]}); "
+                         "put back the run's own config.json")
+    if not parts:
+        return
+    rules = {**(config.get("rules") if isinstance(config.get("rules"), dict) else {}), **spec.rules}
+    table = store.read_part_table(parts[0], columns=list(rules))
+    first = table.slice(0, 1).to_pylist()[0] if table.num_rows else {}
+    for name, value in rules.items():  # (plain values of one type only: a list is written as text)
+        got = first.get(name)
+        if type(got) is type(value) and isinstance(value, (bool, int, float, str)) and got != value:
+            raise InputError(f"{where}: its rule option {name}={value} is not the one its games were played with "
+                             f"({name}={got}); put back the run's own config.json")
 
 
 def _check_title(out: Path, config: dict, game) -> None:
