@@ -166,10 +166,9 @@ def overlap(ranges, others) -> int:
 def in_use_message(folder: Path, holder: tuple[int, str], lead: str = "", fix: str = "wait for it to stop",
                    who: str = "run") -> str:
     """The one line for a folder whose lock another live process holds (``holder``: pid, host):
-    ``lead`` before the folder's name (``"--out "``), ``fix`` the first remedy."""
-    lock = Path(folder) / LOCK
-    return (f"{lead}{str(folder)!r} is in use by another analyser {who} (PID {holder[0]} on {holder[1]}); {fix}, or "
-            f"remove {str(lock)!r} if no analyser run uses the folder")
+    ``lead`` before the folder's name (``"--out "``), ``fix`` the remedy.  (The lock is the live
+    process's own: removing the file would not free the folder, so the line never says to.)"""
+    return f"{lead}{str(folder)!r} is in use by another analyser {who} (PID {holder[0]} on {holder[1]}); {fix}"
 
 
 def missing_ranges(done, games: int) -> list[tuple[int, int]]:
