@@ -2,6 +2,7 @@
 command can replace the folder while the report reads its parts."""
 
 import subprocess
+from pathlib import Path
 import sys
 
 from click.testing import CliRunner
