@@ -63,18 +63,26 @@ def pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, o
         return stopped_experiment(out)
 
 
-def stopped_experiment(out: Path) -> int:
-    """One line for an experiment stopped outside its play, naming the command that finishes it:
-    ``analyser report OUT`` when its record says every game is played, else ``analyser resume
-    OUT``; the stop's exit code (130, or 143 after SIGTERM)."""
-    from analyser.run import read_config_file, resume_command, stops
+def stop_record(out: Path) -> tuple[str, dict | None]:
+    """What a line about a stop outside the play reads: ``" (SIGTERM)"`` or ``""`` as the stop
+    was, and the folder's ``config.json`` as a dict (None when there is none that reads)."""
+    from analyser.run import read_config_file, stops
 
-    how = " (SIGTERM)" if stops.exit_code() == 143 else ""
     try:
         config = read_config_file(Path(out) / "config.json")
     except (InputError, OSError):
         config = None
-    if not isinstance(config, dict):
+    return (" (SIGTERM)" if stops.exit_code() == 143 else ""), (config if isinstance(config, dict) else None)
+
+
+def stopped_experiment(out: Path) -> int:
+    """One line for an experiment stopped outside its play, naming the command that finishes it:
+    ``analyser report OUT`` when its record says every game is played, else ``analyser resume
+    OUT``; the stop's exit code (130, or 143 after SIGTERM)."""
+    from analyser.run import resume_command, stops
+
+    how, config = stop_record(out)
+    if config is None:
         click.echo(f"analyser: interrupted{how}; nothing was recorded in {out}", err=True)
     elif config.get("status") == "complete":
         click.echo(f"analyser: interrupted{how} while writing the report; the games are all in {out}; write it "

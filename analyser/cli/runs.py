@@ -12,16 +12,17 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
+from analyser.cli.cluster import stop_record
 from analyser.cli.common import (builtin_strategies, check_out_name, check_plotting, check_root_seed, command_line,
                                  players_phrase, strip_specs)
 from analyser.cli.reports import print_summary
-from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
+from analyser.engine.core import GAME_TIMEOUT, parse_key_values
 from analyser.engine.registry import get_game, title_ref
 from analyser.engine.runner import lineup, lineup_block
 from analyser.run import resume_command, stops, store, write_csv
 from analyser.run.backends import command_pool
 from analyser.run.execute import locks_kept
-from analyser.run.folders import missing_games, read_config_file, undecided
+from analyser.run.folders import missing_games, undecided
 from analyser.run.trust import named_code
 from analyser.report.reduce import worker_sums
 
@@ -173,12 +174,8 @@ def _interrupted_after_play(out: Path) -> int:
     """A Ctrl-C or SIGTERM that reached the command outside the run's own handling (as the run
     ended, between its last round and its files): one line that says what the folder holds and
     the command that goes on from it; the stop's exit code."""
-    how = " (SIGTERM)" if stops.exit_code() == 143 else ""
-    try:
-        config = read_config_file(out / "config.json")
-    except (InputError, OSError):
-        config = None
-    if not isinstance(config, dict):
+    how, config = stop_record(out)
+    if config is None:
         click.echo(f"analyser: interrupted{how}; nothing was recorded in {out}", err=True)
     elif config.get("status") == "complete" and not undecided(config):
         click.echo(f"analyser: interrupted{how} after the run's {config.get('games_completed')} games were written "
