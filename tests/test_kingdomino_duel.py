@@ -857,7 +857,9 @@ def test_dice_come_from_the_rng_handed_to_the_rules():
 # --------------------------------------------------------------------------------------------
 
 def test_state_round_trip_and_malformed_states(tmp_path):
-    s = make(maps=(SCORED, EMPTY_MAP), spell_owner=owning([R.S5]), s5_coat="dot")
+    # seat 0 drew S1, so its map may hold drawings cut off from the castle
+    s = make(maps=(SCORED, EMPTY_MAP), spell_owner=owning([R.S1, R.S5]), spell_used=[True] + [False] * 5,
+             s5_coat="dot")
     d = json.loads(json.dumps(G.state_to_dict(s)))
     back = G.state_from_dict(d)
     assert back == s and G.state_to_dict(back) == d and G.scores(back) == G.scores(s) == [6 + 2 * 3, 0]  # S5: dot
@@ -1143,6 +1145,25 @@ def test_a_saved_state_out_of_turn_order_is_refused(tmp_path, kind, change, prob
     with pytest.raises(InputError) as e:
         _load(tmp_path, data)
     assert problem in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def _draw_on_a_far_corner(d):
+    rows = d["maps"][0]["coat"]
+    assert rows[0][0] == -1 and rows[1][0] == -1 and rows[0][1] == -1  # empty, and nothing drawn beside it
+    rows[0][0] = 0
+
+
+@pytest.mark.parametrize("change", [
+    _draw_on_a_far_corner,  # a drawing cut off from the castle with no S1 drawn
+    lambda d: d.update(history=[[99, 99]]),  # a score pair for a round that has not finished
+])
+def test_a_saved_state_no_game_reaches_is_refused_in_one_line(tmp_path, change):
+    data = _mid_game_state("place")
+    assert data["round"] == 1 and _load(tmp_path, data).history == []  # the unchanged state loads
+    change(data)
+    with pytest.raises(InputError) as e:
+        _load(tmp_path, data)
+    assert str(e.value).startswith("--state") and "\n" not in str(e.value)
 
 
 def test_a_saved_state_from_mid_game_loads_and_plays_to_the_end(tmp_path):

@@ -1059,3 +1059,32 @@ def test_the_round_log_counts_the_trumps_dealt_to_each_seat(rule):
             seat, legal = GAME.turn(t)
             GAME.apply(t, legal[0], r)
     assert copy.log[-1].trumps == s.log[-1].trumps and s.log[-1].round == 3
+
+
+def _saved_state(phase: str, players: int = 4, seed: int = 3) -> dict:
+    """A state from random legal play, stopped at the first ``phase`` turn after round 1, as JSON."""
+    rng = random.Random(seed)
+    params = GAME.Params()
+    s = GAME.initial_state(params, players, rng)
+    while not (GAME.is_terminal(s) or (s.pub.phase == phase and s.pub.round > 1)):
+        legal = GAME.legal_actions(s)
+        GAME.apply(s, legal[int(rng.random() * len(legal))], rng)
+    return json.loads(json.dumps(GAME.state_to_dict(s)))
+
+
+@pytest.mark.parametrize("phase, field, shift", [
+    ("bid", "current", 1),  # a seat bidding out of turn
+    ("play", "starter", 1),  # a starter who did not lead the first trick
+    ("bid", "dealer", 2),  # a dealer who is not right of the starter
+])
+def test_a_saved_state_out_of_turn_is_refused_in_one_line(tmp_path, phase, field, shift):
+    from analyser.io.states import load_state
+    data = _saved_state(phase)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(data))
+    assert load_state(GAME, path).pub.phase == phase  # the untouched state loads
+    data["pub"][field] = (data["pub"][field] + shift) % data["pub"]["n"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as e:
+        load_state(GAME, path)
+    assert "\n" not in str(e.value) and str(e.value).startswith("--state")

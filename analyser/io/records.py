@@ -26,6 +26,10 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
 
 
+#: What a seed field accepts.
+SEED = "a whole number from 0 to 2**64 - 1 (the seed)"
+
+
 def _whole(description: str = "a whole number >= 0", **bounds):
     return Field(None, ge=bounds.pop("ge", 0), description=description, **bounds)
 
@@ -49,7 +53,7 @@ class RunFields(Record):
 
     run_id: str | None = Field(None, min_length=1, max_length=200, description="text (the run's id)")
     players: int | None = _whole("a whole number of seats from 1 to 1,000", ge=1, le=1000)
-    seed: int | None = _whole("a whole number (the seed)", lt=2**64)
+    seed: int | None = _whole(SEED, lt=2**64)
     games_requested: int | None = _whole()
     games_completed: int | None = _whole()
     first_game: int | None = _whole()
@@ -63,7 +67,9 @@ class RunRecord(RunFields):
     """A run's ``config.json`` beside its results, as a report reads it."""
 
     game: str = Field(description="a title id")
-    seed: int = Field(ge=0, lt=2**64, description="a whole number (the seed)")
+    #: absent only from a record of an older version (refused by its reader); never null
+    run_id: str = Field(None, min_length=1, max_length=200, description="text (the run's id)")
+    seed: int = Field(ge=0, lt=2**64, description=SEED)
     rules: dict | None = Field(None, description="an object (rule option: value)")
     rule_overrides: dict | None = Field(None, description="an object (rule option: value)")
     versions: dict | None = Field(None, description="an object (package: version)")

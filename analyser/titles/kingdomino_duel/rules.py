@@ -1639,6 +1639,10 @@ class KingdominoDuel(Game):
             for coat in range(6):
                 size = comp.rows[coat][0]
                 assert 0 <= s.boxes[seat][coat] <= size, "boxes"
+            s1_drawn = s.spell_used[S1] and s.spell_owner[S1] == seat
+            assert s1_drawn or _reached_from_castle(m) == 1 + sum(k >= 0 for k in m.cell_coat), \
+                f"a drawn cell of seat {seat}'s map is not joined to the castle, and seat {seat} drew no S1"
+        assert len(s.history) == s.round - (s.phase != OVER), "one score pair per finished round (history)"
         for coat in range(6):
             owner = s.row_owner[coat]
             if owner >= 0:
@@ -1717,6 +1721,25 @@ class KingdominoDuel(Game):
         if t is AddCross:
             return f"S6: a cross at {at(action.cell)}"
         return str(action)
+
+
+def _reached_from_castle(m: Kingdom) -> int:
+    """How many drawn cells of ``m`` (coats of arms 0-5, and the castle) a walk from the castle through drawn,
+    orthogonally adjacent cells reaches.  Every drawing obeys connection (rules.md, "A round")
+    unless it uses spell S1, so on a map whose seat drew no S1 it is every drawn cell."""
+    comp = m.comp
+    drawn = sum(1 << c for c, k in enumerate(m.cell_coat) if k >= 0) | 1 << comp.castle
+    reached = frontier = 1 << comp.castle
+    while frontier:
+        near = 0
+        rest = frontier
+        while rest:
+            c = (rest & -rest).bit_length() - 1
+            near |= comp.adj_mask[c]
+            rest &= rest - 1
+        frontier = near & drawn & ~reached
+        reached |= frontier
+    return bin(reached).count("1")
 
 
 def _state_schema():

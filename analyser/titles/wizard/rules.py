@@ -1309,6 +1309,7 @@ class Wizard(Game):
                 assert [a.card.index for a in grp] == sorted(a.card.index for a in grp), "group order"
             assert len(g[0]) <= 1 and len(g[5]) <= 1 and (g[0] or not g[6]) and (g[5] or not g[7])
         assert p.n_bids == sum(b is not None for b in p.bids), "bid count"
+        self._check_turn_order(p)
         done = len(p.played) // n
         assert len(p.played) % n == 0 and sum(p.tricks) == done, "tricks"
         if p.phase in (BID, TRUMP):
@@ -1333,6 +1334,25 @@ class Wizard(Game):
             bonus = p.params.bonus(n)
             assert [bonus[i] + sum(rec.points[i] for rec in s.log) for i in range(n)] == list(p.scores), "scores"
             assert s.tricks_played == sum(rec.round for rec in s.log) + (0 if p.phase == OVER else done)
+
+    @staticmethod
+    def _check_turn_order(p: WizardPublic) -> None:
+        """The dealer sits right of the starter (``round_starter``: round 1 starts at seat 0, and
+        under ``rotate`` round ``r`` is dealt by seat ``r - 2``); bids go round from the starter,
+        the dealer names a turned Wizard's suit before any bid, and the first trick is the
+        starter's lead.  Raises AssertionError."""
+        n = p.n
+        assert p.dealer == (p.starter - 1) % n, "the dealer sits right of the starter"
+        if p.params.round_starter == "rotate" or p.round == 1:
+            assert p.dealer == (p.round - 2) % n, "dealer of the round"
+        if p.phase == BID:
+            bidders = {(p.starter + k) % n for k in range(p.n_bids)}
+            assert all((b is not None) == (seat in bidders) for seat, b in enumerate(p.bids)), "bids in seat order"
+            assert p.current == (p.starter + p.n_bids) % n, "current seat"
+        elif p.phase == TRUMP:
+            assert p.n_bids == 0 and p.current == p.dealer, "the dealer names trump"
+        elif p.phase == PLAY:
+            assert p.leaders[0] == p.starter, "the starter leads the first trick"
 
     # -- saved states and display ---------------------------------------------------------
     def state_schema(self):
