@@ -306,6 +306,28 @@ def test_resume_names_a_damaged_part_as_report_does(runs, tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(runs["dao"] / "results"), pd.read_parquet(run / "results"))
 
 
+@pytest.mark.parametrize("status", ["interrupted", "complete"])
+def test_resume_refuses_a_renamed_part_and_deletes_nothing(runs, tmp_path, status):
+    """A readable part under another game's name is the user's file: `resume` refuses it in one
+    line, as `report` does, before it deletes or plays anything."""
+    import json
+
+    from click.testing import CliRunner
+
+    from analyser.cli import cli
+    run = _copy_run(runs["dao"], tmp_path / "renamed")
+    part = sorted((run / "results").glob("part-*.parquet"))[3]
+    part.rename(part.with_name("part-000099999.parquet"))
+    record = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**record, "status": status}))
+    before = sorted((p.name, p.stat().st_size) for p in run.rglob("*") if p.is_file())
+    for command in (["resume", str(run), "--no-report"], ["report", str(run)]):
+        r = CliRunner().invoke(cli, command)
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+        assert "part-000099999.parquet" in r.output
+    assert sorted((p.name, p.stat().st_size) for p in run.rglob("*") if p.is_file()) == before
+
+
 def test_a_missing_extra_part_is_refused(runs, tmp_path):
     from analyser.engine.core import InputError
     from analyser.report.page import build_report_from_run

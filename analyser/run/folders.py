@@ -62,6 +62,8 @@ def read_config(out: Path, complete_ok: bool = False) -> dict:
         raise InputError(f"{str(out)!r} holds a run written by an older version of analyser (without resumable "
                          "runs), which this one does not read; run it again")
     check_record(RunRecord, config, f"config file {str(out / 'config.json')!r}")
+    for folder in sorted(p for p in out.iterdir() if p.is_dir()):  # before a resume deletes or plays anything
+        store.check_part_names(folder)
     if config.get("status") == "complete" and not complete_ok and not undecided(config) \
             and not missing_games(out, config):
         raise InputError(f"{str(out)!r} holds a complete run ({config.get('games_completed')} games); nothing to "

@@ -263,15 +263,13 @@ def check_parts(out: Path, game, config: dict) -> list[list[int]]:
     Returns the merged game ranges on disk.  Raises InputError (one line naming the part) for a
     damaged part, one copied or renamed by hand, or a missing one."""
     resume = f"remove it and run `{resume_command(out, config)}` to play its games again"
+    store.check_part_names(out / store.RESULTS)
     ranges = []
     previous = None
     for p in store.part_files(out / store.RESULTS):
         rng = store.part_range(p)
         if rng is None:
             raise InputError(f"part {str(p)!r} is damaged or not an analyser part (its footer cannot be read); {resume}")
-        if p.name != store.part_name(rng[0]):
-            raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1} but is named for another game: "
-                             "a part renamed or copied by hand; remove it")
         if previous is not None and rng[0] < previous[1][1]:
             raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1}, which "
                              f"{str(previous[0])!r} holds too; remove the part that does not belong to this run")

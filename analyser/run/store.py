@@ -122,27 +122,29 @@ def scan_parts(folder: Path, clean: bool = False) -> dict[int, tuple[int, int]]:
         if not (p.name.startswith("part-") and p.suffix == ".parquet"):
             continue
         rng = part_range(p)
-        if rng is None or p.name != part_name(rng[0]):
-            if clean:
-                p.unlink(missing_ok=True)
+        if rng is None and clean:
+            p.unlink(missing_ok=True)
+        if rng is None or p.name != part_name(rng[0]):  # (a misnamed part is the user's: never deleted)
             continue
         out[rng[0]] = rng
     return out
 
 
 def damaged_parts(folder: Path) -> list[Path]:
-    """The files of ``folder`` named as parts that are not complete analyser parts (a footer that
-    cannot be read - cut short by a kill, or garbage - or a range that does not match the name):
-    what :func:`scan_parts` with ``clean`` deletes and a resumed run plays again."""
-    if not folder.is_dir():
-        return []
-    out = []
-    for p in sorted(folder.iterdir()):
-        if p.name.startswith("part-") and p.suffix == ".parquet":
-            rng = part_range(p)
-            if rng is None or p.name != part_name(rng[0]):
-                out.append(p)
-    return out
+    """The files of ``folder`` named as parts whose footer cannot be read (cut short by a kill, or
+    garbage): what :func:`scan_parts` with ``clean`` deletes and a resumed run plays again."""
+    return [p for p in part_files(folder) if part_range(p) is None]
+
+
+def check_part_names(folder: Path) -> None:
+    """Refuse a readable part of ``folder`` whose footer's games disagree with its file name (a
+    part renamed or copied by hand): it is the user's file, so no command deletes it or plays
+    around it.  Raises InputError (one line naming the part) at the first one."""
+    for p in part_files(folder):
+        rng = part_range(p)
+        if rng is not None and p.name != part_name(rng[0]):
+            raise InputError(f"part {str(p)!r} holds games {rng[0]} to {rng[1] - 1} but is named for another game: "
+                             f"a part renamed or copied by hand; remove it, or name it {part_name(rng[0])}")
 
 
 def merge_ranges(ranges) -> list[list[int]]:
