@@ -17,11 +17,17 @@ from analyser.cli import supervised
 from analyser.cli.cluster import stop_record
 from analyser.cli.common import (builtin_strategies, check_out_name, check_plotting, check_root_seed, command_line,
                                  players_phrase, strip_specs)
+from analyser.cli.folders import folder_kind, resume_experiment
 from analyser.cli.reports import print_summary
 from analyser.engine.core import GAME_TIMEOUT, parse_key_values
 from analyser.engine.registry import get_game, title_ref
 from analyser.engine.runner import lineup, lineup_block
-from analyser.run import resume_command, stops, store, write_csv
+from analyser import run as runmod
+from analyser.experiments import stopping
+from analyser.experiments.base import PartCache
+from analyser.io.files import read_json
+from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, resume_command,
+                          stops, store, write_csv)
 from analyser.run.backends import command_pool
 from analyser.run.execute import locks_kept
 from analyser.run.folders import missing_games, undecided
@@ -115,9 +121,6 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     worker stops the run; the finished games stay on disk and `analyser resume OUT` continues it.
     Anything a strategy prints goes to standard error.
     """
-    from analyser.experiments import stopping
-    from analyser.run import RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run
-
     stopping.check_width(until_ci)
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         check_plotting()
@@ -157,8 +160,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                            f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
-                result = run(spec, progress=False if quiet else None, command=command_line(), out=folder,
-                             sums=None if (no_report and quiet) else worker_sums(spec.games, spec.seed))
+                result = runmod.run(spec, progress=False if quiet else None, command=command_line(), out=folder,
+                                    sums=None if (no_report and quiet) else worker_sums(spec.games, spec.seed))
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:
@@ -406,15 +409,10 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     record (``stopping`` in config.json, ``decided`` false while rounds remain) is written after
     each round.  ``resume=True`` continues an interrupted run in ``out`` at the round its record
     reached.  Returns the run's :class:`~analyser.run.RunResult`, its config carrying the record."""
-    from analyser.experiments import stopping
-    from analyser.experiments.base import PartCache
-    from analyser.run import run, store
-
     reader = PartCache(out)
     last: dict = {}
     previous = None
     if resume:
-        from analyser.io.files import read_json
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
@@ -425,9 +423,9 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
             return False  # a Ctrl-C between rounds whose raise a library swallowed (while measuring)
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
-        r = run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
-                command=command_line(), out=out, resume=resume or not first, extend=not first,
-                record={"stopping": record.as_dict()})
+        r = runmod.run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
+                       command=command_line(), out=out, resume=resume or not first, extend=not first,
+                       record={"stopping": record.as_dict()})
         last["result"] = r
         return r.error is None and not r.interrupted and not r.stop_requested
 
@@ -536,9 +534,6 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
       analyser resume reports/big
       analyser resume reports/mine --strategy my_bots.py
     """
-    from analyser import run as runmod
-    from analyser.cli.folders import folder_kind, resume_experiment
-
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         check_plotting()
     if scheduler is not None:
@@ -563,7 +558,6 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     rounds = undecided(config) or (isinstance(config.get("stopping"), dict)
                                    and config["stopping"].get("until_ci") is not None)
     if rounds:  # a run played in rounds (--until-ci): on to the round its record reached
-        from analyser.experiments import stopping
         width = config["stopping"]["until_ci"]
         stopping.check_width(width)
         most = config["stopping"].get("max_games")
