@@ -161,8 +161,6 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
     by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
     counts.  ``sample``: a large run's component sample (:func:`analyser.report.reduce.component_sample`),
     said in each variant's ``component_note``."""
-    from analyser.stats import streamed
-
     if pieces is None:
         pieces = (chunk_pieces(game, chunk, ext, strategies, check, sample) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
@@ -633,8 +631,6 @@ def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_game
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
     games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder without parts
     (its ``results.csv`` only) is read whole."""
-    from analyser.stats import streamed
-
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
         df, extras, config = load_results(out)
