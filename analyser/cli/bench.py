@@ -4,13 +4,13 @@ player), a thin layer over :mod:`analyser.run.bench`.
 
 from __future__ import annotations
 
-
 import click
 
 from analyser.cli import supervised
 from analyser.cli.common import check_root_seed
 from analyser.engine.compiled import ENGINES
 from analyser.engine.core import InputError
+from analyser.run.bench import run_bench, run_mcts_bench
 
 
 @supervised.command()
@@ -48,7 +48,6 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
       analyser bench GAME --mcts --iterations 400 --games 4
     """
     if mcts:
-        from analyser.run.bench import run_mcts_bench
         if engine not in ENGINES:
             raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
         if engine == "compiled":
@@ -56,7 +55,5 @@ def bench(games, n_games, jobs, repeat, seed, mcts, iterations, engine):
                              "Python only; give --engine python or leave it out")
         run_mcts_bench(list(games), iterations, n_games, seed, echo=click.echo)
         return 0
-    from analyser.run.bench import run_bench
-
     run_bench(list(games), n_games, jobs, seed, echo=click.echo, repeat=repeat, engine=engine)
     return 0

@@ -11,6 +11,8 @@ from pathlib import Path
 import click
 
 from analyser.engine.core import InputError
+from analyser.run import check_scheduler_address, read_config_file, resume_command, stops
+from analyser.run.backends import command_pool
 
 
 def cluster_options(f):
@@ -31,8 +33,6 @@ def cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, str
     """``--backend`` and ``--scheduler`` checked before any folder is made (InputError, one line):
     a well-formed address, ``--scheduler`` only with the dask backend, dask.distributed
     installed.  Returns them with the backend implied by ``--scheduler``."""
-    from analyser.run import check_scheduler_address
-
     if scheduler is not None:
         check_scheduler_address(scheduler)
         if backend not in (None, "dask"):
@@ -52,8 +52,6 @@ def pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, o
     (:func:`analyser.run.backends.command_pool`); its exit code.  With the experiment's folder
     ``out``, a Ctrl-C or SIGTERM that reaches here (past the experiment's own handling: while its
     figures are computed or its report written) ends with :func:`stopped_experiment`'s line."""
-    from analyser.run.backends import command_pool
-
     try:
         with command_pool(backend, scheduler, jobs):
             return play()
@@ -66,8 +64,6 @@ def pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, o
 def stop_record(out: Path) -> tuple[str, dict | None]:
     """What a line about a stop outside the play reads: ``" (SIGTERM)"`` or ``""`` as the stop
     was, and the folder's ``config.json`` as a dict (None when there is none that reads)."""
-    from analyser.run import read_config_file, stops
-
     try:
         config = read_config_file(Path(out) / "config.json")
     except (InputError, OSError):
@@ -79,8 +75,6 @@ def stopped_experiment(out: Path) -> int:
     """One line for an experiment stopped outside its play, naming the command that finishes it:
     ``analyser report OUT`` when its record says every game is played, else ``analyser resume
     OUT``; the stop's exit code (130, or 143 after SIGTERM)."""
-    from analyser.run import resume_command, stops
-
     how, config = stop_record(out)
     if config is None:
         click.echo(f"analyser: interrupted{how}; nothing was recorded in {out}", err=True)

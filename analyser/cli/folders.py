@@ -18,6 +18,8 @@ from analyser.engine.core import InputError
 from analyser.run import Allowed, guard_folder_config, prepare_out, read_config_file, store
 from analyser.run.folders import cell_folder_ok
 from analyser.experiments import tune_study
+from analyser.experiments.base import KINDS, read_record
+from analyser.experiments.tune_report import folder_progress
 from analyser.run.spec import RunSpec, setting_problem
 
 
@@ -26,8 +28,6 @@ def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
     None for a run folder (or anything else, which reading it as a run then refuses).  With
     ``with_cells``, only an experiment whose record lists its cells (written by this analyser,
     and not a comparison of two run folders) counts."""
-    from analyser.experiments.base import KINDS
-
     try:
         config = read_config_file(Path(folder) / "config.json")
     except (InputError, OSError):
@@ -66,7 +66,6 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
     count = f"{done} of {len(config['cells'])} {_cell_word(kind)} complete"
     if kind == "tune" and not quiet:  # trials out of --trials (from tune.db), the re-check's cells apart
-        from analyser.experiments.tune_report import folder_progress
         count = folder_progress(folder, config)
     if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
         if not quiet:
@@ -102,8 +101,6 @@ def report_experiment(folder: Path, kind: str, out: Path | None = None, title_fi
 
 
 def _record(folder: Path, kind: str) -> dict:
-    from analyser.experiments.base import read_record
-
     raw = read_config_file(Path(folder) / "config.json")
     side = raw.get("a") if isinstance(raw, dict) else None
     if kind == "compare" and isinstance(side, dict) and side.get("source"):

@@ -5,11 +5,13 @@ saved state, or a game of an earlier run.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import secrets
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,6 +20,7 @@ from analyser.cli.common import builtin_strategies, check_game_seed, one_line_er
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
 from analyser.engine.registry import get_game, is_title_file, make_strategy
 from analyser.engine.runner import GameFailure, check_deal, game_seed, lineup, play_game, time_limit
+from analyser.io.states import load_state
 from analyser.run import Allowed, guard_folder_config, read_config_file
 
 
@@ -57,104 +60,177 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
       analyser play --from reports/my-run --game-index 17
       analyser play GAME -s NAME --seed 1234 --game-timeout 5
     """
-    if not (game_timeout >= 0 and math.isfinite(game_timeout)):
-        raise InputError(f"--game-timeout {game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
-
-    labels = None
-    if from_dir is not None:
-        if strategies or rules or players is not None or seed is not None or state_file is not None:
-            raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
-                             "--players, --seed and --state")
-        game, labels, rule_map, seed, run_timeout = _replay_from(from_dir, game, game_index, trust)
-        if click.get_current_context().get_parameter_source("game_timeout").name == "DEFAULT":
-            game_timeout = run_timeout  # the run's limit, unless given here
-        g = get_game(game)
-        g.check_declarations()
-        params = g.Params.from_overrides(rule_map)
-        players = len(labels)
-    else:
-        if game_index is not None:
-            raise InputError("--game-index needs --from OUT (the run folder it indexes)")
-        if trust:
-            raise InputError("--trust needs --from OUT (it loads the files that run folder names)")
-        if game is None:
-            raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
-                             "--game-index N")
-        g = get_game(game)
-        g.check_declarations()
-        params = g.Params.from_overrides(parse_key_values(rules, what="--rule"))
-    state = None
-    if state_file is not None:
-        if rules or players is not None:
-            raise InputError("--rule and --players come from the saved --state; leave them out")
-        state = _load_state(g, state_file)
-        params = state.params if hasattr(state, "params") else params
-        players = _state_players(g, state)
-    builtin_lineup = labels is None and not strategies
-    if builtin_lineup:
-        strategies = builtin_strategies(g, players)
-    if labels is None:
-        m = len(strategies)
-        if players is None:
-            players = max(g.default_players, min(m, g.max_players))
-        g.check_players(params, players)
-        check_deal(g, params, players)
-        if m > players:
-            raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
-        labels = [strategies[s % m] for s in range(players)]
+    asked = PlayOptions(game=game, strategies=strategies, players=players, seed=seed, rules=rules,
+                        state_file=state_file, from_dir=from_dir, game_index=game_index, game_timeout=game_timeout,
+                        trust=trust)
+    chosen = _game_to_play(asked)
+    g, labels = chosen.g, chosen.labels
     # anything a strategy prints goes to standard error: the trace (and --json) stays clean
     real_out = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
         strats = [make_strategy(label, g.id) for label in labels]
-    if builtin_lineup:  # only once the lineup is valid: a bad value stays a one-line error
-        click.echo(f"No --strategy given: playing the title's default lineup {', '.join(strategies)} (see "
-                   "`analyser list`).", err=True)
-    seed = seed if seed is not None else secrets.randbits(63)
-    step = {"n": 0}
-    events = g.step_events
-    legend = g.trace_legend
+    if chosen.default_lineup:  # only once the lineup is valid: a bad value stays a one-line error
+        click.echo(f"No --strategy given: playing the title's default lineup {', '.join(chosen.default_lineup)} "
+                   "(see `analyser list`).", err=True)
+    seed = chosen.seed if chosen.seed is not None else secrets.randbits(63)
+    trace = _Trace(g, labels, as_json, real_out)
+    if not as_json:
+        click.echo(f"{g.name}, {players_phrase(g, chosen.params, len(labels))}, game seed {seed}: " +
+                   ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
+        if g.trace_legend:
+            click.echo(f"Legend: {g.trace_legend}")
+    final = _play_traced(chosen, strats, seed, trace, debug)
+    trace.flush(final)
+    _print_outcome(g, final, labels, seed, as_json)
+    return 0
 
-    def on_step(st, seat, action):
-        step["n"] += 1
-        if as_json:
-            rec = {"step": step["n"], "seat": seat, "strategy": labels[seat],
+
+@dataclasses.dataclass(frozen=True)
+class PlayOptions:
+    """What the command line of ``analyser play`` says about the game to play."""
+    game: str | None
+    strategies: tuple[str, ...]
+    players: int | None
+    seed: int | None
+    rules: tuple[str, ...]
+    state_file: Path | None
+    from_dir: Path | None
+    game_index: int | None
+    game_timeout: float
+    trust: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class _Chosen:
+    """One game to play: the title, its rules, the strategy label per seat, the saved state it
+    continues from (or None), its time limit and game seed (None: a fresh one), and the title's
+    default lineup when no ``--strategy`` was given (else None)."""
+    g: Any
+    params: Any
+    labels: list[str]
+    state: Any
+    game_timeout: float
+    seed: int | None
+    default_lineup: list[str] | None = None
+
+
+def _game_to_play(asked: PlayOptions) -> _Chosen:
+    """The game ``asked`` names: a game of an earlier run (``--from``), or a title with a lineup,
+    rules and perhaps a saved state.  InputError when the options do not fit together."""
+    if not (asked.game_timeout >= 0 and math.isfinite(asked.game_timeout)):
+        raise InputError(f"--game-timeout {asked.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
+    if asked.from_dir is not None:
+        return _game_of_run(asked)
+    return _game_of_title(asked)
+
+
+def _game_of_run(asked: PlayOptions) -> _Chosen:
+    """Game ``--game-index`` of the run in ``--from``: its lineup, rules, seed and time limit (the
+    run's, unless ``--game-timeout`` is given)."""
+    if (asked.strategies or asked.rules or asked.players is not None or asked.seed is not None
+            or asked.state_file is not None):
+        raise InputError("--from takes the lineup, rules and seed from the run; leave out --strategy, --rule, "
+                         "--players, --seed and --state")
+    game, labels, rule_map, seed, run_timeout = _replay_from(asked.from_dir, asked.game, asked.game_index, asked.trust)
+    game_timeout = asked.game_timeout
+    if click.get_current_context().get_parameter_source("game_timeout").name == "DEFAULT":
+        game_timeout = run_timeout  # the run's limit, unless given here
+    g = get_game(game)
+    g.check_declarations()
+    return _Chosen(g, g.Params.from_overrides(rule_map), labels, None, game_timeout, seed)
+
+
+def _game_of_title(asked: PlayOptions) -> _Chosen:
+    """A game of GAME: its rules from ``--rule`` (or the saved ``--state``), the lineup from
+    ``--strategy`` (or the title's default lineup), cycled over the seats."""
+    if asked.game_index is not None:
+        raise InputError("--game-index needs --from OUT (the run folder it indexes)")
+    if asked.trust:
+        raise InputError("--trust needs --from OUT (it loads the files that run folder names)")
+    if asked.game is None:
+        raise InputError("no GAME given; name a title (see `analyser list`) or replay a run with --from OUT "
+                         "--game-index N")
+    g = get_game(asked.game)
+    g.check_declarations()
+    params = g.Params.from_overrides(parse_key_values(asked.rules, what="--rule"))
+    players, state = asked.players, None
+    if asked.state_file is not None:
+        if asked.rules or asked.players is not None:
+            raise InputError("--rule and --players come from the saved --state; leave them out")
+        state = load_state(g, asked.state_file)
+        params = state.params if hasattr(state, "params") else params
+        players = len(g.scores(state))
+    default_lineup = None if asked.strategies else builtin_strategies(g, players)
+    strategies = asked.strategies or default_lineup
+    labels = _seat_labels(g, params, players, strategies)
+    return _Chosen(g, params, labels, state, asked.game_timeout, asked.seed, default_lineup)
+
+
+def _seat_labels(g, params, players: int | None, strategies) -> list[str]:
+    """The strategy per seat: ``strategies`` cycled over ``players`` seats (by default the title's
+    usual count, more if more strategies are given)."""
+    m = len(strategies)
+    if players is None:
+        players = max(g.default_players, min(m, g.max_players))
+    g.check_players(params, players)
+    check_deal(g, params, players)
+    if m > players:
+        raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy")
+    return [strategies[s % m] for s in range(players)]
+
+
+class _Trace:
+    """Prints a game as it is played, to ``out``: per step the state and the action (or, under
+    ``--json``, one JSON line per step), then the events the action caused, read once it is
+    applied (at the next step, or at the end: :meth:`flush`)."""
+
+    def __init__(self, g, labels: list[str], as_json: bool, out):
+        self.g, self.labels, self.as_json, self.out = g, labels, as_json, out
+        self.n = 0
+        self.pending: list[dict] = []
+        self.before: list = []
+
+    def hook(self, st, seat, action) -> None:
+        """The ``on_step`` of :func:`play_game`: the last action's events, then this step."""
+        self.flush(st)
+        self.step(st, seat, action)
+
+    def step(self, st, seat, action) -> None:
+        g = self.g
+        self.n += 1
+        if self.as_json:
+            rec = {"step": self.n, "seat": seat, "strategy": self.labels[seat],
                    "action": g.action_to_json(action), "state": g.state_to_dict(st)}
-            pending.append(rec)  # printed once the action is applied, with the events it caused
+            self.pending.append(rec)  # printed once the action is applied, with the events it caused
         else:
-            click.echo(g.describe_state(st), file=real_out)
-            click.secho(f"step {step['n']}: seat {seat} ({labels[seat]}) -> {g.describe_action(action)}", bold=True,
-                        file=real_out)
-        before.append((g.clone_state(st), action))
+            click.echo(g.describe_state(st), file=self.out)
+            click.secho(f"step {self.n}: seat {seat} ({self.labels[seat]}) -> {g.describe_action(action)}",
+                        bold=True, file=self.out)
+        self.before.append((g.clone_state(st), action))
 
-    pending: list[dict] = []
-    before: list = []
-
-    def flush(st):
+    def flush(self, st) -> None:
         """Events of the last action, read once the action is applied (the next step, or the end)."""
-        if not before:
+        if not self.before:
             return
-        prev, action = before.pop()
-        said = events(prev, action, st)
-        if as_json:
-            rec = pending.pop()
+        prev, action = self.before.pop()
+        said = self.g.step_events(prev, action, st)
+        if self.as_json:
+            rec = self.pending.pop()
             rec["events"] = said
-            click.echo(json.dumps(rec), file=real_out)
+            click.echo(json.dumps(rec), file=self.out)
         else:
             for e in said:
-                click.echo(f"  >> {e}", file=real_out)
+                click.echo(f"  >> {e}", file=self.out)
 
-    def hook(st, seat, action):
-        flush(st)
-        on_step(st, seat, action)
 
-    if not as_json:
-        click.echo(f"{g.name}, {players_phrase(g, params, players)}, game seed {seed}: " +
-                   ", ".join(f"seat {i} {lab}" for i, lab in enumerate(labels)))
-        if legend:
-            click.echo(f"Legend: {legend}")
+def _play_traced(chosen: _Chosen, strats, seed: int, trace: _Trace, debug: bool):
+    """The final state of the game, played under its time limit with ``trace`` on each step; a
+    strategy's failure (or a hung one) or a broken game ends the command with one line."""
+    game_timeout = chosen.game_timeout
     try:
         with contextlib.redirect_stdout(sys.stderr), time_limit(game_timeout, seed):
-            final = play_game(g, params, strats, labels, seed, on_step=hook, state=state)
+            return play_game(chosen.g, chosen.params, strats, chosen.labels, seed, on_step=trace.hook,
+                             state=chosen.state)
     except StrategyError as e:
         if e.kind == "hung":
             one_line_error(f"{e} (--game-timeout {game_timeout:g} s; game seed {e.game_seed}); give a larger "
@@ -165,20 +241,23 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
                                                                                         "the full traceback"), 1)
     except GameFailure as e:
         one_line_error(f"{e} (game seed {e.game_seed})", 1)
-    flush(final)
+
+
+def _print_outcome(g, final, labels: list[str], seed: int, as_json: bool) -> None:
+    """The final state, scores and winners (with the tie-break that decided them): readable, or
+    one JSON line."""
     scores, winners = g.scores(final), g.winners(final)
     decided_by = g.tie_break_reason(final, scores, winners)
     if as_json:
         click.echo(json.dumps({"final": g.state_to_dict(final), "scores": scores, "winners": winners,
                                "decided_by": decided_by, "game_seed": seed, "lineup": labels}))
-    else:
-        click.echo(g.describe_state(final))
-        click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),
-                    bold=True)
-        names = " and ".join(f"seat {w} ({labels[w]})" for w in winners)
-        click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names
-                    + (f", by the tie-break: {decided_by}" if decided_by else ""), bold=True)
-    return 0
+        return
+    click.echo(g.describe_state(final))
+    click.secho("Final scores: " + ", ".join(f"seat {i} ({labels[i]}) {s}" for i, s in enumerate(scores)),
+                bold=True)
+    names = " and ".join(f"seat {w} ({labels[w]})" for w in winners)
+    click.secho(("Shared win: " if len(winners) > 1 else "Winner: ") + names
+                + (f", by the tie-break: {decided_by}" if decided_by else ""), bold=True)
 
 
 def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool = False):
@@ -232,13 +311,3 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
         timeout = GAME_TIMEOUT
     return (title, labels, dict(config.get("rule_overrides") or {}), game_seed(int(config["seed"]), index),
             float(timeout))
-
-
-def _load_state(g, path: Path):
-    """Read a saved state through the bounded reader and the title's state schema."""
-    from analyser.io.states import load_state
-    return load_state(g, path)
-
-
-def _state_players(g, state) -> int:
-    return len(g.scores(state))

@@ -7,13 +7,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import pandas as pd
 
+from analyser import findings
 from analyser.cli import supervised
 from analyser.cli.common import check_out_name, check_plotting
+from analyser.cli.folders import folder_kind, report_experiment
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game
 from analyser.engine.runner import resolve_jobs
+from analyser.report.seats import compensation_display, strategy_seat_display
+from analyser.results import load_results, trust_title_file
 from analyser.run import check_writable, default_out, prepare_out, store, trusting
+from analyser.stats.analysis import METHODS, format_table, percent
+from analyser.stats.seats import assumption
+from analyser.stats.streamed import open_run
 from analyser.text import fixed, terminal_table
 
 
@@ -53,14 +61,11 @@ def report(results, out, title_file, trust, quiet, jobs):
 def _report(results, out, title_file, quiet=False, jobs=1):
     check_plotting()  # before the report module imports matplotlib
     from analyser.report.page import build_report, reduce_run, write_report
-    from analyser.results import load_results, trust_title_file
-    from analyser.stats.streamed import open_run
 
     check_out_name(out)
     if title_file:
         trust_title_file(title_file)
         get_game(title_file)  # loaded now: a results file without its config.json names the title by id
-    from analyser.cli.folders import folder_kind, report_experiment
     kind = folder_kind(results, with_cells=True) if results.is_dir() else None
     if kind is not None:  # a sweep, tournament or comparison: its own report, rebuilt from its cells
         if out is not None and Path(out).resolve() == results.resolve():
@@ -115,10 +120,7 @@ def _report(results, out, title_file, quiet=False, jobs=1):
 
 
 def print_summary(summary, players: int, config: dict) -> None:
-    import pandas as pd
-
-    from analyser.stats.analysis import METHODS
-    from analyser.report.page import ran_on
+    from analyser.report.page import ran_on  # (the report's module: it imports matplotlib)
 
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         if summary.variants:
@@ -135,7 +137,6 @@ def print_summary(summary, players: int, config: dict) -> None:
             click.echo()
         for note in summary.notes:
             click.echo(f"Left out: {note}")
-        from analyser import findings
         findings.echo(summary.findings)
         wall = config.get("wall_seconds")
         if isinstance(wall, (int, float)):
@@ -150,8 +151,6 @@ def print_summary(summary, players: int, config: dict) -> None:
 
 
 def _print_part(part, summary, methods) -> None:
-    from analyser.stats.analysis import format_table, percent
-
     players = part.players
     win_method = methods[part.strategies.attrs.get("methods", {}).get("win", "wilson")]
     r = part.run
@@ -171,7 +170,6 @@ def _print_part(part, summary, methods) -> None:
         if part.seating:
             click.echo(f"Seats: {part.seating}")
         if part.strategy_seats is not None:
-            from analyser.report.page import strategy_seat_display
             click.echo()
             click.secho("Win rate by strategy and seat (95% CI)", bold=True)
             click.echo(terminal_table(strategy_seat_display(part.strategy_seats)))
@@ -182,8 +180,6 @@ def _print_part(part, summary, methods) -> None:
                                                        "mean_score", "score_low", "score_high"]])))
     click.echo(f"Seat balance: {r['seats']['verdict']}")
     if part.compensation is not None:
-        from analyser.report.page import compensation_display
-        from analyser.stats.seats import assumption
         click.echo()
         click.secho(f"Seat compensation ({summary.score_unit}; bootstrap 95% CI)", bold=True)
         click.echo(terminal_table(compensation_display(part.compensation, summary.score_unit)))

@@ -6,7 +6,9 @@ replays its game.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
+import traceback
 from pathlib import Path
 
 import click
@@ -15,11 +17,17 @@ from analyser.cli import supervised
 from analyser.cli.cluster import stop_record
 from analyser.cli.common import (builtin_strategies, check_out_name, check_plotting, check_root_seed, command_line,
                                  players_phrase, strip_specs)
+from analyser.cli.folders import folder_kind, resume_experiment
 from analyser.cli.reports import print_summary
 from analyser.engine.core import GAME_TIMEOUT, parse_key_values
 from analyser.engine.registry import get_game, title_ref
 from analyser.engine.runner import lineup, lineup_block
-from analyser.run import resume_command, stops, store, write_csv
+from analyser import run as runmod
+from analyser.experiments import stopping
+from analyser.experiments.base import PartCache
+from analyser.io.files import read_json
+from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, resume_command,
+                          stops, store, write_csv)
 from analyser.run.backends import command_pool
 from analyser.run.execute import locks_kept
 from analyser.run.folders import missing_games, undecided
@@ -113,9 +121,6 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
     worker stops the run; the finished games stay on disk and `analyser resume OUT` continues it.
     Anything a strategy prints goes to standard error.
     """
-    from analyser.experiments import stopping
-    from analyser.run import RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, run
-
     stopping.check_width(until_ci)
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         check_plotting()
@@ -155,8 +160,8 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                            f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
-                result = run(spec, progress=False if quiet else None, command=command_line(), out=folder,
-                             sums=None if (no_report and quiet) else worker_sums(spec.games, spec.seed))
+                result = runmod.run(spec, progress=False if quiet else None, command=command_line(), out=folder,
+                                    sums=None if (no_report and quiet) else worker_sums(spec.games, spec.seed))
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:
@@ -167,7 +172,7 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
         if folder is None:
             raise
         return _interrupted_after_play(folder)
-    return _finish_run(result, spec, g, n_players, folder, csv, no_report, quiet, debug)
+    return _finish_run(result, spec, g, n_players, folder, Finish(csv, no_report, quiet, debug))
 
 
 def _interrupted_after_play(out: Path) -> int:
@@ -240,81 +245,53 @@ def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
     store.write_json_atomic(out / "config.json", result.config)
 
 
-def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: bool, quiet: bool,
-                debug: bool = False) -> int:
+@dataclasses.dataclass(frozen=True)
+class Finish:
+    """What the command asked for once the games are played: ``--csv``, ``--no-report``,
+    ``--quiet`` and ``--debug``."""
+    csv: bool
+    no_report: bool
+    quiet: bool
+    debug: bool = False
+
+
+@dataclasses.dataclass
+class _Written:
+    """What :func:`_write_outputs` wrote and found: the files, the summary and report page, and
+    the report's failure (one line for the terminal, the traceback for error.log)."""
+    files: list[str] = dataclasses.field(default_factory=list)
+    summary: object = None
+    path: Path | None = None
+    report_error: str | None = None
+    log: list[str] = dataclasses.field(default_factory=list)
+
+
+def _finish_run(result, spec, g, n_players, out: Path, asked: Finish) -> int:
     """After a run (new or resumed): CSV, report, config.json's file list, summary, exit code."""
     n_done = result.config["games_completed"]
-    files: list[str] = []
-    summary = path = report_error = None
-    log: list[str] = []
-    # no report after a stop (Ctrl-C, SIGTERM: the command ends now, and resume writes it) or
-    # after the disk refused a part (nothing more can be written there)
-    disk = isinstance(result.error, store.StoreError)
-    stopped = result.interrupted or result.stop_requested or disk
     try:
-        if n_done and not result.stop_requested and not disk and (csv or not stopped):
-            try:
-                if csv:
-                    files += [p.name for p in write_csv(out, list(g.extra_tables))]
-            except (OSError, store.StoreError) as e:
-                _report_write_failure(e, out, n_done, result.config)
-                return 1
-            try:
-                if not stopped and not no_report:
-                    from analyser.report.page import FINDINGS_JSON, build_report_from_run
-                    import os
-                    report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
-                    path, summary, figures = build_report_from_run(out, jobs=report_jobs, known=result.known)
-                    files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
-                    if (out / "components.csv").exists():
-                        files.append("components.csv")
-                elif not stopped and not quiet:  # the summary is only printed: nothing to compute under --quiet
-                    from analyser.report.page import summarise_run
-                    summary = summarise_run(out, known=result.known)
-            except KeyboardInterrupt:
-                raise
-            except Exception as e:  # the results are on disk; a report failure must not lose them
-                import traceback
-                report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
-                log.append("The report could not be built:\n" + traceback.format_exc())
-                result.config["status"] = ("report failed" if result.config["status"] == "complete"
-                                           else f"{result.config['status']}; report failed")
-                result.config["report_error"] = report_error
+        written = _write_outputs(result, g, out, asked)
     except KeyboardInterrupt:  # Ctrl-C (again) while the CSV or the report is written: the games are safe
-        from analyser.run import stops
-        finished = result.config.get("status") == "complete"
-        nxt = (f"rebuild the report with: analyser report {out}" if finished
-               else f"continue with: {resume_command(out, result.config)}")
-        click.echo(f"analyser: interrupted while writing the summary files; the {n_done} games are in {out}; {nxt}",
-                   err=True)
-        return stops.exit_code()
+        return _interrupted_while_writing(result, out)
+    if written is None:
+        return 1
     details = getattr(result.error, "details", "") if result.error is not None else ""
     if details:
-        log.insert(0, f"{result.error}\n\n{details}")
-    try:
-        if log:
-            (out / "error.log").write_text("\n".join(log), encoding="utf-8")
-            files.append("error.log")
-        # every file is written before anything goes to stdout, so a closed pipe loses nothing
-        tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
-        result.config["files"] = sorted(set(files) | {"config.json"} | set(tables))
-        store.write_json_atomic(out / "config.json", result.config)
-    except OSError as e:
-        if result.error is None:  # (else the run's own failure below is the one line)
-            _report_write_failure(e, out, n_done, result.config)
-            return 1
-    if summary is not None and not quiet:
-        print_summary(summary, n_players, result.config)
+        written.log.insert(0, f"{result.error}\n\n{details}")
+    if not _record_files(result, g, out, written):
+        return 1
+    if written.summary is not None and not asked.quiet:
+        print_summary(written.summary, n_players, result.config)
         click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
-        if path:
-            click.echo(f"Report:  {path}")
+        if written.path:
+            click.echo(f"Report:  {written.path}")
     code = 0
-    if report_error is not None:
-        click.echo(f"analyser: error: the report could not be built ({report_error}); the {n_done} games were "
-                   f"written to {out} and its status says so (details in {out / 'error.log'})", err=True)
+    if written.report_error is not None:
+        click.echo(f"analyser: error: the report could not be built ({written.report_error}); the {n_done} games "
+                   f"were written to {out} and its status says so (details in {out / 'error.log'})", err=True)
         code = 1
-    if debug and log:
-        click.echo("\n".join(log), err=True)
+    if asked.debug and written.log:
+        click.echo("\n".join(written.log), err=True)
     if result.error is not None:
         if hasattr(result.error, "game_seed"):
             _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
@@ -323,12 +300,89 @@ def _finish_run(result, spec, g, n_players, out: Path, csv: bool, no_report: boo
                        f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
-        from analyser.run import stops
         how = " (SIGTERM)" if stops.exit_code() == 143 else ""
         click.echo(f"analyser: interrupted{how} after {n_done} games; they are in {out}; continue with: "
                    f"{resume_command(out, result.config)}", err=True)
         return stops.exit_code()
     return code
+
+
+def _write_outputs(result, g, out: Path, asked: Finish) -> _Written | None:
+    """The CSV files and the report (or only the summary, to print), as ``asked``; None once a
+    CSV file could not be written (said in one line).  Nothing after a stop (Ctrl-C, SIGTERM:
+    the command ends now, and resume writes it) or after the disk refused a part (nothing more
+    can be written there); the CSV files still after a Ctrl-C, when asked for."""
+    written = _Written()
+    n_done = result.config["games_completed"]
+    disk = isinstance(result.error, store.StoreError)
+    stopped = result.interrupted or result.stop_requested or disk
+    if not (n_done and not result.stop_requested and not disk and (asked.csv or not stopped)):
+        return written
+    try:
+        if asked.csv:
+            written.files += [p.name for p in write_csv(out, list(g.extra_tables))]
+    except (OSError, store.StoreError) as e:
+        _report_write_failure(e, out, n_done, result.config)
+        return None
+    if stopped:
+        return written
+    try:
+        _write_report(result, out, asked, written)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # the results are on disk; a report failure must not lose them
+        written.report_error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+        written.log.append("The report could not be built:\n" + traceback.format_exc())
+        result.config["status"] = ("report failed" if result.config["status"] == "complete"
+                                   else f"{result.config['status']}; report failed")
+        result.config["report_error"] = written.report_error
+    return written
+
+
+def _write_report(result, out: Path, asked: Finish, written: _Written) -> None:
+    """The report of a finished run (its files added to ``written``), or under ``--no-report``
+    only the summary to print (nothing to compute under ``--quiet``)."""
+    # (the report pulls in matplotlib, which --no-report --quiet does without)
+    from analyser.report.page import FINDINGS_JSON, build_report_from_run, summarise_run
+
+    if not asked.no_report:
+        report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
+        written.path, written.summary, figures = build_report_from_run(out, jobs=report_jobs, known=result.known)
+        written.files += ["summary.csv", FINDINGS_JSON, "index.html"] + figures
+        if (out / "components.csv").exists():
+            written.files.append("components.csv")
+    elif not asked.quiet:
+        written.summary = summarise_run(out, known=result.known)
+
+
+def _interrupted_while_writing(result, out: Path) -> int:
+    """One line for a stop while the CSV or the report was written (the games are safe), naming
+    the command that goes on; the stop's exit code."""
+    n_done = result.config["games_completed"]
+    finished = result.config.get("status") == "complete"
+    nxt = (f"rebuild the report with: analyser report {out}" if finished
+           else f"continue with: {resume_command(out, result.config)}")
+    click.echo(f"analyser: interrupted while writing the summary files; the {n_done} games are in {out}; {nxt}",
+               err=True)
+    return stops.exit_code()
+
+
+def _record_files(result, g, out: Path, written: _Written) -> bool:
+    """error.log (when there is a log) and config.json's file list, written before anything goes
+    to stdout (so a closed pipe loses nothing).  False once that failed and was said in one line
+    (a run's own failure, said later, is the one line instead)."""
+    try:
+        if written.log:
+            (out / "error.log").write_text("\n".join(written.log), encoding="utf-8")
+            written.files.append("error.log")
+        tables = [store.RESULTS] + [n for n in g.extra_tables if (out / n).is_dir()]
+        result.config["files"] = sorted(set(written.files) | {"config.json"} | set(tables))
+        store.write_json_atomic(out / "config.json", result.config)
+    except OSError as e:
+        if result.error is None:  # (else the run's own failure below is the one line)
+            _report_write_failure(e, out, result.config["games_completed"], result.config)
+            return False
+    return True
 
 
 def _report_write_failure(e: BaseException, out: Path, n_done: int, config: dict) -> None:
@@ -355,15 +409,10 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     record (``stopping`` in config.json, ``decided`` false while rounds remain) is written after
     each round.  ``resume=True`` continues an interrupted run in ``out`` at the round its record
     reached.  Returns the run's :class:`~analyser.run.RunResult`, its config carrying the record."""
-    from analyser.experiments import stopping
-    from analyser.experiments.base import PartCache
-    from analyser.run import run, store
-
     reader = PartCache(out)
     last: dict = {}
     previous = None
     if resume:
-        from analyser.io.files import read_json
         previous = read_json(out / "config.json", "config file", max_bytes=10_000_000).get("stopping")
         last["record"] = stopping.Stop.from_dict(previous)
 
@@ -374,9 +423,9 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
             return False  # a Ctrl-C between rounds whose raise a library swallowed (while measuring)
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
-        r = run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
-                command=command_line(), out=out, resume=resume or not first, extend=not first,
-                record={"stopping": record.as_dict()})
+        r = runmod.run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
+                       command=command_line(), out=out, resume=resume or not first, extend=not first,
+                       record={"stopping": record.as_dict()})
         last["result"] = r
         return r.error is None and not r.interrupted and not r.stop_requested
 
@@ -485,9 +534,6 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
       analyser resume reports/big
       analyser resume reports/mine --strategy my_bots.py
     """
-    from analyser import run as runmod
-    from analyser.cli.folders import folder_kind, resume_experiment
-
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         check_plotting()
     if scheduler is not None:
@@ -512,7 +558,6 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     rounds = undecided(config) or (isinstance(config.get("stopping"), dict)
                                    and config["stopping"].get("until_ci") is not None)
     if rounds:  # a run played in rounds (--until-ci): on to the round its record reached
-        from analyser.experiments import stopping
         width = config["stopping"]["until_ci"]
         stopping.check_width(width)
         most = config["stopping"].get("max_games")
@@ -532,4 +577,4 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:
         result = runmod.resume(folder, progress=False if quiet else None, command=command_line(), allowed=allowed)
-    return _finish_run(result, spec, get_game(spec.game), n_players, folder, csv, no_report, quiet)
+    return _finish_run(result, spec, get_game(spec.game), n_players, folder, Finish(csv, no_report, quiet))

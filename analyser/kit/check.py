@@ -52,6 +52,7 @@ from analyser.engine.core import Game, InputError, StrategyError
 from analyser.engine.registry import (GENERIC_STRATEGIES, available_strategies, get_game, rules_page, strategy_factory,
                                       title_ref)
 from analyser.engine.runner import MAX_STEPS, GameFailure, game_seed, play_game
+from analyser.engine.search import determinize_consistent, has_determinize
 from analyser.kit.views import first_difference, view_data
 
 #: The checks in the order they are reported, with what each one promises.
@@ -163,19 +164,31 @@ def _bound(game: Game, params, n: int) -> int:
     return MAX_STEPS if declared is None else min(int(declared), MAX_STEPS)
 
 
-def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, state=None, chance=None,
-          pick=None, step: int = 0, on_state: Callable | None = None, states: list | None = None):
-    """Play uniformly random legal actions from a new game (or from ``state`` with the given
-    streams) to the end, or until ``stop_at`` steps have been played.
+@dataclass(frozen=True)
+class _Midgame:
+    """Where a checked game goes on from: its state, its chance and pick streams, and the number
+    of steps played to reach it."""
+    state: Any
+    chance: random.Random
+    pick: random.Random
+    step: int
+
+
+def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, start: _Midgame | None = None,
+          on_state: Callable | None = None, states: list | None = None):
+    """Play uniformly random legal actions from a new game (or from ``start``) to the end, or
+    until ``stop_at`` steps have been played.
 
     Returns ``(trace, state, chance, pick, step)``; ``trace`` lists ``(seat, action as JSON)``.
     ``on_state(state, step, seat, legal)`` runs before each action (the checks hook in there);
     ``states``, when given, collects a hash of the state's JSON before each action.
     """
-    if state is None:
+    if start is None:
         chance = random.Random(gs)
         pick = random.Random(f"{gs}/check")
-        state = game.initial_state(params, n, chance)
+        state, step = game.initial_state(params, n, chance), 0
+    else:
+        state, chance, pick, step = start.state, start.chance, start.pick, start.step
     bound = _bound(game, params, n)
     trace = []
     while not game.is_terminal(state):
@@ -276,18 +289,31 @@ def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act
             result.add(Failure("hidden", f"the state resample_hidden made for seat {seat} breaks an invariant: "
                                          f"{e}", step=step, **where))
             return False
+        at = SeatAt(state, step, seat, seat_to_act, legal, before)
         for hook in HOOK_CHECKS:
-            if hook(game, result, state, step, seat, seat_to_act, legal, before, rng, where) is False:
+            if hook(game, result, at, rng, where) is False:
                 return False
     return True
 
 
-def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: int, seat_to_act: int,
-                       legal, before, rng, where: dict) -> bool:
+@dataclass(frozen=True)
+class SeatAt:
+    """One seat at one state of a checked game, as the hook checks see it: the state, the step,
+    the seat and the seat to act, the legal actions and the seat's view data
+    (:func:`analyser.kit.views.view_data`)."""
+    state: Any
+    step: int
+    seat: int
+    seat_to_act: int
+    legal: list
+    before: Any
+
+
+def _check_determinize(game: Game, result: CheckResult, at: SeatAt, rng, where: dict) -> bool:
     """The ``determinize(view, rng) -> state`` hook, when the title has one: the state it builds
     from a seat's view must show that seat the same view, offer the same legal actions when the
     seat is to act, and pass ``check_invariants``.  False after a failure."""
-    from analyser.engine.search import determinize_consistent, has_determinize
+    state, step, seat = at.state, at.step, at.seat
     if not has_determinize(game):  # the base class's determinize only raises NotImplementedError
         return True
     determinize = game.determinize
@@ -300,11 +326,11 @@ def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: 
         return False
     result.done["determinize"] += 1
     after = view_data(game.view(built, seat))
-    if after != before:
+    if after != at.before:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view shows that seat "
-                                          f"another view (at {first_difference(before, after)})", step=step, **where))
+                                          f"another view (at {first_difference(at.before, after)})", step=step, **where))
         return False
-    if seat == seat_to_act and list(game.legal_actions(built)) != legal:
+    if seat == at.seat_to_act and list(game.legal_actions(built)) != at.legal:
         result.add(Failure("determinize", f"the state determinize built from seat {seat}'s view offers other "
                                           "legal actions", step=step, **where))
         return False
@@ -320,9 +346,8 @@ def _check_determinize(game: Game, result: CheckResult, state, step: int, seat: 
 
 
 #: Checks of optional hooks, run for every seat at every state the hidden-information check
-#: visits: ``hook(game, result, state, step, seat, seat_to_act, legal, view_data_before, rng,
-#: where) -> bool`` (False after a failure).  Add a check for a new hook here; it reports under
-#: its own key of :data:`CHECKS`.
+#: visits: ``hook(game, result, at: SeatAt, rng, where) -> bool`` (False after a failure).  Add a
+#: check for a new hook here; it reports under its own key of :data:`CHECKS`.
 HOOK_CHECKS: list[Callable] = [_check_determinize]
 
 
@@ -457,7 +482,7 @@ def _check_replay_and_resume(game: Game, params, n: int, gs: int, trace, final: 
     try:
         head, state, chance, pick, _ = _play(game, params, n, gs, stop_at=at)
         saved, streams = _state_json(game, state), (chance.getstate(), pick.getstate())
-        tail, end, *_ = _play(game, params, n, gs, state=state, chance=chance, pick=pick, step=at)
+        tail, end, *_ = _play(game, params, n, gs, start=_Midgame(state, chance, pick, at))
         end_json = _state_json(game, end)
     except Exception as e:
         result.add(Failure("replay", f"the second run of the same seed failed: {type(e).__name__}: "
@@ -489,7 +514,7 @@ def _check_replay_and_resume(game: Game, params, n: int, gs: int, trace, final: 
     chance.setstate(streams[0])
     pick.setstate(streams[1])
     try:
-        rest, end, *_ = _play(game, params, n, gs, state=loaded, chance=chance, pick=pick, step=at)
+        rest, end, *_ = _play(game, params, n, gs, start=_Midgame(loaded, chance, pick, at))
         end_json = _state_json(game, end)
     except Exception as e:
         result.add(Failure("json", f"the game resumed from its saved state failed: {type(e).__name__}: "
@@ -640,7 +665,6 @@ def check_title(ref: str, *, games: int = 200, seed: int = 1, players: int | Non
         _check_strategies(game, ref, params, seed, result, _accepted(game, params, [game.default_players] + counts))
     else:
         result.skipped["strategies"] = "not run"
-    from analyser.engine.search import has_determinize
     if not has_determinize(game):  # the base class's determinize only raises NotImplementedError
         result.skipped.setdefault("determinize", "the title has no determinize(view, rng)")
     result.warnings = contract_warnings(game)

@@ -161,8 +161,6 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
     by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
     counts.  ``sample``: a large run's component sample (:func:`analyser.report.reduce.component_sample`),
     said in each variant's ``component_note``."""
-    from analyser.stats import streamed
-
     if pieces is None:
         pieces = (chunk_pieces(game, chunk, ext, strategies, check, sample) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
@@ -502,75 +500,13 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
     used: set = {"findings", "reproduce", "rules", "data-files", "versions"}
     toc = [{"id": "findings", "text": "Findings"}]
     for i, (part, r) in enumerate(zip(summary.parts, reduced)):
-        prefix = f"v{i + 1}-" if summary.variants else ""
-        params = params_of(game, r.first)
-        figures = _figures(game, r, outdir, prefix, part)
-        all_figures += [name for name, _ in figures]
-        component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
-        if component_section and component_section["figure"]:
-            all_figures.append(component_section["figure"]["name"])
-        embedded = [{"name": name, "caption": caption,
-                     "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
-                    for name, caption in figures]
-        captions = [cap for cap, _ in part.title_tables]
-        figs, per_table = place_figures(game, embedded, prefix, captions)
-        tag = f"v{i + 1} " if summary.variants else ""
-        ids = {key: _anchor(tag + text, used) for key, text in (
-            ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
-            ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
-            ("more", "more plots"))}
-        title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
-                         "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
-        if summary.variants:
-            toc.append({"id": ids["variant"], "text": f"Variant {i + 1}: {part.label}", "group": True})
-        toc += [{"id": ids["seats"], "text": "Turn order"}, {"id": ids["strategies"], "text": "Strategies"}]
-        if figs["length"]:
-            toc.append({"id": ids["length"], "text": "Game length"})
-        if part.designer is not None:
-            toc.append({"id": ids["designer"], "text": "Designer figures"})
-        toc += [{"id": t["id"], "text": short_caption(t["caption"])} for t in title_tables]
-        if part.components is not None:
-            toc.append({"id": ids["components"], "text": "Component impact"})
-        if figs["more"]:
-            toc.append({"id": ids["more"], "text": "More plots"})
-        run = part.run
-        length_text = ""
-        if "turns_mean" in run:
-            length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
-                           f"5-95% {fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)}).")
-        sections.append({
-            "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
-            "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),
-            "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
-            "title_tables": title_tables, "figs": figs, "ids": ids, "length_text": length_text,
-            "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
-                         f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
-            "designer_table": (_wrap_table(render_table(part.designer, header=False))
-                               if part.designer is not None else ""),
-            "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
-            "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
-            "sample_note": getattr(part, "sample_note", ""),
-            "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
-            if part.strategy_seats is not None and len(part.strategies) > 1 else "",
-            "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit), formatted=True)
-            if part.compensation is not None else "",
-            "compensation_note": part.compensation_note, "seating": part.seating,
-            "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
-            "assumption": _assumption(game),
-            "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params),
-            "components": component_section})
-    toc.append({"id": "reproduce", "text": "Reproduce", "group": summary.variants})
-    toc.append({"id": "rules", "text": "Rule parameters"})
-    if config.get("data_files"):
-        toc.append({"id": "data-files", "text": "Component data files"})
-    toc.append({"id": "versions", "text": "Versions"})
+        section, entries, figures = _variant_section(game, part, r, outdir, i + 1 if summary.variants else None,
+                                                     used)
+        sections.append(section)
+        toc += entries
+        all_figures += figures
+    toc += _closing_toc(config, summary.variants)
     all_strategies = list(dict.fromkeys(s for r in reduced for s in r.strategies))
-    replay = ["analyser", "play", game.source or game.id]
-    for s in config.get("strategies") or all_strategies:
-        replay += ["-s", str(s)]
-    for k, v in (config.get("rule_overrides") or {}).items():
-        replay += ["--rule", f"{k}={v}"]
-    replay_hint = " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
     strategies = config.get("strategies") or all_strategies
     first = pd.concat([r.first for r in reduced], ignore_index=True)
     page = _ENV.get_template("report.html.j2").render(
@@ -580,13 +516,111 @@ def write_report(game, reduced: list[Reduced], extra_names, config: dict,
         rules=rule_values(game, first, config), length_unit=game.scoring.length_unit,
         versions=config.get("versions", {}), command=reproduce_command(config) or config.get("command") or
         "(not recorded)", typed=config.get("command") if isinstance(config.get("command"), str) else "",
-        replay_hint=replay_hint, ran_on=ran_on(config), notes=summary.notes, toc=toc,
+        replay_hint=_replay_hint(game, config, all_strategies), ran_on=ran_on(config), notes=summary.notes, toc=toc,
         from_dir=shlex.quote(str(outdir if run_dir is _OUTDIR else run_dir)) if run_dir is not None else "",
         findings=summary.findings)
     path = outdir / "index.html"
     path.write_text(page, encoding="utf-8")
     findmod.write_json(outdir / FINDINGS_JSON, "simulate", game.source or game.id, summary.findings)
     return path, summary, all_figures
+
+
+def _variant_section(game, part, r: Reduced, outdir: Path, variant: int | None,
+                     used: set) -> tuple[dict, list[dict], list[str]]:
+    """One variant's part of the page: its section (for the template), its entries in the table of
+    contents and the PNG files it drew into ``outdir``.  ``variant``: its number when the report
+    has several (its files and anchors are prefixed with it), else None.  ``used``: the anchors
+    taken so far (this section's are added)."""
+    prefix = f"v{variant}-" if variant else ""
+    tag = f"v{variant} " if variant else ""
+    figures = _figures(game, r, outdir, prefix, part)
+    drawn = [name for name, _ in figures]
+    component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
+    if component_section and component_section["figure"]:
+        drawn.append(component_section["figure"]["name"])
+    embedded = [{"name": name, "caption": caption,
+                 "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
+                for name, caption in figures]
+    captions = [cap for cap, _ in part.title_tables]
+    figs, per_table = place_figures(game, embedded, prefix, captions)
+    ids = {key: _anchor(tag + text, used) for key, text in (
+        ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
+        ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
+        ("more", "more plots"))}
+    title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
+                     "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
+    toc = _section_toc(part, variant, ids, figs, title_tables)
+    section = _section_fields(game, part, params_of(game, r.first))
+    section.update(title_tables=title_tables, figs=figs, ids=ids, components=component_section)
+    return section, toc, drawn
+
+
+def _section_toc(part, variant: int | None, ids: dict, figs: dict, title_tables: list[dict]) -> list[dict]:
+    """A variant section's entries in the table of contents: the parts it has, in page order."""
+    toc = []
+    if variant:
+        toc.append({"id": ids["variant"], "text": f"Variant {variant}: {part.label}", "group": True})
+    toc += [{"id": ids["seats"], "text": "Turn order"}, {"id": ids["strategies"], "text": "Strategies"}]
+    if figs["length"]:
+        toc.append({"id": ids["length"], "text": "Game length"})
+    if part.designer is not None:
+        toc.append({"id": ids["designer"], "text": "Designer figures"})
+    toc += [{"id": t["id"], "text": short_caption(t["caption"])} for t in title_tables]
+    if part.components is not None:
+        toc.append({"id": ids["components"], "text": "Component impact"})
+    if figs["more"]:
+        toc.append({"id": ids["more"], "text": "More plots"})
+    return toc
+
+
+def _section_fields(game, part, params) -> dict:
+    """The tables, figures and sentences of a variant's section that its summary part gives
+    (the template's names)."""
+    run = part.run
+    length_text = ""
+    if "turns_mean" in run:
+        length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
+                       f"5-95% {fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)}).")
+    return {
+        "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
+        "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),
+        "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
+        "length_text": length_text,
+        "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
+                     f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
+        "designer_table": (_wrap_table(render_table(part.designer, header=False))
+                           if part.designer is not None else ""),
+        "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,
+        "left_out": part.designer.attrs.get("left_out", []) if part.designer is not None else [],
+        "sample_note": getattr(part, "sample_note", ""),
+        "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
+        if part.strategy_seats is not None and len(part.strategies) > 1 else "",
+        "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit), formatted=True)
+        if part.compensation is not None else "",
+        "compensation_note": part.compensation_note, "seating": part.seating,
+        "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
+        "assumption": _assumption(game),
+        "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)}
+
+
+def _closing_toc(config: dict, variants: bool) -> list[dict]:
+    """The table of contents' entries after the variants: how to reproduce, the rules, the data
+    files (when the run named any) and the versions."""
+    toc = [{"id": "reproduce", "text": "Reproduce", "group": variants}, {"id": "rules", "text": "Rule parameters"}]
+    if config.get("data_files"):
+        toc.append({"id": "data-files", "text": "Component data files"})
+    toc.append({"id": "versions", "text": "Versions"})
+    return toc
+
+
+def _replay_hint(game, config: dict, all_strategies: list[str]) -> str:
+    """The ``analyser play`` command that replays one game of the report, given its game seed."""
+    replay = ["analyser", "play", game.source or game.id]
+    for s in config.get("strategies") or all_strategies:
+        replay += ["-s", str(s)]
+    for k, v in (config.get("rule_overrides") or {}).items():
+        replay += ["--rule", f"{k}={v}"]
+    return " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
 
 
 def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None,
@@ -597,8 +631,6 @@ def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_game
     every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
     games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder without parts
     (its ``results.csv`` only) is read whole."""
-    from analyser.stats import streamed
-
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
         df, extras, config = load_results(out)

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from analyser.stats import analysis, seats
+from analyser.stats import analysis, designer, seats, streamed
 from analyser.engine.core import TRACE_COLUMN
 from analyser.findings import RUNAWAY_AT
 
@@ -79,8 +79,6 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = Tr
     ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
     order (the same list for every chunk).  ``drama=False`` leaves out the drama sums (a chunk
     outside a large run's sample, :func:`analyser.report.reduce.component_sample`)."""
-    from analyser.stats.designer import drama_per_game
-
     if not len(df):
         return {}
     game = analysis.game_codes(df)
@@ -99,13 +97,45 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = Tr
                                      pd.MultiIndex.from_product([[str(s) for s in strategies], range(players)],
                                                                 names=["strategy", "seat"])),
     }
-    # each strategy's first lost game (the findings replay one: analyser.findings.never_wins)
+    out["strategy"]["lost_index_min"] = pd.Series(_first_lost(df, win, strat, k),
+                                                  index=names).reindex(out["strategy"].index)
+    out["games"], margin = _game_sums(game, n_games, win, score)
+    # the top-two margins as value counts: the close-game rate for any margin the title declares
+    out["margins"] = _value_counts(margin, "margin")
+    if "turns" in df.columns:
+        turns = np.full(n_games, np.nan)
+        turns[game[::-1]] = df["turns"].to_numpy(dtype=float)[::-1]  # each game's first row
+        out["turns"] = _value_counts(turns, "turns")
+    out["scores"] = (pd.DataFrame({"strategy": pd.Categorical.from_codes(strat, [str(s) for s in strategies]),
+                                   "score": score})
+                     .groupby(["strategy", "score"], observed=True).size().astype(float).to_frame("count"))
+    out["seat_cross"] = _seat_cross(game, seat, win, n_games, players)
+    out["mirror"] = _mirror_sums(strat, game, n_games, players, names)
+    if drama and TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
+        out.update(_drama_sums(df))
+    # skill share: within-game centred normal equations per block of games
+    if k >= 2:
+        out["skill"] = _skill_sums(df, game, n_games, strat, k, score, win)
+    # seat compensation: counts of each seat's score difference to its best opponent
+    out["seat_diff"] = seats.compensation_sums(game, seat, score, win, players, _first_index(df, game, n_games))
+    return out
+
+
+def _first_lost(df: pd.DataFrame, win: np.ndarray, strat: np.ndarray, k: int) -> np.ndarray:
+    """Each strategy's first lost game (its ``game_index``; NaN if it lost none): the findings
+    replay one (:func:`analyser.findings.never_wins`)."""
     lost = win <= 0
     first_lost = np.full(k, np.inf)
     np.minimum.at(first_lost, strat[lost], df["game_index"].to_numpy(dtype=float)[lost])
     first_lost[np.isinf(first_lost)] = np.nan
-    out["strategy"]["lost_index_min"] = pd.Series(first_lost, index=names).reindex(out["strategy"].index)
-    # per game: tie, top score, margin
+    return first_lost
+
+
+def _game_sums(game: np.ndarray, n_games: int, win: np.ndarray,
+               score: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per game: tie, top score, margin.  The sums over the chunk's games (games, ties, the
+    margins' sum and count, rows and the score's sums), and each game's margin of the top score
+    over the second (NaN for a game of one row)."""
     order = np.lexsort((-score, game))
     g_sorted, s_sorted = game[order], score[order]
     first = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
@@ -118,51 +148,49 @@ def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = Tr
     np.maximum.at(top_win, game, win)
     tie = top_win < 1.0 - 1e-9
     has_margin = ~np.isnan(margin)
-    out["games"] = pd.DataFrame({
+    sums = pd.DataFrame({
         "games": [float(n_games)], "ties": [float(tie.sum())],
         "margin_sum": [float(margin[has_margin].sum())], "margin_n": [float(has_margin.sum())],
         "rows": [float(len(score))], "score_sum": [float(score.sum())], "score_sq": [float((score * score).sum())],
     }, index=pd.Index([0], name="all"))
-    # the top-two margins as value counts: the close-game rate for any margin the title declares
-    out["margins"] = _value_counts(margin, "margin")
-    if "turns" in df.columns:
-        turns = np.full(n_games, np.nan)
-        turns[game[::-1]] = df["turns"].to_numpy(dtype=float)[::-1]  # each game's first row
-        out["turns"] = _value_counts(turns, "turns")
-    out["scores"] = (pd.DataFrame({"strategy": pd.Categorical.from_codes(strat, [str(s) for s in strategies]),
-                                   "score": score})
-                     .groupby(["strategy", "score"], observed=True).size().astype(float).to_frame("count"))
-    # seat balance: cross-products of the seats' wins over games
+    return sums, margin
+
+
+def _seat_cross(game: np.ndarray, seat: np.ndarray, win: np.ndarray, n_games: int, players: int) -> pd.DataFrame:
+    """Seat balance: cross-products of the seats' wins over games."""
     wide = np.zeros((n_games, players))
     np.add.at(wide, (game, seat), win)
     cross = wide.T @ wide
-    out["seat_cross"] = pd.DataFrame(cross, index=pd.Index(range(players), name="seat"),
-                                     columns=[f"s{j}" for j in range(players)])
-    # mirror: games a strategy plays in, and games where it fills every seat
+    return pd.DataFrame(cross, index=pd.Index(range(players), name="seat"),
+                        columns=[f"s{j}" for j in range(players)])
+
+
+def _mirror_sums(strat: np.ndarray, game: np.ndarray, n_games: int, players: int, names: pd.Index) -> pd.DataFrame:
+    """Mirror: per strategy, the games it plays in, and the games where it fills every seat."""
+    k = len(names)
     pair_n = np.bincount(strat * n_games + game, minlength=k * n_games).reshape(k, n_games)
-    out["mirror"] = pd.DataFrame({"games_in": (pair_n > 0).sum(axis=1).astype(float),
-                                  "games_full": (pair_n == players).sum(axis=1).astype(float)},
-                                 index=pd.Index([str(s) for s in strategies], name="strategy"))
-    # drama
-    if drama and TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any():
-        d = drama_per_game(df)
-        if d is not None and len(d):
-            good = d["lead_for_good_at"].to_numpy(dtype=float)
-            deficit = d["deficit_overcome"].to_numpy(dtype=float)
-            out["drama"] = pd.DataFrame({
-                "games": [float(len(d))], "changes_sum": [float(d["lead_changes"].sum())],
-                "any_change": [float((d["lead_changes"] > 0).sum())],
-                "good_sum": [float(np.nansum(good))], "good_n": [float((~np.isnan(good)).sum())],
-                # games whose winner leads for good early (analyser.findings.runaway_leader)
-                "early_n": [float((good <= RUNAWAY_AT + 1e-12).sum())],
-            }, index=pd.Index([0], name="all"))
-            out["deficit"] = _value_counts(deficit, "deficit")
-    # skill share: within-game centred normal equations per block of games
-    if k >= 2:
-        out["skill"] = _skill_sums(df, game, n_games, strat, k, score, win)
-    # seat compensation: counts of each seat's score difference to its best opponent
-    out["seat_diff"] = seats.compensation_sums(game, seat, score, win, players, _first_index(df, game, n_games))
-    return out
+    return pd.DataFrame({"games_in": (pair_n > 0).sum(axis=1).astype(float),
+                         "games_full": (pair_n == players).sum(axis=1).astype(float)},
+                        index=names.copy())
+
+
+def _drama_sums(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Drama: lead changes, when the winner leads for good, and the deficits overcome (value
+    counts), from the score traces; empty when no game has one."""
+    d = designer.drama_per_game(df)
+    if d is None or not len(d):
+        return {}
+    good = d["lead_for_good_at"].to_numpy(dtype=float)
+    deficit = d["deficit_overcome"].to_numpy(dtype=float)
+    return {
+        "drama": pd.DataFrame({
+            "games": [float(len(d))], "changes_sum": [float(d["lead_changes"].sum())],
+            "any_change": [float((d["lead_changes"] > 0).sum())],
+            "good_sum": [float(np.nansum(good))], "good_n": [float((~np.isnan(good)).sum())],
+            # games whose winner leads for good early (analyser.findings.runaway_leader)
+            "early_n": [float((good <= RUNAWAY_AT + 1e-12).sum())],
+        }, index=pd.Index([0], name="all")),
+        "deficit": _value_counts(deficit, "deficit")}
 
 
 def _first_index(df, game, n_games) -> np.ndarray:
@@ -289,13 +317,12 @@ def _seat_balance(sums: dict, players: int) -> dict:
 def _quantiles(counts: pd.DataFrame) -> dict:
     v = counts.index.to_numpy(dtype=float)
     c = counts["count"].to_numpy(dtype=float)
-    from analyser.stats.streamed import quantile_from_counts
     n = c.sum()
     mean = float((v * c).sum() / n)
     sd = math.sqrt(max(0.0, float((c * (v - mean) ** 2).sum()) / (n - 1))) if n > 1 else 0.0
-    return {"n": n, "mean": mean, "sd": sd, "median": quantile_from_counts(v, c, 0.5),
-            "p5": quantile_from_counts(v, c, 0.05), "p95": quantile_from_counts(v, c, 0.95),
-            "p90": quantile_from_counts(v, c, 0.9), "max": float(v[c > 0].max())}
+    return {"n": n, "mean": mean, "sd": sd, "median": streamed.quantile_from_counts(v, c, 0.5),
+            "p5": streamed.quantile_from_counts(v, c, 0.05), "p95": streamed.quantile_from_counts(v, c, 0.95),
+            "p90": streamed.quantile_from_counts(v, c, 0.9), "max": float(v[c > 0].max())}
 
 
 def run_figures(sums: dict, players: int, runs: int) -> dict:
@@ -322,8 +349,7 @@ def run_figures(sums: dict, players: int, runs: int) -> dict:
 def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str = "win") -> dict | None:
     """As :func:`analyser.stats.designer.luck_skill` (``on``: ``"win"`` or ``"score"``), resampling
     blocks of games (module docstring)."""
-    from analyser.stats.designer import BOOTSTRAP, share_from_normal, skill_interval
-    bootstrap = BOOTSTRAP if bootstrap is None else bootstrap
+    bootstrap = designer.BOOTSTRAP if bootstrap is None else bootstrap
     if "skill" not in sums or (sums["strategy"]["n"] > 0).sum() < 2:
         return None
     sk = sums["skill"].sort_index()
@@ -340,20 +366,19 @@ def skill_share(sums: dict, bootstrap: int | None = None, seed: int = 0, on: str
             for j, b in enumerate(present):
                 xx[i, j] = tot[cols[f"xx{min(a, b)}_{max(a, b)}"]]
         xy = np.array([tot[cols[f"{xy_name}{a}"]] for a in present])
-        return share_from_normal(xx, xy, float(tot[cols[yy_name]]))
+        return designer.share_from_normal(xx, xy, float(tot[cols[yy_name]]))
 
     nb = len(sk)
     point, beta = fit(np.ones(nb))
     rng = np.random.default_rng(seed)
     reps = [fit(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
-    return {"skill_share": point, **skill_interval(point, reps, beta), "luck_share": 1 - point,
+    return {"skill_share": point, **designer.skill_interval(point, reps, beta), "luck_share": 1 - point,
             "games": int(sk["games"].sum()), "bootstrap": bootstrap, "on": on}
 
 
 def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
     """As :func:`analyser.stats.designer.designer_table` (``outcome``: the title or an
     :class:`analyser.stats.designer.Outcome`)."""
-    from analyser.stats import designer
     outcome = designer.Outcome.of(outcome)
     g = sums["games"].iloc[0]
     n = int(g["games"])

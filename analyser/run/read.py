@@ -18,6 +18,7 @@ import pandas as pd
 from analyser.engine import traces
 from analyser.engine.core import InputError
 from analyser.io.csvsafe import restore_frame
+from analyser.io.files import check_regular_file
 from analyser.engine.registry import game_ids, get_game, is_title_file, loaded_file_title
 from analyser.io.validate import validate_config, validate_extra, validate_results
 from analyser.run import store
@@ -120,8 +121,6 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     title's extra tables found beside a single file are validated too (:func:`validate_extra`).
     Raises InputError (one line naming the file, the column and the problem) otherwise.
     """
-    from analyser.io.files import check_regular_file
-
     path = Path(path)
     if path.is_dir() and path.name == store.RESULTS and store.part_files(path):
         path = path.parent  # the parts folder itself: read its run
@@ -131,29 +130,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         path = path / store.RESULTS
         whole = columns is None
     else:
-        given_folder = path.is_dir()
-        if given_folder and (folder / "results.parquet").exists():
-            raise InputError(f"{str(folder)!r} holds a run written by an older version of analyser (one "
-                             "results.parquet), which this one does not read; run it again")
-        if given_folder:
-            path = folder / "results.csv"
-        if not path.exists():
-            kind = _experiment_kind(folder)
-            if kind:
-                tables = sorted(p.name for p in folder.glob("*.parquet"))
-                pooled = (f"; to pool its games in one report elsewhere give {str(folder / tables[0])!r} --out DIR"
-                          if tables else "")
-                raise InputError(f"{str(folder)!r} is a {kind} folder, not a run: its report is "
-                                 f"{str(folder / 'index.html')!r}{pooled}")
-            if (folder / store.RESULTS).is_dir():
-                raise InputError(f"{str(folder / store.RESULTS)!r} holds no finished part (part-*.parquet): the run "
-                                 "has no finished games to report")
-            if given_folder:
-                raise InputError(f"{str(folder)!r} is not a run folder: it has no results/ parts, results.parquet "
-                                 "or results.csv; give a run folder or a results file")
-            raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
-                             "or results.csv")
-        check_regular_file(path, "results file")
+        path = _results_file(path, folder)
         df = _read_table(path, "results file")
         whole = True
     game, config = title_and_config(df, folder, path)
@@ -162,6 +139,47 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         if (folder / "config.json").exists() and not (isinstance(config, dict)
                                                       and config.get("kind") in EXPERIMENT_KINDS):
             validate_config(config, df, game, folder / "config.json", path)
+    extras = _read_extras(game, folder, path, df, per_part, extra_drop)
+    _restore_text(df, game, path)
+    if "strategy" in df.columns:
+        _order_strategies(df, config)
+    return df, extras, config
+
+
+def _results_file(path: Path, folder: Path) -> Path:
+    """The single results file ``path`` names (a folder's ``results.csv``), checked to be a regular
+    file; InputError naming what the path is instead (an experiment's folder, a run without
+    finished parts, a folder of an older layout, nothing)."""
+    given_folder = path.is_dir()
+    if given_folder and (folder / "results.parquet").exists():
+        raise InputError(f"{str(folder)!r} holds a run written by an older version of analyser (one "
+                         "results.parquet), which this one does not read; run it again")
+    if given_folder:
+        path = folder / "results.csv"
+    if not path.exists():
+        kind = _experiment_kind(folder)
+        if kind:
+            tables = sorted(p.name for p in folder.glob("*.parquet"))
+            pooled = (f"; to pool its games in one report elsewhere give {str(folder / tables[0])!r} --out DIR"
+                      if tables else "")
+            raise InputError(f"{str(folder)!r} is a {kind} folder, not a run: its report is "
+                             f"{str(folder / 'index.html')!r}{pooled}")
+        if (folder / store.RESULTS).is_dir():
+            raise InputError(f"{str(folder / store.RESULTS)!r} holds no finished part (part-*.parquet): the run "
+                             "has no finished games to report")
+        if given_folder:
+            raise InputError(f"{str(folder)!r} is not a run folder: it has no results/ parts, results.parquet "
+                             "or results.csv; give a run folder or a results file")
+        raise InputError(f"results file {str(path)!r} does not exist; give a run folder, results.parquet "
+                         "or results.csv")
+    check_regular_file(path, "results file")
+    return path
+
+
+def _read_extras(game, folder: Path, path: Path, df: pd.DataFrame, per_part,
+                 extra_drop: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """The title's extra tables beside the results read from ``path``: a run's parts (not empty),
+    or a single Parquet or CSV file (a CSV only beside CSV results), validated against ``df``."""
     extras = {}
     for name in game.extra_tables:
         if (folder / name).is_dir():
@@ -174,6 +192,12 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
                 check_regular_file(p, f"{name} table")
                 extras[str(name)] = validate_extra(_read_table(p, f"{name} table"), game, name, p, df)
                 break
+    return extras
+
+
+def _restore_text(df: pd.DataFrame, game, path: Path) -> None:
+    """Text columns as written (in place): CSV has no empty string, so an empty text rule option
+    read from CSV is "" again, and an empty score trace (not recorded for that game) is ""."""
     if path.suffix not in (".parquet", "") and path.name != store.RESULTS:  # CSV has no empty string: an empty text rule option reads as NaN
         for o in game.Params.options():
             if o["type"] == "str" and o["name"] in df.columns:
@@ -181,16 +205,19 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
     for col in game.metric_columns:  # an empty score trace (not recorded for that game) is ""
         if getattr(col, "kind", "") == "trace" and col in df.columns:
             df[col] = df[col].astype(object).where(df[col].notna(), "")  # (a list, or text from CSV)
-    if "strategy" in df.columns:
-        seen = _distinct_text(df["strategy"])
-        order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
-        categories = list(dict.fromkeys(order + seen))
-        if isinstance(df["strategy"].dtype, pd.CategoricalDtype):  # without a text copy of the column
-            col = df["strategy"].cat.rename_categories([str(c) for c in df["strategy"].cat.categories])
-            df["strategy"] = col.cat.remove_unused_categories().cat.set_categories(categories)
-        else:
-            df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
-    return df, extras, config
+
+
+def _order_strategies(df: pd.DataFrame, config: dict) -> None:
+    """The strategy column (in place) as categories in the run's order (config.json's
+    ``strategies``), then any other in order of appearance."""
+    seen = _distinct_text(df["strategy"])
+    order = [s for s in (config.get("strategies") or []) if isinstance(s, str) and s in set(seen)]
+    categories = list(dict.fromkeys(order + seen))
+    if isinstance(df["strategy"].dtype, pd.CategoricalDtype):  # without a text copy of the column
+        col = df["strategy"].cat.rename_categories([str(c) for c in df["strategy"].cat.categories])
+        df["strategy"] = col.cat.remove_unused_categories().cat.set_categories(categories)
+    else:
+        df["strategy"] = pd.Categorical(df["strategy"].astype(str), categories=categories)
 
 
 #: The kinds of folder an experiment writes (config.json ``kind``), each with its own report.
