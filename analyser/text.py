@@ -8,16 +8,24 @@ down to ``45.1``), and complementary shares read complementary (50.75 -> ``50.8`
 Negative numbers use the ASCII hyphen-minus, so a figure copied into a spreadsheet or a shell
 reads back as a number.  NaN and None show as :data:`MISSING`.
 
+Sentences come from jinja2 templates in ``analyser/sentences/`` that read records (:func:`sentences`,
+:func:`phrase`); the templates spell numbers with this module's functions, as filters of the same
+names.
+
 This module sits at the root of the package: every layer may import it, and it imports nothing
 of analyser.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import unicodedata
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Iterable
+
+import jinja2
 
 #: What a missing figure (None or NaN) shows as.
 MISSING = "-"
@@ -112,6 +120,22 @@ def plural(n, noun: str, plural_form: str | None = None) -> str:
     return f"{thousands(n)} {word}"
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``."""
+    n = int(n)
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def estimate(value, low=None, high=None, places: int = 1) -> str:
+    """A figure with its interval, ``value (low to high)``, each with ``places`` decimals; the
+    :func:`number` of the value alone without an interval; :data:`MISSING` for a missing value."""
+    if _missing(value):
+        return MISSING
+    if _missing(low):
+        return number(value)
+    return f"{fixed(value, places)} ({fixed(low, places)} to {fixed(high, places)})"
+
+
 def yes_no(flag) -> str:
     """``yes`` or ``no`` for a table cell (never Python's ``True``); :data:`MISSING` for None or NaN."""
     return MISSING if _missing(flag) else ("yes" if flag else "no")
@@ -162,3 +186,45 @@ def wrap(text: str, chars: int) -> list[str]:
         else:
             lines.append(word)
     return lines
+
+
+# --------------------------------------------------------------------------------------------
+# Sentences from templates
+# --------------------------------------------------------------------------------------------
+
+#: The filters the sentence templates spell numbers and words with (this module's functions).
+FILTERS = {"fixed": fixed, "number": number, "pct": pct, "signed": signed, "thousands": thousands,
+           "plural": plural, "names": names_list, "ordinal": ordinal, "estimate": estimate}
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("analyser", "sentences"), autoescape=False,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(FILTERS)
+    return env
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blank-line separated paragraphs, each on one line with its white space collapsed; a
+    paragraph that starts with ``- `` is an item under the line before it, indented two spaces."""
+    out = []
+    for block in re.split(r"\n[ \t]*\n", text):
+        words = " ".join(block.split())
+        if words:
+            out.append("  " + words[2:] if words.startswith("- ") else words)
+    return out
+
+
+def sentences(template: str, **record) -> list[str]:
+    """The lines the template ``template`` (a file of ``analyser/sentences/``) writes from
+    ``record``: one per paragraph (paragraphs are separated by a blank line; the white space
+    inside one collapses to single spaces, so a template may wrap a sentence over several lines;
+    a paragraph starting ``- `` shows indented by two spaces, as an item of the line before)."""
+    return _paragraphs(_templates().get_template(template).render(**record))
+
+
+def phrase(template: str, macro: str, *args, **kwargs) -> str:
+    """The text of the macro ``macro`` of ``template`` called with ``args``/``kwargs``, its white
+    space collapsed to single spaces."""
+    return " ".join(str(getattr(_templates().get_template(template).module, macro)(*args, **kwargs)).split())
