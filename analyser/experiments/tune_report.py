@@ -394,7 +394,8 @@ def _flat_targets(res: TuneResult) -> list[FlatTarget]:
         v = done[tg.name].to_numpy(dtype=float)
         ok = np.isfinite(v)
         if not ok.any():
-            out.append(FlatTarget(tg.name, "undefined", why=_UNDEFINED_WHY.get(tg.kind, "its games give it no finite figure")))
+            why = _UNDEFINED_WHY.get(tg.kind, "its games give it no finite figure")
+            out.append(FlatTarget(tg.name, "undefined", why=why))
         elif ok.all() and len(done) > 1 and np.ptp(v) == 0:
             out.append(FlatTarget(tg.name, "same", value=float(v[0]),
                                   unit=_target_label(tg)[len(tg.name):].replace(" %", "%")))
