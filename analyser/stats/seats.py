@@ -234,38 +234,8 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{signed(row['handicap_high'], None)}; win rate {pct(row['win_at_handicap'])} there)")
 
 
-def _amounts(xs) -> str:
-    """``1, 2, 4 and 8``."""
-    xs = [x if isinstance(x, str) else f"{x:g}" for x in xs]
-    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
-
-
-def _times(factors) -> str:
-    """``half, once, 1.5 times and twice`` for the sweep's factors."""
-    words = {0.5: "half", 1.0: "once", 2.0: "twice"}
-    return _amounts([words.get(float(f), f"{float(f):g} times") for f in factors])
-
-
-def _sweep_text(plan: dict | None, unit: str, bonus: tuple[str, str] | None, word: str) -> str:
-    """What the sweep below plays, claiming no more than it does (``plan``: :func:`sweep_plan`)."""
-    what = bonus[1] if bonus and bonus[1] else unit
-    if not plan:
-        return (f"the sweep below plays start bonuses in {what} for the seats behind, to see how far {what} moves "
-                "the gap" if what != unit else "check it with the sweep below, which plays the games with it")
-    many = plan["behind"] > 1
-    if not plan["same_unit"]:
-        return (f"the sweep below plays start bonuses of {_amounts(plan['amounts'])} {what} for "
-                f"{'each seat behind, all at once' if many else 'the seat behind'}, to see how far {what} "
-                "moves the gap")
-    times = _times(plan["amounts"])
-    if not many:
-        return f"check it with the sweep below, which plays the games with {times} this {word}"
-    return (f"check them with the sweep below, which gives the seats behind these {word}s together, at {times} "
-            f"these amounts (read one at a time, they may fall short when every seat behind gets one)")
-
-
-def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
-                bonus: tuple[str, str] | None = None, plan: dict | None = None, word: str = "handicap") -> str:
+def _check_record(next_command: str, replay: dict | None = None, unit: str = "",
+                  bonus: tuple[str, str] | None = None, plan: dict | None = None, word: str = "handicap") -> dict:
     """What a compensation figure has not been: replayed.  It is read from the recorded scores
     (play may change with it: a Pig head start of 16 read this way left the first player at 42%
     when replayed), so the finding says how to check it; with ``replay`` (the record of
@@ -273,23 +243,19 @@ def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
     nothing was replayed.  ``bonus``: the title's start-bonus option and what it counts; where that
     is not the score's ``unit`` (Dragon Lairds: ``seat_geld`` counts geld, scores are royals) the
     amount cannot be given as it is, and the sweep below is said to show how far the bonus moves
-    the gap.  ``plan``: the sweep's :func:`sweep_plan`, whose amounts the sentence names."""
+    the gap.  ``plan``: the sweep's :func:`sweep_plan`, whose amounts the sentence names.  The
+    record's ``kind``: ``replayed`` (``replay``: :func:`_replay_record`), ``other unit``, ``not
+    replayed`` (``reason``), ``sweep`` (a sweep is offered) or ``none``; ``seats.j2`` (``check``)
+    says it."""
+    r = {"word": word, "unit": unit, "what": bonus[1] if bonus and bonus[1] else unit, "plan": plan,
+         "bonus": bonus[0] if bonus else ""}
     if replay and replay.get("replayed"):
-        return _replayed(replay)
+        return {**r, "kind": "replayed", "replay": _replay_record(replay)}
     if bonus and next_command and bonus[1] and unit and bonus[1] != unit and not replay:
-        return (f" - read from the recorded scores, not replayed; the title's start bonus ({bonus[0]}) counts "
-                f"{bonus[1]}, not {unit}, so this amount cannot be given as it is: "
-                + _sweep_text(plan, unit, bonus, word))
+        return {**r, "kind": "other unit"}
     if replay:
-        return (f" - read from the recorded scores, not replayed: nothing was replayed because "
-                f"{replay.get('reason') or 'the replay gave no figure'}")
-    return (f" - read from the recorded scores, not replayed: {_sweep_text(plan, unit, bonus, word)}, or run again "
-            "with --confirm-seats" if next_command else
-            " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
-
-
-def _win_text(r: dict) -> str:
-    return f"{pct(r['win'])} (95% CI {fixed(100 * r['low'], 1)}-{pct(r['high'])})"
+        return {**r, "kind": "not replayed", "reason": replay.get("reason") or "the replay gave no figure"}
+    return {**r, "kind": "sweep" if next_command else "none"}
 
 
 def replay_verdict(tried: list[dict], fair: float, clear: bool) -> tuple[str | None, dict | None]:
@@ -319,33 +285,17 @@ def _replay_command(rep: dict) -> str:
     return rep.get("command") or ""
 
 
-def _replayed(rep: dict) -> str:
-    """`` - checked by replay: with seat_bonus=0/16 seat 0, the first to play, wins 42.0% (95% CI
-    ...) against a fair share of 50.0%: ...`` for a replayed compensation: clear when the
-    proposal's interval holds the fair share; else its over- or under-shoot and the bisection's
-    value - the one that evens the seats (its interval holds the fair share), else the closest."""
-    seat = int(rep["seat"])
-    who = f"seat {seat}" + (", the first to play," if seat == 0 else "")
-    option = rep["option"]
-    text = (f" - checked by replay of the same {int(rep['games']):,} games: with {option}={rep['value']} {who} wins "
-            f"{_win_text(rep)} against a fair share of {pct(rep['fair'])}")
-    if rep.get("clear"):
-        return text + ": clear, the interval holds the fair share"
-    over = rep.get("direction") == "over"
+def _replay_record(rep: dict) -> dict:
+    """A replayed compensation (the record of a seat replay): the ``seat``, the ``option`` and
+    ``value`` played on ``games`` games, the seat's ``win`` rate with its interval against the
+    ``fair`` share, whether that is ``clear`` (the interval holds the fair share); else whether it
+    ``over``-shoots, the value ``close`` the bisection names (the one that evens the seats,
+    ``evened``, else the closest) and the ``n`` values replayed besides the run as played."""
     evens, close = _verdict(rep)
-    evened = bool(close and evens and close.get("value") == evens)
-    text += (f": {'the proposal' if evened else 'not clear, the compensation'} {'over' if over else 'under'}-shoots "
-             f"(seat {seat} now wins {'less' if over else 'more'} than its share)")
-    if close:
-        n = len(rep.get("tried") or []) - 1
-        played = " (the run as played)" if not close.get("t") else ""
-        text += f"; of the {plural(n, 'value')} replayed and the run as played, {option}={close['value']}"
-        if evened:
-            text += (f" evens the seats: seat {seat} wins {_win_text(close)}, clear, the interval holds the "
-                     "fair share")
-        else:
-            text += f"{played} comes closest: seat {seat} wins {_win_text(close)}"
-    return text
+    return {"seat": int(rep["seat"]), "option": rep["option"], "value": rep["value"], "games": int(rep["games"]),
+            "win": rep["win"], "low": rep["low"], "high": rep["high"], "fair": rep["fair"],
+            "clear": bool(rep.get("clear")), "over": rep.get("direction") == "over", "close": close,
+            "evened": bool(close and evens and close.get("value") == evens), "n": len(rep.get("tried") or []) - 1}
 
 
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
@@ -357,7 +307,7 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
     (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
     ``next_command``: the ``analyser sweep`` command that tests the compensation with real
-    games, or "" (``bonus``: its option and what it counts, see :func:`_unreplayed`; ``sweep``: its
+    games, or "" (``bonus``: its option and what it counts, see :func:`_check_record`; ``sweep``: its
     :func:`sweep_plan`, whose amounts the sentence names - read from ``comp`` where not given).
     ``replay``: the compensation replayed (``simulate --confirm-seats``, the record of
     :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed the
@@ -372,9 +322,9 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     r = seat_record(seats, balance)
     if comp is not None and r["strength"] != "none found":
         r["compensation"] = _compensation_record(comp, r["worst"], unit, kind,
-                                                 _unreplayed(next_command, replay, unit, bonus,
-                                                             _sweep_of(comp, sweep, next_command, unit, bonus),
-                                                             _word(kind)))
+                                                 _check_record(next_command, replay, unit, bonus,
+                                                               _sweep_of(comp, sweep, next_command, unit, bonus),
+                                                               _word(kind)))
     r.update(reason=reason if comp is None and r["strength"] != "none found" else "",
              not_replayed=(replay.get("reason") or "no figure") if replay is not None and not replay.get("replayed")
              and r["compensation"] is None else None)
@@ -414,16 +364,16 @@ def _sweep_of(comp: pd.DataFrame, sweep: dict | None, next_command: str, unit: s
     return sweep
 
 
-def _compensation_record(comp: pd.DataFrame, worst, unit: str, kind: str, unreplayed: str) -> dict:
+def _compensation_record(comp: pd.DataFrame, worst, unit: str, kind: str, check: dict) -> dict:
     """The compensation clause's figures: the ``word`` (handicap or head start), and per seat
     behind its handicap as text (``moved``: ``(seat, text)``) or, where the closest handicap is 0,
-    its win rate (``still``: ``(seat, win rate at 0)``); ``unreplayed``: what the figure has not
-    been (:func:`_unreplayed`).  At two seats only the worst seat is named."""
+    its win rate (``still``: ``(seat, win rate at 0)``); ``check``: what the figure has not
+    been (:func:`_check_record`).  At two seats only the worst seat is named."""
     behind = comp.set_index("seat").loc[[worst]] if len(comp) == 2 else \
         comp[comp["win_rate"] < comp["fair_share"]].set_index("seat")
     moved = behind[behind["handicap"] != 0]
     still = behind[behind["handicap"] == 0]  # a 0 handicap changes nothing: never said to even the seats
-    return {"word": _word(kind), "unit": unit, "two": len(comp) == 2, "unreplayed": unreplayed,
+    return {"word": _word(kind), "unit": unit, "two": len(comp) == 2, "check": check,
             "moved": [(int(k), handicap_text(r, unit, kind)) for k, r in moved.iterrows()],
             "still": [(int(k), r["win_at_handicap"]) for k, r in still.iterrows()]}
 
