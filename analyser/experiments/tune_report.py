@@ -16,7 +16,7 @@ from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, objective_targets
 from analyser.experiments import tune_study
 from analyser.engine.registry import get_game
-from analyser.text import estimate, names_list, ordinal, sentences, yes_no
+from analyser.text import estimate, phrase, sentences, yes_no
 
 
 # --------------------------------------------------------------------------------------------
@@ -405,35 +405,36 @@ def _flat_targets(res: TuneResult) -> list[FlatTarget]:
 
 
 def _no_best_why(res: TuneResult) -> str:
-    """Why no trial is called best (when ``res.best`` is empty), as a clause."""
-    if getattr(res, "recheck_open", ()):
-        return "the re-check is not finished (analyser resume finishes it)"
+    """Why no trial is called best (when ``res.best`` is empty), as a clause (``tune_notes.j2``)."""
     objs = objective_targets(res.targets)
+    r = {"open": bool(getattr(res, "recheck_open", ())), "target": "", "undefined": False}
     if len(objs) == 1 and objs[0].name in _flat_names(_flat_targets(res)):
-        t = res.trials
-        done = t[t["state"] == "complete"]
-        if len(done) and not np.isfinite(done[objs[0].name].to_numpy(dtype=float)).any():
-            return f"the target {objs[0].name} is undefined in every trial"
-        return f"the target {objs[0].name} is the same in every trial"
-    return "none finished with every target defined"
+        done = res.trials[res.trials["state"] == "complete"]
+        r.update(target=objs[0].name,
+                 undefined=bool(len(done)) and not np.isfinite(done[objs[0].name].to_numpy(dtype=float)).any())
+    return phrase("tune_notes.j2", "no_best_why", r)
 
 
 def _moved(res: TuneResult) -> str:
-    """What the best configuration's note says when the re-check moved it off the search's winner."""
-    if len(res.recheck) and "on_front" in res.recheck:
-        gone = [n for n in res.search_best if n not in set(res.best)]
-        if not gone:
-            return ""
-        many = len(gone) > 1
-        return (f"Trial{'s' if many else ''} {names_list(gone)} of the search's front {'are' if many else 'is'} dominated "
-                f"on the re-check and left off it. ")
-    if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(res.recheck):
-        return ""
+    """What the best configuration's note says when the re-check moved it off the search's winner
+    (``tune_notes.j2``), with a space after it; "" when it did not."""
+    r = _moved_record(res)
+    return phrase("tune_notes.j2", "moved", r) + " " if r else ""
+
+
+def _moved_record(res: TuneResult) -> dict | None:
+    """The trials of the search's front the re-check left off it (``gone``), or the re-check's winner
+    (``best``) that is not the search's (``winner``, which comes ``rank``-th there, None when not
+    ranked); None when the re-check moved nothing."""
     rc = res.recheck
+    if len(rc) and "on_front" in rc:
+        gone = [n for n in res.search_best if n not in set(res.best)]
+        return {"gone": gone} if gone else None
+    if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(rc):
+        return None
     w = rc[rc["trial"] == res.search_best[0]]
-    where = f" (it comes {ordinal(int(w['recheck_rank'].iloc[0]))} there)" if len(w) and "recheck_rank" in rc else ""
-    return (f"Trial {res.best[0]} is the re-check's winner; the search's winner, trial {res.search_best[0]}, does "
-            f"not still win{where}. ")
+    return {"gone": [], "best": res.best[0], "winner": res.search_best[0],
+            "rank": int(w["recheck_rank"].iloc[0]) if len(w) and "recheck_rank" in rc else None}
 
 
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
