@@ -8,16 +8,25 @@ down to ``45.1``), and complementary shares read complementary (50.75 -> ``50.8`
 Negative numbers use the ASCII hyphen-minus, so a figure copied into a spreadsheet or a shell
 reads back as a number.  NaN and None show as :data:`MISSING`.
 
+Sentences come from jinja2 templates in ``analyser/sentences/`` that read records (:func:`sentences`,
+:func:`phrase`); the templates spell numbers with this module's functions, as filters of the same
+names.
+
 This module sits at the root of the package: every layer may import it, and it imports nothing
 of analyser.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import unicodedata
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Iterable
+
+import jinja2
+import numpy as np
 
 #: What a missing figure (None or NaN) shows as.
 MISSING = "-"
@@ -98,6 +107,60 @@ def signed(x, decimals: int | None = 1, significant: int = 3) -> str:
     return text if text.startswith("-") else "+" + text
 
 
+#: The most decimals :func:`decimals` ever asks for.
+MOST_DECIMALS = 4
+def decimals(half_width, default: int = 1) -> int:
+    """How many decimals to show a number whose 95% interval has half-width ``half_width``
+    (in the unit shown: percentage points for a win rate shown in %, points for a score): the
+    last digit shown is the one below the half-width's leading digit, so a half-width of 2.2 pp
+    gives 1 decimal, 0.3 pp (100,000 games) 2, 15 pp 0.  An array (a table column) gives the
+    decimals of its median finite half-width, so a column reads alike (a rate near 0% has a
+    narrower interval than its neighbours; it does not make them all longer).  No finite
+    positive half-width: ``default``.  Never more than :data:`MOST_DECIMALS`."""
+    h = np.asarray(half_width, dtype=float).ravel()
+    h = h[np.isfinite(h) & (h > 0)]
+    if not len(h):
+        return default
+    return int(min(MOST_DECIMALS, max(0, 1 - math.floor(math.log10(float(np.median(h)))))))
+
+
+def percent(value, low=None, high=None, places: int | None = None) -> str:
+    """A proportion (0-1) as a percentage with the decimals its interval ``low``-``high``
+    (proportions) calls for (:func:`decimals`), or ``places``; ``-`` for NaN."""
+    if value is None or value != value:
+        return "-"
+    d = places if places is not None else decimals(_half_pp(low, high))
+    return fixed(100 * value, d) + "%"
+
+
+def percent_ci(low, high, places: int | None = None) -> str:
+    """A 95% interval of proportions as ``a-b%`` with the decimals of :func:`decimals`."""
+    if low is None or high is None or low != low or high != high:
+        return "n/a"
+    d = places if places is not None else decimals(_half_pp(low, high))
+    return f"{fixed(100 * low, d)}-{fixed(100 * high, d)}%"
+
+
+def _half_pp(low, high):
+    """The half-width of an interval of proportions, in percentage points (NaN without one)."""
+    if low is None or high is None:
+        return math.nan
+    return (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) * 50
+
+
+#: How a p-value too small for a float (it underflows to 0) is printed.
+P_FLOOR = "< 1e-300"
+
+
+def p_text(p, digits: int = 2) -> str:
+    """``p = 0.012`` for running text (``p < 1e-300`` below the float range, ``p n/a`` for NaN)."""
+    if p is None or p != p:
+        return "p n/a"
+    if p < 1e-300:
+        return "p " + P_FLOOR
+    return f"p = {p:.{digits}g}"
+
+
 def thousands(n) -> str:
     """A count with thousands separators: ``12,345`` (a float is rounded half to even first)."""
     if _missing(n):
@@ -110,6 +173,22 @@ def plural(n, noun: str, plural_form: str | None = None) -> str:
     (``plural(3, "body", "bodies")``)."""
     word = noun if n == 1 else (plural_form or noun + "s")
     return f"{thousands(n)} {word}"
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``."""
+    n = int(n)
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def estimate(value, low=None, high=None, places: int = 1) -> str:
+    """A figure with its interval, ``value (low to high)``, each with ``places`` decimals; the
+    :func:`number` of the value alone without an interval; :data:`MISSING` for a missing value."""
+    if _missing(value):
+        return MISSING
+    if _missing(low):
+        return number(value)
+    return f"{fixed(value, places)} ({fixed(low, places)} to {fixed(high, places)})"
 
 
 def yes_no(flag) -> str:
@@ -162,3 +241,57 @@ def wrap(text: str, chars: int) -> list[str]:
         else:
             lines.append(word)
     return lines
+
+
+# --------------------------------------------------------------------------------------------
+# Sentences from templates
+# --------------------------------------------------------------------------------------------
+
+#: The filters the sentence templates spell numbers and words with (this module's functions).
+FILTERS = {"fixed": fixed, "percent": percent, "percent_ci": percent_ci, "decimals": decimals, "p_text": p_text,
+           "number": number, "pct": pct, "signed": signed, "thousands": thousands,
+           "plural": plural, "names": names_list, "ordinal": ordinal, "estimate": estimate}
+
+
+class _RecordEnvironment(jinja2.Environment):
+    """Templates over records: ``r.key`` of a dict is its item ``key`` first (a key such as
+    ``clear`` or ``items`` is never the dict's method of that name)."""
+
+    def getattr(self, obj, attribute):
+        if isinstance(obj, dict) and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    env = _RecordEnvironment(loader=jinja2.PackageLoader("analyser", "sentences"), autoescape=False,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.do"])
+    env.filters.update(FILTERS)
+    return env
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blank-line separated paragraphs, each on one line with its white space collapsed; a
+    paragraph that starts with ``- `` is an item under the line before it, indented two spaces."""
+    out = []
+    for block in re.split(r"\n[ \t]*\n", text):
+        words = " ".join(block.split())
+        if words:
+            out.append("  " + words[2:] if words.startswith("- ") else words)
+    return out
+
+
+def sentences(template: str, **record) -> list[str]:
+    """The lines the template ``template`` (a file of ``analyser/sentences/``) writes from
+    ``record``: one per paragraph (paragraphs are separated by a blank line; the white space
+    inside one collapses to single spaces, so a template may wrap a sentence over several lines;
+    a paragraph starting ``- `` shows indented by two spaces, as an item of the line before)."""
+    return _paragraphs(_templates().get_template(template).render(**record))
+
+
+def phrase(template: str, macro: str, *args, **kwargs) -> str:
+    """The text of the macro ``macro`` of ``template`` called with ``args``/``kwargs``, its white
+    space collapsed to single spaces."""
+    return " ".join(str(getattr(_templates().get_template(template).module, macro)(*args, **kwargs)).split())

@@ -118,3 +118,23 @@ def test_plot_tick_labels_wrap_at_spaces_and_cut_only_a_spec_without_them():
     assert all(len(line) <= 32 for line in label.split("\n"))
     spec = plots.short("/home/someone/strategies/very_long_strategy_file_name.py:limit=3", 32)
     assert len(spec) == 32 and spec.startswith("/home/") and spec.endswith("limit=3")
+
+
+def test_every_sentence_template_ships_and_compiles():
+    """The sentence templates ship with the package and compile (a syntax error shows here, not in a
+    report)."""
+    from importlib import resources
+    names = sorted(p.name for p in resources.files("analyser.sentences").iterdir() if p.name.endswith(".j2"))
+    assert {"tune.j2", "seats.j2", "metagame.j2", "components.j2", "run.j2"} <= set(names)
+    assert all(text._templates().get_template(name).name == name for name in names)
+
+
+def test_a_record_key_named_like_a_dict_method_is_the_record_s_value(tmp_path):
+    """``r.clear`` of a dict record is its key, never ``dict.clear`` (always true)."""
+    env = text._templates()
+    template = env.from_string("{{ 'yes' if r.clear else 'no' }} {{ r.items }}")
+    assert template.render(r={"clear": False, "items": 3}) == "no 3"
+
+
+def test_paragraphs_are_one_line_each_and_an_item_is_indented():
+    assert text._paragraphs("a\n  b c\n\n- d\n   e\n \n\n") == ["a b c", "  d e"]

@@ -795,14 +795,13 @@ def _hand_built(n_front: int):
     return res
 
 
-@pytest.mark.parametrize("kept, verb, rest", [
-    (1, "stays", "; trials 1 and 2 are dominated there, so the front is trial 0."),
-    (2, "stay", "; trial 2 is dominated there, so the front is trials 0 and 1."),
-    (3, "stay", ", so the front stands.")])
-def test_the_front_recheck_sentence_agrees_in_number(kept, verb, rest):
-    from analyser.experiments.tune_report import summary_sentences
-    assert (f"The re-check replayed 3 trials of the front on 40 fresh games each; {kept} of them {verb} "
-            "non-dominated among themselves" + rest) in summary_sentences(_hand_built(kept))
+@pytest.mark.parametrize("kept, dropped, front", [(1, [1, 2], [0]), (2, [2], [0, 1]), (3, [], [0, 1, 2])])
+def test_the_front_recheck_record_counts_the_trials_kept_and_dropped(kept, dropped, front):
+    # the words (singular and plural) are held by the findings snapshot (tests/golden/finding_cases.py)
+    from analyser.experiments.tune_report import summary_record
+    r = summary_record(_hand_built(kept)).recheck
+    assert (r.kind, r.replayed, r.games, r.kept, r.dropped, r.front, r.unplayed) == ("front", 3, 40, kept, dropped,
+                                                                                     front, [])
 
 
 def test_a_front_trial_the_recheck_finds_dominated_leaves_best_and_the_verifying_run():
@@ -810,27 +809,26 @@ def test_a_front_trial_the_recheck_finds_dominated_leaves_best_and_the_verifying
     "best" (config.json, the terminal, the table), and the verifying run was simply the first
     re-check cell."""
     from analyser.experiments import tune
-    from analyser.experiments.tune_report import _moved, summary_sentences
+    from analyser.experiments.tune_report import _moved, summary_record
     res = _hand_built(2)
     assert res.best == [0, 1] and res.search_best == [0, 1, 2]
     # seat_gap=min is the first objective: of the kept trials 0 (5.0) and 1 (4.0), trial 1 is lower
     assert res.verifying == "cells/recheck-0001"
     assert _moved(res) == "Trial 2 of the search's front is dominated on the re-check and left off it. "
-    assert "The Pareto front on the search holds 3 trials: none is better than another on every objective; " \
-           "choose among them by what matters most." in summary_sentences(res)
+    said = summary_record(res)
+    assert (said.best, said.front_size, [b.trial for b in said.trials]) == ("front", 3, [0, 1, 2])
     # a front trial not replayed (--recheck below the front's size) stays on it, and is said
     rc = res.recheck[res.recheck["trial"] != 1]
     best, verifying = tune.front_after_recheck([0, 1, 2], rc, res.targets)
     assert best == [0, 1] and verifying == "cells/recheck-0000"
     res.recheck, res.best = rc, best
-    assert ("The re-check replayed 2 trials of the front on 40 fresh games each; 1 of them stays non-dominated "
-            "among themselves; trial 2 is dominated there, so the front is trials 0 and 1 (trial 1 of the front, "
-            "not replayed, stays on it).") in summary_sentences(res)
+    r = summary_record(res).recheck
+    assert (r.replayed, r.kept, r.dropped, r.front, r.unplayed) == (2, 1, [2], [0, 1], [1])
     # asked for more than the front holds: the reason is the front's size
     res = _hand_built(3)
     res.recheck_asked = 4
-    assert ("The re-check was asked for 4 trials; 3 could be replayed (the re-check replays trials of the "
-            "Pareto front, and it holds 3).") in summary_sentences(res)
+    r = summary_record(res).recheck
+    assert (r.asked, r.replayed, r.several, r.front_size) == (4, 3, True, 3)
 
 
 def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_the_whole_tune(runner, tmp_path,
@@ -956,17 +954,16 @@ def test_a_front_recheck_of_one_trial_and_no_recheck_are_said_as_they_are():
     """A new user's faults: "The re-check replayed 1 trials of the front ...; 1 of them stays
     non-dominated among themselves", and a --recheck 0 tune named a best without a word."""
     from analyser.experiments import tune
-    from analyser.experiments.tune_report import summary_sentences
+    from analyser.experiments.tune_report import summary_record
     res = _hand_built(3)
     res.recheck = res.recheck.head(1)
     res.best, res.verifying = tune.front_after_recheck([0, 1, 2], res.recheck, res.targets)
-    said = summary_sentences(res)
-    assert ("The re-check replayed trial 0 of the front on 40 fresh games; with one trial there is nothing to "
-            "dominate it, so the front stands (trials 1 and 2 of the front, not replayed, stay on it).") in said
+    r = summary_record(res).recheck
+    assert (r.kind, r.replayed, r.trial, r.dropped, r.unplayed) == ("front", 1, 0, [], [1, 2])
     res = _hand_built(3)
     res.recheck, res.best, res.recheck_asked = res.recheck.head(0), [0, 1, 2], 0
-    assert ("The re-check was left out (--recheck 0): the best is the search's, on its games alone, so a lead won "
-            "on noise is not caught.") in summary_sentences(res)
+    r = summary_record(res).recheck
+    assert r.left_out and (r.kind, r.replayed) == ("", 0)
 
 
 def test_a_tune_of_an_older_format_is_one_line_and_exit_2(runner, tmp_path):

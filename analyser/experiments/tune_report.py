@@ -4,6 +4,7 @@ the Pareto front, parameter importances, the plain-language summary, ``trials.cs
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, objective_targets
 from analyser.experiments import tune_study
 from analyser.engine.registry import get_game
-from analyser.text import fixed, names_list, number, pct, plural, yes_no
+from analyser.text import estimate, phrase, sentences, yes_no
 
 
 # --------------------------------------------------------------------------------------------
@@ -32,12 +33,9 @@ FRONT_LINES = 8
 def _fmt(v, lo=None, hi=None, d: int | None = None) -> str:
     """``v (lo to hi)`` with the decimals the interval's half-width calls for, or ``d`` (one
     count for a table's column, so the column reads alike)."""
-    if v is None or v != v:
-        return "-"
-    if lo is None or lo != lo:
-        return number(v)
-    d = analysis.decimals((hi - lo) / 2) if d is None else d
-    return f"{fixed(v, d)} ({fixed(lo, d)} to {fixed(hi, d)})"
+    if d is None and lo is not None and lo == lo and v is not None and v == v:
+        d = analysis.decimals((hi - lo) / 2)
+    return estimate(v, lo, hi, d)
 
 
 def _cell(value, rule: bool = False):
@@ -56,10 +54,6 @@ def _places(df: pd.DataFrame, targets) -> dict:
         return {tg.name: 1 for tg in targets}
     return {tg.name: analysis.decimals(((df[tg.name + ".high"] - df[tg.name + ".low"]) / 2).to_numpy(dtype=float))
             for tg in targets}
-
-
-def _ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def _target_label(t: Target) -> str:
@@ -209,143 +203,172 @@ def pruned_games(trials: pd.DataFrame) -> list[tuple[int, int]]:
     return [(int(k), int(g)) for k, g in zip(cut["trial"], cut["games"])]
 
 
+@dataclass
+class TrialFigures:
+    """One trial as a summary line names it: its number, its searched settings (``c=v, ...``) and
+    each target's figure with its 95% interval (``(name, value, low, high, decimals)``)."""
+
+    trial: int
+    settings: str
+    figures: list
+    feasible: bool = True
+
+
+@dataclass
+class FlatTarget:
+    """A target that tells no trial from another: ``kind`` ``undefined`` (in every finished trial,
+    ``why``), ``same`` (one ``value`` with its ``unit`` in all of them) or ``some`` (undefined in
+    ``undefined`` of the ``finished`` trials)."""
+
+    name: str
+    kind: str
+    why: str = ""
+    value: float = 0.0
+    unit: str = ""
+    undefined: int = 0
+    finished: int = 0
+
+
+@dataclass
+class Recheck:
+    """What the re-check did, for the summary.  ``kind``: ``""`` (none played), ``one`` (one trial,
+    nothing to rank), ``flat`` (the objective is the same everywhere), ``ranked`` (one objective or
+    ranges), ``front`` (several objectives); ``asked``/``replayed``/``games``: the trials asked
+    for, replayed, and the fresh games each; ``winner``/``best``: the search's winner and the
+    re-check's best (``winner_rank``: where the winner comes there); ``tied``: the trials tied for
+    first (``level_too``: tied on the search as well), ``on``: what they tie on; ``objective``,
+    ``runner_up`` and ``overlap`` (None when not compared): the first objective's interval against
+    the runner-up's; ``kept``/``dropped``/``front``/``unplayed``: the front's trials that stay
+    non-dominated, are dominated, make the front, were not replayed."""
+
+    kind: str = ""
+    asked: int = 0
+    replayed: int = 0
+    games: int = 0
+    several: bool = False
+    front_size: int = 0
+    left_out: bool = False
+    open: tuple = ()
+    trial: int = 0
+    winner: int = 0
+    winner_rank: int = 0
+    best: int = 0
+    tied: list = field(default_factory=list)
+    level_too: bool = False
+    on: str = ""
+    objective: str = ""
+    runner_up: int = 0
+    overlap: bool | None = None
+    kept: int = 0
+    dropped: list = field(default_factory=list)
+    front: list = field(default_factory=list)
+    unplayed: list = field(default_factory=list)
+
+
+@dataclass
+class TuneSummary:
+    """The record the plain-language summary of a tune is written from (``sentences/tune.j2``).
+    ``counts``: :func:`trial_counts`; ``pruned``: ``(trial, games played)``; ``visited``,
+    ``distinct``: trials and the distinct points they visited; ``best``: ``one`` (one best trial,
+    ``trials[0]``), ``tie`` (``tie`` trials tie on ``objective``), ``front`` (the Pareto front,
+    ``front_size`` trials, the first :data:`FRONT_LINES` in ``trials``) or ``""``;
+    ``importances``: ``(objective, parameter, share)``."""
+
+    counts: dict
+    games: int
+    trials_asked: object
+    exhaustive: bool
+    pruned: list
+    visited: int
+    distinct: int
+    flat: list
+    best: str
+    trials: list
+    tie: list
+    objective: str
+    front_size: int
+    recheck: Recheck
+    importances: list
+    note: str
+
+
 def summary_sentences(res: TuneResult) -> list[str]:
-    """The plain-language summary."""
-    out = []
+    """The plain-language summary: :func:`summary_record` written by ``sentences/tune.j2``."""
+    return sentences("tune.j2", s=summary_record(res), front_lines=FRONT_LINES)
+
+
+def summary_record(res: TuneResult) -> TuneSummary:
+    """The figures of the plain-language summary, read from a tune's result."""
     t = res.trials
     n = trial_counts(t["state"] if len(t) else [], res.config, t["trial"] if len(t) else [])
     exhaustive = bool(res.config.get("exhaustive"))
-    asked = n["asked"]
-    out.append(f"{n['finished']} of {asked} trials finished, each on the same {res.config.get('games_requested'):,} "
-               "games (same seeds), so differences between trials are not down to the deal.")
-    if n["pruned"]:
-        played = ", ".join(f"trial {k} after {g:,}" for k, g in pruned_games(t))
-        out.append(f"{n['pruned']} more {'was' if n['pruned'] == 1 else 'were'} pruned ({played} of its "
-                   f"{res.config.get('games_requested'):,} games): the median pruner stopped "
-                   f"{'it' if n['pruned'] == 1 else 'each of them'} early, because after part of its games its "
-                   "figure was worse than the median of the earlier trials at the same point. That is a cut on "
-                   "part of the games, which chance alone can make, not a measured difference (the figures in "
-                   "trials.csv are of the games played).")
-    if n["failed"]:
-        out.append(f"{n['failed']} more failed: the error column of trials.csv says why (say, a configuration "
-                   "the rules refuse).")
-    if exhaustive:
-        out.append(f"--trials {res.config.get('trials')} covers the whole grid of {asked} points, so the grid was "
-                   "played: every point once (an exhaustive search, Optuna's GridSampler).")
-    elif len(t):
-        repeats = t[t["same_as"] >= 0]
-        distinct = len(t) - len(repeats)
-        if len(repeats):
-            out.append(f"The {len(t)} trials visited {distinct} distinct points; the {len(repeats)} repeat"
-                       f"{'s were' if len(repeats) > 1 else ' was'} not played again: a repeat has the games and "
-                       "figures of its first visit (same_as in trials.csv).")
+    distinct = len(t) - int((t["same_as"] >= 0).sum()) if len(t) and not exhaustive else len(t)
     flat = _flat_targets(res)
-    out += [sentence for _, sentence in flat]
-    cols = [d.column for d in res.space.dims]
     objs = objective_targets(res.targets)
-    flat_objective = len(objs) == 1 and objs[0].name in dict(flat)
+    flat_objective = len(objs) == 1 and objs[0].name in _flat_names(flat)
     found = res.search_best or res.best
-    places = _places(t[t["state"] == "complete"] if len(t) else t, res.targets)
-    if len(found) == 1 and len(t) and not flat_objective:
-        b = t[t["trial"] == found[0]].iloc[0]
-        figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'], places[tg.name])}"
-                         for tg in res.targets)
-        out.append(f"Best trial on the search: {found[0]} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}.")
-        if not bool(b["feasible"]):
-            out.append("No trial met every range target; the best is the one closest to them.")
-    elif found and len(objs) == 1 and not flat_objective:
-        out.append(f"{len(found)} trials tie for the best {objs[0].name} on the search: "
-                   f"{', '.join(str(b) for b in found)}.")
-    elif found and len(objs) > 1:
-        out.append(f"The Pareto front on the search holds {plural(len(found), 'trial')}: none "
-                   "is better than another on every objective; choose among them by what matters most.")
-        for n in found[:FRONT_LINES]:
-            b = t[t["trial"] == n].iloc[0]
-            figs = "; ".join(f"{tg.name} {_fmt(b[tg.name], b[tg.name + '.low'], b[tg.name + '.high'], places[tg.name])}"
-                             for tg in res.targets)
-            out.append(f"  trial {n} ({', '.join(f'{c}={b[c]}' for c in cols)}): {figs}")
-        if len(found) > FRONT_LINES:
-            out.append(f"  ... and {len(found) - FRONT_LINES} more (trials.csv and the report list them all)")
-    rc = res.recheck
+    best = ("" if not found or flat_objective else "one" if len(found) == 1 and len(t) else
+            "tie" if len(objs) == 1 else "front" if len(objs) > 1 else "")
+    shown = found[:1] if best == "one" else found[:FRONT_LINES] if best == "front" else []
+    return TuneSummary(n, res.config.get("games_requested"), res.config.get("trials"), exhaustive,
+                       pruned_games(t) if n["pruned"] else [], len(t), distinct, flat, best,
+                       [_trial_figures(res, k) for k in shown], list(found), objs[0].name if objs else "",
+                       len(found), _recheck_record(res, found, flat_objective),
+                       [(name, next(iter(imp)), imp[next(iter(imp))]) for name, imp in (res.importances or {}).items()
+                        if imp],
+                       res.importance_note)
+
+
+def _trial_figures(res: TuneResult, trial: int) -> TrialFigures:
+    t = res.trials
+    complete = t[t["state"] == "complete"]
+    places = _places(complete, res.targets)
+    b = t[t["trial"] == trial].iloc[0]
+    return TrialFigures(trial, ", ".join(f"{d.column}={b[d.column]}" for d in res.space.dims),
+                        [(tg.name, b[tg.name], b[tg.name + ".low"], b[tg.name + ".high"], places[tg.name])
+                         for tg in res.targets], bool(b["feasible"]))
+
+
+def _recheck_record(res: TuneResult, found: list, flat_objective: bool) -> Recheck:
+    """The re-check's part of :class:`TuneSummary`."""
+    rc, objs = res.recheck, objective_targets(res.targets)
     asked = int(getattr(res, "recheck_asked", 0) or 0)
-    if len(rc) and asked > len(rc):
-        why = (f"the re-check replays trials of the Pareto front, and it holds {len(found)}" if len(objs) > 1 else
-               "the trials that finished, with their targets defined, at distinct points")
-        out.append(f"The re-check was asked for {asked} trials; {len(rc)} could be replayed ({why}).")
-    if not asked and res.best and res.status == "complete":
-        out.append("The re-check was left out (--recheck 0): the best is the search's, on its games alone, so a "
-                   "lead won on noise is not caught.")
-    open_ = tuple(getattr(res, "recheck_open", ()) or ())
-    if open_:
-        out.append(f"The re-check is not finished ({open_[0]} of {open_[1]} trials replayed in full): no trial is "
-                   "called best until it is; analyser resume finishes it.")
-    if len(rc) and "recheck_rank" in rc and len(rc) == 1:
-        win = rc.iloc[0]
-        out.append(f"The re-check replayed trial {int(win['trial'])} on {int(win['games']):,} fresh games: with one "
-                   "trial there is nothing to rank it against.")
-    elif len(rc) and "recheck_rank" in rc and flat_objective:
-        out.append(f"The re-check replayed {len(rc)} trials on {int(rc['games'].iloc[0]):,} fresh games each; the "
-                   "target is the same in every trial, so the re-check ranks nothing and no trial is called best.")
-    elif len(rc) and "recheck_rank" in rc:
-        win = rc[rc["search_rank"] == 1].iloc[0]
-        ranked = rc.sort_values("recheck_rank")
-        top = ranked.iloc[0]
-        g = int(win["games"])
-        on = objs[0].name if objs else "the distance outside the ranges"
-        tied = ranked[(ranked["violation"] == top["violation"]) & (ranked["score"] == top["score"])]
-        tied = tied["trial"].astype(int).tolist()
-        head = f"The re-check replayed the best {len(rc)} trials on {g:,} fresh games each: "
-        w, b = int(win["trial"]), int(top["trial"])
-        searched = t.set_index("trial")["score"] if len(t) else pd.Series(dtype=float)
-        level_too = len(tied) > 1 and len({searched.get(x) for x in tied}) == 1
-        higher = ("the lower-numbered of them (they tie on the search too)" if level_too else
-                  "the one of them ranked higher on the search")
-        if len(tied) > 1 and b == w:
-            out.append(head + f"trials {names_list(tied)} tie on {on} there, so the re-check does not separate them; "
-                       f"the best configuration stays the search's winner (trial {w}), {higher}.")
-        elif len(tied) > 1:
-            out.append(head + f"the search's winner (trial {w}) does NOT still win (it comes "
-                       f"{_ordinal(int(win['recheck_rank']))} there); trials {names_list(tied)} tie for first on {on}, "
-                       f"so the best configuration is trial {b}, {higher}.")
-        elif b == w:
-            out.append(head + f"the winner (trial {w}) still wins.")
-        else:
-            out.append(head + f"the search's winner (trial {w}) does NOT still win; trial {b} is best "
-                       f"there, so the search's lead was noise; the best configuration is the re-check's winner, trial {b}.")
-        if objs and len(rc) > 1:
-            tg = objs[0]
-            second = ranked.iloc[1]
-            overlap = not (top[tg.name + ".low"] > second[tg.name + ".high"] or top[tg.name + ".high"] < second[tg.name + ".low"])
-            out.append(f"On the re-check, trial {b}'s {tg.name} interval {'overlaps' if overlap else 'does not overlap'} "
-                       f"the runner-up's (trial {int(second['trial'])})"
-                       + (": the two cannot be told apart at this many games." if overlap else "."))
-    elif len(rc) and "on_front" in rc:
-        kept = int(rc["on_front"].sum())
-        text = (f"The re-check replayed {len(rc)} trials of the front on {int(rc['games'].iloc[0]):,} fresh games "
-                f"each; {kept} of them {'stays' if kept == 1 else 'stay'} non-dominated among themselves"
-                if len(rc) > 1 else
-                f"The re-check replayed trial {int(rc['trial'].iloc[0])} of the front on {int(rc['games'].iloc[0]):,} "
-                "fresh games; with one trial there is nothing to dominate it")
-        dropped = [int(x) for x in rc.loc[~rc["on_front"].astype(bool), "trial"]]
-        unplayed = [n for n in found if n not in set(rc["trial"].astype(int))]
-        if dropped:
-            text += (f"; trial{'s' if len(dropped) > 1 else ''} {names_list(dropped)} {'are' if len(dropped) > 1 else 'is'} "
-                     "dominated there, so the front is trial" + ("s " if len(res.best) != 1 else " ")
-                     + names_list(res.best))
-        else:
-            text += ", so the front stands"
-        if unplayed:
-            text += (f" (trial{'s' if len(unplayed) > 1 else ''} {names_list(unplayed)} of the front, not replayed, "
-                     f"{'stay' if len(unplayed) > 1 else 'stays'} on it)")
-        out.append(text + ".")
-    for name, imp in (res.importances or {}).items():
-        if imp:
-            k = next(iter(imp))
-            out.append(f"The parameter that mattered most for {name}: {k} ({pct(imp[k], 0)} of the explained "
-                       "variation, PED-ANOVA).")
-    if res.importance_note:
-        out.append(res.importance_note[0].upper() + res.importance_note[1:] + ".")
+    out = Recheck(asked=asked, replayed=len(rc), several=len(objs) > 1, front_size=len(found),
+                  left_out=not asked and bool(res.best) and res.status == "complete",
+                  open=tuple(getattr(res, "recheck_open", ()) or ()))
+    if not len(rc):
+        return out
+    out.games, out.trial = int(rc["games"].iloc[0]), int(rc["trial"].iloc[0])
+    if "recheck_rank" in rc:
+        out.kind = "one" if len(rc) == 1 else "flat" if flat_objective else "ranked"
+        if out.kind == "ranked":
+            _ranked(res, out)
+    elif "on_front" in rc:
+        out.kind = "front"
+        out.kept = int(rc["on_front"].sum())
+        out.dropped = [int(x) for x in rc.loc[~rc["on_front"].astype(bool), "trial"]]
+        out.front = list(res.best)
+        out.unplayed = [k for k in found if k not in set(rc["trial"].astype(int))]
     return out
+
+
+def _ranked(res: TuneResult, out: Recheck) -> None:
+    """Fill in a ranked re-check: the search's winner, the re-check's best, the trials tied for first
+    and the first objective's interval against the runner-up's."""
+    rc, t, objs = res.recheck, res.trials, objective_targets(res.targets)
+    win = rc[rc["search_rank"] == 1].iloc[0]
+    ranked = rc.sort_values("recheck_rank")
+    top = ranked.iloc[0]
+    tied = ranked[(ranked["violation"] == top["violation"]) & (ranked["score"] == top["score"])]
+    out.tied = tied["trial"].astype(int).tolist()
+    searched = t.set_index("trial")["score"] if len(t) else pd.Series(dtype=float)
+    out.level_too = len(out.tied) > 1 and len({searched.get(x) for x in out.tied}) == 1
+    out.games, out.winner, out.best = int(win["games"]), int(win["trial"]), int(top["trial"])
+    out.winner_rank, out.on = int(win["recheck_rank"]), objs[0].name if objs else "the distance outside the ranges"
+    if objs and len(rc) > 1:
+        name, second = objs[0].name, ranked.iloc[1]
+        out.objective, out.runner_up = name, int(second["trial"])
+        out.overlap = not (top[name + ".low"] > second[name + ".high"] or top[name + ".high"] < second[name + ".low"])
 
 
 #: Why a target's figure can be undefined in a trial, by target.
@@ -356,64 +379,62 @@ _UNDEFINED_WHY = {
 }
 
 
-def _flat_targets(res: TuneResult) -> list[tuple[str, str]]:
-    """(target name, sentence) for each target that is undefined in every finished trial, takes
-    one value in all of them, or is undefined in some."""
+def _flat_names(flat: list[FlatTarget]) -> set:
+    """The targets that are undefined in every finished trial or take one value in all of them."""
+    return {f.name for f in flat if f.kind != "some"}
+
+
+def _flat_targets(res: TuneResult) -> list[FlatTarget]:
+    """Each target that is undefined in every finished trial, takes one value in all of them, or
+    is undefined in some."""
     t = res.trials
-    if not len(t):
-        return []
-    done = t[t["state"] == "complete"]
+    done = t[t["state"] == "complete"] if len(t) else t
     out = []
-    for tg in res.targets:
-        if not len(done):
-            break
+    for tg in res.targets if len(done) else []:
         v = done[tg.name].to_numpy(dtype=float)
         ok = np.isfinite(v)
         if not ok.any():
             why = _UNDEFINED_WHY.get(tg.kind, "its games give it no finite figure")
-            out.append((tg.name, f"The target {tg.name} is undefined in every trial ({why}), so no configuration "
-                                 "is better than another on it."))
+            out.append(FlatTarget(tg.name, "undefined", why=why))
         elif ok.all() and len(done) > 1 and np.ptp(v) == 0:
-            unit = _target_label(tg)[len(tg.name):].replace(" %", "%")
-            out.append((tg.name, f"The target {tg.name} is {v[0]:g}{unit} in every trial, so no configuration is "
-                                 "better than another on it."))
+            out.append(FlatTarget(tg.name, "same", value=float(v[0]),
+                                  unit=_target_label(tg)[len(tg.name):].replace(" %", "%")))
         elif not ok.all():
-            out.append(("", f"The target {tg.name} is undefined in {int((~ok).sum())} of {len(done)} finished trials "
-                            "(marked in the undefined column of trials.csv); those are never called best."))
+            out.append(FlatTarget(tg.name, "some", undefined=int((~ok).sum()), finished=len(done)))
     return out
 
 
 def _no_best_why(res: TuneResult) -> str:
-    """Why no trial is called best (when ``res.best`` is empty), as a clause."""
-    if getattr(res, "recheck_open", ()):
-        return "the re-check is not finished (analyser resume finishes it)"
+    """Why no trial is called best (when ``res.best`` is empty), as a clause (``tune_notes.j2``)."""
     objs = objective_targets(res.targets)
-    flat = dict(_flat_targets(res))
-    if len(objs) == 1 and objs[0].name in flat:
-        t = res.trials
-        done = t[t["state"] == "complete"]
-        if len(done) and not np.isfinite(done[objs[0].name].to_numpy(dtype=float)).any():
-            return f"the target {objs[0].name} is undefined in every trial"
-        return f"the target {objs[0].name} is the same in every trial"
-    return "none finished with every target defined"
+    r = {"open": bool(getattr(res, "recheck_open", ())), "target": "", "undefined": False}
+    if len(objs) == 1 and objs[0].name in _flat_names(_flat_targets(res)):
+        done = res.trials[res.trials["state"] == "complete"]
+        r.update(target=objs[0].name,
+                 undefined=bool(len(done)) and not np.isfinite(done[objs[0].name].to_numpy(dtype=float)).any())
+    return phrase("tune_notes.j2", "no_best_why", r)
 
 
 def _moved(res: TuneResult) -> str:
-    """What the best configuration's note says when the re-check moved it off the search's winner."""
-    if len(res.recheck) and "on_front" in res.recheck:
-        gone = [n for n in res.search_best if n not in set(res.best)]
-        if not gone:
-            return ""
-        many = len(gone) > 1
-        return (f"Trial{'s' if many else ''} {names_list(gone)} of the search's front {'are' if many else 'is'} dominated "
-                f"on the re-check and left off it. ")
-    if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(res.recheck):
-        return ""
+    """What the best configuration's note says when the re-check moved it off the search's winner
+    (``tune_notes.j2``), with a space after it; "" when it did not."""
+    r = _moved_record(res)
+    return phrase("tune_notes.j2", "moved", r) + " " if r else ""
+
+
+def _moved_record(res: TuneResult) -> dict | None:
+    """The trials of the search's front the re-check left off it (``gone``), or the re-check's winner
+    (``best``) that is not the search's (``winner``, which comes ``rank``-th there, None when not
+    ranked); None when the re-check moved nothing."""
     rc = res.recheck
+    if len(rc) and "on_front" in rc:
+        gone = [n for n in res.search_best if n not in set(res.best)]
+        return {"gone": gone} if gone else None
+    if len(res.best) != 1 or len(res.search_best) != 1 or res.best == res.search_best or not len(rc):
+        return None
     w = rc[rc["trial"] == res.search_best[0]]
-    where = f" (it comes {_ordinal(int(w['recheck_rank'].iloc[0]))} there)" if len(w) and "recheck_rank" in rc else ""
-    return (f"Trial {res.best[0]} is the re-check's winner; the search's winner, trial {res.search_best[0]}, does "
-            f"not still win{where}. ")
+    return {"gone": [], "best": res.best[0], "winner": res.search_best[0],
+            "rank": int(w["recheck_rank"].iloc[0]) if len(w) and "recheck_rank" in rc else None}
 
 
 def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:

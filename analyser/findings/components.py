@@ -4,9 +4,12 @@ the command that tests a fix), and their terminal lines."""
 
 from __future__ import annotations
 
-from analyser.stats.components import CONFIRM_MIN_PP, Q
 import shlex
-from analyser.text import fixed, pct, signed
+
+import pandas as pd
+
+from analyser.stats.components import CONFIRM_MIN_PP, Q
+from analyser.text import phrase
 
 # --------------------------------------------------------------------------------------------
 
@@ -99,104 +102,87 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     intervention of :mod:`analyser.experiments.confirm`); a confirmed component is "clear" and its
     evidence is the paired figure, a component the intervention does not confirm stays
     "possible" and says so.  With no component passing the correction, one "none found" that
-    names the strongest.  ``[]`` without estimates."""
-    import pandas as pd
-
+    names the strongest.  ``[]`` without estimates.  The words are ``sentences/components.j2``
+    reading :func:`component_record`."""
     if est is None or not len(est):
         return []
-    catalog = catalog or {}
-    confirmations = confirmations or {}
+    catalog, confirmations = catalog or {}, confirmations or {}
     acts = est.attrs.get("wording") or {}  # measured where it acts (rate_estimate), not per seat-game
     scored = est[est["p"].notna()]
-    n = len(scored)
-    threshold = (f"an association is listed when the Benjamini-Hochberg q over the title's {n} components with an "
-                 f"estimate (of the effect against the peer group, where the title declares one) is at most {Q:g}; "
-                 f"it is possible until an intervention confirms it: clear when the "
-                 "paired 95% interval of the change in the holder's win rate, with the component replaced, excludes 0 "
-                 f"on the side the association predicts and the change is at least {CONFIRM_MIN_PP:g} pp")
+    threshold = phrase("components.j2", "threshold", len(scored), Q, CONFIRM_MIN_PP)
     ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules,
            "seed": seed}
-
-    def name(r):
-        return f"{r.component} ({r.what})" if r.what else str(r.component)
-
-    def peered(r) -> bool:
-        return pd.notna(getattr(r, "vs_peers", float("nan")))
-
-    def evidence(r):
-        q = f"q {'< 0.001' if r.q < 0.001 else f'= {fixed(r.q, 3)}'}"
-        if acts:
-            lead = f"{signed(r.vs_peers)} pp against its {int(r.peers)} peers, " if peered(r) else ""
-            return {"figure": lead + acts["figure"].format(effect=r.effect, with_=r.win_with * 100,
-                                                           without=r.win_without * 100, uses=int(r.holders), q=q),
-                    "interval": (f"{signed(r.vs_peers_low)} to {signed(r.vs_peers_high)} pp" if peered(r)
-                                 else f"{signed(r.effect_low)} to {signed(r.effect_high)} pp")}
-        if peered(r):
-            return {"figure": f"{signed(r.vs_peers)} pp against its {int(r.peers)} peers ({signed(r.effect)} pp against "
-                              f"none, {signed(r.effect_low)} to {signed(r.effect_high)}); win rate {pct(r.win_with)} "
-                              f"with it; held by {pct(r.share)} of seat-games; {q}",
-                    "interval": f"{signed(r.vs_peers_low)} to {signed(r.vs_peers_high)} pp"}
-        return {"figure": f"{signed(r.effect)} pp; win rate {pct(r.win_with)} with it, {pct(r.win_without)} "
-                          f"without; held by {pct(r.share)} of seat-games; {q}",
-                "interval": f"{signed(r.effect_low)} to {signed(r.effect_high)} pp"}
-
-    def association(r):
-        more = "more" if r.effect > 0 else "less"
-        if acts:
-            text = acts["sentence"].format(name=name(r), size=abs(r.effect), more=more)
-        else:
-            text = (f"{name(r)}: a seat that has it wins {fixed(abs(r.effect), 1)} pp {more} often than the same strategy "
-                    f"in the same seat without it")
-        if peered(r):
-            unit = (catalog.get(str(r.component)) or {}).get("cost_unit", "")
-            cost = (f", {signed(r.per_cost)} pp per {unit or 'unit of cost'}"
-                    if pd.notna(getattr(r, "per_cost", float("nan"))) else "")
-            text += (f", {signed(r.vs_peers)} pp against its peers (the mean of the {int(r.peers)} other "
-                     f"{r.peer_group}{cost})")
-        return text
-
-    out = []
     listed = scored[scored["clear"]]
+    out = []
     for r in listed.head(FINDINGS_MAX).itertuples():
-        c = confirmations.get(str(r.component))
-        item = {"topic": "component", "component": r.component, "evidence": evidence(r), "threshold": threshold,
-                "next": next_command(r.component, catalog.get(r.component, {}), **ctx,
-                                     replacement=(replacements or {}).get(str(r.component)))}
-        amount = "" if c is None else (f"{signed(c['change'])} pp" if isinstance(c.get("change"), (int, float)) else c.get("figure", ""))
-        if c is None:
-            item.update(strength="possible",
-                        sentence=f"Possibly {association(r)} - an association, not yet confirmed by an "
-                                 f"intervention.")
-        elif c.get("tested") is False:
-            item.update(strength="possible",
-                        sentence=f"Possibly {association(r)} - an association; no intervention was played for it: "
-                                 f"{c.get('why') or 'the title offers none'}.")
-        elif c.get("confirmed"):
-            item.update(strength="clear", evidence={"figure": c["figure"], "interval": c["interval"]},
-                        next=c.get("command") or item["next"],
-                        sentence=f"Confirmed: {association(r)}, and replacing it changes its holders' win rate by "
-                                 f"{amount} (95% CI {c['interval']}) over the same games{'; ' + c['gap'] if c.get('gap') else ''}.")
-        else:
-            item.update(strength="possible", next=c.get("command") or item["next"],
-                        sentence=f"Not confirmed: {association(r)}, but replacing it changes its holders' win rate "
-                                 f"by {amount} (95% CI {c['interval']}) over the same games, not clearly against "
-                                 f"the association{'; ' + c['gap'] if c.get('gap') else ''}.")
-        out.append(item)
+        rec = component_record(r, catalog, acts)
+        nxt = next_command(r.component, catalog.get(r.component, {}), **ctx,
+                           replacement=(replacements or {}).get(str(r.component)))
+        out.append(_listed(rec, confirmations.get(str(r.component)), threshold, nxt))
     if len(listed):
         return out
-    if not n:
+    if not len(scored):
         return [{"topic": "component", "component": "", "strength": "none found",
                  "evidence": {"figure": "no component has an estimate", "interval": "-"}, "threshold": threshold,
-                 "sentence": "No component could be compared: each is held by every seat or by none (see the "
-                             "reasons in the table).", "next": ""}]
+                 "sentence": phrase("components.j2", "none_compared"), "next": ""}]
+    return [_strongest(scored, catalog, acts, threshold)]
+
+
+def component_record(r, catalog: dict, acts: dict) -> dict:
+    """A component's figures for its sentence and evidence: its ``name`` (with what it is), the
+    ``effect`` on winning against none with its interval, the win rates ``with``/``without`` it,
+    the ``share`` of seat-games that hold it, its ``q``; ``peered``: the effect against its peers
+    (``vs_peers`` with its interval, ``peers``, ``peer_group``, ``per_cost`` per ``cost_unit``,
+    None where not read).  Where the title words its components as they act (``acts``, the
+    estimate's ``wording``: format strings of the title's data), ``acts_sentence`` and
+    ``acts_figure`` are those, filled in; else None."""
+    peered = pd.notna(getattr(r, "vs_peers", float("nan")))
+    per_cost = getattr(r, "per_cost", float("nan"))
+    rec = {"component": r.component, "name": f"{r.component} ({r.what})" if r.what else str(r.component),
+           "effect": r.effect, "effect_low": r.effect_low, "effect_high": r.effect_high, "with": r.win_with,
+           "without": r.win_without, "share": r.share, "q": r.q, "peered": peered,
+           "acts_sentence": None, "acts_figure": None, "verb_none": acts.get("verb_none") if acts else None}
+    if peered:
+        rec.update(vs_peers=r.vs_peers, vs_peers_low=r.vs_peers_low, vs_peers_high=r.vs_peers_high, peers=int(r.peers),
+                   peer_group=r.peer_group, per_cost=per_cost if pd.notna(per_cost) else None,
+                   cost_unit=(catalog.get(str(r.component)) or {}).get("cost_unit", ""))
+    if acts:
+        rec["acts_sentence"] = acts["sentence"].format(name=rec["name"], size=abs(r.effect),
+                                                       more="more" if r.effect > 0 else "less")
+        rec["acts_figure"] = acts["figure"].format(effect=r.effect, with_=r.win_with * 100,
+                                                   without=r.win_without * 100, uses=int(r.holders),
+                                                   q=phrase("components.j2", "q_text", r.q))
+    return rec
+
+
+def _evidence(rec: dict) -> dict:
+    return {"figure": phrase("components.j2", "figure", rec), "interval": phrase("components.j2", "interval", rec)}
+
+
+def _listed(rec: dict, c: dict | None, threshold: str, nxt: str) -> dict:
+    """The finding of a component that passes the correction, with its intervention ``c`` (None:
+    not played)."""
+    item = {"topic": "component", "component": rec["component"], "evidence": _evidence(rec), "threshold": threshold,
+            "next": nxt,
+            "strength": "clear" if c and c.get("tested") is not False and c.get("confirmed") else "possible"}
+    if c is not None and c.get("tested") is not False:
+        item["next"] = c.get("command") or nxt
+        if c.get("confirmed"):
+            item["evidence"] = {"figure": c["figure"], "interval": c["interval"]}
+    change = (c or {}).get("change")
+    item["sentence"] = phrase("components.j2", "listed", rec, c,
+                              change if isinstance(change, (int, float)) else None)
+    return item
+
+
+def _strongest(scored, catalog: dict, acts: dict, threshold: str) -> dict:
+    """The "none found" finding: the strongest association (against its peers where tested so)."""
     tested = scored["vs_peers_p"].where(scored["vs_peers_p"].notna(), scored["p"]) if "vs_peers_p" in scored \
         else scored["p"]
     r = next(scored.loc[[tested.sort_values(kind="stable").index[0]]].itertuples())
-    against = " against its peers" if peered(r) else ""
-    return [{"topic": "component", "component": r.component, "strength": "none found", "evidence": evidence(r),
-             "threshold": threshold,
-             "sentence": f"No component {acts['verb_none'] if acts else 'goes with winning'} after the correction over {n} components: the "
-                         f"strongest association{against}, {name(r)}, has q = {fixed(r.q, 2)}.", "next": ""}]
+    rec = component_record(r, catalog, acts)
+    return {"topic": "component", "component": r.component, "strength": "none found", "evidence": _evidence(rec),
+            "threshold": threshold, "sentence": phrase("components.j2", "strongest", rec, len(scored)), "next": ""}
 
 
 def finding_lines(items: list[dict]) -> list[str]:

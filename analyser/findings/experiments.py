@@ -10,9 +10,9 @@ import numpy as np
 
 from analyser.stats import analysis, metagame, seats as seatmod
 from analyser.stats.analysis import figure_unit
-from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct, pct_ci, with_ci
+from analyser.findings.base import ALPHA, Finding, Findings, LeftOut, gather, pct_ci
 from analyser.findings.run import ahead_of_all, never_wins_rows
-from analyser.text import fixed, plural, signed
+from analyser.text import phrase
 
 # --------------------------------------------------------------------------------------------
 # Experiments
@@ -37,45 +37,32 @@ def _cell_name(row, dims: list[str]) -> str:
 
 
 def _best_cell(focus, dims: list[str], focus_label: str) -> list:
+    """The best cell of a sweep and the cells that cannot be told apart from it (``sentences/
+    experiments.j2``, ``best_cell``)."""
     topic = "best cell"
     if len(focus) < 2:
         return [LeftOut(topic, "the sweep has one cell")]
     if bool(focus["fixed"].all()):
         return [LeftOut(topic, "the focus strategy fills every seat, so its win rate is 1/players in every cell "
                                "by construction; the seat balance is the figure that moves")]
-    best = focus.iloc[0]
-    others = focus.iloc[1:]
+    best, others = focus.iloc[0], focus.iloc[1:]
     tied = others[others["tied_with_best"].astype(bool)]
-    apart = others[~others["tied_with_best"].astype(bool)]
-    threshold = ("clear when every other cell's win rate is below the best's by a paired 95% interval (by game) "
-                 "that excludes 0; possible when some cells cannot be told apart from the best; none found when no "
-                 "cell can")
-    name = _cell_name(best, dims)
-    figure = f"best cell {name}: {focus_label} win rate {pct(best['win_rate'], best['win_low'], best['win_high'])}"
-    iv = pct_ci(best["win_low"], best["win_high"])
-    head = f"The best cell is {name}: {focus_label} wins {with_ci(best['win_rate'], best['win_low'], best['win_high'])}"
-    if not len(tied):
-        second = others.iloc[0]
-        d = analysis.decimals((second["diff_high"] - second["diff_low"]) * 50)
-        sentence = (f"{head}, ahead of every other cell; the runner-up, {_cell_name(second, dims)}, is "
-                    f"{fixed(-100 * second['diff'], d)} pp behind (paired 95% CI {fixed(-100 * second['diff_high'], d)} to "
-                    f"{fixed(-100 * second['diff_low'], d)} pp).")
-        return [Finding(topic, sentence, "clear", figure, iv, threshold)]
-    listed = "; ".join(_cell_name(r, dims) for _, r in tied.head(8).iterrows())
-    more = f" and {len(tied) - 8} more" if len(tied) > 8 else ""
-    if len(apart):
-        sentence = (f"{head}; {plural(len(tied), 'other cell')} cannot be told apart from it "
-                    f"(paired 95% interval of the difference includes 0): {listed}{more}.")
-        return [Finding(topic, sentence, "possible", figure, iv, threshold)]
-    return [Finding(topic, f"No cell stands out: every cell's win rate for {focus_label} is within the paired 95% "
-                           f"interval of the best, {name} "
-                           f"({pct(best['win_rate'], best['win_low'], best['win_high'])}).",
-                    "none found", figure, iv, threshold)]
+    second = others.iloc[0]
+    r = {"name": _cell_name(best, dims), "label": focus_label, "rate": best["win_rate"], "low": best["win_low"],
+         "high": best["win_high"], "tied": [_cell_name(x, dims) for _, x in tied.iterrows()],
+         "apart": int((~others["tied_with_best"].astype(bool)).sum()), "runner": _cell_name(second, dims),
+         "behind": (-100 * second["diff"], -100 * second["diff_high"], -100 * second["diff_low"]),
+         "places": analysis.decimals((second["diff_high"] - second["diff_low"]) * 50)}
+    r["strength"] = "clear" if not r["tied"] else "possible" if r["apart"] else "none found"
+    return [Finding(topic, phrase("experiments.j2", "best_cell", r), r["strength"],
+                    phrase("experiments.j2", "best_cell_figure", r), pct_ci(r["low"], r["high"]),
+                    phrase("experiments.j2", "best_cell_threshold"))]
 
 
 def _seat_cells(focus, dims: list[str], results) -> list:
     """Do the cells' values change the seat balance?  The chi-square test of homogeneity of the
-    wins per seat across cells (cells x seats), with the most and least even cells named."""
+    wins per seat across cells (cells x seats), with the most and least even cells named
+    (``sentences/experiments.j2``, ``seat_cells``)."""
     from scipy import stats
 
     topic = "seat balance across cells"
@@ -88,26 +75,17 @@ def _seat_cells(focus, dims: list[str], results) -> list:
     if keep.sum() < 2:
         return [LeftOut(topic, "only one seat ever won")]
     p = float(stats.chi2_contingency(wins[:, keep] + 0.0, correction=False).pvalue)
-    threshold = (f"clear when the chi-square test of homogeneity of the wins per seat across the cells gives "
-                 f"p < {ALPHA:g} (the cells share game seeds, which makes the test conservative); the cells "
-                 "named are the most and the least even by their own chi-square test of equal seats")
     even = focus.sort_values("seat_p", ascending=False, kind="stable").iloc[0]
     uneven = focus.sort_values("seat_p", ascending=True, kind="stable").iloc[0]
 
-    def seats_of(r) -> str:
-        return ", ".join(f"seat {c[4:-4]} {pct(r[c], 0, 0.02)}" for c in seat_cols)
+    def cell(row) -> dict:
+        return {"name": _cell_name(row, dims), "p": row["seat_p"], "seats": [(c[4:-4], row[c]) for c in seat_cols]}
 
-    figure = (f"most even: {_cell_name(even, dims)} ({seats_of(even)}; {analysis.p_text(even['seat_p'])}); least even: "
-              f"{_cell_name(uneven, dims)} ({seats_of(uneven)}; {analysis.p_text(uneven['seat_p'])})")
-    if p < ALPHA and even["cell"] != uneven["cell"]:
-        sentence = (f"The values change the seat balance (chi-square test of homogeneity across the cells, "
-                    f"{analysis.p_text(p)}): at {_cell_name(uneven, dims)} the seats are least even "
-                    f"({seats_of(uneven)}; {analysis.p_text(uneven['seat_p'])}), at {_cell_name(even, dims)} most "
-                    f"even ({seats_of(even)}; {analysis.p_text(even['seat_p'])}).")
-        return [Finding(topic, sentence, "clear", figure, "-", threshold, None, {"homogeneity_p": p})]
-    return [Finding(topic, f"The values do not change the seat balance detectably (chi-square test of homogeneity "
-                           f"across the cells, {analysis.p_text(p)}).", "none found", figure, "-", threshold, None,
-                    {"homogeneity_p": p})]
+    r = {"p": p, "alpha": ALPHA, "even": cell(even), "uneven": cell(uneven),
+         "strength": "clear" if p < ALPHA and even["cell"] != uneven["cell"] else "none found"}
+    return [Finding(topic, phrase("experiments.j2", "seat_cells", r), r["strength"],
+                    phrase("experiments.j2", "seat_cells_figure", r), "-",
+                    phrase("experiments.j2", "seat_cells_threshold", r), None, {"homogeneity_p": p})]
 
 
 def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict | None = None) -> Findings:
@@ -226,33 +204,17 @@ def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns"
 
 def _difference(r, unit: str, scale: float, strength: str, group: str, threshold: str, n_clear: int,
                 n_group: int = 0) -> Finding:
-    """One difference of the comparison table as a sentence in its units."""
+    """One difference of the comparison table as a sentence in its units (``sentences/experiments.j2``,
+    ``difference``)."""
     pp = unit == "percentage points"
-    d = analysis.decimals((r["high"] - r["low"]) * scale / 2, default=1 if pp else 2)
-    u = " pp" if pp else (f" {unit}" if unit else "")
     what = str(r["figure"])
-
-    def side(v):
-        return f"{fixed(scale * v, d)}{'%' if pp else ''}"
-
-    up = r["diff"] > 0
-    size = fixed(abs(scale * r['diff']), d)
-    if what.startswith("win rate: ") or what.startswith("mean score: "):
-        kind, _, name = what.partition(": ")
-        head = f"{name}'s {kind} is {size}{u} {'higher' if up else 'lower'}"
-    elif what == "game length":
-        head = f"Games last {size}{u} {'longer' if up else 'shorter'}"
-    elif what == "lead changes per game":
-        head = f"Games have {size} {'more' if up else 'fewer'} lead changes"
-    else:
-        head = f"The {what} is {size}{u} {'higher' if up else 'lower'}"
-    diff = f"{signed(scale * r['diff'], d)}{u}"
-    iv = f"{signed(scale * r['low'], d)} to {signed(scale * r['high'], d)}{u}"
-    among = f"the largest {'clear ' if strength == 'clear' else ''}difference in {group}"
-    if n_clear > 1:
-        among += f"; {n_clear} of the {n_group} differ clearly"
-    hedge = "" if strength == "clear" else ", possibly,"
-    sentence = (f"{head}{hedge} in A than in B: {side(r['a'])} against {side(r['b'])} (95% CI of "
-                f"A - B {iv}; Holm-adjusted {analysis.p_text(r['p_holm'])}; {among}).")
-    return Finding("largest difference", sentence, strength, f"{what}: A - B = {diff}", iv, threshold, None,
+    kind, _, name = what.partition(": ")
+    rec = {"what": what, "kind": kind if what.startswith(("win rate: ", "mean score: ")) else what, "name": name,
+           "pp": pp, "unit": " pp" if pp else (f" {unit}" if unit else ""), "group": group, "strength": strength,
+           "places": analysis.decimals((r["high"] - r["low"]) * scale / 2, default=1 if pp else 2),
+           "diff": scale * r["diff"], "low": scale * r["low"], "high": scale * r["high"], "a": scale * r["a"],
+           "b": scale * r["b"], "p_holm": r["p_holm"], "clear": n_clear, "compared": n_group}
+    iv = phrase("experiments.j2", "difference_interval", rec)
+    return Finding("largest difference", phrase("experiments.j2", "difference", rec), strength,
+                   phrase("experiments.j2", "difference_figure", rec), iv, threshold, None,
                    {"compared": what, "group": group})

@@ -14,8 +14,8 @@ from analyser.engine.runner import game_seed, lineup
 from analyser.stats import analysis, seats as seatmod
 from analyser.findings.base import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
                                     TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, all_finite, command,
-                                    gather, pct, pct_ci, share_text, with_ci)
-from analyser.text import fixed, number
+                                    gather, pct, pct_ci)
+from analyser.text import number, phrase
 
 # --------------------------------------------------------------------------------------------
 # A run report: the context and the registry of checks
@@ -112,51 +112,16 @@ def ahead_of_all(topic: str, rows: list[tuple[str, float, float, float]], *, wha
     """Is the first of ``rows`` (name, value, low, high) by value ahead of every other?  ``unit``
     "%": values are proportions shown in %; else plain numbers (a rating).  Clear when its
     interval lies wholly above every other's; possible when its lower end lies above every
-    other's value; none found otherwise.  ``gloss``: what the figure is, said once."""
+    other's value; none found otherwise.  ``gloss``: what the figure is, said once.  The words
+    are ``sentences/run.j2`` (``ahead``) reading the record."""
     rows = sorted(rows, key=lambda r: -r[1])
     (name, v, lo, hi), rest = rows[0], rows[1:]
-    second = rest[0]
-
-    def value(x, a, b) -> str:
-        if unit == "%":
-            return pct(x, a, b)
-        return f"{fixed(x, analysis.decimals((b - a) / 2, default=2))}"
-
-    def span(a, b) -> str:
-        if unit == "%":
-            return pct_ci(a, b)
-        d = analysis.decimals((b - a) / 2, default=2)
-        return f"{fixed(a, d)} to {fixed(b, d)}"
-
-    def show(x, a, b) -> str:
-        return f"{value(x, a, b)} (95% CI {span(a, b)})"
-
-    threshold = (f"clear when the best {subject}'s 95% interval of {what} lies wholly above every other "
-                 f"{subject}'s interval; possible when its lower end lies above every other {subject}'s {what} "
-                 "but the intervals overlap")
-    figure = f"{what}: {name} {value(v, lo, hi)}; next best {second[0]} {value(*second[1:])}"
-    interval = f"{name} {span(lo, hi)}; {second[0]} {span(second[2], second[3])}"
-    others = "the other" if len(rest) == 1 else f"every other {subject}"
-    runner = "the other" if len(rest) == 1 else "the next best"
-    if unit == "%":
-        says = f"wins {value(v, lo, hi)} of its games (95% CI {span(lo, hi)})"
-        says2 = f"wins {show(*second[1:])}"
-    else:
-        says = f"has a {what}{f' ({gloss})' if gloss else ''} of {show(v, lo, hi)}"
-        says2 = f"has {show(*second[1:])}"
-    if lo > max(r[3] for r in rest):
-        strength = "clear"
-        sentence = (f"{name} is ahead of {others}: it {says}, an interval above "
-                    f"{'the other' if len(rest) == 1 else 'every other'} one's; {runner}, {second[0]}, {says2}.")
-    elif lo > max(r[1] for r in rest):
-        strength = "possible"
-        sentence = (f"{name} is probably ahead of {others}: it {says}; {runner}, {second[0]}, {says2}, and the "
-                    "two intervals overlap.")
-    else:
-        strength = "none found"
-        sentence = (f"No {subject} is clearly ahead of {others}: {name} {says} and {second[0]} {says2}; they cannot "
-                    "be told apart.")
-    return Finding(topic, sentence, strength, figure, interval, threshold,
+    strength = ("clear" if lo > max(r[3] for r in rest) else "possible" if lo > max(r[1] for r in rest)
+                else "none found")
+    r = {"first": rows[0], "second": rest[0], "others": len(rest), "what": what, "unit": unit, "subject": subject,
+         "gloss": gloss, "strength": strength}
+    return Finding(topic, phrase("run.j2", "ahead", r), strength, phrase("run.j2", "ahead_figure", r),
+                   phrase("run.j2", "ahead_interval", r), phrase("run.j2", "ahead_threshold", r),
                    next_command if strength != "none found" else None)
 
 
@@ -178,51 +143,32 @@ def never_wins_rows(table, players: int, next_for: Callable[[str], str | None] =
     "none found" line names the whole group rather than pick one of them on noise."""
     fair = 1.0 / players
     limit = NEVER_WINS_SHARE * fair
-    threshold = (f"clear when the upper end of a strategy's 95% interval of win rate is below {share_text(limit)} "
-                 f"(a quarter of the fair share, 1/{players}); possible when its win rate is below that but the "
-                 "interval reaches above it")
+    threshold = phrase("run.j2", "never_threshold", limit, players)
     out = []
     for r in table.sort_values("win_rate", kind="stable").itertuples():
         if r.win_rate >= limit:
             continue
-        clear = r.win_high < limit
-        never = r.win_rate == 0
-        games = f"its {int(r.n):,} player-games" if hasattr(r, "n") and r.n == r.n else "its games"
-        if never:
-            sentence = (f"{r.strategy} never won: not one of {games} (95% CI of its win rate "
-                        f"{pct_ci(r.win_low, r.win_high)}), against a fair share of {share_text(fair)}.")
-        else:
-            sentence = (f"{r.strategy} {'almost never wins' if clear else 'may almost never win'}: "
-                        f"{pct(r.win_rate, r.win_low, r.win_high)} of {games} (95% CI "
-                        f"{pct_ci(r.win_low, r.win_high)}), against a fair share of {share_text(fair)}.")
         nxt = next_for(str(r.strategy))
-        if nxt:
-            sentence += " Watch a game it lost to see why (the command below)."
-        out.append(Finding("never wins", sentence, "clear" if clear else "possible",
-                           f"{r.strategy}: win rate {pct(r.win_rate, r.win_low, r.win_high)}",
-                           pct_ci(r.win_low, r.win_high), threshold, nxt, {"strategy": str(r.strategy)}))
-    if out:
-        return out
+        rec = {"strategy": r.strategy, "rate": r.win_rate, "low": r.win_low, "high": r.win_high, "fair": fair,
+               "n": int(r.n) if hasattr(r, "n") and r.n == r.n else None, "clear": r.win_high < limit,
+               "watch": bool(nxt)}
+        out.append(Finding("never wins", phrase("run.j2", "never", rec), "clear" if rec["clear"] else "possible",
+                           phrase("run.j2", "never_figure", [rec]), pct_ci(r.win_low, r.win_high), threshold, nxt,
+                           {"strategy": str(r.strategy)}))
+    return out or [_weakest(table, classes, limit, fair, threshold)]
+
+
+def _weakest(table, classes, limit: float, fair: float, threshold: str) -> Finding:
+    """The "none found" line of :func:`never_wins_rows`: the weakest strategy, or the whole class
+    of strategies that cannot be told apart it belongs to."""
     low = table.sort_values("win_rate", kind="stable").iloc[0]
-    group = next((list(c) for c in classes if str(low["strategy"]) in c), None)
-    if group:
-        rows = table.set_index(table["strategy"].astype(str)).loc[group]
-        who = ", ".join(group[:-1]) + " and " + group[-1]
-        wins = ", ".join(with_ci(r.win_rate, r.win_low, r.win_high) for r in rows.itertuples())
-        return [Finding("never wins",
-                        f"No strategy almost never wins: the weakest, {who} (which cannot be told apart), win "
-                        f"{wins} respectively, not below {share_text(limit)} (a quarter of the fair share, "
-                        f"{share_text(fair)}).", "none found",
-                        "; ".join(f"{s}: win rate {pct(r.win_rate, r.win_low, r.win_high)}"
-                                  for s, r in zip(group, rows.itertuples())),
-                        "; ".join(pct_ci(r.win_low, r.win_high) for r in rows.itertuples()), threshold)]
-    return [Finding("never wins",
-                    f"No strategy almost never wins: the weakest, {low['strategy']}, wins "
-                    f"{with_ci(low['win_rate'], low['win_low'], low['win_high'])}, not below {share_text(limit)} "
-                    f"(a quarter of the fair share, {share_text(fair)}).",
-                    "none found",
-                    f"{low['strategy']}: win rate {pct(low['win_rate'], low['win_low'], low['win_high'])}",
-                    pct_ci(low["win_low"], low["win_high"]), threshold)]
+    group = next((list(c) for c in classes if str(low["strategy"]) in c), None) or [str(low["strategy"])]
+    rows = table.set_index(table["strategy"].astype(str)).loc[group]
+    recs = [{"strategy": s, "rate": r.win_rate, "low": r.win_low, "high": r.win_high} for s, r in
+            zip(group if len(group) > 1 else [low["strategy"]], rows.itertuples())]
+    return Finding("never wins", phrase("run.j2", "never_none", recs, limit, fair), "none found",
+                   phrase("run.j2", "never_figure", recs), "; ".join(pct_ci(x["low"], x["high"]) for x in recs),
+                   threshold)
 
 
 def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
@@ -276,43 +222,17 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
     if not all_finite(lo, hi):
         return [LeftOut("luck share", "the skill share has no interval (too few games)")]
     ceiling, m = _ceiling(players, max(strategies, 1))
-    most = "" if ceiling >= 1 else f" (at most {pct(ceiling, 0, 0.02)} is possible with {m} seats per strategy)"
     high, low = LUCK_HIGH * ceiling, LUCK_LOW * ceiling
-    if ceiling >= 1:
-        threshold = (f"very high luck when the upper end of the skill share's 95% interval is below "
-                     f"{share_text(high)}; very low luck when its lower end is above {share_text(low)}; possible "
-                     "when only the skill share itself passes")
-    else:
-        threshold = (f"very high luck when the upper end of the skill share's 95% interval is below "
-                     f"{share_text(LUCK_HIGH)} of the most it can be with {m} seats per strategy "
-                     f"({pct(ceiling, 0, 0.02)}), that is below {share_text(high)}; very low luck when its lower end "
-                     f"is above {share_text(LUCK_LOW)} of that, {share_text(low)}; possible when only the skill share "
-                     "itself passes")
-    show = f"{pct(s, lo, hi)} (95% CI {pct_ci(lo, hi)})"
-    figure = f"skill share {pct(s, lo, hi)}"
-    iv = pct_ci(lo, hi)
-    gloss = ("the share of the differences in who wins, between the seats of one game, that the strategy "
-             "sitting there explains")
+    r = {"s": s, "lo": lo, "hi": hi, "ceiling": ceiling, "m": m, "high": high, "low": low, "luck_high": LUCK_HIGH,
+         "luck_low": LUCK_LOW}
     if s < high:
-        strength = "clear" if hi < high else "possible"
-        sentence = (f"Luck {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
-                    f"strategies, even where one wins more often: the skill share ({gloss}) is {show}{most}, so the "
-                    f"luck share - the deal, the turn order and the other seats - is about {pct(1 - s, lo, hi)}.")
-        return [Finding("luck share", sentence, strength, figure, iv, threshold)]
-    if s > low:
-        strength = "clear" if lo > low else "possible"
-        if s > 0.5:  # "most" only when the share is more than half
-            sentence = (f"Skill {'decides' if strength == 'clear' else 'may decide'} most of who wins between these "
-                        f"strategies: the skill share ({gloss}) is {show}{most}; luck - the deal, the turn order and "
-                        "the other seats - explains the rest.")
-        else:
-            sentence = (f"Luck is {'' if strength == 'clear' else 'perhaps '}low for this seating: the skill share "
-                        f"({gloss}) is {show}{most}, near the most it can be; luck - the deal, the turn order and the "
-                        f"other seats - still explains about {pct(1 - s, lo, hi)}, so skill does not decide most of "
-                        "who wins.")
-        return [Finding("luck share", sentence, strength, figure, iv, threshold)]
-    return [Finding("luck share", f"The luck share is neither very high nor very low: the skill share is {show}{most}.",
-                    "none found", figure, iv, threshold)]
+        r.update(kind="luck", strength="clear" if hi < high else "possible")
+    elif s > low:
+        r.update(kind="skill" if s > 0.5 else "low luck", strength="clear" if lo > low else "possible")
+    else:
+        r.update(kind="", strength="none found")
+    return [Finding("luck share", phrase("run.j2", "luck", r), r["strength"], f"skill share {pct(s, lo, hi)}",
+                    pct_ci(lo, hi), phrase("run.j2", "luck_threshold", r))]
 
 
 def runaway_leader(ctx: RunContext) -> list:
@@ -334,30 +254,16 @@ def runaway_leader(ctx: RunContext) -> list:
     share = early / n
     lo, hi = analysis.wilson(share, n)
     unit = outcome.scoring.trace_unit
-    threshold = (f"clear when the Wilson 95% interval of the share of games (with one winner) in which the winner "
-                 f"takes the lead for good within the first {share_text(RUNAWAY_AT)} of the game's {unit} lies "
-                 f"above {share_text(RUNAWAY_SHARE)}; possible when the share itself does (a fair coin-flip race "
-                 "between two does so in a third of games)")
-    figure = f"winner leads for good within the first quarter in {pct(share, lo, hi)} of {int(n):,} games"
+    strength = ("clear" if lo > RUNAWAY_SHARE else "possible") if share > RUNAWAY_SHARE else "none found"
+    r = {"share": share, "lo": lo, "hi": hi, "n": int(n), "unit": outcome.scoring.trace_unit, "at": RUNAWAY_AT,
+         "most": RUNAWAY_SHARE, "strength": strength, "best": None}
     nxt = None
-    if share > RUNAWAY_SHARE:
-        strength = "clear" if lo > RUNAWAY_SHARE else "possible"
-        sentence = (f"The leader {'runs away' if strength == 'clear' else 'may run away'}: in "
-                    f"{pct(share, lo, hi)} of the games with one winner (95% CI {pct_ci(lo, hi)}), more than half, the "
-                    f"eventual winner takes the lead within the first quarter of the game's {unit} and keeps it to "
-                    "the end.")
-        compared = _compared(ctx)
-        if len(compared) >= 2:
-            best = str(compared.iloc[0]["strategy"])
-            nxt = command(ctx.base_words("simulate", [best]) + ["--games", max(ctx.games, 1000)])
-            sentence += (f" A stronger strategy leads early anyway: the command below plays {best} against itself, "
-                         "to see whether the lead still runs away between equals.")
-    else:
-        strength = "none found"
-        sentence = (f"No runaway leader: the eventual winner leads for good from the first quarter of the game in "
-                    f"{pct(share, lo, hi)} of the games with one winner (95% CI {pct_ci(lo, hi)}), not more than "
-                    "half.")
-    return [Finding(topic, sentence, strength, figure, pct_ci(lo, hi), threshold, nxt)]
+    compared = _compared(ctx)
+    if strength != "none found" and len(compared) >= 2:
+        r["best"] = str(compared.iloc[0]["strategy"])
+        nxt = command(ctx.base_words("simulate", [r["best"]]) + ["--games", max(ctx.games, 1000)])
+    return [Finding(topic, phrase("run.j2", "runaway", r), strength, phrase("run.j2", "runaway_figure", r),
+                    pct_ci(lo, hi), phrase("run.j2", "runaway_threshold", r), nxt)]
 
 
 def quantile_interval(values: np.ndarray, counts: np.ndarray, q: float) -> tuple[float, float, float]:
@@ -400,8 +306,7 @@ def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
     from analyser.stats.streamed import quantile_from_counts
 
     topic = "long tail"
-    threshold = (f"clear when the distribution-free 95% interval of the 99th percentile of game length lies wholly "
-                 f"above {number(TAIL_RATIO)} times the median; possible when the percentile itself does")
+    threshold = phrase("run.j2", "tail_threshold", TAIL_RATIO)
     present = values[counts > 0]
     median = quantile_from_counts(values, counts, 0.5)
     if len(present) == 1:
@@ -411,24 +316,14 @@ def tail_rows(values: np.ndarray, counts: np.ndarray, unit: str,
     if not median > 0:
         return [LeftOut(topic, "the median game length is 0")]
     ratio = p99 / median
-    times = fixed(ratio, 2 if round(ratio, 1) == TAIL_RATIO else 1)  # near the threshold: not printed equal to it
-    figure = f"99th percentile {number(p99)} {unit}, median {number(median)}: {fixed(ratio, 2)} times"
-    iv = f"{number(lo)} to {number(hi)} {unit}"
-    if ratio > TAIL_RATIO:
-        strength = "clear" if lo > TAIL_RATIO * median else "possible"
-        p95 = quantile_from_counts(values, counts, 0.95)
-        sentence = (f"Game length has a long tail: the longest 1% of games last {number(p99)} {unit} or more (the "
-                    f"99th percentile, 95% CI {number(lo)} to {number(hi)}), "
-                    f"{times} times the median of "
-                    f"{number(median)}.")
-        nxt = next_for(p95)
-        if nxt:
-            sentence += f" The command below tests a cap at the 95th percentile, {number(math.ceil(p95))} {unit}."
-        return [Finding(topic, sentence, strength, figure, iv, threshold, nxt)]
-    return [Finding(topic, f"No long tail of game length: the 99th percentile, {number(p99)} {unit} (95% CI "
-                           f"{number(lo)} to {number(hi)}), is {times} times the "
-                           f"median of {number(median)}, not above {number(TAIL_RATIO)} times.",
-                    "none found", figure, iv, threshold)]
+    p95 = quantile_from_counts(values, counts, 0.95)
+    r = {"p99": p99, "lo": lo, "hi": hi, "median": median, "unit": unit, "ratio": ratio, "limit": TAIL_RATIO,
+         "cap": math.ceil(p95),
+         "strength": ("clear" if lo > TAIL_RATIO * median else "possible") if ratio > TAIL_RATIO else "none found"}
+    nxt = next_for(p95) if ratio > TAIL_RATIO else None
+    r["tested"] = bool(nxt)
+    return [Finding(topic, phrase("run.j2", "tail", r), r["strength"], phrase("run.j2", "tail_figure", r),
+                    f"{number(lo)} to {number(hi)} {unit}", threshold, nxt)]
 
 
 def length_cap_command(ctx: RunContext, p95: float) -> str | None:
@@ -456,18 +351,11 @@ def tie_rows(rate: float, lo: float, hi: float, games: int, next_command: str | 
     topic = "tie rate"
     if not all_finite(rate, lo, hi):
         return [LeftOut(topic, "no games")]
-    threshold = (f"clear when the Wilson 95% interval of the share of games with a shared win lies above "
-                 f"{share_text(TIE_RATE)}; possible when the share itself does")
-    figure = f"tie rate {pct(rate, lo, hi)} of {games:,} games"
-    if rate > TIE_RATE:
-        strength = "clear" if lo > TIE_RATE else "possible"
-        sentence = (f"{'Many' if strength == 'clear' else 'Perhaps many'} games end in a shared win: "
-                    f"{pct(rate, lo, hi)} of {games:,} (95% CI {pct_ci(lo, hi)}), more than one in ten."
-                    + (" The command below plays every tie-break the title offers." if next_command else ""))
-        return [Finding(topic, sentence, strength, figure, pct_ci(lo, hi), threshold, next_command)]
-    return [Finding(topic, f"Shared wins are not common: {pct(rate, lo, hi)} of {games:,} games (95% CI "
-                           f"{pct_ci(lo, hi)}).", "none found", figure,
-                    pct_ci(lo, hi), threshold)]
+    strength = ("clear" if lo > TIE_RATE else "possible") if rate > TIE_RATE else "none found"
+    r = {"rate": rate, "lo": lo, "hi": hi, "games": games, "limit": TIE_RATE, "strength": strength,
+         "tested": bool(next_command)}
+    return [Finding(topic, phrase("run.j2", "ties", r), strength, phrase("run.j2", "ties_figure", r), pct_ci(lo, hi),
+                    phrase("run.j2", "ties_threshold", r), next_command if strength != "none found" else None)]
 
 
 def tie_break_command(ctx: RunContext) -> str | None:

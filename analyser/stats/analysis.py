@@ -34,7 +34,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from analyser.text import fixed  # analysis.fixed: the one rounding rule, in analyser.text
+# the one rounding rule and the decimals an interval calls for, in analyser.text (analysis.fixed, ...)
+from analyser.text import MOST_DECIMALS, P_FLOOR, decimals, fixed, p_text, percent, percent_ci  # noqa: F401
 
 
 def proportion_confint(*args, **kwargs):
@@ -217,44 +218,6 @@ def run_summary(df: pd.DataFrame) -> dict:
     return out
 
 
-#: The most decimals :func:`decimals` ever asks for.
-MOST_DECIMALS = 4
-#: How a p-value too small for a float (it underflows to 0) is printed.
-P_FLOOR = "< 1e-300"
-
-
-def decimals(half_width, default: int = 1) -> int:
-    """How many decimals to show a number whose 95% interval has half-width ``half_width``
-    (in the unit shown: percentage points for a win rate shown in %, points for a score): the
-    last digit shown is the one below the half-width's leading digit, so a half-width of 2.2 pp
-    gives 1 decimal, 0.3 pp (100,000 games) 2, 15 pp 0.  An array (a table column) gives the
-    decimals of its median finite half-width, so a column reads alike (a rate near 0% has a
-    narrower interval than its neighbours; it does not make them all longer).  No finite
-    positive half-width: ``default``.  Never more than :data:`MOST_DECIMALS`."""
-    h = np.asarray(half_width, dtype=float).ravel()
-    h = h[np.isfinite(h) & (h > 0)]
-    if not len(h):
-        return default
-    return int(min(MOST_DECIMALS, max(0, 1 - math.floor(math.log10(float(np.median(h)))))))
-
-
-def percent(value, low=None, high=None, places: int | None = None) -> str:
-    """A proportion (0-1) as a percentage with the decimals its interval ``low``-``high``
-    (proportions) calls for (:func:`decimals`), or ``places``; ``-`` for NaN."""
-    if value is None or value != value:
-        return "-"
-    d = places if places is not None else decimals(_half(low, high, 100))
-    return fixed(100 * value, d) + "%"
-
-
-def percent_ci(low, high, places: int | None = None) -> str:
-    """A 95% interval of proportions as ``a-b%`` with the decimals of :func:`decimals`."""
-    if low is None or high is None or low != low or high != high:
-        return "n/a"
-    d = places if places is not None else decimals(_half(low, high, 100))
-    return f"{fixed(100 * low, d)}-{fixed(100 * high, d)}%"
-
-
 def _half(low, high, scale: float = 1.0):
     if low is None or high is None:
         return math.nan
@@ -269,15 +232,6 @@ def format_p(p, digits: int = 3) -> str:
     if p < 1e-300:
         return P_FLOOR
     return f"{p:.{digits}g}"
-
-
-def p_text(p, digits: int = 2) -> str:
-    """``p = 0.012`` for running text (``p < 1e-300`` below the float range, ``p n/a`` for NaN)."""
-    if p is None or p != p:
-        return "p n/a"
-    if p < 1e-300:
-        return "p " + P_FLOOR
-    return f"p = {p:.{digits}g}"
 
 
 RENAME = {"n": "player-games", "win_rate": "win rate", "mean_score": "mean score", "score_sd": "score sd",

@@ -49,7 +49,7 @@ from analyser.stats.analysis import format_table
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
     FLOOR, HORIZON, SUPPORT, TOL, cycles, max_entropy_nash, nash_average,
     regret, replicator, solve_zero_sum, table_payoffs)
-from analyser.text import fixed, names_list, pct, plural, signed, terminal_table
+from analyser.text import fixed, phrase, plural, terminal_table
 
 #: An equilibrium weight at least this is a dominant (pure) strategy.
 DOMINANT = 1 - SUPPORT
@@ -330,99 +330,77 @@ def findings(meta: MetaGame) -> list[dict]:
     equilibrium mix uses, strategies that cannot be told apart.  One dict each: ``topic``
     ("dominant", "cycle", "unused", "indistinguishable"), ``sentence``,
     ``strength`` ("clear", "possible" or "none found"), ``evidence`` (``{"figure": ..., "interval":
-    ...}``, strings) and ``threshold`` (the rule that makes it clear)."""
+    ...}``, strings) and ``threshold`` (the rule that makes it clear).  The words are
+    ``sentences/metagame.j2`` reading the records of :func:`dominant_record`, :func:`cycle_record`
+    and :func:`unused_records`."""
+    common = {"boot": meta.bootstrap, "min_games": CLEAR_MIN_GAMES, "few": _few(meta)}
+    records = [("dominant", dominant_record(meta))] + ([("cycle", cycle_record(meta))]) + \
+        [("unused", r) for r in unused_records(meta)]
+    return [_said(topic, {**common, **r}) for topic, r in records] + copies.findings(meta)
+
+
+def _said(topic: str, r: dict) -> dict:
+    """A finding dict from a record: its sentence, evidence and threshold by the macros of
+    ``metagame.j2`` named after the topic."""
+    return {"topic": topic, "strength": r["strength"], "sentence": phrase("metagame.j2", topic, r),
+            "evidence": {"figure": phrase("metagame.j2", topic + "_figure", r),
+                         "interval": phrase("metagame.j2", topic + "_interval", r)},
+            "threshold": phrase("metagame.j2", topic + "_threshold", r)}
+
+
+def dominant_record(meta: MetaGame) -> dict:
+    """The strategy (or class of strategies that cannot be told apart, ``group``) with the most
+    equilibrium weight: ``kind`` ``alike`` (every strategy is one class), ``pure`` (its weight is at
+    least :data:`DOMINANT`; ``steady`` when the interval's lower end is too) or ``mixed`` (``used``:
+    the strategies of the mix and their weights)."""
     t = meta.table
-    boot = meta.bootstrap
-    few = _few(meta)
-    enough = f"; never clear from fewer than {CLEAR_MIN_GAMES} games per table"
-    out = []
     top = t.sort_values("weight", ascending=False, kind="stable").iloc[0]
-    thr = (f"pure when the equilibrium weight is at least {pct(DOMINANT)}; clear when the lower end "
-           f"of its 95% interval ({boot} bootstrap resamples) is too{enough}")
-    ev = {"figure": f"{top['strategy']}: weight {pct(top['weight'])}",
-          "interval": f"{pct(top['weight_low'])}-{pct(top['weight_high'])}"}
     group = next((c for c in meta.classes if top["strategy"] in c), [top["strategy"]])
     k = len(group)
-    if k > 1:
-        ev = {"figure": f"{names_list(group)}: weight {pct(top['weight'] * k)} together",
-              "interval": f"{pct(top['weight_low'] * k)}-{pct(top['weight_high'] * k)}"}
+    r = {"strategy": top["strategy"], "group": list(group), "weight": top["weight"], "low": top["weight_low"],
+         "high": top["weight_high"], "dominant": DOMINANT, "steady": top["weight_low"] * k >= DOMINANT}
     if k > 1 and k == len(t):
-        out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
-                    "sentence": f"No single strategy dominates: the {k} strategies cannot be told apart, so the "
-                                f"equilibrium shares its weight equally among them ({pct(top['weight'])} each)."})
-    elif top["weight"] * k >= DOMINANT:
-        steady = top["weight_low"] * k >= DOMINANT
-        clear = steady and not few
-        who = (f"{top['strategy']} is the strategy to play" if k == 1 else
-               f"{names_list(group)}, which cannot be told apart, are the strategies to play")
-        out.append({"topic": "dominant", "strength": "clear" if clear else "possible", "evidence": ev, "threshold": thr,
-                    "sentence": f"{who}: the meta-game equilibrium (the mix of strategies that no single strategy "
-                                f"beats) puts all its weight on {'it' if k == 1 else 'them, shared equally'}"
-                                + ("" if clear else f", though {few}" if steady else
-                                   ", though not in every bootstrap resample") + "."})
-    else:
-        used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
-        mix = ", ".join(f"{r.strategy} {pct(r.weight)}" for r in used.itertuples())
-        out.append({"topic": "dominant", "strength": "none found", "evidence": ev, "threshold": thr,
-                    "sentence": f"No single strategy dominates: the equilibrium (the mix of strategies that no "
-                                f"single strategy beats) mixes {len(used)} strategies "
-                                f"({mix})."})
-    thr = ("each of the three shares of games finished ahead is above 50%; clear when each one's 95% "
-           f"interval ({boot} bootstrap resamples) lies above 50%{enough}")
-    if meta.cycles:
-        c = meta.cycles[0]
-        a, b, d = c["names"]
-        idx = c["cycle"]
-        edges = [(idx[0], idx[1]), (idx[1], idx[2]), (idx[2], idx[0])]
-        fig = "; ".join(f"{meta.strategies[x]} ahead of {meta.strategies[y]} {pct(meta.ahead[x, y])}" for x, y in edges)
-        iv = "; ".join(f"{pct(meta.ahead_low[x, y])}-{pct(meta.ahead_high[x, y])}" for x, y in edges)
-        more = len(meta.cycles) - 1
-        out.append({"topic": "cycle", "strength": "clear" if c["clear"] and not few else "possible",
-                    "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
-                    "sentence": f"Rock-paper-scissors cycle: {a} beats {b}, {b} beats {d}, {d} beats {a}"
-                                + ("" if c["clear"] and not few else f" ({few})" if c["clear"] else
-                                   " (not every link is clear of a coin flip)")
-                                + (f"; {plural(more, 'more cycle', 'more cycles')} in the table of shares" if more else "")
-                                + "."})
-    else:
-        out.append({"topic": "cycle", "strength": "none found", "evidence": {"figure": "no three strategies beat "
-                    "each other in a circle", "interval": "-"}, "threshold": thr,
-                    "sentence": "No rock-paper-scissors cycle: the strategies' head-to-head order has no loop."
-                    if meta.players == 2 else "No rock-paper-scissors cycle: who finishes ahead of whom has no loop."})
-    thr = (f"outside the support when the equilibrium weight is below {pct(SUPPORT)}; clear when the upper end "
-           f"of its 95% interval is too{enough}")
+        return {**r, "kind": "alike", "strength": "none found"}
+    if top["weight"] * k >= DOMINANT:
+        return {**r, "kind": "pure", "strength": "clear" if r["steady"] and not _few(meta) else "possible"}
+    used = t[t["weight"] >= SUPPORT].sort_values("weight", ascending=False, kind="stable")
+    return {**r, "kind": "mixed", "strength": "none found", "used": list(zip(used["strategy"], used["weight"]))}
+
+
+def cycle_record(meta: MetaGame) -> dict:
+    """The first rock-paper-scissors cycle: its ``names`` and its three ``links`` (``(winner,
+    loser, share ahead, low, high)``), whether every link is ``clear`` and how many ``more``
+    cycles there are; ``links`` empty when there is none."""
+    if not meta.cycles:
+        return {"strength": "none found", "links": [], "players": meta.players}
+    c = meta.cycles[0]
+    idx = c["cycle"]
+    links = [(meta.strategies[x], meta.strategies[y], meta.ahead[x, y], meta.ahead_low[x, y], meta.ahead_high[x, y])
+             for x, y in ((idx[0], idx[1]), (idx[1], idx[2]), (idx[2], idx[0]))]
+    return {"strength": "clear" if c["clear"] and not _few(meta) else "possible", "links": links,
+            "names": list(c["names"]), "clear": c["clear"], "more": len(meta.cycles) - 1, "players": meta.players}
+
+
+def unused_records(meta: MetaGame) -> list[dict]:
+    """The strategies outside the equilibrium's support, as up to two records: those whose
+    interval's upper end is below :data:`SUPPORT` too (``steady``) and the others; each with its
+    ``rows`` (``(strategy, weight, low, high, Nash average pp)``).  With none, one record
+    (``rows`` empty) naming the smallest weight."""
+    t = meta.table
     unused = t[t["weight"] < SUPPORT]
-    for steady, group in ((True, unused[unused["weight_high"] < SUPPORT]), (False, unused[unused["weight_high"] >= SUPPORT])):
-        if not len(group):
-            continue
-        clear = steady and not few
-        names = list(group["strategy"])
-        weights = [pct(r.weight) for r in group.itertuples()]
-        spans = [f"{pct(r.weight_low)}-{pct(r.weight_high)}" for r in group.itertuples()]
-        if len(names) > 1 and len(set(weights)) == 1 and len(set(spans)) == 1:
-            fig, iv = f"{weights[0]} each", f"{spans[0]} each"
-        else:
-            fig = ", ".join(f"{s} {w}" for s, w in zip(names, weights))
-            iv = ", ".join(f"{s} {w}" for s, w in zip(names, spans))
-        navs = names_list([signed(x) for x in group["nash_average_pp"]]) + " pp"
-        verb = "it is" if len(names) == 1 else "they are"
-        out.append({"topic": "unused", "strength": "clear" if clear else "possible",
-                    "evidence": {"figure": "weight " + fig, "interval": iv}, "threshold": thr,
-                    "sentence": f"No equilibrium mix uses {names_list(names)}: {verb} dominated in the meta-game"
-                                + ("" if clear else f", though {few}" if steady else
-                                   " in the point estimate, though some bootstrap resamples use "
-                                   + ("it" if len(names) == 1 else "them"))
-                                + f" (Nash average{'s' if len(names) > 1 else ''} - the win share against the "
-                                  f"equilibrium mix above an even share - {navs}"
-                                + (f", against {signed(meta.value)} pp for the mix's own strategies" if meta.players > 2 else "")
-                                + ")."})
     if not len(unused):
         low = t.sort_values("weight", kind="stable").iloc[0]
-        out.append({"topic": "unused", "strength": "none found",
-                    "evidence": {"figure": f"smallest weight: {low['strategy']} {pct(low['weight'])}",
-                                 "interval": f"{pct(low['weight_low'])}-{pct(low['weight_high'])}"},
-                    "threshold": thr, "sentence": "Every strategy has a place in the equilibrium mix."})
-    return out + copies.findings(meta)
+        return [{"strength": "none found", "rows": [], "smallest": (low["strategy"], low["weight"], low["weight_low"],
+                                                                       low["weight_high"]), "support": SUPPORT}]
+    out = []
+    for steady, group in ((True, unused[unused["weight_high"] < SUPPORT]),
+                          (False, unused[unused["weight_high"] >= SUPPORT])):
+        if len(group):
+            rows = list(zip(group["strategy"], group["weight"], group["weight_low"], group["weight_high"],
+                            group["nash_average_pp"]))
+            out.append({"strength": "clear" if steady and not _few(meta) else "possible", "steady": steady,
+                        "rows": rows, "value": meta.value if meta.players > 2 else None, "support": SUPPORT})
+    return out
 
 
 def finding_lines(items: list[dict]) -> list[str]:

@@ -47,7 +47,7 @@ import pandas as pd
 from analyser.engine.errors import InputError
 from analyser.engine.perseat import seat_values
 from analyser.stats.analysis import game_keys
-from analyser.text import fixed, pct, plural, signed
+from analyser.text import fixed, pct, phrase, plural, signed
 
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 200
@@ -234,38 +234,8 @@ def handicap_text(row, unit: str, kind: str) -> str:
             f"{signed(row['handicap_high'], None)}; win rate {pct(row['win_at_handicap'])} there)")
 
 
-def _amounts(xs) -> str:
-    """``1, 2, 4 and 8``."""
-    xs = [x if isinstance(x, str) else f"{x:g}" for x in xs]
-    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
-
-
-def _times(factors) -> str:
-    """``half, once, 1.5 times and twice`` for the sweep's factors."""
-    words = {0.5: "half", 1.0: "once", 2.0: "twice"}
-    return _amounts([words.get(float(f), f"{float(f):g} times") for f in factors])
-
-
-def _sweep_text(plan: dict | None, unit: str, bonus: tuple[str, str] | None, word: str) -> str:
-    """What the sweep below plays, claiming no more than it does (``plan``: :func:`sweep_plan`)."""
-    what = bonus[1] if bonus and bonus[1] else unit
-    if not plan:
-        return (f"the sweep below plays start bonuses in {what} for the seats behind, to see how far {what} moves "
-                "the gap" if what != unit else "check it with the sweep below, which plays the games with it")
-    many = plan["behind"] > 1
-    if not plan["same_unit"]:
-        return (f"the sweep below plays start bonuses of {_amounts(plan['amounts'])} {what} for "
-                f"{'each seat behind, all at once' if many else 'the seat behind'}, to see how far {what} "
-                "moves the gap")
-    times = _times(plan["amounts"])
-    if not many:
-        return f"check it with the sweep below, which plays the games with {times} this {word}"
-    return (f"check them with the sweep below, which gives the seats behind these {word}s together, at {times} "
-            f"these amounts (read one at a time, they may fall short when every seat behind gets one)")
-
-
-def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
-                bonus: tuple[str, str] | None = None, plan: dict | None = None, word: str = "handicap") -> str:
+def _check_record(next_command: str, replay: dict | None = None, unit: str = "",
+                  bonus: tuple[str, str] | None = None, plan: dict | None = None, word: str = "handicap") -> dict:
     """What a compensation figure has not been: replayed.  It is read from the recorded scores
     (play may change with it: a Pig head start of 16 read this way left the first player at 42%
     when replayed), so the finding says how to check it; with ``replay`` (the record of
@@ -273,23 +243,19 @@ def _unreplayed(next_command: str, replay: dict | None = None, unit: str = "",
     nothing was replayed.  ``bonus``: the title's start-bonus option and what it counts; where that
     is not the score's ``unit`` (Dragon Lairds: ``seat_geld`` counts geld, scores are royals) the
     amount cannot be given as it is, and the sweep below is said to show how far the bonus moves
-    the gap.  ``plan``: the sweep's :func:`sweep_plan`, whose amounts the sentence names."""
+    the gap.  ``plan``: the sweep's :func:`sweep_plan`, whose amounts the sentence names.  The
+    record's ``kind``: ``replayed`` (``replay``: :func:`_replay_record`), ``other unit``, ``not
+    replayed`` (``reason``), ``sweep`` (a sweep is offered) or ``none``; ``seats.j2`` (``check``)
+    says it."""
+    r = {"word": word, "unit": unit, "what": bonus[1] if bonus and bonus[1] else unit, "plan": plan,
+         "bonus": bonus[0] if bonus else ""}
     if replay and replay.get("replayed"):
-        return _replayed(replay)
+        return {**r, "kind": "replayed", "replay": _replay_record(replay)}
     if bonus and next_command and bonus[1] and unit and bonus[1] != unit and not replay:
-        return (f" - read from the recorded scores, not replayed; the title's start bonus ({bonus[0]}) counts "
-                f"{bonus[1]}, not {unit}, so this amount cannot be given as it is: "
-                + _sweep_text(plan, unit, bonus, word))
+        return {**r, "kind": "other unit"}
     if replay:
-        return (f" - read from the recorded scores, not replayed: nothing was replayed because "
-                f"{replay.get('reason') or 'the replay gave no figure'}")
-    return (f" - read from the recorded scores, not replayed: {_sweep_text(plan, unit, bonus, word)}, or run again "
-            "with --confirm-seats" if next_command else
-            " - read from the recorded scores, not replayed (the title has no start-bonus option to replay it with)")
-
-
-def _win_text(r: dict) -> str:
-    return f"{pct(r['win'])} (95% CI {fixed(100 * r['low'], 1)}-{pct(r['high'])})"
+        return {**r, "kind": "not replayed", "reason": replay.get("reason") or "the replay gave no figure"}
+    return {**r, "kind": "sweep" if next_command else "none"}
 
 
 def replay_verdict(tried: list[dict], fair: float, clear: bool) -> tuple[str | None, dict | None]:
@@ -319,44 +285,17 @@ def _replay_command(rep: dict) -> str:
     return rep.get("command") or ""
 
 
-def _replayed(rep: dict) -> str:
-    """`` - checked by replay: with seat_bonus=0/16 seat 0, the first to play, wins 42.0% (95% CI
-    ...) against a fair share of 50.0%: ...`` for a replayed compensation: clear when the
-    proposal's interval holds the fair share; else its over- or under-shoot and the bisection's
-    value - the one that evens the seats (its interval holds the fair share), else the closest."""
-    seat = int(rep["seat"])
-    who = f"seat {seat}" + (", the first to play," if seat == 0 else "")
-    option = rep["option"]
-    text = (f" - checked by replay of the same {int(rep['games']):,} games: with {option}={rep['value']} {who} wins "
-            f"{_win_text(rep)} against a fair share of {pct(rep['fair'])}")
-    if rep.get("clear"):
-        return text + ": clear, the interval holds the fair share"
-    over = rep.get("direction") == "over"
+def _replay_record(rep: dict) -> dict:
+    """A replayed compensation (the record of a seat replay): the ``seat``, the ``option`` and
+    ``value`` played on ``games`` games, the seat's ``win`` rate with its interval against the
+    ``fair`` share, whether that is ``clear`` (the interval holds the fair share); else whether it
+    ``over``-shoots, the value ``close`` the bisection names (the one that evens the seats,
+    ``evened``, else the closest) and the ``n`` values replayed besides the run as played."""
     evens, close = _verdict(rep)
-    evened = bool(close and evens and close.get("value") == evens)
-    text += (f": {'the proposal' if evened else 'not clear, the compensation'} {'over' if over else 'under'}-shoots "
-             f"(seat {seat} now wins {'less' if over else 'more'} than its share)")
-    if close:
-        n = len(rep.get("tried") or []) - 1
-        played = " (the run as played)" if not close.get("t") else ""
-        text += f"; of the {plural(n, 'value')} replayed and the run as played, {option}={close['value']}"
-        if evened:
-            text += (f" evens the seats: seat {seat} wins {_win_text(close)}, clear, the interval holds the "
-                     "fair share")
-        else:
-            text += f"{played} comes closest: seat {seat} wins {_win_text(close)}"
-    return text
-
-
-def _no_handicap(rows, unit: str, word: str) -> str:
-    """The sentence for the seats behind whose closest handicap is 0 (``rows``: (seat, win rate at
-    0) pairs): no recorded step brings them nearer the fair share, so none is offered."""
-    seats_ = ", ".join(str(int(k)) for k, _ in rows)
-    rates = ", ".join(pct(w) for _, w in rows)
-    one = len(rows) == 1
-    return (f"No {word} in whole {unit} brings seat{'' if one else 's'} {seats_} nearer the fair share than none: "
-            f"{'it wins' if one else 'they win'} {rates} with a {word} of 0, and no other {word} brings "
-            f"{'it' if one else 'them'} nearer.")
+    return {"seat": int(rep["seat"]), "option": rep["option"], "value": rep["value"], "games": int(rep["games"]),
+            "win": rep["win"], "low": rep["low"], "high": rep["high"], "fair": rep["fair"],
+            "clear": bool(rep.get("clear")), "over": rep.get("direction") == "over", "close": close,
+            "evened": bool(close and evens and close.get("value") == evens), "n": len(rep.get("tried") or []) - 1}
 
 
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
@@ -368,82 +307,87 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
     (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
     ``next_command``: the ``analyser sweep`` command that tests the compensation with real
-    games, or "" (``bonus``: its option and what it counts, see :func:`_unreplayed`; ``sweep``: its
+    games, or "" (``bonus``: its option and what it counts, see :func:`_check_record`; ``sweep``: its
     :func:`sweep_plan`, whose amounts the sentence names - read from ``comp`` where not given).
     ``replay``: the compensation replayed (``simulate --confirm-seats``, the record of
     :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed the
     finding says what the replay showed, and ``compensation_check`` is "clear" when the interval
     of the proposal or of a value the bisection played holds the fair share (the finding names
-    that value), else "not clear"."""
-    threshold = (f"clear when the chi-square test of wins per seat gives p < {SEAT_P:g} and the 95% interval of "
-                 "the gap between the best and the worst seat lies above 0 pp; possible when one of the two holds")
-    best, worst = balance.get("best"), balance.get("worst")
-    if best is None:
+    that value), else "not clear".  The sentence is ``sentences/seats.j2`` reading
+    :func:`seat_record`."""
+    threshold = phrase("seats.j2", "threshold", p=SEAT_P)
+    if balance.get("best") is None:
         return [{"topic": "seat advantage", "strength": "none found", "threshold": threshold, "next": "",
-                 "evidence": {"figure": "-", "interval": "-"},
-                 "sentence": "Not enough games to judge the seats."}]
-    rate = seats.set_index("seat")["win_rate"]
-    fair = 1.0 / len(rate)
-    p, lo, hi, gap = balance["p"], balance["gap_low"], balance["gap_high"], balance["gap"]
-    evidence = {"figure": f"seat {best} minus seat {worst}: {signed(gap)} pp of win rate",
-                "interval": f"{signed(lo)} to {signed(hi)} pp; chi-square p = {p:.2g}"}
-    clear_p, clear_gap = p < SEAT_P, lo > 0
-    strength = "clear" if clear_p and clear_gap else ("possible" if clear_p or clear_gap else "none found")
-    who = f"Seat {best}" + (", the first to play," if best == 0 else "")
-    own = ""
-    if {"win_low", "win_high"} <= set(seats.columns):  # the seat's own interval, where the table has it
-        r = seats.set_index("seat").loc[best]
-        own = f" (95% CI {fixed(100 * r['win_low'], 1)}-{pct(r['win_high'])})"
-    gap_text = f"a gap of {signed(gap)} pp, 95% CI {signed(lo)} to {signed(hi)} pp; chi-square p = {p:.2g}"
-    if strength == "none found":
-        sentence = (f"No seat is clearly ahead: seat {best} wins {pct(rate[best])} and seat {worst} "
-                    f"{pct(rate[worst])} against a fair share of {pct(fair)} ({gap_text}).")
-    else:
-        sentence = (f"{who} is ahead{'' if strength == 'clear' else ', possibly'}: it wins {pct(rate[best])} "
-                    f"of games{own} against a fair share of {pct(fair)}; seat {worst} wins "
-                    f"{pct(rate[worst])} ({gap_text}).")
-    comp_out = None
-    if comp is not None and strength != "none found":
-        word = "head start" if kind == "race" else "handicap"
-        if sweep is None and next_command:
-            other = bool(bonus and bonus[1] and bonus[1] != unit)
-            sweep = _plan(comp, not other, None)
-        unrep = _unreplayed(next_command, replay, unit, bonus, sweep, word)
-        behind = comp[comp["win_rate"] < comp["fair_share"]]
-        if len(rate) == 2:
-            r = comp.set_index("seat").loc[worst]
-            if r["handicap"] == 0:  # a 0 handicap changes nothing: never said to even the seats
-                sentence += f" {_no_handicap([(worst, r['win_at_handicap'])], unit, word)}"
-            else:
-                sentence += (f" A {word} of {handicap_text(r, unit, kind)} for seat {worst} would bring it closest "
-                             f"to the fair share, assuming play would not change{unrep}.")
-        elif len(behind):
-            moved = behind[behind["handicap"] != 0]
-            parts = [f"seat {int(r['seat'])} {handicap_text(r, unit, kind)}" for _, r in moved.iterrows()]
-            if parts:
-                sentence += (f" {word.capitalize()}s that would bring each seat behind closest to the fair share, "
-                             "one at a time: " + "; ".join(parts) + ", assuming play would not change"
-                             + unrep + ".")
-            still = behind[behind["handicap"] == 0]
-            if len(still):
-                sentence += f" {_no_handicap(list(zip(still['seat'], still['win_at_handicap'])), unit, word)}"
-        comp_out = {int(r["seat"]): {"handicap": float(r["handicap"]), "low": float(r["handicap_low"]),
-                                     "high": float(r["handicap_high"])} for _, r in comp.iterrows()}
-    elif comp is None and strength != "none found" and reason:
-        sentence += f" No score compensation is estimated: {reason}."
-    if comp_out is None and replay is not None and not replay.get("replayed"):
-        sentence += f" Nothing was replayed (--confirm-seats): {replay.get('reason') or 'no figure'}."
-    out = {"topic": "seat advantage", "strength": strength, "sentence": sentence, "evidence": evidence,
-           "threshold": threshold, "next": next_command if strength != "none found" else ""}
-    if comp_out is not None:
-        out["compensation"] = comp_out
-        if replay is not None:
-            out["replay"] = replay
-            if replay.get("replayed"):
-                out["compensation_check"] = "clear" if _verdict(replay)[0] else "not clear"
-                if replay.get("command"):
-                    out["next"] = _replay_command(replay)
+                 "evidence": {"figure": "-", "interval": "-"}, "sentence": phrase("seats.j2", "too_few")}]
+    r = seat_record(seats, balance)
+    if comp is not None and r["strength"] != "none found":
+        r["compensation"] = _compensation_record(comp, r["worst"], unit, kind,
+                                                 _check_record(next_command, replay, unit, bonus,
+                                                               _sweep_of(comp, sweep, next_command, unit, bonus),
+                                                               _word(kind)))
+    r.update(reason=reason if comp is None and r["strength"] != "none found" else "",
+             not_replayed=(replay.get("reason") or "no figure") if replay is not None and not replay.get("replayed")
+             and r["compensation"] is None else None)
+    out = {"topic": "seat advantage", "strength": r["strength"], "sentence": phrase("seats.j2", "finding", r),
+           "evidence": {"figure": phrase("seats.j2", "figure", r), "interval": phrase("seats.j2", "interval", r)},
+           "threshold": threshold, "next": next_command if r["strength"] != "none found" else ""}
+    if r["compensation"] is not None:
+        _add_compensation(out, comp, replay)
     return [out]
+
+
+def seat_record(seats: pd.DataFrame, balance: dict) -> dict:
+    """The seat finding's figures: ``best``/``worst`` seat and their win rates, the ``fair`` share,
+    the best seat's own 95% interval ``own`` (``(low, high)``, None where the table has none), the
+    best-worst ``gap`` with its interval, the chi-square ``p`` and the ``strength``."""
+    rate = seats.set_index("seat")["win_rate"]
+    best, worst = balance["best"], balance["worst"]
+    p, lo = balance["p"], balance["gap_low"]
+    strength = "clear" if p < SEAT_P and lo > 0 else ("possible" if p < SEAT_P or lo > 0 else "none found")
+    own = None
+    if {"win_low", "win_high"} <= set(seats.columns):  # the seat's own interval, where the table has it
+        row = seats.set_index("seat").loc[best]
+        own = (row["win_low"], row["win_high"])
+    return {"best": best, "worst": worst, "win_best": rate[best], "win_worst": rate[worst], "fair": 1.0 / len(rate),
+            "own": own, "gap": balance["gap"], "gap_low": lo, "gap_high": balance["gap_high"], "p": p,
+            "strength": strength, "seats": len(rate), "compensation": None}
+
+
+def _word(kind: str) -> str:
+    return "head start" if kind == "race" else "handicap"
+
+
+def _sweep_of(comp: pd.DataFrame, sweep: dict | None, next_command: str, unit: str, bonus) -> dict | None:
+    """The sweep plan the sentence names: ``sweep``, else read from ``comp`` where a sweep is offered."""
+    if sweep is None and next_command:
+        return _plan(comp, not bool(bonus and bonus[1] and bonus[1] != unit), None)
+    return sweep
+
+
+def _compensation_record(comp: pd.DataFrame, worst, unit: str, kind: str, check: dict) -> dict:
+    """The compensation clause's figures: the ``word`` (handicap or head start), and per seat
+    behind its handicap as text (``moved``: ``(seat, text)``) or, where the closest handicap is 0,
+    its win rate (``still``: ``(seat, win rate at 0)``); ``check``: what the figure has not
+    been (:func:`_check_record`).  At two seats only the worst seat is named."""
+    behind = comp.set_index("seat").loc[[worst]] if len(comp) == 2 else \
+        comp[comp["win_rate"] < comp["fair_share"]].set_index("seat")
+    moved = behind[behind["handicap"] != 0]
+    still = behind[behind["handicap"] == 0]  # a 0 handicap changes nothing: never said to even the seats
+    return {"word": _word(kind), "unit": unit, "two": len(comp) == 2, "check": check,
+            "moved": [(int(k), handicap_text(r, unit, kind)) for k, r in moved.iterrows()],
+            "still": [(int(k), r["win_at_handicap"]) for k, r in still.iterrows()]}
+
+
+def _add_compensation(out: dict, comp: pd.DataFrame, replay: dict | None) -> None:
+    """The finding's ``compensation`` per seat, and what a replay of it showed."""
+    out["compensation"] = {int(r["seat"]): {"handicap": float(r["handicap"]), "low": float(r["handicap_low"]),
+                                            "high": float(r["handicap_high"])} for _, r in comp.iterrows()}
+    if replay is not None:
+        out["replay"] = replay
+        if replay.get("replayed"):
+            out["compensation_check"] = "clear" if _verdict(replay)[0] else "not clear"
+            if replay.get("command"):
+                out["next"] = _replay_command(replay)
 
 
 #: The sweep's multiples of each seat's handicap where the start bonus counts the score: up to

@@ -153,6 +153,39 @@ def cases():
     ]
 
 
+def _tune(n_front: int, recheck: int = 3):
+    """A tune result of two objectives (seat_gap=min, length=max) over three trials, whose re-check
+    replays the first ``recheck`` trials of the front and keeps ``n_front`` of them on it."""
+    from analyser.engine.registry import get_game
+    from analyser.experiments import tune
+    game = get_game("dao")
+    space = tune.parse_space(game, ["greedy", "random"], ["bust_limit=9..12"])
+    targets = [tune.parse_target(x, game, space) for x in ("seat_gap=min", "length=max")]
+    rows = [{"trial": k, "state": "complete", "bust_limit": 9 + k, "seat_gap": 5.0 - k, "seat_gap.low": 1.0 - k,
+             "seat_gap.high": 9.0 - k, "length": 20.0 + k, "length.low": 18.0 + k, "length.high": 22.0 + k,
+             "games": 10, "same_as": -1, "error": "", "undefined": "", "feasible": True, "objective1": 5.0 - k,
+             "objective2": 20.0 + k, "score": 5.0 - k, "violation": 0.0} for k in range(3)]
+    rc = pd.DataFrame(rows).drop(columns=["state", "same_as", "error"]).assign(
+        games=40, folder=[f"cells/recheck-{k:04d}" for k in range(3)], on_front=[k < n_front for k in range(3)],
+        search_rank=[1, 2, 3]).head(recheck)
+    res = tune.TuneResult(space, targets, pd.DataFrame(rows), rc, [0, 1, 2],
+                          {"trials": 3, "games_requested": 10}, "complete", search_best=[0, 1, 2], recheck_asked=3)
+    res.best, res.verifying = tune.front_after_recheck([0, 1, 2], rc, targets)
+    return res
+
+
+def tune_cases():
+    """(label, tune result) pairs for the tune summary's branches that the seeded tune does not reach."""
+    left_out = _tune(3, 0)
+    left_out.recheck_asked = 0
+    pruned = _tune(2)
+    pruned.trials.loc[2, "state"] = "pruned"
+    pruned.trials.loc[1, "same_as"] = 0
+    return [("front, the re-check keeps 1 of 3", _tune(1)), ("front, the re-check keeps 2 of 3", _tune(2)),
+            ("front, the re-check keeps all 3", _tune(3)), ("front, the re-check replays 1 of 3", _tune(3, 1)),
+            ("front, no re-check", left_out), ("a pruned trial and a repeat", pruned)]
+
+
 def text() -> str:
     """Every case's findings: label, then each finding's strength, sentence, evidence, threshold, next."""
     from analyser import findings as F
@@ -172,4 +205,6 @@ def text() -> str:
     notes = [(2, 4, {"a": 40, "b": 40}), (4, 4, dict.fromkeys("abcd", 10)), (1, 4, {"a": 40}),
              (3, 4, {"a": 2668, "b": 2668, "c": 2664}), (2, 3, {"a": 4000, "b": 2000})]
     blocks.append("## seating notes\n" + "\n".join(seats.seating_note(*n) for n in notes))
+    from analyser.experiments.tune_report import summary_sentences
+    blocks += [f"## tune summary, {label}\n" + "\n".join(summary_sentences(res)) for label, res in tune_cases()]
     return "\n\n".join(blocks) + "\n"
