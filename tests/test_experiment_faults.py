@@ -346,15 +346,14 @@ def test_the_experiment_api_of_the_docstring(tmp_path):
     """The example in analyser.experiments.base, as a kind of one's own would use it."""
     import dataclasses
 
-    from analyser.experiments.base import Cell, Experiment
+    from analyser.experiments.base import Cell, Experiment, Session
     from analyser.run import RunSpec, run
 
     spec = RunSpec("dao", ["greedy", "threshold"], players=2, games=40, seed=7, jobs=1)
     cells = [Cell("low", dataclasses.replace(spec, rules={"bust_limit": "10"})),
              Cell("high", dataclasses.replace(spec, rules={"bust_limit": "14"}))]
     out = tmp_path / "limits"
-    with Experiment.begin(out, "limits", cells, arguments={"games": 40, "seed": 7},
-                          fields={"game": "dao", "seed": 7}) as exp:
+    with Experiment.begin(Session(out), "limits", cells, run=spec, fields={"game": "dao", "seed": 7}) as exp:
         outcome = exp.play(jobs=1, games=40, players=2)
         frames = [exp.results(k) for k in range(len(cells))]
     assert outcome.status == "complete" and outcome.error is None
@@ -364,7 +363,7 @@ def test_the_experiment_api_of_the_docstring(tmp_path):
         alone = run(dataclasses.replace(cell.spec), progress=False).results
         pd.testing.assert_frame_equal(frame.drop(columns="run_id"), alone.drop(columns="run_id"))
     # resumed with the same cells: nothing is missing, nothing is played
-    with Experiment.begin(out, "limits", cells, arguments={}, resume=True) as exp:
+    with Experiment.begin(Session(out, resume=True), "limits", cells) as exp:
         assert exp.play(jobs=1, games=40, players=2).status == "complete"
     assert len(read(out)["resumed"]) == 1 and read(out / "cells" / "low").get("resumed") is None
 

@@ -33,6 +33,7 @@ from analyser.stats import analysis, designer
 from analyser.io.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.options import Session, SweepOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.engine.runner import game_seed, lineup_block
@@ -85,61 +86,51 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
     return {"paired": len(groups) == 1, "groups": groups, "note": note}
 
 
-def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players: int | None = None,
-              games: int = 2000, seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
-              batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
-              command: str = "", log=None, out: str | Path | None = None, resume: bool = False,
-              play: bool = True) -> SweepResult:
-    """Parse the grid, play every cell (in rounds with ``until_ci``), and analyse.  InputError on
-    bad input before any game is played.  ``progress``: True shows a bar, None only on a
-    terminal (as :func:`analyser.run.run`), False never.
+def run_sweep(spec: RunSpec, options: SweepOptions, session: Session | None = None) -> SweepResult:
+    """Parse the grid (the strategy specs of ``spec.strategies`` and ``options.rules``), play
+    every cell with ``spec``'s settings (in rounds with ``options.until_ci``), and analyse.
+    InputError on bad input before any game is played.
 
     Each cell is a run folder ``out/cells/cell-<k>`` of an experiment folder
-    (:mod:`analyser.experiments.base`); ``out=None`` plays in a temporary folder.  ``resume=True``
-    continues the sweep in ``out`` (the same arguments, as its record keeps them), playing only
-    the games each cell lacks; ``play=False`` only reads the cells (to rebuild the report).  The
-    analysis reads the cells back from disk."""
-    stopping.check_width(until_ci)
-    game = get_game(game_id)
-    g = gridmod.build(game, list(strategies), list(rules))
-    base = RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
-                   seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
-                   game_timeout=game_timeout)
+    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary
+    folder, no progress bar); ``session.resume`` continues the sweep in ``out`` (the same spec
+    and options, as its record keeps them), playing only the games each cell lacks;
+    ``session.play`` false only reads the cells (to rebuild the report).  The analysis reads the
+    cells back from disk."""
+    session = session or Session()
+    stopping.check_width(options.until_ci)
+    game = get_game(spec.game)
+    g = gridmod.build(game, list(spec.strategies), list(options.rules))
+    base = dataclasses.replace(spec, game=title_ref(game), strategies=g.cells[0].strategies,
+                               rules=dict(g.cells[0].rules))
     _, _, n_players, n_jobs, root = resolve(base)
-    specs = []
-    for c in g.cells:
-        spec = dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
-                                   players=n_players)
-        specs.append(spec)
+    specs = [dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
+                                 players=n_players) for c in g.cells]
     stopping.validate(game, specs, n_players)  # every cell valid before anything runs
     pairing = deal_pairing(game, g.cells, n_players, root)
-    cells = [Cell(f"cell-{c.index:04d}", spec) for c, spec in zip(g.cells, specs)]
-    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "rules": list(rules), "players": players,
-                 "games": games, "seed": root, "jobs": jobs, "until_ci": until_ci, "batch_size": batch_size,
-                 "game_timeout": game_timeout}
-    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
-              "players": n_players, "strategies": list(strategies), "rules": list(rules),
+    cells = [Cell(f"cell-{c.index:04d}", s) for c, s in zip(g.cells, specs)]
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": spec.games,
+              "players": n_players, "strategies": list(spec.strategies), "rules": list(options.rules),
               "dims": [[c, v] for c, v in g.dims], "focus": g.focus}
-    with Experiment.begin(out, "sweep", cells, arguments=arguments, fields=fields, command=command,
-                          resume=resume, play=play) as exp:
-        if play:
-            outcome = exp.play(jobs=n_jobs, games=games, players=lineup_block(n_players, len(g.cells[0].strategies)),
-                               until_ci=until_ci,
-                               measure=lambda b: stopping.widest([exp.results(k, b) for k in range(len(cells))]),
-                               progress=progress, desc=f"sweep {game.id}", what="cells")
+    given = dataclasses.replace(spec, game=title_ref(game), seed=root)
+    with Experiment.begin(session, "sweep", cells, run=given, options=options, fields=fields) as exp:
+        if session.play:
+            outcome = exp.play(jobs=n_jobs, games=spec.games, until_ci=options.until_ci,
+                               players=lineup_block(n_players, len(g.cells[0].strategies)),
+                               measure=lambda b: stopping.widest([exp.results(k, b) for k in range(len(cells))]))
         else:
             outcome = recorded_outcome(exp.config)
         t1 = time.perf_counter()
         frame = combine(g, [exp.results(k) for k in range(len(cells))])
         config = dict(exp.config)
-    stop, error, interrupted = outcome.stop, outcome.error, outcome.interrupted
+    stop, error = outcome.stop, outcome.error
     fit = designer.Outcome.of(game)
     table = cell_table(g, frame, fit.close_margin if fit.close_applies else None)
-    config.update({"games_per_cell": int(stop.games if until_ci else games), "jobs": n_jobs,
+    config.update({"games_per_cell": int(stop.games if options.until_ci else spec.games), "jobs": n_jobs,
                    "status": outcome.status, "error": str(error) if error else None, "stopping": stop.as_dict(),
                    "pairing": pairing})
     config["analysis_seconds"] = round(time.perf_counter() - t1, 3)
-    return SweepResult(g, frame, table, config, stop, pairing, error, interrupted)
+    return SweepResult(g, frame, table, config, stop, pairing, error, outcome.interrupted)
 
 
 def combine(g: gridmod.Grid, frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -182,8 +182,8 @@ def progress_text(states, config: dict, numbers=None) -> str:
     if n["recheck"]:
         return text + f"; {n['recheck_done']} of {n['recheck']} re-check cells complete"
     told = n["finished"] + n["pruned"] + n["failed"]
-    arguments = (config.get("experiment") or {}).get("arguments") if isinstance(config.get("experiment"), dict) else None
-    asked_recheck = (arguments or {}).get("recheck", 1) if isinstance(arguments, dict) else 1
+    options = (config.get("experiment") or {}).get("options") if isinstance(config.get("experiment"), dict) else None
+    asked_recheck = options.get("recheck", 1) if isinstance(options, dict) else 1
     stopped = config.get("status") not in (None, "complete")  # every trial told, stopped before the re-check
     return text + ("; the re-check has not started" if n["asked"] is None or told < n["asked"]
                    or (stopped and asked_recheck) else "")
