@@ -428,9 +428,10 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
                 ("Seat advantage on each side", reportmod.html_table(seat_rows),
                  "Chi-square test of wins per seat against equal shares, on each side.")]
     notes = [cmp.note + ".", f"A: {describe_side(cmp.config['a'])}.", f"B: {describe_side(cmp.config['b'])}."]
-    reportmod.write_experiment_page(outdir, title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.",
-                                    cards=cards, notes=notes, sections=sections, figures=figures, config=cmp.config,
-                                    findings=cmp.findings, figure_sections={"compare.png": "A - B"})
+    reportmod.write_experiment_page(outdir, reportmod.ExperimentPage(
+        title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.", cards=cards, notes=notes,
+        sections=sections, figures=figures, config=cmp.config, findings=cmp.findings,
+        figure_sections={"compare.png": "A - B"}))
     files = ["compare.csv", "findings.json", "index.html"] + [n for n, _ in figures]
     cmp.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", cmp.config)

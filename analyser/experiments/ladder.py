@@ -57,7 +57,6 @@ import random
 import shlex
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

@@ -413,6 +413,35 @@ def metagame_note(t: TournamentResult) -> str:
     return " ".join(parts)
 
 
+def _cards(t: TournamentResult) -> list[tuple[str, str, str]]:
+    """The headline cards of a tournament's page: the top rated, the equilibrium mix, the tables,
+    the games and the seed."""
+    best = t.ranking.iloc[0]
+    cards = [("top rated", str(best["strategy"]), f"rating {fixed(best['rating'], 2)} ({fixed(best['rating_low'], 2)} to "
+                                                   f"{fixed(best['rating_high'], 2)})"),
+             ("tables", str(len(t.tables)), t.design),
+             ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
+             ("seed", str(t.config["seed"]), "root seed of every table")]
+    if t.meta is not None:
+        used = t.meta.table[t.meta.table["weight"] >= metagame.SUPPORT]
+        mix = ", ".join(f"{r.strategy} {analysis.fixed(r.weight * 100, 1)}%" for r in used.itertuples())
+        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
+                         f"weight {analysis.fixed(used['weight'].iloc[0] * 100, 1)}%" if len(used) == 1 else mix))
+    return cards
+
+
+def _notes(t: TournamentResult) -> list[str]:
+    """The notes of a tournament's page: its status, duplicates, the tables' design and the stop."""
+    meet = t.config["table_meetings"]
+    notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
+             "number of tables; " + meetings_text(meet["fewest"], meet["most"]),
+             "Stopped: " + t.stop.reason + "."]
+    notes = list(t.config.get("notes") or []) + notes
+    if t.config["status"] != "complete":
+        notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
+    return notes
+
+
 def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     """Write the tournament's tables, ``findings.json`` (``t.findings``:
     :func:`analyser.findings.tournament_findings`), plots, ``index.html`` and ``config.json``;
@@ -448,18 +477,6 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     t.findings = findings = findmod.tournament_findings(t, meta.findings if meta is not None else [], seats, bal)
     findmod.write_json(outdir / "findings.json", "tournament", t.config["game"], [findings])
     files.append("findings.json")
-    best = t.ranking.iloc[0]
-    meet = t.config["table_meetings"]
-    cards = [("top rated", str(best["strategy"]), f"rating {fixed(best['rating'], 2)} ({fixed(best['rating_low'], 2)} to "
-                                                   f"{fixed(best['rating_high'], 2)})"),
-             ("tables", str(len(t.tables)), t.design),
-             ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
-             ("seed", str(t.config["seed"]), "root seed of every table")]
-    if meta is not None:
-        used = meta.table[meta.table["weight"] >= metagame.SUPPORT]
-        mix = ", ".join(f"{r.strategy} {analysis.fixed(r.weight * 100, 1)}%" for r in used.itertuples())
-        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
-                         f"weight {analysis.fixed(used['weight'].iloc[0] * 100, 1)}%" if len(used) == 1 else mix))
     sections = []
     if meta is not None:
         sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
@@ -479,18 +496,11 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  "row finishes ahead (a shared rank counts one half)."),
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
                  "Defined in docs/metrics.md (Designer metrics).")]
-    notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
-             "number of tables; " + meetings_text(meet["fewest"], meet["most"]),
-             "Stopped: " + t.stop.reason + "."]
-    notes = list(t.config.get("notes") or []) + notes
-    if t.config["status"] != "complete":
-        notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
-    reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
-                                    lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
-                                    figures=figures, config=t.config, findings=findings,
-                                    figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking",
-                                                     "seat_win_rate.png": "Turn order",
-                                                     "pairwise.png": "Who finishes ahead of whom"})
+    reportmod.write_experiment_page(outdir, reportmod.ExperimentPage(
+        title=f"{game.name}: tournament of {len(t.strategies)} strategies", lead=", ".join(t.strategies),
+        cards=_cards(t), notes=_notes(t), sections=sections, figures=figures, config=t.config, findings=findings,
+        figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking", "seat_win_rate.png": "Turn order",
+                         "pairwise.png": "Who finishes ahead of whom"}))
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", t.config)
