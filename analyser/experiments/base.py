@@ -663,13 +663,13 @@ def _check_cells(out: Path, config: dict, cells: list[Cell]) -> None:
     recorded = config.get("cells")
     if not isinstance(recorded, list) or len(recorded) != len(cells):
         raise InputError(f"{str(out)!r}: its config.json records {len(recorded) if isinstance(recorded, list) else 'no'} "
-                         f"cells, but its arguments give {len(cells)}; it cannot be resumed")
+                         f"cells, but its run spec and options give {len(cells)}; it cannot be resumed")
     for c, r in zip(cells, recorded):
         ok = (isinstance(r, dict) and r.get("name") == c.name and r.get("folder") == c.path
               and r.get("strategies") == list(c.spec.strategies) and r.get("rules") == dict(c.spec.rules))
         if not ok:
-            raise InputError(f"{str(out)!r}: cell {c.name} in config.json does not match the cell its arguments "
-                             "give; it cannot be resumed")
+            raise InputError(f"{str(out)!r}: cell {c.name} in config.json does not match the cell its run spec "
+                             "and options give; it cannot be resumed")
 
 
 def _play_cell(k: int, folder: Path, spec: RunSpec, command: str) -> dict:

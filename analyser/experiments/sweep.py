@@ -583,11 +583,14 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
             notes.insert(0, f"Sweep {res.config['status']}: {res.config['error'] or 'stopped by the user'}; "
                             "only finished games are included.")
         reportmod.write_experiment_page(
-            outdir, reportmod.ExperimentPage(title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
-            lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, {res.config['players']} players.",
-            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config, findings=res.findings,
-            figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
-                             for name, _ in figures}))
+            outdir, reportmod.ExperimentPage(
+                title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
+                lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, "
+                     f"{res.config['players']} players.",
+                cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+                findings=res.findings,
+                figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
+                                 for name, _ in figures}))
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", res.config)

@@ -524,10 +524,11 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         if res.importances:
             placed["tune_importance.png"] = "Parameter importances"
         reportmod.write_experiment_page(
-            outdir, reportmod.ExperimentPage(title=f"{game.name}: tune of {', '.join(cols)}",
-            lead=f"Targets: {'; '.join(f'{tg.name} {tg.goal_text()}' for tg in res.targets)}.",
-            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
-            figure_sections=placed))
+            outdir, reportmod.ExperimentPage(
+                title=f"{game.name}: tune of {', '.join(cols)}",
+                lead=f"Targets: {'; '.join(f'{tg.name} {tg.goal_text()}' for tg in res.targets)}.",
+                cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+                figure_sections=placed))
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     res.config["best"] = list(res.best)
