@@ -275,6 +275,23 @@ def test_resume_refuses_what_it_cannot_finish(tmp_path, hold_lock):
     refused(invoke("resume", tmp_path / "c"), "two run folders", "nothing to resume")
 
 
+def test_an_experiment_folder_of_the_older_layout_is_one_line_and_exit_2(tmp_path):
+    """A folder whose record keeps the command's arguments (layout 1) is neither resumed nor
+    reported: one line, exit 2, naming the folder and the command that made it."""
+    sw = tmp_path / "sw"
+    assert invoke("sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "4",
+                  "--seed", "1", "-j", "1", "-q", "--no-report", "--out", sw).exit_code == 0
+    record = read(sw)
+    command = f"analyser sweep dao -s threshold:limit=4,8 -s greedy --out {sw}"
+    record.update(status="interrupted", command=command,
+                  experiment={"layout": 1, "arguments": {"game_id": "dao", "games": 4, "seed": 1}})
+    (sw / "config.json").write_text(json.dumps(record))
+    for args in (("resume", sw), ("report", sw)):
+        r = invoke(*args)
+        refused(r, repr(str(sw)), command)
+        assert r.output.strip().endswith(command)
+
+
 @pytest.mark.parametrize("where, field, value, accepted", [
     ("record", "players", True, "a whole number of seats from 1 to 1,000"),
     ("cell", "run_id", 5, "text (the run's id)"),
