@@ -7,6 +7,7 @@ the killed worker."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -21,7 +22,8 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="needs dask.distributed: pip install '.[dask]'")
 
 from analyser.cli import cli  # noqa: E402
-from analyser.run import backends  # noqa: E402
+from analyser.experiments.options import Session, SweepOptions  # noqa: E402
+from analyser.run import RunSpec, backends  # noqa: E402
 
 from test_stream import wait_for  # noqa: E402
 
@@ -186,15 +188,14 @@ def test_a_worker_killed_mid_experiment_loses_nothing(tmp_path):
 
     from analyser.experiments.sweep import run_sweep
 
-    kw = dict(game_id="dao", strategies=["threshold:limit=6,9", "greedy"], rules=[], players=2, games=600,
-              seed=8, batch_size=50)
-    run_sweep(**kw, jobs=1, out=tmp_path / "here")
+    spec = RunSpec("dao", ["threshold:limit=6,9", "greedy"], players=2, games=600, seed=8, batch_size=50)
+    run_sweep(dataclasses.replace(spec, jobs=1), SweepOptions(), Session(tmp_path / "here"))
     box = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=logging.ERROR) as c:
         def play():
             with backends.command_pool(scheduler=c.scheduler_address):
-                box["res"] = run_sweep(**kw, out=tmp_path / "there")
+                box["res"] = run_sweep(dataclasses.replace(spec, jobs=0), SweepOptions(), Session(tmp_path / "there"))
         t = threading.Thread(target=play)
         t.start()
         wait_for(lambda: len(list((tmp_path / "there" / "cells" / "cell-0000" / "results").glob("*.parquet")))

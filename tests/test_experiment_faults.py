@@ -275,6 +275,23 @@ def test_resume_refuses_what_it_cannot_finish(tmp_path, hold_lock):
     refused(invoke("resume", tmp_path / "c"), "two run folders", "nothing to resume")
 
 
+def test_an_experiment_folder_of_the_older_layout_is_one_line_and_exit_2(tmp_path):
+    """A folder whose record keeps the command's arguments (layout 1) is neither resumed nor
+    reported: one line, exit 2, naming the folder and the command that made it."""
+    sw = tmp_path / "sw"
+    assert invoke("sweep", "dao", "-s", "threshold:limit=4,8", "-s", "greedy", "-p", "2", "--games", "4",
+                  "--seed", "1", "-j", "1", "-q", "--no-report", "--out", sw).exit_code == 0
+    record = read(sw)
+    command = f"analyser sweep dao -s threshold:limit=4,8 -s greedy --out {sw}"
+    record.update(status="interrupted", command=command,
+                  experiment={"layout": 1, "arguments": {"game_id": "dao", "games": 4, "seed": 1}})
+    (sw / "config.json").write_text(json.dumps(record))
+    for args in (("resume", sw), ("report", sw)):
+        r = invoke(*args)
+        refused(r, repr(str(sw)), command)
+        assert r.output.strip().endswith(command)
+
+
 @pytest.mark.parametrize("where, field, value, accepted", [
     ("record", "players", True, "a whole number of seats from 1 to 1,000"),
     ("cell", "run_id", 5, "text (the run's id)"),
@@ -346,15 +363,14 @@ def test_the_experiment_api_of_the_docstring(tmp_path):
     """The example in analyser.experiments.base, as a kind of one's own would use it."""
     import dataclasses
 
-    from analyser.experiments.base import Cell, Experiment
+    from analyser.experiments.base import Cell, Experiment, Session
     from analyser.run import RunSpec, run
 
     spec = RunSpec("dao", ["greedy", "threshold"], players=2, games=40, seed=7, jobs=1)
     cells = [Cell("low", dataclasses.replace(spec, rules={"bust_limit": "10"})),
              Cell("high", dataclasses.replace(spec, rules={"bust_limit": "14"}))]
     out = tmp_path / "limits"
-    with Experiment.begin(out, "limits", cells, arguments={"games": 40, "seed": 7},
-                          fields={"game": "dao", "seed": 7}) as exp:
+    with Experiment.begin(Session(out), "limits", cells, run=spec, fields={"game": "dao", "seed": 7}) as exp:
         outcome = exp.play(jobs=1, games=40, players=2)
         frames = [exp.results(k) for k in range(len(cells))]
     assert outcome.status == "complete" and outcome.error is None
@@ -364,7 +380,7 @@ def test_the_experiment_api_of_the_docstring(tmp_path):
         alone = run(dataclasses.replace(cell.spec), progress=False).results
         pd.testing.assert_frame_equal(frame.drop(columns="run_id"), alone.drop(columns="run_id"))
     # resumed with the same cells: nothing is missing, nothing is played
-    with Experiment.begin(out, "limits", cells, arguments={}, resume=True) as exp:
+    with Experiment.begin(Session(out, resume=True), "limits", cells) as exp:
         assert exp.play(jobs=1, games=40, players=2).status == "complete"
     assert len(read(out)["resumed"]) == 1 and read(out / "cells" / "low").get("resumed") is None
 

@@ -20,6 +20,8 @@ from analyser.experiments.compare import mcnemar_p, paired_mean, paired_rate
 from analyser.engine.core import InputError, Scoring
 from analyser.engine.registry import get_game
 from analyser.engine.runner import game_seed
+from analyser.experiments.options import SweepOptions, TournamentOptions
+from analyser.run import RunSpec
 
 TOY_FILE = str(Path(__file__).with_name("toy_title.py"))
 
@@ -113,7 +115,8 @@ def test_bad_input_is_one_line_exit_2(runner, args, needle):
 def test_cells_share_deals_where_the_rules_leave_them(tmp_path):
     from analyser.experiments.sweep import deal_pairing, run_sweep
 
-    res = run_sweep("dao", ["threshold:limit=6,10", "greedy"], ["bust_limit=10,14"], games=40, seed=11, jobs=1)
+    res = run_sweep(RunSpec("dao", ["threshold:limit=6,10", "greedy"], games=40, seed=11, jobs=1),
+                    SweepOptions(rules=["bust_limit=10,14"]))
     df = res.results
     assert df["cell"].nunique() == 4
     seeds = df.groupby(["game_index", "cell"])["game_seed"].first().unstack("cell")
@@ -219,7 +222,7 @@ def test_tournament_recovers_a_planted_strength_order(toy, players):
     from analyser.experiments.tournament import run_tournament
 
     specs = [f"{TOY_FILE}:fixed:k={k}" for k in (3, 1, 4, 2)]  # true order: 4 > 3 > 2 > 1
-    t = run_tournament(toy, specs, players=players, games=1200, seed=5, jobs=1, bootstrap=20)
+    t = run_tournament(RunSpec(toy, specs, players=players, games=1200, seed=5, jobs=1), TournamentOptions(bootstrap=20))
     order = [s.rsplit("=", 1)[1] for s in t.ranking["strategy"]]
     assert order == ["4", "3", "2", "1"]
     assert (t.ranking["rating_low"] <= t.ranking["rating"]).all() and (t.ranking["rating"] <= t.ranking["rating_high"]).all()
@@ -386,8 +389,8 @@ def test_sweep_stopping_rule_is_identical_for_any_jobs():
     """Four cells with two workers go whole to the workers; with one, they play in turn."""
     from analyser.experiments.sweep import run_sweep
 
-    runs = [run_sweep("dao", ["threshold:limit=8,10", "greedy"], ["bust_limit=10,12"], games=1000, seed=2,
-                      jobs=jobs, until_ci=0.12) for jobs in (1, 2)]
+    runs = [run_sweep(RunSpec("dao", ["threshold:limit=8,10", "greedy"], games=1000, seed=2, jobs=jobs),
+                      SweepOptions(rules=["bust_limit=10,12"], until_ci=0.12)) for jobs in (1, 2)]
     pd.testing.assert_frame_equal(runs[0].results.drop(columns="run_id"), runs[1].results.drop(columns="run_id"))
     pd.testing.assert_frame_equal(runs[0].cells, runs[1].cells)
     assert runs[0].stop.reason == runs[1].stop.reason

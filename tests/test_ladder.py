@@ -3,6 +3,7 @@ resume finishes an interrupted ladder exactly; the skill-depth rule; bad input o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -16,7 +17,9 @@ from analyser.stats import analysis
 from analyser.cli import cli
 from analyser.experiments import ladder as lad
 from analyser.experiments import ladder_report
+from analyser.experiments.options import LadderOptions, Session
 from analyser.results import load_results
+from analyser.run import RunSpec
 
 SPEED = ["side_dps", "other_dps"]  # timings: the only figures that may differ between two plays
 
@@ -72,9 +75,9 @@ def test_a_level_is_the_simulate_run_of_its_two_budgets(tmp_path):
 
 def test_jobs_1_and_2_give_the_same_ladder(tmp_path):
     """Four levels: with --jobs 2 whole levels go to the two workers; the results are the same."""
-    common = dict(budgets="1..16", players=2, games=4, seed=11, speed=False)
-    one = lad.run_ladder("dao", jobs=1, out=tmp_path / "one", **common)
-    two = lad.run_ladder("dao", jobs=2, out=tmp_path / "two", **common)
+    spec, options = RunSpec("dao", [], players=2, games=4, seed=11, game_timeout=None), LadderOptions(budgets="1..16")
+    one = lad.run_ladder(dataclasses.replace(spec, jobs=1), options, Session(tmp_path / "one"), speed=False)
+    two = lad.run_ladder(dataclasses.replace(spec, jobs=2), options, Session(tmp_path / "two"), speed=False)
     assert one.config["status"] == two.config["status"] == "complete"
     pd.testing.assert_frame_equal(one.table, two.table)
     pd.testing.assert_frame_equal(one.gains, two.gains)
@@ -91,7 +94,7 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_ladder(tmp_path):
     r = invoke(*args, "--games", 4, "--out", cut)  # every level's first 4 games...
     assert r.exit_code == 0, r.output
     record = json.loads((cut / "config.json").read_text())
-    record["experiment"]["arguments"]["games"] = 8  # ...of a ladder of 8 games a level
+    record["experiment"]["run"]["games"] = 8  # ...of a ladder of 8 games a level
     record["games_requested"] = 8
     by_name = {c["name"]: c for c in record["cells"]}
     shutil.rmtree(cut / "cells" / "level-8-vs-4")  # the top level never started
@@ -143,8 +146,8 @@ def test_skill_depth_counts_clear_doublings_from_the_bottom_up_to_the_first_uncl
 
 
 def test_a_strength_curve_against_a_fixed_opponent_pairs_each_doubling_by_game(tmp_path):
-    res = lad.run_ladder("dao", budgets="1,4,16", against="greedy", players=3, games=6, seed=2, jobs=1,
-                         out=tmp_path / "c", speed=False)
+    res = lad.run_ladder(RunSpec("dao", [], players=3, games=6, seed=2, jobs=1, game_timeout=None),
+                         LadderOptions(budgets="1,4,16", against="greedy"), Session(tmp_path / "c"), speed=False)
     t = res.table
     assert list(t["budget"]) == [1, 4, 16] and t["lower"].isna().all() and list(t["other"]) == ["greedy"] * 3
     # 3 seats, 2 strategies: the sides take the extra seat in turn, block by block of 3 games
@@ -220,7 +223,7 @@ def test_the_default_game_limit_is_scaled_to_the_measured_cost_of_a_game(tmp_pat
     assert r.exit_code == 0, r.output
     config = json.loads((tmp_path / "a" / "config.json").read_text())
     assert config["game_timeout"] == 123.0 and config["game_timeout_auto"] == {"factor": 20}
-    assert config["experiment"]["arguments"]["game_timeout"] == 123.0  # resume keeps it, measures nothing
+    assert config["experiment"]["run"]["game_timeout"] == 123.0  # resume keeps it, measures nothing
     cell = json.loads((tmp_path / "a" / "cells" / "level-4-vs-2" / "config.json").read_text())
     assert cell["game_timeout"] == 123.0
 

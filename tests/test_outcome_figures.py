@@ -7,6 +7,7 @@ iteration) and ``hold:n=..``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -19,6 +20,7 @@ import pytest
 from analyser.stats import analysis, designer, seats
 from analyser.cli import cli
 from analyser.engine.registry import get_game
+from analyser.experiments.options import SweepOptions, TournamentOptions
 from analyser.run import RunSpec, run
 
 def invoke(runner, *args):
@@ -171,15 +173,16 @@ def test_the_same_games_give_the_same_interval_and_label_in_simulate_sweep_and_t
 
     # two seats: simulate, a one-cell sweep and a one-table tournament play the same games
     table, method = simulated(2, "two")
-    sweep = run_sweep("dao", ["greedy", "random"], [], players=2, games=120, seed=9, jobs=1)
-    tour = run_tournament("dao", ["greedy", "random"], players=2, games=120, seed=9, jobs=1, bootstrap=5)
+    spec = RunSpec("dao", ["greedy", "random"], players=2, games=120, seed=9, jobs=1)
+    sweep = run_sweep(spec, SweepOptions())
+    tour = run_tournament(spec, TournamentOptions(bootstrap=5))
     same(sweep.cells.set_index("strategy"), table)
     same(tour.ranking.set_index("strategy"), table)
     assert set(sweep.cells["win_method"]) == {method} and tour.ranking.attrs["win_method"] == method
     # three seats: greedy sits twice in some games, so its rows are not independent: cluster-robust in
     # both (a sweep used to say Wilson here)
     table, method = simulated(3, "three")
-    sweep = run_sweep("dao", ["greedy", "random"], [], players=3, games=120, seed=9, jobs=1)
+    sweep = run_sweep(dataclasses.replace(spec, players=3), SweepOptions())
     same(sweep.cells.set_index("strategy"), table)
     assert method == "cluster" and set(sweep.cells["win_method"]) == {"cluster"}
 
@@ -259,7 +262,8 @@ def test_the_named_sweep_runs_and_reports_each_seats_win_rate(tmp_path):
     between cells)."""
     from analyser.experiments.sweep import run_sweep, write_sweep
 
-    res = run_sweep("dao", ["greedy"], ["seat_bonus=0/0,0/30"], players=2, games=20, seed=3, jobs=1)
+    res = run_sweep(RunSpec("dao", ["greedy"], players=2, games=20, seed=3, jobs=1),
+                    SweepOptions(rules=["seat_bonus=0/0,0/30"]))
     cells = res.cells.set_index("seat_bonus")
     assert list(cells.index) == ["0/0", "0/30"]
     assert cells.loc["0/30", "seat1_win"] == 1.0 and cells.loc["0/0", "seat1_win"] < 1.0

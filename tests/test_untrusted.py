@@ -464,7 +464,7 @@ def test_resume_of_a_hand_edited_experiment_record_names_the_file_and_its_argume
                   "-q", "--no-report", "--seed", "1", "--out", out).exit_code == 0
     config = json.loads((out / "config.json").read_text())
     config["status"] = "interrupted"
-    config["experiment"]["arguments"][argument] = value
+    config["experiment"]["run"][argument] = value
     (out / "config.json").write_text(json.dumps(config))
     line = one_line_error(invoke("resume", out), str(out / "config.json"), repr(argument))
     assert "--" not in line.replace(str(out), "")

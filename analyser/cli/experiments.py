@@ -4,6 +4,7 @@ each a thin layer over :mod:`analyser.experiments`.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from analyser.cli.common import builtin_strategies, check_plotting, check_root_s
 from analyser.cli.cluster import cluster, cluster_options, pooled
 from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 from analyser.engine.registry import game_ids, get_game, title_ref
+from analyser.experiments.options import (CompareOptions, LadderOptions, Session, SweepOptions,
+                                          TournamentOptions)
 from analyser.run import RunSpec, WorkerDied, resume_command, stops, trusting
 from analyser.text import terminal_table
 
@@ -123,22 +126,27 @@ def sweep(game, strategies, rules, games, no_report, players, seed, jobs, out, u
         check_plotting()
     g = get_game(game)
     out = prepare_out(out, g.id + "-sweep", "sweep", quiet)
-    arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), players=players,
-                     games=games, seed=seed, jobs=jobs, until_ci=until_ci, batch_size=batch_size,
-                     game_timeout=game_timeout)
-    return pooled(lambda: execute_sweep(arguments, out, no_report=no_report, quiet=quiet, command=command_line()),
+    spec = RunSpec(game=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
+                   jobs=jobs, batch_size=batch_size, game_timeout=game_timeout)
+    options = SweepOptions(rules=list(rules), until_ci=until_ci)
+    return pooled(lambda: execute_sweep(spec, options, new_session(out, quiet), no_report=no_report, quiet=quiet),
                   backend, scheduler, jobs, out)
 
 
-def execute_sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
-                  play: bool = True, target: Path | None = None) -> int:
-    """Play (or resume, or with ``play=False`` only read) the sweep into ``out``, write its
-    files and report into ``target`` (default ``out``), print its best cells, and return the exit
-    code."""
+def new_session(out: Path, quiet: bool) -> Session:
+    """The session of an experiment this command starts in ``out``."""
+    return Session(out, command_line(), progress=False if quiet else None)
+
+
+def execute_sweep(spec: RunSpec, options: SweepOptions, session: Session, *, no_report: bool, quiet: bool,
+                  target: Path | None = None) -> int:
+    """Play (or resume, or with ``session.play`` false only read) the sweep into ``session.out``,
+    write its files and report into ``target`` (default ``out``), print its best cells, and
+    return the exit code."""
     from analyser.experiments.sweep import run_sweep, write_sweep
 
-    res = run_sweep(**arguments, progress=False if quiet or not play else None, command=command, out=out,
-                    resume=resume, play=play)
+    out = Path(session.out)
+    res = run_sweep(spec, options, session)
     target = files_folder(res.config, out, target)
     code = write_guarded(lambda: write_sweep(res, target, report=not no_report), res.config, out)
     if code is not None:
@@ -174,7 +182,7 @@ def execute_sweep(arguments: dict, out: Path, *, no_report: bool, quiet: bool, c
         click.echo(f"\nCells: {target / 'cells.csv'}\nGames: {target / 'sweep.parquet'}")
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
-    return outcome(res.config, res.error, res.interrupted, out, "cells", arguments) if play else 0
+    return outcome(res.config, res.error, res.interrupted, out, "cells", spec) if session.play else 0
 
 
 def files_folder(config: dict, out: Path, target: Path | None) -> Path:
@@ -209,19 +217,19 @@ def write_guarded(write, config: dict, out: Path) -> int | None:
     return None
 
 
-def outcome(config: dict, error, interrupted: bool, out: Path, what: str, arguments: dict | None = None,
+def outcome(config: dict, error, interrupted: bool, out: Path, what: str, spec: RunSpec | None = None,
             count: str | None = None) -> int:
     """The one line and exit code of an experiment that stopped early: 1 for a failure, 130 for
-    Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``count`` says how far it got (default: its
-    cells complete, ``3 of 8 cells complete``)."""
+    Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``spec`` (the experiment's) names the title
+    and game time limit of a failed game's replay line.  ``count`` says how far it got (default:
+    its cells complete, ``3 of 8 cells complete``)."""
     cells = config.get("cells") or []
     done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
     count = count or f"{done} of {len(cells)} {what} complete"
     again = f"continue with: {resume_command(out, config)}"
     if error is not None:
-        arguments = arguments or {}
-        replay = _where(error, str(arguments.get("game_id") or config.get("game") or "GAME"),
-                        float(arguments.get("game_timeout") or GAME_TIMEOUT))
+        replay = _where(error, str((spec.game if spec else None) or config.get("game") or "GAME"),
+                        float((spec.game_timeout if spec else None) or GAME_TIMEOUT))
         text = ("a worker process died (killed, or out of memory) and the games it was playing were lost"
                 if isinstance(error, WorkerDied) else str(error))
         click.echo(f"analyser: error: {text}{replay}. The finished games were written to {out} ({count})"
@@ -270,21 +278,22 @@ def tournament(game, strategies, rules, games, bootstrap, players, seed, jobs, o
     check_plotting()
     g = get_game(game)
     out = prepare_out(out, g.id + "-tournament", "tournament", quiet)
-    arguments = dict(game_id=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
-                     jobs=jobs, until_ci=until_ci, rules=parse_key_values(rules, what="--rule"),
-                     batch_size=batch_size, game_timeout=game_timeout, bootstrap=bootstrap)
-    return pooled(lambda: execute_tournament(arguments, out, quiet=quiet, command=command_line()),
+    spec = RunSpec(game=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
+                   jobs=jobs, rules=parse_key_values(rules, what="--rule"), batch_size=batch_size,
+                   game_timeout=game_timeout)
+    options = TournamentOptions(until_ci=until_ci, bootstrap=bootstrap)
+    return pooled(lambda: execute_tournament(spec, options, new_session(out, quiet), quiet=quiet),
                   backend, scheduler, jobs, out)
 
 
-def execute_tournament(arguments: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
-                       play: bool = True, target: Path | None = None) -> int:
-    """Play (or resume, or only read) the tournament in ``out``, write its files and report into
-    ``target`` (default ``out``), print the ranking, and return the exit code."""
+def execute_tournament(spec: RunSpec, options: TournamentOptions, session: Session, *, quiet: bool,
+                       target: Path | None = None) -> int:
+    """Play (or resume, or only read) the tournament in ``session.out``, write its files and
+    report into ``target`` (default ``out``), print the ranking, and return the exit code."""
     from analyser.experiments.tournament import run_tournament, write_tournament
 
-    t = run_tournament(**arguments, progress=False if quiet or not play else None, command=command, out=out,
-                       resume=resume, play=play)
+    out = Path(session.out)
+    t = run_tournament(spec, options, session)
     for note in t.config.get("notes") or []:  # (a strategy given twice: said, even with -q)
         click.echo(f"Note: {note}", err=True)
     target = files_folder(t.config, out, target)
@@ -306,7 +315,7 @@ def execute_tournament(arguments: dict, out: Path, *, quiet: bool, command: str,
             from analyser import findings
             findings.echo([t.findings])
         click.echo(f"\nReport: {target / 'index.html'}")
-    return outcome(t.config, t.error, t.interrupted, out, "tables", arguments) if play else 0
+    return outcome(t.config, t.error, t.interrupted, out, "tables", spec) if session.play else 0
 
 
 @supervised.command()
@@ -395,28 +404,27 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
         sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
                      rules=rb, batch_size=batch_size)
         out_dir = prepare_out(out, g.id + "-compare", "compare", quiet)
-        return pooled(lambda: execute_compare({"a": sa, "b": sb}, out_dir, quiet=quiet, command=command_line()),
+        return pooled(lambda: execute_compare(sa, CompareOptions(sb), new_session(out_dir, quiet), quiet=quiet),
                       backend, scheduler, jobs, out_dir)
     else:
         raise InputError(f"compare takes GAME (with --a/--b) or two run folders; got {len(targets)} arguments")
     return _compare_finish(cmp, out_dir, quiet)
 
 
-def execute_compare(specs: dict, out: Path, *, quiet: bool, command: str, resume: bool = False,
-                    play: bool = True, target: Path | None = None) -> int:
-    """Play (or resume, or only read) sides A and B in ``out/a`` and ``out/b``, then write the
-    comparison into ``target`` (default ``out``) and print it; the exit code."""
+def execute_compare(sa: RunSpec, options: CompareOptions, session: Session, *, quiet: bool,
+                    target: Path | None = None) -> int:
+    """Play (or resume, or only read) sides A (``sa``) and B (``options.b``) in ``out/a`` and
+    ``out/b``, then write the comparison into ``target`` (default ``out``) and print it; the exit
+    code."""
     from analyser.experiments import compare as cmpmod
 
-    sa, sb = (s if isinstance(s, RunSpec) else RunSpec(**s) for s in (specs["a"], specs["b"]))
-    cmp = cmpmod.compare_specs(sa, sb, command=command, progress=False if quiet or not play else None, out=out,
-                               resume=resume, play=play)
+    out = Path(session.out)
+    cmp = cmpmod.compare_specs(sa, options, session)
     if cmp.status != "complete":
-        if not play:
+        if not session.play:
             raise InputError(f"{str(out)!r} holds a comparison whose sides are not complete (status "
                              f"{cmp.status}); finish it with: analyser resume {shlex.quote(str(out))}")
-        return outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides", {"game_id": sa.game,
-                                                                             "game_timeout": sa.game_timeout})
+        return outcome(cmp.config, cmp.error, cmp.interrupted, out, "sides", sa)
     return _compare_finish(cmp, files_folder(cmp.config, out, target), quiet, source=out)
 
 
@@ -520,22 +528,23 @@ def ladder(game, strategy, budgets, against, rules, games, players, seed, jobs, 
     ls = laddermod.parse_ladder_strategy(strategy, title_ref(g))  # bad input: one line before a folder exists
     laddermod.parse_budgets(budgets, ls.kind)
     out = prepare_out(out, g.id + "-ladder", "ladder", quiet)
-    arguments = dict(game_id=title_ref(g), strategy=strategy, budgets=budgets, against=against, players=players,
-                     games=games, seed=seed, jobs=jobs, rules=parse_key_values(rules, what="--rule"),
-                     batch_size=batch_size, game_timeout=game_timeout)
-    return pooled(lambda: execute_ladder(arguments, out, no_report=no_report, quiet=quiet, command=command_line()),
+    spec = RunSpec(game=title_ref(g), strategies=[], players=players, games=games, seed=seed, jobs=jobs,
+                   rules=parse_key_values(rules, what="--rule"), batch_size=batch_size, game_timeout=game_timeout)
+    options = LadderOptions(strategy=strategy, budgets=budgets, against=against)
+    return pooled(lambda: execute_ladder(spec, options, new_session(out, quiet), no_report=no_report, quiet=quiet),
                   backend, scheduler, jobs, out)
 
 
-def execute_ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
-                   play: bool = True, target: Path | None = None) -> int:
-    """Play (or resume, or only read) the ladder in ``out``, write its files and report into
-    ``target`` (default ``out``), print the levels and the depth, and return the exit code."""
+def execute_ladder(spec: RunSpec, options: LadderOptions, session: Session, *, no_report: bool, quiet: bool,
+                   target: Path | None = None) -> int:
+    """Play (or resume, or only read) the ladder in ``session.out``, write its files and report
+    into ``target`` (default ``out``), print the levels and the depth, and return the exit
+    code."""
     from analyser.experiments import ladder as laddermod
     from analyser.experiments import ladder_report
 
-    res = laddermod.run_ladder(**arguments, progress=False if quiet or not play else None, command=command,
-                               out=out, resume=resume, play=play)
+    out = Path(session.out)
+    res = laddermod.run_ladder(spec, options, session)
     target = files_folder(res.config, out, target)
     code = write_guarded(lambda: ladder_report.write_ladder(res, target, report=not no_report), res.config, out)
     if code is not None:
@@ -558,5 +567,5 @@ def execute_ladder(arguments: dict, out: Path, *, no_report: bool, quiet: bool, 
         if not no_report:
             click.echo(f"Report: {target / 'index.html'}")
     limit = res.config.get("game_timeout")  # (the default one scaled to the cost of a game)
-    return outcome(res.config, res.error, res.interrupted, out, "levels",
-                   {**arguments, "game_timeout": limit if limit is not None else GAME_TIMEOUT}) if play else 0
+    ran = dataclasses.replace(spec, game_timeout=limit if limit is not None else GAME_TIMEOUT)
+    return outcome(res.config, res.error, res.interrupted, out, "levels", ran) if session.play else 0

@@ -20,6 +20,7 @@ from analyser.run.folders import cell_folder_ok
 from analyser.experiments import tune_study
 from analyser.experiments.base import KINDS, read_record
 from analyser.experiments.tune_report import folder_progress
+from analyser.experiments.options import Session, options_from_record
 from analyser.run.spec import RunSpec, setting_problem
 
 
@@ -55,7 +56,7 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     holder = store.holder_of(folder)
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
-    arguments = _guarded_arguments(folder, kind, config, allowed)
+    spec, options = _guarded_given(folder, kind, config, allowed)
     if kind == "tune" and (Path(folder) / "tune.db").is_file():  # a study of an older format: one line
         tune_study.load(folder)
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
@@ -72,18 +73,19 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
             whole = count if kind == "tune" else f"its {len(config['cells'])} {_cell_word(kind)} are complete"
             click.echo(f"Resuming {folder}: {whole}, but its files were not all written; writing them "
                        "(nothing is played)", err=True)
-        return pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True,
-                                     play=False), None, None, 1, folder)
+        session = Session(folder, command_line(), progress=False, resume=True, play=False)
+        return pooled(lambda: _again(kind, spec, options, session, no_report=no_report, quiet=quiet),
+                      None, None, 1, folder)
     if not quiet:
         played = config.get("games_completed")
         played = played if isinstance(played, int) and not isinstance(played, bool) and played >= 0 else 0
         click.echo(f"Resuming {folder}: {count} ({played:,} games played so far, in all); "
                    f"seed {config.get('seed')}", err=True)
     # the cluster is the command line's (--scheduler) or none: the record names no scheduler, and
-    # one its cells' folders name is never contacted (they are played from the arguments above)
-    jobs = arguments["a"].get("jobs") if kind == "compare" else arguments.get("jobs")
-    return pooled(lambda: _again(folder, kind, arguments, no_report=no_report, quiet=quiet, resume=True),
-                  "dask" if allowed.scheduler else None, allowed.scheduler, jobs, folder)
+    # one its cells' folders name is never contacted (they are played from the spec above)
+    session = Session(folder, command_line(), progress=False if quiet else None, resume=True)
+    return pooled(lambda: _again(kind, spec, options, session, no_report=no_report, quiet=quiet),
+                  "dask" if allowed.scheduler else None, allowed.scheduler, spec.jobs, folder)
 
 
 def report_experiment(folder: Path, kind: str, out: Path | None = None, title_file: str | None = None,
@@ -92,12 +94,13 @@ def report_experiment(folder: Path, kind: str, out: Path | None = None, title_fi
     its cells' folders (in ``out`` when given), playing nothing.  A title or strategy file the
     record names loads only with ``--title FILE`` or ``--trust``."""
     config = _record(folder, kind)
-    arguments = _guarded_arguments(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
+    spec, options = _guarded_given(folder, kind, config, Allowed(titles=(title_file,) if title_file else (),
                                                                  strategy_flag=None))
     target = None
     if out is not None:
         target = prepare_out(out, replace_run=False)
-    return _again(folder, kind, arguments, no_report=False, quiet=quiet, resume=True, play=False, target=target)
+    session = Session(folder, command_line(), progress=False, resume=True, play=False)
+    return _again(kind, spec, options, session, no_report=False, quiet=quiet, target=target)
 
 
 def _record(folder: Path, kind: str) -> dict:
@@ -109,30 +112,23 @@ def _record(folder: Path, kind: str) -> dict:
     return read_record(folder, (kind,))
 
 
-#: What the record of each kind keeps under ``experiment.arguments`` (name -> accepted types),
-#: checked before any of it is used: the folder may come from anyone.
+#: What the record of each kind keeps under ``experiment.run`` (the run spec: name -> accepted
+#: types) and ``experiment.options`` (the kind's options), checked before any of it is used: the
+#: folder may come from anyone.
 _SPEC = {"game": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,), "seed": (int,),
          "jobs": (int, type(None)), "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float),
          "backend": (str,), "scheduler": (type(None),), "first_game": (int,), "engine": (str,)}
-_ARGUMENTS = {
-    "sweep": {"game_id": (str,), "strategies": (list,), "rules": (list,), "players": (int, type(None)),
-              "games": (int,), "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)),
-              "batch_size": (int, type(None)), "game_timeout": (int, float)},
-    "tournament": {"game_id": (str,), "strategies": (list,), "players": (int, type(None)), "games": (int,),
-                   "seed": (int,), "jobs": (int, type(None)), "until_ci": (int, float, type(None)), "rules": (dict,),
-                   "batch_size": (int, type(None)), "game_timeout": (int, float), "bootstrap": (int,)},
-    "compare": {"a": _SPEC, "b": _SPEC},  # each side: a run's arguments, checked against _SPEC
-    "tune": {"game_id": (str,), "strategies": (list,), "rules": (list,), "targets": (list,),
-             "players": (int, type(None)), "trials": (int,), "games": (int,), "seed": (int,),
-             "jobs": (int, type(None)), "batch": (int,), "recheck": (int,), "recheck_factor": (int,), "prune": (bool,),
-             "batch_size": (int, type(None)), "game_timeout": (int, float)},
-    "ladder": {"game_id": (str,), "strategy": (str,), "budgets": (str,), "against": (str, type(None)),
-               "players": (int, type(None)), "games": (int,), "seed": (int,), "jobs": (int, type(None)),
-               "rules": (dict,), "batch_size": (int, type(None)), "game_timeout": (int, float)},
+_OPTIONS = {
+    "sweep": {"rules": (list,), "until_ci": (int, float, type(None))},
+    "tournament": {"until_ci": (int, float, type(None)), "bootstrap": (int,)},
+    "compare": {"b": _SPEC},  # side B's run spec, checked against _SPEC
+    "tune": {"rules": (list,), "targets": (list,), "trials": (int,), "batch": (int,), "recheck": (int,),
+             "recheck_factor": (int,), "prune": (bool,)},
+    "ladder": {"strategy": (str,), "budgets": (str,), "against": (str, type(None))},
 }
 
 
-def _checked(where: str, values, schema: dict) -> dict:
+def _checked(where: str, values, schema: dict, what: str = "run spec") -> dict:
     def ok(v, types):
         if isinstance(types, dict):  # a nested schema (a comparison's side)
             return isinstance(v, dict)
@@ -144,69 +140,63 @@ def _checked(where: str, values, schema: dict) -> dict:
             return dict in types and all(isinstance(k, str) and (isinstance(x, str) or isinstance(x, dict))
                                          for k, x in v.items())
         return isinstance(v, types)
-    if not isinstance(values, dict) or set(values) - set(schema) or not set(schema) - {"first_game", "backend", "engine"} <= set(values):
-        raise InputError(f"{where}: its experiment arguments are not the ones analyser writes; it cannot be used")
+    if not isinstance(values, dict) or set(values) != set(schema):
+        raise InputError(f"{where}: its experiment {what} are not the ones analyser writes; it cannot be used")
     for key, v in values.items():
         if not ok(v, schema[key]):
-            raise InputError(f"{where}: its experiment argument {key!r} has the wrong type; it cannot be used")
+            raise InputError(f"{where}: its experiment {what} {key!r} has the wrong type; it cannot be used")
     _check_settings(where, values)
     return dict(values)
 
 
-#: The experiment arguments that are run settings (named as the run spec names them), checked
-#: against the bounds a run accepts (:func:`analyser.run.spec.setting_problem`).
+#: The run settings of an experiment's run spec, checked against the bounds a run accepts
+#: (:func:`analyser.run.spec.setting_problem`).
 _SETTINGS = ("games", "seed", "batch_size", "game_timeout", "first_game", "backend")
 
 
 def _check_settings(where: str, values: dict) -> None:
-    """The run settings among an experiment's arguments, and a tune's trials, within what the
-    command accepts; InputError naming the file and the argument (a record edited by hand), not
-    a flag the user never gave."""
+    """The run settings of an experiment's run spec, and a tune's trials, within what the command
+    accepts; InputError naming the file and the field (a record edited by hand), not a flag the
+    user never gave."""
     given = {k: values[k] for k in _SETTINGS if values.get(k) is not None}
     problem = setting_problem(RunSpec(game="", strategies=[], **given))
     if problem is None and "trials" in values and not 1 <= values["trials"] <= MAX_TRIALS:
         problem = "trials", f"give a whole number from 1 to {MAX_TRIALS:,}"
     if problem is not None:
         key, accepted = problem
-        raise InputError(f"{where}: its experiment argument {key!r} is {values[key]!r}, which is not accepted; "
+        raise InputError(f"{where}: its experiment setting {key!r} is {values[key]!r}, which is not accepted; "
                          f"{accepted}")
 
 
-def _guarded_arguments(folder: Path, kind: str, config: dict, allowed) -> dict:
-    """The arguments that rebuild the experiment in ``folder``, type-checked, after the trust
-    rule (a title file named with --title from another place replaces the recorded one)."""
+def _guarded_given(folder: Path, kind: str, config: dict, allowed) -> tuple[RunSpec, object]:
+    """The run spec and options that rebuild the experiment in ``folder``, type-checked, after the
+    trust rule (a title file named with --title from another place replaces the recorded one)."""
     where = str(Path(folder) / "config.json")
-    arguments = _checked(where, config["experiment"].get("arguments"), _ARGUMENTS[kind])
+    info = config["experiment"]
+    run = _checked(where, info.get("run"), _SPEC)
+    options = _checked(where, info.get("options"), _OPTIONS[kind], what="options")
     if kind == "compare":
-        arguments = {side: _checked(where, arguments[side], _SPEC) for side in ("a", "b")}
+        options["b"] = _checked(where, options["b"], _SPEC)
     guard_folder_config(config, folder, allowed)  # raises for a file the command line does not allow
     if allowed.titles:
+        run["game"] = allowed.titles[0]
         if kind == "compare":
-            for side in ("a", "b"):
-                arguments[side]["game"] = allowed.titles[0]
-        else:
-            arguments["game_id"] = allowed.titles[0]
-    return arguments
+            options["b"]["game"] = allowed.titles[0]
+    return options_from_record(kind, run, options)
 
 
 def _cell_word(kind: str) -> str:
     return {"sweep": "cells", "tournament": "tables", "compare": "sides", "ladder": "levels", "tune": "trials"}.get(kind, "cells")
 
 
-def _again(folder: Path, kind: str, arguments: dict, *, no_report: bool, quiet: bool, resume: bool,
-           play: bool = True, target: Path | None = None) -> int:
-    command = command_line()
+def _again(kind: str, spec: RunSpec, options, session: Session, *, no_report: bool, quiet: bool,
+           target: Path | None = None) -> int:
     if kind == "sweep":
-        return execute_sweep(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                             play=play, target=target)
+        return execute_sweep(spec, options, session, no_report=no_report, quiet=quiet, target=target)
     if kind == "tune":
-        return execute_tune(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                            play=play, target=target)
+        return execute_tune(spec, options, session, no_report=no_report, quiet=quiet, target=target)
     if kind == "ladder":
-        return execute_ladder(arguments, folder, no_report=no_report, quiet=quiet, command=command, resume=resume,
-                              play=play, target=target)
+        return execute_ladder(spec, options, session, no_report=no_report, quiet=quiet, target=target)
     if kind == "tournament":
-        return execute_tournament(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
-                                  target=target)
-    return execute_compare(arguments, folder, quiet=quiet, command=command, resume=resume, play=play,
-                           target=target)
+        return execute_tournament(spec, options, session, quiet=quiet, target=target)
+    return execute_compare(spec, options, session, quiet=quiet, target=target)

@@ -424,7 +424,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
         r = runmod.run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
-                       command=command_line(), out=out, resume=resume or not first, extend=not first,
+                       command=command_line(), out=out, resume=resume or not first,
                        record={"stopping": record.as_dict()})
         last["result"] = r
         return r.error is None and not r.interrupted and not r.stop_requested

@@ -10,11 +10,13 @@ from pathlib import Path
 import click
 
 from analyser.cli import supervised
-from analyser.cli.common import check_plotting, check_root_seed, command_line, strip_specs
+from analyser.cli.common import check_plotting, check_root_seed, strip_specs
 from analyser.cli.cluster import cluster, cluster_options, pooled
-from analyser.cli.experiments import files_folder, outcome, prepare_out, write_guarded
+from analyser.cli.experiments import files_folder, new_session, outcome, prepare_out, write_guarded
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.engine.registry import get_game, title_ref
+from analyser.experiments.options import Session, TuneOptions
+from analyser.run import RunSpec
 
 #: The most trials one tune plays (``--trials``): each trial is a run of ``--games`` games.
 MAX_TRIALS = 100_000
@@ -91,19 +93,22 @@ def tune(game, strategies, rules, targets, trials, games, batch, recheck, rechec
     space = tunemod.parse_space(g, list(strategies), list(rules))
     tunemod.check_targets([tunemod.parse_target(t, g, space) for t in targets], prune)
     out = prepare_out(out, g.id + "-tune", "tune", quiet)
-    arguments = dict(game_id=title_ref(g), strategies=list(strategies), rules=list(rules), targets=list(targets),
-                     players=players, trials=trials, games=games, seed=seed, jobs=jobs, batch=batch, recheck=recheck,
-                     recheck_factor=recheck_factor, prune=prune, batch_size=batch_size, game_timeout=game_timeout)
-    return pooled(lambda: execute_tune(arguments, out, no_report=no_report, quiet=quiet, command=command_line()),
+    spec = RunSpec(game=title_ref(g), strategies=list(strategies), players=players, games=games, seed=seed,
+                   jobs=jobs, batch_size=batch_size, game_timeout=game_timeout)
+    options = TuneOptions(rules=list(rules), targets=list(targets), trials=trials, batch=batch, recheck=recheck,
+                          recheck_factor=recheck_factor, prune=prune)
+    return pooled(lambda: execute_tune(spec, options, new_session(out, quiet), no_report=no_report, quiet=quiet),
                   backend, scheduler, jobs, out)
 
 
-def execute_tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, command: str, resume: bool = False,
-                 play: bool = True, target: Path | None = None) -> int:
+def execute_tune(spec: RunSpec, options: TuneOptions, session: Session, *, no_report: bool, quiet: bool,
+                 target: Path | None = None) -> int:
+    """Play (or resume, or only read) the tune in ``session.out``, write its files and report into
+    ``target`` (default ``out``), print its summary, and return the exit code."""
     from analyser.experiments import tune as tunemod
 
-    res = tunemod.run_tune(**arguments, progress=False if quiet or not play else None, command=command, out=out,
-                           resume=resume, play=play)
+    out = Path(session.out)
+    res = tunemod.run_tune(spec, options, session)
     target = files_folder(res.config, out, target)
     from analyser.experiments import tune_report
     code = write_guarded(lambda: tune_report.write_tune(res, target, report=not no_report), res.config, out)
@@ -118,4 +123,4 @@ def execute_tune(arguments: dict, out: Path, *, no_report: bool, quiet: bool, co
             click.echo(f"Report: {target / 'index.html'}")
     count = tune_report.progress_text(res.trials["state"] if len(res.trials) else [], res.config,
                                       res.trials["trial"] if len(res.trials) else [])
-    return outcome(res.config, res.error, res.interrupted, out, "trials", arguments, count) if play else 0
+    return outcome(res.config, res.error, res.interrupted, out, "trials", spec, count) if session.play else 0

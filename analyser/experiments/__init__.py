@@ -3,6 +3,8 @@ of a sweep, a table of a tournament and a side of a comparison are each one run.
 
 * :mod:`~analyser.experiments.base`: what they share - an experiment folder of cells, each a run
   folder, played, resumed after any fault and read back as one (the API for new experiments);
+* :mod:`~analyser.experiments.options`: what each experiment takes besides its run spec (its own
+  options dataclass) and where it plays (a session);
 * :mod:`~analyser.experiments.grid`: the grid of a sweep (values, ranges, cells);
 * :mod:`~analyser.experiments.sweep`: every cell of a grid on the same deals, paired against the best;
 * :mod:`~analyser.experiments.tournament`: balanced tables and their ratings;

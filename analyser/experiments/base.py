@@ -20,9 +20,10 @@ The record, ``config.json``: ``kind``; ``command``; ``status`` - ``running``, ``
 entry per cell: ``name``, ``folder`` (relative to ``OUT``), ``strategies``, ``rules``,
 ``status`` (``pending``, ``running``, ``complete``, ``interrupted``, ``failed``) and
 ``games_done`` (its game ranges on disk); ``stopping`` (why play stopped; with ``--until-ci``
-the width after each round, and ``decided``); ``experiment``: ``layout``, the ``arguments``
-that rebuild the experiment (``analyser resume OUT`` calls the kind's function with them) and
-the ``spec`` its cells share; ``resumed`` (each resumption); then the kind's own fields.
+the width after each round, and ``decided``); ``experiment``: ``layout``, and the ``run`` spec
+and the kind's ``options`` that rebuild the experiment (:mod:`analyser.experiments.options`:
+``analyser resume OUT`` calls the kind's function with them again); ``resumed`` (each
+resumption); then the kind's own fields.
 
 Playing: for each round (one, or the rounds of ``--until-ci`` fixed in advance by
 :func:`~analyser.experiments.stopping.round_ends`), every cell that lacks games up to the
@@ -47,17 +48,17 @@ Example (a two-cell experiment of one's own: one rule option at two values; ``ga
 
     import dataclasses
 
-    from analyser.experiments.base import Cell, Experiment
+    from analyser.experiments.base import Cell, Experiment, Session
     from analyser.run import RunSpec
 
     spec = RunSpec(game_id, ["greedy", "random"], players=2, games=500, seed=7)
     cells = [Cell(f"{option}-{v}", dataclasses.replace(spec, rules={option: v})) for v in ("10", "14")]
-    with Experiment.begin("reports/two-values", "two-values", cells, arguments={"games": 500, "seed": 7},
+    with Experiment.begin(Session("reports/two-values"), "two-values", cells, run=spec,
                           fields={"game": game_id, "seed": 7}) as exp:
         outcome = exp.play(jobs=2, games=500, players=2)
         frames = [exp.results(k) for k in range(len(cells))]   # read back from OUT/cells/<name>
     # ... analyse ``frames``; outcome.status is complete, interrupted or failed, outcome.error
-    # the failure; resume later with Experiment.begin(..., resume=True) and the same cells.
+    # the failure; resume later with Session(..., resume=True) and the same cells.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ from tqdm.auto import tqdm
 from analyser.engine.core import InputError
 from analyser.engine.userfiles import safe_worker_path
 from analyser.experiments import stopping
+from analyser.experiments.options import Session, record_of
 from analyser.io.files import read_json
 from analyser.run import prepare_out, stops, store
 from analyser.run.backends import WorkerDied, dask_slots, pool_client, worker_death
@@ -88,8 +90,9 @@ from analyser.io.records import CellRecord, ExperimentRecord, RunFields, check_r
 from analyser.run.spec import RunSpec, package_versions
 from analyser.run.folders import KIND_NAMES, cell_folder_ok, read_config_file
 
-#: Version of the experiment-folder layout, recorded as ``experiment.layout``.
-LAYOUT = 1
+#: Version of the experiment-folder layout, recorded as ``experiment.layout`` (2: the run spec and
+#: the kind's options; 1 kept the command's arguments, and is not read).
+LAYOUT = 2
 #: The kinds of experiment folder (config.json ``kind``).
 KINDS = ("sweep", "tournament", "compare", "ladder", "tune")
 #: Most games in one Parquet part of a cell, so a long cell streams to disk as it plays.
@@ -147,15 +150,27 @@ def read_record(out: Path, kinds=KINDS) -> dict:
     if not isinstance(info, dict) or not isinstance(config.get("cells"), list):
         raise InputError(f"{str(out)!r} holds a {kind} written by an older version of analyser (without resumable "
                          f"experiments), which this one does not read; run the {kind} again")
+    layout = info.get("layout")
+    if isinstance(layout, int) and not isinstance(layout, bool) and layout > LAYOUT:
+        raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
+    if layout != LAYOUT or "arguments" in info:
+        raise InputError(f"{str(out)!r} holds a {kind} written by an older version of analyser, which this one "
+                         f"does not resume or report; {_again(kind, config.get('command'))}")
     fix = "restore the file, or start the experiment again"
     check_record(ExperimentRecord, config, f"{str(out)!r}: config.json", fix=fix)
     for i, c in enumerate(config["cells"]):  # a hand-edited cell record: one line naming it and the field
         name = f" ({c['name'][:60]})" if isinstance(c.get("name"), str) else ""
         check_record(CellRecord, c, f"{str(out)!r}: cell record {i + 1}{name} in config.json", fix=fix)
-    layout = info["layout"]
-    if layout > LAYOUT:
-        raise InputError(f"{str(out)!r} holds a {kind} of a newer layout ({layout}); upgrade analyser to resume it")
     return config
+
+
+def _again(kind: str, command) -> str:
+    """What to run instead of resuming a folder of an older layout: its own command again."""
+    if isinstance(command, str) and command.startswith("analyser ") and len(command) <= 300 \
+            and command.isprintable():
+        return f"run it again with: {command}"
+    return f"run the {kind} again"
+
 
 
 class Experiment:
@@ -163,12 +178,16 @@ class Experiment:
     context manager; it holds the folder's lock until the block ends."""
 
     def __init__(self, out: Path, kind: str, cells: list[Cell], config: dict, *, temporary: bool = False,
-                 command: str = "", lock: store.RunLock | None = None):
+                 session: Session | None = None, lock: store.RunLock | None = None):
+        session = session or Session(out)
         self.out = out
         self.kind = kind
         self.cells = cells
         self.config = config
-        self.command = command
+        self.command = session.command
+        #: the progress bar of :meth:`play` (True, None: only on a terminal, False), and its label
+        self.progress = session.progress
+        self.desc = f"{kind} {config.get('game') or ''}".strip()
         self.temporary = temporary
         self.lock = lock
         self._parts = [PartCache(out / c.path) for c in cells]
@@ -183,65 +202,45 @@ class Experiment:
     # ----------------------------------------------------------------------------------------
 
     @classmethod
-    def begin(cls, out: str | Path | None, kind: str, cells: list[Cell], *, arguments: dict,
-              fields: dict | None = None, command: str = "", resume: bool = False,
-              play: bool = True, shared: RunSpec | None = None) -> "Experiment":
-        """Open the experiment folder ``out`` for ``cells``.
+    def begin(cls, session: Session, kind: str, cells: list[Cell], *, run: RunSpec | None = None,
+              options=None, fields: dict | None = None) -> "Experiment":
+        """Open the experiment folder ``session.out`` for ``cells``.
 
-        New (``resume=False``): ``out`` is made ready (:func:`analyser.run.prepare_out`: a new or
-        empty folder, or an earlier finished run or experiment, whose files are removed) and the
-        record is written with every cell ``pending``.  ``out=None`` plays in a temporary folder,
-        deleted when the block ends (for library use: read the results before).
+        New (``session.resume`` false): the folder is made ready (:func:`analyser.run.prepare_out`:
+        a new or empty folder, or an earlier finished run or experiment, whose files are removed)
+        and the record is written with every cell ``pending``.  ``out=None`` plays in a temporary
+        folder, deleted when the block ends (for library use: read the results before).
 
-        ``resume=True``: ``out`` must hold an experiment of this ``kind`` with these very cells
-        (InputError otherwise); each cell's state is read from its folder.  ``play=False`` only
-        reads (no lock, nothing written; for rebuilding a report).  An experiment whose cells
-        are made as it plays (``tune``) may begin with no cells, giving the ``shared`` spec, and
-        add them with :meth:`add_cells`.
+        ``session.resume``: the folder must hold an experiment of this ``kind`` with these very
+        cells (InputError otherwise); each cell's state is read from its folder.  ``session.play``
+        false only reads (no lock, nothing written; for rebuilding a report).  An experiment whose
+        cells are made as it plays (``tune``) may begin with no cells and add them with
+        :meth:`add_cells`.
 
-        ``arguments`` rebuild the experiment (``analyser resume`` passes them back to the kind's
-        function); ``fields`` are the kind's own record fields.  InputError when another process
-        is playing the folder."""
-        if (not cells and shared is None) or len({c.name for c in cells}) != len(cells) \
+        ``run`` (default: the first cell's spec) and ``options`` (the kind's options dataclass)
+        rebuild the experiment: the record keeps them (:func:`analyser.experiments.options.record_of`)
+        and ``analyser resume`` passes them back to the kind's function; ``fields`` are the kind's
+        own record fields.  InputError when another process is playing the folder."""
+        if (not cells and run is None) or len({c.name for c in cells}) != len(cells) \
                 or not all(cell_folder_ok(c.path) for c in cells):
             raise ValueError("an experiment needs cells with distinct plain names")
-        temporary = out is None
-        if temporary:
-            out = Path(tempfile.mkdtemp(prefix=f"analyser-{kind}-"))
-        out = Path(out)
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        if resume:
-            config = read_record(out, (kind,))
-            _check_cells(out, config, cells)
-            if play:
-                holder = store.holder_of(out)
-                if holder is not None:
-                    raise InputError(store.in_use_message(out, holder, who="process"))
-                config["resumed"] = list(config.get("resumed") or []) + [
-                    {"at": now, "command": command, "games_before": int(config.get("games_completed") or 0)}]
+        temporary = session.out is None
+        out = Path(tempfile.mkdtemp(prefix=f"analyser-{kind}-")) if temporary else Path(session.out)
+        if session.resume:
+            config = _resumed_record(out, kind, cells, session)
         else:
             out = prepare_out(out, kind=kind if kind in KIND_NAMES else "run")
-            shared = cells[0].spec if cells else shared
-            config = {"kind": kind, "command": command, **(fields or {}),
-                      "status": "running", "error": None, "started": now,
-                      "cells": [{"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies),
-                                 "rules": dict(c.spec.rules), "status": "pending", "games_done": []} for c in cells],
-                      "games_completed": 0,
-                      "experiment": {"layout": LAYOUT, "arguments": arguments,
-                                     "spec": {"game": shared.game, "players": shared.players, "seed": shared.seed,
-                                              "jobs": shared.jobs, "batch_size": shared.batch_size,
-                                              "game_timeout": shared.game_timeout}},
-                      "versions": package_versions()}
-        lock = store.RunLock(out).acquire() if play else None
+            config = _new_record(kind, cells, record_of(run or cells[0].spec, options), fields, session.command)
+        lock = store.RunLock(out).acquire() if session.play else None
         try:
-            exp = cls(out, kind, cells, config, temporary=temporary, command=command, lock=lock)
+            exp = cls(out, kind, cells, config, temporary=temporary, session=session, lock=lock)
         except BaseException:  # (a Ctrl-C here would leave the lock behind)
             if lock is not None:
                 lock.release()
             raise
         try:
             exp._read_cells()
-            if play:
+            if session.play:
                 config["status"] = "running"
                 config["error"] = None
                 config["pid"] = os.getpid()
@@ -276,8 +275,7 @@ class Experiment:
             names.add(c.name)
             self.cells.append(c)
             self._parts.append(PartCache(self.out / c.path))
-            self.config["cells"].append({"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies),
-                                         "rules": dict(c.spec.rules), "status": "pending", "games_done": []})
+            self.config["cells"].append(_cell_entry(c))
             self._read_cell(len(self.cells) - 1, settle=self.lock is not None)
         if self.lock is not None:
             self.save()
@@ -295,7 +293,7 @@ class Experiment:
         if not force and time.monotonic() - self._saved < SAVE_EVERY:
             return
         self.config["games_completed"] = sum(b - a for c in self.config["cells"] for a, b in c.get("games_done") or [])
-        self.config["updated"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.config["updated"] = _now()
         with stops.held():
             store.write_json_atomic(self.out / "config.json", self.config)
         self._saved = time.monotonic()
@@ -384,21 +382,22 @@ class Experiment:
     # ----------------------------------------------------------------------------------------
 
     def play(self, *, jobs: int, games: int, players: int, until_ci: float | None = None,
-             measure=None, progress: bool | None = False, desc: str = "", what: str = "cells",
-             final: bool = True) -> Outcome:
+             measure=None, what: str = "cells", final: bool = True) -> Outcome:
         """Play every cell to ``games`` (with ``until_ci``: in the rounds of the stopping rule,
         ``measure(b)`` giving the widest interval over games ``0`` to ``b - 1``, read with
-        :meth:`results`).  ``jobs``: worker processes; ``progress``: True shows a bar (games of
-        all cells), None only on a terminal, False never.  ``final=False``: more play follows
+        :meth:`results`).  ``jobs``: worker processes; the session's ``progress``: True shows a
+        bar (games of all cells, labelled :attr:`desc`), None only on a terminal, False never.
+        ``what`` names the cells in the reason of a stop.  ``final=False``: more play follows
         (the record stays ``running`` when this play completes).  Returns the :class:`Outcome`;
         the record says it too.  Never raises for a fault in a cell, Ctrl-C or SIGTERM."""
         t0 = time.perf_counter()
         history = stopping.recorded_history(self.config.get("stopping")) if until_ci is not None else []
         bar = None
+        progress = self.progress
         if progress is not False:  # (None: only on a terminal, as analyser.run.run)
             bar = tqdm(total=games * len(self.cells), initial=min(games * len(self.cells),
                                                                  int(_number(self.config.get("games_completed")))),
-                       unit="game", desc=desc, leave=False, file=sys.stderr,
+                       unit="game", desc=self.desc, leave=False, file=sys.stderr,
                        disable=None if progress is None else not progress)
         self.error: BaseException | None = None
         self.interrupted = False
@@ -629,17 +628,48 @@ def recorded_outcome(config: dict) -> Outcome:
                    _number(config.get("play_seconds")))
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _cell_entry(c: Cell) -> dict:
+    """A new cell's entry in the record."""
+    return {"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies), "rules": dict(c.spec.rules),
+            "status": "pending", "games_done": []}
+
+
+def _new_record(kind: str, cells: list[Cell], given: dict, fields: dict | None, command: str) -> dict:
+    """The record of a new experiment: every cell pending; ``given`` its run spec and options."""
+    return {"kind": kind, "command": command, **(fields or {}), "status": "running", "error": None,
+            "started": _now(), "cells": [_cell_entry(c) for c in cells], "games_completed": 0,
+            "experiment": {"layout": LAYOUT, **given}, "versions": package_versions()}
+
+
+def _resumed_record(out: Path, kind: str, cells: list[Cell], session: Session) -> dict:
+    """The record of the experiment in ``out`` to resume with ``cells`` (checked against it); when
+    it is to be played, not in use by another process, with this resumption noted."""
+    config = read_record(out, (kind,))
+    _check_cells(out, config, cells)
+    if session.play:
+        holder = store.holder_of(out)
+        if holder is not None:
+            raise InputError(store.in_use_message(out, holder, who="process"))
+        config["resumed"] = list(config.get("resumed") or []) + [
+            {"at": _now(), "command": session.command, "games_before": int(config.get("games_completed") or 0)}]
+    return config
+
+
 def _check_cells(out: Path, config: dict, cells: list[Cell]) -> None:
     recorded = config.get("cells")
     if not isinstance(recorded, list) or len(recorded) != len(cells):
         raise InputError(f"{str(out)!r}: its config.json records {len(recorded) if isinstance(recorded, list) else 'no'} "
-                         f"cells, but its arguments give {len(cells)}; it cannot be resumed")
+                         f"cells, but its run spec and options give {len(cells)}; it cannot be resumed")
     for c, r in zip(cells, recorded):
         ok = (isinstance(r, dict) and r.get("name") == c.name and r.get("folder") == c.path
               and r.get("strategies") == list(c.spec.strategies) and r.get("rules") == dict(c.spec.rules))
         if not ok:
-            raise InputError(f"{str(out)!r}: cell {c.name} in config.json does not match the cell its arguments "
-                             "give; it cannot be resumed")
+            raise InputError(f"{str(out)!r}: cell {c.name} in config.json does not match the cell its run spec "
+                             "and options give; it cannot be resumed")
 
 
 def _play_cell(k: int, folder: Path, spec: RunSpec, command: str) -> dict:

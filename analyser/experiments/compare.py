@@ -37,6 +37,7 @@ from analyser.stats import analysis, designer
 from analyser.engine.core import InputError
 from analyser.io.csvsafe import to_csv
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.options import CompareOptions, Session
 from analyser.results import load_results
 from analyser.run import RunSpec, package_versions, resolve
 from analyser.run.store import write_json_atomic
@@ -273,33 +274,33 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
     return Comparison(table, paired, note, config, {"a": analysis.seat_balance(a), "b": analysis.seat_balance(b)}, n)
 
 
-def compare_specs(spec_a: RunSpec, spec_b: RunSpec, command: str = "", progress: bool | None = False,
-                  out: Path | None = None, resume: bool = False, play: bool = True) -> Comparison:
-    """Play A and B on the same root seed (drawn once if not given) and compare them, paired.
+def compare_specs(spec_a: RunSpec, options: CompareOptions, session: Session | None = None) -> Comparison:
+    """Play A (``spec_a``) and B (``options.b``) on the same root seed (drawn once if not given)
+    and compare them, paired.
 
     The two sides are the run folders ``out/a`` and ``out/b`` of an experiment folder
-    (:mod:`analyser.experiments.base`; ``out=None``: a temporary one), played one after the
-    other with the games streaming to disk.  ``resume=True`` continues the comparison in ``out``
-    (the same specs, as its record keeps them), playing only the games a side lacks;
-    ``play=False`` only reads the sides.  When play stops early (a failure, Ctrl-C, SIGTERM) the
-    result has no table and says why (``status``, ``error``, ``interrupted``).  ``progress``: as
-    :func:`analyser.run.run` (None: a bar only on a terminal)."""
+    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary folder,
+    no progress bar), one after the other with the games streaming to disk.
+    ``session.resume`` continues the comparison in ``out`` (the same specs, as its record keeps
+    them), playing only the games a side lacks; ``session.play`` false only reads the sides.
+    When play stops early (a failure, Ctrl-C, SIGTERM) the result has no table and says why
+    (``status``, ``error``, ``interrupted``)."""
+    session = session or Session()
+    spec_b = options.b
     _, _, players, n_jobs, seed = resolve(spec_a)
     spec_a = dataclasses.replace(spec_a, seed=seed, players=players)
     spec_b = dataclasses.replace(spec_b, seed=seed, players=players if spec_b.players is None else spec_b.players)
     resolve(spec_b)
     paired = spec_a.players == spec_b.players
     cells = [Cell("a", spec_a, folder="a"), Cell("b", spec_b, folder="b")]
-    arguments = {"a": dataclasses.asdict(spec_a), "b": dataclasses.asdict(spec_b)}
     fields = {"game": spec_a.game, "seed": seed, "games": spec_a.games,
               "a": {"strategies": spec_a.strategies, "rule_overrides": spec_a.rules, "players": spec_a.players},
               "b": {"strategies": spec_b.strategies, "rule_overrides": spec_b.rules, "players": spec_b.players},
               "paired": paired}
-    with Experiment.begin(out, "compare", cells, arguments=arguments, fields=fields, command=command,
-                          resume=resume, play=play) as exp:
-        outcome = (exp.play(jobs=n_jobs, games=spec_a.games, players=players, progress=progress,
-                            desc=f"compare {spec_a.game}", what="sides")
-                   if play else recorded_outcome(exp.config))
+    with Experiment.begin(session, "compare", cells, run=spec_a, options=CompareOptions(spec_b),
+                          fields=fields) as exp:
+        outcome = (exp.play(jobs=n_jobs, games=spec_a.games, players=players, what="sides")
+                   if session.play else recorded_outcome(exp.config))
         frames = [exp.results(0), exp.results(1)] if outcome.status == "complete" else []
         walls = [float((exp.cell_config(k) or {}).get("wall_seconds") or 0.0) for k in range(2)]
         config = dict(exp.config)
@@ -427,9 +428,10 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
                 ("Seat advantage on each side", reportmod.html_table(seat_rows),
                  "Chi-square test of wins per seat against equal shares, on each side.")]
     notes = [cmp.note + ".", f"A: {describe_side(cmp.config['a'])}.", f"B: {describe_side(cmp.config['b'])}."]
-    reportmod.write_experiment_page(outdir, title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.",
-                                    cards=cards, notes=notes, sections=sections, figures=figures, config=cmp.config,
-                                    findings=cmp.findings, figure_sections={"compare.png": "A - B"})
+    reportmod.write_experiment_page(outdir, reportmod.ExperimentPage(
+        title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.", cards=cards, notes=notes,
+        sections=sections, figures=figures, config=cmp.config, findings=cmp.findings,
+        figure_sections={"compare.png": "A - B"}))
     files = ["compare.csv", "findings.json", "index.html"] + [n for n, _ in figures]
     cmp.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", cmp.config)

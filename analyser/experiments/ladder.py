@@ -57,7 +57,6 @@ import random
 import shlex
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -65,15 +64,13 @@ import pandas as pd
 from analyser.stats import analysis
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.options import DEFAULT_STRATEGY, LadderOptions, Session
 from analyser.engine.registry import (get_game, parse_spec, resolve_strategy, strategy_factory, strategy_parameters,
                                       title_ref)
 from analyser.engine.seeding import game_seed
 from analyser.run import RunSpec, resolve
 from analyser.text import signed
 
-#: The default laddered strategy and budgets.
-DEFAULT_STRATEGY = "mcts:iterations"
-DEFAULT_BUDGETS = "25..400"
 #: Most levels in one ladder (a guard against typos such as 1..1e9).
 MAX_LEVELS = 24
 #: Games per batch of a level unless --batch-size says otherwise: a search player's games are
@@ -262,72 +259,55 @@ class LadderResult:
     extras: dict = field(default_factory=dict)
 
 
-def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str = DEFAULT_BUDGETS,
-               against: str | None = None, players: int | None = None, games: int = 200,
-               seed: int | None = None, jobs: int | None = 0, rules: dict | None = None,
-               batch_size: int | None = None, game_timeout: float | None = None, progress: bool | None = False,
-               command: str = "", out: str | Path | None = None, resume: bool = False,
-               play: bool = True, speed: bool = True) -> LadderResult:
-    """Parse and check the ladder, play every level (a cell), time the budgets, and analyse.
+def run_ladder(spec: RunSpec, options: LadderOptions | None = None, session: Session | None = None, *,
+               speed: bool = True) -> LadderResult:
+    """Parse and check the ladder of ``options`` with ``spec``'s settings (its strategies are
+    unused), play every level (a cell), time the budgets, and analyse.
 
-    InputError (one line) on bad input before any game is played.  ``out=None`` plays in a
-    temporary folder; ``resume=True`` continues the ladder in ``out`` (only the games each level
-    lacks); ``play=False`` only reads it back.  ``speed=False`` skips the decisions-per-second
-    timing (it then reads as not measured).  ``game_timeout=None``: the limit is scaled to the
-    measured cost of a game of the dearest level (:func:`auto_game_timeout`, recorded in
-    ``config.json`` as ``game_timeout`` with ``game_timeout_auto``), so a busy machine does not
-    trip it."""
-    game = get_game(game_id)
-    ladder = parse_ladder_strategy(strategy, title_ref(game))
-    values = parse_budgets(budgets, ladder.kind)
-    if against is not None:
-        against = against.strip()
-        if not against:
-            raise InputError("--against '' is not accepted; give a strategy spec such as greedy")
-        if against in {ladder.spec(b) for b in values}:
-            raise InputError(f"--against {against!r} is the laddered strategy at one of the budgets; give another "
-                             "opponent, or play that budget head to head without --against")
+    InputError (one line) on bad input before any game is played.  ``session`` as
+    :func:`analyser.experiments.sweep.run_sweep` (default: a temporary folder, no progress bar):
+    ``resume`` continues the ladder in ``out`` (only the games each level lacks), ``play`` false
+    only reads it back.  ``speed=False`` skips the decisions-per-second timing (it then reads as
+    not measured).  ``spec.game_timeout=None``: the limit is scaled to the measured cost of a
+    game of the dearest level (:func:`auto_game_timeout`, recorded in ``config.json`` as
+    ``game_timeout`` with ``game_timeout_auto``), so a busy machine does not trip it."""
+    options, session = options or LadderOptions(), session or Session()
+    game = get_game(spec.game)
+    ladder = parse_ladder_strategy(options.strategy, title_ref(game))
+    values = parse_budgets(options.budgets, ladder.kind)
+    against = _against(options.against, ladder, values)
     levels = build_levels(ladder, values, against)
-    rules = dict(rules or {})
-    base = RunSpec(game=title_ref(game), strategies=[levels[-1].side, levels[-1].other], players=players,
-                   games=games, seed=seed, jobs=jobs, rules=dict(rules),
-                   batch_size=batch_size if batch_size is not None else LEVEL_BATCH,
-                   game_timeout=GAME_TIMEOUT if game_timeout is None else game_timeout)
+    rules = dict(spec.rules)
+    base = dataclasses.replace(spec, game=title_ref(game), strategies=[levels[-1].side, levels[-1].other],
+                               rules=dict(rules), batch_size=spec.batch_size if spec.batch_size is not None
+                               else LEVEL_BATCH,
+                               game_timeout=GAME_TIMEOUT if spec.game_timeout is None else spec.game_timeout)
     _, _, n_players, n_jobs, root = resolve(base)
     if n_players < 2:
         raise InputError(f"a ladder needs at least 2 seats; --players {n_players} is not accepted")
-    auto = None
+    game_timeout, auto = spec.game_timeout, None
     if game_timeout is None:
         game_timeout, auto = auto_game_timeout(game, levels[-1], n_players, rules, root)
-        base = dataclasses.replace(base, game_timeout=game_timeout)
-    specs = [dataclasses.replace(base, strategies=[lv.side, lv.other], rules=dict(rules), seed=root,
-                                 players=n_players) for lv in levels]
+    base = dataclasses.replace(base, game_timeout=game_timeout, seed=root, players=n_players)
+    specs = [dataclasses.replace(base, strategies=[lv.side, lv.other], rules=dict(rules)) for lv in levels]
     for s in specs[:-1]:
         for text in s.strategies:  # every budget accepted before anything runs (the top one was above)
             _check_strategy(text, title_ref(game))
     # the dearest level first: with whole levels on the workers, the longest starts at once and the
     # cheaper ones fill the other workers meanwhile (results do not depend on the order)
-    cells = [Cell(lv.name, spec) for lv, spec in reversed(list(zip(levels, specs)))]
-    arguments = {"game_id": title_ref(game), "strategy": strategy, "budgets": budgets, "against": against,
-                 "players": players, "games": games, "seed": root, "jobs": jobs, "rules": rules,
-                 "batch_size": batch_size, "game_timeout": game_timeout}
-    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
+    cells = [Cell(lv.name, s) for lv, s in reversed(list(zip(levels, specs)))]
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": spec.games,
               "players": n_players, "strategy": ladder.text, "parameter": ladder.param,
               "budgets": [format_value(b) for b in values], "against": against, "rules": rules,
               "design": "strength curve" if against else "head to head",
               "game_timeout": game_timeout, "game_timeout_auto": auto}
-    with Experiment.begin(out, "ladder", cells, arguments=arguments, fields=fields, command=command,
-                          resume=resume, play=play) as exp:
-        if play:
-            outcome = exp.play(jobs=n_jobs, games=games, players=n_players, progress=progress,
-                               desc=f"ladder {game.id}", what="levels")
+    run = dataclasses.replace(spec, game=title_ref(game), seed=root, rules=rules, game_timeout=game_timeout)
+    with Experiment.begin(session, "ladder", cells, run=run, options=dataclasses.replace(options, against=against),
+                          fields=fields) as exp:
+        if session.play:
+            outcome = exp.play(jobs=n_jobs, games=spec.games, players=n_players, what="levels")
             if speed and outcome.status == "complete":
-                measured = dict(exp.config.get("speed") or {})
-                todo = [b for b in values if format_value(b) not in measured]
-                if todo:
-                    measured.update(measure_speed(game, ladder, todo, n_players, rules, root))
-                    exp.config["speed"] = measured
-                    exp.save()
+                _measure(exp, lambda todo: measure_speed(game, ladder, todo, n_players, rules, root), values)
         else:
             outcome = recorded_outcome(exp.config)
         frames = [exp.results(len(cells) - 1 - k) for k in range(len(cells))]  # in budget order
@@ -340,6 +320,30 @@ def run_ladder(game_id: str, *, strategy: str = DEFAULT_STRATEGY, budgets: str =
                    "depth": depth["depth"]})
     config["replay"] = {lv.name: replay_command(config, lv) for lv in levels}
     return LadderResult(levels, table, gains, depth, results, config, outcome.error, outcome.interrupted)
+
+
+def _against(text: str | None, ladder: LadderStrategy, values: list) -> str | None:
+    """The fixed opponent ``--against`` (stripped), or None; InputError for an empty one or one of
+    the laddered budgets."""
+    if text is None:
+        return None
+    against = text.strip()
+    if not against:
+        raise InputError("--against '' is not accepted; give a strategy spec such as greedy")
+    if against in {ladder.spec(b) for b in values}:
+        raise InputError(f"--against {against!r} is the laddered strategy at one of the budgets; give another "
+                         "opponent, or play that budget head to head without --against")
+    return against
+
+
+def _measure(exp: Experiment, measure, values: list) -> None:
+    """Time the budgets not timed yet (``measure(budgets)``: their speed records) into the record."""
+    measured = dict(exp.config.get("speed") or {})
+    todo = [b for b in values if format_value(b) not in measured]
+    if todo:
+        measured.update(measure(todo))
+        exp.config["speed"] = measured
+        exp.save()
 
 
 def _check_strategy(text: str, game_id: str) -> None:

@@ -158,10 +158,11 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
             notes.insert(0, f"Ladder {res.config['status']}: {res.config['error'] or 'stopped by the user'}; only "
                             "finished games are included.")
         reportmod.write_experiment_page(
-            outdir, title=f"{game.name}: skill ladder of {res.config['strategy']}",
-            lead=f"{len(res.levels)} levels x {res.config['games_requested']:,} games, {players} players.",
-            cards=cards, notes=notes, sections=sections, figures=[figure], config=res.config, findings=fs,
-            figure_sections={figure[0]: "Levels"})
+            outdir, reportmod.ExperimentPage(
+                title=f"{game.name}: skill ladder of {res.config['strategy']}",
+                lead=f"{len(res.levels)} levels x {res.config['games_requested']:,} games, {players} players.",
+                cards=cards, notes=notes, sections=sections, figures=[figure], config=res.config, findings=fs,
+                figure_sections={figure[0]: "Levels"}))
         files += [figure[0], "index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", res.config)

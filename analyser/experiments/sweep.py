@@ -33,6 +33,7 @@ from analyser.stats import analysis, designer
 from analyser.io.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.options import Session, SweepOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.engine.runner import game_seed, lineup_block
@@ -85,61 +86,51 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
     return {"paired": len(groups) == 1, "groups": groups, "note": note}
 
 
-def run_sweep(game_id: str, strategies: list[str], rules: list[str], *, players: int | None = None,
-              games: int = 2000, seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
-              batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
-              command: str = "", log=None, out: str | Path | None = None, resume: bool = False,
-              play: bool = True) -> SweepResult:
-    """Parse the grid, play every cell (in rounds with ``until_ci``), and analyse.  InputError on
-    bad input before any game is played.  ``progress``: True shows a bar, None only on a
-    terminal (as :func:`analyser.run.run`), False never.
+def run_sweep(spec: RunSpec, options: SweepOptions, session: Session | None = None) -> SweepResult:
+    """Parse the grid (the strategy specs of ``spec.strategies`` and ``options.rules``), play
+    every cell with ``spec``'s settings (in rounds with ``options.until_ci``), and analyse.
+    InputError on bad input before any game is played.
 
     Each cell is a run folder ``out/cells/cell-<k>`` of an experiment folder
-    (:mod:`analyser.experiments.base`); ``out=None`` plays in a temporary folder.  ``resume=True``
-    continues the sweep in ``out`` (the same arguments, as its record keeps them), playing only
-    the games each cell lacks; ``play=False`` only reads the cells (to rebuild the report).  The
-    analysis reads the cells back from disk."""
-    stopping.check_width(until_ci)
-    game = get_game(game_id)
-    g = gridmod.build(game, list(strategies), list(rules))
-    base = RunSpec(game=title_ref(game), strategies=g.cells[0].strategies, players=players, games=games,
-                   seed=seed, jobs=jobs, rules=dict(g.cells[0].rules), batch_size=batch_size,
-                   game_timeout=game_timeout)
+    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary
+    folder, no progress bar); ``session.resume`` continues the sweep in ``out`` (the same spec
+    and options, as its record keeps them), playing only the games each cell lacks;
+    ``session.play`` false only reads the cells (to rebuild the report).  The analysis reads the
+    cells back from disk."""
+    session = session or Session()
+    stopping.check_width(options.until_ci)
+    game = get_game(spec.game)
+    g = gridmod.build(game, list(spec.strategies), list(options.rules))
+    base = dataclasses.replace(spec, game=title_ref(game), strategies=g.cells[0].strategies,
+                               rules=dict(g.cells[0].rules))
     _, _, n_players, n_jobs, root = resolve(base)
-    specs = []
-    for c in g.cells:
-        spec = dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
-                                   players=n_players)
-        specs.append(spec)
+    specs = [dataclasses.replace(base, strategies=list(c.strategies), rules=dict(c.rules), seed=root,
+                                 players=n_players) for c in g.cells]
     stopping.validate(game, specs, n_players)  # every cell valid before anything runs
     pairing = deal_pairing(game, g.cells, n_players, root)
-    cells = [Cell(f"cell-{c.index:04d}", spec) for c, spec in zip(g.cells, specs)]
-    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "rules": list(rules), "players": players,
-                 "games": games, "seed": root, "jobs": jobs, "until_ci": until_ci, "batch_size": batch_size,
-                 "game_timeout": game_timeout}
-    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
-              "players": n_players, "strategies": list(strategies), "rules": list(rules),
+    cells = [Cell(f"cell-{c.index:04d}", s) for c, s in zip(g.cells, specs)]
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": spec.games,
+              "players": n_players, "strategies": list(spec.strategies), "rules": list(options.rules),
               "dims": [[c, v] for c, v in g.dims], "focus": g.focus}
-    with Experiment.begin(out, "sweep", cells, arguments=arguments, fields=fields, command=command,
-                          resume=resume, play=play) as exp:
-        if play:
-            outcome = exp.play(jobs=n_jobs, games=games, players=lineup_block(n_players, len(g.cells[0].strategies)),
-                               until_ci=until_ci,
-                               measure=lambda b: stopping.widest([exp.results(k, b) for k in range(len(cells))]),
-                               progress=progress, desc=f"sweep {game.id}", what="cells")
+    given = dataclasses.replace(spec, game=title_ref(game), seed=root)
+    with Experiment.begin(session, "sweep", cells, run=given, options=options, fields=fields) as exp:
+        if session.play:
+            outcome = exp.play(jobs=n_jobs, games=spec.games, until_ci=options.until_ci,
+                               players=lineup_block(n_players, len(g.cells[0].strategies)),
+                               measure=lambda b: stopping.widest([exp.results(k, b) for k in range(len(cells))]))
         else:
             outcome = recorded_outcome(exp.config)
         t1 = time.perf_counter()
         frame = combine(g, [exp.results(k) for k in range(len(cells))])
         config = dict(exp.config)
-    stop, error, interrupted = outcome.stop, outcome.error, outcome.interrupted
+    stop, error = outcome.stop, outcome.error
     fit = designer.Outcome.of(game)
     table = cell_table(g, frame, fit.close_margin if fit.close_applies else None)
-    config.update({"games_per_cell": int(stop.games if until_ci else games), "jobs": n_jobs,
+    config.update({"games_per_cell": int(stop.games if options.until_ci else spec.games), "jobs": n_jobs,
                    "status": outcome.status, "error": str(error) if error else None, "stopping": stop.as_dict(),
                    "pairing": pairing})
     config["analysis_seconds"] = round(time.perf_counter() - t1, 3)
-    return SweepResult(g, frame, table, config, stop, pairing, error, interrupted)
+    return SweepResult(g, frame, table, config, stop, pairing, error, outcome.interrupted)
 
 
 def combine(g: gridmod.Grid, frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -293,124 +284,168 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     multiples of heatmaps; plus the paired differences from the best cell.  When the focus
     strategy fills every seat in every cell (its win rate is 1/players by construction), 1-D draws
     each seat's win rate instead, and there is no difference from a best cell to draw."""
+    f = cells[cells["slot"] == g.focus].sort_values("cell").reset_index(drop=True)
+    if len(g.dims) == 0:
+        return []
+    all_fixed = "fixed" in f.columns and bool(f["fixed"].all())
+    if len(g.dims) == 1 and all_fixed:
+        return [plot_seats(g, f, outdir)]
+    out = [_plot_line(g, f, outdir, focus_label) if len(g.dims) == 1 else _plot_heatmaps(g, f, outdir, focus_label)]
+    if not all_fixed:
+        out.append(_plot_vs_best(g, f, outdir, focus_label))
+    return out
+
+
+def _plot_line(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: str) -> tuple[str, str]:
+    """The focus slot's win rate across the one varied value ``f`` (its rows, in cell order), with
+    its band, the best cell starred and the cells tied with it ringed."""
     from analyser.stats import plots
     import matplotlib.pyplot as plt
 
-    f = cells[cells["slot"] == g.focus].sort_values("cell").reset_index(drop=True)
-    out = []
+    col, values = g.dims[0]
+    xs = _axis_values(values, g.dim_kinds.get(col, "str"))
+    # place the cells that were played (all of them, unless the sweep was interrupted)
+    present = [str(v) for v in f[col]]
+    pos = (np.array([float(v) for v in present]) if xs is not None
+           else np.array([values.index(v) for v in present]))
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    y = f["win_rate"].to_numpy() * 100
+    free = ~f["fixed"].fillna(False).astype(bool).to_numpy() if "fixed" in f.columns else np.ones(len(f), bool)
+    if free.any():  # no band around a win rate fixed by construction (the focus fills every seat)
+        ax.fill_between(pos, np.where(free, f["win_low"] * 100, np.nan), np.where(free, f["win_high"] * 100, np.nan),
+                        color="#3a6ea5", alpha=0.2, label=f"95% interval ({method_label(f)})")
+    ax.plot(pos, y, marker="o", color="#3a6ea5", label=f"win rate of {plots.label(focus_label)}")
+    b = f.index[f["best"].fillna(False).astype(bool)]
+    if len(b):
+        ax.plot(pos[b[0]], y[b[0]], marker="*", markersize=16, color="#c44e52", linestyle="none", label="best cell")
+    tied = f["tied_with_best"].fillna(False).astype(bool).to_numpy() & ~f["best"].fillna(False).astype(bool).to_numpy()
+    if tied.any():
+        ax.plot(pos[tied], y[tied], marker="o", markersize=11, markerfacecolor="none", color="#c44e52",
+                linestyle="none", label="cannot be told from the best")
+    if xs is None:
+        ax.set_xticks(np.arange(len(values)), [plots.label(v) for v in values])
+    plots.style(ax, f"Win rate of {plots.label(focus_label)} across {plots.label(col)}", plots.label(col),
+                "win rate (%)")
+    ax.legend(fontsize=8)
+    return plots.save(fig, outdir / "sweep_line.png",
+                      f"Win rate of the focus strategy ({focus_label}) for each value of {col}, with its "
+                      f"95% band ({method_label(f)})" + ("" if free.all() else
+                      "; no band where the focus strategy fills every seat, so its win rate is 1/players by "
+                      "construction") + "; the star marks the best cell, rings the cells that cannot be "
+                      "told apart from it (paired interval).")
+
+
+def _plot_heatmaps(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: str) -> tuple[str, str]:
+    """The focus slot's win rate as a heatmap over the first two varied values (small multiples,
+    one per combination of the others, at most 24), the best cell boxed, the tied ones dashed."""
+    from analyser.stats import plots
+    import matplotlib.pyplot as plt
+
     dims = g.dims
-    if len(dims) == 0:
-        return out
-    all_fixed = "fixed" in f.columns and bool(f["fixed"].all())
-    if len(dims) == 1 and all_fixed:
-        return [plot_seats(g, f, outdir)]
-    if len(dims) == 1:
-        col, values = dims[0]
-        xs = _axis_values(values, g.dim_kinds.get(col, "str"))
-        # place the cells that were played (all of them, unless the sweep was interrupted)
-        present = [str(v) for v in f[col]]
-        pos = (np.array([float(v) for v in present]) if xs is not None
-               else np.array([values.index(v) for v in present]))
-        fig, ax = plt.subplots(figsize=(8, 4.2))
-        y = f["win_rate"].to_numpy() * 100
-        free = ~f["fixed"].fillna(False).astype(bool).to_numpy() if "fixed" in f.columns else np.ones(len(f), bool)
-        if free.any():  # no band around a win rate fixed by construction (the focus fills every seat)
-            ax.fill_between(pos, np.where(free, f["win_low"] * 100, np.nan), np.where(free, f["win_high"] * 100, np.nan),
-                            color="#3a6ea5", alpha=0.2, label=f"95% interval ({method_label(f)})")
-        ax.plot(pos, y, marker="o", color="#3a6ea5", label=f"win rate of {plots.label(focus_label)}")
-        b = f.index[f["best"].fillna(False).astype(bool)]
-        if len(b):
-            ax.plot(pos[b[0]], y[b[0]], marker="*", markersize=16, color="#c44e52", linestyle="none", label="best cell")
-        tied = f["tied_with_best"].fillna(False).astype(bool).to_numpy() & ~f["best"].fillna(False).astype(bool).to_numpy()
-        if tied.any():
-            ax.plot(pos[tied], y[tied], marker="o", markersize=11, markerfacecolor="none", color="#c44e52",
-                    linestyle="none", label="cannot be told from the best")
-        if xs is None:
-            ax.set_xticks(np.arange(len(values)), [plots.label(v) for v in values])
-        plots.style(ax, f"Win rate of {plots.label(focus_label)} across {plots.label(col)}", plots.label(col),
-                    "win rate (%)")
-        ax.legend(fontsize=8)
-        out.append(plots.save(fig, outdir / "sweep_line.png",
-                              f"Win rate of the focus strategy ({focus_label}) for each value of {col}, with its "
-                              f"95% band ({method_label(f)})" + ("" if free.all() else
-                              "; no band where the focus strategy fills every seat, so its win rate is 1/players by "
-                              "construction") + "; the star marks the best cell, rings the cells that cannot be "
-                              "told apart from it (paired interval)."))
-    else:
-        (xc, xv), (yc, yv) = dims[0], dims[1]
-        rest = dims[2:]
-        combos = [()]
-        for _, vals in rest:
-            combos = [c + (v,) for c in combos for v in vals]
-        shown = combos[:24]
-        ncols = min(4, len(shown))
-        nrows = math.ceil(len(shown) / ncols)
-        # cell labels: the decimals the intervals call for; each panel large enough that a label
-        # fits its cell at LABEL_PT or more (else no labels: the colour bar reads the cells)
-        places = analysis.decimals((f["win_high"] - f["win_low"]).to_numpy() * 50)
-        chars = max(len(fixed(100 * v, places)) for v in f["win_rate"])
-        cell_w, cell_h = (chars * 0.62 * LABEL_PT + 8) / 72, (LABEL_PT * 1.9) / 72   # inches
-        panel_w = max(4.2, len(xv) * cell_w / 0.8 + 1.3)
-        panel_h = max(3.6, len(yv) * cell_h + 1.1)
-        labelled = panel_w <= 12 and panel_h <= 12
-        if not labelled:
-            panel_w, panel_h = 4.2, 3.6
-        fig, axes = plt.subplots(nrows, ncols, figsize=(max(6, panel_w * ncols), 0.6 + panel_h * nrows), squeeze=False)
-        vmin, vmax = f["win_rate"].min() * 100, f["win_rate"].max() * 100
-        cell_texts = []
-        im = None
-        for k, combo in enumerate(shown):
-            ax = axes[k // ncols][k % ncols]
-            sub = f
-            for (col, _), v in zip(rest, combo):
-                sub = sub[sub[col].astype(str) == v]
-            mat = np.full((len(yv), len(xv)), np.nan)
-            star = None
-            tied_marks = []
-            for _, r in sub.iterrows():
-                i, j = yv.index(str(r[yc])), xv.index(str(r[xc]))
-                mat[i, j] = r["win_rate"] * 100
-                if r["best"] is True or r["best"] == 1:
-                    star = (j, i)
-                elif bool(r["tied_with_best"]):
-                    tied_marks.append((j, i))
-            im = ax.imshow(mat, origin="lower", aspect="auto", cmap="viridis", vmin=vmin, vmax=vmax)
-            ax.set_xticks(range(len(xv)), [plots.label(v) for v in xv], fontsize=9,
-                          rotation=90 if len(xv) > 12 else 0)
-            ax.set_yticks(range(len(yv)), [plots.label(v) for v in yv], fontsize=9)
-            if labelled:
-                for i in range(len(yv)):
-                    for j in range(len(xv)):
-                        if mat[i, j] == mat[i, j]:
-                            cell_texts.append((ax, ax.text(
-                                j, i, fixed(mat[i, j], places), ha="center", va="center", fontsize=LABEL_PT,
-                                color="black" if mat[i, j] > (vmin + vmax) / 2 else "white")))
-            for (j, i) in tied_marks:
-                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#f0f0f0", lw=1, ls="--"))
-            if star:
-                ax.add_patch(plt.Rectangle((star[0] - 0.5, star[1] - 0.5), 1, 1, fill=False, edgecolor="#c44e52", lw=2.5))
-            title = ", ".join(f"{c}={v}" for (c, _), v in zip(rest, combo))
-            ax.set_title(plots.label(title), fontsize=10, loc="left")
-            ax.set_xlabel(plots.label(xc), fontsize=10)
-            ax.set_ylabel(plots.label(yc), fontsize=10)
-        for k in range(len(shown), nrows * ncols):
-            axes[k // ncols][k % ncols].axis("off")
-        if im is not None:
-            fig.colorbar(im, ax=axes, shrink=0.8, label="win rate (%)")
-        more = f" (first 24 of {len(combos)} panels)" if len(combos) > 24 else ""
-        fig.suptitle(f"Win rate of {plots.label(focus_label)}", fontsize=12, fontweight="bold", x=0.02, ha="left")
-        fit_cell_labels(fig, cell_texts, len(xv), len(yv), chars)
-        fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
-        plt.close(fig)
-        kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)
-        values = (f"; the numbers are the win rates in % (decimals as the intervals allow)" if labelled
-                  else "; too many cells to print their values: read them from the colour bar or cells.csv")
-        out.append(("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
-                                        f"and {yc}{more}{values}; the red box is the best cell, dashed boxes the "
-                                        "cells that cannot be told apart from it (paired interval)."))
-    if all_fixed:
-        return out
-    # paired differences from the best cell, best 30
+    (xc, xv), (yc, yv) = dims[0], dims[1]
+    rest = dims[2:]
+    combos = [()]
+    for _, vals in rest:
+        combos = [c + (v,) for c in combos for v in vals]
+    shown = combos[:24]
+    ncols = min(4, len(shown))
+    nrows = math.ceil(len(shown) / ncols)
+    # cell labels: the decimals the intervals call for; each panel large enough that a label
+    # fits its cell at LABEL_PT or more (else no labels: the colour bar reads the cells)
+    places = analysis.decimals((f["win_high"] - f["win_low"]).to_numpy() * 50)
+    chars = max(len(fixed(100 * v, places)) for v in f["win_rate"])
+    cell_w, cell_h = (chars * 0.62 * LABEL_PT + 8) / 72, (LABEL_PT * 1.9) / 72   # inches
+    panel_w = max(4.2, len(xv) * cell_w / 0.8 + 1.3)
+    panel_h = max(3.6, len(yv) * cell_h + 1.1)
+    labelled = panel_w <= 12 and panel_h <= 12
+    if not labelled:
+        panel_w, panel_h = 4.2, 3.6
+    fig, axes = plt.subplots(nrows, ncols, figsize=(max(6, panel_w * ncols), 0.6 + panel_h * nrows), squeeze=False)
+    vmin, vmax = f["win_rate"].min() * 100, f["win_rate"].max() * 100
+    cell_texts: list = []
+    im = None
+    heat = _Heat(xc, xv, yc, yv, vmin, vmax, places, labelled)
+    for k, combo in enumerate(shown):
+        ax = axes[k // ncols][k % ncols]
+        sub = f
+        for (col, _), v in zip(rest, combo):
+            sub = sub[sub[col].astype(str) == v]
+        im = _heat_panel(ax, sub, heat, cell_texts)
+        title = ", ".join(f"{c}={v}" for (c, _), v in zip(rest, combo))
+        ax.set_title(plots.label(title), fontsize=10, loc="left")
+    for k in range(len(shown), nrows * ncols):
+        axes[k // ncols][k % ncols].axis("off")
+    if im is not None:
+        fig.colorbar(im, ax=axes, shrink=0.8, label="win rate (%)")
+    more = f" (first 24 of {len(combos)} panels)" if len(combos) > 24 else ""
+    fig.suptitle(f"Win rate of {plots.label(focus_label)}", fontsize=12, fontweight="bold", x=0.02, ha="left")
+    fit_cell_labels(fig, cell_texts, len(xv), len(yv), chars)
+    fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
+    plt.close(fig)
+    kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)
+    values = (f"; the numbers are the win rates in % (decimals as the intervals allow)" if labelled
+              else "; too many cells to print their values: read them from the colour bar or cells.csv")
+    return ("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
+                                 f"and {yc}{more}{values}; the red box is the best cell, dashed boxes the "
+                                 "cells that cannot be told apart from it (paired interval).")
+
+
+@dataclass
+class _Heat:
+    """The axes of a sweep's heatmaps (the varied values across and up), their colour range, the
+    decimals of a cell's label and whether cells are labelled."""
+
+    xc: str
+    xv: list
+    yc: str
+    yv: list
+    vmin: float
+    vmax: float
+    places: int
+    labelled: bool
+
+
+def _heat_panel(ax, sub: pd.DataFrame, heat: _Heat, cell_texts: list):
+    """One heatmap panel of the cells ``sub`` on ``ax`` (its labels appended to ``cell_texts``);
+    the image."""
+    from analyser.stats import plots
+    import matplotlib.pyplot as plt
+
+    xv, yv = heat.xv, heat.yv
+    mat = np.full((len(yv), len(xv)), np.nan)
+    star = None
+    tied_marks = []
+    for _, r in sub.iterrows():
+        i, j = yv.index(str(r[heat.yc])), xv.index(str(r[heat.xc]))
+        mat[i, j] = r["win_rate"] * 100
+        if r["best"] is True or r["best"] == 1:
+            star = (j, i)
+        elif bool(r["tied_with_best"]):
+            tied_marks.append((j, i))
+    im = ax.imshow(mat, origin="lower", aspect="auto", cmap="viridis", vmin=heat.vmin, vmax=heat.vmax)
+    ax.set_xticks(range(len(xv)), [plots.label(v) for v in xv], fontsize=9, rotation=90 if len(xv) > 12 else 0)
+    ax.set_yticks(range(len(yv)), [plots.label(v) for v in yv], fontsize=9)
+    if heat.labelled:
+        for i in range(len(yv)):
+            for j in range(len(xv)):
+                if mat[i, j] == mat[i, j]:
+                    cell_texts.append((ax, ax.text(
+                        j, i, fixed(mat[i, j], heat.places), ha="center", va="center", fontsize=LABEL_PT,
+                        color="black" if mat[i, j] > (heat.vmin + heat.vmax) / 2 else "white")))
+    for (j, i) in tied_marks:
+        ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#f0f0f0", lw=1, ls="--"))
+    if star:
+        ax.add_patch(plt.Rectangle((star[0] - 0.5, star[1] - 0.5), 1, 1, fill=False, edgecolor="#c44e52", lw=2.5))
+    ax.set_xlabel(plots.label(heat.xc), fontsize=10)
+    ax.set_ylabel(plots.label(heat.yc), fontsize=10)
+    return im
+
+
+def _plot_vs_best(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: str) -> tuple[str, str]:
+    """Each cell's paired difference from the best cell, best 30."""
+    from analyser.stats import plots
+    import matplotlib.pyplot as plt
+
     d = f.sort_values("diff", ascending=False).head(30).iloc[::-1]
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(d)))
     ypos = np.arange(len(d))
@@ -424,10 +459,9 @@ def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: 
     ax.set_yticks(ypos, labels, fontsize=8)
     plots.style(ax, "Difference from the best cell (paired)", "win-rate difference (percentage points)", "")
     more = f" (the best 30 of {len(f)} cells)" if len(f) > 30 else ""
-    out.append(plots.save(fig, outdir / "sweep_vs_best.png",
-                          f"Each cell's win rate of {focus_label} minus the best cell's, on the same games, with a "
-                          f"paired 95% t interval{more}; red: cannot be told apart from the best."))
-    return out
+    return plots.save(fig, outdir / "sweep_vs_best.png",
+                      f"Each cell's win rate of {focus_label} minus the best cell's, on the same games, with a "
+                      f"paired 95% t interval{more}; red: cannot be told apart from the best.")
 
 
 def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str]:
@@ -549,11 +583,14 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
             notes.insert(0, f"Sweep {res.config['status']}: {res.config['error'] or 'stopped by the user'}; "
                             "only finished games are included.")
         reportmod.write_experiment_page(
-            outdir, title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
-            lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, {res.config['players']} players.",
-            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config, findings=res.findings,
-            figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
-                             for name, _ in figures})
+            outdir, reportmod.ExperimentPage(
+                title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
+                lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, "
+                     f"{res.config['players']} players.",
+                cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+                findings=res.findings,
+                figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
+                                 for name, _ in figures}))
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", res.config)

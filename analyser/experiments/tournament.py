@@ -46,6 +46,7 @@ from analyser.io.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.engine.core import InputError
 from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.options import BOOTSTRAP, Session, TournamentOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.run.store import write_json_atomic
@@ -53,8 +54,6 @@ from analyser.text import fixed, pct, plural, signed
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
-#: Bootstrap resamples for the rating intervals.
-BOOTSTRAP = 50
 #: Regularisation of the choix fits (keeps ratings finite when one strategy always wins).
 ALPHA = 0.01
 #: Decimals a rating is rounded to (far below the two that are shown).
@@ -186,21 +185,9 @@ def finishes_ahead(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return pd.DataFrame(share, index=names, columns=names)
 
 
-def run_tournament(game_id: str, strategies: list[str], *, players: int | None = None, games: int = 4000,
-                   seed: int | None = None, jobs: int | None = 0, until_ci: float | None = None,
-                   rules: dict | None = None, batch_size: int | None = None, game_timeout: float = 60.0,
-                   bootstrap: int = BOOTSTRAP, progress: bool | None = False, command: str = "",
-                   out: str | Path | None = None, resume: bool = False, play: bool = True) -> TournamentResult:
-    """Play the tables and rate the strategies.  ``games`` is the total over all tables.
-    ``progress``: True shows a bar, None only on a terminal, False never.
-
-    Each table is a run folder ``out/cells/table-<k>`` of an experiment folder
-    (:mod:`analyser.experiments.base`); ``out=None`` plays in a temporary folder.  ``resume=True``
-    continues the tournament in ``out`` (the same arguments, as its record keeps them), playing
-    only the games each table lacks; ``play=False`` only reads the tables (to rebuild the
-    report).  The ratings are computed from the tables read back from disk."""
-    stopping.check_width(until_ci)
-    game = get_game(game_id)
+def strategy_names(strategies: list[str]) -> tuple[list[str], list[str]]:
+    """The tournament's strategies, each once in the order given, and those given more than
+    once; InputError (one line) for fewer than two different ones."""
     names = list(dict.fromkeys(s.strip() for s in strategies))
     given = [s.strip() for s in strategies]
     twice = [s for s in names if given.count(s) > 1]
@@ -210,51 +197,99 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
                          "as a strategy of its own)")
     if len(names) < 2:
         raise InputError("a tournament needs at least two different --strategy")
-    n = players if players is not None else game.default_players
-    if len(names) < n:
-        raise InputError(f"{len(names)} strategies for {n} seats; a tournament seats different strategies at "
-                         f"every table, so give at least {n} --strategy or lower --players")
-    tables, design = draw_tables(len(names), n)
-    per_table = max(n, math.ceil(games / len(tables) / n) * n)
-    base = RunSpec(game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
-                   games=per_table, seed=seed, jobs=jobs, rules=dict(rules or {}),
-                   batch_size=batch_size, game_timeout=game_timeout)
-    _, _, _, n_jobs, root = resolve(base)
-    specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
-             for t in tables]
-    stopping.validate(game, specs, n)  # every table valid before anything runs
-    meets = np.zeros((len(names), len(names)), dtype=int)
+    return names, twice
+
+
+def meetings(tables: list[tuple[int, ...]], m: int) -> dict:
+    """The fewest and most tables at which a pair of the ``m`` strategies meets."""
+    meets = np.zeros((m, m), dtype=int)
     for t in tables:
         for a, b in itertools.combinations(t, 2):
             meets[a, b] += 1
             meets[b, a] += 1
-    off = meets[~np.eye(len(names), dtype=bool)]
-    cells = [Cell(f"table-{k:02d}", spec) for k, spec in enumerate(specs)]
-    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "players": players, "games": games,
-                 "seed": root, "jobs": jobs, "until_ci": until_ci, "rules": dict(rules or {}),
-                 "batch_size": batch_size, "game_timeout": game_timeout, "bootstrap": bootstrap}
-    fields = {"game": title_ref(game), "game_name": game.name, "seed": root,
-              "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in tables],
-              "design": design, "table_meetings": {"fewest": int(off.min()), "most": int(off.max())},
-              "games_requested": games, "rules": dict(rules or {}),
-              "notes": [duplicate_note(s, given.count(s)) for s in twice]}
+    off = meets[~np.eye(m, dtype=bool)]
+    return {"fewest": int(off.min()), "most": int(off.max())}
 
-    with Experiment.begin(out, "tournament", cells, arguments=arguments, fields=fields, command=command,
-                          resume=resume, play=play) as exp:
+
+@dataclass
+class _Plan:
+    """A tournament checked and laid out: its strategies, tables, design, root seed, workers,
+    seats, games per table and cells."""
+
+    names: list[str]
+    twice: list[str]
+    tables: list[tuple[int, ...]]
+    design: str
+    root: int
+    n_jobs: int
+    players: int
+    per_table: int
+    cells: list[Cell]
+
+
+def _plan(game, spec: RunSpec) -> _Plan:
+    """Check the tournament of ``spec`` and lay out its tables (each a cell); InputError first."""
+    names, twice = strategy_names(spec.strategies)
+    n = spec.players if spec.players is not None else game.default_players
+    if len(names) < n:
+        raise InputError(f"{len(names)} strategies for {n} seats; a tournament seats different strategies at "
+                         f"every table, so give at least {n} --strategy or lower --players")
+    tables, design = draw_tables(len(names), n)
+    per_table = max(n, math.ceil(spec.games / len(tables) / n) * n)
+    base = dataclasses.replace(spec, game=title_ref(game), strategies=[names[i] for i in tables[0]], players=n,
+                               games=per_table, rules=dict(spec.rules))
+    _, _, _, n_jobs, root = resolve(base)
+    specs = [dataclasses.replace(base, strategies=[names[i] for i in t], seed=root, rules=dict(base.rules))
+             for t in tables]
+    stopping.validate(game, specs, n)  # every table valid before anything runs
+    cells = [Cell(f"table-{k:02d}", s) for k, s in enumerate(specs)]
+    return _Plan(names, twice, tables, design, root, n_jobs, n, per_table, cells)
+
+
+def run_tournament(spec: RunSpec, options: TournamentOptions | None = None,
+                   session: Session | None = None) -> TournamentResult:
+    """Play the tables and rate the strategies ``spec.strategies``.  ``spec.games`` is the total
+    over all tables.
+
+    Each table is a run folder ``out/cells/table-<k>`` of an experiment folder
+    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary folder,
+    no progress bar); ``session.resume`` continues the tournament in ``out`` (the same spec and
+    options, as its record keeps them), playing only the games each table lacks;
+    ``session.play`` false only reads the tables (to rebuild the report).  The ratings are
+    computed from the tables read back from disk."""
+    options, session = options or TournamentOptions(), session or Session()
+    stopping.check_width(options.until_ci)
+    game = get_game(spec.game)
+    plan = _plan(game, spec)
+    names, n = plan.names, plan.players
+    given = [s.strip() for s in spec.strategies]
+    fields = {"game": title_ref(game), "game_name": game.name, "seed": plan.root,
+              "strategies": names, "players": n, "tables": [[names[i] for i in t] for t in plan.tables],
+              "design": plan.design, "table_meetings": meetings(plan.tables, len(names)),
+              "games_requested": spec.games, "rules": dict(spec.rules),
+              "notes": [duplicate_note(s, given.count(s)) for s in plan.twice]}
+    run = dataclasses.replace(spec, game=title_ref(game), seed=plan.root, rules=dict(spec.rules))
+    with Experiment.begin(session, "tournament", plan.cells, run=run, options=options, fields=fields) as exp:
         def measure(b: int) -> float:
-            s = analysis.strategy_summary(_combine([exp.results(k, b) for k in range(len(cells))], names))
+            s = analysis.strategy_summary(_combine([exp.results(k, b) for k in range(len(plan.cells))], names))
             return float((s["win_high"] - s["win_low"]).max())
 
-        if play:
-            outcome = exp.play(jobs=n_jobs, games=per_table, players=n, until_ci=until_ci, measure=measure,
-                               progress=progress, desc=f"tournament {game.id}", what="tables")
+        if session.play:
+            outcome = exp.play(jobs=plan.n_jobs, games=plan.per_table, players=n, until_ci=options.until_ci,
+                               measure=measure, what="tables")
         else:
             outcome = recorded_outcome(exp.config)
-        frame = _combine([exp.results(k) for k in range(len(cells))], names)
+        frame = _combine([exp.results(k) for k in range(len(plan.cells))], names)
         config = dict(exp.config)
-    stop, error, interrupted = outcome.stop, outcome.error, outcome.interrupted
-    # ratings from some of the tables would be biased (strategies sit at different numbers of
-    # them): an unfinished tournament keeps its games for resume, and rates nothing
+    return _rated(plan, frame, config, outcome, options.bootstrap)
+
+
+def _rated(plan: _Plan, frame: pd.DataFrame, config: dict, outcome, bootstrap: int) -> TournamentResult:
+    """The tournament's result from its games: ratings, who finishes ahead and the meta-game of a
+    complete tournament (ratings from some of the tables would be biased, strategies sitting at
+    different numbers of them: an unfinished tournament keeps its games for resume, and rates
+    nothing)."""
+    names, n, root = plan.names, plan.players, plan.root
     whole = len(frame) and outcome.status == "complete"
     ranking = rate(frame, names, bootstrap=bootstrap, seed=root % (2**32)) if whole else pd.DataFrame()
     pairwise = finishes_ahead(frame, names) if whole else pd.DataFrame()
@@ -262,11 +297,13 @@ def run_tournament(game_id: str, strategies: list[str], *, players: int | None =
     if whole:
         bt = ranking.set_index("strategy")["rating"].reindex(names).to_numpy() if n == 2 else None
         meta = metagame.analyse(frame, names, ratings=bt, bootstrap=bootstrap, seed=root)
-    config.update({"games_per_table": int(stop.games), "jobs": n_jobs,
+    stop, error = outcome.stop, outcome.error
+    config.update({"games_per_table": int(stop.games), "jobs": plan.n_jobs,
                    "rating_model": RATING_MODELS[0] if n == 2 else RATING_MODELS[1],
                    "bootstrap": bootstrap, "metagame": metagame.METHOD_2 if n == 2 else metagame.METHOD_N,
                    "stopping": stop.as_dict(), "status": outcome.status, "error": str(error) if error else None})
-    return TournamentResult(names, tables, design, frame, ranking, pairwise, config, stop, error, interrupted, meta)
+    return TournamentResult(names, plan.tables, plan.design, frame, ranking, pairwise, config, stop, error,
+                            outcome.interrupted, meta)
 
 
 def meetings_text(fewest: int, most: int) -> str:
@@ -376,6 +413,35 @@ def metagame_note(t: TournamentResult) -> str:
     return " ".join(parts)
 
 
+def _cards(t: TournamentResult) -> list[tuple[str, str, str]]:
+    """The headline cards of a tournament's page: the top rated, the equilibrium mix, the tables,
+    the games and the seed."""
+    best = t.ranking.iloc[0]
+    cards = [("top rated", str(best["strategy"]), f"rating {fixed(best['rating'], 2)} ({fixed(best['rating_low'], 2)} to "
+                                                   f"{fixed(best['rating_high'], 2)})"),
+             ("tables", str(len(t.tables)), t.design),
+             ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
+             ("seed", str(t.config["seed"]), "root seed of every table")]
+    if t.meta is not None:
+        used = t.meta.table[t.meta.table["weight"] >= metagame.SUPPORT]
+        mix = ", ".join(f"{r.strategy} {analysis.fixed(r.weight * 100, 1)}%" for r in used.itertuples())
+        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
+                         f"weight {analysis.fixed(used['weight'].iloc[0] * 100, 1)}%" if len(used) == 1 else mix))
+    return cards
+
+
+def _notes(t: TournamentResult) -> list[str]:
+    """The notes of a tournament's page: its status, duplicates, the tables' design and the stop."""
+    meet = t.config["table_meetings"]
+    notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
+             "number of tables; " + meetings_text(meet["fewest"], meet["most"]),
+             "Stopped: " + t.stop.reason + "."]
+    notes = list(t.config.get("notes") or []) + notes
+    if t.config["status"] != "complete":
+        notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
+    return notes
+
+
 def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     """Write the tournament's tables, ``findings.json`` (``t.findings``:
     :func:`analyser.findings.tournament_findings`), plots, ``index.html`` and ``config.json``;
@@ -411,18 +477,6 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     t.findings = findings = findmod.tournament_findings(t, meta.findings if meta is not None else [], seats, bal)
     findmod.write_json(outdir / "findings.json", "tournament", t.config["game"], [findings])
     files.append("findings.json")
-    best = t.ranking.iloc[0]
-    meet = t.config["table_meetings"]
-    cards = [("top rated", str(best["strategy"]), f"rating {fixed(best['rating'], 2)} ({fixed(best['rating_low'], 2)} to "
-                                                   f"{fixed(best['rating_high'], 2)})"),
-             ("tables", str(len(t.tables)), t.design),
-             ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
-             ("seed", str(t.config["seed"]), "root seed of every table")]
-    if meta is not None:
-        used = meta.table[meta.table["weight"] >= metagame.SUPPORT]
-        mix = ", ".join(f"{r.strategy} {analysis.fixed(r.weight * 100, 1)}%" for r in used.itertuples())
-        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
-                         f"weight {analysis.fixed(used['weight'].iloc[0] * 100, 1)}%" if len(used) == 1 else mix))
     sections = []
     if meta is not None:
         sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
@@ -442,18 +496,11 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
                  "row finishes ahead (a shared rank counts one half)."),
                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
                  "Defined in docs/metrics.md (Designer metrics).")]
-    notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
-             "number of tables; " + meetings_text(meet["fewest"], meet["most"]),
-             "Stopped: " + t.stop.reason + "."]
-    notes = list(t.config.get("notes") or []) + notes
-    if t.config["status"] != "complete":
-        notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
-    reportmod.write_experiment_page(outdir, title=f"{game.name}: tournament of {len(t.strategies)} strategies",
-                                    lead=", ".join(t.strategies), cards=cards, notes=notes, sections=sections,
-                                    figures=figures, config=t.config, findings=findings,
-                                    figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking",
-                                                     "seat_win_rate.png": "Turn order",
-                                                     "pairwise.png": "Who finishes ahead of whom"})
+    reportmod.write_experiment_page(outdir, reportmod.ExperimentPage(
+        title=f"{game.name}: tournament of {len(t.strategies)} strategies", lead=", ".join(t.strategies),
+        cards=_cards(t), notes=_notes(t), sections=sections, figures=figures, config=t.config, findings=findings,
+        figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking", "seat_win_rate.png": "Turn order",
+                         "pairwise.png": "Who finishes ahead of whom"}))
     files += [n for n, _ in figures] + ["index.html"]
     t.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", t.config)

@@ -82,14 +82,13 @@ from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
 from analyser.experiments import stopping, tune_study
 from analyser.experiments.base import Cell, Experiment, read_record, recorded_outcome
+from analyser.experiments.options import RECHECK, Session, TuneOptions  # noqa: F401  (RECHECK: tune's own name)
 from analyser.experiments.tune_study import importances as measured
 from analyser.experiments.tune_space import Dim, Space, grid_points, parse_space  # noqa: F401  (tune's own names)
 from analyser.experiments.tune_targets import (  # noqa: F401  (the target vocabulary)
     VOCABULARY, Target, figure, parse_target, title_figures)
-from analyser.run import RunSpec, resolve
+from analyser.run import RunSpec, resolve, stops
 
-#: Trials the search replays on fresh games before calling one best.
-RECHECK = 3
 #: With ``--prune``, a batch of trials plays in this many rounds of games; after each round but
 #: the last, a trial whose objective so far is worse than the median of the finished trials' at
 #: the same round (Optuna's MedianPruner; not before a batch of trials has finished) stops there.
@@ -215,107 +214,138 @@ def undefined(targets: list[Target], figs: dict) -> list[str]:
     return [t.name for t in targets if figs.get(t.name, math.nan) != figs.get(t.name, math.nan)]
 
 
-def run_tune(game_id: str, strategies: list[str], rules: list[str], targets: list[str], *,
-             players: int | None = None, trials: int = 40, games: int = 2000, seed: int | None = None,
-             jobs: int | None = 0, batch: int = 8, recheck: int = RECHECK, recheck_factor: int = 4,
-             prune: bool = False,
-             batch_size: int | None = None, game_timeout: float = 60.0, progress: bool | None = False,
-             command: str = "", out: str | Path | None = None, resume: bool = False,
-             play: bool = True) -> TuneResult:
-    """Parse, search, re-check and analyse (see the module docstring).  InputError on bad input
-    before any game is played.  ``out`` is the experiment folder (``OUT/tune.db`` holds the
-    study); ``resume=True`` continues it; ``play=False`` only reads it (to rebuild the report)."""
+def run_tune(spec: RunSpec, options: TuneOptions, session: Session) -> TuneResult:
+    """Parse, search, re-check and analyse (see the module docstring): the strategy space is
+    ``spec.strategies``, the rule space and the rest ``options``, every trial a run with
+    ``spec``'s settings.  InputError on bad input before any game is played.  ``session.out`` is
+    the experiment folder (``OUT/tune.db`` holds the study); ``session.resume`` continues it;
+    ``session.play`` false only reads it (to rebuild the report)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    for name, value, least in (("--trials", trials, 1), ("--games", games, 1), ("--batch", batch, 1),
-                               ("--recheck", recheck, 0), ("--recheck-factor", recheck_factor, 1)):
-        if value < least:
-            raise InputError(f"{name} {value} is not accepted; give a whole number of at least {least}")
-    game = get_game(game_id)
-    space = parse_space(game, list(strategies), list(rules))
-    if not targets:
-        raise InputError("give at least one --target, e.g. --target seat_gap=min")
-    tlist = [parse_target(t, game, space) for t in targets]
-    check_targets(tlist, prune)
-    specs0, rules0 = space.lineup({d.column: d.bounds[0] if d.bounds else d.values[0] for d in space.dims})
-    base = RunSpec(game=title_ref(game), strategies=specs0, players=players, games=games, seed=seed, jobs=jobs,
-                   rules=rules0, batch_size=batch_size, game_timeout=game_timeout)
-    _, _, n_players, n_jobs, root = resolve(base)
-    base = dataclasses.replace(base, seed=root, players=n_players)
-    recheck_seed = _derived(root, "recheck")
-    if out is None:
+    plan = _plan(spec, options)
+    if session.out is None:
         raise InputError("tune needs an output folder")
-    out = Path(out)
-
-    def spec_of(params: dict, s: int) -> RunSpec:
-        specs, rl = space.lineup(params)
-        return dataclasses.replace(base, strategies=specs, rules=rl, seed=s)
-
-    arguments = {"game_id": title_ref(game), "strategies": list(strategies), "rules": list(rules),
-                 "targets": list(targets), "players": players, "trials": trials, "games": games, "seed": root,
-                 "jobs": jobs, "batch": batch, "recheck": recheck, "recheck_factor": recheck_factor, "prune": prune,
-                 "batch_size": batch_size, "game_timeout": game_timeout}
-    fields = {"game": title_ref(game), "game_name": game.name, "seed": root, "games_requested": games,
-              "players": n_players, "strategies": list(strategies), "rules": list(rules), "targets": list(targets),
-              "trials": trials, "recheck_factor": recheck_factor}
-    storage_url = f"sqlite:///{(out / 'tune.db').resolve()}"
-    directions = [t.direction for t in objective_targets(tlist)] or ["minimize"]
-    points = grid_points(space)
-    exhaustive = points is not None and len(points) <= trials
-    fields.update(grid_points=len(points) if points is not None else None, exhaustive=exhaustive)
-    n_trials = len(points) if exhaustive else trials
-
+    given = dataclasses.replace(spec, game=plan.spec_of.base.game, seed=plan.root)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-        if resume:
-            record = read_record(out, ("tune",))
-            study = tune_study.load(out, pruner=_pruner(batch, prune and len(directions) == 1))
-            by_number = {t.number: t for t in tune_study.trials(study)}
-            cells = []
-            for c in record["cells"]:
-                name = str(c.get("name"))
-                kind, _, num = name.partition("-")
-                if not num.isdigit() or int(num) not in by_number or kind not in ("trial", "recheck"):
-                    raise InputError(f"{str(out)!r}: cell {name!r} of its record is not a trial of tune.db; "
-                                     "it cannot be resumed")
-                p = by_number[int(num)].params
-                cells.append(Cell(name, spec_of(p, root if kind == "trial" else recheck_seed)))
-            exp = _TuneExperiment.begin(out, "tune", cells, arguments=arguments, fields=fields, command=command,
-                                        resume=True, play=play, shared=base)
-        else:
-            exp = _TuneExperiment.begin(out, "tune", [], arguments=arguments, fields=fields, command=command,
-                                        shared=base)
-            (out / "tune.db").unlink(missing_ok=True)
-            study = optuna.create_study(study_name=STUDY, storage=storage_url, directions=directions,
-                                        pruner=_pruner(batch, prune and len(directions) == 1))
-            study.set_metric_names(metric_names(tlist))
-            study.set_user_attr(tune_study.FORMAT, tune_study.STUDY_FORMAT)
-            if exhaustive:  # --trials covers the grid: every point once, trial k the grid's k-th
-                study.set_user_attr("exhaustive", True)
-        with exp:
+        plan.exp, plan.study = _open(session, plan, given, options)
+        with plan.exp as exp:
             exp.active = None
-            outcome = None
-            if play:
-                try:
-                    outcome = _search(_Plan(exp, study, space, tlist, spec_of, root, recheck_seed, n_trials, games,
-                                             batch, recheck, recheck_factor, n_jobs, n_players, progress, prune))
-                except KeyboardInterrupt:  # between two plays (asking or telling trials): the record says so
-                    outcome = exp.stopped_between_plays("trials")
-            if outcome is None:
-                outcome = recorded_outcome(exp.config)
-            try:
-                res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
-            except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
-                from analyser.run import stops  # and the command ends as interrupted
-                with stops.held(final=True):
-                    res = _analyse(exp, study, space, tlist, n_trials, recheck, games * recheck_factor)
-                outcome = dataclasses.replace(outcome, interrupted=True)
+            res, outcome = _played(plan, session.play)
             config = dict(exp.config)
-    config.update(status=outcome.status, error=str(outcome.error) if outcome.error else None, jobs=n_jobs,
+    config.update(status=outcome.status, error=str(outcome.error) if outcome.error else None, jobs=plan.n_jobs,
                   play_seconds=config.get("play_seconds"))
     res.config, res.status, res.error, res.interrupted = config, outcome.status, outcome.error, outcome.interrupted
     return res
+
+
+def _check_counts(spec: RunSpec, options: TuneOptions) -> None:
+    for name, value, least in (("--trials", options.trials, 1), ("--games", spec.games, 1),
+                               ("--batch", options.batch, 1), ("--recheck", options.recheck, 0),
+                               ("--recheck-factor", options.recheck_factor, 1)):
+        if value < least:
+            raise InputError(f"{name} {value} is not accepted; give a whole number of at least {least}")
+
+
+@dataclass
+class _SpecOf:
+    """The run spec of a configuration: ``base`` with the lineup and rules the space gives its
+    parameters, played with seed ``s``."""
+
+    base: RunSpec
+    space: Space
+
+    def __call__(self, params: dict, s: int) -> RunSpec:
+        specs, rl = self.space.lineup(params)
+        return dataclasses.replace(self.base, strategies=specs, rules=rl, seed=s)
+
+
+def _plan(spec: RunSpec, options: TuneOptions) -> "_Plan":
+    """The tune of ``spec`` and ``options`` checked and laid out (no experiment or study yet)."""
+    _check_counts(spec, options)
+    game = get_game(spec.game)
+    space = parse_space(game, list(spec.strategies), list(options.rules))
+    if not options.targets:
+        raise InputError("give at least one --target, e.g. --target seat_gap=min")
+    tlist = [parse_target(t, game, space) for t in options.targets]
+    check_targets(tlist, options.prune)
+    specs0, rules0 = space.lineup({d.column: d.bounds[0] if d.bounds else d.values[0] for d in space.dims})
+    base = dataclasses.replace(spec, game=title_ref(game), strategies=specs0, rules=rules0)
+    _, _, n_players, n_jobs, root = resolve(base)
+    base = dataclasses.replace(base, seed=root, players=n_players)
+    points = grid_points(space)
+    exhaustive = points is not None and len(points) <= options.trials
+    return _Plan(None, None, space, tlist, _SpecOf(base, space), root, _derived(root, "recheck"),
+                 len(points) if exhaustive else options.trials, spec.games, options.batch, options.recheck,
+                 options.recheck_factor, n_jobs, n_players, options.prune, exhaustive,
+                 len(points) if points is not None else None)
+
+
+def _open(session: Session, plan: "_Plan", given: RunSpec, options: TuneOptions):
+    """The tune's experiment and study: a new one (``OUT/tune.db`` made afresh), or with
+    ``session.resume`` the ones in ``OUT``, its cells the record's trials."""
+    import optuna
+
+    out = Path(session.out)
+    base = plan.spec_of.base
+    fields = {"game": base.game, "game_name": get_game(base.game).name, "seed": plan.root,
+              "games_requested": given.games, "players": plan.n_players, "strategies": list(given.strategies),
+              "rules": list(options.rules), "targets": list(options.targets), "trials": options.trials,
+              "recheck_factor": options.recheck_factor, "grid_points": plan.grid_points,
+              "exhaustive": plan.exhaustive}
+    directions = [t.direction for t in objective_targets(plan.tlist)] or ["minimize"]
+    pruner = _pruner(plan.batch, plan.prune and len(directions) == 1)
+    if session.resume:
+        study = tune_study.load(out, pruner=pruner)
+        cells = _recorded_cells(out, study, plan)
+        return _TuneExperiment.begin(session, "tune", cells, run=given, options=options, fields=fields), study
+    exp = _TuneExperiment.begin(session, "tune", [], run=given, options=options, fields=fields)
+    (out / "tune.db").unlink(missing_ok=True)
+    study = optuna.create_study(study_name=STUDY, storage=f"sqlite:///{(out / 'tune.db').resolve()}",
+                                directions=directions, pruner=pruner)
+    study.set_metric_names(metric_names(plan.tlist))
+    study.set_user_attr(tune_study.FORMAT, tune_study.STUDY_FORMAT)
+    if plan.exhaustive:  # --trials covers the grid: every point once, trial k the grid's k-th
+        study.set_user_attr("exhaustive", True)
+    return exp, study
+
+
+def _recorded_cells(out: Path, study, plan: "_Plan") -> list[Cell]:
+    """The cells of the tune record in ``out``, each a trial of ``study``; InputError otherwise."""
+    record = read_record(out, ("tune",))
+    by_number = {t.number: t for t in tune_study.trials(study)}
+    cells = []
+    for c in record["cells"]:
+        name = str(c.get("name"))
+        kind, _, num = name.partition("-")
+        if not num.isdigit() or int(num) not in by_number or kind not in ("trial", "recheck"):
+            raise InputError(f"{str(out)!r}: cell {name!r} of its record is not a trial of tune.db; "
+                             "it cannot be resumed")
+        p = by_number[int(num)].params
+        cells.append(Cell(name, plan.spec_of(p, plan.root if kind == "trial" else plan.recheck_seed)))
+    return cells
+
+
+def _played(plan: "_Plan", play: bool):
+    """Search and re-check (when ``play``), then analyse: the result and the play's outcome."""
+    exp = plan.exp
+    outcome = None
+    if play:
+        try:
+            outcome = _search(plan)
+        except KeyboardInterrupt:  # between two plays (asking or telling trials): the record says so
+            outcome = exp.stopped_between_plays("trials")
+    if outcome is None:
+        outcome = recorded_outcome(exp.config)
+    recheck_games = plan.games * plan.recheck_factor
+    try:
+        res = _analyse(exp, plan.study, plan.space, plan.tlist, plan.n_trials, plan.recheck, recheck_games)
+    except KeyboardInterrupt:  # after the last game: analysed all the same (later signals noted),
+        with stops.held(final=True):  # and the command ends as interrupted
+            res = _analyse(exp, plan.study, plan.space, plan.tlist, plan.n_trials, plan.recheck, recheck_games)
+        outcome = dataclasses.replace(outcome, interrupted=True)
+    return res, outcome
 
 
 def _cell_index(exp: Experiment, name: str) -> int | None:
@@ -393,8 +423,9 @@ class _Plan:
     recheck_factor: int
     n_jobs: int
     n_players: int
-    progress: object
     prune: bool
+    exhaustive: bool = False
+    grid_points: int | None = None
 
 
 def _search(plan: _Plan):
@@ -440,8 +471,8 @@ def _search(plan: _Plan):
     exp.active = {_cell_index(exp, f"recheck-{n:04d}") for n in chosen}
     if not exp.active:
         exp.active = set()
-    return exp.play(jobs=plan.n_jobs, games=games * plan.recheck_factor, players=n_players, progress=plan.progress,
-                    desc="tune re-check", what="trials", final=True)
+    exp.desc = "tune re-check"
+    return exp.play(jobs=plan.n_jobs, games=games * plan.recheck_factor, players=n_players, what="trials")
 
 
 def _play_batch(plan: _Plan, before, running, source, ends):
@@ -458,8 +489,8 @@ def _play_batch(plan: _Plan, before, running, source, ends):
     intermediate = {t.number: {} for t in running}
     for end in stops:
         exp.active = {ks[t.number] for t in running}
-        outcome = exp.play(jobs=plan.n_jobs, games=end, players=n_players, progress=plan.progress,
-                           desc=f"tune trials {min(ks)}-{max(ks)}", what="trials", final=False)
+        exp.desc = f"tune trials {min(ks)}-{max(ks)}"
+        outcome = exp.play(jobs=plan.n_jobs, games=end, players=n_players, what="trials", final=False)
         if outcome.status != "complete":
             return outcome
         if end == games or objective is None:

@@ -176,8 +176,8 @@ def progress_text(states, config: dict, numbers=None) -> str:
     if n["recheck"]:
         return text + f"; {n['recheck_done']} of {n['recheck']} re-check cells complete"
     told = n["finished"] + n["pruned"] + n["failed"]
-    arguments = (config.get("experiment") or {}).get("arguments") if isinstance(config.get("experiment"), dict) else None
-    asked_recheck = (arguments or {}).get("recheck", 1) if isinstance(arguments, dict) else 1
+    options = (config.get("experiment") or {}).get("options") if isinstance(config.get("experiment"), dict) else None
+    asked_recheck = options.get("recheck", 1) if isinstance(options, dict) else 1
     stopped = config.get("status") not in (None, "complete")  # every trial told, stopped before the re-check
     return text + ("; the re-check has not started" if n["asked"] is None or told < n["asked"]
                    or (stopped and asked_recheck) else "")
@@ -545,10 +545,11 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         if res.importances:
             placed["tune_importance.png"] = "Parameter importances"
         reportmod.write_experiment_page(
-            outdir, title=f"{game.name}: tune of {', '.join(cols)}",
-            lead=f"Targets: {'; '.join(f'{tg.name} {tg.goal_text()}' for tg in res.targets)}.",
-            cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
-            figure_sections=placed)
+            outdir, reportmod.ExperimentPage(
+                title=f"{game.name}: tune of {', '.join(cols)}",
+                lead=f"Targets: {'; '.join(f'{tg.name} {tg.goal_text()}' for tg in res.targets)}.",
+                cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
+                figure_sections=placed))
         files += [name for name, _ in figures] + ["index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})
     res.config["best"] = list(res.best)

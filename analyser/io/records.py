@@ -87,7 +87,8 @@ class ExperimentInfo(Record):
     """An experiment record's ``experiment`` object."""
 
     layout: int = Field(ge=0, description="a whole number (the layout)")
-    arguments: dict = Field(description="an object (the experiment's options)")
+    run: dict = Field(description="an object (the experiment's run spec)")
+    options: dict = Field(description="an object (the experiment's own options)")
 
 
 class ExperimentRecord(Record):

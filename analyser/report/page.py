@@ -693,14 +693,31 @@ def summarise_run(out: Path, known=None) -> Summary:
     return _summary_of(game, reduced, names, config)
 
 
-def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tuple[str, str, str]],
-                          notes: list[str], sections: list[tuple[str, str, str]],
-                          figures: list[tuple[str, str]], config: dict, findings: Findings | None = None,
-                          figure_sections: dict[str, str] | None = None) -> Path:
-    """The ``index.html`` of a sweep, tournament or comparison: findings at the top
-    (:class:`analyser.findings.Findings`), headline cards (label, value, detail), notes, a contents list, sections (heading, HTML table or "", note), the PNGs embedded, and how to
-    reproduce.  ``figure_sections`` maps a PNG's file name to the heading of the section it
-    illustrates, where it is shown; other PNGs go in a "Plots" section.  Returns its path."""
+@dataclass
+class ExperimentPage:
+    """What the ``index.html`` of a sweep, tournament, comparison, ladder or tune shows: its
+    ``title`` and ``lead``, headline ``cards`` (label, value, detail), ``notes``, ``sections``
+    (heading, HTML table or "", note), the ``figures`` (PNG file name, caption), the experiment's
+    ``config`` (its command and versions), its ``findings`` (:class:`analyser.findings.Findings`)
+    and ``figure_sections``, which maps a PNG's file name to the heading of the section it
+    illustrates, where it is shown (other PNGs go in a "Plots" section)."""
+
+    title: str
+    lead: str
+    cards: list
+    notes: list
+    sections: list
+    figures: list
+    config: dict
+    findings: Findings | None = None
+    figure_sections: dict | None = None
+
+
+def write_experiment_page(outdir: Path, page: ExperimentPage) -> Path:
+    """Write ``page`` as ``outdir/index.html``: findings at the top, the cards, notes, a contents
+    list, the sections with their PNGs embedded, and how to reproduce.  Returns its path."""
+    title, lead, cards, notes, sections = page.title, page.lead, page.cards, page.notes, page.sections
+    figures, config, findings, figure_sections = page.figures, page.config, page.findings, page.figure_sections
     placed = figure_sections or {}
     used: set = {"findings", "plots", "reproduce", "versions"}
     blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
@@ -715,12 +732,12 @@ def write_experiment_page(outdir: Path, *, title: str, lead: str, cards: list[tu
     if rest:
         toc.append({"id": "plots", "text": "Plots"})
     toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
-    page = _ENV.get_template("experiment.html.j2").render(
+    html = _ENV.get_template("experiment.html.j2").render(
         title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
         findings=[findings] if findings is not None else [],
         command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
         typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))
     path = outdir / "index.html"
-    path.write_text(page, encoding="utf-8")
+    path.write_text(html, encoding="utf-8")
     return path

@@ -136,8 +136,8 @@ def locks_kept():
 
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
-        out: str | Path | None = None, resume: bool = False, extend: bool = False,
-        record: dict | None = None, on_part=None, sums: ChunkSums | None = None) -> RunResult:
+        out: str | Path | None = None, resume: bool = False, record: dict | None = None, on_part=None,
+        sums: ChunkSums | None = None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
     With ``out``, each finished batch is written at once as ``out/results/part-<first game>.parquet``
@@ -146,8 +146,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     Memory stays bounded whatever ``spec.games``.  ``resume=True`` continues the run recorded in
     ``out`` (see :func:`resume`) and plays only the games of ``range(spec.first_game, spec.games)``
     it lacks; it may also extend a complete run to a larger ``spec.games`` (a round of the stopping
-    rule: the run keeps its id, and ``resumed`` records only the resumptions of an unfinished run;
-    ``extend=True`` says the caller plays a planned next round, which is no resumption either).
+    rule: the run keeps its id, and ``resumed`` records only the resumptions of an unfinished run,
+    or of a complete one whose games on disk fall short of its record).
     ``record``: the stopping rule's record (``{"stopping": ...}``, see :data:`CARRIED`) to write
     in ``config.json`` with the run's own fields.
     The caller gives the same spec as the folder's (:func:`resume` reads it from ``config.json``).
@@ -169,20 +169,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     (:class:`analyser.run.packing.KnownChunks`) for a report that needs not read them back.
     """
     signals = stops.count()  # (a Ctrl-C whose raise a library swallowed still ends the run as interrupted)
-    if progress is False:  # no bar: tqdm (and the asyncio it pulls in) stays unimported
-        tqdm = _NoBar
-    else:
-        from tqdm.auto import tqdm
-
     game, params, players, jobs, seed = resolve(spec)
-    # the user ran these files (resolve loaded them): this run's folder may name them to this process
-    if getattr(game, "source", None):
-        trust_file(game.source)
-    for text in spec.strategies:
-        for path in strategy_files(text):
-            trust_file(path)
-    strategies = tuple(spec.strategies)
-    rules = tuple(sorted(spec.rules.items()))
+    _trust_run_files(game, spec)
     out = Path(out) if out is not None else None
     if out is not None and not resume:
         out = prepare_out(out)
@@ -190,75 +178,27 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     shared = pool_client()
     client = shared if shared is not None else dask_client(spec) if spec.backend == "dask" else None
     lock = store.RunLock(out) if out is not None else None
-    hang_dir = None
+    play = _Play(spec, game, params, players, jobs, seed, client=client, progress=progress, on_part=on_part,
+                 sums=sums, signals=signals)
     try:  # (the lock taken inside: a Ctrl-C between taking it and this try left it behind)
         if lock is not None:
             lock.acquire()
-        hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
+        play.hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
         # a complete run may be extended to more games (a round of the stopping rule)
-        previous = read_config(out, complete_ok=True) if (resume and out is not None) else None
-        if previous:
-            _check_title(out, previous, game)
-        if previous and (previous.get("seed") != seed or list(previous.get("strategies") or []) != list(strategies)
-                         or previous.get("players") != players):
-            raise InputError(f"{str(out)!r} holds another run (its seed, strategies or players differ from the "
-                             "run to continue); choose another folder")
+        previous = _previous_run(out, play) if (resume and out is not None) else None
         done = _scan_done(out, game) if previous else {}
-        run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
-        sources = runner.ship_sources(strategies) if client is not None else ()
-        title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
-        engine, engine_note = compiled.choose(game, params, players, strategies, spec.engine)
-
-        def job(a: int, b: int) -> BatchJob:
-            return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
-                            hang_dir, title_sources, engine=engine)
-
-        if engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
-            plays_here = client is None and (jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)
-            engine_note = compiled.prepare(game, job(0, 1), here=plays_here, say=progress is not False)
-            if engine_note is not None:
-                if spec.engine == "compiled":
-                    raise InputError(f"--engine compiled cannot be used: {engine_note}; use --engine auto or python")
-                engine = "python"
-        compiled.say_once(engine_note)
-
-        config = {
-            "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
-            "run_id": run_id, "seed": seed,
-            "games_requested": spec.games, "games_completed": sum(b - a for a, b in done.values()),
-            "players": players, "strategies": list(strategies), "rules": params.as_dict(),
-            "rule_overrides": dict(spec.rules), "jobs": jobs, "jobs_requested": spec.jobs, "batch_size": spec.batch_size,
-            "game_timeout": spec.game_timeout, "backend": "dask" if client is not None else spec.backend,
-            "scheduler": client_address(shared) if shared is not None else spec.scheduler,
-            "engine": engine, "engine_requested": spec.engine, "engine_note": engine_note,
-            "wall_seconds": 0.0, "versions": package_versions(),
-            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "status": "running", "error": None, "games_done": store.merge_ranges(done.values()),
-            "data_files": data_file_record(params), "layout": store.LAYOUT, "pid": os.getpid(),
-        }
+        play.run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
+        config = _new_config(play, command, done, _choose_engine(play), shared)
         if previous:
-            config["command"] = previous.get("command", "")
-            config["started"] = previous.get("started", config["started"])
-            resumed = list(previous.get("resumed") or [])
-            replayed = previous.get("status") == "complete" and not extend and missing_games(out, previous) > 0
-            if (previous.get("status") != "complete" or replayed) and not extend:  # a planned next round is no resumption
-                resumed.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                "command": command or "", "games_before": config["games_completed"]})
-            if resumed:
-                config["resumed"] = resumed
-            config["wall_seconds"] = float(previous.get("wall_seconds") or 0.0)
-            for key in CARRIED:
-                if key in previous:
-                    config[key] = previous[key]
+            _carry(config, previous, out, command)
         for key in CARRIED:
             if record and key in record:
                 config[key] = record[key]
-        sink = Sink(out, config, done)
+        play.sink = Sink(out, config, done)
         with stops.held():
-            sink.save()
+            play.sink.save()
         with stops.handled(once=True):  # (the first stop ends the run; later ones wait for its final write)
-            return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, on_part, signals, sums)
+            return _execute(play)
     finally:
         if lock is not None:
             kept = _KEPT.get()
@@ -266,98 +206,190 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
                 kept.append(lock)
             else:
                 lock.release()
-        if hang_dir is not None:
-            shutil.rmtree(hang_dir, ignore_errors=True)
+        if play.hang_dir is not None:
+            shutil.rmtree(play.hang_dir, ignore_errors=True)
         if client is not None and client is not shared:
             close_dask(client)
 
 
-def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, client, progress, tqdm,
-             run_id, hang_dir, on_part=None, signals: int | None = None,
-             sums: ChunkSums | None = None) -> RunResult:
-    config = sink.config
-    t0 = time.perf_counter()
-    wall_before = config["wall_seconds"]
-    first = spec.first_game
-    missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games) if b > first]
-    config["first_game"] = first
-    errors: list[BaseException] = []
-    interrupted = False
-    total_done = config["games_completed"]
-    bar = tqdm(total=spec.games - first, initial=total_done, unit="game", desc=f"{game.id}",
-               disable=(None if progress is None else not progress), leave=False, file=sys.stderr,
-               delay=PROGRESS_DELAY, smoothing=0.1)
+@dataclass
+class _Play:
+    """A run being played, as its steps share it: the spec and what resolving it gave, its
+    ``run_id``, where its batches go (``client``: a Dask client, or None for this machine), the
+    folder a hung game reports to (``hang_dir``), the sources shipped to a cluster, the
+    ``engine``, the ``sink`` writing its parts, what the caller asked for (``progress``,
+    ``on_part``, ``sums``), the stops counted when it began (``signals``), and while it plays
+    its progress ``bar`` and start time."""
 
-    def keep(res: BatchResult) -> None:
-        nonlocal total_done
+    spec: RunSpec
+    game: object
+    params: object
+    players: int
+    jobs: int
+    seed: int
+    run_id: str = ""
+    client: object = None
+    hang_dir: str | None = None
+    sources: tuple = ()
+    title_sources: tuple = ()
+    engine: str = "python"
+    sink: Sink | None = None
+    progress: bool | None = None
+    on_part: object = None
+    sums: ChunkSums | None = None
+    signals: int | None = None
+    bar: object = None
+    t0: float = 0.0
+    wall_before: float = 0.0
+
+    @property
+    def strategies(self) -> tuple:
+        return tuple(self.spec.strategies)
+
+    def job(self, a: int, b: int) -> BatchJob:
+        """The batch of games ``a`` to ``b - 1``."""
+        return BatchJob(title_ref(self.game), tuple(sorted(self.spec.rules.items())), self.strategies, self.players,
+                        self.seed, a, b, self.spec.game_timeout, self.sources, self.hang_dir, self.title_sources,
+                        engine=self.engine)
+
+    def keep(self, res: BatchResult) -> None:
+        """Write a finished batch (its parts, and its chunk sums), and hand it to ``on_part``."""
         # a packed batch (analyser.run.packing) brings its parts encoded; else they are made here
         tables = res.parts
         if tables is None:  # played in this process (or a batch not packed): made here
-            tables = batch_tables(game, params, players, strategies, res, run_id)
-            if res.pieces is None and sink.out is not None:
-                res.pieces = chunk_sums(Packing(run_id, _order(strategies), sums), game, res, tables)
+            tables = batch_tables(self.game, self.params, self.players, self.strategies, res, self.run_id)
+            if res.pieces is None and self.sink.out is not None:
+                res.pieces = chunk_sums(Packing(self.run_id, _order(self.strategies), self.sums), self.game, res,
+                                        tables)
         with stops.held():
-            sink.add(res.start, res.start + res.done, tables)
+            self.sink.add(res.start, res.start + res.done, tables)
         if res.pieces is not None:
-            sink.pieces[res.start] = (res.start + res.done, res.pieces)
-        if on_part is not None and res.done > 0:
-            on_part(res.start, res.start + res.done, store.part_table(tables[store.RESULTS]))
-        total_done += res.done
-        bar.update(res.done)
+            self.sink.pieces[res.start] = (res.start + res.done, res.pieces)
+        if self.on_part is not None and res.done > 0:
+            self.on_part(res.start, res.start + res.done, store.part_table(tables[store.RESULTS]))
+        self.bar.update(res.done)
 
-    def on_hang(info: dict) -> None:
+    def on_hang(self, info: dict) -> None:
         """The watchdog in this process: a game ignored its time limit here, so write what is
         finished, record the failure, and exit (the game's thread cannot be stopped)."""
         res = info["result"]
-        runner.finish_columns(res, game, info["job"])  # the games it finished, as columns
+        runner.finish_columns(res, self.game, info["job"])  # the games it finished, as columns
         err = hung_error(info)
         try:
-            keep(res)
+            self.keep(res)
         except Exception:
             pass
-        _finish(config, sink, err, False, t0, wall_before)
+        self.finish(err, False)
+        sink = self.sink
         print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
-              f"The {config['games_completed']} finished games were written"
+              f"The {sink.config['games_completed']} finished games were written"
               f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
         store.release_held_locks()  # (this run's lock, and an experiment's: the process ends here)
         os._exit(1)
 
-    start_batches: list[tuple[int, int]] = []
-    n_jobs = jobs
+    def finish(self, error, interrupted: bool) -> None:
+        """Write the final record: the wall time, the status and the error."""
+        config = self.sink.config
+        config["wall_seconds"] = round(self.wall_before + time.perf_counter() - self.t0, 3)
+        complete = config["games_completed"] >= config["games_requested"] - config.get("first_game", 0)
+        config["status"] = ("failed" if error is not None else "interrupted" if interrupted or not complete
+                            else "complete")
+        config["error"] = str(error) if error is not None else None
+        config.pop("pid", None)
+        self.sink.save()
+
+
+def _trust_run_files(game, spec: RunSpec) -> None:
+    """The user ran these files (resolving the spec loaded them): this run's folder may name them
+    to this process."""
+    if getattr(game, "source", None):
+        trust_file(game.source)
+    for text in spec.strategies:
+        for path in strategy_files(text):
+            trust_file(path)
+
+
+def _previous_run(out: Path, play: _Play) -> dict | None:
+    """The record of the run in ``out`` to continue (None when there is none); InputError when it
+    is another run."""
+    previous = read_config(out, complete_ok=True)
+    if previous:
+        _check_title(out, previous, play.game)
+    if previous and (previous.get("seed") != play.seed or previous.get("players") != play.players
+                     or list(previous.get("strategies") or []) != list(play.strategies)):
+        raise InputError(f"{str(out)!r} holds another run (its seed, strategies or players differ from the "
+                         "run to continue); choose another folder")
+    return previous
+
+
+def _choose_engine(play: _Play) -> str | None:
+    """Choose the run's engine (and ship the sources a cluster needs); returns the note that says
+    why a compiled kernel is not used, or None."""
+    spec = play.spec
+    if play.client is not None:
+        play.sources = runner.ship_sources(play.strategies)
+        play.title_sources = runner.ship_title(title_ref(play.game))
+    play.engine, note = compiled.choose(play.game, play.params, play.players, play.strategies, spec.engine)
+    if play.engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
+        here = play.client is None and (play.jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)
+        note = compiled.prepare(play.game, play.job(0, 1), here=here, say=play.progress is not False)
+        if note is not None:
+            if spec.engine == "compiled":
+                raise InputError(f"--engine compiled cannot be used: {note}; use --engine auto or python")
+            play.engine = "python"
+    compiled.say_once(note)
+    return note
+
+
+def _new_config(play: _Play, command: str | None, done: dict, engine_note: str | None, shared) -> dict:
+    """The run's record as it begins (``done``: the batches already on disk)."""
+    spec, game = play.spec, play.game
+    return {
+        "command": command or "", "game": game.id, "game_name": game.name, "title_source": game.source,
+        "run_id": play.run_id, "seed": play.seed,
+        "games_requested": spec.games, "games_completed": sum(b - a for a, b in done.values()),
+        "players": play.players, "strategies": list(play.strategies), "rules": play.params.as_dict(),
+        "rule_overrides": dict(spec.rules), "jobs": play.jobs, "jobs_requested": spec.jobs,
+        "batch_size": spec.batch_size, "game_timeout": spec.game_timeout,
+        "backend": "dask" if play.client is not None else spec.backend,
+        "scheduler": client_address(shared) if shared is not None else spec.scheduler,
+        "engine": play.engine, "engine_requested": spec.engine, "engine_note": engine_note,
+        "wall_seconds": 0.0, "versions": package_versions(),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "status": "running", "error": None, "games_done": store.merge_ranges(done.values()),
+        "data_files": data_file_record(play.params), "layout": store.LAYOUT, "pid": os.getpid(),
+    }
+
+
+def _carry(config: dict, previous: dict, out: Path, command: str | None) -> None:
+    """What a continued run keeps of its ``previous`` record: its command, start, resumptions (this
+    one added unless it extends a complete run by a planned round), wall time and :data:`CARRIED`."""
+    config["command"] = previous.get("command", "")
+    config["started"] = previous.get("started", config["started"])
+    resumed = list(previous.get("resumed") or [])
+    replayed = previous.get("status") == "complete" and missing_games(out, previous) > 0
+    if previous.get("status") != "complete" or replayed:  # a planned next round is no resumption
+        resumed.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        "command": command or "", "games_before": config["games_completed"]})
+    if resumed:
+        config["resumed"] = resumed
+    config["wall_seconds"] = float(previous.get("wall_seconds") or 0.0)
+    for key in CARRIED:
+        if key in previous:
+            config[key] = previous[key]
+
+
+def _execute(play: _Play) -> RunResult:
+    """Play the run's missing games and write its final record; the result."""
+    config = play.sink.config
+    play.t0, play.wall_before = time.perf_counter(), config["wall_seconds"]
+    config["first_game"] = play.spec.first_game
+    play.bar = _progress_bar(play, config["games_completed"])
+    errors: list[BaseException] = []
+    interrupted = False
     ending = contextlib.ExitStack()
     try:
-        if (spec.jobs in (None, 0) and jobs > 1 and client is None and missing and not config.get("resumed")
-                and missing[0][1] - missing[0][0] > PILOT_GAMES):
-            # A pilot batch in this process: when the whole run is short, starting workers would cost
-            # more than it saves, so the rest runs here too.  Results do not depend on it.
-            a = missing[0][0]
-            with watchdog_here(on_hang):
-                pilot = run_batch(job(a, a + PILOT_GAMES))
-            keep(pilot)
-            if pilot.error is not None:
-                errors.append(pilot.error)
-            interrupted = pilot.interrupted
-            missing = [(max(a, first), b) for a, b in store.missing_ranges(sink.done.values(), spec.games)
-                       if b > first]
-            remaining = sum(b - a for a, b in missing)
-            if pilot.seconds / PILOT_GAMES * remaining < SMALL_RUN_SECONDS:
-                jobs = 1
-        if client is not None:
-            jobs = dask_slots(client)  # batches planned for the cluster's workers (results do not depend on it)
-        size = spec.batch_size or config.get("batch_size")
-        chunk = _chunk_batches(sums, job(0, 1).engine, sum(b - a for a, b in missing), jobs)
-        if size is None and chunk:
-            size = chunk
-        elif size is None and missing:
-            size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
-        config["batch_size"] = size
-        for a, b in missing:
-            start_batches += _aligned(a, b, size) if size == chunk else plan_batches(b, jobs, size, start=a)
-        n_jobs = max(1, min(jobs, len(start_batches))) if client is None else dask_slots(client)
-        config["jobs"] = n_jobs
-        if not errors and not interrupted and start_batches:
-            interrupted = dispatch_batches(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
-                                    hang_dir, work=_work(sink, run_id, strategies, sums))
+        interrupted = _play_batches(play, errors)
     except KeyboardInterrupt:
         interrupted = True
     except store.StoreError as e:
@@ -365,16 +397,90 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
     finally:
         ending.enter_context(stops.held(final=True))  # from here on a stop is noted: the final write runs
         at_final = stops.count()
-        bar.close()
+        play.bar.close()
+    return _result(play, errors, interrupted, ending, at_final)
+
+
+def _progress_bar(play: _Play, initial: int):
+    """The run's progress bar (none, and tqdm and the asyncio it pulls in unimported, with
+    ``progress=False``)."""
+    if play.progress is False:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=play.spec.games - play.spec.first_game, initial=initial, unit="game", desc=f"{play.game.id}",
+                disable=(None if play.progress is None else not play.progress), leave=False, file=sys.stderr,
+                delay=PROGRESS_DELAY, smoothing=0.1)
+
+
+def _missing(play: _Play) -> list[tuple[int, int]]:
+    """The ranges of games from ``first_game`` that have no part on disk yet."""
+    first = play.spec.first_game
+    return [(max(a, first), b) for a, b in store.missing_ranges(play.sink.done.values(), play.spec.games)
+            if b > first]
+
+
+def _play_batches(play: _Play, errors: list) -> bool:
+    """Play the missing games, batch by batch (a failure appended to ``errors``); True when the
+    run was interrupted.  When ``--jobs`` is automatic, a pilot batch in this process first: when
+    the whole run is short, starting workers would cost more than it saves, so the rest runs
+    here too.  Results do not depend on it."""
+    missing = _missing(play)
+    jobs, interrupted = play.jobs, False
+    if (play.spec.jobs in (None, 0) and jobs > 1 and play.client is None and missing
+            and not play.sink.config.get("resumed") and missing[0][1] - missing[0][0] > PILOT_GAMES):
+        a = missing[0][0]
+        with watchdog_here(play.on_hang):
+            pilot = run_batch(play.job(a, a + PILOT_GAMES))
+        play.keep(pilot)
+        if pilot.error is not None:
+            errors.append(pilot.error)
+        interrupted = pilot.interrupted
+        missing = _missing(play)
+        if pilot.seconds / PILOT_GAMES * sum(b - a for a, b in missing) < SMALL_RUN_SECONDS:
+            jobs = 1
+    if play.client is not None:
+        jobs = dask_slots(play.client)  # batches planned for the cluster's workers (results do not depend on it)
+    batches, n_jobs = _planned(play, missing, jobs)
+    if not errors and not interrupted and batches:
+        interrupted = dispatch_batches(batches, play.job, n_jobs, play.spec.backend, play.client, play.keep, errors,
+                                       play.on_hang, play.hang_dir, work=_work(play.sink, play.run_id,
+                                                                               play.strategies, play.sums))
+    return interrupted
+
+
+def _planned(play: _Play, missing: list[tuple[int, int]], jobs: int) -> tuple[list[tuple[int, int]], int]:
+    """The batches of the ``missing`` games for ``jobs`` workers, and the workers they use (both
+    recorded: ``batch_size``, ``jobs``)."""
+    config = play.sink.config
+    size = play.spec.batch_size or config.get("batch_size")
+    chunk = _chunk_batches(play.sums, play.engine, sum(b - a for a, b in missing), jobs)
+    if size is None and chunk:
+        size = chunk
+    elif size is None and missing:
+        size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
+    config["batch_size"] = size
+    batches: list[tuple[int, int]] = []
+    for a, b in missing:
+        batches += _aligned(a, b, size) if size == chunk else plan_batches(b, jobs, size, start=a)
+    n_jobs = max(1, min(jobs, len(batches))) if play.client is None else dask_slots(play.client)
+    config["jobs"] = n_jobs
+    return batches, n_jobs
+
+
+def _result(play: _Play, errors: list, interrupted: bool, ending: contextlib.ExitStack, at_final: int) -> RunResult:
+    """The run's result, after its final record is written (within ``ending``, which holds later
+    stops); ``at_final``: the stops counted when the final write began."""
+    sink, config = play.sink, play.sink.config
     error = min(errors, key=lambda e: getattr(e, "game_index", None) or 0) if errors else None
     interrupted = interrupted and error is None
     result = RunResult(config=config, error=error, interrupted=interrupted, out=sink.out,
                        tables=sink.memory_tables() if sink.out is None else None)
-    if sums is not None:
-        result.known = KnownChunks(sums.chunk_games, _order(strategies), dict(sink.pieces), sums.key)
+    if play.sums is not None:
+        result.known = KnownChunks(play.sums.chunk_games, _order(play.strategies), dict(sink.pieces), play.sums.key)
     with ending:
         try:
-            _finish(config, sink, error, interrupted, t0, wall_before)
+            play.finish(error, interrupted)
         except store.StoreError as e:
             # the record could not be rewritten (disk full, read-only): the parts on disk and the
             # last config.json written stay valid, and resume trusts the parts
@@ -382,7 +488,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
             config["status"] = "failed"
     # a signal noted while the final write ran, or one whose raise was swallowed (by a library
     # that catches everything around a callback) with the run played to its end regardless
-    lost = signals is not None and stops.count() != signals and not result.interrupted
+    lost = play.signals is not None and stops.count() != play.signals and not result.interrupted
     result.stop_requested = stops.count() != at_final or lost
     return result
 
@@ -435,16 +541,6 @@ class _NoBar:
 
     def close(self) -> None:
         pass
-
-
-def _finish(config, sink, error, interrupted, t0, wall_before) -> None:
-    config["wall_seconds"] = round(wall_before + time.perf_counter() - t0, 3)
-    complete = config["games_completed"] >= config["games_requested"] - config.get("first_game", 0)
-    config["status"] = ("failed" if error is not None else "interrupted" if interrupted or not complete
-                        else "complete")
-    config["error"] = str(error) if error is not None else None
-    config.pop("pid", None)
-    sink.save()
 
 
 def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None,
