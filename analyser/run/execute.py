@@ -12,9 +12,7 @@ import contextlib
 import contextvars
 import functools
 import os
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,8 +24,7 @@ from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import stops, store
-from analyser.run.backends import (client_address, close_dask, dask_client, dask_slots, dispatch_batches, hung_error,
-                                   pool_client, watchdog_here)
+from analyser.run.backends import client_address, close_dask, dask_client, dask_slots, dispatch_batches, pool_client
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.packing import ChunkSums, KnownChunks, Packing, chunk_sums, play_packed
@@ -190,11 +187,9 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     shared = pool_client()
     client = shared if shared is not None else dask_client(spec) if spec.backend == "dask" else None
     lock = store.RunLock(out) if out is not None else None
-    hang_dir = None
     try:  # (the lock taken inside: a Ctrl-C between taking it and this try left it behind)
         if lock is not None:
             lock.acquire()
-        hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
         # a complete run may be extended to more games (a round of the stopping rule)
         previous = read_config(out, complete_ok=True) if (resume and out is not None) else None
         if previous:
@@ -211,7 +206,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 
         def job(a: int, b: int) -> BatchJob:
             return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
-                            hang_dir, title_sources, engine=engine)
+                            title_sources, engine=engine)
 
         if engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
             plays_here = client is None and (jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)
@@ -258,7 +253,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
             sink.save()
         with stops.handled(once=True):  # (the first stop ends the run; later ones wait for its final write)
             return _execute(spec, game, params, players, jobs, strategies, job, sink, client, progress, tqdm,
-                            run_id, hang_dir, on_part, signals, sums)
+                            run_id, on_part, signals, sums)
     finally:
         if lock is not None:
             kept = _KEPT.get()
@@ -266,14 +261,12 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
                 kept.append(lock)
             else:
                 lock.release()
-        if hang_dir is not None:
-            shutil.rmtree(hang_dir, ignore_errors=True)
         if client is not None and client is not shared:
             close_dask(client)
 
 
 def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, client, progress, tqdm,
-             run_id, hang_dir, on_part=None, signals: int | None = None,
+             run_id, on_part=None, signals: int | None = None,
              sums: ChunkSums | None = None) -> RunResult:
     config = sink.config
     t0 = time.perf_counter()
@@ -305,23 +298,6 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
         total_done += res.done
         bar.update(res.done)
 
-    def on_hang(info: dict) -> None:
-        """The watchdog in this process: a game ignored its time limit here, so write what is
-        finished, record the failure, and exit (the game's thread cannot be stopped)."""
-        res = info["result"]
-        runner.finish_columns(res, game, info["job"])  # the games it finished, as columns
-        err = hung_error(info)
-        try:
-            keep(res)
-        except Exception:
-            pass
-        _finish(config, sink, err, False, t0, wall_before)
-        print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
-              f"The {config['games_completed']} finished games were written"
-              f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
-        store.release_held_locks()  # (this run's lock, and an experiment's: the process ends here)
-        os._exit(1)
-
     start_batches: list[tuple[int, int]] = []
     n_jobs = jobs
     ending = contextlib.ExitStack()
@@ -331,8 +307,7 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
             # A pilot batch in this process: when the whole run is short, starting workers would cost
             # more than it saves, so the rest runs here too.  Results do not depend on it.
             a = missing[0][0]
-            with watchdog_here(on_hang):
-                pilot = run_batch(job(a, a + PILOT_GAMES))
+            pilot = run_batch(job(a, a + PILOT_GAMES))
             keep(pilot)
             if pilot.error is not None:
                 errors.append(pilot.error)
@@ -356,8 +331,8 @@ def _execute(spec, game, params, players, jobs, strategies, job, sink: Sink, cli
         n_jobs = max(1, min(jobs, len(start_batches))) if client is None else dask_slots(client)
         config["jobs"] = n_jobs
         if not errors and not interrupted and start_batches:
-            interrupted = dispatch_batches(start_batches, job, n_jobs, spec.backend, client, keep, errors, on_hang,
-                                    hang_dir, work=_work(sink, run_id, strategies, sums))
+            interrupted = dispatch_batches(start_batches, job, n_jobs, spec.backend, client, keep, errors,
+                                           work=_work(sink, run_id, strategies, sums))
     except KeyboardInterrupt:
         interrupted = True
     except store.StoreError as e:
