@@ -1,8 +1,10 @@
 """Per-game time limits, enforced from outside the game.
 
-A batch with a limit (``--game-timeout``) plays in a child process forked for it
-(:func:`supervised`).  The child notes in memory it shares with its parent which game it is
-playing and when that game started; the parent plays nothing and is the clock.  At a game's
+A batch with a limit (``--game-timeout``) plays in a child process forked by the process that
+runs it (:func:`supervised`; the batches of one run share one child).  The child notes in
+memory it shares with its parent which game it is playing and when that game started; the
+parent plays nothing and is the clock, on the child's own time: wall-clock time less the time
+the child waited for a CPU (:func:`waited`), so a busy machine does not trip the limit.  At a game's
 limit the parent asks the child to stop that game (a SIGALRM that raises :class:`Hang` in the
 game, so the batch ends there with its finished games and the error); :func:`grace` seconds
 later, if the child still runs (a strategy that catches everything, or code no signal
@@ -188,10 +190,13 @@ def supervised(job, play: Callable):
 def _watch(limit: float, pid: int, receive, progress) -> int | None:
     """Wait for the child's result; stop a game past ``limit``, kill it past the grace.  Returns
     the index of the game it killed, or None once the result (or the end of the pipe) is there.
-    Without ``progress``: the child was asked to stop; it is killed after the grace."""
-    asked = None if progress is not None else (-1, time.monotonic())
+    Without ``progress``: the child was asked to stop; it is killed after the grace.  Time is the
+    child's own: wall-clock time less the time it waited for a CPU (:func:`waited`)."""
+    asked = None if progress is not None else (-1, time.monotonic() - waited(pid))
+    seen = None  # ((game index, its start), its start on the child's own clock)
     while not receive.poll(POLL):
-        now = time.monotonic()
+        wait = waited(pid)
+        now = time.monotonic() - wait
         if asked is not None and now - asked[1] > grace(limit):
             os.kill(pid, signal.SIGKILL)
             return asked[0]
@@ -199,13 +204,29 @@ def _watch(limit: float, pid: int, receive, progress) -> int | None:
             continue
         started = progress[1]
         index = int(progress[0])
-        if not started or started != progress[1] or now - started <= limit:
+        if not started or started != progress[1]:
+            continue
+        if seen is None or seen[0] != (index, started):  # (a game seen for the first time)
+            seen = ((index, started), started - wait)
+        if now - seen[1] <= limit:
             continue
         if asked is None or asked[0] != index:  # (a game over its limit: asked once to stop)
             progress[2] = index + 1
             os.kill(pid, signal.SIGALRM)
             asked = (index, now)
     return None
+
+
+def waited(pid: int) -> float:
+    """Seconds process ``pid`` has spent ready to run but waiting for a CPU (Linux:
+    ``/proc/PID/schedstat``); 0 where that is not known.  A busy machine makes a game wait, not
+    play longer: its time limit leaves the wait out, while a strategy that sleeps, or waits on a
+    lock or a socket, is still stopped."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _serve(conn, parent_end, progress, parent: int, play: Callable) -> None:
