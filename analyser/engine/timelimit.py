@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import multiprocessing
 import os
 import signal
@@ -77,8 +78,9 @@ def _raise_hang(signum, frame):
 # The child that plays a batch, and its parent, the clock
 # --------------------------------------------------------------------------------------------
 
-#: In a child: ``[game index, its start (time.monotonic), game asked to stop + 1]`` shared with
-#: the parent; None in a process that plays under no parent's clock.
+#: In a child: ``[game index, its start (time.monotonic), game asked to stop + 1, the stop
+#: signal it received]`` shared with the parent; None in a process that plays under no parent's
+#: clock.
 _PROGRESS: Any = None
 #: In a child: the parent's pid (a child whose parent is gone ends itself).
 _PARENT = 0
@@ -106,7 +108,7 @@ class _Child:
 
     def __init__(self, key, play: Callable):
         self.key, self.owner = key, os.getpid()
-        self.progress = multiprocessing.RawArray("d", 3)
+        self.progress = multiprocessing.RawArray("d", 4)
         self.conn, theirs = multiprocessing.Pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child: serve batches, and end here whatever happens
@@ -182,9 +184,26 @@ def supervised(job, play: Callable):
     except BaseException:
         _drop_child()
         raise
+    _take_stop(child.progress)
     if isinstance(result, BaseException):
         raise result
     return result, None
+
+
+def _take_stop(progress) -> None:
+    """A stop signal the child received (its own handler ended its batch) is this process's too:
+    its handler here notes it (the run then ends as one stopped by that signal)."""
+    signum, progress[3] = int(progress[3]), 0.0
+    handler = signal.getsignal(signum) if signum else None
+    if callable(handler) and threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(KeyboardInterrupt):
+            handler(signum, None)
+
+
+def _noting(handler: Callable, signum: int, frame) -> None:
+    """The child's stop handler: the inherited one, after noting the signal for the parent."""
+    _PROGRESS[3] = max(_PROGRESS[3], signum)  # (SIGTERM, the larger, decides the exit code)
+    handler(signum, frame)
 
 
 def _watch(limit: float, pid: int, receive, progress) -> int | None:
@@ -239,6 +258,10 @@ def _serve(conn, parent_end, progress, parent: int, play: Callable) -> None:
         _PROGRESS, _PARENT = progress, parent
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, 1.0, 1.0)  # (looks for its parent every second)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                signal.signal(signum, functools.partial(_noting, handler))
         while True:
             try:
                 job = conn.recv()
