@@ -154,7 +154,7 @@ def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
     strategies = ("hold", "random")
     here = runner.run_batch(runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0))
     assert here.error is None and here.done == 6
-    job = runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0, (), None, shipped)
+    job = runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0, (), shipped)
     shutil.rmtree(folder)
     with Client(cluster.scheduler_address) as client:
         out = client.submit(runner.run_batch, job, pure=False).result()

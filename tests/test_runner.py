@@ -367,3 +367,24 @@ def test_the_time_limit_is_per_game_within_a_batch_and_names_the_game_that_ran_o
     assert isinstance(e, StrategyError) and e.kind == "hung" and "in time" in str(e)
     assert e.game_index == res.done and e.game_seed == game_seed(4, e.game_index)
     assert res.columns["game_index"].tolist() == [i for i in range(res.done) for _ in range(2)]
+
+
+def test_the_time_limit_leaves_out_the_time_a_game_waits_for_a_cpu(tmp_path, monkeypatch):
+    """The parent keeps the clock on the child's own time: wall-clock time less the time it was
+    ready to run but waited for a CPU (a busy machine).  Here every second counts as waiting, so
+    a game 0.3 s long stays within a 0.2 s limit; counted as it really is, it does not."""
+    import time
+
+    from analyser.engine import timelimit
+    from analyser.engine.runner import BatchJob, run_batch
+    p = tmp_path / "slow_bots.py"
+    p.write_text(SLOW)
+    job = BatchJob("dao", (), (f"{p}:slow", "greedy"), 2, 4, 0, 2, 0.2)
+    t0 = time.monotonic()
+    monkeypatch.setattr(timelimit, "waited", lambda pid: time.monotonic() - t0)
+    res = run_batch(job)
+    assert res.error is None and res.done == 2
+    monkeypatch.undo()
+    res = run_batch(job)
+    assert isinstance(res.error, StrategyError) and res.error.kind == "hung" and res.error.game_index == 0
+    assert res.done == 0

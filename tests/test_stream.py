@@ -606,20 +606,18 @@ def test_ctrl_c_while_the_report_is_written_is_one_full_line(tmp_path, monkeypat
 
 def test_a_ctrl_c_as_a_run_takes_its_folder_leaves_no_lock_behind(tmp_path, monkeypatch):
     """A CI fault: a Ctrl-C that landed between taking the run folder's lock and the block that
-    releases it (here: while the hang folder is made) left OUT/.lock behind, so the folder read
-    as in use."""
-    import tempfile
-
+    releases it (here: while the run's id is made) left OUT/.lock behind, so the folder read as
+    in use."""
     import pytest
 
-    from analyser.run import RunSpec, run, store
+    from analyser.run import RunSpec, execute, run, store
 
     out = tmp_path / "r"
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tempfile, "mkdtemp", interrupted)
+    monkeypatch.setattr(execute, "new_run_id", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run(RunSpec(game="dao", strategies=["greedy"], players=2, games=10, seed=1, jobs=1), out=out)
     assert not (out / store.LOCK).exists()

@@ -33,8 +33,8 @@ A seat with a single legal action plays it without consulting its strategy.
 
 A batch (:func:`run_batch`) does once what is the same for all its games: it resolves the title,
 the rules and the strategy factories, draws every game seed at once, keeps one instance per seat
-of each strategy that declares ``reuse`` (reset before every game), sets one SIGALRM timer and
-hands the watchdog one :class:`_Clock`; a game then only writes its deadline there.  It records
+of each strategy that declares ``reuse`` (reset before every game), and notes each game's start for its time limit
+(:mod:`analyser.engine.timelimit`).  It records
 column by column (:class:`analyser.engine.batchrecords.BatchRecords`), not a tuple or dict per row.
 """
 
@@ -42,14 +42,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import ctypes
-import json
 import math
 import os
 import random
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -59,7 +55,7 @@ from typing import Any, Callable, Sequence
 from analyser.engine.batchrecords import (ROW_FIELDS, BatchRecords, as_columns, drop_from, finish_columns,  # noqa: F401
                                           to_columns)  # (re-exported)
 from analyser.engine.componenttable import component_columns, component_rows, unpack  # noqa: F401  (re-exported)
-from analyser.engine import compiled, traces
+from analyser.engine import compiled, timelimit, traces
 from analyser.engine.core import FunctionStrategy, Game, InputError, StrategyError, strategy_frame
 from analyser.engine.errors import GameFailure  # noqa: F401 (imported from here too)
 from analyser.engine.registry import get_game, parse_spec, strategy_factory
@@ -108,10 +104,6 @@ def lineup(index: int, n_players: int, n_strategies: int) -> list[int]:
     order = block_order(block, n_players)
     base = (block % (n_strategies // math.gcd(n_strategies, n_players))) * n_players
     return [(base + order[(s + shift) % n_players]) % n_strategies for s in range(n_players)]
-
-
-class _Hang(BaseException):
-    """Raised by the alarm handler inside a game that ran past its time limit."""
 
 
 def check_deal(game, params, players: int) -> None:
@@ -165,7 +157,7 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
             choose, seat_view, seat_rng = seats[seat]
             try:
                 action = choose(seat_view if live else view(state, seat), legal, seat_rng)
-            except _Hang:
+            except timelimit.Hang:
                 raise StrategyError(f"strategy {labels[seat]!r} in seat {seat} did not answer in time",
                                     strategy=labels[seat], seat=seat, game_seed=seed, kind="hung") from None
             except (Exception, SystemExit) as e:
@@ -189,7 +181,7 @@ def play_game(game: Game, params, strategies: Sequence[Any], labels: Sequence[st
             on_step(state, seat, action)
         try:
             apply(state, action, chance)
-        except _Hang:
+        except timelimit.Hang:
             raise GameFailure(f"game with seed {seed} ran past its time limit in the rules", seed) from None
         except Exception as e:
             raise GameFailure(f"the rules failed with {type(e).__name__}: {e} after seat {seat} "
@@ -221,8 +213,6 @@ class BatchJob:
     #: ``((spec path, source text), ...)``: strategy files shipped with the job, for workers on
     #: other machines (see :func:`ship_sources`).
     sources: tuple[tuple[str, str], ...] = ()
-    #: A local folder where a worker's watchdog names a game it had to stop by killing its process.
-    hang_dir: str | None = None
     #: ``((path in the title, source text), ...)``: the files of a title given as a file or
     #: folder, shipped with the job like the strategy files (see :func:`ship_title`).
     title_sources: tuple[tuple[str, str], ...] = ()
@@ -264,191 +254,34 @@ class BatchResult:
     pieces: Any = None
 
 
-class _Clock:
-    """The game a batch is playing and its deadline, read by the batch's one alarm and by the
-    watchdog: ``game`` is ``(deadline, game index, game seed, labels)`` (``time.monotonic``
-    seconds), or None between games.  The loop replaces the whole tuple at once, so a reader in
-    another thread or in a signal handler never sees half of one game and half of the next."""
-
-    __slots__ = ("game", "raised")
-
-    def __init__(self):
-        self.game: tuple | None = None
-        #: the ``game`` tuple the watchdog raised a hang in (None: none)
-        self.raised: tuple | None = None
-
-
-class _Alarm:
-    """Wall-clock limit via SIGALRM (main thread of a POSIX process only; else a no-op).
-
-    Two uses: :meth:`arm` / :meth:`disarm` around one call (the limit starts at ``arm``), or,
-    given a :class:`_Clock`, one timer for a whole batch (:meth:`start`): the timer fires every
-    ``seconds`` at most, and then raises :class:`_Hang` only when the game in ``clock`` is past its
-    own deadline; otherwise it sets itself for the time that game has left.  Starting a game thus
-    costs one tuple store instead of two system calls."""
-
-    def __init__(self, seconds: float, clock: _Clock | None = None):
-        self.seconds = seconds
-        self.clock = clock
-        self.active = (seconds > 0 and hasattr(signal, "setitimer")
-                       and threading.current_thread() is threading.main_thread())
-        self.previous = None
-
-    def __enter__(self):
-        if self.active:
-            self.previous = signal.signal(signal.SIGALRM, self._fire)
-        return self
-
-    def _fire(self, signum, frame):
-        clock = self.clock
-        if clock is not None:
-            game = clock.game
-            left = self.seconds if game is None else game[0] - time.monotonic()
-            if left > 0:  # no game, or one that still has time: look again when it runs out
-                signal.setitimer(signal.ITIMER_REAL, left)
-                return
-        raise _Hang()
-
-    def start(self):
-        """Set the batch's timer (with a clock: the games' deadlines decide when it raises)."""
-        if self.active:
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-
-    arm = start
-
-    def disarm(self):
-        if self.active:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-
-    def __exit__(self, *exc):
-        if self.active:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous)
-        return False
-
-
 @contextlib.contextmanager
 def time_limit(seconds: float, game_seed: int):
     """Play one game in this process (``analyser play``) under the wall-clock limit ``seconds``
-    (0: none), as a run's batch does: a strategy still deciding at the limit raises
-    :class:`StrategyError` (``kind="hung"``) from :func:`play_game`; the rules, or a strategy's
-    ``reset``, at the limit: :class:`GameFailure`.  A game still running
-    :func:`watchdog_grace` seconds later (a strategy that swallows the alarm) is stopped with
-    the process: one line on standard error, exit code 1.  The alarm needs the main thread of a
-    POSIX process; elsewhere only that last stop applies."""
-    if not seconds:
-        yield
-        return
-
+    (0: none): a strategy still deciding at the limit raises :class:`StrategyError`
+    (``kind="hung"``) from :func:`play_game`; the rules, or a strategy's ``reset``, at the limit:
+    :class:`GameFailure`.  A game still running :func:`timelimit.grace` seconds later (a strategy
+    that swallows the alarm) ends the process: one line on standard error, exit code 1."""
     def give_up():
         print(f"analyser: error: the game ran past its time limit of {seconds:g} s (--game-timeout) and a "
               f"strategy ignored the stop (game seed {game_seed}); the process was stopped", file=sys.stderr,
               flush=True)
         os._exit(1)
 
-    timer = threading.Timer(seconds + watchdog_grace(seconds), give_up)
-    timer.daemon = True
-    timer.start()
-    try:
-        with _Alarm(seconds) as alarm:
-            alarm.arm()
-            try:
-                yield
-            except _Hang:
-                raise GameFailure(f"the game ran past its time limit of {seconds:g} s outside a strategy's "
-                                  "decision", game_seed) from None
-            finally:
-                alarm.disarm()
-    finally:
-        timer.cancel()
-
-
-#: Extra seconds a game may run past its time limit after the alarm before the watchdog stops it.
-def watchdog_grace(timeout: float) -> float:
-    """Seconds the watchdog waits past a game's limit before it kills: ``timeout`` clamped to 1-10."""
-    return max(1.0, min(10.0, timeout))
-
-
-def _default_hang_handler(info: dict) -> None:
-    """In a worker process: name the game in ``hang_dir`` and kill this process (the parent then
-    reports the game as hung)."""
-    folder = info.get("hang_dir")
-    if folder:
+    with timelimit.alarm(seconds, give_up):
         try:
-            p = Path(folder) / f"hung-{info['game_index']}.json"
-            p.write_text(json.dumps({k: info[k] for k in ("game_index", "game_seed", "labels")}))
-        except OSError:
-            pass
-    os.kill(os.getpid(), signal.SIGKILL)
+            yield
+        except timelimit.Hang:
+            raise GameFailure(f"the game ran past its time limit of {seconds:g} s outside a strategy's "
+                              "decision", game_seed) from None
 
 
-class Watchdog:
-    """A thread outside the game loop, one per process, that stops a game the alarm cannot stop.
-
-    A batch hands it its :class:`_Clock` once (:meth:`watch`); each game then only writes its
-    deadline there.  At a game's time limit the watchdog raises the hang in the game's thread
-    when no alarm can (a batch running in a thread, as on a Dask worker).  ``watchdog_grace``
-    seconds later, if the game still runs (a strategy that catches BaseException, or code the
-    interpreter cannot interrupt), it calls :attr:`handler` with the game: in a worker the
-    default handler names the game in the job's ``hang_dir`` and kills its own process with
-    SIGKILL; the main process of a run installs its own handler, which writes what is finished
-    and exits."""
-
-    _instance: "Watchdog | None" = None
-    _guard = threading.Lock()
-    #: called with the watched game's info dict (``game_index``, ``game_seed``, ``labels``,
-    #: ``job``, ``result``, ``hang_dir``) when a game has to be killed.
-    handler: Callable[[dict], None] = staticmethod(_default_hang_handler)
-
-    @classmethod
-    def get(cls) -> "Watchdog":
-        with cls._guard:
-            if cls._instance is None or not cls._instance.thread.is_alive():
-                cls._instance = cls()
-            return cls._instance
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        #: thread ident -> (job, result, clock, alarm active) of the batch that thread plays
-        self.watched: dict[int, tuple] = {}
-        self.thread = threading.Thread(target=self._loop, name="analyser-watchdog", daemon=True)
-        self.thread.start()
-
-    def watch(self, job, result, clock: _Clock, alarm_active: bool) -> None:
-        """Watch the games of one batch, played in this thread, through ``clock``."""
-        with self.lock:
-            self.watched[threading.get_ident()] = (job, result, clock, alarm_active)
-
-    def clear(self) -> None:
-        """This thread's batch is over: stop watching it (and withdraw a hang raised too late to
-        land in its game)."""
-        ident = threading.get_ident()
-        with self.lock:
-            watched = self.watched.pop(ident, None)
-        if watched is not None and watched[2].raised is not None:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
-
-    def _loop(self) -> None:
-        while True:
-            time.sleep(0.05)
-            kill = None
-            with self.lock:
-                now = time.monotonic()
-                for ident, (job, result, clock, alarm) in list(self.watched.items()):
-                    game = clock.game
-                    if game is None:
-                        continue
-                    if now >= game[0] and not alarm and clock.raised is not game:
-                        clock.raised = game
-                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Hang))
-                    elif now >= game[0] + watchdog_grace(job.game_timeout):
-                        del self.watched[ident]
-                        kill = (job, result, game)
-                        break
-            if kill is not None:
-                job, result, game = kill
-                type(self).handler({"job": job, "result": result, "game_index": game[1], "game_seed": game[2],
-                                    "labels": list(game[3]), "hang_dir": job.hang_dir})
+def hung_error(job: BatchJob, index: int) -> StrategyError:
+    """The error of game ``index`` of ``job``, whose process was killed at its time limit."""
+    labels = [job.strategies[si] for si in lineup(index, job.players, len(job.strategies))]
+    who = ", ".join(f"seat {i} {s}" for i, s in enumerate(labels))
+    return StrategyError(f"a strategy in game {index} ({who}) did not stop at the time limit and ignored the "
+                         "stop signal; the watchdog killed it", strategy=labels[0], seat=-1,
+                         game_seed=game_seed(job.root_seed, index), game_index=index, kind="hung")
 
 
 def run_batch(job: BatchJob) -> BatchResult:
@@ -456,15 +289,37 @@ def run_batch(job: BatchJob) -> BatchResult:
     carries the rows of the games that finished and the error.
 
     Anything a strategy prints goes to standard error, so it never mixes into the command's own
-    output.  A game that runs past ``game_timeout`` is stopped by an alarm; one that ignores the
-    alarm (a strategy catching BaseException, or a hang where no alarm reaches) is stopped by the
-    :class:`Watchdog` thread.  With ``job.engine == "compiled"`` the title's compiled kernel plays
-    the batch (:mod:`analyser.engine.compiled`), with the same result."""
+    output.  With ``game_timeout`` the games play in a child process whose parent stops a game
+    that runs past it (:mod:`analyser.engine.timelimit`): the batch ends there, with the games
+    before it and :class:`StrategyError` (``kind="hung"``).  With ``job.engine == "compiled"`` the
+    title's compiled kernel plays the batch (:mod:`analyser.engine.compiled`), with the same
+    result."""
     if job.engine == "compiled":
         played = compiled.run_batch(job, materialise_title(job.game, job.title_sources))
         if played is not None:
             return played
         job = dataclasses.replace(job, engine="python")  # (no kernel here: Python plays the same games)
+    if not job.game_timeout:
+        return _play_here(job)
+    try:
+        result, hung = timelimit.supervised(job, _play_here)
+    except KeyboardInterrupt:  # (stopped, and the child handed nothing over)
+        result = _play_here(dataclasses.replace(job, stop=job.start))
+        result.interrupted = True
+        return result
+    if hung is None:
+        return result
+    # the child was killed in game `hung`: the games before it are played again (each depends on
+    # nothing but its seed and lineup), and the hung game is the batch's error
+    before = dataclasses.replace(job, stop=hung)
+    result = run_batch(before) if hung > job.start else _play_here(before)
+    if result.error is None:
+        result.error = hung_error(job, hung)
+    return result
+
+
+def _play_here(job: BatchJob) -> BatchResult:
+    """The games of ``job``, played in this process (a strategy's prints go to standard error)."""
     with contextlib.redirect_stdout(sys.stderr):
         return _run_batch(job)
 
@@ -524,111 +379,95 @@ def _run_batch(job: BatchJob) -> BatchResult:
     comp_of = game.components if game.records_components else None
     add_ids, add_len = rec.comp_ids.extend, rec.comp_lens.append
     index = job.start
-    timeout = job.game_timeout
-    clock = _Clock()  # the game in progress and its deadline: one alarm and one watchdog per batch
-    dog = Watchdog.get() if timeout > 0 else None
-    timed = timeout > 0
-    monotonic = time.monotonic
+    started = timelimit.game_started
     stops = _stops[0]
-    with _Alarm(timeout, clock) as alarm:
-        if dog is not None:
-            dog.watch(job, result, clock, alarm.active)
-        alarm.start()
-        try:
-            # loading a strategy builds it once: that has a game's time of its own
-            gs = game_seed(job.root_seed, index)
-            clock.game = (monotonic() + timeout if timed else math.inf, index, gs, tuple(job.strategies))
-            factories = []
-            for si, text in enumerate(specs):
-                try:
-                    factories.append(_factory(text, title))
-                except _Hang:
-                    raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
-                                        strategy=job.strategies[si], seat=si, game_seed=gs,
-                                        kind="hung") from None
-            seeds = game_seeds(job.root_seed, job.start, job.stop)
-            pool: dict[int, Any] = {}  # si * n + seat -> the instance that plays every game there
-            lineups: dict[tuple, tuple] = {}  # lineup -> (labels, strategies when all are pooled)
-            for index in range(job.start, job.stop):
-                gs = seeds[index - job.start]
-                seats = lineup(index, n, m)
-                known = lineups.get(key := tuple(seats))
-                labels = known[0] if known else tuple(job.strategies[si] for si in seats)
-                # building the strategies counts towards the game's time
-                clock.game = (monotonic() + timeout if timed else math.inf, index, gs, labels)
-                strats = known[1] if known else None
-                if strats is None:
-                    strats = []
-                    for s, si in enumerate(seats):
-                        st = pool.get(si * n + s)
-                        if st is None:
-                            try:
-                                st = factories[si]()
-                            except _Hang:
-                                raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} did not start in "
-                                                    "time", strategy=job.strategies[si], seat=s, game_seed=gs,
-                                                    kind="hung") from None
-                            except Exception as e:
-                                raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
-                                                    f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
-                                                    game_seed=gs, kind="init") from None
-                            if _reusable(st):
-                                pool[si * n + s] = st
-                        strats.append(st)
-                    pooled = all(si * n + s in pool for s, si in enumerate(seats))
-                    lineups[key] = (labels, strats if pooled else None)
-                state = play_game(game, params, strats, labels, gs)
-                scores = scores_of(state)
-                winners = winners_of(state)
-                ranks = ranks_of(state, scores, winners)
-                metrics = metrics_of(state)
-                held = comp_of(state) if comp_of is not None else ()
-                share = 1.0 / len(winners)
-                win = [share if s in winners else 0.0 for s in range(n)]
-                values = list(map(metric_values, metrics))
-                if len(values) != n or len(scores) != n or len(ranks) != n:  # (a title's bug: as many as seats)
-                    scores, ranks, values = ([x[s] for s in range(n)] for x in (scores, ranks, values))
-                # every column of the game, then the game counts (a stop in between is trimmed)
-                add_seed(gs)
-                add_strategy(seats)
-                add_score(scores)
-                add_rank(ranks)
-                add_win(win)
-                add_metrics(values)
-                for ids in held:
-                    add_ids(ids)
-                    add_len(len(ids))
-                if wants_extras:
-                    for name, recs in game.extra_records(state).items():
-                        bucket = result.extras.setdefault(name, [])
-                        for r in recs:
-                            r["game_index"] = index
-                            bucket.append(r)
-                result.done += 1
-                if _stops[0] != stops:  # a stop whose raise was swallowed inside the game: end here
-                    raise KeyboardInterrupt
-                if clock.raised is not None:  # the watchdog's hang came too late to land in the game
-                    dog.clear()
-                    dog.watch(job, result, clock, alarm.active)
-                    clock.raised = None
-            clock.game = None
-        except StrategyError as e:
-            e.game_index = index
-            result.error = e
-        except GameFailure as e:
-            e.game_index = index
-            result.error = e
-        except KeyboardInterrupt:
-            result.interrupted = True
-        except _Hang:
-            result.error = GameFailure(f"game {index} ran past its time limit", game_seed(job.root_seed, index), index)
-        except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
-            result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
-                                       game_seed(job.root_seed, index), index)
-        finally:
-            clock.game = None
-            if dog is not None:
-                dog.clear()
+    try:
+        # loading a strategy builds it once: that has a game's time of its own
+        gs = game_seed(job.root_seed, index)
+        started(index)
+        factories = []
+        for si, text in enumerate(specs):
+            try:
+                factories.append(_factory(text, title))
+            except timelimit.Hang:
+                raise StrategyError(f"strategy {job.strategies[si]!r} did not start in time",
+                                    strategy=job.strategies[si], seat=si, game_seed=gs,
+                                    kind="hung") from None
+        seeds = game_seeds(job.root_seed, job.start, job.stop)
+        pool: dict[int, Any] = {}  # si * n + seat -> the instance that plays every game there
+        lineups: dict[tuple, tuple] = {}  # lineup -> (labels, strategies when all are pooled)
+        for index in range(job.start, job.stop):
+            gs = seeds[index - job.start]
+            seats = lineup(index, n, m)
+            known = lineups.get(key := tuple(seats))
+            labels = known[0] if known else tuple(job.strategies[si] for si in seats)
+            started(index)  # (building the strategies counts towards the game's time)
+            strats = known[1] if known else None
+            if strats is None:
+                strats = []
+                for s, si in enumerate(seats):
+                    st = pool.get(si * n + s)
+                    if st is None:
+                        try:
+                            st = factories[si]()
+                        except timelimit.Hang:
+                            raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} did not start in "
+                                                "time", strategy=job.strategies[si], seat=s, game_seed=gs,
+                                                kind="hung") from None
+                        except Exception as e:
+                            raise StrategyError(f"strategy {job.strategies[si]!r} in seat {s} failed to start: "
+                                                f"{type(e).__name__}: {e}", strategy=job.strategies[si], seat=s,
+                                                game_seed=gs, kind="init") from None
+                        if _reusable(st):
+                            pool[si * n + s] = st
+                    strats.append(st)
+                pooled = all(si * n + s in pool for s, si in enumerate(seats))
+                lineups[key] = (labels, strats if pooled else None)
+            state = play_game(game, params, strats, labels, gs)
+            scores = scores_of(state)
+            winners = winners_of(state)
+            ranks = ranks_of(state, scores, winners)
+            metrics = metrics_of(state)
+            held = comp_of(state) if comp_of is not None else ()
+            share = 1.0 / len(winners)
+            win = [share if s in winners else 0.0 for s in range(n)]
+            values = list(map(metric_values, metrics))
+            if len(values) != n or len(scores) != n or len(ranks) != n:  # (a title's bug: as many as seats)
+                scores, ranks, values = ([x[s] for s in range(n)] for x in (scores, ranks, values))
+            # every column of the game, then the game counts (a stop in between is trimmed)
+            add_seed(gs)
+            add_strategy(seats)
+            add_score(scores)
+            add_rank(ranks)
+            add_win(win)
+            add_metrics(values)
+            for ids in held:
+                add_ids(ids)
+                add_len(len(ids))
+            if wants_extras:
+                for name, recs in game.extra_records(state).items():
+                    bucket = result.extras.setdefault(name, [])
+                    for r in recs:
+                        r["game_index"] = index
+                        bucket.append(r)
+            result.done += 1
+            if _stops[0] != stops:  # a stop whose raise was swallowed inside the game: end here
+                raise KeyboardInterrupt
+    except StrategyError as e:
+        e.game_index = index
+        result.error = e
+    except GameFailure as e:
+        e.game_index = index
+        result.error = e
+    except KeyboardInterrupt:
+        result.interrupted = True
+    except timelimit.Hang:
+        result.error = GameFailure(f"game {index} ran past its time limit", game_seed(job.root_seed, index), index)
+    except Exception as e:  # scoring or metrics failed: report it with the game, keep the rest
+        result.error = GameFailure(f"game {index} failed after play: {type(e).__name__}: {e}",
+                                   game_seed(job.root_seed, index), index)
+    finally:
+        timelimit.games_over()
     finish_columns(result, game, job)
     result.seconds = time.perf_counter() - t0
     return result

@@ -427,7 +427,7 @@ class Experiment:
                     self._read_cell(k, settle=True)
             failed = [c for c in self.config["cells"] if c.get("status") == "failed" and c.get("error")]
             if failed and not self.interrupted and (self.error is None or isinstance(self.error, WorkerDied)):
-                # a cell's worker ended itself after recording why (the watchdog killed a hung game)
+                # a cell's worker died after its run recorded why
                 self.error = CellFailed(f"cell {failed[0]['name']}: {failed[0]['error']}")
             if self.error is not None or self.interrupted:
                 # the rounds measured so far (written after each one) stay in the record, for resume
@@ -554,9 +554,8 @@ class Experiment:
                 self.interrupted = True
             except (InputError, store.StoreError) as e:
                 failed.append((len(self.cells), e))
-            except Exception as e:  # a worker process died (SIGKILL, out of memory, a watchdog kill)
-                with tempfile.TemporaryDirectory() as none:
-                    failed.append((len(self.cells), worker_death(e, none)))
+            except Exception as e:  # a worker process died (SIGKILL, out of memory)
+                failed.append((len(self.cells), worker_death(e)))
             finally:
                 close = getattr(outputs, "close", None)
                 if close is not None:

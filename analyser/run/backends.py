@@ -1,28 +1,24 @@
 """Where a run's batches are played: in this process, in loky (or threading) workers through
-joblib, or on a Dask cluster; with the stops (:mod:`analyser.run.stops`) and the watchdog around
-them.
+joblib, or on a Dask cluster; with the stops (:mod:`analyser.run.stops`) around them.
 
 A parallel run's first Ctrl-C lets the running batches finish (:func:`analyser.run.stops.gentle`);
-SIGTERM or a second Ctrl-C stop at once.  A game that ignores its time limit is ended by the
-watchdog; a worker that dies is reported as :class:`WorkerDied`, or as the hung game the watchdog
-killed.
+SIGTERM or a second Ctrl-C stop at once.  Wherever a batch plays, its games' time limit is kept
+by the process that plays it (:mod:`analyser.engine.timelimit`); a worker that dies is reported
+as :class:`WorkerDied`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 import logging
 import os
 import uuid
 import warnings
-from pathlib import Path
 
 import joblib
 
-from analyser.engine import runner
-from analyser.engine.core import InputError, StrategyError
+from analyser.engine.core import InputError
 from analyser.run import stops, store
 from analyser.engine.runner import resolve_jobs, run_batch
 from analyser.engine.userfiles import safe_worker_path
@@ -33,27 +29,7 @@ class WorkerDied(RuntimeError):
     """A worker process died under a batch (killed, or out of memory)."""
 
 
-def hung_error(info: dict) -> StrategyError:
-    labels = info.get("labels") or []
-    who = ", ".join(f"seat {i} {s}" for i, s in enumerate(labels))
-    err = StrategyError(f"a strategy in game {info['game_index']} ({who}) did not stop at the time limit and "
-                        "ignored the stop signal; the watchdog killed it", strategy=labels[0] if labels else "?",
-                        seat=-1, game_seed=info["game_seed"], game_index=info["game_index"], kind="hung")
-    return err
-
-
-@contextlib.contextmanager
-def watchdog_here(handler):
-    """Batches run in this process: a game the watchdog must kill ends the run through ``handler``."""
-    previous = runner.Watchdog.handler
-    runner.Watchdog.handler = staticmethod(handler)
-    try:
-        yield
-    finally:
-        runner.Watchdog.handler = previous
-
-
-def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_hang, hang_dir, work=run_batch) -> bool:
+def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, work=run_batch) -> bool:
     """Run ``batches`` and hand each result to ``keep`` as it arrives.  Returns True when the run
     was interrupted.  Stops at the first failure once the batches before it are in.  ``work``
     plays one batch in a worker: :func:`analyser.engine.runner.run_batch`, or a picklable
@@ -63,7 +39,7 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
     waiting = {a for a, _ in batches}
     signals = stops.count()  # (a stop whose raise a library swallowed still stops the run)
     requested, collected = False, 0
-    with stops.gentle() if parallel else stops.handled(), warnings.catch_warnings(), watchdog_here(on_hang):
+    with stops.gentle() if parallel else stops.handled(), warnings.catch_warnings():
         # joblib warns about cancelled or unused tasks when we stop early; that is intended
         warnings.filterwarnings("ignore", category=UserWarning, module="joblib")
         if client is not None:
@@ -102,8 +78,8 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
                 # one that was starting or between batches died of it - an interrupt, not a fault
                 return True
             # a worker process died (SIGKILL, out of memory): what it was playing is lost, the
-            # rest is on disk; a watchdog kill names its game
-            errors.append(worker_death(e, hang_dir))
+            # rest is on disk
+            errors.append(worker_death(e))
         finally:
             close = getattr(outputs, "close", None)
             if close is not None:
@@ -111,14 +87,10 @@ def dispatch_batches(batches, job, n_jobs, backend, client, keep, errors, on_han
     return requested or stops.count() != signals
 
 
-def worker_death(e: BaseException, hang_dir: str) -> BaseException:
-    for p in sorted(Path(hang_dir).glob("hung-*.json")):
-        try:
-            return hung_error(json.loads(p.read_text()))
-        except (OSError, ValueError, KeyError):
-            continue
+def worker_death(e: BaseException) -> BaseException:
+    """What a worker's death (``e``, raised by the pool) tells the user."""
     name = type(e).__name__
-    if "Terminated" in name or "BrokenProcessPool" in name or "KilledWorker" in name:
+    if "Terminated" in name or "BrokenProcessPool" in name or "KilledWorker" in name or name == "ChildProcessError":
         return WorkerDied("a worker process died (killed, or out of memory) and its games were lost; "
                           "the finished games are kept")
     return WorkerDied(f"the run stopped: {name}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))

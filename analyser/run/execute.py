@@ -12,9 +12,7 @@ import contextlib
 import contextvars
 import functools
 import os
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,8 +24,7 @@ from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import stops, store
-from analyser.run.backends import (client_address, close_dask, dask_client, dask_slots, dispatch_batches, hung_error,
-                                   pool_client, watchdog_here)
+from analyser.run.backends import client_address, close_dask, dask_client, dask_slots, dispatch_batches, pool_client
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.packing import ChunkSums, KnownChunks, Packing, chunk_sums, play_packed
@@ -183,7 +180,6 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     try:  # (the lock taken inside: a Ctrl-C between taking it and this try left it behind)
         if lock is not None:
             lock.acquire()
-        play.hang_dir = tempfile.mkdtemp(prefix="analyser-hang-")
         # a complete run may be extended to more games (a round of the stopping rule)
         previous = _previous_run(out, play) if (resume and out is not None) else None
         done = _scan_done(out, game) if previous else {}
@@ -206,8 +202,6 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
                 kept.append(lock)
             else:
                 lock.release()
-        if play.hang_dir is not None:
-            shutil.rmtree(play.hang_dir, ignore_errors=True)
         if client is not None and client is not shared:
             close_dask(client)
 
@@ -216,7 +210,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 class _Play:
     """A run being played, as its steps share it: the spec and what resolving it gave, its
     ``run_id``, where its batches go (``client``: a Dask client, or None for this machine), the
-    folder a hung game reports to (``hang_dir``), the sources shipped to a cluster, the
+    sources shipped to a cluster, the
     ``engine``, the ``sink`` writing its parts, what the caller asked for (``progress``,
     ``on_part``, ``sums``), the stops counted when it began (``signals``), and while it plays
     its progress ``bar`` and start time."""
@@ -229,7 +223,6 @@ class _Play:
     seed: int
     run_id: str = ""
     client: object = None
-    hang_dir: str | None = None
     sources: tuple = ()
     title_sources: tuple = ()
     engine: str = "python"
@@ -249,7 +242,7 @@ class _Play:
     def job(self, a: int, b: int) -> BatchJob:
         """The batch of games ``a`` to ``b - 1``."""
         return BatchJob(title_ref(self.game), tuple(sorted(self.spec.rules.items())), self.strategies, self.players,
-                        self.seed, a, b, self.spec.game_timeout, self.sources, self.hang_dir, self.title_sources,
+                        self.seed, a, b, self.spec.game_timeout, self.sources, self.title_sources,
                         engine=self.engine)
 
     def keep(self, res: BatchResult) -> None:
@@ -268,24 +261,6 @@ class _Play:
         if self.on_part is not None and res.done > 0:
             self.on_part(res.start, res.start + res.done, store.part_table(tables[store.RESULTS]))
         self.bar.update(res.done)
-
-    def on_hang(self, info: dict) -> None:
-        """The watchdog in this process: a game ignored its time limit here, so write what is
-        finished, record the failure, and exit (the game's thread cannot be stopped)."""
-        res = info["result"]
-        runner.finish_columns(res, self.game, info["job"])  # the games it finished, as columns
-        err = hung_error(info)
-        try:
-            self.keep(res)
-        except Exception:
-            pass
-        self.finish(err, False)
-        sink = self.sink
-        print(f"analyser: error: {err} (game {err.game_index}, game seed {err.game_seed}). "
-              f"The {sink.config['games_completed']} finished games were written"
-              f"{' to ' + str(sink.out) if sink.out else ''}.", file=sys.stderr, flush=True)
-        store.release_held_locks()  # (this run's lock, and an experiment's: the process ends here)
-        os._exit(1)
 
     def finish(self, error, interrupted: bool) -> None:
         """Write the final record: the wall time, the status and the error."""
@@ -430,8 +405,7 @@ def _play_batches(play: _Play, errors: list) -> bool:
     if (play.spec.jobs in (None, 0) and jobs > 1 and play.client is None and missing
             and not play.sink.config.get("resumed") and missing[0][1] - missing[0][0] > PILOT_GAMES):
         a = missing[0][0]
-        with watchdog_here(play.on_hang):
-            pilot = run_batch(play.job(a, a + PILOT_GAMES))
+        pilot = run_batch(play.job(a, a + PILOT_GAMES))
         play.keep(pilot)
         if pilot.error is not None:
             errors.append(pilot.error)
@@ -444,8 +418,7 @@ def _play_batches(play: _Play, errors: list) -> bool:
     batches, n_jobs = _planned(play, missing, jobs)
     if not errors and not interrupted and batches:
         interrupted = dispatch_batches(batches, play.job, n_jobs, play.spec.backend, play.client, play.keep, errors,
-                                       play.on_hang, play.hang_dir, work=_work(play.sink, play.run_id,
-                                                                               play.strategies, play.sums))
+                                       work=_work(play.sink, play.run_id, play.strategies, play.sums))
     return interrupted
 
 

@@ -13,7 +13,6 @@ import platform
 import re
 import secrets
 import sys
-import threading
 import uuid
 from importlib import metadata
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from analyser import __version__
-from analyser.engine import compiled, runner
+from analyser.engine import compiled, timelimit
 from analyser.engine.core import GAME_TIMEOUT, InputError
 from analyser.engine.registry import default_lineup, get_game, make_strategy
 from analyser.engine.runner import check_deal, resolve_jobs
@@ -148,20 +147,11 @@ def _try_strategy(text: str, game_id: str, timeout: float) -> None:
               "ignored the stop signal", file=sys.stderr, flush=True)
         os._exit(2)
 
-    timer = threading.Timer(timeout + runner.watchdog_grace(timeout), give_up)
-    timer.daemon = True
-    timer.start()
-    try:
-        with runner._Alarm(timeout) as alarm:
-            alarm.arm()
-            try:
-                make_strategy(text, game_id)
-            except runner._Hang:
-                raise InputError(f"strategy {text!r} did not start within {timeout:g} s (--game-timeout)") from None
-            finally:
-                alarm.disarm()
-    finally:
-        timer.cancel()
+    with timelimit.alarm(timeout, give_up):
+        try:
+            make_strategy(text, game_id)
+        except timelimit.Hang:
+            raise InputError(f"strategy {text!r} did not start within {timeout:g} s (--game-timeout)") from None
 
 
 def data_file_record(params) -> dict[str, dict[str, str]]:
