@@ -20,7 +20,7 @@ from analyser.engine.core import GAME_TIMEOUT, parse_key_values
 from analyser.engine.registry import get_game, title_ref
 from analyser.engine.runner import lineup, lineup_block
 from analyser.run import resume_command, stops, store, write_csv
-from analyser.run.backends import command_pool
+from analyser.run.cluster import command_pool
 from analyser.run.execute import locks_kept
 from analyser.run.folders import missing_games, undecided
 from analyser.run.trust import named_code

@@ -26,8 +26,8 @@ from analyser.engine import compiled, runner
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import stops, store
-from analyser.run.backends import (client_address, close_dask, dask_client, dask_slots, dispatch_batches, hung_error,
-                                   pool_client, watchdog_here)
+from analyser.run.backends import dispatch_batches, hung_error, watchdog_here
+from analyser.run.cluster import client_address, close_dask, dask_client, dask_slots, pool_client
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.packing import ChunkSums, KnownChunks, Packing, chunk_sums, play_packed
@@ -205,13 +205,11 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
                              "run to continue); choose another folder")
         done = _scan_done(out, game) if previous else {}
         run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
-        sources = runner.ship_sources(strategies) if client is not None else ()
-        title_sources = runner.ship_title(title_ref(game)) if client is not None else ()
         engine, engine_note = compiled.choose(game, params, players, strategies, spec.engine)
 
         def job(a: int, b: int) -> BatchJob:
-            return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout, sources,
-                            hang_dir, title_sources, engine=engine)
+            return BatchJob(title_ref(game), rules, strategies, players, seed, a, b, spec.game_timeout,
+                            hang_dir=hang_dir, engine=engine)
 
         if engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
             plays_here = client is None and (jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)
