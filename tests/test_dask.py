@@ -63,6 +63,16 @@ def test_dask_results_equal_loky_and_one_job(cluster, tmp_path):
     same_rows(loky.results, res.results)
 
 
+def test_a_local_cluster_of_its_own_plays_the_same_games(tmp_path):
+    """--backend dask without --scheduler: the run starts (and stops) a LocalCluster of --jobs
+    worker processes."""
+    res = runmod.run(runmod.RunSpec(**SPEC, games=40, jobs=2, batch_size=10, backend="dask"), progress=False,
+                     out=tmp_path / "own")
+    assert res.config["status"] == "complete" and res.config["backend"] == "dask"
+    assert res.config["scheduler"] is None and res.config["jobs"] == 2
+    same_rows(reference(40), res.results)
+
+
 def test_the_search_player_gives_the_same_results_on_dask(cluster, tmp_path):
     """mcts under an iteration budget is reproducible on any backend (its only randomness is the
     seat's own stream)."""
