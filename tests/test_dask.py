@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pandas as pd
 import pytest
@@ -19,6 +18,7 @@ distributed = pytest.importorskip("distributed", reason="needs dask.distributed:
 
 from analyser import run as runmod
 from analyser.engine import runner  # noqa: E402
+from analyser.run import cluster as clustermod  # noqa: E402
 
 from test_stream import SPEC, cli, one_line, parts, reference, same_rows, wait_for  # noqa: E402
 
@@ -62,6 +62,16 @@ def test_dask_results_equal_loky_and_one_job(cluster, tmp_path):
     same_rows(loky.results, res.results)
 
 
+def test_a_local_cluster_of_its_own_plays_the_same_games(tmp_path):
+    """--backend dask without --scheduler: the run starts (and stops) a LocalCluster of --jobs
+    worker processes."""
+    res = runmod.run(runmod.RunSpec(**SPEC, games=40, jobs=2, batch_size=10, backend="dask"), progress=False,
+                     out=tmp_path / "own")
+    assert res.config["status"] == "complete" and res.config["backend"] == "dask"
+    assert res.config["scheduler"] is None and res.config["jobs"] == 2
+    same_rows(reference(40), res.results)
+
+
 def test_the_search_player_gives_the_same_results_on_dask(cluster, tmp_path):
     """mcts under an iteration budget is reproducible on any backend (its only randomness is the
     seat's own stream)."""
@@ -72,19 +82,21 @@ def test_the_search_player_gives_the_same_results_on_dask(cluster, tmp_path):
     same_rows(reference(6, strategies=lineup), res.results)
 
 
-def test_a_strategy_file_is_shipped_to_the_workers(cluster, tmp_path):
+def test_a_strategy_file_is_uploaded_to_the_workers(cluster, tmp_path):
     path = tmp_path / "far_away.py"
     path.write_text(BOT)
     strategies = ["greedy", f"{path}:shipped"]
     res = runmod.run(dask_spec(cluster, games=30, strategies=strategies, batch_size=10), progress=False)
     expected = reference(30, strategies)
     same_rows(expected, res.results)
-    # a worker that cannot see the file still plays it: the source travels with the job
-    job = runner.BatchJob("dao", (), tuple(strategies), 2, 11, 0, 5, 10.0, runner.ship_sources(strategies))
-    path.unlink()
+    # a worker that cannot see the file still plays it: Dask put a copy of it beside the worker
+    job = runner.BatchJob("dao", (), tuple(strategies), 2, 11, 0, 5, 10.0)
     from distributed import Client
     with Client(cluster.scheduler_address) as client:
-        out = client.submit(runner.run_batch, job, pure=False).result()
+        uploads = clustermod.upload_user_code(client, job)
+        path.unlink()
+        out = client.submit(clustermod.play_uploaded, uploads, runner.run_batch, job, pure=False).result()
+    assert [written for written, _ in uploads] == [str(path)]
     assert out.error is None and out.done == 5
     assert list(out.columns["score"]) == list(expected["score"][:10])
 
@@ -135,10 +147,12 @@ def test_scheduler_without_dask_installed_is_one_line_exit_2(tmp_path):
     assert r.returncode == 2 and "pip install 'analyser[dask]'" in one_line(r)
 
 
-def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
-    """A title of one's own (a folder, as `analyser new` writes it) travels with the job: a worker
-    that cannot see the folder still plays it, game for game as the folder here does."""
+def test_a_title_folder_is_uploaded_to_the_workers(cluster, tmp_path):
+    """A title of one's own (a folder, as `analyser new` writes it) reaches the workers through
+    Dask's upload: a worker that cannot see the folder still plays it, game for game as the folder
+    here does."""
     import shutil
+    import zipfile
 
     from distributed import Client
 
@@ -146,18 +160,23 @@ def test_a_title_folder_is_shipped_to_the_workers(cluster, tmp_path):
 
     folder = tmp_path / "far-game"
     write_skeleton(folder)
+    (folder / "__pycache__").mkdir(exist_ok=True)
+    (folder / "__pycache__" / "rules.cpython-311.pyc").write_bytes(b"stale")
+    (folder / ".notes").write_text("not sent")
+    archive = clustermod.packed(folder, tmp_path)
+    names = zipfile.ZipFile(archive).namelist()
+    assert "rules.py" in names and "__init__.py" in names
+    assert not any("__pycache__" in n or n.startswith(".") for n in names)
     ref = str(folder)
-    shipped = runner.ship_title(ref)
-    names = [name for name, _ in shipped]
-    assert "far-game/rules.py" in names and "far-game/__init__.py" in names
-    assert not any("__pycache__" in n for n in names)
     strategies = ("hold", "random")
-    here = runner.run_batch(runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0))
+    job = runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0)
+    here = runner.run_batch(job)
     assert here.error is None and here.done == 6
-    job = runner.BatchJob(ref, (), strategies, 2, 5, 0, 6, 10.0, (), shipped)
-    shutil.rmtree(folder)
     with Client(cluster.scheduler_address) as client:
-        out = client.submit(runner.run_batch, job, pure=False).result()
+        uploads = clustermod.upload_user_code(client, job)
+        shutil.rmtree(folder)
+        out = client.submit(clustermod.play_uploaded, uploads, runner.run_batch, job, pure=False).result()
+    assert [written for written, _ in uploads] == [ref]
     assert out.error is None and out.done == 6
     assert list(out.columns["score"]) == list(here.columns["score"])
     assert list(out.columns["game_seed"]) == list(here.columns["game_seed"])
@@ -173,4 +192,3 @@ def test_a_run_of_a_title_file_on_dask_equals_one_job(cluster, tmp_path):
     one = runmod.run(runmod.RunSpec(**spec, jobs=1), progress=False)
     assert res.config["status"] == "complete"
     same_rows(one.results, res.results)
-    assert runner.materialise_title(str(folder), runner.ship_title(str(folder))) != str(folder)

@@ -23,7 +23,8 @@ distributed = pytest.importorskip("distributed", reason="needs dask.distributed:
 
 from analyser.cli import cli  # noqa: E402
 from analyser.experiments.options import Session, SweepOptions  # noqa: E402
-from analyser.run import RunSpec, backends  # noqa: E402
+from analyser.run import RunSpec  # noqa: E402
+from analyser.run import cluster as clustermod  # noqa: E402
 
 from test_stream import wait_for  # noqa: E402
 
@@ -101,12 +102,12 @@ def test_every_experiment_on_the_cluster_plays_the_games_of_a_local_run(cluster,
 
 def test_one_client_serves_the_whole_experiment(cluster, tmp_path, monkeypatch):
     made = []
-    real = backends._new_client
+    real = clustermod.new_client
 
     def counted(address, jobs):
         made.append(address)
         return real(address, jobs)
-    monkeypatch.setattr(backends, "_new_client", counted)
+    monkeypatch.setattr(clustermod, "new_client", counted)
     r = invoke(*EXPERIMENTS["sweep"], "-q", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "s")
     assert r.exit_code == 0, r.output
     assert made == [cluster.scheduler_address]  # three cells, one client
@@ -147,7 +148,7 @@ def test_a_scheduler_the_folder_names_is_never_dialled(cluster, tmp_path, monkey
     record["scheduler"] = cluster.scheduler_address  # as a record from elsewhere might say
     (tmp_path / "cut" / "config.json").write_text(json.dumps(record))
     dialled = []
-    monkeypatch.setattr(backends, "_new_client", lambda address, jobs: dialled.append(address))
+    monkeypatch.setattr(clustermod, "new_client", lambda address, jobs: dialled.append(address))
     monkeypatch.setattr("analyser.run.execute.dask_client", lambda spec: dialled.append(spec.scheduler))
     r = invoke("resume", tmp_path / "cut", "-q", "--no-report")
     assert r.exit_code == 0, r.output
@@ -194,7 +195,7 @@ def test_a_worker_killed_mid_experiment_loses_nothing(tmp_path):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=logging.ERROR) as c:
         def play():
-            with backends.command_pool(scheduler=c.scheduler_address):
+            with clustermod.command_pool(scheduler=c.scheduler_address):
                 box["res"] = run_sweep(dataclasses.replace(spec, jobs=0), SweepOptions(), Session(tmp_path / "there"))
         t = threading.Thread(target=play)
         t.start()
@@ -212,8 +213,8 @@ def test_a_worker_killed_mid_experiment_loses_nothing(tmp_path):
 
 def test_a_stopping_rule_run_plays_all_its_rounds_on_one_client(cluster, tmp_path, monkeypatch):
     made = []
-    real = backends._new_client
-    monkeypatch.setattr(backends, "_new_client", lambda address, jobs: made.append(address) or real(address, jobs))
+    real = clustermod.new_client
+    monkeypatch.setattr(clustermod, "new_client", lambda address, jobs: made.append(address) or real(address, jobs))
     args = ["simulate", "dao", "-s", "greedy", "-s", "random", "-p", "2", "--games", "1600", "--seed", "9",
             "--until-ci", "0.1", "--no-report", "-q"]
     here = invoke(*args, "-j", "1", "-o", tmp_path / "here")

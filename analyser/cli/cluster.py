@@ -1,6 +1,6 @@
 """``--backend`` and ``--scheduler`` of the experiment commands (``sweep``, ``tournament``,
 ``compare``, ``tune``, ``ladder``) and of ``resume``: where their games are played, with one pool
-of workers for the whole command (:func:`analyser.run.backends.command_pool`).
+of workers for the whole command (:func:`analyser.run.cluster.command_pool`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import click
 
 from analyser.engine.core import InputError
 from analyser.run import check_scheduler_address, read_config_file, resume_command, stops
-from analyser.run.backends import command_pool
+from analyser.run.cluster import command_pool
 
 
 def cluster_options(f):
@@ -49,7 +49,7 @@ def cluster(backend: str | None, scheduler: str | None) -> tuple[str | None, str
 
 def pooled(play, backend: str | None, scheduler: str | None, jobs: int | None, out: Path | None = None) -> int:
     """Run ``play()`` (an experiment, start to report) with one pool of workers for all of it
-    (:func:`analyser.run.backends.command_pool`); its exit code.  With the experiment's folder
+    (:func:`analyser.run.cluster.command_pool`); its exit code.  With the experiment's folder
     ``out``, a Ctrl-C or SIGTERM that reaches here (past the experiment's own handling: while its
     figures are computed or its report written) ends with :func:`stopped_experiment`'s line."""
     try:

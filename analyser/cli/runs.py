@@ -28,7 +28,7 @@ from analyser.experiments.base import PartCache
 from analyser.io.files import read_json
 from analyser.run import (RunSpec, default_out, describe_output, prepare_out, previous_output, resolve, resume_command,
                           stops, store, write_csv)
-from analyser.run.backends import command_pool
+from analyser.run.cluster import command_pool
 from analyser.run.execute import locks_kept
 from analyser.run.folders import missing_games, undecided
 from analyser.run.trust import named_code

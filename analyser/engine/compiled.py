@@ -143,7 +143,7 @@ def _first_line(error: BaseException) -> str:
 
 def run_batch(job, title: str):
     """Play a batch through the title's compiled engine (``title``: the batch's title reference,
-    as :func:`analyser.engine.shipping.materialise_title` gives it on this worker).  Returns the
+    as :func:`analyser.engine.runner.local_ref` gives it on this worker).  Returns the
     :class:`~analyser.engine.runner.BatchResult`, or None where the kernel cannot play here - numba
     does not import on this worker (another machine of a cluster) or the kernel fails to compile or
     load, said once - and the caller plays the batch in Python instead: the results are the same."""

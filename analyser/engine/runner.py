@@ -60,8 +60,6 @@ from analyser.engine.core import FunctionStrategy, Game, InputError, StrategyErr
 from analyser.engine.errors import GameFailure  # noqa: F401 (imported from here too)
 from analyser.engine.registry import get_game, parse_spec, strategy_factory
 from analyser.engine.seeding import game_seed, game_seeds  # noqa: F401 (imported from here too)
-from analyser.engine.shipping import (TITLE_FILE_SUFFIXES, TITLE_SHIP_BYTES, materialise_sources,  # noqa: F401
-                                      materialise_title, ship_sources, ship_title)  # (re-exported)
 
 #: Safety cap on decisions in one game; a game beyond it is reported as a rules failure.
 MAX_STEPS = 200_000
@@ -210,14 +208,21 @@ class BatchJob:
     start: int
     stop: int
     game_timeout: float
-    #: ``((spec path, source text), ...)``: strategy files shipped with the job, for workers on
-    #: other machines (see :func:`ship_sources`).
-    sources: tuple[tuple[str, str], ...] = ()
-    #: ``((path in the title, source text), ...)``: the files of a title given as a file or
-    #: folder, shipped with the job like the strategy files (see :func:`ship_title`).
-    title_sources: tuple[tuple[str, str], ...] = ()
     #: ``python`` or ``compiled``: the title's compiled kernel plays the batch (:mod:`analyser.engine.compiled`).
     engine: str = "python"
+    #: ``((path as the job names it, path on this worker), ...)``: where the worker that plays the
+    #: job finds a title file or folder or a strategy file it names (a Dask worker: the copy Dask
+    #: uploaded, :mod:`analyser.run.cluster`); results still name them as the job does.
+    local: tuple[tuple[str, str], ...] = ()
+
+
+def local_ref(job: BatchJob, text: str) -> str:
+    """``text`` (the job's title reference or one of its strategy specs) with the file it names
+    replaced by this worker's copy of it (``job.local``), the rest (``:NAME``, parameters) kept."""
+    for written, here in job.local:
+        if text == written or text.startswith(written + ":"):
+            return here + text[len(written):]
+    return text
 
 
 @dataclass
@@ -295,7 +300,7 @@ def run_batch(job: BatchJob) -> BatchResult:
     title's compiled kernel plays the batch (:mod:`analyser.engine.compiled`), with the same
     result."""
     if job.engine == "compiled":
-        played = compiled.run_batch(job, materialise_title(job.game, job.title_sources))
+        played = compiled.run_batch(job, local_ref(job, job.game))
         if played is not None:
             return played
         job = dataclasses.replace(job, engine="python")  # (no kernel here: Python plays the same games)
@@ -361,12 +366,12 @@ def _reusable(strategy) -> bool:
 
 def _run_batch(job: BatchJob) -> BatchResult:
     t0 = time.perf_counter()
-    title = materialise_title(job.game, job.title_sources)  # a local copy when the title was shipped
+    title = local_ref(job, job.game)
     game = get_game(title)
     params = game.Params.from_overrides(dict(job.rules))
     n = job.players
     m = len(job.strategies)
-    specs = materialise_sources(job.strategies, job.sources)
+    specs = [local_ref(job, text) for text in job.strategies]
     result = BatchResult(start=job.start, rows=[])
     rec = result.records = BatchRecords(game, n, job.start)
     add_strategy, add_score, add_rank = rec.strategy.extend, rec.score.extend, rec.rank.extend

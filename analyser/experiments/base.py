@@ -31,7 +31,7 @@ round's end is run or resumed to it.  With at least two cells per worker, whole 
 workers (a cell plays its games in one process: starting workers inside every short run would
 cost more than its games); otherwise the cells play one after the other, each with all the
 workers.  The loky workers outlive each run, so they start once per command; inside
-:func:`analyser.run.backends.command_pool` with a Dask client (``--scheduler``), the cells play
+:func:`analyser.run.cluster.command_pool` with a Dask client (``--scheduler``), the cells play
 one after the other and each cell's batches go to the cluster, their results written here.
 Each cell's results are kept in memory as they are written (:class:`PartCache`), so
 :meth:`Experiment.results` reads back only parts an earlier process wrote.  Game ``i`` of a cell is the same game either way, so the results are identical for
@@ -84,7 +84,8 @@ from analyser.experiments import stopping
 from analyser.experiments.options import Session, record_of
 from analyser.io.files import read_json
 from analyser.run import prepare_out, stops, store
-from analyser.run.backends import WorkerDied, dask_slots, pool_client, worker_death
+from analyser.run.backends import WorkerDied, worker_death
+from analyser.run.cluster import dask_slots, pool_client
 from analyser.run.sink import tables_to_frame
 from analyser.io.records import CellRecord, ExperimentRecord, RunFields, check_record
 from analyser.run.spec import RunSpec, package_versions

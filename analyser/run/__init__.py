@@ -12,6 +12,8 @@ job per module:
 * :mod:`~analyser.run.spec`: the run spec, its resolution, run ids, versions, data-file record;
 * :mod:`~analyser.run.execute`: :func:`run`, :func:`resume`, :class:`RunResult`, the execution loop;
 * :mod:`~analyser.run.backends`: loky, threading and Dask dispatch, the watchdog;
+* :mod:`~analyser.run.cluster`: the Dask client of a run or a command, its tasks, and the user's
+  files uploaded to its workers;
 * :mod:`~analyser.run.stops`: Ctrl-C and SIGTERM, one handler for runs and experiments;
 * :mod:`~analyser.run.sink`: the sink that writes parts, batch -> frames and tables, CSV files;
 * :mod:`~analyser.run.store`: the run-folder layout of Parquet parts, the lock;

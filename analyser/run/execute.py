@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from analyser.engine import compiled, runner
+from analyser.engine import compiled
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import stops, store
-from analyser.run.backends import client_address, close_dask, dask_client, dask_slots, dispatch_batches, pool_client
+from analyser.run.backends import dispatch_batches
+from analyser.run.cluster import client_address, close_dask, dask_client, dask_slots, pool_client
 from analyser.run.folders import missing_games, prepare_out, read_config
 from analyser.run.read import load_results
 from analyser.run.packing import ChunkSums, KnownChunks, Packing, chunk_sums, play_packed
@@ -210,7 +211,6 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
 class _Play:
     """A run being played, as its steps share it: the spec and what resolving it gave, its
     ``run_id``, where its batches go (``client``: a Dask client, or None for this machine), the
-    sources shipped to a cluster, the
     ``engine``, the ``sink`` writing its parts, what the caller asked for (``progress``,
     ``on_part``, ``sums``), the stops counted when it began (``signals``), and while it plays
     its progress ``bar`` and start time."""
@@ -223,8 +223,6 @@ class _Play:
     seed: int
     run_id: str = ""
     client: object = None
-    sources: tuple = ()
-    title_sources: tuple = ()
     engine: str = "python"
     sink: Sink | None = None
     progress: bool | None = None
@@ -242,7 +240,7 @@ class _Play:
     def job(self, a: int, b: int) -> BatchJob:
         """The batch of games ``a`` to ``b - 1``."""
         return BatchJob(title_ref(self.game), tuple(sorted(self.spec.rules.items())), self.strategies, self.players,
-                        self.seed, a, b, self.spec.game_timeout, self.sources, self.title_sources,
+                        self.seed, a, b, self.spec.game_timeout,
                         engine=self.engine)
 
     def keep(self, res: BatchResult) -> None:
@@ -298,12 +296,9 @@ def _previous_run(out: Path, play: _Play) -> dict | None:
 
 
 def _choose_engine(play: _Play) -> str | None:
-    """Choose the run's engine (and ship the sources a cluster needs); returns the note that says
+    """Choose the run's engine; returns the note that says
     why a compiled kernel is not used, or None."""
     spec = play.spec
-    if play.client is not None:
-        play.sources = runner.ship_sources(play.strategies)
-        play.title_sources = runner.ship_title(title_ref(play.game))
     play.engine, note = compiled.choose(play.game, play.params, play.players, play.strategies, spec.engine)
     if play.engine == "compiled":  # compiled once for every worker; loaded before the pilot batch times the run
         here = play.client is None and (play.jobs == 1 or spec.jobs in (None, 0))  # (--jobs 1, or the pilot)

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from analyser.engine.registry import get_game
-from analyser.engine.runner import BatchJob, BatchResult, run_batch
-from analyser.engine.shipping import materialise_title
+from analyser.engine.runner import BatchJob, BatchResult, local_ref, run_batch
 from analyser.run import store
 from analyser.run.sink import batch_tables
 
@@ -76,7 +75,7 @@ def pack(packing: Packing, job: BatchJob, res: BatchResult) -> BatchResult:
     """``res`` with ``parts`` (table name -> Parquet bytes of games ``res.start`` to
     ``res.start + res.done - 1``, results last) and, for a batch that is one whole chunk,
     ``pieces`` (:func:`analyser.report.reduce.chunk_pieces` of it); its columns dropped."""
-    game = get_game(materialise_title(job.game, job.title_sources))
+    game = get_game(local_ref(job, job.game))
     params = game.Params.from_overrides(dict(job.rules))
     tables = batch_tables(game, params, job.players, job.strategies, res, packing.run_id)
     stop = res.start + res.done
