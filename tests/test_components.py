@@ -459,7 +459,7 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
     path.write_text(text.replace("Y01,Peasant,Commoner,yellow,1,geld,1,0,,0,no,",
                                  "Y01,Peasant,Commoner,yellow,1,geld,1,5,,0,no,"))
     out = tmp_path / "run"
-    r = runner.invoke(cli, ["simulate", "dragon-lairds", "-p", "4", "--rule", f"components={path}", "--games", "300",
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "-p", "4", "--rule", f"components={path}", "--games", "150",
                             "--seed", "5", "--jobs", "1", "--out", str(out), "-q", "--confirm-components"])
     assert r.exit_code == 0, r.output
     config = json.loads((out / "config.json").read_text())
@@ -470,9 +470,9 @@ def test_confirm_components_records_paired_interventions_and_only_they_make_a_fi
         if rec["tested"] is False:  # the title offers no replacement for it: said, with the reason
             assert not rec["confirmed"] and "replacement" in rec["why"].split()
             continue
-        assert rec["games"] == 300 and rec["low"] <= rec["change"] <= rec["high"]
+        assert rec["games"] == 150 and rec["low"] <= rec["change"] <= rec["high"]
         words = shlex.split(rec["command"])
-        assert words[:3] == ["analyser", "compare", "dragon-lairds"] and words[-4:] == ["--games", "300", "--seed", "5"]
+        assert words[:3] == ["analyser", "compare", "dragon-lairds"] and words[-4:] == ["--games", "150", "--seed", "5"]
         i = words.index("-p")
         assert words[i:i + 5] == ["-p", "4", "--a", f"components={path}", "--b"]
         assert words[i + 5].startswith(f"components={out / 'interventions'}")
