@@ -225,7 +225,7 @@ def test_a_planted_component_is_found_first_clear_and_named_in_a_finding(runner,
         planted, games, extra = "Y05", 100, []
     else:
         path, line = planted_faces(tmp_path)
-        planted, games, extra = "die 2 ?+5", 300, []
+        planted, games, extra = "die 2 ?+5", 150, []
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", case, "--rule", f"components={path}", "--games", str(games), "--seed", "1",
                             "--jobs", "1", "--out", str(out), "-q"] + extra)
