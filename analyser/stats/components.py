@@ -607,7 +607,7 @@ def _holdings_of(cid: str, x: np.ndarray, tables: dict, C: int) -> dict[str, _Ho
 def _component_row(cid: str, info: dict, m: _Model, tables: dict) -> dict:
     """One row of :func:`estimate` (without its rank, q and peers): the component ``cid``
     (``info``: its catalog entry) from the shared sums ``m`` and the holders' ``tables``."""
-    from scipy.stats import norm
+    from scipy.special import ndtr  # the normal's tail: scipy.stats.norm.sf without its overhead
 
     N, total_y = m.N, float(m.Y.sum())
     row = {"component": cid, "what": info.get("what", ""), "seat_games": int(N)}
@@ -641,7 +641,7 @@ def _component_row(cid: str, info: dict, m: _Model, tables: dict) -> dict:
         return row
     slope, slope_se = fits["c"]
     row.update(effect=beta * 100, se=se * 100, effect_low=(beta - Z95 * se) * 100,
-               effect_high=(beta + Z95 * se) * 100, p=float(2 * norm.sf(abs(beta / se))),
+               effect_high=(beta + Z95 * se) * 100, p=float(2 * ndtr(-abs(beta / se))),
                per_copy=slope * 100, per_copy_low=(slope - Z95 * slope_se) * 100,
                per_copy_high=(slope + Z95 * slope_se) * 100, reason="")
     return row
@@ -711,7 +711,7 @@ def _against_peers(out, catalog: dict) -> None:
     is ``sqrt(se^2 + sum(se_j^2) / k^2)`` (k peers; the estimates are treated as independent,
     an approximation: they come from the same games).  ``cost`` (the catalog's ``cost``) and
     ``per_cost`` = ``vs_peers`` per unit of cost, where the cost is above 0."""
-    from scipy.stats import norm
+    from scipy.special import ndtr  # the normal's tail: scipy.stats.norm.sf without its overhead
 
     out["peer_group"] = [str((catalog.get(str(c)) or {}).get("peers") or "") for c in out["component"]]
     out["cost"] = [float((catalog.get(str(c)) or {}).get("cost", np.nan)) for c in out["component"]]
@@ -729,7 +729,7 @@ def _against_peers(out, catalog: dict) -> None:
             out.at[i, "peers"] = k
             out.at[i, "vs_peers"] = d
             out.at[i, "vs_peers_low"], out.at[i, "vs_peers_high"] = d - Z95 * se, d + Z95 * se
-            out.at[i, "vs_peers_p"] = float(2 * norm.sf(abs(d / se))) if se > 0 else np.nan
+            out.at[i, "vs_peers_p"] = float(2 * ndtr(-abs(d / se))) if se > 0 else np.nan
     cost = out["cost"].to_numpy(dtype=float)
     out["per_cost"] = np.where(cost > 0, out["vs_peers"].to_numpy(dtype=float) / np.where(cost > 0, cost, 1), np.nan)
 
