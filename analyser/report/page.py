@@ -651,12 +651,11 @@ def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_game
     ready = reducemod.known_blocks(known, plan, out, chunk_games, strategies, key) if plan is not None else {}
     if plan is not None and (ready or len(plan) >= reducemod.PARALLEL_MIN_CHUNKS):
         rest = [(b, parts) for b, parts in plan if b not in ready]
+        run = reducemod.RunChunks(out, tuple(names), chunk_games, tuple(strategies), run_id, sample=sample)
         if parallel and len(rest) >= reducemod.PARALLEL_MIN_CHUNKS:
-            computed = reducemod.parallel_pieces(game, out, names, strategies, run_id, resolve_jobs(jobs),
-                                                 chunk_games, rest, sample)
+            computed = reducemod.parallel_pieces(game, run, rest, resolve_jobs(jobs))
         else:
-            computed = ((b, reducemod.block_pieces_of(game, out, names, parts, b, chunk_games, strategies, run_id,
-                                                      sample=sample)) for b, parts in rest)
+            computed = ((b, reducemod.block_pieces_of(game, run, b, parts)) for b, parts in rest)
         pieces = _in_order(plan, ready, computed)
         return game, reduce_chunks(game, (), strategies, pieces=pieces, sample=sample), names, config
     chunks = streamed.iter_run_chunks(out, names, chunk_games, run_id=run_id if isinstance(run_id, str) else None)

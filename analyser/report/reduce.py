@@ -20,6 +20,7 @@ import warnings
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -115,7 +116,7 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         runs = [("run", chunk)]
     pieces = []
     for rid, sub in runs:
-        sub = sub.assign(strategy=pd.Categorical(sub["strategy"].astype(str), categories=strategies))
+        sub = sub.assign(strategy=strategy_categories(sub["strategy"], strategies))
         sub_ext = split_extras(ext, rid if len(runs) > 1 else None)
         lo = sub["game_index"].min()
         w = sub["win"].to_numpy(dtype=float)
@@ -132,6 +133,17 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
             piece["frame"], piece["extras"] = sub, sub_ext
         pieces.append((rid, piece))
     return players, mixed, pieces
+
+
+def strategy_categories(column: pd.Series, strategies: list) -> pd.Categorical:
+    """``column`` (strategy names) as a categorical of the categories ``strategies``, in that
+    order (a name not among them: missing).  A categorical of text is recoded, not rebuilt from
+    its text."""
+    dtype = column.dtype
+    if (isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered
+            and all(isinstance(c, str) for c in dtype.categories)):
+        return column.cat.set_categories(strategies).array
+    return pd.Categorical(column.astype(str), categories=strategies)
 
 
 def run_check(game, where: Path, run_id):
@@ -168,57 +180,85 @@ def chunk_plan(folder: Path, chunk_games: int) -> list[tuple[int, list[str]]] | 
     return sorted(blocks.items())
 
 
-def read_block(root: Path, names: list, part_names: list, block: int, chunk_games: int, run_id,
-               drop: tuple = ()) -> tuple[pd.DataFrame, dict] | None:
-    """The games of ``block`` as ``(results chunk, extra chunks)``, read from the parts
-    ``part_names`` of the run folder ``root`` (its results and its extra tables ``names``); None
-    when the block holds no game.  Raises InputError (a part changed by hand or copied in)."""
-    from analyser.run import store
-    from analyser.stats.streamed import read_checked_part, read_part
+@dataclass(frozen=True)
+class RunChunks:
+    """What reading and reducing any chunk of one run folder needs (the same for each chunk of a
+    report): the run ``folder``, its extra tables' ``names``, ``chunk_games`` games per chunk, the
+    report's order of ``strategies``, the ``run_id`` its config names (not a string: any), the
+    columns to ``drop`` as the parts are read, and the component ``sample``
+    (:func:`component_sample`; None: every chunk)."""
 
-    frames, ext_frames = [], {n: [] for n in names}
+    folder: Path
+    names: tuple
+    chunk_games: int
+    strategies: tuple
+    run_id: Any = None
+    drop: tuple = ()
+    sample: Sample | None = None
+
+
+def read_block(run: RunChunks, block: int, part_names: list) -> tuple[pd.DataFrame, dict] | None:
+    """The games of ``block`` as ``(results chunk, extra chunks)``, read from the parts
+    ``part_names`` of the run folder (its results and its extra tables); None when the block
+    holds no game.  Raises InputError (a part changed by hand or copied in)."""
+    from analyser.run import store
+    from analyser.stats.streamed import read_checked_part
+
+    root = Path(run.folder)
+    run_id = run.run_id if isinstance(run.run_id, str) else None
+    frames, ext_frames = [], {n: [] for n in run.names}
     for name in part_names:
-        df = read_checked_part(root / store.RESULTS / name, drop, run_id if isinstance(run_id, str) else None)
+        df = read_checked_part(root / store.RESULTS / name, run.drop, run_id)
         if not len(df):
             continue
-        frames.append(df[df["game_index"].to_numpy() // chunk_games == block])
-        for n in names:
-            q = root / str(n) / name
-            if q.is_file():
-                e = read_part(q, drop)
-                if len(e):
-                    ext_frames[n].append(e[e["game_index"].to_numpy() // chunk_games == block])
+        frames.append(_in_block(df, block, run.chunk_games))
+        for n in run.names:
+            e = _extra_part(root / str(n) / name, run.drop)
+            if e is not None:
+                ext_frames[n].append(_in_block(e, block, run.chunk_games))
     frames = [f for f in frames if len(f)]
     if not frames:
         return None
-    chunk = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    ext = {n: (pd.concat(v, ignore_index=True) if len(v) > 1 else v[0]) for n, v in ext_frames.items() if v}
-    return chunk, ext
+    return _joined(frames), {n: _joined(v) for n, v in ext_frames.items() if v}
 
 
-def block_pieces(title: str, folder: str, names: list, part_names: list, block: int, chunk_games: int,
-                 strategies: list, run_id, drop: tuple = (), sample: Sample | None = None
-                 ) -> tuple[int, bool, list] | None:
+def _in_block(df: pd.DataFrame, block: int, chunk_games: int) -> pd.DataFrame:
+    """The rows of ``df`` whose game is in ``block``."""
+    return df[df["game_index"].to_numpy() // chunk_games == block]
+
+
+def _extra_part(path: Path, drop: tuple) -> pd.DataFrame | None:
+    """An extra table's part, None when it is missing or holds no row."""
+    from analyser.stats.streamed import read_part
+
+    if not path.is_file():
+        return None
+    e = read_part(path, drop)
+    return e if len(e) else None
+
+
+def _joined(frames: list) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def block_pieces(title: str, run: RunChunks, block: int, part_names: list) -> tuple[int, bool, list] | None:
     """:func:`chunk_pieces` of one chunk of a run folder, read from its parts (a worker's task):
-    the games of ``block`` in the parts ``part_names`` of ``folder``'s results and of its extra
-    tables ``names`` (:func:`read_block`).  ``title``: the title's registered id.  None when the
-    block holds no game.  Raises InputError (a part changed by hand, or rows that do not validate)."""
-
-    return block_pieces_of(get_game(title), Path(folder), names, part_names, block, chunk_games, strategies,
-                           run_id, drop, sample)
+    the games of ``block`` in the parts ``part_names`` (:func:`read_block`).  ``title``: the
+    title's registered id.  None when the block holds no game.  Raises InputError (a part
+    changed by hand, or rows that do not validate)."""
+    return block_pieces_of(get_game(title), run, block, part_names)
 
 
-def block_pieces_of(game, root: Path, names: list, part_names: list, block: int, chunk_games: int,
-                    strategies: list, run_id, drop: tuple = (), sample: Sample | None = None
-                    ) -> tuple[int, bool, list] | None:
+def block_pieces_of(game, run: RunChunks, block: int, part_names: list) -> tuple[int, bool, list] | None:
     """:func:`block_pieces` for the title object ``game`` (in this process)."""
     from analyser.run import store
 
-    read = read_block(root, names, part_names, block, chunk_games, run_id, drop)
+    read = read_block(run, block, part_names)
     if read is None:
         return None
     chunk, ext = read
-    return chunk_pieces(game, chunk, ext, strategies, run_check(game, root / store.RESULTS, run_id), sample)
+    check = run_check(game, Path(run.folder) / store.RESULTS, run.run_id)
+    return chunk_pieces(game, chunk, ext, list(run.strategies), check, run.sample)
 
 
 def table_pieces(game, tables: dict, strategies: list, sample: Sample | None = None) -> tuple[int, bool, list]:
@@ -268,10 +308,10 @@ def known_blocks(known, plan: list, root: Path, chunk_games: int, strategies: li
     return out
 
 
-def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, jobs: int, chunk_games: int,
-                    plan: list, sample: Sample | None = None):
-    """The pieces of every chunk of ``plan`` (:func:`chunk_plan`), computed by ``jobs`` worker
-    processes and yielded in chunk order as ``(block, pieces)`` (pieces None: no game)."""
+def parallel_pieces(game, run: RunChunks, plan: list, jobs: int):
+    """The pieces of every chunk of ``plan`` (:func:`chunk_plan`) of the run folder ``run``,
+    computed by ``jobs`` worker processes and yielded in chunk order as ``(block, pieces)``
+    (pieces None: no game)."""
 
     import joblib
 
@@ -283,9 +323,7 @@ def parallel_pieces(game, folder: Path, names: list, strategies: list, run_id, j
         # warning says nothing to the user
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given",
                                 category=UserWarning)
-        out = par(joblib.delayed(block_pieces)(game.id, str(folder), list(names), parts, block, chunk_games,
-                                               list(strategies), run_id, (), sample)
-                  for block, parts in plan)
+        out = par(joblib.delayed(block_pieces)(game.id, run, block, parts) for block, parts in plan)
         try:
             for (block, _), item in zip(plan, out):
                 yield block, item

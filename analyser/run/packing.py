@@ -79,9 +79,10 @@ def pack(packing: Packing, job: BatchJob, res: BatchResult) -> BatchResult:
     params = game.Params.from_overrides(dict(job.rules))
     tables = batch_tables(game, params, job.players, job.strategies, res, packing.run_id)
     stop = res.start + res.done
+    # the batch's columns are in its tables now: dropped before the sums, so they are not held twice
+    res.rows, res.columns, res.extras, res.components = [], None, {}, None
     res.parts = {name: store.encode_part(t, res.start, stop) for name, t in tables.items()} if res.done else {}
     res.pieces = chunk_sums(packing, game, res, tables)
-    res.rows, res.columns, res.extras, res.components = [], None, {}, None
     return res
 
 

@@ -47,6 +47,7 @@ pandas, numpy, scipy and statsmodels are imported inside the functions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -153,34 +154,62 @@ def chunk_sums(results, components, collapse=None) -> dict[str, Any]:
     ``collapse`` (``Game.component_collapse``: ids -> a dict) merges components identical by the
     rules: a recorded id it maps is counted under its new id, copies added up.  Component rows
     whose (game, seat) has no results row are ignored."""
+    t = _cells(results)
+    out = _row_sums(t)
+    held = _holdings(t, components, collapse)
+    if held is not None:
+        out.update(_holder_sums(t, held))
+    return out
+
+
+def _labels(t) -> tuple[list, list]:
+    """The strategy and the seat of each cell code of ``t`` (:func:`_cells`)."""
+    S, C, names = t["S"], t["C"], t["names"]
+    return [names[c // S] for c in range(C)], [c % S for c in range(C)]
+
+
+def _row_sums(t) -> dict[str, Any]:
+    """The sums of :func:`chunk_sums` over every row (``comp_games``, ``comp_cells``, ``comp_bb``)."""
     import pandas as pd
 
-    t = _cells(results)
-    gi, cell, y, S, C = t["gi"], t["cell"], t["y"], t["S"], t["C"]
-    names = t["names"]
-    cell_strategy = [names[c // S] for c in range(C)]
-    cell_seat = [c % S for c in range(C)]
+    cell, y, C = t["cell"], t["y"], t["C"]
+    cell_strategy, cell_seat = _labels(t)
     out = {"comp_games": pd.DataFrame({"games": [len(t["start"])]}, index=pd.Index(["all"], name="games"))}
-    out["comp_cells"] = _frame(cell, {"n": None, "y": y}, (C,), [np.arange(C)], ["cell"])
-    out["comp_cells"].index = pd.MultiIndex.from_arrays(
-        [np.asarray(cell_strategy, dtype=object)[out["comp_cells"].index.get_level_values(0)],
-         np.asarray(cell_seat)[out["comp_cells"].index.get_level_values(0)]], names=["strategy", "seat"])
+    cells = _frame(cell, {"n": None, "y": y}, (C,), [np.arange(C)], ["cell"])
+    codes = cells.index.get_level_values(0)
+    cells.index = pd.MultiIndex.from_arrays([np.asarray(cell_strategy, dtype=object)[codes],
+                                             np.asarray(cell_seat)[codes]], names=["strategy", "seat"])
+    out["comp_cells"] = cells
     game = t["game"]
-    i, j = _pairs(np.arange(len(gi)), t["size"][game], t["start"][game])
-    key = cell[i] * C + cell[j]
-    pair_labels = [cell_strategy, cell_seat, cell_strategy, cell_seat]
-    pair_names = ["strategy", "seat", "strategy_j", "seat_j"]
-    bb = _frame(key, {"yy": y[i] * y[j], "y1": y[i], "1y": y[j], "11": None}, (C, C),
+    i, j = _pairs(np.arange(len(cell)), t["size"][game], t["start"][game])
+    bb = _frame(cell[i] * C + cell[j], {"yy": y[i] * y[j], "y1": y[i], "1y": y[j], "11": None}, (C, C),
                 [np.arange(C), np.arange(C)], ["i", "j"])
-    out["comp_bb"] = _relevel(bb, [0, 1], [(cell_strategy, cell_seat)] * 2, pair_names)
-    del i, j, key
-    if components is None or not len(components):
-        return out
-    # each component row -> its results row (binary search on game * S + seat)
-    have = gi * S + t["seat"]
-    want = components["game_index"].to_numpy(dtype=np.int64) * S + components["seat"].to_numpy(dtype=np.int64)
-    at = np.minimum(np.searchsorted(have, want), len(have) - 1)
-    hit = (have[at] == want) & (components["seat"].to_numpy() < S)
+    out["comp_bb"] = _relevel(bb, [0, 1], [(cell_strategy, cell_seat)] * 2, _PAIR_NAMES)
+    return out
+
+
+_PAIR_NAMES = ["strategy", "seat", "strategy_j", "seat_j"]
+#: Results rows times components up to which duplicated component rows are merged through one
+#: dense array (:func:`_merge`); above, by sorting.
+_DENSE_MERGE = 4_000_000
+
+
+@dataclass
+class _Held:
+    """Who holds what in one chunk (:func:`_holdings`): one entry per (results row, component),
+    in order of results row then component: ``pos`` the results row, ``kcode`` the component
+    (a position in ``text``, the ids in order), ``count`` its copies (positive)."""
+
+    pos: np.ndarray
+    kcode: np.ndarray
+    count: np.ndarray
+    text: list
+
+
+def _component_codes(components, collapse) -> tuple[np.ndarray, list]:
+    """Each component row's code in the sorted ids (-1: no id) and those ids, after ``collapse``."""
+    import pandas as pd
+
     comp = components["component"]
     if isinstance(comp.dtype, pd.CategoricalDtype):
         kcode = comp.cat.codes.to_numpy(dtype=np.int64)
@@ -195,31 +224,61 @@ def chunk_sums(results, components, collapse=None) -> dict[str, Any]:
     text = sorted(set(labels))  # in id order, whatever order the parts listed them in
     where = {t: i for i, t in enumerate(text)}
     remap = np.array([where[x] for x in labels] + [-1], dtype=np.int64)
-    kcode = remap[np.where(kcode < 0, len(labels), kcode)]
+    return remap[np.where(kcode < 0, len(labels), kcode)], text
+
+
+def _holdings(t, components, collapse) -> _Held | None:
+    """The holdings of the chunk ``t`` (:func:`_cells`) from its component rows, or None when no
+    seat holds anything."""
+    if components is None or not len(components):
+        return None
+    S = t["S"]
+    # each component row -> its results row (binary search on game * S + seat)
+    have = t["gi"] * S + t["seat"]
+    seat = components["seat"].to_numpy(dtype=np.int64)
+    want = components["game_index"].to_numpy(dtype=np.int64) * S + seat
+    at = np.minimum(np.searchsorted(have, want), len(have) - 1)
+    kcode, text = _component_codes(components, collapse)
     count = components["count"].to_numpy(dtype=float)
-    hit &= (kcode >= 0) & (count > 0)
-    pos, kcode, count = at[hit], kcode[hit], count[hit]
-    K = len(text)
-    if not len(pos):
-        return out
-    # one row per (results row, component): copies of duplicated rows add up (analyser writes
-    # each once, in order, so the sort is needed only for a table made by hand)
-    key = pos * K + kcode
+    hit = (have[at] == want) & (seat < S) & (kcode >= 0) & (count > 0)
+    if not hit.any():
+        return None
+    pos, kcode, count = _merge(at[hit] * len(text) + kcode[hit], count[hit], len(have), len(text))
+    return _Held(pos, kcode, count, text)
+
+
+def _merge(key, count, rows: int, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(results row, component, copies)`` of the keys ``row * K + component`` (``rows``
+    results rows, ``K`` components), one entry per key in key order, the copies of a repeated
+    key added up in the order of the rows: analyser writes each (row, component) once, but a
+    collapse (:func:`_component_codes`) or a table made by hand repeats keys."""
     if len(key) > 1 and not np.all(key[1:] > key[:-1]):
-        key, inv = np.unique(key, return_inverse=True)
-        count = np.bincount(inv, weights=count)
-        del inv
+        if rows * K <= _DENSE_MERGE:
+            seen = np.bincount(key, minlength=rows * K)
+            summed = np.bincount(key, weights=count, minlength=rows * K)
+            key = np.flatnonzero(seen)
+            count = summed[key]
+            del seen, summed
+        else:
+            key, inv = np.unique(key, return_inverse=True)
+            count = np.bincount(inv, weights=count)
     pos, kcode = np.divmod(key, K)
-    del key
-    ci, yi = cell[pos], y[pos]
-    xkey = kcode * C + ci
+    return pos, kcode, count
+
+
+def _holder_sums(t, held: _Held) -> dict[str, Any]:
+    """The sums of :func:`chunk_sums` over the holders (``comp_x``, ``comp_ab``, ``comp_aa``)."""
+    C = t["C"]
+    K = len(held.text)
+    cell_strategy, cell_seat = _labels(t)
+    ci, yi, count = t["cell"][held.pos], t["y"][held.pos], held.count
     xcols = {"h_x": None, "h_xy": yi, "c_x": count, "c_xx": count * count, "c_xy": count * yi}
-    fx = _frame(xkey, xcols, (K, C), [text, np.arange(C)], ["component", "cell"])
-    out["comp_x"] = _relevel(fx, [1], [(cell_strategy, cell_seat)], ["component", "strategy", "seat"])
-    full_names = ["component"] + pair_names
-    ab, aa = _holder_pairs(kcode, pos, count, K, t)
-    out["comp_ab"] = _relevel(_pair_frame(ab, text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
-    out["comp_aa"] = _relevel(_pair_frame(aa, text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, full_names)
+    fx = _frame(held.kcode * C + ci, xcols, (K, C), [held.text, np.arange(C)], ["component", "cell"])
+    out = {"comp_x": _relevel(fx, [1], [(cell_strategy, cell_seat)], ["component", "strategy", "seat"])}
+    ab, aa = _holder_pairs(held, t)
+    names = ["component"] + _PAIR_NAMES
+    for name, groups in (("comp_ab", ab), ("comp_aa", aa)):
+        out[name] = _relevel(_pair_frame(groups, held.text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, names)
     return out
 
 
@@ -229,28 +288,19 @@ _ACCUMULATOR_CELLS = 400_000
 _BLOCK_HOLDERS = 40_000
 
 
-def _ab_columns(v, wr, yj):
-    """The AB sums of one block (see :func:`chunk_sums`) as ``{name: weights}``: ``wr`` the
-    holders' monomials (xy, x, xx) gathered per pair, ``yj`` the other row's win share."""
-    out = {}
-    for a, w in zip(_A, wr):
-        out[f"{v}_{a}y"] = w * yj
-        out[f"{v}_{a}1"] = w
-    return out
-
-
-def _holder_pairs(kcode, pos, count, K, t):
-    """The AB and AA sums (see :func:`chunk_sums`) of the holders ``pos`` (results rows) of
-    components ``kcode`` with ``count`` copies: ``(ab, aa)``, each a list of ``(first
-    component, number of components, {column: dense sums over (component, cell i, cell j)})``.
+def _holder_pairs(held: _Held, t):
+    """The AB and AA sums (see :func:`chunk_sums`) of the holdings ``held``: ``(ab, aa)``, each a
+    list of ``(first component, number of components, {column: dense sums over (component,
+    cell i, cell j)})``.
 
     Components are taken in groups whose accumulators stay under :data:`_ACCUMULATOR_CELLS`,
     and their holders in blocks of about :data:`_BLOCK_HOLDERS` (never splitting a game's
     holders of one component), so the working memory does not grow with the chunk."""
-    cell, y, C = t["cell"], t["y"], t["C"]
+    C, K = t["C"], len(held.text)
+    # by component, then game (the holdings come by results row, so by game: a stable sort)
+    order = np.argsort(held.kcode.astype(np.int16) if K < 2 ** 15 else held.kcode, kind="stable")
+    kcode, pos, count = held.kcode[order], held.pos[order], held.count[order]
     game = t["game"][pos]
-    order = np.lexsort((pos, game, kcode))  # by component, then game
-    kcode, pos, count, game = kcode[order], pos[order], count[order], game[order]
     del order
     per = max(1, _ACCUMULATOR_CELLS // (C * C))
     ab_out, aa_out = [], []
@@ -259,63 +309,107 @@ def _holder_pairs(kcode, pos, count, K, t):
         lo, hi = int(k_bounds[gi_]), int(k_bounds[gi_ + 1])
         if lo == hi:
             continue
-        nk = min(per, K - k0)
-        bins = nk * C * C
+        bins = min(per, K - k0) * C * C
         ab, aa = {}, {}
-        # block edges at the start of a (component, game) group
+        # a new (component, game) group of holders
         new = np.ones(hi - lo, dtype=bool)
         new[1:] = (kcode[lo + 1:hi] != kcode[lo:hi - 1]) | (game[lo + 1:hi] != game[lo:hi - 1])
-        starts = lo + np.flatnonzero(new)
-        edges = [lo]
-        at = np.searchsorted(starts, np.arange(lo + _BLOCK_HOLDERS, hi, _BLOCK_HOLDERS))
-        for st in starts[at[at < len(starts)]]:
-            if st > edges[-1]:
-                edges.append(int(st))
-        edges.append(hi)
-        for b0, b1 in zip(edges[:-1], edges[1:]):
-            sl = slice(b0, b1)
-            ci, yi, cnt = cell[pos[sl]], y[pos[sl]], count[sl]
-            A = {"h": (yi, np.ones(b1 - b0), None), "c": (cnt * yi, cnt, cnt * cnt)}
-            base = (kcode[sl] - k0) * C + ci
-            # a holder with every row of its game
-            r, j = _pairs(np.arange(b1 - b0), t["size"][game[sl]], t["start"][game[sl]])
-            key = base[r] * C + cell[j]
-            yj = y[j]
-            for v in _VARIANTS:
-                wr = [w[r] if w is not None else None for w in A[v]]
-                if wr[2] is None:  # has: x*x = x
-                    wr[2] = wr[1]
-                for name, w in _ab_columns(v, wr, yj).items():
-                    _accumulate(ab, name, key, w, bins)
-            _accumulate(ab, "n", key, None, bins)
-            del r, j, key, yj
-            # two holders of one component in one game (a holder with itself included)
-            bn = new[b0 - lo:b1 - lo]
-            gstart = np.flatnonzero(bn)
-            gsize = np.diff(np.append(gstart, b1 - b0))
-            member = np.cumsum(bn) - 1
-            r1, r2 = _pairs(np.arange(b1 - b0), gsize[member], gstart[member])
-            key = base[r1] * C + ci[r2]
-            for v in _VARIANTS:
-                w1 = [w[r1] if w is not None else None for w in A[v]]
-                w2 = [w[r2] if w is not None else None for w in A[v]]
-                if w1[2] is None:
-                    w1[2], w2[2] = w1[1], w2[1]
-                for a, wa in zip(_A, w1):
-                    for c_, wb in zip(_A, w2):
-                        _accumulate(aa, f"{v}_{a}_{c_}", key, wa * wb, bins)
-            _accumulate(aa, "n", key, None, bins)
-        ab_out.append((k0, nk, ab))
-        aa_out.append((k0, nk, aa))
+        for b0, b1 in _block_edges(new, lo, hi):
+            block = _Block(pos[b0:b1], game[b0:b1], count[b0:b1], (kcode[b0:b1] - k0) * C + t["cell"][pos[b0:b1]],
+                           new[b0 - lo:b1 - lo], bins)
+            _add(ab, _ab_sums(block, t))
+            _add(aa, _aa_sums(block, t))
+        ab_out.append((k0, min(per, K - k0), ab))
+        aa_out.append((k0, min(per, K - k0), aa))
     return ab_out, aa_out
 
 
-def _accumulate(acc, name, key, w, bins):
-    add = np.bincount(key, weights=w, minlength=bins)
-    if name in acc:
-        acc[name] += add
-    else:
-        acc[name] = add.astype(float) if w is None else add
+def _block_edges(new, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Blocks ``(first, end)`` of about :data:`_BLOCK_HOLDERS` holders between ``lo`` and ``hi``,
+    each starting where ``new`` (per holder from ``lo``) starts a (component, game) group."""
+    starts = lo + np.flatnonzero(new)
+    edges = [lo]
+    at = np.searchsorted(starts, np.arange(lo + _BLOCK_HOLDERS, hi, _BLOCK_HOLDERS))
+    for st in starts[at[at < len(starts)]]:
+        if st > edges[-1]:
+            edges.append(int(st))
+    edges.append(hi)
+    return list(zip(edges[:-1], edges[1:]))
+
+
+@dataclass
+class _Block:
+    """A block of holders of :func:`_holder_pairs`: their results rows ``pos``, ``game``s and
+    ``count``s (copies), ``base`` = component (within its group) * C + cell, ``new`` (a holder
+    that starts a (component, game) group), and ``bins`` (the group's accumulator size)."""
+
+    pos: np.ndarray
+    game: np.ndarray
+    count: np.ndarray
+    base: np.ndarray
+    new: np.ndarray
+    bins: int
+
+
+def _add(acc: dict, sums: dict) -> None:
+    """Add the block's ``sums`` (name -> dense array) to ``acc``, in their order."""
+    for name, add in sums.items():
+        if name in acc:
+            acc[name] += add
+        else:
+            acc[name] = add.astype(float) if add.dtype != float else add
+
+
+def _ab_sums(b: _Block, t) -> dict:
+    """The AB sums of a block (a holder with every row of its game): ``{h,c}_{a}{b}`` and ``n``.
+    With x = has (x = 1 for a holder) the monomials (xy, x, xx) are (y, 1, 1), so their sums
+    repeat: each is counted once."""
+    cell, y, C = t["cell"], t["y"], t["C"]
+    r, j = _pairs(np.arange(len(b.pos)), t["size"][b.game], t["start"][b.game])
+    key = b.base[r] * C + cell[j]
+    yi, yj = y[b.pos][r], y[j]
+
+    def sums(w):
+        return np.bincount(key, weights=w, minlength=b.bins)
+
+    n = np.bincount(key, minlength=b.bins)
+    h_y, h_1 = sums(yj), n.astype(float)
+    out = {"h_xyy": sums(yi * yj), "h_xy1": sums(yi), "h_xy": h_y, "h_x1": h_1, "h_xxy": h_y.copy(),
+           "h_xx1": h_1.copy()}
+    cnt = b.count[r]
+    for a, w in zip(_A, (cnt * yi, cnt, cnt * cnt)):
+        out[f"c_{a}y"] = sums(w * yj)
+        out[f"c_{a}1"] = sums(w)
+    out["n"] = n
+    return out
+
+
+def _aa_sums(b: _Block, t) -> dict:
+    """The AA sums of a block (two holders of one component in one game, a holder with itself
+    included): ``{h,c}_{a}_{b}`` and ``n``; the repeated sums of x = has counted once."""
+    y, C = t["y"], t["C"]
+    gstart = np.flatnonzero(b.new)
+    gsize = np.diff(np.append(gstart, len(b.pos)))
+    member = np.cumsum(b.new) - 1
+    r1, r2 = _pairs(np.arange(len(b.pos)), gsize[member], gstart[member])
+    key = b.base[r1] * C + t["cell"][b.pos[r2]]
+    yb = y[b.pos]
+    y1, y2 = yb[r1], yb[r2]
+
+    def sums(w):
+        return np.bincount(key, weights=w, minlength=b.bins)
+
+    n = np.bincount(key, minlength=b.bins)
+    h_11, h_y1, h_1y = n.astype(float), sums(y1), sums(y2)
+    out = {"h_xy_xy": sums(y1 * y2), "h_xy_x": h_y1, "h_xy_xx": h_y1.copy(), "h_x_xy": h_1y, "h_x_x": h_11,
+           "h_x_xx": h_11.copy(), "h_xx_xy": h_1y.copy(), "h_xx_x": h_11.copy(), "h_xx_xx": h_11.copy()}
+    c1, c2 = b.count[r1], b.count[r2]
+    w1, w2 = (c1 * y1, c1, c1 * c1), (c2 * y2, c2, c2 * c2)
+    for a, wa in zip(_A, w1):
+        for c_, wb in zip(_A, w2):
+            out[f"c_{a}_{c_}"] = sums(wa * wb)
+    out["n"] = n
+    return out
 
 
 def _pair_frame(groups, text, C):
@@ -410,25 +504,147 @@ class _Table:
         return out
 
 
-def _fit(n, Y, X, XX, XY, AA, AB, BB, corr):
+@dataclass
+class _Model:
+    """What every component's fit shares (:func:`_model`): the (strategy, seat) cells
+    (``cell_index``), per cell the rows ``n`` and win shares ``Y``, the pair sums ``BB``
+    (dense ``[C, C, 2, 2]``) and the small-sample factor ``corr`` of the cluster-robust variance."""
+
+    cell_index: Any
+    n: np.ndarray
+    Y: np.ndarray
+    BB: np.ndarray
+    corr: float
+
+    @property
+    def C(self) -> int:
+        return len(self.n)
+
+    @property
+    def N(self) -> float:
+        return float(self.n.sum())
+
+
+@dataclass
+class _Holding:
+    """One component's sums by cell for one variant of ``x`` (has, or copies): ``X``, ``XX``,
+    ``XY`` per cell, and the dense pair sums ``AA`` (``[C, C, 3, 3]``) and ``AB`` (``[C, C, 3, 2]``)."""
+
+    X: np.ndarray
+    XX: np.ndarray
+    XY: np.ndarray
+    AA: np.ndarray
+    AB: np.ndarray
+
+
+def _fit(m: _Model, h: _Holding) -> tuple[float, float]:
     """One within estimate: ``(beta, se)`` from the sums by cell (see the module docstring);
     ``(nan, nan)`` when ``x`` does not vary within any cell."""
-    m = n > 0
-    nn = np.where(m, n, 1)
-    xbar = np.where(m, X / nn, 0.0)
-    ybar = np.where(m, Y / nn, 0.0)
-    sxx = float(np.sum(XX - X * xbar))
-    sxy = float(np.sum(XY - X * ybar))
-    scale = float(np.sum(XX))
+    n, Y, X = m.n, m.Y, h.X
+    mask = n > 0
+    nn = np.where(mask, n, 1)
+    xbar = np.where(mask, X / nn, 0.0)
+    ybar = np.where(mask, Y / nn, 0.0)
+    sxx = float(np.sum(h.XX - X * xbar))
+    sxy = float(np.sum(h.XY - X * ybar))
+    scale = float(np.sum(h.XX))
     if not scale or sxx <= 1e-9 * scale:
         return float("nan"), float("nan")
     beta = sxy / sxx
     wa = np.stack([np.ones_like(xbar), -ybar + 2 * beta * xbar, np.full_like(xbar, -beta)], axis=1)
     wb = np.stack([-xbar, xbar * ybar - beta * xbar * xbar], axis=1)
-    meat = (np.einsum("ga,ghab,hb->", wa, AA, wa) + 2 * np.einsum("ga,ghab,hb->", wa, AB, wb)
-            + np.einsum("ga,ghab,hb->", wb, BB, wb))
-    var = corr * max(meat, 0.0) / (sxx * sxx)
+    meat = (np.einsum("ga,ghab,hb->", wa, h.AA, wa) + 2 * np.einsum("ga,ghab,hb->", wa, h.AB, wb)
+            + np.einsum("ga,ghab,hb->", wb, m.BB, wb))
+    var = m.corr * max(meat, 0.0) / (sxx * sxx)
     return beta, float(np.sqrt(var))
+
+
+def _model(sums: dict) -> _Model:
+    """The shared part of the fits from combined :func:`chunk_sums` (with ``comp_cells``)."""
+    import pandas as pd
+
+    cells = sums["comp_cells"]
+    cell_index = pd.MultiIndex.from_arrays([cells.index.get_level_values(0).astype(str),
+                                            cells.index.get_level_values(1).astype(np.int64)])
+    n = cells["n"].to_numpy(dtype=float)
+    Y = cells["y"].to_numpy(dtype=float)
+    N = float(n.sum())
+    G = float(sums["comp_games"]["games"].sum())
+    k_params = 1 + int(np.count_nonzero(n))
+    corr = (G / (G - 1)) * ((N - 1) / (N - k_params)) if G > 1 and N > k_params else float("nan")
+    BB = _Table(sums["comp_bb"], cell_index, ["yy", "y1", "1y", "11"], (2, 2)).dense(len(cells))
+    return _Model(cell_index, n, Y, BB, corr)
+
+
+def _holder_tables(sums: dict, cell_index) -> dict:
+    """The holders' sums as :class:`_Table` (None: no such sums): ``"x"`` (``comp_x``), and
+    ``(kind, variant)`` for kind ``ab``/``aa`` and variant ``h``/``c``."""
+    def table(name, cols, shape):
+        f = sums.get(name)
+        return _Table(f, cell_index, cols, shape) if f is not None and len(f) else None
+
+    tables = {"x": table("comp_x", ["h_x", "h_xy", "c_x", "c_xx", "c_xy"], (5,))}
+    for v in _VARIANTS:
+        tables[("ab", v)] = table("comp_ab", [f"{v}_{a}{b}" for a in _A for b in _B], (3, 2))
+        tables[("aa", v)] = table("comp_aa", [f"{v}_{a}_{b}" for a in _A for b in _A], (3, 3))
+    return tables
+
+
+def _holdings_of(cid: str, x: np.ndarray, tables: dict, C: int) -> dict[str, _Holding]:
+    """The component ``cid``'s :class:`_Holding` per variant (``h``, ``c``), from its dense
+    ``comp_x`` rows ``x`` (``[C, 5]``) and its pair sums in ``tables`` (:func:`_holder_tables`)."""
+    out = {}
+    for v, (X, XX, XY) in (("h", (x[:, 0], x[:, 0], x[:, 1])), ("c", (x[:, 2], x[:, 3], x[:, 4]))):
+        dense = {}
+        for kind, shape in (("ab", (3, 2)), ("aa", (3, 3))):
+            t = tables[(kind, v)]
+            r = t.rows.get(cid) if t is not None else None
+            dense[kind] = t.dense(C, r) if r is not None else np.zeros((C, C) + shape)
+        out[v] = _Holding(X, XX, XY, dense["aa"], dense["ab"])
+    return out
+
+
+def _component_row(cid: str, info: dict, m: _Model, tables: dict) -> dict:
+    """One row of :func:`estimate` (without its rank, q and peers): the component ``cid``
+    (``info``: its catalog entry) from the shared sums ``m`` and the holders' ``tables``."""
+    from scipy.special import ndtr  # the normal's tail: scipy.stats.norm.sf without its overhead
+
+    N, total_y = m.N, float(m.Y.sum())
+    row = {"component": cid, "what": info.get("what", ""), "seat_games": int(N)}
+    tx = tables["x"]
+    ix = tx.rows.get(cid) if tx is not None else None
+    if ix is None:
+        row.update(holders=0, share=0.0, mean_copies=float("nan"), win_with=float("nan"),
+                   win_without=total_y / N if N else float("nan"), reason="held by no seat")
+        return row
+    x = tx.dense(m.C, ix)
+    H, WH = float(x[:, 0].sum()), float(x[:, 1].sum())
+    row.update(holders=int(round(H)), share=H / N, mean_copies=float(x[:, 2].sum()) / H if H else float("nan"),
+               win_with=WH / H if H else float("nan"),
+               win_without=(total_y - WH) / (N - H) if N > H else float("nan"))
+    if H >= N:
+        row["reason"] = "held by every seat"
+        return row
+    if min(H, N - H) < MIN_HOLDERS:
+        row["reason"] = (f"held by {'only' if H < N - H else 'all but'} {int(round(min(H, N - H)))} seat-games: "
+                         f"an estimate needs {MIN_HOLDERS} with and {MIN_HOLDERS} without")
+        return row
+    fits = {v: _fit(m, h) for v, h in _holdings_of(cid, x, tables, m.C).items()}
+    beta, se = fits["h"]
+    if not np.isfinite(beta):
+        row["reason"] = ("held by all seats or by none within each strategy and seat: no comparison "
+                         "within a strategy and seat")
+        return row
+    if not np.isfinite(se) or se <= 0:
+        row.update(effect=beta * 100, reason="no spread in winning to compare" if np.isfinite(se) else
+                   "too few games for an interval")
+        return row
+    slope, slope_se = fits["c"]
+    row.update(effect=beta * 100, se=se * 100, effect_low=(beta - Z95 * se) * 100,
+               effect_high=(beta + Z95 * se) * 100, p=float(2 * ndtr(-abs(beta / se))),
+               per_copy=slope * 100, per_copy_low=(slope - Z95 * slope_se) * 100,
+               per_copy_high=(slope + Z95 * slope_se) * 100, reason="")
+    return row
 
 
 def estimate(sums: dict, catalog: dict | None = None) -> Any:
@@ -444,87 +660,22 @@ def estimate(sums: dict, catalog: dict | None = None) -> Any:
     ``se`` and the ``per_copy`` slope are in percentage points.  ``holders`` counts seat-games
     with at least one copy, ``seat_games`` all of them.  Empty frame without sums."""
     import pandas as pd
-    from scipy.stats import norm
-    from statsmodels.stats.multitest import multipletests
 
     catalog = catalog or {}
     if not sums or "comp_cells" not in sums or not len(sums["comp_cells"]):
         return pd.DataFrame(columns=list(COLUMNS))
-    cells = sums["comp_cells"]
-    cell_index = pd.MultiIndex.from_arrays([cells.index.get_level_values(0).astype(str),
-                                            cells.index.get_level_values(1).astype(np.int64)])
-    C = len(cells)
-    n = cells["n"].to_numpy(dtype=float)
-    Y = cells["y"].to_numpy(dtype=float)
-    N = float(n.sum())
-    G = float(sums["comp_games"]["games"].sum())
-    k_params = 1 + int(np.count_nonzero(n))
-    corr = (G / (G - 1)) * ((N - 1) / (N - k_params)) if G > 1 and N > k_params else float("nan")
-    BB = _Table(sums["comp_bb"], cell_index, ["yy", "y1", "1y", "11"], (2, 2)).dense(C)
-    total_y = float(Y.sum())
-    fx = sums.get("comp_x")
-    have = fx is not None and len(fx)
-    tx = _Table(fx, cell_index, ["h_x", "h_xy", "c_x", "c_xx", "c_xy"], (5,)) if have else None
-    tab = {}
-    for v in _VARIANTS:
-        f = sums.get("comp_ab")
-        tab[("ab", v)] = (_Table(f, cell_index, [f"{v}_{a}{b}" for a in _A for b in _B], (3, 2))
-                          if f is not None and len(f) else None)
-        f = sums.get("comp_aa")
-        tab[("aa", v)] = (_Table(f, cell_index, [f"{v}_{a}_{b}" for a in _A for b in _A], (3, 3))
-                          if f is not None and len(f) else None)
-    ids = list(dict.fromkeys([str(c) for c, v in catalog.items() if v.get("always", True)] +
-                             (list(tx.rows) if have else [])))
-    rows = []
-    for cid in ids:
-        info = catalog.get(cid, {})
-        row = {"component": cid, "what": info.get("what", ""), "seat_games": int(N)}
-        ix = tx.rows.get(cid) if have else None
-        if ix is None:
-            row.update(holders=0, share=0.0, mean_copies=float("nan"), win_with=float("nan"),
-                       win_without=total_y / N if N else float("nan"), reason="held by no seat")
-            rows.append(row)
-            continue
-        x = tx.dense(C, ix)
-        H, WH = float(x[:, 0].sum()), float(x[:, 1].sum())
-        row.update(holders=int(round(H)), share=H / N, mean_copies=float(x[:, 2].sum()) / H if H else float("nan"),
-                   win_with=WH / H if H else float("nan"),
-                   win_without=(total_y - WH) / (N - H) if N > H else float("nan"))
-        if H >= N:
-            row["reason"] = "held by every seat"
-            rows.append(row)
-            continue
-        if min(H, N - H) < MIN_HOLDERS:
-            row["reason"] = (f"held by {'only' if H < N - H else 'all but'} {int(round(min(H, N - H)))} seat-games: "
-                             f"an estimate needs {MIN_HOLDERS} with and {MIN_HOLDERS} without")
-            rows.append(row)
-            continue
-        fits = {}
-        for v, (X, XX, XY) in (("h", (x[:, 0], x[:, 0], x[:, 1])), ("c", (x[:, 2], x[:, 3], x[:, 4]))):
-            dense = {}
-            for kind, shape in (("ab", (3, 2)), ("aa", (3, 3))):
-                t = tab[(kind, v)]
-                r = t.rows.get(cid) if t is not None else None
-                dense[kind] = t.dense(C, r) if r is not None else np.zeros((C, C) + shape)
-            fits[v] = _fit(n, Y, X, XX, XY, dense["aa"], dense["ab"], BB, corr)
-        beta, se = fits["h"]
-        if not np.isfinite(beta):
-            row["reason"] = ("held by all seats or by none within each strategy and seat: no comparison "
-                             "within a strategy and seat")
-            rows.append(row)
-            continue
-        if not np.isfinite(se) or se <= 0:
-            row.update(effect=beta * 100, reason="no spread in winning to compare" if np.isfinite(se) else
-                       "too few games for an interval")
-            rows.append(row)
-            continue
-        slope, slope_se = fits["c"]
-        row.update(effect=beta * 100, se=se * 100, effect_low=(beta - Z95 * se) * 100,
-                   effect_high=(beta + Z95 * se) * 100, p=float(2 * norm.sf(abs(beta / se))),
-                   per_copy=slope * 100, per_copy_low=(slope - Z95 * slope_se) * 100,
-                   per_copy_high=(slope + Z95 * slope_se) * 100, reason="")
-        rows.append(row)
-    out = pd.DataFrame(rows)
+    m = _model(sums)
+    tables = _holder_tables(sums, m.cell_index)
+    held = list(tables["x"].rows) if tables["x"] is not None else []
+    ids = list(dict.fromkeys([str(c) for c, v in catalog.items() if v.get("always", True)] + held))
+    rows = [_component_row(cid, catalog.get(cid, {}), m, tables) for cid in ids]
+    return _ranked(pd.DataFrame(rows), catalog)
+
+
+def _ranked(out, catalog: dict) -> Any:
+    """:func:`estimate`'s rows completed (every column, the peers, BH q, clear) and ranked."""
+    from statsmodels.stats.multitest import multipletests
+
     for c in COLUMNS:
         if c not in out.columns:
             out[c] = np.nan if c not in ("reason", "what", "peer_group") else ""
@@ -560,7 +711,7 @@ def _against_peers(out, catalog: dict) -> None:
     is ``sqrt(se^2 + sum(se_j^2) / k^2)`` (k peers; the estimates are treated as independent,
     an approximation: they come from the same games).  ``cost`` (the catalog's ``cost``) and
     ``per_cost`` = ``vs_peers`` per unit of cost, where the cost is above 0."""
-    from scipy.stats import norm
+    from scipy.special import ndtr  # the normal's tail: scipy.stats.norm.sf without its overhead
 
     out["peer_group"] = [str((catalog.get(str(c)) or {}).get("peers") or "") for c in out["component"]]
     out["cost"] = [float((catalog.get(str(c)) or {}).get("cost", np.nan)) for c in out["component"]]
@@ -578,7 +729,7 @@ def _against_peers(out, catalog: dict) -> None:
             out.at[i, "peers"] = k
             out.at[i, "vs_peers"] = d
             out.at[i, "vs_peers_low"], out.at[i, "vs_peers_high"] = d - Z95 * se, d + Z95 * se
-            out.at[i, "vs_peers_p"] = float(2 * norm.sf(abs(d / se))) if se > 0 else np.nan
+            out.at[i, "vs_peers_p"] = float(2 * ndtr(-abs(d / se))) if se > 0 else np.nan
     cost = out["cost"].to_numpy(dtype=float)
     out["per_cost"] = np.where(cost > 0, out["vs_peers"].to_numpy(dtype=float) / np.where(cost > 0, cost, 1), np.nan)
 
