@@ -340,19 +340,20 @@ class Game(ComponentHooks):
         return derive.encode(action)
 
     def action_from_json(self, data) -> Any:
-        """The action :meth:`action_to_json` wrote, by the types in ``action_types`` (an enum action
-        is also read from ``{"type": its name, one key: its value}``).  Raises
-        :class:`InputError` when it names no action of the title."""
+        """The action :meth:`action_to_json` wrote, by the types in ``action_types``.  Raises
+        :class:`InputError` when it names no action of the title, or names an enum action as
+        ``{"type": ...}`` (the form of an older version of analyser)."""
         types = self.action_types
         if isinstance(data, dict):
             kind = next((t for t in types if t.__name__ == data.get("type")), None)
             if kind is None:
                 raise InputError(f"unknown {self.id} action {data!r}; accepted types: "
                                  + ", ".join(t.__name__ for t in types))
-            fields = {k: v for k, v in data.items() if k != "type"}
-            if not hasattr(kind, "_fields") and len(fields) == 1:  # an enum: {"type": "Play", "card": "R7"}
-                return derive.decode(kind, next(iter(fields.values())), "action")
-            return derive.decode(kind, [fields.get(k) for k in getattr(kind, "_fields", ())], "action")
+            if not hasattr(kind, "_fields"):
+                raise InputError(f"{self.id} action {data!r} was written by an older version of analyser, which "
+                                 f"this one does not read; a {kind.__name__} action is written as its value alone "
+                                 "(record it again)")
+            return derive.decode(kind, [data.get(k) for k in kind._fields], "action")
         for kind in types:
             try:
                 return derive.decode(kind, data, "action")
