@@ -891,7 +891,6 @@ def assert_same_tables(a, b):
 def test_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(wizard_run):
     import pandas as pd
     results, extras = wizard_run
-    assert GAME.streams_figures
     one = GAME.figure_tables_from(GAME.figure_sums(results, extras))
     many = GAME.figure_tables_from(chunked_sums(results, extras, 7))
     assert len(one) == 5
