@@ -236,7 +236,7 @@ def test_a_title_file_may_not_take_a_built_in_id(race):
         make_strategy("my_game.py:big", "dao")
 
 
-#: The race with figures of the older kind: whole-table hooks, no figure_sums.
+#: The race with figures of an older version: whole-table hooks, no figure_sums.
 RACE_WHOLE_TABLE = RACE.replace('game = "race"', 'game = ("race", "race-figures")') + textwrap.dedent('''
 
     class RaceWithFigures(Race):
@@ -256,28 +256,18 @@ RACE_WHOLE_TABLE = RACE.replace('game = "race"', 'game = ("race", "race-figures"
 ''')
 
 
-def test_a_title_with_whole_table_figures_is_still_reported(runner, tmp_path, monkeypatch):
-    """A title that defines figure_tables / plots on the whole table (not figure_sums) is reported
-    from its whole table: the same table as its hook gives on the whole frame, over several
-    chunks, and its plot."""
-    from analyser.report import page as report
-    from analyser.stats import streamed
-    from analyser.results import load_results
+def test_a_title_with_whole_table_figures_is_refused_in_one_line(runner, tmp_path, monkeypatch):
+    """A title that defines figure_tables / plots on the whole table and no figure_sums (the hooks
+    of an older version) is refused: exit 2, one line naming the title file."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "old_game.py").write_text(RACE_WHOLE_TABLE)
-    r = invoke(runner, "simulate", "./old_game.py:RaceWithFigures", "-s", "big", "-s", "random", "--games", "60",
-               "-j", "1", "--batch-size", "7", "--seed", "4", "--out", "out")
-    assert r.exit_code == 0, r.output
-    assert (tmp_path / "out" / "turns.png").exists() and "Turns per strategy" in r.output
-    game = get_game("./old_game.py:RaceWithFigures")
-    assert not game.streams_figures
-    df, extras, _ = load_results(tmp_path / "out")
-    reduced = report.reduce_chunks(game, streamed.chunk_frame(df, extras, 9), ["big", "random"])
-    (caption, table), = report._summary_of(game, reduced, []).title_tables
-    want = df.groupby("strategy", observed=True)["turns"].agg(["mean", "size"]).reset_index()
-    assert caption == "Turns per strategy"
-    assert table["size"].tolist() == want["size"].tolist() == [60, 60]
-    assert table["mean"].tolist() == pytest.approx(want["mean"].tolist())
+    r = invoke(runner, "simulate", "./old_game.py:RaceWithFigures", "-s", "big", "-s", "random", "--games", "6",
+               "-j", "1", "--seed", "4", "--out", "out")
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and "old_game.py" in lines[0], r.output
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(InputError, match=r"^[^\n]+$"):
+        get_game("./old_game.py:RaceWithFigures")
 
 
 def test_a_results_file_of_a_title_of_ones_own_is_reported_with_title(runner, race):

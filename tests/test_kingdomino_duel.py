@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from analyser.cli import cli
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, make_strategy
 from analyser.engine.runner import play_game
@@ -1296,13 +1298,14 @@ def test_spell_use_and_value_tables_match_plain_pandas_and_statsmodels(small_run
     assert checked >= 8
 
 
-def test_results_written_before_the_used_columns_still_make_the_old_spell_table(small_run):
-    df = small_run.results.drop(columns=[f"used_s{k}" for k in range(1, 7)])
-    sums = _chunked_sums(df, small_run.extras, 7)
-    assert "kd_spell_value" not in sums
-    captions = [c for c, _ in G.figure_tables_from(sums)]
-    assert [c for c in captions if c.startswith("Spells gained")] != []
-    assert not any(c.startswith("Spell value") for c in captions)
+def test_results_written_before_the_used_columns_are_refused_in_one_line(small_run, tmp_path):
+    """A results table without the used_s1..used_s6 columns (an older version's) is refused:
+    exit 2, one line naming the file."""
+    path = tmp_path / "old.csv"
+    small_run.results.drop(columns=[f"used_s{k}" for k in range(1, 7)]).to_csv(path, index=False)
+    r = CliRunner().invoke(cli, ["report", str(path), "--out", str(tmp_path / "rep")])
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and str(path) in lines[0], r.output
 
 
 def test_the_score_split_legend_covers_no_bar_or_label(small_run, tmp_path, monkeypatch):

@@ -45,7 +45,6 @@ def test_title_binds_its_figures_and_render(gid):
     title = get_game(gid)
     assert title is pkg.TITLE and title.id == gid
     if hasattr(pkg.figures, "figure_sums"):  # streamed figures: the core composes the two steps
-        assert title.streams_figures
         for hook in ("figure_sums", "figure_tables_from", "plots_from"):
             assert getattr(title, hook).__func__ is getattr(pkg.figures, hook)
         assert not hasattr(pkg.figures, "figure_tables") and not hasattr(pkg.figures, "plots")

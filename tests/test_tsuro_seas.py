@@ -19,6 +19,7 @@ from analyser.titles.tsuro_seas.rules import (NEXT, ROTATIONS, START_POINTS, TIL
                                        Place, Start, TsuroParams, TsuroState, load_tiles, parse_pairs,
                                        rotate_layout, tile_of)
 from analyser.engine.registry import make_strategy
+from analyser.io.validate import validate_columns
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -840,6 +841,16 @@ def _chunked_sums(results, extras, chunk_games):
 def chunked_sums(tsuro_run):
     """The run's figure sums over chunks of 7 games, combined."""
     return _chunked_sums(tsuro_run.results, tsuro_run.extras, 7)
+
+
+def test_results_written_before_placements_were_kept_are_refused(tsuro_run, tmp_path):
+    """A results table without the placements column (an older version's) is refused in one
+    line naming the file."""
+    path = tmp_path / "old.csv"
+    df = tsuro_run.results.drop(columns=["placements"])
+    with pytest.raises(InputError, match=r"^[^\n]+$") as err:
+        validate_columns(df.dtypes.to_dict(), GAME, path)
+    assert str(path) in str(err.value)
 
 
 def test_figure_tables_from_chunks_equal_the_whole_frame_and_plain_pandas(tsuro_run, chunked_sums):

@@ -340,19 +340,20 @@ class Game(ComponentHooks):
         return derive.encode(action)
 
     def action_from_json(self, data) -> Any:
-        """The action :meth:`action_to_json` wrote, by the types in ``action_types`` (an enum action
-        is also read from ``{"type": its name, one key: its value}``).  Raises
-        :class:`InputError` when it names no action of the title."""
+        """The action :meth:`action_to_json` wrote, by the types in ``action_types``.  Raises
+        :class:`InputError` when it names no action of the title, or names an enum action as
+        ``{"type": ...}`` (the form of an older version of analyser)."""
         types = self.action_types
         if isinstance(data, dict):
             kind = next((t for t in types if t.__name__ == data.get("type")), None)
             if kind is None:
                 raise InputError(f"unknown {self.id} action {data!r}; accepted types: "
                                  + ", ".join(t.__name__ for t in types))
-            fields = {k: v for k, v in data.items() if k != "type"}
-            if not hasattr(kind, "_fields") and len(fields) == 1:  # an enum: {"type": "Play", "card": "R7"}
-                return derive.decode(kind, next(iter(fields.values())), "action")
-            return derive.decode(kind, [fields.get(k) for k in getattr(kind, "_fields", ())], "action")
+            if not hasattr(kind, "_fields"):
+                raise InputError(f"{self.id} action {data!r} was written by an older version of analyser, which "
+                                 f"this one does not read; a {kind.__name__} action is written as its value alone "
+                                 "(record it again)")
+            return derive.decode(kind, [data.get(k) for k in kind._fields], "action")
         for kind in types:
             try:
                 return derive.decode(kind, data, "action")
@@ -392,19 +393,11 @@ class Game(ComponentHooks):
     # 2. ``figure_tables_from(sums)`` and ``plots_from(sums, outdir, strategies)`` turn the
     #    combined sums into tables and PNGs.
     #
-    # ``figure_tables`` / ``plots`` on a whole in-memory frame are the two steps in one.  A title
-    # that does not define ``figure_sums`` keeps the older whole-table hooks: its runs are then
-    # reported from the whole table in memory (the report says so).
+    # ``figure_tables`` / ``plots`` on a whole in-memory frame are the two steps in one.
 
     def figure_sums(self, results, extras) -> dict[str, Any]:
-        """Additive partial figures of one chunk of whole games (see above); ``{}`` for none.
-        Raises NotImplementedError when the title reports from the whole table only."""
-        raise NotImplementedError
-
-    @property
-    def streams_figures(self) -> bool:
-        """True when the title reduces chunks (defines :meth:`figure_sums`)."""
-        return type(self).figure_sums is not Game.figure_sums
+        """Additive partial figures of one chunk of whole games (see above); ``{}`` for none."""
+        return {}
 
     def figure_tables_from(self, sums: dict[str, Any]) -> list[tuple[str, Any]]:
         """Title tables (caption, DataFrame) from combined :meth:`figure_sums`."""
@@ -422,15 +415,11 @@ class Game(ComponentHooks):
     def figure_tables(self, results, extras) -> list[tuple[str, Any]]:
         """Title-specific summary tables (caption, DataFrame) for the terminal and the report,
         from a whole in-memory results frame."""
-        if not self.streams_figures:
-            return []
         return self.figure_tables_from(self.figure_sums(results, extras))
 
     def plots(self, results, extras, outdir) -> list[tuple[str, str]]:
         """Title-specific PNGs written to ``outdir``: list of (file name, caption), from a whole
         in-memory results frame."""
-        if not self.streams_figures:
-            return []
         s = results["strategy"]
         names = [str(x) for x in (s.cat.categories if hasattr(s, "cat") else dict.fromkeys(s))]
         return self.plots_from(self.figure_sums(results, extras), outdir, names)

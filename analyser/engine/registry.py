@@ -305,6 +305,11 @@ def _as_title(obj, expected_id: str | None, where: str) -> Game:
         raise InputError(f"{where} is not a title: it is a {type(obj).__name__}, not an analyser.engine.core.Game")
     if expected_id is not None and getattr(obj, "id", None) != expected_id:
         raise InputError(f"{where} is registered as {expected_id!r} but its id is {getattr(obj, 'id', None)!r}")
+    whole = [m for m in ("figure_tables", "plots") if getattr(type(obj), m) is not getattr(Game, m)]
+    if whole and type(obj).figure_sums is Game.figure_sums:
+        raise InputError(f"{where} was written for an older version of analyser: it defines {' and '.join(whole)} on "
+                         "the whole table, which this one does not call; define figure_sums, figure_tables_from "
+                         "and plots_from instead (see docs/own-game.md)")
     return obj
 
 

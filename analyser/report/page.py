@@ -128,8 +128,7 @@ class Summary:
 class Reduced:
     """One variant of a report reduced to sums (:mod:`analyser.report.summaries`, ``Game.figure_sums``):
     its label and settings, runs, player count, strategies (run order), the core and title sums,
-    the rows of each run's first game (rule values, lineup), and - only for a title that does not
-    reduce chunks - its whole frame and extra tables."""
+    and the rows of each run's first game (rule values, lineup)."""
 
     label: str
     what: dict
@@ -140,8 +139,6 @@ class Reduced:
     title: dict
     first: pd.DataFrame
     binary: bool = True
-    frame: pd.DataFrame | None = None
-    extras: dict | None = None
     #: the component sums (:func:`analyser.stats.components.chunk_sums`), for a title that records them
     components: dict = field(default_factory=dict)
     #: how many games the component and drama sums come from, when a sample
@@ -173,19 +170,14 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
         for rid, piece in items:
             acc = runs.get(rid)
             if acc is None:
-                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "frames": [], "extras": [],
-                                   "components": {}}
+                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "components": {}}
             if acc["first"] is None or piece["lo"] < acc["first"]["game_index"].iloc[0]:
                 acc["first"] = piece["first"]
             acc["binary"] = acc["binary"] and piece["binary"]
             acc["core"] = streamed.combine_sums(acc["core"], piece["core"])
             if game.records_components:
                 acc["components"] = streamed.combine_sums(acc["components"], piece["components"])
-            if game.streams_figures:
-                acc["title"] = streamed.combine_sums(acc["title"], piece["title"])
-            else:  # a title of the older kind: its figures need the whole table
-                acc["frames"].append(piece["frame"])
-                acc["extras"].append(piece["extras"])
+            acc["title"] = streamed.combine_sums(acc["title"], piece["title"])
     if not runs:
         raise InputError("the results hold no games")
     first = pd.concat([r["first"] for r in runs.values()], ignore_index=True)
@@ -199,24 +191,15 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
         core: dict = {}
         title: dict = {}
         comp: dict = {}
-        frames, extras_list = [], []
         for rid in v["runs"]:
             acc = runs[rid]
             core = streamed.combine_sums(core, acc["core"])
             title = streamed.combine_sums(title, acc["title"])
             comp = streamed.combine_sums(comp, acc["components"])
-            frames += acc["frames"]
-            extras_list += acc["extras"]
         mask = (labels == v["label"]).to_numpy()
-        frame = extras = None
-        if frames:
-            frame = pd.concat(frames, ignore_index=True)
-            frame["strategy"] = pd.Categorical(frame["strategy"].astype(str), categories=strategies)
-            extras = {n: pd.concat([e[n] for e in extras_list if n in e], ignore_index=True)
-                      for n in dict.fromkeys(n for e in extras_list for n in e)}
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
-                           all(runs[r]["binary"] for r in v["runs"]), frame, extras, comp))
+                           all(runs[r]["binary"] for r in v["runs"]), comp))
         sampled = comp.get("comp_games", core.get("drama"))
         if sample is not None and sampled is not None:
             out[-1].sample_note = sample.note(int(sampled["games"].sum()))
@@ -232,10 +215,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
         seats = summaries.seat_table(r.core, r.players, r.binary)
         run = summaries.run_figures(r.core, r.players, len(r.runs))
         summaries.fix_mirrors(strategies, run.get("mirror") or [])
-        if r.frame is not None:
-            tables = game.figure_tables(r.frame, r.extras or {})
-        else:
-            tables = game.figure_tables_from(r.title)
+        tables = game.figure_tables_from(r.title)
         comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
         note = "" if comp is not None else (outcome.reason if outcome.kind == "other" else "one seat only")
         counts = {str(s): int(n) for s, n in zip(strategies["strategy"], strategies["n"])}
@@ -457,10 +437,7 @@ def _figures(game, r: Reduced, outdir: Path, prefix: str, part: Part) -> list[tu
     if prefix:
         target = outdir / f".{prefix}title"
         target.mkdir(exist_ok=True)
-    if r.frame is not None:
-        drawn = game.plots(plots.safe_strategies(r.frame), r.extras or {}, target)
-    else:
-        drawn = game.plots_from(_relabel(r.title), target, names)
+    drawn = game.plots_from(_relabel(r.title), target, names)
     if prefix:
         for name, caption in drawn:
             (target / name).replace(outdir / f"{prefix}{name}")

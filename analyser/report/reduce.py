@@ -123,14 +123,10 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         sampled = sample is None or sample.covers(int(lo))
         piece = {"lo": lo, "first": sub[sub["game_index"].to_numpy() == lo],
                  "binary": bool(np.all((w == 0) | (w == 1))),
-                 "core": summaries.core_sums(sub, strategies, players, sampled), "components": {}, "title": {},
-                 "frame": None, "extras": None}
+                 "core": summaries.core_sums(sub, strategies, players, sampled), "components": {},
+                 "title": game.figure_sums(sub, sub_ext)}
         if game.records_components and sampled:
             piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
-        if game.streams_figures:
-            piece["title"] = game.figure_sums(sub, sub_ext)
-        else:  # a title of the older kind: its figures need the whole table
-            piece["frame"], piece["extras"] = sub, sub_ext
         pieces.append((rid, piece))
     return players, mixed, pieces
 

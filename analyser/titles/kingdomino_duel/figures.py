@@ -12,10 +12,10 @@ combined sums:
   strategy's place in the run's order), sums of the per-player metrics (``score``,
   ``domain_points``, ...), ``castle_bonus`` (players who earned the castle bonus),
   ``gained_S1`` .. ``gained_S6`` (players who gained each spell) and ``used_S1`` .. ``used_S6``
-  (players who used it; only from results with the ``used_s1`` .. ``used_s6`` columns);
+  (players who used it);
 * ``kd_spell_value`` - index (``spell``, ``group``: ``used`` or ``not used``): ``seats`` and
   ``wins`` (win shares summed; a shared win counts 1/k) - the win rate of the seats that used
-  each spell and of those that did not (same results only);
+  each spell and of those that did not;
 * ``kd_spells`` - index (``spell``, ``mover``, ``role``): ``gains`` and ``round_sum`` (the sum of
   the rounds of those gains);
 * ``kd_ends`` - index ``end``: ``games``, ``rounds_sum`` and ``empty_sum`` (empty cells left on
@@ -75,19 +75,16 @@ def figure_sums(game, results, extras):
     per["castle_bonus"] = (df["castle_round"].to_numpy() > 0).astype(float)
     for k, name in enumerate(SPELL_NAMES):
         per[f"gained_{name}"] = (df[f"gained_s{k + 1}"].to_numpy() > 0).astype(float)
-    has_use = all(f"used_s{k + 1}" in df.columns for k in range(6))
-    value = None
-    if has_use:
-        win = df["win"].to_numpy(dtype=float)
-        rows, index = [], []
-        for k, name in enumerate(SPELL_NAMES):
-            used = df[f"used_s{k + 1}"].to_numpy() > 0
-            per[f"used_{name}"] = used.astype(float)
-            for group, mask in (("used", used), ("not used", ~used)):
-                index.append((name, group))
-                rows.append((float(mask.sum()), float(win[mask].sum())))
-        value = pd.DataFrame(rows, columns=["seats", "wins"],
-                             index=pd.MultiIndex.from_tuples(index, names=["spell", "group"])).sort_index()
+    win = df["win"].to_numpy(dtype=float)
+    rows, index = [], []
+    for k, name in enumerate(SPELL_NAMES):
+        used = df[f"used_s{k + 1}"].to_numpy() > 0
+        per[f"used_{name}"] = used.astype(float)
+        for group, mask in (("used", used), ("not used", ~used)):
+            index.append((name, group))
+            rows.append((float(mask.sum()), float(win[mask].sum())))
+    value = pd.DataFrame(rows, columns=["seats", "wins"],
+                         index=pd.MultiIndex.from_tuples(index, names=["spell", "group"])).sort_index()
     g = per.groupby("strategy", sort=True)
     by_strategy = g.sum()
     by_strategy["order_min"] = g["order_min"].min()
@@ -102,10 +99,8 @@ def figure_sums(game, results, extras):
     ends = pd.DataFrame({"end": per_game["end"].astype(str).to_numpy(), "games": 1.0,
                          "rounds_sum": per_game["rounds"].to_numpy(dtype=float),
                          "empty_sum": per_game["empty"].to_numpy(dtype=float)}).groupby("end", sort=True).sum()
-    out = {"kd_strategy": by_strategy.astype(np.float64), "kd_spells": spells, "kd_ends": ends}
-    if value is not None:
-        out["kd_spell_value"] = value
-    return out
+    return {"kd_strategy": by_strategy.astype(np.float64), "kd_spells": spells, "kd_ends": ends,
+            "kd_spell_value": value}
 
 
 def _by_order(frame):
@@ -145,21 +140,14 @@ def figure_tables_from(game, sums):
     tables.append(("Spells: share of games in which each was gained; among those, the share gained by the first "
                    "mover (seat 0) and by player A (the roller of that round); mean round of the gain",
                    pd.DataFrame(rows)))
-    gained = st[[f"gained_{n}" for n in SPELL_NAMES]]
-    if all(f"used_{n}" in st.columns for n in SPELL_NAMES):
-        tables.append(("Spell use by strategy: share of player-games in which the seat gained each spell and in "
-                       "which it used it, and the share of gains it used (S1-S4 are used by choice; S5 and S6 "
-                       "take effect when gained)", spell_use_table(st)))
-        value = sums.get("kd_spell_value")
-        if value is not None and len(value):
-            tables.append(("Spell value, an association and not a causal effect: win rate of the seats that used "
-                           "each spell and of the seats that did not, with 95% Wilson intervals, and the difference "
-                           "in percentage points (pp)", spell_value_table(value)))
-    elif gained.to_numpy().sum() > 0:  # results written before the used_s1..used_s6 columns
-        who = gained[gained.sum(axis=1) > 0]
-        who = pd.DataFrame(who.to_numpy() / players.reindex(who.index).to_numpy()[:, None], columns=list(SPELL_NAMES))
-        who.insert(0, "strategy", gained[gained.sum(axis=1) > 0].index.astype(str))
-        tables.append(("Spells gained per player-game, by strategy", who))
+    tables.append(("Spell use by strategy: share of player-games in which the seat gained each spell and in "
+                   "which it used it, and the share of gains it used (S1-S4 are used by choice; S5 and S6 "
+                   "take effect when gained)", spell_use_table(st)))
+    value = sums.get("kd_spell_value")
+    if value is not None and len(value):
+        tables.append(("Spell value, an association and not a causal effect: win rate of the seats that used "
+                       "each spell and of the seats that did not, with 95% Wilson intervals, and the difference "
+                       "in percentage points (pp)", spell_value_table(value)))
 
     if ends is not None and n_games:
         e = ends.reindex(sorted(ends.index, key=str))  # end conditions in alphabetical order
@@ -227,8 +215,7 @@ def spell_value_table(value):
 
 def plots_from(game, sums, outdir, strategies):
     """``score_split.png`` (domain and spell points per strategy), ``spells.png`` (who gains
-    each spell: first or second mover, A or B) and, from results with the ``used_s*`` columns,
-    ``spell_value.png`` (win rate of the seats that used each spell and of those that did not,
+    each spell: first or second mover, A or B) and ``spell_value.png`` (win rate of the seats that used each spell and of those that did not,
     95% Wilson intervals), from combined sums.  ``strategies``: the run's strategy names,
     plot-safe, in order."""
     from analyser.stats import plots as P  # sets the Agg backend first

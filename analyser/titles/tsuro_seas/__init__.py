@@ -37,7 +37,7 @@ class TsuroSeas(_Rules):
         tile's placements its own ship stayed afloat through (not sent off the edge, into a
         ship, a daikaiju or a loop by that tile) against the same share over every other tile's
         placements (:func:`analyser.stats.component_acts.rate_estimate`; the figure sums'
-        ``placements``).  None without placement data (results written before it was kept)."""
+        ``placements``).  None when no tile was placed."""
         from analyser.stats.component_acts import rate_estimate
 
         table = (title_sums or {}).get("placements")

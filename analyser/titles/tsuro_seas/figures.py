@@ -84,13 +84,12 @@ def figure_sums(game, results, extras):
                .groupby(["elim_row", "elim_col"]).size().rename("ships").to_frame())
     out = {"seat": seat, "seat_elim_turn": sunk_turns, "causes": causes, "survivors": survivors,
            "ends": ends, "turns": turns, "squares": squares}
-    if "placements" in df.columns:
-        codes = df["placements"].dropna().astype(str).str.split().explode().dropna()
-        pair = codes.str.partition(":")
-        tile = pair[0].astype(np.int64).to_numpy()
-        kept = pair[2].astype(np.int64).to_numpy()
-        out["placements"] = (pd.DataFrame({"tile": tile, "placed": np.ones(len(tile), dtype=np.int64), "kept": kept})
-                             .groupby("tile").sum())
+    codes = df["placements"].dropna().astype(str).str.split().explode().dropna()
+    pair = codes.str.partition(":")
+    tile = pair[0].astype(np.int64).to_numpy()
+    kept = pair[2].astype(np.int64).to_numpy()
+    out["placements"] = (pd.DataFrame({"tile": tile, "placed": np.ones(len(tile), dtype=np.int64), "kept": kept})
+                         .groupby("tile").sum())
     return out
 
 
