@@ -375,8 +375,25 @@ def test_play_from_an_experiment_folder_is_refused_not_misreplayed(runner, tmp_p
     (tmp_path / "config.json").write_text(json.dumps({
         "kind": kind, "game": "dao", "seed": 1, "players": 4, "games_requested": 10,
         "strategies": ["threshold:limit=4..14:5", "greedy"]}))
-    one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"),
-                   f"is a {kind} folder", "game_seed")
+    one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"), repr(str(tmp_path)))
+
+
+@pytest.mark.parametrize("kind", ["tune", "sweep", "a-kind-of-a-later-analyser"])
+def test_play_from_an_experiment_folder_names_its_cells_run_folders(runner, tmp_path, kind):
+    """Any folder whose record has a kind is not a run's: a tune whose lineup has no range used
+    to replay trial 0's games as if they were the folder's. The line names the cells' folders,
+    each of which --from replays."""
+    cell = tmp_path / "cells" / "trial-0000"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "4", "--seed", "1", "-j", "1",
+               "-q", "--no-report", "--out", str(cell))
+    assert r.exit_code == 0, r.output
+    (tmp_path / "config.json").write_text(json.dumps({
+        "kind": kind, "game": "dao", "seed": 1, "players": 4, "games_requested": 4, "strategies": ["greedy", "random"],
+        "cells": [{"name": "trial-0000", "folder": "cells/trial-0000"}, {"name": "gone", "folder": "cells/gone"}]}))
+    r = invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0")
+    one_line_error(r, str(cell))
+    assert str(tmp_path / "cells" / "gone") not in r.output  # (a folder that is not there is not offered)
+    assert invoke(runner, "play", "--from", str(cell), "--game-index", "0").exit_code == 0
 
 
 def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
