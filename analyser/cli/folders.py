@@ -39,10 +39,10 @@ def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
 
 
 def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool = False,
-                      quiet: bool = False) -> int:
+                      quiet: bool = False, jobs: int | None = None) -> int:
     """``analyser resume FOLDER`` for a sweep, tournament or comparison: play only the games each
     cell lacks, then write the report as the uninterrupted command would (exit code as the
-    command's).  The folder is data: a title or strategy file its record names loads only as
+    command's), with ``jobs`` workers (None: the experiment's own ``--jobs``).  The folder is data: a title or strategy file its record names loads only as
     ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
     allowed = allowed or Allowed()
     config = _record(folder, kind)
@@ -56,6 +56,9 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
     arguments = _guarded_arguments(folder, kind, config, allowed)
+    if jobs is not None:  # (the results do not depend on it)
+        for side in ((arguments["a"], arguments["b"]) if kind == "compare" else (arguments,)):
+            side["jobs"] = jobs
     if kind == "tune" and (Path(folder) / "tune.db").is_file():  # a study of an older format: one line
         tune_study.load(folder)
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)
