@@ -1,6 +1,7 @@
 """The command line through click's CliRunner (DESIGN.md test layer 5) and report generation."""
 
 import json
+import os
 import re
 
 import pandas as pd
@@ -375,8 +376,25 @@ def test_play_from_an_experiment_folder_is_refused_not_misreplayed(runner, tmp_p
     (tmp_path / "config.json").write_text(json.dumps({
         "kind": kind, "game": "dao", "seed": 1, "players": 4, "games_requested": 10,
         "strategies": ["threshold:limit=4..14:5", "greedy"]}))
-    one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"),
-                   f"is a {kind} folder", "game_seed")
+    one_line_error(invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0"), repr(str(tmp_path)))
+
+
+@pytest.mark.parametrize("kind", ["tune", "sweep", "a-kind-of-a-later-analyser"])
+def test_play_from_an_experiment_folder_names_its_cells_run_folders(runner, tmp_path, kind):
+    """Any folder whose record has a kind is not a run's: a tune whose lineup has no range used
+    to replay trial 0's games as if they were the folder's. The line names the cells' folders,
+    each of which --from replays."""
+    cell = tmp_path / "cells" / "trial-0000"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "4", "--seed", "1", "-j", "1",
+               "-q", "--no-report", "--out", str(cell))
+    assert r.exit_code == 0, r.output
+    (tmp_path / "config.json").write_text(json.dumps({
+        "kind": kind, "game": "dao", "seed": 1, "players": 4, "games_requested": 4, "strategies": ["greedy", "random"],
+        "cells": [{"name": "trial-0000", "folder": "cells/trial-0000"}, {"name": "gone", "folder": "cells/gone"}]}))
+    r = invoke(runner, "play", "--from", str(tmp_path), "--game-index", "0")
+    one_line_error(r, str(cell))
+    assert str(tmp_path / "cells" / "gone") not in r.output  # (a folder that is not there is not offered)
+    assert invoke(runner, "play", "--from", str(cell), "--game-index", "0").exit_code == 0
 
 
 def test_report_does_not_overwrite_an_experiments_own_page(runner, tmp_path):
@@ -463,3 +481,50 @@ def test_resume_of_an_empty_folder_says_to_run_the_command_again(runner, tmp_pat
     (empty / "notes.txt").write_text("mine")
     r = runner.invoke(cli, ["resume", str(empty)])
     one_line_error(r, repr(str(empty)), "config.json")
+
+
+def test_resume_takes_jobs_and_the_games_are_the_same(runner, tmp_path):
+    """`resume` had no --jobs: a run begun on a larger machine continued with its count. With
+    --jobs N the missing games are played on N workers, the same games row for row; a bad count
+    is one line before the folder is touched."""
+    out = tmp_path / "r"
+    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "random", "--games", "400", "--batch-size", "100",
+               "--seed", "2", "-j", "1", "-q", "--no-report", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    before = pd.read_parquet(out / "results").sort_values(["game_index", "seat"]).reset_index(drop=True)
+    parts = sorted((out / "results").glob("part-*.parquet"))
+    for part in parts[1::2]:
+        part.unlink()
+    one_line_error(invoke(runner, "resume", str(out), "--jobs", "-1"))
+    assert len(list((out / "results").glob("part-*.parquet"))) == 2
+    r = invoke(runner, "resume", str(out), "-j", "2", "-q", "--no-report")
+    assert r.exit_code == 0, r.output
+    config = json.loads((out / "config.json").read_text())
+    assert config["status"] == "complete" and config["jobs_requested"] == 2
+    after = pd.read_parquet(out / "results").sort_values(["game_index", "seat"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(before, after)
+    # a run begun with more workers than this machine takes continues on all its cores
+    (out / "config.json").write_text(json.dumps({**config, "jobs_requested": 4 * (os.cpu_count() or 1) + 1}))
+    parts[1].unlink()
+    r = invoke(runner, "resume", str(out), "-q", "--no-report")
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "config.json").read_text())["jobs_requested"] == 0
+
+
+def test_resume_of_an_experiment_takes_jobs(runner, tmp_path):
+    out = tmp_path / "sw"
+    r = invoke(runner, "sweep", "dao", "-s", "threshold:limit=4,8", "-s", "random", "--games", "8", "--seed", "1",
+               "-j", "1", "-q", "--no-report", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    cell = out / "cells" / "cell-0001"
+    before = pd.read_parquet(cell / "results")
+    record = json.loads((out / "config.json").read_text())
+    record["status"] = "interrupted"
+    record.pop("files")
+    (out / "config.json").write_text(json.dumps(record))
+    for part in (cell / "results").glob("part-*.parquet"):
+        part.unlink()
+    r = invoke(runner, "resume", str(out), "--jobs", "2", "-q", "--no-report")
+    assert r.exit_code == 0, r.output
+    assert json.loads((cell / "config.json").read_text())["jobs_requested"] == 2
+    pd.testing.assert_frame_equal(before, pd.read_parquet(cell / "results"))

@@ -457,6 +457,26 @@ def test_resume_of_a_hand_edited_config_names_the_file_and_its_field(tmp_path, f
     assert "--" not in line.replace(str(out), "")  # (no flag named)
 
 
+@pytest.mark.parametrize("field, value", [
+    ("games_requested", -3), ("games_requested", 0), ("strategies", 5), ("players", "four"), ("jobs_requested", -3),
+    ("batch_size", 0), ("game_timeout", -1), ("backend", "threads"), ("engine_requested", "fast"),
+    ("rule_overrides", {"bust_limit": True})])
+def test_report_and_resume_refuse_a_hand_edited_run_setting_alike(tmp_path, field, value):
+    """`report` read a config.json that `resume` refused (a negative --jobs, a batch size of 0, an
+    unknown backend): both now check one record, and refuse it in one line naming the file and
+    the field, writing nothing."""
+    out = tmp_path / "r"
+    assert invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "6", "-j", "1", "-q", "--no-report",
+                  "--seed", "1", "--out", out).exit_code == 0
+    config = json.loads((out / "config.json").read_text())
+    config.update({"status": "interrupted", field: value})
+    (out / "config.json").write_text(json.dumps(config))
+    for command in ("report", "resume"):
+        line = one_line_error(invoke(command, out, "-q"), repr(str(out / "config.json")), repr(field))
+        assert "--" not in line.replace(str(out), "")  # (the field, not a flag the user never gave)
+    assert not (out / "index.html").exists()
+
+
 @pytest.mark.parametrize("argument, value", [("batch_size", 0), ("games", 0), ("game_timeout", -1)])
 def test_resume_of_a_hand_edited_experiment_record_names_the_file_and_its_argument(tmp_path, argument, value):
     out = tmp_path / "s"

@@ -213,7 +213,7 @@ def builtin_strategies(g, players: int | None) -> tuple[str, ...]:
     """The strategies a command plays when no ``--strategy`` is given: the title's built-in
     lineup (:func:`analyser.engine.registry.default_lineup`), cut to the player count (the title's usual
     count when none is given), as ``simulate`` does; InputError when the title has none."""
-    from analyser.engine.registry import default_lineup
+    from analyser.engine.registry import default_lineup  # (lazy: it imports numpy; --help stays light)
 
     lineup = default_lineup(g.id)
     if not lineup:
@@ -280,7 +280,7 @@ def _stop_worker_pool(code) -> None:
     pool = getattr(mod, "_executor", None) if mod is not None else None
     if pool is None:
         return
-    from analyser.run import stops
+    from analyser.run import stops  # (lazy: the run layer imports pandas; --help stays light)
     try:
         with stops.handled():
             pool.shutdown(wait=True)

@@ -5,6 +5,7 @@ type-checked as untrusted input, then the experiment played again by its command
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from pathlib import Path
 
@@ -40,10 +41,10 @@ def folder_kind(folder: Path, with_cells: bool = False) -> str | None:
 
 
 def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool = False,
-                      quiet: bool = False) -> int:
+                      quiet: bool = False, jobs: int | None = None) -> int:
     """``analyser resume FOLDER`` for a sweep, tournament or comparison: play only the games each
     cell lacks, then write the report as the uninterrupted command would (exit code as the
-    command's).  The folder is data: a title or strategy file its record names loads only as
+    command's), with ``jobs`` workers (None: the experiment's own ``--jobs``).  The folder is data: a title or strategy file its record names loads only as
     ``allowed`` says (:func:`analyser.run.trust.guard_folder_config`)."""
     allowed = allowed or Allowed()
     config = _record(folder, kind)
@@ -57,6 +58,10 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
     if holder is not None:
         raise InputError(store.in_use_message(folder, holder, who="process"))
     spec, options = _guarded_given(folder, kind, config, allowed)
+    if jobs is not None:  # (the results do not depend on it)
+        spec = dataclasses.replace(spec, jobs=jobs)
+        if kind == "compare":
+            options = dataclasses.replace(options, b=dataclasses.replace(options.b, jobs=jobs))
     if kind == "tune" and (Path(folder) / "tune.db").is_file():  # a study of an older format: one line
         tune_study.load(folder)
     for c in config["cells"]:  # a damaged part of a cell: named as report names it (its games are played again)

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import math
 import secrets
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from analyser.engine.registry import get_game, is_title_file, make_strategy
 from analyser.engine.runner import GameFailure, check_deal, game_seed, lineup, play_game, time_limit
 from analyser.io.states import load_state
 from analyser.run import Allowed, guard_folder_config, read_config_file
+from analyser.run.folders import KIND_NAMES, cell_folder_ok
 
 
 @supervised.command()
@@ -39,7 +41,8 @@ from analyser.run import Allowed, guard_folder_config, read_config_file
 @click.option("--state", "state_file", type=click.Path(path_type=Path), default=None,
               help="Continue from a saved state: a JSON file holding a state, or one line of a --json trace.")
 @click.option("--from", "from_dir", type=click.Path(path_type=Path), default=None, metavar="OUT",
-              help="Replay a game of an earlier run: its folder (with config.json). Needs --game-index; "
+              help="Replay a game of an earlier run: its folder (with config.json; of an experiment, one "
+                   "cell's folder). Needs --game-index; "
                    "the lineup, rules, game seed and --game-timeout are that game's.")
 @click.option("--game-index", type=int, default=None, help="With --from: which game of the run (game_index column).")
 @click.option("--game-timeout", type=float, default=GAME_TIMEOUT, show_default=True,
@@ -260,6 +263,29 @@ def _print_outcome(g, final, labels: list[str], seed: int, as_json: bool) -> Non
                 + (f", by the tie-break: {decided_by}" if decided_by else ""), bold=True)
 
 
+def _refuse_experiment(folder: Path, config) -> None:
+    """InputError when ``config`` (the config.json of ``folder``) is an experiment's record (any
+    ``kind``: a sweep, tournament, comparison, ladder or tune, or a report rebuilt from one): one
+    game index is played in each of its cells, so the line names the cells' run folders, each of
+    which ``--from`` accepts."""
+    kind = config.get("kind") if isinstance(config, dict) else None
+    if kind is None or kind == "run":
+        return
+    name = KIND_NAMES.get(kind, "experiment") if isinstance(kind, str) else "experiment"
+    cells = config.get("cells") if isinstance(config.get("cells"), list) else []
+    folders = [str(Path(folder) / c["folder"]) for c in cells
+               if isinstance(c, dict) and cell_folder_ok(c.get("folder"))
+               and (Path(folder) / c["folder"] / "config.json").is_file()]
+    if folders:
+        shown = ", ".join(shlex.quote(f) for f in folders[:3])
+        shown += f" ... ({len(folders)} in all)" if len(folders) > 3 else ""
+        raise InputError(f"--from {str(folder)!r} is a {name} folder, not a run's: one game index is played in "
+                         f"each of its cells, which are run folders ({shown}); give one of them as --from")
+    raise InputError(f"--from {str(folder)!r} is a {name} folder, not a run's: one game index is played in each "
+                     "of its cells; give a simulate run's folder, or replay one row with analyser play GAME -s ... "
+                     "--seed GAME_SEED (its game_seed column)")
+
+
 def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool = False):
     """(game id, strategy per seat, rule overrides, game seed, game time limit) of game ``index``
     of the run in ``folder``, from its config.json.  InputError when the folder, the title or the
@@ -270,12 +296,7 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
     if not (Path(folder) / "config.json").exists():
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
     config = read_config_file(Path(folder) / "config.json")
-    kind = config.get("kind") if isinstance(config, dict) else None
-    if kind in ("sweep", "tournament", "compare", "ladder"):  # game_index repeats over cells/tables/sides
-        raise InputError(f"--from {str(folder)!r} is a {kind} folder, where one game index is played in every "
-                         f"{'cell' if kind == 'sweep' else 'table' if kind == 'tournament' else 'level' if kind == 'ladder' else 'side'}; "
-                         f"give a simulate run's folder, or replay one row with analyser play GAME -s ... "
-                         f"--seed GAME_SEED (its game_seed column)")
+    _refuse_experiment(folder, config)
     need = {"game", "seed", "strategies", "players"}
     if not isinstance(config, dict) or not need <= set(config):
         raise InputError(f"--from {str(folder)!r}: config.json is not an analyser run's (it lacks "

@@ -19,9 +19,9 @@ from analyser.cli.common import (builtin_strategies, check_out_name, check_plott
                                  players_phrase, strip_specs)
 from analyser.cli.folders import folder_kind, resume_experiment
 from analyser.cli.reports import print_summary
-from analyser.engine.core import GAME_TIMEOUT, parse_key_values
+from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 from analyser.engine.registry import get_game, title_ref
-from analyser.engine.runner import lineup, lineup_block
+from analyser.engine.runner import lineup, lineup_block, resolve_jobs
 from analyser import run as runmod
 from analyser.experiments import stopping
 from analyser.experiments.base import PartCache
@@ -463,6 +463,21 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
     return result
 
 
+def _resumed_jobs(given: int | None, recorded: int | None) -> int | None:
+    """The worker count a resumed run plays with: ``--jobs`` when given, else the run's own; a
+    recorded count more than this machine takes (the run began on a larger one) becomes 0 (all
+    cores), said in one note.  The results do not depend on it."""
+    if given is not None:
+        return given
+    try:
+        resolve_jobs(recorded)
+    except InputError:
+        click.echo(f"analyser: note: the run was started with --jobs {recorded}, more than this machine takes; it "
+                   "continues on all cores (give --jobs N to choose)", err=True)
+        return 0
+    return recorded
+
+
 def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=None, logged=False) -> None:
     """One line: what failed, in which game, with its seed, and the command that replays it
     (``out``: where error.log holds the full traceback)."""
@@ -509,8 +524,11 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Continue on this Dask scheduler (tcp://HOST:8786). A scheduler the run's config.json names is "
                    "never contacted: without this option the run continues on this machine.")
+@click.option("-j", "--jobs", type=int, default=None,
+              help="Worker processes; 0 = all cores. Default: the --jobs the run (or experiment) was started with. "
+                   "Results do not depend on it.")
 @locks_kept()
-def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler):
+def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, scheduler, jobs):
     """Continue an interrupted or failed run or experiment in FOLDER (its --out).
 
     Plays only the games that have no finished part on disk, with the same seed, strategies,
@@ -532,17 +550,20 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
       analyser simulate GAME -s greedy --games 1000000 --out reports/big
       (Ctrl-C, a kill, a crash...)
       analyser resume reports/big
+      analyser resume reports/big --jobs 2
       analyser resume reports/mine --strategy my_bots.py
     """
     if not (no_report and quiet):  # the report, or the summary printed without it, imports matplotlib
         check_plotting()
     if scheduler is not None:
         runmod.check_scheduler_address(scheduler)
+    if jobs is not None:
+        resolve_jobs(jobs)  # a bad count: one line, before the folder is read
     allowed = runmod.Allowed(trust=trust, titles=(title_file,) if title_file else (), strategies=strategy_files,
                              scheduler=scheduler)
     kind = folder_kind(folder)
     if kind is not None:
-        return resume_experiment(folder, kind, allowed, no_report=no_report, quiet=quiet)
+        return resume_experiment(folder, kind, allowed, no_report=no_report, quiet=quiet, jobs=jobs)
     plan = runmod.resume_spec(folder, allowed)
     for note in plan.notes:  # what the folder asked for and this command does instead: always said
         click.echo(f"analyser: note: {note}", err=True)
@@ -553,6 +574,7 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
         click.echo("analyser: note: results.csv (written by the interrupted command) is rewritten with every game",
                    err=True)
     spec = plan.spec
+    spec.jobs = _resumed_jobs(jobs, spec.jobs)
     config = plan.config
     g, params, n_players, n_jobs, root = runmod.resolve(spec)
     rounds = undecided(config) or (isinstance(config.get("stopping"), dict)
@@ -576,5 +598,5 @@ def resume(folder, csv, no_report, quiet, title_file, strategy_files, trust, sch
     if rounds:
         result = _run_until(spec, width, n_players, quiet, folder, resume=True)
     else:
-        result = runmod.resume(folder, progress=False if quiet else None, command=command_line(), allowed=allowed)
+        result = runmod.run(spec, progress=False if quiet else None, command=command_line(), out=folder, resume=True)
     return _finish_run(result, spec, get_game(spec.game), n_players, folder, Finish(csv, no_report, quiet))

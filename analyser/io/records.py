@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import typing
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from analyser.engine.core import InputError
 
@@ -63,15 +63,39 @@ class RunFields(Record):
         None, description="a list of [first, last] game ranges")
 
 
+#: The most games one run plays (the bound ``simulate --games`` and a resumed record are held to).
+MAX_RUN_GAMES = 10_000_000
+
+
 class RunRecord(RunFields):
-    """A run's ``config.json`` beside its results, as a report reads it."""
+    """A run's ``config.json`` beside its results, as a report reads it and as a resume reads it:
+    the settings the run is played with are held to the bounds a run accepts, so a hand-edited
+    record is one line naming the same field for both."""
 
     game: str = Field(description="a title id")
     #: absent only from a record of an older version (refused by its reader); never null
     run_id: str = Field(None, min_length=1, max_length=200, description="text (the run's id)")
     seed: int = Field(ge=0, lt=2**64, description=SEED)
+    games_requested: int | None = _whole(f"a whole number of games from 1 to {MAX_RUN_GAMES:,}", ge=1,
+                                         le=MAX_RUN_GAMES)
+    title_source: str | None = Field(None, description="text (the title's file)")
     rules: dict | None = Field(None, description="an object (rule option: value)")
-    rule_overrides: dict | None = Field(None, description="an object (rule option: value)")
+    rule_overrides: dict | None = Field(None, description="an object (rule option: a text or a number)")
+    batch_size: int | None = _whole("a positive whole number (games per batch)", ge=1)
+    jobs_requested: int | None = _whole("a whole number of workers >= 0 (0: all cores)")
+    game_timeout: float | None = Field(None, ge=0, allow_inf_nan=False,
+                                       description="seconds > 0, or 0 for no limit")
+    backend: Literal["loky", "dask", "threading"] | None = Field(None, description="loky or dask")
+    engine_requested: Literal["auto", "python", "compiled"] | None = Field(
+        None, description="auto, python or compiled")
+
+    @field_validator("rule_overrides")
+    @classmethod
+    def _scalar_options(cls, value: dict | None) -> dict | None:
+        if value is not None and not all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                                         for v in value.values()):
+            raise ValueError("a rule option's value is not a text or a number")
+        return value
     versions: dict | None = Field(None, description="an object (package: version)")
     stopping: StopRecord | None = Field(None, description="an object (the --until-ci record)")
 
