@@ -296,6 +296,10 @@ class Game(ComponentHooks):
     #: Optional: ``stage(state) -> int``, the round (or half) a state is in; ``mcts:horizon=round``
     #: ends its rollouts when it changes.  None: the title is one stage.
     stage: ClassVar[Callable[..., int] | None] = None
+    #: Optional, with ``stage``: ``last_stage(params, n_players) -> int``, what ``stage()`` names
+    #: in a game's last stage (a rollout from there can only end with the game, so the search
+    #: stops checking ``stage()``).  None: the search checks at every step.
+    last_stage: ClassVar[Callable[..., int] | None] = None
     #: Optional: ``score_range(params, n_players) -> (low, high)``, the range a final score
     #: usually lies in, which ``mcts:reward=score`` scales rewards by.  None: no declared range.
     score_range: ClassVar[Callable[..., tuple[float, float]] | None] = None

@@ -148,6 +148,7 @@ class MCTS(Strategy):
         self._rollout_factory: Callable | None = None
         self._rollout_players: list | None = None
         self._range: tuple[float, float] | None = None
+        self._last_stage: int | None = None
 
     # -- binding to a title (called by the registry) -----------------------------------------
     @staticmethod
@@ -186,8 +187,10 @@ class MCTS(Strategy):
     def reset(self, seat, params, n_players):
         super().reset(seat, params, n_players)
         self._range = None
+        game = self._game
+        self._last_stage = None if game.last_stage is None else game.last_stage(params, n_players)
         if self.reward == "score":
-            lo, hi = self._game.score_range(params, n_players)
+            lo, hi = game.score_range(params, n_players)
             self._range = (lo, max(hi - lo, 1e-9))
         if self._rollout_factory is not None:
             self._rollout_players = []
@@ -219,6 +222,7 @@ class MCTS(Strategy):
         game = self._game
         stage = game.stage if self.horizon == "round" else None
         sample = sampler(game, view, stage is not None)
+        last_stage = self._last_stage
         # (turn() is current_player() and legal_actions(); the seat is needed only to expand)
         turn, apply, legal_actions, current_player = game.turn, game.apply, game.legal_actions, game.current_player
         c = self.c
@@ -237,7 +241,10 @@ class MCTS(Strategy):
             state = sample(rng)
             if stage is not None and root_stage is None:
                 root_stage = stage(state)
-                root_scores = game.scores(state)
+                if root_stage == last_stage:
+                    stage = None  # the last stage: a rollout ends with the game, as horizon=game
+                else:
+                    root_scores = game.scores(state)
             node = root
             path = []
             # selection and expansion

@@ -61,7 +61,11 @@ COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone
 
 
 class Card(NamedTuple):
-    """One card: ``colour`` index (0 = metal, 1 = fire, 2 = earth, 3 = wood, 4 = water) and value."""
+    """One card: ``colour`` index (0 = metal, 1 = fire, 2 = earth, 3 = wood, 4 = water) and value.
+
+    A state holds its cards as plain ``(colour, value)`` tuples (:func:`dealt_deck`), equal to
+    these: the rules read a card's fields at every step, and unpacking a named tuple costs some
+    twenty times a plain one's.  ``Card(*card)`` names a card (``fire 3``)."""
 
     colour: int
     value: int
@@ -168,6 +172,18 @@ def _seat_bonus(text: str, n_players: int) -> tuple[int, ...]:
 def full_deck(colours: int, values: str) -> tuple[Card, ...]:
     """The unshuffled deck, colour-major, ascending value (cached per composition)."""
     return tuple(Card(c, v) for c in range(colours) for v, n in parse_values(values) for _ in range(n))
+
+
+@lru_cache(maxsize=64)
+def dealt_deck(colours: int, values: str) -> tuple[tuple[int, int], ...]:
+    """:func:`full_deck` as a state holds it: plain ``(colour, value)`` tuples (see :class:`Card`)."""
+    return tuple(map(tuple, full_deck(colours, values)))
+
+
+@lru_cache(maxsize=64)
+def card_names(colours: int, values: str) -> dict[tuple[int, int], str]:
+    """Each card of the deck -> its name, ``fire 3`` (cached per composition)."""
+    return {card: str(card) for card in full_deck(colours, values)}
 
 
 def shuffled(cards, rng) -> list:
@@ -364,7 +380,7 @@ class Dao(Game):
         if not self.min_players <= n_players <= self.max_players:
             raise InputError(f"players={n_players} is not accepted for dao; choose {self.min_players}"
                              f" to {self.max_players}")
-        deck = shuffled(full_deck(params.colours, params.values), rng)
+        deck = shuffled(dealt_deck(params.colours, params.values), rng)
         reserve: list[Card] = []
         if params.halves(n_players):
             cut = len(deck) - len(deck) // 2
@@ -502,6 +518,10 @@ class Dao(Game):
         """The half being played (0, or 1 in the second half of the two-player variant)."""
         return s.half
 
+    def last_stage(self, params: DaoParams, n_players: int) -> int:
+        """The second half with the two-halves variant, else the one half."""
+        return 1 if params.halves(n_players) else 0
+
     def score_range(self, params: DaoParams, n_players: int) -> tuple[float, float]:
         """The range ``mcts:reward=score`` scales DAO scores by: a twelfth of the deck below zero
         to a colour's value sum above (per half played); the usual scores lie well inside."""
@@ -599,11 +619,12 @@ class Dao(Game):
                         "turns": s.turn, "score_trace": trace[seat]})
         return out
 
-    def components(self, s: DaoState) -> list[list[Card]]:
+    def components(self, s: DaoState) -> list[list[str]]:
         """Per seat, the cards it took (``piles``, both halves with ``two_player_halves``), one
         entry per card: the component id is the card's colour and value, e.g. ``fire 3``
-        (:class:`Card` prints so).  The seat's own list, not a copy: read it, never change it."""
-        return s.piles
+        (:class:`Card` prints so)."""
+        name = card_names(s.params.colours, s.params.values).__getitem__
+        return [list(map(name, pile)) for pile in s.piles]
 
     def component_catalog(self, params: DaoParams) -> dict[str, dict]:
         """Every colour and value of the deck under ``params`` (colour-major, values ascending),
