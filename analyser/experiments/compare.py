@@ -398,7 +398,7 @@ def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
     fig.suptitle("A - B with 95% intervals (red: p < 0.05)", fontsize=12, fontweight="bold", x=0.02, ha="left")
     names = ", ".join(groups)
     return [plots.save(fig, outdir / "compare.png",
-                       f"Every compared figure as A - B with its 95% interval"
+                       "Every compared figure as A - B with its 95% interval"
                        + (" paired by game" if cmp.paired else " (unpaired)") +
                        f", one panel per unit ({names}): rates in percentage points, mean scores in {score_unit}, "
                        f"game length in {length_unit}; red: p < 0.05.")]

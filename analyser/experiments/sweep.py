@@ -383,7 +383,7 @@ def _plot_heatmaps(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: 
     fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
     plt.close(fig)
     kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)
-    values = (f"; the numbers are the win rates in % (decimals as the intervals allow)" if labelled
+    values = ("; the numbers are the win rates in % (decimals as the intervals allow)" if labelled
               else "; too many cells to print their values: read them from the colour bar or cells.csv")
     return ("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
                                  f"and {yc}{more}{values}; the red box is the best cell, dashed boxes the "

@@ -464,7 +464,6 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
                 verifying = None
                 res.config["verifying_error"] = f"{type(e).__name__}: {e}"[:300]
         cols = [d.column for d in res.space.dims]
-        tcols = [c for tg in res.targets for c in (tg.name, tg.name + ".low", tg.name + ".high")]
         t = res.trials
         shown = t[t["trial"].isin(res.best)] if res.best else t.head(0)
         searched = t[t["state"] == "complete"] if len(t) else t

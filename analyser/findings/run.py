@@ -115,7 +115,7 @@ def ahead_of_all(topic: str, rows: list[tuple[str, float, float, float]], *, wha
     other's value; none found otherwise.  ``gloss``: what the figure is, said once.  The words
     are ``sentences/run.j2`` (``ahead``) reading the record."""
     rows = sorted(rows, key=lambda r: -r[1])
-    (name, v, lo, hi), rest = rows[0], rows[1:]
+    lo, rest = rows[0][2], rows[1:]
     strength = ("clear" if lo > max(r[3] for r in rest) else "possible" if lo > max(r[1] for r in rest)
                 else "none found")
     r = {"first": rows[0], "second": rest[0], "others": len(rest), "what": what, "unit": unit, "subject": subject,
@@ -253,7 +253,6 @@ def runaway_leader(ctx: RunContext) -> list:
         return [LeftOut(topic, "no game has a single winner")]
     share = early / n
     lo, hi = analysis.wilson(share, n)
-    unit = outcome.scoring.trace_unit
     strength = ("clear" if lo > RUNAWAY_SHARE else "possible") if share > RUNAWAY_SHARE else "none found"
     r = {"share": share, "lo": lo, "hi": hi, "n": int(n), "unit": outcome.scoring.trace_unit, "at": RUNAWAY_AT,
          "most": RUNAWAY_SHARE, "strength": strength, "best": None}
