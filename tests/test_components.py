@@ -309,13 +309,13 @@ def test_findings_shape_and_none_found():
     res, comp = synthetic(games=80)
     comp = comp[comp.component != "c0"]  # the component tied to winning removed
     est = cm.estimate(sums_of(res, comp))
-    items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=80)
+    items = component_findings.findings(est, component_findings.Rerun("dao", ["a", "b"], 80))
     assert len(items) == 1 and items[0]["strength"] in ("none found", "possible")
     for f in items:
         assert set(f) >= {"topic", "sentence", "strength", "evidence", "threshold", "next"}
         assert set(f["evidence"]) == {"figure", "interval"}
-    clear = component_findings.findings(cm.estimate(sums_of(*synthetic())), game="dao", strategies=["a", "b"], games=240,
-                        catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
+    clear = component_findings.findings(cm.estimate(sums_of(*synthetic())), component_findings.Rerun("dao", ["a", "b"], 240),
+                                        catalog={"c0": {"option": "values", "fix": "values=0x1,1x4"}})
     assert clear[0]["strength"] == "possible" and clear[0]["component"] == "c0"
     assert shlex.split(clear[0]["next"]) == ["analyser", "compare", "dao", "-s", "a", "-s", "b", "--b",
                                              "values=0x1,1x4", "--games", "1000"]
@@ -383,13 +383,13 @@ def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_con
     comp = pd.concat([comp, pd.DataFrame(extra, columns=comp.columns)], ignore_index=True)
     est = cm.estimate(sums_of(res, comp))
     assert int(est["clear"].sum()) > component_findings.FINDINGS_MAX
-    items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400)
+    items = component_findings.findings(est, component_findings.Rerun("dao", ["a", "b"], 400))
     assert len(items) == component_findings.FINDINGS_MAX and {f["strength"] for f in items} == {"possible"}
     assert [f["component"] for f in items] == list(est["component"][:3])
     first, second = items[0]["component"], items[1]["component"]
     conf = {first: {"confirmed": True, "figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp", "command": "X"},
             second: {"confirmed": False, "figure": "-1.0 pp", "interval": "-4.0 to +2.0 pp", "command": "Y"}}
-    items = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)
+    items = component_findings.findings(est, component_findings.Rerun("dao", ["a", "b"], 400), confirmations=conf)
     assert items[0]["strength"] == "clear" and items[0]["sentence"].startswith(f"Confirmed: {first}")
     assert numbers(items[0]["evidence"]["figure"]) == [-12.0] and items[0]["next"] == "X"
     assert numbers(items[0]["evidence"]["interval"]) == [-15.0, -9.0]
@@ -738,9 +738,9 @@ def test_a_confirmation_follows_the_tested_effect_and_needs_a_change_of_a_point_
 def test_a_listed_component_the_title_cannot_replace_says_no_intervention_was_played():
     res, comp = synthetic(games=400)
     est = cm.estimate(sums_of(res, comp))
-    first = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400)[0]["component"]
+    first = component_findings.findings(est, component_findings.Rerun("dao", ["a", "b"], 400))[0]["component"]
     conf = {first: {"tested": False, "confirmed": False, "why": "the title offers no replacement for it"}}
-    item = component_findings.findings(est, game="dao", strategies=["a", "b"], games=400, confirmations=conf)[0]
+    item = component_findings.findings(est, component_findings.Rerun("dao", ["a", "b"], 400), confirmations=conf)[0]
     assert item["strength"] == "possible"
     assert item["sentence"].endswith(conf[first]["why"] + ".")  # the reason, as the confirmation gave it
     assert "1 pp" in item["threshold"]
@@ -750,7 +750,7 @@ def test_the_fresh_seed_command_plays_new_games_not_the_runs_own():
     """A new user's fault: Wizard's "confirm with a fresh seed" named --seed 2, the run's own seed
     (so its first games were the very games being checked).  The command names no seed: the run
     draws a fresh one and records it."""
-    cmd = component_findings.next_command("W", {}, game="wizard", strategies=["random"], games=400, players=3)
+    cmd = component_findings.next_command("W", {}, component_findings.Rerun("wizard", ["random"], 400, 3))
     assert "--seed" not in cmd  # the run draws a fresh one
     assert shlex.split(cmd.split(": ")[-1]) == ["analyser", "simulate", "wizard", "-s", "random", "-p", "3", "--games",
                                                 "4000"]
@@ -773,14 +773,15 @@ def test_a_data_file_component_without_a_typical_peer_says_so_in_its_next_comman
     from analyser.experiments import confirm as cc
 
     info = {"option": "components", "file": "/x/deck.csv", "line": 12}
-    cmd = component_findings.next_command("R01", info, game="dragon-lairds", strategies=["income"], games=800,
-                                          players=4, rules={"components": "/x/deck.csv"}, replacement=(), seed=7)
+    cmd = component_findings.next_command(
+        "R01", info, component_findings.Rerun("dragon-lairds", ["income"], 800, 4, {"components": "/x/deck.csv"}, 7),
+        replacement=())
     assert "typical peer" in cmd.split("; ")[0] and " line 12 " in cmd  # why, then how to test a change
     assert cmd.split("copy ")[1].split()[:3] == ["/x/deck.csv", "to", "fixed.csv,"]
     assert cmd.split()[-8:] == ["--a", "components=/x/deck.csv", "--b", "components=fixed.csv", "--games", "800",
                                 "--seed", "7"]
-    plain = component_findings.next_command("R01", info, game="dragon-lairds", strategies=["income"], games=800,
-                                            players=4, rules={"components": "/x/deck.csv"})
+    plain = component_findings.next_command(
+        "R01", info, component_findings.Rerun("dragon-lairds", ["income"], 800, 4, {"components": "/x/deck.csv"}))
     assert plain.startswith("copy /x/deck.csv") and plain.endswith("--games 1000")  # no seed recorded: its own
     assert "typical effect" in cc.NO_REPLACEMENT
 

@@ -498,10 +498,10 @@ def test_a_compensation_says_it_is_read_from_the_scores_and_how_to_replay_it():
                          "tie_share": [0.5, 0.5]})
     table = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4]})
     balance = {"best": 0, "worst": 1, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
-    (f,) = seats.seat_findings(table, balance, comp, kind="race", next_command="analyser sweep pig ...")
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(kind="race", next_command="analyser sweep pig ..."))
     assert f["compensation"][1]["handicap"] == 16.0 and "+16 points" in f["sentence"]
     assert f["next"].split()[:3] == ["analyser", "sweep", "pig"] and "--confirm-seats" in f["sentence"]
-    (f,) = seats.seat_findings(table, balance, comp, kind="race")
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(kind="race"))
     assert not f["next"] and "+16 points" in f["sentence"] and "--confirm-seats" not in f["sentence"]
 
 

@@ -246,12 +246,12 @@ def test_seat_finding_names_the_sweep_that_tests_a_start_bonus():
                                     "seat_bonus=0/0,0/2,0/4,0/6,0/8"]  # half to twice the handicap
     table = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4]})
     balance = {"best": 0, "worst": 1, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
-    (f,) = seats.seat_findings(table, balance, comp, next_command=command)
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(next_command=command))
     assert f["strength"] == "clear" and f["next"] == command
     assert f["compensation"][1] == {"handicap": 4.0, "low": 2.0, "high": 6.0} and "+4 points" in f["sentence"]
     assert numbers(f["evidence"]["figure"]) == [0, 1, 20.0]  # seat 0 minus seat 1, in pp of win rate
     assert numbers(f["evidence"]["interval"]) == [12.0, 28.0, 1e-06]
-    weak = seats.seat_findings(table, {**balance, "p": 0.3, "gap_low": -2.0}, comp, next_command=command)[0]
+    weak = seats.seat_findings(table, {**balance, "p": 0.3, "gap_low": -2.0}, comp, seats.SeatContext(next_command=command))[0]
     assert weak["strength"] == "none found" and weak["next"] == "" and "compensation" not in weak
     # no start-bonus option (Tsuro of the Seas): no command
     assert seats.sweep_command(get_game("tsuro-seas"), ["survivor"], 2, {}, 100, comp) == ""

@@ -138,7 +138,7 @@ def test_without_confirm_seats_the_finding_says_read_from_the_scores_and_how_to_
                          "tie_share": [0.5, 0.5]})
     table = pd.DataFrame({"seat": [0, 1], "win_rate": [0.6, 0.4]})
     balance = {"best": 0, "worst": 1, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
-    (f,) = seats.seat_findings(table, balance, comp, kind="race", next_command="analyser sweep pig ...")
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(kind="race", next_command="analyser sweep pig ..."))
     assert ("read from the recorded scores, not replayed: check it with the sweep below, which plays the games with "
             "half, once, 1.5 times and twice this head start, or run again with --confirm-seats.") in f["sentence"]
     assert "--confirm-seats" in f["sentence"] and "compensation_check" not in f
@@ -150,14 +150,14 @@ def test_without_confirm_seats_the_finding_says_read_from_the_scores_and_how_to_
                      {"value": "0/32", "t": 32, "win": 0.52, "low": 0.505, "high": 0.535}],
            "closest": {"value": "0/32", "t": 32, "win": 0.52, "low": 0.505, "high": 0.535}, "evens": None,
            "command": "analyser x"}
-    (f,) = seats.seat_findings(table, balance, comp, kind="race", next_command="analyser sweep pig ...", replay=rep)
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(kind="race", next_command="analyser sweep pig ...", replay=rep))
     assert ("with start_bonus=0/16 seat 0, the first to play, wins 56.0% (95% CI 53.0-59.0%) against a fair share "
             "of 50.0%: not clear, the compensation under-shoots (seat 0 now wins more than its share)") in f["sentence"]
     assert "of the 2 values replayed and the run as played, start_bonus=0/32 comes closest: seat 0 wins 52.0% " \
            "(95% CI 50.5-53.5%)" in f["sentence"]
     assert f["compensation_check"] == "not clear" and f["next"] == "analyser x"
     clear = {**rep, "win": 0.505, "low": 0.475, "high": 0.535, "clear": True, "direction": "", "closest": None}
-    (f,) = seats.seat_findings(table, balance, comp, kind="race", replay=clear)
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(kind="race", replay=clear))
     assert f["sentence"].endswith("against a fair share of 50.0%: clear, the interval holds the fair share.")
     assert f["compensation_check"] == "clear" and f["strength"] == "clear"
 
@@ -178,7 +178,7 @@ def test_a_start_bonus_in_another_unit_is_not_offered_as_the_score_compensation(
     balance = {"best": 0, "worst": 2, "p": 1e-6, "gap": 20.0, "gap_low": 12.0, "gap_high": 28.0}
     cmd = seats.sweep_command(game, ["income"], 3, {}, 1000, comp)
     assert cmd.endswith("--rule seat_geld=0/0/0,0/1/1,0/2/2,0/4/4,0/8/8")
-    (f,) = seats.seat_findings(table, balance, comp, unit="royals", next_command=cmd, bonus=("seat_geld", "geld"))
+    (f,) = seats.seat_findings(table, balance, comp, seats.SeatContext(unit="royals", next_command=cmd, bonus=("seat_geld", "geld")))
     assert ("the title's start bonus (seat_geld) counts geld, not royals, so this amount cannot be given as it is: "
             "the sweep below plays start bonuses of 1, 2, 4 and 8 geld for each seat behind, all at once, to see how "
             "far geld moves the gap.") in f["sentence"]
@@ -186,7 +186,7 @@ def test_a_start_bonus_in_another_unit_is_not_offered_as_the_score_compensation(
     assert "check it with the sweep below, which plays the games with it" not in f["sentence"]
     assert f["next"] == cmd
     # the same figures where the bonus counts the score: the sweep plays the amounts themselves, together
-    (g,) = seats.seat_findings(table, balance, comp, unit="points", next_command=cmd, bonus=("seat_bonus", "points"))
+    (g,) = seats.seat_findings(table, balance, comp, seats.SeatContext(unit="points", next_command=cmd, bonus=("seat_bonus", "points")))
     assert ("check them with the sweep below, which gives the seats behind these handicaps together, at half, once, "
             "1.5 times, twice and 3 times these amounts") in g["sentence"]
 
@@ -239,8 +239,8 @@ def test_a_sweep_in_another_unit_doubles_to_the_planted_lead_and_says_it_shows_h
                    "--rule seat_geld=8/0,8/1,8/2,8/4,8/8")
     plan = seats.sweep_plan(game, 2, rules, comp)
     assert plan["amounts"] == (1, 2, 4, 8) and plan["base"] == (8, 0) and not plan["same_unit"]
-    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], BALANCE, comp, unit="royals", next_command=cmd,
-                               bonus=("seat_geld", "geld"), sweep=plan)
+    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], BALANCE, comp, seats.SeatContext(unit="royals", next_command=cmd,
+                               bonus=("seat_geld", "geld"), sweep=plan))
     assert f["sentence"].endswith(
         "A handicap of +45 royals (95% CI +45 to +45; win rate 50.0% there) for seat 1 would bring it closest to the "
         "fair share, assuming play would not change - read from the recorded scores, not replayed; the title's "
@@ -251,8 +251,8 @@ def test_a_sweep_in_another_unit_doubles_to_the_planted_lead_and_says_it_shows_h
     rules = {"seat_geld": "20/0"}
     cmd = seats.sweep_command(game, ["income"], 2, rules, 2000, comp)
     assert cmd.endswith("--rule seat_geld=20/0,20/1,20/2,20/4,20/8,20/16,20/32")
-    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], BALANCE, comp, unit="royals", next_command=cmd,
-                               bonus=("seat_geld", "geld"), sweep=seats.sweep_plan(game, 2, rules, comp))
+    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], BALANCE, comp, seats.SeatContext(unit="royals", next_command=cmd,
+                               bonus=("seat_geld", "geld"), sweep=seats.sweep_plan(game, 2, rules, comp)))
     assert "plays start bonuses of 1, 2, 4, 8, 16 and 32 geld for the seat behind" in f["sentence"]
 
 
@@ -268,8 +268,8 @@ def test_a_sweep_in_the_score_unit_reaches_twice_the_estimate_and_three_times_wi
                    "--rule seat_bonus=4/0/0/0,4/1/1/1,4/2/2/2,4/3/3/3,4/4/4/4,4/6/6/6")
     plan = seats.sweep_plan(dao, 4, rules, comp)
     balance = {**BALANCE, "worst": 2}
-    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], balance, comp, next_command=cmd,
-                               bonus=("seat_bonus", "points"), sweep=plan)
+    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], balance, comp, seats.SeatContext(next_command=cmd,
+                               bonus=("seat_bonus", "points"), sweep=plan))
     assert ("seat 3 +2 points (95% CI +2 to +2; win rate 25.0% there), assuming play would not change - read from the "
             "recorded scores, not replayed: check them with the sweep below, which gives the seats behind these "
             "handicaps together, at half, once, 1.5 times, twice and 3 times these amounts (read one at a time, they "
@@ -279,8 +279,8 @@ def test_a_sweep_in_the_score_unit_reaches_twice_the_estimate_and_three_times_wi
     cmd = seats.sweep_command(dao, ["greedy"], 2, {"seat_bonus": "4/0"}, 2000, two)
     assert cmd.endswith("--rule seat_bonus=4/0,4/2,4/4,4/6,4/8")
     plan = seats.sweep_plan(dao, 2, {"seat_bonus": "4/0"}, two)
-    (g,) = seats.seat_findings(two[["seat", "win_rate"]], BALANCE, two, next_command=cmd,
-                               bonus=("seat_bonus", "points"), sweep=plan)
+    (g,) = seats.seat_findings(two[["seat", "win_rate"]], BALANCE, two, seats.SeatContext(next_command=cmd,
+                               bonus=("seat_bonus", "points"), sweep=plan))
     assert ("not replayed: check it with the sweep below, which plays the games with half, once, 1.5 times and twice "
             "this handicap, or run again with --confirm-seats.") in g["sentence"]
 
@@ -308,8 +308,8 @@ def _dao_record(**over):
 
 def _dao_finding(rec):
     comp = _comp([0.588, 0.143, 0.128, 0.141], [-4.0, 2.0, 2.0, 2.0])
-    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], {**BALANCE, "worst": 2}, comp, next_command="x",
-                               replay=rec, bonus=("seat_bonus", "points"))
+    (f,) = seats.seat_findings(comp[["seat", "win_rate"]], {**BALANCE, "worst": 2}, comp, seats.SeatContext(next_command="x",
+                               replay=rec, bonus=("seat_bonus", "points")))
     return f
 
 

@@ -1088,3 +1088,27 @@ def test_a_saved_state_out_of_turn_is_refused_in_one_line(tmp_path, phase, field
     with pytest.raises(InputError) as e:
         load_state(GAME, path)
     assert "\n" not in str(e.value) and str(e.value).startswith("--state")
+
+
+def _suited_turn(data):
+    """Seed 3's first round-2 bid turns a suited card (the state the cases below edit)."""
+    card = data["pub"]["trump_card"]
+    assert card is not None and card[0] in "BGRY" and data["pub"]["trump"] is not None
+    return data
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d["pub"].update(phase="bid"),  # every bid made, yet still bidding: a bid loop
+    lambda d: d["pub"].update(trump=None),  # a suited card turned, yet no trump
+])
+def test_a_saved_state_whose_phase_or_trump_no_deal_reaches_is_refused(tmp_path, edit):
+    from analyser.io.states import load_state
+    data = _suited_turn(_saved_state("play"))
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(data))
+    load_state(GAME, path)  # the untouched state loads
+    edit(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as e:
+        load_state(GAME, path)
+    assert "\n" not in str(e.value) and str(e.value).startswith("--state")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import math
 import secrets
 import shlex
 import sys
@@ -19,6 +18,7 @@ import click
 from analyser.cli import supervised
 from analyser.cli.common import builtin_strategies, check_game_seed, one_line_error, players_phrase, strip_specs
 from analyser.engine.core import GAME_TIMEOUT, InputError, StrategyError, parse_key_values
+from analyser.engine.params import GAME_TIMEOUT_RANGE, MAX_GAME_TIMEOUT
 from analyser.engine.registry import get_game, is_title_file, make_strategy
 from analyser.engine.runner import GameFailure, check_deal, game_seed, lineup, play_game, time_limit
 from analyser.io.states import load_state
@@ -120,8 +120,8 @@ class _Chosen:
 def _game_to_play(asked: PlayOptions) -> _Chosen:
     """The game ``asked`` names: a game of an earlier run (``--from``), or a title with a lineup,
     rules and perhaps a saved state.  InputError when the options do not fit together."""
-    if not (asked.game_timeout >= 0 and math.isfinite(asked.game_timeout)):
-        raise InputError(f"--game-timeout {asked.game_timeout} is not accepted; give seconds > 0, or 0 for no limit")
+    if not 0 <= asked.game_timeout <= MAX_GAME_TIMEOUT:  # (NaN fails both)
+        raise InputError(f"--game-timeout {asked.game_timeout:g} is not accepted; {GAME_TIMEOUT_RANGE}")
     if asked.from_dir is not None:
         return _game_of_run(asked)
     return _game_of_title(asked)

@@ -424,7 +424,7 @@ def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume:
         first = "result" not in last
         record = last.get("record") or stopping.Stop(width, "", 0, 0, max_games=spec.games)
         r = runmod.run(dataclasses.replace(spec, games=b, first_game=0), progress=False if quiet else None,
-                       command=command_line(), out=out, resume=resume or not first,
+                       command=command_line(), out=out, resume="round" if not first else resume,
                        record={"stopping": record.as_dict()})
         last["result"] = r
         return r.error is None and not r.interrupted and not r.stop_requested
@@ -504,7 +504,8 @@ def _report_failure(error, spec, game_id: str, n_done: int, players: int, out=No
             trust = " --trust" if named["title"] or named["strategy"] else ""  # the run's own files
             replay += f" (or: analyser play --from {shlex.quote(str(out))} --game-index {index}{trust})."
     log = f" Full traceback: {out / 'error.log'} (or --debug)." if logged else ""
-    click.echo(f"analyser: error: {error}{where}. The {n_done} finished games were written.{replay}{log}", err=True)
+    done = f"The {n_done:,} finished games were" if n_done != 1 else "The 1 finished game was"
+    click.echo(f"analyser: error: {error}{where}. {done} written.{replay}{log}", err=True)
 
 
 @supervised.command()

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -111,8 +112,9 @@ def lineups(a: int, b: int, n: int, m: int) -> np.ndarray:
     return (base[:, None] + orders[block - first][np.arange(b - a)[:, None], where]) % m
 
 
-class Collector:
-    """A batch's output, slice by slice.  ``names``: the result's columns in order
+@dataclass(frozen=True)
+class OutputLayout:
+    """What a title's kernel fills for a batch.  ``names``: the result's columns in order
     (``ROW_FIELDS`` and the title's metrics); ``ints`` / ``floats``: the names of the per (game,
     seat) columns the kernel fills in ``Out.ints`` / ``Out.floats``, in their order there (int64
     and float64 columns); ``trace``: the name of the score trace column (None: none), of at most
@@ -120,11 +122,25 @@ class Collector:
     text), of which a game records at most ``per_game``; ``extra``: the shape of ``Out.extra[g]``
     (``(0,)``: none)."""
 
-    def __init__(self, start: int, n: int, names, ints, floats, trace: str | None, rounds: int, labels, per_game: int,
-                 extra: tuple = (0,)):
-        self.start, self.n, self.names = start, n, list(names)
-        self.int_names, self.float_names, self.trace_name = list(ints), list(floats), trace
-        self.rounds, self.labels, self.per_game = rounds, list(labels), per_game
+    names: Sequence[str]
+    ints: Sequence[str]
+    floats: Sequence[str]
+    trace: str | None
+    rounds: int
+    labels: Sequence[str]
+    per_game: int
+    extra: tuple = (0,)
+
+
+class Collector:
+    """A batch's output, slice by slice: games from ``start`` at ``n`` seats, laid out as
+    ``layout`` says (:class:`OutputLayout`)."""
+
+    def __init__(self, start: int, n: int, layout: OutputLayout):
+        self.start, self.n, self.names = start, n, list(layout.names)
+        self.int_names, self.float_names, self.trace_name = list(layout.ints), list(layout.floats), layout.trace
+        self.rounds, self.labels, self.per_game = layout.rounds, list(layout.labels), layout.per_game
+        extra = layout.extra
         self.parts: list[dict] = []
         self.comp_parts: list[tuple] = []
         self.present = np.zeros(len(self.labels), dtype=bool)

@@ -18,6 +18,13 @@ from analyser.engine.errors import InputError, did_you_mean
 #: (``--game-timeout`` of simulate, the experiments and play).
 GAME_TIMEOUT = 60.0
 
+#: The largest ``--game-timeout`` accepted, in seconds (about 11.6 days; the operating system's
+#: timers take no more than this reliably).
+MAX_GAME_TIMEOUT = 1_000_000.0
+
+#: What ``--game-timeout`` accepts, said in its error line.
+GAME_TIMEOUT_RANGE = f"give seconds from 0 (no limit) to {MAX_GAME_TIMEOUT:,.0f}"
+
 #: Largest magnitude any numeric rule option may take (keeps results in 64-bit columns).
 MAX_NUMBER = 10**9
 

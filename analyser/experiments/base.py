@@ -66,6 +66,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -586,6 +587,7 @@ class PartCache:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         self.parts: dict[str, tuple[tuple[int, int], object]] = {}
+        self._checked = False
 
     def add(self, start: int, stop: int, table) -> None:
         """The part of games ``start`` to ``stop - 1`` as just written (``table``), kept so that it
@@ -593,9 +595,12 @@ class PartCache:
         self.parts[store.part_name(start)] = ((start, stop), table)
 
     def frame(self, below: int | None = None) -> pd.DataFrame:
-        """Games ``0`` to ``below - 1`` (all when None) as one frame in game order."""
+        """Games ``0`` to ``below - 1`` (all when None) as one frame in game order.  InputError
+        (one line) for parts on disk that disagree with the cell's record (:meth:`check`)."""
         import pyarrow.parquet as pq
 
+        if not self._checked:
+            self.check()
         for p in store.part_files(self.folder / store.RESULTS):
             if p.name not in self.parts:
                 rng = store.part_range(p)
@@ -606,6 +611,28 @@ class PartCache:
         if below is not None and len(df) and any(rng[1] > below for rng, _ in chosen):
             df = df[df["game_index"] < below].reset_index(drop=True)
         return df
+
+    def check(self) -> None:
+        """Before the parts on disk are first read: none renamed or copied by hand, and, for a
+        cell whose record says it is complete, the games on disk are those it records as done (a
+        part moved away or added would change the numbers silently).  InputError, one line."""
+        self._checked = True
+        results = self.folder / store.RESULTS
+        store.check_part_names(results)
+        path = self.folder / "config.json"
+        config = read_config_file(path) if path.is_file() else None
+        done = config.get("games_done") if isinstance(config, dict) and config.get("status") == "complete" else None
+        if not (isinstance(done, list) and all(isinstance(r, list) and len(r) == 2 for r in done)):
+            return
+        ranges = [store.part_range(p) for p in store.part_files(results)]
+        disk = store.merge_ranges(r for r in ranges if r is not None)
+        recorded = store.merge_ranges((int(a), int(b)) for a, b in done)
+        if disk != recorded or sum(b - a for a, b in disk) != sum(b - a for r in ranges if r for a, b in [r]):
+            shown = ", ".join(f"{a}-{b - 1}" for a, b in disk[:4]) or "none"
+            raise InputError(f"{str(results)!r} holds games {shown}, but its config.json records "
+                             f"{sum(b - a for a, b in recorded):,} games as done: a part is missing, doubled or "
+                             f"was added by hand; restore the cell's parts, or play its games again with: "
+                             f"analyser resume {shlex.quote(str(self.folder))}")
 
 
 def _number(value) -> float:

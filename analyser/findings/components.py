@@ -5,6 +5,8 @@ the command that tests a fix), and their terminal lines."""
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
+from typing import Sequence
 
 import pandas as pd
 
@@ -21,10 +23,22 @@ def _command(words) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
-def next_command(cid: str, info: dict, *, game: str, strategies, games: int, players: int | None = None,
-                 rules: dict | None = None, replacement: tuple[str, str, str] | None = None,
-                 seed: int | str | None = None) -> str:
-    """The command that tests a fix of component ``cid``: with ``replacement`` (``(option, path,
+@dataclass(frozen=True)
+class Rerun:
+    """The run a component finding's next command plays again: its title (id or file), its
+    strategy specs, its game count, its seats (None: the title's usual count), the rule options
+    that differ from the defaults, and its recorded root seed (None: not one run's)."""
+
+    game: str
+    strategies: Sequence[str]
+    games: int
+    players: int | None = None
+    rules: dict | None = None
+    seed: int | str | None = None
+
+
+def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, str] | None = None) -> str:
+    """The command that tests a fix of component ``cid`` in ``run``: with ``replacement`` (``(option, path,
     what)``: the changed data file the report wrote into its folder), a ``compare`` of the rules
     as run against that file; with a data file the title cannot change itself (``replacement``
     ``()``: it was asked and has no typical peer for it, which is said), how to make a copy
@@ -33,7 +47,8 @@ def next_command(cid: str, info: dict, *, game: str, strategies, games: int, pla
     with a fresh seed and four times the games, to confirm the effect.  A ``compare`` plays the
     run's own games (its ``seed`` and game count), so side A repeats the run and the two sides are
     paired; without a recorded seed, at least 1,000 games on a seed of its own."""
-    rules = {k: v for k, v in (rules or {}).items() if v not in (None, "")}
+    game, strategies, games, players, seed = run.game, run.strategies, run.games, run.players, run.seed
+    rules = {k: v for k, v in (run.rules or {}).items() if v not in (None, "")}
     base = ["analyser", "compare", game]
     for s in strategies:
         base += ["-s", s]
@@ -85,11 +100,9 @@ ASSOCIATION_LINE = ("An association shows which components go with winning, not 
                     "intervention (the same games with the component replaced) can confirm a cause.")
 
 
-def findings(est, *, game: str, catalog: dict | None = None, strategies=(), games: int = 0,
-             players: int | None = None, rules: dict | None = None,
-             confirmations: dict | None = None, replacements: dict | None = None,
-             seed: int | str | None = None) -> list[dict]:
-    """The component findings of one variant, in the shape of :func:`analyser.stats.metagame.findings`:
+def findings(est, run: Rerun, *, catalog: dict | None = None, confirmations: dict | None = None,
+             replacements: dict | None = None) -> list[dict]:
+    """The component findings of one variant (played as ``run``), in the shape of :func:`analyser.stats.metagame.findings`:
     dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
     "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
     ``next`` (the command that tests a fix, :func:`next_command`; ``replacements``: component id
@@ -110,13 +123,11 @@ def findings(est, *, game: str, catalog: dict | None = None, strategies=(), game
     acts = est.attrs.get("wording") or {}  # measured where it acts (rate_estimate), not per seat-game
     scored = est[est["p"].notna()]
     threshold = phrase("components.j2", "threshold", len(scored), Q, CONFIRM_MIN_PP)
-    ctx = {"game": game, "strategies": list(strategies), "games": games, "players": players, "rules": rules,
-           "seed": seed}
     listed = scored[scored["clear"]]
     out = []
     for r in listed.head(FINDINGS_MAX).itertuples():
         rec = component_record(r, catalog, acts)
-        nxt = next_command(r.component, catalog.get(r.component, {}), **ctx,
+        nxt = next_command(r.component, catalog.get(r.component, {}), run,
                            replacement=(replacements or {}).get(str(r.component)))
         out.append(_listed(rec, confirmations.get(str(r.component)), threshold, nxt))
     if len(listed):

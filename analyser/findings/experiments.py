@@ -124,8 +124,9 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
             return []
         if len(seats) < 2:
             return [LeftOut("seat advantage", "the game has one seat")]
-        return seatmod.seat_findings(seats, balance, None, reason="a tournament's tables mix strategies; "
-                                     "analyser simulate of one lineup estimates it")
+        said = seatmod.SeatContext(reason="a tournament's tables mix strategies; analyser simulate of one lineup "
+                                   "estimates it")
+        return seatmod.seat_findings(seats, balance, None, said)
 
     rated, meta = top(), [Finding.of(f) for f in meta_findings]
     rated, meta = _one_dominant(rated, meta, ranking, t.meta)

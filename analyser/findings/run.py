@@ -80,12 +80,12 @@ def seat_advantage(ctx: RunContext) -> list:
     plan = seatmod.sweep_plan(ctx.game, ctx.players, ctx.rules, part.compensation) if cmd else None
     recorded = ctx.config.get("seat_confirmations") or {}
     replay = recorded.get(str(ctx.runs[0])) if len(ctx.runs) == 1 and isinstance(recorded, dict) else None
-    return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, unit=ctx.outcome.scoring.score_unit,
-                                 kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
-                                 replay=replay if isinstance(replay, dict) else None,
-                                 bonus=(ctx.game.scoring.seat_bonus_rule,
-                                        ctx.game.scoring.seat_bonus_unit or ctx.outcome.scoring.score_unit),
-                                 sweep=plan)
+    unit = ctx.outcome.scoring.score_unit
+    said = seatmod.SeatContext(unit=unit, kind=ctx.outcome.kind, reason=part.compensation_note, next_command=cmd,
+                               replay=replay if isinstance(replay, dict) else None,
+                               bonus=(ctx.game.scoring.seat_bonus_rule, ctx.game.scoring.seat_bonus_unit or unit),
+                               sweep=plan)
+    return seatmod.seat_findings(part.seats, part.run["seats"], part.compensation, said)
 
 
 def _compared(ctx: RunContext):

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from analyser.engine.core import InputError
+from analyser.engine.params import MAX_GAME_TIMEOUT
 
 
 class Record(BaseModel):
@@ -83,8 +84,8 @@ class RunRecord(RunFields):
     rule_overrides: dict | None = Field(None, description="an object (rule option: a text or a number)")
     batch_size: int | None = _whole("a positive whole number (games per batch)", ge=1)
     jobs_requested: int | None = _whole("a whole number of workers >= 0 (0: all cores)")
-    game_timeout: float | None = Field(None, ge=0, allow_inf_nan=False,
-                                       description="seconds > 0, or 0 for no limit")
+    game_timeout: float | None = Field(None, ge=0, le=MAX_GAME_TIMEOUT, allow_inf_nan=False,
+                                       description=f"seconds from 0 (no limit) to {MAX_GAME_TIMEOUT:,.0f}")
     backend: Literal["loky", "dask", "threading"] | None = Field(None, description="loky or dask")
     engine_requested: Literal["auto", "python", "compiled"] | None = Field(
         None, description="auto, python or compiled")

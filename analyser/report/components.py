@@ -125,12 +125,12 @@ def component_part(game, r, part, config: dict | None = None, folder: Path | Non
     runs = [str(x) for x in getattr(r, "runs", [])]
     confirmations = recorded.get(runs[0]) if len(runs) == 1 and isinstance(recorded, dict) else None
     part.component_confirmations = confirmations if isinstance(confirmations, dict) else None
+    rerun = component_findings.Rerun(game.source or game.id, list(r.strategies), part.run["games"],
+                                     None if r.players == game.default_players else r.players, rules,
+                                     (config or {}).get("seed") if len(runs) == 1 else None)
     part.component_findings = component_findings.findings(
-        est, game=game.source or game.id, catalog=catalog, strategies=r.strategies, games=part.run["games"],
-        players=None if r.players == game.default_players else r.players, rules=rules,
-        confirmations=part.component_confirmations,
-        replacements=_replacements(game, params, est, catalog, folder),
-        seed=(config or {}).get("seed") if len(runs) == 1 else None)
+        est, rerun, catalog=catalog, confirmations=part.component_confirmations,
+        replacements=_replacements(game, params, est, catalog, folder))
     part.component_tables = components.special_tables(est, game.component_tables(list(est["component"])))
 
 

@@ -134,7 +134,7 @@ def locks_kept():
 
 
 def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = None,
-        out: str | Path | None = None, resume: bool = False, record: dict | None = None, on_part=None,
+        out: str | Path | None = None, resume: bool | str = False, record: dict | None = None, on_part=None,
         sums: ChunkSums | None = None) -> RunResult:
     """Play a run: the one primitive every experiment is built from.
 
@@ -145,7 +145,8 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
     ``out`` (see :func:`resume`) and plays only the games of ``range(spec.first_game, spec.games)``
     it lacks; it may also extend a complete run to a larger ``spec.games`` (a round of the stopping
     rule: the run keeps its id, and ``resumed`` records only the resumptions of an unfinished run,
-    or of a complete one whose games on disk fall short of its record).
+    or of a complete one whose games on disk fall short of its record).  ``resume="round"``
+    continues it with a planned next round of the stopping rule, which is no resumption.
     ``record``: the stopping rule's record (``{"stopping": ...}``, see :data:`CARRIED`) to write
     in ``config.json`` with the run's own fields.
     The caller gives the same spec as the folder's (:func:`resume` reads it from ``config.json``).
@@ -187,7 +188,7 @@ def run(spec: RunSpec, *, progress: bool | None = None, command: str | None = No
         play.run_id = previous["run_id"] if previous else new_run_id(game.id, seed)
         config = _new_config(play, command, done, _choose_engine(play), shared)
         if previous:
-            _carry(config, previous, out, command)
+            _carry(config, previous, out, command, planned=resume == "round")
         for key in CARRIED:
             if record and key in record:
                 config[key] = record[key]
@@ -331,14 +332,15 @@ def _new_config(play: _Play, command: str | None, done: dict, engine_note: str |
     }
 
 
-def _carry(config: dict, previous: dict, out: Path, command: str | None) -> None:
+def _carry(config: dict, previous: dict, out: Path, command: str | None, planned: bool = False) -> None:
     """What a continued run keeps of its ``previous`` record: its command, start, resumptions (this
-    one added unless it extends a complete run by a planned round), wall time and :data:`CARRIED`."""
+    one added, unless it is a ``planned`` next round or extends a complete run), wall time and
+    :data:`CARRIED`."""
     config["command"] = previous.get("command", "")
     config["started"] = previous.get("started", config["started"])
     resumed = list(previous.get("resumed") or [])
     replayed = previous.get("status") == "complete" and missing_games(out, previous) > 0
-    if previous.get("status") != "complete" or replayed:  # a planned next round is no resumption
+    if not planned and (previous.get("status") != "complete" or replayed):
         resumed.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                         "command": command or "", "games_before": config["games_completed"]})
     if resumed:
@@ -559,7 +561,9 @@ def resume_spec(out: str | Path, allowed: Allowed) -> ResumePlan:
 def check_parts_match(out: Path, config: dict, spec: RunSpec) -> None:
     """Refuse (InputError, one line naming ``config.json``'s field) a config.json whose seed or
     rule options are not those the games on disk were played with (a hand-edited file): resuming
-    it would mix two runs in one folder.  Reads the run id and the first row of the first part."""
+    it would mix two runs in one folder; and a part whose games belong to another run (copied in,
+    or a config.json whose ``run_id`` was edited).  Reads the run id column of every part and the
+    first row of the first part."""
     where = repr(str(out / "config.json"))
     parts = store.part_files(out / store.RESULTS)
     run_id = config.get("run_id")
@@ -569,6 +573,13 @@ def check_parts_match(out: Path, config: dict, spec: RunSpec) -> None:
                          "put back the run's own config.json")
     if not parts:
         return
+    for part in parts:
+        ids = store.read_part_table(part, columns=["run_id"]).column(0).unique().to_pylist()
+        if ids != [run_id]:
+            other = next((str(x) for x in ids if x != run_id), "")[:80]
+            raise InputError(f"part {str(part)!r} holds games of the run {other!r}, but {where} names the run "
+                             f"{str(run_id)[:80]!r}: a part copied in from another run, or an edited run_id; put back "
+                             "the run's own part and config.json")
     rules = {**(config.get("rules") if isinstance(config.get("rules"), dict) else {}), **spec.rules}
     table = store.read_part_table(parts[0], columns=list(rules))
     first = table.slice(0, 1).to_pylist()[0] if table.num_rows else {}

@@ -25,6 +25,7 @@ import pandas as pd
 from analyser import __version__
 from analyser.engine import compiled, timelimit
 from analyser.engine.core import GAME_TIMEOUT, InputError
+from analyser.engine.params import GAME_TIMEOUT_RANGE, MAX_GAME_TIMEOUT
 from analyser.engine.registry import default_lineup, get_game, make_strategy
 from analyser.engine.runner import check_deal, resolve_jobs
 
@@ -72,6 +73,10 @@ def resolve(spec: RunSpec):
     if not spec.strategies:
         raise InputError(f"no --strategy given; name at least one, e.g. --strategy "
                          f"{(default_lineup(game.id) or ['random'])[0]}")
+    problem = setting_problem(spec)
+    if problem is not None:
+        name, accepted = problem
+        raise InputError(f"{SETTINGS[name][0]} {_shown(getattr(spec, name))} is not accepted; {accepted}")
     for s in spec.strategies:
         _try_strategy(s, spec.game, spec.game_timeout)  # fails early, in the main process, on one line
     m = len(spec.strategies)
@@ -83,10 +88,6 @@ def resolve(spec: RunSpec):
     if m > players:
         raise InputError(f"{m} strategies for {players} seats; give at most {players} --strategy "
                          f"or raise --players (up to {game.max_players})")
-    problem = setting_problem(spec)
-    if problem is not None:
-        name, accepted = problem
-        raise InputError(f"{SETTINGS[name][0]} {_shown(getattr(spec, name))} is not accepted; {accepted}")
     if spec.scheduler is not None:
         if spec.backend != "dask":
             raise InputError("--scheduler needs --backend dask")
@@ -119,8 +120,8 @@ def setting_problem(spec: RunSpec) -> tuple[str, str] | None:
         return "games", f"give a number of games from 1 to {MAX_GAMES:,}"
     if not 0 <= spec.first_game < spec.games:
         return "first_game", f"it must lie in 0 to {spec.games - 1}"
-    if not (spec.game_timeout >= 0 and math.isfinite(spec.game_timeout)):
-        return "game_timeout", "give seconds > 0, or 0 for no limit"
+    if not 0 <= spec.game_timeout <= MAX_GAME_TIMEOUT:  # (NaN fails both)
+        return "game_timeout", GAME_TIMEOUT_RANGE
     if spec.backend not in BACKENDS:
         return "backend", "choose loky or dask"
     if spec.batch_size is not None and spec.batch_size <= 0:

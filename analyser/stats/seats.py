@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -298,10 +299,25 @@ def _replay_record(rep: dict) -> dict:
             "evened": bool(close and evens and close.get("value") == evens), "n": len(rep.get("tried") or []) - 1}
 
 
-def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None, *, unit: str = "points",
-                  kind: str = "highest score", reason: str = "", next_command: str = "",
-                  replay: dict | None = None, bonus: tuple[str, str] | None = None,
-                  sweep: dict | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class SeatContext:
+    """What a seat finding says beside the seat table: the score ``unit`` and the outcome
+    ``kind``; ``reason``: why no compensation applies; ``next_command``: the ``analyser sweep``
+    command that tests the compensation with real games, or "" (``bonus``: its option and what
+    it counts, see :func:`_check_record`; ``sweep``: its :func:`sweep_plan`); ``replay``: the
+    compensation replayed (``simulate --confirm-seats``), or None."""
+
+    unit: str = "points"
+    kind: str = "highest score"
+    reason: str = ""
+    next_command: str = ""
+    replay: dict | None = None
+    bonus: tuple[str, str] | None = None
+    sweep: dict | None = None
+
+
+def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
+                  ctx: SeatContext = SeatContext()) -> list[dict]:
     """The seat finding of a run, in the shape of :func:`analyser.stats.metagame.findings`: is a seat
     ahead (from the seat table and the seat-balance record of
     :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
@@ -314,7 +330,9 @@ def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
     finding says what the replay showed, and ``compensation_check`` is "clear" when the interval
     of the proposal or of a value the bisection played holds the fair share (the finding names
     that value), else "not clear".  The sentence is ``sentences/seats.j2`` reading
-    :func:`seat_record`."""
+    :func:`seat_record`.  The other fields of ``ctx`` (:class:`SeatContext`) are as below."""
+    unit, kind, reason, next_command = ctx.unit, ctx.kind, ctx.reason, ctx.next_command
+    replay, bonus, sweep = ctx.replay, ctx.bonus, ctx.sweep
     threshold = phrase("seats.j2", "threshold", p=SEAT_P)
     if balance.get("best") is None:
         return [{"topic": "seat advantage", "strength": "none found", "threshold": threshold, "next": "",

@@ -146,8 +146,8 @@ def cases():
         *[(f"seat advantage, a 0-point handicap at {n} players", (lambda n=n: seats.seat_findings(*_seat_inputs(n))))
           for n in (2, 3)],
         ("seat advantage, race, with a sweep", lambda: seats.seat_findings(
-            *_race_inputs(), kind="race", next_command="analyser sweep pig ...")),
-        ("seat advantage, race, no start-bonus option", lambda: seats.seat_findings(*_race_inputs(), kind="race")),
+            *_race_inputs(), seats.SeatContext(kind="race", next_command="analyser sweep pig ..."))),
+        ("seat advantage, race, no start-bonus option", lambda: seats.seat_findings(*_race_inputs(), seats.SeatContext(kind="race"))),
         ("ladder over threshold:limit", lambda: _ladder("limit", "threshold")),
         ("ladder over mcts:iterations", lambda: _ladder("iterations", "mcts")),
     ]

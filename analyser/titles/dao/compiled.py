@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from analyser.engine.kernelkit import Collector, play_batch, result_names
+from analyser.engine.kernelkit import Collector, OutputLayout, play_batch, result_names
 from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
 from analyser.titles.dao import Dao as Title
 from analyser.titles.dao.rules import Dao, full_deck
@@ -125,7 +125,8 @@ class DaoEngine:
         per_game = 8 * D * 4 + n * (8 * rules.rounds + 8 * 24 + 64)
         step = max(1, min(5000, SLICE_BYTES // per_game))
         play = self.kernel()
-        collector = Collector(job.start, n, result_names(game), INTS, FLOATS, "score_trace", rules.rounds, labels, D)
+        collector = Collector(job.start, n, OutputLayout(result_names(game), INTS, FLOATS, "score_trace", rules.rounds,
+                                                         labels, D))
         result = play_batch(job, collector, step, strategies.code == STRATEGY_CODES["random"],
                             lambda seeds, out: play(seeds, rules, deck, strategies, bonus, out), "DAO")
         result.seconds = time.perf_counter() - t0

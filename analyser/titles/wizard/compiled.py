@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from analyser.engine.kernelkit import Collector, play_batch, result_names
+from analyser.engine.kernelkit import Collector, OutputLayout, play_batch, result_names
 from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
 from analyser.titles.wizard import Wizard as Title
 from analyser.titles.wizard.rules import Wizard
@@ -132,8 +132,8 @@ class WizardEngine:
                       bid_constants()[1], len(labels))
         bonus = np.array(params.bonus(n), dtype=np.int64)
         play = self.kernel()
-        collector = Collector(job.start, n, result_names(game), INTS, FLOATS, "score_trace", rounds, labels,
-                              n * 3 * rounds, (rounds, n, len(EXTRA)))
+        collector = Collector(job.start, n, OutputLayout(result_names(game), INTS, FLOATS, "score_trace", rounds, labels,
+                                                         n * 3 * rounds, (rounds, n, len(EXTRA))))
         draws = ~((strategies.play == PLAY_CODES["greedy"]) & (strategies.bid != BID_CODES["random"]))
         result = play_batch(job, collector, SLICE_GAMES, draws,
                             lambda seeds, out: play(seeds, rules, strategies, codes, bonus, out), "Wizard")

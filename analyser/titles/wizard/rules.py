@@ -1338,14 +1338,21 @@ class Wizard(Game):
     @staticmethod
     def _check_turn_order(p: WizardPublic) -> None:
         """The dealer sits right of the starter (``round_starter``: round 1 starts at seat 0, and
-        under ``rotate`` round ``r`` is dealt by seat ``r - 2``); bids go round from the starter,
+        under ``rotate`` round ``r`` is dealt by seat ``r - 2``); a turned suited card is trump, a
+        turned Jester (or no card) makes none; bids go round from the starter,
         the dealer names a turned Wizard's suit before any bid, and the first trick is the
         starter's lead.  Raises AssertionError."""
         n = p.n
         assert p.dealer == (p.starter - 1) % n, "the dealer sits right of the starter"
         if p.params.round_starter == "rotate" or p.round == 1:
             assert p.dealer == (p.round - 2) % n, "dealer of the round"
+        tc = p.trump_card
+        if tc is None or tc.rank == JESTER:
+            assert p.trump is None and not p.trump_pending, "no trump without a turned suit"
+        elif tc.rank != WIZARD:
+            assert p.trump == tc.suit and not p.trump_pending, "the turned card's suit is trump"
         if p.phase == BID:
+            assert p.n_bids < n, "a bid is still to come"
             bidders = {(p.starter + k) % n for k in range(p.n_bids)}
             assert all((b is not None) == (seat in bidders) for seat, b in enumerate(p.bids)), "bids in seat order"
             assert p.current == (p.starter + p.n_bids) % n, "current seat"
