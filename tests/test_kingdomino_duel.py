@@ -1158,6 +1158,7 @@ def _draw_on_a_far_corner(d):
 @pytest.mark.parametrize("change", [
     _draw_on_a_far_corner,  # a drawing cut off from the castle with no S1 drawn
     lambda d: d.update(history=[[99, 99]]),  # a score pair for a round that has not finished
+    lambda d: d.update(bonus=[3, -1]),  # a castle bonus on a cell its drawing does not use
 ])
 def test_a_saved_state_no_game_reaches_is_refused_in_one_line(tmp_path, change):
     data = _mid_game_state("place")

@@ -293,6 +293,9 @@ def _replay_from(folder: Path, game: str | None, index: int | None, trust: bool 
     not allow (GAME naming the title file, or ``--trust``; :mod:`analyser.run.trust`)."""
     if index is None:
         raise InputError("--from needs --game-index N (the game_index column of the run's results)")
+    if not Path(folder).is_dir():
+        what = "is a file" if Path(folder).exists() else "does not exist"
+        raise InputError(f"--from {str(folder)!r} {what}; give the folder of an analyser run")
     if not (Path(folder) / "config.json").exists():
         raise InputError(f"--from {str(folder)!r} holds no config.json; give the folder of an analyser run")
     config = read_config_file(Path(folder) / "config.json")

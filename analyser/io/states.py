@@ -209,7 +209,7 @@ def load_state(game, path: str | Path):
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
     except AssertionError as e:
-        raise InputError(f"{where} is not a possible {game.id} state: {e or 'a rules invariant fails'}") from None
+        raise InputError(f"{where} is not a possible {game.id} state: {str(e) or 'a rules invariant fails'}") from None
     except Exception as e:  # noqa: BLE001 - whatever the rules raise on a bad state is one line
         raise InputError(f"{where} is not a valid {game.id} state: {type(e).__name__}: {_short(e)}") from None
     return state

@@ -1643,6 +1643,11 @@ class KingdominoDuel(Game):
             assert s1_drawn or _reached_from_castle(m) == 1 + sum(k >= 0 for k in m.cell_coat), \
                 f"a drawn cell of seat {seat}'s map is not joined to the castle, and seat {seat} drew no S1"
         assert len(s.history) == s.round - (s.phase != OVER), "one score pair per finished round (history)"
+        for seat in (0, 1):
+            p = s.pending[seat] if s.pending else None
+            cells = (p.cell0, p.cell1) if type(p) is Place else ()
+            assert s.bonus[seat] == -1 or s.bonus[seat] in cells, \
+                f"the castle bonus of seat {seat} is on no cell of its drawing"
         for coat in range(6):
             owner = s.row_owner[coat]
             if owner >= 0:
