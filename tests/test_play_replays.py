@@ -91,7 +91,7 @@ def test_play_has_the_same_time_limit_option_as_simulate(runner):
         flat = " ".join(text.split())  # (click wraps the help where it likes)
         assert "--game-timeout FLOAT" in text and f"[default: {GAME_TIMEOUT:g}" in flat and "0 = no limit" in flat
     r = runner.invoke(cli, ["play", "dao", "-s", "greedy", "--game-timeout", "-1"])
-    assert r.exit_code == 2 and "--game-timeout -1.0 " in r.output and len(r.output.strip().splitlines()) == 1
+    assert r.exit_code == 2 and "--game-timeout -1 " in r.output and len(r.output.strip().splitlines()) == 1
 
 
 def test_play_without_strategies_uses_the_built_in_lineup_as_simulate_does(runner, tmp_path):

@@ -167,7 +167,10 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     killed = tmp_path / "killed"
     gate = tmp_path / "gate"
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "TUNE_GATE": str(gate)}
-    p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "-o", str(killed)],
+    # (--game-timeout 0: the games play in this process, so the strategy's count spans every trial;
+    # under a limit each run's batches play in a child of their own)
+    p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "--game-timeout", "0",
+                          "-o", str(killed)],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300  # the run writes the gate file, then waits mid-game: the kill lands there
     while time.time() < deadline and not gate.exists() and p.poll() is None:

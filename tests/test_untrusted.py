@@ -442,7 +442,7 @@ def test_report_with_an_empty_or_broken_score_trace(runs, tmp_path):
 
 
 @pytest.mark.parametrize("field, value, accepted", [
-    ("batch_size", 0, "positive"), ("games_requested", 0, "10,000,000"), ("game_timeout", -1, "0 for no limit"),
+    ("batch_size", 0, "positive"), ("games_requested", 0, "10,000,000"), ("game_timeout", -1, "0 (no limit)"),
     ("backend", "threads", "loky or dask")])
 def test_resume_of_a_hand_edited_config_names_the_file_and_its_field(tmp_path, field, value, accepted):
     """A bad value in a run's config.json named the command-line flag (`--batch-size 0 is not

@@ -106,14 +106,16 @@ def validate_columns(columns: dict[str, Any], game, path, schema=None, what: str
     this runs before any row is loaded.  Raises InputError naming the file, the column and what
     it takes, and, when the rows are at hand (``frame``), the first row that does not fit
     (counted from 1 after the header; its text never quoted).  Columns the schema does not know
-    are ignored; a results table that lacks some metric columns of the title, and only those, is
-    one of an older version (one that lacks them all is another title's).  ``schema`` (``[(Metric, required)]``) and ``what`` (e.g. ``"rounds table"``)
+    are ignored; a results table that lacks only metric columns of the title, and holds no column
+    the title does not know, is one of an older version (one with columns of its own is another
+    title's).  ``schema`` (``[(Metric, required)]``) and ``what`` (e.g. ``"rounds table"``)
     check another table of the title.
     """
     schema = game.results_schema() if schema is None else schema
     missing = [str(c) for c, required in schema if required and c not in columns]
     metrics = {str(c) for c in game.metric_columns}
-    if missing and what is None and set(missing) <= metrics and not metrics <= set(missing):
+    foreign = {str(c) for c in columns} - {str(c) for c, _ in schema}  # (another title's metrics)
+    if missing and what is None and set(missing) <= metrics and not foreign:
         raise InputError(f"{str(path)!r} was written by an older version of analyser, which this one does not "
                          f"read: it lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
                          "run it again")
