@@ -441,18 +441,24 @@ def test_report_with_an_empty_or_broken_score_trace(runs, tmp_path):
     one_line_error(invoke("report", write_csv(df, tmp_path / "b")), "column 'score_trace':", "row 3")
 
 
-@pytest.mark.parametrize("field, value, accepted", [
-    ("batch_size", 0, "positive"), ("games_requested", 0, "10,000,000"), ("game_timeout", -1, "0 (no limit)"),
-    ("backend", "threads", "loky or dask")])
-def test_resume_of_a_hand_edited_config_names_the_file_and_its_field(tmp_path, field, value, accepted):
-    """A bad value in a run's config.json named the command-line flag (`--batch-size 0 is not
-    accepted`), which the user never gave (issue 34)."""
+def _interrupted_run_with(tmp_path, field, value):
+    """A 6-game DAO run whose config.json says it was interrupted and holds ``field: value``."""
     out = tmp_path / "r"
     assert invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "6", "-j", "1", "-q", "--no-report",
                   "--seed", "1", "--out", out).exit_code == 0
     config = json.loads((out / "config.json").read_text())
     config.update({"status": "interrupted", field: value})
     (out / "config.json").write_text(json.dumps(config))
+    return out
+
+
+@pytest.mark.parametrize("field, value, accepted", [
+    ("batch_size", 0, "positive"), ("games_requested", 0, "10,000,000"), ("game_timeout", -1, "0 (no limit)"),
+    ("backend", "threads", "loky or dask")])
+def test_resume_of_a_hand_edited_config_names_the_file_and_its_field(tmp_path, field, value, accepted):
+    """A bad value in a run's config.json named the command-line flag (`--batch-size 0 is not
+    accepted`), which the user never gave (issue 34)."""
+    out = _interrupted_run_with(tmp_path, field, value)
     line = one_line_error(invoke("resume", out), str(out / "config.json"), repr(field), accepted)
     assert "--" not in line.replace(str(out), "")  # (no flag named)
 
@@ -465,12 +471,7 @@ def test_report_and_resume_refuse_a_hand_edited_run_setting_alike(tmp_path, fiel
     """`report` read a config.json that `resume` refused (a negative --jobs, a batch size of 0, an
     unknown backend): both now check one record, and refuse it in one line naming the file and
     the field, writing nothing."""
-    out = tmp_path / "r"
-    assert invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "6", "-j", "1", "-q", "--no-report",
-                  "--seed", "1", "--out", out).exit_code == 0
-    config = json.loads((out / "config.json").read_text())
-    config.update({"status": "interrupted", field: value})
-    (out / "config.json").write_text(json.dumps(config))
+    out = _interrupted_run_with(tmp_path, field, value)
     for command in ("report", "resume"):
         line = one_line_error(invoke(command, out, "-q"), repr(str(out / "config.json")), repr(field))
         assert "--" not in line.replace(str(out), "")  # (the field, not a flag the user never gave)
