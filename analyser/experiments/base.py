@@ -624,10 +624,11 @@ class PartCache:
         done = config.get("games_done") if isinstance(config, dict) and config.get("status") == "complete" else None
         if not (isinstance(done, list) and all(isinstance(r, list) and len(r) == 2 for r in done)):
             return
-        ranges = [store.part_range(p) for p in store.part_files(results)]
-        disk = store.merge_ranges(r for r in ranges if r is not None)
+        ranges = [r for r in map(store.part_range, store.part_files(results)) if r is not None]
+        disk = store.merge_ranges(ranges)
         recorded = store.merge_ranges((int(a), int(b)) for a, b in done)
-        if disk != recorded or sum(b - a for a, b in disk) != sum(b - a for r in ranges if r for a, b in [r]):
+        doubled = sum(b - a for a, b in ranges) != sum(b - a for a, b in disk)  # (parts that overlap)
+        if disk != recorded or doubled:
             shown = ", ".join(f"{a}-{b - 1}" for a, b in disk[:4]) or "none"
             raise InputError(f"{str(results)!r} holds games {shown}, but its config.json records "
                              f"{sum(b - a for a, b in recorded):,} games as done: a part is missing, doubled or "
