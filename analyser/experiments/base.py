@@ -7,41 +7,15 @@ cell with :func:`analyser.run.run` into the cell's own run folder (so its games 
 as Parquet parts), and computes its report from the cells' folders on disk
 (:meth:`Experiment.results`).
 
-Layout of an experiment folder ``OUT``::
-
-    OUT/config.json           the experiment record (below), rewritten atomically
-    OUT/cells/<name>/         one run folder per cell (a comparison's sides: OUT/a and OUT/b):
-                              config.json, results/part-*.parquet, ... (see analyser.run.store)
-    OUT/.lock                 the PID of the process playing the experiment, while it plays
-    OUT/index.html, ...       the kind's own outputs, written after play
-
-The record, ``config.json``: ``kind``; ``command``; ``status`` - ``running``, ``complete``,
-``interrupted`` or ``failed`` - and ``error``; ``games_completed`` over all cells; ``cells``, one
-entry per cell: ``name``, ``folder`` (relative to ``OUT``), ``strategies``, ``rules``,
-``status`` (``pending``, ``running``, ``complete``, ``interrupted``, ``failed``) and
-``games_done`` (its game ranges on disk); ``stopping`` (why play stopped; with ``--until-ci``
-the width after each round, and ``decided``); ``experiment``: ``layout``, and the ``run`` spec
-and the kind's ``options`` that rebuild the experiment (:mod:`analyser.experiments.options`:
-``analyser resume OUT`` calls the kind's function with them again); ``resumed`` (each
-resumption); then the kind's own fields.
-
-Playing: for each round (one, or the rounds of ``--until-ci`` fixed in advance by
-:func:`~analyser.experiments.stopping.round_ends`), every cell that lacks games up to the
-round's end is run or resumed to it.  With at least two cells per worker, whole cells go to the
-workers (a cell plays its games in one process: starting workers inside every short run would
-cost more than its games); otherwise the cells play one after the other, each with all the
-workers.  The loky workers outlive each run, so they start once per command; inside
-:func:`analyser.run.cluster.command_pool` with a Dask client (``--scheduler``), the cells play
-one after the other and each cell's batches go to the cluster, their results written here.
-Each cell's results are kept in memory as they are written (:class:`PartCache`), so
-:meth:`Experiment.results` reads back only parts an earlier process wrote.  Game ``i`` of a cell is the same game either way, so the results are identical for
-any ``--jobs``.  Faults lose nothing finished: a failing strategy, a worker that dies or a full
-disk stop play (``failed``); Ctrl-C lets the running cells (or batches) finish, SIGTERM or a
-second Ctrl-C stops at once (``interrupted``); the record and every cell's ``config.json`` then
-say what is on disk, and the command (:mod:`analyser.cli.experiments`) ends with one line and
-exit code 1, 130 (Ctrl-C) or 143 (SIGTERM).  Resuming plays only the games missing from each
-cell, and the measured rounds of the stopping rule are not measured again, so the finished
-experiment equals an uninterrupted one row for row.
+The folder (``OUT/config.json``, ``OUT/cells/<name>/``, ``OUT/.lock``), its record, how cells
+go to the workers and what faults leave on disk are docs/experiments.md.  The record's
+``experiment`` holds the ``run`` spec and the kind's ``options`` that rebuild it
+(:mod:`analyser.experiments.options`: ``analyser resume OUT`` calls the kind's function with
+them again).  Play goes round by round (one, or the rounds of ``--until-ci`` fixed in advance by
+:func:`~analyser.experiments.stopping.round_ends`); each cell's results are kept in memory as
+they are written (:class:`PartCache`), so :meth:`Experiment.results` reads back only parts an
+earlier process wrote.  Game ``i`` of a cell is the same game on every path, so the results are
+identical for any ``--jobs``, and a resumed experiment equals an uninterrupted one row for row.
 
 Example (a two-cell experiment of one's own: one rule option at two values; ``game_id``,
 ``option`` and the strategies are a title's)::

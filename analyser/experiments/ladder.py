@@ -1,51 +1,15 @@
 """``analyser ladder``: does thinking harder pay?  Skill depth by doubling a strategy's budget.
 
-The laddered strategy is ``mcts`` with its ``iterations`` parameter, or any strategy with a
-numeric parameter (``--strategy NAME:PARAM[,key=value...]``: the one parameter written without
-``=`` is the one laddered; :func:`parse_ladder_strategy`).  The budgets are the values it takes
-(:func:`parse_budgets`): ``A..B`` doubles from ``A`` up to ``B`` (``B`` must be ``A`` doubled a
-whole number of times), or a list ``a,b,c`` in ascending order.
+docs/commands/ladder.md is the contract: the laddered strategy (:func:`parse_ladder_strategy`),
+the budgets (:func:`parse_budgets`), the two designs (head to head; a strength curve with
+``--against``), the seats and the fair share, the figures per level (:func:`level_table`,
+:func:`measure_speed`) and the rule of the skill depth (:func:`skill_depth`).
 
-Two designs:
-
-* **Head to head** (the default).  Level ``k`` plays the budget ``b[k+1]`` (the *stronger side*)
-  against ``b[k]``, in the title's usual player count (``--players`` to change it).  The two
-  specs are the run's strategies in that order, so the runner's seat rotation
-  (:mod:`analyser.engine.runner`, equal seats) splits the ``n`` seats as evenly as ``n`` allows: half
-  each at an even count; at an odd count the two sides take the extra seat in turn (block by
-  block of ``n`` games), and every side sits in every seat equally often.  The side's *fair
-  share* of a game is its seats over ``n``; a level's fair share is its mean over the games
-  played (exactly 1/2 over whole blocks of ``2n`` games).
-* **Strength curve** (``--against SPEC``).  Level ``k`` plays the budget ``b[k]`` against the
-  fixed opponent SPEC, the seats split the same way; the fair share as above.
-  The *gain* of a doubling is then the change in win rate from ``b[k]`` to ``b[k+1]``, paired by
-  game (every level plays the same game seeds and seat lineups).
-
-Every level is one cell of an experiment (:mod:`analyser.experiments.base`): a run folder
-``OUT/cells/<name>`` played with the ladder's root seed, so a level IS the run
-``analyser simulate TITLE -s STRONGER -s WEAKER --seed ROOT`` (same game seeds, same lineups, same
-games), and game ``i`` of every level has the same game seed (common random numbers).
-
-Figures per level (:func:`level_table`):
-
-* the side's win rate: per game, the share of the win that went to the side's seats (a shared
-  win counts its share), averaged over games, with the 95% cluster-robust interval of
-  :mod:`analyser.stats.analysis` (the game as the cluster; :data:`analyser.stats.analysis.METHODS`
-  ``"cluster"``; a side that always or never won gets the Wilson interval over games instead);
-* the fair share, and the gain over it in percentage points;
-* decisions per second of each budget (:func:`measure_speed`): the laddered strategy timed on
-  the same positions (decision points of games played by ``random`` with the ladder's first game
-  seeds) in the main process after play, per second of CPU time; a speed figure that depends on
-  the machine, so it is not part of the reproducible results.
-
-**Skill depth** (:func:`skill_depth`).  A doubling is *clear* when its gain's 95% interval lies
-wholly above zero: head to head, the gain is the stronger side's share of each game's win minus
-its fair share in that game (cluster-robust interval); on a strength curve, the lower end of the paired interval of the win-rate change
-is above 0.  The skill depth is the number of clear doublings counted up from the smallest
-budget, stopping at the first that is not clear.  ("Search keeps paying up to 800 iterations:
-depth 5" means every doubling from the first budget up to 800 was clear.)  A clear doubling after
-the first unclear one is named in the findings but not counted; a doubling whose interval lies
-wholly below zero is reported as a loss.
+Every level is one cell of an experiment (:mod:`analyser.experiments.base`), a run folder
+``OUT/cells/<name>`` played with the ladder's root seed: a level IS the run ``analyser simulate
+TITLE -s STRONGER -s WEAKER --seed ROOT``, and game ``i`` of every level has the same game seed
+(common random numbers), which pairs the gains of a strength curve by game.  Decisions per second
+depend on the machine, so they are not part of the reproducible results.
 """
 
 from __future__ import annotations

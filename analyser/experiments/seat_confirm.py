@@ -1,31 +1,17 @@
 """Check a seat compensation by replaying it (``analyser simulate --confirm-seats``).
 
-The seat finding's compensation (:mod:`analyser.stats.seats`) is read from the recorded final
-scores under the assumption that play would not change with it; it may (issue 28: a Pig head
-start of +16 read that way left the first player at 42% when played).  The replay plays the run's
-games again - the same root seed, so game ``i`` has the same game seed and seating
-(:func:`analyser.experiments.confirm.replay`) - with the compensation given through the title's
-start-bonus rule option (``Game.scoring.seat_bonus_rule``, e.g. a ``seat_bonus`` option), each seat behind
-the fair share getting its handicap (rounded to a whole number) and the others nothing.
+docs/commands/simulate.md (``--confirm-seats``) is the contract.  The compensation of
+:mod:`analyser.stats.seats` assumes play would not change with it; the replay plays the run's
+games again (:func:`analyser.experiments.confirm.replay`: same root seed, same game seeds and
+seating) with the title's start-bonus rule option (``Game.scoring.seat_bonus_rule``), each seat
+behind the fair share getting its handicap rounded to a whole number.
 
-The figure is the win rate of the run's best seat in the replay, a mean of its per-game win
-shares with a normal 95% interval (the games are independent).  The compensation is **clear**
-when that interval holds the fair share (1/players).  Otherwise it *over-shoots* (the best seat
-now wins less than its share) or *under-shoots* (still more), and a bisection over whole values
-looks for the value that comes closest, at most :data:`MORE_REPLAYS` replays more:
-
-* over-shooting, between 0 (the run itself: the recorded win rate) and the proposal;
-* under-shooting, first twice the proposal; when that over-shoots, between the two.
-
-With several seats behind, the bisection scales every seat's bonus together (the seat furthest
-behind gets the value tried, the others their share of it, rounded).  Where the interval of a
-value it played holds the fair share, that value evens the seats: the compensation is clear with
-it (the nearest such value, when several do).  Otherwise the value whose replay's win rate lies
-closest to the fair share is given with its figure.  Either way the finding's next command plays
-the value it names, with the run's seed and game count.  The record goes into the run's
-``config.json`` under ``seat_confirmations`` (run id -> record), where the report reads it; a run
-that cannot be replayed (no start-bonus option, a bonus in another unit, no compensation) records
-why, and the finding says it.
+The figure is the run's best seat's win rate in the replay, with a normal 95% interval; it is
+**clear** when the interval holds the fair share.  Otherwise at most :data:`MORE_REPLAYS` more
+replays bisect over whole values (over-shooting: between 0 and the proposal; under-shooting:
+twice the proposal first, then between the two), every seat's bonus scaled together.  The record
+goes into the run's ``config.json`` under ``seat_confirmations`` (run id -> record); a run that
+cannot be replayed records why.
 """
 
 from __future__ import annotations

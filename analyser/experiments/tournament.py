@@ -1,30 +1,15 @@
 """``analyser tournament``: rank many strategies over balanced tables.
 
-Tables.  With ``m`` strategies and ``n`` seats, every table seats ``n`` different strategies.
-When the ``C(m, n)`` combinations are at most :data:`MAX_TABLES`, every combination is a table
-(a complete design: each pair meets at the same number of tables).  Otherwise a balanced sample
-is drawn: :data:`MAX_TABLES` tables from fixed shuffles of the strategies cut into groups of ``n``
-(each strategy sits at the same number of tables, pairs meet as evenly as the shuffles allow; the
-report gives the fewest and most meetings of a pair).  Each table is one run
-(:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed,
-whose seat rotation puts every strategy in every seat equally often.
+docs/commands/tournament.md is the contract.  Tables: every combination of ``n`` of the ``m``
+strategies when there are at most :data:`MAX_TABLES`, else :data:`MAX_TABLES` tables from fixed
+shuffles of the strategies cut into groups of ``n``; each table is one run
+(:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed.
 
-Ratings.  Every game is broken into the head-to-head results of each pair of seats at its table
-(who finished ahead; a shared rank is a tie and counts one half to each), and the counts of all
-games are fitted as a Bradley-Terry model (``choix.ilsr_pairwise_dense``).  With two seats this
-is the Bradley-Terry fit of the games themselves; with more it estimates the Plackett-Luce
-strengths of the finishing orders by full rank breaking (H. Azari Soufiani, D. C. Parkes and L.
-Xia, "Computing Parametric Ranking Models via Rank-Breaking", ICML 2014: breaking a ranking into
-all its pairs gives consistent Plackett-Luce estimates).  Ties are handled as ties, never broken
-by a coin, so strategies that play alike get equal ratings whatever their order in ``-s``.
-Ratings are log-strengths centred on 0 (a difference of 1 means e-to-1 odds of finishing ahead
-in a head-to-head).  Intervals: percentile bootstrap over game numbers (all tables' game ``i``
-are resampled together, since they share the game seed), :data:`BOOTSTRAP` resamples.
-
-Meta-game.  :mod:`analyser.stats.metagame` turns the games into the empirical meta-game and gives its
-Nash equilibrium (maximum-entropy, by linear programming, for two seats; replicator dynamics for
-more), the Nash averages, rock-paper-scissors cycles and the findings, with bootstrap intervals
-over the same game numbers, seeded from the root seed.
+Ratings: every game is broken into the head-to-head results of each pair of seats at its table (a
+shared rank is a tie, one half to each; ties are never broken by a coin) and fitted as a
+Bradley-Terry model (``choix.ilsr_pairwise_dense``); log-strengths centred on 0.  Intervals:
+percentile bootstrap over game numbers (all tables' game ``i`` together, since they share the
+game seed), :data:`BOOTSTRAP` resamples.  The meta-game is :mod:`analyser.stats.metagame`.
 """
 
 from __future__ import annotations

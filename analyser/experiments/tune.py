@@ -1,67 +1,19 @@
 """``analyser tune``: search rule options and strategy parameters toward a designer's targets.
 
-The search space is written in the sweep grammar (:mod:`analyser.experiments.grid`): every
-``--rule`` option and ``-s`` parameter given a range ``a..b``, ``a..b:step`` or a list ``a,b,c``
-is searched.  A whole-number range (or a list of evenly spaced whole numbers) is an integer
-dimension; a real-valued option given ``a..b`` with no step is searched continuously; any other
-list is a set of choices.
+docs/commands/tune.md is the contract: the search space (the sweep grammar of
+:mod:`analyser.experiments.grid`), the targets (:data:`VOCABULARY`; a target that does not apply,
+:func:`analyser.experiments.tune_targets.not_applying`, is refused before any game), the samplers
+(TPE, NSGA-II, the grid when ``--trials`` covers it), pruning, the re-check and the files.
 
-Targets (``--target NAME=GOAL``), with GOAL ``min``, ``max``, a ``VALUE`` (the distance to it is
-minimised) or ``LOW..HIGH`` (a constraint: a trial outside it is infeasible).  The vocabulary
-(:data:`VOCABULARY`), each figure computed from one trial's games with its 95% interval:
+Reproducibility: trials are asked in fixed batches of ``--batch``, each of a sampler seeded from
+(seed, trial number) that sees only earlier batches, then played and told in trial order; every
+trial plays games ``0`` to ``games - 1`` of one root seed.  A figure undefined in a trial (NaN)
+reaches Optuna as :data:`UNDEFINED` and the trial is never called best.  The study's
+``metric_names`` are :func:`metric_names`.
 
-* ``seat_gap``: the largest gap between two seats' win rates, in percentage points (best seat
-  minus worst seat; :func:`analyser.stats.analysis.seat_balance`, paired t interval over games,
-  its low end kept at 0 or above, as the gap is);
-* ``win_rate`` / ``win_rate:SPEC``: the win rate (%) of one strategy slot: ``SPEC`` is the ``-s``
-  as written, its strategy name, or its position ``1``, ``2``, ...; without it, the first ``-s``
-  with a searched parameter (else the first); shared wins count their share; the simulate
-  report's interval (:func:`analyser.stats.analysis.win_rate_interval`: Wilson when valid, else
-  cluster-robust over games; a rate of 0% or 100% gets Wilson's over the games, not zero width);
-* ``length``: the mean game length in the title's length unit (the ``turns`` column), t interval;
-* ``skill_share``: the share (%) of the within-game differences in who wins (each seat's win
-  share) that the strategies explain (:func:`analyser.stats.designer.luck_skill`, bootstrap interval);
-  needs two strategies or more;
-* ``lead_changes``: mean changes of the sole leader per game (:mod:`analyser.stats.designer`, drama),
-  t interval; needs a title that records a score trace;
-* ``ties``: games whose win is shared (%), Wilson interval;
-* ``close_games``: games whose top two scores differ by at most the title's close margin
-  (``Game.scoring.close_margin``, in score units) (%), Wilson interval;
-* any number column the title records per seat (``analyser list GAME`` names them; e.g. ``busts``
-  in a card game): its mean per seat and game, cluster-robust interval over games.
-
-A target that does not apply to the title (:func:`analyser.experiments.tune_targets.not_applying`)
-is refused before any game.  One objective (a target that is not a range) uses Optuna's TPE
-sampler; several use NSGA-II and give a Pareto front; with ranges only, the objective is the
-total distance outside them.  A space with no continuous dimension whose every point ``--trials``
-covers is played whole instead (Optuna's GridSampler, each point once).  A figure that is
-undefined in a trial (NaN) never reaches Optuna: the trial is told :data:`UNDEFINED`, the worst
-value, marked ``undefined`` and never called best.  The study's ``metric_names`` are
-:func:`metric_names`.
-
-Reproducibility: trials are asked in fixed batches of ``--batch`` (trial numbers ``bB`` to
-``bB + B - 1``); every trial of a batch is asked of a sampler seeded from (seed, trial number)
-that sees only the trials of earlier batches, then the batch is played and told in trial order.
-So the same ``--seed`` asks the same trials and gets the same figures for any ``--jobs``, and a
-resumed study asks what the uninterrupted one would have.  Every trial plays games ``0`` to
-``games - 1`` of the same root seed (paired trials).  With ``--prune`` (one objective), a batch
-plays in :data:`PRUNE_ROUNDS` rounds of games and Optuna's median pruner stops a trial whose
-figure after a round is worse than the median of the earlier trials there, a cut on part of the
-games that chance alone can make (state ``pruned``; its figures are those of the games it played).
-
-Each trial is a cell of an experiment folder (:mod:`analyser.experiments.base`): a run folder
-``OUT/cells/trial-NNNN``, whose games stream to disk.  The study is an Optuna study in SQLite,
-``OUT/tune.db`` (study name ``tune``).  ``analyser resume OUT`` continues a killed tune: a
-trial already told is never played again, a trial asked but not told resumes its games.
-
-After the search the best few trials (:data:`RECHECK`) are replayed on fresh games (another
-root seed), ``--recheck-factor`` times as many, in cells ``recheck-NNNN``; the report says whether
-the search's winner still wins there.  With one objective the best configuration is the re-check's
-winner (of trials that tie there, the one ranked higher on the search, so the search's winner when
-it is among them); its recheck cell gets the full ``simulate`` report as its verifying run.  With
-several objectives the re-check replays trials spread along the search's Pareto front; ``best`` is
-that front less the replayed trials another replayed trial dominates on the fresh games, and the
-verifying run is the kept replayed trial with the best first objective (:func:`front_after_recheck`).
+Each trial is a cell (:mod:`analyser.experiments.base`) ``OUT/cells/trial-NNNN``; the re-checks
+are ``recheck-NNNN``; the study is ``OUT/tune.db`` (study name ``tune``).  With several
+objectives the kept front is :func:`front_after_recheck`.
 """
 
 from __future__ import annotations

@@ -1,46 +1,21 @@
 """Findings: the short ordered list of plain sentences that opens every report (``simulate``,
-``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary
-(docs/findings.md, "Findings").
+``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary.
+docs/findings.md is the contract: each check, its evidence and its threshold (the named
+constants of this module).
 
 A :class:`Finding` states one thing a designer may want to act on: its ``sentence`` (plain words,
 with the figure and its 95% interval), its ``strength`` - ``clear``, ``possible`` or ``none found``
 -, its ``evidence`` (the figure and the interval, as text), the ``threshold`` that decides the
-strength (one sentence, the named constants of this module), and ``next``: the command that tests a
-fix, or None where no concrete test exists.  A check that cannot run for the title or the data is
-a :class:`LeftOut` with its reason (never a finding from a figure that does not apply, never
-"nan").
+strength (one sentence), and ``next``: the command that tests a fix, or None where no concrete
+test exists.  A check that cannot run for the title or the data is a :class:`LeftOut` with its
+reason (never a finding from a figure that does not apply, never "nan").
 
-**One function per kind.**  Each check reads a report's figures - the simulate report's
-:class:`analyser.report.page.Part` and its per-chunk sums (:mod:`analyser.report.summaries`), so the report
-stays memory-flat, or an experiment's tables - and returns findings and left-out lines.  The checks
-of a run report are :data:`RUN_CHECKS`, in order of importance; adding a kind is one line there.
-:func:`collect` runs them and orders the result (:meth:`Findings.ordered`): clear before possible,
-then by importance; the ``none found`` lines after them (what was checked and why nothing
-appeared), then the left-out lines.
+The checks of a run report are :data:`analyser.findings.run.RUN_CHECKS`, in order of importance;
+adding a kind is one line there.  :func:`analyser.findings.run.collect` runs them and orders the result
+(:meth:`Findings.ordered`): clear before possible, then by importance; the ``none found`` lines
+after them, then the left-out lines.
 
-Thresholds (docs/findings.md gives the reasons):
-
-* seat advantage - :func:`analyser.stats.seats.seat_findings` (chi-square p < ``SEAT_P`` and the best-worst
-  gap's interval above 0);
-* dominant strategy - the best win rate's 95% interval lies wholly above every other strategy's;
-* never wins - a win rate whose 95% upper bound is below :data:`NEVER_WINS_SHARE` of the fair share;
-* component outliers - the component analysis's own findings (:func:`component_outliers`: a
-  component whose effect on winning is clear after the Benjamini-Hochberg correction, with its
-  95% interval), taken from the part;
-* luck share - the skill share's upper bound below :data:`LUCK_HIGH` of its ceiling (very high
-  luck), or its lower bound above :data:`LUCK_LOW` of it (very low luck);
-* runaway leader - the winner leads for good within the first :data:`RUNAWAY_AT` of the game in
-  more than :data:`RUNAWAY_SHARE` of games with one winner;
-* long tail - the 99th percentile of game length above :data:`TAIL_RATIO` times the median;
-* high tie rate - a tie rate above :data:`TIE_RATE`;
-* experiments: the best cell of a sweep and the cells like it, values that change the seat
-  balance (homogeneity p < :data:`ALPHA`), the tournament's top rating, and a comparison's largest
-  clear difference per unit (Holm-adjusted p < :data:`ALPHA`).
-
-This module holds the finding, the list, ``findings.json``, the terminal lines and the
-formatting; :mod:`analyser.findings.run` the run checks and their registry;
-:mod:`analyser.findings.experiments` the findings of a sweep, a tournament and a comparison.
-Everything is importable from ``analyser.findings``.
+This module holds the finding, the list, ``findings.json``, the terminal lines and the formatting.
 """
 
 from __future__ import annotations

@@ -5,26 +5,14 @@ several runs joined by hand are never merged game by game.  Joined runs whose ru
 player count or lineup differ are *variants* (:func:`variants`); the report shows them side by
 side and never pools them.
 
-Intervals are 95%, and every table says which method it used (:data:`METHODS`):
-
-* **Wilson** score interval (``statsmodels.stats.proportion.proportion_confint``, method
-  ``"wilson"``) for a win rate, but only where it is valid: each game contributes at most one row
-  to the group and no win was shared, so the rows are independent 0/1 trials.
-* otherwise, and for every mean score, a **cluster-robust** interval (for a win rate with no
-  spread at all - never or always won - the Wilson interval over the games played instead, since
-  the sandwich variance is then 0) with the game as the
-  cluster: the intercept-only least-squares fit with statsmodels' ``cov_type="cluster"``
-  variance (CR1: the sandwich estimator with the small-sample factor G/(G-1)) and a t quantile
-  with G - 1 degrees of freedom, G = games.  Rows of one game are correlated (the seats of a game
-  share its deal, and a strategy in several seats of a game is one observation, not several), and
-  the plain normal interval ignores that; computed here in closed form with numpy, checked
-  against statsmodels in the tests.
-* one rule, one name: a sweep's cells (:func:`analyser.report.summaries.grouped_win_rates`, decided per
-  cell) and a tournament's ranking apply the same rule to their games, so the same games give the
-  same interval with the same label in ``simulate``, ``sweep`` and ``tournament``.
-* the seat-balance test is scipy's chi-square goodness-of-fit test (``scipy.stats.chisquare``) of
-  the wins per seat against equal shares; its effect size is the largest difference between two
-  seats' win rates with a paired interval over games.
+Intervals are 95%, and every table says which method it used (:data:`METHODS`); the rules are
+docs/results.md, "How the numbers are computed": Wilson for a win rate where each game gives the
+group one 0/1 result, else (and for every mean) a cluster-robust interval with the game as the
+cluster (CR1 with G - 1 degrees of freedom, G = games; computed in closed form with numpy,
+checked against statsmodels in the tests; a rate with no spread gets Wilson over the games).  A
+sweep's cells and a tournament's ranking apply the same rule.  The seat-balance test is
+``scipy.stats.chisquare`` of the wins per seat, its effect size the largest gap between two
+seats' win rates with a paired interval over games.
 """
 
 from __future__ import annotations

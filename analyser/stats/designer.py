@@ -1,47 +1,13 @@
-"""Designer metrics for every title: drama, luck against skill, decisiveness
-(docs/metrics.md, "Designer metrics").  All read a results frame (one row per game and seat); none needs extra games.
+"""Designer metrics for every title: drama, luck against skill, decisiveness.  The definitions,
+intervals and references are docs/metrics.md, "Designer metrics".  All read a results frame (one
+row per game and seat); none needs extra games.
 
 Each figure reads what the title declares about its outcome (:class:`Outcome`, from the
 ``Game`` attributes ``outcome``, ``score_unit``, ``close_margin``, ``outcome_note``): a figure that
 does not fit the title is left out, and :func:`designer_rows` says why in one line
-(``table.attrs["left_out"]``); it is never shown as a number.
-
-* **Drama** reads the ``score_trace`` column (:data:`analyser.engine.core.TRACE_COLUMN`) that a title
-  records when it lists it in ``metric_columns``: per seat, its score after every step of the
-  game (a round, a turn or a trick, as the title's ``trace_unit`` says), as a list of numbers
-  (:mod:`analyser.engine.traces`; text such as ``"0 3 3 7"`` in a CSV file or an older run).  A title
-  that does not record it gets "not recorded", nothing else.  Left out where the score does not
-  decide the winner (``outcome = "other"``).
-
-  - *lead changes*: how many times the sole leader changes (a tie for the lead keeps the last
-    sole leader; taking the first sole lead is not a change);
-  - *lead for good at*: the fraction of the game's steps played before the eventual winner
-    takes the sole lead and keeps it to the end (0 = led throughout, 1 = only at the end or
-    only by tie-break);
-  - *largest deficit overcome*: the most points the eventual winner trailed the leader by, at
-    any step.
-  Games with a shared win have no single winner and are left out of the last two.
-
-* **Luck against skill**: the *skill share* is the partial eta squared of the strategy in a
-  two-way fixed-effects analysis of variance with the game (its deal) as the block (Cohen, J.
-  (1973), "Eta-squared and partial eta-squared in fixed factor ANOVA designs", Educational and
-  Psychological Measurement 33, 107-112): of the differences between seats of the same game,
-  the share the strategies explain.  The rest - the *luck share* - is what the deal, the turn
-  order and the interplay of the seats explain.  It reads the outcome: each seat's win share
-  (1, 0, or 1/k of a k-way shared win).  Where the highest score decides the winner it is also
-  given on the final score, labelled *score-based* (elsewhere a seat's score is not what it
-  played for: in a race the loser that gambled more ends nearer the target).  When a strategy
-  holds several seats of a game only one of them can win, so the share of the win has a ceiling
-  below 1 (a third with two seats each at four).  Its 95% interval
-  is a percentile bootstrap over games, except that its lower end is 0 when the strategies'
-  effects cannot be told from none (a Wald test of the strategy contrasts with the bootstrap
-  covariance, p >= 0.05): a resampled share is never below 0, so the plain percentile interval
-  would exclude 0 whatever the data (Steiger, J. H. (2004), "Beyond the F test", Psychological
-  Methods 9, 164-182, gives the same rule for eta squared).  It needs two strategies or more.
-
-* **Decisiveness**: the tie rate (games whose win is shared) and the *close-game rate*: games
-  whose top two scores differ by at most the title's close margin (``Game.scoring.close_margin``, in
-  its score units; ties and tie-breaks included).
+(``table.attrs["left_out"]``); it is never shown as a number.  Drama reads the ``score_trace``
+column (:data:`analyser.engine.core.TRACE_COLUMN`, :mod:`analyser.engine.traces`) of a title
+that lists it in ``metric_columns``; a title that does not record it gets "not recorded".
 """
 
 from __future__ import annotations

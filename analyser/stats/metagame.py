@@ -1,35 +1,16 @@
 """The meta-game of a tournament: is there one strategy to play, or a rock-paper-scissors cycle?
+docs/commands/tournament.md ("The meta-game") is the contract; in short:
 
-The *meta-game* is the game whose moves are the tournament's strategies: a player picks one
-strategy, and its payoff is the win share that strategy earns against the others.  Its payoffs
-are estimated from the tables played (:func:`observations`, :func:`estimate`).
-
-* **Two seats.**  The empirical game is the head-to-head matrix ``H[i, j]``: the win share of
-  ``i`` in the games against ``j`` (a shared win counts one half).  ``M = H - 1/2`` is a symmetric
-  zero-sum game (``M = -M.T``, diagonal 0, value 0).  Its equilibria are the mixes ``p`` with
-  ``M @ p <= 0`` - no single strategy beats the mix - a convex polytope; :func:`max_entropy_nash`
-  picks the one of maximum entropy (the choice of Balduzzi et al., "Re-evaluating Evaluation",
-  NeurIPS 2018), which is unique, so the answer is deterministic, and which gives exact copies of
-  a strategy equal shares of one weight.  Linear programs (``scipy.optimize.linprog``) find the
-  polytope; pairs that never met (a balanced sample of tables) are filled from the Bradley-Terry
-  ratings.
-* **More seats.**  A table seats different strategies, so there is no head-to-head: strategy
-  ``i``'s payoff against a mix ``x`` is its expected win share, minus the fair share ``1/n``, at
-  a table of opponents drawn from ``x`` among the tables played (:func:`table_payoffs`).  The
-  equilibrium is found by replicator dynamics (:func:`replicator`) from the uniform mix.  Not
-  AlphaRank: it needs the payoff of one strategy against a table of copies of another, which a
-  tournament never plays, and it answers with a ranking distribution, not an equilibrium.
-
-**Nash averaging** (:func:`nash_average`): each strategy's payoff against the equilibrium mix,
-in percentage points of win share above an even share.  A strategy in the support scores 0 (for
-two seats exactly: the value of the game); one outside it scores below 0 by how much the mix
-beats it.  Adding a copy of a strategy does not change it.
-
-**Cycles** (:func:`cycles`): A beats B, B beats C and C beats A, where "beats" is finishing
-ahead in more than half the games where both sit at the table (a shared rank counts one half).
-
-**Uncertainty**: a percentile bootstrap over game numbers, as for the ratings (all tables' game
-``i`` share the game seed, so they are resampled together), seeded from the run's seed.
+* payoffs are estimated from the tables played (:func:`observations`, :func:`estimate`);
+* two seats: ``M = H - 1/2`` from the head-to-head matrix ``H`` is a symmetric zero-sum game;
+  :func:`max_entropy_nash` picks its equilibrium of maximum entropy (unique, so deterministic);
+  pairs that never met are filled from the Bradley-Terry ratings;
+* more seats: a strategy's payoff against a mix is its expected win share at a table drawn from
+  the mix, minus ``1/n`` (:func:`table_payoffs`); the equilibrium is found by
+  :func:`replicator` dynamics from the uniform mix;
+* :func:`nash_average` (pp of win share above an even share) and :func:`cycles`;
+* uncertainty: a percentile bootstrap over game numbers (all tables' game ``i`` share the game
+  seed, so they are resampled together), seeded from the run's seed.
 
 :func:`analyse` does all of it for a tournament's results; :func:`findings` turns the answer into
 sentences with their evidence, interval and threshold.

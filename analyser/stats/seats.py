@@ -1,39 +1,18 @@
 """Seat figures beyond the seat table: the seat compensation, the seat finding, and how the seats
-were filled (docs/metrics.md, "Designer metrics").
+were filled.  docs/metrics.md ("Seat advantage", "Seat compensation") is the contract.
 
-**Seat compensation.**  Where the final score decides the winner (``Game.scoring.outcome``), each seat's
-*handicap*: the score added to that seat's final scores, in the title's score units, that would
-bring its win rate closest to the fair share (1/players), the other seats unchanged.  It is read
-off the recorded final scores, with no new games, under one assumption, stated wherever it is
-shown: **play would not change if the handicap existed** (the same moves and the same final
-scores; only the comparison at the end moves).
-
-For seat ``k`` of a game let ``d`` be its final score minus the best score of the other seats.
-With a handicap ``h`` the seat wins when ``d + h > 0`` and loses when ``d + h < 0``; when
-``d + h = 0`` it ties the best other seat and the title's tie-break decides, which may read more
-than the scores (the cards taken, the largest domain).  We assume such a tie is won as
-often as the seat won its recorded ties at the top (``d = 0``: its *tie-break share*; one half
-when it never tied).  So the win rate ``W(h)`` is a step function of ``h`` that moves only on the
-score lattice (at ``h = -d`` for the recorded ``d``), and at ``h = 0`` it is the seat's recorded
-win rate.  The handicap is the lattice value whose ``W`` lies closest to the fair share (the
-smaller handicap on a tie), shown with ``W`` there: it is a whole step of the lattice, never
-interpolated.  Its 95% interval is a percentile bootstrap over games (over :data:`BLOCKS` blocks
-of games, ``game_index mod BLOCKS``, in a larger run), its ends on the lattice.
-
-In a race (``outcome = "race"``: the first seat to reach a target wins, and the game stops) the
-same counts give a *head start*: a seat that lost by ``-d`` would, with a head start ``h >= -d``,
-have reached the target first (its banked score only grows, and its final score is the highest
-it reached).  The winner may overshoot the target, so the head start read this way is, if
-anything, too large.  Only head starts (``h >= 0``) are read: a penalty to the leader cannot be
-read from games that stopped when it reached the target.  Where the score does not decide at all
-(``outcome = "other"``) there is no compensation.
-
-The sums are additive per chunk of games (counts of ``(block, seat, d)`` and the win shares of
-the ties), so a report of any size keeps them small: blocks x seats x distinct differences.
+**Seat compensation.**  For seat ``k`` of a game let ``d`` be its final score minus the best
+score of the other seats.  With a handicap ``h`` the seat wins when ``d + h > 0``; at ``d + h = 0``
+it wins its *tie-break share* (its share of its recorded ties at the top, ``d = 0``; one half when
+it never tied).  So the win rate ``W(h)`` moves only on the score lattice (at ``h = -d``), and the
+handicap is the lattice value whose ``W`` lies closest to the fair share (the smaller on a tie).
+Its 95% interval is a percentile bootstrap over games (over :data:`BLOCKS` blocks, ``game_index
+mod BLOCKS``, in a larger run).  In a race (``outcome = "race"``) only head starts (``h >= 0``)
+are read; with ``outcome = "other"`` there is none.  The sums are counts of ``(block, seat, d)``
+and the win shares of the ties, additive per chunk of games.
 
 **The seat finding** (:func:`seat_findings`): is a seat ahead, how clear is it, and what would
-compensate it - in the shape of :func:`analyser.stats.metagame.findings` (``topic``, ``sentence``,
-``strength``, ``evidence``, ``threshold``, ``next``).
+compensate it - in the shape of :func:`analyser.stats.metagame.findings`.
 """
 
 from __future__ import annotations
