@@ -169,7 +169,6 @@ class Experiment:
         self._parts = [PartCache(out / c.path) for c in cells]
         self._saved = 0.0
         self._signals = stops.count()  # signals acted on (a lost one stops the next play)
-        self._save_error: BaseException | None = None
         self.error: BaseException | None = None
         self.interrupted = False
 
@@ -277,10 +276,8 @@ class Experiment:
     def _save_quietly(self, force: bool = True) -> None:
         """:meth:`save` while playing: a record that cannot be written (a full disk) does not stop
         play by itself; the cells' folders hold the truth, and the last save reports it."""
-        try:
+        with contextlib.suppress(store.StoreError):
             self.save(force)
-        except store.StoreError as e:
-            self._save_error = e
 
     def _read_cells(self) -> None:
         """Each cell's status and games from its folder (a cell left ``running`` by a process

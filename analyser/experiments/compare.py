@@ -2,23 +2,10 @@
 
 Two rule sets, or two lineups, play the same games (same root seed: game ``i`` has the same game
 seed and seating in A and in B), or two finished run folders are read.  Every figure is a
-difference A - B with a 95% interval and a p-value:
-
-* win rate per strategy and per seat - per game, the strategy's (seat's) win share; the interval
-  is a paired bootstrap of the mean difference over games (:func:`scipy.stats.bootstrap`, 2,000
-  resamples, percentile), the p-value McNemar's test on "won in A" against "won in B"
-  (:func:`statsmodels.stats.contingency_tables.mcnemar`, exact binomial below 25 discordant
-  games) - or, when some wins are shared (shares other than 0 and 1), the paired t-test of the
-  shares, so the p-value always tests the difference the interval describes;
-* mean score per strategy, game length, lead changes - paired t-test
-  (:func:`scipy.stats.ttest_rel`, its interval) and the Wilcoxon signed-rank p-value
-  (:func:`scipy.stats.wilcoxon`) beside it;
-* tie and close-game rates - bootstrap interval and McNemar's test as for win rates;
-* seat advantage - the chi-square test of each side, and the change per seat.
-
-Runs are *paired* when both have the same root seed (and, for folders, the same game seeds in
-the games both played); otherwise the same figures come from unpaired tests (bootstrap of each
-side, Welch's t-test, Mann-Whitney U, Fisher's exact test), and the report says so.
+difference A - B with a 95% interval and a p-value; docs/commands/compare.md is the contract
+(the figures, their tests, and the unpaired tests used when the runs are not paired).  Where
+some wins are shared, the p-value of a win rate is the paired t-test of the shares, so it always
+tests the difference the interval describes.
 """
 
 from __future__ import annotations

@@ -1,25 +1,13 @@
 """Confirm a component finding by intervention (``analyser simulate --confirm-components``).
 
-An association (:mod:`analyser.stats.components`) says a seat that holds a component wins more or less
-often; it cannot say the component is why.  The intervention plays the run's games again - the
-same root seed, so game ``i`` has the same game seed and seating - on the title with that one
+docs/components.md ("Findings: possible until confirmed") is the contract.  The intervention
+plays the run's games again (same root seed: same game seeds and seating) on the title with one
 component replaced by its peer group's typical member (``Game.component_replacement``: the new
-data file is written into the run folder) or, where the title gives a rule override instead
-(the catalog's ``fix``, e.g. a rule option with one copy fewer of a card), with that override.
-
-Two paired figures, each a mean over the run's games with a normal 95% interval whose standard
-error is clustered by game (the games are the independent units; both sides play the same one):
-
-* the change in the holders' win rate: over the seat-games that held the component as the run
-  was played, their win share with the component replaced minus as played, in percentage
-  points;
-* the change in the seat gap: the win rate of the run's best seat minus its worst, replaced
-  minus as played, in percentage points.
-
-A component is *confirmed* when the interval of the holders' change excludes 0 on the side that
-undoes the association (a component that goes with winning more: its holders win less once it
-is replaced), otherwise *not confirmed*.  The records go into the run's ``config.json`` under
-``component_confirmations`` (run id -> component id -> record), where the report reads them.
+data file is written into the run folder) or, where the title gives a rule override instead (the
+catalog's ``fix``), with that override.  Two paired figures, each a mean over games with a
+normal 95% interval clustered by game: the change in the holders' win rate and in the seat gap
+(pp).  The records go into the run's ``config.json`` under ``component_confirmations`` (run id
+-> component id -> record), where the report reads them.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ their figures), never the report or the experiments that show its findings.
 from analyser.findings.base import (STRENGTHS, FILE, SCHEMA, NEVER_WINS_SHARE, LUCK_HIGH, LUCK_LOW, RUNAWAY_AT,
                                     RUNAWAY_SHARE, TAIL_QUANTILE, TAIL_RATIO, TAIL_MIN_GAMES, TIE_RATE, ALPHA,
                                     Finding, LeftOut, Findings, document, write_json, lines, echo, pct, pct_ci,
-                                    with_ci, share_text, number, command, gather)
+                                    number, command, gather)
 from analyser.findings.run import (
     RUN_CHECKS, Check, RunContext, ahead_of_all, collect, component_outliers, dominant_strategy, length_cap_command,
     long_tail, luck_rows, luck_share, never_wins, never_wins_rows, quantile_interval, replay_lost_game,

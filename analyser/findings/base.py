@@ -247,17 +247,6 @@ def pct_ci(low: float, high: float) -> str:
     return analysis.percent_ci(low, high)
 
 
-def with_ci(value: float, low: float, high: float) -> str:
-    """``41.2% (95% CI 39.0-43.4%)``."""
-    return f"{pct(value, low, high)} (95% CI {pct_ci(low, high)})"
-
-
-def share_text(x: float) -> str:
-    """A threshold share for a sentence, to at most two decimals: ``12.5%``, ``6.25%``, ``8.33%``,
-    ``10%``."""
-    return number(100 * x, 2, trim=True) + "%"
-
-
 def command(words: Iterable) -> str:
     """A shell command from its words (each quoted as needed)."""
     return " ".join(shlex.quote(str(w)) for w in words)
