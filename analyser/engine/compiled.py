@@ -24,6 +24,7 @@ deals and draws.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import sys
@@ -41,6 +42,44 @@ _said: set[str] = set()
 #: Why a run without numba plays in Python (numba is a dependency: an install without it is broken,
 #: or numba does not support this platform or Python yet).
 NO_NUMBA = "numba is not installed (pip install numba)"
+
+
+class KernelEngine:
+    """The part of the interface every title's engine shares; a subclass adds ``run_batch`` and
+    ``strategy_table(strategies)`` (the kernel's table of the specs; ValueError, the reason, for a
+    spec the kernel does not cover) and sets ``name`` (as the reasons say it), ``game_id``,
+    ``titles`` (the rules' Game class, then the title's), ``rule_methods`` (the kernel stands in
+    for them: a subclass or a replaced one plays in Python), ``rule_options`` (those it
+    implements) and ``entry`` (``"module:function"``, the numba entry point)."""
+
+    name = game_id = entry = ""
+    titles: tuple = ()
+    rule_methods: tuple = ()
+    rule_options: frozenset = frozenset()
+
+    def unsupported(self, game, params, players: int, strategies: list[str]) -> str | None:
+        """None when the kernel covers the run, else the reason (one line)."""
+        rules = self.titles[0]
+        if type(game) not in self.titles or game.id != self.game_id or getattr(game, "source", None):
+            return f"the title is not the built-in {self.name}"
+        changed = [m for m in self.rule_methods
+                   if getattr(getattr(type(game), m, None), "__qualname__", None) != f"{rules.__name__}.{m}"
+                   or getattr(type(game), m).__module__ != rules.__module__]
+        if changed:  # a rule replaced at run time (a test's planted variant): only Python plays it
+            return f"{self.name}'s {', '.join(changed)} is not the built-in one"
+        extra = sorted({f.name for f in dataclasses.fields(params)} - self.rule_options)
+        if extra:
+            return f"the compiled kernel does not implement the rule option(s) {', '.join(extra)}"
+        try:
+            self.strategy_table(strategies)
+        except ValueError as e:
+            return str(e)
+        return None
+
+    def kernel(self):
+        """The kernel's numba entry point (imports it, and numba)."""
+        module, _, attr = self.entry.partition(":")
+        return getattr(importlib.import_module(module), attr)
 
 
 def numba_missing() -> str | None:

@@ -29,20 +29,11 @@ How it works, for the seat ``s`` that must decide, with the view ``v`` it was sh
 The action played is the root child with the most visits (ties: the better mean reward, then the
 first in the order of the legal actions).
 
-Rewards.  ``reward=rank`` (the default): ``(n - rank) / (n - 1)`` for ``n`` seats, rank 1 = best
-(so winning scores 1, a shared win 1, last place 0), using the title's ranks and tie-breaks at the
-end of the game.  At a round cutoff the seats are ranked by the points each gained since the
-decision, so a seat far ahead or far behind still sees which play does best this round.
-``reward=score``: the seat's score scaled to [0, 1] by the range the title declares with
-``Game.score_range(params, n_players)`` (scores outside it are clipped); a title without one
-refuses ``reward=score``.
-
-Reproducibility.  The search draws every random number (determinizations, expansion order,
-rollouts, the chance events of the rules during the search) from the ``rng`` the game loop hands
-to ``choose``, so a fixed seed gives identical games for any ``--jobs``, batch size or joblib
-backend (every backend runs the same batches of the same games).  ``time_ms`` budgets by the clock
-instead: the number of iterations then depends on the machine and its load, and results are NOT
-reproducible; use it for interactive play, not for experiments.
+Rewards (``reward=rank|score``), ``horizon`` and ``time_ms`` are docs/mcts.md.  At a round
+cutoff the seats are ranked by the points each gained since the decision.  Every random number
+(determinizations, expansion order, rollouts, the rules' chance events during the search) comes
+from the ``rng`` the game loop hands to ``choose``, so a fixed seed gives identical games for any
+``--jobs``, batch size or backend; ``time_ms`` budgets by the clock and is not reproducible.
 
 Speed.  An optional title hook makes the search cheaper without changing one decision (see
 :func:`sampler`): ``determinizer(view, stop_at_stage)`` works out a decision's sampling set-up

@@ -90,11 +90,9 @@ def seat_advantage(ctx: RunContext) -> list:
 
 def _compared(ctx: RunContext):
     """The strategy table without strategies that fill every seat of their games (their win rate
-    is 1/players by construction), or a LeftOut when fewer than two remain."""
-    table = ctx.part.strategies
+    is 1/players by construction)."""
     mirror = set(ctx.part.run.get("mirror") or [])
-    table = table[~table["strategy"].astype(str).isin(mirror)]
-    return table
+    return ctx.part.strategies[~ctx.part.strategies["strategy"].astype(str).isin(mirror)]
 
 
 def dominant_strategy(ctx: RunContext) -> list:

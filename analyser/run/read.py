@@ -26,45 +26,16 @@ from analyser.run.folders import missing_games, read_config_file
 from analyser.run.trust import Allowed, is_trusted_file, refusal, resume_command, trust_file
 
 
-def _read_parts(folder: Path, columns: list[str] | None = None, per_part=None,
-                drop: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Every part of ``folder`` as one frame (only ``columns`` that exist, when given; without the
-    ``drop`` columns).  ``per_part(frame)``, when given, shrinks each part before they are joined
-    (e.g. smaller integer types), so the whole table is never held in its wide form."""
-    import pyarrow as pa
+def _read_parts(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """Every part of ``folder`` as one frame (only ``columns`` that exist, when given)."""
     pieces = []
     for p in store.part_files(folder):
-        t = store.read_part_table(p, columns, drop)  # InputError naming a part that cannot be read
-        if not t.num_rows:
-            continue
-        if per_part is None:
+        t = store.read_part_table(p, columns)  # InputError naming a part that cannot be read
+        if t.num_rows:
             pieces.append(t)
-        else:
-            pieces.append(_narrow(t))
     if not pieces:
         return pd.DataFrame()
-    table = traces.concat_tables(pieces, f"the parts of {str(folder)!r}")
-    del pieces
-    if per_part is None:
-        return table.to_pandas()
-    # convert column by column, dropping each arrow column once converted, so the table is
-    # never held twice
-    data = {}
-    for name in list(table.column_names):
-        col = table.column(name)
-        if pa.types.is_dictionary(col.type):
-            data[name] = col.to_pandas().values
-        else:
-            data[name] = col.to_numpy()
-        del col
-        table = table.drop_columns([name])
-    del table
-    out = per_part(pd.DataFrame(data, copy=False))
-    del data
-    for c in out.columns:  # categories that differ from part to part (text in extra tables)
-        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].astype("category")
-    return out
+    return traces.concat_tables(pieces, f"the parts of {str(folder)!r}").to_pandas()
 
 
 def _distinct_text(col: pd.Series) -> list[str]:
@@ -73,24 +44,6 @@ def _distinct_text(col: pd.Series) -> list[str]:
         used = pd.unique(col.cat.codes)
         return [str(col.cat.categories[i]) for i in used if i >= 0]
     return [str(x) for x in pd.unique(col.astype(str))]
-
-
-def _narrow(t):
-    """An arrow table with its 64-bit whole numbers as int32 where the values fit (game seeds
-    excepted), to keep many parts small in memory before they are joined."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    cols = []
-    for name, col in zip(t.column_names, t.columns):
-        if name != "game_seed" and pa.types.is_integer(col.type) and col.type.bit_width > 32 and len(col):
-            mm = pc.min_max(col)
-            lo, hi = mm["min"].as_py(), mm["max"].as_py()
-            if lo is not None and -2 ** 15 <= lo and hi < 2 ** 15 and name != "game_index":
-                col = col.cast(pa.int16())
-            elif lo is not None and -2 ** 31 <= lo and hi < 2 ** 31:
-                col = col.cast(pa.int32())
-        cols.append(col)
-    return pa.table(cols, names=t.column_names)
 
 
 def trust_title_file(source: str) -> None:
@@ -106,15 +59,12 @@ def is_trusted_title_file(source: str) -> bool:
     return is_trusted_file(source)
 
 
-def load_results(path: Path, columns: list[str] | None = None, per_part=None,
-                 extra_drop: tuple[str, ...] = ()) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
+def load_results(path: Path, columns: list[str] | None = None) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
     """Read a run folder (its Parquet parts, or the ``results.csv`` of ``--csv``), a results file
     (Parquet or CSV), with the extra tables and config.json.  A folder of an older layout (one
     ``results.parquet``) is refused in one line.
 
-    ``columns``: read only these result columns (those that exist), to keep memory down;
-    ``per_part``: a function shrinking each part's frame before the parts are joined;
-    ``extra_drop``: columns of the extra tables not to read.
+    ``columns``: read only these result columns (those that exist), to keep memory down.
     A single results file (and the whole table of a run folder, when no ``columns`` are asked
     for) is validated against its title's results schema (:func:`validate_results`) and the
     config against the table (:func:`validate_config`) before anything else uses them; the
@@ -126,7 +76,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         path = path.parent  # the parts folder itself: read its run
     folder = path if path.is_dir() else path.parent
     if path.is_dir() and (path / store.RESULTS).is_dir() and store.part_files(path / store.RESULTS):
-        df = _read_parts(path / store.RESULTS, columns, per_part)
+        df = _read_parts(path / store.RESULTS, columns)
         path = path / store.RESULTS
         whole = columns is None
     else:
@@ -139,7 +89,7 @@ def load_results(path: Path, columns: list[str] | None = None, per_part=None,
         if (folder / "config.json").exists() and not (isinstance(config, dict)
                                                       and config.get("kind") in EXPERIMENT_KINDS):
             validate_config(config, df, game, folder / "config.json", path)
-    extras = _read_extras(game, folder, path, df, per_part, extra_drop)
+    extras = _read_extras(game, folder, path, df)
     _restore_text(df, game, path)
     if "strategy" in df.columns:
         _order_strategies(df, config)
@@ -176,14 +126,13 @@ def _results_file(path: Path, folder: Path) -> Path:
     return path
 
 
-def _read_extras(game, folder: Path, path: Path, df: pd.DataFrame, per_part,
-                 extra_drop: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+def _read_extras(game, folder: Path, path: Path, df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The title's extra tables beside the results read from ``path``: a run's parts (not empty),
     or a single Parquet or CSV file (a CSV only beside CSV results), validated against ``df``."""
     extras = {}
     for name in game.extra_tables:
         if (folder / name).is_dir():
-            frame = _read_parts(folder / name, per_part=per_part, drop=extra_drop)
+            frame = _read_parts(folder / name)
             if len(frame):
                 extras[name] = frame
             continue

@@ -13,13 +13,13 @@ of turns) and each seat's count of every card kind (the components table).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
+from analyser.engine.compiled import KernelEngine
 from analyser.engine.kernelkit import Collector, OutputLayout, play_batch, result_names
 from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
 from analyser.titles.dao import Dao as Title
@@ -78,38 +78,17 @@ class Strategies(NamedTuple):
 _RULE_METHODS = ("initial_state", "legal_actions", "apply", "is_terminal", "scores", "metrics")
 
 
-class DaoEngine:
+class DaoEngine(KernelEngine):
     """DAO's compiled engine (the interface of :mod:`analyser.engine.compiled`)."""
 
+    name, game_id, titles, entry = "DAO", "dao", (Dao, Title), "analyser.titles.dao.kernel:play"
+    rule_methods, rule_options = _RULE_METHODS, RULE_OPTIONS
     strategies = tuple(STRATEGY_CODES)
-
-    def unsupported(self, game, params, players: int, strategies: list[str]) -> str | None:
-        """None when the kernel covers the run, else the reason (one line)."""
-        if type(game) not in (Dao, Title) or game.id != "dao" or getattr(game, "source", None):
-            return "the title is not the built-in DAO"
-        changed = [m for m in _RULE_METHODS
-                   if getattr(getattr(type(game), m, None), "__qualname__", None) != f"Dao.{m}"
-                   or getattr(type(game), m).__module__ != Dao.__module__]
-        if changed:  # a rule replaced at run time (a test's planted variant): only Python plays it
-            return f"DAO's {', '.join(changed)} is not the built-in one"
-        extra = sorted({f.name for f in dataclasses.fields(params)} - RULE_OPTIONS)
-        if extra:
-            return f"the compiled kernel does not implement the rule option(s) {', '.join(extra)}"
-        try:
-            self.strategy_table(strategies)
-        except ValueError as e:
-            return str(e)
-        return None
 
     def strategy_table(self, strategies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per strategy spec: its kernel code and two parameters (threshold: limit; colour:
-        min_value, start).  ValueError (the reason) for a spec the kernel does not cover."""
+        min_value, start)."""
         return _strategy_table(tuple(strategies))
-
-    def kernel(self):
-        """The kernel's numba entry point, :func:`analyser.titles.dao.kernel.play` (imports numba)."""
-        from analyser.titles.dao.kernel import play
-        return play
 
     def run_batch(self, job, game, params):
         """Games ``job.start`` to ``job.stop - 1`` as the Python path's :class:`BatchResult`."""

@@ -93,10 +93,8 @@ Rulings where the rules write-up is silent (rule options where named)
 * Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
   active ship sinks during the daikaiju step still counts.
 * Score: the ship's own turns completed afloat - a turn of its own counts when the ship is
-  afloat at its end, or when the game ends in it with the ship afloat.  (Until version 0.1 the
-  score counted the game's turns, ``t - 1`` for a ship sunk in turn ``t``, which favoured later
-  seats.)  Winners are set by the end rules above, not by the score.  Ranks: winners first, the
-  rest by score.
+  afloat at its end, or when the game ends in it with the ship afloat.  Winners are set by the
+  end rules above, not by the score.  Ranks: winners first, the rest by score.
 * Where a ship is lost (``elim_row``/``elim_col``): ``edge`` and running into a daikaiju: the last
   tile crossed; a ``loop`` or a head-on meeting: the new tile's square; a daikaiju landing on a tile:
   that tile; a daikaiju in front: the tile the ship is on (its start square if it never sailed);

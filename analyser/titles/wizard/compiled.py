@@ -17,7 +17,6 @@ per round) and the ``rounds`` extra table.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import sys
 import time
@@ -26,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from analyser.engine.compiled import KernelEngine
 from analyser.engine.kernelkit import Collector, OutputLayout, play_batch, result_names
 from analyser.engine.registry import builtin_strategies, make_strategy, parse_spec
 from analyser.titles.wizard import Wizard as Title
@@ -86,38 +86,16 @@ class Strategies(NamedTuple):
     bias: np.ndarray
 
 
-class WizardEngine:
+class WizardEngine(KernelEngine):
     """Wizard's compiled engine (the interface of :mod:`analyser.engine.compiled`)."""
 
+    name, game_id, titles, entry = "Wizard", "wizard", (Wizard, Title), "analyser.titles.wizard.kernel:play"
+    rule_methods, rule_options = _RULE_METHODS, RULE_OPTIONS
     strategies = STRATEGY_NAMES
 
-    def unsupported(self, game, params, players: int, strategies: list[str]) -> str | None:
-        """None when the kernel covers the run, else the reason (one line)."""
-        if type(game) not in (Wizard, Title) or game.id != "wizard" or getattr(game, "source", None):
-            return "the title is not the built-in Wizard"
-        changed = [m for m in _RULE_METHODS
-                   if getattr(getattr(type(game), m, None), "__qualname__", None) != f"Wizard.{m}"
-                   or getattr(type(game), m).__module__ != Wizard.__module__]
-        if changed:
-            return f"Wizard's {', '.join(changed)} is not the built-in one"
-        extra = sorted({f.name for f in dataclasses.fields(params)} - RULE_OPTIONS)
-        if extra:
-            return f"the compiled kernel does not implement the rule option(s) {', '.join(extra)}"
-        try:
-            self.strategy_table(strategies)
-        except ValueError as e:
-            return str(e)
-        return None
-
     def strategy_table(self, strategies) -> Strategies:
-        """Per strategy spec: its bid and play policy codes and bias.  ValueError (the reason) for a
-        spec the kernel does not cover."""
+        """Per strategy spec: its bid and play policy codes and bias."""
         return _strategy_table(tuple(strategies))
-
-    def kernel(self):
-        """The kernel's numba entry point, :func:`analyser.titles.wizard.kernel.play` (imports numba)."""
-        from analyser.titles.wizard.kernel import play
-        return play
 
     def run_batch(self, job, game, params):
         """Games ``job.start`` to ``job.stop - 1`` as the Python path's :class:`BatchResult`."""
