@@ -1,12 +1,7 @@
 """Findings: the short ordered list of plain sentences that opens every report (``simulate``,
 ``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary
-(docs/findings.md, "Findings").  Each finding states its evidence, interval and threshold.
-
-* :mod:`~analyser.findings.base`: the finding, the list, ``findings.json``, the terminal lines,
-  the thresholds and the formatting;
-* :mod:`~analyser.findings.run`: the checks of a run report and their registry (:data:`RUN_CHECKS`);
-* :mod:`~analyser.findings.experiments`: the findings of a sweep, a tournament and a comparison;
-* :mod:`~analyser.findings.components`: the component findings.
+(docs/findings.md, "Findings").  Each finding states its evidence, interval and threshold; the
+modules are listed in docs/architecture.md.
 
 Everything is importable from ``analyser.findings``.  The package may import :mod:`analyser.engine`,
 :mod:`analyser.io`, :mod:`analyser.run`, :mod:`analyser.results` and :mod:`analyser.stats` (it reads

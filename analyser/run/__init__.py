@@ -1,30 +1,14 @@
 """The run: turn a run spec into batches, run them with joblib (or Dask), gather one tidy DataFrame.
 
-The results frame has one row per (game, seat) with the columns of DESIGN.md: ``run_id``,
+The results frame has one row per (game, seat) (docs/results.md): ``run_id``,
 ``game``, ``game_index``, ``game_seed``, ``players``, ``seat``, ``strategy``, one column per rule
 option, ``score``, ``rank``, ``win`` (1/k for a k-way shared win), then the title's metric
 columns (``turns`` is the game length).  Rows are sorted by (game_index, seat), so a run is
 identical whatever ``--jobs`` or batch size produced it.
 
-A run is the one primitive every experiment (:mod:`analyser.experiments`) is built from.  One
-job per module:
-
-* :mod:`~analyser.run.spec`: the run spec, its resolution, run ids, versions, data-file record;
-* :mod:`~analyser.run.execute`: :func:`run`, :func:`resume`, :class:`RunResult`, the execution loop;
-* :mod:`~analyser.run.backends`: loky, threading and Dask dispatch, the watchdog;
-* :mod:`~analyser.run.cluster`: the Dask client of a run or a command, its tasks, and the user's
-  files uploaded to its workers;
-* :mod:`~analyser.run.stops`: Ctrl-C and SIGTERM, one handler for runs and experiments;
-* :mod:`~analyser.run.sink`: the sink that writes parts, batch -> frames and tables, CSV files;
-* :mod:`~analyser.run.store`: the run-folder layout of Parquet parts, the lock;
-* :mod:`~analyser.run.folders`: the default ``--out``, preparing and checking output folders, and
-  reading a folder's ``config.json`` (bounded);
-* :mod:`~analyser.run.trust`: a handed-over folder is data, never code (what its ``config.json``
-  may make analyser load or contact).
-
-:mod:`~analyser.run.read` reads a run folder or a results file back (untrusted input; the API is
-re-exported by :mod:`analyser.results`), :mod:`~analyser.run.reproduce` rebuilds the command of a
-run from its ``config.json`` and :mod:`~analyser.run.bench` measures games per second.
+A run is the one primitive every experiment (:mod:`analyser.experiments`) is built from.  The
+modules, one job each, are listed in docs/architecture.md; the reading API
+(:mod:`~analyser.run.read`) is re-exported by :mod:`analyser.results`.
 
 The run package may import :mod:`analyser.engine` and :mod:`analyser.io`; the statistics, the
 findings, the report, the experiments and the command line are built on it, never the reverse.
