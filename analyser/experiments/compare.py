@@ -263,15 +263,10 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
 
 def compare_specs(spec_a: RunSpec, options: CompareOptions, session: Session | None = None) -> Comparison:
     """Play A (``spec_a``) and B (``options.b``) on the same root seed (drawn once if not given)
-    and compare them, paired.
-
-    The two sides are the run folders ``out/a`` and ``out/b`` of an experiment folder
-    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary folder,
-    no progress bar), one after the other with the games streaming to disk.
-    ``session.resume`` continues the comparison in ``out`` (the same specs, as its record keeps
-    them), playing only the games a side lacks; ``session.play`` false only reads the sides.
-    When play stops early (a failure, Ctrl-C, SIGTERM) the result has no table and says why
-    (``status``, ``error``, ``interrupted``)."""
+    and compare them, paired.  The sides are the cells ``out/a`` and ``out/b``, played one after
+    the other as ``session`` (:class:`~analyser.experiments.options.Session`) says.  When play
+    stops early (a failure, Ctrl-C, SIGTERM) the result has no table and says why (``status``,
+    ``error``, ``interrupted``)."""
     session = session or Session()
     spec_b = options.b
     _, _, players, n_jobs, seed = resolve(spec_a)

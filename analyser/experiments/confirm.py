@@ -92,7 +92,8 @@ def intervention(game, params, cid: str, info: dict, folder: Path) -> tuple[str,
     return None
 
 
-def _shares(results, games: int, players: int) -> np.ndarray:
+def shares(results, games: int, players: int) -> np.ndarray:
+    """Win shares per game and seat (``games x players``) of a results frame."""
     out = np.zeros((games, players))
     gi = results["game_index"].to_numpy(dtype=np.int64)
     keep = gi < games
@@ -126,11 +127,6 @@ def replay(spec, rules: dict, games: int, progress: bool = False):
     return run(b_spec, progress=progress)
 
 
-def shares(results, games: int, players: int) -> np.ndarray:
-    """Win shares per game and seat (``games x players``) of a results frame."""
-    return _shares(results, games, players)
-
-
 def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> dict:
     """Confirm the first ``top`` components that pass the correction in the run folder ``out``
     (played from ``spec``, its seed recorded): play the same games with each replaced, and
@@ -158,7 +154,7 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
     merged = game.component_collapse(sorted(set(ids)))
     counts = counts.assign(component=ids.map(lambda x: merged.get(x, x)))
     games = int(results["game_index"].max()) + 1
-    a = _shares(results, games, players)
+    a = shares(results, games, players)
     rate = a.mean(axis=0)
     best, worst = int(np.argmax(rate)), int(np.argmin(rate))
     records = {}
@@ -175,7 +171,7 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
         h = np.zeros((games, players), dtype=bool)
         gi = held["game_index"].to_numpy(dtype=np.int64)
         h[gi[gi < games], held["seat"].to_numpy(dtype=np.int64)[gi < games]] = True
-        ch = paired_change(a, _shares(b.results, games, players), h, players, games, best, worst)
+        ch = paired_change(a, shares(b.results, games, players), h, players, games, best, worst)
         records[cid] = {**ch, "tested": True, "confirmed": verdict(ch, tested_effect(r)), "what": what, "games": games,
                         "figure": f"holders' win rate {signed(ch['change'])} pp over {games:,} paired games, with "
                                   f"{what}",

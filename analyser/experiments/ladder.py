@@ -228,10 +228,8 @@ def run_ladder(spec: RunSpec, options: LadderOptions | None = None, session: Ses
     """Parse and check the ladder of ``options`` with ``spec``'s settings (its strategies are
     unused), play every level (a cell), time the budgets, and analyse.
 
-    InputError (one line) on bad input before any game is played.  ``session`` as
-    :func:`analyser.experiments.sweep.run_sweep` (default: a temporary folder, no progress bar):
-    ``resume`` continues the ladder in ``out`` (only the games each level lacks), ``play`` false
-    only reads it back.  ``speed=False`` skips the decisions-per-second timing (it then reads as
+    InputError (one line) on bad input before any game is played.  ``session``:
+    :class:`~analyser.experiments.options.Session`.  ``speed=False`` skips the decisions-per-second timing (it then reads as
     not measured).  ``spec.game_timeout=None``: the limit is scaled to the measured cost of a
     game of the dearest level (:func:`auto_game_timeout`, recorded in ``config.json`` as
     ``game_timeout`` with ``game_timeout_auto``), so a busy machine does not trip it."""

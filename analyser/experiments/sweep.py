@@ -89,14 +89,9 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
 def run_sweep(spec: RunSpec, options: SweepOptions, session: Session | None = None) -> SweepResult:
     """Parse the grid (the strategy specs of ``spec.strategies`` and ``options.rules``), play
     every cell with ``spec``'s settings (in rounds with ``options.until_ci``), and analyse.
-    InputError on bad input before any game is played.
-
-    Each cell is a run folder ``out/cells/cell-<k>`` of an experiment folder
-    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary
-    folder, no progress bar); ``session.resume`` continues the sweep in ``out`` (the same spec
-    and options, as its record keeps them), playing only the games each cell lacks;
-    ``session.play`` false only reads the cells (to rebuild the report).  The analysis reads the
-    cells back from disk."""
+    InputError on bad input before any game is played.  Each cell is a run folder
+    ``out/cells/cell-<k>``, played as ``session`` (:class:`~analyser.experiments.options.Session`)
+    says."""
     session = session or Session()
     stopping.check_width(options.until_ci)
     game = get_game(spec.game)

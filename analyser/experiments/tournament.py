@@ -234,14 +234,8 @@ def _plan(game, spec: RunSpec) -> _Plan:
 def run_tournament(spec: RunSpec, options: TournamentOptions | None = None,
                    session: Session | None = None) -> TournamentResult:
     """Play the tables and rate the strategies ``spec.strategies``.  ``spec.games`` is the total
-    over all tables.
-
-    Each table is a run folder ``out/cells/table-<k>`` of an experiment folder
-    (:mod:`analyser.experiments.base`) played as ``session`` says (default: a temporary folder,
-    no progress bar); ``session.resume`` continues the tournament in ``out`` (the same spec and
-    options, as its record keeps them), playing only the games each table lacks;
-    ``session.play`` false only reads the tables (to rebuild the report).  The ratings are
-    computed from the tables read back from disk."""
+    over all tables.  Each table is a cell ``out/cells/table-<k>``, played as ``session``
+    (:class:`~analyser.experiments.options.Session`) says."""
     options, session = options or TournamentOptions(), session or Session()
     stopping.check_width(options.until_ci)
     game = get_game(spec.game)

@@ -371,13 +371,10 @@ def tie_break_command(ctx: RunContext) -> str | None:
 
 def component_outliers(ctx: RunContext) -> list:
     """Components whose effect on winning is clear after the Benjamini-Hochberg correction over
-    the title's components (issue 18 section 3, :mod:`analyser.stats.components`), with their 95%
-    intervals.  The hook: the component analysis puts its findings on the part as
-    ``part.component_findings`` (dicts in the shape of :func:`analyser.stats.seats.seat_findings`:
-    ``sentence``, ``strength``, ``evidence`` {``figure``, ``interval``}, ``threshold``, ``next``,
-    more keys kept, such as ``component``) and its estimates as ``part.components`` (None when
-    the title records no components); this check takes them into the report's one list, under
-    this topic.  A part without those attributes (no component analysis) adds nothing."""
+    the title's components (:mod:`analyser.stats.components`), with their 95% intervals: the
+    part's ``component_findings`` (dicts in the shape of :func:`analyser.stats.seats.seat_findings`,
+    more keys kept, such as ``component``) taken into the report's one list under this topic.
+    ``part.components`` None: the title records no components; a part without it adds nothing."""
     part = ctx.part
     if not hasattr(part, "components"):
         return []
