@@ -1,22 +1,11 @@
 """The value grammar of ``analyser sweep`` and the grid of cells it spans.
 
-A value written for a strategy parameter (``-s 'threshold:limit=4..14'``) or a rule option
-(``--rule bust_limit=10,12,14``) may be
-
-* one value: ``9``, ``on``, ``adjacent``;
-* a list: ``a,b,c`` (any type);
-* an integer range ``a..b`` (step 1, both ends included) or a range with a step ``a..b:step``
-  (numbers; ``-1..1:0.25`` gives -1, -0.75, ..., 1).  A list may mix values and ranges:
-  ``2,4..6`` gives 2, 4, 5, 6.
-
-Every parameter that takes more than one value is *varied*; the cells are the Cartesian product
-of the varied values, in the order written (the last varied value changes fastest).  More than
-:data:`MAX_CELLS` cells are refused before anything is played.
-
-Errors (:class:`~analyser.engine.core.InputError`, one line): an empty value or range end, ``a..b``
-with ``a > b``, a step that is not positive, a range on an option that is not a number (a choice,
-on/off or text option: list the values instead), a value the option does not accept, and too
-many cells.
+docs/commands/sweep.md is the contract: a value written for a strategy parameter or a rule option
+is one value, a list ``a,b,c``, a range ``a..b`` or ``a..b:step``, or lists and ranges mixed
+(``2,4..6``).  Every parameter that takes more than one value is *varied*; the cells are the
+Cartesian product of the varied values, in the order written (the last varied value changes
+fastest), at most :data:`MAX_CELLS`.  Every refusal is one :class:`~analyser.engine.core.InputError`
+line, before anything is played.
 """
 
 from __future__ import annotations

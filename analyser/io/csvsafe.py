@@ -1,19 +1,12 @@
-"""Writing CSV files that are safe to open in a spreadsheet, and reading them back as written.
+"""Writing CSV files that are safe to open in a spreadsheet, and reading them back as written
+(docs/results.md, "CSV files", is the contract).
 
-A spreadsheet treats a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some, a tab or
-a carriage return) as a formula: a strategy name or a label such as ``=cmd|' /C calc'!A0``
-would run when someone opens ``results.csv``.  Following the OWASP guidance on CSV injection,
-every CSV file analyser writes goes through :func:`to_csv`, which prefixes such a *text* cell
-with a single quote (``'=cmd|...``), so the spreadsheet shows it as text.  Numbers are never
-changed: a negative score stays the number ``-3``; only text cells are (``"-3"`` written as text,
-such as a score trace starting with a negative score, becomes ``'-3``).  Column labels and index
-labels are text cells too.
-
-The quote is undone when analyser reads a CSV file back (:func:`restore_frame`, used by
-``analyser report results.csv``), so a report from ``results.csv`` names the strategy
-``=cmd|...`` exactly as the Parquet parts do.  To keep that round trip exact, a text cell that
-already starts with quotes followed by one of those characters (``'=x``) gains one more quote
-too; reading removes exactly one.  Other programs reading the CSV see the quote.
+Every CSV file analyser writes goes through :func:`to_csv`, which prefixes a *text* cell that
+starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return with a single quote (OWASP's
+advice on CSV injection); numbers are never changed, and column and index labels are text cells
+too.  :func:`restore_frame` removes exactly one quote when analyser reads a CSV file back, so a
+text cell that already starts with quotes and one of those characters gains one more quote, and
+the round trip is exact.
 """
 
 from __future__ import annotations

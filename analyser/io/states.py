@@ -1,21 +1,17 @@
 """Saved states from users (``analyser play --state FILE``): read, validate, then build.
 
 A saved state is untrusted input.  :func:`load_state` takes it through four gates, in order, so
-nothing is allocated or played before it is known to be sound:
+nothing is allocated or played before it is known to be sound (docs/commands/play.md):
 
 1. :func:`analyser.io.files.read_text` / :func:`~analyser.io.files.parse_json`: a regular file of at
-   most :data:`~analyser.io.files.STATE_MAX_BYTES`, JSON nested at most 32 deep, whole numbers of
-   at most 20 digits, no NaN/Infinity, no duplicate keys.
-2. the player count, checked for every title against its player range before any per-seat
-   list is built (``"players": 1e30`` is refused here, not allocated), and the rule options
-   (``params``) against the title's ``Params``, in JSON terms (a flag is ``true``/``false``, not
-   the ``on``/``off`` of ``--rule``), for every title alike (:func:`validate_params`);
+   most :data:`~analyser.io.files.STATE_MAX_BYTES`, bounded JSON;
+2. the player count against the title's player range before any per-seat list is built
+   (``"players": 1e30`` is refused here, not allocated), and the rule options (``params``) in
+   JSON terms, for every title alike (:func:`validate_params`);
 3. the title's **state schema** (``Game.state_schema()``, a pydantic model built on
-   :class:`StateModel`): strict types (a flag is JSON ``true``/``false``, a number is not a
-   string), every number within its range, every list within its length, per-seat lists one per
-   player;
-4. ``state_from_dict`` then ``check_invariants`` (cards and tiles conserved: every component
-   exactly as often as the rules' set holds it) and a legal move for the seat to move.
+   :class:`StateModel`): strict types, every number within its range, every list within its
+   length, per-seat lists one per player;
+4. ``state_from_dict`` then ``check_invariants`` and a legal move for the seat to move.
 
 Every failure is an :class:`~analyser.engine.core.InputError`: one line naming the file, the field and
 what it takes.
