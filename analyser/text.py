@@ -291,6 +291,12 @@ def sentences(template: str, **record) -> list[str]:
     return _paragraphs(_templates().get_template(template).render(**record))
 
 
+def layout(template: str, **record) -> list[str]:
+    """The lines the template ``template`` writes from ``record``, as written (for a layout of
+    lines, such as the terminal's findings, where :func:`sentences` would join them)."""
+    return _templates().get_template(template).render(**record).splitlines()
+
+
 def phrase(template: str, macro: str, *args, **kwargs) -> str:
     """The text of the macro ``macro`` of ``template`` called with ``args``/``kwargs``, its white
     space collapsed to single spaces."""

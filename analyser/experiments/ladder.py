@@ -33,7 +33,7 @@ from analyser.engine.registry import (get_game, parse_spec, resolve_strategy, st
                                       title_ref)
 from analyser.engine.seeding import game_seed
 from analyser.run import RunSpec, resolve
-from analyser.text import signed
+from analyser.text import phrase
 
 #: Most levels in one ladder (a guard against typos such as 1..1e9).
 MAX_LEVELS = 24
@@ -450,55 +450,43 @@ def skill_depth(gains: pd.DataFrame) -> dict:
 
 def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param: str, against: str | None,
              source: str) -> list[dict]:
-    """The Findings of a ladder (dicts as :func:`analyser.stats.metagame.findings`): the skill depth,
-    with its evidence and the rule."""
-    def at(v) -> str:  # "800 iterations", but "limit 8": a parameter's name goes before its value
-        return f"{format_value(v)} iterations" if param == "iterations" else f"{param} {format_value(v)}"
+    """The Findings of a ladder (dicts as :func:`analyser.stats.metagame.findings`): the skill
+    depth, and the first doubling that clearly loses; the words are ``sentences/ladder.j2``
+    reading :func:`finding_records`."""
+    return [{"topic": topic, "strength": r["strength"], "sentence": phrase("ladder.j2", topic, r),
+             "evidence": {"figure": phrase("ladder.j2", topic + "_figure", r),
+                          "interval": phrase("ladder.j2", topic + "_interval", r)},
+             "threshold": phrase("ladder.j2", topic + "_threshold", r)}
+            for topic, r in finding_records(gains, depth, param=param, against=against, source=source)]
 
-    def span(a, b) -> str:
-        return (f"{format_value(a)} to {format_value(b)} iterations" if param == "iterations"
-                else f"{param} {format_value(a)} to {format_value(b)}")
 
-    what = "search" if source == "mcts" and param == "iterations" else f"raising {source} {param}"
-    rule = ("a doubling is clear when the 95% interval of its gain lies wholly above 0 "
-            + ("(the stronger side's share of each game's win minus its fair share, cluster-robust)" if against is None else
-               "(the paired change in win rate against the opponent, cluster-robust over games)")
-            + "; the depth counts clear doublings from the smallest budget up to the first that is not clear")
-    out = []
+def finding_records(gains: pd.DataFrame, depth: dict, *, param: str, against: str | None,
+                    source: str) -> list[tuple[str, dict]]:
+    """``(topic, record)`` of the ladder's findings: ``depth`` (the :func:`skill_depth` figures
+    with the doubling that shows it: the top one when every doubling pays, the first when none
+    does, else the last that pays) and, when a doubling's gain lies wholly below 0, ``loss`` (the
+    first such).  Budgets are written as in a spec (:func:`format_value`); ``gain_pp``,
+    ``gain_low_pp``, ``gain_high_pp``: the doubling's gain and its 95% interval in pp."""
     if not len(gains):
-        return out
+        return []
     d = depth["depth"]
-    vs = f" against {against}" if against else ""
-    if d == depth["doublings"]:
-        top = gains.iloc[-1]
-        sentence = (f"{what.capitalize()} still pays at the top of the ladder{vs} ({span(top['from'], top['to'])}): depth {d}, at least (extend --budgets to see where it stops).")
-        row = top
-    elif d == 0:
-        row = gains.iloc[0]
-        sentence = (f"{what.capitalize()} does not clearly pay even at the first doubling{vs} "
-                    f"({span(row['from'], row['to'])}): depth 0.")
-    else:
-        row = gains.iloc[d - 1]
-        stop = gains.iloc[d]
-        sentence = (f"{what.capitalize()} keeps paying up to {at(depth['pays_up_to'])}{vs}: depth {d} "
-                    f"(the doubling to {at(stop['to'])} is "
-                    f"{'a loss' if stop['verdict'] == 'loss' else 'not clear'}).")
-    if depth["later_clear"]:
-        sentence += " Later clear doublings, not counted: " + ", ".join(
-            f"{format_value(a)} to {format_value(b)}" for a, b in depth["later_clear"]) + "."
-    out.append({"topic": "depth", "strength": "clear" if d else "none found", "sentence": sentence,
-                "evidence": {"figure": f"gain {signed(row['gain_pp'])} pp ({span(row['from'], row['to'])}, "
-                                       f"{int(row['games'])} games)",
-                             "interval": f"{signed(row['gain_low_pp'])} to {signed(row['gain_high_pp'])} pp"},
-                "threshold": rule})
+    row = gains.iloc[-1] if d == depth["doublings"] else gains.iloc[max(d - 1, 0)]
+    common = {"param": param, "against": against, "source": source}
+
+    def doubling(r) -> dict:
+        return {"from": format_value(r["from"]), "to": format_value(r["to"]), "gain_pp": r["gain_pp"],
+                "gain_low_pp": r["gain_low_pp"], "gain_high_pp": r["gain_high_pp"], "games": int(r["games"])}
+
+    stop = depth["stops"]
+    out = [("depth", {**common, **doubling(row), "strength": "clear" if d else "none found", "depth": d,
+                      "doublings": depth["doublings"],
+                      "pays_up_to": format_value(depth["pays_up_to"]) if d else None,
+                      "stop_to": format_value(stop[1]) if stop else None, "stop_verdict": stop[2] if stop else None,
+                      "later": [(format_value(a), format_value(b)) for a, b in depth["later_clear"]]})]
     if depth["losses"]:
         a, b = depth["losses"][0]
         r = gains[(gains["from"] == a) & (gains["to"] == b)].iloc[0]
-        out.append({"topic": "loss", "strength": "clear",
-                    "sentence": f"Doubling from {span(a, b)} clearly loses{vs}.",
-                    "evidence": {"figure": f"gain {signed(r['gain_pp'])} pp",
-                                 "interval": f"{signed(r['gain_low_pp'])} to {signed(r['gain_high_pp'])} pp"},
-                    "threshold": "the 95% interval of the gain lies wholly below 0"})
+        out.append(("loss", {**common, **doubling(r), "strength": "clear"}))
     return out
 
 

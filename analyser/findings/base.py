@@ -31,7 +31,7 @@ import click
 import numpy as np
 
 from analyser.stats import analysis
-from analyser.text import number
+from analyser.text import layout, number
 
 #: The strengths, strongest first.
 STRENGTHS = ("clear", "possible", "none found")
@@ -86,6 +86,11 @@ class Finding:
     threshold: str
     next: str | None = None
     extra: dict = field(default_factory=dict)
+
+    @property
+    def has_interval(self) -> bool:
+        """Whether ``interval`` is an interval to print after the figure."""
+        return self.interval not in ("-", "", "see components.csv")
 
     def __post_init__(self) -> None:
         if self.strength not in STRENGTHS:
@@ -196,33 +201,10 @@ def _plain(value):
 
 
 def lines(groups: list[Findings], indent: str = "  ") -> list[str]:
-    """The findings for the terminal: a numbered line per clear or possible finding (strength,
-    sentence; then its evidence and the command that tests it), one line per check that found
-    nothing, one per left-out check."""
-    out: list[str] = []
-    for g in groups:
-        if g.label and len(groups) > 1:
-            out.append(f"Variant {g.label}:")
-        pad = indent if g.label and len(groups) > 1 else ""
-        if not g.shown:
-            out.append(f"{pad}Nothing found (the checks that ran are below).")
-        for i, f in enumerate(g.shown, 1):
-            out.append(f"{pad}{i}. [{f.strength}] {f.sentence}")
-            ev = f"Evidence: {f.figure}" + (f" (95% CI {f.interval})" if _has_interval(f) else "") + "."
-            out.append(f"{pad}   {ev}")
-            if f.next:
-                out.append(f"{pad}   Test it: {f.next}")
-        if g.checked:
-            out.append(f"{pad}Checked, none found:")
-            out += [f"{pad}{indent}- {f.topic}: {f.sentence}" for f in g.checked]
-        if g.left_out:
-            out.append(f"{pad}Left out:")
-            out += [f"{pad}{indent}- {x.topic}: {x.reason}." for x in g.left_out]
-    return out
-
-
-def _has_interval(f: Finding) -> bool:
-    return f.interval not in ("-", "", "see components.csv")
+    """The findings for the terminal (``sentences/findings_terminal.j2``): a numbered line per
+    clear or possible finding (strength, sentence; then its evidence and the command that tests
+    it), one line per check that found nothing, one per left-out check."""
+    return layout("findings_terminal.j2", groups=groups, indent=indent)
 
 
 def echo(groups: list[Findings]) -> None:

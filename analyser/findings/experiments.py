@@ -107,10 +107,10 @@ def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict 
                          gloss="a strength fitted to who finished ahead of whom, 0 on average")
         games = int(t.config.get("games_per_table") or 0)
         if f.strength == "clear" and games < metagame.CLEAR_MIN_GAMES:  # a bootstrap over a handful of games
-            f = dataclasses.replace(f, strength="possible", sentence=f.sentence[:-1] + f", though from only {games} "
-                                    f"games per table (a clear finding needs {metagame.CLEAR_MIN_GAMES} or more).",
-                                    threshold=f.threshold + f"; never clear from fewer than "
-                                    f"{metagame.CLEAR_MIN_GAMES} games per table")
+            few = {"games": games, "least": metagame.CLEAR_MIN_GAMES}
+            f = dataclasses.replace(f, strength="possible",
+                                    sentence=f.sentence[:-1] + phrase("experiments.j2", "few_games", few),
+                                    threshold=f.threshold + phrase("experiments.j2", "few_games_threshold", few))
         return [f]
 
     def never():
@@ -156,9 +156,9 @@ def _one_dominant(rated: list, meta: list, ranking, game) -> tuple[list, list]:
     if str(top["strategy"]) != best or any(best in c for c in game.classes):
         return rated, meta
     strength = min(r.strength, m.strength, key=("clear", "possible").index)
-    merged = Finding("dominant", f"{m.sentence} Its rating agrees: {r.sentence[0].lower()}{r.sentence[1:]}",
-                     strength, f"{m.figure}; {r.figure}", f"weight {m.interval}; rating {r.interval}",
-                     f"meta-game: {m.threshold}; rating: {r.threshold}", m.next or r.next, {**r.extra, **m.extra})
+    said = [phrase("experiments.j2", "dominant_agrees" + part, m, r)
+            for part in ("", "_figure", "_interval", "_threshold")]
+    merged = Finding("dominant", said[0], strength, *said[1:], m.next or r.next, {**r.extra, **m.extra})
     return [f for f in rated if f is not r], [merged if f is m else f for f in meta]
 
 
@@ -171,9 +171,7 @@ def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns"
 
     table = cmp.table
     topic = "largest difference"
-    threshold = (f"clear when the Holm-adjusted p-value (over the {len(table)} figures compared) is below {ALPHA:g} "
-                 f"and the 95% interval of A - B excludes 0; possible when only the unadjusted p-value is below "
-                 f"{ALPHA:g}")
+    threshold = phrase("experiments.j2", "difference_threshold", {"compared": len(table), "alpha": ALPHA})
     ok = table["p"].notna().to_numpy()
     adjusted = np.full(len(table), np.nan)
     if ok.any():
@@ -196,10 +194,10 @@ def compare_findings(cmp, score_unit: str = "points", length_unit: str = "turns"
                 break
     if not out:
         best = table.sort_values("p", kind="stable").iloc[0] if ok.any() else None
-        figure = (f"smallest p-value: {best['figure']} ({analysis.p_text(best['p'])}; Holm-adjusted "
-                  f"{analysis.p_text(best['p_holm'])})" if best is not None else "no figure could be tested")
-        out.append(Finding(topic, f"No figure differs clearly between A and B ({len(table)} compared).", "none found",
-                           figure, "-", threshold))
+        rec = {"compared": len(table), "best": None if best is None else
+               {"figure": best["figure"], "p": best["p"], "p_holm": best["p_holm"]}}
+        out.append(Finding(topic, phrase("experiments.j2", "no_difference", rec), "none found",
+                           phrase("experiments.j2", "no_difference_figure", rec), "-", threshold))
     return gather([(topic, lambda: out)])
 
 

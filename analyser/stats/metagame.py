@@ -312,12 +312,12 @@ def findings(meta: MetaGame) -> list[dict]:
     ("dominant", "cycle", "unused", "indistinguishable"), ``sentence``,
     ``strength`` ("clear", "possible" or "none found"), ``evidence`` (``{"figure": ..., "interval":
     ...}``, strings) and ``threshold`` (the rule that makes it clear).  The words are
-    ``sentences/metagame.j2`` reading the records of :func:`dominant_record`, :func:`cycle_record`
-    and :func:`unused_records`."""
+    ``sentences/metagame.j2`` reading the records of :func:`dominant_record`, :func:`cycle_record`,
+    :func:`unused_records` and :func:`analyser.stats.metagame_copies.records`."""
     common = {"boot": meta.bootstrap, "min_games": CLEAR_MIN_GAMES, "few": _few(meta)}
     records = [("dominant", dominant_record(meta))] + ([("cycle", cycle_record(meta))]) + \
-        [("unused", r) for r in unused_records(meta)]
-    return [_said(topic, {**common, **r}) for topic, r in records] + copies.findings(meta)
+        [("unused", r) for r in unused_records(meta)] + [("indistinguishable", r) for r in copies.records(meta)]
+    return [_said(topic, {**common, **r}) for topic, r in records]
 
 
 def _said(topic: str, r: dict) -> dict:

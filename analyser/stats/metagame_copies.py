@@ -15,8 +15,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analyser.text import names_list, pct, signed
-
 #: Paired games (see :func:`exact_copies`) needed, all with identical results, before two
 #: strategies are said to play exactly alike.
 EXACT_MIN_GAMES = 30
@@ -124,57 +122,23 @@ def indistinguishable(ahead: np.ndarray, boot: np.ndarray,
     return group, pairs
 
 
-def findings(meta) -> list[dict]:
-    """One finding per class of strategies that cannot be told apart (:func:`indistinguishable`),
-    in the dict shape of :func:`analyser.stats.metagame.findings`; ``meta``: its
+def records(meta) -> list[dict]:
+    """One record per class of strategies that cannot be told apart (:func:`indistinguishable`),
+    for the ``indistinguishable`` macros of ``sentences/metagame.j2``; ``meta``: its
     :class:`analyser.stats.metagame.MetaGame`.  Clear only when every pair of the class plays
     exactly alike (identical results in all of at least :data:`EXACT_MIN_GAMES` paired games);
-    possible when only the intervals of their shares cannot tell them apart."""
+    possible when only the intervals of their shares cannot tell them apart.  Keys: ``group``,
+    ``pairs`` (the class's pairs of ``meta.same``), ``met`` (those that met: a share ahead),
+    ``exact``, ``strength``, ``others`` (more than two strategies in the tournament), ``weight``
+    and ``nash_average_pp`` (each member's), and the threshold's figures."""
     out = []
-    thr = (f"clear when they play exactly alike: identical {'/'.join(RESULT_COLUMNS)} in every one of at least "
-           f"{EXACT_MIN_GAMES} paired games (the same game seed, one in the other's seat beside the same "
-           "opponents); possible when the 95% interval of the share of games one finishes ahead of the other "
-           "holds 50% and, against every other strategy, the 95% interval of the difference of their shares "
-           f"holds 0 ({meta.bootstrap} bootstrap resamples)")
     t = meta.table.set_index("strategy")
     for group in meta.classes:
         pairs = [d for d in meta.same if d["a"] in group and d["b"] in group]
         exact = all(d["exact"] for d in pairs)
-        met = [d for d in pairs if d["ahead"] == d["ahead"]]
-        if exact:
-            fig = "; ".join(f"{d['a']} and {d['b']}: {d['paired']:,} paired games, all with identical results"
-                            for d in pairs)
-            iv = "; ".join(f"{d['a']} ahead of {d['b']} {pct(d['low'])}-{pct(d['high'])}" for d in met) or "-"
-            fewest = min(d["paired"] for d in pairs)
-            count = f"all {fewest:,} of their" if len(pairs) == 1 else f"each pair's {fewest:,} or more"
-            how = (f"they play exactly alike: in {count} paired games (the same game seed, one in the other's seat "
-                   "beside the same opponents) the results were identical")
-        else:
-            fig = "; ".join(f"{d['a']} ahead of {d['b']} {pct(d['ahead'])}" for d in met) or "-"
-            iv = "; ".join(f"{pct(d['low'])}-{pct(d['high'])}" for d in met) or "-"
-            first = met[0]
-            others = len(meta.strategies) > 2
-            how = (f"{first['a']} finishes ahead of {first['b']} in {pct(first['ahead'])} of their games (95% CI "
-                   f"{pct(first['low'])}-{pct(first['high'])}, which holds 50%)"
-                   + (", and against every other strategy their shares agree within their 95% intervals" if others else ""))
-            differ = [d for d in pairs if d.get("differ")]
-            if differ:
-                d = differ[0]
-                how += (f"; they do not play alike ({d['a']} and {d['b']} gave different results in {d['differ']:,} "
-                        f"of {d['paired']:,} paired games), but these games cannot separate them")
-            elif not any(d["paired"] for d in pairs):
-                how += ("; no two games pair them (one in the other's seat beside the same opponents), so whether "
-                        "they play exactly alike is not known")
-            elif min(d["paired"] for d in pairs) < EXACT_MIN_GAMES:
-                how += (f"; too few paired games (fewer than {EXACT_MIN_GAMES}) to tell whether they play exactly "
-                        "alike")
-        w = t.loc[group[0], "weight"]
-        out.append({"topic": "indistinguishable", "strength": "clear" if exact else "possible",
-                    "evidence": {"figure": fig, "interval": iv}, "threshold": thr,
-                    "sentence": f"{names_list(group)} cannot be told apart: {how}; "
-                                + (f"the equilibrium shares their weight equally ({pct(w)} each) rather than "
-                                   "choose one on noise." if w > 0 else
-                                   "the meta-game counts them as one strategy (Nash average "
-                                   f"{signed(t.loc[group[0], 'nash_average_pp'])} pp each), which no equilibrium "
-                                   "mix uses.")})
+        out.append({"group": list(group), "pairs": pairs, "met": [d for d in pairs if d["ahead"] == d["ahead"]],
+                    "exact": exact, "strength": "clear" if exact else "possible",
+                    "others": len(meta.strategies) > 2, "weight": t.loc[group[0], "weight"],
+                    "nash_average_pp": t.loc[group[0], "nash_average_pp"], "boot": meta.bootstrap,
+                    "columns": "/".join(RESULT_COLUMNS), "exact_min": EXACT_MIN_GAMES})
     return out
