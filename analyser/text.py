@@ -297,6 +297,12 @@ def layout(template: str, **record) -> list[str]:
     return _templates().get_template(template).render(**record).splitlines()
 
 
+def markup(template: str, macro: str, *args, **kwargs) -> str:
+    """The text of the macro ``macro`` of ``template`` called with ``args``/``kwargs``, as written
+    (stripped, white space kept: for HTML whose values, such as paths, must stay exact)."""
+    return str(getattr(_templates().get_template(template).module, macro)(*args, **kwargs)).strip()
+
+
 def phrase(template: str, macro: str, *args, **kwargs) -> str:
     """The text of the macro ``macro`` of ``template`` called with ``args``/``kwargs``, its white
     space collapsed to single spaces."""

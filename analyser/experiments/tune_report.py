@@ -16,7 +16,7 @@ from analyser.stats import analysis
 from analyser.experiments.tune import STUDY, Target, TuneResult, objective_targets
 from analyser.experiments import tune_study
 from analyser.engine.registry import get_game
-from analyser.text import estimate, phrase, sentences, yes_no
+from analyser.text import estimate, markup, phrase, plural, sentences, yes_no
 
 
 # --------------------------------------------------------------------------------------------
@@ -448,110 +448,129 @@ def write_tune(res: TuneResult, outdir: Path, report: bool = True) -> list[str]:
         to_csv(res.recheck, outdir / "recheck.csv", index=False)
         files.append("recheck.csv")
     if report and len(res.trials):
-        from analyser.report import page as reportmod  # (matplotlib: only for the report)
-        game = get_game(res.config["game"])
-        figures = plot_history(res, outdir)
-        verifying = None
-        # a report rebuilt elsewhere (report TUNE --out DIR): the study and the cells stay in the tune's folder
-        home = Path(res.config["source"]) if isinstance(res.config.get("source"), str) else outdir
-        elsewhere = home.resolve() != outdir.resolve()
-        if res.verifying and res.status == "complete" and not elsewhere:
-            from analyser.report.page import build_report_from_run
-            try:
-                build_report_from_run(outdir / res.verifying)
-                verifying = f"{res.verifying}/index.html"
-            except Exception as e:  # the tune's own report still stands
-                verifying = None
-                res.config["verifying_error"] = f"{type(e).__name__}: {e}"[:300]
-        cols = [d.column for d in res.space.dims]
-        t = res.trials
-        shown = t[t["trial"].isin(res.best)] if res.best else t.head(0)
-        searched = t[t["state"] == "complete"] if len(t) else t
-        rc_table = res.recheck.copy() if len(res.recheck) else None
-        def fig_table(df, extra=()):
-            rows = []
-            # one count of decimals per target column, the search's tables alike (the re-check's its own)
-            places = _places(df if df is rc_table else searched, res.targets)
-            for _, r in df.iterrows():
-                row = {"trial": int(r["trial"]), **{c: _cell(r[c], rule=True) for c in cols}}
-                for tg in res.targets:
-                    row[_target_label(tg)] = _fmt(r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"],
-                                                  places[tg.name])
-                for e in extra:
-                    row[e] = _cell(r[e])
-                rows.append(row)
-            return pd.DataFrame(rows)
-        several = len(objective_targets(res.targets)) > 1
-        heading = "Pareto front" if several else "Best configuration"
-        none_why = _no_best_why(res)
-        sections = [(heading, reportmod.html_table(fig_table(shown, ("feasible",)), formatted=True),
-                     (f"No trial is called best: {none_why} (see the notes). " if not res.best else "")
-                     + _moved(res)
-                     + ("Each target's figure with its 95% interval (in brackets), on the search's games. "
-                        if len(shown) else "")
-                     + ("No trial on the front is better than another on every objective. "
-                        if several and len(res.best) > 1 else "") + "Target definitions: docs/commands/tune.md.")]
-        if len(res.recheck):
-            rc = rc_table
-            extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))
-            sections.append(("Re-check of the best trials", reportmod.html_table(fig_table(rc, extra), formatted=True),
-                             "The best trials of the search replayed on fresh games (another seed), "
-                             f"{res.config.get('recheck_factor', '')} times as many: "
-                             + ("a trial of the search's front that another dominates here was on the front by "
-                                "noise." if several else
-                                "a search winner that does not stay first here won on noise.")))
-        order = t.sort_values(["violation", "score", "trial"]) if len(t) else t
-        sections.append(("All trials", reportmod.html_table(
-            fig_table(order.head(200), ("state", "feasible")), formatted=True),
-            "Every trial, best first (trials.csv has all, with the raw numbers)."))
-        if res.importances:
-            sections.append(("Parameter importances", "", "optuna.importance (PED-ANOVA) over the distinct "
-                             "finished trials: which searched parameter moves each objective most."
-                             + (" " + res.importance_note[0].upper() + res.importance_note[1:] + "."
-                                if res.importance_note else "")))
-        best_row = shown.iloc[0] if len(shown) else None
-        cards = [("Pareto front" if several else "best",
-                  "none" if not res.best else
-                  ", ".join(f"{c}={best_row[c]}" for c in cols) if best_row is not None and len(res.best) == 1
-                  else f"{len(res.best)} trials",
-                  none_why if not res.best else f"trial {res.best[0]}" if len(res.best) == 1 else "see the table"),
-                 ("trials", f"{int((t['state'] == 'complete').sum())} / "
-                            f"{res.config.get('grid_points') if res.config.get('exhaustive') else res.config.get('trials')}",
-                  "the whole grid" if res.config.get("exhaustive") else
-                  "TPE" if len(objective_targets(res.targets)) <= 1 else "NSGA-II"),
-                 ("games per trial", f"{res.config['games_requested']:,}", f"seed {res.config['seed']}")]
-        notes = summary_sentences(res)
-        if verifying:
-            import html
-            which = ("the best configuration" if len(objective_targets(res.targets)) <= 1 else
-                     f"the re-checked front trial with the best {objective_targets(res.targets)[0].name}")
-            trial = res.verifying.rpartition("-")[2].lstrip("0") or "0"
-            sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f"<p>The full simulate report of "
-                            f"{html.escape(which)} (trial {trial}), played on its re-check games: "
-                            f"<a href=\"{html.escape(verifying)}\">{html.escape(verifying)}</a></p>",
-                            f"The run folder {res.verifying} holds its games; analyser report rebuilds it."))
-        if res.verifying and res.status == "complete" and elsewhere:
-            import html
-            run = home / res.verifying
-            sections.insert(2 if len(res.recheck) else 1, ("Verifying run", f"<p>The verifying run's games are in "
-                            f"{html.escape(str(run))} (this report was written elsewhere): its own report is "
-                            f"{html.escape(str(run / 'index.html'))}, and analyser report rebuilds it.</p>", ""))
-        notes.append("Watch or explore the study: optuna-dashboard sqlite:///" + str(home.resolve() / "tune.db"))
-        if res.status != "complete":
-            notes.insert(0, f"Tune {res.status}: {res.config.get('error') or 'stopped by the user'}; "
-                            "continue it with analyser resume.")
-        placed = {"tune_history.png": heading, "tune_pareto.png": heading}
-        if res.importances:
-            placed["tune_importance.png"] = "Parameter importances"
-        reportmod.write_experiment_page(
-            outdir, reportmod.ExperimentPage(
-                title=f"{game.name}: tune of {', '.join(cols)}",
-                lead=f"Targets: {'; '.join(f'{tg.name} {tg.goal_text()}' for tg in res.targets)}.",
-                cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
-                figure_sections=placed))
-        files += [name for name, _ in figures] + ["index.html"]
+        files += _write_page(res, outdir)
     res.config["files"] = sorted(set(files) | {"config.json"})
     res.config["best"] = list(res.best)
     res.config["search_best"] = list(res.search_best)
     write_json_atomic(outdir / "config.json", res.config)
     return files
+
+
+def _write_page(res: TuneResult, outdir: Path) -> list[str]:
+    """The plots, the verifying run's report and ``index.html`` of a tune; return their names.
+    A report rebuilt elsewhere (``report TUNE --out DIR``) links the study and the cells in the
+    tune's own folder (``config["source"]``)."""
+    from analyser.report import page as reportmod  # (matplotlib: only for the report)
+    figures = plot_history(res, outdir)
+    home = Path(res.config["source"]) if isinstance(res.config.get("source"), str) else outdir
+    elsewhere = home.resolve() != outdir.resolve()
+    tables = _TuneTables(res)
+    heading = "Pareto front" if tables.several else "Best configuration"
+    sections = _sections(res, tables, heading)
+    verifying = _verifying_section(res, outdir, home, elsewhere)
+    if verifying:
+        sections.insert(2 if len(res.recheck) else 1, verifying)
+    page = {"status": res.status, "error": res.config.get("error"), "study": str(home.resolve() / "tune.db")}
+    notes = ([phrase("tune_notes.j2", "stopped", page)] if res.status != "complete" else []) \
+        + summary_sentences(res) + [phrase("tune_notes.j2", "study", page)]
+    placed = {"tune_history.png": heading, "tune_pareto.png": heading}
+    if res.importances:
+        placed["tune_importance.png"] = "Parameter importances"
+    reportmod.write_experiment_page(
+        outdir, reportmod.ExperimentPage(
+            title=phrase("tune_notes.j2", "title", get_game(res.config["game"]).name, tables.cols),
+            lead=phrase("tune_notes.j2", "lead", res.targets), cards=_cards(res, tables), notes=notes,
+            sections=sections, figures=figures, config=res.config, figure_sections=placed))
+    return [name for name, _ in figures] + ["index.html"]
+
+
+class _TuneTables:
+    """The tables of a tune's page: the trials shown as best (``shown``), and any trials or
+    re-check rows as display rows (:meth:`rows`)."""
+
+    def __init__(self, res: TuneResult):
+        self.res = res
+        self.cols = [d.column for d in res.space.dims]
+        t = res.trials
+        self.shown = t[t["trial"].isin(res.best)] if res.best else t.head(0)
+        self.searched = t[t["state"] == "complete"] if len(t) else t
+        self.several = len(objective_targets(res.targets)) > 1
+
+    def rows(self, df: pd.DataFrame, extra=(), recheck: bool = False) -> pd.DataFrame:
+        """One display row per row of ``df``: the trial, its parameters, each target's figure with
+        its interval (one count of decimals per target column, the search's tables alike, the
+        re-check's its own) and the ``extra`` columns."""
+        places = _places(df if recheck else self.searched, self.res.targets)
+        out = []
+        for _, r in df.iterrows():
+            row = {"trial": int(r["trial"]), **{c: _cell(r[c], rule=True) for c in self.cols}}
+            for tg in self.res.targets:
+                row[_target_label(tg)] = _fmt(r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"], places[tg.name])
+            for e in extra:
+                row[e] = _cell(r[e])
+            out.append(row)
+        return pd.DataFrame(out)
+
+
+def _sections(res: TuneResult, tables: _TuneTables, heading: str) -> list[tuple[str, str, str]]:
+    """The page's sections: the best configuration (or the Pareto front), the re-check, every
+    trial and the parameter importances; each ``(heading, html table, note)``."""
+    from analyser.report import page as reportmod
+    t = res.trials
+    note = {"none_why": _no_best_why(res) if not res.best else "", "moved": _moved_record(res),
+            "shown": len(tables.shown), "several": tables.several, "best": len(res.best),
+            "factor": res.config.get("recheck_factor", ""), "importance_note": res.importance_note}
+    out = [(heading, reportmod.html_table(tables.rows(tables.shown, ("feasible",)), formatted=True),
+            phrase("tune_notes.j2", "best_note", note))]
+    if len(res.recheck):
+        rc = res.recheck.copy()
+        extra = ("games", "search_rank") + (("recheck_rank",) if "recheck_rank" in rc else ("on_front",))
+        out.append(("Re-check of the best trials",
+                    reportmod.html_table(tables.rows(rc, extra, recheck=True), formatted=True),
+                    phrase("tune_notes.j2", "recheck_note", note)))
+    order = t.sort_values(["violation", "score", "trial"]) if len(t) else t
+    out.append(("All trials", reportmod.html_table(tables.rows(order.head(200), ("state", "feasible")), formatted=True),
+                phrase("tune_notes.j2", "all_trials_note", note)))
+    if res.importances:
+        out.append(("Parameter importances", "", phrase("tune_notes.j2", "importances_note", note)))
+    return out
+
+
+def _verifying_section(res: TuneResult, outdir: Path, home: Path, elsewhere: bool) -> tuple[str, str, str] | None:
+    """The section that links the verifying run's report, which this writes (a failure to write
+    it is kept in ``config["verifying_error"]``: the tune's own report still stands); None when
+    there is no verifying run, or it has no report to link."""
+    if not res.verifying or res.status != "complete":
+        return None
+    r = {"trial": res.verifying.rpartition("-")[2].lstrip("0") or "0", "folder": res.verifying,
+         "several": len(objective_targets(res.targets)) > 1, "first": objective_targets(res.targets)[0].name}
+    if elsewhere:
+        run = home / res.verifying
+        return ("Verifying run", markup("tune_notes.j2", "verifying_elsewhere",
+                                        {**r, "run": str(run), "index": str(run / "index.html")}), "")
+    from analyser.report.page import build_report_from_run
+    try:
+        build_report_from_run(outdir / res.verifying)
+    except Exception as e:  # the tune's own report still stands
+        res.config["verifying_error"] = f"{type(e).__name__}: {e}"[:300]
+        return None
+    return ("Verifying run", markup("tune_notes.j2", "verifying", {**r, "href": f"{res.verifying}/index.html"}),
+            phrase("tune_notes.j2", "verifying_note", r))
+
+
+def _cards(res: TuneResult, tables: _TuneTables) -> list[tuple[str, str, str]]:
+    """The headline cards: the best trial (or the front's size), the trials played and the games
+    per trial."""
+    t, shown = res.trials, tables.shown
+    best_row = shown.iloc[0] if len(shown) else None
+    if not res.best:
+        best = ("none", _no_best_why(res))
+    elif len(res.best) == 1 and best_row is not None:
+        best = (", ".join(f"{c}={best_row[c]}" for c in tables.cols), f"trial {res.best[0]}")
+    else:
+        best = (plural(len(res.best), "trial"), f"trial {res.best[0]}" if len(res.best) == 1 else "see the table")
+    exhaustive = res.config.get("exhaustive")
+    played = f"{int((t['state'] == 'complete').sum())} / {res.config.get('grid_points') if exhaustive else res.config.get('trials')}"
+    return [("Pareto front" if tables.several else "best", *best),
+            ("trials", played, "the whole grid" if exhaustive else "NSGA-II" if tables.several else "TPE"),
+            ("games per trial", f"{res.config['games_requested']:,}", f"seed {res.config['seed']}")]
