@@ -129,9 +129,26 @@ def invoke(*args) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(args, r.exit_code, r.stdout, r.stderr)
 
 
+#: The processes :func:`start` started, for :func:`no_run_left_behind`.
+_STARTED: list[subprocess.Popen] = []
+
+
 def start(*args, env=None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "analyser", *map(str, args)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "analyser", *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+    _STARTED.append(proc)
+    return proc
+
+
+@pytest.fixture(autouse=True)
+def no_run_left_behind():
+    """A test that fails before its signal leaves no run of a million games playing on."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def wait_for(predicate, seconds=120.0):
