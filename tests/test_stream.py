@@ -21,8 +21,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 
 from analyser import run as runmod
+from analyser.cli import cli as command_group
 from analyser.results import load_results
 from analyser.run import store
 
@@ -120,11 +122,7 @@ def cli(*args, env=None, **kw) -> subprocess.CompletedProcess:
 def invoke(*args) -> subprocess.CompletedProcess:
     """The command run in this process (for what is not about a process or a signal: no
     interpreter to start), its outcome in the shape :func:`cli` gives."""
-    from click.testing import CliRunner
-
-    from analyser.cli import cli as group
-
-    r = CliRunner().invoke(group, [str(a) for a in args])
+    r = CliRunner().invoke(command_group, [str(a) for a in args])
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exc_info
     return subprocess.CompletedProcess(args, r.exit_code, r.stdout, r.stderr)
 
