@@ -30,16 +30,16 @@ from analyser.run import store
 from test_stream import children, in_namespace, needs_namespace, one_line, start, wait_for
 
 EXPERIMENTS = {
-    # 12 cells x 100 games
+    # 12 cells x 50 games
     "sweep": ["sweep", "dao", "-s", "threshold:limit=4..9", "-s", "greedy", "--rule", "bust_limit=10,12", "-p", "2",
-              "--games", "100", "--seed", "3", "--no-report"],
-    # 10 tables (5 strategies, 3 seats) x 102 games
+              "--games", "50", "--seed", "3", "--no-report"],
+    # 10 tables (5 strategies, 3 seats) x 54 games
     "tournament": ["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-s", "threshold:limit=6",
-                   "-s", "threshold:limit=9", "-p", "3", "--games", "1000", "--seed", "3"],
-    # rounds of 200 games; the interval never gets this narrow, so all 10 rounds are played
+                   "-s", "threshold:limit=9", "-p", "3", "--games", "500", "--seed", "3"],
     # 5 levels (mcts at 1 to 32 iterations) x 60 games; only under -m soak
     "ladder": ["ladder", "dao", "--budgets", "1..32", "-p", "2", "--games", "60", "--seed", "3", "--no-report"],
-    "until": ["simulate", "dao", "-s", "greedy", "-s", "threshold", "-p", "2", "--games", "2000", "--until-ci",
+    # rounds of 200 games; the interval never gets this narrow, so all 4 rounds are played
+    "until": ["simulate", "dao", "-s", "greedy", "-s", "threshold", "-p", "2", "--games", "800", "--until-ci",
               "0.01", "--seed", "4", "--no-report"],
 }
 #: What the one line says, and the exit code, per fault.
@@ -147,9 +147,10 @@ def same_as_reference(name: str, out: Path, reference: Path, resumed: bool = Tru
 
 
 def resume(out: Path) -> None:
+    """``analyser resume OUT`` in this process, with one job (the games do not depend on it)."""
     from click.testing import CliRunner
 
-    r = CliRunner().invoke(cli, ["resume", str(out), "-q"] + (["--no-report"] if "until" in out.name else []))
+    r = CliRunner().invoke(cli, ["resume", str(out), "-q", "-j", "1"] + (["--no-report"] if "until" in out.name else []))
     assert r.exit_code == 0, r.output
 
 
@@ -493,7 +494,8 @@ def test_sigterm_while_the_tables_are_written_and_resume_writes_them(small_tourn
 STOPPED_AFTER_PLAY = {  # an experiment, and a function it calls after its games are played, outside its writes
     "sweep": (["sweep", "dao", "-s", "threshold:limit=4,6", "-s", "greedy", "-p", "2", "--games", "20", "--seed", "3"],
               "analyser.experiments.sweep", "combine"),
-    "tournament": (SMALL_TOURNAMENT, "analyser.experiments.tournament", "rate"),
+    "tournament": (["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-p", "2", "--games", "24",
+                    "--seed", "8"], "analyser.experiments.tournament", "rate"),
     "ladder": (["ladder", "dao", "--budgets", "1..4", "-p", "2", "--games", "6", "--seed", "3"],
                "analyser.experiments.ladder", "level_table"),
 }

@@ -361,11 +361,11 @@ def test_the_time_limit_is_per_game_within_a_batch_and_names_the_game_that_ran_o
     # has 1.2 s to spare, however loaded the machine)
     res = run_batch(BatchJob("dao", (), (f"{p}:slow", "greedy"), 2, 4, 0, 6, 1.5))
     assert res.error is None and res.done == 6
-    # the first game whose opening front card (seen by the slow seat) is a 4 stalls
-    res = run_batch(BatchJob("dao", (), (f"{p}:slow:stall=4", "greedy"), 2, 4, 0, 12, 1.5))
+    # the first game whose opening front card (seen by the slow seat) is a 3 stalls: the third
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow:stall=3", "greedy"), 2, 4, 0, 12, 1.5))
     e = res.error
     assert isinstance(e, StrategyError) and e.kind == "hung" and "in time" in str(e)
-    assert e.game_index == res.done and e.game_seed == game_seed(4, e.game_index)
+    assert e.game_index == res.done == 2 and e.game_seed == game_seed(4, e.game_index)
     assert res.columns["game_index"].tolist() == [i for i in range(res.done) for _ in range(2)]
 
 
