@@ -1,0 +1,70 @@
+"""Faults a break-it pass found at the edges: each refused or handled as the rest of its kind, with
+exit codes and records checked (not wording)."""
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from analyser.cli import cli
+
+#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
+#: fixtures are built once.
+pytestmark = pytest.mark.xdist_group("test_edges_faults")
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def error_line(result, code=2) -> str:
+    """The one line of a refusal (exit ``code``, no traceback)."""
+    lines = [x for x in result.output.splitlines() if x.strip()]
+    assert result.exit_code == code and len(lines) == 1, result.output
+    assert lines[0].startswith("analyser: error: ") and "Traceback" not in result.output
+    return lines[0]
+
+
+def simulate(out, *extra):
+    result = invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "6", "-j", "1", "-q", "--no-report",
+                    "--seed", "1", "--batch-size", "3", "--out", out, *extra)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two finished 6-game DAO runs of the same seed (so the same games, another run id), parts of 3 games."""
+    root = tmp_path_factory.mktemp("two_runs")
+    return simulate(root / "a"), simulate(root / "b")
+
+
+def interrupted_copy(src, dst):
+    shutil.copytree(src, dst)
+    config = json.loads((dst / "config.json").read_text())
+    (dst / "config.json").write_text(json.dumps({**config, "status": "interrupted"}))
+    return dst
+
+
+# -- one check of a part of another run, for resume and report ------------------------------------
+
+def test_resume_and_report_refuse_a_part_of_another_run_with_one_line(two_runs, tmp_path):
+    a, b = two_runs
+    run = interrupted_copy(a, tmp_path / "mixed")
+    part = sorted((run / "results").glob("part-*.parquet"))[1]
+    shutil.copyfile(b / "results" / part.name, part)
+    lines = {command: error_line(invoke(command, run, "-q")) for command in ("resume", "report")}
+    assert lines["resume"] == lines["report"]  # one check, from one place
+    assert repr(str(part)) in lines["report"]
+    assert json.loads((run / "config.json").read_text())["status"] == "interrupted"  # nothing written
+
+
+def test_an_edited_run_id_is_refused_by_resume_and_report_alike(two_runs, tmp_path):
+    a, _ = two_runs
+    run = interrupted_copy(a, tmp_path / "edited")
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "run_id": config["run_id"] + "-x"}))
+    first = sorted((run / "results").glob("part-*.parquet"))[0]
+    lines = {command: error_line(invoke(command, run, "-q")) for command in ("resume", "report")}
+    assert lines["resume"] == lines["report"] and repr(str(first)) in lines["resume"]
