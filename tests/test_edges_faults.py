@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from analyser.cli import cli
+from analyser.io.records import RunRecord, check_record
 
 #: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
 #: fixtures are built once.
@@ -68,3 +69,21 @@ def test_an_edited_run_id_is_refused_by_resume_and_report_alike(two_runs, tmp_pa
     first = sorted((run / "results").glob("part-*.parquet"))[0]
     lines = {command: error_line(invoke(command, run, "-q")) for command in ("resume", "report")}
     assert lines["resume"] == lines["report"] and repr(str(first)) in lines["resume"]
+
+
+# -- a run record's games_requested below the games already played --------------------------------
+
+@pytest.mark.parametrize("command", ["resume", "report"])
+def test_games_requested_below_the_games_played_is_refused(two_runs, tmp_path, command):
+    a, _ = two_runs
+    run = interrupted_copy(a, tmp_path / "fewer")
+    config = json.loads((run / "config.json").read_text())
+    assert config["games_completed"] == 6
+    (run / "config.json").write_text(json.dumps({**config, "games_requested": 5}))
+    line = error_line(invoke(command, run, "-q"))
+    assert repr(str(run / "config.json")) in line and "'games_requested' is 5" in line
+    assert json.loads((run / "config.json").read_text())["status"] == "interrupted"  # nothing played or written
+    assert not (run / "index.html").exists()
+    # the games played are still allowed, and more
+    for games in (6, 9):
+        assert check_record(RunRecord, {**config, "games_requested": games}, "x").games_requested == games
