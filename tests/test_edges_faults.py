@@ -87,3 +87,24 @@ def test_games_requested_below_the_games_played_is_refused(two_runs, tmp_path, c
     # the games played are still allowed, and more
     for games in (6, 9):
         assert check_record(RunRecord, {**config, "games_requested": games}, "x").games_requested == games
+
+
+# -- a count of one reads in the singular -------------------------------------------------------
+
+@pytest.mark.parametrize("x, unit, shown", [
+    (1, "points", "1 point"), (1.0, "turns afloat", "1 turn afloat"), (2, "royals", "2 royals"),
+    (0.5, "points", "0.5 points"), (1, "geld", "1 geld"), (1000, "points", "1000 points")])
+def test_an_amount_of_one_takes_the_singular_unit(x, unit, shown):
+    from analyser.text import amount
+    assert amount(x, unit) == shown
+
+
+def test_the_report_of_one_game_says_no_count_of_one_in_the_plural(tmp_path):
+    import re
+    out = tmp_path / "one"
+    result = invoke("simulate", "dao", "-s", "greedy", "-s", "random", "-n", "1", "-j", "1", "-q", "--seed", "1",
+                    "--out", out)
+    assert result.exit_code == 0, result.output
+    html = (out / "index.html").read_text()
+    assert re.findall(r"\b1 (games|points|royals|trials|components|seats)\b", html) == []
+    assert re.findall(r"\b1 (game|point)\b", html)  # (the counts are there, in the singular)

@@ -41,7 +41,7 @@ from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_t
 from analyser.stats.designer import Outcome
 from analyser.stats.seats import assumption
 from analyser.stats.streamed import open_run
-from analyser.text import fixed, number, pct, signed
+from analyser.text import amount, fixed, number, pct, plural, signed
 
 
 @dataclass
@@ -279,7 +279,7 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templates"),
                           autoescape=jinja2.select_autoescape(["html", "j2"]))
 # the templates spell numbers as the terminal and the PNGs do (analyser.text)
-_ENV.filters.update(fixed=fixed, number=number, pct=pct, signed=signed)
+_ENV.filters.update(fixed=fixed, number=number, pct=pct, signed=signed, amount=amount, plural=plural)
 
 
 def _anchor(text: str, used: set) -> str:
