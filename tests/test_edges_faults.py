@@ -108,3 +108,40 @@ def test_the_report_of_one_game_says_no_count_of_one_in_the_plural(tmp_path):
     html = (out / "index.html").read_text()
     assert re.findall(r"\b1 (games|points|royals|trials|components|seats)\b", html) == []
     assert re.findall(r"\b1 (game|point)\b", html)  # (the counts are there, in the singular)
+
+
+# -- the watchdog's message names the game once -------------------------------------------------
+
+STUBBORN = '''
+import time
+from analyser.engine.core import Strategy
+
+
+class Stubborn(Strategy):
+    """Swallows the time limit's stop and goes on: only the watchdog ends it."""
+    name = "stubborn"
+
+    def choose(self, view, legal, rng):
+        while True:
+            try:
+                while True:
+                    time.sleep(0.01)
+            except BaseException:
+                pass
+
+
+STRATEGIES = [Stubborn]
+'''
+
+
+def test_the_watchdogs_message_names_the_game_once(tmp_path):
+    import re
+    bot = tmp_path / "stubborn.py"
+    bot.write_text(STUBBORN)
+    out = tmp_path / "run"
+    result = invoke("simulate", "dao", "-s", bot, "-s", "random", "-n", "2", "-j", "1", "-q", "--no-report",
+                    "--game-timeout", "1", "--seed", "1", "--out", out)
+    line = next(x for x in result.output.splitlines() if x.startswith("analyser: error: "))
+    assert result.exit_code == 1
+    assert re.findall(r"\bgame \d+\b", line.split(" Replay: ")[0]) == ["game 0"]
+    assert json.loads((out / "config.json").read_text())["status"] == "failed"
