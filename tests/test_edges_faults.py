@@ -145,3 +145,24 @@ def test_the_watchdogs_message_names_the_game_once(tmp_path):
     assert result.exit_code == 1
     assert re.findall(r"\bgame \d+\b", line.split(" Replay: ")[0]) == ["game 0"]
     assert json.loads((out / "config.json").read_text())["status"] == "failed"
+
+
+# -- one rule for the decimals of a seat's win rate ----------------------------------------------
+
+@pytest.mark.parametrize("games, shown", [(30, ["50%", "47%"]), (3000, ["50.0%", "47.0%"]),
+                                          (300_000, ["50.00%", "47.00%"])])
+def test_the_compensation_table_shows_win_rates_as_the_seat_table_does(games, shown):
+    import numpy as np
+    import pandas as pd
+
+    from analyser.report.seats import compensation_display, win_decimals
+    from analyser.stats.analysis import format_table
+    rate = np.array([0.5, 0.47])
+    half = 1.96 * np.sqrt(rate * (1 - rate) / games)
+    seats = pd.DataFrame({"seat": [0, 1], "n": [games] * 2, "win_rate": rate, "win_low": rate - half,
+                          "win_high": rate + half})
+    comp = pd.DataFrame({"seat": [0, 1], "win_rate": rate, "fair_share": [0.5, 0.5], "handicap": [0.0, 1.0],
+                         "handicap_low": [-1.0, 0.0], "handicap_high": [1.0, 2.0], "win_at_handicap": [0.5, 0.5],
+                         "tie_share": [np.nan, np.nan]})
+    assert list(format_table(seats)["win rate"]) == shown
+    assert list(compensation_display(comp, "points", win_decimals(seats))["win rate"]) == shown
