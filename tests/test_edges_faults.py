@@ -166,3 +166,22 @@ def test_the_compensation_table_shows_win_rates_as_the_seat_table_does(games, sh
                          "tie_share": [np.nan, np.nan]})
     assert list(format_table(seats)["win rate"]) == shown
     assert list(compensation_display(comp, "points", win_decimals(seats))["win rate"]) == shown
+
+
+# -- the luck finding is never clear on a handful of games or a zero-width interval --------------
+
+@pytest.mark.parametrize("skill, strength", [
+    ({"skill_share": 0.0, "skill_low": 0.0, "skill_high": 0.0, "games": 7}, "possible"),
+    ({"skill_share": 0.0, "skill_low": 0.0, "skill_high": 0.01, "games": 7}, "possible"),
+    ({"skill_share": 0.0, "skill_low": 0.0, "skill_high": 0.0, "games": 500}, "possible"),
+    ({"skill_share": 0.0, "skill_low": 0.0, "skill_high": 0.01, "games": 500}, "clear"),
+    ({"skill_share": 0.7, "skill_low": 0.7, "skill_high": 0.7, "games": 500}, "possible"),
+    ({"skill_share": 0.7, "skill_low": 0.6, "skill_high": 0.8, "games": 19}, "possible"),
+    ({"skill_share": 0.7, "skill_low": 0.6, "skill_high": 0.8, "games": 20}, "clear")])
+def test_the_luck_finding_needs_games_and_an_interval_to_be_clear(skill, strength):
+    from analyser.findings.run import CLEAR_MIN_GAMES, luck_rows
+    assert CLEAR_MIN_GAMES == 20
+    (f,) = luck_rows(skill, players=2, strategies=2)
+    assert f.strength == strength
+    # the evidence states the interval, the threshold the minimum sample
+    assert f.interval.endswith("%") and "-" in f.interval and str(CLEAR_MIN_GAMES) in f.threshold
