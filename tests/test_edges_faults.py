@@ -185,3 +185,74 @@ def test_the_luck_finding_needs_games_and_an_interval_to_be_clear(skill, strengt
     assert f.strength == strength
     # the evidence states the interval, the threshold the minimum sample
     assert f.interval.endswith("%") and "-" in f.interval and str(CLEAR_MIN_GAMES) in f.threshold
+
+
+# -- a second Ctrl-C ends a run whose strategy ignores the first ---------------------------------
+
+DEAF = '''
+import os
+from pathlib import Path
+
+from analyser.engine.core import Strategy
+
+CALLS = [0]
+
+
+class Deaf(Strategy):
+    """Plays its first move at once for a few games, then writes the gate file and loops for ever,
+    swallowing every stop."""
+    name = "deaf"
+
+    def choose(self, view, legal, rng):
+        CALLS[0] += 1
+        gate = Path(os.environ["DEAF_GATE"])
+        if CALLS[0] > 300 and not gate.exists():
+            gate.write_text("looping")
+            while True:
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    pass
+        return legal[0]
+
+
+STRATEGIES = [Deaf]
+'''
+
+
+def test_a_second_ctrl_c_ends_a_run_whose_strategy_ignores_the_first(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    (tmp_path / "deaf.py").write_text(DEAF)
+    gate, out = tmp_path / "gate", tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "analyser", "simulate", "dao", "-s", "./deaf.py", "-s", "random",
+                             "-n", "40", "--batch-size", "2", "-j", "1", "--game-timeout", "0", "--seed", "1",
+                             "--out", str(out), "-q", "--no-report"], cwd=tmp_path,
+                            env={**os.environ, "DEAF_GATE": str(gate)}, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not gate.exists():  # (wait on the file: the strategy is in its loop once it exists)
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):  # the first is swallowed: the play goes on
+            proc.wait(timeout=1)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill()
+    stderr = proc.stderr.read()
+    assert "Traceback" not in stderr and len([x for x in stderr.splitlines() if x.strip()]) == 1
+    # the finished batches are on disk, and resume plays the rest of the run
+    parts = sorted(p.name for p in (out / "results").glob("part-*.parquet"))
+    assert parts and parts[0] == "part-000000000.parquet"
+    result = subprocess.run([sys.executable, "-m", "analyser", "resume", str(out), "--strategy", "./deaf.py", "-q",
+                             "--no-report"], cwd=tmp_path, env={**os.environ, "DEAF_GATE": str(gate)},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    config = json.loads((out / "config.json").read_text())
+    assert (config["status"], config["games_completed"]) == ("complete", 40)
