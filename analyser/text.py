@@ -175,6 +175,17 @@ def plural(n, noun: str, plural_form: str | None = None) -> str:
     return f"{thousands(n)} {word}"
 
 
+def amount(x, unit: str) -> str:
+    """``x`` (as :func:`number` shows it) and ``unit``, a unit named in the plural (``points``,
+    ``turns afloat``, ``geld``), in the singular when ``x`` shows as 1: ``1 point``,
+    ``1 turn afloat``, ``2 points``, ``0.5 points``, ``1 geld``."""
+    shown = number(x)
+    if shown == "1":
+        head, sep, rest = unit.partition(" ")
+        unit = (head[:-1] if head.endswith("s") and not head.endswith("ss") else head) + sep + rest
+    return f"{shown} {unit}"
+
+
 def ordinal(n: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``."""
     n = int(n)

@@ -43,6 +43,8 @@ def test_title_binds_its_figures_and_render(gid):
     import importlib
     pkg = importlib.import_module(_package(gid))
     title = get_game(gid)
+    for part in ("figures", "render"):  # loaded when first used (analyser.engine.deferred)
+        importlib.import_module(f"{_package(gid)}.{part}")
     assert title is pkg.TITLE and title.id == gid
     if hasattr(pkg.figures, "figure_sums"):  # streamed figures: the core composes the two steps
         for hook in ("figure_sums", "figure_tables_from", "plots_from"):

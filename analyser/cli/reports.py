@@ -16,7 +16,7 @@ from analyser.cli.folders import folder_kind, report_experiment
 from analyser.engine.core import InputError
 from analyser.engine.registry import get_game
 from analyser.engine.runner import resolve_jobs
-from analyser.report.seats import compensation_display, strategy_seat_display
+from analyser.report.seats import compensation_display, strategy_seat_display, win_decimals
 from analyser.results import load_results, trust_title_file
 from analyser.run import check_writable, default_out, prepare_out, store, trusting
 from analyser.stats.analysis import METHODS, format_table, percent
@@ -182,7 +182,8 @@ def _print_part(part, summary, methods) -> None:
     if part.compensation is not None:
         click.echo()
         click.secho(f"Seat compensation ({summary.score_unit}; bootstrap 95% CI)", bold=True)
-        click.echo(terminal_table(compensation_display(part.compensation, summary.score_unit)))
+        click.echo(terminal_table(compensation_display(part.compensation, summary.score_unit,
+                                                                 win_decimals(part.seats))))
         click.echo(assumption(part.compensation.attrs.get("kind", "highest score"), summary.score_unit))
     elif part.compensation_note:
         click.echo(f"Left out: seat compensation: {part.compensation_note}")

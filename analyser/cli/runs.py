@@ -32,6 +32,7 @@ from analyser.run.cluster import command_pool
 from analyser.run.execute import locks_kept
 from analyser.run.folders import missing_games, undecided
 from analyser.run.trust import named_code
+from analyser.text import plural
 from analyser.report.reduce import worker_sums
 
 
@@ -183,11 +184,12 @@ def _interrupted_after_play(out: Path) -> int:
     if config is None:
         click.echo(f"analyser: interrupted{how}; nothing was recorded in {out}", err=True)
     elif config.get("status") == "complete" and not undecided(config):
-        click.echo(f"analyser: interrupted{how} after the run's {config.get('games_completed')} games were written "
-                   f"to {out}; write its report with: analyser report {shlex.quote(str(out))}", err=True)
+        n = config.get("games_completed") or 0
+        click.echo(f"analyser: interrupted{how} after the run's {plural(n, 'game')} {'was' if n == 1 else 'were'} "
+                   f"written to {out}; write its report with: analyser report {shlex.quote(str(out))}", err=True)
     else:
-        click.echo(f"analyser: interrupted{how} after {config.get('games_completed')} games; they are in {out}; "
-                   f"continue with: {resume_command(out, config)}", err=True)
+        click.echo(f"analyser: interrupted{how} after {plural(config.get('games_completed') or 0, 'game')}; they are "
+                   f"in {out}; continue with: {resume_command(out, config)}", err=True)
     return stops.exit_code()
 
 
@@ -282,13 +284,13 @@ def _finish_run(result, spec, g, n_players, out: Path, asked: Finish) -> int:
         return 1
     if written.summary is not None and not asked.quiet:
         print_summary(written.summary, n_players, result.config)
-        click.echo(f"\nResults: {out / store.RESULTS} ({n_done} games)")
+        click.echo(f"\nResults: {out / store.RESULTS} ({plural(n_done, 'game')})")
         if written.path:
             click.echo(f"Report:  {written.path}")
     code = 0
     if written.report_error is not None:
-        click.echo(f"analyser: error: the report could not be built ({written.report_error}); the {n_done} games "
-                   f"were written to {out} and its status says so (details in {out / 'error.log'})", err=True)
+        click.echo(f"analyser: error: the report could not be built ({written.report_error}); the finished games "
+                   f"({n_done:,}) were written to {out} and its status says so (details in {out / 'error.log'})", err=True)
         code = 1
     if asked.debug and written.log:
         click.echo("\n".join(written.log), err=True)
@@ -296,12 +298,12 @@ def _finish_run(result, spec, g, n_players, out: Path, asked: Finish) -> int:
         if hasattr(result.error, "game_seed"):
             _report_failure(result.error, spec, title_ref(g), n_done, n_players, out, bool(details))
         else:
-            click.echo(f"analyser: error: {result.error}. The {n_done} finished games are in {out}; "
+            click.echo(f"analyser: error: {result.error}. The finished games ({n_done:,}) are in {out}; "
                        f"continue with: {resume_command(out, result.config)}", err=True)
         return 1
     if result.interrupted or result.stop_requested:
         how = " (SIGTERM)" if stops.exit_code() == 143 else ""
-        click.echo(f"analyser: interrupted{how} after {n_done} games; they are in {out}; continue with: "
+        click.echo(f"analyser: interrupted{how} after {plural(n_done, 'game')}; they are in {out}; continue with: "
                    f"{resume_command(out, result.config)}", err=True)
         return stops.exit_code()
     return code
@@ -362,8 +364,8 @@ def _interrupted_while_writing(result, out: Path) -> int:
     finished = result.config.get("status") == "complete"
     nxt = (f"rebuild the report with: analyser report {out}" if finished
            else f"continue with: {resume_command(out, result.config)}")
-    click.echo(f"analyser: interrupted while writing the summary files; the {n_done} games are in {out}; {nxt}",
-               err=True)
+    click.echo(f"analyser: interrupted while writing the summary files; the finished games ({n_done:,}) are in {out}; "
+               f"{nxt}", err=True)
     return stops.exit_code()
 
 

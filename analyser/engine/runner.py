@@ -284,7 +284,7 @@ def hung_error(job: BatchJob, index: int) -> StrategyError:
     """The error of game ``index`` of ``job``, whose process was killed at its time limit."""
     labels = [job.strategies[si] for si in lineup(index, job.players, len(job.strategies))]
     who = ", ".join(f"seat {i} {s}" for i, s in enumerate(labels))
-    return StrategyError(f"a strategy in game {index} ({who}) did not stop at the time limit and ignored the "
+    return StrategyError(f"a strategy ({who}) did not stop at the time limit and ignored the "
                          "stop signal; the watchdog killed it", strategy=labels[0], seat=-1,
                          game_seed=game_seed(job.root_seed, index), game_index=index, kind="hung")
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from analyser.engine.runner import game_seed, lineup
 from analyser.stats import analysis, seats as seatmod
+from analyser.stats.metagame import CLEAR_MIN_GAMES
 from analyser.findings.base import (LUCK_HIGH, LUCK_LOW, NEVER_WINS_SHARE, RUNAWAY_AT, RUNAWAY_SHARE, TAIL_MIN_GAMES,
                                     TAIL_QUANTILE, TAIL_RATIO, TIE_RATE, Finding, Findings, LeftOut, all_finite, command,
                                     gather, pct, pct_ci)
@@ -213,7 +214,9 @@ def luck_share(ctx: RunContext) -> list:
 
 def luck_rows(skill: dict, players: int, strategies: int) -> list:
     """:func:`luck_share` on a skill-share record (``skill_share``, ``skill_low``,
-    ``skill_high``)."""
+    ``skill_high``, ``games``).  Never clear from fewer than :data:`CLEAR_MIN_GAMES` games, nor
+    on an interval of zero width (a bootstrap over a handful of games resamples to one answer),
+    as the meta-game's findings."""
     s, lo, hi = skill.get("skill_share"), skill.get("skill_low"), skill.get("skill_high")
     if not all_finite(s):
         return [LeftOut("luck share", "no game has a winner and a loser, so nothing separates skill from luck")]
@@ -222,13 +225,16 @@ def luck_rows(skill: dict, players: int, strategies: int) -> list:
     ceiling, m = _ceiling(players, max(strategies, 1))
     high, low = LUCK_HIGH * ceiling, LUCK_LOW * ceiling
     r = {"s": s, "lo": lo, "hi": hi, "ceiling": ceiling, "m": m, "high": high, "low": low, "luck_high": LUCK_HIGH,
-         "luck_low": LUCK_LOW}
+         "luck_low": LUCK_LOW, "min_games": CLEAR_MIN_GAMES}
     if s < high:
         r.update(kind="luck", strength="clear" if hi < high else "possible")
     elif s > low:
         r.update(kind="skill" if s > 0.5 else "low luck", strength="clear" if lo > low else "possible")
     else:
         r.update(kind="", strength="none found")
+    few = skill.get("games") is not None and skill["games"] < CLEAR_MIN_GAMES  # (a record without: not known)
+    if r["strength"] == "clear" and (hi <= lo or few):
+        r["strength"] = "possible"
     return [Finding("luck share", phrase("run.j2", "luck", r), r["strength"], f"skill share {pct(s, lo, hi)}",
                     pct_ci(lo, hi), phrase("run.j2", "luck_threshold", r))]
 

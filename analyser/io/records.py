@@ -100,6 +100,15 @@ class RunRecord(RunFields):
     versions: dict | None = Field(None, description="an object (package: version)")
     stopping: StopRecord | None = Field(None, description="an object (the --until-ci record)")
 
+    def disagreeing_field(self) -> tuple[str, str] | None:
+        """A field whose value the other fields rule out, as ``(its name, what it accepts)``, or
+        None: ``games_requested`` below the games already played (``games_completed``)."""
+        played = self.games_completed or 0
+        if self.games_requested is not None and self.games_requested < played:
+            return "games_requested", (f"a whole number of games from {played:,} (the games already played) "
+                                       f"to {MAX_RUN_GAMES:,}")
+        return None
+
 
 class CellRecord(RunFields):
     """A cell's entry in an experiment's record."""
@@ -169,7 +178,7 @@ def check_record(model: type[BaseModel], data: Any, where: str, fix: str = "rest
     if not isinstance(data, dict):
         raise InputError(f"{where} holds a JSON {type(data).__name__}, not an object; {fix}")
     try:
-        return model.model_validate(data)
+        record = model.model_validate(data)
     except ValidationError as e:
         err = e.errors(include_url=False)[0]
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith(("function-", "list["))))
@@ -187,5 +196,12 @@ def check_record(model: type[BaseModel], data: Any, where: str, fix: str = "rest
                 break
         else:
             value = top
-        raise InputError(f"{where}: the field {name!r} is {_shown(value)}, which analyser never writes; it takes "
-                         f"{accepted} ({fix})") from None
+        raise InputError(_refusal(where, name, value, accepted, fix)) from None
+    bad = record.disagreeing_field() if hasattr(record, "disagreeing_field") else None
+    if bad is not None:
+        raise InputError(_refusal(where, bad[0], data.get(bad[0]), bad[1], fix))
+    return record
+
+
+def _refusal(where: str, name: str, value: Any, accepted: str, fix: str) -> str:
+    return f"{where}: the field {name!r} is {_shown(value)}, which analyser never writes; it takes {accepted} ({fix})"

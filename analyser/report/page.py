@@ -29,7 +29,8 @@ from analyser.run import store
 from analyser.stats import analysis, plots, seats as seatmod, streamed
 from analyser import findings as findmod
 from analyser.report import components as reportcomponents, reduce as reducemod, summaries
-from analyser.report.seats import compensation_display, strategy_seat_display  # noqa: F401 - used by the CLI too
+from analyser.report.seats import (compensation_display, strategy_seat_display,  # noqa: F401 - used by the CLI too
+                                   win_decimals)
 from analyser.engine.core import COMPONENTS, InputError
 from analyser.io.csvsafe import to_csv
 from analyser.findings import FILE as FINDINGS_JSON, Findings  # the findings file beside index.html
@@ -41,7 +42,7 @@ from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_t
 from analyser.stats.designer import Outcome
 from analyser.stats.seats import assumption
 from analyser.stats.streamed import open_run
-from analyser.text import fixed, number, pct, signed
+from analyser.text import amount, fixed, number, pct, plural, signed
 
 
 @dataclass
@@ -279,7 +280,7 @@ def summarise(results: pd.DataFrame, extras: dict) -> Summary:
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templates"),
                           autoescape=jinja2.select_autoescape(["html", "j2"]))
 # the templates spell numbers as the terminal and the PNGs do (analyser.text)
-_ENV.filters.update(fixed=fixed, number=number, pct=pct, signed=signed)
+_ENV.filters.update(fixed=fixed, number=number, pct=pct, signed=signed, amount=amount, plural=plural)
 
 
 def _anchor(text: str, used: set) -> str:
@@ -572,7 +573,8 @@ def _section_fields(game, part, params) -> dict:
         "sample_note": getattr(part, "sample_note", ""),
         "strategy_seat_table": html_table(strategy_seat_display(part.strategy_seats), formatted=True)
         if part.strategy_seats is not None and len(part.strategies) > 1 else "",
-        "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit), formatted=True)
+        "compensation_table": html_table(compensation_display(part.compensation, game.scoring.score_unit,
+                                                                      win_decimals(part.seats)), formatted=True)
         if part.compensation is not None else "",
         "compensation_note": part.compensation_note, "seating": part.seating,
         "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",

@@ -30,22 +30,29 @@ def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def compensation_display(table: pd.DataFrame, unit: str) -> pd.DataFrame:
+def win_decimals(seats: pd.DataFrame) -> int:
+    """The decimals of the seat table's win rates (:func:`analyser.text.decimals` of their 95%
+    intervals, the median row), which every table of win rates per seat shows."""
+    return analysis.decimals((seats["win_high"] - seats["win_low"]).to_numpy() * 50)
+
+
+def compensation_display(table: pd.DataFrame, unit: str, places: int = 1) -> pd.DataFrame:
     """The seat compensation for reading: per seat its win rate, the handicap (head start in a
-    race) with its 95% interval, the win rate at that handicap and the tie-break share."""
+    race) with its 95% interval, the win rate at that handicap and the tie-break share.  The win
+    rates show ``places`` decimals: the seat table's (:func:`win_decimals`)."""
     kind = table.attrs.get("kind", "highest score")
     word = "head start" if kind == "race" else "handicap"
     rows = []
     for _, r in table.iterrows():
         if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
-            rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate']),
+            rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate'], places),
                          f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
                          "tie-break share": "-"})
             continue
-        rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate']),
+        rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate'], places),
                      f"{word} ({unit})": signed(r["handicap"], None) if r["handicap"] == r["handicap"] else "n/a",
                      "95% CI": (f"{signed(r['handicap_low'], None)} to {signed(r['handicap_high'], None)}"
                                 if r["handicap_low"] == r["handicap_low"] else "n/a"),
-                     f"win rate with the {word}": pct(r['win_at_handicap']),
+                     f"win rate with the {word}": pct(r['win_at_handicap'], places),
                      "tie-break share": "-" if r["tie_share"] != r["tie_share"] else pct(r['tie_share'], 0)})
     return pd.DataFrame(rows)

@@ -576,12 +576,8 @@ def check_parts_match(out: Path, config: dict, spec: RunSpec) -> None:
     for part in parts:
         if store.part_range(part) is None:  # (cut short by a kill: deleted and played again)
             continue
-        ids = store.read_part_table(part, columns=["run_id"]).column(0).unique().to_pylist()
-        if ids != [run_id]:
-            other = next((str(x) for x in ids if x != run_id), "")[:80]
-            raise InputError(f"part {str(part)!r} holds games of the run {other!r}, but {where} names the run "
-                             f"{str(run_id)[:80]!r}: a part copied in from another run, or an edited run_id; put back "
-                             "the run's own part and config.json")
+        store.check_part_run(part, store.read_part_table(part, columns=["run_id"]).column(0).unique().to_pylist(),
+                             run_id)
     rules = {**(config.get("rules") if isinstance(config.get("rules"), dict) else {}), **spec.rules}
     table = store.read_part_table(parts[0], columns=list(rules))
     first = table.slice(0, 1).to_pylist()[0] if table.num_rows else {}

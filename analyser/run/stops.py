@@ -9,8 +9,11 @@ SIGTERM - so whatever runs ends the way Ctrl-C ends it, and what is finished is 
   last write of a run or experiment) it is only noted;
 * inside :func:`gentle` (a parallel run or experiment): a first Ctrl-C only asks to stop - the
   running batches or cells finish and are kept - and the next stop raises;
-* once a stop has been raised inside ``handled(once=True)`` (a run, an experiment's play), later
-  ones are only noted until the block ends, so nothing cuts its unwinding and final write short.
+* once a stop has been raised inside ``handled(once=True)`` (a run, an experiment's play), a
+  later one inside a write is only noted, so nothing cuts the final write short; a later Ctrl-C
+  outside any write means the first did not end the play (a strategy in this process that
+  swallows it and loops on, with no time limit): the process ends at once (:func:`give_up`),
+  keeping the parts already written.
 
 Every stop is counted (:func:`count`), so a loop can tell that one came even when its raise was
 lost (a library that catches everything around a callback), and a batch playing in this process
@@ -21,6 +24,7 @@ thread nothing here changes anything (signals reach only the main thread).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -69,6 +73,8 @@ def note(signum: int) -> None:
 
 def _on_signal(signum: int, frame) -> None:
     note(signum)
+    if _state.raised and not _state.held and signum == signal.SIGINT:
+        give_up()
     if _state.held or _state.raised:
         if (_state.final or _state.raised) and not _state.told:
             _state.told = True
@@ -83,6 +89,16 @@ def _on_signal(signum: int, frame) -> None:
         return
     _state.raised = _state.once
     _raise(signum)
+
+
+def give_up() -> None:
+    """End the process at once (a second Ctrl-C that the play did not answer): one line on standard
+    error, exit code :func:`exit_code`.  The parts and records already written stay as they are:
+    ``analyser resume`` plays the games not on disk."""
+    print("\nanalyser: stopped at once (Ctrl-C again): the first stop did not end the play (a strategy that "
+          "ignores it?); the games already written are kept, and `analyser resume` plays the rest",
+          file=sys.stderr, flush=True)
+    os._exit(exit_code())
 
 
 def _raise(signum: int):

@@ -192,6 +192,19 @@ def part_files(folder: Path) -> list[Path]:
     return [p for p in sorted(folder.glob("part-*.parquet"))]
 
 
+def check_part_run(path: Path, ids, run_id: str | None) -> None:
+    """Refuse a results part holding games of another run than ``run_id`` (the run its folder's
+    config.json names): InputError, one line naming the part, the other run and what to do.
+    ``ids``: the part's run ids (its ``run_id`` column's distinct values, as read).  The one check
+    of a part copied in from another run, or of a config.json whose ``run_id`` was edited, for
+    ``resume`` and ``report`` alike."""
+    other = sorted({str(x) for x in ids} - {run_id})
+    if other:
+        raise InputError(f"part {str(path)!r} holds games of the run {other[0][:100]}, but its folder's config.json "
+                         f"is for the run {str(run_id)[:100]}: a part copied in from another run, or an edited run_id; "
+                         "put back the run's own part and config.json, or play the run again")
+
+
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write JSON to a temporary name and rename it over ``path``.  Raises :class:`StoreError`."""
     tmp = path.with_name(f".{path.name}.tmp")

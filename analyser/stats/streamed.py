@@ -218,12 +218,7 @@ def read_checked_part(path, drop: tuple[str, ...] = (), run_id: str | None = Non
     another run."""
     df = read_part(path, drop)
     if len(df) and isinstance(run_id, str) and "run_id" in df.columns:
-        other = sorted(set(df["run_id"].astype(str).unique()) - {run_id})
-        if other:
-            from analyser.engine.core import InputError
-            raise InputError(f"part {str(path)!r} holds games of the run {other[0][:100]}, but its folder's "
-                             f"config.json is for the run {run_id}: a part copied in from another run; put back "
-                             "this run's own part, or play the run again")
+        store.check_part_run(path, df["run_id"].astype(str).unique(), run_id)
     if len(df):
         rng = store.part_range(path)
         lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
@@ -308,6 +303,9 @@ def open_run(out: Path):
     parts = store.part_files(out / store.RESULTS)
     head = read_part(parts[0], ("game_seed",))
     game, config = title_and_config(head, out, out / store.RESULTS)
+    run_id = config.get("run_id") if isinstance(config, dict) else None
+    if isinstance(run_id, str) and "run_id" in head.columns:  # (as resume says it: the first part named)
+        store.check_part_run(parts[0], head["run_id"].astype(str).unique(), run_id)
     if (out / "config.json").exists():
         validate_config(config, head, game, out / "config.json", out / store.RESULTS)
     check_parts(out, game, config)

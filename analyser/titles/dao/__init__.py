@@ -1,15 +1,15 @@
 """The title object: the rules' Game bound to this title's figures and text drawing."""
 
-from analyser.titles.dao import figures, render
+from analyser.engine.deferred import Deferred
 from analyser.titles.dao.rules import Dao as _Rules
 
 
 class Dao(_Rules):
-    figure_sums = figures.figure_sums
-    figure_tables_from = figures.figure_tables_from
-    plots_from = figures.plots_from
-    describe_state = render.describe_state
-    step_events = render.step_events
+    figure_sums = Deferred("analyser.titles.dao.figures")
+    figure_tables_from = Deferred("analyser.titles.dao.figures")
+    plots_from = Deferred("analyser.titles.dao.figures")
+    describe_state = Deferred("analyser.titles.dao.render")
+    step_events = Deferred("analyser.titles.dao.render")
     plot_sections = {"cards.png": "DAO figures per strategy"}
     bench_cases = (("4p threshold", ("threshold",), 4, 10000, 50000),
                    ("4p greedy", ("greedy",), 4, 4000, 20000))

@@ -5,15 +5,15 @@ by chunk: ``figure_sums``, then ``figure_tables_from`` / ``plots_from``), the te
 from analyser.io.files import read_component_rows
 from collections import Counter
 
-from analyser.titles.dragon_lairds import figures, render
+from analyser.engine.deferred import Deferred
 from analyser.titles.dragon_lairds.rules import DragonLairds as _Rules, HAVOC, TYPES, load_deck
 
 
 class DragonLairds(_Rules):
-    figure_sums = figures.figure_sums
-    figure_tables_from = figures.figure_tables_from
-    plots_from = figures.plots_from
-    describe_state = render.describe_state
+    figure_sums = Deferred("analyser.titles.dragon_lairds.figures")
+    figure_tables_from = Deferred("analyser.titles.dragon_lairds.figures")
+    plots_from = Deferred("analyser.titles.dragon_lairds.figures")
+    describe_state = Deferred("analyser.titles.dragon_lairds.render")
     plot_sections = {"points_by_source.png": "Royals by source", "cup.png": "Saurean Cup",
                      "income_curves.png": "Income collected at tax"}
     bench_cases = (("4p income", ("income",), 4, 1000, 4000),)

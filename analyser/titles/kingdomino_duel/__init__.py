@@ -9,17 +9,17 @@ approximation, replaceable with ``--rule components=FILE``).
 from collections import Counter
 from pathlib import Path
 
-from analyser.titles.kingdomino_duel import figures, render
+from analyser.engine.deferred import Deferred
 from analyser.titles.kingdomino_duel.rules import DEFAULT_COMPONENTS, KingdominoDuel as _Rules, component_lines
 
 
 class KingdominoDuel(_Rules):
-    figure_sums = figures.figure_sums
-    figure_tables_from = figures.figure_tables_from
-    plots_from = figures.plots_from
-    describe_state = render.describe_state
-    step_events = render.step_events
-    trace_legend = render.TRACE_LEGEND
+    figure_sums = Deferred("analyser.titles.kingdomino_duel.figures")
+    figure_tables_from = Deferred("analyser.titles.kingdomino_duel.figures")
+    plots_from = Deferred("analyser.titles.kingdomino_duel.figures")
+    describe_state = Deferred("analyser.titles.kingdomino_duel.render")
+    step_events = Deferred("analyser.titles.kingdomino_duel.render")
+    trace_legend = Deferred("analyser.titles.kingdomino_duel.render", "TRACE_LEGEND")
     plot_sections = {"score_split.png": "Score split", "spells.png": "Spells: share of games",
                      "spell_value.png": "Spell value"}
     bench_cases = (("2p greedy", ("greedy",), 2, 1000, 4000),

@@ -2,18 +2,18 @@
 
 from pathlib import Path
 
+from analyser.engine.deferred import Deferred
 from analyser.io.files import read_component_rows
-from analyser.titles.tsuro_seas import figures, render
 from analyser.titles.tsuro_seas.rules import DATA, TILE_NAMES, parse_pairs, tile_of
 from analyser.titles.tsuro_seas.rules import TsuroSeas as _Rules
 
 
 class TsuroSeas(_Rules):
-    figure_sums = figures.figure_sums
-    figure_tables_from = figures.figure_tables_from
-    plots_from = figures.plots_from
-    describe_state = render.describe_state
-    step_events = render.step_events
+    figure_sums = Deferred("analyser.titles.tsuro_seas.figures")
+    figure_tables_from = Deferred("analyser.titles.tsuro_seas.figures")
+    plots_from = Deferred("analyser.titles.tsuro_seas.figures")
+    describe_state = Deferred("analyser.titles.tsuro_seas.render")
+    step_events = Deferred("analyser.titles.tsuro_seas.render")
     plot_sections = {"elimination_heatmap.png": "Fate of ships per strategy",
                      "elimination_causes.png": "Fate of ships per strategy"}
     bench_cases = (("4p random", ("random",), 4, 1000, 4000),

@@ -1,16 +1,16 @@
 """The title object: the rules' Game bound to this title's figures and text drawing."""
 
-from analyser.titles.wizard import figures, render
+from analyser.engine.deferred import Deferred
 from analyser.titles.wizard.rules import WIZARD_IDS, Wizard as _Rules
 
 
 class Wizard(_Rules):
-    figure_sums = figures.figure_sums
-    figure_tables_from = figures.figure_tables_from
-    plots_from = figures.plots_from
-    describe_state = render.describe_state
-    step_events = render.step_events
-    trace_legend = render.TRACE_LEGEND
+    figure_sums = Deferred("analyser.titles.wizard.figures")
+    figure_tables_from = Deferred("analyser.titles.wizard.figures")
+    plots_from = Deferred("analyser.titles.wizard.figures")
+    describe_state = Deferred("analyser.titles.wizard.render")
+    step_events = Deferred("analyser.titles.wizard.render")
+    trace_legend = Deferred("analyser.titles.wizard.render", "TRACE_LEGEND")
     compiled_engine = "analyser.titles.wizard.compiled:ENGINE"
     plot_sections = {"bid_heatmap.png": "Wizard bidding per strategy", "bid_accuracy.png": "Exact bids (%) by round"}
     bench_cases = (("4p expected+greedy", ("bot:bid=expected,play=greedy",), 4, 400, 2000),)
