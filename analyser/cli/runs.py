@@ -344,9 +344,9 @@ def _write_outputs(result, g, out: Path, asked: Finish) -> _Written | None:
 def _write_report(result, out: Path, asked: Finish, written: _Written) -> None:
     """The report of a finished run (its files added to ``written``), or under ``--no-report``
     only the summary to print (nothing to compute under ``--quiet``)."""
-    # (the report pulls in matplotlib, which --no-report --quiet does without)
+    if asked.no_report and asked.quiet:  # (the report's module pulls in matplotlib: not needed here)
+        return
     from analyser.report.page import FINDINGS_JSON, build_report_from_run, summarise_run
-
     if not asked.no_report:
         report_jobs = max(1, min(int(result.config.get("jobs") or 1), os.cpu_count() or 1))
         written.path, written.summary, figures = build_report_from_run(out, jobs=report_jobs, known=result.known)
