@@ -792,7 +792,7 @@ def test_a_report_rebuilt_after_its_data_file_changed_or_went_missing_says_so(ru
     path, line = planted_deck(tmp_path)
     out = tmp_path / "run"
     # (a report of a run whose data file is unchanged says nothing of it: the planted-component test)
-    r = runner.invoke(cli, ["simulate", "dragon-lairds", "--rule", f"components={path}", "--games", "120", "--seed",
+    r = runner.invoke(cli, ["simulate", "dragon-lairds", "--rule", f"components={path}", "--games", "20", "--seed",
                             "1", "--jobs", "1", "--out", str(out), "-q", "--no-report"])
     assert r.exit_code == 0, r.output
     path.write_text(path.read_text().replace("Y02,", "Y02,", 1) + "\n")  # one byte more: another file
