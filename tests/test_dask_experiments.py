@@ -175,7 +175,7 @@ def test_a_silent_scheduler_is_one_line_exit_2(tmp_path, monkeypatch):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setenv("ANALYSER_DASK_CONNECT_TIMEOUT", "2")
+    monkeypatch.setenv("ANALYSER_DASK_CONNECT_TIMEOUT", "1")
     r = invoke(*EXPERIMENTS["ladder"], "--scheduler", f"tcp://127.0.0.1:{port}", "-o", tmp_path / "l")
     lines = r.output.strip().splitlines()
     assert r.exit_code == 2 and len(lines) == 1 and "did not answer" in lines[0]

@@ -1,8 +1,9 @@
 """The README and the pages under docs/ are a contract.
 
 - Every `analyser ...` example in README.md and in every markdown page under docs/ runs (with at
-  most 30 games in one process, and each page building each kind of report once per title, so the
-  suite stays fast).
+  most 30 games in one process - 6 for a command that is not a worked example, not the first of
+  its kind on its page and not one whose folder another command reads - and each page building
+  each kind of report once per title, so the suite stays fast).
 - Every marked worked example (docs/worked-examples.md) has its commands inside its markers, they
   run at that size, and tools/regenerate_examples.py can read their output and render the example.
 - Every "Read:" paragraph sits right under a worked example; every relative link resolves.
@@ -97,6 +98,34 @@ def shrink(args: list[str]) -> list[str]:
     return out
 
 
+#: The games of a command that is neither a worked example (whose rendered output depends on its
+#: size) nor the first of its kind on its page (which keeps the size of :func:`shrink`), nor one
+#: whose folder another command of the page reads: it is checked to run as documented (its
+#: arguments parse, it exits 0, it writes its files), which any number of games shows.
+FEW_GAMES = 6
+
+
+def fewer_games(args: list[str]) -> list[str]:
+    """``args`` (already shrunk) with --games/-n capped at :data:`FEW_GAMES`."""
+    out = list(args)
+    for flag in ("--games", "-n"):
+        if flag in out:
+            i = out.index(flag)
+            out[i + 1] = str(min(int(out[i + 1]), FEW_GAMES))
+    return out
+
+
+def read_folders(commands: list[str]) -> set[str]:
+    """Every word of a page's commands that is not the folder the command itself writes: the run
+    folders a `resume`, `report`, `compare A B` or `play --from` reads are among them."""
+    words = set()
+    for c in commands:
+        args = shlex.split(c)
+        written = {i + 1 for i, a in enumerate(args) if a in ("-o", "--out")}
+        words |= {a.rstrip("/") for i, a in enumerate(args) if i not in written}
+    return words
+
+
 def my_bots_source() -> str:
     """The strategy file the examples use (`my_bots.py`), from the page that shows it."""
     for page in PAGES:
@@ -158,10 +187,17 @@ def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, run
         (tmp_path / "my_bots.py").write_text(my_bots_source())
     ran: dict[str, object] = {}
     reported: set[tuple[str, str]] = set()
-    for command in example_commands(text):
+    commands = example_commands(text)
+    read = read_folders(commands)  # (a folder another command reads keeps its size)
+    sized = {shlex.split(c)[1] for c in in_example}  # kinds of command run at size on this page
+    for command in commands:
         args = shrink(shlex.split(command)[1:])
         if command not in in_example:  # a worked example renders from its report's tables
             args = report_once(args, rel(page), reported)
+            folder = (regen.Run("", args, None).option("-o", "--out") or "").rstrip("/")
+            if args[0] in sized and folder not in read:
+                args = fewer_games(args)
+            sized.add(args[0])
         elif args[0] in REPORTING:
             reported.add((args[0], args[1]))
         out = None

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from analyser.cli import cli
 
@@ -130,8 +131,8 @@ def _count_complete(db: Path) -> int:
         return 0
 
 
-#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 1,800th game
-#: (halfway through the second batch of three trials of 400 games) writes that file and waits
+#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 450th game
+#: (halfway through the second batch of three trials of 100 games) writes that file and waits
 #: there, to be killed.
 GATE = '''
 import os, time
@@ -146,7 +147,7 @@ class Gated(Strategy):
     def reset(self, seat, params, n_players):
         type(self).games += 1
         gate = os.environ.get("TUNE_GATE")
-        if gate and type(self).games == 1800:
+        if gate and type(self).games == 450:
             open(gate, "w").close()
             while True:
                 time.sleep(1)
@@ -160,7 +161,7 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     gated = tmp_path / "gated.py"
     gated.write_text(GATE)
     args = [a for a in DAO if a not in ("-q",)]
-    args[args.index("--games") + 1] = "400"
+    args[args.index("--games") + 1] = "100"
     args[args.index("--trials") + 1] = "9"
     args[args.index("bust_limit=9..15")] = "bust_limit=6..20"
     args[args.index("random")] = f"{gated}:gated"
@@ -195,15 +196,15 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
 
 def test_the_pruner_stops_trials_early_the_same_way_for_any_jobs(runner, tmp_path):
     args = ["tune", "dao", "--rule", "bust_limit=6..20", "--rule", "display_size=2..4", "-s", "greedy", "-s", "random",
-            "-p", "2", "--target", "seat_gap=min", "--trials", "12", "--games", "200", "--batch", "4", "--prune",
+            "-p", "2", "--target", "seat_gap=min", "--trials", "12", "--games", "80", "--batch", "4", "--prune",
             "--recheck", "1", "--recheck-factor", "1", "--seed", "4", "--no-report", "-q"]
     for j in ("1", "2"):
         assert invoke(runner, *args, "-j", j, "-o", str(tmp_path / j)).exit_code == 0
     a, b = _trials(tmp_path / "1"), _trials(tmp_path / "2")
     pd.testing.assert_frame_equal(a, b)
     pruned = a[a["state"] == "pruned"]
-    assert len(pruned) >= 1 and (pruned["games"] < 200).all() and (pruned["trial"] >= 4).all()
-    assert (a.loc[a["state"] == "complete", "games"] == 200).all()
+    assert len(pruned) >= 1 and (pruned["games"] < 80).all() and (pruned["trial"] >= 4).all()
+    assert (a.loc[a["state"] == "complete", "games"] == 80).all()
 
 
 def test_several_targets_give_a_pareto_front_and_a_report(runner, tmp_path):
@@ -535,17 +536,35 @@ main()
 """
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """``uninterrupted(args)``: the folder of the tune ``args`` played whole with ``-j 1``, played
+    once per module (the kill tests only read it)."""
+    made = {}
+
+    def whole(args):
+        if tuple(args) not in made:
+            out = tmp_path_factory.mktemp("whole")
+            r = CliRunner().invoke(cli, [*args, "-q", "-j", "1", "-o", str(out)], catch_exceptions=False)
+            assert r.exit_code == 0, r.output
+            made[tuple(args)] = out
+        return made[tuple(args)]
+    return whole
+
+
+# (at 3, not after: killed before the batch's first ask, so the resume asks the whole batch; at 4,
+# after: in the middle of a batch, the resume asks its rest; at 5, after: the batch all asked, the
+# resume asks nothing and plays it)
 @pytest.mark.parametrize("at, after", [(3, False), (4, True), (5, True)])
-def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runner, tmp_path, at, after):
+def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runner, tmp_path, uninterrupted, at,
+                                                                             after):
     # A SIGKILL as a trial is asked (before or after its one write) and before its cell is made:
     # the resumed tune asks and plays what the uninterrupted one did.
     args = [a for a in DAO if a not in ("-q",)]
     args[args.index("--trials") + 1] = "7"
     args += ["-s", "threshold:limit=10..30"]  # two parameters
     args[args.index("-p") + 1] = "3"
-    whole = tmp_path / "whole"
-    r = invoke(runner, *args, "-q", "-j", "1", "-o", str(whole))
-    assert r.exit_code == 0, r.output
+    whole = uninterrupted(args)
     trials = _trials(whole)
     first = next(c for c in trials.columns if c.startswith("rule.") or c == "bust_limit")
     script = tmp_path / "kill_in_ask.py"

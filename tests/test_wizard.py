@@ -856,6 +856,8 @@ def test_figure_tables_and_plots(tmp_path):
 # -- streamed report: figure sums over chunks of whole games ------------------------------------
 
 STREAM_LINE_UP = ("random", "expected", "bot:bid=zero", "expected:bias=0.5")  # not in sorted order
+#: Games of the streamed-report run: enough for several uneven chunks of 7 and of 13 games.
+STREAM_GAMES = 60
 
 
 #: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
@@ -865,18 +867,18 @@ pytestmark = pytest.mark.xdist_group("test_wizard")
 
 @pytest.fixture(scope="module")
 def wizard_run():
-    """A real 200-game run, 4 players: (results, extras)."""
+    """A real run of :data:`STREAM_GAMES` games, 4 players: (results, extras)."""
     from analyser.run import assemble
     from analyser.engine.runner import BatchJob, run_batch
-    res = run_batch(BatchJob("wizard", (), STREAM_LINE_UP, 4, 5, 0, 200, 0.0))
-    assert res.error is None and res.done == 200
+    res = run_batch(BatchJob("wizard", (), STREAM_LINE_UP, 4, 5, 0, STREAM_GAMES, 0.0))
+    assert res.error is None and res.done == STREAM_GAMES
     return assemble(GAME, WizardParams(), 4, STREAM_LINE_UP, [res], 5)
 
 
 def chunked_sums(results, extras, chunk_games):
     from analyser.stats.streamed import chunk_frame, reduce_sums
     chunks = list(chunk_frame(results, extras, chunk_games=chunk_games))
-    assert len(chunks) == -(-200 // chunk_games)
+    assert len(chunks) == -(-STREAM_GAMES // chunk_games)
     return reduce_sums(GAME.figure_sums(r, e) for r, e in chunks)
 
 
@@ -905,7 +907,7 @@ def test_tables_from_many_chunks_equal_one_chunk_and_plain_pandas(wizard_run):
                           "under_bid": g["under"].mean(), "points_per_round": g["points"].mean()})
     per = many[0][1]
     assert list(per["strategy"]) == list(STREAM_LINE_UP)
-    assert list(per["rounds"]) == [200 * 15] * 4 and per["rounds"].dtype.kind == "i"
+    assert list(per["rounds"]) == [STREAM_GAMES * 15] * 4 and per["rounds"].dtype.kind == "i"
     pd.testing.assert_frame_equal(per.set_index("strategy"), plain.loc[list(STREAM_LINE_UP)],
                                   check_dtype=False, check_names=False, check_exact=False, rtol=1e-12)
     # by round and by Wizards in hand, against plain pandas too
@@ -928,9 +930,10 @@ def test_rounds_without_a_strategy_column_are_matched_to_the_results(wizard_run)
     barer = {"rounds": bare["rounds"].drop(columns=["run_id"]).iloc[::-1]}
     assert_same_tables(want, GAME.figure_tables_from(GAME.figure_sums(results, barer)))
     # a rounds row whose game is not in the results counts for no strategy
-    stray = {"rounds": bare["rounds"].assign(game_index=bare["rounds"]["game_index"] + 100)}
+    half = STREAM_GAMES // 2
+    stray = {"rounds": bare["rounds"].assign(game_index=bare["rounds"]["game_index"] + half)}
     per = GAME.figure_tables_from(GAME.figure_sums(results, stray))[0][1]
-    assert per["rounds"].sum() == 100 * 15 * 4
+    assert per["rounds"].sum() == (STREAM_GAMES - half) * 15 * 4
 
 
 def test_figure_sums_stay_small_and_keep_the_strategy_as_an_index_level(wizard_run):
@@ -948,7 +951,7 @@ def test_figure_sums_stay_small_and_keep_the_strategy_as_an_index_level(wizard_r
         assert frame.index.names[0] == "strategy" and "strategy" not in frame.columns
     assert len(sums["wizard_round"]) == s * rounds
     # the heat map's counts add up to every round of every seat
-    assert sums["wizard_heat"]["rounds"].sum() == len(r) == 200 * 15 * 4
+    assert sums["wizard_heat"]["rounds"].sum() == len(r) == STREAM_GAMES * 15 * 4
     cells = sums["round_comp_cells"]
     assert len(cells) <= s * rounds * 4 and cells["n"].sum() == len(r)
     assert len(sums["round_comp_x"]) <= (4 + 4 + 16) * s * rounds * 4  # Wizards, Jesters, trumps 0-15
