@@ -25,6 +25,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.layout_engine import TightLayoutEngine  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -160,6 +161,15 @@ def lattice_bins(values, most: int = 50) -> np.ndarray:
     return lo - step / 2 + np.arange(math.ceil(points / k) + 1) * k * step
 
 
+def bars(ax, values, weights, bins, **style) -> None:
+    """A histogram of ``values`` (weighted by ``weights``) over the bin edges ``bins``, drawn as
+    ``Axes.hist`` draws its default bars - touching filled bars from 0, no edges - but as one
+    filled step outline (``Axes.stairs``) instead of a patch per bin, which costs matplotlib far
+    less to lay out and draw.  ``style``: the patch's colour, alpha, ..."""
+    heights, edges = np.histogram(values, bins=bins, weights=weights)
+    ax.stairs(heights, edges, fill=True, linewidth=0, **style)
+
+
 def short(text, width: int = 32) -> str:
     """A tick label of at most ``width`` characters a line, so a long label does not push the plot
     off its figure: words wrap at spaces onto a second line (never cut inside a word); a label
@@ -196,7 +206,11 @@ def style(ax, title: str, xlabel: str, ylabel: str) -> None:
 
 
 def save(fig, path: Path, caption: str) -> tuple[str, str]:
-    fig.tight_layout()
+    """Lay ``fig`` out tightly (as ``Figure.tight_layout``), write it to ``path`` and close it.
+
+    The layout is applied once, without leaving a layout engine on the figure, so ``savefig``
+    draws the figure once (a figure with an engine is drawn twice: a dry run, then the PNG)."""
+    TightLayoutEngine().execute(fig)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path.name, caption
@@ -382,7 +396,7 @@ def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") ->
     if (lattice_step(v) or 0) >= 1 and float(lattice_step(v)).is_integer():  # whole lengths: whole ticks
         from matplotlib.ticker import MaxNLocator
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.hist(v, bins=bins, color=PALETTE[2], alpha=0.85, weights=c * 100 / c.sum())
+    bars(ax, v, c * 100 / c.sum(), bins, color=PALETTE[2], alpha=0.85)
     mean = float((v * c).sum() / c.sum())
     median = quantile_from_counts(v, c, 0.5)
     ax.axvline(mean, color="#333333", linestyle="--", linewidth=1.2, label=f"mean {fixed(mean, 1)}")

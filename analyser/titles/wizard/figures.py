@@ -343,6 +343,9 @@ def plots_from(game, sums, outdir, strategies):
                  fontsize=12, fontweight="bold", x=0.01, ha="left")
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.85, label="share of the rounds with this bid (%)")
     path = outdir / "bid_heatmap.png"
+    fig.set_dpi(base.DPI)  # lay out at the PNG's resolution, once: savefig then draws without a layout pass
+    fig.get_layout_engine().execute(fig)
+    fig.set_layout_engine("none")
     fig.savefig(path, dpi=base.DPI)
     plt.close(fig)
     figures = [(path.name, "Tricks taken (rows) against tricks bid (columns), per strategy. Each column "
