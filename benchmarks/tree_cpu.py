@@ -7,7 +7,8 @@ the main process (they are orphaned, then reaped by init), so their CPU is missi
 figure.  This script makes itself the "child subreaper" of the command (Linux ``prctl``), so the
 orphaned workers are reparented to it; it waits for every process of the tree and sums their CPU
 (user + system, from ``wait4``).  It prints the wall time of the command's main process, the
-tree's CPU seconds and how many processes it reaped.  Linux only.
+tree's CPU seconds and how many processes it reaped; with ``TREE_CPU_EACH=1`` in the environment,
+also each process's CPU seconds and peak resident memory (``ru_maxrss``).  Linux only.
 """
 
 import ctypes
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> None:
     pid = os.fork()
     if pid == 0:
         os.execvp(cmd[0], cmd)
-    cpu, reaped, wall, code = 0.0, 0, None, None
+    cpu, reaped, wall, code, each = 0.0, 0, None, None, []
     while True:
         try:
             child, status, usage = os.wait4(-1, 0)
@@ -36,9 +37,14 @@ def main(argv: list[str]) -> None:
             break
         reaped += 1
         cpu += usage.ru_utime + usage.ru_stime
+        each.append((child, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
         if child == pid:
             wall, code = time.perf_counter() - t0, os.waitstatus_to_exitcode(status)
     print(f"wall {wall:.2f} s, tree CPU {cpu:.2f} s, {reaped} processes, exit code {code}", file=sys.stderr)
+    if os.environ.get("TREE_CPU_EACH"):
+        for child, secs, peak in each:
+            print(f"  pid {child}{' (main)' if child == pid else ''}: {secs:.2f} CPU s, peak RSS {peak:.0f} MB",
+                  file=sys.stderr)
     sys.exit(code)
 
 

@@ -8,6 +8,7 @@ import json
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -285,6 +286,20 @@ def test_two_workers_play_the_games_one_python_process_plays():
     one = run(dataclasses.replace(spec, jobs=1, engine="python", batch_size=None), progress=False)
     assert (two.config["engine"], two.config["jobs"]) == ("compiled", 2)
     assert two.results.drop(columns="run_id").equals(one.results.drop(columns="run_id"))
+
+
+def test_compiled_batches_asked_of_loky_play_in_threads_and_write_the_same_folder(tmp_path):
+    from analyser.run.backends import pool_backend
+
+    job = BatchJob("dao", (), ("greedy",), 4, 1, 0, 9, 5.0, engine="compiled")
+    assert [pool_backend(b, job) for b in ("loky", "dask", "threading")] == ["threading", "dask", "threading"]
+    assert pool_backend("loky", dataclasses.replace(job, engine="python")) == "loky"
+    spec = RunSpec(game="dao", strategies=["threshold", "greedy"], games=300, seed=5, jobs=2, batch_size=40)
+    two = run(spec, progress=False, out=tmp_path / "two")
+    one = run(dataclasses.replace(spec, jobs=1, engine="python"), progress=False, out=tmp_path / "one")
+    assert (two.config["engine"], two.config["jobs"], two.config["status"]) == ("compiled", 2, "complete")
+    read = {k: pd.read_parquet(tmp_path / k / "results").drop(columns="run_id") for k in ("one", "two")}
+    assert len(read["two"]) == 1200 and read["two"].equals(read["one"])
 
 
 def test_a_kernel_that_fails_in_a_worker_leaves_the_batch_to_python(monkeypatch, capsys):

@@ -395,8 +395,9 @@ def _shm_semaphores(pid: int) -> list[str]:
 @pytest.mark.parametrize("how", ["kill", "timeout"])
 def test_sigterm_writes_what_is_finished_and_leaves_no_worker_behind(tmp_path, how):
     out = tmp_path / "run"
+    # the Python engine: a compiled run's batches are played by threads of the main process, without workers
     args = ["simulate", "dao", "-p", "2", "-s", "greedy", "-s", "threshold", "-n", "1000000", "--seed", "11", "-j", "2",
-            "--batch-size", "20", "--out", out, "-q", "--no-report"]
+            "--batch-size", "20", "--out", out, "-q", "--no-report", "--engine", "python"]
     if how == "timeout":
         # timeout's limit is far off; once a first part is on disk the test rings timeout's own alarm
         # (SIGALRM is how timeout learns its time is up), so timeout sends SIGTERM as on expiry

@@ -121,7 +121,7 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         lo = sub["game_index"].min()
         w = sub["win"].to_numpy(dtype=float)
         sampled = sample is None or sample.covers(int(lo))
-        piece = {"lo": lo, "first": sub[sub["game_index"].to_numpy() == lo],
+        piece = {"lo": lo, "first": detached(sub[sub["game_index"].to_numpy() == lo]),
                  "binary": bool(np.all((w == 0) | (w == 1))),
                  "core": summaries.core_sums(sub, strategies, players, sampled), "components": {},
                  "title": game.figure_sums(sub, sub_ext)}
@@ -129,6 +129,20 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
             piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
         pieces.append((rid, piece))
     return players, mixed, pieces
+
+
+def detached(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` that shares no memory with it: each array in an object column (a score
+    trace read from a part is a view of the whole chunk's values) copied too, so a piece kept until
+    the report does not keep its chunk's columns alive."""
+    out = frame.copy()
+    for c in out.columns:
+        if out[c].dtype == object:
+            cells = np.empty(len(out), dtype=object)
+            for i, v in enumerate(out[c].tolist()):
+                cells[i] = v.copy() if isinstance(v, np.ndarray) else v
+            out[c] = cells
+    return out
 
 
 def strategy_categories(column: pd.Series, strategies: list) -> pd.Categorical:

@@ -35,8 +35,13 @@ BLOCKS = 1000
 
 
 def _codes(series: pd.Series, categories: list) -> np.ndarray:
-    """Each value's position in ``categories``."""
-    return pd.Categorical(series.astype(str), categories=[str(c) for c in categories]).codes.astype(np.int64)
+    """Each value's position in ``categories`` (-1: none).  A categorical of exactly those
+    categories, in that order, already holds them as its codes."""
+    names = [str(c) for c in categories]
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype) and list(dtype.categories) == names:
+        return series.cat.codes.to_numpy().astype(np.int64)
+    return pd.Categorical(series.astype(str), categories=names).codes.astype(np.int64)
 
 
 def _group_sums(keys: np.ndarray, k: int, game: np.ndarray, win: np.ndarray, score: np.ndarray,

@@ -1,6 +1,12 @@
 """Where a run's batches are played: in this process, in loky (or threading) workers through
 joblib, or on a Dask cluster; with the stops (:mod:`analyser.run.stops`) around them.
 
+Batches of a title's compiled engine (:mod:`analyser.engine.compiled`) asked of loky are played by
+threads of this process instead (:func:`pool_backend`): the kernel lets go of the GIL while it
+plays, so the threads play in parallel, without a second and third process importing pandas,
+pyarrow and numba again and loading the kernel, nor the parts and sums pickled between them.
+The games, their parts and their sums are the same.
+
 A parallel run's first Ctrl-C lets the running batches finish (:func:`analyser.run.stops.gentle`);
 SIGTERM or a second Ctrl-C stop at once.  Wherever a batch plays, its games' time limit is kept
 by the process that plays it (:mod:`analyser.engine.timelimit`); a worker that dies is reported
@@ -96,9 +102,21 @@ def worker_death(e: BaseException) -> BaseException:
 WINDOW_PER_JOB = 16
 
 
+def pool_backend(backend: str, job) -> str:
+    """The joblib backend that plays batches like ``job`` (a :class:`analyser.engine.runner.BatchJob`)
+    when ``backend`` is asked for: ``threading`` for loky's batches of a compiled engine (the kernel
+    plays without the GIL, and only built-in strategies, which the time limit per game never
+    stops), else ``backend``."""
+    if backend == "loky" and job.engine == "compiled":
+        return "threading"
+    return backend
+
+
 def _loky_results(batches, job, n_jobs, backend, work=run_batch):
     batches = list(batches)
     window = max(1, WINDOW_PER_JOB * n_jobs)
+    if batches:
+        backend = pool_backend(backend, job(*batches[0]))
     with safe_worker_path(), joblib.Parallel(n_jobs=n_jobs, backend=backend, pre_dispatch="n_jobs",
                                              return_as="generator_unordered") as parallel:
         for i in range(0, len(batches), window):
