@@ -261,7 +261,7 @@ def wrap(text: str, chars: int) -> list[str]:
 #: The filters the sentence templates spell numbers and words with (this module's functions).
 FILTERS = {"fixed": fixed, "percent": percent, "percent_ci": percent_ci, "decimals": decimals, "p_text": p_text,
            "number": number, "pct": pct, "signed": signed, "thousands": thousands,
-           "plural": plural, "names": names_list, "ordinal": ordinal, "estimate": estimate}
+           "plural": plural, "names": names_list, "ordinal": ordinal, "estimate": estimate, "amount": amount}
 
 
 class _RecordEnvironment(jinja2.Environment):

@@ -38,7 +38,7 @@ from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.engine.runner import game_seed, lineup_block
 from analyser.run.store import write_json_atomic
-from analyser.text import fixed, number
+from analyser.text import fixed, phrase, sentences
 
 
 @dataclass
@@ -511,8 +511,6 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
     """Write ``sweep.parquet``, ``cells.csv``, ``findings.json`` (``res.findings``:
     :func:`analyser.findings.sweep_findings`), ``config.json`` and (with ``report``) the plots and
     ``index.html``; return the file names."""
-    from analyser.report import page as reportmod
-
     outdir.mkdir(parents=True, exist_ok=True)
     files = []
     if len(res.results):
@@ -524,69 +522,79 @@ def write_sweep(res: SweepResult, outdir: Path, report: bool = True) -> list[str
         findmod.write_json(outdir / "findings.json", "sweep", res.config["game"], [res.findings])
         files.append("findings.json")
     if report and len(res.results):
-        game = get_game(res.config["game"])
-        g = res.grid
-        focus_label = g.slots[g.focus].text
-        figures = plot_sweep(g, res.cells, outdir, focus_label)
-        f = res.cells[res.cells["slot"] == g.focus].sort_values("win_rate", ascending=False)
-        dimcols = [c for c, _ in g.dims]
-        shown = [c for c in ("close_rate",) if res.cells[c].notna().any()]
-        # the focus strategy's spec is its slot with the varied values filled in: the columns say it
-        top = display_cells(f[["cell", *dimcols, "win_rate", "win_low", "win_high", "diff", "diff_low",
-                               "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown,
-                               "turns"]])
-        outcome = designer.Outcome.of(game)
-        margin_unit = designer._one(outcome.scoring.score_unit) if outcome.close_margin == 1 else outcome.scoring.score_unit
-        close_text = (f"close rate: games whose top two scores differ by at most {number(outcome.close_margin)} "
-                      f"{margin_unit} (ties included). " if shown else
-                      f"No close-game rate: {outcome.close_reason}. ")
-        seat_cols = [c for c in res.cells.columns if c.startswith("seat") and c.endswith("_win")]
-        best = f.iloc[0]
-        tied = int(f["tied_with_best"].sum()) - 1
-        others = res.cells[res.cells["slot"] != g.focus]
-        sections = [("Cells, best first (focus strategy)", reportmod.html_table(top.head(200)),
-                     f"win rate: the focus strategy's, 95% CI ({method_label(f)}: the interval simulate gives on "
-                     "the same games). diff pp: its win rate minus the best cell's in "
-                     "percentage points, paired by game (95% paired t interval, p-value). tied with best: the interval contains 0. "
-                     "seat p: chi-square test of wins per seat in the cell. " + close_text + "turns: mean game length."
-                     + (" The focus strategy fills every seat, so its win rate is 1/players by construction in every "
-                        "cell: read the seats below." if bool(f["fixed"].all()) else "")
-                     + (f" Showing 200 of {len(top)} cells; cells.csv has all." if len(top) > 200 else ""))]
-        if len(others):
-            sections.append(("Other strategies in each cell", reportmod.html_table(
-                others[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "mean_score", "mean_rank"]].head(300)),
-                "The opponents' win rates in the same cells (cells.csv has every row)."))
-        seat_table = res.cells[res.cells["slot"] == g.focus][["cell", *dimcols, "seat_p", *seat_cols]]
-        seat_table = seat_table.rename(columns={c: f"seat {c[4:-4]} win rate" for c in seat_cols})
-        seat_table.attrs["percent"] = [f"seat {c[4:-4]} win rate" for c in seat_cols]
-        sections.append(("Seats in each cell", reportmod.html_table(seat_table.head(300)),
-                         "Each seat's win rate in each cell (a shared win split), and the chi-square test of wins "
-                         "per seat against equal shares (seat p). A sweep of a start-bonus rule option (the report "
-                         "of a run names one where a title has it) reads here whether the bonus evens the seats."))
-        best_frame = res.results[res.results["cell"] == int(best["cell"])]
-        sections.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(
-            best_frame, game)), "Defined in docs/metrics.md (Designer metrics)."))
-        cards = [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
-                  f"win rate {analysis.percent(best['win_rate'], best['win_low'], best['win_high'])} "
-                  f"({analysis.percent_ci(best['win_low'], best['win_high'])})"),
-                 ("cells like the best", str(max(0, tied)), "cannot be told apart (paired 95%)"),
-                 ("cells", str(len(g.cells)), " x ".join(str(len(v)) for _, v in g.dims) or "1"),
-                 ("games per cell", f"{res.config['games_per_cell']:,}", f"seed {res.config['seed']}")]
-        notes = [res.pairing["note"] + ".", "Stopped: " + res.stop.reason + ".",
-                 f"Focus strategy: {focus_label} (slot {g.focus}); cells are ranked by its win rate."]
-        if res.config["status"] != "complete":
-            notes.insert(0, f"Sweep {res.config['status']}: {res.config['error'] or 'stopped by the user'}; "
-                            "only finished games are included.")
-        reportmod.write_experiment_page(
-            outdir, reportmod.ExperimentPage(
-                title=f"{game.name}: sweep of {', '.join(dimcols) or 'one cell'}",
-                lead=f"{len(g.cells)} cells x {res.config['games_per_cell']:,} games, "
-                     f"{res.config['players']} players.",
-                cards=cards, notes=notes, sections=sections, figures=figures, config=res.config,
-                findings=res.findings,
-                figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
-                                 for name, _ in figures}))
-        files += [name for name, _ in figures] + ["index.html"]
+        files += _write_page(res, outdir)
     res.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", res.config)
     return files
+
+
+def _write_page(res: SweepResult, outdir: Path) -> list[str]:
+    """The plots and ``index.html`` of a sweep; return their names."""
+    from analyser.report import page as reportmod
+
+    game = get_game(res.config["game"])
+    g = res.grid
+    focus_label = g.slots[g.focus].text
+    figures = plot_sweep(g, res.cells, outdir, focus_label)
+    f = res.cells[res.cells["slot"] == g.focus].sort_values("win_rate", ascending=False)
+    sections = _sections(res, f, game)
+    dimcols = [c for c, _ in g.dims]
+    record = {"game": game.name, "dims": dimcols, "cells": len(g.cells), "games": res.config["games_per_cell"],
+              "players": res.config["players"], "status": res.config["status"], "error": res.config["error"],
+              "pairing": res.pairing["note"], "stop": res.stop.reason, "focus": focus_label, "slot": g.focus}
+    reportmod.write_experiment_page(
+        outdir, reportmod.ExperimentPage(
+            title=phrase("sweep.j2", "title", record), lead=phrase("sweep.j2", "lead", record),
+            cards=_cards(res, f), notes=sentences("sweep.j2", r=record), sections=sections, figures=figures,
+            config=res.config, findings=res.findings,
+            figure_sections={name: ("Seats in each cell" if name == "sweep_seats.png" else sections[0][0])
+                             for name, _ in figures}))
+    return [name for name, _ in figures] + ["index.html"]
+
+
+def _sections(res: SweepResult, f: pd.DataFrame, game) -> list[tuple[str, str, str]]:
+    """The page's sections: the cells best first (``f``: the focus strategy's rows, best first),
+    the other strategies, the seats and the best cell's designer figures; each ``(heading, html
+    table, note)``."""
+    from analyser.report import page as reportmod
+
+    g = res.grid
+    dimcols = [c for c, _ in g.dims]
+    shown = [c for c in ("close_rate",) if res.cells[c].notna().any()]
+    # the focus strategy's spec is its slot with the varied values filled in: the columns say it
+    top = display_cells(f[["cell", *dimcols, "win_rate", "win_low", "win_high", "diff", "diff_low",
+                           "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown, "turns"]])
+    outcome = designer.Outcome.of(game)
+    note = {"method": method_label(f), "close": bool(shown), "margin": outcome.close_margin,
+            "unit": outcome.scoring.score_unit, "close_reason": outcome.close_reason, "fixed": bool(f["fixed"].all()),
+            "rows": len(top)}
+    out = [("Cells, best first (focus strategy)", reportmod.html_table(top.head(200)),
+            phrase("sweep.j2", "cells_note", note))]
+    others = res.cells[res.cells["slot"] != g.focus]
+    if len(others):
+        out.append(("Other strategies in each cell", reportmod.html_table(
+            others[["cell", *dimcols, "strategy", "win_rate", "win_low", "win_high", "mean_score", "mean_rank"]].head(300)),
+            phrase("sweep.j2", "others_note")))
+    seat_cols = [c for c in res.cells.columns if c.startswith("seat") and c.endswith("_win")]
+    seat_table = res.cells[res.cells["slot"] == g.focus][["cell", *dimcols, "seat_p", *seat_cols]]
+    seat_table = seat_table.rename(columns={c: f"seat {c[4:-4]} win rate" for c in seat_cols})
+    seat_table.attrs["percent"] = [f"seat {c[4:-4]} win rate" for c in seat_cols]
+    out.append(("Seats in each cell", reportmod.html_table(seat_table.head(300)), phrase("sweep.j2", "seats_note")))
+    best_frame = res.results[res.results["cell"] == int(f.iloc[0]["cell"])]
+    out.append(("Designer figures of the best cell", reportmod.html_table(designer.designer_table(best_frame, game)),
+                phrase("sweep.j2", "designer_note")))
+    return out
+
+
+def _cards(res: SweepResult, f: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """The headline cards: the best cell, how many cells are like it, the grid and the games."""
+    g = res.grid
+    dimcols = [c for c, _ in g.dims]
+    best = f.iloc[0]
+    tied = int(f["tied_with_best"].sum()) - 1
+    return [("best cell", ", ".join(f"{c}={best[c]}" for c in dimcols) or "the only cell",
+             f"win rate {analysis.percent(best['win_rate'], best['win_low'], best['win_high'])} "
+             f"({analysis.percent_ci(best['win_low'], best['win_high'])})"),
+            ("cells like the best", str(max(0, tied)), "cannot be told apart (paired 95%)"),
+            ("cells", str(len(g.cells)), " x ".join(str(len(v)) for _, v in g.dims) or "1"),
+            ("games per cell", f"{res.config['games_per_cell']:,}", f"seed {res.config['seed']}")]
