@@ -67,7 +67,7 @@ def play(spec: RunSpec, folder: str) -> dict:
     and after its batches are dispatched, and of each worker's lane (busiest first)."""
     me, workers = psutil.Process(), worker_pids()
     main = lambda: lane_cpu(me, skip=workers)  # noqa: E731
-    before = {w: lane_cpu(psutil.Process(w)) for w in workers}
+    before = {w: lane_cpu(psutil.Process(w)) for w in workers}  # (alive: the warm-up has just used them)
     marks, dispatch = [main()], execute.dispatch_batches
 
     def timed(*args, **kwargs):
@@ -124,10 +124,10 @@ def main(argv: list[str]) -> None:
         spec = dict(game=g, strategies=list(strategies), players=players, seed=1, engine=args.engine)
         games = args.n or games
         with tempfile.TemporaryDirectory() as tmp:
-            if not args.cli:  # warm-up: the workers start here
-                play(RunSpec(**spec, games=40, jobs=2), f"{tmp}/warm")
             best1 = best2 = None
             for r in range(args.repeat):
+                if not args.cli:  # warm-up: the workers start here (loky ends them after a while idle)
+                    play(RunSpec(**spec, games=40, jobs=2), f"{tmp}/warm")
                 two = measure_one(RunSpec(**spec, games=games, jobs=2), f"{tmp}/two")
                 one = measure_one(RunSpec(**spec, games=games, jobs=1), f"{tmp}/one")
                 cpu1 = one["before"] + one["during"] + one["after"] + sum(one["workers"])
