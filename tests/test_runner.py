@@ -35,6 +35,16 @@ def test_same_seed_identical_for_any_jobs_batch_size_and_backend():
     assert len(a) == 60 * 2
 
 
+def test_an_automatic_plan_for_several_workers_halves_its_last_batches_and_plays_the_same_games(tmp_path):
+    two = runmod.run(runmod.RunSpec(game="dao", strategies=["greedy", "threshold"], games=800, players=2, seed=42,
+                                    jobs=2, backend="threading"), progress=False, out=tmp_path / "two")
+    starts = sorted(int(p.stem.split("-")[1]) for p in (tmp_path / "two" / "results").glob("part-*.parquet"))
+    # batches of 50 (800 games, 2 workers); the last two halved
+    assert starts == list(range(0, 700, 50)) + [700, 725, 750, 775]
+    assert two.config["batch_size"] == 50
+    same_rows(two.results, run(games=800).results)
+
+
 def test_run_id_is_unique_per_run_and_recorded():
     a, b = run(games=4), run(games=4)
     ids = {str(a.results["run_id"].iloc[0]), str(b.results["run_id"].iloc[0])}

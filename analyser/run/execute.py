@@ -429,10 +429,13 @@ def _planned(play: _Play, missing: list[tuple[int, int]], jobs: int) -> tuple[li
         size = chunk
     elif size is None and missing:
         size = plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
+    automatic = not (play.spec.batch_size or config.get("batch_size"))
     config["batch_size"] = size
     batches: list[tuple[int, int]] = []
     for a, b in missing:
         batches += _aligned(a, b, size) if size == chunk else plan_batches(b, jobs, size, start=a)
+    if automatic and size != chunk and play.client is None and jobs > 1:
+        batches = _finer_tail(batches, jobs)
     n_jobs = max(1, min(jobs, len(batches))) if play.client is None else dask_slots(play.client)
     config["jobs"] = n_jobs
     return batches, n_jobs
@@ -486,6 +489,24 @@ def _chunk_batches(sums: ChunkSums | None, engine: str, games: int, jobs: int) -
     if sums is None or engine != "compiled" or games < sums.chunk_games * CHUNK_BATCHES_PER_JOB * jobs:
         return None
     return sums.chunk_games
+
+
+#: Fewest games in a batch that :func:`_finer_tail` cuts in two.
+TAIL_SPLIT_GAMES = 40
+
+
+def _finer_tail(batches: list[tuple[int, int]], jobs: int) -> list[tuple[int, int]]:
+    """``batches`` with each of the last ``jobs`` (of at least :data:`TAIL_SPLIT_GAMES` games) cut
+    in two, when there are more than ``2 * jobs``: at a run's end each worker idles while the
+    others finish their last batch, so smaller last batches end the workers closer together (up
+    to half a batch of two workers' time, about 3% of a run of 8 batches per worker)."""
+    if len(batches) <= 2 * jobs:
+        return batches
+    tail = []
+    for a, b in batches[-jobs:]:
+        mid = (a + b) // 2
+        tail += [(a, mid), (mid, b)] if b - a >= TAIL_SPLIT_GAMES else [(a, b)]
+    return batches[:-jobs] + tail
 
 
 def _aligned(a: int, b: int, size: int) -> list[tuple[int, int]]:
