@@ -219,7 +219,9 @@ def test_a_closed_pipe_stops_the_worker_processes_at_once(tmp_path):
     import time
 
     from test_stream import alive, children
+    # (the Python engine: a compiled run's batches are played by threads of the main process, without workers)
     proc = subprocess.Popen(CLI + ["simulate", "dao", "-s", "greedy", "-s", "random", "-n", "40", "-j", "2",
+                                   "--engine", "python",
                                    "--batch-size", "10", "--seed", "3", "--no-report", "--out", str(tmp_path / "run")],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:

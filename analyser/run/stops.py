@@ -28,6 +28,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 from analyser.engine import runner
 
@@ -45,6 +46,7 @@ class _State:
     asked = False
     once = False  # the innermost handled block takes one stop ...
     raised = False  # ... and has raised it: later ones are noted
+    raised_at = 0.0  # when (time.monotonic) it raised
 
 
 _state = _State()
@@ -73,7 +75,8 @@ def note(signum: int) -> None:
 
 def _on_signal(signum: int, frame) -> None:
     note(signum)
-    if _state.raised and not _state.held and signum == signal.SIGINT:
+    if (_state.raised and not _state.held and signum == signal.SIGINT
+            and time.monotonic() - _state.raised_at >= GIVE_UP_AFTER):
         give_up()
     if _state.held or _state.raised:
         if (_state.final or _state.raised) and not _state.told:
@@ -87,8 +90,14 @@ def _on_signal(signum: int, frame) -> None:
         print("\nanalyser: interrupted - keeping the games in progress (Ctrl-C again to stop at once)",
               file=sys.stderr)
         return
-    _state.raised = _state.once
+    _state.raised, _state.raised_at = _state.once, time.monotonic()
     _raise(signum)
+
+
+#: Seconds after a raised stop before a further Ctrl-C outside a write ends the process at once
+#: (:func:`give_up`): one that comes sooner (a double tap) only lets the unwinding and its final
+#: write finish.
+GIVE_UP_AFTER = 0.5
 
 
 def give_up() -> None:
@@ -164,7 +173,7 @@ def held(final: bool = False):
             if outer:
                 _state.pending, _state.told = None, False
     if pending is not None and not failed and not final and not _state.final:
-        _state.raised = _state.once
+        _state.raised, _state.raised_at = _state.once, time.monotonic()
         _raise(pending)
 
 
