@@ -281,8 +281,20 @@ def test_players_default_to_the_usual_count_and_the_header_says_what_ran(runner,
     df = pd.read_parquet(out / "results")
     assert set(df["players"]) == {4}
     cfg = json.loads((out / "config.json").read_text())
-    where = "in one process" if cfg["jobs"] == 1 else f"on {cfg['jobs']} worker processes"
+    pool = "threads of one process" if cfg["engine"] == "compiled" else "worker processes"
+    where = "in one process" if cfg["jobs"] == 1 else f"on {cfg['jobs']} {pool}"
     assert f"s {where}" in r.stdout and where in (out / "index.html").read_text()
+
+
+@pytest.mark.parametrize("config, shown", [
+    ({"jobs": 1, "engine": "compiled", "backend": "loky"}, "in one process"),
+    ({"jobs": 2, "engine": "compiled", "backend": "loky"}, "on 2 threads of one process"),
+    ({"jobs": 2, "engine": "compiled", "backend": "dask"}, "on 2 worker processes"),
+    ({"jobs": 2, "engine": "python", "backend": "loky"}, "on 2 worker processes"),
+    ({"jobs": None}, ""),
+])
+def test_the_summary_says_whether_the_jobs_were_threads_or_worker_processes(config, shown):
+    assert report.ran_on(config) == shown
 
 
 def test_rule_values_show_as_typed(runner, tmp_path):

@@ -18,7 +18,16 @@ from analyser.engine.registry import (accepted_text, available_strategies, broke
                                       unavailable_generic)
 
 
-@click.command("list")
+EPILOG_LIST = """\b
+Examples:
+  analyser list                    (every title: id, name, players, strategies, default lineup)
+  analyser list dao                (one title: its strategies, their parameters, its rule options)
+  analyser list ./my_game.py:MyGame
+  analyser list ./my-game          (a title of your own, as written by `analyser new`)
+"""
+
+
+@click.command("list", epilog=EPILOG_LIST)
 @click.argument("game", required=False)
 def list_cmd(game):
     """Show the titles, or one title's strategies (with parameters) and rule options.

@@ -398,11 +398,15 @@ def rule_values(game, results: pd.DataFrame, config: dict) -> dict[str, str]:
 
 
 def ran_on(config: dict) -> str:
-    """What actually ran: ``in one process`` or ``on N worker processes``."""
+    """What actually ran: ``in one process``, ``on N worker processes``, or ``on N threads of one
+    process`` (a compiled engine's batches under loky: :func:`analyser.run.backends.pool_backend`)."""
     jobs = config.get("jobs")
     if not isinstance(jobs, int):
         return ""
-    return "in one process" if jobs <= 1 else f"on {jobs} worker processes"
+    if jobs <= 1:
+        return "in one process"
+    threads = config.get("engine") == "compiled" and config.get("backend", "loky") == "loky"
+    return f"on {jobs} threads of one process" if threads else f"on {jobs} worker processes"
 
 
 def _relabel(sums: dict) -> dict:
