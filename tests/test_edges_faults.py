@@ -256,3 +256,24 @@ def test_a_second_ctrl_c_ends_a_run_whose_strategy_ignores_the_first(tmp_path):
     assert result.returncode == 0, result.stderr
     config = json.loads((out / "config.json").read_text())
     assert (config["status"], config["games_completed"]) == ("complete", 40)
+
+
+# -- a run's status is one a run writes -----------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["report", "resume"])
+@pytest.mark.parametrize("status", ["weird", "", "complete; deleted", 3])
+def test_a_status_no_run_writes_is_refused(two_runs, tmp_path, command, status):
+    a, _ = two_runs
+    run = shutil.copytree(a, tmp_path / "odd")
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "status": status}))
+    line = error_line(invoke(command, run, "-q"))
+    assert repr(str(run / "config.json")) in line and "'status'" in line
+    assert not (run / "index.html").exists()
+
+
+@pytest.mark.parametrize("status", ["running", "complete", "interrupted", "failed", "report failed",
+                                    "interrupted; report failed", "failed; report failed", None])
+def test_every_status_a_run_writes_is_read(two_runs, status):
+    config = json.loads((two_runs[0] / "config.json").read_text())
+    assert check_record(RunRecord, {**config, "status": status}, "x").status == status

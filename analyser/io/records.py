@@ -29,6 +29,9 @@ class Record(BaseModel):
 
 #: What a seed field accepts.
 SEED = "a whole number from 0 to 2**64 - 1 (the seed)"
+#: The statuses a run writes in its config.json (a failed report adds "; report failed").
+STATUS = "running, complete, interrupted or failed, or one of them followed by '; report failed'"
+STATUS_PATTERN = r"^((running|complete|interrupted|failed|pending)(; report failed)?|report failed)$"
 
 
 def _whole(description: str = "a whole number >= 0", **bounds):
@@ -79,6 +82,7 @@ class RunRecord(RunFields):
     seed: int = Field(ge=0, lt=2**64, description=SEED)
     games_requested: int | None = _whole(f"a whole number of games from 1 to {MAX_RUN_GAMES:,}", ge=1,
                                          le=MAX_RUN_GAMES)
+    status: str | None = Field(None, pattern=STATUS_PATTERN, description=STATUS)
     title_source: str | None = Field(None, description="text (the title's file)")
     rules: dict | None = Field(None, description="an object (rule option: value)")
     rule_overrides: dict | None = Field(None, description="an object (rule option: a text or a number)")
@@ -186,7 +190,7 @@ def check_record(model: type[BaseModel], data: Any, where: str, fix: str = "rest
         accepted = field.description if field is not None and field.description else err["msg"].lower()
         name = _where(loc) or "the record"
         if err["type"] == "missing":
-            raise InputError(f"{where}: the field {name!r} is missing; it takes {accepted} ({fix})") from None
+            raise InputError(f"{where}: the field {name!r} is missing; it takes {accepted}; {fix}") from None
         value = err.get("input")
         top = data
         for part in loc:  # the value of the field itself, not of the piece of it pydantic names
@@ -204,4 +208,4 @@ def check_record(model: type[BaseModel], data: Any, where: str, fix: str = "rest
 
 
 def _refusal(where: str, name: str, value: Any, accepted: str, fix: str) -> str:
-    return f"{where}: the field {name!r} is {_shown(value)}, which analyser never writes; it takes {accepted} ({fix})"
+    return f"{where}: the field {name!r} is {_shown(value)}, which analyser never writes; it takes {accepted}; {fix}"

@@ -272,10 +272,10 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
     report's header and command come from the config, so a config of another run would
     mislead.  Raises InputError."""
     where = f"config file {str(config_path)!r}"
-    check_record(RunRecord, config, where, fix="it must be the config.json of the run beside it (or move it away)")
+    check_record(RunRecord, config, where, fix="it must be the config.json of the run beside it, or be moved away")
     if config.get("game") != game.id:
         raise InputError(f"{where} is for another title than {str(results_path)!r} ({game.id}); "
-                         "it must be the config.json of the run beside it (or move it away)")
+                         "it must be the config.json of the run beside it, or be moved away")
     run_id = config.get("run_id")
     if run_id is None:
         raise InputError(f"{where} was written by an older version of analyser, which this one does not read; "
@@ -285,7 +285,7 @@ def validate_config(config, df: pd.DataFrame, game, config_path, results_path) -
         if not (len(ids) == 1 and ids[0] == run_id):
             shown = "the run " + ids[0] if len(ids) == 1 and len(ids[0]) < 100 else f"{len(ids)} runs"
             raise InputError(f"{where} is for the run {run_id}, but {str(results_path)!r} holds "
-                             f"{shown}; it must be the config.json of the run beside it (or move it away)")
+                             f"{shown}; it must be the config.json of the run beside it, or be moved away")
 
 
 def validate_extra(frame: pd.DataFrame, game, name, path, results: pd.DataFrame) -> pd.DataFrame:
