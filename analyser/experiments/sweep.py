@@ -541,7 +541,9 @@ def _write_page(res: SweepResult, outdir: Path) -> list[str]:
     dimcols = [c for c, _ in g.dims]
     record = {"game": game.name, "dims": dimcols, "cells": len(g.cells), "games": res.config["games_per_cell"],
               "players": res.config["players"], "status": res.config["status"], "error": res.config["error"],
-              "pairing": res.pairing["note"], "stop": res.stop.reason, "focus": focus_label, "slot": g.focus}
+              "pairing": res.pairing["note"], "stop": res.stop.reason, "focus": focus_label, "slot": g.focus,
+              "complete": sum(1 for c in res.config.get("cells") or [] if isinstance(c, dict)
+                              and c.get("status") == "complete")}
     reportmod.write_experiment_page(
         outdir, reportmod.ExperimentPage(
             title=phrase("sweep.j2", "title", record), lead=phrase("sweep.j2", "lead", record),
