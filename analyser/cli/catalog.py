@@ -21,7 +21,7 @@ from analyser.engine.registry import (accepted_text, available_strategies, broke
 EPILOG_LIST = """\b
 Examples:
   analyser list                    (every title: id, name, players, strategies, default lineup)
-  analyser list dao                (one title: its strategies, their parameters, its rule options)
+  analyser list GAME               (one title: its strategies, their parameters, its rule options)
   analyser list ./my_game.py:MyGame
   analyser list ./my-game          (a title of your own, as written by `analyser new`)
 """
