@@ -17,6 +17,7 @@ from analyser.engine.core import GAME_TIMEOUT, InputError, parse_key_values
 from analyser.engine.registry import game_ids, get_game, title_ref
 from analyser.experiments.options import (CompareOptions, LadderOptions, Session, SweepOptions,
                                           TournamentOptions)
+from analyser.io.records import cells_complete
 from analyser.run import RunSpec, WorkerDied, resume_command, stops, trusting
 from analyser.text import terminal_table
 
@@ -223,9 +224,7 @@ def outcome(config: dict, error, interrupted: bool, out: Path, what: str, spec: 
     Ctrl-C, 143 for SIGTERM; 0 when it is complete.  ``spec`` (the experiment's) names the title
     and game time limit of a failed game's replay line.  ``count`` says how far it got (default:
     its cells complete, ``3 of 8 cells complete``)."""
-    cells = config.get("cells") or []
-    done = sum(1 for c in cells if isinstance(c, dict) and c.get("status") == "complete")
-    count = count or f"{done} of {len(cells)} {what} complete"
+    count = count or f"{cells_complete(config)} of {len(config.get('cells') or [])} {what} complete"
     again = f"continue with: {resume_command(out, config)}"
     if error is not None:
         replay = _where(error, str((spec.game if spec else None) or config.get("game") or "GAME"),

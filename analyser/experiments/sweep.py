@@ -37,6 +37,7 @@ from analyser.experiments.options import Session, SweepOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.engine.runner import game_seed, lineup_block
+from analyser.io.records import cells_complete
 from analyser.run.store import write_json_atomic
 from analyser.text import fixed, phrase, sentences
 
@@ -542,8 +543,7 @@ def _write_page(res: SweepResult, outdir: Path) -> list[str]:
     record = {"game": game.name, "dims": dimcols, "cells": len(g.cells), "games": res.config["games_per_cell"],
               "players": res.config["players"], "status": res.config["status"], "error": res.config["error"],
               "pairing": res.pairing["note"], "stop": res.stop.reason, "focus": focus_label, "slot": g.focus,
-              "complete": sum(1 for c in res.config.get("cells") or [] if isinstance(c, dict)
-                              and c.get("status") == "complete")}
+              "complete": cells_complete(res.config)}
     reportmod.write_experiment_page(
         outdir, reportmod.ExperimentPage(
             title=phrase("sweep.j2", "title", record), lead=phrase("sweep.j2", "lead", record),

@@ -114,6 +114,11 @@ class RunRecord(RunFields):
         return None
 
 
+def cells_complete(config: dict) -> int:
+    """How many cells of an experiment's record (``config["cells"]``) are complete."""
+    return sum(1 for c in config.get("cells") or [] if isinstance(c, dict) and c.get("status") == "complete")
+
+
 class CellRecord(RunFields):
     """A cell's entry in an experiment's record."""
 

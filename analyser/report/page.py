@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
-import numpy as np
 import pandas as pd
 
 from analyser.engine.runner import resolve_jobs
 from analyser.report.reduce import chunk_pieces
 from analyser.results import load_results, missing_tables
 from analyser.run import store
+from analyser.run.backends import plays_in_threads
 from analyser.stats import analysis, plots, seats as seatmod, streamed
 from analyser import findings as findmod
 from analyser.report import components as reportcomponents, reduce as reducemod, summaries
@@ -399,13 +399,13 @@ def rule_values(game, results: pd.DataFrame, config: dict) -> dict[str, str]:
 
 def ran_on(config: dict) -> str:
     """What actually ran: ``in one process``, ``on N worker processes``, or ``on N threads of one
-    process`` (a compiled engine's batches under loky: :func:`analyser.run.backends.pool_backend`)."""
+    process`` (:func:`analyser.run.backends.plays_in_threads`)."""
     jobs = config.get("jobs")
     if not isinstance(jobs, int):
         return ""
     if jobs <= 1:
         return "in one process"
-    threads = config.get("engine") == "compiled" and config.get("backend", "loky") == "loky"
+    threads = plays_in_threads(config.get("backend"), config.get("engine"))
     return f"on {jobs} threads of one process" if threads else f"on {jobs} worker processes"
 
 

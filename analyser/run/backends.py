@@ -102,14 +102,17 @@ def worker_death(e: BaseException) -> BaseException:
 WINDOW_PER_JOB = 16
 
 
+def plays_in_threads(backend: str | None, engine: str | None) -> bool:
+    """Whether a run's jobs are threads of this process: loky's batches of a compiled engine (the
+    kernel plays without the GIL, and only built-in strategies, which the time limit per game
+    never stops)."""
+    return (backend or "loky") == "loky" and engine == "compiled"
+
+
 def pool_backend(backend: str, job) -> str:
     """The joblib backend that plays batches like ``job`` (a :class:`analyser.engine.runner.BatchJob`)
-    when ``backend`` is asked for: ``threading`` for loky's batches of a compiled engine (the kernel
-    plays without the GIL, and only built-in strategies, which the time limit per game never
-    stops), else ``backend``."""
-    if backend == "loky" and job.engine == "compiled":
-        return "threading"
-    return backend
+    when ``backend`` is asked for: ``threading`` where :func:`plays_in_threads`, else ``backend``."""
+    return "threading" if plays_in_threads(backend, job.engine) else backend
 
 
 def _loky_results(batches, job, n_jobs, backend, work=run_batch):

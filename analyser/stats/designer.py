@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from analyser.engine.traces import flatten
 from analyser.stats.analysis import game_keys, per_game, percent, percent_ci, wilson
 from analyser.engine.core import OUTCOMES, TRACE_COLUMN, InputError, Scoring
-from analyser.text import fixed, number, pct
+from analyser.text import amount, fixed, pct
 
 #: Bootstrap resamples for the luck-skill interval.
 BOOTSTRAP = 200
@@ -323,13 +323,6 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: 
 # One table for reports
 # --------------------------------------------------------------------------------------------
 
-def _one(unit: str) -> str:
-    """The singular of a score unit: ``points`` -> ``point``, ``turns afloat`` -> ``turn afloat``."""
-    first, _, rest = unit.partition(" ")
-    first = first[:-1] if first.endswith("s") and not first.endswith("ss") else first
-    return f"{first} {rest}".strip()
-
-
 def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
     """The designer figures of one run as a two-column table (figure, value) for reports.
 
@@ -371,8 +364,7 @@ def designer_rows(d: dict, dr: dict | None, win: dict | None, score: dict | None
     no_games = "n/a (no games)"
     rows.append(("tie rate (shared wins)", _percent(d["tie_rate"], d["tie_low"], d["tie_high"], no_games)))
     if outcome.close_applies:
-        rows.append((f"close games (top two within {number(outcome.close_margin)} "
-                     f"{_one(unit) if outcome.close_margin == 1 else unit})",
+        rows.append((f"close games (top two within {amount(outcome.close_margin, unit)})",
                      _percent(d["close_rate"], d["close_low"], d["close_high"], no_games)))
     else:
         left_out.append(f"close games: {outcome.close_reason}")
