@@ -192,14 +192,15 @@ def ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def estimate(value, low=None, high=None, places: int = 1) -> str:
-    """A figure with its interval, ``value (low to high)``, each with ``places`` decimals; the
-    :func:`number` of the value alone without an interval; :data:`MISSING` for a missing value."""
+def estimate(value, low=None, high=None, places: int = 1, unit: str = "") -> str:
+    """A figure with its interval, ``value (low to high)``, each with ``places`` decimals and the
+    ``unit`` (``"%"``, ``" pp"``) after the value; the :func:`number` of the value alone without an
+    interval; :data:`MISSING` for a missing value."""
     if _missing(value):
         return MISSING
     if _missing(low):
-        return number(value)
-    return f"{fixed(value, places)} ({fixed(low, places)} to {fixed(high, places)})"
+        return number(value) + unit
+    return f"{fixed(value, places)}{unit} ({fixed(low, places)} to {fixed(high, places)})"
 
 
 def yes_no(flag) -> str:

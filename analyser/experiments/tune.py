@@ -599,8 +599,20 @@ def front_after_recheck(front: list[int], rc: pd.DataFrame, tlist: list[Target])
     return [n for n in front if n not in dropped], str(kept.iloc[int(order[0])]["folder"])
 
 
+def games_played(table: pd.DataFrame, config: dict) -> pd.DataFrame:
+    """``table`` (:func:`trial_table`) with the ``games`` of each trial not told yet (state
+    ``running``: the tune was stopped) read from its cell's record in ``config``: the games its
+    folder ``trial-NNNN`` holds, rather than 0."""
+    running = table["state"] == "running" if len(table) else None
+    if running is None or not running.any():
+        return table
+    done = {c.get("name"): sum(b - a for a, b in c.get("games_done") or []) for c in config.get("cells") or []}
+    table.loc[running, "games"] = [done.get(f"trial-{int(n):04d}", 0) for n in table.loc[running, "trial"]]
+    return table
+
+
 def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> TuneResult:
-    table = trial_table(study, space, tlist)
+    table = games_played(trial_table(study, space, tlist), exp.config)
     best = pareto(table, tlist)
     rows = []
     ks = [k for k, c in enumerate(exp.cells) if c.name.startswith("recheck-")]

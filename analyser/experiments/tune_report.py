@@ -56,9 +56,14 @@ def _places(df: pd.DataFrame, targets) -> dict:
             for tg in targets}
 
 
+def target_unit(t: Target) -> str:
+    """The unit a target's figures are written with: ``" pp"``, ``"%"`` or ``""`` (a count, or a
+    number column of the title)."""
+    return {"seat_gap": " pp", "win_rate": "%", "skill_share": "%", "ties": "%", "close_games": "%"}.get(t.kind, "")
+
+
 def _target_label(t: Target) -> str:
-    unit = {"seat_gap": " pp", "win_rate": " %", "skill_share": " %", "ties": " %", "close_games": " %"}.get(t.kind, "")
-    return f"{t.name}{unit}"
+    return f"{t.name}{target_unit(t).replace('%', ' %')}"
 
 
 def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
@@ -206,7 +211,8 @@ def pruned_games(trials: pd.DataFrame) -> list[tuple[int, int]]:
 @dataclass
 class TrialFigures:
     """One trial as a summary line names it: its number, its searched settings (``c=v, ...``) and
-    each target's figure with its 95% interval (``(name, value, low, high, decimals)``)."""
+    each target's figure with its 95% interval (``(name, value, low, high, decimals, unit)``;
+    ``unit`` as :func:`target_unit`)."""
 
     trial: int
     settings: str
@@ -325,7 +331,7 @@ def _trial_figures(res: TuneResult, trial: int) -> TrialFigures:
     places = _places(complete, res.targets)
     b = t[t["trial"] == trial].iloc[0]
     return TrialFigures(trial, ", ".join(f"{d.column}={b[d.column]}" for d in res.space.dims),
-                        [(tg.name, b[tg.name], b[tg.name + ".low"], b[tg.name + ".high"], places[tg.name])
+                        [(tg.name, b[tg.name], b[tg.name + ".low"], b[tg.name + ".high"], places[tg.name], target_unit(tg))
                          for tg in res.targets], bool(b["feasible"]))
 
 
@@ -398,7 +404,7 @@ def _flat_targets(res: TuneResult) -> list[FlatTarget]:
             out.append(FlatTarget(tg.name, "undefined", why=why))
         elif ok.all() and len(done) > 1 and np.ptp(v) == 0:
             out.append(FlatTarget(tg.name, "same", value=float(v[0]),
-                                  unit=_target_label(tg)[len(tg.name):].replace(" %", "%")))
+                                  unit=target_unit(tg)))
         elif not ok.all():
             out.append(FlatTarget(tg.name, "some", undefined=int((~ok).sum()), finished=len(done)))
     return out
@@ -570,7 +576,8 @@ def _cards(res: TuneResult, tables: _TuneTables) -> list[tuple[str, str, str]]:
     else:
         best = (plural(len(res.best), "trial"), f"trial {res.best[0]}" if len(res.best) == 1 else "see the table")
     exhaustive = res.config.get("exhaustive")
-    played = f"{int((t['state'] == 'complete').sum())} / {res.config.get('grid_points') if exhaustive else res.config.get('trials')}"
+    n = trial_counts(t["state"] if len(t) else [], res.config, t["trial"] if len(t) else [])
+    played = f"{n['finished']} / {n['asked']}"
     return [("Pareto front" if tables.several else "best", *best),
             ("trials", played, "the whole grid" if exhaustive else "NSGA-II" if tables.several else "TPE"),
             ("games per trial", f"{res.config['games_requested']:,}", f"seed {res.config['seed']}")]
