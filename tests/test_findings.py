@@ -478,12 +478,12 @@ def test_a_ladder_over_a_named_parameter_says_the_parameter_before_its_value():
                           "verdict": ["clear", "clear", "not clear"]})
     depth = {"depth": 2, "doublings": 3, "pays_up_to": 8.0, "stops": (8.0, 16.0, "not clear"), "later_clear": [],
              "losses": []}
-    (f,) = ladder.findings(pd.DataFrame(), gains, depth, param="limit", against=None, source="threshold")
+    (f,) = ladder.findings(gains, depth, param="limit", against=None, source="threshold")
     assert f["strength"] == "clear" and numbers(f["evidence"]["interval"]) == [1.0, 9.0]
     # the parameter before its value: "limit 8", "limit 16", never "8 limit"
     assert "limit 8:" in f["sentence"] and "limit 16" in f["sentence"] and "8 limit" not in f["sentence"]
     assert "(limit 4" in f["evidence"]["figure"] and numbers(f["evidence"]["figure"]) == [5.0, 4, 8, 400]
-    (f,) = ladder.findings(pd.DataFrame(), gains, depth, param="iterations", against=None, source="mcts")
+    (f,) = ladder.findings(gains, depth, param="iterations", against=None, source="mcts")
     assert "8 iterations:" in f["sentence"] and "8 iterations," in f["evidence"]["figure"]
 
 

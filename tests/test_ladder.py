@@ -131,7 +131,7 @@ def test_skill_depth_counts_clear_doublings_from_the_bottom_up_to_the_first_uncl
     d = lad.skill_depth(t)
     assert d["depth"] == 3 and d["pays_up_to"] == 200 and d["stops"] == (200, 400, "unclear")
     assert d["later_clear"] == [(400, 800)] and d["losses"] == [(800, 1600)] and d["doublings"] == 6
-    f = lad.findings(None, t, d, param="iterations", against=None, source="mcts")
+    f = lad.findings(t, d, param="iterations", against=None, source="mcts")
     assert "200 iterations:" in f[0]["sentence"] and "depth 3" in f[0]["sentence"]
     assert "400 to 800" in f[0]["sentence"] and f[0]["evidence"]["interval"].split(" pp")[0] == "+1.5 to +12.5"
     assert f[1]["topic"] == "loss" and "800 to 1600" in f[1]["sentence"]
@@ -141,7 +141,7 @@ def test_skill_depth_counts_clear_doublings_from_the_bottom_up_to_the_first_uncl
     top = gains([(25, 50, 9, 4, 14), (50, 100, 9, 4, 14)])
     d = lad.skill_depth(top)
     assert d["depth"] == 2 and d["stops"] is None and d["pays_up_to"] == 100
-    s = lad.findings(None, top, d, param="iterations", against="greedy", source="mcts")[0]["sentence"]
+    s = lad.findings(top, d, param="iterations", against="greedy", source="mcts")[0]["sentence"]
     assert "against greedy" in s and "depth 2," in s and "at least" in s  # still paying at the top
 
 
@@ -155,7 +155,7 @@ def test_a_strength_curve_against_a_fixed_opponent_pairs_each_doubling_by_game(t
     first = res.results[(res.results["level"] == 1) & (res.results["strategy"] == t["side"][0])]
     assert list(first.groupby("game_index").size()) == [2, 2, 2, 1, 1, 1]
     # a gain is the mean per-game change in the laddered side's share, on the same games
-    per = [dict(zip(*lad.side_shares(res.results[res.results["level"] == k + 1], t["side"][k], 3)))
+    per = [dict(zip(*lad.side_games(res.results[res.results["level"] == k + 1], t["side"][k])[:2]))
            for k in range(3)]
     expect = np.mean([per[1][i] - per[0][i] for i in per[0]]) * 100
     assert res.gains["gain_pp"].iloc[0] == pytest.approx(expect) and len(res.gains) == 2

@@ -126,13 +126,13 @@ def test_heatmap_labels_are_readable_and_tell_neighbours_apart(tmp_path, monkeyp
                      "diff_low": r - 0.31, "diff_high": r - 0.29, "best": r == 0.3, "tied_with_best": r == 0.3})
     cells = pd.DataFrame(rows)
     seen = []
-    real = sweep.fit_cell_labels
+    real = plots.fit_cell_labels
 
     def record(fig, texts, nx, ny, chars):
         real(fig, texts, nx, ny, chars)
         seen.extend((t.get_text(), t.get_fontsize(), ax.get_window_extent().width / nx) for ax, t in texts)
 
-    monkeypatch.setattr(sweep, "fit_cell_labels", record)
+    monkeypatch.setattr(plots, "fit_cell_labels", record)
     sweep.plot_sweep(g, cells, tmp_path, "threshold")
     texts = sorted(t for t, _, _ in seen)
     assert texts == ["10.04", "10.12", "20.31", "25.00", "30.00", "9.96"]  # +/-0.3 pp: two decimals

@@ -831,12 +831,12 @@ def test_a_front_trial_the_recheck_finds_dominated_leaves_best_and_the_verifying
     "best" (config.json, the terminal, the table), and the verifying run was simply the first
     re-check cell."""
     from analyser.experiments import tune
-    from analyser.experiments.tune_report import _moved, summary_record
+    from analyser.experiments.tune_report import _moved_record, summary_record
     res = _hand_built(2)
     assert res.best == [0, 1] and res.search_best == [0, 1, 2]
     # seat_gap=min is the first objective: of the kept trials 0 (5.0) and 1 (4.0), trial 1 is lower
     assert res.verifying == "cells/recheck-0001"
-    assert _moved(res) == "Trial 2 of the search's front is dominated on the re-check and left off it. "
+    assert _moved_record(res) == {"gone": [2]}  # the best note says trial 2 was left off the front
     said = summary_record(res)
     assert (said.best, said.front_size, [b.trial for b in said.trials]) == ("front", 3, [0, 1, 2])
     # a front trial not replayed (--recheck below the front's size) stays on it, and is said

@@ -276,8 +276,7 @@ def _stop_worker_pool(code) -> None:
     handled, rather than at interpreter exit (where it was "Exception ignored" with a traceback,
     and exit code 0).  A stop while the pool shuts down ends the process with the stop's exit
     code and one line; the command's own work (files, output) was done."""
-    mod = sys.modules.get("joblib.externals.loky.reusable_executor")
-    pool = getattr(mod, "_executor", None) if mod is not None else None
+    pool = getattr(sys.modules.get("joblib.externals.loky.reusable_executor"), "_executor", None)
     if pool is None:
         return
     from analyser.run import stops  # (lazy: the run layer imports pandas; --help stays light)

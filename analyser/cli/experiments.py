@@ -157,17 +157,17 @@ def execute_sweep(spec: RunSpec, options: SweepOptions, session: Session, *, no_
         from analyser.stats.analysis import format_table
         gr = res.grid
         f = res.cells[res.cells["slot"] == gr.focus].sort_values("win_rate", ascending=False)
+        mirror = bool(f["fixed"].all())  # the focus fills every seat: what varies is each seat's win rate
         cols = ["cell", *[c for c, _ in gr.dims], "win_rate", "win_low", "win_high", "diff", "diff_low", "diff_high",
                 "tied_with_best"]
-        if bool(f["fixed"].all()):  # the focus fills every seat: what varies is each seat's win rate
-            seat_cols = [c for c in f.columns if c.startswith("seat") and c.endswith("_win")]
-            cols = ["cell", *[c for c, _ in gr.dims], "seat_p", *seat_cols]
-            f = f.sort_values("cell").rename(columns={c: f"seat{c[4:-4]}_rate" for c in seat_cols})
-            cols = cols[:-len(seat_cols)] + [f"seat{c[4:-4]}_rate" for c in seat_cols]
+        if mirror:
+            seats = {c: f"seat{c[4:-4]}_rate" for c in f.columns if c.startswith("seat") and c.endswith("_win")}
+            f = f.sort_values("cell").rename(columns=seats)
+            cols = ["cell", *[c for c, _ in gr.dims], "seat_p", *seats.values()]
         click.echo(f"\n{len(gr.cells)} cells x {res.config['games_per_cell']:,} games; seed {res.config['seed']}. "
                    f"Focus: {gr.slots[gr.focus].text}. {res.pairing['note']}.")
         click.echo(f"Stopped: {res.stop.reason}.")
-        if bool(res.cells[res.cells["slot"] == gr.focus]["fixed"].all()):
+        if mirror:
             click.echo("The focus strategy fills every seat, so its win rate is 1/players by construction: each "
                        "seat's win rate per cell (seat p: chi-square test of equal seats).")
         with pd.option_context("display.width", 160, "display.max_columns", 30):
@@ -555,7 +555,7 @@ def execute_ladder(spec: RunSpec, options: LadderOptions, session: Session, *, n
                    f"players; seed {res.config['seed']}. Win rate: 95% cluster-robust interval.")
         with pd.option_context("display.width", 200, "display.max_columns", 30):
             click.echo(terminal_table(ladder_report.display_levels(res.table, res.gains, curve)))
-        for f in laddermod.findings(res.table, res.gains, res.depth, param=res.config["parameter"],
+        for f in laddermod.findings(res.gains, res.depth, param=res.config["parameter"],
                                     against=res.config.get("against"), source=res.config["strategy"].split(":")[0]):
             click.echo(f"\n{f['sentence']} Evidence: {f['evidence']['figure']}, 95% interval "
                        f"{f['evidence']['interval']}.")

@@ -17,6 +17,7 @@ from analyser.cli.experiments import execute_compare, execute_ladder, execute_sw
 from analyser.cli.tuning import MAX_TRIALS, execute_tune
 from analyser.engine.core import InputError
 from analyser.run import Allowed, guard_folder_config, prepare_out, read_config_file, store
+from analyser.io.records import cells_complete
 from analyser.run.folders import cell_folder_ok
 from analyser.experiments import tune_study
 from analyser.experiments.base import KINDS, read_record
@@ -69,8 +70,7 @@ def resume_experiment(folder: Path, kind: str, allowed=None, *, no_report: bool 
             for part in store.damaged_parts(Path(folder) / c["folder"] / store.RESULTS):
                 click.echo(f"analyser: note: part {str(part)!r} is damaged or not an analyser part (its footer "
                            "cannot be read); it is removed and its games are played again", err=True)
-    done = sum(1 for c in config["cells"] if isinstance(c, dict) and c.get("status") == "complete")
-    count = f"{done} of {len(config['cells'])} {_cell_word(kind)} complete"
+    count = f"{cells_complete(config)} of {len(config['cells'])} {_cell_word(kind)} complete"
     if kind == "tune" and not quiet:  # trials out of --trials (from tune.db), the re-check's cells apart
         count = folder_progress(folder, config)
     if config.get("status") == "complete":  # stopped while its files were written (SIGTERM): write them
@@ -196,12 +196,8 @@ def _cell_word(kind: str) -> str:
 
 def _again(kind: str, spec: RunSpec, options, session: Session, *, no_report: bool, quiet: bool,
            target: Path | None = None) -> int:
-    if kind == "sweep":
-        return execute_sweep(spec, options, session, no_report=no_report, quiet=quiet, target=target)
-    if kind == "tune":
-        return execute_tune(spec, options, session, no_report=no_report, quiet=quiet, target=target)
-    if kind == "ladder":
-        return execute_ladder(spec, options, session, no_report=no_report, quiet=quiet, target=target)
-    if kind == "tournament":
-        return execute_tournament(spec, options, session, quiet=quiet, target=target)
-    return execute_compare(spec, options, session, quiet=quiet, target=target)
+    execute = {"sweep": execute_sweep, "tune": execute_tune, "ladder": execute_ladder}.get(kind)
+    if execute is not None:
+        return execute(spec, options, session, no_report=no_report, quiet=quiet, target=target)
+    execute = execute_tournament if kind == "tournament" else execute_compare
+    return execute(spec, options, session, quiet=quiet, target=target)

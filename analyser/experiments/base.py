@@ -1,21 +1,11 @@
 """The experiment: a set of runs (its *cells*) played into one folder, that resumes and loses nothing.
 
-Every designer experiment (``sweep``, ``tournament``, ``compare``, ``ladder``, ``tune``)
-is a thin layer over this module.  It turns its input into cells - each a
-:class:`~analyser.run.RunSpec` and a name - hands them to :class:`Experiment`, which plays each
-cell with :func:`analyser.run.run` into the cell's own run folder (so its games stream to disk
-as Parquet parts), and computes its report from the cells' folders on disk
-(:meth:`Experiment.results`).
-
-The folder (``OUT/config.json``, ``OUT/cells/<name>/``, ``OUT/.lock``), its record, how cells
-go to the workers and what faults leave on disk are docs/experiments.md.  The record's
-``experiment`` holds the ``run`` spec and the kind's ``options`` that rebuild it
-(:mod:`analyser.experiments.options`: ``analyser resume OUT`` calls the kind's function with
-them again).  Play goes round by round (one, or the rounds of ``--until-ci`` fixed in advance by
-:func:`~analyser.experiments.stopping.round_ends`); each cell's results are kept in memory as
-they are written (:class:`PartCache`), so :meth:`Experiment.results` reads back only parts an
-earlier process wrote.  Game ``i`` of a cell is the same game on every path, so the results are
-identical for any ``--jobs``, and a resumed experiment equals an uninterrupted one row for row.
+Every designer experiment (``sweep``, ``tournament``, ``compare``, ``ladder``, ``tune``) turns
+its input into cells (a :class:`~analyser.run.RunSpec` and a name each) and hands them to
+:class:`Experiment`, which plays each cell with :func:`analyser.run.run` into its own run folder
+and reads the results back (:meth:`Experiment.results`).  The folder, its record, the workers and
+what faults leave on disk are docs/experiments.md; the record's options are
+:mod:`analyser.experiments.options`.
 
 Example (a two-cell experiment of one's own: one rule option at two values; ``game_id``,
 ``option`` and the strategies are a title's)::
@@ -50,6 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -153,9 +144,8 @@ class Experiment:
     """An experiment folder being played (see the module docstring).  Use :meth:`begin` as a
     context manager; it holds the folder's lock until the block ends."""
 
-    def __init__(self, out: Path, kind: str, cells: list[Cell], config: dict, *, temporary: bool = False,
-                 session: Session | None = None, lock: store.RunLock | None = None):
-        session = session or Session(out)
+    def __init__(self, out: Path, kind: str, cells: list[Cell], config: dict, session: Session,
+                 lock: store.RunLock | None = None):
         self.out = out
         self.kind = kind
         self.cells = cells
@@ -164,7 +154,7 @@ class Experiment:
         #: the progress bar of :meth:`play` (True, None: only on a terminal, False), and its label
         self.progress = session.progress
         self.desc = f"{kind} {config.get('game') or ''}".strip()
-        self.temporary = temporary
+        self.temporary = session.out is None  # (a folder of its own, deleted by close)
         self.lock = lock
         self._parts = [PartCache(out / c.path) for c in cells]
         self._saved = 0.0
@@ -179,28 +169,19 @@ class Experiment:
     @classmethod
     def begin(cls, session: Session, kind: str, cells: list[Cell], *, run: RunSpec | None = None,
               options=None, fields: dict | None = None) -> "Experiment":
-        """Open the experiment folder ``session.out`` for ``cells``.
-
-        New (``session.resume`` false): the folder is made ready (:func:`analyser.run.prepare_out`:
-        a new or empty folder, or an earlier finished run or experiment, whose files are removed)
-        and the record is written with every cell ``pending``.  ``out=None`` plays in a temporary
-        folder, deleted when the block ends (for library use: read the results before).
-
-        ``session.resume``: the folder must hold an experiment of this ``kind`` with these very
-        cells (InputError otherwise); each cell's state is read from its folder.  ``session.play``
-        false only reads (no lock, nothing written; for rebuilding a report).  An experiment whose
-        cells are made as it plays (``tune``) may begin with no cells and add them with
-        :meth:`add_cells`.
-
-        ``run`` (default: the first cell's spec) and ``options`` (the kind's options dataclass)
-        rebuild the experiment: the record keeps them (:func:`analyser.experiments.options.record_of`)
-        and ``analyser resume`` passes them back to the kind's function; ``fields`` are the kind's
-        own record fields.  InputError when another process is playing the folder."""
+        """Open the experiment folder ``session.out`` for ``cells``: a new one (made ready by
+        :func:`analyser.run.prepare_out`, every cell ``pending``; ``out=None``: a temporary folder,
+        deleted when the block ends), or with ``session.resume`` the one there, which must hold an
+        experiment of this ``kind`` with these very cells.  ``session.play`` false only reads (no
+        lock, nothing written).  ``tune`` may begin with no cells and :meth:`add_cells` later.
+        ``run`` (default: the first cell's spec) and ``options`` are what the record keeps to
+        rebuild the experiment (:func:`~analyser.experiments.options.record_of`); ``fields`` are
+        the kind's own record fields.  InputError (one line) otherwise, or when another process is
+        playing the folder."""
         if (not cells and run is None) or len({c.name for c in cells}) != len(cells) \
                 or not all(cell_folder_ok(c.path) for c in cells):
             raise ValueError("an experiment needs cells with distinct plain names")
-        temporary = session.out is None
-        out = Path(tempfile.mkdtemp(prefix=f"analyser-{kind}-")) if temporary else Path(session.out)
+        out = Path(tempfile.mkdtemp(prefix=f"analyser-{kind}-")) if session.out is None else Path(session.out)
         if session.resume:
             config = _resumed_record(out, kind, cells, session)
         else:
@@ -208,17 +189,16 @@ class Experiment:
             config = _new_record(kind, cells, record_of(run or cells[0].spec, options), fields, session.command)
         lock = store.RunLock(out).acquire() if session.play else None
         try:
-            exp = cls(out, kind, cells, config, temporary=temporary, session=session, lock=lock)
+            exp = cls(out, kind, cells, config, session, lock)
         except BaseException:  # (a Ctrl-C here would leave the lock behind)
             if lock is not None:
                 lock.release()
             raise
         try:
-            exp._read_cells()
+            for k in range(len(cells)):
+                exp._read_cell(k, settle=session.play)
             if session.play:
-                config["status"] = "running"
-                config["error"] = None
-                config["pid"] = os.getpid()
+                config.update(status="running", error=None, pid=os.getpid())
                 exp.save()
         except BaseException:
             exp.close()
@@ -279,14 +259,10 @@ class Experiment:
         with contextlib.suppress(store.StoreError):
             self.save(force)
 
-    def _read_cells(self) -> None:
-        """Each cell's status and games from its folder (a cell left ``running`` by a process
-        that is gone, such as a killed worker, is marked ``interrupted``, with the games its parts
-        hold)."""
-        for k in range(len(self.cells)):
-            self._read_cell(k, settle=self.lock is not None)
-
     def _read_cell(self, k: int, settle: bool = False) -> None:
+        """Cell ``k``'s status and games from its folder (with ``settle``, a cell left ``running``
+        by a process that is gone, such as a killed worker, is marked ``interrupted``, with the
+        games its parts hold)."""
         entry = self.config["cells"][k]
         folder = self.folder(k)
         path = folder / "config.json"
@@ -605,6 +581,26 @@ class PartCache:
                              f"{sum(b - a for a, b in recorded):,} games as done: a part is missing, doubled or "
                              f"was added by hand; restore the cell's parts, or play its games again with: "
                              f"analyser resume {shlex.quote(str(self.folder))}")
+
+
+def stack_cells(frames: list, name: str, numbers, categories=None) -> pd.DataFrame:
+    """The cells' results ``frames`` (None and empty ones left out) as one frame: each with its
+    number from ``numbers`` as column ``name``, first, and ``-<name><number>`` added to its run
+    ids; ``strategy`` and ``run_id`` categorical (the strategies in the order of ``categories``
+    when given)."""
+    parts = []
+    for k, df in zip(numbers, frames):
+        if df is not None and len(df):
+            run_ids = df["run_id"].astype(str) + f"-{name}{k}"
+            df = df.assign(strategy=df["strategy"].astype(str), run_id=run_ids)
+            df.insert(0, name, np.full(len(df), k, dtype="int64"))
+            parts.append(df)
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    out["strategy"] = pd.Categorical(out["strategy"], categories=categories)
+    out["run_id"] = pd.Categorical(out["run_id"])
+    return out
 
 
 def _number(value) -> float:

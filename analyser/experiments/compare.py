@@ -71,6 +71,14 @@ def mcnemar_p(a_won: np.ndarray, b_won: np.ndarray) -> float:
     return float(mcnemar(table, exact=discordant < 25, correction=True).pvalue)
 
 
+def _too_few(a: np.ndarray, b: np.ndarray) -> dict:
+    """The row of a figure with fewer than two pairs: one pair is no evidence either way (no
+    interval, no test)."""
+    return {"a": float(a.mean()) if len(a) else math.nan, "b": float(b.mean()) if len(b) else math.nan,
+            "diff": float((a - b).mean()) if len(a) else math.nan, "low": math.nan, "high": math.nan,
+            "p": math.nan, "p_wilcoxon": math.nan, "test": "needs two games or more"}
+
+
 def paired_rate(a: np.ndarray, b: np.ndarray, seed: int = 0) -> dict:
     """Paired difference of per-game shares (win share in [0, 1]): mean A, mean B, diff, paired
     bootstrap 95% interval, and a p-value on the same quantity: McNemar's test when every value
@@ -78,10 +86,8 @@ def paired_rate(a: np.ndarray, b: np.ndarray, seed: int = 0) -> dict:
     from scipy import stats
 
     a, b = np.asarray(a, float), np.asarray(b, float)
-    if len(a) < 2:  # one pair is no evidence either way: no interval, no test
-        return {"a": float(a.mean()) if len(a) else math.nan, "b": float(b.mean()) if len(b) else math.nan,
-                "diff": float((a - b).mean()) if len(a) else math.nan, "low": math.nan, "high": math.nan,
-                "p": math.nan, "test": "needs two games or more"}
+    if len(a) < 2:
+        return _too_few(a, b)
     lo, hi = _bootstrap_mean_ci(a - b, seed)
     binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
     if binary:
@@ -100,12 +106,10 @@ def paired_mean(a: np.ndarray, b: np.ndarray) -> dict:
 
     a, b = np.asarray(a, float), np.asarray(b, float)
     d = a - b
-    if len(d) < 2:  # one pair is no evidence either way: no interval, no test
-        return {"a": float(a.mean()) if len(a) else math.nan, "b": float(b.mean()) if len(b) else math.nan,
-                "diff": float(d.mean()) if len(d) else math.nan, "low": math.nan, "high": math.nan,
-                "p": math.nan, "p_wilcoxon": math.nan, "test": "needs two games or more"}
+    if len(d) < 2:
+        return _too_few(a, b)
     if np.all(d == d[0]):
-        v = float(d.mean()) if len(d) else math.nan
+        v = float(d.mean())
         return {"a": float(a.mean()), "b": float(b.mean()), "diff": v, "low": v, "high": v,
                 "p": 1.0 if v == 0 else 0.0, "p_wilcoxon": 1.0 if v == 0 else 0.0, "test": "paired t; Wilcoxon"}
     res = stats.ttest_rel(a, b)

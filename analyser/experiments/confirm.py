@@ -1,13 +1,9 @@
 """Confirm a component finding by intervention (``analyser simulate --confirm-components``).
 
-docs/components.md ("Findings: possible until confirmed") is the contract.  The intervention
-plays the run's games again (same root seed: same game seeds and seating) on the title with one
-component replaced by its peer group's typical member (``Game.component_replacement``: the new
-data file is written into the run folder) or, where the title gives a rule override instead (the
-catalog's ``fix``), with that override.  Two paired figures, each a mean over games with a
-normal 95% interval clustered by game: the change in the holders' win rate and in the seat gap
-(pp).  The records go into the run's ``config.json`` under ``component_confirmations`` (run id
--> component id -> record), where the report reads them.
+docs/components.md ("Findings: possible until confirmed") is the contract: the run's games are
+played again (same root seed) with one component replaced by its peer group's typical member, or
+with the catalog's ``fix`` rule override, and the change in the holders' win rate and in the seat
+gap is measured (:func:`paired_change`).
 """
 
 from __future__ import annotations

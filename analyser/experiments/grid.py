@@ -28,10 +28,8 @@ MAX_RANGE_VALUES = 10_000
 
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _RANGE = re.compile(rf"^({_NUM})?\.\.({_NUM})?(?::(.*))?$")
-
-
-def _is_range(text: str) -> bool:
-    return ".." in text
+#: A number as written on the command line (``4``, ``-0.25``, ``1e3``).
+NUMBER = re.compile(rf"^{_NUM}$")
 
 
 def expand(text: str, *, name: str, kind: type = str, choices=None) -> list[str]:
@@ -51,7 +49,7 @@ def expand(text: str, *, name: str, kind: type = str, choices=None) -> list[str]
         item = item.strip()
         if not item:
             raise InputError(f"{name}={text!r}: empty list entry; write a,b,c with no empty item")
-        if not _is_range(item):
+        if ".." not in item:
             out.append(item)
             continue
         if kind not in (int, float) or choices:
@@ -137,7 +135,7 @@ def split_strategy(text: str) -> tuple[str, list[tuple[str, str]]]:
     if rest:
         for piece in body.split(","):
             key, sep, value = piece.partition("=")
-            if sep and key.strip() and not _is_range(key):
+            if sep and key.strip() and ".." not in key:
                 if key.strip() in dict(params):
                     raise InputError(f"strategy parameter {key.strip()!r} is given twice in {text!r}; give it once")
                 params.append((key.strip(), value.strip()))

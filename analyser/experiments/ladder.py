@@ -1,15 +1,9 @@
 """``analyser ladder``: does thinking harder pay?  Skill depth by doubling a strategy's budget.
 
-docs/commands/ladder.md is the contract: the laddered strategy (:func:`parse_ladder_strategy`),
-the budgets (:func:`parse_budgets`), the two designs (head to head; a strength curve with
-``--against``), the seats and the fair share, the figures per level (:func:`level_table`,
-:func:`measure_speed`) and the rule of the skill depth (:func:`skill_depth`).
-
-Every level is one cell of an experiment (:mod:`analyser.experiments.base`), a run folder
-``OUT/cells/<name>`` played with the ladder's root seed: a level IS the run ``analyser simulate
-TITLE -s STRONGER -s WEAKER --seed ROOT``, and game ``i`` of every level has the same game seed
-(common random numbers), which pairs the gains of a strength curve by game.  Decisions per second
-depend on the machine, so they are not part of the reproducible results.
+docs/commands/ladder.md is the contract (the laddered strategy, the budgets, the two designs, the
+figures per level and the skill depth).  Every level is one cell played with the ladder's root
+seed: it is the run ``analyser simulate TITLE -s STRONGER -s WEAKER --seed ROOT``.  Decisions per
+second depend on the machine, so they are not part of the reproducible results.
 """
 
 from __future__ import annotations
@@ -20,14 +14,14 @@ import math
 import random
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from analyser.stats import analysis
 from analyser.engine.core import GAME_TIMEOUT, InputError
-from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.base import Cell, Experiment, recorded_outcome, stack_cells
 from analyser.experiments.options import DEFAULT_STRATEGY, LadderOptions, Session
 from analyser.engine.registry import (get_game, parse_spec, resolve_strategy, strategy_factory, strategy_parameters,
                                       title_ref)
@@ -83,9 +77,7 @@ def parse_ladder_strategy(text: str, game_id: str) -> LadderStrategy:
     InputError (one line) when the strategy is unknown for the title, no parameter or several are
     left without ``=``, or the parameter is not a numeric (int or float) parameter of it."""
     raw = (text or "").strip()
-    source, sep, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
-    if not sep:
-        source, rest = raw, ""
+    source, _, rest = raw.rpartition(":") if raw.count(":") else (raw, "", "")
     if not source:
         raise InputError(f"--strategy {text!r} is not accepted; write NAME:PARAM, e.g. {DEFAULT_STRATEGY} "
                          "or threshold:limit")
@@ -220,7 +212,6 @@ class LadderResult:
     config: dict
     error: BaseException | None = None
     interrupted: bool = False
-    extras: dict = field(default_factory=dict)
 
 
 def run_ladder(spec: RunSpec, options: LadderOptions | None = None, session: Session | None = None, *,
@@ -254,7 +245,7 @@ def run_ladder(spec: RunSpec, options: LadderOptions | None = None, session: Ses
     specs = [dataclasses.replace(base, strategies=[lv.side, lv.other], rules=dict(rules)) for lv in levels]
     for s in specs[:-1]:
         for text in s.strategies:  # every budget accepted before anything runs (the top one was above)
-            _check_strategy(text, title_ref(game))
+            strategy_factory(text, title_ref(game))
     # the dearest level first: with whole levels on the workers, the longest starts at once and the
     # cheaper ones fill the other workers meanwhile (results do not depend on the order)
     cells = [Cell(lv.name, s) for lv, s in reversed(list(zip(levels, specs)))]
@@ -306,17 +297,6 @@ def _measure(exp: Experiment, measure, values: list) -> None:
         measured.update(measure(todo))
         exp.config["speed"] = measured
         exp.save()
-
-
-def _check_strategy(text: str, game_id: str) -> None:
-    strategy_factory(text, game_id)
-
-
-def side_shares(frame: pd.DataFrame, side: str, players: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per game of a level's results ``frame``: ``(game_index, share)``, the share of the win
-    that went to the seats of ``side`` (a spec), in game order."""
-    keys, share, _ = side_games(frame, side)
-    return keys, share
 
 
 def side_games(frame: pd.DataFrame, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -406,8 +386,7 @@ def doubling_table(levels: list[Level], frames: list[pd.DataFrame], table: pd.Da
             rows.append({"from": r.lower, "to": r.budget, "games": r.games, "gain_pp": r.gain_pp,
                          "gain_low_pp": r.gain_low_pp, "gain_high_pp": r.gain_high_pp})
     else:
-        players = int(table["players"].iloc[0]) if len(table) else 2
-        per = [dict(zip(*side_shares(df, lv.side, players))) for lv, df in zip(levels, frames)]
+        per = [dict(zip(*side_games(df, lv.side)[:2])) for lv, df in zip(levels, frames)]
         for k in range(1, len(levels)):
             both = sorted(set(per[k]) & set(per[k - 1]))
             d = np.array([per[k][i] - per[k - 1][i] for i in both], dtype=float)
@@ -448,8 +427,7 @@ def skill_depth(gains: pd.DataFrame) -> dict:
             "losses": [(float(r["from"]), float(r["to"])) for r in rows if r["verdict"] == "loss"]}
 
 
-def findings(res_table: pd.DataFrame, gains: pd.DataFrame, depth: dict, *, param: str, against: str | None,
-             source: str) -> list[dict]:
+def findings(gains: pd.DataFrame, depth: dict, *, param: str, against: str | None, source: str) -> list[dict]:
     """The Findings of a ladder (dicts as :func:`analyser.stats.metagame.findings`): the skill
     depth, and the first doubling that clearly loses; the words are ``sentences/ladder.j2``
     reading :func:`finding_records`."""
@@ -492,21 +470,9 @@ def finding_records(gains: pd.DataFrame, depth: dict, *, param: str, against: st
 
 def combine(levels: list[Level], frames: list[pd.DataFrame]) -> pd.DataFrame:
     """Every game of every level as one frame, with ``level`` (1, 2, ...) and ``budget`` first."""
-    parts = []
-    for k, (lv, df) in enumerate(zip(levels, frames)):
-        if df is None or not len(df):
-            continue
-        df = df.copy()
-        df.insert(0, "level", np.full(len(df), k + 1, dtype="int64"))
-        df.insert(1, "budget", np.full(len(df), float(lv.budget)))
-        df["strategy"] = df["strategy"].astype(str)
-        df["run_id"] = df["run_id"].astype(str) + f"-level{k + 1}"
-        parts.append(df)
-    if not parts:
-        return pd.DataFrame()
-    out = pd.concat(parts, ignore_index=True)
-    out["strategy"] = pd.Categorical(out["strategy"])
-    out["run_id"] = pd.Categorical(out["run_id"])
+    out = stack_cells(frames, "level", range(1, len(levels) + 1))
+    if len(out):
+        out.insert(1, "budget", np.array([float(lv.budget) for lv in levels])[out["level"].to_numpy() - 1])
     return out
 
 
@@ -514,10 +480,9 @@ def combine(levels: list[Level], frames: list[pd.DataFrame]) -> pd.DataFrame:
 # Decisions per second
 # --------------------------------------------------------------------------------------------
 
-def speed_positions(game, players: int, rules: dict, root: int, count: int = SPEED_POSITIONS) -> list:
+def speed_positions(game, params, players: int, root: int, count: int = SPEED_POSITIONS) -> list:
     """Up to ``count`` decision points (``(state, seat)``, copies) spread evenly over the first
     games of the ladder's game seeds, played by ``random`` in every seat."""
-    params = game.Params.from_overrides(dict(rules))
     found = []
     for i in range(3):
         found += random_decisions(game, params, players, game_seed(root, i))
@@ -585,7 +550,7 @@ def measure_speed(game, ladder: LadderStrategy, budgets: list, players: int, rul
     on the budget (with the copies of the positions).
     Depends on the machine: a speed figure, not a result."""
     params = game.Params.from_overrides(dict(rules))
-    positions = speed_positions(game, players, rules, root)
+    positions = speed_positions(game, params, players, root)
     out = {}
     for b in budgets:
         make = strategy_factory(ladder.spec(b), title_ref(game))

@@ -124,7 +124,7 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
     if report and len(res.results):
         game = get_game(res.config["game"])
         figure = plot_ladder(res, outdir)
-        fs = findings(res.table, res.gains, res.depth, param=res.config["parameter"], against=res.config.get("against"),
+        fs = findings(res.gains, res.depth, param=res.config["parameter"], against=res.config.get("against"),
                       source=res.config["strategy"].split(":")[0])
         shown = display_levels(res.table, res.gains, curve)
         players = res.config["players"]

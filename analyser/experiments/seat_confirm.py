@@ -1,17 +1,9 @@
 """Check a seat compensation by replaying it (``analyser simulate --confirm-seats``).
 
-docs/commands/simulate.md (``--confirm-seats``) is the contract.  The compensation of
-:mod:`analyser.stats.seats` assumes play would not change with it; the replay plays the run's
-games again (:func:`analyser.experiments.confirm.replay`: same root seed, same game seeds and
-seating) with the title's start-bonus rule option (``Game.scoring.seat_bonus_rule``), each seat
-behind the fair share getting its handicap rounded to a whole number.
-
-The figure is the run's best seat's win rate in the replay, with a normal 95% interval; it is
-**clear** when the interval holds the fair share.  Otherwise at most :data:`MORE_REPLAYS` more
-replays bisect over whole values (over-shooting: between 0 and the proposal; under-shooting:
-twice the proposal first, then between the two), every seat's bonus scaled together.  The record
-goes into the run's ``config.json`` under ``seat_confirmations`` (run id -> record); a run that
-cannot be replayed records why.
+docs/commands/simulate.md (``--confirm-seats``) is the contract: the run's games are played again
+(:func:`analyser.experiments.confirm.replay`) with the title's start-bonus rule option set to the
+proposed compensation, and, where it misses the fair share, at most :data:`MORE_REPLAYS` more
+replays bisect over whole values.
 """
 
 from __future__ import annotations
@@ -41,9 +33,9 @@ def win_figure(a: np.ndarray, seat: int) -> dict:
     return {"win": m, "low": max(0.0, m - Z95 * se), "high": min(1.0, m + Z95 * se)}
 
 
-def proposal(comp, base: tuple[int, ...]) -> list[int]:
-    """The start bonus per seat the compensation proposes on top of ``base``: each seat behind the
-    fair share its handicap (a whole number), the others 0."""
+def proposal(comp) -> list[int]:
+    """The start bonus per seat the compensation proposes (on top of the rule's own): each seat
+    behind the fair share its handicap (a whole number), the others 0."""
     out = []
     for k, r in comp.sort_values("seat").reset_index(drop=True).iterrows():
         h = r["handicap"]
@@ -119,7 +111,7 @@ def confirm_seats(out: Path, spec, progress: bool = False, more: int = MORE_REPL
     best = int(best)
     option = game.scoring.seat_bonus_rule
     base = seat_values(str(getattr(params, option)), players, name=option)
-    step = proposal(comp, base)
+    step = proposal(comp)
     if not any(step):
         return {"replayed": False, "reason": "no whole-number compensation is proposed (every seat behind has a "
                                              "handicap of 0)"}

@@ -1,19 +1,10 @@
 """The stopping rule ``--until-ci W``: play in rounds, stop once every win-rate interval is narrow.
 
-A run of at most ``--games`` games is cut into rounds whose ends are fixed before anything is
-played (:func:`round_ends`: they depend only on ``--games`` and the number of seats, never on
-``--jobs``, the batch size or timing).  After each round the caller's check looks at the games so
-far; when every reported 95% win-rate interval is at most ``W`` wide (in win-rate units: 0.05 =
-5 percentage points), the run stops.  Because the rounds are fixed and game ``i`` is the same
-game in any round, the games played - and so every number in the report - are identical for any
-``--jobs``.
-
-Each round extends the run folder of every run to the round's end (:func:`analyser.run.run` with
-``resume=True`` plays only the games a folder lacks), so a run played in rounds is one run on
-disk, with one run id.  After each round the record (:meth:`Stop.as_dict`, the width after every
-round) is written to ``config.json`` with ``decided`` false until the rule stops; a resumed run
-(or experiment) skips the rounds its record has measured and goes on from there, so it stops
-after the same games as an uninterrupted one.
+docs/commands/until-ci.md is the contract.  The round ends are fixed before anything is played
+(:func:`round_ends`: they depend only on ``--games`` and the seats), so the games played are the
+same for any ``--jobs``.  Each round extends the run folder of every run to the round's end, and
+the record (:meth:`Stop.as_dict`) is written after each round, so a resumed run skips the rounds
+its record has measured.
 """
 
 from __future__ import annotations
@@ -51,8 +42,7 @@ def round_ends(games: int, players: int) -> list[int]:
     strategy has played equally often in every seat - the last one being ``games``."""
     size = max(MIN_ROUND, math.ceil(games / ROUNDS))
     size = math.ceil(size / players) * players
-    ends = list(range(size, games, size)) + [games]
-    return ends
+    return list(range(size, games, size)) + [games]
 
 
 @dataclass

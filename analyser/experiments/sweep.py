@@ -1,17 +1,10 @@
 """``analyser sweep``: play every cell of a grid of strategy parameters and rule options.
 
-Each cell is one run (:func:`analyser.run.run`) with the same root seed, so game ``i`` of
-every cell has the same game seed and seat lineup: where the rules deal the same way, it is the
-same deal (common random numbers).  Whether they do is checked, not assumed
-(:func:`deal_pairing`): the opening state of the first games, without its rule parameters, is
-compared between cells.
-
-The cells are ranked by the win rate of the *focus* strategy (the first ``-s`` with a varied
-parameter, else the first ``-s``).  Each cell's difference from the best cell is paired by game:
-the per-game win share of the focus strategy in the cell minus that in the best cell, with a
-paired t interval (:func:`scipy.stats.ttest_rel`).  A cell whose interval contains 0 cannot be
-told apart from the best.  (The best cell is chosen on the same games, so its lead over the rest
-is slightly flattered: read "indistinguishable" as the honest part.)
+docs/commands/sweep.md is the contract.  Every cell is one run with the same root seed, so game
+``i`` of every cell has the same game seed and seating; whether the rules also deal it the same
+way is checked (:func:`deal_pairing`).  The cells are ranked by the win rate of the *focus*
+strategy (:attr:`~analyser.experiments.grid.Grid.focus`), each with its paired difference from the
+best cell (:func:`paired_vs_best`).
 """
 
 from __future__ import annotations
@@ -22,7 +15,7 @@ import json
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +25,7 @@ from analyser import findings as findmod
 from analyser.stats import analysis, designer
 from analyser.io.csvsafe import to_csv
 from analyser.experiments import grid as gridmod, stopping
-from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.base import Cell, Experiment, recorded_outcome, stack_cells
 from analyser.experiments.options import Session, SweepOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
@@ -52,7 +45,6 @@ class SweepResult:
     pairing: dict
     error: BaseException | None = None
     interrupted: bool = False
-    extras: dict = field(default_factory=dict)
     #: the sweep's findings (analyser.findings.sweep_findings), set by write_sweep
     findings: object = None
 
@@ -131,33 +123,23 @@ def run_sweep(spec: RunSpec, options: SweepOptions, session: Session | None = No
 
 def combine(g: gridmod.Grid, frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The cells' results frames as one frame with ``cell``, ``slot`` and the varied columns."""
-    out_frames = []
     rule_dims = {name for name, _ in g.rules}
+    ready = []
     for c, df in zip(g.cells, frames):
-        if df is None or not len(df):
-            continue
-        df = df.copy()
-        names = [str(s) for s in df["strategy"].astype(str)]
-        slot_of = {}
-        for i, s in enumerate(c.strategies):
-            slot_of.setdefault(s, i)
-        df.insert(0, "cell", np.full(len(df), c.index, dtype="int64"))
-        df.insert(df.columns.get_loc("strategy") + 1, "slot", np.array([slot_of[s] for s in names], dtype="int64"))
-        for col, value in c.values.items():
-            if col in rule_dims:
-                continue
-            kind = g.dim_kinds.get(col)
-            df[col] = int(value) if kind == "int" else (float(value) if kind == "float" else value)
-        df["strategy"] = df["strategy"].astype(str)
-        df["run_id"] = df["run_id"].astype(str) + f"-cell{c.index}"
-        out_frames.append(df)
-    if not out_frames:
-        return pd.DataFrame()
-    out = pd.concat(out_frames, ignore_index=True)
+        if df is not None and len(df):
+            slot_of = {s: c.strategies.index(s) for s in c.strategies}
+            df = df.copy()
+            df.insert(df.columns.get_loc("strategy") + 1, "slot",
+                      np.array([slot_of[s] for s in df["strategy"].astype(str)], dtype="int64"))
+            for col, value in c.values.items():
+                if col not in rule_dims:
+                    kind = g.dim_kinds.get(col)
+                    df[col] = int(value) if kind == "int" else (float(value) if kind == "float" else value)
+        ready.append(df)
     order = list(dict.fromkeys(s for c in g.cells for s in c.strategies))
-    present = set(out["strategy"].unique())
-    out["strategy"] = pd.Categorical(out["strategy"], categories=[s for s in order if s in present])
-    out["run_id"] = pd.Categorical(out["run_id"])
+    out = stack_cells(ready, "cell", [c.index for c in g.cells], order)
+    if len(out):
+        out["strategy"] = out["strategy"].cat.remove_unused_categories()
     for col, _ in g.rules:
         if col in out.columns and out[col].dtype == object:
             out[col] = pd.Categorical(out[col].astype(str))
@@ -269,12 +251,6 @@ TERMINAL_SHOWN = 20
 LABEL_PT = 9.0
 
 
-def fit_cell_labels(fig, texts: list, nx: int, ny: int, chars: int) -> None:
-    """:func:`analyser.stats.plots.fit_cell_labels` (kept here so a test can watch the sweep's labels)."""
-    from analyser.stats import plots
-    plots.fit_cell_labels(fig, texts, nx, ny, chars)
-
-
 def plot_sweep(g: gridmod.Grid, cells: pd.DataFrame, outdir: Path, focus_label: str) -> list[tuple[str, str]]:
     """1-D: a line with its 95% band; 2-D: a heatmap with the best cell marked; more: small
     multiples of heatmaps; plus the paired differences from the best cell.  When the focus
@@ -375,7 +351,7 @@ def _plot_heatmaps(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: 
         fig.colorbar(im, ax=axes, shrink=0.8, label="win rate (%)")
     more = f" (first 24 of {len(combos)} panels)" if len(combos) > 24 else ""
     fig.suptitle(f"Win rate of {plots.label(focus_label)}", fontsize=12, fontweight="bold", x=0.02, ha="left")
-    fit_cell_labels(fig, cell_texts, len(xv), len(yv), chars)
+    plots.fit_cell_labels(fig, cell_texts, len(xv), len(yv), chars)
     fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
     plt.close(fig)
     kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)

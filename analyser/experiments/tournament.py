@@ -1,22 +1,14 @@
 """``analyser tournament``: rank many strategies over balanced tables.
 
-docs/commands/tournament.md is the contract.  Tables: every combination of ``n`` of the ``m``
-strategies when there are at most :data:`MAX_TABLES`, else :data:`MAX_TABLES` tables from fixed
-shuffles of the strategies cut into groups of ``n``; each table is one run
-(:func:`analyser.run.run`) of a multiple of ``n`` games with the tournament's root seed.
-
-Ratings: every game is broken into the head-to-head results of each pair of seats at its table (a
-shared rank is a tie, one half to each; ties are never broken by a coin) and fitted as a
-Bradley-Terry model (``choix.ilsr_pairwise_dense``); log-strengths centred on 0.  Intervals:
-percentile bootstrap over game numbers (all tables' game ``i`` together, since they share the
-game seed), :data:`BOOTSTRAP` resamples.  The meta-game is :mod:`analyser.stats.metagame`.
+docs/commands/tournament.md is the contract: the tables (:func:`draw_tables`, each one run with
+the tournament's root seed), the ratings (:func:`rate`) and the meta-game
+(:mod:`analyser.stats.metagame`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import math
 import random
 from dataclasses import dataclass
@@ -30,7 +22,7 @@ from analyser.stats import analysis, designer, metagame
 from analyser.io.csvsafe import to_csv
 from analyser.experiments import stopping
 from analyser.engine.core import InputError
-from analyser.experiments.base import Cell, Experiment, recorded_outcome
+from analyser.experiments.base import Cell, Experiment, recorded_outcome, stack_cells
 from analyser.experiments.options import BOOTSTRAP, Session, TournamentOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
@@ -96,17 +88,25 @@ def game_matrices(frame: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np
     matrix ``ahead[g, a, b]`` of how often strategy ``a`` finished ahead of ``b`` at a table of
     that game, a shared rank counting one half to each.  Returns ``(game numbers, ahead)`` of
     shapes (G,) and (G, m, m)."""
-    index = {s: i for i, s in enumerate(names)}
     d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
     players = int(d["players"].iloc[0])
-    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, players)
-    ranks = d["rank"].to_numpy().reshape(-1, players)
     nums, game = np.unique(d["game_index"].to_numpy()[::players], return_inverse=True)
     ahead = np.zeros((len(nums), len(names), len(names)))
+    for sa, sb, score in _seat_pairs(d, names, players):
+        np.add.at(ahead, (game, sa, sb), score)
+    return nums, ahead
+
+
+def _seat_pairs(d: pd.DataFrame, names: list[str], players: int):
+    """For each ordered pair of seats of the games ``d`` (rows in table, game, seat order): the
+    strategy indices at the two seats and the first's score against the second (1 ahead, 1/2 a
+    shared rank, 0 behind), one entry per game."""
+    index = {s: i for i, s in enumerate(names)}
+    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, players)
+    ranks = d["rank"].to_numpy().reshape(-1, players)
     for a, b in itertools.permutations(range(players), 2):
         score = np.where(ranks[:, a] < ranks[:, b], 1.0, np.where(ranks[:, a] == ranks[:, b], 0.5, 0.0))
-        np.add.at(ahead, (game, strat[:, a], strat[:, b]), score)
-    return nums, ahead
+        yield strat[:, a], strat[:, b], score
 
 
 def fit(wins: np.ndarray, initial=None, tol: float = 1e-8) -> np.ndarray:
@@ -152,17 +152,9 @@ def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed
 def finishes_ahead(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     """Matrix (row A, column B): the share of games with both at the table in which A finishes
     ahead of B (a shared rank counts one half)."""
-    m = len(names)
-    index = {s: i for i, s in enumerate(names)}
-    ahead = np.zeros((m, m))
-    met = np.zeros((m, m))
+    ahead, met = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
     d = frame.sort_values(["table", "game_index", "seat"], kind="stable")
-    players = int(d["players"].iloc[0])
-    strat = np.array([index[s] for s in d["strategy"].astype(str)]).reshape(-1, players)
-    ranks = d["rank"].to_numpy().reshape(-1, players)
-    for a, b in itertools.permutations(range(players), 2):
-        sa, sb = strat[:, a], strat[:, b]
-        score = np.where(ranks[:, a] < ranks[:, b], 1.0, np.where(ranks[:, a] == ranks[:, b], 0.5, 0.0))
+    for sa, sb, score in _seat_pairs(d, names, int(d["players"].iloc[0])):
         np.add.at(ahead, (sa, sb), score)
         np.add.at(met, (sa, sb), 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -249,8 +241,12 @@ def run_tournament(spec: RunSpec, options: TournamentOptions | None = None,
               "notes": [duplicate_note(s, given.count(s)) for s in plan.twice]}
     run = dataclasses.replace(spec, game=title_ref(game), seed=plan.root, rules=dict(spec.rules))
     with Experiment.begin(session, "tournament", plan.cells, run=run, options=options, fields=fields) as exp:
+        def games(below: int | None = None) -> pd.DataFrame:
+            tables = range(len(plan.cells))
+            return stack_cells([exp.results(k, below) for k in tables], "table", tables, names)
+
         def measure(b: int) -> float:
-            s = analysis.strategy_summary(_combine([exp.results(k, b) for k in range(len(plan.cells))], names))
+            s = analysis.strategy_summary(games(b))
             return float((s["win_high"] - s["win_low"]).max())
 
         if session.play:
@@ -258,7 +254,7 @@ def run_tournament(spec: RunSpec, options: TournamentOptions | None = None,
                                measure=measure, what="tables")
         else:
             outcome = recorded_outcome(exp.config)
-        frame = _combine([exp.results(k) for k in range(len(plan.cells))], names)
+        frame = games()
         config = dict(exp.config)
     return _rated(plan, frame, config, outcome, options.bootstrap)
 
@@ -298,23 +294,6 @@ def duplicate_note(spec: str, times: int) -> str:
     strategies)."""
     return (f"-s {spec} is given {times} times; a tournament plays each strategy once, so it is played once "
             "(to play a strategy against an exact copy, give the copy another name, in a strategy file).")
-
-
-def _combine(frames: list, names: list[str]) -> pd.DataFrame:
-    out_frames = []
-    for k, df in enumerate(frames):
-        if df is not None and len(df):
-            df = df.copy()
-            df.insert(0, "table", np.full(len(df), k, dtype="int64"))
-            df["strategy"] = df["strategy"].astype(str)
-            df["run_id"] = df["run_id"].astype(str) + f"-table{k}"
-            out_frames.append(df)
-    if not out_frames:
-        return pd.DataFrame()
-    out = pd.concat(out_frames, ignore_index=True)
-    out["strategy"] = pd.Categorical(out["strategy"], categories=names)
-    out["run_id"] = pd.Categorical(out["run_id"])
-    return out
 
 
 def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:

@@ -1,19 +1,10 @@
 """``analyser tune``: search rule options and strategy parameters toward a designer's targets.
 
-docs/commands/tune.md is the contract: the search space (the sweep grammar of
-:mod:`analyser.experiments.grid`), the targets (:data:`VOCABULARY`; a target that does not apply,
-:func:`analyser.experiments.tune_targets.not_applying`, is refused before any game), the samplers
-(TPE, NSGA-II, the grid when ``--trials`` covers it), pruning, the re-check and the files.
-
-Reproducibility: trials are asked in fixed batches of ``--batch``, each of a sampler seeded from
-(seed, trial number) that sees only earlier batches, then played and told in trial order; every
-trial plays games ``0`` to ``games - 1`` of one root seed.  A figure undefined in a trial (NaN)
-reaches Optuna as :data:`UNDEFINED` and the trial is never called best.  The study's
-``metric_names`` are :func:`metric_names`.
-
-Each trial is a cell (:mod:`analyser.experiments.base`) ``OUT/cells/trial-NNNN``; the re-checks
-are ``recheck-NNNN``; the study is ``OUT/tune.db`` (study name ``tune``).  With several
-objectives the kept front is :func:`front_after_recheck`.
+docs/commands/tune.md is the contract (the search space, the targets, the samplers, pruning,
+the re-check and the files).  Trials are asked in fixed batches of ``--batch``, each of a sampler
+seeded from (seed, trial number) that sees only earlier batches, then played and told in trial
+order, so the results do not depend on ``--jobs``.  Each trial is a cell ``OUT/cells/trial-NNNN``
+(the re-checks ``recheck-NNNN``); the study is ``OUT/tune.db``.
 """
 
 from __future__ import annotations
@@ -34,11 +25,10 @@ from analyser.engine.core import InputError
 from analyser.engine.registry import get_game, title_ref
 from analyser.experiments import stopping, tune_study
 from analyser.experiments.base import Cell, Experiment, read_record, recorded_outcome
-from analyser.experiments.options import RECHECK, Session, TuneOptions  # noqa: F401  (RECHECK: tune's own name)
+from analyser.experiments.options import Session, TuneOptions
 from analyser.experiments.tune_study import importances as measured
-from analyser.experiments.tune_space import Dim, Space, grid_points, parse_space  # noqa: F401  (tune's own names)
-from analyser.experiments.tune_targets import (  # noqa: F401  (the target vocabulary)
-    VOCABULARY, Target, figure, parse_target, title_figures)
+from analyser.experiments.tune_space import Space, grid_points, parse_space
+from analyser.experiments.tune_targets import Target, figure, parse_target
 from analyser.run import RunSpec, resolve, stops
 
 #: With ``--prune``, a batch of trials plays in this many rounds of games; after each round but
@@ -97,29 +87,18 @@ class _TuneExperiment(Experiment):
 
 def check_targets(tlist: list[Target], prune: bool) -> None:
     """InputError when a figure is given as two ``--target``s, or ``--prune`` does not come with
-    exactly one objective (:func:`check_prune`).  Called by the command before the folder is
-    touched, and by :func:`run_tune`."""
+    exactly one objective (a ``min``, ``max`` or value target: Optuna's median pruner compares one
+    number per trial, and a range target has none until the trial is over).  Called by the command
+    before the folder is touched, and by :func:`run_tune`."""
     twice = [n for n, k in Counter(t.name for t in tlist).items() if k > 1]
     if twice:
         raise InputError(f"--target {twice[0]} is given twice; give each figure once")
-    check_prune(tlist, prune)
-
-
-def check_prune(tlist: list[Target], prune: bool) -> None:
-    """InputError unless ``--prune`` comes with exactly one objective (a ``min``, ``max`` or value
-    target): Optuna's median pruner compares one number per trial, and a range target has none
-    until the trial is over."""
     objs = objective_targets(tlist)
     if prune and len(objs) != 1:
         given = (f"{len(objs)} objectives ({', '.join(t.name for t in objs)})" if objs else
                  "only range targets")
         raise InputError(f"--prune needs exactly one target to minimise, maximise or meet (NAME=min, max or a "
                          f"value); the targets give {given}: leave --prune out")
-
-
-def _pruner(batch: int, on: bool):
-    import optuna
-    return optuna.pruners.MedianPruner(n_startup_trials=batch, n_warmup_steps=0) if on else optuna.pruners.NopPruner()
 
 
 def objective_targets(targets: list[Target]) -> list[Target]:
@@ -247,7 +226,8 @@ def _open(session: Session, plan: "_Plan", given: RunSpec, options: TuneOptions)
               "recheck_factor": options.recheck_factor, "grid_points": plan.grid_points,
               "exhaustive": plan.exhaustive}
     directions = [t.direction for t in objective_targets(plan.tlist)] or ["minimize"]
-    pruner = _pruner(plan.batch, plan.prune and len(directions) == 1)
+    pruner = (optuna.pruners.MedianPruner(n_startup_trials=plan.batch, n_warmup_steps=0)
+              if plan.prune and len(directions) == 1 else optuna.pruners.NopPruner())
     if session.resume:
         study = tune_study.load(out, pruner=pruner)
         cells = _recorded_cells(out, study, plan)
@@ -301,10 +281,7 @@ def _played(plan: "_Plan", play: bool):
 
 
 def _cell_index(exp: Experiment, name: str) -> int | None:
-    for k, c in enumerate(exp.cells):
-        if c.name == name:
-            return k
-    return None
+    return next((k for k, c in enumerate(exp.cells) if c.name == name), None)
 
 
 def _sources(trials, failed=frozenset()) -> dict[int, int]:

@@ -421,13 +421,6 @@ def _no_best_why(res: TuneResult) -> str:
     return phrase("tune_notes.j2", "no_best_why", r)
 
 
-def _moved(res: TuneResult) -> str:
-    """What the best configuration's note says when the re-check moved it off the search's winner
-    (``tune_notes.j2``), with a space after it; "" when it did not."""
-    r = _moved_record(res)
-    return phrase("tune_notes.j2", "moved", r) + " " if r else ""
-
-
 def _moved_record(res: TuneResult) -> dict | None:
     """The trials of the search's front the re-check left off it (``gone``), or the re-check's winner
     (``best``) that is not the search's (``winner``, which comes ``rank``-th there, None when not

@@ -1,21 +1,18 @@
-"""The search space of ``analyser tune`` (:mod:`analyser.experiments.tune`, whose docstring
-describes it): the searched rule options and strategy parameters as Optuna distributions, parsed
-from ``--rule KEY=a..b`` and ``-s NAME:key=a..b`` (the grid's syntax, :mod:`analyser.experiments.grid`),
-and every point of a space with no continuous dimension."""
+"""The search space of ``analyser tune`` (docs/commands/tune.md): the searched rule options and
+strategy parameters as Optuna distributions, parsed from ``--rule KEY=a..b`` and ``-s NAME:key=a..b``
+(the grid's syntax, :mod:`analyser.experiments.grid`), and every point of a space with no continuous
+dimension."""
 
 from __future__ import annotations
 
 import itertools
-import re
 import typing
 from dataclasses import dataclass
 
 from analyser.engine.core import InputError
 from analyser.engine.registry import parse_spec, resolve_strategy, strategy_parameters, title_ref
 from analyser.experiments import grid as gridmod
-
-_NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
-
+from analyser.experiments.grid import NUMBER
 
 
 @dataclass
@@ -86,7 +83,7 @@ class Space:
 
 def _continuous(raw: str, kind: type) -> tuple[float, float] | None:
     a, sep, b = raw.strip().partition("..")
-    if kind is float and sep and _NUM.match(a.strip() or "x") and _NUM.match(b.strip() or "x") and ":" not in b:
+    if kind is float and sep and NUMBER.match(a.strip() or "x") and NUMBER.match(b.strip() or "x") and ":" not in b:
         lo, hi = float(a), float(b)
         return (lo, hi) if lo < hi else None
     return None

@@ -1,12 +1,10 @@
-"""The targets of ``analyser tune`` (:mod:`analyser.experiments.tune`, whose docstring defines
-each): parsing ``--target NAME=GOAL`` and computing a target's figure with its 95% interval from
-one trial's games, with the figures :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer` compute
-for any run."""
+"""The targets of ``analyser tune`` (docs/commands/tune.md defines each): parsing ``--target
+NAME=GOAL`` and computing a target's figure with its 95% interval from one trial's games, with the
+figures :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer` compute for any run."""
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,8 +13,7 @@ import pandas as pd
 from analyser.stats import analysis, designer
 from analyser.engine.core import InputError, as_metric
 from analyser.engine.errors import did_you_mean
-
-_NUM = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+from analyser.experiments.grid import NUMBER
 
 #: Target names with their meaning (the title's own number columns are added per title).
 VOCABULARY = {
@@ -98,12 +95,12 @@ def parse_target(text: str, game, space) -> Target:
         t.goal = goal
     elif ".." in goal:
         a, _, b = goal.partition("..")
-        if not (_NUM.match(a.strip()) and _NUM.match(b.strip())):
+        if not (NUMBER.match(a.strip()) and NUMBER.match(b.strip())):
             raise InputError(f"--target {text!r}: an empty or non-numeric range; write LOW..HIGH with numbers, e.g. 40..60")
         t.goal, t.low, t.high = "range", float(a), float(b)
         if t.low > t.high:
             raise InputError(f"--target {text!r}: the range runs backwards; write the smaller end first")
-    elif _NUM.match(goal):
+    elif NUMBER.match(goal):
         t.goal, t.value = "value", float(goal)
     else:
         raise InputError(f"--target {text!r}: the goal {goal!r} is not min, max, a number or a range LOW..HIGH")
@@ -173,7 +170,7 @@ def _t_interval(x: np.ndarray) -> tuple[float, float, float]:
 
 def figure(df: pd.DataFrame, t: Target, specs: list[str]) -> tuple[float, float, float]:
     """Target ``t``'s figure on one trial's games ``df`` (its lineup ``specs``): ``(value, low,
-    high)``, the 95% interval as the module docstring says; NaN when the games cannot give it."""
+    high)``, the 95% interval docs/commands/tune.md gives; NaN when the games cannot give it."""
     if not len(df):
         return math.nan, math.nan, math.nan
     if t.kind == "seat_gap":

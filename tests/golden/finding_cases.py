@@ -73,7 +73,7 @@ def _ladder(param, source):
                           "verdict": ["clear", "clear", "not clear"]})
     depth = {"depth": 2, "doublings": 3, "pays_up_to": 8.0, "stops": (8.0, 16.0, "not clear"), "later_clear": [],
              "losses": []}
-    return ladder.findings(pd.DataFrame(), gains, depth, param=param, against=None, source=source)
+    return ladder.findings(gains, depth, param=param, against=None, source=source)
 
 
 def cases():
