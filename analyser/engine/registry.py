@@ -116,18 +116,6 @@ def shadow_note(game_id: str) -> str | None:
             f"that one is used, not the plugin (give the plugin's title another id)")
 
 
-def broken_titles() -> dict[str, str]:
-    """The registered titles that fail to load (a broken plugin): id -> the one-line reason.  Loads
-    every registered title to find out."""
-    out = {}
-    for gid in game_ids():
-        try:
-            _registered_game(gid)
-        except InputError as e:
-            out[gid] = str(e)
-    return out
-
-
 def game_ids() -> list[str]:
     """The ids of the registered titles (built-in packages and entry points), sorted."""
     return list(_title_targets())

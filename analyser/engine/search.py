@@ -377,21 +377,31 @@ def own_hook(game: Game, hook: str, *covers: str):
 # Checking a title's determinize hook
 # --------------------------------------------------------------------------------------------
 
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def public_names(obj) -> list[str]:
+    """The public data attribute names of ``obj``: its classes' slots and properties and its own
+    instance attributes whose names do not start with ``_`` (cached per class but the last)."""
+    cls = type(obj)
+    names = _NAMES.get(cls)
+    if names is None:
+        found: dict[str, None] = {}
+        for klass in reversed(cls.__mro__):
+            slots = vars(klass).get("__slots__", ())
+            found.update(dict.fromkeys((slots,) if isinstance(slots, str) else slots))
+            found.update((name, None) for name, value in vars(klass).items() if isinstance(value, property))
+        names = _NAMES[cls] = tuple(n for n in found if not n.startswith("_"))
+    if hasattr(obj, "__dict__"):
+        return list(names) + [n for n in vars(obj) if not n.startswith("_") and n not in names]
+    return list(names)
+
+
 def public_signature(view) -> dict[str, Any]:
-    """Every public data attribute of a view (slots and properties whose names do not start with
-    ``_``; methods left out), as a name -> value dict, for comparing two views."""
-    names: list[str] = []
-    for klass in type(view).__mro__:
-        for name in getattr(klass, "__slots__", ()):
-            if not name.startswith("_") and name not in names:
-                names.append(name)
-        for name, member in vars(klass).items():
-            if isinstance(member, property) and not name.startswith("_") and name not in names:
-                names.append(name)
-    if hasattr(view, "__dict__"):
-        names += [k for k in vars(view) if not k.startswith("_") and k not in names]
+    """Every public data attribute of a view (:func:`public_names`; methods left out), as a
+    name -> value dict, for comparing two views."""
     out = {}
-    for name in names:
+    for name in public_names(view):
         try:
             value = getattr(view, name)
         except AttributeError:

@@ -1,36 +1,10 @@
 """``analyser check TITLE``: the conformance kit.  Plays random games and checks the contract every
 title must keep, built-in or a designer's own.
 
-The checks (each failure is one line naming the game seed, the player count and the step):
-
-* ``legal`` - every running state has at least one legal action, and they are distinct; the seat
-  to act is one of the seats.
-* ``apply`` - applying a legal action never raises.
-* ``invariants`` - the title's own ``check_invariants`` holds (every third step and at the end).
-* ``bound`` - the game ends within the declared step bound (:meth:`Game.step_bound`, else the
-  game loop's cap).
-* ``replay`` - the same game seed gives the same trace (every seat and action, and the final
-  state) twice in one process, and ``process`` - once more in a fresh Python process with another
-  hash seed (which catches iterating a set of strings).
-* ``json`` - states round-trip through JSON, and a game saved at a step drawn at random and
-  loaded back continues exactly as the original did.
-* ``hidden`` - a view does not expose hidden information: for each seat, the title's
-  :meth:`Game.resample_hidden` redraws what that seat cannot see, and the seat's view of the copy
-  must equal its view of the original (and, for the seat to act, so must the legal actions).
-* ``determinize`` - when the title has a ``determinize(view, rng) -> state`` method (a hook for
-  search strategies such as ``mcts``), the state it builds must give that seat the same view and
-  the same legal actions and pass ``check_invariants``; then
-  :func:`analyser.engine.search.determinize_consistent` also asks for the same scores, the view left
-  unchanged and no data shared with the real state.  :data:`HOOK_CHECKS` is the extension point: a further
-  optional hook adds its check there.
-* ``results`` - scores are finite numbers, one per seat, the winners are among the seats, the
-  ranks put the winners first, and ``metrics`` returns the declared columns.
-* ``strategies`` - the title's own strategies (its built-in ones, or those in its file) play whole
-  games without raising, without returning an illegal action, and without changing the game
-  state through their view.
-
-Views are compared as plain data (:func:`analyser.kit.views.view_data`): every public attribute (slots, properties,
-instance attributes; methods and names starting with ``_`` are skipped), recursively.
+The checks are :data:`CHECKS` (what each promises: docs/own-game.md); each failure is one line
+naming the game seed, the player count and the step.  :data:`HOOK_CHECKS` is the extension point
+for a further optional hook's check.  Views are compared as plain data
+(:func:`analyser.kit.views.view_data`).
 """
 
 from __future__ import annotations
@@ -150,13 +124,6 @@ def _hashable(action) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _distinct(legal) -> bool:
-    try:
-        return len(set(legal)) == len(legal)
-    except TypeError:  # unhashable actions: compare pairwise
-        return all(legal[i] != legal[j] for i in range(len(legal)) for j in range(i))
 
 
 def _bound(game: Game, params, n: int) -> int:
@@ -399,7 +366,7 @@ def _one_game(game: Game, params, n: int, gs: int, result: CheckResult) -> str |
                                         "cannot be hashed: actions are plain values (a tuple, not a list)",
                                step=step, **where))
             raise _Stop
-        if legal and not _distinct(legal):
+        if len(set(legal)) != len(legal):  # (every action hashable: checked above)
             result.add(Failure("legal", "the legal actions are not distinct: "
                                         + ", ".join(game.describe_action(a) for a in legal[:12]), step=step, **where))
             raise _Stop

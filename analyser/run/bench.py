@@ -21,6 +21,7 @@ the search in seat 0 and ``random`` in the other seats, timing only the search's
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from analyser.engine import compiled
@@ -42,21 +43,15 @@ def cases(game) -> list[tuple[str, tuple[str, ...], int, int, int]]:
     return [(f"{players}p default lineup", lineup, players, 1000, 4000)]
 
 
-def engine_of_case(game: str, strategies, players: int, requested: str = "auto") -> str:
-    """The engine a ``simulate`` of the case plays with (``python`` or ``compiled``); InputError
-    for an unknown ``requested`` or a ``compiled`` that cannot be used."""
-    g = get_game(game)
-    return compiled.choose(g, g.Params(), players, list(strategies), requested)[0]
-
-
 def one_process(game: str, strategies, players: int, games: int, seed: int, repeat: int = 3,
                 engine: str = "python") -> float:
     """Games per second of one uninterrupted batch in this process, best of ``repeat``."""
-    run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, min(20, games), 0.0, engine=engine))  # warm up
+    job = BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0, engine=engine)
+    run_batch(dataclasses.replace(job, stop=min(20, games)))  # warm up
     best = 0.0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        res = run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0, engine=engine))
+        res = run_batch(job)
         dt = time.perf_counter() - t0
         if res.error:
             raise RuntimeError(str(res.error))
@@ -95,8 +90,9 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
     rows = []
     if engine not in ENGINES:
         raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
-    # every case's engine decided (and refused) before the first line is printed
-    engines = {(g, k): engine_of_case(g, case[1], case[2], engine) for g in ids for k, case in enumerate(plan[g])}
+    # every case's engine (the one simulate would play) decided, or refused, before the first line
+    engines = {(g, k): compiled.choose(get_game(g), get_game(g).Params(), case[2], list(case[1]), engine)[0]
+               for g in ids for k, case in enumerate(plan[g])}
     echo(f"{'title':<15} {'case':<21} {'engine':<8} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:
