@@ -291,27 +291,22 @@ def decode(ann, data, path: str = "value"):
     return _decode_class(ann, data, path)
 
 
+#: The plain JSON annotations: what each accepts (in a message), and whether a JSON value fits.
+_SCALARS = {
+    bool: ("true or false", lambda d: isinstance(d, bool)),
+    int: ("a whole number", lambda d: isinstance(d, int) and not isinstance(d, bool)),
+    float: ("a number", lambda d: isinstance(d, (int, float)) and not isinstance(d, bool)),
+    str: ("text", lambda d: isinstance(d, str)),
+    type(None): ("null", lambda d: d is None),
+}
+
+
 def _decode_class(ann, data, path: str):
-    if ann is bool:
-        if isinstance(data, bool):
-            return data
-        raise _wrong(path, "true or false", data)
-    if ann is int:
-        if isinstance(data, int) and not isinstance(data, bool):
-            return data
-        raise _wrong(path, "a whole number", data)
-    if ann is float:
-        if isinstance(data, (int, float)) and not isinstance(data, bool):
-            return float(data)
-        raise _wrong(path, "a number", data)
-    if ann is str:
-        if isinstance(data, str):
-            return data
-        raise _wrong(path, "text", data)
-    if ann is type(None):
-        if data is None:
-            return None
-        raise _wrong(path, "null", data)
+    if ann in _SCALARS:
+        expected, fits = _SCALARS[ann]
+        if not fits(data):
+            raise _wrong(path, expected, data)
+        return float(data) if ann is float else data
     if isinstance(ann, type) and issubclass(ann, enum.Enum):
         return _decode_member(ann, data, path)
     if isinstance(ann, type) and issubclass(ann, Params):
@@ -435,13 +430,9 @@ def sorted_cards(cards: list) -> list:
         return sorted(cards, key=repr)
 
 
-def view_class(state_cls: type, base: type = View) -> type:
-    """The view class of ``state_cls`` built on ``base`` (cached per pair)."""
-    return _view_class(state_cls, base)
-
-
 @lru_cache(maxsize=None)
-def _view_class(state_cls: type, base: type) -> type:
+def view_class(state_cls: type, base: type) -> type:
+    """The view class of ``state_cls`` built on ``base`` (cached per pair)."""
     attrs: dict[str, Any] = {"__slots__": (), "_fields_of": state_cls}
     # a name the title's view class defines (a slot, a property, a helper) is its own: it may give
     # an attribute a meaning of its own or a faster way to read it; View's own names give way

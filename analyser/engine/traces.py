@@ -13,12 +13,6 @@ the column as an Arrow list column, which pandas reads back as one numpy array p
 The text form ``"0 3 3 7"`` - finite numbers separated by white space - is what a CSV cell holds
 (``--csv`` writes it); every reader here takes both, and also the form pandas writes when it saves a list column as CSV (``"[0 3 3 7]"``,
 ``"[0, 3, 3, 7]"``: numbers separated by spaces or commas inside square brackets).
-
-Functions: :func:`pack` (the runner: a batch's lists packed in numpy arrays), :func:`unpack_columns`
-(packed columns to Arrow), :func:`as_text` and :func:`table_as_text` (Arrow lists to the text
-form, for CSV), :func:`check` (validation of untrusted cells), :func:`flatten` (every row's values
-as one float array, for the drama figures) and :func:`concat_tables` (parts of a run as one
-table).
 """
 
 from __future__ import annotations

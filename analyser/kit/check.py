@@ -2,8 +2,7 @@
 title must keep, built-in or a designer's own.
 
 The checks are :data:`CHECKS` (what each promises: docs/own-game.md); each failure is one line
-naming the game seed, the player count and the step.  :data:`HOOK_CHECKS` is the extension point
-for a further optional hook's check.  Views are compared as plain data
+naming the game seed, the player count and the step.  Views are compared as plain data
 (:func:`analyser.kit.views.view_data`).
 """
 
@@ -220,8 +219,9 @@ def trace_hashes(ref: str, rules: dict[str, str], games: list[tuple[int, int]]) 
 
 def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act: int, legal, rng,
                   where: dict) -> bool:
-    """The ``hidden`` check (and the optional hooks' checks) for every seat at one state; False
-    after a failure (the game goes on, without further checks of hidden information)."""
+    """The ``hidden`` check (and the ``determinize`` hook's, :func:`_check_determinize`) for every
+    seat at one state; False after a failure (the game goes on, without further checks of hidden
+    information)."""
     n = where["players"]
     for seat in range(n):
         before = view_data(game.view(state, seat))
@@ -257,15 +257,14 @@ def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act
                                          f"{e}", step=step, **where))
             return False
         at = SeatAt(state, step, seat, seat_to_act, legal, before)
-        for hook in HOOK_CHECKS:
-            if hook(game, result, at, rng, where) is False:
-                return False
+        if not _check_determinize(game, result, at, rng, where):
+            return False
     return True
 
 
 @dataclass(frozen=True)
 class SeatAt:
-    """One seat at one state of a checked game, as the hook checks see it: the state, the step,
+    """One seat at one state of a checked game, as the ``determinize`` check sees it: the state, the step,
     the seat and the seat to act, the legal actions and the seat's view data
     (:func:`analyser.kit.views.view_data`)."""
     state: Any
@@ -310,12 +309,6 @@ def _check_determinize(game: Game, result: CheckResult, at: SeatAt, rng, where: 
                            step=step, **where))
         return False
     return True
-
-
-#: Checks of optional hooks, run for every seat at every state the hidden-information check
-#: visits: ``hook(game, result, at: SeatAt, rng, where) -> bool`` (False after a failure).  Add a
-#: check for a new hook here; it reports under its own key of :data:`CHECKS`.
-HOOK_CHECKS: list[Callable] = [_check_determinize]
 
 
 def _check_results(game: Game, result: CheckResult, state, n: int, step: int, where: dict) -> None:

@@ -1,22 +1,7 @@
-"""``analyser bench``: games per second per title, in one process and with joblib workers.
-
-Three figures per case:
-
-* **rules**: :func:`analyser.engine.runner.run_batch` timed directly in this process (no joblib, no
-  DataFrame) - the speed of the rules, the strategies and the game loop.  Best of ``repeat``
-  runs, because a shared machine's speed varies from run to run.
-* **1 job** and **N jobs**: the full :func:`analyser.run.run` path (batches, workers,
-  gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same games; the speed-up is
-  their ratio.
-
-All three play with the same engine (``--engine``: ``auto``, the default, is what ``simulate``
-would choose for the case, :func:`analyser.engine.compiled.choose`; ``python`` or ``compiled``
-force one), and each row names it.  Each title first plays a short warm-up run of both kinds, so one-time start-up
-  (imports, starting the worker processes) is not charged to whichever case comes first.
-
-``analyser bench --mcts`` measures the generic search player instead (:func:`run_mcts_bench`):
-decisions per second of ``mcts:iterations=N`` in one process (one core), over whole games with
-the search in seat 0 and ``random`` in the other seats, timing only the search's decisions.
+"""``analyser bench`` (docs/commands/bench.md): games per second per title and case, the rules
+alone in one process (:func:`one_process`, best of ``repeat``) and the whole ``simulate`` path
+with one and with ``--jobs`` workers (:func:`full_run`), after a warm-up run of each kind; and with
+``--mcts``, decisions per second of the search player (:func:`run_mcts_bench`).
 """
 
 from __future__ import annotations

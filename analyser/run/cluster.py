@@ -159,11 +159,7 @@ def _submitted(client, batches, job, slots, work):
             return client.submit(work, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
         return None
 
-    live = set()
-    for _ in range(2 * slots):
-        f = submit()
-        if f is not None:
-            live.add(f)
+    live = {f for f in (submit() for _ in range(2 * slots)) if f is not None}
     queue = as_completed(list(live))
     try:
         for fut in queue:

@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 import time
+import types
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -377,7 +378,7 @@ def _progress_bar(play: _Play, initial: int):
     """The run's progress bar (none, and tqdm and the asyncio it pulls in unimported, with
     ``progress=False``)."""
     if play.progress is False:
-        return _NoBar()
+        return types.SimpleNamespace(update=lambda n=1: None, close=lambda: None)  # (shows nothing)
     from tqdm.auto import tqdm
 
     return tqdm(total=play.spec.games - play.spec.first_game, initial=initial, unit="game", desc=f"{play.game.id}",
@@ -519,19 +520,6 @@ def _aligned(a: int, b: int, size: int) -> list[tuple[int, int]]:
 def _order(strategies) -> tuple[str, ...]:
     """A lineup's strategies once each, in lineup order (the report's order for a new run)."""
     return tuple(dict.fromkeys(str(s) for s in strategies))
-
-
-class _NoBar:
-    """The progress bar of a run that shows none (``progress=False``)."""
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None,

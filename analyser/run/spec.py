@@ -175,16 +175,11 @@ def package_versions() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _package_versions() -> dict[str, str]:
-    out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
-           "pandas": pd.__version__, "joblib": joblib.__version__,
-           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
-           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
-    try:
-        import pyarrow
-        out["pyarrow"] = pyarrow.__version__
-    except ImportError:
-        pass
-    return out
+    return {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
+            "pandas": pd.__version__, "joblib": joblib.__version__,
+            "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+            "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels"),
+            "pyarrow": metadata.version("pyarrow")}
 
 
 def new_run_id(game_id: str, seed: int) -> str:
