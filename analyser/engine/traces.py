@@ -166,16 +166,13 @@ def as_text(array):
     return pc.binary_join(pc.cast(array, pa.list_(pa.string())), " ")
 
 
-def _is_numeric_list(kind) -> bool:
-    import pyarrow as pa
-    return ((pa.types.is_list(kind) or pa.types.is_large_list(kind))
-            and (pa.types.is_integer(kind.value_type) or pa.types.is_floating(kind.value_type)))
-
-
 def table_as_text(table):
     """``table`` with every list-of-numbers column (the score traces) as the text form, for CSV."""
+    import pyarrow as pa
     for i, field in enumerate(table.schema):
-        if _is_numeric_list(field.type):
+        kind = field.type
+        if ((pa.types.is_list(kind) or pa.types.is_large_list(kind))
+                and (pa.types.is_integer(kind.value_type) or pa.types.is_floating(kind.value_type))):
             table = table.set_column(i, field.name, as_text(table.column(i)))
     return table
 

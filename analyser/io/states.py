@@ -123,14 +123,12 @@ def validate_params(game, params: Any) -> None:
             if not isinstance(value, bool):
                 raise InputError(f"{where}: should be JSON true or false (a saved state holds the flag itself; "
                                  f"on/off is how --rule {key}=on|off writes it)")
-        elif kind is int:
-            if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low) or (
-                    high is not None and value > high):
-                raise InputError(f"{where}: should be a whole number{span} (a JSON integer)")
-        elif kind is float:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or (
+        elif kind in (int, float):
+            if isinstance(value, bool) or not isinstance(value, (int, kind)) or (
+                    isinstance(value, float) and not math.isfinite(value)) or (
                     low is not None and value < low) or (high is not None and value > high):
-                raise InputError(f"{where}: should be a number{span}")
+                raise InputError(f"{where}: should be " + (f"a whole number{span} (a JSON integer)" if kind is int
+                                                           else f"a number{span}"))
         elif not isinstance(value, str) or (choices and value not in choices):
             raise InputError(f"{where}: should be " + (f"one of the JSON strings {', '.join(map(str, choices))}"
                                                        if choices else "a JSON string"))

@@ -125,11 +125,6 @@ def _hashable(action) -> bool:
     return True
 
 
-def _bound(game: Game, params, n: int) -> int:
-    declared = game.step_bound(params, n)
-    return MAX_STEPS if declared is None else min(int(declared), MAX_STEPS)
-
-
 @dataclass(frozen=True)
 class _Midgame:
     """Where a checked game goes on from: its state, its chance and pick streams, and the number
@@ -155,7 +150,8 @@ def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, st
         state, step = game.initial_state(params, n, chance), 0
     else:
         state, chance, pick, step = start.state, start.chance, start.pick, start.step
-    bound = _bound(game, params, n)
+    declared = game.step_bound(params, n)
+    bound = MAX_STEPS if declared is None else min(int(declared), MAX_STEPS)
     trace = []
     while not game.is_terminal(state):
         if stop_at is not None and step >= stop_at:
