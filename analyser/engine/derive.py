@@ -488,11 +488,8 @@ def view(state, seat: int, base: type = View):
 # --------------------------------------------------------------------------------------------
 
 def redeal(state, seat: int, rng) -> None:
-    """Re-deal, in place, the cards ``seat`` cannot see: pooled, sorted, shuffled with ``rng``
-    (a ``random.Random``: each pool is ordered by one ``rng.random()`` key per card, a uniform
-    shuffle that costs less than ``rng.shuffle``) and dealt back in the same places and numbers -
-    each kind of card (``Component.cards``) on its own, the kinds in the order of their first
-    field."""
+    """Re-deal, in place, the cards ``seat`` cannot see (see the module docstring), each pool
+    shuffled with ``rng`` (:func:`shuffled`), the kinds of card in the order of their first field."""
     for places in spec(type(state)).hidden_groups(state, seat):
         deal(places, shuffled(pooled(places), rng))
 

@@ -367,15 +367,10 @@ def public_signature(view) -> dict[str, Any]:
 def determinize_consistent(game: Game, state, seat: int, rng) -> list[str]:
     """Check ``game.determinize`` on one state: a list of problems, empty when all is well.
 
-    ``view = game.view(state, seat)`` is shown to ``determinize(view, rng)``; the sampled state
-    must give ``seat`` a view with the same public part and the same own hand (every public data
-    attribute of the view equal, see :func:`public_signature`), the same seat to move and, when it
-    is ``seat``, the same legal actions; pass the title's ``check_invariants`` (components
-    conserved); leave the view it was shown unchanged; and share no mutable data
-    with the real state (one legal action applied to the sample changes nothing in the real view).
-
-    ``rng`` is a ``random.Random``.  Raises nothing for a faulty hook: an exception inside it is
-    reported as a problem.
+    The sample ``determinize(game.view(state, seat), rng)`` must show ``seat`` the same view
+    (:func:`public_signature`), seat to move and (``seat``'s turn) legal actions, pass
+    ``check_invariants``, leave the view it was shown unchanged and share no mutable data with the
+    real state.  Raises nothing for a faulty hook: an exception inside it is a problem.
     """
     if not has_determinize(game):
         return [f"{game.id} does not provide determinize(view, rng)"]

@@ -127,8 +127,8 @@ def validate_params(game, params: Any) -> None:
             if isinstance(value, bool) or not isinstance(value, (int, kind)) or (
                     isinstance(value, float) and not math.isfinite(value)) or (
                     low is not None and value < low) or (high is not None and value > high):
-                raise InputError(f"{where}: should be " + (f"a whole number{span} (a JSON integer)" if kind is int
-                                                           else f"a number{span}"))
+                what = f"a whole number{span} (a JSON integer)" if kind is int else f"a number{span}"
+                raise InputError(f"{where}: should be {what}")
         elif not isinstance(value, str) or (choices and value not in choices):
             raise InputError(f"{where}: should be " + (f"one of the JSON strings {', '.join(map(str, choices))}"
                                                        if choices else "a JSON string"))

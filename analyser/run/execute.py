@@ -529,9 +529,7 @@ def resume(out: str | Path, *, progress: bool | None = None, command: str | None
     short by a kill is deleted and redone.  InputError for a folder that is not a run, a complete
     run, a run from a newer version, or one another process is writing.
 
-    The folder is data: a title file or strategy file its config.json names is loaded only when
-    ``allowed`` names it (or trusts everything, or this process ran it), and a scheduler only when
-    ``allowed.scheduler`` names one; otherwise the run continues on this machine
+    The folder is data: what its config.json names is loaded or contacted only as ``allowed`` says
     (:func:`analyser.run.trust.guard_folder_config`)."""
     out = Path(out)
     spec = resume_spec(out, allowed or Allowed()).spec
