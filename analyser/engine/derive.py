@@ -41,7 +41,7 @@ import dataclasses
 import enum
 import types
 import typing
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import repeat, starmap
 from operator import attrgetter
 from typing import Any, Union
@@ -96,7 +96,6 @@ class StateSpec:
             for f in dataclasses.fields(cls))
         self.saved = tuple(f for f in self.fields if f.saved)
         self.clone = _make_clone(cls, self.fields)
-        self._hidden = None
 
     def hidden_places(self, state, seat: int) -> list[tuple[list, int, int]]:
         """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
@@ -119,16 +118,13 @@ class StateSpec:
                     places.append((hand, 0, len(hand)))
         return list(groups.values())
 
-    @property
+    @cached_property
     def hidden(self) -> tuple[tuple[str, bool, bool, str], ...]:
         """``(name, per seat, seen by its owner, kind of card)`` of each zone some seat cannot see."""
-        if self._hidden is None:
-            self._hidden = tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER,
-                                  f.component.cards)
-                                 for f in self.fields if f.component is not None
-                                 and f.component.kind in ("zone", "hands")  # cards, not numbers
-                                 and f.component.visible != EVERYONE)
-        return self._hidden
+        return tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER, f.component.cards)
+                     for f in self.fields if f.component is not None
+                     and f.component.kind in ("zone", "hands")  # cards, not numbers
+                     and f.component.visible != EVERYONE)
 
 
 @lru_cache(maxsize=None)

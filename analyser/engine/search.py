@@ -165,16 +165,11 @@ class MCTS(Strategy):
             return legal[0]
         if self._game is None:
             raise RuntimeError("mcts is not bound to a title (build it with analyser.engine.registry.make_strategy)")
-        root = self.search(view, rng)
-        best, best_key = legal[0], None
-        for a in legal:
-            child = root.children.get(a)
-            if child is None:
-                continue
-            key = (child.visits, child.total / child.visits)
-            if best_key is None or key > best_key:
-                best, best_key = a, key
-        return best
+        children = self.search(view, rng).children
+        tried = [a for a in legal if a in children]  # (max keeps the first of equal keys)
+        if not tried:
+            return legal[0]
+        return max(tried, key=lambda a: (children[a].visits, children[a].total / children[a].visits))
 
     def search(self, view, rng) -> _Node:
         """Run the search from ``view`` and return the root node (children keyed by action)."""

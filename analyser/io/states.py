@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from analyser.engine.core import InputError
 from analyser.io.files import STATE_MAX_BYTES, parse_json, read_text
+from analyser.io.records import field_path
 
 
 class StateModel(BaseModel):
@@ -75,15 +76,8 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 
 
 def _loc(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _NAME.match(str(part)):
-            out += ("." if out else "") + str(part)
-        else:
-            out += ("." if out else "") + "<key>"  # never echo an odd key from the file
-    return out or "the state"
+    masked = (p if isinstance(p, int) or _NAME.match(str(p)) else "<key>" for p in loc)  # never echo an odd key
+    return field_path(tuple(masked)) or "the state"
 
 
 def schema_error(e: ValidationError) -> str:
