@@ -1,11 +1,12 @@
-"""Tabletop components a game state is made of, and who may see each.
+"""Tabletop components a game state is made of, and who may see each (docs/own-game.md).
 
 A title's state is a dataclass of plain values and components.  Each component is a field
 declared with one of the functions below (named so that a field called ``deck`` or ``hands``
-cannot hide them in the class body); the declaration says what the field holds and who may
-see it, and that is all the engine needs to derive the state's copy, equality, pickling, JSON
-round trip, each seat's view, ``resample_hidden`` and the default ``determinize``
-(:mod:`analyser.engine.derive`)::
+cannot hide them in the class body); the declaration says what the field holds and who may see
+it (:data:`EVERYONE`; :data:`OWNER`: a seat sees its own entry and the others' sizes;
+:data:`NOBODY`: every seat sees the size only), and that is all the engine needs to derive the
+state's copy, equality, pickling, JSON round trip, each seat's view, ``resample_hidden`` and the
+default ``determinize`` (:mod:`analyser.engine.derive`)::
 
     @dataclass(slots=True)
     class CardState:
@@ -17,36 +18,10 @@ round trip, each seat's view, ``resample_hidden`` and the default ``determinize`
         scores: list[int] = seat_counters()     # one number per seat
         current: int = 0                   # a plain value: public
 
-The values are plain Python lists, so the rules read and change them with list operations (a
-deck's top card is its last: ``deck.pop()`` draws).  Who may see a zone is one of:
-
-* :data:`EVERYONE` - every seat sees the cards (a display, a discard pile, a score track);
-* :data:`OWNER` - a per-seat zone (hands): a seat sees its own entry and only the sizes of the
-  others';
-* :data:`NOBODY` - a face-down zone (a deck): every seat sees its size, none its cards.
-
-A per-seat value that is not cards but only its seat may see (a choice made face down, not yet
-revealed) is declared with :func:`seat_secrets`.
-
-Cards in zones are immutable values (numbers, strings, tuples, named tuples, enums).  The cards a
-seat cannot see are, together, public knowledge as a multiset when the game's set of cards is
-known and every card is in some zone; that is what the default ``determinize`` re-deals.  A game
-with two kinds of card (wake tiles and a stack of monsters) names the kind of the zones that hold
-the other one (``face_down(cards="monsters")``): a re-deal never moves a card to a zone of another kind.
-
-A field declared with :func:`scratch` is not part of the state: a cache the rules keep for speed.
-It is left out of equality, the JSON round trip and views, and a copy starts it afresh.  A field
-declared with :func:`derived` is data the rules keep up to date from the saved fields: left out
-of equality, the JSON round trip and views too, but copied; the class's ``__post_init__`` builds
-it, so the value read back from JSON has it.
-
-Values held in fields (cards, actions, a player's map) are plain values (numbers, strings, None),
-enums (an interned value type is an enum: one member per value, equality and hashing by identity;
-a member may be valued by another enum's member), tuples and named tuples, frozen dataclasses, or
-dataclasses of such values and of lists, dicts and sets of them, declared with the same fields
-(:func:`derived`, :func:`scratch`).  The engine copies, compares, pickles and writes them as JSON
-from their annotations: a title writes no ``copy``, ``to_json``/``from_json``, ``__eq__`` or
-pickling methods.
+Zones are plain lists (a deck's top card is its last: ``deck.pop()`` draws) of immutable cards.
+Values held in fields are plain values, enums (an interned value type), tuples and named tuples,
+frozen dataclasses, or dataclasses of such values and of lists, dicts and sets of them: a title
+writes no ``copy``, ``to_json``/``from_json``, ``__eq__`` or pickling methods.
 """
 
 from __future__ import annotations

@@ -2,16 +2,8 @@
 the rule parameters and the results schema have modules of their own, :mod:`~analyser.engine.errors`,
 :mod:`~analyser.engine.params` and :mod:`~analyser.engine.schema`; every name is importable from here).
 
-A title is three things (see docs/reproducing.md and docs/own-game.md):
-
-* ``Params`` - one frozen dataclass holding every rule option of that title (its rules page is
-  rules.md in the title's package: ``analyser rules TITLE``), with its default, its help text and
-  its validation.  ``--rule key=value`` overrides are coerced from the
-  dataclass fields by :meth:`Params.from_overrides`.
-* a state - plain data, including hidden information, with a JSON round trip.
-* a :class:`Game` - the stateless forward model: ``initial_state``, ``current_player``,
-  ``legal_actions``, ``apply``, ``is_terminal``, ``scores``, ``winners``, ``view``, ``metrics``.
-
+A title (docs/own-game.md) is its rule options (a :class:`Params` dataclass), its state (a
+dataclass of plain data and components) and a :class:`Game`, the stateless forward model.
 Strategies implement ``choose(view, legal, rng) -> action`` and optionally
 ``reset(seat, params, n_players)``; a plain function with that signature qualifies.
 
@@ -445,15 +437,9 @@ def _seats(seats: Sequence[int]) -> str:
 def ranks_from(scores: Sequence[float], winners: Sequence[int]) -> list[int]:
     """Ranks (1 = best) from scores and the seats sharing the win: winners get 1; every other
     seat gets 1 + the number of winners + the number of non-winners with a higher score."""
-    k = len(winners)
-    others = sorted((s for i, s in enumerate(scores) if i not in winners), reverse=True)
-    out = []
-    for i, s in enumerate(scores):
-        if i in winners:
-            out.append(1)
-        else:
-            out.append(2 + k - 1 + sum(1 for t in others if t > s))
-    return out
+    others = [s for i, s in enumerate(scores) if i not in winners]
+    return [1 if i in winners else 1 + len(winners) + sum(t > s for t in others)
+            for i, s in enumerate(scores)]
 
 
 # --------------------------------------------------------------------------------------------

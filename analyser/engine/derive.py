@@ -41,7 +41,7 @@ import dataclasses
 import enum
 import types
 import typing
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import repeat, starmap
 from operator import attrgetter
 from typing import Any, Union
@@ -96,7 +96,6 @@ class StateSpec:
             for f in dataclasses.fields(cls))
         self.saved = tuple(f for f in self.fields if f.saved)
         self.clone = _make_clone(cls, self.fields)
-        self._hidden = None
 
     def hidden_places(self, state, seat: int) -> list[tuple[list, int, int]]:
         """``(list, start, count)`` of every place holding cards ``seat`` cannot see, in the
@@ -119,16 +118,13 @@ class StateSpec:
                     places.append((hand, 0, len(hand)))
         return list(groups.values())
 
-    @property
+    @cached_property
     def hidden(self) -> tuple[tuple[str, bool, bool, str], ...]:
         """``(name, per seat, seen by its owner, kind of card)`` of each zone some seat cannot see."""
-        if self._hidden is None:
-            self._hidden = tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER,
-                                  f.component.cards)
-                                 for f in self.fields if f.component is not None
-                                 and f.component.kind in ("zone", "hands")  # cards, not numbers
-                                 and f.component.visible != EVERYONE)
-        return self._hidden
+        return tuple((f.name, f.component.kind == "hands", f.component.visible == OWNER, f.component.cards)
+                     for f in self.fields if f.component is not None
+                     and f.component.kind in ("zone", "hands")  # cards, not numbers
+                     and f.component.visible != EVERYONE)
 
 
 @lru_cache(maxsize=None)
@@ -291,27 +287,22 @@ def decode(ann, data, path: str = "value"):
     return _decode_class(ann, data, path)
 
 
+#: The plain JSON annotations: what each accepts (in a message), and whether a JSON value fits.
+_SCALARS = {
+    bool: ("true or false", lambda d: isinstance(d, bool)),
+    int: ("a whole number", lambda d: isinstance(d, int) and not isinstance(d, bool)),
+    float: ("a number", lambda d: isinstance(d, (int, float)) and not isinstance(d, bool)),
+    str: ("text", lambda d: isinstance(d, str)),
+    type(None): ("null", lambda d: d is None),
+}
+
+
 def _decode_class(ann, data, path: str):
-    if ann is bool:
-        if isinstance(data, bool):
-            return data
-        raise _wrong(path, "true or false", data)
-    if ann is int:
-        if isinstance(data, int) and not isinstance(data, bool):
-            return data
-        raise _wrong(path, "a whole number", data)
-    if ann is float:
-        if isinstance(data, (int, float)) and not isinstance(data, bool):
-            return float(data)
-        raise _wrong(path, "a number", data)
-    if ann is str:
-        if isinstance(data, str):
-            return data
-        raise _wrong(path, "text", data)
-    if ann is type(None):
-        if data is None:
-            return None
-        raise _wrong(path, "null", data)
+    if ann in _SCALARS:
+        expected, fits = _SCALARS[ann]
+        if not fits(data):
+            raise _wrong(path, expected, data)
+        return float(data) if ann is float else data
     if isinstance(ann, type) and issubclass(ann, enum.Enum):
         return _decode_member(ann, data, path)
     if isinstance(ann, type) and issubclass(ann, Params):
@@ -435,13 +426,9 @@ def sorted_cards(cards: list) -> list:
         return sorted(cards, key=repr)
 
 
-def view_class(state_cls: type, base: type = View) -> type:
-    """The view class of ``state_cls`` built on ``base`` (cached per pair)."""
-    return _view_class(state_cls, base)
-
-
 @lru_cache(maxsize=None)
-def _view_class(state_cls: type, base: type) -> type:
+def view_class(state_cls: type, base: type) -> type:
+    """The view class of ``state_cls`` built on ``base`` (cached per pair)."""
     attrs: dict[str, Any] = {"__slots__": (), "_fields_of": state_cls}
     # a name the title's view class defines (a slot, a property, a helper) is its own: it may give
     # an attribute a meaning of its own or a faster way to read it; View's own names give way
@@ -497,11 +484,8 @@ def view(state, seat: int, base: type = View):
 # --------------------------------------------------------------------------------------------
 
 def redeal(state, seat: int, rng) -> None:
-    """Re-deal, in place, the cards ``seat`` cannot see: pooled, sorted, shuffled with ``rng``
-    (a ``random.Random``: each pool is ordered by one ``rng.random()`` key per card, a uniform
-    shuffle that costs less than ``rng.shuffle``) and dealt back in the same places and numbers -
-    each kind of card (``Component.cards``) on its own, the kinds in the order of their first
-    field."""
+    """Re-deal, in place, the cards ``seat`` cannot see (see the module docstring), each pool
+    shuffled with ``rng`` (:func:`shuffled`), the kinds of card in the order of their first field."""
     for places in spec(type(state)).hidden_groups(state, seat):
         deal(places, shuffled(pooled(places), rng))
 

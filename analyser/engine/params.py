@@ -87,12 +87,10 @@ class Params:
     def options(cls) -> list[dict[str, Any]]:
         """One dict per option: name, type name, default, doc, choices, low, high."""
         hints = typing.get_type_hints(cls)
-        out = []
-        for f in dataclasses.fields(cls):
-            out.append({"name": f.name, "type": hints.get(f.name, str).__name__, "default": f.default,
-                        "doc": f.metadata.get("doc", ""), "choices": f.metadata.get("choices"),
-                        "low": f.metadata.get("low"), "high": f.metadata.get("high")})
-        return out
+        return [{"name": f.name, "type": hints.get(f.name, str).__name__, "default": f.default,
+                 "doc": f.metadata.get("doc", ""), "choices": f.metadata.get("choices"),
+                 "low": f.metadata.get("low"), "high": f.metadata.get("high")}
+                for f in dataclasses.fields(cls)]
 
     @classmethod
     def from_overrides(cls, overrides: dict[str, str] | None = None) -> "Params":

@@ -5,19 +5,12 @@ package does not import every title.  There is no central list: a title is a sub
 :mod:`analyser.titles` (the built-ins) or an entry point of the group ``analyser.titles``
 (``my-game = "my_package:TITLE"``) published by any installed package.
 
-Strategies are resolved from a *spec string* for a given title:
-
-* ``greedy`` or ``threshold:limit=9`` - a built-in: a strategy named in the title's script in the
-  top-level ``strategies/`` folder (installed with the package as ``analyser._builtin_strategies``);
-* ``path/to/my_bots.py:cautious`` or ``my_bots.py:cautious:depth=2`` - the attribute ``cautious``
-  (a :class:`~analyser.engine.core.Strategy` subclass, a strategy name declared in the file's
-  ``STRATEGIES``, or a plain ``choose(view, legal, rng)`` function) of a Python file, imported with
-  :mod:`importlib`; ``my_bots.py`` alone works when the file defines exactly one strategy;
-* a name published by an installed package under the entry-point group ``analyser.strategies``.
-
-Parameters follow the name after a colon as ``key=value`` pairs separated by commas, and are
-coerced from the annotations (or defaults) of the strategy's ``__init__`` and checked against the
-bounds the class declares (``param_bounds``, ``param_choices``; see :func:`parameter_bounds`).
+Strategies are resolved from a *spec string* for a given title (docs/strategies.md): a built-in
+of the title's script in the top-level ``strategies/`` folder (``greedy``,
+``threshold:limit=9``), an attribute of a Python file (``my_bots.py:cautious:depth=2``; the file
+alone when it defines one strategy), or a name an installed package publishes under the
+entry-point group ``analyser.strategies``.  ``key=value`` parameters are coerced from the
+strategy's ``__init__`` and checked against the bounds it declares (:func:`parameter_bounds`).
 """
 
 from __future__ import annotations
@@ -114,18 +107,6 @@ def shadow_note(game_id: str) -> str | None:
     owner = "a built-in title" if used.startswith(TITLES_PACKAGE + ".") else f"the plugin {used}"
     return (f"the installed plugin {', '.join(lost)} registers the title id {game_id!r}, which {owner} has: "
             f"that one is used, not the plugin (give the plugin's title another id)")
-
-
-def broken_titles() -> dict[str, str]:
-    """The registered titles that fail to load (a broken plugin): id -> the one-line reason.  Loads
-    every registered title to find out."""
-    out = {}
-    for gid in game_ids():
-        try:
-            _registered_game(gid)
-        except InputError as e:
-            out[gid] = str(e)
-    return out
 
 
 def game_ids() -> list[str]:
@@ -366,11 +347,6 @@ def builtin_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "strategies"  # (analyser/engine/registry.py -> the source tree)
 
 
-def _load_file(path: Path):
-    """Import a strategy file under a unique private name (see :mod:`analyser.engine.userfiles`)."""
-    return userfiles.load(path, "strategy file")
-
-
 def _module_strategies(module) -> dict[str, Any]:
     """name -> Strategy class or function, from a module's ``STRATEGIES`` list (or its classes)."""
     found: dict[str, Any] = {}
@@ -391,7 +367,7 @@ def _strategy_module(game_id: str):
     game = get_game(game_id)
     if game.source is None:
         path = builtin_dir() / (game.id.replace("-", "_") + ".py")
-        return _load_file(path) if path.exists() else None
+        return userfiles.load(path, "strategy file") if path.exists() else None
     module = _file_modules.get(game.source)
     if module is None:  # loaded by id only: load again from the source
         load_title_file(game.source)
@@ -469,23 +445,16 @@ def broken_strategy_plugins() -> dict[str, str]:
 
 def generic_strategies() -> dict[str, Any]:
     """The generic strategies (usable for any title): name -> class."""
-    out = {}
-    for name, target in GENERIC_STRATEGIES.items():
-        module, _, attr = target.partition(":")
-        out[name] = getattr(importlib.import_module(module), attr)
-    return out
+    return {name: getattr(importlib.import_module(target.partition(":")[0]), target.partition(":")[2])
+            for name, target in GENERIC_STRATEGIES.items()}
 
 
 def unavailable_generic(game_id: str) -> dict[str, str]:
     """The generic strategies that cannot play ``game_id``: name -> the one-line reason."""
     game = get_game(game_id)
-    out = {}
-    for name, obj in generic_strategies().items():
-        why = getattr(obj, "unavailable_reason", None)
-        reason = why(game) if callable(why) else None
-        if reason:
-            out[name] = reason
-    return out
+    reasons = {name: obj.unavailable_reason(game) for name, obj in generic_strategies().items()
+               if callable(getattr(obj, "unavailable_reason", None))}
+    return {name: reason for name, reason in reasons.items() if reason}
 
 
 def available_strategies(game_id: str) -> dict[str, Any]:
@@ -597,7 +566,7 @@ def resolve_strategy(spec: StrategySpec, game_id: str):
         path = Path(spec.source).expanduser()
         if not path.is_file():
             raise InputError(f"strategy file {spec.source!r} does not exist")
-        module = _load_file(path)
+        module = userfiles.load(path, "strategy file")  # (under a private name)
         found = _module_strategies(module)
         if spec.name:
             obj = found.get(spec.name, getattr(module, spec.name, None))
@@ -638,9 +607,8 @@ def strategy_factory(text: str, game_id: str):
     spec = parse_spec(text)
     obj = resolve_strategy(spec, game_id)
     game_id = get_game(game_id).id  # a strategy names its title by id, also for a file title
-    games = getattr(obj, "game", None)
-    if games is not None and game_id != games and not (isinstance(games, tuple) and game_id in games):
-        raise InputError(f"strategy {text!r} is written for {games}, not {game_id}")
+    if not _plays(obj, game_id):
+        raise InputError(f"strategy {text!r} is written for {obj.game}, not {game_id}")
     if inspect.isclass(obj):
         label = spec.name or spec.source
         kwargs = {key: check_parameter(obj, label, key, value) for key, value in spec.params}

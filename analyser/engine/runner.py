@@ -1,10 +1,9 @@
 """The simulation loop and the joblib batch runner.
 
-Reproducibility (DESIGN.md, "Randomness"): one root ``numpy.random.SeedSequence(seed)``; game
-``i`` gets the child with spawn key ``(i,)`` - exactly ``SeedSequence(seed).spawn(n)[i]`` - and
-that child's first 64-bit word is the *game seed*.  A game depends on nothing but its game seed,
-its seat lineup and the rules, so results are identical for any ``--jobs``, batch size or
-backend, and ``analyser play ... --seed GAME_SEED`` replays any game of a run.
+Reproducibility: a game depends on nothing but its *game seed* (drawn from the root seed and
+the game index, :mod:`analyser.engine.seeding`), its seat lineup and the rules, so results are
+identical for any ``--jobs``, batch size or backend, and ``analyser play ... --seed GAME_SEED``
+replays any game of a run.
 
 Inside a game the streams are standard-library ``random.Random`` instances (cheap scalar draws):
 
@@ -26,16 +25,13 @@ in turn.  Games come in blocks of ``n``: block ``b`` uses base lineup ``b mod c`
 every seat equally often (``n / g`` times); and because the order changes from block to block no
 strategy always sits right after the same opponent (a plain rotation would keep every neighbour
 fixed, and the seat after a weak player is a better seat).  When ``m`` divides ``n`` (``c = 1``)
-there is one base lineup, ``S[t mod m]``, and every lineup is the one earlier versions seated.
-:func:`lineup_block` gives the block of games, ``n * c``.
+there is one base lineup, ``S[t mod m]``.  :func:`lineup_block` gives the block of games, ``n * c``.
 
 A seat with a single legal action plays it without consulting its strategy.
 
-A batch (:func:`run_batch`) does once what is the same for all its games: it resolves the title,
-the rules and the strategy factories, draws every game seed at once, keeps one instance per seat
-of each strategy that declares ``reuse`` (reset before every game), and notes each game's start for its time limit
-(:mod:`analyser.engine.timelimit`).  It records
-column by column (:class:`analyser.engine.batchrecords.BatchRecords`), not a tuple or dict per row.
+A batch (:func:`run_batch`) resolves the title, the rules and the strategies once, keeps one
+instance per seat of each strategy that declares ``reuse``, and records column by column
+(:class:`analyser.engine.batchrecords.BatchRecords`).
 """
 
 from __future__ import annotations

@@ -44,9 +44,6 @@ class Metric(str):
         obj.kind, obj.missing, obj.low, obj.high = kind, missing, low, high
         return obj
 
-    def __reduce__(self):  # pickles as a Metric (joblib sends titles' attributes to workers)
-        return (_rebuild_metric, (str(self), self.kind, self.missing, self.low, self.high))
-
     def accepts(self) -> str:
         """What the column accepts, in words: ``"whole numbers >= 0 (or empty)"``."""
         text = COLUMN_KINDS[self.kind]
@@ -63,10 +60,6 @@ class Metric(str):
         elif high is not None:
             text += f" <= {high:g}"
         return text + (" (or empty)" if self.missing else "")
-
-
-def _rebuild_metric(name, kind, missing, low, high):
-    return Metric(name, kind, missing=missing, low=low, high=high)
 
 
 def as_metric(name: str) -> Metric:
@@ -87,9 +80,6 @@ class ExtraTable(str):
         obj.columns = tuple(as_metric(c) for c in columns)
         obj.feeds = feeds or f"the figures built from {name}"
         return obj
-
-    def __reduce__(self):
-        return (ExtraTable, (str(self), self.columns, self.feeds))
 
 
 #: The component_counts table (ComponentHooks.components): one row per game, seat and component.

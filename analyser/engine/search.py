@@ -1,48 +1,22 @@
 """A generic search player for every title: single-observer information-set Monte Carlo tree
-search (SO-ISMCTS).
+search (SO-ISMCTS; P. I. Cowling, E. J. Powley and D. Whitehouse, "Information Set Monte Carlo
+Tree Search", IEEE Transactions on Computational Intelligence and AI in Games 4(2), 2012,
+pp. 120-143: algorithm 3, with the availability counts of section IV).
 
-Source: P. I. Cowling, E. J. Powley and D. Whitehouse, "Information Set Monte Carlo Tree Search",
-IEEE Transactions on Computational Intelligence and AI in Games 4(2), 2012, pp. 120-143
-(algorithm 3, SO-ISMCTS, with the availability counts of section IV).
+For the seat that must decide, each iteration samples a full state from the seat's view with the
+title's ``Game.determinize(view, rng)`` (the search never sees the real state), walks the one tree
+all samples share (a node is the sequence of actions since the decision; chance is not a node:
+"open loop"), choosing by UCB1 with availability counts among the actions legal in this sample,
+expands one untried action at random, rolls out with the rollout policy (to the end of the game,
+or of the round with ``horizon=round`` where the title declares ``Game.stage``) and adds each
+seat's reward in [0, 1] to the nodes its choices lead to.  The action played is the root child
+with the most visits (ties: the better mean reward, then the first legal action).  The
+parameters, the rewards and the horizon: docs/mcts.md.
 
-How it works, for the seat ``s`` that must decide, with the view ``v`` it was shown:
-
-1. **Determinize.**  Every iteration starts from a fresh full state sampled by the title's hook
-   ``Game.determinize(v, rng)``: the public part of the state and ``s``'s own hand exactly as in
-   ``v``, every hidden part (the deck order, the other hands) dealt at random consistently with
-   what ``s`` knows.  This hook is the only thing a title provides; the search never sees the real
-   state, only ``v`` and its own samples.
-2. **Select and expand.**  One tree is shared by all the determinizations.  A node is the sequence
-   of actions played since the decision (every seat's actions, opponents' included, each an edge
-   keyed by the action value); chance (dice, the card a reveal turns up) is not a node: it comes
-   from the determinization and the search's own random stream, so a node averages over it
-   ("open loop").  At a node, the actions legal in *this* determinization are the available
-   ones.  If one of them has no child yet, one such action is chosen at random and added (the
-   expansion); otherwise the child maximising UCB1 with availability counts is followed:
-   ``mean reward + c * sqrt(ln(times available) / visits)``, the reward seen from the seat that
-   chose the action.
-3. **Roll out.**  From the new node the game is played on by the rollout policy (``random`` by
-   default, or any strategy spec) to the end of the game, or with ``horizon=round`` to the end of
-   the current round when the title declares its rounds (``Game.stage``).
-4. **Back up.**  Each seat's reward in [0, 1] is added to the nodes its choices lead to.
-
-The action played is the root child with the most visits (ties: the better mean reward, then the
-first in the order of the legal actions).
-
-Rewards (``reward=rank|score``), ``horizon`` and ``time_ms`` are docs/mcts.md.  At a round
-cutoff the seats are ranked by the points each gained since the decision.  Every random number
-(determinizations, expansion order, rollouts, the rules' chance events during the search) comes
-from the ``rng`` the game loop hands to ``choose``, so a fixed seed gives identical games for any
-``--jobs``, batch size or backend; ``time_ms`` budgets by the clock and is not reproducible.
-
-Speed.  An optional title hook makes the search cheaper without changing one decision (see
-:func:`sampler`): ``determinizer(view, stop_at_stage)`` works out a decision's sampling set-up
-once (each iteration then only draws).  Actions key the tree's dicts, so an action type should
-hash cheaply (an identity or tuple hash, not a Python-level ``__hash__``).
-
-:func:`determinize_consistent` checks a title's hook (the same public part, the same hand for the
-seat, conserved components, no shared data with the real state); ``analyser check`` and the tests
-call it.
+Every random number comes from the ``rng`` the game loop hands to ``choose``, so a fixed seed
+gives identical games for any ``--jobs``, batch size or backend; ``time_ms`` budgets by the clock
+and is not reproducible.  The optional hook ``determinizer`` (:func:`sampler`) makes sampling
+cheaper without changing a decision; :func:`determinize_consistent` checks a title's hook.
 """
 
 from __future__ import annotations
@@ -80,12 +54,6 @@ class _Node:
         self.avail = 1
         self.total = 0.0
         self.seat = seat
-
-
-def _rollout_spec(text: str) -> str:
-    """The rollout parameter's strategy spec: ``/`` stands for ``:`` and ``+`` for ``,`` so that
-    ``mcts:rollout=threshold/limit=8`` still parses as one strategy spec."""
-    return text.replace("/", ":").replace("+", ",")
 
 
 class MCTS(Strategy):
@@ -157,7 +125,7 @@ class MCTS(Strategy):
         the rollout strategy is unknown."""
         game = get_game(game_id)
         self.attach(game)
-        spec = _rollout_spec(self.rollout)
+        spec = self.rollout.replace("/", ":").replace("+", ",")  # (so mcts:rollout=threshold/limit=8 parses)
         if spec != "random":
             if spec.split(":")[0] == "mcts":
                 raise InputError("mcts rollout=mcts is not accepted; give random or a heuristic strategy")
@@ -197,16 +165,11 @@ class MCTS(Strategy):
             return legal[0]
         if self._game is None:
             raise RuntimeError("mcts is not bound to a title (build it with analyser.engine.registry.make_strategy)")
-        root = self.search(view, rng)
-        best, best_key = legal[0], None
-        for a in legal:
-            child = root.children.get(a)
-            if child is None:
-                continue
-            key = (child.visits, child.total / child.visits)
-            if best_key is None or key > best_key:
-                best, best_key = a, key
-        return best
+        children = self.search(view, rng).children
+        tried = [a for a in legal if a in children]  # (max keeps the first of equal keys)
+        if not tried:
+            return legal[0]
+        return max(tried, key=lambda a: (children[a].visits, children[a].total / children[a].visits))
 
     def search(self, view, rng) -> _Node:
         """Run the search from ``view`` and return the root node (children keyed by action)."""
@@ -319,27 +282,12 @@ class MCTS(Strategy):
             return [min(1.0, max(0.0, (s - lo) / span)) for s in game.scores(state)]
         if game.is_terminal(state) or root_scores is None:
             ranks = game.ranks(state)
-            n = len(ranks)
-            return [(n - r) / (n - 1) for r in ranks]
-        # ranked by the points gained since the decision (ranks_from with the top gain winning)
-        gained = [a - b for a, b in zip(game.scores(state), root_scores)]
-        n = len(gained)
-        top = max(gained)
-        k = gained.count(top)
-        rest = sorted((g for g in gained if g != top), reverse=True)
-        out = []
-        for g in gained:
-            if g == top:
-                out.append(1.0)
-            else:
-                above = 0
-                for t in rest:
-                    if t > g:
-                        above += 1
-                    else:
-                        break
-                out.append((n - 1 - k - above) / (n - 1))
-        return out
+        else:  # ranked by the points gained since the decision, the top gain winning
+            gained = [a - b for a, b in zip(game.scores(state), root_scores)]
+            top = max(gained)
+            ranks = ranks_from(gained, [i for i, g in enumerate(gained) if g == top])
+        n = len(ranks)
+        return [(n - r) / (n - 1) for r in ranks]
 
 
 def sampler(game: Game, view, stop_at_stage: bool = False) -> Callable[[Any], Any]:
@@ -377,21 +325,31 @@ def own_hook(game: Game, hook: str, *covers: str):
 # Checking a title's determinize hook
 # --------------------------------------------------------------------------------------------
 
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def public_names(obj) -> list[str]:
+    """The public data attribute names of ``obj``: its classes' slots and properties and its own
+    instance attributes whose names do not start with ``_`` (cached per class but the last)."""
+    cls = type(obj)
+    names = _NAMES.get(cls)
+    if names is None:
+        found: dict[str, None] = {}
+        for klass in reversed(cls.__mro__):
+            slots = vars(klass).get("__slots__", ())
+            found.update(dict.fromkeys((slots,) if isinstance(slots, str) else slots))
+            found.update((name, None) for name, value in vars(klass).items() if isinstance(value, property))
+        names = _NAMES[cls] = tuple(n for n in found if not n.startswith("_"))
+    if hasattr(obj, "__dict__"):
+        return list(names) + [n for n in vars(obj) if not n.startswith("_") and n not in names]
+    return list(names)
+
+
 def public_signature(view) -> dict[str, Any]:
-    """Every public data attribute of a view (slots and properties whose names do not start with
-    ``_``; methods left out), as a name -> value dict, for comparing two views."""
-    names: list[str] = []
-    for klass in type(view).__mro__:
-        for name in getattr(klass, "__slots__", ()):
-            if not name.startswith("_") and name not in names:
-                names.append(name)
-        for name, member in vars(klass).items():
-            if isinstance(member, property) and not name.startswith("_") and name not in names:
-                names.append(name)
-    if hasattr(view, "__dict__"):
-        names += [k for k in vars(view) if not k.startswith("_") and k not in names]
+    """Every public data attribute of a view (:func:`public_names`; methods left out), as a
+    name -> value dict, for comparing two views."""
     out = {}
-    for name in names:
+    for name in public_names(view):
         try:
             value = getattr(view, name)
         except AttributeError:
@@ -404,15 +362,10 @@ def public_signature(view) -> dict[str, Any]:
 def determinize_consistent(game: Game, state, seat: int, rng) -> list[str]:
     """Check ``game.determinize`` on one state: a list of problems, empty when all is well.
 
-    ``view = game.view(state, seat)`` is shown to ``determinize(view, rng)``; the sampled state
-    must give ``seat`` a view with the same public part and the same own hand (every public data
-    attribute of the view equal, see :func:`public_signature`), the same seat to move and, when it
-    is ``seat``, the same legal actions; pass the title's ``check_invariants`` (components
-    conserved); leave the view it was shown unchanged; and share no mutable data
-    with the real state (one legal action applied to the sample changes nothing in the real view).
-
-    ``rng`` is a ``random.Random``.  Raises nothing for a faulty hook: an exception inside it is
-    reported as a problem.
+    The sample ``determinize(game.view(state, seat), rng)`` must show ``seat`` the same view
+    (:func:`public_signature`), seat to move and (``seat``'s turn) legal actions, pass
+    ``check_invariants``, leave the view it was shown unchanged and share no mutable data with the
+    real state.  Raises nothing for a faulty hook: an exception inside it is a problem.
     """
     if not has_determinize(game):
         return [f"{game.id} does not provide determinize(view, rng)"]

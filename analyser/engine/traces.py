@@ -13,12 +13,6 @@ the column as an Arrow list column, which pandas reads back as one numpy array p
 The text form ``"0 3 3 7"`` - finite numbers separated by white space - is what a CSV cell holds
 (``--csv`` writes it); every reader here takes both, and also the form pandas writes when it saves a list column as CSV (``"[0 3 3 7]"``,
 ``"[0, 3, 3, 7]"``: numbers separated by spaces or commas inside square brackets).
-
-Functions: :func:`pack` (the runner: a batch's lists packed in numpy arrays), :func:`unpack_columns`
-(packed columns to Arrow), :func:`as_text` and :func:`table_as_text` (Arrow lists to the text
-form, for CSV), :func:`check` (validation of untrusted cells), :func:`flatten` (every row's values
-as one float array, for the drama figures) and :func:`concat_tables` (parts of a run as one
-table).
 """
 
 from __future__ import annotations
@@ -172,16 +166,13 @@ def as_text(array):
     return pc.binary_join(pc.cast(array, pa.list_(pa.string())), " ")
 
 
-def _is_numeric_list(kind) -> bool:
-    import pyarrow as pa
-    return ((pa.types.is_list(kind) or pa.types.is_large_list(kind))
-            and (pa.types.is_integer(kind.value_type) or pa.types.is_floating(kind.value_type)))
-
-
 def table_as_text(table):
     """``table`` with every list-of-numbers column (the score traces) as the text form, for CSV."""
+    import pyarrow as pa
     for i, field in enumerate(table.schema):
-        if _is_numeric_list(field.type):
+        kind = field.type
+        if ((pa.types.is_list(kind) or pa.types.is_large_list(kind))
+                and (pa.types.is_integer(kind.value_type) or pa.types.is_floating(kind.value_type))):
             table = table.set_column(i, field.name, as_text(table.column(i)))
     return table
 

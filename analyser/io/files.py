@@ -126,11 +126,9 @@ def read_component_rows(path: str | Path, what: str, header: list[str],
     lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{what} file {str(path)!r} is empty; it needs the header {','.join(header)}")
-    rows = []
     reader = csv.reader([ln for _, ln in lines], strict=True)
     try:
-        for row in reader:
-            rows.append(row)
+        rows = list(reader)
     except csv.Error as e:
         line = lines[min(max(reader.line_num, 1), len(lines)) - 1][0]
         raise InputError(f"{what} file {str(path)!r}: line {line}: not CSV ({_csv_reason(e)})") from None

@@ -174,7 +174,8 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _where(loc: tuple) -> str:
+def field_path(loc: tuple) -> str:
+    """A validation error's ``loc`` as a path: ``cells[2].name``."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
@@ -193,7 +194,7 @@ def check_record(model: type[BaseModel], data: Any, where: str, fix: str = "rest
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith(("function-", "list["))))
         field = _field(model, loc)
         accepted = field.description if field is not None and field.description else err["msg"].lower()
-        name = _where(loc) or "the record"
+        name = field_path(loc) or "the record"
         if err["type"] == "missing":
             raise InputError(f"{where}: the field {name!r} is missing; it takes {accepted}; {fix}") from None
         value = err.get("input")

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from analyser.engine.core import InputError
 from analyser.io.files import STATE_MAX_BYTES, parse_json, read_text
+from analyser.io.records import field_path
 
 
 class StateModel(BaseModel):
@@ -75,15 +76,8 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 
 
 def _loc(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _NAME.match(str(part)):
-            out += ("." if out else "") + str(part)
-        else:
-            out += ("." if out else "") + "<key>"  # never echo an odd key from the file
-    return out or "the state"
+    masked = (p if isinstance(p, int) or _NAME.match(str(p)) else "<key>" for p in loc)  # never echo an odd key
+    return field_path(tuple(masked)) or "the state"
 
 
 def schema_error(e: ValidationError) -> str:
@@ -123,14 +117,12 @@ def validate_params(game, params: Any) -> None:
             if not isinstance(value, bool):
                 raise InputError(f"{where}: should be JSON true or false (a saved state holds the flag itself; "
                                  f"on/off is how --rule {key}=on|off writes it)")
-        elif kind is int:
-            if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low) or (
-                    high is not None and value > high):
-                raise InputError(f"{where}: should be a whole number{span} (a JSON integer)")
-        elif kind is float:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or (
+        elif kind in (int, float):
+            if isinstance(value, bool) or not isinstance(value, (int, kind)) or (
+                    isinstance(value, float) and not math.isfinite(value)) or (
                     low is not None and value < low) or (high is not None and value > high):
-                raise InputError(f"{where}: should be a number{span}")
+                what = f"a whole number{span} (a JSON integer)" if kind is int else f"a number{span}"
+                raise InputError(f"{where}: should be {what}")
         elif not isinstance(value, str) or (choices and value not in choices):
             raise InputError(f"{where}: should be " + (f"one of the JSON strings {', '.join(map(str, choices))}"
                                                        if choices else "a JSON string"))

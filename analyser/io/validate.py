@@ -22,26 +22,23 @@ def _kind_of(dtype) -> str:
     """``"int"``, ``"float"``, ``"bool"``, ``"text"``, ``"list"`` (a pyarrow list of numbers: a
     score trace) or ``"other"`` for a pandas dtype or a
     pyarrow DataType (so a schema can be checked before a lazily read table is loaded)."""
-    try:
-        import pyarrow as pa
-        if isinstance(dtype, pa.DataType):
-            if pa.types.is_dictionary(dtype):
-                dtype = dtype.value_type
-            if pa.types.is_boolean(dtype):
-                return "bool"
-            if pa.types.is_integer(dtype):
-                return "int"
-            if pa.types.is_floating(dtype):
-                return "float"
-            if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
-                return "text"
-            if pa.types.is_null(dtype):
-                return "float"  # all missing
-            if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
-                return "list" if _kind_of(dtype.value_type) in ("int", "float") else "other"
-            return "other"
-    except ImportError:  # pragma: no cover - pyarrow is a dependency
-        pass
+    import pyarrow as pa
+    if isinstance(dtype, pa.DataType):
+        if pa.types.is_dictionary(dtype):
+            dtype = dtype.value_type
+        if pa.types.is_boolean(dtype):
+            return "bool"
+        if pa.types.is_integer(dtype):
+            return "int"
+        if pa.types.is_floating(dtype):
+            return "float"
+        if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
+            return "text"
+        if pa.types.is_null(dtype):
+            return "float"  # all missing
+        if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+            return "list" if _kind_of(dtype.value_type) in ("int", "float") else "other"
+        return "other"
     if isinstance(dtype, pd.CategoricalDtype):
         return _kind_of(dtype.categories.dtype) if len(dtype.categories) else "text"
     if pd.api.types.is_bool_dtype(dtype):

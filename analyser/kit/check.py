@@ -1,36 +1,9 @@
 """``analyser check TITLE``: the conformance kit.  Plays random games and checks the contract every
 title must keep, built-in or a designer's own.
 
-The checks (each failure is one line naming the game seed, the player count and the step):
-
-* ``legal`` - every running state has at least one legal action, and they are distinct; the seat
-  to act is one of the seats.
-* ``apply`` - applying a legal action never raises.
-* ``invariants`` - the title's own ``check_invariants`` holds (every third step and at the end).
-* ``bound`` - the game ends within the declared step bound (:meth:`Game.step_bound`, else the
-  game loop's cap).
-* ``replay`` - the same game seed gives the same trace (every seat and action, and the final
-  state) twice in one process, and ``process`` - once more in a fresh Python process with another
-  hash seed (which catches iterating a set of strings).
-* ``json`` - states round-trip through JSON, and a game saved at a step drawn at random and
-  loaded back continues exactly as the original did.
-* ``hidden`` - a view does not expose hidden information: for each seat, the title's
-  :meth:`Game.resample_hidden` redraws what that seat cannot see, and the seat's view of the copy
-  must equal its view of the original (and, for the seat to act, so must the legal actions).
-* ``determinize`` - when the title has a ``determinize(view, rng) -> state`` method (a hook for
-  search strategies such as ``mcts``), the state it builds must give that seat the same view and
-  the same legal actions and pass ``check_invariants``; then
-  :func:`analyser.engine.search.determinize_consistent` also asks for the same scores, the view left
-  unchanged and no data shared with the real state.  :data:`HOOK_CHECKS` is the extension point: a further
-  optional hook adds its check there.
-* ``results`` - scores are finite numbers, one per seat, the winners are among the seats, the
-  ranks put the winners first, and ``metrics`` returns the declared columns.
-* ``strategies`` - the title's own strategies (its built-in ones, or those in its file) play whole
-  games without raising, without returning an illegal action, and without changing the game
-  state through their view.
-
-Views are compared as plain data (:func:`analyser.kit.views.view_data`): every public attribute (slots, properties,
-instance attributes; methods and names starting with ``_`` are skipped), recursively.
+The checks are :data:`CHECKS` (what each promises: docs/own-game.md); each failure is one line
+naming the game seed, the player count and the step.  Views are compared as plain data
+(:func:`analyser.kit.views.view_data`).
 """
 
 from __future__ import annotations
@@ -152,18 +125,6 @@ def _hashable(action) -> bool:
     return True
 
 
-def _distinct(legal) -> bool:
-    try:
-        return len(set(legal)) == len(legal)
-    except TypeError:  # unhashable actions: compare pairwise
-        return all(legal[i] != legal[j] for i in range(len(legal)) for j in range(i))
-
-
-def _bound(game: Game, params, n: int) -> int:
-    declared = game.step_bound(params, n)
-    return MAX_STEPS if declared is None else min(int(declared), MAX_STEPS)
-
-
 @dataclass(frozen=True)
 class _Midgame:
     """Where a checked game goes on from: its state, its chance and pick streams, and the number
@@ -189,7 +150,8 @@ def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, st
         state, step = game.initial_state(params, n, chance), 0
     else:
         state, chance, pick, step = start.state, start.chance, start.pick, start.step
-    bound = _bound(game, params, n)
+    declared = game.step_bound(params, n)
+    bound = MAX_STEPS if declared is None else min(int(declared), MAX_STEPS)
     trace = []
     while not game.is_terminal(state):
         if stop_at is not None and step >= stop_at:
@@ -253,8 +215,9 @@ def trace_hashes(ref: str, rules: dict[str, str], games: list[tuple[int, int]]) 
 
 def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act: int, legal, rng,
                   where: dict) -> bool:
-    """The ``hidden`` check (and the optional hooks' checks) for every seat at one state; False
-    after a failure (the game goes on, without further checks of hidden information)."""
+    """The ``hidden`` check (and the ``determinize`` hook's, :func:`_check_determinize`) for every
+    seat at one state; False after a failure (the game goes on, without further checks of hidden
+    information)."""
     n = where["players"]
     for seat in range(n):
         before = view_data(game.view(state, seat))
@@ -290,15 +253,14 @@ def _check_hidden(game: Game, result: CheckResult, state, step: int, seat_to_act
                                          f"{e}", step=step, **where))
             return False
         at = SeatAt(state, step, seat, seat_to_act, legal, before)
-        for hook in HOOK_CHECKS:
-            if hook(game, result, at, rng, where) is False:
-                return False
+        if not _check_determinize(game, result, at, rng, where):
+            return False
     return True
 
 
 @dataclass(frozen=True)
 class SeatAt:
-    """One seat at one state of a checked game, as the hook checks see it: the state, the step,
+    """One seat at one state of a checked game, as the ``determinize`` check sees it: the state, the step,
     the seat and the seat to act, the legal actions and the seat's view data
     (:func:`analyser.kit.views.view_data`)."""
     state: Any
@@ -343,12 +305,6 @@ def _check_determinize(game: Game, result: CheckResult, at: SeatAt, rng, where: 
                            step=step, **where))
         return False
     return True
-
-
-#: Checks of optional hooks, run for every seat at every state the hidden-information check
-#: visits: ``hook(game, result, at: SeatAt, rng, where) -> bool`` (False after a failure).  Add a
-#: check for a new hook here; it reports under its own key of :data:`CHECKS`.
-HOOK_CHECKS: list[Callable] = [_check_determinize]
 
 
 def _check_results(game: Game, result: CheckResult, state, n: int, step: int, where: dict) -> None:
@@ -399,7 +355,7 @@ def _one_game(game: Game, params, n: int, gs: int, result: CheckResult) -> str |
                                         "cannot be hashed: actions are plain values (a tuple, not a list)",
                                step=step, **where))
             raise _Stop
-        if legal and not _distinct(legal):
+        if len(set(legal)) != len(legal):  # (every action hashable: checked above)
             result.add(Failure("legal", "the legal actions are not distinct: "
                                         + ", ".join(game.describe_action(a) for a in legal[:12]), step=step, **where))
             raise _Stop

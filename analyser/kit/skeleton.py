@@ -21,13 +21,8 @@ from analyser.engine.registry import game_ids
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 #: template file -> path inside the new folder ({package} is the title id with '-' -> '_')
-FILES = {
-    "__init__.py.tmpl": "__init__.py",
-    "rules.py.tmpl": "rules.py",
-    "rules.md.tmpl": "rules.md",
-    "figures.py.tmpl": "figures.py",
-    "render.py.tmpl": "render.py",
-    "strategies.py.tmpl": "strategies.py",
+FILES = {f"{name}.tmpl": name for name in ("__init__.py", "rules.py", "rules.md", "figures.py", "render.py",
+                                          "strategies.py")} | {
     "test_title.py.tmpl": "tests/test_{package}.py",
     "test_contract.py.tmpl": "tests/test_contract.py",
     "pytest.ini.tmpl": "tests/pytest.ini",

@@ -10,30 +10,7 @@ from enum import Enum
 from typing import Any
 
 from analyser.engine.core import Params
-
-
-_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _public_names(obj) -> list[str]:
-    cls = type(obj)
-    names = _NAMES.get(cls)
-    if names is None:
-        found: dict[str, None] = {}
-        for klass in reversed(cls.__mro__):
-            if klass is object:
-                continue
-            slots = vars(klass).get("__slots__", ())
-            for slot in (slots,) if isinstance(slots, str) else slots:
-                found[slot] = None
-            for name, value in vars(klass).items():
-                if isinstance(value, property):
-                    found[name] = None
-        names = _NAMES[cls] = tuple(n for n in found if not n.startswith("_"))
-    out = list(names)
-    if hasattr(obj, "__dict__"):
-        out += [n for n in vars(obj) if not n.startswith("_") and n not in names]
-    return out
+from analyser.engine.search import public_names
 
 
 def view_data(value: Any, depth: int = 0) -> Any:
@@ -59,7 +36,7 @@ def view_data(value: Any, depth: int = 0) -> Any:
         return {f.name: view_data(getattr(value, f.name), depth + 1) for f in fields(value)
                 if not f.name.startswith("_")}
     out = {}
-    for name in _public_names(value):
+    for name in public_names(value):
         try:
             item = getattr(value, name)
         except Exception as e:  # a property that cannot be read is part of what the view shows

@@ -1,26 +1,12 @@
-"""``analyser bench``: games per second per title, in one process and with joblib workers.
-
-Three figures per case:
-
-* **rules**: :func:`analyser.engine.runner.run_batch` timed directly in this process (no joblib, no
-  DataFrame) - the speed of the rules, the strategies and the game loop.  Best of ``repeat``
-  runs, because a shared machine's speed varies from run to run.
-* **1 job** and **N jobs**: the full :func:`analyser.run.run` path (batches, workers,
-  gathering the DataFrame) with ``--jobs 1`` and ``--jobs N`` on the same games; the speed-up is
-  their ratio.
-
-All three play with the same engine (``--engine``: ``auto``, the default, is what ``simulate``
-would choose for the case, :func:`analyser.engine.compiled.choose`; ``python`` or ``compiled``
-force one), and each row names it.  Each title first plays a short warm-up run of both kinds, so one-time start-up
-  (imports, starting the worker processes) is not charged to whichever case comes first.
-
-``analyser bench --mcts`` measures the generic search player instead (:func:`run_mcts_bench`):
-decisions per second of ``mcts:iterations=N`` in one process (one core), over whole games with
-the search in seat 0 and ``random`` in the other seats, timing only the search's decisions.
+"""``analyser bench`` (docs/commands/bench.md): games per second per title and case, the rules
+alone in one process (:func:`one_process`, best of ``repeat``) and the whole ``simulate`` path
+with one and with ``--jobs`` workers (:func:`full_run`), after a warm-up run of each kind; and with
+``--mcts``, decisions per second of the search player (:func:`run_mcts_bench`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from analyser.engine import compiled
@@ -42,21 +28,15 @@ def cases(game) -> list[tuple[str, tuple[str, ...], int, int, int]]:
     return [(f"{players}p default lineup", lineup, players, 1000, 4000)]
 
 
-def engine_of_case(game: str, strategies, players: int, requested: str = "auto") -> str:
-    """The engine a ``simulate`` of the case plays with (``python`` or ``compiled``); InputError
-    for an unknown ``requested`` or a ``compiled`` that cannot be used."""
-    g = get_game(game)
-    return compiled.choose(g, g.Params(), players, list(strategies), requested)[0]
-
-
 def one_process(game: str, strategies, players: int, games: int, seed: int, repeat: int = 3,
                 engine: str = "python") -> float:
     """Games per second of one uninterrupted batch in this process, best of ``repeat``."""
-    run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, min(20, games), 0.0, engine=engine))  # warm up
+    job = BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0, engine=engine)
+    run_batch(dataclasses.replace(job, stop=min(20, games)))  # warm up
     best = 0.0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        res = run_batch(BatchJob(game, (), tuple(strategies), players, seed, 0, games, 0.0, engine=engine))
+        res = run_batch(job)
         dt = time.perf_counter() - t0
         if res.error:
             raise RuntimeError(str(res.error))
@@ -95,8 +75,9 @@ def run_bench(games: list[str], n_games: int | None, jobs: int, seed: int, echo=
     rows = []
     if engine not in ENGINES:
         raise InputError(f"--engine {engine!r} is not accepted; choose auto, python or compiled")
-    # every case's engine decided (and refused) before the first line is printed
-    engines = {(g, k): engine_of_case(g, case[1], case[2], engine) for g in ids for k, case in enumerate(plan[g])}
+    # every case's engine (the one simulate would play) decided, or refused, before the first line
+    engines = {(g, k): compiled.choose(get_game(g), get_game(g).Params(), case[2], list(case[1]), engine)[0]
+               for g in ids for k, case in enumerate(plan[g])}
     echo(f"{'title':<15} {'case':<21} {'engine':<8} {'rules, 1 process':>22} {'1 job':>10} {f'{jobs} jobs':>10} "
          f"{'speed-up':>9} {'run games':>10}")
     for g in ids:

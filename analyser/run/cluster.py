@@ -28,7 +28,7 @@ from pathlib import Path
 from analyser.engine.core import InputError
 from analyser.engine.registry import is_title_file, parse_spec, split_title_ref
 from analyser.engine.runner import BatchJob, resolve_jobs, run_batch
-from analyser.run.spec import RunSpec, check_scheduler_address
+from analyser.run.spec import RunSpec, check_dask_installed, check_scheduler_address
 
 #: Seconds to wait for a Dask scheduler before giving up (environment: ANALYSER_DASK_CONNECT_TIMEOUT).
 DASK_CONNECT_TIMEOUT = 10
@@ -53,11 +53,7 @@ def new_client(address: str | None, jobs: int | None):
     """A client to the scheduler at ``address``, or to a new LocalCluster of ``jobs`` workers."""
     if address is not None:
         check_scheduler_address(address)
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise InputError("--backend dask needs dask.distributed, which is not installed; "
-                         "install it with: pip install 'analyser[dask]'") from None
+    check_dask_installed()
     import dask
     from distributed import Client, LocalCluster
     logging.getLogger("distributed").setLevel(logging.ERROR)
@@ -163,11 +159,7 @@ def _submitted(client, batches, job, slots, work):
             return client.submit(work, job(a, b), key=f"analyser-batch-{run_key}-{a}", pure=False)
         return None
 
-    live = set()
-    for _ in range(2 * slots):
-        f = submit()
-        if f is not None:
-            live.add(f)
+    live = {f for f in (submit() for _ in range(2 * slots)) if f is not None}
     queue = as_completed(list(live))
     try:
         for fut in queue:

@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 import time
+import types
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -377,7 +378,7 @@ def _progress_bar(play: _Play, initial: int):
     """The run's progress bar (none, and tqdm and the asyncio it pulls in unimported, with
     ``progress=False``)."""
     if play.progress is False:
-        return _NoBar()
+        return types.SimpleNamespace(update=lambda n=1: None, close=lambda: None)  # (shows nothing)
     from tqdm.auto import tqdm
 
     return tqdm(total=play.spec.games - play.spec.first_game, initial=initial, unit="game", desc=f"{play.game.id}",
@@ -521,19 +522,6 @@ def _order(strategies) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(s) for s in strategies))
 
 
-class _NoBar:
-    """The progress bar of a run that shows none (``progress=False``)."""
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 def resume(out: str | Path, *, progress: bool | None = None, command: str | None = None,
            allowed: Allowed | None = None) -> RunResult:
     """Continue the interrupted or failed run in ``out``: the same spec and run id, only the games
@@ -541,9 +529,7 @@ def resume(out: str | Path, *, progress: bool | None = None, command: str | None
     short by a kill is deleted and redone.  InputError for a folder that is not a run, a complete
     run, a run from a newer version, or one another process is writing.
 
-    The folder is data: a title file or strategy file its config.json names is loaded only when
-    ``allowed`` names it (or trusts everything, or this process ran it), and a scheduler only when
-    ``allowed.scheduler`` names one; otherwise the run continues on this machine
+    The folder is data: what its config.json names is loaded or contacted only as ``allowed`` says
     (:func:`analyser.run.trust.guard_folder_config`)."""
     out = Path(out)
     spec = resume_spec(out, allowed or Allowed()).spec

@@ -46,17 +46,10 @@ def _distinct_text(col: pd.Series) -> list[str]:
     return [str(x) for x in pd.unique(col.astype(str))]
 
 
-def trust_title_file(source: str) -> None:
-    """Allow :func:`load_results` to load the title file ``source`` (a path, with or without a
-    ``:Class`` suffix) named by a run's ``config.json``.  Loading a title file runs its code, so a
-    results folder from someone else never does that unless the user names the file (the rule of
-    :mod:`analyser.run.trust`, whose :func:`~analyser.run.trust.trust_file` this is)."""
-    trust_file(source)
-
-
-def is_trusted_title_file(source: str) -> bool:
-    """True when :func:`trust_title_file` was called for ``source``'s file (or under ``--trust``)."""
-    return is_trusted_file(source)
+#: Allow, or ask whether this process allows, :func:`load_results` to load a title file a run's
+#: ``config.json`` names (loading it runs its code: the rule of :mod:`analyser.run.trust`).
+trust_title_file = trust_file
+is_trusted_title_file = is_trusted_file
 
 
 def load_results(path: Path, columns: list[str] | None = None) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict]:
@@ -292,21 +285,14 @@ def _read_table(path: Path, what: str) -> pd.DataFrame:
     kind = "Parquet" if path.suffix == ".parquet" else "CSV"
     takes = ("a results.parquet or results.csv as analyser writes them, or a run folder"
              if what == "results file" else f"the {what} as analyser writes it")
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-        try:
-            pq.read_schema(path)
-        except Exception as e:  # noqa: BLE001 - not Parquet at all
-            raise InputError(f"{what} {str(path)!r} cannot be read as Parquet ({type(e).__name__}); it takes "
-                             f"{takes}") from None
-        table = store.read_part_table(path, what=what)  # its pandas metadata checked, then left out
-        try:
-            return table.to_pandas()
-        except Exception as e:  # noqa: BLE001
-            raise InputError(f"{what} {str(path)!r} cannot be read as Parquet ({type(e).__name__}); it takes "
-                             f"{takes}") from None
     try:
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+            pq.read_schema(path)  # (not Parquet at all: refused here)
+            return store.read_part_table(path, what=what).to_pandas()  # its pandas metadata checked, left out
         return restore_frame(pd.read_csv(path))  # text cells neutralised for spreadsheets come back as written
+    except InputError:
+        raise
     except pd.errors.EmptyDataError:
         raise InputError(f"{what} {str(path)!r} is empty; it needs at least a header line") from None
     except Exception as e:  # noqa: BLE001 - parsers raise many kinds; none may escape as a traceback

@@ -57,18 +57,13 @@ def reproduce_command(config: dict) -> str | None:
         return None
     players = config.get("players")
     size = ["--players", str(players)] if _whole(players) else []
-    if kind is None:  # a simulate run
+    if kind in (None, "sweep", "tournament"):  # (None: a simulate run, whose record has rule_overrides)
         strategies, games = _texts(config.get("strategies")), config.get("games_requested")
         if not strategies or not _whole(games):
             return None
-        words = ["analyser", "simulate", game, *[w for s in strategies for w in ("-s", s)], *size,
-                 "--games", str(games), "--seed", str(seed), *_rules(config.get("rule_overrides"), "--rule")]
-    elif kind in ("sweep", "tournament"):
-        strategies, games = _texts(config.get("strategies")), config.get("games_requested")
-        if not strategies or not _whole(games):
-            return None
-        words = ["analyser", kind, game, *[w for s in strategies for w in ("-s", s)], *size, "--games", str(games),
-                 "--seed", str(seed), *_rules(config.get("rules"), "--rule")]
+        words = ["analyser", kind or "simulate", game, *[w for s in strategies for w in ("-s", s)], *size,
+                 "--games", str(games), "--seed", str(seed),
+                 *_rules(config.get("rules" if kind else "rule_overrides"), "--rule")]
         if kind == "tournament" and _whole(config.get("bootstrap")):
             words += ["--bootstrap", str(config["bootstrap"])]
     elif kind == "ladder":

@@ -93,11 +93,7 @@ def resolve(spec: RunSpec):
             raise InputError("--scheduler needs --backend dask")
         check_scheduler_address(spec.scheduler)
     if spec.backend == "dask":
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise InputError("--backend dask needs dask.distributed, which is not installed; "
-                             "install it with: pip install 'analyser[dask]'") from None
+        check_dask_installed()
     if spec.engine != "python":
         compiled.choose(game, params, players, spec.strategies, spec.engine)  # a bad --engine: one line
     jobs = resolve_jobs(spec.jobs)
@@ -179,16 +175,11 @@ def package_versions() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _package_versions() -> dict[str, str]:
-    out = {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
-           "pandas": pd.__version__, "joblib": joblib.__version__,
-           "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
-           "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels")}
-    try:
-        import pyarrow
-        out["pyarrow"] = pyarrow.__version__
-    except ImportError:
-        pass
-    return out
+    return {"analyser": __version__, "python": platform.python_version(), "numpy": np.__version__,
+            "pandas": pd.__version__, "joblib": joblib.__version__,
+            "matplotlib": metadata.version("matplotlib"), "click": metadata.version("click"),
+            "scipy": metadata.version("scipy"), "statsmodels": metadata.version("statsmodels"),
+            "pyarrow": metadata.version("pyarrow")}
 
 
 def new_run_id(game_id: str, seed: int) -> str:
@@ -242,3 +233,12 @@ def check_scheduler_address(address: str) -> None:
     if not re.fullmatch(r"(tcp|tls|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}|inproc://\S+", address or ""):
         raise InputError(f"--scheduler {address!r} is not accepted; give a scheduler address such as "
                          "tcp://HOST:8786")
+
+
+def check_dask_installed() -> None:
+    """InputError (one line) when dask.distributed, which ``--backend dask`` needs, is not installed."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InputError("--backend dask needs dask.distributed, which is not installed; "
+                         "install it with: pip install 'analyser[dask]'") from None
