@@ -30,8 +30,7 @@ from typing import Callable, Iterable
 import click
 import numpy as np
 
-from analyser.stats import analysis
-from analyser.text import layout, number
+from analyser.text import layout, number, percent, percent_ci
 
 #: The strengths, strongest first.
 STRENGTHS = ("clear", "possible", "none found")
@@ -219,14 +218,8 @@ def echo(groups: list[Findings]) -> None:
 # Formatting
 # --------------------------------------------------------------------------------------------
 
-def pct(value: float, low: float | None = None, high: float | None = None) -> str:
-    """``41.2%`` with the decimals the interval calls for (:func:`analysis.percent`)."""
-    return analysis.percent(value, low, high)
-
-
-def pct_ci(low: float, high: float) -> str:
-    """``39.0-43.4%`` (:func:`analysis.percent_ci`)."""
-    return analysis.percent_ci(low, high)
+#: ``41.2%`` with the decimals the interval calls for, and ``39.0-43.4%``.
+pct, pct_ci = percent, percent_ci
 
 
 def command(words: Iterable) -> str:

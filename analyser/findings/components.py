@@ -1,15 +1,15 @@
 """Component findings: the sentences a report gives for the estimates of
 :func:`analyser.stats.components.estimate` (one per clear component, with its evidence, threshold and
-the command that tests a fix), and their terminal lines."""
+the command that tests a fix)."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Sequence
 
 import pandas as pd
 
+from analyser.findings.base import command
 from analyser.stats.components import CONFIRM_MIN_PP, Q
 from analyser.text import phrase
 
@@ -17,10 +17,6 @@ from analyser.text import phrase
 
 #: Component findings in the report's numbered list at most (the rest stay in the table).
 FINDINGS_MAX = 3
-
-
-def _command(words) -> str:
-    return " ".join(shlex.quote(str(w)) for w in words)
 
 
 @dataclass(frozen=True)
@@ -68,7 +64,7 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
         if key in rules:
             words += ["--a", f"{key}={rules[key]}"]
         tail = ["--games", int(games), "--seed", seed] if seeded else ["--games", n]
-        return _command(words + ["--b", b_value] + tail)
+        return command(words + ["--b", b_value] + tail)
 
     if replacement:
         r_option, r_path, what = replacement
@@ -91,7 +87,7 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
     for k, v in rules.items():
         words += ["-r", f"{k}={v}"]
     words += ["--games", 4 * n]  # no --seed: a fresh one (printed and recorded), never the run's own games
-    return "confirm with a fresh seed (drawn and recorded by the run) and more games: " + _command(words)
+    return "confirm with a fresh seed (drawn and recorded by the run) and more games: " + command(words)
 
 
 #: What an association can and cannot show, in the one line the report gives beside the table.
@@ -195,9 +191,3 @@ def _strongest(scored, catalog: dict, acts: dict, threshold: str) -> dict:
     return {"topic": "component", "component": r.component, "strength": "none found", "evidence": _evidence(rec),
             "threshold": threshold, "sentence": phrase("components.j2", "strongest", rec, len(scored)), "next": ""}
 
-
-def finding_lines(items: list[dict]) -> list[str]:
-    """Findings as terminal lines: ``[strength] sentence (figure; 95% CI interval)``."""
-    return [f"[{f['strength']}] {f['sentence']} ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})"
-            if f["evidence"]["interval"] not in ("-", "see components.csv") else f"[{f['strength']}] {f['sentence']}"
-            for f in items]

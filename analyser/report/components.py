@@ -13,7 +13,7 @@ from pathlib import Path
 from analyser.stats import analysis
 from analyser.findings.components import ASSOCIATION_LINE, FINDINGS_MAX
 from analyser.io.csvsafe import to_csv
-from analyser.report.summaries import params_of
+from analyser.report.summaries import params_of, recorded_rules
 from analyser.report.tables import table_html
 
 
@@ -98,8 +98,7 @@ def component_part(game, r, part, config: dict | None = None, folder: Path | Non
     from analyser.findings import components as component_findings
     from analyser.stats import components
 
-    values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
-              for o in game.Params.options() if o["name"] in r.first.columns and len(r.first)}
+    values = recorded_rules(game, r.first)
     try:
         params = game.Params(**values)
         catalog = game.component_catalog(params)

@@ -254,27 +254,22 @@ def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
 def _overrides_of(game, first: pd.DataFrame, config: dict | None) -> dict[str, str]:
     """The rule options of a variant that differ from the defaults, as the user types them (read
     from the rows of its first game: the truth, also for joined runs)."""
-    out = {}
-    for o in game.Params.options():
-        if o["name"] in first.columns and len(first):
-            v = first[o["name"]].iloc[0]
-            v = v.item() if hasattr(v, "item") else v
-            if v != o["default"] and not (v != v):
-                out[o["name"]] = analysis.display_value(v)
-    return out
+    defaults = {o["name"]: o["default"] for o in game.Params.options()}
+    return {k: analysis.display_value(v) for k, v in summaries.recorded_rules(game, first).items()
+            if v != defaults[k] and v == v}
 
 
-def _strategies_of(results: pd.DataFrame) -> list[str]:
-    s = results["strategy"]
-    return [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+def _reduce_frame(results: pd.DataFrame, extras: dict) -> tuple:
+    """``(game, reduced variants, extra table names)`` of an in-memory ``results`` frame, reduced
+    chunk by chunk like a run folder."""
+    game = get_game(str(results["game"].iloc[0]))
+    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), plots.strategy_names(results))
+    return game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)]
 
 
 def summarise(results: pd.DataFrame, extras: dict) -> Summary:
-    """Summaries per variant of an in-memory ``results`` frame (see the module docstring),
-    reduced chunk by chunk like a run folder."""
-    game = get_game(str(results["game"].iloc[0]))
-    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), _strategies_of(results))
-    return _summary_of(game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)])
+    """Summaries per variant of an in-memory ``results`` frame (see the module docstring)."""
+    return _summary_of(*_reduce_frame(results, extras))
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templates"),
@@ -459,10 +454,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     results frame; return the HTML path, the summary and the PNG file names.  Needs at least one
     finished game.  The frame is reduced chunk by chunk, as a run folder is
     (:func:`build_report_from_run`).  ``run_dir``: as :func:`write_report`."""
-    game = get_game(str(results["game"].iloc[0]))
-    strategies = _strategies_of(results)
-    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), strategies)
-    present = [n for n, f in (extras or {}).items() if f is not None and len(f)]
+    game, reduced, present = _reduce_frame(results, extras)
     return write_report(game, reduced, present, config, outdir, run_dir)
 
 
@@ -619,7 +611,7 @@ def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_game
         df, extras, config = load_results(out)
         game = get_game(str(df["game"].iloc[0])) if not isinstance(config.get("title_source"), str) else \
             get_game(config["title_source"])
-        reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
+        reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), plots.strategy_names(df))
         return game, reduced, [n for n, f in extras.items() if len(f)], config
     game, config, strategies = opened if opened is not None else open_run(out)
     names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]

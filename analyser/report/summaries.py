@@ -478,14 +478,15 @@ def fix_mirrors(strategies: pd.DataFrame, mirror: list[str]) -> None:
         strategies.attrs["fixed"] = [str(x) for x in strategies.loc[m, "strategy"]]
 
 
+def recorded_rules(game, df: pd.DataFrame) -> dict:
+    """Each rule option the rows record: its value in the first row, as a plain Python value."""
+    names = [o["name"] for o in game.Params.options() if o["name"] in df.columns and len(df)]
+    return {n: (lambda v: v.item() if hasattr(v, "item") else v)(df[n].iloc[0]) for n in names}
+
+
 def params_of(game, df: pd.DataFrame):
     """The rule parameters recorded in the rows (first row), or the defaults when absent."""
-    values = {}
-    for o in game.Params.options():
-        if o["name"] in df.columns and len(df):
-            v = df[o["name"]].iloc[0]
-            values[o["name"]] = v.item() if hasattr(v, "item") else v
     try:
-        return game.Params(**values)
+        return game.Params(**recorded_rules(game, df))
     except Exception:
         return game.Params()

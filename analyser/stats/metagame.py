@@ -29,7 +29,7 @@ from analyser.stats import metagame_copies as copies
 from analyser.stats.analysis import format_table
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
     FLOOR, HORIZON, SUPPORT, TOL, cycles, max_entropy_nash, nash_average,
-    regret, replicator, solve_zero_sum, table_payoffs)
+    regret, replicator, table_payoffs)
 from analyser.text import fixed, phrase, plural, terminal_table
 
 #: An equilibrium weight at least this is a dominant (pure) strategy.

@@ -25,11 +25,10 @@ HORIZON = 4000.0
 FLOOR = 1e-6
 
 
-
-def _check_matrix(payoff, square: bool = False) -> np.ndarray:
+def _check_matrix(payoff) -> np.ndarray:
     a = np.asarray(payoff, dtype=float)
-    if a.ndim != 2 or a.size == 0 or (square and a.shape[0] != a.shape[1]):
-        raise ValueError(f"expected a non-empty {'square ' if square else ''}matrix, got shape {a.shape}")
+    if a.ndim != 2 or a.size == 0 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"expected a non-empty square matrix, got shape {a.shape}")
     if not np.isfinite(a).all():
         raise ValueError("the payoff matrix has non-finite entries")
     return a
@@ -39,38 +38,6 @@ def _mix(x: np.ndarray) -> np.ndarray:
     x = np.clip(np.asarray(x, dtype=float), 0.0, None)
     s = x.sum()
     return x / s if s > 0 else np.full(len(x), 1.0 / len(x))
-
-
-def solve_zero_sum(payoff) -> tuple[np.ndarray, np.ndarray, float]:
-    """Optimal mixed strategies and value of a two-player zero-sum matrix game.
-
-    ``payoff``: shape ``(r, c)``, what the row player wins (the column player loses it).
-    Returns ``(row mix (r,), column mix (c,), value)``: the row mix wins at least ``value``
-    against every column, the column mix gives away at most ``value`` to every row.
-
-    Method: the linear program  max v  s.t.  ``payoff.T @ x >= v``, ``sum(x) = 1``, ``x >= 0``,
-    solved with ``scipy.optimize.linprog`` (HiGHS); the column player's by the same program on
-    ``-payoff.T``.  Raises ValueError for an empty or non-finite matrix.
-    """
-    a = _check_matrix(payoff)
-    x, v = _maximin(a)
-    y, _ = _maximin(-a.T)
-    return x, y, v
-
-
-def _maximin(a: np.ndarray) -> tuple[np.ndarray, float]:
-    from scipy.optimize import linprog
-
-    r, c = a.shape
-    cost = np.zeros(r + 1)
-    cost[-1] = -1.0
-    a_ub = np.hstack([-a.T, np.ones((c, 1))])
-    a_eq = np.hstack([np.ones((1, r)), np.zeros((1, 1))])
-    res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(c), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * r + [(None, None)], method="highs")
-    if res.status != 0:  # cannot happen for a finite matrix: the program is feasible and bounded
-        raise RuntimeError(f"linear program failed: {res.message}")
-    return _mix(res.x[:r]), float(res.x[-1])
 
 
 def max_entropy_nash(payoff, tol: float = TOL) -> np.ndarray:
@@ -92,7 +59,7 @@ def max_entropy_nash(payoff, tol: float = TOL) -> np.ndarray:
     """
     from scipy.optimize import linprog, minimize
 
-    a = _check_matrix(payoff, square=True)
+    a = _check_matrix(payoff)
     if not np.allclose(a, -a.T, rtol=0, atol=1e-9):
         raise ValueError("a symmetric zero-sum game needs an antisymmetric payoff matrix")
     a = (a - a.T) / 2
@@ -143,7 +110,7 @@ def nash_average(payoff, mix) -> np.ndarray:
     payoff's units.  For the maximum-entropy equilibrium of a zero-sum game it is 0 for every
     strategy in the support and negative outside it (Balduzzi et al. 2018).
     """
-    return _check_matrix(payoff, square=True) @ np.asarray(mix, dtype=float)
+    return _check_matrix(payoff) @ np.asarray(mix, dtype=float)
 
 
 def regret(payoffs, mix) -> float:
