@@ -72,7 +72,7 @@ def test_core_figures_from_sums_equal_the_whole_table_functions(runs, title, chu
                                   want.assign(strategy=want["strategy"].astype(str)), check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(summaries.seat_table(total, players, binary), analysis.seat_summary(df),
                                   check_dtype=False, rtol=1e-9)
-    want_run, got_run = analysis.run_summary(df), summaries.run_figures(total, players, 1)
+    want_run, got_run = analysis.run_summary(df), summaries.run_figures(total, 1)
     assert set(got_run) == set(want_run)
     for key, value in want_run.items():
         if key == "seats":
@@ -110,7 +110,7 @@ def test_the_mirror_match_and_wilson_paths(tmp_path):
     out = _run(tmp_path, "dao", ["greedy"], 200, 11)
     df, _, _ = load_results(out)
     total, strategies, players = _core(df, 13)
-    run_fig = summaries.run_figures(total, players, 1)
+    run_fig = summaries.run_figures(total, 1)
     assert run_fig["mirror"] == ["greedy"] == analysis.mirror_strategies(df)
     assert summaries.skill_share(total) is None  # one strategy: no skill share
     binary = bool(np.all((df["win"] == 0) | (df["win"] == 1)))

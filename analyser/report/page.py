@@ -86,7 +86,6 @@ class Summary:
     parts: list[Part]
     length_unit: str = "turns"
     score_unit: str = "points"
-    methods: dict = field(default_factory=dict)
     #: What the report leaves out and why, e.g. "no rounds table: the bidding tables are left out".
     notes: list[str] = field(default_factory=list)
 
@@ -214,7 +213,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
     for r in reduced:
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
         seats = summaries.seat_table(r.core, r.players, r.binary)
-        run = summaries.run_figures(r.core, r.players, len(r.runs))
+        run = summaries.run_figures(r.core, len(r.runs))
         summaries.fix_mirrors(strategies, run.get("mirror") or [])
         tables = game.figure_tables_from(r.title)
         comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
@@ -235,11 +234,8 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
         part.findings = findmod.collect(ctx)
         if len(reduced) == 1:  # one variant: its findings need no label
             part.findings.label = ""
-    methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
-    return Summary(parts, game.scoring.length_unit, game.scoring.score_unit,
-                   {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
-                    "score": "cluster"}, notes)
+    return Summary(parts, game.scoring.length_unit, game.scoring.score_unit, notes)
 
 
 def _lineup_of(config: dict | None, r: Reduced) -> list[str]:

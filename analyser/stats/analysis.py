@@ -100,38 +100,78 @@ def clustered_mean(values, clusters, alpha: float = 0.05) -> tuple[float, float,
     return mean, mean - half, mean + half
 
 
-def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.DataFrame, dict]:
-    """Per value of ``by``: n, win rate and mean score with their intervals; the methods used."""
-    keys = pd.unique(df[by]) if not hasattr(df[by], "cat") else [
-        c for c in df[by].cat.categories if (df[by] == c).any()]
-    groups = {k: np.flatnonzero((df[by] == k).to_numpy()) for k in keys}
+def clustered_from_sums(total, c2, cn, nc2, n, groups) -> tuple[float, float, float]:
+    """:func:`clustered_mean` from sums over the values and their clusters: ``total`` (of the
+    values), ``c2``/``cn``/``nc2`` (over the clusters, of ``S_c^2``, ``S_c n_c`` and ``n_c^2``;
+    ``S_c`` the cluster's sum, ``n_c`` its values), ``n`` values in ``groups`` clusters."""
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = total / n
+    if groups < 2:
+        return mean, math.nan, math.nan
+    ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
+    var = groups / (groups - 1) * ss / (n * n)
+    half = float(_scipy_stats().t.ppf(0.975, groups - 1)) * math.sqrt(var)
+    return mean, mean - half, mean + half
+
+
+def cluster_sums(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per value of ``keys`` (sorted): the sums :func:`interval_table` reads - ``n`` rows, the
+    ``win``/``score`` sums (``win_sum``, ``score_sum``, ``score_sq``) and over its games ``c``
+    (:func:`game_codes`) the sums of ``S_c^2`` and ``S_c n_c`` of the win and the score and of
+    ``n_c^2``, its ``games`` and the most rows it has in one game (``nc_max``)."""
     win = df["win"].to_numpy(dtype=float)
     score = df["score"].to_numpy(dtype=float)
-    # Wilson is valid when every game gives each group at most one row and no win is shared
-    once = all(len(np.unique(games[idx])) == len(idx) for idx in groups.values())
-    binary = bool(np.all((win == 0) | (win == 1)))
+    rows = pd.DataFrame({**{k: df[k].to_numpy() for k in keys}, "game": game_codes(df), "win": win,
+                         "score": score, "score2": score * score})
+    per = rows.groupby(keys + ["game"], sort=True, observed=True).agg(
+        S=("win", "sum"), n_c=("win", "size"), T=("score", "sum"), score_sq=("score2", "sum"))
+    per = per.assign(win_c2=per["S"] ** 2, win_cn=per["S"] * per["n_c"], n_c2=per["n_c"] ** 2,
+                     score_c2=per["T"] ** 2, score_cn=per["T"] * per["n_c"])
+    sums = per.groupby(level=keys, sort=True).agg(
+        n=("n_c", "sum"), win_sum=("S", "sum"), score_sum=("T", "sum"), score_sq=("score_sq", "sum"),
+        win_c2=("win_c2", "sum"), win_cn=("win_cn", "sum"), score_c2=("score_c2", "sum"),
+        score_cn=("score_cn", "sum"), n_c2=("n_c2", "sum"), games=("n_c", "size"), nc_max=("n_c", "max"))
+    return sums.astype(float)
+
+
+def interval_table(sums: pd.DataFrame, by: str, binary: bool) -> tuple[pd.DataFrame, dict]:
+    """Per row of ``sums`` (:func:`cluster_sums`; its index values become the ``by`` column):
+    ``n``, ``win_rate`` and ``mean_score`` with their 95% intervals, ``score_sd``; and the methods
+    used (module docstring: Wilson when every game gives each group at most one row and, by
+    ``binary``, no win is shared)."""
+    once = bool((sums["nc_max"] <= 1).all())
     win_method = "wilson" if once and binary else "cluster"
     rows = []
-    for k, idx in groups.items():
-        n = len(idx)
-        w = win[idx]
+    for key, r in sums.iterrows():
+        n = r["n"]
         if win_method == "wilson":
-            rate = float(w.mean())
+            rate = r["win_sum"] / n
             lo, hi = wilson(rate, n)
         else:
-            rate, lo, hi = clustered_mean(w, games[idx])
+            rate, lo, hi = clustered_from_sums(r["win_sum"], r["win_c2"], r["win_cn"], r["n_c2"], n, r["games"])
             if not hi - lo > 0:  # no spread at all (never or always won): Wilson over the games
-                lo, hi = wilson(rate, len(np.unique(games[idx])))
+                lo, hi = wilson(rate, r["games"])
             lo, hi = max(0.0, lo), min(1.0, hi)  # a share stays within 0-100%
-        m, slo, shi = clustered_mean(score[idx], games[idx])
-        rows.append({by: k, "n": n, "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
-                     "score_low": slo, "score_high": shi,
-                     "score_sd": float(np.std(score[idx], ddof=1)) if n > 1 else math.nan})
+        m, slo, shi = clustered_from_sums(r["score_sum"], r["score_c2"], r["score_cn"], r["n_c2"], n, r["games"])
+        sd = math.sqrt(max(0.0, (r["score_sq"] - n * m * m) / (n - 1))) if n > 1 else math.nan
+        rows.append({by: key, "n": int(n), "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
+                     "score_low": slo, "score_high": shi, "score_sd": sd})
     out = pd.DataFrame(rows, columns=[by, "n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
                                       "score_high", "score_sd"])
-    if hasattr(df[by], "cat"):
-        out[by] = pd.Categorical(out[by], categories=df[by].cat.categories)
     return out, {"win": win_method, "score": "cluster"}
+
+
+def _group_intervals(df: pd.DataFrame, by: str) -> tuple[pd.DataFrame, dict]:
+    """:func:`interval_table` per value of ``by``, in the column's order (its categories, or
+    first appearance)."""
+    col = df[by]
+    keys = [c for c in col.cat.categories if (col == c).any()] if hasattr(col, "cat") else pd.unique(col)
+    win = df["win"].to_numpy(dtype=float)
+    out, methods = interval_table(cluster_sums(df, [by]).reindex(keys), by, bool(np.all((win == 0) | (win == 1))))
+    if hasattr(col, "cat"):
+        out[by] = pd.Categorical(out[by], categories=col.cat.categories)
+    return out, methods
 
 
 def win_rate_interval(rows: pd.DataFrame) -> tuple[float, float, float]:
@@ -141,7 +181,7 @@ def win_rate_interval(rows: pd.DataFrame) -> tuple[float, float, float]:
     interval over the games played, never a zero-width one."""
     if not len(rows):
         return math.nan, math.nan, math.nan
-    out, _ = _group_intervals(rows.assign(_one=0), "_one", game_codes(rows))
+    out, _ = _group_intervals(rows.assign(_one=0), "_one")
     r = out.iloc[0]
     return float(r["win_rate"]), float(r["win_low"]), float(r["win_high"])
 
@@ -151,7 +191,7 @@ def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
     ``mean_score`` with ``score_low``/``score_high`` and ``score_sd``, ``mean_rank``; sorted by
     win rate, best first.  ``out.attrs["methods"]`` names the interval method of the win rate and
     of the mean score (keys of :data:`METHODS`)."""
-    out, methods = _group_intervals(df, "strategy", game_codes(df))
+    out, methods = _group_intervals(df, "strategy")
     out["mean_rank"] = df.groupby("strategy", observed=True)["rank"].mean().reindex(out["strategy"]).to_numpy()
     out = out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
     out.attrs["methods"] = methods
@@ -162,7 +202,7 @@ def seat_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per seat (turn order): win rate and mean score with their 95% intervals; the turn-order
     advantage is the gap from ``fair_share = 1 / players``.  ``out.attrs["methods"]`` as in
     :func:`strategy_summary`."""
-    out, methods = _group_intervals(df, "seat", game_codes(df))
+    out, methods = _group_intervals(df, "seat")
     out = out.sort_values("seat").reset_index(drop=True)
     out["fair_share"] = 1.0 / df["players"].iloc[0] if len(df) else np.nan
     out.attrs["methods"] = methods
@@ -246,23 +286,35 @@ def seat_balance(df: pd.DataFrame) -> dict:
     Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
     (percentage points, pp) and ``verdict``.
     """
-    seats = df.groupby("seat")["win"].sum()
+    game = game_codes(df)
+    seat = df["seat"].to_numpy(dtype=np.int64)
+    wide = np.zeros((int(game.max()) + 1, int(seat.max()) + 1) if len(df) else (0, 0))
+    np.add.at(wide, (game, seat), df["win"].to_numpy(dtype=float))
+    cross = pd.DataFrame(wide.T @ wide, columns=[f"s{j}" for j in range(wide.shape[1])])
+    return seat_balance_from_sums(df.groupby("seat")["win"].sum(), cross, len(wide))
+
+
+def seat_balance_from_sums(seats: pd.Series, cross: pd.DataFrame, games: float) -> dict:
+    """:func:`seat_balance` from each seat's win total (``seats``, indexed by seat), the
+    cross-products of the seats' wins over the games (``cross.loc[i, f"s{j}"]``: the sum over
+    games of seat ``i``'s wins times seat ``j``'s) and the number of ``games``."""
     k = len(seats)
     total = float(seats.sum())
     blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
-    if k < 2 or total <= 0 or df.groupby(game_keys(df), observed=True).ngroups < 2:
+    if k < 2 or total <= 0 or games < 2:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
-    chi2, p = _scipy_stats().chisquare(seats.to_numpy(dtype=float))
+    stats = _scipy_stats()
+    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best = int(seats.idxmax())
     worst = int(seats.drop(index=best).idxmin())  # another seat, also when every seat won as often
-    keys = game_keys(df)
-    wide = df.pivot_table(index=keys, columns="seat", values="win", aggfunc="sum", observed=True)
-    d = (wide[best] - wide[worst]).dropna().to_numpy() * 100
-    gap = float(d.mean())
-    if len(d) > 1 and d.std(ddof=1) > 0:
-        lo, hi = _scipy_stats().t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
+    m = float(games)
+    gap = float((seats[best] - seats[worst]) / m * 100)  # the mean over games of the paired difference
+    sq = float(cross.loc[best, f"s{best}"] + cross.loc[worst, f"s{worst}"] - 2 * cross.loc[best, f"s{worst}"]) * 1e4
+    sd = math.sqrt(max(0.0, (sq - m * gap * gap) / (m - 1)))
+    if sd > 1e-9 * max(1.0, abs(gap)):
+        lo, hi = stats.t.interval(0.95, m - 1, loc=gap, scale=sd / math.sqrt(m))
     else:
         lo = hi = gap
     return seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
@@ -462,7 +514,7 @@ def strategy_seat_summary(df: pd.DataFrame) -> pd.DataFrame:
     players = int(df["players"].iloc[0])
     code = pd.Categorical(s.astype(str), categories=names).codes.astype(np.int64)
     key = code * players + df["seat"].to_numpy(dtype=np.int64)
-    out, methods = _group_intervals(df.assign(pair=key), "pair", game_codes(df))
+    out, methods = _group_intervals(df.assign(pair=key), "pair")
     out = out.sort_values("pair").reset_index(drop=True)
     pair = out.pop("pair").to_numpy(dtype=np.int64)
     out.insert(0, "strategy", pd.Categorical([names[p // players] for p in pair], categories=names))

@@ -175,11 +175,6 @@ def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, po
     return pc[group] / size[group], navc[group], eps, mat_out, filled
 
 
-def _value(nav: np.ndarray, p: np.ndarray) -> float:
-    """The equilibrium mix's own payoff against itself (0 for two seats)."""
-    return float(p @ nav)
-
-
 @dataclass
 class MetaGame:
     """The meta-game of a tournament (see the module docstring).
@@ -287,7 +282,7 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
             named.append(dict(c, names=[names[k] for k in c["cycle"]]))
     meta = MetaGame(list(names), n, METHOD_2 if n == 2 else METHOD_N, table,
                     pd.DataFrame(game, index=names, columns=names), pairs, ahead, a_lo, a_hi, named,
-                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap, obs.games,
+                    eps * 100, float(p @ nav) * 100 if n > 2 else 0.0, bootstrap, obs.games,
                     classes=[[names[i] for i in np.flatnonzero(group == c)] for c in range(int(group.max()) + 1)
                              if (group == c).sum() > 1], same=[dict(d, a=names[d["i"]], b=names[d["j"]]) for d in same])
     meta.findings = findings(meta)
