@@ -14,7 +14,7 @@ from analyser.stats import analysis
 from analyser.findings.components import ASSOCIATION_LINE, FINDINGS_MAX
 from analyser.io.csvsafe import to_csv
 from analyser.report.summaries import params_of, recorded_rules
-from analyser.report.tables import table_html
+from analyser.report.tables import html_table
 
 
 #: The folder of a report where the changed data files of its component findings are written.
@@ -176,10 +176,10 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
         figure = {"name": name, "caption": caption,
                   "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
     n_est = int(est["p"].notna().sum())
-    return {"findings": part.component_findings, "table": table_html(shown) if len(shown) else "",
+    return {"findings": part.component_findings, "table": html_table(shown) if len(shown) else "",
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
-            "special": [(cap, table_html(t)) for cap, t in part.component_tables],
+            "special": [(cap, html_table(t)) for cap, t in part.component_tables],
             "note": components.method_note(est), "figure": figure, "title_note": title_note,
             "association": ASSOCIATION_LINE, "data_note": getattr(part, "component_data_note", ""),
             "sample_note": getattr(part, "component_sample_note", ""),

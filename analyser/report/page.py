@@ -38,7 +38,7 @@ from analyser.engine.registry import get_game
 from analyser.run.reproduce import reproduce_command
 from analyser.report.summaries import params_of
 from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_table,  # noqa: F401 - the page's API
-                                    table_html as _table_html, wrap_table as _wrap_table)
+                                    wrap_table as _wrap_table)
 from analyser.stats.designer import Outcome
 from analyser.stats.seats import assumption
 from analyser.stats.streamed import open_run
@@ -146,9 +146,9 @@ class Reduced:
     sample_note: str = ""
 
 
-
 #: ``run_dir`` left out: the report is written in the run's own folder.
 _OUTDIR = Path(".")  # (a sentinel, compared by identity)
+
 
 def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sample=None) -> list[Reduced]:
     """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
@@ -323,10 +323,6 @@ def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -
         at = next((k for k, c in enumerate(captions) if opening and str(c).lower().startswith(opening)), None)
         (per_table[at] if at is not None else core["more"]).append(f)
     return core, per_table
-
-
-def _assumption(game) -> str:
-    return assumption(game.scoring.outcome, game.scoring.score_unit)
 
 
 def method_note(part: Part) -> str:
@@ -517,7 +513,7 @@ def _variant_section(game, part, r: Reduced, outdir: Path, variant: int | None,
         ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
         ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
         ("more", "more plots"))}
-    title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
+    title_tables = [{"caption": cap, "table": html_table(t), "figures": per_table[k],
                      "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
     toc = _section_toc(part, variant, ids, figs, title_tables)
     section = _section_fields(game, part, params_of(game, r.first))
@@ -554,7 +550,7 @@ def _section_fields(game, part, params) -> dict:
     return {
         "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
         "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),
-        "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
+        "strategy_table": html_table(part.strategies), "seat_table": html_table(part.seats),
         "length_text": length_text,
         "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
                      f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
@@ -570,7 +566,7 @@ def _section_fields(game, part, params) -> dict:
         if part.compensation is not None else "",
         "compensation_note": part.compensation_note, "seating": part.seating,
         "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
-        "assumption": _assumption(game),
+        "assumption": assumption(game.scoring.outcome, game.scoring.score_unit),
         "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)}
 
 
@@ -686,14 +682,13 @@ class ExperimentPage:
 def write_experiment_page(outdir: Path, page: ExperimentPage) -> Path:
     """Write ``page`` as ``outdir/index.html``: findings at the top, the cards, notes, a contents
     list, the sections with their PNGs embedded, and how to reproduce.  Returns its path."""
-    title, lead, cards, notes, sections = page.title, page.lead, page.cards, page.notes, page.sections
-    figures, config, findings, figure_sections = page.figures, page.config, page.findings, page.figure_sections
-    placed = figure_sections or {}
+    config, findings, placed = page.config, page.findings, page.figure_sections or {}
     used: set = {"findings", "plots", "reproduce", "versions"}
-    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
+    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)}
+              for h, t, n in page.sections]
     by_heading = {b["heading"]: b for b in blocks}
     rest = []
-    for name, caption in figures:
+    for name, caption in page.figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         f = {"name": name, "caption": caption, "data": data}
         (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
@@ -703,8 +698,8 @@ def write_experiment_page(outdir: Path, page: ExperimentPage) -> Path:
         toc.append({"id": "plots", "text": "Plots"})
     toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
     html = _ENV.get_template("experiment.html.j2").render(
-        title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
-        findings=[findings] if findings is not None else [],
+        title=page.title, lead=page.lead, cards=page.cards, notes=page.notes, sections=blocks, figures=rest,
+        toc=toc, findings=[findings] if findings is not None else [],
         command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
         typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))

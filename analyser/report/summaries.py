@@ -266,7 +266,9 @@ def _quantiles(counts: pd.DataFrame) -> dict:
 
 
 def run_figures(sums: dict, runs: int) -> dict:
-    """As :func:`analysis.run_summary`."""
+    """Across the run: games, tie rate (with Wilson 95%: one 0/1 per game), game length (mean,
+    sd, median, 5th and 95th percentiles), score spread (sd of all final scores and the mean
+    margin of the winner), the seat balance, and the mirror-match strategies."""
     g = sums["games"].iloc[0]
     n = int(g["games"])
     tie_rate = g["ties"] / n if n else math.nan

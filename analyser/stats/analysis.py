@@ -26,13 +26,6 @@ import pandas as pd
 from analyser.text import MOST_DECIMALS, P_FLOOR, decimals, fixed, p_text, percent, percent_ci  # noqa: F401
 
 
-def proportion_confint(*args, **kwargs):
-    """statsmodels' ``proportion_confint``, imported on first use (statsmodels and scipy.stats
-    take about 0.7 s to import, which every command would pay at start-up otherwise)."""
-    from statsmodels.stats.proportion import proportion_confint as confint
-    return confint(*args, **kwargs)
-
-
 def _scipy_stats():
     from scipy import stats
     return stats
@@ -53,6 +46,7 @@ def wilson(p: float | np.ndarray, n: float | np.ndarray, alpha: float = 0.05):
 
     Works element-wise on arrays.  ``n == 0`` gives ``(nan, nan)``.
     """
+    from statsmodels.stats.proportion import proportion_confint  # (lazy: 0.7 s to import with scipy.stats)
     p = np.asarray(p, dtype=float)
     n = np.asarray(n, dtype=float)
     safe = np.where(n > 0, n, 1.0)
@@ -222,34 +216,6 @@ def per_game(df: pd.DataFrame) -> pd.DataFrame:
     if "turns" in df.columns:
         out["turns"] = g["turns"].first()
     return out.reset_index()
-
-
-def run_summary(df: pd.DataFrame) -> dict:
-    """Across the run: games, tie rate (with Wilson 95%: one 0/1 per game), game length (mean,
-    sd, median, 5th and 95th percentiles), score spread (sd of all final scores and the mean
-    margin of the winner), the seat balance, and the mirror-match strategies."""
-    games = per_game(df)
-    n = len(games)
-    tie_rate = float(games["tie"].mean()) if n else math.nan
-    lo, hi = wilson(tie_rate, n)
-    out = {"games": n, "tie_rate": tie_rate, "tie_low": lo, "tie_high": hi,
-           "runs": int(df["run_id"].nunique()) if "run_id" in df.columns else 1,
-           "score_sd": float(df["score"].std()) if len(df) > 1 else math.nan,
-           "margin_mean": float(games["margin"].mean()) if n else math.nan}
-    out["seats"] = seat_balance(df)
-    out["mirror"] = mirror_strategies(df)
-    if "turns" in games.columns and n:
-        t = games["turns"]
-        out.update(turns_mean=float(t.mean()), turns_sd=float(t.std()) if n > 1 else 0.0,
-                   turns_median=float(t.median()), turns_p5=float(t.quantile(0.05)),
-                   turns_p95=float(t.quantile(0.95)))
-    return out
-
-
-def _half(low, high, scale: float = 1.0):
-    if low is None or high is None:
-        return math.nan
-    return (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) * scale / 2
 
 
 def format_p(p, digits: int = 3) -> str:
@@ -463,7 +429,8 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
             scaled = c in pct or any(is_pct(x) for x in points)
             if scaled:
                 pct_pairs.add(c)
-            d = decimals(_half(df[c], df[base + "_high"], 100 if scaled else 1), default=1 if scaled else digits)
+            half = (df[base + "_high"].to_numpy(dtype=float) - df[c].to_numpy(dtype=float)) / 2
+            d = decimals(half * (100 if scaled else 1), default=1 if scaled else digits)
             places[c] = d
             for x in points:
                 places.setdefault(x, d)

@@ -296,13 +296,6 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
                    "by construction)") + ". The dashed line is the fair share 1/players.")
 
 
-def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,
-                       unit: str = "points") -> tuple[str, str]:
-    """Final score per strategy (see :func:`score_distribution_counts`) from a results frame."""
-    counts = df.groupby(["strategy", "score"], observed=True).size().astype(float).to_frame("count")
-    return score_distribution_counts(counts, path, colours, unit, strategy_names(df))
-
-
 def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | None = None,
                               unit: str = "points", order: list | None = None) -> tuple[str, str]:
     """Final score per strategy: overlaid step histograms for up to three strategies; from four
@@ -376,12 +369,6 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
                             "the game). The intervals are per seat: with several "
                             "seats one may miss the fair share by chance; the report's seat-balance test "
                             "judges all seats at once.")
-
-
-def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
-    """Histogram of game length (see :func:`game_length_counts`) from one row per game."""
-    counts = games["turns"].value_counts().sort_index().astype(float).to_frame("count")
-    return game_length_counts(counts, path, unit)
 
 
 def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
