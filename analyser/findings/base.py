@@ -1,21 +1,10 @@
-"""Findings: the short ordered list of plain sentences that opens every report (``simulate``,
-``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary.
-docs/findings.md is the contract: each check, its evidence and its threshold (the named
-constants of this module).
+"""The finding, the list, ``findings.json``, the terminal lines and the formatting.  docs/findings.md
+is the contract: each check, its evidence and its threshold (the named constants here).
 
-A :class:`Finding` states one thing a designer may want to act on: its ``sentence`` (plain words,
-with the figure and its 95% interval), its ``strength`` - ``clear``, ``possible`` or ``none found``
--, its ``evidence`` (the figure and the interval, as text), the ``threshold`` that decides the
-strength (one sentence), and ``next``: the command that tests a fix, or None where no concrete
-test exists.  A check that cannot run for the title or the data is a :class:`LeftOut` with its
-reason (never a finding from a figure that does not apply, never "nan").
-
-The checks of a run report are :data:`analyser.findings.run.RUN_CHECKS`, in order of importance;
-adding a kind is one line there.  :func:`analyser.findings.run.collect` runs them and orders the result
-(:meth:`Findings.ordered`): clear before possible, then by importance; the ``none found`` lines
-after them, then the left-out lines.
-
-This module holds the finding, the list, ``findings.json``, the terminal lines and the formatting.
+A :class:`Finding` has a ``sentence``, a ``strength`` (:data:`STRENGTHS`), its ``evidence``, the
+``threshold`` that decides the strength and ``next``: the command that tests a fix, or None.  A
+check that cannot run for the title or the data is a :class:`LeftOut` with its reason.
+:meth:`Findings.ordered`: clear before possible, then by importance; then the others.
 """
 
 from __future__ import annotations

@@ -98,21 +98,13 @@ ASSOCIATION_LINE = ("An association shows which components go with winning, not 
 
 def findings(est, run: Rerun, *, catalog: dict | None = None, confirmations: dict | None = None,
              replacements: dict | None = None) -> list[dict]:
-    """The component findings of one variant (played as ``run``), in the shape of :func:`analyser.stats.metagame.findings`:
-    dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
-    "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
-    ``next`` (the command that tests a fix, :func:`next_command`; ``replacements``: component id
-    -> the changed data file written for it, ``(option, path, what)``).
-
-    At most :data:`FINDINGS_MAX` findings, the components that pass the Benjamini-Hochberg
-    correction in rank order (the rest stay in the table).  An association is never "clear" on
-    its own: it is "possible" until an intervention confirms it.  ``confirmations``: component id
-    -> ``{"confirmed": bool, "figure": str, "interval": str, "command": str}`` (the paired
-    intervention of :mod:`analyser.experiments.confirm`); a confirmed component is "clear" and its
-    evidence is the paired figure, a component the intervention does not confirm stays
-    "possible" and says so.  With no component passing the correction, one "none found" that
-    names the strongest.  ``[]`` without estimates.  The words are ``sentences/components.j2``
-    reading :func:`component_record`."""
+    """The component findings of one variant (played as ``run``), in the shape of
+    :func:`analyser.stats.metagame.findings` plus ``component`` (docs/components.md): at most
+    :data:`FINDINGS_MAX`, the components that pass the Benjamini-Hochberg correction in rank
+    order, each "possible" until its intervention (``confirmations``: component id -> ``{"confirmed",
+    "figure", "interval", "command"}``, :mod:`analyser.experiments.confirm`) confirms it; else one
+    "none found" naming the strongest; ``[]`` without estimates.  ``next``: :func:`next_command`
+    (``replacements``: component id -> the changed data file, ``(option, path, what)``)."""
     if est is None or not len(est):
         return []
     catalog, confirmations = catalog or {}, confirmations or {}

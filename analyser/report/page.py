@@ -1,13 +1,7 @@
-"""The report: PNG plots plus one self-contained ``index.html`` (plots embedded as base64).
-
-``build_report(results, extras, config, outdir)`` writes everything and returns the summary, so
-the CLI can print the same numbers in the terminal.
-
-Joined results whose rule options, player count or lineup differ are *variants*
-(:func:`analyser.stats.analysis.variants`): every table and plot is computed per variant and shown side
-by side (a ``variant`` column in the tables, one set of plots per variant); nothing is pooled
-across variants.  Runs of the same variant are pooled, each game counted once by
-``(run_id, game_index)``.
+"""The report: PNG plots plus one self-contained ``index.html`` (plots embedded as base64), and
+the page of an experiment (:func:`write_experiment_page`).  Joined runs whose rule options,
+player count or lineup differ are *variants* (:func:`analyser.stats.analysis.variants`), shown
+side by side and never pooled; runs of one variant are pooled by ``(run_id, game_index)``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """The report's core numbers from additive sums, chunk by chunk (see :mod:`analyser.stats.streamed`).
 
-:func:`core_sums` reduces one chunk of whole games (a results frame: one row per game and seat)
-to small frames of counts and sums; :func:`analyser.stats.streamed.combine_sums` adds the chunks up;
-:func:`strategy_table`, :func:`seat_table`, :func:`run_figures` and :func:`designer_figures`
-turn the total into the same numbers :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer`
-compute on a whole in-memory frame (the tests hold the two to 1e-9):
+:func:`core_sums` reduces one chunk of whole games (one row per game and seat) to small frames
+that add up (:func:`analyser.stats.streamed.combine_sums`); the table functions turn the total
+into the numbers :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer` compute on a
+whole frame (the tests hold the two to 1e-9):
 
-* a win rate or mean score with its cluster-robust interval needs, per group (strategy or seat),
-  ``n``, the sum, and over the games ``c`` the group played in, ``sum S_c^2``, ``sum S_c n_c``
-  and ``sum n_c^2`` (``S_c``: the group's sum in game ``c``, ``n_c``: its rows there), since
-  ``sum_c (S_c - mean n_c)^2 = sum S_c^2 - 2 mean sum S_c n_c + mean^2 sum n_c^2``;
+* a win rate or mean score with its interval needs, per group (strategy or seat), the sums of
+  :func:`analyser.stats.analysis.cluster_sums`;
 * game length, score and deficit distributions are value counts (whole numbers in every
   title), so medians, percentiles and histograms are exact;
 * the seat-balance gap needs the seats' win cross-products ``sum_g w_g w_g'`` over games;

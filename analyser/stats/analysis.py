@@ -1,18 +1,7 @@
-"""Summaries of a results frame (one row per game and seat; see :mod:`analyser.run`).
-
-A game is identified by ``(run_id, game_index)`` everywhere (:func:`game_keys`), so results of
-several runs joined by hand are never merged game by game.  Joined runs whose rule options,
-player count or lineup differ are *variants* (:func:`variants`); the report shows them side by
-side and never pools them.
-
-Intervals are 95%, and every table says which method it used (:data:`METHODS`); the rules are
-docs/results.md, "How the numbers are computed": Wilson for a win rate where each game gives the
-group one 0/1 result, else (and for every mean) a cluster-robust interval with the game as the
-cluster (CR1 with G - 1 degrees of freedom, G = games; computed in closed form with numpy,
-checked against statsmodels in the tests; a rate with no spread gets Wilson over the games).  A
-sweep's cells and a tournament's ranking apply the same rule.  The seat-balance test is
-``scipy.stats.chisquare`` of the wins per seat, its effect size the largest gap between two
-seats' win rates with a paired interval over games.
+"""Summaries of a results frame (one row per game and seat): per strategy and per seat, the seat
+balance, and the *variants* of joined runs (:func:`variants`, never pooled).  A game is
+``(run_id, game_index)`` everywhere (:func:`game_keys`).  Intervals are 95%, by the rules of
+docs/results.md, "How the numbers are computed"; each table names its method (:data:`METHODS`).
 """
 
 from __future__ import annotations
@@ -237,21 +226,10 @@ SMALL_GAP = 3.0
 
 
 def seat_balance(df: pd.DataFrame) -> dict:
-    """Is the game fair to every seat?
-
-    * effect size: the largest difference between two seats' win rates (``gap``, in percentage
-      points, best seat minus worst seat) with a 95% interval from the per-game differences
-      (paired: both seats play every game; t interval over games).  The pair is chosen after
-      looking, so the interval is a little optimistic with many seats.
-    * test: ``scipy.stats.chisquare`` of the wins per seat (shared wins split) against equal
-      shares, all seats at once.
-    * ``verdict``: wording graded by both - how strong the evidence is (p) and how large the gap
-      is (under :data:`SMALL_GAP` pp is "small in practice").
-
-    Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
-    Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
-    (percentage points, pp) and ``verdict``.
-    """
+    """Is the game fair to every seat (docs/results.md, "Seat balance")?  Returns ``chi2``, ``df``
+    and ``p`` (``scipy.stats.chisquare`` of the wins per seat), ``best``, ``worst``, ``gap`` (best
+    minus worst seat's win rate, pp) with ``gap_low``/``gap_high`` (a paired t interval over
+    games) and ``verdict`` (worded by p and by the gap against :data:`SMALL_GAP`)."""
     game = game_codes(df)
     seat = df["seat"].to_numpy(dtype=np.int64)
     wide = np.zeros((int(game.max()) + 1, int(seat.max()) + 1) if len(df) else (0, 0))

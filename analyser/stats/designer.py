@@ -1,13 +1,8 @@
-"""Designer metrics for every title: drama, luck against skill, decisiveness.  The definitions,
-intervals and references are docs/metrics.md, "Designer metrics".  All read a results frame (one
-row per game and seat); none needs extra games.
-
-Each figure reads what the title declares about its outcome (:class:`Outcome`, from the
-``Game`` attributes ``outcome``, ``score_unit``, ``close_margin``, ``outcome_note``): a figure that
-does not fit the title is left out, and :func:`designer_rows` says why in one line
-(``table.attrs["left_out"]``); it is never shown as a number.  Drama reads the ``score_trace``
-column (:data:`analyser.engine.core.TRACE_COLUMN`, :mod:`analyser.engine.traces`) of a title
-that lists it in ``metric_columns``; a title that does not record it gets "not recorded".
+"""Designer metrics for every title: drama, luck against skill, decisiveness (docs/metrics.md,
+"Designer metrics").  Each figure reads what the title declares about its outcome
+(:class:`Outcome`); one that does not fit is left out with its reason (``attrs["left_out"]`` of
+:func:`designer_rows`), never shown as a number.  Drama reads the score trace
+(:data:`analyser.engine.core.TRACE_COLUMN`) of a title that records it.
 """
 
 from __future__ import annotations

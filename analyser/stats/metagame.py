@@ -1,19 +1,9 @@
 """The meta-game of a tournament: is there one strategy to play, or a rock-paper-scissors cycle?
-docs/commands/tournament.md ("The meta-game") is the contract; in short:
-
-* payoffs are estimated from the tables played (:func:`observations`, :func:`estimate`);
-* two seats: ``M = H - 1/2`` from the head-to-head matrix ``H`` is a symmetric zero-sum game;
-  :func:`max_entropy_nash` picks its equilibrium of maximum entropy (unique, so deterministic);
-  pairs that never met are filled from the Bradley-Terry ratings;
-* more seats: a strategy's payoff against a mix is its expected win share at a table drawn from
-  the mix, minus ``1/n`` (:func:`table_payoffs`); the equilibrium is found by
-  :func:`replicator` dynamics from the uniform mix;
-* :func:`nash_average` (pp of win share above an even share) and :func:`cycles`;
-* uncertainty: a percentile bootstrap over game numbers (all tables' game ``i`` share the game
-  seed, so they are resampled together), seeded from the run's seed.
-
-:func:`analyse` does all of it for a tournament's results; :func:`findings` turns the answer into
-sentences with their evidence, interval and threshold.
+docs/commands/tournament.md ("The meta-game") is the contract.  :func:`analyse` estimates the
+payoffs from the tables played, finds the equilibrium (:mod:`analyser.stats.nash`: the maximum-
+entropy Nash of the head-to-head game for two seats, replicator dynamics for more), its Nash
+averages and the cycles, with a percentile bootstrap over game numbers (every table's game ``i``
+shares its seed); :func:`findings` turns the answer into sentences.
 """
 
 from __future__ import annotations
@@ -177,24 +167,17 @@ def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, po
 
 @dataclass
 class MetaGame:
-    """The meta-game of a tournament (see the module docstring).
-
-    ``strategies``: names, in the tournament's order; ``players``: seats per table;
-    ``method``: how the equilibrium was found; ``table``: one row per strategy, sorted by Nash
-    average - ``weight`` (equilibrium weight, with ``weight_low``/``weight_high``), ``nash_average_pp``
-    (percentage points of win share above an even share against the equilibrium mix, with
-    ``_low``/``_high``), ``field_share`` (win share against a table drawn from a uniform mix of
-    the others); ``game``: the empirical game as a matrix - for two seats the head-to-head win share
-    of row against column, for more the row's mean win share at the tables played with the
-    column; ``filled``: strategy pairs whose head-to-head came from the ratings; ``ahead``,
-    ``ahead_low``, ``ahead_high``: finishing-ahead shares and 95% intervals (m, m); ``cycles``:
-    :func:`cycles` with names; ``regret``: of the equilibrium, in percentage points;
-    ``value``: the equilibrium mix's payoff against itself, in percentage points (0 for two
-    seats; for more, a strategy never meets itself, and the support's Nash averages equal this
-    rather than 0); ``classes``: the groups of two or more strategies that cannot be told
-    apart (:func:`analyser.stats.metagame_copies.indistinguishable`), which share their class's weight equally; ``same``: the
-    pairs behind them, with names ``a`` and ``b``; ``games``: game numbers (games per table), the
-    bootstrap's unit: below :data:`CLEAR_MIN_GAMES` no finding is clear."""
+    """The meta-game of a tournament (see the module docstring).  ``table``: one row per strategy,
+    sorted by Nash average - ``weight`` (equilibrium weight), ``nash_average_pp`` (pp of win share
+    above an even share against the equilibrium mix), each with ``_low``/``_high``, and
+    ``field_share`` (against a uniform mix of the others); ``game``: the row's win share against
+    (two seats) or at tables with (more) the column; ``filled``: pairs whose head-to-head came
+    from the ratings; ``ahead``/``ahead_low``/``ahead_high``: finishing-ahead shares (m, m);
+    ``regret`` and ``value`` (the mix's payoff against itself, 0 for two seats) in pp;
+    ``classes``/``same``: strategies that cannot be told apart
+    (:func:`analyser.stats.metagame_copies.indistinguishable`) and the pairs behind them;
+    ``games``: games per table, the bootstrap's unit (below :data:`CLEAR_MIN_GAMES` no finding is
+    clear)."""
 
     strategies: list[str]
     players: int

@@ -1,13 +1,9 @@
 """Strategies of a tournament whose results cannot be told apart (exact copies, or strategies too
-close for the games played), for the meta-game (:mod:`analyser.stats.metagame`): finding them, and the
-finding that names them.  The meta-game is solved on their classes and a class's weight is shared
-equally among its strategies, with two seats and with more.
-
-*Exact copies* are told by play, not by counts (:func:`exact_copies`): a game depends only on its
-game seed, its seat lineup and the rules (:mod:`analyser.engine.runner`), and every table of a
-tournament plays the same game seeds, so where one table seats ``i`` and another seats ``j`` in
-the same seat beside the same opponents, in a game of the same seed, two strategies that play
-alike give the same results.  Equal win counts in a few games are not that.
+close for the games played): finding them (:func:`exact_copies`, :func:`indistinguishable`) and
+the finding that names them.  The meta-game (:mod:`analyser.stats.metagame`) is solved on their
+classes, a class's weight shared equally among its strategies.  Exact copies are told by play:
+every table plays the same game seeds, so two strategies that play alike give the same results
+in the same seat beside the same opponents.
 """
 
 from __future__ import annotations

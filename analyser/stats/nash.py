@@ -46,16 +46,11 @@ def max_entropy_nash(payoff, tol: float = TOL) -> np.ndarray:
     ``payoff``: shape ``(m, m)``, antisymmetric (``payoff[i, j] = -payoff[j, i]``, diagonal 0):
     what strategy ``i`` gains against ``j``.  The game's value is 0 and its equilibria are the
     mixes ``p`` with ``payoff @ p <= tol`` (no strategy gains against ``p``): a convex polytope.
-    Returns the mix (shape ``(m,)``, sums to 1) of largest Shannon entropy in it, which is unique;
-    it is the equilibrium Nash averaging uses (Balduzzi et al. 2018), and it shares a weight
-    equally between exact copies of a strategy.
-
-    Method: one linear program per strategy (``scipy.optimize.linprog``) maximises its weight
-    over the polytope.  When every maximiser is the same mix the equilibrium is unique and that
-    is the answer; otherwise the entropy is maximised over the polytope with SLSQP
-    (``scipy.optimize.minimize``), started from the mean of the maximisers (a point inside it),
-    over the strategies some equilibrium uses.  Raises ValueError when ``payoff`` is not an
-    antisymmetric finite square matrix.
+    Returns the mix (shape ``(m,)``, sums to 1) of largest Shannon entropy in it, which is unique
+    (the equilibrium of Nash averaging, Balduzzi et al. 2018).  Method: per strategy a linear
+    program maximises its weight over the polytope; if the maximisers differ, SLSQP maximises the
+    entropy from their mean.  Raises ValueError when ``payoff`` is not an antisymmetric finite
+    square matrix.
     """
     from scipy.optimize import linprog, minimize
 

@@ -1,17 +1,8 @@
-"""Report plots (matplotlib, Agg backend - set here and only here).
-
-The public plotting API for titles' ``figures`` modules: :func:`style` (title, labels, grid),
-:func:`save` (tight layout, write the PNG, close), :func:`strategy_colours` and
-:func:`strategy_names`, plus the ready-made :func:`metric_box`.  Every plot function writes one
-PNG and returns ``(file name, caption)``.  Axes are labelled and the
-titles say what is shown; intervals are 95%.
-
-User strings (strategy names, which come from file names and specs) reach a plot only through
-:func:`label`, the one place that makes them safe for matplotlib: ``$`` is escaped (no mathtext),
-a leading ``_`` is guarded (matplotlib hides legend entries that start with one), and characters
-no installed font can draw are shown as their code points instead of empty boxes (a font that has
-them, such as a CJK font, is used when one is installed).  :func:`safe_strategies` applies it to
-a results frame's ``strategy`` column, so titles' figures get safe names too.
+"""Report plots (matplotlib, Agg backend - set here and only here): the public plotting API for
+titles' ``figures`` modules (:func:`style`, :func:`save`, :func:`strategy_colours`,
+:func:`strategy_names`, :func:`metric_box_counts`).  Every plot function writes one PNG and
+returns ``(file name, caption)``; intervals are 95%.  User strings reach a plot only through
+:func:`label`, which makes them safe for matplotlib.
 """
 
 from __future__ import annotations
