@@ -7,6 +7,7 @@ side by side and never pooled; runs of one variant are pooled by ``(run_id, game
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -162,9 +163,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
         if p != players or mixed:
             raise InputError("the results mix player counts; report one player count at a time")
         for rid, piece in items:
-            acc = runs.get(rid)
-            if acc is None:
-                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "components": {}}
+            acc = runs.setdefault(rid, {"core": {}, "title": {}, "first": None, "binary": True,
+                                        "components": {}})
             if acc["first"] is None or piece["lo"] < acc["first"]["game_index"].iloc[0]:
                 acc["first"] = piece["first"]
             acc["binary"] = acc["binary"] and piece["binary"]
@@ -182,14 +182,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
     labels, found = analysis.variants(first, rule_names)
     out = []
     for v in found:
-        core: dict = {}
-        title: dict = {}
-        comp: dict = {}
-        for rid in v["runs"]:
-            acc = runs[rid]
-            core = streamed.combine_sums(core, acc["core"])
-            title = streamed.combine_sums(title, acc["title"])
-            comp = streamed.combine_sums(comp, acc["components"])
+        core, title, comp = (functools.reduce(streamed.combine_sums, [runs[r][key] for r in v["runs"]], {})
+                             for key in ("core", "title", "components"))
         mask = (labels == v["label"]).to_numpy()
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],

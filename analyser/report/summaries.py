@@ -349,19 +349,8 @@ def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
 
 
 def strategy_seat_table(sums: dict, strategies: list, players: int, binary: bool) -> pd.DataFrame:
-    """As :func:`analysis.strategy_seat_summary`: each strategy's win rate in each seat it played,
-    with its 95% interval (strategies in run order, seats ascending)."""
-    s = sums["strategy_seat"]
-    s = s[s["n"] > 0]
-    order = [str(x) for x in strategies]
-    s = s.reindex([(a, b) for a in order for b in range(players) if (a, b) in s.index])
-    flat = s.set_axis(pd.Index(range(len(s)), name="row"))
-    out, methods = analysis.interval_table(flat, "row", binary)
-    out.insert(0, "strategy", pd.Categorical([a for a, _ in s.index], categories=order))
-    out.insert(1, "seat", [int(b) for _, b in s.index])
-    out = out.drop(columns=["row", "score_low", "score_high", "score_sd"])
-    out.attrs["methods"] = methods
-    return out
+    """As :func:`analysis.strategy_seat_summary` (strategies in run order, seats ascending)."""
+    return analysis.strategy_seat_rows(sums["strategy_seat"], [str(x) for x in strategies], players, binary)
 
 
 def grouped_win_rates(df: pd.DataFrame, keys: list[str], within: str) -> pd.DataFrame:

@@ -450,20 +450,25 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
 
 
 def strategy_seat_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
-    ``win_high``, ``mean_score``), strategies in run order and seats ascending; the interval by
-    the rule of :data:`METHODS` (one row per game in each cell: Wilson unless wins are shared).
-    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    """Each strategy's win rate in each seat it played (:func:`strategy_seat_rows`)."""
     s = df["strategy"]
     names = [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
-    players = int(df["players"].iloc[0])
-    code = pd.Categorical(s.astype(str), categories=names).codes.astype(np.int64)
-    key = code * players + df["seat"].to_numpy(dtype=np.int64)
-    out, methods = _group_intervals(df.assign(pair=key), "pair")
-    out = out.sort_values("pair").reset_index(drop=True)
-    pair = out.pop("pair").to_numpy(dtype=np.int64)
-    out.insert(0, "strategy", pd.Categorical([names[p // players] for p in pair], categories=names))
-    out.insert(1, "seat", pair % players)
-    out = out.drop(columns=["score_low", "score_high", "score_sd"])
+    win = df["win"].to_numpy(dtype=float)
+    sums = cluster_sums(df.assign(strategy=s.astype(str)), ["strategy", "seat"])
+    return strategy_seat_rows(sums, names, int(df["players"].iloc[0]), bool(np.all((win == 0) | (win == 1))))
+
+
+def strategy_seat_rows(sums: pd.DataFrame, names: list[str], players: int, binary: bool) -> pd.DataFrame:
+    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
+    ``win_high``, ``mean_score``), strategies in the order of ``names`` and seats ascending, from
+    ``sums`` indexed by (strategy, seat) (:func:`cluster_sums`); the interval by
+    :func:`interval_table` (one row per game in each cell: Wilson unless wins are shared).
+    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    s = sums[sums["n"] > 0]
+    s = s.reindex([(a, b) for a in names for b in range(players) if (a, b) in s.index])
+    out, methods = interval_table(s.set_axis(pd.RangeIndex(len(s), name="row")), "row", binary)
+    out.insert(0, "strategy", pd.Categorical([a for a, _ in s.index], categories=names))
+    out.insert(1, "seat", [int(b) for _, b in s.index])
+    out = out.drop(columns=["row", "score_low", "score_high", "score_sd"])
     out.attrs["methods"] = methods
     return out
