@@ -45,11 +45,7 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
     paired; without a recorded seed, at least 1,000 games on a seed of its own."""
     game, strategies, games, players, seed = run.game, run.strategies, run.games, run.players, run.seed
     rules = {k: v for k, v in (run.rules or {}).items() if v not in (None, "")}
-    base = ["analyser", "compare", game]
-    for s in strategies:
-        base += ["-s", s]
-    if players:
-        base += ["-p", players]
+    lineup = [w for s in strategies for w in ("-s", s)] + (["-p", players] if players else [])
     option, path, line, fix = (info.get("option") or "", info.get("file") or "", info.get("line"),
                                info.get("fix") or "")
     n = max(int(games), 1000)
@@ -57,10 +53,8 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
 
     def against(key: str, b_value: str) -> str:
         """``compare`` of the rules as run (A) against ``key`` set to ``b_value`` (B)."""
-        words = list(base)
-        for k, v in rules.items():
-            if k != key:
-                words += ["-r", f"{k}={v}"]
+        words = ["analyser", "compare", game] + lineup
+        words += [w for k, v in rules.items() if k != key for w in ("-r", f"{k}={v}")]
         if key in rules:
             words += ["--a", f"{key}={rules[key]}"]
         tail = ["--games", int(games), "--seed", seed] if seeded else ["--games", n]
@@ -79,13 +73,8 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
                 f"then: {then}")
     if fix:
         return against(fix.partition("=")[0], fix)
-    words = ["analyser", "simulate", game]
-    for s in strategies:
-        words += ["-s", s]
-    if players:
-        words += ["-p", players]
-    for k, v in rules.items():
-        words += ["-r", f"{k}={v}"]
+    rest = [w for k, v in rules.items() for w in ("-r", f"{k}={v}")]
+    words = ["analyser", "simulate", game] + lineup + rest
     words += ["--games", 4 * n]  # no --seed: a fresh one (printed and recorded), never the run's own games
     return "confirm with a fresh seed (drawn and recorded by the run) and more games: " + command(words)
 

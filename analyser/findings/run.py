@@ -56,13 +56,9 @@ class RunContext:
         """``analyser VERB TITLE -s ... --players N`` with the run's rule options (except
         ``skip``) as ``--rule``."""
         words: list = ["analyser", verb, self.title]
-        for s in (self.lineup if strategies is None else strategies):
-            words += ["-s", s]
+        words += [w for s in (self.lineup if strategies is None else strategies) for w in ("-s", s)]
         words += ["--players", self.players]
-        for k, v in self.rules.items():
-            if k not in skip:
-                words += ["--rule", f"{k}={v}"]
-        return words
+        return words + [w for k, v in self.rules.items() if k not in skip for w in ("--rule", f"{k}={v}")]
 
 
 Check = Callable[[RunContext], Iterable["Finding | dict | LeftOut"] | None]

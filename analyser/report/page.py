@@ -571,10 +571,8 @@ def _closing_toc(config: dict, variants: bool) -> list[dict]:
 def _replay_hint(game, config: dict, all_strategies: list[str]) -> str:
     """The ``analyser play`` command that replays one game of the report, given its game seed."""
     replay = ["analyser", "play", game.source or game.id]
-    for s in config.get("strategies") or all_strategies:
-        replay += ["-s", str(s)]
-    for k, v in (config.get("rule_overrides") or {}).items():
-        replay += ["--rule", f"{k}={v}"]
+    replay += [w for s in config.get("strategies") or all_strategies for w in ("-s", str(s))]
+    replay += [w for k, v in (config.get("rule_overrides") or {}).items() for w in ("--rule", f"{k}={v}")]
     return " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
 
 

@@ -301,12 +301,9 @@ def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: floa
 def mirror_strategies(df: pd.DataFrame) -> list[str]:
     """Strategies that fill every seat of every game they play (a mirror match): their win rate
     is 1/players by construction."""
-    per_game = df.groupby(game_keys(df) + ["strategy"], observed=True).size().reset_index(name="seats")
-    out = []
-    for name, grp in per_game.groupby("strategy", observed=True):
-        if (grp["seats"] == df["players"].iloc[0]).all():
-            out.append(str(name))
-    return out
+    seats = df.groupby(game_keys(df) + ["strategy"], observed=True).size().reset_index(name="seats")
+    full = (seats["seats"] == df["players"].iloc[0]).groupby(seats["strategy"], observed=True).all()
+    return [str(name) for name, yes in full.items() if yes]
 
 
 def display_value(value) -> str:

@@ -103,16 +103,7 @@ def label(text) -> str:
     * a character that no installed font can draw becomes its code point (``<U+68CB>``), so the
       label stays readable and no missing-glyph warning is raised.
     """
-    text = str(text)
-    out = []
-    for ch in text:
-        if not _drawable(ch):
-            out.append(f"<U+{ord(ch):04X}>")
-        elif ch == "$":
-            out.append("\\$")
-        else:
-            out.append(ch)
-    text = "".join(out)
+    text = "".join("\\$" if ch == "$" else ch if _drawable(ch) else f"<U+{ord(ch):04X}>" for ch in str(text))
     return " " + text if text.startswith("_") else text
 
 

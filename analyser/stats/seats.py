@@ -423,15 +423,11 @@ def sweep_command(game, strategies: list[str], players: int, rules: dict, games:
     option, base = plan["option"], plan["base"]
     cells = ["/".join(str(b + a) for a, b in zip(added, base)) for added in plan["cells"]]
     cells = list(dict.fromkeys(cells))
-    words = ["analyser", "sweep", game.source or game.id]
-    for s in strategies:
-        words += ["-s", s]
+    words = ["analyser", "sweep", game.source or game.id] + [w for s in strategies for w in ("-s", s)]
     words += ["--players", str(players), "--games", str(games)]
     if seed is not None and str(seed).isdigit():  # the run's own games: its first cell repeats the run
         words += ["--seed", str(seed)]
-    for k, v in rules.items():
-        if k != option:
-            words += ["--rule", f"{k}={v}"]
+    words += [w for k, v in rules.items() if k != option for w in ("--rule", f"{k}={v}")]
     words += ["--rule", f"{option}={','.join(cells)}"]
     return " ".join(shlex.quote(w) for w in words)
 
