@@ -87,14 +87,11 @@ def changed_data_files(params, config: dict | None) -> list[str]:
 
 
 def component_part(game, r, part, config: dict | None = None, folder: Path | None = None) -> None:
-    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums (with
-    the interventions ``config.json`` records for its run, ``component_confirmations``, when the
-    variant is that one run: :mod:`analyser.experiments.confirm`).  The
-    catalog (what each component is, its file and line) comes from the rules the rows record;
-    when they cannot be rebuilt here (a data file the rows name is not on this machine) the
-    components are listed by id only, never described from another file.  With ``folder`` (the
-    report's folder), each listed component of a data file gets its changed file written into
-    ``folder/interventions`` (:func:`write_replacement`), and its next command plays it."""
+    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums, with the
+    interventions ``config.json`` records for a variant of one run.  The catalog comes from the
+    rules the rows record; where they cannot be rebuilt here (a data file is missing or changed)
+    the components are listed by id only.  With ``folder`` (the report's), each listed component
+    of a data file gets its changed file written (:func:`write_replacement`)."""
     from analyser.findings import components as component_findings
     from analyser.stats import components
 

@@ -287,11 +287,8 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: 
 # --------------------------------------------------------------------------------------------
 
 def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
-    """The designer figures of one run as a two-column table (figure, value) for reports.
-
-    ``outcome``: the title (its declarations, :meth:`Outcome.of`) or an :class:`Outcome`; None
-    for the defaults.  The figures that do not fit the title are left out, with their reasons in
-    ``table.attrs["left_out"]``."""
+    """The designer figures of one run as a (figure, value) table for reports (:func:`designer_rows`);
+    ``outcome``: the title, an :class:`Outcome` or None (:meth:`Outcome.of`)."""
     outcome = Outcome.of(outcome)
     win = luck_skill(df, on="win")
     score = luck_skill(df, on="score") if outcome.score_decides else None

@@ -285,13 +285,10 @@ def _few(meta: MetaGame) -> str:
 
 
 def findings(meta: MetaGame) -> list[dict]:
-    """The meta-game's findings: a dominant strategy, a rock-paper-scissors cycle, strategies no
-    equilibrium mix uses, strategies that cannot be told apart.  One dict each: ``topic``
-    ("dominant", "cycle", "unused", "indistinguishable"), ``sentence``,
-    ``strength`` ("clear", "possible" or "none found"), ``evidence`` (``{"figure": ..., "interval":
-    ...}``, strings) and ``threshold`` (the rule that makes it clear).  The words are
-    ``sentences/metagame.j2`` reading the records of :func:`dominant_record`, :func:`cycle_record`,
-    :func:`unused_records` and :func:`analyser.stats.metagame_copies.records`."""
+    """The meta-game's findings (topics "dominant", "cycle", "unused", "indistinguishable"), one
+    dict each: ``topic``, ``sentence``, ``strength``, ``evidence`` (``{"figure", "interval"}``) and
+    ``threshold``.  Words: ``sentences/metagame.j2``, reading the records of :func:`dominant_record`,
+    :func:`cycle_record`, :func:`unused_records` and :func:`analyser.stats.metagame_copies.records`."""
     common = {"boot": meta.bootstrap, "min_games": CLEAR_MIN_GAMES, "few": _few(meta)}
     records = [("dominant", dominant_record(meta))] + ([("cycle", cycle_record(meta))]) + \
         [("unused", r) for r in unused_records(meta)] + [("indistinguishable", r) for r in copies.records(meta)]

@@ -98,13 +98,9 @@ def max_entropy_nash(payoff, tol: float = TOL) -> np.ndarray:
 
 
 def nash_average(payoff, mix) -> np.ndarray:
-    """Nash averaging: each strategy's payoff against the equilibrium mix.
-
-    ``payoff``: ``(m, m)`` matrix of a symmetric game (``payoff[i, j]``: what ``i`` gains against
-    ``j``); ``mix``: ``(m,)`` equilibrium weights.  Returns ``payoff @ mix``, shape ``(m,)``, in the
-    payoff's units.  For the maximum-entropy equilibrium of a zero-sum game it is 0 for every
-    strategy in the support and negative outside it (Balduzzi et al. 2018).
-    """
+    """Nash averaging: each strategy's payoff against the equilibrium ``mix`` (m,), ``payoff @
+    mix``, in the units of ``payoff`` (m, m; ``payoff[i, j]``: what ``i`` gains against ``j``).
+    At the maximum-entropy equilibrium: 0 in the support, negative outside it."""
     return _check_matrix(payoff) @ np.asarray(mix, dtype=float)
 
 
@@ -119,13 +115,11 @@ def regret(payoffs, mix) -> float:
 def table_payoffs(mix, members, shares, floor: float = FLOOR) -> np.ndarray:
     """Each strategy's expected payoff at a table of opponents drawn from a mix (two or more seats).
 
-    ``members``: ``(T, n)`` ints, the strategies seated at each table played (all different);
-    ``shares``: ``(T, n)``, each one's payoff at that table (its win share minus ``1/n``);
-    ``mix``: ``(m,)`` weights.  The opponents of strategy ``i`` are one of the tables played that
-    seat ``i``, drawn with probability proportional to the product of its other strategies'
-    weights, each weight plus ``floor`` (so every table keeps a chance and the payoff is defined at
-    every mix): ``u_i = sum_t w_t s_ti / sum_t w_t``.  Returns shape ``(m,)``; 0 for a strategy at
-    no table.
+    ``members``: ``(T, n)`` ints, the (different) strategies at each table played; ``shares``:
+    ``(T, n)``, each one's payoff there (its win share minus ``1/n``); ``mix``: ``(m,)`` weights.
+    Strategy ``i`` meets one of its tables, drawn with probability proportional to the product of
+    its other strategies' weights plus ``floor``: ``u_i = sum_t w_t s_ti / sum_t w_t``.  Returns
+    shape ``(m,)``; 0 for a strategy at no table.
     """
     x = np.asarray(mix, dtype=float)
     members = np.asarray(members, dtype=int)
@@ -142,13 +136,11 @@ def replicator(payoff: Callable[[np.ndarray], np.ndarray], m: int,
                horizon: float = HORIZON) -> tuple[np.ndarray, float]:
     """An equilibrium by replicator dynamics  dx_i/dt = x_i (u_i(x) - x @ u(x))  from the uniform mix.
 
-    ``payoff``: maps a mix (shape ``(m,)``) to each strategy's payoff against it (shape ``(m,)``).
-    The path is integrated in log weights with ``scipy.integrate.solve_ivp`` (RK45) over
-    ``[0, horizon]``.  Returns ``(mix, regret)``: the path's end, or the average of its second half
-    when that is closer to an equilibrium (a path that keeps circling an equilibrium, as in
-    rock-paper-scissors, has it as its time average), and that mix's :func:`regret` - 0 at an
-    exact equilibrium.  Strategies a rest point drops decay exponentially, so their weights end
-    small but not 0; :data:`SUPPORT` separates them.
+    ``payoff``: maps a mix (shape ``(m,)``) to each strategy's payoff against it (shape ``(m,)``);
+    the path is integrated in log weights (``solve_ivp``, RK45) over ``[0, horizon]``.  Returns
+    ``(mix, regret)``: the path's end, or the average of its second half when that is closer to an
+    equilibrium (a path circling one, as in rock-paper-scissors), and its :func:`regret`.  Dropped
+    strategies end small but not 0; :data:`SUPPORT` separates them.
     """
     from scipy.integrate import solve_ivp
 
@@ -175,12 +167,10 @@ def replicator(payoff: Callable[[np.ndarray], np.ndarray], m: int,
 def cycles(beats, low=None) -> list[dict]:
     """Rock-paper-scissors cycles among the strategies: A beats B, B beats C, C beats A.
 
-    ``beats``: ``(m, m)``, the share of the games where both sit at the table that ``i`` finishes
-    ahead of ``j`` (a shared rank counts one half; NaN where they never met); "beats" is a share
-    above 1/2.  ``low``: ``(m, m)`` lower ends of the shares' 95% intervals, or None.
-    Returns one dict per cycle - ``cycle`` (three indices, starting at the lowest), ``weakest``
-    (the smallest of its three shares) and ``clear`` (every share's interval lies above 1/2) -
-    strongest weakest link first.
+    ``beats``: ``(m, m)`` shares of the games with both at the table that ``i`` finishes ahead of
+    ``j`` (NaN: never met); "beats" is above 1/2.  ``low``: their 95% lower ends, or None.  Returns
+    per cycle ``cycle`` (three indices, lowest first), ``weakest`` (its smallest share) and ``clear``
+    (every lower end above 1/2), strongest weakest link first.
     """
     b = np.asarray(beats, dtype=float)
     lo = None if low is None else np.asarray(low, dtype=float)

@@ -409,14 +409,10 @@ def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> di
 def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
                   comp: pd.DataFrame | None, seed: int | str | None = None) -> str:
     """The ``analyser sweep`` command that tests a seat compensation with real games through the
-    title's start-bonus option (``Game.scoring.seat_bonus_rule``), on the run's ``seed`` when given (its
-    first cell then plays the run's very games): no bonus, and a bonus to each seat
-    below the fair share (:func:`sweep_plan`) - where the bonus is in score units, :data:`FACTORS`
-    times its estimated handicap (:data:`FACTORS_SEVERAL` with several seats behind: read one at
-    a time, the handicaps may fall short together); in another unit, :data:`DOUBLING` units to
-    every seat behind.  The bonuses are added to the option's value as the run played it (a run
-    with ``seat_geld=8/0`` sweeps ``8/0,8/1,...``), whose cell comes first.  "" when the title
-    has no such option or no seat is behind."""
+    title's start-bonus option (``Game.scoring.seat_bonus_rule``), on the run's ``seed`` when
+    given: the run's own value of the option first, then the bonuses of :func:`sweep_plan` added
+    to it (docs/metrics.md, "Seat compensation").  "" when the title has no such option or no
+    seat is behind."""
     plan = sweep_plan(game, players, rules, comp)
     if plan is None:
         return ""
