@@ -361,16 +361,12 @@ def variants(df: pd.DataFrame, rule_names) -> tuple[pd.Series, list[dict]]:
     names = list(next(iter(settings.values())))
     differ = [n for n in names if len({settings[r].get(n) for r in settings}) > 1]
     out = []
-    label_of = {}
     for key in distinct:
         rec = dict(key)
         what = {n: rec.get(n, "") for n in differ}
         label = "; ".join(f"{n}={v}" if n not in ("lineup",) else v for n, v in what.items())
-        runs = [r for r in settings if keys[r] == key]
-        for r in runs:
-            label_of[r] = label
-        out.append({"label": label, "runs": runs, "what": what})
-    return run.map(label_of), out
+        out.append({"label": label, "runs": [r for r in settings if keys[r] == key], "what": what})
+    return run.map({r: v["label"] for v in out for r in v["runs"]}), out
 
 
 def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:

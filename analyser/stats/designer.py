@@ -274,10 +274,9 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: 
     n_games, n_strats = int(game.max()) + 1, int(strat.max()) + 1
     point, beta = _skill_fit(y, game, strat, n_games, n_strats, np.ones(n_games))
     rng = np.random.default_rng(seed)
-    reps = []
-    for _ in range(bootstrap):
-        w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
-        reps.append(_skill_fit(y, game, strat, n_games, n_strats, w))
+    reps = [_skill_fit(y, game, strat, n_games, n_strats,
+                       np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float))
+            for _ in range(bootstrap)]
     return {"skill_share": point, **skill_interval(point, reps, beta), "luck_share": 1 - point,
             "games": n_games, "bootstrap": bootstrap, "on": on}
 

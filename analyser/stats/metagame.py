@@ -417,13 +417,11 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     texts = []
     for i in range(k):
         for j in range(k):
-            if mat[i, j] == mat[i, j]:
-                dark = abs(mat[i, j] - fair) > 0.6 * (100 - fair if mat[i, j] > fair else fair)
-                texts.append((ax, ax.text(j, i, fixed(mat[i, j], 0), ha="center", va="center", fontsize=plots.LABEL_PT,
-                                          color="white" if dark else "black")))
-            else:
-                texts.append((ax, ax.text(j, i, "-", ha="center", va="center", fontsize=plots.LABEL_PT,
-                                          color="#777777")))
+            v = mat[i, j]
+            dark = v == v and abs(v - fair) > 0.6 * (100 - fair if v > fair else fair)
+            colour = "#777777" if v != v else "white" if dark else "black"
+            texts.append((ax, ax.text(j, i, fixed(v, 0) if v == v else "-", ha="center", va="center",
+                                      fontsize=plots.LABEL_PT, color=colour)))
     names = [plots.short(plots.label(s), 24) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(k), names, fontsize=8)

@@ -100,11 +100,9 @@ def _table(point: tuple, reps: list, win0: np.ndarray, fair: float, tie_share: n
            kind: str, bootstrap: int) -> pd.DataFrame:
     h, w = point
     rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
-    lows, highs = [], []
-    for k in range(len(h)):
-        col = rep[:, k][~np.isnan(rep[:, k])]
-        lows.append(float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan)
-        highs.append(float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan)
+    cols = [col[~np.isnan(col)] for col in rep.T]
+    lows = [float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan for col in cols]
+    highs = [float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan for col in cols]
     out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
                         "handicap_low": lows, "handicap_high": highs, "win_at_handicap": w,
                         "tie_share": tie_share})
