@@ -34,15 +34,11 @@ class Rerun:
 
 
 def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, str] | None = None) -> str:
-    """The command that tests a fix of component ``cid`` in ``run``: with ``replacement`` (``(option, path,
-    what)``: the changed data file the report wrote into its folder), a ``compare`` of the rules
-    as run against that file; with a data file the title cannot change itself (``replacement``
-    ``()``: it was asked and has no typical peer for it, which is said), how to make a copy
-    with the component's line edited and the ``compare`` on it; with a rule override that changes it
-    (``info["fix"]``), a ``compare`` of the rules as run against the override; else a new run
-    with a fresh seed and four times the games, to confirm the effect.  A ``compare`` plays the
-    run's own games (its ``seed`` and game count), so side A repeats the run and the two sides are
-    paired; without a recorded seed, at least 1,000 games on a seed of its own."""
+    """The command that tests a fix of component ``cid`` in ``run``: a ``compare`` of the rules as
+    run against the changed file (``replacement``: ``(option, path, what)``), against a copy to
+    edit (a data file with no replacement; ``()``: the title has no typical peer, which is said),
+    or against the rule override ``info["fix"]``; else a new run with a fresh seed and four times
+    the games.  A ``compare`` replays the run's seed and game count where recorded."""
     game, strategies, games, players, seed = run.game, run.strategies, run.games, run.players, run.seed
     rules = {k: v for k, v in (run.rules or {}).items() if v not in (None, "")}
     lineup = [w for s in strategies for w in ("-s", s)] + (["-p", players] if players else [])
@@ -117,13 +113,10 @@ def findings(est, run: Rerun, *, catalog: dict | None = None, confirmations: dic
 
 
 def component_record(r, catalog: dict, acts: dict) -> dict:
-    """A component's figures for its sentence and evidence: its ``name`` (with what it is), the
-    ``effect`` on winning against none with its interval, the win rates ``with``/``without`` it,
-    the ``share`` of seat-games that hold it, its ``q``; ``peered``: the effect against its peers
-    (``vs_peers`` with its interval, ``peers``, ``peer_group``, ``per_cost`` per ``cost_unit``,
-    None where not read).  Where the title words its components as they act (``acts``, the
-    estimate's ``wording``: format strings of the title's data), ``acts_sentence`` and
-    ``acts_figure`` are those, filled in; else None."""
+    """A component's figures for its sentence and evidence (``sentences/components.j2``): its
+    ``name``, ``effect`` with its interval, win rates ``with``/``without``, ``share``, ``q``, and
+    where read against its peers (``peered``) ``vs_peers`` with its interval, ``peers``,
+    ``peer_group``, ``per_cost``; with the title's ``acts`` wording, ``acts_sentence``/``acts_figure``."""
     peered = pd.notna(getattr(r, "vs_peers", float("nan")))
     per_cost = getattr(r, "per_cost", float("nan"))
     rec = {"component": r.component, "name": f"{r.component} ({r.what})" if r.what else str(r.component),

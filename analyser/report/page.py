@@ -146,13 +146,11 @@ _OUTDIR = Path(".")  # (a sentinel, compared by identity)
 
 
 def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sample=None) -> list[Reduced]:
-    """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
-    core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
-    rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  ``pieces``:
-    the chunks already reduced (:func:`analyser.report.reduce.chunk_pieces`, in chunk order, e.g.
-    by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
-    counts.  ``sample``: a large run's component sample (:func:`analyser.report.reduce.component_sample`),
-    said in each variant's ``component_note``."""
+    """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order), or the
+    ``pieces`` already reduced from them (:func:`analyser.report.reduce.chunk_pieces`, in order):
+    each run's sums, then the runs grouped into variants (:func:`analysis.variants`).
+    ``check(chunk)`` validates a chunk; ``sample``: a large run's component sample.  Raises
+    InputError for results that mix player counts or hold no games."""
     if pieces is None:
         pieces = (chunk_pieces(game, chunk, ext, strategies, check, sample) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
@@ -578,12 +576,10 @@ def _replay_hint(game, config: dict, all_strategies: list[str]) -> str:
 
 def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None,
                 known=None):
-    """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
-    names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
-    for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
-    every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
-    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder without parts
-    (its ``results.csv`` only) is read whole."""
+    """A run folder reduced part by part: ``(game, reduced, extra table names, config)``.
+    ``opened``: what :func:`analyser.stats.streamed.open_run` returned for it; ``jobs``: worker
+    processes (0: every core; the same report for any number); ``known``: the chunks the run's
+    workers reduced.  A folder without parts (its ``results.csv`` only) is read whole."""
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
         df, extras, config = load_results(out)
@@ -630,11 +626,8 @@ def _in_order(plan: list, ready: dict, computed):
 
 
 def build_report_from_run(out: Path, jobs: int = 1, known=None) -> tuple[Path, Summary, list[str]]:
-    """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
-    chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
-    games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
-    core); the report is the same for any number.  ``known``: the chunks the run's workers
-    reduced (:func:`reduce_run`)."""
+    """:func:`build_report` for a run folder, read part by part (:func:`reduce_run`): memory stays
+    bounded by one chunk of games per job, whatever the number of games."""
     game, reduced, names, config = reduce_run(out, jobs=jobs, known=known)
     return write_report(game, reduced, names, config, Path(out))
 
@@ -647,12 +640,10 @@ def summarise_run(out: Path, known=None) -> Summary:
 
 @dataclass
 class ExperimentPage:
-    """What the ``index.html`` of a sweep, tournament, comparison, ladder or tune shows: its
-    ``title`` and ``lead``, headline ``cards`` (label, value, detail), ``notes``, ``sections``
-    (heading, HTML table or "", note), the ``figures`` (PNG file name, caption), the experiment's
-    ``config`` (its command and versions), its ``findings`` (:class:`analyser.findings.Findings`)
-    and ``figure_sections``, which maps a PNG's file name to the heading of the section it
-    illustrates, where it is shown (other PNGs go in a "Plots" section)."""
+    """What the ``index.html`` of a sweep, tournament, comparison, ladder or tune shows: ``sections``
+    are (heading, HTML table or "", note), ``figures`` (PNG file name, caption), ``config`` gives
+    the command and versions; ``figure_sections`` maps a PNG to the heading it illustrates (the
+    others go in a "Plots" section)."""
 
     title: str
     lead: str

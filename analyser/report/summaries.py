@@ -76,11 +76,10 @@ def _value_counts(values: np.ndarray, name: str, extra: dict | None = None) -> p
 
 
 def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = True) -> dict[str, pd.DataFrame]:
-    """The additive sums of one chunk of whole games (``df``: rows of one player count, with
-    ``strategy``, ``seat``, ``win``, ``score``, ``rank``, ``game_index`` and optionally
-    ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
-    order (the same list for every chunk).  ``drama=False`` leaves out the drama sums (a chunk
-    outside a large run's sample, :func:`analyser.report.reduce.component_sample`)."""
+    """The additive sums of one chunk of whole games of one player count (``strategy``, ``seat``,
+    ``win``, ``score``, ``rank``, ``game_index``; optionally ``run_id``, ``turns``, a score trace).
+    ``strategies``: the run's strategy names in order (the same for every chunk); ``drama=False``
+    leaves out the drama sums (a chunk outside a large run's sample)."""
     if not len(df):
         return {}
     game = analysis.game_codes(df)
@@ -355,11 +354,8 @@ def strategy_seat_table(sums: dict, strategies: list, players: int, binary: bool
 
 def grouped_win_rates(df: pd.DataFrame, keys: list[str], within: str) -> pd.DataFrame:
     """Win rates of many groups at once (a sweep's cells and slots), each with the interval
-    :func:`analysis.strategy_summary` would give on the games of its ``within`` value alone (the
-    method decided per ``within`` value, as simulate decides it per run: one name per interval).
-    Returns ``keys`` + ``n``, ``win_rate``, ``win_low``, ``win_high``, ``mean_score``,
-    ``score_low``, ``score_high``, ``score_sd`` and ``win_method`` (a key of
-    :data:`analysis.METHODS`), sorted by ``keys``."""
+    :func:`analysis.strategy_summary` gives on the games of its ``within`` value alone: ``keys``
+    and the :func:`analysis.interval_table` columns plus ``win_method``, sorted by ``keys``."""
     if not len(df):
         return pd.DataFrame(columns=keys + ["n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
                                             "score_high", "score_sd", "win_method"])

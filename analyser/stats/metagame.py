@@ -40,14 +40,11 @@ PLACES = {"weight": 1, "nash_average_pp": 1}
 
 @dataclass
 class Observations:
-    """A tournament's games reduced to what the meta-game needs, per row, so that a bootstrap
-    resample is a weighted sum (``counts``: how often each game number is drawn).
-
-    ``members``: ``(T, n)`` strategies at each table (seat order of the design); per player-game
-    row: ``row_game`` (position of its game number), ``row_slot`` (``table * n + k``: its place in
-    ``members``) and ``row_win`` (win share); per ordered pair of seats in a game: ``pair_game``,
-    ``pair_a``, ``pair_b`` (strategies) and ``pair_ahead`` (1 if ``a`` finishes ahead, 1/2 on a
-    shared rank, else 0)."""
+    """A tournament's games reduced to what the meta-game needs, so that a bootstrap resample is a
+    weighted sum: ``members`` (T, n), the strategies at each table; per player-game row its game
+    number's position, its place ``table * n + k`` in ``members`` and its win share; per ordered
+    pair of seats in a game the two strategies and ``pair_ahead`` (1 if ``a`` finishes ahead, 1/2
+    on a shared rank, else 0)."""
 
     m: int
     players: int
@@ -94,11 +91,9 @@ def observations(frame: pd.DataFrame, names: list[str]) -> Observations:
 
 
 def estimate(obs: Observations, counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(shares (T, n), ahead (m, m))`` from the games, each game number weighted by
-    ``counts`` (shape ``(games,)``; None: once each).  ``shares``: each seated strategy's mean win
-    share at its table; ``ahead[i, j]``: the share of the games with both at the table that ``i``
-    finishes ahead of ``j`` (NaN where they never met, and on the diagonal).  A table with no game
-    in the resample gets NaN shares."""
+    """``(shares (T, n), ahead (m, m))`` from the games, each game number weighted by ``counts``
+    (None: once each): each seated strategy's mean win share at its table (NaN: no game), and the
+    share of the games with both at the table that ``i`` finishes ahead of ``j`` (NaN: never met)."""
     c = np.ones(obs.games) if counts is None else np.asarray(counts, dtype=float)
     size = obs.members.size
     wr = c[obs.row_game]
@@ -114,11 +109,9 @@ def estimate(obs: Observations, counts: np.ndarray | None = None) -> tuple[np.nd
 
 
 def head_to_head(members: np.ndarray, shares: np.ndarray, m: int, ratings=None) -> tuple[np.ndarray, np.ndarray]:
-    """Two seats: ``(M, filled)``.  ``M[i, j]``: ``i``'s win share against ``j`` minus 1/2, shape
-    ``(m, m)``, antisymmetric.  A pair that never met (or has no game in a resample) is filled
-    from the Bradley-Terry ``ratings`` (log-strengths, shape ``(m,)``:
-    ``1 / (1 + exp(r_j - r_i)) - 1/2``), or 0 without them; ``filled`` is the boolean mask of
-    those entries."""
+    """Two seats: ``(M, filled)``, ``M[i, j]`` ``i``'s win share against ``j`` minus 1/2 (m, m;
+    antisymmetric); a pair that never met is filled from the Bradley-Terry ``ratings``
+    (``1 / (1 + exp(r_j - r_i)) - 1/2``; 0 without them), marked in ``filled``."""
     mat = np.full((m, m), np.nan)
     for (a, b), (sa, sb) in zip(members, shares):
         if sa == sa and sb == sb:

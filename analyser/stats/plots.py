@@ -125,11 +125,10 @@ def lattice_step(values) -> float | None:
 
 
 def lattice_bins(values, most: int = 50) -> np.ndarray:
-    """Histogram bin edges for ``values`` (shape (n,)): on a lattice (:func:`lattice_step`),
-    every bin is a whole number k of steps wide and centred so that each holds exactly k
-    lattice points - at most ``most`` bins - so no bin is emptier than its neighbours by
-    construction (bins of 24 over scores that are multiples of 10 draw a comb).  Values on no
-    lattice get ``most`` equal bins; a single value one bin of width 1 around it."""
+    """Histogram bin edges for ``values`` (shape (n,)): on a lattice (:func:`lattice_step`), bins a
+    whole number of steps wide, centred on the lattice points, at most ``most`` (so no bin is
+    emptier than its neighbours by construction); else ``most`` equal bins; a single value one
+    bin of width 1 around it."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     lo, hi = float(v.min()), float(v.max())
@@ -404,11 +403,10 @@ def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Pat
 
 def metric_box_counts(counts: pd.Series, strategies: list[str], title: str, xlabel: str,
                       path: Path) -> tuple[str, str]:
-    """The box plot :func:`metric_box` draws, from value counts instead of rows: ``counts`` is
-    indexed by (``strategy``, value) and holds how many rows had that value (a count of 0 or a NaN
-    value is ignored); ``strategies`` lists the names in the run's order (first at the top; a
-    name with no counts gets no box; a name not listed comes after the listed ones).  Same
-    quartiles, whiskers and outliers as the box of the rows written out
+    """Box plots of a per-seat metric per strategy from value counts: ``counts`` indexed by
+    (``strategy``, value), how many rows had that value (0 or a NaN value ignored); ``strategies``:
+    the run's order, first at the top (a name with no counts gets no box; unlisted names come
+    last).  The quartiles, whiskers and outliers of the rows written out
     (:func:`analyser.stats.streamed.box_stats_from_counts`)."""
     from analyser.stats.streamed import box_stats_from_counts
     present = [str(s) for s in dict.fromkeys(counts.index.get_level_values(0))]

@@ -244,11 +244,10 @@ def _verdict(rep: dict) -> tuple[str | None, dict | None]:
 
 
 def _replay_record(rep: dict) -> dict:
-    """A replayed compensation (the record of a seat replay): the ``seat``, the ``option`` and
-    ``value`` played on ``games`` games, the seat's ``win`` rate with its interval against the
-    ``fair`` share, whether that is ``clear`` (the interval holds the fair share); else whether it
-    ``over``-shoots, the value ``close`` the bisection names (the one that evens the seats,
-    ``evened``, else the closest) and the ``n`` values replayed besides the run as played."""
+    """A replayed compensation for ``seats.j2``: the ``seat``, ``option``, ``value`` and ``games``
+    played, the seat's ``win`` rate with its interval against the ``fair`` share, ``clear``, or
+    ``over`` and the value ``close`` the bisection names (``evened`` when it evens the seats), and
+    the ``n`` values replayed besides the run as played."""
     evens, close = _verdict(rep)
     return {"seat": int(rep["seat"]), "option": rep["option"], "value": rep["value"], "games": int(rep["games"]),
             "win": rep["win"], "low": rep["low"], "high": rep["high"], "fair": rep["fair"],
