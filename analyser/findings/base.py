@@ -183,9 +183,7 @@ def write_json(path: Path, command: str, game: str, groups: list[Findings]) -> P
 
 
 def _plain(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    return str(value)
+    return value.item() if isinstance(value, np.generic) else str(value)
 
 
 def lines(groups: list[Findings], indent: str = "  ") -> list[str]:

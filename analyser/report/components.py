@@ -167,11 +167,8 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
     drawn = components.forest_plot(est, outdir / f"{prefix}components.png")
     if drawn is None:  # no clear component: no plot, and none left from an earlier report
         (outdir / f"{prefix}components.png").unlink(missing_ok=True)
-    figure = None
-    if drawn is not None:
-        name, caption = drawn
-        figure = {"name": name, "caption": caption,
-                  "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
+    data = None if drawn is None else base64.b64encode((outdir / drawn[0]).read_bytes()).decode("ascii")
+    figure = None if drawn is None else {"name": drawn[0], "caption": drawn[1], "data": data}
     n_est = int(est["p"].notna().sum())
     return {"findings": part.component_findings, "table": html_table(shown) if len(shown) else "",
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),

@@ -529,10 +529,9 @@ def _section_fields(game, part, params) -> dict:
     """The tables, figures and sentences of a variant's section that its summary part gives
     (the template's names)."""
     run = part.run
-    length_text = ""
-    if "turns_mean" in run:
-        length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
-                       f"5-95% {fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)}).")
+    length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game "
+                   f"(median {fixed(run['turns_median'], 0)}, 5-95% {fixed(run['turns_p5'], 0)}-"
+                   f"{fixed(run['turns_p95'], 0)}).") if "turns_mean" in run else ""
     return {
         "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
         "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),

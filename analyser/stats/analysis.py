@@ -15,11 +15,6 @@ import pandas as pd
 from analyser.text import MOST_DECIMALS, P_FLOOR, decimals, fixed, p_text, percent, percent_ci  # noqa: F401
 
 
-def _scipy_stats():
-    from scipy import stats
-    return stats
-
-
 Z95 = 1.959963984540054
 
 #: Names of the interval methods, as the report and the terminal print them.
@@ -79,7 +74,8 @@ def clustered_mean(values, clusters, alpha: float = 0.05) -> tuple[float, float,
     if g < 2:
         return mean, math.nan, math.nan
     var = g / (g - 1) * float(np.sum(sums ** 2)) / (n * n)
-    half = float(_scipy_stats().t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
+    from scipy import stats  # (lazy: scipy.stats takes a while to import)
+    half = float(stats.t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
     return mean, mean - half, mean + half
 
 
@@ -94,7 +90,8 @@ def clustered_from_sums(total, c2, cn, nc2, n, groups) -> tuple[float, float, fl
         return mean, math.nan, math.nan
     ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
     var = groups / (groups - 1) * ss / (n * n)
-    half = float(_scipy_stats().t.ppf(0.975, groups - 1)) * math.sqrt(var)
+    from scipy import stats  # (lazy: a worker that only sums a chunk never needs scipy)
+    half = float(stats.t.ppf(0.975, groups - 1)) * math.sqrt(var)
     return mean, mean - half, mean + half
 
 
@@ -248,7 +245,7 @@ def seat_balance_from_sums(seats: pd.Series, cross: pd.DataFrame, games: float) 
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
     if k < 2 or total <= 0 or games < 2:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
-    stats = _scipy_stats()
+    from scipy import stats
     chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best = int(seats.idxmax())

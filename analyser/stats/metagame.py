@@ -205,20 +205,14 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     m, n = obs.m, obs.players
     shares, ahead = estimate(obs)
     rng = np.random.default_rng([int(seed) % (2**32), 0x4D47])
-    resamples, aheads = [], []
-    for _ in range(bootstrap):
-        counts = np.bincount(rng.integers(0, obs.games, obs.games), minlength=obs.games)
-        bs, ba = estimate(obs, counts)
-        resamples.append((bs, ba))
-        aheads.append(np.where(np.isnan(ba), ahead, ba))
+    resamples = [estimate(obs, np.bincount(rng.integers(0, obs.games, obs.games), minlength=obs.games))
+                 for _ in range(bootstrap)]
+    aheads = [np.where(np.isnan(ba), ahead, ba) for _, ba in resamples]
     paired = copies.exact_copies(frame, names)
     group, same = copies.indistinguishable(ahead, np.array(aheads).reshape(-1, m, m), paired)
     p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings, group=group)
-    ws, navs = [], []
-    for bs, ba in resamples:
-        bp, bnav, _, _, _ = _solve(obs, bs, ba, ratings, point_shares=shares, group=group)
-        ws.append(bp)
-        navs.append(bnav)
+    solved = [_solve(obs, bs, ba, ratings, point_shares=shares, group=group) for bs, ba in resamples]
+    ws, navs = [x[0] for x in solved], [x[1] for x in solved]
     if bootstrap:
         w_lo, w_hi = np.percentile(np.array(ws), [2.5, 97.5], axis=0)
         n_lo, n_hi = np.percentile(np.array(navs), [2.5, 97.5], axis=0)
