@@ -346,12 +346,6 @@ def unused_records(meta: MetaGame) -> list[dict]:
     return out
 
 
-def finding_lines(items: list[dict]) -> list[str]:
-    """Findings as terminal lines: ``[strength] sentence (figure; 95% CI interval)``."""
-    return [f"[{f['strength']}] {f['sentence']} ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})"
-            if f["evidence"]["interval"] != "-" else f"[{f['strength']}] {f['sentence']}" for f in items]
-
-
 # --------------------------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------------------------
@@ -368,7 +362,8 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: 
         lines.append(terminal_table(format_table(table)))
     if findings:
         lines.append("Findings:")
-        lines += ["  " + line for line in finding_lines(meta.findings)]
+        lines += [f"  [{f['strength']}] {f['sentence']}" + ("" if f["evidence"]["interval"] == "-" else
+                  f" ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})") for f in meta.findings]
     return "\n".join(lines)
 
 

@@ -38,12 +38,9 @@ SEAT_P = 0.05
 def differences(scores: np.ndarray) -> np.ndarray:
     """Per game and seat (``scores``: games x seats), the seat's score minus the best score of
     the other seats."""
-    n = scores.shape[1]
-    out = np.empty_like(scores, dtype=float)
-    for k in range(n):
-        others = np.delete(scores, k, axis=1)
-        out[:, k] = scores[:, k] - others.max(axis=1)
-    return np.round(out, DIGITS)
+    scores = np.asarray(scores, dtype=float)
+    best_other = np.column_stack([np.delete(scores, k, axis=1).max(axis=1) for k in range(scores.shape[1])])
+    return np.round(scores - best_other, DIGITS)
 
 
 def compensation_sums(game: np.ndarray, seat: np.ndarray, score: np.ndarray, win: np.ndarray, players: int,
