@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analyser.report import summaries
 from analyser.stats import analysis
 
 
@@ -56,7 +57,7 @@ def test_seat_summary_and_run_summary():
     seats = analysis.seat_summary(frame()).set_index("seat")
     assert seats.loc[0, "win_rate"] == pytest.approx((1 + 1 + 0.5) / 3)
     assert seats.loc[0, "fair_share"] == 0.5
-    run = analysis.run_summary(frame())
+    run = summaries.run_figures(summaries.core_sums(frame(), ["A", "B"], 2), 1)
     assert run["games"] == 3 and run["tie_rate"] == pytest.approx(1 / 3)
     assert run["turns_mean"] == 40 and run["turns_median"] == 40
 

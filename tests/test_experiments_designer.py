@@ -326,13 +326,22 @@ def test_compare_of_a_title_without_a_lineup_plays_the_built_in_lineup_on_both_s
 # Designer metrics
 # --------------------------------------------------------------------------------------------
 
+def _drama(trace: np.ndarray, winners: list[int]) -> tuple:
+    """``designer.drama_arrays`` of one game: its trace (steps x seats) and the seats that won."""
+    traces = np.empty(trace.shape[1], dtype=object)
+    for k in range(trace.shape[1]):
+        traces[k] = list(trace[:, k])
+    wins = np.array([1.0 / len(winners) if k in winners else 0.0 for k in range(trace.shape[1])])
+    return tuple(x[0] for x in designer.drama_arrays(traces, wins, trace.shape[1]))
+
+
 def test_drama_of_a_hand_built_trace():
     trace = np.array([[1, 0], [1, 2], [3, 2], [3, 3], [4, 3]], float)
-    changes, good, deficit = designer.game_drama(trace, [0])
+    changes, good, deficit = _drama(trace, [0])
     assert (changes, good, deficit) == (2, 0.8, 1.0)  # trailed 1 to 2 after step 2
-    assert designer.game_drama(trace, [0, 1])[1] != designer.game_drama(trace, [0, 1])[1]  # NaN for a shared win
+    assert _drama(trace, [0, 1])[1] != _drama(trace, [0, 1])[1]  # NaN for a shared win
     led_throughout = np.array([[2, 0], [3, 1], [5, 4]], float)
-    assert designer.game_drama(led_throughout, [0]) == (0, 0.0, 0.0)
+    assert _drama(led_throughout, [0]) == (0, 0.0, 0.0)
 
 
 def test_drama_from_a_titles_trace_column(toy):

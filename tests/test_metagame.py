@@ -34,30 +34,8 @@ def spec(name: str) -> str:
 # Small matrices with known answers
 # --------------------------------------------------------------------------------------------
 
-def test_matching_pennies_is_half_and_half_with_value_0():
-    x, y, v = mg.solve_zero_sum([[1, -1], [-1, 1]])
-    assert x == pytest.approx([0.5, 0.5]) and y == pytest.approx([0.5, 0.5])
-    assert v == pytest.approx(0.0, abs=1e-12)
-
-
-def test_a_mixed_2x2_game_has_its_textbook_solution():
-    # row mix (x, 1-x) equalises the columns: 3x - (1-x) = -2x + (1-x), so x = 2/7, value 1/7;
-    # column mix (y, 1-y) equalises the rows: 3y - 2(1-y) = -y + (1-y), so y = 3/7
-    x, y, v = mg.solve_zero_sum([[3, -2], [-1, 1]])
-    assert x == pytest.approx([2 / 7, 5 / 7]) and y == pytest.approx([3 / 7, 4 / 7]) and v == pytest.approx(1 / 7)
-
-
-def test_a_3x3_game_with_a_saddle_point_has_a_pure_equilibrium():
-    # row minima 2, -1, 1 (maximin 2 at row 0); column maxima 5, 2, 3 (minimax 2 at column 1)
-    x, y, v = mg.solve_zero_sum([[4, 2, 3], [1, 0, -1], [5, 1, 2]])
-    assert x == pytest.approx([1, 0, 0], abs=1e-7) and y == pytest.approx([0, 1, 0], abs=1e-7)
-    assert v == pytest.approx(2.0)
-
-
 def test_rock_paper_scissors_is_one_third_each_by_lp_and_by_replicator():
     assert mg.max_entropy_nash(RPS) == pytest.approx([1 / 3] * 3)
-    x, y, v = mg.solve_zero_sum(RPS)
-    assert x == pytest.approx([1 / 3] * 3) and v == pytest.approx(0.0, abs=1e-12)
     p, eps = mg.replicator(lambda q: RPS @ q, 3)
     assert p == pytest.approx([1 / 3] * 3) and eps == pytest.approx(0.0, abs=1e-9)
     assert mg.nash_average(RPS, [1 / 3] * 3) == pytest.approx([0, 0, 0], abs=1e-12)
@@ -103,9 +81,9 @@ def test_bad_matrices_are_refused():
     with pytest.raises(ValueError, match="antisymmetric"):
         mg.max_entropy_nash([[0, 1], [1, 0]])
     with pytest.raises(ValueError, match="non-finite"):
-        mg.solve_zero_sum([[0, np.nan], [1, 0]])
+        mg.max_entropy_nash([[0, np.nan], [1, 0]])
     with pytest.raises(ValueError, match="shape"):
-        mg.solve_zero_sum(np.zeros((0, 2)))
+        mg.max_entropy_nash(np.zeros((0, 2)))
 
 
 def test_replicator_time_average_finds_the_equilibrium_of_an_uneven_cycle():

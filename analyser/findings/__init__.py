@@ -1,11 +1,6 @@
-"""Findings: the short ordered list of plain sentences that opens every report (``simulate``,
-``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary
-(docs/findings.md, "Findings").  Each finding states its evidence, interval and threshold; the
-modules are listed in docs/architecture.md.
-
-Everything is importable from ``analyser.findings``.  The package may import :mod:`analyser.engine`,
-:mod:`analyser.io`, :mod:`analyser.run`, :mod:`analyser.results` and :mod:`analyser.stats` (it reads
-their figures), never the report or the experiments that show its findings.
+"""Findings: the short ordered list of plain sentences that opens every report and closes the
+terminal summary (docs/findings.md).  Everything is importable from here.  May import the engine,
+io, run, results and stats, never the report or the experiments that show the findings.
 """
 
 from analyser.findings.base import (STRENGTHS, FILE, SCHEMA, NEVER_WINS_SHARE, LUCK_HIGH, LUCK_LOW, RUNAWAY_AT,

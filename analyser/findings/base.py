@@ -1,21 +1,10 @@
-"""Findings: the short ordered list of plain sentences that opens every report (``simulate``,
-``sweep``, ``tournament``, ``compare``), writes ``findings.json`` and closes the terminal summary.
-docs/findings.md is the contract: each check, its evidence and its threshold (the named
-constants of this module).
+"""The finding, the list, ``findings.json``, the terminal lines and the formatting.  docs/findings.md
+is the contract: each check, its evidence and its threshold (the named constants here).
 
-A :class:`Finding` states one thing a designer may want to act on: its ``sentence`` (plain words,
-with the figure and its 95% interval), its ``strength`` - ``clear``, ``possible`` or ``none found``
--, its ``evidence`` (the figure and the interval, as text), the ``threshold`` that decides the
-strength (one sentence), and ``next``: the command that tests a fix, or None where no concrete
-test exists.  A check that cannot run for the title or the data is a :class:`LeftOut` with its
-reason (never a finding from a figure that does not apply, never "nan").
-
-The checks of a run report are :data:`analyser.findings.run.RUN_CHECKS`, in order of importance;
-adding a kind is one line there.  :func:`analyser.findings.run.collect` runs them and orders the result
-(:meth:`Findings.ordered`): clear before possible, then by importance; the ``none found`` lines
-after them, then the left-out lines.
-
-This module holds the finding, the list, ``findings.json``, the terminal lines and the formatting.
+A :class:`Finding` has a ``sentence``, a ``strength`` (:data:`STRENGTHS`), its ``evidence``, the
+``threshold`` that decides the strength and ``next``: the command that tests a fix, or None.  A
+check that cannot run for the title or the data is a :class:`LeftOut` with its reason.
+:meth:`Findings.ordered`: clear before possible, then by importance; then the others.
 """
 
 from __future__ import annotations
@@ -30,8 +19,7 @@ from typing import Callable, Iterable
 import click
 import numpy as np
 
-from analyser.stats import analysis
-from analyser.text import layout, number
+from analyser.text import layout, number, percent, percent_ci
 
 #: The strengths, strongest first.
 STRENGTHS = ("clear", "possible", "none found")
@@ -195,9 +183,7 @@ def write_json(path: Path, command: str, game: str, groups: list[Findings]) -> P
 
 
 def _plain(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    return str(value)
+    return value.item() if isinstance(value, np.generic) else str(value)
 
 
 def lines(groups: list[Findings], indent: str = "  ") -> list[str]:
@@ -219,14 +205,8 @@ def echo(groups: list[Findings]) -> None:
 # Formatting
 # --------------------------------------------------------------------------------------------
 
-def pct(value: float, low: float | None = None, high: float | None = None) -> str:
-    """``41.2%`` with the decimals the interval calls for (:func:`analysis.percent`)."""
-    return analysis.percent(value, low, high)
-
-
-def pct_ci(low: float, high: float) -> str:
-    """``39.0-43.4%`` (:func:`analysis.percent_ci`)."""
-    return analysis.percent_ci(low, high)
+#: ``41.2%`` with the decimals the interval calls for, and ``39.0-43.4%``.
+pct, pct_ci = percent, percent_ci
 
 
 def command(words: Iterable) -> str:

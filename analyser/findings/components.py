@@ -1,15 +1,15 @@
 """Component findings: the sentences a report gives for the estimates of
 :func:`analyser.stats.components.estimate` (one per clear component, with its evidence, threshold and
-the command that tests a fix), and their terminal lines."""
+the command that tests a fix)."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Sequence
 
 import pandas as pd
 
+from analyser.findings.base import command
 from analyser.stats.components import CONFIRM_MIN_PP, Q
 from analyser.text import phrase
 
@@ -17,10 +17,6 @@ from analyser.text import phrase
 
 #: Component findings in the report's numbered list at most (the rest stay in the table).
 FINDINGS_MAX = 3
-
-
-def _command(words) -> str:
-    return " ".join(shlex.quote(str(w)) for w in words)
 
 
 @dataclass(frozen=True)
@@ -38,22 +34,14 @@ class Rerun:
 
 
 def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, str] | None = None) -> str:
-    """The command that tests a fix of component ``cid`` in ``run``: with ``replacement`` (``(option, path,
-    what)``: the changed data file the report wrote into its folder), a ``compare`` of the rules
-    as run against that file; with a data file the title cannot change itself (``replacement``
-    ``()``: it was asked and has no typical peer for it, which is said), how to make a copy
-    with the component's line edited and the ``compare`` on it; with a rule override that changes it
-    (``info["fix"]``), a ``compare`` of the rules as run against the override; else a new run
-    with a fresh seed and four times the games, to confirm the effect.  A ``compare`` plays the
-    run's own games (its ``seed`` and game count), so side A repeats the run and the two sides are
-    paired; without a recorded seed, at least 1,000 games on a seed of its own."""
+    """The command that tests a fix of component ``cid`` in ``run``: a ``compare`` of the rules as
+    run against the changed file (``replacement``: ``(option, path, what)``), against a copy to
+    edit (a data file with no replacement; ``()``: the title has no typical peer, which is said),
+    or against the rule override ``info["fix"]``; else a new run with a fresh seed and four times
+    the games.  A ``compare`` replays the run's seed and game count where recorded."""
     game, strategies, games, players, seed = run.game, run.strategies, run.games, run.players, run.seed
     rules = {k: v for k, v in (run.rules or {}).items() if v not in (None, "")}
-    base = ["analyser", "compare", game]
-    for s in strategies:
-        base += ["-s", s]
-    if players:
-        base += ["-p", players]
+    lineup = [w for s in strategies for w in ("-s", s)] + (["-p", players] if players else [])
     option, path, line, fix = (info.get("option") or "", info.get("file") or "", info.get("line"),
                                info.get("fix") or "")
     n = max(int(games), 1000)
@@ -61,14 +49,12 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
 
     def against(key: str, b_value: str) -> str:
         """``compare`` of the rules as run (A) against ``key`` set to ``b_value`` (B)."""
-        words = list(base)
-        for k, v in rules.items():
-            if k != key:
-                words += ["-r", f"{k}={v}"]
+        words = ["analyser", "compare", game] + lineup
+        words += [w for k, v in rules.items() if k != key for w in ("-r", f"{k}={v}")]
         if key in rules:
             words += ["--a", f"{key}={rules[key]}"]
         tail = ["--games", int(games), "--seed", seed] if seeded else ["--games", n]
-        return _command(words + ["--b", b_value] + tail)
+        return command(words + ["--b", b_value] + tail)
 
     if replacement:
         r_option, r_path, what = replacement
@@ -83,15 +69,10 @@ def next_command(cid: str, info: dict, run: Rerun, replacement: tuple[str, str, 
                 f"then: {then}")
     if fix:
         return against(fix.partition("=")[0], fix)
-    words = ["analyser", "simulate", game]
-    for s in strategies:
-        words += ["-s", s]
-    if players:
-        words += ["-p", players]
-    for k, v in rules.items():
-        words += ["-r", f"{k}={v}"]
+    rest = [w for k, v in rules.items() for w in ("-r", f"{k}={v}")]
+    words = ["analyser", "simulate", game] + lineup + rest
     words += ["--games", 4 * n]  # no --seed: a fresh one (printed and recorded), never the run's own games
-    return "confirm with a fresh seed (drawn and recorded by the run) and more games: " + _command(words)
+    return "confirm with a fresh seed (drawn and recorded by the run) and more games: " + command(words)
 
 
 #: What an association can and cannot show, in the one line the report gives beside the table.
@@ -102,21 +83,13 @@ ASSOCIATION_LINE = ("An association shows which components go with winning, not 
 
 def findings(est, run: Rerun, *, catalog: dict | None = None, confirmations: dict | None = None,
              replacements: dict | None = None) -> list[dict]:
-    """The component findings of one variant (played as ``run``), in the shape of :func:`analyser.stats.metagame.findings`:
-    dicts with ``topic`` ("component"), ``component``, ``sentence``, ``strength`` ("clear",
-    "possible" or "none found"), ``evidence`` {``figure``, ``interval``}, ``threshold`` and
-    ``next`` (the command that tests a fix, :func:`next_command`; ``replacements``: component id
-    -> the changed data file written for it, ``(option, path, what)``).
-
-    At most :data:`FINDINGS_MAX` findings, the components that pass the Benjamini-Hochberg
-    correction in rank order (the rest stay in the table).  An association is never "clear" on
-    its own: it is "possible" until an intervention confirms it.  ``confirmations``: component id
-    -> ``{"confirmed": bool, "figure": str, "interval": str, "command": str}`` (the paired
-    intervention of :mod:`analyser.experiments.confirm`); a confirmed component is "clear" and its
-    evidence is the paired figure, a component the intervention does not confirm stays
-    "possible" and says so.  With no component passing the correction, one "none found" that
-    names the strongest.  ``[]`` without estimates.  The words are ``sentences/components.j2``
-    reading :func:`component_record`."""
+    """The component findings of one variant (played as ``run``), in the shape of
+    :func:`analyser.stats.metagame.findings` plus ``component`` (docs/components.md): at most
+    :data:`FINDINGS_MAX`, the components that pass the Benjamini-Hochberg correction in rank
+    order, each "possible" until its intervention (``confirmations``: component id -> ``{"confirmed",
+    "figure", "interval", "command"}``, :mod:`analyser.experiments.confirm`) confirms it; else one
+    "none found" naming the strongest; ``[]`` without estimates.  ``next``: :func:`next_command`
+    (``replacements``: component id -> the changed data file, ``(option, path, what)``)."""
     if est is None or not len(est):
         return []
     catalog, confirmations = catalog or {}, confirmations or {}
@@ -140,13 +113,10 @@ def findings(est, run: Rerun, *, catalog: dict | None = None, confirmations: dic
 
 
 def component_record(r, catalog: dict, acts: dict) -> dict:
-    """A component's figures for its sentence and evidence: its ``name`` (with what it is), the
-    ``effect`` on winning against none with its interval, the win rates ``with``/``without`` it,
-    the ``share`` of seat-games that hold it, its ``q``; ``peered``: the effect against its peers
-    (``vs_peers`` with its interval, ``peers``, ``peer_group``, ``per_cost`` per ``cost_unit``,
-    None where not read).  Where the title words its components as they act (``acts``, the
-    estimate's ``wording``: format strings of the title's data), ``acts_sentence`` and
-    ``acts_figure`` are those, filled in; else None."""
+    """A component's figures for its sentence and evidence (``sentences/components.j2``): its
+    ``name``, ``effect`` with its interval, win rates ``with``/``without``, ``share``, ``q``, and
+    where read against its peers (``peered``) ``vs_peers`` with its interval, ``peers``,
+    ``peer_group``, ``per_cost``; with the title's ``acts`` wording, ``acts_sentence``/``acts_figure``."""
     peered = pd.notna(getattr(r, "vs_peers", float("nan")))
     per_cost = getattr(r, "per_cost", float("nan"))
     rec = {"component": r.component, "name": f"{r.component} ({r.what})" if r.what else str(r.component),
@@ -195,9 +165,3 @@ def _strongest(scored, catalog: dict, acts: dict, threshold: str) -> dict:
     return {"topic": "component", "component": r.component, "strength": "none found", "evidence": _evidence(rec),
             "threshold": threshold, "sentence": phrase("components.j2", "strongest", rec, len(scored)), "next": ""}
 
-
-def finding_lines(items: list[dict]) -> list[str]:
-    """Findings as terminal lines: ``[strength] sentence (figure; 95% CI interval)``."""
-    return [f"[{f['strength']}] {f['sentence']} ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})"
-            if f["evidence"]["interval"] not in ("-", "see components.csv") else f"[{f['strength']}] {f['sentence']}"
-            for f in items]

@@ -90,10 +90,8 @@ def _seat_cells(focus, dims: list[str], results) -> list:
 
 def tournament_findings(t, meta_findings: list[dict], seats=None, balance: dict | None = None) -> Findings:
     """A tournament's findings: the top rating (interval clear of every other), the meta-game's
-    findings (:func:`analyser.stats.metagame.findings`), the strategies that never win and, given the
-    seat table (:func:`analyser.stats.analysis.seat_summary`) and its ``balance``
-    (:func:`analyser.stats.analysis.seat_balance`), a seat advantage over all tables
-    (:func:`analyser.stats.seats.seat_findings`; no score compensation: the tables mix strategies).
+    ``meta_findings``, the strategies that never win and, given the seat table and its
+    ``balance``, a seat advantage over all tables (no compensation: the tables mix strategies).
     ``t``: :class:`analyser.experiments.tournament.TournamentResult`."""
     ranking = t.ranking
     # "Bradley-Terry", "Plackett-Luce" (the method, "by full pairwise breaking", is in the report's note)

@@ -24,11 +24,9 @@ from analyser.text import number, phrase
 
 @dataclass
 class RunContext:
-    """What a run report's checks read: the title, its declarations
-    (:class:`analyser.stats.designer.Outcome`), one variant's :class:`analyser.report.page.Part` and its
-    core sums (:func:`analyser.report.summaries.core_sums`, combined), the run's ``config.json``, the
-    lineup as given, the rule options that differ from the defaults (as typed) and the
-    variant's run ids."""
+    """What a run report's checks read: the title, its :class:`analyser.stats.designer.Outcome`,
+    one variant's :class:`analyser.report.page.Part` and its combined core sums, ``config.json``,
+    the lineup as given, the rule options that differ from the defaults and the run ids."""
 
     game: Any
     outcome: Any
@@ -56,13 +54,9 @@ class RunContext:
         """``analyser VERB TITLE -s ... --players N`` with the run's rule options (except
         ``skip``) as ``--rule``."""
         words: list = ["analyser", verb, self.title]
-        for s in (self.lineup if strategies is None else strategies):
-            words += ["-s", s]
+        words += [w for s in (self.lineup if strategies is None else strategies) for w in ("-s", s)]
         words += ["--players", self.players]
-        for k, v in self.rules.items():
-            if k not in skip:
-                words += ["--rule", f"{k}={v}"]
-        return words
+        return words + [w for k, v in self.rules.items() if k not in skip for w in ("--rule", f"{k}={v}")]
 
 
 Check = Callable[[RunContext], Iterable["Finding | dict | LeftOut"] | None]
@@ -376,11 +370,9 @@ def tie_break_command(ctx: RunContext) -> str | None:
 
 
 def component_outliers(ctx: RunContext) -> list:
-    """Components whose effect on winning is clear after the Benjamini-Hochberg correction over
-    the title's components (:mod:`analyser.stats.components`), with their 95% intervals: the
-    part's ``component_findings`` (dicts in the shape of :func:`analyser.stats.seats.seat_findings`,
-    more keys kept, such as ``component``) taken into the report's one list under this topic.
-    ``part.components`` None: the title records no components; a part without it adds nothing."""
+    """The part's ``component_findings`` (:mod:`analyser.findings.components`: the components clear
+    after the Benjamini-Hochberg correction) under this topic; ``part.components`` None: the
+    title records no components; a part without it adds nothing."""
     part = ctx.part
     if not hasattr(part, "components"):
         return []
@@ -398,8 +390,7 @@ def component_outliers(ctx: RunContext) -> list:
 
 
 #: The checks of a run report, in order of importance: (topic, check).  A check returns findings
-#: (:class:`Finding` or the dict shape of :func:`analyser.stats.seats.seat_findings`) and
-#: :class:`LeftOut` lines.  Adding a kind is one line here (and its README entry).
+#: (:class:`Finding` or their dict shape) and :class:`LeftOut` lines.
 RUN_CHECKS: list[tuple[str, Check]] = [
     ("seat advantage", seat_advantage),
     ("dominant strategy", dominant_strategy),

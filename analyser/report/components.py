@@ -13,8 +13,8 @@ from pathlib import Path
 from analyser.stats import analysis
 from analyser.findings.components import ASSOCIATION_LINE, FINDINGS_MAX
 from analyser.io.csvsafe import to_csv
-from analyser.report.summaries import params_of
-from analyser.report.tables import table_html
+from analyser.report.summaries import params_of, recorded_rules
+from analyser.report.tables import html_table
 
 
 #: The folder of a report where the changed data files of its component findings are written.
@@ -87,19 +87,15 @@ def changed_data_files(params, config: dict | None) -> list[str]:
 
 
 def component_part(game, r, part, config: dict | None = None, folder: Path | None = None) -> None:
-    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums (with
-    the interventions ``config.json`` records for its run, ``component_confirmations``, when the
-    variant is that one run: :mod:`analyser.experiments.confirm`).  The
-    catalog (what each component is, its file and line) comes from the rules the rows record;
-    when they cannot be rebuilt here (a data file the rows name is not on this machine) the
-    components are listed by id only, never described from another file.  With ``folder`` (the
-    report's folder), each listed component of a data file gets its changed file written into
-    ``folder/interventions`` (:func:`write_replacement`), and its next command plays it."""
+    """Fill ``part``'s component estimates, findings and special tables from ``r``'s sums, with the
+    interventions ``config.json`` records for a variant of one run.  The catalog comes from the
+    rules the rows record; where they cannot be rebuilt here (a data file is missing or changed)
+    the components are listed by id only.  With ``folder`` (the report's), each listed component
+    of a data file gets its changed file written (:func:`write_replacement`)."""
     from analyser.findings import components as component_findings
     from analyser.stats import components
 
-    values = {o["name"]: (lambda v: v.item() if hasattr(v, "item") else v)(r.first[o["name"]].iloc[0])
-              for o in game.Params.options() if o["name"] in r.first.columns and len(r.first)}
+    values = recorded_rules(game, r.first)
     try:
         params = game.Params(**values)
         catalog = game.component_catalog(params)
@@ -171,16 +167,13 @@ def component_section(part, outdir: Path, prefix: str, title_note: str = "") -> 
     drawn = components.forest_plot(est, outdir / f"{prefix}components.png")
     if drawn is None:  # no clear component: no plot, and none left from an earlier report
         (outdir / f"{prefix}components.png").unlink(missing_ok=True)
-    figure = None
-    if drawn is not None:
-        name, caption = drawn
-        figure = {"name": name, "caption": caption,
-                  "data": base64.b64encode((outdir / name).read_bytes()).decode("ascii")}
+    data = None if drawn is None else base64.b64encode((outdir / drawn[0]).read_bytes()).decode("ascii")
+    figure = None if drawn is None else {"name": drawn[0], "caption": drawn[1], "data": data}
     n_est = int(est["p"].notna().sum())
-    return {"findings": part.component_findings, "table": table_html(shown) if len(shown) else "",
+    return {"findings": part.component_findings, "table": html_table(shown) if len(shown) else "",
             "rows": len(table), "shown": len(shown), "estimated": n_est, "n_clear": int(est["clear"].sum()),
             "threshold": part.component_findings[0]["threshold"] if part.component_findings else "",
-            "special": [(cap, table_html(t)) for cap, t in part.component_tables],
+            "special": [(cap, html_table(t)) for cap, t in part.component_tables],
             "note": components.method_note(est), "figure": figure, "title_note": title_note,
             "association": ASSOCIATION_LINE, "data_note": getattr(part, "component_data_note", ""),
             "sample_note": getattr(part, "component_sample_note", ""),

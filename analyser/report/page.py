@@ -1,18 +1,13 @@
-"""The report: PNG plots plus one self-contained ``index.html`` (plots embedded as base64).
-
-``build_report(results, extras, config, outdir)`` writes everything and returns the summary, so
-the CLI can print the same numbers in the terminal.
-
-Joined results whose rule options, player count or lineup differ are *variants*
-(:func:`analyser.stats.analysis.variants`): every table and plot is computed per variant and shown side
-by side (a ``variant`` column in the tables, one set of plots per variant); nothing is pooled
-across variants.  Runs of the same variant are pooled, each game counted once by
-``(run_id, game_index)``.
+"""The report: PNG plots plus one self-contained ``index.html`` (plots embedded as base64), and
+the page of an experiment (:func:`write_experiment_page`).  Joined runs whose rule options,
+player count or lineup differ are *variants* (:func:`analyser.stats.analysis.variants`), shown
+side by side and never pooled; runs of one variant are pooled by ``(run_id, game_index)``.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -38,7 +33,7 @@ from analyser.engine.registry import get_game
 from analyser.run.reproduce import reproduce_command
 from analyser.report.summaries import params_of
 from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_table,  # noqa: F401 - the page's API
-                                    table_html as _table_html, wrap_table as _wrap_table)
+                                    wrap_table as _wrap_table)
 from analyser.stats.designer import Outcome
 from analyser.stats.seats import assumption
 from analyser.stats.streamed import open_run
@@ -86,7 +81,6 @@ class Summary:
     parts: list[Part]
     length_unit: str = "turns"
     score_unit: str = "points"
-    methods: dict = field(default_factory=dict)
     #: What the report leaves out and why, e.g. "no rounds table: the bidding tables are left out".
     notes: list[str] = field(default_factory=list)
 
@@ -147,18 +141,16 @@ class Reduced:
     sample_note: str = ""
 
 
-
 #: ``run_dir`` left out: the report is written in the run's own folder.
 _OUTDIR = Path(".")  # (a sentinel, compared by identity)
 
+
 def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sample=None) -> list[Reduced]:
-    """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order): each run's
-    core and title sums, then the runs grouped into variants (:func:`analysis.variants`, on the
-    rows of each run's first game).  ``check(results_chunk)`` validates a chunk.  ``pieces``:
-    the chunks already reduced (:func:`analyser.report.reduce.chunk_pieces`, in chunk order, e.g.
-    by worker processes) instead of ``chunks``.  Raises InputError for a table that mixes player
-    counts.  ``sample``: a large run's component sample (:func:`analyser.report.reduce.component_sample`),
-    said in each variant's ``component_note``."""
+    """One pass over ``chunks`` (``(results, extras)`` of whole games, in game order), or the
+    ``pieces`` already reduced from them (:func:`analyser.report.reduce.chunk_pieces`, in order):
+    each run's sums, then the runs grouped into variants (:func:`analysis.variants`).
+    ``check(chunk)`` validates a chunk; ``sample``: a large run's component sample.  Raises
+    InputError for results that mix player counts or hold no games."""
     if pieces is None:
         pieces = (chunk_pieces(game, chunk, ext, strategies, check, sample) for chunk, ext in chunks)
     runs: dict[str, dict] = {}
@@ -169,9 +161,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
         if p != players or mixed:
             raise InputError("the results mix player counts; report one player count at a time")
         for rid, piece in items:
-            acc = runs.get(rid)
-            if acc is None:
-                acc = runs[rid] = {"core": {}, "title": {}, "first": None, "binary": True, "components": {}}
+            acc = runs.setdefault(rid, {"core": {}, "title": {}, "first": None, "binary": True,
+                                        "components": {}})
             if acc["first"] is None or piece["lo"] < acc["first"]["game_index"].iloc[0]:
                 acc["first"] = piece["first"]
             acc["binary"] = acc["binary"] and piece["binary"]
@@ -189,14 +180,8 @@ def reduce_chunks(game, chunks, strategies: list, check=None, pieces=None, sampl
     labels, found = analysis.variants(first, rule_names)
     out = []
     for v in found:
-        core: dict = {}
-        title: dict = {}
-        comp: dict = {}
-        for rid in v["runs"]:
-            acc = runs[rid]
-            core = streamed.combine_sums(core, acc["core"])
-            title = streamed.combine_sums(title, acc["title"])
-            comp = streamed.combine_sums(comp, acc["components"])
+        core, title, comp = (functools.reduce(streamed.combine_sums, [runs[r][key] for r in v["runs"]], {})
+                             for key in ("core", "title", "components"))
         mask = (labels == v["label"]).to_numpy()
         present = [s for s in strategies if s in core["strategy"].index]
         out.append(Reduced(v["label"], v["what"], v["runs"], players, present, core, title, first[mask],
@@ -214,7 +199,7 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
     for r in reduced:
         strategies = summaries.strategy_table(r.core, r.strategies, r.binary)
         seats = summaries.seat_table(r.core, r.players, r.binary)
-        run = summaries.run_figures(r.core, r.players, len(r.runs))
+        run = summaries.run_figures(r.core, len(r.runs))
         summaries.fix_mirrors(strategies, run.get("mirror") or [])
         tables = game.figure_tables_from(r.title)
         comp = seatmod.compensation_from_sums(r.core.get("seat_diff"), r.players, outcome.kind)
@@ -235,11 +220,8 @@ def _summary_of(game, reduced: list[Reduced], extra_names, config: dict | None =
         part.findings = findmod.collect(ctx)
         if len(reduced) == 1:  # one variant: its findings need no label
             part.findings.label = ""
-    methods = parts[0].strategies.attrs.get("methods", {})
     notes = missing_tables(game, {n: [True] for n in extra_names})
-    return Summary(parts, game.scoring.length_unit, game.scoring.score_unit,
-                   {"strategy_win": methods.get("win"), "seat_win": parts[0].seats.attrs.get("methods", {}).get("win"),
-                    "score": "cluster"}, notes)
+    return Summary(parts, game.scoring.length_unit, game.scoring.score_unit, notes)
 
 
 def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
@@ -254,27 +236,22 @@ def _lineup_of(config: dict | None, r: Reduced) -> list[str]:
 def _overrides_of(game, first: pd.DataFrame, config: dict | None) -> dict[str, str]:
     """The rule options of a variant that differ from the defaults, as the user types them (read
     from the rows of its first game: the truth, also for joined runs)."""
-    out = {}
-    for o in game.Params.options():
-        if o["name"] in first.columns and len(first):
-            v = first[o["name"]].iloc[0]
-            v = v.item() if hasattr(v, "item") else v
-            if v != o["default"] and not (v != v):
-                out[o["name"]] = analysis.display_value(v)
-    return out
+    defaults = {o["name"]: o["default"] for o in game.Params.options()}
+    return {k: analysis.display_value(v) for k, v in summaries.recorded_rules(game, first).items()
+            if v != defaults[k] and v == v}
 
 
-def _strategies_of(results: pd.DataFrame) -> list[str]:
-    s = results["strategy"]
-    return [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
+def _reduce_frame(results: pd.DataFrame, extras: dict) -> tuple:
+    """``(game, reduced variants, extra table names)`` of an in-memory ``results`` frame, reduced
+    chunk by chunk like a run folder."""
+    game = get_game(str(results["game"].iloc[0]))
+    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), plots.strategy_names(results))
+    return game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)]
 
 
 def summarise(results: pd.DataFrame, extras: dict) -> Summary:
-    """Summaries per variant of an in-memory ``results`` frame (see the module docstring),
-    reduced chunk by chunk like a run folder."""
-    game = get_game(str(results["game"].iloc[0]))
-    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), _strategies_of(results))
-    return _summary_of(game, reduced, [n for n, f in (extras or {}).items() if f is not None and len(f)])
+    """Summaries per variant of an in-memory ``results`` frame (see the module docstring)."""
+    return _summary_of(*_reduce_frame(results, extras))
 
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("analyser.report", "templates"),
@@ -332,10 +309,6 @@ def place_figures(game, figures: list[dict], prefix: str, captions: list[str]) -
         at = next((k for k, c in enumerate(captions) if opening and str(c).lower().startswith(opening)), None)
         (per_table[at] if at is not None else core["more"]).append(f)
     return core, per_table
-
-
-def _assumption(game) -> str:
-    return assumption(game.scoring.outcome, game.scoring.score_unit)
 
 
 def method_note(part: Part) -> str:
@@ -459,10 +432,7 @@ def build_report(results: pd.DataFrame, extras: dict, config: dict, outdir: Path
     results frame; return the HTML path, the summary and the PNG file names.  Needs at least one
     finished game.  The frame is reduced chunk by chunk, as a run folder is
     (:func:`build_report_from_run`).  ``run_dir``: as :func:`write_report`."""
-    game = get_game(str(results["game"].iloc[0]))
-    strategies = _strategies_of(results)
-    reduced = reduce_chunks(game, streamed.chunk_frame(results, extras), strategies)
-    present = [n for n, f in (extras or {}).items() if f is not None and len(f)]
+    game, reduced, present = _reduce_frame(results, extras)
     return write_report(game, reduced, present, config, outdir, run_dir)
 
 
@@ -529,7 +499,7 @@ def _variant_section(game, part, r: Reduced, outdir: Path, variant: int | None,
         ("variant", "variant"), ("seats", "turn order"), ("strategies", "strategies"),
         ("length", "game length"), ("designer", "designer figures"), ("components", "component impact"),
         ("more", "more plots"))}
-    title_tables = [{"caption": cap, "table": _table_html(t), "figures": per_table[k],
+    title_tables = [{"caption": cap, "table": html_table(t), "figures": per_table[k],
                      "id": _anchor(tag + short_caption(cap), used)} for k, (cap, t) in enumerate(part.title_tables)]
     toc = _section_toc(part, variant, ids, figs, title_tables)
     section = _section_fields(game, part, params_of(game, r.first))
@@ -559,14 +529,13 @@ def _section_fields(game, part, params) -> dict:
     """The tables, figures and sentences of a variant's section that its summary part gives
     (the template's names)."""
     run = part.run
-    length_text = ""
-    if "turns_mean" in run:
-        length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game (median {fixed(run['turns_median'], 0)}, "
-                       f"5-95% {fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)}).")
+    length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game "
+                   f"(median {fixed(run['turns_median'], 0)}, 5-95% {fixed(run['turns_p5'], 0)}-"
+                   f"{fixed(run['turns_p95'], 0)}).") if "turns_mean" in run else ""
     return {
         "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
         "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),
-        "strategy_table": _table_html(part.strategies), "seat_table": _table_html(part.seats),
+        "strategy_table": html_table(part.strategies), "seat_table": html_table(part.seats),
         "length_text": length_text,
         "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
                      f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
@@ -582,7 +551,7 @@ def _section_fields(game, part, params) -> dict:
         if part.compensation is not None else "",
         "compensation_note": part.compensation_note, "seating": part.seating,
         "compensation_kind": part.compensation.attrs.get("kind", "") if part.compensation is not None else "",
-        "assumption": _assumption(game),
+        "assumption": assumption(game.scoring.outcome, game.scoring.score_unit),
         "count_notes": game.count_notes(params, part.players), "report_notes": game.report_notes(params)}
 
 
@@ -599,27 +568,23 @@ def _closing_toc(config: dict, variants: bool) -> list[dict]:
 def _replay_hint(game, config: dict, all_strategies: list[str]) -> str:
     """The ``analyser play`` command that replays one game of the report, given its game seed."""
     replay = ["analyser", "play", game.source or game.id]
-    for s in config.get("strategies") or all_strategies:
-        replay += ["-s", str(s)]
-    for k, v in (config.get("rule_overrides") or {}).items():
-        replay += ["--rule", f"{k}={v}"]
+    replay += [w for s in config.get("strategies") or all_strategies for w in ("-s", str(s))]
+    replay += [w for k, v in (config.get("rule_overrides") or {}).items() for w in ("--rule", f"{k}={v}")]
     return " ".join(shlex.quote(w) for w in replay) + " --seed GAME_SEED"
 
 
 def reduce_run(out: Path, opened: tuple | None = None, jobs: int = 1, chunk_games: int | None = None,
                 known=None):
-    """A run folder reduced part by part (never loaded whole): ``(game, reduced, extra table
-    names, config)``.  ``opened``: what :func:`analyser.stats.streamed.open_run` already returned
-    for it, so its parts are not checked twice.  ``jobs``: worker processes for the chunks (0:
-    every core; :mod:`analyser.report.reduce`; the same report for any number).  ``chunk_games``:
-    games per chunk (default :data:`analyser.stats.streamed.CHUNK_GAMES`).  A folder without parts
-    (its ``results.csv`` only) is read whole."""
+    """A run folder reduced part by part: ``(game, reduced, extra table names, config)``.
+    ``opened``: what :func:`analyser.stats.streamed.open_run` returned for it; ``jobs``: worker
+    processes (0: every core; the same report for any number); ``known``: the chunks the run's
+    workers reduced.  A folder without parts (its ``results.csv`` only) is read whole."""
     out = Path(out)
     if not store.part_files(out / store.RESULTS):
         df, extras, config = load_results(out)
         game = get_game(str(df["game"].iloc[0])) if not isinstance(config.get("title_source"), str) else \
             get_game(config["title_source"])
-        reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), _strategies_of(df))
+        reduced = reduce_chunks(game, streamed.chunk_frame(df, extras), plots.strategy_names(df))
         return game, reduced, [n for n, f in extras.items() if len(f)], config
     game, config, strategies = opened if opened is not None else open_run(out)
     names = [str(n) for n in game.extra_tables if (out / str(n)).is_dir() and store.part_files(out / str(n))]
@@ -660,11 +625,8 @@ def _in_order(plan: list, ready: dict, computed):
 
 
 def build_report_from_run(out: Path, jobs: int = 1, known=None) -> tuple[Path, Summary, list[str]]:
-    """:func:`build_report` for a run folder, read part by part: memory stays bounded by one
-    chunk of games (:data:`analyser.stats.streamed.CHUNK_GAMES`) per job, whatever the number of
-    games.  ``jobs``: worker processes for the chunks (:mod:`analyser.report.reduce`; 0: every
-    core); the report is the same for any number.  ``known``: the chunks the run's workers
-    reduced (:func:`reduce_run`)."""
+    """:func:`build_report` for a run folder, read part by part (:func:`reduce_run`): memory stays
+    bounded by one chunk of games per job, whatever the number of games."""
     game, reduced, names, config = reduce_run(out, jobs=jobs, known=known)
     return write_report(game, reduced, names, config, Path(out))
 
@@ -677,12 +639,10 @@ def summarise_run(out: Path, known=None) -> Summary:
 
 @dataclass
 class ExperimentPage:
-    """What the ``index.html`` of a sweep, tournament, comparison, ladder or tune shows: its
-    ``title`` and ``lead``, headline ``cards`` (label, value, detail), ``notes``, ``sections``
-    (heading, HTML table or "", note), the ``figures`` (PNG file name, caption), the experiment's
-    ``config`` (its command and versions), its ``findings`` (:class:`analyser.findings.Findings`)
-    and ``figure_sections``, which maps a PNG's file name to the heading of the section it
-    illustrates, where it is shown (other PNGs go in a "Plots" section)."""
+    """What the ``index.html`` of a sweep, tournament, comparison, ladder or tune shows: ``sections``
+    are (heading, HTML table or "", note), ``figures`` (PNG file name, caption), ``config`` gives
+    the command and versions; ``figure_sections`` maps a PNG to the heading it illustrates (the
+    others go in a "Plots" section)."""
 
     title: str
     lead: str
@@ -698,14 +658,13 @@ class ExperimentPage:
 def write_experiment_page(outdir: Path, page: ExperimentPage) -> Path:
     """Write ``page`` as ``outdir/index.html``: findings at the top, the cards, notes, a contents
     list, the sections with their PNGs embedded, and how to reproduce.  Returns its path."""
-    title, lead, cards, notes, sections = page.title, page.lead, page.cards, page.notes, page.sections
-    figures, config, findings, figure_sections = page.figures, page.config, page.findings, page.figure_sections
-    placed = figure_sections or {}
+    config, findings, placed = page.config, page.findings, page.figure_sections or {}
     used: set = {"findings", "plots", "reproduce", "versions"}
-    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)} for h, t, n in sections]
+    blocks = [{"heading": h, "table": t, "note": n, "figures": [], "id": _anchor(h, used)}
+              for h, t, n in page.sections]
     by_heading = {b["heading"]: b for b in blocks}
     rest = []
-    for name, caption in figures:
+    for name, caption in page.figures:
         data = base64.b64encode((outdir / name).read_bytes()).decode("ascii")
         f = {"name": name, "caption": caption, "data": data}
         (by_heading[placed[name]]["figures"] if placed.get(name) in by_heading else rest).append(f)
@@ -715,8 +674,8 @@ def write_experiment_page(outdir: Path, page: ExperimentPage) -> Path:
         toc.append({"id": "plots", "text": "Plots"})
     toc += [{"id": "reproduce", "text": "Reproduce"}, {"id": "versions", "text": "Versions"}]
     html = _ENV.get_template("experiment.html.j2").render(
-        title=title, lead=lead, cards=cards, notes=notes, sections=blocks, figures=rest, toc=toc,
-        findings=[findings] if findings is not None else [],
+        title=page.title, lead=page.lead, cards=page.cards, notes=page.notes, sections=blocks, figures=rest,
+        toc=toc, findings=[findings] if findings is not None else [],
         command=reproduce_command(config) or config.get("command") or "(not recorded)", config=config,
         typed=config.get("command") if isinstance(config.get("command"), str) else "",
         versions=config.get("versions", {}))

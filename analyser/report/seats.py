@@ -14,19 +14,17 @@ def strategy_seat_display(table: pd.DataFrame) -> pd.DataFrame:
     cell its win rate there with the 95% interval (``52.1% (49.0-55.2%)``), ``-`` where it never
     sat."""
     seats = sorted(int(x) for x in pd.unique(table["seat"]))
-    d = analysis.decimals((table["win_high"] - table["win_low"]).to_numpy() * 50)  # one column's decimals
+    d = win_decimals(table)  # one column's decimals
+
+    def cell(r) -> str:
+        return (f"{analysis.percent(r['win_rate'], places=d)} "
+                f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
+
     rows = []
     for name in dict.fromkeys(table["strategy"].astype(str)):
         sub = table[table["strategy"].astype(str) == name].set_index("seat")
-        row = {"strategy": name}
-        for k in seats:
-            if k in sub.index:
-                r = sub.loc[k]
-                row[f"seat {k}"] = (f"{analysis.percent(r['win_rate'], places=d)} "
-                                    f"({analysis.percent_ci(r['win_low'], r['win_high'], places=d)})")
-            else:
-                row[f"seat {k}"] = "-"
-        rows.append(row)
+        cells = {f"seat {k}": cell(sub.loc[k]) if k in sub.index else "-" for k in seats}
+        rows.append({"strategy": name, **cells})
     return pd.DataFrame(rows)
 
 
@@ -44,15 +42,12 @@ def compensation_display(table: pd.DataFrame, unit: str, places: int = 1) -> pd.
     word = "head start" if kind == "race" else "handicap"
     rows = []
     for _, r in table.iterrows():
-        if kind == "race" and r["win_rate"] >= r["fair_share"]:  # a head start goes to the seats behind
-            rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate'], places),
-                         f"{word} ({unit})": "none (ahead)", "95% CI": "-", f"win rate with the {word}": "-",
-                         "tie-break share": "-"})
-            continue
-        rows.append({"seat": int(r["seat"]), "win rate": pct(r['win_rate'], places),
-                     f"{word} ({unit})": signed(r["handicap"], None) if r["handicap"] == r["handicap"] else "n/a",
-                     "95% CI": (f"{signed(r['handicap_low'], None)} to {signed(r['handicap_high'], None)}"
-                                if r["handicap_low"] == r["handicap_low"] else "n/a"),
-                     f"win rate with the {word}": pct(r['win_at_handicap'], places),
-                     "tie-break share": "-" if r["tie_share"] != r["tie_share"] else pct(r['tie_share'], 0)})
+        ahead = kind == "race" and r["win_rate"] >= r["fair_share"]  # a head start goes to the seats behind
+        h, lo, tie = r["handicap"], r["handicap_low"], r["tie_share"]
+        ci = f"{signed(lo, None)} to {signed(r['handicap_high'], None)}" if lo == lo else "n/a"
+        rows.append({"seat": int(r["seat"]), "win rate": pct(r["win_rate"], places),
+                     f"{word} ({unit})": "none (ahead)" if ahead else signed(h, None) if h == h else "n/a",
+                     "95% CI": "-" if ahead else ci,
+                     f"win rate with the {word}": "-" if ahead else pct(r["win_at_handicap"], places),
+                     "tie-break share": "-" if ahead or tie != tie else pct(tie, 0)})
     return pd.DataFrame(rows)

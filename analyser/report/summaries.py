@@ -1,15 +1,12 @@
 """The report's core numbers from additive sums, chunk by chunk (see :mod:`analyser.stats.streamed`).
 
-:func:`core_sums` reduces one chunk of whole games (a results frame: one row per game and seat)
-to small frames of counts and sums; :func:`analyser.stats.streamed.combine_sums` adds the chunks up;
-:func:`strategy_table`, :func:`seat_table`, :func:`run_figures` and :func:`designer_figures`
-turn the total into the same numbers :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer`
-compute on a whole in-memory frame (the tests hold the two to 1e-9):
+:func:`core_sums` reduces one chunk of whole games (one row per game and seat) to small frames
+that add up (:func:`analyser.stats.streamed.combine_sums`); the table functions turn the total
+into the numbers :mod:`analyser.stats.analysis` and :mod:`analyser.stats.designer` compute on a
+whole frame (the tests hold the two to 1e-9):
 
-* a win rate or mean score with its cluster-robust interval needs, per group (strategy or seat),
-  ``n``, the sum, and over the games ``c`` the group played in, ``sum S_c^2``, ``sum S_c n_c``
-  and ``sum n_c^2`` (``S_c``: the group's sum in game ``c``, ``n_c``: its rows there), since
-  ``sum_c (S_c - mean n_c)^2 = sum S_c^2 - 2 mean sum S_c n_c + mean^2 sum n_c^2``;
+* a win rate or mean score with its interval needs, per group (strategy or seat), the sums of
+  :func:`analyser.stats.analysis.cluster_sums`;
 * game length, score and deficit distributions are value counts (whole numbers in every
   title), so medians, percentiles and histograms are exact;
 * the seat-balance gap needs the seats' win cross-products ``sum_g w_g w_g'`` over games;
@@ -79,11 +76,10 @@ def _value_counts(values: np.ndarray, name: str, extra: dict | None = None) -> p
 
 
 def core_sums(df: pd.DataFrame, strategies: list, players: int, drama: bool = True) -> dict[str, pd.DataFrame]:
-    """The additive sums of one chunk of whole games (``df``: rows of one player count, with
-    ``strategy``, ``seat``, ``win``, ``score``, ``rank``, ``game_index`` and optionally
-    ``run_id``, ``turns`` and a score trace).  ``strategies``: the run's strategy names, in
-    order (the same list for every chunk).  ``drama=False`` leaves out the drama sums (a chunk
-    outside a large run's sample, :func:`analyser.report.reduce.component_sample`)."""
+    """The additive sums of one chunk of whole games of one player count (``strategy``, ``seat``,
+    ``win``, ``score``, ``rank``, ``game_index``; optionally ``run_id``, ``turns``, a score trace).
+    ``strategies``: the run's strategy names in order (the same for every chunk); ``drama=False``
+    leaves out the drama sums (a chunk outside a large run's sample)."""
     if not len(df):
         return {}
     game = analysis.game_codes(df)
@@ -231,48 +227,11 @@ def _skill_sums(df, game, n_games, strat, k, score, win) -> pd.DataFrame:
 # From the sums to the tables
 # --------------------------------------------------------------------------------------------
 
-def _clustered(total, c2, cn, nc2, n, groups) -> tuple[float, float, float]:
-    """Mean and CR1 cluster-robust interval from sums (as :func:`analysis.clustered_mean`)."""
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    mean = total / n
-    if groups < 2:
-        return mean, math.nan, math.nan
-    ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
-    var = groups / (groups - 1) * ss / (n * n)
-    from scipy import stats  # (lazy: a worker that only sums a chunk never needs scipy)
-    half = float(stats.t.ppf(0.975, groups - 1)) * math.sqrt(var)
-    return mean, mean - half, mean + half
-
-
-def _intervals(sums: pd.DataFrame, by: str, binary: bool) -> tuple[pd.DataFrame, dict]:
-    once = bool((sums["nc_max"] <= 1).all())
-    win_method = "wilson" if once and binary else "cluster"
-    rows = []
-    for key, r in sums.iterrows():
-        n = r["n"]
-        if win_method == "wilson":
-            rate = r["win_sum"] / n
-            lo, hi = analysis.wilson(rate, n)
-        else:
-            rate, lo, hi = _clustered(r["win_sum"], r["win_c2"], r["win_cn"], r["n_c2"], n, r["games"])
-            if not hi - lo > 0:
-                lo, hi = analysis.wilson(rate, r["games"])
-            lo, hi = max(0.0, lo), min(1.0, hi)
-        m, slo, shi = _clustered(r["score_sum"], r["score_c2"], r["score_cn"], r["n_c2"], n, r["games"])
-        sd = math.sqrt(max(0.0, (r["score_sq"] - n * m * m) / (n - 1))) if n > 1 else math.nan
-        rows.append({by: key, "n": int(n), "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
-                     "score_low": slo, "score_high": shi, "score_sd": sd})
-    out = pd.DataFrame(rows, columns=[by, "n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
-                                      "score_high", "score_sd"])
-    return out, {"win": win_method, "score": "cluster"}
-
-
 def strategy_table(sums: dict, strategies: list, binary: bool) -> pd.DataFrame:
     """As :func:`analysis.strategy_summary`: per strategy, best first."""
     s = sums["strategy"]
     s = s.reindex([str(x) for x in strategies if str(x) in s.index])
-    out, methods = _intervals(s, "strategy", binary)
+    out, methods = analysis.interval_table(s, "strategy", binary)
     out["mean_rank"] = (s["rank_sum"] / s["n"]).to_numpy()
     out["strategy"] = pd.Categorical(out["strategy"], categories=[str(x) for x in strategies])
     out = out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
@@ -283,40 +242,12 @@ def strategy_table(sums: dict, strategies: list, binary: bool) -> pd.DataFrame:
 def seat_table(sums: dict, players: int, binary: bool) -> pd.DataFrame:
     """As :func:`analysis.seat_summary`: per seat, with the fair share."""
     s = sums["seat"].sort_index()
-    out, methods = _intervals(s, "seat", binary)
+    out, methods = analysis.interval_table(s, "seat", binary)
     out["seat"] = out["seat"].astype(int)
     out = out.sort_values("seat").reset_index(drop=True)
     out["fair_share"] = 1.0 / players
     out.attrs["methods"] = methods
     return out
-
-
-def _seat_balance(sums: dict, players: int) -> dict:
-    """As :func:`analysis.seat_balance`, from the seats' win totals and cross-products."""
-    seats = sums["seat"].sort_index()["win_sum"]
-    k = len(seats)
-    total = float(seats.sum())
-    games = float(sums["games"]["games"].sum())
-    blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
-             "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
-    if k < 2 or total <= 0 or games < 2:
-        return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
-    from scipy import stats
-    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
-    chi2, p = float(chi2), float(p)
-    best = int(seats.idxmax())
-    worst = int(seats.drop(index=best).idxmin())
-    cross = sums["seat_cross"]
-    m = games
-    gap = float((seats[best] - seats[worst]) / m * 100)
-    sq = float(cross.loc[best, f"s{best}"] + cross.loc[worst, f"s{worst}"] - 2 * cross.loc[best, f"s{worst}"]) * 1e4
-    var = (sq - m * gap * gap) / (m - 1) if m > 1 else 0.0
-    sd = math.sqrt(max(0.0, var))
-    if m > 1 and sd > 1e-9 * max(1.0, abs(gap)):
-        lo, hi = stats.t.interval(0.95, m - 1, loc=gap, scale=sd / math.sqrt(m))
-    else:
-        lo = hi = gap
-    return analysis.seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
 
 
 def _quantiles(counts: pd.DataFrame) -> dict:
@@ -330,8 +261,10 @@ def _quantiles(counts: pd.DataFrame) -> dict:
             "p90": streamed.quantile_from_counts(v, c, 0.9), "max": float(v[c > 0].max())}
 
 
-def run_figures(sums: dict, players: int, runs: int) -> dict:
-    """As :func:`analysis.run_summary`."""
+def run_figures(sums: dict, runs: int) -> dict:
+    """Across the run: games, tie rate (with Wilson 95%: one 0/1 per game), game length (mean,
+    sd, median, 5th and 95th percentiles), score spread (sd of all final scores and the mean
+    margin of the winner), the seat balance, and the mirror-match strategies."""
     g = sums["games"].iloc[0]
     n = int(g["games"])
     tie_rate = g["ties"] / n if n else math.nan
@@ -341,7 +274,8 @@ def run_figures(sums: dict, players: int, runs: int) -> dict:
                 if rows > 1 else math.nan)
     out = {"games": n, "tie_rate": float(tie_rate), "tie_low": lo, "tie_high": hi, "runs": runs,
            "score_sd": score_sd, "margin_mean": g["margin_sum"] / g["margin_n"] if g["margin_n"] else math.nan}
-    out["seats"] = _seat_balance(sums, players)
+    out["seats"] = analysis.seat_balance_from_sums(sums["seat"].sort_index()["win_sum"], sums["seat_cross"],
+                                                   float(sums["games"]["games"].sum()))
     mirror = sums["mirror"]
     out["mirror"] = [str(s) for s, r in mirror.iterrows() if r["games_in"] > 0 and r["games_in"] == r["games_full"]]
     if "turns" in sums and n and sums["turns"]["count"].sum() > 0:
@@ -414,49 +348,24 @@ def designer_figures(sums: dict, outcome=None) -> pd.DataFrame:
 
 
 def strategy_seat_table(sums: dict, strategies: list, players: int, binary: bool) -> pd.DataFrame:
-    """As :func:`analysis.strategy_seat_summary`: each strategy's win rate in each seat it played,
-    with its 95% interval (strategies in run order, seats ascending)."""
-    s = sums["strategy_seat"]
-    s = s[s["n"] > 0]
-    order = [str(x) for x in strategies]
-    s = s.reindex([(a, b) for a in order for b in range(players) if (a, b) in s.index])
-    flat = s.set_axis(pd.Index(range(len(s)), name="row"))
-    out, methods = _intervals(flat, "row", binary)
-    out.insert(0, "strategy", pd.Categorical([a for a, _ in s.index], categories=order))
-    out.insert(1, "seat", [int(b) for _, b in s.index])
-    out = out.drop(columns=["row", "score_low", "score_high", "score_sd"])
-    out.attrs["methods"] = methods
-    return out
+    """As :func:`analysis.strategy_seat_summary` (strategies in run order, seats ascending)."""
+    return analysis.strategy_seat_rows(sums["strategy_seat"], [str(x) for x in strategies], players, binary)
 
 
 def grouped_win_rates(df: pd.DataFrame, keys: list[str], within: str) -> pd.DataFrame:
     """Win rates of many groups at once (a sweep's cells and slots), each with the interval
-    :func:`analysis.strategy_summary` would give on the games of its ``within`` value alone (the
-    method decided per ``within`` value, as simulate decides it per run: one name per interval).
-    Returns ``keys`` + ``n``, ``win_rate``, ``win_low``, ``win_high``, ``mean_score``,
-    ``score_low``, ``score_high``, ``score_sd`` and ``win_method`` (a key of
-    :data:`analysis.METHODS`), sorted by ``keys``."""
+    :func:`analysis.strategy_summary` gives on the games of its ``within`` value alone: ``keys``
+    and the :func:`analysis.interval_table` columns plus ``win_method``, sorted by ``keys``."""
     if not len(df):
         return pd.DataFrame(columns=keys + ["n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
                                             "score_high", "score_sd", "win_method"])
+    sums = analysis.cluster_sums(df, keys)
     win = df["win"].to_numpy(dtype=float)
-    score = df["score"].to_numpy(dtype=float)
-    rows = pd.DataFrame({**{k: df[k].to_numpy() for k in keys}, "game": analysis.game_codes(df), "win": win,
-                         "score": score, "score2": score * score, "odd": ~((win == 0) | (win == 1))})
-    per = rows.groupby(keys + ["game"], sort=True, observed=True).agg(
-        S=("win", "sum"), n_c=("win", "size"), T=("score", "sum"), score_sq=("score2", "sum"))
-    per = per.assign(win_c2=per["S"] ** 2, win_cn=per["S"] * per["n_c"], n_c2=per["n_c"] ** 2,
-                     score_c2=per["T"] ** 2, score_cn=per["T"] * per["n_c"])
-    sums = per.groupby(level=keys, sort=True).agg(
-        n=("n_c", "sum"), win_sum=("S", "sum"), score_sum=("T", "sum"), score_sq=("score_sq", "sum"),
-        win_c2=("win_c2", "sum"), win_cn=("win_cn", "sum"), score_c2=("score_c2", "sum"),
-        score_cn=("score_cn", "sum"), n_c2=("n_c2", "sum"), games=("n_c", "size"), nc_max=("n_c", "max"))
-    sums = sums.astype(float)
-    odd = rows.groupby(within, sort=True, observed=True)["odd"].any()
+    odd = pd.Series(~((win == 0) | (win == 1))).groupby(df[within].to_numpy(), sort=True).any()
     out = []
-    level = keys.index(within)
-    for value, sub in sums.groupby(level=level, sort=True):
-        table, methods = _intervals(sub.set_axis(pd.RangeIndex(len(sub), name="row")), "row", not bool(odd[value]))
+    for value, sub in sums.groupby(level=keys.index(within), sort=True):
+        flat = sub.set_axis(pd.RangeIndex(len(sub), name="row"))
+        table, methods = analysis.interval_table(flat, "row", not bool(odd[value]))
         table = table.drop(columns="row")
         for i, k in enumerate(keys):
             table.insert(i, k, sub.index.get_level_values(k).to_numpy())
@@ -478,14 +387,15 @@ def fix_mirrors(strategies: pd.DataFrame, mirror: list[str]) -> None:
         strategies.attrs["fixed"] = [str(x) for x in strategies.loc[m, "strategy"]]
 
 
+def recorded_rules(game, df: pd.DataFrame) -> dict:
+    """Each rule option the rows record: its value in the first row, as a plain Python value."""
+    names = [o["name"] for o in game.Params.options() if o["name"] in df.columns and len(df)]
+    return {n: (lambda v: v.item() if hasattr(v, "item") else v)(df[n].iloc[0]) for n in names}
+
+
 def params_of(game, df: pd.DataFrame):
     """The rule parameters recorded in the rows (first row), or the defaults when absent."""
-    values = {}
-    for o in game.Params.options():
-        if o["name"] in df.columns and len(df):
-            v = df[o["name"]].iloc[0]
-            values[o["name"]] = v.item() if hasattr(v, "item") else v
     try:
-        return game.Params(**values)
+        return game.Params(**recorded_rules(game, df))
     except Exception:
         return game.Params()

@@ -51,16 +51,8 @@ def render_table(df: pd.DataFrame, header: bool = True) -> str:
     return "\n".join(out)
 
 
-def table_html(df: pd.DataFrame) -> str:
-    """A results-style frame formatted (:func:`analyser.stats.analysis.format_table`) as a wrapped
-    HTML table."""
-    return wrap_table(render_table(analysis.format_table(df)))
-
-
 def html_table(df: pd.DataFrame, formatted: bool = False) -> str:
     """A frame as an HTML table, formatted like the run report's tables
     (:func:`analyser.stats.analysis.format_table`), or shown as it is when ``formatted`` (its cells
     and headers already read as they should)."""
-    if formatted:
-        return wrap_table(render_table(df))
-    return table_html(df)
+    return wrap_table(render_table(df if formatted else analysis.format_table(df)))

@@ -1,18 +1,7 @@
-"""Summaries of a results frame (one row per game and seat; see :mod:`analyser.run`).
-
-A game is identified by ``(run_id, game_index)`` everywhere (:func:`game_keys`), so results of
-several runs joined by hand are never merged game by game.  Joined runs whose rule options,
-player count or lineup differ are *variants* (:func:`variants`); the report shows them side by
-side and never pools them.
-
-Intervals are 95%, and every table says which method it used (:data:`METHODS`); the rules are
-docs/results.md, "How the numbers are computed": Wilson for a win rate where each game gives the
-group one 0/1 result, else (and for every mean) a cluster-robust interval with the game as the
-cluster (CR1 with G - 1 degrees of freedom, G = games; computed in closed form with numpy,
-checked against statsmodels in the tests; a rate with no spread gets Wilson over the games).  A
-sweep's cells and a tournament's ranking apply the same rule.  The seat-balance test is
-``scipy.stats.chisquare`` of the wins per seat, its effect size the largest gap between two
-seats' win rates with a paired interval over games.
+"""Summaries of a results frame (one row per game and seat): per strategy and per seat, the seat
+balance, and the *variants* of joined runs (:func:`variants`, never pooled).  A game is
+``(run_id, game_index)`` everywhere (:func:`game_keys`).  Intervals are 95%, by the rules of
+docs/results.md, "How the numbers are computed"; each table names its method (:data:`METHODS`).
 """
 
 from __future__ import annotations
@@ -24,18 +13,6 @@ import pandas as pd
 
 # the one rounding rule and the decimals an interval calls for, in analyser.text (analysis.fixed, ...)
 from analyser.text import MOST_DECIMALS, P_FLOOR, decimals, fixed, p_text, percent, percent_ci  # noqa: F401
-
-
-def proportion_confint(*args, **kwargs):
-    """statsmodels' ``proportion_confint``, imported on first use (statsmodels and scipy.stats
-    take about 0.7 s to import, which every command would pay at start-up otherwise)."""
-    from statsmodels.stats.proportion import proportion_confint as confint
-    return confint(*args, **kwargs)
-
-
-def _scipy_stats():
-    from scipy import stats
-    return stats
 
 
 Z95 = 1.959963984540054
@@ -53,6 +30,7 @@ def wilson(p: float | np.ndarray, n: float | np.ndarray, alpha: float = 0.05):
 
     Works element-wise on arrays.  ``n == 0`` gives ``(nan, nan)``.
     """
+    from statsmodels.stats.proportion import proportion_confint  # (lazy: 0.7 s to import with scipy.stats)
     p = np.asarray(p, dtype=float)
     n = np.asarray(n, dtype=float)
     safe = np.where(n > 0, n, 1.0)
@@ -96,42 +74,84 @@ def clustered_mean(values, clusters, alpha: float = 0.05) -> tuple[float, float,
     if g < 2:
         return mean, math.nan, math.nan
     var = g / (g - 1) * float(np.sum(sums ** 2)) / (n * n)
-    half = float(_scipy_stats().t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
+    from scipy import stats  # (lazy: scipy.stats takes a while to import)
+    half = float(stats.t.ppf(1 - alpha / 2, g - 1)) * math.sqrt(var)
     return mean, mean - half, mean + half
 
 
-def _group_intervals(df: pd.DataFrame, by: str, games: np.ndarray) -> tuple[pd.DataFrame, dict]:
-    """Per value of ``by``: n, win rate and mean score with their intervals; the methods used."""
-    keys = pd.unique(df[by]) if not hasattr(df[by], "cat") else [
-        c for c in df[by].cat.categories if (df[by] == c).any()]
-    groups = {k: np.flatnonzero((df[by] == k).to_numpy()) for k in keys}
+def clustered_from_sums(total, c2, cn, nc2, n, groups) -> tuple[float, float, float]:
+    """:func:`clustered_mean` from sums over the values and their clusters: ``total`` (of the
+    values), ``c2``/``cn``/``nc2`` (over the clusters, of ``S_c^2``, ``S_c n_c`` and ``n_c^2``;
+    ``S_c`` the cluster's sum, ``n_c`` its values), ``n`` values in ``groups`` clusters."""
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = total / n
+    if groups < 2:
+        return mean, math.nan, math.nan
+    ss = max(0.0, c2 - 2 * mean * cn + mean * mean * nc2)
+    var = groups / (groups - 1) * ss / (n * n)
+    from scipy import stats  # (lazy: a worker that only sums a chunk never needs scipy)
+    half = float(stats.t.ppf(0.975, groups - 1)) * math.sqrt(var)
+    return mean, mean - half, mean + half
+
+
+def cluster_sums(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per value of ``keys`` (sorted): the sums :func:`interval_table` reads - ``n`` rows, the
+    ``win``/``score`` sums (``win_sum``, ``score_sum``, ``score_sq``) and over its games ``c``
+    (:func:`game_codes`) the sums of ``S_c^2`` and ``S_c n_c`` of the win and the score and of
+    ``n_c^2``, its ``games`` and the most rows it has in one game (``nc_max``)."""
     win = df["win"].to_numpy(dtype=float)
     score = df["score"].to_numpy(dtype=float)
-    # Wilson is valid when every game gives each group at most one row and no win is shared
-    once = all(len(np.unique(games[idx])) == len(idx) for idx in groups.values())
-    binary = bool(np.all((win == 0) | (win == 1)))
+    rows = pd.DataFrame({**{k: df[k].to_numpy() for k in keys}, "game": game_codes(df), "win": win,
+                         "score": score, "score2": score * score})
+    per = rows.groupby(keys + ["game"], sort=True, observed=True).agg(
+        S=("win", "sum"), n_c=("win", "size"), T=("score", "sum"), score_sq=("score2", "sum"))
+    per = per.assign(win_c2=per["S"] ** 2, win_cn=per["S"] * per["n_c"], n_c2=per["n_c"] ** 2,
+                     score_c2=per["T"] ** 2, score_cn=per["T"] * per["n_c"])
+    sums = per.groupby(level=keys, sort=True).agg(
+        n=("n_c", "sum"), win_sum=("S", "sum"), score_sum=("T", "sum"), score_sq=("score_sq", "sum"),
+        win_c2=("win_c2", "sum"), win_cn=("win_cn", "sum"), score_c2=("score_c2", "sum"),
+        score_cn=("score_cn", "sum"), n_c2=("n_c2", "sum"), games=("n_c", "size"), nc_max=("n_c", "max"))
+    return sums.astype(float)
+
+
+def interval_table(sums: pd.DataFrame, by: str, binary: bool) -> tuple[pd.DataFrame, dict]:
+    """Per row of ``sums`` (:func:`cluster_sums`; its index values become the ``by`` column):
+    ``n``, ``win_rate`` and ``mean_score`` with their 95% intervals, ``score_sd``; and the methods
+    used (module docstring: Wilson when every game gives each group at most one row and, by
+    ``binary``, no win is shared)."""
+    once = bool((sums["nc_max"] <= 1).all())
     win_method = "wilson" if once and binary else "cluster"
     rows = []
-    for k, idx in groups.items():
-        n = len(idx)
-        w = win[idx]
+    for key, r in sums.iterrows():
+        n = r["n"]
         if win_method == "wilson":
-            rate = float(w.mean())
+            rate = r["win_sum"] / n
             lo, hi = wilson(rate, n)
         else:
-            rate, lo, hi = clustered_mean(w, games[idx])
+            rate, lo, hi = clustered_from_sums(r["win_sum"], r["win_c2"], r["win_cn"], r["n_c2"], n, r["games"])
             if not hi - lo > 0:  # no spread at all (never or always won): Wilson over the games
-                lo, hi = wilson(rate, len(np.unique(games[idx])))
+                lo, hi = wilson(rate, r["games"])
             lo, hi = max(0.0, lo), min(1.0, hi)  # a share stays within 0-100%
-        m, slo, shi = clustered_mean(score[idx], games[idx])
-        rows.append({by: k, "n": n, "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
-                     "score_low": slo, "score_high": shi,
-                     "score_sd": float(np.std(score[idx], ddof=1)) if n > 1 else math.nan})
+        m, slo, shi = clustered_from_sums(r["score_sum"], r["score_c2"], r["score_cn"], r["n_c2"], n, r["games"])
+        sd = math.sqrt(max(0.0, (r["score_sq"] - n * m * m) / (n - 1))) if n > 1 else math.nan
+        rows.append({by: key, "n": int(n), "win_rate": rate, "win_low": lo, "win_high": hi, "mean_score": m,
+                     "score_low": slo, "score_high": shi, "score_sd": sd})
     out = pd.DataFrame(rows, columns=[by, "n", "win_rate", "win_low", "win_high", "mean_score", "score_low",
                                       "score_high", "score_sd"])
-    if hasattr(df[by], "cat"):
-        out[by] = pd.Categorical(out[by], categories=df[by].cat.categories)
     return out, {"win": win_method, "score": "cluster"}
+
+
+def _group_intervals(df: pd.DataFrame, by: str) -> tuple[pd.DataFrame, dict]:
+    """:func:`interval_table` per value of ``by``, in the column's order (its categories, or
+    first appearance)."""
+    col = df[by]
+    keys = [c for c in col.cat.categories if (col == c).any()] if hasattr(col, "cat") else pd.unique(col)
+    win = df["win"].to_numpy(dtype=float)
+    out, methods = interval_table(cluster_sums(df, [by]).reindex(keys), by, bool(np.all((win == 0) | (win == 1))))
+    if hasattr(col, "cat"):
+        out[by] = pd.Categorical(out[by], categories=col.cat.categories)
+    return out, methods
 
 
 def win_rate_interval(rows: pd.DataFrame) -> tuple[float, float, float]:
@@ -141,7 +161,7 @@ def win_rate_interval(rows: pd.DataFrame) -> tuple[float, float, float]:
     interval over the games played, never a zero-width one."""
     if not len(rows):
         return math.nan, math.nan, math.nan
-    out, _ = _group_intervals(rows.assign(_one=0), "_one", game_codes(rows))
+    out, _ = _group_intervals(rows.assign(_one=0), "_one")
     r = out.iloc[0]
     return float(r["win_rate"]), float(r["win_low"]), float(r["win_high"])
 
@@ -151,7 +171,7 @@ def strategy_summary(df: pd.DataFrame) -> pd.DataFrame:
     ``mean_score`` with ``score_low``/``score_high`` and ``score_sd``, ``mean_rank``; sorted by
     win rate, best first.  ``out.attrs["methods"]`` names the interval method of the win rate and
     of the mean score (keys of :data:`METHODS`)."""
-    out, methods = _group_intervals(df, "strategy", game_codes(df))
+    out, methods = _group_intervals(df, "strategy")
     out["mean_rank"] = df.groupby("strategy", observed=True)["rank"].mean().reindex(out["strategy"]).to_numpy()
     out = out.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
     out.attrs["methods"] = methods
@@ -162,7 +182,7 @@ def seat_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per seat (turn order): win rate and mean score with their 95% intervals; the turn-order
     advantage is the gap from ``fair_share = 1 / players``.  ``out.attrs["methods"]`` as in
     :func:`strategy_summary`."""
-    out, methods = _group_intervals(df, "seat", game_codes(df))
+    out, methods = _group_intervals(df, "seat")
     out = out.sort_values("seat").reset_index(drop=True)
     out["fair_share"] = 1.0 / df["players"].iloc[0] if len(df) else np.nan
     out.attrs["methods"] = methods
@@ -184,34 +204,6 @@ def per_game(df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def run_summary(df: pd.DataFrame) -> dict:
-    """Across the run: games, tie rate (with Wilson 95%: one 0/1 per game), game length (mean,
-    sd, median, 5th and 95th percentiles), score spread (sd of all final scores and the mean
-    margin of the winner), the seat balance, and the mirror-match strategies."""
-    games = per_game(df)
-    n = len(games)
-    tie_rate = float(games["tie"].mean()) if n else math.nan
-    lo, hi = wilson(tie_rate, n)
-    out = {"games": n, "tie_rate": tie_rate, "tie_low": lo, "tie_high": hi,
-           "runs": int(df["run_id"].nunique()) if "run_id" in df.columns else 1,
-           "score_sd": float(df["score"].std()) if len(df) > 1 else math.nan,
-           "margin_mean": float(games["margin"].mean()) if n else math.nan}
-    out["seats"] = seat_balance(df)
-    out["mirror"] = mirror_strategies(df)
-    if "turns" in games.columns and n:
-        t = games["turns"]
-        out.update(turns_mean=float(t.mean()), turns_sd=float(t.std()) if n > 1 else 0.0,
-                   turns_median=float(t.median()), turns_p5=float(t.quantile(0.05)),
-                   turns_p95=float(t.quantile(0.95)))
-    return out
-
-
-def _half(low, high, scale: float = 1.0):
-    if low is None or high is None:
-        return math.nan
-    return (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) * scale / 2
-
-
 def format_p(p, digits: int = 3) -> str:
     """A p-value for a table cell: ``digits`` significant digits, :data:`P_FLOOR` when it is
     below the float range (0 after underflow), ``-`` for NaN."""
@@ -231,38 +223,39 @@ SMALL_GAP = 3.0
 
 
 def seat_balance(df: pd.DataFrame) -> dict:
-    """Is the game fair to every seat?
+    """Is the game fair to every seat (docs/results.md, "Seat balance")?  Returns ``chi2``, ``df``
+    and ``p`` (``scipy.stats.chisquare`` of the wins per seat), ``best``, ``worst``, ``gap`` (best
+    minus worst seat's win rate, pp) with ``gap_low``/``gap_high`` (a paired t interval over
+    games) and ``verdict`` (worded by p and by the gap against :data:`SMALL_GAP`)."""
+    game = game_codes(df)
+    seat = df["seat"].to_numpy(dtype=np.int64)
+    wide = np.zeros((int(game.max()) + 1, int(seat.max()) + 1) if len(df) else (0, 0))
+    np.add.at(wide, (game, seat), df["win"].to_numpy(dtype=float))
+    cross = pd.DataFrame(wide.T @ wide, columns=[f"s{j}" for j in range(wide.shape[1])])
+    return seat_balance_from_sums(df.groupby("seat")["win"].sum(), cross, len(wide))
 
-    * effect size: the largest difference between two seats' win rates (``gap``, in percentage
-      points, best seat minus worst seat) with a 95% interval from the per-game differences
-      (paired: both seats play every game; t interval over games).  The pair is chosen after
-      looking, so the interval is a little optimistic with many seats.
-    * test: ``scipy.stats.chisquare`` of the wins per seat (shared wins split) against equal
-      shares, all seats at once.
-    * ``verdict``: wording graded by both - how strong the evidence is (p) and how large the gap
-      is (under :data:`SMALL_GAP` pp is "small in practice").
 
-    Rotating seats spreads unequal strategies evenly, so the seats are still what is measured.
-    Returns ``chi2``, ``df``, ``p``, ``best``, ``worst``, ``gap``, ``gap_low``, ``gap_high``
-    (percentage points, pp) and ``verdict``.
-    """
-    seats = df.groupby("seat")["win"].sum()
+def seat_balance_from_sums(seats: pd.Series, cross: pd.DataFrame, games: float) -> dict:
+    """:func:`seat_balance` from each seat's win total (``seats``, indexed by seat), the
+    cross-products of the seats' wins over the games (``cross.loc[i, f"s{j}"]``: the sum over
+    games of seat ``i``'s wins times seat ``j``'s) and the number of ``games``."""
     k = len(seats)
     total = float(seats.sum())
     blank = {"chi2": math.nan, "df": max(0, k - 1), "p": math.nan, "best": None, "worst": None,
              "gap": math.nan, "gap_low": math.nan, "gap_high": math.nan}
-    if k < 2 or total <= 0 or df.groupby(game_keys(df), observed=True).ngroups < 2:
+    if k < 2 or total <= 0 or games < 2:
         return {**blank, "verdict": "not enough games to judge (needs two games or more)"}
-    chi2, p = _scipy_stats().chisquare(seats.to_numpy(dtype=float))
+    from scipy import stats
+    chi2, p = stats.chisquare(seats.to_numpy(dtype=float))
     chi2, p = float(chi2), float(p)
     best = int(seats.idxmax())
     worst = int(seats.drop(index=best).idxmin())  # another seat, also when every seat won as often
-    keys = game_keys(df)
-    wide = df.pivot_table(index=keys, columns="seat", values="win", aggfunc="sum", observed=True)
-    d = (wide[best] - wide[worst]).dropna().to_numpy() * 100
-    gap = float(d.mean())
-    if len(d) > 1 and d.std(ddof=1) > 0:
-        lo, hi = _scipy_stats().t.interval(0.95, len(d) - 1, loc=gap, scale=d.std(ddof=1) / math.sqrt(len(d)))
+    m = float(games)
+    gap = float((seats[best] - seats[worst]) / m * 100)  # the mean over games of the paired difference
+    sq = float(cross.loc[best, f"s{best}"] + cross.loc[worst, f"s{worst}"] - 2 * cross.loc[best, f"s{worst}"]) * 1e4
+    sd = math.sqrt(max(0.0, (sq - m * gap * gap) / (m - 1)))
+    if sd > 1e-9 * max(1.0, abs(gap)):
+        lo, hi = stats.t.interval(0.95, m - 1, loc=gap, scale=sd / math.sqrt(m))
     else:
         lo = hi = gap
     return seat_verdict(chi2, p, k, best, worst, gap, float(lo), float(hi))
@@ -305,12 +298,9 @@ def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: floa
 def mirror_strategies(df: pd.DataFrame) -> list[str]:
     """Strategies that fill every seat of every game they play (a mirror match): their win rate
     is 1/players by construction."""
-    per_game = df.groupby(game_keys(df) + ["strategy"], observed=True).size().reset_index(name="seats")
-    out = []
-    for name, grp in per_game.groupby("strategy", observed=True):
-        if (grp["seats"] == df["players"].iloc[0]).all():
-            out.append(str(name))
-    return out
+    seats = df.groupby(game_keys(df) + ["strategy"], observed=True).size().reset_index(name="seats")
+    full = (seats["seats"] == df["players"].iloc[0]).groupby(seats["strategy"], observed=True).all()
+    return [str(name) for name, yes in full.items() if yes]
 
 
 def display_value(value) -> str:
@@ -368,16 +358,12 @@ def variants(df: pd.DataFrame, rule_names) -> tuple[pd.Series, list[dict]]:
     names = list(next(iter(settings.values())))
     differ = [n for n in names if len({settings[r].get(n) for r in settings}) > 1]
     out = []
-    label_of = {}
     for key in distinct:
         rec = dict(key)
         what = {n: rec.get(n, "") for n in differ}
         label = "; ".join(f"{n}={v}" if n not in ("lineup",) else v for n, v in what.items())
-        runs = [r for r in settings if keys[r] == key]
-        for r in runs:
-            label_of[r] = label
-        out.append({"label": label, "runs": runs, "what": what})
-    return run.map(label_of), out
+        out.append({"label": label, "runs": [r for r in settings if keys[r] == key], "what": what})
+    return run.map({r: v["label"] for v in out for r in v["runs"]}), out
 
 
 def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
@@ -411,7 +397,8 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
             scaled = c in pct or any(is_pct(x) for x in points)
             if scaled:
                 pct_pairs.add(c)
-            d = decimals(_half(df[c], df[base + "_high"], 100 if scaled else 1), default=1 if scaled else digits)
+            half = (df[base + "_high"].to_numpy(dtype=float) - df[c].to_numpy(dtype=float)) / 2
+            d = decimals(half * (100 if scaled else 1), default=1 if scaled else digits)
             places[c] = d
             for x in points:
                 places.setdefault(x, d)
@@ -453,20 +440,25 @@ def format_table(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
 
 
 def strategy_seat_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
-    ``win_high``, ``mean_score``), strategies in run order and seats ascending; the interval by
-    the rule of :data:`METHODS` (one row per game in each cell: Wilson unless wins are shared).
-    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    """Each strategy's win rate in each seat it played (:func:`strategy_seat_rows`)."""
     s = df["strategy"]
     names = [str(c) for c in (s.cat.categories if hasattr(s, "cat") else pd.unique(s.astype(str)))]
-    players = int(df["players"].iloc[0])
-    code = pd.Categorical(s.astype(str), categories=names).codes.astype(np.int64)
-    key = code * players + df["seat"].to_numpy(dtype=np.int64)
-    out, methods = _group_intervals(df.assign(pair=key), "pair", game_codes(df))
-    out = out.sort_values("pair").reset_index(drop=True)
-    pair = out.pop("pair").to_numpy(dtype=np.int64)
-    out.insert(0, "strategy", pd.Categorical([names[p // players] for p in pair], categories=names))
-    out.insert(1, "seat", pair % players)
-    out = out.drop(columns=["score_low", "score_high", "score_sd"])
+    win = df["win"].to_numpy(dtype=float)
+    sums = cluster_sums(df.assign(strategy=s.astype(str)), ["strategy", "seat"])
+    return strategy_seat_rows(sums, names, int(df["players"].iloc[0]), bool(np.all((win == 0) | (win == 1))))
+
+
+def strategy_seat_rows(sums: pd.DataFrame, names: list[str], players: int, binary: bool) -> pd.DataFrame:
+    """Each strategy's win rate in each seat it played (``n`` rows, ``win_rate``, ``win_low``,
+    ``win_high``, ``mean_score``), strategies in the order of ``names`` and seats ascending, from
+    ``sums`` indexed by (strategy, seat) (:func:`cluster_sums`); the interval by
+    :func:`interval_table` (one row per game in each cell: Wilson unless wins are shared).
+    ``out.attrs["methods"]`` as in :func:`strategy_summary`."""
+    s = sums[sums["n"] > 0]
+    s = s.reindex([(a, b) for a in names for b in range(players) if (a, b) in s.index])
+    out, methods = interval_table(s.set_axis(pd.RangeIndex(len(s), name="row")), "row", binary)
+    out.insert(0, "strategy", pd.Categorical([a for a, _ in s.index], categories=names))
+    out.insert(1, "seat", [int(b) for _, b in s.index])
+    out = out.drop(columns=["row", "score_low", "score_high", "score_sd"])
     out.attrs["methods"] = methods
     return out

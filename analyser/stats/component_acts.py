@@ -13,18 +13,13 @@ def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placement
                   wording: dict | None = None):
     """Components measured where they act, as a rate per use rather than per seat-game: ``counts``
     ``{component id: (uses, good)}`` (e.g. a tile's placements and those its ship stayed afloat
-    through).  Each component's *effect* is its good rate minus the good rate of every other
-    component's uses together (pp), with Newcombe's 95% interval of a difference of two
-    independent proportions (statsmodels' ``confint_proportions_2indep``, ``method="newcomb"``)
-    and the two-sided p of Fisher's exact test of the 2x2 table (:func:`scipy.stats.fisher_exact`;
-    the uses treated as independent: an
-    approximation, uses of one game share its board; ``se`` is the interval's width / 3.92), Benjamini-Hochberg over the components with an estimate,
-    ranked like :func:`analyser.stats.components.estimate` (clear first by size, then by p).  A
-    component with fewer than :data:`analyser.stats.components.MIN_HOLDERS` uses, or whose others have
-    fewer, gets no estimate and the reason.  Returns a frame with
-    :data:`analyser.stats.components.COLUMNS` (``holders`` = uses, ``seat_games`` = all uses,
-    ``win_with``/``win_without`` = the good rate of its uses / of the others', fractions), with
-    ``attrs`` ``measure`` (``note``, the table's note) and ``wording`` (see :func:`measured_where_it_acts`)."""
+    through).  A component's *effect*: its good rate minus that of every other component's uses
+    (pp), with Newcombe's 95% interval and Fisher's exact p (the uses treated as independent: an
+    approximation; ``se`` is the interval's width / 3.92), Benjamini-Hochberg over the estimates,
+    ranked as :func:`analyser.stats.components.estimate`; under ``MIN_HOLDERS`` uses (its own or
+    the others') no estimate, with the reason.  Returns the :data:`analyser.stats.components.COLUMNS`
+    frame (``holders`` = uses, ``win_with``/``win_without`` = good rates), marked by
+    :func:`measured_where_it_acts`."""
     import pandas as pd
     from statsmodels.stats.multitest import multipletests
     from scipy.stats import fisher_exact

@@ -1,13 +1,8 @@
-"""Designer metrics for every title: drama, luck against skill, decisiveness.  The definitions,
-intervals and references are docs/metrics.md, "Designer metrics".  All read a results frame (one
-row per game and seat); none needs extra games.
-
-Each figure reads what the title declares about its outcome (:class:`Outcome`, from the
-``Game`` attributes ``outcome``, ``score_unit``, ``close_margin``, ``outcome_note``): a figure that
-does not fit the title is left out, and :func:`designer_rows` says why in one line
-(``table.attrs["left_out"]``); it is never shown as a number.  Drama reads the ``score_trace``
-column (:data:`analyser.engine.core.TRACE_COLUMN`, :mod:`analyser.engine.traces`) of a title
-that lists it in ``metric_columns``; a title that does not record it gets "not recorded".
+"""Designer metrics for every title: drama, luck against skill, decisiveness (docs/metrics.md,
+"Designer metrics").  Each figure reads what the title declares about its outcome
+(:class:`Outcome`); one that does not fit is left out with its reason (``attrs["left_out"]`` of
+:func:`designer_rows`), never shown as a number.  Drama reads the score trace
+(:data:`analyser.engine.core.TRACE_COLUMN`) of a title that records it.
 """
 
 from __future__ import annotations
@@ -123,43 +118,10 @@ MARGIN_TOL = 1e-9
 # Drama
 # --------------------------------------------------------------------------------------------
 
-def has_trace(df: pd.DataFrame) -> bool:
-    return TRACE_COLUMN in df.columns and df[TRACE_COLUMN].notna().any()
-
-
-def game_drama(trace: np.ndarray, winners: list[int]) -> tuple[int, float, float]:
-    """Drama of one game from its trace (steps x seats array of scores after each step) and the
-    seats that won: ``(lead_changes, lead_for_good_at, deficit_overcome)`` (the last two NaN for
-    a shared win or an empty trace)."""
-    steps = trace.shape[0]
-    if steps == 0:
-        return 0, math.nan, math.nan
-    top = trace.max(axis=1)
-    at_top = trace == top[:, None]
-    sole = at_top.sum(axis=1) == 1
-    leader = np.where(sole, trace.argmax(axis=1), -1)
-    seq = leader[leader >= 0]
-    changes = int(np.count_nonzero(seq[1:] != seq[:-1])) if len(seq) > 1 else 0
-    if len(winners) != 1:
-        return changes, math.nan, math.nan
-    w = winners[0]
-    leads = leader == w
-    if not leads[-1]:
-        good = 1.0
-    else:
-        not_leading = np.flatnonzero(~leads)
-        first = int(not_leading[-1]) + 1 if len(not_leading) else 0
-        good = first / steps
-    others = np.delete(trace, w, axis=1)
-    deficit = float(max(0.0, (others.max(axis=1) - trace[:, w]).max())) if others.shape[1] else 0.0
-    return changes, good, deficit
-
-
 def drama_per_game(df: pd.DataFrame) -> pd.DataFrame | None:
     """One row per game: keys, ``lead_changes``, ``lead_for_good_at``, ``deficit_overcome``
-    (what :func:`game_drama` gives for each game, computed for all games at once); None when the
-    title records no score trace."""
-    if not has_trace(df):
+    (:func:`drama_arrays`); None when the title records no score trace."""
+    if TRACE_COLUMN not in df.columns or not df[TRACE_COLUMN].notna().any():
         return None
     keys = game_keys(df)
     d = df.sort_values(keys + ["seat"], kind="stable")
@@ -171,11 +133,12 @@ def drama_per_game(df: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def drama_arrays(traces: np.ndarray, wins: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`game_drama` of many games at once.  ``traces``/``wins``: one entry per row, the
+    """The drama of many games at once.  ``traces``/``wins``: one entry per row, the
     rows of a game together in seat order (``players`` rows per game); a trace is a list or array
     of numbers, or its text form (:mod:`analyser.engine.traces`), or missing (empty).  Returns per game
-    ``(lead_changes, lead_for_good_at, deficit_overcome)`` as arrays (the last two NaN for a
-    shared win or an empty trace).  A game's trace is as long as its shortest seat's."""
+    ``(lead_changes, lead_for_good_at, deficit_overcome)`` as arrays (docs/metrics.md, "Drama"; the
+    last two NaN for a shared win or an empty trace).  A game's trace is as long as its shortest
+    seat's."""
     n_games = len(traces) // players
     counts, flat = flatten(traces)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -311,10 +274,9 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: 
     n_games, n_strats = int(game.max()) + 1, int(strat.max()) + 1
     point, beta = _skill_fit(y, game, strat, n_games, n_strats, np.ones(n_games))
     rng = np.random.default_rng(seed)
-    reps = []
-    for _ in range(bootstrap):
-        w = np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float)
-        reps.append(_skill_fit(y, game, strat, n_games, n_strats, w))
+    reps = [_skill_fit(y, game, strat, n_games, n_strats,
+                       np.bincount(rng.integers(0, n_games, n_games), minlength=n_games).astype(float))
+            for _ in range(bootstrap)]
     return {"skill_share": point, **skill_interval(point, reps, beta), "luck_share": 1 - point,
             "games": n_games, "bootstrap": bootstrap, "on": on}
 
@@ -324,11 +286,8 @@ def luck_skill(df: pd.DataFrame, bootstrap: int = BOOTSTRAP, seed: int = 0, on: 
 # --------------------------------------------------------------------------------------------
 
 def designer_table(df: pd.DataFrame, outcome=None) -> pd.DataFrame:
-    """The designer figures of one run as a two-column table (figure, value) for reports.
-
-    ``outcome``: the title (its declarations, :meth:`Outcome.of`) or an :class:`Outcome`; None
-    for the defaults.  The figures that do not fit the title are left out, with their reasons in
-    ``table.attrs["left_out"]``."""
+    """The designer figures of one run as a (figure, value) table for reports (:func:`designer_rows`);
+    ``outcome``: the title, an :class:`Outcome` or None (:meth:`Outcome.of`)."""
     outcome = Outcome.of(outcome)
     win = luck_skill(df, on="win")
     score = luck_skill(df, on="score") if outcome.score_decides else None

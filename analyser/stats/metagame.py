@@ -1,19 +1,9 @@
 """The meta-game of a tournament: is there one strategy to play, or a rock-paper-scissors cycle?
-docs/commands/tournament.md ("The meta-game") is the contract; in short:
-
-* payoffs are estimated from the tables played (:func:`observations`, :func:`estimate`);
-* two seats: ``M = H - 1/2`` from the head-to-head matrix ``H`` is a symmetric zero-sum game;
-  :func:`max_entropy_nash` picks its equilibrium of maximum entropy (unique, so deterministic);
-  pairs that never met are filled from the Bradley-Terry ratings;
-* more seats: a strategy's payoff against a mix is its expected win share at a table drawn from
-  the mix, minus ``1/n`` (:func:`table_payoffs`); the equilibrium is found by
-  :func:`replicator` dynamics from the uniform mix;
-* :func:`nash_average` (pp of win share above an even share) and :func:`cycles`;
-* uncertainty: a percentile bootstrap over game numbers (all tables' game ``i`` share the game
-  seed, so they are resampled together), seeded from the run's seed.
-
-:func:`analyse` does all of it for a tournament's results; :func:`findings` turns the answer into
-sentences with their evidence, interval and threshold.
+docs/commands/tournament.md ("The meta-game") is the contract.  :func:`analyse` estimates the
+payoffs from the tables played, finds the equilibrium (:mod:`analyser.stats.nash`: the maximum-
+entropy Nash of the head-to-head game for two seats, replicator dynamics for more), its Nash
+averages and the cycles, with a percentile bootstrap over game numbers (every table's game ``i``
+shares its seed); :func:`findings` turns the answer into sentences.
 """
 
 from __future__ import annotations
@@ -29,7 +19,7 @@ from analyser.stats import metagame_copies as copies
 from analyser.stats.analysis import format_table
 from analyser.stats.nash import (  # noqa: F401  (the meta-game's solvers, by their names here too)
     FLOOR, HORIZON, SUPPORT, TOL, cycles, max_entropy_nash, nash_average,
-    regret, replicator, solve_zero_sum, table_payoffs)
+    regret, replicator, table_payoffs)
 from analyser.text import fixed, phrase, plural, terminal_table
 
 #: An equilibrium weight at least this is a dominant (pure) strategy.
@@ -50,14 +40,11 @@ PLACES = {"weight": 1, "nash_average_pp": 1}
 
 @dataclass
 class Observations:
-    """A tournament's games reduced to what the meta-game needs, per row, so that a bootstrap
-    resample is a weighted sum (``counts``: how often each game number is drawn).
-
-    ``members``: ``(T, n)`` strategies at each table (seat order of the design); per player-game
-    row: ``row_game`` (position of its game number), ``row_slot`` (``table * n + k``: its place in
-    ``members``) and ``row_win`` (win share); per ordered pair of seats in a game: ``pair_game``,
-    ``pair_a``, ``pair_b`` (strategies) and ``pair_ahead`` (1 if ``a`` finishes ahead, 1/2 on a
-    shared rank, else 0)."""
+    """A tournament's games reduced to what the meta-game needs, so that a bootstrap resample is a
+    weighted sum: ``members`` (T, n), the strategies at each table; per player-game row its game
+    number's position, its place ``table * n + k`` in ``members`` and its win share; per ordered
+    pair of seats in a game the two strategies and ``pair_ahead`` (1 if ``a`` finishes ahead, 1/2
+    on a shared rank, else 0)."""
 
     m: int
     players: int
@@ -104,11 +91,9 @@ def observations(frame: pd.DataFrame, names: list[str]) -> Observations:
 
 
 def estimate(obs: Observations, counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(shares (T, n), ahead (m, m))`` from the games, each game number weighted by
-    ``counts`` (shape ``(games,)``; None: once each).  ``shares``: each seated strategy's mean win
-    share at its table; ``ahead[i, j]``: the share of the games with both at the table that ``i``
-    finishes ahead of ``j`` (NaN where they never met, and on the diagonal).  A table with no game
-    in the resample gets NaN shares."""
+    """``(shares (T, n), ahead (m, m))`` from the games, each game number weighted by ``counts``
+    (None: once each): each seated strategy's mean win share at its table (NaN: no game), and the
+    share of the games with both at the table that ``i`` finishes ahead of ``j`` (NaN: never met)."""
     c = np.ones(obs.games) if counts is None else np.asarray(counts, dtype=float)
     size = obs.members.size
     wr = c[obs.row_game]
@@ -124,11 +109,9 @@ def estimate(obs: Observations, counts: np.ndarray | None = None) -> tuple[np.nd
 
 
 def head_to_head(members: np.ndarray, shares: np.ndarray, m: int, ratings=None) -> tuple[np.ndarray, np.ndarray]:
-    """Two seats: ``(M, filled)``.  ``M[i, j]``: ``i``'s win share against ``j`` minus 1/2, shape
-    ``(m, m)``, antisymmetric.  A pair that never met (or has no game in a resample) is filled
-    from the Bradley-Terry ``ratings`` (log-strengths, shape ``(m,)``:
-    ``1 / (1 + exp(r_j - r_i)) - 1/2``), or 0 without them; ``filled`` is the boolean mask of
-    those entries."""
+    """Two seats: ``(M, filled)``, ``M[i, j]`` ``i``'s win share against ``j`` minus 1/2 (m, m;
+    antisymmetric); a pair that never met is filled from the Bradley-Terry ``ratings``
+    (``1 / (1 + exp(r_j - r_i)) - 1/2``; 0 without them), marked in ``filled``."""
     mat = np.full((m, m), np.nan)
     for (a, b), (sa, sb) in zip(members, shares):
         if sa == sa and sb == sb:
@@ -175,31 +158,19 @@ def _solve(obs: Observations, shares: np.ndarray, ahead: np.ndarray, ratings, po
     return pc[group] / size[group], navc[group], eps, mat_out, filled
 
 
-def _value(nav: np.ndarray, p: np.ndarray) -> float:
-    """The equilibrium mix's own payoff against itself (0 for two seats)."""
-    return float(p @ nav)
-
-
 @dataclass
 class MetaGame:
-    """The meta-game of a tournament (see the module docstring).
-
-    ``strategies``: names, in the tournament's order; ``players``: seats per table;
-    ``method``: how the equilibrium was found; ``table``: one row per strategy, sorted by Nash
-    average - ``weight`` (equilibrium weight, with ``weight_low``/``weight_high``), ``nash_average_pp``
-    (percentage points of win share above an even share against the equilibrium mix, with
-    ``_low``/``_high``), ``field_share`` (win share against a table drawn from a uniform mix of
-    the others); ``game``: the empirical game as a matrix - for two seats the head-to-head win share
-    of row against column, for more the row's mean win share at the tables played with the
-    column; ``filled``: strategy pairs whose head-to-head came from the ratings; ``ahead``,
-    ``ahead_low``, ``ahead_high``: finishing-ahead shares and 95% intervals (m, m); ``cycles``:
-    :func:`cycles` with names; ``regret``: of the equilibrium, in percentage points;
-    ``value``: the equilibrium mix's payoff against itself, in percentage points (0 for two
-    seats; for more, a strategy never meets itself, and the support's Nash averages equal this
-    rather than 0); ``classes``: the groups of two or more strategies that cannot be told
-    apart (:func:`analyser.stats.metagame_copies.indistinguishable`), which share their class's weight equally; ``same``: the
-    pairs behind them, with names ``a`` and ``b``; ``games``: game numbers (games per table), the
-    bootstrap's unit: below :data:`CLEAR_MIN_GAMES` no finding is clear."""
+    """The meta-game of a tournament (see the module docstring).  ``table``: one row per strategy,
+    sorted by Nash average - ``weight`` (equilibrium weight), ``nash_average_pp`` (pp of win share
+    above an even share against the equilibrium mix), each with ``_low``/``_high``, and
+    ``field_share`` (against a uniform mix of the others); ``game``: the row's win share against
+    (two seats) or at tables with (more) the column; ``filled``: pairs whose head-to-head came
+    from the ratings; ``ahead``/``ahead_low``/``ahead_high``: finishing-ahead shares (m, m);
+    ``regret`` and ``value`` (the mix's payoff against itself, 0 for two seats) in pp;
+    ``classes``/``same``: strategies that cannot be told apart
+    (:func:`analyser.stats.metagame_copies.indistinguishable`) and the pairs behind them;
+    ``games``: games per table, the bootstrap's unit (below :data:`CLEAR_MIN_GAMES` no finding is
+    clear)."""
 
     strategies: list[str]
     players: int
@@ -234,20 +205,14 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
     m, n = obs.m, obs.players
     shares, ahead = estimate(obs)
     rng = np.random.default_rng([int(seed) % (2**32), 0x4D47])
-    resamples, aheads = [], []
-    for _ in range(bootstrap):
-        counts = np.bincount(rng.integers(0, obs.games, obs.games), minlength=obs.games)
-        bs, ba = estimate(obs, counts)
-        resamples.append((bs, ba))
-        aheads.append(np.where(np.isnan(ba), ahead, ba))
+    resamples = [estimate(obs, np.bincount(rng.integers(0, obs.games, obs.games), minlength=obs.games))
+                 for _ in range(bootstrap)]
+    aheads = [np.where(np.isnan(ba), ahead, ba) for _, ba in resamples]
     paired = copies.exact_copies(frame, names)
     group, same = copies.indistinguishable(ahead, np.array(aheads).reshape(-1, m, m), paired)
     p, nav, eps, mat, filled = _solve(obs, shares, ahead, ratings, group=group)
-    ws, navs = [], []
-    for bs, ba in resamples:
-        bp, bnav, _, _, _ = _solve(obs, bs, ba, ratings, point_shares=shares, group=group)
-        ws.append(bp)
-        navs.append(bnav)
+    solved = [_solve(obs, bs, ba, ratings, point_shares=shares, group=group) for bs, ba in resamples]
+    ws, navs = [x[0] for x in solved], [x[1] for x in solved]
     if bootstrap:
         w_lo, w_hi = np.percentile(np.array(ws), [2.5, 97.5], axis=0)
         n_lo, n_hi = np.percentile(np.array(navs), [2.5, 97.5], axis=0)
@@ -287,7 +252,7 @@ def analyse(frame: pd.DataFrame, names: list[str], ratings=None, bootstrap: int 
             named.append(dict(c, names=[names[k] for k in c["cycle"]]))
     meta = MetaGame(list(names), n, METHOD_2 if n == 2 else METHOD_N, table,
                     pd.DataFrame(game, index=names, columns=names), pairs, ahead, a_lo, a_hi, named,
-                    eps * 100, _value(nav, p) * 100 if n > 2 else 0.0, bootstrap, obs.games,
+                    eps * 100, float(p @ nav) * 100 if n > 2 else 0.0, bootstrap, obs.games,
                     classes=[[names[i] for i in np.flatnonzero(group == c)] for c in range(int(group.max()) + 1)
                              if (group == c).sum() > 1], same=[dict(d, a=names[d["i"]], b=names[d["j"]]) for d in same])
     meta.findings = findings(meta)
@@ -307,13 +272,10 @@ def _few(meta: MetaGame) -> str:
 
 
 def findings(meta: MetaGame) -> list[dict]:
-    """The meta-game's findings: a dominant strategy, a rock-paper-scissors cycle, strategies no
-    equilibrium mix uses, strategies that cannot be told apart.  One dict each: ``topic``
-    ("dominant", "cycle", "unused", "indistinguishable"), ``sentence``,
-    ``strength`` ("clear", "possible" or "none found"), ``evidence`` (``{"figure": ..., "interval":
-    ...}``, strings) and ``threshold`` (the rule that makes it clear).  The words are
-    ``sentences/metagame.j2`` reading the records of :func:`dominant_record`, :func:`cycle_record`,
-    :func:`unused_records` and :func:`analyser.stats.metagame_copies.records`."""
+    """The meta-game's findings (topics "dominant", "cycle", "unused", "indistinguishable"), one
+    dict each: ``topic``, ``sentence``, ``strength``, ``evidence`` (``{"figure", "interval"}``) and
+    ``threshold``.  Words: ``sentences/metagame.j2``, reading the records of :func:`dominant_record`,
+    :func:`cycle_record`, :func:`unused_records` and :func:`analyser.stats.metagame_copies.records`."""
     common = {"boot": meta.bootstrap, "min_games": CLEAR_MIN_GAMES, "few": _few(meta)}
     records = [("dominant", dominant_record(meta))] + ([("cycle", cycle_record(meta))]) + \
         [("unused", r) for r in unused_records(meta)] + [("indistinguishable", r) for r in copies.records(meta)]
@@ -384,12 +346,6 @@ def unused_records(meta: MetaGame) -> list[dict]:
     return out
 
 
-def finding_lines(items: list[dict]) -> list[str]:
-    """Findings as terminal lines: ``[strength] sentence (figure; 95% CI interval)``."""
-    return [f"[{f['strength']}] {f['sentence']} ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})"
-            if f["evidence"]["interval"] != "-" else f"[{f['strength']}] {f['sentence']}" for f in items]
-
-
 # --------------------------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------------------------
@@ -406,7 +362,8 @@ def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: 
         lines.append(terminal_table(format_table(table)))
     if findings:
         lines.append("Findings:")
-        lines += ["  " + line for line in finding_lines(meta.findings)]
+        lines += [f"  [{f['strength']}] {f['sentence']}" + ("" if f["evidence"]["interval"] == "-" else
+                  f" ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})") for f in meta.findings]
     return "\n".join(lines)
 
 
@@ -442,13 +399,11 @@ def plot(meta: MetaGame, path) -> tuple[str, str]:
     texts = []
     for i in range(k):
         for j in range(k):
-            if mat[i, j] == mat[i, j]:
-                dark = abs(mat[i, j] - fair) > 0.6 * (100 - fair if mat[i, j] > fair else fair)
-                texts.append((ax, ax.text(j, i, fixed(mat[i, j], 0), ha="center", va="center", fontsize=plots.LABEL_PT,
-                                          color="white" if dark else "black")))
-            else:
-                texts.append((ax, ax.text(j, i, "-", ha="center", va="center", fontsize=plots.LABEL_PT,
-                                          color="#777777")))
+            v = mat[i, j]
+            dark = v == v and abs(v - fair) > 0.6 * (100 - fair if v > fair else fair)
+            colour = "#777777" if v != v else "white" if dark else "black"
+            texts.append((ax, ax.text(j, i, fixed(v, 0) if v == v else "-", ha="center", va="center",
+                                      fontsize=plots.LABEL_PT, color=colour)))
     names = [plots.short(plots.label(s), 24) for s in order]
     ax.set_xticks(range(k), names, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(k), names, fontsize=8)

@@ -1,13 +1,9 @@
 """Strategies of a tournament whose results cannot be told apart (exact copies, or strategies too
-close for the games played), for the meta-game (:mod:`analyser.stats.metagame`): finding them, and the
-finding that names them.  The meta-game is solved on their classes and a class's weight is shared
-equally among its strategies, with two seats and with more.
-
-*Exact copies* are told by play, not by counts (:func:`exact_copies`): a game depends only on its
-game seed, its seat lineup and the rules (:mod:`analyser.engine.runner`), and every table of a
-tournament plays the same game seeds, so where one table seats ``i`` and another seats ``j`` in
-the same seat beside the same opponents, in a game of the same seed, two strategies that play
-alike give the same results.  Equal win counts in a few games are not that.
+close for the games played): finding them (:func:`exact_copies`, :func:`indistinguishable`) and
+the finding that names them.  The meta-game (:mod:`analyser.stats.metagame`) is solved on their
+classes, a class's weight shared equally among its strategies.  Exact copies are told by play:
+every table plays the same game seeds, so two strategies that play alike give the same results
+in the same seat beside the same opponents.
 """
 
 from __future__ import annotations
@@ -23,15 +19,11 @@ RESULT_COLUMNS = ("rank", "win", "score")
 
 
 def exact_copies(frame: pd.DataFrame, names: list[str]) -> dict[tuple[int, int], dict]:
-    """Paired games of every two strategies, and whether their results were identical in all.
-
-    ``frame``: a tournament's results (columns ``table``, ``game_index`` or ``game_seed``, ``seat``,
-    ``strategy`` and the :data:`RESULT_COLUMNS` it has); ``names``: its strategies.  A *paired game*
-    of ``i`` and ``j`` is a game seating ``i`` and not ``j`` together with the game of the same game
-    seed at another table whose lineup is the same with ``j`` in ``i``'s seat.  Returns, for each
-    pair ``i < j`` with at least one paired game, ``{"games": paired games, "differ": how many of
-    them gave different results}``; ``i`` and ``j`` play exactly alike in these games when
-    ``differ == 0`` and ``games >= EXACT_MIN_GAMES``.  Empty for a frame without tables."""
+    """Paired games of every two strategies, and whether their results were identical in all: for
+    each pair ``i < j`` with a paired game (a game seating ``i`` and not ``j``, and the game of the
+    same seed at another table seating ``j`` in ``i``'s place beside the same opponents),
+    ``{"games": paired games, "differ": how many gave different results}``.  ``frame``: a
+    tournament's results; empty for a frame without tables."""
     if not len(frame) or "table" not in frame:
         return {}
     index = {s: i for i, s in enumerate(names)}
@@ -63,19 +55,14 @@ def exact_copies(frame: pd.DataFrame, names: list[str]) -> dict[tuple[int, int],
 
 def indistinguishable(ahead: np.ndarray, boot: np.ndarray,
                       paired: dict | None = None) -> tuple[np.ndarray, list[dict]]:
-    """Classes of strategies whose results cannot be told apart.
-
-    ``ahead``: ``(m, m)`` shares of games finished ahead (NaN where two never met); ``boot``:
-    ``(B, m, m)`` the same in each bootstrap resample (B may be 0); ``paired``: the
-    :func:`exact_copies` of the games (None: none).  Strategies ``i`` and ``j`` cannot be told apart
-    when they play exactly alike (identical results in all of at least :data:`EXACT_MIN_GAMES`
-    paired games: ``exact``), or else when the 95% percentile interval of ``i``'s share ahead of
-    ``j`` holds 1/2 and, against every other strategy both met, the interval of the difference of
-    their shares holds 0.  A strategy joins the first class, in the tournament's order, with every
-    member of which it cannot be told apart.  Returns ``(group (m,), pairs)``: each strategy's
-    class (0..k-1, numbered by first member) and, per pair found, ``{"i", "j", "ahead", "low",
-    "high", "exact", "paired", "differ"}`` (``paired``: the number of paired games, 0 when none;
-    ``differ``: how many of them gave different results)."""
+    """Classes of strategies whose results cannot be told apart: ``i`` and ``j`` play exactly alike
+    (``paired``: :func:`exact_copies`; identical results in at least :data:`EXACT_MIN_GAMES`
+    paired games), or the 95% interval of ``i``'s share ahead of ``j`` holds 1/2 and, against each
+    other strategy both met, that of the difference of their shares holds 0.  ``ahead``: (m, m)
+    shares finished ahead (NaN: never met); ``boot``: (B, m, m) in each resample.  A strategy joins
+    the first class, in order, it cannot be told apart from in full.  Returns ``(group (m,),
+    pairs)``: each strategy's class and, per pair, ``{"i", "j", "ahead", "low", "high", "exact",
+    "paired", "differ"}``."""
     m = len(ahead)
     paired = paired or {}
     boot = np.asarray(boot, dtype=float).reshape(-1, m, m)
@@ -123,14 +110,9 @@ def indistinguishable(ahead: np.ndarray, boot: np.ndarray,
 
 
 def records(meta) -> list[dict]:
-    """One record per class of strategies that cannot be told apart (:func:`indistinguishable`),
-    for the ``indistinguishable`` macros of ``sentences/metagame.j2``; ``meta``: its
-    :class:`analyser.stats.metagame.MetaGame`.  Clear only when every pair of the class plays
-    exactly alike (identical results in all of at least :data:`EXACT_MIN_GAMES` paired games);
-    possible when only the intervals of their shares cannot tell them apart.  Keys: ``group``,
-    ``pairs`` (the class's pairs of ``meta.same``), ``met`` (those that met: a share ahead),
-    ``exact``, ``strength``, ``others`` (more than two strategies in the tournament), ``weight``
-    and ``nash_average_pp`` (each member's), and the threshold's figures."""
+    """One record per class of strategies that cannot be told apart, for the ``indistinguishable``
+    macros of ``sentences/metagame.j2`` (``meta``: the :class:`analyser.stats.metagame.MetaGame`):
+    clear only when every pair of the class plays exactly alike, else possible."""
     out = []
     t = meta.table.set_index("strategy")
     for group in meta.classes:

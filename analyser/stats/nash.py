@@ -25,11 +25,10 @@ HORIZON = 4000.0
 FLOOR = 1e-6
 
 
-
-def _check_matrix(payoff, square: bool = False) -> np.ndarray:
+def _check_matrix(payoff) -> np.ndarray:
     a = np.asarray(payoff, dtype=float)
-    if a.ndim != 2 or a.size == 0 or (square and a.shape[0] != a.shape[1]):
-        raise ValueError(f"expected a non-empty {'square ' if square else ''}matrix, got shape {a.shape}")
+    if a.ndim != 2 or a.size == 0 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"expected a non-empty square matrix, got shape {a.shape}")
     if not np.isfinite(a).all():
         raise ValueError("the payoff matrix has non-finite entries")
     return a
@@ -41,58 +40,21 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x / s if s > 0 else np.full(len(x), 1.0 / len(x))
 
 
-def solve_zero_sum(payoff) -> tuple[np.ndarray, np.ndarray, float]:
-    """Optimal mixed strategies and value of a two-player zero-sum matrix game.
-
-    ``payoff``: shape ``(r, c)``, what the row player wins (the column player loses it).
-    Returns ``(row mix (r,), column mix (c,), value)``: the row mix wins at least ``value``
-    against every column, the column mix gives away at most ``value`` to every row.
-
-    Method: the linear program  max v  s.t.  ``payoff.T @ x >= v``, ``sum(x) = 1``, ``x >= 0``,
-    solved with ``scipy.optimize.linprog`` (HiGHS); the column player's by the same program on
-    ``-payoff.T``.  Raises ValueError for an empty or non-finite matrix.
-    """
-    a = _check_matrix(payoff)
-    x, v = _maximin(a)
-    y, _ = _maximin(-a.T)
-    return x, y, v
-
-
-def _maximin(a: np.ndarray) -> tuple[np.ndarray, float]:
-    from scipy.optimize import linprog
-
-    r, c = a.shape
-    cost = np.zeros(r + 1)
-    cost[-1] = -1.0
-    a_ub = np.hstack([-a.T, np.ones((c, 1))])
-    a_eq = np.hstack([np.ones((1, r)), np.zeros((1, 1))])
-    res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(c), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * r + [(None, None)], method="highs")
-    if res.status != 0:  # cannot happen for a finite matrix: the program is feasible and bounded
-        raise RuntimeError(f"linear program failed: {res.message}")
-    return _mix(res.x[:r]), float(res.x[-1])
-
-
 def max_entropy_nash(payoff, tol: float = TOL) -> np.ndarray:
     """The maximum-entropy Nash equilibrium of a symmetric zero-sum game.
 
     ``payoff``: shape ``(m, m)``, antisymmetric (``payoff[i, j] = -payoff[j, i]``, diagonal 0):
     what strategy ``i`` gains against ``j``.  The game's value is 0 and its equilibria are the
     mixes ``p`` with ``payoff @ p <= tol`` (no strategy gains against ``p``): a convex polytope.
-    Returns the mix (shape ``(m,)``, sums to 1) of largest Shannon entropy in it, which is unique;
-    it is the equilibrium Nash averaging uses (Balduzzi et al. 2018), and it shares a weight
-    equally between exact copies of a strategy.
-
-    Method: one linear program per strategy (``scipy.optimize.linprog``) maximises its weight
-    over the polytope.  When every maximiser is the same mix the equilibrium is unique and that
-    is the answer; otherwise the entropy is maximised over the polytope with SLSQP
-    (``scipy.optimize.minimize``), started from the mean of the maximisers (a point inside it),
-    over the strategies some equilibrium uses.  Raises ValueError when ``payoff`` is not an
-    antisymmetric finite square matrix.
+    Returns the mix (shape ``(m,)``, sums to 1) of largest Shannon entropy in it, which is unique
+    (the equilibrium of Nash averaging, Balduzzi et al. 2018).  Method: per strategy a linear
+    program maximises its weight over the polytope; if the maximisers differ, SLSQP maximises the
+    entropy from their mean.  Raises ValueError when ``payoff`` is not an antisymmetric finite
+    square matrix.
     """
     from scipy.optimize import linprog, minimize
 
-    a = _check_matrix(payoff, square=True)
+    a = _check_matrix(payoff)
     if not np.allclose(a, -a.T, rtol=0, atol=1e-9):
         raise ValueError("a symmetric zero-sum game needs an antisymmetric payoff matrix")
     a = (a - a.T) / 2
@@ -136,14 +98,10 @@ def max_entropy_nash(payoff, tol: float = TOL) -> np.ndarray:
 
 
 def nash_average(payoff, mix) -> np.ndarray:
-    """Nash averaging: each strategy's payoff against the equilibrium mix.
-
-    ``payoff``: ``(m, m)`` matrix of a symmetric game (``payoff[i, j]``: what ``i`` gains against
-    ``j``); ``mix``: ``(m,)`` equilibrium weights.  Returns ``payoff @ mix``, shape ``(m,)``, in the
-    payoff's units.  For the maximum-entropy equilibrium of a zero-sum game it is 0 for every
-    strategy in the support and negative outside it (Balduzzi et al. 2018).
-    """
-    return _check_matrix(payoff, square=True) @ np.asarray(mix, dtype=float)
+    """Nash averaging: each strategy's payoff against the equilibrium ``mix`` (m,), ``payoff @
+    mix``, in the units of ``payoff`` (m, m; ``payoff[i, j]``: what ``i`` gains against ``j``).
+    At the maximum-entropy equilibrium: 0 in the support, negative outside it."""
+    return _check_matrix(payoff) @ np.asarray(mix, dtype=float)
 
 
 def regret(payoffs, mix) -> float:
@@ -157,13 +115,11 @@ def regret(payoffs, mix) -> float:
 def table_payoffs(mix, members, shares, floor: float = FLOOR) -> np.ndarray:
     """Each strategy's expected payoff at a table of opponents drawn from a mix (two or more seats).
 
-    ``members``: ``(T, n)`` ints, the strategies seated at each table played (all different);
-    ``shares``: ``(T, n)``, each one's payoff at that table (its win share minus ``1/n``);
-    ``mix``: ``(m,)`` weights.  The opponents of strategy ``i`` are one of the tables played that
-    seat ``i``, drawn with probability proportional to the product of its other strategies'
-    weights, each weight plus ``floor`` (so every table keeps a chance and the payoff is defined at
-    every mix): ``u_i = sum_t w_t s_ti / sum_t w_t``.  Returns shape ``(m,)``; 0 for a strategy at
-    no table.
+    ``members``: ``(T, n)`` ints, the (different) strategies at each table played; ``shares``:
+    ``(T, n)``, each one's payoff there (its win share minus ``1/n``); ``mix``: ``(m,)`` weights.
+    Strategy ``i`` meets one of its tables, drawn with probability proportional to the product of
+    its other strategies' weights plus ``floor``: ``u_i = sum_t w_t s_ti / sum_t w_t``.  Returns
+    shape ``(m,)``; 0 for a strategy at no table.
     """
     x = np.asarray(mix, dtype=float)
     members = np.asarray(members, dtype=int)
@@ -180,13 +136,11 @@ def replicator(payoff: Callable[[np.ndarray], np.ndarray], m: int,
                horizon: float = HORIZON) -> tuple[np.ndarray, float]:
     """An equilibrium by replicator dynamics  dx_i/dt = x_i (u_i(x) - x @ u(x))  from the uniform mix.
 
-    ``payoff``: maps a mix (shape ``(m,)``) to each strategy's payoff against it (shape ``(m,)``).
-    The path is integrated in log weights with ``scipy.integrate.solve_ivp`` (RK45) over
-    ``[0, horizon]``.  Returns ``(mix, regret)``: the path's end, or the average of its second half
-    when that is closer to an equilibrium (a path that keeps circling an equilibrium, as in
-    rock-paper-scissors, has it as its time average), and that mix's :func:`regret` - 0 at an
-    exact equilibrium.  Strategies a rest point drops decay exponentially, so their weights end
-    small but not 0; :data:`SUPPORT` separates them.
+    ``payoff``: maps a mix (shape ``(m,)``) to each strategy's payoff against it (shape ``(m,)``);
+    the path is integrated in log weights (``solve_ivp``, RK45) over ``[0, horizon]``.  Returns
+    ``(mix, regret)``: the path's end, or the average of its second half when that is closer to an
+    equilibrium (a path circling one, as in rock-paper-scissors), and its :func:`regret`.  Dropped
+    strategies end small but not 0; :data:`SUPPORT` separates them.
     """
     from scipy.integrate import solve_ivp
 
@@ -213,12 +167,10 @@ def replicator(payoff: Callable[[np.ndarray], np.ndarray], m: int,
 def cycles(beats, low=None) -> list[dict]:
     """Rock-paper-scissors cycles among the strategies: A beats B, B beats C, C beats A.
 
-    ``beats``: ``(m, m)``, the share of the games where both sit at the table that ``i`` finishes
-    ahead of ``j`` (a shared rank counts one half; NaN where they never met); "beats" is a share
-    above 1/2.  ``low``: ``(m, m)`` lower ends of the shares' 95% intervals, or None.
-    Returns one dict per cycle - ``cycle`` (three indices, starting at the lowest), ``weakest``
-    (the smallest of its three shares) and ``clear`` (every share's interval lies above 1/2) -
-    strongest weakest link first.
+    ``beats``: ``(m, m)`` shares of the games with both at the table that ``i`` finishes ahead of
+    ``j`` (NaN: never met); "beats" is above 1/2.  ``low``: their 95% lower ends, or None.  Returns
+    per cycle ``cycle`` (three indices, lowest first), ``weakest`` (its smallest share) and ``clear``
+    (every lower end above 1/2), strongest weakest link first.
     """
     b = np.asarray(beats, dtype=float)
     lo = None if low is None else np.asarray(low, dtype=float)

@@ -1,17 +1,8 @@
-"""Report plots (matplotlib, Agg backend - set here and only here).
-
-The public plotting API for titles' ``figures`` modules: :func:`style` (title, labels, grid),
-:func:`save` (tight layout, write the PNG, close), :func:`strategy_colours` and
-:func:`strategy_names`, plus the ready-made :func:`metric_box`.  Every plot function writes one
-PNG and returns ``(file name, caption)``.  Axes are labelled and the
-titles say what is shown; intervals are 95%.
-
-User strings (strategy names, which come from file names and specs) reach a plot only through
-:func:`label`, the one place that makes them safe for matplotlib: ``$`` is escaped (no mathtext),
-a leading ``_`` is guarded (matplotlib hides legend entries that start with one), and characters
-no installed font can draw are shown as their code points instead of empty boxes (a font that has
-them, such as a CJK font, is used when one is installed).  :func:`safe_strategies` applies it to
-a results frame's ``strategy`` column, so titles' figures get safe names too.
+"""Report plots (matplotlib, Agg backend - set here and only here): the public plotting API for
+titles' ``figures`` modules (:func:`style`, :func:`save`, :func:`strategy_colours`,
+:func:`strategy_names`, :func:`metric_box_counts`).  Every plot function writes one PNG and
+returns ``(file name, caption)``; intervals are 95%.  User strings reach a plot only through
+:func:`label`, which makes them safe for matplotlib.
 """
 
 from __future__ import annotations
@@ -112,16 +103,7 @@ def label(text) -> str:
     * a character that no installed font can draw becomes its code point (``<U+68CB>``), so the
       label stays readable and no missing-glyph warning is raised.
     """
-    text = str(text)
-    out = []
-    for ch in text:
-        if not _drawable(ch):
-            out.append(f"<U+{ord(ch):04X}>")
-        elif ch == "$":
-            out.append("\\$")
-        else:
-            out.append(ch)
-    text = "".join(out)
+    text = "".join("\\$" if ch == "$" else ch if _drawable(ch) else f"<U+{ord(ch):04X}>" for ch in str(text))
     return " " + text if text.startswith("_") else text
 
 
@@ -143,11 +125,10 @@ def lattice_step(values) -> float | None:
 
 
 def lattice_bins(values, most: int = 50) -> np.ndarray:
-    """Histogram bin edges for ``values`` (shape (n,)): on a lattice (:func:`lattice_step`),
-    every bin is a whole number k of steps wide and centred so that each holds exactly k
-    lattice points - at most ``most`` bins - so no bin is emptier than its neighbours by
-    construction (bins of 24 over scores that are multiples of 10 draw a comb).  Values on no
-    lattice get ``most`` equal bins; a single value one bin of width 1 around it."""
+    """Histogram bin edges for ``values`` (shape (n,)): on a lattice (:func:`lattice_step`), bins a
+    whole number of steps wide, centred on the lattice points, at most ``most`` (so no bin is
+    emptier than its neighbours by construction); else ``most`` equal bins; a single value one
+    bin of width 1 around it."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     lo, hi = float(v.min()), float(v.max())
@@ -296,13 +277,6 @@ def win_rate(summary: pd.DataFrame, players: int, path: Path, colours: dict | No
                    "by construction)") + ". The dashed line is the fair share 1/players.")
 
 
-def score_distribution(df: pd.DataFrame, path: Path, colours: dict | None = None,
-                       unit: str = "points") -> tuple[str, str]:
-    """Final score per strategy (see :func:`score_distribution_counts`) from a results frame."""
-    counts = df.groupby(["strategy", "score"], observed=True).size().astype(float).to_frame("count")
-    return score_distribution_counts(counts, path, colours, unit, strategy_names(df))
-
-
 def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | None = None,
                               unit: str = "points", order: list | None = None) -> tuple[str, str]:
     """Final score per strategy: overlaid step histograms for up to three strategies; from four
@@ -378,12 +352,6 @@ def seat_win_rate(seats: pd.DataFrame, path: Path) -> tuple[str, str]:
                             "judges all seats at once.")
 
 
-def game_length(games: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
-    """Histogram of game length (see :func:`game_length_counts`) from one row per game."""
-    counts = games["turns"].value_counts().sort_index().astype(float).to_frame("count")
-    return game_length_counts(counts, path, unit)
-
-
 def game_length_counts(counts: pd.DataFrame, path: Path, unit: str = "turns") -> tuple[str, str]:
     """Histogram of game length with mean and median marked; ``counts``: games (column
     ``count``) per length (the index)."""
@@ -435,11 +403,10 @@ def metric_box(df: pd.DataFrame, column: str, title: str, xlabel: str, path: Pat
 
 def metric_box_counts(counts: pd.Series, strategies: list[str], title: str, xlabel: str,
                       path: Path) -> tuple[str, str]:
-    """The box plot :func:`metric_box` draws, from value counts instead of rows: ``counts`` is
-    indexed by (``strategy``, value) and holds how many rows had that value (a count of 0 or a NaN
-    value is ignored); ``strategies`` lists the names in the run's order (first at the top; a
-    name with no counts gets no box; a name not listed comes after the listed ones).  Same
-    quartiles, whiskers and outliers as the box of the rows written out
+    """Box plots of a per-seat metric per strategy from value counts: ``counts`` indexed by
+    (``strategy``, value), how many rows had that value (0 or a NaN value ignored); ``strategies``:
+    the run's order, first at the top (a name with no counts gets no box; unlisted names come
+    last).  The quartiles, whiskers and outliers of the rows written out
     (:func:`analyser.stats.streamed.box_stats_from_counts`)."""
     from analyser.stats.streamed import box_stats_from_counts
     present = [str(s) for s in dict.fromkeys(counts.index.get_level_values(0))]

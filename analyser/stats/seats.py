@@ -1,18 +1,9 @@
-"""Seat figures beyond the seat table: the seat compensation, the seat finding, and how the seats
-were filled.  docs/metrics.md ("Seat advantage", "Seat compensation") is the contract.
-
-**Seat compensation.**  For seat ``k`` of a game let ``d`` be its final score minus the best
-score of the other seats.  With a handicap ``h`` the seat wins when ``d + h > 0``; at ``d + h = 0``
-it wins its *tie-break share* (its share of its recorded ties at the top, ``d = 0``; one half when
-it never tied).  So the win rate ``W(h)`` moves only on the score lattice (at ``h = -d``), and the
-handicap is the lattice value whose ``W`` lies closest to the fair share (the smaller on a tie).
-Its 95% interval is a percentile bootstrap over games (over :data:`BLOCKS` blocks, ``game_index
-mod BLOCKS``, in a larger run).  In a race (``outcome = "race"``) only head starts (``h >= 0``)
-are read; with ``outcome = "other"`` there is none.  The sums are counts of ``(block, seat, d)``
-and the win shares of the ties, additive per chunk of games.
-
-**The seat finding** (:func:`seat_findings`): is a seat ahead, how clear is it, and what would
-compensate it - in the shape of :func:`analyser.stats.metagame.findings`.
+"""Seat figures beyond the seat table: the seat compensation, the seat finding
+(:func:`seat_findings`) and how the seats were filled.  docs/metrics.md ("Seat advantage", "Seat
+compensation") is the contract: per seat, the handicap on the score lattice whose win rate lies
+closest to the fair share, with a percentile bootstrap over games (over :data:`BLOCKS` blocks,
+``game_index mod BLOCKS``, in a larger run), from counts of ``(block, seat, d)`` that add up per
+chunk of games (``d``: the seat's score minus the best other score).
 """
 
 from __future__ import annotations
@@ -27,7 +18,7 @@ import pandas as pd
 from analyser.engine.errors import InputError
 from analyser.engine.perseat import seat_values
 from analyser.stats.analysis import game_keys
-from analyser.text import fixed, pct, phrase, plural, signed
+from analyser.text import pct, phrase, signed
 
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
 BLOCKS = 200
@@ -47,12 +38,9 @@ SEAT_P = 0.05
 def differences(scores: np.ndarray) -> np.ndarray:
     """Per game and seat (``scores``: games x seats), the seat's score minus the best score of
     the other seats."""
-    n = scores.shape[1]
-    out = np.empty_like(scores, dtype=float)
-    for k in range(n):
-        others = np.delete(scores, k, axis=1)
-        out[:, k] = scores[:, k] - others.max(axis=1)
-    return np.round(out, DIGITS)
+    scores = np.asarray(scores, dtype=float)
+    best_other = np.column_stack([np.delete(scores, k, axis=1).max(axis=1) for k in range(scores.shape[1])])
+    return np.round(scores - best_other, DIGITS)
 
 
 def compensation_sums(game: np.ndarray, seat: np.ndarray, score: np.ndarray, win: np.ndarray, players: int,
@@ -109,11 +97,9 @@ def _table(point: tuple, reps: list, win0: np.ndarray, fair: float, tie_share: n
            kind: str, bootstrap: int) -> pd.DataFrame:
     h, w = point
     rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
-    lows, highs = [], []
-    for k in range(len(h)):
-        col = rep[:, k][~np.isnan(rep[:, k])]
-        lows.append(float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan)
-        highs.append(float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan)
+    cols = [col[~np.isnan(col)] for col in rep.T]
+    lows = [float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan for col in cols]
+    highs = [float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan for col in cols]
     out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
                         "handicap_low": lows, "handicap_high": highs, "win_at_handicap": w,
                         "tie_share": tie_share})
@@ -216,17 +202,11 @@ def handicap_text(row, unit: str, kind: str) -> str:
 
 def _check_record(next_command: str, replay: dict | None = None, unit: str = "",
                   bonus: tuple[str, str] | None = None, plan: dict | None = None, word: str = "handicap") -> dict:
-    """What a compensation figure has not been: replayed.  It is read from the recorded scores
-    (play may change with it: a Pig head start of 16 read this way left the first player at 42%
-    when replayed), so the finding says how to check it; with ``replay`` (the record of
-    :func:`analyser.experiments.seat_confirm.confirm_seats`) what the replay showed, or why
-    nothing was replayed.  ``bonus``: the title's start-bonus option and what it counts; where that
-    is not the score's ``unit`` (Dragon Lairds: ``seat_geld`` counts geld, scores are royals) the
-    amount cannot be given as it is, and the sweep below is said to show how far the bonus moves
-    the gap.  ``plan``: the sweep's :func:`sweep_plan`, whose amounts the sentence names.  The
-    record's ``kind``: ``replayed`` (``replay``: :func:`_replay_record`), ``other unit``, ``not
-    replayed`` (``reason``), ``sweep`` (a sweep is offered) or ``none``; ``seats.j2`` (``check``)
-    says it."""
+    """How the finding checks a compensation read from the recorded scores (play may change with
+    it): ``kind`` ``replayed`` (``replay``, the record of a seat replay: :func:`_replay_record`),
+    ``other unit`` (the start-bonus option ``bonus`` counts another unit than the score's, so the
+    sweep shows how far it moves the gap), ``not replayed`` (``reason``), ``sweep`` or ``none``;
+    ``plan``: the sweep's :func:`sweep_plan`.  ``seats.j2`` (``check``) says it."""
     r = {"word": word, "unit": unit, "what": bonus[1] if bonus and bonus[1] else unit, "plan": plan,
          "bonus": bonus[0] if bonus else ""}
     if replay and replay.get("replayed"):
@@ -260,17 +240,11 @@ def _verdict(rep: dict) -> tuple[str | None, dict | None]:
     return (rep["value"] if rep.get("clear") else rep.get("evens")), rep.get("closest")
 
 
-def _replay_command(rep: dict) -> str:
-    """The replay's next command (the value the finding names, with the run's seed and game count)."""
-    return rep.get("command") or ""
-
-
 def _replay_record(rep: dict) -> dict:
-    """A replayed compensation (the record of a seat replay): the ``seat``, the ``option`` and
-    ``value`` played on ``games`` games, the seat's ``win`` rate with its interval against the
-    ``fair`` share, whether that is ``clear`` (the interval holds the fair share); else whether it
-    ``over``-shoots, the value ``close`` the bisection names (the one that evens the seats,
-    ``evened``, else the closest) and the ``n`` values replayed besides the run as played."""
+    """A replayed compensation for ``seats.j2``: the ``seat``, ``option``, ``value`` and ``games``
+    played, the seat's ``win`` rate with its interval against the ``fair`` share, ``clear``, or
+    ``over`` and the value ``close`` the bisection names (``evened`` when it evens the seats), and
+    the ``n`` values replayed besides the run as played."""
     evens, close = _verdict(rep)
     return {"seat": int(rep["seat"]), "option": rep["option"], "value": rep["value"], "games": int(rep["games"]),
             "win": rep["win"], "low": rep["low"], "high": rep["high"], "fair": rep["fair"],
@@ -298,18 +272,11 @@ class SeatContext:
 def seat_findings(seats: pd.DataFrame, balance: dict, comp: pd.DataFrame | None,
                   ctx: SeatContext = SeatContext()) -> list[dict]:
     """The seat finding of a run, in the shape of :func:`analyser.stats.metagame.findings`: is a seat
-    ahead (from the seat table and the seat-balance record of
-    :func:`analyser.stats.analysis.seat_balance`), how clear that is, and the compensation
-    (:func:`compensation_from_sums`, None where it does not apply: ``reason`` says why).
-    ``next_command``: the ``analyser sweep`` command that tests the compensation with real
-    games, or "" (``bonus``: its option and what it counts, see :func:`_check_record`; ``sweep``: its
-    :func:`sweep_plan`, whose amounts the sentence names - read from ``comp`` where not given).
-    ``replay``: the compensation replayed (``simulate --confirm-seats``, the record of
-    :func:`analyser.experiments.seat_confirm.confirm_seats`), or None; where it was replayed the
-    finding says what the replay showed, and ``compensation_check`` is "clear" when the interval
-    of the proposal or of a value the bisection played holds the fair share (the finding names
-    that value), else "not clear".  The sentence is ``sentences/seats.j2`` reading
-    :func:`seat_record`.  The other fields of ``ctx`` (:class:`SeatContext`) are as below."""
+    ahead (the seat table and its :func:`analyser.stats.analysis.seat_balance` record), how clear
+    that is, and the compensation ``comp`` (:func:`compensation_from_sums`; None where it does not
+    apply).  ``ctx``: the sweep that tests it and what a replay showed; where one was replayed,
+    ``compensation_check`` is "clear" when the interval of the proposal or of a value the
+    bisection played holds the fair share, else "not clear".  Words: ``sentences/seats.j2``."""
     unit, kind, reason, next_command = ctx.unit, ctx.kind, ctx.reason, ctx.next_command
     replay, bonus, sweep = ctx.replay, ctx.bonus, ctx.sweep
     threshold = phrase("seats.j2", "threshold", p=SEAT_P)
@@ -384,7 +351,7 @@ def _add_compensation(out: dict, comp: pd.DataFrame, replay: dict | None) -> Non
         if replay.get("replayed"):
             out["compensation_check"] = "clear" if _verdict(replay)[0] else "not clear"
             if replay.get("command"):
-                out["next"] = _replay_command(replay)
+                out["next"] = replay["command"]  # the value the finding names, on the run's games
 
 
 #: The sweep's multiples of each seat's handicap where the start bonus counts the score: up to
@@ -436,29 +403,21 @@ def sweep_plan(game, players: int, rules: dict, comp: pd.DataFrame | None) -> di
 def sweep_command(game, strategies: list[str], players: int, rules: dict, games: int,
                   comp: pd.DataFrame | None, seed: int | str | None = None) -> str:
     """The ``analyser sweep`` command that tests a seat compensation with real games through the
-    title's start-bonus option (``Game.scoring.seat_bonus_rule``), on the run's ``seed`` when given (its
-    first cell then plays the run's very games): no bonus, and a bonus to each seat
-    below the fair share (:func:`sweep_plan`) - where the bonus is in score units, :data:`FACTORS`
-    times its estimated handicap (:data:`FACTORS_SEVERAL` with several seats behind: read one at
-    a time, the handicaps may fall short together); in another unit, :data:`DOUBLING` units to
-    every seat behind.  The bonuses are added to the option's value as the run played it (a run
-    with ``seat_geld=8/0`` sweeps ``8/0,8/1,...``), whose cell comes first.  "" when the title
-    has no such option or no seat is behind."""
+    title's start-bonus option (``Game.scoring.seat_bonus_rule``), on the run's ``seed`` when
+    given: the run's own value of the option first, then the bonuses of :func:`sweep_plan` added
+    to it (docs/metrics.md, "Seat compensation").  "" when the title has no such option or no
+    seat is behind."""
     plan = sweep_plan(game, players, rules, comp)
     if plan is None:
         return ""
     option, base = plan["option"], plan["base"]
     cells = ["/".join(str(b + a) for a, b in zip(added, base)) for added in plan["cells"]]
     cells = list(dict.fromkeys(cells))
-    words = ["analyser", "sweep", game.source or game.id]
-    for s in strategies:
-        words += ["-s", s]
+    words = ["analyser", "sweep", game.source or game.id] + [w for s in strategies for w in ("-s", s)]
     words += ["--players", str(players), "--games", str(games)]
     if seed is not None and str(seed).isdigit():  # the run's own games: its first cell repeats the run
         words += ["--seed", str(seed)]
-    for k, v in rules.items():
-        if k != option:
-            words += ["--rule", f"{k}={v}"]
+    words += [w for k, v in rules.items() if k != option for w in ("--rule", f"{k}={v}")]
     words += ["--rule", f"{option}={','.join(cells)}"]
     return " ".join(shlex.quote(w) for w in words)
 
