@@ -206,15 +206,6 @@ class Components:
         return tuple(r * STRIDE + c for r in range(self.height) for c in range(self.width))
 
     @property
-    def spell_row(self) -> tuple:
-        """``spell_row[spell]`` = the coat whose row carries it, or -1."""
-        out = [-1] * 6
-        for k, (_, sp) in enumerate(self.rows):
-            if sp >= 0:
-                out[sp] = k
-        return tuple(out)
-
-    @property
     def faces(self) -> tuple:
         """Every distinct face of every die, in die order."""
         out = []
@@ -1025,6 +1016,11 @@ def holds(s: KingdominoState, seat: int, sp: int) -> bool:
     return s.spell_owner[sp] == seat and not s.spell_used[sp]
 
 
+def cross_cells(m: Kingdom, cap: int) -> list[int]:
+    """The drawn cells of ``m`` that may take one more cross (``cap``: ``cross_cap``, 0 = no cap)."""
+    return [c for c, k in enumerate(m.cell_coat) if k >= 0 and (not cap or m.cell_cross[c] < cap)]
+
+
 def spell_points(s: KingdominoState, seat: int) -> int:
     """S5 points of ``seat``: ``s5_points`` per domain of the chosen coat (``s5_domains``)."""
     if s.spell_owner[S5] != seat or s.s5_coat < 0:
@@ -1165,9 +1161,7 @@ class KingdominoDuel(Game):
             if sp == S5:
                 legal = list(COAT_CHOICES)
             else:
-                m = s.maps[seat]
-                cap = s.params.cross_cap
-                legal = [AddCross(c) for c, k in enumerate(m.cell_coat) if k >= 0 and (not cap or m.cell_cross[c] < cap)]
+                legal = [AddCross(c) for c in cross_cells(s.maps[seat], s.params.cross_cap)]
         else:
             legal = []
         s.cache = legal
@@ -1441,7 +1435,7 @@ class KingdominoDuel(Game):
             if m.n_empty == 0:
                 full = True
         if full and p.full_map_end == "at_once":
-            s.history.append(self._round_scores(s))
+            s.history.append(tuple(self.scores(s)))
             self._finish(s, "full_map")
             return
         rows = s.comp.rows
@@ -1458,15 +1452,10 @@ class KingdominoDuel(Game):
                     if sp in (S5, S6):
                         s.queue.append((seat, sp))
         for seat, sp in s.queue:
-            if sp == S6 and not self._has_cross_target(s, seat):
+            if sp == S6 and not cross_cells(s.maps[seat], p.cross_cap):
                 s.spell_used[S6] = True  # nothing to mark (cross_cap): the spell is lost
         s.queue = [(seat, sp) for seat, sp in s.queue if not (sp == S6 and s.spell_used[S6])]
         self._after_spells(s, rng)
-
-    def _has_cross_target(self, s: KingdominoState, seat: int) -> bool:
-        m = s.maps[seat]
-        cap = s.params.cross_cap
-        return any(k >= 0 and (not cap or m.cell_cross[c] < cap) for c, k in enumerate(m.cell_coat))
 
     def _after_spells(self, s: KingdominoState, rng) -> None:
         if s.queue:
@@ -1479,7 +1468,7 @@ class KingdominoDuel(Game):
             s.current = seat
             s.cache = None
             return
-        s.history.append(self._round_scores(s))  # the round is over
+        s.history.append(tuple(self.scores(s)))  # the round is over
         p = s.params
         if any(m.n_empty == 0 for m in s.maps):
             self._finish(s, "full_map")
@@ -1508,15 +1497,6 @@ class KingdominoDuel(Game):
         s.current = s.a
         s.cache = None
 
-    def _round_scores(self, s: KingdominoState) -> tuple:
-        """Both scores now: the kept-up domain points plus S5 points (counted only when S5 has been
-        chosen)."""
-        m0, m1 = s.maps
-        b0, b1 = s.params.bonus()
-        if s.s5_coat < 0:
-            return (b0 + m0.points, b1 + m1.points)
-        return (b0 + m0.points + spell_points(s, 0), b1 + m1.points + spell_points(s, 1))
-
     def _finish(self, s: KingdominoState, how: str) -> None:
         s.phase = OVER
         s.end = how
@@ -1541,10 +1521,6 @@ class KingdominoDuel(Game):
             tied = [i for i, b in zip(tied, big) if b == max(big)]
         return tied
 
-    def _role_in(self, s: KingdominoState, seat: int, rnd: int) -> str:
-        """"A" or "B": the role of ``seat`` in round ``rnd`` (seat 0 is A in odd rounds)."""
-        return "A" if (rnd % 2 == 1) == (seat == 0) else "B"
-
     def metrics(self, s: KingdominoState) -> list[dict]:
         """Per seat: domain and spell (S5) points, spells gained (in all, as A, as B, used),
         ``gained_s1``..``gained_s6`` (the round the seat gained that spell, 0 = not),
@@ -1559,7 +1535,8 @@ class KingdominoDuel(Game):
         for seat in (0, 1):
             m = s.maps[seat]
             mine = [sp for sp in range(6) if s.spell_owner[sp] == seat]
-            as_a = sum(1 for sp in mine if self._role_in(s, seat, s.spell_round[sp]) == "A")
+            # seat 0 is A in odd rounds
+            as_a = sum(1 for sp in mine if (s.spell_round[sp] % 2 == 1) == (seat == 0))
             row = {"domain_points": m.domain_points(), "spell_points": spell_points(s, seat),
                    "spells": len(mine), "spells_as_a": as_a, "spells_as_b": len(mine) - as_a,
                    "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
