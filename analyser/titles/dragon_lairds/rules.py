@@ -356,11 +356,6 @@ def space_name(i: int) -> str:
     return ("havoc", "resource", "laird", "sale")[i] if i < 4 else f"commoner{i - 2}"
 
 
-def space_names(n: int) -> list[str]:
-    """Space names for ``n`` players, in index order."""
-    return [space_name(i) for i in range(n + 3)]
-
-
 Phase = Literal["free", "sale", "auction", "actions", "cup", "over"]
 AuctionKind = Literal["open", "challenge", "final"]
 EndTrigger = Literal["royals", "deck", "cap"]
@@ -380,7 +375,7 @@ class DragonState:
       ``honour`` (seats, highest honour first), ``pawn``, ``round`` (1-based once play begins),
       ``phase``, ``current``: public.
     * ``deck`` (top last) and ``discard`` (top last): face down, their sizes public; ``spaces``
-      (``n + 3`` stacks, see :func:`space_names`, all revealed face up), ``play`` (cards in play
+      (``n + 3`` stacks, named by :func:`space_name`, all revealed face up), ``play`` (cards in play
       per seat), ``used`` (ability cards used this round): public; ``hands``: each seat its own.
     * Setup: ``pending[seat]`` the pick a seat laid face down (0 or 1 card; its own seat sees
       it), ``picked`` how many seats picked.

@@ -1120,8 +1120,7 @@ class KingdominoDuel(Game):
     # -- set-up ---------------------------------------------------------------------------
     def initial_state(self, params: KingdominoParams, n_players: int, rng) -> KingdominoState:
         """Empty maps; round 1 with seat 0 as player A; the dice rolled with ``rng``."""
-        if n_players != 2:
-            raise InputError(f"players={n_players} is not accepted for kingdomino-duel; it is a 2-player game")
+        self.check_players(params, n_players)
         comp = params.comp
         return KingdominoState(params, [new_kingdom(comp), new_kingdom(comp)], _roll(comp, rng), castle_round=[0, 0],
                                passes=[0, 0], stuck=[0, 0], tally=[[], []])

@@ -144,8 +144,6 @@ from analyser.io.files import read_component_rows
 SIZE = 7
 SQUARES = SIZE * SIZE
 OPP = (5, 4, 7, 6, 1, 0, 3, 2)
-PORT_NAMES = ("top-left", "top-right", "right-top", "right-bottom", "bottom-right", "bottom-left",
-              "left-bottom", "left-top")
 EDGE_NAMES = ("top", "right", "bottom", "left")
 #: board direction -> (d_row, d_col): 0 up, 1 right, 2 down, 3 left (also the side of ports 2d, 2d+1)
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
@@ -303,12 +301,6 @@ SHIP_MARKS = "ABCDEFGH"
 KAIJU_NAMES = tuple(f"{'gold' if k % 2 == 0 else 'blue'} {k // 2 + 1}" for k in range(10))
 
 
-def _rows(path: Path, what: str, header: list[str]):
-    """The rows of a component CSV file after its header, read through the safe reader: a
-    regular file of at most 1 MB, UTF-8; messages name the line and never quote the file."""
-    return read_component_rows(path, what, header)
-
-
 @lru_cache(maxsize=16)
 def load_tiles(path: str = "") -> tuple[int, ...]:
     """The tile ids of a tile set, one per physical tile, in file order (cached per path).
@@ -319,7 +311,7 @@ def load_tiles(path: str = "") -> tuple[int, ...]:
     p = Path(path).expanduser() if path else DATA / "tsuro_tiles.csv"
     out: list[int] = []
     seen: dict[int, int] = {}
-    for line, row in _rows(p, "tiles", ["copies", "pairs"]):
+    for line, row in read_component_rows(p, "tiles", ["copies", "pairs"]):
         if len(row) != 2:
             raise InputError(f"tiles file {str(p)!r}: line {line}: expected 2 fields (copies,pairs), got {len(row)}")
         try:
@@ -352,7 +344,7 @@ def load_daikaiju(path: str = "") -> tuple[tuple[int, ...], ...]:
     p = Path(path).expanduser() if path else DATA / "tsuro_daikaiju.csv"
     header = ["colour", "number", "face1", "face2", "face3", "face4", "face5"]
     layout: list[tuple[int, ...] | None] = [None] * 10
-    for line, row in _rows(p, "daikaiju_layout", header):
+    for line, row in read_component_rows(p, "daikaiju_layout", header):
         if len(row) != 7:
             raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: expected 7 fields, got {len(row)}")
         colour, number = row[0].lower(), row[1]
@@ -693,9 +685,7 @@ def _coord(rng, mode: str) -> int:
     if mode == "uniform":
         return int(rng.random() * SIZE)
     f = int(rng.random() * 6) + 1
-    if mode == "skip_centre":
-        return f - 1 if f <= 3 else f
-    return f - 1
+    return f if mode == "skip_centre" and f > 3 else f - 1
 
 
 def dice_square(rng, mode: str) -> int:
@@ -754,13 +744,8 @@ class TsuroSeas(Game):
 
     def initial_state(self, params: TsuroParams, n_players: int, rng) -> TsuroState:
         """Deal, place the starting daikaiju; seat 0 then chooses a start point."""
-        if not self.min_players <= n_players <= self.max_players:
-            raise InputError(f"players={n_players} is not accepted for tsuro-seas; choose "
-                             f"{self.min_players} to {self.max_players}")
+        self.check_players(params, n_players)
         tiles = list(load_tiles(params.tiles))
-        if len(tiles) < 3 * n_players:
-            raise InputError(f"the tile set {params.tiles or 'built-in'!r} holds {len(tiles)} tiles; "
-                             f"{n_players} players need at least {3 * n_players}")
         rng.shuffle(tiles)
         hands = []
         for _ in range(n_players):
@@ -1086,8 +1071,7 @@ class TsuroSeas(Game):
 
     @staticmethod
     def _to_bottom(s: TsuroState, tiles) -> None:
-        if tiles:
-            s.pile[:0] = tiles
+        s.pile[:0] = tiles
 
     def _end(self, s: TsuroState, reason: str, winners) -> None:
         if reason != "max_turns" and s.turn and s.alive[s.active]:
@@ -1189,7 +1173,7 @@ class TsuroSeas(Game):
         path = Path(params.tiles).expanduser() if params.tiles else DATA / "tsuro_tiles.csv"
         tiles = load_tiles(params.tiles)
         out = {}
-        for line, row in _rows(path, "tiles", ["copies", "pairs"]):
+        for line, row in read_component_rows(path, "tiles", ["copies", "pairs"]):
             tile = tile_of(parse_pairs(row[1]))[0]
             copies = tiles.count(tile)
             if copies:
@@ -1322,7 +1306,7 @@ def _state_schema(min_players: int, max_players: int):
     from analyser.io.states import StateModel, items, seat_lists, text, whole
 
     square, tile, rot = whole(-1, SQUARES - 1), whole(0, N_TILES - 1), whole(0, 3)
-    seat, kaiju, most = whole(0, max_players - 1), whole(0, 9), 100 * N_TILES  # copies cap 100 per tile
+    seat, most = whole(0, max_players - 1), 100 * N_TILES  # copies cap 100 per tile
     big = whole(-(10**9), 10**9)
 
     class TsuroStateSchema(StateModel):

@@ -188,17 +188,6 @@ def card_from_code(code: str) -> Card:
     return c
 
 
-def suit_from_name(name) -> int:
-    """``"red"``, ``"R"`` or ``2`` -> 2.  Raises InputError on anything else."""
-    if isinstance(name, int) and not isinstance(name, bool) and 0 <= name < 4:
-        return name
-    t = str(name).strip().lower()
-    for i, s in enumerate(SUITS):
-        if t in (s, s[0]):
-            return i
-    raise InputError(f"unknown suit {name!r}; choose one of: {', '.join(SUITS)}")
-
-
 class Bid(NamedTuple):
     """Announce ``n`` tricks for this round."""
 
