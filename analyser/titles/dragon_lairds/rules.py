@@ -602,9 +602,6 @@ class DragonLairds(Game):
 
     def initial_state(self, params: DragonParams, n_players: int, rng) -> DragonState:
         """Shuffle with ``rng`` and deal (rules: Setup).  InputError outside 2-5 players."""
-        if not self.min_players <= n_players <= self.max_players:
-            raise InputError(f"players={n_players} is not accepted for dragon-lairds; choose "
-                             f"{self.min_players} to {self.max_players}")
         self.check_players(params, n_players)
         n = n_players
         table = load_deck(params.components)
@@ -942,13 +939,12 @@ class DragonLairds(Game):
         s.cursor = 0
         challenger = s.challenger
         s.challenger = -1
+        s.cup_holder = win
         if kind == "final":
-            s.cup_holder = win
             self._gain_royals(s, win, s.pot, "royals_cup")
             s.phase = OVER
             s.current = 0
             return
-        s.cup_holder = win
         s.cup_open = False
         s.pot += 1
         if self._gain_royals(s, win, 1, "royals_cup"):
@@ -1118,8 +1114,7 @@ class DragonLairds(Game):
         tied = [i for i in range(s.n) if sc[i] == best]
         if len(tied) > 1 and s.params.tie_break == "honour":
             pos = {seat: i for i, seat in enumerate(s.honour)}
-            order = sorted(range(s.n), key=lambda x: (-sc[x], -len(s.play[x]), pos[x]))
-            tied = [order[0]]
+            tied = [min(range(s.n), key=lambda x: (-sc[x], -len(s.play[x]), pos[x]))]
         return tied
 
     def metrics(self, s: DragonState) -> list[dict]:
@@ -1274,27 +1269,23 @@ class DragonLairds(Game):
         return _state_schema(self.min_players, self.max_players)
 
     def describe_action(self, a: Act) -> str:
-        k = a.kind
-        if k in ("buy", "take"):
-            return f"{k} the top card of {space_name(a.arg)}"
-        if k == "cycle":
-            return f"pay 1 royal: top card of {space_name(a.arg)} to its bottom"
-        if k == "play":
-            return f"play {a.arg} from hand"
-        if k == "use":
-            return f"use {a.arg}" + (f" on {space_name(a.target)}" if a.target >= 0 else "")
-        if k == "bid":
-            return f"bid {a.arg} geld"
-        if k == "free":
-            return f"play {a.arg} free"
-        if k == "sale":
-            return f"put {a.arg} in the Fire Sale"
-        if k == "keep":
-            return "keep the cup (score half the pot)"
-        if k == "cash":
-            return "cash the cup (take the pot, return the cup)"
-        return k
+        words = ACTION_TEXT.get(a.kind)
+        return words(a) if words else a.kind
 
+
+#: Action kind -> its words (:meth:`DragonLairds.describe_action`).
+ACTION_TEXT = {
+    "buy": lambda a: f"buy the top card of {space_name(a.arg)}",
+    "take": lambda a: f"take the top card of {space_name(a.arg)}",
+    "cycle": lambda a: f"pay 1 royal: top card of {space_name(a.arg)} to its bottom",
+    "play": lambda a: f"play {a.arg} from hand",
+    "use": lambda a: f"use {a.arg}" + (f" on {space_name(a.target)}" if a.target >= 0 else ""),
+    "bid": lambda a: f"bid {a.arg} geld",
+    "free": lambda a: f"play {a.arg} free",
+    "sale": lambda a: f"put {a.arg} in the Fire Sale",
+    "keep": lambda a: "keep the cup (score half the pot)",
+    "cash": lambda a: "cash the cup (take the pot, return the cup)",
+}
 
 
 @lru_cache(maxsize=None)

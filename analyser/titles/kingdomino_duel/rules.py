@@ -1682,26 +1682,22 @@ class KingdominoDuel(Game):
         return _state_schema()
 
     def describe_action(self, action) -> str:
-        t = type(action)
-        if t is Draft:
-            return "take " + " and ".join(f"die {d + 1}" for d in action.dice) + (" (spell S3)" if action.spell else "")
-        if t is Place:
-            spell = f" using {action.spell}" if action.spell else ""
-            return (f"draw {COATS[action.coat0]} at {at(action.cell0)} and {COATS[action.coat1]} at "
-                    f"{at(action.cell1)}{spell}")
-        if t is Pass:
-            return "draw nothing"
-        if t is Turn:
-            return f"S4: turn die {'first' if action.slot == 0 else 'second'} to {face_name((action.coat, action.crosses))}"
-        if t is Castle:
-            if action.cell < 0:
-                return "keep the castle bonus"
-            return f"castle bonus: a cross at {at(action.cell)}"
-        if t is ChooseCoat:
-            return f"S5: {COATS[action.coat]} domains score at the end"
-        if t is AddCross:
-            return f"S6: a cross at {at(action.cell)}"
-        return str(action)
+        words = ACTION_TEXT.get(type(action))
+        return words(action) if words else str(action)
+
+
+#: Action type -> its words (:meth:`KingdominoDuel.describe_action`).
+ACTION_TEXT = {
+    Draft: lambda a: ("take " + " and ".join(f"die {d + 1}" for d in a.dice)
+                      + (" (spell S3)" if a.spell else "")),
+    Place: lambda a: (f"draw {COATS[a.coat0]} at {at(a.cell0)} and {COATS[a.coat1]} at {at(a.cell1)}"
+                      + (f" using {a.spell}" if a.spell else "")),
+    Pass: lambda a: "draw nothing",
+    Turn: lambda a: f"S4: turn die {('first', 'second')[a.slot]} to {face_name((a.coat, a.crosses))}",
+    Castle: lambda a: f"castle bonus: a cross at {at(a.cell)}" if a.cell >= 0 else "keep the castle bonus",
+    ChooseCoat: lambda a: f"S5: {COATS[a.coat]} domains score at the end",
+    AddCross: lambda a: f"S6: a cross at {at(a.cell)}",
+}
 
 
 def _reached_from_castle(m: Kingdom) -> int:
