@@ -800,23 +800,21 @@ class Wizard(Game):
                     p.win_seat = seat
             else:
                 suit = card.suit
+                # holding the led suit: follow it, or (follow_suit=seed) play a trump
+                if suit != led and led >= 0 and g[led + 1] and (
+                        suit != p.trump or p.params.follow_suit != "seed"):
+                    raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
+                try:
+                    g[suit + 1].remove(action)
+                except ValueError:
+                    raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
                 if suit == led:  # following the led suit, the usual case
-                    try:
-                        g[suit + 1].remove(action)
-                    except ValueError:
-                        raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
                     wc = p.win_card  # not None: the led suit came from a played card
                     wr = wc.rank
                     if wr != 14 and r > wr and wc.suit == suit:
                         p.win_card = card
                         p.win_seat = seat
                 else:
-                    if led >= 0 and g[led + 1] and not (suit == p.trump and p.params.follow_suit == "seed"):
-                        raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
-                    try:
-                        g[suit + 1].remove(action)
-                    except ValueError:
-                        raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
                     if led < 0:
                         if p.trump_pending:  # the round's first suited card names trump
                             p.trump = suit
@@ -827,17 +825,11 @@ class Wizard(Game):
                         if led == -1:  # the first card that is not a Jester: its suit is led
                             p.led = led = suit
                     wc = p.win_card
-                    if wc is None:
+                    # it wins over nothing or only Jesters, or as a trump over a lower card that is no Wizard
+                    if wc is None or wc.rank == 0 or (
+                            wc.rank != 14 and suit == p.trump and (wc.suit != suit or r > wc.rank)):
                         p.win_card = card
                         p.win_seat = seat
-                    else:
-                        wr = wc.rank
-                        if wr == 0:  # only Jesters so far
-                            p.win_card = card
-                            p.win_seat = seat
-                        elif wr != 14 and suit == p.trump and (wc.suit != suit or r > wr):
-                            p.win_card = card
-                            p.win_seat = seat
             trick = p.trick
             trick.append(card)
             n = p.n
@@ -1359,9 +1351,6 @@ class Wizard(Game):
         JSON flag, every finished round's record complete.  Whether the cards make exactly one
         deck is :meth:`check_invariants`' job."""
         return _state_schema(self)
-
-    def describe_action(self, action) -> str:
-        return str(action)
 
 
 @lru_cache(maxsize=None)
