@@ -1016,6 +1016,19 @@ def holds(s: KingdominoState, seat: int, sp: int) -> bool:
     return s.spell_owner[sp] == seat and not s.spell_used[sp]
 
 
+def seat_placements(s: KingdominoState, seat: int, faces) -> tuple[list, list]:
+    """:func:`placements` of the two ``faces`` on ``seat``'s map, with the placement spells it holds."""
+    spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(s, seat, sp))
+    return placements(s.maps[seat], faces[0], faces[1], spells, s.params.combine_spells)
+
+
+def bonus_cells(s: KingdominoState, drawing: Place, faces) -> list[int]:
+    """The cells of ``drawing`` whose die (face in ``faces``) may take the castle bonus's cross
+    under ``cross_cap``."""
+    cap = s.params.cross_cap
+    return [c for c, f in ((drawing.cell0, faces[0]), (drawing.cell1, faces[1])) if not cap or f[1] < cap]
+
+
 def cross_cells(m: Kingdom, cap: int) -> list[int]:
     """The drawn cells of ``m`` that may take one more cross (``cap``: ``cross_cap``, 0 = no cap)."""
     return [c for c, k in enumerate(m.cell_coat) if k >= 0 and (not cap or m.cell_cross[c] < cap)]
@@ -1148,13 +1161,7 @@ class KingdominoDuel(Game):
         elif phase == DRAFT_B:
             legal = list(SECOND_PICKS[next(i for i in range(4) if s.owner[i] >= 0)])
         elif phase == CASTLE_STEP:
-            legal = [NO_BONUS]
-            p = s.pending[seat]
-            cap = s.params.cross_cap
-            faces = s.faces[seat]
-            for cell, f in ((p.cell0, faces[0]), (p.cell1, faces[1])):
-                if not cap or f[1] + 1 <= cap:
-                    legal.append(Castle(cell))
+            legal = [NO_BONUS] + [Castle(c) for c in bonus_cells(s, s.pending[seat], s.faces[seat])]
         elif phase == SPELL:
             _, sp = s.queue[0]
             if sp == S5:
@@ -1167,10 +1174,7 @@ class KingdominoDuel(Game):
         return legal
 
     def _place_actions(self, s: KingdominoState, seat: int) -> list:
-        m = s.maps[seat]
-        f0, f1 = s.faces[seat]
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(s, seat, sp))
-        ordinary, extra = placements(m, f0, f1, spells, s.params.combine_spells)
+        ordinary, extra = seat_placements(s, seat, s.faces[seat])
         legal = ordinary + extra
         if not ordinary or not s.params.must_draw:
             legal.append(PASS)
@@ -1212,9 +1216,7 @@ class KingdominoDuel(Game):
                 pick = turn[int(rng.random() * len(turn))]
                 t.faces[o][pick.slot] = (pick.coat, pick.crosses)
                 t.turned[o] = True
-        f0, f1 = t.faces[o]
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(t, o, sp))
-        ordinary, extra = placements(t.maps[o], f0, f1, spells, t.params.combine_spells)
+        ordinary, extra = seat_placements(t, o, t.faces[o])
         options = ordinary + extra
         if not acting and (not ordinary or not t.params.must_draw):
             options.append(PASS)
@@ -1224,8 +1226,7 @@ class KingdominoDuel(Game):
         t.pending[o] = new
         t.bonus[o] = -1
         if not acting and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
-            cap = t.params.cross_cap
-            cells = [-1] + [c for c, f in ((new.cell0, f0), (new.cell1, f1)) if not cap or f[1] < cap]
+            cells = [-1] + bonus_cells(t, new, t.faces[o])
             t.bonus[o] = cells[int(rng.random() * len(cells))]
         t.cache = None
         return t
@@ -1261,14 +1262,8 @@ class KingdominoDuel(Game):
             return t
         if not (o == t.a or t.current == o):
             return t  # the other seat draws second and has not started: nothing hidden
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(t, o, sp))
-
-        def options(faces):
-            ordinary, extra = placements(t.maps[o], faces[0], faces[1], spells, t.params.combine_spells)
-            return ordinary, extra
-
         rolled = list(t.faces[o])
-        t.could[o] = any(options(rolled))
+        t.could[o] = any(seat_placements(t, o, rolled))
         acting = t.phase == CASTLE_STEP and t.current == o  # o chooses its castle bonus: it drew a domino
         drew = o == t.a and t.current != o
         turns = self._turns(t, o) if holds(t, o, S4) else []
@@ -1284,7 +1279,7 @@ class KingdominoDuel(Game):
             faces = list(rolled)
             if turn is not None:
                 faces[turn.slot] = (turn.coat, turn.crosses)
-            ordinary, extra = options(faces)
+            ordinary, extra = seat_placements(t, o, faces)
             if acting and (not ordinary + extra or (cap and min(f[1] for f in faces) >= cap)):
                 continue
             t.faces[o] = faces
@@ -1297,8 +1292,7 @@ class KingdominoDuel(Game):
                 new = choice[int(rng.random() * len(choice))]
                 t.pending[o] = new
                 if drew and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
-                    cells = [-1] + [c for c, f in ((new.cell0, faces[0]), (new.cell1, faces[1]))
-                                    if not cap or f[1] < cap]
+                    cells = [-1] + bonus_cells(t, new, faces)
                     t.bonus[o] = cells[int(rng.random() * len(cells))]
             break
         return t
