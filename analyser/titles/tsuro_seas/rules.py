@@ -23,88 +23,19 @@ that has sailed sits on the border between the last tile it crossed (the tile it
 empty square ahead.  A ship is on its start point exactly when the square behind it is off the
 board (a ship that reaches the edge any other way is eliminated).
 
-Rules implemented (rules.md)
---------------------------------------------
-* Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
-  top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
-  (7-8) by rolling the gold die (column) and the blue die (row), re-rolling onto a square that
-  already holds a daikaiju, each with a random rotation.  Then each seat in turn order chooses a
-  start point (a strategy decision, :class:`Start`).
-* Turn, daikaiju step: with fewer than 3 daikaiju on the board, new ones come from the stack
-  (``rule_of_three``) and there is no roll; otherwise both dice are rolled and a sum of 6, 7 or 8
-  rolls one die: on 1-5 every daikaiju acts (ascending number, gold before blue), on 6 one new
-  daikaiju is placed from the stack.  Effects: off the board -> removed from the game; onto a wake
-  tile -> the tile goes to the bottom of the draw pile and every ship on it is eliminated; onto
-  another daikaiju -> that one is removed from the game; onto the empty square in front of the
-  active ship -> it is eliminated; onto the empty square in front of a ship still on its start point
-  -> its owner may move it to another free start point on the same edge (:class:`MoveStart`).
-  After the step a daikaiju in front of the active ship eliminates it.
-* Place: one tile from hand, in any rotation, on the square in front of the active ship.  A
-  placement is illegal when the active ship's route ends at the board edge, runs into a daikaiju or
-  loops forever, or when it leaves two ships on the same wake in the same direction -- unless every
-  placement is so (forced-move fallback: then every placement is legal).  Meeting another ship head
-  on is legal and eliminates both.
-* Move: every ship facing the new tile follows its route port by port to the end.  Leaving the
-  board (``edge``), entering a daikaiju square (``daikaiju``), looping forever (``loop``, detected on
-  (square, port) states) or meeting a ship (``collision``) eliminates.
-* Eliminated seats' tiles go to the bottom of the pile; the elimination bonus
-  (``elimination_bonus``) lets the active player first exchange tiles with the hands of the players
-  its placement eliminated (:class:`Exchange`).  Then the active player draws back up to 3.
-* End: one ship left wins; if every remaining ship is eliminated at once they share the win; if the
-  active player has no tile to place (hand and pile empty) all surviving ships share the win;
-  ``max_turns`` ends the game as a shared win of the survivors (``end == "max_turns"`` in results).
-* ``daikaiju=off``: no daikaiju and no dice; otherwise the same.
-
-Rulings where the rules write-up is silent (rule options where named)
----------------------------------------------------------------------
-* Start points are the 56 edge ports, listed clockwise from the top-left corner: top edge left to
-  right (ports 0, 1 of each square), right edge top to bottom (2, 3), bottom edge right to left
-  (4, 5), left edge bottom to top (6, 7).  Any free one may be chosen, even one facing a daikaiju.
-* ``rule_of_three``: ``refill`` (default) places daikaiju until 3 are on the board; ``one``
-  places a single daikaiju per turn (the rules write-up's literal wording); ``off`` has no minimum.  Either way
-  the roll is skipped only if a daikaiju was placed; with the stack empty the roll goes ahead.
-* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform); the gold die
-  is rolled before the blue one, re-rolled together, then the rotation (0-3 quarter turns).
-* Daikaiju arrows (``daikaiju_layout``): a daikaiju turned ``r`` quarter turns clockwise moves
-  "up" in its own frame towards board direction ``r`` (0 up, 1 right, 2 down, 3 left); "rotate"
-  turns it one quarter counter-clockwise.  A daikaiju removed earlier in the same step does not act.
-* A daikaiju placed by the dice (refill or face 6) has the same effects as one moving there.
-* ``start_relocation``: ``any`` (default) -- a ship still on its start point may relocate when a
-  daikaiju arrives in front of it, the active ship included (the start-point clause is the more
-  specific one; if it stays, the after-step ruling eliminates it); ``others`` -- the active ship is
-  eliminated as any active ship and only the other ships may relocate.  A destination is a free
-  start point on the same edge (the side its port is on) whose square in front is empty.
-  Relocation choices are made at once, before the next daikaiju acts, in turn order from the
-  active seat; the ship staying put (``MoveStart`` to its own point) is listed first.
-* Two ships on the same wake in the same direction (a forced placement only; it needs a route that
-  joins an old wake through a square a daikaiju emptied): both (all) are eliminated, cause
-  ``collision``.  Ships that leave the board together are simply eliminated by the edge.
-* Elimination bonus: only if the active ship survives its own placement and still holds a tile
-  (there is nothing to give otherwise); the exchange is one
-  decision: ``Exchange(give, take)`` with equal numbers of tiles (sorted tile ids), ``Exchange((), ())``
-  first (no exchange), then by size, ``give`` and ``take`` in order; exchanges that give and take
-  the same tile class are left out (they equal a smaller one).  ``elimination_bonus=off`` drops it.
-* Tiles returned together go under the pile as one block, the first listed lowest: the active
-  seat's hand first, then the others' in turn order; a tile removed by a daikaiju goes under alone.
-  With the elimination bonus the sunk hands (turn order) form the exchange pool; the tiles given
-  join its end, the tiles taken leave it, and what is left goes under as one block.
-* A player whose hand is empty at the placement step while the pile holds tiles (returned after
-  its last draw) draws back up to 3 first.
-* Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
-  active ship sinks during the daikaiju step still counts.
-* Score: the ship's own turns completed afloat - a turn of its own counts when the ship is
-  afloat at its end, or when the game ends in it with the ship afloat.  Winners are set by the
-  end rules above, not by the score.  Ranks: winners first, the rest by score.
-* Where a ship is lost (``elim_row``/``elim_col``): ``edge`` and running into a daikaiju: the last
-  tile crossed; a ``loop`` or a head-on meeting: the new tile's square; a daikaiju landing on a tile:
-  that tile; a daikaiju in front: the tile the ship is on (its start square if it never sailed);
-  two ships on one wake: the tile each is on.
+The rules, every ruling where the write-up is silent (each with its rule option where one
+exists) and the score are on the rules page (sections Board, ports and tiles, Dice, Daikaiju,
+Setup, A turn, End, Score, ranks and figures).  The start points are the 56 edge ports listed
+clockwise from the top-left corner (:data:`START_POINTS`).
 
 Actions (small hashable NamedTuples; note that NamedTuples compare as tuples, so compare actions
 only within one legal list): :class:`Start`, :class:`MoveStart` (square as ``(row, col)``, port),
 :class:`Place` (tile id, rotation) and :class:`Exchange`.  Legal placements: the distinct tiles in
 hand in ascending id, each in its distinct rotations 0-3 (a symmetric tile keeps only the first
-rotation of each different layout).
+rotation of each different layout).  Exchanges: ``Exchange((), ())`` (none) first, then by size,
+``give`` and ``take`` in order, leaving out those that give and take the same tile class.
+Start-point moves: staying put (``MoveStart`` to its own point) first, then the free points of
+that edge, clockwise.
 
 Hidden information, declared once on :class:`TsuroState`: a seat's view holds its own hand, the
 board, ships and daikaiju, the pile's size and every hand's size, never another hand nor the
