@@ -54,7 +54,7 @@ from typing import Literal, NamedTuple
 
 from analyser.engine.components import EVERYONE, face_down, face_up, seat_counters, seat_zones
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option, ranks_from
-from analyser.engine.derive import View
+from analyser.engine.derive import View, shuffled
 from analyser.engine.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
@@ -184,21 +184,6 @@ def dealt_deck(colours: int, values: str) -> tuple[tuple[int, int], ...]:
 def card_names(colours: int, values: str) -> dict[tuple[int, int], str]:
     """Each card of the deck -> its name, ``fire 3`` (cached per composition)."""
     return {card: str(card) for card in full_deck(colours, values)}
-
-
-def shuffled(cards, rng) -> list:
-    """A uniformly shuffled copy of ``cards``: sorted by independent uniform keys from
-    ``rng.random()``.
-
-    ``random.Random.shuffle`` draws exact integers one at a time in Python code and cost a
-    quarter of a DAO game's set-up; drawing the keys in one list comprehension and sorting with
-    a C-level key is several times cheaper.  Sorting by i.i.d. uniform keys gives every order
-    the same chance (a tie between two 53-bit floats has probability about 2**-53 per pair, and
-    would only keep the original order of those two cards).
-    """
-    random = rng.random
-    keys = [random() for _ in cards]
-    return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
 
 
 @lru_cache(maxsize=64)

@@ -106,7 +106,7 @@ from typing import Any, Literal, NamedTuple, Optional
 
 from analyser.engine import components as part
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, option
-from analyser.engine.derive import View
+from analyser.engine.derive import View, shuffled
 from analyser.engine.perseat import seat_values
 from analyser.io.files import read_component_rows
 
@@ -1215,9 +1215,7 @@ class DragonLairds(Game):
         if own is not None:
             known.add(own)
         unseen = [i for k in sorted(view.colour) for i in table.by_colour[k] if i not in known]
-        rnd = rng.random
-        keys = [rnd() for _ in unseen]
-        pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+        pool = shuffled(unseen, rng)
         picks = view.picks
         pending = [[] for _ in range(n)]
         if own is not None:
@@ -1239,7 +1237,7 @@ class DragonLairds(Game):
         bids = [None] * n
         if view.auction:
             for k in view.bidders[:view.cursor]:
-                bids[k] = int(rnd() * (view.geld[k] + 1))  # the view shows no bid, not even its own
+                bids[k] = int(rng.random() * (view.geld[k] + 1))  # the view shows no bid, not even its own
         final = view.final
         last = view.last_auction
         return DragonState(

@@ -93,7 +93,7 @@ from typing import Literal, NamedTuple, Optional
 from analyser.engine import components
 from analyser.engine.components import face_up, scratch, seat_counters
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, encode_trace, option
-from analyser.engine.derive import View
+from analyser.engine.derive import View, shuffled
 from analyser.engine.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
@@ -506,52 +506,14 @@ def unseen_cards(view: WizardView) -> list[Card]:
     return [CARD_VALUES[i] for i, k in enumerate(left) for _ in range(k)]
 
 
-def _deal_unseen(unseen: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
-    """Deal the ``unseen`` cards at random: ``sizes[k]`` to each seat ``k`` of ``seats``, never a
-    card of a suit in the seat's ``voids[k]`` bit mask; the rest go last.  Returns a list indexed
-    by seat (seats not dealt to get an empty list) plus the rest as its last element.  ``random``
-    is ``rng.random``.  Raises ValueError when no deal respects the voids."""
-    n = len(sizes)
-    hands: list = [[] for _ in range(n)]
-    keys = [random() for _ in unseen]
-    pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
-    if not any(voids[k] for k in seats):
-        at = 0
-        for k in seats:
-            hands[k] = pool[at:at + sizes[k]]
-            at += sizes[k]
-        hands.append(pool[at:])
-        return hands
-    order = sorted(seats, key=lambda k: -bin(voids[k]).count("1"))
-    for _attempt in range(8):
-        rest = pool
-        ok = True
-        for k in order:
-            mask = voids[k]
-            take, keep = [], []
-            need = sizes[k]
-            for c in rest:
-                if len(take) < need and (c.suit is None or not mask >> c.suit & 1):
-                    take.append(c)
-                else:
-                    keep.append(c)
-            if len(take) < need:
-                ok = False
-                break
-            hands[k] = take
-            rest = keep
-        if ok:
-            hands.append(rest)
-            return hands
-        keys = [random() for _ in pool]
-        pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
-    return _deal_exact(pool, seats, sizes, voids, random)
-
-
 def _deal_exact(pool: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
-    """The fallback of :func:`_deal_unseen`: place the cards one at a time, each with a seat (or
-    the rest) chosen at random in proportion to its free places among those that may take it and
-    leave a deal of the remaining cards possible (Hall's condition on every set of suits)."""
+    """Deal ``pool``: ``sizes[k]`` cards to each seat ``k`` of ``seats``, never a card of a suit in
+    the seat's ``voids[k]`` bit mask, the rest last (a list indexed by seat plus the rest as its
+    last element).  The determinizer's fallback when its quick deals fail: the cards are placed one
+    at a time, each with a seat (or the rest) chosen at random in proportion to its free places
+    among those that may take it and leave a deal of the remaining cards possible (Hall's condition
+    on every set of suits).  ``random`` is ``rng.random``.  Raises ValueError when no deal respects
+    the voids."""
     n = len(sizes)
     slots = list(seats) + [n]  # n = the rest (undealt), which takes anything
     free = {k: sizes[k] for k in seats}
@@ -1062,21 +1024,19 @@ class Wizard(Game):
         dealt_to = [(k, sizes[k]) for k in others]
         no_voids = not any(voids[k] for k in others)
         positions = [_POSITION[c] for c in unseen]  # ascending: deck positions are in hand order
-        m = len(unseen)
         slots, plays = _DECK_SLOT, _DECK_PLAY
         jester, wizard = plays[0], plays[59]
         new_state, new_public = WizardState.__new__, WizardPublic.__new__
-        # with voids: the seats dealt in _deal_unseen's order (most voids first), each with its mask
+        # with voids: the seats dealt most voids first, each with its mask
         void_order = [(k, voids[k], sizes[k]) for k in sorted(others, key=lambda k: -bin(voids[k]).count("1"))]
         void_sizes = [(k, size) for k, _, size in void_order]
         bits = _DECK_SUIT_BIT
 
         def sample(rng) -> WizardState:
             groups = [None] * n
-            rnd = rng.random
-            # the deal of _deal_unseen, on deck positions
-            keys = [rnd() for _ in range(m)]
-            pool = [positions[i] for i in sorted(range(m), key=keys.__getitem__)]
+            # the unseen deck positions shuffled (a random key each), then dealt in seat order;
+            # with voids, each seat takes the first cards it may hold (8 tries, then _deal_exact)
+            pool = shuffled(positions, rng)
             if no_voids:
                 hands = []
                 at = 0
@@ -1105,10 +1065,9 @@ class Wizard(Game):
                     else:
                         undealt = rest
                         break
-                    keys = [rnd() for _ in pool]
-                    pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+                    pool = shuffled(pool, rng)
                 else:
-                    dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rnd)
+                    dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rng.random)
                     hands = [[_POSITION[c] for c in dealt[k]] for k, _, _ in void_order]
                     undealt = [_POSITION[c] for c in dealt[-1]]
             for (k, size), h in zip(dealt_to if no_voids else void_sizes, hands):
