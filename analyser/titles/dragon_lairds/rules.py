@@ -1,6 +1,6 @@
 """Dragon Lairds (龍王爭霸): a card-drafting engine game with auctions for the Saurean Cup.
 
-Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.games.dao`:
+Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.titles.dao.rules`:
 ``DragonParams`` (every rule option), ``DragonState`` (a dataclass of plain values and
 components declaring who sees what, from which the engine derives its copy, JSON round trip,
 views and ``resample_hidden``), ``DragonView`` (the helpers strategies read on a seat's view) and
@@ -10,82 +10,10 @@ Components: the publisher's card list is not public, so the title ships an **app
 (``data/deck.csv``, 5 clans x 31 cards, its design rationale in its header); ``components=FILE``
 replaces it (:func:`load_deck`).  A game with N players uses the cards of the N players' clans.
 
-Rules implemented (rules page, sections Setup, Round, End, Saurean Cup):
-
-* Setup: 15 geld each (``start_geld``); a random dragon-king colour each (distinct); scores
-  (royals) at 1; a random honour order; the action pawn on space N.  Deal 4 cards to each seat;
-  each plays one for free (not a Havoc) and then puts one into the Dragon Fire Sale; the rest are
-  discarded.  Then the opening Saurean Cup auction with 10 geld under the cup.
-* Round: (0) a cup auction if the cup is with the bank; (1) refill: the bottom card of every board
-  space moves to the Fire Sale, then cards are revealed one at a time onto their type's space
-  (Commoners onto the commoner spaces 2, 3, ..., N, 2, ...) until the Havoc, Resource and Laird
-  spaces each hold a card; (2) actions, lowest honour first, one action per turn, until the pawn
-  reaches ``halt_space``; (3) tax, highest honour first; (4) reset and re-order honour by royals
-  (ties: more cards in play, then the earlier honour position); then the cup holder keeps the cup
-  (scores half the pot, rounded up) or cashes it (takes the pot as geld, the cup goes back).
-* Actions: buy the top card of a space (cost +2 off-colour, Fire Sale half price rounded up
-  after the other modifiers; Havocs cost royals and resolve at once, then go to the bottom of
-  the discard pile); take the top card of a space into hand (hand limit 4); play a card from
-  hand; use a card's once-per-round ability; challenge for the cup; pass.  Free and repeatable:
-  pay 1 royal to move a space's top card to its bottom (:class:`Act` ``cycle``).
-* End: at once when a seat reaches 60 royals (``end_royals``) or the last deck card is revealed.
-  Final scoring: royals income once more, Finale Royals, +2 per distinct colour per card type in
-  play (at most +10 per type), -5 per own-colour card left in hand and -cost per other card left
-  in hand.  Then the final cup auction: the winner pays and scores the pot as royals.
-* Saurean Cup auctions are sealed: every seat bids 0..its geld in honour order as a separate
-  decision, and no view shows a bid of the running auction.  The highest bid wins (ties: honour
-  order); in a challenge the holder's bid counts +1 and every seat's +2 per knight in play (ties:
-  more knights, then honour order).  The winner pays its bid to the bank, gains 1 royal, and the
-  bank adds 1 geld under the cup.
-
-Rulings where the rules write-up is silent (each a rule option where it changes play):
-
-* A bid of 0 is a bid: with every bid at 0 the honour order picks the winner, who pays nothing
-  (the write-up: "highest wins, honour order breaks ties").  Bids are whole geld up to the
-  seat's geld.  The bids of a finished auction are public (``DragonView.last_auction``).
-* The cup auction that follows a cash (and the opening auction) happens at the start of the
-  round, before the refill.
-* A challenge is only possible while someone holds the cup, never by the holder; every seat bids
-  (``challenge_bidders=all``; ``duel``: only the holder and the challenger).
-* ``final_auction=plain`` (default): the final auction is a plain sealed auction like the opening
-  one (ties: honour order) and the winner does not gain the extra royal; ``challenge``: it uses
-  the challenge bonuses and ties.
-* Playing a card from hand pays its cost plus the off-colour surcharge (``hand_surcharge=on``);
-  the Fire Sale discount applies only to buying from the Fire Sale.
-* ``off_colour_surcharge`` (default 2) is the +2; ``fire_sale_rounding`` ``up`` (default) or
-  ``down`` rounds the half price.
-* Refill: the bottom cards move to the Fire Sale in space order (Havoc, Resource, Laird,
-  commoner 2..N), so the last commoner space's card ends on top.  ``commoner_cycle=restart``
-  (default) starts every refill at commoner space 2; ``continue`` carries the cycle on.
-* Cycling needs at least 2 cards in the space (moving a lone card is no change); any space,
-  the Fire Sale included, may be cycled.
-* Setup choices are simultaneous: each seat picks in seat order but no view shows another seat's
-  pick until all have picked.  A seat dealt only Havocs plays no free card.
-* Havoc and ability effects are the parametrised kinds listed in the deck file's header
-  (tithe, raid, scandal, purge, transmute, execute); losses stop at 0.  Any non-Havoc card may
-  carry an ability, used as an action once per round (the High Wizard and High Executioner of the
-  approximate deck).  A Havoc in hand is played like any card (paying royals).
-* The 60-royals trigger is checked whenever a seat gains royals (tax, cup, effects); tax stops at
-  once, so later seats in the honour order do not collect.  A game ended during setup cannot
-  happen (royals start at 1).
-* The end trigger "last card revealed" is checked at each reveal of the refill.  If
-  ``halt_space`` is not above the player count the action phase has no turns.
-* ``max_rounds`` (default 60) is a safety cap: a game reaching it ends as if triggered
-  (``end == "cap"``), with final scoring and the final auction.
-* The cup was cashed at the end of the last round and the game then stops at the ``max_rounds``
-  cap (so no auction opened since): the final auction is for a fresh pot of ``cup_pot`` (10) geld,
-  the pot a cash leaves under the cup for the next auction (``cap_after_cash=fresh_pot``);
-  ``none``: there is no final auction.  Only the cap can end a game right after a cash: the other
-  triggers need a royal or a reveal, which come after the next round's opening auction.
-* ``tie_break=shared`` (default): equal top scores share the win; ``honour``: the higher final
-  honour position (after re-ordering by score) wins.
-* Game length (``turns``) counts rounds begun (``length_unit`` rounds).
-
-Variant ``seat_geld`` (a seat compensation; default ``0``: none): extra geld each seat starts with
-on top of ``start_geld``, one number for all seats or one per seat separated by ``/``
-(``0/0/0/3``: seat 3 starts with 18).  Money is what a seat plays with, so unlike a score bonus it
-changes play; the report of a run names a sweep of it to test the seat compensation it estimates
-(``Game.scoring.seat_bonus_rule``).
+The rules, every ruling where the write-up is silent (each a rule option where it changes play)
+and the ``seat_geld`` variant are on the rules page (sections Setup, A round, End, The Saurean
+Cup, Rulings, Seat bonus).  Saurean Cup bids are sealed: no view shows a bid of the running
+auction; setup picks are simultaneous (no view shows another seat's pick until all have picked).
 
 Actions are :class:`Act` named tuples ``(kind, arg, target)`` (their JSON is derived:
 ``{"type": "Act", "kind": "buy", "arg": 2, "target": -1}``; :meth:`DragonLairds.describe_action`
