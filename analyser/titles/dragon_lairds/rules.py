@@ -1071,12 +1071,9 @@ class DragonLairds(Game):
     def extra_records(self, s: DragonState) -> dict[str, list[dict]]:
         """``{"income": rows}``: one row per round and seat that collected tax: ``round``, ``seat``,
         ``geld`` and ``royals`` collected."""
-        rows = []
-        for r, rec in enumerate(s.income, start=1):
-            for seat, x in enumerate(rec):
-                if x is not None:
-                    rows.append({"round": r, "seat": seat, "geld": x[0], "royals": x[1]})
-        return {"income": rows}
+        return {"income": [{"round": r, "seat": seat, "geld": x[0], "royals": x[1]}
+                           for r, rec in enumerate(s.income, start=1)
+                           for seat, x in enumerate(rec) if x is not None]}
 
     def components(self, s: DragonState) -> list[list[str]]:
         """Per seat, every card it bought or played (rules page, Round 2; the free card of the

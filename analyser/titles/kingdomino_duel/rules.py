@@ -208,12 +208,7 @@ class Components:
     @property
     def faces(self) -> tuple:
         """Every distinct face of every die, in die order."""
-        out = []
-        for die in self.dice:
-            for f in die:
-                if f not in out:
-                    out.append(f)
-        return tuple(out)
+        return tuple(dict.fromkeys(f for die in self.dice for f in die))
 
     def __post_init__(self):
         w, h = self.width, self.height
@@ -232,10 +227,7 @@ class Components:
                     ns.append(c + STRIDE)
             ns = tuple(n for n in ns if n != self.castle)
             nbrs.append(ns)
-            m = 0
-            for n in ns:
-                m |= 1 << n
-            adj.append(m)
+            adj.append(sum(1 << n for n in ns))  # distinct cells: the sum is the bit mask
         object.__setattr__(self, "nbrs", tuple(nbrs))
         object.__setattr__(self, "adj_mask", tuple(adj))
         valid = self.valid
@@ -298,11 +290,8 @@ def load_components(path: str = "") -> Components:
     p = Path(path).expanduser() if path else DEFAULT_COMPONENTS
     where = f"components file {str(p)!r}"
     text = _read_text(p)
-    records = []
-    for i, raw in enumerate(text.splitlines()):
-        line = raw.strip()
-        if line and not line.startswith("#"):
-            records.append((i + 1, line))
+    lines = [(i + 1, raw.strip()) for i, raw in enumerate(text.splitlines())]
+    records = [(i, line) for i, line in lines if line and not line.startswith("#")]
     if not records:
         raise InputError(f"{where} is empty; it needs the header part,name,values and the records")
     first, header = records[0]
