@@ -4,38 +4,9 @@ This module is the model the other titles copy: ``DaoParams`` (every rule option
 (plain data with a JSON round trip), ``DaoView`` (what one seat may see) and ``Dao`` (the
 stateless forward model).
 
-Rules implemented (rules.md):
-
-* 60 cards, 5 colours x values ``0x1,1x4,2x3,3x3,4x1``; 3 revealed into the display; seat 0 starts.
-* A turn is one action: :data:`TAKE` the front card (``display[0]``) or :data:`REVEAL` the top deck
-  card onto the far end of the display.  After a reveal, if the display total exceeds
-  ``bust_limit`` the active player takes the whole display (a *bust*), unless the equal-value
-  exception applies (``equal_exception``).
-* Refill: whenever the display is empty, ``display_size`` cards are revealed at once.
-* End: the moment the last deck card is revealed.  A reveal of the last card resolves as any reveal
-  (bust and exception included), then the game ends and the display leaves the game.  If the last
-  card comes out during a refill the game ends there and nobody takes the display.
-* Scoring: best net colour (sum of that colour minus one per other card); no cards scores 0.
-* Ties: ``tie_break``.  Two-player variant: ``two_player_halves``.
-
-Rulings where the rules write-up is silent (each is fixed unless named as an option):
-
-* ``two_player_halves=auto`` (default) turns the variant on at exactly 2 players; ``on`` plays
-  halves at any player count and ``off`` never.  With halves the *first* half is the top
-  ``floor(deck/2)`` cards of the shuffled deck; each half is scored on its own cards and the two
-  half scores add up; ``tie_break=most_cards`` counts the cards of both halves.  The seat after
-  the first half's starter starts the second half (at 2 players: the player who did not start).
-* A refill when the deck holds fewer than ``display_size`` cards reveals what is left.
-* A refill never busts: it is a setup step, not a reveal (the write-up says "as at setup").
-* ``unseen`` in a view counts every card not yet seen, including the other half's cards in the
-  two-player variant: the split is random, so the next card is uniform over all unseen cards.
-* Game length (``turns``) counts actions; the refill is not an action.
-
-Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
-one number for all seats or one per seat separated by ``/`` (``0/0/0/2``: seat 3 starts with 2),
-added to its final score and to its running score (the view's ``score``, the score trace).  It
-changes who wins and the ranks, nothing in play.  The report of a run names a sweep of it to test
-the seat compensation it estimates.
+The rules, every ruling where the write-up is silent (the two-player halves, refills, ``unseen``)
+and the ``seat_bonus`` variant are on the rules page (sections Cards, Setup, Turn, Refill, End,
+Score and ties, Two-player variant, Seat bonus, Other rulings).
 
 Actions are the two singletons :data:`TAKE` and :data:`REVEAL` (an enum, readable and hashable);
 ``legal_actions`` always returns ``(TAKE, REVEAL)`` in that order, because while the game runs the
