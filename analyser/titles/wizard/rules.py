@@ -263,6 +263,23 @@ def hand_groups(hand) -> list[list[Play]]:
     return groups
 
 
+def position_groups(h: list[int]) -> list[list[Play]]:
+    """:func:`hand_groups` of a hand given as ascending positions in :data:`FULL_DECK` (Jesters
+    0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59): how the deal and the
+    determinizer build hands."""
+    b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
+    g = [[], [], [], [], [], [], [], []]
+    for i in h[b1:b5]:
+        g[_DECK_SLOT[i]].append(_DECK_PLAY[i])
+    if b1:  # one Jester playable, the others in group 6
+        g[0].append(_DECK_PLAY[0])
+        g[6] = [_DECK_PLAY[0]] * (b1 - 1)
+    if b5 < len(h):  # the same for Wizards (group 5 and 7)
+        g[5].append(_DECK_PLAY[59])
+        g[7] = [_DECK_PLAY[59]] * (len(h) - b5 - 1)
+    return g
+
+
 def groups_hand(groups) -> list[Card]:
     """The cards of a hand held as :func:`hand_groups`, in hand order."""
     return [a.card for k in _HAND_ORDER_GROUPS for a in groups[k]]
@@ -903,24 +920,13 @@ class Wizard(Game):
         for i in range(dealt + 1 if dealt < size else size):
             j = i + int(rnd() * (size - i))
             ids[i], ids[j] = ids[j], ids[i]
-        groups, slots, plays = s.groups, _DECK_SLOT, _DECK_PLAY
+        groups = s.groups
         wizards, jesters = [0] * n, [0] * n
         for k in range(n):
-            h = sorted(ids[k * r:(k + 1) * r])
-            # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
-            b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
-            g = [[], [], [], [], [], [], [], []]
-            for i in h[b1:b5]:
-                g[slots[i]].append(plays[i])
-            if b1:  # one Jester playable, the others in group 6
-                g[0].append(plays[0])
-                g[6] = [plays[0]] * (b1 - 1)
-            if b5 < r:  # the same for Wizards (group 5 and 7)
-                g[5].append(plays[59])
-                g[7] = [plays[59]] * (r - b5 - 1)
+            g = position_groups(sorted(ids[k * r:(k + 1) * r]))
             groups[k][:] = g  # in place: the seat's live view holds this list
-            wizards[k] = r - b5
-            jesters[k] = b1
+            wizards[k] = len(g[5]) + len(g[7])
+            jesters[k] = len(g[0]) + len(g[6])
         s.round_dealt = (wizards, jesters)
         p.round = r
         p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
@@ -1024,8 +1030,6 @@ class Wizard(Game):
         dealt_to = [(k, sizes[k]) for k in others]
         no_voids = not any(voids[k] for k in others)
         positions = [_POSITION[c] for c in unseen]  # ascending: deck positions are in hand order
-        slots, plays = _DECK_SLOT, _DECK_PLAY
-        jester, wizard = plays[0], plays[59]
         new_state, new_public = WizardState.__new__, WizardPublic.__new__
         # with voids: the seats dealt most voids first, each with its mask
         void_order = [(k, voids[k], sizes[k]) for k in sorted(others, key=lambda k: -bin(voids[k]).count("1"))]
@@ -1070,20 +1074,9 @@ class Wizard(Game):
                     dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rng.random)
                     hands = [[_POSITION[c] for c in dealt[k]] for k, _, _ in void_order]
                     undealt = [_POSITION[c] for c in dealt[-1]]
-            for (k, size), h in zip(dealt_to if no_voids else void_sizes, hands):
+            for (k, _), h in zip(dealt_to if no_voids else void_sizes, hands):
                 h.sort()
-                # as hand_groups: Jesters 0-3, blue 4-16, ..., yellow 43-55, Wizards 56-59
-                b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
-                g = [[], [], [], [], [], [], [], []]
-                for i in h[b1:b5]:
-                    g[slots[i]].append(plays[i])
-                if b1:
-                    g[0].append(jester)
-                    g[6] = [jester] * (b1 - 1)
-                if b5 < size:
-                    g[5].append(wizard)
-                    g[7] = [wizard] * (size - b5 - 1)
-                groups[k] = g
+                groups[k] = position_groups(h)
             groups[seat] = [list(g) for g in own]
             q = new_public(WizardPublic)
             (q.params, q.n, q.n_rounds, q.round, q.phase, q.dealer, q.starter, q.current, q.trump_card, q.trump,
