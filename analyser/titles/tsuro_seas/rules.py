@@ -410,9 +410,7 @@ def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
                 return [(s, STOP, end, last)]
         else:
             return [(s, fate, end, square if fate == LOOP else last)]
-    mask = 0
-    for s in movers:
-        mask |= 1 << (pos[s] & 7)
+    mask = sum(1 << (pos[s] & 7) for s in movers)  # ships face the square through distinct ports
     out = []
     for s in movers:
         fate, end, last = route(board, kaiju, pos[s], square, mask)
@@ -448,11 +446,7 @@ def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
 def suicidal(results, seat: int) -> bool:
     """A placement the rules forbid unless every placement is so: ``seat``'s route ends at the edge,
     at a daikaiju or in a loop, or two ships end on the same wake in the same direction."""
-    for r in results:
-        f = r[1]
-        if f == SAME or (r[0] == seat and (f == EDGE or f == DAIKAIJU or f == LOOP)):
-            return True
-    return False
+    return any(f == SAME or (s == seat and f in (EDGE, DAIKAIJU, LOOP)) for s, f, _, _ in results)
 
 
 def room(board, kaiju, sq: int) -> int:
