@@ -1321,9 +1321,7 @@ class KingdominoDuel(Game):
                 s.owner[d] = a
             if len(action.dice) == 2:  # S3: A takes two, B the other two
                 s.spell_used[S3] = True
-                for d in range(4):
-                    if s.owner[d] < 0:
-                        s.owner[d] = b
+                s.owner = [b if o < 0 else o for o in s.owner]
                 self._start_drawing(s)
             else:
                 s.phase = DRAFT_B
@@ -1334,9 +1332,7 @@ class KingdominoDuel(Game):
                 raise ValueError(f"expected a draft of two dice, not {action!r}")
             for d in action.dice:
                 s.owner[d] = seat
-            for d in range(4):
-                if s.owner[d] < 0:
-                    s.owner[d] = s.a
+            s.owner = [s.a if o < 0 else o for o in s.owner]
             self._start_drawing(s)
             return
         if phase == CASTLE_STEP:
@@ -1394,11 +1390,10 @@ class KingdominoDuel(Game):
                 s.passes[seat] += 1
                 boxes_due[seat] = []
                 continue
-            if act.spell:
-                if "S1" in act.spell:
-                    s.spell_used[S1] = True
-                if "S2" in act.spell:
-                    s.spell_used[S2] = True
+            if "S1" in act.spell:
+                s.spell_used[S1] = True
+            if "S2" in act.spell:
+                s.spell_used[S2] = True
             f0, f1 = s.faces[seat]
             x0 = f0[1] + (1 if s.bonus[seat] == act.cell0 else 0)
             x1 = f1[1] + (1 if s.bonus[seat] == act.cell1 else 0)
@@ -1409,13 +1404,10 @@ class KingdominoDuel(Game):
                 s.tally[seat] += (face_id(d0, f0), face_id(d1, f1))
             if s.bonus[seat] >= 0:
                 s.castle_round[seat] = s.round
-            due = []
-            for f, coat, cell in ((f0, act.coat0, act.cell0), (f1, act.coat1, act.cell1)):
-                if f[0] != JOKER and f[1] == 0 and s.bonus[seat] != cell:
-                    due.append(coat)
-            boxes_due[seat] = due
-            if m.n_empty == 0:
-                full = True
+            drawn = ((f0, act.coat0, act.cell0), (f1, act.coat1, act.cell1))
+            boxes_due[seat] = [coat for f, coat, cell in drawn
+                               if f[0] != JOKER and f[1] == 0 and s.bonus[seat] != cell]
+            full = full or m.n_empty == 0
         if full and p.full_map_end == "at_once":
             s.history.append(tuple(self.scores(s)))
             self._finish(s, "full_map")
@@ -1442,10 +1434,7 @@ class KingdominoDuel(Game):
     def _after_spells(self, s: KingdominoState, rng) -> None:
         if s.queue:
             seat, sp = s.queue[0]
-            if sp == S5:
-                s.spell_used[S5] = True
-            else:
-                s.spell_used[S6] = True
+            s.spell_used[sp] = True  # S5 or S6: spent when gained
             s.phase = SPELL
             s.current = seat
             s.cache = None
@@ -1456,10 +1445,7 @@ class KingdominoDuel(Game):
             self._finish(s, "full_map")
             return
         drew = [type(s.pending[x]) is Place for x in (0, 1)]
-        if p.stalemate_end == "neither_drew" and not any(drew):
-            self._finish(s, "no_draw")
-            return
-        if p.stalemate_end == "neither_could" and not any(s.could):
+        if not any(s.could if p.stalemate_end == "neither_could" else drew):  # a stalemate round
             self._finish(s, "no_draw")
             return
         if s.round >= p.max_rounds:
