@@ -1305,8 +1305,7 @@ class KingdominoDuel(Game):
                 s.pending[seat] = PASS
                 self._next_drawer(s, rng)
             elif type(action) is Turn:
-                f = (action.coat, action.crosses)
-                s.faces[seat][action.slot] = f
+                s.faces[seat][action.slot] = (action.coat, action.crosses)
                 s.turned[seat] = True
                 if any(type(a) is Place for a in self.legal_actions(s)):
                     s.could[seat] = True

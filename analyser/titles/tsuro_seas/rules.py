@@ -778,7 +778,8 @@ class TsuroSeas(Game):
 
     # -- apply ------------------------------------------------------------------------------
     def apply(self, s: TsuroState, action, rng) -> None:
-        """Play ``action`` for ``s.current``; ValueError if it is not legal."""
+        """Play ``action`` for ``s.current``; ValueError if it is not legal (every action, once the
+        game is over)."""
         legal = self.legal_actions(s)
         phase = s.phase
         s.fresh = True
@@ -823,8 +824,6 @@ class TsuroSeas(Game):
             self._to_bottom(s, pool)
             s.pool[s.active] = []
             self._finish_turn(s, rng)
-        else:
-            raise ValueError("the game is over")
 
     # -- turn sequence ----------------------------------------------------------------------
     def _begin_turn(self, s: TsuroState, rng) -> None:
