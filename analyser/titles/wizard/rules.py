@@ -5,36 +5,10 @@ components: its copy, equality, pickling, JSON round trip and each seat's view a
 :mod:`analyser.engine.derive`), ``WizardView`` (the helpers of what one seat may see) and
 ``Wizard`` (the stateless forward model).
 
-Rules implemented (rules.md):
-
-* 60 cards: four suits (blue, green, red, yellow) of ranks 1-13, four Wizards and four Jesters.
-  Wizards and Jesters have no suit: :class:`Card` gives them ``suit=None`` and every rule looks at
-  the rank first (``rank == WIZARD`` / ``rank == JESTER``), so their suit is never read or compared.
-* ``60 // players`` rounds (20, 15, 12, 10 for 3-6 players); round ``r`` deals ``r`` cards to each.
-* Trump: the top card of the rest of the deck is turned.  A suited card makes its suit trump; a
-  Jester means no trump; no card left (the last round) means no trump; a Wizard follows
-  ``wizard_trump``: ``first_card`` (the write-up) - the suit of the first suited card played in the
-  round's first trick becomes trump, and no trump if that trick holds no suited card;
-  ``dealer_chooses`` (publisher) - the dealer picks one of the four suits after seeing their hand,
-  before the bidding, as a strategy decision (:class:`ChooseTrump`).
-* Bidding: from the starting player round the table, each bids 0..r tricks; bids are public.
-  ``hook=on``: the last bidder may not bid the number that makes the bids total ``r``.
-* Following: the led suit is set by the first card of the trick that is not a Jester; a Wizard
-  there means no led suit and anything may be played.  A player holding the led suit must play it
-  or a Wizard or a Jester, or - with ``follow_suit=seed`` only - a trump.  A player void in the led
-  suit, or with no led suit yet, plays anything.  A Wizard played after a suit was led changes
-  nothing.
-* Trick winner: the first Wizard; else the highest trump; else the highest card of the led suit;
-  if only Jesters were played, the first Jester.  The winner leads the next trick.
-* Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
-  wins; ties are shared.  Every score is a multiple of 10, so the report's close-game margin
-  (``Wizard.scoring.close_margin``) is 10 points: one trick off in one round, the smallest difference that
-  is not a tie (a margin of 1 would count only the ties).
-
-Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
-one number for all seats or one per seat separated by ``/`` (``0/0/0/10``), -1000 to 1000; the
-running scores start there, so it shows in every view and in the score trace.  The report of a
-run names a sweep of it to test the seat compensation it estimates.
+The rules and the ``seat_bonus`` variant are on the rules page (sections Cards, Rounds and the
+deal, Trump, Bidding, Playing a trick, Score, Seat bonus).  Wizards and Jesters have no suit
+(:class:`Card` gives them ``suit=None``): every rule reads the rank first.  Every score is a
+multiple of 10, so the close-game margin (``Wizard.scoring.close_margin``) is 10 points.
 
 Rulings where the rules write-up is silent (each is a rule option where one makes sense):
 
