@@ -342,13 +342,11 @@ class Dao(Game):
             cut = len(deck) - len(deck) // 2
             reserve, deck = deck[:cut], deck[cut:]
         unseen = [list(u) for u in full_composition(params.colours, params.values)]
-        s = DaoState(params=params, n=n_players, deck=deck, reserve=reserve, display=[], total=0,
-                     piles=[[] for _ in range(n_players)],
+        s = DaoState(params=params, n=n_players, deck=deck, reserve=reserve, unseen=unseen,
+                     n_unseen=len(deck) + len(reserve), piles=[[] for _ in range(n_players)],
                      gain=[[0] * params.colours for _ in range(n_players)], held=[0] * n_players,
-                     half_scores=[[] for _ in range(n_players)],
-                     half_marks=[[] for _ in range(n_players)], out=[], unseen=unseen,
-                     n_unseen=len(deck) + len(reserve), current=0, starter=0, turn=0,
-                     busts=[0] * n_players, over=False, half=0)
+                     half_scores=[[] for _ in range(n_players)], half_marks=[[] for _ in range(n_players)],
+                     busts=[0] * n_players)
         self._refill(s, params)
         return s
 
