@@ -233,16 +233,8 @@ class Components:
         valid = self.valid
         edges = tuple((u, v) for u in valid for v in nbrs[u] if u < v and u != self.castle)
         object.__setattr__(self, "edges", edges)
-        cr, cc = divmod(self.castle, STRIDE)
-        ca = free = 0
-        for c in valid:
-            r, col = divmod(c, STRIDE)
-            if abs(r - cr) + abs(col - cc) == 1:
-                ca |= 1 << c
-            if c != self.castle:
-                free |= 1 << c
-        object.__setattr__(self, "castle_adj", ca)
-        object.__setattr__(self, "free", free)
+        object.__setattr__(self, "castle_adj", adj[self.castle])  # the castle's neighbours
+        object.__setattr__(self, "free", sum(1 << c for c in valid if c != self.castle))
 
 
 def _read_text(path: Path) -> str:
@@ -1580,9 +1572,7 @@ class KingdominoDuel(Game):
             for coat in range(6):
                 assert sorted(m.by_coat[coat]) == [d for d in m.labels() if m.cell_coat[d] == coat], "domains by coat"
             assert all(x >= 0 for x in m.cell_cross), "crosses"
-            for coat in range(6):
-                size = comp.rows[coat][0]
-                assert 0 <= s.boxes[seat][coat] <= size, "boxes"
+            assert all(0 <= b <= size for b, (size, _) in zip(s.boxes[seat], comp.rows)), "boxes"
             s1_drawn = s.spell_used[S1] and s.spell_owner[S1] == seat
             assert s1_drawn or _reached_from_castle(m) == 1 + sum(k >= 0 for k in m.cell_coat), \
                 f"a drawn cell of seat {seat}'s map is not joined to the castle, and seat {seat} drew no S1"
