@@ -821,7 +821,7 @@ class TsuroSeas(Game):
                 hand.append(t)
             if action.give:
                 s.events.append(("exchange", s.active, len(action.give)))
-            self._to_bottom(s, pool)
+            s.pile[:0] = pool
             s.pool[s.active] = []
             self._finish_turn(s, rng)
 
@@ -985,17 +985,12 @@ class TsuroSeas(Game):
             else:
                 returned.extend(s.hands[seat])
             s.hands[seat] = []
-        if returned:
-            self._to_bottom(s, returned)
+        s.pile[:0] = returned  # under the pile as one block
         left = [i for i in range(s.n) if s.alive[i]]
         if not left:
             self._end(s, "all_sunk", sorted(v[0] for v in victims))
         elif len(left) == 1:
             self._end(s, "last_ship", left)
-
-    @staticmethod
-    def _to_bottom(s: TsuroState, tiles) -> None:
-        s.pile[:0] = tiles
 
     def _end(self, s: TsuroState, reason: str, winners) -> None:
         if reason != "max_turns" and s.turn and s.alive[s.active]:
@@ -1033,14 +1028,14 @@ class TsuroSeas(Game):
             pool = []
             self._sink(s, victims, pool if bonus and all(v[0] != a for v in victims) else None)
             if s.phase == "over":  # no exchange at the end: the sunk hands go under the pile
-                self._to_bottom(s, pool)
+                s.pile[:0] = pool
                 return
             if s.alive[a] and pool and s.hands[a]:
                 s.pool[a] = pool  # offered to the active seat only
                 s.phase = "exchange"
                 s.current = a
                 return
-            self._to_bottom(s, pool)
+            s.pile[:0] = pool
         self._finish_turn(s, rng)
 
     def _draw(self, s: TsuroState, seat: int) -> None:
