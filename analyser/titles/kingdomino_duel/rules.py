@@ -3,39 +3,9 @@
 The rules page is ``rules.md`` (``analyser rules kingdomino-duel``); this module implements it.  No pandas or
 matplotlib here: figures live in :mod:`.figures`, the text drawing in :mod:`.render`.
 
-Rules implemented
------------------
-* Two players.  Components (``components``, a CSV file; the built-in one is an **unverified
-  approximation**): four six-sided dice whose faces are a coat of arms (``dot``, ``double-dot``,
-  ``stripe``, ``double-stripe``, ``quarters``, ``black``) with 0-2 crosses, or ``?`` (any coat);
-  a map of 7 x 5 cells per player with the castle in the centre (34 free cells); a shared
-  spellbook with one row per coat of arms and player (dot 5 boxes S1, stripe 5 S2, double-dot 4
-  S3, double-stripe 4 S4, black 3 S5, quarters 3 S6).
-* Round: player A (seat 0 in round 1; the roles swap every round) rolls the four dice; A takes
-  one die, B takes two of the other three, A takes the last.  Each player then draws the two
-  faces into two orthogonally adjacent empty cells of their map, with their crosses.
-  Connection: at least one of the two cells touches the castle, or touches an already drawn
-  cell of its own coat of arms (diagonals never touch).  No legal placement: the player draws
-  nothing this round.
-* Spellbook step: every die drawn without a cross fills one box of that player's row for its
-  coat; a ``?`` never fills a box, nor does the die marked by the castle bonus.  The first
-  player to complete a row gains its spell and the other player's row is struck; A's boxes are
-  filled before B's, so A wins a tie in the same round.  A gained or struck row takes no more
-  boxes.
-* Spells, each used once: S1 place the domino ignoring connection; S2 place the two dice apart
-  (not adjacent), each obeying connection on its own; S3 as A, take two dice at the first pick
-  (B takes the other two); S4 turn one of your dice to another face; S5 (at once) choose a coat
-  of arms: ``s5_points`` (3) per separate domain of it at the end; S6 (at once) add a cross to a
-  drawn cell.  Castle bonus (``castle_bonus``), once per game: add a cross to one of the two
-  dice you drew this round (a ``?`` too).  A spell is spent when its effect is taken: S3 at the
-  draft, S4 when the die is turned (even if the player then draws nothing), S1 and S2 only by a
-  drawing that uses them, S5 and S6 when gained; a player who draws nothing keeps S1, S2 and the
-  castle bonus.
-* End: after a round in which a player filled their last free cell, or a round in which neither
-  player drew (``stalemate_end``); ``max_rounds`` is a safety cap (end ``max_rounds``).
-* Score: each domain (orthogonally connected cells of one coat) scores cells x crosses; several
-  domains of one coat score separately; no cross, no points; plus the S5 points.  Highest score
-  wins; tie: the larger single domain (``tie_break``), still tied: a shared win.
+The rules are on the rules page (sections Components, A round, Spells and the castle bonus, End
+and scoring); the components (``components``, a CSV file) default to an **unverified
+approximation**.
 
 Rulings where the rules write-up is silent (the rule option in brackets; the default first)
 -------------------------------------------------------------------------------------------
@@ -70,10 +40,7 @@ Rulings where the rules write-up is silent (the rule option in brackets; the def
 * The two players draw at the same time.  The simulation asks A first, then B, and B's view does
   not show A's drawing, A's castle bonus or A's S4 turn of this round until both have drawn.
 
-Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
-one number for both or ``a/b`` (seat 0, seat 1), added to its score (and its running score in the
-``history``, the score trace); it changes who wins, nothing in play.  The report of a run names a
-sweep of it to test the seat compensation it estimates.
+Variant ``seat_bonus``: the rules page, section Seat bonus.
 
 Actions (NamedTuples; they compare as tuples, so compare actions only within one legal list)
 --------------------------------------------------------------------------------------------
@@ -672,10 +639,7 @@ class Kingdom:
     def domains_of(self, coat: int, scoring_only: bool = False) -> int:
         """Number of separate domains of ``coat`` (only those with a cross if ``scoring_only``)."""
         labels = self.by_coat[coat]
-        if not scoring_only:
-            return len(labels)
-        dx = self.dcross
-        return sum(1 for d in labels if dx[d] > 0)
+        return sum(1 for d in labels if self.dcross[d] > 0) if scoring_only else len(labels)
 
     def largest(self, scoring_only: bool = False) -> int:
         """Cells of the largest domain (with a cross if ``scoring_only``), 0 if none."""
