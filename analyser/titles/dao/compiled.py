@@ -5,7 +5,7 @@
 Both engines play the very same games: the kernel (:mod:`analyser.titles.dao.kernel`) draws from
 the kernel kit's streams (:mod:`analyser.engine.kernelkit`, :mod:`analyser.engine.kerneljit`: Python's
 Mersenne Twister, seeded as the Python path seeds it, and its lineups), deals as
-:func:`~analyser.titles.dao.rules.shuffled` does (one ``random()`` per card, a stable sort), plays
+:func:`~analyser.engine.derive.shuffled` does (one ``random()`` per card, a stable sort), plays
 each game as :meth:`Dao.apply` does and fills the kit's output arrays: the per-seat results
 (score, rank, win share, cards, busts, colour share, turns), the score trace (one value per round
 of turns) and each seat's count of every card kind (the components table).

@@ -4,38 +4,9 @@ This module is the model the other titles copy: ``DaoParams`` (every rule option
 (plain data with a JSON round trip), ``DaoView`` (what one seat may see) and ``Dao`` (the
 stateless forward model).
 
-Rules implemented (rules.md):
-
-* 60 cards, 5 colours x values ``0x1,1x4,2x3,3x3,4x1``; 3 revealed into the display; seat 0 starts.
-* A turn is one action: :data:`TAKE` the front card (``display[0]``) or :data:`REVEAL` the top deck
-  card onto the far end of the display.  After a reveal, if the display total exceeds
-  ``bust_limit`` the active player takes the whole display (a *bust*), unless the equal-value
-  exception applies (``equal_exception``).
-* Refill: whenever the display is empty, ``display_size`` cards are revealed at once.
-* End: the moment the last deck card is revealed.  A reveal of the last card resolves as any reveal
-  (bust and exception included), then the game ends and the display leaves the game.  If the last
-  card comes out during a refill the game ends there and nobody takes the display.
-* Scoring: best net colour (sum of that colour minus one per other card); no cards scores 0.
-* Ties: ``tie_break``.  Two-player variant: ``two_player_halves``.
-
-Rulings where the rules write-up is silent (each is fixed unless named as an option):
-
-* ``two_player_halves=auto`` (default) turns the variant on at exactly 2 players; ``on`` plays
-  halves at any player count and ``off`` never.  With halves the *first* half is the top
-  ``floor(deck/2)`` cards of the shuffled deck; each half is scored on its own cards and the two
-  half scores add up; ``tie_break=most_cards`` counts the cards of both halves.  The seat after
-  the first half's starter starts the second half (at 2 players: the player who did not start).
-* A refill when the deck holds fewer than ``display_size`` cards reveals what is left.
-* A refill never busts: it is a setup step, not a reveal (the write-up says "as at setup").
-* ``unseen`` in a view counts every card not yet seen, including the other half's cards in the
-  two-player variant: the split is random, so the next card is uniform over all unseen cards.
-* Game length (``turns``) counts actions; the refill is not an action.
-
-Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
-one number for all seats or one per seat separated by ``/`` (``0/0/0/2``: seat 3 starts with 2),
-added to its final score and to its running score (the view's ``score``, the score trace).  It
-changes who wins and the ranks, nothing in play.  The report of a run names a sweep of it to test
-the seat compensation it estimates.
+The rules, every ruling where the write-up is silent (the two-player halves, refills, ``unseen``)
+and the ``seat_bonus`` variant are on the rules page (sections Cards, Setup, Turn, Refill, End,
+Score and ties, Two-player variant, Seat bonus, Other rulings).
 
 Actions are the two singletons :data:`TAKE` and :data:`REVEAL` (an enum, readable and hashable);
 ``legal_actions`` always returns ``(TAKE, REVEAL)`` in that order, because while the game runs the
@@ -54,7 +25,7 @@ from typing import Literal, NamedTuple
 
 from analyser.engine.components import EVERYONE, face_down, face_up, seat_counters, seat_zones
 from analyser.engine.core import COMPONENTS, Game, InputError, Metric, Params, Scoring, encode_trace, option, ranks_from
-from analyser.engine.derive import View
+from analyser.engine.derive import View, shuffled
 from analyser.engine.perseat import seat_values
 
 COLOUR_NAMES = ("metal", "fire", "earth", "wood", "water", "gold", "sky", "stone", "ice", "shadow")
@@ -184,21 +155,6 @@ def dealt_deck(colours: int, values: str) -> tuple[tuple[int, int], ...]:
 def card_names(colours: int, values: str) -> dict[tuple[int, int], str]:
     """Each card of the deck -> its name, ``fire 3`` (cached per composition)."""
     return {card: str(card) for card in full_deck(colours, values)}
-
-
-def shuffled(cards, rng) -> list:
-    """A uniformly shuffled copy of ``cards``: sorted by independent uniform keys from
-    ``rng.random()``.
-
-    ``random.Random.shuffle`` draws exact integers one at a time in Python code and cost a
-    quarter of a DAO game's set-up; drawing the keys in one list comprehension and sorting with
-    a C-level key is several times cheaper.  Sorting by i.i.d. uniform keys gives every order
-    the same chance (a tie between two 53-bit floats has probability about 2**-53 per pair, and
-    would only keep the original order of those two cards).
-    """
-    random = rng.random
-    keys = [random() for _ in cards]
-    return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
 
 
 @lru_cache(maxsize=64)
@@ -386,13 +342,11 @@ class Dao(Game):
             cut = len(deck) - len(deck) // 2
             reserve, deck = deck[:cut], deck[cut:]
         unseen = [list(u) for u in full_composition(params.colours, params.values)]
-        s = DaoState(params=params, n=n_players, deck=deck, reserve=reserve, display=[], total=0,
-                     piles=[[] for _ in range(n_players)],
+        s = DaoState(params=params, n=n_players, deck=deck, reserve=reserve, unseen=unseen,
+                     n_unseen=len(deck) + len(reserve), piles=[[] for _ in range(n_players)],
                      gain=[[0] * params.colours for _ in range(n_players)], held=[0] * n_players,
-                     half_scores=[[] for _ in range(n_players)],
-                     half_marks=[[] for _ in range(n_players)], out=[], unseen=unseen,
-                     n_unseen=len(deck) + len(reserve), current=0, starter=0, turn=0,
-                     busts=[0] * n_players, over=False, half=0)
+                     half_scores=[[] for _ in range(n_players)], half_marks=[[] for _ in range(n_players)],
+                     busts=[0] * n_players)
         self._refill(s, params)
         return s
 

@@ -6,7 +6,8 @@ from analyser.io.files import read_component_rows
 from collections import Counter
 
 from analyser.engine.deferred import Deferred
-from analyser.titles.dragon_lairds.rules import DragonLairds as _Rules, HAVOC, TYPES, load_deck
+from analyser.titles.dragon_lairds.rules import (HAVOC, HEADER, MAX_FILE_BYTES, TYPES, DragonLairds as _Rules,
+                                                 load_deck)
 
 
 class DragonLairds(_Rules):
@@ -24,7 +25,32 @@ class DragonLairds(_Rules):
         combination of income, colour match, finale, knight and ability among them (the first in
         file order on a tie).  ``(option, new file text, what changed)``; None for a card with no
         peer or one whose effect is already the typical one."""
-        return _replacement(params, cid)
+        path = params.data_files()["components"]
+        found = read_component_rows(path, "components", HEADER, MAX_FILE_BYTES)
+        rows = {row[0]: (line, row) for line, row in found if row}
+        if cid not in rows:
+            return None
+        line, row = rows[cid]
+        col = {name: i for i, name in enumerate(HEADER)}
+        same = ("type", "cost", "currency")
+        kind = tuple(row[col[k]] for k in same)
+        peers = [r for k, (_, r) in rows.items() if k != cid and tuple(r[col[c]] for c in same) == kind]
+        if not peers:
+            return None
+        effects = [tuple(r[col[c]] for c in _EFFECT) for r in peers]
+        typical = Counter(effects).most_common(1)[0][0]  # most_common keeps first-seen order on ties
+        if typical == tuple(row[col[c]] for c in _EFFECT):
+            return None
+        new = list(row)
+        for c, v in zip(_EFFECT, typical):
+            new[col[c]] = v
+        text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        end = "\n" if text[line - 1].endswith("\n") else ""
+        text[line - 1] = ",".join(new) + end
+        effect = ", ".join(f"{c} {v}" for c, v in zip(_EFFECT, typical) if v not in ("", "0", "no"))
+        what = (f"{cid} given the effect of a typical {kind[0]} of cost {kind[1]} {kind[2]} "
+                f"({effect or 'no income'}; {len(peers)} peers)")
+        return "components", "".join(text), what
 
     component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
                       "winning whatever they do. The table compares each purchase with the other cards taken from "
@@ -75,36 +101,6 @@ class DragonLairds(_Rules):
 
 #: Columns of the deck file that say what a card does (kept: id, name, type, colour, cost, currency).
 _EFFECT = ("geld", "royals", "match", "finale", "knight", "ability")
-
-
-def _replacement(params, cid):
-    from analyser.titles.dragon_lairds.rules import HEADER, MAX_FILE_BYTES
-
-    path = params.data_files()["components"]
-    rows = {row[0]: (line, row) for line, row in read_component_rows(path, "components", HEADER, MAX_FILE_BYTES)
-            if row}
-    if cid not in rows:
-        return None
-    line, row = rows[cid]
-    col = {name: i for i, name in enumerate(HEADER)}
-    kind = tuple(row[col[k]] for k in ("type", "cost", "currency"))
-    peers = [r for k, (_, r) in rows.items() if k != cid and tuple(r[col[c]] for c in ("type", "cost", "currency")) == kind]
-    if not peers:
-        return None
-    effects = [tuple(r[col[c]] for c in _EFFECT) for r in peers]
-    typical = Counter(effects).most_common(1)[0][0] if effects else None  # most_common keeps first-seen order on ties
-    if typical == tuple(row[col[c]] for c in _EFFECT):
-        return None
-    new = list(row)
-    for c, v in zip(_EFFECT, typical):
-        new[col[c]] = v
-    text = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    end = "\n" if text[line - 1].endswith("\n") else ""
-    text[line - 1] = ",".join(new) + end
-    what = (f"{cid} given the effect of a typical {kind[0]} of cost {kind[1]} {kind[2]} "
-            f"({', '.join(f'{c} {v}' for c, v in zip(_EFFECT, typical) if v not in ('', '0', 'no'))  or 'no income'}; "
-            f"{len(peers)} peers)")
-    return "components", "".join(text), what
 
 
 TITLE = DragonLairds()

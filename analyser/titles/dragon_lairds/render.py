@@ -6,11 +6,6 @@ from __future__ import annotations
 from analyser.titles.dragon_lairds.rules import TYPES, space_name
 
 
-def _card(table, c) -> str:
-    card = table.cards[c]
-    return f"{card.id}"
-
-
 def describe_state(game, s) -> str:
     """Several lines: round, phase, pawn and cup; every space (top card last, with its name and
     cost); then per seat in honour order: colour, geld, royals, cards in play and hand."""
@@ -25,14 +20,14 @@ def describe_state(game, s) -> str:
     for i, stack in enumerate(s.spaces):
         if stack:
             top = cards[stack[-1]]
-            under = " ".join(_card(t, c) for c in stack[:-1])
+            under = " ".join(cards[c].id for c in stack[:-1])
             lines.append(f"  {space_name(i):<10} top {top.id} {top.name} ({TYPES[top.type]}, {t.colours[top.colour]}, "
                          f"cost {top.cost}{'r' if top.type == 0 else 'g'})" + (f" | under: {under}" if under else ""))
         else:
             lines.append(f"  {space_name(i):<10} (empty)")
     for rank, seat in enumerate(s.honour, start=1):
-        play = " ".join(_card(t, c) for c in s.play[seat]) or "-"
-        hand = " ".join(_card(t, c) for c in s.hands[seat]) or "-"
+        play = " ".join(cards[c].id for c in s.play[seat]) or "-"
+        hand = " ".join(cards[c].id for c in s.hands[seat]) or "-"
         lines.append(f"  honour {rank}: seat {seat} ({t.colours[s.colour[seat]]}) geld {s.geld[seat]}, "
                      f"royals {s.royals[seat]} | play: {play} | hand: {hand}")
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """Dragon Lairds (龍王爭霸): a card-drafting engine game with auctions for the Saurean Cup.
 
-Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.games.dao`:
+Rules page: ``rules.md`` (``analyser rules dragon-lairds``).  Built like :mod:`analyser.titles.dao.rules`:
 ``DragonParams`` (every rule option), ``DragonState`` (a dataclass of plain values and
 components declaring who sees what, from which the engine derives its copy, JSON round trip,
 views and ``resample_hidden``), ``DragonView`` (the helpers strategies read on a seat's view) and
@@ -10,82 +10,10 @@ Components: the publisher's card list is not public, so the title ships an **app
 (``data/deck.csv``, 5 clans x 31 cards, its design rationale in its header); ``components=FILE``
 replaces it (:func:`load_deck`).  A game with N players uses the cards of the N players' clans.
 
-Rules implemented (rules page, sections Setup, Round, End, Saurean Cup):
-
-* Setup: 15 geld each (``start_geld``); a random dragon-king colour each (distinct); scores
-  (royals) at 1; a random honour order; the action pawn on space N.  Deal 4 cards to each seat;
-  each plays one for free (not a Havoc) and then puts one into the Dragon Fire Sale; the rest are
-  discarded.  Then the opening Saurean Cup auction with 10 geld under the cup.
-* Round: (0) a cup auction if the cup is with the bank; (1) refill: the bottom card of every board
-  space moves to the Fire Sale, then cards are revealed one at a time onto their type's space
-  (Commoners onto the commoner spaces 2, 3, ..., N, 2, ...) until the Havoc, Resource and Laird
-  spaces each hold a card; (2) actions, lowest honour first, one action per turn, until the pawn
-  reaches ``halt_space``; (3) tax, highest honour first; (4) reset and re-order honour by royals
-  (ties: more cards in play, then the earlier honour position); then the cup holder keeps the cup
-  (scores half the pot, rounded up) or cashes it (takes the pot as geld, the cup goes back).
-* Actions: buy the top card of a space (cost +2 off-colour, Fire Sale half price rounded up
-  after the other modifiers; Havocs cost royals and resolve at once, then go to the bottom of
-  the discard pile); take the top card of a space into hand (hand limit 4); play a card from
-  hand; use a card's once-per-round ability; challenge for the cup; pass.  Free and repeatable:
-  pay 1 royal to move a space's top card to its bottom (:class:`Act` ``cycle``).
-* End: at once when a seat reaches 60 royals (``end_royals``) or the last deck card is revealed.
-  Final scoring: royals income once more, Finale Royals, +2 per distinct colour per card type in
-  play (at most +10 per type), -5 per own-colour card left in hand and -cost per other card left
-  in hand.  Then the final cup auction: the winner pays and scores the pot as royals.
-* Saurean Cup auctions are sealed: every seat bids 0..its geld in honour order as a separate
-  decision, and no view shows a bid of the running auction.  The highest bid wins (ties: honour
-  order); in a challenge the holder's bid counts +1 and every seat's +2 per knight in play (ties:
-  more knights, then honour order).  The winner pays its bid to the bank, gains 1 royal, and the
-  bank adds 1 geld under the cup.
-
-Rulings where the rules write-up is silent (each a rule option where it changes play):
-
-* A bid of 0 is a bid: with every bid at 0 the honour order picks the winner, who pays nothing
-  (the write-up: "highest wins, honour order breaks ties").  Bids are whole geld up to the
-  seat's geld.  The bids of a finished auction are public (``DragonView.last_auction``).
-* The cup auction that follows a cash (and the opening auction) happens at the start of the
-  round, before the refill.
-* A challenge is only possible while someone holds the cup, never by the holder; every seat bids
-  (``challenge_bidders=all``; ``duel``: only the holder and the challenger).
-* ``final_auction=plain`` (default): the final auction is a plain sealed auction like the opening
-  one (ties: honour order) and the winner does not gain the extra royal; ``challenge``: it uses
-  the challenge bonuses and ties.
-* Playing a card from hand pays its cost plus the off-colour surcharge (``hand_surcharge=on``);
-  the Fire Sale discount applies only to buying from the Fire Sale.
-* ``off_colour_surcharge`` (default 2) is the +2; ``fire_sale_rounding`` ``up`` (default) or
-  ``down`` rounds the half price.
-* Refill: the bottom cards move to the Fire Sale in space order (Havoc, Resource, Laird,
-  commoner 2..N), so the last commoner space's card ends on top.  ``commoner_cycle=restart``
-  (default) starts every refill at commoner space 2; ``continue`` carries the cycle on.
-* Cycling needs at least 2 cards in the space (moving a lone card is no change); any space,
-  the Fire Sale included, may be cycled.
-* Setup choices are simultaneous: each seat picks in seat order but no view shows another seat's
-  pick until all have picked.  A seat dealt only Havocs plays no free card.
-* Havoc and ability effects are the parametrised kinds listed in the deck file's header
-  (tithe, raid, scandal, purge, transmute, execute); losses stop at 0.  Any non-Havoc card may
-  carry an ability, used as an action once per round (the High Wizard and High Executioner of the
-  approximate deck).  A Havoc in hand is played like any card (paying royals).
-* The 60-royals trigger is checked whenever a seat gains royals (tax, cup, effects); tax stops at
-  once, so later seats in the honour order do not collect.  A game ended during setup cannot
-  happen (royals start at 1).
-* The end trigger "last card revealed" is checked at each reveal of the refill.  If
-  ``halt_space`` is not above the player count the action phase has no turns.
-* ``max_rounds`` (default 60) is a safety cap: a game reaching it ends as if triggered
-  (``end == "cap"``), with final scoring and the final auction.
-* The cup was cashed at the end of the last round and the game then stops at the ``max_rounds``
-  cap (so no auction opened since): the final auction is for a fresh pot of ``cup_pot`` (10) geld,
-  the pot a cash leaves under the cup for the next auction (``cap_after_cash=fresh_pot``);
-  ``none``: there is no final auction.  Only the cap can end a game right after a cash: the other
-  triggers need a royal or a reveal, which come after the next round's opening auction.
-* ``tie_break=shared`` (default): equal top scores share the win; ``honour``: the higher final
-  honour position (after re-ordering by score) wins.
-* Game length (``turns``) counts rounds begun (``length_unit`` rounds).
-
-Variant ``seat_geld`` (a seat compensation; default ``0``: none): extra geld each seat starts with
-on top of ``start_geld``, one number for all seats or one per seat separated by ``/``
-(``0/0/0/3``: seat 3 starts with 18).  Money is what a seat plays with, so unlike a score bonus it
-changes play; the report of a run names a sweep of it to test the seat compensation it estimates
-(``Game.scoring.seat_bonus_rule``).
+The rules, every ruling where the write-up is silent (each a rule option where it changes play)
+and the ``seat_geld`` variant are on the rules page (sections Setup, A round, End, The Saurean
+Cup, Rulings, Seat bonus).  Saurean Cup bids are sealed: no view shows a bid of the running
+auction; setup picks are simultaneous (no view shows another seat's pick until all have picked).
 
 Actions are :class:`Act` named tuples ``(kind, arg, target)`` (their JSON is derived:
 ``{"type": "Act", "kind": "buy", "arg": 2, "target": -1}``; :meth:`DragonLairds.describe_action`
@@ -106,7 +34,7 @@ from typing import Any, Literal, NamedTuple, Optional
 
 from analyser.engine import components as part
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, option
-from analyser.engine.derive import View
+from analyser.engine.derive import View, shuffled
 from analyser.engine.perseat import seat_values
 from analyser.io.files import read_component_rows
 
@@ -356,11 +284,6 @@ def space_name(i: int) -> str:
     return ("havoc", "resource", "laird", "sale")[i] if i < 4 else f"commoner{i - 2}"
 
 
-def space_names(n: int) -> list[str]:
-    """Space names for ``n`` players, in index order."""
-    return [space_name(i) for i in range(n + 3)]
-
-
 Phase = Literal["free", "sale", "auction", "actions", "cup", "over"]
 AuctionKind = Literal["open", "challenge", "final"]
 EndTrigger = Literal["royals", "deck", "cap"]
@@ -380,7 +303,7 @@ class DragonState:
       ``honour`` (seats, highest honour first), ``pawn``, ``round`` (1-based once play begins),
       ``phase``, ``current``: public.
     * ``deck`` (top last) and ``discard`` (top last): face down, their sizes public; ``spaces``
-      (``n + 3`` stacks, see :func:`space_names`, all revealed face up), ``play`` (cards in play
+      (``n + 3`` stacks, named by :func:`space_name`, all revealed face up), ``play`` (cards in play
       per seat), ``used`` (ability cards used this round): public; ``hands``: each seat its own.
     * Setup: ``pending[seat]`` the pick a seat laid face down (0 or 1 card; its own seat sees
       it), ``picked`` how many seats picked.
@@ -607,9 +530,6 @@ class DragonLairds(Game):
 
     def initial_state(self, params: DragonParams, n_players: int, rng) -> DragonState:
         """Shuffle with ``rng`` and deal (rules: Setup).  InputError outside 2-5 players."""
-        if not self.min_players <= n_players <= self.max_players:
-            raise InputError(f"players={n_players} is not accepted for dragon-lairds; choose "
-                             f"{self.min_players} to {self.max_players}")
         self.check_players(params, n_players)
         n = n_players
         table = load_deck(params.components)
@@ -947,13 +867,12 @@ class DragonLairds(Game):
         s.cursor = 0
         challenger = s.challenger
         s.challenger = -1
+        s.cup_holder = win
         if kind == "final":
-            s.cup_holder = win
             self._gain_royals(s, win, s.pot, "royals_cup")
             s.phase = OVER
             s.current = 0
             return
-        s.cup_holder = win
         s.cup_open = False
         s.pot += 1
         if self._gain_royals(s, win, 1, "royals_cup"):
@@ -1123,8 +1042,7 @@ class DragonLairds(Game):
         tied = [i for i in range(s.n) if sc[i] == best]
         if len(tied) > 1 and s.params.tie_break == "honour":
             pos = {seat: i for i, seat in enumerate(s.honour)}
-            order = sorted(range(s.n), key=lambda x: (-sc[x], -len(s.play[x]), pos[x]))
-            tied = [order[0]]
+            tied = [min(range(s.n), key=lambda x: (-sc[x], -len(s.play[x]), pos[x]))]
         return tied
 
     def metrics(self, s: DragonState) -> list[dict]:
@@ -1153,12 +1071,9 @@ class DragonLairds(Game):
     def extra_records(self, s: DragonState) -> dict[str, list[dict]]:
         """``{"income": rows}``: one row per round and seat that collected tax: ``round``, ``seat``,
         ``geld`` and ``royals`` collected."""
-        rows = []
-        for r, rec in enumerate(s.income, start=1):
-            for seat, x in enumerate(rec):
-                if x is not None:
-                    rows.append({"round": r, "seat": seat, "geld": x[0], "royals": x[1]})
-        return {"income": rows}
+        return {"income": [{"round": r, "seat": seat, "geld": x[0], "royals": x[1]}
+                           for r, rec in enumerate(s.income, start=1)
+                           for seat, x in enumerate(rec) if x is not None]}
 
     def components(self, s: DragonState) -> list[list[str]]:
         """Per seat, every card it bought or played (rules page, Round 2; the free card of the
@@ -1225,9 +1140,7 @@ class DragonLairds(Game):
         if own is not None:
             known.add(own)
         unseen = [i for k in sorted(view.colour) for i in table.by_colour[k] if i not in known]
-        rnd = rng.random
-        keys = [rnd() for _ in unseen]
-        pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
+        pool = shuffled(unseen, rng)
         picks = view.picks
         pending = [[] for _ in range(n)]
         if own is not None:
@@ -1249,7 +1162,7 @@ class DragonLairds(Game):
         bids = [None] * n
         if view.auction:
             for k in view.bidders[:view.cursor]:
-                bids[k] = int(rnd() * (view.geld[k] + 1))  # the view shows no bid, not even its own
+                bids[k] = int(rng.random() * (view.geld[k] + 1))  # the view shows no bid, not even its own
         final = view.final
         last = view.last_auction
         return DragonState(
@@ -1279,27 +1192,23 @@ class DragonLairds(Game):
         return _state_schema(self.min_players, self.max_players)
 
     def describe_action(self, a: Act) -> str:
-        k = a.kind
-        if k in ("buy", "take"):
-            return f"{k} the top card of {space_name(a.arg)}"
-        if k == "cycle":
-            return f"pay 1 royal: top card of {space_name(a.arg)} to its bottom"
-        if k == "play":
-            return f"play {a.arg} from hand"
-        if k == "use":
-            return f"use {a.arg}" + (f" on {space_name(a.target)}" if a.target >= 0 else "")
-        if k == "bid":
-            return f"bid {a.arg} geld"
-        if k == "free":
-            return f"play {a.arg} free"
-        if k == "sale":
-            return f"put {a.arg} in the Fire Sale"
-        if k == "keep":
-            return "keep the cup (score half the pot)"
-        if k == "cash":
-            return "cash the cup (take the pot, return the cup)"
-        return k
+        words = ACTION_TEXT.get(a.kind)
+        return words(a) if words else a.kind
 
+
+#: Action kind -> its words (:meth:`DragonLairds.describe_action`).
+ACTION_TEXT = {
+    "buy": lambda a: f"buy the top card of {space_name(a.arg)}",
+    "take": lambda a: f"take the top card of {space_name(a.arg)}",
+    "cycle": lambda a: f"pay 1 royal: top card of {space_name(a.arg)} to its bottom",
+    "play": lambda a: f"play {a.arg} from hand",
+    "use": lambda a: f"use {a.arg}" + (f" on {space_name(a.target)}" if a.target >= 0 else ""),
+    "bid": lambda a: f"bid {a.arg} geld",
+    "free": lambda a: f"play {a.arg} free",
+    "sale": lambda a: f"put {a.arg} in the Fire Sale",
+    "keep": lambda a: "keep the cup (score half the pot)",
+    "cash": lambda a: "cash the cup (take the pot, return the cup)",
+}
 
 
 @lru_cache(maxsize=None)

@@ -31,7 +31,6 @@ import numpy as np
 SPELL_NAMES = ("S1", "S2", "S3", "S4", "S5", "S6")
 SPELL_HELP = {"S1": "ignore connection", "S2": "dice apart", "S3": "two dice at once", "S4": "turn a die",
               "S5": "+3 per domain", "S6": "add a cross"}
-ENDS = ("full_map", "no_draw", "max_rounds")
 
 #: Per-player metrics summed per strategy (their means make the score-split table).
 _METRICS = ("score", "domain_points", "spell_points", "spells", "spells_as_a", "spells_as_b", "largest_domain",

@@ -9,7 +9,7 @@ player is listed under the maps.
 
 from __future__ import annotations
 
-from analyser.titles.kingdomino_duel.rules import (CASTLE, COATS, EMPTY, SHORT, SPELLS, STRIDE, Pass, Place,
+from analyser.titles.kingdomino_duel.rules import (CASTLE, COATS, EMPTY, SHORT, SPELLS, Pass, Place,
                                                    at, face_name)
 
 LEGEND = ("cells: dt dot, dd double-dot, st stripe, ds double-stripe, qu quarters, bk black; + per cross; "

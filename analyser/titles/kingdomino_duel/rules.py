@@ -3,39 +3,9 @@
 The rules page is ``rules.md`` (``analyser rules kingdomino-duel``); this module implements it.  No pandas or
 matplotlib here: figures live in :mod:`.figures`, the text drawing in :mod:`.render`.
 
-Rules implemented
------------------
-* Two players.  Components (``components``, a CSV file; the built-in one is an **unverified
-  approximation**): four six-sided dice whose faces are a coat of arms (``dot``, ``double-dot``,
-  ``stripe``, ``double-stripe``, ``quarters``, ``black``) with 0-2 crosses, or ``?`` (any coat);
-  a map of 7 x 5 cells per player with the castle in the centre (34 free cells); a shared
-  spellbook with one row per coat of arms and player (dot 5 boxes S1, stripe 5 S2, double-dot 4
-  S3, double-stripe 4 S4, black 3 S5, quarters 3 S6).
-* Round: player A (seat 0 in round 1; the roles swap every round) rolls the four dice; A takes
-  one die, B takes two of the other three, A takes the last.  Each player then draws the two
-  faces into two orthogonally adjacent empty cells of their map, with their crosses.
-  Connection: at least one of the two cells touches the castle, or touches an already drawn
-  cell of its own coat of arms (diagonals never touch).  No legal placement: the player draws
-  nothing this round.
-* Spellbook step: every die drawn without a cross fills one box of that player's row for its
-  coat; a ``?`` never fills a box, nor does the die marked by the castle bonus.  The first
-  player to complete a row gains its spell and the other player's row is struck; A's boxes are
-  filled before B's, so A wins a tie in the same round.  A gained or struck row takes no more
-  boxes.
-* Spells, each used once: S1 place the domino ignoring connection; S2 place the two dice apart
-  (not adjacent), each obeying connection on its own; S3 as A, take two dice at the first pick
-  (B takes the other two); S4 turn one of your dice to another face; S5 (at once) choose a coat
-  of arms: ``s5_points`` (3) per separate domain of it at the end; S6 (at once) add a cross to a
-  drawn cell.  Castle bonus (``castle_bonus``), once per game: add a cross to one of the two
-  dice you drew this round (a ``?`` too).  A spell is spent when its effect is taken: S3 at the
-  draft, S4 when the die is turned (even if the player then draws nothing), S1 and S2 only by a
-  drawing that uses them, S5 and S6 when gained; a player who draws nothing keeps S1, S2 and the
-  castle bonus.
-* End: after a round in which a player filled their last free cell, or a round in which neither
-  player drew (``stalemate_end``); ``max_rounds`` is a safety cap (end ``max_rounds``).
-* Score: each domain (orthogonally connected cells of one coat) scores cells x crosses; several
-  domains of one coat score separately; no cross, no points; plus the S5 points.  Highest score
-  wins; tie: the larger single domain (``tie_break``), still tied: a shared win.
+The rules are on the rules page (sections Components, A round, Spells and the castle bonus, End
+and scoring); the components (``components``, a CSV file) default to an **unverified
+approximation**.
 
 Rulings where the rules write-up is silent (the rule option in brackets; the default first)
 -------------------------------------------------------------------------------------------
@@ -70,10 +40,7 @@ Rulings where the rules write-up is silent (the rule option in brackets; the def
 * The two players draw at the same time.  The simulation asks A first, then B, and B's view does
   not show A's drawing, A's castle bonus or A's S4 turn of this round until both have drawn.
 
-Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
-one number for both or ``a/b`` (seat 0, seat 1), added to its score (and its running score in the
-``history``, the score trace); it changes who wins, nothing in play.  The report of a run names a
-sweep of it to test the seat compensation it estimates.
+Variant ``seat_bonus``: the rules page, section Seat bonus.
 
 Actions (NamedTuples; they compare as tuples, so compare actions only within one legal list)
 --------------------------------------------------------------------------------------------
@@ -206,23 +173,9 @@ class Components:
         return tuple(r * STRIDE + c for r in range(self.height) for c in range(self.width))
 
     @property
-    def spell_row(self) -> tuple:
-        """``spell_row[spell]`` = the coat whose row carries it, or -1."""
-        out = [-1] * 6
-        for k, (_, sp) in enumerate(self.rows):
-            if sp >= 0:
-                out[sp] = k
-        return tuple(out)
-
-    @property
     def faces(self) -> tuple:
         """Every distinct face of every die, in die order."""
-        out = []
-        for die in self.dice:
-            for f in die:
-                if f not in out:
-                    out.append(f)
-        return tuple(out)
+        return tuple(dict.fromkeys(f for die in self.dice for f in die))
 
     def __post_init__(self):
         w, h = self.width, self.height
@@ -241,25 +194,14 @@ class Components:
                     ns.append(c + STRIDE)
             ns = tuple(n for n in ns if n != self.castle)
             nbrs.append(ns)
-            m = 0
-            for n in ns:
-                m |= 1 << n
-            adj.append(m)
+            adj.append(sum(1 << n for n in ns))  # distinct cells: the sum is the bit mask
         object.__setattr__(self, "nbrs", tuple(nbrs))
         object.__setattr__(self, "adj_mask", tuple(adj))
         valid = self.valid
         edges = tuple((u, v) for u in valid for v in nbrs[u] if u < v and u != self.castle)
         object.__setattr__(self, "edges", edges)
-        cr, cc = divmod(self.castle, STRIDE)
-        ca = free = 0
-        for c in valid:
-            r, col = divmod(c, STRIDE)
-            if abs(r - cr) + abs(col - cc) == 1:
-                ca |= 1 << c
-            if c != self.castle:
-                free |= 1 << c
-        object.__setattr__(self, "castle_adj", ca)
-        object.__setattr__(self, "free", free)
+        object.__setattr__(self, "castle_adj", adj[self.castle])  # the castle's neighbours
+        object.__setattr__(self, "free", sum(1 << c for c in valid if c != self.castle))
 
 
 def _read_text(path: Path) -> str:
@@ -307,11 +249,8 @@ def load_components(path: str = "") -> Components:
     p = Path(path).expanduser() if path else DEFAULT_COMPONENTS
     where = f"components file {str(p)!r}"
     text = _read_text(p)
-    records = []
-    for i, raw in enumerate(text.splitlines()):
-        line = raw.strip()
-        if line and not line.startswith("#"):
-            records.append((i + 1, line))
+    lines = [(i + 1, raw.strip()) for i, raw in enumerate(text.splitlines())]
+    records = [(i, line) for i, line in lines if line and not line.startswith("#")]
     if not records:
         raise InputError(f"{where} is empty; it needs the header part,name,values and the records")
     first, header = records[0]
@@ -700,10 +639,7 @@ class Kingdom:
     def domains_of(self, coat: int, scoring_only: bool = False) -> int:
         """Number of separate domains of ``coat`` (only those with a cross if ``scoring_only``)."""
         labels = self.by_coat[coat]
-        if not scoring_only:
-            return len(labels)
-        dx = self.dcross
-        return sum(1 for d in labels if dx[d] > 0)
+        return sum(1 for d in labels if self.dcross[d] > 0) if scoring_only else len(labels)
 
     def largest(self, scoring_only: bool = False) -> int:
         """Cells of the largest domain (with a cross if ``scoring_only``), 0 if none."""
@@ -1025,6 +961,24 @@ def holds(s: KingdominoState, seat: int, sp: int) -> bool:
     return s.spell_owner[sp] == seat and not s.spell_used[sp]
 
 
+def seat_placements(s: KingdominoState, seat: int, faces) -> tuple[list, list]:
+    """:func:`placements` of the two ``faces`` on ``seat``'s map, with the placement spells it holds."""
+    spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(s, seat, sp))
+    return placements(s.maps[seat], faces[0], faces[1], spells, s.params.combine_spells)
+
+
+def bonus_cells(s: KingdominoState, drawing: Place, faces) -> list[int]:
+    """The cells of ``drawing`` whose die (face in ``faces``) may take the castle bonus's cross
+    under ``cross_cap``."""
+    cap = s.params.cross_cap
+    return [c for c, f in ((drawing.cell0, faces[0]), (drawing.cell1, faces[1])) if not cap or f[1] < cap]
+
+
+def cross_cells(m: Kingdom, cap: int) -> list[int]:
+    """The drawn cells of ``m`` that may take one more cross (``cap``: ``cross_cap``, 0 = no cap)."""
+    return [c for c, k in enumerate(m.cell_coat) if k >= 0 and (not cap or m.cell_cross[c] < cap)]
+
+
 def spell_points(s: KingdominoState, seat: int) -> int:
     """S5 points of ``seat``: ``s5_points`` per domain of the chosen coat (``s5_domains``)."""
     if s.spell_owner[S5] != seat or s.s5_coat < 0:
@@ -1124,8 +1078,7 @@ class KingdominoDuel(Game):
     # -- set-up ---------------------------------------------------------------------------
     def initial_state(self, params: KingdominoParams, n_players: int, rng) -> KingdominoState:
         """Empty maps; round 1 with seat 0 as player A; the dice rolled with ``rng``."""
-        if n_players != 2:
-            raise InputError(f"players={n_players} is not accepted for kingdomino-duel; it is a 2-player game")
+        self.check_players(params, n_players)
         comp = params.comp
         return KingdominoState(params, [new_kingdom(comp), new_kingdom(comp)], _roll(comp, rng), castle_round=[0, 0],
                                passes=[0, 0], stuck=[0, 0], tally=[[], []])
@@ -1153,31 +1106,20 @@ class KingdominoDuel(Game):
         elif phase == DRAFT_B:
             legal = list(SECOND_PICKS[next(i for i in range(4) if s.owner[i] >= 0)])
         elif phase == CASTLE_STEP:
-            legal = [NO_BONUS]
-            p = s.pending[seat]
-            cap = s.params.cross_cap
-            faces = s.faces[seat]
-            for cell, f in ((p.cell0, faces[0]), (p.cell1, faces[1])):
-                if not cap or f[1] + 1 <= cap:
-                    legal.append(Castle(cell))
+            legal = [NO_BONUS] + [Castle(c) for c in bonus_cells(s, s.pending[seat], s.faces[seat])]
         elif phase == SPELL:
             _, sp = s.queue[0]
             if sp == S5:
                 legal = list(COAT_CHOICES)
             else:
-                m = s.maps[seat]
-                cap = s.params.cross_cap
-                legal = [AddCross(c) for c, k in enumerate(m.cell_coat) if k >= 0 and (not cap or m.cell_cross[c] < cap)]
+                legal = [AddCross(c) for c in cross_cells(s.maps[seat], s.params.cross_cap)]
         else:
             legal = []
         s.cache = legal
         return legal
 
     def _place_actions(self, s: KingdominoState, seat: int) -> list:
-        m = s.maps[seat]
-        f0, f1 = s.faces[seat]
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(s, seat, sp))
-        ordinary, extra = placements(m, f0, f1, spells, s.params.combine_spells)
+        ordinary, extra = seat_placements(s, seat, s.faces[seat])
         legal = ordinary + extra
         if not ordinary or not s.params.must_draw:
             legal.append(PASS)
@@ -1219,9 +1161,7 @@ class KingdominoDuel(Game):
                 pick = turn[int(rng.random() * len(turn))]
                 t.faces[o][pick.slot] = (pick.coat, pick.crosses)
                 t.turned[o] = True
-        f0, f1 = t.faces[o]
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(t, o, sp))
-        ordinary, extra = placements(t.maps[o], f0, f1, spells, t.params.combine_spells)
+        ordinary, extra = seat_placements(t, o, t.faces[o])
         options = ordinary + extra
         if not acting and (not ordinary or not t.params.must_draw):
             options.append(PASS)
@@ -1231,8 +1171,7 @@ class KingdominoDuel(Game):
         t.pending[o] = new
         t.bonus[o] = -1
         if not acting and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
-            cap = t.params.cross_cap
-            cells = [-1] + [c for c, f in ((new.cell0, f0), (new.cell1, f1)) if not cap or f[1] < cap]
+            cells = [-1] + bonus_cells(t, new, t.faces[o])
             t.bonus[o] = cells[int(rng.random() * len(cells))]
         t.cache = None
         return t
@@ -1268,14 +1207,8 @@ class KingdominoDuel(Game):
             return t
         if not (o == t.a or t.current == o):
             return t  # the other seat draws second and has not started: nothing hidden
-        spells = tuple(SPELLS[sp] for sp in (S1, S2) if holds(t, o, sp))
-
-        def options(faces):
-            ordinary, extra = placements(t.maps[o], faces[0], faces[1], spells, t.params.combine_spells)
-            return ordinary, extra
-
         rolled = list(t.faces[o])
-        t.could[o] = any(options(rolled))
+        t.could[o] = any(seat_placements(t, o, rolled))
         acting = t.phase == CASTLE_STEP and t.current == o  # o chooses its castle bonus: it drew a domino
         drew = o == t.a and t.current != o
         turns = self._turns(t, o) if holds(t, o, S4) else []
@@ -1291,7 +1224,7 @@ class KingdominoDuel(Game):
             faces = list(rolled)
             if turn is not None:
                 faces[turn.slot] = (turn.coat, turn.crosses)
-            ordinary, extra = options(faces)
+            ordinary, extra = seat_placements(t, o, faces)
             if acting and (not ordinary + extra or (cap and min(f[1] for f in faces) >= cap)):
                 continue
             t.faces[o] = faces
@@ -1304,8 +1237,7 @@ class KingdominoDuel(Game):
                 new = choice[int(rng.random() * len(choice))]
                 t.pending[o] = new
                 if drew and type(new) is Place and t.params.castle_bonus and not t.castle_round[o]:
-                    cells = [-1] + [c for c, f in ((new.cell0, faces[0]), (new.cell1, faces[1]))
-                                    if not cap or f[1] < cap]
+                    cells = [-1] + bonus_cells(t, new, faces)
                     t.bonus[o] = cells[int(rng.random() * len(cells))]
             break
         return t
@@ -1329,8 +1261,7 @@ class KingdominoDuel(Game):
                 s.pending[seat] = PASS
                 self._next_drawer(s, rng)
             elif type(action) is Turn:
-                f = (action.coat, action.crosses)
-                s.faces[seat][action.slot] = f
+                s.faces[seat][action.slot] = (action.coat, action.crosses)
                 s.turned[seat] = True
                 if any(type(a) is Place for a in self.legal_actions(s)):
                     s.could[seat] = True
@@ -1345,9 +1276,7 @@ class KingdominoDuel(Game):
                 s.owner[d] = a
             if len(action.dice) == 2:  # S3: A takes two, B the other two
                 s.spell_used[S3] = True
-                for d in range(4):
-                    if s.owner[d] < 0:
-                        s.owner[d] = b
+                s.owner = [b if o < 0 else o for o in s.owner]
                 self._start_drawing(s)
             else:
                 s.phase = DRAFT_B
@@ -1358,9 +1287,7 @@ class KingdominoDuel(Game):
                 raise ValueError(f"expected a draft of two dice, not {action!r}")
             for d in action.dice:
                 s.owner[d] = seat
-            for d in range(4):
-                if s.owner[d] < 0:
-                    s.owner[d] = s.a
+            s.owner = [s.a if o < 0 else o for o in s.owner]
             self._start_drawing(s)
             return
         if phase == CASTLE_STEP:
@@ -1418,11 +1345,10 @@ class KingdominoDuel(Game):
                 s.passes[seat] += 1
                 boxes_due[seat] = []
                 continue
-            if act.spell:
-                if "S1" in act.spell:
-                    s.spell_used[S1] = True
-                if "S2" in act.spell:
-                    s.spell_used[S2] = True
+            if "S1" in act.spell:
+                s.spell_used[S1] = True
+            if "S2" in act.spell:
+                s.spell_used[S2] = True
             f0, f1 = s.faces[seat]
             x0 = f0[1] + (1 if s.bonus[seat] == act.cell0 else 0)
             x1 = f1[1] + (1 if s.bonus[seat] == act.cell1 else 0)
@@ -1433,15 +1359,12 @@ class KingdominoDuel(Game):
                 s.tally[seat] += (face_id(d0, f0), face_id(d1, f1))
             if s.bonus[seat] >= 0:
                 s.castle_round[seat] = s.round
-            due = []
-            for f, coat, cell in ((f0, act.coat0, act.cell0), (f1, act.coat1, act.cell1)):
-                if f[0] != JOKER and f[1] == 0 and s.bonus[seat] != cell:
-                    due.append(coat)
-            boxes_due[seat] = due
-            if m.n_empty == 0:
-                full = True
+            drawn = ((f0, act.coat0, act.cell0), (f1, act.coat1, act.cell1))
+            boxes_due[seat] = [coat for f, coat, cell in drawn
+                               if f[0] != JOKER and f[1] == 0 and s.bonus[seat] != cell]
+            full = full or m.n_empty == 0
         if full and p.full_map_end == "at_once":
-            s.history.append(self._round_scores(s))
+            s.history.append(tuple(self.scores(s)))
             self._finish(s, "full_map")
             return
         rows = s.comp.rows
@@ -1458,37 +1381,26 @@ class KingdominoDuel(Game):
                     if sp in (S5, S6):
                         s.queue.append((seat, sp))
         for seat, sp in s.queue:
-            if sp == S6 and not self._has_cross_target(s, seat):
+            if sp == S6 and not cross_cells(s.maps[seat], p.cross_cap):
                 s.spell_used[S6] = True  # nothing to mark (cross_cap): the spell is lost
         s.queue = [(seat, sp) for seat, sp in s.queue if not (sp == S6 and s.spell_used[S6])]
         self._after_spells(s, rng)
 
-    def _has_cross_target(self, s: KingdominoState, seat: int) -> bool:
-        m = s.maps[seat]
-        cap = s.params.cross_cap
-        return any(k >= 0 and (not cap or m.cell_cross[c] < cap) for c, k in enumerate(m.cell_coat))
-
     def _after_spells(self, s: KingdominoState, rng) -> None:
         if s.queue:
             seat, sp = s.queue[0]
-            if sp == S5:
-                s.spell_used[S5] = True
-            else:
-                s.spell_used[S6] = True
+            s.spell_used[sp] = True  # S5 or S6: spent when gained
             s.phase = SPELL
             s.current = seat
             s.cache = None
             return
-        s.history.append(self._round_scores(s))  # the round is over
+        s.history.append(tuple(self.scores(s)))  # the round is over
         p = s.params
         if any(m.n_empty == 0 for m in s.maps):
             self._finish(s, "full_map")
             return
         drew = [type(s.pending[x]) is Place for x in (0, 1)]
-        if p.stalemate_end == "neither_drew" and not any(drew):
-            self._finish(s, "no_draw")
-            return
-        if p.stalemate_end == "neither_could" and not any(s.could):
+        if not any(s.could if p.stalemate_end == "neither_could" else drew):  # a stalemate round
             self._finish(s, "no_draw")
             return
         if s.round >= p.max_rounds:
@@ -1507,15 +1419,6 @@ class KingdominoDuel(Game):
         s.phase = DRAFT_A
         s.current = s.a
         s.cache = None
-
-    def _round_scores(self, s: KingdominoState) -> tuple:
-        """Both scores now: the kept-up domain points plus S5 points (counted only when S5 has been
-        chosen)."""
-        m0, m1 = s.maps
-        b0, b1 = s.params.bonus()
-        if s.s5_coat < 0:
-            return (b0 + m0.points, b1 + m1.points)
-        return (b0 + m0.points + spell_points(s, 0), b1 + m1.points + spell_points(s, 1))
 
     def _finish(self, s: KingdominoState, how: str) -> None:
         s.phase = OVER
@@ -1541,10 +1444,6 @@ class KingdominoDuel(Game):
             tied = [i for i, b in zip(tied, big) if b == max(big)]
         return tied
 
-    def _role_in(self, s: KingdominoState, seat: int, rnd: int) -> str:
-        """"A" or "B": the role of ``seat`` in round ``rnd`` (seat 0 is A in odd rounds)."""
-        return "A" if (rnd % 2 == 1) == (seat == 0) else "B"
-
     def metrics(self, s: KingdominoState) -> list[dict]:
         """Per seat: domain and spell (S5) points, spells gained (in all, as A, as B, used),
         ``gained_s1``..``gained_s6`` (the round the seat gained that spell, 0 = not),
@@ -1559,7 +1458,8 @@ class KingdominoDuel(Game):
         for seat in (0, 1):
             m = s.maps[seat]
             mine = [sp for sp in range(6) if s.spell_owner[sp] == seat]
-            as_a = sum(1 for sp in mine if self._role_in(s, seat, s.spell_round[sp]) == "A")
+            # seat 0 is A in odd rounds
+            as_a = sum(1 for sp in mine if (s.spell_round[sp] % 2 == 1) == (seat == 0))
             row = {"domain_points": m.domain_points(), "spell_points": spell_points(s, seat),
                    "spells": len(mine), "spells_as_a": as_a, "spells_as_b": len(mine) - as_a,
                    "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
@@ -1636,9 +1536,7 @@ class KingdominoDuel(Game):
             for coat in range(6):
                 assert sorted(m.by_coat[coat]) == [d for d in m.labels() if m.cell_coat[d] == coat], "domains by coat"
             assert all(x >= 0 for x in m.cell_cross), "crosses"
-            for coat in range(6):
-                size = comp.rows[coat][0]
-                assert 0 <= s.boxes[seat][coat] <= size, "boxes"
+            assert all(0 <= b <= size for b, (size, _) in zip(s.boxes[seat], comp.rows)), "boxes"
             s1_drawn = s.spell_used[S1] and s.spell_owner[S1] == seat
             assert s1_drawn or _reached_from_castle(m) == 1 + sum(k >= 0 for k in m.cell_coat), \
                 f"a drawn cell of seat {seat}'s map is not joined to the castle, and seat {seat} drew no S1"
@@ -1706,26 +1604,22 @@ class KingdominoDuel(Game):
         return _state_schema()
 
     def describe_action(self, action) -> str:
-        t = type(action)
-        if t is Draft:
-            return "take " + " and ".join(f"die {d + 1}" for d in action.dice) + (" (spell S3)" if action.spell else "")
-        if t is Place:
-            spell = f" using {action.spell}" if action.spell else ""
-            return (f"draw {COATS[action.coat0]} at {at(action.cell0)} and {COATS[action.coat1]} at "
-                    f"{at(action.cell1)}{spell}")
-        if t is Pass:
-            return "draw nothing"
-        if t is Turn:
-            return f"S4: turn die {'first' if action.slot == 0 else 'second'} to {face_name((action.coat, action.crosses))}"
-        if t is Castle:
-            if action.cell < 0:
-                return "keep the castle bonus"
-            return f"castle bonus: a cross at {at(action.cell)}"
-        if t is ChooseCoat:
-            return f"S5: {COATS[action.coat]} domains score at the end"
-        if t is AddCross:
-            return f"S6: a cross at {at(action.cell)}"
-        return str(action)
+        words = ACTION_TEXT.get(type(action))
+        return words(action) if words else str(action)
+
+
+#: Action type -> its words (:meth:`KingdominoDuel.describe_action`).
+ACTION_TEXT = {
+    Draft: lambda a: ("take " + " and ".join(f"die {d + 1}" for d in a.dice)
+                      + (" (spell S3)" if a.spell else "")),
+    Place: lambda a: (f"draw {COATS[a.coat0]} at {at(a.cell0)} and {COATS[a.coat1]} at {at(a.cell1)}"
+                      + (f" using {a.spell}" if a.spell else "")),
+    Pass: lambda a: "draw nothing",
+    Turn: lambda a: f"S4: turn die {('first', 'second')[a.slot]} to {face_name((a.coat, a.crosses))}",
+    Castle: lambda a: f"castle bonus: a cross at {at(a.cell)}" if a.cell >= 0 else "keep the castle bonus",
+    ChooseCoat: lambda a: f"S5: {COATS[a.coat]} domains score at the end",
+    AddCross: lambda a: f"S6: a cross at {at(a.cell)}",
+}
 
 
 def _reached_from_castle(m: Kingdom) -> int:

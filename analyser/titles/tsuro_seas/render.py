@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analyser.text import plural
 from analyser.titles.tsuro_seas.rules import (KAIJU_NAMES, LAYOUTS, NEXT, ROTATE, SHIP_MARKS, SIZE, SQUARES,
-                                              TILE_NAMES, TsuroState, layout_name, load_daikaiju, state_square)
+                                              TILE_NAMES, TsuroState, layout_name, load_daikaiju)
 
 
 def describe_state(game, s: TsuroState) -> str:
@@ -13,8 +13,7 @@ def describe_state(game, s: TsuroState) -> str:
     W, H = 6, 4
     grid = [[" "] * (SIZE * W + 1) for _ in range(SIZE * H + 1)]
     for r in range(SIZE + 1):
-        for x in range(SIZE * W + 1):
-            grid[r * H][x] = "-"
+        grid[r * H] = ["-"] * (SIZE * W + 1)
     for c in range(SIZE + 1):
         for y in range(SIZE * H + 1):
             grid[y][c * W] = "+" if y % H == 0 else "|"
@@ -61,13 +60,12 @@ def describe_state(game, s: TsuroState) -> str:
         hand = " ".join(f"#{t}[{TILE_NAMES[t]}]" for t in s.hands[seat])
         if s.alive[seat] and s.pos[seat] >= 0:
             st = s.pos[seat]
-            r, c = state_square(st)
-            where = f"facing ({r},{c}) through port {st & 7}" + (" (start point)" if NEXT[st] < 0 else "")
+            where = f"facing {_sq(st >> 3)} through port {st & 7}" + (" (start point)" if NEXT[st] < 0 else "")
         elif s.alive[seat]:
             where = "not placed yet"
         else:
-            sq = s.elim_square[seat]
-            where = f"sunk in turn {s.elim_turn[seat]} ({s.elim_cause[seat]}) at ({sq // SIZE},{sq % SIZE})"
+            where = f"sunk in turn {s.elim_turn[seat]} ({s.elim_cause[seat]})"
+            where += f" at {_sq(s.elim_square[seat])}"
         lines.append(f"  seat {seat} ({SHIP_MARKS[seat]}): {where}; hand {hand or '-'}")
     if s.phase == "over":
         lines.append(f"  game over ({s.end_reason}); winners: {', '.join(map(str, s.winners)) or 'none'}")
@@ -77,48 +75,39 @@ def describe_state(game, s: TsuroState) -> str:
     return "\n".join(lines)
 
 
-def event_text(e) -> str:
-    def sqs(sq):
-        return f"({sq // SIZE},{sq % SIZE})"
+def _sq(sq: int) -> str:
+    return f"({sq // SIZE},{sq % SIZE})"
 
-    def sts(st):
-        return f"{sqs(st >> 3)}/{st & 7}"
-    kind = e[0]
-    if kind == "start":
-        return f"seat {e[1]} starts at {sts(e[2])}"
-    if kind == "three":
-        return f"rule of three: {e[1]} new daikaiju"
-    if kind == "roll":
-        return f"dice {e[1]}+{e[2]}={e[1] + e[2]}"
-    if kind == "face":
-        return f"daikaiju die {e[1]}" + (" (new daikaiju)" if e[1] == 6 else "")
-    if kind == "rotate":
-        return f"{KAIJU_NAMES[e[1]]} turns at {sqs(e[2])}"
-    if kind == "off":
-        return f"{KAIJU_NAMES[e[1]]} leaves the board from {sqs(e[2])}"
-    if kind == "move":
-        return f"{KAIJU_NAMES[e[1]]} {sqs(e[2])} -> {sqs(e[3])}"
-    if kind == "new":
-        return f"{KAIJU_NAMES[e[1]]} placed at {sqs(e[2])}"
-    if kind == "crush":
-        return f"{KAIJU_NAMES[e[1]]} removes {KAIJU_NAMES[e[2]]} at {sqs(e[3])}"
-    if kind == "sunk_tile":
-        return f"tile #{e[2]} at {sqs(e[1])} goes under the pile"
-    if kind == "sink":
-        return f"seat {e[1]} eliminated ({e[2]}) at {sqs(e[3])}"
-    if kind == "relocate":
-        return f"seat {e[1]} moves its start {sts(e[2])} -> {sts(e[3])}"
-    if kind == "place":
-        return f"seat {e[1]} places #{e[2]} r{e[3]} at {sqs(e[4])}"
-    if kind == "sail":
-        return f"seat {e[1]} sails {sts(e[2])} -> {sts(e[3])}"
-    if kind == "exchange":
-        return f"seat {e[1]} exchanges {e[2]} tile(s)"
-    if kind == "draw":
-        return f"seat {e[1]} draws {e[2]}"
-    if kind == "end":
-        return f"game ends ({e[1]})"
-    return str(e)
+
+def _st(st: int) -> str:
+    return f"{_sq(st >> 3)}/{st & 7}"
+
+
+#: Event kind -> its words (the event tuples of ``TsuroState.events``).
+EVENT_TEXT = {
+    "start": lambda e: f"seat {e[1]} starts at {_st(e[2])}",
+    "three": lambda e: f"rule of three: {e[1]} new daikaiju",
+    "roll": lambda e: f"dice {e[1]}+{e[2]}={e[1] + e[2]}",
+    "face": lambda e: f"daikaiju die {e[1]}" + (" (new daikaiju)" if e[1] == 6 else ""),
+    "rotate": lambda e: f"{KAIJU_NAMES[e[1]]} turns at {_sq(e[2])}",
+    "off": lambda e: f"{KAIJU_NAMES[e[1]]} leaves the board from {_sq(e[2])}",
+    "move": lambda e: f"{KAIJU_NAMES[e[1]]} {_sq(e[2])} -> {_sq(e[3])}",
+    "new": lambda e: f"{KAIJU_NAMES[e[1]]} placed at {_sq(e[2])}",
+    "crush": lambda e: f"{KAIJU_NAMES[e[1]]} removes {KAIJU_NAMES[e[2]]} at {_sq(e[3])}",
+    "sunk_tile": lambda e: f"tile #{e[2]} at {_sq(e[1])} goes under the pile",
+    "sink": lambda e: f"seat {e[1]} eliminated ({e[2]}) at {_sq(e[3])}",
+    "relocate": lambda e: f"seat {e[1]} moves its start {_st(e[2])} -> {_st(e[3])}",
+    "place": lambda e: f"seat {e[1]} places #{e[2]} r{e[3]} at {_sq(e[4])}",
+    "sail": lambda e: f"seat {e[1]} sails {_st(e[2])} -> {_st(e[3])}",
+    "exchange": lambda e: f"seat {e[1]} exchanges {e[2]} tile(s)",
+    "draw": lambda e: f"seat {e[1]} draws {e[2]}",
+    "end": lambda e: f"game ends ({e[1]})",
+}
+
+
+def event_text(e) -> str:
+    words = EVENT_TEXT.get(e[0])
+    return words(e) if words else str(e)
 
 
 def new_events(before, after) -> list:

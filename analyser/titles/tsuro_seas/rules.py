@@ -23,88 +23,19 @@ that has sailed sits on the border between the last tile it crossed (the tile it
 empty square ahead.  A ship is on its start point exactly when the square behind it is off the
 board (a ship that reaches the edge any other way is eliminated).
 
-Rules implemented (rules.md)
---------------------------------------------
-* Setup: shuffle the tiles (``tiles``: 56 by default) and deal 3 to each seat in seat order from the
-  top of the pile; shuffle the 10 daikaiju into a stack and place 6 (2-4 players), 5 (5-6) or 4
-  (7-8) by rolling the gold die (column) and the blue die (row), re-rolling onto a square that
-  already holds a daikaiju, each with a random rotation.  Then each seat in turn order chooses a
-  start point (a strategy decision, :class:`Start`).
-* Turn, daikaiju step: with fewer than 3 daikaiju on the board, new ones come from the stack
-  (``rule_of_three``) and there is no roll; otherwise both dice are rolled and a sum of 6, 7 or 8
-  rolls one die: on 1-5 every daikaiju acts (ascending number, gold before blue), on 6 one new
-  daikaiju is placed from the stack.  Effects: off the board -> removed from the game; onto a wake
-  tile -> the tile goes to the bottom of the draw pile and every ship on it is eliminated; onto
-  another daikaiju -> that one is removed from the game; onto the empty square in front of the
-  active ship -> it is eliminated; onto the empty square in front of a ship still on its start point
-  -> its owner may move it to another free start point on the same edge (:class:`MoveStart`).
-  After the step a daikaiju in front of the active ship eliminates it.
-* Place: one tile from hand, in any rotation, on the square in front of the active ship.  A
-  placement is illegal when the active ship's route ends at the board edge, runs into a daikaiju or
-  loops forever, or when it leaves two ships on the same wake in the same direction -- unless every
-  placement is so (forced-move fallback: then every placement is legal).  Meeting another ship head
-  on is legal and eliminates both.
-* Move: every ship facing the new tile follows its route port by port to the end.  Leaving the
-  board (``edge``), entering a daikaiju square (``daikaiju``), looping forever (``loop``, detected on
-  (square, port) states) or meeting a ship (``collision``) eliminates.
-* Eliminated seats' tiles go to the bottom of the pile; the elimination bonus
-  (``elimination_bonus``) lets the active player first exchange tiles with the hands of the players
-  its placement eliminated (:class:`Exchange`).  Then the active player draws back up to 3.
-* End: one ship left wins; if every remaining ship is eliminated at once they share the win; if the
-  active player has no tile to place (hand and pile empty) all surviving ships share the win;
-  ``max_turns`` ends the game as a shared win of the survivors (``end == "max_turns"`` in results).
-* ``daikaiju=off``: no daikaiju and no dice; otherwise the same.
-
-Rulings where the rules write-up is silent (rule options where named)
----------------------------------------------------------------------
-* Start points are the 56 edge ports, listed clockwise from the top-left corner: top edge left to
-  right (ports 0, 1 of each square), right edge top to bottom (2, 3), bottom edge right to left
-  (4, 5), left edge bottom to top (6, 7).  Any free one may be chosen, even one facing a daikaiju.
-* ``rule_of_three``: ``refill`` (default) places daikaiju until 3 are on the board; ``one``
-  places a single daikaiju per turn (the rules write-up's literal wording); ``off`` has no minimum.  Either way
-  the roll is skipped only if a daikaiju was placed; with the stack empty the roll goes ahead.
-* Dice squares: ``dice_coordinates`` (skip_centre | first_six | uniform); the gold die
-  is rolled before the blue one, re-rolled together, then the rotation (0-3 quarter turns).
-* Daikaiju arrows (``daikaiju_layout``): a daikaiju turned ``r`` quarter turns clockwise moves
-  "up" in its own frame towards board direction ``r`` (0 up, 1 right, 2 down, 3 left); "rotate"
-  turns it one quarter counter-clockwise.  A daikaiju removed earlier in the same step does not act.
-* A daikaiju placed by the dice (refill or face 6) has the same effects as one moving there.
-* ``start_relocation``: ``any`` (default) -- a ship still on its start point may relocate when a
-  daikaiju arrives in front of it, the active ship included (the start-point clause is the more
-  specific one; if it stays, the after-step ruling eliminates it); ``others`` -- the active ship is
-  eliminated as any active ship and only the other ships may relocate.  A destination is a free
-  start point on the same edge (the side its port is on) whose square in front is empty.
-  Relocation choices are made at once, before the next daikaiju acts, in turn order from the
-  active seat; the ship staying put (``MoveStart`` to its own point) is listed first.
-* Two ships on the same wake in the same direction (a forced placement only; it needs a route that
-  joins an old wake through a square a daikaiju emptied): both (all) are eliminated, cause
-  ``collision``.  Ships that leave the board together are simply eliminated by the edge.
-* Elimination bonus: only if the active ship survives its own placement and still holds a tile
-  (there is nothing to give otherwise); the exchange is one
-  decision: ``Exchange(give, take)`` with equal numbers of tiles (sorted tile ids), ``Exchange((), ())``
-  first (no exchange), then by size, ``give`` and ``take`` in order; exchanges that give and take
-  the same tile class are left out (they equal a smaller one).  ``elimination_bonus=off`` drops it.
-* Tiles returned together go under the pile as one block, the first listed lowest: the active
-  seat's hand first, then the others' in turn order; a tile removed by a daikaiju goes under alone.
-  With the elimination bonus the sunk hands (turn order) form the exchange pool; the tiles given
-  join its end, the tiles taken leave it, and what is left goes under as one block.
-* A player whose hand is empty at the placement step while the pile holds tiles (returned after
-  its last draw) draws back up to 3 first.
-* Game length ``turns`` counts turns (start-point choices are not turns); a turn in which the
-  active ship sinks during the daikaiju step still counts.
-* Score: the ship's own turns completed afloat - a turn of its own counts when the ship is
-  afloat at its end, or when the game ends in it with the ship afloat.  Winners are set by the
-  end rules above, not by the score.  Ranks: winners first, the rest by score.
-* Where a ship is lost (``elim_row``/``elim_col``): ``edge`` and running into a daikaiju: the last
-  tile crossed; a ``loop`` or a head-on meeting: the new tile's square; a daikaiju landing on a tile:
-  that tile; a daikaiju in front: the tile the ship is on (its start square if it never sailed);
-  two ships on one wake: the tile each is on.
+The rules, every ruling where the write-up is silent (each with its rule option where one
+exists) and the score are on the rules page (sections Board, ports and tiles, Dice, Daikaiju,
+Setup, A turn, End, Score, ranks and figures).  The start points are the 56 edge ports listed
+clockwise from the top-left corner (:data:`START_POINTS`).
 
 Actions (small hashable NamedTuples; note that NamedTuples compare as tuples, so compare actions
 only within one legal list): :class:`Start`, :class:`MoveStart` (square as ``(row, col)``, port),
 :class:`Place` (tile id, rotation) and :class:`Exchange`.  Legal placements: the distinct tiles in
 hand in ascending id, each in its distinct rotations 0-3 (a symmetric tile keeps only the first
-rotation of each different layout).
+rotation of each different layout).  Exchanges: ``Exchange((), ())`` (none) first, then by size,
+``give`` and ``take`` in order, leaving out those that give and take the same tile class.
+Start-point moves: staying put (``MoveStart`` to its own point) first, then the free points of
+that edge, clockwise.
 
 Hidden information, declared once on :class:`TsuroState`: a seat's view holds its own hand, the
 board, ships and daikaiju, the pile's size and every hand's size, never another hand nor the
@@ -144,8 +75,6 @@ from analyser.io.files import read_component_rows
 SIZE = 7
 SQUARES = SIZE * SIZE
 OPP = (5, 4, 7, 6, 1, 0, 3, 2)
-PORT_NAMES = ("top-left", "top-right", "right-top", "right-bottom", "bottom-right", "bottom-left",
-              "left-bottom", "left-top")
 EDGE_NAMES = ("top", "right", "bottom", "left")
 #: board direction -> (d_row, d_col): 0 up, 1 right, 2 down, 3 left (also the side of ports 2d, 2d+1)
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
@@ -303,12 +232,6 @@ SHIP_MARKS = "ABCDEFGH"
 KAIJU_NAMES = tuple(f"{'gold' if k % 2 == 0 else 'blue'} {k // 2 + 1}" for k in range(10))
 
 
-def _rows(path: Path, what: str, header: list[str]):
-    """The rows of a component CSV file after its header, read through the safe reader: a
-    regular file of at most 1 MB, UTF-8; messages name the line and never quote the file."""
-    return read_component_rows(path, what, header)
-
-
 @lru_cache(maxsize=16)
 def load_tiles(path: str = "") -> tuple[int, ...]:
     """The tile ids of a tile set, one per physical tile, in file order (cached per path).
@@ -319,7 +242,7 @@ def load_tiles(path: str = "") -> tuple[int, ...]:
     p = Path(path).expanduser() if path else DATA / "tsuro_tiles.csv"
     out: list[int] = []
     seen: dict[int, int] = {}
-    for line, row in _rows(p, "tiles", ["copies", "pairs"]):
+    for line, row in read_component_rows(p, "tiles", ["copies", "pairs"]):
         if len(row) != 2:
             raise InputError(f"tiles file {str(p)!r}: line {line}: expected 2 fields (copies,pairs), got {len(row)}")
         try:
@@ -352,7 +275,7 @@ def load_daikaiju(path: str = "") -> tuple[tuple[int, ...], ...]:
     p = Path(path).expanduser() if path else DATA / "tsuro_daikaiju.csv"
     header = ["colour", "number", "face1", "face2", "face3", "face4", "face5"]
     layout: list[tuple[int, ...] | None] = [None] * 10
-    for line, row in _rows(p, "daikaiju_layout", header):
+    for line, row in read_component_rows(p, "daikaiju_layout", header):
         if len(row) != 7:
             raise InputError(f"daikaiju_layout file {str(p)!r}: line {line}: expected 7 fields, got {len(row)}")
         colour, number = row[0].lower(), row[1]
@@ -487,9 +410,7 @@ def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
                 return [(s, STOP, end, last)]
         else:
             return [(s, fate, end, square if fate == LOOP else last)]
-    mask = 0
-    for s in movers:
-        mask |= 1 << (pos[s] & 7)
+    mask = sum(1 << (pos[s] & 7) for s in movers)  # ships face the square through distinct ports
     out = []
     for s in movers:
         fate, end, last = route(board, kaiju, pos[s], square, mask)
@@ -525,11 +446,7 @@ def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
 def suicidal(results, seat: int) -> bool:
     """A placement the rules forbid unless every placement is so: ``seat``'s route ends at the edge,
     at a daikaiju or in a loop, or two ships end on the same wake in the same direction."""
-    for r in results:
-        f = r[1]
-        if f == SAME or (r[0] == seat and (f == EDGE or f == DAIKAIJU or f == LOOP)):
-            return True
-    return False
+    return any(f == SAME or (s == seat and f in (EDGE, DAIKAIJU, LOOP)) for s, f, _, _ in results)
 
 
 def room(board, kaiju, sq: int) -> int:
@@ -693,9 +610,7 @@ def _coord(rng, mode: str) -> int:
     if mode == "uniform":
         return int(rng.random() * SIZE)
     f = int(rng.random() * 6) + 1
-    if mode == "skip_centre":
-        return f - 1 if f <= 3 else f
-    return f - 1
+    return f if mode == "skip_centre" and f > 3 else f - 1
 
 
 def dice_square(rng, mode: str) -> int:
@@ -754,13 +669,8 @@ class TsuroSeas(Game):
 
     def initial_state(self, params: TsuroParams, n_players: int, rng) -> TsuroState:
         """Deal, place the starting daikaiju; seat 0 then chooses a start point."""
-        if not self.min_players <= n_players <= self.max_players:
-            raise InputError(f"players={n_players} is not accepted for tsuro-seas; choose "
-                             f"{self.min_players} to {self.max_players}")
+        self.check_players(params, n_players)
         tiles = list(load_tiles(params.tiles))
-        if len(tiles) < 3 * n_players:
-            raise InputError(f"the tile set {params.tiles or 'built-in'!r} holds {len(tiles)} tiles; "
-                             f"{n_players} players need at least {3 * n_players}")
         rng.shuffle(tiles)
         hands = []
         for _ in range(n_players):
@@ -868,7 +778,8 @@ class TsuroSeas(Game):
 
     # -- apply ------------------------------------------------------------------------------
     def apply(self, s: TsuroState, action, rng) -> None:
-        """Play ``action`` for ``s.current``; ValueError if it is not legal."""
+        """Play ``action`` for ``s.current``; ValueError if it is not legal (every action, once the
+        game is over)."""
         legal = self.legal_actions(s)
         phase = s.phase
         s.fresh = True
@@ -910,11 +821,9 @@ class TsuroSeas(Game):
                 hand.append(t)
             if action.give:
                 s.events.append(("exchange", s.active, len(action.give)))
-            self._to_bottom(s, pool)
+            s.pile[:0] = pool
             s.pool[s.active] = []
             self._finish_turn(s, rng)
-        else:
-            raise ValueError("the game is over")
 
     # -- turn sequence ----------------------------------------------------------------------
     def _begin_turn(self, s: TsuroState, rng) -> None:
@@ -1076,18 +985,12 @@ class TsuroSeas(Game):
             else:
                 returned.extend(s.hands[seat])
             s.hands[seat] = []
-        if returned:
-            self._to_bottom(s, returned)
+        s.pile[:0] = returned  # under the pile as one block
         left = [i for i in range(s.n) if s.alive[i]]
         if not left:
             self._end(s, "all_sunk", sorted(v[0] for v in victims))
         elif len(left) == 1:
             self._end(s, "last_ship", left)
-
-    @staticmethod
-    def _to_bottom(s: TsuroState, tiles) -> None:
-        if tiles:
-            s.pile[:0] = tiles
 
     def _end(self, s: TsuroState, reason: str, winners) -> None:
         if reason != "max_turns" and s.turn and s.alive[s.active]:
@@ -1125,14 +1028,14 @@ class TsuroSeas(Game):
             pool = []
             self._sink(s, victims, pool if bonus and all(v[0] != a for v in victims) else None)
             if s.phase == "over":  # no exchange at the end: the sunk hands go under the pile
-                self._to_bottom(s, pool)
+                s.pile[:0] = pool
                 return
             if s.alive[a] and pool and s.hands[a]:
                 s.pool[a] = pool  # offered to the active seat only
                 s.phase = "exchange"
                 s.current = a
                 return
-            self._to_bottom(s, pool)
+            s.pile[:0] = pool
         self._finish_turn(s, rng)
 
     def _draw(self, s: TsuroState, seat: int) -> None:
@@ -1189,7 +1092,7 @@ class TsuroSeas(Game):
         path = Path(params.tiles).expanduser() if params.tiles else DATA / "tsuro_tiles.csv"
         tiles = load_tiles(params.tiles)
         out = {}
-        for line, row in _rows(path, "tiles", ["copies", "pairs"]):
+        for line, row in read_component_rows(path, "tiles", ["copies", "pairs"]):
             tile = tile_of(parse_pairs(row[1]))[0]
             copies = tiles.count(tile)
             if copies:
@@ -1322,7 +1225,7 @@ def _state_schema(min_players: int, max_players: int):
     from analyser.io.states import StateModel, items, seat_lists, text, whole
 
     square, tile, rot = whole(-1, SQUARES - 1), whole(0, N_TILES - 1), whole(0, 3)
-    seat, kaiju, most = whole(0, max_players - 1), whole(0, 9), 100 * N_TILES  # copies cap 100 per tile
+    seat, most = whole(0, max_players - 1), 100 * N_TILES  # copies cap 100 per tile
     big = whole(-(10**9), 10**9)
 
     class TsuroStateSchema(StateModel):

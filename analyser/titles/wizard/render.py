@@ -5,18 +5,19 @@ from __future__ import annotations
 from analyser.titles.wizard.rules import SUITS, WizardState
 
 
+def trump_words(s: WizardState) -> str:
+    """The trump suit's name, "set by the first suited card" (a turned Wizard under
+    ``wizard_trump=first_card``, before that card) or "none"."""
+    if s.trump is not None:
+        return SUITS[s.trump]
+    return "set by the first suited card" if s.trump_pending else "none"
+
+
 def describe_state(game, s: WizardState) -> str:
     n = s.n
     tc = s.trump_card
-    if s.trump is not None:
-        trump = SUITS[s.trump]
-    elif s.trump_pending:
-        trump = "set by the first suited card"
-    else:
-        trump = "none"
-    turned = str(tc) if tc is not None else "no card"
     lines = [f"round {s.round}/{s.n_rounds} ({s.phase}), dealer seat {s.dealer}, starter seat {s.starter}"
-             f" | turned {turned}, trump {trump}"]
+             f" | turned {tc if tc is not None else 'no card'}, trump {trump_words(s)}"]
     for seat in range(n):
         bid = "-" if s.bids[seat] is None else s.bids[seat]
         hand = " ".join(c.code for c in s.hands[seat]) or "(empty)"
@@ -61,7 +62,6 @@ def step_events(game, before: WizardState, action, after: WizardState) -> list[s
             out.append(f"round {r.round} over: {res}")
         if not same_round:
             tc = after.trump_card
-            trump = SUITS[after.trump] if after.trump is not None else (
-                "set by the first suited card" if after.trump_pending else "none")
-            out.append(f"round {after.round} dealt: turned {tc if tc is not None else 'no card'}, trump {trump}")
+            out.append(f"round {after.round} dealt: turned {tc if tc is not None else 'no card'}, "
+                       f"trump {trump_words(after)}")
     return out

@@ -5,36 +5,10 @@ components: its copy, equality, pickling, JSON round trip and each seat's view a
 :mod:`analyser.engine.derive`), ``WizardView`` (the helpers of what one seat may see) and
 ``Wizard`` (the stateless forward model).
 
-Rules implemented (rules.md):
-
-* 60 cards: four suits (blue, green, red, yellow) of ranks 1-13, four Wizards and four Jesters.
-  Wizards and Jesters have no suit: :class:`Card` gives them ``suit=None`` and every rule looks at
-  the rank first (``rank == WIZARD`` / ``rank == JESTER``), so their suit is never read or compared.
-* ``60 // players`` rounds (20, 15, 12, 10 for 3-6 players); round ``r`` deals ``r`` cards to each.
-* Trump: the top card of the rest of the deck is turned.  A suited card makes its suit trump; a
-  Jester means no trump; no card left (the last round) means no trump; a Wizard follows
-  ``wizard_trump``: ``first_card`` (the write-up) - the suit of the first suited card played in the
-  round's first trick becomes trump, and no trump if that trick holds no suited card;
-  ``dealer_chooses`` (publisher) - the dealer picks one of the four suits after seeing their hand,
-  before the bidding, as a strategy decision (:class:`ChooseTrump`).
-* Bidding: from the starting player round the table, each bids 0..r tricks; bids are public.
-  ``hook=on``: the last bidder may not bid the number that makes the bids total ``r``.
-* Following: the led suit is set by the first card of the trick that is not a Jester; a Wizard
-  there means no led suit and anything may be played.  A player holding the led suit must play it
-  or a Wizard or a Jester, or - with ``follow_suit=seed`` only - a trump.  A player void in the led
-  suit, or with no led suit yet, plays anything.  A Wizard played after a suit was led changes
-  nothing.
-* Trick winner: the first Wizard; else the highest trump; else the highest card of the led suit;
-  if only Jesters were played, the first Jester.  The winner leads the next trick.
-* Scoring per round: exact bid 20 + 10 x tricks, otherwise -10 x |tricks - bid|.  Highest total
-  wins; ties are shared.  Every score is a multiple of 10, so the report's close-game margin
-  (``Wizard.scoring.close_margin``) is 10 points: one trick off in one round, the smallest difference that
-  is not a tie (a margin of 1 would count only the ties).
-
-Variant ``seat_bonus`` (a seat compensation; default ``0``: none): points each seat starts with,
-one number for all seats or one per seat separated by ``/`` (``0/0/0/10``), -1000 to 1000; the
-running scores start there, so it shows in every view and in the score trace.  The report of a
-run names a sweep of it to test the seat compensation it estimates.
+The rules and the ``seat_bonus`` variant are on the rules page (sections Cards, Rounds and the
+deal, Trump, Bidding, Playing a trick, Score, Seat bonus).  Wizards and Jesters have no suit
+(:class:`Card` gives them ``suit=None``): every rule reads the rank first.  Every score is a
+multiple of 10, so the close-game margin (``Wizard.scoring.close_margin``) is 10 points.
 
 Rulings where the rules write-up is silent (each is a rule option where one makes sense):
 
@@ -93,7 +67,7 @@ from typing import Literal, NamedTuple, Optional
 from analyser.engine import components
 from analyser.engine.components import face_up, scratch, seat_counters
 from analyser.engine.core import COMPONENTS, ExtraTable, Game, InputError, Metric, Params, Scoring, encode_trace, option
-from analyser.engine.derive import View
+from analyser.engine.derive import View, shuffled
 from analyser.engine.perseat import seat_values
 
 SUITS = ("blue", "green", "red", "yellow")
@@ -188,17 +162,6 @@ def card_from_code(code: str) -> Card:
     return c
 
 
-def suit_from_name(name) -> int:
-    """``"red"``, ``"R"`` or ``2`` -> 2.  Raises InputError on anything else."""
-    if isinstance(name, int) and not isinstance(name, bool) and 0 <= name < 4:
-        return name
-    t = str(name).strip().lower()
-    for i, s in enumerate(SUITS):
-        if t in (s, s[0]):
-            return i
-    raise InputError(f"unknown suit {name!r}; choose one of: {', '.join(SUITS)}")
-
-
 class Bid(NamedTuple):
     """Announce ``n`` tricks for this round."""
 
@@ -272,6 +235,23 @@ def hand_groups(hand) -> list[list[Play]]:
             k += 6 if k == 0 else 2
         groups[k].append(PLAYS[c])
     return groups
+
+
+def position_groups(h: list[int]) -> list[list[Play]]:
+    """:func:`hand_groups` of a hand given as ascending positions in :data:`FULL_DECK` (Jesters
+    0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59): how the deal and the
+    determinizer build hands."""
+    b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
+    g = [[], [], [], [], [], [], [], []]
+    for i in h[b1:b5]:
+        g[_DECK_SLOT[i]].append(_DECK_PLAY[i])
+    if b1:  # one Jester playable, the others in group 6
+        g[0].append(_DECK_PLAY[0])
+        g[6] = [_DECK_PLAY[0]] * (b1 - 1)
+    if b5 < len(h):  # the same for Wizards (group 5 and 7)
+        g[5].append(_DECK_PLAY[59])
+        g[7] = [_DECK_PLAY[59]] * (len(h) - b5 - 1)
+    return g
 
 
 def groups_hand(groups) -> list[Card]:
@@ -517,52 +497,14 @@ def unseen_cards(view: WizardView) -> list[Card]:
     return [CARD_VALUES[i] for i, k in enumerate(left) for _ in range(k)]
 
 
-def _deal_unseen(unseen: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
-    """Deal the ``unseen`` cards at random: ``sizes[k]`` to each seat ``k`` of ``seats``, never a
-    card of a suit in the seat's ``voids[k]`` bit mask; the rest go last.  Returns a list indexed
-    by seat (seats not dealt to get an empty list) plus the rest as its last element.  ``random``
-    is ``rng.random``.  Raises ValueError when no deal respects the voids."""
-    n = len(sizes)
-    hands: list = [[] for _ in range(n)]
-    keys = [random() for _ in unseen]
-    pool = [unseen[i] for i in sorted(range(len(unseen)), key=keys.__getitem__)]
-    if not any(voids[k] for k in seats):
-        at = 0
-        for k in seats:
-            hands[k] = pool[at:at + sizes[k]]
-            at += sizes[k]
-        hands.append(pool[at:])
-        return hands
-    order = sorted(seats, key=lambda k: -bin(voids[k]).count("1"))
-    for _attempt in range(8):
-        rest = pool
-        ok = True
-        for k in order:
-            mask = voids[k]
-            take, keep = [], []
-            need = sizes[k]
-            for c in rest:
-                if len(take) < need and (c.suit is None or not mask >> c.suit & 1):
-                    take.append(c)
-                else:
-                    keep.append(c)
-            if len(take) < need:
-                ok = False
-                break
-            hands[k] = take
-            rest = keep
-        if ok:
-            hands.append(rest)
-            return hands
-        keys = [random() for _ in pool]
-        pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
-    return _deal_exact(pool, seats, sizes, voids, random)
-
-
 def _deal_exact(pool: list, seats: list[int], sizes: list[int], voids: list[int], random) -> list:
-    """The fallback of :func:`_deal_unseen`: place the cards one at a time, each with a seat (or
-    the rest) chosen at random in proportion to its free places among those that may take it and
-    leave a deal of the remaining cards possible (Hall's condition on every set of suits)."""
+    """Deal ``pool``: ``sizes[k]`` cards to each seat ``k`` of ``seats``, never a card of a suit in
+    the seat's ``voids[k]`` bit mask, the rest last (a list indexed by seat plus the rest as its
+    last element).  The determinizer's fallback when its quick deals fail: the cards are placed one
+    at a time, each with a seat (or the rest) chosen at random in proportion to its free places
+    among those that may take it and leave a deal of the remaining cards possible (Hall's condition
+    on every set of suits).  ``random`` is ``rng.random``.  Raises ValueError when no deal respects
+    the voids."""
     n = len(sizes)
     slots = list(seats) + [n]  # n = the rest (undealt), which takes anything
     free = {k: sizes[k] for k in seats}
@@ -811,23 +753,21 @@ class Wizard(Game):
                     p.win_seat = seat
             else:
                 suit = card.suit
+                # holding the led suit: follow it, or (follow_suit=seed) play a trump
+                if suit != led and led >= 0 and g[led + 1] and (
+                        suit != p.trump or p.params.follow_suit != "seed"):
+                    raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
+                try:
+                    g[suit + 1].remove(action)
+                except ValueError:
+                    raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
                 if suit == led:  # following the led suit, the usual case
-                    try:
-                        g[suit + 1].remove(action)
-                    except ValueError:
-                        raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
                     wc = p.win_card  # not None: the led suit came from a played card
                     wr = wc.rank
                     if wr != 14 and r > wr and wc.suit == suit:
                         p.win_card = card
                         p.win_seat = seat
                 else:
-                    if led >= 0 and g[led + 1] and not (suit == p.trump and p.params.follow_suit == "seed"):
-                        raise ValueError(f"illegal Wizard play {card}: seat {seat} must follow {SUITS[led]}")
-                    try:
-                        g[suit + 1].remove(action)
-                    except ValueError:
-                        raise ValueError(f"illegal Wizard play {card}: not in seat {seat}'s hand") from None
                     if led < 0:
                         if p.trump_pending:  # the round's first suited card names trump
                             p.trump = suit
@@ -838,17 +778,11 @@ class Wizard(Game):
                         if led == -1:  # the first card that is not a Jester: its suit is led
                             p.led = led = suit
                     wc = p.win_card
-                    if wc is None:
+                    # it wins over nothing or only Jesters, or as a trump over a lower card that is no Wizard
+                    if wc is None or wc.rank == 0 or (
+                            wc.rank != 14 and suit == p.trump and (wc.suit != suit or r > wc.rank)):
                         p.win_card = card
                         p.win_seat = seat
-                    else:
-                        wr = wc.rank
-                        if wr == 0:  # only Jesters so far
-                            p.win_card = card
-                            p.win_seat = seat
-                        elif wr != 14 and suit == p.trump and (wc.suit != suit or r > wr):
-                            p.win_card = card
-                            p.win_seat = seat
             trick = p.trick
             trick.append(card)
             n = p.n
@@ -960,24 +894,13 @@ class Wizard(Game):
         for i in range(dealt + 1 if dealt < size else size):
             j = i + int(rnd() * (size - i))
             ids[i], ids[j] = ids[j], ids[i]
-        groups, slots, plays = s.groups, _DECK_SLOT, _DECK_PLAY
+        groups = s.groups
         wizards, jesters = [0] * n, [0] * n
         for k in range(n):
-            h = sorted(ids[k * r:(k + 1) * r])
-            # deck positions: Jesters 0-3, blue 4-16, green 17-29, red 30-42, yellow 43-55, Wizards 56-59
-            b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
-            g = [[], [], [], [], [], [], [], []]
-            for i in h[b1:b5]:
-                g[slots[i]].append(plays[i])
-            if b1:  # one Jester playable, the others in group 6
-                g[0].append(plays[0])
-                g[6] = [plays[0]] * (b1 - 1)
-            if b5 < r:  # the same for Wizards (group 5 and 7)
-                g[5].append(plays[59])
-                g[7] = [plays[59]] * (r - b5 - 1)
+            g = position_groups(sorted(ids[k * r:(k + 1) * r]))
             groups[k][:] = g  # in place: the seat's live view holds this list
-            wizards[k] = r - b5
-            jesters[k] = b1
+            wizards[k] = len(g[5]) + len(g[7])
+            jesters[k] = len(g[0]) + len(g[6])
         s.round_dealt = (wizards, jesters)
         p.round = r
         p.trump_card = tc = FULL_DECK[ids[dealt]] if dealt < size else None
@@ -1081,21 +1004,17 @@ class Wizard(Game):
         dealt_to = [(k, sizes[k]) for k in others]
         no_voids = not any(voids[k] for k in others)
         positions = [_POSITION[c] for c in unseen]  # ascending: deck positions are in hand order
-        m = len(unseen)
-        slots, plays = _DECK_SLOT, _DECK_PLAY
-        jester, wizard = plays[0], plays[59]
         new_state, new_public = WizardState.__new__, WizardPublic.__new__
-        # with voids: the seats dealt in _deal_unseen's order (most voids first), each with its mask
+        # with voids: the seats dealt most voids first, each with its mask
         void_order = [(k, voids[k], sizes[k]) for k in sorted(others, key=lambda k: -bin(voids[k]).count("1"))]
         void_sizes = [(k, size) for k, _, size in void_order]
         bits = _DECK_SUIT_BIT
 
         def sample(rng) -> WizardState:
             groups = [None] * n
-            rnd = rng.random
-            # the deal of _deal_unseen, on deck positions
-            keys = [rnd() for _ in range(m)]
-            pool = [positions[i] for i in sorted(range(m), key=keys.__getitem__)]
+            # the unseen deck positions shuffled (a random key each), then dealt in seat order;
+            # with voids, each seat takes the first cards it may hold (8 tries, then _deal_exact)
+            pool = shuffled(positions, rng)
             if no_voids:
                 hands = []
                 at = 0
@@ -1124,26 +1043,14 @@ class Wizard(Game):
                     else:
                         undealt = rest
                         break
-                    keys = [rnd() for _ in pool]
-                    pool = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+                    pool = shuffled(pool, rng)
                 else:
-                    dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rnd)
+                    dealt = _deal_exact([FULL_DECK[x] for x in pool], others, sizes, voids, rng.random)
                     hands = [[_POSITION[c] for c in dealt[k]] for k, _, _ in void_order]
                     undealt = [_POSITION[c] for c in dealt[-1]]
-            for (k, size), h in zip(dealt_to if no_voids else void_sizes, hands):
+            for (k, _), h in zip(dealt_to if no_voids else void_sizes, hands):
                 h.sort()
-                # as hand_groups: Jesters 0-3, blue 4-16, ..., yellow 43-55, Wizards 56-59
-                b1, b5 = bisect_left(h, 4), bisect_left(h, 56)
-                g = [[], [], [], [], [], [], [], []]
-                for i in h[b1:b5]:
-                    g[slots[i]].append(plays[i])
-                if b1:
-                    g[0].append(jester)
-                    g[6] = [jester] * (b1 - 1)
-                if b5 < size:
-                    g[5].append(wizard)
-                    g[7] = [wizard] * (size - b5 - 1)
-                groups[k] = g
+                groups[k] = position_groups(h)
             groups[seat] = [list(g) for g in own]
             q = new_public(WizardPublic)
             (q.params, q.n, q.n_rounds, q.round, q.phase, q.dealer, q.starter, q.current, q.trump_card, q.trump,
@@ -1370,9 +1277,6 @@ class Wizard(Game):
         JSON flag, every finished round's record complete.  Whether the cards make exactly one
         deck is :meth:`check_invariants`' job."""
         return _state_schema(self)
-
-    def describe_action(self, action) -> str:
-        return str(action)
 
 
 @lru_cache(maxsize=None)
