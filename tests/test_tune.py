@@ -22,6 +22,8 @@ from analyser.cli import cli
 DAO = ["tune", "dao", "--rule", "bust_limit=9..15", "-s", "greedy", "-s", "random", "-p", "2",
        "--target", "seat_gap=min", "--trials", "6", "--games", "60", "--batch", "3", "--recheck", "2",
        "--recheck-factor", "2", "--seed", "5", "--no-report", "-q"]
+#: The same without -q: the arguments of the uninterrupted tune the tests of this module share.
+DAO_LOUD = [a for a in DAO if a != "-q"]
 
 
 def invoke(runner, *args):
@@ -70,22 +72,22 @@ def _trials(folder: Path) -> pd.DataFrame:
     return pd.read_csv(folder / "trials.csv")
 
 
-def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replayed(runner, tmp_path):
-    for j in ("1", "2"):
-        r = invoke(runner, *DAO, "-j", j, "-o", str(tmp_path / f"j{j}"))
-        assert r.exit_code == 0, r.output
-    a, b = _trials(tmp_path / "j1"), _trials(tmp_path / "j2")
+def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replayed(runner, tmp_path, uninterrupted):
+    j1 = uninterrupted(DAO_LOUD)  # DAO with -j 1
+    r = invoke(runner, *DAO, "-j", "2", "-o", str(tmp_path / "j2"))
+    assert r.exit_code == 0, r.output
+    a, b = _trials(j1), _trials(tmp_path / "j2")
     pd.testing.assert_frame_equal(a, b)
     assert len(a) == 6 and (a["state"] == "complete").all()
-    assert pd.read_csv(tmp_path / "j1" / "recheck.csv").equals(pd.read_csv(tmp_path / "j2" / "recheck.csv"))
+    assert pd.read_csv(j1 / "recheck.csv").equals(pd.read_csv(tmp_path / "j2" / "recheck.csv"))
     # a configuration asked twice has one cell and the first one's figures
-    cells = sorted(p.name for p in (tmp_path / "j1" / "cells").iterdir() if p.name.startswith("trial-"))
+    cells = sorted(p.name for p in (j1 / "cells").iterdir() if p.name.startswith("trial-"))
     firsts = a[a["same_as"] < 0]
     assert cells == [f"trial-{n:04d}" for n in firsts["trial"]]
     for _, row in a[a["same_as"] >= 0].iterrows():
         src = a[a["trial"] == row["same_as"]].iloc[0]
         assert row["bust_limit"] == src["bust_limit"] and row["seat_gap"] == src["seat_gap"]
-    config = json.loads((tmp_path / "j1" / "config.json").read_text())
+    config = json.loads((j1 / "config.json").read_text())
     assert config["kind"] == "tune" and config["status"] == "complete"
 
 
@@ -131,8 +133,8 @@ def _count_complete(db: Path) -> int:
         return 0
 
 
-#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 450th game
-#: (halfway through the second batch of three trials of 100 games) writes that file and waits
+#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 270th game
+#: (halfway through the second batch of three trials of 60 games) writes that file and waits
 #: there, to be killed.
 GATE = '''
 import os, time
@@ -147,7 +149,7 @@ class Gated(Strategy):
     def reset(self, seat, params, n_players):
         type(self).games += 1
         gate = os.environ.get("TUNE_GATE")
-        if gate and type(self).games == 450:
+        if gate and type(self).games == 270:
             open(gate, "w").close()
             while True:
                 time.sleep(1)
@@ -161,7 +163,6 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     gated = tmp_path / "gated.py"
     gated.write_text(GATE)
     args = [a for a in DAO if a not in ("-q",)]
-    args[args.index("--games") + 1] = "100"
     args[args.index("--trials") + 1] = "9"
     args[args.index("bust_limit=9..15")] = "bust_limit=6..20"
     args[args.index("random")] = f"{gated}:gated"
@@ -539,7 +540,7 @@ main()
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     """``uninterrupted(args)``: the folder of the tune ``args`` played whole with ``-j 1``, played
-    once per module (the kill tests only read it)."""
+    once per module (the tests only read it)."""
     made = {}
 
     def whole(args):
@@ -854,7 +855,7 @@ def test_a_front_trial_the_recheck_finds_dominated_leaves_best_and_the_verifying
 
 
 def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_the_whole_tune(runner, tmp_path,
-                                                                                          monkeypatch):
+                                                                                          monkeypatch, uninterrupted):
     """A new user's fault: a SIGTERM while the trials of a batch were being told (their games all
     on disk) left config.json "running", printed a bare "interrupted (SIGTERM)", and the resume
     header said "0 of 6 trials finished (240 games)" of trials it did not play again."""
@@ -887,10 +888,9 @@ def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_th
     r = invoke(runner, "resume", str(out))
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines()[0] == f"Resuming {out}: {said} (180 games played so far, in all); seed 5"
-    r = invoke(runner, *args, "-q", "-o", str(tmp_path / "whole"))
-    assert r.exit_code == 0, r.output
-    pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
-    assert pd.read_csv(out / "recheck.csv").equals(pd.read_csv(tmp_path / "whole" / "recheck.csv"))
+    whole = uninterrupted(DAO_LOUD)
+    pd.testing.assert_frame_equal(_trials(out), _trials(whole))
+    assert pd.read_csv(out / "recheck.csv").equals(pd.read_csv(whole / "recheck.csv"))
 
 
 def test_a_target_column_of_the_report_tables_has_one_count_of_decimals(runner, tmp_path):
@@ -939,7 +939,7 @@ def test_a_tune_report_written_elsewhere_names_the_study_and_the_verifying_run_w
     assert (run / "index.html").is_file()
 
 
-def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path, monkeypatch):
+def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path, monkeypatch, uninterrupted):
     """A new user's fault: a SIGTERM whose exception landed in a weakref callback ("Exception ignored
     in ...") was lost: the tune played on to the end and exited 0."""
     from analyser.experiments import tune
@@ -967,9 +967,7 @@ def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path
     monkeypatch.setattr(stops, "_received", [])
     r = invoke(runner, "resume", str(out), "-q")
     assert r.exit_code == 0, r.output
-    r = invoke(runner, *DAO, "-j", "1", "-o", str(tmp_path / "whole"))
-    assert r.exit_code == 0, r.output
-    pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
+    pd.testing.assert_frame_equal(_trials(out), _trials(uninterrupted(DAO_LOUD)))
 
 
 def test_a_front_recheck_of_one_trial_and_no_recheck_are_said_as_they_are():
