@@ -4,10 +4,10 @@ sweep (the same games), resume after SIGKILL, and (soak) the exact best reply in
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -133,6 +133,22 @@ def _count_complete(db: Path) -> int:
         return 0
 
 
+def forked(args, patch=lambda: None, env=None):
+    """Start ``analyser ARGS`` in a child forked from this process (its imports are done, so it
+    starts at once), after ``patch()`` and with ``env`` added to its environment there; returns
+    the child (a ``multiprocessing`` process: ``exitcode`` is ``-9`` when it was SIGKILLed)."""
+    def child():
+        os.environ.update(env or {})
+        patch()
+        from analyser.cli import main
+        sys.argv = ["analyser", *args]
+        main()
+
+    p = multiprocessing.get_context("fork").Process(target=child)
+    p.start()
+    return p
+
+
 #: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 270th game
 #: (halfway through the second batch of three trials of 60 games) writes that file and waits
 #: there, to be killed.
@@ -168,17 +184,14 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     args[args.index("random")] = f"{gated}:gated"
     killed = tmp_path / "killed"
     gate = tmp_path / "gate"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TUNE_GATE": str(gate)}
     # (--game-timeout 0: the games play in this process, so the strategy's count spans every trial;
     # under a limit each run's batches play in a child of their own)
-    p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "--game-timeout", "0",
-                          "-o", str(killed)],
-                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = forked([*args, "-q", "-j", "1", "--game-timeout", "0", "-o", str(killed)], env={"TUNE_GATE": str(gate)})
     deadline = time.time() + 300  # the run writes the gate file, then waits mid-game: the kill lands there
-    while time.time() < deadline and not gate.exists() and p.poll() is None:
+    while time.time() < deadline and not gate.exists() and p.is_alive():
         time.sleep(0.05)
     os.kill(p.pid, signal.SIGKILL)
-    p.wait()
+    p.join()
     assert gate.exists(), "the run ended before it reached the gate"
     done = _count_complete(killed / "tune.db")
     assert 2 <= done < 9, "the kill came too late to test a resume"
@@ -518,23 +531,19 @@ def test_trials_out_of_bounds_are_one_line_exit_2_before_any_folder(runner, tmp_
     assert not out.exists()
 
 
-_KILL_IN_ASK = """
-import os, signal, sys
-from analyser.experiments import tune_study
+def kill_in_ask(at: int, after: bool):
+    """A patch of optuna for :func:`forked`: SIGKILL as trial ``at`` is asked, just after its one
+    write (``after``) or just before it (the trial is not asked)."""
+    import optuna
+    real = optuna.Study.set_user_attr
 
-def set_user_attr(self, key, value):
-    if key == "asked" and value[-1]["number"] == {at}:
-        if {after}:  # killed just after the trial is asked (asked, no cell)
-            _real(self, key, value)
-        os.kill(os.getpid(), signal.SIGKILL)  # or just before: the trial is not asked
-    return _real(self, key, value)
-
-import optuna
-_real, optuna.Study.set_user_attr = optuna.Study.set_user_attr, set_user_attr
-from analyser.cli import main
-sys.argv = ["analyser"] + sys.argv[1:]
-main()
-"""
+    def set_user_attr(self, key, value):
+        if key == "asked" and value[-1]["number"] == at:
+            if after:
+                real(self, key, value)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, key, value)
+    optuna.Study.set_user_attr = set_user_attr
 
 
 @pytest.fixture(scope="module")
@@ -568,12 +577,10 @@ def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runn
     whole = uninterrupted(args)
     trials = _trials(whole)
     first = next(c for c in trials.columns if c.startswith("rule.") or c == "bust_limit")
-    script = tmp_path / "kill_in_ask.py"
-    script.write_text(_KILL_IN_ASK.format(at=at, after=after))
     killed = tmp_path / "killed"
-    p = subprocess.run([sys.executable, str(script), *args, "-q", "-j", "1", "-o", str(killed)],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == -signal.SIGKILL, p.stderr
+    p = forked([*args, "-q", "-j", "1", "-o", str(killed)], lambda: kill_in_ask(at, after))
+    p.join(300)
+    assert p.exitcode == -signal.SIGKILL
     import optuna
     study = optuna.load_study(study_name="tune", storage=f"sqlite:///{killed / 'tune.db'}")
     assert len(study.trials) == 3 and [r["number"] for r in study.user_attrs["asked"]][-1] == (at if after else at - 1)
@@ -584,20 +591,16 @@ def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runn
     assert first in trials.columns
 
 
-_KILL_IN_TELL = """
-import os, signal, sys
-import optuna
+def kill_in_tell(told: int):
+    """A patch of optuna for :func:`forked`: SIGKILL once ``told`` trials are told."""
+    import optuna
+    real = optuna.Study.add_trial
 
-def add_trial(self, trial):
-    _real(self, trial)
-    if len(self.get_trials(deepcopy=False)) == {told}:  # killed between two tells of a batch
-        os.kill(os.getpid(), signal.SIGKILL)
-
-_real, optuna.Study.add_trial = optuna.Study.add_trial, add_trial
-from analyser.cli import main
-sys.argv = ["analyser"] + sys.argv[1:]
-main()
-"""
+    def add_trial(self, trial):
+        real(self, trial)
+        if len(self.get_trials(deepcopy=False)) == told:  # killed between two tells of a batch
+            os.kill(os.getpid(), signal.SIGKILL)
+    optuna.Study.add_trial = add_trial
 
 
 @pytest.mark.parametrize("told, prune", [(4, False), (5, True)])
@@ -609,12 +612,10 @@ def test_a_kill_between_two_tells_of_a_batch_resumes_to_the_uninterrupted_tune(r
     whole = tmp_path / "whole"
     r = invoke(runner, *args, "-q", "-j", "1", "-o", str(whole))
     assert r.exit_code == 0, r.output
-    script = tmp_path / "kill_in_tell.py"
-    script.write_text(_KILL_IN_TELL.format(told=told))
     killed = tmp_path / "killed"
-    p = subprocess.run([sys.executable, str(script), *args, "-q", "-j", "1", "-o", str(killed)],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == -signal.SIGKILL, p.stderr
+    p = forked([*args, "-q", "-j", "1", "-o", str(killed)], lambda: kill_in_tell(told))
+    p.join(300)
+    assert p.exitcode == -signal.SIGKILL
     assert _count_complete(killed / "tune.db") <= told
     r = invoke(runner, "resume", str(killed), "-q")
     assert r.exit_code == 0, r.output
