@@ -1,5 +1,6 @@
 """Shared fixtures: the registered titles, a CliRunner, the compiled kernels made ready once per
-suite run, and a run folder's lock held as a live run holds it."""
+suite run, a run folder's lock held as a live run holds it, and the Dask test files' cluster of
+worker processes."""
 
 import contextlib
 import fcntl
@@ -60,3 +61,17 @@ def hold_lock():
         finally:
             os.close(fd)  # (the lock goes; the file stays, as a killed run leaves it)
     return hold
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """A LocalCluster of two single-threaded worker processes, each under a nanny that restarts it
+    when it is killed; a test that kills one waits for the restart before it ends.  The test files
+    that use it share one xdist group ("dask"), so one worker starts it once."""
+    import logging
+
+    from distributed import LocalCluster
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                     silence_logs=logging.ERROR)
+    yield c
+    c.close()

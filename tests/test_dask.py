@@ -5,6 +5,7 @@ in, so CI runs these)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -14,7 +15,8 @@ import threading
 import pandas as pd
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="needs dask.distributed: pip install '.[dask]'")
+if importlib.util.find_spec("distributed") is None:  # (found, not imported: the other worker never needs it)
+    pytest.skip("needs dask.distributed: pip install '.[dask]'", allow_module_level=True)
 
 from analyser import run as runmod
 from analyser.engine import runner  # noqa: E402
@@ -34,19 +36,14 @@ class Shipped(Strategy):
 '''
 
 
-#: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
-#: fixtures are built once, not once per worker.
-pytestmark = pytest.mark.xdist_group("test_dask")
+#: Under pytest-xdist (--dist loadgroup) the Dask files' tests run in one worker, so the cluster
+#: (a session fixture) starts once, not once per worker or file.
+pytestmark = pytest.mark.xdist_group("dask")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    import logging
-    from distributed import LocalCluster
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                     silence_logs=logging.ERROR)
-    yield c
-    c.close()
+@pytest.fixture
+def cluster(dask_cluster):
+    return dask_cluster
 
 
 def dask_spec(cluster, **kw):

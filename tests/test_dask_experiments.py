@@ -8,6 +8,7 @@ the killed worker."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import logging
 import os
@@ -19,7 +20,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="needs dask.distributed: pip install '.[dask]'")
+if importlib.util.find_spec("distributed") is None:  # (found, not imported: the other worker never needs it)
+    pytest.skip("needs dask.distributed: pip install '.[dask]'", allow_module_level=True)
 
 from analyser.cli import cli  # noqa: E402
 from analyser.experiments.options import Session, SweepOptions  # noqa: E402
@@ -28,8 +30,9 @@ from analyser.run import cluster as clustermod  # noqa: E402
 
 from test_stream import wait_for  # noqa: E402
 
-#: One worker runs this file's tests, so the cluster (a module fixture) starts once, not once per worker.
-pytestmark = pytest.mark.xdist_group("test_dask_experiments")
+#: One worker runs the Dask files' tests, so each cluster (the threads one here, a module fixture, and
+#: the processes one, a session fixture) starts once, not once per worker.
+pytestmark = pytest.mark.xdist_group("dask")
 
 
 @pytest.fixture(scope="module")
@@ -182,33 +185,34 @@ def test_a_silent_scheduler_is_one_line_exit_2(tmp_path, monkeypatch):
     assert not (tmp_path / "l").exists()
 
 
-def test_a_worker_killed_mid_experiment_loses_nothing(tmp_path):
+def test_a_worker_killed_mid_experiment_loses_nothing(dask_cluster, tmp_path):
     """A worker process SIGKILLed while a sweep plays: the scheduler plays its batch again
     elsewhere, and every cell equals the local run's."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from analyser.experiments.sweep import run_sweep
 
     spec = RunSpec("dao", ["threshold:limit=6,9", "greedy"], players=2, games=600, seed=8, batch_size=50)
     run_sweep(dataclasses.replace(spec, jobs=1), SweepOptions(), Session(tmp_path / "here"))
     box = {}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as c:
-        def play():
-            with clustermod.command_pool(scheduler=c.scheduler_address):
-                box["res"] = run_sweep(dataclasses.replace(spec, jobs=0), SweepOptions(), Session(tmp_path / "there"))
-        t = threading.Thread(target=play)
-        t.start()
-        wait_for(lambda: len(list((tmp_path / "there" / "cells" / "cell-0000" / "results").glob("*.parquet")))
-                 >= 3 if (tmp_path / "there" / "cells" / "cell-0000" / "results").is_dir() else False)
-        with Client(c.scheduler_address) as client:
-            pids = client.run(os.getpid)
-        assert t.is_alive()  # the kill comes mid-experiment
-        os.kill(sorted(pids.values())[0], signal.SIGKILL)
-        t.join(240)
+    address = dask_cluster.scheduler_address
+
+    def play():
+        with clustermod.command_pool(scheduler=address):
+            box["res"] = run_sweep(dataclasses.replace(spec, jobs=0), SweepOptions(), Session(tmp_path / "there"))
+    t = threading.Thread(target=play)
+    t.start()
+    wait_for(lambda: len(list((tmp_path / "there" / "cells" / "cell-0000" / "results").glob("*.parquet")))
+             >= 3 if (tmp_path / "there" / "cells" / "cell-0000" / "results").is_dir() else False)
+    with Client(address) as client:
+        pids = client.run(os.getpid)
+    assert t.is_alive()  # the kill comes mid-experiment
+    os.kill(sorted(pids.values())[0], signal.SIGKILL)
+    t.join(240)
     res = box["res"]
     assert res.error is None and res.config["status"] == "complete", res.error
     assert same_experiment(tmp_path / "here", tmp_path / "there") == 1200
+    wait_for(lambda: len(dask_cluster.scheduler_info["workers"]) == 2, 60)  # the nanny restarted it
 
 
 def test_a_stopping_rule_run_plays_all_its_rounds_on_one_client(cluster, tmp_path, monkeypatch):

@@ -88,14 +88,14 @@ def test_jobs_1_and_2_give_the_same_ladder(tmp_path):
 def test_resume_after_an_interruption_equals_an_uninterrupted_ladder(tmp_path):
     """A ladder stopped with one level done, one level half played and one not started: `resume`
     plays only what is missing and gives the uninterrupted ladder, row for row."""
-    args = ["ladder", "dao", "--budgets", "1..8", "-p", "2", "--games", 4, "--seed", 4, "-j", 1, "-q", "--no-report"]
+    args = ["ladder", "dao", "--budgets", "1..8", "-p", "2", "--games", 2, "--seed", 4, "-j", 1, "-q", "--no-report"]
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     assert invoke(*args, "--out", whole).exit_code == 0
-    r = invoke(*args, "--games", 2, "--out", cut)  # every level's first 2 games...
+    r = invoke(*args, "--games", 1, "--out", cut)  # every level's first game...
     assert r.exit_code == 0, r.output
     record = json.loads((cut / "config.json").read_text())
-    record["experiment"]["run"]["games"] = 4  # ...of a ladder of 4 games a level
-    record["games_requested"] = 4
+    record["experiment"]["run"]["games"] = 2  # ...of a ladder of 2 games a level
+    record["games_requested"] = 2
     by_name = {c["name"]: c for c in record["cells"]}
     shutil.rmtree(cut / "cells" / "level-8-vs-4")  # the top level never started
     by_name["level-8-vs-4"].update(status="pending", games_done=[])
@@ -103,7 +103,7 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_ladder(tmp_path):
         if c["name"] != "level-8-vs-4":
             c["status"] = "interrupted"
             cell = json.loads((cut / c["folder"] / "config.json").read_text())
-            cell.update(status="interrupted", games_requested=4)
+            cell.update(status="interrupted", games_requested=2)
             (cut / c["folder"] / "config.json").write_text(json.dumps(cell))
     record["status"] = "interrupted"
     record.pop("speed")
@@ -114,7 +114,7 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_ladder(tmp_path):
     pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
     pd.testing.assert_frame_equal(levels(whole).drop(columns=SPEED), levels(cut).drop(columns=SPEED))
     done = json.loads((cut / "config.json").read_text())
-    assert done["status"] == "complete" and len(done["resumed"]) == 1 and done["games_completed"] == 3 * 4
+    assert done["status"] == "complete" and len(done["resumed"]) == 1 and done["games_completed"] == 3 * 2
 
 
 def gains(rows) -> pd.DataFrame:

@@ -3,7 +3,8 @@
 - Every `analyser ...` example in README.md and in every markdown page under docs/ runs (with at
   most 30 games in one process - 6 for a command that is not a worked example, not the first of
   its kind on its page and not one whose folder another command reads - and each page building
-  each kind of report once per title, so the suite stays fast).
+  each kind of report once per title, by a worked example where one builds it, so the suite stays
+  fast).
 - Every marked worked example (docs/worked-examples.md) has its commands inside its markers, they
   run at that size, and tools/regenerate_examples.py can read their output and render the example.
 - Every "Read:" paragraph sits right under a worked example; every relative link resolves.
@@ -157,10 +158,11 @@ REPORTING = ("simulate", "sweep", "ladder", "tune")
 
 
 def report_once(args: list[str], page: str, reported: set) -> list[str]:
-    """The arguments with --no-report added when the page already built a report of the same kind for
-    the same title (the report costs more than the games at this size): every command still plays
-    and prints in full, each page builds each kind of report once per title, and every folder
-    whose report the page names (WRITES) or a worked example reads still gets one."""
+    """The arguments with --no-report added when the page builds a report of the same kind for the
+    same title elsewhere (``reported``: those already built, and those its worked examples build,
+    which their renderers read; the report costs more than the games at this size): every command
+    still plays and prints in full, each page builds each kind of report once per title, and every
+    folder whose report the page names (WRITES) or a worked example reads still gets one."""
     if args[0] not in REPORTING or "--no-report" in args:
         return args
     key = (args[0], args[1])
@@ -186,8 +188,9 @@ def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, run
     if "my_bots.py" in text:
         (tmp_path / "my_bots.py").write_text(my_bots_source())
     ran: dict[str, object] = {}
-    reported: set[tuple[str, str]] = set()
     commands = example_commands(text)
+    # (the kinds of report the worked examples build: the page's other commands of the kind skip theirs)
+    reported = {(a[0], a[1]) for a in (shrink(shlex.split(c)[1:]) for c in in_example) if a[0] in REPORTING}
     read = read_folders(commands)  # (a folder another command reads keeps its size)
     sized = {shlex.split(c)[1] for c in in_example}  # kinds of command run at size on this page
     for command in commands:
@@ -198,8 +201,6 @@ def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, run
             if args[0] in sized and folder not in read:
                 args = fewer_games(args)
             sized.add(args[0])
-        elif args[0] in REPORTING:
-            reported.add((args[0], args[1]))
         out = None
         if command in in_example:  # run it as tools/regenerate_examples.py does, so its folder is known
             args, named = regen.plan(args, default=f"example-{len(ran)}")

@@ -4,10 +4,10 @@ sweep (the same games), resume after SIGKILL, and (soak) the exact best reply in
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +22,8 @@ from analyser.cli import cli
 DAO = ["tune", "dao", "--rule", "bust_limit=9..15", "-s", "greedy", "-s", "random", "-p", "2",
        "--target", "seat_gap=min", "--trials", "6", "--games", "60", "--batch", "3", "--recheck", "2",
        "--recheck-factor", "2", "--seed", "5", "--no-report", "-q"]
+#: The same without -q: the arguments of the uninterrupted tune the tests of this module share.
+DAO_LOUD = [a for a in DAO if a != "-q"]
 
 
 def invoke(runner, *args):
@@ -70,22 +72,22 @@ def _trials(folder: Path) -> pd.DataFrame:
     return pd.read_csv(folder / "trials.csv")
 
 
-def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replayed(runner, tmp_path):
-    for j in ("1", "2"):
-        r = invoke(runner, *DAO, "-j", j, "-o", str(tmp_path / f"j{j}"))
-        assert r.exit_code == 0, r.output
-    a, b = _trials(tmp_path / "j1"), _trials(tmp_path / "j2")
+def test_same_study_for_jobs_1_and_2_and_a_repeated_configuration_is_not_replayed(runner, tmp_path, uninterrupted):
+    j1 = uninterrupted(DAO_LOUD)  # DAO with -j 1
+    r = invoke(runner, *DAO, "-j", "2", "-o", str(tmp_path / "j2"))
+    assert r.exit_code == 0, r.output
+    a, b = _trials(j1), _trials(tmp_path / "j2")
     pd.testing.assert_frame_equal(a, b)
     assert len(a) == 6 and (a["state"] == "complete").all()
-    assert pd.read_csv(tmp_path / "j1" / "recheck.csv").equals(pd.read_csv(tmp_path / "j2" / "recheck.csv"))
+    assert pd.read_csv(j1 / "recheck.csv").equals(pd.read_csv(tmp_path / "j2" / "recheck.csv"))
     # a configuration asked twice has one cell and the first one's figures
-    cells = sorted(p.name for p in (tmp_path / "j1" / "cells").iterdir() if p.name.startswith("trial-"))
+    cells = sorted(p.name for p in (j1 / "cells").iterdir() if p.name.startswith("trial-"))
     firsts = a[a["same_as"] < 0]
     assert cells == [f"trial-{n:04d}" for n in firsts["trial"]]
     for _, row in a[a["same_as"] >= 0].iterrows():
         src = a[a["trial"] == row["same_as"]].iloc[0]
         assert row["bust_limit"] == src["bust_limit"] and row["seat_gap"] == src["seat_gap"]
-    config = json.loads((tmp_path / "j1" / "config.json").read_text())
+    config = json.loads((j1 / "config.json").read_text())
     assert config["kind"] == "tune" and config["status"] == "complete"
 
 
@@ -131,8 +133,24 @@ def _count_complete(db: Path) -> int:
         return 0
 
 
-#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 450th game
-#: (halfway through the second batch of three trials of 100 games) writes that file and waits
+def forked(args, patch=lambda: None, env=None):
+    """Start ``analyser ARGS`` in a child forked from this process (its imports are done, so it
+    starts at once), after ``patch()`` and with ``env`` added to its environment there; returns
+    the child (a ``multiprocessing`` process: ``exitcode`` is ``-9`` when it was SIGKILLed)."""
+    def child():
+        os.environ.update(env or {})
+        patch()
+        from analyser.cli import main
+        sys.argv = ["analyser", *args]
+        main()
+
+    p = multiprocessing.get_context("fork").Process(target=child)
+    p.start()
+    return p
+
+
+#: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 270th game
+#: (halfway through the second batch of three trials of 60 games) writes that file and waits
 #: there, to be killed.
 GATE = '''
 import os, time
@@ -147,7 +165,7 @@ class Gated(Strategy):
     def reset(self, seat, params, n_players):
         type(self).games += 1
         gate = os.environ.get("TUNE_GATE")
-        if gate and type(self).games == 450:
+        if gate and type(self).games == 270:
             open(gate, "w").close()
             while True:
                 time.sleep(1)
@@ -161,23 +179,19 @@ def test_a_killed_tune_resumes_without_replaying_a_finished_trial_and_equals_an_
     gated = tmp_path / "gated.py"
     gated.write_text(GATE)
     args = [a for a in DAO if a not in ("-q",)]
-    args[args.index("--games") + 1] = "100"
     args[args.index("--trials") + 1] = "9"
     args[args.index("bust_limit=9..15")] = "bust_limit=6..20"
     args[args.index("random")] = f"{gated}:gated"
     killed = tmp_path / "killed"
     gate = tmp_path / "gate"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TUNE_GATE": str(gate)}
     # (--game-timeout 0: the games play in this process, so the strategy's count spans every trial;
     # under a limit each run's batches play in a child of their own)
-    p = subprocess.Popen([sys.executable, "-m", "analyser", *args, "-q", "-j", "1", "--game-timeout", "0",
-                          "-o", str(killed)],
-                         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = forked([*args, "-q", "-j", "1", "--game-timeout", "0", "-o", str(killed)], env={"TUNE_GATE": str(gate)})
     deadline = time.time() + 300  # the run writes the gate file, then waits mid-game: the kill lands there
-    while time.time() < deadline and not gate.exists() and p.poll() is None:
+    while time.time() < deadline and not gate.exists() and p.is_alive():
         time.sleep(0.05)
     os.kill(p.pid, signal.SIGKILL)
-    p.wait()
+    p.join()
     assert gate.exists(), "the run ended before it reached the gate"
     done = _count_complete(killed / "tune.db")
     assert 2 <= done < 9, "the kill came too late to test a resume"
@@ -517,29 +531,25 @@ def test_trials_out_of_bounds_are_one_line_exit_2_before_any_folder(runner, tmp_
     assert not out.exists()
 
 
-_KILL_IN_ASK = """
-import os, signal, sys
-from analyser.experiments import tune_study
+def kill_in_ask(at: int, after: bool):
+    """A patch of optuna for :func:`forked`: SIGKILL as trial ``at`` is asked, just after its one
+    write (``after``) or just before it (the trial is not asked)."""
+    import optuna
+    real = optuna.Study.set_user_attr
 
-def set_user_attr(self, key, value):
-    if key == "asked" and value[-1]["number"] == {at}:
-        if {after}:  # killed just after the trial is asked (asked, no cell)
-            _real(self, key, value)
-        os.kill(os.getpid(), signal.SIGKILL)  # or just before: the trial is not asked
-    return _real(self, key, value)
-
-import optuna
-_real, optuna.Study.set_user_attr = optuna.Study.set_user_attr, set_user_attr
-from analyser.cli import main
-sys.argv = ["analyser"] + sys.argv[1:]
-main()
-"""
+    def set_user_attr(self, key, value):
+        if key == "asked" and value[-1]["number"] == at:
+            if after:
+                real(self, key, value)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, key, value)
+    optuna.Study.set_user_attr = set_user_attr
 
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     """``uninterrupted(args)``: the folder of the tune ``args`` played whole with ``-j 1``, played
-    once per module (the kill tests only read it)."""
+    once per module (the tests only read it)."""
     made = {}
 
     def whole(args):
@@ -567,12 +577,10 @@ def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runn
     whole = uninterrupted(args)
     trials = _trials(whole)
     first = next(c for c in trials.columns if c.startswith("rule.") or c == "bust_limit")
-    script = tmp_path / "kill_in_ask.py"
-    script.write_text(_KILL_IN_ASK.format(at=at, after=after))
     killed = tmp_path / "killed"
-    p = subprocess.run([sys.executable, str(script), *args, "-q", "-j", "1", "-o", str(killed)],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == -signal.SIGKILL, p.stderr
+    p = forked([*args, "-q", "-j", "1", "-o", str(killed)], lambda: kill_in_ask(at, after))
+    p.join(300)
+    assert p.exitcode == -signal.SIGKILL
     import optuna
     study = optuna.load_study(study_name="tune", storage=f"sqlite:///{killed / 'tune.db'}")
     assert len(study.trials) == 3 and [r["number"] for r in study.user_attrs["asked"]][-1] == (at if after else at - 1)
@@ -583,20 +591,16 @@ def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runn
     assert first in trials.columns
 
 
-_KILL_IN_TELL = """
-import os, signal, sys
-import optuna
+def kill_in_tell(told: int):
+    """A patch of optuna for :func:`forked`: SIGKILL once ``told`` trials are told."""
+    import optuna
+    real = optuna.Study.add_trial
 
-def add_trial(self, trial):
-    _real(self, trial)
-    if len(self.get_trials(deepcopy=False)) == {told}:  # killed between two tells of a batch
-        os.kill(os.getpid(), signal.SIGKILL)
-
-_real, optuna.Study.add_trial = optuna.Study.add_trial, add_trial
-from analyser.cli import main
-sys.argv = ["analyser"] + sys.argv[1:]
-main()
-"""
+    def add_trial(self, trial):
+        real(self, trial)
+        if len(self.get_trials(deepcopy=False)) == told:  # killed between two tells of a batch
+            os.kill(os.getpid(), signal.SIGKILL)
+    optuna.Study.add_trial = add_trial
 
 
 @pytest.mark.parametrize("told, prune", [(4, False), (5, True)])
@@ -608,12 +612,10 @@ def test_a_kill_between_two_tells_of_a_batch_resumes_to_the_uninterrupted_tune(r
     whole = tmp_path / "whole"
     r = invoke(runner, *args, "-q", "-j", "1", "-o", str(whole))
     assert r.exit_code == 0, r.output
-    script = tmp_path / "kill_in_tell.py"
-    script.write_text(_KILL_IN_TELL.format(told=told))
     killed = tmp_path / "killed"
-    p = subprocess.run([sys.executable, str(script), *args, "-q", "-j", "1", "-o", str(killed)],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == -signal.SIGKILL, p.stderr
+    p = forked([*args, "-q", "-j", "1", "-o", str(killed)], lambda: kill_in_tell(told))
+    p.join(300)
+    assert p.exitcode == -signal.SIGKILL
     assert _count_complete(killed / "tune.db") <= told
     r = invoke(runner, "resume", str(killed), "-q")
     assert r.exit_code == 0, r.output
@@ -854,7 +856,7 @@ def test_a_front_trial_the_recheck_finds_dominated_leaves_best_and_the_verifying
 
 
 def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_the_whole_tune(runner, tmp_path,
-                                                                                          monkeypatch):
+                                                                                          monkeypatch, uninterrupted):
     """A new user's fault: a SIGTERM while the trials of a batch were being told (their games all
     on disk) left config.json "running", printed a bare "interrupted (SIGTERM)", and the resume
     header said "0 of 6 trials finished (240 games)" of trials it did not play again."""
@@ -887,10 +889,9 @@ def test_a_sigterm_between_two_plays_is_recorded_counted_alike_and_resumes_to_th
     r = invoke(runner, "resume", str(out))
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines()[0] == f"Resuming {out}: {said} (180 games played so far, in all); seed 5"
-    r = invoke(runner, *args, "-q", "-o", str(tmp_path / "whole"))
-    assert r.exit_code == 0, r.output
-    pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
-    assert pd.read_csv(out / "recheck.csv").equals(pd.read_csv(tmp_path / "whole" / "recheck.csv"))
+    whole = uninterrupted(DAO_LOUD)
+    pd.testing.assert_frame_equal(_trials(out), _trials(whole))
+    assert pd.read_csv(out / "recheck.csv").equals(pd.read_csv(whole / "recheck.csv"))
 
 
 def test_a_target_column_of_the_report_tables_has_one_count_of_decimals(runner, tmp_path):
@@ -939,7 +940,7 @@ def test_a_tune_report_written_elsewhere_names_the_study_and_the_verifying_run_w
     assert (run / "index.html").is_file()
 
 
-def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path, monkeypatch):
+def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path, monkeypatch, uninterrupted):
     """A new user's fault: a SIGTERM whose exception landed in a weakref callback ("Exception ignored
     in ...") was lost: the tune played on to the end and exited 0."""
     from analyser.experiments import tune
@@ -967,9 +968,7 @@ def test_a_signal_whose_exception_was_lost_still_stops_the_tune(runner, tmp_path
     monkeypatch.setattr(stops, "_received", [])
     r = invoke(runner, "resume", str(out), "-q")
     assert r.exit_code == 0, r.output
-    r = invoke(runner, *DAO, "-j", "1", "-o", str(tmp_path / "whole"))
-    assert r.exit_code == 0, r.output
-    pd.testing.assert_frame_equal(_trials(out), _trials(tmp_path / "whole"))
+    pd.testing.assert_frame_equal(_trials(out), _trials(uninterrupted(DAO_LOUD)))
 
 
 def test_a_front_recheck_of_one_trial_and_no_recheck_are_said_as_they_are():

@@ -277,51 +277,46 @@ def _holder_sums(t, held: _Held) -> dict[str, Any]:
     out = {"comp_x": _relevel(fx, [1], [(cell_strategy, cell_seat)], ["component", "strategy", "seat"])}
     ab, aa = _holder_pairs(held, t)
     names = ["component"] + _PAIR_NAMES
-    for name, groups in (("comp_ab", ab), ("comp_aa", aa)):
-        out[name] = _relevel(_pair_frame(groups, held.text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, names)
+    for name, sums in (("comp_ab", ab), ("comp_aa", aa)):
+        out[name] = _relevel(_pair_frame(sums, held.text, C), [1, 2], [(cell_strategy, cell_seat)] * 2, names)
     return out
 
 
-#: Cells of the dense accumulators of one group of components in :func:`_holder_pairs` (times
-#: 8 bytes and the number of sums: some 100 MB at most), and holders per block of pairs.
+#: Cells of one group of components in :func:`_holder_pairs` (components x cells x cells), and
+#: holders per block of pairs: together they bound a chunk's working memory and fix the order in
+#: which each sum is added up.
 _ACCUMULATOR_CELLS = 400_000
 _BLOCK_HOLDERS = 40_000
 
 
 def _holder_pairs(held: _Held, t):
-    """The AB and AA sums (see :func:`chunk_sums`) of the holdings ``held``: ``(ab, aa)``, each a
-    list of ``(first component, number of components, {column: dense sums over (component,
-    cell i, cell j)})``.
+    """The AB and AA sums (see :func:`chunk_sums`) of the holdings ``held``: ``(ab, aa)``, each
+    ``(keys, {column: sums})`` over the non-empty keys ``(component * C + cell i) * C + cell j``,
+    ascending.
 
-    Components are taken in groups whose accumulators stay under :data:`_ACCUMULATOR_CELLS`,
-    and their holders in blocks of about :data:`_BLOCK_HOLDERS` (never splitting a game's
-    holders of one component), so the working memory does not grow with the chunk."""
+    Components are taken in groups of at most :data:`_ACCUMULATOR_CELLS` keys, and their holders
+    in blocks of about :data:`_BLOCK_HOLDERS` (never splitting a game's holders of one component),
+    so the working memory does not grow with the chunk; a key's sum adds its terms in the order
+    of the holders within a block, then the blocks' sums in order."""
     C, K = t["C"], len(held.text)
     # by component, then game (the holdings come by results row, so by game: a stable sort)
     order = np.argsort(held.kcode.astype(np.int16) if K < 2 ** 15 else held.kcode, kind="stable")
     kcode, pos, count = held.kcode[order], held.pos[order], held.count[order]
     game = t["game"][pos]
     del order
+    # a new (component, game) group of holders
+    new = np.ones(len(kcode), dtype=bool)
+    new[1:] = (kcode[1:] != kcode[:-1]) | (game[1:] != game[:-1])
+    base = kcode * C + t["cell"][pos]
     per = max(1, _ACCUMULATOR_CELLS // (C * C))
-    ab_out, aa_out = [], []
     k_bounds = np.searchsorted(kcode, np.arange(0, K + per, per))
-    for gi_, k0 in enumerate(range(0, K, per)):
-        lo, hi = int(k_bounds[gi_]), int(k_bounds[gi_ + 1])
-        if lo == hi:
-            continue
-        bins = min(per, K - k0) * C * C
-        ab, aa = {}, {}
-        # a new (component, game) group of holders
-        new = np.ones(hi - lo, dtype=bool)
-        new[1:] = (kcode[lo + 1:hi] != kcode[lo:hi - 1]) | (game[lo + 1:hi] != game[lo:hi - 1])
-        for b0, b1 in _block_edges(new, lo, hi):
-            block = _Block(pos[b0:b1], game[b0:b1], count[b0:b1], (kcode[b0:b1] - k0) * C + t["cell"][pos[b0:b1]],
-                           new[b0 - lo:b1 - lo], bins)
-            _add(ab, _ab_sums(block, t))
-            _add(aa, _aa_sums(block, t))
-        ab_out.append((k0, min(per, K - k0), ab))
-        aa_out.append((k0, min(per, K - k0), aa))
-    return ab_out, aa_out
+    ab, aa = [], []
+    for lo, hi in zip(k_bounds[:-1].tolist(), k_bounds[1:].tolist()):
+        for b0, b1 in (_block_edges(new[lo:hi], lo, hi) if lo < hi else []):
+            block = _Block(pos[b0:b1], game[b0:b1], count[b0:b1], base[b0:b1], new[b0:b1])
+            ab.append(_ab_sums(block, t))
+            aa.append(_aa_sums(block, t))
+    return _combine(ab), _combine(aa)
 
 
 def _block_edges(new, lo: int, hi: int) -> list[tuple[int, int]]:
@@ -340,95 +335,85 @@ def _block_edges(new, lo: int, hi: int) -> list[tuple[int, int]]:
 @dataclass
 class _Block:
     """A block of holders of :func:`_holder_pairs`: their results rows ``pos``, ``game``s and
-    ``count``s (copies), ``base`` = component (within its group) * C + cell, ``new`` (a holder
-    that starts a (component, game) group), and ``bins`` (the group's accumulator size)."""
+    ``count``s (copies), ``base`` = component * C + cell, and ``new`` (a holder that starts a
+    (component, game) group)."""
 
     pos: np.ndarray
     game: np.ndarray
     count: np.ndarray
     base: np.ndarray
     new: np.ndarray
-    bins: int
 
 
-def _add(acc: dict, sums: dict) -> None:
-    """Add the block's ``sums`` (name -> dense array) to ``acc``, in their order."""
-    for name, add in sums.items():
-        if name in acc:
-            acc[name] += add
+def _sums_by_key(key, columns: dict) -> tuple[np.ndarray, dict]:
+    """``(keys, {name: sums})`` over the distinct values of ``key`` (ascending), each key's terms
+    added in their order; ``columns``: name -> per-entry weights, None (the count, as floats), or
+    the name of a column before it (the same sums)."""
+    keys, inv = np.unique(key, return_inverse=True)
+    out = {}
+    for name, w in columns.items():
+        if isinstance(w, str):
+            out[name] = out[w]
+        elif w is None:
+            out[name] = np.bincount(inv, minlength=len(keys)).astype(float)
         else:
-            acc[name] = add.astype(float) if add.dtype != float else add
+            out[name] = np.bincount(inv, weights=w, minlength=len(keys))
+    return keys, out
 
 
-def _ab_sums(b: _Block, t) -> dict:
-    """The AB sums of a block (a holder with every row of its game): ``{h,c}_{a}{b}`` and ``n``.
-    With x = has (x = 1 for a holder) the monomials (xy, x, xx) are (y, 1, 1), so their sums
-    repeat: each is counted once."""
+def _combine(parts: list) -> tuple[np.ndarray, dict]:
+    """The blocks' ``(keys, {name: sums})`` as one, a key's sums added block by block in order."""
+    if len(parts) == 1:
+        return parts[0]
+    keys = np.concatenate([k for k, _ in parts])
+    cols = {name: np.concatenate([c[name] for _, c in parts]) for name in parts[0][1]}
+    if np.all(keys[1:] > keys[:-1]):
+        return keys, cols
+    keys, inv = np.unique(keys, return_inverse=True)
+    return keys, {name: np.bincount(inv, weights=v, minlength=len(keys)) for name, v in cols.items()}
+
+
+def _ab_sums(b: _Block, t) -> tuple[np.ndarray, dict]:
+    """The AB sums of a block (a holder with every row of its game): ``{h,c}_{a}{b}``.  With x =
+    has (x = 1 for a holder) the monomials (xy, x, xx) are (y, 1, 1), so their sums repeat."""
     cell, y, C = t["cell"], t["y"], t["C"]
     r, j = _pairs(np.arange(len(b.pos)), t["size"][b.game], t["start"][b.game])
-    key = b.base[r] * C + cell[j]
     yi, yj = y[b.pos][r], y[j]
-
-    def sums(w):
-        return np.bincount(key, weights=w, minlength=b.bins)
-
-    n = np.bincount(key, minlength=b.bins)
-    h_y, h_1 = sums(yj), n.astype(float)
-    out = {"h_xyy": sums(yi * yj), "h_xy1": sums(yi), "h_xy": h_y, "h_x1": h_1, "h_xxy": h_y.copy(),
-           "h_xx1": h_1.copy()}
     cnt = b.count[r]
+    cols = {"h_xyy": yi * yj, "h_xy1": yi, "h_xy": yj, "h_x1": None, "h_xxy": "h_xy", "h_xx1": "h_x1"}
     for a, w in zip(_A, (cnt * yi, cnt, cnt * cnt)):
-        out[f"c_{a}y"] = sums(w * yj)
-        out[f"c_{a}1"] = sums(w)
-    out["n"] = n
-    return out
+        cols[f"c_{a}y"] = w * yj
+        cols[f"c_{a}1"] = w
+    return _sums_by_key(b.base[r] * C + cell[j], cols)
 
 
-def _aa_sums(b: _Block, t) -> dict:
+def _aa_sums(b: _Block, t) -> tuple[np.ndarray, dict]:
     """The AA sums of a block (two holders of one component in one game, a holder with itself
-    included): ``{h,c}_{a}_{b}`` and ``n``; the repeated sums of x = has counted once."""
+    included): ``{h,c}_{a}_{b}``; the repeated sums of x = has counted once."""
     y, C = t["y"], t["C"]
     gstart = np.flatnonzero(b.new)
     gsize = np.diff(np.append(gstart, len(b.pos)))
     member = np.cumsum(b.new) - 1
     r1, r2 = _pairs(np.arange(len(b.pos)), gsize[member], gstart[member])
-    key = b.base[r1] * C + t["cell"][b.pos[r2]]
     yb = y[b.pos]
     y1, y2 = yb[r1], yb[r2]
-
-    def sums(w):
-        return np.bincount(key, weights=w, minlength=b.bins)
-
-    n = np.bincount(key, minlength=b.bins)
-    h_11, h_y1, h_1y = n.astype(float), sums(y1), sums(y2)
-    out = {"h_xy_xy": sums(y1 * y2), "h_xy_x": h_y1, "h_xy_xx": h_y1.copy(), "h_x_xy": h_1y, "h_x_x": h_11,
-           "h_x_xx": h_11.copy(), "h_xx_xy": h_1y.copy(), "h_xx_x": h_11.copy(), "h_xx_xx": h_11.copy()}
+    cols = {"h_xy_xy": y1 * y2, "h_xy_x": y1, "h_xy_xx": "h_xy_x", "h_x_xy": y2, "h_x_x": None,
+            "h_x_xx": "h_x_x", "h_xx_xy": "h_x_xy", "h_xx_x": "h_x_x", "h_xx_xx": "h_x_x"}
     c1, c2 = b.count[r1], b.count[r2]
-    w1, w2 = (c1 * y1, c1, c1 * c1), (c2 * y2, c2, c2 * c2)
-    for a, wa in zip(_A, w1):
-        for c_, wb in zip(_A, w2):
-            out[f"c_{a}_{c_}"] = sums(wa * wb)
-    out["n"] = n
-    return out
+    for a, wa in zip(_A, (c1 * y1, c1, c1 * c1)):
+        for c_, wb in zip(_A, (c2 * y2, c2, c2 * c2)):
+            cols[f"c_{a}_{c_}"] = wa * wb
+    return _sums_by_key(b.base[r1] * C + t["cell"][b.pos[r2]], cols)
 
 
-def _pair_frame(groups, text, C):
-    """The dense sums of :func:`_holder_pairs` as one frame indexed by (component, cell i,
-    cell j) over the non-empty cells (column ``n`` dropped)."""
+def _pair_frame(sums, text, C):
+    """The sums of :func:`_holder_pairs` as one frame indexed by (component, cell i, cell j)."""
     import pandas as pd
 
-    frames = []
-    for k0, nk, acc in groups:
-        if not acc:
-            continue
-        nz = np.flatnonzero(acc["n"])
-        k, i, j = np.unravel_index(nz, (nk, C, C))
-        index = pd.MultiIndex.from_arrays([np.asarray(text, dtype=object)[k + k0], i, j],
-                                          names=["component", "i", "j"])
-        frames.append(pd.DataFrame({name: v[nz] for name, v in acc.items() if name != "n"}, index=index))
-    if not frames:
-        return pd.DataFrame(index=pd.MultiIndex.from_arrays([[], [], []], names=["component", "i", "j"]))
-    return pd.concat(frames) if len(frames) > 1 else frames[0]
+    keys, cols = sums
+    k, i, j = np.unravel_index(keys, (len(text), C, C))
+    index = pd.MultiIndex.from_arrays([np.asarray(text, dtype=object)[k], i, j], names=["component", "i", "j"])
+    return pd.DataFrame(cols, index=index)
 
 
 def _relevel(frame, levels, maps, names):
