@@ -232,9 +232,9 @@ def test_illegal_action_is_reported_with_seat_and_seed(bad_file):
 
 
 def test_hanging_strategy_is_reported_as_hung(bad_file):
-    # (2 s: loading the strategy file counts towards the first game's time, however loaded the machine;
+    # (1 s: loading the strategy file counts towards the first game's time, however loaded the machine;
     # two jobs: should the watchdog have to end a worker, it is a pool's, never this test's process)
-    res = run(strategies=["greedy", f"{bad_file}:sleeper"], games=4, game_timeout=2.0, jobs=2, batch_size=2)
+    res = run(strategies=["greedy", f"{bad_file}:sleeper"], games=4, game_timeout=1.0, jobs=2, batch_size=2)
     assert isinstance(res.error, StrategyError) and res.error.kind == "hung"
     assert "in time" in str(res.error)
 
