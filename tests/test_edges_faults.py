@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from analyser.cli import cli
 from analyser.io.records import RunRecord, check_record
+from analyser.run.stops import GIVE_UP_AFTER
 
 #: Under pytest-xdist (--dist loadgroup) this file's tests run in one worker, so its module-scoped
 #: fixtures are built once.
@@ -140,7 +141,7 @@ def test_the_watchdogs_message_names_the_game_once(tmp_path):
     bot.write_text(STUBBORN)
     out = tmp_path / "run"
     result = invoke("simulate", "dao", "-s", bot, "-s", "random", "-n", "2", "-j", "1", "-q", "--no-report",
-                    "--game-timeout", "1", "--seed", "1", "--out", out)
+                    "--game-timeout", "0.2", "--seed", "1", "--out", out)
     line = next(x for x in result.output.splitlines() if x.startswith("analyser: error: "))
     assert result.exit_code == 1
     assert re.findall(r"\bgame \d+\b", line.split(" Replay: ")[0]) == ["game 0"]
@@ -191,6 +192,7 @@ def test_the_luck_finding_needs_games_and_an_interval_to_be_clear(skill, strengt
 
 DEAF = '''
 import os
+import time
 from pathlib import Path
 
 from analyser.engine.core import Strategy
@@ -200,12 +202,14 @@ CALLS = [0]
 
 class Deaf(Strategy):
     """Plays its first move at once for a few games, then writes the gate file and loops for ever,
-    swallowing every stop."""
+    swallowing every stop; the first stop it swallows, it notes in the file ``DEAF_GATE.caught``
+    with the time it came (``time.monotonic``, the clock of the stop handler)."""
     name = "deaf"
 
     def choose(self, view, legal, rng):
         CALLS[0] += 1
         gate = Path(os.environ["DEAF_GATE"])
+        caught = gate.with_suffix(".caught")
         if CALLS[0] > 300 and not gate.exists():
             gate.write_text("looping")
             while True:
@@ -213,7 +217,8 @@ class Deaf(Strategy):
                     while True:
                         pass
                 except BaseException:
-                    pass
+                    if not caught.exists():
+                        caught.write_text(repr(time.monotonic()))
         return legal[0]
 
 
@@ -233,14 +238,21 @@ def test_a_second_ctrl_c_ends_a_run_whose_strategy_ignores_the_first(tmp_path):
                              "-n", "40", "--batch-size", "2", "-j", "1", "--game-timeout", "0", "--seed", "1",
                              "--out", str(out), "-q", "--no-report"], cwd=tmp_path,
                             env={**os.environ, "DEAF_GATE": str(gate)}, stderr=subprocess.PIPE, text=True)
+    caught = gate.with_suffix(".caught")
     try:
         deadline = time.monotonic() + 120
         while not gate.exists():  # (wait on the file: the strategy is in its loop once it exists)
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
-        with pytest.raises(subprocess.TimeoutExpired):  # the first is swallowed: the play goes on
-            proc.wait(timeout=1)
+        while not caught.exists():  # (wait on the file: the first stop was raised, and swallowed)
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        # the play goes on; the second Ctrl-C comes once the first is GIVE_UP_AFTER old on the
+        # handler's own clock (one that comes sooner is a double tap, which lets the play finish)
+        while time.monotonic() < float(caught.read_text()) + GIVE_UP_AFTER:
+            time.sleep(0.05)
+        assert proc.poll() is None
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 130
     finally:

@@ -33,9 +33,9 @@ EXPERIMENTS = {
     # 12 cells x 50 games
     "sweep": ["sweep", "dao", "-s", "threshold:limit=4..9", "-s", "greedy", "--rule", "bust_limit=10,12", "-p", "2",
               "--games", "50", "--seed", "3", "--no-report"],
-    # 10 tables (5 strategies, 3 seats) x 54 games
+    # 10 tables (5 strategies, 3 seats) x 25 games
     "tournament": ["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-s", "threshold:limit=6",
-                   "-s", "threshold:limit=9", "-p", "3", "--games", "500", "--seed", "3"],
+                   "-s", "threshold:limit=9", "-p", "3", "--games", "250", "--seed", "3"],
     # 5 levels (mcts at 1 to 32 iterations) x 60 games; only under -m soak
     "ladder": ["ladder", "dao", "--budgets", "1..32", "-p", "2", "--games", "60", "--seed", "3", "--no-report"],
     # rounds of 200 games; the interval never gets this narrow, so all 4 rounds are played

@@ -263,13 +263,13 @@ def test_paired_mean_is_scipys_paired_t_and_wilcoxon():
 
 def test_compare_command_and_run_folders(runner, tmp_path):
     res = runner.invoke(cli, ["compare", "dao", "-s", "greedy", "-s", "random", "--a", "bust_limit=12", "--b",
-                              "bust_limit=10", "--games", "200", "--seed", "3", "-j", "1", "-o", str(tmp_path / "c"), "-q"])
+                              "bust_limit=10", "--games", "60", "--seed", "3", "-j", "1", "-o", str(tmp_path / "c"), "-q"])
     assert res.exit_code == 0, res.output
     table = pd.read_csv(tmp_path / "c" / "compare.csv")
     assert {"win rate: greedy", "mean score: random", "game length", "seat 0 win rate"} <= set(table["figure"])
     assert (tmp_path / "c" / "index.html").exists()
     for name, seed in (("r1", 5), ("r2", 5), ("r3", 6)):
-        r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--games", "100", "--seed", str(seed),
+        r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--games", "40", "--seed", str(seed),
                                 "-j", "1", "-o", str(tmp_path / name), "-q", "--no-report"])
         assert r.exit_code == 0, r.output
     same = runner.invoke(cli, ["compare", str(tmp_path / "r1"), str(tmp_path / "r2"), "-o", str(tmp_path / "c12")])

@@ -388,7 +388,7 @@ def test_report_of_variants_has_one_list_per_variant(runner, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     for out, rule in ((a, "bust_limit=12"), (b, "bust_limit=10")):
         r = runner.invoke(cli, ["simulate", "dao", "-s", "greedy", "-s", "random", "--players", "2", "--games", "20",
-                                "--seed", "1", "--jobs", "1", "--rule", rule, "--out", str(out), "-q"])
+                                "--seed", "1", "--jobs", "1", "--rule", rule, "--out", str(out), "-q", "--no-report"])
         assert r.exit_code == 0, r.output
     joined = tmp_path / "joined.csv"
     pd.concat([pd.read_parquet(a / "results"), pd.read_parquet(b / "results")]).to_csv(joined, index=False)

@@ -59,20 +59,20 @@ def numbers(text: str) -> list[float]:
 def test_the_replay_of_a_hung_game_carries_the_time_limit_and_stops_there(runner, tmp_path, sleeper):
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", "dao", "-s", f"{sleeper}:sleepy", "-s", "greedy", "--games", "2", "--jobs",
-                            "1", "--seed", "3", "--game-timeout", "0.5", "-q", "--out", str(out)])
+                            "1", "--seed", "3", "--game-timeout", "0.2", "-q", "--out", str(out)])
     assert r.exit_code == 1
     line = r.output.strip().splitlines()[-1]
-    assert "did not answer in time (game 0, game seed " in line and "; --game-timeout 0.5 s)" in line
+    assert "did not answer in time (game 0, game seed " in line and "; --game-timeout 0.2 s)" in line
     replay = line.split("Replay: ")[1].split(" (or: ")[0]
     words = shlex.split(replay)
-    assert words[:3] == ["analyser", "play", "dao"] and words[-2:] == ["--game-timeout", "0.5"]
+    assert words[:3] == ["analyser", "play", "dao"] and words[-2:] == ["--game-timeout", "0.2"]
     r = runner.invoke(cli, words[1:])
     assert r.exit_code == 1
     assert r.output.strip().splitlines()[-1].startswith(f"analyser: error: strategy '{sleeper}:sleepy' in seat 0 "
-                                                        "did not answer in time (--game-timeout 0.5 s; game seed ")
+                                                        "did not answer in time (--game-timeout 0.2 s; game seed ")
     # replaying from the run folder takes the run's limit
     r = runner.invoke(cli, ["play", "--from", str(out), "--game-index", "0"])
-    assert r.exit_code == 1 and "(--game-timeout 0.5 s; game seed" in r.output
+    assert r.exit_code == 1 and "(--game-timeout 0.2 s; game seed" in r.output
 
 
 def test_play_stops_a_strategy_that_swallows_the_alarm(sleeper):

@@ -232,9 +232,9 @@ def test_illegal_action_is_reported_with_seat_and_seed(bad_file):
 
 
 def test_hanging_strategy_is_reported_as_hung(bad_file):
-    # (2 s: loading the strategy file counts towards the first game's time, however loaded the machine;
+    # (1 s: loading the strategy file counts towards the first game's time, however loaded the machine;
     # two jobs: should the watchdog have to end a worker, it is a pool's, never this test's process)
-    res = run(strategies=["greedy", f"{bad_file}:sleeper"], games=4, game_timeout=2.0, jobs=2, batch_size=2)
+    res = run(strategies=["greedy", f"{bad_file}:sleeper"], games=4, game_timeout=1.0, jobs=2, batch_size=2)
     assert isinstance(res.error, StrategyError) and res.error.kind == "hung"
     assert "in time" in str(res.error)
 
@@ -367,12 +367,12 @@ def test_the_time_limit_is_per_game_within_a_batch_and_names_the_game_that_ran_o
     from analyser.engine.runner import BatchJob, run_batch
     p = tmp_path / "slow_bots.py"
     p.write_text(SLOW)
-    # one batch of 6 games, 0.3 s each: the batch outlasts the 1.5 s limit, no game does (a game
-    # has 1.2 s to spare, however loaded the machine)
-    res = run_batch(BatchJob("dao", (), (f"{p}:slow", "greedy"), 2, 4, 0, 6, 1.5))
-    assert res.error is None and res.done == 6
+    # one batch of 4 games, 0.3 s each: the batch outlasts the 1 s limit, no game does (a game
+    # has 0.7 s to spare on its own clock, however loaded the machine)
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow", "greedy"), 2, 4, 0, 4, 1.0))
+    assert res.error is None and res.done == 4
     # the first game whose opening front card (seen by the slow seat) is a 3 stalls: the third
-    res = run_batch(BatchJob("dao", (), (f"{p}:slow:stall=3", "greedy"), 2, 4, 0, 12, 1.5))
+    res = run_batch(BatchJob("dao", (), (f"{p}:slow:stall=3", "greedy"), 2, 4, 0, 12, 1.0))
     e = res.error
     assert isinstance(e, StrategyError) and e.kind == "hung" and "in time" in str(e)
     assert e.game_index == res.done == 2 and e.game_seed == game_seed(4, e.game_index)

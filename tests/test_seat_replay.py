@@ -104,7 +104,7 @@ def test_dao_seat_bonus_replayed_from_a_planted_advantage(runner, tmp_path):
     own seat_bonus, and the replay of it evens the seats (greedy's play does not read the bonus)."""
     out = tmp_path / "dao"
     r = invoke(runner, "simulate", "dao", "-s", "greedy", "--players", 2, "--games", 300, "--seed", 2, "--jobs", 1,
-               "--engine", "python", "--rule", "seat_bonus=6/0", "--out", out, "--confirm-seats")
+               "--engine", "python", "--rule", "seat_bonus=6/0", "--out", out, "--confirm-seats", "--no-report")
     assert r.exit_code == 0, r.output
     rec = record_of(out)
     assert rec["replayed"] and rec["option"] == "seat_bonus" and rec["value"].startswith("6/")
@@ -120,7 +120,7 @@ def test_dao_seat_bonus_replayed_from_a_planted_advantage(runner, tmp_path):
 def test_a_title_with_no_start_bonus_says_why_nothing_was_replayed(runner, tmp_path):
     out = tmp_path / "plain"
     r = invoke(runner, "simulate", PLAIN, "-s", "hold", "--games", 600, "--seed", 1, "--jobs", 1,
-               "--out", out, "--confirm-seats")
+               "--out", out, "--confirm-seats", "--no-report")
     assert r.exit_code == 0 and "Traceback" not in r.output, r.output
     rec = record_of(out)
     assert rec == {"replayed": False,

@@ -300,23 +300,23 @@ def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_
     """Parts missing, copied, renamed or from another run are refused in one line before any
     number is computed (they used to be counted, or left out, silently)."""
     from analyser.engine.core import InputError
-    from analyser.report.page import build_report_from_run
+    from analyser.report.page import summarise_run
     src = runs["dao"]
     parts = sorted(p.name for p in (src / "results").glob("part-*.parquet"))
     assert len(parts) == 7  # 600 games in batches of 90
     missing = _copy_run(src, tmp_path / "missing")
     (missing / "results" / parts[2]).unlink()
     with pytest.raises(InputError, match=r"0-179, 270-599,.*0-599"):
-        build_report_from_run(missing)
+        summarise_run(missing)
     copied = _copy_run(src, tmp_path / "copied")
     (copied / "results" / "part-000099999.parquet").write_bytes((copied / "results" / parts[0]).read_bytes())
     with pytest.raises(InputError, match=r"part-000099999.parquet'.*0 to 89"):
-        build_report_from_run(copied)
+        summarise_run(copied)
     damaged = _copy_run(src, tmp_path / "damaged")
     data = (damaged / "results" / parts[3]).read_bytes()
     (damaged / "results" / parts[3]).write_bytes(data[: len(data) // 2])
     with pytest.raises(InputError, match=r"damaged.*analyser resume"):
-        build_report_from_run(damaged)
+        summarise_run(damaged)
     # a part of another run of the same games: same name, same footer, another run id
     other = _run(tmp_path, "dao", ["greedy", "threshold", "random"], 600, 3, batch_size=90, name="other")
     foreign = _copy_run(src, tmp_path / "foreign")
@@ -327,8 +327,8 @@ def test_a_run_folder_whose_parts_disagree_with_its_record_is_refused(runs, tmp_
         # the part, then the run it holds and the run of the folder (the words: a one-line error)
         with pytest.raises(InputError, match=f"^part '{foreign / 'results' / parts[5]}' .*run .*config.json.*run "):
             reduce_run(foreign, jobs=jobs, chunk_games=90)
-    # the untouched run is reported
-    _, summary, _ = build_report_from_run(_copy_run(src, tmp_path / "fine"))
+    # the untouched run is read (its figures; the page and its plots are another test's)
+    summary = summarise_run(_copy_run(src, tmp_path / "fine"))
     assert summary.run["games"] == 600
 
 
@@ -389,20 +389,19 @@ def test_a_missing_extra_part_is_refused(runs, tmp_path):
 def test_a_run_still_being_written_is_not_reported(runs, tmp_path, hold_lock):
     import socket
     import subprocess
-    import sys
 
     from analyser.engine.core import InputError
-    from analyser.report.page import build_report_from_run
+    from analyser.report.page import summarise_run
     run = _copy_run(runs["dao"], tmp_path / "live")
-    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    writer = subprocess.Popen(["sleep", "60"])
     try:
         with hold_lock(run, f"{writer.pid} {socket.gethostname()}"):
             with pytest.raises(InputError, match=f"\\(PID {writer.pid}"):
-                build_report_from_run(run)
+                summarise_run(run)
     finally:
         writer.kill()
         writer.wait()
-    _, summary, _ = build_report_from_run(run)  # the writer is gone: its lock is stale
+    summary = summarise_run(run)  # the writer is gone: its lock is stale
     assert summary.run["games"] == 600
 
 
