@@ -568,9 +568,9 @@ def test_disk_full_while_writing_a_part_keeps_the_finished_parts(tmp_path):
     r = in_namespace(f'''
         mount -t tmpfs -o size=120k tmpfs "$M" || exit 99
         "$PY" -m analyser simulate dao -p 2 -s greedy -s threshold -n 3000 --seed 11 -j 1 --batch-size 100 \\
-            --out "$M/run" -q --no-report 2> "$M/err"
+            --out "$M/run" -q --no-report 2> "$M/../err"
         echo "rc=$?"
-        cat "$M/err" >&2
+        cat "$M/../err" >&2
         cp -r "$M/run" "{keep}"
     ''', tmp_path)
     assert "rc=1" in r.stdout, r.stdout + r.stderr

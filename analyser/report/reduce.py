@@ -108,12 +108,7 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
         check(chunk)
     players = int(chunk["players"].iloc[0])
     mixed = bool(chunk["players"].nunique() > 1)
-    if "run_id" in chunk.columns:
-        ids = chunk["run_id"].astype(str).to_numpy()
-        order = list(dict.fromkeys(ids))
-        runs = [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
-    else:
-        runs = [("run", chunk)]
+    runs = chunk_runs(chunk)
     pieces = []
     for rid, sub in runs:
         sub = sub.assign(strategy=strategy_categories(sub["strategy"], strategies))
@@ -129,6 +124,22 @@ def chunk_pieces(game, chunk: pd.DataFrame, ext: dict, strategies: list, check=N
             piece["components"] = components.chunk_sums(sub, sub_ext.get(str(COMPONENTS)), game.component_collapse)
         pieces.append((rid, piece))
     return players, mixed, pieces
+
+
+def chunk_runs(chunk: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """``(run id, rows)`` of each run of ``chunk`` in order of first appearance (the run id as
+    text; ``"run"`` for a table without ``run_id``).  A categorical column of one run (what a
+    part holds) is read from its codes, without turning every row into text."""
+    if "run_id" not in chunk.columns:
+        return [("run", chunk)]
+    column = chunk["run_id"]
+    if isinstance(column.dtype, pd.CategoricalDtype) and len(column):
+        codes = column.cat.codes.to_numpy()
+        if codes[0] >= 0 and (codes == codes[0]).all():
+            return [(str(column.cat.categories[codes[0]]), chunk)]
+    ids = column.astype(str).to_numpy()
+    order = list(dict.fromkeys(ids))
+    return [(r, chunk[ids == r]) for r in order] if len(order) > 1 else [(order[0], chunk)]
 
 
 def detached(frame: pd.DataFrame) -> pd.DataFrame:

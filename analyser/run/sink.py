@@ -77,6 +77,13 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
     """One batch's results -> its slice of the tidy results frame and of each extra table, sorted
     by game index (and seat).  Concatenating the slices of all batches in game order gives the
     run's frames."""
+    columns, extra_frames = batch_columns(game, params, players, strategies, b, run_id)
+    return pd.DataFrame(columns), extra_frames
+
+
+def batch_columns(game, params, players, strategies, b: BatchResult, run_id: str) -> tuple[dict, dict]:
+    """:func:`batch_frames` with the results as columns (name -> array, in order; a score trace
+    column may be an Arrow list array), from which :func:`results_table` makes its table."""
     cols = [str(c) for c in list(ROW_FIELDS) + list(game.metric_columns)]
     if b.columns is not None:
         data = {str(k): v for k, v in traces.unpack_columns(b.columns).items()}
@@ -108,7 +115,7 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
         v = data[c]
         out[c] = (np.asarray(v).astype("int64") if c == "rank" else np.asarray(v).astype("float64") if c == "win"
                   else v)
-    df = pd.DataFrame(out)
+    keys = None  # (the results' keys as a frame, made for the first extra table that joins them)
     extra_frames = {}
     for name, recs in b.extras.items():
         if not recs:
@@ -117,14 +124,35 @@ def batch_frames(game, params, players, strategies, b: BatchResult, run_id: str)
         frame = pd.DataFrame(recs) if isinstance(recs, dict) else pd.DataFrame.from_records(recs)
         if {"game_index", "seat"} <= set(frame.columns):
             # each row also names its run, game seed and strategy, so the table stands on its own
-            frame = _with_keys(frame, df, players)
+            if keys is None:
+                keys = pd.DataFrame({c: out[c] for c in ("run_id", "game_index", "game_seed", "seat", "strategy")})
+            frame = _with_keys(frame, keys, players)
         by = [c for c in ("game_index", "round", "seat") if c in frame.columns]
         if not _sorted(frame, by):
             frame = frame.sort_values(by, kind="stable").reset_index(drop=True)
         extra_frames[name] = compact(frame)
     if b.components is not None:
         extra_frames[str(COMPONENTS)] = components_frame(b.components, run_id)
-    return df, extra_frames
+    return out, extra_frames
+
+
+def results_table(columns: dict):
+    """A batch's results columns (:func:`batch_columns`) as the Arrow table
+    ``pyarrow.Table.from_pandas(pandas.DataFrame(columns), preserve_index=False)``: the same
+    schema, pandas metadata and values, but an Arrow list column (a score trace) is taken as it
+    is instead of through one numpy array per row and back."""
+    import pyarrow as pa
+    lists = {c: v for c, v in columns.items() if isinstance(v, pa.ListArray) and v.null_count == 0 and len(v)}
+    if lists:
+        head = pa.Table.from_pandas(pd.DataFrame({c: v[:1] for c, v in columns.items()}), preserve_index=False,
+                                    nthreads=1)
+        if all(head.schema.field(c).type == v.type for c, v in lists.items()):
+            rest = pa.Table.from_pandas(pd.DataFrame({c: v for c, v in columns.items() if c not in lists}),
+                                        preserve_index=False, nthreads=1)
+            return pa.Table.from_arrays([lists[c] if c in lists else rest.column(c) for c in columns],
+                                        schema=head.schema)
+    # one thread: for frames of this size pyarrow's default starts a thread pool per call
+    return pa.Table.from_pandas(pd.DataFrame(columns), preserve_index=False, nthreads=1)
 
 
 def _with_keys(frame: pd.DataFrame, df: pd.DataFrame, players: int) -> pd.DataFrame:
@@ -218,12 +246,11 @@ def compact(frame: pd.DataFrame) -> pd.DataFrame:
 def batch_tables(game, params, players, strategies, b: BatchResult, run_id: str) -> dict:
     """One batch as arrow tables: ``{name: table}`` for each extra table, then ``results``."""
     import pyarrow as pa
-    df, extras = batch_frames(game, params, players, strategies, b, run_id)
+    columns, extras = batch_columns(game, params, players, strategies, b, run_id)
     out = {name: pa.Table.from_pandas(f, preserve_index=False, nthreads=1) for name, f in extras.items()}
     for name in game.extra_tables:  # every batch has a part of each extra table, maybe empty
         out.setdefault(name, pa.table({"game_index": pa.array([], pa.int64())}))
-    # one thread: for frames of this size pyarrow's default starts a thread pool per call
-    out[store.RESULTS] = pa.Table.from_pandas(df, preserve_index=False, nthreads=1)
+    out[store.RESULTS] = results_table(columns)
     return out
 
 

@@ -45,29 +45,46 @@ def _combine_frames(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     except TypeError:  # mixed types that do not sort: keep first-seen order
         pass
     cols = list(dict.fromkeys(list(a.columns) + list(b.columns)))
-    a_same, b_same = a.index.equals(index), b.index.equals(index)  # (the common case: no reindex)
-
-    def values(f, same, c):
-        if c not in f.columns:
-            return np.full(len(index), np.nan)
-        col = f[c]
-        if not same:
-            col = col.reindex(index)
-        return col.to_numpy(dtype=float)
-
+    if _numeric(a) and _numeric(b):  # (sums always are: every column at once)
+        x, y = _values_on(a, index, cols), _values_on(b, index, cols)
+    else:
+        x, y = (np.column_stack([_column_on(f, index, c) for c in cols]) if cols else np.zeros((len(index), 0))
+                for f in (a, b))
+    names = [str(c) for c in cols]
+    top = np.array([n.endswith("_max") for n in names], dtype=bool)
+    low = np.array([n.endswith("_min") for n in names], dtype=bool) & ~top
+    total = np.where(np.isnan(x), 0.0, x) + np.where(np.isnan(y), 0.0, y)
+    total[:, top] = np.fmax(x[:, top], y[:, top])
+    total[:, low] = np.fmin(x[:, low], y[:, low])
     out = {}
-    for c in cols:
-        x, y = values(a, a_same, c), values(b, b_same, c)
-        if str(c).endswith("_max"):
-            out[c] = np.fmax(x, y)
-        elif str(c).endswith("_min"):
-            out[c] = np.fmin(x, y)
-        else:
-            out[c] = np.where(np.isnan(x), 0.0, x) + np.where(np.isnan(y), 0.0, y)
+    for j, c in enumerate(cols):
+        out[c] = total[:, j]
         whole = all(pd.api.types.is_integer_dtype(f[c]) for f in (a, b) if c in f.columns)
         if whole and not np.isnan(out[c]).any() and np.all(np.abs(out[c]) < 2 ** 53):
             out[c] = out[c].astype(np.int64)  # counts stay whole numbers (shown as such)
     return pd.DataFrame(out, index=index, columns=cols)
+
+
+def _numeric(f: pd.DataFrame) -> bool:
+    """Whether every column of ``f`` is a numpy number (or bool) column, and their names unique."""
+    return f.columns.is_unique and all(isinstance(t, np.dtype) and t.kind in "biuf" for t in f.dtypes)
+
+
+def _values_on(f: pd.DataFrame, index: pd.Index, cols: list) -> np.ndarray:
+    """``f``'s values as floats on the rows ``index`` and the columns ``cols`` (a missing cell NaN)."""
+    if not f.index.equals(index):
+        f = f.reindex(index)
+    if list(f.columns) != cols:
+        f = f.reindex(columns=cols)
+    return f.to_numpy(dtype=float)
+
+
+def _column_on(f: pd.DataFrame, index: pd.Index, c) -> np.ndarray:
+    """``f[c]`` as floats on the rows ``index`` (all NaN when ``f`` has no column ``c``)."""
+    if c not in f.columns:
+        return np.full(len(index), np.nan)
+    col = f[c]
+    return (col if f.index.equals(index) else col.reindex(index)).to_numpy(dtype=float)
 
 
 def combine_sums(a: dict | None, b: dict | None) -> dict:
