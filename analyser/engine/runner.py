@@ -39,8 +39,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import multiprocessing
 import os
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -285,6 +287,15 @@ def hung_error(job: BatchJob, index: int) -> StrategyError:
                          game_seed=game_seed(job.root_seed, index), game_index=index, kind="hung")
 
 
+def ignore_sigterm_in_a_pool_worker() -> None:
+    """In a loky worker process, ignore SIGTERM.  `timeout`, systemd and the like signal a whole
+    process group; a worker ended while it writes a batch's result into the pool's pipe leaves
+    half a message there, on which the pool's manager thread then waits for ever, and the run's
+    process never ends.  The run's own process takes the SIGTERM and ends its workers itself."""
+    if multiprocessing.current_process().name.startswith("LokyProcess"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def run_batch(job: BatchJob) -> BatchResult:
     """Play the games of one batch.  Never raises for a strategy failure or Ctrl-C: the result
     carries the rows of the games that finished and the error.
@@ -295,6 +306,7 @@ def run_batch(job: BatchJob) -> BatchResult:
     before it and :class:`StrategyError` (``kind="hung"``).  With ``job.engine == "compiled"`` the
     title's compiled kernel plays the batch (:mod:`analyser.engine.compiled`), with the same
     result."""
+    ignore_sigterm_in_a_pool_worker()
     if job.engine == "compiled":
         played = compiled.run_batch(job, local_ref(job, job.game))
         if played is not None:
