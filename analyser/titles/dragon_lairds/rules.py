@@ -809,10 +809,9 @@ class DragonLairds(Game):
     def _cup_choice(self, s: DragonState, seat: int, keep: bool) -> None:
         st = s.stats[seat]
         st["cup_rounds"] += 1
-        if keep:
-            if self._gain_royals(s, seat, (s.pot + 1) // 2, "royals_cup"):
-                return
-        else:
+        if keep and self._gain_royals(s, seat, (s.pot + 1) // 2, "royals_cup"):
+            return  # the cup's royals ended the game
+        if not keep:
             s.geld[seat] += s.pot
             st["cup_cashed"] += s.pot
             s.pot = s.params.cup_pot

@@ -40,7 +40,8 @@ Rulings where the rules write-up is silent (the rule option in brackets; the def
 * The two players draw at the same time.  The simulation asks A first, then B, and B's view does
   not show A's drawing, A's castle bonus or A's S4 turn of this round until both have drawn.
 
-Variant ``seat_bonus``: the rules page, section Seat bonus.
+Variant ``seat_bonus`` (rules page, section Seat bonus): points added to a seat's score and to its
+running score in ``history`` (the score trace); it changes who wins, nothing in play.
 
 Actions (NamedTuples; they compare as tuples, so compare actions only within one legal list)
 --------------------------------------------------------------------------------------------

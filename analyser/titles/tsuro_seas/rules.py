@@ -446,7 +446,10 @@ def resolve(board, kaiju, pos, square: int) -> list[tuple[int, int, int, int]]:
 def suicidal(results, seat: int) -> bool:
     """A placement the rules forbid unless every placement is so: ``seat``'s route ends at the edge,
     at a daikaiju or in a loop, or two ships end on the same wake in the same direction."""
-    return any(f == SAME or (s == seat and f in (EDGE, DAIKAIJU, LOOP)) for s, f, _, _ in results)
+    for s, f, _, _ in results:  # a loop, not any(): this runs for every placement considered
+        if f == SAME or (s == seat and (f == EDGE or f == DAIKAIJU or f == LOOP)):
+            return True
+    return False
 
 
 def room(board, kaiju, sq: int) -> int:
