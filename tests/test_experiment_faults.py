@@ -33,7 +33,7 @@ EXPERIMENTS = {
     # 12 cells x 50 games
     "sweep": ["sweep", "dao", "-s", "threshold:limit=4..9", "-s", "greedy", "--rule", "bust_limit=10,12", "-p", "2",
               "--games", "50", "--seed", "3", "--no-report"],
-    # 10 tables (5 strategies, 3 seats) x 25 games
+    # 10 tables (5 strategies, 3 seats) x 30 games (a multiple of the 6 seat orders)
     "tournament": ["tournament", "dao", "-s", "greedy", "-s", "colour", "-s", "random", "-s", "threshold:limit=6",
                    "-s", "threshold:limit=9", "-p", "3", "--games", "250", "--seed", "3"],
     # 5 levels (mcts at 1 to 32 iterations) x 60 games; only under -m soak

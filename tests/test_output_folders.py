@@ -90,8 +90,8 @@ def test_default_folders_of_every_command_are_new_and_timestamped(runner, tmp_pa
         "dao-": ["simulate", "dao", *SIM, "-q"],
         "dao-sweep-": ["sweep", "dao", "-s", "greedy", "-s", "random", "--rule", "bust_limit=10,12", "--games", "4",
                        "--jobs", "1", "-q", "--no-report"],
-        "dao-tournament-": ["tournament", "dao", "-s", "greedy", "-s", "random", "-s", "threshold", "-s", "colour",
-                            "--games", "4", "--jobs", "1", "-q"],
+        "dao-tournament-": ["tournament", "dao", "-s", "greedy", "-s", "random", "-p", "2", "--games", "4", "--jobs", "1",
+                            "-q"],
         "dao-compare-": ["compare", "dao", "-s", "greedy", "--a", "bust_limit=10", "--b", "bust_limit=12", "--games",
                          "4", "--jobs", "1", "-q"],
     }
