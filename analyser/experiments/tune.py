@@ -494,11 +494,8 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
         vals = [math.nan] * len(t.values) if r["undefined"] and t.values else (t.values or [])
         for i, v in enumerate(vals):
             r[f"objective{i + 1}" if len(vals) > 1 else "objective"] = v
-        if vals:
-            first = objs[0] if objs else None
-            r["score"] = -vals[0] if first is not None and first.direction == "maximize" else vals[0]
-        else:
-            r["score"] = math.nan
+        maximised = bool(objs) and objs[0].direction == "maximize"
+        r["score"] = (-vals[0] if maximised else vals[0]) if vals else math.nan
         r["violation"] = float(viol)
         rows.append(r)
     return pd.DataFrame(rows)

@@ -64,10 +64,8 @@ class Space:
 
     @property
     def focus(self) -> int:
-        for i, s in enumerate(self.slots):
-            if any(d.slot == i for d in self.dims):
-                return i
-        return 0
+        """The first slot with a searched parameter, else the first."""
+        return next((i for i in range(len(self.slots)) if any(d.slot == i for d in self.dims)), 0)
 
     def lineup(self, params: dict) -> tuple[list[str], dict[str, str]]:
         """The strategy specs and rule overrides of a trial whose sampled values are ``params``
@@ -123,8 +121,6 @@ def grid_points(space: Space) -> list[dict] | None:
     import optuna.distributions as od
     if any(d.bounds is not None for d in space.dims):
         return None
-    axes = []
-    for d in space.dims:
-        dist = d.distribution()
-        axes.append([int(v) for v in d.values] if isinstance(dist, od.IntDistribution) else list(d.values))
+    axes = [[int(v) for v in d.values] if isinstance(d.distribution(), od.IntDistribution) else list(d.values)
+            for d in space.dims]
     return [dict(zip([d.column for d in space.dims], combo)) for combo in itertools.product(*axes)]
