@@ -525,12 +525,8 @@ def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
     m = _oriented(pool, tlist)
     if m.shape[1] == 1:
         return [int(pool.iloc[int(np.argmin(m[:, 0]))]["trial"])]
-    front = []
-    for i in range(len(m)):
-        dominated = np.any(np.all(m <= m[i], axis=1) & np.any(m < m[i], axis=1))
-        if not dominated:
-            front.append(int(pool.iloc[i]["trial"]))
-    return front
+    return [int(pool.iloc[i]["trial"]) for i in range(len(m))
+            if not np.any(np.all(m <= m[i], axis=1) & np.any(m < m[i], axis=1))]  # dominated by none
 
 
 def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[int]:

@@ -71,10 +71,8 @@ class Space:
         """The strategy specs and rule overrides of a trial whose sampled values are ``params``
         (Optuna parameter name -> value)."""
         chosen = {d.column: d.text(params[d.column]) for d in self.dims}
-        specs = []
-        for i, s in enumerate(self.slots):
-            vals = {key: chosen.get(gridmod.column_name(self.slots, i, key), values[0]) for key, values in s.params}
-            specs.append(s.spec(vals))
+        specs = [s.spec({key: chosen.get(gridmod.column_name(self.slots, i, key), values[0])
+                         for key, values in s.params}) for i, s in enumerate(self.slots)]
         rules = {key: chosen.get(key, values[0]) for key, values in self.rules}
         return specs, rules
 
