@@ -9,6 +9,7 @@ games import those at module level.  This module imports only click and the engi
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import shlex
@@ -296,22 +297,17 @@ def _stdout_closed() -> None:
     """The reader of standard output went away (``| head``): kill the worker pool at once (the
     reusable loky pool would otherwise idle for its 300 s timeout after this process ends), then
     end by SIGPIPE as a Unix tool does."""
-    try:
+    with contextlib.suppress(Exception):  # ending anyway; a pool that cannot be reached is gone
         from joblib.externals.loky import reusable_executor
         pool = reusable_executor._executor  # (None when no pool was started: nothing to stop)
         if pool is not None:
             for pid in list(getattr(pool, "_processes", {})):  # now: shutdown() below only asks its
-                try:                                            # manager thread, which this process outruns
+                with contextlib.suppress(OSError):              # manager thread, which this process outruns
                     os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
             pool.shutdown(wait=False, kill_workers=True)
-    except Exception:  # noqa: BLE001 - ending anyway; a pool that cannot be reached is gone
-        pass
-    try:  # nothing more reaches the closed pipe (Python's exit flush would complain)
+    # nothing more reaches the closed pipe (Python's exit flush would complain)
+    with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGPIPE)

@@ -4,6 +4,7 @@ each a thin layer over :mod:`analyser.experiments`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shlex
 from pathlib import Path
@@ -71,10 +72,8 @@ def prepare_out(out, default: str, kind: str, quiet: bool, parent="reports") -> 
 
 
 def _drop_if_empty(folder: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         folder.rmdir()  # only an empty folder
-    except OSError:
-        pass
 
 
 def _common_run_options(f):

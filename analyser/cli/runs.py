@@ -361,8 +361,7 @@ def _interrupted_while_writing(result, out: Path) -> int:
     """One line for a stop while the CSV or the report was written (the games are safe), naming
     the command that goes on; the stop's exit code."""
     n_done = result.config["games_completed"]
-    finished = result.config.get("status") == "complete"
-    nxt = (f"rebuild the report with: analyser report {out}" if finished
+    nxt = (f"rebuild the report with: analyser report {out}" if result.config.get("status") == "complete"
            else f"continue with: {resume_command(out, result.config)}")
     click.echo(f"analyser: interrupted while writing the summary files; the finished games ({n_done:,}) are in {out}; "
                f"{nxt}", err=True)

@@ -282,16 +282,12 @@ class Experiment:
             # its writer is gone (a worker killed mid-cell): say so, with what is on disk
             cfg.update(status="interrupted", games_done=done, games_completed=sum(b - a for a, b in done))
             cfg.pop("pid", None)
-            try:
+            with contextlib.suppress(OSError):
                 store.write_json_atomic(path, cfg)
-            except OSError:
-                pass
             status = "interrupted"
         if gone:  # (a worker killed before it removed the lock's file leaves the file behind)
-            try:
+            with contextlib.suppress(OSError):
                 (folder / store.LOCK).unlink(missing_ok=True)
-            except OSError:
-                pass
         entry.update(status=status if isinstance(status, str) else "interrupted", games_done=done)
         if isinstance(cfg, dict) and cfg.get("error"):
             entry["error"] = str(cfg["error"])

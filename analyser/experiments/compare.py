@@ -1,11 +1,8 @@
 """``analyser compare``: A against B on the same game seeds.
 
-Two rule sets, or two lineups, play the same games (same root seed: game ``i`` has the same game
-seed and seating in A and in B), or two finished run folders are read.  Every figure is a
-difference A - B with a 95% interval and a p-value; docs/commands/compare.md is the contract
-(the figures, their tests, and the unpaired tests used when the runs are not paired).  Where
-some wins are shared, the p-value of a win rate is the paired t-test of the shares, so it always
-tests the difference the interval describes.
+docs/commands/compare.md is the contract: two rule sets or lineups played on the same root seed,
+or two finished run folders, and every figure as A - B with a 95% interval and a p-value (paired
+tests when the games pair up, else unpaired ones).
 """
 
 from __future__ import annotations
@@ -260,8 +257,7 @@ def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
                     "rule_overrides": ca.get("rule_overrides")},
               "b": {"source": str(path_b), "seed": cb.get("seed"), "strategies": cb.get("strategies"),
                     "rule_overrides": cb.get("rule_overrides")},
-              "paired": paired, "versions": package_versions()}
-    config["status"] = "complete"
+              "paired": paired, "versions": package_versions(), "status": "complete"}
     return Comparison(table, paired, note, config, {"a": analysis.seat_balance(a), "b": analysis.seat_balance(b)}, n)
 
 

@@ -1,11 +1,8 @@
 """The value grammar of ``analyser sweep`` and the grid of cells it spans.
 
-docs/commands/sweep.md is the contract: a value written for a strategy parameter or a rule option
-is one value, a list ``a,b,c``, a range ``a..b`` or ``a..b:step``, or lists and ranges mixed
-(``2,4..6``).  Every parameter that takes more than one value is *varied*; the cells are the
-Cartesian product of the varied values, in the order written (the last varied value changes
-fastest), at most :data:`MAX_CELLS`.  Every refusal is one :class:`~analyser.engine.core.InputError`
-line, before anything is played.
+docs/commands/sweep.md is the contract (values, lists, ranges; the cells are the product of the
+varied values in the order written, the last changing fastest, at most :data:`MAX_CELLS`).  Every
+refusal is one :class:`~analyser.engine.core.InputError` line, before anything is played.
 """
 
 from __future__ import annotations
@@ -220,10 +217,7 @@ class Grid:
     def focus(self) -> int:
         """The slot whose win rate ranks the cells: the first strategy with a varied parameter,
         else the first strategy."""
-        for i, s in enumerate(self.slots):
-            if any(len(v) > 1 for _, v in s.params):
-                return i
-        return 0
+        return next((i for i, s in enumerate(self.slots) if any(len(v) > 1 for _, v in s.params)), 0)
 
 
 def column_name(slots: list[SlotGrid], i: int, key: str) -> str:
@@ -243,7 +237,6 @@ def build(game, strategies: list[str], rules: list[str]) -> Grid:
     hints = typing.get_type_hints(game.Params)
     dims: list[tuple[str, list[str]]] = []
     kinds: dict[str, str] = {}
-    where: list[tuple[str, int | None, str]] = []  # (column, slot or None for a rule, key)
     for i, s in enumerate(slots):
         accepted = strategy_parameters(resolve_strategy(parse_spec(s.head), ref))
         for key, values in s.params:
@@ -251,25 +244,20 @@ def build(game, strategies: list[str], rules: list[str]) -> Grid:
                 col = column_name(slots, i, key)
                 dims.append((col, values))
                 kinds[col] = accepted[key][0].__name__
-                where.append((col, i, key))
     for key, values in rule_values:
         if len(values) > 1:
             dims.append((key, values))
             kinds[key] = hints.get(key, str).__name__
-            where.append((key, None, key))
-    total = math.prod(len(v) for _, v in dims) if dims else 1
+    total = math.prod(len(v) for _, v in dims)
     if total > MAX_CELLS:
         sizes = " x ".join(str(len(v)) for _, v in dims)
         raise InputError(f"the sweep has {total:,} cells ({sizes}); at most {MAX_CELLS:,} are accepted - "
                          "narrow a range or use a larger step")
     cells = []
-    for k, combo in enumerate(itertools.product(*[v for _, v in dims]) if dims else [()]):
-        chosen = dict(zip([c for c, _, _ in where], combo))
-        specs = []
-        for i, s in enumerate(slots):
-            vals = {key: (chosen[column_name(slots, i, key)] if len(values) > 1 else values[0])
-                    for key, values in s.params}
-            specs.append(s.spec(vals))
+    for k, combo in enumerate(itertools.product(*[v for _, v in dims])):
+        chosen = dict(zip([c for c, _ in dims], combo))
+        specs = [s.spec({key: (chosen[column_name(slots, i, key)] if len(values) > 1 else values[0])
+                         for key, values in s.params}) for i, s in enumerate(slots)]
         rules_k = {key: (chosen[key] if len(values) > 1 else values[0]) for key, values in rule_values}
         try:
             game.Params.from_overrides(rules_k)

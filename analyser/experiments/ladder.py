@@ -40,11 +40,8 @@ LEVEL_BATCH = 10
 SPEED_POSITIONS = 12
 SPEED_SECONDS = 0.5
 #: The default per-game time limit of a ladder (no --game-timeout): this many times the CPU
-#: seconds a game of its dearest level is estimated to take (:func:`auto_game_timeout`), and at
-#: least :data:`GAME_TIMEOUT`.  The limit is wall-clock time, so on a machine loaded to ``L``
-#: with 2 cores a game takes about ``(L + jobs) / 2`` times its CPU time: 20 keeps a loaded
-#: machine (a load of 10 to 30) from tripping it, while a strategy that truly hangs is still
-#: stopped.
+#: seconds a game of its dearest level is estimated to take (:func:`auto_game_timeout`), at least
+#: :data:`GAME_TIMEOUT`; the limit is wall-clock time, and 20 keeps a loaded machine from tripping it.
 AUTO_TIMEOUT_FACTOR = 20
 #: Decisions timed, at the top level's two budgets, for that estimate.
 AUTO_TIMEOUT_POSITIONS = 4

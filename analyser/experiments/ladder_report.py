@@ -68,10 +68,8 @@ def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
     err = np.clip(np.vstack([y - t["win_low"].to_numpy() * 100, t["win_high"].to_numpy() * 100 - y]), 0, None)
     ax.errorbar(x, y, yerr=err, fmt="-", color="#3a6ea5", ecolor="#8aa9cc", capsize=4, zorder=2,
                 label="win rate with 95% interval (cluster-robust)")
-    if curve:
-        clear = np.array([False] + [v == "clear" for v in res.gains["verdict"]])[:len(t)]
-    else:
-        clear = np.array([v == "clear" for v in res.gains["verdict"]])[:len(t)]
+    # a curve's first budget has no doubling below it
+    clear = np.array([False] * curve + [v == "clear" for v in res.gains["verdict"]])[:len(t)]
     ax.scatter(x[clear], y[clear], color="#3a6ea5", zorder=3, s=40, label="clear gain" if not curve else
                "clear gain over the previous budget")
     ax.scatter(x[~clear], y[~clear], facecolor="white", edgecolor="#3a6ea5", zorder=3, s=40,

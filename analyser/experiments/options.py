@@ -1,13 +1,9 @@
 """What each experiment takes besides its run spec: one options dataclass per kind, and where it
 plays (:class:`Session`).
 
-An experiment function takes three things: the :class:`~analyser.run.RunSpec` of the runs it
-plays (title, strategies, players, games, seed, jobs, rules, batch size, game time limit), its
-own options (:class:`SweepOptions`, :class:`TournamentOptions`, :class:`LadderOptions`,
-:class:`TuneOptions`, :class:`CompareOptions`) and a :class:`Session`.  The experiment's record
-keeps the spec (with its root seed) and the options as ``experiment.run`` and
-``experiment.options`` (:func:`record_of`); ``analyser resume`` rebuilds both from it
-(:func:`options_from_record`) and calls the same function again.
+An experiment function takes the :class:`~analyser.run.RunSpec` of the runs it plays, its own
+options and a :class:`Session`.  Its record keeps the spec and the options (:func:`record_of`);
+``analyser resume`` rebuilds both (:func:`options_from_record`) and calls the function again.
 
 A light module (no pandas): the command line imports it at start.
 """

@@ -36,12 +36,8 @@ def win_figure(a: np.ndarray, seat: int) -> dict:
 def proposal(comp) -> list[int]:
     """The start bonus per seat the compensation proposes (on top of the rule's own): each seat
     behind the fair share its handicap (a whole number), the others 0."""
-    out = []
-    for k, r in comp.sort_values("seat").reset_index(drop=True).iterrows():
-        h = r["handicap"]
-        behind = r["win_rate"] < r["fair_share"] and h == h
-        out.append(int(round(float(h))) if behind else 0)
-    return out
+    return [int(round(float(r.handicap))) if r.win_rate < r.fair_share and r.handicap == r.handicap else 0
+            for r in comp.sort_values("seat").itertuples()]
 
 
 def scaled(step: list[int], t: int, base: tuple[int, ...]) -> str:

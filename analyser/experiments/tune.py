@@ -494,11 +494,8 @@ def trial_table(study, space: Space, tlist: list[Target]) -> pd.DataFrame:
         vals = [math.nan] * len(t.values) if r["undefined"] and t.values else (t.values or [])
         for i, v in enumerate(vals):
             r[f"objective{i + 1}" if len(vals) > 1 else "objective"] = v
-        if vals:
-            first = objs[0] if objs else None
-            r["score"] = -vals[0] if first is not None and first.direction == "maximize" else vals[0]
-        else:
-            r["score"] = math.nan
+        maximised = bool(objs) and objs[0].direction == "maximize"
+        r["score"] = (-vals[0] if maximised else vals[0]) if vals else math.nan
         r["violation"] = float(viol)
         rows.append(r)
     return pd.DataFrame(rows)
@@ -528,12 +525,8 @@ def pareto(table: pd.DataFrame, tlist: list[Target]) -> list[int]:
     m = _oriented(pool, tlist)
     if m.shape[1] == 1:
         return [int(pool.iloc[int(np.argmin(m[:, 0]))]["trial"])]
-    front = []
-    for i in range(len(m)):
-        dominated = np.any(np.all(m <= m[i], axis=1) & np.any(m < m[i], axis=1))
-        if not dominated:
-            front.append(int(pool.iloc[i]["trial"]))
-    return front
+    return [int(pool.iloc[i]["trial"]) for i in range(len(m))
+            if not np.any(np.all(m <= m[i], axis=1) & np.any(m < m[i], axis=1))]  # dominated by none
 
 
 def _recheck_choice(table: pd.DataFrame, tlist: list[Target], n: int) -> list[int]:

@@ -64,19 +64,15 @@ class Space:
 
     @property
     def focus(self) -> int:
-        for i, s in enumerate(self.slots):
-            if any(d.slot == i for d in self.dims):
-                return i
-        return 0
+        """The first slot with a searched parameter, else the first."""
+        return next((i for i in range(len(self.slots)) if any(d.slot == i for d in self.dims)), 0)
 
     def lineup(self, params: dict) -> tuple[list[str], dict[str, str]]:
         """The strategy specs and rule overrides of a trial whose sampled values are ``params``
         (Optuna parameter name -> value)."""
         chosen = {d.column: d.text(params[d.column]) for d in self.dims}
-        specs = []
-        for i, s in enumerate(self.slots):
-            vals = {key: chosen.get(gridmod.column_name(self.slots, i, key), values[0]) for key, values in s.params}
-            specs.append(s.spec(vals))
+        specs = [s.spec({key: chosen.get(gridmod.column_name(self.slots, i, key), values[0])
+                         for key, values in s.params}) for i, s in enumerate(self.slots)]
         rules = {key: chosen.get(key, values[0]) for key, values in self.rules}
         return specs, rules
 
@@ -123,8 +119,6 @@ def grid_points(space: Space) -> list[dict] | None:
     import optuna.distributions as od
     if any(d.bounds is not None for d in space.dims):
         return None
-    axes = []
-    for d in space.dims:
-        dist = d.distribution()
-        axes.append([int(v) for v in d.values] if isinstance(dist, od.IntDistribution) else list(d.values))
+    axes = [[int(v) for v in d.values] if isinstance(d.distribution(), od.IntDistribution) else list(d.values)
+            for d in space.dims]
     return [dict(zip([d.column for d in space.dims], combo)) for combo in itertools.product(*axes)]

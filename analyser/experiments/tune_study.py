@@ -129,8 +129,7 @@ def importances(study, names: list[str], searched: bool, minimum: int) -> tuple[
                     f"{'' if len(done) == 1 else 's'} with every target defined, below the "
                     f"{minimum} they need")
     out, constant = {}, []
-    sub = optuna.create_study(directions=study.directions)
-    sub.add_trials(done)
+    sub = scratch(study, done)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i, name in enumerate(names):
