@@ -76,7 +76,8 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 
 
 def _loc(loc: tuple) -> str:
-    masked = (p if isinstance(p, int) or _NAME.match(str(p)) else "<key>" for p in loc)  # never echo an odd key
+    # never echo an odd key from the file
+    masked = (p if isinstance(p, int) or _NAME.match(str(p)) else "<key>" for p in loc)
     return field_path(tuple(masked)) or "the state"
 
 

@@ -109,10 +109,6 @@ class _Stop(Exception):
 # Playing
 # --------------------------------------------------------------------------------------------
 
-def _action_text(game: Game, action) -> str:
-    return json.dumps(game.action_to_json(action), sort_keys=True)
-
-
 def _state_json(game: Game, state) -> str:
     return json.dumps(game.state_to_dict(state), sort_keys=True)
 
@@ -166,7 +162,7 @@ def _play(game: Game, params, n: int, gs: int, *, stop_at: int | None = None, st
         if not legal:
             raise _NoLegal(step)
         action = legal[pick.randrange(len(legal))] if len(legal) > 1 else legal[0]
-        trace.append((seat, _action_text(game, action)))
+        trace.append((seat, json.dumps(game.action_to_json(action), sort_keys=True)))
         step += 1
         try:
             game.apply(state, action, chance)
