@@ -1,6 +1,6 @@
 """Shared fixtures: the registered titles, a CliRunner, the compiled kernels made ready once per
-suite run, a run folder's lock held as a live run holds it, and the Dask test files' cluster of
-worker processes."""
+suite run, a run folder's lock held as a live run holds it, the Dask test files' cluster of
+worker processes, and ladders that time their budgets briefly."""
 
 import contextlib
 import fcntl
@@ -75,3 +75,12 @@ def dask_cluster():
                      silence_logs=logging.ERROR)
     yield c
     c.close()
+
+
+@pytest.fixture
+def quick_ladder_speed(monkeypatch):
+    """A ladder times each budget's decisions for ``SPEED_SECONDS`` of CPU (a speed figure of the
+    machine, never a result: no figure of a level depends on it); under this fixture it times
+    one pass over its positions."""
+    from analyser.experiments import ladder
+    monkeypatch.setattr(ladder, "SPEED_SECONDS", 0.0)

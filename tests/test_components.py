@@ -512,8 +512,8 @@ def test_symmetric_dao_control_merges_the_colours_and_lists_no_colour(runner, tm
     assert v["value 0"] < 0 < v["value 4"]
     html = (out / "index.html").read_text()
     assert "Collapsed:" in html and "-&gt; value 3" in html
-    found = json.loads((out / "findings.json").read_text())["findings"]  # the report's own list
-    items = [f for f in found if f["topic"] == "component outliers"]
+    from analyser.report.page import summarise_run
+    items = summarise_run(out).parts[0].component_findings
     assert items and len(items) <= 3
     assert all(str(f["component"]).startswith("value ") and f["strength"] == "possible" for f in items)
     assert "4 other" in items[0]["sentence"]  # its peers: the other card values

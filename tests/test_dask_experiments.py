@@ -32,7 +32,7 @@ from test_stream import wait_for  # noqa: E402
 
 #: One worker runs the Dask files' tests, so each cluster (the threads one here, a module fixture, and
 #: the processes one, a session fixture) starts once, not once per worker.
-pytestmark = pytest.mark.xdist_group("dask")
+pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.usefixtures("quick_ladder_speed")]
 
 
 @pytest.fixture(scope="module")

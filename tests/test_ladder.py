@@ -23,6 +23,8 @@ from analyser.run import RunSpec
 
 SPEED = ["side_dps", "other_dps"]  # timings: the only figures that may differ between two plays
 
+pytestmark = pytest.mark.usefixtures("quick_ladder_speed")
+
 
 def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])

@@ -180,7 +180,8 @@ def test_the_pages_hold_the_examples():
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_COMMANDS, ids=rel)
-def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, runner, tmp_path, monkeypatch):
+def test_every_example_on_the_page_runs_and_its_worked_examples_render(page, runner, tmp_path, monkeypatch,
+                                                                       quick_ladder_speed):
     text = page.read_text()
     examples = regen.find_examples(page, text)
     in_example = {c for e in examples for c in e.commands}

@@ -149,6 +149,17 @@ def forked(args, patch=lambda: None, env=None):
     return p
 
 
+def exit_code(p, seconds: float = 300) -> int | None:
+    """The exit code of the :func:`forked` child ``p`` once it ends (``-9``: SIGKILLed), or None
+    when it still runs after ``seconds`` (it is killed then, so that no test leaves it behind)."""
+    p.join(seconds)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return None
+    return p.exitcode
+
+
 #: Plays as DAO's random strategy; in a process whose TUNE_GATE names a file, its 270th game
 #: (halfway through the second batch of three trials of 60 games) writes that file and waits
 #: there, to be killed.
@@ -579,8 +590,7 @@ def test_a_kill_inside_the_ask_of_a_trial_resumes_to_the_uninterrupted_tune(runn
     first = next(c for c in trials.columns if c.startswith("rule.") or c == "bust_limit")
     killed = tmp_path / "killed"
     p = forked([*args, "-q", "-j", "1", "-o", str(killed)], lambda: kill_in_ask(at, after))
-    p.join(300)
-    assert p.exitcode == -signal.SIGKILL
+    assert exit_code(p) == -signal.SIGKILL
     import optuna
     study = optuna.load_study(study_name="tune", storage=f"sqlite:///{killed / 'tune.db'}")
     assert len(study.trials) == 3 and [r["number"] for r in study.user_attrs["asked"]][-1] == (at if after else at - 1)
@@ -614,8 +624,7 @@ def test_a_kill_between_two_tells_of_a_batch_resumes_to_the_uninterrupted_tune(r
     assert r.exit_code == 0, r.output
     killed = tmp_path / "killed"
     p = forked([*args, "-q", "-j", "1", "-o", str(killed)], lambda: kill_in_tell(told))
-    p.join(300)
-    assert p.exitcode == -signal.SIGKILL
+    assert exit_code(p) == -signal.SIGKILL
     assert _count_complete(killed / "tune.db") <= told
     r = invoke(runner, "resume", str(killed), "-q")
     assert r.exit_code == 0, r.output
