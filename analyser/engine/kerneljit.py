@@ -141,6 +141,68 @@ def seed_game(mt, seeds, g):
             seed(mt, s, seeds.seat_key[g, s], seeds.seat_keylen[g, s])
 
 
+#: Games whose chance streams :func:`seed_chances` seeds together.
+SEED_BLOCK = 16
+
+
+@jit
+def seed_chances(block, seeds, first):
+    """Seed the chance streams of games ``first`` on (``seeds``, a
+    :class:`~analyser.engine.kernelkit.Seeds`; as many as ``block`` has rows, fewer at the slice's
+    end) into the rows of ``block``, each as :func:`seed` does, the streams step by step together:
+    a stream's seeding is one long chain of dependent steps, and the processor overlaps the chains
+    of different streams.  :func:`seed_game_from` takes a game's stream from ``block``."""
+    count = min(block.shape[0], seeds.key.shape[0] - first)
+    if count <= 0:
+        return
+    if np.any(seeds.keylen[first:first + count] > N):  # (never: a game seed's key has at most two words)
+        for k in range(count):
+            seed(block, k, seeds.key[first + k], seeds.keylen[first + k])
+        return
+    prev = np.empty(count, np.int64)
+    j = np.zeros(count, np.int64)
+    for k in range(count):
+        block[k, :N] = START[:N]
+        prev[k] = block[k, 0]
+    i = 1
+    for _ in range(N):
+        for k in range(count):
+            p = ((block[k, i] ^ (((prev[k] ^ (prev[k] >> 30)) * 1664525) & MASK))
+                 + seeds.key[first + k, j[k]] + j[k]) & MASK
+            block[k, i] = p
+            prev[k] = p
+            j[k] = j[k] + 1 if j[k] + 1 < seeds.keylen[first + k] else 0
+        i += 1
+        if i >= N:
+            for k in range(count):
+                block[k, 0] = block[k, N - 1]
+            i = 1
+    for _ in range(N - 1):
+        for k in range(count):
+            p = ((block[k, i] ^ (((prev[k] ^ (prev[k] >> 30)) * 1566083941) & MASK)) - i) & MASK
+            block[k, i] = p
+            prev[k] = p
+        i += 1
+        if i >= N:
+            for k in range(count):
+                block[k, 0] = block[k, N - 1]
+            i = 1
+    for k in range(count):
+        block[k, 0] = 0x80000000
+        block[k, N] = N
+
+
+@jit
+def seed_game_from(mt, seeds, g, block):
+    """:func:`seed_game` with the chance stream taken from ``block``, where :func:`seed_chances`
+    seeded it (with ``first`` the multiple of ``len(block)`` at or below ``g``)."""
+    n = seeds.seat_keylen.shape[1]
+    mt[n, :] = block[g % block.shape[0], :]
+    for s in range(n):
+        if seeds.seat_keylen[g, s]:
+            seed(mt, s, seeds.seat_key[g, s], seeds.seat_keylen[g, s])
+
+
 @jit
 def put_trace(out, g, trace, rounds):
     """Game ``g``'s score trace: ``trace[seat, :rounds]`` per seat, seat 0 first.  False when

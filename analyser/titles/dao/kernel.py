@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from analyser.engine.kerneljit import helper, jit, put_components, put_trace, random, seed_game, sort_keys, streams
+from analyser.engine.kerneljit import (SEED_BLOCK, helper, jit, put_components, put_trace, random, seed_chances,
+                                       seed_game_from, sort_keys, streams)
 
 #: ``work.seat[X, s]``: cards held this half, cards taken in the game, points of finished halves,
 #: busts, cards of the best colour at each half's end, the running score (for the trace).
@@ -61,8 +62,11 @@ def play(seeds, rules, deck, strategies, bonus, out):
              np.zeros((n, rules.colours), np.int64), np.zeros((n, rules.colours), np.int64),
              np.empty(D + 1, np.int64), np.zeros((rules.colours, rules.top_v + 1), np.int64),
              np.zeros((n, rules.kinds), np.int64), np.zeros((n, rules.rounds), np.int64), np.zeros(rules.colours, np.int64))
+    chances = streams(SEED_BLOCK)
     for g in range(G):
-        seed_game(w.mt, seeds, g)
+        if g % SEED_BLOCK == 0:
+            seed_chances(chances, seeds, g)
+        seed_game_from(w.mt, seeds, g, chances)
         sort_keys(w.mt, n, w.keys, D)  # the deal: one random() per card, sorted (rules.shuffled)
         order = np.argsort(w.keys, kind="mergesort")
         rounds, turns = play_game(w, order, seeds.lineups[g], rules, deck, strategies, bonus)
