@@ -458,7 +458,10 @@ def test_sigterm_between_tables_and_resume_equals_the_whole_tournament(small_tou
     if r.returncode == 0:  # the signal came after the last write: nothing was cut
         return same_tournament(out, small_tournament)
     assert r.returncode == 143, r.stderr
-    assert "interrupted (SIGTERM)" in one_line(r)
+    # a signal that lands in a table's final write is first told that the write finishes
+    lines = [x for x in r.stderr.splitlines() if x.startswith("analyser:")]
+    assert len(lines) in (1, 2) and "Traceback" not in r.stderr, r.stderr
+    assert "interrupted (SIGTERM)" in lines[-1]
     cfg = read(out)
     if cfg["status"] != "complete":  # (else it stopped while writing its files: the case below)
         assert cfg["status"] == "interrupted" and tables_done <= sum(c["status"] == "complete" for c in cfg["cells"]) < 6
