@@ -1,11 +1,10 @@
 """The click group of the ``analyser`` command line, :func:`main`, and the helpers the command
 modules share (option callbacks, the one-line error, the command line a folder records).
 
-The group loads its commands lazily: :data:`COMMANDS` maps each command's name to the module and
-function that define it, and a command's module is imported only when that command runs (or its
-own ``--help`` is asked for).  So ``analyser --help``, ``analyser list`` and a mistyped command
-import neither pandas nor pyarrow, nor the worker pool: the modules of the commands that play
-games import those at module level.  This module imports only click and the engine's errors."""
+The group imports a command's module (:data:`COMMANDS`) only when that command runs or its own
+``--help`` is asked for, so ``analyser --help``, ``analyser list`` and a mistyped command import
+neither pandas nor pyarrow, nor the worker pool.  This module imports only click and the engine's
+errors."""
 
 from __future__ import annotations
 

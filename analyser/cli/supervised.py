@@ -1,10 +1,7 @@
 """The commands that play games or write folders run supervised: :func:`command` makes a click
-command whose body runs with SIGTERM and Ctrl-C handled (:func:`analyser.run.stops.handled`),
-so a stop writes what is finished and exits 143 or 130, and with every lock it took released when
-it ends (:func:`analyser.run.store.release_held_locks`).
-
-This module imports the worker layer (and through it pandas and pyarrow), so only the modules of
-those commands import it: ``analyser --help`` and ``analyser list`` never load it."""
+command whose body runs with SIGTERM and Ctrl-C handled (:func:`analyser.run.stops.handled`) and
+releases every lock it took.  It imports the worker layer (pandas, pyarrow), so only the modules
+of those commands import it: ``analyser --help`` and ``analyser list`` never load it."""
 
 from __future__ import annotations
 

@@ -208,12 +208,8 @@ def compare_frames(a: pd.DataFrame, b: pd.DataFrame, paired: bool, outcome=None)
     if da is not None and db is not None and outcome.drama_applies:
         x, y = sides(da.set_index("game_index")["lead_changes"], db.set_index("game_index")["lead_changes"])
         add("lead changes per game", mean(x, y))
-    out = pd.DataFrame(rows)
     cols = ["figure", "a", "b", "diff", "low", "high", "p", "p_wilcoxon", "test"]
-    for c in cols:
-        if c not in out.columns:
-            out[c] = np.nan
-    return out[cols], n
+    return pd.DataFrame(rows).reindex(columns=cols), n  # (a column no row has: NaN)
 
 
 def _title(ref: str):

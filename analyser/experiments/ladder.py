@@ -31,9 +31,8 @@ from analyser.text import phrase
 
 #: Most levels in one ladder (a guard against typos such as 1..1e9).
 MAX_LEVELS = 24
-#: Games per batch of a level unless --batch-size says otherwise: a search player's games are
-#: slow, so a level writes a part every few games (it streams, and a fault loses at most a batch)
-#: instead of one part at its end.  Results do not depend on it.
+#: Games per batch of a level unless --batch-size says otherwise (a search player's games are slow:
+#: a level streams a part every few games).  Results do not depend on it.
 LEVEL_BATCH = 10
 #: Positions the decisions-per-second figure is timed on, and the least CPU time spent on each
 #: budget (the positions are played again until it is reached).
@@ -214,13 +213,9 @@ class LadderResult:
 def run_ladder(spec: RunSpec, options: LadderOptions | None = None, session: Session | None = None, *,
                speed: bool = True) -> LadderResult:
     """Parse and check the ladder of ``options`` with ``spec``'s settings (its strategies are
-    unused), play every level (a cell), time the budgets, and analyse.
-
-    InputError (one line) on bad input before any game is played.  ``session``:
-    :class:`~analyser.experiments.options.Session`.  ``speed=False`` skips the decisions-per-second timing (it then reads as
-    not measured).  ``spec.game_timeout=None``: the limit is scaled to the measured cost of a
-    game of the dearest level (:func:`auto_game_timeout`, recorded in ``config.json`` as
-    ``game_timeout`` with ``game_timeout_auto``), so a busy machine does not trip it."""
+    unused; InputError, one line, before any game), play every level (a cell), time the budgets
+    (not with ``speed=False``), and analyse.  ``spec.game_timeout=None``: the limit is
+    :func:`auto_game_timeout`'s, recorded as ``game_timeout`` with ``game_timeout_auto``."""
     options, session = options or LadderOptions(), session or Session()
     game = get_game(spec.game)
     ladder = parse_ladder_strategy(options.strategy, title_ref(game))

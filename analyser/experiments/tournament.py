@@ -137,13 +137,11 @@ def rate(frame: pd.DataFrame, names: list[str], bootstrap: int = BOOTSTRAP, seed
     reps = np.array(reps) if reps else np.full((1, m), np.nan)
     lo, hi = np.percentile(reps, [2.5, 97.5], axis=0)
     summary = analysis.strategy_summary(frame).set_index("strategy")
-    rows = []
-    for i, s in enumerate(names):
-        r = summary.loc[s]
-        rows.append({"strategy": s, "rating": point[i], "rating_low": lo[i], "rating_high": hi[i],
-                     "win_rate": r["win_rate"], "win_low": r["win_low"], "win_high": r["win_high"],
-                     "mean_rank": r["mean_rank"], "games": int(r["n"])})
-    out = pd.DataFrame(rows).sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    s = summary.loc[names]
+    out = pd.DataFrame({"strategy": names, "rating": point, "rating_low": lo, "rating_high": hi,
+                        **{c: s[c].to_numpy() for c in ("win_rate", "win_low", "win_high", "mean_rank")},
+                        "games": s["n"].to_numpy().astype(int)})
+    out = out.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
     out.insert(0, "rank", out["rating"].rank(method="min", ascending=False).astype(int))  # equal ratings share
     out.attrs["win_method"] = summary.attrs.get("methods", {}).get("win", "wilson")
     return out

@@ -1,14 +1,10 @@
 """The tune's Optuna study on disk, through Optuna's public API only, and its parameter importances.
 
-A trial is written to the study once, finished: ``Study.add_trial`` of an
-``optuna.trial.create_trial`` with its state, values, parameters, attributes, intermediate values
-and constraints, one transaction, so a kill leaves a trial whole or absent, never cut short.
-The trials of the batch in play, asked but not yet told, are kept in the study's user attribute
-:data:`ASKED` (their parameters, distributions and the sampler's attributes), rewritten whole at
-each ask (one transaction too).  :func:`ask` asks a seeded sampler in a scratch study in memory
-holding the study's trials and the batch's asked ones (running): what ``study.ask`` on the
-study would give.  :func:`trials` lists both, in trial order.  A trial is told (:func:`tell`) in
-trial order, after every trial before it.
+A trial is written to the study once, finished (one ``Study.add_trial``: a kill leaves it whole
+or absent).  The trials of the batch in play, asked but not yet told, are kept in the study's user
+attribute :data:`ASKED`, rewritten whole at each ask.  :func:`ask` asks a seeded sampler in a
+scratch study holding the study's trials and the asked ones (what ``study.ask`` would give);
+:func:`trials` lists both, in trial order; :func:`tell` writes them in trial order.
 """
 
 from __future__ import annotations
