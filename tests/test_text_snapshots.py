@@ -23,7 +23,7 @@ def same_as_snapshot(name, actual):
 
 
 @pytest.mark.parametrize("name", [n for n in names() if n != "errors"])
-def test_text_equals_the_snapshot(name):
+def test_text_equals_the_snapshot(name, quick_ladder_speed):  # (the ladder's speeds are masked)
     same_as_snapshot(name, render(name))
 
 
