@@ -1228,7 +1228,7 @@ def _state_schema(min_players: int, max_players: int):
     from analyser.io.states import StateModel, items, seat_lists, text, whole
 
     square, tile, rot = whole(-1, SQUARES - 1), whole(0, N_TILES - 1), whole(0, 3)
-    seat, most = whole(0, max_players - 1), 100 * N_TILES  # copies cap 100 per tile
+    seat, kaiju, most = whole(0, max_players - 1), whole(0, 9), 100 * N_TILES  # copies cap 100 per tile
     big = whole(-(10**9), 10**9)
 
     class TsuroStateSchema(StateModel):
