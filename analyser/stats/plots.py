@@ -7,7 +7,9 @@ returns ``(file name, caption)``; intervals are 95%.  User strings reach a plot 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import math
 from pathlib import Path
@@ -184,6 +186,19 @@ def style(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(axis="x", color="#dddddd", linewidth=0.8)
     ax.set_axisbelow(True)
+
+
+@contextlib.contextmanager
+def drawing():
+    """Draw a batch of figures with the objects that already exist (imported modules, the run's
+    frames) set aside by the garbage collector (``gc.freeze``), and given back to it after: the
+    collections that drawing triggers then look at the figures' short-lived objects only, not at
+    every object of the process."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def save(fig, path: Path, caption: str) -> tuple[str, str]:
