@@ -327,7 +327,7 @@ def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | 
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, 1.0 + 1.25 * len(groups)), sharex=True, sharey=True)
     for i, (ax, (name, v, c, mean)) in enumerate(zip(axes, groups)):
         colour = colours.get(name, PALETTE[i % len(PALETTE)])
-        ax.hist(v, bins=bins, color=colour, alpha=0.8, weights=c * 100 / c.sum())
+        bars(ax, v, c * 100 / c.sum(), bins, color=colour, alpha=0.8)
         ax.axvline(mean, color="#222222", linestyle=":", linewidth=1.3)
         ax.text(1.0, 0.85, f"{name}  (mean {fixed(mean, 1)})", transform=ax.transAxes, ha="right",
                 va="top", fontsize=9, fontweight="bold", color=colour)
