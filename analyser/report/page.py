@@ -485,9 +485,10 @@ def _variant_section(game, part, r: Reduced, outdir: Path, variant: int | None,
     taken so far (this section's are added)."""
     prefix = f"v{variant}-" if variant else ""
     tag = f"v{variant} " if variant else ""
-    figures = _figures(game, r, outdir, prefix, part)
+    with plots.drawing():
+        figures = _figures(game, r, outdir, prefix, part)
+        component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
     drawn = [name for name, _ in figures]
-    component_section = reportcomponents.component_section(part, outdir, prefix, game.component_note)
     if component_section and component_section["figure"]:
         drawn.append(component_section["figure"]["name"])
     embedded = [{"name": name, "caption": caption,

@@ -7,7 +7,9 @@ returns ``(file name, caption)``; intervals are 95%.  User strings reach a plot 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import math
 from pathlib import Path
@@ -186,6 +188,19 @@ def style(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_axisbelow(True)
 
 
+@contextlib.contextmanager
+def drawing():
+    """Draw a batch of figures with the objects that already exist (imported modules, the run's
+    frames) set aside by the garbage collector (``gc.freeze``), and given back to it after: the
+    collections that drawing triggers then look at the figures' short-lived objects only, not at
+    every object of the process."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def save(fig, path: Path, caption: str) -> tuple[str, str]:
     """Lay ``fig`` out tightly (as ``Figure.tight_layout``), write it to ``path`` and close it.
 
@@ -312,7 +327,7 @@ def score_distribution_counts(counts: pd.DataFrame, path: Path, colours: dict | 
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, 1.0 + 1.25 * len(groups)), sharex=True, sharey=True)
     for i, (ax, (name, v, c, mean)) in enumerate(zip(axes, groups)):
         colour = colours.get(name, PALETTE[i % len(PALETTE)])
-        ax.hist(v, bins=bins, color=colour, alpha=0.8, weights=c * 100 / c.sum())
+        bars(ax, v, c * 100 / c.sum(), bins, color=colour, alpha=0.8)
         ax.axvline(mean, color="#222222", linestyle=":", linewidth=1.3)
         ax.text(1.0, 0.85, f"{name}  (mean {fixed(mean, 1)})", transform=ax.transAxes, ha="right",
                 va="top", fontsize=9, fontweight="bold", color=colour)
