@@ -17,7 +17,6 @@ import pandas as pd
 
 from analyser.engine.errors import InputError
 from analyser.engine.perseat import seat_values
-from analyser.stats.analysis import game_keys
 from analyser.text import pct, phrase, signed
 
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
@@ -151,26 +150,6 @@ def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFr
     nb = len(arr)
     reps = [at(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
     return _table(point, reps, win0, fair, tie_share, int(games), kind, bootstrap)
-
-
-def compensation(df: pd.DataFrame, kind: str = "highest score", bootstrap: int = BOOTSTRAP,
-                 seed: int = 0) -> pd.DataFrame | None:
-    """:func:`compensation_from_sums` of a whole results frame, resampling games (the streamed
-    report resamples blocks of games; the two agree below :data:`BLOCKS` games)."""
-    players = int(df["players"].iloc[0]) if len(df) else 0
-    if not len(df) or players < 2 or kind == "other":
-        return None
-    d = df.sort_values(game_keys(df) + ["seat"], kind="stable")
-    scores = d["score"].to_numpy(dtype=float).reshape(-1, players)
-    wins = d["win"].to_numpy(dtype=float).reshape(-1, players)
-    diff = differences(scores)
-    values = np.unique(diff)
-    v_pos = np.searchsorted(values, diff)
-    n_games = len(scores)
-    arr = np.zeros((n_games, players, len(values)))
-    arr[np.arange(n_games)[:, None], np.arange(players)[None, :], v_pos] = 1.0
-    ties = np.where(diff == 0, wins, 0.0)
-    return _from_arrays(arr, ties, values, players, kind, bootstrap, seed)
 
 
 def assumption(kind: str, unit: str) -> str:
