@@ -273,12 +273,9 @@ def _anchor(text: str, used: set) -> str:
 def short_caption(caption: str, width: int = 60) -> str:
     """A table caption shortened for the contents list: parenthesised remarks and anything
     after a colon dropped, cut to ``width`` characters."""
-    text = caption
-    while True:
-        shorter = re.sub(r"\s*\([^()]*\)", "", text)
-        if shorter == text:
-            break
-        text = shorter
+    text, removed = caption, 1
+    while removed:  # nested remarks too, innermost first
+        text, removed = re.subn(r"\s*\([^()]*\)", "", text)
     text = text.split(": ")[0].strip() or caption
     if len(text) <= width:
         return text
