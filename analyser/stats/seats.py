@@ -172,9 +172,8 @@ def handicap_text(row, unit: str, kind: str) -> str:
     """``+6 points (95% CI +4 to +8; win rate 49.8% there)`` for one seat of the compensation."""
     if row["handicap"] != row["handicap"]:
         return "n/a"
-    word = "head start" if kind == "race" else "handicap"
     if kind == "race" and row["handicap"] == 0 and row["win_rate"] >= row["fair_share"]:
-        return f"none (at or above the fair share; a {word} goes to the seats behind)"
+        return "none (at or above the fair share; a head start goes to the seats behind)"
     return (f"{signed(row['handicap'], None)} {unit} (95% CI {signed(row['handicap_low'], None)} to "
             f"{signed(row['handicap_high'], None)}; win rate {pct(row['win_at_handicap'])} there)")
 
