@@ -92,20 +92,6 @@ def _handicaps(counts: np.ndarray, tie_win: np.ndarray, values: np.ndarray, game
     return h_out, w_out
 
 
-def _table(point: tuple, reps: list, win0: np.ndarray, fair: float, tie_share: np.ndarray, games: int,
-           kind: str, bootstrap: int) -> pd.DataFrame:
-    h, w = point
-    rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
-    cols = [col[~np.isnan(col)] for col in rep.T]
-    lows = [float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan for col in cols]
-    highs = [float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan for col in cols]
-    out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
-                        "handicap_low": lows, "handicap_high": highs, "win_at_handicap": w,
-                        "tie_share": tie_share})
-    out.attrs.update(kind=kind, games=games, bootstrap=bootstrap)
-    return out
-
-
 def compensation_from_sums(sums: pd.DataFrame, players: int, kind: str = "highest score",
                            bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame | None:
     """Per seat: ``win_rate`` (recorded), ``fair_share``, ``handicap`` (score units; the head
@@ -129,7 +115,7 @@ def compensation_from_sums(sums: pd.DataFrame, players: int, kind: str = "highes
 
 def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFrame:
     """The compensation table from per-unit counts (units x seats x values) and tie win shares
-    (units x seats), resampling the units (games or blocks of games)."""
+    (units x seats), resampling the units (blocks of games)."""
     fair = 1.0 / players
     race = kind == "race"
     per_unit = arr[:, 0, :].sum(axis=1)
@@ -138,8 +124,7 @@ def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFr
         counts = np.tensordot(w, arr, axes=1)
         return _handicaps(counts, w @ ties, values, float(w @ per_unit), fair, race)
 
-    ones = np.ones(len(arr))
-    point = at(ones)
+    h, win_at = at(np.ones(len(arr)))
     counts = arr.sum(axis=0)
     games = float(per_unit.sum())
     zero = values == 0
@@ -149,7 +134,15 @@ def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFr
     rng = np.random.default_rng(seed)
     nb = len(arr)
     reps = [at(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
-    return _table(point, reps, win0, fair, tie_share, int(games), kind, bootstrap)
+    rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
+    cols = [col[~np.isnan(col)] for col in rep.T]
+    lows = [float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan for col in cols]
+    highs = [float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan for col in cols]
+    out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
+                        "handicap_low": lows, "handicap_high": highs, "win_at_handicap": win_at,
+                        "tie_share": tie_share})
+    out.attrs.update(kind=kind, games=int(games), bootstrap=bootstrap)
+    return out
 
 
 def assumption(kind: str, unit: str) -> str:
