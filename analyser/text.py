@@ -47,9 +47,7 @@ def fixed(x, places: int) -> str:
     if not math.isfinite(x):
         return f"{x:.{places}f}"
     q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
-    if q == 0:
-        q = abs(q)
-    return f"{q:f}"
+    return f"{abs(q) if q == 0 else q:f}"  # never -0
 
 
 def _trim(text: str) -> str:
