@@ -229,8 +229,7 @@ def gather(results: Iterable[tuple[str, Callable[[], Iterable | None]]], label: 
                 left.append(x if x.topic else LeftOut(topic, x.reason))
                 continue
             f = Finding.of(x)
-            if not f.topic:
-                f.topic = topic
+            f.topic = f.topic or topic
             if f.topic not in importance:
                 importance.append(f.topic)
             items.append(f)

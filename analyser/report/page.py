@@ -313,10 +313,8 @@ def method_note(part: Part) -> str:
     name = analysis.METHODS
     sw = part.strategies.attrs.get("methods", {}).get("win") or "wilson"
     seat = part.seats.attrs.get("methods", {}).get("win") or "wilson"
-    if sw == seat:
-        wins = f"Win rates: {name[sw]}."
-    else:
-        wins = f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}."
+    wins = (f"Win rates: {name[sw]}." if sw == seat
+            else f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}.")
     return (f"95% intervals. {wins} Mean scores: {name['cluster']}. The Wilson interval is used only where "
             "each game gives a group at most one row and no win is shared.")
 
