@@ -1,12 +1,10 @@
 """Numbers and words as every output shows them: the terminal, the HTML report and the PNGs.
 
-One rounding rule everywhere: a float is read as its shortest decimal (to 12 significant digits)
-and rounded half to even on that decimal value (:func:`fixed`).  So 0.4515 shows as ``45.2%`` in
-a table, a sentence and a plot label alike (``f"{45.15:.1f}"`` rounds the binary float 45.149...
-down to ``45.1``), and complementary shares read complementary (50.75 -> ``50.8``, 49.25 ->
-``49.2``).  A value that rounds to zero never shows a sign: ``0``, ``0.0``, never ``-0.0``.
-Negative numbers use the ASCII hyphen-minus, so a figure copied into a spreadsheet or a shell
-reads back as a number.  NaN and None show as :data:`MISSING`.
+One rounding rule everywhere, half to even on the decimal value (:func:`fixed`; docs/results.md,
+"Decimals follow the interval"): ``f"{45.15:.1f}"`` rounds the binary float 45.149... down, so
+:func:`fixed` reads the float's shortest decimal first.  Negative numbers use the ASCII
+hyphen-minus (a figure pasted into a spreadsheet reads back as a number); NaN and None show as
+:data:`MISSING`.
 
 Sentences come from jinja2 templates in ``analyser/sentences/`` that read records (:func:`sentences`,
 :func:`phrase`); the templates spell numbers with this module's functions, as filters of the same
@@ -49,9 +47,7 @@ def fixed(x, places: int) -> str:
     if not math.isfinite(x):
         return f"{x:.{places}f}"
     q = Decimal(f"{x:.12g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
-    if q == 0:
-        q = abs(q)
-    return f"{q:f}"
+    return f"{abs(q) if q == 0 else q:f}"  # never -0
 
 
 def _trim(text: str) -> str:
@@ -111,12 +107,9 @@ def signed(x, decimals: int | None = 1, significant: int = 3) -> str:
 MOST_DECIMALS = 4
 def decimals(half_width, default: int = 1) -> int:
     """How many decimals to show a number whose 95% interval has half-width ``half_width``
-    (in the unit shown: percentage points for a win rate shown in %, points for a score): the
-    last digit shown is the one below the half-width's leading digit, so a half-width of 2.2 pp
-    gives 1 decimal, 0.3 pp (100,000 games) 2, 15 pp 0.  An array (a table column) gives the
-    decimals of its median finite half-width, so a column reads alike (a rate near 0% has a
-    narrower interval than its neighbours; it does not make them all longer).  No finite
-    positive half-width: ``default``.  Never more than :data:`MOST_DECIMALS`."""
+    (in the unit shown): the digit below the half-width's leading digit (docs/results.md,
+    "Decimals follow the interval"); an array (a table column) by its median finite
+    half-width.  No finite positive half-width: ``default``.  At most :data:`MOST_DECIMALS`."""
     h = np.asarray(half_width, dtype=float).ravel()
     h = h[np.isfinite(h) & (h > 0)]
     if not len(h):

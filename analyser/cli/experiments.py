@@ -308,7 +308,7 @@ def execute_tournament(spec: RunSpec, options: TournamentOptions, session: Sessi
             click.echo(terminal_table(format_table(t.ranking)))
         if t.meta is not None:
             from analyser.stats import metagame
-            click.echo("\n" + metagame.summary_text(t.meta, t.ranking, findings=False))
+            click.echo("\n" + metagame.summary_text(t.meta, t.ranking))
         if t.findings is not None:
             from analyser import findings
             findings.echo([t.findings])

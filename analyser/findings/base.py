@@ -155,11 +155,9 @@ class Findings:
     @staticmethod
     def ordered(items: Iterable[Finding], importance: list[str]) -> list[Finding]:
         """Clear before possible before none found; within a strength, by the topic's place in
-        ``importance`` (unknown topics last), then as given."""
+        ``importance`` (unknown topics last), then as given (a stable sort)."""
         rank = {t: i for i, t in enumerate(importance)}
-        indexed = list(enumerate(items))
-        indexed.sort(key=lambda p: (STRENGTHS.index(p[1].strength), rank.get(p[1].topic, len(rank)), p[0]))
-        return [f for _, f in indexed]
+        return sorted(items, key=lambda f: (STRENGTHS.index(f.strength), rank.get(f.topic, len(rank))))
 
     def to_json(self) -> dict:
         out = {"findings": [f.to_json() for f in self.items], "left_out": [x.to_json() for x in self.left_out]}
@@ -231,8 +229,7 @@ def gather(results: Iterable[tuple[str, Callable[[], Iterable | None]]], label: 
                 left.append(x if x.topic else LeftOut(topic, x.reason))
                 continue
             f = Finding.of(x)
-            if not f.topic:
-                f.topic = topic
+            f.topic = f.topic or topic
             if f.topic not in importance:
                 importance.append(f.topic)
             items.append(f)

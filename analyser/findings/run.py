@@ -178,10 +178,8 @@ def replay_lost_game(ctx: RunContext, strategy: str) -> str | None:
     index = s.loc[strategy, "lost_index_min"]
     if not all_finite(index):
         return None
-    index = int(index)
-    seats = [str(given[i]) for i in lineup(index, ctx.players, len(given))]
-    words = ctx.base_words("play", seats) + ["--seed", game_seed(seed, index)]
-    return command(words)
+    seats = [str(given[i]) for i in lineup(int(index), ctx.players, len(given))]
+    return command(ctx.base_words("play", seats) + ["--seed", game_seed(seed, int(index))])
 
 
 def _ceiling(players: int, strategies: int) -> tuple[float, int]:

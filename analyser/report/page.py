@@ -273,12 +273,9 @@ def _anchor(text: str, used: set) -> str:
 def short_caption(caption: str, width: int = 60) -> str:
     """A table caption shortened for the contents list: parenthesised remarks and anything
     after a colon dropped, cut to ``width`` characters."""
-    text = caption
-    while True:
-        shorter = re.sub(r"\s*\([^()]*\)", "", text)
-        if shorter == text:
-            break
-        text = shorter
+    text, removed = caption, 1
+    while removed:  # nested remarks too, innermost first
+        text, removed = re.subn(r"\s*\([^()]*\)", "", text)
     text = text.split(": ")[0].strip() or caption
     if len(text) <= width:
         return text
@@ -316,10 +313,8 @@ def method_note(part: Part) -> str:
     name = analysis.METHODS
     sw = part.strategies.attrs.get("methods", {}).get("win") or "wilson"
     seat = part.seats.attrs.get("methods", {}).get("win") or "wilson"
-    if sw == seat:
-        wins = f"Win rates: {name[sw]}."
-    else:
-        wins = f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}."
+    wins = (f"Win rates: {name[sw]}." if sw == seat
+            else f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}.")
     return (f"95% intervals. {wins} Mean scores: {name['cluster']}. The Wilson interval is used only where "
             "each game gives a group at most one row and no win is shared.")
 

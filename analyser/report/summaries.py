@@ -141,10 +141,9 @@ def _game_sums(game: np.ndarray, n_games: int, win: np.ndarray,
     g_sorted, s_sorted = game[order], score[order]
     first = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
     top = s_sorted[first]
-    second = np.where(first + 1 < len(s_sorted), s_sorted[np.minimum(first + 1, len(s_sorted) - 1)], np.nan)
-    second = np.where((first + 1 < len(g_sorted)) & (g_sorted[np.minimum(first + 1, len(g_sorted) - 1)] == g_sorted[first]),
-                      second, np.nan)
-    margin = top - second
+    nxt = np.minimum(first + 1, len(s_sorted) - 1)  # the row after each game's top row
+    same = (first + 1 < len(g_sorted)) & (g_sorted[nxt] == g_sorted[first])
+    margin = top - np.where(same, s_sorted[nxt], np.nan)
     top_win = np.zeros(n_games)
     np.maximum.at(top_win, game, win)
     tie = top_win < 1.0 - 1e-9
@@ -382,8 +381,7 @@ def fix_mirrors(strategies: pd.DataFrame, mirror: list[str]) -> None:
         return
     m = strategies["strategy"].astype(str).isin([str(x) for x in mirror]).to_numpy()
     if m.any():
-        strategies.loc[m, "win_low"] = strategies.loc[m, "win_rate"]
-        strategies.loc[m, "win_high"] = strategies.loc[m, "win_rate"]
+        strategies.loc[m, "win_low"] = strategies.loc[m, "win_high"] = strategies.loc[m, "win_rate"]
         strategies.attrs["fixed"] = [str(x) for x in strategies.loc[m, "strategy"]]
 
 

@@ -265,10 +265,7 @@ def clip_interval(low: float, high: float, least: float, most: float) -> tuple[f
     """An interval ``(low, high)`` cut to the values the figure can take, ``least`` to ``most``
     (a share 0-1, a difference of two shares -1 to +1 or -100 to +100 pp): a normal or t
     interval from a few games reaches past them.  NaN stays NaN."""
-    def cut(x):
-        return x if x != x else float(min(most, max(least, x)))
-
-    return cut(low), cut(high)
+    return tuple(x if x != x else float(min(most, max(least, x))) for x in (low, high))
 
 
 def seat_verdict(chi2: float, p: float, k: int, best: int, worst: int, gap: float, lo: float, hi: float) -> dict:

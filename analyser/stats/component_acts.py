@@ -31,8 +31,7 @@ def rate_estimate(counts, catalog: dict | None = None, *, unit: str = "placement
     total_k = sum(int(k) for _, k in counts.values())
     rows = []
     for cid in ids:
-        n, k = counts.get(cid, (0, 0))
-        n, k = int(n), int(k)
+        n, k = (int(x) for x in counts.get(cid, (0, 0)))
         on, ok = total_n - n, total_k - k
         row = {c: np.nan for c in COLUMNS}
         row.update(component=cid, what=str((catalog.get(cid) or {}).get("what") or ""), holders=n,

@@ -208,15 +208,14 @@ def _skill_fit(y, game, strat, n_games, n_strats, weights) -> tuple[float, np.nd
     w_row = weights[game]
     wsum_g = np.bincount(game, weights=w_row, minlength=n_games)
     ok = wsum_g > 0
-    mean_g = np.zeros(n_games)
-    mean_g[ok] = np.bincount(game, weights=w_row * y, minlength=n_games)[ok] / wsum_g[ok]
-    yw = y - mean_g[game]
-    X = np.zeros((len(y), n_strats))
-    X[np.arange(len(y)), strat] = 1.0
-    for k in range(n_strats):
-        m = np.zeros(n_games)
-        m[ok] = np.bincount(game, weights=w_row * X[:, k], minlength=n_games)[ok] / wsum_g[ok]
-        X[:, k] -= m[game]
+
+    def centred(v):  # v minus its game's weighted mean
+        mean_g = np.zeros(n_games)
+        mean_g[ok] = np.bincount(game, weights=w_row * v, minlength=n_games)[ok] / wsum_g[ok]
+        return v - mean_g[game]
+
+    yw = centred(y)
+    X = np.column_stack([centred((strat == k).astype(float)) for k in range(n_strats)])
     xx = (X * w_row[:, None]).T @ X
     xy = (X * w_row[:, None]).T @ yw
     return share_from_normal(xx, xy, float(np.sum(w_row * yw ** 2)))

@@ -350,20 +350,15 @@ def unused_records(meta: MetaGame) -> list[dict]:
 # Output
 # --------------------------------------------------------------------------------------------
 
-def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None, findings: bool = True) -> str:
-    """The meta-game for the terminal: the method, the table (with the ``ratings`` columns
-    ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given) and, with
-    ``findings``, the meta-game's findings, one per line (the tournament prints them among all
-    its findings instead: :func:`analyser.findings.tournament_findings`)."""
+def summary_text(meta: MetaGame, ratings: pd.DataFrame | None = None) -> str:
+    """The meta-game for the terminal: the method and the table (with the ``ratings`` columns
+    ``rating``/``rating_low``/``rating_high`` of the tournament's ranking when given); the
+    tournament prints the meta-game's findings among all its findings."""
     table = with_ratings(meta, ratings)
     lines = [f"Meta-game: {meta.method}; Nash average in pp of win share above an even share "
              f"(1/{meta.players}) against the equilibrium mix."]
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         lines.append(terminal_table(format_table(table)))
-    if findings:
-        lines.append("Findings:")
-        lines += [f"  [{f['strength']}] {f['sentence']}" + ("" if f["evidence"]["interval"] == "-" else
-                  f" ({f['evidence']['figure']}; 95% CI {f['evidence']['interval']})") for f in meta.findings]
     return "\n".join(lines)
 
 

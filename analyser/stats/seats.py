@@ -17,7 +17,6 @@ import pandas as pd
 
 from analyser.engine.errors import InputError
 from analyser.engine.perseat import seat_values
-from analyser.stats.analysis import game_keys
 from analyser.text import pct, phrase, signed
 
 #: Blocks of games for the compensation bootstrap (``game_index mod BLOCKS``).
@@ -93,20 +92,6 @@ def _handicaps(counts: np.ndarray, tie_win: np.ndarray, values: np.ndarray, game
     return h_out, w_out
 
 
-def _table(point: tuple, reps: list, win0: np.ndarray, fair: float, tie_share: np.ndarray, games: int,
-           kind: str, bootstrap: int) -> pd.DataFrame:
-    h, w = point
-    rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
-    cols = [col[~np.isnan(col)] for col in rep.T]
-    lows = [float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan for col in cols]
-    highs = [float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan for col in cols]
-    out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
-                        "handicap_low": lows, "handicap_high": highs, "win_at_handicap": w,
-                        "tie_share": tie_share})
-    out.attrs.update(kind=kind, games=games, bootstrap=bootstrap)
-    return out
-
-
 def compensation_from_sums(sums: pd.DataFrame, players: int, kind: str = "highest score",
                            bootstrap: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame | None:
     """Per seat: ``win_rate`` (recorded), ``fair_share``, ``handicap`` (score units; the head
@@ -130,7 +115,7 @@ def compensation_from_sums(sums: pd.DataFrame, players: int, kind: str = "highes
 
 def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFrame:
     """The compensation table from per-unit counts (units x seats x values) and tie win shares
-    (units x seats), resampling the units (games or blocks of games)."""
+    (units x seats), resampling the units (blocks of games)."""
     fair = 1.0 / players
     race = kind == "race"
     per_unit = arr[:, 0, :].sum(axis=1)
@@ -139,8 +124,7 @@ def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFr
         counts = np.tensordot(w, arr, axes=1)
         return _handicaps(counts, w @ ties, values, float(w @ per_unit), fair, race)
 
-    ones = np.ones(len(arr))
-    point = at(ones)
+    h, win_at = at(np.ones(len(arr)))
     counts = arr.sum(axis=0)
     games = float(per_unit.sum())
     zero = values == 0
@@ -150,27 +134,15 @@ def _from_arrays(arr, ties, values, players, kind, bootstrap, seed) -> pd.DataFr
     rng = np.random.default_rng(seed)
     nb = len(arr)
     reps = [at(np.bincount(rng.integers(0, nb, nb), minlength=nb).astype(float)) for _ in range(bootstrap)]
-    return _table(point, reps, win0, fair, tie_share, int(games), kind, bootstrap)
-
-
-def compensation(df: pd.DataFrame, kind: str = "highest score", bootstrap: int = BOOTSTRAP,
-                 seed: int = 0) -> pd.DataFrame | None:
-    """:func:`compensation_from_sums` of a whole results frame, resampling games (the streamed
-    report resamples blocks of games; the two agree below :data:`BLOCKS` games)."""
-    players = int(df["players"].iloc[0]) if len(df) else 0
-    if not len(df) or players < 2 or kind == "other":
-        return None
-    d = df.sort_values(game_keys(df) + ["seat"], kind="stable")
-    scores = d["score"].to_numpy(dtype=float).reshape(-1, players)
-    wins = d["win"].to_numpy(dtype=float).reshape(-1, players)
-    diff = differences(scores)
-    values = np.unique(diff)
-    v_pos = np.searchsorted(values, diff)
-    n_games = len(scores)
-    arr = np.zeros((n_games, players, len(values)))
-    arr[np.arange(n_games)[:, None], np.arange(players)[None, :], v_pos] = 1.0
-    ties = np.where(diff == 0, wins, 0.0)
-    return _from_arrays(arr, ties, values, players, kind, bootstrap, seed)
+    rep = np.array([r[0] for r in reps]) if reps else np.full((1, len(h)), np.nan)
+    cols = [col[~np.isnan(col)] for col in rep.T]
+    lows = [float(np.percentile(col, 2.5, method="lower")) if len(col) else math.nan for col in cols]
+    highs = [float(np.percentile(col, 97.5, method="higher")) if len(col) else math.nan for col in cols]
+    out = pd.DataFrame({"seat": np.arange(len(h)), "win_rate": win0, "fair_share": fair, "handicap": h,
+                        "handicap_low": lows, "handicap_high": highs, "win_at_handicap": win_at,
+                        "tie_share": tie_share})
+    out.attrs.update(kind=kind, games=int(games), bootstrap=bootstrap)
+    return out
 
 
 def assumption(kind: str, unit: str) -> str:
@@ -193,9 +165,8 @@ def handicap_text(row, unit: str, kind: str) -> str:
     """``+6 points (95% CI +4 to +8; win rate 49.8% there)`` for one seat of the compensation."""
     if row["handicap"] != row["handicap"]:
         return "n/a"
-    word = "head start" if kind == "race" else "handicap"
     if kind == "race" and row["handicap"] == 0 and row["win_rate"] >= row["fair_share"]:
-        return f"none (at or above the fair share; a {word} goes to the seats behind)"
+        return "none (at or above the fair share; a head start goes to the seats behind)"
     return (f"{signed(row['handicap'], None)} {unit} (95% CI {signed(row['handicap_low'], None)} to "
             f"{signed(row['handicap_high'], None)}; win rate {pct(row['win_at_handicap'])} there)")
 
