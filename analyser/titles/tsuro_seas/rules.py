@@ -106,20 +106,15 @@ def layout_name(conn) -> str:
     return " ".join(f"{p}{conn[p]}" for p in range(8) if p < conn[p])
 
 
-def _all_layouts():
-    def rec(ports):
-        if not ports:
-            yield []
-            return
-        a = ports[0]
-        for i in range(1, len(ports)):
-            for m in rec(ports[1:i] + ports[i + 1:]):
-                yield [(a, ports[i])] + m
-    for pairs in rec(list(range(8))):
-        conn = [0] * 8
-        for a, b in pairs:
-            conn[a], conn[b] = b, a
-        yield tuple(conn)
+def _all_layouts(conn=(-1,) * 8):
+    """Every layout (4 port pairs) that completes ``conn`` (-1: a port not yet joined)."""
+    if -1 not in conn:
+        yield conn
+        return
+    a = conn.index(-1)
+    for b in range(a + 1, 8):
+        if conn[b] == -1:
+            yield from _all_layouts(tuple(b if p == a else a if p == b else q for p, q in enumerate(conn)))
 
 
 def canonical_name(conn) -> str:

@@ -429,10 +429,6 @@ def _state_field(name: str) -> property:
                     doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
 
 
-def _view_field(name: str) -> property:
-    return property(attrgetter("public." + name), doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
-
-
 for _name in PUBLIC_FIELDS:
     setattr(WizardState, _name, _state_field(_name))
 
@@ -479,7 +475,8 @@ class WizardView(View):
 
 
 for _name in PUBLIC_FIELDS:
-    setattr(WizardView, _name, _view_field(_name))
+    setattr(WizardView, _name, property(attrgetter("public." + _name),
+                                        doc=f"``{_name}`` of the public part (see :class:`WizardPublic`)."))
 del _name
 
 
