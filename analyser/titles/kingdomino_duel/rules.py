@@ -794,46 +794,35 @@ def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) ->
     extra: list = []
     if not spells:
         return out, extra
-    if "S1" in spells:
-        get = _S1.get
+    for spell, interned in (("S1", _S1), ("S2", _S2)):
+        if spell not in spells:
+            continue
+        get = interned.get
         for a in c0:
             for b in c1:
                 okb = ok[b]
                 ab = a * 6 + b
-                for u in bits(empty & ~ok[a]):
-                    for v in bits(adj[u] & empty & ~okb):
+                for u in bits(empty & ~ok[a] if spell == "S1" else ok[a]):
+                    far = adj[u] & empty & ~okb if spell == "S1" else okb & ~adj[u] & ~(1 << u)
+                    for v in bits(far):
                         if not same or u < v:
                             key = (u << 14) | (v << 6) | ab
                             p = get(key)
                             if p is None:
-                                p = _S1[key] = Place(u, v, a, b, "S1")
+                                p = interned[key] = Place(u, v, a, b, spell)
                             extra.append(p)
-    if "S2" in spells:
-        get = _S2.get
+    if combine and "S1" in spells and "S2" in spells:
         for a in c0:
+            oka = ok[a]
             for b in c1:
                 okb = ok[b]
-                ab = a * 6 + b
-                for u in bits(ok[a]):
-                    for v in bits(okb & ~adj[u] & ~(1 << u)):
+                for u in bits(empty):
+                    far = empty & ~adj[u] & ~(1 << u)
+                    if (oka >> u) & 1:
+                        far &= ~okb
+                    for v in bits(far):
                         if not same or u < v:
-                            key = (u << 14) | (v << 6) | ab
-                            p = get(key)
-                            if p is None:
-                                p = _S2[key] = Place(u, v, a, b, "S2")
-                            extra.append(p)
-        if combine and "S1" in spells:
-            for a in c0:
-                oka = ok[a]
-                for b in c1:
-                    okb = ok[b]
-                    for u in bits(empty):
-                        far = empty & ~adj[u] & ~(1 << u)
-                        if (oka >> u) & 1:
-                            far &= ~okb
-                        for v in bits(far):
-                            if not same or u < v:
-                                extra.append(Place(u, v, a, b, "S1+S2"))
+                            extra.append(Place(u, v, a, b, "S1+S2"))
     return out, extra
 
 
