@@ -670,9 +670,7 @@ class TsuroSeas(Game):
         self.check_players(params, n_players)
         tiles = list(load_tiles(params.tiles))
         rng.shuffle(tiles)
-        hands = []
-        for _ in range(n_players):
-            hands.append([tiles.pop() for _ in range(3)])
+        hands = [[tiles.pop() for _ in range(3)] for _ in range(n_players)]
         s = TsuroState(params=params, players=n_players, phase="start", current=0, active=0, turn=0,
                        board=[-1] * SQUARES, kaiju=[-1] * SQUARES, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
                        kaiju_stack=[], pile=tiles, hands=hands, pos=[-1] * n_players,
@@ -754,12 +752,8 @@ class TsuroSeas(Game):
 
     def _relocations(self, s: TsuroState, seat: int):
         st = s.pos[seat]
-        out = [MOVE_ACTION[st]]
-        for x in EDGE_STARTS[(st & 7) >> 1]:
-            f = x >> 3
-            if x != st and x not in s.pos and s.board[f] < 0 and s.kaiju[f] < 0:
-                out.append(MOVE_ACTION[x])
-        return tuple(out)
+        return (MOVE_ACTION[st],) + tuple(MOVE_ACTION[x] for x in EDGE_STARTS[(st & 7) >> 1] if x != st
+                                          and x not in s.pos and s.board[x >> 3] < 0 and s.kaiju[x >> 3] < 0)
 
     @staticmethod
     def _exchanges(hand, pool):
@@ -768,10 +762,7 @@ class TsuroSeas(Game):
         for k in range(1, len(h) + 1):
             gives = sorted(set(itertools.combinations(h, k)))
             takes = sorted(set(itertools.combinations(p, k)))
-            for g in gives:
-                for t in takes:
-                    if not set(g) & set(t):
-                        out.append(Exchange(g, t))
+            out += [Exchange(g, t) for g in gives for t in takes if not set(g) & set(t)]
         return tuple(out)
 
     # -- apply ------------------------------------------------------------------------------
