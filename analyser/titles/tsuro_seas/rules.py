@@ -151,10 +151,7 @@ ROTATIONS = tuple(tuple(r for r in range(4) if LAYOUTS[t * 4 + r] not in LAYOUTS
 def tile_of(conn) -> tuple[int, int]:
     """``(tile id, rotation)`` of a layout."""
     t = TILE_ID[canonical_name(conn)]
-    for r in range(4):
-        if LAYOUTS[t * 4 + r] == tuple(conn):
-            return t, r
-    raise AssertionError("unreachable")
+    return t, LAYOUTS.index(tuple(conn), t * 4, t * 4 + 4) - t * 4
 
 
 def _start_points() -> tuple[int, ...]:
