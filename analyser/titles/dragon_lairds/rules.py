@@ -1055,8 +1055,7 @@ class DragonLairds(Game):
             m = {"end": s.end or "none", "turns": s.round, "actions": s.actions_taken, "geld_end": s.geld[seat],
                  "cards_in_play": len(s.play[seat]),
                  "knights": sum(1 for c in s.play[seat] if cards[c].knight)}
-            for k in STAT_KEYS[1:]:
-                m[k] = st[k]
+            m.update((k, st[k]) for k in STAT_KEYS[1:])
             m["cup_net_geld"] = st["cup_cashed"] - st["cup_paid"]
             m["buys"] = " ".join(f"{cards[c].id}:{r}:{k}" for c, r, k in
                                  (s.bought[seat] if s.bought is not None else ())) or float("nan")
