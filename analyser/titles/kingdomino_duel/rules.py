@@ -1423,10 +1423,9 @@ class KingdominoDuel(Game):
             row = {"domain_points": m.domain_points(), "spell_points": spell_points(s, seat),
                    "spells": len(mine), "spells_as_a": as_a, "spells_as_b": len(mine) - as_a,
                    "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
-            for sp in range(6):
-                row[f"gained_s{sp + 1}"] = s.spell_round[sp] if s.spell_owner[sp] == seat else 0
-            for sp in range(6):
-                row[f"used_s{sp + 1}"] = int(s.spell_owner[sp] == seat and s.spell_used[sp])
+            mine_at = [s.spell_owner[sp] == seat for sp in range(6)]
+            row.update({f"gained_s{sp + 1}": s.spell_round[sp] if mine_at[sp] else 0 for sp in range(6)})
+            row.update({f"used_s{sp + 1}": int(mine_at[sp] and s.spell_used[sp]) for sp in range(6)})
             row.update({"castle_round": s.castle_round[seat], "passes": s.passes[seat], "empty_cells": m.n_empty,
                         "largest_domain": m.largest(), "crosses": sum(m.cell_cross), "rounds": s.round, "end": s.end,
                         "turns": s.round, "score_trace": trace[seat]})

@@ -1125,10 +1125,8 @@ class Wizard(Game):
                     ids.append(WIZARD_IDS[w])
                 if j:
                     ids.append(JESTER_IDS[j])
-            trumps = rec.trumps
-            if trumps is not None:
-                for ids, t in zip(out, trumps):
-                    ids.append(TRUMP_IDS[t])
+            for ids, t in zip(out, rec.trumps or ()):
+                ids.append(TRUMP_IDS[t])
         return out
 
     def component_catalog(self, params: WizardParams) -> dict[str, dict]:
