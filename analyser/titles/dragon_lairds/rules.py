@@ -724,9 +724,7 @@ class DragonLairds(Game):
         spaces = s.spaces
         fs = spaces[SALE_SPACE]
         s.used = []
-        for i, stack in enumerate(spaces):
-            if stack and i != SALE_SPACE:
-                fs.append(stack.pop(0))
+        fs.extend([stack.pop(0) for i, stack in enumerate(spaces) if stack and i != SALE_SPACE])
         cards = s.params.table.cards
         deck = s.deck
         nxt = 0 if s.params.commoner_cycle == "restart" else s.commoner_next
@@ -990,9 +988,7 @@ class DragonLairds(Game):
                     s.royals[o] -= lost
                     s.stats[o]["royals_effects"] -= lost
         elif kind == "purge":
-            for i, stack in enumerate(s.spaces):
-                if stack and i != SALE_SPACE:
-                    s.discard.append(stack.pop())
+            s.discard.extend([stack.pop() for i, stack in enumerate(s.spaces) if stack and i != SALE_SPACE])
         elif kind == "transmute":
             s.geld[seat] -= a
             return self._gain_royals(s, seat, b, "royals_effects")
@@ -1059,8 +1055,7 @@ class DragonLairds(Game):
             m = {"end": s.end or "none", "turns": s.round, "actions": s.actions_taken, "geld_end": s.geld[seat],
                  "cards_in_play": len(s.play[seat]),
                  "knights": sum(1 for c in s.play[seat] if cards[c].knight)}
-            for k in STAT_KEYS[1:]:
-                m[k] = st[k]
+            m.update((k, st[k]) for k in STAT_KEYS[1:])
             m["cup_net_geld"] = st["cup_cashed"] - st["cup_paid"]
             m["buys"] = " ".join(f"{cards[c].id}:{r}:{k}" for c, r, k in
                                  (s.bought[seat] if s.bought is not None else ())) or float("nan")

@@ -55,8 +55,7 @@ def describe_state(game, s) -> str:
     titles = [f"seat {seat} ({'A' if seat == s.a else 'B'}): {scores[seat]} points, {s.maps[seat].n_empty} empty"
               for seat in (0, 1)]
     out.append(titles[0].ljust(width) + titles[1])
-    for l, r in zip(left, right):
-        out.append(l.ljust(width) + r)
+    out += [l.ljust(width) + r for l, r in zip(left, right)]
     for seat in (0, 1):
         p = s.pending[seat]
         if p is None or s.phase not in ("place", "castle"):
@@ -109,12 +108,10 @@ def step_events(game, before, action, after) -> list[str]:
     out = []
     if before.phase in ("place", "castle") and after.phase not in ("place", "castle"):
         # both drawings were revealed during this step, then the spellbook step ran
-        for seat in (before.a, 1 - before.a):
-            if after.passes[seat] > before.passes[seat]:
-                out.append(f"seat {seat} drew nothing this round")
-        for seat in (0, 1):
-            if after.castle_round[seat] and not before.castle_round[seat]:
-                out.append(f"seat {seat} used the castle bonus")
+        out += [f"seat {seat} drew nothing this round" for seat in (before.a, 1 - before.a)
+                if after.passes[seat] > before.passes[seat]]
+        out += [f"seat {seat} used the castle bonus" for seat in (0, 1)
+                if after.castle_round[seat] and not before.castle_round[seat]]
         for coat in range(6):
             gained = after.row_owner[coat]
             if gained >= 0 and before.row_owner[coat] < 0:

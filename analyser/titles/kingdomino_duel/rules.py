@@ -7,38 +7,8 @@ The rules are on the rules page (sections Components, A round, Spells and the ca
 and scoring); the components (``components``, a CSV file) default to an **unverified
 approximation**.
 
-Rulings where the rules write-up is silent (the rule option in brackets; the default first)
--------------------------------------------------------------------------------------------
-* Drawing is compulsory when a placement without a spell exists [``must_draw=on``]; when only
-  placements needing S1 or S2 (or an S4 turn) exist the player may use the spell or draw
-  nothing.  ``must_draw=off``: drawing nothing is always allowed.
-* "Neither player can place" means a round in which neither player drew
-  [``stalemate_end=neither_drew``]; ``neither_could``: a round in which neither player had any
-  legal placement, spells included (declining a spell then does not end the game).
-* A ``?`` takes its coat of arms when it is drawn, as part of the placement decision.
-* S3: the other player takes the remaining two dice, with no choice.  S4 turns one of your dice
-  to one of its own faces [``s4_faces=own``]; ``any``: to any face of any of the four dice.
-* S1 and S2 cannot be combined in one placement [``combine_spells=off``]; ``on``: a placement
-  using both puts the two dice in any two non-adjacent empty cells.  Under S2 each die must
-  connect on its own; S2 cells are never adjacent (adjacent cells are an ordinary placement).
-* A spell placement is offered only where it is needed: an S1 placement that obeys connection,
-  or an S2 placement that is also ordinary, is not listed (it would waste the spell).
-* S1-S4 gained in a round can be used from the next round on (they are gained after that
-  round's drawing).  S4 may be used before drawing in the same round as S1 or S2.  S5 and S6
-  take effect at once, in the spellbook step: A's choices first, then B's.
-* S5 counts every separate domain of the chosen coat, with or without crosses
-  [``s5_domains=all``]; ``scoring``: only domains with a cross.  S6 and the castle bonus may
-  mark any drawn cell (S6) or either drawn die (castle); a cell has no cap on crosses
-  [``cross_cap=0``]; ``cross_cap=N`` allows at most N crosses on a cell (a mark that would
-  exceed it is not offered; an S6 with no cell to mark is lost).
-* The castle bonus is chosen after drawing, once per game; the die it marks fills no box.
-* The round in which a player fills their last cell is finished, spellbook step included
-  [``full_map_end=finish_round``]; ``at_once``: the game ends right after that round's drawing,
-  before the spellbook step.
-* Tie-break: the largest domain of any coat, scoring or not [``tie_break=any_domain``];
-  ``scoring_domain``: the largest domain with a cross; ``shared``: ties are shared.
-* The two players draw at the same time.  The simulation asks A first, then B, and B's view does
-  not show A's drawing, A's castle bonus or A's S4 turn of this round until both have drawn.
+The rulings where the rules write-up is silent are on the rules page (section Rulings where the
+write-up is silent), each with the rule option that changes it.
 
 Variant ``seat_bonus`` (rules page, section Seat bonus): points added to a seat's score and to its
 running score in ``history`` (the score trace); it changes who wins, nothing in play.
@@ -62,8 +32,8 @@ ascending; S6 cells ascending.  Identical dice give each drawing once.
 
 Chance: only the dice, rolled at the start of each round with the rng handed to
 ``initial_state``/``apply``.  Everything else is public, so a view holds the whole state except
-the opponent's not yet revealed drawing of the current round (see above) and future dice, which
-do not exist until rolled.
+the opponent's not yet revealed drawing of the current round (rules page: Drawing is
+simultaneous) and future dice, which do not exist until rolled.
 
 Game length (``turns``) counts rounds.  Speed: a :class:`Kingdom` keeps its domains, their
 boundaries and per-coat connection masks up to date as cells are drawn, so legal placements come
@@ -824,46 +794,35 @@ def placements(k: Kingdom, f0, f1, spells: tuple = (), combine: bool = False) ->
     extra: list = []
     if not spells:
         return out, extra
-    if "S1" in spells:
-        get = _S1.get
+    for spell, interned in (("S1", _S1), ("S2", _S2)):
+        if spell not in spells:
+            continue
+        get = interned.get
         for a in c0:
             for b in c1:
                 okb = ok[b]
                 ab = a * 6 + b
-                for u in bits(empty & ~ok[a]):
-                    for v in bits(adj[u] & empty & ~okb):
+                for u in bits(empty & ~ok[a] if spell == "S1" else ok[a]):
+                    far = adj[u] & empty & ~okb if spell == "S1" else okb & ~adj[u] & ~(1 << u)
+                    for v in bits(far):
                         if not same or u < v:
                             key = (u << 14) | (v << 6) | ab
                             p = get(key)
                             if p is None:
-                                p = _S1[key] = Place(u, v, a, b, "S1")
+                                p = interned[key] = Place(u, v, a, b, spell)
                             extra.append(p)
-    if "S2" in spells:
-        get = _S2.get
+    if combine and "S1" in spells and "S2" in spells:
         for a in c0:
+            oka = ok[a]
             for b in c1:
                 okb = ok[b]
-                ab = a * 6 + b
-                for u in bits(ok[a]):
-                    for v in bits(okb & ~adj[u] & ~(1 << u)):
+                for u in bits(empty):
+                    far = empty & ~adj[u] & ~(1 << u)
+                    if (oka >> u) & 1:
+                        far &= ~okb
+                    for v in bits(far):
                         if not same or u < v:
-                            key = (u << 14) | (v << 6) | ab
-                            p = get(key)
-                            if p is None:
-                                p = _S2[key] = Place(u, v, a, b, "S2")
-                            extra.append(p)
-        if combine and "S1" in spells:
-            for a in c0:
-                oka = ok[a]
-                for b in c1:
-                    okb = ok[b]
-                    for u in bits(empty):
-                        far = empty & ~adj[u] & ~(1 << u)
-                        if (oka >> u) & 1:
-                            far &= ~okb
-                        for v in bits(far):
-                            if not same or u < v:
-                                extra.append(Place(u, v, a, b, "S1+S2"))
+                            extra.append(Place(u, v, a, b, "S1+S2"))
     return out, extra
 
 
@@ -1464,10 +1423,9 @@ class KingdominoDuel(Game):
             row = {"domain_points": m.domain_points(), "spell_points": spell_points(s, seat),
                    "spells": len(mine), "spells_as_a": as_a, "spells_as_b": len(mine) - as_a,
                    "spells_used": sum(1 for sp in mine if s.spell_used[sp])}
-            for sp in range(6):
-                row[f"gained_s{sp + 1}"] = s.spell_round[sp] if s.spell_owner[sp] == seat else 0
-            for sp in range(6):
-                row[f"used_s{sp + 1}"] = int(s.spell_owner[sp] == seat and s.spell_used[sp])
+            mine_at = [s.spell_owner[sp] == seat for sp in range(6)]
+            row.update({f"gained_s{sp + 1}": s.spell_round[sp] if mine_at[sp] else 0 for sp in range(6)})
+            row.update({f"used_s{sp + 1}": int(mine_at[sp] and s.spell_used[sp]) for sp in range(6)})
             row.update({"castle_round": s.castle_round[seat], "passes": s.passes[seat], "empty_cells": m.n_empty,
                         "largest_domain": m.largest(), "crosses": sum(m.cell_cross), "rounds": s.round, "end": s.end,
                         "turns": s.round, "score_trace": trace[seat]})

@@ -64,8 +64,7 @@ def describe_state(game, s: TsuroState) -> str:
         elif s.alive[seat]:
             where = "not placed yet"
         else:
-            where = f"sunk in turn {s.elim_turn[seat]} ({s.elim_cause[seat]})"
-            where += f" at {_sq(s.elim_square[seat])}"
+            where = f"sunk in turn {s.elim_turn[seat]} ({s.elim_cause[seat]}) at {_sq(s.elim_square[seat])}"
         lines.append(f"  seat {seat} ({SHIP_MARKS[seat]}): {where}; hand {hand or '-'}")
     if s.phase == "over":
         lines.append(f"  game over ({s.end_reason}); winners: {', '.join(map(str, s.winners)) or 'none'}")

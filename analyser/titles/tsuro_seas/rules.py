@@ -106,20 +106,15 @@ def layout_name(conn) -> str:
     return " ".join(f"{p}{conn[p]}" for p in range(8) if p < conn[p])
 
 
-def _all_layouts():
-    def rec(ports):
-        if not ports:
-            yield []
-            return
-        a = ports[0]
-        for i in range(1, len(ports)):
-            for m in rec(ports[1:i] + ports[i + 1:]):
-                yield [(a, ports[i])] + m
-    for pairs in rec(list(range(8))):
-        conn = [0] * 8
-        for a, b in pairs:
-            conn[a], conn[b] = b, a
-        yield tuple(conn)
+def _all_layouts(conn=(-1,) * 8):
+    """Every layout (4 port pairs) that completes ``conn`` (-1: a port not yet joined)."""
+    if -1 not in conn:
+        yield conn
+        return
+    a = conn.index(-1)
+    for b in range(a + 1, 8):
+        if conn[b] == -1:
+            yield from _all_layouts(tuple(b if p == a else a if p == b else q for p, q in enumerate(conn)))
 
 
 def canonical_name(conn) -> str:
@@ -156,10 +151,7 @@ ROTATIONS = tuple(tuple(r for r in range(4) if LAYOUTS[t * 4 + r] not in LAYOUTS
 def tile_of(conn) -> tuple[int, int]:
     """``(tile id, rotation)`` of a layout."""
     t = TILE_ID[canonical_name(conn)]
-    for r in range(4):
-        if LAYOUTS[t * 4 + r] == tuple(conn):
-            return t, r
-    raise AssertionError("unreachable")
+    return t, LAYOUTS.index(tuple(conn), t * 4, t * 4 + 4) - t * 4
 
 
 def _start_points() -> tuple[int, ...]:
@@ -675,9 +667,7 @@ class TsuroSeas(Game):
         self.check_players(params, n_players)
         tiles = list(load_tiles(params.tiles))
         rng.shuffle(tiles)
-        hands = []
-        for _ in range(n_players):
-            hands.append([tiles.pop() for _ in range(3)])
+        hands = [[tiles.pop() for _ in range(3)] for _ in range(n_players)]
         s = TsuroState(params=params, players=n_players, phase="start", current=0, active=0, turn=0,
                        board=[-1] * SQUARES, kaiju=[-1] * SQUARES, kaiju_sq=[-1] * 10, kaiju_rot=[0] * 10,
                        kaiju_stack=[], pile=tiles, hands=hands, pos=[-1] * n_players,
@@ -759,12 +749,8 @@ class TsuroSeas(Game):
 
     def _relocations(self, s: TsuroState, seat: int):
         st = s.pos[seat]
-        out = [MOVE_ACTION[st]]
-        for x in EDGE_STARTS[(st & 7) >> 1]:
-            f = x >> 3
-            if x != st and x not in s.pos and s.board[f] < 0 and s.kaiju[f] < 0:
-                out.append(MOVE_ACTION[x])
-        return tuple(out)
+        return (MOVE_ACTION[st],) + tuple(MOVE_ACTION[x] for x in EDGE_STARTS[(st & 7) >> 1] if x != st
+                                          and x not in s.pos and s.board[x >> 3] < 0 and s.kaiju[x >> 3] < 0)
 
     @staticmethod
     def _exchanges(hand, pool):
@@ -773,10 +759,7 @@ class TsuroSeas(Game):
         for k in range(1, len(h) + 1):
             gives = sorted(set(itertools.combinations(h, k)))
             takes = sorted(set(itertools.combinations(p, k)))
-            for g in gives:
-                for t in takes:
-                    if not set(g) & set(t):
-                        out.append(Exchange(g, t))
+            out += [Exchange(g, t) for g in gives for t in takes if not set(g) & set(t)]
         return tuple(out)
 
     # -- apply ------------------------------------------------------------------------------

@@ -10,28 +10,8 @@ deal, Trump, Bidding, Playing a trick, Score, Seat bonus).  Wizards and Jesters 
 (:class:`Card` gives them ``suit=None``): every rule reads the rank first.  Every score is a
 multiple of 10, so the close-game margin (``Wizard.scoring.close_margin``) is 10 points.
 
-Rulings where the rules write-up is silent (each is a rule option where one makes sense):
-
-* Dealer and starting player (``round_starter``).  Seat 0 starts round 1 under both rules.
-  ``last_trick_winner`` (the write-up): the winner of the previous round's last trick starts; the dealer is
-  the seat to the starter's right (``starter - 1``), so "the player left of the dealer starts"
-  holds under both rules.  ``rotate`` (publisher): the dealer of round 1 is the last seat and the
-  deal passes to the next seat (seat + 1, "clockwise") every round; the seat after the dealer starts.
-  The dealer matters only for ``wizard_trump=dealer_chooses``.
-* Under ``dealer_chooses`` the choice is offered only when a Wizard is turned, and only the four
-  suits are offered (no "no trump").
-* Under ``first_card`` with a Wizard turned, trump stays undecided until the first suited card of
-  the first trick; while it is undecided there is no trump to play "instead of following" (there
-  is no led suit then either, so this never restricts anyone).
-* ``hook=on`` removes the forbidden bid only when it lies in 0..r; the last bidder always keeps at
-  least one legal bid.
-* Cards of equal value (the four Wizards, the four Jesters) are interchangeable: a hand may hold
-  duplicates and :meth:`Wizard.legal_actions` lists each distinct playable card once.
-* Game length (``turns``) counts tricks played (60/players x (60/players + 1) / 2: 120 at 4 players).
-  It is the same for every game of a player count; it is recorded for the common report.
-* Deal order: seat 0 gets the first ``r`` cards of the shuffle, seat 1 the next ``r``, ...; the
-  next card is turned.  (Any fixed order deals the same distribution.)
-* Suit names (blue, green, red, yellow; the write-up only says four colours) carry no rules.
+The rulings where the rules write-up is silent are the rules page's **Ruling** entries, each
+naming the rule option that changes it.
 
 Information: a seat's :class:`WizardView` holds its own hand (``groups``/``hand``), every hand's
 size, the undealt cards' count, the log of finished rounds and the public part of the state
@@ -429,10 +409,6 @@ def _state_field(name: str) -> property:
                     doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
 
 
-def _view_field(name: str) -> property:
-    return property(attrgetter("public." + name), doc=f"``{name}`` of the public part (see :class:`WizardPublic`).")
-
-
 for _name in PUBLIC_FIELDS:
     setattr(WizardState, _name, _state_field(_name))
 
@@ -479,7 +455,8 @@ class WizardView(View):
 
 
 for _name in PUBLIC_FIELDS:
-    setattr(WizardView, _name, _view_field(_name))
+    setattr(WizardView, _name, property(attrgetter("public." + _name),
+                                        doc=f"``{_name}`` of the public part (see :class:`WizardPublic`)."))
 del _name
 
 
@@ -1148,10 +1125,8 @@ class Wizard(Game):
                     ids.append(WIZARD_IDS[w])
                 if j:
                     ids.append(JESTER_IDS[j])
-            trumps = rec.trumps
-            if trumps is not None:
-                for ids, t in zip(out, trumps):
-                    ids.append(TRUMP_IDS[t])
+            for ids, t in zip(out, rec.trumps or ()):
+                ids.append(TRUMP_IDS[t])
         return out
 
     def component_catalog(self, params: WizardParams) -> dict[str, dict]:
