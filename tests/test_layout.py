@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Rectangle, StepPatch
 
 from markupsafe import escape
 
@@ -95,12 +95,20 @@ def test_lattice_bins_hold_the_same_number_of_lattice_points():
     assert np.allclose(np.diff(small), 2) and small[0] == 1 and small[-1] == 11
 
 
+def bar_heights(ax) -> list[float]:
+    """The heights of an axes' histogram bars, drawn a patch per bar or as one step outline."""
+    out = []
+    for p in ax.patches:
+        out += list(p.get_data().values) if isinstance(p, StepPatch) else [p.get_height()] * isinstance(p, Rectangle)
+    return out
+
+
 def test_score_histogram_of_an_even_spread_on_a_lattice_has_no_comb(tmp_path, monkeypatch):
     heights = {}
     real_save = plots.save
 
     def keep(fig, path, caption):
-        heights[path.name] = [[p.get_height() for p in ax.patches if isinstance(p, Rectangle)] for ax in fig.axes]
+        heights[path.name] = [bar_heights(ax) for ax in fig.axes]
         return real_save(fig, path, caption)
 
     monkeypatch.setattr(plots, "save", keep)
