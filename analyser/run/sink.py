@@ -146,9 +146,12 @@ def results_table(columns: dict):
     if lists:
         head = pa.Table.from_pandas(pd.DataFrame({c: v[:1] for c, v in columns.items()}), preserve_index=False,
                                     nthreads=1)
-        if all(head.schema.field(c).type == v.type for c, v in lists.items()):
-            rest = pa.Table.from_pandas(pd.DataFrame({c: v for c, v in columns.items() if c not in lists}),
-                                        preserve_index=False, nthreads=1)
+        rest = pa.Table.from_pandas(pd.DataFrame({c: v for c, v in columns.items() if c not in lists}),
+                                    preserve_index=False, nthreads=1)
+        # the first row gives the whole table's schema unless a column's first value is missing
+        # (an object column of None, then text): then the slow way below
+        if (all(head.schema.field(c).type == v.type for c, v in lists.items())
+                and all(head.schema.field(f.name).type == f.type for f in rest.schema)):
             return pa.Table.from_arrays([lists[c] if c in lists else rest.column(c) for c in columns],
                                         schema=head.schema)
     # one thread: for frames of this size pyarrow's default starts a thread pool per call
