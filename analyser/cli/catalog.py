@@ -51,12 +51,6 @@ def list_cmd(game):
         click.echo(f"analyser: warning: {line}", err=True)
 
 
-def _players(g) -> str:
-    if g.min_players == g.max_players:
-        return str(g.min_players)
-    return f"{g.min_players}-{g.max_players} ({g.default_players})"
-
-
 def _print_table(ids: list[str]) -> None:
     """One line per registered title; a title whose plugin fails to load is named on standard
     error (one line) and the others are still listed."""
@@ -67,7 +61,9 @@ def _print_table(ids: list[str]) -> None:
         except InputError as e:
             broken.append(f"plugin {e}")
             continue
-        rows.append((gid, g.name, _players(g), str(len(available_strategies(gid))), ", ".join(default_lineup(gid))))
+        players = (str(g.min_players) if g.min_players == g.max_players else
+                   f"{g.min_players}-{g.max_players} ({g.default_players})")
+        rows.append((gid, g.name, players, str(len(available_strategies(gid))), ", ".join(default_lineup(gid))))
     header = ("id", "name", "players", "strategies", "default lineup (no --strategy)")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
     for row in [header, *rows]:
@@ -93,7 +89,10 @@ def _print_title(g, ref: str) -> None:
         click.echo(_wrap(f"default lineup (no --strategy): {', '.join(lineup)} - one per seat, in order "
                          "(cut, or cycled, to the number of seats)", 2))
     _print_strategies(gid)
-    _print_rule_options(g)
+    click.echo("  rule options (--rule key=value), default first:")
+    for o in g.Params.options():
+        click.echo(f"    {o['name']}={_shown(o['default'])}{_allowed(o)}")
+        click.echo(_wrap(o["doc"], 8))
 
 
 def _print_strategies(gid: str) -> None:
@@ -108,13 +107,6 @@ def _print_strategies(gid: str) -> None:
             click.echo(_wrap(f"accepts: {'; '.join(ranges)}", 8))
     for name, reason in unavailable_generic(gid).items():
         click.echo(_wrap(f"(not offered: {reason})", 4))
-
-
-def _print_rule_options(g) -> None:
-    click.echo("  rule options (--rule key=value), default first:")
-    for o in g.Params.options():
-        click.echo(f"    {o['name']}={_shown(o['default'])}{_allowed(o)}")
-        click.echo(_wrap(o["doc"], 8))
 
 
 def _shown(value) -> str:

@@ -68,14 +68,6 @@ def say_note(line: str) -> None:
     click.echo(f"analyser: note: {line}", err=True)
 
 
-def _stop_code() -> int:
-    """The exit code of a stopped command: 143 once SIGTERM has arrived, else 130.  SIGTERM is
-    counted only while a command that plays games runs (its module loads the worker layer); before
-    that, SIGTERM ends the process by default, so a stop seen here is a Ctrl-C."""
-    stops = sys.modules.get("analyser.run.stops")
-    return stops.exit_code() if stops is not None else 130
-
-
 class AnalyserGroup(click.Group):
     """A click group whose errors are one line (no usage dump, no traceback), and which imports a
     command's module only when the command is used (:data:`COMMANDS`)."""
@@ -93,7 +85,8 @@ class AnalyserGroup(click.Group):
         """Click's lookup, with a "did you mean" for a mistyped command name."""
         name = click.utils.make_str(args[0]) if args else None
         if name is not None and name not in COMMANDS and not name.startswith("-"):
-            raise click.UsageError(_unknown("command", name, list(COMMANDS)), ctx)
+            raise click.UsageError(f"no such command {name!r}{did_you_mean(name, COMMANDS)}; choose one of: "
+                                   f"{', '.join(sorted(COMMANDS))}", ctx)
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx, formatter):
@@ -131,15 +124,13 @@ class AnalyserGroup(click.Group):
         except InputError as e:
             one_line_error(str(e))
         except (click.Abort, KeyboardInterrupt):
-            code = _stop_code()
+            # SIGTERM is counted (143) only once a command that plays games loaded the worker layer;
+            # before that it ends the process by default, so a stop seen here is a Ctrl-C (130)
+            stops = sys.modules.get("analyser.run.stops")
+            code = stops.exit_code() if stops is not None else 130
             click.echo(f"analyser: interrupted{' (SIGTERM)' if code == 143 else ''}", err=True)
             sys.exit(code)
         sys.exit(rv if isinstance(rv, int) else 0)
-
-
-def _unknown(what: str, name: str, accepted) -> str:
-    """``no such WHAT 'name' (did you mean 'x'?); choose one of: ...``: one line."""
-    return f"no such {what} {name!r}{did_you_mean(name, accepted)}; choose one of: {', '.join(sorted(accepted))}"
 
 
 @click.group(cls=AnalyserGroup, context_settings={"help_option_names": ["-h", "--help"],

@@ -399,8 +399,7 @@ def compare(targets, strategies, a_rules, b_rules, a_strategies, b_strategies, r
             raise InputError("sides A and B are the same; give --a/--b rule overrides or --a-strategy/--b-strategy")
         sa = RunSpec(game=title_ref(g), strategies=la, players=players, games=games, seed=seed, jobs=jobs,
                      rules=ra, batch_size=batch_size)
-        sb = RunSpec(game=title_ref(g), strategies=lb, players=players, games=games, seed=seed, jobs=jobs,
-                     rules=rb, batch_size=batch_size)
+        sb = dataclasses.replace(sa, strategies=lb, rules=rb)
         out_dir = prepare_out(out, g.id + "-compare", "compare", quiet)
         return pooled(lambda: execute_compare(sa, CompareOptions(sb), new_session(out_dir, quiet), quiet=quiet),
                       backend, scheduler, jobs, out_dir)

@@ -66,7 +66,9 @@ def play(game, strategies, players, seed, rules, as_json, state_file, from_dir, 
     asked = PlayOptions(game=game, strategies=strategies, players=players, seed=seed, rules=rules,
                         state_file=state_file, from_dir=from_dir, game_index=game_index, game_timeout=game_timeout,
                         trust=trust)
-    chosen = _game_to_play(asked)
+    if not 0 <= game_timeout <= MAX_GAME_TIMEOUT:  # (NaN fails both)
+        raise InputError(f"--game-timeout {game_timeout:g} is not accepted; {GAME_TIMEOUT_RANGE}")
+    chosen = _game_of_run(asked) if from_dir is not None else _game_of_title(asked)
     g, labels = chosen.g, chosen.labels
     # anything a strategy prints goes to standard error: the trace (and --json) stays clean
     real_out = sys.stdout
@@ -115,16 +117,6 @@ class _Chosen:
     game_timeout: float
     seed: int | None
     default_lineup: list[str] | None = None
-
-
-def _game_to_play(asked: PlayOptions) -> _Chosen:
-    """The game ``asked`` names: a game of an earlier run (``--from``), or a title with a lineup,
-    rules and perhaps a saved state.  InputError when the options do not fit together."""
-    if not 0 <= asked.game_timeout <= MAX_GAME_TIMEOUT:  # (NaN fails both)
-        raise InputError(f"--game-timeout {asked.game_timeout:g} is not accepted; {GAME_TIMEOUT_RANGE}")
-    if asked.from_dir is not None:
-        return _game_of_run(asked)
-    return _game_of_title(asked)
 
 
 def _game_of_run(asked: PlayOptions) -> _Chosen:

@@ -155,10 +155,13 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
                            "against each other (the title's default lineup; see `analyser list`).", err=True)
             if not quiet:
                 fresh = " (fresh; pass --seed to repeat)" if seed is None else ""
+                m = len(strategies)
+                cycling = (f" (cycling over the {n_players} seats)" if 1 < m < n_players else
+                           " in every seat" if m == 1 and n_players > 1 else "")
                 # (the worker count is decided once the run is timed, and recorded in config.json)
                 where = f"; on dask {scheduler or '(a local cluster)'}" if spec.backend == "dask" else ""
                 click.echo(f"{g.name}: {games} games, {players_phrase(g, params, n_players)}, strategies "
-                           f"{', '.join(strategies)}{_cycling(strategies, n_players)}; seed {root}{fresh}{where}; "
+                           f"{', '.join(strategies)}{cycling}; seed {root}{fresh}{where}; "
                            f"{replacing or f'writing to {folder}'}", err=True)
             if until_ci is None:
                 result = runmod.run(spec, progress=False if quiet else None, command=command_line(), out=folder,
@@ -274,7 +277,11 @@ def _finish_run(result, spec, g, n_players, out: Path, asked: Finish) -> int:
     try:
         written = _write_outputs(result, g, out, asked)
     except KeyboardInterrupt:  # Ctrl-C (again) while the CSV or the report is written: the games are safe
-        return _interrupted_while_writing(result, out)
+        nxt = (f"rebuild the report with: analyser report {out}" if result.config.get("status") == "complete"
+               else f"continue with: {resume_command(out, result.config)}")
+        click.echo(f"analyser: interrupted while writing the summary files; the finished games ({n_done:,}) are in "
+                   f"{out}; {nxt}", err=True)
+        return stops.exit_code()
     if written is None:
         return 1
     details = getattr(result.error, "details", "") if result.error is not None else ""
@@ -357,16 +364,6 @@ def _write_report(result, out: Path, asked: Finish, written: _Written) -> None:
         written.summary = summarise_run(out, known=result.known)
 
 
-def _interrupted_while_writing(result, out: Path) -> int:
-    """One line for a stop while the CSV or the report was written (the games are safe), naming
-    the command that goes on; the stop's exit code."""
-    n_done = result.config["games_completed"]
-    nxt = (f"rebuild the report with: analyser report {out}" if result.config.get("status") == "complete"
-           else f"continue with: {resume_command(out, result.config)}")
-    click.echo(f"analyser: interrupted while writing the summary files; the finished games ({n_done:,}) are in {out}; "
-               f"{nxt}", err=True)
-    return stops.exit_code()
-
 
 def _record_files(result, g, out: Path, written: _Written) -> bool:
     """error.log (when there is a log) and config.json's file list, written before anything goes
@@ -396,12 +393,6 @@ def _report_write_failure(e: BaseException, out: Path, n_done: int, config: dict
            else resume_command(out, config))
     click.echo(f"analyser: error: {reason}. The {n_done} finished games stay in {out / 'results'}; once it can be "
                f"written, finish with: {nxt}", err=True)
-
-
-def _cycling(strategies, n_players: int) -> str:
-    m = len(strategies)
-    return f" (cycling over the {n_players} seats)" if m < n_players and m > 1 else (
-        " in every seat" if m == 1 and n_players > 1 else "")
 
 
 def _run_until(spec, width: float, players: int, quiet: bool, out: Path, resume: bool = False):

@@ -315,9 +315,7 @@ class Game(ComponentHooks):
         fields = {k: v for k, v in data.items() if k != "game"}
         try:
             return derive.from_fields(self.State, fields, "state")
-        except InputError as e:
-            raise InputError(f"not a {self.id} state: {e}") from None
-        except ValueError as e:
+        except (InputError, ValueError) as e:
             raise InputError(f"not a {self.id} state: {e}") from None
 
     def state_schema(self):

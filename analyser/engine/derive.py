@@ -149,12 +149,8 @@ def _is_immutable(ann) -> bool:
         return True
     if not isinstance(ann, type):
         return False
-    if issubclass(ann, _IMMUTABLE):
-        return True
-    if issubclass(ann, tuple):  # named tuples
-        return True
-    if dataclasses.is_dataclass(ann) and ann.__dataclass_params__.frozen:
-        return True
+    if issubclass(ann, _IMMUTABLE + (tuple,)) or (dataclasses.is_dataclass(ann) and ann.__dataclass_params__.frozen):
+        return True  # (a tuple subclass: a named tuple)
     return bool(getattr(ann, "__immutable__", False))
 
 
@@ -442,8 +438,8 @@ def view_class(state_cls: type, base: type) -> type:
             attrs[f.name] = property(_own(f.name))
         elif f.component.kind == "hands":
             attrs[f.name + "_sizes"] = property(_sizes(f.name))
-            if f.visible == OWNER:
-                attrs[own_name(f.name)] = property(_own(f.name))
+            if f.visible == OWNER:  # the seat's own entry: the name without its plural s (hands -> hand)
+                attrs[f.name[:-1] if f.name.endswith("s") and len(f.name) > 1 else f.name] = property(_own(f.name))
         elif f.component.kind == "counters":
             if f.visible == OWNER:
                 attrs[f.name] = property(_own(f.name))
@@ -451,12 +447,6 @@ def view_class(state_cls: type, base: type) -> type:
             attrs[f.name + "_size"] = property(_size(f.name))
     attrs = {k: v for k, v in attrs.items() if k in ("__slots__", "_fields_of") or k not in own}
     return type(f"{state_cls.__name__}View", (base,), attrs)
-
-
-def own_name(name: str) -> str:
-    """The view's name for a seat's own entry of the per-seat zone ``name``: the name without its
-    plural ``s`` (``hands`` -> ``hand``), or the name itself."""
-    return name[:-1] if name.endswith("s") and len(name) > 1 else name
 
 
 def _own(name: str):
@@ -482,13 +472,6 @@ def view(state, seat: int, base: type = View):
 # --------------------------------------------------------------------------------------------
 # Re-dealing what a seat cannot see
 # --------------------------------------------------------------------------------------------
-
-def redeal(state, seat: int, rng) -> None:
-    """Re-deal, in place, the cards ``seat`` cannot see (see the module docstring), each pool
-    shuffled with ``rng`` (:func:`shuffled`), the kinds of card in the order of their first field."""
-    for places in spec(type(state)).hidden_groups(state, seat):
-        deal(places, shuffled(pooled(places), rng))
-
 
 def shuffled(pool: list, rng) -> list:
     """``pool`` in a uniformly random order: sorted by one ``rng.random()`` key per card (drawn
@@ -546,9 +529,11 @@ def _addresses(state_spec: StateSpec, state, places: list[tuple[list, int, int]]
 
 
 def resample_hidden(state, seat: int, rng):
-    """A copy of ``state`` with what ``seat`` cannot see dealt again."""
+    """A copy of ``state`` with what ``seat`` cannot see dealt again: each kind of card pooled,
+    shuffled with ``rng`` (:func:`shuffled`) and dealt back, in the order of their first field."""
     out = clone(state)
-    redeal(out, seat, rng)
+    for places in spec(type(state)).hidden_groups(out, seat):
+        deal(places, shuffled(pooled(places), rng))
     return out
 
 

@@ -186,7 +186,10 @@ class Experiment:
             config = _resumed_record(out, kind, cells, session)
         else:
             out = prepare_out(out, kind=kind if kind in KIND_NAMES else "run")
-            config = _new_record(kind, cells, record_of(run or cells[0].spec, options), fields, session.command)
+            config = {"kind": kind, "command": session.command, **(fields or {}), "status": "running", "error": None,
+                      "started": _now(), "cells": [_cell_entry(c) for c in cells], "games_completed": 0,
+                      "experiment": {"layout": LAYOUT, **record_of(run or cells[0].spec, options)},
+                      "versions": package_versions()}
         lock = store.RunLock(out).acquire() if session.play else None
         try:
             exp = cls(out, kind, cells, config, session, lock)
@@ -627,13 +630,6 @@ def _cell_entry(c: Cell) -> dict:
     """A new cell's entry in the record."""
     return {"name": c.name, "folder": c.path, "strategies": list(c.spec.strategies), "rules": dict(c.spec.rules),
             "status": "pending", "games_done": []}
-
-
-def _new_record(kind: str, cells: list[Cell], given: dict, fields: dict | None, command: str) -> dict:
-    """The record of a new experiment: every cell pending; ``given`` its run spec and options."""
-    return {"kind": kind, "command": command, **(fields or {}), "status": "running", "error": None,
-            "started": _now(), "cells": [_cell_entry(c) for c in cells], "games_completed": 0,
-            "experiment": {"layout": LAYOUT, **given}, "versions": package_versions()}
 
 
 def _resumed_record(out: Path, kind: str, cells: list[Cell], session: Session) -> dict:

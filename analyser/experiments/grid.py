@@ -85,12 +85,7 @@ def _range_values(item: str, *, name: str, kind: type) -> list[str]:
             raise InputError(f"{name}={item!r} gives values that are not whole numbers; this option takes "
                              "whole numbers, so use a whole-number step")
         return [str(int(v)) for v in values]
-    return [_float_text(v) for v in values]
-
-
-def _float_text(v: Fraction) -> str:
-    f = float(v)
-    return str(int(f)) if f.is_integer() else repr(f)
+    return [str(int(float(v))) if float(v).is_integer() else repr(float(v)) for v in values]
 
 
 # --------------------------------------------------------------------------------------------

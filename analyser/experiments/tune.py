@@ -171,14 +171,6 @@ def run_tune(spec: RunSpec, options: TuneOptions, session: Session) -> TuneResul
     return res
 
 
-def _check_counts(spec: RunSpec, options: TuneOptions) -> None:
-    for name, value, least in (("--trials", options.trials, 1), ("--games", spec.games, 1),
-                               ("--batch", options.batch, 1), ("--recheck", options.recheck, 0),
-                               ("--recheck-factor", options.recheck_factor, 1)):
-        if value < least:
-            raise InputError(f"{name} {value} is not accepted; give a whole number of at least {least}")
-
-
 @dataclass
 class _SpecOf:
     """The run spec of a configuration: ``base`` with the lineup and rules the space gives its
@@ -194,7 +186,11 @@ class _SpecOf:
 
 def _plan(spec: RunSpec, options: TuneOptions) -> "_Plan":
     """The tune of ``spec`` and ``options`` checked and laid out (no experiment or study yet)."""
-    _check_counts(spec, options)
+    for name, value, least in (("--trials", options.trials, 1), ("--games", spec.games, 1),
+                               ("--batch", options.batch, 1), ("--recheck", options.recheck, 0),
+                               ("--recheck-factor", options.recheck_factor, 1)):
+        if value < least:
+            raise InputError(f"{name} {value} is not accepted; give a whole number of at least {least}")
     game = get_game(spec.game)
     space = parse_space(game, list(spec.strategies), list(options.rules))
     if not options.targets:
@@ -398,8 +394,6 @@ def _search(plan: _Plan):
     if missing:
         exp.add_cells(missing)
     exp.active = {_cell_index(exp, f"recheck-{n:04d}") for n in chosen}
-    if not exp.active:
-        exp.active = set()
     exp.desc = "tune re-check"
     return exp.play(jobs=plan.n_jobs, games=games * plan.recheck_factor, players=n_players, what="trials")
 
@@ -597,14 +591,10 @@ def _analyse(exp, study, space, tlist, n_trials, recheck, recheck_games) -> Tune
             continue
         number = int(c.name.split("-")[1])
         df = exp.results(k)
-        r = {"trial": number, "games": int(len(df) // max(1, int(exp.config.get("players") or 1)))}
+        r = {"trial": number, "games": 0}
         for d in space.dims:
             r[d.column] = table.loc[table["trial"] == number, d.column].iloc[0]
-        figs = {}
-        for tg in tlist:
-            v, lo, hi = figure(df, tg, c.spec.strategies)
-            figs[tg.name] = v
-            r[tg.name], r[tg.name + ".low"], r[tg.name + ".high"] = v, lo, hi
+        figs = _set_figures(r, tlist, df, c.spec.strategies, int(exp.config.get("players") or 1))
         r["violation"] = sum(tg.violation(figs[tg.name]) for tg in tlist if figs[tg.name] == figs[tg.name])
         r["undefined"] = ", ".join(undefined(tlist, figs))
         r["feasible"] = r["violation"] == 0 and not r["undefined"]

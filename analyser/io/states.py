@@ -75,12 +75,6 @@ def text(max_length: int = 100):
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 
 
-def _loc(loc: tuple) -> str:
-    # never echo an odd key from the file
-    masked = (p if isinstance(p, int) or _NAME.match(str(p)) else "<key>" for p in loc)
-    return field_path(tuple(masked)) or "the state"
-
-
 def schema_error(e: ValidationError) -> str:
     """The first error of a pydantic validation, as ``field[0].sub: reason`` (no input quoted)."""
     err = e.errors(include_input=False, include_url=False)[0]
@@ -93,7 +87,9 @@ def schema_error(e: ValidationError) -> str:
         msg = msg[len("Value error, "):]
     elif msg.startswith("Input should be"):
         msg = "should be" + msg[len("Input should be"):]
-    where = _loc(tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-"))))
+    loc = [x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-"))]
+    masked = (p if isinstance(p, int) or _NAME.match(str(p)) else "<key>" for p in loc)  # never echo an odd key
+    where = field_path(tuple(masked)) or "the state"
     return f"{where}: {msg}"
 
 
@@ -200,13 +196,10 @@ def load_state(game, path: str | Path):
     except AssertionError as e:
         raise InputError(f"{where} is not a possible {game.id} state: {str(e) or 'a rules invariant fails'}") from None
     except Exception as e:  # noqa: BLE001 - whatever the rules raise on a bad state is one line
-        raise InputError(f"{where} is not a valid {game.id} state: {type(e).__name__}: {_short(e)}") from None
+        short = str(e).replace("\n", " ")
+        short = short if len(short) <= 200 else short[:200] + "..."
+        raise InputError(f"{where} is not a valid {game.id} state: {type(e).__name__}: {short}") from None
     return state
-
-
-def _short(e: BaseException) -> str:
-    text = str(e).replace("\n", " ")
-    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def seat_lists(model: Any, n: int, *names: str) -> None:
