@@ -81,7 +81,10 @@ def _print_title(g, ref: str) -> None:
     click.secho(f"{gid}  -  {g.name}, {count}", bold=True)
     if g.summary:
         click.echo(f"  {g.summary}")
-    click.echo(f"  rules: {_rules_hint(g, ref)}")
+    where = rules_page_location(g) if rules_page(g) is None else None  # (a title without a page: where it belongs)
+    hint = (f"analyser rules {shlex.quote(ref)}" if rules_page(g) is not None else
+            "no rules page" + (f" (write one as {where})" if where is not None else ""))
+    click.echo(f"  rules: {hint}")
     if g.scoring.tie_break_note:
         click.echo(_wrap(f"ties: {g.scoring.tie_break_note}", 2))
     lineup = default_lineup(gid)
@@ -122,15 +125,6 @@ def _allowed(o: dict) -> str:
         hi = "" if o["high"] is None else f"{o['high']:,}"
         return f" [{lo} to {hi}]" if lo and hi else (f" [>= {lo}]" if lo else f" [<= {hi}]")
     return " [on | off]" if o["type"] == "bool" else ""
-
-
-def _rules_hint(g, ref: str) -> str:
-    """How to read a title's rules page (``analyser rules REF``, REF as the user named the
-    title), or that it has none and where it belongs."""
-    if rules_page(g) is not None:
-        return f"analyser rules {shlex.quote(ref)}"
-    where = rules_page_location(g)
-    return "no rules page" + (f" (write one as {where})" if where is not None else "")
 
 
 @click.command()
