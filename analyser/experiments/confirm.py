@@ -26,8 +26,6 @@ CONFIRM_MAX = 3
 NO_REPLACEMENT = ("the title offers no replacement that changes it: it has no peer, or it already has its peer "
                   "group's typical effect (so putting a typical peer in its place would change nothing), and no "
                   "rule option removes it")
-#: The folder of the run where the changed data files are written.
-FOLDER = INTERVENTIONS
 
 
 def paired_change(a, b, holders, players: int, games: int, best: int, worst: int) -> dict:
@@ -156,10 +154,9 @@ def confirm(out: Path, spec, top: int = CONFIRM_MAX, progress: bool = False) -> 
     records = {}
     for r in listed.itertuples():
         cid = str(r.component)
-        act = intervention(game, params, cid, catalog.get(cid, {}), out / FOLDER)
+        act = intervention(game, params, cid, catalog.get(cid, {}), out / INTERVENTIONS)  # (the changed data files go there)
         if act is None:  # said in its finding, not skipped in silence
-            records[cid] = {"tested": False, "confirmed": False,
-                            "why": NO_REPLACEMENT}
+            records[cid] = {"tested": False, "confirmed": False, "why": NO_REPLACEMENT}
             continue
         option, value, what = act
         b = replay(spec, {option: value}, games, progress)

@@ -28,9 +28,7 @@ MIN_ROUND = 200
 
 def check_width(width: float | None) -> None:
     """InputError unless ``width`` is None or lies strictly between 0 and 1."""
-    if width is None:
-        return
-    if not (isinstance(width, (int, float)) and math.isfinite(width) and 0 < width < 1):
+    if width is not None and not (isinstance(width, (int, float)) and math.isfinite(width) and 0 < width < 1):
         raise InputError(f"--until-ci {width} is not accepted; give an interval width between 0 and 1 "
                          "(exclusive), e.g. 0.04 for +/-2 percentage points")
 
@@ -134,14 +132,11 @@ def play_rounds(games: int, players: int, width: float | None,
                 history[-1][1] if history else math.nan, list(history), games)
     start = stop.games
     for end in ends[len(history):]:
-        ok = play(start, end)
-        if not ok:
+        if not play(start, end):
             stop.reason = "the run failed or was interrupted"
             return stop
         w = measure(end)
-        stop.rounds += 1
-        stop.games = end
-        stop.width = w
+        stop.rounds, stop.games, stop.width = stop.rounds + 1, end, w
         stop.history.append((end, w))
         if w <= width:
             stop.reason = (f"every win-rate interval was at most {width:g} wide after {end:,} games "
