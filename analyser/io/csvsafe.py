@@ -74,18 +74,13 @@ def _map_frame(df: pd.DataFrame, fn) -> pd.DataFrame:
     return out
 
 
-def neutralise_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``df`` whose text cells and labels are :func:`neutralise`\\ d."""
-    return _map_frame(df, neutralise)
-
-
 def restore_frame(df: pd.DataFrame) -> pd.DataFrame:
     """A frame read from a CSV file analyser wrote, with its text cells and labels
-    :func:`restore`\\ d (the inverse of :func:`neutralise_frame`)."""
+    :func:`restore`\\ d (the inverse of what :func:`to_csv` writes)."""
     return _map_frame(df, restore)
 
 
 def to_csv(df: pd.DataFrame, path: str | Path | None = None, **kwargs):
     """``df.to_csv(path, **kwargs)`` with every text cell and label neutralised (:func:`neutralise`).
     Every CSV file analyser writes goes through here.  Returns the text when ``path`` is None."""
-    return neutralise_frame(df).to_csv(path, **kwargs)
+    return _map_frame(df, neutralise).to_csv(path, **kwargs)

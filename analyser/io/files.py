@@ -19,6 +19,7 @@ Errors are :class:`~analyser.engine.core.InputError` (one line; the CLI exits wi
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
 import re
@@ -153,18 +154,6 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 
-def json_depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in the JSON ``text`` (strings are skipped)."""
-    depth = deepest = 0
-    for m in _BRACKETS.finditer(_STRING.sub("", text)):
-        if m.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
-
-
 class _JSONLimit(ValueError):
     pass
 
@@ -193,7 +182,8 @@ def parse_json(text: str, what: str, max_depth: int = JSON_MAX_DEPTH) -> Any:
     """Parse JSON ``text`` from a user with a nesting cap, bounded whole numbers, no NaN or
     infinity and no duplicate keys.  ``what`` names the source in messages.  The message of a
     syntax error gives the line and column, never the text."""
-    depth = json_depth(text)
+    marks = _BRACKETS.findall(_STRING.sub("", text))  # (strings skipped)
+    depth = max(itertools.accumulate((1 if m in "[{" else -1 for m in marks), initial=0))
     if depth > max_depth:
         raise InputError(f"{what} nests arrays and objects {depth} deep; the most accepted is {max_depth}")
     try:
