@@ -77,17 +77,12 @@ def load(path: str | Path, what: str = "file") -> ModuleType:
     if key in _cache:
         return _cache[key]
     name = PREFIX + hashlib.sha256(f"{path}\0{content}".encode()).hexdigest()[:16]
-    if path.is_dir():
-        init = path / "__init__.py"
-        if not init.is_file():
-            raise InputError(f"{what} {str(path)!r} is a folder without an __init__.py; give a title "
-                             "package folder (as `analyser new` writes) or a .py file")
-        loader = _FreshLoader(name, str(init))
-        spec = importlib.util.spec_from_file_location(name, init, loader=loader,
-                                                      submodule_search_locations=[str(path)])
-    else:
-        loader = _FreshLoader(name, str(path))
-        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    source = path / "__init__.py" if path.is_dir() else path  # (a folder: imported as a package)
+    if path.is_dir() and not source.is_file():
+        raise InputError(f"{what} {str(path)!r} is a folder without an __init__.py; give a title "
+                         "package folder (as `analyser new` writes) or a .py file")
+    package = {"submodule_search_locations": [str(path)]} if path.is_dir() else {}
+    spec = importlib.util.spec_from_file_location(name, source, loader=_FreshLoader(name, str(source)), **package)
     if spec is None:
         raise InputError(f"{what} {str(path)!r} cannot be imported; give a .py file")
     module = importlib.util.module_from_spec(spec)
