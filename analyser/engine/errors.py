@@ -7,6 +7,7 @@ Re-exported by :mod:`analyser.engine.core`, where titles and plugins import them
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import os
 import traceback
@@ -47,13 +48,8 @@ class StrategyError(RuntimeError):
         self.details = details
 
     def __reduce__(self):  # picklable across joblib workers
-        return (_rebuild_strategy_error,
-                (str(self), self.strategy, self.seat, self.game_seed, self.game_index, self.kind, self.details))
-
-
-def _rebuild_strategy_error(message, strategy, seat, game_seed, game_index, kind, details=""):
-    return StrategyError(message, strategy=strategy, seat=seat, game_seed=game_seed,
-                         game_index=game_index, kind=kind, details=details)
+        return (functools.partial(StrategyError, strategy=self.strategy, seat=self.seat, game_seed=self.game_seed,
+                                  game_index=self.game_index, kind=self.kind, details=self.details), (str(self),))
 
 
 def strategy_frame(exc: BaseException, strategy) -> tuple[str, str]:
