@@ -169,9 +169,9 @@ def simulate(game, strategies, players, games, seed, jobs, rules, out, csv, batc
             else:  # played in rounds, each extending the run folder
                 result = _run_until(spec, until_ci, n_players, quiet, folder)
             if confirm_components:
-                _confirm_components(result, spec, folder, quiet)
+                _confirm("components", result, spec, folder, quiet)
             if confirm_seats:
-                _confirm_seats(result, spec, folder, quiet)
+                _confirm("seats", result, spec, folder, quiet)
     except KeyboardInterrupt:  # (after the games: as a run ends, or as a replay or the pool stops)
         if folder is None:
             raise
@@ -202,51 +202,36 @@ def _finished(result) -> bool:
                 or result.config.get("status") != "complete")
 
 
-def _confirm_seats(result, spec, out: Path, quiet: bool) -> None:
-    """``--confirm-seats``: the replayed compensation of :mod:`analyser.experiments.seat_confirm`,
-    recorded in config.json for the report.  A failure is recorded as the reason nothing was
-    replayed (one line on the terminal); the games stay as they are."""
-    from analyser.experiments import seat_confirm
+def _confirm(kind: str, result, spec, out: Path, quiet: bool) -> None:
+    """``--confirm-components`` (the interventions of :mod:`analyser.experiments.confirm`) or
+    ``--confirm-seats`` (the replayed compensation of :mod:`analyser.experiments.seat_confirm`),
+    only after a run that finished, recorded in config.json for the report.  A failure is one
+    line (for the seats also recorded as the reason nothing was replayed); the games stay as they are."""
+    from analyser.experiments import confirm, seat_confirm
 
     if not _finished(result):
         return
+    seats = kind == "seats"
     if not quiet:
         click.echo(f"Checking the seat compensation: the same games again with it (and at most "
-                   f"{seat_confirm.MORE_REPLAYS} more replays where it misses)", err=True)
+                   f"{seat_confirm.MORE_REPLAYS} more replays where it misses)" if seats else
+                   f"Confirming components: the same games again with each replaced (at most "
+                   f"{confirm.CONFIRM_MAX})", err=True)
     try:
-        record = seat_confirm.confirm_seats(out, spec)
+        record = seat_confirm.confirm_seats(out, spec) if seats else confirm.confirm(out, spec)
     except KeyboardInterrupt:
         raise
-    except Exception as e:  # noqa: BLE001 - the run's games are safe; the finding says why nothing was replayed
-        click.echo(f"analyser: warning: the seat compensation could not be replayed ({type(e).__name__}: {e})",
+    except Exception as e:  # noqa: BLE001 - the run's games are safe; the report says why nothing was confirmed
+        why = f"{type(e).__name__}: {e}"
+        click.echo(f"analyser: warning: the seat compensation could not be replayed ({why})" if seats else
+                   f"analyser: warning: the components could not be confirmed ({why}); the findings stay possible",
                    err=True)
-        record = {"replayed": False, "reason": f"the replay failed ({type(e).__name__}: {e})"}
-    if not record.get("replayed") and not quiet:
+        if not seats:
+            return
+        record = {"replayed": False, "reason": f"the replay failed ({why})"}
+    if seats and not record.get("replayed") and not quiet:
         click.echo(f"Nothing replayed: {record.get('reason', '')}.", err=True)
-    result.config["seat_confirmations"] = {str(result.config.get("run_id")): record}
-    store.write_json_atomic(out / "config.json", result.config)
-
-
-def _confirm_components(result, spec, out: Path, quiet: bool) -> None:
-    """``--confirm-components``: the interventions of :mod:`analyser.experiments.confirm`, recorded
-    in config.json for the report.  Only after a run that finished; a failure is one line and
-    the games stay as they are."""
-    from analyser.experiments import confirm as componentconfirm
-
-    if not _finished(result):
-        return
-    if not quiet:
-        click.echo(f"Confirming components: the same games again with each replaced (at most "
-                   f"{componentconfirm.CONFIRM_MAX})", err=True)
-    try:
-        records = componentconfirm.confirm(out, spec)
-    except KeyboardInterrupt:
-        raise
-    except Exception as e:  # noqa: BLE001 - the run's games are safe; the report says nothing confirmed
-        click.echo(f"analyser: warning: the components could not be confirmed ({type(e).__name__}: {e}); the "
-                   "findings stay possible", err=True)
-        return
-    result.config["component_confirmations"] = {str(result.config.get("run_id")): records}
+    result.config[f"{'seat' if seats else 'component'}_confirmations"] = {str(result.config.get("run_id")): record}
     store.write_json_atomic(out / "config.json", result.config)
 
 
