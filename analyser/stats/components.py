@@ -73,20 +73,23 @@ _B = ("y", "1")         # monomials of every row
 _VARIANTS = ("h", "c")  # h: has the component (x = 1 or 0); c: copies (x = count)
 
 
+def _codes(column, sort: bool) -> tuple[np.ndarray, list[str]]:
+    """A column's integer codes (-1: missing) and the texts they stand for: a categorical's
+    categories, else its distinct values as text (sorted when ``sort``, else first seen)."""
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64), [str(c) for c in column.cat.categories]
+    codes, uniq = pd.factorize(column.astype(str), sort=sort)
+    return codes, [str(c) for c in uniq]
+
+
 def _cells(results):
     """Per row of ``results`` (sorted by game and seat): the (strategy, seat) pair code, the win
     share, the game group, and the labels.  Returns a dict."""
-    import pandas as pd
-
     gi = results["game_index"].to_numpy(dtype=np.int64)
     seat = results["seat"].to_numpy(dtype=np.int64)
-    s = results["strategy"]
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        scode = s.cat.codes.to_numpy(dtype=np.int64)
-        names = [str(c) for c in s.cat.categories]
-    else:
-        scode, uniq = pd.factorize(s.astype(str), sort=False)
-        names = [str(c) for c in uniq]
+    scode, names = _codes(results["strategy"], sort=False)
     y = results["win"].to_numpy(dtype=float)
     keep = scode >= 0
     if not keep.all():
@@ -208,15 +211,7 @@ class _Held:
 
 def _component_codes(components, collapse) -> tuple[np.ndarray, list]:
     """Each component row's code in the sorted ids (-1: no id) and those ids, after ``collapse``."""
-    import pandas as pd
-
-    comp = components["component"]
-    if isinstance(comp.dtype, pd.CategoricalDtype):
-        kcode = comp.cat.codes.to_numpy(dtype=np.int64)
-        labels = [str(c) for c in comp.cat.categories]
-    else:
-        kcode, uniq = pd.factorize(comp.astype(str), sort=True)
-        labels = [str(c) for c in uniq]
+    kcode, labels = _codes(components["component"], sort=True)
     if collapse is not None:
         merged = collapse(labels)
         labels = [merged.get(x, x) for x in labels]
@@ -737,15 +732,12 @@ def report_table(est) -> Any:
     def qtext(q):
         return "-" if pd.isna(q) else ("<0.001" if q < 0.001 else fixed(q, 3))
 
-    rows = []
-    for r in est.itertuples():
-        rows.append({"rank": len(rows) + 1, "component": r.component, "what": r.what or "-",
-                     "held by (%)": pct(r.share), "win with (%)": pct(r.win_with),
-                     "win without (%)": pct(r.win_without),
-                     "effect, pp (95% CI)": pp(r.effect, r.effect_low, r.effect_high) if not r.reason else r.reason,
-                     "against peers, pp (95% CI)": pp(r.vs_peers, r.vs_peers_low, r.vs_peers_high),
-                     "q (BH)": qtext(r.q), f"q <= {Q:g}": "yes" if r.clear else "no"})
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame([{"rank": k, "component": r.component, "what": r.what or "-", "held by (%)": pct(r.share),
+                         "win with (%)": pct(r.win_with), "win without (%)": pct(r.win_without),
+                         "effect, pp (95% CI)": pp(r.effect, r.effect_low, r.effect_high) if not r.reason else r.reason,
+                         "against peers, pp (95% CI)": pp(r.vs_peers, r.vs_peers_low, r.vs_peers_high),
+                         "q (BH)": qtext(r.q), f"q <= {Q:g}": "yes" if r.clear else "no"}
+                        for k, r in enumerate(est.itertuples(), 1)])
     if (out["against peers, pp (95% CI)"] == "-").all():  # the title declares no peer groups
         out = out.drop(columns=["against peers, pp (95% CI)"])
     return out
@@ -847,16 +839,12 @@ def special_tables(est, specs) -> list[tuple[str, Any]]:
     per-copy slope beside (pp per copy, 95% interval)."""
     import pandas as pd
 
-    out = []
     if est is None or not len(est):
-        return out
+        return []
     table = report_table(est).drop(columns=["rank"])
     table["per copy, pp (95% CI)"] = [
         "-" if pd.isna(r.per_copy) else f"{signed(r.per_copy)} ({signed(r.per_copy_low)} to {signed(r.per_copy_high)})"
         for r in est.itertuples()]
     by_id = {str(c): i for i, c in enumerate(table["component"])}
-    for caption, ids in specs:
-        rows = [by_id[i] for i in ids if i in by_id]
-        if rows:
-            out.append((caption, table.iloc[rows].reset_index(drop=True)))
-    return out
+    rows = [(caption, [by_id[i] for i in ids if i in by_id]) for caption, ids in specs]
+    return [(caption, table.iloc[r].reset_index(drop=True)) for caption, r in rows if r]

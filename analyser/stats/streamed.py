@@ -14,6 +14,7 @@ Memory is bounded by one chunk plus one part, not by the number of games.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -93,25 +94,14 @@ def combine_sums(a: dict | None, b: dict | None) -> dict:
     0); a column named ``*_max`` or ``*_min`` combined by max or min (NaN ignored).  The result's
     index is sorted.  A column that is whole numbers in both frames stays int64; others come back
     as float64."""
-    a = a or {}
-    b = b or {}
-    out = {}
-    for name in list(dict.fromkeys(list(a) + list(b))):
-        if name not in a:
-            out[name] = _combine_frames(None, b[name])
-        elif name not in b:
-            out[name] = a[name]
-        else:
-            out[name] = _combine_frames(a[name], b[name])
-    return out
+    a, b = a or {}, b or {}
+    return {name: _combine_frames(a[name], b[name]) if name in a and name in b else a.get(name, b.get(name))
+            for name in dict.fromkeys([*a, *b])}
 
 
 def reduce_sums(parts: Iterable[dict]) -> dict:
     """:func:`combine_sums` over an iterable of chunk sums, in order."""
-    total: dict = {}
-    for s in parts:
-        total = combine_sums(total, s)
-    return total
+    return functools.reduce(combine_sums, parts, {})
 
 
 def game_ids(df: pd.DataFrame) -> pd.DataFrame:
@@ -240,7 +230,6 @@ def read_checked_part(path, drop: tuple[str, ...] = (), run_id: str | None = Non
         rng = store.part_range(path)
         lo, hi = int(df["game_index"].min()), int(df["game_index"].max())
         if rng is not None and not (rng[0] <= lo and hi < rng[1]):
-            from analyser.engine.core import InputError
             raise InputError(f"part {str(path)!r} holds games {lo} to {hi}, outside the games {rng[0]} to "
                              f"{rng[1] - 1} its footer names: a part changed by hand; remove it")
     return df

@@ -642,10 +642,7 @@ class Dao(Game):
 
     # -- saved states --------------------------------------------------------------------
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`): the fields of :meth:`state_to_dict`
-        with strict types and ranges: cards ``[colour, value]`` within the largest deck the rule
-        options allow, one pile, half-score list and half-mark list per seat, ``over`` a JSON
-        flag.  Whether the cards make exactly one deck is :meth:`check_invariants`' job."""
+        """The saved-state schema (:mod:`analyser.io.states`); one deck is :meth:`check_invariants`' job."""
         return _state_schema(self.min_players, self.max_players)
 
 

@@ -500,9 +500,6 @@ class DragonLairds(Game):
     State = DragonState
     View = DragonView
     action_types = (Act,)
-    #: Component impact (docs/components.md): a seat with more geld buys more, and dearer, cards.
-    component_note = ("A seat with more geld buys more cards, and dearer ones, so costly cards tend to go with "
-                      "winning whatever they do. Compare a card with others of about its cost rather than with 0.")
 
     def report_notes(self, params: DragonParams) -> list[str]:
         """The report's note on the deck (rules page, "The deck is an approximation"): the
@@ -1176,13 +1173,7 @@ class DragonLairds(Game):
 
     # -- persistence (derived from DragonState; the saved-state schema) -------------------
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`), checked before
-        :meth:`state_from_dict`: every field of :class:`DragonState` (scratch left out), all
-        required, with strict types (``cup_open`` is a JSON flag, money and counts are JSON
-        integers) and ranges; cards are positions in the deck file (0 for its first card) and
-        colours indices into its colours; one entry per seat in every per-seat list, ``n + 3``
-        spaces, the honour order a permutation of the seats, a running auction's current bidder
-        at its cursor, no bid above the bidder's geld."""
+        """The saved-state schema (:mod:`analyser.io.states`), checked before :meth:`state_from_dict`."""
         return _state_schema(self.min_players, self.max_players)
 
     def describe_action(self, a: Act) -> str:

@@ -1554,12 +1554,7 @@ class KingdominoDuel(Game):
                 f"turned[{seat}] is true, but seat {seat} does not hold S4"
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`), checked before
-        ``state_from_dict``: the state's fields with strict types (flags are JSON
-        ``true``/``false``, counts, coats and cells JSON integers), ranges and lengths: two entries
-        in every per-seat list, four per die, six per coat or spell; a map is its rows of coats and
-        crosses (:class:`Kingdom`: its saved rows), a face ``[coat, crosses]``, a drawing
-        ``[cell0, cell1, coat0, coat1, spell]`` (``[]`` draws nothing)."""
+        """The saved-state schema (:mod:`analyser.io.states`), checked before ``state_from_dict``."""
         return _state_schema()
 
     def describe_action(self, action) -> str:

@@ -646,10 +646,6 @@ class TsuroSeas(Game):
                       Metric("elim_col", "count", missing=True, high=SIZE - 1), Metric("end", "label"),
                       Metric("score_trace", "trace", missing=True), Metric("placements", "label", missing=True))
     extra_tables = (COMPONENTS,)
-    #: Component impact (docs/components.md): a ship afloat longer places more tiles, whatever the tiles.
-    component_note = ("A ship that stays afloat longer places more tiles, so most tiles go with winning "
-                      "whatever they are. Compare the tiles with each other (one far from the rest stands out) "
-                      "rather than with 0.")
 
     # -- set-up ---------------------------------------------------------------------------
     path_options = ("tiles", "daikaiju_layout")
@@ -1175,10 +1171,7 @@ class TsuroSeas(Game):
         return history if cur == list(s.afloat) else []
 
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`): the fields of the state
-        (:class:`TsuroState`, as ``state_to_dict`` writes them) with strict types and ranges;
-        squares 0-48 (-1 none), board codes ``tile * 4 + rotation`` (tile ids 0-34), ship states
-        ``square * 8 + port``, daikaiju 0-9, one entry per seat in every per-seat list."""
+        """The saved-state schema (:mod:`analyser.io.states`)."""
         return _state_schema(self.min_players, self.max_players)
 
     # -- display ----------------------------------------------------------------------------

@@ -622,10 +622,6 @@ class Wizard(Game):
                                           Metric("exact", "count", high=1), Metric("wizards", "count"),
                                           Metric("jesters", "count"), Metric("trumps", "count", missing=True)),
                                feeds="the bidding tables and plots"), COMPONENTS)
-    #: Component impact (docs/components.md): a hand is dealt, not chosen.
-    component_note = ("Hands are dealt, not chosen: an effect is the worth of a deal to the strategy that played "
-                      "it. A seat has \"k trumps\" when some round dealt it exactly k cards of the trump suit; "
-                      "large k happen only in the late rounds, where more cards are dealt.")
     State = WizardState
     View = WizardView
     action_types = (Bid, Play, ChooseTrump)
@@ -1142,12 +1138,6 @@ class Wizard(Game):
                             "option": "", "file": "", "line": None, "fix": "", "always": what != "trumps"}
         return out
 
-    def component_tables(self, ids) -> list[tuple[str, list[str]]]:
-        """Win rate by Wizards in hand: the rows ``"1 Wizard"`` to ``"4 Wizards"`` of the
-        component table (a seat "has" k Wizards when some round dealt it exactly k)."""
-        return [("Win rate by Wizards in hand (a special case of the component table: a seat has \"k Wizards\" "
-                 "when some round dealt it exactly k; per copy: per such round)", [c for c in WIZARD_IDS if c in ids])]
-
     # -- for `analyser check` -----------------------------------------------------------------
     def step_bound(self, params: WizardParams, n_players: int) -> int:
         """Round r has at most one trump choice, one bid per seat and r cards played per seat."""
@@ -1245,12 +1235,7 @@ class Wizard(Game):
 
     # -- saved states and display ---------------------------------------------------------
     def state_schema(self):
-        """The saved-state schema (see :mod:`analyser.io.states`): the fields of the state's JSON
-        (``pub``, ``groups``, ``undealt``, ``log``, ``tricks_played``) with strict types and
-        ranges: card codes, rounds 1-60 within the rounds the players allow, each bid from 0 to
-        the round's cards, one hand, bid, trick count and score per seat, ``trump_pending`` a
-        JSON flag, every finished round's record complete.  Whether the cards make exactly one
-        deck is :meth:`check_invariants`' job."""
+        """The saved-state schema (:mod:`analyser.io.states`); one deck is :meth:`check_invariants`' job."""
         return _state_schema(self)
 
 
