@@ -90,21 +90,30 @@ def test_clustered_mean_matches_statsmodels_cluster_robust_ols():
 
 def test_mean_score_intervals_cover_95_percent_when_seats_of_a_game_are_correlated():
     # A mirror match in which a game's seats share a large game effect (as Tsuro's do): the old
-    # normal interval treated the 4 seats as independent and covered far less than 95%.
+    # normal interval treated the 4 seats as independent and covered far less than 95%.  The 400
+    # replications go through one summary as 400 strategies (each its own run's games): a
+    # strategy's interval reads only its own games, so each is the one a lone run would get.
     rng = np.random.default_rng(11)
-    hits = naive_hits = 0
     reps, n_games = 400, 60
+    scores = []
     for _ in range(reps):
         effect = rng.normal(size=n_games)
-        score = np.repeat(effect, 4) * 3 + rng.normal(size=4 * n_games)
-        df = pd.DataFrame({"run_id": "r", "game_index": np.repeat(np.arange(n_games), 4),
-                           "seat": np.tile(np.arange(4), n_games), "players": 4,
-                           "strategy": pd.Categorical(["A"] * 4 * n_games), "score": score,
-                           "win": np.tile([1.0, 0, 0, 0], n_games), "rank": 1})
-        row = analysis.strategy_summary(df).iloc[0]
-        hits += row["score_low"] <= 0 <= row["score_high"]
-        half = 1.959964 * score.std(ddof=1) / np.sqrt(len(score))
-        naive_hits += abs(score.mean()) <= half
+        scores.append(np.repeat(effect, 4) * 3 + rng.normal(size=4 * n_games))
+    names = [f"r{i}" for i in range(reps)]
+    df = pd.DataFrame({"run_id": np.repeat(names, 4 * n_games),
+                       "game_index": np.tile(np.repeat(np.arange(n_games), 4), reps),
+                       "seat": np.tile(np.arange(4), n_games * reps), "players": 4,
+                       "strategy": pd.Categorical(np.repeat(names, 4 * n_games), categories=names),
+                       "score": np.concatenate(scores), "win": np.tile([1.0, 0, 0, 0], n_games * reps),
+                       "rank": 1})
+    rows = analysis.strategy_summary(df).set_index("strategy").loc[names]
+    assert rows.attrs["methods"]["score"] == "cluster" and (rows["n"] == 4 * n_games).all()
+    lone = analysis.strategy_summary(df[df["run_id"] == "r7"]).iloc[0]
+    assert (rows.loc["r7", "score_low"], rows.loc["r7", "score_high"]) == \
+        pytest.approx((lone["score_low"], lone["score_high"]), rel=1e-12)
+    hits = int(((rows["score_low"] <= 0) & (0 <= rows["score_high"])).sum())
+    half = np.array([1.959964 * s.std(ddof=1) / np.sqrt(len(s)) for s in scores])
+    naive_hits = int((np.abs([s.mean() for s in scores]) <= half).sum())
     assert 0.92 <= hits / reps <= 0.98
     assert naive_hits / reps < 0.75
 

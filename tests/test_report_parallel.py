@@ -27,16 +27,16 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("title, args", [
-    ("dao", ["-s", "greedy", "-s", "random", "--games", "2600", "--batch-size", "700"]),  # component counts
+    ("dao", ["-s", "greedy", "-s", "random", "--games", "260", "--batch-size", "70"]),  # component counts
     ("wizard", ["-s", "expected", "-s", "random", "-p", "3", "--games", "260", "--batch-size", "70"]),  # rounds
 ])
 def test_the_reduction_in_workers_equals_the_one_in_this_process(runner, tmp_path, title, args):
     out = tmp_path / "run"
     r = runner.invoke(cli, ["simulate", title, *args, "--seed", "4", "-j", "1", "-q", "--no-report", "-o", str(out)])
     assert r.exit_code == 0, r.output
-    chunk = 500 if title == "dao" else 50
+    chunk = 50
     plan = reducemod.chunk_plan(out, chunk)
-    # parts of 700 (70) games over chunks of 500 (50): some chunks are read from two parts
+    # parts of 70 games over chunks of 50: some chunks are read from two parts
     assert len(plan) >= reducemod.PARALLEL_MIN_CHUNKS and any(len(parts) > 1 for _, parts in plan)
     here = page.reduce_run(out, jobs=1, chunk_games=chunk)
     there = page.reduce_run(out, jobs=2, chunk_games=chunk)
