@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from analyser import run as runmod
+from analyser.run import execute
 from analyser.engine.core import InputError, StrategyError
 from analyser.engine.runner import game_seed, game_seeds, lineup, lineup_block, plan_batches
 
@@ -37,12 +38,30 @@ def test_same_seed_identical_for_any_jobs_batch_size_and_backend():
 
 def test_an_automatic_plan_for_several_workers_halves_its_last_batches_and_plays_the_same_games(tmp_path):
     two = runmod.run(runmod.RunSpec(game="dao", strategies=["greedy", "threshold"], games=800, players=2, seed=42,
-                                    jobs=2, backend="threading"), progress=False, out=tmp_path / "two")
+                                    jobs=2, backend="threading", engine="python"), progress=False,
+                     out=tmp_path / "two")
     starts = sorted(int(p.stem.split("-")[1]) for p in (tmp_path / "two" / "results").glob("part-*.parquet"))
-    # batches of 50 (800 games, 2 workers); the last two halved
+    # batches of 50 (800 games, 2 workers, 8 each); the last two halved
     assert starts == list(range(0, 700, 50)) + [700, 725, 750, 775]
     assert two.config["batch_size"] == 50
     same_rows(two.results, run(games=800).results)
+
+
+def test_an_automatic_plan_of_a_compiled_run_has_four_batches_per_worker_and_plays_the_same_games(tmp_path):
+    two = runmod.run(runmod.RunSpec(game="dao", strategies=["greedy", "threshold"], games=800, players=2, seed=42,
+                                    jobs=2, engine="compiled"), progress=False, out=tmp_path / "two")
+    starts = sorted(int(p.stem.split("-")[1]) for p in (tmp_path / "two" / "results").glob("part-*.parquet"))
+    # batches of 100 (800 games, 2 workers, 4 each); the last two halved
+    assert starts == list(range(0, 600, 100)) + [600, 650, 700, 750]
+    assert (two.config["batch_size"], two.config["engine"]) == (100, "compiled")
+    same_rows(two.results, run(games=800, engine="python").results)
+
+
+def test_a_compiled_run_batches_at_most_5000_games():
+    assert execute.automatic_batch_size("compiled", [(0, 1_000_000)], 2) == 5000
+    assert execute.automatic_batch_size("compiled", [(0, 20_000)], 1) == 5000
+    assert execute.automatic_batch_size("compiled", [(100, 130)], 2) == 20
+    assert execute.automatic_batch_size("python", [(0, 20_000)], 2) == 1250
 
 
 def test_run_id_is_unique_per_run_and_recorded():
