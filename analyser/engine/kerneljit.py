@@ -7,8 +7,9 @@ Random streams: Python's Mersenne Twister (``random.Random``, MT19937), one stre
 as ``random.Random(x)`` does (``init_by_array`` with the key words :mod:`analyser.engine.kernelkit`
 builds), :func:`word` is ``getrandbits(32)``, :func:`random` is ``random()``, :func:`randbelow` is
 ``randrange(n)`` and :func:`sort_keys` the keys of a "one ``random()`` per item, stable sort"
-shuffle.  A game's streams (:func:`seed_game`): one per seat (row ``seat``), for the seats whose
-strategy draws, and the game's chance stream (row ``players``), seeded from the game seed.
+shuffle.  A game's streams (:func:`game_streams`, seeded by :func:`seed_streams`): one per seat (row
+``seat``), for the seats whose strategy draws, and the game's chance stream (row ``players``),
+seeded from the game seed.
 
 Output (``out``, a :class:`~analyser.engine.kernelkit.Out`): a game's score trace
 (:func:`put_trace`) and its components table rows (:func:`put_components`) go to the flat arrays
@@ -42,12 +43,6 @@ def _start_state() -> np.ndarray:
 
 
 START = _start_state()
-
-
-@jit
-def streams(count):
-    """``count`` unseeded streams."""
-    return np.zeros((count, N + 1), np.int64)
 
 
 @jit
@@ -130,19 +125,33 @@ def sort_keys(mt, r, keys, count):
         keys[i] = (hi << 26) | (word(mt, r) >> 6)
 
 
+#: Games whose chance streams :func:`seed_streams` seeds together.
+SEED_BLOCK = 16
+
+
 @jit
-def seed_game(mt, seeds, g):
-    """Seed game ``g``'s streams (``seeds``, a :class:`~analyser.engine.kernelkit.Seeds`): the chance
-    stream (row ``players``) and the stream of each seat whose strategy draws."""
+def game_streams(players):
+    """A game's streams at ``players`` seats, unseeded (:func:`seed_streams` seeds them): row ``s``
+    seat ``s``'s stream, row ``players`` the chance stream, then :data:`SEED_BLOCK` rows that hold the
+    chance streams of the block of games under way."""
+    return np.zeros((players + 1 + SEED_BLOCK, N + 1), np.int64)
+
+
+@jit
+def seed_streams(mt, seeds, g):
+    """Seed game ``g``'s streams in ``mt`` (:func:`game_streams`; ``seeds``, a
+    :class:`~analyser.engine.kernelkit.Seeds`): the chance stream, and the stream of each seat whose
+    strategy draws.  Called for games 0, 1, 2, ... in order: the first game of each block of
+    :data:`SEED_BLOCK` seeds the chance streams of the whole block (:func:`seed_chances`), and each
+    game takes its own from there."""
     n = seeds.seat_keylen.shape[1]
-    seed(mt, n, seeds.key[g], seeds.keylen[g])
+    at = g % SEED_BLOCK
+    if at == 0:
+        seed_chances(mt[n + 1:], seeds, g)
+    mt[n, :] = mt[n + 1 + at, :]
     for s in range(n):
         if seeds.seat_keylen[g, s]:
             seed(mt, s, seeds.seat_key[g, s], seeds.seat_keylen[g, s])
-
-
-#: Games whose chance streams :func:`seed_chances` seeds together.
-SEED_BLOCK = 16
 
 
 @jit
@@ -151,7 +160,7 @@ def seed_chances(block, seeds, first):
     :class:`~analyser.engine.kernelkit.Seeds`; as many as ``block`` has rows, fewer at the slice's
     end) into the rows of ``block``, each as :func:`seed` does, the streams step by step together:
     a stream's seeding is one long chain of dependent steps, and the processor overlaps the chains
-    of different streams.  :func:`seed_game_from` takes a game's stream from ``block``."""
+    of different streams."""
     count = min(block.shape[0], seeds.key.shape[0] - first)
     if count <= 0:
         return
@@ -193,17 +202,6 @@ def seed_chances(block, seeds, first):
 
 
 @jit
-def seed_game_from(mt, seeds, g, block):
-    """:func:`seed_game` with the chance stream taken from ``block``, where :func:`seed_chances`
-    seeded it (with ``first`` the multiple of ``len(block)`` at or below ``g``)."""
-    n = seeds.seat_keylen.shape[1]
-    mt[n, :] = block[g % block.shape[0], :]
-    for s in range(n):
-        if seeds.seat_keylen[g, s]:
-            seed(mt, s, seeds.seat_key[g, s], seeds.seat_keylen[g, s])
-
-
-@jit
 def put_trace(out, g, trace, rounds):
     """Game ``g``'s score trace: ``trace[seat, :rounds]`` per seat, seat 0 first.  False when
     ``rounds`` is more than the batch allowed for (a bound broken: a bug)."""
@@ -238,24 +236,27 @@ def put_components(out, g, held):
     out.cursor[COMPONENT_AT] = at
 
 
+@helper
+def above(score, tie, t, s):
+    """Whether seat ``t`` places above seat ``s``: a higher score, or the same and a higher ``tie``."""
+    return score[t] > score[s] or (score[t] == score[s] and tie[t] > tie[s])
+
+
 @jit
-def shared_ranks(out, g, score, rank_column, win_column):
-    """The win shares (``out.floats[g, :, win_column]``) and ranks (``out.ints[g, :, rank_column]``) of
-    :meth:`analyser.engine.core.Game.ranks_given` by default: the top score wins, ties share; a seat's
-    rank is 1 plus the seats with a higher score."""
+def shared_ranks(out, g, score, tie, rank_column, win_column):
+    """Game ``g``'s win shares (``out.floats[g, :, win_column]``) and ranks (``out.ints[g, :,
+    rank_column]``): seats compare by ``score``, then by ``tie`` (``score`` again: no tie-break);
+    the seats no seat places above share the win, and a seat's rank is 1 plus the seats placed above
+    it (:meth:`analyser.engine.core.Game.ranks_given` by default, with ``score`` as ``tie``)."""
     n = len(score)
-    top = score[0]
-    for s in range(n):
-        if score[s] > top:
-            top = score[s]
     k = 0
-    for s in range(n):
-        if score[s] == top:
-            k += 1
     for s in range(n):
         r = 1
         for t in range(n):
-            if score[t] > score[s]:
+            if above(score, tie, t, s):
                 r += 1
         out.ints[g, s, rank_column] = r
-        out.floats[g, s, win_column] = 1.0 / k if score[s] == top else 0.0
+        if r == 1:
+            k += 1
+    for s in range(n):
+        out.floats[g, s, win_column] = 1.0 / k if out.ints[g, s, rank_column] == 1 else 0.0

@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from analyser.engine.kerneljit import (SEED_BLOCK, helper, jit, put_components, put_trace, random, seed_chances,
-                                       seed_game_from, sort_keys, streams)
+from analyser.engine.kerneljit import (game_streams, helper, jit, put_components, put_trace, random, seed_streams,
+                                       shared_ranks, sort_keys)
 
 #: ``work.seat[X, s]``: cards held this half, cards taken in the game, points of finished halves,
 #: busts, cards of the best colour at each half's end, the running score (for the trace).
@@ -58,15 +58,12 @@ def play(seeds, rules, deck, strategies, bonus, out):
     a game broke a bound (a bug; the caller reports it)."""
     G, n = seeds.lineups.shape
     D = len(deck.colour)
-    w = Work(streams(n + 1), np.zeros(D, np.int64), np.zeros((6, n), np.int64),
+    w = Work(game_streams(n), np.zeros(D, np.int64), np.zeros((6, n), np.int64),
              np.zeros((n, rules.colours), np.int64), np.zeros((n, rules.colours), np.int64),
              np.empty(D + 1, np.int64), np.zeros((rules.colours, rules.top_v + 1), np.int64),
              np.zeros((n, rules.kinds), np.int64), np.zeros((n, rules.rounds), np.int64), np.zeros(rules.colours, np.int64))
-    chances = streams(SEED_BLOCK)
     for g in range(G):
-        if g % SEED_BLOCK == 0:
-            seed_chances(chances, seeds, g)
-        seed_game_from(w.mt, seeds, g, chances)
+        seed_streams(w.mt, seeds, g)
         sort_keys(w.mt, n, w.keys, D)  # the deal: one random() per card, sorted (rules.shuffled)
         order = np.argsort(w.keys, kind="mergesort")
         rounds, turns = play_game(w, order, seeds.lineups[g], rules, deck, strategies, bonus)
@@ -300,41 +297,17 @@ def play_game(w, order, lineup, rules, deck, strategies, bonus):
 
 @helper
 def finish(out, g, seat_figures, most_cards, bonus, turns):
-    """Game ``g``'s results: scores, winners (``tie_break``: shared, or the most cards among the
-    top scores), ranks (``Dao.ranks_given``), cards, busts, colour share and turns."""
+    """Game ``g``'s results: scores, winners and ranks (``Dao.ranks_given``: by score, then, under
+    ``tie_break=most_cards``, by cards taken), cards, busts, colour share and turns."""
     n = len(bonus)
     pile, done, busts, in_colour = (seat_figures[PILE], seat_figures[DONE], seat_figures[BUSTS],
                                     seat_figures[IN_COLOUR])
     score = np.empty(n, np.int64)
-    winner = np.empty(n, np.bool_)
-    top = bonus[0] + done[0]
     for s in range(n):
         score[s] = bonus[s] + done[s]
-        if score[s] > top:
-            top = score[s]
-    most = -1
+    shared_ranks(out, g, score, pile if most_cards else score, RANK, WIN)
     for s in range(n):
-        if score[s] == top and pile[s] > most:
-            most = pile[s]
-    k = 0
-    for s in range(n):
-        winner[s] = score[s] == top and (not most_cards or pile[s] == most)
-        if winner[s]:
-            k += 1
-    for s in range(n):
-        r = 1
-        if most_cards:
-            for t in range(n):
-                if score[t] > score[s] or (score[t] == score[s] and pile[t] > pile[s]):
-                    r += 1
-        elif not winner[s]:
-            r += k
-            for t in range(n):
-                if not winner[t] and score[t] > score[s]:
-                    r += 1
         out.ints[g, s, SCORE] = score[s]
-        out.ints[g, s, RANK] = r
-        out.floats[g, s, WIN] = 1.0 / k if winner[s] else 0.0
         out.ints[g, s, CARDS] = pile[s]
         out.ints[g, s, BUSTS_OUT] = busts[s]
         out.floats[g, s, SHARE] = in_colour[s] / pile[s] if pile[s] else np.nan

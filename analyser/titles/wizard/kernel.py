@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from analyser.engine.kerneljit import (helper, jit, put_components, put_trace, randbelow, random, seed_game, shared_ranks,
-                                       streams)
+from analyser.engine.kerneljit import (game_streams, helper, jit, put_components, put_trace, randbelow, random,
+                                       seed_streams, shared_ranks)
 
 JESTER, WIZARD = 0, 53
 BID, TRUMP, PLAY, OVER = range(4)
@@ -65,12 +65,12 @@ def play(seeds, rules, strategies, codes, bonus, out):
     start scores ``bonus`` and the components' ``codes``; fill ``out`` (a
     :class:`~analyser.engine.kernelkit.Out`).  Returns the games played."""
     G, n = seeds.lineups.shape
-    w = Work(streams(n + 1), np.zeros(60, np.int64), np.zeros((n, 54), np.int64), np.zeros((n, 4), np.int64),
+    w = Work(game_streams(n), np.zeros(60, np.int64), np.zeros((n, 54), np.int64), np.zeros((n, 4), np.int64),
              np.zeros((n, 6), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
              np.zeros((n, 4), np.int64), np.zeros(15, np.int64), np.zeros(60, np.int64),
              np.zeros((n, rules.rounds), np.int64), np.zeros((n, rules.kinds), np.int64))
     for g in range(G):
-        seed_game(w.mt, seeds, g)
+        seed_streams(w.mt, seeds, g)
         play_game(w, seeds.lineups[g], rules, strategies, codes, bonus, out, g)
         if not put_trace(out, g, w.trace, rules.rounds):
             return g
@@ -405,7 +405,7 @@ def finish(out, g, w, bonus, rounds):
     """Game ``g``'s results: scores, win shares and ranks (the default ones), the bid figures per
     round and the tricks played."""
     n = w.hand.shape[0]
-    shared_ranks(out, g, w.scores, RANK, WIN)
+    shared_ranks(out, g, w.scores, w.scores, RANK, WIN)
     for s in range(n):
         out.ints[g, s, SCORE] = w.scores[s]
         out.ints[g, s, TURNS] = w.state[PLAYED]
