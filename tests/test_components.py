@@ -386,6 +386,8 @@ def test_at_most_three_findings_possible_until_confirmed_and_clear_only_when_con
     items = component_findings.findings(est, component_findings.Rerun("dao", ["a", "b"], 400))
     assert len(items) == component_findings.FINDINGS_MAX and {f["strength"] for f in items} == {"possible"}
     assert [f["component"] for f in items] == list(est["component"][:3])
+    # the threshold says how many pass, so the ones not listed are not lost from sight
+    assert numbers(items[0]["threshold"])[-2:] == [int(est["clear"].sum()), component_findings.FINDINGS_MAX]
     first, second = items[0]["component"], items[1]["component"]
     conf = {first: {"confirmed": True, "figure": "-12.0 pp", "interval": "-15.0 to -9.0 pp", "command": "X"},
             second: {"confirmed": False, "figure": "-1.0 pp", "interval": "-4.0 to +2.0 pp", "command": "Y"}}

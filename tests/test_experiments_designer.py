@@ -165,6 +165,16 @@ def test_paired_difference_from_the_best_matches_scipy():
     assert t.loc[2, "tied_with_best"]
 
 
+def test_the_cells_table_marks_the_best_cell_best_not_tied_with_itself():
+    from analyser.experiments.sweep import display_cells, paired_vs_best
+
+    rng = np.random.default_rng(3)
+    mat = pd.DataFrame({0: rng.random(50), 1: rng.random(50) + 0.3, 2: rng.random(50) + 0.28})
+    shown = display_cells(paired_vs_best(mat).set_index("cell")[["diff", "best", "tied_with_best"]])
+    assert shown["tied_with_best"].to_dict() == {0: "no", 1: "best", 2: "yes"}
+    assert "best" not in shown.columns
+
+
 # --------------------------------------------------------------------------------------------
 # The stopping rule
 # --------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ leak.  Every case the issue lists is a test here; the property-based fuzzing is 
 
 import json
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -269,6 +270,15 @@ def test_json_is_read_with_a_depth_cap_and_bounded_numbers():
         safeio.parse_json('{"a": 1, "a": 2}', "x")
     with pytest.raises(InputError, match=r"line\s2,\scolumn\s1"):
         safeio.parse_json('{"a":\n}', "x")
+
+
+@pytest.mark.parametrize("text", ['{"a":\n}', '{"a": "x\ty"}', '[1,', '{"a" 1}', "'a'"])
+def test_a_json_syntax_error_is_one_clause_with_its_place_and_no_word_twice(text):
+    with pytest.raises(InputError) as e:
+        safeio.parse_json(text, "x")
+    message = str(e.value)
+    assert re.fullmatch(r"x is not JSON: [^\n]+ at line \d+, column \d+", message), message
+    assert not re.search(r"\b(\w+) \1\b", message), message
 
 
 # -- analyser play --state: the generic gates --------------------------------------------------

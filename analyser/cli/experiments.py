@@ -158,7 +158,7 @@ def execute_sweep(spec: RunSpec, options: SweepOptions, session: Session, *, no_
         f = res.cells[res.cells["slot"] == gr.focus].sort_values("win_rate", ascending=False)
         mirror = bool(f["fixed"].all())  # the focus fills every seat: what varies is each seat's win rate
         cols = ["cell", *[c for c, _ in gr.dims], "win_rate", "win_low", "win_high", "diff", "diff_low", "diff_high",
-                "tied_with_best"]
+                "best", "tied_with_best"]
         if mirror:
             seats = {c: f"seat{c[4:-4]}_rate" for c in f.columns if c.startswith("seat") and c.endswith("_win")}
             f = f.sort_values("cell").rename(columns=seats)

@@ -287,13 +287,26 @@ def hung_error(job: BatchJob, index: int) -> StrategyError:
                          game_seed=game_seed(job.root_seed, index), game_index=index, kind="hung")
 
 
-def ignore_sigterm_in_a_pool_worker() -> None:
-    """In a loky worker process, ignore SIGTERM.  `timeout`, systemd and the like signal a whole
-    process group; a worker ended while it writes a batch's result into the pool's pipe leaves
-    half a message there, on which the pool's manager thread then waits for ever, and the run's
-    process never ends.  The run's own process takes the SIGTERM and ends its workers itself."""
-    if multiprocessing.current_process().name.startswith("LokyProcess"):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+@contextlib.contextmanager
+def pool_worker_signals():
+    """Signals of a loky worker process around one batch (elsewhere: nothing changes).
+
+    SIGTERM is ignored: `timeout`, systemd and the like signal a whole process group, and a
+    worker ended while it writes a batch's result into the pool's pipe leaves half a message
+    there, on which the pool's manager thread then waits for ever.  The run's own process takes
+    the SIGTERM and ends its workers itself.  SIGINT (a terminal's Ctrl-C reaches the whole
+    group) raises KeyboardInterrupt only while the batch plays, which hands back its finished
+    games; between batches it is ignored, where it would kill the idle worker with a traceback
+    or tear the result it is sending."""
+    if not multiprocessing.current_process().name.startswith("LokyProcess"):
+        yield
+        return
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_batch(job: BatchJob) -> BatchResult:
@@ -305,8 +318,12 @@ def run_batch(job: BatchJob) -> BatchResult:
     that runs past it (:mod:`analyser.engine.timelimit`): the batch ends there, with the games
     before it and :class:`StrategyError` (``kind="hung"``).  With ``job.engine == "compiled"`` the
     title's compiled kernel plays the batch (:mod:`analyser.engine.compiled`), with the same
-    result."""
-    ignore_sigterm_in_a_pool_worker()
+    result.  In a loky worker, :func:`pool_worker_signals` holds."""
+    with pool_worker_signals():
+        return _play_batch(job)
+
+
+def _play_batch(job: BatchJob) -> BatchResult:
     if job.engine == "compiled":
         played = compiled.run_batch(job, local_ref(job, job.game))
         if played is not None:
@@ -325,7 +342,7 @@ def run_batch(job: BatchJob) -> BatchResult:
     # the child was killed in game `hung`: the games before it are played again (each depends on
     # nothing but its seed and lineup), and the hung game is the batch's error
     before = dataclasses.replace(job, stop=hung)
-    result = run_batch(before) if hung > job.start else _play_here(before)
+    result = _play_batch(before) if hung > job.start else _play_here(before)
     if result.error is None:
         result.error = hung_error(job, hung)
     return result

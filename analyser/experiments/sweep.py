@@ -474,13 +474,15 @@ def method_label(cells: pd.DataFrame) -> str:
 
 
 def display_cells(f: pd.DataFrame) -> pd.DataFrame:
-    """A display copy: the paired difference in percentage points, ``tied_with_best`` as yes/no."""
+    """A display copy: the paired difference in percentage points, ``tied_with_best`` as yes/no,
+    or "best" on the best cell (read from a ``best`` column, which the copy drops)."""
     out = f.copy()
     for a, b in (("diff", "diff_pp"), ("diff_low", "diff_pp_low"), ("diff_high", "diff_pp_high")):
         if a in out.columns:
             out.insert(out.columns.get_loc(a), b, out.pop(a) * 100)
+    best = out.pop("best").fillna(False).astype(bool) if "best" in out.columns else False
     if "tied_with_best" in out.columns:
-        out["tied_with_best"] = out["tied_with_best"].map({True: "yes", False: "no"})
+        out["tied_with_best"] = out["tied_with_best"].map({True: "yes", False: "no"}).where(~best, "best")
     return out
 
 
@@ -541,7 +543,7 @@ def _sections(res: SweepResult, f: pd.DataFrame, game) -> list[tuple[str, str, s
     shown = [c for c in ("close_rate",) if res.cells[c].notna().any()]
     # the focus strategy's spec is its slot with the varied values filled in: the columns say it
     top = display_cells(f[["cell", *dimcols, "win_rate", "win_low", "win_high", "diff", "diff_low",
-                           "diff_high", "p", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown, "turns"]])
+                           "diff_high", "p", "best", "tied_with_best", "mean_score", "seat_p", "tie_rate", *shown, "turns"]])
     outcome = designer.Outcome.of(game)
     note = {"method": method_label(f), "close": bool(shown), "margin": outcome.close_margin,
             "unit": outcome.scoring.score_unit, "close_reason": outcome.close_reason, "fixed": bool(f["fixed"].all()),

@@ -95,8 +95,8 @@ def findings(est, run: Rerun, *, catalog: dict | None = None, confirmations: dic
     catalog, confirmations = catalog or {}, confirmations or {}
     acts = est.attrs.get("wording") or {}  # measured where it acts (rate_estimate), not per seat-game
     scored = est[est["p"].notna()]
-    threshold = phrase("components.j2", "threshold", len(scored), Q, CONFIRM_MIN_PP)
     listed = scored[scored["clear"]]
+    threshold = phrase("components.j2", "threshold", len(scored), Q, CONFIRM_MIN_PP, len(listed), FINDINGS_MAX)
     out = []
     for r in listed.head(FINDINGS_MAX).itertuples():
         rec = component_record(r, catalog, acts)

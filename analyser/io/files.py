@@ -192,7 +192,7 @@ def parse_json(text: str, what: str, max_depth: int = JSON_MAX_DEPTH) -> Any:
     except _JSONLimit as e:
         raise InputError(f"{what}: {e}") from None
     except json.JSONDecodeError as e:
-        raise InputError(f"{what} is not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+        raise InputError(f"{what} is not JSON: {e.msg.removesuffix(' at')} at line {e.lineno}, column {e.colno}") from None
     except (RecursionError, ValueError):
         raise InputError(f"{what} is not JSON that can be read") from None
 
