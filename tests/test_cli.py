@@ -255,6 +255,7 @@ def test_report_rebuilds_from_results(runner, tmp_path, simulated):
     run, _ = simulated
     r = invoke(runner, "report", str(run / "results.csv"), "--out", str(tmp_path / "from_csv"))
     assert r.exit_code == 0, r.output
+    assert "Strategies (" in r.output  # without -q the report prints its tables
     html = (tmp_path / "from_csv" / "index.html").read_text()
     forest = (tmp_path / "from_csv" / "components.png").exists()  # the component impact plot, when one is clear
     assert "Seed 5" in html and html.count("data:image/png;base64,") == 5 + forest
