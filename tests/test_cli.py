@@ -75,10 +75,19 @@ def test_list_of_a_title_shows_its_strategies_parameters_and_rules(runner):
     assert accepted(invoke(runner, "list", "wizard").output, "hook") == ("hook=off", ["on", "off"])
 
 
-def test_simulate_writes_results_config_summary_and_report(runner, tmp_path):
-    out = tmp_path / "run"
-    r = invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    """A run with its report and results.csv (the folder, and the command's result), shared by
+    the tests that read them."""
+    from click.testing import CliRunner
+    out = tmp_path_factory.mktemp("simulated") / "run"
+    r = invoke(CliRunner(), "simulate", "dao", "-s", "greedy", "-s", "threshold:limit=6", "--games", "40",
                "--seed", "5", "--jobs", "1", "--out", str(out), "--csv", "--players", "2")
+    return out, r
+
+
+def test_simulate_writes_results_config_summary_and_report(simulated):
+    out, r = simulated
     assert r.exit_code == 0, r.output
     for name in ("results", "results.csv", "config.json", "summary.csv", "index.html",
                  "win_rate.png", "scores.png", "seat_win_rate.png", "game_length.png", "cards.png"):
@@ -102,6 +111,7 @@ def test_simulate_without_seed_prints_and_records_a_fresh_seed(runner, tmp_path)
     r = invoke(runner, "simulate", "dao", "-s", "random", "--games", "8", "-j", "1", "--out",
                str(tmp_path), "--no-report")
     assert r.exit_code == 0
+    assert not (tmp_path / "index.html").exists()  # --no-report
     cfg = json.loads((tmp_path / "config.json").read_text())
     assert f"seed {cfg['seed']} (fresh" in r.output
 
@@ -240,19 +250,16 @@ def test_play_state_errors_are_one_line(runner, tmp_path):
                    "does not exist")
 
 
-def test_report_rebuilds_from_results(runner, tmp_path):
-    run = tmp_path / "run"
-    invoke(runner, "simulate", "dao", "-s", "greedy", "-s", "colour", "--games", "30", "-j", "1", "--seed", "2",
-           "--out", str(run), "--no-report", "--csv")
-    assert not (run / "index.html").exists()
-    r = invoke(runner, "report", str(run), "--out", str(tmp_path / "rebuilt"))
-    assert r.exit_code == 0, r.output
-    html = (tmp_path / "rebuilt" / "index.html").read_text()
-    forest = (tmp_path / "rebuilt" / "components.png").exists()  # the component impact plot, when one is clear
-    assert "Seed 2" in html and html.count("data:image/png;base64,") == 5 + forest
+def test_report_rebuilds_from_results(runner, tmp_path, simulated):
+    # (a run's own folder rebuilds in place or elsewhere: tests/test_output_folders.py)
+    run, _ = simulated
     r = invoke(runner, "report", str(run / "results.csv"), "--out", str(tmp_path / "from_csv"))
     assert r.exit_code == 0, r.output
-    a = pd.read_csv(tmp_path / "rebuilt" / "summary.csv")
+    assert "Strategies (" in r.output  # without -q the report prints its tables
+    html = (tmp_path / "from_csv" / "index.html").read_text()
+    forest = (tmp_path / "from_csv" / "components.png").exists()  # the component impact plot, when one is clear
+    assert "Seed 5" in html and html.count("data:image/png;base64,") == 5 + forest
+    a = pd.read_csv(run / "summary.csv")
     b = pd.read_csv(tmp_path / "from_csv" / "summary.csv")
     pd.testing.assert_frame_equal(a, b)
 
