@@ -8,6 +8,7 @@ tests when the games pair up, else unpaired ones).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from analyser.experiments.options import CompareOptions, Session
 from analyser.results import load_results
 from analyser.run import RunSpec, package_versions, resolve
 from analyser.run.store import write_json_atomic
-from analyser.text import fixed, number, signed
+from analyser.text import fixed, markup, number, phrase, sentences, signed, thousands
 
 RESAMPLES = 2000
 
@@ -222,20 +223,16 @@ def _title(ref: str):
 
 
 def _is_paired(ca: dict, cb: dict, a: pd.DataFrame, b: pd.DataFrame) -> tuple[bool, str]:
-    sa, sb = ca.get("seed"), cb.get("seed")
-    if sa is None or sb is None or sa != sb:
-        return False, (f"not paired: the runs have different root seeds ({sa} and {sb}), so their games are "
-                       "different deals; unpaired tests are used")
-    ka = a.groupby("game_index")["game_seed"].first()
-    kb = b.groupby("game_index")["game_seed"].first()
-    common = ka.index.intersection(kb.index)
-    if not len(common) or not (ka[common] == kb[common]).all():
-        return False, "not paired: same root seed but the game seeds differ; unpaired tests are used"
-    pa, pb = a["players"].iloc[0], b["players"].iloc[0]
-    if pa != pb:
-        return False, f"not paired: different player counts ({pa} and {pb}); unpaired tests are used"
-    return True, (f"paired: both runs have root seed {sa}, so game i has the same game seed and seating in both "
-                  f"({len(common):,} games in common)")
+    seeds, players = [ca.get("seed"), cb.get("seed")], [a["players"].iloc[0], b["players"].iloc[0]]
+    why, common = ("seeds" if None in seeds or seeds[0] != seeds[1] else None), []
+    if why is None:
+        ka = a.groupby("game_index")["game_seed"].first()
+        kb = b.groupby("game_index")["game_seed"].first()
+        common = ka.index.intersection(kb.index)
+        why = ("game seeds" if not len(common) or not (ka[common] == kb[common]).all() else
+               "players" if players[0] != players[1] else "paired")
+    return why == "paired", phrase("compare.j2", "pairing", {"why": why, "seeds": seeds, "players": players,
+                                                            "games": len(common)})
 
 
 def compare_runs(path_a: str, path_b: str, command: str = "") -> Comparison:
@@ -287,8 +284,7 @@ def compare_specs(spec_a: RunSpec, options: CompareOptions, session: Session | N
         return Comparison(pd.DataFrame(), paired, "", config, {}, 0, outcome.status, outcome.error,
                           outcome.interrupted)
     ra, rb = frames
-    note = (f"paired: A and B played the same {spec_a.games:,} game seeds (root seed {seed}) with the same seating"
-            if paired else "not paired: A and B seat different numbers of players")
+    note = phrase("compare.j2", "played", paired, spec_a.games, seed)
     table, n = compare_frames(ra, rb, paired, _title(spec_a.game))
     config["wall_seconds"] = round(sum(walls), 3)
     return Comparison(table, paired, note, config,
@@ -296,14 +292,8 @@ def compare_specs(spec_a: RunSpec, options: CompareOptions, session: Session | N
 
 
 def describe_side(side: dict) -> str:
-    parts = []
-    if side.get("source"):
-        parts.append(str(side["source"]))
-    if side.get("strategies"):
-        parts.append("strategies " + ", ".join(map(str, side["strategies"])))
-    if side.get("rule_overrides"):
-        parts.append("rules " + ", ".join(f"{k}={v}" for k, v in side["rule_overrides"].items()))
-    return "; ".join(parts) or "defaults"
+    """A side of a comparison: its run folder, strategies and rule overrides, or ``defaults``."""
+    return markup("compare.j2", "side", side)
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -371,15 +361,10 @@ def plot_compare(cmp: Comparison, outdir: Path, score_unit: str = "points",
         hi_x = np.nanmax(np.r_[high, diff, 0.0])
         pad = 0.08 * (hi_x - lo_x or 1.0)
         ax.set_xlim(lo_x - pad, hi_x + pad)
-        plots.style(ax, plots.label(group[:1].upper() + group[1:]) + ": A - B" + (f" ({unit})" if unit else ""),
-                    f"A - B ({unit})" if unit else "A - B", "")
-    fig.suptitle("A - B with 95% intervals (red: p < 0.05)", fontsize=12, fontweight="bold", x=0.02, ha="left")
-    names = ", ".join(groups)
+        plots.style(ax, plots.label(phrase("compare.j2", "panel", group, unit)), f"A - B ({unit})" if unit else "A - B", "")
+    fig.suptitle(phrase("compare.j2", "plot_title"), fontsize=12, fontweight="bold", x=0.02, ha="left")
     return [plots.save(fig, outdir / "compare.png",
-                       "Every compared figure as A - B with its 95% interval"
-                       + (" paired by game" if cmp.paired else " (unpaired)") +
-                       f", one panel per unit ({names}): rates in percentage points, mean scores in {score_unit}, "
-                       f"game length in {length_unit}; red: p < 0.05.")]
+                       phrase("compare.j2", "caption", cmp.paired, list(groups), score_unit, length_unit))]
 
 
 def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
@@ -397,19 +382,15 @@ def write_compare(cmp: Comparison, outdir: Path) -> list[str]:
     seat_rows = pd.DataFrame([{"side": k.upper(), "chi-square": v["chi2"], "df": v["df"], "p": v["p"],
                                "verdict": v["verdict"]} for k, v in cmp.seats.items()])
     sig = cmp.table[cmp.table["p"] < 0.05]
-    cards = [("games compared", f"{cmp.games:,}", "paired by game" if cmp.paired else "unpaired"),
-             ("figures that differ", f"{len(sig)} of {len(cmp.table)}", "p < 0.05 (no multiple-test correction)")]
-    sections = [("A - B", reportmod.html_table(display_table(cmp.table)),
-                 "Rates: per game, the strategy's (seat's) share of the win; A - B in percentage points with a "
-                 "paired bootstrap 95% interval and McNemar's test on won/not won. Means: paired t interval and "
-                 "p-value, with the Wilcoxon signed-rank p beside it."),
-                ("Seat advantage on each side", reportmod.html_table(seat_rows),
-                 "Chi-square test of wins per seat against equal shares, on each side.")]
-    notes = [cmp.note + ".", f"A: {describe_side(cmp.config['a'])}.", f"B: {describe_side(cmp.config['b'])}."]
+    say = functools.partial(phrase, "compare.j2")
+    cards = [("games compared", thousands(cmp.games), "paired by game" if cmp.paired else "unpaired"),
+             ("figures that differ", say("differ_card", len(sig), len(cmp.table)), "p < 0.05 (no multiple-test correction)")]
+    sections = [("A - B", reportmod.html_table(display_table(cmp.table)), say("table_note")),
+                ("Seat advantage on each side", reportmod.html_table(seat_rows), say("seats_note"))]
     reportmod.write_experiment_page(outdir, reportmod.ExperimentPage(
-        title=f"{game.name}: A against B", lead=f"{cmp.games:,} games compared.", cards=cards, notes=notes,
-        sections=sections, figures=figures, config=cmp.config, findings=cmp.findings,
-        figure_sections={"compare.png": "A - B"}))
+        title=say("title", game.name), lead=say("lead", cmp.games), cards=cards,
+        notes=sentences("compare.j2", r=dict(cmp.config, note=cmp.note)), sections=sections, figures=figures,
+        config=cmp.config, findings=cmp.findings, figure_sections={"compare.png": "A - B"}))
     files = ["compare.csv", "findings.json", "index.html"] + [n for n, _ in figures]
     cmp.config["files"] = sorted(set(files) | {"config.json"})
     write_json_atomic(outdir / "config.json", cmp.config)

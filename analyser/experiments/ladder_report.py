@@ -4,6 +4,7 @@ and the page (``index.html``, through :mod:`analyser.report.page`)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from analyser.experiments.ladder import LadderResult, findings, format_value
 from analyser.io.csvsafe import to_csv
 from analyser.run.store import write_json_atomic
 from analyser.stats import analysis
-from analyser.text import fixed, number, signed, thousands
+from analyser.text import number, phrase, sentences, signed, thousands
 
 
 def display_levels(table: pd.DataFrame, gains: pd.DataFrame, curve: bool) -> pd.DataFrame:
@@ -76,22 +77,26 @@ def plot_ladder(res: LadderResult, outdir: Path) -> tuple[str, str]:
                label="gain not clear" if not curve else "first budget, or gain not clear")
     fair = t["fair_share"].to_numpy(dtype=float) * 100
     if len(t) and np.allclose(fair, fair[0]):
-        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=f"fair share ({fixed(fair[0], 1)}%)")
+        ax.axhline(fair[0], color="#c44e52", lw=1, ls="--", label=phrase("ladder.j2", "fair_share", fair[0]))
     else:  # an odd player count and games that end inside a block of lineups: it moves a little
         ax.plot(x, fair, color="#c44e52", lw=1, ls="--", label="fair share")
     ax.set_xscale("log", base=2)
     ax.set_xticks(x, [format_value(v) for v in x])
     ax.minorticks_off()
-    side = (f"{res.config.get('strategy')} at {param} = x against {res.config.get('against')}" if curve else
-            f"stronger side ({param} = x against x/2)" if len(t) and all(
-                abs(b / lo - 2) < 1e-9 for b, lo in zip(t["budget"], t["lower"])) else "stronger side (x against the budget below)")
-    plots.style(ax, f"Win rate of the {plots.label(side)}", f"{param} (log scale)", "win rate (%)")
+    r = _record(res)
+    plots.style(ax, plots.label(phrase("ladder.j2", "plot_title", r)), f"{param} (log scale)", "win rate (%)")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
-    caption = ("Win rate of the laddered strategy against the fixed opponent at each budget" if curve else
-               "Win rate of the stronger side at each level (its budget on the x axis, against the budget below)")
-    return plots.save(fig, outdir / "ladder_curve.png",
-                      caption + ", with 95% cluster-robust intervals; the dashed line is the fair share "
-                      "(the side's seats over the players); filled points are clear gains, hollow ones not.")
+    return plots.save(fig, outdir / "ladder_curve.png", phrase("ladder.j2", "caption", r))
+
+
+def _record(res: LadderResult) -> dict:
+    """The record the page's words read (ladder.j2): the config with the curve, the levels, the
+    most games at a level, whether each budget doubles the one below, and the depth."""
+    t = res.table
+    depth = dict(res.depth, pays_up_to=None if res.depth["pays_up_to"] is None else format_value(res.depth["pays_up_to"]))
+    return dict(res.config, curve=res.config.get("against") is not None, levels=len(res.levels), depth=depth,
+                games=int(t["games"].max()) if len(t) else 0,
+                halving=bool(len(t)) and all(abs(b / lo - 2) < 1e-9 for b, lo in zip(t["budget"], t["lower"])))
 
 
 def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[str]:
@@ -120,46 +125,20 @@ def write_ladder(res: LadderResult, outdir: Path, report: bool = True) -> list[s
     to_csv(t, outdir / "levels.csv", index=False)
     files.append("levels.csv")
     if report and len(res.results):
-        game = get_game(res.config["game"])
         figure = plot_ladder(res, outdir)
         fs = findings(res.gains, res.depth, param=res.config["parameter"], against=res.config.get("against"),
                       source=res.config["strategy"].split(":")[0])
         shown = display_levels(res.table, res.gains, curve)
-        players = res.config["players"]
-        split = (f"{players // 2} of {players} seats" if players % 2 == 0 else
-                 f"{players // 2 + 1} or {players // 2} of {players} seats, in turn")
-        note = (f"win rate: the share of each game's win that went to the {'laddered strategy' if curve else 'stronger side'}"
-                f" ({split}; a shared win counts its share), with the 95% "
-                f"{analysis.METHODS['cluster']}. fair share: the side's seats over the players, averaged over the "
-                "games: its share if the budgets made no difference. decisions/s: the laddered strategy timed on the same positions after play, per second "
-                "of CPU time; it depends on the machine. ")
-        note += ("change from previous: the paired difference in win rate from the budget below, on the same games, "
-                 "and its verdict." if curve else "gain: win rate minus fair share; doubling: clear when its interval "
-                 "lies above the fair share, loss when below.")
-        sections = [("Levels", reportmod.html_table(shown, formatted=True), note)]
-        d = res.depth
-        pays = (f"pays up to {format_value(d['pays_up_to'])}" if d["pays_up_to"] is not None
-                else "the first is not clear")
-        cards = [("skill depth", str(d["depth"]), f"of {d['doublings']} doublings; {pays}"),
+        r, say = dict(_record(res), game_name=get_game(res.config["game"]).name), functools.partial(phrase, "ladder.j2")
+        sections = [("Levels", reportmod.html_table(shown, formatted=True), say("levels_note", r, analysis.METHODS["cluster"]))]
+        cards = [("skill depth", str(res.depth["depth"]), say("depth_card", r)),
                  ("levels", str(len(res.levels)), ", ".join(res.config["budgets"])),
-                 ("games per level", f"{int(res.table['games'].max()) if len(res.table) else 0:,}",
-                  f"seed {res.config['seed']}"),
-                 ("players", str(players), f"{split} to the {'laddered side' if curve else 'stronger side'}")]
-        notes = [f"Design: {res.config['design']}"
-                 + (f" against {res.config['against']}." if curve else
-                    " (each budget against the one below it)."),
-                 "Every level plays the same game seeds and seat lineups (common random numbers); a level is the run "
-                 "analyser simulate with its two specs as -s, in that order, and the ladder's --seed.",
-                 "Skill depth: the number of clear doublings counted from the smallest budget up to the first that "
-                 "is not clear (docs/commands/ladder.md, Skill depth)."]
-        if res.config["status"] != "complete":
-            notes.insert(0, f"Ladder {res.config['status']}: {res.config['error'] or 'stopped by the user'}; only "
-                            "finished games are included.")
+                 ("games per level", thousands(r["games"]), f"seed {res.config['seed']}"),
+                 ("players", str(r["players"]), say("players_card", r))]
         reportmod.write_experiment_page(
             outdir, reportmod.ExperimentPage(
-                title=f"{game.name}: skill ladder of {res.config['strategy']}",
-                lead=f"{len(res.levels)} levels x {res.config['games_requested']:,} games, {players} players.",
-                cards=cards, notes=notes, sections=sections, figures=[figure], config=res.config, findings=fs,
+                title=say("title", r), lead=say("lead", r), cards=cards, notes=sentences("ladder.j2", r=r),
+                sections=sections, figures=[figure], config=res.config, findings=fs,
                 figure_sections={figure[0]: "Levels"}))
         files += [figure[0], "index.html"]
     res.config["files"] = sorted(set(files) | {"config.json"})

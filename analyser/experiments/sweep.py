@@ -70,13 +70,7 @@ def deal_pairing(game, cells: list[gridmod.Cell], players: int, seed: int, probe
             by_rules[key] = h.hexdigest()
         prints.setdefault(by_rules[key], []).append(c.index)
     groups = list(prints.values())
-    if len(groups) == 1:
-        note = "Every cell deals game i the same way (same game seed, same opening state): cells are paired"
-    else:
-        note = (f"The rule values change the deal: the cells fall into {len(groups)} groups with different "
-                "opening states for the same game seed; differences between groups are NOT paired by deal "
-                "(the interval still pairs by game seed and seating)")
-    return {"paired": len(groups) == 1, "groups": groups, "note": note}
+    return {"paired": len(groups) == 1, "groups": groups, "note": phrase("sweep.j2", "deal", len(groups))}
 
 
 def run_sweep(spec: RunSpec, options: SweepOptions, session: Session | None = None) -> SweepResult:
@@ -296,15 +290,10 @@ def _plot_line(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: str)
                 linestyle="none", label="cannot be told from the best")
     if xs is None:
         ax.set_xticks(np.arange(len(values)), [plots.label(v) for v in values])
-    plots.style(ax, f"Win rate of {plots.label(focus_label)} across {plots.label(col)}", plots.label(col),
-                "win rate (%)")
+    plots.style(ax, plots.label(phrase("sweep.j2", "line_title", focus_label, col)), plots.label(col), "win rate (%)")
     ax.legend(fontsize=8)
     return plots.save(fig, outdir / "sweep_line.png",
-                      f"Win rate of the focus strategy ({focus_label}) for each value of {col}, with its "
-                      f"95% band ({method_label(f)})" + ("" if free.all() else
-                      "; no band where the focus strategy fills every seat, so its win rate is 1/players by "
-                      "construction") + "; the star marks the best cell, rings the cells that cannot be "
-                      "told apart from it (paired interval).")
+                      phrase("sweep.j2", "line_caption", focus_label, col, method_label(f), not free.all()))
 
 
 def _plot_heatmaps(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: str) -> tuple[str, str]:
@@ -349,17 +338,12 @@ def _plot_heatmaps(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: 
         axes[k // ncols][k % ncols].axis("off")
     if im is not None:
         fig.colorbar(im, ax=axes, shrink=0.8, label="win rate (%)")
-    more = f" (first 24 of {len(combos)} panels)" if len(combos) > 24 else ""
     fig.suptitle(f"Win rate of {plots.label(focus_label)}", fontsize=12, fontweight="bold", x=0.02, ha="left")
     plots.fit_cell_labels(fig, cell_texts, len(xv), len(yv), chars)
     fig.savefig(outdir / "sweep_heatmap.png", dpi=plots.DPI, bbox_inches="tight")
     plt.close(fig)
-    kind = "Heatmap" if not rest else "Small multiples of heatmaps, one per " + ", ".join(c for c, _ in rest)
-    values = ("; the numbers are the win rates in % (decimals as the intervals allow)" if labelled
-              else "; too many cells to print their values: read them from the colour bar or cells.csv")
-    return ("sweep_heatmap.png", f"{kind}: win rate (%) of the focus strategy ({focus_label}) by {xc} "
-                                 f"and {yc}{more}{values}; the red box is the best cell, dashed boxes the "
-                                 "cells that cannot be told apart from it (paired interval).")
+    return ("sweep_heatmap.png", phrase("sweep.j2", "heat_caption", {
+        "rest": [c for c, _ in rest], "focus": focus_label, "x": xc, "y": yc, "panels": len(combos), "labelled": labelled}))
 
 
 @dataclass
@@ -430,10 +414,7 @@ def _plot_vs_best(g: gridmod.Grid, f: pd.DataFrame, outdir: Path, focus_label: s
     labels = [plots.label(", ".join(f"{c}={r[c]}" for c, _ in g.dims)) for _, r in d.iterrows()]
     ax.set_yticks(ypos, labels, fontsize=8)
     plots.style(ax, "Difference from the best cell (paired)", "win-rate difference (percentage points)", "")
-    more = f" (the best 30 of {len(f)} cells)" if len(f) > 30 else ""
-    return plots.save(fig, outdir / "sweep_vs_best.png",
-                      f"Each cell's win rate of {focus_label} minus the best cell's, on the same games, with a "
-                      f"paired 95% t interval{more}; red: cannot be told apart from the best.")
+    return plots.save(fig, outdir / "sweep_vs_best.png", phrase("sweep.j2", "vs_best_caption", focus_label, len(f)))
 
 
 def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str]:
@@ -456,11 +437,9 @@ def plot_seats(g: gridmod.Grid, f: pd.DataFrame, outdir: Path) -> tuple[str, str
     ax.axhline(100 / players, color="#555555", linestyle="--", linewidth=1, label=f"fair share {fixed(100 / players, 1)}%")
     if xs is None:
         ax.set_xticks(np.arange(len(values)), values)
-    plots.style(ax, f"Win rate of each seat across {col}", col, "win rate (%)")
+    plots.style(ax, phrase("sweep.j2", "seats_title", col), col, "win rate (%)")
     ax.legend(fontsize=8)
-    return plots.save(fig, outdir / "sweep_seats.png",
-                      f"Each seat's win rate (a shared win split) for each value of {col}; the dashed line is the "
-                      "fair share. The strategy fills every seat, so what a value changes is the seats' balance.")
+    return plots.save(fig, outdir / "sweep_seats.png", phrase("sweep.j2", "seats_caption", col))
 
 
 def method_label(cells: pd.DataFrame) -> str:

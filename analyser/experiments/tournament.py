@@ -8,6 +8,7 @@ the tournament's root seed), the ratings (:func:`rate`) and the meta-game
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import random
@@ -27,7 +28,7 @@ from analyser.experiments.options import BOOTSTRAP, Session, TournamentOptions
 from analyser.engine.registry import get_game, title_ref
 from analyser.run import RunSpec, resolve
 from analyser.run.store import write_json_atomic
-from analyser.text import fixed, pct, plural, signed
+from analyser.text import fixed, pct, phrase, plural, sentences, thousands
 
 #: Most tables a tournament plays; beyond this the tables are a balanced sample.
 MAX_TABLES = 60
@@ -279,19 +280,10 @@ def _rated(plan: _Plan, frame: pd.DataFrame, config: dict, outcome, bootstrap: i
                             outcome.interrupted, meta)
 
 
-def meetings_text(fewest: int, most: int) -> str:
-    """How often each pair of strategies meets: ``each pair meets at 2 tables (equal: a complete
-    design).`` or ``each pair meets at 1 to 3 tables.``"""
-    if fewest == most:
-        return f"each pair meets at {plural(fewest, 'table')} (equal: a complete design)."
-    return f"each pair meets at {fewest} to {most} tables."
-
-
 def duplicate_note(spec: str, times: int) -> str:
     """The sentence for a strategy given more than once (played once: a table seats different
     strategies)."""
-    return (f"-s {spec} is given {times} times; a tournament plays each strategy once, so it is played once "
-            "(to play a strategy against an exact copy, give the copy another name, in a strategy file).")
+    return phrase("tournament.j2", "duplicate", spec, times)
 
 
 def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
@@ -318,9 +310,7 @@ def plot_pairwise(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     ax.set_ylabel("strategy")
     fig.tight_layout()  # as plots.save lays it out, so the labels fit the final cells
     plots.fit_cell_labels(fig, texts, k, k, 3)
-    return plots.save(fig, outdir / "pairwise.png",
-                      "How often the row strategy finishes ahead of the column strategy in the games where both sit "
-                      "at the table (a shared rank counts one half); strategies in rating order.")
+    return plots.save(fig, outdir / "pairwise.png", phrase("tournament.j2", "pairwise_caption"))
 
 
 def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
@@ -335,67 +325,28 @@ def plot_ratings(t: TournamentResult, outdir: Path) -> tuple[str, str]:
     ax.set_yticks(y, [plots.short(plots.label(s)) for s in r["strategy"]], fontsize=9)
     ax.axvline(0, color="#888888", lw=0.8)
     plots.style(ax, "Ratings with 95% bootstrap intervals", "rating (log-strength, mean 0)", "")
-    return plots.save(fig, outdir / "ratings.png",
-                      f"{t.config['rating_model']} ratings with percentile bootstrap 95% intervals over games.")
+    return plots.save(fig, outdir / "ratings.png", phrase("tournament.j2", "ratings_caption", t.config))
 
 
 def metagame_note(t: TournamentResult) -> str:
     """What the meta-game table shows and how it was computed."""
-    meta = t.meta
-    n = meta.players
-    parts = [f"Equilibrium: {meta.method}."]
-    if n == 2:
-        parts.append("The meta-game is the zero-sum game of head-to-head win share minus 1/2; of its equilibria (the "
-                     "mixes no single strategy beats) the one of maximum entropy is shown, so copies of a strategy "
-                     "share its weight.")
-    else:
-        parts.append(f"A strategy's payoff against a mix is its expected win share, minus 1/{n}, at a table of "
-                     "opponents drawn from the mix among the tables played (a strategy never meets itself); the "
-                     f"mix is where replicator dynamics from the uniform mix settles; no single strategy gains more "
-                     f"than {fixed(meta.regret, 2)} pp against it. "
-                     + (f"Since a strategy never meets itself, the mix's own strategies score {signed(meta.value)} pp "
-                        "against it, not 0: a strategy outside the mix scores less than that."
-                        if signed(meta.value) != "0" else
-                        "The mix's own strategies score 0 pp against it; a strategy outside the mix scores less."))
-    parts.append(f"Weight: the strategy's share of the equilibrium mix (below {pct(metagame.SUPPORT)} it is "
-                 "outside the support: dominated in the meta-game). Nash average: its win share against the "
-                 f"equilibrium mix, in percentage points above an even share (1/{n}); copies of a strategy do not "
-                 "change it. Field share: its win share against a table drawn evenly from the others. Rating: "
-                 f"{t.config['rating_model']}, for comparison. 95% intervals: percentile bootstrap over games "
-                 f"({meta.bootstrap} resamples).")
-    if meta.filled:
-        parts.append("Pairs that never met were filled from the Bradley-Terry ratings: "
-                     + ", ".join(f"{a} - {b}" for a, b in meta.filled) + ".")
-    return " ".join(parts)
+    return phrase("tournament.j2", "metagame_note", t.config, t.meta, metagame.SUPPORT)
 
 
 def _cards(t: TournamentResult) -> list[tuple[str, str, str]]:
     """The headline cards of a tournament's page: the top rated, the equilibrium mix, the tables,
     the games and the seed."""
     best = t.ranking.iloc[0]
-    cards = [("top rated", str(best["strategy"]), f"rating {fixed(best['rating'], 2)} ({fixed(best['rating_low'], 2)} to "
-                                                   f"{fixed(best['rating_high'], 2)})"),
+    cards = [("top rated", str(best["strategy"]), phrase("tournament.j2", "rating_card", best.to_dict())),
              ("tables", str(len(t.tables)), t.design),
-             ("games per table", f"{t.config['games_per_table']:,}", f"{t.config['players']} players"),
+             ("games per table", thousands(t.config["games_per_table"]), plural(t.config["players"], "player")),
              ("seed", str(t.config["seed"]), "root seed of every table")]
     if t.meta is not None:
         used = t.meta.table[t.meta.table["weight"] >= metagame.SUPPORT]
-        mix = ", ".join(f"{r.strategy} {analysis.fixed(r.weight * 100, 1)}%" for r in used.itertuples())
-        cards.insert(1, ("equilibrium mix", str(used["strategy"].iloc[0]) if len(used) == 1 else f"{len(used)} strategies",
-                         f"weight {analysis.fixed(used['weight'].iloc[0] * 100, 1)}%" if len(used) == 1 else mix))
+        mix = list(zip(used["strategy"], used["weight"]))
+        cards.insert(1, ("equilibrium mix", str(mix[0][0]) if len(mix) == 1 else plural(len(mix), "strategy", "strategies"),
+                         phrase("tournament.j2", "mix_card", mix)))
     return cards
-
-
-def _notes(t: TournamentResult) -> list[str]:
-    """The notes of a tournament's page: its status, duplicates, the tables' design and the stop."""
-    meet = t.config["table_meetings"]
-    notes = [f"Tables: {t.design} ({len(t.tables)} tables of {t.config['players']}); every strategy sits at the same "
-             "number of tables; " + meetings_text(meet["fewest"], meet["most"]),
-             "Stopped: " + t.stop.reason + "."]
-    notes = list(t.config.get("notes") or []) + notes
-    if t.config["status"] != "complete":
-        notes.insert(0, f"Tournament {t.config['status']}: {t.config['error'] or 'stopped by the user'}.")
-    return notes
 
 
 def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
@@ -418,7 +369,7 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     seats = analysis.seat_summary(t.results)
     seat_strat = reportmod.strategy_seat_display(analysis.strategy_seat_summary(t.results))
     order = list(t.ranking["strategy"])
-    ahead = (t.pairwise.loc[order, order] * 100).map(lambda v: "-" if v != v else f"{fixed(v, 1)}%")
+    ahead = t.pairwise.loc[order, order].map(lambda v: pct(v, 1))
     ahead = ahead.rename_axis("row ahead of column").reset_index()
     figures = [plot_ratings(t, outdir), plot_pairwise(t, outdir),
                plots.seat_win_rate(seats, outdir / "seat_win_rate.png")]
@@ -433,28 +384,21 @@ def write_tournament(t: TournamentResult, outdir: Path) -> list[str]:
     t.findings = findings = findmod.tournament_findings(t, meta.findings if meta is not None else [], seats, bal)
     findmod.write_json(outdir / "findings.json", "tournament", t.config["game"], [findings])
     files.append("findings.json")
-    sections = []
-    if meta is not None:
-        sections.append(("Meta-game", reportmod.html_table(meta_table), metagame_note(t)))
-    sections += [("Ranking", reportmod.html_table(t.ranking),
-                 f"rating: {t.config['rating_model']} log-strength, centred on 0; its 95% CI is a percentile bootstrap "
-                 f"over games ({t.config['bootstrap']} resamples). Win rate: 95% CI, "
-                 f"{analysis.METHODS[analysis.strategy_summary(t.results).attrs['methods']['win']]} (the interval "
-                 "simulate gives on the same games), a shared win counts 1/k. "
-                 "Mean rank: 1 = first."),
-                ("Turn order", reportmod.html_table(seats[["seat", "n", "win_rate", "win_low", "win_high", "mean_score"]]),
-                 f"Seat balance: {bal['verdict']}."),
-                ("Win rate by strategy and seat", reportmod.html_table(seat_strat, formatted=True), "Each strategy's win "
-                 "rate in each seat with its 95% interval. Each strategy sits in every seat equally often at every "
-                 "table."),
-                ("Who finishes ahead of whom", reportmod.html_table(ahead, formatted=True),
-                 "Row strategy against column strategy: the share of the games with both at the table in which the "
-                 "row finishes ahead (a shared rank counts one half)."),
-                ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
-                 "Defined in docs/metrics.md (Designer metrics).")]
+    say = functools.partial(phrase, "tournament.j2")
+    sections = [("Meta-game", reportmod.html_table(meta_table), metagame_note(t))] if meta is not None else []
+    method = analysis.METHODS[analysis.strategy_summary(t.results).attrs["methods"]["win"]]
+    sections += [("Ranking", reportmod.html_table(t.ranking), say("ranking_note", t.config, method)),
+                 ("Turn order", reportmod.html_table(seats[["seat", "n", "win_rate", "win_low", "win_high", "mean_score"]]),
+                  say("seats_note", bal["verdict"])),
+                 ("Win rate by strategy and seat", reportmod.html_table(seat_strat, formatted=True),
+                  say("seat_strategy_note")),
+                 ("Who finishes ahead of whom", reportmod.html_table(ahead, formatted=True), say("ahead_note")),
+                 ("Designer figures", reportmod.html_table(designer.designer_table(t.results, game)),
+                  "Defined in docs/metrics.md (Designer metrics).")]
     reportmod.write_experiment_page(outdir, reportmod.ExperimentPage(
-        title=f"{game.name}: tournament of {len(t.strategies)} strategies", lead=", ".join(t.strategies),
-        cards=_cards(t), notes=_notes(t), sections=sections, figures=figures, config=t.config, findings=findings,
+        title=say("title", t.config), lead=", ".join(t.strategies), cards=_cards(t),
+        notes=sentences("tournament.j2", r=dict(t.config, stop=t.stop.reason)), sections=sections, figures=figures,
+        config=t.config, findings=findings,
         figure_sections={"metagame.png": "Meta-game", "ratings.png": "Ranking", "seat_win_rate.png": "Turn order",
                          "pairwise.png": "Who finishes ahead of whom"}))
     files += [n for n, _ in figures] + ["index.html"]

@@ -126,14 +126,8 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
                         textcoords="offset points")
         plots.style(ax, "Pareto front", plots.label(_target_label(a)), plots.label(_target_label(b)))
         ax.legend(**LEGEND_OUTSIDE)
-        more = (f" of all {len(objs)} objectives (this plot shows the first two, so a star can sit behind another "
-                "trial here)" if len(objs) > 2 else "")
         out.append(plots.save(fig, outdir / "tune_pareto.png",
-                              f"Every trial's {a.name} against its {b.name} with 95% intervals, on the search's "
-                              f"games; the stars{', joined,' if len(objs) == 2 else ''} are the Pareto front "
-                              f"after the re-check{more} (no other trial is better on every objective)"
-                              + ("; a ring marks a trial of the search's front that the re-check found dominated"
-                                 if len(gone) else "") + "; numbers are trial numbers."))
+                              phrase("tune_notes.j2", "pareto_caption", a.name, b.name, len(objs), len(gone))))
     if res.importances:
         names = list(res.importances)
         fig, axes = plt.subplots(1, len(names), figsize=(4 + 3 * len(names), 0.8 + 0.45 * len(res.space.dims)),
@@ -145,10 +139,7 @@ def plot_history(res: TuneResult, outdir: Path) -> list[tuple[str, str]]:
             ax.set_yticks(range(len(keys)), [plots.label(k) for k in keys], fontsize=9)
             ax.set_xlim(0, 1)
             plots.style(ax, plots.label(name), "importance (share)", "")
-        out.append(plots.save(fig, outdir / "tune_importance.png",
-                              "Parameter importances (optuna.importance, PED-ANOVA): the share of the variation of "
-                              "each objective over the trials that each searched parameter explains. A guide to "
-                              "where to look, not a test."))
+        out.append(plots.save(fig, outdir / "tune_importance.png", phrase("tune_notes.j2", "importance_caption")))
     return out
 
 
@@ -176,16 +167,12 @@ def progress_text(states, config: dict, numbers=None) -> str:
     interruption): ``6 of 12 trials finished (2 more pruned); the re-check has not started``
     (``numbers``: as :func:`trial_counts`)."""
     n = trial_counts(states, config, numbers)
-    more = [f"{n['pruned']} more pruned"] * bool(n["pruned"]) + [f"{n['failed']} failed"] * bool(n["failed"])
-    text = f"{n['finished']} of {n['asked']} trials finished" + (f" ({', '.join(more)})" if more else "")
-    if n["recheck"]:
-        return text + f"; {n['recheck_done']} of {n['recheck']} re-check cells complete"
     told = n["finished"] + n["pruned"] + n["failed"]
     options = (config.get("experiment") or {}).get("options") if isinstance(config.get("experiment"), dict) else None
     asked_recheck = options.get("recheck", 1) if isinstance(options, dict) else 1
     stopped = config.get("status") not in (None, "complete")  # every trial told, stopped before the re-check
-    return text + ("; the re-check has not started" if n["asked"] is None or told < n["asked"]
-                   or (stopped and asked_recheck) else "")
+    waiting = n["asked"] is None or told < n["asked"] or bool(stopped and asked_recheck)
+    return phrase("tune_notes.j2", "progress", n, waiting)
 
 
 def folder_progress(folder: Path, config: dict) -> str:

@@ -15,6 +15,7 @@ from analyser.findings.components import ASSOCIATION_LINE, FINDINGS_MAX
 from analyser.io.csvsafe import to_csv
 from analyser.report.summaries import params_of, recorded_rules
 from analyser.report.tables import html_table
+from analyser.text import markup
 
 
 #: The folder of a report where the changed data files of its component findings are written.
@@ -79,10 +80,10 @@ def changed_data_files(params, config: dict | None) -> list[str]:
         try:
             sha = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
-            out.append(f"the {option} file {rec.get('path')} is missing")
+            out.append(markup("report.j2", "data_file", option, rec.get("path"), True))
             continue
         if sha != rec["sha256"] and rec["sha256"] != "unreadable":
-            out.append(f"the {option} file {rec.get('path')} changed since the run")
+            out.append(markup("report.j2", "data_file", option, rec.get("path"), False))
     return out
 
 

@@ -37,7 +37,7 @@ from analyser.report.tables import (PROSE_CHARS, WIDE_HINT, html_table, render_t
 from analyser.stats.designer import Outcome
 from analyser.stats.seats import assumption
 from analyser.stats.streamed import open_run
-from analyser.text import amount, fixed, number, pct, plural, signed
+from analyser.text import amount, fixed, number, pct, phrase, plural, signed
 
 
 @dataclass
@@ -313,10 +313,7 @@ def method_note(part: Part) -> str:
     name = analysis.METHODS
     sw = part.strategies.attrs.get("methods", {}).get("win") or "wilson"
     seat = part.seats.attrs.get("methods", {}).get("win") or "wilson"
-    wins = (f"Win rates: {name[sw]}." if sw == seat
-            else f"Win rate per strategy: {name[sw]}; per seat: {name[seat]}.")
-    return (f"95% intervals. {wins} Mean scores: {name['cluster']}. The Wilson interval is used only where "
-            "each game gives a group at most one row and no win is shared.")
+    return phrase("report.j2", "method_note", name[sw], name[seat], name["cluster"])
 
 
 def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
@@ -331,24 +328,21 @@ def headline(part: Part, length_unit: str, score_unit: str) -> list[dict]:
         if seats.get("best") is not None:
             d = analysis.decimals((seats["gap_high"] - seats["gap_low"]) / 2)
             cards.append({"label": "seat advantage", "value": f"{fixed(seats['gap'], d)} pp",
-                          "note": f"seat {seats['best']} over seat {seats['worst']} (95% CI {fixed(seats['gap_low'], d)} "
-                                  f"to {fixed(seats['gap_high'], d)}; {analysis.p_text(seats['p'])})"})
+                          "note": phrase("report.j2", "seat_card", seats, d)})
     else:
         best = part.strategies.iloc[0]
         cards.append({"label": "best win rate", "value": analysis.percent(best.win_rate, best.win_low, best.win_high),
-                      "note": f"{best.strategy} (95% CI {analysis.percent_ci(best.win_low, best.win_high)})"})
+                      "note": phrase("report.j2", "best_card", best.to_dict())})
         cards.append({"label": "fair share", "value": analysis.percent(1 / part.players, best.win_low, best.win_high),
                       "note": "1 / players"})
     if "turns_mean" in run:
         cards.append({"label": "game length", "value": fixed(run['turns_mean'], 1),
-                      "note": f"{length_unit} on average (median {fixed(run['turns_median'], 0)}, 5-95% "
-                              f"{fixed(run['turns_p5'], 0)}-{fixed(run['turns_p95'], 0)})"})
+                      "note": phrase("report.j2", "length_card", run, length_unit)})
     if mirror:
         cards.append({"label": "score spread", "value": fixed(run['score_sd'], 1),
-                      "note": f"sd of final scores ({score_unit}); winner's mean margin {fixed(run['margin_mean'], 1)}"})
+                      "note": phrase("report.j2", "score_card", run, score_unit)})
     cards.append({"label": "tie rate", "value": analysis.percent(run["tie_rate"], run.get("tie_low"), run.get("tie_high")),
-                  "note": "games with a shared win (95% CI " + analysis.percent_ci(run.get("tie_low"), run.get("tie_high"))
-                          + ")"})
+                  "note": phrase("report.j2", "tie_card", run)})
     return cards
 
 
@@ -371,10 +365,7 @@ def ran_on(config: dict) -> str:
     jobs = config.get("jobs")
     if not isinstance(jobs, int):
         return ""
-    if jobs <= 1:
-        return "in one process"
-    threads = plays_in_threads(config.get("backend"), config.get("engine"))
-    return f"on {jobs} threads of one process" if threads else f"on {jobs} worker processes"
+    return phrase("report.j2", "ran_on", jobs, jobs > 1 and plays_in_threads(config.get("backend"), config.get("engine")))
 
 
 def _relabel(sums: dict) -> dict:
@@ -525,16 +516,13 @@ def _section_fields(game, part, params) -> dict:
     """The tables, figures and sentences of a variant's section that its summary part gives
     (the template's names)."""
     run = part.run
-    length_text = (f"Mean {fixed(run['turns_mean'], 1)} {game.scoring.length_unit} per game "
-                   f"(median {fixed(run['turns_median'], 0)}, 5-95% {fixed(run['turns_p5'], 0)}-"
-                   f"{fixed(run['turns_p95'], 0)}).") if "turns_mean" in run else ""
+    length_text = phrase("report.j2", "length_text", run, game.scoring.length_unit) if "turns_mean" in run else ""
     return {
         "label": part.label, "what": part.what, "runs": part.runs, "run": part.run, "players": part.players,
         "games": part.run["games"], "cards": headline(part, game.scoring.length_unit, game.scoring.score_unit),
         "strategy_table": html_table(part.strategies), "seat_table": html_table(part.seats),
         "length_text": length_text,
-        "tie_text": (f"{analysis.percent(run['tie_rate'], run.get('tie_low'), run.get('tie_high'))} "
-                     f"({analysis.percent_ci(run.get('tie_low'), run.get('tie_high'))})"),
+        "tie_text": phrase("report.j2", "tie_text", run),
         "designer_table": (_wrap_table(render_table(part.designer, header=False))
                            if part.designer is not None else ""),
         "mirror": part.run["mirror"], "method_note": method_note(part), "only_mirror": bool(part.run["mirror"]) and len(part.strategies) == 1,

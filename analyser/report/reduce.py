@@ -55,12 +55,8 @@ class Sample:
 
     def note(self, sampled: int) -> str:
         """One sentence for the report: how many games the sampled figures come from."""
-        from analyser.text import thousands
-        return (f"the component impact and the drama figures (lead changes, lead for good, deficit overcome) "
-                f"come from a seeded sample of {thousands(sampled)} of the run's "
-                f"{thousands(self.games)} games (whole chunks of {thousands(self.chunk_games)} games; a run of "
-                f"more than {thousands(SAMPLE_ABOVE)} games is sampled so that its report stays quick); the other "
-                "figures use every game")
+        from analyser.text import phrase
+        return phrase("report.j2", "sample_note", sampled, self.games, self.chunk_games, SAMPLE_ABOVE)
 
 
 def component_sample(games, seed, chunk_games: int) -> Sample | None:
