@@ -503,11 +503,17 @@ def _run_batch(job: BatchJob) -> BatchResult:
     return result
 
 
+def automatic_size(games: int, jobs: int, per_job: int = 8, most: int = 2000) -> int:
+    """The size of batches that split ``games`` games into about ``per_job`` batches per worker,
+    20 to ``most`` games each."""
+    return max(20, min(most, math.ceil(games / (max(1, jobs) * per_job))))
+
+
 def plan_batches(games: int, jobs: int, batch_size: int | None = None, start: int = 0) -> list[tuple[int, int]]:
-    """Split games ``start`` to ``games - 1`` into ``(start, stop)`` slices: about 8 batches per
-    worker, 20 to 2000 games each, unless ``batch_size`` is given."""
+    """Split games ``start`` to ``games - 1`` into ``(start, stop)`` slices of ``batch_size`` games,
+    or of :func:`automatic_size` when none is given."""
     if batch_size is None:
-        batch_size = max(20, min(2000, math.ceil((games - start) / (max(1, jobs) * 8))))
+        batch_size = automatic_size(games - start, jobs)
     return [(a, min(a + batch_size, games)) for a in range(start, games, batch_size)]
 
 

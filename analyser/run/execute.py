@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import math
 import os
 import sys
 import time
@@ -34,7 +33,7 @@ from analyser.run.packing import ChunkSums, KnownChunks, Packing, chunk_sums, pl
 from analyser.run.sink import Sink, batch_tables, tables_to_frame, write_csv
 from analyser.run.spec import RunSpec, data_file_record, new_run_id, package_versions, resolve, spec_from_config
 from analyser.run.trust import Allowed, guard_folder_config, strategy_files, trust_file
-from analyser.engine.runner import BatchJob, BatchResult, plan_batches, run_batch
+from analyser.engine.runner import BatchJob, BatchResult, automatic_size, plan_batches, run_batch
 
 
 #: Keys of a run's config.json that the layers above a run own (the stopping rule's record): a
@@ -457,8 +456,7 @@ def automatic_batch_size(engine: str, missing: list[tuple[int, int]], jobs: int)
     pandas and Arrow calls that hold Python's lock whatever its games (the playing threads wait
     for each other there), beside 0.1-0.3 ms of play per game."""
     if engine == "compiled":
-        games = sum(b - a for a, b in missing)
-        return max(20, min(COMPILED_BATCH_GAMES, math.ceil(games / (max(1, jobs) * COMPILED_BATCHES_PER_JOB))))
+        return automatic_size(sum(b - a for a, b in missing), jobs, COMPILED_BATCHES_PER_JOB, COMPILED_BATCH_GAMES)
     return plan_batches(missing[-1][1], jobs, None, start=missing[0][0])[0][1] - missing[0][0]
 
 
